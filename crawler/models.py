@@ -1,0 +1,222 @@
+"""The catalogue's data model: the single source of truth for records, index and manifest.
+
+Every JSON file errcat writes is one of these models dumped in field order; the JSON Schemas
+under ``schema/`` are generated from them (``errcat schema``). Field order is the order of a
+catalogue page, so the files read top to bottom like the page they feed.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1"
+ID_PATTERN = r"^[0-9a-f]{16}$"
+COMMIT_PATTERN = r"^[0-9a-f]{40}$"
+
+SiteKind = Literal["raise", "assert"]
+ExplanationStatus = Literal["curated", "draft", "absent"]
+
+
+class Model(BaseModel):
+    """Strict base: unknown keys are errors, so a typo in data never passes silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class TemplateField(Model):
+    """One ``{...}`` field of a message template."""
+
+    expr: str = Field(description="The expression's source text, exactly as written (conversion and format spec included).")
+    name: str | None = Field(default=None, description="The variable name when the expression is a simple name.")
+
+
+class Template(Model):
+    """A message as it can be known from source: literal text with ``{expression}`` fields."""
+
+    text: str = Field(description="Literal text with each field as {expression}; literal braces doubled, so it round-trips.")
+    fields: list[TemplateField] = Field(default_factory=list, description="The fields in order of appearance.")
+    pattern: str = Field(description="Anchored regular expression matching a runtime message; one named group per field (f0, f1, ...).")
+    form: str = Field(description="How the message is built in source: literal, fstring, percent, format, concat, variable, constant, join, keyword, helper, init, opaque, none.")
+    opaque: bool = Field(default=False, description="True when the whole message is one unresolved field, or there is no message.")
+
+
+class Snippet(Model):
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    code: str
+
+
+class Facts(Model):
+    """Machine-derived facts about a raise site: how the code gets there."""
+
+    derived: Literal["machine"] = "machine"
+    guards: list[str] = Field(default_factory=list, description="if/elif/while conditions on the path to the raise, else branches negated, outermost first.")
+    loops: list[str] = Field(default_factory=list, description="Headers of loops the raise sits in, outermost first.")
+    handler: str | None = Field(default=None, description="The except clause the raise sits in, e.g. 'except ImportError as e'.")
+    cause: str | None = Field(default=None, description="The expression after 'from', when the raise chains one.")
+    reraise: bool = Field(default=False, description="A re-raise of the handled exception (bare raise, raise e).")
+    decorators: list[str] = Field(default_factory=list, description="Decorators of the enclosing function, as written.")
+    docstring: str | None = Field(default=None, description="First paragraph of the enclosing function's docstring.")
+
+
+class Site(Model):
+    """One place in the source where the error is raised."""
+
+    path: str
+    line: int = Field(ge=1, description="Line of the raise/assert keyword.")
+    end_line: int = Field(ge=1)
+    module: str
+    qualname: str = Field(description="Enclosing qualified name (Class.method), '<module>' at top level.")
+    kind: SiteKind
+    exception: str = Field(description="The exception as written at the site.")
+    exception_qualname: str = Field(description="The exception resolved through the module's imports.")
+    template: Template
+    permalink: str
+    snippet: Snippet
+    facts: Facts
+
+
+class ExceptionInfo(Model):
+    name: str = Field(description="Class name, e.g. ValueError.")
+    qualname: str = Field(description="Qualified name, e.g. vllm.exceptions.VLLMValidationError or builtins.ValueError.")
+    builtin_ancestor: str | None = Field(default=None, description="The nearest builtin exception class users catch.")
+    bases: list[str] = Field(default_factory=list, description="Base chain resolved from source, nearest first.")
+
+
+class Location(Model):
+    path: str
+    line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    qualname: str
+    permalink: str
+
+
+class ExampleFix(Model):
+    before: str = ""
+    after: str = ""
+
+
+class DefensivePattern(Model):
+    strategy: str
+    code: str = ""
+
+
+class WhenItHappens(Model):
+    trigger: str = ""
+    common_situations: list[str] = Field(default_factory=list)
+
+
+class Explanation(Model):
+    what_it_means: str = ""
+    solutions: list[str] = Field(default_factory=list)
+    example_fix: ExampleFix | None = None
+    defensive_patterns: list[DefensivePattern] = Field(default_factory=list)
+    prevention: list[str] = Field(default_factory=list)
+    when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
+
+
+class Related(Model):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str
+    reason: str = Field(description="Why it is related: same function, same class, same module, same package, shared terms.")
+
+
+class RepoRef(Model):
+    url: str
+    owner: str
+    name: str
+
+
+class Provenance(Model):
+    repo: str = Field(description="owner/name")
+    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
+    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py), when the crawled commit is not itself upstream's; permalinks use it.")
+    errcat_version: str
+    source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
+
+
+class Lifetime(Model):
+    version: str | None = None
+    commit: str = Field(pattern=COMMIT_PATTERN)
+
+
+class History(Model):
+    first_seen: Lifetime | None = None
+    last_seen: Lifetime | None = None
+    retired: bool = False
+    retired_note: str | None = None
+
+
+class Record(Model):
+    """One catalogue entry: a distinct error (same exception, same template) and all its sites."""
+
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    id: str = Field(pattern=ID_PATTERN)
+    title: str
+    repo: RepoRef
+    kind: SiteKind
+    exception: ExceptionInfo
+    message: Template
+    location: Location
+    snippet: Snippet
+    facts: Facts
+    sites: list[Site] = Field(min_length=1)
+    explanation_status: ExplanationStatus = "absent"
+    explanation: Explanation = Field(default_factory=Explanation)
+    related: list[Related] = Field(default_factory=list)
+    history: History | None = None
+    provenance: Provenance
+
+
+class IndexRow(Model):
+    id: str = Field(pattern=ID_PATTERN)
+    title: str
+    exception: str
+    kind: SiteKind
+    template: str
+    path: str
+    line: int
+    sites: int
+    explanation_status: ExplanationStatus
+
+
+class Index(Model):
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    repo: str
+    commit: str = Field(pattern=COMMIT_PATTERN)
+    entries: list[IndexRow]
+
+
+class Skipped(Model):
+    path: str
+    reason: str
+
+
+class Counts(Model):
+    files: int = Field(description="Files selected by the include/exclude globs.")
+    parsed: int
+    skipped: int
+    sites: int
+    entries: int
+    bare_asserts: int = 0
+    reraises: int = 0
+
+
+class Manifest(Model):
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    errcat_version: str
+    extractor_version: str
+    repo: RepoRef
+    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit_date: str
+    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN)
+    ref: str | None = None
+    source: str
+    include: list[str]
+    exclude: list[str]
+    counts: Counts
+    skipped: list[Skipped]
+    curated_digest: str | None = None
