@@ -1,0 +1,96 @@
+"""A content-addressed cache of per-file extraction results, in one SQLite file.
+
+Key: the git blob id, the path (module names and relative imports depend on it) and the
+extractor version, so no unchanged file is parsed twice, across runs or commits, and a new
+extractor invalidates everything it could have changed. Values are zlib-compressed JSON: our own
+data, never pickles, so a tampered cache can at worst give wrong facts, never run code.
+
+The cache also remembers digests of record documents that passed schema validation (keyed by
+the schema's own digest): validating the same bytes against the same schema again cannot give a
+different answer, so a warm crawl skips it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import zlib
+from pathlib import Path
+from typing import Any, Iterable
+
+from platformdirs import user_cache_dir
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS validated (digest TEXT PRIMARY KEY);
+"""
+_BATCH = 500
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("ERRCAT_CACHE_DIR")
+    return Path(env) if env else Path(user_cache_dir("errcat"))
+
+
+def result_key(blob: str, path: str, extractor_version: str) -> str:
+    return f"{extractor_version}:{blob}:{path}"
+
+
+class ResultCache:
+    def __init__(self, directory: Path | None = None) -> None:
+        directory = directory or default_cache_dir()
+        directory.mkdir(parents=True, exist_ok=True)
+        self.path = directory / "results.sqlite3"
+        self._db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> "ResultCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _select(self, table: str, column: str, keys: list[str]) -> list[tuple[Any, ...]]:
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(keys), _BATCH):
+            chunk = keys[start : start + _BATCH]
+            marks = ",".join("?" * len(chunk))
+            rows += self._db.execute(f"SELECT * FROM {table} WHERE {column} IN ({marks})", chunk).fetchall()
+        return rows
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
+        found = {}
+        for key, value in self._select("results", "key", list(keys)):
+            try:
+                found[key] = json.loads(zlib.decompress(value))
+            except (zlib.error, ValueError):
+                continue  # a damaged row is a miss, not a failure
+        return found
+
+    def put_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
+        rows = [(k, zlib.compress(json.dumps(v, separators=(",", ":")).encode("utf-8", "surrogatepass"), 1)) for k, v in items]
+        if rows:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?)", rows)
+
+    def validated(self, digests: Iterable[str]) -> set[str]:
+        return {row[0] for row in self._select("validated", "digest", list(digests))}
+
+    def mark_validated(self, digests: Iterable[str]) -> None:
+        rows = [(d,) for d in digests]
+        if rows:
+            with self._db:
+                self._db.execute("BEGIN")
+                self._db.executemany("INSERT OR IGNORE INTO validated VALUES (?)", rows)
+
+
+def document_digest(schema_digest: str, data: bytes) -> str:
+    return hashlib.sha256(schema_digest.encode() + b"\0" + data).hexdigest()

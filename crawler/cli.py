@@ -1,0 +1,148 @@
+"""The ``errcat`` command: parses options and calls the library; no logic of its own.
+
+Exit codes: 0 ok, 1 findings or invalid data, 2 usage or source errors (one clear line, no
+traceback). Progress goes to stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import ErrcatError
+
+DEFAULT_OUT = Path("output")
+
+
+class ErrcatGroup(click.Group):
+    """Turns every ErrcatError into one line on stderr and its exit code."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except ErrcatError as exc:
+            if os.environ.get("ERRCAT_DEBUG"):
+                raise
+            click.echo(f"errcat: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+def _progress(message: str) -> None:
+    click.echo(message, err=True)
+
+
+@click.group(cls=ErrcatGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="errcat")
+def main() -> None:
+    """errcat builds error catalogues from source.
+
+    It reads a pinned commit of a Python repository straight from git, finds every raise and
+    every assert with a message, and writes one schema-validated JSON record per distinct error.
+
+    \b
+    Quick start (no git access needed):
+      errcat crawl --pypi vllm==0.33.0
+      errcat show <ID>
+    """
+
+
+@main.command()
+@click.option("--repo", metavar="URL_OR_PATH", help="An https:// git URL or a local git repository (default: the upstream's URL).")
+@click.option("--ref", metavar="REF", help="Tag, branch or commit to crawl (default: the upstream's branch, or HEAD of a local repo).")
+@click.option("--pypi", metavar="NAME==VERSION", help="Crawl a released package from the package index instead of git.")
+@click.option("--upstream", metavar="NAME", help="A configured upstream (errcat.toml); default: vllm.")
+@click.option("--name", metavar="OWNER/NAME", help="Override the repository identity used for output paths and permalinks.")
+@click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count).")
+@click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir).")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
+def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config) -> None:
+    """Crawl a pinned commit and write its catalogue under OUT/<owner>/<name>/.
+
+    \b
+    Examples:
+      errcat crawl --pypi vllm==0.33.0
+      errcat crawl --repo ../vllm --ref v0.33.0
+      errcat crawl --repo https://github.com/vllm-project/vllm --ref main
+      errcat crawl --repo . --name me/project --include 'src/**/*.py'
+    """
+    from .crawl import CrawlOptions, crawl as run_crawl
+    from .errors import UsageError
+
+    if pypi and (repo or ref):
+        raise UsageError("--pypi reads a released package; it cannot be combined with --repo or --ref")
+    options = CrawlOptions(
+        repo=repo, ref=ref, pypi=pypi, upstream=upstream, name=name, include=list(include),
+        exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
+    )
+    result = run_crawl(options, progress=_progress)
+    c = result.manifest.counts
+    click.echo(f"wrote {result.target}", err=True)
+    click.echo(
+        f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, "
+        f"entries {c.entries}, {result.seconds:.1f}s"
+    )
+
+
+@main.command()
+@click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT)
+def validate(directory: Path) -> None:
+    """Validate every dataset under DIRECTORY against the JSON Schemas (default: output/).
+
+    Lists every invalid file with the JSON pointer of each error; exit 1 if any.
+    """
+    from .errors import UsageError
+    from .validate import find_datasets, validate_dataset
+
+    if not directory.is_dir():
+        raise UsageError(f"no such directory: {directory}")
+    datasets = list(find_datasets(directory))
+    if not datasets:
+        raise UsageError(f"no dataset (manifest.json) under {directory}")
+    bad = 0
+    for dataset in datasets:
+        problems = validate_dataset(dataset)
+        for problem in problems:
+            click.echo(f"{dataset}/{problem}")
+        bad += len(problems)
+        state = f"{len(problems)} problem(s)" if problems else "valid"
+        click.echo(f"{dataset}: {state}", err=True)
+    if bad:
+        sys.exit(1)
+
+
+@main.command()
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("schema"), show_default=True)
+def schema(out: Path) -> None:
+    """Write the JSON Schemas (generated from the models) into OUT."""
+    from .schemas import write_schemas
+
+    for path in write_schemas(out):
+        click.echo(path)
+
+
+@main.command()
+@click.argument("entry_id", metavar="ID")
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Dataset directory or output root.")
+@click.option("--json", "as_json", is_flag=True, help="Print the record's JSON instead of the page.")
+def show(entry_id: str, data: Path, as_json: bool) -> None:
+    """Show one entry laid out like its catalogue page."""
+    from .dataset import find_record
+    from .page import render_text
+
+    path, record = find_record(data, entry_id)
+    if as_json:
+        click.echo(path.read_text(encoding="utf-8"), nl=False)
+    else:
+        click.echo(render_text(record), nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

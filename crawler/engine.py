@@ -1,0 +1,83 @@
+"""Run the extractor over a snapshot: cached results first, the rest in parallel worker processes.
+
+The main process streams blobs out of git (one ``cat-file --batch`` session) and hands them to
+the workers in chunks; the workers parse and extract; results come back as plain data and go
+into the cache. Results are returned sorted by path, whatever order the workers finish in.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from .cache import ResultCache, result_key
+from .extract import EXTRACTOR_VERSION, extract_file
+
+CHUNK_BYTES = 1_500_000
+
+
+def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
+    return [extract_file(path, data) for path, data in chunk]
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _chunks(pairs: Iterator[tuple[Any, bytes]]) -> Iterator[list[tuple[str, bytes]]]:
+    chunk: list[tuple[str, bytes]] = []
+    size = 0
+    for entry, data in pairs:
+        chunk.append((entry.path, data))
+        size += len(data) + 2_000
+        if size >= CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def extract_all(
+    snapshot: Any,
+    *,
+    jobs: int | None = None,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    progress: Callable[[str], None] = lambda _: None,
+) -> list[dict[str, Any]]:
+    entries = list(snapshot.files)
+    keys = {e.path: result_key(e.blob, e.path, EXTRACTOR_VERSION) for e in entries}
+    cache = ResultCache(cache_dir) if use_cache else None
+    try:
+        results: dict[str, dict[str, Any]] = {}
+        if cache is not None:
+            hits = cache.get_many(keys.values())
+            for entry in entries:
+                hit = hits.get(keys[entry.path])
+                if hit is not None:
+                    results[entry.path] = hit
+        todo = [e for e in entries if e.path not in results]
+        progress(f"extracting {len(todo)} files ({len(results)} cached)")
+        fresh: list[dict[str, Any]] = []
+        jobs = jobs or default_jobs()
+        chunks = _chunks(snapshot.read(todo))
+        if jobs <= 1 or len(todo) < 8:
+            for chunk in chunks:
+                fresh += _extract_chunk(chunk)
+        else:
+            with ProcessPoolExecutor(max_workers=jobs) as pool:
+                for done in pool.map(_extract_chunk, chunks):
+                    fresh += done
+        for result in fresh:
+            results[result["path"]] = result
+        if cache is not None and fresh:
+            cache.put_many((keys[r["path"]], r) for r in fresh)
+    finally:
+        if cache is not None:
+            cache.close()
+    return [results[path] for path in sorted(results)]

@@ -1,0 +1,120 @@
+"""Validate a dataset the way an outside consumer would: the JSON Schemas and the jsonschema library.
+
+Every problem is collected, not just the first: one per schema error, with the file and the JSON
+pointer of the offending value, plus the dataset's own consistency (the index, the record files
+and the JSONL dataset name the same ids; a record file is named by its id).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from jsonschema import Draft202012Validator
+
+from .ids import ID_RE
+from .schemas import schema_for
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.message}"
+
+
+@cache
+def validator(name: str) -> Draft202012Validator:
+    schema = schema_for(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def pointer(path: Iterable[Any]) -> str:
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
+
+
+def check(name: str, data: Any, file: str) -> list[Problem]:
+    """Schema problems of one document, ordered by location."""
+    return sorted(
+        Problem(file, pointer(err.absolute_path), err.message) for err in validator(name).iter_errors(data)
+    )
+
+
+def _load(path: Path, label: str) -> tuple[Any, list[Problem]]:
+    try:
+        return json.loads(path.read_bytes()), []
+    except FileNotFoundError:
+        return None, [Problem(label, "", "missing")]
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, [Problem(label, "", f"not valid JSON: {exc}")]
+
+
+def validate_dataset(directory: Path) -> list[Problem]:
+    """Every problem in one dataset directory (the one holding manifest.json)."""
+    problems: list[Problem] = []
+    base = directory
+
+    def label(path: Path) -> str:
+        return path.relative_to(base).as_posix()
+
+    manifest, found = _load(directory / "manifest.json", "manifest.json")
+    problems += found or check("manifest", manifest, "manifest.json")
+    index, found = _load(directory / "index.json", "index.json")
+    problems += found or check("index", index, "index.json")
+
+    record_ids: set[str] = set()
+    errors_dir = directory / "errors"
+    for path in sorted(errors_dir.glob("*.json")) if errors_dir.is_dir() else []:
+        data, found = _load(path, label(path))
+        if found:
+            problems += found
+            continue
+        problems += check("record", data, label(path))
+        if not ID_RE.fullmatch(path.stem) or not isinstance(data, dict) or data.get("id") != path.stem:
+            problems.append(Problem(label(path), "/id", "file name is not the record's id"))
+        record_ids.add(path.stem)
+
+    jsonl_ids: set[str] = set()
+    jsonl = directory / "errors.jsonl"
+    if not jsonl.is_file():
+        problems.append(Problem("errors.jsonl", "", "missing"))
+    else:
+        for n, line in enumerate(jsonl.read_bytes().splitlines(), start=1):
+            where = f"errors.jsonl:{n}"
+            try:
+                data = json.loads(line)
+            except ValueError as exc:
+                problems.append(Problem(where, "", f"not valid JSON: {exc}"))
+                continue
+            problems += check("record", data, where)
+            if isinstance(data, dict) and isinstance(data.get("id"), str):
+                jsonl_ids.add(data["id"])
+
+    if isinstance(index, dict) and isinstance(index.get("entries"), list):
+        index_ids = {row.get("id") for row in index["entries"] if isinstance(row, dict)}
+        for eid in sorted(index_ids - record_ids, key=str):
+            problems.append(Problem("index.json", "/entries", f"{eid} has no file errors/{eid}.json"))
+        for eid in sorted(record_ids - index_ids):
+            problems.append(Problem(f"errors/{eid}.json", "", "not listed in index.json"))
+        for eid in sorted(index_ids ^ jsonl_ids, key=str):
+            problems.append(Problem("errors.jsonl", "", f"{eid} is in one of index.json and errors.jsonl only"))
+    return problems
+
+
+def find_datasets(root: Path) -> Iterator[Path]:
+    """Dataset directories under root (root itself when it holds a manifest)."""
+    if (root / "manifest.json").is_file():
+        yield root
+        return
+    for manifest in sorted(root.rglob("manifest.json")):
+        if not any(part.startswith(".") for part in manifest.relative_to(root).parts):
+            yield manifest.parent
