@@ -93,7 +93,9 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
 
 @main.command()
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT)
-def validate(directory: Path) -> None:
+@click.option("--engine", type=click.Choice(["reference", "fast"]), default="reference", show_default=True,
+              help="reference: the Python jsonschema library; fast: jsonschema-rs (same checks, ~100x faster).")
+def validate(directory: Path, engine: str) -> None:
     """Validate every dataset under DIRECTORY against the JSON Schemas (default: output/).
 
     Lists every invalid file with the JSON pointer of each error; exit 1 if any.
@@ -108,7 +110,7 @@ def validate(directory: Path) -> None:
         raise UsageError(f"no dataset (manifest.json) under {directory}")
     bad = 0
     for dataset in datasets:
-        problems = validate_dataset(dataset)
+        problems = validate_dataset(dataset, engine)
         for problem in problems:
             click.echo(f"{dataset}/{problem}")
         bad += len(problems)

@@ -76,7 +76,7 @@ def render_dataset(records: list[Record], manifest: Manifest, index: Index) -> d
     problems: list[Problem] = []
     for name, model, schema in (("manifest.json", manifest, "manifest"), ("index.json", index, "index")):
         files[name] = dump_model(model)
-        problems += check(schema, json.loads(files[name]), name)
+        problems += check(schema, json.loads(files[name]), name, engine="fast")
     lines = []
     for record in records:
         check_id(record.id)
@@ -84,7 +84,7 @@ def render_dataset(records: list[Record], manifest: Manifest, index: Index) -> d
         if rel in files:
             raise DataError(f"two records with id {record.id}")
         files[rel] = dump_model(record)
-        problems += check("record", json.loads(files[rel]), rel)
+        problems += check("record", json.loads(files[rel]), rel, engine="fast")
         lines.append(dump_line(record))
     files["errors.jsonl"] = b"".join(lines)
     if problems:

@@ -1,4 +1,10 @@
-"""Validate a dataset the way an outside consumer would: the JSON Schemas and the jsonschema library.
+"""Validate a dataset the way an outside consumer would: the JSON Schemas and a standard validator.
+
+Two engines implement the same JSON Schema 2020-12 check: ``reference`` is the Python
+jsonschema library (what most consumers use, and what ``errcat validate`` runs by default);
+``fast`` is jsonschema-rs, about a hundred times faster, which the crawl uses to check every
+record it writes without the check costing more than the crawl itself (~1.2 ms a record with
+the reference engine, 10k records on vLLM). A test shows both report the same problems.
 
 Every problem is collected, not just the first: one per schema error, with the file and the JSON
 pointer of the offending value, plus the dataset's own consistency (the index, the record files
@@ -13,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+import jsonschema_rs
 from jsonschema import Draft202012Validator
 
 from .ids import ID_RE
@@ -37,16 +44,26 @@ def validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schema)
 
 
+@cache
+def fast_validator(name: str) -> Any:
+    return jsonschema_rs.validator_for(schema_for(name))
+
+
 def pointer(path: Iterable[Any]) -> str:
     parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
     return "/" + "/".join(parts) if parts else ""
 
 
-def check(name: str, data: Any, file: str) -> list[Problem]:
+ENGINES = ("reference", "fast")
+
+
+def check(name: str, data: Any, file: str, engine: str = "reference") -> list[Problem]:
     """Schema problems of one document, ordered by location."""
-    return sorted(
-        Problem(file, pointer(err.absolute_path), err.message) for err in validator(name).iter_errors(data)
-    )
+    if engine == "fast":
+        errors = ((err.instance_path, err.message) for err in fast_validator(name).iter_errors(data))
+    else:
+        errors = ((err.absolute_path, err.message) for err in validator(name).iter_errors(data))
+    return sorted(Problem(file, pointer(path), message) for path, message in errors)
 
 
 def _load(path: Path, label: str) -> tuple[Any, list[Problem]]:
@@ -58,7 +75,7 @@ def _load(path: Path, label: str) -> tuple[Any, list[Problem]]:
         return None, [Problem(label, "", f"not valid JSON: {exc}")]
 
 
-def validate_dataset(directory: Path) -> list[Problem]:
+def validate_dataset(directory: Path, engine: str = "reference") -> list[Problem]:
     """Every problem in one dataset directory (the one holding manifest.json)."""
     problems: list[Problem] = []
     base = directory
@@ -67,9 +84,9 @@ def validate_dataset(directory: Path) -> list[Problem]:
         return path.relative_to(base).as_posix()
 
     manifest, found = _load(directory / "manifest.json", "manifest.json")
-    problems += found or check("manifest", manifest, "manifest.json")
+    problems += found or check("manifest", manifest, "manifest.json", engine)
     index, found = _load(directory / "index.json", "index.json")
-    problems += found or check("index", index, "index.json")
+    problems += found or check("index", index, "index.json", engine)
 
     record_ids: set[str] = set()
     errors_dir = directory / "errors"
@@ -78,7 +95,7 @@ def validate_dataset(directory: Path) -> list[Problem]:
         if found:
             problems += found
             continue
-        problems += check("record", data, label(path))
+        problems += check("record", data, label(path), engine)
         if not ID_RE.fullmatch(path.stem) or not isinstance(data, dict) or data.get("id") != path.stem:
             problems.append(Problem(label(path), "/id", "file name is not the record's id"))
         record_ids.add(path.stem)
@@ -95,7 +112,7 @@ def validate_dataset(directory: Path) -> list[Problem]:
             except ValueError as exc:
                 problems.append(Problem(where, "", f"not valid JSON: {exc}"))
                 continue
-            problems += check("record", data, where)
+            problems += check("record", data, where, engine)
             if isinstance(data, dict) and isinstance(data.get("id"), str):
                 jsonl_ids.add(data["id"])
 

@@ -1,0 +1,145 @@
+import json
+import os
+
+import pytest
+
+from crawler.catalogue import Identity, build_records
+from crawler.errors import DataError
+from crawler.models import Counts, Manifest, RepoRef
+from crawler.output import index_for, recover, render_dataset, write_dataset
+from crawler.validate import validate_dataset
+
+COMMIT = "a" * 40
+IDENTITY = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), COMMIT, "2026-01-01T00:00:00+00:00", None, "git")
+
+
+def site(text, line, path="pkg/mod.py", exception="ValueError", qualname="f"):
+    return {
+        "path": path, "line": line, "end_line": line, "module": "pkg.mod", "qualname": qualname, "kind": "raise",
+        "exception": exception, "exception_qualname": f"builtins.{exception}",
+        "template": {"text": text, "fields": [], "pattern": "^x$", "form": "literal", "opaque": False},
+        "snippet": {"start_line": line, "end_line": line, "code": f"raise {exception}({text!r})"},
+        "facts": {"guards": ["x < 0"]},
+    }
+
+
+def dataset_files(sites):
+    records = build_records(IDENTITY, sites)
+    manifest = Manifest(
+        errcat_version="0", extractor_version="0", repo=IDENTITY.repo, commit=COMMIT, commit_date=IDENTITY.commit_date,
+        source="git", include=["**/*.py"], exclude=[],
+        counts=Counts(files=1, parsed=1, skipped=0, sites=len(sites), entries=len(records)), skipped=[],
+    )
+    return records, render_dataset(records, manifest, index_for(records, "o/n", COMMIT))
+
+
+def snapshot(directory):
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_sites_with_one_template_are_one_entry_with_the_first_site_primary():
+    records, _ = dataset_files([site("boom", 30, path="pkg/b.py"), site("boom", 9, path="pkg/b.py"), site("other", 1)])
+    assert len(records) == 2
+    boom = next(r for r in records if r.message.text == "boom")
+    assert [s.line for s in boom.sites] == [9, 30]
+    assert boom.location.line == 9
+    assert boom.location.permalink == f"https://github.com/o/n/blob/{COMMIT}/pkg/b.py#L9"
+
+
+def test_written_dataset_validates_and_is_deterministic(tmp_path):
+    records, files = dataset_files([site("boom", 3), site("bang", 5)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    assert validate_dataset(target) == []
+    first = snapshot(target)
+    _, files = dataset_files([site("bang", 5), site("boom", 3)])
+    write_dataset(target, files)
+    assert snapshot(target) == first
+    assert all(data.endswith(b"\n") for data in first.values())
+    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl", *(f"errors/{r.id}.json" for r in records)])
+    assert len(first["errors.jsonl"].splitlines()) == 2
+
+
+def test_validate_reports_every_problem_with_its_pointer(tmp_path):
+    records, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    path = target / "errors" / f"{records[0].id}.json"
+    data = json.loads(path.read_text())
+    data["location"]["line"] = "three"
+    data["sites"][0]["kind"] = "yell"
+    path.write_text(json.dumps(data))
+    problems = [str(p) for p in validate_dataset(target)]
+    assert f"errors/{records[0].id}.json#/location/line: 'three' is not of type 'integer'" in problems
+    assert any(p.startswith(f"errors/{records[0].id}.json#/sites/0/kind") for p in problems)
+
+
+def test_validate_reports_missing_and_unlisted_records(tmp_path):
+    records, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    (target / "errors" / f"{records[0].id}.json").rename(target / "errors" / "0000000000000000.json")
+    problems = [str(p) for p in validate_dataset(target)]
+    assert any("has no file" in p for p in problems)
+    assert any(p.startswith("errors/0000000000000000.json#/id") for p in problems)
+
+
+def test_invalid_data_writes_nothing(tmp_path):
+    _, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    before = snapshot(target)
+    records, _ = dataset_files([site("boom", 3)])
+    records[0].id = "../../escape"
+    with pytest.raises((DataError, ValueError)):
+        render_dataset(records, *dataset_manifest_and_index(records))
+    assert snapshot(target) == before
+    assert os.listdir(tmp_path / "o") == ["n"]
+
+
+def dataset_manifest_and_index(records):
+    manifest = Manifest(
+        errcat_version="0", extractor_version="0", repo=IDENTITY.repo, commit=COMMIT, commit_date=IDENTITY.commit_date,
+        source="git", include=[], exclude=[], counts=Counts(files=0, parsed=0, skipped=0, sites=0, entries=0), skipped=[],
+    )
+    return manifest, index_for(records, "o/n", COMMIT)
+
+
+def test_schema_failure_names_the_problem_and_writes_nothing(tmp_path):
+    records, _ = dataset_files([site("boom", 3)])
+    records[0].location.line = 0  # assignment is not validated: the schema check must catch it
+    with pytest.raises(DataError, match=r"location/line"):
+        render_dataset(records, *dataset_manifest_and_index(records))
+
+
+def test_interrupted_swap_is_repaired(tmp_path):
+    _, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    before = snapshot(target)
+    # a run killed between "rename old aside" and "rename new in"
+    os.replace(target, tmp_path / "o" / ".n.old-x1")
+    (tmp_path / "o" / ".n.tmp-x2").mkdir()
+    recover(target)
+    assert snapshot(target) == before
+    assert sorted(os.listdir(tmp_path / "o")) == ["n"]
+
+
+CORRUPTIONS = [
+    lambda d: d["location"].__setitem__("line", "three"),
+    lambda d: d["sites"][0].__setitem__("kind", "yell"),
+    lambda d: d.__setitem__("id", "XYZ"),
+    lambda d: d.__setitem__("surprise", 1),
+    lambda d: d["message"].pop("pattern"),
+    lambda d: d.__setitem__("sites", []),
+    lambda d: d["provenance"].__setitem__("commit", "abc"),
+    lambda d: d["facts"].__setitem__("guards", [1, None]),
+]
+
+
+@pytest.mark.parametrize("corrupt", CORRUPTIONS)
+def test_both_validation_engines_report_the_same_places(corrupt):
+    from crawler.validate import check
+
+    records, files = dataset_files([site("boom", 3)])
+    data = json.loads(files[f"errors/{records[0].id}.json"])
+    assert check("record", data, "r", "reference") == check("record", data, "r", "fast") == []
+    corrupt(data)
+    reference = {p.pointer for p in check("record", data, "r", "reference")}
+    fast = {p.pointer for p in check("record", data, "r", "fast")}
+    assert reference and reference == fast
