@@ -1,0 +1,677 @@
+"""The source stage: resolve ``--repo``/``--ref`` or ``--pypi`` to a commit and stream its files.
+
+Files are read straight from git's object database (``ls-tree`` for the listing, one
+``cat-file --batch`` per read) or from a wheel archive; nothing is ever checked out, so no
+hooks, filters, submodules or LFS smudging run. Every git invocation goes through
+:func:`_git_cmd`, which applies a hardened environment and configuration (see ``_GIT_ENV``).
+
+User-facing rule: only ``https://`` URLs and explicit local paths are accepted; every other
+transport, option-looking argument or odd ref is refused with one line *before* git runs.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+from urllib.parse import urlsplit
+
+from .errors import SourceError, UsageError
+from .models import RepoRef, Skipped
+
+if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
+    from .config import Upstream
+
+HEX40 = re.compile(r"[0-9a-f]{40}")
+GIT_TIMEOUT = 60.0  # seconds for a local git command
+FETCH_TIMEOUT = 600.0  # seconds for a network fetch
+PIP_TIMEOUT = 1800.0  # a vLLM wheel is several hundred MB
+
+# --------------------------------------------------------------------------- globs
+
+
+def _glob_segment(seg: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "*":
+            while i < n and seg[i] == "*":
+                i += 1
+            out.append("[^/]*")
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(seg[i]))
+        elif c == "[":
+            j = i + 1
+            if j < n and seg[j] in "!^":
+                j += 1
+            if j < n and seg[j] == "]":
+                j += 1
+            while j < n and seg[j] != "]":
+                j += 1
+            if j >= n:  # unclosed: a literal '['
+                out.append(re.escape(c))
+            else:
+                body = seg[i + 1 : j]
+                neg = body[:1] in ("!", "^")
+                if neg:
+                    body = body[1:]
+                body = body.replace("\\", "\\\\").replace("[", "\\[")
+                out.append(("[^/" if neg else "[") + body + "]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile one gitwildmatch (.gitignore-style) pattern to a regex over a repo-relative path.
+
+    ``**/`` matches zero or more directories, a trailing ``/**`` everything inside, ``*`` and
+    ``?`` never cross ``/``; a pattern without an inner ``/`` matches at any depth; a pattern
+    that matches a directory matches everything under it; a trailing ``/`` matches only
+    directories (so everything under them). Negation (``!``) is not supported: use exclude.
+    """
+    if not pattern or pattern.strip() != pattern or pattern.startswith("!") or any(ord(c) < 32 for c in pattern):
+        raise UsageError(f"bad glob {pattern!r}: empty, padded, negated or with control characters (use --exclude to negate)")
+    dir_only = pattern.endswith("/")
+    body = pattern.rstrip("/")
+    anchored = "/" in body
+    body = body.lstrip("/")
+    if not body:
+        raise UsageError(f"bad glob {pattern!r}")
+    segs = body.split("/")
+    parts: list[str] = [] if anchored else ["(?:.*/)?"]
+    for k, seg in enumerate(segs):
+        last = k == len(segs) - 1
+        if seg == "**":
+            parts.append(".*" if last else "(?:.*/)?")
+        else:
+            parts.append(_glob_segment(seg) + ("" if last else "/"))
+    if segs[-1] != "**":
+        parts.append("/.*" if dir_only else "(?:/.*)?")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+class PathFilter:
+    """include/exclude globs with gitwildmatch semantics; exclude wins."""
+
+    def __init__(self, include: Iterable[str], exclude: Iterable[str] = ()) -> None:
+        self.include = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in include) or "(?!)", re.DOTALL)
+        self.exclude = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in exclude) or "(?!)", re.DOTALL)
+
+    def __call__(self, path: str) -> bool:
+        return self.include.fullmatch(path) is not None and self.exclude.fullmatch(path) is None
+
+
+# --------------------------------------------------------------------------- argument checks
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_SCP = re.compile(r"^[^/]*:")  # git reads "host:path" (no slash before the colon) as ssh
+_HOST = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*$")
+_SEGMENT = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _has_control(s: str) -> bool:
+    return _CONTROL.search(s) is not None
+
+
+@dataclass(frozen=True)
+class RemoteURL:
+    url: str  # normalised: https://host[:port]/owner/name (no .git, no trailing slash)
+    host: str
+    owner: str
+    name: str
+
+
+def parse_https_url(url: str) -> RemoteURL:
+    """Validate an https repository URL and split it into host/owner/name; SourceError otherwise."""
+    if not url or url.startswith("-"):
+        raise SourceError(f"refusing repository {url!r}: looks like an option")
+    if _has_control(url) or any(c.isspace() for c in url):
+        raise SourceError(f"refusing repository {url!r}: control characters or spaces")
+    if "::" in url:
+        raise SourceError(f"refusing repository {url!r}: git transport helpers (e.g. ext::) are not allowed")
+    parts = urlsplit(url)
+    if parts.scheme.lower() != "https":
+        raise SourceError(f"refusing repository {url!r}: only https:// URLs and local paths are accepted")
+    if parts.username is not None or parts.password is not None:
+        raise SourceError(f"refusing repository {url!r}: credentials in URLs are not accepted")
+    host = parts.hostname or ""
+    if not _HOST.match(host):
+        raise SourceError(f"refusing repository {url!r}: bad host")
+    if parts.query or parts.fragment:
+        raise SourceError(f"refusing repository {url!r}: query strings and fragments are not accepted")
+    try:
+        port = parts.port
+    except ValueError:
+        raise SourceError(f"refusing repository {url!r}: bad port") from None
+    path = parts.path.rstrip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    segs = [s for s in path.split("/") if s]
+    if len(segs) < 2 or any(s in (".", "..") or not _SEGMENT.match(s) for s in segs):
+        raise SourceError(f"refusing repository {url!r}: expected https://HOST/OWNER/NAME")
+    netloc = host.lower() + (f":{port}" if port else "")
+    return RemoteURL(url=f"https://{netloc}/{'/'.join(segs)}", host=host.lower(), owner=segs[-2], name=segs[-1])
+
+
+def classify_repo_arg(arg: str) -> tuple[str, RemoteURL | Path]:
+    """``("url", RemoteURL)`` for an https URL, ``("path", Path)`` for a local path; refuses the rest."""
+    if not arg:
+        raise SourceError("empty --repo")
+    if arg.startswith("-"):
+        raise SourceError(f"refusing repository {arg!r}: looks like an option")
+    if _has_control(arg):
+        raise SourceError(f"refusing repository {arg!r}: control characters")
+    if "::" in arg:
+        raise SourceError(f"refusing repository {arg!r}: git transport helpers (e.g. ext::) are not allowed")
+    if _SCHEME.match(arg) and "://" in arg:
+        return "url", parse_https_url(arg)
+    if _SCP.match(arg) and not re.match(r"^[A-Za-z]:[\\/]", arg):
+        raise SourceError(
+            f"refusing repository {arg!r}: scp-style (host:path) and ssh remotes are not accepted; "
+            "use an https:// URL, or ./PATH for a local directory"
+        )
+    return "path", Path(arg).expanduser()
+
+
+_BAD_REF_CHARS = set(" ~^:?*[\\")
+
+
+def check_ref(ref: str) -> str:
+    """Refuse option-looking or malformed refs before git sees them."""
+    bad = (
+        not ref
+        or ref.startswith("-")
+        or ".." in ref
+        or "@{" in ref
+        or _has_control(ref)
+        or any(c in _BAD_REF_CHARS for c in ref)
+        or ref.startswith("/")
+        or ref.endswith(("/", ".", ".lock"))
+        or "//" in ref
+        or ref == "@"
+    )
+    if bad:
+        raise SourceError(f"refusing ref {ref!r}: expected a tag, branch or commit id")
+    return ref
+
+
+# --------------------------------------------------------------------------- hardened git
+
+
+def _git_env(allow_file: bool) -> dict[str, str]:
+    # Drop inherited GIT_* (GIT_DIR, GIT_CONFIG_PARAMETERS, GIT_SSH_COMMAND, ...): only ours apply.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_ALLOW_PROTOCOL="https:file" if allow_file else "https",
+        GIT_TERMINAL_PROMPT="0",
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,  # an always-empty global config
+        GIT_LFS_SKIP_SMUDGE="1",
+        GIT_NO_REPLACE_OBJECTS="1",  # read the objects as stored, never refs/replace substitutes
+        GIT_OPTIONAL_LOCKS="0",
+        GIT_ATTR_NOSYSTEM="1",
+        LC_ALL="C",
+    )
+    return env
+
+
+_GIT_CONFIG = (
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "protocol.allow=never",
+    "protocol.https.allow=always",
+    "credential.helper=",
+    "submodule.recurse=false",
+    "fetch.recurseSubmodules=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+    "log.showSignature=false",
+)
+
+
+def _git_cmd(git_dir: Path | None, allow_file: bool) -> list[str]:
+    cmd = ["git"]
+    for item in _GIT_CONFIG:
+        cmd += ["-c", item]
+    if allow_file:
+        cmd += ["-c", "protocol.file.allow=always"]
+    if git_dir is not None:
+        cmd.append(f"--git-dir={git_dir}")
+    return cmd
+
+
+class Git:
+    """One repository's git, always run with the hardened environment and a timeout."""
+
+    def __init__(self, git_dir: Path | None, *, allow_file: bool = False) -> None:
+        self.git_dir = git_dir
+        self.allow_file = allow_file
+        self.env = _git_env(allow_file)
+
+    def cmd(self, *args: str) -> list[str]:
+        return [*_git_cmd(self.git_dir, self.allow_file), *args]
+
+    def run(self, *args: str, timeout: float = GIT_TIMEOUT, check: bool = True, what: str | None = None) -> subprocess.CompletedProcess[bytes]:
+        try:
+            proc = subprocess.run(
+                self.cmd(*args), env=self.env, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            raise SourceError(f"{what or 'git ' + args[0]}: timed out after {timeout:g}s") from None
+        except FileNotFoundError:
+            raise SourceError("git is not installed (or not on PATH)") from None
+        if check and proc.returncode != 0:
+            raise SourceError(f"{what or 'git ' + args[0]}: {_first_line(proc.stderr)}")
+        return proc
+
+    def out(self, *args: str, **kw: Any) -> str:
+        return self.run(*args, **kw).stdout.decode("utf-8", "replace").strip()
+
+    def commit_of(self, ref: str) -> str | None:
+        proc = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
+        sha = proc.stdout.decode("ascii", "replace").strip()
+        return sha if proc.returncode == 0 and HEX40.fullmatch(sha) else None
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+    # git prints "fatal: ..." last; prefer it over hints and warnings.
+    for ln in reversed(lines):
+        if ln.startswith(("fatal:", "error:")):
+            return ln
+    return lines[-1] if lines else "failed"
+
+
+# --------------------------------------------------------------------------- snapshot
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str
+    blob: str  # 40-hex git blob id (for a wheel: the git blob hash of the bytes)
+    size: int
+
+
+@dataclass
+class Snapshot:
+    repo: RepoRef
+    commit: str
+    commit_date: str
+    upstream_commit: str | None
+    ref: str | None
+    source: str
+    files: list[FileEntry]
+    skipped: list[Skipped]
+    # What the release records about its upstream commit when that is not a full 40-hex id
+    # (e.g. setuptools-scm's 'g4ba787ec9'); informational only.
+    upstream_recorded: str | None = None
+    _reader: Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]] | None = field(default=None, repr=False, compare=False)
+    _closers: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
+
+    def read(self, entries: Iterable[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]:
+        """Yield (entry, bytes) in the given order, one blob in memory at a time."""
+        if self._reader is None:
+            raise SourceError("snapshot is closed")
+        return self._reader(list(entries))
+
+    def close(self) -> None:
+        self._reader = None
+        while self._closers:
+            self._closers.pop()()
+
+    def __enter__(self) -> Snapshot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _escape_path(raw: bytes) -> str:
+    """Printable, surrogate-free rendering of a raw path: bad bytes and controls as \\xNN."""
+    text = raw.decode("utf-8", "backslashreplace")
+    return "".join(f"\\x{ord(c):02x}" if (ord(c) < 32 or 0x7F <= ord(c) < 0xA0) else c for c in text)
+
+
+def _decode_path(raw: bytes) -> tuple[str, str | None]:
+    """(display path, skip reason or None)."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return _escape_path(raw), "path is not valid UTF-8"
+    if _has_control(text):
+        return _escape_path(raw), "path contains control characters"
+    return text, None
+
+
+def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -> tuple[list[FileEntry], list[Skipped], dict[str, FileEntry]]:
+    """Selected files, skipped selected paths, and every regular file by path (for version files)."""
+    out = git.run("ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options", commit).stdout
+    files: list[FileEntry] = []
+    skipped: list[Skipped] = []
+    everything: dict[str, FileEntry] = {}
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, raw = rec.partition(b"\t")
+        mode, kind, oid, size = meta.decode("ascii").split()
+        path, bad = _decode_path(raw)
+        regular = kind == "blob" and mode in ("100644", "100755", "100664")
+        if regular and bad is None:
+            everything[path] = FileEntry(path, oid, int(size))
+        if not select(path):
+            continue
+        if bad:
+            skipped.append(Skipped(path=path, reason=bad))
+        elif mode == "120000":
+            skipped.append(Skipped(path=path, reason="symlink"))
+        elif mode == "160000" or kind == "commit":
+            skipped.append(Skipped(path=path, reason="gitlink (submodule)"))
+        elif not regular:
+            skipped.append(Skipped(path=path, reason=f"not a regular file (mode {mode})"))
+        elif int(size) > max_blob_bytes:
+            skipped.append(Skipped(path=path, reason=f"over size limit ({size} > {max_blob_bytes} bytes)"))
+        else:
+            files.append(everything[path])
+    files.sort(key=lambda e: e.path)
+    skipped.sort(key=lambda s: s.path)
+    return files, skipped, everything
+
+
+class _Watchdog:
+    """Kills a process when one blocking read takes longer than the timeout."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], timeout: float) -> None:
+        self.proc, self.timeout = proc, timeout
+        self.deadline = time.monotonic() + timeout
+        self.fired = False
+        self._stop = threading.Event()
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def poke(self) -> None:
+        self.deadline = time.monotonic() + self.timeout
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.5):
+            if time.monotonic() > self.deadline:
+                self.fired = True
+                self.proc.kill()
+                return
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def _cat_file_reader(git: Git, timeout: float = GIT_TIMEOUT) -> Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]]:
+    def read(entries: list[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]:
+        if not entries:
+            return
+        proc = subprocess.Popen(
+            git.cmd("cat-file", "--batch", "--buffer"), env=git.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, bufsize=1 << 20,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        stdin, stdout = proc.stdin, proc.stdout
+
+        def feed() -> None:  # a writer thread, so a full stdout pipe can never deadlock us
+            try:
+                for e in entries:
+                    stdin.write(e.blob.encode("ascii") + b"\n")
+                stdin.close()
+            except (BrokenPipeError, OSError, ValueError):
+                pass
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        dog = _Watchdog(proc, timeout)
+        try:
+            for e in entries:
+                dog.poke()
+                header = stdout.readline()
+                parts = header.split()
+                if len(parts) != 3 or parts[1] != b"blob":
+                    why = "timed out" if dog.fired else (header.decode("ascii", "replace").strip() or "no output")
+                    raise SourceError(f"cannot read blob {e.blob} ({e.path}): {why}")
+                n = int(parts[2])
+                data = stdout.read(n)
+                stdout.read(1)  # the newline after each object
+                if len(data) != n:
+                    raise SourceError(f"cannot read blob {e.blob} ({e.path}): {'timed out' if dog.fired else 'truncated'}")
+                yield e, data
+        finally:
+            dog.stop()
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            stdout.close()
+            writer.join(timeout=1)
+
+    return read
+
+
+def _commit_date(git: Git, commit: str) -> str:
+    """Committer date as ISO 8601 with the committer's offset; parsed from the raw commit object
+    (``git log`` could run gpg through repo config)."""
+    raw = git.run("cat-file", "commit", commit).stdout
+    for line in raw.split(b"\n"):
+        if not line:
+            break
+        if line.startswith(b"committer "):
+            m = re.search(rb" (-?\d+) ([+-])(\d\d)(\d\d)$", line)
+            if m:
+                sign = 1 if m.group(2) == b"+" else -1
+                tz = _dt.timezone(sign * _dt.timedelta(hours=int(m.group(3)), minutes=int(m.group(4))))
+                return _dt.datetime.fromtimestamp(int(m.group(1)), tz).isoformat()
+    raise SourceError(f"commit {commit} has no readable committer date")
+
+
+def _recorded_commit(data: bytes, pattern: str) -> str | None:
+    m = re.search(pattern, data.decode("utf-8", "replace"), re.MULTILINE)
+    if not m:
+        return None
+    value = m.group(1).strip().lower()
+    return value or None
+
+
+def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str | None]:
+    """(upstream_commit, upstream_recorded) from a recorded value."""
+    if recorded is None:
+        return None, None
+    if HEX40.fullmatch(recorded):
+        return (recorded if recorded != commit else None), None
+    return None, recorded
+
+
+def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: Upstream,
+              include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
+    select = PathFilter(include, exclude)
+    files, skipped, everything = _list_tree(git, commit, select, max_blob_bytes)
+    reader = _cat_file_reader(git)
+    upstream_commit = recorded = None
+    vf = everything.get(upstream.version_file) if upstream.version_file else None
+    if vf is not None and vf.size <= max_blob_bytes:
+        for _, data in reader([vf]):
+            upstream_commit, recorded = _upstream_from(_recorded_commit(data, upstream.version_pattern), commit)
+    return Snapshot(
+        repo=repo, commit=commit, commit_date=_commit_date(git, commit), upstream_commit=upstream_commit,
+        ref=ref, source="git", files=files, skipped=skipped, upstream_recorded=recorded, _reader=reader,
+    )
+
+
+def _local_git_dir(path: Path, shown: str) -> Path:
+    if not path.exists():
+        raise SourceError(f"{shown}: no such directory")
+    if not path.is_dir():
+        raise SourceError(f"{shown}: not a directory")
+    path = path.resolve()
+    probe = Git(None, allow_file=True)
+    # Discover the git dir of exactly this directory: never walk up into a parent repository.
+    env = dict(probe.env, GIT_CEILING_DIRECTORIES=str(path.parent))
+    try:
+        proc = subprocess.run(
+            [*_git_cmd(None, True), "-C", str(path), "rev-parse", "--absolute-git-dir"],
+            env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT,
+        )
+    except subprocess.TimeoutExpired:
+        raise SourceError(f"{shown}: git timed out") from None
+    except FileNotFoundError:
+        raise SourceError("git is not installed (or not on PATH)") from None
+    if proc.returncode != 0:
+        msg = _first_line(proc.stderr)
+        if "not a git repository" in msg:
+            raise SourceError(f"{shown}: not a git repository")
+        raise SourceError(f"{shown}: {msg}")
+    return Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
+
+
+def _open_local(path: Path, shown: str, ref: str | None, **kw: Any) -> Snapshot:
+    git = Git(_local_git_dir(path, shown), allow_file=True)
+    want = ref or "HEAD"
+    commit = git.commit_of(want)
+    if commit is None:
+        raise SourceError(f"{shown}: unknown ref or commit {want!r}")
+    return _open_git(git, commit, ref=ref, **kw)
+
+
+# --------------------------------------------------------------------------- remote (cache)
+
+
+def cache_root(cache_dir: Path | None = None) -> Path:
+    if cache_dir is not None:
+        return Path(cache_dir)
+    env = os.environ.get("ERRCAT_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("errcat"))
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
+
+
+def _repo_cache(root: Path, remote: RemoteURL) -> Path:
+    digest = hashlib.sha256(remote.url.encode()).hexdigest()[:12]
+    return root / "repos" / f"{_safe_name(remote.host)}-{_safe_name(remote.owner)}-{_safe_name(remote.name)}-{digest}.git"
+
+
+def _ensure_bare(dest: Path, allow_file: bool) -> Git:
+    if not (dest / "HEAD").is_file():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".init-", dir=dest.parent))
+        try:
+            Git(None, allow_file=allow_file).run("init", "--bare", "--quiet", "--template=", str(tmp))
+            try:
+                os.rename(tmp, dest)
+            except OSError:
+                if not (dest / "HEAD").is_file():  # not a lost race with another run
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return Git(dest, allow_file=allow_file)
+
+
+def _fetch(git: Git, url: str, ref: str) -> str:
+    """Shallow-fetch one ref into a temporary ref, then pin it; returns the commit."""
+    tmp = f"refs/errcat/tmp/{uuid.uuid4().hex}"
+    try:
+        proc = git.run(
+            "fetch", "--depth", "1", "--no-tags", "--no-recurse-submodules", "--quiet", "--end-of-options",
+            url, f"+{ref}:{tmp}", timeout=FETCH_TIMEOUT, check=False,
+        )
+        if proc.returncode != 0:
+            msg = _first_line(proc.stderr)
+            if re.fullmatch(r"[0-9a-f]{4,39}", ref):
+                msg += " (abbreviated commit ids cannot be fetched from a remote: give the full 40-hex id, a tag or a branch)"
+            raise SourceError(f"cannot fetch {ref!r} from {url}: {msg}")
+        commit = git.commit_of(tmp)
+        if commit is None:
+            raise SourceError(f"cannot fetch {ref!r} from {url}: it does not name a commit")
+        git.run("update-ref", f"refs/errcat/commits/{commit}", commit)
+        head = (Path(str(git.git_dir)) / "FETCH_HEAD").read_text("utf-8", "replace") if git.git_dir else ""
+        if "\ttag '" in head:  # tags are pinned, so a later run needs no network
+            git.run("update-ref", f"refs/errcat/tags/{ref.removeprefix('refs/tags/')}", tmp)
+        return commit
+    finally:
+        git.run("update-ref", "-d", tmp, check=False)
+
+
+def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False, **kw: Any) -> Snapshot:
+    upstream = kw["upstream"]
+    git = _ensure_bare(_repo_cache(cache_root(cache_dir), remote), _allow_file)
+    want = ref or upstream.branch or "HEAD"
+    commit: str | None = None
+    if HEX40.fullmatch(want):
+        commit = git.commit_of(want)
+    elif ref is not None:
+        commit = git.commit_of(f"refs/errcat/tags/{want.removeprefix('refs/tags/')}")
+    if commit is None:
+        commit = _fetch(git, remote.url, want)
+    return _open_git(git, commit, ref=ref, **kw)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def _repo_ref(upstream: Upstream) -> RepoRef:
+    return RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo)
+
+
+def open_snapshot(
+    *,
+    repo: str | None,
+    ref: str | None,
+    pypi: str | None,
+    upstream: Upstream,
+    include: list[str],
+    exclude: list[str],
+    cache_dir: Path | None = None,
+    max_blob_bytes: int = 2_000_000,
+) -> Snapshot:
+    """Resolve the source and list its selected files. Refusals happen before any git runs."""
+    include = list(include) or list(upstream.include)
+    exclude = list(exclude)
+    PathFilter(include, exclude)  # bad globs fail now, before any work
+    kw: dict[str, Any] = dict(repo=_repo_ref(upstream), upstream=upstream, include=include, exclude=exclude, max_blob_bytes=max_blob_bytes)
+    if pypi is not None:
+        if repo is not None or ref is not None:
+            raise UsageError("--pypi cannot be combined with --repo or --ref")
+        return open_pypi(pypi, cache_dir=cache_dir, **kw)
+    if ref is not None:
+        check_ref(ref)
+    if repo is None:
+        repo = upstream.url
+    kind, target = classify_repo_arg(repo)
+    if kind == "url":
+        assert isinstance(target, RemoteURL)
+        return _open_remote(target, ref, cache_dir, **kw)
+    assert isinstance(target, Path)
+    return _open_local(target, repo, ref, **kw)
+
+
+def open_pypi(spec: str, *, cache_dir: Path | None = None, **kw: Any) -> Snapshot:
+    raise SourceError("--pypi is not implemented yet")
