@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""errcat's speed benchmark: every target as a ratio to the parse floor, measured in one run.
+
+    python bench/bench.py                      # builds bench/.data/vllm from the package index
+    python bench/bench.py --repo ../vllm-releases --old v0.32.0 --new v0.33.0
+
+The floor is a loop that reads and ``ast.parse``s the same files the crawl selects, in one
+process, timed in this same run. Then, each as a child process running the real CLI:
+
+- cold:        empty cache and output, every record written and validated
+- warm:        the same commit again
+- incremental: the new commit when the old one was crawled before (only changed files parsed)
+
+Peak memory is the largest sum of the resident sizes of the crawl's process tree, sampled
+every 20 ms from /proc. ast-grep's time is shown for comparison when it is installed.
+The repository of real releases is built the way ../shared/tools/vllm-releases does: each
+release's source distribution, fetched with pip, laid down as one tagged commit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+TARGETS = {"cold": 1.0, "warm": 0.15, "incremental": 0.4}
+MEMORY_TARGET_MIB = 1024
+
+
+def git(repo: Path, *args: str, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, **kw)
+
+
+def build_releases(dest: Path, versions: list[str]) -> None:
+    """A local git repo whose commits are the given vLLM releases' source trees (tags v<version>)."""
+    cache = dest.parent / ".sdists"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    git(dest, "init", "-q", "-b", "main")
+    for version in versions:
+        tree = cache / f"vllm-{version}"
+        if not tree.is_dir():
+            cache.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=cache) as tmp:
+                env = dict(os.environ, TMPDIR=tmp)
+                # pip unpacks the sdist and then fails to build its metadata (it needs torch): --no-clean keeps it.
+                subprocess.run([sys.executable, "-m", "pip", "download", "--no-clean", "--no-deps", "--no-binary", ":all:",
+                                f"vllm=={version}", "-d", f"{tmp}/dl"], env=env, capture_output=True)
+                found = sorted(Path(tmp).glob("pip-download-*/vllm_*"))
+                if not found:
+                    sys.exit(f"bench: could not fetch the source of vllm=={version}")
+                shutil.move(str(found[0]), tree)
+        for child in dest.iterdir():
+            if child.name != ".git":
+                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        shutil.copytree(tree, dest, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns("*.egg-info", "PKG-INFO"))
+        git(dest, "add", "-A")
+        git(dest, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-q", "-m", f"vllm {version}")
+        git(dest, "tag", f"v{version}")
+
+
+def selected_files(repo: Path, ref: str, include: str) -> list[tuple[str, str]]:
+    out = git(repo, "ls-tree", "-r", "-z", "--full-tree", ref, capture_output=True).stdout.decode()
+    rows = []
+    for entry in out.split("\0"):
+        if not entry:
+            continue
+        meta, path = entry.split("\t", 1)
+        mode, kind, blob = meta.split()
+        if kind == "blob" and mode in ("100644", "100755") and path.startswith(include) and path.endswith(".py"):
+            rows.append((path, blob))
+    return rows
+
+
+def floor(repo: Path, ref: str, include: str) -> tuple[float, int]:
+    """Read every selected file from git in one cat-file session and ast.parse it, in one process."""
+    start = time.perf_counter()
+    rows = selected_files(repo, ref, include)
+    proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc.stdin.write("".join(f"{blob}\n" for _, blob in rows).encode())
+    proc.stdin.close()
+    parsed = 0
+    for _path, _blob in rows:
+        header = proc.stdout.readline().split()
+        data = proc.stdout.read(int(header[2]))
+        proc.stdout.read(1)
+        try:
+            ast.parse(data)
+            parsed += 1
+        except (SyntaxError, ValueError):
+            pass
+    proc.wait()
+    return time.perf_counter() - start, parsed
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of a process and all its descendants, from /proc."""
+    total, stack = 0, [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            with open(f"/proc/{p}/statm") as fh:
+                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as fh:
+                    stack += [int(c) for c in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def run_crawl(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """Wall seconds, peak tree RSS and the summary line of one `errcat crawl`."""
+    peak = 0
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "crawler.cli", "crawl", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss(proc.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        sys.exit(f"bench: crawl {' '.join(args)} failed ({proc.returncode}):\n{err}")
+    return seconds, peak, out.strip().splitlines()[-1]
+
+
+def ast_grep_seconds(repo: Path, ref: str, include: str) -> float | None:
+    exe = shutil.which("ast-grep") or shutil.which("sg")
+    if not exe:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(["git", "-C", str(repo), "archive", ref, include], check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+        start = time.perf_counter()
+        subprocess.run([exe, "run", "-p", "raise $E($$$)", "-l", "python", tmp], capture_output=True)
+        return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repo", type=Path, help="a git repo of vLLM releases (default: build bench/.data/vllm)")
+    parser.add_argument("--old", default="v0.32.0")
+    parser.add_argument("--new", default="v0.33.0")
+    parser.add_argument("--include", default="vllm/", help="path prefix of the files the floor parses")
+    parser.add_argument("--jobs", type=int, help="passed to errcat crawl --jobs")
+    opts = parser.parse_args()
+
+    repo = opts.repo
+    if repo is None:
+        repo = HERE / ".data" / "vllm"
+        if not (repo / ".git").is_dir():
+            print("building the releases repo (pip download of the sdists)...", file=sys.stderr)
+            build_releases(repo, [opts.old.lstrip("v"), opts.new.lstrip("v")])
+    repo = repo.resolve()
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    jobs = ["--jobs", str(opts.jobs)] if opts.jobs else []
+
+    with tempfile.TemporaryDirectory(prefix="errcat-bench-") as tmp:
+        work = Path(tmp)
+        floor_s, parsed = floor(repo, opts.new, opts.include)
+        common = ["--repo", str(repo), "--name", "vllm-project/vllm", *jobs]
+
+        env_cold = dict(env, ERRCAT_CACHE_DIR=str(work / "cache-a"))
+        cold = run_crawl([*common, "--ref", opts.new, "--out", str(work / "out-a")], env_cold)
+        warm = run_crawl([*common, "--ref", opts.new, "--out", str(work / "out-a")], env_cold)
+
+        env_inc = dict(env, ERRCAT_CACHE_DIR=str(work / "cache-b"))
+        run_crawl([*common, "--ref", opts.old, "--out", str(work / "out-b")], env_inc)
+        incremental = run_crawl([*common, "--ref", opts.new, "--out", str(work / "out-b")], env_inc)
+        grep_s = ast_grep_seconds(repo, opts.new, opts.include)
+
+    cpu = platform.processor() or platform.machine()
+    print(f"machine: {os.cpu_count()} CPUs ({cpu}), Python {platform.python_version()}, {platform.system()}")
+    print(f"files: {parsed} parsed by the floor ({opts.include} at {opts.new})")
+    print(f"floor (read + ast.parse, one process): {floor_s:.2f}s")
+    ok = True
+    peak_all = 0
+    for name, (seconds, peak, summary) in (("cold", cold), ("warm", warm), ("incremental", incremental)):
+        ratio = seconds / floor_s
+        met = ratio <= TARGETS[name]
+        ok &= met
+        peak_all = max(peak_all, peak)
+        print(f"{name:<12} {seconds:6.2f}s  {ratio:5.2f}x floor (target <= {TARGETS[name]}x) {'met' if met else 'MISSED'}"
+              f"  peak {peak / 2**20:6.0f} MiB  [{summary}]")
+    mem_ok = peak_all <= MEMORY_TARGET_MIB * 2**20
+    ok &= mem_ok
+    print(f"peak memory  {peak_all / 2**20:.0f} MiB (target <= {MEMORY_TARGET_MIB} MiB) {'met' if mem_ok else 'MISSED'}")
+    if grep_s is not None:
+        print(f"ast-grep 'raise $E($$$)' (no templates): {grep_s:.2f}s  {grep_s / floor_s:.2f}x floor")
+    else:
+        print("ast-grep: not installed (pip install ast-grep-cli to compare)")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

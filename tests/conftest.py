@@ -1,0 +1,68 @@
+"""Shared fixtures: real git repositories built from code strings, and the real CLI."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import git
+import pytest
+from click.testing import CliRunner
+
+from crawler.cli import main
+
+# Tests never touch the user's cache or git configuration.
+os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+
+
+class FixtureRepo:
+    """A real git repository; each ``commit`` lays down files (dedented) and may tag the commit."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.repo = git.Repo.init(path, initial_branch="main")
+        with self.repo.config_writer() as cw:
+            cw.set_value("user", "name", "fixture")
+            cw.set_value("user", "email", "fixture@example.invalid")
+
+    def commit(self, files: dict[str, str | bytes | None], message: str = "commit", tag: str | None = None,
+               date: str = "2026-01-02T03:04:05+00:00") -> str:
+        for rel, content in files.items():
+            target = self.path / rel
+            if content is None:
+                self.repo.index.remove([rel], working_tree=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                target.write_bytes(content)
+            else:
+                target.write_text(textwrap.dedent(content).lstrip("\n"), encoding="utf-8")
+            self.repo.index.add([rel])
+        commit = self.repo.index.commit(message, author_date=date, commit_date=date)
+        if tag:
+            self.repo.create_tag(tag, ref=commit)
+        return commit.hexsha
+
+
+@pytest.fixture
+def fixture_repo(tmp_path: Path) -> FixtureRepo:
+    return FixtureRepo(tmp_path / "upstream")
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    path = tmp_path / "cache"
+    monkeypatch.setenv("ERRCAT_CACHE_DIR", str(path))
+    return path
+
+
+@pytest.fixture
+def cli(cache_dir: Path):
+    """Invoke the real errcat CLI in-process; returns Click's Result."""
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None):
+        return runner.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
+
+    return invoke

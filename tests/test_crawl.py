@@ -1,0 +1,194 @@
+"""The crawl end to end, through the real CLI, on real git repositories built here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+CONFIG = '''
+from pydantic import field_validator
+
+
+class AttentionConfig:
+    backend_per_kind: dict
+
+    @field_validator("backend_per_kind", mode="before")
+    @classmethod
+    def _check(cls, value):
+        """Check the kinds.
+
+        More words.
+        """
+        valid_kinds = {"full", "sliding"}
+        for kind in value:
+            if kind not in valid_kinds:
+                raise ValueError(
+                    f"Unknown KV cache group kind '{kind}' in backend_per_kind. "
+                    f"Valid kinds are: {', '.join(sorted(valid_kinds))}."
+                )
+        return value
+
+
+def load(path):
+    if not path:
+        raise NotImplementedError
+    assert path.endswith(".json"), f"not json: {path!r}"
+    assert path
+    return path
+'''
+
+OTHER = '''
+from .config import AttentionConfig
+
+
+def pick(kind):
+    valid_kinds = ("a",)
+    if kind not in valid_kinds:
+        raise ValueError(f"Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: {', '.join(sorted(valid_kinds))}.")
+'''
+
+MESSAGE = "Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: {', '.join(sorted(valid_kinds))}."
+
+
+def crawl_args(repo, out, ref="v1", *extra):
+    return ["crawl", "--repo", repo.path, "--ref", ref, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, *extra]
+
+
+def read_tree(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def records_by_message(dataset: Path) -> dict[str, dict]:
+    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    return {r["message"]["text"]: r for r in records}
+
+
+@pytest.fixture
+def upstream(fixture_repo):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/other.py": OTHER, "docs/x.py": "raise ValueError('not included')"}, tag="v1")
+    return fixture_repo
+
+
+def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    result = cli(*crawl_args(upstream, out))
+    assert result.exit_code == 0, result.output
+    summary = result.stdout.strip().splitlines()[-1]
+    assert summary.startswith("files 3, parsed 3, skipped 0, sites ")
+    dataset = out / "acme" / "widgets"
+    assert cli("validate", dataset).exit_code == 0
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    commit = upstream.repo.head.commit.hexsha
+    assert manifest["commit"] == commit and manifest["ref"] == "v1"
+    assert manifest["counts"]["bare_asserts"] == 1
+
+    entry = records_by_message(dataset)[MESSAGE]
+    assert entry["exception"]["name"] == "ValueError"
+    assert [(s["path"], s["line"]) for s in entry["sites"]] == [("pkg/config.py", 17), ("pkg/other.py", 8)]
+    assert entry["location"]["permalink"] == f"https://github.com/acme/widgets/blob/{commit}/pkg/config.py#L17"
+    assert entry["location"]["qualname"] == "AttentionConfig._check"
+    assert "raise ValueError(" in entry["snippet"]["code"]
+    assert entry["title"] == MESSAGE[:59].rstrip() + "…"
+    assert entry["provenance"]["commit"] == commit
+    assert (dataset / "errors" / f"{entry['id']}.json").is_file()
+    index = json.loads((dataset / "index.json").read_text())
+    assert entry["id"] in {row["id"] for row in index["entries"]}
+
+
+def test_assert_messages_and_bare_raises_are_entries(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    cli(*crawl_args(upstream, out))
+    records = records_by_message(out / "acme" / "widgets")
+    assertion = records["not json: {path!r}"]
+    assert assertion["kind"] == "assert" and assertion["exception"]["name"] == "AssertionError"
+    bare = [r for r in records.values() if r["exception"]["name"] == "NotImplementedError"]
+    assert len(bare) == 1 and bare[0]["message"]["opaque"] and bare[0]["title"] == "NotImplementedError in load"
+
+
+def test_two_crawls_give_identical_bytes(upstream, cli, tmp_path):
+    cli(*crawl_args(upstream, tmp_path / "a"))
+    cli(*crawl_args(upstream, tmp_path / "b", "v1", "--no-cache"))
+    assert read_tree(tmp_path / "a") == read_tree(tmp_path / "b")
+
+
+def test_a_moved_line_keeps_the_id(upstream, cli, tmp_path):
+    cli(*crawl_args(upstream, tmp_path / "a"))
+    upstream.commit({"pkg/config.py": "\n\n\n" + CONFIG.replace("valid_kinds", "allowed")}, tag="v2")
+    cli(*crawl_args(upstream, tmp_path / "b", "v2"))
+    old = records_by_message(tmp_path / "a" / "acme" / "widgets")[MESSAGE]
+    new = {r["id"]: r for r in records_by_message(tmp_path / "b" / "acme" / "widgets").values()}[old["id"]]
+    assert [s["line"] for s in new["sites"]] == [8, 20]
+    assert new["sites"][1]["template"]["text"] == MESSAGE.replace("valid_kinds", "allowed")
+
+
+def test_a_file_that_does_not_parse_is_skipped_with_its_reason(upstream, cli, tmp_path):
+    upstream.commit({"pkg/broken.py": "def f(:\n", "pkg/nul.py": b"x = 1\x00\n"}, tag="v2")
+    out = tmp_path / "out"
+    result = cli(*crawl_args(upstream, out, "v2"))
+    assert result.exit_code == 0
+    manifest = json.loads((out / "acme" / "widgets" / "manifest.json").read_text())
+    reasons = {s["path"]: s["reason"] for s in manifest["skipped"]}
+    assert set(reasons) == {"pkg/broken.py", "pkg/nul.py"}
+    assert "syntax" in reasons["pkg/broken.py"].lower()
+    assert manifest["counts"]["parsed"] == 3 and manifest["counts"]["skipped"] == 2
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--ref", "no-such-tag"], "no-such-tag"),
+        (["--ref", "--upload-pack=touch /tmp/pwned"], "upload-pack"),
+    ],
+)
+def test_bad_refs_exit_2_with_one_line(upstream, cli, tmp_path, args, message):
+    result = cli("crawl", "--repo", upstream.path, "--name", "acme/widgets", "--out", tmp_path / "out", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith("errcat: ") and message in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("repo", ["ext::sh -c touch% /tmp/pwned", "file:///etc", "ssh://host/x", "git@github.com:a/b", "-oops", "/no/such/path"])
+def test_bad_repos_exit_2_with_one_line(cli, tmp_path, repo):
+    result = cli("crawl", "--repo", repo, "--ref", "main", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("errcat: ") and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_failed_crawl_leaves_the_last_good_output(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    cli(*crawl_args(upstream, out))
+    before = read_tree(out)
+    assert cli(*crawl_args(upstream, out, "nope")).exit_code == 2
+    assert read_tree(out) == before
+
+
+def test_show_lays_out_the_page(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    cli(*crawl_args(upstream, out))
+    entry = records_by_message(out / "acme" / "widgets")[MESSAGE]
+    result = cli("show", entry["id"][:8], "--data", out)
+    assert result.exit_code == 0
+    text = result.stdout
+    for part in ["Exception:  builtins.ValueError", MESSAGE, "pkg/config.py:17 in AttentionConfig._check",
+                 entry["location"]["permalink"], "if kind not in valid_kinds", "@field_validator(\"backend_per_kind\", mode=\"before\")"]:
+        assert part in text
+    assert cli("show", "0123456789abcdef", "--data", out).exit_code == 2
+    assert cli("show", "../etc", "--data", out).exit_code == 2
+
+
+def test_validate_exit_codes(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    cli(*crawl_args(upstream, out))
+    dataset = out / "acme" / "widgets"
+    assert cli("validate", out).exit_code == 0
+    record = next((dataset / "errors").glob("*.json"))
+    data = json.loads(record.read_text())
+    del data["exception"]
+    record.write_text(json.dumps(data))
+    result = cli("validate", out)
+    assert result.exit_code == 1
+    assert f"errors/{record.name}: 'exception' is a required property" in result.stdout
+    assert cli("validate", tmp_path / "nowhere").exit_code == 2
