@@ -86,7 +86,7 @@ def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
 
     entry = records_by_message(dataset)[MESSAGE]
     assert entry["exception"]["name"] == "ValueError"
-    assert [(s["path"], s["line"]) for s in entry["sites"]] == [("pkg/config.py", 17), ("pkg/other.py", 8)]
+    assert [(s["path"], s["line"]) for s in entry["sites"]] == [("pkg/config.py", 17), ("pkg/other.py", 7)]
     assert entry["location"]["permalink"] == f"https://github.com/acme/widgets/blob/{commit}/pkg/config.py#L17"
     assert entry["location"]["qualname"] == "AttentionConfig._check"
     assert "raise ValueError(" in entry["snippet"]["code"]
@@ -115,12 +115,12 @@ def test_two_crawls_give_identical_bytes(upstream, cli, tmp_path):
 
 def test_a_moved_line_keeps_the_id(upstream, cli, tmp_path):
     cli(*crawl_args(upstream, tmp_path / "a"))
-    upstream.commit({"pkg/config.py": "\n\n\n" + CONFIG.replace("valid_kinds", "allowed")}, tag="v2")
+    upstream.commit({"pkg/config.py": "# moved\n\n\n" + CONFIG.replace("valid_kinds", "allowed")}, tag="v2")
     cli(*crawl_args(upstream, tmp_path / "b", "v2"))
     old = records_by_message(tmp_path / "a" / "acme" / "widgets")[MESSAGE]
     new = {r["id"]: r for r in records_by_message(tmp_path / "b" / "acme" / "widgets").values()}[old["id"]]
-    assert [s["line"] for s in new["sites"]] == [8, 20]
-    assert new["sites"][1]["template"]["text"] == MESSAGE.replace("valid_kinds", "allowed")
+    assert [s["line"] for s in new["sites"]] == [21, 7]
+    assert new["sites"][0]["template"]["text"] == MESSAGE.replace("valid_kinds", "allowed")
 
 
 def test_a_file_that_does_not_parse_is_skipped_with_its_reason(upstream, cli, tmp_path):
