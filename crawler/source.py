@@ -371,12 +371,13 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -> tuple[list[FileEntry], list[Skipped], dict[str, FileEntry]]:
-    """Selected files, skipped selected paths, and every regular file by path (for version files)."""
+def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
+               also: str | None = None) -> tuple[list[FileEntry], list[Skipped], FileEntry | None]:
+    """Selected files, skipped selected paths, and the regular file at ``also`` (selected or not)."""
     out = git.run("ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options", commit).stdout
     files: list[FileEntry] = []
     skipped: list[Skipped] = []
-    everything: dict[str, FileEntry] = {}
+    extra: FileEntry | None = None
     for rec in out.split(b"\0"):
         if not rec:
             continue
@@ -384,8 +385,8 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -
         mode, kind, oid, size = meta.decode("ascii").split()
         path, bad = _decode_path(raw)
         regular = kind == "blob" and mode in ("100644", "100755", "100664")
-        if regular and bad is None:
-            everything[path] = FileEntry(path, oid, int(size))
+        if path == also and regular and bad is None:
+            extra = FileEntry(path, oid, int(size))
         if not select(path):
             continue
         if bad:
@@ -399,10 +400,10 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -
         elif int(size) > max_blob_bytes:
             skipped.append(Skipped(path=path, reason=f"over size limit ({size} > {max_blob_bytes} bytes)"))
         else:
-            files.append(everything[path])
+            files.append(FileEntry(path, oid, int(size)))
     files.sort(key=lambda e: e.path)
     skipped.sort(key=lambda s: s.path)
-    return files, skipped, everything
+    return files, skipped, extra
 
 
 class _Watchdog:
@@ -512,10 +513,9 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
 def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: Upstream,
               include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
     select = PathFilter(include, exclude)
-    files, skipped, everything = _list_tree(git, commit, select, max_blob_bytes)
+    files, skipped, vf = _list_tree(git, commit, select, max_blob_bytes, upstream.version_file)
     reader = _cat_file_reader(git)
     upstream_commit = recorded = None
-    vf = everything.get(upstream.version_file) if upstream.version_file else None
     if vf is not None and vf.size <= max_blob_bytes:
         for _, data in reader([vf]):
             upstream_commit, recorded = _upstream_from(_recorded_commit(data, upstream.version_pattern), commit)
