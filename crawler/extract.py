@@ -108,6 +108,10 @@ def _last_name(node: ast.expr) -> str | None:
 
 
 def _is_class_name(name: str | None) -> bool:
+    """CapWords (``ValueError``, ``_StreamError``): a class by convention."""
+    if not name:
+        return False
+    name = name.lstrip("_")
     return bool(name) and name[0].isupper()
 
 
