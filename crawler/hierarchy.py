@@ -73,6 +73,26 @@ class _Index:
             out.append(self.find(nxt)["qualname"] if self.find(nxt) else nxt)
             current = out[-1]
 
+    def builtin_ancestor(self, qualname: str) -> str | None:
+        """The most specific builtin exception among all ancestors (every base, not just the first)."""
+        best, best_depth = None, -1
+        seen: set[str] = set()
+        todo = [qualname]
+        while todo:
+            q = todo.pop(0)
+            if q in seen:
+                continue
+            seen.add(q)
+            if q.startswith("builtins."):
+                cls = getattr(builtins, q[9:], None)
+                if isinstance(cls, type) and issubclass(cls, BaseException) and len(cls.__mro__) > best_depth:
+                    best, best_depth = cls.__name__, len(cls.__mro__)
+                continue
+            found = self.find(q)
+            if found is not None:
+                todo.extend(found["bases"])
+        return best
+
     def init_of(self, qualname: str) -> dict | None:
         """The nearest ``init`` record (own or inherited through repo classes)."""
         seen = set()
@@ -102,11 +122,7 @@ def resolve_exceptions(results: list[dict]) -> dict[str, dict]:
             cls = index.find(q)
             qualname = cls["qualname"] if cls else q
             chain = index.chain(q)
-            ancestor = None
-            for c in [qualname, *chain]:
-                if c.startswith("builtins.") and _builtin_chain(c[9:]) is not None:
-                    ancestor = c[9:]
-                    break
+            ancestor = index.builtin_ancestor(q)
             out[q] = {"name": qualname.rpartition(".")[2], "qualname": qualname, "builtin_ancestor": ancestor, "bases": chain}
     return out
 

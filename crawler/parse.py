@@ -438,8 +438,10 @@ class _Converter:
 
 def _main() -> None:
     sys.setrecursionlimit(10_000)
+    from crawler import parse as this  # not __main__: pickled classes must be importable
+
     text = sys.stdin.buffer.read().decode("utf-8", "surrogatepass")
-    tree = libcst_to_ast(text)
+    tree = this.libcst_to_ast(text)
     sys.stdout.buffer.write(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
 
 
