@@ -10,7 +10,7 @@ from crawler import extract, parse
 from crawler.extract import EXTRACTOR_VERSION, extract_file
 from crawler.hierarchy import apply_init_templates, resolve_exceptions
 from crawler.models import ExceptionInfo, Site
-from crawler.source import Source, module_name
+from crawler.pysource import Source, module_name
 
 FIXTURE = '''
 """Fixture module."""
