@@ -146,5 +146,9 @@ def show(entry_id: str, data: Path, as_json: bool) -> None:
         click.echo(render_text(record), nl=False)
 
 
+from .consume_cli import match as _match_command  # noqa: E402
+
+main.add_command(_match_command)
+
 if __name__ == "__main__":  # pragma: no cover
     main()

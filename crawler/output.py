@@ -6,6 +6,7 @@ Layout of ``<out>/<owner>/<name>/``::
     index.json         one summary row per entry
     errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
     errors.jsonl       every record, one per line
+    search.json        compact search index: patterns, literal fragments, tokens (see search.py)
 
 Everything is written into a fresh hidden sibling directory, validated there against the JSON
 Schemas, and only then swapped in: rename the old dataset aside, rename the new one in, delete
@@ -26,6 +27,7 @@ from .errors import DataError
 from .ids import check_id
 from .jsonio import dump_line, dump_model
 from .models import Index, IndexRow, Manifest, Record
+from .search import build_search_index
 from .validate import Problem, check
 
 TMP_MARK = ".tmp-"
@@ -87,6 +89,8 @@ def render_dataset(records: list[Record], manifest: Manifest, index: Index) -> d
         problems += check("record", json.loads(files[rel]), rel, engine="fast")
         lines.append(dump_line(record))
     files["errors.jsonl"] = b"".join(lines)
+    files["search.json"] = dump_line(build_search_index(records, index.repo, index.commit))
+    problems += check("search", json.loads(files["search.json"]), "search.json", engine="fast")
     if problems:
         listing = "\n".join(f"  {p}" for p in problems[:20])
         more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""

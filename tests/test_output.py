@@ -55,7 +55,7 @@ def test_written_dataset_validates_and_is_deterministic(tmp_path):
     write_dataset(target, files)
     assert snapshot(target) == first
     assert all(data.endswith(b"\n") for data in first.values())
-    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl", *(f"errors/{r.id}.json" for r in records)])
+    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl", "search.json", *(f"errors/{r.id}.json" for r in records)])
     assert len(first["errors.jsonl"].splitlines()) == 2
 
 
