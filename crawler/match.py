@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .search import SearchEntry, SearchIndex, WORD, anchor_tokens, segments
+from .search import SearchEntry, SearchIndex, WORD
 
 ELLIPSIS = ("...", "…")
 
@@ -273,12 +273,12 @@ class _Prepared:
 
     def __init__(self, entry: SearchEntry) -> None:
         self.entry = entry
-        self.segs = segments(entry.pattern)
-        self.frags = [t for k, t in self.segs if k == "lit" and t]
+        self.segs = _segments_of(entry)
+        self.frags = list(entry.fragments)
         self.literal_len = sum(map(len, self.frags))
         self.regex: re.Pattern[str] | None = None
         self.names = {entry.exception}
-        self.tokens = set(anchor_tokens(self.segs))
+        self.tokens = entry.anchors
 
     def compiled(self) -> re.Pattern[str] | None:
         if self.regex is None:
@@ -287,6 +287,20 @@ class _Prepared:
             except re.error:
                 self.regex = re.compile(r"(?!x)x")
         return self.regex
+
+
+def _segments_of(entry: SearchEntry) -> list:
+    """The pattern's literal/variable sequence, rebuilt from the index (no regex parsing at load)."""
+    if not entry.fragments:
+        return [("var", None)]
+    segs: list = [] if entry.starts_literal else [("var", None)]
+    for i, frag in enumerate(entry.fragments):
+        if i:
+            segs.append(("var", None))
+        segs.append(("lit", frag))
+    if not entry.ends_literal:
+        segs.append(("var", None))
+    return segs
 
 
 def _fragments_in_order(frags: list[str], message: str) -> bool:
@@ -363,6 +377,7 @@ class Matcher:
             for s in p.entry.sites:
                 self.by_function.setdefault(_leaf(s.qualname), []).append(p)
         self._postings: dict[str, list[_Prepared]] | None = None
+        self._posting_lists()  # built at load so the first miss costs what every other query does
 
     @classmethod
     def load(cls, dataset: Path) -> "Matcher":
@@ -442,10 +457,10 @@ class Matcher:
         total = len(self.entries) or 1
         scores: dict[int, float] = {}
         by_id: dict[int, _Prepared] = {}
-        for tok in {t.lower() for t in WORD.findall(message)}:
-            plist = postings.get(tok, ())
-            if not plist:
-                continue
+        words = [t for t in {t.lower() for t in WORD.findall(message)} if t in postings]
+        words.sort(key=lambda t: len(postings[t]))
+        for tok in words[:12]:  # the rarest words carry the signal; common ones cost the most
+            plist = postings[tok]
             idf = math.log(1 + total / len(plist))
             for p in plist:
                 scores[id(p)] = scores.get(id(p), 0.0) + idf
@@ -471,8 +486,8 @@ class Matcher:
 
     def nearest(self, message: str, limit: int = 5) -> list[Near]:
         out = []
-        for p in self._sharing_words(message, 50):
-            ratio = difflib.SequenceMatcher(None, message, p.entry.text, autojunk=False).ratio()
+        for p in self._sharing_words(message, 15):
+            ratio = difflib.SequenceMatcher(None, message[:500], p.entry.text[:500]).ratio()
             out.append(Near(p.entry, ratio, self.dataset))
         out.sort(key=lambda n: (-n.similarity, n.entry.id))
         return out[:limit]

@@ -46,6 +46,7 @@ class SearchEntry(Model):
     fragments: list[str] = Field(default_factory=list, description="Literal text of the pattern, in order; every one occurs in a matching message.")
     starts_literal: bool = Field(description="The message starts with fragments[0] (no field before it).")
     ends_literal: bool = Field(description="The message ends with the last fragment (no field after it).")
+    anchors: list[str] = Field(default_factory=list, description="Words of the literal text that are whole words in every matching message (case kept): a message lacking one cannot match.")
     tokens: list[str] = Field(default_factory=list, description="Lowercase words of the title, template and exception, for a search box.")
     opaque: bool = False
     explanation_status: Literal["curated", "draft", "absent"]
@@ -163,6 +164,7 @@ def entry_for(record: Record) -> SearchEntry:
         fragments=fragments(segs),
         starts_literal=bool(segs) and segs[0][0] == "lit",
         ends_literal=bool(segs) and segs[-1][0] == "lit",
+        anchors=list(dict.fromkeys(anchor_tokens(segs))),
         tokens=search_tokens(record.title, record.message.text if not record.message.opaque else "", record.exception.name),
         opaque=record.message.opaque,
         explanation_status=record.explanation_status,
