@@ -12,7 +12,7 @@ the pattern matches: a message matches an entry only if every fragment occurs in
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -140,38 +140,49 @@ def _leaf(name: str) -> str:
     return name.rpartition(".")[2]
 
 
-def catch_names(record: Record) -> list[str]:
-    exc = record.exception
+def catch_names(exception: dict) -> list[str]:
     names: list[str] = []
-    for name in [*exc.bases, exc.builtin_ancestor or ""]:
+    for name in [*exception.get("bases", []), exception.get("builtin_ancestor") or ""]:
         leaf = _leaf(name)
-        if leaf and leaf != exc.name and leaf not in names:
+        if leaf and leaf != exception["name"] and leaf not in names:
             names.append(leaf)
     return names
 
 
-def entry_for(record: Record) -> SearchEntry:
-    segs = segments(record.message.pattern)
+def entry_for(record: dict[str, Any]) -> SearchEntry:
+    """The search row of one record (a record dict as the crawl builds it, or a Record)."""
+    if isinstance(record, Record):
+        record = record.model_dump(mode="json")
+    message = record["message"]
+    segs = segments(message["pattern"])
     return SearchEntry(
-        id=record.id,
-        title=record.title,
-        exception=record.exception.name,
-        catch_as=catch_names(record),
-        kind=record.kind,
-        text=record.message.text,
-        fields=[f.expr for f in record.message.fields],
-        pattern=record.message.pattern,
+        id=record["id"],
+        title=record["title"],
+        exception=record["exception"]["name"],
+        catch_as=catch_names(record["exception"]),
+        kind=record["kind"],
+        text=message["text"],
+        fields=[f["expr"] for f in message.get("fields", [])],
+        pattern=message["pattern"],
         fragments=fragments(segs),
         starts_literal=bool(segs) and segs[0][0] == "lit",
         ends_literal=bool(segs) and segs[-1][0] == "lit",
         anchors=list(dict.fromkeys(anchor_tokens(segs))),
-        tokens=search_tokens(record.title, record.message.text if not record.message.opaque else "", record.exception.name),
-        opaque=record.message.opaque,
-        explanation_status=record.explanation_status,
-        sites=[SearchSite(path=s.path, line=s.line, qualname=s.qualname) for s in record.sites],
+        tokens=search_tokens(record["title"], "" if message.get("opaque") else message["text"], record["exception"]["name"]),
+        opaque=bool(message.get("opaque")),
+        explanation_status=record.get("explanation_status", "absent"),
+        sites=[SearchSite(path=s["path"], line=s["line"], qualname=s["qualname"]) for s in record["sites"]],
     )
 
 
-def build_search_index(records: list[Record], repo: str, commit: str) -> SearchIndex:
-    """The search index of a dataset's records (sorted by id, like the index)."""
-    return SearchIndex(repo=repo, commit=commit, entries=[entry_for(r) for r in sorted(records, key=lambda r: r.id)])
+def build_search_index(records: list[dict[str, Any]] | list[Record], repo: str, commit: str) -> SearchIndex:
+    """The search index of a dataset's records, in id order like the index."""
+    entries = sorted((entry_for(r) for r in records), key=lambda e: e.id)
+    return SearchIndex(repo=repo, commit=commit, entries=entries)
+
+
+def search_file(records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+    """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
+    repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
+    index = build_search_index(records, repo, manifest["commit"])
+    return {"search.json": ("search", index.model_dump(mode="json"))}

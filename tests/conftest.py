@@ -27,7 +27,7 @@ class FixtureRepo:
             cw.set_value("user", "email", "fixture@example.invalid")
 
     def commit(self, files: dict[str, str | bytes | None], message: str = "commit", tag: str | None = None,
-               date: str = "2026-01-02T03:04:05+00:00") -> str:
+               date: str = "1767323045 +0000") -> str:
         for rel, content in files.items():
             target = self.path / rel
             if content is None:

@@ -10,8 +10,9 @@ import re
 from pathlib import Path
 
 from crawler.catalogue import Identity, build_records
-from crawler.models import Counts, ExampleFix, Manifest, Related, RepoRef
-from crawler.output import index_for, render_dataset, write_dataset
+from crawler.models import RepoRef
+from crawler.output import render_dataset, write_dataset
+from crawler.search import search_file
 
 COMMIT = "c" * 40
 IDENTITY = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), COMMIT,
@@ -78,30 +79,35 @@ EXCEPTIONS = {
 }
 
 
-def records():
+def records() -> list[dict]:
     recs = build_records(IDENTITY, SITES, EXCEPTIONS)
-    # one curated entry, so pages show both states
-    for r in recs:
-        if r.message.text.startswith("Unknown KV"):
-            r.explanation_status = "curated"
-            r.explanation.what_it_means = "The <kind> is not one of the KV cache group kinds."
-            r.explanation.solutions = ["Use one of the valid kinds & retry."]
-            r.explanation.example_fix = ExampleFix(before="backend_per_kind={'full': 'x'}", after="backend_per_kind={'sliding': 'x'}")
-            r.explanation.prevention = ["Validate kinds early."]
-    by_text = {r.message.text: r for r in recs}
+    by_text = {r["message"]["text"]: r for r in recs}
     kv = by_text[KV["text"]]
-    for r in recs:
-        if r is not kv and r.message.text.startswith("Invalid value"):
-            kv.related.append(Related(id=r.id, title=r.title, reason="same package"))
-    return [type(r).model_validate(r.model_dump()) for r in recs]
+    # one curated entry, so pages show both states
+    kv["explanation_status"] = "curated"
+    kv["explanation"].update(
+        what_it_means="The <kind> is not one of the KV cache group kinds.",
+        solutions=["Use one of the valid kinds & retry."],
+        example_fix={"before": "backend_per_kind={'full': 'x'}", "after": "backend_per_kind={'sliding': 'x'}"},
+        prevention=["Validate kinds early."],
+    )
+    kv["related"] = [{"id": r["id"], "title": r["title"], "reason": "same package"}
+                     for r in recs if r is not kv and r["message"]["text"].startswith("Invalid value")]
+    return recs
+
+
+def manifest_for(recs: list[dict]) -> dict:
+    return {
+        "schema_version": "1", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
+        "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": "v1", "source": "git",
+        "include": ["pkg/**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
+        "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},
+    }
 
 
 def write(tmp_path: Path) -> Path:
+    """The fixture dataset written as the crawl writes it; returns its directory."""
     recs = records()
-    manifest = Manifest(
-        errcat_version="0", extractor_version="0", repo=IDENTITY.repo, commit=COMMIT, commit_date=IDENTITY.commit_date,
-        source="git", include=["pkg/**/*.py"], exclude=[],
-        counts=Counts(files=8, parsed=8, skipped=0, sites=len(SITES), entries=len(recs)), skipped=[],
-    )
-    files = render_dataset(recs, manifest, index_for(recs, "acme/widgets", COMMIT))
+    manifest = manifest_for(recs)
+    files = render_dataset(recs, manifest, extra=search_file(recs, manifest))
     return write_dataset(tmp_path / "out" / "acme" / "widgets", files)

@@ -86,7 +86,7 @@ def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
 
     entry = records_by_message(dataset)[MESSAGE]
     assert entry["exception"]["name"] == "ValueError"
-    assert [(s["path"], s["line"]) for s in entry["sites"]] == [("pkg/config.py", 17), ("pkg/other.py", 8)]
+    assert [(s["path"], s["line"]) for s in entry["sites"]] == [("pkg/config.py", 17), ("pkg/other.py", 7)]
     assert entry["location"]["permalink"] == f"https://github.com/acme/widgets/blob/{commit}/pkg/config.py#L17"
     assert entry["location"]["qualname"] == "AttentionConfig._check"
     assert "raise ValueError(" in entry["snippet"]["code"]
@@ -115,12 +115,12 @@ def test_two_crawls_give_identical_bytes(upstream, cli, tmp_path):
 
 def test_a_moved_line_keeps_the_id(upstream, cli, tmp_path):
     cli(*crawl_args(upstream, tmp_path / "a"))
-    upstream.commit({"pkg/config.py": "\n\n\n" + CONFIG.replace("valid_kinds", "allowed")}, tag="v2")
+    upstream.commit({"pkg/config.py": "# moved\n\n\n" + CONFIG.replace("valid_kinds", "allowed")}, tag="v2")
     cli(*crawl_args(upstream, tmp_path / "b", "v2"))
     old = records_by_message(tmp_path / "a" / "acme" / "widgets")[MESSAGE]
     new = {r["id"]: r for r in records_by_message(tmp_path / "b" / "acme" / "widgets").values()}[old["id"]]
-    assert [s["line"] for s in new["sites"]] == [8, 20]
-    assert new["sites"][1]["template"]["text"] == MESSAGE.replace("valid_kinds", "allowed")
+    assert [s["line"] for s in new["sites"]] == [21, 7]
+    assert new["sites"][0]["template"]["text"] == MESSAGE.replace("valid_kinds", "allowed")
 
 
 def test_a_file_that_does_not_parse_is_skipped_with_its_reason(upstream, cli, tmp_path):
@@ -192,3 +192,18 @@ def test_validate_exit_codes(upstream, cli, tmp_path):
     assert result.exit_code == 1
     assert f"errors/{record.name}: 'exception' is a required property" in result.stdout
     assert cli("validate", tmp_path / "nowhere").exit_code == 2
+
+
+def test_an_up_to_date_dataset_is_left_alone_and_a_damaged_one_rewritten(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    cli(*crawl_args(upstream, out))
+    dataset = out / "acme" / "widgets"
+    before = read_tree(out)
+    stamps = {p: p.stat().st_mtime_ns for p in dataset.rglob("*.json")}
+    again = cli(*crawl_args(upstream, out))
+    assert "unchanged" in again.stderr and read_tree(out) == before
+    assert {p: p.stat().st_mtime_ns for p in dataset.rglob("*.json")} == stamps
+    victim = next((dataset / "errors").glob("*.json"))
+    victim.write_text("{}")
+    repaired = cli(*crawl_args(upstream, out))
+    assert "wrote" in repaired.stderr and read_tree(out) == before

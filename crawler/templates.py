@@ -1,0 +1,545 @@
+"""Message templates: how a message is built in source, as literal text with ``{expression}`` fields.
+
+A template is built from *parts*: a list whose items are either ``str`` (literal text, already
+decoded: escapes resolved, ``{{`` collapsed) or :class:`Field` (an expression's source text).
+:func:`make_template` turns parts into a ``models.Template`` dict:
+
+- ``text``: literal text with ``{`` / ``}`` doubled, each field as ``{expr}``;
+- ``fields``: ``{"expr", "name"}`` per field, in order (``name`` when the expression is a name);
+- ``pattern``: ``(?s)^...$`` with one lazy named group ``f0, f1, ...`` per field, literals escaped;
+- ``opaque``: no literal text at all (the message is one unresolved field, or there is none).
+
+f-string fields are recovered from the *source text* of the string tokens (see
+:func:`fstring_parts`), not from the AST: Python 3.11 gives no usable positions inside f-strings,
+and the source text is what we want to show anyway (``{x!r}``, ``{v:.2f}``, ``{x=}`` kept as
+written). The scanner also understands PEP 701 nesting (same quotes inside fields), so it serves
+the libcst fallback for newer syntax too.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import NamedTuple
+
+
+class Field(NamedTuple):
+    expr: str
+    name: str | None = None
+
+
+Parts = list  # list[str | Field]
+
+_IDENT = re.compile(r"[^\W\d]\w*\Z")
+
+
+def field(expr: str) -> Field:
+    """A field for an expression's source text; ``name`` when the expression part is a name."""
+    return Field(expr, field_name(expr))
+
+
+def field_name(expr: str) -> str | None:
+    """The variable name of a field's expression (conversion/spec/``=`` stripped), if simple."""
+    head = expr
+    # Strip a trailing conversion / format spec / self-documenting '=' at bracket depth 0.
+    cut = _expr_end(expr)
+    if cut is not None:
+        head = expr[:cut]
+    head = head.strip()
+    if _IDENT.match(head) and head not in _KEYWORDS:
+        return head
+    return None
+
+
+_KEYWORDS = frozenset(__import__("keyword").kwlist)
+
+
+def _expr_end(expr: str) -> int | None:
+    depth = 0
+    i, n = 0, len(expr)
+    while i < n:
+        c = expr[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c in "'\"":
+            i = skip_string(expr, i)
+            continue
+        elif depth == 0:
+            nxt = expr[i + 1] if i + 1 < n else ""
+            if c == "!" and nxt != "=":
+                return i
+            if c == ":":
+                return i
+            if c == "=" and nxt != "=" and (i == 0 or expr[i - 1] not in "=!<>"):
+                return i
+        i += 1
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# parts -> Template dict
+
+
+def normalize(parts: Parts) -> Parts:
+    """Merge adjacent literals and drop empty ones."""
+    out: Parts = []
+    for p in parts:
+        if isinstance(p, str):
+            if not p:
+                continue
+            if out and isinstance(out[-1], str):
+                out[-1] += p
+                continue
+        out.append(p)
+    return out
+
+
+def make_template(parts: Parts, form: str, opaque: bool | None = None) -> dict:
+    parts = normalize(parts)
+    text: list[str] = []
+    pattern: list[str] = ["(?s)^"]
+    fields: list[dict] = []
+    for p in parts:
+        if isinstance(p, str):
+            text.append(p.replace("{", "{{").replace("}", "}}"))
+            pattern.append(re.escape(p))
+        else:
+            pattern.append(f"(?P<f{len(fields)}>.*?)")
+            fields.append({"expr": p.expr, "name": p.name})
+            text.append("{" + p.expr + "}")
+    pattern.append("$")
+    if opaque is None:
+        opaque = not any(isinstance(p, str) for p in parts)
+    return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": form, "opaque": opaque}
+
+
+def none_template() -> dict:
+    """No message at all: bare ``raise X`` / ``raise X()``."""
+    return make_template([], "none", opaque=True)
+
+
+def parts_from_template(tpl: dict) -> Parts:
+    """Inverse of :func:`make_template` (uses ``fields`` to find each field in ``text``)."""
+    text, fields = tpl["text"], tpl["fields"]
+    parts: Parts = []
+    lit: list[str] = []
+    i, k, n = 0, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "{":
+            if k < len(fields):
+                token = "{" + fields[k]["expr"] + "}"
+                if text.startswith(token, i):
+                    parts.append("".join(lit))
+                    lit = []
+                    parts.append(Field(fields[k]["expr"], fields[k].get("name")))
+                    k += 1
+                    i += len(token)
+                    continue
+            lit.append("{")
+            i += 2 if text.startswith("{{", i) else 1
+        elif c == "}":
+            lit.append("}")
+            i += 2 if text.startswith("}}", i) else 1
+        else:
+            lit.append(c)
+            i += 1
+    parts.append("".join(lit))
+    return normalize(parts)
+
+
+def render(tpl: dict, values: list[str]) -> str:
+    """The runtime message a template yields when its fields evaluate to ``values``."""
+    out = []
+    k = 0
+    for p in parts_from_template(tpl):
+        if isinstance(p, str):
+            out.append(p)
+        else:
+            out.append(values[k])
+            k += 1
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------------------------
+# string-token scanning (implicit concatenation, f-strings)
+
+
+def skip_string(src: str, i: int) -> int:
+    """Index just past the string literal whose opening quote is at ``src[i]``.
+
+    Honours prefixes already consumed by the caller (an ``f`` before the quote makes nested
+    fields, which may contain the same quote under PEP 701, be skipped as fields).
+    """
+    j = i
+    while j > 0 and src[j - 1].isalpha():
+        j -= 1
+    prefix = src[j:i].lower()
+    if len(prefix) > 3 or not set(prefix) <= set("rbuft"):
+        prefix = ""
+    q = src[i : i + 3] if src[i : i + 3] in ('"""', "'''") else src[i]
+    if "f" in prefix or "t" in prefix:
+        _, end = _scan_fbody(src, i + len(q), q, "r" in prefix)
+        return end
+    k = i + len(q)
+    n = len(src)
+    while k < n:
+        c = src[k]
+        if c == "\\":
+            k += 2
+            continue
+        if src.startswith(q, k):
+            return k + len(q)
+        k += 1
+    return n
+
+
+def _decode(raw: str, prefix: str, q: str) -> str:
+    if "\\" not in raw or "r" in prefix:
+        return raw
+    try:
+        return ast.literal_eval(q + raw + q)
+    except Exception:  # noqa: BLE001 - odd escapes: keep them as written
+        try:
+            return ast.literal_eval(('"""' if q != '"""' else "'''") + raw + ('"""' if q != '"""' else "'''"))
+        except Exception:  # noqa: BLE001
+            return raw
+
+
+def _scan_field(src: str, i: int) -> tuple[str, int]:
+    """``src[i]`` is just after a field's ``{``: return (inner text, index after its ``}``)."""
+    n = len(src)
+    start = i
+    depth = 0
+    in_spec = False
+    while i < n:
+        c = src[i]
+        if c in "'\"" and not in_spec:
+            i = skip_string(src, i)
+            continue
+        if c in "([{":
+            depth += 1
+        elif c in ")]":
+            depth -= 1
+        elif c == "}":
+            if depth == 0:
+                return src[start:i], i + 1
+            depth -= 1
+        elif c == ":" and depth == 0 and not in_spec:
+            in_spec = True  # format spec: only nested {...} matter from here on
+        i += 1
+    return src[start:], n
+
+
+def _scan_fbody(src: str, i: int, q: str, raw: bool) -> tuple[Parts, int]:
+    """Scan an f-string body from ``src[i]`` to its closing quote ``q``."""
+    parts: Parts = []
+    lit: list[str] = []
+    n = len(src)
+    while i < n:
+        if src.startswith(q, i):
+            i += len(q)
+            break
+        c = src[i]
+        if c == "\\":
+            if not raw and src.startswith("N{", i + 1):
+                end = src.find("}", i)
+                end = n if end < 0 else end + 1
+                lit.append(src[i:end])
+                i = end
+                continue
+            lit.append(src[i : i + 2])
+            i += 2
+            continue
+        if c == "{":
+            if src.startswith("{{", i):
+                lit.append("{")
+                i += 2
+                continue
+            parts.append(_decode("".join(lit), "r" if raw else "", q))
+            lit = []
+            inner, i = _scan_field(src, i + 1)
+            parts.append(field(inner))
+            continue
+        if c == "}":
+            lit.append("}")
+            i += 2 if src.startswith("}}", i) else 1
+            continue
+        lit.append(c)
+        i += 1
+    parts.append(_decode("".join(lit), "r" if raw else "", q))
+    return parts, i
+
+
+def string_parts(src: str) -> Parts:
+    """Parts of the source text of one (implicitly concatenated) string / f-string expression."""
+    parts: Parts = []
+    i, n = 0, len(src)
+    while i < n:
+        c = src[i]
+        if c in " \t\r\n\f\\()":
+            i += 1
+            continue
+        if c == "#":
+            nl = src.find("\n", i)
+            i = n if nl < 0 else nl
+            continue
+        j = i
+        while j < n and src[j].isalpha():
+            j += 1
+        prefix = src[i:j].lower()
+        if j >= n or src[j] not in "'\"":
+            # Not a string token: should not happen for a string node; keep the rest as a field.
+            parts.append(field(src[i:].strip()))
+            break
+        q = src[j : j + 3] if src[j : j + 3] in ('"""', "'''") else src[j]
+        raw = "r" in prefix
+        if "f" in prefix or "t" in prefix:
+            sub, i = _scan_fbody(src, j + len(q), q, raw)
+            parts.extend(sub)
+        else:
+            k = j + len(q)
+            while k < n:
+                if src[k] == "\\":
+                    k += 2
+                    continue
+                if src.startswith(q, k):
+                    break
+                k += 1
+            parts.append(_decode(src[j + len(q) : k], prefix, q))
+            i = k + len(q)
+    return normalize(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# printf-style and str.format
+
+_PERCENT = re.compile(
+    r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<type>[diouxXeEfFgGcrsab%])"
+)
+
+
+def percent_specs(fmt: str) -> list[tuple[str, str | None, str]] | None:
+    """Split a printf-style format into [(literal_before, key, type)], last item's type ''.
+
+    Returns None when the format uses ``*`` widths (arguments we would mis-assign).
+    """
+    out = []
+    pos = 0
+    for m in _PERCENT.finditer(fmt):
+        if m.group("width") == "*" or m.group("prec") == "*":
+            return None
+        if m.group("type") == "%":
+            out.append((fmt[pos : m.start()] + "%", None, "%"))
+        else:
+            out.append((fmt[pos : m.start()], m.group("key"), m.group("type")))
+        pos = m.end()
+    out.append((fmt[pos:], None, ""))
+    return out
+
+
+_FORMAT_FIELD = re.compile(r"([^.\[]*)(.*)", re.DOTALL)
+
+
+def format_specs(fmt: str):
+    """``string.Formatter().parse`` but never raises (returns None on a malformed format)."""
+    import string
+
+    try:
+        return list(string.Formatter().parse(fmt))
+    except (ValueError, IndexError):
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# AST expression -> (form, parts)
+
+
+class MessageBuilder:
+    """Turns a message expression into ``(form, parts)``; dispatch by node type.
+
+    ``segment(node)`` gives an expression's source text; ``lookup(key)`` gives the ``(form,
+    parts)`` a local variable / module constant holds at this point (``key`` is a name or a
+    dotted ``self.attr``), or None.
+    """
+
+    def __init__(self, segment, lookup):
+        self.segment = segment
+        self.lookup = lookup
+        self._table = {
+            ast.Constant: self._constant,
+            ast.JoinedStr: self._joined,
+            ast.BinOp: self._binop,
+            ast.Call: self._call,
+            ast.Name: self._name,
+            ast.Attribute: self._attribute,
+        }
+
+    def build(self, node: ast.expr) -> tuple[str, Parts]:
+        handler = self._table.get(type(node))
+        if handler is not None:
+            got = handler(node)
+            if got is not None:
+                return got
+        return "opaque", [field(self.segment(node))]
+
+    def parts(self, node: ast.expr) -> Parts:
+        return self.build(node)[1]
+
+    def is_stringy(self, node: ast.expr) -> bool:
+        """Cheap test: does this expression build a string we can template?"""
+        t = type(node)
+        if t is ast.Constant:
+            return isinstance(node.value, str)
+        if t is ast.JoinedStr:
+            return True
+        if t is ast.BinOp:
+            return type(node.op) in (ast.Add, ast.Mod) and (self.is_stringy(node.left) or self.is_stringy(node.right))
+        if t is ast.Call:
+            f = node.func
+            return (
+                type(f) is ast.Attribute
+                and f.attr in ("format", "join")
+                and type(f.value) is ast.Constant
+                and isinstance(f.value.value, str)
+            )
+        if t in (ast.Name, ast.Attribute):
+            key = self._key(node)
+            return key is not None and self.lookup(key) is not None
+        return False
+
+    # -- handlers (return None to fall back to an opaque field) --
+
+    def _constant(self, node):
+        if isinstance(node.value, str):
+            return "literal", [node.value]
+        return None
+
+    def _joined(self, node):
+        return "fstring", string_parts(self.segment(node))
+
+    def _binop(self, node):
+        op = type(node.op)
+        if op is ast.Add and (self.is_stringy(node.left) or self.is_stringy(node.right)):
+            return "concat", self.parts(node.left) + self.parts(node.right)
+        if op is ast.Mod and type(node.left) is ast.Constant and isinstance(node.left.value, str):
+            parts = self._percent(node.left.value, node.right)
+            if parts is not None:
+                return "percent", parts
+        return None
+
+    def _percent(self, fmt: str, arg: ast.expr) -> Parts | None:
+        specs = percent_specs(fmt)
+        if specs is None:
+            return None
+        used = [s for s in specs if s[2] not in ("", "%")]
+        if any(key is not None for _, key, _ in used):
+            if type(arg) is ast.Dict:
+                by_key = {
+                    k.value: v for k, v in zip(arg.keys, arg.values) if type(k) is ast.Constant and isinstance(k.value, str)
+                }
+                values = [by_key.get(key) for _, key, _ in used]
+                texts = [None if v is not None else f"{self.segment(arg)}[{key!r}]" for (_, key, _), v in zip(used, values)]
+            else:
+                values = [None] * len(used)
+                texts = [f"{self.segment(arg)}[{key!r}]" for _, key, _ in used]
+        else:
+            if type(arg) is ast.Tuple:
+                if any(type(e) is ast.Starred for e in arg.elts) or len(arg.elts) != len(used):
+                    return None
+                values = list(arg.elts)
+            elif len(used) == 1:
+                values = [arg]
+            else:
+                return None
+            texts = [None] * len(used)
+        parts: Parts = []
+        k = 0
+        for lit, key, typ in specs:
+            parts.append(lit)
+            if typ in ("", "%"):
+                continue
+            value, text = values[k], texts[k]
+            k += 1
+            if value is None:
+                parts.append(field(text))
+            elif typ == "s":
+                parts.extend(self.parts(value))
+            else:
+                parts.append(field(self.segment(value)))
+        return parts
+
+    def _call(self, node):
+        f = node.func
+        if type(f) is not ast.Attribute or type(f.value) is not ast.Constant or not isinstance(f.value.value, str):
+            return None
+        base = f.value.value
+        if f.attr == "format":
+            parts = self._format(base, node)
+            return None if parts is None else ("format", parts)
+        if f.attr == "join" and len(node.args) == 1 and not node.keywords:
+            seq = node.args[0]
+            if type(seq) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in seq.elts):
+                parts: Parts = []
+                for i, e in enumerate(seq.elts):
+                    if i:
+                        parts.append(base)
+                    parts.extend(self.parts(e))
+                return "join", parts
+        return None
+
+    def _format(self, fmt: str, call: ast.Call) -> Parts | None:
+        specs = format_specs(fmt)
+        if specs is None or any(type(a) is ast.Starred for a in call.args):
+            return None
+        kwargs = {kw.arg: kw.value for kw in call.keywords if kw.arg is not None}
+        has_star_kw = any(kw.arg is None for kw in call.keywords)
+        parts: Parts = []
+        auto = 0
+        for lit, fname, spec, conv in specs:
+            parts.append(lit)
+            if fname is None:
+                continue
+            head, rest = _FORMAT_FIELD.match(fname).groups()
+            if head == "":
+                value = call.args[auto] if auto < len(call.args) else None
+                auto += 1
+            elif head.isdigit():
+                i = int(head)
+                value = call.args[i] if i < len(call.args) else None
+            else:
+                value = kwargs.get(head)
+                if value is None and not has_star_kw:
+                    return None
+            suffix = ("!" + conv if conv else "") + (":" + spec if spec else "")
+            if value is None:
+                parts.append(field(head + rest + suffix))
+            elif not rest and not suffix:
+                parts.extend(self.parts(value))
+            else:
+                parts.append(field(self.segment(value) + rest + suffix))
+        return parts
+
+    @staticmethod
+    def _key(node) -> str | None:
+        if type(node) is ast.Name:
+            return node.id
+        if type(node) is ast.Attribute and type(node.value) is ast.Name:
+            return node.value.id + "." + node.attr
+        return None
+
+    def _name(self, node):
+        got = self.lookup(node.id)
+        if got is not None:
+            return got
+        return "variable", [Field(node.id, node.id)]
+
+    def _attribute(self, node):
+        key = self._key(node)
+        if key is not None:
+            got = self.lookup(key)
+            if got is not None:
+                return got
+        return None
