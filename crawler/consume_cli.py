@@ -105,3 +105,26 @@ def _print_text(result) -> None:
             value = m.values.get(f"f{j}")
             if value is not None:
                 click.echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+
+
+@click.command()
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+              help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True, help="Where to write the site.")
+@click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
+def render(data: Path, out: Path, fmt: str) -> None:
+    """Write the catalogue as a static site: one page per entry, an index, offline search.
+
+    The HTML site works from file:// with no network: open OUT/index.html. The JSON of each
+    entry and the search index are copied next to the pages.
+    """
+    from .match import find_datasets
+    from .site import render_site
+
+    if not data.is_dir():
+        raise UsageError(f"no such directory: {data}")
+    datasets = find_datasets(data)
+    if len(datasets) != 1:
+        raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
+    count = render_site(datasets[0], out, fmt, progress=lambda m: click.echo(m, err=True))
+    click.echo(f"{count} pages in {out}")
