@@ -58,6 +58,7 @@ _TB_HEADER = "Traceback (most recent call last):"
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::(?: (.*))?)?$", re.S)
 _EXC_PREFIX = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?(.*)$", re.S)
+_ANY_PREFIX = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.S)  # exception classes need not end in Error
 _PYDANTIC = re.compile(r"^\s*(Value error|Assertion failed), (.*?) \[type=(?:value_error|assertion_error)\b", re.S | re.M)
 _PYDANTIC_TYPES = {"Value error": "ValueError", "Assertion failed": "AssertionError"}
 
@@ -165,7 +166,7 @@ def read_query(text: str) -> list[Reading]:
         add(message, exc, "traceback", frame)
     else:
         stripped = text.strip()
-        m = _EXC_PREFIX.match(stripped)
+        m = _EXC_PREFIX.match(stripped) or _ANY_PREFIX.match(stripped)
         if m:
             add(m.group(2), m.group(1), "plain")
         else:
@@ -433,9 +434,20 @@ class Matcher:
                     continue
                 if reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as:
                     continue
-            if p.frags and not _fragments_in_order(p.frags, msg):
+            if p.frags and not p.tokens and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                # no whole word of literal text ("{a} {b}"): matches most messages, so only
+                # offered for the exception the input names, or where the traceback points
+                if not reading.exception or (reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as):
+                    continue
+            text = msg
+            if p.frags and p.entry.ends_literal:
+                # a message ending in whitespace loses it when copied or stripped: give it back
+                tail = p.frags[-1][len(p.frags[-1].rstrip()):]
+                if tail and not text.endswith(tail):
+                    text = text.rstrip() + tail
+            if p.frags and not _fragments_in_order(p.frags, text):
                 continue
-            m = p.compiled().fullmatch(msg)
+            m = p.compiled().fullmatch(text)
             if m is None:
                 continue
             out.append(self._score(p, reading, "full", p.literal_len, {k: v for k, v in m.groupdict().items() if v is not None}))
@@ -486,8 +498,13 @@ class Matcher:
 
     def nearest(self, message: str, limit: int = 5) -> list[Near]:
         out = []
-        for p in self._sharing_words(message, 15):
-            ratio = difflib.SequenceMatcher(None, message[:500], p.entry.text[:500]).ratio()
+        message = message[:500]
+        for p in self._sharing_words(message, 20):
+            # the template as a message would show it (fields as "…"), whole and cut to the
+            # message's length: a pasted message may be a typo'd or truncated one
+            literal = "…".join(p.frags) if p.frags else p.entry.text
+            ratio = max(difflib.SequenceMatcher(None, message, literal[:500]).ratio(),
+                        0.95 * difflib.SequenceMatcher(None, message, literal[: len(message) + 5]).ratio())
             out.append(Near(p.entry, ratio, self.dataset))
         out.sort(key=lambda n: (-n.similarity, n.entry.id))
         return out[:limit]
