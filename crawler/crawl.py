@@ -131,7 +131,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
             skipped.append({"path": result["path"], "reason": result["reason"] or "skipped"})
         bare_asserts += result.get("bare_asserts", 0)
         reraises += result.get("reraises", 0)
-    results = apply_init_templates(results)
+    apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     sites = [site for result in results if result["status"] == "ok" for site in result["sites"]]
 
