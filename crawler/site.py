@@ -95,12 +95,19 @@ SEARCH_JS = r"""
   if (!box || !list) return;
   var compiled = {};
   function toJsRegex(p) {
-    // Python's (?P<name>...) is JS's (?<name>...); \Z and \A have no JS spelling
-    return p.replace(/\(\?P</g, "(?<").replace(/\\Z/g, "$").replace(/\\A/g, "^");
+    // Python's leading (?s) is a JS flag, (?P<name>...) is (?<name>...), \A and \Z are ^ and $
+    var flags = "s", m = /^\(\?([aiLmsux]+)\)/.exec(p);
+    if (m) {
+      p = p.slice(m[0].length);
+      if (m[1].indexOf("i") >= 0) flags += "i";
+      if (m[1].indexOf("m") >= 0) flags += "m";
+    }
+    p = p.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>").replace(/\\A/g, "^").replace(/\\Z/g, "$");
+    return new RegExp(p, flags);
   }
   function regexFor(e) {
     if (!(e.id in compiled)) {
-      try { compiled[e.id] = new RegExp(toJsRegex(e.pattern), "s"); } catch (err) { compiled[e.id] = null; }
+      try { compiled[e.id] = toJsRegex(e.pattern); } catch (err) { compiled[e.id] = null; }
     }
     return compiled[e.id];
   }

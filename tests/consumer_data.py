@@ -21,7 +21,7 @@ IDENTITY = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme",
 
 def template(*parts, form: str = "fstring") -> dict:
     """parts: literal strings and 1-tuples (expr,) for fields."""
-    text, fields, pattern = [], [], ["^"]
+    text, fields, pattern = [], [], ["(?s)^"]  # as the extractor writes them
     for part in parts:
         if isinstance(part, tuple):
             expr = part[0]
@@ -35,7 +35,7 @@ def template(*parts, form: str = "fstring") -> dict:
     pattern.append("$")
     opaque = len(parts) == 1 and isinstance(parts[0], tuple) or not parts
     if not parts:
-        pattern = ["^$"]
+        pattern = ["(?s)^$"]
     return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": "none" if not parts else form, "opaque": opaque}
 
 

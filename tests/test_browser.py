@@ -123,6 +123,8 @@ def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
     box.send_keys("ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: sliding.")
     first = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
     assert first.text == kv["title"]
+    badge = browser.find_element(By.CSS_SELECTOR, "#results li .badge").text
+    assert badge == "ValueError \u00b7 matches"  # the pattern itself matched, in JS
     first.click()
     WebDriverWait(browser, 10).until(ec.url_contains(f"{kv['id']}.html"))
     assert browser.find_element(By.ID, "title").text == kv["title"]
