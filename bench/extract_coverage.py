@@ -102,6 +102,8 @@ def main() -> None:
         print(f"  {form:10} {n:6}")
     share = rendered / sites if sites else 1.0
     print(f"rendered (not opaque): {rendered}/{sites} = {share:.2%}")
+    with_message = sites - forms["none"]
+    print(f"rendered among sites with a message (form != none): {rendered}/{with_message} = {rendered / max(with_message, 1):.2%}")
     print("opaque by form (one example each):")
     for form, n in opaque.most_common():
         print(f"  {form:10} {n:6}")
