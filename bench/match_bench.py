@@ -23,9 +23,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from crawler.jsonio import dump_line  # noqa: E402
+from crawler.jsonio import dumps_line  # noqa: E402
 from crawler.match import Matcher, load_search_index, match  # noqa: E402
+from match_real import render_template  # noqa: E402
 from crawler.search import SearchEntry, SearchIndex, SearchSite, anchor_tokens, fragments, search_tokens, segments  # noqa: E402
 
 COMMON = "must be not is the a of for to in and got expected invalid unsupported value when with".split()
@@ -67,18 +69,7 @@ def synth_entry(rng: random.Random, n: int, vocab: list[str]) -> SearchEntry:
 
 def render(entry: SearchEntry, rng: random.Random) -> str:
     """A runtime message of this template: each field replaced by a random value."""
-    out, i = [], 0
-    text = entry.text
-    k = 0
-    while i < len(text):
-        if text.startswith("{" + entry.fields[k] + "}", i) if k < len(entry.fields) else False:
-            out.append(rng.choice(["3", "'full'", "None", "[1, 2]", "foo bar", "x\ny", "<a & b>"]))
-            i += len(entry.fields[k]) + 2
-            k += 1
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    return render_template(entry.text, entry.fields, rng)
 
 
 def main() -> None:
@@ -98,7 +89,7 @@ def main() -> None:
             index = SearchIndex(repo="bench/synthetic", commit="0" * 40,
                                 entries=[synth_entry(rng, n, vocab) for n in range(args.entries)])
             dataset = Path(tmp)
-            (dataset / "search.json").write_bytes(dump_line(index))
+            (dataset / "search.json").write_bytes(dumps_line(index))
         size = (dataset / "search.json").stat().st_size if (dataset / "search.json").is_file() else 0
 
         t0 = time.perf_counter()
