@@ -270,7 +270,7 @@ class Result:
 
 
 class _Prepared:
-    __slots__ = ("entry", "segs", "frags", "regex", "literal_len", "names", "sites", "tokens")
+    __slots__ = ("entry", "segs", "frags", "regex", "literal_len", "names", "sites", "tokens", "wordy")
 
     def __init__(self, entry: SearchEntry) -> None:
         self.entry = entry
@@ -280,6 +280,7 @@ class _Prepared:
         self.regex: re.Pattern[str] | None = None
         self.names = {entry.exception}
         self.tokens = entry.anchors
+        self.wordy = any(ch.isalnum() for frag in self.frags for ch in frag)
 
     def compiled(self) -> re.Pattern[str] | None:
         if self.regex is None:
@@ -434,8 +435,8 @@ class Matcher:
                     continue
                 if reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as:
                     continue
-            if p.frags and not p.tokens and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
-                # no whole word of literal text ("{a} {b}"): matches most messages, so only
+            if p.frags and not p.wordy and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                # no letter or digit in the literal text ("{a} {b}"): matches most messages, so only
                 # offered for the exception the input names, or where the traceback points
                 if not reading.exception or (reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as):
                     continue
