@@ -146,5 +146,10 @@ def show(entry_id: str, data: Path, as_json: bool) -> None:
         click.echo(render_text(record), nl=False)
 
 
+from .consume_cli import match as _match_command, render as _render_command  # noqa: E402
+
+main.add_command(_match_command)
+main.add_command(_render_command)
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -23,6 +23,7 @@ from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
+from .search import search_file
 from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
 from .source import open_snapshot
 
@@ -169,7 +170,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")
-    files = render_dataset(records, manifest)
+    files = render_dataset(records, manifest, extra=search_file(records, manifest))
     write_dataset(target, files)
     written = Manifest.model_validate_json(files[MANIFEST])
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
