@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from functools import cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -59,10 +60,20 @@ def _quiet(_: str) -> None:
     pass
 
 
+@cache
+def code_digest() -> str:
+    """errcat's own code: a dataset made by other code is never taken as up to date."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
-    """Everything a dataset is made from, hashed: versions, identity, commit, selected blobs."""
+    """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs."""
     payload = {
         "errcat": __version__,
+        "code": code_digest(),
         "extractor": EXTRACTOR_VERSION,
         "schema": SCHEMA_VERSION,
         "repo": snapshot.repo.model_dump(mode="json"),

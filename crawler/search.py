@@ -17,6 +17,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, SiteKind
+from .templates import parts_from_template
 
 try:  # Python 3.11+
     from re import _constants as _sre_c, _parser as _sre_p  # type: ignore[attr-defined]
@@ -63,6 +64,22 @@ class SearchIndex(Model):
 
 
 Segment = tuple[str, str | None]  # ("lit", text) or ("var", None)
+
+
+def template_segments(template: dict[str, Any]) -> list[Segment]:
+    """The template as alternating literal runs and variable parts.
+
+    The same segments ``segments(template["pattern"])`` finds, since the pattern is built from
+    these very parts (literals escaped, each field ``.*?``), without parsing a regex per entry.
+    """
+    out: list[Segment] = []
+    for part in parts_from_template(template):
+        if isinstance(part, str):
+            if part:
+                out.append(("lit", part))
+        elif not out or out[-1][0] != "var":
+            out.append(("var", None))
+    return out
 
 
 def segments(pattern: str) -> list[Segment]:
@@ -149,30 +166,40 @@ def catch_names(exception: dict) -> list[str]:
     return names
 
 
-def entry_for(record: dict[str, Any]) -> SearchEntry:
+def entry_row(record: dict[str, Any]) -> dict[str, Any]:
+    """The search row of one record dict, as plain data shaped like ``SearchEntry``.
+
+    The crawl builds rows as dicts (a model per entry would cost more than the rest of the
+    row); ``render_dataset`` validates search.json against the schema generated from the model.
+    """
+    message = record["message"]
+    segs = template_segments(message)
+    opaque = bool(message.get("opaque"))
+    return {
+        "id": record["id"],
+        "title": record["title"],
+        "exception": record["exception"]["name"],
+        "catch_as": catch_names(record["exception"]),
+        "kind": record["kind"],
+        "text": message["text"],
+        "fields": [f["expr"] for f in message.get("fields", [])],
+        "pattern": message["pattern"],
+        "fragments": fragments(segs),
+        "starts_literal": bool(segs) and segs[0][0] == "lit",
+        "ends_literal": bool(segs) and segs[-1][0] == "lit",
+        "anchors": list(dict.fromkeys(anchor_tokens(segs))),
+        "tokens": search_tokens(record["title"], "" if opaque else message["text"], record["exception"]["name"]),
+        "opaque": opaque,
+        "explanation_status": record.get("explanation_status", "absent"),
+        "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
+    }
+
+
+def entry_for(record: dict[str, Any] | Record) -> SearchEntry:
     """The search row of one record (a record dict as the crawl builds it, or a Record)."""
     if isinstance(record, Record):
         record = record.model_dump(mode="json")
-    message = record["message"]
-    segs = segments(message["pattern"])
-    return SearchEntry(
-        id=record["id"],
-        title=record["title"],
-        exception=record["exception"]["name"],
-        catch_as=catch_names(record["exception"]),
-        kind=record["kind"],
-        text=message["text"],
-        fields=[f["expr"] for f in message.get("fields", [])],
-        pattern=message["pattern"],
-        fragments=fragments(segs),
-        starts_literal=bool(segs) and segs[0][0] == "lit",
-        ends_literal=bool(segs) and segs[-1][0] == "lit",
-        anchors=list(dict.fromkeys(anchor_tokens(segs))),
-        tokens=search_tokens(record["title"], "" if message.get("opaque") else message["text"], record["exception"]["name"]),
-        opaque=bool(message.get("opaque")),
-        explanation_status=record.get("explanation_status", "absent"),
-        sites=[SearchSite(path=s["path"], line=s["line"], qualname=s["qualname"]) for s in record["sites"]],
-    )
+    return SearchEntry.model_validate(entry_row(record))
 
 
 def build_search_index(records: list[dict[str, Any]] | list[Record], repo: str, commit: str) -> SearchIndex:
@@ -181,8 +208,13 @@ def build_search_index(records: list[dict[str, Any]] | list[Record], repo: str, 
     return SearchIndex(repo=repo, commit=commit, entries=entries)
 
 
+def search_document(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
+    """search.json as plain data (``SearchIndex`` shape), from record dicts."""
+    rows = sorted((entry_row(r) for r in records), key=lambda row: row["id"])
+    return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
+
+
 def search_file(records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
-    index = build_search_index(records, repo, manifest["commit"])
-    return {"search.json": ("search", index.model_dump(mode="json"))}
+    return {"search.json": ("search", search_document(records, repo, manifest["commit"]))}

@@ -185,3 +185,30 @@ def test_a_dataset_without_search_json_still_matches(dataset, tmp_path, ids):
     (copy / "search.json").unlink()
     result = match(KV_MESSAGE, [Matcher.load(copy)])
     assert result.matches[0].entry.id == ids[cd.KV["text"]]
+
+
+def test_template_segments_agree_with_the_pattern_they_build():
+    """search.json's fragments come from the template; they must be what the pattern matches."""
+    from crawler.search import segments, template_segments
+    from crawler.templates import Field, make_template
+
+    cases = [
+        ["plain text"],
+        ["Unknown kind '", Field("kind", "kind"), "' in x. Valid: ", Field("', '.join(v)", None), "."],
+        [Field("a", "a"), " and ", Field("b!r", "b")],
+        ["braces {x} literal ", Field("d['k']", None), " (100%)"],
+        [Field("msg", "msg")],
+        ["trailing ", Field("x", "x"), Field("y", "y")],
+    ]
+    for parts in cases:
+        template = make_template(parts, "test")
+        assert template_segments(template) == segments(template["pattern"]), parts
+
+
+def test_search_rows_built_as_dicts_have_exactly_the_models_shape():
+    from crawler.search import SearchEntry, entry_row
+    from consumer_data import records
+
+    for record in records():
+        row = entry_row(record)
+        assert SearchEntry.model_validate(row).model_dump(mode="json") == row
