@@ -146,5 +146,12 @@ def show(entry_id: str, data: Path, as_json: bool) -> None:
         click.echo(render_text(record), nl=False)
 
 
+from .versions_cli import diff as _diff, history as _history, sync as _sync  # noqa: E402  (they use this module's helpers)
+
+main.add_command(_diff)
+main.add_command(_history)
+main.add_command(_sync)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
