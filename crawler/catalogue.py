@@ -13,17 +13,7 @@ from typing import Any, Iterable
 from . import __version__
 from .errors import DataError
 from .ids import entry_id, entry_key
-from .models import (
-    ExceptionInfo,
-    Facts,
-    Location,
-    Provenance,
-    Record,
-    RepoRef,
-    Site,
-    Snippet,
-    Template,
-)
+from .models import SCHEMA_VERSION, Explanation, Facts, RepoRef
 
 TITLE_WIDTH = 60
 
@@ -73,71 +63,94 @@ def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str
     return groups
 
 
-def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]]) -> ExceptionInfo:
+def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]]) -> dict[str, Any]:
     qualname = site["exception_qualname"]
     known = exceptions.get(qualname)
     if known is not None:
-        return ExceptionInfo.model_validate(known)
+        return {"bases": [], "builtin_ancestor": None, **known}
     name = qualname.rpartition(".")[2] or site["exception"]
     builtin = name if qualname.startswith("builtins.") else None
-    return ExceptionInfo(name=name, qualname=qualname, builtin_ancestor=builtin)
+    return {"name": name, "qualname": qualname, "builtin_ancestor": builtin, "bases": []}
+
+
+_TEMPLATE_DEFAULTS = {"fields": [], "opaque": False}
+_FACTS_DEFAULTS = Facts().model_dump(mode="json")
+_FIELD_KEYS = ("expr", "name")
+
+
+def _template(template: dict[str, Any]) -> dict[str, Any]:
+    out = {**_TEMPLATE_DEFAULTS, **template}
+    out["fields"] = [{"expr": f["expr"], "name": f.get("name")} for f in out["fields"]]
+    return out
+
+
+def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "path": s["path"],
+        "line": s["line"],
+        "end_line": s["end_line"],
+        "module": s["module"],
+        "qualname": s["qualname"],
+        "kind": s["kind"],
+        "exception": s["exception"],
+        "exception_qualname": s["exception_qualname"],
+        "template": _template(s["template"]),
+        "permalink": identity.permalink(s["path"], s["line"]),
+        "snippet": s["snippet"],
+        "facts": {**_FACTS_DEFAULTS, **s["facts"]},
+    }
 
 
 def build_records(
     identity: Identity,
     sites: Iterable[dict[str, Any]],
     exceptions: dict[str, dict[str, Any]] | None = None,
-) -> list[Record]:
-    """One record per distinct error, sorted by id."""
+) -> list[dict[str, Any]]:
+    """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``.
+
+    The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on
+    vLLM for nothing, since every record is checked against the schema generated from the
+    models before it is written (and a test holds dict and model to the same shape).
+    """
     exceptions = exceptions or {}
-    provenance = Provenance(
-        repo=identity.slug,
-        commit=identity.commit,
-        commit_date=identity.commit_date,
-        upstream_commit=identity.upstream_commit,
-        errcat_version=__version__,
-        source=identity.source,
-    )
+    repo = identity.repo.model_dump(mode="json")
+    provenance = {
+        "repo": identity.slug,
+        "commit": identity.commit,
+        "commit_date": identity.commit_date,
+        "upstream_commit": identity.upstream_commit,
+        "errcat_version": __version__,
+        "source": identity.source,
+    }
     records = []
     for eid, members in sorted(group_sites(identity, sites).items()):
-        site_models = [
-            Site(
-                path=s["path"],
-                line=s["line"],
-                end_line=s["end_line"],
-                module=s["module"],
-                qualname=s["qualname"],
-                kind=s["kind"],
-                exception=s["exception"],
-                exception_qualname=s["exception_qualname"],
-                template=Template.model_validate(s["template"]),
-                permalink=identity.permalink(s["path"], s["line"]),
-                snippet=Snippet.model_validate(s["snippet"]),
-                facts=Facts.model_validate(s["facts"]),
-            )
-            for s in members
-        ]
-        primary = site_models[0]
+        site_dicts = [_site(identity, s) for s in members]
+        primary = site_dicts[0]
         exception = _exception_info(members[0], exceptions)
         records.append(
-            Record(
-                id=eid,
-                title=title_for(members[0]["template"], exception.name, primary.qualname),
-                repo=identity.repo,
-                kind=primary.kind,
-                exception=exception,
-                message=primary.template,
-                location=Location(
-                    path=primary.path,
-                    line=primary.line,
-                    end_line=primary.end_line,
-                    qualname=primary.qualname,
-                    permalink=primary.permalink,
-                ),
-                snippet=primary.snippet,
-                facts=primary.facts,
-                sites=site_models,
-                provenance=provenance,
-            )
+            {
+                "schema_version": SCHEMA_VERSION,
+                "id": eid,
+                "title": title_for(members[0]["template"], exception["name"], primary["qualname"]),
+                "repo": repo,
+                "kind": primary["kind"],
+                "exception": exception,
+                "message": primary["template"],
+                "location": {
+                    "path": primary["path"],
+                    "line": primary["line"],
+                    "end_line": primary["end_line"],
+                    "qualname": primary["qualname"],
+                    "permalink": primary["permalink"],
+                },
+                "snippet": primary["snippet"],
+                "facts": primary["facts"],
+                "sites": site_dicts,
+                "explanation_status": "absent",
+                "explanation": Explanation().model_dump(mode="json"),
+                "related": [],
+                "history": None,
+                "provenance": provenance,
+            }
         )
     return records

@@ -84,7 +84,7 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     )
     result = run_crawl(options, progress=_progress)
     c = result.manifest.counts
-    click.echo(f"wrote {result.target}", err=True)
+    click.echo(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}", err=True)
     click.echo(
         f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, "
         f"entries {c.entries}, {result.seconds:.1f}s"

@@ -2,14 +2,19 @@
 
     source (snapshot) -> extraction (per file, parallel, cached) -> exception hierarchy
     -> entries/records -> validated files -> atomic swap into the output directory
+
+A dataset records a digest of everything it was made from; when a crawl finds the dataset it
+would write already in place (same inputs, files intact), it leaves it alone.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from . import __version__
 from .catalogue import Identity, build_records
@@ -17,8 +22,8 @@ from .config import identify, load_config
 from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
-from .models import Counts, Manifest, Skipped
-from .output import dataset_dir, index_for, render_dataset, write_dataset
+from .models import SCHEMA_VERSION, Manifest
+from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -46,11 +51,42 @@ class CrawlResult:
     target: Path
     manifest: Manifest
     seconds: float
-    notes: list[str] = field(default_factory=list)
+    unchanged: bool = False
 
 
 def _quiet(_: str) -> None:
     pass
+
+
+def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
+    """Everything a dataset is made from, hashed: versions, identity, commit, selected blobs."""
+    payload = {
+        "errcat": __version__,
+        "extractor": EXTRACTOR_VERSION,
+        "schema": SCHEMA_VERSION,
+        "repo": snapshot.repo.model_dump(mode="json"),
+        "commit": snapshot.commit,
+        "commit_date": snapshot.commit_date,
+        "upstream_commit": snapshot.upstream_commit,
+        "ref": snapshot.ref,
+        "source": snapshot.source,
+        "include": include,
+        "exclude": exclude,
+        "files": [[f.path, f.blob] for f in snapshot.files],
+        "skipped": [[s.path, s.reason] for s in snapshot.skipped],
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def current_manifest(target: Path, digest: str) -> Manifest | None:
+    """The dataset's manifest when it was made from exactly these inputs and is intact."""
+    try:
+        manifest = Manifest.model_validate_json((target / MANIFEST).read_bytes())
+    except (OSError, ValueError):
+        return None
+    if manifest.input_digest != digest or content_digest(read_dataset(target)) != manifest.content_digest:
+        return None
+    return manifest
 
 
 def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
@@ -70,26 +106,28 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         max_blob_bytes=options.max_blob_bytes,
     )
     try:
+        target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
+        digest = input_digest(snapshot, include, exclude)
+        existing = current_manifest(target, digest) if options.use_cache else None
+        if existing is not None:
+            progress(f"{target} is up to date with {snapshot.commit[:12]}")
+            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
-        results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir if options.use_cache else None,
+        results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, progress=progress)
     finally:
         snapshot.close()
 
-    skipped = list(snapshot.skipped)
-    sites = []
+    skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
     bare_asserts = reraises = 0
     for result in results:
         if result["status"] != "ok":
-            skipped.append(Skipped(path=result["path"], reason=result["reason"] or "skipped"))
-            continue
+            skipped.append({"path": result["path"], "reason": result["reason"] or "skipped"})
         bare_asserts += result.get("bare_asserts", 0)
         reraises += result.get("reraises", 0)
     results = apply_init_templates(results)
     exceptions = resolve_exceptions(results)
-    for result in results:
-        if result["status"] == "ok":
-            sites.extend(result["sites"])
+    sites = [site for result in results if result["status"] == "ok" for site in result["sites"]]
 
     identity = Identity(
         repo=snapshot.repo,
@@ -99,31 +137,34 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         source=snapshot.source,
     )
     records = build_records(identity, sites, exceptions)
-    skipped.sort(key=lambda s: (s.path, s.reason))
-    parsed = sum(1 for r in results if r["status"] == "ok")
-    manifest = Manifest(
-        errcat_version=__version__,
-        extractor_version=EXTRACTOR_VERSION,
-        repo=snapshot.repo,
-        commit=snapshot.commit,
-        commit_date=snapshot.commit_date,
-        upstream_commit=snapshot.upstream_commit,
-        ref=snapshot.ref,
-        source=snapshot.source,
-        include=include,
-        exclude=exclude,
-        counts=Counts(
-            files=len(snapshot.files) + len(snapshot.skipped),
-            parsed=parsed,
-            skipped=len(skipped),
-            sites=len(sites),
-            entries=len(records),
-            bare_asserts=bare_asserts,
-            reraises=reraises,
-        ),
-        skipped=skipped,
-    )
+    skipped.sort(key=lambda s: (s["path"], s["reason"]))
+    manifest = {
+        "schema_version": SCHEMA_VERSION,
+        "errcat_version": __version__,
+        "extractor_version": EXTRACTOR_VERSION,
+        "repo": snapshot.repo.model_dump(mode="json"),
+        "commit": snapshot.commit,
+        "commit_date": snapshot.commit_date,
+        "upstream_commit": snapshot.upstream_commit,
+        "ref": snapshot.ref,
+        "source": snapshot.source,
+        "include": include,
+        "exclude": exclude,
+        "counts": {
+            "files": len(snapshot.files) + len(snapshot.skipped),
+            "parsed": sum(1 for r in results if r["status"] == "ok"),
+            "skipped": len(skipped),
+            "sites": len(sites),
+            "entries": len(records),
+            "bare_asserts": bare_asserts,
+            "reraises": reraises,
+        },
+        "skipped": skipped,
+        "curated_digest": None,
+        "input_digest": digest,
+    }
     progress(f"validating {len(records)} records")
-    files = render_dataset(records, manifest, index_for(records, identity.slug, identity.commit))
-    target = write_dataset(dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name), files)
-    return CrawlResult(target=target, manifest=manifest, seconds=time.perf_counter() - started)
+    files = render_dataset(records, manifest)
+    write_dataset(target, files)
+    written = Manifest.model_validate_json(files[MANIFEST])
+    return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

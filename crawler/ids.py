@@ -23,22 +23,26 @@ def normalize_template(text: str, fields: list[dict[str, Any]]) -> str:
     Fields are found in order as ``{expr}``; doubled braces are literal text and stay doubled.
     """
     out: list[str] = []
-    i, n, k = 0, len(text), 0
-    while i < n:
-        if text.startswith("{{", i) or text.startswith("}}", i):
-            out.append(text[i : i + 2])
-            i += 2
+    pos, k, n = 0, 0, len(fields)
+    while True:
+        brace = min((i for i in (text.find("{", pos), text.find("}", pos)) if i >= 0), default=-1)
+        if brace < 0:
+            out.append(text[pos:])
+            break
+        out.append(text[pos:brace])
+        pair = text[brace : brace + 2]
+        if pair in ("{{", "}}"):
+            out.append(pair)
+            pos = brace + 2
             continue
-        if k < len(fields):
-            token = "{" + fields[k]["expr"] + "}"
-            if text.startswith(token, i):
-                out.append("{}")
-                i += len(token)
-                k += 1
-                continue
-        out.append(text[i])
-        i += 1
-    return _SPACE.sub(" ", "".join(out)).strip()
+        if k < n and text.startswith("{" + fields[k]["expr"] + "}", brace):
+            out.append("{}")
+            pos = brace + len(fields[k]["expr"]) + 2
+            k += 1
+            continue
+        out.append(text[brace])
+        pos = brace + 1
+    return " ".join("".join(out).split())
 
 
 def has_literal_text(normalized: str) -> bool:

@@ -1,23 +1,33 @@
-"""Deterministic JSON: field order from the models, two-space indent, UTF-8, trailing newline."""
+"""Deterministic JSON, the one way errcat writes it: keys sorted, two-space indent, UTF-8, newline.
+
+Records are built as plain dicts on the crawl's hot path and serialized with orjson (a few
+microseconds a record); anything written from a pydantic model goes through the same function,
+so every writer produces the same bytes for the same data.
+"""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
-
-def dump_model(model: BaseModel) -> bytes:
-    """A model as a pretty JSON document (pydantic's serializer keeps field order)."""
-    return model.model_dump_json(indent=2).encode("utf-8") + b"\n"
+_PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+_LINE = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
 
 
-def dump_line(model: BaseModel) -> bytes:
-    """A model as one compact JSON line."""
-    return model.model_dump_json().encode("utf-8") + b"\n"
+def _plain(data: Any) -> Any:
+    return data.model_dump(mode="json") if isinstance(data, BaseModel) else data
 
 
-def dump_data(data: Any) -> bytes:
-    """Plain data as a pretty JSON document; refuses NaN/Infinity, which JSON has no word for."""
-    return (json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+def dumps(data: Any) -> bytes:
+    """A pretty JSON document. Lone surrogates and non-finite numbers are refused (orjson)."""
+    return orjson.dumps(_plain(data), option=_PRETTY)
+
+
+def dumps_line(data: Any) -> bytes:
+    """One compact JSON line."""
+    return orjson.dumps(_plain(data), option=_LINE)
+
+
+loads = orjson.loads

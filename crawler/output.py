@@ -2,59 +2,80 @@
 
 Layout of ``<out>/<owner>/<name>/``::
 
-    manifest.json      what was crawled, counts, skipped files with reasons, versions
+    manifest.json      what was crawled, counts, skipped files with reasons, versions, digests
     index.json         one summary row per entry
     errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
     errors.jsonl       every record, one per line
 
-Everything is written into a fresh hidden sibling directory, validated there against the JSON
-Schemas, and only then swapped in: rename the old dataset aside, rename the new one in, delete
-the old. A run killed before the swap leaves a stray temporary directory (removed by the next
-run) and the old dataset as it was; one killed between the two renames is repaired by the next
-run, which puts the old dataset back before doing anything else.
+``render_dataset`` turns records into the bytes of every file and checks each document against
+the JSON Schemas; nothing touches the disk unless all of it is valid. ``write_dataset`` writes
+into a fresh hidden sibling directory and only then swaps it in: rename the old dataset aside,
+rename the new one in, delete the old. A run killed before the swap leaves a stray temporary
+directory (removed by the next run) and the old dataset as it was; one killed between the two
+renames is repaired by the next run, which puts the old dataset back before anything else.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from .errors import DataError
 from .ids import check_id
-from .jsonio import dump_line, dump_model
-from .models import Index, IndexRow, Manifest, Record
+from .jsonio import dumps, dumps_line
 from .validate import Problem, check
 
 TMP_MARK = ".tmp-"
 OLD_MARK = ".old-"
+MANIFEST = "manifest.json"
 
 
 def dataset_dir(out_root: Path, owner: str, name: str) -> Path:
     return out_root / owner / name
 
 
-def index_for(records: list[Record], repo: str, commit: str) -> Index:
-    return Index(
-        repo=repo,
-        commit=commit,
-        entries=[
-            IndexRow(
-                id=r.id,
-                title=r.title,
-                exception=r.exception.name,
-                kind=r.kind,
-                template=r.message.text,
-                path=r.location.path,
-                line=r.location.line,
-                sites=len(r.sites),
-                explanation_status=r.explanation_status,
-            )
+def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
+    return {
+        "schema_version": "1",
+        "repo": repo,
+        "commit": commit,
+        "entries": [
+            {
+                "id": r["id"],
+                "title": r["title"],
+                "exception": r["exception"]["name"],
+                "kind": r["kind"],
+                "template": r["message"]["text"],
+                "path": r["location"]["path"],
+                "line": r["location"]["line"],
+                "sites": len(r["sites"]),
+                "explanation_status": r["explanation_status"],
+            }
             for r in records
         ],
-    )
+    }
+
+
+def content_digest(files: dict[str, bytes]) -> str:
+    """SHA-256 over every file but the manifest: relative path and content digest, in path order."""
+    h = hashlib.sha256()
+    for rel in sorted(files):
+        if rel != MANIFEST:
+            h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+    return h.hexdigest()
+
+
+def read_dataset(directory: Path) -> dict[str, bytes]:
+    """Every file of a written dataset by relative path (what ``content_digest`` hashes)."""
+    files = {}
+    for path in directory.rglob("*"):
+        if path.is_file():
+            files[path.relative_to(directory).as_posix()] = path.read_bytes()
+    return files
 
 
 def recover(target: Path) -> None:
@@ -70,27 +91,40 @@ def recover(target: Path) -> None:
         shutil.rmtree(stray, ignore_errors=True)
 
 
-def render_dataset(records: list[Record], manifest: Manifest, index: Index) -> dict[str, bytes]:
-    """Every file of the dataset as bytes, by relative path, validated; raises DataError if invalid."""
+def _fail(problems: list[Problem]) -> DataError:
+    listing = "\n".join(f"  {p}" for p in problems[:20])
+    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return DataError(f"{len(problems)} schema problem(s); nothing was written:\n{listing}{more}")
+
+
+def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
+    """Every file of the dataset as bytes, by relative path; raises DataError if anything is invalid.
+
+    ``manifest`` is completed here with the content digest. ``extra`` maps further file names to
+    (schema name, document), e.g. a search index. Each document is checked against its schema.
+    """
     files: dict[str, bytes] = {}
     problems: list[Problem] = []
-    for name, model, schema in (("manifest.json", manifest, "manifest"), ("index.json", index, "index")):
-        files[name] = dump_model(model)
-        problems += check(schema, json.loads(files[name]), name, engine="fast")
+    index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
+    documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
+    for name, (schema, document) in documents.items():
+        problems += check(schema, document, name, engine="fast")
+        files[name] = dumps(document)
     lines = []
     for record in records:
-        check_id(record.id)
-        rel = f"errors/{record.id}.json"
+        check_id(record["id"])
+        rel = f"errors/{record['id']}.json"
         if rel in files:
-            raise DataError(f"two records with id {record.id}")
-        files[rel] = dump_model(record)
-        problems += check("record", json.loads(files[rel]), rel, engine="fast")
-        lines.append(dump_line(record))
+            raise DataError(f"two records with id {record['id']}")
+        problems += check("record", record, rel, engine="fast")
+        files[rel] = dumps(record)
+        lines.append(dumps_line(record))
     files["errors.jsonl"] = b"".join(lines)
+    manifest = {**manifest, "content_digest": content_digest(files)}
+    problems += check("manifest", manifest, MANIFEST, engine="fast")
+    files[MANIFEST] = dumps(manifest)
     if problems:
-        listing = "\n".join(f"  {p}" for p in problems[:20])
-        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
-        raise DataError(f"{len(problems)} schema problem(s); nothing was written:\n{listing}{more}")
+        raise _fail(problems)
     return files
 
 
@@ -100,9 +134,11 @@ def write_dataset(target: Path, files: dict[str, bytes]) -> Path:
     recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
     try:
-        (tmp / "errors").mkdir()
-        for rel, data in sorted(files.items()):
-            (tmp / rel).write_bytes(data)
+        for parent in sorted({Path(rel).parent for rel in files} - {Path(".")}):
+            (tmp / parent).mkdir(parents=True, exist_ok=True)
+        for rel, data in files.items():
+            with open(tmp / rel, "wb") as fh:
+                fh.write(data)
         os.chmod(tmp, 0o755)
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))

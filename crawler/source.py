@@ -99,6 +99,8 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
     if not body:
         raise UsageError(f"bad glob {pattern!r}")
     segs = body.split("/")
+    while dir_only and len(segs) > 1 and segs[-1] == "**":  # "a/**/" is directory a: "a/"
+        segs.pop()
     parts: list[str] = [] if anchored else ["(?:.*/)?"]
     for k, seg in enumerate(segs):
         last = k == len(segs) - 1
@@ -106,8 +108,10 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             parts.append(".*" if last else "(?:.*/)?")
         else:
             parts.append(_glob_segment(seg) + ("" if last else "/"))
-    if segs[-1] != "**":
-        parts.append("/.*" if dir_only else "(?:/.*)?")
+    if dir_only:
+        parts.append("/.*")
+    elif segs[-1] != "**":
+        parts.append("(?:/.*)?")
     return re.compile("".join(parts), re.DOTALL)
 
 
@@ -367,12 +371,13 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -> tuple[list[FileEntry], list[Skipped], dict[str, FileEntry]]:
-    """Selected files, skipped selected paths, and every regular file by path (for version files)."""
+def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
+               also: str | None = None) -> tuple[list[FileEntry], list[Skipped], FileEntry | None]:
+    """Selected files, skipped selected paths, and the regular file at ``also`` (selected or not)."""
     out = git.run("ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options", commit).stdout
     files: list[FileEntry] = []
     skipped: list[Skipped] = []
-    everything: dict[str, FileEntry] = {}
+    extra: FileEntry | None = None
     for rec in out.split(b"\0"):
         if not rec:
             continue
@@ -380,8 +385,8 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -
         mode, kind, oid, size = meta.decode("ascii").split()
         path, bad = _decode_path(raw)
         regular = kind == "blob" and mode in ("100644", "100755", "100664")
-        if regular and bad is None:
-            everything[path] = FileEntry(path, oid, int(size))
+        if path == also and regular and bad is None:
+            extra = FileEntry(path, oid, int(size))
         if not select(path):
             continue
         if bad:
@@ -395,10 +400,10 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int) -
         elif int(size) > max_blob_bytes:
             skipped.append(Skipped(path=path, reason=f"over size limit ({size} > {max_blob_bytes} bytes)"))
         else:
-            files.append(everything[path])
+            files.append(FileEntry(path, oid, int(size)))
     files.sort(key=lambda e: e.path)
     skipped.sort(key=lambda s: s.path)
-    return files, skipped, everything
+    return files, skipped, extra
 
 
 class _Watchdog:
@@ -508,10 +513,9 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
 def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: Upstream,
               include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
     select = PathFilter(include, exclude)
-    files, skipped, everything = _list_tree(git, commit, select, max_blob_bytes)
+    files, skipped, vf = _list_tree(git, commit, select, max_blob_bytes, upstream.version_file)
     reader = _cat_file_reader(git)
     upstream_commit = recorded = None
-    vf = everything.get(upstream.version_file) if upstream.version_file else None
     if vf is not None and vf.size <= max_blob_bytes:
         for _, data in reader([vf]):
             upstream_commit, recorded = _upstream_from(_recorded_commit(data, upstream.version_pattern), commit)
@@ -660,6 +664,7 @@ def open_snapshot(
     if pypi is not None:
         if repo is not None or ref is not None:
             raise UsageError("--pypi cannot be combined with --repo or --ref")
+        parse_pypi_spec(pypi)
         return open_pypi(pypi, cache_dir=cache_dir, **kw)
     if ref is not None:
         check_ref(ref)
@@ -673,5 +678,141 @@ def open_snapshot(
     return _open_local(target, repo, ref, **kw)
 
 
+# --------------------------------------------------------------------------- pypi wheels
+
+_PYPI_SPEC = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)==([A-Za-z0-9](?:[A-Za-z0-9.+!_-]*[A-Za-z0-9])?)")
+
+
+def parse_pypi_spec(spec: str) -> tuple[str, str]:
+    m = _PYPI_SPEC.fullmatch(spec or "")
+    if not m:
+        raise SourceError(f"refusing --pypi {spec!r}: expected NAME==VERSION, e.g. vllm==0.33.0")
+    return m.group(1), m.group(2)
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob, so wheel files key caches like git files do."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+def _download_wheel(name: str, version: str, root: Path) -> Path:
+    """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary only)."""
+    norm = re.sub(r"[-_.]+", "-", name).lower()
+    dest = root / "pypi" / _safe_name(f"{norm}-{version}")
+    cached = sorted(dest.glob("*.whl")) if dest.is_dir() else []
+    if cached:
+        return cached[0]
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".dl-", dir=dest.parent))
+    try:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-input",
+               "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{name}=={version}"]
+        env = dict(os.environ, PIP_NO_INPUT="1")
+        try:
+            proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=PIP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            raise SourceError(f"pip download {name}=={version}: timed out after {PIP_TIMEOUT:g}s") from None
+        if proc.returncode != 0:
+            lines = [ln.strip() for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+            errs = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["failed"]
+            raise SourceError(f"pip download {name}=={version}: {errs[0]}")
+        wheels = sorted(tmp.glob("*.whl"))
+        if not wheels:
+            raise SourceError(f"pip download {name}=={version}: no wheel was downloaded")
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            if not dest.is_dir():
+                raise
+        return dest / wheels[0].name
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _zip_date(info: zipfile.ZipInfo) -> str:
+    return _dt.datetime(*info.date_time, tzinfo=_dt.timezone.utc).isoformat()
+
+
+def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
+               exclude: list[str], max_blob_bytes: int = 2_000_000) -> Snapshot:
+    """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them."""
+    try:
+        zf = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as e:
+        raise SourceError(f"{path}: not a readable wheel: {e}") from None
+    try:
+        select = PathFilter(include, exclude)
+        infos: dict[str, zipfile.ZipInfo] = {}
+        files: list[FileEntry] = []
+        skipped: list[Skipped] = []
+        seen: set[str] = set()
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            name = info.filename
+            shown = _escape_path(name.encode("utf-8", "surrogateescape"))
+            if not select(shown):
+                continue
+            mode = info.external_attr >> 16
+            segs = name.split("/")
+            if _has_control(name) or shown != name:
+                skipped.append(Skipped(path=shown, reason="path contains control characters or undecodable bytes"))
+            elif name.startswith("/") or "\\" in name or any(s in ("", ".", "..") for s in segs):
+                skipped.append(Skipped(path=shown, reason="unsafe path in archive"))
+            elif name in seen:
+                skipped.append(Skipped(path=name, reason="duplicate archive entry"))
+            elif (mode & 0o170000) == 0o120000:
+                skipped.append(Skipped(path=name, reason="symlink"))
+            elif mode and (mode & 0o170000) not in (0, 0o100000):
+                skipped.append(Skipped(path=name, reason=f"not a regular file (mode {mode:o})"))
+            elif info.file_size > max_blob_bytes:
+                skipped.append(Skipped(path=name, reason=f"over size limit ({info.file_size} > {max_blob_bytes} bytes)"))
+            else:
+                data = zf.read(info)
+                infos[name] = info
+                files.append(FileEntry(name, git_blob_id(data), len(data)))
+            seen.add(name)
+        files.sort(key=lambda e: e.path)
+        skipped.sort(key=lambda s: s.path)
+
+        recorded = None
+        vinfo = None
+        if upstream.version_file:
+            try:
+                vinfo = zf.getinfo(upstream.version_file)
+            except KeyError:
+                vinfo = None
+            if vinfo is not None and vinfo.file_size <= max_blob_bytes:
+                recorded = _recorded_commit(zf.read(vinfo), upstream.version_pattern)
+        if recorded is not None and HEX40.fullmatch(recorded):
+            commit, upstream_commit, short = recorded, recorded, None
+        else:
+            listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")
+            commit, upstream_commit, short = hashlib.sha1(listing).hexdigest(), None, recorded
+            source += " (no upstream commit recorded: commit is a content hash of the files)"
+        dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
+        commit_date = _zip_date(dated) if dated is not None else "1980-01-01T00:00:00+00:00"
+    except BaseException:
+        zf.close()
+        raise
+
+    def read(entries: list[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]:
+        for e in entries:
+            info = infos.get(e.path)
+            if info is None:
+                raise SourceError(f"{e.path}: not in {path.name}")
+            data = zf.read(info)
+            if git_blob_id(data) != e.blob:
+                raise SourceError(f"{e.path}: contents changed in {path.name}")
+            yield e, data
+
+    return Snapshot(repo=repo, commit=commit, commit_date=commit_date, upstream_commit=upstream_commit, ref=None,
+                    source=source, files=files, skipped=skipped, upstream_recorded=short, _reader=read, _closers=[zf.close])
+
+
 def open_pypi(spec: str, *, cache_dir: Path | None = None, **kw: Any) -> Snapshot:
-    raise SourceError("--pypi is not implemented yet")
+    name, version = parse_pypi_spec(spec)
+    wheel = _download_wheel(name, version, cache_root(cache_dir))
+    return open_wheel(wheel, source=f"pypi:{name}=={version}", **kw)

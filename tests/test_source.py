@@ -1,0 +1,555 @@
+"""The source stage against real git repositories and wheels built here, in tmp dirs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from crawler import source
+from crawler.config import VLLM, Upstream
+from crawler.errors import SourceError, UsageError
+from crawler.source import (
+    FileEntry,
+    PathFilter,
+    RemoteURL,
+    git_blob_id,
+    glob_regex,
+    open_snapshot,
+    open_wheel,
+)
+
+PKG = Upstream(name="pkg", url="https://example.invalid/acme/pkg", include=["pkg/**/*.py"], version_file="pkg/_version.py")
+UPSTREAM_SHA = "4ba787ec9" + "a" * 31
+
+
+def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "1700000000 +0200") -> str:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="T",
+        GIT_COMMITTER_EMAIL="t@example.invalid", GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
+        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
+    )
+    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
+                         capture_output=True, check=True)
+    return out.stdout.decode().strip()
+
+
+def hash_object(repo: Path, data: bytes) -> str:
+    return git(repo, "hash-object", "-w", "--stdin", input=data)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A repo whose HEAD (tag v1, branch main) has regular files plus every kind of odd entry."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q")
+    (r / "pkg" / "sub").mkdir(parents=True)
+    (r / "pkg" / "a.py").write_text("raise ValueError('a')\n")
+    (r / "pkg" / "sub" / "b.py").write_text("assert x, 'b'\n")
+    (r / "pkg" / "big.py").write_text("x = 1\n" * 100)
+    (r / "pkg" / "_version.py").write_text(f"__commit_id__ = commit_id = '{UPSTREAM_SHA}'\n")
+    (r / "pkg" / "notes.txt").write_text("not python\n")
+    (r / "other.py").write_text("raise KeyError\n")
+    os.symlink("a.py", r / "pkg" / "link.py")
+    git(r, "add", "-A")
+    # Entries a checkout could not even create: added straight to the index.
+    blob = hash_object(r, b"raise OSError\n")
+    info = b"".join(
+        b"%s %s\t%s\0" % (mode, sha.encode(), path)
+        for mode, sha, path in [
+            (b"160000", "1" * 40, b"pkg/vendored.py"),  # a gitlink (submodule)
+            (b"100644", blob, b"pkg/bad\xff.py"),  # not UTF-8
+            (b"100644", blob, b"pkg/new\nline.py"),  # a control character
+        ]
+    )
+    git(r, "update-index", "-z", "--index-info", input=info)
+    git(r, "commit", "-q", "-m", "first")
+    git(r, "tag", "-a", "-m", "release 1", "v1")
+    git(r, "checkout", "-q", "-b", "feature")
+    (r / "pkg" / "a.py").write_text("raise ValueError('a2')\n")
+    git(r, "commit", "-q", "-am", "second", date="1700003600 -0500")
+    git(r, "checkout", "-q", "main")
+    return r
+
+
+def snap(repo_arg: str | None, ref: str | None = None, **kw) -> source.Snapshot:
+    kw.setdefault("upstream", PKG)
+    kw.setdefault("include", [])
+    kw.setdefault("exclude", [])
+    return open_snapshot(repo=repo_arg, ref=ref, pypi=kw.pop("pypi", None), **kw)
+
+
+def tree_state(path: Path) -> dict[str, tuple[int, int]]:
+    return {str(p): (p.stat().st_size, p.stat().st_mtime_ns) for p in sorted(path.rglob("*")) if not p.is_symlink()}
+
+
+# --------------------------------------------------------------------------- local repositories
+
+
+def test_lists_selected_files_sorted_with_git_blob_ids(repo: Path) -> None:
+    s = snap(str(repo), "v1", max_blob_bytes=200)
+    assert [f.path for f in s.files] == ["pkg/_version.py", "pkg/a.py", "pkg/sub/b.py"]
+    for f in s.files:
+        data = (repo / f.path).read_bytes()
+        assert f.blob == git_blob_id(data) == git(repo, "rev-parse", f"v1:{f.path}")
+        assert f.size == len(data)
+    assert s.source == "git" and s.ref == "v1"
+    assert s.repo.owner == "acme" and s.repo.name == "pkg"
+
+
+def test_odd_entries_are_skipped_with_reasons(repo: Path) -> None:
+    s = snap(str(repo), "v1", max_blob_bytes=200)
+    reasons = {k.path: k.reason for k in s.skipped}
+    assert reasons["pkg/link.py"] == "symlink"
+    assert reasons["pkg/vendored.py"] == "gitlink (submodule)"
+    assert reasons["pkg/big.py"].startswith("over size limit (600 > 200")
+    assert reasons["pkg/bad\\xff.py"] == "path is not valid UTF-8"
+    assert reasons["pkg/new\\x0aline.py"] == "path contains control characters"
+    for k in s.skipped:  # printable: no lone surrogates, no control characters
+        k.path.encode("utf-8")
+        assert k.path.isprintable()
+    assert "other.py" not in reasons and "pkg/notes.txt" not in reasons  # not selected: not reported
+
+
+def test_read_streams_in_given_order(repo: Path) -> None:
+    s = snap(str(repo), "v1")
+    order = list(reversed(s.files)) + s.files[:1]
+    got = list(s.read(order))
+    assert [e for e, _ in got] == order
+    for e, data in got:
+        assert data == (repo / e.path).read_bytes()
+    # abandoning a read half-way leaves the snapshot usable
+    it = s.read(s.files)
+    next(it)
+    it.close()
+    assert len(list(s.read(s.files))) == len(s.files)
+    s.close()
+    with pytest.raises(SourceError):
+        s.read(s.files)
+
+
+@pytest.mark.parametrize("ref", ["v1", "main", "refs/tags/v1", "HEAD", None])
+def test_refs_resolve_to_the_full_commit(repo: Path, ref: str | None) -> None:
+    assert snap(str(repo), ref).commit == git(repo, "rev-parse", "main")
+
+
+def test_branch_and_short_and_full_sha(repo: Path) -> None:
+    feature = git(repo, "rev-parse", "feature")
+    assert snap(str(repo), "feature").commit == feature
+    assert snap(str(repo), feature[:8]).commit == feature
+    assert snap(str(repo), feature).commit == feature
+    data = dict((e.path, d) for e, d in snap(str(repo), "feature").read(snap(str(repo), "feature").files))
+    assert data["pkg/a.py"] == b"raise ValueError('a2')\n"  # read from the commit, not the work tree
+
+
+def test_commit_date_is_the_committer_date_with_offset(repo: Path) -> None:
+    assert snap(str(repo), "v1").commit_date == "2023-11-15T00:13:20+02:00"
+    assert snap(str(repo), "feature").commit_date == "2023-11-14T18:13:20-05:00"
+
+
+def test_upstream_commit_from_version_file(repo: Path) -> None:
+    s = snap(str(repo), "v1")
+    assert s.upstream_commit == UPSTREAM_SHA
+    assert snap(str(repo), "v1", upstream=PKG.model_copy(update={"version_file": None})).upstream_commit is None
+
+
+def test_short_recorded_upstream_is_kept_as_information_only(tmp_path: Path) -> None:
+    r = tmp_path / "r"
+    r.mkdir()
+    git(r, "init", "-q")
+    (r / "pkg").mkdir()
+    (r / "pkg" / "_version.py").write_text("__commit_id__ = commit_id = 'g4ba787ec9'\n")
+    git(r, "add", "-A")
+    git(r, "commit", "-q", "-m", "x")
+    s = snap(str(r))
+    assert s.upstream_commit is None and s.upstream_recorded == "4ba787ec9"
+
+
+def test_include_exclude_globs(repo: Path) -> None:
+    s = snap(str(repo), "v1", include=["**/*.py"], exclude=["pkg/sub/", "**/_version.py"])
+    assert [f.path for f in s.files] == ["other.py", "pkg/a.py", "pkg/big.py"]
+    with pytest.raises(UsageError):
+        snap(str(repo), "v1", include=["!pkg"])
+
+
+def test_unknown_ref_missing_path_not_a_repo(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="unknown ref or commit 'nope'"):
+        snap(str(repo), "nope")
+    with pytest.raises(SourceError, match="unknown ref"):
+        snap(str(repo), "f" * 40)
+    with pytest.raises(SourceError, match="no such directory"):
+        snap(str(tmp_path / "missing"))
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(SourceError, match="not a git repository"):
+        snap(str(tmp_path / "plain"))
+    # a subdirectory of a repository is not that repository
+    with pytest.raises(SourceError, match="not a git repository"):
+        snap(str(repo / "pkg"))
+
+
+def test_bare_repository_and_no_writes(repo: Path, tmp_path: Path) -> None:
+    bare = tmp_path / "bare.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    before, before_wt = tree_state(bare), tree_state(repo)
+    s = snap(str(bare), "v1")
+    assert s.commit == git(repo, "rev-parse", "v1^{commit}")
+    list(s.read(s.files))
+    s2 = snap(str(repo), "feature")
+    list(s2.read(s2.files))
+    assert tree_state(bare) == before and tree_state(repo) == before_wt
+
+
+# --------------------------------------------------------------------------- refusals before git
+
+BAD_REPOS = [
+    "ext::sh -c touch% /tmp/pwned",
+    "file:///tmp/x",
+    "ssh://git@github.com/vllm-project/vllm",
+    "git@github.com:vllm-project/vllm.git",
+    "github.com:vllm-project/vllm",
+    "http://github.com/vllm-project/vllm",
+    "git://github.com/vllm-project/vllm",
+    "-uhttps://github.com/a/b",
+    "--upload-pack=touch /tmp/x",
+    "https://user:pw@github.com/a/b",
+    "https://github.com/a",
+    "https://github.com/a/../b",
+    "https://-oProxyCommand=x/a/b",
+    "https://github.com/a/b\n",
+    "https://github.com/a/b c",
+    "https://github.com/a/b?x=1",
+    "",
+]
+BAD_REFS = ["--upload-pack=touch /tmp/x", "-uevil", "-", "a..b", "main\n", "v1\x00", "a b", "HEAD~1", "x^{tree}", "@{-1}", "/abs", "x:y", "refs/heads/x.lock"]
+
+
+@pytest.fixture
+def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*a, **k):
+        raise AssertionError(f"git ran: {a}")
+
+    monkeypatch.setattr(source.subprocess, "run", boom)
+    monkeypatch.setattr(source.subprocess, "Popen", boom)
+
+
+@pytest.mark.parametrize("bad", BAD_REPOS)
+def test_bad_repo_refused_before_git(bad: str, no_git: None, tmp_path: Path) -> None:
+    with pytest.raises(SourceError) as ei:
+        snap(bad, "main", cache_dir=tmp_path / "cache")
+    assert "\n" not in str(ei.value).strip()
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("bad", BAD_REFS)
+def test_bad_ref_refused_before_git(bad: str, no_git: None, tmp_path: Path) -> None:
+    for repo_arg in ("https://github.com/vllm-project/vllm", str(tmp_path)):
+        with pytest.raises(SourceError, match="refusing ref"):
+            snap(repo_arg, bad, cache_dir=tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+
+
+@pytest.mark.parametrize("bad", ["vllm", "vllm>=0.3", "vllm==", "==1", "vllm==1;rm", "-r==1", "vllm==1 --index-url x", "vllm===1"])
+def test_bad_pypi_spec_refused_before_pip(bad: str, no_git: None) -> None:
+    with pytest.raises(SourceError, match="expected NAME==VERSION"):
+        snap(None, pypi=bad)
+
+
+def test_pypi_with_repo_is_a_usage_error(no_git: None) -> None:
+    with pytest.raises(UsageError):
+        snap("https://github.com/a/b", pypi="vllm==1")
+
+
+# --------------------------------------------------------------------------- hardened git
+
+
+def test_hardened_environment_and_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GIT_DIR", "/nonexistent")
+    monkeypatch.setenv("GIT_SSH_COMMAND", "touch /tmp/pwned")
+    env = source._git_env(allow_file=False)
+    assert env["GIT_ALLOW_PROTOCOL"] == "https"
+    assert env["GIT_TERMINAL_PROMPT"] == "0" and env["GIT_CONFIG_NOSYSTEM"] == "1"
+    assert env["GIT_CONFIG_GLOBAL"] == os.devnull and env["GIT_LFS_SKIP_SMUDGE"] == "1"
+    assert "GIT_DIR" not in env and "GIT_SSH_COMMAND" not in env
+    assert source._git_env(allow_file=True)["GIT_ALLOW_PROTOCOL"] == "https:file"
+    cmd = source._git_cmd(None, False)
+    for opt in ("core.hooksPath=/dev/null", "protocol.allow=never", "protocol.https.allow=always"):
+        assert opt in cmd
+    assert "protocol.file.allow=always" not in cmd
+
+
+def test_hostile_global_config_and_env_have_no_effect(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = tmp_path / "gitconfig"
+    bad.write_text("[core\n this is not config\n")  # git refuses to run at all with this
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / ".gitconfig").write_text(bad.read_text())
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(bad))
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "elsewhere"))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'core.bare'='maybe'")
+    s = snap(str(repo), "v1")
+    assert [f.path for f in s.files][0] == "pkg/_version.py"
+
+
+def test_replace_refs_are_ignored(repo: Path) -> None:
+    a = git(repo, "rev-parse", "v1:pkg/a.py")
+    git(repo, "replace", a, hash_object(repo, b"raise Replaced\n"))
+    s = snap(str(repo), "v1")
+    assert dict((e.path, d) for e, d in s.read(s.files))["pkg/a.py"] == b"raise ValueError('a')\n"
+
+
+# --------------------------------------------------------------------------- remote fetch (file:// stands in for https)
+
+
+@pytest.fixture
+def remote(repo: Path, tmp_path: Path) -> RemoteURL:
+    bare = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
+    git(bare, "config", "uploadpack.allowAnySHA1InWant", "true")
+    return RemoteURL(url=bare.as_uri(), host="example.invalid", owner="acme", name="pkg")
+
+
+def remote_snap(remote: RemoteURL, ref: str | None, cache: Path) -> source.Snapshot:
+    return source._open_remote(
+        remote, ref, cache, _allow_file=True, repo=source._repo_ref(PKG), upstream=PKG,
+        include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000,
+    )
+
+
+def cache_git(cache: Path) -> Path:
+    (d,) = (cache / "repos").iterdir()
+    return d
+
+
+def test_fetch_tag_then_reuse_cache_offline(repo: Path, remote: RemoteURL, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    s = remote_snap(remote, "v1", cache)
+    assert s.commit == git(repo, "rev-parse", "v1^{commit}")
+    assert (cache_git(cache) / "shallow").is_file()  # depth 1
+    assert {e.path: d for e, d in s.read(s.files)}["pkg/a.py"] == b"raise ValueError('a')\n"
+    s.close()
+    assert git(cache_git(cache), "for-each-ref", "refs/errcat/tmp") == ""
+    # the remote disappears: tags and full ids already in the cache need no fetch
+    shutil.move(Path(remote.url.removeprefix("file://")), tmp_path / "gone.git")
+    assert remote_snap(remote, "v1", cache).commit == s.commit
+    assert remote_snap(remote, s.commit, cache).commit == s.commit
+    with pytest.raises(SourceError, match="cannot fetch 'main'"):
+        remote_snap(remote, "main", cache)  # branches move: always fetched
+
+
+def test_fetch_branch_and_full_sha(repo: Path, remote: RemoteURL, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    feature = git(repo, "rev-parse", "feature")
+    assert remote_snap(remote, "feature", cache).commit == feature
+    main = git(repo, "rev-parse", "main")
+    assert remote_snap(remote, main, cache).commit == main
+    assert remote_snap(remote, None, cache).commit == main  # upstream branch, else HEAD
+
+
+def test_fetch_errors(remote: RemoteURL, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    with pytest.raises(SourceError, match="cannot fetch 'nope'") as ei:
+        remote_snap(remote, "nope", cache)
+    assert "\n" not in str(ei.value)
+    with pytest.raises(SourceError, match="abbreviated commit ids"):
+        remote_snap(remote, "deadbeef", cache)
+    assert git(cache_git(cache), "for-each-ref") == ""  # nothing half-written
+    unreachable = RemoteURL(url=(tmp_path / "nothing.git").as_uri(), host="h", owner="o", name="n")
+    with pytest.raises(SourceError, match="cannot fetch"):
+        remote_snap(unreachable, "main", tmp_path / "cache2")
+
+
+def test_file_transport_is_refused_without_the_test_switch(remote: RemoteURL, tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="cannot fetch"):
+        source._open_remote(remote, "v1", tmp_path / "c", repo=source._repo_ref(PKG), upstream=PKG,
+                            include=["**"], exclude=[], max_blob_bytes=10)
+
+
+def test_hooks_in_the_cache_repo_do_not_run(remote: RemoteURL, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    remote_snap(remote, "v1", cache)
+    marker = tmp_path / "hook-ran"
+    for hook in ("reference-transaction", "post-update", "post-checkout"):
+        h = cache_git(cache) / "hooks" / hook
+        h.parent.mkdir(exist_ok=True)
+        h.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        h.chmod(0o755)
+    remote_snap(remote, "feature", cache)
+    assert not marker.exists()
+
+
+def test_cache_dir_from_environment(remote: RemoteURL, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ERRCAT_CACHE_DIR", str(tmp_path / "envcache"))
+    assert source.cache_root(None) == tmp_path / "envcache"
+    assert source.cache_root(tmp_path / "explicit") == tmp_path / "explicit"
+    remote_snap(remote, "v1", None)
+    assert cache_git(tmp_path / "envcache").name.startswith("example.invalid-acme-pkg-")
+
+
+def test_cache_dir_name_is_safe(tmp_path: Path) -> None:
+    r = source.parse_https_url("https://GitHub.com/vllm-project/vllm.git/")
+    assert r.url == "https://github.com/vllm-project/vllm"
+    d = source._repo_cache(tmp_path, r)
+    assert d.parent == tmp_path / "repos" and d.name.startswith("github.com-vllm-project-vllm-")
+
+
+# --------------------------------------------------------------------------- wheels
+
+
+def make_wheel(path: Path, version_line: str | None) -> Path:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        def add(name: str, data: bytes, mode: int = 0o100644, when=(2025, 3, 4, 5, 6, 8)) -> None:
+            info = zipfile.ZipInfo(name, date_time=when)
+            info.external_attr = mode << 16
+            info.compress_type = zipfile.ZIP_DEFLATED
+            z.writestr(info, data)
+
+        add("pkg/__init__.py", b"raise ImportError('x')\n", when=(2025, 1, 1, 0, 0, 0))
+        add("pkg/sub/m.py", b"assert 1\n")
+        if version_line is not None:
+            add("pkg/_version.py", version_line.encode(), when=(2025, 2, 3, 4, 5, 6))
+        add("pkg/link.py", b"__init__.py", mode=0o120777)
+        add("pkg/huge.py", b"#" * 5000)
+        add("pkg/../evil.py", b"x")
+        add("pkg/data.json", b"{}")
+        add("pkg-1.0.dist-info/METADATA", b"Name: pkg\n")
+    return path
+
+
+def wheel_snap(path: Path, **kw) -> source.Snapshot:
+    return open_wheel(path, source="pypi:pkg==1.0", repo=source._repo_ref(PKG), upstream=PKG,
+                      include=kw.get("include", ["pkg/**/*.py"]), exclude=[], max_blob_bytes=1000)
+
+
+def test_wheel_with_recorded_commit(tmp_path: Path) -> None:
+    w = make_wheel(tmp_path / "pkg-1.0-py3-none-any.whl", f"__commit_id__ = commit_id = '{UPSTREAM_SHA}'\n")
+    s = wheel_snap(w)
+    assert [f.path for f in s.files] == ["pkg/__init__.py", "pkg/_version.py", "pkg/sub/m.py"]
+    assert s.commit == s.upstream_commit == UPSTREAM_SHA
+    assert s.commit_date == "2025-02-03T04:05:06+00:00" and s.source == "pypi:pkg==1.0"
+    assert {k.path: k.reason for k in s.skipped} == {
+        "pkg/link.py": "symlink",
+        "pkg/huge.py": "over size limit (5000 > 1000 bytes)",
+        "pkg/../evil.py": "unsafe path in archive",
+    }
+    got = dict((e.path, d) for e, d in s.read(s.files))
+    assert got["pkg/__init__.py"] == b"raise ImportError('x')\n"
+    r = tmp_path / "g"
+    r.mkdir()
+    git(r, "init", "-q")
+    for e in s.files:
+        assert e.blob == hash_object(r, got[e.path]) and e.size == len(got[e.path])
+    s.close()
+
+
+def test_wheel_without_recorded_commit_uses_a_content_hash(tmp_path: Path) -> None:
+    w1 = make_wheel(tmp_path / "a.whl", None)
+    w2 = make_wheel(tmp_path / "b.whl", "__commit_id__ = commit_id = 'g4ba787ec9'\n")
+    s1, s1b, s2 = wheel_snap(w1), wheel_snap(w1), wheel_snap(w2)
+    assert s1.commit == s1b.commit and len(s1.commit) == 40 and s1.upstream_commit is None
+    listing = "".join(f"{e.path}\0{e.blob}\n" for e in s1.files).encode()
+    assert s1.commit == hashlib.sha1(listing).hexdigest()
+    assert "content hash" in s1.source and s1.source.startswith("pypi:pkg==1.0")
+    assert s1.commit_date == "2025-03-04T05:06:08+00:00"  # newest selected file
+    assert s2.upstream_recorded == "4ba787ec9" and s2.commit != s1.commit
+
+
+def test_pypi_uses_the_cached_wheel_without_pip(tmp_path: Path, no_git: None) -> None:
+    d = tmp_path / "pypi" / "pkg-1.0"
+    d.mkdir(parents=True)
+    make_wheel(d / "pkg-1.0-py3-none-any.whl", f"commit_id = '{UPSTREAM_SHA}'\n")
+    s = snap(None, pypi="pkg==1.0", cache_dir=tmp_path)
+    assert s.commit == UPSTREAM_SHA and s.source == "pypi:pkg==1.0" and s.ref is None
+
+
+def test_pypi_download_needs_network(tmp_path: Path) -> None:
+    """Downloads one tiny pure-Python wheel; skips cleanly when the index is unreachable."""
+    up = Upstream(name="six", url="https://github.com/benjaminp/six", include=["*.py"])
+    try:
+        s = snap(None, pypi="six==1.16.0", cache_dir=tmp_path, upstream=up)
+    except SourceError as e:
+        pytest.skip(f"package index unreachable: {e}")
+    assert [f.path for f in s.files] == ["six.py"] and "content hash" in s.source
+    assert sorted(p.name for p in (tmp_path / "pypi" / "six-1.16.0").iterdir()) == ["six-1.16.0-py2.py3-none-any.whl"]
+
+
+# --------------------------------------------------------------------------- globs
+
+GLOBS = [
+    ("vllm/**/*.py", "vllm/a.py", True),
+    ("vllm/**/*.py", "vllm/x/y/a.py", True),
+    ("vllm/**/*.py", "other/vllm/a.py", False),
+    ("vllm/**/*.py", "vllm/a.pyc", False),
+    ("*.py", "a.py", True),
+    ("*.py", "deep/er/a.py", True),  # no slash: any depth
+    ("/*.py", "deep/a.py", False),
+    ("/*.py", "a.py", True),
+    ("vllm/*.py", "vllm/x/a.py", False),
+    ("**/tests/**", "a/tests/b/c.py", True),
+    ("tests/", "tests/x.py", True),
+    ("tests/", "a/tests/x.py", True),
+    ("tests", "tests", True),
+    ("vllm/third_party", "vllm/third_party/x/y.py", True),
+    ("a?c.py", "abc.py", True),
+    ("a?c.py", "a/c.py", False),
+    ("[ab].py", "b.py", True),
+    ("[!ab].py", "c.py", True),
+    ("[!ab].py", "a.py", False),
+    ("\\*.py", "*.py", True),
+    ("\\*.py", "x.py", False),
+    ("**", "anything/at/all", True),
+]
+
+
+@pytest.mark.parametrize("pattern,path,expected", GLOBS)
+def test_gitwildmatch(pattern: str, path: str, expected: bool) -> None:
+    assert bool(glob_regex(pattern).fullmatch(path)) is expected
+
+
+def test_exclude_wins() -> None:
+    f = PathFilter(["vllm/**/*.py"], ["vllm/third_party/"])
+    assert f("vllm/a.py") and not f("vllm/third_party/x.py")
+    assert not PathFilter([], [])("a.py")
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_globs_agree_with_pathspec() -> None:
+    pathspec = pytest.importorskip("pathspec")
+    from hypothesis import given, settings, strategies as st
+
+    seg = st.sampled_from(["a", "b", "ab", "*", "?", "**", "a*", "*.py", "[ab]", "x.py"])
+    pats = st.lists(seg, min_size=1, max_size=4).map("/".join)
+    paths = st.lists(st.sampled_from(["a", "b", "ab", "x.py", "a.py", "c"]), min_size=1, max_size=5).map("/".join)
+
+    @settings(max_examples=1000, deadline=None)
+    @given(pats, paths, st.booleans(), st.booleans())
+    def check(pat: str, path: str, lead: bool, trail: bool) -> None:
+        pat = ("/" if lead else "") + pat + ("/" if trail else "")
+        spec = pathspec.PathSpec.from_lines("gitwildmatch", [pat])
+        assert bool(glob_regex(pat).fullmatch(path)) == spec.match_file(path), pat
+
+    check()
+
+
+# --------------------------------------------------------------------------- the real vLLM releases repo
+
+VLLM_DATA = Path("/work/data/vllm")
+
+
+@pytest.mark.skipif(not (VLLM_DATA / ".git").exists(), reason="no local vLLM releases repo")
+def test_vllm_release_speed() -> None:
+    t0 = time.perf_counter()
+    s = snap(str(VLLM_DATA), "v0.33.0", upstream=VLLM)
+    t1 = time.perf_counter()
+    total = sum(len(d) for _, d in s.read(s.files))
+    t2 = time.perf_counter()
+    print(f"\nvllm v0.33.0: {len(s.files)} files, {total} bytes; list {t1 - t0:.3f}s, read {t2 - t1:.3f}s")
+    assert len(s.files) > 2000 and all(f.path.startswith("vllm/") and f.path.endswith(".py") for f in s.files)
+    assert s.commit == "3029f2fc46f9e66448e87060c7575522b2d75263"
+    assert t2 - t0 < 3.0  # generous: shared CI machines; typical is ~0.5s
