@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from .diff import KIND_ORDER, Change, ChangeKind, DiffReport
-from .jsonio import dump_model
+from .jsonio import dumps
 
 FORMATS = ("oneline", "markdown", "github", "json")
 
@@ -22,7 +22,7 @@ MARKDOWN_LIMIT = 150
 
 def render(report: DiffReport, fmt: str) -> str:
     if fmt == "json":
-        return dump_model(report).decode("utf-8")
+        return dumps(report).decode("utf-8")
     if fmt == "markdown":
         return markdown(report)
     if fmt == "github":

@@ -18,14 +18,13 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Iterable
 
 from .diff import link
 from .errors import DataError
 from .ids import entry_key
-from .models import History, Index, Lifetime, Manifest, Record
-from .output import index_for
+from .models import History, Lifetime, Manifest, Record
+from .output import render_dataset
 
 State = dict[str, Record]
 
@@ -96,20 +95,16 @@ def seed(records: Iterable[Record], manifest: Manifest) -> State:
     return advance({}, [r for r in records if not is_retired(r)], version_of(manifest.ref), manifest.commit)
 
 
-@dataclass
-class Written:
-    records: list[Record]
-    manifest: Manifest
-    index: Index
+def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
+    """The files of the newest crawl's dataset with the state's records, live and retired, by id.
 
-
-def dataset_from(state: State, manifest: Manifest) -> Written:
-    """The newest crawl's manifest with the state's records: live and retired, by id."""
-    records = [state[eid] for eid in sorted(state)]
-    retired = {r.id for r in records if is_retired(r)}
-    counts = manifest.counts.model_copy(update={"entries": len(records) - len(retired), "retired": len(retired)})
-    manifest = manifest.model_copy(update={"counts": counts})
-    index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
-    for row in index.entries:
-        row.retired = row.id in retired
-    return Written(records, manifest, index)
+    The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
+    same commit leaves the history alone), with entries counting live records and ``retired``
+    the rest. Validated by ``render_dataset`` like every dataset.
+    """
+    records = [state[eid].model_dump(mode="json") for eid in sorted(state)]
+    retired = sum(1 for eid in state if is_retired(state[eid]))
+    data = manifest.model_dump(mode="json")
+    data.pop("content_digest", None)
+    data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired}
+    return render_dataset(records, data)

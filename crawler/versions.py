@@ -19,9 +19,9 @@ from .dataset import load_manifest, load_records
 from .diff import DiffReport, Side, diff_records, live, side_of
 from .errors import DataError, SourceError, UsageError
 from .extract import EXTRACTOR_VERSION
-from .history import State, advance, dataset_from, seed, version_of
+from .history import State, advance, render_state, seed, version_of
 from .models import Manifest, Record
-from .output import dataset_dir, render_dataset, write_dataset
+from .output import dataset_dir, write_dataset
 from .validate import find_datasets
 
 Progress = Callable[[str], None]
@@ -216,8 +216,7 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
             state = advance(state, data.records, version_of(ref) or ref, data.manifest.commit)
             newest = data.manifest
     assert newest is not None
-    written = dataset_from(state, newest)
-    files = render_dataset(written.records, written.manifest, written.index)
+    files = render_state(state, newest)
     target = write_dataset(dataset_dir(out, newest.repo.owner, newest.repo.name), files)
     return target, state
 
@@ -293,8 +292,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
             state = advance(seed(old.records, old.manifest), new.records, version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
-    written = dataset_from(state, new.manifest)
-    files = render_dataset(written.records, written.manifest, written.index)
+    files = render_state(state, new.manifest)
     changed = _tree(target) != files
     if changed:
         write_dataset(target, files)

@@ -163,7 +163,7 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=... and commit=...
     to it for the workflow's later steps.
     """
-    from .jsonio import dump_model
+    from .jsonio import dumps
     from .versions import DEFAULT_TAG_PATTERN, check_output_commit, sync as run_sync
 
     if ref and latest_tag:
@@ -176,7 +176,7 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     if changelog is not None:
         _write(result.changelog, changelog)
     if report_path is not None and result.report is not None:
-        _write(dump_model(result.report).decode("utf-8"), report_path)
+        _write(dumps(result.report).decode("utf-8"), report_path)
     flag = "true" if result.changed else "false"
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:
