@@ -67,7 +67,7 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
         "repo": snapshot.repo.model_dump(mode="json"),
         "commit": snapshot.commit,
         "commit_date": snapshot.commit_date,
-        "upstream_commit": snapshot.upstream_commit,
+        "upstream_commit": upstream_commit(snapshot),
         "ref": snapshot.ref,
         "source": snapshot.source,
         "include": include,
@@ -76,6 +76,11 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
         "skipped": [[s.path, s.reason] for s in snapshot.skipped],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def upstream_commit(snapshot: Any) -> str | None:
+    """The upstream commit a release records, full or abbreviated, when it is not the crawled one."""
+    return snapshot.upstream_commit or getattr(snapshot, "upstream_recorded", None)
 
 
 def current_manifest(target: Path, digest: str) -> Manifest | None:
@@ -133,7 +138,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         repo=snapshot.repo,
         commit=snapshot.commit,
         commit_date=snapshot.commit_date,
-        upstream_commit=snapshot.upstream_commit,
+        upstream_commit=upstream_commit(snapshot),
         source=snapshot.source,
     )
     records = build_records(identity, sites, exceptions)
@@ -145,7 +150,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         "repo": snapshot.repo.model_dump(mode="json"),
         "commit": snapshot.commit,
         "commit_date": snapshot.commit_date,
-        "upstream_commit": snapshot.upstream_commit,
+        "upstream_commit": identity.upstream_commit,
         "ref": snapshot.ref,
         "source": snapshot.source,
         "include": include,

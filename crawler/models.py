@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 SCHEMA_VERSION = "1"
 ID_PATTERN = r"^[0-9a-f]{16}$"
 COMMIT_PATTERN = r"^[0-9a-f]{40}$"
+#: Releases often record an abbreviated upstream commit (vLLM's _version.py: 'g4ba787ec9').
+UPSTREAM_COMMIT_PATTERN = r"^[0-9a-f]{7,40}$"
 
 SiteKind = Literal["raise", "assert"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
@@ -133,7 +135,7 @@ class Provenance(Model):
     repo: str = Field(description="owner/name")
     commit: str = Field(pattern=COMMIT_PATTERN)
     commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
-    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py), when the crawled commit is not itself upstream's; permalinks use it.")
+    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
     errcat_version: str
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
 
@@ -223,7 +225,7 @@ class Manifest(Model):
     repo: RepoRef
     commit: str = Field(pattern=COMMIT_PATTERN)
     commit_date: str
-    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN)
+    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN)
     ref: str | None = None
     source: str
     include: list[str]

@@ -192,3 +192,18 @@ def test_validate_exit_codes(upstream, cli, tmp_path):
     assert result.exit_code == 1
     assert f"errors/{record.name}: 'exception' is a required property" in result.stdout
     assert cli("validate", tmp_path / "nowhere").exit_code == 2
+
+
+def test_an_up_to_date_dataset_is_left_alone_and_a_damaged_one_rewritten(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    cli(*crawl_args(upstream, out))
+    dataset = out / "acme" / "widgets"
+    before = read_tree(out)
+    stamps = {p: p.stat().st_mtime_ns for p in dataset.rglob("*.json")}
+    again = cli(*crawl_args(upstream, out))
+    assert "unchanged" in again.stderr and read_tree(out) == before
+    assert {p: p.stat().st_mtime_ns for p in dataset.rglob("*.json")} == stamps
+    victim = next((dataset / "errors").glob("*.json"))
+    victim.write_text("{}")
+    repaired = cli(*crawl_args(upstream, out))
+    assert "wrote" in repaired.stderr and read_tree(out) == before

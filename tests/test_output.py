@@ -5,8 +5,8 @@ import pytest
 
 from crawler.catalogue import Identity, build_records
 from crawler.errors import DataError
-from crawler.models import Counts, Manifest, RepoRef
-from crawler.output import index_for, recover, render_dataset, write_dataset
+from crawler.models import Record, RepoRef
+from crawler.output import recover, render_dataset, write_dataset
 from crawler.validate import validate_dataset
 
 COMMIT = "a" * 40
@@ -23,14 +23,19 @@ def site(text, line, path="pkg/mod.py", exception="ValueError", qualname="f"):
     }
 
 
+def manifest_for(records, sites=0):
+    return {
+        "schema_version": "1", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
+        "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": None, "source": "git",
+        "include": ["**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
+        "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": sites, "entries": len(records), "bare_asserts": 0, "reraises": 0},
+    }
+
+
 def dataset_files(sites):
+    """Records built from site dicts, and every file of their dataset."""
     records = build_records(IDENTITY, sites)
-    manifest = Manifest(
-        errcat_version="0", extractor_version="0", repo=IDENTITY.repo, commit=COMMIT, commit_date=IDENTITY.commit_date,
-        source="git", include=["**/*.py"], exclude=[],
-        counts=Counts(files=1, parsed=1, skipped=0, sites=len(sites), entries=len(records)), skipped=[],
-    )
-    return records, render_dataset(records, manifest, index_for(records, "o/n", COMMIT))
+    return records, render_dataset(records, manifest_for(records, len(sites)))
 
 
 def snapshot(directory):
@@ -40,10 +45,16 @@ def snapshot(directory):
 def test_sites_with_one_template_are_one_entry_with_the_first_site_primary():
     records, _ = dataset_files([site("boom", 30, path="pkg/b.py"), site("boom", 9, path="pkg/b.py"), site("other", 1)])
     assert len(records) == 2
-    boom = next(r for r in records if r.message.text == "boom")
-    assert [s.line for s in boom.sites] == [9, 30]
-    assert boom.location.line == 9
-    assert boom.location.permalink == f"https://github.com/o/n/blob/{COMMIT}/pkg/b.py#L9"
+    boom = next(r for r in records if r["message"]["text"] == "boom")
+    assert [s["line"] for s in boom["sites"]] == [9, 30]
+    assert boom["location"]["line"] == 9
+    assert boom["location"]["permalink"] == f"https://github.com/o/n/blob/{COMMIT}/pkg/b.py#L9"
+
+
+def test_records_built_as_dicts_have_exactly_the_models_shape():
+    records, _ = dataset_files([site("boom", 3), site("bang", 5)])
+    for record in records:
+        assert Record.model_validate(record).model_dump(mode="json") == record
 
 
 def test_written_dataset_validates_and_is_deterministic(tmp_path):
@@ -55,27 +66,27 @@ def test_written_dataset_validates_and_is_deterministic(tmp_path):
     write_dataset(target, files)
     assert snapshot(target) == first
     assert all(data.endswith(b"\n") for data in first.values())
-    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl", *(f"errors/{r.id}.json" for r in records)])
+    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl", *(f"errors/{r['id']}.json" for r in records)])
     assert len(first["errors.jsonl"].splitlines()) == 2
 
 
 def test_validate_reports_every_problem_with_its_pointer(tmp_path):
     records, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)
-    path = target / "errors" / f"{records[0].id}.json"
+    path = target / "errors" / f"{records[0]['id']}.json"
     data = json.loads(path.read_text())
     data["location"]["line"] = "three"
     data["sites"][0]["kind"] = "yell"
     path.write_text(json.dumps(data))
     problems = [str(p) for p in validate_dataset(target)]
-    assert f"errors/{records[0].id}.json#/location/line: 'three' is not of type 'integer'" in problems
-    assert any(p.startswith(f"errors/{records[0].id}.json#/sites/0/kind") for p in problems)
+    assert f"errors/{records[0]['id']}.json#/location/line: 'three' is not of type 'integer'" in problems
+    assert any(p.startswith(f"errors/{records[0]['id']}.json#/sites/0/kind") for p in problems)
 
 
 def test_validate_reports_missing_and_unlisted_records(tmp_path):
     records, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)
-    (target / "errors" / f"{records[0].id}.json").rename(target / "errors" / "0000000000000000.json")
+    (target / "errors" / f"{records[0]['id']}.json").rename(target / "errors" / "0000000000000000.json")
     problems = [str(p) for p in validate_dataset(target)]
     assert any("has no file" in p for p in problems)
     assert any(p.startswith("errors/0000000000000000.json#/id") for p in problems)
@@ -86,26 +97,18 @@ def test_invalid_data_writes_nothing(tmp_path):
     target = write_dataset(tmp_path / "o" / "n", files)
     before = snapshot(target)
     records, _ = dataset_files([site("boom", 3)])
-    records[0].id = "../../escape"
+    records[0]["id"] = "../../escape"
     with pytest.raises((DataError, ValueError)):
-        render_dataset(records, *dataset_manifest_and_index(records))
+        render_dataset(records, manifest_for(records))
     assert snapshot(target) == before
     assert os.listdir(tmp_path / "o") == ["n"]
 
 
-def dataset_manifest_and_index(records):
-    manifest = Manifest(
-        errcat_version="0", extractor_version="0", repo=IDENTITY.repo, commit=COMMIT, commit_date=IDENTITY.commit_date,
-        source="git", include=[], exclude=[], counts=Counts(files=0, parsed=0, skipped=0, sites=0, entries=0), skipped=[],
-    )
-    return manifest, index_for(records, "o/n", COMMIT)
-
-
 def test_schema_failure_names_the_problem_and_writes_nothing(tmp_path):
     records, _ = dataset_files([site("boom", 3)])
-    records[0].location.line = 0  # assignment is not validated: the schema check must catch it
+    records[0]["location"]["line"] = 0
     with pytest.raises(DataError, match=r"location/line"):
-        render_dataset(records, *dataset_manifest_and_index(records))
+        render_dataset(records, manifest_for(records))
 
 
 def test_interrupted_swap_is_repaired(tmp_path):
@@ -137,7 +140,7 @@ def test_both_validation_engines_report_the_same_places(corrupt):
     from crawler.validate import check
 
     records, files = dataset_files([site("boom", 3)])
-    data = json.loads(files[f"errors/{records[0].id}.json"])
+    data = json.loads(files[f"errors/{records[0]['id']}.json"])
     assert check("record", data, "r", "reference") == check("record", data, "r", "fast") == []
     corrupt(data)
     reference = {p.pointer for p in check("record", data, "r", "reference")}
