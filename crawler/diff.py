@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import enum
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Iterable, Literal
 
 from pydantic import Field
@@ -31,13 +31,14 @@ REWORD_RATIO = 0.6
 class ChangeKind(enum.Enum):
     """A class of change; the value reads as the message a maintainer sees."""
 
-    ADDED = "error added"
+    # Most telling first: the order of the report, the changelog and the annotations.
     REMOVED = "error removed"
-    MOVED = "error moved"
     REWORDED = "message reworded"
     EXCEPTION_CHANGED = "exception changed"
-    SITES_ADDED = "sites added"
+    ADDED = "error added"
     SITES_REMOVED = "sites removed"
+    SITES_ADDED = "sites added"
+    MOVED = "error moved"
 
     @property
     def slug(self) -> str:
@@ -52,7 +53,7 @@ class ChangeKind(enum.Enum):
         raise ValueError(slug)
 
 
-KindSlug = Literal["added", "removed", "moved", "reworded", "exception-changed", "sites-added", "sites-removed"]
+KindSlug = Literal["removed", "reworded", "exception-changed", "added", "sites-removed", "sites-added", "moved"]
 assert set(KindSlug.__args__) == {k.slug for k in ChangeKind}  # type: ignore[attr-defined]
 KIND_ORDER = {kind.slug: n for n, kind in enumerate(ChangeKind)}
 
@@ -103,13 +104,13 @@ class Side(Model):
 
 
 class DiffCounts(Model):
-    added: int = 0
     removed: int = 0
-    moved: int = 0
     reworded: int = 0
     exception_changed: int = 0
-    sites_added: int = 0
+    added: int = 0
     sites_removed: int = 0
+    sites_added: int = 0
+    moved: int = 0
     unchanged: int = Field(default=0, description="Ids on both sides with the same sites.")
 
     def of(self, kind: ChangeKind) -> int:
@@ -158,8 +159,9 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
     """(moved pairs, added, removed) between the sites of one id on two sides.
 
     Unchanged sites (same path and line) drop out; the rest pair by file and function, then by
-    function alone (a file renamed), then one to one when exactly as many are left on each side
-    (the raise went to another function). Leftovers are sites added or removed.
+    function alone when that name is unambiguous (a file renamed; not ``__getattr__`` in five
+    modules), then a lone site on each side (the raise went to another function). Leftovers are
+    sites added or removed.
     """
     old_left = sorted(old, key=lambda s: (s.path, s.line))
     new_left = sorted(new, key=lambda s: (s.path, s.line))
@@ -168,21 +170,29 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
     old_left = [s for s in old_left if (s.path, s.line) not in new_spots]
     new_left = [s for s in new_left if (s.path, s.line) not in old_spots]
     pairs: list[tuple[Site, Site]] = []
-    for key in (lambda s: (s.path, s.qualname), lambda s: s.qualname):
-        waiting: dict[object, list[Site]] = defaultdict(list)
-        for s in new_left:
-            waiting[key(s)].append(s)
-        rest = []
-        for s in old_left:
-            bucket = waiting.get(key(s))
-            if bucket:
-                pairs.append((s, bucket.pop(0)))
-            else:
-                rest.append(s)
-        old_left = rest
-        taken = {id(n) for _, n in pairs}
-        new_left = [s for s in new_left if id(s) not in taken]
-    if old_left and len(old_left) == len(new_left):
+    # 1. same file, same function: in line order.
+    waiting: dict[tuple[str, str], list[Site]] = defaultdict(list)
+    for s in new_left:
+        waiting[(s.path, s.qualname)].append(s)
+    rest = []
+    for s in old_left:
+        bucket = waiting.get((s.path, s.qualname))
+        if bucket:
+            pairs.append((s, bucket.pop(0)))
+        else:
+            rest.append(s)
+    taken = {id(n) for _, n in pairs}
+    old_left, new_left = rest, [s for s in new_left if id(s) not in taken]
+    # 2. same function in another file, when exactly one site on each side has that name.
+    old_names = Counter(s.qualname for s in old_left)
+    new_names = Counter(s.qualname for s in new_left)
+    moved = {q for q in old_names if old_names[q] == 1 and new_names.get(q) == 1}
+    for q in sorted(moved):
+        pairs.append((next(s for s in old_left if s.qualname == q), next(s for s in new_left if s.qualname == q)))
+    old_left = [s for s in old_left if s.qualname not in moved]
+    new_left = [s for s in new_left if s.qualname not in moved]
+    # 3. an entry with one site on each side: the raise went elsewhere.
+    if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
         pairs += list(zip(old_left, new_left))
         old_left, new_left = [], []
     pairs.sort(key=lambda p: (p[1].path, p[1].line))

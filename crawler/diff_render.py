@@ -15,9 +15,9 @@ from .jsonio import dumps
 
 FORMATS = ("oneline", "markdown", "github", "json")
 
-#: Entries listed per class in the markdown changelog; the rest are counted. Keeps a pull request
-#: body well under GitHub's 65536-character limit even for a large upstream refactor.
-MARKDOWN_LIMIT = 150
+#: Characters of entries the markdown changelog lists, most telling classes first; past it each
+#: class says how many more there are. A pull request body is capped at 65536 characters.
+MARKDOWN_BUDGET = 60_000
 
 
 def render(report: DiffReport, fmt: str) -> str:
@@ -46,7 +46,7 @@ def oneline(report: DiffReport) -> str:
 
 # --------------------------------------------------------------------------- markdown
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~&])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~&])")
 
 
 def md_text(text: str) -> str:
@@ -100,7 +100,8 @@ def _entry(c: Change) -> str:
     return f"- {head} — {detail}{ident}"
 
 
-def markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
+def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
+    """The changelog: a heading, the counts, then each class's entries, most telling first."""
     old, new = report.old, report.new
     out = [f"## Error catalogue: {md_text(report.repo)} {md_text(old.label)} → {md_text(new.label)}", ""]
     out.append(
@@ -120,12 +121,20 @@ def markdown(report: DiffReport, limit: int = MARKDOWN_LIMIT) -> str:
     by_kind: dict[str, list[Change]] = {}
     for c in report.changes:
         by_kind.setdefault(c.kind, []).append(c)
+    left = budget
     for slug in sorted(by_kind, key=KIND_ORDER.__getitem__):
         entries = by_kind[slug]
         out += ["", f"### {ChangeKind.from_slug(slug).value.capitalize()} ({len(entries)})", ""]
-        out += [_entry(c) for c in entries[:limit]]
-        if len(entries) > limit:
-            out.append(f"- … and {len(entries) - limit} more (see the JSON report: `errcat diff --format json`)")
+        shown = 0
+        for c in entries:
+            line = _entry(c)
+            if len(line) + 1 > left:
+                break
+            out.append(line)
+            left -= len(line) + 1
+            shown += 1
+        if shown < len(entries):
+            out.append(f"- … and {len(entries) - shown} more: `errcat diff --format json` lists every change.")
     return "\n".join(out) + "\n"
 
 
