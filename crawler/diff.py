@@ -159,8 +159,8 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
     """(moved pairs, added, removed) between the sites of one id on two sides.
 
     Unchanged sites (same path and line) drop out; the rest pair by file and function, then by
-    function alone when that name is unambiguous (a file renamed; not ``__getattr__`` in five
-    modules), then a lone site on each side (the raise went to another function). Leftovers are
+    file name and function when that is unambiguous (a file moved to another package; not
+    ``__getattr__`` of one module paired with another's), then a lone site on each side (the raise went to another function). Leftovers are
     sites added or removed.
     """
     old_left = sorted(old, key=lambda s: (s.path, s.line))
@@ -183,14 +183,17 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
             rest.append(s)
     taken = {id(n) for _, n in pairs}
     old_left, new_left = rest, [s for s in new_left if id(s) not in taken]
-    # 2. same function in another file, when exactly one site on each side has that name.
-    old_names = Counter(s.qualname for s in old_left)
-    new_names = Counter(s.qualname for s in new_left)
-    moved = {q for q in old_names if old_names[q] == 1 and new_names.get(q) == 1}
-    for q in sorted(moved):
-        pairs.append((next(s for s in old_left if s.qualname == q), next(s for s in new_left if s.qualname == q)))
-    old_left = [s for s in old_left if s.qualname not in moved]
-    new_left = [s for s in new_left if s.qualname not in moved]
+    # 2. the file moved (same file name, same function), when exactly one site on each side fits.
+    def spot(s: Site) -> tuple[str, str]:
+        return s.path.rpartition("/")[2], s.qualname
+
+    old_names = Counter(spot(s) for s in old_left)
+    new_names = Counter(spot(s) for s in new_left)
+    moved = {k for k in old_names if old_names[k] == 1 and new_names.get(k) == 1}
+    for k in sorted(moved):
+        pairs.append((next(s for s in old_left if spot(s) == k), next(s for s in new_left if spot(s) == k)))
+    old_left = [s for s in old_left if spot(s) not in moved]
+    new_left = [s for s in new_left if spot(s) not in moved]
     # 3. an entry with one site on each side: the raise went elsewhere.
     if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
         pairs += list(zip(old_left, new_left))

@@ -18,6 +18,8 @@ FORMATS = ("oneline", "markdown", "github", "json")
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
 #: class says how many more there are. A pull request body is capped at 65536 characters.
 MARKDOWN_BUDGET = 60_000
+#: Entries of each class listed before the budget goes to the most telling classes.
+SAMPLE = 10
 
 
 def render(report: DiffReport, fmt: str) -> str:
@@ -121,20 +123,21 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
     by_kind: dict[str, list[Change]] = {}
     for c in report.changes:
         by_kind.setdefault(c.kind, []).append(c)
+    sections = [(slug, by_kind[slug], [_entry(c) for c in by_kind[slug]]) for slug in sorted(by_kind, key=KIND_ORDER.__getitem__)]
+    # Every class shows a sample first; what is left of the budget goes to the most telling.
+    shown = {slug: 0 for slug, _, _ in sections}
     left = budget
-    for slug in sorted(by_kind, key=KIND_ORDER.__getitem__):
-        entries = by_kind[slug]
+    for quota in (SAMPLE, None):
+        for slug, _, lines in sections:
+            stop = len(lines) if quota is None else min(len(lines), quota)
+            while shown[slug] < stop and len(lines[shown[slug]]) + 1 <= left:
+                left -= len(lines[shown[slug]]) + 1
+                shown[slug] += 1
+    for slug, entries, lines in sections:
         out += ["", f"### {ChangeKind.from_slug(slug).value.capitalize()} ({len(entries)})", ""]
-        shown = 0
-        for c in entries:
-            line = _entry(c)
-            if len(line) + 1 > left:
-                break
-            out.append(line)
-            left -= len(line) + 1
-            shown += 1
-        if shown < len(entries):
-            out.append(f"- … and {len(entries) - shown} more: `errcat diff --format json` lists every change.")
+        out += lines[: shown[slug]]
+        if shown[slug] < len(entries):
+            out.append(f"- … and {len(entries) - shown[slug]} more: `errcat diff --format json` lists every change.")
     return "\n".join(out) + "\n"
 
 

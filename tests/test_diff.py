@@ -137,3 +137,37 @@ def test_unknown_ref_is_one_line(fixture_repo, cli):
 def test_code_spans_survive_backticks():
     assert md_code("a`b") == "``a`b``"
     assert md_code("`x`") == "`` `x` ``"
+
+
+def _record(*spots):
+    """One entry ('module has no attribute') raised at each (path, line, qualname)."""
+    from crawler.catalogue import Identity, build_records
+    from crawler.models import Record, RepoRef
+
+    identity = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), "a" * 40, "2026-01-01T00:00:00+00:00", None, "git")
+    sites = [{
+        "path": path, "line": line, "end_line": line, "module": path[:-3].replace("/", "."), "qualname": qualname,
+        "kind": "raise", "exception": "AttributeError", "exception_qualname": "builtins.AttributeError",
+        "template": {"text": "module has no attribute {name}", "fields": [{"expr": "name", "name": "name"}], "pattern": "^x$", "form": "fstring"},
+        "snippet": {"start_line": line, "end_line": line, "code": "raise AttributeError(...)"}, "facts": {},
+    } for path, line, qualname in spots]
+    (record,) = build_records(identity, sites)
+    return Record.model_validate(record)
+
+
+@pytest.mark.parametrize("old, new, moves, added, removed", [
+    # A generic name in another module is another site, not the same one moved.
+    ([("p/a.py", 5, "__getattr__"), ("p/b.py", 9, "__getattr__")], [("p/a.py", 6, "__getattr__"), ("p/c.py", 3, "__getattr__")],
+     [("p/a.py", 5, "p/a.py", 6)], ["p/c.py"], ["p/b.py"]),
+    # The same file under another package is the site moved.
+    ([("p/a.py", 5, "f"), ("p/old/b.py", 9, "g")], [("p/a.py", 5, "f"), ("p/new/b.py", 12, "g")],
+     [("p/old/b.py", 9, "p/new/b.py", 12)], [], []),
+    # A lone site anywhere else is the error moved.
+    ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
+])
+def test_site_matching(old, new, moves, added, removed):
+    from crawler.diff import match_sites
+
+    pairs, plus, minus = match_sites(_record(*old).sites, _record(*new).sites)
+    assert [(a.path, a.line, b.path, b.line) for a, b in pairs] == moves
+    assert [s.path for s in plus] == added and [s.path for s in minus] == removed
