@@ -13,7 +13,7 @@ from typing import Any, Iterable
 from . import __version__
 from .errors import DataError
 from .ids import entry_id, entry_key
-from .models import SCHEMA_VERSION, Explanation, Facts, RepoRef
+from .models import SCHEMA_VERSION, Facts, RepoRef
 
 TITLE_WIDTH = 60
 
@@ -71,6 +71,18 @@ def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]])
     name = qualname.rpartition(".")[2] or site["exception"]
     builtin = name if qualname.startswith("builtins.") else None
     return {"name": name, "qualname": qualname, "builtin_ancestor": builtin, "bases": []}
+
+
+def empty_explanation() -> dict[str, Any]:
+    """``models.Explanation()`` as plain data (a test holds the two equal)."""
+    return {
+        "what_it_means": "",
+        "solutions": [],
+        "example_fix": None,
+        "defensive_patterns": [],
+        "prevention": [],
+        "when_it_happens": {"trigger": "", "common_situations": []},
+    }
 
 
 _TEMPLATE_DEFAULTS = {"fields": [], "opaque": False}
@@ -147,7 +159,7 @@ def build_records(
                 "facts": primary["facts"],
                 "sites": site_dicts,
                 "explanation_status": "absent",
-                "explanation": Explanation().model_dump(mode="json"),
+                "explanation": empty_explanation(),
                 "related": [],
                 "history": None,
                 "provenance": provenance,

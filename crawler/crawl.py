@@ -23,6 +23,7 @@ from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
+from .search import search_file
 from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
 from .source import open_snapshot
 
@@ -130,7 +131,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
             skipped.append({"path": result["path"], "reason": result["reason"] or "skipped"})
         bare_asserts += result.get("bare_asserts", 0)
         reraises += result.get("reraises", 0)
-    results = apply_init_templates(results)
+    apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     sites = [site for result in results if result["status"] == "ok" for site in result["sites"]]
 
@@ -169,7 +170,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")
-    files = render_dataset(records, manifest)
+    files = render_dataset(records, manifest, extra=search_file(records, manifest))
     write_dataset(target, files)
     written = Manifest.model_validate_json(files[MANIFEST])
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

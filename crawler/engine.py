@@ -65,13 +65,16 @@ def extract_all(
         progress(f"extracting {len(todo)} files ({len(results)} cached)")
         fresh: list[dict[str, Any]] = []
         jobs = jobs or default_jobs()
-        chunks = _chunks(snapshot.read(todo))
         if jobs <= 1 or len(todo) < 8:
-            for chunk in chunks:
+            for chunk in _chunks(snapshot.read(todo)):
                 fresh += _extract_chunk(chunk)
         else:
             with ProcessPoolExecutor(max_workers=jobs) as pool:
-                for done in pool.map(_extract_chunk, chunks):
+                # Fork the workers *before* git's cat-file starts: a worker forked later would
+                # inherit the write end of cat-file's stdin, so cat-file (which buffers its
+                # output until stdin closes) would wait for the workers, and they for it.
+                pool.submit(int).result()
+                for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
                     fresh += done
         for result in fresh:
             results[result["path"]] = result

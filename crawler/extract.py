@@ -67,8 +67,13 @@ def extract_file(path: str, data: bytes) -> dict:
         "reraises": 0,
         "calls": [],
     }
+    if b"\0" in data:
+        return _skipped(result, "invalid source: null bytes")
     try:
         text = decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
+    try:
         tree = parse.parse_source(text)
         ex = _Extractor(path, module, is_package, Source(text))
         ex.run(tree)
@@ -80,8 +85,8 @@ def extract_file(path: str, data: bytes) -> dict:
         return _skipped(result, f"invalid source: {e}")
     except RecursionError:
         return _skipped(result, "too deeply nested")
-    except MemoryError:
-        return _skipped(result, "out of memory")
+    except MemoryError:  # what CPython's parser raises on pathological nesting
+        return _skipped(result, "too deeply nested or too complex (parser MemoryError)")
     except Exception as e:  # noqa: BLE001 - a bug here must not stop a whole crawl
         return _skipped(result, f"internal error: {type(e).__name__}: {e}")
     result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls)
@@ -108,6 +113,10 @@ def _last_name(node: ast.expr) -> str | None:
 
 
 def _is_class_name(name: str | None) -> bool:
+    """CapWords (``ValueError``, ``_StreamError``): a class by convention."""
+    if not name:
+        return False
+    name = name.lstrip("_")
     return bool(name) and name[0].isupper()
 
 

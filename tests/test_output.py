@@ -146,3 +146,10 @@ def test_both_validation_engines_report_the_same_places(corrupt):
     reference = {p.pointer for p in check("record", data, "r", "reference")}
     fast = {p.pointer for p in check("record", data, "r", "fast")}
     assert reference and reference == fast
+
+
+def test_the_empty_explanation_is_the_models_default():
+    from crawler.catalogue import empty_explanation
+    from crawler.models import Explanation
+
+    assert empty_explanation() == Explanation().model_dump(mode="json")

@@ -1,0 +1,320 @@
+"""extract_file: sites, facts, name resolution, classes, skips; hierarchy; ast/libcst parity."""
+
+import ast
+import json
+import textwrap
+
+import pytest
+
+from crawler import extract, parse
+from crawler.extract import EXTRACTOR_VERSION, extract_file
+from crawler.hierarchy import apply_init_templates, resolve_exceptions
+from crawler.models import ExceptionInfo, Site
+from crawler.pysource import Source, module_name
+
+FIXTURE = '''
+"""Fixture module."""
+import errno as _errno
+from . import errors
+from ..exceptions import BaseErr as Base
+import pkg.sub.excs as excs
+
+ERR = "constant message"
+
+
+class LocalError(Base):
+    def __init__(self, name, *, hint=None):
+        super().__init__(f"bad name {name!r}")
+
+
+def make_error(text):
+    return LocalError(text)
+
+
+class Config:
+    @field_validator("backend_per_kind", mode="before")
+    @classmethod
+    def validate(cls, value):
+        """Parse the map.
+
+        Second paragraph.
+        """
+        for kind, backend in value.items():
+            if kind not in valid_kinds:
+                raise ValueError(f"Unknown kind '{kind}'")
+            elif backend is None:
+                raise errors.ConfigError("no backend")
+            else:
+                raise excs.Deep("deep") from None
+
+    def method(self):
+        def inner():
+            try:
+                import thing
+            except ImportError as e:
+                raise RuntimeError("thing missing") from e
+        while self.busy:
+            assert self.ok, "not ok"
+        assert self.flag
+        raise LocalError("x")
+
+
+def reraiser():
+    try:
+        pass
+    except KeyError as e:
+        raise
+    except ValueError as err:
+        raise err
+    raise make_error("via helper")
+
+
+raise KeyError(ERR)
+'''
+
+
+@pytest.fixture(scope="module")
+def result():
+    return extract_file("src/pkg/config/mod.py", FIXTURE.encode())
+
+
+def by_line(result, needle):
+    lines = FIXTURE.splitlines()
+    for s in result["sites"]:
+        if needle in lines[s["line"] - 1]:
+            return s
+    raise AssertionError(needle)
+
+
+def test_result_shape_and_models(result):
+    assert result["status"] == "ok" and result["reason"] is None
+    assert result["module"] == "pkg.config.mod" and result["path"] == "src/pkg/config/mod.py"
+    for s in result["sites"]:
+        Site.model_validate({**s, "permalink": "x"})
+    json.dumps(result)
+    assert [s["line"] for s in result["sites"]] == sorted(s["line"] for s in result["sites"])
+    assert isinstance(EXTRACTOR_VERSION, str)
+
+
+@pytest.mark.parametrize(
+    "needle,qualname,exception,resolved",
+    [
+        ("Unknown kind", "Config.validate", "ValueError", "builtins.ValueError"),
+        ("no backend", "Config.validate", "errors.ConfigError", "pkg.config.errors.ConfigError"),
+        ('"deep"', "Config.validate", "excs.Deep", "pkg.sub.excs.Deep"),
+        ("thing missing", "Config.method.<locals>.inner", "RuntimeError", "builtins.RuntimeError"),
+        ("not ok", "Config.method", "AssertionError", "builtins.AssertionError"),
+        ('LocalError("x")', "Config.method", "LocalError", "pkg.config.mod.LocalError"),
+        ("via helper", "reraiser", "LocalError", "pkg.config.mod.LocalError"),
+        ("KeyError(ERR)", "<module>", "KeyError", "builtins.KeyError"),
+    ],
+)
+def test_sites(result, needle, qualname, exception, resolved):
+    s = by_line(result, needle)
+    assert (s["qualname"], s["exception"], s["exception_qualname"]) == (qualname, exception, resolved)
+
+
+def test_facts(result):
+    s = by_line(result, "Unknown kind")
+    f = s["facts"]
+    assert f["guards"] == ["kind not in valid_kinds"]
+    assert f["loops"] == ["for kind, backend in value.items()"]
+    assert f["decorators"] == ['field_validator("backend_per_kind", mode="before")', "classmethod"]
+    assert f["docstring"] == "Parse the map."
+    assert by_line(result, "no backend")["facts"]["guards"] == ["not (kind not in valid_kinds)", "backend is None"]
+    deep = by_line(result, '"deep"')["facts"]
+    assert deep["guards"] == ["not (kind not in valid_kinds)", "not (backend is None)"] and deep["cause"] == "None"
+    inner = by_line(result, "thing missing")["facts"]
+    assert inner["handler"] == "except ImportError as e" and inner["cause"] == "e" and inner["guards"] == []
+    assrt = by_line(result, "not ok")
+    assert assrt["kind"] == "assert" and assrt["facts"]["guards"] == ["self.busy", "not (self.ok)"]
+    assert assrt["facts"]["loops"] == ["while self.busy"]
+    assert by_line(result, "KeyError(ERR)")["template"]["text"] == "constant message"
+
+
+def test_counts(result):
+    assert result["bare_asserts"] == 1
+    assert result["reraises"] == 2
+
+
+def test_snippet_is_function_when_short(result):
+    s = by_line(result, "via helper")
+    code = s["snippet"]["code"]
+    assert code.startswith("def reraiser():") and code.rstrip().endswith('raise make_error("via helper")')
+    assert s["snippet"]["end_line"] - s["snippet"]["start_line"] == code.count("\n")
+
+
+def test_snippet_window_when_function_long():
+    body = "\n".join(f"    x{i} = {i}" for i in range(60))
+    code = f"def f():\n{body}\n    raise ValueError('late')\n" + "\n".join(f"    y{i} = 1" for i in range(40))
+    s = extract_file("m.py", code.encode())["sites"][0]
+    assert s["snippet"]["end_line"] - s["snippet"]["start_line"] + 1 <= extract.SNIPPET_LINES
+    assert s["snippet"]["start_line"] <= s["line"] <= s["snippet"]["end_line"]
+
+
+def test_classes(result):
+    cls = {c["name"]: c for c in result["classes"]}
+    local = cls["LocalError"]
+    assert local["qualname"] == "pkg.config.mod.LocalError"
+    assert local["bases"] == ["pkg.exceptions.BaseErr"]
+    assert local["init"]["params"] == ["name", "hint"]
+    assert local["init"]["template"]["text"] == "bad name {name!r}"
+    assert cls["Config"]["init"] is None
+
+
+@pytest.mark.parametrize(
+    "path,module",
+    [("vllm/config/attention.py", "vllm.config.attention"), ("vllm/__init__.py", "vllm"), ("src/a/b.py", "a.b")],
+)
+def test_module_name(path, module):
+    assert module_name(path)[0] == module
+
+
+@pytest.mark.parametrize(
+    "data,reason",
+    [
+        (b"def f(:\n  pass\n", "syntax error: line 1"),
+        (b"x = 1\x00\n", "invalid source: null bytes"),
+        (b"x = '\xff'\n", "decode error"),
+        (b"# -*- coding: klingon -*-\nx=1\n", "decode error"),
+        (b"x = " + b"-" * 300000 + b"1\n", "too deeply nested"),
+    ],
+)
+def test_skips_never_raise(data, reason):
+    r = extract_file("bad.py", data)
+    assert r["status"] == "skipped" and r["reason"].startswith(reason) and r["sites"] == []
+
+
+def test_coding_cookie_is_honoured():
+    data = "# -*- coding: latin-1 -*-\nraise ValueError('caf\u00e9 {0}'.format(x))\n".encode("latin-1")
+    s = extract_file("m.py", data)["sites"][0]
+    assert s["template"]["text"] == "caf\u00e9 {x}"
+
+
+def test_raise_of_assigned_exception_and_variable_paths():
+    code = textwrap.dedent(
+        '''
+        def f(a):
+            err = ValueError(f"bad {a}")
+            if a:
+                raise err
+        '''
+    )
+    s = extract_file("m.py", code.encode())["sites"][0]
+    assert s["exception"] == "ValueError" and s["template"]["text"] == "bad {a}"
+
+
+HIER = {
+    "pkg/exceptions.py": '''
+class PkgError(Exception):
+    pass
+
+class ValidationError(PkgError, ValueError):
+    def __init__(self, message, *, parameter=None):
+        super().__init__(message)
+
+class LimitError(ValidationError):
+    def __init__(self, limit):
+        super().__init__(f"limit {limit} exceeded")
+''',
+    "pkg/__init__.py": "from pkg.exceptions import ValidationError\n",
+    "pkg/use.py": '''
+from pkg import ValidationError
+from .exceptions import LimitError
+
+def f(n, x):
+    raise ValidationError(f"bad {x}", parameter="x")
+
+def g(n):
+    raise LimitError(n)
+''',
+}
+
+
+def test_hierarchy_and_init_templates():
+    results = [extract_file(p, textwrap.dedent(c).encode()) for p, c in HIER.items()]
+    info = resolve_exceptions(results)
+    for v in info.values():
+        ExceptionInfo.model_validate(v)
+    v = info["pkg.ValidationError"]  # re-exported name resolves to the defining class
+    assert v["qualname"] == "pkg.exceptions.ValidationError"
+    assert v["builtin_ancestor"] == "ValueError"
+    assert v["bases"][0] == "pkg.exceptions.PkgError" or v["bases"][0] == "builtins.ValueError"
+    lim = info["pkg.exceptions.LimitError"]
+    assert lim["bases"][0] == "pkg.exceptions.ValidationError" and lim["builtin_ancestor"] == "ValueError"
+    assert apply_init_templates(results) == 2
+    use = {s["line"]: s for s in results[2]["sites"]}
+    texts = sorted(s["template"]["text"] for s in use.values())
+    assert texts == ["bad {x}", "limit {n} exceeded"]
+    assert all(s["template"]["form"] == "init" for s in use.values())
+
+
+# --- parsers ------------------------------------------------------------------------------
+
+PARITY_CORPUS = [
+    FIXTURE,
+    HIER["pkg/use.py"],
+    '''
+def f(x, y):
+    assert (
+        x is not None
+        and y  # trailing comment
+    ), ("multi-line " f"{x!r}"
+        "tail")
+    if (a, b) == (1, 2):
+        raise ValueError("%s-%s" % (a, b))
+    for (i, j) in ((1, 2),):
+        raise TypeError("{0}".format(i))
+    match x:
+        case [1, *rest] if rest:
+            raise KeyError(f"caf\\u00e9 {rest}")
+    msg = "é"
+    msg += " ü"
+    raise OSError(msg + f" {x}")
+''',
+    '''
+async def g():
+    async with lock:
+        async for item in stream():
+            try:
+                pass
+            except* (ValueError, TypeError) as eg:
+                raise RuntimeError(", ".join(["a", str(eg)])) from eg
+''',
+]
+
+
+def _extract_with(tree, path, code):
+    m, pkg = module_name(path)
+    ex = extract._Extractor(path, m, pkg, Source(code))
+    ex.run(tree)
+    return {"sites": ex.sites, "classes": ex.classes, "calls": ex.calls, "b": ex.bare_asserts, "r": ex.reraises}
+
+
+@pytest.mark.parametrize("code", PARITY_CORPUS)
+def test_parity_ast_vs_libcst(code):
+    code = textwrap.dedent(code)
+    a = _extract_with(ast.parse(code), "pkg/m.py", code)
+    c = _extract_with(parse.libcst_to_ast(code), "pkg/m.py", code)
+    assert a["sites"], "corpus entry without sites proves nothing"
+    assert a == c
+
+
+def test_newer_syntax_falls_back_to_libcst():
+    code = textwrap.dedent(
+        '''
+        type Alias = list[int]
+
+        def first[T](xs: list[T]) -> T:
+            if not xs:
+                raise IndexError(f"empty {xs!r}")
+            return xs[0]
+        '''
+    )
+    with pytest.raises(SyntaxError):
+        ast.parse(code)  # this test is about Python 3.11
+    r = extract_file("m.py", code.encode())
+    assert r["status"] == "ok", r["reason"]
+    (s,) = r["sites"]
+    assert (s["qualname"], s["line"], s["template"]["text"]) == ("first", 6, "empty {xs!r}")
+    assert s["facts"]["guards"] == ["not xs"]
