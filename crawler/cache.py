@@ -75,7 +75,10 @@ class ResultCache:
         return found
 
     def put_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        rows = [(k, zlib.compress(json.dumps(v, separators=(",", ":")).encode("utf-8", "surrogatepass"), 1)) for k, v in items]
+        self.put_encoded((k, encode_result(v)) for k, v in items)
+
+    def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
+        rows = list(items)
         if rows:
             with self._db:
                 self._db.execute("BEGIN")
@@ -90,6 +93,11 @@ class ResultCache:
             with self._db:
                 self._db.execute("BEGIN")
                 self._db.executemany("INSERT OR IGNORE INTO validated VALUES (?)", rows)
+
+
+def encode_result(result: dict[str, Any]) -> bytes:
+    """A per-file result as the cache stores it: compact JSON, zlib level 1."""
+    return zlib.compress(json.dumps(result, separators=(",", ":")).encode("utf-8", "surrogatepass"), 1)
 
 
 def document_digest(schema_digest: str, data: bytes) -> str:

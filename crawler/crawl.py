@@ -9,6 +9,7 @@ would write already in place (same inputs, files intact), it leaves it alone.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import json
 import time
@@ -107,6 +108,18 @@ def current_manifest(target: Path, digest: str) -> Manifest | None:
 
 
 def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
+    # A crawl allocates millions of small, acyclic objects (trees, site dicts) and frees them by
+    # reference counting; the cycle collector would only walk them again and again.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _crawl(options, progress)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     started = time.perf_counter()
     config = load_config(options.config)
     upstream = identify(options.repo, options.upstream, options.name, config)

@@ -7,19 +7,26 @@ into the cache. Results are returned sorted by path, whatever order the workers 
 
 from __future__ import annotations
 
+import gc
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .cache import ResultCache, result_key
+from .cache import ResultCache, encode_result, result_key
 from .extract import EXTRACTOR_VERSION, extract_file
 
 CHUNK_BYTES = 1_500_000
 
 
-def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
-    return [extract_file(path, data) for path, data in chunk]
+def _worker_init() -> None:
+    gc.disable()  # see crawl.crawl: extraction makes no cycles worth collecting
+
+
+def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes]]:
+    """Extract a chunk of files; each result also comes back encoded for the cache, so the
+    encoding happens in parallel here rather than serially in the main process."""
+    return [(result, encode_result(result)) for result in (extract_file(path, data) for path, data in chunk)]
 
 
 def default_jobs() -> int:
@@ -63,23 +70,23 @@ def extract_all(
                     results[entry.path] = hit
         todo = [e for e in entries if e.path not in results]
         progress(f"extracting {len(todo)} files ({len(results)} cached)")
-        fresh: list[dict[str, Any]] = []
+        fresh: list[tuple[dict[str, Any], bytes]] = []
         jobs = jobs or default_jobs()
         if jobs <= 1 or len(todo) < 8:
             for chunk in _chunks(snapshot.read(todo)):
                 fresh += _extract_chunk(chunk)
         else:
-            with ProcessPoolExecutor(max_workers=jobs) as pool:
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
                 # Fork the workers *before* git's cat-file starts: a worker forked later would
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
                 for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
                     fresh += done
-        for result in fresh:
+        for result, _ in fresh:
             results[result["path"]] = result
         if cache is not None and fresh:
-            cache.put_many((keys[r["path"]], r) for r in fresh)
+            cache.put_encoded((keys[r["path"]], blob) for r, blob in fresh)
     finally:
         if cache is not None:
             cache.close()
