@@ -19,11 +19,14 @@ from typing import Any, Callable
 from . import __version__
 from .catalogue import Identity, build_records
 from .config import identify, load_config
+from .curated import CURATION_VERSION, default_root, load_set
+from .curated import apply as apply_curated
 from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
 from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
+from .related import apply as apply_related
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -44,6 +47,7 @@ class CrawlOptions:
     use_cache: bool = True
     config: Path | None = None
     max_blob_bytes: int = 2_000_000
+    curated: Path | None = None  # curated explanations root (default: curated/ next to the config)
 
 
 @dataclass
@@ -58,9 +62,12 @@ def _quiet(_: str) -> None:
     pass
 
 
-def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
-    """Everything a dataset is made from, hashed: versions, identity, commit, selected blobs."""
+def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None) -> str:
+    """Everything a dataset is made from, hashed: versions, identity, commit, selected blobs,
+    curated explanations."""
     payload = {
+        "curation": CURATION_VERSION,
+        "curated": curated_digest,
         "errcat": __version__,
         "extractor": EXTRACTOR_VERSION,
         "schema": SCHEMA_VERSION,
@@ -111,8 +118,11 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         max_blob_bytes=options.max_blob_bytes,
     )
     try:
+        # invalid curated files stop the crawl before anything is written
+        curated_root = options.curated if options.curated is not None else default_root(config.path)
+        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
-        digest = input_digest(snapshot, include, exclude)
+        digest = input_digest(snapshot, include, exclude, curated.digest)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
@@ -142,6 +152,9 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         source=snapshot.source,
     )
     records = build_records(identity, sites, exceptions)
+    apply_related(records)
+    if curated.entries:
+        progress(f"merged {apply_curated(records, curated)} curated explanation(s) from {curated.directory}")
     skipped.sort(key=lambda s: (s["path"], s["reason"]))
     manifest = {
         "schema_version": SCHEMA_VERSION,
@@ -165,7 +178,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
             "reraises": reraises,
         },
         "skipped": skipped,
-        "curated_digest": None,
+        "curated_digest": curated.digest,
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")

@@ -13,12 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from .models import SCHEMA_VERSION, Index, Manifest, Record
+from .models import SCHEMA_VERSION, CuratedFile, Index, Manifest, Record
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 #: schema name -> model; the file is ``schema/<name>.schema.json``.
-MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest}
+MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest, "curated": CuratedFile}
 
 
 @cache
