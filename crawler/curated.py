@@ -28,8 +28,6 @@ from .errors import ConfigError
 from .ids import ID_RE
 from .models import CuratedFile
 
-#: Bumped when merging or related-error computation changes what a record says.
-CURATION_VERSION = "1"
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"
 

@@ -791,7 +791,10 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
         else:
             listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")
             commit, upstream_commit, short = hashlib.sha1(listing).hexdigest(), None, recorded
-            source += " (no upstream commit recorded: commit is a content hash of the files)"
+            if recorded:
+                source += f" (the release records upstream commit {recorded} abbreviated; commit is a content hash of the files)"
+            else:
+                source += " (no upstream commit recorded: commit is a content hash of the files)"
         dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
         commit_date = _zip_date(dated) if dated is not None else "1980-01-01T00:00:00+00:00"
     except BaseException:
