@@ -354,7 +354,7 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
     cls = qualname.split(".")[0] if "." in qualname else None
     ancestor = exc.get("builtin_ancestor")
     kind = f"{exc['name']} (a {ancestor})" if ancestor and ancestor != exc["name"] else exc["name"]
-    guards = facts["guards"]
+    guards = [" ".join(g.split()) for g in facts["guards"]]  # one line each in prose and code
     condition = " and ".join(f"`{g}`" for g in guards)
     situations = []
     for deco in facts["decorators"]:
