@@ -63,7 +63,8 @@ def main() -> None:
 @click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
-def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config) -> None:
+@click.option("--curated", type=click.Path(path_type=Path, file_okay=False), help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).")
+def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated) -> None:
     """Crawl a pinned commit and write its catalogue under OUT/<owner>/<name>/.
 
     \b
@@ -81,6 +82,7 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     options = CrawlOptions(
         repo=repo, ref=ref, pypi=pypi, upstream=upstream, name=name, include=list(include),
         exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
+        curated=curated,
     )
     result = run_crawl(options, progress=_progress)
     c = result.manifest.counts
@@ -156,6 +158,10 @@ from .versions_cli import diff as _diff, history as _history, sync as _sync  # n
 main.add_command(_diff)
 main.add_command(_history)
 main.add_command(_sync)
+
+from .curate_cli import curate  # noqa: E402
+
+main.add_command(curate)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -21,12 +21,15 @@ from typing import Any, Callable
 from . import __version__
 from .catalogue import Identity, build_records
 from .config import identify, load_config
+from .curated import default_root, load_set
+from .curated import apply as apply_curated
 from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
 from .search import search_file
 from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
+from .related import apply as apply_related
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -47,6 +50,7 @@ class CrawlOptions:
     use_cache: bool = True
     config: Path | None = None
     max_blob_bytes: int = 2_000_000
+    curated: Path | None = None  # curated explanations root (default: curated/ next to the config)
 
 
 @dataclass
@@ -70,9 +74,11 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
-    """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs."""
+def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None) -> str:
+    """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
+    curated explanations."""
     payload = {
+        "curated": curated_digest,
         "errcat": __version__,
         "code": code_digest(),
         "extractor": EXTRACTOR_VERSION,
@@ -136,8 +142,11 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         max_blob_bytes=options.max_blob_bytes,
     )
     try:
+        # invalid curated files stop the crawl before anything is written
+        curated_root = options.curated if options.curated is not None else default_root(config.path)
+        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
-        digest = input_digest(snapshot, include, exclude)
+        digest = input_digest(snapshot, include, exclude, curated.digest)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
@@ -167,6 +176,9 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         source=snapshot.source,
     )
     records = build_records(identity, sites, exceptions)
+    apply_related(records)
+    if curated.entries:
+        progress(f"merged {apply_curated(records, curated)} curated explanation(s) from {curated.directory}")
     skipped.sort(key=lambda s: (s["path"], s["reason"]))
     manifest = {
         "schema_version": SCHEMA_VERSION,
@@ -190,7 +202,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             "reraises": reraises,
         },
         "skipped": skipped,
-        "curated_digest": None,
+        "curated_digest": curated.digest,
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")

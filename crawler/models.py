@@ -122,7 +122,7 @@ class Explanation(Model):
 class Related(Model):
     id: str = Field(pattern=ID_PATTERN)
     title: str
-    reason: str = Field(description="Why it is related: same function, same class, same module, same package, shared terms.")
+    reason: str = Field(description="Why it is related: curated, same function, same class, same module, same package, shared terms.")
 
 
 class RepoRef(Model):
@@ -235,3 +235,46 @@ class Manifest(Model):
     curated_digest: str | None = None
     input_digest: str = Field(description="SHA-256 over everything the dataset is made from (versions, commit, selected blobs, curated files): a crawl whose inputs match leaves the dataset alone.")
     content_digest: str = Field(description="SHA-256 over every other file of the dataset (see output.content_digest).")
+
+
+# --------------------------------------------------------------------------- curated files
+
+CuratedStatus = Literal["draft", "reviewed", "retired"]
+
+
+class CuratedReview(Model):
+    """What a curated explanation was written for, so a check can tell when upstream moved on."""
+
+    status: CuratedStatus = Field(description="draft: not yet checked against the code; reviewed: checked at `commit`; retired: the error is gone upstream, the text is kept.")
+    commit: str = Field(pattern=UPSTREAM_COMMIT_PATTERN, description="The commit the text was reviewed (or drafted) at.")
+    exception: str = Field(min_length=1, description="Exception class name at that commit.")
+    template: str = Field(description="The message template at that commit (Record.message.text).")
+    guards: list[str] = Field(default_factory=list, description="The guards leading to the raise at that commit (Record.facts.guards).")
+    path: str = Field(min_length=1, description="Primary site's file at that commit.")
+    qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
+    note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
+
+
+class CuratedFile(Model):
+    """One curated explanation: ``curated/<owner>/<name>/<id>.yaml``. The sections of a catalogue
+    page, a hand-picked see-also list, and review metadata."""
+
+    id: str = Field(pattern=ID_PATTERN, description="The entry id; must equal the file name's stem.")
+    what_it_means: str = Field(min_length=1)
+    when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
+    solutions: list[str] = Field(default_factory=list)
+    example_fix: ExampleFix | None = None
+    defensive_patterns: list[DefensivePattern] = Field(default_factory=list)
+    prevention: list[str] = Field(default_factory=list)
+    related: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list, description="Ids a curator links as see-also; listed before computed ones.")
+    review: CuratedReview
+
+    def explanation(self) -> Explanation:
+        return Explanation(
+            what_it_means=self.what_it_means,
+            solutions=self.solutions,
+            example_fix=self.example_fix,
+            defensive_patterns=self.defensive_patterns,
+            prevention=self.prevention,
+            when_it_happens=self.when_it_happens,
+        )

@@ -1,0 +1,447 @@
+"""Curated explanations: merge, validation, related errors, the check, relinking, drafts."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+
+import pytest
+import yaml
+
+from crawler.curated import load_set, parse_file
+from crawler.models import CuratedFile
+from crawler.related import compute
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "curated"
+
+CONNECTORS = '''
+class KVConnectorBase:
+    def __init__(self, vllm_config):
+        if vllm_config.kv_transfer_config is None:
+            raise ValueError("kv_transfer_config must be set for KVConnectorBase")
+        self.config = vllm_config
+
+
+def create_connector(config):
+    if config.kv_transfer_config is None:
+        raise ValueError("kv_transfer_config must be set to create a connector")
+    if config.kv_role not in ("kv_producer", "kv_consumer"):
+        raise ValueError(f"Unsupported kv_role: {config.kv_role}")
+    return KVConnectorBase(config)
+'''
+
+MESSAGE_A = "kv_transfer_config must be set for KVConnectorBase"
+MESSAGE_B = "KVConnectorBase needs a kv_transfer_config; pass --kv-transfer-config"
+
+TEXT = """\
+id: {id}
+# a curator's comment survives every relink
+what_it_means: >-
+  The connector was built without a KV transfer configuration.
+when_it_happens:
+  trigger: "`vllm_config.kv_transfer_config` is None"
+  common_situations:
+    - Starting a disaggregated-prefill instance without --kv-transfer-config.
+solutions:
+  - Pass --kv-transfer-config with a connector name and role.
+example_fix:
+  before: |
+    vllm serve m
+  after: |
+    vllm serve m --kv-transfer-config '{{"kv_connector":"X","kv_role":"kv_both"}}'
+defensive_patterns:
+  - strategy: validate before calling
+    code: |
+      if cfg.kv_transfer_config is None:
+          raise SystemExit("set --kv-transfer-config")
+prevention:
+  - Keep the connector flags in one launch script.
+review:
+  status: {status}
+  commit: {commit}
+  exception: ValueError
+  template: {template}
+  guards:
+    - vllm_config.kv_transfer_config is None
+  path: pkg/connector.py
+  qualname: KVConnectorBase.__init__
+"""
+
+
+def crawl(cli, repo, out, ref, curated, name="acme/widgets"):
+    return cli("crawl", "--repo", repo.path, "--ref", ref, "--name", name, "--include", "pkg/**/*.py",
+               "--out", out, "--curated", curated)
+
+
+def records(out: Path, name="acme/widgets") -> dict[str, dict]:
+    lines = (out / name / "errors.jsonl").read_bytes().splitlines()
+    return {r["message"]["text"]: r for r in map(json.loads, lines)}
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def upstream(fixture_repo):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/connector.py": CONNECTORS}, tag="v1")
+    fixture_repo.commit({"pkg/connector.py": CONNECTORS.replace(MESSAGE_A, MESSAGE_B)}, tag="v2")
+    return fixture_repo
+
+
+def write_curated(curated: Path, eid: str, status="reviewed", template=MESSAGE_A, commit="a" * 40, name="acme/widgets") -> Path:
+    path = curated / name / f"{eid}.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(TEXT.format(id=eid, status=status, commit=commit, template=json.dumps(template)), encoding="utf-8")
+    return path
+
+
+def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    old = records(out)[MESSAGE_A]
+    assert old["explanation_status"] == "absent"
+    path = write_curated(curated, old["id"])
+    original = path.read_text()
+
+    result = crawl(cli, upstream, out, "v1", curated)
+    assert result.exit_code == 0 and "merged 1 curated" in result.stderr
+    merged = records(out)[MESSAGE_A]
+    assert merged["explanation_status"] == "curated"
+    assert merged["explanation"]["what_it_means"] == "The connector was built without a KV transfer configuration."
+    assert merged["explanation"]["defensive_patterns"][0]["strategy"] == "validate before calling"
+    assert merged["explanation"]["example_fix"]["after"].startswith("vllm serve m --kv-transfer-config")
+    index = json.loads((out / "acme/widgets/index.json").read_text())
+    assert {r["id"]: r["explanation_status"] for r in index["entries"]}[old["id"]] == "curated"
+    assert json.loads((out / "acme/widgets/manifest.json").read_text())["curated_digest"]
+    assert cli("curate", "check", out, "--curated", curated).exit_code == 0
+
+    # upstream rewords the message: a new id, the file is now an orphan
+    assert crawl(cli, upstream, out, "v2", curated).exit_code == 0
+    new = records(out)[MESSAGE_B]
+    assert new["id"] != old["id"] and new["explanation_status"] == "absent"
+    report = cli("curate", "check", out, "--curated", curated)
+    assert report.exit_code == 1
+    lines = report.stdout.splitlines()
+    orphan = next(i for i, line in enumerate(lines) if line.strip().startswith("orphan"))
+    assert old["id"] in lines[orphan]
+    assert f"candidate {new['id']}" in lines[orphan + 1] and "same function" in lines[orphan + 1]
+    assert path.read_text() == original  # the crawl never rewrites a curated file
+
+    moved = cli("curate", "move", old["id"], new["id"], "--curated", curated, "--data", out)
+    assert moved.exit_code == 0, moved.output
+    assert not path.exists()
+    relinked = curated / "acme/widgets" / f"{new['id']}.yaml"
+    text = relinked.read_text()
+    assert "# a curator's comment survives every relink" in text
+    entry = parse_file(relinked)
+    assert entry.id == new["id"] and entry.review.template == MESSAGE_B and entry.review.status == "reviewed"
+    assert entry.what_it_means == "The connector was built without a KV transfer configuration."
+    clean = cli("curate", "check", out, "--curated", curated)
+    assert clean.exit_code == 0 and "0 orphan(s), 0 stale, 0 invalid" in clean.stdout
+    assert not any(line.split()[0] in ("orphan", "stale", "invalid") for line in clean.stdout.splitlines()[1:])
+
+    assert crawl(cli, upstream, out, "v2", curated).exit_code == 0
+    assert records(out)[MESSAGE_B]["explanation_status"] == "curated"
+
+
+def test_editing_curated_text_reaches_an_otherwise_unchanged_dataset(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    path = write_curated(curated, eid)
+    crawl(cli, upstream, out, "v1", curated)
+    path.write_text(path.read_text().replace("without a KV transfer", "with no KV transfer"))
+    result = crawl(cli, upstream, out, "v1", curated)
+    assert "wrote" in result.stderr
+    assert records(out)[MESSAGE_A]["explanation"]["what_it_means"].startswith("The connector was built with no KV")
+    assert "unchanged" in crawl(cli, upstream, out, "v1", curated).stderr
+
+
+@pytest.mark.parametrize(
+    "edit, line, words",
+    [
+        (lambda t: t.replace("solutions:", "solution:"), 9, "solution: unknown key"),
+        (lambda t: t.replace("prevention:", "what_it_means: again\nprevention:"), 21, "duplicate key 'what_it_means' (first on line 3)"),
+        (lambda t: t.replace("  - Keep the connector flags in one launch script.", "  - {a: 1}"), 22, "prevention.0: Input should be a valid string"),
+        (lambda t: t.replace("status: reviewed", "status: approved"), 24, "review.status: Input should be 'draft', 'reviewed' or 'retired'"),
+        (lambda t: t.replace("what_it_means: >-\n  The", "what_it_means: [1]\nx_: >-\n  The"), 3, "what_it_means: Input should be a valid string"),
+        (lambda t: t.replace("  status: reviewed\n", ""), 23, "review.status: Field required"),
+        (lambda t: t.replace("key: [", "key: ").replace("guards:\n", "guards: [\n"), 29, "expected the node content"),
+    ],
+)
+def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_path, edit, line, words):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    before = tree(out)
+    eid = records(out)[MESSAGE_A]["id"]
+    path = write_curated(curated, eid)
+    path.write_text(edit(path.read_text()))
+    result = crawl(cli, upstream, out, "v1", curated)
+    assert result.exit_code == 2
+    err = result.stderr.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"errcat: {path}:"), err
+    assert f"{path}:{line}:" in err and words in err, err
+    assert tree(out) == before  # nothing written
+    check = cli("curate", "check", out, "--curated", curated)
+    assert check.exit_code == 1 and f"invalid  {path}:{line}:" in check.stdout
+
+
+@pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"),
+                                             ("0123456789abcdef.yaml", "does not match the file name")])
+def test_malformed_or_mismatched_ids_are_refused(upstream, cli, tmp_path, filename, words):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    good = write_curated(curated, eid)
+    good.rename(good.with_name(filename))
+    result = crawl(cli, upstream, out, "v1", curated)
+    assert result.exit_code == 2 and words in result.stderr and filename in result.stderr
+
+
+def test_a_changed_guard_makes_the_file_stale_and_the_record_a_draft(fixture_repo, cli, tmp_path):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/connector.py": CONNECTORS}, tag="v1")
+    fixture_repo.commit({"pkg/connector.py": CONNECTORS.replace("if vllm_config.kv_transfer_config is None:",
+                                                                "if not vllm_config.kv_transfer_config:")}, tag="v2")
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, fixture_repo, out, "v1", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    write_curated(curated, eid)
+    crawl(cli, fixture_repo, out, "v2", curated)
+    assert records(out)[MESSAGE_A]["explanation_status"] == "draft"  # same id, guard moved on
+    result = cli("curate", "check", out, "--curated", curated)
+    assert result.exit_code == 0 and "stale" in result.stdout and "guards changed" in result.stdout
+    assert cli("curate", "check", out, "--curated", curated, "--strict").exit_code == 1
+    assert cli("curate", "review", eid, "--curated", curated, "--data", out).exit_code == 0
+    crawl(cli, fixture_repo, out, "v2", curated)
+    assert records(out)[MESSAGE_A]["explanation_status"] == "curated"
+    report = json.loads(cli("curate", "check", out, "--curated", curated, "--json").stdout)[0]
+    assert report["stale"] == [] and report["curated_entries"] == 1 and report["entries"] == 3
+    assert report["packages"] == {"pkg.connector": {"curated": 1, "drafts": 0, "entries": 3}}
+
+
+def test_retire_keeps_the_text_and_clears_the_orphan(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    path = write_curated(curated, eid)
+    crawl(cli, upstream, out, "v2", curated)
+    assert cli("curate", "check", out, "--curated", curated).exit_code == 1
+    assert cli("curate", "retire", eid, "--note", "reworded in v2", "--curated", curated, "--data", out).exit_code == 0
+    entry = parse_file(path)
+    assert entry.review.status == "retired" and entry.review.note == "reworded in v2"
+    assert "The connector was built without" in path.read_text()
+    result = cli("curate", "check", out, "--curated", curated)
+    assert result.exit_code == 0 and "1 retired" in result.stdout
+
+
+def test_move_refuses_to_overwrite_and_to_move_to_an_unknown_id(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    recs = records(out)
+    a, b = recs[MESSAGE_A]["id"], recs["kv_transfer_config must be set to create a connector"]["id"]
+    write_curated(curated, a)
+    write_curated(curated, b, template="kv_transfer_config must be set to create a connector")
+    result = cli("curate", "move", a, b, "--curated", curated, "--data", out)
+    assert result.exit_code == 2 and "already exists" in result.stderr
+    assert cli("curate", "move", a, "0123456789abcdef", "--curated", curated, "--data", out).exit_code == 2
+    assert cli("curate", "move", "../x", b, "--curated", curated, "--data", out).exit_code == 2
+    assert (curated / "acme/widgets" / f"{a}.yaml").is_file()
+
+
+def test_related_errors_share_rare_terms_and_place(upstream, cli, tmp_path):
+    out = tmp_path / "out"
+    crawl(cli, upstream, out, "v1", tmp_path / "curated")
+    recs = records(out)
+    a = recs[MESSAGE_A]
+    related = {r["id"]: r for r in a["related"]}
+    other = recs["kv_transfer_config must be set to create a connector"]
+    assert other["id"] in related
+    assert "same module" in related[other["id"]]["reason"] and "kv_transfer_config" in related[other["id"]]["reason"]
+    assert related[other["id"]]["title"] == other["title"]
+    assert all(r["id"] != a["id"] for r in a["related"])
+
+
+def _synthetic(n: int) -> list[dict]:
+    recs = []
+    for i in range(n):
+        path = f"pkg/m{i % 97}.py"
+        text = f"option_{i % 311} and flag_{i % 53} of kv_transfer_config {i % 7} must be set"
+        recs.append({"id": f"{i:016x}", "title": text[:60], "message": {"text": text},
+                     "location": {"path": path, "line": i + 1, "qualname": f"C{i % 13}.f{i % 29}"},
+                     "sites": [{"module": f"pkg.m{i % 97}"}]})
+    return recs
+
+
+def test_related_is_bounded_deterministic_and_fast():
+    recs = _synthetic(8300)
+    started = time.perf_counter()
+    first = compute(recs)
+    seconds = time.perf_counter() - started
+    assert all(len(v) <= 5 for v in first.values())
+    assert all(r["id"] != rid for rid, rel in first.items() for r in rel)
+    assert compute(list(reversed(recs))) == first  # input order does not matter
+    assert seconds < 3.0  # ~0.3 s on a quiet 2-core machine; generous for a shared CI box
+
+
+def test_draft_from_facts_then_never_over_a_reviewed_file(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    rec = records(out)[MESSAGE_A]
+    result = cli("curate", "draft", rec["id"], "--curated", curated, "--data", out)
+    assert result.exit_code == 0, result.output
+    path = curated / "acme/widgets" / f"{rec['id']}.yaml"
+    entry = parse_file(path)
+    assert entry.review.status == "draft" and entry.review.template == MESSAGE_A
+    assert entry.review.guards == ["vllm_config.kv_transfer_config is None"]
+    assert "KVConnectorBase.__init__" in entry.what_it_means and "vllm_config.kv_transfer_config is None" in entry.when_it_happens.trigger
+    assert entry.defensive_patterns[0].strategy == "Validate before calling"
+    assert entry.related and set(entry.related) <= {r["id"] for r in rec["related"]}
+    crawl(cli, upstream, out, "v1", curated)
+    assert records(out)[MESSAGE_A]["explanation_status"] == "draft"
+    assert cli("curate", "draft", rec["id"], "--curated", curated, "--data", out).exit_code == 0  # a draft may be redone
+    assert cli("curate", "review", rec["id"], "--curated", curated, "--data", out).exit_code == 0
+    before = path.read_bytes()
+    refused = cli("curate", "draft", rec["id"], "--curated", curated, "--data", out)
+    assert refused.exit_code == 2 and "reviewed" in refused.stderr and path.read_bytes() == before
+
+
+class _Stub(BaseHTTPRequestHandler):
+    mode = "ok"
+    seen: list = []
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def _send(self, code, body):
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        self._send(200, {"data": [{"id": "stub-model"}]})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).seen.append((self.path, body))
+        if self.mode == "500":
+            return self._send(500, {"error": "boom"})
+        if self.mode == "garbage":
+            content = "Sure! Here is an explanation."
+        else:
+            content = "```json\n" + json.dumps({
+                "what_it_means": "The KV connector needs its transfer config.",
+                "when_it_happens": {"trigger": "no --kv-transfer-config", "common_situations": ["P/D setup"]},
+                "solutions": ["Pass --kv-transfer-config."],
+                "example_fix": {"before": "a", "after": "b"},
+                "defensive_patterns": [{"strategy": "type guard", "code": "assert cfg"}],
+                "prevention": ["Script the launch."],
+                "confidence": "high",
+            }) + "\n```"
+        self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
+
+
+@pytest.fixture
+def stub_server():
+    server = HTTPServer(("127.0.0.1", 0), _Stub)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    _Stub.seen = []
+    yield server, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_path, stub_server):
+    server, url = stub_server
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    rec = records(out)[MESSAGE_A]
+    _Stub.mode = "ok"
+    result = cli("curate", "draft", rec["id"], "--llm", url, "--curated", curated, "--data", out)
+    assert result.exit_code == 0, result.output
+    path_, body = _Stub.seen[-1]
+    assert path_ == "/v1/chat/completions" and body["model"] == "stub-model"
+    assert MESSAGE_A in body["messages"][-1]["content"] and "raise ValueError" in body["messages"][-1]["content"]
+    entry = parse_file(curated / "acme/widgets" / f"{rec['id']}.yaml")
+    assert entry.what_it_means == "The KV connector needs its transfer config." and entry.review.status == "draft"
+    assert entry.defensive_patterns[0].strategy == "type guard" and entry.review.template == MESSAGE_A
+
+    for mode, words in [("500", "HTTP 500"), ("garbage", "not the requested JSON object")]:
+        _Stub.mode = mode
+        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out)
+        assert failed.exit_code == 2 and words in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
+    server.shutdown()
+    server.server_close()
+    gone = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--timeout", "2", "--curated", curated, "--data", out)
+    assert gone.exit_code == 2 and "cannot connect" in gone.stderr
+
+
+def test_default_curated_dir_is_next_to_the_config(upstream, cli, tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "errcat.toml").write_text('default = "vllm"\n')
+    out = tmp_path / "out"
+    monkeypatch.chdir(tmp_path)
+    cli("crawl", "--repo", upstream.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
+        "--out", out, "--config", project / "errcat.toml")
+    eid = records(out)[MESSAGE_A]["id"]
+    write_curated(project / "curated", eid)
+    cli("crawl", "--repo", upstream.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
+        "--out", out, "--config", project / "errcat.toml")
+    assert records(out)[MESSAGE_A]["explanation_status"] == "curated"
+
+
+# --------------------------------------------------------------------------- the shipped files
+
+
+def shipped_files() -> list[Path]:
+    return sorted(SHIPPED.glob("*/*/*.yaml"))
+
+
+def test_every_shipped_file_validates_and_is_reviewed_text():
+    files = shipped_files()
+    assert len(files) >= 25
+    loaded = load_set(SHIPPED, "vllm-project", "vllm")  # strict: raises on any invalid file
+    assert len(loaded) == len(files)
+    for entry in loaded.entries.values():
+        assert entry.review.status == "reviewed"
+        assert entry.solutions and entry.when_it_happens.trigger and entry.example_fix and entry.defensive_patterns
+
+
+def _fixture_source(entry: CuratedFile, n: int) -> str:
+    """A function that raises this entry's error behind its reviewed guards (asserts become
+    ``if not (cond): raise AssertionError``, the same id and guards as an assert)."""
+    template = entry.review.template
+    lines = [f"def f{n}(*a):"]
+    depth = 1
+    for guard in entry.review.guards:
+        lines.append("    " * depth + f"if (\n{guard}\n" + "    " * depth + "):")
+        depth += 1
+    lines.append("    " * depth + f"raise {entry.review.exception}(f{json.dumps(template)})")
+    return "\n".join(lines) + "\n"
+
+
+def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fixture_repo, cli, tmp_path):
+    """CI has no vLLM: rebuild each reviewed raise (exception, template, guards) in a fixture repo
+    named vllm-project/vllm, crawl it, and run the real check over the shipped files."""
+    entries = load_set(SHIPPED, "vllm-project", "vllm").entries
+    modules = {}
+    for n, entry in enumerate(entries.values()):
+        modules.setdefault(f"vllm/m{n % 7}.py", []).append(_fixture_source(entry, n))
+    fixture_repo.commit({path: "\n\n".join(parts) for path, parts in modules.items()}, tag="v1")
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm",
+                 "--include", "vllm/**/*.py", "--out", out, "--curated", SHIPPED)
+    assert result.exit_code == 0, result.output
+    report = json.loads(cli("curate", "check", out, "--curated", SHIPPED, "--json").stdout)[0]
+    assert report["invalid"] == [] and report["orphans"] == []
+    assert [s["id"] for s in report["stale"]] == []
+    assert report["curated_entries"] == len(entries)
