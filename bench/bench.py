@@ -87,8 +87,13 @@ def floor(repo: Path, ref: str, include: str) -> tuple[float, int]:
     start = time.perf_counter()
     rows = selected_files(repo, ref, include)
     proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    proc.stdin.write("".join(f"{blob}\n" for _, blob in rows).encode())
-    proc.stdin.close()
+
+    def feed() -> None:  # from a thread: cat-file stops reading while its output is not drained
+        proc.stdin.write("".join(f"{blob}\n" for _, blob in rows).encode())
+        proc.stdin.close()
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
     parsed = 0
     for _path, _blob in rows:
         header = proc.stdout.readline().split()
@@ -100,6 +105,7 @@ def floor(repo: Path, ref: str, include: str) -> tuple[float, int]:
         except (SyntaxError, ValueError):
             pass
     proc.wait()
+    writer.join()
     return time.perf_counter() - start, parsed
 
 
