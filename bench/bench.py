@@ -129,7 +129,7 @@ def run_crawl(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     """Wall seconds, peak tree RSS and the summary line of one `errcat crawl`."""
     peak = 0
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "crawler.cli", "crawl", *args], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "crawler", "crawl", *args], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     done = threading.Event()
 
@@ -151,7 +151,7 @@ def run_crawl(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
 
 
 def ast_grep_seconds(repo: Path, ref: str, include: str) -> float | None:
-    exe = shutil.which("ast-grep") or shutil.which("sg")
+    exe = shutil.which("ast-grep")  # not "sg": on Linux that is usually newgrp's sibling, switch group
     if not exe:
         return None
     with tempfile.TemporaryDirectory() as tmp:

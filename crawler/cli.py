@@ -163,6 +163,3 @@ from .curate_cli import curate  # noqa: E402
 
 main.add_command(curate)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
