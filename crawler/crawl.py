@@ -23,7 +23,7 @@ from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
-from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
+from .output import MANIFEST, content_digest, dataset_dir, read_dataset, recover, render_dataset, write_dataset
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -112,6 +112,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
     )
     try:
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
+        recover(target)  # traces of a killed run go first, even when the dataset is up to date
         digest = input_digest(snapshot, include, exclude)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
