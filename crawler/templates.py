@@ -470,7 +470,7 @@ class MessageBuilder:
         for k, level in enumerate(spine):
             right_stringy = self.is_stringy(level.right)
             if parts is None and (stringy or right_stringy):
-                parts = self.parts(first) if k == 0 else [field(self.segment(level.left))]
+                parts = list(self.parts(first)) if k == 0 else [field(self.segment(level.left))]  # a copy: lookups share lists
             if parts is not None:
                 parts += self.parts(level.right)
             stringy = stringy or right_stringy
