@@ -9,17 +9,34 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .cache import ResultCache, result_key
-from .extract import EXTRACTOR_VERSION, extract_file
+from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
 
 CHUNK_BYTES = 1_500_000
 
 
 def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[dict[str, Any]]:
     return [extract_file(path, data) for path, data in chunk]
+
+
+DIED = "the extractor's process died on this file"
+
+
+def _isolated(snapshot: Any, entries: list[Any]) -> list[dict[str, Any]]:
+    """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
+    blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
+    out = []
+    for path, data in blobs:
+        try:
+            with ProcessPoolExecutor(max_workers=1) as pool:
+                out += pool.submit(_extract_chunk, [(path, data)]).result()
+        except BrokenProcessPool:
+            out.append(skipped_result(path, DIED))
+    return out
 
 
 def default_jobs() -> int:
@@ -69,17 +86,26 @@ def extract_all(
             for chunk in _chunks(snapshot.read(todo)):
                 fresh += _extract_chunk(chunk)
         else:
+            broken = False
             with ProcessPoolExecutor(max_workers=jobs) as pool:
                 # Fork the workers *before* git's cat-file starts: a worker forked later would
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
-                for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
-                    fresh += done
+                try:
+                    for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
+                        fresh += done
+                except BrokenProcessPool:
+                    broken = True
+            if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
+                finished = {r["path"] for r in fresh}
+                rest = [e for e in todo if e.path not in finished]
+                progress(f"a worker process died; extracting {len(rest)} files one process each")
+                fresh += _isolated(snapshot, rest)
         for result in fresh:
             results[result["path"]] = result
         if cache is not None and fresh:
-            cache.put_many((keys[r["path"]], r) for r in fresh)
+            cache.put_many((keys[r["path"]], r) for r in fresh if r["reason"] != DIED)
     finally:
         if cache is not None:
             cache.close()

@@ -64,9 +64,14 @@ def extract_file(path: str, data: bytes) -> dict:
         return _extract_file(path, data)
 
 
-def _extract_file(path: str, data: bytes) -> dict:
-    module, is_package = module_name(path)
-    result = {
+def skipped_result(path: str, reason: str) -> dict:
+    """The result of a file that gave nothing, with the reason."""
+    return _skipped(_empty_result(path), reason)
+
+
+def _empty_result(path: str) -> dict:
+    module, _ = module_name(path)
+    return {
         "path": path,
         "module": module,
         "status": "ok",
@@ -77,6 +82,11 @@ def _extract_file(path: str, data: bytes) -> dict:
         "reraises": 0,
         "calls": [],
     }
+
+
+def _extract_file(path: str, data: bytes) -> dict:
+    module, is_package = module_name(path)
+    result = _empty_result(path)
     if b"\0" in data:
         return _skipped(result, "invalid source: null bytes")
     try:

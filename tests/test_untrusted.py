@@ -252,6 +252,29 @@ def test_max_file_bytes_is_a_crawl_option(tmp_path: Path, cli) -> None:
     assert cli(*crawl_args(repo, out, "v1", "--max-file-bytes", "0")).exit_code == 2
 
 
+def test_a_worker_process_that_dies_loses_only_its_file(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A crash no ``except`` can catch (a segfault in C code, the OOM killer) inside a worker."""
+    from crawler import engine
+
+    real = engine.extract_file
+
+    def crashing(path: str, data: bytes) -> dict:
+        if b"CRASH" in data:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(path, data)
+
+    monkeypatch.setattr(engine, "extract_file", crashing)  # the workers are forked: they see it
+    files = {f"pkg/m{i}.py": f"raise ValueError('m{i}')\n" for i in range(12)}
+    files["pkg/m5.py"] = "# CRASH\nraise ValueError('m5')\n"
+    repo = make_repo(tmp_path / "up", files)
+    out = tmp_path / "out"
+    result = cli(*crawl_args(repo, out, "v1", "--jobs", "2"))
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "acme" / "widgets" / "manifest.json").read_bytes())
+    assert manifest["skipped"] == [{"path": "pkg/m5.py", "reason": engine.DIED}]
+    assert sorted(records(out / "acme" / "widgets")) == sorted(f"m{i}" for i in range(12) if i != 5)
+
+
 # --------------------------------------------------------------------------- git: refuse early, run nothing
 
 
