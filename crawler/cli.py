@@ -149,5 +149,17 @@ def show(entry_id: str, data: Path, as_json: bool) -> None:
         click.echo(render_text(record), nl=False)
 
 
+from .consume_cli import match as _match_command, render as _render_command  # noqa: E402
+
+main.add_command(_match_command)
+main.add_command(_render_command)
+
+from .versions_cli import diff as _diff, history as _history, sync as _sync  # noqa: E402  (they use this module's helpers)
+
+main.add_command(_diff)
+main.add_command(_history)
+main.add_command(_sync)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from functools import cache
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -23,6 +24,7 @@ from .engine import extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
+from .search import search_file
 from .output import MANIFEST, content_digest, dataset_dir, read_dataset, recover, render_dataset, write_dataset
 from .source import open_snapshot
 
@@ -58,10 +60,20 @@ def _quiet(_: str) -> None:
     pass
 
 
+@cache
+def code_digest() -> str:
+    """errcat's own code: a dataset made by other code is never taken as up to date."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def input_digest(snapshot: Any, include: list[str], exclude: list[str]) -> str:
-    """Everything a dataset is made from, hashed: versions, identity, commit, selected blobs."""
+    """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs."""
     payload = {
         "errcat": __version__,
+        "code": code_digest(),
         "extractor": EXTRACTOR_VERSION,
         "schema": SCHEMA_VERSION,
         "repo": snapshot.repo.model_dump(mode="json"),
@@ -170,7 +182,7 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")
-    files = render_dataset(records, manifest)
+    files = render_dataset(records, manifest, extra=search_file(records, manifest))
     write_dataset(target, files)
     written = Manifest.model_validate_json(files[MANIFEST])
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

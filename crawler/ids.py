@@ -14,35 +14,16 @@ import hashlib
 import re
 from typing import Any
 
-_SPACE = re.compile(r"\s+")
-
+from .templates import Field, parts_from_template
 
 def normalize_template(text: str, fields: list[dict[str, Any]]) -> str:
     """Template text with each field reduced to ``{}`` and whitespace collapsed.
 
-    Fields are found in order as ``{expr}``; doubled braces are literal text and stay doubled.
+    Literal braces stay doubled, so ``{}`` always means a field.
     """
-    out: list[str] = []
-    pos, k, n = 0, 0, len(fields)
-    while True:
-        brace = min((i for i in (text.find("{", pos), text.find("}", pos)) if i >= 0), default=-1)
-        if brace < 0:
-            out.append(text[pos:])
-            break
-        out.append(text[pos:brace])
-        pair = text[brace : brace + 2]
-        if pair in ("{{", "}}"):
-            out.append(pair)
-            pos = brace + 2
-            continue
-        if k < n and text.startswith("{" + fields[k]["expr"] + "}", brace):
-            out.append("{}")
-            pos = brace + len(fields[k]["expr"]) + 2
-            k += 1
-            continue
-        out.append(text[brace])
-        pos = brace + 1
-    return " ".join("".join(out).split())
+    parts = parts_from_template({"text": text, "fields": fields})
+    joined = "".join("{}" if isinstance(p, Field) else p.replace("{", "{{").replace("}", "}}") for p in parts)
+    return " ".join(joined.split())
 
 
 def has_literal_text(normalized: str) -> bool:

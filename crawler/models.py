@@ -7,7 +7,7 @@ catalogue page, so the files read top to bottom like the page they feed.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -146,10 +146,19 @@ class Lifetime(Model):
 
 
 class History(Model):
-    first_seen: Lifetime | None = None
-    last_seen: Lifetime | None = None
-    retired: bool = False
-    retired_note: str | None = None
+    """When an entry was seen, over the versions a history run covered (``errcat history``/``sync``).
+
+    Ids are never reused: an entry that goes away stays in the catalogue as a retired record
+    (its last seen sites and text), and a reworded message gets a new id that points back here.
+    """
+
+    first_seen: Lifetime | None = Field(default=None, description="The earliest covered version that has this entry.")
+    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry.")
+    retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
+    retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
+    removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
+    replaces: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list, description="Ids this entry succeeded: the same error reworded, or raised as another exception.")
+    replaced_by: str | None = Field(default=None, pattern=ID_PATTERN, description="When retired: the id that succeeded it, if any.")
 
 
 class Record(Model):
@@ -183,6 +192,7 @@ class IndexRow(Model):
     line: int
     sites: int
     explanation_status: ExplanationStatus
+    retired: bool = Field(default=False, description="A retired entry: gone from the crawled commit, kept so its id is never reused.")
 
 
 class Index(Model):
@@ -205,6 +215,7 @@ class Counts(Model):
     entries: int
     bare_asserts: int = 0
     reraises: int = 0
+    retired: int = Field(default=0, description="Retired entries kept from earlier versions (not counted in entries).")
 
 
 class Manifest(Model):

@@ -56,6 +56,7 @@ def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str
                 "line": r["location"]["line"],
                 "sites": len(r["sites"]),
                 "explanation_status": r["explanation_status"],
+                "retired": bool((r.get("history") or {}).get("retired")),
             }
             for r in records
         ],

@@ -136,31 +136,33 @@ def none_template() -> dict:
 
 
 def parts_from_template(tpl: dict) -> Parts:
-    """Inverse of :func:`make_template` (uses ``fields`` to find each field in ``text``)."""
+    """Inverse of :func:`make_template` (uses ``fields`` to find each field in ``text``).
+
+    Jumps from brace to brace: every record of a crawl passes through here (ids, search index).
+    """
     text, fields = tpl["text"], tpl["fields"]
     parts: Parts = []
     lit: list[str] = []
-    i, k, n = 0, 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == "{":
-            if k < len(fields):
-                token = "{" + fields[k]["expr"] + "}"
-                if text.startswith(token, i):
-                    parts.append("".join(lit))
-                    lit = []
-                    parts.append(Field(fields[k]["expr"], fields[k].get("name")))
-                    k += 1
-                    i += len(token)
-                    continue
-            lit.append("{")
-            i += 2 if text.startswith("{{", i) else 1
-        elif c == "}":
-            lit.append("}")
-            i += 2 if text.startswith("}}", i) else 1
-        else:
-            lit.append(c)
-            i += 1
+    pos, k, n = 0, 0, len(fields)
+    while True:
+        opening, closing = text.find("{", pos), text.find("}", pos)
+        brace = opening if closing < 0 or 0 <= opening < closing else closing
+        if brace < 0:
+            lit.append(text[pos:])
+            break
+        lit.append(text[pos:brace])
+        if brace == opening and k < n:
+            token = "{" + fields[k]["expr"] + "}"
+            if text.startswith(token, brace):
+                parts.append("".join(lit))
+                lit = []
+                parts.append(Field(fields[k]["expr"], fields[k].get("name")))
+                k += 1
+                pos = brace + len(token)
+                continue
+        char = text[brace]
+        lit.append(char)
+        pos = brace + (2 if text.startswith(char * 2, brace) else 1)
     parts.append("".join(lit))
     return normalize(parts)
 

@@ -87,6 +87,9 @@ def validate_dataset(directory: Path, engine: str = "reference") -> list[Problem
     problems += found or check("manifest", manifest, "manifest.json", engine)
     index, found = _load(directory / "index.json", "index.json")
     problems += found or check("index", index, "index.json", engine)
+    if (directory / "search.json").exists():  # datasets written before errcat had it lack it
+        search, found = _load(directory / "search.json", "search.json")
+        problems += found or check("search", search, "search.json", engine)
 
     record_ids: set[str] = set()
     errors_dir = directory / "errors"

@@ -1,0 +1,130 @@
+"""Consumer commands: ``errcat match`` (which entry is this error?) and ``errcat render`` (pages).
+
+Both work from a written dataset alone; neither needs the crawled repository.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .errors import UsageError
+
+DEFAULT_OUT = Path("output")
+
+
+def _matchers(data: Path):
+    from .match import Matcher, find_datasets
+
+    if not data.is_dir():
+        raise UsageError(f"no such directory: {data}")
+    datasets = list(find_datasets(data))
+    if not datasets:
+        raise UsageError(f"no dataset (manifest.json) under {data}")
+    return [Matcher.load(d) for d in datasets]
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command()
+@click.argument("message", required=False)
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+              help="Dataset directory or output root.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show (ties with the last are shown too).")
+def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
+    """Find the entry for an error message or a whole traceback.
+
+    MESSAGE is the error as you saw it: a message, "SomeError: message", a traceback (chained
+    ones too), a pydantic ValidationError, or a server's JSON error body. Without MESSAGE (or
+    with "-") it is read from stdin. Exit 1 when no entry matches; the nearest are offered.
+
+    \b
+    Examples:
+      errcat match "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."
+      python serve.py 2>&1 | errcat match --data output/vllm-project/vllm
+    """
+    from .match import match as run_match
+
+    if message is None or message == "-":
+        if sys.stdin is None or (hasattr(sys.stdin, "isatty") and sys.stdin.isatty()):
+            raise UsageError("give a MESSAGE or pipe the error into stdin")
+        message = sys.stdin.read()
+    if not message.strip():
+        raise UsageError("the message is empty")
+    start = time.perf_counter()
+    matchers = _matchers(data)
+    loaded = time.perf_counter()
+    result = run_match(message, matchers, limit)
+    done = time.perf_counter()
+    click.echo(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
+               f"matched in {(done - loaded) * 1000:.1f} ms", err=True)
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_text(result)
+    if not result.matches:
+        sys.exit(1)
+
+
+def _print_text(result) -> None:
+    if result.readings:
+        r = result.matches[0].reading if result.matches else result.readings[0]
+        click.echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
+    if not result.matches:
+        click.echo("no entry matches.")
+        if result.nearest:
+            click.echo("nearest entries:")
+            for n in result.nearest:
+                click.echo(f"  {n.entry.id}  {n.similarity:.0%}  {n.entry.exception}: {_one_line(n.entry.text, 90)}")
+        return
+    prefix = result.matches[0].how == "prefix"
+    if prefix:
+        click.echo("no full match; entries this message is the beginning of:")
+    for i, m in enumerate(result.matches, start=1):
+        e = m.entry
+        flags = [f"covers {m.coverage:.0%}"]
+        if m.exception_match == 2:
+            flags.append("same exception")
+        elif m.exception_match == 1:
+            flags.append(f"a {m.reading.exception}")
+        if m.site_match:
+            flags.append("raised here per traceback")
+        if m.tied:
+            flags.append("tied")
+        click.echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
+        click.echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
+        for j, expr in enumerate(e.fields):
+            value = m.values.get(f"f{j}")
+            if value is not None:
+                click.echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+
+
+@click.command()
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+              help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True, help="Where to write the site.")
+@click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
+def render(data: Path, out: Path, fmt: str) -> None:
+    """Write the catalogue as a static site: one page per entry, an index, offline search.
+
+    The HTML site works from file:// with no network: open OUT/index.html. The JSON of each
+    entry and the search index are copied next to the pages.
+    """
+    from .match import find_datasets
+    from .site import render_site
+
+    if not data.is_dir():
+        raise UsageError(f"no such directory: {data}")
+    datasets = find_datasets(data)
+    if len(datasets) != 1:
+        raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
+    count = render_site(datasets[0], out, fmt, progress=lambda m: click.echo(m, err=True))
+    click.echo(f"{count} pages in {out}")

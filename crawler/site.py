@@ -1,0 +1,386 @@
+"""A dataset as a static site (``errcat render``): one page per entry, an index, offline search.
+
+Layout of the site directory::
+
+    index.html            every entry, with the search box
+    errors/<id>.html      one catalogue page per entry (sections in the order of page.py)
+    errors/<id>.json      the entry's record, copied, so the page's JSON link works anywhere
+    search.json           the dataset's search index, copied, for clients
+    search-index.js       the same index as a script (file:// pages cannot fetch JSON)
+    search.js, style.css  the search box (plain JS, no network) and the styles
+
+Everything that comes from the crawled source is escaped: text with ``html.escape``, code by
+Pygments, and JSON inside ``<script>`` with ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
+``--format markdown`` writes ``index.md`` and ``errors/<id>.md`` instead.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from .errors import UsageError
+from .search import SearchIndex
+
+NOT_EXPLAINED = "Not yet explained."
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside <script>: no '</script>', no HTML entities, no JS line terminators."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for ch, rep in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, rep)
+    return text
+
+
+def _safe_url(url: str) -> str:
+    return url if re.match(r"^https?://", url) else "#"
+
+
+_FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
+
+
+def code_html(code: str, start: int | None = None, hl: list[int] | None = None) -> str:
+    opts: dict[str, Any] = {"cssclass": "highlight", "wrapcode": True}
+    if start is not None:
+        opts.update(linenos="inline", linenostart=start)
+        if hl:
+            opts["hl_lines"] = [n - start + 1 for n in hl]
+    return highlight(code, PythonLexer(), HtmlFormatter(**opts))
+
+
+# --------------------------------------------------------------------------- HTML
+
+STYLE = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1b1b}
+header.site{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap;border-bottom:1px solid #ddd;padding-bottom:.5rem}
+header.site a.home{font-weight:600;text-decoration:none}
+h1{font-size:1.4rem;word-break:break-word}
+h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #eee}
+code,pre{font:13px/1.4 ui-monospace,monospace}
+pre{white-space:pre-wrap;word-break:break-word}
+.message{background:#f6f6f6;padding:.5rem .75rem;border-left:3px solid #c33}
+.muted{color:#777;font-style:italic}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dl.facts dt{font-weight:600}
+.highlight{background:#fafafa;padding:.25rem .5rem;overflow-x:auto}
+.highlight .hll{background:#fff3b0}
+#search{width:100%;font-size:1rem;padding:.4rem}
+#results{list-style:none;padding:0}
+#results li{padding:.25rem 0;border-bottom:1px solid #f0f0f0}
+table.entries{border-collapse:collapse;width:100%}
+table.entries td{padding:.2rem .4rem;border-bottom:1px solid #f0f0f0;vertical-align:top}
+.badge{font-size:.75rem;padding:0 .35rem;border-radius:.3rem;background:#eee}
+"""
+
+SEARCH_JS = r"""
+(function () {
+  "use strict";
+  var data = window.ERRCAT_SEARCH || {entries: []};
+  var base = document.body.getAttribute("data-root") || "";
+  var box = document.getElementById("search");
+  var list = document.getElementById("results");
+  if (!box || !list) return;
+  var compiled = {};
+  function toJsRegex(p) {
+    // Python's leading (?s) is a JS flag, (?P<name>...) is (?<name>...), \A and \Z are ^ and $
+    var flags = "s", m = /^\(\?([aiLmsux]+)\)/.exec(p);
+    if (m) {
+      p = p.slice(m[0].length);
+      if (m[1].indexOf("i") >= 0) flags += "i";
+      if (m[1].indexOf("m") >= 0) flags += "m";
+    }
+    p = p.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>").replace(/\\A/g, "^").replace(/\\Z/g, "$");
+    return new RegExp(p, flags);
+  }
+  function regexFor(e) {
+    if (!(e.id in compiled)) {
+      try { compiled[e.id] = toJsRegex(e.pattern); } catch (err) { compiled[e.id] = null; }
+    }
+    return compiled[e.id];
+  }
+  function words(s) { return (s.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []); }
+  function score(e, q, qw) {
+    var s = 0, lit = e.fragments.join("").length;
+    if (q.length > 3 && e.fragments.length && e.fragments.every(function (f) { return q.indexOf(f) >= 0; })) {
+      var re = regexFor(e);
+      if (re && re.test(q)) return 1000 + lit;
+    }
+    var hay = e.tokens;
+    qw.forEach(function (w) {
+      if (hay.indexOf(w) >= 0) s += 3;
+      else if (hay.some(function (t) { return t.indexOf(w) === 0; })) s += 1;
+    });
+    if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
+    return s;
+  }
+  function run() {
+    var q = box.value.trim();
+    var m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(q);
+    if (m) q = m[1];
+    list.textContent = "";
+    if (!q) return;
+    var qw = words(q);
+    var ranked = data.entries.map(function (e) { return [score(e, q, qw), e]; })
+      .filter(function (p) { return p[0] > 0; })
+      .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
+      .slice(0, 25);
+    ranked.forEach(function (p) {
+      var e = p[1], li = document.createElement("li"), a = document.createElement("a");
+      a.href = base + "errors/" + e.id + ".html";
+      a.textContent = e.title;
+      var small = document.createElement("span");
+      small.className = "badge";
+      small.textContent = e.exception + (p[0] >= 1000 ? " \u00b7 matches" : "");
+      li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
+      list.appendChild(li);
+    });
+    if (!ranked.length) {
+      var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
+      list.appendChild(li);
+    }
+  }
+  box.addEventListener("input", run);
+  var params = new URLSearchParams(window.location.search);
+  if (params.get("q")) { box.value = params.get("q"); run(); }
+})();
+"""
+
+
+def _layout(title: str, body: str, root: str, repo: str) -> str:
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'">
+<title>{esc(title)}</title>
+<link rel="stylesheet" href="{root}style.css">
+</head>
+<body data-root="{root}">
+<header class="site"><a class="home" href="{root}index.html">{esc(repo)} error catalogue</a>
+<input id="search" type="search" placeholder="Paste an error message or search…" autocomplete="off" aria-label="Search the catalogue">
+</header>
+<ul id="results" aria-live="polite"></ul>
+<main>
+{body}
+</main>
+<script src="{root}search-index.js"></script>
+<script src="{root}search.js"></script>
+</body>
+</html>
+"""
+
+
+def _section(key: str, title: str, inner: str) -> str:
+    return f'<section id="{key}">\n<h2>{esc(title)}</h2>\n{inner}\n</section>\n'
+
+
+def _bullets(items: list[str]) -> str:
+    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"
+
+
+def _pending() -> str:
+    return f'<p class="muted">{NOT_EXPLAINED}</p>'
+
+
+def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
+    exc = r["exception"]
+    loc = r["location"]
+    ex = r.get("explanation") or {}
+    prov = r["provenance"]
+    parts: list[str] = [f'<h1 id="title">{esc(r["title"])}</h1>']
+    ancestor = exc.get("builtin_ancestor")
+    ancestry = f" (a <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
+    parts.append(
+        '<dl class="facts" id="summary">'
+        f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
+        f'<dt>Kind</dt><dd>{esc(r["kind"])}</dd>'
+        f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
+        f'<dt>Explained</dt><dd>{esc(r.get("explanation_status", "absent"))}</dd>'
+        "</dl>"
+    )
+    msg = r["message"]
+    parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_section("what-it-means", "What it means", f"<p>{esc(ex['what_it_means'])}</p>" if ex.get("what_it_means") else _pending()))
+    snippet = r["snippet"]
+    source = (
+        f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
+        f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>'
+        + code_html(snippet["code"], snippet["start_line"], list(range(loc["line"], loc.get("end_line", loc["line"]) + 1)))
+    )
+    parts.append(_section("source", "Source", source))
+    facts = r.get("facts") or {}
+    fact_lines = [f"if {g}" for g in facts.get("guards", [])] + [f"in {x}" for x in facts.get("loops", [])]
+    if facts.get("handler"):
+        fact_lines.append(f"in {facts['handler']}")
+    if facts.get("cause"):
+        fact_lines.append(f"from {facts['cause']}")
+    fact_lines += [f"@{d}" for d in facts.get("decorators", [])]
+    if fact_lines:
+        parts.append(_section("facts", "How the code gets there (machine-derived)",
+                              "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in fact_lines) + "</ul>"))
+    parts.append(_section("solutions", "Solutions", _bullets(ex["solutions"]) if ex.get("solutions") else _pending()))
+    fix = ex.get("example_fix") or {}
+    if fix.get("before") or fix.get("after"):
+        fix_html = "<h3>Before</h3>" + code_html(fix.get("before", "")) + "<h3>After</h3>" + code_html(fix.get("after", ""))
+    else:
+        fix_html = _pending()
+    parts.append(_section("example-fix", "Example fix", fix_html))
+    patterns = ex.get("defensive_patterns") or []
+    parts.append(_section("defensive-patterns", "Defensive patterns",
+                          "".join(f"<p>{esc(p['strategy'])}</p>" + (code_html(p["code"]) if p.get("code") else "") for p in patterns) or _pending()))
+    parts.append(_section("prevention", "Prevention", _bullets(ex["prevention"]) if ex.get("prevention") else _pending()))
+    when = ex.get("when_it_happens") or {}
+    when_html = (f"<p>{esc(when['trigger'])}</p>" if when.get("trigger") else "") + (_bullets(when["common_situations"]) if when.get("common_situations") else "")
+    parts.append(_section("when-it-happens", "When it happens", when_html or _pending()))
+    related = r.get("related") or []
+    rel_html = "<ul>" + "".join(
+        f'<li><a href="{esc(x["id"])}.html">{esc(x["title"])}</a> <span class="muted">({esc(x["reason"])})</span></li>'
+        if x["id"] in titles else f'<li>{esc(x["title"])} <span class="muted">({esc(x["reason"])})</span></li>'
+        for x in related) + "</ul>" if related else '<p class="muted">None found.</p>'
+    parts.append(_section("related", "Related errors", rel_html))
+    if len(r["sites"]) > 1:
+        parts.append(_section("sites", f"All {len(r['sites'])} sites", "<ul>" + "".join(
+            f'<li><a href="{esc(_safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a> in <code>{esc(s["qualname"])}</code></li>'
+            for s in r["sites"]) + "</ul>"))
+    commit = prov.get("upstream_commit") or prov["commit"]
+    parts.append(_section("provenance", "Analysed commit",
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code>, committed {esc(prov["commit_date"])}; '
+                          f'errcat {esc(prov["errcat_version"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
+    meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
+    parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
+    return _layout(f"{r['title']} — {exc['name']}", "\n".join(parts), "../", repo)
+
+
+def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str) -> str:
+    rows = "".join(
+        f'<tr><td><a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a></td><td><code>{esc(r["exception"]["name"])}</code></td>'
+        f'<td><code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code></td>'
+        f'<td>{"" if r.get("explanation_status", "absent") == "absent" else esc(r["explanation_status"])}</td></tr>'
+        for r in records)
+    commit = manifest.get("upstream_commit") or manifest["commit"]
+    body = (f"<h1>{esc(repo)}: {len(records)} errors</h1>"
+            f'<p>Analysed at <code>{esc(commit)}</code> ({esc(manifest.get("ref") or "")}, committed {esc(manifest["commit_date"])}). '
+            'Paste an error message into the search box to find its entry.</p>'
+            f'<table class="entries"><tbody>{rows}</tbody></table>')
+    return _layout(f"{repo} error catalogue", body, "", repo)
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def md_text(text: str) -> str:
+    """Plain text safe in Markdown: HTML and Markdown syntax characters neutralised."""
+    text = html.escape(text, quote=False)
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", text).replace("\n", "  \n")
+
+
+def md_code(code: str, lang: str = "") -> str:
+    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
+    return f"{fence}{lang}\n{code}\n{fence}"
+
+
+def md_inline(text: str) -> str:
+    text = text.replace("\n", " ")
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
+    exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
+    out = [f"# {md_text(r['title'])}", "",
+           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {r['kind']}", f"- **Id:** {md_inline(r['id'])}",
+           f"- **Explained:** {r.get('explanation_status', 'absent')}", "", "## Message", "", md_code(r["message"]["text"]), ""]
+
+    def sec(title: str, body: str) -> None:
+        out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])
+
+    sec("What it means", md_text(ex.get("what_it_means", "")))
+    snippet = r["snippet"]
+    out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — "
+            f"[view on GitHub](<{_safe_url(loc['permalink'])}>)", "", md_code(snippet["code"], "python"), ""]
+    sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
+    fix = ex.get("example_fix") or {}
+    sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), 'python')}\n\nAfter:\n\n{md_code(fix.get('after', ''), 'python')}"
+        if fix.get("before") or fix.get("after") else "")
+    sec("Defensive patterns", "\n\n".join(md_text(p["strategy"]) + ("\n\n" + md_code(p["code"], "python") if p.get("code") else "")
+                                          for p in ex.get("defensive_patterns", [])))
+    sec("Prevention", "\n".join(f"- {md_text(s)}" for s in ex.get("prevention", [])))
+    when = ex.get("when_it_happens") or {}
+    sec("When it happens", "\n".join(([md_text(when["trigger"]), ""] if when.get("trigger") else []) + [f"- {md_text(s)}" for s in when.get("common_situations", [])]))
+    rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
+           for x in r.get("related", [])]
+    out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
+    commit = prov.get("upstream_commit") or prov["commit"]
+    out += ["---", "", f"Analysed {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
+            f"[This entry as JSON]({r['id']}.json)", ""]
+    return "\n".join(out)
+
+
+def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str) -> str:
+    lines = [f"# {md_text(repo)}: {len(records)} errors", "", "| Error | Exception | Where |", "| --- | --- | --- |"]
+    for r in records:
+        title = md_text(r["title"]).replace("|", "\\|")
+        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(r['exception']['name'])} | "
+                     f"{md_inline(r['location']['path'] + ':' + str(r['location']['line']))} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None) -> int:
+    """Write the site for one dataset into ``out``; returns the number of entry pages."""
+    from .match import load_search_index
+
+    if not (dataset / "manifest.json").is_file():
+        raise UsageError(f"not a dataset (no manifest.json): {dataset}")
+    manifest = json.loads((dataset / "manifest.json").read_bytes())
+    repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
+    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines() if line.strip()]
+    records.sort(key=lambda r: r["id"])
+    titles = {r["id"]: r["title"] for r in records}
+    if out.resolve() == dataset.resolve() or dataset.resolve() in out.resolve().parents:
+        raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
+    (out / "errors").mkdir(parents=True, exist_ok=True)
+    progress(f"rendering {len(records)} pages into {out}")
+    if fmt == "markdown":
+        for r in records:
+            (out / "errors" / f"{r['id']}.md").write_text(entry_markdown(r, titles), encoding="utf-8")
+        (out / "index.md").write_text(index_markdown(records, manifest, repo), encoding="utf-8")
+    else:
+        index = load_search_index(dataset)
+        for r in records:
+            (out / "errors" / f"{r['id']}.html").write_text(entry_html(r, repo, titles), encoding="utf-8")
+        (out / "index.html").write_text(index_html(records, manifest, repo), encoding="utf-8")
+        (out / "style.css").write_text(STYLE + _FORMATTER_CSS + "\n", encoding="utf-8")
+        (out / "search.js").write_text(SEARCH_JS, encoding="utf-8")
+        (out / "search-index.js").write_text(f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n", encoding="utf-8")
+    for r in records:
+        src = dataset / "errors" / f"{r['id']}.json"
+        if src.is_file():
+            shutil.copyfile(src, out / "errors" / f"{r['id']}.json")
+    if (dataset / "search.json").is_file():
+        shutil.copyfile(dataset / "search.json", out / "search.json")
+    return len(records)
+
+
+def _search_payload(index: SearchIndex) -> dict[str, Any]:
+    """What the search box needs of the index (sites and anchors stay in search.json)."""
+    return {"repo": index.repo, "commit": index.commit, "entries": [
+        {"id": e.id, "title": e.title, "exception": e.exception, "pattern": e.pattern, "fragments": e.fragments, "tokens": e.tokens}
+        for e in index.entries]}

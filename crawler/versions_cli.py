@@ -1,0 +1,190 @@
+"""``errcat diff``, ``errcat history`` and ``errcat sync``: options in, ``versions`` called.
+
+Registered in ``cli.py``. Conventions as there: results on stdout, progress on stderr, usage and
+source errors exit 2 with one line; ``diff --fail-on`` and ``sync --exit-code`` exit 1.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from .cli import DEFAULT_OUT, _progress
+from .errors import UsageError
+
+
+def source_options(func):
+    """The repository options of ``errcat crawl``, for commands that crawl refs themselves."""
+    options = [
+        click.option("--repo", metavar="URL_OR_PATH", envvar="ERRCAT_REPO", help="An https:// git URL or a local git repository (default: the upstream's URL)."),
+        click.option("--upstream", metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml); default: vllm."),
+        click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="Override the repository identity used for output paths and permalinks."),
+        click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream)."),
+        click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),
+        click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count)."),
+        click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the result cache."),
+        click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir)."),
+        click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def _source(kw: dict):
+    from .versions import SourceOptions
+
+    return SourceOptions(
+        repo=kw.pop("repo"), upstream=kw.pop("upstream"), name=kw.pop("name"), include=list(kw.pop("include")),
+        exclude=list(kw.pop("exclude")), jobs=kw.pop("jobs"), use_cache=not kw.pop("no_cache"),
+        cache_dir=kw.pop("cache_dir"), config=kw.pop("config"),
+    )
+
+
+def _kinds(values: tuple[str, ...]) -> set[str]:
+    from .diff import ChangeKind
+
+    slugs = {k.slug for k in ChangeKind}
+    chosen: set[str] = set()
+    for value in values:
+        for item in filter(None, (v.strip() for v in value.split(","))):
+            if item == "any":
+                chosen |= slugs
+            elif item in slugs:
+                chosen.add(item)
+            else:
+                raise UsageError(f"--fail-on {item!r}: expected any or one of {', '.join(sorted(slugs))}")
+    return chosen
+
+
+def _write(text: str, output: Path | None) -> None:
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text, encoding="utf-8")
+
+
+@click.command()
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@source_options
+@click.option("--format", "fmt", type=click.Choice(["oneline", "markdown", "github", "json"]), default="oneline", show_default=True,
+              help="oneline: one change a line; markdown: a changelog; github: workflow annotations; json: the diff schema.")
+@click.option("--fail-on", "fail_on", multiple=True, metavar="KINDS",
+              help="Exit 1 when a change of these kinds is found: comma-separated, or 'any' "
+                   "(added, removed, moved, reworded, exception-changed, sites-added, sites-removed).")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here instead of stdout.")
+def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, **kw) -> None:
+    """What changed between two catalogues: OLD and NEW are refs or output directories.
+
+    A ref (tag, branch, commit) is crawled with the result cache into a temporary directory,
+    using the repository options as ``errcat crawl`` does; a directory is read as written.
+
+    \b
+    Examples:
+      errcat diff v0.32.0 v0.33.0 --repo ../vllm
+      errcat diff old-output/ output/ --format markdown
+      errcat diff v1 v2 --repo . --format github --fail-on removed,reworded
+    """
+    from .diff_render import render
+    from .versions import diff_datasets, open_side
+
+    kinds = _kinds(fail_on)
+    source = _source(kw)
+    with tempfile.TemporaryDirectory(prefix="errcat-diff-") as tmp:
+        report = diff_datasets(open_side(old, source, Path(tmp), _progress), open_side(new, source, Path(tmp), _progress))
+    _write(render(report, fmt), output)
+    c = report.counts
+    _progress(f"{report.old.label} -> {report.new.label}: " + ", ".join(
+        f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))
+    hit = sorted(report.kinds() & kinds)
+    if hit:
+        _progress(f"failing on: {', '.join(hit)}")
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("refs", nargs=-1, metavar="[REF]...")
+@click.option("--range", "span", metavar="OLD..NEW", help="Every release tag from OLD to NEW (a local repository).")
+@click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
+@source_options
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, out: Path, **kw) -> None:
+    """Crawl REFs oldest first and write the newest catalogue with every entry's history.
+
+    Each record gets first_seen and last_seen (version and commit); entries gone by the last
+    REF are kept as retired records ("removed in v0.32.0"), so their ids are never reused.
+
+    \b
+    Examples:
+      errcat history --repo ../vllm v0.31.0 v0.32.0 v0.33.0
+      errcat history --repo ../vllm --range v0.31.0..v0.33.0
+    """
+    from .history import is_retired
+    from .versions import DEFAULT_TAG_PATTERN, history as run_history, tags_in_range
+
+    source = _source(kw)
+    chosen = list(refs)
+    if span:
+        if chosen:
+            raise UsageError("give either REFs or --range, not both")
+        chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
+    target, state = run_history(source, chosen, out, progress=_progress)
+    retired = sum(1 for r in state.values() if is_retired(r))
+    first = sum(1 for r in state.values() if r.history and r.history.first_seen)
+    click.echo(f"wrote {target}", err=True)
+    click.echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - retired}, retired {retired}, "
+               f"first_seen {first}/{len(state)}")
+
+
+@click.command()
+@source_options
+@click.option("--ref", metavar="REF", help="Branch, tag or commit to follow (default: the upstream's branch, or HEAD of a local repo).")
+@click.option("--latest-tag", is_flag=True, help="Follow the newest release tag instead of a branch.")
+@click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the markdown changelog (the pull request body) here.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the JSON diff report here.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")
+def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, changelog: Path | None,
+         report_path: Path | None, exit_code: bool, **kw) -> None:
+    """Bring the catalogue up to the upstream: resolve, crawl, diff, write, say if it changed.
+
+    Resolves the upstream's branch head (or, with --latest-tag, its newest release tag) to a
+    commit; when that is the commit already in OUT's manifest (crawled by this errcat), nothing
+    is crawled. Otherwise it crawls it, carries history forward (new entries first seen now,
+    vanished ones retired), diffs against the previous catalogue and writes both.
+
+    Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=... and commit=...
+    to it for the workflow's later steps.
+    """
+    from .jsonio import dumps
+    from .versions import DEFAULT_TAG_PATTERN, check_output_commit, sync as run_sync
+
+    if ref and latest_tag:
+        raise UsageError("give either --ref or --latest-tag, not both")
+    source = _source(kw)
+    result = run_sync(source, out, ref=ref, latest_tag=latest_tag, tag_pattern=tag_pattern or DEFAULT_TAG_PATTERN,
+                      progress=_progress)
+    for note in result.notes:
+        _progress(f"note: {note}")
+    if changelog is not None:
+        _write(result.changelog, changelog)
+    if report_path is not None and result.report is not None:
+        _write(dumps(result.report).decode("utf-8"), report_path)
+    flag = "true" if result.changed else "false"
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        with open(github_output, "a", encoding="utf-8") as f:
+            f.write(f"changed={flag}\ncommit={check_output_commit(result.commit)}\n")
+    summary = ""
+    if result.report is not None:
+        summary = f" ({len(result.report.changes)} change(s) {result.report.old.label} -> {result.report.new.label})"
+    click.echo(f"changed={flag} commit={result.commit}{summary}")
+    if exit_code and result.changed:
+        sys.exit(1)

@@ -1,0 +1,113 @@
+"""A small, hostile fixture dataset for the consumer side (match, search index, pages).
+
+Templates are built the way the extractor builds them: literal text with ``{expr}`` fields and an
+anchored pattern with one lazy named group per field.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from crawler.catalogue import Identity, build_records
+from crawler.models import RepoRef
+from crawler.output import render_dataset, write_dataset
+from crawler.search import search_file
+
+COMMIT = "c" * 40
+IDENTITY = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), COMMIT,
+                    "2026-01-02T03:04:05+00:00", None, "git")
+
+
+def template(*parts, form: str = "fstring") -> dict:
+    """parts: literal strings and 1-tuples (expr,) for fields."""
+    text, fields, pattern = [], [], ["(?s)^"]  # as the extractor writes them
+    for part in parts:
+        if isinstance(part, tuple):
+            expr = part[0]
+            text.append("{" + expr + "}")
+            name = expr if expr.isidentifier() else None
+            fields.append({"expr": expr, "name": name})
+            pattern.append(f"(?P<f{len(fields) - 1}>.*?)")
+        else:
+            text.append(part.replace("{", "{{").replace("}", "}}"))
+            pattern.append(re.escape(part))
+    pattern.append("$")
+    opaque = len(parts) == 1 and isinstance(parts[0], tuple) or not parts
+    if not parts:
+        pattern = ["(?s)^$"]
+    return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": "none" if not parts else form, "opaque": opaque}
+
+
+def site(tmpl: dict, path: str, line: int, qualname: str, exception: str = "ValueError",
+         qualified: str | None = None, kind: str = "raise", code: str | None = None) -> dict:
+    return {
+        "path": path, "line": line, "end_line": line + 1, "module": path[:-3].replace("/", "."), "qualname": qualname,
+        "kind": kind, "exception": exception, "exception_qualname": qualified or f"builtins.{exception}",
+        "template": tmpl,
+        "snippet": {"start_line": line - 1, "end_line": line + 1,
+                    "code": code or f"def {qualname.rpartition('.')[2]}(x):\n    raise {exception}(f\"{tmpl['text']}\")\n    return x"},
+        "facts": {"guards": ["x is None"], "decorators": ["classmethod"]},
+    }
+
+
+KV = template("Unknown KV cache group kind '", ("kind",), "' in backend_per_kind. Valid kinds are: ",
+              ("', '.join(sorted(valid_kinds))",), ".")
+HOSTILE = template("bad <tag> & \"quote\" '", ("x",), "' </script><script>alert(1)</script> \u2028 end")
+
+SITES = [
+    site(KV, "pkg/config/attention.py", 17, "AttentionConfig._check"),
+    site(template("Invalid value ", ("x",)), "pkg/a.py", 10, "parse"),
+    site(template("Invalid value ", ("x",), " for ", ("name",)), "pkg/a.py", 20, "parse_named"),
+    site(template("Expected ", ("n",), " items, got ", ("len(items)",)), "pkg/b.py", 5, "check", exception="ValueError"),
+    site(template("Expected ", ("n",), " items, got ", ("len(items)",)), "pkg/b.py", 9, "check_type", exception="TypeError"),
+    site(template("Model ", ("name!r",), " is not supported by ", ("backend",), "."), "pkg/models.py", 40, "Registry.resolve",
+         exception="UnsupportedModelError", qualified="pkg.errors.UnsupportedModelError"),
+    site(template("not json: ", ("path!r",)), "pkg/io.py", 3, "load", exception="AssertionError", kind="assert"),
+    site(template(), "pkg/io.py", 7, "load", exception="NotImplementedError"),
+    site(template(("msg",), form="variable"), "pkg/io.py", 11, "store", exception="RuntimeError"),
+    site(HOSTILE, "pkg/evil.py", 2, "render"),
+    site(template("line one\nline two: ", ("detail",)), "pkg/multi.py", 6, "explain"),
+    site(template("The model's max seq len (", ("max_model_len",), ") is larger than the maximum number of tokens that can be stored in KV cache (",
+                  ("max_tokens",), "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."),
+         "pkg/engine.py", 88, "check_kv"),
+]
+
+EXCEPTIONS = {
+    "pkg.errors.UnsupportedModelError": {"name": "UnsupportedModelError", "qualname": "pkg.errors.UnsupportedModelError",
+                                         "builtin_ancestor": "ValueError", "bases": ["pkg.errors.ModelError", "builtins.ValueError"]},
+}
+
+
+def records() -> list[dict]:
+    recs = build_records(IDENTITY, SITES, EXCEPTIONS)
+    by_text = {r["message"]["text"]: r for r in recs}
+    kv = by_text[KV["text"]]
+    # one curated entry, so pages show both states
+    kv["explanation_status"] = "curated"
+    kv["explanation"].update(
+        what_it_means="The <kind> is not one of the KV cache group kinds.",
+        solutions=["Use one of the valid kinds & retry."],
+        example_fix={"before": "backend_per_kind={'full': 'x'}", "after": "backend_per_kind={'sliding': 'x'}"},
+        prevention=["Validate kinds early."],
+    )
+    kv["related"] = [{"id": r["id"], "title": r["title"], "reason": "same package"}
+                     for r in recs if r is not kv and r["message"]["text"].startswith("Invalid value")]
+    return recs
+
+
+def manifest_for(recs: list[dict]) -> dict:
+    return {
+        "schema_version": "1", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
+        "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": "v1", "source": "git",
+        "include": ["pkg/**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
+        "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},
+    }
+
+
+def write(tmp_path: Path) -> Path:
+    """The fixture dataset written as the crawl writes it; returns its directory."""
+    recs = records()
+    manifest = manifest_for(recs)
+    files = render_dataset(recs, manifest, extra=search_file(recs, manifest))
+    return write_dataset(tmp_path / "out" / "acme" / "widgets", files)

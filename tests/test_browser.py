@@ -1,0 +1,136 @@
+"""The generated site in a real headless browser: Debian's chromium, driven by Selenium.
+
+CI (CI=true) installs chromium and chromium-driver in .ci/run and this test must run there;
+elsewhere it is skipped, with the reason, only when they are genuinely absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import consumer_data as cd
+from crawler.site import render_site
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+
+
+def _missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    for path, package in ((CHROMIUM, "chromium"), (DRIVER, "chromium-driver")):
+        if not os.path.exists(path):
+            return f"{path} is missing (apt-get install {package})"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser():
+    reason = _missing()
+    if reason:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the browser test must run in CI: {reason}")
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ARGS:
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("site")
+    dataset = cd.write(tmp)
+    out = tmp / "site"
+    render_site(dataset, out)
+    records = {r["message"]["text"]: r for r in (json.loads(x) for x in (dataset / "errors.jsonl").read_bytes().splitlines())}
+    return out, records
+
+
+def _errors(driver) -> list[str]:
+    return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_entry_page_renders_every_section(browser, site):
+    from selenium.webdriver.common.by import By
+
+    out, records = site
+    kv = records[cd.KV["text"]]
+    browser.get((out / "errors" / f"{kv['id']}.html").as_uri())
+    assert browser.find_element(By.ID, "title").text == kv["title"]
+    for section in ["message", "what-it-means", "source", "facts", "solutions", "example-fix", "defensive-patterns",
+                    "prevention", "when-it-happens", "related", "provenance"]:
+        assert browser.find_element(By.ID, section).is_displayed(), section
+    assert browser.find_element(By.CSS_SELECTOR, "#message pre").text == kv["message"]["text"]
+    assert "The <kind> is not one of" in browser.find_element(By.ID, "what-it-means").text
+    assert "Not yet explained." in browser.find_element(By.ID, "defensive-patterns").text
+    code = browser.find_element(By.CSS_SELECTOR, "#source .highlight")
+    assert "raise" in code.text and code.find_elements(By.CSS_SELECTOR, "span.k")  # highlighted keywords
+    assert browser.find_element(By.CSS_SELECTOR, "#source a.permalink").get_attribute("href") == kv["location"]["permalink"]
+    assert cd.COMMIT in browser.find_element(By.ID, "provenance").text
+    json_link = browser.find_element(By.ID, "json-link").get_attribute("href")
+    assert json_link.endswith(f"/errors/{kv['id']}.json")
+    related = browser.find_elements(By.CSS_SELECTOR, "#related a")
+    assert len(related) == 2
+    related[0].click()
+    assert browser.find_element(By.ID, "title").text.startswith("Invalid value")
+    assert _errors(browser) == []
+
+
+def test_hostile_text_is_shown_not_run(browser, site):
+    from selenium.webdriver.common.by import By
+
+    out, records = site
+    evil = records[cd.HOSTILE["text"]]
+    browser.get((out / "errors" / f"{evil['id']}.html").as_uri())
+    assert browser.find_element(By.CSS_SELECTOR, "#message pre").get_attribute("textContent") == evil["message"]["text"]
+    scripts = browser.find_elements(By.TAG_NAME, "script")
+    assert len(scripts) == 3  # entry data, search index, search box: nothing injected
+    data = browser.execute_script("return JSON.parse(document.getElementById('entry-data').textContent)")
+    assert data["pattern"] == evil["message"]["pattern"] and data["title"] == evil["title"]
+    assert _errors(browser) == []
+
+
+def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    out, records = site
+    kv = records[cd.KV["text"]]
+    browser.get((out / "index.html").as_uri())
+    assert len(browser.find_elements(By.CSS_SELECTOR, "table.entries tr")) == len(list((out / "errors").glob("*.html")))
+    box = browser.find_element(By.ID, "search")
+    box.send_keys("ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: sliding.")
+    first = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+    assert first.text == kv["title"]
+    badge = browser.find_element(By.CSS_SELECTOR, "#results li .badge").text
+    assert badge == "ValueError \u00b7 matches"  # the pattern itself matched, in JS
+    first.click()
+    WebDriverWait(browser, 10).until(ec.url_contains(f"{kv['id']}.html"))
+    assert browser.find_element(By.ID, "title").text == kv["title"]
+
+    box = browser.find_element(By.ID, "search")  # the box on an entry page searches too
+    box.send_keys("json")
+    hit = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+    assert "not json" in hit.text
+    assert _errors(browser) == []

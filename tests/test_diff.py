@@ -1,0 +1,173 @@
+"""errcat diff: each class of change, on real git repositories crawled through the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from crawler.diff_render import escape_data, escape_property, md_code
+from crawler.schemas import schema_for
+
+ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
+
+BASE = '''
+def check(x):
+    if x < 0:
+        raise ValueError(f"x must be positive, got {x}")
+    return x
+'''
+
+
+def run_diff(cli, repo, *extra):
+    result = cli("diff", "v1", "v2", "--repo", repo.path, *ARGS, "--format", "json", *extra)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+CASES = [
+    ("unchanged", {"pkg/a.py": BASE}, {"pkg/a.py": BASE + "\n\nX = 1\n"}, set()),
+    ("moved", {"pkg/a.py": BASE}, {"pkg/a.py": "import os\n\n\n" + BASE}, {"moved"}),
+    ("moved to another file", {"pkg/a.py": BASE}, {"pkg/a.py": None, "pkg/b.py": BASE}, {"moved"}),
+    ("added", {"pkg/a.py": BASE}, {"pkg/a.py": BASE + "\n\ndef g():\n    raise KeyError('no such widget')\n"}, {"added"}),
+    ("removed", {"pkg/a.py": BASE + "\n\ndef g():\n    raise KeyError('no such widget')\n"}, {"pkg/a.py": BASE}, {"removed"}),
+    ("reworded", {"pkg/a.py": BASE}, {"pkg/a.py": BASE.replace("must be positive", "must be strictly positive")}, {"reworded"}),
+    ("exception changed", {"pkg/a.py": BASE}, {"pkg/a.py": BASE.replace("ValueError", "TypeError")}, {"exception-changed"}),
+    ("rewritten, not reworded", {"pkg/a.py": BASE}, {"pkg/a.py": BASE.replace("x must be positive, got {x}", "negative input rejected")}, {"added", "removed"}),
+    ("same words in another function", {"pkg/a.py": BASE},
+     {"pkg/a.py": BASE.replace("def check", "def other").replace("must be positive", "must be strictly positive")}, {"added", "removed"}),
+    ("sites added", {"pkg/a.py": BASE}, {"pkg/a.py": BASE + BASE.replace("def check", "def check2")}, {"sites-added"}),
+    ("sites removed", {"pkg/a.py": BASE + BASE.replace("def check", "def check2")}, {"pkg/a.py": BASE}, {"sites-removed"}),
+]
+
+
+@pytest.mark.parametrize("old, new, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_each_class_of_change(fixture_repo, cli, old, new, expected):
+    fixture_repo.commit({"pkg/__init__.py": "", **old}, tag="v1")
+    fixture_repo.commit(new, tag="v2")
+    report = run_diff(cli, fixture_repo)
+    assert {c["kind"] for c in report["changes"]} == expected
+    Draft202012Validator(schema_for("diff")).validate(report)
+    assert report["old"]["ref"] == "v1" and report["new"]["ref"] == "v2"
+
+
+def test_reworded_links_the_old_id(fixture_repo, cli):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE}, tag="v1")
+    fixture_repo.commit({"pkg/a.py": BASE.replace("must be positive", "must be strictly positive")}, tag="v2")
+    (change,) = run_diff(cli, fixture_repo)["changes"]
+    assert change["old_id"] and change["old_id"] != change["id"]
+    assert change["old_template"] == "x must be positive, got {x}"
+    assert change["template"] == "x must be strictly positive, got {x}"
+    assert 0.6 <= change["similarity"] < 1
+
+
+def test_a_move_names_both_lines(fixture_repo, cli):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE}, tag="v1")
+    fixture_repo.commit({"pkg/a.py": "# moved\n" * 4 + BASE}, tag="v2")
+    (change,) = run_diff(cli, fixture_repo)["changes"]
+    assert change["kind"] == "moved"
+    (site,) = change["sites"]
+    assert (site["old"]["line"], site["new"]["line"]) == (3, 8)
+    assert change["summary"] == "error moved: x must be positive, got {x} (pkg/a.py:3 -> 8)"
+
+
+@pytest.fixture
+def two_versions(fixture_repo):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE + "\n\ndef g():\n    raise KeyError('gone soon')\n"}, tag="v1")
+    fixture_repo.commit({"pkg/a.py": "# v2\n" + BASE.replace("must be positive", "must be strictly positive")
+                         + "\n\ndef h(name):\n    raise LookupError(f'no widget | named `{name}` @team <b>,%: 100%')\n"}, tag="v2")
+    return fixture_repo
+
+
+def test_markdown_is_a_changelog(two_versions, cli):
+    result = cli("diff", "v1", "v2", "--repo", two_versions.path, *ARGS, "--format", "markdown")
+    assert result.exit_code == 0
+    text = result.stdout
+    lines = text.splitlines()
+    assert lines[0] == "## Error catalogue: acme/widgets v1 → v2"
+    table = lines.index("| Change | Count |")
+    assert lines[table + 2 : table + 5] == ["| Error removed | 1 |", "| Message reworded | 1 |", "| Error added | 1 |"]
+    assert text.index("### Error removed (1)") < text.index("### Message reworded (1)") < text.index("### Error added (1)")
+    added = next(line for line in lines if "LookupError" in line)
+    # Crawled text sits in code spans: no markup, no @mention, no raw HTML; linked to the site.
+    assert added.startswith("- [``no widget | named `{name}` @team <b>,%: 100%``](<https://github.com/acme/widgets/blob/")
+    assert "/pkg/a.py#L" in added and "`pkg/a.py:" in added
+    reworded = next(line for line in lines if "strictly" in line)
+    assert "was `x must be positive, got {x}`" in reworded
+
+
+def test_github_annotations_are_escaped(two_versions, cli):
+    result = cli("diff", "v1", "v2", "--repo", two_versions.path, *ARGS, "--format", "github")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3 and all(line.startswith("::notice file=pkg/a.py,line=") for line in lines)
+    added = next(line for line in lines if "LookupError" in line)
+    assert ",title=errcat%3A error added::" in added
+    assert "100%25" in added and "%0A" not in added  # % escaped in the message
+    assert escape_data("a\nb\r%") == "a%0Ab%0D%25"
+    assert escape_property("x:1,y") == "x%3A1%2Cy"
+
+
+def test_fail_on_sets_the_exit_code(two_versions, cli):
+    base = ["diff", "v1", "v2", "--repo", two_versions.path, *ARGS]
+    assert cli(*base, "--fail-on", "moved,sites-added").exit_code == 0
+    assert cli(*base, "--fail-on", "removed").exit_code == 1
+    assert cli(*base, "--fail-on", "any").exit_code == 1
+    bad = cli(*base, "--fail-on", "gone")
+    assert bad.exit_code == 2 and bad.stderr.startswith("errcat: --fail-on 'gone'")
+
+
+def test_output_directories_diff_like_refs(two_versions, cli, tmp_path):
+    for tag in ("v1", "v2"):
+        assert cli("crawl", "--repo", two_versions.path, "--ref", tag, *ARGS, "--out", tmp_path / tag).exit_code == 0
+    from_dirs = cli("diff", tmp_path / "v1", tmp_path / "v2" / "acme" / "widgets", "--format", "json")
+    assert from_dirs.exit_code == 0, from_dirs.output
+    assert json.loads(from_dirs.stdout) == run_diff(cli, two_versions)
+
+
+def test_unknown_ref_is_one_line(fixture_repo, cli):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE}, tag="v1")
+    result = cli("diff", "v1", "nope", "--repo", fixture_repo.path, *ARGS)
+    assert result.exit_code == 2
+    errors = [line for line in result.stderr.splitlines() if line.startswith("errcat: ")]
+    assert len(errors) == 1 and "unknown ref or commit 'nope'" in errors[0]
+
+
+def test_code_spans_survive_backticks():
+    assert md_code("a`b") == "``a`b``"
+    assert md_code("`x`") == "`` `x` ``"
+
+
+def _record(*spots):
+    """One entry ('module has no attribute') raised at each (path, line, qualname)."""
+    from crawler.catalogue import Identity, build_records
+    from crawler.models import Record, RepoRef
+
+    identity = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), "a" * 40, "2026-01-01T00:00:00+00:00", None, "git")
+    sites = [{
+        "path": path, "line": line, "end_line": line, "module": path[:-3].replace("/", "."), "qualname": qualname,
+        "kind": "raise", "exception": "AttributeError", "exception_qualname": "builtins.AttributeError",
+        "template": {"text": "module has no attribute {name}", "fields": [{"expr": "name", "name": "name"}], "pattern": "^x$", "form": "fstring"},
+        "snippet": {"start_line": line, "end_line": line, "code": "raise AttributeError(...)"}, "facts": {},
+    } for path, line, qualname in spots]
+    (record,) = build_records(identity, sites)
+    return Record.model_validate(record)
+
+
+@pytest.mark.parametrize("old, new, moves, added, removed", [
+    # A generic name in another module is another site, not the same one moved.
+    ([("p/a.py", 5, "__getattr__"), ("p/b.py", 9, "__getattr__")], [("p/a.py", 6, "__getattr__"), ("p/c.py", 3, "__getattr__")],
+     [("p/a.py", 5, "p/a.py", 6)], ["p/c.py"], ["p/b.py"]),
+    # The same file under another package is the site moved.
+    ([("p/a.py", 5, "f"), ("p/old/b.py", 9, "g")], [("p/a.py", 5, "f"), ("p/new/b.py", 12, "g")],
+     [("p/old/b.py", 9, "p/new/b.py", 12)], [], []),
+    # A lone site anywhere else is the error moved.
+    ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
+])
+def test_site_matching(old, new, moves, added, removed):
+    from crawler.diff import match_sites
+
+    pairs, plus, minus = match_sites(_record(*old).sites, _record(*new).sites)
+    assert [(a.path, a.line, b.path, b.line) for a, b in pairs] == moves
+    assert [s.path for s in plus] == added and [s.path for s in minus] == removed

@@ -1,0 +1,38 @@
+"""The README's standard-library lookup snippet, run exactly as written against a fixture dataset."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import consumer_data as cd
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def snippet() -> str:
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Using the dataset", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    return code
+
+
+def test_readme_lookup_snippet_finds_the_entry(tmp_path):
+    dataset = cd.write(tmp_path)
+    script = tmp_path / "lookup.py"
+    script.write_text(snippet(), encoding="utf-8")
+    message = "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: decoder, encoder_only."
+    tree = ast.parse(snippet())
+    imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert imported and imported <= sys.stdlib_module_names, imported - sys.stdlib_module_names
+    # -I: run outside errcat (PYTHONPATH and the working directory are not on the path)
+    result = subprocess.run([sys.executable, "-I", str(script), str(dataset), message], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    first = result.stdout.splitlines()[0].split()
+    kv = next(r for r in cd.records() if r["message"]["text"] == cd.KV["text"])
+    assert first[0] == kv["id"] and first[1] == "builtins.ValueError"
+    assert "The <kind> is not one of the KV cache group kinds." in result.stdout

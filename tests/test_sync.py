@@ -1,0 +1,87 @@
+"""errcat sync: follow an upstream, say whether anything changed, carry history forward."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
+
+CODE = '''
+def check(x):
+    if x < 0:
+        raise ValueError(f"x must be positive, got {x}")
+    if x > 10:
+        raise OverflowError("x is far too large")
+    return x
+'''
+
+
+@pytest.fixture
+def upstream(fixture_repo):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CODE})
+    return fixture_repo
+
+
+def sync(cli, upstream, out, *extra):
+    return cli("sync", "--repo", upstream.path, *ARGS, "--out", out, *extra)
+
+
+def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
+    out, changelog = tmp_path / "out", tmp_path / "changelog.md"
+    github_output = tmp_path / "github_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(github_output))
+    first = upstream.repo.head.commit.hexsha
+
+    result = sync(cli, upstream, out, "--changelog", changelog)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"changed=true commit={first}")
+    assert "First catalogue of `" in changelog.read_text() and "2 entries" in changelog.read_text()
+    assert github_output.read_text() == f"changed=true\ncommit={first}\n"
+
+    again = sync(cli, upstream, out, "--changelog", changelog, "--exit-code")
+    assert again.exit_code == 0 and again.stdout.startswith("changed=false")
+    assert "up to date" in again.stderr and "crawling" not in again.stderr  # resolved, not crawled
+    assert github_output.read_text().endswith(f"changed=false\ncommit={first}\n")
+    assert "No changes." in changelog.read_text()
+
+    second = upstream.commit({"pkg/a.py": "import os\n" + CODE.replace("far too large", "much too large")
+                              .replace('raise ValueError(f"x must be positive, got {x}")', 'raise ValueError("negative")')})
+    report = tmp_path / "diff.json"
+    moved = sync(cli, upstream, out, "--changelog", changelog, "--report", report, "--exit-code")
+    assert moved.exit_code == 1 and moved.stdout.startswith(f"changed=true commit={second}")
+    kinds = sorted(c["kind"] for c in json.loads(report.read_text())["changes"])
+    assert kinds == ["added", "removed", "reworded"]
+    text = changelog.read_text()
+    assert text.startswith(f"## Error catalogue: acme/widgets {first[:12]} → {second[:12]}\n")
+    assert "### Message reworded (1)" in text and "### Error removed (1)" in text
+
+    dataset = out / "acme" / "widgets"
+    assert cli("validate", out).exit_code == 0
+    records = {r["message"]["text"]: r for r in map(json.loads, (dataset / "errors.jsonl").read_bytes().splitlines())}
+    gone = records["x must be positive, got {x}"]["history"]
+    assert gone["retired"] and gone["retired_note"] == f"removed in {second[:12]}"
+    assert gone["first_seen"] == gone["last_seen"] == {"version": None, "commit": first}
+    reworded = records["x is much too large"]["history"]
+    assert reworded["first_seen"]["commit"] == second and reworded["replaces"] == [records["x is far too large"]["id"]]
+    assert records["x is far too large"]["history"]["replaced_by"] == records["x is much too large"]["id"]
+
+
+def test_latest_tag_follows_releases(upstream, cli, tmp_path):
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('v1 key')\n"}, tag="v1.9.0")
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('v10 key')\n"}, tag="v1.10.0")
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('rc key')\n"}, tag="v2.0.0rc1")
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('main key')\n"})
+    out = tmp_path / "out"
+    result = sync(cli, upstream, out, "--latest-tag")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "acme" / "widgets" / "manifest.json").read_text())
+    assert manifest["ref"] == "v1.10.0"
+    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    assert {r["history"]["first_seen"]["version"] for r in records} == {"v1.10.0"}
+
+
+def test_sync_refuses_ref_with_latest_tag(upstream, cli, tmp_path):
+    result = sync(cli, upstream, tmp_path / "out", "--ref", "main", "--latest-tag")
+    assert result.exit_code == 2 and result.stderr.startswith("errcat: ")
