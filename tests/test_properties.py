@@ -12,6 +12,7 @@ import warnings
 from unittest import mock
 
 import hypothesmith
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,8 @@ settings.register_profile(
 )
 settings.register_profile("long", max_examples=2000, deadline=None, suppress_health_check=list(HealthCheck))
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+# hypothesmith compiles candidates such as ``1()``: their SyntaxWarnings are its, not ours
+pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
 IDENTITY = Identity(repo=RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"),
                     commit="0" * 40, commit_date="2026-01-01T00:00:00+00:00", upstream_commit=None, source="git")
