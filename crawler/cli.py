@@ -64,7 +64,9 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
 @click.option("--curated", type=click.Path(path_type=Path, file_okay=False), help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).")
-def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated) -> None:
+@click.option("--max-file-bytes", type=click.IntRange(min=1), default=2_000_000, show_default=True,
+              help="Skip (and list in the manifest) files larger than this; they are never read.")
+def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated, max_file_bytes) -> None:
     """Crawl a pinned commit and write its catalogue under OUT/<owner>/<name>/.
 
     \b
@@ -82,7 +84,7 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     options = CrawlOptions(
         repo=repo, ref=ref, pypi=pypi, upstream=upstream, name=name, include=list(include),
         exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
-        curated=curated,
+        curated=curated, max_blob_bytes=max_file_bytes,
     )
     result = run_crawl(options, progress=_progress)
     c = result.manifest.counts

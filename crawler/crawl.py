@@ -28,7 +28,7 @@ from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
 from .search import search_file
-from .output import MANIFEST, content_digest, dataset_dir, read_dataset, render_dataset, write_dataset
+from .output import MANIFEST, content_digest, dataset_dir, read_dataset, recover, render_dataset, write_dataset
 from .related import apply as apply_related
 from .source import open_snapshot
 
@@ -146,6 +146,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         curated_root = options.curated if options.curated is not None else default_root(config.path)
         curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
+        recover(target)  # traces of a killed run go first, even when the dataset is up to date
         digest = input_digest(snapshot, include, exclude, curated.digest)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:

@@ -10,23 +10,44 @@ from __future__ import annotations
 import gc
 import os
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .cache import ResultCache, encode_result, result_key
-from .extract import EXTRACTOR_VERSION, extract_file
+from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
 
 CHUNK_BYTES = 1_500_000
 
 
 def _worker_init() -> None:
-    gc.disable()  # see crawl.crawl: extraction makes no cycles worth collecting
+    # Collect cycles (the extractor's scope frames point at their parents) once a chunk, not
+    # every few thousand allocations: most of what a parse allocates is freed by refcounting.
+    gc.disable()
 
 
 def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process."""
-    return [(result, encode_result(result)) for result in (extract_file(path, data) for path, data in chunk)]
+    done = [(result, encode_result(result)) for result in (extract_file(path, data) for path, data in chunk)]
+    gc.collect(0)  # only what this chunk allocated: earlier survivors were promoted already
+    return done
+
+
+DIED = "the extractor's process died on this file"
+
+
+def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], bytes | None]]:
+    """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
+    blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
+    out = []
+    for path, data in blobs:
+        try:
+            with ProcessPoolExecutor(max_workers=1) as pool:
+                out += pool.submit(_extract_chunk, [(path, data)]).result()
+        except BrokenProcessPool:
+            out.append((skipped_result(path, DIED), None))  # not cached: it may be transient
+    return out
 
 
 def default_jobs() -> int:
@@ -76,17 +97,26 @@ def extract_all(
             for chunk in _chunks(snapshot.read(todo)):
                 fresh += _extract_chunk(chunk)
         else:
+            broken = False
             with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
                 # Fork the workers *before* git's cat-file starts: a worker forked later would
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
-                for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
-                    fresh += done
+                try:
+                    for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
+                        fresh += done
+                except BrokenProcessPool:
+                    broken = True
+            if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
+                finished = {r["path"] for r, _ in fresh}
+                rest = [e for e in todo if e.path not in finished]
+                progress(f"a worker process died; extracting {len(rest)} files one process each")
+                fresh += _isolated(snapshot, rest)
         for result, _ in fresh:
             results[result["path"]] = result
         if cache is not None and fresh:
-            cache.put_encoded((keys[r["path"]], blob) for r, blob in fresh)
+            cache.put_encoded((keys[r["path"]], blob) for r, blob in fresh if blob is not None)
     finally:
         if cache is not None:
             cache.close()

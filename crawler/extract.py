@@ -39,10 +39,11 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import warnings
 
 from . import parse
 from .pysource import Source, decode_source, module_name
-from .templates import MessageBuilder, field, make_template, none_template
+from .templates import MessageBuilder, escape_surrogates, field, make_template, none_template
 
 EXTRACTOR_VERSION = "1"
 SNIPPET_LINES = 25
@@ -55,8 +56,22 @@ _EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
 
 def extract_file(path: str, data: bytes) -> dict:
-    module, is_package = module_name(path)
-    result = {
+    # Warnings about the *analysed* code (invalid escape sequences are SyntaxWarning/
+    # DeprecationWarning at parse time) are none of ours: under ``-W error`` they would turn a
+    # valid file into a SyntaxError. The result must not depend on the warning filters.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _extract_file(path, data)
+
+
+def skipped_result(path: str, reason: str) -> dict:
+    """The result of a file that gave nothing, with the reason."""
+    return _skipped(_empty_result(path), reason)
+
+
+def _empty_result(path: str) -> dict:
+    module, _ = module_name(path)
+    return {
         "path": path,
         "module": module,
         "status": "ok",
@@ -67,6 +82,11 @@ def extract_file(path: str, data: bytes) -> dict:
         "reraises": 0,
         "calls": [],
     }
+
+
+def _extract_file(path: str, data: bytes) -> dict:
+    module, is_package = module_name(path)
+    result = _empty_result(path)
     if b"\0" in data:
         return _skipped(result, "invalid source: null bytes")
     try:
@@ -95,7 +115,7 @@ def extract_file(path: str, data: bytes) -> dict:
 
 def _skipped(result: dict, reason: str) -> dict:
     result["status"] = "skipped"
-    result["reason"] = reason
+    result["reason"] = escape_surrogates(reason)  # exception texts may quote the odd input
     return result
 
 
@@ -141,7 +161,7 @@ def _first_paragraph(doc: str | None) -> str | None:
     if not doc:
         return None
     para = inspect.cleandoc(doc).strip().split("\n\n", 1)[0]
-    return " ".join(line.strip() for line in para.splitlines()) or None
+    return escape_surrogates(" ".join(line.strip() for line in para.splitlines())) or None
 
 
 def _docstring(fn) -> str | None:

@@ -9,14 +9,16 @@ Layout of ``<out>/<owner>/<name>/``::
 
 ``render_dataset`` turns records into the bytes of every file and checks each document against
 the JSON Schemas; nothing touches the disk unless all of it is valid. ``write_dataset`` writes
-into a fresh hidden sibling directory and only then swaps it in: rename the old dataset aside,
-rename the new one in, delete the old. A run killed before the swap leaves a stray temporary
+into a fresh hidden sibling directory and only then swaps it in: exchange the two in one atomic
+``renameat2(RENAME_EXCHANGE)`` where Linux offers it (else: rename the old dataset aside, rename
+the new one in), delete the old. A run killed before the swap leaves a stray temporary
 directory (removed by the next run) and the old dataset as it was; one killed between the two
 renames is repaired by the next run, which puts the old dataset back before anything else.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -98,6 +100,14 @@ def _fail(problems: list[Problem]) -> DataError:
     return DataError(f"{len(problems)} schema problem(s); nothing was written:\n{listing}{more}")
 
 
+def _dumps(fn: Any, document: Any, name: str) -> bytes:
+    """Serialize one document; data JSON cannot carry (a lone surrogate) is a DataError, not a crash."""
+    try:
+        return fn(document)
+    except TypeError as e:  # orjson.JSONEncodeError
+        raise DataError(f"{name}: not serializable as JSON ({e}); nothing was written") from None
+
+
 def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is invalid.
 
@@ -110,23 +120,58 @@ def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extr
     documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
     for name, (schema, document) in documents.items():
         problems += check(schema, document, name, engine="fast")
-        files[name] = dumps(document)
+        files[name] = _dumps(dumps, document, name)
     lines = []
     for record in records:
-        check_id(record["id"])
+        try:
+            check_id(record["id"])  # ids become file names: nothing but 16 hex digits passes
+        except ValueError as e:
+            raise DataError(f"{e}; nothing was written") from None
         rel = f"errors/{record['id']}.json"
         if rel in files:
-            raise DataError(f"two records with id {record['id']}")
+            raise DataError(f"two records with id {record['id']}; nothing was written")
         problems += check("record", record, rel, engine="fast")
-        files[rel] = dumps(record)
-        lines.append(dumps_line(record))
+        files[rel] = _dumps(dumps, record, rel)
+        lines.append(_dumps(dumps_line, record, rel))
     files["errors.jsonl"] = b"".join(lines)
     manifest = {**manifest, "content_digest": content_digest(files)}
     problems += check("manifest", manifest, MANIFEST, engine="fast")
-    files[MANIFEST] = dumps(manifest)
+    files[MANIFEST] = _dumps(dumps, manifest, MANIFEST)
     if problems:
         raise _fail(problems)
     return files
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories atomically (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    False when the platform or file system cannot, so the caller falls back to two renames
+    (a kill between them leaves an ``.old-`` sibling that :func:`recover` puts back).
+    """
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            import ctypes
+
+            _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+            _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        except (OSError, AttributeError, ImportError):
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    import ctypes
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
 
 
 def write_dataset(target: Path, files: dict[str, bytes]) -> Path:
@@ -142,10 +187,13 @@ def write_dataset(target: Path, files: dict[str, bytes]) -> Path:
                 fh.write(data)
         os.chmod(tmp, 0o755)
         if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))
-            os.replace(target, old)
-            os.replace(tmp, target)
-            shutil.rmtree(old, ignore_errors=True)
+            if _exchange(tmp, target):  # one atomic step: target is always a whole dataset
+                shutil.rmtree(tmp, ignore_errors=True)  # tmp now holds the old dataset
+            else:
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))
+                os.replace(target, old)
+                os.replace(tmp, target)
+                shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, target)
     except BaseException:

@@ -42,7 +42,9 @@ def parse_source(text: str) -> ast.Module:
 def parse_with_libcst_isolated(text: str, timeout: float = LIBCST_TIMEOUT) -> ast.Module | None:
     """Run :func:`libcst_to_ast` in a child process; None on any failure or timeout."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # PYTHONWARNINGS=ignore: an inherited ``error`` filter would fail the child on warnings
+    # about the analysed code (or on libcst's own), and lose a valid file.
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""), PYTHONWARNINGS="ignore")
     try:
         proc = subprocess.run(
             [sys.executable, "-m", "crawler.parse"],
@@ -437,6 +439,9 @@ class _Converter:
 
 
 def _main() -> None:
+    import warnings
+
+    warnings.simplefilter("ignore")
     sys.setrecursionlimit(10_000)
     from crawler import parse as this  # not __main__: pickled classes must be importable
 

@@ -204,10 +204,19 @@ def classify_repo_arg(arg: str) -> tuple[str, RemoteURL | Path]:
 _BAD_REF_CHARS = set(" ~^:?*[\\")
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_ref(ref: str) -> str:
     """Refuse option-looking or malformed refs before git sees them."""
     bad = (
         not ref
+        or not _utf8(ref)  # undecodable argv bytes arrive as lone surrogates
         or ref.startswith("-")
         or ".." in ref
         or "@{" in ref
@@ -626,16 +635,34 @@ def _fetch(git: Git, url: str, ref: str) -> str:
 
 def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False, **kw: Any) -> Snapshot:
     upstream = kw["upstream"]
-    git = _ensure_bare(_repo_cache(cache_root(cache_dir), remote), _allow_file)
+    dest = _repo_cache(cache_root(cache_dir), remote)
+    created = [p for p in (dest.parent.parent, dest.parent, dest) if not p.exists()]
+    git = _ensure_bare(dest, _allow_file)
     want = ref or upstream.branch or "HEAD"
     commit: str | None = None
-    if HEX40.fullmatch(want):
-        commit = git.commit_of(want)
-    elif ref is not None:
-        commit = git.commit_of(f"refs/errcat/tags/{want.removeprefix('refs/tags/')}")
-    if commit is None:
-        commit = _fetch(git, remote.url, want)
+    try:
+        if HEX40.fullmatch(want):
+            commit = git.commit_of(want)
+        elif ref is not None:
+            commit = git.commit_of(f"refs/errcat/tags/{want.removeprefix('refs/tags/')}")
+        if commit is None:
+            commit = _fetch(git, remote.url, want)
+    except BaseException:
+        # A failed first fetch (network down, unknown ref) leaves the cache as it found it.
+        for path in reversed(created):
+            if path == dest:
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                _rmdir_quietly(path)
+        raise
     return _open_git(git, commit, ref=ref, **kw)
+
+
+def _rmdir_quietly(path: Path) -> None:
+    try:
+        path.rmdir()
+    except OSError:
+        pass
 
 
 # --------------------------------------------------------------------------- entry point

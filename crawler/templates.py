@@ -96,6 +96,21 @@ def normalize(parts: Parts) -> Parts:
     return out
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as a ``\\udcXX`` escape (JSON cannot carry them).
+
+    They reach a template only from string *values* (``"\\udc80"`` in a literal); source text is
+    decoded strictly and cannot hold one. In a ``pattern`` the escape is regex syntax for the
+    same code point, so the pattern still matches the runtime message.
+    """
+    if text.isascii() or _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def make_template(parts: Parts, form: str, opaque: bool | None = None) -> dict:
     parts = normalize(parts)
     text: list[str] = []
@@ -103,8 +118,8 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> dict:
     fields: list[dict] = []
     for p in parts:
         if isinstance(p, str):
-            text.append(p.replace("{", "{{").replace("}", "}}"))
-            pattern.append(re.escape(p))
+            text.append(escape_surrogates(p.replace("{", "{{").replace("}", "}}")))
+            pattern.append(escape_surrogates(re.escape(p)))
         else:
             pattern.append(f"(?P<f{len(fields)}>.*?)")
             fields.append({"expr": p.expr, "name": p.name})
@@ -398,7 +413,14 @@ class MessageBuilder:
         if t is ast.JoinedStr:
             return True
         if t is ast.BinOp:
-            return type(node.op) in (ast.Add, ast.Mod) and (self.is_stringy(node.left) or self.is_stringy(node.right))
+            # Walk the left spine of ``a + b % c + ...`` in a loop: a chain of thousands of terms
+            # must not recurse once per term (right operands nest only inside parentheses,
+            # which the parser limits to 200 levels).
+            while type(node) is ast.BinOp and type(node.op) in (ast.Add, ast.Mod):
+                if self.is_stringy(node.right):
+                    return True
+                node = node.left
+            return type(node) is not ast.BinOp and self.is_stringy(node)
         if t is ast.Call:
             f = node.func
             return (
@@ -424,13 +446,37 @@ class MessageBuilder:
 
     def _binop(self, node):
         op = type(node.op)
-        if op is ast.Add and (self.is_stringy(node.left) or self.is_stringy(node.right)):
-            return "concat", self.parts(node.left) + self.parts(node.right)
+        if op is ast.Add:
+            return self._concat(node)
         if op is ast.Mod and type(node.left) is ast.Constant and isinstance(node.left.value, str):
             parts = self._percent(node.left.value, node.right)
             if parts is not None:
                 return "percent", parts
         return None
+
+    def _concat(self, node):
+        """``a + b + c ...``, built in one loop over the chain's left spine (never one frame per term).
+
+        Same result as building ``left + right`` recursively: the lowest ``+`` with a string on
+        either side starts the concatenation (what lies left of it is one opaque field), every
+        ``+`` above it appends its right operand.
+        """
+        spine = []
+        first = node
+        while type(first) is ast.BinOp and type(first.op) is ast.Add:
+            spine.append(first)
+            first = first.left
+        spine.reverse()  # spine[0].left is first, spine[-1] is node
+        stringy = self.is_stringy(first)
+        parts: Parts | None = None
+        for k, level in enumerate(spine):
+            right_stringy = self.is_stringy(level.right)
+            if parts is None and (stringy or right_stringy):
+                parts = list(self.parts(first)) if k == 0 else [field(self.segment(level.left))]  # a copy: lookups share lists
+            if parts is not None:
+                parts += self.parts(level.right)
+            stringy = stringy or right_stringy
+        return None if parts is None else ("concat", parts)
 
     def _percent(self, fmt: str, arg: ast.expr) -> Parts | None:
         specs = percent_specs(fmt)

@@ -359,7 +359,11 @@ def test_fetch_errors(remote: RemoteURL, tmp_path: Path) -> None:
     assert "\n" not in str(ei.value)
     with pytest.raises(SourceError, match="abbreviated commit ids"):
         remote_snap(remote, "deadbeef", cache)
-    assert git(cache_git(cache), "for-each-ref") == ""  # nothing half-written
+    assert not cache.exists()  # a failed first fetch leaves no trace in the cache
+    remote_snap(remote, "v1", cache)
+    with pytest.raises(SourceError, match="cannot fetch 'nope'"):
+        remote_snap(remote, "nope", cache)
+    assert git(cache_git(cache), "for-each-ref", "refs/errcat/tmp") == ""  # nothing half-written
     unreachable = RemoteURL(url=(tmp_path / "nothing.git").as_uri(), host="h", owner="o", name="n")
     with pytest.raises(SourceError, match="cannot fetch"):
         remote_snap(unreachable, "main", tmp_path / "cache2")
