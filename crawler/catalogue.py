@@ -12,7 +12,8 @@ from typing import Any, Iterable
 
 from . import __version__
 from .errors import DataError
-from .ids import entry_id, entry_key
+from .derive import derived
+from .ids import entry_id
 from .models import SCHEMA_VERSION, Facts, RepoRef
 
 TITLE_WIDTH = 60
@@ -52,7 +53,7 @@ def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str
     groups: dict[str, list[dict[str, Any]]] = {}
     keys: dict[str, tuple[str, ...]] = {}
     for site in sites:
-        key = entry_key(site)
+        key = tuple(derived(site)["key"])
         eid = entry_id(identity.slug, key)
         seen = keys.setdefault(eid, key)
         if seen != key:
@@ -117,8 +118,12 @@ def build_records(
     identity: Identity,
     sites: Iterable[dict[str, Any]],
     exceptions: dict[str, dict[str, Any]] | None = None,
+    primaries: dict[str, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``.
+
+    ``primaries``, when given, receives each entry's primary site as extracted (with its derived
+    facts, see ``derive``), by id.
 
     The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on
     vLLM for nothing, since every record is checked against the schema generated from the
@@ -137,6 +142,8 @@ def build_records(
     records = []
     for eid, members in sorted(group_sites(identity, sites).items()):
         site_dicts = [_site(identity, s) for s in members]
+        if primaries is not None:
+            primaries[eid] = members[0]
         primary = site_dicts[0]
         exception = _exception_info(members[0], exceptions)
         records.append(

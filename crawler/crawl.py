@@ -176,7 +176,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         upstream_commit=upstream_commit(snapshot),
         source=snapshot.source,
     )
-    records = build_records(identity, sites, exceptions)
+    primaries: dict[str, dict[str, Any]] = {}
+    records = build_records(identity, sites, exceptions, primaries)
     apply_related(records)
     if curated.entries:
         progress(f"merged {apply_curated(records, curated)} curated explanation(s) from {curated.directory}")
@@ -207,7 +208,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")
-    files = render_dataset(records, manifest, extra=search_file(records, manifest))
+    files = render_dataset(records, manifest, extra=search_file(records, manifest, primaries))
     write_dataset(target, files)
     written = Manifest.model_validate_json(files[MANIFEST])
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .cache import ResultCache, encode_result, result_key
+from .derive import derive_result
 from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
 
 CHUNK_BYTES = 1_500_000
@@ -29,7 +30,8 @@ def _worker_init() -> None:
 def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process."""
-    done = [(result, encode_result(result)) for result in (extract_file(path, data) for path, data in chunk)]
+    results = (derive_result(extract_file(path, data)) for path, data in chunk)
+    done = [(result, encode_result(result)) for result in results]
     gc.collect(0)  # only what this chunk allocated: earlier survivors were promoted already
     return done
 

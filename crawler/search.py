@@ -166,15 +166,31 @@ def catch_names(exception: dict) -> list[str]:
     return names
 
 
-def entry_row(record: dict[str, Any]) -> dict[str, Any]:
+def entry_row(record: dict[str, Any], primary: dict[str, Any] | None = None) -> dict[str, Any]:
     """The search row of one record dict, as plain data shaped like ``SearchEntry``.
 
     The crawl builds rows as dicts (a model per entry would cost more than the rest of the
     row); ``render_dataset`` validates search.json against the schema generated from the model.
+    ``primary`` is the entry's primary site as extracted: its derived facts (``derive``), made
+    in the extraction workers, spare the template pass here.
     """
     message = record["message"]
-    segs = template_segments(message)
     opaque = bool(message.get("opaque"))
+    if primary is not None:
+        from .derive import derived
+
+        pieces = derived(primary)
+        exc = record["exception"]["name"]
+        tokens = list(dict.fromkeys([*search_tokens(record["title"]), *pieces["tokens"], *search_tokens(exc)]))
+        return _row(record, pieces["fragments"], pieces["starts_literal"], pieces["ends_literal"], pieces["anchors"], tokens)
+    segs = template_segments(message)
+    tokens = search_tokens(record["title"], "" if opaque else message["text"], record["exception"]["name"])
+    return _row(record, fragments(segs), bool(segs) and segs[0][0] == "lit", bool(segs) and segs[-1][0] == "lit",
+                list(dict.fromkeys(anchor_tokens(segs))), tokens)
+
+
+def _row(record: dict[str, Any], frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
+    message = record["message"]
     return {
         "id": record["id"],
         "title": record["title"],
@@ -184,12 +200,12 @@ def entry_row(record: dict[str, Any]) -> dict[str, Any]:
         "text": message["text"],
         "fields": [f["expr"] for f in message.get("fields", [])],
         "pattern": message["pattern"],
-        "fragments": fragments(segs),
-        "starts_literal": bool(segs) and segs[0][0] == "lit",
-        "ends_literal": bool(segs) and segs[-1][0] == "lit",
-        "anchors": list(dict.fromkeys(anchor_tokens(segs))),
-        "tokens": search_tokens(record["title"], "" if opaque else message["text"], record["exception"]["name"]),
-        "opaque": opaque,
+        "fragments": frags,
+        "starts_literal": starts,
+        "ends_literal": ends,
+        "anchors": anchors,
+        "tokens": tokens,
+        "opaque": bool(message.get("opaque")),
         "explanation_status": record.get("explanation_status", "absent"),
         "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
     }
@@ -208,13 +224,16 @@ def build_search_index(records: list[dict[str, Any]] | list[Record], repo: str, 
     return SearchIndex(repo=repo, commit=commit, entries=entries)
 
 
-def search_document(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
+def search_document(records: list[dict[str, Any]], repo: str, commit: str,
+                    primaries: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
     """search.json as plain data (``SearchIndex`` shape), from record dicts."""
-    rows = sorted((entry_row(r) for r in records), key=lambda row: row["id"])
+    primaries = primaries or {}
+    rows = sorted((entry_row(r, primaries.get(r["id"])) for r in records), key=lambda row: row["id"])
     return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
 
 
-def search_file(records: list[dict[str, Any]], manifest: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+def search_file(records: list[dict[str, Any]], manifest: dict[str, Any],
+                primaries: dict[str, dict[str, Any]] | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
-    return {"search.json": ("search", search_document(records, repo, manifest["commit"]))}
+    return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries))}

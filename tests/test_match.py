@@ -212,3 +212,13 @@ def test_search_rows_built_as_dicts_have_exactly_the_models_shape():
     for record in records():
         row = entry_row(record)
         assert SearchEntry.model_validate(row).model_dump(mode="json") == row
+
+
+def test_search_rows_from_derived_site_facts_equal_rows_from_the_record():
+    """The crawl builds rows from facts derived in the workers; they must be the same rows."""
+    from crawler.derive import derive_result
+    from crawler.search import entry_row
+
+    for record in cd.records():
+        primary = derive_result({"sites": [dict(record["sites"][0])]})["sites"][0]
+        assert entry_row(record, primary) == entry_row(record)
