@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import CHECK_CODE
 
 from crawler.catalogue import Identity, build_records
 from crawler.errors import DataError
@@ -14,14 +15,7 @@ from crawler.models import Record, RepoRef
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
-V1 = '''
-def check(x):
-    if x < 0:
-        raise ValueError(f"x must be positive, got {x}")
-    if x > 10:
-        raise OverflowError("x is far too large")
-    return x
-'''
+V1 = CHECK_CODE
 V2 = V1.replace("must be positive", "must be strictly positive")  # reworded
 V3 = V2.replace('''    if x > 10:
         raise OverflowError("x is far too large")

@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers import git
 
 from crawler import source
 from crawler.config import VLLM, Upstream
@@ -29,16 +30,6 @@ PKG = Upstream(name="pkg", url="https://example.invalid/acme/pkg", include=["pkg
 UPSTREAM_SHA = "4ba787ec9" + "a" * 31
 
 
-def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "1700000000 +0200") -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(
-        GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="T",
-        GIT_COMMITTER_EMAIL="t@example.invalid", GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
-        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
-    )
-    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
-                         capture_output=True, check=True)
-    return out.stdout.decode().strip()
 
 
 def hash_object(repo: Path, data: bytes) -> str:

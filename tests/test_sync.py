@@ -5,17 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import CHECK_CODE
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
-CODE = '''
-def check(x):
-    if x < 0:
-        raise ValueError(f"x must be positive, got {x}")
-    if x > 10:
-        raise OverflowError("x is far too large")
-    return x
-'''
+CODE = CHECK_CODE
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from helpers import git as _git
 
 import crawler
 from crawler import catalogue, source
@@ -33,17 +34,6 @@ PYTHON = sys.executable
 # --------------------------------------------------------------------------- helpers
 
 
-def git(cwd: Path, *args: str, input: bytes | None = None) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    date = "1700000000 +0000"
-    env.update(
-        GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="T",
-        GIT_COMMITTER_EMAIL="t@example.invalid", GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
-        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
-    )
-    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
-                         capture_output=True, check=True)
-    return out.stdout.decode().strip()
 
 
 def make_repo(path: Path, files: dict[str, bytes | str], tag: str = "v1") -> Path:
@@ -581,3 +571,7 @@ def test_guarantees_table_names_existing_tests() -> None:
     rows = [line for line in section.splitlines() if line.startswith("|") and not line.startswith("|-")]
     for row in rows[1:]:  # every threat row is backed by at least one named test
         assert "tests/test_" in row, row
+
+
+def git(cwd: Path, *args: str, input: bytes | None = None) -> str:
+    return _git(cwd, *args, input=input, date="1700000000 +0000")

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import CHECK_CODE
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,14 +73,7 @@ def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request():
 
 # --------------------------------------------------------------------------- running the steps
 
-CODE = '''
-def check(x):
-    if x < 0:
-        raise ValueError(f"x must be positive, got {x}")
-    if x > 10:
-        raise OverflowError("x is far too large")
-    return x
-'''
+CODE = CHECK_CODE
 
 
 def _condition_holds(condition: str | None, outputs: dict[str, str]) -> bool:

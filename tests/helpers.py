@@ -1,0 +1,30 @@
+"""Small helpers shared by several test modules (fixtures live in conftest.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+#: A module with two raises, used by the history, sync and workflow tests.
+CHECK_CODE = '''
+def check(x):
+    if x < 0:
+        raise ValueError(f"x must be positive, got {x}")
+    if x > 10:
+        raise OverflowError("x is far too large")
+    return x
+'''
+
+
+def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "1700000000 +0200") -> str:
+    """Run git as a test author would, isolated from the machine's git configuration."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env.update(
+        GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="T",
+        GIT_COMMITTER_EMAIL="t@example.invalid", GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
+        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
+    )
+    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
+                         capture_output=True, check=True)
+    return out.stdout.decode().strip()
