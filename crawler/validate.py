@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator
 
 from .ids import ID_RE
 from .schemas import schema_for
@@ -38,7 +37,9 @@ class Problem:
 
 
 @cache
-def validator(name: str) -> Draft202012Validator:
+def validator(name: str) -> Any:
+    from jsonschema import Draft202012Validator  # the reference engine; the crawl never needs it
+
     schema = schema_for(name)
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
