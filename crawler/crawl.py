@@ -181,6 +181,12 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     apply_related(records)
     if curated.entries:
         progress(f"merged {apply_curated(records, curated)} curated explanation(s) from {curated.directory}")
+        known = {r["id"] for r in records}
+        orphans = sorted(eid for eid, entry in curated.entries.items()
+                         if eid not in known and entry.review.status != "retired")
+        if orphans:  # kept on disk, never touched: `errcat curate check` says where each should move
+            shown = ", ".join(f"{eid}.yaml" for eid in orphans[:5]) + (" ..." if len(orphans) > 5 else "")
+            progress(f"{len(orphans)} curated file(s) name no entry of this commit ({shown}): run `errcat curate check`")
     skipped.sort(key=lambda s: (s["path"], s["reason"]))
     manifest = {
         "schema_version": SCHEMA_VERSION,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
@@ -121,7 +120,9 @@ def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tm
     assert cli("curate", "check", out, "--curated", curated).exit_code == 0
 
     # upstream rewords the message: a new id, the file is now an orphan
-    assert crawl(cli, upstream, out, "v2", curated).exit_code == 0
+    reworded = crawl(cli, upstream, out, "v2", curated)
+    assert reworded.exit_code == 0
+    assert f"1 curated file(s) name no entry of this commit ({old['id']}.yaml)" in reworded.stderr
     new = records(out)[MESSAGE_B]
     assert new["id"] != old["id"] and new["explanation_status"] == "absent"
     report = cli("curate", "check", out, "--curated", curated)
@@ -277,15 +278,12 @@ def _synthetic(n: int) -> list[dict]:
     return recs
 
 
-def test_related_is_bounded_deterministic_and_fast():
+def test_related_is_bounded_and_deterministic():
     recs = _synthetic(8300)
-    started = time.perf_counter()
     first = compute(recs)
-    seconds = time.perf_counter() - started
     assert all(len(v) <= 5 for v in first.values())
     assert all(r["id"] != rid for rid, rel in first.items() for r in rel)
     assert compute(list(reversed(recs))) == first  # input order does not matter
-    assert seconds < 3.0  # ~0.3 s on a quiet 2-core machine; generous for a shared CI box
 
 
 def test_draft_from_facts_then_never_over_a_reviewed_file(upstream, cli, tmp_path):
