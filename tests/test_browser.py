@@ -16,7 +16,8 @@ import pytest
 import consumer_data as cd
 from crawler.site import render_site
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Debian's chromium here and in this project's CI; GitHub's hosted runners ship Google Chrome.
+CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
