@@ -129,6 +129,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     started = time.perf_counter()
     config = load_config(options.config)
     upstream = identify(options.repo, options.upstream, options.name, config)
+    if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
+        progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     include = options.include or list(upstream.include)
     exclude = options.exclude or list(upstream.exclude)
     snapshot = open_snapshot(
