@@ -129,8 +129,6 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     started = time.perf_counter()
     config = load_config(options.config)
     upstream = identify(options.repo, options.upstream, options.name, config)
-    if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
-        progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     include = options.include or list(upstream.include)
     exclude = options.exclude or list(upstream.exclude)
     snapshot = open_snapshot(
@@ -143,6 +141,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         cache_dir=options.cache_dir,
         max_blob_bytes=options.max_blob_bytes,
     )
+    if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
+        progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     try:
         # invalid curated files stop the crawl before anything is written
         curated_root = options.curated if options.curated is not None else default_root(config.path)
