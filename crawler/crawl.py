@@ -28,7 +28,7 @@ from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
 from .search import search_file
-from .output import MANIFEST, content_digest, dataset_dir, read_dataset, recover, render_dataset, write_dataset
+from .output import MANIFEST, content_digest, dataset_dir, read_dataset, recover, Rendered, render_files, write_dataset
 from .related import apply as apply_related
 from .source import open_snapshot
 
@@ -216,7 +216,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         "input_digest": digest,
     }
     progress(f"validating {len(records)} records")
-    files = render_dataset(records, manifest, extra=search_file(records, manifest, primaries))
-    write_dataset(target, files)
-    written = Manifest.model_validate_json(files[MANIFEST])
+    rendered = Rendered()
+    write_dataset(target, render_files(records, manifest, search_file(records, manifest, primaries), rendered))
+    written = Manifest.model_validate(rendered.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

@@ -21,9 +21,12 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import queue
+import threading
 import shutil
 import tempfile
 from pathlib import Path
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from .errors import DataError
@@ -65,10 +68,14 @@ def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str
 
 def content_digest(files: dict[str, bytes]) -> str:
     """SHA-256 over every file but the manifest: relative path and content digest, in path order."""
+    return _digest_of({rel: hashlib.sha256(data).digest() for rel, data in files.items()})
+
+
+def _digest_of(digests: dict[str, bytes]) -> str:
     h = hashlib.sha256()
-    for rel in sorted(files):
+    for rel in sorted(digests):
         if rel != MANIFEST:
-            h.update(rel.encode() + b"\0" + hashlib.sha256(files[rel]).digest())
+            h.update(rel.encode() + b"\0" + digests[rel])
     return h.hexdigest()
 
 
@@ -108,19 +115,36 @@ def _dumps(fn: Any, document: Any, name: str) -> bytes:
         raise DataError(f"{name}: not serializable as JSON ({e}); nothing was written") from None
 
 
-def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
-    """Every file of the dataset as bytes, by relative path; raises DataError if anything is invalid.
+class Rendered:
+    """What :func:`render_files` learnt while rendering: the completed manifest, at the end."""
 
-    ``manifest`` is completed here with the content digest. ``extra`` maps further file names to
-    (schema name, document), e.g. a search index. Each document is checked against its schema.
+    manifest: dict[str, Any] | None = None
+
+
+def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
+                 extra: dict[str, tuple[str, Any]] | None = None,
+                 rendered: Rendered | None = None) -> Iterator[tuple[str, bytes]]:
+    """Every file of the dataset as (relative path, bytes), the manifest last.
+
+    Each document is checked against its schema as it goes; when anything was invalid, the
+    generator raises DataError at the end, before yielding the manifest, listing every problem
+    (the writer then throws the half-written temporary directory away). ``manifest`` is completed
+    with the content digest. ``extra`` maps further file names to (schema name, document).
     """
-    files: dict[str, bytes] = {}
     problems: list[Problem] = []
+    digests: dict[str, bytes] = {}
+
+    def emit(rel: str, data: bytes) -> tuple[str, bytes]:
+        if rel in digests:
+            raise DataError(f"two files named {rel}; nothing was written")
+        digests[rel] = hashlib.sha256(data).digest()
+        return rel, data
+
     index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
     documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
     for name, (schema, document) in documents.items():
         problems += check(schema, document, name, engine="fast")
-        files[name] = _dumps(dumps, document, name)
+        yield emit(name, _dumps(dumps, document, name))
     lines = []
     for record in records:
         try:
@@ -128,18 +152,24 @@ def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extr
         except ValueError as e:
             raise DataError(f"{e}; nothing was written") from None
         rel = f"errors/{record['id']}.json"
-        if rel in files:
+        if rel in digests:
             raise DataError(f"two records with id {record['id']}; nothing was written")
         problems += check("record", record, rel, engine="fast")
-        files[rel] = _dumps(dumps, record, rel)
+        yield emit(rel, _dumps(dumps, record, rel))
         lines.append(_dumps(dumps_line, record, rel))
-    files["errors.jsonl"] = b"".join(lines)
-    manifest = {**manifest, "content_digest": content_digest(files)}
+    yield emit("errors.jsonl", b"".join(lines))
+    manifest = {**manifest, "content_digest": _digest_of(digests)}
     problems += check("manifest", manifest, MANIFEST, engine="fast")
-    files[MANIFEST] = _dumps(dumps, manifest, MANIFEST)
     if problems:
         raise _fail(problems)
-    return files
+    if rendered is not None:
+        rendered.manifest = manifest
+    yield MANIFEST, _dumps(dumps, manifest, MANIFEST)
+
+
+def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
+    """Every file of the dataset as bytes, by relative path; raises DataError if anything is invalid."""
+    return dict(render_files(records, manifest, extra))
 
 
 _RENAME_EXCHANGE = 2
@@ -174,17 +204,50 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def write_dataset(target: Path, files: dict[str, bytes]) -> Path:
-    """Write ``files`` into a temporary sibling of ``target``, then swap it in."""
+def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> None:
+    """Write (path, bytes) items under tmp from one writer thread, so the kernel's work on the
+    files overlaps the rendering that produces them (a generator, on this thread)."""
+    pending: queue.Queue[tuple[str, bytes] | None] = queue.Queue(maxsize=512)
+    failed: list[BaseException] = []
+
+    def writer() -> None:
+        made: set[str] = set()
+        while (item := pending.get()) is not None:
+            if failed:
+                continue  # drain after a failure, so the producer never blocks
+            rel, data = item
+            try:
+                parent = rel.rpartition("/")[0]
+                if parent and parent not in made:
+                    (tmp / parent).mkdir(parents=True, exist_ok=True)
+                    made.add(parent)
+                with open(tmp / rel, "wb") as fh:
+                    fh.write(data)
+            except BaseException as e:  # noqa: BLE001 - handed to the producer below
+                failed.append(e)
+
+    thread = threading.Thread(target=writer, name="errcat-writer", daemon=True)
+    thread.start()
+    try:
+        for item in items:
+            if failed:
+                break
+            pending.put(item)
+    finally:
+        pending.put(None)
+        thread.join()
+    if failed:
+        raise failed[0]
+
+
+def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]]) -> Path:
+    """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
+    a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed."""
     target.parent.mkdir(parents=True, exist_ok=True)
     recover(target)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
     try:
-        for parent in sorted({Path(rel).parent for rel in files} - {Path(".")}):
-            (tmp / parent).mkdir(parents=True, exist_ok=True)
-        for rel, data in files.items():
-            with open(tmp / rel, "wb") as fh:
-                fh.write(data)
+        _write_all(tmp, files.items() if isinstance(files, Mapping) else files)
         os.chmod(tmp, 0o755)
         if target.exists():
             if _exchange(tmp, target):  # one atomic step: target is always a whole dataset

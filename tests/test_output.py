@@ -153,3 +153,18 @@ def test_the_empty_explanation_is_the_models_default():
     from crawler.models import Explanation
 
     assert empty_explanation() == Explanation().model_dump(mode="json")
+
+
+def test_a_streamed_write_that_finds_a_bad_record_at_the_end_leaves_nothing(tmp_path):
+    """Files are written while they are rendered; a problem found late removes them all."""
+    from crawler.output import render_files
+
+    _, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    before = snapshot(target)
+    records, _ = dataset_files([site(f"bang {i}", i + 1) for i in range(50)])
+    records[-1]["location"]["line"] = 0  # only the last record is bad
+    with pytest.raises(DataError, match="location/line"):
+        write_dataset(target, render_files(records, manifest_for(records)))
+    assert snapshot(target) == before
+    assert os.listdir(tmp_path / "o") == ["n"]
