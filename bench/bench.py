@@ -11,7 +11,8 @@ process, timed in this same run. Then, each as a child process running the real 
 - warm:        the same commit again
 - incremental: the new commit when the old one was crawled before (only changed files parsed)
 
-Peak memory is the largest sum of the resident sizes of the crawl's process tree, sampled
+Each is run ``--repeat`` times (default 3), alternating with the floor, and the medians are
+compared: on a shared machine single runs vary by 15%. Peak memory is the largest sum of the resident sizes of the crawl's process tree, sampled
 every 20 ms from /proc. ast-grep's time is shown for comparison when it is installed.
 The repository of real releases is built the way ../shared/tools/vllm-releases does: each
 release's source distribution, fetched with pip, laid down as one tagged commit.
@@ -24,6 +25,7 @@ import ast
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -169,6 +171,7 @@ def main() -> None:
     parser.add_argument("--new", default="v0.33.0")
     parser.add_argument("--include", default="vllm/", help="path prefix of the files the floor parses")
     parser.add_argument("--jobs", type=int, help="passed to errcat crawl --jobs")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; medians are reported")
     opts = parser.parse_args()
 
     repo = opts.repo
@@ -187,22 +190,33 @@ def main() -> None:
     (HERE / ".data").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="run-", dir=HERE / ".data") as tmp:
         work = Path(tmp)
-        floor_s, parsed = floor(repo, opts.new, opts.include)
         common = ["--repo", str(repo), "--name", "vllm-project/vllm", *jobs]
-
-        env_cold = dict(env, ERRCAT_CACHE_DIR=str(work / "cache-a"))
-        cold = run_crawl([*common, "--ref", opts.new, "--out", str(work / "out-a")], env_cold)
-        warm = run_crawl([*common, "--ref", opts.new, "--out", str(work / "out-a")], env_cold)
-
-        env_inc = dict(env, ERRCAT_CACHE_DIR=str(work / "cache-b"))
-        run_crawl([*common, "--ref", opts.old, "--out", str(work / "out-b")], env_inc)
-        incremental = run_crawl([*common, "--ref", opts.new, "--out", str(work / "out-b")], env_inc)
+        runs: dict[str, list[tuple[float, int, str]]] = {"cold": [], "warm": [], "incremental": []}
+        floors = []
+        for n in range(opts.repeat):
+            floor_s, parsed = floor(repo, opts.new, opts.include)
+            floors.append(floor_s)
+            env_a = dict(env, ERRCAT_CACHE_DIR=str(work / f"cache-a{n}"))
+            out_a = ["--out", str(work / f"out-a{n}")]
+            runs["cold"].append(run_crawl([*common, "--ref", opts.new, *out_a], env_a))
+            runs["warm"].append(run_crawl([*common, "--ref", opts.new, *out_a], env_a))
+            env_b = dict(env, ERRCAT_CACHE_DIR=str(work / f"cache-b{n}"))
+            out_b = ["--out", str(work / f"out-b{n}")]
+            run_crawl([*common, "--ref", opts.old, *out_b], env_b)
+            runs["incremental"].append(run_crawl([*common, "--ref", opts.new, *out_b], env_b))
+            for name in ("cache-a", "out-a", "cache-b", "out-b"):
+                shutil.rmtree(work / f"{name}{n}", ignore_errors=True)
         grep_s = ast_grep_seconds(repo, opts.new, opts.include)
 
+    # Each figure is the median of the repeats; the floor too, so a ratio compares like with like.
+    floor_s = statistics.median(floors)
+    cold, warm, incremental = (
+        (statistics.median(r[0] for r in rs), max(r[1] for r in rs), rs[-1][2]) for rs in runs.values()
+    )
     cpu = platform.processor() or platform.machine()
     print(f"machine: {os.cpu_count()} CPUs ({cpu}), Python {platform.python_version()}, {platform.system()}")
     print(f"files: {parsed} parsed by the floor ({opts.include} at {opts.new})")
-    print(f"floor (read + ast.parse, one process): {floor_s:.2f}s")
+    print(f"floor (read + ast.parse, one process): {floor_s:.2f}s  (median of {opts.repeat}: {', '.join(f'{f:.2f}' for f in floors)})")
     ok = True
     peak_all = 0
     for name, (seconds, peak, summary) in (("cold", cold), ("warm", warm), ("incremental", incremental)):
