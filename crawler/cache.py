@@ -4,15 +4,10 @@ Key: the git blob id, the path (module names and relative imports depend on it) 
 extractor version, so no unchanged file is parsed twice, across runs or commits, and a new
 extractor invalidates everything it could have changed. Values are zlib-compressed JSON: our own
 data, never pickles, so a tampered cache can at worst give wrong facts, never run code.
-
-The cache also remembers digests of record documents that passed schema validation (keyed by
-the schema's own digest): validating the same bytes against the same schema again cannot give a
-different answer, so a warm crawl skips it.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
@@ -24,7 +19,6 @@ from platformdirs import user_cache_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS validated (digest TEXT PRIMARY KEY);
 """
 _BATCH = 500
 
@@ -74,9 +68,6 @@ class ResultCache:
                 continue  # a damaged row is a miss, not a failure
         return found
 
-    def put_many(self, items: Iterable[tuple[str, dict[str, Any]]]) -> None:
-        self.put_encoded((k, encode_result(v)) for k, v in items)
-
     def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
         rows = list(items)
         if rows:
@@ -84,21 +75,7 @@ class ResultCache:
                 self._db.execute("BEGIN")
                 self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?)", rows)
 
-    def validated(self, digests: Iterable[str]) -> set[str]:
-        return {row[0] for row in self._select("validated", "digest", list(digests))}
-
-    def mark_validated(self, digests: Iterable[str]) -> None:
-        rows = [(d,) for d in digests]
-        if rows:
-            with self._db:
-                self._db.execute("BEGIN")
-                self._db.executemany("INSERT OR IGNORE INTO validated VALUES (?)", rows)
-
 
 def encode_result(result: dict[str, Any]) -> bytes:
     """A per-file result as the cache stores it: compact JSON, zlib level 1."""
     return zlib.compress(json.dumps(result, separators=(",", ":")).encode("utf-8", "surrogatepass"), 1)
-
-
-def document_digest(schema_digest: str, data: bytes) -> str:
-    return hashlib.sha256(schema_digest.encode() + b"\0" + data).hexdigest()

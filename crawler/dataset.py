@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -58,7 +57,3 @@ def load_records(dataset: Path) -> list[Record]:
         except ValidationError as exc:
             raise DataError(f"{dataset}/errors.jsonl:{n} is not a valid record: {str(exc).splitlines()[0]}") from None
     return records
-
-
-def read_json(path: Path) -> object:
-    return json.loads(path.read_bytes())

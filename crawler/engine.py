@@ -8,7 +8,9 @@ into the cache. Results are returned sorted by path, whatever order the workers 
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
+from functools import cache
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -52,6 +54,20 @@ def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], b
     return out
 
 
+#: The modules whose code shapes a cached per-file result: what they compute is keyed by a
+#: digest of their source too, so editing any of them can never serve a stale result.
+CACHED_BY = ("extract", "templates", "parse", "pysource", "derive", "search", "ids")
+
+
+@cache
+def cache_version() -> str:
+    here = Path(__file__).parent
+    h = hashlib.sha256(EXTRACTOR_VERSION.encode())
+    for name in CACHED_BY:
+        h.update(b"\0" + (here / f"{name}.py").read_bytes())
+    return f"{EXTRACTOR_VERSION}.{h.hexdigest()[:16]}"
+
+
 def default_jobs() -> int:
     try:
         return max(1, len(os.sched_getaffinity(0)))
@@ -81,7 +97,8 @@ def extract_all(
     progress: Callable[[str], None] = lambda _: None,
 ) -> list[dict[str, Any]]:
     entries = list(snapshot.files)
-    keys = {e.path: result_key(e.blob, e.path, EXTRACTOR_VERSION) for e in entries}
+    version = cache_version()
+    keys = {e.path: result_key(e.blob, e.path, version) for e in entries}
     cache = ResultCache(cache_dir) if use_cache else None
     try:
         results: dict[str, dict[str, Any]] = {}

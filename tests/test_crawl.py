@@ -207,3 +207,21 @@ def test_an_up_to_date_dataset_is_left_alone_and_a_damaged_one_rewritten(upstrea
     victim.write_text("{}")
     repaired = cli(*crawl_args(upstream, out))
     assert "wrote" in repaired.stderr and read_tree(out) == before
+
+
+def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path):
+    """Editing a module that shapes cached results must change the cache key (no stale facts)."""
+    from crawler import engine
+
+    before = engine.cache_version()
+    module = tmp_path / "crawler"
+    module.mkdir()
+    for name in engine.CACHED_BY:
+        (module / f"{name}.py").write_bytes((Path(engine.__file__).parent / f"{name}.py").read_bytes())
+    (module / "search.py").write_text((module / "search.py").read_text() + "\n# changed\n")
+    monkeypatch.setattr(engine, "__file__", str(module / "engine.py"))
+    engine.cache_version.cache_clear()
+    try:
+        assert engine.cache_version() != before
+    finally:
+        engine.cache_version.cache_clear()
