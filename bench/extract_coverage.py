@@ -18,21 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import selected_files  # noqa: E402  (bench/ is on sys.path when run as a script)
 from crawler.extract import extract_file  # noqa: E402
 
 
 def read_blobs(repo: str, ref: str, prefix: str) -> list[tuple[str, bytes]]:
-    listing = subprocess.run(
-        ["git", "-C", repo, "ls-tree", "-r", "-z", ref, "--", prefix], capture_output=True, check=True
-    ).stdout.decode()
-    entries = []
-    for item in listing.split("\0"):
-        if not item:
-            continue
-        meta, path = item.split("\t", 1)
-        mode, kind, sha = meta.split()
-        if kind == "blob" and path.endswith(".py"):
-            entries.append((path, sha))
+    entries = selected_files(Path(repo), ref, prefix)
     proc = subprocess.run(
         ["git", "-C", repo, "cat-file", "--batch"],
         input="".join(f"{sha}\n" for _, sha in entries).encode(),

@@ -314,11 +314,17 @@ class _Extractor:
         frame = _Frame("function", qual, node, parent, cls)
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
+        self._scope(frame, node.body)
+
+    def _scope(self, frame: "_Frame", body: list) -> None:
+        """Walk a function's or class's body in its own frame, with fresh guards, loops and
+        handlers (those of the enclosing code do not lead into a nested definition)."""
+        parent = self.frame
         saved = self.guards, self.loops, self.handler_texts
         self.guards, self.loops, self.handler_texts = [], [], []
         self.frame = frame
         try:
-            self._stmts(node.body)
+            self._stmts(body)
         finally:
             self.frame = parent
             self.guards, self.loops, self.handler_texts = saved
@@ -334,14 +340,7 @@ class _Extractor:
             self.module_classes[node.name] = record["qualname"]
         self._pending.append((record, [self.seg(b) for b in node.bases], parent))
         frame = _Frame("class", qual, node, parent, record)
-        saved = self.guards, self.loops, self.handler_texts
-        self.guards, self.loops, self.handler_texts = [], [], []
-        self.frame = frame
-        try:
-            self._stmts(node.body)
-        finally:
-            self.frame = parent
-            self.guards, self.loops, self.handler_texts = saved
+        self._scope(frame, node.body)
 
     # -- control flow --
 
