@@ -153,7 +153,8 @@ def run_crawl(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
 
 
 def ast_grep_seconds(repo: Path, ref: str, include: str) -> float | None:
-    exe = shutil.which("ast-grep")  # not "sg": on Linux that is usually newgrp's sibling, switch group
+    # not "sg": on Linux that is usually newgrp's sibling, switch group
+    exe = shutil.which("ast-grep") or shutil.which("ast-grep", path=str(Path(sys.executable).parent))
     if not exe:
         return None
     with tempfile.TemporaryDirectory() as tmp:
@@ -232,7 +233,7 @@ def main() -> None:
     if grep_s is not None:
         print(f"ast-grep 'raise $E($$$)' (no templates): {grep_s:.2f}s  {grep_s / floor_s:.2f}x floor")
     else:
-        print("ast-grep: not installed (pip install ast-grep-cli to compare)")
+        print("ast-grep: not installed (pip install -e '.[bench]' to compare)")
     sys.exit(0 if ok else 1)
 
 
