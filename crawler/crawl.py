@@ -23,12 +23,12 @@ from .catalogue import Identity, build_records
 from .config import identify, load_config
 from .curated import default_root, load_set
 from .curated import apply as apply_curated
-from .engine import extract_all
+from .engine import cache_version, extract_all
 from .extract import EXTRACTOR_VERSION
 from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
 from .search import search_file
-from .output import MANIFEST, content_digest, dataset_dir, read_dataset, recover, Rendered, render_files, write_dataset
+from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, read_dataset, recover, Rendered, render_files, write_dataset
 from .related import apply as apply_related
 from .source import open_snapshot
 
@@ -81,6 +81,7 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_
         "curated": curated_digest,
         "errcat": __version__,
         "code": code_digest(),
+        "extraction": cache_version(),  # extractor, Python and libcst versions
         "extractor": EXTRACTOR_VERSION,
         "schema": SCHEMA_VERSION,
         "repo": snapshot.repo.model_dump(mode="json"),
@@ -148,7 +149,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         curated_root = options.curated if options.curated is not None else default_root(config.path)
         curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
-        recover(target)  # traces of a killed run go first, even when the dataset is up to date
+        with dataset_lock(target):  # another crawl's temporary directory is not a trace
+            recover(target)  # traces of a killed run go first, even when the dataset is up to date
         digest = input_digest(snapshot, include, exclude, curated.digest)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
@@ -213,7 +215,9 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         },
         "skipped": skipped,
         "curated_digest": curated.digest,
-        "input_digest": digest,
+        # A file this machine could not decide (the libcst child timed out, a worker died) makes
+        # the dataset provisional: no later crawl may take it as up to date.
+        "input_digest": digest if not any(r.get("transient") for r in results) else "provisional",
     }
     progress(f"validating {len(records)} records")
     rendered = Rendered()

@@ -3,7 +3,7 @@
 Grouping needs each site's entry key, and the search index each entry's literal fragments,
 anchor words and tokens: a pass over the template text per site. Computed in the extraction
 workers and cached with the file's result, they leave the serial end of a crawl with lookups.
-Each derivation is stamped with what it came from (template text, opacity, exception); a site
+Each derivation is stamped with what it came from (template text and fields, opacity, exception); a site
 whose template was rewritten later (the hierarchy's ``__init__`` substitution) is derived again.
 """
 
@@ -19,7 +19,8 @@ KEY = "_derived"
 
 def _stamp(site: dict[str, Any]) -> list[Any]:
     template = site["template"]
-    return [template["text"], bool(template.get("opaque")), site["exception_qualname"]]
+    fields = [f["expr"] for f in template.get("fields", ())]
+    return [template["text"], fields, bool(template.get("opaque")), site["exception_qualname"]]
 
 
 def derive(site: dict[str, Any]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import os
+import sys
 from functools import cache
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -29,11 +30,13 @@ def _worker_init() -> None:
     gc.disable()
 
 
-def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes]]:
+def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes | None]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
-    encoding happens in parallel here rather than serially in the main process."""
+    encoding happens in parallel here rather than serially in the main process. A result that
+    only says this machine could not decide (``transient``) comes back with no encoding: it is
+    never cached."""
     results = (derive_result(extract_file(path, data)) for path, data in chunk)
-    done = [(result, encode_result(result)) for result in results]
+    done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # only what this chunk allocated: earlier survivors were promoted already
     return done
 
@@ -50,7 +53,9 @@ def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], b
             with ProcessPoolExecutor(max_workers=1) as pool:
                 out += pool.submit(_extract_chunk, [(path, data)]).result()
         except BrokenProcessPool:
-            out.append((skipped_result(path, DIED), None))  # not cached: it may be transient
+            died = skipped_result(path, DIED)
+            died["transient"] = True  # not cached, and the dataset is not taken as final
+            out.append((died, None))
     return out
 
 
@@ -59,10 +64,21 @@ def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], b
 CACHED_BY = ("extract", "templates", "parse", "pysource", "derive", "search", "ids")
 
 
+def _libcst_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("libcst")
+    except PackageNotFoundError:  # pragma: no cover - a declared dependency
+        return "none"
+
+
 @cache
 def cache_version() -> str:
     here = Path(__file__).parent
-    h = hashlib.sha256(EXTRACTOR_VERSION.encode())
+    # The parser is part of the extractor: another Python (3.12 parses PEP 701 f-strings
+    # itself) or another libcst can give other results for the same bytes.
+    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{sys.version_info[:2]}\0{_libcst_version()}".encode())
     for name in CACHED_BY:
         h.update(b"\0" + (here / f"{name}.py").read_bytes())
     return f"{EXTRACTOR_VERSION}.{h.hexdigest()[:16]}"

@@ -99,6 +99,10 @@ def _extract_file(path: str, data: bytes) -> dict:
         ex.run(tree)
     except SyntaxError as e:
         return _skipped(result, f"syntax error: line {e.lineno}: {e.msg}")
+    except parse.FallbackUnavailable as e:
+        skipped = _skipped(result, str(e))
+        skipped["transient"] = True  # engine: never cache it; the next crawl tries again
+        return skipped
     except UnicodeDecodeError as e:
         return _skipped(result, f"decode error: {e.reason} at byte {e.start}")
     except ValueError as e:  # null bytes (3.11), unknown encodings

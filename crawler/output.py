@@ -19,15 +19,19 @@ renames is repaired by the next run, which puts the old dataset back before anyt
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import os
 import queue
-import threading
 import shutil
 import tempfile
-from pathlib import Path
+import threading
 from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from .errors import DataError
 from .ids import check_id
@@ -67,15 +71,30 @@ def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str
 
 
 def content_digest(files: dict[str, bytes]) -> str:
-    """SHA-256 over every file but the manifest: relative path and content digest, in path order."""
-    return _digest_of({rel: hashlib.sha256(data).digest() for rel, data in files.items()})
+    """SHA-256 over every file of a dataset: relative path and content digest, in path order.
+
+    The manifest counts as itself without its ``content_digest`` field (re-serialized the one
+    deterministic way), so an edit to any file, the manifest included, changes the digest.
+    """
+    digests = {rel: hashlib.sha256(data).digest() for rel, data in files.items() if rel != MANIFEST}
+    if MANIFEST in files:
+        try:
+            manifest = orjson.loads(files[MANIFEST])
+            manifest.pop("content_digest")
+            digests[MANIFEST] = _manifest_digest(manifest, MANIFEST)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            digests[MANIFEST] = b"unreadable"
+    return _digest_of(digests)
+
+
+def _manifest_digest(manifest: dict[str, Any], name: str) -> bytes:
+    return hashlib.sha256(_dumps(dumps, manifest, name)).digest()
 
 
 def _digest_of(digests: dict[str, bytes]) -> str:
     h = hashlib.sha256()
     for rel in sorted(digests):
-        if rel != MANIFEST:
-            h.update(rel.encode() + b"\0" + digests[rel])
+        h.update(rel.encode() + b"\0" + digests[rel])
     return h.hexdigest()
 
 
@@ -86,6 +105,21 @@ def read_dataset(directory: Path) -> dict[str, bytes]:
         if path.is_file():
             files[path.relative_to(directory).as_posix()] = path.read_bytes()
     return files
+
+
+@contextmanager
+def dataset_lock(target: Path) -> Iterator[None]:
+    """Hold an flock on the dataset's parent directory (``<out>/<owner>/``): one process at a
+    time may repair, write or swap a dataset there, so a second crawl never takes the first
+    one's temporary directory for a stray. Locking the directory leaves no lock file behind in
+    a published catalogue."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def recover(target: Path) -> None:
@@ -158,7 +192,9 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
         yield emit(rel, _dumps(dumps, record, rel))
         lines.append(_dumps(dumps_line, record, rel))
     yield emit("errors.jsonl", b"".join(lines))
-    manifest = {**manifest, "content_digest": _digest_of(digests)}
+    manifest = {k: v for k, v in manifest.items() if k != "content_digest"}
+    digests[MANIFEST] = _manifest_digest(manifest, MANIFEST)
+    manifest["content_digest"] = _digest_of(digests)
     problems += check("manifest", manifest, MANIFEST, engine="fast")
     if problems:
         raise _fail(problems)
@@ -243,23 +279,23 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> None:
 def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]]) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
     a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    recover(target)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
-    try:
-        _write_all(tmp, files.items() if isinstance(files, Mapping) else files)
-        os.chmod(tmp, 0o755)
-        if target.exists():
-            if _exchange(tmp, target):  # one atomic step: target is always a whole dataset
-                shutil.rmtree(tmp, ignore_errors=True)  # tmp now holds the old dataset
+    with dataset_lock(target):
+        recover(target)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
+        try:
+            _write_all(tmp, files.items() if isinstance(files, Mapping) else files)
+            os.chmod(tmp, 0o755)
+            if target.exists():
+                if _exchange(tmp, target):  # one atomic step: target is always a whole dataset
+                    shutil.rmtree(tmp, ignore_errors=True)  # tmp now holds the old dataset
+                else:
+                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))
+                    os.replace(target, old)
+                    os.replace(tmp, target)
+                    shutil.rmtree(old, ignore_errors=True)
             else:
-                old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))
-                os.replace(target, old)
                 os.replace(tmp, target)
-                shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
     return target

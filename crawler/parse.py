@@ -29,6 +29,11 @@ class Opaque(ast.expr):
     _fields = ()
 
 
+class FallbackUnavailable(Exception):
+    """The libcst child did not finish (timeout, killed, could not start): a passing condition
+    of this machine, not a fact about the file, so the result must not be cached."""
+
+
 def parse_source(text: str) -> ast.Module:
     try:
         return ast.parse(text)
@@ -40,7 +45,12 @@ def parse_source(text: str) -> ast.Module:
 
 
 def parse_with_libcst_isolated(text: str, timeout: float = LIBCST_TIMEOUT) -> ast.Module | None:
-    """Run :func:`libcst_to_ast` in a child process; None on any failure or timeout."""
+    """Run :func:`libcst_to_ast` in a child process; None when libcst cannot parse the text either.
+
+    Raises :class:`FallbackUnavailable` when the child timed out, was SIGKILLed or could not be
+    started: whether the file parses is then unknown. A crash (libcst segfaults on deep nesting)
+    is an answer about the text, so it gives None like a parse error.
+    """
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # PYTHONWARNINGS=ignore: an inherited ``error`` filter would fail the child on warnings
     # about the analysed code (or on libcst's own), and lose a valid file.
@@ -53,8 +63,13 @@ def parse_with_libcst_isolated(text: str, timeout: float = LIBCST_TIMEOUT) -> as
             timeout=timeout,
             env=env,
         )
-    except (subprocess.TimeoutExpired, OSError):
-        return None
+    except subprocess.TimeoutExpired:
+        raise FallbackUnavailable(f"the libcst fallback timed out after {timeout:g} s") from None
+    except OSError as e:
+        raise FallbackUnavailable(f"the libcst fallback could not run: {e}") from None
+    if proc.returncode == -9:  # SIGKILL: the OOM killer or an operator, not the file
+        raise FallbackUnavailable("the libcst fallback was killed (SIGKILL)")
+    # Any other death is libcst's own answer about this text: it segfaults on deep nesting.
     if proc.returncode != 0 or not proc.stdout:
         return None
     try:

@@ -207,6 +207,12 @@ def test_an_up_to_date_dataset_is_left_alone_and_a_damaged_one_rewritten(upstrea
     victim.write_text("{}")
     repaired = cli(*crawl_args(upstream, out))
     assert "wrote" in repaired.stderr and read_tree(out) == before
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    manifest["counts"]["entries"] = 999  # an edit that keeps both digests
+    (dataset / "manifest.json").write_text(json.dumps(manifest))
+    assert "wrote" in cli(*crawl_args(upstream, out)).stderr and read_tree(out) == before
+    (dataset / "stray.json").write_text("{}")
+    assert "wrote" in cli(*crawl_args(upstream, out)).stderr and read_tree(out) == before
 
 
 def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path):

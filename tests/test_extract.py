@@ -318,3 +318,27 @@ def test_newer_syntax_falls_back_to_libcst():
     (s,) = r["sites"]
     assert (s["qualname"], s["line"], s["template"]["text"]) == ("first", 6, "empty {xs!r}")
     assert s["facts"]["guards"] == ["not xs"]
+
+
+def test_a_libcst_child_that_cannot_finish_is_never_cached(tmp_path, monkeypatch):
+    """A timeout says nothing about the file: the skip is reported, not cached, and the dataset
+    is provisional; the next crawl decides again."""
+    import subprocess
+    from types import SimpleNamespace
+
+    from crawler import engine, parse
+    from crawler.source import git_blob_id
+
+    text = b"def f[T](x: T):\n    raise ValueError(f'bad {x}')\n"  # PEP 695: libcst's on 3.11
+    entry = SimpleNamespace(path="pkg/new.py", blob=git_blob_id(text), size=len(text))
+    snapshot = SimpleNamespace(files=[entry], read=lambda entries: ((e, text) for e in entries))
+
+    def timeout(*a, **k):
+        raise subprocess.TimeoutExpired("libcst", 1)
+
+    monkeypatch.setattr(parse.subprocess, "run", timeout)
+    first = engine.extract_all(snapshot, jobs=1, cache_dir=tmp_path)
+    assert first[0]["status"] == "skipped" and "timed out" in first[0]["reason"] and first[0]["transient"]
+    monkeypatch.undo()
+    second = engine.extract_all(snapshot, jobs=1, cache_dir=tmp_path)
+    assert second[0]["status"] == "ok" and len(second[0]["sites"]) == 1

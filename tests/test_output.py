@@ -168,3 +168,38 @@ def test_a_streamed_write_that_finds_a_bad_record_at_the_end_leaves_nothing(tmp_
         write_dataset(target, render_files(records, manifest_for(records)))
     assert snapshot(target) == before
     assert os.listdir(tmp_path / "o") == ["n"]
+
+
+def test_a_second_crawl_waits_for_the_first_instead_of_removing_its_work(tmp_path):
+    """recover() under the dataset lock cannot take a running write's directory for a stray."""
+    import threading
+    import time
+
+    from crawler.output import dataset_lock
+
+    _, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    _, new_files = dataset_files([site(f"bang {i}", i + 1) for i in range(20)])
+    started, errors = threading.Event(), []
+
+    def slow():
+        for i, item in enumerate(new_files.items()):
+            if i == 1:
+                started.set()
+                time.sleep(0.3)
+            yield item
+
+    def first():
+        try:
+            write_dataset(target, slow())
+        except BaseException as e:  # noqa: BLE001
+            errors.append(e)
+
+    writer = threading.Thread(target=first)
+    writer.start()
+    started.wait(5)
+    with dataset_lock(target):  # what a second crawl does first
+        recover(target)
+    writer.join(10)
+    assert errors == []
+    assert snapshot(target) == new_files
