@@ -203,3 +203,13 @@ def test_a_second_crawl_waits_for_the_first_instead_of_removing_its_work(tmp_pat
     writer.join(10)
     assert errors == []
     assert snapshot(target) == new_files
+
+
+def test_cached_results_round_trip_even_with_a_lone_surrogate(tmp_path):
+    from crawler.cache import ResultCache, encode_result
+
+    results = {"a": {"sites": [{"text": "plain ✓"}]}, "b": {"sites": [{"text": "odd \udc80"}]}}
+    with ResultCache(tmp_path) as cache:
+        cache.put_encoded((k, encode_result(v)) for k, v in results.items())
+    with ResultCache(tmp_path) as cache:
+        assert cache.get_many(["a", "b", "missing"]) == results
