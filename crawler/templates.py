@@ -233,7 +233,7 @@ def _scan_field(src: str, i: int) -> tuple[str, int]:
     in_spec = False
     while i < n:
         c = src[i]
-        if c in "'\"" and not in_spec:
+        if c in "'\"" and (not in_spec or depth > 0):  # in a spec, quotes count inside a nested {field}
             i = skip_string(src, i)
             continue
         if c in "([{":

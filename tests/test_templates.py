@@ -28,6 +28,8 @@ CASES = [
     ('raise ValueError(f"a {f\'{y}\'} b")', "a {f'{y}'} b", ["f'{y}'"], "fstring"),
     ('raise ValueError(f"{{lit}} {d[\'k\']} {a != b}")', "{{lit}} {d['k']} {a != b}", ["d['k']", "a != b"], "fstring"),
     ('raise ValueError(f"{x:{width}}")', "{x:{width}}", ["x:{width}"], "fstring"),
+    # a quoted brace inside a nested field of a format spec is a string, not a brace
+    ('raise ValueError(f"x {x:{\'{\'}>5} y")', "x {x:{'{'}>5} y", ["x:{'{'}>5"], "fstring"),
     ('raise ValueError(f"\\N{BULLET} {x}\\n")', "\u2022 {x}\n", ["x"], "fstring"),
     (
         '''
