@@ -385,19 +385,11 @@ class MessageBuilder:
     def __init__(self, segment, lookup):
         self.segment = segment
         self.lookup = lookup
-        self._table = {
-            ast.Constant: self._constant,
-            ast.JoinedStr: self._joined,
-            ast.BinOp: self._binop,
-            ast.Call: self._call,
-            ast.Name: self._name,
-            ast.Attribute: self._attribute,
-        }
 
     def build(self, node: ast.expr) -> tuple[str, Parts]:
-        handler = self._table.get(type(node))
+        handler = _BUILDERS.get(type(node))
         if handler is not None:
-            got = handler(node)
+            got = handler(self, node)
             if got is not None:
                 return got
         return "opaque", [field(self.segment(node))]
@@ -591,3 +583,16 @@ class MessageBuilder:
             if got is not None:
                 return got
         return None
+
+
+#: Expression kind -> builder method: a class-level table, so no builder holds bound methods
+#: of itself (a reference cycle per file, which kept each file's tree alive until the cycle
+#: collector ran).
+_BUILDERS = {
+    ast.Constant: MessageBuilder._constant,
+    ast.JoinedStr: MessageBuilder._joined,
+    ast.BinOp: MessageBuilder._binop,
+    ast.Call: MessageBuilder._call,
+    ast.Name: MessageBuilder._name,
+    ast.Attribute: MessageBuilder._attribute,
+}
