@@ -19,7 +19,6 @@ is always present unless the file redefines it.
 from __future__ import annotations
 
 import re
-import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any

@@ -19,17 +19,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
-from .catalogue import Identity, build_records
 from .config import identify, load_config
 from .curated import default_root, load_set
-from .curated import apply as apply_curated
 from .engine import cache_version, extract_all
 from .extract import EXTRACTOR_VERSION
-from .hierarchy import apply_init_templates, resolve_exceptions
 from .models import SCHEMA_VERSION, Manifest
-from .search import search_file
 from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, read_dataset, recover, Rendered, render_files, write_dataset
-from .related import apply as apply_related
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -161,6 +156,13 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                               use_cache=options.use_cache, progress=progress)
     finally:
         snapshot.close()
+
+    # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
+    from .catalogue import Identity, build_records
+    from .curated import apply as apply_curated
+    from .hierarchy import apply_init_templates, resolve_exceptions
+    from .related import apply as apply_related
+    from .search import search_file
 
     skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
     bare_asserts = reraises = 0

@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .cache import ResultCache, encode_result, result_key
-from .derive import derive_result
 from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
 
 CHUNK_BYTES = 1_500_000
@@ -35,6 +34,8 @@ def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any],
     encoding happens in parallel here rather than serially in the main process. A result that
     only says this machine could not decide (``transient``) comes back with no encoding: it is
     never cached."""
+    from .derive import derive_result  # (imported here: an up-to-date crawl never needs it)
+
     results = (derive_result(extract_file(path, data)) for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # only what this chunk allocated: earlier survivors were promoted already

@@ -8,7 +8,6 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
-import yaml
 
 from crawler.curated import load_set, parse_file
 from crawler.models import CuratedFile

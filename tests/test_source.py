@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
-import time
 import zipfile
 from pathlib import Path
 
@@ -14,10 +12,9 @@ import pytest
 from helpers import git
 
 from crawler import source
-from crawler.config import VLLM, Upstream
+from crawler.config import Upstream
 from crawler.errors import SourceError, UsageError
 from crawler.source import (
-    FileEntry,
     PathFilter,
     RemoteURL,
     git_blob_id,

@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 from helpers import git as _git
 
-import crawler
 from crawler import catalogue, source
 from crawler.extract import extract_file
 
@@ -448,7 +447,7 @@ def test_schema_failure_and_nan_write_nothing(crawled, cli, monkeypatch: pytest.
         recs[-1]["snippet"]["start_line"] = float("inf")
         return recs
 
-    monkeypatch.setattr(crawler.crawl, "build_records", with_nan)
+    monkeypatch.setattr(catalogue, "build_records", with_nan)
     result = cli(*crawl_args(repo, out, "v1", "--no-cache"))
     assert result.exit_code == 1 and "schema problem(s); nothing was written" in result.stderr
     assert "/location/line" in result.stderr and "/snippet/start_line" in result.stderr
