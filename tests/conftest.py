@@ -66,3 +66,15 @@ def cli(cache_dir: Path):
         return runner.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
 
     return invoke
+
+
+@pytest.fixture
+def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any attempt to run git fails the test: for refusals that must come before git runs."""
+    from crawler import source
+
+    def boom(*a, **k):
+        raise AssertionError(f"git ran: {a}")
+
+    monkeypatch.setattr(source.subprocess, "run", boom)
+    monkeypatch.setattr(source.subprocess, "Popen", boom)

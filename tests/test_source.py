@@ -219,13 +219,6 @@ BAD_REPOS = [
 BAD_REFS = ["--upload-pack=touch /tmp/x", "-uevil", "-", "a..b", "main\n", "v1\x00", "a b", "HEAD~1", "x^{tree}", "@{-1}", "/abs", "x:y", "refs/heads/x.lock"]
 
 
-@pytest.fixture
-def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(*a, **k):
-        raise AssertionError(f"git ran: {a}")
-
-    monkeypatch.setattr(source.subprocess, "run", boom)
-    monkeypatch.setattr(source.subprocess, "Popen", boom)
 
 
 @pytest.mark.parametrize("bad", BAD_REPOS)

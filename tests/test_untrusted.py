@@ -268,13 +268,6 @@ def test_a_worker_process_that_dies_loses_only_its_file(tmp_path: Path, cli, mon
 # --------------------------------------------------------------------------- git: refuse early, run nothing
 
 
-@pytest.fixture
-def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
-    def boom(*a, **k):
-        raise AssertionError(f"git ran: {a}")
-
-    monkeypatch.setattr(source.subprocess, "run", boom)
-    monkeypatch.setattr(source.subprocess, "Popen", boom)
 
 
 @pytest.mark.parametrize(
