@@ -99,11 +99,22 @@ def _digest_of(digests: dict[str, bytes]) -> str:
 
 
 def read_dataset(directory: Path) -> dict[str, bytes]:
-    """Every file of a written dataset by relative path (what ``content_digest`` hashes)."""
-    files = {}
-    for path in directory.rglob("*"):
-        if path.is_file():
-            files[path.relative_to(directory).as_posix()] = path.read_bytes()
+    """Every regular file of a written dataset by relative path (what ``content_digest`` hashes).
+
+    ``os.scandir`` rather than ``Path.rglob``: half the time on vLLM's 8,000 files, which is
+    most of an up-to-date crawl. Symlinks are not followed (nor are they part of a dataset).
+    """
+    files: dict[str, bytes] = {}
+    root = len(str(directory)) + 1
+    stack = [str(directory)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    with open(entry.path, "rb") as fh:
+                        files[entry.path[root:].replace(os.sep, "/")] = fh.read()
     return files
 
 
