@@ -88,7 +88,6 @@ def empty_explanation() -> dict[str, Any]:
 
 _TEMPLATE_DEFAULTS = {"fields": [], "opaque": False}
 _FACTS_DEFAULTS = Facts().model_dump(mode="json")
-_FIELD_KEYS = ("expr", "name")
 
 
 def _template(template: dict[str, Any]) -> dict[str, Any]:

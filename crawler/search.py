@@ -19,14 +19,7 @@ from pydantic import Field
 from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, SiteKind
 from .templates import parts_from_template
 
-try:  # Python 3.11+
-    from re import _constants as _sre_c, _parser as _sre_p  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover
-    import sre_constants as _sre_c  # type: ignore[no-redef]
-    import sre_parse as _sre_p  # type: ignore[no-redef]
-
 WORD = re.compile(r"\w+")
-_ANCHORS = {_sre_c.AT_BEGINNING, _sre_c.AT_BEGINNING_STRING, _sre_c.AT_END, _sre_c.AT_END_STRING}
 
 
 class SearchSite(Model):
@@ -69,8 +62,9 @@ Segment = tuple[str, str | None]  # ("lit", text) or ("var", None)
 def template_segments(template: dict[str, Any]) -> list[Segment]:
     """The template as alternating literal runs and variable parts.
 
-    The same segments ``segments(template["pattern"])`` finds, since the pattern is built from
-    these very parts (literals escaped, each field ``.*?``), without parsing a regex per entry.
+    These are exactly the literal runs of the template's ``pattern``, which is built from the
+    same parts (literals escaped, each field ``.*?``); tests/test_match.py checks the two agree
+    by parsing patterns, which the crawl never needs to do.
     """
     out: list[Segment] = []
     for part in parts_from_template(template):
@@ -80,46 +74,6 @@ def template_segments(template: dict[str, Any]) -> list[Segment]:
         elif not out or out[-1][0] != "var":
             out.append(("var", None))
     return out
-
-
-def segments(pattern: str) -> list[Segment]:
-    """The pattern as alternating literal runs and variable parts (anchors dropped).
-
-    A pattern whose top level is not a plain sequence (an alternation, say) is one variable part.
-    """
-    try:
-        parsed = _sre_p.parse(pattern)
-    except Exception:  # noqa: BLE001 - a bad pattern has no usable fragments
-        return [("var", None)]
-    out: list[Segment] = []
-    run: list[str] = []
-
-    def flush() -> None:
-        if run:
-            out.append(("lit", "".join(run)))
-            run.clear()
-
-    for op, av in parsed:
-        if op is _sre_c.LITERAL:
-            run.append(chr(av))
-        elif op is _sre_c.AT and av in _ANCHORS:
-            continue
-        elif op is _sre_c.SUBPATTERN and av[0] is None and _is_literal(av[-1]):  # (?:literal)
-            run.append(_literal_text(av[-1]))
-        else:
-            flush()
-            if not out or out[-1][0] != "var":
-                out.append(("var", None))
-    flush()
-    return out
-
-
-def _is_literal(sub) -> bool:
-    return all(op is _sre_c.LITERAL for op, _ in sub)
-
-
-def _literal_text(sub) -> str:
-    return "".join(chr(av) for _, av in sub)
 
 
 def fragments(segs: list[Segment]) -> list[str]:

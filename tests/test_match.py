@@ -11,7 +11,7 @@ import pytest
 
 import consumer_data as cd
 from crawler.match import Matcher, match, read_query
-from crawler.search import SearchIndex, anchor_tokens, segments
+from crawler.search import SearchIndex, anchor_tokens
 from crawler.validate import check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -51,6 +51,56 @@ def ids(dataset) -> dict[str, str]:
 
 def top(result):
     return [m for m in result.matches if m.key == result.matches[0].key]
+
+
+try:  # Python 3.11+
+    from re import _constants as _sre_c, _parser as _sre_p  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover
+    import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_parse as _sre_p  # type: ignore[no-redef]
+
+_ANCHORS = {_sre_c.AT_BEGINNING, _sre_c.AT_BEGINNING_STRING, _sre_c.AT_END, _sre_c.AT_END_STRING}
+
+
+def segments(pattern: str) -> list:
+    """An independent oracle: the pattern's literal runs and variable parts, read by Python's own
+    regex parser (anchors dropped). The crawl gets them from the template instead.
+
+    A pattern whose top level is not a plain sequence (an alternation, say) is one variable part.
+    """
+    try:
+        parsed = _sre_p.parse(pattern)
+    except Exception:  # noqa: BLE001 - a bad pattern has no usable fragments
+        return [("var", None)]
+    out: list = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            out.append(("lit", "".join(run)))
+            run.clear()
+
+    for op, av in parsed:
+        if op is _sre_c.LITERAL:
+            run.append(chr(av))
+        elif op is _sre_c.AT and av in _ANCHORS:
+            continue
+        elif op is _sre_c.SUBPATTERN and av[0] is None and _is_literal(av[-1]):  # (?:literal)
+            run.append(_literal_text(av[-1]))
+        else:
+            flush()
+            if not out or out[-1][0] != "var":
+                out.append(("var", None))
+    flush()
+    return out
+
+
+def _is_literal(sub) -> bool:
+    return all(op is _sre_c.LITERAL for op, _ in sub)
+
+
+def _literal_text(sub) -> str:
+    return "".join(chr(av) for _, av in sub)
 
 
 def test_search_json_is_written_validated_and_complete(dataset):
@@ -189,7 +239,7 @@ def test_a_dataset_without_search_json_still_matches(dataset, tmp_path, ids):
 
 def test_template_segments_agree_with_the_pattern_they_build():
     """search.json's fragments come from the template; they must be what the pattern matches."""
-    from crawler.search import segments, template_segments
+    from crawler.search import template_segments
     from crawler.templates import Field, make_template
 
     cases = [
