@@ -39,7 +39,9 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import re
 import warnings
+from bisect import bisect_left
 
 from . import parse
 from .pysource import Source, decode_source, module_name
@@ -53,6 +55,33 @@ BUILTIN_EXCEPTIONS = frozenset(
     n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)
 )
 _EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+
+#: Words without which a function's body can give nothing (see ``_Extractor._inert``); found as
+#: text, so one inside a string or a comment only costs a walk that finds nothing. One pattern
+#: per word, led by the word itself: ``re`` then scans with a fast literal search (an
+#: alternation led by ``\b`` ran at a third of the parse's speed).
+_HOT_WORDS = tuple(re.compile(w + r"(?!\w)") for w in ("raise", "assert", "class", "__init__"))
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
+    """Ascending 1-based numbers of the lines on which any of the words occurs (``\\n`` ends)."""
+    starts = []
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            start = match.start()
+            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+                starts.append(start)
+    starts.sort()
+    lines = []
+    line = 1
+    pos = 0
+    count = text.count
+    for start in starts:
+        line += count("\n", pos, start)
+        pos = start
+        lines.append(line)
+    return lines
 
 
 def extract_file(path: str, data: bytes) -> dict:
@@ -229,10 +258,16 @@ class _Extractor:
         self.handler_texts: list[str] = []
         self.frame: _Frame | None = None
         self.builder = MessageBuilder(self.seg, self._lookup)
+        self._hot: list[int] | None = None
 
     # -- driver --
 
     def run(self, tree: ast.Module) -> None:
+        text = self.src.text
+        if "\r" in text and _LONE_CR.search(text):  # old Mac line ends: no skipping, no risk
+            self._hot = None
+        else:
+            self._hot = _word_lines(_HOT_WORDS, text)
         try:
             self._collect_consts(tree.body)
             self.frame = _Frame("module", "<module>", tree, None)
@@ -304,7 +339,24 @@ class _Extractor:
         frame = _Frame("function", qual, node, parent, cls)
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
-        self._scope(frame, node.body)
+        if not self._inert(node, parent):
+            self._scope(frame, node.body)
+
+    def _inert(self, node, parent: "_Frame") -> bool:
+        """Whether walking a function's body cannot change the result, so it is skipped.
+
+        A body's sites, counts (raise, assert), classes and ``__init__`` templates need those
+        words; its names and imports are its own (no site outside it sees them). What a
+        module-level function ``return``\\s names a helper's exception, so those are always
+        walked (scanning for "return" cost more than it saved). Most of a big code base is
+        methods with none of that: their walk was a quarter of the parse.
+        """
+        hot = self._hot
+        if hot is None or parent.kind == "module":
+            return False
+        lo = node.lineno
+        i = bisect_left(hot, lo)
+        return i == len(hot) or hot[i] > node.end_lineno
 
     def _scope(self, frame: "_Frame", body: list) -> None:
         """Walk a function's or class's body in its own frame, with fresh guards, loops and

@@ -3,6 +3,7 @@
 import ast
 import json
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -364,3 +365,76 @@ def test_extraction_leaves_no_cyclic_garbage():
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
+
+
+SKIPPABLE = '''\
+import errors as top_errors
+
+def make_error(msg):
+    return top_errors.Boom(msg)
+
+class Widget:
+    size = "small"
+
+    def quiet(self, n):  # none of the four words: never walked
+        from elsewhere import ValueError
+        if n:
+            total = n + 1
+        return total
+
+    def loud(self, n):
+        if n > 1:
+            raise ValueError(f"too big: {n}")
+
+    def nests(self):
+        class Local(Exception):
+            pass
+        return Local
+
+    def mentions(self):
+        return "raise is a word in this string"
+
+    def __init__(self):
+        super().__init__("a message the class builds")
+
+def helper_user(x):
+    raise make_error("built by a helper")
+'''
+
+
+def _extract_walking_everything(path, code, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(extract._Extractor, "_inert", lambda self, node, parent: False)
+        return extract_file(path, code)
+
+
+@pytest.mark.parametrize("line_end", ["\n", "\r\n", "\r"])
+def test_skipping_inert_functions_changes_nothing(line_end, monkeypatch):
+    code = SKIPPABLE.replace("\n", line_end).encode()
+    fast = extract_file("pkg/widget.py", code)
+    assert fast == _extract_walking_everything("pkg/widget.py", code, monkeypatch)
+    assert [s["qualname"] for s in fast["sites"]] == ["Widget.loud", "helper_user"]
+    assert fast["sites"][1]["exception"] == "top_errors.Boom"  # a module-level function is always walked
+    assert [c["name"] for c in fast["classes"]] == ["Widget", "Local"]
+
+
+def test_inert_functions_are_skipped():
+    walked = []
+    tree = ast.parse(SKIPPABLE)
+    ex = extract._Extractor("pkg/widget.py", "pkg.widget", False, Source(SKIPPABLE))
+    original = ex._scope
+    ex._scope = lambda frame, body: (walked.append(frame.qualname), original(frame, body))
+    ex.run(tree)
+    assert "Widget.quiet" not in walked
+    assert {"Widget.loud", "Widget.nests", "Widget.mentions", "Widget.__init__", "make_error"} <= set(walked)
+
+
+def test_skipping_changes_nothing_on_real_code(monkeypatch):
+    """errcat's own modules and tests: every kind of statement, thousands of functions."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted([*root.joinpath("crawler").glob("*.py"), *root.joinpath("tests").glob("*.py")])
+    assert len(files) > 40
+    for file in files:
+        code = file.read_bytes()
+        rel = file.relative_to(root).as_posix()
+        assert extract_file(rel, code) == _extract_walking_everything(rel, code, monkeypatch), rel
