@@ -21,10 +21,10 @@ from typing import Any, Callable
 from . import __version__
 from .config import identify, load_config
 from .curated import default_root, load_set
-from .engine import cache_version, extract_all
+from .engine import cache_version, default_jobs, extract_all
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
-from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, read_dataset, recover, Rendered, render_files, write_dataset
+from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, publish, read_dataset, recover, Rendered
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -223,6 +223,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     }
     progress(f"validating {len(records)} records")
     rendered = Rendered()
-    write_dataset(target, render_files(records, manifest, search_file(records, manifest, primaries), rendered))
+    publish(target, records, manifest, search_file(records, manifest, primaries), rendered,
+            jobs=options.jobs or default_jobs())
     written = Manifest.model_validate(rendered.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

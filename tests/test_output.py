@@ -213,3 +213,68 @@ def test_cached_results_round_trip_even_with_a_lone_surrogate(tmp_path):
         cache.put_encoded((k, encode_result(v)) for k, v in results.items())
     with ResultCache(tmp_path) as cache:
         assert cache.get_many(["a", "b", "missing"]) == results
+
+
+def many_records(n=40):
+    return build_records(IDENTITY, [site(f"failure number {i}", i + 1, qualname=f"f{i}") for i in range(n)])
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path, monkeypatch, jobs):
+    from crawler import output
+    from crawler.search import search_file
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    records = many_records()
+    manifest = manifest_for(records, len(records))
+    serial = write_dataset(tmp_path / "s" / "o" / "n", output.render_files(records, manifest, search_file(records, manifest)))
+    rendered = output.Rendered()
+    parallel = output.publish(tmp_path / "p" / "o" / "n", records, manifest, search_file(records, manifest), rendered, jobs=jobs)
+    assert snapshot(parallel) == snapshot(serial)
+    assert len(snapshot(parallel)) == len(records) + 4  # errors/*.json, index, search, jsonl, manifest
+    assert rendered.manifest == json.loads((parallel / "manifest.json").read_bytes())
+    assert validate_dataset(parallel, engine="fast") == []
+
+
+def test_parallel_publish_reports_every_schema_problem_and_writes_nothing(tmp_path, monkeypatch):
+    from crawler import output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    records = many_records()
+    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2)
+    before = snapshot(target)
+    records[1]["kind"] = "explode"  # this process's share
+    records[-1]["kind"] = "implode"  # the helper's share
+    with pytest.raises(DataError) as info:
+        output.publish(target, records, manifest_for(records), jobs=2)
+    with pytest.raises(DataError) as serial:
+        render_dataset(records, manifest_for(records))
+    assert str(info.value) == str(serial.value)  # the same problems, in the same order
+    assert f"errors/{records[1]['id']}.json#/kind" in str(info.value)
+    assert f"errors/{records[-1]['id']}.json#/kind" in str(info.value)
+    assert snapshot(target) == before
+    assert sorted(p.name for p in target.parent.iterdir()) == ["n"]  # no temporary directory left
+
+
+def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, monkeypatch):
+    import signal
+
+    from crawler import output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    records = many_records()
+    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2)
+    before = snapshot(target)
+    parent = os.getpid()
+    real = output._write_records
+
+    def dies_in_the_helper(tmp, share):
+        if os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(tmp, share)
+
+    monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
+    with pytest.raises(OSError, match="a helper process died"):
+        output.publish(target, many_records(41), manifest_for(records), jobs=2)
+    assert snapshot(target) == before
+    assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
