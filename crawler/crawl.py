@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from . import __version__
+from .cache import default_cache_dir
 from .config import identify, load_config
 from .curated import default_root, load_set
 from .engine import cache_version, default_jobs, extract_all
@@ -223,7 +224,9 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     }
     progress(f"validating {len(records)} records")
     rendered = Rendered()
+    # The replaced dataset waits in the cache to lend its files to the next crawl's
+    spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
     publish(target, records, manifest, search_file(records, manifest, primaries), rendered,
-            jobs=options.jobs or default_jobs())
+            jobs=options.jobs or default_jobs(), spare_root=spare_root)
     written = Manifest.model_validate(rendered.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

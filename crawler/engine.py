@@ -134,6 +134,9 @@ def extract_all(
                 fresh += _extract_chunk(chunk)
         else:
             broken = False
+            # What the workers run, imported before they are forked (derive pulls in pydantic and
+            # the models): each would otherwise import it again, on the clock of its first chunk.
+            from . import derive  # noqa: F401
             with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
                 # Fork the workers *before* git's cat-file starts: a worker forked later would
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its

@@ -25,6 +25,7 @@ import os
 import pickle
 import queue
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -265,11 +266,42 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> None:
+def _put(path: str, data: bytes) -> None:
+    """Write one file of the dataset being made. A file already there (one of a recycled
+    dataset's, see :func:`_write_swap`) is rewritten in place, over its own blocks, but only when
+    it is a plain file with no other link: a symlink or a hard link (someone's ``cp -al`` copy of
+    an old dataset) is replaced, never written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError as e:
+        if e.errno != errno.ELOOP:
+            raise
+        os.unlink(path)
+        fd = os.open(path, flags | os.O_EXCL, 0o666)
+    try:
+        st = os.fstat(fd)
+        if st.st_nlink != 1 or not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            fd = -1
+            os.unlink(path)
+            fd = os.open(path, flags | os.O_EXCL, 0o666)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if st.st_size > len(data):
+            os.ftruncate(fd, len(data))
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
     """Write (path, bytes) items under tmp from one writer thread, so the kernel's work on the
     files overlaps the rendering that produces them (a generator, on this thread)."""
     pending: queue.Queue[tuple[str, bytes] | None] = queue.Queue(maxsize=512)
     failed: list[BaseException] = []
+    written: set[str] = set()
 
     def writer() -> None:
         made: set[str] = set()
@@ -282,8 +314,7 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> None:
                 if parent and parent not in made:
                     (tmp / parent).mkdir(parents=True, exist_ok=True)
                     made.add(parent)
-                with open(tmp / rel, "wb") as fh:
-                    fh.write(data)
+                _put(f"{tmp}/{rel}", data)
             except BaseException as e:  # noqa: BLE001 - handed to the producer below
                 failed.append(e)
 
@@ -293,35 +324,53 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> None:
         for item in items:
             if failed:
                 break
+            written.add(item[0])
             pending.put(item)
     finally:
         pending.put(None)
         thread.join()
     if failed:
         raise failed[0]
+    return written
 
 
-def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]]) -> Path:
+def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
+                  spare_root: Path | None = None) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
-    a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed."""
-    return _write_swap(target, lambda tmp: _write_all(tmp, files.items() if isinstance(files, Mapping) else files))
+    a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
+    With ``spare_root``, see :func:`_write_swap`."""
+    items = files.items() if isinstance(files, Mapping) else files
+    return _write_swap(target, lambda tmp: _write_all(tmp, items), spare_root)
 
 
-def _write_swap(target: Path, fill: Callable[[Path], None]) -> Path:
+def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None) -> Path:
+    """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote), swap
+    the sibling in, and get rid of the dataset it replaced.
+
+    With ``spare_root`` (a directory of the cache), the replaced dataset is not deleted but kept
+    there, and the next write starts from it: its files are rewritten in place and the ones it no
+    longer needs removed. On ext4, creating 8,000 files within minutes of deleting 8,000 others
+    costs 1.5-2.5 s of kernel time (the allocator steps over recently freed inodes) against
+    0.2 s otherwise; a crawl that recycles its files never pays it. Nothing of the spare is read:
+    it only lends its inodes, so a damaged or missing spare only costs that time.
+    """
     with dataset_lock(target):
         recover(target)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
+        spare = _spare_for(target, spare_root)
+        tmp = _adopt(spare, target) if spare is not None else None
+        if tmp is None:
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
         try:
-            fill(tmp)
+            _prune(tmp, fill(tmp))
             os.chmod(tmp, 0o755)
             if target.exists():
                 if _exchange(tmp, target):  # one atomic step: target is always a whole dataset
-                    shutil.rmtree(tmp, ignore_errors=True)  # tmp now holds the old dataset
+                    _retire(tmp, spare)  # tmp now holds the old dataset
                 else:
                     old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))
                     os.replace(target, old)
                     os.replace(tmp, target)
-                    shutil.rmtree(old, ignore_errors=True)
+                    _retire(old, spare)
             else:
                 os.replace(tmp, target)
         except BaseException:
@@ -330,13 +379,74 @@ def _write_swap(target: Path, fill: Callable[[Path], None]) -> Path:
     return target
 
 
+def _spare_for(target: Path, spare_root: Path | None) -> Path | None:
+    """Where the dataset a write replaces waits for the next write of ``target``: in the cache,
+    when that is on the same file system (a spare can only lend its files by being renamed)."""
+    if spare_root is None:
+        return None
+    try:
+        spare_root.mkdir(parents=True, exist_ok=True)
+        if os.stat(spare_root).st_dev != os.stat(target.parent).st_dev:
+            return None
+    except OSError:
+        return None
+    return spare_root / hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]
+
+
+def _adopt(spare: Path, target: Path) -> Path | None:
+    """Rename the spare into place as the temporary directory; None when there is none fit to use
+    (only real directories: a symlinked ``errors`` would send the writes elsewhere)."""
+    try:
+        if not (stat.S_ISDIR(os.lstat(spare).st_mode)):
+            return None
+        errors_dir = spare / "errors"
+        if os.path.lexists(errors_dir) and not stat.S_ISDIR(os.lstat(errors_dir).st_mode):
+            shutil.rmtree(spare, ignore_errors=True)
+            return None
+        tmp = target.parent / f".{target.name}{TMP_MARK}{os.urandom(6).hex()}"
+        os.rename(spare, tmp)
+        return tmp
+    except OSError:
+        return None
+
+
+def _prune(tmp: Path, keep: set[str]) -> None:
+    """Remove what a recycled spare held that this dataset does not (entries gone, stray files)."""
+    root = len(str(tmp)) + 1
+    stack = [str(tmp)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                rel = entry.path[root:].replace(os.sep, "/")
+                if entry.is_dir(follow_symlinks=False):
+                    if any(k.startswith(rel + "/") for k in keep):
+                        stack.append(entry.path)
+                    else:
+                        shutil.rmtree(entry.path)
+                elif rel not in keep:
+                    os.unlink(entry.path)
+
+
+def _retire(old: Path, spare: Path | None) -> None:
+    """The replaced dataset: kept as the spare when there is a place for it, else deleted."""
+    if spare is not None:
+        try:
+            if os.path.lexists(spare):
+                shutil.rmtree(spare)
+            os.rename(old, spare)
+            return
+        except OSError:
+            pass
+    shutil.rmtree(old, ignore_errors=True)
+
+
 #: Below this many records a second process costs more than it saves.
 PARALLEL_MIN_RECORDS = 1_000
 
 
 def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
             extra: dict[str, tuple[str, Any]] | None = None, rendered: Rendered | None = None,
-            jobs: int = 1) -> Path:
+            jobs: int = 1, spare_root: Path | None = None) -> Path:
     """``write_dataset(target, render_files(records, manifest, extra, rendered))``, with the
     records' files rendered, validated, hashed and written by ``jobs`` processes.
 
@@ -345,9 +455,10 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     errors.jsonl line and its schema problems; this process does its own share of the records,
     the other documents and the manifest. The bytes written are exactly what the serial path
     writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
+    ``spare_root``: see :func:`_write_swap`.
     """
     if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not hasattr(os, "fork"):
-        return write_dataset(target, render_files(records, manifest, extra, rendered))
+        return write_dataset(target, render_files(records, manifest, extra, rendered), spare_root)
     seen: set[str] = set()
     for record in records:  # render_files's checks, made before anything is forked
         try:
@@ -357,7 +468,7 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
         if record["id"] in seen:
             raise DataError(f"two records with id {record['id']}; nothing was written")
         seen.add(record["id"])
-    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra or {}, rendered, jobs))
+    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra or {}, rendered, jobs), spare_root)
 
 
 def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes], list[bytes], list[Problem]]:
@@ -366,8 +477,7 @@ def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes
     root = str(tmp)
     for record in records:
         rel, data, line, found = _render_record(record)
-        with open(f"{root}/{rel}", "wb") as fh:
-            fh.write(data)
+        _put(f"{root}/{rel}", data)
         digests.append(hashlib.sha256(data).digest())
         lines.append(line)
         problems += found
@@ -405,8 +515,8 @@ def _collect(pid: int, fd: int) -> tuple[str, Any]:
 
 
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
-                   extra: dict[str, tuple[str, Any]], rendered: Rendered | None, jobs: int) -> None:
-    (tmp / "errors").mkdir()
+                   extra: dict[str, tuple[str, Any]], rendered: Rendered | None, jobs: int) -> set[str]:
+    (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
     # This process also renders the other documents: it takes a smaller share of the records.
     first = len(records) * 2 // (2 * jobs + 1)
@@ -419,7 +529,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         for name, (schema, document) in {"index.json": ("index", index), **extra}.items():
             problems += check(schema, document, name, engine="fast")
             data = _dumps(dumps, document, name)
-            (tmp / name).write_bytes(data)
+            _put(f"{tmp}/{name}", data)
             digests[name] = hashlib.sha256(data).digest()
         shares = [_write_records(tmp, records[: bounds[1]])]
     finally:  # always wait for the helpers, whatever happened here
@@ -437,7 +547,8 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         lines += share_lines
         problems += share_problems
     jsonl = b"".join(lines)
-    (tmp / "errors.jsonl").write_bytes(jsonl)
+    _put(f"{tmp}/errors.jsonl", jsonl)
     digests["errors.jsonl"] = hashlib.sha256(jsonl).digest()
     name, data = _finish_manifest(manifest, digests, problems, rendered)
-    (tmp / name).write_bytes(data)
+    _put(f"{tmp}/{name}", data)
+    return set(digests)

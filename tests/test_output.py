@@ -278,3 +278,76 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
         output.publish(target, many_records(41), manifest_for(records), jobs=2)
     assert snapshot(target) == before
     assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
+
+
+def inodes(directory):
+    return {p.relative_to(directory).as_posix(): p.stat().st_ino for p in directory.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_replaced_dataset_lends_its_files_to_the_next_write(tmp_path, monkeypatch, jobs):
+    from crawler import output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    spare_root = tmp_path / "cache" / "spare"
+    target = tmp_path / "o" / "n"
+    first = many_records(40)
+    output.publish(target, first, manifest_for(first), jobs=jobs, spare_root=spare_root)
+    assert not spare_root.exists() or not any(spare_root.iterdir())  # nothing replaced yet
+    first_inodes = inodes(target)
+    second = many_records(30)
+    output.publish(target, second, manifest_for(second), jobs=jobs, spare_root=spare_root)
+    assert len(list(spare_root.iterdir())) == 1  # the first dataset, kept for the next write
+    third = many_records(35)
+    output.publish(target, third, manifest_for(third), jobs=jobs, spare_root=spare_root)
+    # written over the first dataset's files, and exactly what a fresh write gives
+    assert set(inodes(target).values()) <= set(first_inodes.values())
+    assert snapshot(target) == render_dataset(third, manifest_for(third))
+    assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
+
+
+def test_a_recycled_file_with_another_link_or_a_symlink_is_replaced_not_written_through(tmp_path, monkeypatch):
+    from crawler import output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    spare_root = tmp_path / "cache" / "spare"
+    target = tmp_path / "o" / "n"
+    records = many_records(20)
+    output.publish(target, records, manifest_for(records), jobs=2, spare_root=spare_root)
+    archive = tmp_path / "archive"  # someone keeps the first dataset as hard links (cp -al)
+    for path in target.rglob("*"):
+        if path.is_file():
+            (archive / path.relative_to(target)).parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, archive / path.relative_to(target))
+    kept = snapshot(archive)
+    output.publish(target, many_records(21), manifest_for(records), jobs=2, spare_root=spare_root)
+    spare = next(spare_root.iterdir())  # the first dataset's directory: plant a symlink in it
+    outside = tmp_path / "outside.json"
+    outside.write_bytes(b"precious")
+    victim = next((spare / "errors").iterdir())
+    victim.unlink()
+    victim.symlink_to(outside)
+    output.publish(target, records, manifest_for(records), jobs=2, spare_root=spare_root)
+    assert snapshot(archive) == kept
+    assert outside.read_bytes() == b"precious"
+    assert snapshot(target) == render_dataset(records, manifest_for(records))
+
+
+def test_a_spare_whose_errors_directory_is_a_symlink_is_thrown_away(tmp_path):
+    from crawler import output
+
+    spare_root = tmp_path / "cache" / "spare"
+    target = tmp_path / "o" / "n"
+    records = many_records(5)
+    output.publish(target, records, manifest_for(records), spare_root=spare_root)
+    output.publish(target, records, manifest_for(records), spare_root=spare_root)
+    spare = next(spare_root.iterdir())
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    import shutil
+
+    shutil.rmtree(spare / "errors")
+    (spare / "errors").symlink_to(elsewhere)
+    output.publish(target, records, manifest_for(records), spare_root=spare_root)
+    assert list(elsewhere.iterdir()) == []
+    assert snapshot(target) == render_dataset(records, manifest_for(records))
