@@ -226,7 +226,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     rendered = Rendered()
     # The replaced dataset waits in the cache to lend its files to the next crawl's
     spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
-    publish(target, records, manifest, search_file(records, manifest, primaries), rendered,
+    publish(target, records, manifest, lambda: search_file(records, manifest, primaries), rendered,
             jobs=options.jobs or default_jobs(), spare_root=spare_root)
     written = Manifest.model_validate(rendered.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

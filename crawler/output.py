@@ -444,8 +444,11 @@ def _retire(old: Path, spare: Path | None) -> None:
 PARALLEL_MIN_RECORDS = 1_000
 
 
+Extra = dict[str, tuple[str, Any]]
+
+
 def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
-            extra: dict[str, tuple[str, Any]] | None = None, rendered: Rendered | None = None,
+            extra: Extra | Callable[[], Extra] | None = None, rendered: Rendered | None = None,
             jobs: int = 1, spare_root: Path | None = None) -> Path:
     """``write_dataset(target, render_files(records, manifest, extra, rendered))``, with the
     records' files rendered, validated, hashed and written by ``jobs`` processes.
@@ -455,10 +458,12 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     errors.jsonl line and its schema problems; this process does its own share of the records,
     the other documents and the manifest. The bytes written are exactly what the serial path
     writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
-    ``spare_root``: see :func:`_write_swap`.
+    ``extra`` may be a function that makes the further documents: it then runs while the helpers
+    render. ``spare_root``: see :func:`_write_swap`.
     """
     if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not hasattr(os, "fork"):
-        return write_dataset(target, render_files(records, manifest, extra, rendered), spare_root)
+        return write_dataset(target, render_files(records, manifest, extra() if callable(extra) else extra, rendered),
+                             spare_root)
     seen: set[str] = set()
     for record in records:  # render_files's checks, made before anything is forked
         try:
@@ -468,7 +473,7 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
         if record["id"] in seen:
             raise DataError(f"two records with id {record['id']}; nothing was written")
         seen.add(record["id"])
-    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra or {}, rendered, jobs), spare_root)
+    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra, rendered, jobs), spare_root)
 
 
 def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes], list[bytes], list[Problem]]:
@@ -515,7 +520,7 @@ def _collect(pid: int, fd: int) -> tuple[str, Any]:
 
 
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
-                   extra: dict[str, tuple[str, Any]], rendered: Rendered | None, jobs: int) -> set[str]:
+                   extra: Extra | Callable[[], Extra] | None, rendered: Rendered | None, jobs: int) -> set[str]:
     (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
     # This process also renders the other documents: it takes a smaller share of the records.
@@ -526,6 +531,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         digests: dict[str, bytes] = {}
         problems: list[Problem] = []
         index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
+        extra = (extra() if callable(extra) else extra) or {}
         for name, (schema, document) in {"index.json": ("index", index), **extra}.items():
             problems += check(schema, document, name, engine="fast")
             data = _dumps(dumps, document, name)

@@ -229,7 +229,7 @@ def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path,
     manifest = manifest_for(records, len(records))
     serial = write_dataset(tmp_path / "s" / "o" / "n", output.render_files(records, manifest, search_file(records, manifest)))
     rendered = output.Rendered()
-    parallel = output.publish(tmp_path / "p" / "o" / "n", records, manifest, search_file(records, manifest), rendered, jobs=jobs)
+    parallel = output.publish(tmp_path / "p" / "o" / "n", records, manifest, lambda: search_file(records, manifest), rendered, jobs=jobs)
     assert snapshot(parallel) == snapshot(serial)
     assert len(snapshot(parallel)) == len(records) + 4  # errors/*.json, index, search, jsonl, manifest
     assert rendered.manifest == json.loads((parallel / "manifest.json").read_bytes())
