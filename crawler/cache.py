@@ -62,12 +62,15 @@ class ResultCache:
 
     def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
         found = {}
-        for key, value in self._select("results", "key", list(keys)):
-            try:
-                found[key] = _decode(zlib.decompress(value))
-            except (zlib.error, ValueError):
-                continue  # a damaged row is a miss, not a failure
+        for key, value in self.get_raw(keys).items():
+            result = decode_result(value)
+            if result is not None:
+                found[key] = result
         return found
+
+    def get_raw(self, keys: Iterable[str]) -> dict[str, bytes]:
+        """The stored bytes of every key found (see :func:`decode_result`)."""
+        return dict(self._select("results", "key", list(keys)))
 
     def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
         rows = list(items)
@@ -75,6 +78,14 @@ class ResultCache:
             with self._db:
                 self._db.execute("BEGIN")
                 self._db.executemany("INSERT OR REPLACE INTO results VALUES (?, ?)", rows)
+
+
+def decode_result(value: bytes) -> dict[str, Any] | None:
+    """A stored result, or None when the row is damaged (a damaged row is a miss, not a failure)."""
+    try:
+        return _decode(zlib.decompress(value))
+    except (zlib.error, ValueError):
+        return None
 
 
 def _decode(raw: bytes) -> Any:

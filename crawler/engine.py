@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .cache import ResultCache, encode_result, result_key
+from .cache import ResultCache, decode_result, encode_result, result_key
 from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
 
 CHUNK_BYTES = 1_500_000
@@ -119,18 +119,30 @@ def extract_all(
     cache = ResultCache(cache_dir) if use_cache else None
     try:
         results: dict[str, dict[str, Any]] = {}
-        if cache is not None:
-            hits = cache.get_many(keys.values())
+        stored = cache.get_raw(keys.values()) if cache is not None else {}
+        todo = [e for e in entries if keys[e.path] not in stored]
+        damaged: list[Any] = []
+        decoded = []
+
+        def decode_hits() -> None:
+            if decoded:
+                return
+            decoded.append(True)
             for entry in entries:
-                hit = hits.get(keys[entry.path])
-                if hit is not None:
-                    results[entry.path] = hit
-        todo = [e for e in entries if e.path not in results]
-        progress(f"extracting {len(todo)} files ({len(results)} cached)")
+                value = stored.get(keys[entry.path])
+                if value is not None:
+                    hit = decode_result(value)
+                    if hit is None:
+                        damaged.append(entry)
+                    else:
+                        results[entry.path] = hit
+
+        progress(f"extracting {len(todo)} files ({len(stored)} cached)")
         fresh: list[tuple[dict[str, Any], bytes]] = []
         jobs = jobs or default_jobs()
         if jobs <= 1 or len(todo) < 8:
-            for chunk in _chunks(snapshot.read(todo)):
+            decode_hits()
+            for chunk in _chunks(snapshot.read(todo + damaged)):
                 fresh += _extract_chunk(chunk)
         else:
             broken = False
@@ -143,13 +155,18 @@ def extract_all(
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
                 try:
-                    for done in pool.map(_extract_chunk, _chunks(snapshot.read(todo))):
+                    running = pool.map(_extract_chunk, _chunks(snapshot.read(todo)))
+                    decode_hits()  # while the workers parse: this process would only wait
+                    for done in running:
+                        fresh += done
+                    for done in pool.map(_extract_chunk, _chunks(snapshot.read(damaged))):
                         fresh += done
                 except BrokenProcessPool:
                     broken = True
+            decode_hits()  # (done already, unless the pool broke first)
             if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
                 finished = {r["path"] for r, _ in fresh}
-                rest = [e for e in todo if e.path not in finished]
+                rest = [e for e in todo + damaged if e.path not in finished]
                 progress(f"a worker process died; extracting {len(rest)} files one process each")
                 fresh += _isolated(snapshot, rest)
         for result, _ in fresh:

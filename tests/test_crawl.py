@@ -231,3 +231,26 @@ def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path)
         assert engine.cache_version() != before
     finally:
         engine.cache_version.cache_clear()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_damaged_cache_rows_are_extracted_again(fixture_repo, cli, cache_dir, tmp_path, jobs):
+    """Cached results are decoded while the workers parse; a row that fails to decode is a miss."""
+    import sqlite3
+
+    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    raise ValueError(f'bad {i}: {{x}}')\n" for i in range(12)}
+    fixture_repo.commit({"pkg/__init__.py": "", **files}, tag="v1")
+    fixture_repo.commit({k: v.replace("bad", "worse") for k, v in list(files.items())[:10]}, tag="v2")
+    assert cli(*crawl_args(fixture_repo, tmp_path / "a", "v1", "--jobs", jobs)).exit_code == 0
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        damaged = db.execute("UPDATE results SET value = x'00' WHERE key LIKE '%pkg/m11.py'").rowcount
+    assert damaged == 1
+    # v2: ten files changed (parsed by the workers), m10 cached, m11 cached but damaged
+    result = cli(*crawl_args(fixture_repo, tmp_path / "b", "v2", "--jobs", jobs))
+    assert result.exit_code == 0, result.output
+    fresh = cli(*crawl_args(fixture_repo, tmp_path / "c", "v2", "--no-cache"))
+    assert read_tree(tmp_path / "b") == read_tree(tmp_path / "c")
+    index = json.loads((tmp_path / "b" / "acme" / "widgets" / "index.json").read_text())
+    assert "pkg/m11.py" in {e["path"] for e in index["entries"]}
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:  # and the row is whole again
+        assert db.execute("SELECT value FROM results WHERE key LIKE '%pkg/m11.py'").fetchone()[0] != b"\0"
