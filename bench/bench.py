@@ -135,7 +135,7 @@ def tree_rss(pid: int) -> int:
     return total
 
 
-def run_crawl(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+def run_crawl(args: list[str], env: dict[str, str], expect_unchanged: bool = False) -> tuple[float, int, str]:
     """Wall seconds, peak tree RSS and the summary line of one `errcat crawl`."""
     peak = 0
     start = time.perf_counter()
@@ -157,7 +157,10 @@ def run_crawl(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
     sampler.join()
     if proc.returncode != 0:
         sys.exit(f"bench: crawl {' '.join(args)} failed ({proc.returncode}):\n{err}")
-    return seconds, peak, out.strip().splitlines()[-1]
+    lines = out.strip().splitlines()
+    if expect_unchanged and not any(line.startswith("unchanged ") for line in err.splitlines()):
+        sys.exit(f"bench: the warm crawl did not find its dataset up to date:\n{err}")
+    return seconds, peak, lines[-1]
 
 
 def ast_grep_seconds(repo: Path, ref: str, include: str) -> float | None:
@@ -210,7 +213,7 @@ def main() -> None:
             env_a = dict(env, ERRCAT_CACHE_DIR=str(work / f"cache-a{n}"))
             out_a = ["--out", str(work / f"out-a{n}")]
             runs["cold"].append(run_crawl([*common, "--ref", opts.new, *out_a], env_a))
-            runs["warm"].append(run_crawl([*common, "--ref", opts.new, *out_a], env_a))
+            runs["warm"].append(run_crawl([*common, "--ref", opts.new, *out_a], env_a, expect_unchanged=True))
             runs["rewrite"].append(run_crawl([*common, "--ref", opts.new, "--out", str(work / f"out-r{n}")], env_a))
             changed_floors.append(floor(repo, opts.new, opts.include, only=changed)[0])
             env_b = dict(env, ERRCAT_CACHE_DIR=str(work / f"cache-b{n}"))

@@ -224,7 +224,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     }
     progress(f"validating {len(records)} records")
     rendered = Rendered()
-    # The replaced dataset waits in the cache to lend its files to the next crawl's
+    # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
     spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
     publish(target, records, manifest, lambda: search_file(records, manifest, primaries), rendered,
             jobs=options.jobs or default_jobs(), spare_root=spare_root)

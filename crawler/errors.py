@@ -23,3 +23,10 @@ class DataError(ErrcatError):
     """Output data is invalid (schema failures, id collisions). Exit code 1."""
 
     exit_code = 1
+
+
+class OutputError(ErrcatError):
+    """The dataset cannot be written (no space, no permission, a helper process died). Exit code 1;
+    the last good dataset is left as it was."""
+
+    exit_code = 1

@@ -26,6 +26,7 @@ import pickle
 import queue
 import shutil
 import stat
+import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -35,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from .errors import DataError
+from .errors import DataError, OutputError
 from .ids import check_id
 from .jsonio import dumps, dumps_line
 from .validate import Problem, check
@@ -269,31 +270,42 @@ def _exchange(a: Path, b: Path) -> bool:
 def _put(path: str, data: bytes) -> None:
     """Write one file of the dataset being made. A file already there (one of a recycled
     dataset's, see :func:`_write_swap`) is rewritten in place, over its own blocks, but only when
-    it is a plain file with no other link: a symlink or a hard link (someone's ``cp -al`` copy of
-    an old dataset) is replaced, never written through."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+    it is a plain file with no other link; anything else in its place (a symlink, a hard link to
+    someone's ``cp -al`` copy of an old dataset, a FIFO, a directory) is removed and a new file
+    made, never written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
         fd = os.open(path, flags, 0o666)
-    except OSError as e:
-        if e.errno != errno.ELOOP:
-            raise
-        os.unlink(path)
-        fd = os.open(path, flags | os.O_EXCL, 0o666)
-    try:
+    except OSError:
+        fd = -1
+    if fd >= 0:
         st = os.fstat(fd)
         if st.st_nlink != 1 or not stat.S_ISREG(st.st_mode):
             os.close(fd)
             fd = -1
-            os.unlink(path)
-            fd = os.open(path, flags | os.O_EXCL, 0o666)
+    if fd < 0:
+        _remove(path)
+        fd = os.open(path, flags | os.O_EXCL, 0o666)
+        st = None
+    try:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        if st.st_size > len(data):
+        if st is not None and st.st_size > len(data):
             os.ftruncate(fd, len(data))
     finally:
-        if fd >= 0:
-            os.close(fd)
+        os.close(fd)
+
+
+def _remove(path: str) -> None:
+    """Whatever is at ``path``, gone (a directory with everything in it; symlinks not followed)."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
@@ -344,6 +356,15 @@ def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str,
 
 
 def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None) -> Path:
+    """:func:`_swap_in`, with what the system refuses (no space, no permission) as one line."""
+    try:
+        return _swap_in(target, fill, spare_root)
+    except OSError as e:
+        where = f" ({e.filename})" if e.filename else ""
+        raise OutputError(f"cannot write the dataset {target}: {e.strerror or e}{where}; the last one is as it was") from None
+
+
+def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None) -> Path:
     """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote), swap
     the sibling in, and get rid of the dataset it replaced.
 
@@ -461,7 +482,7 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     ``extra`` may be a function that makes the further documents: it then runs while the helpers
     render. ``spare_root``: see :func:`_write_swap`.
     """
-    if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not hasattr(os, "fork"):
+    if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not sys.platform.startswith("linux"):
         return write_dataset(target, render_files(records, manifest, extra() if callable(extra) else extra, rendered),
                              spare_root)
     seen: set[str] = set()
@@ -492,7 +513,12 @@ def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes
 def _fork_share(tmp: Path, share: list[dict[str, Any]]) -> tuple[int, int]:
     """Fork a process that writes ``share`` (see :func:`_write_records`) and sends back its answer."""
     read, write = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        raise
     if pid == 0:  # the helper: never returns
         try:
             os.close(read)
@@ -500,6 +526,8 @@ def _fork_share(tmp: Path, share: list[dict[str, Any]]) -> tuple[int, int]:
                 answer: tuple[str, Any] = ("ok", _write_records(tmp, share))
             except DataError as e:
                 answer = ("data", str(e))
+            except OSError as e:
+                answer = ("os", (e.errno, e.strerror, e.filename))
             except BaseException as e:  # noqa: BLE001 - reported by the parent
                 answer = ("error", f"{type(e).__name__}: {e}")
             with os.fdopen(write, "wb") as fh:
@@ -511,12 +539,21 @@ def _fork_share(tmp: Path, share: list[dict[str, Any]]) -> tuple[int, int]:
 
 
 def _collect(pid: int, fd: int) -> tuple[str, Any]:
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read()
-    os.waitpid(pid, 0)
-    if not data:
-        return "error", "a helper process died"
-    return pickle.loads(data)
+    """A helper's answer, once it has exited; never raises."""
+    try:
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        data = b""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:  # SIGCHLD ignored: the helper was reaped already
+        status = 0
+    try:
+        return pickle.loads(data)
+    except Exception:  # noqa: BLE001 - nothing, or half an answer: the helper died
+        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        return "error", "a helper process died" + (f" (signal {signal_number})" if signal_number else "")
 
 
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
@@ -526,12 +563,16 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     # This process also renders the other documents: it takes a smaller share of the records.
     first = len(records) * 2 // (2 * jobs + 1)
     bounds = [0, *(first + (len(records) - first) * i // (jobs - 1) for i in range(jobs))]
-    helpers = [_fork_share(tmp, records[bounds[i]:bounds[i + 1]]) for i in range(1, jobs)]
+    helpers: list[tuple[int, int]] = []
     try:
+        for i in range(1, jobs):
+            helpers.append(_fork_share(tmp, records[bounds[i]:bounds[i + 1]]))
         digests: dict[str, bytes] = {}
         problems: list[Problem] = []
         index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
         extra = (extra() if callable(extra) else extra) or {}
+        if "index.json" in extra:
+            raise DataError("two files named index.json; nothing was written")
         for name, (schema, document) in {"index.json": ("index", index), **extra}.items():
             problems += check(schema, document, name, engine="fast")
             data = _dumps(dumps, document, name)
@@ -543,8 +584,10 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     for kind, payload in answers:
         if kind == "data":
             raise DataError(payload)
+        if kind == "os":
+            raise OSError(*payload)
         if kind != "ok":
-            raise OSError(f"writing the dataset: {payload}")
+            raise OutputError(f"writing the dataset: {payload}")
         shares.append(payload)
     lines = []
     for (share_digests, share_lines, share_problems), start in zip(shares, bounds):

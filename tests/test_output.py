@@ -274,10 +274,21 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
         return real(tmp, share)
 
     monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
-    with pytest.raises(OSError, match="a helper process died"):
+    from crawler.errors import OutputError
+
+    with pytest.raises(OutputError, match=r"a helper process died \(signal 9\)"):
         output.publish(target, many_records(41), manifest_for(records), jobs=2)
     assert snapshot(target) == before
     assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
+
+
+@pytest.fixture
+def recycling(tmp_path, monkeypatch):
+    """(output module, target, spare root) with the parallel writer used for any number of records."""
+    from crawler import output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    return output, tmp_path / "o" / "n", tmp_path / "cache" / "spare"
 
 
 def inodes(directory):
@@ -285,12 +296,8 @@ def inodes(directory):
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_replaced_dataset_lends_its_files_to_the_next_write(tmp_path, monkeypatch, jobs):
-    from crawler import output
-
-    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
-    spare_root = tmp_path / "cache" / "spare"
-    target = tmp_path / "o" / "n"
+def test_a_replaced_dataset_lends_its_files_to_the_next_write(recycling, jobs):
+    output, target, spare_root = recycling
     first = many_records(40)
     output.publish(target, first, manifest_for(first), jobs=jobs, spare_root=spare_root)
     assert not spare_root.exists() or not any(spare_root.iterdir())  # nothing replaced yet
@@ -306,12 +313,8 @@ def test_a_replaced_dataset_lends_its_files_to_the_next_write(tmp_path, monkeypa
     assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
 
 
-def test_a_recycled_file_with_another_link_or_a_symlink_is_replaced_not_written_through(tmp_path, monkeypatch):
-    from crawler import output
-
-    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
-    spare_root = tmp_path / "cache" / "spare"
-    target = tmp_path / "o" / "n"
+def test_a_recycled_file_with_another_link_or_a_symlink_is_replaced_not_written_through(tmp_path, recycling):
+    output, target, spare_root = recycling
     records = many_records(20)
     output.publish(target, records, manifest_for(records), jobs=2, spare_root=spare_root)
     archive = tmp_path / "archive"  # someone keeps the first dataset as hard links (cp -al)
@@ -351,3 +354,47 @@ def test_a_spare_whose_errors_directory_is_a_symlink_is_thrown_away(tmp_path):
     output.publish(target, records, manifest_for(records), spare_root=spare_root)
     assert list(elsewhere.iterdir()) == []
     assert snapshot(target) == render_dataset(records, manifest_for(records))
+
+
+def test_a_spare_holding_a_fifo_or_a_directory_where_files_belong_costs_nothing(recycling):
+    output, target, spare_root = recycling
+    records = many_records(12)
+    output.publish(target, records, manifest_for(records), jobs=2, spare_root=spare_root)
+    output.publish(target, records, manifest_for(records), jobs=2, spare_root=spare_root)
+    spare = next(spare_root.iterdir())
+    files = sorted((spare / "errors").iterdir())
+    files[0].unlink()
+    os.mkfifo(files[0])  # opening it for writing would block forever
+    files[-1].unlink()
+    (files[-1] / "inner").mkdir(parents=True)
+    (spare / "index.json").chmod(0o444)
+    output.publish(target, records, manifest_for(records), jobs=2, spare_root=spare_root)
+    assert snapshot(target) == render_dataset(records, manifest_for(records))
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_write_the_system_refuses_is_one_line_and_keeps_the_last_dataset(tmp_path, monkeypatch, jobs):
+    """A file size limit makes the kernel refuse the big files (EFBIG), as a full disk would."""
+    import resource
+    import signal
+
+    from crawler import output
+    from crawler.errors import OutputError
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    records = many_records(30)
+    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=jobs)
+    before = snapshot(target)
+    limits = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (3_000, limits[1]))
+    try:
+        with pytest.raises(OutputError) as info:
+            output.publish(target, many_records(31), manifest_for(records), jobs=jobs)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, limits)
+        signal.signal(signal.SIGXFSZ, handler)
+    message = str(info.value)
+    assert "\n" not in message and message.startswith(f"cannot write the dataset {target}: File too large")
+    assert snapshot(target) == before
+    assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
