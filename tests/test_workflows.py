@@ -71,6 +71,16 @@ def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request():
     assert pr["with"]["branch"] and "branch-suffix" not in pr["with"]  # one branch, so one pull request
 
 
+def test_sync_restores_the_extraction_cache_errcat_writes():
+    (job,) = load(WORKFLOWS / "sync.yml")["jobs"].values()
+    names = [s.get("name") for s in job["steps"]]
+    (cache,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
+    (sync,) = [s for s in job["steps"] if s.get("id") == "sync"]
+    assert names.index(cache["name"]) < names.index(sync["name"])
+    assert cache["with"]["path"] == sync["env"]["ERRCAT_CACHE_DIR"] + "/results.sqlite3"
+    assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])  # a new key each run, the newest restored
+
+
 # --------------------------------------------------------------------------- running the steps
 
 CODE = CHECK_CODE
@@ -96,8 +106,10 @@ def run_workflow(checkout: Path, runner_temp: Path, env: dict[str, str]) -> tupl
             continue
         github_output = runner_temp / f"output-{len(ran)}"
         github_output.write_text("")
+        step_env = {k: v.replace("${{ runner.temp }}", str(runner_temp)) for k, v in step.get("env", {}).items()}
+        assert all("${{" not in v for v in step_env.values()), step_env
         proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=checkout,
-                              env={**env, "GITHUB_OUTPUT": str(github_output)}, capture_output=True, text=True)
+                              env={**env, **step_env, "GITHUB_OUTPUT": str(github_output)}, capture_output=True, text=True)
         assert proc.returncode == 0, f"{step.get('name')}: {proc.stdout}{proc.stderr}"
         if step.get("id") == "sync":
             outputs = dict(line.split("=", 1) for line in github_output.read_text().splitlines())
@@ -139,6 +151,7 @@ def test_the_sync_workflow_runs_against_a_local_upstream(fixture_repo, runner):
     staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=checkout, capture_output=True, text=True).stdout.split()
     assert "output/acme/widgets/manifest.json" in staged and "output/acme/widgets/errors.jsonl" in staged
     assert "First catalogue" in (runner_temp / "changelog.md").read_text()
+    assert (runner_temp / "errcat-cache" / "results.sqlite3").is_file()  # what the cache step saves
 
     outputs, ran = run_workflow(checkout, runner_temp, env)
     assert outputs == {"changed": "false", "commit": first}
