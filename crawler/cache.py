@@ -72,6 +72,17 @@ class ResultCache:
         """The stored bytes of every key found (see :func:`decode_result`)."""
         return dict(self._select("results", "key", list(keys)))
 
+    def prune(self, version: str) -> int:
+        """Drop every result not made by the extractor ``version`` and give the space back;
+        returns how many rows went. Results of other versions can never be served again by this
+        errcat (the version is part of the key), so a cache kept across upgrades, as the sync
+        workflow keeps it, would otherwise grow by a whole code base's results with each one."""
+        prefix = f"{version}:"
+        dropped = self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) != ?", (len(prefix), prefix)).rowcount
+        if dropped:
+            self._db.execute("VACUUM")
+        return dropped
+
     def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
         rows = list(items)
         if rows:

@@ -277,6 +277,14 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     with tempfile.TemporaryDirectory(prefix="errcat-sync-") as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
         new = crawl_ref(source, want, Path(tmp), progress)
+        if source.use_cache:  # the scheduled sync keeps its cache across errcat upgrades
+            from .cache import ResultCache
+            from .engine import cache_version
+
+            with ResultCache(source.cache_dir) as cache:
+                dropped = cache.prune(cache_version())
+            if dropped:
+                progress(f"dropped {dropped} cached result(s) of other errcat versions")
         if old is None:
             state = advance({}, new.records, version_of(want), new.manifest.commit)
             report = None

@@ -79,3 +79,23 @@ def test_latest_tag_follows_releases(upstream, cli, tmp_path):
 def test_sync_refuses_ref_with_latest_tag(upstream, cli, tmp_path):
     result = sync(cli, upstream, tmp_path / "out", "--ref", "main", "--latest-tag")
     assert result.exit_code == 2 and result.stderr.startswith("errcat: ")
+
+
+def test_sync_drops_cached_results_an_older_errcat_made(upstream, cli, cache_dir, tmp_path):
+    """The workflow keeps the cache across errcat upgrades: what another version made is dead weight."""
+    import sqlite3
+
+    from crawler.engine import cache_version
+
+    assert sync(cli, upstream, tmp_path / "a").exit_code == 0
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        current = db.execute("SELECT key, value FROM results").fetchall()
+        db.executemany("INSERT INTO results VALUES (?, ?)", [("0.old:" + k.split(":", 1)[1], v) for k, v in current])
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('new')\n"})
+    result = sync(cli, upstream, tmp_path / "a")
+    assert result.exit_code == 0, result.output
+    assert f"dropped {len(current)} cached result(s) of other errcat versions" in result.stderr
+    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
+        keys = [k for (k,) in db.execute("SELECT key FROM results")]
+    assert keys and all(k.startswith(cache_version() + ":") for k in keys)
+    assert len(keys) == len(current) + 1  # this version's results all kept, pkg/b.py added
