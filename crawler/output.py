@@ -22,11 +22,9 @@ import errno
 import fcntl
 import hashlib
 import os
-import pickle
 import queue
 import shutil
 import stat
-import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -36,6 +34,7 @@ from typing import Any
 
 import orjson
 
+from . import forked
 from .errors import DataError, OutputError
 from .ids import check_id
 from .jsonio import dumps, dumps_line
@@ -482,7 +481,7 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     ``extra`` may be a function that makes the further documents: it then runs while the helpers
     render. ``spare_root``: see :func:`_write_swap`.
     """
-    if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not sys.platform.startswith("linux"):
+    if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
         return write_dataset(target, render_files(records, manifest, extra() if callable(extra) else extra, rendered),
                              spare_root)
     seen: set[str] = set()
@@ -510,52 +509,6 @@ def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes
     return digests, lines, problems
 
 
-def _fork_share(tmp: Path, share: list[dict[str, Any]]) -> tuple[int, int]:
-    """Fork a process that writes ``share`` (see :func:`_write_records`) and sends back its answer."""
-    read, write = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read)
-        os.close(write)
-        raise
-    if pid == 0:  # the helper: never returns
-        try:
-            os.close(read)
-            try:
-                answer: tuple[str, Any] = ("ok", _write_records(tmp, share))
-            except DataError as e:
-                answer = ("data", str(e))
-            except OSError as e:
-                answer = ("os", (e.errno, e.strerror, e.filename))
-            except BaseException as e:  # noqa: BLE001 - reported by the parent
-                answer = ("error", f"{type(e).__name__}: {e}")
-            with os.fdopen(write, "wb") as fh:
-                pickle.dump(answer, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        finally:
-            os._exit(0)
-    os.close(write)
-    return pid, read
-
-
-def _collect(pid: int, fd: int) -> tuple[str, Any]:
-    """A helper's answer, once it has exited; never raises."""
-    try:
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        data = b""
-    try:
-        _, status = os.waitpid(pid, 0)
-    except ChildProcessError:  # SIGCHLD ignored: the helper was reaped already
-        status = 0
-    try:
-        return pickle.loads(data)
-    except Exception:  # noqa: BLE001 - nothing, or half an answer: the helper died
-        signal_number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-        return "error", "a helper process died" + (f" (signal {signal_number})" if signal_number else "")
-
-
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
                    extra: Extra | Callable[[], Extra] | None, rendered: Rendered | None, jobs: int) -> set[str]:
     (tmp / "errors").mkdir(exist_ok=True)
@@ -565,10 +518,11 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     # sat idle for a third of the step).
     first = len(records) // (4 * jobs)
     bounds = [0, *(first + (len(records) - first) * i // (jobs - 1) for i in range(jobs))]
-    helpers: list[tuple[int, int]] = []
+    helpers: list[forked.Helper] = []
     try:
         for i in range(1, jobs):
-            helpers.append(_fork_share(tmp, records[bounds[i]:bounds[i + 1]]))
+            share = records[bounds[i]:bounds[i + 1]]
+            helpers.append(forked.start(lambda share=share: _write_records(tmp, share)))
         digests: dict[str, bytes] = {}
         problems: list[Problem] = []
         index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
@@ -582,15 +536,8 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
             digests[name] = hashlib.sha256(data).digest()
         shares = [_write_records(tmp, records[: bounds[1]])]
     finally:  # always wait for the helpers, whatever happened here
-        answers = [_collect(pid, fd) for pid, fd in helpers]
-    for kind, payload in answers:
-        if kind == "data":
-            raise DataError(payload)
-        if kind == "os":
-            raise OSError(*payload)
-        if kind != "ok":
-            raise OutputError(f"writing the dataset: {payload}")
-        shares.append(payload)
+        answers = [forked.finish(helper) for helper in helpers]
+    shares += [forked.value(answer, "writing the dataset") for answer in answers]
     lines = []
     for (share_digests, share_lines, share_problems), start in zip(shares, bounds):
         for i, digest in enumerate(share_digests):
