@@ -28,6 +28,7 @@ def available() -> bool:
 def start(fn: Callable[[], Any]) -> Helper:
     """Fork a process that runs ``fn`` and sends back what it returns or raises."""
     read, write = os.pipe()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -37,6 +38,7 @@ def start(fn: Callable[[], Any]) -> Helper:
     if pid == 0:  # the helper: never returns
         try:
             os.close(read)
+            _die_with(parent)
             try:
                 answer: tuple[str, Any] = ("ok", fn())
             except DataError as e:
@@ -51,6 +53,19 @@ def start(fn: Callable[[], Any]) -> Helper:
             os._exit(0)
     os.close(write)
     return pid, read
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel SIGKILL this helper when its parent dies: a crawl killed mid-write must not
+    leave a helper writing into the temporary directory the next crawl removes."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 def finish(helper: Helper) -> tuple[str, Any]:

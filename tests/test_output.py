@@ -1,5 +1,6 @@
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -398,3 +399,37 @@ def test_a_write_the_system_refuses_is_one_line_and_keeps_the_last_dataset(tmp_p
     assert "\n" not in message and message.startswith(f"cannot write the dataset {target}: File too large")
     assert snapshot(target) == before
     assert sorted(p.name for p in target.parent.iterdir()) == ["n"]
+
+
+def test_a_helper_dies_with_its_parent(tmp_path):
+    """A crawl killed mid-write leaves no helper writing into the directory the next one removes."""
+    import signal
+    import subprocess
+    import sys
+    import textwrap
+    import time
+
+    script = textwrap.dedent(f"""
+        import os, sys, time
+        sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        from crawler import forked
+        helper = forked.start(lambda: time.sleep(60))
+        print(helper[0], flush=True)
+        time.sleep(60)
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    helper = int(proc.stdout.readline())
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{helper}/stat") as fh:
+                if fh.read().split(")")[-1].split()[0] == "Z":
+                    break  # dead, waiting for init to reap it
+        except FileNotFoundError:
+            break
+        time.sleep(0.01)
+    else:
+        os.kill(helper, signal.SIGKILL)
+        pytest.fail("the helper outlived its parent")
