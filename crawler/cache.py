@@ -60,14 +60,6 @@ class ResultCache:
             rows += self._db.execute(f"SELECT * FROM {table} WHERE {column} IN ({marks})", chunk).fetchall()
         return rows
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, dict[str, Any]]:
-        found = {}
-        for key, value in self.get_raw(keys).items():
-            result = decode_result(value)
-            if result is not None:
-                found[key] = result
-        return found
-
     def get_raw(self, keys: Iterable[str]) -> dict[str, bytes]:
         """The stored bytes of every key found (see :func:`decode_result`)."""
         return dict(self._select("results", "key", list(keys)))

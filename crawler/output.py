@@ -178,6 +178,7 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
     (the writer then throws the half-written temporary directory away). ``manifest`` is completed
     with the content digest. ``extra`` maps further file names to (schema name, document).
     """
+    _check_ids(records)
     problems: list[Problem] = []
     digests: dict[str, bytes] = {}
 
@@ -195,8 +196,6 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
     lines = []
     for record in records:
         rel, data, line, found = _render_record(record)
-        if rel in digests:
-            raise DataError(f"two records with id {record['id']}; nothing was written")
         problems += found
         yield emit(rel, data)
         lines.append(line)
@@ -204,12 +203,23 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
     yield _finish_manifest(manifest, digests, problems, rendered)
 
 
+def _check_ids(records: list[dict[str, Any]]) -> None:
+    """Ids become file names: nothing but 16 hex digits passes, and no two records share one.
+    Checked before anything is rendered or forked."""
+    seen: set[str] = set()
+    for record in records:
+        try:
+            check_id(record["id"])
+        except ValueError as e:
+            raise DataError(f"{e}; nothing was written") from None
+        if record["id"] in seen:
+            raise DataError(f"two records with id {record['id']}; nothing was written")
+        seen.add(record["id"])
+
+
 def _render_record(record: dict[str, Any]) -> tuple[str, bytes, bytes, list[Problem]]:
-    """A record's file name, its file, its errors.jsonl line and its schema problems."""
-    try:
-        check_id(record["id"])  # ids become file names: nothing but 16 hex digits passes
-    except ValueError as e:
-        raise DataError(f"{e}; nothing was written") from None
+    """A record's file name, its file, its errors.jsonl line and its schema problems (its id
+    is checked already, see :func:`_check_ids`)."""
     rel = f"errors/{record['id']}.json"
     return rel, _dumps(dumps, record, rel), _dumps(dumps_line, record, rel), check("record", record, rel, engine="fast")
 
@@ -378,10 +388,13 @@ def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | 
         recover(target)
         spare = _spare_for(target, spare_root)
         tmp = _adopt(spare, target) if spare is not None else None
+        recycled = tmp is not None
         if tmp is None:
             tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
         try:
-            _prune(tmp, fill(tmp))
+            written = fill(tmp)
+            if recycled:
+                _prune(tmp, written)
             os.chmod(tmp, 0o755)
             if target.exists():
                 if _exchange(tmp, target):  # one atomic step: target is always a whole dataset
@@ -484,15 +497,7 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
         return write_dataset(target, render_files(records, manifest, extra() if callable(extra) else extra, rendered),
                              spare_root)
-    seen: set[str] = set()
-    for record in records:  # render_files's checks, made before anything is forked
-        try:
-            check_id(record["id"])
-        except ValueError as e:
-            raise DataError(f"{e}; nothing was written") from None
-        if record["id"] in seen:
-            raise DataError(f"two records with id {record['id']}; nothing was written")
-        seen.add(record["id"])
+    _check_ids(records)
     return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra, rendered, jobs), spare_root)
 
 

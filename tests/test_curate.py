@@ -98,6 +98,14 @@ def write_curated(curated: Path, eid: str, status="reviewed", template=MESSAGE_A
     return path
 
 
+def curate_first_error(cli, repo, tmp_path: Path) -> tuple[Path, Path, str, Path]:
+    """Crawl v1, then write a reviewed file for MESSAGE_A's entry: (out, curated, id, file)."""
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, repo, out, "v1", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    return out, curated, eid, write_curated(curated, eid)
+
+
 def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
@@ -150,10 +158,7 @@ def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tm
 
 
 def test_editing_curated_text_reaches_an_otherwise_unchanged_dataset(upstream, cli, tmp_path):
-    out, curated = tmp_path / "out", tmp_path / "curated"
-    crawl(cli, upstream, out, "v1", curated)
-    eid = records(out)[MESSAGE_A]["id"]
-    path = write_curated(curated, eid)
+    out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
     crawl(cli, upstream, out, "v1", curated)
     path.write_text(path.read_text().replace("without a KV transfer", "with no KV transfer"))
     result = crawl(cli, upstream, out, "v1", curated)
@@ -194,10 +199,7 @@ def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_p
 @pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"),
                                              ("0123456789abcdef.yaml", "does not match the file name")])
 def test_malformed_or_mismatched_ids_are_refused(upstream, cli, tmp_path, filename, words):
-    out, curated = tmp_path / "out", tmp_path / "curated"
-    crawl(cli, upstream, out, "v1", curated)
-    eid = records(out)[MESSAGE_A]["id"]
-    good = write_curated(curated, eid)
+    out, curated, eid, good = curate_first_error(cli, upstream, tmp_path)
     good.rename(good.with_name(filename))
     result = crawl(cli, upstream, out, "v1", curated)
     assert result.exit_code == 2 and words in result.stderr and filename in result.stderr
@@ -207,10 +209,7 @@ def test_a_changed_guard_makes_the_file_stale_and_the_record_a_draft(fixture_rep
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/connector.py": CONNECTORS}, tag="v1")
     fixture_repo.commit({"pkg/connector.py": CONNECTORS.replace("if vllm_config.kv_transfer_config is None:",
                                                                 "if not vllm_config.kv_transfer_config:")}, tag="v2")
-    out, curated = tmp_path / "out", tmp_path / "curated"
-    crawl(cli, fixture_repo, out, "v1", curated)
-    eid = records(out)[MESSAGE_A]["id"]
-    write_curated(curated, eid)
+    out, curated, eid, _ = curate_first_error(cli, fixture_repo, tmp_path)
     crawl(cli, fixture_repo, out, "v2", curated)
     assert records(out)[MESSAGE_A]["explanation_status"] == "draft"  # same id, guard moved on
     result = cli("curate", "check", out, "--curated", curated)
@@ -225,10 +224,7 @@ def test_a_changed_guard_makes_the_file_stale_and_the_record_a_draft(fixture_rep
 
 
 def test_retire_keeps_the_text_and_clears_the_orphan(upstream, cli, tmp_path):
-    out, curated = tmp_path / "out", tmp_path / "curated"
-    crawl(cli, upstream, out, "v1", curated)
-    eid = records(out)[MESSAGE_A]["id"]
-    path = write_curated(curated, eid)
+    out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
     crawl(cli, upstream, out, "v2", curated)
     assert cli("curate", "check", out, "--curated", curated).exit_code == 1
     assert cli("curate", "retire", eid, "--note", "reworded in v2", "--curated", curated, "--data", out).exit_code == 0
