@@ -14,12 +14,16 @@ import click
 
 from . import __version__
 from .errors import ErrcatError
+from .sink import echo
 
 DEFAULT_OUT = Path("output")
 
 
 class ErrcatGroup(click.Group):
-    """Turns every ErrcatError into one line on stderr and its exit code."""
+    """Turns every ErrcatError into one line on stderr and its exit code.
+
+    The message may quote a crawled repository or a dataset (a path, a name, a ref): it is
+    printed through ``sink`` like every other line, the last line of defence."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -27,12 +31,12 @@ class ErrcatGroup(click.Group):
         except ErrcatError as exc:
             if os.environ.get("ERRCAT_DEBUG"):
                 raise
-            click.echo(f"errcat: {exc}", err=True)
+            echo(f"errcat: {exc}", err=True)
             ctx.exit(exc.exit_code)
 
 
 def _progress(message: str) -> None:
-    click.echo(message, err=True)
+    echo(message, err=True)
 
 
 @click.group(cls=ErrcatGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -88,8 +92,8 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     )
     result = run_crawl(options, progress=_progress)
     c = result.manifest.counts
-    click.echo(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}", err=True)
-    click.echo(
+    echo(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}", err=True)
+    echo(
         f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, "
         f"entries {c.entries}, {result.seconds:.1f}s"
     )
@@ -116,10 +120,10 @@ def validate(directory: Path, engine: str) -> None:
     for dataset in datasets:
         problems = validate_dataset(dataset, engine)
         for problem in problems:
-            click.echo(f"{dataset}/{problem}")
+            echo(f"{dataset}/{problem}")
         bad += len(problems)
         state = f"{len(problems)} problem(s)" if problems else "valid"
-        click.echo(f"{dataset}: {state}", err=True)
+        echo(f"{dataset}: {state}", err=True)
     if bad:
         sys.exit(1)
 
@@ -131,7 +135,7 @@ def schema(out: Path) -> None:
     from .schemas import write_schemas
 
     for path in write_schemas(out):
-        click.echo(path)
+        echo(str(path))
 
 
 @main.command()
@@ -145,9 +149,9 @@ def show(entry_id: str, data: Path, as_json: bool) -> None:
 
     path, record = find_record(data, entry_id)
     if as_json:
-        click.echo(path.read_text(encoding="utf-8"), nl=False)
+        echo(path.read_text(encoding="utf-8"), nl=False, kind="json")
     else:
-        click.echo(render_text(record), nl=False)
+        echo(render_text(record), nl=False)
 
 
 from .consume_cli import match as _match_command, render as _render_command  # noqa: E402

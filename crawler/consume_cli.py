@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from .errors import UsageError
+from .sink import echo
 
 DEFAULT_OUT = Path("output")
 
@@ -64,10 +65,10 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
     loaded = time.perf_counter()
     result = run_match(message, matchers, limit)
     done = time.perf_counter()
-    click.echo(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
-               f"matched in {(done - loaded) * 1000:.1f} ms", err=True)
+    echo(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
+         f"matched in {(done - loaded) * 1000:.1f} ms", err=True)
     if as_json:
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+        echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
     else:
         _print_text(result)
     if not result.matches:
@@ -77,17 +78,17 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
 def _print_text(result) -> None:
     if result.readings:
         r = result.matches[0].reading if result.matches else result.readings[0]
-        click.echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
+        echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
     if not result.matches:
-        click.echo("no entry matches.")
+        echo("no entry matches.")
         if result.nearest:
-            click.echo("nearest entries:")
+            echo("nearest entries:")
             for n in result.nearest:
-                click.echo(f"  {n.entry.id}  {n.similarity:.0%}  {n.entry.exception}: {_one_line(n.entry.text, 90)}")
+                echo(f"  {n.entry.id}  {n.similarity:.0%}  {n.entry.exception}: {_one_line(n.entry.text, 90)}")
         return
     prefix = result.matches[0].how == "prefix"
     if prefix:
-        click.echo("no full match; entries this message is the beginning of:")
+        echo("no full match; entries this message is the beginning of:")
     for i, m in enumerate(result.matches, start=1):
         e = m.entry
         flags = [f"covers {m.coverage:.0%}"]
@@ -99,12 +100,12 @@ def _print_text(result) -> None:
             flags.append("raised here per traceback")
         if m.tied:
             flags.append("tied")
-        click.echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
-        click.echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
+        echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
+        echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
         for j, expr in enumerate(e.fields):
             value = m.values.get(f"f{j}")
             if value is not None:
-                click.echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+                echo(f"   {{{expr}}} = {_one_line(value, 80)}")
 
 
 @click.command()
@@ -126,5 +127,5 @@ def render(data: Path, out: Path, fmt: str) -> None:
     datasets = find_datasets(data)
     if len(datasets) != 1:
         raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
-    count = render_site(datasets[0], out, fmt, progress=lambda m: click.echo(m, err=True))
-    click.echo(f"{count} pages in {out}")
+    count = render_site(datasets[0], out, fmt, progress=lambda m: echo(m, err=True))
+    echo(f"{count} pages in {out}")

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from .sink import echo
+
 DEFAULT_OUT = Path("output")
 
 _curated_option = click.option(
@@ -66,11 +68,11 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
         if as_json:
             reports.append(report.as_json())
         else:
-            click.echo(f"{ds.path} against {report.curated}:")
+            echo(f"{ds.path} against {report.curated}:")
             for line in format_report(report, all_packages):
-                click.echo(f"  {line}")
+                echo(f"  {line}")
     if as_json:
-        click.echo(json.dumps(reports, indent=2))
+        echo(json.dumps(reports, indent=2), kind="json")
     if failed:
         sys.exit(1)
 
@@ -88,8 +90,8 @@ def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
     from .curate import move
 
     src, dst, was = move(_root(curated), data, old, new)
-    click.echo(f"moved {src} -> {dst}")
-    click.echo(f"  was written for: {was.template!r}", err=True)
+    echo(f"moved {src} -> {dst}")
+    echo(f"  was written for: {was.template!r}", err=True)
 
 
 @curate.command("review")
@@ -100,7 +102,7 @@ def review_cmd(entry_id: str, curated: Path | None, data: Path) -> None:
     """Mark ID's file reviewed at the dataset's commit (records today's template and guards)."""
     from .curate import mark
 
-    click.echo(f"reviewed {mark(_root(curated), data, entry_id, 'reviewed')}")
+    echo(f"reviewed {mark(_root(curated), data, entry_id, 'reviewed')}")
 
 
 @curate.command("retire")
@@ -112,7 +114,7 @@ def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path
     """Mark ID's file retired: the error is gone upstream; the text stays on disk."""
     from .curate import mark
 
-    click.echo(f"retired {mark(_root(curated), data, entry_id, 'retired', note)}")
+    echo(f"retired {mark(_root(curated), data, entry_id, 'retired', note)}")
 
 
 @curate.command("draft")
@@ -126,4 +128,4 @@ def draft_cmd(entry_id: str, curated: Path | None, data: Path, llm: str | None, 
     """Write a draft explanation for ID from the machine-derived facts (or --llm); never over a reviewed file."""
     from .curate import draft
 
-    click.echo(f"drafted {draft(_root(curated), data, entry_id, llm, model, timeout)}")
+    echo(f"drafted {draft(_root(curated), data, entry_id, llm, model, timeout)}")

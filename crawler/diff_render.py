@@ -2,16 +2,16 @@
 (workflow annotations) and json (the ``diff`` schema).
 
 Crawled text (titles, templates, paths) is upstream's to choose, so every format escapes it for
-where it lands: markdown metacharacters and HTML in the changelog, ``%``/CR/LF (and ``:``/``,``
-in properties) in workflow commands, so a message can neither forge markup nor a second command.
+where it lands, with ``sink``: code spans in the changelog (no markup, HTML, links or mentions),
+``%``/LF (and ``:``/``,`` in properties) in workflow commands, so a message can neither forge
+markup nor a second command; controls are shown escaped in all of them.
 """
 
 from __future__ import annotations
 
-import re
-
 from .diff import KIND_ORDER, Change, ChangeKind, DiffReport
 from .jsonio import dumps
+from .sink import command_data, command_property, md_code, md_link, single_line
 
 FORMATS = ("oneline", "markdown", "github", "json")
 
@@ -37,39 +37,12 @@ def render(report: DiffReport, fmt: str) -> str:
 # --------------------------------------------------------------------------- oneline
 
 
-def _single_line(text: str) -> str:
-    return " ".join(text.split())
-
-
 def oneline(report: DiffReport) -> str:
-    lines = [f"{c.location.path}:{c.location.line}: {_single_line(c.summary)} [{c.id}]" for c in report.changes]
+    lines = [f"{c.location.path}:{c.location.line}: {single_line(c.summary)} [{c.id}]" for c in report.changes]
     return "".join(line + "\n" for line in lines)
 
 
 # --------------------------------------------------------------------------- markdown
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~&])")
-
-
-def md_text(text: str) -> str:
-    """Inline text safe for markdown: one line, metacharacters and HTML escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", _single_line(text))
-
-
-def md_code(text: str) -> str:
-    """Inline code: a backtick fence longer than any run inside, padded when needed."""
-    text = _single_line(text)
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
-
-
-def _link(text: str, url: str) -> str:
-    """Crawled text goes into a code span (no markup, no @mentions), linked when the URL is https."""
-    if not url.startswith("https://"):
-        return md_code(text)
-    return f"[{md_code(text)}](<{url.replace('>', '%3E').replace('<', '%3C').replace(' ', '%20')}>)"
 
 
 def _where(c: Change) -> str:
@@ -78,7 +51,7 @@ def _where(c: Change) -> str:
 
 def _entry(c: Change) -> str:
     kind = ChangeKind.from_slug(c.kind)
-    head = f"{_link(c.title, c.location.permalink)} · {md_code(c.exception)}"
+    head = f"{md_link(c.title, c.location.permalink)} · {md_code(c.exception)}"
     if kind is ChangeKind.MOVED:
         moves = []
         for s in c.sites:
@@ -91,7 +64,7 @@ def _entry(c: Change) -> str:
     elif kind is ChangeKind.EXCEPTION_CHANGED:
         detail = f"{_where(c)}, was {md_code(c.old_exception or '')} ({md_code(c.old_id or '')} → {md_code(c.id)})"
     elif kind is ChangeKind.SITES_ADDED:
-        detail = "now also at " + ", ".join(_link(f"{s.new.path}:{s.new.line}", s.new.permalink) for s in c.sites if s.new)
+        detail = "now also at " + ", ".join(md_link(f"{s.new.path}:{s.new.line}", s.new.permalink) for s in c.sites if s.new)
     elif kind is ChangeKind.SITES_REMOVED:
         detail = "no longer at " + ", ".join(md_code(f"{s.old.path}:{s.old.line}") for s in c.sites if s.old)
     else:
@@ -105,7 +78,7 @@ def _entry(c: Change) -> str:
 def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
     """The changelog: a heading, the counts, then each class's entries, most telling first."""
     old, new = report.old, report.new
-    out = [f"## Error catalogue: {md_text(report.repo)} {md_text(old.label)} → {md_text(new.label)}", ""]
+    out = [f"## Error catalogue: {md_code(report.repo)} {md_code(old.label)} → {md_code(new.label)}", ""]
     out.append(
         f"{md_code(old.commit[:12])} → {md_code(new.commit[:12])}: "
         f"{old.entries} → {new.entries} entries, {len(report.changes)} change{'s' if len(report.changes) != 1 else ''}, "
@@ -144,19 +117,11 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
 # --------------------------------------------------------------------------- github annotations
 
 
-def escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(text: str) -> str:
-    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def github(report: DiffReport) -> str:
     lines = []
     for c in report.changes:
         kind = ChangeKind.from_slug(c.kind)
-        title = escape_property(f"errcat: {kind.value}")
-        props = f"file={escape_property(c.location.path)},line={c.location.line},title={title}"
-        lines.append(f"::notice {props}::{escape_data(c.summary + f' [{c.id}]')}")
+        title = command_property(f"errcat: {kind.value}")
+        props = f"file={command_property(c.location.path)},line={c.location.line},title={title}"
+        lines.append(f"::notice {props}::{command_data(c.summary + f' [{c.id}]')}")
     return "".join(line + "\n" for line in lines)

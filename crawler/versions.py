@@ -241,11 +241,11 @@ def _tree(directory: Path) -> dict[str, bytes]:
 
 
 def _initial_changelog(manifest: Manifest, entries: int) -> str:
-    from .diff_render import md_code, md_text
+    from .sink import md_code
 
     label = manifest.ref or manifest.commit[:12]
     return (
-        f"## Error catalogue: {md_text(manifest.repo.owner + '/' + manifest.repo.name)} {md_text(label)}\n\n"
+        f"## Error catalogue: {md_code(manifest.repo.owner + '/' + manifest.repo.name)} {md_code(label)}\n\n"
         f"First catalogue of {md_code(manifest.commit[:12])}: {entries} entries.\n"
     )
 

@@ -15,6 +15,7 @@ import click
 
 from .cli import DEFAULT_OUT, _progress
 from .errors import UsageError
+from .sink import KINDS, echo, output_lines
 
 
 def source_options(func):
@@ -61,12 +62,14 @@ def _kinds(values: tuple[str, ...]) -> set[str]:
     return chosen
 
 
-def _write(text: str, output: Path | None) -> None:
+def _write(text: str, output: Path | None, kind: str = "lines") -> None:
+    """Printed or written, crawled text goes through the same sink (a changelog may be echoed
+    into a CI log later)."""
     if output is None:
-        click.echo(text, nl=False)
+        echo(text, nl=False, kind=kind)
     else:
         output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        output.write_text(KINDS[kind](text), encoding="utf-8")
 
 
 @click.command()
@@ -98,7 +101,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
     source = _source(kw)
     with tempfile.TemporaryDirectory(prefix="errcat-diff-") as tmp:
         report = diff_datasets(open_side(old, source, Path(tmp), _progress), open_side(new, source, Path(tmp), _progress))
-    _write(render(report, fmt), output)
+    _write(render(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
     c = report.counts
     _progress(f"{report.old.label} -> {report.new.label}: " + ", ".join(
         f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))
@@ -137,8 +140,8 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, ou
     target, state = run_history(source, chosen, out, progress=_progress)
     retired = sum(1 for r in state.values() if is_retired(r))
     first = sum(1 for r in state.values() if r.history and r.history.first_seen)
-    click.echo(f"wrote {target}", err=True)
-    click.echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - retired}, retired {retired}, "
+    echo(f"wrote {target}", err=True)
+    echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - retired}, retired {retired}, "
                f"first_seen {first}/{len(state)}")
 
 
@@ -176,15 +179,15 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     if changelog is not None:
         _write(result.changelog, changelog)
     if report_path is not None and result.report is not None:
-        _write(dumps(result.report).decode("utf-8"), report_path)
+        _write(dumps(result.report).decode("utf-8"), report_path, "json")
     flag = "true" if result.changed else "false"
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:
         with open(github_output, "a", encoding="utf-8") as f:
-            f.write(f"changed={flag}\ncommit={check_output_commit(result.commit)}\n")
+            f.write(output_lines([("changed", flag), ("commit", check_output_commit(result.commit))]))
     summary = ""
     if result.report is not None:
         summary = f" ({len(result.report.changes)} change(s) {result.report.old.label} -> {result.report.new.label})"
-    click.echo(f"changed={flag} commit={result.commit}{summary}")
+    echo(f"changed={flag} commit={result.commit}{summary}")
     if exit_code and result.changed:
         sys.exit(1)

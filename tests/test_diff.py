@@ -7,7 +7,7 @@ import json
 import pytest
 from jsonschema import Draft202012Validator
 
-from crawler.diff_render import escape_data, escape_property, md_code
+from crawler.sink import command_data, command_property, md_code
 from crawler.schemas import schema_for
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
@@ -85,7 +85,7 @@ def test_markdown_is_a_changelog(two_versions, cli):
     assert result.exit_code == 0
     text = result.stdout
     lines = text.splitlines()
-    assert lines[0] == "## Error catalogue: acme/widgets v1 → v2"
+    assert lines[0] == "## Error catalogue: `acme/widgets` `v1` → `v2`"
     table = lines.index("| Change | Count |")
     assert lines[table + 2 : table + 5] == ["| Error removed | 1 |", "| Message reworded | 1 |", "| Error added | 1 |"]
     assert text.index("### Error removed (1)") < text.index("### Message reworded (1)") < text.index("### Error added (1)")
@@ -105,8 +105,8 @@ def test_github_annotations_are_escaped(two_versions, cli):
     added = next(line for line in lines if "LookupError" in line)
     assert ",title=errcat%3A error added::" in added
     assert "100%25" in added and "%0A" not in added  # % escaped in the message
-    assert escape_data("a\nb\r%") == "a%0Ab%0D%25"
-    assert escape_property("x:1,y") == "x%3A1%2Cy"
+    assert command_data("a\nb\r%") == "a%0Ab\\r%25"  # a bare CR is shown, not sent
+    assert command_property("x:1,y") == "x%3A1%2Cy"
 
 
 def test_fail_on_sets_the_exit_code(two_versions, cli):

@@ -48,7 +48,7 @@ def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
     kinds = sorted(c["kind"] for c in json.loads(report.read_text())["changes"])
     assert kinds == ["added", "removed", "reworded"]
     text = changelog.read_text()
-    assert text.startswith(f"## Error catalogue: acme/widgets {first[:12]} → {second[:12]}\n")
+    assert text.startswith(f"## Error catalogue: `acme/widgets` `{first[:12]}` → `{second[:12]}`\n")
     assert "### Message reworded (1)" in text and "### Error removed (1)" in text
 
     dataset = out / "acme" / "widgets"

@@ -161,5 +161,5 @@ def test_the_sync_workflow_runs_against_a_local_upstream(fixture_repo, runner):
     outputs, ran = run_workflow(checkout, runner_temp, env)
     assert outputs == {"changed": "true", "commit": second}
     changelog = (runner_temp / "changelog.md").read_text()
-    assert changelog.startswith(f"## Error catalogue: acme/widgets {first[:12]} → {second[:12]}")
+    assert changelog.startswith(f"## Error catalogue: `acme/widgets` `{first[:12]}` → `{second[:12]}`")
     assert "| Message reworded | 1 |" in changelog and "| Error moved | 1 |" in changelog
