@@ -14,7 +14,10 @@ def _bullets(items: list[str]) -> list[str]:
 
 
 def _code(code: str, start: int | None = None) -> list[str]:
-    lines = code.splitlines()
+    # Snippets end lines at newlines only (as Python does): a form feed or U+2028 is not a line.
+    lines = code.split("\n")
+    if lines[-1] == "":
+        lines.pop()
     if start is None:
         return [f"    {line}" for line in lines]
     width = len(str(start + len(lines)))
