@@ -12,8 +12,9 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     pypi = "vllm"
     version_file = "vllm/_version.py"
 
-``owner``/``repo`` default to the URL's last two path segments. The built-in ``vllm`` upstream
-is always present unless the file redefines it.
+``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
+(see ``models.OWNER_PATTERN``). The built-in ``vllm`` upstream is always present unless the
+file redefines it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import ConfigError, SourceError, UsageError
+from .models import Owner, RepoName, identity_problem
 
 # vcs-versioning / setuptools-scm style: `__commit_id__ = commit_id = 'g4ba787ec9'` or a full id.
 DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?([0-9a-fA-F]{7,40})['"]"""
@@ -36,8 +38,8 @@ class Upstream(BaseModel):
 
     name: str
     url: str
-    owner: str
-    repo: str
+    owner: Owner
+    repo: RepoName
     branch: str | None = None
     include: list[str] = Field(default_factory=lambda: ["**/*.py"])
     exclude: list[str] = Field(default_factory=list)
@@ -168,7 +170,8 @@ _SCP_REMOTE = re.compile(r"^(?:[^@/:]+@)?([A-Za-z0-9.-]+):/?([^:]+)$")
 
 
 def _remote_identity(url: str) -> tuple[str, str, str] | None:
-    """(host, owner, name) of an origin URL in any common form (https, ssh, scp-style); None if odd."""
+    """(host, owner, name) of an origin URL in any common form (https, ssh, scp-style); None when
+    it is no remote URL. The identity is not checked here (see :func:`identify`)."""
     from urllib.parse import urlsplit
 
     url = url.strip()
@@ -186,7 +189,7 @@ def _remote_identity(url: str) -> tuple[str, str, str] | None:
     if path.endswith(".git"):
         path = path[:-4]
     segs = path.split("/")
-    if len(segs) < 2 or not all(re.fullmatch(r"[A-Za-z0-9_.][A-Za-z0-9_.-]*", s) and s not in (".", "..") for s in segs[-2:]):
+    if len(segs) < 2:
         return None
     return host.lower(), segs[-2], segs[-1]
 
@@ -219,10 +222,24 @@ def origin_url(path: Path) -> str | None:
     return url if proc.returncode == 0 and url else None
 
 
+def _override(name_override: str) -> tuple[str, str]:
+    owner, _, name = name_override.partition("/")
+    problem = identity_problem(owner, name)
+    if problem is not None:
+        raise UsageError(f"--name {name_override!r}: expected OWNER/NAME of a GitHub repository; {problem}")
+    return owner, name
+
+
+def _new_upstream(url: str, owner: str, name: str, **settings: Any) -> Upstream:
+    return Upstream(name=f"{owner}/{name}", url=url, owner=owner, repo=name, **settings)
+
+
 def identify(repo_arg: str | None, upstream_name: str | None, name_override: str | None, config: Config) -> Upstream:
-    """Which upstream a crawl is of: see the module docs of the CLI. Refuses bad URLs first."""
+    """Which upstream a crawl is of: see the module docs of the CLI. Refuses bad URLs and
+    identities that are not GitHub's (they become output directories) first."""
     from .source import RemoteURL, classify_repo_arg
 
+    override = _override(name_override) if name_override is not None else None
     up: Upstream | None = None
     if upstream_name is not None:
         if upstream_name not in config.upstreams:
@@ -232,26 +249,33 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
         kind, target = classify_repo_arg(repo_arg)  # refusals (ssh, ext::, ...) happen here
         if up is None and kind == "url":
             assert isinstance(target, RemoteURL)
-            up = _match(config, target.host, target.owner, target.name) or Upstream(
-                name=f"{target.owner}/{target.name}", url=target.url
-            )
+            up = _match(config, target.host, target.owner, target.name)
+            if up is None:
+                owner, name = override or (target.owner, target.name)
+                problem = identity_problem(owner, name)
+                if problem is not None:
+                    raise SourceError(f"refusing repository {repo_arg!r}: {problem} (say which repository it is with --name OWNER/NAME)")
+                up = _new_upstream(target.url, owner, name)
         elif up is None:
             assert isinstance(target, Path)
             origin = origin_url(target) if target.is_dir() else None
             ident = _remote_identity(origin) if origin else None
             if ident is not None:
                 host, owner, name = ident
-                up = _match(config, host, owner, name) or Upstream(
-                    name=f"{owner}/{name}", url=f"https://{host}/{owner}/{name}"
-                )
+                up = _match(config, host, owner, name)
+                if up is None:
+                    owner, name = override or (owner, name)
+                    problem = identity_problem(owner, name)
+                    if problem is not None:
+                        raise UsageError(f"{repo_arg}: its origin remote names no GitHub repository ({problem}): "
+                                         "say which with --name OWNER/NAME")
+                    up = _new_upstream(f"https://{host}/{owner}/{name}", owner, name)
     if up is None:
         up = config.default_upstream
-    if name_override is not None:
-        m = re.fullmatch(r"([A-Za-z0-9_.][A-Za-z0-9_.-]*)/([A-Za-z0-9_.][A-Za-z0-9_.-]*)", name_override)
-        if not m or ".." in name_override:
-            raise UsageError(f"--name {name_override!r}: expected OWNER/NAME")
+    if override is not None:
         from .source import parse_https_url
 
+        owner, name = override
         host = parse_https_url(up.url).host
-        up = up.model_copy(update={"owner": m.group(1), "repo": m.group(2), "url": f"https://{host}/{m.group(1)}/{m.group(2)}"})
+        up = up.model_copy(update={"owner": owner, "repo": name, "url": f"https://{host}/{owner}/{name}"})
     return up

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -174,6 +175,52 @@ def test_name_override(cfg: Config) -> None:
     up = identify(None, None, "me/vllm-fork", cfg)
     assert (up.owner, up.repo, up.url) == ("me", "vllm-fork", "https://github.com/me/vllm-fork")
     assert up.include == VLLM.include  # everything else stays
-    for bad in ("justone", "a/b/c", "../x", "a/..", "-x/y"):
+    for bad in ("justone", "a/b/c", "../x", "a/..", "-x/y", "acme/.", "./.", "a_b/c"):
         with pytest.raises(UsageError, match="expected OWNER/NAME"):
             identify(None, None, bad, cfg)
+
+
+# --------------------------------------------------------------------------- GitHub identities
+
+IDENTITIES = [
+    ("a", "b", True), ("A-b-C9", "x.y_z-1", True), ("a" * 39, "n" * 100, True), ("acme", "...", True), ("acme", ".github", True),
+    ("a" * 40, "n", False), ("acme", "n" * 101, False), ("-acme", "n", False), ("acme-", "n", False), ("ac--me", "n", False),
+    ("a_b", "n", False), ("a.b", "n", False), ("", "n", False), ("acme", "", False), ("acme", ".", False), ("acme", "..", False),
+    ("acme", "a/b", False), ("acme", "a b", False), ("acme", "n\n", False), ("ácme", "n", False), ("acme", "ñ", False),
+]
+
+
+@pytest.mark.parametrize("owner, name, valid", IDENTITIES)
+def test_one_identity_pattern_for_the_checks_the_models_and_the_schema(owner: str, name: str, valid: bool) -> None:
+    import jsonschema
+    import jsonschema_rs
+
+    from crawler.models import Provenance, RepoRef, identity_problem
+    from crawler.schemas import schema_for
+
+    assert (identity_problem(owner, name) is None) == valid
+    try:
+        RepoRef(url="https://github.com/x/y", owner=owner, name=name)
+        assert valid
+    except ValueError:
+        assert not valid
+    record = schema_for("record")
+    slug = record["$defs"]["Provenance"]["properties"]["repo"]
+    ref = {**record["$defs"]["RepoRef"], "$defs": record["$defs"]}
+    for schema, value in ((slug, f"{owner}/{name}"), (ref, {"url": "u", "owner": owner, "name": name})):
+        assert jsonschema.Draft202012Validator(schema).is_valid(value) == valid
+        assert jsonschema_rs.validator_for(schema).is_valid(value) == valid
+    assert "pattern" not in Provenance.model_fields["repo"].metadata  # the one pattern lives in models' constants
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('owner = "../../tmp/x"', "upstreams.x.owner: '../../tmp/x' is not a GitHub owner"),
+        ('repo = ".."', "upstreams.x.repo: '..' is not a GitHub repository name"),
+    ],
+)
+def test_identity_is_checked_in_the_config(tmp_path: Path, text: str, problem: str) -> None:
+    write(tmp_path / "errcat.toml", f'[upstreams.x]\nurl = "https://github.com/acme/x"\n{text}\n')
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        load_config(tmp_path)

@@ -1,0 +1,122 @@
+"""Which repository a crawl is of, and where its dataset goes.
+
+Issue #12.2: an identity is a GitHub OWNER/NAME wherever it comes from (a config file, --name, a
+remote URL), and a crawl only ever replaces its own <out>/<owner>/<name>/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crawler.curated import dataset_dir as curated_dir
+from crawler.errors import ConfigError, UsageError
+from crawler.models import Manifest, RepoRef
+from crawler.output import dataset_dir
+
+CODE = "def check(x):\n    if x is None:\n        raise ValueError(f'no value for {x}')\n"
+
+
+def read_tree(directory: Path) -> dict[str, bytes]:
+    if not directory.exists():
+        return {}
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def one_line_error(result, code: int = 2) -> str:
+    assert result.exit_code == code, result.output
+    lines = result.stderr.strip().splitlines()
+    assert lines and lines[-1].startswith("errcat: ") and "Traceback" not in result.stderr, result.stderr
+    assert sum(line.startswith("errcat: ") for line in lines) == 1, result.stderr
+    return lines[-1]
+
+
+# --------------------------------------------------------------------------- #12.2 path traversal
+
+
+@pytest.fixture
+def two_datasets(fixture_repo, cli, tmp_path):
+    """out/acme/alpha and out/acme/beta, crawled from one repository."""
+    fixture_repo.commit({"pkg/a.py": CODE}, tag="v1")
+    out = tmp_path / "out"
+    for name in ("alpha", "beta"):
+        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", f"acme/{name}",
+                     "--include", "pkg/**/*.py", "--out", out)
+        assert result.exit_code == 0, result.output
+    return fixture_repo, out
+
+
+@pytest.mark.parametrize("name", ["acme/.", "./.", "acme/..", "../acme", "acme/alpha/..", "a--b/c", "-acme/x", "acme-/x",
+                                  "a" * 40 + "/x", "acme/" + "x" * 101, "acme/x\n", "acme/x y"])
+@pytest.mark.parametrize("no_cache", [False, True])
+def test_name_cannot_reach_outside_its_own_dataset(two_datasets, cli, tmp_path, name, no_cache):
+    repo, out = two_datasets
+    before = read_tree(tmp_path)
+    result = cli("crawl", "--repo", repo.path, "--ref", "v1", "--name", name, "--include", "pkg/**/*.py",
+                 "--out", out, *(["--no-cache"] if no_cache else []))
+    assert "--name" in one_line_error(result) and "OWNER/NAME" in result.stderr
+    assert read_tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("key, value", [("owner", "../../escaped"), ("repo", ".."), ("owner", "acme/../.."), ("repo", "x/../../y")])
+def test_a_hostile_config_identity_is_refused_before_anything_is_written(fixture_repo, cli, tmp_path, monkeypatch, key, value):
+    """A checkout's own pyproject.toml names its identity; crawled with `--repo .` as the README shows."""
+    fixture_repo.commit({"pkg/a.py": CODE, "pyproject.toml": f'''
+        [tool.errcat]
+        default = "x"
+
+        [tool.errcat.upstreams.x]
+        url = "https://github.com/acme/x"
+        {key} = "{value}"
+        include = ["pkg/**/*.py"]
+        '''}, tag="v1")
+    monkeypatch.chdir(fixture_repo.path)
+    before = read_tree(tmp_path)
+    error = one_line_error(cli("crawl", "--repo", ".", "--out", tmp_path / "out"))
+    assert "pyproject.toml [tool.errcat]: upstreams.x." + key in error and "is not a GitHub" in error
+    assert read_tree(tmp_path) == before and not (tmp_path / "out").exists()
+
+
+def test_a_remote_url_that_is_no_github_identity_is_refused_before_git_runs(cli, tmp_path, no_git):
+    error = one_line_error(cli("crawl", "--repo", "https://example.com/a_b/tool", "--out", tmp_path / "out"))
+    assert "refusing repository" in error and "'a_b' is not a GitHub owner" in error and "--name" in error
+
+
+def test_an_origin_that_is_no_github_identity_needs_a_name(fixture_repo, cli, tmp_path):
+    fixture_repo.commit({"pkg/a.py": CODE}, tag="v1")
+    fixture_repo.repo.create_remote("origin", "https://github.com/acme/widgets.git/..")
+    out = tmp_path / "out"
+    error = one_line_error(cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--out", out))
+    assert "origin remote names no GitHub repository" in error and "--name OWNER/NAME" in error
+    assert not out.exists()
+    ok = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--out", out)
+    assert ok.exit_code == 0, ok.output
+    assert (out / "acme" / "widgets" / "manifest.json").is_file()
+
+
+@pytest.mark.parametrize("owner, name", [("acme", "."), (".", "."), ("acme", ".."), ("..", "x"), ("acme/x", "y"), ("acme", "x/y"), ("", "x")])
+def test_dataset_and_curated_directories_are_only_ever_an_identity(tmp_path, owner, name):
+    with pytest.raises(UsageError, match="is not a GitHub"):
+        dataset_dir(tmp_path, owner, name)
+    with pytest.raises(ConfigError, match="is not a GitHub"):
+        curated_dir(tmp_path, owner, name)
+    with pytest.raises(ValueError, match="is not a GitHub"):
+        RepoRef(url="https://github.com/x/y", owner=owner, name=name)
+    assert dataset_dir(tmp_path, "acme", "x.y") == tmp_path / "acme" / "x.y"
+
+
+def test_a_dataset_that_names_a_hostile_identity_is_refused_when_read(tmp_path, fixture_repo, cli):
+    """`errcat curate` builds curated/<owner>/<name>/ from a dataset's manifest: the manifest's
+    identity is checked when it is read."""
+    fixture_repo.commit({"pkg/a.py": CODE}, tag="v1")
+    out = tmp_path / "out"
+    cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
+    path = out / "acme" / "widgets" / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["repo"]["name"] = ".."
+    with pytest.raises(ValueError, match="is not a GitHub repository name"):
+        Manifest.model_validate(manifest)
+    path.write_text(json.dumps(manifest))
+    assert cli("validate", out).exit_code == 1
