@@ -15,19 +15,27 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
 (see ``models.OWNER_PATTERN``). The built-in ``vllm`` upstream is always present unless the
 file redefines it.
+
+A package crawled with ``--pypi`` that no upstream names (``pypi = ...``) is its own upstream:
+its identity comes from the GitHub URL in its metadata (or ``--name``), its globs from its
+top-level packages.
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from .errors import ConfigError, SourceError, UsageError
 from .models import Owner, RepoName, identity_problem
+
+if TYPE_CHECKING:  # the source stage is imported where it is used, as everywhere in this module
+    from .source import PackageInfo
 
 # vcs-versioning / setuptools-scm style: `__commit_id__ = commit_id = 'g4ba787ec9'` or a full id.
 DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?([0-9a-fA-F]{7,40})['"]"""
@@ -279,3 +287,79 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
         host = parse_https_url(up.url).host
         up = up.model_copy(update={"owner": owner, "repo": name, "url": f"https://{host}/{owner}/{name}"})
     return up
+
+
+def _distribution(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def identify_package(spec: str, upstream_name: str | None, name_override: str | None, config: Config,
+                     package: Callable[[], PackageInfo]) -> Upstream:
+    """Which upstream a ``--pypi`` crawl is of: the one named with ``--upstream``, else the one
+    whose ``pypi`` is this package, else the package's own. The package's own takes its identity
+    from ``--name`` or from the GitHub URL its metadata gives (``package()`` reads the wheel), and
+    its globs from its top-level packages: another upstream's globs would select nothing of it,
+    and its dataset would replace that upstream's."""
+    from .source import parse_pypi_spec
+
+    package_name = parse_pypi_spec(spec)[0]
+    dist = _distribution(package_name)
+    if upstream_name is None:
+        upstream_name = next((key for key, up in sorted(config.upstreams.items())
+                              if up.pypi is not None and _distribution(up.pypi) == dist), None)
+    if upstream_name is not None:
+        return identify(None, upstream_name, name_override, config)
+    info = package()
+    if name_override is not None:
+        owner, name = _override(name_override)
+    else:
+        found = github_identity(info.urls, spec)
+        if found is None:
+            raise UsageError(f"{spec} is not a configured upstream and its metadata names no GitHub repository: "
+                             "say which with --name OWNER/NAME")
+        owner, name = found
+    return _match(config, "github.com", owner, name) or _new_upstream(
+        f"https://github.com/{owner}/{name}", owner, name, include=list(info.packages), pypi=package_name)
+
+
+#: Labels of project URLs that name the repository, most telling first (PEP 753 normalised).
+_URL_LABELS = (("source", "sourcecode", "repository", "repo", "code", "github", "git"), ("homepage", "home"))
+#: github.com paths that are not repositories (sponsors/someone is a Funding link).
+_NOT_OWNERS = {"sponsors", "orgs", "users", "apps", "marketplace", "topics", "features", "settings", "site", "about",
+               "collections", "explore", "organizations", "login", "join", "enterprise", "pricing", "security"}
+
+
+def github_identity(urls: list[tuple[str, str]], what: str) -> tuple[str, str] | None:
+    """The GitHub repository a package's project URLs name: (owner, name), or None.
+
+    Only ``https://github.com/OWNER/NAME[/...]`` URLs whose OWNER/NAME pass the identity check
+    count; funding links do not. When they name more than one repository, the most telling
+    label decides (Source before Homepage before the rest); a tie is refused."""
+    from urllib.parse import urlsplit
+
+    ranked: dict[int, dict[tuple[str, str], tuple[str, str]]] = {}
+    for label, url in urls:
+        key = re.sub(r"[^a-z0-9]", "", label.lower())
+        if any(word in key for word in ("fund", "sponsor", "donat")):
+            continue
+        try:
+            parts = urlsplit(url.strip())
+        except ValueError:
+            continue
+        if parts.scheme not in ("https", "http") or (parts.hostname or "") not in ("github.com", "www.github.com"):
+            continue
+        segs = [seg for seg in parts.path.split("/") if seg]
+        if len(segs) < 2 or segs[0].lower() in _NOT_OWNERS:
+            continue
+        owner, name = segs[0], (segs[1].removesuffix(".git") if len(segs) == 2 else segs[1])
+        if identity_problem(owner, name) is not None:
+            continue
+        rank = next((i for i, labels in enumerate(_URL_LABELS) if key in labels), len(_URL_LABELS))
+        ranked.setdefault(rank, {})[(owner.lower(), name.lower())] = (owner, name)
+    if not ranked:
+        return None
+    best = ranked[min(ranked)]
+    if len(best) > 1:
+        shown = ", ".join(f"{o}/{n}" for o, n in sorted(best.values()))
+        raise UsageError(f"{what}: its metadata names several GitHub repositories ({shown}): say which with --name OWNER/NAME")
+    return next(iter(best.values()))

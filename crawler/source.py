@@ -762,13 +762,17 @@ def _zip_date(info: zipfile.ZipInfo) -> str:
     return _dt.datetime(*info.date_time, tzinfo=_dt.timezone.utc).isoformat()
 
 
+def _open_zip(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as e:
+        raise SourceError(f"{path}: not a readable wheel: {e}") from None
+
+
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
                exclude: list[str], max_blob_bytes: int = 2_000_000) -> Snapshot:
     """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them."""
-    try:
-        zf = zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as e:
-        raise SourceError(f"{path}: not a readable wheel: {e}") from None
+    zf = _open_zip(path)
     try:
         select = PathFilter(include, exclude)
         infos: dict[str, zipfile.ZipInfo] = {}
@@ -846,3 +850,48 @@ def open_pypi(spec: str, *, cache_dir: Path | None = None, **kw: Any) -> Snapsho
     name, version = parse_pypi_spec(spec)
     wheel = _download_wheel(name, version, cache_root(cache_dir))
     return open_wheel(wheel, source=f"pypi:{name}=={version}", **kw)
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    """What a wheel says of itself: for a package that is no configured upstream, where its
+    identity (the project URLs) and its globs (one per top-level package or module) come from."""
+
+    urls: list[tuple[str, str]]  # (label, url): Home-page and every Project-URL
+    packages: list[str]  # include globs: "pkg/**/*.py" per package, "/mod.py" per module
+
+
+METADATA_MAX_BYTES = 1 << 20
+
+
+def wheel_info(path: Path) -> PackageInfo:
+    """Read a wheel's ``*.dist-info/METADATA`` and list its top-level packages."""
+    from email.parser import HeaderParser
+
+    with _open_zip(path) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        metas = [i for i in infos if re.fullmatch(r"[^/]+\.dist-info/METADATA", i.filename)]
+        if len(metas) != 1:
+            raise SourceError(f"{path.name}: expected one *.dist-info/METADATA, found {len(metas)}")
+        with zf.open(metas[0]) as fh:
+            raw = fh.read(METADATA_MAX_BYTES + 1)
+    if len(raw) > METADATA_MAX_BYTES:
+        raise SourceError(f"{path.name}: METADATA is over {METADATA_MAX_BYTES} bytes")
+    headers = HeaderParser().parsestr(raw.decode("utf-8", "replace"))
+    urls = [("Home-page", str(v)) for v in headers.get_all("Home-page") or []]
+    for value in headers.get_all("Project-URL") or []:
+        label, _, url = str(value).partition(",")
+        urls.append((label.strip(), url.strip()))
+    packages: set[str] = set()
+    for info in infos:
+        top, sep, _ = info.filename.partition("/")
+        # importable names only: a glob never gets a metacharacter from the archive
+        if info.filename.endswith(".py") and (top if sep else top[:-3]).isidentifier():
+            packages.add(f"{top}/**/*.py" if sep else f"/{top}")
+    return PackageInfo(urls=urls, packages=sorted(packages))
+
+
+def package_info(spec: str, cache_dir: Path | None = None) -> PackageInfo:
+    """The metadata of NAME==VERSION's wheel (downloaded once, as ``--pypi`` does)."""
+    name, version = parse_pypi_spec(spec)
+    return wheel_info(_download_wheel(name, version, cache_root(cache_dir)))

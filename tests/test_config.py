@@ -224,3 +224,44 @@ def test_identity_is_checked_in_the_config(tmp_path: Path, text: str, problem: s
     write(tmp_path / "errcat.toml", f'[upstreams.x]\nurl = "https://github.com/acme/x"\n{text}\n')
     with pytest.raises(ConfigError, match=re.escape(problem)):
         load_config(tmp_path)
+
+
+FUNDING = ("Funding", "https://github.com/sponsors/someone")
+
+
+@pytest.mark.parametrize(
+    "urls, found",
+    [
+        ([FUNDING, ("Homepage", "https://github.com/pydantic/pydantic"), ("Source", "https://github.com/pydantic/pydantic")], ("pydantic", "pydantic")),
+        ([("Home-page", "https://github.com/huggingface/transformers")], ("huggingface", "transformers")),
+        ([("Changelog", "https://github.com/o/n/releases"), ("Source", "http://www.github.com/o/n.git")], ("o", "n")),
+        ([("Homepage", "https://github.com/o/site"), ("Repository", "https://github.com/o/code")], ("o", "code")),
+        ([FUNDING, ("Docs", "https://o.github.io/n"), ("Source", "https://gitlab.com/o/n")], None),
+        ([("Source", "https://github.com/a_b/n"), ("Source", "https://github.com/o/..")], None),
+        ([("Source", "https://github.com/o"), ("Source", "ftp://github.com/o/n"), ("Source", "https://[::1/o/n")], None),
+    ],
+)
+def test_a_packages_repository_from_its_project_urls(urls: list[tuple[str, str]], found: tuple[str, str] | None) -> None:
+    from crawler.config import github_identity
+
+    assert github_identity(urls, "pkg==1") == found
+
+
+def test_a_package_naming_two_repositories_equally_is_refused() -> None:
+    from crawler.config import github_identity
+
+    with pytest.raises(UsageError, match=r"pkg==1: its metadata names several GitHub repositories \(a/x, b/y\)"):
+        github_identity([("Source", "https://github.com/b/y"), ("Code", "https://github.com/a/x")], "pkg==1")
+
+
+def test_a_configured_upstream_is_found_by_its_package_name(cfg: Config, tmp_path: Path) -> None:
+    from crawler.config import identify_package
+
+    def unused():
+        raise AssertionError("a configured package needs no metadata")
+
+    write(tmp_path / "errcat.toml", MYLIB + 'pypi = "My_Lib"\n')
+    cfg = load_config(tmp_path)
+    assert identify_package("my.lib==1.0", None, None, cfg, unused).name == "mylib"
+    assert identify_package("VLLM==0.33.0", None, None, cfg, unused) == VLLM
+    assert identify_package("anything==1", "mylib", "me/fork", cfg, unused).slug == "me/fork"

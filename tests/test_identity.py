@@ -1,7 +1,9 @@
 """Which repository a crawl is of, and where its dataset goes.
 
 Issue #12.2: an identity is a GitHub OWNER/NAME wherever it comes from (a config file, --name, a
-remote URL), and a crawl only ever replaces its own <out>/<owner>/<name>/.
+remote URL, a wheel's metadata), and a crawl only ever replaces its own <out>/<owner>/<name>/.
+Issue #13: a package that is not the configured upstream never takes over the upstream's
+dataset; a crawl that selects nothing publishes nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import cached_wheel
 
 from crawler.curated import dataset_dir as curated_dir
 from crawler.errors import ConfigError, UsageError
@@ -31,6 +34,10 @@ def one_line_error(result, code: int = 2) -> str:
     assert lines and lines[-1].startswith("errcat: ") and "Traceback" not in result.stderr, result.stderr
     assert sum(line.startswith("errcat: ") for line in lines) == 1, result.stderr
     return lines[-1]
+
+
+def records(dataset: Path) -> list[dict]:
+    return [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
 
 
 # --------------------------------------------------------------------------- #12.2 path traversal
@@ -120,3 +127,68 @@ def test_a_dataset_that_names_a_hostile_identity_is_refused_when_read(tmp_path, 
         Manifest.model_validate(manifest)
     path.write_text(json.dumps(manifest))
     assert cli("validate", out).exit_code == 1
+
+
+# --------------------------------------------------------------------------- #13.2 another package, nothing selected
+
+
+@pytest.fixture
+def vllm_dataset(fixture_repo, cli, tmp_path):
+    """The built-in upstream's dataset (a local repository without origin is taken as vLLM)."""
+    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE}, tag="v1")
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert (out / "vllm-project" / "vllm" / "manifest.json").is_file()
+    return out
+
+
+FUNDING = "Project-URL: Funding, https://github.com/sponsors/someone"
+
+
+def test_a_package_that_is_not_the_upstream_leaves_the_upstreams_dataset(vllm_dataset, cli, cache_dir, tmp_path):
+    out = vllm_dataset
+    before = read_tree(out / "vllm-project")
+    cached_wheel(cache_dir, {"other/__init__.py": CODE, "other/sub/m.py": "raise KeyError('k')\n", "single.py": CODE,
+                             "other-1.0.data/scripts/tool.py": CODE},
+                 name="other", version="1.0",
+                 metadata=[FUNDING, "Project-URL: Homepage, https://other.example.com",
+                           "Project-URL: Source, https://github.com/Some-One/other.py"])
+    result = cli("crawl", "--pypi", "other==1.0", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert read_tree(out / "vllm-project") == before
+    manifest = json.loads((out / "Some-One" / "other.py" / "manifest.json").read_text())
+    assert manifest["repo"] == {"url": "https://github.com/Some-One/other.py", "owner": "Some-One", "name": "other.py"}
+    assert manifest["include"] == ["/single.py", "other/**/*.py"] and manifest["exclude"] == []
+    assert manifest["counts"]["files"] == 3
+
+
+def test_a_package_whose_metadata_names_no_github_repository_asks_for_a_name(vllm_dataset, cli, cache_dir, tmp_path):
+    out = vllm_dataset
+    before = read_tree(out)
+    upstreams = read_tree(out / "vllm-project")
+    cached_wheel(cache_dir, {"tool/__init__.py": CODE}, name="tool", version="2.0",
+                 metadata=["Home-page: https://gitlab.com/group/tool", FUNDING, "Project-URL: Source, https://github.com/a_b/tool"])
+    error = one_line_error(cli("crawl", "--pypi", "tool==2.0", "--out", out))
+    assert "tool==2.0 is not a configured upstream" in error and "--name OWNER/NAME" in error
+    assert read_tree(out) == before
+    result = cli("crawl", "--pypi", "tool==2.0", "--name", "group/tool", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "group" / "tool" / "manifest.json").read_text())["include"] == ["tool/**/*.py"]
+    assert read_tree(out / "vllm-project") == upstreams
+
+
+@pytest.mark.parametrize("how", ["include", "pypi"])
+def test_a_crawl_that_selects_no_file_publishes_nothing(vllm_dataset, cli, cache_dir, fixture_repo, how):
+    out = vllm_dataset
+    before = read_tree(out)
+    if how == "include":
+        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--include", "docs/**/*.py", "--out", out)
+        globs = "--include docs/**/*.py;"
+    else:  # the upstream's own package, but a release that holds none of its files
+        cached_wheel(cache_dir, {"other/__init__.py": CODE}, name="vllm", version="9.9")
+        result = cli("crawl", "--pypi", "vllm==9.9", "--out", out)
+        globs = "--include vllm/**/*.py;"
+    error = one_line_error(result)
+    assert "no file of " in error and globs in error and "nothing was written" in error
+    assert read_tree(out) == before
