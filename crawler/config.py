@@ -7,7 +7,7 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     [upstreams.vllm]                      # [tool.errcat.upstreams.vllm] in pyproject.toml
     url = "https://github.com/vllm-project/vllm"
     include = ["vllm/**/*.py"]
-    exclude = []
+    exclude = ["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"]
     branch = "main"
     pypi = "vllm"
     version_file = "vllm/_version.py"
@@ -95,6 +95,9 @@ VLLM = Upstream(
     url="https://github.com/vllm-project/vllm",
     branch="main",
     include=["vllm/**/*.py"],
+    # Vendored code is other projects' (a wheel also carries kernels copied in at build time) and
+    # _version.py is generated: a release's wheel and its git tag give the same catalogue.
+    exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"],
     pypi="vllm",
     version_file="vllm/_version.py",
 )

@@ -3,7 +3,7 @@
 Issue #12.2: an identity is a GitHub OWNER/NAME wherever it comes from (a config file, --name, a
 remote URL, a wheel's metadata), and a crawl only ever replaces its own <out>/<owner>/<name>/.
 Issue #13: a package that is not the configured upstream never takes over the upstream's
-dataset; a crawl that selects nothing publishes nothing.
+dataset; a crawl that selects nothing publishes nothing; vendored code is not the upstream's.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 from helpers import cached_wheel
 
+from crawler.config import VLLM
 from crawler.curated import dataset_dir as curated_dir
 from crawler.errors import ConfigError, UsageError
 from crawler.models import Manifest, RepoRef
 from crawler.output import dataset_dir
+from crawler.source import PathFilter
 
 CODE = "def check(x):\n    if x is None:\n        raise ValueError(f'no value for {x}')\n"
 
@@ -184,11 +186,46 @@ def test_a_crawl_that_selects_no_file_publishes_nothing(vllm_dataset, cli, cache
     before = read_tree(out)
     if how == "include":
         result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--include", "docs/**/*.py", "--out", out)
-        globs = "--include docs/**/*.py;"
+        globs = "--include docs/**/*.py --exclude vllm/**/third_party/"
     else:  # the upstream's own package, but a release that holds none of its files
         cached_wheel(cache_dir, {"other/__init__.py": CODE}, name="vllm", version="9.9")
         result = cli("crawl", "--pypi", "vllm==9.9", "--out", out)
-        globs = "--include vllm/**/*.py;"
+        globs = "--include vllm/**/*.py --exclude vllm/**/third_party/"
     error = one_line_error(result)
     assert "no file of " in error and globs in error and "nothing was written" in error
     assert read_tree(out) == before
+
+
+# --------------------------------------------------------------------------- #13.4 vendored and generated code
+
+#: The trees a vLLM 0.33.0 wheel and its git tag differ by, and the vendored ones both hold.
+VENDORED = ["vllm/third_party/fmha_sm100/interface.py", "vllm/third_party/tml_fa4/a.py", "vllm/third_party/triton_kernels/b.py",
+            "vllm/third_party/deep_gemm/c.py", "vllm/third_party/flashmla/flash_mla_interface.py",
+            "vllm/third_party/flash_linear_attention/ops/chunk.py", "vllm/third_party/pynvml.py",
+            "vllm/models/kimi_k3/amd/ops/third_party/kda/chunk.py", "vllm/vllm_flash_attn/cute/interface.py",
+            "vllm/vllm_flash_attn/flash_attn_interface.py", "vllm/vllm_flash_attn/__init__.py", "vllm/_version.py"]
+OWN = ["vllm/config.py", "vllm/model_executor/kernels/linear/mxfp4/rdna3_hip.py", "vllm/third_party_utils.py",
+       "vllm/utils/third_party.py"]
+
+
+def test_the_built_in_vllm_upstream_leaves_out_vendored_and_generated_code():
+    select = PathFilter(VLLM.include, VLLM.exclude)
+    assert [p for p in VENDORED if select(p)] == [] and [p for p in OWN if select(p)] == OWN
+
+
+def test_a_vllm_wheel_and_its_git_tag_give_the_same_catalogue(fixture_repo, cli, cache_dir, tmp_path):
+    tree = {"vllm/__init__.py": "", "vllm/config.py": CODE, "vllm/third_party/pynvml.py": CODE.replace("no value", "nvml"),
+            "vllm/models/k/ops/third_party/kda.py": CODE.replace("no value", "kda"),
+            "vllm/vllm_flash_attn/flash_attn_interface.py": CODE.replace("no value", "fa")}
+    fixture_repo.commit(tree, tag="v0.0.1")
+    built = {"vllm/third_party/fmha_sm100/x.py": CODE.replace("no value", "fmha"),
+             "vllm/vllm_flash_attn/cute/y.py": CODE.replace("no value", "cute"),
+             "vllm/_version.py": "__commit_id__ = commit_id = 'g4ba787ec9'\nraise ValueError('generated')\n"}
+    cached_wheel(cache_dir, {**tree, **built}, name="vllm", version="0.0.1")
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v0.0.1", "--out", tmp_path / "git").exit_code == 0
+    assert cli("crawl", "--pypi", "vllm==0.0.1", "--out", tmp_path / "pypi").exit_code == 0
+    git_side, wheel_side = (records(tmp_path / side / "vllm-project" / "vllm") for side in ("git", "pypi"))
+    assert [(r["id"], r["location"]["path"]) for r in git_side] == [(r["id"], r["location"]["path"]) for r in wheel_side]
+    assert {r["location"]["path"] for r in git_side} == {"vllm/config.py"}
+    # the version file is read for the upstream commit, though it is not catalogued
+    assert wheel_side[0]["provenance"]["upstream_commit"] == "4ba787ec9"
