@@ -11,10 +11,13 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     branch = "main"
     pypi = "vllm"
     version_file = "vllm/_version.py"
+    tag = "v{version}"                    # a release's tag, for permalinks when it records no commit
+    path_prefix = ""                      # where the packages sit in the repository, e.g. "src/"
 
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
-(see ``models.OWNER_PATTERN``). The built-in ``vllm`` upstream is always present unless the
-file redefines it.
+(see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
+matched as ``path_prefix`` + their path in the wheel. The built-in ``vllm`` upstream is always
+present unless the file redefines it.
 
 A package crawled with ``--pypi`` that no upstream names (``pypi = ...``) is its own upstream:
 its identity comes from the GitHub URL in its metadata (or ``--name``), its globs from its
@@ -29,7 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError, SourceError, UsageError
 from .models import Owner, RepoName, identity_problem
@@ -54,6 +57,37 @@ class Upstream(BaseModel):
     pypi: str | None = None
     version_file: str | None = None
     version_pattern: str = DEFAULT_VERSION_PATTERN
+    tag: str | None = None
+    path_prefix: str = ""
+
+    @field_validator("tag")
+    @classmethod
+    def _check_tag(cls, tag: str | None) -> str | None:
+        if tag is None:
+            return None
+        # Filled in with str.replace, never str.format: a config's braces reach no attribute.
+        rest = tag.replace("{version}", "")
+        if tag.count("{version}") != 1 or "{" in rest or "}" in rest:
+            raise ValueError("tag needs {version} once and no other braces, e.g. \"v{version}\"")
+        from .source import check_ref
+
+        try:
+            check_ref(tag.replace("{version}", "1.0"))
+        except SourceError:
+            raise ValueError(f"tag {tag!r} does not make a git tag name") from None
+        return tag
+
+    @field_validator("path_prefix")
+    @classmethod
+    def _check_prefix(cls, prefix: str) -> str:
+        segs = prefix.strip("/").split("/") if prefix.strip("/") else []
+        if prefix.startswith("/") or any(s in (".", "..") or not re.fullmatch(r"[A-Za-z0-9._-]+", s) for s in segs):
+            raise ValueError(f"path_prefix {prefix!r} is not a relative directory of the repository, e.g. \"src/\"")
+        return "".join(s + "/" for s in segs)
+
+    def tag_of(self, version: str) -> str | None:
+        """The release's tag, when the config says how tags are named."""
+        return self.tag.replace("{version}", version) if self.tag is not None else None
 
     @model_validator(mode="before")
     @classmethod
@@ -100,6 +134,7 @@ VLLM = Upstream(
     exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"],
     pypi="vllm",
     version_file="vllm/_version.py",
+    tag="v{version}",
 )
 
 

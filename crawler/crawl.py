@@ -85,6 +85,7 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_
         "commit": snapshot.commit,
         "commit_date": snapshot.commit_date,
         "upstream_commit": upstream_commit(snapshot),
+        "permalinks": [snapshot.permalinks, snapshot.link_prefix],
         "ref": snapshot.ref,
         "source": snapshot.source,
         "include": include,
@@ -194,6 +195,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         commit_date=snapshot.commit_date,
         upstream_commit=upstream_commit(snapshot),
         source=snapshot.source,
+        permalinks=snapshot.permalinks,
+        link_prefix=snapshot.link_prefix,
     )
     primaries: dict[str, dict[str, Any]] = {}
     records = build_records(identity, sites, exceptions, primaries)

@@ -65,7 +65,7 @@ class SiteRef(Model):
     path: str
     line: int = Field(ge=1)
     qualname: str
-    permalink: str
+    permalink: str | None = Field(description="As in the record: null when the crawl could name no revision.")
 
 
 class SiteChange(Model):

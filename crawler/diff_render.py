@@ -65,9 +65,9 @@ def md_code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
-def _link(text: str, url: str) -> str:
+def _link(text: str, url: str | None) -> str:
     """Crawled text goes into a code span (no markup, no @mentions), linked when the URL is https."""
-    if not url.startswith("https://"):
+    if not url or not url.startswith("https://"):
         return md_code(text)
     return f"[{md_code(text)}](<{url.replace('>', '%3E').replace('<', '%3C').replace(' ', '%20')}>)"
 

@@ -116,7 +116,7 @@ class Site(Model):
     exception: str = Field(description="The exception as written at the site.")
     exception_qualname: str = Field(description="The exception resolved through the module's imports.")
     template: Template
-    permalink: str
+    permalink: str | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
     snippet: Snippet
     facts: Facts
 
@@ -133,7 +133,7 @@ class Location(Model):
     line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     qualname: str
-    permalink: str
+    permalink: str | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
 
 
 class ExampleFix(Model):
@@ -172,6 +172,23 @@ class RepoRef(Model):
     name: RepoName
 
 
+class Permalinked(Model):
+    """The revision every permalink of a record names."""
+
+    basis: Literal["commit", "tag"] = Field(description="commit: the crawled commit, or the upstream commit the release records; tag: the release's tag, named by the upstream's configured tag pattern.")
+    rev: str = Field(min_length=1, description="The commit id (possibly abbreviated) or the tag.")
+
+
+class NoPermalinks(Model):
+    """A record whose permalinks are null: no revision of the repository is known to hold its files."""
+
+    basis: Literal["none"]
+    reason: str = Field(min_length=1, description="Why, e.g. the release records no upstream commit and no tag pattern is configured.")
+
+
+Permalinks = Annotated[Permalinked | NoPermalinks, Field(discriminator="basis")]
+
+
 class Provenance(Model):
     repo: RepoSlug = Field(description="owner/name")
     commit: str = Field(pattern=COMMIT_PATTERN)
@@ -179,6 +196,7 @@ class Provenance(Model):
     upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
     errcat_version: str
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
+    permalinks: Permalinks
 
 
 class Lifetime(Model):

@@ -218,12 +218,27 @@ def test_one_identity_pattern_for_the_checks_the_models_and_the_schema(owner: st
     [
         ('owner = "../../tmp/x"', "upstreams.x.owner: '../../tmp/x' is not a GitHub owner"),
         ('repo = ".."', "upstreams.x.repo: '..' is not a GitHub repository name"),
+        ('tag = "v"', "tag needs {version}"),
+        ('tag = "v{version}{version}"', "tag needs {version}"),
+        ('tag = "{version.__class__}"', "tag needs {version}"),
+        ('tag = "v {version}"', "does not make a git tag name"),
+        ('tag = "-{version}"', "does not make a git tag name"),
+        ('path_prefix = "../src"', "is not a relative directory"),
+        ('path_prefix = "/src"', "is not a relative directory"),
+        ('path_prefix = "src/*"', "is not a relative directory"),
     ],
 )
-def test_identity_is_checked_in_the_config(tmp_path: Path, text: str, problem: str) -> None:
+def test_identity_tag_and_prefix_are_checked_in_the_config(tmp_path: Path, text: str, problem: str) -> None:
     write(tmp_path / "errcat.toml", f'[upstreams.x]\nurl = "https://github.com/acme/x"\n{text}\n')
     with pytest.raises(ConfigError, match=re.escape(problem)):
         load_config(tmp_path)
+
+
+def test_tag_and_prefix_read_from_the_config(tmp_path: Path) -> None:
+    write(tmp_path / "errcat.toml", '[upstreams.x]\nurl = "https://github.com/acme/x"\ntag = "release/{version}"\npath_prefix = "src/lib"\n')
+    up = load_config(tmp_path).upstreams["x"]
+    assert up.tag_of("1.2.3") == "release/1.2.3" and up.path_prefix == "src/lib/"
+    assert VLLM.tag_of("0.33.0") == "v0.33.0" and VLLM.path_prefix == ""
 
 
 FUNDING = ("Funding", "https://github.com/sponsors/someone")

@@ -1,9 +1,10 @@
-"""Which repository a crawl is of, and where its dataset goes.
+"""Which repository a crawl is of, where its dataset goes, and where its permalinks lead.
 
 Issue #12.2: an identity is a GitHub OWNER/NAME wherever it comes from (a config file, --name, a
 remote URL, a wheel's metadata), and a crawl only ever replaces its own <out>/<owner>/<name>/.
 Issue #13: a package that is not the configured upstream never takes over the upstream's
-dataset; a crawl that selects nothing publishes nothing; vendored code is not the upstream's.
+dataset; a crawl that selects nothing publishes nothing; permalinks name a revision the
+repository has (the recorded commit, else the configured tag) or are null, with the reason.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import cached_wheel
 
+from crawler.catalogue import Identity
 from crawler.config import VLLM
 from crawler.curated import dataset_dir as curated_dir
 from crawler.errors import ConfigError, UsageError
@@ -22,6 +24,7 @@ from crawler.output import dataset_dir
 from crawler.source import PathFilter
 
 CODE = "def check(x):\n    if x is None:\n        raise ValueError(f'no value for {x}')\n"
+SHA = "4ba787ec9" + "0" * 31
 
 
 def read_tree(directory: Path) -> dict[str, bytes]:
@@ -196,6 +199,85 @@ def test_a_crawl_that_selects_no_file_publishes_nothing(vllm_dataset, cli, cache
     assert read_tree(out) == before
 
 
+# --------------------------------------------------------------------------- #13.3 permalinks
+
+CONFIG = """
+[upstreams.pkg]
+url = "https://github.com/acme/pkg"
+pypi = "pkg"
+include = ["src/pkg/**/*.py"]
+exclude = ["src/pkg/vendored/"]
+version_file = "src/pkg/_version.py"
+{extra}
+"""
+
+
+def crawl_release(cli, cache_dir, tmp_path, *, extra: str = "", version_line: str | None = None, name: str = "pkg"):
+    files = {"pkg/__init__.py": "", "pkg/core.py": CODE, "pkg/vendored/x.py": CODE}
+    if version_line is not None:
+        files["pkg/_version.py"] = version_line
+    cached_wheel(cache_dir, files, name=name, version="1.0")
+    config = tmp_path / "errcat.toml"
+    config.write_text(CONFIG.format(extra=extra))
+    out = tmp_path / "out"
+    result = cli("crawl", "--pypi", f"{name}==1.0", "--config", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    dataset = out / "acme" / "pkg"
+    (record,) = [r for r in records(dataset) if r["location"]["path"] == "pkg/core.py"]
+    return dataset, record
+
+
+@pytest.mark.parametrize(
+    "extra, version_line, basis, rev, link",
+    [
+        ('tag = "v{version}"\npath_prefix = "src/"', None, "tag", "v1.0", "https://github.com/acme/pkg/blob/v1.0/src/pkg/core.py#L3"),
+        ('tag = "release-{version}"\npath_prefix = "src"', f"commit_id = '{SHA}'\n", "commit", SHA,
+         f"https://github.com/acme/pkg/blob/{SHA}/src/pkg/core.py#L3"),
+        ('path_prefix = "src/"', "commit_id = 'g4ba787ec9'\n", "commit", "4ba787ec9", "https://github.com/acme/pkg/blob/4ba787ec9/src/pkg/core.py#L3"),
+    ],
+)
+def test_a_permalink_names_the_recorded_commit_else_the_configured_tag(cli, cache_dir, tmp_path, extra, version_line, basis, rev, link):
+    dataset, record = crawl_release(cli, cache_dir, tmp_path, extra=extra, version_line=version_line)
+    assert record["provenance"]["permalinks"] == {"basis": basis, "rev": rev}
+    assert record["location"]["permalink"] == link and record["sites"][0]["permalink"] == link
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["counts"]["files"] == 2 + (version_line is not None)  # globs are the repository's paths
+
+
+def test_without_a_recorded_commit_or_a_tag_pattern_there_is_no_permalink_and_the_page_says_why(cli, cache_dir, tmp_path):
+    dataset, record = crawl_release(cli, cache_dir, tmp_path, extra='path_prefix = "src/"')
+    links = record["provenance"]["permalinks"]
+    assert links["basis"] == "none" and "no upstream commit" in links["reason"] and "tag" in links["reason"]
+    assert record["location"]["permalink"] is None and all(s["permalink"] is None for s in record["sites"])
+    assert cli("validate", dataset).exit_code == 0
+    shown = cli("show", record["id"], "--data", dataset)
+    assert shown.exit_code == 0 and f"no permalink: {links['reason']}" in shown.stdout
+    for fmt, page in (("html", "errors/{}.html"), ("markdown", "errors/{}.md")):
+        site = tmp_path / f"site-{fmt}"
+        assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
+        text = (site / page.format(record["id"])).read_text()
+        assert "no permalink" in text and "no upstream commit" in text and "view on GitHub" not in text
+
+
+def test_the_same_inputs_with_another_tag_pattern_are_crawled_again(cli, cache_dir, tmp_path):
+    _, record = crawl_release(cli, cache_dir, tmp_path, extra='path_prefix = "src/"')
+    assert record["location"]["permalink"] is None
+    _, record = crawl_release(cli, cache_dir, tmp_path, extra='path_prefix = "src/"\ntag = "v{version}"')
+    assert record["location"]["permalink"] == "https://github.com/acme/pkg/blob/v1.0/src/pkg/core.py#L3"
+
+
+def test_permalinks_quote_the_path_and_exist_only_on_github():
+    from crawler.source import permalinks_of
+
+    github = RepoRef(url="https://github.com/o/n", owner="o", name="n")
+    identity = Identity(github, "c" * 40, "2026-01-01T00:00:00+00:00", None, "git", permalinks_of(github, "c" * 40), "src/")
+    assert identity.permalink("pkg/we#ird file?%.py", 3) == f"https://github.com/o/n/blob/{'c' * 40}/src/pkg/we%23ird%20file%3F%25.py#L3"
+    elsewhere = RepoRef(url="https://gitlab.example.com/o/n", owner="o", name="n")
+    links = permalinks_of(elsewhere, "c" * 40)
+    assert links["basis"] == "none" and "not on GitHub (gitlab.example.com)" in links["reason"]
+    assert Identity(elsewhere, "c" * 40, "2026-01-01T00:00:00+00:00", None, "git", links).permalink("a.py", 1) is None
+
+
 # --------------------------------------------------------------------------- #13.4 vendored and generated code
 
 #: The trees a vLLM 0.33.0 wheel and its git tag differ by, and the vendored ones both hold.
@@ -228,4 +310,4 @@ def test_a_vllm_wheel_and_its_git_tag_give_the_same_catalogue(fixture_repo, cli,
     assert [(r["id"], r["location"]["path"]) for r in git_side] == [(r["id"], r["location"]["path"]) for r in wheel_side]
     assert {r["location"]["path"] for r in git_side} == {"vllm/config.py"}
     # the version file is read for the upstream commit, though it is not catalogued
-    assert wheel_side[0]["provenance"]["upstream_commit"] == "4ba787ec9"
+    assert wheel_side[0]["provenance"]["permalinks"] == {"basis": "commit", "rev": "4ba787ec9"}
