@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
+from urllib.parse import quote
 
 from . import __version__
 from .errors import DataError
@@ -28,14 +29,26 @@ class Identity:
     commit_date: str
     upstream_commit: str | None
     source: str
+    #: ``models.Permalinks`` as data: the revision permalinks name, or why there are none
+    #: (default: the upstream commit the release records, else the crawled commit).
+    permalinks: dict[str, str] | None = None
+    #: What the repository puts before a path of the source (a wheel's ``src/``).
+    link_prefix: str = ""
 
     @property
     def slug(self) -> str:
         return f"{self.repo.owner}/{self.repo.name}"
 
-    def permalink(self, path: str, line: int) -> str:
-        commit = self.upstream_commit or self.commit
-        return f"https://github.com/{self.repo.owner}/{self.repo.name}/blob/{commit}/{path}#L{line}"
+    @property
+    def links(self) -> dict[str, str]:
+        return self.permalinks or {"basis": "commit", "rev": self.upstream_commit or self.commit}
+
+    def permalink(self, path: str, line: int) -> str | None:
+        links = self.links
+        if links["basis"] == "none":
+            return None
+        where = quote(self.link_prefix + path, safe="/")  # a path may hold '#', '?' or '%'
+        return f"https://github.com/{self.repo.owner}/{self.repo.name}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
 
 
 def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:
@@ -137,6 +150,7 @@ def build_records(
         "upstream_commit": identity.upstream_commit,
         "errcat_version": __version__,
         "source": identity.source,
+        "permalinks": identity.links,
     }
     records = []
     for eid, members in sorted(group_sites(identity, sites).items()):

@@ -57,7 +57,7 @@ def main() -> None:
 @main.command()
 @click.option("--repo", metavar="URL_OR_PATH", help="An https:// git URL or a local git repository (default: the upstream's URL).")
 @click.option("--ref", metavar="REF", help="Tag, branch or commit to crawl (default: the upstream's branch, or HEAD of a local repo).")
-@click.option("--pypi", metavar="NAME==VERSION", help="Crawl a released package from the package index instead of git.")
+@click.option("--pypi", metavar="NAME==VERSION", help="Crawl a released package from the package index instead of git: the upstream whose `pypi` it is, else the GitHub repository its metadata names.")
 @click.option("--upstream", metavar="NAME", help="A configured upstream (errcat.toml); default: vllm.")
 @click.option("--name", metavar="OWNER/NAME", help="Override the repository identity used for output paths and permalinks.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream).")

@@ -20,13 +20,14 @@ from typing import Any, Callable
 
 from . import __version__
 from .cache import default_cache_dir
-from .config import identify, load_config
+from .config import identify, identify_package, load_config
 from .curated import default_root, load_set
 from .engine import cache_version, default_jobs, extract_all
+from .errors import UsageError
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
 from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, publish, read_dataset, recover, Rendered
-from .source import open_snapshot
+from .source import open_snapshot, package_info
 
 Progress = Callable[[str], None]
 
@@ -84,6 +85,7 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_
         "commit": snapshot.commit,
         "commit_date": snapshot.commit_date,
         "upstream_commit": upstream_commit(snapshot),
+        "permalinks": [snapshot.permalinks, snapshot.link_prefix],
         "ref": snapshot.ref,
         "source": snapshot.source,
         "include": include,
@@ -125,7 +127,12 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
 def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     started = time.perf_counter()
     config = load_config(options.config)
-    upstream = identify(options.repo, options.upstream, options.name, config)
+    if options.pypi is not None:
+        pypi = options.pypi
+        upstream = identify_package(pypi, options.upstream, options.name, config,
+                                    lambda: package_info(pypi, options.cache_dir))
+    else:
+        upstream = identify(options.repo, options.upstream, options.name, config)
     include = options.include or list(upstream.include)
     exclude = options.exclude or list(upstream.exclude)
     snapshot = open_snapshot(
@@ -138,6 +145,12 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         cache_dir=options.cache_dir,
         max_blob_bytes=options.max_blob_bytes,
     )
+    if not snapshot.files and not snapshot.skipped:
+        # An empty dataset would replace the one in place: a crawl of nothing publishes nothing.
+        snapshot.close()
+        where = f"pypi:{options.pypi}" if options.pypi else f"{options.repo or upstream.url} at {snapshot.ref or snapshot.commit[:12]}"
+        globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
+        raise UsageError(f"no file of {where} matches {globs}; nothing was written")
     if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
         progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     try:
@@ -182,6 +195,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         commit_date=snapshot.commit_date,
         upstream_commit=upstream_commit(snapshot),
         source=snapshot.source,
+        permalinks=snapshot.permalinks,
+        link_prefix=snapshot.link_prefix,
     )
     primaries: dict[str, dict[str, Any]] = {}
     records = build_records(identity, sites, exceptions, primaries)

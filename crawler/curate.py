@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 import yaml
 
-from .curated import SUFFIX, CuratedError, is_stale, load_set, parse_file, parse_yaml
+from .curated import SUFFIX, CuratedError, dataset_dir, is_stale, load_set, parse_file, parse_yaml
 from .errors import DataError, UsageError
 from .ids import check_id
 from .models import CuratedFile, CuratedReview, Explanation, Manifest
@@ -95,7 +95,7 @@ def check_entry_id(value: str) -> str:
 
 
 def curated_dir(root: Path, ds: Dataset) -> Path:
-    return root / ds.manifest.repo.owner / ds.manifest.repo.name
+    return dataset_dir(root, ds.manifest.repo.owner, ds.manifest.repo.name)
 
 
 def top_package(module: str) -> str:

@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from .errors import ConfigError
 from .ids import ID_RE
-from .models import CuratedFile
+from .models import CuratedFile, identity_problem
 
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"
@@ -153,6 +153,10 @@ class CuratedSet:
 
 
 def dataset_dir(root: Path, owner: str, name: str) -> Path:
+    """``<root>/<owner>/<name>``, for a GitHub identity only (``acme/..`` would be the root)."""
+    problem = identity_problem(owner, name)
+    if problem is not None:
+        raise ConfigError(f"no curated directory for {owner}/{name}: {problem}")
     return root / owner / name
 
 

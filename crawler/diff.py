@@ -23,7 +23,7 @@ from typing import Iterable, Literal
 from pydantic import Field
 
 from .ids import entry_key, normalize_template
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, Site
+from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, RepoSlug, Site
 
 REWORD_RATIO = 0.6
 
@@ -65,7 +65,7 @@ class SiteRef(Model):
     path: str
     line: int = Field(ge=1)
     qualname: str
-    permalink: str
+    permalink: str | None = Field(description="As in the record: null when the crawl could name no revision.")
 
 
 class SiteChange(Model):
@@ -92,7 +92,7 @@ class Change(Model):
 
 
 class Side(Model):
-    repo: str
+    repo: RepoSlug
     commit: str = Field(pattern=COMMIT_PATTERN)
     ref: str | None = None
     upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN)
@@ -121,7 +121,7 @@ class DiffReport(Model):
     """``errcat diff --format json``: every change between two catalogues, most telling first."""
 
     schema_version: Literal["1"] = SCHEMA_VERSION
-    repo: str
+    repo: RepoSlug
     old: Side
     new: Side
     counts: DiffCounts

@@ -7,9 +7,10 @@ catalogue page, so the files read top to bottom like the page they feed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+import re
+from typing import Annotated, Callable, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1"
 ID_PATTERN = r"^[0-9a-f]{16}$"
@@ -17,8 +18,48 @@ COMMIT_PATTERN = r"^[0-9a-f]{40}$"
 #: Releases often record an abbreviated upstream commit (vLLM's _version.py: 'g4ba787ec9').
 UPSTREAM_COMMIT_PATTERN = r"^[0-9a-f]{7,40}$"
 
+# A repository's identity, by GitHub's rules: an owner (user or organisation) is 1-39 letters,
+# digits and hyphens, with no hyphen first, last or next to another; a name is 1-100 letters,
+# digits, '.', '_' and '-', and not '.' or '..'. Identities become directories
+# (<out>/<owner>/<name>/) and URLs, so nothing else passes, wherever one comes from. They end
+# in (?![\s\S]), not $: Python's re (the jsonschema library's engine) lets $ match before a
+# final newline, and "name\n" must fail there as it does in ECMA-262.
+_END = r"(?![\s\S])"
+_OWNER = r"[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}"
+_NAME = rf"(?!\.\.?{_END})[A-Za-z0-9._-]{{1,100}}"
+OWNER_PATTERN = rf"^{_OWNER}{_END}"
+NAME_PATTERN = rf"^{_NAME}{_END}"
+REPO_PATTERN = rf"^{_OWNER}/{_NAME}{_END}"
+
 SiteKind = Literal["raise", "assert"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
+
+
+def identity_problem(owner: str, name: str) -> str | None:
+    """Why ``owner/name`` is not a GitHub repository identity, or None when it is one."""
+    if re.fullmatch(OWNER_PATTERN, owner) is None:
+        return f"{owner!r} is not a GitHub owner (1-39 letters, digits and single hyphens, no hyphen first or last)"
+    if re.fullmatch(NAME_PATTERN, name) is None:
+        return f"{name!r} is not a GitHub repository name (1-100 letters, digits, '.', '_', '-'; not '.' or '..')"
+    return None
+
+
+def _full_match(pattern: str, what: str) -> Callable[[str], str]:
+    # pydantic's own `pattern` runs Rust's regex engine, which has no look-ahead; the schema
+    # carries the same pattern for every other validator.
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if compiled.fullmatch(value) is None:
+            raise ValueError(f"{value!r} is not {what}")
+        return value
+
+    return check
+
+
+Owner = Annotated[str, AfterValidator(_full_match(OWNER_PATTERN, "a GitHub owner")), Field(json_schema_extra={"pattern": OWNER_PATTERN})]
+RepoName = Annotated[str, AfterValidator(_full_match(NAME_PATTERN, "a GitHub repository name")), Field(json_schema_extra={"pattern": NAME_PATTERN})]
+RepoSlug = Annotated[str, AfterValidator(_full_match(REPO_PATTERN, "a GitHub OWNER/NAME")), Field(json_schema_extra={"pattern": REPO_PATTERN})]
 
 
 class Model(BaseModel):
@@ -75,7 +116,7 @@ class Site(Model):
     exception: str = Field(description="The exception as written at the site.")
     exception_qualname: str = Field(description="The exception resolved through the module's imports.")
     template: Template
-    permalink: str
+    permalink: str | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
     snippet: Snippet
     facts: Facts
 
@@ -92,7 +133,7 @@ class Location(Model):
     line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     qualname: str
-    permalink: str
+    permalink: str | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
 
 
 class ExampleFix(Model):
@@ -127,17 +168,35 @@ class Related(Model):
 
 class RepoRef(Model):
     url: str
-    owner: str
-    name: str
+    owner: Owner
+    name: RepoName
+
+
+class Permalinked(Model):
+    """The revision every permalink of a record names."""
+
+    basis: Literal["commit", "tag"] = Field(description="commit: the crawled commit, or the upstream commit the release records; tag: the release's tag, named by the upstream's configured tag pattern.")
+    rev: str = Field(min_length=1, description="The commit id (possibly abbreviated) or the tag.")
+
+
+class NoPermalinks(Model):
+    """A record whose permalinks are null: no revision of the repository is known to hold its files."""
+
+    basis: Literal["none"]
+    reason: str = Field(min_length=1, description="Why, e.g. the release records no upstream commit and no tag pattern is configured.")
+
+
+Permalinks = Annotated[Permalinked | NoPermalinks, Field(discriminator="basis")]
 
 
 class Provenance(Model):
-    repo: str = Field(description="owner/name")
+    repo: RepoSlug = Field(description="owner/name")
     commit: str = Field(pattern=COMMIT_PATTERN)
     commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
     upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
     errcat_version: str
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
+    permalinks: Permalinks
 
 
 class Lifetime(Model):
@@ -197,7 +256,7 @@ class IndexRow(Model):
 
 class Index(Model):
     schema_version: Literal["1"] = SCHEMA_VERSION
-    repo: str
+    repo: RepoSlug
     commit: str = Field(pattern=COMMIT_PATTERN)
     entries: list[IndexRow]
 

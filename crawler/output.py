@@ -35,9 +35,10 @@ from typing import Any
 import orjson
 
 from . import forked
-from .errors import DataError, OutputError
+from .errors import DataError, OutputError, UsageError
 from .ids import check_id
 from .jsonio import dumps, dumps_line
+from .models import identity_problem
 from .validate import Problem, check
 
 TMP_MARK = ".tmp-"
@@ -46,6 +47,11 @@ MANIFEST = "manifest.json"
 
 
 def dataset_dir(out_root: Path, owner: str, name: str) -> Path:
+    """``<out>/<owner>/<name>``: a write or a swap there replaces that dataset and nothing else,
+    so only a GitHub identity passes (``acme/.`` would be ``<out>/acme``, ``./.`` the root)."""
+    problem = identity_problem(owner, name)
+    if problem is not None:
+        raise UsageError(f"refusing to write a dataset for {owner}/{name}: {problem}")
     return out_root / owner / name
 
 

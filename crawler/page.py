@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .models import Record
+from .models import NoPermalinks, Record
 
 
 def _section(title: str, body: list[str]) -> list[str]:
@@ -34,7 +34,9 @@ def render_text(record: Record) -> str:
     out.append(f"Id:         {record.id}")
     out.append(f"Explained:  {record.explanation_status}")
     loc = record.location
-    out += _section("Source", [f"{loc.path}:{loc.line} in {loc.qualname}", loc.permalink, "", *_code(record.snippet.code, record.snippet.start_line)])
+    links = record.provenance.permalinks
+    link = loc.permalink or f"(no permalink: {links.reason if isinstance(links, NoPermalinks) else 'none recorded'})"
+    out += _section("Source", [f"{loc.path}:{loc.line} in {loc.qualname}", link, "", *_code(record.snippet.code, record.snippet.start_line)])
     facts = record.facts
     fact_lines = [f"  if {g}" for g in facts.guards] + [f"  in {loop}" for loop in facts.loops]
     if facts.handler:

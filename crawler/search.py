@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, SiteKind
+from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, RepoSlug, SiteKind
 from .templates import parts_from_template
 
 WORD = re.compile(r"\w+")
@@ -51,7 +51,7 @@ class SearchIndex(Model):
     """``search.json``: every entry of a dataset in the form a search needs, in id order."""
 
     schema_version: Literal["1"] = SCHEMA_VERSION
-    repo: str
+    repo: RepoSlug
     commit: str = Field(pattern=COMMIT_PATTERN)
     entries: list[SearchEntry]
 

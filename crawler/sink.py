@@ -162,7 +162,7 @@ def md_url(url: str) -> str | None:
     return quote(url, safe="/:?#@!$&'()*+,;=%-._~")
 
 
-def md_link(text: str, url: str) -> str:
-    """``text`` as a code span, linked when ``url`` is https."""
-    target = md_url(url)
+def md_link(text: str, url: str | None) -> str:
+    """``text`` as a code span, linked when ``url`` is https (a record may have no permalink)."""
+    target = md_url(url) if url else None
     return f"[{md_code(text)}](<{target}>)" if target else md_code(text)

@@ -49,6 +49,11 @@ def _safe_url(url: str) -> str:
     return url if re.match(r"^https?://", url) else "#"
 
 
+def no_permalink(record: dict[str, Any]) -> str:
+    """Why a record's permalinks are null, as its provenance says."""
+    return (record["provenance"].get("permalinks") or {}).get("reason") or "none recorded"
+
+
 _FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
 
 
@@ -218,7 +223,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     snippet = r["snippet"]
     source = (
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
-        f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>'
+        + (f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
+           else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
         + code_html(snippet["code"], snippet["start_line"], list(range(loc["line"], loc.get("end_line", loc["line"]) + 1)))
     )
     parts.append(_section("source", "Source", source))
@@ -254,7 +260,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     parts.append(_section("related", "Related errors", rel_html))
     if len(r["sites"]) > 1:
         parts.append(_section("sites", f"All {len(r['sites'])} sites", "<ul>" + "".join(
-            f'<li><a href="{esc(_safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a> in <code>{esc(s["qualname"])}</code></li>'
+            "<li>" + (f'<a href="{esc(_safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
+                      else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Analysed commit",
@@ -311,8 +318,9 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
 
     sec("What it means", md_text(ex.get("what_it_means", "")))
     snippet = r["snippet"]
-    out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — "
-            f"[view on GitHub](<{_safe_url(loc['permalink'])}>)", "", md_code(snippet["code"], "python"), ""]
+    link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
+    out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
+            "", md_code(snippet["code"], "python"), ""]
     sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
     fix = ex.get("example_fix") or {}
     sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), 'python')}\n\nAfter:\n\n{md_code(fix.get('after', ''), 'python')}"

@@ -342,6 +342,10 @@ class Snapshot:
     # What the release records about its upstream commit when that is not a full 40-hex id
     # (e.g. setuptools-scm's 'g4ba787ec9'); informational only.
     upstream_recorded: str | None = None
+    #: ``models.Permalinks`` as data: the revision permalinks name, or why there are none.
+    permalinks: dict[str, str] | None = None
+    #: What the repository puts before a path of this source (``path_prefix`` for a wheel).
+    link_prefix: str = ""
     _reader: Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]] | None = field(default=None, repr=False, compare=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
 
@@ -530,8 +534,22 @@ def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream
             upstream_commit, recorded = _upstream_from(_recorded_commit(data, upstream.version_pattern), commit)
     return Snapshot(
         repo=repo, commit=commit, commit_date=_commit_date(git, commit), upstream_commit=upstream_commit,
-        ref=ref, source="git", files=files, skipped=skipped, upstream_recorded=recorded, _reader=reader,
+        ref=ref, source="git", files=files, skipped=skipped, upstream_recorded=recorded,
+        permalinks=permalinks_of(repo, upstream_commit or recorded or commit), _reader=reader,
     )
+
+
+def permalinks_of(repo: RepoRef, commit: str | None, tag: str | None = None, why_not: str = "") -> dict[str, str]:
+    """What permalinks name (``models.Permalinks``): a commit the repository holds, else the
+    release's tag, else nothing and why. Permalinks are GitHub's pages: elsewhere there are none."""
+    host = urlsplit(repo.url).hostname
+    if host != "github.com":
+        return {"basis": "none", "reason": f"the repository is not on GitHub ({host}); permalinks are GitHub pages"}
+    if commit:
+        return {"basis": "commit", "rev": commit}
+    if tag:
+        return {"basis": "tag", "rev": tag}
+    return {"basis": "none", "reason": why_not}
 
 
 def _local_git_dir(path: Path, shown: str) -> Path:
@@ -762,15 +780,27 @@ def _zip_date(info: zipfile.ZipInfo) -> str:
     return _dt.datetime(*info.date_time, tzinfo=_dt.timezone.utc).isoformat()
 
 
-def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
-               exclude: list[str], max_blob_bytes: int = 2_000_000) -> Snapshot:
-    """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them."""
+def _open_zip(path: Path) -> zipfile.ZipFile:
     try:
-        zf = zipfile.ZipFile(path)
+        return zipfile.ZipFile(path)
     except (OSError, zipfile.BadZipFile) as e:
         raise SourceError(f"{path}: not a readable wheel: {e}") from None
+
+
+def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
+               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None) -> Snapshot:
+    """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
+
+    Globs and the version file are the repository's paths: a file is selected as
+    ``upstream.path_prefix`` + its path in the wheel (``src/`` + ``pkg/a.py``)."""
+    zf = _open_zip(path)
+    prefix = upstream.path_prefix
     try:
-        select = PathFilter(include, exclude)
+        filter_ = PathFilter(include, exclude)
+
+        def select(name: str) -> bool:
+            return filter_(prefix + name)
+
         infos: dict[str, zipfile.ZipInfo] = {}
         files: list[FileEntry] = []
         skipped: list[Skipped] = []
@@ -808,11 +838,12 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
         vinfo = None
         if upstream.version_file:
             try:
-                vinfo = zf.getinfo(upstream.version_file)
+                vinfo = zf.getinfo(upstream.version_file.removeprefix(prefix))
             except KeyError:
                 vinfo = None
             if vinfo is not None and vinfo.file_size <= max_blob_bytes:
                 recorded = _recorded_commit(zf.read(vinfo), upstream.version_pattern)
+        tag = upstream.tag_of(version) if version is not None else None
         if recorded is not None and HEX40.fullmatch(recorded):
             commit, upstream_commit, short = recorded, recorded, None
         else:
@@ -822,6 +853,10 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
                 source += f" (the release records upstream commit {recorded} abbreviated; commit is a content hash of the files)"
             else:
                 source += " (no upstream commit recorded: commit is a content hash of the files)"
+        permalinks = permalinks_of(
+            repo, upstream_commit or short, tag,
+            "the release records no upstream commit and no tag pattern is configured for its repository "
+            "(errcat.toml: tag = \"v{version}\"), so no revision of the repository is known to hold these files")
         dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
         commit_date = _zip_date(dated) if dated is not None else "1980-01-01T00:00:00+00:00"
     except BaseException:
@@ -839,10 +874,56 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
             yield e, data
 
     return Snapshot(repo=repo, commit=commit, commit_date=commit_date, upstream_commit=upstream_commit, ref=None,
-                    source=source, files=files, skipped=skipped, upstream_recorded=short, _reader=read, _closers=[zf.close])
+                    source=source, files=files, skipped=skipped, upstream_recorded=short, permalinks=permalinks,
+                    link_prefix=prefix, _reader=read, _closers=[zf.close])
 
 
 def open_pypi(spec: str, *, cache_dir: Path | None = None, **kw: Any) -> Snapshot:
     name, version = parse_pypi_spec(spec)
     wheel = _download_wheel(name, version, cache_root(cache_dir))
-    return open_wheel(wheel, source=f"pypi:{name}=={version}", **kw)
+    return open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw)
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    """What a wheel says of itself: for a package that is no configured upstream, where its
+    identity (the project URLs) and its globs (one per top-level package or module) come from."""
+
+    urls: list[tuple[str, str]]  # (label, url): Home-page and every Project-URL
+    packages: list[str]  # include globs: "pkg/**/*.py" per package, "/mod.py" per module
+
+
+METADATA_MAX_BYTES = 1 << 20
+
+
+def wheel_info(path: Path) -> PackageInfo:
+    """Read a wheel's ``*.dist-info/METADATA`` and list its top-level packages."""
+    from email.parser import HeaderParser
+
+    with _open_zip(path) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        metas = [i for i in infos if re.fullmatch(r"[^/]+\.dist-info/METADATA", i.filename)]
+        if len(metas) != 1:
+            raise SourceError(f"{path.name}: expected one *.dist-info/METADATA, found {len(metas)}")
+        with zf.open(metas[0]) as fh:
+            raw = fh.read(METADATA_MAX_BYTES + 1)
+    if len(raw) > METADATA_MAX_BYTES:
+        raise SourceError(f"{path.name}: METADATA is over {METADATA_MAX_BYTES} bytes")
+    headers = HeaderParser().parsestr(raw.decode("utf-8", "replace"))
+    urls = [("Home-page", str(v)) for v in headers.get_all("Home-page") or []]
+    for value in headers.get_all("Project-URL") or []:
+        label, _, url = str(value).partition(",")
+        urls.append((label.strip(), url.strip()))
+    packages: set[str] = set()
+    for info in infos:
+        top, sep, _ = info.filename.partition("/")
+        # importable names only: a glob never gets a metacharacter from the archive
+        if info.filename.endswith(".py") and (top if sep else top[:-3]).isidentifier():
+            packages.add(f"{top}/**/*.py" if sep else f"/{top}")
+    return PackageInfo(urls=urls, packages=sorted(packages))
+
+
+def package_info(spec: str, cache_dir: Path | None = None) -> PackageInfo:
+    """The metadata of NAME==VERSION's wheel (downloaded once, as ``--pypi`` does)."""
+    name, version = parse_pypi_spec(spec)
+    return wheel_info(_download_wheel(name, version, cache_root(cache_dir)))

@@ -28,3 +28,35 @@ def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "
     out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
                          capture_output=True, check=True)
     return out.stdout.decode().strip()
+
+
+def wheel(path: Path, files: dict[str, str | bytes], *, name: str, version: str, metadata: list[str] = ()) -> Path:
+    """A wheel as a build backend writes one: the files, ``.dist-info/METADATA`` (with the given
+    extra header lines, e.g. ``Project-URL: Source, https://github.com/o/n``), WHEEL and RECORD."""
+    import base64
+    import hashlib
+    import zipfile
+
+    info = f"{name}-{version}.dist-info"
+    body = {rel: data.encode() if isinstance(data, str) else data for rel, data in files.items()}
+    body[f"{info}/METADATA"] = "\n".join(["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", *metadata, "", ""]).encode()
+    body[f"{info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: errcat-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    record = []
+    for rel, data in body.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{rel},sha256={digest},{len(data)}")
+    body[f"{info}/RECORD"] = ("\n".join([*record, f"{info}/RECORD,,"]) + "\n").encode()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for rel, data in body.items():
+            entry = zipfile.ZipInfo(rel, date_time=(2025, 3, 4, 5, 6, 8))
+            entry.external_attr = 0o100644 << 16
+            z.writestr(entry, data)
+    return path
+
+
+def cached_wheel(cache_dir: Path, files: dict[str, str | bytes], *, name: str, version: str, metadata: list[str] = ()) -> Path:
+    """A wheel where ``errcat crawl --pypi NAME==VERSION`` finds it already downloaded, so tests
+    need no package index."""
+    return wheel(cache_dir / "pypi" / f"{name}-{version}" / f"{name}-{version}-py3-none-any.whl", files,
+                 name=name, version=version, metadata=metadata)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -174,6 +175,108 @@ def test_name_override(cfg: Config) -> None:
     up = identify(None, None, "me/vllm-fork", cfg)
     assert (up.owner, up.repo, up.url) == ("me", "vllm-fork", "https://github.com/me/vllm-fork")
     assert up.include == VLLM.include  # everything else stays
-    for bad in ("justone", "a/b/c", "../x", "a/..", "-x/y"):
+    for bad in ("justone", "a/b/c", "../x", "a/..", "-x/y", "acme/.", "./.", "a_b/c"):
         with pytest.raises(UsageError, match="expected OWNER/NAME"):
             identify(None, None, bad, cfg)
+
+
+# --------------------------------------------------------------------------- GitHub identities
+
+IDENTITIES = [
+    ("a", "b", True), ("A-b-C9", "x.y_z-1", True), ("a" * 39, "n" * 100, True), ("acme", "...", True), ("acme", ".github", True),
+    ("a" * 40, "n", False), ("acme", "n" * 101, False), ("-acme", "n", False), ("acme-", "n", False), ("ac--me", "n", False),
+    ("a_b", "n", False), ("a.b", "n", False), ("", "n", False), ("acme", "", False), ("acme", ".", False), ("acme", "..", False),
+    ("acme", "a/b", False), ("acme", "a b", False), ("acme", "n\n", False), ("ácme", "n", False), ("acme", "ñ", False),
+]
+
+
+@pytest.mark.parametrize("owner, name, valid", IDENTITIES)
+def test_one_identity_pattern_for_the_checks_the_models_and_the_schema(owner: str, name: str, valid: bool) -> None:
+    import jsonschema
+    import jsonschema_rs
+
+    from crawler.models import Provenance, RepoRef, identity_problem
+    from crawler.schemas import schema_for
+
+    assert (identity_problem(owner, name) is None) == valid
+    try:
+        RepoRef(url="https://github.com/x/y", owner=owner, name=name)
+        assert valid
+    except ValueError:
+        assert not valid
+    record = schema_for("record")
+    slug = record["$defs"]["Provenance"]["properties"]["repo"]
+    ref = {**record["$defs"]["RepoRef"], "$defs": record["$defs"]}
+    for schema, value in ((slug, f"{owner}/{name}"), (ref, {"url": "u", "owner": owner, "name": name})):
+        assert jsonschema.Draft202012Validator(schema).is_valid(value) == valid
+        assert jsonschema_rs.validator_for(schema).is_valid(value) == valid
+    assert "pattern" not in Provenance.model_fields["repo"].metadata  # the one pattern lives in models' constants
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('owner = "../../tmp/x"', "upstreams.x.owner: '../../tmp/x' is not a GitHub owner"),
+        ('repo = ".."', "upstreams.x.repo: '..' is not a GitHub repository name"),
+        ('tag = "v"', "tag needs {version}"),
+        ('tag = "v{version}{version}"', "tag needs {version}"),
+        ('tag = "{version.__class__}"', "tag needs {version}"),
+        ('tag = "v {version}"', "does not make a git tag name"),
+        ('tag = "-{version}"', "does not make a git tag name"),
+        ('path_prefix = "../src"', "is not a relative directory"),
+        ('path_prefix = "/src"', "is not a relative directory"),
+        ('path_prefix = "src/*"', "is not a relative directory"),
+    ],
+)
+def test_identity_tag_and_prefix_are_checked_in_the_config(tmp_path: Path, text: str, problem: str) -> None:
+    write(tmp_path / "errcat.toml", f'[upstreams.x]\nurl = "https://github.com/acme/x"\n{text}\n')
+    with pytest.raises(ConfigError, match=re.escape(problem)):
+        load_config(tmp_path)
+
+
+def test_tag_and_prefix_read_from_the_config(tmp_path: Path) -> None:
+    write(tmp_path / "errcat.toml", '[upstreams.x]\nurl = "https://github.com/acme/x"\ntag = "release/{version}"\npath_prefix = "src/lib"\n')
+    up = load_config(tmp_path).upstreams["x"]
+    assert up.tag_of("1.2.3") == "release/1.2.3" and up.path_prefix == "src/lib/"
+    assert VLLM.tag_of("0.33.0") == "v0.33.0" and VLLM.path_prefix == ""
+
+
+FUNDING = ("Funding", "https://github.com/sponsors/someone")
+
+
+@pytest.mark.parametrize(
+    "urls, found",
+    [
+        ([FUNDING, ("Homepage", "https://github.com/pydantic/pydantic"), ("Source", "https://github.com/pydantic/pydantic")], ("pydantic", "pydantic")),
+        ([("Home-page", "https://github.com/huggingface/transformers")], ("huggingface", "transformers")),
+        ([("Changelog", "https://github.com/o/n/releases"), ("Source", "http://www.github.com/o/n.git")], ("o", "n")),
+        ([("Homepage", "https://github.com/o/site"), ("Repository", "https://github.com/o/code")], ("o", "code")),
+        ([FUNDING, ("Docs", "https://o.github.io/n"), ("Source", "https://gitlab.com/o/n")], None),
+        ([("Source", "https://github.com/a_b/n"), ("Source", "https://github.com/o/..")], None),
+        ([("Source", "https://github.com/o"), ("Source", "ftp://github.com/o/n"), ("Source", "https://[::1/o/n")], None),
+    ],
+)
+def test_a_packages_repository_from_its_project_urls(urls: list[tuple[str, str]], found: tuple[str, str] | None) -> None:
+    from crawler.config import github_identity
+
+    assert github_identity(urls, "pkg==1") == found
+
+
+def test_a_package_naming_two_repositories_equally_is_refused() -> None:
+    from crawler.config import github_identity
+
+    with pytest.raises(UsageError, match=r"pkg==1: its metadata names several GitHub repositories \(a/x, b/y\)"):
+        github_identity([("Source", "https://github.com/b/y"), ("Code", "https://github.com/a/x")], "pkg==1")
+
+
+def test_a_configured_upstream_is_found_by_its_package_name(cfg: Config, tmp_path: Path) -> None:
+    from crawler.config import identify_package
+
+    def unused():
+        raise AssertionError("a configured package needs no metadata")
+
+    write(tmp_path / "errcat.toml", MYLIB + 'pypi = "My_Lib"\n')
+    cfg = load_config(tmp_path)
+    assert identify_package("my.lib==1.0", None, None, cfg, unused).name == "mylib"
+    assert identify_package("VLLM==0.33.0", None, None, cfg, unused) == VLLM
+    assert identify_package("anything==1", "mylib", "me/fork", cfg, unused).slug == "me/fork"

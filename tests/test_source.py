@@ -464,6 +464,33 @@ def test_pypi_download_needs_network(tmp_path: Path) -> None:
     assert sorted(p.name for p in (tmp_path / "pypi" / "six-1.16.0").iterdir()) == ["six-1.16.0-py2.py3-none-any.whl"]
 
 
+def test_wheel_info_reads_project_urls_and_importable_top_level_names(tmp_path: Path) -> None:
+    from helpers import wheel
+
+    from crawler.source import wheel_info
+
+    w = wheel(tmp_path / "w.whl", {"pkg/__init__.py": "", "pkg/sub/m.py": "", "mod.py": "", "we*ird/x.py": "", "-x.py": "",
+                                   "pkg-1.0.data/purelib/hidden.py": "", "notes.txt": "", "data/x.json": "{}"},
+              name="pkg", version="1.0", metadata=["Home-page: https://example.com", "Project-URL: Source , https://github.com/o/n",
+                                                    "Project-URL: no comma here"])
+    info = wheel_info(w)
+    assert info.packages == ["/mod.py", "pkg/**/*.py"]
+    assert info.urls == [("Home-page", "https://example.com"), ("Source", "https://github.com/o/n"), ("no comma here", "")]
+
+
+def test_wheel_info_refuses_odd_metadata_with_one_line(tmp_path: Path) -> None:
+    from helpers import wheel
+
+    from crawler.source import METADATA_MAX_BYTES, wheel_info
+
+    two = wheel(tmp_path / "two.whl", {"other-1.0.dist-info/METADATA": "Name: other\n"}, name="pkg", version="1.0")
+    with pytest.raises(SourceError, match="expected one \\*.dist-info/METADATA, found 2"):
+        wheel_info(two)
+    big = wheel(tmp_path / "big.whl", {}, name="pkg", version="1.0", metadata=["Summary: " + "x" * METADATA_MAX_BYTES])
+    with pytest.raises(SourceError, match="METADATA is over"):
+        wheel_info(big)
+
+
 # --------------------------------------------------------------------------- globs
 
 GLOBS = [
