@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Iterable
+from urllib.parse import quote
 
 from . import __version__
 from .errors import DataError
@@ -34,8 +35,10 @@ class Identity:
         return f"{self.repo.owner}/{self.repo.name}"
 
     def permalink(self, path: str, line: int) -> str:
+        """On the repository's own host; the path percent-encoded, as a path may hold any character
+        but a link may not (``models.URL_PATTERN``)."""
         commit = self.upstream_commit or self.commit
-        return f"https://github.com/{self.repo.owner}/{self.repo.name}/blob/{commit}/{path}#L{line}"
+        return f"{self.repo.url}/blob/{commit}/{quote(path, safe='/', errors='backslashreplace')}#L{line}"
 
 
 def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:
