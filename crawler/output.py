@@ -45,10 +45,6 @@ OLD_MARK = ".old-"
 MANIFEST = "manifest.json"
 
 
-def dataset_dir(out_root: Path, owner: str, name: str) -> Path:
-    return out_root / owner / name
-
-
 def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
     return {
         "schema_version": "1",
