@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from crawler.jsonio import dumps_line  # noqa: E402
-from crawler.match import Matcher, load_search_index, match  # noqa: E402
+from crawler.dataset import load_search_index  # noqa: E402
+from crawler.match import Matcher, match  # noqa: E402
 from match_real import render_template  # noqa: E402
 from crawler.search import SearchEntry, SearchIndex, SearchSite, anchor_tokens, fragments, search_tokens, segments  # noqa: E402
 

@@ -47,8 +47,8 @@ class Identity:
         links = self.links
         if links["basis"] == "none":
             return None
-        where = quote(self.link_prefix + path, safe="/")  # a path may hold '#', '?' or '%'
-        return f"https://github.com/{self.repo.owner}/{self.repo.name}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
+        where = quote(self.link_prefix + path, safe="/", errors="backslashreplace")  # a path may hold '#', '?' or '%'
+        return f"{self.repo.url}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
 
 
 def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:

@@ -109,7 +109,8 @@ def validate(directory: Path, engine: str) -> None:
     Lists every invalid file with the JSON pointer of each error; exit 1 if any.
     """
     from .errors import UsageError
-    from .validate import find_datasets, validate_dataset
+    from .dataset import find_datasets
+    from .validate import validate_dataset
 
     if not directory.is_dir():
         raise UsageError(f"no such directory: {directory}")

@@ -19,14 +19,10 @@ DEFAULT_OUT = Path("output")
 
 
 def _matchers(data: Path):
-    from .match import Matcher, find_datasets
+    from .dataset import datasets_under
+    from .match import Matcher
 
-    if not data.is_dir():
-        raise UsageError(f"no such directory: {data}")
-    datasets = list(find_datasets(data))
-    if not datasets:
-        raise UsageError(f"no dataset (manifest.json) under {data}")
-    return [Matcher.load(d) for d in datasets]
+    return [Matcher.load(d) for d in datasets_under(data)]
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -119,12 +115,10 @@ def render(data: Path, out: Path, fmt: str) -> None:
     The HTML site works from file:// with no network: open OUT/index.html. The JSON of each
     entry and the search index are copied next to the pages.
     """
-    from .match import find_datasets
+    from .dataset import datasets_under
     from .site import render_site
 
-    if not data.is_dir():
-        raise UsageError(f"no such directory: {data}")
-    datasets = find_datasets(data)
+    datasets = datasets_under(data)
     if len(datasets) != 1:
         raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
     count = render_site(datasets[0], out, fmt, progress=lambda m: echo(m, err=True))

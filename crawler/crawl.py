@@ -22,11 +22,12 @@ from . import __version__
 from .cache import default_cache_dir
 from .config import identify, identify_package, load_config
 from .curated import default_root, load_set
+from .dataset import dataset_dir, load_manifest
 from .engine import cache_version, default_jobs, extract_all
-from .errors import UsageError
+from .errors import DataError, UsageError
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
-from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, publish, read_dataset, recover, Rendered
+from .output import MANIFEST, content_digest, dataset_lock, publish, read_dataset, recover, Rendered
 from .source import open_snapshot, package_info
 
 Progress = Callable[[str], None]
@@ -104,8 +105,8 @@ def upstream_commit(snapshot: Any) -> str | None:
 def current_manifest(target: Path, digest: str) -> Manifest | None:
     """The dataset's manifest when it was made from exactly these inputs and is intact."""
     try:
-        manifest = Manifest.model_validate_json((target / MANIFEST).read_bytes())
-    except (OSError, ValueError):
+        manifest = load_manifest(target)
+    except DataError:
         return None
     if manifest.input_digest != digest or content_digest(read_dataset(target)) != manifest.content_digest:
         return None

@@ -31,52 +31,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
 import yaml
 
-from .curated import SUFFIX, CuratedError, dataset_dir, is_stale, load_set, parse_file, parse_yaml
+from .curated import SUFFIX, CuratedError, is_stale, load_set, parse_file, parse_yaml
+from .dataset import Dataset, dataset_dir, open_dataset
+from .dataset import datasets_under as dataset_paths
 from .errors import DataError, UsageError
 from .ids import check_id
-from .models import CuratedFile, CuratedReview, Explanation, Manifest
+from .models import CuratedFile, CuratedReview, Explanation
 from .related import terms
 from .sink import BIDI, BIDI_CHARS
-from .validate import find_datasets
 
 
 # --------------------------------------------------------------------------- datasets
 
 
-@dataclass
-class Dataset:
-    path: Path
-    manifest: Manifest
-    records: list[dict[str, Any]]
-    by_id: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        self.by_id = {r["id"]: r for r in self.records}
-
-    @property
-    def commit(self) -> str:
-        return self.manifest.upstream_commit or self.manifest.commit
-
-
-def open_dataset(path: Path) -> Dataset:
-    try:
-        manifest = Manifest.model_validate_json((path / "manifest.json").read_bytes())
-        records = [orjson.loads(line) for line in (path / "errors.jsonl").read_bytes().splitlines()]
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: not a readable dataset: {str(exc).splitlines()[0]}") from None
-    return Dataset(path, manifest, records)
-
-
 def datasets_under(root: Path) -> list[Dataset]:
-    if not root.is_dir():
-        raise UsageError(f"no such directory: {root}")
-    found = [open_dataset(p) for p in find_datasets(root)]
-    if not found:
-        raise UsageError(f"no dataset (manifest.json) under {root}; run `errcat crawl` first")
-    return found
+    return [open_dataset(p) for p in dataset_paths(root)]
 
 
 def dataset_with(root: Path, entry_id: str) -> Dataset:
@@ -159,19 +130,19 @@ def candidates_for(entry: CuratedFile, ds: Dataset, taken: set[str], limit: int 
     words = terms(rv.template)
     scored = []
     for r in ds.records:
-        loc = r["location"]
-        same_fn = loc["qualname"] == rv.qualname
-        same_file = loc["path"] == rv.path
-        shared = words & terms(r["message"]["text"]) if words else set()
+        loc = r.location
+        same_fn = loc.qualname == rv.qualname
+        same_file = loc.path == rv.path
+        shared = words & terms(r.message.text) if words else set()
         if not (same_fn or same_file or len(shared) >= 2):
             continue
-        ratio = difflib.SequenceMatcher(None, rv.template, r["message"]["text"], autojunk=False).ratio()
+        ratio = difflib.SequenceMatcher(None, rv.template, r.message.text, autojunk=False).ratio()
         # similarity dominates; place and exception break near-ties (a reworded message stays put)
         score = 1.5 * ratio + (1.0 if same_fn and same_file else 0.6 if same_fn else 0.0) + (0.3 if same_file else 0.0)
-        score += 0.2 if r["exception"]["name"] == rv.exception else 0.0
-        score -= 0.5 if r["id"] in taken else 0.0  # already explained by another file
+        score += 0.2 if r.exception.name == rv.exception else 0.0
+        score -= 0.5 if r.id in taken else 0.0  # already explained by another file
         where = "same function" if same_fn and same_file else "same function name" if same_fn else "same file" if same_file else "shared terms"
-        scored.append(Candidate(r["id"], r["title"], round(score, 4), f"{where}, template {ratio:.0%} similar"))
+        scored.append(Candidate(r.id, r.title, round(score, 4), f"{where}, template {ratio:.0%} similar"))
     scored.sort(key=lambda c: (-c.score, c.id))
     return scored[:limit]
 
@@ -189,7 +160,7 @@ def check(ds: Dataset, curated_root: Path) -> Report:
         if record is None:
             report.orphans.append((path, entry, candidates_for(entry, ds, set(cset.entries))))
             continue
-        changed = is_stale(entry, record)
+        changed = is_stale(entry, record.message.text, record.facts.guards)
         if changed:
             report.stale.append((path, entry, changed))
         if entry.review.status == "reviewed" and not changed:
@@ -200,9 +171,9 @@ def check(ds: Dataset, curated_root: Path) -> Report:
             if rid not in ds.by_id:
                 report.dangling.append((path, rid))
     for r in ds.records:
-        counts = report.packages.setdefault(top_package(r["sites"][0]["module"]), [0, 0, 0])
-        counts[0] += r["id"] in report.curated_ids
-        counts[1] += r["id"] in report.draft_ids
+        counts = report.packages.setdefault(top_package(r.sites[0].module), [0, 0, 0])
+        counts[0] += r.id in report.curated_ids
+        counts[1] += r.id in report.draft_ids
         counts[2] += 1
     return report
 
@@ -315,7 +286,7 @@ def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, Curate
     if dst.exists():
         raise UsageError(f"{dst} already exists; merge the two by hand (no curated text is overwritten)")
     entry = parse_file(src)
-    review = review_for(ds.by_id[new], ds.commit, entry.review.status if entry.review.status != "retired" else "draft")
+    review = review_for(ds.by_id[new].model_dump(mode="json"), ds.commit, entry.review.status if entry.review.status != "retired" else "draft")
     text = splice(src.read_text(encoding="utf-8"), new_id=new, review=review)
     parse_file(dst, text)  # the result must be valid before anything changes on disk
     write_text_atomic(dst, text)
@@ -342,7 +313,7 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
     if status == "retired":
         review = entry.review.model_copy(update={"status": "retired", "note": note or entry.review.note})
     else:
-        review = review_for(ds.by_id[entry_id], ds.commit, "reviewed", note or entry.review.note)
+        review = review_for(ds.by_id[entry_id].model_dump(mode="json"), ds.commit, "reviewed", note or entry.review.note)
     text = splice(path.read_text(encoding="utf-8"), review=review)
     parse_file(path, text)
     write_text_atomic(path, text)
@@ -483,7 +454,7 @@ def draft(root: Path, data: Path, entry_id: str, llm: str | None = None, model: 
             raise UsageError(f"{path} exists and is not valid; fix or remove it by hand") from None
         if existing.review.status != "draft":
             raise UsageError(f"{path} is {existing.review.status}; a draft never overwrites it")
-    record = ds.by_id[entry_id]
+    record = ds.by_id[entry_id].model_dump(mode="json")
     entry = draft_from_facts(record, ds.commit)
     if llm:
         sections = llm_sections(record, entry, llm, model, timeout)

@@ -24,6 +24,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from .dataset import dataset_dir
 from .errors import ConfigError
 from .ids import ID_RE
 from .models import CuratedFile, identity_problem
@@ -152,14 +153,6 @@ class CuratedSet:
         return len(self.entries)
 
 
-def dataset_dir(root: Path, owner: str, name: str) -> Path:
-    """``<root>/<owner>/<name>``, for a GitHub identity only (``acme/..`` would be the root)."""
-    problem = identity_problem(owner, name)
-    if problem is not None:
-        raise ConfigError(f"no curated directory for {owner}/{name}: {problem}")
-    return root / owner / name
-
-
 def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -> CuratedSet:
     """Read and validate every ``*.yaml`` under ``root/owner/name``.
 
@@ -202,19 +195,20 @@ def default_root(config_path: Path | None) -> Path:
 # --------------------------------------------------------------------------- merge
 
 
-def is_stale(entry: CuratedFile, record: dict[str, Any]) -> list[str]:
-    """What changed since the review: 'template', 'guards' (empty when nothing did)."""
+def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
+    """What changed since the review of an entry whose template and guards are now these:
+    'template', 'guards' (empty when nothing did)."""
     changed = []
-    if entry.review.template != record["message"]["text"]:
+    if entry.review.template != template:
         changed.append("template")
-    if list(entry.review.guards) != list(record["facts"]["guards"]):
+    if list(entry.review.guards) != list(guards):
         changed.append("guards")
     return changed
 
 
 def status_for(entry: CuratedFile, record: dict[str, Any]) -> str:
     """``curated`` only for reviewed text whose code has not moved since; otherwise ``draft``."""
-    if entry.review.status == "reviewed" and not is_stale(entry, record):
+    if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["facts"]["guards"]):
         return "curated"
     return "draft"
 

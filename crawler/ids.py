@@ -14,6 +14,7 @@ import hashlib
 import re
 from typing import Any
 
+from .models import ID_PATTERN
 from .templates import Field, parts_from_template
 
 def normalize_template(text: str, fields: list[dict[str, Any]]) -> str:
@@ -47,7 +48,7 @@ def entry_id(repo: str, key: tuple[str, ...]) -> str:
     return hashlib.sha256(payload).hexdigest()[:16]
 
 
-ID_RE = re.compile(r"^[0-9a-f]{16}$")
+ID_RE = re.compile(ID_PATTERN)
 
 
 def check_id(value: str) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from .dataset import load_search_index
 from .search import SearchEntry, SearchIndex, WORD
 
 ELLIPSIS = ("...", "…")
@@ -548,31 +549,3 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
         nearest.sort(key=lambda n: (-n.similarity, n.entry.id))
         nearest = nearest[:5]
     return Result(readings, rank(found, limit), nearest)
-
-
-# --------------------------------------------------------------------------- loading
-
-
-def find_datasets(root: Path) -> list[Path]:
-    """Dataset directories under root (root itself when it holds a manifest); hidden ones skipped."""
-    if (root / "manifest.json").is_file():
-        return [root]
-    return [m.parent for m in sorted(root.rglob("manifest.json"))
-            if not any(part.startswith(".") for part in m.relative_to(root).parts)]
-
-
-def load_search_index(dataset: Path) -> SearchIndex:
-    """The dataset's search.json; built from errors.jsonl when an older dataset has none."""
-    from .errors import DataError
-
-    path = dataset / "search.json"
-    if path.is_file():
-        try:
-            return SearchIndex.model_validate_json(path.read_bytes())
-        except ValueError as exc:
-            raise DataError(f"{path} is not a valid search index: {str(exc).splitlines()[0]}") from None
-    from .dataset import load_manifest, load_records
-    from .search import build_search_index
-
-    manifest = load_manifest(dataset)
-    return build_search_index(load_records(dataset), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Callable, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = "1"
 ID_PATTERN = r"^[0-9a-f]{16}$"
@@ -30,6 +30,16 @@ _NAME = rf"(?!\.\.?{_END})[A-Za-z0-9._-]{{1,100}}"
 OWNER_PATTERN = rf"^{_OWNER}{_END}"
 NAME_PATTERN = rf"^{_NAME}{_END}"
 REPO_PATTERN = rf"^{_OWNER}/{_NAME}{_END}"
+#: What a user may type for an entry: its id or the first 4 or more of its digits.
+ID_PREFIX_PATTERN = r"^[0-9a-f]{4,16}$"
+#: A link errcat writes into pages: https only, a lowercase host, and only characters that are
+#: inert in an HTML attribute and a Markdown ``<...>`` link (no quotes, spaces, angle brackets).
+URL_PATTERN = r"^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&()*+,;=:@/?#-]*)?$"
+
+# Ids become file names and links; a JSON Schema pattern's ``$`` also matches before a trailing
+# newline in Python's re (what the reference validator uses), so the length is pinned as well.
+EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
+Url = Annotated[str, Field(pattern=URL_PATTERN)]
 
 SiteKind = Literal["raise", "assert"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
@@ -116,7 +126,7 @@ class Site(Model):
     exception: str = Field(description="The exception as written at the site.")
     exception_qualname: str = Field(description="The exception resolved through the module's imports.")
     template: Template
-    permalink: str | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
+    permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
     snippet: Snippet
     facts: Facts
 
@@ -133,7 +143,7 @@ class Location(Model):
     line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     qualname: str
-    permalink: str | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
+    permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
 
 
 class ExampleFix(Model):
@@ -161,15 +171,24 @@ class Explanation(Model):
 
 
 class Related(Model):
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     reason: str = Field(description="Why it is related: curated, same function, same class, same module, same package, shared terms.")
 
 
 class RepoRef(Model):
-    url: str
+    url: Url
     owner: Owner
     name: RepoName
+
+    @property
+    def host(self) -> str:
+        return url_host(self.url)
+
+
+def url_host(url: str) -> str:
+    """The host (and port) of a URL that matched ``URL_PATTERN``."""
+    return url.split("/", 3)[2]
 
 
 class Permalinked(Model):
@@ -216,15 +235,15 @@ class History(Model):
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
-    replaces: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list, description="Ids this entry succeeded: the same error reworded, or raised as another exception.")
-    replaced_by: str | None = Field(default=None, pattern=ID_PATTERN, description="When retired: the id that succeeded it, if any.")
+    replaces: list[EntryId] = Field(default_factory=list, description="Ids this entry succeeded: the same error reworded, or raised as another exception.")
+    replaced_by: EntryId | None = Field(default=None, description="When retired: the id that succeeded it, if any.")
 
 
 class Record(Model):
     """One catalogue entry: a distinct error (same exception, same template) and all its sites."""
 
     schema_version: Literal["1"] = SCHEMA_VERSION
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     repo: RepoRef
     kind: SiteKind
@@ -240,9 +259,17 @@ class Record(Model):
     history: History | None = None
     provenance: Provenance
 
+    @model_validator(mode="after")
+    def _links_stay_on_the_repository(self) -> Record:
+        host = self.repo.host
+        for url in (self.location.permalink, *(s.permalink for s in self.sites)):
+            if url is not None and url_host(url) != host:
+                raise ValueError(f"permalink {url!r} is not on the repository's host {host}")
+        return self
+
 
 class IndexRow(Model):
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     exception: str
     kind: SiteKind
@@ -318,14 +345,14 @@ class CuratedFile(Model):
     """One curated explanation: ``curated/<owner>/<name>/<id>.yaml``. The sections of a catalogue
     page, a hand-picked see-also list, and review metadata."""
 
-    id: str = Field(pattern=ID_PATTERN, description="The entry id; must equal the file name's stem.")
+    id: EntryId = Field(description="The entry id; must equal the file name's stem.")
     what_it_means: str = Field(min_length=1)
     when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
     solutions: list[str] = Field(default_factory=list)
     example_fix: ExampleFix | None = None
     defensive_patterns: list[DefensivePattern] = Field(default_factory=list)
     prevention: list[str] = Field(default_factory=list)
-    related: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list, description="Ids a curator links as see-also; listed before computed ones.")
+    related: list[EntryId] = Field(default_factory=list, description="Ids a curator links as see-also; listed before computed ones.")
     review: CuratedReview
 
     def explanation(self) -> Explanation:

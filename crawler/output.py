@@ -46,15 +46,6 @@ OLD_MARK = ".old-"
 MANIFEST = "manifest.json"
 
 
-def dataset_dir(out_root: Path, owner: str, name: str) -> Path:
-    """``<out>/<owner>/<name>``: a write or a swap there replaces that dataset and nothing else,
-    so only a GitHub identity passes (``acme/.`` would be ``<out>/acme``, ``./.`` the root)."""
-    problem = identity_problem(owner, name)
-    if problem is not None:
-        raise UsageError(f"refusing to write a dataset for {owner}/{name}: {problem}")
-    return out_root / owner / name
-
-
 def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
     return {
         "schema_version": "1",

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, RepoSlug, SiteKind
+from .models import COMMIT_PATTERN, SCHEMA_VERSION, EntryId, Model, Record, RepoSlug, SiteKind
 from .templates import parts_from_template
 
 WORD = re.compile(r"\w+")
@@ -29,7 +29,7 @@ class SearchSite(Model):
 
 
 class SearchEntry(Model):
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     exception: str = Field(description="Class name of the exception raised.")
     catch_as: list[str] = Field(default_factory=list, description="Names of the exception's ancestors (nearest first), ending with the builtin users catch.")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any, Callable
 
@@ -28,6 +27,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from .errors import UsageError
+from .jsonio import dumps
+from .models import URL_PATTERN
 from .search import SearchIndex
 
 NOT_EXPLAINED = "Not yet explained."
@@ -46,7 +47,9 @@ def script_json(data: Any) -> str:
 
 
 def _safe_url(url: str) -> str:
-    return url if re.match(r"^https?://", url) else "#"
+    """A link of a validated record (https on the repository's host, ``models.URL_PATTERN``);
+    anything else becomes a dead link rather than a live one."""
+    return url if re.fullmatch(URL_PATTERN, url) else "#"
 
 
 def no_permalink(record: dict[str, Any]) -> str:
@@ -64,6 +67,14 @@ def code_html(code: str, start: int | None = None, hl: list[int] | None = None) 
         if hl:
             opts["hl_lines"] = [n - start + 1 for n in hl]
     return highlight(code, PythonLexer(), HtmlFormatter(**opts))
+
+
+def _shown_lines(loc: dict[str, Any], snippet: dict[str, Any]) -> list[int]:
+    """The raise's lines that the snippet shows (a record's line numbers are not trusted to be
+    few: the range is cut to the snippet's own lines)."""
+    first = max(loc["line"], snippet["start_line"])
+    last = min(loc.get("end_line", loc["line"]), snippet["start_line"] + snippet["code"].count("\n"))
+    return list(range(first, last + 1))
 
 
 # --------------------------------------------------------------------------- HTML
@@ -225,7 +236,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
         + (f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
            else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
-        + code_html(snippet["code"], snippet["start_line"], list(range(loc["line"], loc.get("end_line", loc["line"]) + 1)))
+        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
     )
     parts.append(_section("source", "Source", source))
     facts = r.get("facts") or {}
@@ -353,17 +364,19 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
 
 def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None) -> int:
     """Write the site for one dataset into ``out``; returns the number of entry pages."""
-    from .match import load_search_index
+    from .dataset import MANIFEST, SEARCH, iter_records, load_manifest, load_search_index
 
-    if not (dataset / "manifest.json").is_file():
+    if not (dataset / MANIFEST).is_file():
         raise UsageError(f"not a dataset (no manifest.json): {dataset}")
-    manifest = json.loads((dataset / "manifest.json").read_bytes())
-    repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
-    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines() if line.strip()]
-    records.sort(key=lambda r: r["id"])
-    titles = {r["id"]: r["title"] for r in records}
     if out.resolve() == dataset.resolve() or dataset.resolve() in out.resolve().parents:
         raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
+    # Validated before use: ids become file names below, permalinks become links.
+    valid = load_manifest(dataset)
+    manifest = valid.model_dump(mode="json")
+    repo = f"{valid.repo.owner}/{valid.repo.name}"
+    records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
+    titles = {r["id"]: r["title"] for r in records}
+    index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
     (out / "errors").mkdir(parents=True, exist_ok=True)
     progress(f"rendering {len(records)} pages into {out}")
     if fmt == "markdown":
@@ -371,19 +384,19 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
             (out / "errors" / f"{r['id']}.md").write_text(entry_markdown(r, titles), encoding="utf-8")
         (out / "index.md").write_text(index_markdown(records, manifest, repo), encoding="utf-8")
     else:
-        index = load_search_index(dataset)
+        assert index is not None
         for r in records:
             (out / "errors" / f"{r['id']}.html").write_text(entry_html(r, repo, titles), encoding="utf-8")
         (out / "index.html").write_text(index_html(records, manifest, repo), encoding="utf-8")
         (out / "style.css").write_text(STYLE + _FORMATTER_CSS + "\n", encoding="utf-8")
         (out / "search.js").write_text(SEARCH_JS, encoding="utf-8")
         (out / "search-index.js").write_text(f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n", encoding="utf-8")
+    # What was validated is written, not the dataset's files copied: those may be links to
+    # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
     for r in records:
-        src = dataset / "errors" / f"{r['id']}.json"
-        if src.is_file():
-            shutil.copyfile(src, out / "errors" / f"{r['id']}.json")
-    if (dataset / "search.json").is_file():
-        shutil.copyfile(dataset / "search.json", out / "search.json")
+        (out / "errors" / f"{r['id']}.json").write_bytes(dumps(r))
+    if index is not None:
+        (out / SEARCH).write_bytes(dumps(index))
     return len(records)
 
 

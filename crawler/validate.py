@@ -17,7 +17,7 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 import jsonschema_rs
 
@@ -129,13 +129,3 @@ def validate_dataset(directory: Path, engine: str = "reference") -> list[Problem
         for eid in sorted(index_ids ^ jsonl_ids, key=str):
             problems.append(Problem("errors.jsonl", "", f"{eid} is in one of index.json and errors.jsonl only"))
     return problems
-
-
-def find_datasets(root: Path) -> Iterator[Path]:
-    """Dataset directories under root (root itself when it holds a manifest)."""
-    if (root / "manifest.json").is_file():
-        yield root
-        return
-    for manifest in sorted(root.rglob("manifest.json")):
-        if not any(part.startswith(".") for part in manifest.relative_to(root).parts):
-            yield manifest.parent

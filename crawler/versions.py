@@ -15,14 +15,13 @@ from typing import Callable
 
 from . import __version__
 from .crawl import CrawlOptions, crawl
-from .dataset import load_manifest, load_records
+from .dataset import Dataset, dataset_dir, find_datasets, open_dataset
 from .diff import DiffReport, Side, diff_records, live, side_of
 from .errors import DataError, SourceError, UsageError
 from .extract import EXTRACTOR_VERSION
 from .history import State, advance, render_state, seed, version_of
-from .models import Manifest, Record
-from .output import dataset_dir, write_dataset
-from .validate import find_datasets
+from .models import Manifest
+from .output import write_dataset
 
 Progress = Callable[[str], None]
 
@@ -56,21 +55,15 @@ class SourceOptions:
         )
 
 
-@dataclass
-class Dataset:
-    manifest: Manifest
-    records: list[Record]
-
-    @property
-    def side(self) -> Side:
-        return side_of(self.manifest, self.records)
+def _side(data: Dataset) -> Side:
+    return side_of(data.manifest, data.records)
 
 
 def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet) -> Dataset:
     """Crawl one ref into a fresh directory under ``scratch`` and load it back."""
     out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
     result = crawl(source.crawl_options(ref, out), progress=progress)
-    return Dataset(result.manifest, load_records(result.target))
+    return open_dataset(result.target)
 
 
 def load_dataset(path: Path, name: str | None = None) -> Dataset:
@@ -82,7 +75,7 @@ def load_dataset(path: Path, name: str | None = None) -> Dataset:
         raise UsageError(f"no dataset (manifest.json) under {path}")
     if len(found) > 1:
         raise UsageError(f"{path} holds {len(found)} datasets; pass the dataset directory (or --name OWNER/NAME)")
-    return Dataset(load_manifest(found[0]), load_records(found[0]))
+    return open_dataset(found[0])
 
 
 def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet) -> Dataset:
@@ -100,7 +93,7 @@ def diff_datasets(old: Dataset, new: Dataset) -> DiffReport:
             f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} "
             f"and {new.manifest.repo.owner}/{new.manifest.repo.name}"
         )
-    return diff_records(old.records, new.records, old_side=old.side, new_side=new.side)
+    return diff_records(old.records, new.records, old_side=_side(old), new_side=_side(new))
 
 
 # --------------------------------------------------------------------------- refs and tags
@@ -261,7 +254,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     target = dataset_dir(out, upstream.owner, upstream.repo)
     old: Dataset | None = None
     if (target / "manifest.json").is_file():
-        old = Dataset(load_manifest(target), load_records(target))
+        old = open_dataset(target)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 
@@ -270,7 +263,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
 
     if old is not None and commit is not None and old.manifest.commit == commit and same_tools(old.manifest):
         progress(f"up to date at {commit[:12]}")
-        report = diff_records(old.records, old.records, old_side=old.side, new_side=old.side)
+        report = diff_records(old.records, old.records, old_side=_side(old), new_side=_side(old))
         return SyncResult(False, target, commit, report, markdown(report))
 
     notes: list[str] = []
@@ -289,7 +282,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             state = advance({}, new.records, version_of(want), new.manifest.commit)
             report = None
         else:
-            base = Dataset(old.manifest, live(old.records))
+            base = Dataset(old.path, old.manifest, live(old.records))
             if not same_tools(old.manifest):
                 # The stored records came from another errcat: diff against the old commit crawled
                 # by this one, so the changelog shows upstream's changes, not the tool's.

@@ -91,7 +91,7 @@ def test_result_shape_and_models(result):
     assert result["status"] == "ok" and result["reason"] is None
     assert result["module"] == "pkg.config.mod" and result["path"] == "src/pkg/config/mod.py"
     for s in result["sites"]:
-        Site.model_validate({**s, "permalink": "x"})
+        Site.model_validate({**s, "permalink": "https://github.com/o/n/blob/" + "0" * 40 + "/" + s["path"] + "#L1"})
     json.dumps(result)
     assert [s["line"] for s in result["sites"]] == sorted(s["line"] for s in result["sites"])
     assert isinstance(EXTRACTOR_VERSION, str)

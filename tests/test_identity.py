@@ -17,10 +17,9 @@ from helpers import cached_wheel
 
 from crawler.catalogue import Identity
 from crawler.config import VLLM
-from crawler.curated import dataset_dir as curated_dir
-from crawler.errors import ConfigError, UsageError
+from crawler.errors import UsageError
 from crawler.models import Manifest, RepoRef
-from crawler.output import dataset_dir
+from crawler.dataset import dataset_dir
 from crawler.source import PathFilter
 
 CODE = "def check(x):\n    if x is None:\n        raise ValueError(f'no value for {x}')\n"
@@ -110,10 +109,9 @@ def test_an_origin_that_is_no_github_identity_needs_a_name(fixture_repo, cli, tm
 
 @pytest.mark.parametrize("owner, name", [("acme", "."), (".", "."), ("acme", ".."), ("..", "x"), ("acme/x", "y"), ("acme", "x/y"), ("", "x")])
 def test_dataset_and_curated_directories_are_only_ever_an_identity(tmp_path, owner, name):
+    # one function names both: <out>/<owner>/<name> and <curated>/<owner>/<name>
     with pytest.raises(UsageError, match="is not a GitHub"):
         dataset_dir(tmp_path, owner, name)
-    with pytest.raises(ConfigError, match="is not a GitHub"):
-        curated_dir(tmp_path, owner, name)
     with pytest.raises(ValueError, match="is not a GitHub"):
         RepoRef(url="https://github.com/x/y", owner=owner, name=name)
     assert dataset_dir(tmp_path, "acme", "x.y") == tmp_path / "acme" / "x.y"
