@@ -1,10 +1,10 @@
 """Validate a dataset the way an outside consumer would: the JSON Schemas and a standard validator.
 
-Two engines implement the same JSON Schema 2020-12 check: ``reference`` is the Python
-jsonschema library (what most consumers use, and what ``errcat validate`` runs by default);
-``fast`` is jsonschema-rs, about a hundred times faster, which the crawl uses to check every
-record it writes without the check costing more than the crawl itself (~1.2 ms a record with
-the reference engine, 10k records on vLLM). A test shows both report the same problems.
+Two engines implement the same JSON Schema 2020-12 check: ``fast`` is jsonschema-rs, what the
+crawl uses to check every record it writes and what ``errcat validate`` runs by default;
+``reference`` is the Python jsonschema library, what most consumers use (~20x slower over a
+whole dataset: 26 s against 1.3 s on vLLM's 8,248 records). Tests show both report the same
+problems, record by record and over whole corrupted datasets.
 
 Every problem is collected, not just the first: one per schema error, with the file and the JSON
 pointer of the offending value, plus the dataset's own consistency (the index, the record files
@@ -58,7 +58,7 @@ def pointer(path: Iterable[Any]) -> str:
 ENGINES = ("reference", "fast")
 
 
-def check(name: str, data: Any, file: str, engine: str = "reference") -> list[Problem]:
+def check(name: str, data: Any, file: str, engine: str = "fast") -> list[Problem]:
     """Schema problems of one document, ordered by location."""
     if engine == "fast":
         errors = ((err.instance_path, err.message) for err in fast_validator(name).iter_errors(data))
@@ -76,7 +76,7 @@ def _load(path: Path, label: str) -> tuple[Any, list[Problem]]:
         return None, [Problem(label, "", f"not valid JSON: {exc}")]
 
 
-def validate_dataset(directory: Path, engine: str = "reference") -> list[Problem]:
+def validate_dataset(directory: Path, engine: str = "fast") -> list[Problem]:
     """Every problem in one dataset directory (the one holding manifest.json)."""
     problems: list[Problem] = []
     base = directory
