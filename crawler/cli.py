@@ -14,6 +14,7 @@ import click
 
 from . import __version__
 from .errors import ErrcatError
+from .progress import REPORTER
 
 DEFAULT_OUT = Path("output")
 
@@ -51,9 +52,11 @@ class ErrcatGroup(click.Group):
             exc.show()
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
+            REPORTER.clear()
             click.echo(_usage_line(exc), err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
+            REPORTER.clear()
             click.echo("errcat: interrupted", err=True)
             sys.exit(1)
         # Non-standalone, Click returns a command's return value, or the code of ctx.exit(code).
@@ -65,12 +68,9 @@ class ErrcatGroup(click.Group):
         except ErrcatError as exc:
             if os.environ.get("ERRCAT_DEBUG"):
                 raise
+            REPORTER.clear()
             click.echo(f"errcat: {exc}", err=True)
             ctx.exit(exc.exit_code)
-
-
-def _progress(message: str) -> None:
-    click.echo(message, err=True)
 
 
 @click.group("errcat", cls=ErrcatGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -124,9 +124,9 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
         exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
         curated=curated, max_blob_bytes=max_file_bytes,
     )
-    result = run_crawl(options, progress=_progress)
+    result = run_crawl(options, progress=REPORTER)
     c = result.manifest.counts
-    click.echo(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}", err=True)
+    REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")
     click.echo(
         f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, "
         f"entries {c.entries}, {result.seconds:.1f}s"
@@ -153,7 +153,7 @@ def validate(directory: Path, engine: str) -> None:
         raise UsageError(f"no dataset (manifest.json) under {directory}")
     bad = 0
     for dataset in datasets:
-        problems = validate_dataset(dataset, engine)
+        problems = validate_dataset(dataset, engine, progress=REPORTER)
         for problem in problems:
             click.echo(f"{dataset}/{problem}")
         bad += len(problems)

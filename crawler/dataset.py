@@ -9,6 +9,7 @@ from pydantic import ValidationError
 
 from .errors import DataError, UsageError
 from .models import Manifest, Record
+from .progress import Progress, quiet, task
 from .validate import find_datasets
 
 _PREFIX = re.compile(r"^[0-9a-f]{4,16}$")
@@ -48,12 +49,15 @@ def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
     return matches[0], load_record(matches[0])
 
 
-def load_records(dataset: Path) -> list[Record]:
+def load_records(dataset: Path, progress: Progress = quiet, label: str | None = None) -> list[Record]:
     """Every record of a dataset, from its JSONL file, in id order."""
     records = []
-    for n, line in enumerate((dataset / "errors.jsonl").read_bytes().splitlines(), start=1):
-        try:
-            records.append(Record.model_validate_json(line))
-        except ValidationError as exc:
-            raise DataError(f"{dataset}/errors.jsonl:{n} is not a valid record: {str(exc).splitlines()[0]}") from None
+    lines = (dataset / "errors.jsonl").read_bytes().splitlines()
+    with task(progress, f"reading {label or dataset}", len(lines), "records") as reading:
+        for n, line in enumerate(lines, start=1):
+            try:
+                records.append(Record.model_validate_json(line))
+            except ValidationError as exc:
+                raise DataError(f"{dataset}/errors.jsonl:{n} is not a valid record: {str(exc).splitlines()[0]}") from None
+            reading.advance()
     return records

@@ -28,6 +28,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from .errors import UsageError
+from .progress import task
 from .search import SearchIndex
 
 NOT_EXPLAINED = "Not yet explained."
@@ -357,15 +358,17 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     if out.resolve() == dataset.resolve() or dataset.resolve() in out.resolve().parents:
         raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
     (out / "errors").mkdir(parents=True, exist_ok=True)
-    progress(f"rendering {len(records)} pages into {out}")
+    pages = task(progress, f"rendering pages into {out}", len(records), "pages")
     if fmt == "markdown":
         for r in records:
             (out / "errors" / f"{r['id']}.md").write_text(entry_markdown(r, titles), encoding="utf-8")
+            pages.advance()
         (out / "index.md").write_text(index_markdown(records, manifest, repo), encoding="utf-8")
     else:
         index = load_search_index(dataset)
         for r in records:
             (out / "errors" / f"{r['id']}.html").write_text(entry_html(r, repo, titles), encoding="utf-8")
+            pages.advance()
         (out / "index.html").write_text(index_html(records, manifest, repo), encoding="utf-8")
         (out / "style.css").write_text(STYLE + _FORMATTER_CSS + "\n", encoding="utf-8")
         (out / "search.js").write_text(SEARCH_JS, encoding="utf-8")
@@ -376,6 +379,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
             shutil.copyfile(src, out / "errors" / f"{r['id']}.json")
     if (dataset / "search.json").is_file():
         shutil.copyfile(dataset / "search.json", out / "search.json")
+    pages.close()
     return len(records)
 
 

@@ -22,6 +22,7 @@ from typing import Any, Iterable, Iterator
 import jsonschema_rs
 
 from .ids import ID_RE
+from .progress import Progress, quiet, task
 from .schemas import schema_for
 
 
@@ -76,49 +77,56 @@ def _load(path: Path, label: str) -> tuple[Any, list[Problem]]:
         return None, [Problem(label, "", f"not valid JSON: {exc}")]
 
 
-def validate_dataset(directory: Path, engine: str = "fast") -> list[Problem]:
+def validate_dataset(directory: Path, engine: str = "fast", progress: Progress = quiet) -> list[Problem]:
     """Every problem in one dataset directory (the one holding manifest.json)."""
     problems: list[Problem] = []
     base = directory
+    errors_dir = directory / "errors"
+    record_files = sorted(errors_dir.glob("*.json")) if errors_dir.is_dir() else []
+    jsonl = directory / "errors.jsonl"
+    lines = jsonl.read_bytes().splitlines() if jsonl.is_file() else None
+    documents = task(progress, f"validating {directory}", 3 + len(record_files) + len(lines or ()), "documents")
 
     def label(path: Path) -> str:
         return path.relative_to(base).as_posix()
 
-    manifest, found = _load(directory / "manifest.json", "manifest.json")
-    problems += found or check("manifest", manifest, "manifest.json", engine)
-    index, found = _load(directory / "index.json", "index.json")
-    problems += found or check("index", index, "index.json", engine)
-    if (directory / "search.json").exists():  # datasets written before errcat had it lack it
-        search, found = _load(directory / "search.json", "search.json")
-        problems += found or check("search", search, "search.json", engine)
+    with documents:
+        manifest, found = _load(directory / "manifest.json", "manifest.json")
+        problems += found or check("manifest", manifest, "manifest.json", engine)
+        index, found = _load(directory / "index.json", "index.json")
+        problems += found or check("index", index, "index.json", engine)
+        if (directory / "search.json").exists():  # datasets written before errcat had it lack it
+            search, found = _load(directory / "search.json", "search.json")
+            problems += found or check("search", search, "search.json", engine)
+        documents.advance(3)
 
-    record_ids: set[str] = set()
-    errors_dir = directory / "errors"
-    for path in sorted(errors_dir.glob("*.json")) if errors_dir.is_dir() else []:
-        data, found = _load(path, label(path))
-        if found:
-            problems += found
-            continue
-        problems += check("record", data, label(path), engine)
-        if not ID_RE.fullmatch(path.stem) or not isinstance(data, dict) or data.get("id") != path.stem:
-            problems.append(Problem(label(path), "/id", "file name is not the record's id"))
-        record_ids.add(path.stem)
-
-    jsonl_ids: set[str] = set()
-    jsonl = directory / "errors.jsonl"
-    if not jsonl.is_file():
-        problems.append(Problem("errors.jsonl", "", "missing"))
-    else:
-        for n, line in enumerate(jsonl.read_bytes().splitlines(), start=1):
-            where = f"errors.jsonl:{n}"
-            try:
-                data = json.loads(line)
-            except ValueError as exc:
-                problems.append(Problem(where, "", f"not valid JSON: {exc}"))
+        record_ids: set[str] = set()
+        for path in record_files:
+            documents.advance()
+            data, found = _load(path, label(path))
+            if found:
+                problems += found
                 continue
-            problems += check("record", data, where, engine)
-            if isinstance(data, dict) and isinstance(data.get("id"), str):
-                jsonl_ids.add(data["id"])
+            problems += check("record", data, label(path), engine)
+            if not ID_RE.fullmatch(path.stem) or not isinstance(data, dict) or data.get("id") != path.stem:
+                problems.append(Problem(label(path), "/id", "file name is not the record's id"))
+            record_ids.add(path.stem)
+
+        jsonl_ids: set[str] = set()
+        if lines is None:
+            problems.append(Problem("errors.jsonl", "", "missing"))
+        else:
+            for n, line in enumerate(lines, start=1):
+                documents.advance()
+                where = f"errors.jsonl:{n}"
+                try:
+                    data = json.loads(line)
+                except ValueError as exc:
+                    problems.append(Problem(where, "", f"not valid JSON: {exc}"))
+                    continue
+                problems += check("record", data, where, engine)
+                if isinstance(data, dict) and isinstance(data.get("id"), str):
+                    jsonl_ids.add(data["id"])
 
     if isinstance(index, dict) and isinstance(index.get("entries"), list):
         index_ids = {row.get("id") for row in index["entries"] if isinstance(row, dict)}

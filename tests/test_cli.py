@@ -105,9 +105,11 @@ def test_validate_prints_problems_and_verdict_on_stdout(cli, tmp_path):
     dataset = cd.write(tmp_path)
     result = cli("validate", tmp_path / "out")
     assert result.exit_code == 0 and result.stdout == f"{dataset}: valid\n"
-    assert "valid" not in result.stderr
+    assert f"{dataset}: valid" not in result.stderr
+    assert result.stderr.splitlines()[-1].startswith(f"validating {dataset}: ")  # progress, on stderr
     DATASET_CORRUPTIONS["record without exception"](dataset)
     result = cli("validate", tmp_path / "out")
     assert result.exit_code == 1
     assert result.stdout.splitlines()[-1] == f"{dataset}: 1 problem(s)"
-    assert "is a required property" in result.stdout and "problem" not in result.stderr
+    assert "is a required property" in result.stdout and "required property" not in result.stderr
+    assert "problem(s)" not in result.stderr
