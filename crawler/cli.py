@@ -164,6 +164,37 @@ def validate(directory: Path, engine: str) -> None:
 
 
 @main.command()
+@click.argument("artifact", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--upstream", metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml); default: vllm.")
+@click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="The dataset to expect (default: the upstream's).")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
+@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the artifact's changelog here, once checked.")
+def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, config: Path | None, changelog: Path | None) -> None:
+    """Check a catalogue made by another job and write it under OUT/<owner>/<name>/.
+
+    ARTIFACT holds output/<owner>/<name>/ as a crawl writes it and changelog.md, as the sync
+    workflow's read-only job uploads them. Nothing in it is trusted: anything but that layout
+    (a symlink, a FIFO, another file or dataset), a document that fails the schemas, files that
+    do not hash to the manifest's digest, or a changelog that is not plain text is refused (exit 1)
+    and nothing is written. Prints commit=<40 hex>, also to $GITHUB_OUTPUT when set.
+    """
+    from .adopt import adopt as run_adopt
+    from .config import identify, load_config
+    from .versions import check_output_commit
+
+    up = identify(None, upstream, name, load_config(config))
+    result = run_adopt(artifact, out, up.owner, up.repo, changelog, REPORTER)
+    commit = check_output_commit(result.commit)
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        with open(github_output, "a", encoding="utf-8") as f:
+            f.write(f"commit={commit}\n")
+    REPORTER(f"wrote {result.target}")
+    click.echo(f"commit={commit}")
+
+
+@main.command()
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("schema"), show_default=True)
 def schema(out: Path) -> None:
     """Write the JSON Schemas (generated from the models) into OUT."""
