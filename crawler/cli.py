@@ -15,15 +15,56 @@ import click
 from . import __version__
 from .errors import ErrcatError
 from .sink import echo
+from .progress import REPORTER
 
 DEFAULT_OUT = Path("output")
 
 
+def _usage_line(exc: click.ClickException) -> str:
+    """Click's error as errcat's one line: ``errcat: no such command 'x' (see 'errcat --help')``."""
+    message = " ".join(exc.format_message().split()).rstrip(".")
+    if message[:1].isupper() and not message[1:2].isupper():  # "No such ..." but not "URL ..."
+        message = message[0].lower() + message[1:]
+    if not isinstance(exc, click.UsageError):
+        return f"errcat: {message}"
+    ctx = exc.ctx
+    if ctx is None:  # Click's parser raises some errors (a missing option value) without one
+        return f"errcat: {message} (see 'errcat --help')"
+    names = []
+    while ctx is not None:
+        names.append(ctx.info_name or "")
+        ctx = ctx.parent
+    names[-1] = "errcat"  # the root's name is however it was started (errcat, python -m crawler)
+    return f"errcat: {message} (see '{' '.join(reversed(names))} --help')"
+
+
 class ErrcatGroup(click.Group):
-    """Turns every ErrcatError into one line on stderr and its exit code.
+    """Turns every ErrcatError, and Click's own usage errors, into one line on stderr and its exit
+    code (2 for usage errors).
 
     The message may quote a crawled repository or a dataset (a path, a name, a ref): it is
     printed through ``sink`` like every other line, the last line of defence."""
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        # Click's standalone mode prints a usage block for a usage error; errcat prints one line,
+        # so it runs Click non-standalone and reports what Click would have printed itself.
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:  # a bare `errcat`: the help is the answer
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            REPORTER.clear()
+            echo(_usage_line(exc), err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            REPORTER.clear()
+            echo("errcat: interrupted", err=True)
+            sys.exit(1)
+        # Non-standalone, Click returns a command's return value, or the code of ctx.exit(code).
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -31,15 +72,12 @@ class ErrcatGroup(click.Group):
         except ErrcatError as exc:
             if os.environ.get("ERRCAT_DEBUG"):
                 raise
+            REPORTER.clear()
             echo(f"errcat: {exc}", err=True)
             ctx.exit(exc.exit_code)
 
 
-def _progress(message: str) -> None:
-    echo(message, err=True)
-
-
-@click.group(cls=ErrcatGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("errcat", cls=ErrcatGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="errcat")
 def main() -> None:
     """errcat builds error catalogues from source.
@@ -90,9 +128,9 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
         exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
         curated=curated, max_blob_bytes=max_file_bytes,
     )
-    result = run_crawl(options, progress=_progress)
+    result = run_crawl(options, progress=REPORTER)
     c = result.manifest.counts
-    echo(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}", err=True)
+    REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")
     echo(
         f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, "
         f"entries {c.entries}, {result.seconds:.1f}s"
@@ -101,12 +139,13 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
 
 @main.command()
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT)
-@click.option("--engine", type=click.Choice(["reference", "fast"]), default="reference", show_default=True,
-              help="reference: the Python jsonschema library; fast: jsonschema-rs (same checks, ~100x faster).")
+@click.option("--engine", type=click.Choice(["fast", "reference"]), default="fast", show_default=True,
+              help="fast: jsonschema-rs; reference: the Python jsonschema library (same verdicts, ~20x slower).")
 def validate(directory: Path, engine: str) -> None:
     """Validate every dataset under DIRECTORY against the JSON Schemas (default: output/).
 
-    Lists every invalid file with the JSON pointer of each error; exit 1 if any.
+    Prints every invalid file with the JSON pointer of each error, then each dataset's verdict;
+    exit 1 if any.
     """
     from .errors import UsageError
     from .dataset import find_datasets
@@ -119,14 +158,45 @@ def validate(directory: Path, engine: str) -> None:
         raise UsageError(f"no dataset (manifest.json) under {directory}")
     bad = 0
     for dataset in datasets:
-        problems = validate_dataset(dataset, engine)
+        problems = validate_dataset(dataset, engine, progress=REPORTER)
         for problem in problems:
             echo(f"{dataset}/{problem}")
         bad += len(problems)
         state = f"{len(problems)} problem(s)" if problems else "valid"
-        echo(f"{dataset}: {state}", err=True)
+        echo(f"{dataset}: {state}")
     if bad:
         sys.exit(1)
+
+
+@main.command()
+@click.argument("artifact", type=click.Path(path_type=Path, file_okay=False))
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--upstream", metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml); default: vllm.")
+@click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="The dataset to expect (default: the upstream's).")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
+@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the artifact's changelog here, once checked.")
+def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, config: Path | None, changelog: Path | None) -> None:
+    """Check a catalogue made by another job and write it under OUT/<owner>/<name>/.
+
+    ARTIFACT holds output/<owner>/<name>/ as a crawl writes it and changelog.md, as the sync
+    workflow's read-only job uploads them. Nothing in it is trusted: anything but that layout
+    (a symlink, a FIFO, another file or dataset), a document that fails the schemas, files that
+    do not hash to the manifest's digest, or a changelog that is not plain text is refused (exit 1)
+    and nothing is written. Prints commit=<40 hex>, also to $GITHUB_OUTPUT when set.
+    """
+    from .adopt import adopt as run_adopt
+    from .config import identify, load_config
+    from .versions import check_output_commit
+
+    up = identify(None, upstream, name, load_config(config))
+    result = run_adopt(artifact, out, up.owner, up.repo, changelog, REPORTER)
+    commit = check_output_commit(result.commit)
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        with open(github_output, "a", encoding="utf-8") as f:
+            f.write(f"commit={commit}\n")
+    REPORTER(f"wrote {result.target}")
+    echo(f"commit={commit}")
 
 
 @main.command()

@@ -14,6 +14,7 @@ import click
 
 from .errors import UsageError
 from .sink import echo
+from .progress import REPORTER
 
 DEFAULT_OUT = Path("output")
 
@@ -61,8 +62,8 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
     loaded = time.perf_counter()
     result = run_match(message, matchers, limit)
     done = time.perf_counter()
-    echo(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
-         f"matched in {(done - loaded) * 1000:.1f} ms", err=True)
+    REPORTER(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
+             f"matched in {(done - loaded) * 1000:.1f} ms")
     if as_json:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
     else:
@@ -121,5 +122,5 @@ def render(data: Path, out: Path, fmt: str) -> None:
     datasets = datasets_under(data)
     if len(datasets) != 1:
         raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
-    count = render_site(datasets[0], out, fmt, progress=lambda m: echo(m, err=True))
+    count = render_site(datasets[0], out, fmt, progress=REPORTER)
     echo(f"{count} pages in {out}")

@@ -27,7 +27,7 @@ from .engine import cache_version, default_jobs, extract_all
 from .errors import DataError, UsageError
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
-from .output import MANIFEST, content_digest, dataset_lock, publish, read_dataset, recover, Rendered
+from .output import content_digest, dataset_lock, publish, read_dataset, recover, Rendered
 from .source import open_snapshot, package_info
 
 Progress = Callable[[str], None]
@@ -131,7 +131,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     if options.pypi is not None:
         pypi = options.pypi
         upstream = identify_package(pypi, options.upstream, options.name, config,
-                                    lambda: package_info(pypi, options.cache_dir))
+                                    lambda: package_info(pypi, options.cache_dir, progress))
     else:
         upstream = identify(options.repo, options.upstream, options.name, config)
     include = options.include or list(upstream.include)
@@ -145,6 +145,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         exclude=exclude,
         cache_dir=options.cache_dir,
         max_blob_bytes=options.max_blob_bytes,
+        progress=progress,
     )
     if not snapshot.files and not snapshot.skipped:
         # An empty dataset would replace the one in place: a crawl of nothing publishes nothing.

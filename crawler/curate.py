@@ -36,7 +36,7 @@ import yaml
 from .curated import SUFFIX, CuratedError, is_stale, load_set, parse_file, parse_yaml
 from .dataset import Dataset, dataset_dir, open_dataset
 from .dataset import datasets_under as dataset_paths
-from .errors import DataError, UsageError
+from .errors import UsageError
 from .ids import check_id
 from .models import CuratedFile, CuratedReview, Explanation
 from .related import terms

@@ -27,7 +27,7 @@ from pydantic import ValidationError
 from .dataset import dataset_dir
 from .errors import ConfigError
 from .ids import ID_RE
-from .models import CuratedFile, identity_problem
+from .models import CuratedFile
 
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 from .errors import DataError, UsageError
 from .models import ID_PATTERN, ID_PREFIX_PATTERN, Index, Manifest, Record, identity_problem
 from .search import SearchIndex
+from .progress import Progress, quiet, task
 
 MANIFEST = "manifest.json"
 INDEX = "index.json"
@@ -170,9 +171,16 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
             yield record
 
 
-def load_records(dataset: Path, manifest: Manifest | None = None) -> list[Record]:
+def load_records(dataset: Path, manifest: Manifest | None = None, progress: Progress = quiet,
+                 label: str | None = None) -> list[Record]:
     """Every record of a dataset, in file order (see ``iter_records``)."""
-    return list(iter_records(dataset, manifest))
+    total = manifest.counts.entries + manifest.counts.retired if manifest is not None else None
+    records = []
+    with task(progress, f"reading {label or dataset}", total, "records") as reading:
+        for record in iter_records(dataset, manifest):
+            records.append(record)
+            reading.advance()
+    return records
 
 
 def load_search_index(dataset: Path) -> SearchIndex:
@@ -211,10 +219,10 @@ class Dataset:
         return self.manifest.upstream_commit or self.manifest.commit
 
 
-def open_dataset(path: Path) -> Dataset:
+def open_dataset(path: Path, progress: Progress = quiet, label: str | None = None) -> Dataset:
     """One dataset directory: the manifest, then every record, each validated."""
     manifest = load_manifest(path)
-    return Dataset(path, manifest, load_records(path, manifest))
+    return Dataset(path, manifest, load_records(path, manifest, progress, label))
 
 
 def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from .cache import ResultCache, decode_result, encode_result, result_key
 from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
+from .progress import task
 
 CHUNK_BYTES = 1_500_000
 
@@ -137,13 +138,15 @@ def extract_all(
                     else:
                         results[entry.path] = hit
 
-        progress(f"extracting {len(todo)} files ({len(stored)} cached)")
+        counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
         fresh: list[tuple[dict[str, Any], bytes]] = []
         jobs = jobs or default_jobs()
         if jobs <= 1 or len(todo) < 8:
             decode_hits()
+            counted.update(0, len(todo) + len(damaged))
             for chunk in _chunks(snapshot.read(todo + damaged)):
                 fresh += _extract_chunk(chunk)
+                counted.advance(len(chunk))
         else:
             broken = False
             # What the workers run, imported before they are forked (derive pulls in pydantic and
@@ -157,10 +160,13 @@ def extract_all(
                 try:
                     running = pool.map(_extract_chunk, _chunks(snapshot.read(todo)))
                     decode_hits()  # while the workers parse: this process would only wait
+                    counted.update(counted.done, len(todo) + len(damaged))
                     for done in running:
                         fresh += done
+                        counted.advance(len(done))
                     for done in pool.map(_extract_chunk, _chunks(snapshot.read(damaged))):
                         fresh += done
+                        counted.advance(len(done))
                 except BrokenProcessPool:
                     broken = True
             decode_hits()  # (done already, unless the pool broke first)
@@ -169,6 +175,7 @@ def extract_all(
                 rest = [e for e in todo + damaged if e.path not in finished]
                 progress(f"a worker process died; extracting {len(rest)} files one process each")
                 fresh += _isolated(snapshot, rest)
+        counted.close()
         for result, _ in fresh:
             results[result["path"]] = result
         if cache is not None and fresh:

@@ -35,10 +35,9 @@ from typing import Any
 import orjson
 
 from . import forked
-from .errors import DataError, OutputError, UsageError
+from .errors import DataError, OutputError
 from .ids import check_id
 from .jsonio import dumps, dumps_line
-from .models import identity_problem
 from .validate import Problem, check
 
 TMP_MARK = ".tmp-"

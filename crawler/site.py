@@ -29,6 +29,7 @@ from pygments.lexers import PythonLexer
 from .errors import UsageError
 from .jsonio import dumps
 from .models import URL_PATTERN
+from .progress import task
 from .search import SearchIndex
 
 NOT_EXPLAINED = "Not yet explained."
@@ -378,15 +379,17 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     titles = {r["id"]: r["title"] for r in records}
     index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
     (out / "errors").mkdir(parents=True, exist_ok=True)
-    progress(f"rendering {len(records)} pages into {out}")
+    pages = task(progress, f"rendering pages into {out}", len(records), "pages")
     if fmt == "markdown":
         for r in records:
             (out / "errors" / f"{r['id']}.md").write_text(entry_markdown(r, titles), encoding="utf-8")
+            pages.advance()
         (out / "index.md").write_text(index_markdown(records, manifest, repo), encoding="utf-8")
     else:
         assert index is not None
         for r in records:
             (out / "errors" / f"{r['id']}.html").write_text(entry_html(r, repo, titles), encoding="utf-8")
+            pages.advance()
         (out / "index.html").write_text(index_html(records, manifest, repo), encoding="utf-8")
         (out / "style.css").write_text(STYLE + _FORMATTER_CSS + "\n", encoding="utf-8")
         (out / "search.js").write_text(SEARCH_JS, encoding="utf-8")
@@ -397,6 +400,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
         (out / "errors" / f"{r['id']}.json").write_bytes(dumps(r))
     if index is not None:
         (out / SEARCH).write_bytes(dumps(index))
+    pages.close()
     return len(records)
 
 

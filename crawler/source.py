@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from .errors import SourceError, UsageError
 from .models import RepoRef, Skipped
+from .progress import Progress, quiet, task
 
 if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
     from .config import Upstream
@@ -651,7 +652,8 @@ def _fetch(git: Git, url: str, ref: str) -> str:
         git.run("update-ref", "-d", tmp, check=False)
 
 
-def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False, **kw: Any) -> Snapshot:
+def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False,
+                 progress: Progress = quiet, **kw: Any) -> Snapshot:
     upstream = kw["upstream"]
     dest = _repo_cache(cache_root(cache_dir), remote)
     created = [p for p in (dest.parent.parent, dest.parent, dest) if not p.exists()]
@@ -664,6 +666,7 @@ def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, 
         elif ref is not None:
             commit = git.commit_of(f"refs/errcat/tags/{want.removeprefix('refs/tags/')}")
         if commit is None:
+            progress(f"fetching {want} from {remote.url}")
             commit = _fetch(git, remote.url, want)
     except BaseException:
         # A failed first fetch (network down, unknown ref) leaves the cache as it found it.
@@ -700,6 +703,7 @@ def open_snapshot(
     exclude: list[str],
     cache_dir: Path | None = None,
     max_blob_bytes: int = 2_000_000,
+    progress: Progress = quiet,
 ) -> Snapshot:
     """Resolve the source and list its selected files. Refusals happen before any git runs."""
     include = list(include) or list(upstream.include)
@@ -710,7 +714,7 @@ def open_snapshot(
         if repo is not None or ref is not None:
             raise UsageError("--pypi cannot be combined with --repo or --ref")
         parse_pypi_spec(pypi)
-        return open_pypi(pypi, cache_dir=cache_dir, **kw)
+        return open_pypi(pypi, cache_dir=cache_dir, progress=progress, **kw)
     if ref is not None:
         check_ref(ref)
     if repo is None:
@@ -718,7 +722,7 @@ def open_snapshot(
     kind, target = classify_repo_arg(repo)
     if kind == "url":
         assert isinstance(target, RemoteURL)
-        return _open_remote(target, ref, cache_dir, **kw)
+        return _open_remote(target, ref, cache_dir, progress=progress, **kw)
     assert isinstance(target, Path)
     return _open_local(target, repo, ref, **kw)
 
@@ -742,7 +746,50 @@ def git_blob_id(data: bytes) -> str:
     return h.hexdigest()
 
 
-def _download_wheel(name: str, version: str, root: Path) -> Path:
+_PIP_PROGRESS = re.compile(rb"Progress (\d+) of (\d+)")
+
+
+def _pip_has_raw_progress() -> bool:
+    """pip 24.1 and newer print ``Progress N of M`` lines with ``--progress-bar raw``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = re.match(r"(\d+)\.(\d+)", version("pip"))
+    except PackageNotFoundError:
+        return False
+    return bool(found) and (int(found.group(1)), int(found.group(2))) >= (24, 1)
+
+
+def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress, into: Path) -> tuple[int, bytes]:
+    """Run pip download into ``into``, its byte counts shown as progress; (exit code, stderr)."""
+    with tempfile.TemporaryFile() as stderr:
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr)
+        watchdog = _Watchdog(proc, PIP_TIMEOUT)  # never poked: the limit is the whole download's
+        try:
+            with task(progress, what, None, "bytes") as download:
+                assert proc.stdout is not None
+                for line in proc.stdout:
+                    found = _PIP_PROGRESS.match(line)
+                    if found:
+                        download.update(int(found.group(1)), int(found.group(2)) or None)
+                proc.wait()
+                if proc.returncode != 0 or watchdog.fired:
+                    download.close(finished=False)
+                else:  # what arrived, also when pip had it cached and said nothing
+                    size = sum(p.stat().st_size for p in into.glob("*.whl"))
+                    download.update(size, size)
+        finally:
+            watchdog.stop()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if watchdog.fired:
+            raise SourceError(f"pip download {what.split()[-1]}: timed out after {PIP_TIMEOUT:g}s")
+        stderr.seek(0)
+        return proc.returncode, stderr.read()
+
+
+def _download_wheel(name: str, version: str, root: Path, progress: Progress = quiet) -> Path:
     """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary only)."""
     norm = re.sub(r"[-_.]+", "-", name).lower()
     dest = root / "pypi" / _safe_name(f"{norm}-{version}")
@@ -752,15 +799,14 @@ def _download_wheel(name: str, version: str, root: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".dl-", dir=dest.parent))
     try:
+        # Not --quiet: pip prints its progress only at its default verbosity (to stdout, read above).
+        shows = ["--progress-bar", "raw"] if _pip_has_raw_progress() else ["--quiet"]
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-input",
-               "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{name}=={version}"]
+               "--disable-pip-version-check", *shows, "-d", str(tmp), f"{name}=={version}"]
         env = dict(os.environ, PIP_NO_INPUT="1")
-        try:
-            proc = subprocess.run(cmd, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=PIP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            raise SourceError(f"pip download {name}=={version}: timed out after {PIP_TIMEOUT:g}s") from None
-        if proc.returncode != 0:
-            lines = [ln.strip() for ln in proc.stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+        returncode, stderr = _run_pip(cmd, env, f"downloading {name}=={version}", progress, tmp)
+        if returncode != 0:
+            lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
             errs = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["failed"]
             raise SourceError(f"pip download {name}=={version}: {errs[0]}")
         wheels = sorted(tmp.glob("*.whl"))
@@ -878,9 +924,9 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
                     link_prefix=prefix, _reader=read, _closers=[zf.close])
 
 
-def open_pypi(spec: str, *, cache_dir: Path | None = None, **kw: Any) -> Snapshot:
+def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = quiet, **kw: Any) -> Snapshot:
     name, version = parse_pypi_spec(spec)
-    wheel = _download_wheel(name, version, cache_root(cache_dir))
+    wheel = _download_wheel(name, version, cache_root(cache_dir), progress)
     return open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw)
 
 
@@ -923,7 +969,7 @@ def wheel_info(path: Path) -> PackageInfo:
     return PackageInfo(urls=urls, packages=sorted(packages))
 
 
-def package_info(spec: str, cache_dir: Path | None = None) -> PackageInfo:
+def package_info(spec: str, cache_dir: Path | None = None, progress: Progress = quiet) -> PackageInfo:
     """The metadata of NAME==VERSION's wheel (downloaded once, as ``--pypi`` does)."""
     name, version = parse_pypi_spec(spec)
-    return wheel_info(_download_wheel(name, version, cache_root(cache_dir)))
+    return wheel_info(_download_wheel(name, version, cache_root(cache_dir), progress))

@@ -11,7 +11,6 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from . import __version__
 from .crawl import CrawlOptions, crawl
@@ -19,11 +18,10 @@ from .dataset import Dataset, dataset_dir, find_datasets, open_dataset
 from .diff import DiffReport, Side, diff_records, live, side_of
 from .errors import DataError, SourceError, UsageError
 from .extract import EXTRACTOR_VERSION
-from .history import State, advance, render_state, seed, version_of
+from .history import State, advance, is_retired, render_state, seed, version_of
 from .models import Manifest
 from .output import write_dataset
-
-Progress = Callable[[str], None]
+from .progress import Progress
 
 #: Release tags ``--latest-tag`` considers: v1.2.3 / 1.2 (no pre-releases).
 DEFAULT_TAG_PATTERN = r"v?\d+(?:\.\d+)*"
@@ -63,10 +61,10 @@ def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: P
     """Crawl one ref into a fresh directory under ``scratch`` and load it back."""
     out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
     result = crawl(source.crawl_options(ref, out), progress=progress)
-    return open_dataset(result.target)
+    return open_dataset(result.target, progress, f"the records of {ref or 'HEAD'}")
 
 
-def load_dataset(path: Path, name: str | None = None) -> Dataset:
+def load_dataset(path: Path, name: str | None = None, progress: Progress = _quiet) -> Dataset:
     """A written dataset: ``path`` itself, or the one dataset under an output root (``--name`` picks)."""
     found = list(find_datasets(path))
     if name is not None:
@@ -75,14 +73,14 @@ def load_dataset(path: Path, name: str | None = None) -> Dataset:
         raise UsageError(f"no dataset (manifest.json) under {path}")
     if len(found) > 1:
         raise UsageError(f"{path} holds {len(found)} datasets; pass the dataset directory (or --name OWNER/NAME)")
-    return open_dataset(found[0])
+    return open_dataset(found[0], progress)
 
 
 def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet) -> Dataset:
     """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to crawl."""
     path = Path(arg)
     if path.is_dir():
-        return load_dataset(path, source.name)
+        return load_dataset(path, source.name, progress)
     progress(f"crawling {arg}")
     return crawl_ref(source, arg, scratch, progress)
 
@@ -203,14 +201,18 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
     state: State = {}
     newest: Manifest | None = None
     with tempfile.TemporaryDirectory(prefix="errcat-history-") as tmp:
-        for ref in refs:
-            progress(f"history: crawling {ref}")
+        for n, ref in enumerate(refs, start=1):
+            progress(f"history: crawling {ref} ({n}/{len(refs)})")
             data = crawl_ref(source, ref, Path(tmp), progress)
+            progress(f"history: carrying {len(state):,} entries forward to {ref}")
             state = advance(state, data.records, version_of(ref) or ref, data.manifest.commit)
             newest = data.manifest
     assert newest is not None
+    progress(f"history: validating {len(state):,} records, {sum(1 for r in state.values() if is_retired(r)):,} of them retired")
     files = render_state(state, newest)
-    target = write_dataset(dataset_dir(out, newest.repo.owner, newest.repo.name), files)
+    target = dataset_dir(out, newest.repo.owner, newest.repo.name)
+    progress(f"history: writing {target}")
+    write_dataset(target, files)
     return target, state
 
 
@@ -254,7 +256,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     target = dataset_dir(out, upstream.owner, upstream.repo)
     old: Dataset | None = None
     if (target / "manifest.json").is_file():
-        old = open_dataset(target)
+        old = open_dataset(target, progress)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 
@@ -293,9 +295,11 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
             state = advance(seed(old.records, old.manifest), new.records, version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
+    progress(f"validating {len(state):,} records")
     files = render_state(state, new.manifest)
     changed = _tree(target) != files
     if changed:
+        progress(f"writing {target}")
         write_dataset(target, files)
     if report is None:
         changelog = _initial_changelog(new.manifest, len(new.records))

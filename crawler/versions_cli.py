@@ -13,9 +13,10 @@ from pathlib import Path
 
 import click
 
-from .cli import DEFAULT_OUT, _progress
+from .cli import DEFAULT_OUT
 from .errors import UsageError
 from .sink import KINDS, echo, output_lines
+from .progress import REPORTER
 
 
 def source_options(func):
@@ -100,14 +101,14 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
     kinds = _kinds(fail_on)
     source = _source(kw)
     with tempfile.TemporaryDirectory(prefix="errcat-diff-") as tmp:
-        report = diff_datasets(open_side(old, source, Path(tmp), _progress), open_side(new, source, Path(tmp), _progress))
+        report = diff_datasets(open_side(old, source, Path(tmp), REPORTER), open_side(new, source, Path(tmp), REPORTER))
     _write(render(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
     c = report.counts
-    _progress(f"{report.old.label} -> {report.new.label}: " + ", ".join(
+    REPORTER(f"{report.old.label} -> {report.new.label}: " + ", ".join(
         f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))
     hit = sorted(report.kinds() & kinds)
     if hit:
-        _progress(f"failing on: {', '.join(hit)}")
+        REPORTER(f"failing on: {', '.join(hit)}")
         sys.exit(1)
 
 
@@ -137,10 +138,10 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, ou
         if chosen:
             raise UsageError("give either REFs or --range, not both")
         chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
-    target, state = run_history(source, chosen, out, progress=_progress)
+    target, state = run_history(source, chosen, out, progress=REPORTER)
     retired = sum(1 for r in state.values() if is_retired(r))
     first = sum(1 for r in state.values() if r.history and r.history.first_seen)
-    echo(f"wrote {target}", err=True)
+    REPORTER(f"wrote {target}")
     echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - retired}, retired {retired}, "
                f"first_seen {first}/{len(state)}")
 
@@ -173,9 +174,9 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
         raise UsageError("give either --ref or --latest-tag, not both")
     source = _source(kw)
     result = run_sync(source, out, ref=ref, latest_tag=latest_tag, tag_pattern=tag_pattern or DEFAULT_TAG_PATTERN,
-                      progress=_progress)
+                      progress=REPORTER)
     for note in result.notes:
-        _progress(f"note: {note}")
+        REPORTER(f"note: {note}")
     if changelog is not None:
         _write(result.changelog, changelog)
     if report_path is not None and result.report is not None:

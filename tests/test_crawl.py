@@ -190,7 +190,7 @@ def test_validate_exit_codes(upstream, cli, tmp_path):
     record.write_text(json.dumps(data))
     result = cli("validate", out)
     assert result.exit_code == 1
-    assert f"errors/{record.name}: 'exception' is a required property" in result.stdout
+    assert f"errors/{record.name}: \"exception\" is a required property" in result.stdout
     assert cli("validate", tmp_path / "nowhere").exit_code == 2
 
 

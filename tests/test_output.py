@@ -79,7 +79,7 @@ def test_validate_reports_every_problem_with_its_pointer(tmp_path):
     data["location"]["line"] = "three"
     data["sites"][0]["kind"] = "yell"
     path.write_text(json.dumps(data))
-    problems = [str(p) for p in validate_dataset(target)]
+    problems = [str(p) for p in validate_dataset(target, "reference")]
     assert f"errors/{records[0]['id']}.json#/location/line: 'three' is not of type 'integer'" in problems
     assert any(p.startswith(f"errors/{records[0]['id']}.json#/sites/0/kind") for p in problems)
 

@@ -296,7 +296,8 @@ def test_error_lines_quoting_a_dataset_are_inert(env, tmp_path):
     assert result.exit_code == 1  # the manifest names no GitHub identity: refused when read
     inert_result(result)
     lines = result.stderr.split("\n")
-    assert lines[0].startswith("errcat: ") and "manifest" in lines[0] and lines[-1] == ""
+    errors = [line for line in lines if line.startswith("errcat: ")]  # after any progress line
+    assert len(errors) == 1 and "manifest" in errors[0] and lines[-1] == ""
     assert "\x1b" not in result.stderr and not any(line.startswith(("::", "##[")) for line in lines)
 
 
