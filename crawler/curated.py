@@ -25,8 +25,7 @@ import yaml
 from pydantic import ValidationError
 
 from .errors import ConfigError
-from .ids import ID_RE
-from .models import CuratedFile
+from .models import ID_RE, CuratedFile
 
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"

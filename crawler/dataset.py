@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from pydantic import ValidationError
 
 from .errors import DataError, UsageError
-from .models import Manifest, Record
+from .models import ID_PREFIX_RE, Manifest, Record
 from .validate import find_datasets
-
-_PREFIX = re.compile(r"^[0-9a-f]{4,16}$")
 
 
 def load_manifest(dataset: Path) -> Manifest:
@@ -30,7 +27,7 @@ def load_record(path: Path) -> Record:
 
 def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
     """The record with this id, or the one whose id starts with this prefix (at least 4 digits)."""
-    if not _PREFIX.fullmatch(entry_id):
+    if not ID_PREFIX_RE.fullmatch(entry_id):
         raise UsageError(f"not an entry id (4 to 16 lowercase hex digits): {entry_id!r}")
     if not root.is_dir():
         raise UsageError(f"no such directory: {root}")

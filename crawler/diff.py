@@ -23,7 +23,7 @@ from typing import Iterable, Literal
 from pydantic import Field
 
 from .ids import entry_key, normalize_template
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, Site
+from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, UPSTREAM_COMMIT_PATTERN, Model, Record, Site
 
 REWORD_RATIO = 0.6
 
@@ -95,7 +95,7 @@ class Side(Model):
     repo: str
     commit: str = Field(pattern=COMMIT_PATTERN)
     ref: str | None = None
-    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN)
+    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN)
     entries: int = Field(ge=0)
 
     @property

@@ -7,15 +7,26 @@ catalogue page, so the files read top to bottom like the page they feed.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = "1"
+
+# Ids and commits, written once: the models, the JSON Schemas generated from them and every
+# check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
+# these. Lowercase only: ids become file names and commits URLs.
 ID_PATTERN = r"^[0-9a-f]{16}$"
 COMMIT_PATTERN = r"^[0-9a-f]{40}$"
 #: Releases often record an abbreviated upstream commit (vLLM's _version.py: 'g4ba787ec9').
-UPSTREAM_COMMIT_PATTERN = r"^[0-9a-f]{7,40}$"
+UPSTREAM_COMMIT_HEX = "[0-9a-f]{7,40}"
+UPSTREAM_COMMIT_PATTERN = f"^{UPSTREAM_COMMIT_HEX}$"
+ID_RE = re.compile(ID_PATTERN)
+ID_PREFIX_RE = re.compile(r"^[0-9a-f]{4,16}$")  # what `errcat show` takes for an id
+COMMIT_RE = re.compile(COMMIT_PATTERN)
+ABBREVIATED_COMMIT_RE = re.compile(r"^[0-9a-f]{4,39}$")  # what git reads as an abbreviated commit
+UPSTREAM_COMMIT_RE = re.compile(UPSTREAM_COMMIT_PATTERN)
 
 SiteKind = Literal["raise", "assert"]
 ExplanationStatus = Literal["curated", "draft", "absent"]

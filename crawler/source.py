@@ -30,12 +30,11 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from .errors import SourceError, UsageError
-from .models import RepoRef, Skipped
+from .models import ABBREVIATED_COMMIT_RE, COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skipped
 
 if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
     from .config import Upstream
 
-HEX40 = re.compile(r"[0-9a-f]{40}")
 GIT_TIMEOUT = 60.0  # seconds for a local git command
 FETCH_TIMEOUT = 600.0  # seconds for a network fetch
 PIP_TIMEOUT = 1800.0  # a vLLM wheel is several hundred MB
@@ -307,7 +306,7 @@ class Git:
     def commit_of(self, ref: str) -> str | None:
         proc = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
         sha = proc.stdout.decode("ascii", "replace").strip()
-        return sha if proc.returncode == 0 and HEX40.fullmatch(sha) else None
+        return sha if proc.returncode == 0 and COMMIT_RE.fullmatch(sha) else None
 
 
 def _first_line(stderr: bytes) -> str:
@@ -503,18 +502,20 @@ def _commit_date(git: Git, commit: str) -> str:
 
 
 def _recorded_commit(data: bytes, pattern: str) -> str | None:
+    """The commit a release's version file records; None unless it is one (7 to 40 hex digits):
+    what a configured ``version_pattern`` captures goes into every record's provenance."""
     m = re.search(pattern, data.decode("utf-8", "replace"), re.MULTILINE)
-    if not m:
+    if not m or m.group(1) is None:
         return None
     value = m.group(1).strip().lower()
-    return value or None
+    return value if UPSTREAM_COMMIT_RE.fullmatch(value) else None
 
 
 def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str | None]:
     """(upstream_commit, upstream_recorded) from a recorded value."""
     if recorded is None:
         return None, None
-    if HEX40.fullmatch(recorded):
+    if COMMIT_RE.fullmatch(recorded):
         return (recorded if recorded != commit else None), None
     return None, recorded
 
@@ -618,7 +619,7 @@ def _fetch(git: Git, url: str, ref: str) -> str:
         )
         if proc.returncode != 0:
             msg = _first_line(proc.stderr)
-            if re.fullmatch(r"[0-9a-f]{4,39}", ref):
+            if ABBREVIATED_COMMIT_RE.fullmatch(ref):
                 msg += " (abbreviated commit ids cannot be fetched from a remote: give the full 40-hex id, a tag or a branch)"
             raise SourceError(f"cannot fetch {ref!r} from {url}: {msg}")
         commit = git.commit_of(tmp)
@@ -641,7 +642,7 @@ def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, 
     want = ref or upstream.branch or "HEAD"
     commit: str | None = None
     try:
-        if HEX40.fullmatch(want):
+        if COMMIT_RE.fullmatch(want):
             commit = git.commit_of(want)
         elif ref is not None:
             commit = git.commit_of(f"refs/errcat/tags/{want.removeprefix('refs/tags/')}")
@@ -813,7 +814,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
                 vinfo = None
             if vinfo is not None and vinfo.file_size <= max_blob_bytes:
                 recorded = _recorded_commit(zf.read(vinfo), upstream.version_pattern)
-        if recorded is not None and HEX40.fullmatch(recorded):
+        if recorded is not None and COMMIT_RE.fullmatch(recorded):
             commit, upstream_commit, short = recorded, recorded, None
         else:
             listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")

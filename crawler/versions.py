@@ -20,7 +20,7 @@ from .diff import DiffReport, Side, diff_records, live, side_of
 from .errors import DataError, SourceError, UsageError
 from .extract import EXTRACTOR_VERSION
 from .history import State, advance, render_state, seed, version_of
-from .models import Manifest, Record
+from .models import COMMIT_RE, Manifest, Record
 from .output import dataset_dir, write_dataset
 from .validate import find_datasets
 
@@ -183,7 +183,7 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
         if not tags:
             raise SourceError(f"no release tags matching {pattern!r}")
         return tags[-1]
-    from .source import HEX40, check_ref
+    from .source import check_ref
 
     if url is None:
         want = check_ref(ref) if ref else "HEAD"
@@ -192,12 +192,12 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
             raise SourceError(f"unknown ref or commit {want!r}")
         return ref, commit
     want = check_ref(ref or upstream.branch or "HEAD")
-    if HEX40.fullmatch(want):
+    if COMMIT_RE.fullmatch(want):
         return want, want
     text = git.out("ls-remote", url, want if want == "HEAD" else f"refs/heads/{want}", f"refs/tags/{want}",
                    what=f"git ls-remote {url}")
     shas = [line.split("\t", 1)[0] for line in text.splitlines() if line]
-    return want, (shas[0] if shas and HEX40.fullmatch(shas[0]) else None)
+    return want, (shas[0] if shas and COMMIT_RE.fullmatch(shas[0]) else None)
 
 
 # --------------------------------------------------------------------------- history
@@ -314,8 +314,6 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
 
 
 def check_output_commit(value: str) -> str:
-    from .source import HEX40
-
-    if not HEX40.fullmatch(value):
+    if not COMMIT_RE.fullmatch(value):
         raise DataError(f"not a commit id: {value!r}")
     return value

@@ -28,3 +28,12 @@ def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "
     out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
                          capture_output=True, check=True)
     return out.stdout.decode().strip()
+
+
+def release_tree(short_commit: str, code: str = CHECK_CODE) -> dict[str, str]:
+    """A release in vLLM's layout (the default upstream's include and version file): its
+    ``vllm/_version.py`` records the upstream commit abbreviated, as vLLM's releases do
+    (``'g5df63a720'``), so its manifest's upstream_commit has 9 digits, not 40."""
+    return {"vllm/__init__.py": "", "vllm/_version.py": f"__commit_id__ = commit_id = 'g{short_commit}'\n",
+            "vllm/check.py": code}
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import CHECK_CODE, release_tree
 from jsonschema import Draft202012Validator
 
 from crawler.diff_render import escape_data, escape_property, md_code
@@ -171,3 +172,44 @@ def test_site_matching(old, new, moves, added, removed):
     pairs, plus, minus = match_sites(_record(*old).sites, _record(*new).sites)
     assert [(a.path, a.line, b.path, b.line) for a, b in pairs] == moves
     assert [s.path for s in plus] == added and [s.path for s in minus] == removed
+
+
+# --------------------------------------------------------------------------- releases
+
+OLD_SHORT, NEW_SHORT = "5df63a720", "7e2b1c9d4"  # releases record the upstream commit abbreviated
+MOVED = "import os\n\n" + CHECK_CODE
+
+
+@pytest.fixture
+def releases(fixture_repo):
+    """Two release commits in vLLM's layout (tags v0.32.0, v0.33.0); both errors move."""
+    fixture_repo.commit(release_tree(OLD_SHORT), tag="v0.32.0")
+    fixture_repo.commit(release_tree(NEW_SHORT, MOVED), tag="v0.33.0")
+    return fixture_repo
+
+
+def check_release_report(report: dict) -> None:
+    Draft202012Validator(schema_for("diff")).validate(report)
+    assert (report["old"]["upstream_commit"], report["new"]["upstream_commit"]) == (OLD_SHORT, NEW_SHORT)
+    assert [c["kind"] for c in report["changes"]] == ["moved", "moved"]
+    assert all(f"/blob/{NEW_SHORT}/vllm/check.py#L" in c["location"]["permalink"] for c in report["changes"])
+
+
+def test_release_datasets_diff_with_their_abbreviated_upstream_commits(releases, cli, tmp_path):
+    """The report's sides once took only 40-digit upstream commits, so any diff of releases
+    (even of a dataset with itself) ended in pydantic's traceback."""
+    dirs = []
+    for tag in ("v0.32.0", "v0.33.0"):
+        assert cli("crawl", "--repo", releases.path, "--ref", tag, "--name", "acme/widgets", "--out", tmp_path / tag).exit_code == 0
+        dirs.append(tmp_path / tag / "acme" / "widgets")
+    assert json.loads((dirs[0] / "manifest.json").read_text())["upstream_commit"] == OLD_SHORT
+    itself = cli("diff", dirs[0], dirs[0], "--format", "json")
+    assert itself.exit_code == 0, itself.output
+    assert json.loads(itself.stdout)["changes"] == []
+    from_dirs = cli("diff", dirs[0], dirs[1], "--format", "json")
+    from_refs = cli("diff", "v0.32.0", "v0.33.0", "--repo", releases.path, "--name", "acme/widgets", "--format", "json")
+    for result in (from_dirs, from_refs):
+        assert result.exit_code == 0, result.output
+        check_release_report(json.loads(result.stdout))
+    assert json.loads(from_dirs.stdout) == json.loads(from_refs.stdout)
+
