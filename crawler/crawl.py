@@ -26,6 +26,7 @@ from .engine import cache_version, default_jobs, extract_all
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
 from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, publish, read_dataset, recover, Rendered
+from .scratch import sweep
 from .source import open_snapshot
 
 Progress = Callable[[str], None]
@@ -147,6 +148,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
+        sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
         digest = input_digest(snapshot, include, exclude, curated.digest)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:

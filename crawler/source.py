@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from .errors import SourceError, UsageError
 from .models import ABBREVIATED_COMMIT_RE, COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skipped
+from .scratch import run_dir
 
 if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
     from .config import Upstream
@@ -733,8 +734,11 @@ def _download_wheel(name: str, version: str, root: Path) -> Path:
     if cached:
         return cached[0]
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".dl-", dir=dest.parent))
-    try:
+    # Downloaded into scratch (same file system, so it can be renamed into place): what a
+    # killed download leaves, the next run removes.
+    with run_dir(root) as work:
+        tmp = work / "wheel"
+        tmp.mkdir()
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-input",
                "--disable-pip-version-check", "--quiet", "-d", str(tmp), f"{name}=={version}"]
         env = dict(os.environ, PIP_NO_INPUT="1")
@@ -755,8 +759,6 @@ def _download_wheel(name: str, version: str, root: Path) -> Path:
             if not dest.is_dir():
                 raise
         return dest / wheels[0].name
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _zip_date(info: zipfile.ZipInfo) -> str:

@@ -1,14 +1,16 @@
 """Versions as a library: crawl refs into scratch datasets, diff them, fold history, sync.
 
 The commands in ``versions_cli`` are thin wrappers over these functions. Every crawl goes through
-``crawl.crawl`` with the result cache, into a temporary output root, so a diff or a history run
-never touches the catalogue it does not mean to write.
+``crawl.crawl`` with the result cache, into a scratch directory of the run (``scratch.run_dir``:
+in the cache directory, removed by the next run should this one be killed), so a diff or a
+history run never touches the catalogue it does not mean to write.
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -54,6 +56,13 @@ class SourceOptions:
             exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
             use_cache=self.use_cache, config=self.config,
         )
+
+    def scratch(self) -> AbstractContextManager[Path]:
+        """This run's scratch directory (see ``scratch``), in the cache directory."""
+        from .scratch import run_dir
+        from .source import cache_root
+
+        return run_dir(cache_root(self.cache_dir))
 
 
 @dataclass
@@ -209,10 +218,10 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
     state: State = {}
     newest: Manifest | None = None
-    with tempfile.TemporaryDirectory(prefix="errcat-history-") as tmp:
+    with source.scratch() as tmp:
         for ref in refs:
             progress(f"history: crawling {ref}")
-            data = crawl_ref(source, ref, Path(tmp), progress)
+            data = crawl_ref(source, ref, tmp, progress)
             state = advance(state, data.records, version_of(ref) or ref, data.manifest.commit)
             newest = data.manifest
     assert newest is not None
@@ -274,9 +283,9 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return SyncResult(False, target, commit, report, markdown(report))
 
     notes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="errcat-sync-") as tmp:
+    with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
-        new = crawl_ref(source, want, Path(tmp), progress)
+        new = crawl_ref(source, want, tmp, progress)
         if source.use_cache:  # the scheduled sync keeps its cache across errcat upgrades
             from .cache import ResultCache
             from .engine import cache_version
@@ -295,7 +304,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                 # by this one, so the changelog shows upstream's changes, not the tool's.
                 try:
                     progress(f"re-crawling the previous commit {old.manifest.commit[:12]} with this errcat")
-                    base = crawl_ref(source, old.manifest.commit, Path(tmp), progress)
+                    base = crawl_ref(source, old.manifest.commit, tmp, progress)
                 except SourceError as exc:
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
             state = advance(seed(old.records, old.manifest), new.records, version_of(want), new.manifest.commit)

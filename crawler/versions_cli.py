@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -82,7 +81,7 @@ def _write(text: str, output: Path | None) -> None:
 def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, **kw) -> None:
     """What changed between two catalogues: OLD and NEW are refs or output directories.
 
-    A ref (tag, branch, commit) is crawled with the result cache into a temporary directory,
+    A ref (tag, branch, commit) is crawled with the result cache into a scratch directory,
     using the repository options as ``errcat crawl`` does; a directory is read as written.
 
     \b
@@ -96,8 +95,8 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 
     kinds = _kinds(fail_on)
     source = _source(kw)
-    with tempfile.TemporaryDirectory(prefix="errcat-diff-") as tmp:
-        report = diff_datasets(open_side(old, source, Path(tmp), _progress), open_side(new, source, Path(tmp), _progress))
+    with source.scratch() as tmp:
+        report = diff_datasets(open_side(old, source, tmp, _progress), open_side(new, source, tmp, _progress))
     _write(render(report, fmt), output)
     c = report.counts
     _progress(f"{report.old.label} -> {report.new.label}: " + ", ".join(
