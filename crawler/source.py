@@ -719,6 +719,20 @@ def parse_pypi_spec(spec: str) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
+def release_of(source: str) -> str | None:
+    """NAME==VERSION of a crawl of the package index (its ``source``, ``pypi:NAME==VERSION ...``),
+    else None."""
+    if not source.startswith("pypi:"):
+        return None
+    spec = source.removeprefix("pypi:").split(" ", 1)[0]
+    return spec if _PYPI_SPEC.fullmatch(spec) else None
+
+
+def canonical_package(name: str) -> str:
+    """The package index's one spelling of a name (PEP 503): vLLM, vllm and v_llm are one."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def git_blob_id(data: bytes) -> str:
     """The id git gives these bytes as a blob, so wheel files key caches like git files do."""
     h = hashlib.sha1(b"blob %d\0" % len(data))
@@ -728,8 +742,7 @@ def git_blob_id(data: bytes) -> str:
 
 def _download_wheel(name: str, version: str, root: Path) -> Path:
     """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary only)."""
-    norm = re.sub(r"[-_.]+", "-", name).lower()
-    dest = root / "pypi" / _safe_name(f"{norm}-{version}")
+    dest = root / "pypi" / _safe_name(f"{canonical_package(name)}-{version}")
     cached = sorted(dest.glob("*.whl")) if dest.is_dir() else []
     if cached:
         return cached[0]

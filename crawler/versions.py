@@ -50,9 +50,9 @@ class SourceOptions:
     use_cache: bool = True
     config: Path | None = None
 
-    def crawl_options(self, ref: str | None, out: Path) -> CrawlOptions:
+    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None) -> CrawlOptions:
         return CrawlOptions(
-            repo=self.repo, ref=ref, upstream=self.upstream, name=self.name, include=list(self.include),
+            repo=self.repo, ref=ref, pypi=pypi, upstream=self.upstream, name=self.name, include=list(self.include),
             exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
             use_cache=self.use_cache, config=self.config,
         )
@@ -75,10 +75,12 @@ class Dataset:
         return side_of(self.manifest, self.records)
 
 
-def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet) -> Dataset:
-    """Crawl one ref into a fresh directory under ``scratch`` and load it back."""
+def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
+              pypi: str | None = None) -> Dataset:
+    """Crawl one ref (or with ``pypi``, the release NAME==VERSION) into a fresh directory under
+    ``scratch`` and load it back."""
     out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
-    result = crawl(source.crawl_options(ref, out), progress=progress)
+    result = crawl(source.crawl_options(ref, out, pypi), progress=progress)
     return Dataset(result.manifest, load_records(result.target))
 
 
@@ -94,13 +96,42 @@ def load_dataset(path: Path, name: str | None = None) -> Dataset:
     return Dataset(load_manifest(found[0]), load_records(found[0]))
 
 
-def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet) -> Dataset:
-    """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to crawl."""
+def release_specs(args: list[str], source: SourceOptions) -> list[str | None]:
+    """``diff --pypi``: each argument as the release NAME==VERSION it names (a bare VERSION is of
+    the upstream's package), None for a directory (a written dataset). Checked before anything
+    is downloaded: one package, no git repository."""
+    from .config import identify, load_config
+    from .source import canonical_package, parse_pypi_spec
+
+    if source.repo is not None:
+        raise UsageError("--pypi reads releases from the package index: leave out --repo (and $ERRCAT_REPO)")
+    upstream = identify(None, source.upstream, source.name, load_config(source.config))
+    specs: list[str | None] = []
+    for arg in args:
+        if Path(arg).is_dir():
+            specs.append(None)
+            continue
+        if "==" not in arg:
+            if upstream.pypi is None:
+                raise UsageError(f"{arg!r}: give NAME==VERSION (upstream {upstream.name!r} names no package)")
+            arg = f"{upstream.pypi}=={arg}"
+        parse_pypi_spec(arg)
+        specs.append(arg)
+    names = {canonical_package(parse_pypi_spec(s)[0]) for s in specs if s is not None}
+    if len(names) > 1:
+        raise UsageError(f"--pypi: OLD and NEW name two packages ({', '.join(sorted(names))}); a diff is of one")
+    return specs
+
+
+def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet,
+              pypi: str | None = None) -> Dataset:
+    """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to
+    crawl, or with ``pypi`` the release it names."""
     path = Path(arg)
     if path.is_dir():
         return load_dataset(path, source.name)
-    progress(f"crawling {arg}")
-    return crawl_ref(source, arg, scratch, progress)
+    progress(f"crawling {pypi or arg}")
+    return crawl_ref(source, None if pypi else arg, scratch, progress, pypi)
 
 
 def diff_datasets(old: Dataset, new: Dataset) -> DiffReport:

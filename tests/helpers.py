@@ -37,3 +37,14 @@ def release_tree(short_commit: str, code: str = CHECK_CODE) -> dict[str, str]:
     return {"vllm/__init__.py": "", "vllm/_version.py": f"__commit_id__ = commit_id = 'g{short_commit}'\n",
             "vllm/check.py": code}
 
+
+def write_wheel(path: Path, files: dict[str, str]) -> Path:
+    """A wheel holding ``files`` (dedented code strings), as the package index serves one."""
+    import textwrap
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, text in sorted(files.items()):
+            z.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 2, 3, 4, 5)), textwrap.dedent(text).lstrip("\n"))
+    return path
