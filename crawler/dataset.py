@@ -47,8 +47,12 @@ def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
 
 def load_records(dataset: Path) -> list[Record]:
     """Every record of a dataset, from its JSONL file, in id order."""
+    try:
+        lines = (dataset / "errors.jsonl").read_bytes().splitlines()
+    except OSError as exc:
+        raise DataError(f"{dataset}/errors.jsonl cannot be read: {exc.strerror or exc}") from None
     records = []
-    for n, line in enumerate((dataset / "errors.jsonl").read_bytes().splitlines(), start=1):
+    for n, line in enumerate(lines, start=1):
         try:
             records.append(Record.model_validate_json(line))
         except ValidationError as exc:

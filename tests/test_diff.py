@@ -218,6 +218,15 @@ def test_release_datasets_diff_with_their_abbreviated_upstream_commits(releases,
     assert json.loads(from_dirs.stdout) == json.loads(from_refs.stdout)
 
 
+def test_a_dataset_without_its_records_is_one_line(releases, cli, tmp_path):
+    assert cli("crawl", "--repo", releases.path, "--ref", "v0.32.0", "--name", "acme/widgets", "--out", tmp_path).exit_code == 0
+    dataset = tmp_path / "acme" / "widgets"
+    (dataset / "errors.jsonl").unlink()
+    result = cli("diff", dataset, dataset)
+    assert result.exit_code == 1
+    assert result.stderr == f"errcat: {dataset}/errors.jsonl cannot be read: No such file or directory\n"
+
+
 def test_two_releases_from_the_package_index_diff_without_git(cli, cache_dir, no_git):
     for version, short, code in (("0.32.0", OLD_SHORT, CHECK_CODE), ("0.33.0", NEW_SHORT, MOVED)):
         write_wheel(cache_dir / "pypi" / f"vllm-{version}" / f"vllm-{version}-py3-none-any.whl", release_tree(short, code))
