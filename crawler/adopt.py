@@ -29,6 +29,7 @@ from pathlib import Path
 import orjson
 
 from .errors import DataError
+from .models import ID_HEX
 from .dataset import dataset_dir
 from .output import content_digest, write_dataset
 from .progress import Progress, quiet
@@ -36,7 +37,7 @@ from .validate import validate_dataset
 
 _PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
 DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/"
-                          r"(?:manifest\.json|index\.json|search\.json|errors\.jsonl|errors/[0-9a-f]{16}\.json)")
+                          rf"(?:manifest\.json|index\.json|search\.json|errors\.jsonl|errors/{ID_HEX}\.json)")
 DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/errors)?)?)?")
 TOP_FILES = ("changelog.md", "diff.json")
 

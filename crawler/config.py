@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError, SourceError, UsageError
-from .models import Owner, RepoName, identity_problem
+from .models import UPSTREAM_COMMIT_HEX, Owner, RepoName, identity_problem
 
 if TYPE_CHECKING:  # the source stage is imported where it is used, as everywhere in this module
     from .source import PackageInfo
 
 # vcs-versioning / setuptools-scm style: `__commit_id__ = commit_id = 'g4ba787ec9'` or a full id.
-DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?([0-9a-fA-F]{7,40})['"]"""
+DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?((?i:""" + UPSTREAM_COMMIT_HEX + r"""))['"]"""
 
 
 class Upstream(BaseModel):

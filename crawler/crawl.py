@@ -28,6 +28,7 @@ from .errors import DataError, UsageError
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
 from .output import content_digest, dataset_lock, publish, read_dataset, recover, Rendered
+from .scratch import sweep
 from .source import open_snapshot, package_info
 
 Progress = Callable[[str], None]
@@ -162,6 +163,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
+        sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
         digest = input_digest(snapshot, include, exclude, curated.digest)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:

@@ -26,8 +26,7 @@ from pydantic import ValidationError
 
 from .dataset import dataset_dir
 from .errors import ConfigError
-from .ids import ID_RE
-from .models import CuratedFile
+from .models import ID_RE, CuratedFile
 
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"

@@ -23,7 +23,8 @@ from typing import Iterable, Literal
 from pydantic import Field
 
 from .ids import entry_key, normalize_template
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, RepoSlug, Site
+from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, UPSTREAM_COMMIT_PATTERN, Model, Record, RepoSlug, Site
+from .source import release_of
 
 REWORD_RATIO = 0.6
 
@@ -95,12 +96,13 @@ class Side(Model):
     repo: RepoSlug
     commit: str = Field(pattern=COMMIT_PATTERN)
     ref: str | None = None
-    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN)
+    release: str | None = Field(default=None, description="NAME==VERSION when this side is a release read from the package index.")
+    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN)
     entries: int = Field(ge=0)
 
     @property
     def label(self) -> str:
-        return self.ref or self.commit[:12]
+        return self.ref or self.release or self.commit[:12]
 
 
 class DiffCounts(Model):
@@ -242,8 +244,6 @@ def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, R
     return links
 
 
-def _side(records: list[Record], repo: str, commit: str, ref: str | None, upstream_commit: str | None) -> Side:
-    return Side(repo=repo, commit=commit, ref=ref, upstream_commit=upstream_commit, entries=len(records))
 
 
 def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *, old_side: Side, new_side: Side) -> DiffReport:
@@ -316,4 +316,5 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
 
 def side_of(manifest, records: list[Record]) -> Side:
     """The report's view of one dataset (a ``Manifest`` and its records)."""
-    return _side(live(records), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, manifest.ref, manifest.upstream_commit)
+    return Side(repo=f"{manifest.repo.owner}/{manifest.repo.name}", commit=manifest.commit, ref=manifest.ref,
+                release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=len(live(records)))

@@ -1,5 +1,12 @@
 """errcat's exceptions: one root, so the CLI turns every expected failure into one clear line."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pydantic import ValidationError
+
 
 class ErrcatError(Exception):
     """Root of every error errcat reports to a user (exit code 2 unless said otherwise)."""
@@ -30,3 +37,20 @@ class OutputError(ErrcatError):
     the last good dataset is left as it was."""
 
     exit_code = 1
+
+
+
+def invalid_data(exc: ValidationError) -> DataError:
+    """A pydantic ``ValidationError`` as one line: the model, the field, what is wrong and the value.
+    Field names and values may come from a hostile dataset: anything but a plain name is shown as
+    ``repr`` (control characters escaped, so a line stays a line), and values are shortened."""
+    errors = exc.errors()
+    if not errors:  # pragma: no cover - pydantic always lists at least one
+        return DataError(f"invalid {exc.title}")
+    first = errors[0]
+    where = ".".join(str(p) if isinstance(p, int) or str(p).isidentifier() else repr(p) for p in first["loc"]) or "(value)"
+    value = repr(first.get("input"))
+    if len(value) > 80:
+        value = value[:77] + "..."
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return DataError(f"invalid {exc.title}: {where}: {first['msg']}, got {value}{more}")

@@ -11,10 +11,9 @@ is keyed by module and qualified name instead: such sites do not collapse into o
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
-from .models import ID_PATTERN
+from .models import ID_RE
 from .templates import Field, parts_from_template
 
 def normalize_template(text: str, fields: list[dict[str, Any]]) -> str:
@@ -46,9 +45,6 @@ def entry_id(repo: str, key: tuple[str, ...]) -> str:
     """16 lowercase hex digits from repo (owner/name) and an entry key."""
     payload = "\x1f".join((repo, *key)).encode("utf-8", "surrogatepass")
     return hashlib.sha256(payload).hexdigest()[:16]
-
-
-ID_RE = re.compile(ID_PATTERN)
 
 
 def check_id(value: str) -> str:

@@ -13,10 +13,21 @@ from typing import Annotated, Callable, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 SCHEMA_VERSION = "1"
-ID_PATTERN = r"^[0-9a-f]{16}$"
+
+# Ids and commits, written once: the models, the JSON Schemas generated from them and every
+# check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
+# these. Lowercase only: ids become file names and commits URLs.
+ID_HEX = "[0-9a-f]{16}"
+ID_PATTERN = f"^{ID_HEX}$"
 COMMIT_PATTERN = r"^[0-9a-f]{40}$"
 #: Releases often record an abbreviated upstream commit (vLLM's _version.py: 'g4ba787ec9').
-UPSTREAM_COMMIT_PATTERN = r"^[0-9a-f]{7,40}$"
+UPSTREAM_COMMIT_HEX = "[0-9a-f]{7,40}"
+UPSTREAM_COMMIT_PATTERN = f"^{UPSTREAM_COMMIT_HEX}$"
+ID_RE = re.compile(ID_PATTERN)
+ID_PREFIX_RE = re.compile(r"^[0-9a-f]{4,16}$")  # what `errcat show` takes for an id
+COMMIT_RE = re.compile(COMMIT_PATTERN)
+ABBREVIATED_COMMIT_RE = re.compile(r"^[0-9a-f]{4,39}$")  # what git reads as an abbreviated commit
+UPSTREAM_COMMIT_RE = re.compile(UPSTREAM_COMMIT_PATTERN)
 
 # A repository's identity, by GitHub's rules: an owner (user or organisation) is 1-39 letters,
 # digits and hyphens, with no hyphen first, last or next to another; a name is 1-100 letters,

@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from .errors import SourceError, UsageError
-from .models import RepoRef, Skipped
+from .models import ABBREVIATED_COMMIT_RE, COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skipped
 from .progress import Progress, quiet, task
+from .scratch import run_dir
 
 if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
     from .config import Upstream
 
-HEX40 = re.compile(r"[0-9a-f]{40}")
 GIT_TIMEOUT = 60.0  # seconds for a local git command
 FETCH_TIMEOUT = 600.0  # seconds for a network fetch
 PIP_TIMEOUT = 1800.0  # a vLLM wheel is several hundred MB
@@ -308,7 +308,7 @@ class Git:
     def commit_of(self, ref: str) -> str | None:
         proc = self.run("rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}", check=False)
         sha = proc.stdout.decode("ascii", "replace").strip()
-        return sha if proc.returncode == 0 and HEX40.fullmatch(sha) else None
+        return sha if proc.returncode == 0 and COMMIT_RE.fullmatch(sha) else None
 
 
 def _first_line(stderr: bytes) -> str:
@@ -508,18 +508,20 @@ def _commit_date(git: Git, commit: str) -> str:
 
 
 def _recorded_commit(data: bytes, pattern: str) -> str | None:
+    """The commit a release's version file records; None unless it is one (7 to 40 hex digits):
+    what a configured ``version_pattern`` captures goes into every record's provenance."""
     m = re.search(pattern, data.decode("utf-8", "replace"), re.MULTILINE)
-    if not m:
+    if not m or m.group(1) is None:
         return None
     value = m.group(1).strip().lower()
-    return value or None
+    return value if UPSTREAM_COMMIT_RE.fullmatch(value) else None
 
 
 def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str | None]:
     """(upstream_commit, upstream_recorded) from a recorded value."""
     if recorded is None:
         return None, None
-    if HEX40.fullmatch(recorded):
+    if COMMIT_RE.fullmatch(recorded):
         return (recorded if recorded != commit else None), None
     return None, recorded
 
@@ -637,7 +639,7 @@ def _fetch(git: Git, url: str, ref: str) -> str:
         )
         if proc.returncode != 0:
             msg = _first_line(proc.stderr)
-            if re.fullmatch(r"[0-9a-f]{4,39}", ref):
+            if ABBREVIATED_COMMIT_RE.fullmatch(ref):
                 msg += " (abbreviated commit ids cannot be fetched from a remote: give the full 40-hex id, a tag or a branch)"
             raise SourceError(f"cannot fetch {ref!r} from {url}: {msg}")
         commit = git.commit_of(tmp)
@@ -661,7 +663,7 @@ def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, 
     want = ref or upstream.branch or "HEAD"
     commit: str | None = None
     try:
-        if HEX40.fullmatch(want):
+        if COMMIT_RE.fullmatch(want):
             commit = git.commit_of(want)
         elif ref is not None:
             commit = git.commit_of(f"refs/errcat/tags/{want.removeprefix('refs/tags/')}")
@@ -739,6 +741,20 @@ def parse_pypi_spec(spec: str) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
+def release_of(source: str) -> str | None:
+    """NAME==VERSION of a crawl of the package index (its ``source``, ``pypi:NAME==VERSION ...``),
+    else None."""
+    if not source.startswith("pypi:"):
+        return None
+    spec = source.removeprefix("pypi:").split(" ", 1)[0]
+    return spec if _PYPI_SPEC.fullmatch(spec) else None
+
+
+def canonical_package(name: str) -> str:
+    """The package index's one spelling of a name (PEP 503): vLLM, vllm and v_llm are one."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def git_blob_id(data: bytes) -> str:
     """The id git gives these bytes as a blob, so wheel files key caches like git files do."""
     h = hashlib.sha1(b"blob %d\0" % len(data))
@@ -791,14 +807,16 @@ def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress,
 
 def _download_wheel(name: str, version: str, root: Path, progress: Progress = quiet) -> Path:
     """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary only)."""
-    norm = re.sub(r"[-_.]+", "-", name).lower()
-    dest = root / "pypi" / _safe_name(f"{norm}-{version}")
+    dest = root / "pypi" / _safe_name(f"{canonical_package(name)}-{version}")
     cached = sorted(dest.glob("*.whl")) if dest.is_dir() else []
     if cached:
         return cached[0]
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".dl-", dir=dest.parent))
-    try:
+    # Downloaded into scratch (same file system, so it can be renamed into place): what a
+    # killed download leaves, the next run removes.
+    with run_dir(root) as work:
+        tmp = work / "wheel"
+        tmp.mkdir()
         # Not --quiet: pip prints its progress only at its default verbosity (to stdout, read above).
         shows = ["--progress-bar", "raw"] if _pip_has_raw_progress() else ["--quiet"]
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-input",
@@ -818,8 +836,6 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
             if not dest.is_dir():
                 raise
         return dest / wheels[0].name
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _zip_date(info: zipfile.ZipInfo) -> str:
@@ -890,7 +906,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
             if vinfo is not None and vinfo.file_size <= max_blob_bytes:
                 recorded = _recorded_commit(zf.read(vinfo), upstream.version_pattern)
         tag = upstream.tag_of(version) if version is not None else None
-        if recorded is not None and HEX40.fullmatch(recorded):
+        if recorded is not None and COMMIT_RE.fullmatch(recorded):
             commit, upstream_commit, short = recorded, recorded, None
         else:
             listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")

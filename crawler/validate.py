@@ -21,7 +21,7 @@ from typing import Any, Iterable
 
 import jsonschema_rs
 
-from .ids import ID_RE
+from .models import ID_RE
 from .progress import Progress, quiet, task
 from .schemas import schema_for
 

@@ -1,14 +1,16 @@
 """Versions as a library: crawl refs into scratch datasets, diff them, fold history, sync.
 
 The commands in ``versions_cli`` are thin wrappers over these functions. Every crawl goes through
-``crawl.crawl`` with the result cache, into a temporary output root, so a diff or a history run
-never touches the catalogue it does not mean to write.
+``crawl.crawl`` with the result cache, into a scratch directory of the run (``scratch.run_dir``:
+in the cache directory, removed by the next run should this one be killed), so a diff or a
+history run never touches the catalogue it does not mean to write.
 """
 
 from __future__ import annotations
 
 import re
 import tempfile
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +21,7 @@ from .diff import DiffReport, Side, diff_records, live, side_of
 from .errors import DataError, SourceError, UsageError
 from .extract import EXTRACTOR_VERSION
 from .history import State, advance, is_retired, render_state, seed, version_of
-from .models import Manifest
+from .models import COMMIT_RE, Manifest
 from .output import write_dataset
 from .progress import Progress
 
@@ -45,23 +47,32 @@ class SourceOptions:
     use_cache: bool = True
     config: Path | None = None
 
-    def crawl_options(self, ref: str | None, out: Path) -> CrawlOptions:
+    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None) -> CrawlOptions:
         return CrawlOptions(
-            repo=self.repo, ref=ref, upstream=self.upstream, name=self.name, include=list(self.include),
+            repo=self.repo, ref=ref, pypi=pypi, upstream=self.upstream, name=self.name, include=list(self.include),
             exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
             use_cache=self.use_cache, config=self.config,
         )
+
+    def scratch(self) -> AbstractContextManager[Path]:
+        """This run's scratch directory (see ``scratch``), in the cache directory."""
+        from .scratch import run_dir
+        from .source import cache_root
+
+        return run_dir(cache_root(self.cache_dir))
 
 
 def _side(data: Dataset) -> Side:
     return side_of(data.manifest, data.records)
 
 
-def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet) -> Dataset:
-    """Crawl one ref into a fresh directory under ``scratch`` and load it back."""
+def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
+              pypi: str | None = None) -> Dataset:
+    """Crawl one ref (or with ``pypi``, the release NAME==VERSION) into a fresh directory under
+    ``scratch`` and load it back."""
     out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
-    result = crawl(source.crawl_options(ref, out), progress=progress)
-    return open_dataset(result.target, progress, f"the records of {ref or 'HEAD'}")
+    result = crawl(source.crawl_options(ref, out, pypi), progress=progress)
+    return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}")
 
 
 def load_dataset(path: Path, name: str | None = None, progress: Progress = _quiet) -> Dataset:
@@ -76,13 +87,42 @@ def load_dataset(path: Path, name: str | None = None, progress: Progress = _quie
     return open_dataset(found[0], progress)
 
 
-def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet) -> Dataset:
-    """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to crawl."""
+def release_specs(args: list[str], source: SourceOptions) -> list[str | None]:
+    """``diff --pypi``: each argument as the release NAME==VERSION it names (a bare VERSION is of
+    the upstream's package), None for a directory (a written dataset). Checked before anything
+    is downloaded: one package, no git repository."""
+    from .config import identify, load_config
+    from .source import canonical_package, parse_pypi_spec
+
+    if source.repo is not None:
+        raise UsageError("--pypi reads releases from the package index: leave out --repo (and $ERRCAT_REPO)")
+    upstream = identify(None, source.upstream, source.name, load_config(source.config))
+    specs: list[str | None] = []
+    for arg in args:
+        if Path(arg).is_dir():
+            specs.append(None)
+            continue
+        if "==" not in arg:
+            if upstream.pypi is None:
+                raise UsageError(f"{arg!r}: give NAME==VERSION (upstream {upstream.name!r} names no package)")
+            arg = f"{upstream.pypi}=={arg}"
+        parse_pypi_spec(arg)
+        specs.append(arg)
+    names = {canonical_package(parse_pypi_spec(s)[0]) for s in specs if s is not None}
+    if len(names) > 1:
+        raise UsageError(f"--pypi: OLD and NEW name two packages ({', '.join(sorted(names))}); a diff is of one")
+    return specs
+
+
+def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet,
+              pypi: str | None = None) -> Dataset:
+    """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to
+    crawl, or with ``pypi`` the release it names."""
     path = Path(arg)
     if path.is_dir():
         return load_dataset(path, source.name, progress)
-    progress(f"crawling {arg}")
-    return crawl_ref(source, arg, scratch, progress)
+    progress(f"crawling {pypi or arg}")
+    return crawl_ref(source, None if pypi else arg, scratch, progress, pypi)
 
 
 def diff_datasets(old: Dataset, new: Dataset) -> DiffReport:
@@ -174,7 +214,7 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
         if not tags:
             raise SourceError(f"no release tags matching {pattern!r}")
         return tags[-1]
-    from .source import HEX40, check_ref
+    from .source import check_ref
 
     if url is None:
         want = check_ref(ref) if ref else "HEAD"
@@ -183,12 +223,12 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
             raise SourceError(f"unknown ref or commit {want!r}")
         return ref, commit
     want = check_ref(ref or upstream.branch or "HEAD")
-    if HEX40.fullmatch(want):
+    if COMMIT_RE.fullmatch(want):
         return want, want
     text = git.out("ls-remote", url, want if want == "HEAD" else f"refs/heads/{want}", f"refs/tags/{want}",
                    what=f"git ls-remote {url}")
     shas = [line.split("\t", 1)[0] for line in text.splitlines() if line]
-    return want, (shas[0] if shas and HEX40.fullmatch(shas[0]) else None)
+    return want, (shas[0] if shas and COMMIT_RE.fullmatch(shas[0]) else None)
 
 
 # --------------------------------------------------------------------------- history
@@ -200,10 +240,10 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
     state: State = {}
     newest: Manifest | None = None
-    with tempfile.TemporaryDirectory(prefix="errcat-history-") as tmp:
+    with source.scratch() as tmp:
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
-            data = crawl_ref(source, ref, Path(tmp), progress)
+            data = crawl_ref(source, ref, tmp, progress)
             progress(f"history: carrying {len(state):,} entries forward to {ref}")
             state = advance(state, data.records, version_of(ref) or ref, data.manifest.commit)
             newest = data.manifest
@@ -269,9 +309,9 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return SyncResult(False, target, commit, report, markdown(report))
 
     notes: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="errcat-sync-") as tmp:
+    with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
-        new = crawl_ref(source, want, Path(tmp), progress)
+        new = crawl_ref(source, want, tmp, progress)
         if source.use_cache:  # the scheduled sync keeps its cache across errcat upgrades
             from .cache import ResultCache
             from .engine import cache_version
@@ -290,7 +330,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                 # by this one, so the changelog shows upstream's changes, not the tool's.
                 try:
                     progress(f"re-crawling the previous commit {old.manifest.commit[:12]} with this errcat")
-                    base = crawl_ref(source, old.manifest.commit, Path(tmp), progress)
+                    base = crawl_ref(source, old.manifest.commit, tmp, progress)
                 except SourceError as exc:
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
             state = advance(seed(old.records, old.manifest), new.records, version_of(want), new.manifest.commit)
@@ -311,8 +351,6 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
 
 
 def check_output_commit(value: str) -> str:
-    from .source import HEX40
-
-    if not HEX40.fullmatch(value):
+    if not COMMIT_RE.fullmatch(value):
         raise DataError(f"not a commit id: {value!r}")
     return value

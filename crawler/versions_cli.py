@@ -6,15 +6,15 @@ source errors exit 2 with one line; ``diff --fail-on`` and ``sync --exit-code`` 
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 from .cli import DEFAULT_OUT
-from .errors import UsageError
+from .errors import UsageError, invalid_data
 from .sink import KINDS, echo, output_lines
 from .progress import REPORTER
 
@@ -45,6 +45,22 @@ def _source(kw: dict):
         exclude=list(kw.pop("exclude")), jobs=kw.pop("jobs"), use_cache=not kw.pop("no_cache"),
         cache_dir=kw.pop("cache_dir"), config=kw.pop("config"),
     )
+
+
+def _invalid_data_is_one_line(command):
+    """Data that fails a model anywhere in the command (a dataset, a report side, a history
+    lifetime) ends as errcat's one line and exit 1, never pydantic's traceback."""
+
+    @functools.wraps(command)
+    def run(*args, **kw):
+        from pydantic import ValidationError
+
+        try:
+            return command(*args, **kw)
+        except ValidationError as exc:
+            raise invalid_data(exc) from None
+
+    return run
 
 
 def _kinds(values: tuple[str, ...]) -> set[str]:
@@ -83,25 +99,31 @@ def _write(text: str, output: Path | None, kind: str = "lines") -> None:
               help="Exit 1 when a change of these kinds is found: comma-separated, or 'any' "
                    "(added, removed, moved, reworded, exception-changed, sites-added, sites-removed).")
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here instead of stdout.")
-def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, **kw) -> None:
-    """What changed between two catalogues: OLD and NEW are refs or output directories.
+@click.option("--pypi", is_flag=True, help="OLD and NEW are releases on the package index (NAME==VERSION, or VERSION of the upstream's package): no git needed.")
+@_invalid_data_is_one_line
+def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, pypi: bool, **kw) -> None:
+    """What changed between two catalogues: OLD and NEW are refs, releases or output directories.
 
-    A ref (tag, branch, commit) is crawled with the result cache into a temporary directory,
-    using the repository options as ``errcat crawl`` does; a directory is read as written.
+    A ref (tag, branch, commit) is crawled with the result cache into a scratch directory,
+    using the repository options as ``errcat crawl`` does; with --pypi, OLD and NEW are
+    released packages, crawled as ``errcat crawl --pypi`` does (each wheel is downloaded once);
+    a directory is read as written.
 
     \b
     Examples:
       errcat diff v0.32.0 v0.33.0 --repo ../vllm
+      errcat diff vllm==0.32.0 vllm==0.33.0 --pypi
       errcat diff old-output/ output/ --format markdown
       errcat diff v1 v2 --repo . --format github --fail-on removed,reworded
     """
     from .diff_render import render
-    from .versions import diff_datasets, open_side
+    from .versions import diff_datasets, open_side, release_specs
 
     kinds = _kinds(fail_on)
     source = _source(kw)
-    with tempfile.TemporaryDirectory(prefix="errcat-diff-") as tmp:
-        report = diff_datasets(open_side(old, source, Path(tmp), REPORTER), open_side(new, source, Path(tmp), REPORTER))
+    specs = release_specs([old, new], source) if pypi else [None, None]
+    with source.scratch() as tmp:
+        report = diff_datasets(open_side(old, source, tmp, REPORTER, specs[0]), open_side(new, source, tmp, REPORTER, specs[1]))
     _write(render(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
     c = report.counts
     REPORTER(f"{report.old.label} -> {report.new.label}: " + ", ".join(
@@ -118,6 +140,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
 @source_options
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, out: Path, **kw) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
@@ -155,6 +178,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, ou
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the markdown changelog (the pull request body) here.")
 @click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the JSON diff report here.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")
+@_invalid_data_is_one_line
 def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, changelog: Path | None,
          report_path: Path | None, exit_code: bool, **kw) -> None:
     """Bring the catalogue up to the upstream: resolve, crawl, diff, write, say if it changed.

@@ -60,3 +60,23 @@ def cached_wheel(cache_dir: Path, files: dict[str, str | bytes], *, name: str, v
     need no package index."""
     return wheel(cache_dir / "pypi" / f"{name}-{version}" / f"{name}-{version}-py3-none-any.whl", files,
                  name=name, version=version, metadata=metadata)
+
+
+def release_tree(short_commit: str, code: str = CHECK_CODE) -> dict[str, str]:
+    """A release in vLLM's layout (the default upstream's include and version file): its
+    ``vllm/_version.py`` records the upstream commit abbreviated, as vLLM's releases do
+    (``'g5df63a720'``), so its manifest's upstream_commit has 9 digits, not 40."""
+    return {"vllm/__init__.py": "", "vllm/_version.py": f"__commit_id__ = commit_id = 'g{short_commit}'\n",
+            "vllm/check.py": code}
+
+
+def write_wheel(path: Path, files: dict[str, str]) -> Path:
+    """A wheel holding ``files`` (dedented code strings), as the package index serves one."""
+    import textwrap
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+        for name, text in sorted(files.items()):
+            z.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 2, 3, 4, 5)), textwrap.dedent(text).lstrip("\n"))
+    return path

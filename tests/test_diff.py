@@ -5,8 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import CHECK_CODE, release_tree, write_wheel
 from jsonschema import Draft202012Validator
+from pydantic import Field
 
+from crawler import diff as diff_module, history as history_module
+from crawler.diff import Side
+from crawler.models import COMMIT_PATTERN, Lifetime
 from crawler.sink import command_data, command_property, md_code
 from crawler.schemas import schema_for
 
@@ -171,3 +176,113 @@ def test_site_matching(old, new, moves, added, removed):
     pairs, plus, minus = match_sites(_record(*old).sites, _record(*new).sites)
     assert [(a.path, a.line, b.path, b.line) for a, b in pairs] == moves
     assert [s.path for s in plus] == added and [s.path for s in minus] == removed
+
+
+# --------------------------------------------------------------------------- releases
+
+OLD_SHORT, NEW_SHORT = "5df63a720", "7e2b1c9d4"  # releases record the upstream commit abbreviated
+MOVED = "import os\n\n" + CHECK_CODE
+
+
+@pytest.fixture
+def releases(fixture_repo):
+    """Two release commits in vLLM's layout (tags v0.32.0, v0.33.0); both errors move."""
+    fixture_repo.commit(release_tree(OLD_SHORT), tag="v0.32.0")
+    fixture_repo.commit(release_tree(NEW_SHORT, MOVED), tag="v0.33.0")
+    return fixture_repo
+
+
+def check_release_report(report: dict) -> None:
+    Draft202012Validator(schema_for("diff")).validate(report)
+    assert (report["old"]["upstream_commit"], report["new"]["upstream_commit"]) == (OLD_SHORT, NEW_SHORT)
+    assert [c["kind"] for c in report["changes"]] == ["moved", "moved"]
+    assert all(f"/blob/{NEW_SHORT}/vllm/check.py#L" in c["location"]["permalink"] for c in report["changes"])
+
+
+def test_release_datasets_diff_with_their_abbreviated_upstream_commits(releases, cli, tmp_path):
+    """The report's sides once took only 40-digit upstream commits, so any diff of releases
+    (even of a dataset with itself) ended in pydantic's traceback."""
+    dirs = []
+    for tag in ("v0.32.0", "v0.33.0"):
+        assert cli("crawl", "--repo", releases.path, "--ref", tag, "--name", "acme/widgets", "--out", tmp_path / tag).exit_code == 0
+        dirs.append(tmp_path / tag / "acme" / "widgets")
+    assert json.loads((dirs[0] / "manifest.json").read_text())["upstream_commit"] == OLD_SHORT
+    itself = cli("diff", dirs[0], dirs[0], "--format", "json")
+    assert itself.exit_code == 0, itself.output
+    assert json.loads(itself.stdout)["changes"] == []
+    from_dirs = cli("diff", dirs[0], dirs[1], "--format", "json")
+    from_refs = cli("diff", "v0.32.0", "v0.33.0", "--repo", releases.path, "--name", "acme/widgets", "--format", "json")
+    for result in (from_dirs, from_refs):
+        assert result.exit_code == 0, result.output
+        check_release_report(json.loads(result.stdout))
+    assert json.loads(from_dirs.stdout) == json.loads(from_refs.stdout)
+
+
+def test_a_dataset_without_its_records_is_one_line(releases, cli, tmp_path):
+    assert cli("crawl", "--repo", releases.path, "--ref", "v0.32.0", "--name", "acme/widgets", "--out", tmp_path).exit_code == 0
+    dataset = tmp_path / "acme" / "widgets"
+    (dataset / "errors.jsonl").unlink()
+    result = cli("diff", dataset, dataset)
+    assert result.exit_code == 1
+    assert result.stderr.endswith(f"\nerrcat: {dataset}/errors.jsonl: cannot read: No such file or directory\n")
+
+
+def test_two_releases_from_the_package_index_diff_without_git(cli, cache_dir, no_git):
+    for version, short, code in (("0.32.0", OLD_SHORT, CHECK_CODE), ("0.33.0", NEW_SHORT, MOVED)):
+        write_wheel(cache_dir / "pypi" / f"vllm-{version}" / f"vllm-{version}-py3-none-any.whl", release_tree(short, code))
+    result = cli("diff", "vllm==0.32.0", "vllm==0.33.0", "--pypi", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    check_release_report(report)
+    assert report["repo"] == "vllm-project/vllm"
+    assert (report["old"]["release"], report["new"]["release"]) == ("vllm==0.32.0", "vllm==0.33.0")
+    assert "vllm==0.32.0 -> vllm==0.33.0: " in result.stderr
+    bare = cli("diff", "0.32.0", "0.33.0", "--pypi", "--format", "json")  # versions of the upstream's package
+    assert bare.exit_code == 0 and json.loads(bare.stdout) == report
+    changelog = cli("diff", "0.32.0", "0.33.0", "--pypi", "--format", "markdown").stdout
+    assert changelog.startswith("## Error catalogue: `vllm-project/vllm` `vllm==0.32.0` → `vllm==0.33.0`\n")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["vllm==0.32.0", "six==1.16.0"], "errcat: --pypi: OLD and NEW name two packages (six, vllm); a diff is of one"),
+    (["0.32.0", "0.33.0", "--repo", "https://github.com/vllm-project/vllm"], "errcat: --pypi reads releases from the package index: leave out --repo"),
+    (["vllm==0.32.0", "vllm==--index-url=http://x"], "errcat: refusing --pypi 'vllm==--index-url=http://x'"),
+])
+def test_pypi_diff_refusals_come_before_any_download(cli, no_git, args, message):
+    result = cli("diff", *args, "--pypi")
+    assert result.exit_code == 2
+    assert [line for line in result.stderr.splitlines() if line.startswith("errcat: ")] == [result.stderr.strip()]
+    assert result.stderr.startswith(message)
+
+
+class FortyDigitSide(Side):
+    """The report side as it was: 40-digit upstream commits only."""
+
+    upstream_commit: str | None = Field(default=None, pattern=COMMIT_PATTERN)
+
+
+class NoVersionLifetime(Lifetime):
+    version: None = None
+
+
+@pytest.mark.parametrize("command, model, expected", [
+    ("diff", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
+    ("sync", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
+    ("history", NoVersionLifetime, "errcat: invalid NoVersionLifetime: version: Input should be None, got 'v0.32.0'"),
+])
+def test_data_a_model_refuses_is_one_line_in_every_versions_command(releases, cli, tmp_path, monkeypatch, command, model, expected):
+    """Whatever model refuses data on the way (here a stricter one swapped in), the user gets
+    errcat's one line and exit 1, not a traceback."""
+    monkeypatch.setattr(diff_module if model is FortyDigitSide else history_module, model.__bases__[0].__name__, model)
+    common = ["--repo", releases.path, "--name", "acme/widgets"]
+    out = tmp_path / "out"
+    if command == "diff":
+        result = cli("diff", "v0.32.0", "v0.33.0", *common)
+    elif command == "sync":
+        assert cli("sync", *common, "--ref", "v0.32.0", "--out", out).exit_code == 0  # nothing to diff yet
+        result = cli("sync", *common, "--ref", "v0.33.0", "--out", out)
+    else:
+        result = cli("history", *common, "--out", out, "v0.32.0", "v0.33.0")
+    assert result.exit_code == 1
+    assert [line for line in result.stderr.splitlines() if line.startswith("errcat: ")] == [expected]
+    assert result.stderr.rstrip().endswith(expected) and "validation error" not in result.output

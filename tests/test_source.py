@@ -161,6 +161,20 @@ def test_short_recorded_upstream_is_kept_as_information_only(tmp_path: Path) -> 
     assert s.upstream_commit is None and s.upstream_recorded == "4ba787ec9"
 
 
+@pytest.mark.parametrize("written, recorded", [("4BA787EC9", "4ba787ec9"), ("g4ba787ec9", None), ("main", None), ("4ba78", None)])
+def test_only_a_commit_is_taken_from_the_version_file(tmp_path: Path, written: str, recorded: str | None) -> None:
+    """A configured version_pattern may capture anything; what is not 7 to 40 hex digits is no
+    commit (it once went into every record's provenance, failed the schema and stopped the crawl)."""
+    r = tmp_path / "r"
+    (r / "pkg").mkdir(parents=True)
+    git(r, "init", "-q")
+    (r / "pkg" / "_version.py").write_text(f"commit = '{written}'\n")
+    git(r, "add", "-A")
+    git(r, "commit", "-q", "-m", "x")
+    s = snap(str(r), upstream=PKG.model_copy(update={"version_pattern": r"^commit = '([^']*)'"}))
+    assert s.upstream_commit is None and s.upstream_recorded == recorded
+
+
 def test_include_exclude_globs(repo: Path) -> None:
     s = snap(str(repo), "v1", include=["**/*.py"], exclude=["pkg/sub/", "**/_version.py"])
     assert [f.path for f in s.files] == ["other.py", "pkg/a.py", "pkg/big.py"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import CHECK_CODE
+from helpers import CHECK_CODE, release_tree
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -99,3 +99,27 @@ def test_sync_drops_cached_results_an_older_errcat_made(upstream, cli, cache_dir
         keys = [k for (k,) in db.execute("SELECT key FROM results")]
     assert keys and all(k.startswith(cache_version() + ":") for k in keys)
     assert len(keys) == len(current) + 1  # this version's results all kept, pkg/b.py added
+
+
+def files_of(directory):
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_repository(fixture_repo, cli, tmp_path):
+    """Releases record their upstream commit abbreviated ('5df63a720'): sync once failed on the
+    diff and wrote no changelog. The local repository is only read."""
+    fixture_repo.commit(release_tree("5df63a720"), tag="v0.32.0")
+    newest = fixture_repo.commit(release_tree("7e2b1c9d4", CHECK_CODE.replace("far too large", "much too large")), tag="v0.33.0")
+    before = files_of(fixture_repo.path)
+    out, changelog = tmp_path / "out", tmp_path / "CHANGELOG.md"
+    common = ["--repo", fixture_repo.path, "--name", "acme/widgets", "--out", out, "--changelog", changelog]
+    assert cli("sync", *common, "--ref", "v0.32.0").exit_code == 0
+    result = cli("sync", *common, "--latest-tag")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"changed=true commit={newest} (1 change(s) v0.32.0 -> v0.33.0)")
+    text = changelog.read_text()
+    assert text.startswith("## Error catalogue: `acme/widgets` `v0.32.0` → `v0.33.0`\n")
+    assert "### Message reworded (1)" in text and "/blob/7e2b1c9d4/vllm/check.py#L" in text
+    manifest = json.loads((out / "acme" / "widgets" / "manifest.json").read_text())
+    assert (manifest["ref"], manifest["upstream_commit"], manifest["counts"]["retired"]) == ("v0.33.0", "7e2b1c9d4", 1)
+    assert files_of(fixture_repo.path) == before
