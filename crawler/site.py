@@ -8,20 +8,25 @@ Layout of the site directory::
     search.json           the dataset's search index, copied, for clients
     search-index.js       the same index as a script (file:// pages cannot fetch JSON)
     search.js, style.css  the search box (plain JS, no network) and the styles
+    .errcat-site          marks the directory as a site errcat render made (see may_replace)
 
 Everything that comes from the crawled source is escaped: text with ``html.escape``, code by
 Pygments, and JSON inside ``<script>`` with ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
 ``--format markdown`` writes ``index.md`` and ``errors/<id>.md`` instead.
+
+The directory belongs to errcat render (``.errcat-site`` marks it): each render replaces it as a
+whole, atomically, and refuses to replace a directory it did not make.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
-import shutil
+import stat
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -344,8 +349,16 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
 
 
 def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None) -> int:
-    """Write the site for one dataset into ``out``; returns the number of entry pages."""
+    """Make ``out`` the site of one dataset; returns the number of entry pages.
+
+    The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
+    then swapped in whole, so ``out`` is always the previous site or the complete new one, and
+    holds nothing else (no page of an entry that is gone, nothing planted in it). What is
+    replaced must be a site errcat render made, an empty directory, or nothing: see
+    :func:`may_replace`.
+    """
     from .match import load_search_index
+    from .output import write_tree
 
     if not (dataset / "manifest.json").is_file():
         raise UsageError(f"not a dataset (no manifest.json): {dataset}")
@@ -354,29 +367,66 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     records = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines() if line.strip()]
     records.sort(key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
-    if out.resolve() == dataset.resolve() or dataset.resolve() in out.resolve().parents:
+    out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
+    real_out, real_data = out.resolve(), dataset.resolve()
+    if real_out == real_data or real_data in real_out.parents:
         raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
-    (out / "errors").mkdir(parents=True, exist_ok=True)
-    progress(f"rendering {len(records)} pages into {out}")
-    if fmt == "markdown":
+    if real_out in real_data.parents:
+        raise UsageError(f"--out {out} holds the dataset; the site replaces its directory as a whole")
+
+    def files() -> Iterator[tuple[str, bytes]]:  # runs once out is known to be replaceable
+        progress(f"rendering {len(records)} pages into {out}")
+        yield SITE_MARK, SITE_MARK_TEXT
+        if fmt == "markdown":
+            for r in records:
+                yield f"errors/{r['id']}.md", entry_markdown(r, titles).encode()
+            yield "index.md", index_markdown(records, manifest, repo).encode()
+        else:
+            index = load_search_index(dataset)
+            for r in records:
+                yield f"errors/{r['id']}.html", entry_html(r, repo, titles).encode()
+            yield "index.html", index_html(records, manifest, repo).encode()
+            yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
+            yield "search.js", SEARCH_JS.encode()
+            yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n".encode()
         for r in records:
-            (out / "errors" / f"{r['id']}.md").write_text(entry_markdown(r, titles), encoding="utf-8")
-        (out / "index.md").write_text(index_markdown(records, manifest, repo), encoding="utf-8")
-    else:
-        index = load_search_index(dataset)
-        for r in records:
-            (out / "errors" / f"{r['id']}.html").write_text(entry_html(r, repo, titles), encoding="utf-8")
-        (out / "index.html").write_text(index_html(records, manifest, repo), encoding="utf-8")
-        (out / "style.css").write_text(STYLE + _FORMATTER_CSS + "\n", encoding="utf-8")
-        (out / "search.js").write_text(SEARCH_JS, encoding="utf-8")
-        (out / "search-index.js").write_text(f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n", encoding="utf-8")
-    for r in records:
-        src = dataset / "errors" / f"{r['id']}.json"
-        if src.is_file():
-            shutil.copyfile(src, out / "errors" / f"{r['id']}.json")
-    if (dataset / "search.json").is_file():
-        shutil.copyfile(dataset / "search.json", out / "search.json")
+            src = dataset / "errors" / f"{r['id']}.json"
+            if src.is_file():
+                yield f"errors/{r['id']}.json", src.read_bytes()
+        if (dataset / "search.json").is_file():
+            yield "search.json", (dataset / "search.json").read_bytes()
+
+    write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)
+
+
+#: Written into every site: what lets the next render replace the directory as a whole.
+SITE_MARK = ".errcat-site"
+SITE_MARK_TEXT = b"Written by errcat render, which replaces this directory as a whole: keep nothing else here.\n"
+
+
+def may_replace(out: Path) -> None:
+    """Refuse to replace ``out`` unless it is absent, an empty directory, or a site errcat render
+    made (it holds a regular file named :data:`SITE_MARK`). Anything else (``--out ~``, a project
+    directory, a symlink to one) would be deleted by the swap, so it is never taken for a site."""
+    try:
+        st = os.lstat(out)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # nothing there: the write makes it, or says in one line why it cannot
+    if stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"refusing to replace {out}: it is a symlink; pass the directory it points to")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"refusing to replace {out}: not a directory")
+    try:
+        mark = os.lstat(out / SITE_MARK)
+        if stat.S_ISREG(mark.st_mode):
+            return
+    except FileNotFoundError:
+        pass
+    with os.scandir(out) as entries:
+        if next(entries, None) is not None:
+            raise UsageError(f"refusing to replace {out}: not empty and not a site errcat render made "
+                             f"(no {SITE_MARK} in it); pass a new or empty directory")
 
 
 def _search_payload(index: SearchIndex) -> dict[str, Any]:

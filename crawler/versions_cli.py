@@ -62,11 +62,12 @@ def _kinds(values: tuple[str, ...]) -> set[str]:
 
 
 def _write(text: str, output: Path | None) -> None:
+    from .output import write_file
+
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(text, encoding="utf-8")
+        write_file(output, text.encode("utf-8"))
 
 
 @click.command()
