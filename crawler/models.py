@@ -17,6 +17,17 @@ COMMIT_PATTERN = r"^[0-9a-f]{40}$"
 #: Releases often record an abbreviated upstream commit (vLLM's _version.py: 'g4ba787ec9').
 UPSTREAM_COMMIT_PATTERN = r"^[0-9a-f]{7,40}$"
 
+# The string types that carry those patterns. JSON Schema's ``pattern`` is a search, and in the
+# reference validator's engine (Python's re, like Java's) ``$`` also matches before a final
+# newline, so the pattern alone let "<40 hex digits>\n" through. Lengths close that for the
+# fixed-length strings; where the length varies, "no newline" is said outright. Both stay in JSON
+# Schema's interoperable regex subset: lookaround would read the same in Python and jsonschema-rs,
+# but RE2-based validators refuse it and pydantic's own regex engine cannot compile it.
+EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
+Commit = Annotated[str, Field(pattern=COMMIT_PATTERN, min_length=40, max_length=40)]
+ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40,
+                                   json_schema_extra={"not": {"pattern": r"\n"}})]
+
 SiteKind = Literal["raise", "assert"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
 
@@ -120,7 +131,7 @@ class Explanation(Model):
 
 
 class Related(Model):
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     reason: str = Field(description="Why it is related: curated, same function, same class, same module, same package, shared terms.")
 
@@ -133,16 +144,16 @@ class RepoRef(Model):
 
 class Provenance(Model):
     repo: str = Field(description="owner/name")
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
-    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
+    upstream_commit: ShortCommit | None = Field(default=None, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
     errcat_version: str
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
 
 
 class Lifetime(Model):
     version: str | None = None
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
 
 
 class History(Model):
@@ -157,15 +168,15 @@ class History(Model):
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
-    replaces: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list, description="Ids this entry succeeded: the same error reworded, or raised as another exception.")
-    replaced_by: str | None = Field(default=None, pattern=ID_PATTERN, description="When retired: the id that succeeded it, if any.")
+    replaces: list[EntryId] = Field(default_factory=list, description="Ids this entry succeeded: the same error reworded, or raised as another exception.")
+    replaced_by: EntryId | None = Field(default=None, description="When retired: the id that succeeded it, if any.")
 
 
 class Record(Model):
     """One catalogue entry: a distinct error (same exception, same template) and all its sites."""
 
     schema_version: Literal["1"] = SCHEMA_VERSION
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     repo: RepoRef
     kind: SiteKind
@@ -183,7 +194,7 @@ class Record(Model):
 
 
 class IndexRow(Model):
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     exception: str
     kind: SiteKind
@@ -198,7 +209,7 @@ class IndexRow(Model):
 class Index(Model):
     schema_version: Literal["1"] = SCHEMA_VERSION
     repo: str
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     entries: list[IndexRow]
 
 
@@ -223,9 +234,9 @@ class Manifest(Model):
     errcat_version: str
     extractor_version: str
     repo: RepoRef
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     commit_date: str
-    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN)
+    upstream_commit: ShortCommit | None = None
     ref: str | None = None
     source: str
     include: list[str]
@@ -246,7 +257,7 @@ class CuratedReview(Model):
     """What a curated explanation was written for, so a check can tell when upstream moved on."""
 
     status: CuratedStatus = Field(description="draft: not yet checked against the code; reviewed: checked at `commit`; retired: the error is gone upstream, the text is kept.")
-    commit: str = Field(pattern=UPSTREAM_COMMIT_PATTERN, description="The commit the text was reviewed (or drafted) at.")
+    commit: ShortCommit = Field(description="The commit the text was reviewed (or drafted) at.")
     exception: str = Field(min_length=1, description="Exception class name at that commit.")
     template: str = Field(description="The message template at that commit (Record.message.text).")
     guards: list[str] = Field(default_factory=list, description="The guards leading to the raise at that commit (Record.facts.guards).")
@@ -259,14 +270,14 @@ class CuratedFile(Model):
     """One curated explanation: ``curated/<owner>/<name>/<id>.yaml``. The sections of a catalogue
     page, a hand-picked see-also list, and review metadata."""
 
-    id: str = Field(pattern=ID_PATTERN, description="The entry id; must equal the file name's stem.")
+    id: EntryId = Field(description="The entry id; must equal the file name's stem.")
     what_it_means: str = Field(min_length=1)
     when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
     solutions: list[str] = Field(default_factory=list)
     example_fix: ExampleFix | None = None
     defensive_patterns: list[DefensivePattern] = Field(default_factory=list)
     prevention: list[str] = Field(default_factory=list)
-    related: list[Annotated[str, Field(pattern=ID_PATTERN)]] = Field(default_factory=list, description="Ids a curator links as see-also; listed before computed ones.")
+    related: list[EntryId] = Field(default_factory=list, description="Ids a curator links as see-also; listed before computed ones.")
     review: CuratedReview
 
     def explanation(self) -> Explanation:

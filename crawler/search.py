@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, Model, Record, SiteKind
+from .models import SCHEMA_VERSION, Commit, EntryId, Model, Record, SiteKind
 from .templates import parts_from_template
 
 WORD = re.compile(r"\w+")
@@ -29,7 +29,7 @@ class SearchSite(Model):
 
 
 class SearchEntry(Model):
-    id: str = Field(pattern=ID_PATTERN)
+    id: EntryId
     title: str
     exception: str = Field(description="Class name of the exception raised.")
     catch_as: list[str] = Field(default_factory=list, description="Names of the exception's ancestors (nearest first), ending with the builtin users catch.")
@@ -52,7 +52,7 @@ class SearchIndex(Model):
 
     schema_version: Literal["1"] = SCHEMA_VERSION
     repo: str
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     entries: list[SearchEntry]
 
 
