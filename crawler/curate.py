@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
-import tempfile
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
@@ -39,6 +37,7 @@ from .dataset import datasets_under as dataset_paths
 from .errors import UsageError
 from .ids import check_id
 from .models import CuratedFile, CuratedReview, Explanation
+from .output import write_file
 from .related import terms
 from .sink import BIDI, BIDI_CHARS
 
@@ -232,15 +231,7 @@ def dump_yaml(data: dict[str, Any]) -> str:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_file(path, text.encode("utf-8"))
 
 
 def review_for(record: dict[str, Any], commit: str, status: str, note: str | None = None) -> CuratedReview:

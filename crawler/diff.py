@@ -23,7 +23,7 @@ from typing import Iterable, Literal
 from pydantic import Field
 
 from .ids import entry_key, normalize_template
-from .models import COMMIT_PATTERN, ID_PATTERN, SCHEMA_VERSION, UPSTREAM_COMMIT_PATTERN, Model, Record, RepoSlug, Site
+from .models import SCHEMA_VERSION, Commit, EntryId, Model, Record, RepoSlug, ShortCommit, Site
 from .source import release_of
 
 REWORD_RATIO = 0.6
@@ -79,8 +79,8 @@ class SiteChange(Model):
 class Change(Model):
     kind: KindSlug
     summary: str = Field(description="One line a maintainer reads, e.g. 'error moved: a.py:219 -> a.py:256'.")
-    id: str = Field(pattern=ID_PATTERN, description="The entry's id on the new side (the old side for a removal).")
-    old_id: str | None = Field(default=None, pattern=ID_PATTERN, description="For reworded / exception changed: the predecessor's id, so curated text can follow.")
+    id: EntryId = Field(description="The entry's id on the new side (the old side for a removal).")
+    old_id: EntryId | None = Field(default=None, description="For reworded / exception changed: the predecessor's id, so curated text can follow.")
     title: str
     old_title: str | None = None
     exception: str
@@ -94,10 +94,10 @@ class Change(Model):
 
 class Side(Model):
     repo: RepoSlug
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     ref: str | None = None
     release: str | None = Field(default=None, description="NAME==VERSION when this side is a release read from the package index.")
-    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN)
+    upstream_commit: ShortCommit | None = None
     entries: int = Field(ge=0)
 
     @property

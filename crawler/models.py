@@ -45,12 +45,22 @@ REPO_PATTERN = rf"^{_OWNER}/{_NAME}{_END}"
 ID_PREFIX_PATTERN = r"^[0-9a-f]{4,16}$"
 #: A link errcat writes into pages: https only, a lowercase host, and only characters that are
 #: inert in an HTML attribute and a Markdown ``<...>`` link (no quotes, spaces, angle brackets).
-URL_PATTERN = r"^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&()*+,;=:@/?#-]*)?$"
+URL_PATTERN = r"^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&()*+,;=:@/?#-]*)?" + _END
 
 # Ids become file names and links; a JSON Schema pattern's ``$`` also matches before a trailing
 # newline in Python's re (what the reference validator uses), so the length is pinned as well.
 EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
-Url = Annotated[str, Field(pattern=URL_PATTERN)]
+
+# The string types that carry those patterns. JSON Schema's ``pattern`` is a search, and in the
+# reference validator's engine (Python's re, like Java's) ``$`` also matches before a final
+# newline, so the pattern alone let "<40 hex digits>\n" through. Lengths close that for the
+# fixed-length strings; where the length varies, "no newline" is said outright. Both stay in JSON
+# Schema's interoperable regex subset: lookaround would read the same in Python and jsonschema-rs,
+# but RE2-based validators refuse it and pydantic's own regex engine cannot compile it.
+EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
+Commit = Annotated[str, Field(pattern=COMMIT_PATTERN, min_length=40, max_length=40)]
+ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40,
+                                   json_schema_extra={"not": {"pattern": r"\n"}})]
 
 SiteKind = Literal["raise", "assert"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
@@ -81,6 +91,7 @@ def _full_match(pattern: str, what: str) -> Callable[[str], str]:
 Owner = Annotated[str, AfterValidator(_full_match(OWNER_PATTERN, "a GitHub owner")), Field(json_schema_extra={"pattern": OWNER_PATTERN})]
 RepoName = Annotated[str, AfterValidator(_full_match(NAME_PATTERN, "a GitHub repository name")), Field(json_schema_extra={"pattern": NAME_PATTERN})]
 RepoSlug = Annotated[str, AfterValidator(_full_match(REPO_PATTERN, "a GitHub OWNER/NAME")), Field(json_schema_extra={"pattern": REPO_PATTERN})]
+Url = Annotated[str, AfterValidator(_full_match(URL_PATTERN, "an https link")), Field(json_schema_extra={"pattern": URL_PATTERN})]
 
 
 class Model(BaseModel):
@@ -221,9 +232,9 @@ Permalinks = Annotated[Permalinked | NoPermalinks, Field(discriminator="basis")]
 
 class Provenance(Model):
     repo: RepoSlug = Field(description="owner/name")
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
-    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
+    upstream_commit: ShortCommit | None = Field(default=None, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
     errcat_version: str
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
     permalinks: Permalinks
@@ -231,7 +242,7 @@ class Provenance(Model):
 
 class Lifetime(Model):
     version: str | None = None
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
 
 
 class History(Model):
@@ -295,7 +306,7 @@ class IndexRow(Model):
 class Index(Model):
     schema_version: Literal["1"] = SCHEMA_VERSION
     repo: RepoSlug
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     entries: list[IndexRow]
 
 
@@ -320,9 +331,9 @@ class Manifest(Model):
     errcat_version: str
     extractor_version: str
     repo: RepoRef
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     commit_date: str
-    upstream_commit: str | None = Field(default=None, pattern=UPSTREAM_COMMIT_PATTERN)
+    upstream_commit: ShortCommit | None = None
     ref: str | None = None
     source: str
     include: list[str]
@@ -343,7 +354,7 @@ class CuratedReview(Model):
     """What a curated explanation was written for, so a check can tell when upstream moved on."""
 
     status: CuratedStatus = Field(description="draft: not yet checked against the code; reviewed: checked at `commit`; retired: the error is gone upstream, the text is kept.")
-    commit: str = Field(pattern=UPSTREAM_COMMIT_PATTERN, description="The commit the text was reviewed (or drafted) at.")
+    commit: ShortCommit = Field(description="The commit the text was reviewed (or drafted) at.")
     exception: str = Field(min_length=1, description="Exception class name at that commit.")
     template: str = Field(description="The message template at that commit (Record.message.text).")
     guards: list[str] = Field(default_factory=list, description="The guards leading to the raise at that commit (Record.facts.guards).")

@@ -1,4 +1,5 @@
-"""Write a dataset so that a failed or interrupted run never damages the last good one.
+"""Write a dataset (or any tree of files: ``errcat render``'s site) so that a failed or interrupted
+run never damages the last good one.
 
 Layout of ``<out>/<owner>/<name>/``::
 
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import glob
 import hashlib
 import os
 import queue
@@ -116,13 +118,20 @@ def read_dataset(directory: Path) -> dict[str, bytes]:
     return files
 
 
+def _mkdirs(directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where the directory should be: say that, not "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory)) from None
+
+
 @contextmanager
 def dataset_lock(target: Path) -> Iterator[None]:
     """Hold an flock on the dataset's parent directory (``<out>/<owner>/``): one process at a
     time may repair, write or swap a dataset there, so a second crawl never takes the first
     one's temporary directory for a stray. Locking the directory leaves no lock file behind in
     a published catalogue."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _mkdirs(target.parent)
     fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -136,11 +145,12 @@ def recover(target: Path) -> None:
     parent = target.parent
     if not parent.is_dir():
         return
-    olds = sorted(parent.glob(f".{target.name}{OLD_MARK}*"))
+    name = glob.escape(target.name)  # a name with [ or * must not take another tree's traces for its own
+    olds = sorted(parent.glob(f".{name}{OLD_MARK}*"))
     if olds and not target.exists():
         os.replace(olds[-1], target)
         olds = olds[:-1]
-    for stray in [*olds, *parent.glob(f".{target.name}{TMP_MARK}*")]:
+    for stray in [*olds, *parent.glob(f".{name}{TMP_MARK}*")]:
         shutil.rmtree(stray, ignore_errors=True)
 
 
@@ -341,6 +351,8 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
         for item in items:
             if failed:
                 break
+            if not _inside(item[0]):
+                raise DataError(f"refusing to write {item[0]!r}: not a plain relative path; nothing was written")
             written.add(item[0])
             pending.put(item)
     finally:
@@ -351,25 +363,42 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
     return written
 
 
+def _inside(rel: str) -> bool:
+    """A relative path that stays inside the tree it is written into (names come from data)."""
+    return all(part not in ("", ".", "..") for part in rel.split("/")) and "\0" not in rel
+
+
 def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
                   spare_root: Path | None = None) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
     a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
-    With ``spare_root``, see :func:`_write_swap`."""
-    items = files.items() if isinstance(files, Mapping) else files
-    return _write_swap(target, lambda tmp: _write_all(tmp, items), spare_root)
+    With ``spare_root``, see :func:`_swap_in`."""
+    return write_tree(target, files.items() if isinstance(files, Mapping) else files, spare_root=spare_root)
 
 
-def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None) -> Path:
+def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = "dataset",
+               spare_root: Path | None = None, may_replace: Callable[[Path], None] | None = None) -> Path:
+    """Make ``target`` hold exactly ``items`` ((relative path, bytes) pairs, possibly a generator),
+    the way a dataset is written: into a hidden sibling, swapped in whole, so a reader sees the
+    previous tree or the complete new one; nothing of the previous one survives (a file no longer
+    made, a symlink planted in it). A path that would leave the tree is refused. ``may_replace``
+    runs under the lock, before anything is written, and raises to refuse replacing what
+    ``target`` is; ``what`` names the tree in the one-line error. ``spare_root``: see :func:`_swap_in`."""
+    return _write_swap(target, lambda tmp: _write_all(tmp, items), spare_root, what, may_replace)
+
+
+def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None,
+                what: str = "dataset", may_replace: Callable[[Path], None] | None = None) -> Path:
     """:func:`_swap_in`, with what the system refuses (no space, no permission) as one line."""
     try:
-        return _swap_in(target, fill, spare_root)
+        return _swap_in(target, fill, spare_root, may_replace)
     except OSError as e:
         where = f" ({e.filename})" if e.filename else ""
-        raise OutputError(f"cannot write the dataset {target}: {e.strerror or e}{where}; the last one is as it was") from None
+        raise OutputError(f"cannot write the {what} {target}: {e.strerror or e}{where}; the last one is as it was") from None
 
 
-def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None) -> Path:
+def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None,
+             may_replace: Callable[[Path], None] | None = None) -> Path:
     """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote), swap
     the sibling in, and get rid of the dataset it replaced.
 
@@ -382,6 +411,8 @@ def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | 
     """
     with dataset_lock(target):
         recover(target)
+        if may_replace is not None:
+            may_replace(target)
         spare = _spare_for(target, spare_root)
         tmp = _adopt(spare, target) if spare is not None else None
         recycled = tmp is not None
@@ -406,6 +437,33 @@ def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | 
             shutil.rmtree(tmp, ignore_errors=True)
             raise
     return target
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Replace one file atomically (a report, a changelog, a curated file): the bytes go to a
+    hidden sibling that is renamed over ``path``, so ``path`` is the old file or the whole new
+    one, and a symlink at ``path`` is replaced, never written through. What the system refuses
+    is one line, and the old file is as it was."""
+    made: Path | None = None
+    try:
+        _mkdirs(path.parent)
+        tmp = path.parent / f".{path.name}{TMP_MARK}{os.urandom(6).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        made = tmp
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException as e:
+        if made is not None:
+            made.unlink(missing_ok=True)
+        if not isinstance(e, OSError):
+            raise
+        where = f" ({e.filename})" if e.filename and os.fsdecode(e.filename) != str(path) else ""
+        raise OutputError(f"cannot write {path}: {e.strerror or e}{where}; it is as it was") from None
 
 
 def _spare_for(target: Path, spare_root: Path | None) -> Path | None:
@@ -488,7 +546,7 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     the other documents and the manifest. The bytes written are exactly what the serial path
     writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
     ``extra`` may be a function that makes the further documents: it then runs while the helpers
-    render. ``spare_root``: see :func:`_write_swap`.
+    render. ``spare_root``: see :func:`_swap_in`.
     """
     if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
         return write_dataset(target, render_files(records, manifest, extra() if callable(extra) else extra, rendered),

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .models import COMMIT_PATTERN, SCHEMA_VERSION, EntryId, Model, Record, RepoSlug, SiteKind
+from .models import SCHEMA_VERSION, Commit, EntryId, Model, Record, RepoSlug, SiteKind
 from .templates import parts_from_template
 
 WORD = re.compile(r"\w+")
@@ -52,7 +52,7 @@ class SearchIndex(Model):
 
     schema_version: Literal["1"] = SCHEMA_VERSION
     repo: RepoSlug
-    commit: str = Field(pattern=COMMIT_PATTERN)
+    commit: Commit
     entries: list[SearchEntry]
 
 

@@ -8,19 +8,25 @@ Layout of the site directory::
     search.json           the dataset's search index, copied, for clients
     search-index.js       the same index as a script (file:// pages cannot fetch JSON)
     search.js, style.css  the search box (plain JS, no network) and the styles
+    .errcat-site          marks the directory as a site errcat render made (see may_replace)
 
 Everything that comes from the crawled source is escaped: text with ``html.escape``, code by
 Pygments, and JSON inside ``<script>`` with ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
 ``--format markdown`` writes ``index.md`` and ``errors/<id>.md`` instead.
+
+The directory belongs to errcat render (``.errcat-site`` marks it): each render replaces it as a
+whole, atomically, and refuses to replace a directory it did not make.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import re
+import stat
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -364,13 +370,19 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
 
 
 def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None) -> int:
-    """Write the site for one dataset into ``out``; returns the number of entry pages."""
+    """Make ``out`` the site of one dataset; returns the number of entry pages.
+
+    The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
+    then swapped in whole, so ``out`` is always the previous site or the complete new one, and
+    holds nothing else (no page of an entry that is gone, nothing planted in it). What is
+    replaced must be a site errcat render made, an empty directory, or nothing: see
+    :func:`may_replace`.
+    """
     from .dataset import MANIFEST, SEARCH, iter_records, load_manifest, load_search_index
+    from .output import write_tree
 
     if not (dataset / MANIFEST).is_file():
         raise UsageError(f"not a dataset (no manifest.json): {dataset}")
-    if out.resolve() == dataset.resolve() or dataset.resolve() in out.resolve().parents:
-        raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
     # Validated before use: ids become file names below, permalinks become links.
     valid = load_manifest(dataset)
     manifest = valid.model_dump(mode="json")
@@ -378,30 +390,68 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
     index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
-    (out / "errors").mkdir(parents=True, exist_ok=True)
-    pages = task(progress, f"rendering pages into {out}", len(records), "pages")
-    if fmt == "markdown":
-        for r in records:
-            (out / "errors" / f"{r['id']}.md").write_text(entry_markdown(r, titles), encoding="utf-8")
-            pages.advance()
-        (out / "index.md").write_text(index_markdown(records, manifest, repo), encoding="utf-8")
-    else:
-        assert index is not None
-        for r in records:
-            (out / "errors" / f"{r['id']}.html").write_text(entry_html(r, repo, titles), encoding="utf-8")
-            pages.advance()
-        (out / "index.html").write_text(index_html(records, manifest, repo), encoding="utf-8")
-        (out / "style.css").write_text(STYLE + _FORMATTER_CSS + "\n", encoding="utf-8")
-        (out / "search.js").write_text(SEARCH_JS, encoding="utf-8")
-        (out / "search-index.js").write_text(f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n", encoding="utf-8")
-    # What was validated is written, not the dataset's files copied: those may be links to
-    # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
-    for r in records:
-        (out / "errors" / f"{r['id']}.json").write_bytes(dumps(r))
-    if index is not None:
-        (out / SEARCH).write_bytes(dumps(index))
-    pages.close()
+    out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
+    real_out, real_data = out.resolve(), dataset.resolve()
+    if real_out == real_data or real_data in real_out.parents:
+        raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
+    if real_out in real_data.parents:
+        raise UsageError(f"--out {out} holds the dataset; the site replaces its directory as a whole")
+
+    def files() -> Iterator[tuple[str, bytes]]:  # runs once out is known to be replaceable
+        with task(progress, f"rendering pages into {out}", len(records), "pages") as pages:
+            yield SITE_MARK, SITE_MARK_TEXT
+            if fmt == "markdown":
+                for r in records:
+                    yield f"errors/{r['id']}.md", entry_markdown(r, titles).encode()
+                    pages.advance()
+                yield "index.md", index_markdown(records, manifest, repo).encode()
+            else:
+                assert index is not None
+                for r in records:
+                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles).encode()
+                    pages.advance()
+                yield "index.html", index_html(records, manifest, repo).encode()
+                yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
+                yield "search.js", SEARCH_JS.encode()
+                yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n".encode()
+            # What was validated is written, not the dataset's files copied: those may be links to
+            # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
+            for r in records:
+                yield f"errors/{r['id']}.json", dumps(r)
+            if index is not None:
+                yield SEARCH, dumps(index)
+
+    write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)
+
+
+#: Written into every site: what lets the next render replace the directory as a whole.
+SITE_MARK = ".errcat-site"
+SITE_MARK_TEXT = b"Written by errcat render, which replaces this directory as a whole: keep nothing else here.\n"
+
+
+def may_replace(out: Path) -> None:
+    """Refuse to replace ``out`` unless it is absent, an empty directory, or a site errcat render
+    made (it holds a regular file named :data:`SITE_MARK`). Anything else (``--out ~``, a project
+    directory, a symlink to one) would be deleted by the swap, so it is never taken for a site."""
+    try:
+        st = os.lstat(out)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # nothing there: the write makes it, or says in one line why it cannot
+    if stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"refusing to replace {out}: it is a symlink; pass the directory it points to")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"refusing to replace {out}: not a directory")
+    try:
+        mark = os.lstat(out / SITE_MARK)
+        if stat.S_ISREG(mark.st_mode):
+            return
+    except FileNotFoundError:
+        pass
+    with os.scandir(out) as entries:
+        if next(entries, None) is not None:
+            raise UsageError(f"refusing to replace {out}: not empty and not a site errcat render made "
+                             f"(no {SITE_MARK} in it); pass a new or empty directory")
 
 
 def _search_payload(index: SearchIndex) -> dict[str, Any]:

@@ -82,11 +82,12 @@ def _kinds(values: tuple[str, ...]) -> set[str]:
 def _write(text: str, output: Path | None, kind: str = "lines") -> None:
     """Printed or written, crawled text goes through the same sink (a changelog may be echoed
     into a CI log later)."""
+    from .output import write_file
+
     if output is None:
         echo(text, nl=False, kind=kind)
     else:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        output.write_text(KINDS[kind](text), encoding="utf-8")
+        write_file(output, KINDS[kind](text).encode("utf-8"))
 
 
 @click.command()

@@ -111,3 +111,12 @@ def write(tmp_path: Path) -> Path:
     manifest = manifest_for(recs)
     files = render_dataset(recs, manifest, extra=search_file(recs, manifest))
     return write_dataset(tmp_path / "out" / "acme" / "widgets", files)
+
+
+def write_many(root: Path, n: int, version: str, drop: int = 0) -> Path:
+    """A dataset of ``n`` entries whose messages name ``version`` (so two versions share no page),
+    without the last ``drop`` of them; returns its directory."""
+    sites = [site(template(f"{version} error number {i}: ", ("x",)), f"pkg/m{i % 7}.py", 10 + i, f"f{i}") for i in range(n - drop)]
+    recs = build_records(IDENTITY, sites, {})
+    manifest = manifest_for(recs)
+    return write_dataset(root / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 import os
+import resource
+import shutil
+import signal
 import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 #: A module with two raises, used by the history, sync and workflow tests.
 CHECK_CODE = '''
@@ -80,3 +88,70 @@ def write_wheel(path: Path, files: dict[str, str]) -> Path:
         for name, text in sorted(files.items()):
             z.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 2, 3, 4, 5)), textwrap.dedent(text).lstrip("\n"))
     return path
+
+
+def readonly(directory: Path, argv: list[str]) -> list[str] | None:
+    """``argv`` run with ``directory`` bind-mounted read-only over itself, in a mount namespace of
+    its own (the mount goes when the process does: nothing to undo, nothing leaks into other
+    tests). Root ignores file modes, so this is how a test run as root meets a read-only place.
+    None where it cannot be done (no ``unshare``, no CAP_SYS_ADMIN)."""
+    wrap = ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"',
+            str(directory)]
+    if shutil.which("unshare") is None:
+        return None
+    probe = subprocess.run([*wrap, "sh", "-c", 'touch "$0/.probe" 2>/dev/null && exit 1 || exit 0', str(directory)],
+                           capture_output=True, timeout=60)
+    return [*wrap, *argv] if probe.returncode == 0 else None
+
+
+def _cap_file_size() -> None:
+    """In the child: every file it writes is capped at 2,000 bytes; a write past that fails with
+    EFBIG (SIGXFSZ ignored), as a full disk would refuse it."""
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2_000, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
+
+def run_errcat(argv: list, how: str, place: Path) -> subprocess.CompletedProcess:
+    """``errcat ARGV`` as a process whose writes the system refuses: ``how`` is ``read-only``
+    (``place`` mounted read-only; skipped where that cannot be done) or ``file-size-limit``;
+    anything else runs it as is."""
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    command: list[str] | None = [sys.executable, "-m", "crawler", *map(str, argv)]
+    if how == "read-only":
+        command = readonly(place, command)
+        if command is None:
+            pytest.skip("no read-only bind mount here (needs unshare and CAP_SYS_ADMIN)")
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300,
+                          preexec_fn=_cap_file_size if how == "file-size-limit" else None)
+
+
+def refused_in_one_line(proc: subprocess.CompletedProcess, start: str) -> None:
+    """Exit 1, and the refusal is one ``errcat:`` line (the last one), starting with ``start``."""
+    assert proc.returncode == 1, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("errcat: ")]
+    assert len(lines) == 1 and lines[0].startswith(start) and lines[0] == proc.stderr.splitlines()[-1], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def run_and_kill(argv: list[str], env: dict[str, str], *, delay: float | None, started: Callable[[], bool]) -> bool:
+    """Start ``argv`` and SIGKILL it: after ``delay`` seconds, or (delay None) as soon as
+    ``started()`` says it is writing. True if that was seen before the process ended."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seen = False
+    try:
+        if delay is not None:
+            try:
+                proc.wait(delay)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            deadline = time.monotonic() + 120
+            while proc.poll() is None and time.monotonic() < deadline:
+                if started():
+                    seen = True
+                    break
+                time.sleep(0.0005)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    return seen

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 
+import consumer_data as cd
 import pytest
-from helpers import CHECK_CODE, release_tree, write_wheel
+from helpers import CHECK_CODE, refused_in_one_line, release_tree, run_errcat, write_wheel
 from jsonschema import Draft202012Validator
 from pydantic import Field
 
@@ -286,3 +287,29 @@ def test_data_a_model_refuses_is_one_line_in_every_versions_command(releases, cl
     assert result.exit_code == 1
     assert [line for line in result.stderr.splitlines() if line.startswith("errcat: ")] == [expected]
     assert result.stderr.rstrip().endswith(expected) and "validation error" not in result.output
+
+
+@pytest.mark.parametrize("how", ["read-only", "file-size-limit", "file-for-a-directory"])
+def test_a_report_the_system_refuses_is_one_line_and_keeps_the_last_one(tmp_path, how):
+    old, new = cd.write_many(tmp_path / "v1", 30, "v1"), cd.write_many(tmp_path / "v2", 30, "v2")
+    reports = tmp_path / "reports"
+    report = reports / "diff.json"
+    assert run_errcat(["diff", old, new, "--format", "json", "-o", report], "as is", reports).returncode == 0
+    if how == "file-for-a-directory":
+        (reports / "taken").write_text("a file\n")
+        report = reports / "taken" / "diff.json"
+    before = {p.name: p.read_bytes() for p in reports.iterdir()}
+    proc = run_errcat(["diff", new, old, "--format", "json", "-o", report], how, reports)
+    refused_in_one_line(proc, f"errcat: cannot write {report}: ")
+    assert {p.name: p.read_bytes() for p in reports.iterdir()} == before
+
+
+def test_a_report_replaces_a_symlink_at_its_path_and_never_writes_through_it(tmp_path, cli):
+    old, new = cd.write_many(tmp_path / "v1", 3, "v1"), cd.write_many(tmp_path / "v2", 3, "v2")
+    victim = tmp_path / "victim.txt"
+    victim.write_text("mine\n")
+    report = tmp_path / "report.md"
+    report.symlink_to(victim)
+    assert cli("diff", old, new, "--format", "markdown", "-o", report).exit_code == 0
+    assert victim.read_text() == "mine\n" and not report.is_symlink() and report.read_text().startswith("#")
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["report.md", "v1", "v2", "victim.txt"]

@@ -93,6 +93,55 @@ def test_validate_reports_missing_and_unlisted_records(tmp_path):
     assert any(p.startswith("errors/0000000000000000.json#/id") for p in problems)
 
 
+def test_validate_never_opens_a_fifo_or_a_device_and_never_follows_a_symlink(tmp_path):
+    """A FIFO blocked validate forever and a symlink to /dev/zero never ended: each is now one
+    problem, and the subprocess timeout is only a hang guard."""
+    import subprocess
+    import sys
+
+    records, files = dataset_files([site("boom", 3), site("bang", 5), site("bust", 7)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    first, second, third = (f"errors/{r['id']}.json" for r in records)
+    os.replace(target / first, elsewhere / "record.json")
+    (target / first).symlink_to(elsewhere / "record.json")  # valid, but outside the dataset
+    (target / second).unlink()
+    (target / second).symlink_to("/dev/zero")
+    (target / third).unlink()
+    os.mkfifo(target / third)
+    (target / "errors" / "dangling.json").symlink_to(tmp_path / "nowhere")
+    (target / "index.json").unlink()
+    os.mkfifo(target / "index.json")
+    (target / "errors.jsonl").unlink()
+    (target / "errors.jsonl").symlink_to("/dev/zero")
+    (target / "search.json").mkdir()
+    proc = subprocess.run([sys.executable, "-m", "crawler", "validate", str(target)], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)))
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    lines = proc.stdout.splitlines()
+    for rel, kind in [(first, "a symbolic link"), (second, "a symbolic link"), (third, "a FIFO"), ("errors/dangling.json", "a symbolic link"),
+                      ("index.json", "a FIFO"), ("errors.jsonl", "a symbolic link"), ("search.json", "a directory")]:
+        assert f"{target}/{rel}: {kind}, not a regular file; not read" in lines, (rel, proc.stdout)
+    other = write_dataset(tmp_path / "o" / "m", files)
+    os.replace(other / "errors", elsewhere / "errors")
+    (other / "errors").symlink_to(elsewhere / "errors")
+    assert "errors: a symbolic link, not a directory; not read" in [str(p) for p in validate_dataset(other)]
+
+
+def test_validate_reads_no_file_larger_than_its_bounds(tmp_path):
+    from crawler import validate
+
+    records, files = dataset_files([site("boom", 3)])
+    target = write_dataset(tmp_path / "o" / "n", files)
+    rel = f"errors/{records[0]['id']}.json"
+    os.truncate(target / rel, validate.MAX_RECORD_BYTES + 1)  # sparse: no disk, no reading needed to refuse
+    os.truncate(target / "errors.jsonl", validate.MAX_FILE_BYTES + 1)
+    problems = [str(p) for p in validate_dataset(target)]
+    assert f"{rel}: {validate.MAX_RECORD_BYTES + 1:,} bytes, more than the {validate.MAX_RECORD_BYTES:,} validate reads; not read" in problems
+    assert f"errors.jsonl: {validate.MAX_FILE_BYTES + 1:,} bytes, more than the {validate.MAX_FILE_BYTES:,} validate reads; not read" in problems
+
+
 def test_invalid_data_writes_nothing(tmp_path):
     _, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)

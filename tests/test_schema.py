@@ -2,10 +2,13 @@ import json
 import re
 from pathlib import Path
 
+import consumer_data as cd
+import pytest
 from jsonschema import Draft202012Validator
+from pydantic import TypeAdapter, ValidationError
 
-from crawler.models import COMMIT_PATTERN, ID_PATTERN, UPSTREAM_COMMIT_PATTERN
-from crawler.schemas import MODELS, render
+from crawler.models import COMMIT_PATTERN, ID_PATTERN, NAME_PATTERN, OWNER_PATTERN, REPO_PATTERN, UPSTREAM_COMMIT_PATTERN, URL_PATTERN, Commit, EntryId, ShortCommit
+from crawler.schemas import MODELS, render, schema_for
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
@@ -57,3 +60,81 @@ def test_id_and_commit_patterns_are_written_once():
     copies = [path.name for path in sorted((SCHEMA_DIR.parent / "crawler").glob("*.py"))
               if path.name != "models.py" and hand_written.search(path.read_text(encoding="utf-8"))]
     assert copies == []
+
+
+def _string_patterns(node):
+    """Every string schema with a ``pattern`` in a schema document."""
+    if isinstance(node, dict):
+        if node.get("type") == "string" and isinstance(node.get("pattern"), str):
+            yield node
+        for value in node.values():
+            yield from _string_patterns(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _string_patterns(value)
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast", "pydantic"])
+def test_every_pattern_means_the_whole_string_in_every_engine(engine):
+    """JSON Schema's pattern is a search, and Python's ``$`` matches before a final newline: the
+    reference engine took "<40 hex digits>\\n" for a commit. Every patterned string in every
+    schema must refuse a newline before or after, and anything around, a valid value."""
+    import jsonschema_rs
+
+    found = {json.dumps(s, sort_keys=True): s for name in MODELS for s in _string_patterns(schema_for(name))}
+    # identities and links end in a look-ahead (no length pins them): tests/test_config.py and
+    # test_a_link_with_a_newline_after_is_refused hold those
+    by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN}
+    assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN} | by_end
+    for subschema in (s for s in found.values() if s["pattern"] not in by_end):
+        if engine == "reference":
+            accepts = Draft202012Validator(subschema).is_valid
+        elif engine == "fast":
+            accepts = jsonschema_rs.validator_for(subschema).is_valid
+        else:
+            adapter = TypeAdapter({ID_PATTERN: EntryId, COMMIT_PATTERN: Commit, UPSTREAM_COMMIT_PATTERN: ShortCommit}[subschema["pattern"]])
+            assert adapter.json_schema() == {k: v for k, v in subschema.items() if k not in ("title", "description")}
+
+            def accepts(value, adapter=adapter):
+                try:
+                    adapter.validate_python(value)
+                    return True
+                except ValidationError:
+                    return False
+
+        for good in ("0" * subschema["minLength"], "f" * subschema["maxLength"]):
+            assert accepts(good), (subschema, good)
+            for bad in (good + "\n", "\n" + good, good[:-1] + "\n", good + "\r", " " + good, good + "g", good[:-1] + "F"):
+                assert not accepts(bad), (subschema, bad)
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast"])
+def test_validate_refuses_a_commit_with_a_trailing_newline(tmp_path, cli, engine):
+    dataset = cd.write(tmp_path)
+    manifest = json.loads((dataset / "manifest.json").read_bytes())
+    manifest["commit"] += "\n"
+    (dataset / "manifest.json").write_text(json.dumps(manifest))
+    result = cli("validate", dataset, "--engine", engine)
+    assert result.exit_code == 1
+    assert f"{dataset}/manifest.json#/commit: " in result.stdout
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast", "pydantic"])
+def test_a_link_with_a_newline_after_is_refused(engine):
+    import jsonschema_rs
+    from crawler.models import RepoRef
+
+    schema = schema_for("record")["$defs"]["RepoRef"]["properties"]["url"]
+    good = "https://github.com/acme/widgets"
+    for value, ok in ((good, True), (good + "\n", False), ("\n" + good, False), (good + " x", False)):
+        if engine == "reference":
+            assert Draft202012Validator(schema).is_valid(value) == ok
+        elif engine == "fast":
+            assert jsonschema_rs.validator_for(schema).is_valid(value) == ok
+        else:
+            try:
+                RepoRef(url=value, owner="acme", name="widgets")
+                accepted = True
+            except ValidationError:
+                accepted = False
+            assert accepted == ok

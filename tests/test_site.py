@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import random
 import re
+import shutil
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 import consumer_data as cd
+from helpers import refused_in_one_line, run_and_kill, run_errcat
 from crawler.site import md_inline, script_json
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +57,7 @@ def test_html_escapes_hostile_text(rendered):
 def test_html_site_layout(rendered):
     tmp, dataset, records = rendered
     site = tmp / "html"
-    assert {p.name for p in site.iterdir()} == {"index.html", "errors", "search.js", "search-index.js", "search.json", "style.css"}
+    assert {p.name for p in site.iterdir()} == {"index.html", "errors", "search.js", "search-index.js", "search.json", "style.css", ".errcat-site"}
     kv = records[cd.KV["text"]]
     assert (site / "errors" / f"{kv['id']}.json").read_bytes() == (dataset / "errors" / f"{kv['id']}.json").read_bytes()
     page = (site / "errors" / f"{kv['id']}.html").read_text(encoding="utf-8")
@@ -77,3 +86,128 @@ def test_render_refuses_to_write_into_the_dataset(rendered, cli):
     _, dataset, _ = rendered
     result = cli("render", "--data", dataset, "--out", dataset / "site")
     assert result.exit_code == 2 and "outside the dataset" in result.stderr
+
+
+# --------------------------------------------------------------------------- writing the site
+
+
+def tree(directory):
+    """Every entry under a directory, symlinks and all, by relative path (bytes for files)."""
+    out = {}
+    for p in sorted(directory.rglob("*")):
+        rel = p.relative_to(directory).as_posix()
+        out[rel] = ("link", os.readlink(p)) if p.is_symlink() else p.read_bytes() if p.is_file() else "dir"
+    return out
+
+
+def strays(parent, name="site"):
+    return sorted(p.name for p in parent.iterdir() if p.name.startswith(f".{name}."))
+
+
+def test_a_rerender_removes_pages_of_entries_that_are_gone_and_writes_through_no_symlink(tmp_path, cli):
+    both = cd.write_many(tmp_path / "a", 5, "v1")
+    fewer = cd.write_many(tmp_path / "b", 5, "v1", drop=2)
+    site = tmp_path / "www" / "site"
+    assert cli("render", "--data", both, "--out", site).exit_code == 0
+    kept = sorted(p.stem for p in (fewer / "errors").iterdir())
+    gone = sorted({p.stem for p in (both / "errors").iterdir()} - set(kept))
+    assert len(kept) == 3 and len(gone) == 2
+    victim, other = tmp_path / "victim.txt", tmp_path / "other.txt"
+    victim.write_text("mine\n")
+    other.write_text("also mine\n")
+    (site / "errors" / f"{kept[0]}.html").unlink()
+    (site / "errors" / f"{kept[0]}.html").symlink_to(victim)
+    (site / "index.html").unlink()
+    (site / "index.html").symlink_to(other)
+    (site / "planted.html").write_text("not the render's\n")
+
+    result = cli("render", "--data", fewer, "--out", site)
+    assert result.exit_code == 0, result.output
+    assert victim.read_text() == "mine\n" and other.read_text() == "also mine\n"
+    assert not any(p.is_symlink() for p in site.rglob("*"))
+    assert sorted(p.name for p in (site / "errors").iterdir()) == sorted(f"{i}.{ext}" for i in kept for ext in ("html", "json"))
+    assert not (site / "planted.html").exists()
+    fresh = tmp_path / "fresh"
+    assert cli("render", "--data", fewer, "--out", fresh).exit_code == 0
+    assert tree(site) == tree(fresh) and strays(site.parent) == []
+
+
+@pytest.mark.parametrize("case", ["home", "dot", "symlink", "dataset-inside"])
+def test_render_refuses_to_replace_what_it_did_not_make(tmp_path, cli, monkeypatch, case):
+    dataset = cd.write_many(tmp_path / "data", 3, "v1")
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".bashrc").write_text("keep me\n")
+    (home / "notes").mkdir()
+    monkeypatch.chdir(home)
+    out = {"home": home, "dot": Path("."), "symlink": tmp_path / "link", "dataset-inside": tmp_path}[case]
+    if case == "symlink":
+        (tmp_path / "empty").mkdir()
+        out.symlink_to(tmp_path / "empty")
+    before = tree(tmp_path)
+    result = cli("render", "--data", dataset, "--out", out)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.startswith("errcat: ") and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert tree(tmp_path) == before
+
+
+def test_render_takes_a_new_or_empty_directory_and_its_own_site(tmp_path, cli):
+    dataset = cd.write_many(tmp_path / "data", 3, "v1")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for out in (tmp_path / "new" / "site", empty, empty):
+        result = cli("render", "--data", dataset, "--out", out)
+        assert result.exit_code == 0, result.output
+        assert (out / ".errcat-site").is_file() and (out / "index.html").is_file()
+    assert (tmp_path / "new" / "site" / ".errcat-site").read_bytes() == (empty / ".errcat-site").read_bytes()
+
+
+def render_and_kill(data, site, *, delay):
+    """Run ``errcat render`` as a process and SIGKILL it after ``delay`` seconds, or (delay None) as
+    soon as its hidden temporary site has pages; True if that was seen."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return run_and_kill([sys.executable, "-m", "crawler", "render", "--data", str(data), "--out", str(site)], env, delay=delay,
+                        started=lambda: any(name.startswith(".site.tmp-") and os.path.exists(site.parent / name / "errors")
+                                            for name in os.listdir(site.parent)))
+
+
+def test_sigkill_while_rendering_leaves_the_previous_site_or_the_whole_new_one(tmp_path, cli):
+    old_data, new_data = cd.write_many(tmp_path / "old", 200, "old"), cd.write_many(tmp_path / "new", 200, "new")
+    site, old_site, new_site = tmp_path / "www" / "site", tmp_path / "old-site", tmp_path / "new-site"
+    assert cli("render", "--data", new_data, "--out", new_site).exit_code == 0
+    assert cli("render", "--data", old_data, "--out", old_site).exit_code == 0
+    old, new = tree(old_site), tree(new_site)
+
+    def back_to_the_old_site():
+        shutil.rmtree(site, ignore_errors=True)
+        shutil.copytree(old_site, site)
+
+    back_to_the_old_site()
+    assert render_and_kill(new_data, site, delay=None), "the render finished before its temporary site was seen"
+    assert tree(site) == old  # byte-identical, a half-written site lying beside it
+    assert strays(site.parent)
+    started = time.monotonic()
+    render_and_kill(new_data, site, delay=60)  # a whole run; it removes the traces of the killed one
+    full = time.monotonic() - started
+    assert tree(site) == new and strays(site.parent) == []
+    rng = random.Random(os.environ.get("ERRCAT_KILL_SEED", "5"))
+    for delay in sorted(rng.uniform(0.1, full) for _ in range(3)):
+        back_to_the_old_site()
+        render_and_kill(new_data, site, delay=delay)
+        assert tree(site) in (old, new), f"partial site after a kill at {delay:.2f}s"
+    assert cli("render", "--data", new_data, "--out", site).exit_code == 0
+    assert tree(site) == new and strays(site.parent) == []
+
+
+@pytest.mark.parametrize("how", ["read-only", "file-size-limit", "file-for-a-directory"])
+def test_a_render_the_system_refuses_is_one_line_and_keeps_the_last_site(tmp_path, cli, how):
+    www = tmp_path / "www"
+    site = www / "site"
+    assert cli("render", "--data", cd.write_many(tmp_path / "v1", 20, "v1"), "--out", site).exit_code == 0
+    if how == "file-for-a-directory":
+        (www / "taken").write_text("a file\n")
+        site = www / "taken" / "site"
+    before = tree(www)
+    proc = run_errcat(["render", "--data", cd.write_many(tmp_path / "v2", 20, "v2"), "--out", site], how, www)
+    refused_in_one_line(proc, f"errcat: cannot write the site {site}: ")
+    assert tree(www) == before

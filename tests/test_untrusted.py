@@ -22,7 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-from helpers import git as _git
+from helpers import git as _git, run_and_kill
 
 from crawler import catalogue, source
 from crawler.extract import extract_file
@@ -487,26 +487,8 @@ def two_versions(tmp_path: Path, cli):
 def crawl_and_kill(repo: Path, out: Path, cache: Path, *, delay: float | None) -> bool:
     """Start ``errcat crawl`` (v2) as a process and SIGKILL it: after ``delay`` seconds, or as soon as its
     hidden temporary dataset appears (delay None). True if the temporary directory was seen."""
-    proc = subprocess.Popen([PYTHON, "-m", "crawler", *crawl_args(repo, out, "v2")], env=subprocess_env(cache),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    seen = False
-    try:
-        if delay is not None:
-            try:
-                proc.wait(delay)
-            except subprocess.TimeoutExpired:
-                pass
-        else:
-            deadline = time.monotonic() + 120
-            while proc.poll() is None and time.monotonic() < deadline:
-                if any(".widgets.tmp-" in name for name in os.listdir(out / "acme")):
-                    seen = True
-                    break
-                time.sleep(0.0005)
-    finally:
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-    return seen
+    return run_and_kill([PYTHON, "-m", "crawler", *crawl_args(repo, out, "v2")], subprocess_env(cache), delay=delay,
+                        started=lambda: any(".widgets.tmp-" in name for name in os.listdir(out / "acme")))
 
 
 def test_sigkill_while_writing_leaves_the_previous_dataset(two_versions, cache_dir: Path, cli) -> None:
