@@ -137,6 +137,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         exclude=exclude,
         cache_dir=options.cache_dir,
         max_blob_bytes=options.max_blob_bytes,
+        progress=progress,
     )
     if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
         progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
