@@ -23,6 +23,7 @@ from .cache import default_cache_dir
 from .config import identify, load_config
 from .curated import default_root, load_set
 from .engine import cache_version, default_jobs, extract_all
+from .errors import DataError
 from .extract import EXTRACTOR_VERSION
 from .models import SCHEMA_VERSION, Manifest
 from .output import MANIFEST, content_digest, dataset_dir, dataset_lock, publish, read_dataset, recover, Rendered
@@ -154,11 +155,33 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
+        served: list[str] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                              use_cache=options.use_cache, progress=progress)
+                              use_cache=options.use_cache, served=served, progress=progress)
+        try:
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, started, progress)
+        except _CACHE_SYMPTOMS as exc:
+            # The cache is an optimisation: results from it that the crawl cannot use (a row
+            # edited or damaged inside, past what decoding checks) must not fail every crawl.
+            # Extracting again tells whether the cache was to blame, and rewrites its rows.
+            if not served:
+                raise
+            shown = (str(exc).splitlines() or [""])[0].rstrip(":")
+            progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
+            results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress)
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, started, progress)
     finally:
         snapshot.close()
 
+
+#: What results from a damaged cache can raise once the crawl uses them: a key or an index that
+#: is not there, a value of another type, a record the schema refuses.
+_CACHE_SYMPTOMS = (DataError, LookupError, TypeError, ValueError, AttributeError)
+
+
+def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
+           digest: str, include: list[str], exclude: list[str], started: float, progress: Progress) -> CrawlResult:
+    """Entries and records from the per-file results, validated and written."""
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
     from .catalogue import Identity, build_records
     from .curated import apply as apply_curated
