@@ -11,6 +11,9 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     branch = "main"
     pypi = "vllm"
     version_file = "vllm/_version.py"
+    max_output_bytes = 52428800           # limits (see models.Limits), each optional:
+    max_file_sites = 1000                 #   crawl options override them
+    max_file_bytes = 2000000
 
 ``owner``/``repo`` default to the URL's last two path segments. The built-in ``vllm`` upstream
 is always present unless the file redefines it.
@@ -44,6 +47,10 @@ class Upstream(BaseModel):
     pypi: str | None = None
     version_file: str | None = None
     version_pattern: str = DEFAULT_VERSION_PATTERN
+    # limits (models.Limits): None is the default; a crawl option overrides either
+    max_file_bytes: int | None = Field(default=None, ge=1)
+    max_file_sites: int | None = Field(default=None, ge=1)
+    max_output_bytes: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="before")
     @classmethod

@@ -272,10 +272,10 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
     parent = os.getpid()
     real = output._write_records
 
-    def dies_in_the_helper(tmp, share):
+    def dies_in_the_helper(tmp, share, max_bytes):
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(tmp, share)
+        return real(tmp, share, max_bytes)
 
     monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
     from crawler.errors import OutputError
