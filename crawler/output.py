@@ -193,7 +193,7 @@ class OverLimit(Exception):
                 weights = {name.removeprefix("errors/").removesuffix(".json"): float(size)}
             elif name in AGGREGATES:
                 weights = {rid: line * size / total for rid, line in self.lines.items()}
-            else:  # the manifest: no record's to leave out
+            else:  # the manifest: no record to leave out
                 weights = {}
             out.append((name, size - self.limit, weights))
         return out
