@@ -106,9 +106,15 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
 @click.option("--curated", type=click.Path(path_type=Path, file_okay=False), help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).")
-@click.option("--max-file-bytes", type=click.IntRange(min=1), default=2_000_000, show_default=True,
+@click.option("--max-file-bytes", type=click.IntRange(min=1), show_default="2000000, or the upstream's max_file_bytes",
               help="Skip (and list in the manifest) files larger than this; they are never read.")
-def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated, max_file_bytes) -> None:
+@click.option("--max-file-sites", type=click.IntRange(min=1), show_default="1000, or the upstream's max_file_sites",
+              help="Skip (and list in the manifest) files with more raise and assert sites than this.")
+@click.option("--max-output-bytes", type=click.IntRange(min=1), show_default="52428800 (50 MiB), or the upstream's max_output_bytes",
+              help="Keep every file of the dataset at most this large: the source files whose entries would make one "
+                   "larger are skipped (and listed in the manifest), the largest share first.")
+def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated,
+          max_file_bytes, max_file_sites, max_output_bytes) -> None:
     """Crawl a pinned commit and write its catalogue under OUT/<owner>/<name>/.
 
     \b
@@ -126,7 +132,7 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     options = CrawlOptions(
         repo=repo, ref=ref, pypi=pypi, upstream=upstream, name=name, include=list(include),
         exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
-        curated=curated, max_blob_bytes=max_file_bytes,
+        curated=curated, max_blob_bytes=max_file_bytes, max_file_sites=max_file_sites, max_output_bytes=max_output_bytes,
     )
     result = run_crawl(options, progress=REPORTER)
     c = result.manifest.counts

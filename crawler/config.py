@@ -13,6 +13,9 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     version_file = "vllm/_version.py"
     tag = "v{version}"                    # a release's tag, for permalinks when it records no commit
     path_prefix = ""                      # where the packages sit in the repository, e.g. "src/"
+    max_output_bytes = 52428800           # limits (see models.Limits), each optional:
+    max_file_sites = 1000                 #   crawl options override them
+    max_file_bytes = 2000000
 
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
 (see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
@@ -88,6 +91,10 @@ class Upstream(BaseModel):
     def tag_of(self, version: str) -> str | None:
         """The release's tag, when the config says how tags are named."""
         return self.tag.replace("{version}", version) if self.tag is not None else None
+    # limits (models.Limits): None is the default; a crawl option overrides either
+    max_file_bytes: int | None = Field(default=None, ge=1)
+    max_file_sites: int | None = Field(default=None, ge=1)
+    max_output_bytes: int | None = Field(default=None, ge=1)
 
     @model_validator(mode="before")
     @classmethod

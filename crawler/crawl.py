@@ -24,10 +24,10 @@ from .config import identify, identify_package, load_config
 from .curated import default_root, load_set
 from .dataset import dataset_dir, load_manifest
 from .engine import cache_version, default_jobs, extract_all
-from .errors import DataError, UsageError
+from .errors import DataError, OutputError, UsageError
 from .extract import EXTRACTOR_VERSION
-from .models import SCHEMA_VERSION, Manifest
-from .output import content_digest, dataset_lock, publish, read_dataset, recover, Rendered
+from .models import SCHEMA_VERSION, Limits, Manifest
+from .output import OverLimit, content_digest, dataset_lock, publish, read_dataset, recover, Rendered
 from .scratch import sweep
 from .source import open_snapshot, package_info
 
@@ -48,8 +48,11 @@ class CrawlOptions:
     cache_dir: Path | None = None
     use_cache: bool = True
     config: Path | None = None
-    max_blob_bytes: int = 2_000_000
     curated: Path | None = None  # curated explanations root (default: curated/ next to the config)
+    # limits (models.Limits): None takes the upstream's (errcat.toml), else the default
+    max_blob_bytes: int | None = None
+    max_file_sites: int | None = None
+    max_output_bytes: int | None = None
 
 
 @dataclass
@@ -73,10 +76,12 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
-def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None) -> str:
+def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
+                 limits: Limits | None = None) -> str:
     """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
-    curated explanations."""
+    curated explanations, limits."""
     payload = {
+        "limits": (limits or Limits()).model_dump(mode="json"),
         "curated": curated_digest,
         "errcat": __version__,
         "code": code_digest(),
@@ -114,6 +119,16 @@ def current_manifest(target: Path, digest: str) -> Manifest | None:
     return manifest
 
 
+def crawl_limits(options: CrawlOptions, upstream: Any) -> Limits:
+    """The crawl's option, else the upstream's setting, else the default, for each limit."""
+    chosen = {
+        "max_file_bytes": options.max_blob_bytes if options.max_blob_bytes is not None else upstream.max_file_bytes,
+        "max_file_sites": options.max_file_sites if options.max_file_sites is not None else upstream.max_file_sites,
+        "max_output_bytes": options.max_output_bytes if options.max_output_bytes is not None else upstream.max_output_bytes,
+    }
+    return Limits(**{name: value for name, value in chosen.items() if value is not None})
+
+
 def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
     # A crawl allocates millions of small, acyclic objects (trees, site dicts) and frees them by
     # reference counting; the cycle collector would only walk them again and again.
@@ -137,6 +152,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         upstream = identify(options.repo, options.upstream, options.name, config)
     include = options.include or list(upstream.include)
     exclude = options.exclude or list(upstream.exclude)
+    limits = crawl_limits(options, upstream)
     snapshot = open_snapshot(
         repo=options.repo,
         ref=options.ref,
@@ -145,7 +161,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         include=include,
         exclude=exclude,
         cache_dir=options.cache_dir,
-        max_blob_bytes=options.max_blob_bytes,
+        max_blob_bytes=limits.max_file_bytes,
         progress=progress,
     )
     if not snapshot.files and not snapshot.skipped:
@@ -164,35 +180,54 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
         sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
-        digest = input_digest(snapshot, include, exclude, curated.digest)
+        digest = input_digest(snapshot, include, exclude, curated.digest, limits)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
+        served: list[str] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                              use_cache=options.use_cache, progress=progress)
+                              use_cache=options.use_cache, served=served, progress=progress)
+        try:
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress)
+        except _CACHE_SYMPTOMS as exc:
+            # The cache is an optimisation: results from it that the crawl cannot use (a row
+            # edited or damaged inside, past what decoding checks) must not fail every crawl.
+            # Extracting again tells whether the cache was to blame, and rewrites its rows.
+            if not served:
+                raise
+            shown = (str(exc).splitlines() or [""])[0].rstrip(":")
+            progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
+            results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress)
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress)
     finally:
         snapshot.close()
 
+
+#: What results from a damaged cache can raise once the crawl uses them: a key or an index that
+#: is not there, a value of another type, a record the schema refuses.
+_CACHE_SYMPTOMS = (DataError, LookupError, TypeError, ValueError, AttributeError)
+
+
+def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
+           digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
+           progress: Progress) -> CrawlResult:
+    """Entries and records from the per-file results, validated and written within ``limits``.
+
+    A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
+    entries would make a file of the dataset larger than ``max_output_bytes`` (found by writing
+    it: the bound costs nothing until it is reached). Each is listed in the manifest's
+    ``skipped`` with the reason. Their classes still count in the exception hierarchy: they
+    parsed, and other files' exceptions may derive from them.
+    """
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
-    from .catalogue import Identity, build_records
-    from .curated import apply as apply_curated
+    from .catalogue import Identity
     from .hierarchy import apply_init_templates, resolve_exceptions
-    from .related import apply as apply_related
     from .search import search_file
 
-    skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
-    bare_asserts = reraises = 0
-    for result in results:
-        if result["status"] != "ok":
-            skipped.append({"path": result["path"], "reason": result["reason"] or "skipped"})
-        bare_asserts += result.get("bare_asserts", 0)
-        reraises += result.get("reraises", 0)
     apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
-    sites = [site for result in results if result["status"] == "ok" for site in result["sites"]]
-
     identity = Identity(
         repo=snapshot.repo,
         commit=snapshot.commit,
@@ -202,17 +237,76 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         permalinks=snapshot.permalinks,
         link_prefix=snapshot.link_prefix,
     )
+    left_out = {r["path"]: f"{len(r['sites'])} raise and assert sites, over the limit of {limits.max_file_sites} "
+                           "per file (max_file_sites)"
+                for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
+    while True:
+        records, manifest, primaries, merged = _assemble(snapshot, results, exceptions, identity, curated, left_out,
+                                                         limits, digest, include, exclude)
+        progress(f"validating {len(records)} records")
+        rendered = Rendered()
+        # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
+        spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
+        try:
+            publish(target, records, manifest, lambda: search_file(records, manifest, primaries), rendered,
+                    jobs=options.jobs or default_jobs(), spare_root=spare_root, max_bytes=limits.max_output_bytes)
+            break
+        except OverLimit as over:
+            more = _leave_out(over, records)
+            if not more:
+                raise OutputError(f"{over} (max_output_bytes), and leaving out source files cannot make it smaller; "
+                                  "nothing was written") from None
+            progress(f"{over}: leaving out the entries of {len(more)} more source file(s)")
+            left_out.update(more)
+    _report_curated(records, curated, merged, progress)
+    written = Manifest.model_validate(rendered.manifest)
+    return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
+
+
+def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]:
+    """The source files whose entries make up the excess of each file over the limit, the largest
+    share first, with the reason; a record's share is split evenly over its sites' files."""
+    by_id = {r["id"]: r for r in records}
+    culprits: dict[str, list[str]] = {}
+    for name, excess, weights in over.shares():
+        per_file: dict[str, float] = {}
+        for rid, weight in weights.items():
+            sites = by_id[rid]["sites"]
+            for site in sites:
+                per_file[site["path"]] = per_file.get(site["path"], 0.0) + weight / len(sites)
+        covered = 0.0
+        for path, share in sorted(per_file.items(), key=lambda kv: (-kv[1], kv[0])):
+            if covered >= excess:
+                break
+            covered += share
+            culprits.setdefault(path, []).append(name)
+    return {path: f"its entries would take {' and '.join(names)} over {over.limit} bytes (max_output_bytes)"
+            for path, names in culprits.items()}
+
+
+def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
+              left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
+              exclude: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
+    """(records, manifest, primary site by id, curated files merged) of the results whose files
+    are not ``left_out``."""
+    from .catalogue import build_records
+    from .curated import apply as apply_curated
+    from .related import apply as apply_related
+
+    skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
+    skipped += [{"path": path, "reason": reason} for path, reason in left_out.items()]
+    kept = [r for r in results if r["path"] not in left_out]
+    bare_asserts = reraises = 0
+    for result in kept:
+        if result["status"] != "ok":
+            skipped.append({"path": result["path"], "reason": result["reason"] or "skipped"})
+        bare_asserts += result.get("bare_asserts", 0)
+        reraises += result.get("reraises", 0)
+    sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     primaries: dict[str, dict[str, Any]] = {}
     records = build_records(identity, sites, exceptions, primaries)
     apply_related(records)
-    if curated.entries:
-        progress(f"merged {apply_curated(records, curated)} curated explanation(s) from {curated.directory}")
-        known = {r["id"] for r in records}
-        orphans = sorted(eid for eid, entry in curated.entries.items()
-                         if eid not in known and entry.review.status != "retired")
-        if orphans:  # kept on disk, never touched: `errcat curate check` says where each should move
-            shown = ", ".join(f"{eid}.yaml" for eid in orphans[:5]) + (" ..." if len(orphans) > 5 else "")
-            progress(f"{len(orphans)} curated file(s) name no entry of this commit ({shown}): run `errcat curate check`")
+    merged = apply_curated(records, curated) if curated.entries else 0
     skipped.sort(key=lambda s: (s["path"], s["reason"]))
     manifest = {
         "schema_version": SCHEMA_VERSION,
@@ -228,24 +322,29 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         "exclude": exclude,
         "counts": {
             "files": len(snapshot.files) + len(snapshot.skipped),
-            "parsed": sum(1 for r in results if r["status"] == "ok"),
+            "parsed": sum(1 for r in kept if r["status"] == "ok"),
             "skipped": len(skipped),
             "sites": len(sites),
             "entries": len(records),
             "bare_asserts": bare_asserts,
             "reraises": reraises,
         },
+        "limits": limits.model_dump(mode="json"),
         "skipped": skipped,
         "curated_digest": curated.digest,
         # A file this machine could not decide (the libcst child timed out, a worker died) makes
         # the dataset provisional: no later crawl may take it as up to date.
         "input_digest": digest if not any(r.get("transient") for r in results) else "provisional",
     }
-    progress(f"validating {len(records)} records")
-    rendered = Rendered()
-    # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
-    spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
-    publish(target, records, manifest, lambda: search_file(records, manifest, primaries), rendered,
-            jobs=options.jobs or default_jobs(), spare_root=spare_root)
-    written = Manifest.model_validate(rendered.manifest)
-    return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
+    return records, manifest, primaries, merged
+
+
+def _report_curated(records: list[dict[str, Any]], curated: Any, merged: int, progress: Progress) -> None:
+    if not curated.entries:
+        return
+    progress(f"merged {merged} curated explanation(s) from {curated.directory}")
+    known = {r["id"] for r in records}
+    orphans = sorted(eid for eid, entry in curated.entries.items() if eid not in known and entry.review.status != "retired")
+    if orphans:  # kept on disk, never touched: `errcat curate check` says where each should move
+        shown = ", ".join(f"{eid}.yaml" for eid in orphans[:5]) + (" ..." if len(orphans) > 5 else "")
+        progress(f"{len(orphans)} curated file(s) name no entry of this commit ({shown}): run `errcat curate check`")

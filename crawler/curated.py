@@ -17,6 +17,8 @@ moved on since (stale), gives ``draft``. Records without a file stay ``absent``.
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,13 +32,34 @@ from .models import ID_RE, CuratedFile
 
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"
+#: A curated file is a page of prose (the longest shipped one is 2.6 KB); anything past this
+#: is not one, and PyYAML's pure-Python parser spends about 2 s and 20 MB on each MB of it
+#: (an 85 MB file took 200 s and 1.7 GB).
+MAX_BYTES = 256 * 1024
+#: The deepest structure a curated file has is three levels (``defensive_patterns`` > item >
+#: text). PyYAML composes and constructs nodes recursively, so a few hundred levels of ``[[[``
+#: are a RecursionError; this stops far below that and far above any real file.
+MAX_DEPTH = 32
 
 
 # --------------------------------------------------------------------------- strict YAML
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last one silently)."""
+    """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last one silently) and
+    collections nested deeper than ``MAX_DEPTH``."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
     def construct_mapping(self, node, deep=False):  # type: ignore[override]
         seen: dict[Any, Any] = {}
@@ -58,6 +81,8 @@ class _StrictLoader(yaml.SafeLoader):
 
 def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
     """The document and its node tree (for line numbers). Raises yaml.YAMLError."""
+    if len(text) > MAX_BYTES:
+        raise yaml.YAMLError(f"over {MAX_BYTES} characters: a curated file is a page of prose")
     loader = _StrictLoader(text)
     try:
         node = loader.get_single_node()
@@ -106,7 +131,7 @@ def parse_file(path: Path, text: str | None = None) -> CuratedFile:
     if not ID_RE.fullmatch(stem):
         raise CuratedError([f"{path}:1: file name must be <id>{SUFFIX}, with the id as 16 lowercase hex digits"])
     try:
-        text = path.read_text(encoding="utf-8") if text is None else text
+        text = read_bytes(path).decode("utf-8") if text is None else text
     except (OSError, UnicodeDecodeError) as exc:
         raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None
     try:
@@ -133,6 +158,25 @@ def parse_file(path: Path, text: str | None = None) -> CuratedFile:
     if entry.id != stem:
         raise CuratedError([f"{_where(path, _line_of(node, ('id',)))}: id {entry.id} does not match the file name {stem}"])
     return entry
+
+
+def read_bytes(path: Path) -> bytes:
+    """A curated file's bytes: a regular file (a FIFO would block the crawl) of at most
+    ``MAX_BYTES``, checked before anything is read. CuratedError when it is neither; OSError when
+    it cannot be read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise CuratedError([f"{path}:1: not a regular file"])
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(MAX_BYTES + 1) if st.st_size <= MAX_BYTES else b""
+    finally:
+        os.close(fd)
+    if st.st_size > MAX_BYTES or len(data) > MAX_BYTES:
+        size = max(st.st_size, len(data))
+        raise CuratedError([f"{path}:1: {size} bytes, over the limit of {MAX_BYTES} bytes for a curated file (a page of prose)"])
+    return data
 
 
 # --------------------------------------------------------------------------- the set
@@ -170,7 +214,14 @@ def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -
         if not path.name.endswith(SUFFIX):
             out.problems.append(f"{path}:1: not a curated file (expected <id>{SUFFIX})")
             continue
-        data = path.read_bytes()
+        try:
+            data = read_bytes(path)
+        except OSError as exc:
+            out.problems.append(f"{path}:1: cannot read: {exc.strerror or exc}")
+            continue
+        except CuratedError as exc:
+            out.problems += exc.problems
+            continue
         h.update(path.name.encode() + b"\0" + hashlib.sha256(data).digest())
         try:
             entry = parse_file(path, data.decode("utf-8", "surrogateescape"))

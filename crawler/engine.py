@@ -112,15 +112,20 @@ def extract_all(
     jobs: int | None = None,
     cache_dir: Path | None = None,
     use_cache: bool = True,
+    reuse: bool = True,
+    served: list[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
 ) -> list[dict[str, Any]]:
+    """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
+    the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
+    stored in it; ``served`` receives the paths whose results came from it."""
     entries = list(snapshot.files)
     version = cache_version()
     keys = {e.path: result_key(e.blob, e.path, version) for e in entries}
-    cache = ResultCache(cache_dir) if use_cache else None
+    cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
         results: dict[str, dict[str, Any]] = {}
-        stored = cache.get_raw(keys.values()) if cache is not None else {}
+        stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
         todo = [e for e in entries if keys[e.path] not in stored]
         damaged: list[Any] = []
         decoded = []
@@ -132,11 +137,13 @@ def extract_all(
             for entry in entries:
                 value = stored.get(keys[entry.path])
                 if value is not None:
-                    hit = decode_result(value)
+                    hit = decode_result(value, entry.path)
                     if hit is None:
                         damaged.append(entry)
                     else:
                         results[entry.path] = hit
+            if served is not None:
+                served.extend(results)  # (only hits so far: fresh results come later)
 
         counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
         fresh: list[tuple[dict[str, Any], bytes]] = []
@@ -176,6 +183,8 @@ def extract_all(
                 progress(f"a worker process died; extracting {len(rest)} files one process each")
                 fresh += _isolated(snapshot, rest)
         counted.close()
+        if damaged:
+            progress(f"{len(damaged)} cached result(s) were damaged; extracted again")
         for result, _ in fresh:
             results[result["path"]] = result
         if cache is not None and fresh:

@@ -21,10 +21,10 @@ import re
 from typing import Iterable
 
 from .diff import link
-from .errors import DataError
+from .errors import DataError, OutputError
 from .ids import entry_key
 from .models import History, Lifetime, Manifest, Record
-from .output import render_dataset
+from .output import OverLimit, render_dataset
 
 State = dict[str, Record]
 
@@ -100,11 +100,38 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
     same commit leaves the history alone), with entries counting live records and ``retired``
-    the rest. Validated by ``render_dataset`` like every dataset.
+    the rest. Validated by ``render_dataset`` like every dataset, and held to the crawl's
+    ``limits.max_output_bytes``: retired records pile up from release to release, so when a
+    file would be larger, retired entries are left out first, the largest first, then live
+    ones, and ``counts.omitted`` says how many.
     """
     records = [state[eid].model_dump(mode="json") for eid in sorted(state)]
-    retired = sum(1 for eid in state if is_retired(state[eid]))
     data = manifest.model_dump(mode="json")
     data.pop("content_digest", None)
-    data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired}
-    return render_dataset(records, data)
+    omitted = 0
+    while True:
+        retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
+        data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired, "omitted": omitted}
+        try:
+            return render_dataset(records, data, max_bytes=manifest.limits.max_output_bytes)
+        except OverLimit as over:
+            drop = _to_omit(over, records)
+            if not drop:
+                raise OutputError(f"{over} (max_output_bytes), and leaving out entries cannot make it smaller; "
+                                  "nothing was written") from None
+            records = [r for r in records if r["id"] not in drop]
+            omitted += len(drop)
+
+
+def _to_omit(over: OverLimit, records: list[dict]) -> set[str]:
+    """The ids that make up each file's excess: retired before live, the largest share first."""
+    retired = {r["id"] for r in records if (r.get("history") or {}).get("retired")}
+    drop: set[str] = set()
+    for _, excess, weights in over.shares():
+        covered = 0.0
+        for rid in sorted(weights, key=lambda rid: (rid not in retired, -weights[rid], rid)):
+            if covered >= excess:
+                break
+            covered += weights[rid]
+            drop.add(rid)
+    return drop

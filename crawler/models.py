@@ -324,6 +324,16 @@ class Counts(Model):
     bare_asserts: int = 0
     reraises: int = 0
     retired: int = Field(default=0, description="Retired entries kept from earlier versions (not counted in entries).")
+    omitted: int = Field(default=0, description="Entries a history left out so that no file of the dataset is larger than limits.max_output_bytes: retired ones first, the largest first (not counted in entries or retired). A crawl leaves out whole source files instead, listed in skipped.")
+
+
+class Limits(Model):
+    """Bounds on what a crawl reads and writes, so that no upstream, however large or hostile,
+    makes a dataset too large to publish. Set per crawl (options) or per upstream (errcat.toml)."""
+
+    max_file_bytes: int = Field(default=2_000_000, ge=1, description="Source files larger than this are skipped, never read.")
+    max_file_sites: int = Field(default=1_000, ge=1, description="A source file with more raise and assert sites than this is skipped: none of its sites are entries.")
+    max_output_bytes: int = Field(default=50 * 1024 * 1024, ge=1, description="No file of the dataset is larger than this (GitHub warns above 50 MiB and refuses files above 100 MiB): the source files whose entries would make one larger are skipped, the largest share first.")
 
 
 class Manifest(Model):
@@ -339,6 +349,7 @@ class Manifest(Model):
     include: list[str]
     exclude: list[str]
     counts: Counts
+    limits: Limits = Field(default_factory=Limits, description="The bounds the dataset was made under; what they left out is in skipped.")
     skipped: list[Skipped]
     curated_digest: str | None = None
     input_digest: str = Field(description="SHA-256 over everything the dataset is made from (versions, commit, selected blobs, curated files): a crawl whose inputs match leaves the dataset alone.")

@@ -174,24 +174,67 @@ class Rendered:
     manifest: dict[str, Any] | None = None
 
 
+#: The files of a dataset made of every record's bytes (each record's share of index.json and
+#: search.json is taken as proportional to its errors.jsonl line, which it is, roughly).
+AGGREGATES = ("errors.jsonl", "index.json", "search.json")
+
+
+class OverLimit(Exception):
+    """Files of the dataset would be larger than ``limit`` bytes. Raised after rendering and before
+    anything is swapped in (the temporary directory is removed), so the caller can leave entries
+    out and render again; ``files`` names each file over the limit with its size, ``lines`` holds
+    every record's errors.jsonl bytes by id."""
+
+    def __init__(self, limit: int, files: dict[str, int], lines: dict[str, int]) -> None:
+        self.limit, self.files, self.lines = limit, files, lines
+        super().__init__(", ".join(f"{name} would be {size} bytes" for name, size in sorted(files.items()))
+                         + f", over the limit of {limit}")
+
+    def shares(self) -> list[tuple[str, int, dict[str, float]]]:
+        """Per file over the limit: by how many bytes, and each record's share of the file."""
+        out = []
+        total = sum(self.lines.values()) or 1
+        for name, size in sorted(self.files.items()):
+            if name.startswith("errors/"):
+                weights = {name.removeprefix("errors/").removesuffix(".json"): float(size)}
+            elif name in AGGREGATES:
+                weights = {rid: line * size / total for rid, line in self.lines.items()}
+            else:  # the manifest: no record to leave out
+                weights = {}
+            out.append((name, size - self.limit, weights))
+        return out
+
+
+def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines: list[bytes]) -> None:
+    """Raise OverLimit when any file's size is over ``limit`` (None: no limit)."""
+    if limit is None:
+        return
+    over = {name: size for name, size in sizes.items() if size > limit}
+    if over:
+        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines)})
+
+
 def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
                  extra: dict[str, tuple[str, Any]] | None = None,
-                 rendered: Rendered | None = None) -> Iterator[tuple[str, bytes]]:
+                 rendered: Rendered | None = None, max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
     Each document is checked against its schema as it goes; when anything was invalid, the
     generator raises DataError at the end, before yielding the manifest, listing every problem
-    (the writer then throws the half-written temporary directory away). ``manifest`` is completed
-    with the content digest. ``extra`` maps further file names to (schema name, document).
+    (the writer then throws the half-written temporary directory away); likewise OverLimit when
+    a file would be larger than ``max_bytes``. ``manifest`` is completed with the content digest.
+    ``extra`` maps further file names to (schema name, document).
     """
     _check_ids(records)
     problems: list[Problem] = []
     digests: dict[str, bytes] = {}
+    sizes: dict[str, int] = {}
 
     def emit(rel: str, data: bytes) -> tuple[str, bytes]:
         if rel in digests:
             raise DataError(f"two files named {rel}; nothing was written")
         digests[rel] = hashlib.sha256(data).digest()
+        sizes[rel] = len(data)
         return rel, data
 
     index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
@@ -205,8 +248,10 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
         problems += found
         yield emit(rel, data)
         lines.append(line)
+    sizes["errors.jsonl"] = sum(map(len, lines))
+    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
     yield emit("errors.jsonl", b"".join(lines))
-    yield _finish_manifest(manifest, digests, problems, rendered)
+    yield _finish_manifest(manifest, digests, problems, rendered, max_bytes)
 
 
 def _check_ids(records: list[dict[str, Any]]) -> None:
@@ -231,7 +276,7 @@ def _render_record(record: dict[str, Any]) -> tuple[str, bytes, bytes, list[Prob
 
 
 def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], problems: list[Problem],
-                     rendered: Rendered | None) -> tuple[str, bytes]:
+                     rendered: Rendered | None, max_bytes: int | None) -> tuple[str, bytes]:
     """The manifest with the content digest of every other file; raises DataError listing every
     problem found in the dataset when there is any."""
     manifest = {k: v for k, v in manifest.items() if k != "content_digest"}
@@ -240,14 +285,18 @@ def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], proble
     problems = problems + check("manifest", manifest, MANIFEST, engine="fast")
     if problems:
         raise _fail(problems)
+    data = _dumps(dumps, manifest, MANIFEST)
+    _check_sizes(max_bytes, {MANIFEST: len(data)}, [], [])
     if rendered is not None:
         rendered.manifest = manifest
-    return MANIFEST, _dumps(dumps, manifest, MANIFEST)
+    return MANIFEST, data
 
 
-def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
-    """Every file of the dataset as bytes, by relative path; raises DataError if anything is invalid."""
-    return dict(render_files(records, manifest, extra))
+def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None,
+                   max_bytes: int | None = None) -> dict[str, bytes]:
+    """Every file of the dataset as bytes, by relative path; raises DataError if anything is
+    invalid, OverLimit if any file would be larger than ``max_bytes``."""
+    return dict(render_files(records, manifest, extra, max_bytes=max_bytes))
 
 
 _RENAME_EXCHANGE = 2
@@ -536,7 +585,7 @@ Extra = dict[str, tuple[str, Any]]
 
 def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
             extra: Extra | Callable[[], Extra] | None = None, rendered: Rendered | None = None,
-            jobs: int = 1, spare_root: Path | None = None) -> Path:
+            jobs: int = 1, spare_root: Path | None = None, max_bytes: int | None = None) -> Path:
     """``write_dataset(target, render_files(records, manifest, extra, rendered))``, with the
     records' files rendered, validated, hashed and written by ``jobs`` processes.
 
@@ -546,18 +595,23 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     the other documents and the manifest. The bytes written are exactly what the serial path
     writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
     ``extra`` may be a function that makes the further documents: it then runs while the helpers
-    render. ``spare_root``: see :func:`_swap_in`.
+    render. ``spare_root``: see :func:`_swap_in`. A file larger than ``max_bytes`` is
+    OverLimit, raised before the swap.
     """
     if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
-        return write_dataset(target, render_files(records, manifest, extra() if callable(extra) else extra, rendered),
-                             spare_root)
+        files = render_files(records, manifest, extra() if callable(extra) else extra, rendered, max_bytes)
+        return write_dataset(target, files, spare_root)
     _check_ids(records)
-    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra, rendered, jobs), spare_root)
+    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra, rendered, jobs, max_bytes),
+                       spare_root)
 
 
-def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes], list[bytes], list[Problem]]:
-    """Render, check and write records' files: (digests, errors.jsonl lines, problems)."""
+def _write_records(tmp: Path, records: list[dict[str, Any]],
+                   max_bytes: int | None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
+    """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
+    of the record files larger than ``max_bytes``)."""
     digests, lines, problems = [], [], []
+    over: dict[str, int] = {}
     root = str(tmp)
     for record in records:
         rel, data, line, found = _render_record(record)
@@ -565,11 +619,14 @@ def _write_records(tmp: Path, records: list[dict[str, Any]]) -> tuple[list[bytes
         digests.append(hashlib.sha256(data).digest())
         lines.append(line)
         problems += found
-    return digests, lines, problems
+        if max_bytes is not None and len(data) > max_bytes:
+            over[rel] = len(data)
+    return digests, lines, problems, over
 
 
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
-                   extra: Extra | Callable[[], Extra] | None, rendered: Rendered | None, jobs: int) -> set[str]:
+                   extra: Extra | Callable[[], Extra] | None, rendered: Rendered | None, jobs: int,
+                   max_bytes: int | None) -> set[str]:
     (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
     # This process also makes index.json and search.json, which on vLLM take about as long as
@@ -581,8 +638,9 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     try:
         for i in range(1, jobs):
             share = records[bounds[i]:bounds[i + 1]]
-            helpers.append(forked.start(lambda share=share: _write_records(tmp, share)))
+            helpers.append(forked.start(lambda share=share: _write_records(tmp, share, max_bytes)))
         digests: dict[str, bytes] = {}
+        sizes: dict[str, int] = {}
         problems: list[Problem] = []
         index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
         extra = (extra() if callable(extra) else extra) or {}
@@ -593,19 +651,23 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
             data = _dumps(dumps, document, name)
             _put(f"{tmp}/{name}", data)
             digests[name] = hashlib.sha256(data).digest()
-        shares = [_write_records(tmp, records[: bounds[1]])]
+            sizes[name] = len(data)
+        shares = [_write_records(tmp, records[: bounds[1]], max_bytes)]
     finally:  # always wait for the helpers, whatever happened here
         answers = [forked.finish(helper) for helper in helpers]
     shares += [forked.value(answer, "writing the dataset") for answer in answers]
     lines = []
-    for (share_digests, share_lines, share_problems), start in zip(shares, bounds):
+    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds):
         for i, digest in enumerate(share_digests):
             digests[f"errors/{records[start + i]['id']}.json"] = digest
         lines += share_lines
         problems += share_problems
+        sizes.update(share_over)
+    sizes["errors.jsonl"] = sum(map(len, lines))
+    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
     jsonl = b"".join(lines)
     _put(f"{tmp}/errors.jsonl", jsonl)
     digests["errors.jsonl"] = hashlib.sha256(jsonl).digest()
-    name, data = _finish_manifest(manifest, digests, problems, rendered)
+    name, data = _finish_manifest(manifest, digests, problems, rendered, max_bytes)
     _put(f"{tmp}/{name}", data)
     return set(digests)

@@ -23,12 +23,14 @@ import threading
 import time
 import uuid
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urlsplit
 
+from .cache import move_aside
 from .errors import SourceError, UsageError
 from .models import ABBREVIATED_COMMIT_RE, COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skipped
 from .progress import Progress, quiet, task
@@ -398,6 +400,8 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
         meta, _, raw = rec.partition(b"\t")
         mode, kind, oid, size = meta.decode("ascii").split()
         path, bad = _decode_path(raw)
+        if kind == "blob" and not size.isdigit():  # ls-tree prints "BAD" for an object it cannot read
+            raise SourceError(f"cannot read blob {oid} ({path}): the object is damaged")
         regular = kind == "blob" and mode in ("100644", "100755", "100664")
         if path == also and regular and bad is None:
             extra = FileEntry(path, oid, int(size))
@@ -623,7 +627,7 @@ def _ensure_bare(dest: Path, allow_file: bool) -> Git:
                 os.rename(tmp, dest)
             except OSError:
                 if not (dest / "HEAD").is_file():  # not a lost race with another run
-                    raise
+                    raise SourceError(f"{dest}: not a git repository") from None
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return Git(dest, allow_file=allow_file)
@@ -656,10 +660,68 @@ def _fetch(git: Git, url: str, ref: str) -> str:
 
 def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False,
                  progress: Progress = quiet, **kw: Any) -> Snapshot:
-    upstream = kw["upstream"]
+    """A snapshot from the cache's bare repository of ``remote``, fetching what it lacks.
+
+    The repository is errcat's own cache, so damage to it (a garbled HEAD or config, a corrupt
+    object, an interrupted disk) must not fail every later crawl: when a step fails on a
+    repository that was already there and ``git fsck`` finds it damaged, it is moved aside and
+    fetched afresh, once, whether the damage shows while opening or while reading blobs."""
     dest = _repo_cache(cache_root(cache_dir), remote)
+    if not dest.exists():
+        return _open_remote_in(dest, remote, ref, _allow_file, progress, **kw)
+    try:
+        snapshot = _open_remote_in(dest, remote, ref, _allow_file, progress, **kw)
+    except SourceError as exc:
+        _set_aside_if_damaged(dest, _allow_file, exc, progress)
+        return _open_remote_in(dest, remote, ref, _allow_file, progress, **kw)
+    reader, repaired = snapshot._reader, False
+    assert reader is not None
+
+    def read(entries: list[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]:
+        nonlocal reader, repaired
+        done = 0
+        try:
+            for item in reader(entries):
+                yield item
+                done += 1
+        except SourceError as exc:
+            if repaired:
+                raise
+            _set_aside_if_damaged(dest, _allow_file, exc, progress)
+            repaired = True
+            fresh = _open_remote_in(dest, remote, snapshot.commit, _allow_file, progress, **kw)
+            snapshot._closers.append(fresh.close)
+            reader = fresh._reader
+            assert reader is not None
+            yield from reader(entries[done:])
+
+    snapshot._reader = read
+    return snapshot
+
+
+def _set_aside_if_damaged(dest: Path, allow_file: bool, exc: SourceError, progress: Progress) -> None:
+    """Move the cache repository aside when ``git fsck`` finds it damaged; otherwise ``exc`` (a
+    network failure, an unknown ref) stands and is raised."""
+    if (dest / "HEAD").is_file():
+        try:
+            sound = Git(dest, allow_file=allow_file).run(
+                "fsck", "--no-dangling", "--no-progress", timeout=FETCH_TIMEOUT, check=False).returncode == 0
+        except SourceError:
+            sound = True  # fsck could not tell (timed out): nothing is thrown away on a guess
+        if sound:
+            raise exc
+    try:
+        aside = move_aside(dest)
+    except OSError as e:
+        raise SourceError(f"{exc}; the cached repository {dest} is damaged and cannot be moved aside: {e.strerror or e}") from None
+    progress(f"the cached repository {dest.name} is damaged ({exc}): moved aside to {aside.name}, fetching afresh")
+
+
+def _open_remote_in(dest: Path, remote: RemoteURL, ref: str | None, allow_file: bool, progress: Progress,
+                    **kw: Any) -> Snapshot:
+    upstream = kw["upstream"]
     created = [p for p in (dest.parent.parent, dest.parent, dest) if not p.exists()]
-    git = _ensure_bare(dest, _allow_file)
+    git = _ensure_bare(dest, allow_file)
     want = ref or upstream.branch or "HEAD"
     commit: str | None = None
     try:
@@ -707,7 +769,8 @@ def open_snapshot(
     max_blob_bytes: int = 2_000_000,
     progress: Progress = quiet,
 ) -> Snapshot:
-    """Resolve the source and list its selected files. Refusals happen before any git runs."""
+    """Resolve the source and list its selected files. Refusals happen before any git runs.
+    ``progress`` hears of a damaged cache entry (a repository, a wheel) that was set aside."""
     include = list(include) or list(upstream.include)
     exclude = list(exclude)
     PathFilter(include, exclude)  # bad globs fail now, before any work
@@ -805,12 +868,13 @@ def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress,
         return proc.returncode, stderr.read()
 
 
-def _download_wheel(name: str, version: str, root: Path, progress: Progress = quiet) -> Path:
-    """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary only)."""
+def _download_wheel(name: str, version: str, root: Path, progress: Progress = quiet) -> tuple[Path, bool]:
+    """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary
+    only), and whether it came from the cache."""
     dest = root / "pypi" / _safe_name(f"{canonical_package(name)}-{version}")
     cached = sorted(dest.glob("*.whl")) if dest.is_dir() else []
     if cached:
-        return cached[0]
+        return cached[0], True
     dest.parent.mkdir(parents=True, exist_ok=True)
     # Downloaded into scratch (same file system, so it can be renamed into place): what a
     # killed download leaves, the next run removes.
@@ -835,7 +899,29 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
         except OSError:
             if not dest.is_dir():
                 raise
-        return dest / wheels[0].name
+        return dest / wheels[0].name, False
+
+
+class WheelError(SourceError):
+    """A wheel that cannot be read: not a zip archive, a bad CRC, a truncated or corrupt entry."""
+
+    def __init__(self, wheel: Path, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"{wheel}: not a readable wheel: {reason}")
+
+
+#: What reading a damaged or odd archive raises: BadZipFile (bad CRC, bad headers), zlib.error
+#: and EOFError (a corrupt or truncated entry), NotImplementedError (an unknown compression),
+#: RuntimeError (an encrypted entry), ValueError and OSError (a damaged file).
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
+
+
+def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
+    try:
+        return zf.read(info)
+    except _ZIP_ERRORS as e:
+        reason = str(e) if info.filename in str(e) else f"{info.filename!r}: {e}"
+        raise WheelError(wheel, reason) from None
 
 
 def _zip_date(info: zipfile.ZipInfo) -> str:
@@ -845,8 +931,8 @@ def _zip_date(info: zipfile.ZipInfo) -> str:
 def _open_zip(path: Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
-    except (OSError, zipfile.BadZipFile) as e:
-        raise SourceError(f"{path}: not a readable wheel: {e}") from None
+    except _ZIP_ERRORS as e:
+        raise WheelError(path, str(e)) from None
 
 
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
@@ -889,7 +975,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
             elif info.file_size > max_blob_bytes:
                 skipped.append(Skipped(path=name, reason=f"over size limit ({info.file_size} > {max_blob_bytes} bytes)"))
             else:
-                data = zf.read(info)
+                data = _zread(zf, info, path)
                 infos[name] = info
                 files.append(FileEntry(name, git_blob_id(data), len(data)))
             seen.add(name)
@@ -904,7 +990,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
             except KeyError:
                 vinfo = None
             if vinfo is not None and vinfo.file_size <= max_blob_bytes:
-                recorded = _recorded_commit(zf.read(vinfo), upstream.version_pattern)
+                recorded = _recorded_commit(_zread(zf, vinfo, path), upstream.version_pattern)
         tag = upstream.tag_of(version) if version is not None else None
         if recorded is not None and COMMIT_RE.fullmatch(recorded):
             commit, upstream_commit, short = recorded, recorded, None
@@ -930,7 +1016,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
             info = infos.get(e.path)
             if info is None:
                 raise SourceError(f"{e.path}: not in {path.name}")
-            data = zf.read(info)
+            data = _zread(zf, info, path)
             if git_blob_id(data) != e.blob:
                 raise SourceError(f"{e.path}: contents changed in {path.name}")
             yield e, data
@@ -940,10 +1026,37 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, in
                     link_prefix=prefix, _reader=read, _closers=[zf.close])
 
 
-def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = quiet, **kw: Any) -> Snapshot:
+T = TypeVar("T")
+
+
+def _with_wheel(spec: str, cache_dir: Path | None, progress: Progress, use: Callable[[Path, str], T]) -> T:
+    """``use(wheel, version)`` on NAME==VERSION's wheel. A cached wheel that cannot be read
+    (truncated by a full disk, a bad CRC) is moved aside and downloaded again, once; a freshly
+    downloaded one that cannot be read is an error, and is moved aside too, so no later run takes
+    it from the cache."""
     name, version = parse_pypi_spec(spec)
-    wheel = _download_wheel(name, version, cache_root(cache_dir), progress)
-    return open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw)
+    root = cache_root(cache_dir)
+    for retry in (False, True):
+        wheel, cached = _download_wheel(name, version, root, progress)
+        try:
+            return use(wheel, version)
+        except WheelError as exc:
+            try:
+                aside = move_aside(wheel.parent)
+            except OSError as e:
+                raise SourceError(f"{exc}; it cannot be moved aside: {e.strerror or e}") from None
+            if retry or not cached:
+                raise SourceError(f"the wheel of {name}=={version} from the package index is damaged: {exc.reason} "
+                                  f"(set aside as {aside})") from None
+            progress(f"the cached wheel {wheel.name} is damaged ({exc.reason}): moved aside to {aside.name}, downloading it again")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = quiet, **kw: Any) -> Snapshot:
+    """A snapshot of NAME==VERSION's wheel (see ``_with_wheel`` for a damaged one)."""
+    name, _ = parse_pypi_spec(spec)
+    return _with_wheel(spec, cache_dir, progress,
+                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw))
 
 
 @dataclass(frozen=True)
@@ -987,5 +1100,4 @@ def wheel_info(path: Path) -> PackageInfo:
 
 def package_info(spec: str, cache_dir: Path | None = None, progress: Progress = quiet) -> PackageInfo:
     """The metadata of NAME==VERSION's wheel (downloaded once, as ``--pypi`` does)."""
-    name, version = parse_pypi_spec(spec)
-    return wheel_info(_download_wheel(name, version, cache_root(cache_dir), progress))
+    return _with_wheel(spec, cache_dir, progress, lambda wheel, _: wheel_info(wheel))

@@ -438,3 +438,28 @@ def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fi
     assert report["invalid"] == [] and report["orphans"] == []
     assert [s["id"] for s in report["stale"]] == []
     assert report["curated_entries"] == len(entries)
+
+
+@pytest.mark.parametrize("body, words", [
+    ("what_it_means: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested deeper than 32 levels"),
+    ("what_it_means: " + "{a: " * 5_000 + "b" + "}" * 5_000 + "\n", "nested deeper than 32 levels"),
+    ("what_it_means: >-\n" + "  a curated page is prose, not this\n" * 250_000, "over the limit of 262144 bytes"),
+])
+def test_a_deeply_nested_or_huge_curated_file_is_one_line(upstream, cli, tmp_path, body, words):
+    """Curated files are a page of prose: a file nested 20,000 deep was a RecursionError and an
+    85 MB one took 200 s and 1.7 GB. Through the real CLI in its own process (a timeout guards
+    against a hang), each is one line naming the file, exit 2, and nothing is written."""
+    import subprocess
+    import sys
+
+    out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
+    before = tree(out)
+    path.write_text(f"id: {eid}\n{body}", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawler", "crawl", "--repo", str(upstream.path), "--ref", "v1", "--name", "acme/widgets",
+         "--include", "pkg/**/*.py", "--out", str(out), "--curated", str(curated)],
+        capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"errcat: {path}:") and words in lines[0], proc.stderr
+    assert tree(out) == before

@@ -257,14 +257,15 @@ def test_a_second_crawl_waits_for_the_first_instead_of_removing_its_work(tmp_pat
 
 def test_cached_results_round_trip_even_with_a_lone_surrogate(tmp_path):
     from crawler.cache import ResultCache, decode_result, encode_result
+    from crawler.extract import extract_file
 
-    results = {"a": {"sites": [{"text": "plain ✓"}]}, "b": {"sites": [{"text": "odd \udc80"}]}}
+    results = {k: {**extract_file(k, b""), "sites": [{"text": text}]} for k, text in [("a", "plain ✓"), ("b", "odd \udc80")]}
     with ResultCache(tmp_path) as cache:
         cache.put_encoded((k, encode_result(v)) for k, v in results.items())
     with ResultCache(tmp_path) as cache:
         stored = cache.get_raw(["a", "b", "missing"])
-    assert {k: decode_result(v) for k, v in stored.items()} == results
-    assert decode_result(b"\x00damaged") is None  # a damaged row is a miss
+    assert {k: decode_result(v, k) for k, v in stored.items()} == results
+    assert decode_result(b"\x00damaged", "a") is None  # a damaged row is a miss
 
 
 def many_records(n=40):
@@ -320,10 +321,10 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
     parent = os.getpid()
     real = output._write_records
 
-    def dies_in_the_helper(tmp, share):
+    def dies_in_the_helper(tmp, share, max_bytes):
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(tmp, share)
+        return real(tmp, share, max_bytes)
 
     monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
     from crawler.errors import OutputError

@@ -364,6 +364,78 @@ def test_fetch_errors(remote: RemoteURL, tmp_path: Path) -> None:
         remote_snap(unreachable, "main", tmp_path / "cache2")
 
 
+def _loose(cache_repo: Path, oid: str) -> Path:
+    return cache_repo / "objects" / oid[:2] / oid[2:]
+
+
+def _garble_loose(cache_repo: Path, oid: str) -> None:
+    path = _loose(cache_repo, oid)
+    path.chmod(0o644)
+    path.write_bytes(b"x\x9c" + b"\x00" * 40)
+
+
+def _flip_checksum(cache_repo: Path, oid: str) -> None:
+    """The object's header still reads (so it is listed), its zlib checksum fails (so reading
+    its bytes does)."""
+    path = _loose(cache_repo, oid)
+    path.chmod(0o644)
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+DAMAGE = {
+    "garbled HEAD": lambda d, blob, commit: (d / "HEAD").write_bytes(b"\x00\xff garbage"),
+    "no HEAD": lambda d, blob, commit: (d / "HEAD").unlink(),
+    "garbled config": lambda d, blob, commit: (d / "config").write_text("[[[ not a config\n"),
+    "objects gone": lambda d, blob, commit: shutil.rmtree(d / "objects"),
+    "corrupt commit object": lambda d, blob, commit: _garble_loose(d, commit),
+    "corrupt blob header": lambda d, blob, commit: _garble_loose(d, blob),
+    "corrupt blob (found while reading)": lambda d, blob, commit: _flip_checksum(d, blob),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, remote: RemoteURL, tmp_path: Path,
+                                                                     damage: str) -> None:
+    """The cache's bare repository is errcat's own: damage to it must not fail every later run.
+    One line says so, the repository is moved aside, and the same commit is fetched afresh."""
+    # a blob long enough that its header reads without its last bytes
+    (repo / "pkg" / "long.py").write_text("".join(f"x{i} = {i * 7919 % 10007}\n" for i in range(3000)))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "long")
+    git(repo, "tag", "v2")
+    git(repo, "push", "-q", remote.url, "v2")
+    cache = tmp_path / "cache"
+    first = remote_snap(remote, "v2", cache)
+    want = {e.path: d for e, d in first.read(first.files)}
+    first.close()
+    cached = cache_git(cache)
+    blob = git(repo, "rev-parse", "v2:pkg/long.py")
+    assert _loose(cached, blob).is_file()  # a small fetch is stored loose
+    DAMAGE[damage](cached, blob, git(repo, "rev-parse", "v2^{commit}"))
+    said: list[str] = []
+    again = source._open_remote(remote, "v2", cache, _allow_file=True, progress=said.append, repo=source._repo_ref(PKG),
+                                upstream=PKG, include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000)
+    assert any("is damaged" in line for line in said) != damage.endswith("(found while reading)")
+    assert {e.path: d for e, d in again.read(again.files)} == want and again.commit == first.commit
+    again.close()
+    said = [line for line in said if "is damaged" in line]  # not the "fetching ..." progress
+    assert len(said) == 1 and "fetching afresh" in said[0], said
+    assert sorted(p.name for p in (cache / "repos").iterdir()) == [cached.name, cached.name + ".damaged"]
+    assert git(cached, "fsck", "--no-dangling") == ""
+
+
+def test_a_sound_cache_repository_is_kept_when_the_network_fails(remote: RemoteURL, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    remote_snap(remote, "v1", cache).close()
+    shutil.move(Path(remote.url.removeprefix("file://")), tmp_path / "gone.git")
+    with pytest.raises(SourceError, match="cannot fetch 'main'"):
+        remote_snap(remote, "main", cache)
+    assert [p.name for p in (cache / "repos").iterdir()] == [cache_git(cache).name]
+    assert remote_snap(remote, "v1", cache).files  # still there, still read offline
+
+
 def test_file_transport_is_refused_without_the_test_switch(remote: RemoteURL, tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="cannot fetch"):
         source._open_remote(remote, "v1", tmp_path / "c", repo=source._repo_ref(PKG), upstream=PKG,
@@ -561,3 +633,75 @@ def test_globs_agree_with_pathspec() -> None:
         assert bool(glob_regex(pat).fullmatch(path)) == spec.match_file(path), pat
 
     check()
+
+
+# --------------------------------------------------------------------------- wheels from a package index
+
+DEMO = "errcat_demo_pkg"
+
+
+def demo_wheel(directory: Path, message: str = "demo") -> Path:
+    """A real, installable wheel of errcat-demo-pkg 1.0, entries stored uncompressed (so a test
+    can change their bytes under their CRC)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{DEMO}-1.0-py3-none-any.whl"
+    info = f"{DEMO}-1.0.dist-info"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
+        z.writestr(f"{DEMO}/__init__.py", f"raise ValueError({message!r})\n")
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: errcat-demo-pkg\nVersion: 1.0\n")
+        z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{info}/RECORD", "")
+    return path
+
+
+@pytest.fixture
+def package_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A local package index (a find-links directory) that ``pip download`` reads, and nothing else."""
+    index = tmp_path / "index"
+    index.mkdir()
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(index))
+    return index
+
+
+def pypi_crawl(cli, out: Path):
+    return cli("crawl", "--pypi", "errcat-demo-pkg==1.0", "--name", "acme/demo", "--include", f"{DEMO}/**/*.py",
+               "--out", out)
+
+
+def test_a_wheel_with_a_bad_crc_is_one_line_and_is_not_kept(package_index: Path, cli, cache_dir: Path,
+                                                            tmp_path: Path) -> None:
+    wheel = demo_wheel(package_index)
+    wheel.write_bytes(wheel.read_bytes().replace(b"raise ValueError('demo')", b"raise ValueError('DEMO')"))
+    result = pypi_crawl(cli, tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    # (the metadata is read first, then the files: the wheel may be taken for a cached one and
+    # fetched once more before it is refused)
+    lines = [line for line in result.stderr.strip().splitlines() if line.startswith("errcat: ")]
+    assert len(lines) == 1 and lines[0].startswith("errcat: ") and "Bad CRC-32" in lines[0], result.stderr
+    assert not (tmp_path / "out").exists()
+    # set aside, where no later run takes it for the cached wheel
+    assert [p.parent.name for p in (cache_dir / "pypi").glob("*/*.whl")] == ["errcat-demo-pkg-1.0.damaged"]
+    demo_wheel(package_index)  # the index is mended
+    assert pypi_crawl(cli, tmp_path / "out").exit_code == 0
+
+
+@pytest.mark.parametrize("damage", ["truncated", "bad CRC"])
+def test_a_damaged_cached_wheel_is_downloaded_again(package_index: Path, cli, cache_dir: Path, tmp_path: Path,
+                                                    damage: str) -> None:
+    demo_wheel(package_index)
+    assert pypi_crawl(cli, tmp_path / "first").exit_code == 0
+    (cached,) = (cache_dir / "pypi").glob("*/*.whl")
+    data = cached.read_bytes()
+    cached.write_bytes(data[: len(data) // 2] if damage == "truncated" else data.replace(b"'demo'", b"'DEMO'"))
+    result = pypi_crawl(cli, tmp_path / "again")
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if " is damaged " in line]
+    assert len(said) == 1 and "downloading it again" in said[0] and "Traceback" not in result.stderr
+    assert cached.read_bytes() == data
+    assert read_tree(tmp_path / "again") == read_tree(tmp_path / "first")
+
+
+def read_tree(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
