@@ -417,3 +417,30 @@ def test_input_beyond_the_limit_is_read_from_its_end(dataset):
     assert done.returncode == 0 and "{kind} = full" in done.stdout
     assert "longer than 256 KiB: matching its last 256 KiB" in done.stderr
     assert [r.message for r in read_query("x" * 10 + "y" * MAX_INPUT)] == ["y" * MAX_INPUT]
+
+
+def test_a_message_cut_inside_a_long_literal_costs_little():
+    """Where a truncated message ends inside a literal, each length of the literal's beginning was
+    copied and compared: quadratic in a long literal (a hostile upstream's 250,000 characters).
+    Only the first MAX_OVERLAP characters of a literal are looked for at the message's end."""
+    code = r'''
+import json
+from crawler.match import MAX_OVERLAP, Matcher, match
+from crawler.search import SearchEntry, SearchIndex, SearchSite
+
+N = 250_000
+literal = " alpha " + "\U0001f600" * N + " omega"
+entries = [SearchEntry(id=f"{i:016x}", title="t", exception="ValueError", kind="raise", text="{x}" + literal, fields=["x"],
+                       pattern="", fragments=[literal], starts_literal=False, ends_literal=True, anchors=["alpha", "omega"],
+                       explanation_status="absent", sites=[SearchSite(path="a.py", line=1, qualname="f")]) for i in range(25)]
+matcher = Matcher(SearchIndex(repo="a/b", commit="0" * 40, entries=entries))
+out = {}
+for name, message in (("long", "q alpha " + "\U0001f600" * N + "X"), ("short", "q alpha " + "\U0001f600" * (MAX_OVERLAP - 8))):
+    out[name] = [[m.how, m.covered] for m in match(message, [matcher]).matches]
+print(json.dumps(out))
+'''
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["long"] == []
+    assert out["short"] == [["prefix", 1023]] * 25  # " alpha " and the emoji: the whole message but "q"
