@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import statistics
 import sys
 import tempfile
@@ -29,7 +28,8 @@ from crawler.jsonio import dumps_line  # noqa: E402
 from crawler.dataset import load_search_index  # noqa: E402
 from crawler.match import Matcher, match  # noqa: E402
 from match_real import render_template  # noqa: E402
-from crawler.search import SearchEntry, SearchIndex, SearchSite, anchor_tokens, fragments, search_tokens, segments  # noqa: E402
+from crawler.search import SearchEntry, SearchIndex, SearchSite, anchor_tokens, fragments, search_tokens, template_segments  # noqa: E402
+from crawler.templates import Field, make_template  # noqa: E402
 
 COMMON = "must be not is the a of for to in and got expected invalid unsupported value when with".split()
 EXCEPTIONS = ["ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError", "KeyError"]
@@ -43,28 +43,25 @@ def synth_entry(rng: random.Random, n: int, vocab: list[str]) -> SearchEntry:
     words = [rng.choice(COMMON) if rng.random() < 0.45 else rng.choice(vocab) for _ in range(rng.randint(3, 14))]
     nfields = rng.choice([0, 1, 1, 2, 2, 3])
     opaque = rng.random() < 0.05
-    text_parts, pattern, fields = [], ["^"], []
+    parts: list = []
     slots = sorted(rng.sample(range(len(words) + 1), min(nfields, len(words) + 1)))
     for i in range(len(words) + 1):
         if i in slots:
             expr = rng.choice(vocab)
-            text_parts.append("{" + expr + "}")
-            pattern.append(f"(?P<f{len(fields)}>.*?)")
-            fields.append(expr)
+            parts.append(Field(expr, expr))
         if i < len(words):
-            lit = (" " if i else "") + words[i] + rng.choice(["", "", "", ":", ",", "."])
-            text_parts.append(lit)
-            pattern.append(re.escape(lit))
-    pattern.append("$")
+            parts.append((" " if i else "") + words[i] + rng.choice(["", "", "", ":", ",", "."]))
     if opaque:
-        text_parts, pattern, fields = ["{msg}"], ["^(?P<f0>.*?)$"], ["msg"]
-    text, pat = "".join(text_parts), "".join(pattern)
-    segs = segments(pat)
+        parts = [Field("msg", "msg")]
+    template = make_template(parts, "fstring")  # as the extractor builds it
+    segs = template_segments(template)
+    text = template["text"]
     return SearchEntry(
         id=f"{n:016x}", title=text[:60], exception=rng.choice(EXCEPTIONS), catch_as=[], kind="raise", text=text,
-        fields=fields, pattern=pat, fragments=fragments(segs), starts_literal=segs[0][0] == "lit",
-        ends_literal=segs[-1][0] == "lit", anchors=list(dict.fromkeys(anchor_tokens(segs))), tokens=search_tokens(text), opaque=opaque, explanation_status="absent",
-        sites=[SearchSite(path=f"pkg/m{n % 300}.py", line=1 + n % 900, qualname=f"f{n}")],
+        fields=[f["expr"] for f in template["fields"]], pattern=template["pattern"], fragments=fragments(segs),
+        starts_literal=bool(segs) and segs[0][0] == "lit", ends_literal=bool(segs) and segs[-1][0] == "lit",
+        anchors=list(dict.fromkeys(anchor_tokens(segs))), tokens=search_tokens(text), opaque=template["opaque"],
+        explanation_status="absent", sites=[SearchSite(path=f"pkg/m{n % 300}.py", line=1 + n % 900, qualname=f"f{n}")],
     )
 
 

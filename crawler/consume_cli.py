@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import sys
 import time
+from collections import deque
 from pathlib import Path
+from typing import TextIO
 
 import click
 
@@ -42,19 +44,24 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
 
     MESSAGE is the error as you saw it: a message, "SomeError: message", a traceback (chained
     ones too), a pydantic ValidationError, or a server's JSON error body. Without MESSAGE (or
-    with "-") it is read from stdin. Exit 1 when no entry matches; the nearest are offered.
+    with "-") it is read from stdin. Only the last 256 KiB of a longer input are read (the
+    error is at the end of a log). Exit 1 when no entry matches; the nearest are offered.
 
     \b
     Examples:
       errcat match "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."
       python serve.py 2>&1 | errcat match --data output/vllm-project/vllm
     """
+    from .match import MAX_INPUT
     from .match import match as run_match
 
     if message is None or message == "-":
         if sys.stdin is None or (hasattr(sys.stdin, "isatty") and sys.stdin.isatty()):
             raise UsageError("give a MESSAGE or pipe the error into stdin")
-        message = sys.stdin.read()
+        message = _tail(sys.stdin, MAX_INPUT + 1)
+    if len(message) > MAX_INPUT:
+        REPORTER(f"input longer than {MAX_INPUT // 1024} KiB: matching its last {MAX_INPUT // 1024} KiB")
+        message = message[-MAX_INPUT:]
     if not message.strip():
         raise UsageError("the message is empty")
     start = time.perf_counter()
@@ -70,6 +77,18 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
         _print_text(result)
     if not result.matches:
         sys.exit(1)
+
+
+def _tail(stream: TextIO, limit: int) -> str:
+    """The last ``limit`` characters of a stream, holding little more than that in memory."""
+    chunks: deque[str] = deque()
+    size = 0
+    while chunk := stream.read(1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        while size - len(chunks[0]) >= limit:
+            size -= len(chunks.popleft())
+    return "".join(chunks)[-limit:]
 
 
 def _print_text(result) -> None:

@@ -6,9 +6,19 @@ Input is whatever the user has: a bare message, ``SomeError: message``, a whole 
 body. ``read_query`` turns it into one or more readings (message, exception name, frame); the
 ``Matcher`` tries each against the search index and keeps the best result per entry.
 
-Speed: an entry is only tried when the message contains its *anchor*, the rarest word of its
-literal text that is a whole word in every message the pattern matches; every fragment must then
-occur in order before the regular expression runs. Patterns are compiled on first use.
+Matching never runs an entry's ``pattern``: a template is literal text and fields, a field
+matches any text, so a message matches when the literal fragments can be laid over it in order
+(the first at the start unless a field comes first, the last at the end unless a field comes
+last). Placing each fragment at its leftmost occurrence finds a placement whenever there is one,
+and it is the one Python's regex engine finds for the pattern's lazy groups, so the gaps are the
+field values the pattern would capture (in a run of adjacent fields the last takes the gap).
+That costs a ``str.find`` per fragment, whatever the template: a pattern of adjacent lazy groups
+backtracks exponentially on a message that almost matches. The site's search does the same in
+JavaScript (``site.py``). An entry is only tried when the message contains its *anchor*, the
+rarest word of its literal text that is a whole word in every message the pattern matches.
+
+Input is bounded (``MAX_INPUT``: the last 256 KiB are read) and read in linear time: tracebacks,
+log tails, pydantic listings and JSON bodies are each found in one pass, whatever the text.
 
 Ranking, best first: the share of the message the entry's literal text covers; whether the
 entry raises the exception named in the input (2) or a subclass of it (1, e.g. pydantic's "Value
@@ -21,6 +31,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 import json
 import math
 import re
@@ -56,12 +67,26 @@ class Reading:
 
 
 _TB_HEADER = "Traceback (most recent call last):"
-_FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
+# Horizontal space only before "File" and no newline inside the path: a pattern that can run
+# across lines is tried again from every line start, quadratic on a text of blank lines.
+_FRAME = re.compile(r'^[^\S\n]*File "([^"\n]+)", line (\d+), in (\S+)', re.M)
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::(?: (.*))?)?$", re.S)
 _EXC_PREFIX = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?(.*)$", re.S)
 _ANY_PREFIX = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.S)  # exception classes need not end in Error
-_PYDANTIC = re.compile(r"^\s*(Value error|Assertion failed), (.*?) \[type=(?:value_error|assertion_error)\b", re.S | re.M)
+# A pydantic listing: "  Value error, <message> [type=value_error, ...": the message runs to the
+# first type marker after its header, and may span lines.
+_PYDANTIC_HEAD = re.compile(r"^[^\S\n]*(Value error|Assertion failed), ", re.M)
+_PYDANTIC_END = re.compile(r" \[type=(?:value_error|assertion_error)\b")
 _PYDANTIC_TYPES = {"Value error": "ValueError", "Assertion failed": "AssertionError"}
+
+#: Characters of input read; a longer input is cut to its end, where the error is.
+MAX_INPUT = 256 * 1024
+#: Readings tried (one pydantic listing gives one per error in it).
+MAX_READINGS = 32
+#: Objects handed to the JSON and Python-literal parsers, and characters in all of them.
+MAX_BODIES, MAX_BODY_CHARS = 32, MAX_INPUT
+#: Characters of a literal a truncated message may end inside (prefix matches).
+MAX_OVERLAP = 1024
 
 
 def _leaf(name: str) -> str:
@@ -74,15 +99,16 @@ def _last_traceback(text: str) -> tuple[str | None, str, Frame | None]:
     if start < 0:
         return None, text, None
     block = text[start + len(_TB_HEADER):]
-    frames = list(_FRAME.finditer(block))
     frame = None
-    if frames:
-        last = frames[-1]
+    last = None
+    for last in _FRAME.finditer(block):
+        pass
+    if last is not None:
         frame = Frame(last.group(1), int(last.group(2)), last.group(3))
         block = block[last.end():]
     lines = block.split("\n")
     # skip the frame's code line and carets: indented lines (or blank ones) after the last frame
-    i = 1 if frames else 0
+    i = 1 if last is not None else 0
     while i < len(lines) and (not lines[i].strip() or lines[i][:1] in (" ", "\t")):
         i += 1
     rest = "\n".join(lines[i:]).rstrip()
@@ -95,42 +121,129 @@ def _last_traceback(text: str) -> tuple[str | None, str, Frame | None]:
     return m.group(1), message, frame
 
 
+def _pydantic_errors(message: str) -> Iterable[tuple[str, str]]:
+    """(kind, message) of each error in a pydantic listing, in one pass over the text."""
+    ends = _PYDANTIC_END.finditer(message)
+    end = next(ends, None)
+    pos = 0
+    for head in _PYDANTIC_HEAD.finditer(message):
+        if head.start() < pos:
+            continue  # inside the previous error's message
+        while end is not None and end.start() < head.end():
+            end = next(ends, None)
+        if end is None:
+            return
+        yield head.group(1), message[head.end():end.start()]
+        pos = end.end()
+
+
+_BRACE_SYNTAX = re.compile(r"""[{}"'\\]""")
+
+
 def _json_bodies(text: str) -> Iterable[dict[str, Any]]:
-    """JSON objects (or Python dict reprs, as the openai client prints them) in the text."""
-    start = text.find("{")
-    while start >= 0:
-        candidate = text[start:]
+    """JSON objects (or Python dict reprs, as the openai client prints them) in the text.
+
+    Every ``{`` is a candidate, leftmost first, ending at its matching ``}`` (braces inside
+    quotes skipped). The ends are found in one pass: an object nested in another ends where it
+    would on its own, so each end is computed once and skipped over by the objects around it.
+    """
+    first = text.find("{")
+    if first < 0:
+        return
+    marks = [(m.start(), m.group()) for m in _BRACE_SYNTAX.finditer(text, first)]
+    ends = _brace_ends(marks)
+    tried = chars = 0
+    for k, (start, ch) in enumerate(marks):
+        end = ends.get(k) if ch == "{" else None
+        if end is None:
+            continue
+        candidate = text[start:marks[end][0] + 1]
+        tried, chars = tried + 1, chars + len(candidate)
+        if tried > MAX_BODIES or chars > MAX_BODY_CHARS:
+            return
         for loader in (json.loads, ast.literal_eval):
             try:
-                end = _matching_brace(candidate)
-                body = loader(candidate[: end + 1]) if end is not None else None
+                body = loader(candidate)
             except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
                 continue
             if isinstance(body, dict):
                 yield body
                 return
-        start = text.find("{", start + 1)
 
 
-def _matching_brace(text: str) -> int | None:
-    depth, quote, escape = 0, "", False
-    for i, ch in enumerate(text):
-        if quote:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return None
+def _brace_ends(marks: list[tuple[int, str]]) -> dict[int, int | None]:
+    """For each ``{`` in ``marks`` (by index), the index of its matching ``}``, or None: what a
+    scan from that brace alone finds, in time linear in the marks.
+
+    Scans from different braces disagree only on where quotes open; outside quotes at the same
+    mark, two scans go on alike, so the innermost object of the later one closes where the earlier
+    one's did. Each mark is therefore read outside quotes at most once (``seen``: the object that
+    was innermost there), and a quoted string is jumped over, its end found once for every mark.
+    """
+    n = len(marks)
+    closing = {q: _quote_closings(marks, q) for q in "\"'"}
+    ends: dict[int, int | None] = {}
+    seen: dict[int, int] = {}
+
+    def unclosed(stack: list[int]) -> None:
+        for k in stack:
+            ends[k] = None
+
+    for first in range(n):
+        if marks[first][1] != "{" or first in ends:
+            continue
+        stack = [first]  # open objects, innermost last
+        i = first + 1
+        while stack:
+            if i >= n:
+                unclosed(stack)
+                break
+            if i in seen:  # an earlier scan was here outside quotes: this object ends where its did
+                end = ends[seen[i]]
+                if end is None:
+                    unclosed(stack)
+                    break
+                ends[stack.pop()] = end
+                i = end + 1
+                continue
+            seen[i] = stack[-1]
+            ch = marks[i][1]
+            if ch in "\"'":
+                close = closing[ch][i + 1]
+                if close is None:
+                    unclosed(stack)
+                    break
+                i = close + 1
+                continue
+            if ch == "{":
+                if i in ends:  # scanned from itself already
+                    end = ends[i]
+                    if end is None:
+                        unclosed(stack)
+                        break
+                    i = end + 1
+                    continue
+                stack.append(i)
+            elif ch == "}":
+                ends[stack.pop()] = i
+            i += 1  # a backslash outside quotes escapes nothing
+    return ends
+
+
+def _quote_closings(marks: list[tuple[int, str]], quote: str) -> list[int | None]:
+    """For each mark index i, the index of the mark that ends a ``quote`` string read from mark i
+    on (a backslash skips the character after it), or None; one pass from the end."""
+    n = len(marks)
+    out: list[int | None] = [None] * (n + 2)
+    for i in range(n - 1, -1, -1):
+        pos, ch = marks[i]
+        if ch == quote:
+            out[i] = i
+        elif ch == "\\" and i + 1 < n and marks[i + 1][0] == pos + 1:
+            out[i] = out[i + 2]
+        else:
+            out[i] = out[i + 1]
+    return out
 
 
 def _server_message(body: dict[str, Any]) -> str | None:
@@ -147,20 +260,21 @@ def _server_message(body: dict[str, Any]) -> str | None:
 
 
 def read_query(text: str) -> list[Reading]:
-    """Every plausible reading of the user's text, most literal first."""
-    text = text.replace("\r\n", "\n").strip("\n")
+    """Every plausible reading of the user's text, most literal first (at most ``MAX_READINGS``).
+
+    Only the last ``MAX_INPUT`` characters are read.
+    """
+    text = text[-MAX_INPUT:].replace("\r\n", "\n").strip("\n")
     readings: list[Reading] = []
 
     def add(message: str, exception: str | None, source: str, frame: Frame | None = None) -> None:
         message = message.strip()
         truncated = message.endswith(ELLIPSIS)
         reading = Reading(message, _leaf(exception) if exception else None, source, frame, truncated)
-        if reading not in readings:
-            readings.append(reading)
         # a message wrapping a server's JSON body or a pydantic listing: read what is inside too
-        for inner in _inner_readings(message, reading):
-            if inner not in readings:
-                readings.append(inner)
+        for r in (reading, *_inner_readings(message, reading)):
+            if len(readings) < MAX_READINGS and r not in readings:
+                readings.append(r)
 
     exc, message, frame = _last_traceback(text)
     if exc is not None:
@@ -174,9 +288,9 @@ def read_query(text: str) -> list[Reading]:
             # a log tail: the last line that looks like "SomeError: ..." starts the message
             lines = stripped.split("\n")
             for i in range(len(lines) - 1, 0, -1):
-                m = _EXC_PREFIX.match("\n".join(lines[i:]))
+                m = _EXC_PREFIX.match(lines[i])  # the line alone: joining the rest for every line is quadratic
                 if m:
-                    add(m.group(2), m.group(1), "plain")
+                    add("\n".join([m.group(2), *lines[i + 1:]]), m.group(1), "plain")
                     break
         add(stripped, None, "plain")
     return readings
@@ -184,9 +298,9 @@ def read_query(text: str) -> list[Reading]:
 
 def _inner_readings(message: str, outer: Reading) -> list[Reading]:
     out: list[Reading] = []
-    for m in _PYDANTIC.finditer(message):
-        inner = m.group(2).strip()
-        out.append(Reading(inner, _PYDANTIC_TYPES[m.group(1)], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
+    for kind, inner in itertools.islice(_pydantic_errors(message), MAX_READINGS):
+        inner = inner.strip()
+        out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
     if "{" in message:
         for body in _json_bodies(message):
             inner = _server_message(body)
@@ -271,25 +385,97 @@ class Result:
 
 
 class _Prepared:
-    __slots__ = ("entry", "segs", "frags", "regex", "literal_len", "names", "sites", "tokens", "wordy")
+    __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs")
 
     def __init__(self, entry: SearchEntry) -> None:
         self.entry = entry
         self.segs = _segments_of(entry)
         self.frags = list(entry.fragments)
         self.literal_len = sum(map(len, self.frags))
-        self.regex: re.Pattern[str] | None = None
         self.names = {entry.exception}
         self.tokens = entry.anchors
         self.wordy = any(ch.isalnum() for frag in self.frags for ch in frag)
+        self._runs: list[int] | None = None
 
-    def compiled(self) -> re.Pattern[str] | None:
-        if self.regex is None:
-            try:
-                self.regex = re.compile(self.entry.pattern, re.DOTALL)
-            except re.error:
-                self.regex = re.compile(r"(?!x)x")
-        return self.regex
+    def field_runs(self, gaps: int) -> list[int] | None:
+        """How many fields each of the ``gaps`` variable parts holds; None if the template disagrees
+        with the index (then the values cannot be told apart)."""
+        if self._runs is None:
+            fields = len(self.entry.fields)
+            if fields == gaps:  # nearly always: one field per gap, nothing to work out
+                self._runs = [1] * gaps
+            else:
+                self._runs = _field_runs(self.entry)
+        return self._runs if len(self._runs) == gaps and sum(self._runs) == len(self.entry.fields) else None
+
+    def values(self, message: str, gaps: list[tuple[int, int]]) -> dict[str, str]:
+        """Each field's value, as the pattern's lazy groups capture it: in a run of adjacent
+        fields the last takes the whole gap and the others are empty."""
+        runs = self.field_runs(len(gaps))
+        if runs is None:
+            return {}
+        values: dict[str, str] = {}
+        k = 0
+        for (start, end), run in zip(gaps, runs):
+            for j in range(run):
+                values[f"f{k}"] = message[start:end] if j == run - 1 else ""
+                k += 1
+        return values
+
+
+def _field_runs(entry: SearchEntry) -> list[int]:
+    """Fields per variable part, from the template text (the index only has the literal parts)."""
+    from .templates import parts_from_template
+
+    runs: list[int] = []
+    literals: list[str] = []
+    after_field = False
+    for part in parts_from_template({"text": entry.text, "fields": [{"expr": f} for f in entry.fields]}):
+        if isinstance(part, str):
+            literals.append(part)
+            after_field = False
+        elif after_field:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+            after_field = True
+    return runs if literals == list(entry.fragments) else []
+
+
+def fragment_gaps(frags: list[str], starts_literal: bool, ends_literal: bool, message: str) -> list[tuple[int, int]] | None:
+    """Where the variable parts of a template lie in ``message`` (start, end), or None if it does
+    not match: each fragment at its leftmost occurrence after the previous one, the first at the
+    start when ``starts_literal``, the last at the end when ``ends_literal``.
+
+    Leftmost is always right: every fragment but a final one has a variable part after it, which
+    absorbs whatever a later placement would have skipped. ``errcatGaps`` in the site's search
+    (site.py) is the same function in JavaScript; keep the two identical.
+    """
+    n, k = len(message), len(frags)
+    if not k:
+        return [(0, n)]
+    pos, first, limit, last = 0, 0, n, k
+    if starts_literal:
+        if not message.startswith(frags[0]):
+            return None
+        pos, first = len(frags[0]), 1
+    if ends_literal:
+        if starts_literal and k == 1:
+            return [] if n == len(frags[0]) else None
+        if not message.endswith(frags[-1]):
+            return None
+        limit, last = n - len(frags[-1]), k - 1
+    gaps = []
+    for i in range(first, last):
+        j = message.find(frags[i], pos, limit)
+        if j < 0:
+            return None
+        gaps.append((pos, j))
+        pos = j + len(frags[i])
+    if pos > limit:
+        return None
+    gaps.append((pos, limit))
+    return gaps
 
 
 def _segments_of(entry: SearchEntry) -> list:
@@ -306,20 +492,12 @@ def _segments_of(entry: SearchEntry) -> list:
     return segs
 
 
-def _fragments_in_order(frags: list[str], message: str) -> bool:
-    pos = 0
-    for frag in frags:
-        i = message.find(frag, pos)
-        if i < 0:
-            return False
-        pos = i + len(frag)
-    return True
-
-
 def _prefix_cover(segs: list, message: str) -> int | None:
     """Literal characters matched when ``message`` is a prefix of a message of this template.
 
-    Fragments are matched in order; the message may end anywhere, even inside a fragment.
+    Fragments are matched in order; the message may end anywhere, even inside a fragment (its
+    first ``MAX_OVERLAP`` characters are looked for at the message's end: each length tried costs
+    a comparison, so a longer search would make a long literal and a long message quadratic).
     None when the message cannot be a prefix of such a message.
     """
     pos, covered, after_var = 0, 0, False
@@ -331,19 +509,18 @@ def _prefix_cover(segs: list, message: str) -> int | None:
         if pos >= n:
             return covered
         if not after_var:
-            rest = message[pos:]
-            if rest.startswith(text):
+            if message.startswith(text, pos):
                 pos += len(text)
                 covered += len(text)
-            elif text.startswith(rest):
-                return covered + len(rest)
+            elif text.startswith(message[pos:]):
+                return covered + n - pos
             else:
                 return None
         else:
             i = message.find(text, pos)
             if i < 0:
                 # the message ends inside the field or inside this fragment
-                for k in range(min(len(text) - 1, n - pos), 0, -1):
+                for k in range(min(len(text) - 1, n - pos, MAX_OVERLAP), 0, -1):
                     if message.endswith(text[:k]):
                         return covered + k
                 return covered
@@ -447,12 +624,12 @@ class Matcher:
                 tail = p.frags[-1][len(p.frags[-1].rstrip()):]
                 if tail and not text.endswith(tail):
                     text = text.rstrip() + tail
-            if p.frags and not _fragments_in_order(p.frags, text):
+            if not p.frags and not p.entry.fields and text:
+                continue  # no message at all (a bare raise): only an empty one is this entry's
+            gaps = fragment_gaps(p.frags, p.entry.starts_literal, p.entry.ends_literal, text)
+            if gaps is None:
                 continue
-            m = p.compiled().fullmatch(text)
-            if m is None:
-                continue
-            out.append(self._score(p, reading, "full", p.literal_len, {k: v for k, v in m.groupdict().items() if v is not None}))
+            out.append(self._score(p, reading, "full", p.literal_len, p.values(text, gaps)))
         return out
 
     # -- truncated messages and near misses

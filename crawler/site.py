@@ -116,46 +116,68 @@ SEARCH_JS = r"""
   var box = document.getElementById("search");
   var list = document.getElementById("results");
   if (!box || !list) return;
-  var compiled = {};
-  function toJsRegex(p) {
-    // Python's leading (?s) is a JS flag, (?P<name>...) is (?<name>...), \A and \Z are ^ and $
-    var flags = "s", m = /^\(\?([aiLmsux]+)\)/.exec(p);
-    if (m) {
-      p = p.slice(m[0].length);
-      if (m[1].indexOf("i") >= 0) flags += "i";
-      if (m[1].indexOf("m") >= 0) flags += "m";
+  // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
+  var MAX_QUERY = 65536, MAX_WORDS = 256;
+  // Where the variable parts of a template lie in a message ([start, end] pairs), or null if it
+  // does not match: each literal fragment at its leftmost occurrence after the previous one, the
+  // first at the start when startsLiteral, the last at the end when endsLiteral. The same function
+  // as fragment_gaps in crawler/match.py; linear, where the entry's regex backtracks exponentially
+  // on adjacent fields.
+  function errcatGaps(frags, startsLiteral, endsLiteral, message) {
+    var n = message.length, k = frags.length, pos = 0, first = 0, limit = n, last = k, gaps = [];
+    if (!k) return [[0, n]];
+    if (startsLiteral) {
+      if (!message.startsWith(frags[0])) return null;
+      pos = frags[0].length; first = 1;
     }
-    p = p.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>").replace(/\\A/g, "^").replace(/\\Z/g, "$");
-    return new RegExp(p, flags);
-  }
-  function regexFor(e) {
-    if (!(e.id in compiled)) {
-      try { compiled[e.id] = toJsRegex(e.pattern); } catch (err) { compiled[e.id] = null; }
+    if (endsLiteral) {
+      if (startsLiteral && k === 1) return n === frags[0].length ? [] : null;
+      if (!message.endsWith(frags[k - 1])) return null;
+      limit = n - frags[k - 1].length; last = k - 1;
     }
-    return compiled[e.id];
+    for (var i = first; i < last; i++) {
+      var j = message.indexOf(frags[i], pos);
+      if (j < 0 || j + frags[i].length > limit) return null;
+      gaps.push([pos, j]);
+      pos = j + frags[i].length;
+    }
+    if (pos > limit) return null;
+    gaps.push([pos, limit]);
+    return gaps;
   }
+  window.errcatGaps = errcatGaps;
   function words(s) { return (s.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []); }
+  // The query's distinct words (the first MAX_WORDS) with their counts, as [" w ", " w", count]:
+  // tokens hold no spaces, so in " " + tokens.join(" ") + " " the first is a whole token and the
+  // second the start of one.
+  function queryWords(q) {
+    var counts = new Map();
+    words(q).forEach(function (w) {
+      if (counts.has(w)) counts.set(w, counts.get(w) + 1);
+      else if (counts.size < MAX_WORDS) counts.set(w, 1);
+    });
+    var out = [];
+    counts.forEach(function (c, w) { out.push([" " + w + " ", " " + w, c]); });
+    return out;
+  }
   function score(e, q, qw) {
     var s = 0, lit = e.fragments.join("").length;
-    if (q.length > 3 && e.fragments.length && e.fragments.every(function (f) { return q.indexOf(f) >= 0; })) {
-      var re = regexFor(e);
-      if (re && re.test(q)) return 1000 + lit;
-    }
-    var hay = e.tokens;
+    if (q.length > 3 && e.fragments.length && errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q)) return 1000 + lit;
+    if (e.spaced === undefined) e.spaced = " " + e.tokens.join(" ") + " ";
     qw.forEach(function (w) {
-      if (hay.indexOf(w) >= 0) s += 3;
-      else if (hay.some(function (t) { return t.indexOf(w) === 0; })) s += 1;
+      if (e.spaced.indexOf(w[0]) >= 0) s += 3 * w[2];
+      else if (e.spaced.indexOf(w[1]) >= 0) s += w[2];
     });
     if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
     return s;
   }
   function run() {
-    var q = box.value.trim();
+    var q = box.value.slice(0, MAX_QUERY).trim();
     var m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(q);
     if (m) q = m[1];
     list.textContent = "";
     if (!q) return;
-    var qw = words(q);
+    var qw = queryWords(q);
     var ranked = data.entries.map(function (e) { return [score(e, q, qw), e]; })
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
@@ -457,5 +479,6 @@ def may_replace(out: Path) -> None:
 def _search_payload(index: SearchIndex) -> dict[str, Any]:
     """What the search box needs of the index (sites and anchors stay in search.json)."""
     return {"repo": index.repo, "commit": index.commit, "entries": [
-        {"id": e.id, "title": e.title, "exception": e.exception, "pattern": e.pattern, "fragments": e.fragments, "tokens": e.tokens}
+        {"id": e.id, "title": e.title, "exception": e.exception, "fragments": e.fragments,
+         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "tokens": e.tokens}
         for e in index.entries]}

@@ -54,6 +54,9 @@ def site(tmpl: dict, path: str, line: int, qualname: str, exception: str = "Valu
 KV = template("Unknown KV cache group kind '", ("kind",), "' in backend_per_kind. Valid kinds are: ",
               ("', '.join(sorted(valid_kinds))",), ".")
 HOSTILE = template("bad <tag> & \"quote\" '", ("x",), "' </script><script>alert(1)</script> \u2028 end")
+# twelve fields apart by single spaces: a backtracking regex of this pattern takes exponential
+# time on a message that almost matches ("Bad " + 36 spaces + " end x")
+ADJACENT = template("Bad ", *[part for i in range(12) for part in ([(f"a{i}",)] if i == 0 else [" ", (f"a{i}",)])], " end")
 
 SITES = [
     site(KV, "pkg/config/attention.py", 17, "AttentionConfig._check"),
@@ -67,6 +70,7 @@ SITES = [
     site(template(), "pkg/io.py", 7, "load", exception="NotImplementedError"),
     site(template(("msg",), form="variable"), "pkg/io.py", 11, "store", exception="RuntimeError"),
     site(HOSTILE, "pkg/evil.py", 2, "render"),
+    site(ADJACENT, "pkg/bad.py", 3, "bad"),
     site(template("line one\nline two: ", ("detail",)), "pkg/multi.py", 6, "explain"),
     site(template("The model's max seq len (", ("max_model_len",), ") is larger than the maximum number of tokens that can be stored in KV cache (",
                   ("max_tokens",), "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."),

@@ -134,3 +134,51 @@ def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
     hit = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
     assert "not json" in hit.text
     assert _errors(browser) == []
+
+
+def test_a_link_with_a_hostile_query_answers(browser, site):
+    """index.html?q=... runs the search as the page loads: twelve adjacent fields and 48 spaces make
+    the entry's regex backtrack for minutes, hanging the tab for anyone who opened the link."""
+    from urllib.parse import quote
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    out, records = site
+    adjacent = records[cd.ADJACENT["text"]]
+    for message, full in (("ValueError: Bad " + " " * 48 + " end x", False), ("ValueError: Bad " + " " * 48 + " end", True)):
+        browser.get((out / "index.html").as_uri() + "?q=" + quote(message))  # the page-load timeout is the hang guard
+        WebDriverWait(browser, 60).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+        shown = {li.find_element(By.TAG_NAME, "a").text: li.find_element(By.CSS_SELECTOR, ".badge").text
+                 for li in browser.find_elements(By.CSS_SELECTOR, "#results li")}
+        assert shown[adjacent["title"]] == "ValueError" + (" \u00b7 matches" if full else "")
+    assert _errors(browser) == []
+
+
+def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
+    """errcatGaps (search.js) and fragment_gaps (crawler/match.py) are one function in two languages."""
+    import random
+
+    from crawler.match import fragment_gaps
+
+    out, _ = site
+    browser.get((out / "index.html").as_uri())
+    rng = random.Random(5)
+    alphabet = "ab {}\n\u00e9\U0001f600"  # astral: JavaScript counts it twice, so gaps are compared as text
+    cases = []
+    for _ in range(3000):
+        frags = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 3))) for _ in range(rng.randint(0, 5))]
+        starts, ends = rng.random() < 0.5, rng.random() < 0.5
+        if rng.random() < 0.5:
+            message = "".join(f + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 3))) for f in frags)
+        else:
+            message = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        cases.append([frags, starts, ends, message])
+    cases.append([["Bad "] + [" "] * 11 + [" end"], True, True, "Bad " + " " * 36 + " end"])
+    got = browser.execute_script(
+        "return arguments[0].map(function (c) { var g = window.errcatGaps(c[0], c[1], c[2], c[3]);"
+        " return g && g.map(function (p) { return c[3].slice(p[0], p[1]); }); });", cases)
+    want = [None if (g := fragment_gaps(f, s, e, m)) is None else [m[a:b] for a, b in g] for f, s, e, m in cases]
+    assert got == want
+    assert sum(w is not None for w in want) > 500  # both outcomes well represented

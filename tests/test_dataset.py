@@ -289,7 +289,7 @@ MALFORMED: dict[str, tuple[Callable[[Path], None], str]] = {
     "records_a_directory": (  # IsADirectoryError
         lambda d: ((d / "errors.jsonl").unlink(), (d / "errors.jsonl").mkdir()), "errors.jsonl: "),
     "record_not_json": (  # JSONDecodeError
-        lambda d: (d / "errors.jsonl").write_bytes((d / "errors.jsonl").read_bytes() + b"{oops\n"), "errors.jsonl:13: not a valid record: Invalid JSON"),
+        lambda d: (d / "errors.jsonl").write_bytes((d / "errors.jsonl").read_bytes() + b"{oops\n"), f"errors.jsonl:{len(consumer_data.records()) + 1}: not a valid record: Invalid JSON"),
     "record_missing_message": (  # KeyError
         lambda d: edit_record(d, lambda r: r.pop("message"), n=2), "errors.jsonl:3: not a valid record: message: Field required"),
     "record_sites_not_a_list": (  # TypeError
@@ -297,7 +297,7 @@ MALFORMED: dict[str, tuple[Callable[[Path], None], str]] = {
     "record_id_with_nul": (  # ValueError: embedded null byte
         lambda d: edit_record(d, set_id("0123456789abcde\0")), "errors.jsonl:1: not a valid record: id: "),
     "record_twice": (
-        lambda d: write_rows(d, rows(d) + rows(d)[:1]), "errors.jsonl:13: id "),
+        lambda d: write_rows(d, rows(d) + rows(d)[:1]), f"errors.jsonl:{len(consumer_data.records()) + 1}: id "),
     "record_an_array": (
         lambda d: (d / "errors.jsonl").write_bytes(b"[1, 2]\n"), "errors.jsonl:1: not a valid record: Input should be an object"),
 }

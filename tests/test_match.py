@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import consumer_data as cd
 from crawler.match import Matcher, match, read_query
-from crawler.search import SearchIndex, anchor_tokens
+from crawler.search import SearchEntry, SearchIndex, anchor_tokens
 from crawler.validate import check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
@@ -272,3 +276,171 @@ def test_search_rows_from_derived_site_facts_equal_rows_from_the_record():
     for record in cd.records():
         primary = derive_result({"sites": [dict(record["sites"][0])]})["sites"][0]
         assert entry_row(record, primary) == entry_row(record)
+
+
+# --------------------------------------------------------------------------- hostile templates and inputs
+
+_LITERAL = st.text(alphabet="ab {}", min_size=1, max_size=3)
+
+
+def _search_entry(parts) -> SearchEntry:
+    """The search row the crawl would write for a template built from ``parts``."""
+    from crawler.search import SearchSite, fragments, template_segments
+    from crawler.templates import make_template
+
+    tpl = make_template(parts, "fstring")
+    segs = template_segments(tpl)
+    return SearchEntry(id="0" * 16, title="t", exception="ValueError", kind="raise", text=tpl["text"],
+                       fields=[f["expr"] for f in tpl["fields"]], pattern=tpl["pattern"], fragments=fragments(segs),
+                       starts_literal=bool(segs) and segs[0][0] == "lit", ends_literal=bool(segs) and segs[-1][0] == "lit",
+                       explanation_status="absent", sites=[SearchSite(path="a.py", line=1, qualname="f")])
+
+
+@st.composite
+def templates_and_messages(draw):
+    from crawler.templates import Field
+
+    parts = []
+    for i in range(draw(st.integers(1, 6))):
+        parts.append(Field(f"x{i}", f"x{i}") if draw(st.booleans()) else draw(_LITERAL))
+    entry = _search_entry(parts)
+    if draw(st.booleans()):  # a message of the template, values from the same alphabet
+        message = "".join(p if isinstance(p, str) else draw(st.text(alphabet="ab {}", max_size=3)) for p in parts)
+    else:
+        message = draw(st.text(alphabet="ab {}", max_size=10))
+    return entry, message
+
+
+@settings(max_examples=400, deadline=None)
+@given(templates_and_messages())
+def test_fragment_matching_is_what_the_pattern_matches_and_captures(case):
+    """Leftmost placement of the literal fragments accepts exactly the messages the entry's regex
+    accepts, and its gaps are the values the regex's lazy groups capture."""
+    from crawler.match import _Prepared, fragment_gaps
+
+    entry, message = case
+    expected = re.fullmatch(entry.pattern, message, re.DOTALL)
+    gaps = fragment_gaps(entry.fragments, entry.starts_literal, entry.ends_literal, message)
+    if not entry.fragments and not entry.fields:  # no message at all: the pattern is ^$
+        assert (expected is not None) == (message == "")
+        return
+    assert (gaps is not None) == (expected is not None), (entry.text, message)
+    if gaps is not None:
+        assert _Prepared(entry).values(message, gaps) == expected.groupdict()
+
+
+def test_twelve_adjacent_fields_match_a_hostile_message_at_once(dataset):
+    """A pattern of twelve lazy groups apart by spaces backtracks for minutes on a near miss; the
+    CLI answers (a real process, with a timeout as the hang guard)."""
+    def run(message: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "crawler", "match", "--json", "--data", str(dataset), message],
+                              capture_output=True, text=True, timeout=120)
+
+    miss = run("ValueError: Bad " + " " * 40 + " end x")
+    assert miss.returncode == 1 and json.loads(miss.stdout)["matches"] == []
+    hit = run("ValueError: Bad " + " " * 40 + " end")
+    assert hit.returncode == 0
+    best = json.loads(hit.stdout)["matches"][0]
+    assert best["template"] == cd.ADJACENT["text"]
+    # as the regex captures them: eleven empty fields, the last takes what the spaces leave
+    assert [f["value"] for f in best["fields"]] == [""] * 11 + [" " * 29]
+
+
+_BIG_BODY = '{"a":' * 50_000 + ' {"error": {"message": "the server said no"}}'
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("unclosed JSON, then a body", _BIG_BODY, {"source": "json", "message": "the server said no", "exception": None}),
+    ("escaped quotes outside strings", '{\\"' * 80_000 + ' {"message": "m"}', {"source": "json", "message": "m", "exception": None}),
+    ("a traceback of blank lines", "Traceback (most recent call last):" + "\n" * 250_000 + "ValueError: boom",
+     {"source": "traceback", "message": "boom", "exception": "ValueError", "frame": None}),
+    ("a log tail", "log starts\nValueError: boom\n" + "x\n" * 120_000, {"source": "plain", "exception": "ValueError", "message": "boom" + "\nx" * 120_000}),
+    ("pydantic headers with no type", "Value error, \n" * 18_000, None),
+])
+def test_reading_hostile_input_is_linear(name, text, expected):
+    """Each of these took from a minute to hours when a search restarted at every line or brace;
+    now well under a second (the timeout only guards against a hang)."""
+    code = ("import json, sys\nfrom crawler.match import read_query\n"
+            "rs = read_query(sys.stdin.read())\n"
+            "print(json.dumps([dict(source=r.source, message=r.message, exception=r.exception,"
+            " frame=r.frame and [r.frame.path, r.frame.line, r.frame.function]) for r in rs]))")
+    done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    readings = json.loads(done.stdout)
+    if expected is None:
+        assert [r["source"] for r in readings] == ["plain"]
+    else:
+        assert any(expected.items() <= r.items() for r in readings), readings[:3]
+
+
+def _brace_end_by_rescanning(text: str) -> int | None:
+    """The matching ``}`` of the ``{`` at text[0], scanned on its own (the quadratic definition)."""
+    depth, quote, escape = 0, "", False
+    for i, ch in enumerate(text):
+        if quote:
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="{}\"'\\x", max_size=40))
+def test_brace_ends_found_in_one_pass_equal_a_scan_from_every_brace(text):
+    from crawler.match import _BRACE_SYNTAX, _brace_ends
+
+    marks = [(m.start(), m.group()) for m in _BRACE_SYNTAX.finditer(text)]
+    ends = _brace_ends(marks)
+    for k, (pos, ch) in enumerate(marks):
+        if ch == "{":
+            end = ends[k]
+            assert (None if end is None else marks[end][0]) == (lambda e: None if e is None else pos + e)(_brace_end_by_rescanning(text[pos:]))
+
+
+def test_input_beyond_the_limit_is_read_from_its_end(dataset):
+    from crawler.match import MAX_INPUT
+
+    text = "noise\n" * (MAX_INPUT // 5) + f"ValueError: {KV_MESSAGE}\n"
+    done = subprocess.run([sys.executable, "-m", "crawler", "match", "--data", str(dataset)], input=text,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "{kind} = full" in done.stdout
+    assert "longer than 256 KiB: matching its last 256 KiB" in done.stderr
+    assert [r.message for r in read_query("x" * 10 + "y" * MAX_INPUT)] == ["y" * MAX_INPUT]
+
+
+def test_a_message_cut_inside_a_long_literal_costs_little():
+    """Where a truncated message ends inside a literal, each length of the literal's beginning was
+    copied and compared: quadratic in a long literal (a hostile upstream's 250,000 characters).
+    Only the first MAX_OVERLAP characters of a literal are looked for at the message's end."""
+    code = r'''
+import json
+from crawler.match import MAX_OVERLAP, Matcher, match
+from crawler.search import SearchEntry, SearchIndex, SearchSite
+
+N = 250_000
+literal = " alpha " + "\U0001f600" * N + " omega"
+entries = [SearchEntry(id=f"{i:016x}", title="t", exception="ValueError", kind="raise", text="{x}" + literal, fields=["x"],
+                       pattern="", fragments=[literal], starts_literal=False, ends_literal=True, anchors=["alpha", "omega"],
+                       explanation_status="absent", sites=[SearchSite(path="a.py", line=1, qualname="f")]) for i in range(25)]
+matcher = Matcher(SearchIndex(repo="a/b", commit="0" * 40, entries=entries))
+out = {}
+for name, message in (("long", "q alpha " + "\U0001f600" * N + "X"), ("short", "q alpha " + "\U0001f600" * (MAX_OVERLAP - 8))):
+    out[name] = [[m.how, m.covered] for m in match(message, [matcher]).matches]
+print(json.dumps(out))
+'''
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["long"] == []
+    assert out["short"] == [["prefix", 1023]] * 25  # " alpha " and the emoji: the whole message but "q"

@@ -129,15 +129,19 @@ def _errcat_in_a_terminal(args: list[str], columns: int = 100) -> tuple[bytes, b
     return screen, stdout, proc.wait(timeout=120)
 
 
+DOCUMENTS = 3 + 2 * len(cd.records())
+
+
 def test_validate_draws_a_bar_on_a_terminal_and_keeps_results_on_stdout(tmp_path):
     dataset = cd.write(tmp_path)
     screen, stdout, code = _errcat_in_a_terminal(["validate", str(dataset)], columns=len(str(dataset)) + 100)
     assert code == 0 and stdout == f"{dataset}: valid\n".encode()
     text = screen.decode("utf-8")
     frames = [f for f in text.split("\r\x1b[K") if f]
-    assert frames[0].startswith(f"validating {dataset}  ") and "░" in frames[0] and "0/27 documents" in frames[0]
-    assert any("█" * 10 in f and "27/27 documents  100%" in f for f in frames)
-    assert re.search(r": 27 documents in \d+\.\ds\r?\n$", text)
+    docs = DOCUMENTS  # manifest, index, search.json, and each record twice (its file and its line)
+    assert frames[0].startswith(f"validating {dataset}  ") and "░" in frames[0] and f"0/{docs} documents" in frames[0]
+    assert any("█" * 10 in f and f"{docs}/{docs} documents  100%" in f for f in frames)
+    assert re.search(rf": {docs} documents in \d+\.\ds\r?\n$", text)
 
 
 def test_validate_writes_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
@@ -149,9 +153,9 @@ def test_validate_writes_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     assert proc.returncode == 0 and proc.stdout == f"{dataset}: valid\n"
     lines = proc.stderr.splitlines()
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
-    assert lines[0] == f"validating {dataset}: 27 documents"
-    assert f"validating {dataset}: 27/27 documents (100%), 0:00" in lines
-    assert re.fullmatch(rf"validating {re.escape(str(dataset))}: 27 documents in \d+\.\ds", lines[-1])
+    assert lines[0] == f"validating {dataset}: {DOCUMENTS} documents"
+    assert f"validating {dataset}: {DOCUMENTS}/{DOCUMENTS} documents (100%), 0:00" in lines
+    assert re.fullmatch(rf"validating {re.escape(str(dataset))}: {DOCUMENTS} documents in \d+\.\ds", lines[-1])
 
 
 # --------------------------------------------------------------------------- downloading a wheel

@@ -36,3 +36,9 @@ def test_readme_lookup_snippet_finds_the_entry(tmp_path):
     kv = next(r for r in cd.records() if r["message"]["text"] == cd.KV["text"])
     assert first[0] == kv["id"] and first[1] == "builtins.ValueError"
     assert "The <kind> is not one of the KV cache group kinds." in result.stdout
+    # twelve adjacent fields: the snippet must not backtrack on a near miss (timeout: hang guard)
+    adjacent = next(r for r in cd.records() if r["message"]["text"] == cd.ADJACENT["text"])
+    for message, found in (("Bad " + " " * 40 + " end x", []), ("Bad " + " " * 40 + " end", [adjacent["id"]])):
+        result = subprocess.run([sys.executable, "-I", str(script), str(dataset), message], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+        assert [line.split()[0] for line in result.stdout.splitlines() if not line.startswith(" ")] == found
