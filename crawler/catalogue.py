@@ -87,6 +87,11 @@ def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]])
     return {"name": name, "qualname": qualname, "builtin_ancestor": builtin, "bases": []}
 
 
+def empty_meaning() -> dict[str, Any]:
+    """The derived meaning before anything is read into it (``models.Meaning``)."""
+    return {"derived": "machine", "trigger": "", "fix": None, "knobs": [], "reproductions": [], "callers": []}
+
+
 def empty_explanation() -> dict[str, Any]:
     """``models.Explanation()`` as plain data (a test holds the two equal)."""
     return {
@@ -181,6 +186,7 @@ def build_records(
                 "explanation_status": "absent",
                 "explanation": empty_explanation(),
                 "related": [],
+                "meaning": empty_meaning(),
                 "history": None,
                 "provenance": provenance,
             }

@@ -261,6 +261,56 @@ class History(Model):
     replaced_by: EntryId | None = Field(default=None, description="When retired: the id that succeeded it, if any.")
 
 
+# --------------------------------------------------------------------------- meaning (derived)
+
+KnobKind = Literal["cli_flag", "config_field", "request_param", "env_var", "message_name"]
+
+
+class Knob(Model):
+    """A user-facing setting that leads to the error, read statically from the crawled commit."""
+
+    kind: KnobKind = Field(description="cli_flag: a command-line option; config_field: a field of a config class; request_param: a parameter of a server request; env_var: an environment variable; message_name: a name the message itself quotes.")
+    name: str = Field(min_length=1, description="How a user writes it: '--gpu-memory-utilization', 'backend_per_kind', 'temperature', 'VLLM_USE_V1'.")
+    flags: list[str] = Field(default_factory=list, description="Command-line spellings that set it, aliases included (['--attention-config', '-ac']).")
+    owner: str | None = Field(default=None, description="The class that declares it (a config class, a request model), when there is one.")
+    field: str | None = Field(default=None, description="The field of ``owner`` (or of the option's value) the error is about.")
+    path: str | None = Field(default=None, description="Where it is declared.")
+    line: int | None = Field(default=None, ge=1)
+
+
+class Reproduction(Model):
+    """A test of the upstream's own that raises this error (pytest.raises / assertRaises)."""
+
+    path: str
+    line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    qualname: str = Field(description="The test function, e.g. 'test_invalid_kind' or 'TestConfig.test_kind'.")
+    match: str | None = Field(default=None, description="The test's message pattern (match=, assertRaisesRegex), when it gives one.")
+    permalink: Url | None = None
+    code: str = Field(description="The test's code around the raises block.")
+
+
+class Caller(Model):
+    """A place in the repository that calls the function raising the error (static, by name and
+    import resolution: an edge errcat cannot see is left out, never guessed)."""
+
+    qualname: str
+    path: str
+    line: int = Field(ge=1)
+    entry_point: str | None = Field(default=None, description="When the caller is a public entry point: cli, library (a public class such as LLM), route (a server endpoint).")
+
+
+class Meaning(Model):
+    """What the code itself says about the error: derived by errcat, never curated text."""
+
+    derived: Literal["machine"] = "machine"
+    trigger: str = Field(default="", description="When the error is raised, in words, from guards, loops, handlers and early returns, with knob names put in.")
+    fix: str | None = Field(default=None, description="A fix direction: the guard negated and stated on the knob, when the guard gives one.")
+    knobs: list[Knob] = Field(default_factory=list)
+    reproductions: list[Reproduction] = Field(default_factory=list)
+    callers: list[Caller] = Field(default_factory=list, description="Nearest first, up to public entry points.")
+
+
 class Record(Model):
     """One catalogue entry: a distinct error (same exception, same template) and all its sites."""
 
@@ -278,6 +328,7 @@ class Record(Model):
     explanation_status: ExplanationStatus = "absent"
     explanation: Explanation = Field(default_factory=Explanation)
     related: list[Related] = Field(default_factory=list)
+    meaning: Meaning = Field(default_factory=Meaning, description="Derived from the code (labelled as such on pages): the setting, the trigger, a fix direction, reproductions, callers.")
     history: History | None = None
     provenance: Provenance
 
