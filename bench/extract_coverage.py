@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import selected_files  # noqa: E402  (bench/ is on sys.path when run as a script)
-from crawler.extract import extract_file  # noqa: E402
+from crawler.extract.visitor import extract_file  # noqa: E402
 
 
 def read_blobs(repo: str, ref: str, prefix: str) -> list[tuple[str, bytes]]:

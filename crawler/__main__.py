@@ -1,3 +1,3 @@
-from .cli import main
+from crawler.cli import main
 
 main()

@@ -13,23 +13,32 @@ import gc
 import hashlib
 import json
 import time
-from functools import cache
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any, Callable
 
-from . import __version__
-from .cache import default_cache_dir
-from .config import identify, identify_package, load_config
-from .curated import default_root, load_set
-from .dataset import dataset_dir, load_manifest
-from .engine import cache_version, default_jobs, extract_all
-from .errors import DataError, OutputError, UsageError
-from .extract import EXTRACTOR_VERSION
-from .models import SCHEMA_VERSION, Limits, Manifest
-from .output import OverLimit, content_digest, dataset_lock, publish, read_dataset, recover, Rendered
-from .scratch import sweep
-from .source import open_snapshot, package_info
+from crawler import __version__
+from crawler.base.cachedir import default_cache_dir
+from crawler.base.errors import DataError, OutputError, UsageError
+from crawler.base.scratch import sweep
+from crawler.catalogue.curated import default_root, load_set
+from crawler.extract.runner import cache_version, default_jobs, extract_all
+from crawler.extract.visitor import EXTRACTOR_VERSION
+from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
+from crawler.publish.dataset import dataset_dir, load_manifest
+from crawler.publish.writer import (
+    OverLimit,
+    Rendered,
+    content_digest,
+    dataset_lock,
+    publish,
+    read_dataset,
+    recover,
+)
+from crawler.source.config import identify, identify_package, load_config
+from crawler.source.opener import open_snapshot
+from crawler.source.wheel import package_info
 
 Progress = Callable[[str], None]
 
@@ -222,9 +231,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     parsed, and other files' exceptions may derive from them.
     """
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
-    from .catalogue import Identity
-    from .hierarchy import apply_init_templates, resolve_exceptions
-    from .search import search_file
+    from crawler.catalogue.entries import Identity
+    from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
+    from crawler.catalogue.search import search_file
 
     apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
@@ -289,9 +298,9 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
               exclude: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
     """(records, manifest, primary site by id, curated files merged) of the results whose files
     are not ``left_out``."""
-    from .catalogue import build_records
-    from .curated import apply as apply_curated
-    from .related import apply as apply_related
+    from crawler.catalogue.curated import apply as apply_curated
+    from crawler.catalogue.entries import build_records
+    from crawler.catalogue.related import apply as apply_related
 
     skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
     skipped += [{"path": path, "reason": reason} for path, reason in left_out.items()]

@@ -10,7 +10,7 @@ import git
 import pytest
 from click.testing import CliRunner
 
-from crawler.cli import main
+from crawler.cli.main import main
 
 # Tests never touch the user's cache or git configuration.
 os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
@@ -71,7 +71,7 @@ def cli(cache_dir: Path):
 @pytest.fixture
 def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any attempt to run git fails the test: for refusals that must come before git runs."""
-    from crawler import source
+    from crawler.source import snapshot as source
 
     def boom(*a, **k):
         raise AssertionError(f"git ran: {a}")

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 import consumer_data as cd
-from crawler.site import render_site
+from crawler.consume.site import render_site
 
 # Debian's chromium here and in this project's CI; GitHub's hosted runners ship Google Chrome.
 CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bin/chromium"
@@ -160,7 +160,7 @@ def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
     """errcatGaps (search.js) and fragment_gaps (crawler/match.py) are one function in two languages."""
     import random
 
-    from crawler.match import fragment_gaps
+    from crawler.consume.match import fragment_gaps
 
     out, _ = site
     browser.get((out / "index.html").as_uri())

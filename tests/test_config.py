@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.config import VLLM, Config, identify, load_config
-from crawler.errors import ConfigError, SourceError, UsageError
+from crawler.source.config import VLLM, Config, identify, load_config
+from crawler.base.errors import ConfigError, SourceError, UsageError
 
 
 def write(path: Path, text: str) -> Path:
@@ -195,8 +195,8 @@ def test_one_identity_pattern_for_the_checks_the_models_and_the_schema(owner: st
     import jsonschema
     import jsonschema_rs
 
-    from crawler.models import Provenance, RepoRef, identity_problem
-    from crawler.schemas import schema_for
+    from crawler.model.records import Provenance, RepoRef, identity_problem
+    from crawler.model.schemas import schema_for
 
     assert (identity_problem(owner, name) is None) == valid
     try:
@@ -257,20 +257,20 @@ FUNDING = ("Funding", "https://github.com/sponsors/someone")
     ],
 )
 def test_a_packages_repository_from_its_project_urls(urls: list[tuple[str, str]], found: tuple[str, str] | None) -> None:
-    from crawler.config import github_identity
+    from crawler.source.config import github_identity
 
     assert github_identity(urls, "pkg==1") == found
 
 
 def test_a_package_naming_two_repositories_equally_is_refused() -> None:
-    from crawler.config import github_identity
+    from crawler.source.config import github_identity
 
     with pytest.raises(UsageError, match=r"pkg==1: its metadata names several GitHub repositories \(a/x, b/y\)"):
         github_identity([("Source", "https://github.com/b/y"), ("Code", "https://github.com/a/x")], "pkg==1")
 
 
 def test_a_configured_upstream_is_found_by_its_package_name(cfg: Config, tmp_path: Path) -> None:
-    from crawler.config import identify_package
+    from crawler.source.config import identify_package
 
     def unused():
         raise AssertionError("a configured package needs no metadata")

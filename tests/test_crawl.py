@@ -216,41 +216,23 @@ def test_an_up_to_date_dataset_is_left_alone_and_a_damaged_one_rewritten(upstrea
 
 
 def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path):
-    """Editing a module that shapes cached results must change the cache key (no stale facts)."""
-    from crawler import engine
+    """Editing any module of the extract package (its code shapes cached results) must change the
+    cache key (no stale facts), and a new module there counts too."""
+    from crawler.extract import runner
 
-    before = engine.cache_version()
-    module = tmp_path / "crawler"
-    module.mkdir()
-    for name in engine.CACHED_BY:
-        (module / f"{name}.py").write_bytes((Path(engine.__file__).parent / f"{name}.py").read_bytes())
-    (module / "search.py").write_text((module / "search.py").read_text() + "\n# changed\n")
-    monkeypatch.setattr(engine, "__file__", str(module / "engine.py"))
-    engine.cache_version.cache_clear()
+    package = tmp_path / "extract"
+    package.mkdir()
+    for path in runner.code_files():
+        (package / path.name).write_bytes(path.read_bytes())
+    assert {p.name for p in runner.code_files()} >= {"visitor.py", "templates.py", "derive.py", "segments.py", "ids.py"}
+    monkeypatch.setattr(runner, "__file__", str(package / "runner.py"))
     try:
-        assert engine.cache_version() != before
+        for change in ("segments.py", "new_module.py"):
+            runner.cache_version.cache_clear()
+            key = runner.cache_version()
+            target = package / change
+            target.write_text((target.read_text() if target.exists() else "") + "\n# changed\n")
+            runner.cache_version.cache_clear()
+            assert runner.cache_version() != key, change
     finally:
-        engine.cache_version.cache_clear()
-
-
-@pytest.mark.parametrize("jobs", ["1", "2"])
-def test_damaged_cache_rows_are_extracted_again(fixture_repo, cli, cache_dir, tmp_path, jobs):
-    """Cached results are decoded while the workers parse; a row that fails to decode is a miss."""
-    import sqlite3
-
-    files = {f"pkg/m{i}.py": f"def f{i}(x):\n    raise ValueError(f'bad {i}: {{x}}')\n" for i in range(12)}
-    fixture_repo.commit({"pkg/__init__.py": "", **files}, tag="v1")
-    fixture_repo.commit({k: v.replace("bad", "worse") for k, v in list(files.items())[:10]}, tag="v2")
-    assert cli(*crawl_args(fixture_repo, tmp_path / "a", "v1", "--jobs", jobs)).exit_code == 0
-    with sqlite3.connect(cache_dir / "results.sqlite3") as db:
-        damaged = db.execute("UPDATE results SET value = x'00' WHERE key LIKE '%pkg/m11.py'").rowcount
-    assert damaged == 1
-    # v2: ten files changed (parsed by the workers), m10 cached, m11 cached but damaged
-    result = cli(*crawl_args(fixture_repo, tmp_path / "b", "v2", "--jobs", jobs))
-    assert result.exit_code == 0, result.output
-    fresh = cli(*crawl_args(fixture_repo, tmp_path / "c", "v2", "--no-cache"))
-    assert read_tree(tmp_path / "b") == read_tree(tmp_path / "c")
-    index = json.loads((tmp_path / "b" / "acme" / "widgets" / "index.json").read_text())
-    assert "pkg/m11.py" in {e["path"] for e in index["entries"]}
-    with sqlite3.connect(cache_dir / "results.sqlite3") as db:  # and the row is whole again
-        assert db.execute("SELECT value FROM results WHERE key LIKE '%pkg/m11.py'").fetchone()[0] != b"\0"
+        runner.cache_version.cache_clear()

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from crawler.curated import load_set, parse_file
-from crawler.models import CuratedFile
-from crawler.related import compute
+from crawler.catalogue.curated import load_set, parse_file
+from crawler.model.records import CuratedFile
+from crawler.catalogue.related import compute
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "curated"

@@ -26,9 +26,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import consumer_data
-from crawler.cli import main
-from crawler.jsonio import dumps
-from crawler.models import URL_PATTERN
+from crawler.cli.main import main
+from crawler.base.jsonio import dumps
+from crawler.model.records import URL_PATTERN
 from test_untrusted import ROOT, git, make_repo, one_line_error
 
 HOST = "https://github.com/acme/widgets/"

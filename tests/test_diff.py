@@ -10,11 +10,12 @@ from helpers import CHECK_CODE, refused_in_one_line, release_tree, run_errcat, w
 from jsonschema import Draft202012Validator
 from pydantic import Field
 
-from crawler import diff as diff_module, history as history_module
-from crawler.diff import Side
-from crawler.models import COMMIT_PATTERN, Lifetime
-from crawler.sink import command_data, command_property, md_code
-from crawler.schemas import schema_for
+from crawler.versions import diff as diff_module
+from crawler.versions import history as history_module
+from crawler.model.diff import Side
+from crawler.model.records import COMMIT_PATTERN, Lifetime
+from crawler.base.sink import command_data, command_property, md_code
+from crawler.model.schemas import schema_for
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -147,8 +148,8 @@ def test_code_spans_survive_backticks():
 
 def _record(*spots):
     """One entry ('module has no attribute') raised at each (path, line, qualname)."""
-    from crawler.catalogue import Identity, build_records
-    from crawler.models import Record, RepoRef
+    from crawler.catalogue.entries import Identity, build_records
+    from crawler.model.records import Record, RepoRef
 
     identity = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), "a" * 40, "2026-01-01T00:00:00+00:00", None, "git")
     sites = [{
@@ -172,7 +173,7 @@ def _record(*spots):
     ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
 ])
 def test_site_matching(old, new, moves, added, removed):
-    from crawler.diff import match_sites
+    from crawler.versions.diff import match_sites
 
     pairs, plus, minus = match_sites(_record(*old).sites, _record(*new).sites)
     assert [(a.path, a.line, b.path, b.line) for a, b in pairs] == moves

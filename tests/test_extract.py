@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from crawler import extract, parse
-from crawler.extract import EXTRACTOR_VERSION, extract_file
-from crawler.hierarchy import apply_init_templates, resolve_exceptions
-from crawler.models import ExceptionInfo, Site
-from crawler.pysource import Source, module_name
+from crawler.extract import visitor as extract
+from crawler.extract import parse
+from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file
+from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
+from crawler.model.records import ExceptionInfo, Site
+from crawler.extract.text import Source, module_name
 
 FIXTURE = '''
 """Fixture module."""
@@ -327,8 +328,9 @@ def test_a_libcst_child_that_cannot_finish_is_never_cached(tmp_path, monkeypatch
     import subprocess
     from types import SimpleNamespace
 
-    from crawler import engine, parse
-    from crawler.source import git_blob_id
+    from crawler.extract import runner as engine
+    from crawler.extract import parse
+    from crawler.source.wheel import git_blob_id
 
     text = b"def f[T](x: T):\n    raise ValueError(f'bad {x}')\n"  # PEP 695: libcst's on 3.11
     entry = SimpleNamespace(path="pkg/new.py", blob=git_blob_id(text), size=len(text))
@@ -352,7 +354,7 @@ def test_extraction_leaves_no_cyclic_garbage():
     import gc
     from pathlib import Path
 
-    import crawler.source as a_real_module
+    import crawler.source.snapshot as a_real_module
 
     source = Path(a_real_module.__file__).read_bytes()  # a big module with many raises
     extract_file("crawler/source.py", source)  # warm caches first
@@ -432,7 +434,7 @@ def test_inert_functions_are_skipped():
 def test_skipping_changes_nothing_on_real_code(monkeypatch):
     """errcat's own modules and tests: every kind of statement, thousands of functions."""
     root = Path(__file__).resolve().parent.parent
-    files = sorted([*root.joinpath("crawler").glob("*.py"), *root.joinpath("tests").glob("*.py")])
+    files = sorted([*root.joinpath("crawler").rglob("*.py"), *root.joinpath("tests").glob("*.py")])
     assert len(files) > 40
     for file in files:
         code = file.read_bytes()

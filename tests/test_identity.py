@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from helpers import cached_wheel
 
-from crawler.catalogue import Identity
-from crawler.config import VLLM
-from crawler.errors import UsageError
-from crawler.models import Manifest, RepoRef
-from crawler.dataset import dataset_dir
-from crawler.source import PathFilter
+from crawler.catalogue.entries import Identity
+from crawler.source.config import VLLM
+from crawler.base.errors import UsageError
+from crawler.model.records import Manifest, RepoRef
+from crawler.publish.dataset import dataset_dir
+from crawler.source.globs import PathFilter
 
 CODE = "def check(x):\n    if x is None:\n        raise ValueError(f'no value for {x}')\n"
 SHA = "4ba787ec9" + "0" * 31
@@ -265,7 +265,7 @@ def test_the_same_inputs_with_another_tag_pattern_are_crawled_again(cli, cache_d
 
 
 def test_permalinks_quote_the_path_and_exist_only_on_github():
-    from crawler.source import permalinks_of
+    from crawler.source.snapshot import permalinks_of
 
     github = RepoRef(url="https://github.com/o/n", owner="o", name="n")
     identity = Identity(github, "c" * 40, "2026-01-01T00:00:00+00:00", None, "git", permalinks_of(github, "c" * 40), "src/")

@@ -1,6 +1,6 @@
 import pytest
 
-from crawler.ids import check_id, entry_id, entry_key, has_literal_text, normalize_template
+from crawler.extract.ids import check_id, entry_id, entry_key, has_literal_text, normalize_template
 
 
 def site(text, fields=(), exception="builtins.ValueError", opaque=False, module="pkg.mod", qualname="f"):

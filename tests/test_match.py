@@ -14,9 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import consumer_data as cd
-from crawler.match import Matcher, match, read_query
-from crawler.search import SearchEntry, SearchIndex, anchor_tokens
-from crawler.validate import check
+from crawler.consume.match import Matcher, match, read_query
+from crawler.model.search import SearchEntry, SearchIndex
+from crawler.extract.segments import anchor_tokens
+from crawler.publish.validate import check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 from match_real import render_template, wrappings  # noqa: E402
@@ -243,8 +244,8 @@ def test_a_dataset_without_search_json_still_matches(dataset, tmp_path, ids):
 
 def test_template_segments_agree_with_the_pattern_they_build():
     """search.json's fragments come from the template; they must be what the pattern matches."""
-    from crawler.search import template_segments
-    from crawler.templates import Field, make_template
+    from crawler.extract.segments import template_segments
+    from crawler.extract.templates import Field, make_template
 
     cases = [
         ["plain text"],
@@ -260,7 +261,8 @@ def test_template_segments_agree_with_the_pattern_they_build():
 
 
 def test_search_rows_built_as_dicts_have_exactly_the_models_shape():
-    from crawler.search import SearchEntry, entry_row
+    from crawler.model.search import SearchEntry
+    from crawler.catalogue.search import entry_row
     from consumer_data import records
 
     for record in records():
@@ -270,8 +272,8 @@ def test_search_rows_built_as_dicts_have_exactly_the_models_shape():
 
 def test_search_rows_from_derived_site_facts_equal_rows_from_the_record():
     """The crawl builds rows from facts derived in the workers; they must be the same rows."""
-    from crawler.derive import derive_result
-    from crawler.search import entry_row
+    from crawler.extract.derive import derive_result
+    from crawler.catalogue.search import entry_row
 
     for record in cd.records():
         primary = derive_result({"sites": [dict(record["sites"][0])]})["sites"][0]
@@ -285,8 +287,9 @@ _LITERAL = st.text(alphabet="ab {}", min_size=1, max_size=3)
 
 def _search_entry(parts) -> SearchEntry:
     """The search row the crawl would write for a template built from ``parts``."""
-    from crawler.search import SearchSite, fragments, template_segments
-    from crawler.templates import make_template
+    from crawler.model.search import SearchSite
+    from crawler.extract.segments import fragments, template_segments
+    from crawler.extract.templates import make_template
 
     tpl = make_template(parts, "fstring")
     segs = template_segments(tpl)
@@ -298,7 +301,7 @@ def _search_entry(parts) -> SearchEntry:
 
 @st.composite
 def templates_and_messages(draw):
-    from crawler.templates import Field
+    from crawler.extract.templates import Field
 
     parts = []
     for i in range(draw(st.integers(1, 6))):
@@ -316,7 +319,7 @@ def templates_and_messages(draw):
 def test_fragment_matching_is_what_the_pattern_matches_and_captures(case):
     """Leftmost placement of the literal fragments accepts exactly the messages the entry's regex
     accepts, and its gaps are the values the regex's lazy groups capture."""
-    from crawler.match import _Prepared, fragment_gaps
+    from crawler.consume.match import _Prepared, fragment_gaps
 
     entry, message = case
     expected = re.fullmatch(entry.pattern, message, re.DOTALL)
@@ -360,7 +363,7 @@ _BIG_BODY = '{"a":' * 50_000 + ' {"error": {"message": "the server said no"}}'
 def test_reading_hostile_input_is_linear(name, text, expected):
     """Each of these took from a minute to hours when a search restarted at every line or brace;
     now well under a second (the timeout only guards against a hang)."""
-    code = ("import json, sys\nfrom crawler.match import read_query\n"
+    code = ("import json, sys\nfrom crawler.consume.match import read_query\n"
             "rs = read_query(sys.stdin.read())\n"
             "print(json.dumps([dict(source=r.source, message=r.message, exception=r.exception,"
             " frame=r.frame and [r.frame.path, r.frame.line, r.frame.function]) for r in rs]))")
@@ -398,7 +401,7 @@ def _brace_end_by_rescanning(text: str) -> int | None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet="{}\"'\\x", max_size=40))
 def test_brace_ends_found_in_one_pass_equal_a_scan_from_every_brace(text):
-    from crawler.match import _BRACE_SYNTAX, _brace_ends
+    from crawler.consume.match import _BRACE_SYNTAX, _brace_ends
 
     marks = [(m.start(), m.group()) for m in _BRACE_SYNTAX.finditer(text)]
     ends = _brace_ends(marks)
@@ -409,7 +412,7 @@ def test_brace_ends_found_in_one_pass_equal_a_scan_from_every_brace(text):
 
 
 def test_input_beyond_the_limit_is_read_from_its_end(dataset):
-    from crawler.match import MAX_INPUT
+    from crawler.consume.match import MAX_INPUT
 
     text = "noise\n" * (MAX_INPUT // 5) + f"ValueError: {KV_MESSAGE}\n"
     done = subprocess.run([sys.executable, "-m", "crawler", "match", "--data", str(dataset)], input=text,
@@ -425,8 +428,8 @@ def test_a_message_cut_inside_a_long_literal_costs_little():
     Only the first MAX_OVERLAP characters of a literal are looked for at the message's end."""
     code = r'''
 import json
-from crawler.match import MAX_OVERLAP, Matcher, match
-from crawler.search import SearchEntry, SearchIndex, SearchSite
+from crawler.consume.match import MAX_OVERLAP, Matcher, match
+from crawler.model.search import SearchEntry, SearchIndex, SearchSite
 
 N = 250_000
 literal = " alpha " + "\U0001f600" * N + " omega"

@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from crawler.catalogue import Identity, build_records
-from crawler.errors import DataError
-from crawler.models import Record, RepoRef
-from crawler.output import recover, render_dataset, write_dataset
-from crawler.validate import validate_dataset
+from crawler.catalogue.entries import Identity, build_records
+from crawler.base.errors import DataError
+from crawler.model.records import Record, RepoRef
+from crawler.publish.writer import recover, render_dataset, write_dataset
+from crawler.publish.validate import validate_dataset
 
 COMMIT = "a" * 40
 IDENTITY = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), COMMIT, "2026-01-01T00:00:00+00:00", None, "git")
@@ -130,7 +130,7 @@ def test_validate_never_opens_a_fifo_or_a_device_and_never_follows_a_symlink(tmp
 
 
 def test_validate_reads_no_file_larger_than_its_bounds(tmp_path):
-    from crawler import validate
+    from crawler.publish import validate
 
     records, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)
@@ -187,7 +187,7 @@ CORRUPTIONS = [
 
 @pytest.mark.parametrize("corrupt", CORRUPTIONS)
 def test_both_validation_engines_report_the_same_places(corrupt):
-    from crawler.validate import check
+    from crawler.publish.validate import check
 
     records, files = dataset_files([site("boom", 3)])
     data = json.loads(files[f"errors/{records[0]['id']}.json"])
@@ -199,15 +199,15 @@ def test_both_validation_engines_report_the_same_places(corrupt):
 
 
 def test_the_empty_explanation_is_the_models_default():
-    from crawler.catalogue import empty_explanation
-    from crawler.models import Explanation
+    from crawler.catalogue.entries import empty_explanation
+    from crawler.model.records import Explanation
 
     assert empty_explanation() == Explanation().model_dump(mode="json")
 
 
 def test_a_streamed_write_that_finds_a_bad_record_at_the_end_leaves_nothing(tmp_path):
     """Files are written while they are rendered; a problem found late removes them all."""
-    from crawler.output import render_files
+    from crawler.publish.writer import render_files
 
     _, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)
@@ -225,7 +225,7 @@ def test_a_second_crawl_waits_for_the_first_instead_of_removing_its_work(tmp_pat
     import threading
     import time
 
-    from crawler.output import dataset_lock
+    from crawler.publish.writer import dataset_lock
 
     _, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)
@@ -256,8 +256,8 @@ def test_a_second_crawl_waits_for_the_first_instead_of_removing_its_work(tmp_pat
 
 
 def test_cached_results_round_trip_even_with_a_lone_surrogate(tmp_path):
-    from crawler.cache import ResultCache, decode_result, encode_result
-    from crawler.extract import extract_file
+    from crawler.extract.cache import ResultCache, decode_result, encode_result
+    from crawler.extract.visitor import extract_file
 
     results = {k: {**extract_file(k, b""), "sites": [{"text": text}]} for k, text in [("a", "plain ✓"), ("b", "odd \udc80")]}
     with ResultCache(tmp_path) as cache:
@@ -274,8 +274,8 @@ def many_records(n=40):
 
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path, monkeypatch, jobs):
-    from crawler import output
-    from crawler.search import search_file
+    from crawler.publish import writer as output
+    from crawler.catalogue.search import search_file
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records()
@@ -290,7 +290,7 @@ def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path,
 
 
 def test_parallel_publish_reports_every_schema_problem_and_writes_nothing(tmp_path, monkeypatch):
-    from crawler import output
+    from crawler.publish import writer as output
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records()
@@ -312,7 +312,7 @@ def test_parallel_publish_reports_every_schema_problem_and_writes_nothing(tmp_pa
 def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, monkeypatch):
     import signal
 
-    from crawler import output
+    from crawler.publish import writer as output
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records()
@@ -327,7 +327,7 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
         return real(tmp, share, max_bytes)
 
     monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
-    from crawler.errors import OutputError
+    from crawler.base.errors import OutputError
 
     with pytest.raises(OutputError, match=r"a helper process died \(signal 9\)"):
         output.publish(target, many_records(41), manifest_for(records), jobs=2)
@@ -338,7 +338,7 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
 @pytest.fixture
 def recycling(tmp_path, monkeypatch):
     """(output module, target, spare root) with the parallel writer used for any number of records."""
-    from crawler import output
+    from crawler.publish import writer as output
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     return output, tmp_path / "o" / "n", tmp_path / "cache" / "spare"
@@ -390,7 +390,7 @@ def test_a_recycled_file_with_another_link_or_a_symlink_is_replaced_not_written_
 
 
 def test_a_spare_whose_errors_directory_is_a_symlink_is_thrown_away(tmp_path):
-    from crawler import output
+    from crawler.publish import writer as output
 
     spare_root = tmp_path / "cache" / "spare"
     target = tmp_path / "o" / "n"
@@ -431,8 +431,8 @@ def test_a_write_the_system_refuses_is_one_line_and_keeps_the_last_dataset(tmp_p
     import resource
     import signal
 
-    from crawler import output
-    from crawler.errors import OutputError
+    from crawler.publish import writer as output
+    from crawler.base.errors import OutputError
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records(30)
@@ -464,7 +464,7 @@ def test_a_helper_dies_with_its_parent(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, time
         sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
-        from crawler import forked
+        from crawler.publish import forked
         helper = forked.start(lambda: time.sleep(60))
         print(helper[0], flush=True)
         time.sleep(60)

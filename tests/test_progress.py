@@ -22,8 +22,8 @@ from pathlib import Path
 import consumer_data as cd
 import pytest
 
-from crawler import source
-from crawler.progress import Reporter, task
+from crawler.source import wheel as source_wheel
+from crawler.base.progress import Reporter, task
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -199,7 +199,7 @@ def package_index(tmp_path):
 
 
 def test_the_wheel_download_shows_its_bytes(package_index, tmp_path):
-    if not source._pip_has_raw_progress():
+    if not source_wheel._pip_has_raw_progress():
         pytest.skip("pip older than 24.1 prints no progress lines (install requirements/bootstrap.txt)")
     url, size = package_index
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "ERRCAT_PROGRESS"))}

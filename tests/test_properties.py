@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crawler import parse
-from crawler.catalogue import Identity, build_records
-from crawler.extract import extract_file
-from crawler.models import RepoRef
-from crawler.output import render_dataset
-from crawler.templates import MessageBuilder, field
+from crawler.extract import parse
+from crawler.catalogue.entries import Identity, build_records
+from crawler.extract.visitor import extract_file
+from crawler.model.records import RepoRef
+from crawler.publish.writer import render_dataset
+from crawler.extract.templates import MessageBuilder, field
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]

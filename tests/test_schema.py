@@ -7,8 +7,19 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import TypeAdapter, ValidationError
 
-from crawler.models import COMMIT_PATTERN, ID_PATTERN, NAME_PATTERN, OWNER_PATTERN, REPO_PATTERN, UPSTREAM_COMMIT_PATTERN, URL_PATTERN, Commit, EntryId, ShortCommit
-from crawler.schemas import MODELS, render, schema_for
+from crawler.model.records import (
+    COMMIT_PATTERN,
+    ID_PATTERN,
+    NAME_PATTERN,
+    OWNER_PATTERN,
+    REPO_PATTERN,
+    UPSTREAM_COMMIT_PATTERN,
+    URL_PATTERN,
+    Commit,
+    EntryId,
+    ShortCommit,
+)
+from crawler.model.schemas import MODELS, render, schema_for
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
 
@@ -122,7 +133,7 @@ def test_validate_refuses_a_commit_with_a_trailing_newline(tmp_path, cli, engine
 @pytest.mark.parametrize("engine", ["reference", "fast", "pydantic"])
 def test_a_link_with_a_newline_after_is_refused(engine):
     import jsonschema_rs
-    from crawler.models import RepoRef
+    from crawler.model.records import RepoRef
 
     schema = schema_for("record")["$defs"]["RepoRef"]["properties"]["url"]
     good = "https://github.com/acme/widgets"

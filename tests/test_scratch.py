@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import CHECK_CODE
 
-from crawler.scratch import ROOT, run_dir
+from crawler.base.scratch import ROOT, run_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py", "--jobs", "1"]
@@ -69,7 +69,7 @@ def test_a_killed_run_leaves_no_scratch_once_the_next_has_run(tagged, tmp_path, 
 ORPHANING_RUN = r"""
 import os, sys, time
 from pathlib import Path
-from crawler.scratch import run_dir
+from crawler.base.scratch import run_dir
 
 with run_dir(Path(sys.argv[1])) as scratch:
     (scratch / "crawl-x").mkdir()

@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from helpers import git
 
-from crawler.cli import main
+from crawler.cli.main import main
 
 ESC, BEL = "\x1b", "\x07"
 NAME = ["--name", "acme/widgets"]
@@ -311,7 +311,7 @@ TRICKY = st.text(st.sampled_from(list(":#[]vsoVSO \t\n\r\x0b\x0c\x1b\x07\x7f\x85
 @given(TRICKY)
 @settings(max_examples=300, deadline=None)
 def test_terminal_text_is_inert_whatever_comes_in(text):
-    from crawler.sink import commands, terminal
+    from crawler.base.sink import commands, terminal
 
     shown = terminal(text)
     inert(shown)
@@ -324,7 +324,7 @@ def test_terminal_text_is_inert_whatever_comes_in(text):
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3), max_leaves=8))
 @settings(max_examples=300, deadline=None)
 def test_json_text_keeps_the_value(value):
-    from crawler.sink import json_text
+    from crawler.base.sink import json_text
 
     for dumped in (json.dumps(value, ensure_ascii=False, indent=2), json.dumps(value, ensure_ascii=False)):
         text = inert(json_text(dumped))
@@ -334,7 +334,7 @@ def test_json_text_keeps_the_value(value):
 @given(st.dictionaries(st.sampled_from(["template", "guards", "path"]), TRICKY.filter(lambda t: "\ud800" not in t), min_size=1))
 @settings(max_examples=200, deadline=None)
 def test_curated_yaml_round_trips_without_raw_bidi(data):
-    from crawler.curate import dump_yaml
+    from crawler.curate.yamlio import dump_yaml
 
     text = dump_yaml(data)
     assert not re.search("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]", text)
@@ -344,7 +344,7 @@ def test_curated_yaml_round_trips_without_raw_bidi(data):
 @given(TRICKY, st.sampled_from(["https://github.com/o/n/blob/c/p.py#L1", "https://x/a b<c>\\d\n[e]", "javascript:alert(1)"]))
 @settings(max_examples=200, deadline=None)
 def test_markdown_code_spans_and_links_stay_one_inert_span(text, url):
-    from crawler.sink import md_code, md_link
+    from crawler.base.sink import md_code, md_link
 
     span = md_code(text)  # (runner markers are the printing's business: see the diff tests)
     visible(span)
@@ -359,8 +359,8 @@ def test_markdown_code_spans_and_links_stay_one_inert_span(text, url):
 
 
 def test_github_output_refuses_what_could_start_a_line():
-    from crawler.errors import DataError
-    from crawler.sink import output_lines
+    from crawler.base.errors import DataError
+    from crawler.base.sink import output_lines
 
     assert output_lines([("changed", "true"), ("commit", "a" * 40)]) == f"changed=true\ncommit={'a' * 40}\n"
     for name, value in [("changed", "true\ncommit=evil"), ("changed", "x\r"), ("a<<EOF", "x"), ("", "x")]:

@@ -15,7 +15,7 @@ import pytest
 
 import consumer_data as cd
 from helpers import refused_in_one_line, run_and_kill, run_errcat
-from crawler.site import md_inline, script_json
+from crawler.consume.site import md_inline, script_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def rendered(tmp_path_factory):
     from click.testing import CliRunner
 
-    from crawler.cli import main
+    from crawler.cli.main import main
 
     tmp = tmp_path_factory.mktemp("render")
     dataset = cd.write(tmp)

@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from helpers import git
 
-from crawler import source
-from crawler.config import Upstream
-from crawler.errors import SourceError, UsageError
-from crawler.source import (
-    PathFilter,
-    RemoteURL,
-    git_blob_id,
-    glob_regex,
-    open_snapshot,
-    open_wheel,
-)
+from crawler.source import git as source_git
+from crawler.source import opener as source_opener
+from crawler.source import policy as source_policy
+from crawler.source import remote as source_remote
+from crawler.source import snapshot as source_snapshot
+from crawler.source.config import Upstream
+from crawler.base.errors import SourceError, UsageError
+from crawler.source.globs import PathFilter, glob_regex
+from crawler.source.policy import RemoteURL
+from crawler.source.wheel import git_blob_id, open_wheel
+from crawler.source.opener import open_snapshot
 
 PKG = Upstream(name="pkg", url="https://example.invalid/acme/pkg", include=["pkg/**/*.py"], version_file="pkg/_version.py")
 UPSTREAM_SHA = "4ba787ec9" + "a" * 31
@@ -68,7 +68,7 @@ def repo(tmp_path: Path) -> Path:
     return r
 
 
-def snap(repo_arg: str | None, ref: str | None = None, **kw) -> source.Snapshot:
+def snap(repo_arg: str | None, ref: str | None = None, **kw) -> source_snapshot.Snapshot:
     kw.setdefault("upstream", PKG)
     kw.setdefault("include", [])
     kw.setdefault("exclude", [])
@@ -268,13 +268,13 @@ def test_pypi_with_repo_is_a_usage_error(no_git: None) -> None:
 def test_hardened_environment_and_options(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GIT_DIR", "/nonexistent")
     monkeypatch.setenv("GIT_SSH_COMMAND", "touch /tmp/pwned")
-    env = source._git_env(allow_file=False)
+    env = source_git._git_env(allow_file=False)
     assert env["GIT_ALLOW_PROTOCOL"] == "https"
     assert env["GIT_TERMINAL_PROMPT"] == "0" and env["GIT_CONFIG_NOSYSTEM"] == "1"
     assert env["GIT_CONFIG_GLOBAL"] == os.devnull and env["GIT_LFS_SKIP_SMUDGE"] == "1"
     assert "GIT_DIR" not in env and "GIT_SSH_COMMAND" not in env
-    assert source._git_env(allow_file=True)["GIT_ALLOW_PROTOCOL"] == "https:file"
-    cmd = source._git_cmd(None, False)
+    assert source_git._git_env(allow_file=True)["GIT_ALLOW_PROTOCOL"] == "https:file"
+    cmd = source_git._git_cmd(None, False)
     for opt in ("core.hooksPath=/dev/null", "protocol.allow=never", "protocol.https.allow=always"):
         assert opt in cmd
     assert "protocol.file.allow=always" not in cmd
@@ -310,9 +310,9 @@ def remote(repo: Path, tmp_path: Path) -> RemoteURL:
     return RemoteURL(url=bare.as_uri(), host="example.invalid", owner="acme", name="pkg")
 
 
-def remote_snap(remote: RemoteURL, ref: str | None, cache: Path) -> source.Snapshot:
-    return source._open_remote(
-        remote, ref, cache, _allow_file=True, repo=source._repo_ref(PKG), upstream=PKG,
+def remote_snap(remote: RemoteURL, ref: str | None, cache: Path) -> source_snapshot.Snapshot:
+    return source_remote._open_remote(
+        remote, ref, cache, _allow_file=True, repo=source_opener._repo_ref(PKG), upstream=PKG,
         include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000,
     )
 
@@ -415,7 +415,7 @@ def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, 
     assert _loose(cached, blob).is_file()  # a small fetch is stored loose
     DAMAGE[damage](cached, blob, git(repo, "rev-parse", "v2^{commit}"))
     said: list[str] = []
-    again = source._open_remote(remote, "v2", cache, _allow_file=True, progress=said.append, repo=source._repo_ref(PKG),
+    again = source_remote._open_remote(remote, "v2", cache, _allow_file=True, progress=said.append, repo=source_opener._repo_ref(PKG),
                                 upstream=PKG, include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000)
     assert any("is damaged" in line for line in said) != damage.endswith("(found while reading)")
     assert {e.path: d for e, d in again.read(again.files)} == want and again.commit == first.commit
@@ -438,7 +438,7 @@ def test_a_sound_cache_repository_is_kept_when_the_network_fails(remote: RemoteU
 
 def test_file_transport_is_refused_without_the_test_switch(remote: RemoteURL, tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="cannot fetch"):
-        source._open_remote(remote, "v1", tmp_path / "c", repo=source._repo_ref(PKG), upstream=PKG,
+        source_remote._open_remote(remote, "v1", tmp_path / "c", repo=source_opener._repo_ref(PKG), upstream=PKG,
                             include=["**"], exclude=[], max_blob_bytes=10)
 
 
@@ -457,16 +457,16 @@ def test_hooks_in_the_cache_repo_do_not_run(remote: RemoteURL, tmp_path: Path) -
 
 def test_cache_dir_from_environment(remote: RemoteURL, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ERRCAT_CACHE_DIR", str(tmp_path / "envcache"))
-    assert source.cache_root(None) == tmp_path / "envcache"
-    assert source.cache_root(tmp_path / "explicit") == tmp_path / "explicit"
+    assert source_remote.cache_root(None) == tmp_path / "envcache"
+    assert source_remote.cache_root(tmp_path / "explicit") == tmp_path / "explicit"
     remote_snap(remote, "v1", None)
     assert cache_git(tmp_path / "envcache").name.startswith("example.invalid-acme-pkg-")
 
 
 def test_cache_dir_name_is_safe(tmp_path: Path) -> None:
-    r = source.parse_https_url("https://GitHub.com/vllm-project/vllm.git/")
+    r = source_policy.parse_https_url("https://GitHub.com/vllm-project/vllm.git/")
     assert r.url == "https://github.com/vllm-project/vllm"
-    d = source._repo_cache(tmp_path, r)
+    d = source_remote._repo_cache(tmp_path, r)
     assert d.parent == tmp_path / "repos" and d.name.startswith("github.com-vllm-project-vllm-")
 
 
@@ -493,8 +493,8 @@ def make_wheel(path: Path, version_line: str | None) -> Path:
     return path
 
 
-def wheel_snap(path: Path, **kw) -> source.Snapshot:
-    return open_wheel(path, source="pypi:pkg==1.0", repo=source._repo_ref(PKG), upstream=PKG,
+def wheel_snap(path: Path, **kw) -> source_snapshot.Snapshot:
+    return open_wheel(path, source="pypi:pkg==1.0", repo=source_opener._repo_ref(PKG), upstream=PKG,
                       include=kw.get("include", ["pkg/**/*.py"]), exclude=[], max_blob_bytes=1000)
 
 
@@ -553,7 +553,7 @@ def test_pypi_download_needs_network(tmp_path: Path) -> None:
 def test_wheel_info_reads_project_urls_and_importable_top_level_names(tmp_path: Path) -> None:
     from helpers import wheel
 
-    from crawler.source import wheel_info
+    from crawler.source.wheel import wheel_info
 
     w = wheel(tmp_path / "w.whl", {"pkg/__init__.py": "", "pkg/sub/m.py": "", "mod.py": "", "we*ird/x.py": "", "-x.py": "",
                                    "pkg-1.0.data/purelib/hidden.py": "", "notes.txt": "", "data/x.json": "{}"},
@@ -567,7 +567,7 @@ def test_wheel_info_reads_project_urls_and_importable_top_level_names(tmp_path: 
 def test_wheel_info_refuses_odd_metadata_with_one_line(tmp_path: Path) -> None:
     from helpers import wheel
 
-    from crawler.source import METADATA_MAX_BYTES, wheel_info
+    from crawler.source.wheel import METADATA_MAX_BYTES, wheel_info
 
     two = wheel(tmp_path / "two.whl", {"other-1.0.dist-info/METADATA": "Name: other\n"}, name="pkg", version="1.0")
     with pytest.raises(SourceError, match="expected one \\*.dist-info/METADATA, found 2"):

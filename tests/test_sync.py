@@ -85,7 +85,7 @@ def test_sync_drops_cached_results_an_older_errcat_made(upstream, cli, cache_dir
     """The workflow keeps the cache across errcat upgrades: what another version made is dead weight."""
     import sqlite3
 
-    from crawler.engine import cache_version
+    from crawler.extract.runner import cache_version
 
     assert sync(cli, upstream, tmp_path / "a").exit_code == 0
     with sqlite3.connect(cache_dir / "results.sqlite3") as db:

@@ -24,8 +24,10 @@ from pathlib import Path
 import pytest
 from helpers import git as _git, run_and_kill
 
-from crawler import catalogue, source
-from crawler.extract import extract_file
+from crawler.catalogue import entries as catalogue
+from crawler.source import git as source_git
+from crawler.source import snapshot as source_snapshot
+from crawler.extract.visitor import extract_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -244,7 +246,7 @@ def test_max_file_bytes_is_a_crawl_option(tmp_path: Path, cli) -> None:
 
 def test_a_worker_process_that_dies_loses_only_its_file(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """A crash no ``except`` can catch (a segfault in C code, the OOM killer) inside a worker."""
-    from crawler import engine
+    from crawler.extract import runner as engine
 
     real = engine.extract_file
 
@@ -321,8 +323,8 @@ def test_every_git_call_is_hardened(tmp_path: Path, cli, monkeypatch: pytest.Mon
         calls.append((list(cmd), k.get("env"), "watchdog"))
         return real_popen(cmd, *a, **k)
 
-    monkeypatch.setattr(source.subprocess, "run", run)
-    monkeypatch.setattr(source.subprocess, "Popen", popen)
+    monkeypatch.setattr(source_snapshot.subprocess, "run", run)
+    monkeypatch.setattr(source_snapshot.subprocess, "Popen", popen)
     assert cli(*crawl_args(repo, tmp_path / "out", "v1", "--jobs", "1")).exit_code == 0
     git_calls = [c for c in calls if c[0][0] == "git"]
     assert git_calls and len(git_calls) == len(calls)
@@ -331,7 +333,7 @@ def test_every_git_call_is_hardened(tmp_path: Path, cli, monkeypatch: pytest.Mon
         assert env["GIT_ALLOW_PROTOCOL"] in ("https", "https:file") and env["GIT_TERMINAL_PROMPT"] == "0"
         assert env["GIT_CONFIG_NOSYSTEM"] == "1" and env["GIT_CONFIG_GLOBAL"] == os.devnull
         assert env["GIT_LFS_SKIP_SMUDGE"] == "1"
-        assert not any(k.startswith("GIT_") and k not in source._git_env(True) and k != "GIT_CEILING_DIRECTORIES" for k in env)
+        assert not any(k.startswith("GIT_") and k not in source_git._git_env(True) and k != "GIT_CEILING_DIRECTORIES" for k in env)
         settings = [cmd[i + 1] for i, a in enumerate(cmd) if a == "-c"]
         assert "core.hooksPath=/dev/null" in settings and "protocol.allow=never" in settings
         args = cmd[1:]

@@ -1,0 +1,25 @@
+"""cachedir: split from the former ``cache`` module."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from platformdirs import user_cache_dir
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("ERRCAT_CACHE_DIR")
+    return Path(env) if env else Path(user_cache_dir("errcat"))
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a damaged cache entry (file or directory) to ``<name>.damaged`` next to it, in place
+    of an older one, and return where it went: the next run starts afresh, the damaged copy stays
+    for a look, and no more than one per entry ever accumulates."""
+    aside = path.with_name(path.name + ".damaged")
+    if aside.is_dir() and not aside.is_symlink():
+        shutil.rmtree(aside, ignore_errors=True)
+    os.replace(path, aside)
+    return aside

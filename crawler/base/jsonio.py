@@ -1,0 +1,31 @@
+"""Deterministic JSON, the one way errcat writes it: keys sorted, two-space indent, UTF-8, newline.
+
+Records are built as plain dicts on the crawl's hot path and serialized with orjson (a few
+microseconds a record); anything written from a pydantic model goes through the same function,
+so every writer produces the same bytes for the same data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from pydantic import BaseModel
+
+_PRETTY = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+_LINE = orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE
+
+
+def _plain(data: Any) -> Any:
+    return data.model_dump(mode="json") if isinstance(data, BaseModel) else data
+
+
+def dumps(data: Any) -> bytes:
+    """A pretty JSON document. orjson refuses lone surrogates; it writes NaN as null, which no
+    schema of ours admits, so a NaN never gets past validation."""
+    return orjson.dumps(_plain(data), option=_PRETTY)
+
+
+def dumps_line(data: Any) -> bytes:
+    """One compact JSON line."""
+    return orjson.dumps(_plain(data), option=_LINE)

@@ -1,0 +1,287 @@
+"""Curated explanations: ``curated/<owner>/<name>/<id>.yaml``, read, validated and merged.
+
+Each file is one ``models.CuratedFile``: the prose sections of a catalogue page plus review
+metadata (the template, guards and place the text was written for, and the commit it was checked
+at). Files are parsed with a strict YAML loader (a duplicate key is an error, with its line) and
+validated by the model (unknown keys, wrong types, a malformed id: the file and the line of the
+offending value). Nothing here ever writes a curated file except the explicit ``curate``
+commands, which splice new values into the file's text so the prose, its comments and its layout
+stay as the curator wrote them.
+
+The crawl reads the whole set (``load_set``), hashes it into the dataset's input digest, and
+merges each file into the record with its id (``apply``): a reviewed file whose template and
+guards still match gives ``explanation_status: curated``; a draft, or a reviewed file whose code
+moved on since (stale), gives ``draft``. Records without a file stay ``absent``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from crawler.base.errors import ConfigError
+from crawler.model.records import ID_RE, CuratedFile
+from crawler.publish.dataset import dataset_dir
+
+SUFFIX = ".yaml"
+DEFAULT_DIR = "curated"
+#: A curated file is a page of prose (the longest shipped one is 2.6 KB); anything past this
+#: is not one, and PyYAML's pure-Python parser spends about 2 s and 20 MB on each MB of it
+#: (an 85 MB file took 200 s and 1.7 GB).
+MAX_BYTES = 256 * 1024
+#: The deepest structure a curated file has is three levels (``defensive_patterns`` > item >
+#: text). PyYAML composes and constructs nodes recursively, so a few hundred levels of ``[[[``
+#: are a RecursionError; this stops far below that and far above any real file.
+MAX_DEPTH = 32
+
+
+# --------------------------------------------------------------------------- strict YAML
+
+
+class _StrictLoader(yaml.SafeLoader):
+    """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last one silently) and
+    collections nested deeper than ``MAX_DEPTH``."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):  # type: ignore[override]
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def construct_mapping(self, node, deep=False):  # type: ignore[override]
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                hash(key)
+            except TypeError:
+                raise yaml.constructor.ConstructorError(None, None, "a mapping key must be a plain value", key_node.start_mark) from None
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None,
+                    f"duplicate key {key!r} (first on line {seen[key].start_mark.line + 1})",
+                    key_node.start_mark,
+                )
+            seen[key] = key_node
+        return super().construct_mapping(node, deep=deep)
+
+
+def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
+    """The document and its node tree (for line numbers). Raises yaml.YAMLError."""
+    if len(text) > MAX_BYTES:
+        raise yaml.YAMLError(f"over {MAX_BYTES} characters: a curated file is a page of prose")
+    loader = _StrictLoader(text)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    return data, node
+
+
+def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
+    """1-based line of the entry at ``loc`` (a pydantic error location) in the node tree: the key's
+    line for a mapping entry, the item's line for a list item, the deepest one that exists."""
+    line = node.start_mark.line + 1 if node is not None else 1
+    for part in loc:
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if k.value == part:
+                    line, node = k.start_mark.line + 1, v
+                    break
+            else:
+                return line
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            return line
+    return line
+
+
+def _where(path: Path, line: int) -> str:
+    return f"{path}:{line}"
+
+
+class CuratedError(ConfigError):
+    """A curated file that cannot be used; ``problems`` lists every one found."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        more = f" (and {len(problems) - 1} more invalid curated file(s))" if len(problems) > 1 else ""
+        super().__init__(problems[0] + more)
+
+
+def parse_file(path: Path, text: str | None = None) -> CuratedFile:
+    """One curated file, validated; raises CuratedError naming the file and line."""
+    stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
+    if not ID_RE.fullmatch(stem):
+        raise CuratedError([f"{path}:1: file name must be <id>{SUFFIX}, with the id as 16 lowercase hex digits"])
+    try:
+        text = read_bytes(path).decode("utf-8") if text is None else text
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None
+    try:
+        data, node = parse_yaml(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        raise CuratedError([f"{_where(path, line)}: {exc.problem or exc.context}"]) from None
+    except yaml.YAMLError as exc:
+        raise CuratedError([f"{path}:1: not valid YAML: {exc}"]) from None
+    if not isinstance(data, dict):
+        raise CuratedError([f"{path}:1: expected a mapping of sections (id, what_it_means, ..., review)"])
+    try:
+        entry = CuratedFile.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = tuple(err["loc"])
+        dotted = ".".join(str(p) for p in loc) or "(file)"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise CuratedError([f"{_where(path, _line_of(node, loc))}: {dotted}: {msg}{more}"]) from None
+    if entry.id != stem:
+        raise CuratedError([f"{_where(path, _line_of(node, ('id',)))}: id {entry.id} does not match the file name {stem}"])
+    return entry
+
+
+def read_bytes(path: Path) -> bytes:
+    """A curated file's bytes: a regular file (a FIFO would block the crawl) of at most
+    ``MAX_BYTES``, checked before anything is read. CuratedError when it is neither; OSError when
+    it cannot be read."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise CuratedError([f"{path}:1: not a regular file"])
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            data = fh.read(MAX_BYTES + 1) if st.st_size <= MAX_BYTES else b""
+    finally:
+        os.close(fd)
+    if st.st_size > MAX_BYTES or len(data) > MAX_BYTES:
+        size = max(st.st_size, len(data))
+        raise CuratedError([f"{path}:1: {size} bytes, over the limit of {MAX_BYTES} bytes for a curated file (a page of prose)"])
+    return data
+
+
+# --------------------------------------------------------------------------- the set
+
+
+@dataclass
+class CuratedSet:
+    """Every curated file of one dataset (``<root>/<owner>/<name>/``)."""
+
+    directory: Path
+    entries: dict[str, CuratedFile] = field(default_factory=dict)
+    paths: dict[str, Path] = field(default_factory=dict)
+    digest: str | None = None
+    problems: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -> CuratedSet:
+    """Read and validate every ``*.yaml`` under ``root/owner/name``.
+
+    Every file is read before anything is reported, so one run lists every invalid file;
+    ``strict`` raises CuratedError when there is any, otherwise they are left in ``problems``.
+    The digest covers each file's name and bytes (None when there is no such directory).
+    """
+    directory = dataset_dir(root, owner, name) if root is not None else Path("/nonexistent")
+    out = CuratedSet(directory=directory)
+    if root is None or not directory.is_dir():
+        return out
+    h = hashlib.sha256()
+    for path in sorted(directory.iterdir()):
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        if not path.name.endswith(SUFFIX):
+            out.problems.append(f"{path}:1: not a curated file (expected <id>{SUFFIX})")
+            continue
+        try:
+            data = read_bytes(path)
+        except OSError as exc:
+            out.problems.append(f"{path}:1: cannot read: {exc.strerror or exc}")
+            continue
+        except CuratedError as exc:
+            out.problems += exc.problems
+            continue
+        h.update(path.name.encode() + b"\0" + hashlib.sha256(data).digest())
+        try:
+            entry = parse_file(path, data.decode("utf-8", "surrogateescape"))
+        except CuratedError as exc:
+            out.problems += exc.problems
+            continue
+        out.entries[entry.id] = entry
+        out.paths[entry.id] = path
+    out.digest = h.hexdigest()
+    if strict and out.problems:
+        raise CuratedError(out.problems)
+    return out
+
+
+def default_root(config_path: Path | None) -> Path:
+    """``curated/`` next to the config file in use, else in the working directory."""
+    base = config_path.parent if config_path is not None else Path.cwd()
+    return base / DEFAULT_DIR
+
+
+# --------------------------------------------------------------------------- merge
+
+
+def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
+    """What changed since the review of an entry whose template and guards are now these:
+    'template', 'guards' (empty when nothing did)."""
+    changed = []
+    if entry.review.template != template:
+        changed.append("template")
+    if list(entry.review.guards) != list(guards):
+        changed.append("guards")
+    return changed
+
+
+def status_for(entry: CuratedFile, record: dict[str, Any]) -> str:
+    """``curated`` only for reviewed text whose code has not moved since; otherwise ``draft``."""
+    if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["facts"]["guards"]):
+        return "curated"
+    return "draft"
+
+
+def apply(records: list[dict[str, Any]], curated: CuratedSet) -> int:
+    """Merge curated files into records (in place); curated see-also links go before computed
+    related errors (still at most ``related.LIMIT``). Returns how many records got a file."""
+    from crawler.catalogue.related import LIMIT
+
+    if not curated.entries:
+        return 0
+    by_id = {r["id"]: r for r in records}
+    merged = 0
+    for eid, entry in curated.entries.items():
+        record = by_id.get(eid)
+        if record is None or entry.review.status == "retired":
+            continue
+        record["explanation"] = entry.explanation().model_dump(mode="json")
+        record["explanation_status"] = status_for(entry, record)
+        links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"}
+                 for rid in entry.related if rid in by_id and rid != eid]
+        if links:
+            chosen = {link["id"] for link in links}
+            record["related"] = (links + [r for r in record["related"] if r["id"] not in chosen])[:LIMIT]
+        merged += 1
+    return merged

@@ -1,0 +1,194 @@
+"""Sites -> entries -> records.
+
+Plain data in (per-file extraction results, the snapshot's identity, resolved exception
+classes), pydantic records out. Grouping is by entry id (see ``ids``); the primary site of an
+entry is its first by path and line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+from urllib.parse import quote
+
+from crawler import __version__
+from crawler.base.errors import DataError
+from crawler.extract.derive import derived
+from crawler.extract.ids import entry_id
+from crawler.model.records import SCHEMA_VERSION, Facts, RepoRef
+
+TITLE_WIDTH = 60
+
+
+@dataclass(frozen=True)
+class Identity:
+    """What a record needs to know about where its sites came from."""
+
+    repo: RepoRef
+    commit: str
+    commit_date: str
+    upstream_commit: str | None
+    source: str
+    #: ``models.Permalinks`` as data: the revision permalinks name, or why there are none
+    #: (default: the upstream commit the release records, else the crawled commit).
+    permalinks: dict[str, str] | None = None
+    #: What the repository puts before a path of the source (a wheel's ``src/``).
+    link_prefix: str = ""
+
+    @property
+    def slug(self) -> str:
+        return f"{self.repo.owner}/{self.repo.name}"
+
+    @property
+    def links(self) -> dict[str, str]:
+        return self.permalinks or {"basis": "commit", "rev": self.upstream_commit or self.commit}
+
+    def permalink(self, path: str, line: int) -> str | None:
+        links = self.links
+        if links["basis"] == "none":
+            return None
+        where = quote(self.link_prefix + path, safe="/", errors="backslashreplace")  # a path may hold '#', '?' or '%'
+        return f"{self.repo.url}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
+
+
+def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:
+    """The template cut at 60 characters; a message-less entry is named by where it is raised."""
+    text = " ".join(template["text"].split())
+    if template.get("opaque") or not text:
+        text = f"{exception} in {qualname}"
+    if len(text) > TITLE_WIDTH:
+        text = text[: TITLE_WIDTH - 1].rstrip() + "…"
+    return text
+
+
+def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """Group site dicts by entry id; two different keys with one id is a hard error."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    keys: dict[str, tuple[str, ...]] = {}
+    for site in sites:
+        key = tuple(derived(site)["key"])
+        eid = entry_id(identity.slug, key)
+        seen = keys.setdefault(eid, key)
+        if seen != key:
+            raise DataError(f"id collision: {eid} names two different errors: {seen!r} and {key!r}")
+        groups.setdefault(eid, []).append(site)
+    for members in groups.values():
+        members.sort(key=lambda s: (s["path"], s["line"]))
+    return groups
+
+
+def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    qualname = site["exception_qualname"]
+    known = exceptions.get(qualname)
+    if known is not None:
+        return {"bases": [], "builtin_ancestor": None, **known}
+    name = qualname.rpartition(".")[2] or site["exception"]
+    builtin = name if qualname.startswith("builtins.") else None
+    return {"name": name, "qualname": qualname, "builtin_ancestor": builtin, "bases": []}
+
+
+def empty_meaning() -> dict[str, Any]:
+    """The derived meaning before anything is read into it (``models.Meaning``)."""
+    return {"derived": "machine", "trigger": "", "fix": None, "knobs": [], "reproductions": [], "callers": []}
+
+
+def empty_explanation() -> dict[str, Any]:
+    """``models.Explanation()`` as plain data (a test holds the two equal)."""
+    return {
+        "what_it_means": "",
+        "solutions": [],
+        "example_fix": None,
+        "defensive_patterns": [],
+        "prevention": [],
+        "when_it_happens": {"trigger": "", "common_situations": []},
+    }
+
+
+_TEMPLATE_DEFAULTS = {"fields": [], "opaque": False}
+_FACTS_DEFAULTS = Facts().model_dump(mode="json")
+
+
+def _template(template: dict[str, Any]) -> dict[str, Any]:
+    out = {**_TEMPLATE_DEFAULTS, **template}
+    out["fields"] = [{"expr": f["expr"], "name": f.get("name")} for f in out["fields"]]
+    return out
+
+
+def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "path": s["path"],
+        "line": s["line"],
+        "end_line": s["end_line"],
+        "module": s["module"],
+        "qualname": s["qualname"],
+        "kind": s["kind"],
+        "exception": s["exception"],
+        "exception_qualname": s["exception_qualname"],
+        "template": _template(s["template"]),
+        "permalink": identity.permalink(s["path"], s["line"]),
+        "snippet": s["snippet"],
+        "facts": {**_FACTS_DEFAULTS, **s["facts"]},
+    }
+
+
+def build_records(
+    identity: Identity,
+    sites: Iterable[dict[str, Any]],
+    exceptions: dict[str, dict[str, Any]] | None = None,
+    primaries: dict[str, dict[str, Any]] | None = None,
+) -> list[dict[str, Any]]:
+    """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``.
+
+    ``primaries``, when given, receives each entry's primary site as extracted (with its derived
+    facts, see ``derive``), by id.
+
+    The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on
+    vLLM for nothing, since every record is checked against the schema generated from the
+    models before it is written (and a test holds dict and model to the same shape).
+    """
+    exceptions = exceptions or {}
+    repo = identity.repo.model_dump(mode="json")
+    provenance = {
+        "repo": identity.slug,
+        "commit": identity.commit,
+        "commit_date": identity.commit_date,
+        "upstream_commit": identity.upstream_commit,
+        "errcat_version": __version__,
+        "source": identity.source,
+        "permalinks": identity.links,
+    }
+    records = []
+    for eid, members in sorted(group_sites(identity, sites).items()):
+        site_dicts = [_site(identity, s) for s in members]
+        if primaries is not None:
+            primaries[eid] = members[0]
+        primary = site_dicts[0]
+        exception = _exception_info(members[0], exceptions)
+        records.append(
+            {
+                "schema_version": SCHEMA_VERSION,
+                "id": eid,
+                "title": title_for(members[0]["template"], exception["name"], primary["qualname"]),
+                "repo": repo,
+                "kind": primary["kind"],
+                "exception": exception,
+                "message": primary["template"],
+                "location": {
+                    "path": primary["path"],
+                    "line": primary["line"],
+                    "end_line": primary["end_line"],
+                    "qualname": primary["qualname"],
+                    "permalink": primary["permalink"],
+                },
+                "snippet": primary["snippet"],
+                "facts": primary["facts"],
+                "sites": site_dicts,
+                "explanation_status": "absent",
+                "explanation": empty_explanation(),
+                "related": [],
+                "meaning": empty_meaning(),
+                "history": None,
+                "provenance": provenance,
+            }
+        )
+    return records

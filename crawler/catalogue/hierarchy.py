@@ -1,0 +1,171 @@
+"""Repo-wide pass over extraction results: exception hierarchy and ``__init__`` templates.
+
+- :func:`resolve_exceptions` maps every raised ``exception_qualname`` to a ``models.ExceptionInfo``
+  dict, following repo-defined classes through their (resolved) bases across modules down to a
+  builtin exception. A qualname that names a re-export (``vllm.Foo`` for a class defined in
+  ``vllm.errors``) is matched to the unique repo class of that name under the same package.
+- :func:`apply_init_templates` rewrites the template of sites that construct a repo-defined
+  exception whose ``__init__`` (own or inherited) builds the message from its parameters:
+  the call's arguments are substituted for the parameter fields (form ``init``).
+"""
+
+from __future__ import annotations
+
+import builtins
+
+from crawler.extract.templates import Field, make_template, parts_from_template
+
+
+def _builtin_chain(name: str) -> list[str] | None:
+    cls = getattr(builtins, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        return None
+    return [f"builtins.{c.__name__}" for c in cls.__mro__[1:] if c is not object]
+
+
+class _Index:
+    def __init__(self, results: list[dict]):
+        self.classes: dict[str, dict] = {}
+        self.by_name: dict[str, list[str]] = {}
+        for r in results:
+            for c in r.get("classes", ()):
+                self.classes.setdefault(c["qualname"], c)
+                self.by_name.setdefault(c["name"], []).append(c["qualname"])
+
+    def find(self, qualname: str) -> dict | None:
+        """The repo class a qualname names, following a re-export to a unique same-package class."""
+        got = self.classes.get(qualname)
+        if got is not None:
+            return got
+        pkg, _, name = qualname.rpartition(".")
+        if not pkg:
+            return None
+        candidates = [q for q in self.by_name.get(name, ()) if q.startswith(pkg + ".")]
+        if len(candidates) == 1:
+            return self.classes[candidates[0]]
+        return None
+
+    def chain(self, qualname: str) -> list[str]:
+        """Base chain nearest first (first base at each step), ending in builtins when known."""
+        out: list[str] = []
+        seen = {qualname}
+        current = qualname
+        while True:
+            cls = self.find(current)
+            if cls is None:
+                if current.startswith("builtins.") and not out:
+                    return _builtin_chain(current[9:]) or []
+                if current.startswith("builtins."):
+                    out.extend(_builtin_chain(current[9:]) or [])
+                return out
+            bases = [b for b in cls["bases"] if b not in ("object", "builtins.object")]
+            if not bases:
+                return out
+            nxt = bases[0]
+            # Prefer the base that leads to an exception (mixins often come first).
+            for b in bases:
+                if b.startswith("builtins.") or self.find(b) is not None:
+                    nxt = b
+                    break
+            if nxt in seen:
+                return out
+            seen.add(nxt)
+            out.append(self.find(nxt)["qualname"] if self.find(nxt) else nxt)
+            current = out[-1]
+
+    def builtin_ancestor(self, qualname: str) -> str | None:
+        """The most specific builtin exception among all ancestors (every base, not just the first)."""
+        best, best_depth = None, -1
+        seen: set[str] = set()
+        todo = [qualname]
+        while todo:
+            q = todo.pop(0)
+            if q in seen:
+                continue
+            seen.add(q)
+            if q.startswith("builtins."):
+                cls = getattr(builtins, q[9:], None)
+                if isinstance(cls, type) and issubclass(cls, BaseException) and len(cls.__mro__) > best_depth:
+                    best, best_depth = cls.__name__, len(cls.__mro__)
+                continue
+            found = self.find(q)
+            if found is not None:
+                todo.extend(found["bases"])
+        return best
+
+    def init_of(self, qualname: str) -> dict | None:
+        """The nearest ``init`` record (own or inherited through repo classes)."""
+        seen = set()
+        current = qualname
+        while current not in seen:
+            seen.add(current)
+            cls = self.find(current)
+            if cls is None:
+                return None
+            if cls.get("init") is not None:
+                return cls["init"]
+            bases = [b for b in cls["bases"] if self.find(b) is not None]
+            if not bases:
+                return None
+            current = bases[0]
+        return None
+
+
+def resolve_exceptions(results: list[dict]) -> dict[str, dict]:
+    index = _Index(results)
+    out: dict[str, dict] = {}
+    for r in results:
+        for site in r.get("sites", ()):
+            q = site["exception_qualname"]
+            if q in out:
+                continue
+            cls = index.find(q)
+            qualname = cls["qualname"] if cls else q
+            chain = index.chain(q)
+            ancestor = index.builtin_ancestor(q)
+            out[q] = {"name": qualname.rpartition(".")[2], "qualname": qualname, "builtin_ancestor": ancestor, "bases": chain}
+    return out
+
+
+def apply_init_templates(results: list[dict]) -> int:
+    """Substitute call arguments into repo ``__init__`` templates, in place; returns sites changed."""
+    index = _Index(results)
+    changed = 0
+    for r in results:
+        sites = r.get("sites", ())
+        for call in r.get("calls", ()):
+            site = sites[call["site"]]
+            init = index.init_of(site["exception_qualname"])
+            if not init or init.get("template") is None:
+                continue
+            bound: dict[str, dict] = {}
+            params = init["params"]
+            for name, tpl in zip(params, call["args"]):
+                bound[name] = tpl
+            for name, tpl in call["kwargs"].items():
+                if name in params:
+                    bound[name] = tpl
+            parts: list = []
+            for p in parts_from_template(init["template"]):
+                if isinstance(p, Field) and p.name in bound:
+                    arg = bound[p.name]
+                    if p.expr == p.name:
+                        parts.extend(parts_from_template(arg))
+                    else:  # keep conversion / format spec: {param!r} -> {argexpr!r}
+                        parts.append(_with_suffix(p, arg))
+                else:
+                    parts.append(p)
+            site["template"] = make_template(parts, "init")
+            changed += 1
+    return changed
+
+
+def _with_suffix(f: Field, arg: dict) -> Field:
+    """``{param!r}`` with ``param`` bound to ``arg``: move the conversion/spec onto the argument."""
+    suffix = f.expr[len(f.name):]
+    arg_parts = parts_from_template(arg)
+    if len(arg_parts) == 1 and isinstance(arg_parts[0], Field):
+        return Field(arg_parts[0].expr + suffix, arg_parts[0].name)
+    if not arg["fields"]:
+        return Field(repr(arg_parts[0] if arg_parts else "") + suffix, None)
+    return f

@@ -1,0 +1,109 @@
+"""The dataset's search index (``search.json``): what a client needs to find an entry offline.
+
+One compact row per entry: id, title, exception (and the names it can be caught as), the
+template, its anchored pattern, the pattern's literal fragments in order, lowercase word tokens
+for a search box, and the sites (path, line, function) to tell apart entries a traceback names.
+``errcat match`` and the static site's search box both work from this file alone.
+
+Fragments come from parsing the pattern itself (not the template text), so they agree with what
+the pattern matches: a message matches an entry only if every fragment occurs in it, in order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crawler.extract.segments import (
+    anchor_tokens,
+    fragments,
+    search_tokens,
+    template_segments,
+)
+from crawler.model.records import SCHEMA_VERSION, Record
+from crawler.model.search import SearchEntry, SearchIndex
+
+
+def _leaf(name: str) -> str:
+    return name.rpartition(".")[2]
+
+
+def catch_names(exception: dict) -> list[str]:
+    names: list[str] = []
+    for name in [*exception.get("bases", []), exception.get("builtin_ancestor") or ""]:
+        leaf = _leaf(name)
+        if leaf and leaf != exception["name"] and leaf not in names:
+            names.append(leaf)
+    return names
+
+
+def entry_row(record: dict[str, Any], primary: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The search row of one record dict, as plain data shaped like ``SearchEntry``.
+
+    The crawl builds rows as dicts (a model per entry would cost more than the rest of the
+    row); ``render_dataset`` validates search.json against the schema generated from the model.
+    ``primary`` is the entry's primary site as extracted: its derived facts (``derive``), made
+    in the extraction workers, spare the template pass here.
+    """
+    message = record["message"]
+    opaque = bool(message.get("opaque"))
+    if primary is not None:
+        from crawler.extract.derive import derived
+
+        pieces = derived(primary)
+        exc = record["exception"]["name"]
+        tokens = list(dict.fromkeys([*search_tokens(record["title"]), *pieces["tokens"], *search_tokens(exc)]))
+        return _row(record, pieces["fragments"], pieces["starts_literal"], pieces["ends_literal"], pieces["anchors"], tokens)
+    segs = template_segments(message)
+    tokens = search_tokens(record["title"], "" if opaque else message["text"], record["exception"]["name"])
+    return _row(record, fragments(segs), bool(segs) and segs[0][0] == "lit", bool(segs) and segs[-1][0] == "lit",
+                list(dict.fromkeys(anchor_tokens(segs))), tokens)
+
+
+def _row(record: dict[str, Any], frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
+    message = record["message"]
+    return {
+        "id": record["id"],
+        "title": record["title"],
+        "exception": record["exception"]["name"],
+        "catch_as": catch_names(record["exception"]),
+        "kind": record["kind"],
+        "text": message["text"],
+        "fields": [f["expr"] for f in message.get("fields", [])],
+        "pattern": message["pattern"],
+        "fragments": frags,
+        "starts_literal": starts,
+        "ends_literal": ends,
+        "anchors": anchors,
+        "tokens": tokens,
+        "opaque": bool(message.get("opaque")),
+        "explanation_status": record.get("explanation_status", "absent"),
+        "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
+    }
+
+
+def entry_for(record: dict[str, Any] | Record) -> SearchEntry:
+    """The search row of one record (a record dict as the crawl builds it, or a Record)."""
+    if isinstance(record, Record):
+        record = record.model_dump(mode="json")
+    return SearchEntry.model_validate(entry_row(record))
+
+
+def build_search_index(records: list[dict[str, Any]] | list[Record], repo: str, commit: str) -> SearchIndex:
+    """The search index of a dataset's records, in id order like the index."""
+    entries = sorted((entry_for(r) for r in records), key=lambda e: e.id)
+    return SearchIndex(repo=repo, commit=commit, entries=entries)
+
+
+def search_document(records: list[dict[str, Any]], repo: str, commit: str,
+                    primaries: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """search.json as plain data (``SearchIndex`` shape), from record dicts."""
+    primaries = primaries or {}
+    rows = sorted((entry_row(r, primaries.get(r["id"])) for r in records), key=lambda row: row["id"])
+    return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
+
+
+def search_file(records: list[dict[str, Any]], manifest: dict[str, Any],
+                primaries: dict[str, dict[str, Any]] | None = None) -> dict[str, tuple[str, Any]]:
+    """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
+    repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
+    return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries))}

@@ -1,0 +1,160 @@
+"""Consumer commands: ``errcat match`` (which entry is this error?) and ``errcat render`` (pages).
+
+Both work from a written dataset alone; neither needs the crawled repository.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import deque
+from pathlib import Path
+from typing import TextIO
+
+import click
+
+from crawler.base.errors import UsageError
+from crawler.base.progress import REPORTER
+from crawler.base.sink import echo
+from crawler.cli.options import DEFAULT_OUT
+
+
+def _matchers(data: Path):
+    from crawler.consume.match import Matcher
+    from crawler.publish.dataset import datasets_under
+
+    return [Matcher.load(d) for d in datasets_under(data)]
+
+
+def _one_line(text: str, width: int = 100) -> str:
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+@click.command()
+@click.argument("message", required=False)
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+              help="Dataset directory or output root.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show (ties with the last are shown too).")
+def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
+    """Find the entry for an error message or a whole traceback.
+
+    MESSAGE is the error as you saw it: a message, "SomeError: message", a traceback (chained
+    ones too), a pydantic ValidationError, or a server's JSON error body. Without MESSAGE (or
+    with "-") it is read from stdin. Only the last 256 KiB of a longer input are read (the
+    error is at the end of a log). Exit 1 when no entry matches; the nearest are offered.
+
+    \b
+    Examples:
+      errcat match "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."
+      python serve.py 2>&1 | errcat match --data output/vllm-project/vllm
+    """
+    from crawler.consume.match import MAX_INPUT
+    from crawler.consume.match import match as run_match
+
+    if message is None or message == "-":
+        if sys.stdin is None or (hasattr(sys.stdin, "isatty") and sys.stdin.isatty()):
+            raise UsageError("give a MESSAGE or pipe the error into stdin")
+        message = _tail(sys.stdin, MAX_INPUT + 1)
+    if len(message) > MAX_INPUT:
+        REPORTER(f"input longer than {MAX_INPUT // 1024} KiB: matching its last {MAX_INPUT // 1024} KiB")
+        message = message[-MAX_INPUT:]
+    if not message.strip():
+        raise UsageError("the message is empty")
+    start = time.perf_counter()
+    matchers = _matchers(data)
+    loaded = time.perf_counter()
+    result = run_match(message, matchers, limit)
+    done = time.perf_counter()
+    REPORTER(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
+             f"matched in {(done - loaded) * 1000:.1f} ms")
+    if as_json:
+        echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
+    else:
+        _print_text(result)
+    if not result.matches:
+        sys.exit(1)
+
+
+def _tail(stream: TextIO, limit: int) -> str:
+    """The last ``limit`` characters of a stream, holding little more than that in memory."""
+    chunks: deque[str] = deque()
+    size = 0
+    while chunk := stream.read(1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        while size - len(chunks[0]) >= limit:
+            size -= len(chunks.popleft())
+    return "".join(chunks)[-limit:]
+
+
+def _print_text(result) -> None:
+    if result.readings:
+        r = result.matches[0].reading if result.matches else result.readings[0]
+        echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
+    if not result.matches:
+        echo("no entry matches.")
+        if result.nearest:
+            echo("nearest entries:")
+            for n in result.nearest:
+                echo(f"  {n.entry.id}  {n.similarity:.0%}  {n.entry.exception}: {_one_line(n.entry.text, 90)}")
+        return
+    prefix = result.matches[0].how == "prefix"
+    if prefix:
+        echo("no full match; entries this message is the beginning of:")
+    for i, m in enumerate(result.matches, start=1):
+        e = m.entry
+        flags = [f"covers {m.coverage:.0%}"]
+        if m.exception_match == 2:
+            flags.append("same exception")
+        elif m.exception_match == 1:
+            flags.append(f"a {m.reading.exception}")
+        if m.site_match:
+            flags.append("raised here per traceback")
+        if m.tied:
+            flags.append("tied")
+        echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
+        echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
+        for j, expr in enumerate(e.fields):
+            value = m.values.get(f"f{j}")
+            if value is not None:
+                echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+
+
+@click.command()
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+              help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True, help="Where to write the site.")
+@click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
+def render(data: Path, out: Path, fmt: str) -> None:
+    """Write the catalogue as a static site: one page per entry, an index, offline search.
+
+    The HTML site works from file:// with no network: open OUT/index.html. The JSON of each
+    entry and the search index are copied next to the pages.
+    """
+    from crawler.consume.site import render_site
+    from crawler.publish.dataset import datasets_under
+
+    datasets = datasets_under(data)
+    if len(datasets) != 1:
+        raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
+    count = render_site(datasets[0], out, fmt, progress=REPORTER)
+    echo(f"{count} pages in {out}")
+
+
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Dataset directory or output root.")
+@click.option("--json", "as_json", is_flag=True, help="Print the record's JSON instead of the page.")
+def show(entry_id: str, data: Path, as_json: bool) -> None:
+    """Show one entry laid out like its catalogue page."""
+    from crawler.consume.page import render_text
+    from crawler.publish.dataset import find_record
+
+    path, record = find_record(data, entry_id)
+    if as_json:
+        echo(path.read_text(encoding="utf-8"), nl=False, kind="json")
+    else:
+        echo(render_text(record), nl=False)

@@ -1,0 +1,130 @@
+"""``errcat curate``: check, relink, review, retire and draft curated explanations."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from crawler.base.sink import echo
+from crawler.cli.options import DEFAULT_OUT
+
+_curated_option = click.option(
+    "--curated", type=click.Path(path_type=Path, file_okay=False),
+    help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).",
+)
+_data_option = click.option(
+    "--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+    help="Dataset directory or output root.",
+)
+
+
+def _root(curated: Path | None) -> Path:
+    if curated is not None:
+        return curated
+    from crawler.catalogue.curated import default_root
+    from crawler.source.config import load_config
+
+    return default_root(load_config(None).path)
+
+
+@click.group()
+def curate() -> None:
+    """Curated explanations: curated/<owner>/<name>/<id>.yaml, merged into records by the crawl.
+
+    \b
+    Typical round after upstream moved:
+      errcat crawl --repo ../vllm --ref v0.34.0
+      errcat curate check                 # orphans, stale files, coverage
+      errcat curate move OLD NEW          # relink a reworded entry's text
+      errcat curate review ID             # after re-reading a stale one
+    """
+
+
+@curate.command("check")
+@click.argument("output_dir", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT)
+@_curated_option
+@click.option("--strict", is_flag=True, help="Also fail on stale files and dangling related ids.")
+@click.option("--all-packages", is_flag=True, help="List coverage for every top-level package, not only covered ones.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, as_json: bool) -> None:
+    """Check curated files against the dataset(s) under OUTPUT_DIR (default: output/).
+
+    Reports every invalid file, orphan (with the entry it should probably move to), stale file
+    and the coverage; exit 1 on orphans or invalid files (with --strict, on stale ones too).
+    """
+    import json
+
+    from crawler.curate.check import check, datasets_under, format_report
+
+    root = _root(curated)
+    failed = False
+    reports = []
+    for ds in datasets_under(output_dir):
+        report = check(ds, root)
+        failed |= report.failed(strict)
+        if as_json:
+            reports.append(report.as_json())
+        else:
+            echo(f"{ds.path} against {report.curated}:")
+            for line in format_report(report, all_packages):
+                echo(f"  {line}")
+    if as_json:
+        echo(json.dumps(reports, indent=2), kind="json")
+    if failed:
+        sys.exit(1)
+
+
+@curate.command("move")
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@_curated_option
+@_data_option
+def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
+    """Relink OLD's curated file to entry NEW (e.g. after upstream reworded the message).
+
+    The text is kept as written; the review metadata records NEW's template and guards.
+    """
+    from crawler.curate.edit import move
+
+    src, dst, was = move(_root(curated), data, old, new)
+    echo(f"moved {src} -> {dst}")
+    echo(f"  was written for: {was.template!r}", err=True)
+
+
+@curate.command("review")
+@click.argument("entry_id", metavar="ID")
+@_curated_option
+@_data_option
+def review_cmd(entry_id: str, curated: Path | None, data: Path) -> None:
+    """Mark ID's file reviewed at the dataset's commit (records today's template and guards)."""
+    from crawler.curate.edit import mark
+
+    echo(f"reviewed {mark(_root(curated), data, entry_id, 'reviewed')}")
+
+
+@curate.command("retire")
+@click.argument("entry_id", metavar="ID")
+@click.option("--note", help="Why (e.g. 'removed upstream in v0.34.0').")
+@_curated_option
+@_data_option
+def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path) -> None:
+    """Mark ID's file retired: the error is gone upstream; the text stays on disk."""
+    from crawler.curate.edit import mark
+
+    echo(f"retired {mark(_root(curated), data, entry_id, 'retired', note)}")
+
+
+@curate.command("draft")
+@click.argument("entry_id", metavar="ID")
+@_curated_option
+@_data_option
+@click.option("--llm", metavar="URL", help="An OpenAI-compatible server (e.g. a vLLM server) to write the prose: POST URL/v1/chat/completions.")
+@click.option("--model", help="Model name for --llm (default: the first of URL/v1/models).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds to wait for --llm.")
+def draft_cmd(entry_id: str, curated: Path | None, data: Path, llm: str | None, model: str | None, timeout: float) -> None:
+    """Write a draft explanation for ID from the machine-derived facts (or --llm); never over a reviewed file."""
+    from crawler.curate.draft import draft
+
+    echo(f"drafted {draft(_root(curated), data, entry_id, llm, model, timeout)}")

@@ -1,0 +1,205 @@
+"""``errcat diff``, ``errcat history`` and ``errcat sync``: options in, ``versions`` called.
+
+Registered in ``cli.py``. Conventions as there: results on stdout, progress on stderr, usage and
+source errors exit 2 with one line; ``diff --fail-on`` and ``sync --exit-code`` exit 1.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from crawler.base.errors import UsageError, invalid_data
+from crawler.base.progress import REPORTER
+from crawler.base.sink import KINDS, echo, output_lines
+from crawler.cli.options import DEFAULT_OUT, source_options
+
+
+def _source(kw: dict):
+    from crawler.versions.sides import SourceOptions
+
+    return SourceOptions(
+        repo=kw.pop("repo"), upstream=kw.pop("upstream"), name=kw.pop("name"), include=list(kw.pop("include")),
+        exclude=list(kw.pop("exclude")), jobs=kw.pop("jobs"), use_cache=not kw.pop("no_cache"),
+        cache_dir=kw.pop("cache_dir"), config=kw.pop("config"),
+    )
+
+
+def _invalid_data_is_one_line(command):
+    """Data that fails a model anywhere in the command (a dataset, a report side, a history
+    lifetime) ends as errcat's one line and exit 1, never pydantic's traceback."""
+
+    @functools.wraps(command)
+    def run(*args, **kw):
+        from pydantic import ValidationError
+
+        try:
+            return command(*args, **kw)
+        except ValidationError as exc:
+            raise invalid_data(exc) from None
+
+    return run
+
+
+def _kinds(values: tuple[str, ...]) -> set[str]:
+    from crawler.model.diff import ChangeKind
+
+    slugs = {k.slug for k in ChangeKind}
+    chosen: set[str] = set()
+    for value in values:
+        for item in filter(None, (v.strip() for v in value.split(","))):
+            if item == "any":
+                chosen |= slugs
+            elif item in slugs:
+                chosen.add(item)
+            else:
+                raise UsageError(f"--fail-on {item!r}: expected any or one of {', '.join(sorted(slugs))}")
+    return chosen
+
+
+def _write(text: str, output: Path | None, kind: str = "lines") -> None:
+    """Printed or written, crawled text goes through the same sink (a changelog may be echoed
+    into a CI log later)."""
+    from crawler.publish.writer import write_file
+
+    if output is None:
+        echo(text, nl=False, kind=kind)
+    else:
+        write_file(output, KINDS[kind](text).encode("utf-8"))
+
+
+@click.command()
+@click.argument("old", metavar="OLD")
+@click.argument("new", metavar="NEW")
+@source_options
+@click.option("--format", "fmt", type=click.Choice(["oneline", "markdown", "github", "json"]), default="oneline", show_default=True,
+              help="oneline: one change a line; markdown: a changelog; github: workflow annotations; json: the diff schema.")
+@click.option("--fail-on", "fail_on", multiple=True, metavar="KINDS",
+              help="Exit 1 when a change of these kinds is found: comma-separated, or 'any' "
+                   "(added, removed, moved, reworded, exception-changed, sites-added, sites-removed).")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here instead of stdout.")
+@click.option("--pypi", is_flag=True, help="OLD and NEW are releases on the package index (NAME==VERSION, or VERSION of the upstream's package): no git needed.")
+@_invalid_data_is_one_line
+def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, pypi: bool, **kw) -> None:
+    """What changed between two catalogues: OLD and NEW are refs, releases or output directories.
+
+    A ref (tag, branch, commit) is crawled with the result cache into a scratch directory,
+    using the repository options as ``errcat crawl`` does; with --pypi, OLD and NEW are
+    released packages, crawled as ``errcat crawl --pypi`` does (each wheel is downloaded once);
+    a directory is read as written.
+
+    \b
+    Examples:
+      errcat diff v0.32.0 v0.33.0 --repo ../vllm
+      errcat diff vllm==0.32.0 vllm==0.33.0 --pypi
+      errcat diff old-output/ output/ --format markdown
+      errcat diff v1 v2 --repo . --format github --fail-on removed,reworded
+    """
+    from crawler.versions.formats import render
+    from crawler.versions.sides import diff_datasets, open_side, release_specs
+
+    kinds = _kinds(fail_on)
+    source = _source(kw)
+    specs = release_specs([old, new], source) if pypi else [None, None]
+    with source.scratch() as tmp:
+        report = diff_datasets(open_side(old, source, tmp, REPORTER, specs[0]), open_side(new, source, tmp, REPORTER, specs[1]))
+    _write(render(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
+    c = report.counts
+    REPORTER(f"{report.old.label} -> {report.new.label}: " + ", ".join(
+        f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))
+    hit = sorted(report.kinds() & kinds)
+    if hit:
+        REPORTER(f"failing on: {', '.join(hit)}")
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("refs", nargs=-1, metavar="[REF]...")
+@click.option("--range", "span", metavar="OLD..NEW", help="Every release tag from OLD to NEW (a local repository).")
+@click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
+@source_options
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@_invalid_data_is_one_line
+def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, out: Path, **kw) -> None:
+    """Crawl REFs oldest first and write the newest catalogue with every entry's history.
+
+    Each record gets first_seen and last_seen (version and commit); entries gone by the last
+    REF are kept as retired records ("removed in v0.32.0"), so their ids are never reused.
+
+    \b
+    Examples:
+      errcat history --repo ../vllm v0.31.0 v0.32.0 v0.33.0
+      errcat history --repo ../vllm --range v0.31.0..v0.33.0
+    """
+    from crawler.versions.history import is_retired
+    from crawler.versions.sides import DEFAULT_TAG_PATTERN
+    from crawler.versions.sync import history as run_history
+    from crawler.versions.tags import tags_in_range
+
+    source = _source(kw)
+    chosen = list(refs)
+    if span:
+        if chosen:
+            raise UsageError("give either REFs or --range, not both")
+        chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
+    target, state = run_history(source, chosen, out, progress=REPORTER)
+    retired = sum(1 for r in state.values() if is_retired(r))
+    first = sum(1 for r in state.values() if r.history and r.history.first_seen)
+    REPORTER(f"wrote {target}")
+    echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - retired}, retired {retired}, "
+               f"first_seen {first}/{len(state)}")
+
+
+@click.command()
+@source_options
+@click.option("--ref", metavar="REF", help="Branch, tag or commit to follow (default: the upstream's branch, or HEAD of a local repo).")
+@click.option("--latest-tag", is_flag=True, help="Follow the newest release tag instead of a branch.")
+@click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the markdown changelog (the pull request body) here.")
+@click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the JSON diff report here.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")
+@_invalid_data_is_one_line
+def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, changelog: Path | None,
+         report_path: Path | None, exit_code: bool, **kw) -> None:
+    """Bring the catalogue up to the upstream: resolve, crawl, diff, write, say if it changed.
+
+    Resolves the upstream's branch head (or, with --latest-tag, its newest release tag) to a
+    commit; when that is the commit already in OUT's manifest (crawled by this errcat), nothing
+    is crawled. Otherwise it crawls it, carries history forward (new entries first seen now,
+    vanished ones retired), diffs against the previous catalogue and writes both.
+
+    Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=... and commit=...
+    to it for the workflow's later steps.
+    """
+    from crawler.base.jsonio import dumps
+    from crawler.versions.sides import DEFAULT_TAG_PATTERN
+    from crawler.versions.sync import check_output_commit
+    from crawler.versions.sync import sync as run_sync
+
+    if ref and latest_tag:
+        raise UsageError("give either --ref or --latest-tag, not both")
+    source = _source(kw)
+    result = run_sync(source, out, ref=ref, latest_tag=latest_tag, tag_pattern=tag_pattern or DEFAULT_TAG_PATTERN,
+                      progress=REPORTER)
+    for note in result.notes:
+        REPORTER(f"note: {note}")
+    if changelog is not None:
+        _write(result.changelog, changelog)
+    if report_path is not None and result.report is not None:
+        _write(dumps(result.report).decode("utf-8"), report_path, "json")
+    flag = "true" if result.changed else "false"
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        with open(github_output, "a", encoding="utf-8") as f:
+            f.write(output_lines([("changed", flag), ("commit", check_output_commit(result.commit))]))
+    summary = ""
+    if result.report is not None:
+        summary = f" ({len(result.report.changes)} change(s) {result.report.old.label} -> {result.report.new.label})"
+    echo(f"changed={flag} commit={result.commit}{summary}")
+    if exit_code and result.changed:
+        sys.exit(1)

@@ -1,0 +1,2 @@
+"""Consumers of a written dataset: match a pasted error, the terminal page, the static site.
+"""

@@ -1,0 +1,729 @@
+"""Find the catalogue entry for an error someone just hit (``errcat match``).
+
+Input is whatever the user has: a bare message, ``SomeError: message``, a whole traceback
+(chained ones included: the last exception is the one raised), a pydantic ValidationError listing
+(``Value error, <message> [type=value_error, ...]``), or an OpenAI-compatible server's JSON error
+body. ``read_query`` turns it into one or more readings (message, exception name, frame); the
+``Matcher`` tries each against the search index and keeps the best result per entry.
+
+Matching never runs an entry's ``pattern``: a template is literal text and fields, a field
+matches any text, so a message matches when the literal fragments can be laid over it in order
+(the first at the start unless a field comes first, the last at the end unless a field comes
+last). Placing each fragment at its leftmost occurrence finds a placement whenever there is one,
+and it is the one Python's regex engine finds for the pattern's lazy groups, so the gaps are the
+field values the pattern would capture (in a run of adjacent fields the last takes the gap).
+That costs a ``str.find`` per fragment, whatever the template: a pattern of adjacent lazy groups
+backtracks exponentially on a message that almost matches. The site's search does the same in
+JavaScript (``site.py``). An entry is only tried when the message contains its *anchor*, the
+rarest word of its literal text that is a whole word in every message the pattern matches.
+
+Input is bounded (``MAX_INPUT``: the last 256 KiB are read) and read in linear time: tracebacks,
+log tails, pydantic listings and JSON bodies are each found in one pass, whatever the text.
+
+Ranking, best first: the share of the message the entry's literal text covers; whether the
+entry raises the exception named in the input (2) or a subclass of it (1, e.g. pydantic's "Value
+error" for a ValueError subclass); whether the traceback's last frame is one of the entry's sites;
+fewer fields. Entries equal on all of these
+are ties and are all shown.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from crawler.extract.segments import WORD
+from crawler.model.search import SearchEntry, SearchIndex
+from crawler.publish.dataset import load_search_index
+
+ELLIPSIS = ("...", "…")
+
+
+# --------------------------------------------------------------------------- reading the input
+
+
+@dataclass(frozen=True)
+class Frame:
+    path: str
+    line: int
+    function: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One interpretation of the user's text."""
+
+    message: str
+    exception: str | None = None
+    source: str = "plain"  # plain, traceback, pydantic, json
+    frame: Frame | None = None
+    truncated: bool = False
+
+
+_TB_HEADER = "Traceback (most recent call last):"
+# Horizontal space only before "File" and no newline inside the path: a pattern that can run
+# across lines is tried again from every line start, quadratic on a text of blank lines.
+_FRAME = re.compile(r'^[^\S\n]*File "([^"\n]+)", line (\d+), in (\S+)', re.M)
+_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::(?: (.*))?)?$", re.S)
+_EXC_PREFIX = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?(.*)$", re.S)
+_ANY_PREFIX = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.S)  # exception classes need not end in Error
+# A pydantic listing: "  Value error, <message> [type=value_error, ...": the message runs to the
+# first type marker after its header, and may span lines.
+_PYDANTIC_HEAD = re.compile(r"^[^\S\n]*(Value error|Assertion failed), ", re.M)
+_PYDANTIC_END = re.compile(r" \[type=(?:value_error|assertion_error)\b")
+_PYDANTIC_TYPES = {"Value error": "ValueError", "Assertion failed": "AssertionError"}
+
+#: Characters of input read; a longer input is cut to its end, where the error is.
+MAX_INPUT = 256 * 1024
+#: Readings tried (one pydantic listing gives one per error in it).
+MAX_READINGS = 32
+#: Objects handed to the JSON and Python-literal parsers, and characters in all of them.
+MAX_BODIES, MAX_BODY_CHARS = 32, MAX_INPUT
+#: Characters of a literal a truncated message may end inside (prefix matches).
+MAX_OVERLAP = 1024
+
+
+def _leaf(name: str) -> str:
+    return name.rpartition(".")[2]
+
+
+def _last_traceback(text: str) -> tuple[str | None, str, Frame | None]:
+    """(exception name, message, last frame) of the last traceback in text; name None if none."""
+    start = text.rfind(_TB_HEADER)
+    if start < 0:
+        return None, text, None
+    block = text[start + len(_TB_HEADER):]
+    frame = None
+    last = None
+    for last in _FRAME.finditer(block):
+        pass
+    if last is not None:
+        frame = Frame(last.group(1), int(last.group(2)), last.group(3))
+        block = block[last.end():]
+    lines = block.split("\n")
+    # skip the frame's code line and carets: indented lines (or blank ones) after the last frame
+    i = 1 if last is not None else 0
+    while i < len(lines) and (not lines[i].strip() or lines[i][:1] in (" ", "\t")):
+        i += 1
+    rest = "\n".join(lines[i:]).rstrip()
+    m = _EXC_LINE.match(rest.split("\n", 1)[0])
+    if not m:
+        return None, rest, frame
+    first_line_msg = m.group(2) or ""
+    tail = rest.split("\n", 1)[1] if "\n" in rest else ""
+    message = first_line_msg + ("\n" + tail if tail else "")
+    return m.group(1), message, frame
+
+
+def _pydantic_errors(message: str) -> Iterable[tuple[str, str]]:
+    """(kind, message) of each error in a pydantic listing, in one pass over the text."""
+    ends = _PYDANTIC_END.finditer(message)
+    end = next(ends, None)
+    pos = 0
+    for head in _PYDANTIC_HEAD.finditer(message):
+        if head.start() < pos:
+            continue  # inside the previous error's message
+        while end is not None and end.start() < head.end():
+            end = next(ends, None)
+        if end is None:
+            return
+        yield head.group(1), message[head.end():end.start()]
+        pos = end.end()
+
+
+_BRACE_SYNTAX = re.compile(r"""[{}"'\\]""")
+
+
+def _json_bodies(text: str) -> Iterable[dict[str, Any]]:
+    """JSON objects (or Python dict reprs, as the openai client prints them) in the text.
+
+    Every ``{`` is a candidate, leftmost first, ending at its matching ``}`` (braces inside
+    quotes skipped). The ends are found in one pass: an object nested in another ends where it
+    would on its own, so each end is computed once and skipped over by the objects around it.
+    """
+    first = text.find("{")
+    if first < 0:
+        return
+    marks = [(m.start(), m.group()) for m in _BRACE_SYNTAX.finditer(text, first)]
+    ends = _brace_ends(marks)
+    tried = chars = 0
+    for k, (start, ch) in enumerate(marks):
+        end = ends.get(k) if ch == "{" else None
+        if end is None:
+            continue
+        candidate = text[start:marks[end][0] + 1]
+        tried, chars = tried + 1, chars + len(candidate)
+        if tried > MAX_BODIES or chars > MAX_BODY_CHARS:
+            return
+        for loader in (json.loads, ast.literal_eval):
+            try:
+                body = loader(candidate)
+            except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+                continue
+            if isinstance(body, dict):
+                yield body
+                return
+
+
+def _brace_ends(marks: list[tuple[int, str]]) -> dict[int, int | None]:
+    """For each ``{`` in ``marks`` (by index), the index of its matching ``}``, or None: what a
+    scan from that brace alone finds, in time linear in the marks.
+
+    Scans from different braces disagree only on where quotes open; outside quotes at the same
+    mark, two scans go on alike, so the innermost object of the later one closes where the earlier
+    one's did. Each mark is therefore read outside quotes at most once (``seen``: the object that
+    was innermost there), and a quoted string is jumped over, its end found once for every mark.
+    """
+    n = len(marks)
+    closing = {q: _quote_closings(marks, q) for q in "\"'"}
+    ends: dict[int, int | None] = {}
+    seen: dict[int, int] = {}
+
+    def unclosed(stack: list[int]) -> None:
+        for k in stack:
+            ends[k] = None
+
+    for first in range(n):
+        if marks[first][1] != "{" or first in ends:
+            continue
+        stack = [first]  # open objects, innermost last
+        i = first + 1
+        while stack:
+            if i >= n:
+                unclosed(stack)
+                break
+            if i in seen:  # an earlier scan was here outside quotes: this object ends where its did
+                end = ends[seen[i]]
+                if end is None:
+                    unclosed(stack)
+                    break
+                ends[stack.pop()] = end
+                i = end + 1
+                continue
+            seen[i] = stack[-1]
+            ch = marks[i][1]
+            if ch in "\"'":
+                close = closing[ch][i + 1]
+                if close is None:
+                    unclosed(stack)
+                    break
+                i = close + 1
+                continue
+            if ch == "{":
+                if i in ends:  # scanned from itself already
+                    end = ends[i]
+                    if end is None:
+                        unclosed(stack)
+                        break
+                    i = end + 1
+                    continue
+                stack.append(i)
+            elif ch == "}":
+                ends[stack.pop()] = i
+            i += 1  # a backslash outside quotes escapes nothing
+    return ends
+
+
+def _quote_closings(marks: list[tuple[int, str]], quote: str) -> list[int | None]:
+    """For each mark index i, the index of the mark that ends a ``quote`` string read from mark i
+    on (a backslash skips the character after it), or None; one pass from the end."""
+    n = len(marks)
+    out: list[int | None] = [None] * (n + 2)
+    for i in range(n - 1, -1, -1):
+        pos, ch = marks[i]
+        if ch == quote:
+            out[i] = i
+        elif ch == "\\" and i + 1 < n and marks[i + 1][0] == pos + 1:
+            out[i] = out[i + 2]
+        else:
+            out[i] = out[i + 1]
+    return out
+
+
+def _server_message(body: dict[str, Any]) -> str | None:
+    error = body.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return error["message"]
+    if isinstance(error, str):
+        return error
+    if isinstance(body.get("message"), str):
+        return body["message"]
+    if isinstance(body.get("detail"), str):
+        return body["detail"]
+    return None
+
+
+def read_query(text: str) -> list[Reading]:
+    """Every plausible reading of the user's text, most literal first (at most ``MAX_READINGS``).
+
+    Only the last ``MAX_INPUT`` characters are read.
+    """
+    text = text[-MAX_INPUT:].replace("\r\n", "\n").strip("\n")
+    readings: list[Reading] = []
+
+    def add(message: str, exception: str | None, source: str, frame: Frame | None = None) -> None:
+        message = message.strip()
+        truncated = message.endswith(ELLIPSIS)
+        reading = Reading(message, _leaf(exception) if exception else None, source, frame, truncated)
+        # a message wrapping a server's JSON body or a pydantic listing: read what is inside too
+        for r in (reading, *_inner_readings(message, reading)):
+            if len(readings) < MAX_READINGS and r not in readings:
+                readings.append(r)
+
+    exc, message, frame = _last_traceback(text)
+    if exc is not None:
+        add(message, exc, "traceback", frame)
+    else:
+        stripped = text.strip()
+        m = _EXC_PREFIX.match(stripped) or _ANY_PREFIX.match(stripped)
+        if m:
+            add(m.group(2), m.group(1), "plain")
+        else:
+            # a log tail: the last line that looks like "SomeError: ..." starts the message
+            lines = stripped.split("\n")
+            for i in range(len(lines) - 1, 0, -1):
+                m = _EXC_PREFIX.match(lines[i])  # the line alone: joining the rest for every line is quadratic
+                if m:
+                    add("\n".join([m.group(2), *lines[i + 1:]]), m.group(1), "plain")
+                    break
+        add(stripped, None, "plain")
+    return readings
+
+
+def _inner_readings(message: str, outer: Reading) -> list[Reading]:
+    out: list[Reading] = []
+    for kind, inner in itertools.islice(_pydantic_errors(message), MAX_READINGS):
+        inner = inner.strip()
+        out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
+    if "{" in message:
+        for body in _json_bodies(message):
+            inner = _server_message(body)
+            if inner:
+                # the server's "type" is an HTTP error class (BadRequestError), not the raised exception
+                reading = Reading(inner.strip(), None, "json", outer.frame, inner.strip().endswith(ELLIPSIS))
+                out.append(reading)
+                out += _inner_readings(reading.message, reading)
+                # "ValueError: msg" inside a body
+                m = _EXC_PREFIX.match(reading.message)
+                if m:
+                    out.append(Reading(m.group(2).strip(), _leaf(m.group(1)), "json", outer.frame))
+    return out
+
+
+# --------------------------------------------------------------------------- matching
+
+
+@dataclass
+class Match:
+    entry: SearchEntry
+    reading: Reading
+    how: str  # "full" or "prefix"
+    covered: int  # characters of the message that are the entry's literal text
+    coverage: float
+    exception_match: int  # 2 same class, 1 caught as an ancestor, 0 unknown or different
+    site_match: int  # 2 same path and line, 1 same path and function, 0 otherwise
+    values: dict[str, str] = field(default_factory=dict)
+    dataset: str = ""
+    tied: bool = False
+
+    @property
+    def key(self) -> tuple:
+        return (self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match, -len(self.entry.fields))
+
+    def as_dict(self) -> dict[str, Any]:
+        e = self.entry
+        site = e.sites[0]
+        return {
+            "id": e.id,
+            "dataset": self.dataset,
+            "title": e.title,
+            "exception": e.exception,
+            "template": e.text,
+            "path": site.path,
+            "line": site.line,
+            "match": self.how,
+            "coverage": round(self.coverage, 4),
+            "exception_match": ["none", "ancestor", "same"][self.exception_match],
+            "site_match": self.site_match > 0,
+            "tied": self.tied,
+            "fields": [{"expr": expr, "value": self.values.get(f"f{i}")} for i, expr in enumerate(e.fields)],
+            "reading": {"source": self.reading.source, "exception": self.reading.exception, "message": self.reading.message},
+        }
+
+
+@dataclass
+class Near:
+    entry: SearchEntry
+    similarity: float
+    dataset: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        e = self.entry
+        return {"id": e.id, "dataset": self.dataset, "title": e.title, "exception": e.exception, "template": e.text,
+                "path": e.sites[0].path, "line": e.sites[0].line, "similarity": round(self.similarity, 4)}
+
+
+@dataclass
+class Result:
+    readings: list[Reading]
+    matches: list[Match]
+    nearest: list[Near]
+
+    def as_dict(self) -> dict[str, Any]:
+        r = self.readings[0] if self.readings else Reading("")
+        return {
+            "query": {"message": r.message, "exception": r.exception, "source": r.source},
+            "matches": [m.as_dict() for m in self.matches],
+            "nearest": [n.as_dict() for n in self.nearest],
+        }
+
+
+class _Prepared:
+    __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs")
+
+    def __init__(self, entry: SearchEntry) -> None:
+        self.entry = entry
+        self.segs = _segments_of(entry)
+        self.frags = list(entry.fragments)
+        self.literal_len = sum(map(len, self.frags))
+        self.names = {entry.exception}
+        self.tokens = entry.anchors
+        self.wordy = any(ch.isalnum() for frag in self.frags for ch in frag)
+        self._runs: list[int] | None = None
+
+    def field_runs(self, gaps: int) -> list[int] | None:
+        """How many fields each of the ``gaps`` variable parts holds; None if the template disagrees
+        with the index (then the values cannot be told apart)."""
+        if self._runs is None:
+            fields = len(self.entry.fields)
+            if fields == gaps:  # nearly always: one field per gap, nothing to work out
+                self._runs = [1] * gaps
+            else:
+                self._runs = _field_runs(self.entry)
+        return self._runs if len(self._runs) == gaps and sum(self._runs) == len(self.entry.fields) else None
+
+    def values(self, message: str, gaps: list[tuple[int, int]]) -> dict[str, str]:
+        """Each field's value, as the pattern's lazy groups capture it: in a run of adjacent
+        fields the last takes the whole gap and the others are empty."""
+        runs = self.field_runs(len(gaps))
+        if runs is None:
+            return {}
+        values: dict[str, str] = {}
+        k = 0
+        for (start, end), run in zip(gaps, runs):
+            for j in range(run):
+                values[f"f{k}"] = message[start:end] if j == run - 1 else ""
+                k += 1
+        return values
+
+
+def _field_runs(entry: SearchEntry) -> list[int]:
+    """Fields per variable part, from the template text (the index only has the literal parts)."""
+    from crawler.extract.templates import parts_from_template
+
+    runs: list[int] = []
+    literals: list[str] = []
+    after_field = False
+    for part in parts_from_template({"text": entry.text, "fields": [{"expr": f} for f in entry.fields]}):
+        if isinstance(part, str):
+            literals.append(part)
+            after_field = False
+        elif after_field:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+            after_field = True
+    return runs if literals == list(entry.fragments) else []
+
+
+def fragment_gaps(frags: list[str], starts_literal: bool, ends_literal: bool, message: str) -> list[tuple[int, int]] | None:
+    """Where the variable parts of a template lie in ``message`` (start, end), or None if it does
+    not match: each fragment at its leftmost occurrence after the previous one, the first at the
+    start when ``starts_literal``, the last at the end when ``ends_literal``.
+
+    Leftmost is always right: every fragment but a final one has a variable part after it, which
+    absorbs whatever a later placement would have skipped. ``errcatGaps`` in the site's search
+    (site.py) is the same function in JavaScript; keep the two identical.
+    """
+    n, k = len(message), len(frags)
+    if not k:
+        return [(0, n)]
+    pos, first, limit, last = 0, 0, n, k
+    if starts_literal:
+        if not message.startswith(frags[0]):
+            return None
+        pos, first = len(frags[0]), 1
+    if ends_literal:
+        if starts_literal and k == 1:
+            return [] if n == len(frags[0]) else None
+        if not message.endswith(frags[-1]):
+            return None
+        limit, last = n - len(frags[-1]), k - 1
+    gaps = []
+    for i in range(first, last):
+        j = message.find(frags[i], pos, limit)
+        if j < 0:
+            return None
+        gaps.append((pos, j))
+        pos = j + len(frags[i])
+    if pos > limit:
+        return None
+    gaps.append((pos, limit))
+    return gaps
+
+
+def _segments_of(entry: SearchEntry) -> list:
+    """The pattern's literal/variable sequence, rebuilt from the index (no regex parsing at load)."""
+    if not entry.fragments:
+        return [("var", None)]
+    segs: list = [] if entry.starts_literal else [("var", None)]
+    for i, frag in enumerate(entry.fragments):
+        if i:
+            segs.append(("var", None))
+        segs.append(("lit", frag))
+    if not entry.ends_literal:
+        segs.append(("var", None))
+    return segs
+
+
+def _prefix_cover(segs: list, message: str) -> int | None:
+    """Literal characters matched when ``message`` is a prefix of a message of this template.
+
+    Fragments are matched in order; the message may end anywhere, even inside a fragment (its
+    first ``MAX_OVERLAP`` characters are looked for at the message's end: each length tried costs
+    a comparison, so a longer search would make a long literal and a long message quadratic).
+    None when the message cannot be a prefix of such a message.
+    """
+    pos, covered, after_var = 0, 0, False
+    n = len(message)
+    for kind, text in segs:
+        if kind == "var":
+            after_var = True
+            continue
+        if pos >= n:
+            return covered
+        if not after_var:
+            if message.startswith(text, pos):
+                pos += len(text)
+                covered += len(text)
+            elif text.startswith(message[pos:]):
+                return covered + n - pos
+            else:
+                return None
+        else:
+            i = message.find(text, pos)
+            if i < 0:
+                # the message ends inside the field or inside this fragment
+                for k in range(min(len(text) - 1, n - pos, MAX_OVERLAP), 0, -1):
+                    if message.endswith(text[:k]):
+                        return covered + k
+                return covered
+            pos = i + len(text)
+            covered += len(text)
+        after_var = False
+    return covered if (after_var or pos == n) else None
+
+
+class Matcher:
+    """Matches messages against one dataset's search index."""
+
+    def __init__(self, index: SearchIndex, dataset: str = "") -> None:
+        self.index = index
+        self.dataset = dataset or index.repo
+        self.entries = [_Prepared(e) for e in index.entries]
+        df: dict[str, int] = {}
+        for p in self.entries:
+            for tok in p.tokens:
+                df[tok] = df.get(tok, 0) + 1
+        self.df = df
+        self.buckets: dict[str, list[_Prepared]] = {}
+        self.loose: list[_Prepared] = []  # literal text, but no whole word to anchor on
+        self.blank: list[_Prepared] = []  # no literal text: opaque or message-less
+        self.by_function: dict[str, list[_Prepared]] = {}
+        for p in self.entries:
+            if p.tokens:
+                anchor = min(p.tokens, key=lambda t: (df[t], -len(t), t))
+                self.buckets.setdefault(anchor, []).append(p)
+            elif p.frags:
+                self.loose.append(p)
+            else:
+                self.blank.append(p)
+            for s in p.entry.sites:
+                self.by_function.setdefault(_leaf(s.qualname), []).append(p)
+        self._postings: dict[str, list[_Prepared]] | None = None
+        self._posting_lists()  # built at load so the first miss costs what every other query does
+
+    @classmethod
+    def load(cls, dataset: Path) -> "Matcher":
+        return cls(load_search_index(dataset), str(dataset))
+
+    # -- full matches
+
+    def _candidates(self, reading: Reading) -> list[_Prepared]:
+        seen: dict[int, _Prepared] = {}
+        for tok in set(WORD.findall(reading.message)):
+            for p in self.buckets.get(tok, ()):
+                seen[id(p)] = p
+        for p in self.loose:
+            seen[id(p)] = p
+        if reading.frame is not None:
+            for p in self.by_function.get(_leaf(reading.frame.function), ()):
+                seen[id(p)] = p
+        if not reading.message:
+            for p in self.blank:
+                seen[id(p)] = p
+        return list(seen.values())
+
+    def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str]) -> Match:
+        e = p.entry
+        exc = 0
+        if reading.exception:
+            if reading.exception == e.exception:
+                exc = 2
+            elif reading.exception in e.catch_as:
+                exc = 1
+        site = 0
+        if reading.frame is not None:
+            fpath = reading.frame.path.replace("\\", "/")
+            for s in e.sites:
+                if fpath.endswith("/" + s.path) or fpath == s.path:
+                    if s.line == reading.frame.line:
+                        site = 2
+                        break
+                    if _leaf(s.qualname) == _leaf(reading.frame.function):
+                        site = max(site, 1)
+        n = len(reading.message)
+        coverage = covered / n if n else 1.0
+        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset)
+
+    def full_matches(self, reading: Reading) -> list[Match]:
+        out = []
+        msg = reading.message
+        for p in self._candidates(reading):
+            if not p.frags:
+                # an opaque entry matches anything: only offered where the traceback points at it,
+                # or for an empty message, and then only for the exception the input names
+                if msg and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                    continue
+                if reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as:
+                    continue
+            if p.frags and not p.wordy and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                # no letter or digit in the literal text ("{a} {b}"): matches most messages, so only
+                # offered for the exception the input names, or where the traceback points
+                if not reading.exception or (reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as):
+                    continue
+            text = msg
+            if p.frags and p.entry.ends_literal:
+                # a message ending in whitespace loses it when copied or stripped: give it back
+                tail = p.frags[-1][len(p.frags[-1].rstrip()):]
+                if tail and not text.endswith(tail):
+                    text = text.rstrip() + tail
+            if not p.frags and not p.entry.fields and text:
+                continue  # no message at all (a bare raise): only an empty one is this entry's
+            gaps = fragment_gaps(p.frags, p.entry.starts_literal, p.entry.ends_literal, text)
+            if gaps is None:
+                continue
+            out.append(self._score(p, reading, "full", p.literal_len, p.values(text, gaps)))
+        return out
+
+    # -- truncated messages and near misses
+
+    def _posting_lists(self) -> dict[str, list[_Prepared]]:
+        if self._postings is None:
+            postings: dict[str, list[_Prepared]] = {}
+            for p in self.entries:
+                for tok in {t.lower() for t in WORD.findall(" ".join(p.frags))}:
+                    postings.setdefault(tok, []).append(p)
+            self._postings = postings
+        return self._postings
+
+    def _sharing_words(self, message: str, limit: int) -> list[_Prepared]:
+        postings = self._posting_lists()
+        total = len(self.entries) or 1
+        scores: dict[int, float] = {}
+        by_id: dict[int, _Prepared] = {}
+        words = [t for t in {t.lower() for t in WORD.findall(message)} if t in postings]
+        words.sort(key=lambda t: len(postings[t]))
+        for tok in words[:12]:  # the rarest words carry the signal; common ones cost the most
+            plist = postings[tok]
+            idf = math.log(1 + total / len(plist))
+            for p in plist:
+                scores[id(p)] = scores.get(id(p), 0.0) + idf
+                by_id[id(p)] = p
+        best = sorted(scores, key=lambda k: -scores[k])[:limit]
+        return [by_id[k] for k in best]
+
+    def prefix_matches(self, reading: Reading) -> list[Match]:
+        msg = reading.message
+        for mark in ELLIPSIS:
+            if msg.endswith(mark):
+                msg = msg[: -len(mark)].rstrip()
+        if len(msg) < 4:
+            return []
+        out = []
+        cut = Reading(msg, reading.exception, reading.source, reading.frame, True)
+        for p in self._sharing_words(msg, 200):
+            covered = _prefix_cover(p.segs, msg)
+            if covered is None or covered < max(4, 0.4 * len(msg)):
+                continue
+            out.append(self._score(p, cut, "prefix", covered, {}))
+        return out
+
+    def nearest(self, message: str, limit: int = 5) -> list[Near]:
+        out = []
+        message = message[:500]
+        for p in self._sharing_words(message, 20):
+            # the template as a message would show it (fields as "…"), whole and cut to the
+            # message's length: a pasted message may be a typo'd or truncated one
+            literal = "…".join(p.frags) if p.frags else p.entry.text
+            ratio = max(difflib.SequenceMatcher(None, message, literal[:500]).ratio(),
+                        0.95 * difflib.SequenceMatcher(None, message, literal[: len(message) + 5]).ratio())
+            out.append(Near(p.entry, ratio, self.dataset))
+        out.sort(key=lambda n: (-n.similarity, n.entry.id))
+        return out[:limit]
+
+
+def rank(matches: list[Match], limit: int) -> list[Match]:
+    """Best per entry, best first; everything tied with the last one shown is shown too."""
+    best: dict[tuple[str, str], Match] = {}
+    for m in matches:
+        k = (m.dataset, m.entry.id)
+        if k not in best or m.key > best[k].key:
+            best[k] = m
+    ordered = sorted(sorted(best.values(), key=lambda m: (m.dataset, m.entry.id)), key=lambda m: m.key, reverse=True)
+    counts: dict[tuple, int] = {}
+    for m in ordered:
+        counts[m.key] = counts.get(m.key, 0) + 1
+    for m in ordered:
+        m.tied = counts[m.key] > 1
+    if len(ordered) > limit:
+        edge = ordered[limit - 1].key
+        ordered = [m for i, m in enumerate(ordered) if i < limit or m.key == edge]
+    return ordered
+
+
+def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
+    readings = read_query(text)
+    found: list[Match] = []
+    for matcher in matchers:
+        for reading in readings:
+            found += matcher.full_matches(reading)
+    if not found:
+        for matcher in matchers:
+            for reading in readings:
+                found += matcher.prefix_matches(reading)
+    nearest: list[Near] = []
+    if not found and readings:
+        message = max(readings, key=lambda r: r.source != "plain").message
+        for matcher in matchers:
+            nearest += matcher.nearest(message)
+        nearest.sort(key=lambda n: (-n.similarity, n.entry.id))
+        nearest = nearest[:5]
+    return Result(readings, rank(found, limit), nearest)

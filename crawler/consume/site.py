@@ -1,0 +1,490 @@
+"""A dataset as a static site (``errcat render``): one page per entry, an index, offline search.
+
+Layout of the site directory::
+
+    index.html            every entry, with the search box
+    errors/<id>.html      one catalogue page per entry (sections in the order of page.py)
+    errors/<id>.json      the entry's record, copied, so the page's JSON link works anywhere
+    search.json           the dataset's search index, copied, for clients
+    search-index.js       the same index as a script (file:// pages cannot fetch JSON)
+    search.js, style.css  the search box (plain JS, no network) and the styles
+    .errcat-site          marks the directory as a site errcat render made (see may_replace)
+
+Everything that comes from the crawled source is escaped: text with ``html.escape``, code by
+Pygments, and JSON inside ``<script>`` with ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
+``--format markdown`` writes ``index.md`` and ``errors/<id>.md`` instead.
+
+The directory belongs to errcat render (``.errcat-site`` marks it): each render replaces it as a
+whole, atomically, and refuses to replace a directory it did not make.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+from crawler.base.errors import UsageError
+from crawler.base.jsonio import dumps
+from crawler.base.progress import task
+from crawler.model.records import URL_PATTERN
+from crawler.model.search import SearchIndex
+
+NOT_EXPLAINED = "Not yet explained."
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def script_json(data: Any) -> str:
+    """JSON safe inside <script>: no '</script>', no HTML entities, no JS line terminators."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    for ch, rep in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
+        text = text.replace(ch, rep)
+    return text
+
+
+def _safe_url(url: str) -> str:
+    """A link of a validated record (https on the repository's host, ``models.URL_PATTERN``);
+    anything else becomes a dead link rather than a live one."""
+    return url if re.fullmatch(URL_PATTERN, url) else "#"
+
+
+def no_permalink(record: dict[str, Any]) -> str:
+    """Why a record's permalinks are null, as its provenance says."""
+    return (record["provenance"].get("permalinks") or {}).get("reason") or "none recorded"
+
+
+_FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
+
+
+def code_html(code: str, start: int | None = None, hl: list[int] | None = None) -> str:
+    opts: dict[str, Any] = {"cssclass": "highlight", "wrapcode": True}
+    if start is not None:
+        opts.update(linenos="inline", linenostart=start)
+        if hl:
+            opts["hl_lines"] = [n - start + 1 for n in hl]
+    return highlight(code, PythonLexer(), HtmlFormatter(**opts))
+
+
+def _shown_lines(loc: dict[str, Any], snippet: dict[str, Any]) -> list[int]:
+    """The raise's lines that the snippet shows (a record's line numbers are not trusted to be
+    few: the range is cut to the snippet's own lines)."""
+    first = max(loc["line"], snippet["start_line"])
+    last = min(loc.get("end_line", loc["line"]), snippet["start_line"] + snippet["code"].count("\n"))
+    return list(range(first, last + 1))
+
+
+# --------------------------------------------------------------------------- HTML
+
+STYLE = """
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1b1b}
+header.site{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap;border-bottom:1px solid #ddd;padding-bottom:.5rem}
+header.site a.home{font-weight:600;text-decoration:none}
+h1{font-size:1.4rem;word-break:break-word}
+h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #eee}
+code,pre{font:13px/1.4 ui-monospace,monospace}
+pre{white-space:pre-wrap;word-break:break-word}
+.message{background:#f6f6f6;padding:.5rem .75rem;border-left:3px solid #c33}
+.muted{color:#777;font-style:italic}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+dl.facts dt{font-weight:600}
+.highlight{background:#fafafa;padding:.25rem .5rem;overflow-x:auto}
+.highlight .hll{background:#fff3b0}
+#search{width:100%;font-size:1rem;padding:.4rem}
+#results{list-style:none;padding:0}
+#results li{padding:.25rem 0;border-bottom:1px solid #f0f0f0}
+table.entries{border-collapse:collapse;width:100%}
+table.entries td{padding:.2rem .4rem;border-bottom:1px solid #f0f0f0;vertical-align:top}
+.badge{font-size:.75rem;padding:0 .35rem;border-radius:.3rem;background:#eee}
+"""
+
+SEARCH_JS = r"""
+(function () {
+  "use strict";
+  var data = window.ERRCAT_SEARCH || {entries: []};
+  var base = document.body.getAttribute("data-root") || "";
+  var box = document.getElementById("search");
+  var list = document.getElementById("results");
+  if (!box || !list) return;
+  // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
+  var MAX_QUERY = 65536, MAX_WORDS = 256;
+  // Where the variable parts of a template lie in a message ([start, end] pairs), or null if it
+  // does not match: each literal fragment at its leftmost occurrence after the previous one, the
+  // first at the start when startsLiteral, the last at the end when endsLiteral. The same function
+  // as fragment_gaps in crawler/match.py; linear, where the entry's regex backtracks exponentially
+  // on adjacent fields.
+  function errcatGaps(frags, startsLiteral, endsLiteral, message) {
+    var n = message.length, k = frags.length, pos = 0, first = 0, limit = n, last = k, gaps = [];
+    if (!k) return [[0, n]];
+    if (startsLiteral) {
+      if (!message.startsWith(frags[0])) return null;
+      pos = frags[0].length; first = 1;
+    }
+    if (endsLiteral) {
+      if (startsLiteral && k === 1) return n === frags[0].length ? [] : null;
+      if (!message.endsWith(frags[k - 1])) return null;
+      limit = n - frags[k - 1].length; last = k - 1;
+    }
+    for (var i = first; i < last; i++) {
+      var j = message.indexOf(frags[i], pos);
+      if (j < 0 || j + frags[i].length > limit) return null;
+      gaps.push([pos, j]);
+      pos = j + frags[i].length;
+    }
+    if (pos > limit) return null;
+    gaps.push([pos, limit]);
+    return gaps;
+  }
+  window.errcatGaps = errcatGaps;
+  function words(s) { return (s.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []); }
+  // The query's distinct words (the first MAX_WORDS) with their counts, as [" w ", " w", count]:
+  // tokens hold no spaces, so in " " + tokens.join(" ") + " " the first is a whole token and the
+  // second the start of one.
+  function queryWords(q) {
+    var counts = new Map();
+    words(q).forEach(function (w) {
+      if (counts.has(w)) counts.set(w, counts.get(w) + 1);
+      else if (counts.size < MAX_WORDS) counts.set(w, 1);
+    });
+    var out = [];
+    counts.forEach(function (c, w) { out.push([" " + w + " ", " " + w, c]); });
+    return out;
+  }
+  function score(e, q, qw) {
+    var s = 0, lit = e.fragments.join("").length;
+    if (q.length > 3 && e.fragments.length && errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q)) return 1000 + lit;
+    if (e.spaced === undefined) e.spaced = " " + e.tokens.join(" ") + " ";
+    qw.forEach(function (w) {
+      if (e.spaced.indexOf(w[0]) >= 0) s += 3 * w[2];
+      else if (e.spaced.indexOf(w[1]) >= 0) s += w[2];
+    });
+    if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
+    return s;
+  }
+  function run() {
+    var q = box.value.slice(0, MAX_QUERY).trim();
+    var m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(q);
+    if (m) q = m[1];
+    list.textContent = "";
+    if (!q) return;
+    var qw = queryWords(q);
+    var ranked = data.entries.map(function (e) { return [score(e, q, qw), e]; })
+      .filter(function (p) { return p[0] > 0; })
+      .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
+      .slice(0, 25);
+    ranked.forEach(function (p) {
+      var e = p[1], li = document.createElement("li"), a = document.createElement("a");
+      a.href = base + "errors/" + e.id + ".html";
+      a.textContent = e.title;
+      var small = document.createElement("span");
+      small.className = "badge";
+      small.textContent = e.exception + (p[0] >= 1000 ? " \u00b7 matches" : "");
+      li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
+      list.appendChild(li);
+    });
+    if (!ranked.length) {
+      var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
+      list.appendChild(li);
+    }
+  }
+  box.addEventListener("input", run);
+  var params = new URLSearchParams(window.location.search);
+  if (params.get("q")) { box.value = params.get("q"); run(); }
+})();
+"""
+
+
+def _layout(title: str, body: str, root: str, repo: str) -> str:
+    return f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'">
+<title>{esc(title)}</title>
+<link rel="stylesheet" href="{root}style.css">
+</head>
+<body data-root="{root}">
+<header class="site"><a class="home" href="{root}index.html">{esc(repo)} error catalogue</a>
+<input id="search" type="search" placeholder="Paste an error message or search…" autocomplete="off" aria-label="Search the catalogue">
+</header>
+<ul id="results" aria-live="polite"></ul>
+<main>
+{body}
+</main>
+<script src="{root}search-index.js"></script>
+<script src="{root}search.js"></script>
+</body>
+</html>
+"""
+
+
+def _section(key: str, title: str, inner: str) -> str:
+    return f'<section id="{key}">\n<h2>{esc(title)}</h2>\n{inner}\n</section>\n'
+
+
+def _bullets(items: list[str]) -> str:
+    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"
+
+
+def _pending() -> str:
+    return f'<p class="muted">{NOT_EXPLAINED}</p>'
+
+
+def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
+    exc = r["exception"]
+    loc = r["location"]
+    ex = r.get("explanation") or {}
+    prov = r["provenance"]
+    parts: list[str] = [f'<h1 id="title">{esc(r["title"])}</h1>']
+    ancestor = exc.get("builtin_ancestor")
+    ancestry = f" (a <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
+    parts.append(
+        '<dl class="facts" id="summary">'
+        f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
+        f'<dt>Kind</dt><dd>{esc(r["kind"])}</dd>'
+        f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
+        f'<dt>Explained</dt><dd>{esc(r.get("explanation_status", "absent"))}</dd>'
+        "</dl>"
+    )
+    msg = r["message"]
+    parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_section("what-it-means", "What it means", f"<p>{esc(ex['what_it_means'])}</p>" if ex.get("what_it_means") else _pending()))
+    snippet = r["snippet"]
+    source = (
+        f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
+        + (f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
+           else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
+        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
+    )
+    parts.append(_section("source", "Source", source))
+    facts = r.get("facts") or {}
+    fact_lines = [f"if {g}" for g in facts.get("guards", [])] + [f"in {x}" for x in facts.get("loops", [])]
+    if facts.get("handler"):
+        fact_lines.append(f"in {facts['handler']}")
+    if facts.get("cause"):
+        fact_lines.append(f"from {facts['cause']}")
+    fact_lines += [f"@{d}" for d in facts.get("decorators", [])]
+    if fact_lines:
+        parts.append(_section("facts", "How the code gets there (machine-derived)",
+                              "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in fact_lines) + "</ul>"))
+    parts.append(_section("solutions", "Solutions", _bullets(ex["solutions"]) if ex.get("solutions") else _pending()))
+    fix = ex.get("example_fix") or {}
+    if fix.get("before") or fix.get("after"):
+        fix_html = "<h3>Before</h3>" + code_html(fix.get("before", "")) + "<h3>After</h3>" + code_html(fix.get("after", ""))
+    else:
+        fix_html = _pending()
+    parts.append(_section("example-fix", "Example fix", fix_html))
+    patterns = ex.get("defensive_patterns") or []
+    parts.append(_section("defensive-patterns", "Defensive patterns",
+                          "".join(f"<p>{esc(p['strategy'])}</p>" + (code_html(p["code"]) if p.get("code") else "") for p in patterns) or _pending()))
+    parts.append(_section("prevention", "Prevention", _bullets(ex["prevention"]) if ex.get("prevention") else _pending()))
+    when = ex.get("when_it_happens") or {}
+    when_html = (f"<p>{esc(when['trigger'])}</p>" if when.get("trigger") else "") + (_bullets(when["common_situations"]) if when.get("common_situations") else "")
+    parts.append(_section("when-it-happens", "When it happens", when_html or _pending()))
+    related = r.get("related") or []
+    rel_html = "<ul>" + "".join(
+        f'<li><a href="{esc(x["id"])}.html">{esc(x["title"])}</a> <span class="muted">({esc(x["reason"])})</span></li>'
+        if x["id"] in titles else f'<li>{esc(x["title"])} <span class="muted">({esc(x["reason"])})</span></li>'
+        for x in related) + "</ul>" if related else '<p class="muted">None found.</p>'
+    parts.append(_section("related", "Related errors", rel_html))
+    if len(r["sites"]) > 1:
+        parts.append(_section("sites", f"All {len(r['sites'])} sites", "<ul>" + "".join(
+            "<li>" + (f'<a href="{esc(_safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
+                      else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
+            for s in r["sites"]) + "</ul>"))
+    commit = prov.get("upstream_commit") or prov["commit"]
+    parts.append(_section("provenance", "Analysed commit",
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code>, committed {esc(prov["commit_date"])}; '
+                          f'errcat {esc(prov["errcat_version"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
+    meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
+    parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
+    return _layout(f"{r['title']} — {exc['name']}", "\n".join(parts), "../", repo)
+
+
+def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str) -> str:
+    rows = "".join(
+        f'<tr><td><a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a></td><td><code>{esc(r["exception"]["name"])}</code></td>'
+        f'<td><code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code></td>'
+        f'<td>{"" if r.get("explanation_status", "absent") == "absent" else esc(r["explanation_status"])}</td></tr>'
+        for r in records)
+    commit = manifest.get("upstream_commit") or manifest["commit"]
+    body = (f"<h1>{esc(repo)}: {len(records)} errors</h1>"
+            f'<p>Analysed at <code>{esc(commit)}</code> ({esc(manifest.get("ref") or "")}, committed {esc(manifest["commit_date"])}). '
+            'Paste an error message into the search box to find its entry.</p>'
+            f'<table class="entries"><tbody>{rows}</tbody></table>')
+    return _layout(f"{repo} error catalogue", body, "", repo)
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def md_text(text: str) -> str:
+    """Plain text safe in Markdown: HTML and Markdown syntax characters neutralised."""
+    text = html.escape(text, quote=False)
+    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", text).replace("\n", "  \n")
+
+
+def md_code(code: str, lang: str = "") -> str:
+    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
+    return f"{fence}{lang}\n{code}\n{fence}"
+
+
+def md_inline(text: str) -> str:
+    text = text.replace("\n", " ")
+    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
+    exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
+    out = [f"# {md_text(r['title'])}", "",
+           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {r['kind']}", f"- **Id:** {md_inline(r['id'])}",
+           f"- **Explained:** {r.get('explanation_status', 'absent')}", "", "## Message", "", md_code(r["message"]["text"]), ""]
+
+    def sec(title: str, body: str) -> None:
+        out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])
+
+    sec("What it means", md_text(ex.get("what_it_means", "")))
+    snippet = r["snippet"]
+    link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
+    out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
+            "", md_code(snippet["code"], "python"), ""]
+    sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
+    fix = ex.get("example_fix") or {}
+    sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), 'python')}\n\nAfter:\n\n{md_code(fix.get('after', ''), 'python')}"
+        if fix.get("before") or fix.get("after") else "")
+    sec("Defensive patterns", "\n\n".join(md_text(p["strategy"]) + ("\n\n" + md_code(p["code"], "python") if p.get("code") else "")
+                                          for p in ex.get("defensive_patterns", [])))
+    sec("Prevention", "\n".join(f"- {md_text(s)}" for s in ex.get("prevention", [])))
+    when = ex.get("when_it_happens") or {}
+    sec("When it happens", "\n".join(([md_text(when["trigger"]), ""] if when.get("trigger") else []) + [f"- {md_text(s)}" for s in when.get("common_situations", [])]))
+    rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
+           for x in r.get("related", [])]
+    out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
+    commit = prov.get("upstream_commit") or prov["commit"]
+    out += ["---", "", f"Analysed {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
+            f"[This entry as JSON]({r['id']}.json)", ""]
+    return "\n".join(out)
+
+
+def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str) -> str:
+    lines = [f"# {md_text(repo)}: {len(records)} errors", "", "| Error | Exception | Where |", "| --- | --- | --- |"]
+    for r in records:
+        title = md_text(r["title"]).replace("|", "\\|")
+        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(r['exception']['name'])} | "
+                     f"{md_inline(r['location']['path'] + ':' + str(r['location']['line']))} |")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None) -> int:
+    """Make ``out`` the site of one dataset; returns the number of entry pages.
+
+    The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
+    then swapped in whole, so ``out`` is always the previous site or the complete new one, and
+    holds nothing else (no page of an entry that is gone, nothing planted in it). What is
+    replaced must be a site errcat render made, an empty directory, or nothing: see
+    :func:`may_replace`.
+    """
+    from crawler.publish.dataset import (
+        MANIFEST,
+        SEARCH,
+        iter_records,
+        load_manifest,
+        load_search_index,
+    )
+    from crawler.publish.writer import write_tree
+
+    if not (dataset / MANIFEST).is_file():
+        raise UsageError(f"not a dataset (no manifest.json): {dataset}")
+    # Validated before use: ids become file names below, permalinks become links.
+    valid = load_manifest(dataset)
+    manifest = valid.model_dump(mode="json")
+    repo = f"{valid.repo.owner}/{valid.repo.name}"
+    records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
+    titles = {r["id"]: r["title"] for r in records}
+    index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
+    out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
+    real_out, real_data = out.resolve(), dataset.resolve()
+    if real_out == real_data or real_data in real_out.parents:
+        raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
+    if real_out in real_data.parents:
+        raise UsageError(f"--out {out} holds the dataset; the site replaces its directory as a whole")
+
+    def files() -> Iterator[tuple[str, bytes]]:  # runs once out is known to be replaceable
+        with task(progress, f"rendering pages into {out}", len(records), "pages") as pages:
+            yield SITE_MARK, SITE_MARK_TEXT
+            if fmt == "markdown":
+                for r in records:
+                    yield f"errors/{r['id']}.md", entry_markdown(r, titles).encode()
+                    pages.advance()
+                yield "index.md", index_markdown(records, manifest, repo).encode()
+            else:
+                assert index is not None
+                for r in records:
+                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles).encode()
+                    pages.advance()
+                yield "index.html", index_html(records, manifest, repo).encode()
+                yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
+                yield "search.js", SEARCH_JS.encode()
+                yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n".encode()
+            # What was validated is written, not the dataset's files copied: those may be links to
+            # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
+            for r in records:
+                yield f"errors/{r['id']}.json", dumps(r)
+            if index is not None:
+                yield SEARCH, dumps(index)
+
+    write_tree(out, files(), what="site", may_replace=may_replace)
+    return len(records)
+
+
+#: Written into every site: what lets the next render replace the directory as a whole.
+SITE_MARK = ".errcat-site"
+SITE_MARK_TEXT = b"Written by errcat render, which replaces this directory as a whole: keep nothing else here.\n"
+
+
+def may_replace(out: Path) -> None:
+    """Refuse to replace ``out`` unless it is absent, an empty directory, or a site errcat render
+    made (it holds a regular file named :data:`SITE_MARK`). Anything else (``--out ~``, a project
+    directory, a symlink to one) would be deleted by the swap, so it is never taken for a site."""
+    try:
+        st = os.lstat(out)
+    except (FileNotFoundError, NotADirectoryError):
+        return  # nothing there: the write makes it, or says in one line why it cannot
+    if stat.S_ISLNK(st.st_mode):
+        raise UsageError(f"refusing to replace {out}: it is a symlink; pass the directory it points to")
+    if not stat.S_ISDIR(st.st_mode):
+        raise UsageError(f"refusing to replace {out}: not a directory")
+    try:
+        mark = os.lstat(out / SITE_MARK)
+        if stat.S_ISREG(mark.st_mode):
+            return
+    except FileNotFoundError:
+        pass
+    with os.scandir(out) as entries:
+        if next(entries, None) is not None:
+            raise UsageError(f"refusing to replace {out}: not empty and not a site errcat render made "
+                             f"(no {SITE_MARK} in it); pass a new or empty directory")
+
+
+def _search_payload(index: SearchIndex) -> dict[str, Any]:
+    """What the search box needs of the index (sites and anchors stay in search.json)."""
+    return {"repo": index.repo, "commit": index.commit, "entries": [
+        {"id": e.id, "title": e.title, "exception": e.exception, "fragments": e.fragments,
+         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "tokens": e.tokens}
+        for e in index.entries]}

@@ -1,0 +1,2 @@
+"""Curated explanations kept true as upstream moves: check, move/review/retire, drafts.
+"""

@@ -1,0 +1,196 @@
+"""Keeping curated explanations true as upstream moves: check, move, review, retire, draft.
+
+``check`` compares the curated files of a dataset with the dataset itself and collects every
+problem before reporting:
+
+* invalid: a file that does not parse or validate (file:line: what);
+* orphan: a file whose id is no longer in the dataset (upstream reworded, moved or removed the
+  raise), with the best candidates it may belong to now: same function, same file, most similar
+  template;
+* stale: the template text or the guards leading to the raise differ from what the file was
+  reviewed for (the review metadata stores both, so no git access is needed);
+* dangling: a curated see-also id that is not in the dataset;
+* coverage: entries with a curated (reviewed, fresh) explanation over all entries, overall and per
+  top-level package; drafts are counted apart.
+
+Orphans and invalid files fail the check (stale ones too with ``strict``). Nothing is ever
+deleted: an orphan stays on disk until ``move`` relinks it to its new id or ``retire`` marks it.
+The commands that edit a file splice new values into its text, so prose and comments survive.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from crawler.base.errors import UsageError
+from crawler.catalogue.curated import is_stale, load_set
+from crawler.catalogue.related import terms
+from crawler.curate.yamlio import _block_str, _Dumper
+from crawler.extract.ids import check_id
+from crawler.model.records import CuratedFile
+from crawler.publish.dataset import Dataset, dataset_dir, open_dataset
+from crawler.publish.dataset import datasets_under as dataset_paths
+
+# --------------------------------------------------------------------------- datasets
+
+
+def datasets_under(root: Path) -> list[Dataset]:
+    return [open_dataset(p) for p in dataset_paths(root)]
+
+
+def dataset_with(root: Path, entry_id: str) -> Dataset:
+    check_entry_id(entry_id)
+    for ds in datasets_under(root):
+        if entry_id in ds.by_id:
+            return ds
+    raise UsageError(f"no entry {entry_id} in any dataset under {root}")
+
+
+def check_entry_id(value: str) -> str:
+    try:
+        return check_id(value)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def curated_dir(root: Path, ds: Dataset) -> Path:
+    return dataset_dir(root, ds.manifest.repo.owner, ds.manifest.repo.name)
+
+
+def top_package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+# --------------------------------------------------------------------------- check
+
+
+@dataclass
+class Candidate:
+    id: str
+    title: str
+    score: float
+    why: str
+
+
+@dataclass
+class Report:
+    dataset: Path
+    curated: Path
+    entries: int = 0
+    invalid: list[str] = field(default_factory=list)
+    orphans: list[tuple[Path, CuratedFile, list[Candidate]]] = field(default_factory=list)
+    stale: list[tuple[Path, CuratedFile, list[str]]] = field(default_factory=list)
+    dangling: list[tuple[Path, str]] = field(default_factory=list)
+    retired: list[Path] = field(default_factory=list)
+    curated_ids: set[str] = field(default_factory=set)
+    draft_ids: set[str] = field(default_factory=set)
+    packages: dict[str, list[int]] = field(default_factory=dict)  # package -> [curated, drafts, all]
+
+    def failed(self, strict: bool = False) -> bool:
+        return bool(self.invalid or self.orphans or (strict and (self.stale or self.dangling)))
+
+    @property
+    def coverage(self) -> float:
+        return len(self.curated_ids) / self.entries if self.entries else 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "dataset": str(self.dataset),
+            "curated": str(self.curated),
+            "entries": self.entries,
+            "curated_entries": len(self.curated_ids),
+            "draft_entries": len(self.draft_ids),
+            "coverage": round(self.coverage, 6),
+            "packages": {k: {"curated": v[0], "drafts": v[1], "entries": v[2]} for k, v in sorted(self.packages.items())},
+            "invalid": self.invalid,
+            "orphans": [{"file": str(p), "id": e.id, "template": e.review.template,
+                         "candidates": [c.__dict__ for c in cands]} for p, e, cands in self.orphans],
+            "stale": [{"file": str(p), "id": e.id, "changed": what} for p, e, what in self.stale],
+            "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
+            "retired": [str(p) for p in self.retired],
+        }
+
+
+def candidates_for(entry: CuratedFile, ds: Dataset, taken: set[str], limit: int = 3) -> list[Candidate]:
+    """Where an orphaned file's text most likely belongs now: the entries raised in the same
+    function or file, or sharing terms with its template, ranked by place and template similarity."""
+    rv = entry.review
+    words = terms(rv.template)
+    scored = []
+    for r in ds.records:
+        loc = r.location
+        same_fn = loc.qualname == rv.qualname
+        same_file = loc.path == rv.path
+        shared = words & terms(r.message.text) if words else set()
+        if not (same_fn or same_file or len(shared) >= 2):
+            continue
+        ratio = difflib.SequenceMatcher(None, rv.template, r.message.text, autojunk=False).ratio()
+        # similarity dominates; place and exception break near-ties (a reworded message stays put)
+        score = 1.5 * ratio + (1.0 if same_fn and same_file else 0.6 if same_fn else 0.0) + (0.3 if same_file else 0.0)
+        score += 0.2 if r.exception.name == rv.exception else 0.0
+        score -= 0.5 if r.id in taken else 0.0  # already explained by another file
+        where = "same function" if same_fn and same_file else "same function name" if same_fn else "same file" if same_file else "shared terms"
+        scored.append(Candidate(r.id, r.title, round(score, 4), f"{where}, template {ratio:.0%} similar"))
+    scored.sort(key=lambda c: (-c.score, c.id))
+    return scored[:limit]
+
+
+def check(ds: Dataset, curated_root: Path) -> Report:
+    owner, name = ds.manifest.repo.owner, ds.manifest.repo.name
+    cset = load_set(curated_root, owner, name, strict=False)
+    report = Report(dataset=ds.path, curated=cset.directory, entries=len(ds.records), invalid=list(cset.problems))
+    for eid, entry in sorted(cset.entries.items()):
+        path = cset.paths[eid]
+        record = ds.by_id.get(eid)
+        if entry.review.status == "retired":
+            report.retired.append(path)
+            continue
+        if record is None:
+            report.orphans.append((path, entry, candidates_for(entry, ds, set(cset.entries))))
+            continue
+        changed = is_stale(entry, record.message.text, record.facts.guards)
+        if changed:
+            report.stale.append((path, entry, changed))
+        if entry.review.status == "reviewed" and not changed:
+            report.curated_ids.add(eid)
+        else:
+            report.draft_ids.add(eid)
+        for rid in entry.related:
+            if rid not in ds.by_id:
+                report.dangling.append((path, rid))
+    for r in ds.records:
+        counts = report.packages.setdefault(top_package(r.sites[0].module), [0, 0, 0])
+        counts[0] += r.id in report.curated_ids
+        counts[1] += r.id in report.draft_ids
+        counts[2] += 1
+    return report
+
+
+def format_report(report: Report, all_packages: bool = False) -> list[str]:
+    lines: list[str] = []
+    for problem in report.invalid:
+        lines.append(f"invalid  {problem}")
+    for path, entry, cands in report.orphans:
+        lines.append(f"orphan   {path}: {entry.id} is not in this dataset (written for {entry.review.qualname}: {entry.review.template!r})")
+        for c in cands:
+            lines.append(f"           candidate {c.id}  {c.title}  ({c.why}); relink: errcat curate move {entry.id} {c.id}")
+        if not cands:
+            lines.append("           no candidate: retire it with `errcat curate retire " + entry.id + "` if the error is gone")
+    for path, entry, changed in report.stale:
+        lines.append(f"stale    {path}: {' and '.join(changed)} changed since the review at {entry.review.commit[:12]}; "
+                     f"re-read it, then `errcat curate review {entry.id}`")
+    for path, rid in report.dangling:
+        lines.append(f"dangling {path}: related id {rid} is not in this dataset")
+    n, c, d = report.entries, len(report.curated_ids), len(report.draft_ids)
+    lines.append(f"coverage {c}/{n} entries curated ({report.coverage:.2%}), {d} draft(s), {len(report.retired)} retired, "
+                 f"{len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
+    for pkg, (pc, pd, pn) in sorted(report.packages.items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0])):
+        if pc or pd or all_packages:
+            lines.append(f"  {pkg:<40} {pc:>4}/{pn:<5} curated ({pc / pn:.1%}), {pd} draft(s)")
+    return lines
+
+
+_Dumper.add_representer(str, _block_str)

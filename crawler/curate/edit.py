@@ -1,0 +1,102 @@
+"""edit: split from the former ``curate`` module."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from crawler.base.errors import UsageError
+from crawler.catalogue.curated import SUFFIX, parse_file, parse_yaml
+from crawler.curate.check import (
+    check_entry_id,
+    curated_dir,
+    dataset_with,
+    datasets_under,
+)
+from crawler.curate.yamlio import dump_yaml
+from crawler.model.records import CuratedReview
+from crawler.publish.dataset import Dataset
+from crawler.publish.writer import write_file
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    write_file(path, text.encode("utf-8"))
+
+
+def review_for(record: dict[str, Any], commit: str, status: str, note: str | None = None) -> CuratedReview:
+    return CuratedReview(
+        status=status, commit=commit, exception=record["exception"]["name"], template=record["message"]["text"],
+        guards=list(record["facts"]["guards"]), path=record["location"]["path"], qualname=record["location"]["qualname"],
+        note=note,
+    )
+
+
+def splice(text: str, new_id: str | None = None, review: CuratedReview | None = None) -> str:
+    """The file's text with its top-level ``id`` value and/or ``review`` block replaced; every
+    other byte (prose, comments, layout) stays as written."""
+    _, node = parse_yaml(text)
+    assert isinstance(node, yaml.MappingNode)
+    edits = []
+    for k, v in node.value:
+        if k.value == "id" and new_id is not None:
+            edits.append((v.start_mark.index, v.end_mark.index, new_id))
+        elif k.value == "review" and review is not None:
+            block = dump_yaml({"review": review.model_dump(mode="json", exclude_none=True)})
+            end = v.end_mark.index  # a block mapping ends where the next line starts (or at EOF)
+            if end < len(text) and text[end - 1] != "\n":
+                block = block.rstrip("\n")
+            edits.append((k.start_mark.index, end, block))
+    for start, end, value in sorted(edits, reverse=True):
+        text = text[:start] + value + text[end:]
+    return text
+
+
+def _file(root: Path, ds: Dataset, entry_id: str) -> Path:
+    return curated_dir(root, ds) / f"{entry_id}{SUFFIX}"
+
+
+def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, CuratedReview]:
+    """Relink ``old``'s file to entry ``new``: the text moves unchanged; the review metadata now
+    records the new entry's template and guards. Refuses to overwrite an existing file."""
+    check_entry_id(old)
+    ds = dataset_with(data, new)
+    src, dst = _file(root, ds, old), _file(root, ds, new)
+    if not src.is_file():
+        raise UsageError(f"no curated file {src}")
+    if dst.exists():
+        raise UsageError(f"{dst} already exists; merge the two by hand (no curated text is overwritten)")
+    entry = parse_file(src)
+    review = review_for(ds.by_id[new].model_dump(mode="json"), ds.commit, entry.review.status if entry.review.status != "retired" else "draft")
+    text = splice(src.read_text(encoding="utf-8"), new_id=new, review=review)
+    parse_file(dst, text)  # the result must be valid before anything changes on disk
+    write_text_atomic(dst, text)
+    src.unlink()
+    return src, dst, entry.review
+
+
+def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = None) -> Path:
+    """``review``: the file now records the entry's current template, guards and commit, status
+    reviewed. ``retire``: status retired (the entry may be gone from the dataset)."""
+    check_entry_id(entry_id)
+    datasets = datasets_under(data)
+    ds = next((d for d in datasets if entry_id in d.by_id), None)
+    if ds is None:
+        if status != "retired":
+            raise UsageError(f"no entry {entry_id} in any dataset under {data}; an orphan is moved or retired, not reviewed")
+        ds = next((d for d in datasets if _file(root, d, entry_id).is_file()), None)
+        if ds is None:
+            raise UsageError(f"no curated file {entry_id}{SUFFIX} for any dataset under {data}")
+    path = _file(root, ds, entry_id)
+    if not path.is_file():
+        raise UsageError(f"no curated file {path}")
+    entry = parse_file(path)
+    if status == "retired":
+        review = entry.review.model_copy(update={"status": "retired", "note": note or entry.review.note})
+    else:
+        review = review_for(ds.by_id[entry_id].model_dump(mode="json"), ds.commit, "reviewed", note or entry.review.note)
+    text = splice(path.read_text(encoding="utf-8"), review=review)
+    parse_file(path, text)
+    write_text_atomic(path, text)
+    return path

@@ -1,0 +1,215 @@
+"""A content-addressed cache of per-file extraction results, in one SQLite file.
+
+Key: the git blob id, the path (module names and relative imports depend on it) and the
+extractor version, so no unchanged file is parsed twice, across runs or commits, and a new
+extractor invalidates everything it could have changed. Values are zlib-compressed JSON: our own
+data, never pickles, so a tampered cache can at worst give wrong facts, never run code.
+
+The cache is an optimisation and never fails a crawl (see :class:`ResultCache`): a damaged file
+is set aside, a row that does not decode to a result is a miss, and a file the system will not
+let us read or write is done without.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import zlib
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+import orjson
+
+from crawler.base.cachedir import default_cache_dir, move_aside
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+"""
+_BATCH = 500
+
+
+def result_key(blob: str, path: str, extractor_version: str) -> str:
+    return f"{extractor_version}:{blob}:{path}"
+
+
+#: SQLite's primary result codes that mean the file is not a sound database of ours (corrupt
+#: pages, a garbled header, a table of another shape), as opposed to a system refusing a write
+#: (full, read-only, locked) that leaves the file as it was.
+_DAMAGE_CODES = {1: "SQLITE_ERROR", 11: "SQLITE_CORRUPT", 26: "SQLITE_NOTADB"}
+#: SQLite's companions of the database file, which belong to it (a write-ahead log replayed into
+#: a new database would damage it in turn).
+_COMPANIONS = ("-wal", "-shm", "-journal")
+
+
+def _is_damage(error: Exception) -> bool:
+    if isinstance(error, sqlite3.Error):
+        return (getattr(error, "sqlite_errorcode", 0) & 0xFF) in _DAMAGE_CODES
+    return not isinstance(error, OSError)  # a row of the wrong width (ValueError)
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+class ResultCache:
+    """The cache file. It is an optimisation, so it never fails a crawl: a damaged file is moved
+    aside (``results.sqlite3.damaged``) and replaced by a new one; a file the system will not
+    let us read or write (a read-only directory, a full disk) is left as it is and the crawl goes
+    on without it. Either way ``progress`` hears one line, and the crawl's output is what
+    ``--no-cache`` gives."""
+
+    def __init__(self, directory: Path | None = None, progress: Callable[[str], None] = _quiet) -> None:
+        directory = directory or default_cache_dir()
+        self.path = directory / "results.sqlite3"
+        self._progress = progress
+        self._db: sqlite3.Connection | None = None
+        self._replaced = False
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            self._connect()
+        except (sqlite3.Error, OSError, ValueError) as e:
+            self._failed(e, "opening it")
+
+    def _connect(self) -> None:
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+
+    def _failed(self, error: Exception, doing: str) -> None:
+        """Stop using the file after ``error``; when it is damaged, set it aside and start a new one."""
+        self.close()
+        what = f"{type(error).__name__}: {error}"
+        if not _is_damage(error):
+            self._progress(f"the result cache {self.path} failed {doing} ({what}); going on without it")
+            return
+        try:
+            aside = move_aside(self.path)
+            for suffix in _COMPANIONS:
+                companion = self.path.with_name(self.path.name + suffix)
+                if companion.exists():
+                    os.replace(companion, aside.with_name(aside.name + suffix))
+        except OSError as e:
+            self._progress(f"the result cache {self.path} is damaged ({what}) and cannot be moved aside "
+                           f"({e.strerror or e}); going on without it")
+            return
+        self._progress(f"the result cache {self.path} is damaged ({what}): moved aside to {aside.name}, "
+                       "going on with a new one")
+        if not self._replaced:  # once: a new file that fails too is not replaced again
+            self._replaced = True
+            try:
+                self._connect()
+            except (sqlite3.Error, OSError) as e:
+                self._failed(e, "making a new one")
+
+    def close(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+
+    def __enter__(self) -> "ResultCache":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _select(self, db: sqlite3.Connection, keys: list[str]) -> dict[str, bytes]:
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(keys), _BATCH):
+            chunk = keys[start : start + _BATCH]
+            marks = ",".join("?" * len(chunk))
+            rows += db.execute(f"SELECT key, value FROM results WHERE key IN ({marks})", chunk).fetchall()
+        return dict(rows)
+
+    def get_raw(self, keys: Iterable[str]) -> dict[str, bytes]:
+        """The stored bytes of every key found (see :func:`decode_result`); none when the file fails."""
+        if self._db is None:
+            return {}
+        try:
+            return self._select(self._db, list(keys))
+        except (sqlite3.Error, ValueError) as e:
+            self._failed(e, "reading")
+            return {}
+
+    def prune(self, version: str) -> int:
+        """Drop every result not made by the extractor ``version`` and give the space back;
+        returns how many rows went. Results of other versions can never be served again by this
+        errcat (the version is part of the key), so a cache kept across upgrades, as the sync
+        workflow keeps it, would otherwise grow by a whole code base's results with each one."""
+        if self._db is None:
+            return 0
+        prefix = f"{version}:"
+        try:
+            dropped = self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) != ?", (len(prefix), prefix)).rowcount
+            if dropped:
+                self._db.execute("VACUUM")
+        except sqlite3.Error as e:
+            self._failed(e, "pruning")
+            return 0
+        return dropped
+
+    def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
+        rows = list(items)
+        for _ in range(2):  # a damaged file is replaced by a new one: the rows go there
+            if not rows or self._db is None:
+                return
+            try:
+                with self._db:
+                    self._db.execute("BEGIN")
+                    self._db.executemany("INSERT OR REPLACE INTO results (key, value) VALUES (?, ?)", rows)
+                return
+            except sqlite3.Error as e:
+                self._failed(e, "saving results")
+
+
+#: A per-file result's own keys and their types: a row that decodes to anything else (a key
+#: missing, a list where a count belongs) is damage, a miss like a row that does not decode.
+#: Deeper damage (inside a site) is found when the crawl cannot use the results (see crawl).
+_RESULT_KEYS = {"path": str, "module": str, "status": str, "sites": list, "classes": list, "calls": list,
+                "bare_asserts": int, "reraises": int}
+
+
+def decode_result(value: Any, path: str) -> dict[str, Any] | None:
+    """The stored result of the file ``path``, or None when the row is damaged (a miss, not a
+    failure)."""
+    try:
+        result = _decode(zlib.decompress(value))
+    except (zlib.error, ValueError, TypeError):
+        return None
+    if type(result) is not dict or result.get("path") != path:
+        return None
+    if any(type(result.get(key)) is not kind for key, kind in _RESULT_KEYS.items()):
+        return None
+    if not (result["status"] == "ok" and result.get("reason", 0) is None
+            or result["status"] == "skipped" and type(result.get("reason")) is str):
+        return None
+    return result
+
+
+def _decode(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:  # a surrogate-carrying result written by the fallback above
+        return json.loads(raw.decode("utf-8", "surrogatepass"))
+
+
+def encode_result(result: dict[str, Any]) -> bytes:
+    """A per-file result as the cache stores it: compact JSON, zlib level 1.
+
+    orjson when it can (5x faster); the standard library for text orjson refuses (a lone
+    surrogate the extractor has not escaped), so such a result is cached all the same.
+    """
+    try:
+        raw = orjson.dumps(result)
+    except TypeError:
+        raw = json.dumps(result, separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return zlib.compress(raw, 1)

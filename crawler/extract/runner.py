@@ -1,0 +1,197 @@
+"""Run the extractor over a snapshot: cached results first, the rest in parallel worker processes.
+
+The main process streams blobs out of git (one ``cat-file --batch`` session) and hands them to
+the workers in chunks; the workers parse and extract; results come back as plain data and go
+into the cache. Results are returned sorted by path, whatever order the workers finish in.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import os
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import cache
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from crawler.base.progress import task
+from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
+from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
+
+CHUNK_BYTES = 1_500_000
+
+
+def _worker_init() -> None:
+    # Extraction makes no reference cycles (tests/test_extract.py checks it), so everything a
+    # parse allocates is freed by refcounting; the collector would only walk the live trees.
+    gc.disable()
+
+
+def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes | None]]:
+    """Extract a chunk of files; each result also comes back encoded for the cache, so the
+    encoding happens in parallel here rather than serially in the main process. A result that
+    only says this machine could not decide (``transient``) comes back with no encoding: it is
+    never cached."""
+    from crawler.extract.derive import (
+        derive_result,  # (imported here: an up-to-date crawl never needs it)
+    )
+
+    results = (derive_result(extract_file(path, data)) for path, data in chunk)
+    done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
+    gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
+    return done
+
+
+DIED = "the extractor's process died on this file"
+
+
+def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], bytes | None]]:
+    """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
+    blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
+    out = []
+    for path, data in blobs:
+        try:
+            with ProcessPoolExecutor(max_workers=1) as pool:
+                out += pool.submit(_extract_chunk, [(path, data)]).result()
+        except BrokenProcessPool:
+            died = skipped_result(path, DIED)
+            died["transient"] = True  # not cached, and the dataset is not taken as final
+            out.append((died, None))
+    return out
+
+
+def code_files() -> list[Path]:
+    """Every module of this package: their code shapes a cached per-file result, so a digest of
+    all of them keys the cache and an edit to any of them can never serve a stale result."""
+    return sorted(Path(__file__).parent.glob("*.py"))
+
+
+def _libcst_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("libcst")
+    except PackageNotFoundError:  # pragma: no cover - a declared dependency
+        return "none"
+
+
+@cache
+def cache_version() -> str:
+    # The parser is part of the extractor: another Python (3.12 parses PEP 701 f-strings
+    # itself) or another libcst can give other results for the same bytes.
+    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{sys.version_info[:2]}\0{_libcst_version()}".encode())
+    for path in code_files():
+        h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+    return f"{EXTRACTOR_VERSION}.{h.hexdigest()[:16]}"
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _chunks(pairs: Iterator[tuple[Any, bytes]]) -> Iterator[list[tuple[str, bytes]]]:
+    chunk: list[tuple[str, bytes]] = []
+    size = 0
+    for entry, data in pairs:
+        chunk.append((entry.path, data))
+        size += len(data) + 2_000
+        if size >= CHUNK_BYTES:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
+
+
+def extract_all(
+    snapshot: Any,
+    *,
+    jobs: int | None = None,
+    cache_dir: Path | None = None,
+    use_cache: bool = True,
+    reuse: bool = True,
+    served: list[str] | None = None,
+    progress: Callable[[str], None] = lambda _: None,
+) -> list[dict[str, Any]]:
+    """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
+    the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
+    stored in it; ``served`` receives the paths whose results came from it."""
+    entries = list(snapshot.files)
+    version = cache_version()
+    keys = {e.path: result_key(e.blob, e.path, version) for e in entries}
+    cache = ResultCache(cache_dir, progress) if use_cache else None
+    try:
+        results: dict[str, dict[str, Any]] = {}
+        stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
+        todo = [e for e in entries if keys[e.path] not in stored]
+        damaged: list[Any] = []
+        decoded = []
+
+        def decode_hits() -> None:
+            if decoded:
+                return
+            decoded.append(True)
+            for entry in entries:
+                value = stored.get(keys[entry.path])
+                if value is not None:
+                    hit = decode_result(value, entry.path)
+                    if hit is None:
+                        damaged.append(entry)
+                    else:
+                        results[entry.path] = hit
+            if served is not None:
+                served.extend(results)  # (only hits so far: fresh results come later)
+
+        counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
+        fresh: list[tuple[dict[str, Any], bytes]] = []
+        jobs = jobs or default_jobs()
+        if jobs <= 1 or len(todo) < 8:
+            decode_hits()
+            counted.update(0, len(todo) + len(damaged))
+            for chunk in _chunks(snapshot.read(todo + damaged)):
+                fresh += _extract_chunk(chunk)
+                counted.advance(len(chunk))
+        else:
+            broken = False
+            # What the workers run, imported before they are forked (derive pulls in pydantic and
+            # the models): each would otherwise import it again, on the clock of its first chunk.
+            from crawler.extract import derive  # noqa: F401
+            with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+                # Fork the workers *before* git's cat-file starts: a worker forked later would
+                # inherit the write end of cat-file's stdin, so cat-file (which buffers its
+                # output until stdin closes) would wait for the workers, and they for it.
+                pool.submit(int).result()
+                try:
+                    running = pool.map(_extract_chunk, _chunks(snapshot.read(todo)))
+                    decode_hits()  # while the workers parse: this process would only wait
+                    counted.update(counted.done, len(todo) + len(damaged))
+                    for done in running:
+                        fresh += done
+                        counted.advance(len(done))
+                    for done in pool.map(_extract_chunk, _chunks(snapshot.read(damaged))):
+                        fresh += done
+                        counted.advance(len(done))
+                except BrokenProcessPool:
+                    broken = True
+            decode_hits()  # (done already, unless the pool broke first)
+            if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
+                finished = {r["path"] for r, _ in fresh}
+                rest = [e for e in todo + damaged if e.path not in finished]
+                progress(f"a worker process died; extracting {len(rest)} files one process each")
+                fresh += _isolated(snapshot, rest)
+        counted.close()
+        if damaged:
+            progress(f"{len(damaged)} cached result(s) were damaged; extracted again")
+        for result, _ in fresh:
+            results[result["path"]] = result
+        if cache is not None and fresh:
+            cache.put_encoded((keys[r["path"]], blob) for r, blob in fresh if blob is not None)
+    finally:
+        if cache is not None:
+            cache.close()
+    return [results[path] for path in sorted(results)]

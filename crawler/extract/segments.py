@@ -1,0 +1,61 @@
+"""segments: split from the former ``search`` module."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from crawler.extract.templates import parts_from_template
+
+WORD = re.compile(r"\w+")
+
+
+Segment = tuple[str, str | None]  # ("lit", text) or ("var", None)
+
+
+def template_segments(template: dict[str, Any]) -> list[Segment]:
+    """The template as alternating literal runs and variable parts.
+
+    These are exactly the literal runs of the template's ``pattern``, which is built from the
+    same parts (literals escaped, each field ``.*?``); tests/test_match.py checks the two agree
+    by parsing patterns, which the crawl never needs to do.
+    """
+    out: list[Segment] = []
+    for part in parts_from_template(template):
+        if isinstance(part, str):
+            if part:
+                out.append(("lit", part))
+        elif not out or out[-1][0] != "var":
+            out.append(("var", None))
+    return out
+
+
+def fragments(segs: list[Segment]) -> list[str]:
+    return [text for kind, text in segs if kind == "lit" and text]
+
+
+def anchor_tokens(segs: list[Segment]) -> list[str]:
+    """Words of the literal text that are whole words in every matching message.
+
+    A word touching a field (``{prefix}foo``) may run into the field's value, so it is left out.
+    """
+    tokens: list[str] = []
+    for i, (kind, text) in enumerate(segs):
+        if kind != "lit" or not text:
+            continue
+        var_before = i > 0 and segs[i - 1][0] == "var"
+        var_after = i + 1 < len(segs) and segs[i + 1][0] == "var"
+        for m in WORD.finditer(text):
+            if (m.start() == 0 and var_before) or (m.end() == len(text) and var_after):
+                continue
+            tokens.append(m.group())
+    return tokens
+
+
+def search_tokens(*texts: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for text in texts:
+        for word in WORD.findall(text.lower()):
+            if len(word) > 1 or word.isdigit():
+                seen.setdefault(word, None)
+    return list(seen)

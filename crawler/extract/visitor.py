@@ -1,0 +1,760 @@
+"""Extraction: the bytes of one Python file -> plain-data facts about every raise site.
+
+``extract_file(path, data)`` is pure and deterministic, never raises and never imports or runs
+the analysed code. It parses once (stdlib ``ast``; libcst in a child process for syntax newer
+than the running Python, see :mod:`crawler.parse`) and walks the *statements* once, keeping the
+state a site needs on stacks: enclosing scopes, ``if``/``while`` guards, loop headers, except
+handlers, and an environment of string values held in local names.
+
+Choices (the contract leaves them to us):
+
+- **qualname** follows Python's ``__qualname__``: ``Class.method``, nested functions
+  ``outer.<locals>.inner``; ``<module>`` at top level.
+- **re-raises** (bare ``raise``; ``raise e`` where ``e`` is an enclosing handler's name) are not
+  new messages: they are not sites, only counted in ``reraises``.
+- **bare asserts** (no message) are not sites, only counted in ``bare_asserts``. Asserts with a
+  message are sites of kind ``assert`` whose last guard is the failing condition ``not (test)``.
+- **message argument**: keyword ``message=`` / ``msg=`` / ``detail=`` when given, else the first
+  positional argument.
+- **constructor vs helper**: a call whose callee's last name starts with an upper-case letter
+  constructs an exception; anything else (``make_error(...)``, ``self._err(...)``,
+  ``Error.from_x(...)``) is a helper whose message is its first string-building argument. A
+  helper's exception is the class a same-module function ``return``\\s (``return X(...)``),
+  the class for ``Class.factory(...)``, else the callee as written.
+- **variables**: the value reaching the raise is the last assignment on the path (assignments
+  inside branches the raise is in win; after an ``if`` the last branch that assigned wins),
+  with ``+=`` appended. ``err = SomeError(...); raise err`` is followed too.
+- **snippet**: the enclosing function (from its first decorator) when it has at most
+  ``SNIPPET_LINES`` lines, else ``SNIPPET_LINES`` lines around the site inside it.
+
+Beyond the ``Site`` fields, the result carries ``calls``: for constructor calls of non-builtin
+exceptions, the templates of the call's arguments (``{"site": index, "args": [...], "kwargs":
+{...}}``) so :func:`crawler.hierarchy.apply_init_templates` can substitute them into the
+message a repo-defined ``__init__`` builds. ``classes[].init`` is None when the class defines no
+``__init__`` (it inherits its base's).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import re
+import warnings
+from bisect import bisect_left
+
+from crawler.extract import parse
+from crawler.extract.templates import (
+    MessageBuilder,
+    escape_surrogates,
+    field,
+    make_template,
+    none_template,
+)
+from crawler.extract.text import Source, decode_source, module_name
+
+EXTRACTOR_VERSION = "1"
+SNIPPET_LINES = 25
+MESSAGE_KEYWORDS = ("message", "msg", "detail")
+
+BUILTIN_EXCEPTIONS = frozenset(
+    n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)
+)
+_EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+
+#: Words without which a function's body can give nothing (see ``_Extractor._inert``); found as
+#: text, so one inside a string or a comment only costs a walk that finds nothing. One pattern
+#: per word, led by the word itself: ``re`` then scans with a fast literal search (an
+#: alternation led by ``\b`` ran at a third of the parse's speed).
+_HOT_WORDS = tuple(re.compile(w + r"(?!\w)") for w in ("raise", "assert", "class", "__init__"))
+_LONE_CR = re.compile(r"\r(?!\n)")
+
+
+def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
+    """Ascending 1-based numbers of the lines on which any of the words occurs (``\\n`` ends)."""
+    starts = []
+    for pattern in patterns:
+        for match in pattern.finditer(text):
+            start = match.start()
+            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
+                starts.append(start)
+    starts.sort()
+    lines = []
+    line = 1
+    pos = 0
+    count = text.count
+    for start in starts:
+        line += count("\n", pos, start)
+        pos = start
+        lines.append(line)
+    return lines
+
+
+def extract_file(path: str, data: bytes) -> dict:
+    # Warnings about the *analysed* code (invalid escape sequences are SyntaxWarning/
+    # DeprecationWarning at parse time) are none of ours: under ``-W error`` they would turn a
+    # valid file into a SyntaxError. The result must not depend on the warning filters.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _extract_file(path, data)
+
+
+def skipped_result(path: str, reason: str) -> dict:
+    """The result of a file that gave nothing, with the reason."""
+    return _skipped(_empty_result(path), reason)
+
+
+def _empty_result(path: str) -> dict:
+    module, _ = module_name(path)
+    return {
+        "path": path,
+        "module": module,
+        "status": "ok",
+        "reason": None,
+        "sites": [],
+        "classes": [],
+        "bare_asserts": 0,
+        "reraises": 0,
+        "calls": [],
+    }
+
+
+def _extract_file(path: str, data: bytes) -> dict:
+    module, is_package = module_name(path)
+    result = _empty_result(path)
+    if b"\0" in data:
+        return _skipped(result, "invalid source: null bytes")
+    try:
+        text = decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
+    try:
+        tree = parse.parse_source(text)
+        ex = _Extractor(path, module, is_package, Source(text))
+        ex.run(tree)
+    except SyntaxError as e:
+        return _skipped(result, f"syntax error: line {e.lineno}: {e.msg}")
+    except parse.FallbackUnavailable as e:
+        skipped = _skipped(result, str(e))
+        skipped["transient"] = True  # engine: never cache it; the next crawl tries again
+        return skipped
+    except UnicodeDecodeError as e:
+        return _skipped(result, f"decode error: {e.reason} at byte {e.start}")
+    except ValueError as e:  # null bytes (3.11), unknown encodings
+        return _skipped(result, f"invalid source: {e}")
+    except RecursionError:
+        return _skipped(result, "too deeply nested")
+    except MemoryError:  # what CPython's parser raises on pathological nesting
+        return _skipped(result, "too deeply nested or too complex (parser MemoryError)")
+    except Exception as e:  # noqa: BLE001 - a bug here must not stop a whole crawl
+        return _skipped(result, f"internal error: {type(e).__name__}: {e}")
+    result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls)
+    return result
+
+
+def _skipped(result: dict, reason: str) -> dict:
+    result["status"] = "skipped"
+    result["reason"] = escape_surrogates(reason)  # exception texts may quote the odd input
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# small pure helpers over nodes
+
+
+def _last_name(node: ast.expr) -> str | None:
+    t = type(node)
+    if t is ast.Name:
+        return node.id
+    if t is ast.Attribute:
+        return node.attr
+    return None
+
+
+def _is_class_name(name: str | None) -> bool:
+    """CapWords (``ValueError``, ``_StreamError``): a class by convention."""
+    if not name:
+        return False
+    name = name.lstrip("_")
+    return bool(name) and name[0].isupper()
+
+
+def _looks_like_exception(call: ast.Call) -> bool:
+    name = _last_name(call.func)
+    return bool(name) and (name in BUILTIN_EXCEPTIONS or name.endswith(_EXC_SUFFIXES))
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for Name/Attribute chains, else None."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _first_paragraph(doc: str | None) -> str | None:
+    if not doc:
+        return None
+    para = inspect.cleandoc(doc).strip().split("\n\n", 1)[0]
+    return escape_surrogates(" ".join(line.strip() for line in para.splitlines())) or None
+
+
+def _docstring(fn) -> str | None:
+    body = fn.body
+    if body and type(body[0]) is ast.Expr:
+        v = body[0].value
+        if type(v) is ast.Constant and isinstance(v.value, str):
+            return v.value
+    return None
+
+
+def _params(args: ast.arguments) -> list[str]:
+    names = [a.arg for a in (*args.posonlyargs, *args.args)]
+    if names:
+        names = names[1:]  # self
+    if args.vararg:
+        names.append(args.vararg.arg)
+    names.extend(a.arg for a in args.kwonlyargs)
+    if args.kwarg:
+        names.append(args.kwarg.arg)
+    return names
+
+
+class _Frame:
+    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts")
+
+    def __init__(self, kind, qualname, node, parent, cls=None):
+        self.kind = kind  # module | class | function
+        self.qualname = qualname
+        self.node = node
+        self.parent = parent
+        self.env: dict = {}
+        self.imports: dict = {}
+        self.cls = cls  # for a class frame: its record; for __init__: the class record
+        self.handlers: list = []  # enclosing except-handler names (function-local)
+        self._facts = None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class _Extractor:
+    def __init__(self, path: str, module: str, is_package: bool, src: Source):
+        self.path = path
+        self.module = module
+        self.is_package = is_package
+        self.src = src
+        self.seg = src.segment
+        self.sites: list[dict] = []
+        self.classes: list[dict] = []
+        self.calls: list[dict] = []
+        self.bare_asserts = 0
+        self.reraises = 0
+        self.consts: dict = {}
+        self.module_classes: dict[str, str] = {}
+        self.func_returns: dict[str, str] = {}
+        self._pending: list = []  # (site, written, frame) to resolve at the end
+        self._pending_helpers: list = []  # (site, callee name, frame)
+        self.guards: list[str] = []
+        self.loops: list[str] = []
+        self.handler_texts: list[str] = []
+        self.frame: _Frame | None = None
+        self.builder = MessageBuilder(self.seg, self._lookup)
+        self._hot: list[int] | None = None
+
+    # -- driver --
+
+    def run(self, tree: ast.Module) -> None:
+        text = self.src.text
+        if "\r" in text and _LONE_CR.search(text):  # old Mac line ends: no skipping, no risk
+            self._hot = None
+        else:
+            self._hot = _word_lines(_HOT_WORDS, text)
+        try:
+            self._collect_consts(tree.body)
+            self.frame = _Frame("module", "<module>", tree, None)
+            self._block(tree.body)
+            self._finish()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        """Break the extractor's reference cycle: ``builder`` holds a bound method that points
+        back at it, and through its frames at the whole syntax tree. Broken here, each file's tree is freed by reference counting the moment extraction ends, so the
+        cycle collector never has to walk millions of AST nodes (nor can they pile up when it is
+        off). ``tests/test_extract.py`` checks that extraction leaves no cyclic garbage."""
+        self.builder = self.frame = None  # type: ignore[assignment]
+        self._pending = self._pending_helpers = []
+
+    def _collect_consts(self, body) -> None:
+        """Module-level string constants (``ERR = "..."``), visible to every function."""
+        builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
+        for stmt in body:
+            t = type(stmt)
+            if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                target, value = stmt.targets[0].id, stmt.value
+            elif t is ast.AnnAssign and stmt.value is not None and type(stmt.target) is ast.Name:
+                target, value = stmt.target.id, stmt.value
+            else:
+                continue
+            if type(value) in (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call) and builder.is_stringy(value):
+                self.consts[target] = ("constant", builder.build(value)[1])
+
+    def _stmts(self, body) -> None:
+        dispatch = _DISPATCH
+        for stmt in body:
+            handler = dispatch.get(type(stmt))
+            if handler is not None:
+                handler(self, stmt)
+
+    def _block(self, body) -> dict:
+        """Visit a conditional block in a copy of the environment; return the copy."""
+        frame = self.frame
+        saved = frame.env
+        frame.env = dict(saved)
+        try:
+            self._stmts(body)
+            return frame.env
+        finally:
+            frame.env = saved
+
+    def _merge(self, *envs) -> None:
+        """After a compound statement: names a branch (re)assigned take the last such value."""
+        env = self.frame.env
+        base = dict(env)
+        for branch in envs:
+            for k, v in branch.items():
+                if base.get(k, _MISSING) is not v:
+                    env[k] = v
+
+    # -- scopes --
+
+    def _function(self, node) -> None:
+        parent = self.frame
+        if parent.kind == "function":
+            qual = f"{parent.qualname}.<locals>.{node.name}"
+        elif parent.kind == "class":
+            qual = f"{parent.qualname}.{node.name}"
+        else:
+            qual = node.name
+        cls = parent.cls if parent.kind == "class" and node.name == "__init__" else None
+        frame = _Frame("function", qual, node, parent, cls)
+        if cls is not None:
+            cls["init"] = {"params": _params(node.args), "template": None}
+        if not self._inert(node, parent):
+            self._scope(frame, node.body)
+
+    def _inert(self, node, parent: "_Frame") -> bool:
+        """Whether walking a function's body cannot change the result, so it is skipped.
+
+        A body's sites, counts (raise, assert), classes and ``__init__`` templates need those
+        words; its names and imports are its own (no site outside it sees them). What a
+        module-level function ``return``\\s names a helper's exception, so those are always
+        walked (scanning for "return" cost more than it saved). Most of a big code base is
+        methods with none of that: their walk was a quarter of the parse.
+        """
+        hot = self._hot
+        if hot is None or parent.kind == "module":
+            return False
+        lo = node.lineno
+        i = bisect_left(hot, lo)
+        return i == len(hot) or hot[i] > node.end_lineno
+
+    def _scope(self, frame: "_Frame", body: list) -> None:
+        """Walk a function's or class's body in its own frame, with fresh guards, loops and
+        handlers (those of the enclosing code do not lead into a nested definition)."""
+        parent = self.frame
+        saved = self.guards, self.loops, self.handler_texts
+        self.guards, self.loops, self.handler_texts = [], [], []
+        self.frame = frame
+        try:
+            self._stmts(body)
+        finally:
+            self.frame = parent
+            self.guards, self.loops, self.handler_texts = saved
+
+    def _class(self, node) -> None:
+        parent = self.frame
+        qual = node.name if parent.kind == "module" else (
+            f"{parent.qualname}.<locals>.{node.name}" if parent.kind == "function" else f"{parent.qualname}.{node.name}"
+        )
+        record = {"qualname": f"{self.module}.{qual}", "name": node.name, "bases": [], "init": None}
+        self.classes.append(record)
+        if parent.kind == "module":
+            self.module_classes[node.name] = record["qualname"]
+        self._pending.append((record, [self.seg(b) for b in node.bases], parent))
+        frame = _Frame("class", qual, node, parent, record)
+        self._scope(frame, node.body)
+
+    # -- control flow --
+
+    def _if(self, node) -> None:
+        test = self.seg(node.test)
+        self.guards.append(test)
+        body_env = self._block(node.body)
+        self.guards.pop()
+        envs = [body_env]
+        if node.orelse:
+            self.guards.append(f"not ({test})")
+            envs.append(self._block(node.orelse))
+            self.guards.pop()
+        self._merge(*envs)
+
+    def _for(self, node) -> None:
+        kw = "async for" if type(node) is ast.AsyncFor else "for"
+        self.loops.append(f"{kw} {self.seg(node.target)} in {self.seg(node.iter)}")
+        body_env = self._block(node.body)
+        self.loops.pop()
+        self._merge(body_env, self._block(node.orelse))
+
+    def _while(self, node) -> None:
+        test = self.seg(node.test)
+        self.guards.append(test)
+        self.loops.append(f"while {test}")
+        body_env = self._block(node.body)
+        self.loops.pop()
+        self.guards.pop()
+        self._merge(body_env, self._block(node.orelse))
+
+    def _with(self, node) -> None:
+        self._stmts(node.body)
+
+    def _try(self, node) -> None:
+        envs = [self._block(node.body)]
+        frame = self.frame
+        for h in node.handlers:
+            text = "except"
+            if h.type is not None:
+                text += " " + self.seg(h.type)
+            if h.name:
+                text += " as " + h.name
+            self.handler_texts.append(text)
+            frame.handlers.append(h.name)
+            envs.append(self._block(h.body))
+            frame.handlers.pop()
+            self.handler_texts.pop()
+        envs.append(self._block(node.orelse))
+        self._merge(*envs)
+        self._stmts(node.finalbody)
+
+    def _match(self, node) -> None:
+        subject = self.seg(node.subject)
+        envs = []
+        for case in node.cases:
+            text = f"match {subject}: case {self.seg(case.pattern)}"
+            if case.guard is not None:
+                text += f" if {self.seg(case.guard)}"
+            self.guards.append(text)
+            envs.append(self._block(case.body))
+            self.guards.pop()
+        self._merge(*envs)
+
+    # -- environment --
+
+    def _lookup(self, key: str):
+        frame = self.frame
+        form = "constant" if frame.kind == "module" else "variable"
+        got = frame.env.get(key, _MISSING)
+        if got is _MISSING and frame.kind == "function" and (key.startswith("self.") or key.startswith("cls.")):
+            owner = frame.parent
+            if owner is not None and owner.kind == "class":
+                got = owner.env.get(key.split(".", 1)[1], _MISSING)
+        if got is _MISSING:
+            return self.consts.get(key)
+        if got is None or got[0] == "exc":
+            return None
+        return form, got[1]
+
+    def _bind(self, target, value) -> None:
+        t = type(target)
+        if t is ast.Name:
+            key = target.id
+        elif t is ast.Attribute and type(target.value) is ast.Name:
+            key = target.value.id + "." + target.attr
+        elif t in (ast.Tuple, ast.List):
+            for e in target.elts:
+                self._bind(e, None)
+            return
+        else:
+            return
+        env = self.frame.env
+        if value is None:
+            if key in env or key in self.consts:
+                env[key] = None
+            return
+        if self.builder.is_stringy(value):
+            env[key] = ("str", self.builder.build(value)[1])
+        elif type(value) is ast.Call and _looks_like_exception(value):
+            env[key] = ("exc", self._from_call(value))
+        elif key in env or key in self.consts:
+            env[key] = None
+
+    def _assign(self, node) -> None:
+        for target in node.targets:
+            self._bind(target, node.value)
+
+    def _annassign(self, node) -> None:
+        if node.value is not None:
+            self._bind(node.target, node.value)
+
+    def _augassign(self, node) -> None:
+        if type(node.op) is not ast.Add:
+            return
+        target = node.target
+        key = self.builder._key(target)
+        if key is None:
+            return
+        got = self._lookup(key)
+        before = got[1] if got is not None else [field(key)]
+        self.frame.env[key] = ("str", before + self.builder.parts(node.value))
+
+    # -- imports --
+
+    def _import(self, node) -> None:
+        imports = self._imports_dict()
+        for alias in node.names:
+            if alias.asname:
+                imports[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                imports[head] = head
+
+    def _importfrom(self, node) -> None:
+        base = node.module or ""
+        if node.level:
+            pkg = self.module if self.is_package else self.module.rpartition(".")[0]
+            parts = pkg.split(".") if pkg else []
+            up = node.level - 1
+            if up:
+                parts = parts[:-up] if up <= len(parts) else []
+            pkg = ".".join(parts)
+            base = f"{pkg}.{base}" if base and pkg else (base or pkg)
+        imports = self._imports_dict()
+        for alias in node.names:
+            if alias.name == "*":
+                continue
+            imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+    def _imports_dict(self) -> dict:
+        frame = self.frame
+        while frame.kind == "class":
+            frame = frame.parent
+        return frame.imports
+
+    # -- returns and super().__init__ --
+
+    def _return(self, node) -> None:
+        frame = self.frame
+        value = node.value
+        if (
+            frame.parent is not None
+            and frame.parent.kind == "module"
+            and type(value) is ast.Call
+            and _is_class_name(_last_name(value.func))
+        ):
+            self.func_returns.setdefault(frame.node.name, self.seg(value.func))
+
+    def _expr(self, node) -> None:
+        cls = self.frame.cls
+        if cls is None or self.frame.kind != "function":
+            return
+        call = node.value
+        if type(call) is not ast.Call or type(call.func) is not ast.Attribute or call.func.attr != "__init__":
+            return
+        if cls["init"]["template"] is not None:
+            return
+        owner = call.func.value
+        args = list(call.args)
+        if not (type(owner) is ast.Call and _last_name(owner.func) == "super"):
+            args = args[1:]  # Base.__init__(self, ...)
+        form, parts = self._message(args, call.keywords)
+        cls["init"]["template"] = make_template(parts, form) if form != "none" else None
+
+    # -- sites --
+
+    def _message(self, args, keywords) -> tuple[str, list]:
+        for kw in keywords:
+            if kw.arg in MESSAGE_KEYWORDS:
+                form, parts = self.builder.build(kw.value)
+                return ("opaque" if form == "opaque" else "keyword"), parts
+        for a in args:
+            if type(a) is ast.Starred:
+                return "opaque", [field(self.seg(a))]
+            return self.builder.build(a)
+        return "none", []
+
+    def _from_call(self, call: ast.Call) -> tuple[str, dict, dict | None]:
+        """(exception as written, template, call args record or None) for ``raise <call>``."""
+        func = call.func
+        written = self.seg(func)
+        name = _last_name(func)
+        if _is_class_name(name) or (type(func) is ast.Call and _last_name(func.func) == "type"):
+            form, parts = self._message(call.args, call.keywords)
+            template = make_template(parts, form) if form != "none" else none_template()
+            args = None
+            if name not in BUILTIN_EXCEPTIONS or "." in written:
+                args = {
+                    "args": [make_template(*reversed(self.builder.build(a))) for a in call.args if type(a) is not ast.Starred],
+                    "kwargs": {kw.arg: make_template(*reversed(self.builder.build(kw.value))) for kw in call.keywords if kw.arg},
+                }
+            return written, template, args
+        # helper
+        if type(func) is ast.Attribute and _is_class_name(_last_name(func.value)):
+            written = self.seg(func.value)
+        values = [*call.args, *(kw.value for kw in call.keywords)]
+        chosen = next((v for v in values if self.builder.is_stringy(v)), None)
+        if chosen is None:
+            chosen = next((a for a in call.args if type(a) is not ast.Starred), None)
+        if chosen is None:
+            return written, none_template(), None
+        return written, make_template(self.builder.parts(chosen), "helper"), None
+
+    def _raise(self, node) -> None:
+        exc = node.exc
+        frame = self.frame
+        if exc is None or (type(exc) is ast.Name and exc.id in frame.handlers):
+            self.reraises += 1
+            return
+        args = None
+        t = type(exc)
+        helper = None
+        if t is ast.Call:
+            written, template, args = self._from_call(exc)
+            if not _is_class_name(_last_name(exc.func)) and type(exc.func) is ast.Name:
+                helper = exc.func.id
+        elif t is ast.Name and (frame.env.get(exc.id) or ("",))[0] == "exc":
+            written, template, args = frame.env[exc.id][1]
+        elif t in (ast.Name, ast.Attribute):
+            written, template = self.seg(exc), none_template()
+        else:
+            written, template = self.seg(exc), make_template([field(self.seg(exc))], "opaque")
+        cause = self.seg(node.cause) if node.cause is not None else None
+        site = self._site(node, "raise", written, template, cause, list(self.guards))
+        if args is not None:
+            self.calls.append({"site": len(self.sites) - 1, **args})
+        if helper is not None:
+            self._pending_helpers.append((site, helper))
+
+    def _assert(self, node) -> None:
+        if node.msg is None:
+            self.bare_asserts += 1
+            return
+        form, parts = self.builder.build(node.msg)
+        guards = [*self.guards, f"not ({self.seg(node.test)})"]
+        self._site(node, "assert", "AssertionError", make_template(parts, form), None, guards)
+
+    def _site(self, node, kind, written, template, cause, guards) -> dict:
+        fn = self._function_frame()
+        decorators, docstring, lo, hi = self._scope_facts(fn)
+        line, end = node.lineno, node.end_lineno
+        if fn is not None and hi - lo + 1 <= SNIPPET_LINES:
+            start, stop = lo, hi
+        else:
+            start = max(lo, line - SNIPPET_LINES // 2)
+            stop = min(hi, max(end, start + SNIPPET_LINES - 1))
+            start = max(lo, min(start, stop - SNIPPET_LINES + 1))
+        frame = self.frame
+        site = {
+            "path": self.path,
+            "line": line,
+            "end_line": end,
+            "module": self.module,
+            "qualname": frame.qualname,
+            "kind": kind,
+            "exception": written,
+            "exception_qualname": written,
+            "template": template,
+            "snippet": {"start_line": start, "end_line": stop, "code": self.src.span(start, stop)},
+            "facts": {
+                "derived": "machine",
+                "guards": guards,
+                "loops": list(self.loops),
+                "handler": self.handler_texts[-1] if self.handler_texts else None,
+                "cause": cause,
+                "reraise": False,
+                "decorators": decorators,
+                "docstring": docstring,
+            },
+        }
+        self.sites.append(site)
+        self._pending.append((site, written, frame))
+        return site
+
+    def _function_frame(self) -> _Frame | None:
+        frame = self.frame
+        while frame is not None and frame.kind != "function":
+            frame = frame.parent
+        return frame
+
+    def _scope_facts(self, fn: _Frame | None):
+        if fn is None:
+            return [], None, 1, len(self.src.lines)
+        if fn._facts is None:
+            node = fn.node
+            decorators = [self.seg(d) for d in node.decorator_list]
+            lo = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            fn._facts = (decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno)
+        decorators, doc, lo, hi = fn._facts
+        return list(decorators), doc, lo, hi
+
+    # -- name resolution (at the end: classes and imports may follow their use) --
+
+    def _resolve(self, written: str, frame: _Frame | None) -> str:
+        head, dot, rest = written.partition(".")
+        f = frame
+        while f is not None:
+            if head in f.imports:
+                return f.imports[head] + dot + rest
+            if f.kind == "module" and head in self.module_classes:
+                return self.module_classes[head] + dot + rest
+            f = f.parent
+        if not dot and head in BUILTIN_EXCEPTIONS:
+            return f"builtins.{head}"
+        return written
+
+    def _finish(self) -> None:
+        for name_site, callee in self._pending_helpers:
+            returned = self.func_returns.get(callee)
+            if returned is not None:
+                name_site["exception"] = returned
+        for item, written, frame in self._pending:
+            if "bases" in item:  # class record
+                item["bases"] = [self._resolve(b, frame) for b in written]
+            else:
+                item["exception_qualname"] = self._resolve(item["exception"], frame)
+
+
+_MISSING = object()
+
+
+#: Statement kind -> handler (a function taking the extractor): a class-level table, so no
+#: extractor holds bound methods of itself.
+_DISPATCH = {
+    ast.FunctionDef: _Extractor._function,
+    ast.AsyncFunctionDef: _Extractor._function,
+    ast.ClassDef: _Extractor._class,
+    ast.If: _Extractor._if,
+    ast.For: _Extractor._for,
+    ast.AsyncFor: _Extractor._for,
+    ast.While: _Extractor._while,
+    ast.With: _Extractor._with,
+    ast.AsyncWith: _Extractor._with,
+    ast.Try: _Extractor._try,
+    ast.Raise: _Extractor._raise,
+    ast.Assert: _Extractor._assert,
+    ast.Assign: _Extractor._assign,
+    ast.AnnAssign: _Extractor._annassign,
+    ast.AugAssign: _Extractor._augassign,
+    ast.Import: _Extractor._import,
+    ast.ImportFrom: _Extractor._importfrom,
+    ast.Return: _Extractor._return,
+    ast.Expr: _Extractor._expr,
+}
+if hasattr(ast, "TryStar"):
+    _DISPATCH[ast.TryStar] = _Extractor._try
+if hasattr(ast, "Match"):
+    _DISPATCH[ast.Match] = _Extractor._match

@@ -1,0 +1,124 @@
+"""diff: split from the former ``diff`` module."""
+
+from __future__ import annotations
+
+import enum
+from typing import Literal
+
+from pydantic import Field
+
+from crawler.model.records import (
+    SCHEMA_VERSION,
+    Commit,
+    EntryId,
+    Model,
+    RepoSlug,
+    ShortCommit,
+)
+
+
+class ChangeKind(enum.Enum):
+    """A class of change; the value reads as the message a maintainer sees."""
+
+    # Most telling first: the order of the report, the changelog and the annotations.
+    REMOVED = "error removed"
+    REWORDED = "message reworded"
+    EXCEPTION_CHANGED = "exception changed"
+    ADDED = "error added"
+    SITES_REMOVED = "sites removed"
+    SITES_ADDED = "sites added"
+    MOVED = "error moved"
+
+    @property
+    def slug(self) -> str:
+        """The stable machine name: ``exception-changed``; used in JSON and ``--fail-on``."""
+        return self.name.lower().replace("_", "-")
+
+    @classmethod
+    def from_slug(cls, slug: str) -> ChangeKind:
+        for kind in cls:
+            if kind.slug == slug:
+                return kind
+        raise ValueError(slug)
+
+
+KindSlug = Literal["removed", "reworded", "exception-changed", "added", "sites-removed", "sites-added", "moved"]
+KIND_ORDER = {kind.slug: n for n, kind in enumerate(ChangeKind)}
+
+
+# --------------------------------------------------------------------------- the report model
+
+
+class SiteRef(Model):
+    path: str
+    line: int = Field(ge=1)
+    qualname: str
+    permalink: str | None = Field(description="As in the record: null when the crawl could name no revision.")
+
+
+class SiteChange(Model):
+    """One site's fate: both sides for a move, one side for an added or removed site."""
+
+    old: SiteRef | None = None
+    new: SiteRef | None = None
+
+
+class Change(Model):
+    kind: KindSlug
+    summary: str = Field(description="One line a maintainer reads, e.g. 'error moved: a.py:219 -> a.py:256'.")
+    id: EntryId = Field(description="The entry's id on the new side (the old side for a removal).")
+    old_id: EntryId | None = Field(default=None, description="For reworded / exception changed: the predecessor's id, so curated text can follow.")
+    title: str
+    old_title: str | None = None
+    exception: str
+    old_exception: str | None = None
+    template: str
+    old_template: str | None = None
+    location: SiteRef = Field(description="Where to look: the new primary site (the old one for a removal).")
+    similarity: float | None = Field(default=None, ge=0, le=1, description="For reworded: how alike the normalized templates are.")
+    sites: list[SiteChange] = Field(default_factory=list)
+
+
+class Side(Model):
+    repo: RepoSlug
+    commit: Commit
+    ref: str | None = None
+    release: str | None = Field(default=None, description="NAME==VERSION when this side is a release read from the package index.")
+    upstream_commit: ShortCommit | None = None
+    entries: int = Field(ge=0)
+
+    @property
+    def label(self) -> str:
+        return self.ref or self.release or self.commit[:12]
+
+
+class DiffCounts(Model):
+    removed: int = 0
+    reworded: int = 0
+    exception_changed: int = 0
+    added: int = 0
+    sites_removed: int = 0
+    sites_added: int = 0
+    moved: int = 0
+    unchanged: int = Field(default=0, description="Ids on both sides with the same sites.")
+
+    def of(self, kind: ChangeKind) -> int:
+        return getattr(self, kind.name.lower())
+
+
+class DiffReport(Model):
+    """``errcat diff --format json``: every change between two catalogues, most telling first."""
+
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    repo: RepoSlug
+    old: Side
+    new: Side
+    counts: DiffCounts
+    changes: list[Change]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.changes)
+
+    def kinds(self) -> set[str]:
+        return {c.kind for c in self.changes}

@@ -1,0 +1,50 @@
+"""search: split from the former ``search`` module."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from crawler.model.records import (
+    SCHEMA_VERSION,
+    Commit,
+    EntryId,
+    Model,
+    RepoSlug,
+    SiteKind,
+)
+
+
+class SearchSite(Model):
+    path: str
+    line: int = Field(ge=1)
+    qualname: str
+
+
+class SearchEntry(Model):
+    id: EntryId
+    title: str
+    exception: str = Field(description="Class name of the exception raised.")
+    catch_as: list[str] = Field(default_factory=list, description="Names of the exception's ancestors (nearest first), ending with the builtin users catch.")
+    kind: SiteKind
+    text: str = Field(description="The message template, fields as {expression}.")
+    fields: list[str] = Field(default_factory=list, description="Each field's expression, in the order of the pattern's groups f0, f1, ...")
+    pattern: str = Field(description="Anchored Python regular expression matching a runtime message.")
+    fragments: list[str] = Field(default_factory=list, description="Literal text of the pattern, in order; every one occurs in a matching message.")
+    starts_literal: bool = Field(description="The message starts with fragments[0] (no field before it).")
+    ends_literal: bool = Field(description="The message ends with the last fragment (no field after it).")
+    anchors: list[str] = Field(default_factory=list, description="Words of the literal text that are whole words in every matching message (case kept): a message lacking one cannot match.")
+    tokens: list[str] = Field(default_factory=list, description="Lowercase words of the title, template and exception, for a search box.")
+    opaque: bool = False
+    explanation_status: Literal["curated", "draft", "absent"]
+    sites: list[SearchSite]
+
+
+class SearchIndex(Model):
+    """``search.json``: every entry of a dataset in the form a search needs, in id order."""
+
+    schema_version: Literal["1"] = SCHEMA_VERSION
+    repo: RepoSlug
+    commit: Commit
+    entries: list[SearchEntry]

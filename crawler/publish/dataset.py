@@ -1,0 +1,250 @@
+"""Reading a written dataset back: the one reader every consumer command uses.
+
+A dataset directory is input like any other: whoever wrote it may not be errcat, so nothing of it
+is used before the pydantic models (``models``, ``search``) have validated it. Ids then match
+``ID_PATTERN`` (they become file names and links), owners and names are single path segments,
+and every permalink is https on the repository's own host. Anything else is a ``DataError``: one
+line naming the file (and the line, for ``errors.jsonl``), exit 1, never a traceback.
+
+Files are opened without following them into devices or pipes (a FIFO would block forever) and
+read at most ``MAX_DOCUMENT_BYTES`` a document, so a hostile dataset costs bounded time and
+memory; ``errors.jsonl`` is streamed a record at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Iterator, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from crawler.base.errors import DataError, UsageError
+from crawler.base.progress import Progress, quiet, task
+from crawler.model.records import (
+    ID_PATTERN,
+    ID_PREFIX_PATTERN,
+    Index,
+    Manifest,
+    Record,
+    identity_problem,
+)
+from crawler.model.search import SearchIndex
+
+MANIFEST = "manifest.json"
+INDEX = "index.json"
+RECORDS = "errors.jsonl"
+SEARCH = "search.json"
+ERRORS = "errors"
+
+#: The largest document (or ``errors.jsonl`` line) read: vLLM's largest is search.json, 11 MB.
+MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
+
+_ID = re.compile(ID_PATTERN)
+_PREFIX = re.compile(ID_PREFIX_PATTERN)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def dataset_dir(root: Path, owner: str, name: str) -> Path:
+    """``<root>/<owner>/<name>``: where a repository's dataset (or its curated files) lives. A
+    write or a swap there replaces that directory and nothing else, so only a GitHub identity
+    passes (``acme/.`` would be ``<root>/acme``, ``./.`` the root itself)."""
+    problem = identity_problem(owner, name)
+    if problem is not None:
+        raise UsageError(f"no dataset directory for {_shown(owner)}/{_shown(name)}: {problem}")
+    return root / owner / name
+
+
+def find_datasets(root: Path) -> list[Path]:
+    """Dataset directories under root (root itself when it holds a manifest); hidden ones skipped."""
+    if (root / MANIFEST).is_file():
+        return [root]
+    return [m.parent for m in sorted(root.rglob(MANIFEST))
+            if not any(part.startswith(".") for part in m.relative_to(root).parts)]
+
+
+def datasets_under(root: Path) -> list[Path]:
+    """``find_datasets``, refusing a missing directory or one with no dataset (``UsageError``)."""
+    if not root.is_dir():
+        raise UsageError(f"no such directory: {root}")
+    found = find_datasets(root)
+    if not found:
+        raise UsageError(f"no dataset ({MANIFEST}) under {root}; run `errcat crawl` first")
+    return found
+
+
+# --------------------------------------------------------------------------- reading files
+
+
+def _shown(text: str, width: int = 80) -> str:
+    """Hostile text in an error message: escaped to printable ASCII and cut short."""
+    shown = "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1] for c in text[:width])
+    return shown + ("..." if len(text) > width else "")
+
+
+def _why(exc: ValidationError) -> str:
+    """The first problem pydantic found, as ``field.path: message``; values are not echoed."""
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
+    where = ".".join(str(p) for p in first["loc"])
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return (f"{_shown(where)}: " if where else "") + _shown(first["msg"], 200) + more
+
+
+@contextmanager
+def _open(path: Path) -> Iterator[IO[bytes]]:
+    """A regular file for reading; a pipe, device, directory or missing file is a DataError."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DataError(f"{path}: not a regular file")
+        fh = os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+    with fh:
+        yield fh
+
+
+def _read(path: Path) -> bytes:
+    with _open(path) as fh:
+        data = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise DataError(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes")
+    return data
+
+
+def _parse(model: type[M], data: bytes, where: str, what: str) -> M:
+    """Strict: errcat writes exact JSON types, so nothing is coerced (a line "7" stays wrong)."""
+    try:
+        return model.model_validate_json(data, strict=True)
+    except ValidationError as exc:
+        raise DataError(f"{where}: not a valid {what}: {_why(exc)}") from None
+
+
+def load_manifest(dataset: Path) -> Manifest:
+    path = dataset / MANIFEST
+    return _parse(Manifest, _read(path), str(path), "manifest")
+
+
+def load_index(dataset: Path) -> Index:
+    path = dataset / INDEX
+    return _parse(Index, _read(path), str(path), "index")
+
+
+def load_record(path: Path) -> Record:
+    """One ``errors/<id>.json``; its id must be its file name."""
+    record = _parse(Record, _read(path), str(path), "record")
+    if record.id != path.stem:
+        raise DataError(f"{path}: the record's id is {record.id}, not the file's name")
+    return record
+
+
+def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Record]:
+    """Every record of ``errors.jsonl``, one line at a time, in file order. Each must be of the
+    manifest's repository (so its permalinks are on that repository's host), and no id may come
+    twice.
+
+    Lines are split on ``\\n`` only (a message may hold U+2028); blank lines are skipped.
+    """
+    repo = (manifest or load_manifest(dataset)).repo
+    path = dataset / RECORDS
+    seen: set[str] = set()
+    with _open(path) as fh:
+        n = 0
+        while True:
+            line = fh.readline(MAX_DOCUMENT_BYTES + 1)
+            if not line:
+                return
+            n += 1
+            if len(line) > MAX_DOCUMENT_BYTES:
+                raise DataError(f"{path}:{n}: longer than {MAX_DOCUMENT_BYTES} bytes")
+            if not line.strip():
+                continue
+            record = _parse(Record, line, f"{path}:{n}", "record")
+            if record.repo != repo:
+                raise DataError(f"{path}:{n}: the record is of another repository than the manifest's")
+            if record.id in seen:
+                raise DataError(f"{path}:{n}: id {record.id} occurs twice")
+            seen.add(record.id)
+            yield record
+
+
+def load_records(dataset: Path, manifest: Manifest | None = None, progress: Progress = quiet,
+                 label: str | None = None) -> list[Record]:
+    """Every record of a dataset, in file order (see ``iter_records``)."""
+    total = manifest.counts.entries + manifest.counts.retired if manifest is not None else None
+    records = []
+    with task(progress, f"reading {label or dataset}", total, "records") as reading:
+        for record in iter_records(dataset, manifest):
+            records.append(record)
+            reading.advance()
+    return records
+
+
+def load_search_index(dataset: Path) -> SearchIndex:
+    """The dataset's search.json; built from errors.jsonl when an older dataset has none."""
+    path = dataset / SEARCH
+    if path.exists() or path.is_symlink():
+        return _parse(SearchIndex, _read(path), str(path), "search index")
+    from crawler.catalogue.search import build_search_index
+
+    manifest = load_manifest(dataset)
+    return build_search_index(load_records(dataset, manifest), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+
+
+# --------------------------------------------------------------------------- whole datasets
+
+
+@dataclass
+class Dataset:
+    """A dataset read and validated: its manifest and records (live and retired, file order)."""
+
+    path: Path
+    manifest: Manifest
+    records: list[Record]
+    by_id: dict[str, Record] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.by_id = {r.id: r for r in self.records}
+
+    @property
+    def repo(self) -> str:
+        return f"{self.manifest.repo.owner}/{self.manifest.repo.name}"
+
+    @property
+    def commit(self) -> str:
+        """The upstream commit the permalinks point at (a release's own, else the crawled one)."""
+        return self.manifest.upstream_commit or self.manifest.commit
+
+
+def open_dataset(path: Path, progress: Progress = quiet, label: str | None = None) -> Dataset:
+    """One dataset directory: the manifest, then every record, each validated."""
+    manifest = load_manifest(path)
+    return Dataset(path, manifest, load_records(path, manifest, progress, label))
+
+
+def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
+    """The record with this id, or the one whose id starts with this prefix (at least 4 digits)."""
+    if not _PREFIX.fullmatch(entry_id):
+        raise UsageError(f"not an entry id (4 to 16 lowercase hex digits): {_shown(entry_id)}")
+    matches: list[Path] = []
+    for dataset in datasets_under(root):
+        exact = dataset / ERRORS / f"{entry_id}.json"
+        if exact.exists() or exact.is_symlink():
+            matches.append(exact)
+        elif len(entry_id) < 16:
+            matches += sorted(p for p in (dataset / ERRORS).glob(f"{entry_id}*.json") if _ID.fullmatch(p.stem))
+    if not matches:
+        raise UsageError(f"no entry {entry_id} under {root}")
+    if len(matches) > 1:
+        raise UsageError(f"{entry_id} is ambiguous: " + ", ".join(p.stem for p in matches[:5]))
+    return matches[0], load_record(matches[0])

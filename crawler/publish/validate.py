@@ -1,0 +1,227 @@
+"""Validate a dataset the way an outside consumer would: the JSON Schemas and a standard validator.
+
+Two engines implement the same JSON Schema 2020-12 check: ``fast`` is jsonschema-rs, what the
+crawl uses to check every record it writes and what ``errcat validate`` runs by default;
+``reference`` is the Python jsonschema library, what most consumers use (~20x slower over a
+whole dataset: 26 s against 1.3 s on vLLM's 8,248 records). Tests show both report the same
+problems, record by record and over whole corrupted datasets.
+
+Every problem is collected, not just the first: one per schema error, with the file and the JSON
+pointer of the offending value, plus the dataset's own consistency (the index, the record files
+and the JSONL dataset name the same ids; a record file is named by its id).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema_rs
+
+from crawler.base.progress import Progress, quiet, task
+from crawler.model.records import ID_RE
+from crawler.model.schemas import schema_for
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    pointer: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}#{self.pointer}" if self.pointer else self.file
+        return f"{where}: {self.message}"
+
+
+@cache
+def validator(name: str) -> Any:
+    from jsonschema import (
+        Draft202012Validator,  # the reference engine; the crawl never needs it
+    )
+
+    schema = schema_for(name)
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+@cache
+def fast_validator(name: str) -> Any:
+    return jsonschema_rs.validator_for(schema_for(name))
+
+
+def pointer(path: Iterable[Any]) -> str:
+    parts = [str(p).replace("~", "~0").replace("/", "~1") for p in path]
+    return "/" + "/".join(parts) if parts else ""
+
+
+ENGINES = ("reference", "fast")
+
+
+def check(name: str, data: Any, file: str, engine: str = "fast") -> list[Problem]:
+    """Schema problems of one document, ordered by location."""
+    if engine == "fast":
+        errors = ((err.instance_path, err.message) for err in fast_validator(name).iter_errors(data))
+    else:
+        errors = ((err.absolute_path, err.message) for err in validator(name).iter_errors(data))
+    return sorted(Problem(file, pointer(path), message) for path, message in errors)
+
+
+#: The most validate reads of one file: errors.jsonl, the largest, is 45 MB for vLLM's 8,248 entries.
+MAX_FILE_BYTES = 1 << 30
+#: The most it reads of one record file (vLLM's largest is 0.1 MB).
+MAX_RECORD_BYTES = 16 << 20
+
+_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a directory",
+          stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket"}
+
+
+class NotRead(Exception):
+    """Why a file of the dataset was not read (a problem of the dataset, not of validate)."""
+
+
+def read_regular(directory: int, name: str, limit: int) -> bytes:
+    """The bytes of the regular file ``name`` in the open directory ``directory``.
+
+    A dataset is hostile until validated: nothing but a regular file is opened (a FIFO would block
+    forever, a symlink to /dev/zero never ends, a symlink may point anywhere), and no more than
+    ``limit`` bytes are read. Raises NotRead saying why not, FileNotFoundError when it is absent.
+    """
+    st = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    if not stat.S_ISREG(st.st_mode):
+        raise NotRead(f"{_KINDS.get(stat.S_IFMT(st.st_mode), 'not a regular file')}, not a regular file; not read")
+    if st.st_size > limit:
+        raise NotRead(f"{st.st_size:,} bytes, more than the {limit:,} validate reads; not read")
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=directory)
+    try:
+        opened = os.fstat(fd)
+        if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):
+            raise NotRead("replaced while being read; not read")
+        chunks, left = [], limit + 1
+        while left and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+    finally:
+        os.close(fd)
+    if not left:
+        raise NotRead(f"more than the {limit:,} bytes validate reads; not read")
+    return b"".join(chunks)
+
+
+def _read(directory: int, name: str, label: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, list[Problem]]:
+    try:
+        return read_regular(directory, name, limit), []
+    except FileNotFoundError:
+        return None, [Problem(label, "", "missing")]
+    except NotRead as exc:
+        return None, [Problem(label, "", str(exc))]
+    except OSError as exc:
+        return None, [Problem(label, "", f"cannot be read: {exc.strerror or exc}")]
+
+
+def _load(directory: int, name: str, label: str, limit: int = MAX_FILE_BYTES) -> tuple[Any, list[Problem]]:
+    data, problems = _read(directory, name, label, limit)
+    if data is None:
+        return None, problems
+    try:
+        return json.loads(data), []
+    except (ValueError, UnicodeDecodeError) as exc:
+        return None, [Problem(label, "", f"not valid JSON: {exc}")]
+
+
+def validate_dataset(directory: Path, engine: str = "fast", progress: Progress = quiet) -> list[Problem]:
+    """Every problem in one dataset directory (the one holding manifest.json). Its files are read
+    through an open descriptor of the directory (see :func:`read_regular`)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as exc:
+        return [Problem(".", "", f"cannot be read: {exc.strerror or exc}")]
+    try:
+        return _validate(fd, engine, progress, directory)
+    finally:
+        os.close(fd)
+
+
+def _record_files(directory: int) -> tuple[int | None, list[str], list[Problem]]:
+    """An open descriptor of ``errors/`` and the ``*.json`` names in it, in order; or why not
+    (a symlinked ``errors`` is not followed)."""
+    try:
+        st = os.stat("errors", dir_fd=directory, follow_symlinks=False)
+        if not stat.S_ISDIR(st.st_mode):
+            kind = _KINDS.get(stat.S_IFMT(st.st_mode), "a file")
+            return None, [], [Problem("errors", "", f"{kind}, not a directory; not read")]
+        fd = os.open("errors", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory)
+    except FileNotFoundError:
+        return None, [], []
+    except OSError as exc:
+        return None, [], [Problem("errors", "", f"cannot be read: {exc.strerror or exc}")]
+    try:
+        return fd, sorted(name for name in os.listdir(fd) if name.endswith(".json")), []
+    except OSError as exc:
+        os.close(fd)
+        return None, [], [Problem("errors", "", f"cannot be read: {exc.strerror or exc}")]
+
+
+def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> list[Problem]:
+    problems: list[Problem] = []
+    errors, names, found = _record_files(directory)
+    problems += found
+    jsonl, found = _read(directory, "errors.jsonl", "errors.jsonl")
+    problems += found
+    lines = jsonl.splitlines() if jsonl is not None else []
+    documents = task(progress, f"validating {shown}", 3 + len(names) + len(lines), "documents")
+    with documents:
+        manifest, found = _load(directory, "manifest.json", "manifest.json")
+        problems += found or check("manifest", manifest, "manifest.json", engine)
+        index, found = _load(directory, "index.json", "index.json")
+        problems += found or check("index", index, "index.json", engine)
+        search, found = _load(directory, "search.json", "search.json")
+        if found != [Problem("search.json", "", "missing")]:  # datasets written before errcat had it lack it
+            problems += found or check("search", search, "search.json", engine)
+        documents.advance(3)
+
+        record_ids: set[str] = set()
+        try:
+            for name in names:
+                documents.advance()
+                label = f"errors/{name}"
+                data, found = _load(errors, name, label, MAX_RECORD_BYTES)
+                if found:
+                    problems += found
+                    continue
+                stem = name[: -len(".json")]
+                problems += check("record", data, label, engine)
+                if not ID_RE.fullmatch(stem) or not isinstance(data, dict) or data.get("id") != stem:
+                    problems.append(Problem(label, "/id", "file name is not the record's id"))
+                record_ids.add(stem)
+        finally:
+            if errors is not None:
+                os.close(errors)
+
+        jsonl_ids: set[str] = set()
+        for n, line in enumerate(lines, start=1):
+            documents.advance()
+            where = f"errors.jsonl:{n}"
+            try:
+                data = json.loads(line)
+            except ValueError as exc:
+                problems.append(Problem(where, "", f"not valid JSON: {exc}"))
+                continue
+            problems += check("record", data, where, engine)
+            if isinstance(data, dict) and isinstance(data.get("id"), str):
+                jsonl_ids.add(data["id"])
+
+    if isinstance(index, dict) and isinstance(index.get("entries"), list):
+        index_ids = {row.get("id") for row in index["entries"] if isinstance(row, dict)}
+        for eid in sorted(index_ids - record_ids, key=str):
+            problems.append(Problem("index.json", "/entries", f"{eid} has no file errors/{eid}.json"))
+        for eid in sorted(record_ids - index_ids):
+            problems.append(Problem(f"errors/{eid}.json", "", "not listed in index.json"))
+        for eid in sorted(index_ids ^ jsonl_ids, key=str):
+            problems.append(Problem("errors.jsonl", "", f"{eid} is in one of index.json and errors.jsonl only"))
+    return problems

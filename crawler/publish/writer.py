@@ -1,0 +1,673 @@
+"""Write a dataset (or any tree of files: ``errcat render``'s site) so that a failed or interrupted
+run never damages the last good one.
+
+Layout of ``<out>/<owner>/<name>/``::
+
+    manifest.json      what was crawled, counts, skipped files with reasons, versions, digests
+    index.json         one summary row per entry
+    errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
+    errors.jsonl       every record, one per line
+
+``render_dataset`` turns records into the bytes of every file and checks each document against
+the JSON Schemas; nothing touches the disk unless all of it is valid. ``write_dataset`` writes
+into a fresh hidden sibling directory and only then swaps it in: exchange the two in one atomic
+``renameat2(RENAME_EXCHANGE)`` where Linux offers it (else: rename the old dataset aside, rename
+the new one in), delete the old. A run killed before the swap leaves a stray temporary
+directory (removed by the next run) and the old dataset as it was; one killed between the two
+renames is repaired by the next run, which puts the old dataset back before anything else.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import glob
+import hashlib
+import os
+import queue
+import shutil
+import stat
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from crawler.base.errors import DataError, OutputError
+from crawler.base.jsonio import dumps, dumps_line
+from crawler.extract.ids import check_id
+from crawler.publish import forked
+from crawler.publish.validate import Problem, check
+
+TMP_MARK = ".tmp-"
+OLD_MARK = ".old-"
+MANIFEST = "manifest.json"
+
+
+def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
+    return {
+        "schema_version": "1",
+        "repo": repo,
+        "commit": commit,
+        "entries": [
+            {
+                "id": r["id"],
+                "title": r["title"],
+                "exception": r["exception"]["name"],
+                "kind": r["kind"],
+                "template": r["message"]["text"],
+                "path": r["location"]["path"],
+                "line": r["location"]["line"],
+                "sites": len(r["sites"]),
+                "explanation_status": r["explanation_status"],
+                "retired": bool((r.get("history") or {}).get("retired")),
+            }
+            for r in records
+        ],
+    }
+
+
+def content_digest(files: dict[str, bytes]) -> str:
+    """SHA-256 over every file of a dataset: relative path and content digest, in path order.
+
+    The manifest counts as itself without its ``content_digest`` field (re-serialized the one
+    deterministic way), so an edit to any file, the manifest included, changes the digest.
+    """
+    digests = {rel: hashlib.sha256(data).digest() for rel, data in files.items() if rel != MANIFEST}
+    if MANIFEST in files:
+        try:
+            manifest = orjson.loads(files[MANIFEST])
+            manifest.pop("content_digest")
+            digests[MANIFEST] = _manifest_digest(manifest, MANIFEST)
+        except (ValueError, TypeError, AttributeError, KeyError):
+            digests[MANIFEST] = b"unreadable"
+    return _digest_of(digests)
+
+
+def _manifest_digest(manifest: dict[str, Any], name: str) -> bytes:
+    return hashlib.sha256(_dumps(dumps, manifest, name)).digest()
+
+
+def _digest_of(digests: dict[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for rel in sorted(digests):
+        h.update(rel.encode() + b"\0" + digests[rel])
+    return h.hexdigest()
+
+
+def read_dataset(directory: Path) -> dict[str, bytes]:
+    """Every regular file of a written dataset by relative path (what ``content_digest`` hashes).
+
+    ``os.scandir`` rather than ``Path.rglob``: half the time on vLLM's 8,000 files, which is
+    most of an up-to-date crawl. Symlinks are not followed (nor are they part of a dataset).
+    """
+    files: dict[str, bytes] = {}
+    root = len(str(directory)) + 1
+    stack = [str(directory)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    with open(entry.path, "rb") as fh:
+                        files[entry.path[root:].replace(os.sep, "/")] = fh.read()
+    return files
+
+
+def _mkdirs(directory: Path) -> None:
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file where the directory should be: say that, not "File exists"
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory)) from None
+
+
+@contextmanager
+def dataset_lock(target: Path) -> Iterator[None]:
+    """Hold an flock on the dataset's parent directory (``<out>/<owner>/``): one process at a
+    time may repair, write or swap a dataset there, so a second crawl never takes the first
+    one's temporary directory for a stray. Locking the directory leaves no lock file behind in
+    a published catalogue."""
+    _mkdirs(target.parent)
+    fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def recover(target: Path) -> None:
+    """Undo the traces of an interrupted run next to ``target``."""
+    parent = target.parent
+    if not parent.is_dir():
+        return
+    name = glob.escape(target.name)  # a name with [ or * must not take another tree's traces for its own
+    olds = sorted(parent.glob(f".{name}{OLD_MARK}*"))
+    if olds and not target.exists():
+        os.replace(olds[-1], target)
+        olds = olds[:-1]
+    for stray in [*olds, *parent.glob(f".{name}{TMP_MARK}*")]:
+        shutil.rmtree(stray, ignore_errors=True)
+
+
+def _fail(problems: list[Problem]) -> DataError:
+    listing = "\n".join(f"  {p}" for p in problems[:20])
+    more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+    return DataError(f"{len(problems)} schema problem(s); nothing was written:\n{listing}{more}")
+
+
+def _dumps(fn: Any, document: Any, name: str) -> bytes:
+    """Serialize one document; data JSON cannot carry (a lone surrogate) is a DataError, not a crash."""
+    try:
+        return fn(document)
+    except TypeError as e:  # orjson.JSONEncodeError
+        raise DataError(f"{name}: not serializable as JSON ({e}); nothing was written") from None
+
+
+class Rendered:
+    """What :func:`render_files` learnt while rendering: the completed manifest, at the end."""
+
+    manifest: dict[str, Any] | None = None
+
+
+#: The files of a dataset made of every record's bytes (each record's share of index.json and
+#: search.json is taken as proportional to its errors.jsonl line, which it is, roughly).
+AGGREGATES = ("errors.jsonl", "index.json", "search.json")
+
+
+class OverLimit(Exception):
+    """Files of the dataset would be larger than ``limit`` bytes. Raised after rendering and before
+    anything is swapped in (the temporary directory is removed), so the caller can leave entries
+    out and render again; ``files`` names each file over the limit with its size, ``lines`` holds
+    every record's errors.jsonl bytes by id."""
+
+    def __init__(self, limit: int, files: dict[str, int], lines: dict[str, int]) -> None:
+        self.limit, self.files, self.lines = limit, files, lines
+        super().__init__(", ".join(f"{name} would be {size} bytes" for name, size in sorted(files.items()))
+                         + f", over the limit of {limit}")
+
+    def shares(self) -> list[tuple[str, int, dict[str, float]]]:
+        """Per file over the limit: by how many bytes, and each record's share of the file."""
+        out = []
+        total = sum(self.lines.values()) or 1
+        for name, size in sorted(self.files.items()):
+            if name.startswith("errors/"):
+                weights = {name.removeprefix("errors/").removesuffix(".json"): float(size)}
+            elif name in AGGREGATES:
+                weights = {rid: line * size / total for rid, line in self.lines.items()}
+            else:  # the manifest: no record to leave out
+                weights = {}
+            out.append((name, size - self.limit, weights))
+        return out
+
+
+def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines: list[bytes]) -> None:
+    """Raise OverLimit when any file's size is over ``limit`` (None: no limit)."""
+    if limit is None:
+        return
+    over = {name: size for name, size in sizes.items() if size > limit}
+    if over:
+        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines)})
+
+
+def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
+                 extra: dict[str, tuple[str, Any]] | None = None,
+                 rendered: Rendered | None = None, max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
+    """Every file of the dataset as (relative path, bytes), the manifest last.
+
+    Each document is checked against its schema as it goes; when anything was invalid, the
+    generator raises DataError at the end, before yielding the manifest, listing every problem
+    (the writer then throws the half-written temporary directory away); likewise OverLimit when
+    a file would be larger than ``max_bytes``. ``manifest`` is completed with the content digest.
+    ``extra`` maps further file names to (schema name, document).
+    """
+    _check_ids(records)
+    problems: list[Problem] = []
+    digests: dict[str, bytes] = {}
+    sizes: dict[str, int] = {}
+
+    def emit(rel: str, data: bytes) -> tuple[str, bytes]:
+        if rel in digests:
+            raise DataError(f"two files named {rel}; nothing was written")
+        digests[rel] = hashlib.sha256(data).digest()
+        sizes[rel] = len(data)
+        return rel, data
+
+    index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
+    documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
+    for name, (schema, document) in documents.items():
+        problems += check(schema, document, name, engine="fast")
+        yield emit(name, _dumps(dumps, document, name))
+    lines = []
+    for record in records:
+        rel, data, line, found = _render_record(record)
+        problems += found
+        yield emit(rel, data)
+        lines.append(line)
+    sizes["errors.jsonl"] = sum(map(len, lines))
+    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
+    yield emit("errors.jsonl", b"".join(lines))
+    yield _finish_manifest(manifest, digests, problems, rendered, max_bytes)
+
+
+def _check_ids(records: list[dict[str, Any]]) -> None:
+    """Ids become file names: nothing but 16 hex digits passes, and no two records share one.
+    Checked before anything is rendered or forked."""
+    seen: set[str] = set()
+    for record in records:
+        try:
+            check_id(record["id"])
+        except ValueError as e:
+            raise DataError(f"{e}; nothing was written") from None
+        if record["id"] in seen:
+            raise DataError(f"two records with id {record['id']}; nothing was written")
+        seen.add(record["id"])
+
+
+def _render_record(record: dict[str, Any]) -> tuple[str, bytes, bytes, list[Problem]]:
+    """A record's file name, its file, its errors.jsonl line and its schema problems (its id
+    is checked already, see :func:`_check_ids`)."""
+    rel = f"errors/{record['id']}.json"
+    return rel, _dumps(dumps, record, rel), _dumps(dumps_line, record, rel), check("record", record, rel, engine="fast")
+
+
+def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], problems: list[Problem],
+                     rendered: Rendered | None, max_bytes: int | None) -> tuple[str, bytes]:
+    """The manifest with the content digest of every other file; raises DataError listing every
+    problem found in the dataset when there is any."""
+    manifest = {k: v for k, v in manifest.items() if k != "content_digest"}
+    digests[MANIFEST] = _manifest_digest(manifest, MANIFEST)
+    manifest["content_digest"] = _digest_of(digests)
+    problems = problems + check("manifest", manifest, MANIFEST, engine="fast")
+    if problems:
+        raise _fail(problems)
+    data = _dumps(dumps, manifest, MANIFEST)
+    _check_sizes(max_bytes, {MANIFEST: len(data)}, [], [])
+    if rendered is not None:
+        rendered.manifest = manifest
+    return MANIFEST, data
+
+
+def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None,
+                   max_bytes: int | None = None) -> dict[str, bytes]:
+    """Every file of the dataset as bytes, by relative path; raises DataError if anything is
+    invalid, OverLimit if any file would be larger than ``max_bytes``."""
+    return dict(render_files(records, manifest, extra, max_bytes=max_bytes))
+
+
+_RENAME_EXCHANGE = 2
+_AT_FDCWD = -100
+_renameat2: Any = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two directories atomically (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    False when the platform or file system cannot, so the caller falls back to two renames
+    (a kill between them leaves an ``.old-`` sibling that :func:`recover` puts back).
+    """
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            import ctypes
+
+            _renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+            _renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        except (OSError, AttributeError, ImportError):
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    import ctypes
+
+    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _put(path: str, data: bytes) -> None:
+    """Write one file of the dataset being made. A file already there (one of a recycled
+    dataset's, see :func:`_write_swap`) is rewritten in place, over its own blocks, but only when
+    it is a plain file with no other link; anything else in its place (a symlink, a hard link to
+    someone's ``cp -al`` copy of an old dataset, a FIFO, a directory) is removed and a new file
+    made, never written through."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o666)
+    except OSError:
+        fd = -1
+    if fd >= 0:
+        st = os.fstat(fd)
+        if st.st_nlink != 1 or not stat.S_ISREG(st.st_mode):
+            os.close(fd)
+            fd = -1
+    if fd < 0:
+        _remove(path)
+        fd = os.open(path, flags | os.O_EXCL, 0o666)
+        st = None
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        if st is not None and st.st_size > len(data):
+            os.ftruncate(fd, len(data))
+    finally:
+        os.close(fd)
+
+
+def _remove(path: str) -> None:
+    """Whatever is at ``path``, gone (a directory with everything in it; symlinks not followed)."""
+    try:
+        if stat.S_ISDIR(os.lstat(path).st_mode):
+            shutil.rmtree(path)
+        else:
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
+    """Write (path, bytes) items under tmp from one writer thread, so the kernel's work on the
+    files overlaps the rendering that produces them (a generator, on this thread)."""
+    pending: queue.Queue[tuple[str, bytes] | None] = queue.Queue(maxsize=512)
+    failed: list[BaseException] = []
+    written: set[str] = set()
+
+    def writer() -> None:
+        made: set[str] = set()
+        while (item := pending.get()) is not None:
+            if failed:
+                continue  # drain after a failure, so the producer never blocks
+            rel, data = item
+            try:
+                parent = rel.rpartition("/")[0]
+                if parent and parent not in made:
+                    (tmp / parent).mkdir(parents=True, exist_ok=True)
+                    made.add(parent)
+                _put(f"{tmp}/{rel}", data)
+            except BaseException as e:  # noqa: BLE001 - handed to the producer below
+                failed.append(e)
+
+    thread = threading.Thread(target=writer, name="errcat-writer", daemon=True)
+    thread.start()
+    try:
+        for item in items:
+            if failed:
+                break
+            if not _inside(item[0]):
+                raise DataError(f"refusing to write {item[0]!r}: not a plain relative path; nothing was written")
+            written.add(item[0])
+            pending.put(item)
+    finally:
+        pending.put(None)
+        thread.join()
+    if failed:
+        raise failed[0]
+    return written
+
+
+def _inside(rel: str) -> bool:
+    """A relative path that stays inside the tree it is written into (names come from data)."""
+    return all(part not in ("", ".", "..") for part in rel.split("/")) and "\0" not in rel
+
+
+def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
+                  spare_root: Path | None = None) -> Path:
+    """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
+    a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
+    With ``spare_root``, see :func:`_swap_in`."""
+    return write_tree(target, files.items() if isinstance(files, Mapping) else files, spare_root=spare_root)
+
+
+def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = "dataset",
+               spare_root: Path | None = None, may_replace: Callable[[Path], None] | None = None) -> Path:
+    """Make ``target`` hold exactly ``items`` ((relative path, bytes) pairs, possibly a generator),
+    the way a dataset is written: into a hidden sibling, swapped in whole, so a reader sees the
+    previous tree or the complete new one; nothing of the previous one survives (a file no longer
+    made, a symlink planted in it). A path that would leave the tree is refused. ``may_replace``
+    runs under the lock, before anything is written, and raises to refuse replacing what
+    ``target`` is; ``what`` names the tree in the one-line error. ``spare_root``: see :func:`_swap_in`."""
+    return _write_swap(target, lambda tmp: _write_all(tmp, items), spare_root, what, may_replace)
+
+
+def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None,
+                what: str = "dataset", may_replace: Callable[[Path], None] | None = None) -> Path:
+    """:func:`_swap_in`, with what the system refuses (no space, no permission) as one line."""
+    try:
+        return _swap_in(target, fill, spare_root, may_replace)
+    except OSError as e:
+        where = f" ({e.filename})" if e.filename else ""
+        raise OutputError(f"cannot write the {what} {target}: {e.strerror or e}{where}; the last one is as it was") from None
+
+
+def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None,
+             may_replace: Callable[[Path], None] | None = None) -> Path:
+    """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote), swap
+    the sibling in, and get rid of the dataset it replaced.
+
+    With ``spare_root`` (a directory of the cache), the replaced dataset is not deleted but kept
+    there, and the next write starts from it: its files are rewritten in place and the ones it no
+    longer needs removed. On ext4, creating 8,000 files within minutes of deleting 8,000 others
+    costs 1.5-2.5 s of kernel time (the allocator steps over recently freed inodes) against
+    0.2 s otherwise; a crawl that recycles its files never pays it. Nothing of the spare is read:
+    it only lends its inodes, so a damaged or missing spare only costs that time.
+    """
+    with dataset_lock(target):
+        recover(target)
+        if may_replace is not None:
+            may_replace(target)
+        spare = _spare_for(target, spare_root)
+        tmp = _adopt(spare, target) if spare is not None else None
+        recycled = tmp is not None
+        if tmp is None:
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
+        try:
+            written = fill(tmp)
+            if recycled:
+                _prune(tmp, written)
+            os.chmod(tmp, 0o755)
+            if target.exists():
+                if _exchange(tmp, target):  # one atomic step: target is always a whole dataset
+                    _retire(tmp, spare)  # tmp now holds the old dataset
+                else:
+                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}{OLD_MARK}", dir=target.parent))
+                    os.replace(target, old)
+                    os.replace(tmp, target)
+                    _retire(old, spare)
+            else:
+                os.replace(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return target
+
+
+def write_file(path: Path, data: bytes) -> None:
+    """Replace one file atomically (a report, a changelog, a curated file): the bytes go to a
+    hidden sibling that is renamed over ``path``, so ``path`` is the old file or the whole new
+    one, and a symlink at ``path`` is replaced, never written through. What the system refuses
+    is one line, and the old file is as it was."""
+    made: Path | None = None
+    try:
+        _mkdirs(path.parent)
+        tmp = path.parent / f".{path.name}{TMP_MARK}{os.urandom(6).hex()}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+        made = tmp
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException as e:
+        if made is not None:
+            made.unlink(missing_ok=True)
+        if not isinstance(e, OSError):
+            raise
+        where = f" ({e.filename})" if e.filename and os.fsdecode(e.filename) != str(path) else ""
+        raise OutputError(f"cannot write {path}: {e.strerror or e}{where}; it is as it was") from None
+
+
+def _spare_for(target: Path, spare_root: Path | None) -> Path | None:
+    """Where the dataset a write replaces waits for the next write of ``target``: in the cache,
+    when that is on the same file system (a spare can only lend its files by being renamed)."""
+    if spare_root is None:
+        return None
+    try:
+        spare_root.mkdir(parents=True, exist_ok=True)
+        if os.stat(spare_root).st_dev != os.stat(target.parent).st_dev:
+            return None
+    except OSError:
+        return None
+    return spare_root / hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]
+
+
+def _adopt(spare: Path, target: Path) -> Path | None:
+    """Rename the spare into place as the temporary directory; None when there is none fit to use
+    (only real directories: a symlinked ``errors`` would send the writes elsewhere)."""
+    try:
+        if not (stat.S_ISDIR(os.lstat(spare).st_mode)):
+            return None
+        errors_dir = spare / "errors"
+        if os.path.lexists(errors_dir) and not stat.S_ISDIR(os.lstat(errors_dir).st_mode):
+            shutil.rmtree(spare, ignore_errors=True)
+            return None
+        tmp = target.parent / f".{target.name}{TMP_MARK}{os.urandom(6).hex()}"
+        os.rename(spare, tmp)
+        return tmp
+    except OSError:
+        return None
+
+
+def _prune(tmp: Path, keep: set[str]) -> None:
+    """Remove what a recycled spare held that this dataset does not (entries gone, stray files)."""
+    root = len(str(tmp)) + 1
+    stack = [str(tmp)]
+    while stack:
+        with os.scandir(stack.pop()) as entries:
+            for entry in entries:
+                rel = entry.path[root:].replace(os.sep, "/")
+                if entry.is_dir(follow_symlinks=False):
+                    if any(k.startswith(rel + "/") for k in keep):
+                        stack.append(entry.path)
+                    else:
+                        shutil.rmtree(entry.path)
+                elif rel not in keep:
+                    os.unlink(entry.path)
+
+
+def _retire(old: Path, spare: Path | None) -> None:
+    """The replaced dataset: kept as the spare when there is a place for it, else deleted."""
+    if spare is not None:
+        try:
+            if os.path.lexists(spare):
+                shutil.rmtree(spare)
+            os.rename(old, spare)
+            return
+        except OSError:
+            pass
+    shutil.rmtree(old, ignore_errors=True)
+
+
+#: Below this many records a second process costs more than it saves.
+PARALLEL_MIN_RECORDS = 1_000
+
+
+Extra = dict[str, tuple[str, Any]]
+
+
+def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
+            extra: Extra | Callable[[], Extra] | None = None, rendered: Rendered | None = None,
+            jobs: int = 1, spare_root: Path | None = None, max_bytes: int | None = None) -> Path:
+    """``write_dataset(target, render_files(records, manifest, extra, rendered))``, with the
+    records' files rendered, validated, hashed and written by ``jobs`` processes.
+
+    Those are most of a crawl's tail (8,000 files for vLLM). The helpers are forked, so they
+    read the records without copying them, and send back only each file's digest, its
+    errors.jsonl line and its schema problems; this process does its own share of the records,
+    the other documents and the manifest. The bytes written are exactly what the serial path
+    writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
+    ``extra`` may be a function that makes the further documents: it then runs while the helpers
+    render. ``spare_root``: see :func:`_swap_in`. A file larger than ``max_bytes`` is
+    OverLimit, raised before the swap.
+    """
+    if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
+        files = render_files(records, manifest, extra() if callable(extra) else extra, rendered, max_bytes)
+        return write_dataset(target, files, spare_root)
+    _check_ids(records)
+    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra, rendered, jobs, max_bytes),
+                       spare_root)
+
+
+def _write_records(tmp: Path, records: list[dict[str, Any]],
+                   max_bytes: int | None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
+    """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
+    of the record files larger than ``max_bytes``)."""
+    digests, lines, problems = [], [], []
+    over: dict[str, int] = {}
+    root = str(tmp)
+    for record in records:
+        rel, data, line, found = _render_record(record)
+        _put(f"{root}/{rel}", data)
+        digests.append(hashlib.sha256(data).digest())
+        lines.append(line)
+        problems += found
+        if max_bytes is not None and len(data) > max_bytes:
+            over[rel] = len(data)
+    return digests, lines, problems, over
+
+
+def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
+                   extra: Extra | Callable[[], Extra] | None, rendered: Rendered | None, jobs: int,
+                   max_bytes: int | None) -> set[str]:
+    (tmp / "errors").mkdir(exist_ok=True)
+    check("record", records[0], "", engine="fast")  # build the validator once, before the fork
+    # This process also makes index.json and search.json, which on vLLM take about as long as
+    # rendering all the records: it keeps a small share of them (measured: the helper otherwise
+    # sat idle for a third of the step).
+    first = len(records) // (4 * jobs)
+    bounds = [0, *(first + (len(records) - first) * i // (jobs - 1) for i in range(jobs))]
+    helpers: list[forked.Helper] = []
+    try:
+        for i in range(1, jobs):
+            share = records[bounds[i]:bounds[i + 1]]
+            helpers.append(forked.start(lambda share=share: _write_records(tmp, share, max_bytes)))
+        digests: dict[str, bytes] = {}
+        sizes: dict[str, int] = {}
+        problems: list[Problem] = []
+        index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
+        extra = (extra() if callable(extra) else extra) or {}
+        if "index.json" in extra:
+            raise DataError("two files named index.json; nothing was written")
+        for name, (schema, document) in {"index.json": ("index", index), **extra}.items():
+            problems += check(schema, document, name, engine="fast")
+            data = _dumps(dumps, document, name)
+            _put(f"{tmp}/{name}", data)
+            digests[name] = hashlib.sha256(data).digest()
+            sizes[name] = len(data)
+        shares = [_write_records(tmp, records[: bounds[1]], max_bytes)]
+    finally:  # always wait for the helpers, whatever happened here
+        answers = [forked.finish(helper) for helper in helpers]
+    shares += [forked.value(answer, "writing the dataset") for answer in answers]
+    lines = []
+    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds):
+        for i, digest in enumerate(share_digests):
+            digests[f"errors/{records[start + i]['id']}.json"] = digest
+        lines += share_lines
+        problems += share_problems
+        sizes.update(share_over)
+    sizes["errors.jsonl"] = sum(map(len, lines))
+    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
+    jsonl = b"".join(lines)
+    _put(f"{tmp}/errors.jsonl", jsonl)
+    digests["errors.jsonl"] = hashlib.sha256(jsonl).digest()
+    name, data = _finish_manifest(manifest, digests, problems, rendered, max_bytes)
+    _put(f"{tmp}/{name}", data)
+    return set(digests)

@@ -1,0 +1,419 @@
+"""errcat configuration: the upstreams errcat knows, from ``errcat.toml`` or ``[tool.errcat]``.
+
+Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
+
+    default = "vllm"                      # optional; the upstream used when nothing says otherwise
+
+    [upstreams.vllm]                      # [tool.errcat.upstreams.vllm] in pyproject.toml
+    url = "https://github.com/vllm-project/vllm"
+    include = ["vllm/**/*.py"]
+    exclude = ["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"]
+    branch = "main"
+    pypi = "vllm"
+    version_file = "vllm/_version.py"
+    tag = "v{version}"                    # a release's tag, for permalinks when it records no commit
+    path_prefix = ""                      # where the packages sit in the repository, e.g. "src/"
+    max_output_bytes = 52428800           # limits (see models.Limits), each optional:
+    max_file_sites = 1000                 #   crawl options override them
+    max_file_bytes = 2000000
+
+``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
+(see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
+matched as ``path_prefix`` + their path in the wheel. The built-in ``vllm`` upstream is always
+present unless the file redefines it.
+
+A package crawled with ``--pypi`` that no upstream names (``pypi = ...``) is its own upstream:
+its identity comes from the GitHub URL in its metadata (or ``--name``), its globs from its
+top-level packages.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from crawler.base.errors import ConfigError, SourceError, UsageError
+from crawler.model.records import UPSTREAM_COMMIT_HEX, Owner, RepoName, identity_problem
+
+if TYPE_CHECKING:  # the source stage is imported where it is used, as everywhere in this module
+    from crawler.source.wheel import PackageInfo
+
+
+# vcs-versioning / setuptools-scm style: `__commit_id__ = commit_id = 'g4ba787ec9'` or a full id.
+DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?((?i:""" + UPSTREAM_COMMIT_HEX + r"""))['"]"""
+
+
+class Upstream(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    url: str
+    owner: Owner
+    repo: RepoName
+    branch: str | None = None
+    include: list[str] = Field(default_factory=lambda: ["**/*.py"])
+    exclude: list[str] = Field(default_factory=list)
+    pypi: str | None = None
+    version_file: str | None = None
+    version_pattern: str = DEFAULT_VERSION_PATTERN
+    tag: str | None = None
+    path_prefix: str = ""
+
+    @field_validator("tag")
+    @classmethod
+    def _check_tag(cls, tag: str | None) -> str | None:
+        if tag is None:
+            return None
+        # Filled in with str.replace, never str.format: a config's braces reach no attribute.
+        rest = tag.replace("{version}", "")
+        if tag.count("{version}") != 1 or "{" in rest or "}" in rest:
+            raise ValueError("tag needs {version} once and no other braces, e.g. \"v{version}\"")
+        from crawler.source.policy import check_ref
+
+        try:
+            check_ref(tag.replace("{version}", "1.0"))
+        except SourceError:
+            raise ValueError(f"tag {tag!r} does not make a git tag name") from None
+        return tag
+
+    @field_validator("path_prefix")
+    @classmethod
+    def _check_prefix(cls, prefix: str) -> str:
+        segs = prefix.strip("/").split("/") if prefix.strip("/") else []
+        if prefix.startswith("/") or any(s in (".", "..") or not re.fullmatch(r"[A-Za-z0-9._-]+", s) for s in segs):
+            raise ValueError(f"path_prefix {prefix!r} is not a relative directory of the repository, e.g. \"src/\"")
+        return "".join(s + "/" for s in segs)
+
+    def tag_of(self, version: str) -> str | None:
+        """The release's tag, when the config says how tags are named."""
+        return self.tag.replace("{version}", version) if self.tag is not None else None
+    # limits (models.Limits): None is the default; a crawl option overrides either
+    max_file_bytes: int | None = Field(default=None, ge=1)
+    max_file_sites: int | None = Field(default=None, ge=1)
+    max_output_bytes: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _identity_from_url(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("url"), str):
+            from crawler.source.policy import parse_https_url
+
+            try:
+                remote = parse_https_url(data["url"])
+            except SourceError as e:
+                raise ValueError(str(e)) from None
+            data = {**data, "url": remote.url}
+            data.setdefault("owner", remote.owner)
+            data.setdefault("repo", remote.name)
+        return data
+
+    @model_validator(mode="after")
+    def _check(self) -> Upstream:
+        from crawler.source.globs import PathFilter
+
+        try:
+            PathFilter(self.include, self.exclude)
+        except UsageError as e:
+            raise ValueError(str(e)) from None
+        try:
+            if re.compile(self.version_pattern).groups < 1:
+                raise ValueError("version_pattern needs one capturing group (the commit)")
+        except re.error as e:
+            raise ValueError(f"version_pattern is not a regular expression: {e}") from None
+        return self
+
+    @property
+    def slug(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+
+VLLM = Upstream(
+    name="vllm",
+    url="https://github.com/vllm-project/vllm",
+    branch="main",
+    include=["vllm/**/*.py"],
+    # Vendored code is other projects' (a wheel also carries kernels copied in at build time) and
+    # _version.py is generated: a release's wheel and its git tag give the same catalogue.
+    exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"],
+    pypi="vllm",
+    version_file="vllm/_version.py",
+    tag="v{version}",
+)
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    default: str = "vllm"
+    upstreams: dict[str, Upstream] = Field(default_factory=lambda: {"vllm": VLLM})
+    path: Path | None = None  # the file it came from, for messages
+
+    @property
+    def default_upstream(self) -> Upstream:
+        return self.upstreams[self.default]
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def _find(start: Path) -> tuple[Path | None, dict[str, Any] | None]:
+    if start.is_file():
+        data = _read_toml(start)
+        if start.name == "pyproject.toml":
+            return start, data.get("tool", {}).get("errcat", {})
+        return start, data
+    if start.is_dir():
+        if (start / "errcat.toml").is_file():
+            return start / "errcat.toml", _read_toml(start / "errcat.toml")
+        pp = start / "pyproject.toml"
+        if pp.is_file():
+            tool = _read_toml(pp).get("tool", {})
+            if isinstance(tool, dict) and "errcat" in tool:
+                return pp, tool["errcat"]
+        return None, None
+    raise ConfigError(f"{start}: no such config file")
+
+
+def load_config(path: Path | str | None = None) -> Config:
+    """Read errcat.toml (or [tool.errcat] of pyproject.toml) from ``path`` (file or dir; default cwd)."""
+    src, data = _find(Path(path) if path is not None else Path.cwd())
+    if src is None or data is None:
+        return Config()
+    where = f"{src}" + ("" if src.name == "errcat.toml" else " [tool.errcat]")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{where}: expected a table")
+    unknown = set(data) - {"default", "upstreams"}
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (expected default, upstreams)")
+    ups_raw = data.get("upstreams", {})
+    if not isinstance(ups_raw, dict):
+        raise ConfigError(f"{where}: 'upstreams' must be a table of tables")
+    upstreams: dict[str, Upstream] = {"vllm": VLLM}
+    for name, body in ups_raw.items():
+        if not isinstance(body, dict):
+            raise ConfigError(f"{where}: upstreams.{name} must be a table")
+        try:
+            upstreams[name] = Upstream(**{"name": name, **body})
+        except ValidationError as e:
+            err = e.errors()[0]
+            loc = ".".join(str(x) for x in err["loc"]) or "(table)"
+            raise ConfigError(f"{where}: upstreams.{name}.{loc}: {err['msg'].removeprefix('Value error, ')}") from None
+        except TypeError as e:
+            raise ConfigError(f"{where}: upstreams.{name}: {e}") from None
+    default = data.get("default", "vllm")
+    if not isinstance(default, str) or default not in upstreams:
+        raise ConfigError(f"{where}: default {default!r} is not a configured upstream ({', '.join(sorted(upstreams))})")
+    return Config(default=default, upstreams=upstreams, path=src)
+
+
+# --------------------------------------------------------------------------- identity
+
+_SCP_REMOTE = re.compile(r"^(?:[^@/:]+@)?([A-Za-z0-9.-]+):/?([^:]+)$")
+
+
+def _remote_identity(url: str) -> tuple[str, str, str] | None:
+    """(host, owner, name) of an origin URL in any common form (https, ssh, scp-style); None when
+    it is no remote URL. The identity is not checked here (see :func:`identify`)."""
+    from urllib.parse import urlsplit
+
+    url = url.strip()
+    if "://" in url:
+        parts = urlsplit(url)
+        host, path = parts.hostname, parts.path
+        if parts.scheme.lower() not in ("https", "http", "ssh", "git") or not host:
+            return None
+    else:
+        m = _SCP_REMOTE.match(url)
+        if not m:
+            return None
+        host, path = m.group(1), m.group(2)
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[:-4]
+    segs = path.split("/")
+    if len(segs) < 2:
+        return None
+    return host.lower(), segs[-2], segs[-1]
+
+
+def _key(host: str, owner: str, name: str) -> tuple[str, str, str]:
+    return host.lower(), owner.lower(), name.lower()
+
+
+def _match(config: Config, host: str, owner: str, name: str) -> Upstream | None:
+    from crawler.source.policy import parse_https_url
+
+    for up in config.upstreams.values():
+        r = parse_https_url(up.url)
+        if _key(r.host, r.owner, r.name) == _key(host, owner, name):
+            return up
+    return None
+
+
+def origin_url(path: Path) -> str | None:
+    """The ``origin`` remote URL recorded in a local repository's own config, read with the
+    hardened git (no global/system config). None when there is none."""
+    from crawler.source.git import Git
+    from crawler.source.snapshot import _local_git_dir
+
+    try:
+        git = Git(_local_git_dir(path, str(path)), allow_file=True)
+        proc = git.run("config", "--local", "--get", "remote.origin.url", check=False)
+    except SourceError:
+        return None
+    url = proc.stdout.decode("utf-8", "replace").strip()
+    return url if proc.returncode == 0 and url else None
+
+
+def _override(name_override: str) -> tuple[str, str]:
+    owner, _, name = name_override.partition("/")
+    problem = identity_problem(owner, name)
+    if problem is not None:
+        raise UsageError(f"--name {name_override!r}: expected OWNER/NAME of a GitHub repository; {problem}")
+    return owner, name
+
+
+def _new_upstream(url: str, owner: str, name: str, **settings: Any) -> Upstream:
+    return Upstream(name=f"{owner}/{name}", url=url, owner=owner, repo=name, **settings)
+
+
+def identify(repo_arg: str | None, upstream_name: str | None, name_override: str | None, config: Config) -> Upstream:
+    """Which upstream a crawl is of: see the module docs of the CLI. Refuses bad URLs and
+    identities that are not GitHub's (they become output directories) first."""
+    from crawler.source.policy import RemoteURL, classify_repo_arg
+
+    override = _override(name_override) if name_override is not None else None
+    up: Upstream | None = None
+    if upstream_name is not None:
+        if upstream_name not in config.upstreams:
+            raise UsageError(f"unknown upstream {upstream_name!r} (configured: {', '.join(sorted(config.upstreams))})")
+        up = config.upstreams[upstream_name]
+    if repo_arg is not None:
+        kind, target = classify_repo_arg(repo_arg)  # refusals (ssh, ext::, ...) happen here
+        if up is None and kind == "url":
+            assert isinstance(target, RemoteURL)
+            up = _match(config, target.host, target.owner, target.name)
+            if up is None:
+                owner, name = override or (target.owner, target.name)
+                problem = identity_problem(owner, name)
+                if problem is not None:
+                    raise SourceError(f"refusing repository {repo_arg!r}: {problem} (say which repository it is with --name OWNER/NAME)")
+                up = _new_upstream(target.url, owner, name)
+        elif up is None:
+            assert isinstance(target, Path)
+            origin = origin_url(target) if target.is_dir() else None
+            ident = _remote_identity(origin) if origin else None
+            if ident is not None:
+                host, owner, name = ident
+                up = _match(config, host, owner, name)
+                if up is None:
+                    owner, name = override or (owner, name)
+                    problem = identity_problem(owner, name)
+                    if problem is not None:
+                        raise UsageError(f"{repo_arg}: its origin remote names no GitHub repository ({problem}): "
+                                         "say which with --name OWNER/NAME")
+                    up = _new_upstream(f"https://{host}/{owner}/{name}", owner, name)
+    if up is None:
+        up = config.default_upstream
+    if override is not None:
+        from crawler.source.policy import parse_https_url
+
+        owner, name = override
+        host = parse_https_url(up.url).host
+        up = up.model_copy(update={"owner": owner, "repo": name, "url": f"https://{host}/{owner}/{name}"})
+    return up
+
+
+def _distribution(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def identify_package(spec: str, upstream_name: str | None, name_override: str | None, config: Config,
+                     package: Callable[[], PackageInfo]) -> Upstream:
+    """Which upstream a ``--pypi`` crawl is of: the one named with ``--upstream``, else the one
+    whose ``pypi`` is this package, else the package's own. The package's own takes its identity
+    from ``--name`` or from the GitHub URL its metadata gives (``package()`` reads the wheel), and
+    its globs from its top-level packages: another upstream's globs would select nothing of it,
+    and its dataset would replace that upstream's."""
+    from crawler.source.wheel import parse_pypi_spec
+
+    package_name = parse_pypi_spec(spec)[0]
+    dist = _distribution(package_name)
+    if upstream_name is None:
+        upstream_name = next((key for key, up in sorted(config.upstreams.items())
+                              if up.pypi is not None and _distribution(up.pypi) == dist), None)
+    if upstream_name is not None:
+        return identify(None, upstream_name, name_override, config)
+    info = package()
+    if name_override is not None:
+        owner, name = _override(name_override)
+    else:
+        found = github_identity(info.urls, spec)
+        if found is None:
+            raise UsageError(f"{spec} is not a configured upstream and its metadata names no GitHub repository: "
+                             "say which with --name OWNER/NAME")
+        owner, name = found
+    return _match(config, "github.com", owner, name) or _new_upstream(
+        f"https://github.com/{owner}/{name}", owner, name, include=list(info.packages), pypi=package_name)
+
+
+#: Labels of project URLs that name the repository, most telling first (PEP 753 normalised).
+_URL_LABELS = (("source", "sourcecode", "repository", "repo", "code", "github", "git"), ("homepage", "home"))
+#: github.com paths that are not repositories (sponsors/someone is a Funding link).
+_NOT_OWNERS = {"sponsors", "orgs", "users", "apps", "marketplace", "topics", "features", "settings", "site", "about",
+               "collections", "explore", "organizations", "login", "join", "enterprise", "pricing", "security"}
+
+
+def github_identity(urls: list[tuple[str, str]], what: str) -> tuple[str, str] | None:
+    """The GitHub repository a package's project URLs name: (owner, name), or None.
+
+    Only ``https://github.com/OWNER/NAME[/...]`` URLs whose OWNER/NAME pass the identity check
+    count; funding links do not. When they name more than one repository, the most telling
+    label decides (Source before Homepage before the rest); a tie is refused."""
+    from urllib.parse import urlsplit
+
+    ranked: dict[int, dict[tuple[str, str], tuple[str, str]]] = {}
+    for label, url in urls:
+        key = re.sub(r"[^a-z0-9]", "", label.lower())
+        if any(word in key for word in ("fund", "sponsor", "donat")):
+            continue
+        try:
+            parts = urlsplit(url.strip())
+        except ValueError:
+            continue
+        if parts.scheme not in ("https", "http") or (parts.hostname or "") not in ("github.com", "www.github.com"):
+            continue
+        segs = [seg for seg in parts.path.split("/") if seg]
+        if len(segs) < 2 or segs[0].lower() in _NOT_OWNERS:
+            continue
+        owner, name = segs[0], (segs[1].removesuffix(".git") if len(segs) == 2 else segs[1])
+        if identity_problem(owner, name) is not None:
+            continue
+        rank = next((i for i, labels in enumerate(_URL_LABELS) if key in labels), len(_URL_LABELS))
+        ranked.setdefault(rank, {})[(owner.lower(), name.lower())] = (owner, name)
+    if not ranked:
+        return None
+    best = ranked[min(ranked)]
+    if len(best) > 1:
+        shown = ", ".join(f"{o}/{n}" for o, n in sorted(best.values()))
+        raise UsageError(f"{what}: its metadata names several GitHub repositories ({shown}): say which with --name OWNER/NAME")
+    return next(iter(best.values()))

@@ -1,0 +1,98 @@
+"""globs: split from the former ``source`` module."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from crawler.base.errors import UsageError
+
+if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
+    pass
+
+
+# --------------------------------------------------------------------------- globs
+
+
+def _glob_segment(seg: str) -> str:
+    out: list[str] = []
+    i, n = 0, len(seg)
+    while i < n:
+        c = seg[i]
+        if c == "*":
+            while i < n and seg[i] == "*":
+                i += 1
+            out.append("[^/]*")
+            continue
+        if c == "?":
+            out.append("[^/]")
+        elif c == "\\" and i + 1 < n:
+            i += 1
+            out.append(re.escape(seg[i]))
+        elif c == "[":
+            j = i + 1
+            if j < n and seg[j] in "!^":
+                j += 1
+            if j < n and seg[j] == "]":
+                j += 1
+            while j < n and seg[j] != "]":
+                j += 1
+            if j >= n:  # unclosed: a literal '['
+                out.append(re.escape(c))
+            else:
+                body = seg[i + 1 : j]
+                neg = body[:1] in ("!", "^")
+                if neg:
+                    body = body[1:]
+                body = body.replace("\\", "\\\\").replace("[", "\\[")
+                out.append(("[^/" if neg else "[") + body + "]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return "".join(out)
+
+
+def glob_regex(pattern: str) -> re.Pattern[str]:
+    """Compile one gitwildmatch (.gitignore-style) pattern to a regex over a repo-relative path.
+
+    ``**/`` matches zero or more directories, a trailing ``/**`` everything inside, ``*`` and
+    ``?`` never cross ``/``; a pattern without an inner ``/`` matches at any depth; a pattern
+    that matches a directory matches everything under it; a trailing ``/`` matches only
+    directories (so everything under them). Negation (``!``) is not supported: use exclude.
+    """
+    if not pattern or pattern.strip() != pattern or pattern.startswith("!") or any(ord(c) < 32 for c in pattern):
+        raise UsageError(f"bad glob {pattern!r}: empty, padded, negated or with control characters (use --exclude to negate)")
+    dir_only = pattern.endswith("/")
+    body = pattern.rstrip("/")
+    anchored = "/" in body
+    body = body.lstrip("/")
+    if not body:
+        raise UsageError(f"bad glob {pattern!r}")
+    segs = body.split("/")
+    while dir_only and len(segs) > 1 and segs[-1] == "**":  # "a/**/" is directory a: "a/"
+        segs.pop()
+    parts: list[str] = [] if anchored else ["(?:.*/)?"]
+    for k, seg in enumerate(segs):
+        last = k == len(segs) - 1
+        if seg == "**":
+            parts.append(".*" if last else "(?:.*/)?")
+        else:
+            parts.append(_glob_segment(seg) + ("" if last else "/"))
+    if dir_only:
+        parts.append("/.*")
+    elif segs[-1] != "**":
+        parts.append("(?:/.*)?")
+    return re.compile("".join(parts), re.DOTALL)
+
+
+class PathFilter:
+    """include/exclude globs with gitwildmatch semantics; exclude wins."""
+
+    def __init__(self, include: Iterable[str], exclude: Iterable[str] = ()) -> None:
+        self.include = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in include) or "(?!)", re.DOTALL)
+        self.exclude = re.compile("|".join(f"(?:{glob_regex(p).pattern})" for p in exclude) or "(?!)", re.DOTALL)
+
+    def __call__(self, path: str) -> bool:
+        return self.include.fullmatch(path) is not None and self.exclude.fullmatch(path) is None

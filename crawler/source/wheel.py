@@ -1,0 +1,350 @@
+"""wheel: split from the former ``source`` module."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
+
+from crawler.base.cachedir import move_aside
+from crawler.base.errors import SourceError
+from crawler.base.progress import Progress, quiet, task
+from crawler.base.scratch import run_dir
+from crawler.model.records import COMMIT_RE, RepoRef, Skipped
+
+if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
+    from crawler.source.config import Upstream
+from crawler.source.globs import PathFilter
+from crawler.source.policy import _has_control
+from crawler.source.remote import _safe_name, cache_root
+from crawler.source.snapshot import (
+    FileEntry,
+    Snapshot,
+    _escape_path,
+    _recorded_commit,
+    _Watchdog,
+    permalinks_of,
+)
+
+PIP_TIMEOUT = 1800.0  # a vLLM wheel is several hundred MB
+
+
+# --------------------------------------------------------------------------- pypi wheels
+
+_PYPI_SPEC = re.compile(r"([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)==([A-Za-z0-9](?:[A-Za-z0-9.+!_-]*[A-Za-z0-9])?)")
+
+
+def parse_pypi_spec(spec: str) -> tuple[str, str]:
+    m = _PYPI_SPEC.fullmatch(spec or "")
+    if not m:
+        raise SourceError(f"refusing --pypi {spec!r}: expected NAME==VERSION, e.g. vllm==0.33.0")
+    return m.group(1), m.group(2)
+
+
+def release_of(source: str) -> str | None:
+    """NAME==VERSION of a crawl of the package index (its ``source``, ``pypi:NAME==VERSION ...``),
+    else None."""
+    if not source.startswith("pypi:"):
+        return None
+    spec = source.removeprefix("pypi:").split(" ", 1)[0]
+    return spec if _PYPI_SPEC.fullmatch(spec) else None
+
+
+def canonical_package(name: str) -> str:
+    """The package index's one spelling of a name (PEP 503): vLLM, vllm and v_llm are one."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def git_blob_id(data: bytes) -> str:
+    """The id git gives these bytes as a blob, so wheel files key caches like git files do."""
+    h = hashlib.sha1(b"blob %d\0" % len(data))
+    h.update(data)
+    return h.hexdigest()
+
+
+_PIP_PROGRESS = re.compile(rb"Progress (\d+) of (\d+)")
+
+
+def _pip_has_raw_progress() -> bool:
+    """pip 24.1 and newer print ``Progress N of M`` lines with ``--progress-bar raw``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        found = re.match(r"(\d+)\.(\d+)", version("pip"))
+    except PackageNotFoundError:
+        return False
+    return bool(found) and (int(found.group(1)), int(found.group(2))) >= (24, 1)
+
+
+def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress, into: Path) -> tuple[int, bytes]:
+    """Run pip download into ``into``, its byte counts shown as progress; (exit code, stderr)."""
+    with tempfile.TemporaryFile() as stderr:
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr)
+        watchdog = _Watchdog(proc, PIP_TIMEOUT)  # never poked: the limit is the whole download's
+        try:
+            with task(progress, what, None, "bytes") as download:
+                assert proc.stdout is not None
+                for line in proc.stdout:
+                    found = _PIP_PROGRESS.match(line)
+                    if found:
+                        download.update(int(found.group(1)), int(found.group(2)) or None)
+                proc.wait()
+                if proc.returncode != 0 or watchdog.fired:
+                    download.close(finished=False)
+                else:  # what arrived, also when pip had it cached and said nothing
+                    size = sum(p.stat().st_size for p in into.glob("*.whl"))
+                    download.update(size, size)
+        finally:
+            watchdog.stop()
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        if watchdog.fired:
+            raise SourceError(f"pip download {what.split()[-1]}: timed out after {PIP_TIMEOUT:g}s")
+        stderr.seek(0)
+        return proc.returncode, stderr.read()
+
+
+def _download_wheel(name: str, version: str, root: Path, progress: Progress = quiet) -> tuple[Path, bool]:
+    """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary
+    only), and whether it came from the cache."""
+    dest = root / "pypi" / _safe_name(f"{canonical_package(name)}-{version}")
+    cached = sorted(dest.glob("*.whl")) if dest.is_dir() else []
+    if cached:
+        return cached[0], True
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    # Downloaded into scratch (same file system, so it can be renamed into place): what a
+    # killed download leaves, the next run removes.
+    with run_dir(root) as work:
+        tmp = work / "wheel"
+        tmp.mkdir()
+        # Not --quiet: pip prints its progress only at its default verbosity (to stdout, read above).
+        shows = ["--progress-bar", "raw"] if _pip_has_raw_progress() else ["--quiet"]
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-input",
+               "--disable-pip-version-check", *shows, "-d", str(tmp), f"{name}=={version}"]
+        env = dict(os.environ, PIP_NO_INPUT="1")
+        returncode, stderr = _run_pip(cmd, env, f"downloading {name}=={version}", progress, tmp)
+        if returncode != 0:
+            lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
+            errs = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["failed"]
+            raise SourceError(f"pip download {name}=={version}: {errs[0]}")
+        wheels = sorted(tmp.glob("*.whl"))
+        if not wheels:
+            raise SourceError(f"pip download {name}=={version}: no wheel was downloaded")
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            if not dest.is_dir():
+                raise
+        return dest / wheels[0].name, False
+
+
+class WheelError(SourceError):
+    """A wheel that cannot be read: not a zip archive, a bad CRC, a truncated or corrupt entry."""
+
+    def __init__(self, wheel: Path, reason: str) -> None:
+        self.reason = reason
+        super().__init__(f"{wheel}: not a readable wheel: {reason}")
+
+
+#: What reading a damaged or odd archive raises: BadZipFile (bad CRC, bad headers), zlib.error
+#: and EOFError (a corrupt or truncated entry), NotImplementedError (an unknown compression),
+#: RuntimeError (an encrypted entry), ValueError and OSError (a damaged file).
+_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
+
+
+def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
+    try:
+        return zf.read(info)
+    except _ZIP_ERRORS as e:
+        reason = str(e) if info.filename in str(e) else f"{info.filename!r}: {e}"
+        raise WheelError(wheel, reason) from None
+
+
+def _zip_date(info: zipfile.ZipInfo) -> str:
+    return _dt.datetime(*info.date_time, tzinfo=_dt.timezone.utc).isoformat()
+
+
+def _open_zip(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    except _ZIP_ERRORS as e:
+        raise WheelError(path, str(e)) from None
+
+
+def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
+               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None) -> Snapshot:
+    """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
+
+    Globs and the version file are the repository's paths: a file is selected as
+    ``upstream.path_prefix`` + its path in the wheel (``src/`` + ``pkg/a.py``)."""
+    zf = _open_zip(path)
+    prefix = upstream.path_prefix
+    try:
+        filter_ = PathFilter(include, exclude)
+
+        def select(name: str) -> bool:
+            return filter_(prefix + name)
+
+        infos: dict[str, zipfile.ZipInfo] = {}
+        files: list[FileEntry] = []
+        skipped: list[Skipped] = []
+        seen: set[str] = set()
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            name = info.filename
+            shown = _escape_path(name.encode("utf-8", "surrogateescape"))
+            if not select(shown):
+                continue
+            mode = info.external_attr >> 16
+            segs = name.split("/")
+            if _has_control(name) or shown != name:
+                skipped.append(Skipped(path=shown, reason="path contains control characters or undecodable bytes"))
+            elif name.startswith("/") or "\\" in name or any(s in ("", ".", "..") for s in segs):
+                skipped.append(Skipped(path=shown, reason="unsafe path in archive"))
+            elif name in seen:
+                skipped.append(Skipped(path=name, reason="duplicate archive entry"))
+            elif (mode & 0o170000) == 0o120000:
+                skipped.append(Skipped(path=name, reason="symlink"))
+            elif mode and (mode & 0o170000) not in (0, 0o100000):
+                skipped.append(Skipped(path=name, reason=f"not a regular file (mode {mode:o})"))
+            elif info.file_size > max_blob_bytes:
+                skipped.append(Skipped(path=name, reason=f"over size limit ({info.file_size} > {max_blob_bytes} bytes)"))
+            else:
+                data = _zread(zf, info, path)
+                infos[name] = info
+                files.append(FileEntry(name, git_blob_id(data), len(data)))
+            seen.add(name)
+        files.sort(key=lambda e: e.path)
+        skipped.sort(key=lambda s: s.path)
+
+        recorded = None
+        vinfo = None
+        if upstream.version_file:
+            try:
+                vinfo = zf.getinfo(upstream.version_file.removeprefix(prefix))
+            except KeyError:
+                vinfo = None
+            if vinfo is not None and vinfo.file_size <= max_blob_bytes:
+                recorded = _recorded_commit(_zread(zf, vinfo, path), upstream.version_pattern)
+        tag = upstream.tag_of(version) if version is not None else None
+        if recorded is not None and COMMIT_RE.fullmatch(recorded):
+            commit, upstream_commit, short = recorded, recorded, None
+        else:
+            listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")
+            commit, upstream_commit, short = hashlib.sha1(listing).hexdigest(), None, recorded
+            if recorded:
+                source += f" (the release records upstream commit {recorded} abbreviated; commit is a content hash of the files)"
+            else:
+                source += " (no upstream commit recorded: commit is a content hash of the files)"
+        permalinks = permalinks_of(
+            repo, upstream_commit or short, tag,
+            "the release records no upstream commit and no tag pattern is configured for its repository "
+            "(errcat.toml: tag = \"v{version}\"), so no revision of the repository is known to hold these files")
+        dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
+        commit_date = _zip_date(dated) if dated is not None else "1980-01-01T00:00:00+00:00"
+    except BaseException:
+        zf.close()
+        raise
+
+    def read(entries: list[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]:
+        for e in entries:
+            info = infos.get(e.path)
+            if info is None:
+                raise SourceError(f"{e.path}: not in {path.name}")
+            data = _zread(zf, info, path)
+            if git_blob_id(data) != e.blob:
+                raise SourceError(f"{e.path}: contents changed in {path.name}")
+            yield e, data
+
+    return Snapshot(repo=repo, commit=commit, commit_date=commit_date, upstream_commit=upstream_commit, ref=None,
+                    source=source, files=files, skipped=skipped, upstream_recorded=short, permalinks=permalinks,
+                    link_prefix=prefix, _reader=read, _closers=[zf.close])
+
+
+T = TypeVar("T")
+
+
+def _with_wheel(spec: str, cache_dir: Path | None, progress: Progress, use: Callable[[Path, str], T]) -> T:
+    """``use(wheel, version)`` on NAME==VERSION's wheel. A cached wheel that cannot be read
+    (truncated by a full disk, a bad CRC) is moved aside and downloaded again, once; a freshly
+    downloaded one that cannot be read is an error, and is moved aside too, so no later run takes
+    it from the cache."""
+    name, version = parse_pypi_spec(spec)
+    root = cache_root(cache_dir)
+    for retry in (False, True):
+        wheel, cached = _download_wheel(name, version, root, progress)
+        try:
+            return use(wheel, version)
+        except WheelError as exc:
+            try:
+                aside = move_aside(wheel.parent)
+            except OSError as e:
+                raise SourceError(f"{exc}; it cannot be moved aside: {e.strerror or e}") from None
+            if retry or not cached:
+                raise SourceError(f"the wheel of {name}=={version} from the package index is damaged: {exc.reason} "
+                                  f"(set aside as {aside})") from None
+            progress(f"the cached wheel {wheel.name} is damaged ({exc.reason}): moved aside to {aside.name}, downloading it again")
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = quiet, **kw: Any) -> Snapshot:
+    """A snapshot of NAME==VERSION's wheel (see ``_with_wheel`` for a damaged one)."""
+    name, _ = parse_pypi_spec(spec)
+    return _with_wheel(spec, cache_dir, progress,
+                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw))
+
+
+@dataclass(frozen=True)
+class PackageInfo:
+    """What a wheel says of itself: for a package that is no configured upstream, where its
+    identity (the project URLs) and its globs (one per top-level package or module) come from."""
+
+    urls: list[tuple[str, str]]  # (label, url): Home-page and every Project-URL
+    packages: list[str]  # include globs: "pkg/**/*.py" per package, "/mod.py" per module
+
+
+METADATA_MAX_BYTES = 1 << 20
+
+
+def wheel_info(path: Path) -> PackageInfo:
+    """Read a wheel's ``*.dist-info/METADATA`` and list its top-level packages."""
+    from email.parser import HeaderParser
+
+    with _open_zip(path) as zf:
+        infos = [i for i in zf.infolist() if not i.is_dir()]
+        metas = [i for i in infos if re.fullmatch(r"[^/]+\.dist-info/METADATA", i.filename)]
+        if len(metas) != 1:
+            raise SourceError(f"{path.name}: expected one *.dist-info/METADATA, found {len(metas)}")
+        with zf.open(metas[0]) as fh:
+            raw = fh.read(METADATA_MAX_BYTES + 1)
+    if len(raw) > METADATA_MAX_BYTES:
+        raise SourceError(f"{path.name}: METADATA is over {METADATA_MAX_BYTES} bytes")
+    headers = HeaderParser().parsestr(raw.decode("utf-8", "replace"))
+    urls = [("Home-page", str(v)) for v in headers.get_all("Home-page") or []]
+    for value in headers.get_all("Project-URL") or []:
+        label, _, url = str(value).partition(",")
+        urls.append((label.strip(), url.strip()))
+    packages: set[str] = set()
+    for info in infos:
+        top, sep, _ = info.filename.partition("/")
+        # importable names only: a glob never gets a metacharacter from the archive
+        if info.filename.endswith(".py") and (top if sep else top[:-3]).isidentifier():
+            packages.add(f"{top}/**/*.py" if sep else f"/{top}")
+    return PackageInfo(urls=urls, packages=sorted(packages))
+
+
+def package_info(spec: str, cache_dir: Path | None = None, progress: Progress = quiet) -> PackageInfo:
+    """The metadata of NAME==VERSION's wheel (downloaded once, as ``--pypi`` does)."""
+    return _with_wheel(spec, cache_dir, progress, lambda wheel, _: wheel_info(wheel))

@@ -1,0 +1,2 @@
+"""Versions: diff two catalogues, fold history across releases, sync with upstream.
+"""

@@ -1,0 +1,136 @@
+"""Take a catalogue made by another job into the output directory, trusting nothing in it.
+
+The sync workflow crawls in a job that can only read, and opens the pull request in a job that
+can write. What the first hands the second (an artifact: the dataset and its changelog) is
+untrusted input there: whatever wrote it had read hostile code. So ``adopt`` executes nothing
+and follows nothing from it:
+
+* the artifact's tree must be the one layout a crawl writes: ``output/<owner>/<name>/`` holding
+  ``manifest.json``, ``index.json``, ``search.json``, ``errors.jsonl`` and ``errors/<id>.json``,
+  plus ``changelog.md`` (and ``diff.json``) at the top; directories and regular files only (a
+  symlink, FIFO or device is refused before anything is read), sizes and counts bounded;
+* exactly one dataset, and it must be the configured upstream's (its directory and its manifest);
+* every document must pass the schemas and the dataset's own cross-checks (``validate``), and
+  its files must hash to the manifest's ``content_digest``;
+* the changelog must be UTF-8 text without control characters, short enough for a pull request
+  body (GitHub takes 65,536 characters);
+* the dataset is written only to ``OUT/<owner>/<name>/`` (the name checked above), through the
+  same atomic writer as a crawl; the changelog only where the caller says.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from crawler.base.errors import DataError
+from crawler.base.progress import Progress, quiet
+from crawler.model.records import ID_HEX
+from crawler.publish.dataset import dataset_dir
+from crawler.publish.validate import validate_dataset
+from crawler.publish.writer import content_digest, write_dataset
+
+_PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
+DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/"
+                          rf"(?:manifest\.json|index\.json|search\.json|errors\.jsonl|errors/{ID_HEX}\.json)")
+DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/errors)?)?)?")
+TOP_FILES = ("changelog.md", "diff.json")
+
+MAX_FILE_BYTES = 512 * 2**20
+MAX_TOTAL_BYTES = 2 * 2**30
+MAX_FILES = 200_000
+MAX_CHANGELOG_CHARS = 65_536
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+@dataclass
+class Adopted:
+    target: Path
+    commit: str
+    changelog: str
+
+
+def _refuse(rel: str, why: str) -> DataError:
+    return DataError(f"refusing the artifact: {rel!r} {why}")
+
+
+def scan(artifact: Path) -> dict[str, int]:
+    """Every regular file of the artifact by relative path (with its size), if the tree is the
+    allowed layout; otherwise DataError naming the first thing out of place."""
+    files: dict[str, int] = {}
+    total = 0
+    stack = [""]
+    while stack:
+        rel_dir = stack.pop()
+        with os.scandir(artifact / rel_dir if rel_dir else artifact) as entries:
+            for entry in entries:
+                rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+                mode = entry.stat(follow_symlinks=False).st_mode
+                if stat.S_ISDIR(mode):
+                    if not DATASET_DIR.fullmatch(rel):
+                        raise _refuse(rel, "is not a directory a dataset has")
+                    stack.append(rel)
+                elif not stat.S_ISREG(mode):
+                    raise _refuse(rel, "is not a regular file (a symlink, FIFO or device)")
+                elif not (DATASET_FILE.fullmatch(rel) or rel in TOP_FILES):
+                    raise _refuse(rel, "is not a file a dataset has")
+                else:
+                    size = entry.stat(follow_symlinks=False).st_size
+                    total += size
+                    if size > MAX_FILE_BYTES or total > MAX_TOTAL_BYTES or len(files) >= MAX_FILES:
+                        raise _refuse(rel, "takes the artifact over its size limits")
+                    files[rel] = size
+    return files
+
+
+def _text(data: bytes, what: str) -> str:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _refuse(what, f"is not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    if len(text) > MAX_CHANGELOG_CHARS:
+        raise _refuse(what, f"is longer than a pull request body ({len(text):,} > {MAX_CHANGELOG_CHARS:,} characters)")
+    bad = _CONTROL.search(text)
+    if bad:
+        raise _refuse(what, f"holds the control character U+{ord(bad.group()):04X}")
+    return text
+
+
+def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | None = None,
+          progress: Progress = quiet) -> Adopted:
+    """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog)."""
+    if not artifact.is_dir() or artifact.is_symlink():
+        raise DataError(f"refusing the artifact: {artifact} is not a directory")
+    files = scan(artifact)
+    found = sorted({m.group("owner", "name") for m in map(DATASET_FILE.fullmatch, files) if m})
+    if found != [(owner, name)]:
+        shown = ", ".join("/".join(f) for f in found) or "none"
+        raise DataError(f"refusing the artifact: it must hold the dataset of {owner}/{name} alone, not: {shown}")
+    if "changelog.md" not in files:
+        raise DataError("refusing the artifact: it has no changelog.md")
+    text = _text((artifact / "changelog.md").read_bytes(), "changelog.md")
+
+    source = artifact / "output" / owner / name
+    problems = validate_dataset(source, "fast", progress)
+    if problems:
+        raise DataError(f"refusing the artifact: {len(problems)} problem(s) in its dataset, the first: {problems[0]}")
+    prefix = f"output/{owner}/{name}/"
+    data = {rel[len(prefix):]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
+    manifest = orjson.loads(data["manifest.json"])  # schema-valid: the fields below exist and are typed
+    if (manifest["repo"]["owner"], manifest["repo"]["name"]) != (owner, name):
+        raise DataError(f"refusing the artifact: its manifest names {manifest['repo']['owner']}/{manifest['repo']['name']}, "
+                        f"not {owner}/{name}")
+    if manifest.get("content_digest") != content_digest(data):
+        raise DataError("refusing the artifact: its files do not hash to the manifest's content_digest")
+    target = dataset_dir(out, owner, name)
+    progress(f"writing {target}")
+    write_dataset(target, data)
+    if changelog is not None:
+        changelog.parent.mkdir(parents=True, exist_ok=True)
+        changelog.write_text(text, encoding="utf-8")
+    return Adopted(target, manifest["commit"], text)

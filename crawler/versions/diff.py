@@ -1,0 +1,221 @@
+"""What changed between two catalogues of one repository: the ``errcat diff`` report.
+
+Ids are the backbone (see ``ids``): an id present on both sides is the same error, so a change
+of its sites is a *move* (or sites added/removed), never a removal plus an addition. Ids present
+on one side only are then paired where the code says they are one error that changed:
+
+* exception changed -- the same normalized template, raised as another exception class;
+* reworded -- the same exception, raised in the same function, with a similar template
+  (``difflib`` ratio of the normalized templates at least ``REWORD_RATIO``).
+
+Pairs are chosen greedily, best first, one to one, so the result does not depend on input
+order. Whatever is left is added or removed. Retired records (kept by ``history``) are not part
+of either side: they are gone already.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter, defaultdict
+from typing import Iterable
+
+from crawler.extract.ids import entry_key, normalize_template
+from crawler.model.diff import (
+    KIND_ORDER,
+    Change,
+    ChangeKind,
+    DiffCounts,
+    DiffReport,
+    KindSlug,
+    Side,
+    SiteChange,
+    SiteRef,
+)
+from crawler.model.records import Record, Site
+from crawler.source.wheel import release_of
+
+REWORD_RATIO = 0.6
+assert set(KindSlug.__args__) == {k.slug for k in ChangeKind}  # type: ignore[attr-defined]
+
+
+# --------------------------------------------------------------------------- computing it
+
+
+def live(records: Iterable[Record]) -> list[Record]:
+    return [r for r in records if not (r.history and r.history.retired)]
+
+
+def _ref(site: Site) -> SiteRef:
+    return SiteRef(path=site.path, line=site.line, qualname=site.qualname, permalink=site.permalink)
+
+
+def _primary(record: Record) -> SiteRef:
+    loc = record.location
+    return SiteRef(path=loc.path, line=loc.line, qualname=loc.qualname, permalink=loc.permalink)
+
+
+def _where(ref: SiteRef) -> str:
+    return f"{ref.path}:{ref.line}"
+
+
+def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site]], list[Site], list[Site]]:
+    """(moved pairs, added, removed) between the sites of one id on two sides.
+
+    Unchanged sites (same path and line) drop out; the rest pair by file and function, then by
+    file name and function when that is unambiguous (a file moved to another package; not
+    ``__getattr__`` of one module paired with another's), then a lone site on each side (the raise went to another function). Leftovers are
+    sites added or removed.
+    """
+    old_left = sorted(old, key=lambda s: (s.path, s.line))
+    new_left = sorted(new, key=lambda s: (s.path, s.line))
+    new_spots = {(s.path, s.line) for s in new_left}
+    old_spots = {(s.path, s.line) for s in old_left}
+    old_left = [s for s in old_left if (s.path, s.line) not in new_spots]
+    new_left = [s for s in new_left if (s.path, s.line) not in old_spots]
+    pairs: list[tuple[Site, Site]] = []
+    # 1. same file, same function: in line order.
+    waiting: dict[tuple[str, str], list[Site]] = defaultdict(list)
+    for s in new_left:
+        waiting[(s.path, s.qualname)].append(s)
+    rest = []
+    for s in old_left:
+        bucket = waiting.get((s.path, s.qualname))
+        if bucket:
+            pairs.append((s, bucket.pop(0)))
+        else:
+            rest.append(s)
+    taken = {id(n) for _, n in pairs}
+    old_left, new_left = rest, [s for s in new_left if id(s) not in taken]
+    # 2. the file moved (same file name, same function), when exactly one site on each side fits.
+    def spot(s: Site) -> tuple[str, str]:
+        return s.path.rpartition("/")[2], s.qualname
+
+    old_names = Counter(spot(s) for s in old_left)
+    new_names = Counter(spot(s) for s in new_left)
+    moved = {k for k in old_names if old_names[k] == 1 and new_names.get(k) == 1}
+    for k in sorted(moved):
+        pairs.append((next(s for s in old_left if spot(s) == k), next(s for s in new_left if spot(s) == k)))
+    old_left = [s for s in old_left if spot(s) not in moved]
+    new_left = [s for s in new_left if spot(s) not in moved]
+    # 3. an entry with one site on each side: the raise went elsewhere.
+    if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
+        pairs += list(zip(old_left, new_left))
+        old_left, new_left = [], []
+    pairs.sort(key=lambda p: (p[1].path, p[1].line))
+    return pairs, new_left, old_left
+
+
+def _normalized(record: Record) -> str:
+    return normalize_template(record.message.text, [f.model_dump() for f in record.message.fields])
+
+
+def _key(record: Record) -> tuple[str, ...]:
+    return entry_key(record.sites[0].model_dump())
+
+
+def _functions(record: Record) -> set[tuple[str, str]]:
+    return {(s.module, s.qualname) for s in record.sites}
+
+
+def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, Record, Record, float]]:
+    """Pair removed with added records that are one error changed: (kind, old, new, similarity)."""
+    candidates: list[tuple[float, str, str, ChangeKind, Record, Record, float]] = []
+    for old in removed:
+        okey, ofuncs, otext = _key(old), _functions(old), _normalized(old)
+        for new in added:
+            nkey = _key(new)
+            shared = bool(ofuncs & _functions(new))
+            if okey[0] == nkey[0] and okey[1] != nkey[1] and okey[2:] == nkey[2:]:
+                # Same text (or same function for message-less entries): another exception class.
+                candidates.append((2.0 + shared, old.id, new.id, ChangeKind.EXCEPTION_CHANGED, old, new, 1.0))
+            elif okey[0] == nkey[0] == "message" and okey[1] == nkey[1] and shared:
+                ratio = difflib.SequenceMatcher(None, otext, _normalized(new), autojunk=False).ratio()
+                if ratio >= REWORD_RATIO:
+                    candidates.append((ratio, old.id, new.id, ChangeKind.REWORDED, old, new, ratio))
+    candidates.sort(key=lambda c: (-c[0], c[1], c[2]))
+    used_old: set[str] = set()
+    used_new: set[str] = set()
+    links = []
+    for _, oid, nid, kind, old, new, ratio in candidates:
+        if oid in used_old or nid in used_new:
+            continue
+        used_old.add(oid)
+        used_new.add(nid)
+        links.append((kind, old, new, round(ratio, 3)))
+    return links
+
+
+
+
+def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *, old_side: Side, new_side: Side) -> DiffReport:
+    """Classify every difference between two record sets of one repository."""
+    old = {r.id: r for r in live(old_records)}
+    new = {r.id: r for r in live(new_records)}
+    changes: list[Change] = []
+    counts = DiffCounts()
+
+    def record_change(kind: ChangeKind, record: Record, summary: str, location: SiteRef, *, before: Record | None = None,
+                      similarity: float | None = None, sites: list[SiteChange] | None = None) -> None:
+        changes.append(Change(
+            kind=kind.slug, summary=f"{kind.value}: {summary}", id=record.id,
+            old_id=before.id if before is not None else None,
+            title=record.title, old_title=before.title if before is not None else None,
+            exception=record.exception.name, old_exception=before.exception.name if before is not None else None,
+            template=record.message.text, old_template=before.message.text if before is not None else None,
+            location=location, similarity=similarity, sites=sites or [],
+        ))
+        setattr(counts, kind.name.lower(), counts.of(kind) + 1)
+
+    for eid in sorted(old.keys() & new.keys()):
+        before, after = old[eid], new[eid]
+        pairs, added_sites, removed_sites = match_sites(before.sites, after.sites)
+        if pairs:
+            moves = [SiteChange(old=_ref(a), new=_ref(b)) for a, b in pairs]
+            text = ", ".join(
+                f"{_where(m.old)} -> {m.new.line if m.old.path == m.new.path else _where(m.new)}"  # type: ignore[union-attr]
+                for m in moves
+            )
+            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after), sites=moves)
+        if added_sites:
+            refs = [SiteChange(new=_ref(s)) for s in added_sites]
+            record_change(ChangeKind.SITES_ADDED, after, f"{after.title} (+{len(refs)}: {', '.join(_where(r.new) for r in refs)})",  # type: ignore[arg-type]
+                          refs[0].new, sites=refs)  # type: ignore[arg-type]
+        if removed_sites:
+            refs = [SiteChange(old=_ref(s)) for s in removed_sites]
+            record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(refs)}: {', '.join(_where(r.old) for r in refs)})",  # type: ignore[arg-type]
+                          _primary(after), sites=refs)
+        if not (pairs or added_sites or removed_sites):
+            counts.unchanged += 1
+
+    gone = [old[i] for i in sorted(old.keys() - new.keys())]
+    came = [new[i] for i in sorted(new.keys() - old.keys())]
+    linked_old: set[str] = set()
+    linked_new: set[str] = set()
+    for kind, before, after, ratio in link(gone, came):
+        linked_old.add(before.id)
+        linked_new.add(after.id)
+        if kind is ChangeKind.EXCEPTION_CHANGED:
+            summary = f"{after.title} ({before.exception.name} -> {after.exception.name}, {_where(_primary(after))})"
+            record_change(kind, after, summary, _primary(after), before=before)
+        else:
+            summary = f"{before.title!r} -> {after.title!r} ({_where(_primary(after))})"
+            record_change(kind, after, summary, _primary(after), before=before, similarity=ratio)
+    for after in came:
+        if after.id not in linked_new:
+            where = _primary(after)
+            record_change(ChangeKind.ADDED, after, f"{after.title} ({after.exception.name}, {_where(where)})", where,
+                          sites=[SiteChange(new=_ref(s)) for s in after.sites])
+    for before in gone:
+        if before.id not in linked_old:
+            where = _primary(before)
+            record_change(ChangeKind.REMOVED, before, f"{before.title} ({before.exception.name}, {_where(where)})", where,
+                          sites=[SiteChange(old=_ref(s)) for s in before.sites])
+
+    changes.sort(key=lambda c: (KIND_ORDER[c.kind], c.location.path, c.location.line, c.id))
+    return DiffReport(repo=new_side.repo, old=old_side, new=new_side, counts=counts, changes=changes)
+
+
+def side_of(manifest, records: list[Record]) -> Side:
+    """The report's view of one dataset (a ``Manifest`` and its records)."""
+    return Side(repo=f"{manifest.repo.owner}/{manifest.repo.name}", commit=manifest.commit, ref=manifest.ref,
+                release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=len(live(records)))

@@ -1,0 +1,133 @@
+"""A diff report as text: oneline (terminals), markdown (the pull-request changelog), github
+(workflow annotations) and json (the ``diff`` schema).
+
+Crawled text (titles, templates, paths) is upstream's to choose, so every format escapes it for
+where it lands, with ``sink``: code spans in the changelog (no markup, HTML, links or mentions),
+``%``/LF (and ``:``/``,`` in properties) in workflow commands, so a message can neither forge
+markup nor a second command; controls are shown escaped in all of them.
+"""
+
+from __future__ import annotations
+
+from crawler.base.jsonio import dumps
+from crawler.base.sink import (
+    command_data,
+    command_property,
+    md_code,
+    md_link,
+    single_line,
+)
+from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport
+
+FORMATS = ("oneline", "markdown", "github", "json")
+
+#: Characters of entries the markdown changelog lists, most telling classes first; past it each
+#: class says how many more there are. A pull request body is capped at 65536 characters.
+MARKDOWN_BUDGET = 60_000
+#: Entries of each class listed before the budget goes to the most telling classes.
+SAMPLE = 10
+
+
+def render(report: DiffReport, fmt: str) -> str:
+    if fmt == "json":
+        return dumps(report).decode("utf-8")
+    if fmt == "markdown":
+        return markdown(report)
+    if fmt == "github":
+        return github(report)
+    if fmt == "oneline":
+        return oneline(report)
+    raise ValueError(fmt)
+
+
+# --------------------------------------------------------------------------- oneline
+
+
+def oneline(report: DiffReport) -> str:
+    lines = [f"{c.location.path}:{c.location.line}: {single_line(c.summary)} [{c.id}]" for c in report.changes]
+    return "".join(line + "\n" for line in lines)
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+def _where(c: Change) -> str:
+    return md_code(f"{c.location.path}:{c.location.line}")
+
+
+def _entry(c: Change) -> str:
+    kind = ChangeKind.from_slug(c.kind)
+    head = f"{md_link(c.title, c.location.permalink)} · {md_code(c.exception)}"
+    if kind is ChangeKind.MOVED:
+        moves = []
+        for s in c.sites:
+            assert s.old is not None and s.new is not None
+            to = f"line {s.new.line}" if s.new.path == s.old.path else md_code(f"{s.new.path}:{s.new.line}")
+            moves.append(f"{md_code(f'{s.old.path}:{s.old.line}')} → {to}")
+        detail = "; ".join(moves)
+    elif kind is ChangeKind.REWORDED:
+        detail = f"{_where(c)}, was {md_code(c.old_template or '')} ({md_code(c.old_id or '')} → {md_code(c.id)})"
+    elif kind is ChangeKind.EXCEPTION_CHANGED:
+        detail = f"{_where(c)}, was {md_code(c.old_exception or '')} ({md_code(c.old_id or '')} → {md_code(c.id)})"
+    elif kind is ChangeKind.SITES_ADDED:
+        detail = "now also at " + ", ".join(md_link(f"{s.new.path}:{s.new.line}", s.new.permalink) for s in c.sites if s.new)
+    elif kind is ChangeKind.SITES_REMOVED:
+        detail = "no longer at " + ", ".join(md_code(f"{s.old.path}:{s.old.line}") for s in c.sites if s.old)
+    else:
+        detail = f"{_where(c)} in {md_code(c.location.qualname)}"
+        if len(c.sites) > 1:
+            detail += f" and {len(c.sites) - 1} more site{'s' if len(c.sites) > 2 else ''}"
+    ident = "" if kind in (ChangeKind.REWORDED, ChangeKind.EXCEPTION_CHANGED) else f" ({md_code(c.id)})"
+    return f"- {head} — {detail}{ident}"
+
+
+def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
+    """The changelog: a heading, the counts, then each class's entries, most telling first."""
+    old, new = report.old, report.new
+    out = [f"## Error catalogue: {md_code(report.repo)} {md_code(old.label)} → {md_code(new.label)}", ""]
+    out.append(
+        f"{md_code(old.commit[:12])} → {md_code(new.commit[:12])}: "
+        f"{old.entries} → {new.entries} entries, {len(report.changes)} change{'s' if len(report.changes) != 1 else ''}, "
+        f"{report.counts.unchanged} unchanged."
+    )
+    out.append("")
+    if not report.changes:
+        out.append("No changes.")
+        return "\n".join(out) + "\n"
+    out += ["| Change | Count |", "| --- | ---: |"]
+    for kind in ChangeKind:
+        n = report.counts.of(kind)
+        if n:
+            out.append(f"| {kind.value.capitalize()} | {n} |")
+    by_kind: dict[str, list[Change]] = {}
+    for c in report.changes:
+        by_kind.setdefault(c.kind, []).append(c)
+    sections = [(slug, by_kind[slug], [_entry(c) for c in by_kind[slug]]) for slug in sorted(by_kind, key=KIND_ORDER.__getitem__)]
+    # Every class shows a sample first; what is left of the budget goes to the most telling.
+    shown = {slug: 0 for slug, _, _ in sections}
+    left = budget
+    for quota in (SAMPLE, None):
+        for slug, _, lines in sections:
+            stop = len(lines) if quota is None else min(len(lines), quota)
+            while shown[slug] < stop and len(lines[shown[slug]]) + 1 <= left:
+                left -= len(lines[shown[slug]]) + 1
+                shown[slug] += 1
+    for slug, entries, lines in sections:
+        out += ["", f"### {ChangeKind.from_slug(slug).value.capitalize()} ({len(entries)})", ""]
+        out += lines[: shown[slug]]
+        if shown[slug] < len(entries):
+            out.append(f"- … and {len(entries) - shown[slug]} more: `errcat diff --format json` lists every change.")
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- github annotations
+
+
+def github(report: DiffReport) -> str:
+    lines = []
+    for c in report.changes:
+        kind = ChangeKind.from_slug(c.kind)
+        title = command_property(f"errcat: {kind.value}")
+        props = f"file={command_property(c.location.path)},line={c.location.line},title={title}"
+        lines.append(f"::notice {props}::{command_data(c.summary + f' [{c.id}]')}")
+    return "".join(line + "\n" for line in lines)

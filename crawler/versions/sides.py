@@ -1,0 +1,129 @@
+"""Versions as a library: crawl refs into scratch datasets, diff them, fold history, sync.
+
+The commands in ``versions_cli`` are thin wrappers over these functions. Every crawl goes through
+``crawl.crawl`` with the result cache, into a scratch directory of the run (``scratch.run_dir``:
+in the cache directory, removed by the next run should this one be killed), so a diff or a
+history run never touches the catalogue it does not mean to write.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crawler.base.errors import UsageError
+from crawler.base.progress import Progress
+from crawler.crawl import CrawlOptions, crawl
+from crawler.model.diff import DiffReport, Side
+from crawler.publish.dataset import Dataset, find_datasets, open_dataset
+from crawler.versions.diff import diff_records, side_of
+
+#: Release tags ``--latest-tag`` considers: v1.2.3 / 1.2 (no pre-releases).
+DEFAULT_TAG_PATTERN = r"v?\d+(?:\.\d+)*"
+
+
+def _quiet(_: str) -> None:
+    pass
+
+
+@dataclass
+class SourceOptions:
+    """What ``errcat crawl`` takes to name a repository and its files (shared by every command here)."""
+
+    repo: str | None = None
+    upstream: str | None = None
+    name: str | None = None
+    include: list[str] = field(default_factory=list)
+    exclude: list[str] = field(default_factory=list)
+    jobs: int | None = None
+    cache_dir: Path | None = None
+    use_cache: bool = True
+    config: Path | None = None
+
+    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None) -> CrawlOptions:
+        return CrawlOptions(
+            repo=self.repo, ref=ref, pypi=pypi, upstream=self.upstream, name=self.name, include=list(self.include),
+            exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
+            use_cache=self.use_cache, config=self.config,
+        )
+
+    def scratch(self) -> AbstractContextManager[Path]:
+        """This run's scratch directory (see ``scratch``), in the cache directory."""
+        from crawler.base.scratch import run_dir
+        from crawler.source.remote import cache_root
+
+        return run_dir(cache_root(self.cache_dir))
+
+
+def _side(data: Dataset) -> Side:
+    return side_of(data.manifest, data.records)
+
+
+def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
+              pypi: str | None = None) -> Dataset:
+    """Crawl one ref (or with ``pypi``, the release NAME==VERSION) into a fresh directory under
+    ``scratch`` and load it back."""
+    out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
+    result = crawl(source.crawl_options(ref, out, pypi), progress=progress)
+    return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}")
+
+
+def load_dataset(path: Path, name: str | None = None, progress: Progress = _quiet) -> Dataset:
+    """A written dataset: ``path`` itself, or the one dataset under an output root (``--name`` picks)."""
+    found = list(find_datasets(path))
+    if name is not None:
+        found = [d for d in found if d.relative_to(path).as_posix() in (name, ".") or d.as_posix().endswith("/" + name)]
+    if not found:
+        raise UsageError(f"no dataset (manifest.json) under {path}")
+    if len(found) > 1:
+        raise UsageError(f"{path} holds {len(found)} datasets; pass the dataset directory (or --name OWNER/NAME)")
+    return open_dataset(found[0], progress)
+
+
+def release_specs(args: list[str], source: SourceOptions) -> list[str | None]:
+    """``diff --pypi``: each argument as the release NAME==VERSION it names (a bare VERSION is of
+    the upstream's package), None for a directory (a written dataset). Checked before anything
+    is downloaded: one package, no git repository."""
+    from crawler.source.config import identify, load_config
+    from crawler.source.wheel import canonical_package, parse_pypi_spec
+
+    if source.repo is not None:
+        raise UsageError("--pypi reads releases from the package index: leave out --repo (and $ERRCAT_REPO)")
+    upstream = identify(None, source.upstream, source.name, load_config(source.config))
+    specs: list[str | None] = []
+    for arg in args:
+        if Path(arg).is_dir():
+            specs.append(None)
+            continue
+        if "==" not in arg:
+            if upstream.pypi is None:
+                raise UsageError(f"{arg!r}: give NAME==VERSION (upstream {upstream.name!r} names no package)")
+            arg = f"{upstream.pypi}=={arg}"
+        parse_pypi_spec(arg)
+        specs.append(arg)
+    names = {canonical_package(parse_pypi_spec(s)[0]) for s in specs if s is not None}
+    if len(names) > 1:
+        raise UsageError(f"--pypi: OLD and NEW name two packages ({', '.join(sorted(names))}); a diff is of one")
+    return specs
+
+
+def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet,
+              pypi: str | None = None) -> Dataset:
+    """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to
+    crawl, or with ``pypi`` the release it names."""
+    path = Path(arg)
+    if path.is_dir():
+        return load_dataset(path, source.name, progress)
+    progress(f"crawling {pypi or arg}")
+    return crawl_ref(source, None if pypi else arg, scratch, progress, pypi)
+
+
+def diff_datasets(old: Dataset, new: Dataset) -> DiffReport:
+    if (old.manifest.repo.owner, old.manifest.repo.name) != (new.manifest.repo.owner, new.manifest.repo.name):
+        raise UsageError(
+            f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} "
+            f"and {new.manifest.repo.owner}/{new.manifest.repo.name}"
+        )
+    return diff_records(old.records, new.records, old_side=_side(old), new_side=_side(new))

@@ -1,0 +1,108 @@
+"""tags: split from the former ``versions`` module."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from crawler.base.errors import SourceError, UsageError
+from crawler.model.records import COMMIT_RE
+from crawler.versions.sides import DEFAULT_TAG_PATTERN, SourceOptions
+
+# --------------------------------------------------------------------------- refs and tags
+
+
+def _version_key(tag: str) -> tuple[int, ...]:
+    return tuple(int(n) for n in re.findall(r"\d+", tag))
+
+
+def _git_for(source: SourceOptions):
+    """(hardened Git, remote URL or None) for the configured repository."""
+    from crawler.source.config import identify, load_config
+    from crawler.source.git import Git
+    from crawler.source.policy import RemoteURL, classify_repo_arg
+    from crawler.source.snapshot import _local_git_dir
+
+    upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
+    arg = source.repo or upstream.url
+    kind, target = classify_repo_arg(arg)
+    if kind == "url":
+        assert isinstance(target, RemoteURL)
+        return Git(None), target.url, upstream
+    assert isinstance(target, Path)
+    return Git(_local_git_dir(target, arg), allow_file=True), None, upstream
+
+
+def list_tags(source: SourceOptions, pattern: str = DEFAULT_TAG_PATTERN) -> list[tuple[str, str]]:
+    """(tag, commit) of the release tags, oldest version first."""
+    git, url, _ = _git_for(source)
+    wanted = re.compile(pattern)
+    tags: dict[str, str] = {}
+    if url is None:
+        text = git.out("for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)", "refs/tags")
+        for line in text.splitlines():
+            parts = line.split()
+            if len(parts) >= 2:
+                tags[parts[0]] = parts[2] if len(parts) > 2 else parts[1]
+    else:
+        text = git.out("ls-remote", "--tags", url, what=f"git ls-remote {url}")
+        for line in text.splitlines():
+            sha, _, ref = line.partition("\t")
+            name = ref.removeprefix("refs/tags/")
+            if name.endswith("^{}"):
+                tags[name[:-3]] = sha  # the peeled commit of an annotated tag wins
+            else:
+                tags.setdefault(name, sha)
+    chosen = [(t, c) for t, c in tags.items() if wanted.fullmatch(t)]
+    return sorted(chosen, key=lambda tc: (_version_key(tc[0]), tc[0]))
+
+
+def tags_in_range(source: SourceOptions, spec: str, pattern: str = DEFAULT_TAG_PATTERN) -> list[str]:
+    """``A..B``: release tags from A to B inclusive, in version order (a local repository only)."""
+    start, sep, end = spec.partition("..")
+    if not sep or not start or not end:
+        raise UsageError(f"--range {spec!r}: expected OLD..NEW, e.g. v0.31.0..v0.33.0")
+    git, url, _ = _git_for(source)
+    if url is not None:
+        raise UsageError("--range needs a local repository (--repo PATH); list the tags instead")
+    from crawler.source.policy import check_ref
+
+    a, b = git.commit_of(check_ref(start)), git.commit_of(check_ref(end))
+    if a is None or b is None:
+        raise SourceError(f"unknown ref {start if a is None else end!r}")
+    tags = []
+    for tag, commit in list_tags(source, pattern):
+        inside = git.run("merge-base", "--is-ancestor", commit, b, check=False).returncode == 0
+        after = git.run("merge-base", "--is-ancestor", a, commit, check=False).returncode == 0
+        if inside and after:
+            tags.append(tag)
+    if start not in tags:
+        tags.insert(0, start)
+    if end not in tags:
+        tags.append(end)
+    return tags
+
+
+def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: str = DEFAULT_TAG_PATTERN) -> tuple[str | None, str | None]:
+    """(ref to crawl, its commit if it can be known without fetching) for ``sync``."""
+    git, url, upstream = _git_for(source)
+    if latest_tag:
+        tags = list_tags(source, pattern)
+        if not tags:
+            raise SourceError(f"no release tags matching {pattern!r}")
+        return tags[-1]
+    from crawler.source.policy import check_ref
+
+    if url is None:
+        want = check_ref(ref) if ref else "HEAD"
+        commit = git.commit_of(want)
+        if commit is None:
+            raise SourceError(f"unknown ref or commit {want!r}")
+        return ref, commit
+    want = check_ref(ref or upstream.branch or "HEAD")
+    if COMMIT_RE.fullmatch(want):
+        return want, want
+    text = git.out("ls-remote", url, want if want == "HEAD" else f"refs/heads/{want}", f"refs/tags/{want}",
+                   what=f"git ls-remote {url}")
+    shas = [line.split("\t", 1)[0] for line in text.splitlines() if line]
+    return want, (shas[0] if shas and COMMIT_RE.fullmatch(shas[0]) else None)
