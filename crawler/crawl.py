@@ -21,12 +21,13 @@ from typing import Any, Callable
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import DataError, OutputError, UsageError
+from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
 from crawler.catalogue.curated import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
-from crawler.publish.dataset import dataset_dir, load_manifest
+from crawler.publish.dataset import load_manifest
 from crawler.publish.writer import (
     OverLimit,
     Rendered,

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from helpers import cached_wheel
 
-from crawler.catalogue.entries import Identity
-from crawler.source.config import VLLM
 from crawler.base.errors import UsageError
+from crawler.base.layout import dataset_dir
+from crawler.catalogue.entries import Identity
 from crawler.model.records import Manifest, RepoRef
-from crawler.publish.dataset import dataset_dir
+from crawler.source.config import VLLM
 from crawler.source.globs import PathFilter
 
 CODE = "def check(x):\n    if x is None:\n        raise ValueError(f'no value for {x}')\n"

@@ -27,8 +27,8 @@ import yaml
 from pydantic import ValidationError
 
 from crawler.base.errors import ConfigError
+from crawler.base.layout import dataset_dir
 from crawler.model.records import ID_RE, CuratedFile
-from crawler.publish.dataset import dataset_dir
 
 SUFFIX = ".yaml"
 DEFAULT_DIR = "curated"

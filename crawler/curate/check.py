@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from crawler.base.errors import UsageError
+from crawler.base.layout import dataset_dir
 from crawler.catalogue.curated import is_stale, load_set
 from crawler.catalogue.related import terms
 from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
 from crawler.model.records import CuratedFile
-from crawler.publish.dataset import Dataset, dataset_dir, open_dataset
+from crawler.publish.dataset import Dataset, open_dataset
 from crawler.publish.dataset import datasets_under as dataset_paths
 
 # --------------------------------------------------------------------------- datasets

@@ -13,6 +13,7 @@ from crawler.model.records import (
     EntryId,
     Model,
     RepoSlug,
+    SchemaVersion,
     ShortCommit,
 )
 
@@ -103,13 +104,14 @@ class DiffCounts(Model):
     unchanged: int = Field(default=0, description="Ids on both sides with the same sites.")
 
     def of(self, kind: ChangeKind) -> int:
-        return getattr(self, kind.name.lower())
+        count: int = getattr(self, kind.name.lower())
+        return count
 
 
 class DiffReport(Model):
     """``errcat diff --format json``: every change between two catalogues, most telling first."""
 
-    schema_version: Literal["1"] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     repo: RepoSlug
     old: Side
     new: Side

@@ -8,11 +8,15 @@ catalogue page, so the files read top to bottom like the page they feed.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Callable, Literal
+from typing import Annotated, Callable, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-SCHEMA_VERSION = "1"
+#: Bumped whenever a consumer validating against the previous schemas would notice. 2: meaning,
+#: nullable permalinks and provenance.permalinks, manifest limits and counts.omitted, identity,
+#: link and whole-string id/commit patterns.
+SCHEMA_VERSION: Final = "2"
+SchemaVersion = Literal["2"]
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
@@ -46,10 +50,6 @@ ID_PREFIX_PATTERN = r"^[0-9a-f]{4,16}$"
 #: A link errcat writes into pages: https only, a lowercase host, and only characters that are
 #: inert in an HTML attribute and a Markdown ``<...>`` link (no quotes, spaces, angle brackets).
 URL_PATTERN = r"^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&()*+,;=:@/?#-]*)?" + _END
-
-# Ids become file names and links; a JSON Schema pattern's ``$`` also matches before a trailing
-# newline in Python's re (what the reference validator uses), so the length is pinned as well.
-EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
 
 # The string types that carry those patterns. JSON Schema's ``pattern`` is a search, and in the
 # reference validator's engine (Python's re, like Java's) ``$`` also matches before a final
@@ -314,7 +314,7 @@ class Meaning(Model):
 class Record(Model):
     """One catalogue entry: a distinct error (same exception, same template) and all its sites."""
 
-    schema_version: Literal["1"] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     id: EntryId
     title: str
     repo: RepoRef
@@ -355,7 +355,7 @@ class IndexRow(Model):
 
 
 class Index(Model):
-    schema_version: Literal["1"] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     repo: RepoSlug
     commit: Commit
     entries: list[IndexRow]
@@ -388,7 +388,7 @@ class Limits(Model):
 
 
 class Manifest(Model):
-    schema_version: Literal["1"] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     errcat_version: str
     extractor_version: str
     repo: RepoRef

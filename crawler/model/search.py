@@ -12,6 +12,7 @@ from crawler.model.records import (
     EntryId,
     Model,
     RepoSlug,
+    SchemaVersion,
     SiteKind,
 )
 
@@ -44,7 +45,7 @@ class SearchEntry(Model):
 class SearchIndex(Model):
     """``search.json``: every entry of a dataset in the form a search needs, in id order."""
 
-    schema_version: Literal["1"] = SCHEMA_VERSION
+    schema_version: SchemaVersion = SCHEMA_VERSION
     repo: RepoSlug
     commit: Commit
     entries: list[SearchEntry]

@@ -31,7 +31,6 @@ from crawler.model.records import (
     Index,
     Manifest,
     Record,
-    identity_problem,
 )
 from crawler.model.search import SearchIndex
 
@@ -48,16 +47,6 @@ _ID = re.compile(ID_PATTERN)
 _PREFIX = re.compile(ID_PREFIX_PATTERN)
 
 M = TypeVar("M", bound=BaseModel)
-
-
-def dataset_dir(root: Path, owner: str, name: str) -> Path:
-    """``<root>/<owner>/<name>``: where a repository's dataset (or its curated files) lives. A
-    write or a swap there replaces that directory and nothing else, so only a GitHub identity
-    passes (``acme/.`` would be ``<root>/acme``, ``./.`` the root itself)."""
-    problem = identity_problem(owner, name)
-    if problem is not None:
-        raise UsageError(f"no dataset directory for {_shown(owner)}/{_shown(name)}: {problem}")
-    return root / owner / name
 
 
 def find_datasets(root: Path) -> list[Path]:

@@ -39,6 +39,7 @@ import orjson
 from crawler.base.errors import DataError, OutputError
 from crawler.base.jsonio import dumps, dumps_line
 from crawler.extract.ids import check_id
+from crawler.model.records import SCHEMA_VERSION
 from crawler.publish import forked
 from crawler.publish.validate import Problem, check
 
@@ -49,7 +50,7 @@ MANIFEST = "manifest.json"
 
 def index_for(records: list[dict[str, Any]], repo: str, commit: str) -> dict[str, Any]:
     return {
-        "schema_version": "1",
+        "schema_version": SCHEMA_VERSION,
         "repo": repo,
         "commit": commit,
         "entries": [

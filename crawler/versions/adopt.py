@@ -29,9 +29,9 @@ from pathlib import Path
 import orjson
 
 from crawler.base.errors import DataError
+from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
 from crawler.model.records import ID_HEX
-from crawler.publish.dataset import dataset_dir
 from crawler.publish.validate import validate_dataset
 from crawler.publish.writer import content_digest, write_dataset
 

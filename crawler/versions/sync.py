@@ -7,11 +7,12 @@ from pathlib import Path
 
 from crawler import __version__
 from crawler.base.errors import DataError, SourceError, UsageError
+from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
 from crawler.model.records import COMMIT_RE, Manifest
-from crawler.publish.dataset import Dataset, dataset_dir, open_dataset
+from crawler.publish.dataset import Dataset, open_dataset
 from crawler.publish.writer import write_dataset
 from crawler.versions.diff import diff_records, live
 from crawler.versions.history import (
