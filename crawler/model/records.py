@@ -404,7 +404,7 @@ class Manifest(Model):
     skipped: list[Skipped]
     curated_digest: str | None = None
     input_digest: str = Field(description="SHA-256 over everything the dataset is made from (versions, commit, selected blobs, curated files): a crawl whose inputs match leaves the dataset alone.")
-    content_digest: str = Field(description="SHA-256 over every other file of the dataset (see output.content_digest).")
+    content_digest: str = Field(description="SHA-256 over every other file of the dataset (see publish.writer.content_digest).")
 
 
 # --------------------------------------------------------------------------- curated files
