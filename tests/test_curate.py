@@ -409,27 +409,52 @@ def test_every_shipped_file_validates_and_is_reviewed_text():
         assert entry.solutions and entry.when_it_happens.trigger and entry.example_fix and entry.defensive_patterns
 
 
-def _fixture_source(entry: CuratedFile, n: int) -> str:
-    """A function that raises this entry's error behind its reviewed guards (asserts become
-    ``if not (cond): raise AssertionError``, the same id and guards as an assert)."""
+def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
+    """This entry's raise behind its reviewed guards (asserts become ``if not (cond): raise
+    AssertionError``, the same id and guards as an assert). A template whose fields hold quotes
+    or line breaks (a nested f-string) is written as a triple-quoted f-string, as upstream did."""
     template = entry.review.template
-    lines = [f"def f{n}(*a):"]
-    depth = 1
+    lines = []
     for guard in entry.review.guards:
         lines.append("    " * depth + f"if (\n{guard}\n" + "    " * depth + "):")
         depth += 1
-    lines.append("    " * depth + f"raise {entry.review.exception}(f{json.dumps(template)})")
-    return "\n".join(lines) + "\n"
+    literal = f"f'\'\'{template}\'\''" if ("\n" in template or '"' in template) and "\'\'\'" not in template else f"f{json.dumps(template)}"
+    lines.append("    " * depth + f"raise {entry.review.exception}({literal})")
+    return lines
+
+
+def _fixture_modules(entries: list[CuratedFile]) -> dict[str, str]:
+    """Each reviewed raise rebuilt at its reviewed file and function (``Class.method`` as a method):
+    an entry whose message has no literal text is keyed by module and function, so only the
+    same place gives the same id. Raises of one function share its body."""
+    files: dict[str, dict[str, list[str]]] = {}
+    for entry in entries:
+        parts = entry.review.qualname.split(".")
+        if len(parts) > 2 or not all(p.isidentifier() for p in parts):
+            parts = [f"f_{entry.id}"]
+        files.setdefault(entry.review.path, {}).setdefault(".".join(parts), []).append(entry.id)
+    by_id = {e.id: e for e in entries}
+    out = {}
+    for path, functions in files.items():
+        classes: dict[str, list[str]] = {}
+        chunks = []
+        for qualname, ids in sorted(functions.items()):
+            cls, _, name = qualname.rpartition(".")
+            depth = 2 if cls else 1
+            body = [line for eid in ids for line in _raise_block(by_id[eid], depth)]
+            head = "    " * (depth - 1) + (f"def {name}(self, *a):" if cls else f"def {name}(*a):")
+            (classes.setdefault(cls, []) if cls else chunks).append("\n".join([head, *body]))
+        for cls, methods in sorted(classes.items()):
+            chunks.append(f"class {cls}:\n" + "\n\n".join(methods))
+        out[path] = "\n\n\n".join(chunks) + "\n"
+    return out
 
 
 def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fixture_repo, cli, tmp_path):
-    """CI has no vLLM: rebuild each reviewed raise (exception, template, guards) in a fixture repo
-    named vllm-project/vllm, crawl it, and run the real check over the shipped files."""
+    """CI has no vLLM: rebuild each reviewed raise (exception, template, guards, file and function)
+    in a fixture repo named vllm-project/vllm, crawl it, and run the real check over the shipped files."""
     entries = load_set(SHIPPED, "vllm-project", "vllm").entries
-    modules = {}
-    for n, entry in enumerate(entries.values()):
-        modules.setdefault(f"vllm/m{n % 7}.py", []).append(_fixture_source(entry, n))
-    fixture_repo.commit({path: "\n\n".join(parts) for path, parts in modules.items()}, tag="v1")
+    fixture_repo.commit(_fixture_modules(list(entries.values())), tag="v1")
     out = tmp_path / "out"
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm",
                  "--include", "vllm/**/*.py", "--out", out, "--curated", SHIPPED)
