@@ -130,7 +130,7 @@ def extract_all(
         stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
         todo = [e for e in entries if keys[e.path] not in stored]
         damaged: list[Any] = []
-        decoded = []
+        decoded: list[bool] = []
 
         def decode_hits() -> None:
             if decoded:
@@ -148,7 +148,7 @@ def extract_all(
                 served.extend(results)  # (only hits so far: fresh results come later)
 
         counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
-        fresh: list[tuple[dict[str, Any], bytes]] = []
+        fresh: list[tuple[dict[str, Any], bytes | None]] = []
         jobs = jobs or default_jobs()
         if jobs <= 1 or len(todo) < 8:
             decode_hits()

@@ -188,6 +188,8 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         record_ids: set[str] = set()
         try:
             for name in names:
+                if errors is None:  # (names come only with an open errors/)
+                    break
                 documents.advance()
                 label = f"errors/{name}"
                 data, found = _load(errors, name, label, MAX_RECORD_BYTES)

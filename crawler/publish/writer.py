@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import glob
 import hashlib
 import os
@@ -343,6 +344,7 @@ def _put(path: str, data: bytes) -> None:
         fd = os.open(path, flags, 0o666)
     except OSError:
         fd = -1
+    st: os.stat_result | None = None
     if fd >= 0:
         st = os.fstat(fd)
         if st.st_nlink != 1 or not stat.S_ISREG(st.st_mode):
@@ -639,7 +641,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     try:
         for i in range(1, jobs):
             share = records[bounds[i]:bounds[i + 1]]
-            helpers.append(forked.start(lambda share=share: _write_records(tmp, share, max_bytes)))
+            helpers.append(forked.start(functools.partial(_write_records, tmp, share, max_bytes)))
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []

@@ -83,7 +83,7 @@ def _pip_has_raw_progress() -> bool:
         found = re.match(r"(\d+)\.(\d+)", version("pip"))
     except PackageNotFoundError:
         return False
-    return bool(found) and (int(found.group(1)), int(found.group(2))) >= (24, 1)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= (24, 1)
 
 
 def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress, into: Path) -> tuple[int, bytes]:

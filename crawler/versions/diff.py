@@ -170,20 +170,18 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         before, after = old[eid], new[eid]
         pairs, added_sites, removed_sites = match_sites(before.sites, after.sites)
         if pairs:
-            moves = [SiteChange(old=_ref(a), new=_ref(b)) for a, b in pairs]
-            text = ", ".join(
-                f"{_where(m.old)} -> {m.new.line if m.old.path == m.new.path else _where(m.new)}"  # type: ignore[union-attr]
-                for m in moves
-            )
-            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after), sites=moves)
+            moved = [(_ref(a), _ref(b)) for a, b in pairs]
+            text = ", ".join(f"{_where(o)} -> {n.line if o.path == n.path else _where(n)}" for o, n in moved)
+            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after),
+                          sites=[SiteChange(old=o, new=n) for o, n in moved])
         if added_sites:
-            refs = [SiteChange(new=_ref(s)) for s in added_sites]
-            record_change(ChangeKind.SITES_ADDED, after, f"{after.title} (+{len(refs)}: {', '.join(_where(r.new) for r in refs)})",  # type: ignore[arg-type]
-                          refs[0].new, sites=refs)  # type: ignore[arg-type]
+            added = [_ref(s) for s in added_sites]
+            record_change(ChangeKind.SITES_ADDED, after, f"{after.title} (+{len(added)}: {', '.join(_where(r) for r in added)})",
+                          added[0], sites=[SiteChange(new=r) for r in added])
         if removed_sites:
-            refs = [SiteChange(old=_ref(s)) for s in removed_sites]
-            record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(refs)}: {', '.join(_where(r.old) for r in refs)})",  # type: ignore[arg-type]
-                          _primary(after), sites=refs)
+            removed = [_ref(s) for s in removed_sites]
+            record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
+                          _primary(after), sites=[SiteChange(old=r) for r in removed])
         if not (pairs or added_sites or removed_sites):
             counts.unchanged += 1
 
