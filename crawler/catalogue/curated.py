@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Hashable
 from typing import Any
 
 import yaml

@@ -141,7 +141,7 @@ def apply_init_templates(results: list[dict]) -> int:
                 continue
             bound: dict[str, dict] = {}
             params = init["params"]
-            for name, tpl in zip(params, call["args"]):
+            for name, tpl in zip(params, call["args"], strict=False):  # a call may leave defaults out
                 bound[name] = tpl
             for name, tpl in call["kwargs"].items():
                 if name in params:

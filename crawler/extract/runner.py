@@ -11,11 +11,12 @@ import gc
 import hashlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from crawler.base.progress import task
 from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key

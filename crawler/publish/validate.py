@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema_rs
 

@@ -213,7 +213,7 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
         return
     over = {name: size for name, size in sizes.items() if size > limit}
     if over:
-        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines)})
+        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines, strict=True)})
 
 
 def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
@@ -660,7 +660,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         answers = [forked.finish(helper) for helper in helpers]
     shares += [forked.value(answer, "writing the dataset") for answer in answers]
     lines = []
-    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds):
+    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds, strict=False):  # (bounds ends with the end)
         for i, digest in enumerate(share_digests):
             digests[f"errors/{records[start + i]['id']}.json"] = digest
         lines += share_lines

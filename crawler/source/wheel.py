@@ -11,10 +11,10 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from crawler.base.cachedir import move_aside
 from crawler.base.errors import SourceError
@@ -172,7 +172,7 @@ def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
 
 
 def _zip_date(info: zipfile.ZipInfo) -> str:
-    return _dt.datetime(*info.date_time, tzinfo=_dt.timezone.utc).isoformat()
+    return _dt.datetime(*info.date_time, tzinfo=_dt.UTC).isoformat()
 
 
 def _open_zip(path: Path) -> zipfile.ZipFile:

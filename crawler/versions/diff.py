@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from crawler.extract.ids import entry_key, normalize_template
 from crawler.model.diff import (
@@ -99,7 +99,7 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
     new_left = [s for s in new_left if spot(s) not in moved]
     # 3. an entry with one site on each side: the raise went elsewhere.
     if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
-        pairs += list(zip(old_left, new_left))
+        pairs += list(zip(old_left, new_left, strict=True))
         old_left, new_left = [], []
     pairs.sort(key=lambda p: (p[1].path, p[1].line))
     return pairs, new_left, old_left

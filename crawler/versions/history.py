@@ -18,7 +18,7 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from crawler.base.errors import DataError, OutputError
 from crawler.extract.ids import entry_key
