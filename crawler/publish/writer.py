@@ -162,7 +162,7 @@ def _fail(problems: list[Problem]) -> DataError:
     return DataError(f"{len(problems)} schema problem(s); nothing was written:\n{listing}{more}")
 
 
-def _dumps(fn: Any, document: Any, name: str) -> bytes:
+def _dumps(fn: Callable[[Any], bytes], document: Any, name: str) -> bytes:
     """Serialize one document; data JSON cannot carry (a lone surrogate) is a DataError, not a crash."""
     try:
         return fn(document)

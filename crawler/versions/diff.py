@@ -31,7 +31,7 @@ from crawler.model.diff import (
     SiteChange,
     SiteRef,
 )
-from crawler.model.records import Record, Site
+from crawler.model.records import Manifest, Record, Site
 from crawler.source.wheel import release_of
 
 REWORD_RATIO = 0.6
@@ -213,7 +213,7 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
     return DiffReport(repo=new_side.repo, old=old_side, new=new_side, counts=counts, changes=changes)
 
 
-def side_of(manifest, records: list[Record]) -> Side:
+def side_of(manifest: Manifest, records: list[Record]) -> Side:
     """The report's view of one dataset (a ``Manifest`` and its records)."""
     return Side(repo=f"{manifest.repo.owner}/{manifest.repo.name}", commit=manifest.commit, ref=manifest.ref,
                 release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=len(live(records)))
