@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import selected_files  # noqa: E402  (bench/ is on sys.path when run as a script)
-from crawler.extract.visitor import extract_file  # noqa: E402
+from bench import selected_files
+from crawler.extract.visitor import extract_file
 
 
 def read_blobs(repo: str, ref: str, prefix: str) -> list[tuple[str, bytes]]:

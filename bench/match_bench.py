@@ -24,13 +24,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from crawler.base.jsonio import dumps_line  # noqa: E402
-from crawler.publish.dataset import load_search_index  # noqa: E402
-from crawler.consume.match import Matcher, match  # noqa: E402
-from match_real import render_template  # noqa: E402
+from match_real import render_template
+
+from crawler.base.jsonio import dumps_line
+from crawler.consume.match import Matcher, match
+from crawler.extract.segments import anchor_tokens, fragments, search_tokens, template_segments
+from crawler.extract.templates import Field, make_template
 from crawler.model.search import SearchEntry, SearchIndex, SearchSite
-from crawler.extract.segments import anchor_tokens, fragments, search_tokens, template_segments  # noqa: E402
-from crawler.extract.templates import Field, make_template  # noqa: E402
+from crawler.publish.dataset import load_search_index
 
 COMMON = "must be not is the a of for to in and got expected invalid unsupported value when with".split()
 EXCEPTIONS = ["ValueError", "TypeError", "RuntimeError", "NotImplementedError", "AssertionError", "KeyError"]

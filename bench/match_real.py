@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawler.publish.dataset import load_search_index  # noqa: E402
-from crawler.consume.match import Matcher, match  # noqa: E402
+from crawler.consume.match import Matcher, match
+from crawler.publish.dataset import load_search_index
 
 VALUES = ["3", "0", "'full'", "None", "[1, 2]", "float16", "foo bar", "a.b.c", "x\ny", "(1+2)*[3]?", "<eos> & </s>", "{}"]
 

@@ -16,7 +16,7 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from crawler.catalogue.related import compute  # noqa: E402
+from crawler.catalogue.related import compute
 
 
 def main(dataset: Path, runs: int = 7) -> None:

@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 from crawler.catalogue.entries import Identity, build_records
+from crawler.catalogue.search import search_file
 from crawler.model.records import RepoRef
 from crawler.publish.writer import render_dataset, write_dataset
-from crawler.catalogue.search import search_file
 
 COMMIT = "c" * 40
 IDENTITY = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), COMMIT,

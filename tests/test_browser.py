@@ -10,9 +10,9 @@ import json
 import os
 import shutil
 
+import consumer_data as cd
 import pytest
 
-import consumer_data as cd
 from crawler.consume.site import render_site
 
 # Debian's chromium here and in this project's CI; GitHub's hosted runners ship Google Chrome.

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.source.config import VLLM, Config, identify, load_config
 from crawler.base.errors import ConfigError, SourceError, UsageError
+from crawler.source.config import VLLM, Config, identify, load_config
 
 
 def write(path: Path, text: str) -> Path:

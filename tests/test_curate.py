@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from crawler.catalogue.curated import load_set, parse_file
-from crawler.model.records import CuratedFile
 from crawler.catalogue.related import compute
+from crawler.model.records import CuratedFile
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "curated"

@@ -15,21 +15,22 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
+import consumer_data
 import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-import consumer_data
-from crawler.cli.main import main
-from crawler.base.jsonio import dumps
-from crawler.model.records import URL_PATTERN
 from test_untrusted import ROOT, git, make_repo, one_line_error
+
+from crawler.base.jsonio import dumps
+from crawler.cli.main import main
+from crawler.model.records import URL_PATTERN
 
 HOST = "https://github.com/acme/widgets/"
 
@@ -141,7 +142,7 @@ def test_permalinks_are_https_on_the_repository_host(tmp_path: Path, cli, name: 
     edit_record(data, change, n=3)
     for fmt in ("html", "markdown"):
         err = one_line_error(cli("render", "--data", data, "--out", tmp_path / fmt, "--format", fmt), 1)
-        assert f"errors.jsonl:4: not a valid record: " in err and "permalink" in err, err
+        assert "errors.jsonl:4: not a valid record: " in err and "permalink" in err, err
         assert not (tmp_path / fmt).exists()
 
 

@@ -10,12 +10,12 @@ from helpers import CHECK_CODE, refused_in_one_line, release_tree, run_errcat, w
 from jsonschema import Draft202012Validator
 from pydantic import Field
 
-from crawler.versions import diff as diff_module
-from crawler.versions import history as history_module
+from crawler.base.sink import command_data, command_property, md_code
 from crawler.model.diff import Side
 from crawler.model.records import COMMIT_PATTERN, Lifetime
-from crawler.base.sink import command_data, command_property, md_code
 from crawler.model.schemas import schema_for
+from crawler.versions import diff as diff_module
+from crawler.versions import history as history_module
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from crawler.extract import visitor as extract
-from crawler.extract import parse
-from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file
 from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
-from crawler.model.records import ExceptionInfo, Site
+from crawler.extract import parse
+from crawler.extract import visitor as extract
 from crawler.extract.text import Source, module_name
+from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file
+from crawler.model.records import ExceptionInfo, Site
 
 FIXTURE = '''
 """Fixture module."""
@@ -328,8 +328,8 @@ def test_a_libcst_child_that_cannot_finish_is_never_cached(tmp_path, monkeypatch
     import subprocess
     from types import SimpleNamespace
 
-    from crawler.extract import runner as engine
     from crawler.extract import parse
+    from crawler.extract import runner as engine
     from crawler.source.wheel import git_blob_id
 
     text = b"def f[T](x: T):\n    raise ValueError(f'bad {x}')\n"  # PEP 695: libcst's on 3.11

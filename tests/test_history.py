@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from helpers import CHECK_CODE
 
-from crawler.catalogue.entries import Identity, build_records
 from crawler.base.errors import DataError
-from crawler.versions.history import advance, version_of
+from crawler.catalogue.entries import Identity, build_records
 from crawler.model.records import Record, RepoRef
+from crawler.versions.history import advance, version_of
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 

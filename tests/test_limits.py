@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import CHECK_CODE as SMALL
 
-from crawler.publish import writer as output
 from crawler.model.records import Limits
+from crawler.publish import writer as output
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 SMALL_TEMPLATES = {"x must be positive, got {x}", "x is far too large"}

@@ -9,18 +9,18 @@ import subprocess
 import sys
 from pathlib import Path
 
+import consumer_data as cd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import consumer_data as cd
 from crawler.consume.match import Matcher, match, read_query
-from crawler.model.search import SearchEntry, SearchIndex
 from crawler.extract.segments import anchor_tokens
+from crawler.model.search import SearchEntry, SearchIndex
 from crawler.publish.validate import check
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from match_real import render_template, wrappings  # noqa: E402
+from match_real import render_template, wrappings
 
 KV_MESSAGE = "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: decoder, encoder_only."
 PYDANTIC = (
@@ -59,7 +59,8 @@ def top(result):
 
 
 try:  # Python 3.11+
-    from re import _constants as _sre_c, _parser as _sre_p  # type: ignore[attr-defined]
+    from re import _constants as _sre_c  # type: ignore[attr-defined]
+    from re import _parser as _sre_p  # type: ignore[attr-defined]
 except ImportError:  # pragma: no cover
     import sre_constants as _sre_c  # type: ignore[no-redef]
     import sre_parse as _sre_p  # type: ignore[no-redef]
@@ -261,9 +262,10 @@ def test_template_segments_agree_with_the_pattern_they_build():
 
 
 def test_search_rows_built_as_dicts_have_exactly_the_models_shape():
-    from crawler.model.search import SearchEntry
-    from crawler.catalogue.search import entry_row
     from consumer_data import records
+
+    from crawler.catalogue.search import entry_row
+    from crawler.model.search import SearchEntry
 
     for record in records():
         row = entry_row(record)
@@ -272,8 +274,8 @@ def test_search_rows_built_as_dicts_have_exactly_the_models_shape():
 
 def test_search_rows_from_derived_site_facts_equal_rows_from_the_record():
     """The crawl builds rows from facts derived in the workers; they must be the same rows."""
-    from crawler.extract.derive import derive_result
     from crawler.catalogue.search import entry_row
+    from crawler.extract.derive import derive_result
 
     for record in cd.records():
         primary = derive_result({"sites": [dict(record["sites"][0])]})["sites"][0]
@@ -287,9 +289,9 @@ _LITERAL = st.text(alphabet="ab {}", min_size=1, max_size=3)
 
 def _search_entry(parts) -> SearchEntry:
     """The search row the crawl would write for a template built from ``parts``."""
-    from crawler.model.search import SearchSite
     from crawler.extract.segments import fragments, template_segments
     from crawler.extract.templates import make_template
+    from crawler.model.search import SearchSite
 
     tpl = make_template(parts, "fstring")
     segs = template_segments(tpl)

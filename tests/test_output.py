@@ -4,11 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from crawler.catalogue.entries import Identity, build_records
 from crawler.base.errors import DataError
+from crawler.catalogue.entries import Identity, build_records
 from crawler.model.records import Record, RepoRef
-from crawler.publish.writer import recover, render_dataset, write_dataset
 from crawler.publish.validate import validate_dataset
+from crawler.publish.writer import recover, render_dataset, write_dataset
 
 COMMIT = "a" * 40
 IDENTITY = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), COMMIT, "2026-01-01T00:00:00+00:00", None, "git")
@@ -274,8 +274,8 @@ def many_records(n=40):
 
 @pytest.mark.parametrize("jobs", [2, 3])
 def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path, monkeypatch, jobs):
-    from crawler.publish import writer as output
     from crawler.catalogue.search import search_file
+    from crawler.publish import writer as output
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records()
@@ -431,8 +431,8 @@ def test_a_write_the_system_refuses_is_one_line_and_keeps_the_last_dataset(tmp_p
     import resource
     import signal
 
-    from crawler.publish import writer as output
     from crawler.base.errors import OutputError
+    from crawler.publish import writer as output
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records(30)

@@ -22,8 +22,8 @@ from pathlib import Path
 import consumer_data as cd
 import pytest
 
-from crawler.source import wheel as source_wheel
 from crawler.base.progress import Reporter, task
+from crawler.source import wheel as source_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 

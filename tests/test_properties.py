@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from crawler.extract import parse
 from crawler.catalogue.entries import Identity, build_records
+from crawler.extract import parse
+from crawler.extract.templates import MessageBuilder, field
 from crawler.extract.visitor import extract_file
 from crawler.model.records import RepoRef
 from crawler.publish.writer import render_dataset
-from crawler.extract.templates import MessageBuilder, field
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
@@ -114,7 +114,7 @@ def chains(draw) -> str:
     terms = draw(st.lists(ATOMS, min_size=1, max_size=12))
     ops = draw(st.lists(st.sampled_from([" + ", " % ", " * "]), min_size=len(terms) - 1, max_size=len(terms) - 1))
     text = terms[0]
-    for op, term in zip(ops, terms[1:]):
+    for op, term in zip(ops, terms[1:], strict=True):
         text += op + (f"({term})" if draw(st.booleans()) else term)
     return text
 

@@ -133,6 +133,7 @@ def test_validate_refuses_a_commit_with_a_trailing_newline(tmp_path, cli, engine
 @pytest.mark.parametrize("engine", ["reference", "fast", "pydantic"])
 def test_a_link_with_a_newline_after_is_refused(engine):
     import jsonschema_rs
+
     from crawler.model.records import RepoRef
 
     schema = schema_for("record")["$defs"]["RepoRef"]["properties"]["url"]

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
+from helpers import git
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from helpers import git
 
 from crawler.cli.main import main
 

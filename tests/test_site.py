@@ -11,10 +11,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 import consumer_data as cd
+import pytest
 from helpers import refused_in_one_line, run_and_kill, run_errcat
+
 from crawler.consume.site import md_inline, script_json
 
 ROOT = Path(__file__).resolve().parent.parent

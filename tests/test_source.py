@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from helpers import git
 
+from crawler.base.errors import SourceError, UsageError
 from crawler.source import git as source_git
 from crawler.source import opener as source_opener
 from crawler.source import policy as source_policy
 from crawler.source import remote as source_remote
 from crawler.source import snapshot as source_snapshot
 from crawler.source.config import Upstream
-from crawler.base.errors import SourceError, UsageError
 from crawler.source.globs import PathFilter, glob_regex
+from crawler.source.opener import open_snapshot
 from crawler.source.policy import RemoteURL
 from crawler.source.wheel import git_blob_id, open_wheel
-from crawler.source.opener import open_snapshot
 
 PKG = Upstream(name="pkg", url="https://example.invalid/acme/pkg", include=["pkg/**/*.py"], version_file="pkg/_version.py")
 UPSTREAM_SHA = "4ba787ec9" + "a" * 31
@@ -619,7 +619,8 @@ def test_exclude_wins() -> None:
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_globs_agree_with_pathspec() -> None:
     pathspec = pytest.importorskip("pathspec")
-    from hypothesis import given, settings, strategies as st
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
 
     seg = st.sampled_from(["a", "b", "ab", "*", "?", "**", "a*", "*.py", "[ab]", "x.py"])
     pats = st.lists(seg, min_size=1, max_size=4).map("/".join)
@@ -648,7 +649,7 @@ def demo_wheel(directory: Path, message: str = "demo") -> Path:
     info = f"{DEMO}-1.0.dist-info"
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
         z.writestr(f"{DEMO}/__init__.py", f"raise ValueError({message!r})\n")
-        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: errcat-demo-pkg\nVersion: 1.0\n")
+        z.writestr(f"{info}/METADATA", "Metadata-Version: 2.1\nName: errcat-demo-pkg\nVersion: 1.0\n")
         z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         z.writestr(f"{info}/RECORD", "")
     return path

@@ -5,9 +5,9 @@ import textwrap
 
 import pytest
 
+from crawler.extract.templates import make_template, parts_from_template, render, string_parts
 from crawler.extract.visitor import extract_file
 from crawler.model.records import Template
-from crawler.extract.templates import make_template, parts_from_template, render, string_parts
 
 
 def template_of(code: str) -> dict:

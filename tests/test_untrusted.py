@@ -13,21 +13,22 @@ import json
 import os
 import random
 import re
-import tomllib
 import signal
 import subprocess
 import sys
 import time
+import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import pytest
-from helpers import git as _git, run_and_kill
+from helpers import git as _git
+from helpers import run_and_kill
 
 from crawler.catalogue import entries as catalogue
+from crawler.extract.visitor import extract_file
 from crawler.source import git as source_git
 from crawler.source import snapshot as source_snapshot
-from crawler.extract.visitor import extract_file
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import CHECK_CODE
 import yaml
+from helpers import CHECK_CODE
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"

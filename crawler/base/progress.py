@@ -20,7 +20,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 Progress = Callable[[str], None]
 

@@ -31,7 +31,7 @@ start another line).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 from urllib.parse import quote
 
 import click

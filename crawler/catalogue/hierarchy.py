@@ -70,7 +70,8 @@ class _Index:
             if nxt in seen:
                 return out
             seen.add(nxt)
-            out.append(self.find(nxt)["qualname"] if self.find(nxt) else nxt)
+            found = self.find(nxt)
+            out.append(found["qualname"] if found else nxt)
             current = out[-1]
 
     def builtin_ancestor(self, qualname: str) -> str | None:
@@ -140,19 +141,19 @@ def apply_init_templates(results: list[dict]) -> int:
                 continue
             bound: dict[str, dict] = {}
             params = init["params"]
-            for name, tpl in zip(params, call["args"]):
+            for name, tpl in zip(params, call["args"], strict=False):  # a call may leave defaults out
                 bound[name] = tpl
             for name, tpl in call["kwargs"].items():
                 if name in params:
                     bound[name] = tpl
             parts: list = []
             for p in parts_from_template(init["template"]):
-                if isinstance(p, Field) and p.name in bound:
+                if isinstance(p, Field) and p.name is not None and p.name in bound:
                     arg = bound[p.name]
                     if p.expr == p.name:
                         parts.extend(parts_from_template(arg))
                     else:  # keep conversion / format spec: {param!r} -> {argexpr!r}
-                        parts.append(_with_suffix(p, arg))
+                        parts.append(_with_suffix(p, p.name, arg))
                 else:
                     parts.append(p)
             site["template"] = make_template(parts, "init")
@@ -160,9 +161,9 @@ def apply_init_templates(results: list[dict]) -> int:
     return changed
 
 
-def _with_suffix(f: Field, arg: dict) -> Field:
-    """``{param!r}`` with ``param`` bound to ``arg``: move the conversion/spec onto the argument."""
-    suffix = f.expr[len(f.name):]
+def _with_suffix(f: Field, name: str, arg: dict) -> Field:
+    """``{param!r}`` with ``param`` (``name``) bound to ``arg``: move the conversion/spec onto the argument."""
+    suffix = f.expr[len(name):]
     arg_parts = parts_from_template(arg)
     if len(arg_parts) == 1 and isinstance(arg_parts[0], Field):
         return Field(arg_parts[0].expr + suffix, arg_parts[0].name)

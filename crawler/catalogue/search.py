@@ -27,7 +27,7 @@ def _leaf(name: str) -> str:
     return name.rpartition(".")[2]
 
 
-def catch_names(exception: dict) -> list[str]:
+def catch_names(exception: dict[str, Any]) -> list[str]:
     names: list[str] = []
     for name in [*exception.get("bases", []), exception.get("builtin_ancestor") or ""]:
         leaf = _leaf(name)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any
 
 import click
 
@@ -42,13 +44,14 @@ class ErrcatGroup(click.Group):
     The message may quote a crawled repository or a dataset (a path, a name, a ref): it is
     printed through ``sink`` like every other line, the last line of defence."""
 
-    def main(self, *args, standalone_mode: bool = True, **kwargs):  # type: ignore[override]
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         # Click's standalone mode prints a usage block for a usage error; errcat prints one line,
         # so it runs Click non-standalone and reports what Click would have printed itself.
         try:
-            code = super().main(*args, standalone_mode=False, **kwargs)
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.NoArgsIsHelpError as exc:  # a bare `errcat`: the help is the answer
             exc.show()
             sys.exit(exc.exit_code)
@@ -63,7 +66,7 @@ class ErrcatGroup(click.Group):
         # Non-standalone, Click returns a command's return value, or the code of ctx.exit(code).
         sys.exit(code if isinstance(code, int) else 0)
 
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except ErrcatError as exc:

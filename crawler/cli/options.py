@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 DEFAULT_OUT = Path("output")
 
-def source_options(func):
+def source_options(func: F) -> F:
     """The repository options of ``errcat crawl``, for commands that crawl refs themselves."""
     options = [
         click.option("--repo", metavar="URL_OR_PATH", envvar="ERRCAT_REPO", help="An https:// git URL or a local git repository (default: the upstream's URL)."),

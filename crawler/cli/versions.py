@@ -9,7 +9,9 @@ from __future__ import annotations
 import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
@@ -18,8 +20,14 @@ from crawler.base.progress import REPORTER
 from crawler.base.sink import KINDS, echo, output_lines
 from crawler.cli.options import DEFAULT_OUT, source_options
 
+if TYPE_CHECKING:
+    from crawler.versions.sides import SourceOptions
 
-def _source(kw: dict):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _source(kw: dict[str, Any]) -> SourceOptions:
     from crawler.versions.sides import SourceOptions
 
     return SourceOptions(
@@ -29,12 +37,12 @@ def _source(kw: dict):
     )
 
 
-def _invalid_data_is_one_line(command):
+def _invalid_data_is_one_line(command: Callable[P, R]) -> Callable[P, R]:
     """Data that fails a model anywhere in the command (a dataset, a report side, a history
     lifetime) ends as errcat's one line and exit 1, never pydantic's traceback."""
 
     @functools.wraps(command)
-    def run(*args, **kw):
+    def run(*args: P.args, **kw: P.kwargs) -> R:
         from pydantic import ValidationError
 
         try:
@@ -84,7 +92,7 @@ def _write(text: str, output: Path | None, kind: str = "lines") -> None:
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here instead of stdout.")
 @click.option("--pypi", is_flag=True, help="OLD and NEW are releases on the package index (NAME==VERSION, or VERSION of the upstream's package): no git needed.")
 @_invalid_data_is_one_line
-def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, pypi: bool, **kw) -> None:
+def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, pypi: bool, **kw: Any) -> None:
     """What changed between two catalogues: OLD and NEW are refs, releases or output directories.
 
     A ref (tag, branch, commit) is crawled with the result cache into a scratch directory,
@@ -124,7 +132,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @source_options
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
 @_invalid_data_is_one_line
-def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, out: Path, **kw) -> None:
+def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, out: Path, **kw: Any) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
@@ -165,7 +173,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, ou
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")
 @_invalid_data_is_one_line
 def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, changelog: Path | None,
-         report_path: Path | None, exit_code: bool, **kw) -> None:
+         report_path: Path | None, exit_code: bool, **kw: Any) -> None:
     """Bring the catalogue up to the upstream: resolve, crawl, diff, write, say if it changed.
 
     Resolves the upstream's branch head (or, with --latest-tag, its newest release tag) to a

@@ -185,8 +185,8 @@ def format_report(report: Report, all_packages: bool = False) -> list[str]:
                      f"re-read it, then `errcat curate review {entry.id}`")
     for path, rid in report.dangling:
         lines.append(f"dangling {path}: related id {rid} is not in this dataset")
-    n, c, d = report.entries, len(report.curated_ids), len(report.draft_ids)
-    lines.append(f"coverage {c}/{n} entries curated ({report.coverage:.2%}), {d} draft(s), {len(report.retired)} retired, "
+    curated, drafts = len(report.curated_ids), len(report.draft_ids)
+    lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}), {drafts} draft(s), {len(report.retired)} retired, "
                  f"{len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
     for pkg, (pc, pd, pn) in sorted(report.packages.items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0])):
         if pc or pd or all_packages:

@@ -85,11 +85,12 @@ def _llm_error(url: str, why: str) -> UsageError:
     return UsageError(f"--llm {url}: {why}")
 
 
-def _post(url: str, body: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+def _post(url: str, body: dict[str, Any] | None, timeout: float) -> Any:
+    """The endpoint's JSON answer, of any shape: the caller's lookups turn a wrong one into an error."""
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json", "Accept": "application/json"},
                                  method="POST" if body is not None else "GET")
-    with urllib.request.urlopen(req, timeout=timeout) as resp:  # noqa: S310 (the user's own endpoint)
+    with urllib.request.urlopen(req, timeout=timeout) as resp:  # the URL is the user's own endpoint
         return json.loads(resp.read(4_000_000))
 
 

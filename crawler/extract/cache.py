@@ -16,8 +16,9 @@ import json
 import os
 import sqlite3
 import zlib
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import orjson
 
@@ -116,7 +117,7 @@ class ResultCache:
                 pass
             self._db = None
 
-    def __enter__(self) -> "ResultCache":
+    def __enter__(self) -> ResultCache:
         return self
 
     def __exit__(self, *exc: object) -> None:

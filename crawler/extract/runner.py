@@ -11,17 +11,29 @@ import gc
 import hashlib
 import os
 import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Protocol
 
 from crawler.base.progress import task
 from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
+from crawler.source.snapshot import FileEntry
 
 CHUNK_BYTES = 1_500_000
+
+
+class Files(Protocol):
+    """What extraction takes from the source stage (a ``Snapshot``): the selected files, and
+    their bytes streamed in the order asked for."""
+
+    @property
+    def files(self) -> Sequence[FileEntry]: ...
+
+    def read(self, entries: Iterable[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]: ...
 
 
 def _worker_init() -> None:
@@ -48,7 +60,7 @@ def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any],
 DIED = "the extractor's process died on this file"
 
 
-def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], bytes | None]]:
+def _isolated(snapshot: Files, entries: list[FileEntry]) -> list[tuple[dict[str, Any], bytes | None]]:
     """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
     blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
     out = []
@@ -95,7 +107,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _chunks(pairs: Iterator[tuple[Any, bytes]]) -> Iterator[list[tuple[str, bytes]]]:
+def _chunks(pairs: Iterator[tuple[FileEntry, bytes]]) -> Iterator[list[tuple[str, bytes]]]:
     chunk: list[tuple[str, bytes]] = []
     size = 0
     for entry, data in pairs:
@@ -109,7 +121,7 @@ def _chunks(pairs: Iterator[tuple[Any, bytes]]) -> Iterator[list[tuple[str, byte
 
 
 def extract_all(
-    snapshot: Any,
+    snapshot: Files,
     *,
     jobs: int | None = None,
     cache_dir: Path | None = None,
@@ -129,8 +141,8 @@ def extract_all(
         results: dict[str, dict[str, Any]] = {}
         stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
         todo = [e for e in entries if keys[e.path] not in stored]
-        damaged: list[Any] = []
-        decoded = []
+        damaged: list[FileEntry] = []
+        decoded: list[bool] = []
 
         def decode_hits() -> None:
             if decoded:
@@ -148,7 +160,7 @@ def extract_all(
                 served.extend(results)  # (only hits so far: fresh results come later)
 
         counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
-        fresh: list[tuple[dict[str, Any], bytes]] = []
+        fresh: list[tuple[dict[str, Any], bytes | None]] = []
         jobs = jobs or default_jobs()
         if jobs <= 1 or len(todo) < 8:
             decode_hits()

@@ -6,6 +6,7 @@ while keeping the common all-ASCII line on a plain ``str`` slice.
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -60,9 +61,11 @@ class Source:
             return line[start:end]
         return line.encode("utf-8")[start:end].decode("utf-8", "replace")
 
-    def segment(self, node) -> str:
+    def segment(self, node: ast.expr | ast.stmt) -> str:
         """Source text of an expression/statement node (positions as the stdlib ast gives them)."""
         l0, l1 = node.lineno, node.end_lineno
+        if l1 is None:  # only a node built by hand lacks it; ast.parse sets every position
+            raise ValueError(f"a {type(node).__name__} node without an end position")
         if l0 == l1:
             return self._cut(l0, node.col_offset, node.end_col_offset)
         first = self._cut(l0, node.col_offset, None)

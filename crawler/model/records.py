@@ -8,7 +8,8 @@ catalogue page, so the files read top to bottom like the page they feed.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Callable, Final, Literal
+from collections.abc import Callable
+from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 

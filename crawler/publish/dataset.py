@@ -16,10 +16,11 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Iterator, TypeVar
+from typing import IO, TypeVar
 
 from pydantic import BaseModel, ValidationError
 

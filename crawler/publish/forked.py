@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import pickle
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from crawler.base.errors import DataError, OutputError
 

@@ -16,10 +16,11 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema_rs
 
@@ -188,6 +189,8 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         record_ids: set[str] = set()
         try:
             for name in names:
+                if errors is None:  # (names come only with an open errors/)
+                    break
                 documents.advance()
                 label = f"errors/{name}"
                 data, found = _load(errors, name, label, MAX_RECORD_BYTES)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import functools
 import glob
 import hashlib
 import os
@@ -161,7 +162,7 @@ def _fail(problems: list[Problem]) -> DataError:
     return DataError(f"{len(problems)} schema problem(s); nothing was written:\n{listing}{more}")
 
 
-def _dumps(fn: Any, document: Any, name: str) -> bytes:
+def _dumps(fn: Callable[[Any], bytes], document: Any, name: str) -> bytes:
     """Serialize one document; data JSON cannot carry (a lone surrogate) is a DataError, not a crash."""
     try:
         return fn(document)
@@ -212,7 +213,7 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
         return
     over = {name: size for name, size in sizes.items() if size > limit}
     if over:
-        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines)})
+        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines, strict=True)})
 
 
 def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
@@ -343,6 +344,7 @@ def _put(path: str, data: bytes) -> None:
         fd = os.open(path, flags, 0o666)
     except OSError:
         fd = -1
+    st: os.stat_result | None = None
     if fd >= 0:
         st = os.fstat(fd)
         if st.st_nlink != 1 or not stat.S_ISREG(st.st_mode):
@@ -639,7 +641,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     try:
         for i in range(1, jobs):
             share = records[bounds[i]:bounds[i + 1]]
-            helpers.append(forked.start(lambda share=share: _write_records(tmp, share, max_bytes)))
+            helpers.append(forked.start(functools.partial(_write_records, tmp, share, max_bytes)))
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
@@ -658,7 +660,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         answers = [forked.finish(helper) for helper in helpers]
     shares += [forked.value(answer, "writing the dataset") for answer in answers]
     lines = []
-    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds):
+    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds, strict=False):  # (bounds ends with the end)
         for i, digest in enumerate(share_digests):
             digests[f"errors/{records[start + i]['id']}.json"] = digest
         lines += share_lines

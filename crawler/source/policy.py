@@ -106,12 +106,11 @@ def check_ref(ref: str) -> str:
     bad = (
         not ref
         or not _utf8(ref)  # undecodable argv bytes arrive as lone surrogates
-        or ref.startswith("-")
+        or ref.startswith(("-", "/"))
         or ".." in ref
         or "@{" in ref
         or _has_control(ref)
         or any(c in _BAD_REF_CHARS for c in ref)
-        or ref.startswith("/")
         or ref.endswith(("/", ".", ".lock"))
         or "//" in ref
         or ref == "@"

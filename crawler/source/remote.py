@@ -8,7 +8,7 @@ import re
 import shutil
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -103,8 +103,11 @@ def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, 
     except SourceError as exc:
         _set_aside_if_damaged(dest, _allow_file, exc, progress)
         return _open_remote_in(dest, remote, ref, _allow_file, progress, **kw)
-    reader, repaired = snapshot._reader, False
-    assert reader is not None
+    first = snapshot._reader
+    assert first is not None
+    # Declared without None: the closure below reassigns it, which would undo the narrowing.
+    reader: Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]] = first
+    repaired = False
 
     def read(entries: list[FileEntry]) -> Iterator[tuple[FileEntry, bytes]]:
         nonlocal reader, repaired
@@ -120,8 +123,9 @@ def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, 
             repaired = True
             fresh = _open_remote_in(dest, remote, snapshot.commit, _allow_file, progress, **kw)
             snapshot._closers.append(fresh.close)
-            reader = fresh._reader
-            assert reader is not None
+            again = fresh._reader
+            assert again is not None
+            reader = again
             yield from reader(entries[done:])
 
     snapshot._reader = read

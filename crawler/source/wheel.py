@@ -11,10 +11,10 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from crawler.base.cachedir import move_aside
 from crawler.base.errors import SourceError
@@ -83,7 +83,7 @@ def _pip_has_raw_progress() -> bool:
         found = re.match(r"(\d+)\.(\d+)", version("pip"))
     except PackageNotFoundError:
         return False
-    return bool(found) and (int(found.group(1)), int(found.group(2))) >= (24, 1)
+    return found is not None and (int(found.group(1)), int(found.group(2))) >= (24, 1)
 
 
 def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress, into: Path) -> tuple[int, bytes]:
@@ -172,7 +172,7 @@ def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
 
 
 def _zip_date(info: zipfile.ZipInfo) -> str:
-    return _dt.datetime(*info.date_time, tzinfo=_dt.timezone.utc).isoformat()
+    return _dt.datetime(*info.date_time, tzinfo=_dt.UTC).isoformat()
 
 
 def _open_zip(path: Path) -> zipfile.ZipFile:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 from collections import Counter, defaultdict
-from typing import Iterable
+from collections.abc import Iterable
 
 from crawler.extract.ids import entry_key, normalize_template
 from crawler.model.diff import (
@@ -31,7 +31,7 @@ from crawler.model.diff import (
     SiteChange,
     SiteRef,
 )
-from crawler.model.records import Record, Site
+from crawler.model.records import Manifest, Record, Site
 from crawler.source.wheel import release_of
 
 REWORD_RATIO = 0.6
@@ -99,7 +99,7 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
     new_left = [s for s in new_left if spot(s) not in moved]
     # 3. an entry with one site on each side: the raise went elsewhere.
     if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
-        pairs += list(zip(old_left, new_left))
+        pairs += list(zip(old_left, new_left, strict=True))
         old_left, new_left = [], []
     pairs.sort(key=lambda p: (p[1].path, p[1].line))
     return pairs, new_left, old_left
@@ -170,20 +170,18 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         before, after = old[eid], new[eid]
         pairs, added_sites, removed_sites = match_sites(before.sites, after.sites)
         if pairs:
-            moves = [SiteChange(old=_ref(a), new=_ref(b)) for a, b in pairs]
-            text = ", ".join(
-                f"{_where(m.old)} -> {m.new.line if m.old.path == m.new.path else _where(m.new)}"  # type: ignore[union-attr]
-                for m in moves
-            )
-            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after), sites=moves)
+            moved = [(_ref(a), _ref(b)) for a, b in pairs]
+            text = ", ".join(f"{_where(o)} -> {n.line if o.path == n.path else _where(n)}" for o, n in moved)
+            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after),
+                          sites=[SiteChange(old=o, new=n) for o, n in moved])
         if added_sites:
-            refs = [SiteChange(new=_ref(s)) for s in added_sites]
-            record_change(ChangeKind.SITES_ADDED, after, f"{after.title} (+{len(refs)}: {', '.join(_where(r.new) for r in refs)})",  # type: ignore[arg-type]
-                          refs[0].new, sites=refs)  # type: ignore[arg-type]
+            added = [_ref(s) for s in added_sites]
+            record_change(ChangeKind.SITES_ADDED, after, f"{after.title} (+{len(added)}: {', '.join(_where(r) for r in added)})",
+                          added[0], sites=[SiteChange(new=r) for r in added])
         if removed_sites:
-            refs = [SiteChange(old=_ref(s)) for s in removed_sites]
-            record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(refs)}: {', '.join(_where(r.old) for r in refs)})",  # type: ignore[arg-type]
-                          _primary(after), sites=refs)
+            removed = [_ref(s) for s in removed_sites]
+            record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
+                          _primary(after), sites=[SiteChange(old=r) for r in removed])
         if not (pairs or added_sites or removed_sites):
             counts.unchanged += 1
 
@@ -215,7 +213,7 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
     return DiffReport(repo=new_side.repo, old=old_side, new=new_side, counts=counts, changes=changes)
 
 
-def side_of(manifest, records: list[Record]) -> Side:
+def side_of(manifest: Manifest, records: list[Record]) -> Side:
     """The report's view of one dataset (a ``Manifest`` and its records)."""
     return Side(repo=f"{manifest.repo.owner}/{manifest.repo.name}", commit=manifest.commit, ref=manifest.ref,
                 release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=len(live(records)))

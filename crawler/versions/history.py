@@ -18,7 +18,8 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from crawler.base.errors import DataError, OutputError
 from crawler.extract.ids import entry_key
@@ -123,7 +124,7 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
             omitted += len(drop)
 
 
-def _to_omit(over: OverLimit, records: list[dict]) -> set[str]:
+def _to_omit(over: OverLimit, records: list[dict[str, Any]]) -> set[str]:
     """The ids that make up each file's excess: retired before live, the largest share first."""
     retired = {r["id"] for r in records if (r.get("history") or {}).get("retired")}
     drop: set[str] = set()

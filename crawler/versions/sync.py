@@ -107,8 +107,8 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
 
     if old is not None and commit is not None and old.manifest.commit == commit and same_tools(old.manifest):
         progress(f"up to date at {commit[:12]}")
-        report = diff_records(old.records, old.records, old_side=_side(old), new_side=_side(old))
-        return SyncResult(False, target, commit, report, markdown(report))
+        unchanged = diff_records(old.records, old.records, old_side=_side(old), new_side=_side(old))
+        return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
     with source.scratch() as tmp:

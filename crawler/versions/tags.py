@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from crawler.base.errors import SourceError, UsageError
 from crawler.model.records import COMMIT_RE
 from crawler.versions.sides import DEFAULT_TAG_PATTERN, SourceOptions
+
+if TYPE_CHECKING:
+    from crawler.source.config import Upstream
+    from crawler.source.git import Git
 
 # --------------------------------------------------------------------------- refs and tags
 
@@ -16,7 +21,7 @@ def _version_key(tag: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", tag))
 
 
-def _git_for(source: SourceOptions):
+def _git_for(source: SourceOptions) -> tuple[Git, str | None, Upstream]:
     """(hardened Git, remote URL or None) for the configured repository."""
     from crawler.source.config import identify, load_config
     from crawler.source.git import Git
