@@ -91,16 +91,26 @@ def _tail(stream: TextIO, limit: int) -> str:
     return "".join(chunks)[-limit:]
 
 
+def _print_weak(weak: list, title: str) -> None:
+    if weak:
+        echo(title)
+        for w in weak:
+            score = f"{w.similarity:.0%} alike" if hasattr(w, "similarity") else f"covers {w.support:.0%}"
+            echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
+
+
 def _print_text(result) -> None:
     if result.readings:
         r = result.matches[0].reading if result.matches else result.readings[0]
         echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
+    for hit in result.foreign:
+        e = hit.error
+        echo(f"not raised by {hit.project}: raised by {e.origin} ({e.name}). {e.explanation}")
+        for item in e.check:
+            echo(f"  check: {item}")
     if not result.matches:
-        echo("no entry matches.")
-        if result.nearest:
-            echo("nearest entries:")
-            for n in result.nearest:
-                echo(f"  {n.entry.id}  {n.similarity:.0%}  {n.entry.exception}: {_one_line(n.entry.text, 90)}")
+        echo("no entry matches." if not result.foreign else "no entry of the catalogue matches.")
+        _print_weak(result.weak, "weak candidates (not a match):")
         return
     prefix = result.matches[0].how == "prefix"
     if prefix:
@@ -116,12 +126,16 @@ def _print_text(result) -> None:
             flags.append("raised here per traceback")
         if m.tied:
             flags.append("tied")
+        if m.role:
+            flags.append(m.role)
         echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
         echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
         for j, expr in enumerate(e.fields):
             value = m.values.get(f"f{j}")
             if value is not None:
                 echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+    if all(m.role == "umbrella" or "root cause" in m.entry.text.lower() for m in result.matches):
+        _print_weak(result.weak, "it points at a root cause logged before it; nearest entries to the other lines:")
 
 
 @click.command()

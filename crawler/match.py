@@ -43,6 +43,11 @@ from .dataset import load_search_index
 from .search import SearchEntry, SearchIndex, WORD
 
 ELLIPSIS = ("...", "…")
+#: A match needs its literal text to cover this share of the message (see ``Match.support``).
+MIN_SUPPORT = 0.5
+#: Characters of a field's value counted by ``Match.support``: a long value (a list of 200
+#: architectures) is data, and must not make a template that says what it is a weak match.
+FIELD_WEIGHT = 16
 
 
 # --------------------------------------------------------------------------- reading the input
@@ -61,9 +66,10 @@ class Reading:
 
     message: str
     exception: str | None = None
-    source: str = "plain"  # plain, traceback, pydantic, json
+    source: str = "plain"  # plain, traceback, pydantic, json, line (one exception line of a paste)
     frame: Frame | None = None
     truncated: bool = False
+    line: int = -1  # for a "line" reading: its line in the paste (a later line is nearer the end)
 
 
 _TB_HEADER = "Traceback (most recent call last):"
@@ -331,10 +337,17 @@ class Match:
     values: dict[str, str] = field(default_factory=dict)
     dataset: str = ""
     tied: bool = False
+    support: float = 0.0  # share of the message the literal text covers, long field values counted as FIELD_WEIGHT
+    anchored: bool = False  # a whole word of the entry's literal text is in the message
+    role: str = ""  # "root cause" or "umbrella" when the paste holds both
+
+    @property
+    def strong(self) -> bool:
+        return self.anchored and self.support >= MIN_SUPPORT
 
     @property
     def key(self) -> tuple:
-        return (self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match, -len(self.entry.fields))
+        return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match, -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -352,6 +365,9 @@ class Match:
             "exception_match": ["none", "ancestor", "same"][self.exception_match],
             "site_match": self.site_match > 0,
             "tied": self.tied,
+            "strength": "match" if self.strong else "weak",
+            "support": round(self.support, 4),
+            "role": self.role or None,
             "fields": [{"expr": expr, "value": self.values.get(f"f{i}")} for i, expr in enumerate(e.fields)],
             "reading": {"source": self.reading.source, "exception": self.reading.exception, "message": self.reading.message},
         }
@@ -372,8 +388,10 @@ class Near:
 @dataclass
 class Result:
     readings: list[Reading]
-    matches: list[Match]
+    matches: list[Match]  # strong matches only: root causes before umbrellas
     nearest: list[Near]
+    weak: list = field(default_factory=list)  # weak matches and near entries, best first: never a match
+    foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign.py)
 
     def as_dict(self) -> dict[str, Any]:
         r = self.readings[0] if self.readings else Reading("")
@@ -381,6 +399,8 @@ class Result:
             "query": {"message": r.message, "exception": r.exception, "source": r.source},
             "matches": [m.as_dict() for m in self.matches],
             "nearest": [n.as_dict() for n in self.nearest],
+            "weak": [w.as_dict() for w in self.weak],
+            "foreign": [f.as_dict() for f in self.foreign],
         }
 
 
@@ -421,6 +441,22 @@ class _Prepared:
                 values[f"f{k}"] = message[start:end] if j == run - 1 else ""
                 k += 1
         return values
+
+
+def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, p: "_Prepared") -> dict[str, Any]:
+    """Field values of a message cut with an ellipsis: a value running into the mark ends where
+    the cut is (marked "…"), and one wholly inside it (the ``..`` left when the template's final
+    period takes the mark's last dot) is unknown (None)."""
+    mark = next(m for m in ELLIPSIS if text.rstrip().endswith(m))
+    cut_at = len(text.rstrip()) - len(mark)
+    runs = p.field_runs(len(gaps)) or []
+    k = 0
+    for (start, end), run in zip(gaps, runs):
+        k += run
+        if end > cut_at:
+            kept = text[start:max(start, cut_at)].rstrip()
+            values[f"f{k - 1}"] = kept + "…" if kept else None
+    return values
 
 
 def _field_runs(entry: SearchEntry) -> list[int]:
@@ -492,13 +528,14 @@ def _segments_of(entry: SearchEntry) -> list:
     return segs
 
 
-def _prefix_cover(segs: list, message: str) -> int | None:
+def _prefix_cover(segs: list, message: str) -> int | None:  # noqa: C901
     """Literal characters matched when ``message`` is a prefix of a message of this template.
 
     Fragments are matched in order; the message may end anywhere, even inside a fragment (its
     first ``MAX_OVERLAP`` characters are looked for at the message's end: each length tried costs
     a comparison, so a longer search would make a long literal and a long message quadratic).
-    None when the message cannot be a prefix of such a message.
+    None when the message cannot be a prefix of such a message; ``-covered - 1`` when it ends
+    inside a field's value with more of the template to come (a weaker reading: see the caller).
     """
     pos, covered, after_var = 0, 0, False
     n = len(message)
@@ -523,7 +560,7 @@ def _prefix_cover(segs: list, message: str) -> int | None:
                 for k in range(min(len(text) - 1, n - pos, MAX_OVERLAP), 0, -1):
                     if message.endswith(text[:k]):
                         return covered + k
-                return covered
+                return -covered - 1 if n - pos > 1 else covered  # negative: it ends inside the field
             pos = i + len(text)
             covered += len(text)
         after_var = False
@@ -536,6 +573,7 @@ class Matcher:
     def __init__(self, index: SearchIndex, dataset: str = "") -> None:
         self.index = index
         self.dataset = dataset or index.repo
+        self.foreign: list = []  # ForeignError: what the dataset's project does not raise
         self.entries = [_Prepared(e) for e in index.entries]
         df: dict[str, int] = {}
         for p in self.entries:
@@ -561,7 +599,11 @@ class Matcher:
 
     @classmethod
     def load(cls, dataset: Path) -> "Matcher":
-        return cls(load_search_index(dataset), str(dataset))
+        from .foreign import load as load_foreign
+
+        matcher = cls(load_search_index(dataset), str(dataset))
+        matcher.foreign = load_foreign(dataset)
+        return matcher
 
     # -- full matches
 
@@ -580,7 +622,8 @@ class Matcher:
                 seen[id(p)] = p
         return list(seen.values())
 
-    def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str]) -> Match:
+    def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str],
+               gaps: list[tuple[int, int]] | None = None) -> Match:
         e = p.entry
         exc = 0
         if reading.exception:
@@ -600,7 +643,13 @@ class Matcher:
                         site = max(site, 1)
         n = len(reading.message)
         coverage = covered / n if n else 1.0
-        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset)
+        weighed = n - sum(max(0, end - start - FIELD_WEIGHT) for start, end in gaps or ())
+        support = covered / weighed if weighed > 0 else 0.0
+        anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
+        if not p.frags and (not n or site):
+            # nothing to cover: a bare raise for an empty message, or where the traceback points
+            support, anchored = 1.0, True
+        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored)
 
     def full_matches(self, reading: Reading) -> list[Match]:
         out = []
@@ -629,7 +678,10 @@ class Matcher:
             gaps = fragment_gaps(p.frags, p.entry.starts_literal, p.entry.ends_literal, text)
             if gaps is None:
                 continue
-            out.append(self._score(p, reading, "full", p.literal_len, p.values(text, gaps)))
+            values = p.values(text, gaps)
+            if reading.truncated and values:
+                values = _cut_values(values, gaps, text, p)
+            out.append(self._score(p, reading, "full", p.literal_len, values, gaps))
         return out
 
     # -- truncated messages and near misses
@@ -670,9 +722,16 @@ class Matcher:
         cut = Reading(msg, reading.exception, reading.source, reading.frame, True)
         for p in self._sharing_words(msg, 200):
             covered = _prefix_cover(p.segs, msg)
+            in_field = covered is not None and covered < 0
+            covered = -covered - 1 if in_field else covered
             if covered is None or covered < max(4, 0.4 * len(msg)):
                 continue
-            out.append(self._score(p, cut, "prefix", covered, {}))
+            m = self._score(p, cut, "prefix", covered, {})
+            if in_field and not reading.truncated:
+                # an uncut message ending in a field's value where the template goes on: as likely
+                # another message that shares this one's start ("... GPUs in the cluster.")
+                m.anchored = False
+            out.append(m)
         return out
 
     def nearest(self, message: str, limit: int = 5) -> list[Near]:
@@ -708,21 +767,79 @@ def rank(matches: list[Match], limit: int) -> list[Match]:
     return ordered
 
 
+def paste_readings(text: str) -> list[Reading]:
+    """The readings of a paste: the whole text read as before (prefixes stripped), then every
+    exception line in it, alone and with the lines that continue it (``paste.py``)."""
+    from .paste import candidates, clean, without_parameter
+
+    cleaned = clean(text[-MAX_INPUT:])
+    readings = read_query(cleaned)
+    for c in candidates(cleaned):
+        for message in dict.fromkeys([c.message, without_parameter(c.message), c.continued]):
+            if message:
+                r = Reading(message, c.exception, "line", None, message.endswith(ELLIPSIS), c.line)
+                if r not in readings:
+                    readings.append(r)
+    return readings[: MAX_READINGS * 2]
+
+
 def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
-    readings = read_query(text)
+    from .foreign import foreign_hits
+    from .paste import is_umbrella
+
+    readings = paste_readings(text)
+    hits = foreign_hits(text, [r.message for r in readings], matchers)
+    foreign_lines = {m for h in hits for m in h.messages}
     found: list[Match] = []
     for matcher in matchers:
         for reading in readings:
-            found += matcher.full_matches(reading)
-    if not found:
-        for matcher in matchers:
-            for reading in readings:
-                found += matcher.prefix_matches(reading)
+            full = matcher.full_matches(reading)
+            if not any(m.strong for m in full):
+                full += matcher.prefix_matches(reading)
+            found += full
+    for m in found:
+        if m.reading.message in foreign_lines:
+            m.anchored = False  # a line vLLM does not raise: whatever it resembles is only weak
+    ranked = rank(found, len(found) or 1)
+    strong = [m for m in ranked if m.strong]
+    weak = [m for m in ranked if not m.strong]
+    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)]
+    causes = [m for m in strong if m not in umbrellas]
+    if umbrellas and (causes or hits):
+        for m in causes:
+            m.role = "root cause"
+        for m in umbrellas:
+            m.role = "umbrella"
+        strong = causes + umbrellas
     nearest: list[Near] = []
-    if not found and readings:
-        message = max(readings, key=lambda r: r.source != "plain").message
-        for matcher in matchers:
-            nearest += matcher.nearest(message)
-        nearest.sort(key=lambda n: (-n.similarity, n.entry.id))
-        nearest = nearest[:5]
-    return Result(readings, rank(found, limit), nearest)
+    if readings and not hits and not causes:
+        # nothing but umbrellas (or nothing at all): the nearest entries to the other lines may
+        # be the root cause, reworded since the release the paste came from
+        seen: set[str] = set()
+        umbrella_lines = {m.reading.message for m in umbrellas}
+        for r in sorted(readings, key=lambda r: (r.source != "line", -r.line))[:4]:
+            if r.message in seen or r.message in umbrella_lines:
+                continue
+            seen.add(r.message)
+            for matcher in matchers:
+                nearest += matcher.nearest(r.message)
+        best: dict[str, Near] = {}
+        for n in nearest:
+            if n.entry.id not in best or n.similarity > best[n.entry.id].similarity:
+                best[n.entry.id] = n
+        nearest = sorted(best.values(), key=lambda n: (-n.similarity, n.entry.id))[:5]
+    weak_all: list = sorted([*weak[:limit], *nearest], key=lambda w: -_weak_score(w))[:limit]
+    return Result(readings, _cap(strong, limit), nearest, weak_all, hits)
+
+
+def _weak_score(w: "Match | Near") -> float:
+    if isinstance(w, Near):
+        return w.similarity
+    return max(w.support, w.coverage) if w.how == "full" else w.coverage
+
+
+def _cap(matches: list[Match], limit: int) -> list[Match]:
+    if len(matches) <= limit:
+        return matches
+    edge = matches[limit - 1].key
+    return [m for i, m in enumerate(matches) if i < limit or m.key == edge]

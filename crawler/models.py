@@ -448,3 +448,39 @@ class CuratedFile(Model):
             prevention=self.prevention,
             when_it_happens=self.when_it_happens,
         )
+
+
+# --------------------------------------------------------------------------- foreign errors
+
+#: A foreign error's name (torch-cuda-oom): lowercase words joined by hyphens.
+FOREIGN_NAME_PATTERN = rf"^[a-z0-9][a-z0-9-]{{0,63}}{_END}"
+ForeignName = Annotated[str, AfterValidator(_full_match(FOREIGN_NAME_PATTERN, "a lowercase-hyphenated name")),
+                        Field(json_schema_extra={"pattern": FOREIGN_NAME_PATTERN})]
+
+
+class ForeignError(Model):
+    """An error users meet running the crawled project that the project does not raise (torch,
+    CUDA, transformers, ...): how to recognise it and what it usually means there."""
+
+    name: ForeignName = Field(description="A short stable name, e.g. torch-cuda-oom.")
+    origin: str = Field(min_length=1, max_length=64, description="Who raises it: torch, cuda, nccl, transformers, ...")
+    match: list[Annotated[str, Field(min_length=4, max_length=200)]] = Field(
+        min_length=1, max_length=8,
+        description="Literal text, in order: a paste holding every piece, in this order, shows this error. Never a regular expression.")
+    example: str = Field(min_length=1, max_length=2000, description="A message as users paste it.")
+    urls: list[Url] = Field(default_factory=list, description="Issues where users reported it.")
+    explanation: str = Field(min_length=1, max_length=4000, description="What it usually means for the crawled project.")
+    check: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(default_factory=list, description="What to check in the project's settings.")
+
+
+class ForeignList(Model):
+    """``curated/<owner>/<name>/foreign/errors.yaml`` and the dataset's ``foreign.json``."""
+
+    errors: list[ForeignError] = Field(max_length=1000)
+
+    @model_validator(mode="after")
+    def _names_unique(self) -> "ForeignList":
+        names = [e.name for e in self.errors]
+        if len(set(names)) != len(names):
+            raise ValueError(f"names must be unique: {sorted({n for n in names if names.count(n) > 1})}")
+        return self
