@@ -13,7 +13,10 @@ excerpts), each with the entry it should find, or "foreign" (raised by torch, CU
   and foreign/none pastes answered with any match;
 - foreign: foreign pastes answered "not raised by vLLM".
 
-Exits 1 when top-1 is under --min or there is a false claim on a foreign/none paste.
+Both figures are given: as pasted, and with the pastes vLLM has reworded since read in the
+current words (their ``current`` field: the issue asks for the corpus "rendered against the
+current wording where the wording changed"). Exits 1 when the latter's top-1 is under --min or
+there is a false claim on a foreign/none paste.
 """
 
 from __future__ import annotations
@@ -28,13 +31,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "pastes.jsonl"
 
 
-def evaluate(rows: list[dict], matchers: list) -> dict:
+def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
+    """Figures over the corpus; ``current``: a paste whose message vLLM has reworded since is
+    read as its ``current`` rendering (the same values in v0.33.0's words) when it has one."""
     from crawler.match import match
 
     out = {"entry": 0, "top1": 0, "matched": 0, "false_claims": 0, "false_claims_foreign_none": 0,
            "foreign": 0, "foreign_answered": 0, "none": 0, "misses": []}
     for row in rows:
-        result = match(row["text"], matchers, 3)
+        result = match(row.get("current", row["text"]) if current else row["text"], matchers, 3)
         expect = row["expect"]
         top = result.matches[0] if result.matches else None
         weak = getattr(result, "weak", [])
@@ -70,15 +75,21 @@ def main() -> int:
     from crawler.consume_cli import _matchers
 
     rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-    r = evaluate(rows, _matchers(args.data))
-    share = r["top1"] / max(r["entry"], 1)
-    print(f"top-1 {r['top1']}/{r['entry']} ({share:.1%}), of them as a match {r['matched']}; "
-          f"false claims {r['false_claims']} ({r['false_claims_foreign_none']} on {r['foreign']} foreign + {r['none']} none); "
-          f"foreign answered {r['foreign_answered']}/{r['foreign']}")
-    if args.verbose:
-        for url, expect, got in r["misses"]:
-            print(f"  {url}  expected {expect}  got {got}")
-    return 1 if share < args.min or r["false_claims_foreign_none"] else 0
+    matchers = _matchers(args.data)
+    worst = 1.0
+    for label, current in (("as pasted", False), ("reworded ones in current words", True)):
+        r = evaluate(rows, matchers, current)
+        share = r["top1"] / max(r["entry"], 1)
+        worst = min(worst, share) if current else worst
+        print(f"{label}: top-1 {r['top1']}/{r['entry']} ({share:.1%}), of them as a match {r['matched']}; "
+              f"false claims {r['false_claims']} ({r['false_claims_foreign_none']} on {r['foreign']} foreign + {r['none']} none); "
+              f"foreign answered {r['foreign_answered']}/{r['foreign']}")
+        if args.verbose:
+            for url, expect, got in r["misses"]:
+                print(f"  {url}  expected {expect}  got {got}")
+        if r["false_claims_foreign_none"]:
+            return 1
+    return 1 if worst < args.min else 0
 
 
 if __name__ == "__main__":

@@ -443,6 +443,14 @@ class _Prepared:
         return values
 
 
+def _same_function(frame: Frame | None, entry: SearchEntry) -> bool:
+    """The frame is in one of the entry's functions, in the same file."""
+    if frame is None:
+        return False
+    fpath = frame.path.replace("\\", "/")
+    return any((fpath.endswith("/" + s.path) or fpath == s.path) and _leaf(s.qualname) == _leaf(frame.function) for s in entry.sites)
+
+
 def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, p: "_Prepared") -> dict[str, Any]:
     """Field values of a message cut with an ellipsis: a value running into the mark ends where
     the cut is (marked "…"), and one wholly inside it (the ``..`` left when the template's final
@@ -646,8 +654,9 @@ class Matcher:
         weighed = n - sum(max(0, end - start - FIELD_WEIGHT) for start, end in gaps or ())
         support = covered / weighed if weighed > 0 else 0.0
         anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
-        if not p.frags and (not n or site):
+        if not p.frags and (not n or (site and exc)):
             # nothing to cover: a bare raise for an empty message, or where the traceback points
+            # and with the exception it names
             support, anchored = 1.0, True
         return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored)
 
@@ -660,8 +669,9 @@ class Matcher:
                 # or for an empty message, and then only for the exception the input names
                 if msg and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
                     continue
-                if reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as:
-                    continue
+                if (reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as
+                        and not _same_function(reading.frame, p.entry)):
+                    continue  # a traceback's frame in that very function may name an exception since renamed
             if p.frags and not p.wordy and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
                 # no letter or digit in the literal text ("{a} {b}"): matches most messages, so only
                 # offered for the exception the input names, or where the traceback points
@@ -777,7 +787,8 @@ def paste_readings(text: str) -> list[Reading]:
     for c in candidates(cleaned):
         for message in dict.fromkeys([c.message, without_parameter(c.message), c.continued]):
             if message:
-                r = Reading(message, c.exception, "line", None, message.endswith(ELLIPSIS), c.line)
+                frame = Frame(*c.frame) if c.frame else None
+                r = Reading(message, c.exception, c.source, frame, message.endswith(ELLIPSIS) or c.source == "raise", c.line)
                 if r not in readings:
                     readings.append(r)
     return readings[: MAX_READINGS * 2]
@@ -835,7 +846,8 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
 def _weak_score(w: "Match | Near") -> float:
     if isinstance(w, Near):
         return w.similarity
-    return max(w.support, w.coverage) if w.how == "full" else w.coverage
+    # a traceback frame in the entry's own function outweighs any likeness of wording
+    return (1.0 if w.site_match else 0.0) + (max(w.support, w.coverage) if w.how == "full" else w.coverage)
 
 
 def _cap(matches: list[Match], limit: int) -> list[Match]:

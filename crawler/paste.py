@@ -62,6 +62,8 @@ class Candidate:
     message: str
     line: int  # index in the cleaned lines; later lines are nearer the end of the paste
     continued: str = ""  # the message with the lines that follow it
+    frame: tuple[str, int, str] | None = None  # (path, line, function) of the frame printed just before it
+    source: str = "line"  # "line", or "raise": the string literals of a raise statement a cut traceback ends in
 
 
 def strip_line(line: str) -> str:
@@ -116,14 +118,28 @@ def without_parameter(message: str) -> str:
     return _PARAMETER.sub("", message)
 
 
+_FRAME_PARTS = re.compile(r'\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})')
+_RAISE = re.compile(r"\s*raise ([A-Za-z_][\w.]{0,200})\(")
+# A string literal on a source line: the unrolled form, linear whatever the line; an unclosed
+# one (a line cut in the middle) runs to the line's end.
+_LITERAL = re.compile(r"""[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)""")
+#: Source lines after ``raise X(`` read for its message.
+MAX_RAISE_LINES = 8
+
+
 def candidates(text: str) -> list[Candidate]:
-    """Every exception line of the (cleaned) paste, the last first, at most ``MAX_CANDIDATES``."""
+    """Every exception line of the (cleaned) paste, the last first, at most ``MAX_CANDIDATES``;
+    and when the paste ends in a traceback cut before its exception line, the message of the
+    ``raise`` it was cut at (its string literals), with its frame."""
     lines = text.split("\n")
     found: list[Candidate] = []
-    for i in range(len(lines) - 1, -1, -1):
-        if len(found) >= MAX_CANDIDATES:
-            break
-        parsed = exception_line(lines[i])
+    frame: tuple[int, tuple[str, int, str]] | None = None  # the last frame since the last exception line
+    for i, line in enumerate(lines):
+        f = _FRAME_PARTS.match(line)
+        if f:
+            frame = (i, (f.group(1), int(f.group(2)), f.group(3)))
+            continue
+        parsed = exception_line(line)
         if parsed is None:
             continue
         exc, message = parsed
@@ -132,8 +148,33 @@ def candidates(text: str) -> list[Candidate]:
             if not nxt.strip() or _FRAME.match(nxt) or nxt.startswith(_CHAIN) or exception_line(nxt):
                 break
             more.append(nxt)
-        found.append(Candidate(exc, message.strip(), i, "\n".join([message, *more]).strip() if more else ""))
-    return found
+        found.append(Candidate(exc, message.strip(), i, "\n".join([message, *more]).strip() if more else "",
+                               frame[1] if frame else None))
+        frame = None
+    if frame is not None:
+        raised = _raise_message(lines[frame[0] + 1:frame[0] + 2 + MAX_RAISE_LINES])
+        if raised:
+            found.append(Candidate(raised[0], raised[1], frame[0], "", frame[1], "raise"))
+    return found[::-1][:MAX_CANDIDATES]
+
+
+def _raise_message(lines: list[str]) -> tuple[str, str] | None:
+    """(exception, message) of ``raise X("...", "...")`` spread over the first lines, or None."""
+    if not lines:
+        return None
+    m = _RAISE.match(lines[0])
+    if not m:
+        return None
+    parts: list[str] = []
+    first = lines[0][m.end():]
+    for line in [first, *lines[1:]]:
+        stripped = line.strip()
+        if line is not first and not stripped.startswith(("'", '"', "f'", 'f"', "r'", 'r"')):
+            break
+        for lit in _LITERAL.finditer(stripped):
+            parts.append(lit.group(1) if lit.group(1) is not None else lit.group(2) or "")
+    message = "".join(parts).strip()
+    return (_leaf(m.group(1)), message) if len(message) >= 4 else None
 
 
 def is_umbrella(text: str, exception: str) -> bool:
