@@ -27,6 +27,7 @@ from .errors import DataError, UsageError
 from .models import ID_PATTERN, ID_PREFIX_PATTERN, Index, Manifest, Record, identity_problem
 from .search import SearchIndex
 from .progress import Progress, quiet, task
+from .dataset_dirs import datasets_under, find_datasets  # noqa: F401  (re-exported: the consumers' entry point)
 
 MANIFEST = "manifest.json"
 INDEX = "index.json"
@@ -51,24 +52,6 @@ def dataset_dir(root: Path, owner: str, name: str) -> Path:
     if problem is not None:
         raise UsageError(f"no dataset directory for {_shown(owner)}/{_shown(name)}: {problem}")
     return root / owner / name
-
-
-def find_datasets(root: Path) -> list[Path]:
-    """Dataset directories under root (root itself when it holds a manifest); hidden ones skipped."""
-    if (root / MANIFEST).is_file():
-        return [root]
-    return [m.parent for m in sorted(root.rglob(MANIFEST))
-            if not any(part.startswith(".") for part in m.relative_to(root).parts)]
-
-
-def datasets_under(root: Path) -> list[Path]:
-    """``find_datasets``, refusing a missing directory or one with no dataset (``UsageError``)."""
-    if not root.is_dir():
-        raise UsageError(f"no such directory: {root}")
-    found = find_datasets(root)
-    if not found:
-        raise UsageError(f"no dataset ({MANIFEST}) under {root}; run `errcat crawl` first")
-    return found
 
 
 # --------------------------------------------------------------------------- reading files

@@ -92,5 +92,5 @@ def foreign_hits(text: str, messages: list[str], matchers: list[Any]) -> list[Fo
                 if not found_in(error.match, cleaned):
                     continue
             seen.add(error.name)
-            hits.append(ForeignHit(error, inside[0] if inside else "", matcher.index.repo, tuple(inside)))
+            hits.append(ForeignHit(error, inside[0] if inside else "", matcher.repo, tuple(inside)))
     return hits

@@ -39,8 +39,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .dataset import load_search_index
-from .search import SearchEntry, SearchIndex, WORD
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand in for entries
+    from .search import SearchEntry, SearchIndex
+
+WORD = re.compile(r"\w+")  # the same as search.WORD
 
 ELLIPSIS = ("...", "…")
 #: A match needs its literal text to cover this share of the message (see ``Match.support``).
@@ -443,6 +447,12 @@ class _Prepared:
         return values
 
 
+def _in_named_function(frame: Frame, entry: SearchEntry) -> bool:
+    """One of the entry's sites is in a function of the frame's name (any file)."""
+    name = _leaf(frame.function)
+    return any(_leaf(s.qualname) == name for s in entry.sites)
+
+
 def _same_function(frame: Frame | None, entry: SearchEntry) -> bool:
     """The frame is in one of the entry's functions, in the same file."""
     if frame is None:
@@ -580,9 +590,11 @@ class Matcher:
 
     def __init__(self, index: SearchIndex, dataset: str = "") -> None:
         self.index = index
+        self.repo = index.repo
         self.dataset = dataset or index.repo
         self.foreign: list = []  # ForeignError: what the dataset's project does not raise
         self.entries = [_Prepared(e) for e in index.entries]
+        self.total = len(self.entries)
         df: dict[str, int] = {}
         for p in self.entries:
             for tok in p.tokens:
@@ -609,24 +621,47 @@ class Matcher:
     def load(cls, dataset: Path) -> "Matcher":
         from .foreign import load as load_foreign
 
+        from .dataset import load_search_index
+
         matcher = cls(load_search_index(dataset), str(dataset))
         matcher.foreign = load_foreign(dataset)
         return matcher
+
+    # -- the lookups a search needs (match_store.StoredMatcher answers them from disk)
+
+    def _bucket(self, words: set[str]) -> list[_Prepared]:
+        """Entries anchored on one of the words, in index order."""
+        return [p for tok in words for p in self.buckets.get(tok, ())]
+
+    def _kind(self, kind: str) -> list[_Prepared]:
+        """"loose": literal text but no whole word to anchor on; "blank": no literal text."""
+        return self.loose if kind == "loose" else self.blank
+
+    def _in_function(self, name: str) -> list[_Prepared]:
+        return self.by_function.get(name, [])
+
+    def _posting_sizes(self, words: list[str]) -> dict[str, int]:
+        """How many entries' literal text has each word (lowercase), for the words any entry has."""
+        postings = self._posting_lists()
+        return {w: len(postings[w]) for w in words if w in postings}
+
+    def _posting(self, word: str) -> list[_Prepared]:
+        """The entries whose literal text has the word, in index order."""
+        return self._posting_lists()[word]
 
     # -- full matches
 
     def _candidates(self, reading: Reading) -> list[_Prepared]:
         seen: dict[int, _Prepared] = {}
-        for tok in set(WORD.findall(reading.message)):
-            for p in self.buckets.get(tok, ()):
-                seen[id(p)] = p
-        for p in self.loose:
+        for p in self._bucket(set(WORD.findall(reading.message))):
+            seen[id(p)] = p
+        for p in self._kind("loose"):
             seen[id(p)] = p
         if reading.frame is not None:
-            for p in self.by_function.get(_leaf(reading.frame.function), ()):
+            for p in self._in_function(_leaf(reading.frame.function)):
                 seen[id(p)] = p
         if not reading.message:
-            for p in self.blank:
+            for p in self._kind("blank"):
                 seen[id(p)] = p
         return list(seen.values())
 
@@ -667,12 +702,12 @@ class Matcher:
             if not p.frags:
                 # an opaque entry matches anything: only offered where the traceback points at it,
                 # or for an empty message, and then only for the exception the input names
-                if msg and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                if msg and not (reading.frame and _in_named_function(reading.frame, p.entry)):
                     continue
                 if (reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as
                         and not _same_function(reading.frame, p.entry)):
                     continue  # a traceback's frame in that very function may name an exception since renamed
-            if p.frags and not p.wordy and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+            if p.frags and not p.wordy and not (reading.frame and _in_named_function(reading.frame, p.entry)):
                 # no letter or digit in the literal text ("{a} {b}"): matches most messages, so only
                 # offered for the exception the input names, or where the traceback points
                 if not reading.exception or (reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as):
@@ -706,14 +741,13 @@ class Matcher:
         return self._postings
 
     def _sharing_words(self, message: str, limit: int) -> list[_Prepared]:
-        postings = self._posting_lists()
-        total = len(self.entries) or 1
+        total = self.total or 1
         scores: dict[int, float] = {}
         by_id: dict[int, _Prepared] = {}
-        words = [t for t in {t.lower() for t in WORD.findall(message)} if t in postings]
-        words.sort(key=lambda t: len(postings[t]))
+        sizes = self._posting_sizes(sorted({t.lower() for t in WORD.findall(message)}))
+        words = sorted(sizes, key=lambda t: sizes[t])
         for tok in words[:12]:  # the rarest words carry the signal; common ones cost the most
-            plist = postings[tok]
+            plist = self._posting(tok)
             idf = math.log(1 + total / len(plist))
             for p in plist:
                 scores[id(p)] = scores.get(id(p), 0.0) + idf
