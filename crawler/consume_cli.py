@@ -22,10 +22,12 @@ DEFAULT_OUT = Path("output")
 
 
 def _matchers(data: Path):
-    from .dataset import datasets_under
-    from .match import Matcher
+    """A matcher per dataset under ``data``, each reading its store (match_store.py): importing
+    no models and loading only the entries a query touches."""
+    from .dataset_dirs import datasets_under
+    from .match_store import open_matcher
 
-    return [Matcher.load(d) for d in datasets_under(data)]
+    return [open_matcher(d) for d in datasets_under(data)]
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -69,7 +71,7 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
     loaded = time.perf_counter()
     result = run_match(message, matchers, limit)
     done = time.perf_counter()
-    REPORTER(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
+    REPORTER(f"opened {sum(m.total for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
              f"matched in {(done - loaded) * 1000:.1f} ms")
     if as_json:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")

@@ -284,7 +284,22 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
             left_out.update(more)
     _report_curated(records, curated, merged, progress)
     written = Manifest.model_validate(rendered.manifest)
+    if options.use_cache:
+        _warm_match_store(target, options.cache_dir, progress)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
+
+
+def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress) -> None:
+    """Build the store ``errcat match`` reads (match_store.py) now, so the first match is quick;
+    the dataset is written, so a failure here only means the first match builds it."""
+    import sqlite3
+
+    from .match_store import build, store_path
+
+    try:
+        build(target, store_path(target, cache_dir))
+    except (OSError, sqlite3.Error) as exc:
+        progress(f"the match index was not built ({exc}); `errcat match` builds it on first use")
 
 
 def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]:

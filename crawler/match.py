@@ -614,7 +614,7 @@ class Matcher:
                 self.blank.append(p)
             for s in p.entry.sites:
                 self.by_function.setdefault(_leaf(s.qualname), []).append(p)
-        self._postings: dict[str, list[_Prepared]] | None = None
+        self._postings: dict[str, list[int]] | None = None
         self._posting_lists()  # built at load so the first miss costs what every other query does
 
     @classmethod
@@ -645,9 +645,12 @@ class Matcher:
         postings = self._posting_lists()
         return {w: len(postings[w]) for w in words if w in postings}
 
-    def _posting(self, word: str) -> list[_Prepared]:
-        """The entries whose literal text has the word, in index order."""
+    def _posting(self, word: str) -> list[int]:
+        """The numbers (index positions) of the entries whose literal text has the word, in order."""
         return self._posting_lists()[word]
+
+    def _numbered(self, numbers: list[int]) -> list[_Prepared]:
+        return [self.entries[n] for n in numbers]
 
     # -- full matches
 
@@ -731,29 +734,26 @@ class Matcher:
 
     # -- truncated messages and near misses
 
-    def _posting_lists(self) -> dict[str, list[_Prepared]]:
+    def _posting_lists(self) -> dict[str, list[int]]:
         if self._postings is None:
-            postings: dict[str, list[_Prepared]] = {}
-            for p in self.entries:
+            postings: dict[str, list[int]] = {}
+            for n, p in enumerate(self.entries):
                 for tok in {t.lower() for t in WORD.findall(" ".join(p.frags))}:
-                    postings.setdefault(tok, []).append(p)
+                    postings.setdefault(tok, []).append(n)
             self._postings = postings
         return self._postings
 
     def _sharing_words(self, message: str, limit: int) -> list[_Prepared]:
         total = self.total or 1
         scores: dict[int, float] = {}
-        by_id: dict[int, _Prepared] = {}
         sizes = self._posting_sizes(sorted({t.lower() for t in WORD.findall(message)}))
         words = sorted(sizes, key=lambda t: sizes[t])
         for tok in words[:12]:  # the rarest words carry the signal; common ones cost the most
             plist = self._posting(tok)
             idf = math.log(1 + total / len(plist))
-            for p in plist:
-                scores[id(p)] = scores.get(id(p), 0.0) + idf
-                by_id[id(p)] = p
-        best = sorted(scores, key=lambda k: -scores[k])[:limit]
-        return [by_id[k] for k in best]
+            for n in plist:
+                scores[n] = scores.get(n, 0.0) + idf
+        return self._numbered(sorted(scores, key=lambda k: -scores[k])[:limit])
 
     def prefix_matches(self, reading: Reading) -> list[Match]:
         msg = reading.message

@@ -484,3 +484,78 @@ class ForeignList(Model):
         if len(set(names)) != len(names):
             raise ValueError(f"names must be unique: {sorted({n for n in names if names.count(n) > 1})}")
         return self
+
+
+# --------------------------------------------------------------------------- errcat match --json
+
+
+class MatchReading(Model):
+    source: Literal["plain", "traceback", "pydantic", "json", "line", "raise"] = Field(
+        description="Where the message was read: the whole text, a traceback's end, a pydantic listing, a JSON error body, "
+                    "one exception line of a paste, or the string literals of the raise a cut traceback ends at.")
+    exception: str | None = Field(description="The exception class the input names, if any.")
+    message: str
+
+
+class MatchField(Model):
+    expr: str
+    value: str | None = Field(description="The field's value in the message; null when unknown (the message was cut before it ended).")
+
+
+class _MatchEntry(Model):
+    id: EntryId
+    dataset: str = Field(description="The dataset directory the entry is from.")
+    title: str
+    exception: str
+    template: str
+    path: str = Field(description="The primary site's file.")
+    line: int
+
+
+class MatchedEntry(_MatchEntry):
+    """An entry that fits the message (``strength`` says whether it is a match or only weak)."""
+
+    match: Literal["full", "prefix"] = Field(description="full: the whole message fits; prefix: the message is the start of one (cut).")
+    coverage: float = Field(ge=0, description="Share of the message that is the entry's literal text.")
+    exception_match: Literal["none", "ancestor", "same"]
+    site_match: bool
+    tied: bool
+    strength: Literal["match", "weak"] = Field(description="match: enough literal support (support >= 0.5 and an anchor word); weak: never a claim.")
+    support: float = Field(ge=0, description="Share of the message covered by literal text, each field's value counted as at most 16 characters.")
+    role: Literal["root cause", "umbrella"] | None = Field(description="When the paste holds an umbrella error (one pointing at a root cause logged before it) and another: which is which.")
+    fields: list[MatchField]
+    reading: MatchReading
+
+
+class NearEntry(_MatchEntry):
+    """An entry worded like the message without fitting it."""
+
+    similarity: float = Field(ge=0, le=1)
+
+
+class ForeignMatch(Model):
+    """An error the paste holds that the catalogued project does not raise."""
+
+    name: ForeignName
+    origin: str
+    explanation: str
+    check: list[str]
+    urls: list[Url]
+    message: str = Field(description="The reading it was found in; empty when only the whole paste holds it.")
+    project: RepoSlug = Field(description="The project that does not raise it.")
+
+
+class MatchQuery(Model):
+    message: str
+    exception: str | None
+    source: str
+
+
+class MatchResult(Model):
+    """``errcat match --json``."""
+
+    query: MatchQuery
+    matches: list[MatchedEntry] = Field(description="Matches only (strength 'match'), best first; root causes before umbrellas.")
+    nearest: list[NearEntry] = Field(description="Entries worded like the message, when nothing matches it.")
+    weak: list[MatchedEntry | NearEntry] = Field(description="Weak candidates and near entries, best first: never a match.")
+    foreign: list[ForeignMatch] = Field(description="Errors of other projects (torch, CUDA, ...) the paste holds.")

@@ -14,13 +14,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from .diff import DiffReport
-from .models import SCHEMA_VERSION, CuratedFile, ForeignList, Index, Manifest, Record
+from .models import SCHEMA_VERSION, CuratedFile, ForeignList, Index, Manifest, MatchResult, Record
 from .search import SearchIndex
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 #: schema name -> model; the file is ``schema/<name>.schema.json``.
-MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest, "search": SearchIndex, "diff": DiffReport, "curated": CuratedFile, "foreign": ForeignList}
+MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest, "search": SearchIndex, "diff": DiffReport, "curated": CuratedFile, "foreign": ForeignList, "match": MatchResult}
 
 
 @cache

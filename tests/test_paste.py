@@ -7,10 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import consumer_data as cd
-from crawler.cli import main
 from crawler.match import Matcher, match
 from crawler.paste import candidates, clean
 
@@ -73,12 +71,12 @@ def test_a_template_of_fields_is_only_weak(matcher, ids):
     assert result.weak and result.weak[0].entry.id == ids[cd.ADJACENT["text"]] and not result.weak[0].strong
 
 
-def test_foreign_error_is_not_claimed(dataset):
+def test_foreign_error_is_not_claimed(dataset, cli):
     text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3"
-    run = CliRunner().invoke(main, ["match", "--data", str(dataset), text])
+    run = cli("match", "--data", dataset, text)
     assert run.exit_code == 1
-    assert "not raised by " in run.output and "raised by torch (torch-cuda-oom)" in run.output
-    out = json.loads(CliRunner().invoke(main, ["match", "--json", "--data", str(dataset), text]).stdout)
+    assert "not raised by acme/widgets: raised by torch (torch-cuda-oom)" in run.stdout
+    out = json.loads(cli("match", "--json", "--data", dataset, text).stdout)
     assert out["matches"] == [] and [f["name"] for f in out["foreign"]] == ["torch-cuda-oom"]
 
 
@@ -86,3 +84,16 @@ def test_cut_message_leaves_the_last_value_unknown(matcher):
     result = match("ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ...", [matcher])
     values = result.matches[0].values
     assert values["f0"] == "full" and values.get("f1") is None
+
+
+@pytest.mark.parametrize("text", [LOGGED, "Bad " + " x" * 20 + " end", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 MiB.",
+                                  "nothing like any entry", "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."])
+def test_json_output_follows_its_schema(dataset, cli, text):
+    import jsonschema
+
+    from crawler.schemas import schema_for
+
+    out = json.loads(cli("match", "--json", "--data", dataset, text).stdout)
+    jsonschema.validate(out, schema_for("match"))
+    if out["foreign"]:
+        assert out["foreign"][0]["project"] == "acme/widgets"
