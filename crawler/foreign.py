@@ -33,34 +33,41 @@ class ForeignHit:
 
 
 def load_curated(directory: Path) -> Any:
-    """The foreign list under a curated dataset directory (None if it has none); raises
-    CuratedError naming the file and line of every problem."""
+    """The foreign list under a curated dataset directory (None if it has none); CuratedError
+    naming the file and line of the first problem (strict YAML: no duplicate keys, no tags)."""
     import yaml
     from pydantic import ValidationError
 
-    from .curated import CuratedError, parse_yaml
+    from .curated import CuratedError, _line_of, parse_yaml, read_bytes
     from .models import ForeignList
 
     path = directory / CURATED
     if not path.is_file():
         return None
     try:
-        data, _node = parse_yaml(path.read_text(encoding="utf-8"))
+        data, node = parse_yaml(read_bytes(path).decode("utf-8"))
         return ForeignList.model_validate(data)
     except ValidationError as exc:
-        raise CuratedError([f"{path}:1: {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]) from None
+        err = exc.errors()[0]
+        where = ".".join(map(str, err["loc"]))
+        raise CuratedError([f"{path}:{_line_of(node, err['loc'])}: {where + ': ' if where else ''}{err['msg']}"]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise CuratedError([f"{path}:{mark.line + 1 if mark else 1}: {exc.problem or exc.context}"]) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None
 
 
 def load(dataset: Path) -> list[Any]:
-    """The dataset's foreign errors, validated ([] when it has none)."""
+    """The dataset's foreign errors, validated like its other documents ([] when it has none);
+    DataError naming the file when it is not a valid list."""
+    from .dataset import _parse, _read
     from .models import ForeignList
 
     path = dataset / FILE
     if not path.is_file():
         return []
-    return ForeignList.model_validate_json(path.read_bytes()).errors
+    return _parse(ForeignList, _read(path), str(path), "foreign error list").errors
 
 
 def found_in(pieces: list[str], text: str) -> bool:

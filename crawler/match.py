@@ -30,7 +30,6 @@ are ties and are all shown.
 from __future__ import annotations
 
 import ast
-import difflib
 import itertools
 import json
 import math
@@ -47,6 +46,8 @@ if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand 
 WORD = re.compile(r"\w+")  # the same as search.WORD
 
 ELLIPSIS = ("...", "…")
+#: Entries (those sharing the rarest words) whose wording is compared with a message nothing matches.
+NEAREST_POOL = 12
 #: A match needs its literal text to cover this share of the message (see ``Match.support``).
 MIN_SUPPORT = 0.5
 #: Characters of a field's value counted by ``Match.support``: a long value (a list of 200
@@ -779,15 +780,27 @@ class Matcher:
         return out
 
     def nearest(self, message: str, limit: int = 5) -> list[Near]:
-        out = []
+        """The ``limit`` entries worded most like the message (difflib's ratio), among the
+        ``NEAREST_POOL`` sharing its rarest words. Each is bounded first by ``quick_ratio`` (never below the
+        ratio) and the full ratio, the costly part, computed only while a bound could still
+        enter the best ``limit``: the same answer as computing every one."""
+        import difflib
+
         message = message[:500]
-        for p in self._sharing_words(message, 20):
+        bounded = []
+        for p in self._sharing_words(message, NEAREST_POOL):
             # the template as a message would show it (fields as "…"), whole and cut to the
             # message's length: a pasted message may be a typo'd or truncated one
             literal = "…".join(p.frags) if p.frags else p.entry.text
-            ratio = max(difflib.SequenceMatcher(None, message, literal[:500]).ratio(),
-                        0.95 * difflib.SequenceMatcher(None, message, literal[: len(message) + 5]).ratio())
-            out.append(Near(p.entry, ratio, self.dataset))
+            pair = (difflib.SequenceMatcher(None, message, literal[:500]),
+                    difflib.SequenceMatcher(None, message, literal[: len(message) + 5]))
+            bounded.append((max(pair[0].quick_ratio(), 0.95 * pair[1].quick_ratio()), p, pair))
+        bounded.sort(key=lambda b: -b[0])
+        out: list[Near] = []
+        for bound, p, (whole, cut) in bounded:
+            if len(out) >= limit and bound < sorted(n.similarity for n in out)[-limit]:
+                break
+            out.append(Near(p.entry, max(whole.ratio(), 0.95 * cut.ratio()), self.dataset))
         out.sort(key=lambda n: (-n.similarity, n.entry.id))
         return out[:limit]
 

@@ -97,3 +97,12 @@ def test_json_output_follows_its_schema(dataset, cli, text):
     jsonschema.validate(out, schema_for("match"))
     if out["foreign"]:
         assert out["foreign"][0]["project"] == "acme/widgets"
+
+
+@pytest.mark.parametrize("error", [{"name": "../x"}, {"urls": ["javascript:alert(1)"]}, {"match": "CUDA"}, {"match": ["ab"]}, {"extra": 1}])
+def test_a_hostile_foreign_list_is_refused_in_one_line(tmp_path, cli, error):
+    data = cd.write(tmp_path / "data")
+    (data / "foreign.json").write_text(json.dumps({"errors": [{**FOREIGN["errors"][0], **error}]}))
+    run = cli("match", "--data", data, "Invalid value 3")
+    assert run.exit_code == 1 and "foreign.json: not a valid foreign error list: errors.0." in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.output
