@@ -97,9 +97,6 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
     if m:
         inner = exception_line(m.group(1))
         return inner or (None, m.group(1))
-    m = _ARGPARSE.match(stripped)
-    if m and not _EXC.match(stripped):
-        return "ArgumentError", m.group(1)
     m = _REPR.match(stripped)
     if m:
         return _leaf(m.group(1)), m.group(3)
@@ -110,6 +107,9 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
             return wrapped, message
         if _leaf(name).endswith(_EXC_NAME_END) and not wrapped:
             return _leaf(name), message
+    m = _ARGPARSE.match(stripped)
+    if m:
+        return "ArgumentError", m.group(1)
     return None
 
 
