@@ -210,8 +210,50 @@ SEARCH_JS = r"""
       if (bare !== msg) out.push(bare);
     }
     var whole = lines.join("\n").trim(), m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(whole);
+    // as match.py's read_query: a pydantic listing's "Value error, <message> [type=...", and a
+    // server's JSON error body's "message" (one line each here)
+    var extra = [];
+    lines.forEach(function (line) {
+      var t = line.trim(), v = /^(?:Value error|Assertion failed), /.exec(t);
+      if (v && extra.length < MAX_CANDIDATES) {
+        var end = t.indexOf(" [type=");
+        extra.push(t.slice(v[0].length, end < 0 ? t.length : end));
+      }
+      var j = /['"]message['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(t);
+      if (j && extra.length < MAX_CANDIDATES) extra.push(j[1] !== undefined ? j[1] : j[2]);
+    });
     out.push(m ? m[1] : whole);
-    return {messages: out, cleaned: lines.join("\n")};
+    return {messages: out, extra: extra, cleaned: lines.join("\n")};
+  }
+  // match.py's _prefix_cover: literal characters matched when the message is the start of one
+  // this template makes (it may end inside a fragment; the first MAX_OVERLAP characters of one
+  // are looked for at its end); -covered-1 when it ends inside a field with more to come; null
+  // when it cannot be such a start.
+  var MAX_OVERLAP = 1024;
+  function prefixCover(frags, startsLiteral, endsLiteral, message) {
+    var pos = 0, covered = 0, afterVar = !startsLiteral, n = message.length;
+    if (!frags.length) return 0;
+    for (var i = 0; i < frags.length; i++) {
+      var text = frags[i];
+      if (i > 0) afterVar = true;
+      if (pos >= n) return covered;
+      if (!afterVar) {
+        if (message.startsWith(text, pos)) { pos += text.length; covered += text.length; }
+        else if (text.startsWith(message.slice(pos))) return covered + n - pos;
+        else return null;
+      } else {
+        var j = message.indexOf(text, pos);
+        if (j < 0) {
+          for (var k = Math.min(text.length - 1, n - pos, MAX_OVERLAP); k > 0; k--) {
+            if (message.endsWith(text.slice(0, k))) return covered + k;
+          }
+          return n - pos > 1 ? -covered - 1 : covered;
+        }
+        pos = j + text.length; covered += text.length;
+      }
+      afterVar = false;
+    }
+    return (!endsLiteral || pos === n) ? covered : null;
   }
   window.errcatCandidates = candidates;
   function umbrella(e) {
@@ -233,15 +275,26 @@ SEARCH_JS = r"""
     var best = null, lit = e.fragments.join("").length;
     msgs.forEach(function (q) {
       if (q.length <= 3 || !e.fragments.length) return;
-      var gaps = errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q);
-      if (!gaps) return;
-      var weighed = q.length;
-      gaps.forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
-      var support = weighed > 0 ? lit / weighed : 0;
       var have = new Set(q.match(/[\p{L}\p{N}_]+/gu) || []);
       var anchored = e.anchors.some(function (a) { return have.has(a); }) && foreignMsgs.indexOf(q) < 0;
-      var strong = anchored && support >= MIN_SUPPORT;
-      if (!best || (strong && !best[0]) || (strong === best[0] && support > best[1])) best = [strong, support, lit];
+      if (!anchored) return;  // no word of the entry's own: whatever fits is not worth showing first
+      var gaps = errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q), support, full = !!gaps;
+      if (gaps) {
+        var weighed = q.length;
+        gaps.forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
+        support = weighed > 0 ? lit / weighed : 0;
+      } else {
+        var cut = q.replace(/(?:\.\.\.|\u2026)$/, "").trimEnd(), covered = prefixCover(e.fragments, e.starts_literal, e.ends_literal, cut);
+        if (covered === null) return;
+        var inField = covered < 0 && !/(?:\.\.\.|\u2026)$/.test(q);
+        covered = covered < 0 ? -covered - 1 : covered;
+        if (covered < Math.max(4, 0.4 * cut.length)) return;
+        support = inField ? 0 : covered / cut.length;
+      }
+      var strong = support >= MIN_SUPPORT;
+      var key = [strong, full, support];
+      if (!best || key[0] > best[0] || (key[0] === best[0] && (key[1] > best[3] || (key[1] === best[3] && support > best[1]))))
+        best = [strong, support, lit, full];
     });
     return best;
   }
@@ -272,7 +325,8 @@ SEARCH_JS = r"""
       list.appendChild(li);
     });
     var qw = queryWords(q);
-    var ranked = data.entries.map(function (e) { return [score(e, q, qw, read.messages, foreignMsgs), e]; })
+    var msgs = read.messages.concat(read.extra);
+    var ranked = data.entries.map(function (e) { return [score(e, q, qw, msgs, foreignMsgs), e]; })
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
       .slice(0, 25);

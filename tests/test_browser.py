@@ -219,6 +219,11 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
     shown = _paste(browser, out, "vllm serve: error: argument --x: Unknown KV cache group kind 'full' in backend_per_kind. "
                                  "Valid kinds are: a.")
     assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(records[cd.KV["text"]]["title"])
+    kv = records[cd.KV["text"]]["title"]
+    for cut in ("ValueError: Unknown KV cache group kind 'full' in backend_per",  # cut inside a literal: the start of the message
+                """openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
+                """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}"""):
+        assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 matches"), cut
     shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
     assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
     assert not any(text.endswith("matches") for _, text in shown)
