@@ -27,7 +27,7 @@ from crawler.catalogue.curated import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
-from crawler.publish.dataset import load_manifest
+from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
     OverLimit,
     Rendered,
@@ -186,11 +186,13 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         # invalid curated files stop the crawl before anything is written
         curated_root = options.curated if options.curated is not None else default_root(config.path)
         curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
+        foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name)
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
         sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
-        digest = input_digest(snapshot, include, exclude, curated.digest, limits)
+        curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
+        digest = input_digest(snapshot, include, exclude, curated_digest, limits)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
@@ -200,7 +202,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, served=served, progress=progress)
         try:
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress)
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                          foreign)
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
@@ -210,7 +213,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress)
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress)
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                          foreign)
     finally:
         snapshot.close()
 
@@ -220,9 +224,29 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
 _CACHE_SYMPTOMS = (DataError, LookupError, TypeError, ValueError, AttributeError)
 
 
+def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
+    """(digest, list) of the curated foreign errors, None without a list; CuratedError if invalid."""
+    import hashlib
+
+    from crawler.catalogue.foreign import CURATED, load_curated
+
+    if root is None:
+        return None
+    directory = dataset_dir(root, owner, name)
+    found = load_curated(directory)
+    if found is None:
+        return None
+    return hashlib.sha256((directory / CURATED).read_bytes()).hexdigest(), found
+
+
+def foreign_file(foreign: tuple[str, Any] | None) -> dict[str, tuple[str, Any]]:
+    """``render_dataset``'s ``extra`` entry for foreign.json (none without a curated list)."""
+    return {} if foreign is None else {FOREIGN: ("foreign", foreign[1].model_dump(mode="json"))}
+
+
 def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
-           progress: Progress) -> CrawlResult:
+           progress: Progress, foreign: tuple[str, Any] | None = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
@@ -258,7 +282,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
         try:
-            publish(target, records, manifest, lambda: search_file(records, manifest, primaries), rendered,
+            publish(target, records, manifest, lambda: {**search_file(records, manifest, primaries), **foreign_file(foreign)}, rendered,
                     jobs=options.jobs or default_jobs(), spare_root=spare_root, max_bytes=limits.max_output_bytes)
             break
         except OverLimit as over:

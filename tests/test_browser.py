@@ -60,10 +60,24 @@ def browser():
 def site(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("site")
     dataset = cd.write(tmp)
+    (dataset / "foreign.json").write_text(json.dumps(FOREIGN))
     out = tmp / "site"
     render_site(dataset, out)
     records = {r["message"]["text"]: r for r in (json.loads(x) for x in (dataset / "errors.jsonl").read_bytes().splitlines())}
     return out, records
+
+
+FOREIGN = {"errors": [{"name": "torch-cuda-oom", "origin": "torch", "match": ["CUDA out of memory. Tried to allocate"],
+                       "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.", "urls": [],
+                       "explanation": "PyTorch's allocator ran out of GPU memory.", "check": []}]}
+KV_LOGGED = (
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] Traceback (most recent call last):\n"
+    '(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021]   File "/x/pkg/config/attention.py", line 17, in _check\n'
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021]     raise ValueError(\n"
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] ValueError: Unknown KV cache group kind 'full' in "
+    "backend_per_kind. Valid kinds are: decoder, encoder_only.\n"
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] Invalid value 3 for this and that\n"
+)
 
 
 def _errors(driver) -> list[str]:
@@ -157,7 +171,7 @@ def test_a_link_with_a_hostile_query_answers(browser, site):
 
 
 def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
-    """errcatGaps (search.js) and fragment_gaps (crawler/match.py) are one function in two languages."""
+    """errcatGaps (search.js) and fragment_gaps (crawler/consume/match.py) are one function in two languages."""
     import random
 
     from crawler.consume.match import fragment_gaps
@@ -182,3 +196,57 @@ def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
     want = [None if (g := fragment_gaps(f, s, e, m)) is None else [m[a:b] for a, b in g] for f, s, e, m in cases]
     assert got == want
     assert sum(w is not None for w in want) > 500  # both outcomes well represented
+
+
+def _paste(browser, out, text):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get((out / "index.html").as_uri())
+    browser.execute_script("var b = document.getElementById('search'); b.value = arguments[0];"
+                           " b.dispatchEvent(new Event('input'));", text)
+    WebDriverWait(browser, 30).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li")))
+    return [(li.get_attribute("class"), li.text) for li in browser.find_elements(By.CSS_SELECTOR, "#results li")]
+
+
+def test_a_pasted_traceback_puts_its_entry_first(browser, site):
+    """The search box reads a paste as errcat match does: vLLM's log prefixes stripped, each
+    exception line a candidate, a match only with real literal support, foreign errors named."""
+    out, records = site
+    shown = _paste(browser, out, KV_LOGGED)
+    assert shown[0] == ("", f"{records[cd.KV['text']]['title']} ValueError \u00b7 matches")
+    shown = _paste(browser, out, "vllm serve: error: argument --x: Unknown KV cache group kind 'full' in backend_per_kind. "
+                                 "Valid kinds are: a.")
+    assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(records[cd.KV["text"]]["title"])
+    kv = records[cd.KV["text"]]["title"]
+    for cut in ("ValueError: Unknown KV cache group kind 'full' in backend_per",  # cut inside a literal: the start of the message
+                """openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
+                """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}"""):
+        assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 matches"), cut
+    shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
+    assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
+    assert not any(text.endswith("matches") for _, text in shown)
+    assert _errors(browser) == []
+
+
+def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
+    """The site's reading of a paste (search.js: prefixes, exception lines) is paste.py's, on
+    every paste of the real corpus."""
+    from pathlib import Path
+
+    from crawler.consume.paste import candidates, clean, without_parameter
+
+    out, _ = site
+    browser.get((out / "index.html").as_uri())
+    texts = [json.loads(line)["text"] for line in (Path(__file__).parent / "data" / "pastes.jsonl").read_text().splitlines()]
+    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatCandidates(t).messages.slice(0, -1); });", texts)
+    want = []
+    for text in texts:
+        messages = []
+        for c in candidates(clean(text)):
+            if c.source == "line":
+                messages += [c.message] + ([without_parameter(c.message)] if without_parameter(c.message) != c.message else [])
+        want.append(messages)
+    assert got == want
+    assert sum(map(len, want)) > 100

@@ -488,3 +488,53 @@ def test_a_deeply_nested_or_huge_curated_file_is_one_line(upstream, cli, tmp_pat
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"errcat: {path}:") and words in lines[0], proc.stderr
     assert tree(out) == before
+
+
+# --------------------------------------------------------------------------- foreign errors
+
+FOREIGN_YAML = """\
+errors:
+- name: cuda-illegal-memory-access
+  origin: cuda
+  match:
+  - 'CUDA error: an illegal memory access was encountered'
+  example: 'RuntimeError: CUDA error: an illegal memory access was encountered'
+  urls:
+  - https://github.com/vllm-project/vllm/issues/6976
+  explanation: A GPU kernel read or wrote outside its memory.
+  check:
+  - rerun with CUDA_LAUNCH_BLOCKING=1
+"""
+
+
+def test_the_foreign_list_is_carried_into_the_dataset_and_answers_match(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    path = curated / "acme" / "widgets" / "foreign" / "errors.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(FOREIGN_YAML)
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    data = json.loads((out / "acme" / "widgets" / "foreign.json").read_text())
+    assert [e["name"] for e in data["errors"]] == ["cuda-illegal-memory-access"]
+    run = cli("match", "--data", out, f"RuntimeError: CUDA error: an illegal memory access was encountered\n{MESSAGE_A}x")
+    assert run.exit_code == 1 and "not raised by acme/widgets: raised by cuda (cuda-illegal-memory-access)" in run.stdout
+    # the list is an input: changing it alone makes a new dataset
+    path.write_text(FOREIGN_YAML.replace("origin: cuda", "origin: nvidia"))
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    assert json.loads((out / "acme" / "widgets" / "foreign.json").read_text())["errors"][0]["origin"] == "nvidia"
+
+
+@pytest.mark.parametrize("edit, line, words", [
+    (lambda t: t.replace("- name: cuda-illegal-memory-access", "- name: ../x"), 2, "errors.0.name"),
+    (lambda t: t.replace("  origin: cuda\n", "  origin: cuda\n  origin: torch\n"), 4, "duplicate"),
+    (lambda t: t.replace("  - 'CUDA error", "  - !!python/object 'CUDA error"), 5, ""),
+    (lambda t: t.replace("https://github.com", "javascript://github.com"), 8, "errors.0.urls.0"),
+])
+def test_an_invalid_foreign_list_stops_the_crawl_with_file_and_line(upstream, cli, tmp_path, edit, line, words):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    path = curated / "acme" / "widgets" / "foreign" / "errors.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(edit(FOREIGN_YAML))
+    result = crawl(cli, upstream, out, "v1", curated)
+    err = result.stderr.strip()
+    assert result.exit_code == 2 and len(err.splitlines()) == 1 and f"{path}:{line}:" in err and words in err, err
+    assert not out.exists() or not any(out.rglob("foreign.json"))

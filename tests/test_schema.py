@@ -9,6 +9,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from crawler.model.records import (
     COMMIT_PATTERN,
+    FOREIGN_NAME_PATTERN,
     ID_PATTERN,
     NAME_PATTERN,
     OWNER_PATTERN,
@@ -95,7 +96,7 @@ def test_every_pattern_means_the_whole_string_in_every_engine(engine):
     found = {json.dumps(s, sort_keys=True): s for name in MODELS for s in _string_patterns(schema_for(name))}
     # identities and links end in a look-ahead (no length pins them): tests/test_config.py and
     # test_a_link_with_a_newline_after_is_refused hold those
-    by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN}
+    by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN, FOREIGN_NAME_PATTERN}
     assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN} | by_end
     for subschema in (s for s in found.values() if s["pattern"] not in by_end):
         if engine == "reference":

@@ -21,10 +21,12 @@ from crawler.cli.options import DEFAULT_OUT
 
 
 def _matchers(data: Path):
-    from crawler.consume.match import Matcher
-    from crawler.publish.dataset import datasets_under
+    """A matcher per dataset under ``data``, each reading its store (match_store.py): importing
+    no models and loading only the entries a query touches."""
+    from crawler.consume.match_store import open_matcher
+    from crawler.publish.dataset_dirs import datasets_under
 
-    return [Matcher.load(d) for d in datasets_under(data)]
+    return [open_matcher(d) for d in datasets_under(data)]
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -68,7 +70,7 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
     loaded = time.perf_counter()
     result = run_match(message, matchers, limit)
     done = time.perf_counter()
-    REPORTER(f"loaded {sum(len(m.entries) for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
+    REPORTER(f"opened {sum(m.total for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
              f"matched in {(done - loaded) * 1000:.1f} ms")
     if as_json:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
@@ -90,16 +92,26 @@ def _tail(stream: TextIO, limit: int) -> str:
     return "".join(chunks)[-limit:]
 
 
+def _print_weak(weak: list, title: str) -> None:
+    if weak:
+        echo(title)
+        for w in weak:
+            score = f"{w.similarity:.0%} alike" if hasattr(w, "similarity") else f"covers {w.support:.0%}"
+            echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
+
+
 def _print_text(result) -> None:
     if result.readings:
         r = result.matches[0].reading if result.matches else result.readings[0]
         echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
+    for hit in result.foreign:
+        e = hit.error
+        echo(f"not raised by {hit.project}: raised by {e.origin} ({e.name}). {e.explanation}")
+        for item in e.check:
+            echo(f"  check: {item}")
     if not result.matches:
-        echo("no entry matches.")
-        if result.nearest:
-            echo("nearest entries:")
-            for n in result.nearest:
-                echo(f"  {n.entry.id}  {n.similarity:.0%}  {n.entry.exception}: {_one_line(n.entry.text, 90)}")
+        echo("no entry matches." if not result.foreign else "no entry of the catalogue matches.")
+        _print_weak(result.weak, "weak candidates (not a match):")
         return
     prefix = result.matches[0].how == "prefix"
     if prefix:
@@ -115,12 +127,16 @@ def _print_text(result) -> None:
             flags.append("raised here per traceback")
         if m.tied:
             flags.append("tied")
+        if m.role:
+            flags.append(m.role)
         echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
         echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
         for j, expr in enumerate(e.fields):
             value = m.values.get(f"f{j}")
             if value is not None:
                 echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+    if all(m.role == "umbrella" or "root cause" in m.entry.text.lower() for m in result.matches):
+        _print_weak(result.weak, "it points at a root cause logged before it; nearest entries to the other lines:")
 
 
 @click.command()
@@ -135,7 +151,7 @@ def render(data: Path, out: Path, fmt: str) -> None:
     entry and the search index are copied next to the pages.
     """
     from crawler.consume.site import render_site
-    from crawler.publish.dataset import datasets_under
+    from crawler.publish.dataset_dirs import datasets_under
 
     datasets = datasets_under(data)
     if len(datasets) != 1:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from crawler.base.progress import REPORTER
+from crawler.base.progress import REPORTER, Progress
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT
 
@@ -57,6 +57,8 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
         curated=curated, max_blob_bytes=max_file_bytes, max_file_sites=max_file_sites, max_output_bytes=max_output_bytes,
     )
     result = run_crawl(options, progress=REPORTER)
+    if not no_cache and not result.unchanged:
+        _warm_match_store(result.target, cache_dir, REPORTER)
     c = result.manifest.counts
     REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")
     echo(
@@ -76,7 +78,7 @@ def validate(directory: Path, engine: str) -> None:
     exit 1 if any.
     """
     from crawler.base.errors import UsageError
-    from crawler.publish.dataset import find_datasets
+    from crawler.publish.dataset_dirs import find_datasets
     from crawler.publish.validate import validate_dataset
 
     if not directory.is_dir():
@@ -135,3 +137,16 @@ def schema(out: Path) -> None:
 
     for path in write_schemas(out):
         echo(str(path))
+
+
+def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress) -> None:
+    """Build the store ``errcat match`` reads (match_store.py) now, so the first match is quick;
+    the dataset is written, so a failure here only means the first match builds it."""
+    import sqlite3
+
+    from crawler.consume.match_store import build, store_path
+
+    try:
+        build(target, store_path(target, cache_dir))
+    except (OSError, sqlite3.Error) as exc:
+        progress(f"the match index was not built ({exc}); `errcat match` builds it on first use")

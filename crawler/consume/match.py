@@ -30,20 +30,27 @@ are ties and are all shown.
 from __future__ import annotations
 
 import ast
-import difflib
 import itertools
 import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
-from crawler.extract.segments import WORD
-from crawler.model.search import SearchEntry, SearchIndex
-from crawler.publish.dataset import load_search_index
+if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand in for entries
+    from crawler.model.search import SearchEntry, SearchIndex
+
+WORD = re.compile(r"\w+")  # the same as search.WORD
 
 ELLIPSIS = ("...", "…")
+#: Entries (those sharing the rarest words) whose wording is compared with a message nothing matches.
+NEAREST_POOL = 12
+#: A match needs its literal text to cover this share of the message (see ``Match.support``).
+MIN_SUPPORT = 0.5
+#: Characters of a field's value counted by ``Match.support``: a long value (a list of 200
+#: architectures) is data, and must not make a template that says what it is a weak match.
+FIELD_WEIGHT = 16
 
 
 # --------------------------------------------------------------------------- reading the input
@@ -62,9 +69,10 @@ class Reading:
 
     message: str
     exception: str | None = None
-    source: str = "plain"  # plain, traceback, pydantic, json
+    source: str = "plain"  # plain, traceback, pydantic, json, line (one exception line of a paste)
     frame: Frame | None = None
     truncated: bool = False
+    line: int = -1  # for a "line" reading: its line in the paste (a later line is nearer the end)
 
 
 _TB_HEADER = "Traceback (most recent call last):"
@@ -332,10 +340,17 @@ class Match:
     values: dict[str, str] = field(default_factory=dict)
     dataset: str = ""
     tied: bool = False
+    support: float = 0.0  # share of the message the literal text covers, long field values counted as FIELD_WEIGHT
+    anchored: bool = False  # a whole word of the entry's literal text is in the message
+    role: str = ""  # "root cause" or "umbrella" when the paste holds both
+
+    @property
+    def strong(self) -> bool:
+        return self.anchored and self.support >= MIN_SUPPORT
 
     @property
     def key(self) -> tuple:
-        return (self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match, -len(self.entry.fields))
+        return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match, -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -353,6 +368,9 @@ class Match:
             "exception_match": ["none", "ancestor", "same"][self.exception_match],
             "site_match": self.site_match > 0,
             "tied": self.tied,
+            "strength": "match" if self.strong else "weak",
+            "support": round(self.support, 4),
+            "role": self.role or None,
             "fields": [{"expr": expr, "value": self.values.get(f"f{i}")} for i, expr in enumerate(e.fields)],
             "reading": {"source": self.reading.source, "exception": self.reading.exception, "message": self.reading.message},
         }
@@ -373,8 +391,10 @@ class Near:
 @dataclass
 class Result:
     readings: list[Reading]
-    matches: list[Match]
+    matches: list[Match]  # strong matches only: root causes before umbrellas
     nearest: list[Near]
+    weak: list = field(default_factory=list)  # weak matches and near entries, best first: never a match
+    foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign.py)
 
     def as_dict(self) -> dict[str, Any]:
         r = self.readings[0] if self.readings else Reading("")
@@ -382,6 +402,8 @@ class Result:
             "query": {"message": r.message, "exception": r.exception, "source": r.source},
             "matches": [m.as_dict() for m in self.matches],
             "nearest": [n.as_dict() for n in self.nearest],
+            "weak": [w.as_dict() for w in self.weak],
+            "foreign": [f.as_dict() for f in self.foreign],
         }
 
 
@@ -422,6 +444,36 @@ class _Prepared:
                 values[f"f{k}"] = message[start:end] if j == run - 1 else ""
                 k += 1
         return values
+
+
+def _in_named_function(frame: Frame, entry: SearchEntry) -> bool:
+    """One of the entry's sites is in a function of the frame's name (any file)."""
+    name = _leaf(frame.function)
+    return any(_leaf(s.qualname) == name for s in entry.sites)
+
+
+def _same_function(frame: Frame | None, entry: SearchEntry) -> bool:
+    """The frame is in one of the entry's functions, in the same file."""
+    if frame is None:
+        return False
+    fpath = frame.path.replace("\\", "/")
+    return any((fpath.endswith("/" + s.path) or fpath == s.path) and _leaf(s.qualname) == _leaf(frame.function) for s in entry.sites)
+
+
+def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, p: "_Prepared") -> dict[str, Any]:
+    """Field values of a message cut with an ellipsis: a value running into the mark ends where
+    the cut is (marked "…"), and one wholly inside it (the ``..`` left when the template's final
+    period takes the mark's last dot) is unknown (None)."""
+    mark = next(m for m in ELLIPSIS if text.rstrip().endswith(m))
+    cut_at = len(text.rstrip()) - len(mark)
+    runs = p.field_runs(len(gaps)) or []
+    k = 0
+    for (start, end), run in zip(gaps, runs):
+        k += run
+        if end > cut_at:
+            kept = text[start:max(start, cut_at)].rstrip()
+            values[f"f{k - 1}"] = kept + "…" if kept else None
+    return values
 
 
 def _field_runs(entry: SearchEntry) -> list[int]:
@@ -499,7 +551,8 @@ def _prefix_cover(segs: list, message: str) -> int | None:
     Fragments are matched in order; the message may end anywhere, even inside a fragment (its
     first ``MAX_OVERLAP`` characters are looked for at the message's end: each length tried costs
     a comparison, so a longer search would make a long literal and a long message quadratic).
-    None when the message cannot be a prefix of such a message.
+    None when the message cannot be a prefix of such a message; ``-covered - 1`` when it ends
+    inside a field's value with more of the template to come (a weaker reading: see the caller).
     """
     pos, covered, after_var = 0, 0, False
     n = len(message)
@@ -524,7 +577,7 @@ def _prefix_cover(segs: list, message: str) -> int | None:
                 for k in range(min(len(text) - 1, n - pos, MAX_OVERLAP), 0, -1):
                     if message.endswith(text[:k]):
                         return covered + k
-                return covered
+                return -covered - 1 if n - pos > 1 else covered  # negative: it ends inside the field
             pos = i + len(text)
             covered += len(text)
         after_var = False
@@ -536,8 +589,11 @@ class Matcher:
 
     def __init__(self, index: SearchIndex, dataset: str = "") -> None:
         self.index = index
+        self.repo = index.repo
         self.dataset = dataset or index.repo
+        self.foreign: list = []  # ForeignError: what the dataset's project does not raise
         self.entries = [_Prepared(e) for e in index.entries]
+        self.total = len(self.entries)
         df: dict[str, int] = {}
         for p in self.entries:
             for tok in p.tokens:
@@ -557,31 +613,60 @@ class Matcher:
                 self.blank.append(p)
             for s in p.entry.sites:
                 self.by_function.setdefault(_leaf(s.qualname), []).append(p)
-        self._postings: dict[str, list[_Prepared]] | None = None
+        self._postings: dict[str, list[int]] | None = None
         self._posting_lists()  # built at load so the first miss costs what every other query does
 
     @classmethod
     def load(cls, dataset: Path) -> "Matcher":
-        return cls(load_search_index(dataset), str(dataset))
+        from crawler.publish.dataset import load_foreign, load_search_index
+
+        matcher = cls(load_search_index(dataset), str(dataset))
+        matcher.foreign = load_foreign(dataset)
+        return matcher
+
+    # -- the lookups a search needs (match_store.StoredMatcher answers them from disk)
+
+    def _bucket(self, words: set[str]) -> list[_Prepared]:
+        """Entries anchored on one of the words, in index order."""
+        return [p for tok in words for p in self.buckets.get(tok, ())]
+
+    def _kind(self, kind: str) -> list[_Prepared]:
+        """"loose": literal text but no whole word to anchor on; "blank": no literal text."""
+        return self.loose if kind == "loose" else self.blank
+
+    def _in_function(self, name: str) -> list[_Prepared]:
+        return self.by_function.get(name, [])
+
+    def _posting_sizes(self, words: list[str]) -> dict[str, int]:
+        """How many entries' literal text has each word (lowercase), for the words any entry has."""
+        postings = self._posting_lists()
+        return {w: len(postings[w]) for w in words if w in postings}
+
+    def _posting(self, word: str) -> list[int]:
+        """The numbers (index positions) of the entries whose literal text has the word, in order."""
+        return self._posting_lists()[word]
+
+    def _numbered(self, numbers: list[int]) -> list[_Prepared]:
+        return [self.entries[n] for n in numbers]
 
     # -- full matches
 
     def _candidates(self, reading: Reading) -> list[_Prepared]:
         seen: dict[int, _Prepared] = {}
-        for tok in set(WORD.findall(reading.message)):
-            for p in self.buckets.get(tok, ()):
-                seen[id(p)] = p
-        for p in self.loose:
+        for p in self._bucket(set(WORD.findall(reading.message))):
+            seen[id(p)] = p
+        for p in self._kind("loose"):
             seen[id(p)] = p
         if reading.frame is not None:
-            for p in self.by_function.get(_leaf(reading.frame.function), ()):
+            for p in self._in_function(_leaf(reading.frame.function)):
                 seen[id(p)] = p
         if not reading.message:
-            for p in self.blank:
+            for p in self._kind("blank"):
                 seen[id(p)] = p
         return list(seen.values())
 
-    def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str]) -> Match:
+    def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str],
+               gaps: list[tuple[int, int]] | None = None) -> Match:
         e = p.entry
         exc = 0
         if reading.exception:
@@ -601,7 +686,14 @@ class Matcher:
                         site = max(site, 1)
         n = len(reading.message)
         coverage = covered / n if n else 1.0
-        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset)
+        weighed = n - sum(max(0, end - start - FIELD_WEIGHT) for start, end in gaps or ())
+        support = covered / weighed if weighed > 0 else 0.0
+        anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
+        if not p.frags and (not n or (site and exc)):
+            # nothing to cover: a bare raise for an empty message, or where the traceback points
+            # and with the exception it names
+            support, anchored = 1.0, True
+        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored)
 
     def full_matches(self, reading: Reading) -> list[Match]:
         out = []
@@ -610,11 +702,12 @@ class Matcher:
             if not p.frags:
                 # an opaque entry matches anything: only offered where the traceback points at it,
                 # or for an empty message, and then only for the exception the input names
-                if msg and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                if msg and not (reading.frame and _in_named_function(reading.frame, p.entry)):
                     continue
-                if reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as:
-                    continue
-            if p.frags and not p.wordy and not (reading.frame and p in self.by_function.get(_leaf(reading.frame.function), ())):
+                if (reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as
+                        and not _same_function(reading.frame, p.entry)):
+                    continue  # a traceback's frame in that very function may name an exception since renamed
+            if p.frags and not p.wordy and not (reading.frame and _in_named_function(reading.frame, p.entry)):
                 # no letter or digit in the literal text ("{a} {b}"): matches most messages, so only
                 # offered for the exception the input names, or where the traceback points
                 if not reading.exception or (reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as):
@@ -630,35 +723,34 @@ class Matcher:
             gaps = fragment_gaps(p.frags, p.entry.starts_literal, p.entry.ends_literal, text)
             if gaps is None:
                 continue
-            out.append(self._score(p, reading, "full", p.literal_len, p.values(text, gaps)))
+            values = p.values(text, gaps)
+            if reading.truncated and values:
+                values = _cut_values(values, gaps, text, p)
+            out.append(self._score(p, reading, "full", p.literal_len, values, gaps))
         return out
 
     # -- truncated messages and near misses
 
-    def _posting_lists(self) -> dict[str, list[_Prepared]]:
+    def _posting_lists(self) -> dict[str, list[int]]:
         if self._postings is None:
-            postings: dict[str, list[_Prepared]] = {}
-            for p in self.entries:
+            postings: dict[str, list[int]] = {}
+            for n, p in enumerate(self.entries):
                 for tok in {t.lower() for t in WORD.findall(" ".join(p.frags))}:
-                    postings.setdefault(tok, []).append(p)
+                    postings.setdefault(tok, []).append(n)
             self._postings = postings
         return self._postings
 
     def _sharing_words(self, message: str, limit: int) -> list[_Prepared]:
-        postings = self._posting_lists()
-        total = len(self.entries) or 1
+        total = self.total or 1
         scores: dict[int, float] = {}
-        by_id: dict[int, _Prepared] = {}
-        words = [t for t in {t.lower() for t in WORD.findall(message)} if t in postings]
-        words.sort(key=lambda t: len(postings[t]))
+        sizes = self._posting_sizes(sorted({t.lower() for t in WORD.findall(message)}))
+        words = sorted(sizes, key=lambda t: sizes[t])
         for tok in words[:12]:  # the rarest words carry the signal; common ones cost the most
-            plist = postings[tok]
+            plist = self._posting(tok)
             idf = math.log(1 + total / len(plist))
-            for p in plist:
-                scores[id(p)] = scores.get(id(p), 0.0) + idf
-                by_id[id(p)] = p
-        best = sorted(scores, key=lambda k: -scores[k])[:limit]
-        return [by_id[k] for k in best]
+            for n in plist:
+                scores[n] = scores.get(n, 0.0) + idf
+        return self._numbered(sorted(scores, key=lambda k: -scores[k])[:limit])
 
     def prefix_matches(self, reading: Reading) -> list[Match]:
         msg = reading.message
@@ -671,21 +763,40 @@ class Matcher:
         cut = Reading(msg, reading.exception, reading.source, reading.frame, True)
         for p in self._sharing_words(msg, 200):
             covered = _prefix_cover(p.segs, msg)
+            in_field = covered is not None and covered < 0
+            covered = -covered - 1 if in_field else covered
             if covered is None or covered < max(4, 0.4 * len(msg)):
                 continue
-            out.append(self._score(p, cut, "prefix", covered, {}))
+            m = self._score(p, cut, "prefix", covered, {})
+            if in_field and not reading.truncated:
+                # an uncut message ending in a field's value where the template goes on: as likely
+                # another message that shares this one's start ("... GPUs in the cluster.")
+                m.anchored = False
+            out.append(m)
         return out
 
     def nearest(self, message: str, limit: int = 5) -> list[Near]:
-        out = []
+        """The ``limit`` entries worded most like the message (difflib's ratio), among the
+        ``NEAREST_POOL`` sharing its rarest words. Each is bounded first by ``quick_ratio`` (never below the
+        ratio) and the full ratio, the costly part, computed only while a bound could still
+        enter the best ``limit``: the same answer as computing every one."""
+        import difflib
+
         message = message[:500]
-        for p in self._sharing_words(message, 20):
+        bounded = []
+        for p in self._sharing_words(message, NEAREST_POOL):
             # the template as a message would show it (fields as "…"), whole and cut to the
             # message's length: a pasted message may be a typo'd or truncated one
             literal = "…".join(p.frags) if p.frags else p.entry.text
-            ratio = max(difflib.SequenceMatcher(None, message, literal[:500]).ratio(),
-                        0.95 * difflib.SequenceMatcher(None, message, literal[: len(message) + 5]).ratio())
-            out.append(Near(p.entry, ratio, self.dataset))
+            pair = (difflib.SequenceMatcher(None, message, literal[:500]),
+                    difflib.SequenceMatcher(None, message, literal[: len(message) + 5]))
+            bounded.append((max(pair[0].quick_ratio(), 0.95 * pair[1].quick_ratio()), p, pair))
+        bounded.sort(key=lambda b: -b[0])
+        out: list[Near] = []
+        for bound, p, (whole, cut) in bounded:
+            if len(out) >= limit and bound < sorted(n.similarity for n in out)[-limit]:
+                break
+            out.append(Near(p.entry, max(whole.ratio(), 0.95 * cut.ratio()), self.dataset))
         out.sort(key=lambda n: (-n.similarity, n.entry.id))
         return out[:limit]
 
@@ -709,21 +820,81 @@ def rank(matches: list[Match], limit: int) -> list[Match]:
     return ordered
 
 
+def paste_readings(text: str) -> list[Reading]:
+    """The readings of a paste: the whole text read as before (prefixes stripped), then every
+    exception line in it, alone and with the lines that continue it (``paste.py``)."""
+    from crawler.consume.paste import candidates, clean, without_parameter
+
+    cleaned = clean(text[-MAX_INPUT:])
+    readings = read_query(cleaned)
+    for c in candidates(cleaned):
+        for message in dict.fromkeys([c.message, without_parameter(c.message), c.continued]):
+            if message:
+                frame = Frame(*c.frame) if c.frame else None
+                r = Reading(message, c.exception, c.source, frame, message.endswith(ELLIPSIS) or c.source == "raise", c.line)
+                if r not in readings:
+                    readings.append(r)
+    return readings[: MAX_READINGS * 2]
+
+
 def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
-    readings = read_query(text)
+    from crawler.consume.foreign import foreign_hits
+    from crawler.consume.paste import is_umbrella
+
+    readings = paste_readings(text)
+    hits = foreign_hits(text, [r.message for r in readings], matchers)
+    foreign_lines = {m for h in hits for m in h.messages}
     found: list[Match] = []
     for matcher in matchers:
         for reading in readings:
-            found += matcher.full_matches(reading)
-    if not found:
-        for matcher in matchers:
-            for reading in readings:
-                found += matcher.prefix_matches(reading)
+            full = matcher.full_matches(reading)
+            if not any(m.strong for m in full):
+                full += matcher.prefix_matches(reading)
+            found += full
+    for m in found:
+        if m.reading.message in foreign_lines:
+            m.anchored = False  # a line vLLM does not raise: whatever it resembles is only weak
+    ranked = rank(found, len(found) or 1)
+    strong = [m for m in ranked if m.strong]
+    weak = [m for m in ranked if not m.strong]
+    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)]
+    causes = [m for m in strong if m not in umbrellas]
+    if umbrellas and (causes or hits):
+        for m in causes:
+            m.role = "root cause"
+        for m in umbrellas:
+            m.role = "umbrella"
+        strong = causes + umbrellas
     nearest: list[Near] = []
-    if not found and readings:
-        message = max(readings, key=lambda r: r.source != "plain").message
-        for matcher in matchers:
-            nearest += matcher.nearest(message)
-        nearest.sort(key=lambda n: (-n.similarity, n.entry.id))
-        nearest = nearest[:5]
-    return Result(readings, rank(found, limit), nearest)
+    if readings and not hits and not causes:
+        # nothing but umbrellas (or nothing at all): the nearest entries to the other lines may
+        # be the root cause, reworded since the release the paste came from
+        seen: set[str] = set()
+        umbrella_lines = {m.reading.message for m in umbrellas}
+        for r in sorted(readings, key=lambda r: (r.source != "line", -r.line))[:4]:
+            if r.message in seen or r.message in umbrella_lines:
+                continue
+            seen.add(r.message)
+            for matcher in matchers:
+                nearest += matcher.nearest(r.message)
+        best: dict[str, Near] = {}
+        for n in nearest:
+            if n.entry.id not in best or n.similarity > best[n.entry.id].similarity:
+                best[n.entry.id] = n
+        nearest = sorted(best.values(), key=lambda n: (-n.similarity, n.entry.id))[:5]
+    weak_all: list = sorted([*weak[:limit], *nearest], key=lambda w: -_weak_score(w))[:limit]
+    return Result(readings, _cap(strong, limit), nearest, weak_all, hits)
+
+
+def _weak_score(w: "Match | Near") -> float:
+    if isinstance(w, Near):
+        return w.similarity
+    # a traceback frame in the entry's own function outweighs any likeness of wording
+    return (1.0 if w.site_match else 0.0) + (max(w.support, w.coverage) if w.how == "full" else w.coverage)
+
+
+def _cap(matches: list[Match], limit: int) -> list[Match]:
+    if len(matches) <= limit:
+        return matches
+    edge = matches[limit - 1].key
+    return [m for i, m in enumerate(matches) if i < limit or m.key == edge]

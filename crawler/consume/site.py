@@ -37,6 +37,7 @@ from crawler.base.jsonio import dumps
 from crawler.base.progress import task
 from crawler.model.records import URL_PATTERN
 from crawler.model.search import SearchIndex
+from crawler.publish.dataset import load_foreign
 
 NOT_EXPLAINED = "Not yet explained."
 
@@ -100,7 +101,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
 dl.facts dt{font-weight:600}
 .highlight{background:#fafafa;padding:.25rem .5rem;overflow-x:auto}
 .highlight .hll{background:#fff3b0}
-#search{width:100%;font-size:1rem;padding:.4rem}
+#search{width:100%;font-size:1rem;padding:.4rem;resize:vertical;font-family:inherit}
 #results{list-style:none;padding:0}
 #results li{padding:.25rem 0;border-bottom:1px solid #f0f0f0}
 table.entries{border-collapse:collapse;width:100%}
@@ -160,39 +161,190 @@ SEARCH_JS = r"""
     counts.forEach(function (c, w) { out.push([" " + w + " ", " " + w, c]); });
     return out;
   }
-  function score(e, q, qw) {
-    var s = 0, lit = e.fragments.join("").length;
-    if (q.length > 3 && e.fragments.length && errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q)) return 1000 + lit;
+  // Reading a paste as crawler/paste.py does: known line prefixes stripped (each anchored and
+  // bounded, tried once per line), then every exception line a candidate message, the last first.
+  var PREFIXES = [
+    /^[│|┃]\s?/,
+    /^[\w.-]{1,64}\s{1,8}\|\s?/,
+    /^\[rank\d{1,6}\]:\s?/,
+    /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: /,
+    /^\([\w.-]{1,64} pid=\d{1,10}(?:, ip=[^)\n]{0,64})?\)\s?/,
+    /^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?\[?[\w.\/-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?/,
+    /^(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
+    /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? /
+  ];
+  var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/;
+  var MAX_LINES = 4096, MAX_CANDIDATES = 12, FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5;
+  function cleanLine(line) {
+    line = line.replace(/\r$/, "").replace(/\^M$/, "").replace(/\s+$/, "");
+    for (var n = 0; n < 8; n++) {
+      var hit = false;
+      for (var i = 0; i < PREFIXES.length && !hit; i++) {
+        var m = PREFIXES[i].exec(line);
+        if (m && m[0].length) { line = line.slice(m[0].length); hit = true; }
+      }
+      if (!hit) break;
+    }
+    return line.replace(/[│┃]$/, "").replace(/\s+$/, "");
+  }
+  function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
+  function exceptionLine(line) {
+    var t = line.trim(), m;
+    if ((m = /^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*)$/.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
+    if ((m = /^([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])([\s\S]*?)\2?\)?$/.exec(t))) return [leaf(m[1]), m[3]];
+    if ((m = /^([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: ([\s\S]*)$/.exec(t))) {
+      if (m[2] && leaf(m[1]).indexOf("RayTaskError") === 0) return [m[2], m[3]];
+      if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), m[3]];
+    }
+    if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
+    return null;
+  }
+  function candidates(text) {
+    var lines = text.split("\n").slice(-MAX_LINES).map(cleanLine), out = [];
+    for (var i = lines.length - 1; i >= 0 && out.length < MAX_CANDIDATES; i--) {
+      var c = exceptionLine(lines[i]);
+      if (!c) continue;
+      var msg = c[1].trim();
+      out.push(msg);
+      var bare = msg.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, "");
+      if (bare !== msg) out.push(bare);
+    }
+    var whole = lines.join("\n").trim(), m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(whole);
+    // as match.py's read_query: a pydantic listing's "Value error, <message> [type=...", and a
+    // server's JSON error body's "message" (one line each here)
+    var extra = [];
+    lines.forEach(function (line) {
+      var t = line.trim(), v = /^(?:Value error|Assertion failed), /.exec(t);
+      if (v && extra.length < MAX_CANDIDATES) {
+        var end = t.indexOf(" [type=");
+        extra.push(t.slice(v[0].length, end < 0 ? t.length : end));
+      }
+      var j = /['"]message['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(t);
+      if (j && extra.length < MAX_CANDIDATES) extra.push(j[1] !== undefined ? j[1] : j[2]);
+    });
+    out.push(m ? m[1] : whole);
+    return {messages: out, extra: extra, cleaned: lines.join("\n")};
+  }
+  // match.py's _prefix_cover: literal characters matched when the message is the start of one
+  // this template makes (it may end inside a fragment; the first MAX_OVERLAP characters of one
+  // are looked for at its end); -covered-1 when it ends inside a field with more to come; null
+  // when it cannot be such a start.
+  var MAX_OVERLAP = 1024;
+  function prefixCover(frags, startsLiteral, endsLiteral, message) {
+    var pos = 0, covered = 0, afterVar = !startsLiteral, n = message.length;
+    if (!frags.length) return 0;
+    for (var i = 0; i < frags.length; i++) {
+      var text = frags[i];
+      if (i > 0) afterVar = true;
+      if (pos >= n) return covered;
+      if (!afterVar) {
+        if (message.startsWith(text, pos)) { pos += text.length; covered += text.length; }
+        else if (text.startsWith(message.slice(pos))) return covered + n - pos;
+        else return null;
+      } else {
+        var j = message.indexOf(text, pos);
+        if (j < 0) {
+          for (var k = Math.min(text.length - 1, n - pos, MAX_OVERLAP); k > 0; k--) {
+            if (message.endsWith(text.slice(0, k))) return covered + k;
+          }
+          return n - pos > 1 ? -covered - 1 : covered;
+        }
+        pos = j + text.length; covered += text.length;
+      }
+      afterVar = false;
+    }
+    return (!endsLiteral || pos === n) ? covered : null;
+  }
+  window.errcatCandidates = candidates;
+  function umbrella(e) {
+    var t = e.text.toLowerCase();
+    return e.exception === "EngineDeadError" || t.indexOf("root cause") >= 0 || t.indexOf("see stack trace") >= 0 ||
+      t.indexOf("check the logs for more details") >= 0;
+  }
+  function inOrder(pieces, text) {
+    var pos = 0;
+    for (var i = 0; i < pieces.length; i++) {
+      var j = text.indexOf(pieces[i], pos);
+      if (j < 0) return false;
+      pos = j + pieces[i].length;
+    }
+    return true;
+  }
+  // The best full match of an entry over the candidate messages: [strong, support, literal length].
+  function fit(e, msgs, foreignMsgs) {
+    var best = null, lit = e.fragments.join("").length;
+    msgs.forEach(function (q) {
+      if (q.length <= 3 || !e.fragments.length) return;
+      var have = new Set(q.match(/[\p{L}\p{N}_]+/gu) || []);
+      var anchored = e.anchors.some(function (a) { return have.has(a); }) && foreignMsgs.indexOf(q) < 0;
+      if (!anchored) return;  // no word of the entry's own: whatever fits is not worth showing first
+      var gaps = errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q), support, full = !!gaps;
+      if (gaps) {
+        var weighed = q.length;
+        gaps.forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
+        support = weighed > 0 ? lit / weighed : 0;
+      } else {
+        var cut = q.replace(/(?:\.\.\.|\u2026)$/, "").trimEnd(), covered = prefixCover(e.fragments, e.starts_literal, e.ends_literal, cut);
+        if (covered === null) return;
+        var inField = covered < 0 && !/(?:\.\.\.|\u2026)$/.test(q);
+        covered = covered < 0 ? -covered - 1 : covered;
+        if (covered < Math.max(4, 0.4 * cut.length)) return;
+        support = inField ? 0 : covered / cut.length;
+      }
+      var strong = support >= MIN_SUPPORT;
+      var key = [strong, full, support];
+      if (!best || key[0] > best[0] || (key[0] === best[0] && (key[1] > best[3] || (key[1] === best[3] && support > best[1]))))
+        best = [strong, support, lit, full];
+    });
+    return best;
+  }
+  function score(e, q, qw, msgs, foreignMsgs) {
+    var s = 0, f = fit(e, msgs, foreignMsgs);
+    if (f) return f[0] ? (umbrella(e) ? 100000 : 200000) + f[2] : 1000 + Math.round(1000 * f[1]);
     if (e.spaced === undefined) e.spaced = " " + e.tokens.join(" ") + " ";
     qw.forEach(function (w) {
       if (e.spaced.indexOf(w[0]) >= 0) s += 3 * w[2];
       else if (e.spaced.indexOf(w[1]) >= 0) s += w[2];
     });
     if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
-    return s;
+    return Math.min(s, 999);
   }
   function run() {
-    var q = box.value.slice(0, MAX_QUERY).trim();
-    var m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(q);
-    if (m) q = m[1];
+    var raw = box.value.slice(0, MAX_QUERY).trim();
     list.textContent = "";
-    if (!q) return;
+    if (!raw) return;
+    var read = candidates(raw), q = read.messages[read.messages.length - 1];
+    var foreign = (data.foreign || []).filter(function (f) { return inOrder(f.match, read.cleaned); });
+    var foreignMsgs = read.messages.filter(function (m) {
+      return foreign.some(function (f) { return inOrder(f.match, m); });
+    });
+    foreign.forEach(function (f) {
+      var li = document.createElement("li");
+      li.className = "foreign";
+      li.textContent = "Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation;
+      list.appendChild(li);
+    });
     var qw = queryWords(q);
-    var ranked = data.entries.map(function (e) { return [score(e, q, qw), e]; })
+    var msgs = read.messages.concat(read.extra);
+    var ranked = data.entries.map(function (e) { return [score(e, q, qw, msgs, foreignMsgs), e]; })
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
       .slice(0, 25);
+    var causes = ranked.some(function (p) { return p[0] >= 200000; });
     ranked.forEach(function (p) {
       var e = p[1], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
       a.textContent = e.title;
       var small = document.createElement("span");
       small.className = "badge";
-      small.textContent = e.exception + (p[0] >= 1000 ? " \u00b7 matches" : "");
+      var label = p[0] >= 100000 ? " \u00b7 matches" : (p[0] >= 1000 ? " \u00b7 weak" : "");
+      if (p[0] >= 100000 && (causes || foreign.length) && ranked.some(function (r) { return r[0] >= 100000 && r[0] < 200000; }))
+        label += p[0] >= 200000 ? " \u00b7 root cause" : " \u00b7 umbrella";
+      small.textContent = e.exception + label;
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
       list.appendChild(li);
     });
-    if (!ranked.length) {
+    if (!ranked.length && !foreign.length) {
       var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
       list.appendChild(li);
     }
@@ -216,7 +368,7 @@ def _layout(title: str, body: str, root: str, repo: str) -> str:
 </head>
 <body data-root="{root}">
 <header class="site"><a class="home" href="{root}index.html">{esc(repo)} error catalogue</a>
-<input id="search" type="search" placeholder="Paste an error message or search…" autocomplete="off" aria-label="Search the catalogue">
+<textarea id="search" rows="1" placeholder="Paste an error message, a traceback or a log, or search…" autocomplete="off" spellcheck="false" aria-label="Search the catalogue"></textarea>
 </header>
 <ul id="results" aria-live="polite"></ul>
 <main>
@@ -418,6 +570,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
     index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
+    foreign = load_foreign(dataset) if fmt == "html" else []
     out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
     real_out, real_data = out.resolve(), dataset.resolve()
     if real_out == real_data or real_data in real_out.parents:
@@ -441,7 +594,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
                 yield "index.html", index_html(records, manifest, repo).encode()
                 yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
                 yield "search.js", SEARCH_JS.encode()
-                yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index))};\n".encode()
+                yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign))};\n".encode()
             # What was validated is written, not the dataset's files copied: those may be links to
             # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
             for r in records:
@@ -482,9 +635,11 @@ def may_replace(out: Path) -> None:
                              f"(no {SITE_MARK} in it); pass a new or empty directory")
 
 
-def _search_payload(index: SearchIndex) -> dict[str, Any]:
-    """What the search box needs of the index (sites and anchors stay in search.json)."""
+def _search_payload(index: SearchIndex, foreign: list[Any] = ()) -> dict[str, Any]:
+    """What the search box needs of the index (sites stay in search.json), and the validated
+    foreign errors (foreign.py) it answers "not raised by" with."""
     return {"repo": index.repo, "commit": index.commit, "entries": [
-        {"id": e.id, "title": e.title, "exception": e.exception, "fragments": e.fragments,
-         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "tokens": e.tokens}
-        for e in index.entries]}
+        {"id": e.id, "title": e.title, "exception": e.exception, "text": e.text, "fragments": e.fragments,
+         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens}
+        for e in index.entries],
+        "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation} for f in foreign]}

@@ -33,7 +33,7 @@ from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
 from crawler.model.records import CuratedFile
 from crawler.publish.dataset import Dataset, open_dataset
-from crawler.publish.dataset import datasets_under as dataset_paths
+from crawler.publish.dataset_dirs import datasets_under as dataset_paths
 
 # --------------------------------------------------------------------------- datasets
 

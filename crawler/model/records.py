@@ -449,3 +449,114 @@ class CuratedFile(Model):
             prevention=self.prevention,
             when_it_happens=self.when_it_happens,
         )
+
+
+# --------------------------------------------------------------------------- foreign errors
+
+#: A foreign error's name (torch-cuda-oom): lowercase words joined by hyphens.
+FOREIGN_NAME_PATTERN = rf"^[a-z0-9][a-z0-9-]{{0,63}}{_END}"
+ForeignName = Annotated[str, AfterValidator(_full_match(FOREIGN_NAME_PATTERN, "a lowercase-hyphenated name")),
+                        Field(json_schema_extra={"pattern": FOREIGN_NAME_PATTERN})]
+
+
+class ForeignError(Model):
+    """An error users meet running the crawled project that the project does not raise (torch,
+    CUDA, transformers, ...): how to recognise it and what it usually means there."""
+
+    name: ForeignName = Field(description="A short stable name, e.g. torch-cuda-oom.")
+    origin: str = Field(min_length=1, max_length=64, description="Who raises it: torch, cuda, nccl, transformers, ...")
+    match: list[Annotated[str, Field(min_length=4, max_length=200)]] = Field(
+        min_length=1, max_length=8,
+        description="Literal text, in order: a paste holding every piece, in this order, shows this error. Never a regular expression.")
+    example: str = Field(min_length=1, max_length=2000, description="A message as users paste it.")
+    urls: list[Url] = Field(default_factory=list, description="Issues where users reported it.")
+    explanation: str = Field(min_length=1, max_length=4000, description="What it usually means for the crawled project.")
+    check: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(default_factory=list, description="What to check in the project's settings.")
+
+
+class ForeignList(Model):
+    """``curated/<owner>/<name>/foreign/errors.yaml`` and the dataset's ``foreign.json``."""
+
+    errors: list[ForeignError] = Field(max_length=1000)
+
+    @model_validator(mode="after")
+    def _names_unique(self) -> ForeignList:
+        names = [e.name for e in self.errors]
+        if len(set(names)) != len(names):
+            raise ValueError(f"names must be unique: {sorted({n for n in names if names.count(n) > 1})}")
+        return self
+
+
+# --------------------------------------------------------------------------- errcat match --json
+
+
+class MatchReading(Model):
+    source: Literal["plain", "traceback", "pydantic", "json", "line", "raise"] = Field(
+        description="Where the message was read: the whole text, a traceback's end, a pydantic listing, a JSON error body, "
+                    "one exception line of a paste, or the string literals of the raise a cut traceback ends at.")
+    exception: str | None = Field(description="The exception class the input names, if any.")
+    message: str
+
+
+class MatchField(Model):
+    expr: str
+    value: str | None = Field(description="The field's value in the message; null when unknown (the message was cut before it ended).")
+
+
+class _MatchEntry(Model):
+    id: EntryId
+    dataset: str = Field(description="The dataset directory the entry is from.")
+    title: str
+    exception: str
+    template: str
+    path: str = Field(description="The primary site's file.")
+    line: int
+
+
+class MatchedEntry(_MatchEntry):
+    """An entry that fits the message (``strength`` says whether it is a match or only weak)."""
+
+    match: Literal["full", "prefix"] = Field(description="full: the whole message fits; prefix: the message is the start of one (cut).")
+    coverage: float = Field(ge=0, description="Share of the message that is the entry's literal text.")
+    exception_match: Literal["none", "ancestor", "same"]
+    site_match: bool
+    tied: bool
+    strength: Literal["match", "weak"] = Field(description="match: enough literal support (support >= 0.5 and an anchor word); weak: never a claim.")
+    support: float = Field(ge=0, description="Share of the message covered by literal text, each field's value counted as at most 16 characters.")
+    role: Literal["root cause", "umbrella"] | None = Field(description="When the paste holds an umbrella error (one pointing at a root cause logged before it) and another: which is which.")
+    fields: list[MatchField]
+    reading: MatchReading
+
+
+class NearEntry(_MatchEntry):
+    """An entry worded like the message without fitting it."""
+
+    similarity: float = Field(ge=0, le=1)
+
+
+class ForeignMatch(Model):
+    """An error the paste holds that the catalogued project does not raise."""
+
+    name: ForeignName
+    origin: str
+    explanation: str
+    check: list[str]
+    urls: list[Url]
+    message: str = Field(description="The reading it was found in; empty when only the whole paste holds it.")
+    project: RepoSlug = Field(description="The project that does not raise it.")
+
+
+class MatchQuery(Model):
+    message: str
+    exception: str | None
+    source: str
+
+
+class MatchResult(Model):
+    """``errcat match --json``."""
+
+    query: MatchQuery
+    matches: list[MatchedEntry] = Field(description="Matches only (strength 'match'), best first; root causes before umbrellas.")
+    nearest: list[NearEntry] = Field(description="Entries worded like the message, when nothing matches it.")
+    weak: list[MatchedEntry | NearEntry] = Field(description="Weak candidates and near entries, best first: never a match.")
+    foreign: list[ForeignMatch] = Field(description="Errors of other projects (torch, CUDA, ...) the paste holds.")

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -34,6 +34,7 @@ from crawler.model.records import (
     Record,
 )
 from crawler.model.search import SearchIndex
+from crawler.publish.dataset_dirs import datasets_under
 
 MANIFEST = "manifest.json"
 INDEX = "index.json"
@@ -50,22 +51,6 @@ _PREFIX = re.compile(ID_PREFIX_PATTERN)
 M = TypeVar("M", bound=BaseModel)
 
 
-def find_datasets(root: Path) -> list[Path]:
-    """Dataset directories under root (root itself when it holds a manifest); hidden ones skipped."""
-    if (root / MANIFEST).is_file():
-        return [root]
-    return [m.parent for m in sorted(root.rglob(MANIFEST))
-            if not any(part.startswith(".") for part in m.relative_to(root).parts)]
-
-
-def datasets_under(root: Path) -> list[Path]:
-    """``find_datasets``, refusing a missing directory or one with no dataset (``UsageError``)."""
-    if not root.is_dir():
-        raise UsageError(f"no such directory: {root}")
-    found = find_datasets(root)
-    if not found:
-        raise UsageError(f"no dataset ({MANIFEST}) under {root}; run `errcat crawl` first")
-    return found
 
 
 # --------------------------------------------------------------------------- reading files
@@ -238,3 +223,17 @@ def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
     if len(matches) > 1:
         raise UsageError(f"{entry_id} is ambiguous: " + ", ".join(p.stem for p in matches[:5]))
     return matches[0], load_record(matches[0])
+
+
+FOREIGN = "foreign.json"
+
+
+def load_foreign(dataset: Path) -> list[Any]:
+    """The dataset's foreign errors (``foreign.json``), validated like its other documents ([]
+    when it has none); DataError naming the file when it is not a valid list."""
+    from crawler.model.records import ForeignList
+
+    path = dataset / FOREIGN
+    if not path.is_file():
+        return []
+    return _parse(ForeignList, _read(path), str(path), "foreign error list").errors

@@ -17,7 +17,8 @@ from crawler.base.errors import UsageError
 from crawler.base.progress import Progress
 from crawler.crawl import CrawlOptions, crawl
 from crawler.model.diff import DiffReport, Side
-from crawler.publish.dataset import Dataset, find_datasets, open_dataset
+from crawler.publish.dataset import Dataset, open_dataset
+from crawler.publish.dataset_dirs import find_datasets
 from crawler.versions.diff import diff_records, side_of
 
 #: Release tags ``--latest-tag`` considers: v1.2.3 / 1.2 (no pre-releases).

@@ -1,0 +1,42 @@
+"""Errors the crawled project does not raise: ``curated/<owner>/<name>/foreign/errors.yaml``.
+
+Users of vLLM paste torch's ``CUDA out of memory. Tried to allocate``, CUDA's ``illegal memory
+access`` or transformers' ``does not recognize this architecture`` as often as vLLM's own errors.
+The curated list says how to recognise each (literal text in order, never a regular expression:
+the list is data, and the text it is tried on is whatever the user pasted) and what it usually
+means there. The crawl validates it strictly and copies it into the dataset as ``foreign.json``;
+``errcat match`` and the site answer "not raised by vLLM" with it instead of a wrong entry.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+CURATED = Path("foreign") / "errors.yaml"
+
+
+def load_curated(directory: Path) -> Any:
+    """The foreign list under a curated dataset directory (None if it has none); CuratedError
+    naming the file and line of the first problem (strict YAML: no duplicate keys, no tags)."""
+    import yaml
+    from pydantic import ValidationError
+
+    from crawler.catalogue.curated import CuratedError, _line_of, parse_yaml, read_bytes
+    from crawler.model.records import ForeignList
+
+    path = directory / CURATED
+    if not path.is_file():
+        return None
+    try:
+        data, node = parse_yaml(read_bytes(path).decode("utf-8"))
+        return ForeignList.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(map(str, err["loc"]))
+        raise CuratedError([f"{path}:{_line_of(node, err['loc'])}: {where + ': ' if where else ''}{err['msg']}"]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise CuratedError([f"{path}:{mark.line + 1 if mark else 1}: {exc.problem or exc.context}"]) from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None

@@ -1,0 +1,200 @@
+"""The matcher's index on disk, so ``errcat match`` answers at the speed of a keystroke.
+
+Loading search.json (11 MB for vLLM) and validating it takes most of a second; a match reads a
+few dozen entries of it. This store is an sqlite file, one per dataset, in the user cache
+(``<cache>/match/``): the entries as compact rows and the lookups the ``Matcher`` makes
+(anchor word, entries without an anchor, function name, word postings), each a table with the
+word first in its key, so a query reads only the rows it needs. ``StoredMatcher`` is the
+``Matcher`` answering those lookups from the file, loading an entry only when one is asked for.
+
+It is built from the validated search index and foreign list (``Matcher.load``), at the end of
+a crawl and again whenever the dataset's files change (the file's name is a digest of their
+paths, sizes, modification times and inodes; a dataset is replaced by a rename, so a new one
+has new inodes). Built into a temporary file and renamed into place: a reader never sees half
+a store. A store that cannot be read is set aside and built again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from crawler.consume.match import Matcher, _Prepared
+
+#: Bumped when the tables or rows change: a store of another format is never read.
+FORMAT = "1"
+_SOURCES = ("manifest.json", "search.json", "foreign.json")
+_CHUNK = 500  # words per query: under every sqlite build's limit on bound parameters
+
+
+class StoredSite(NamedTuple):
+    path: str
+    line: int
+    qualname: str
+
+
+@dataclass(slots=True)
+class StoredEntry:
+    """What matching and its output read of a search entry (``search.SearchEntry``)."""
+
+    id: str
+    title: str
+    exception: str
+    catch_as: list[str]
+    text: str
+    fields: list[str]
+    fragments: list[str]
+    starts_literal: bool
+    ends_literal: bool
+    anchors: list[str]
+    opaque: bool
+    sites: list[StoredSite]
+
+
+@dataclass(slots=True)
+class StoredForeign:
+    """``models.ForeignError``, as the match path reads it."""
+
+    name: str
+    origin: str
+    match: list[str]
+    explanation: str
+    check: list[str]
+    urls: list[str]
+
+
+def store_path(dataset: Path, cache_dir: Path | None = None) -> Path:
+    from crawler.base.cachedir import default_cache_dir
+
+    h = hashlib.sha256(f"{FORMAT}\0{dataset.resolve()}".encode())
+    for name in _SOURCES:
+        try:
+            st = (dataset / name).stat()
+            h.update(f"\0{name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode())
+        except OSError:
+            h.update(f"\0{name}:-".encode())
+    return (cache_dir or default_cache_dir()) / "match" / f"{h.hexdigest()[:32]}.sqlite"
+
+
+def build(dataset: Path, path: Path) -> None:
+    """Write the store of a dataset (validated on the way in: ``Matcher.load``) at ``path``."""
+    matcher = Matcher.load(dataset)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        con = sqlite3.connect(tmp)
+        with con:
+            con.executescript(
+                "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);"
+                "CREATE TABLE entry (n INTEGER PRIMARY KEY, data TEXT NOT NULL);"
+                "CREATE TABLE anchor (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;"
+                "CREATE TABLE kind (kind TEXT, n INTEGER, PRIMARY KEY (kind, n)) WITHOUT ROWID;"
+                "CREATE TABLE func (name TEXT, n INTEGER, PRIMARY KEY (name, n)) WITHOUT ROWID;"
+                "CREATE TABLE posting (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;")
+            number = {id(p): n for n, p in enumerate(matcher.entries)}
+            con.executemany("INSERT INTO entry VALUES (?, ?)", ((n, json.dumps(_row(p.entry), ensure_ascii=False))
+                                                                  for n, p in enumerate(matcher.entries)))
+            con.executemany("INSERT INTO anchor VALUES (?, ?)", ((w, number[id(p)]) for w, ps in matcher.buckets.items() for p in ps))
+            con.executemany("INSERT INTO kind VALUES (?, ?)", [*(("loose", number[id(p)]) for p in matcher.loose),
+                                                               *(("blank", number[id(p)]) for p in matcher.blank)])
+            con.executemany("INSERT OR IGNORE INTO func VALUES (?, ?)",
+                            ((w, number[id(p)]) for w, ps in matcher.by_function.items() for p in ps))
+            con.executemany("INSERT INTO posting VALUES (?, ?)",
+                            ((w, n) for w, ns in matcher._posting_lists().items() for n in ns))
+            foreign = [{"name": f.name, "origin": f.origin, "match": list(f.match), "explanation": f.explanation,
+                        "check": list(f.check), "urls": list(f.urls)} for f in matcher.foreign]
+            con.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("repo", matcher.repo),
+                                                              ("total", str(matcher.total)), ("foreign", json.dumps(foreign))])
+        con.close()
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _row(e: Any) -> list[Any]:
+    return [e.id, e.title, e.exception, e.catch_as, e.text, e.fields, e.fragments, e.starts_literal, e.ends_literal,
+            e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites]]
+
+
+def open_matcher(dataset: Path, cache_dir: Path | None = None) -> StoredMatcher:
+    """The dataset's matcher, from its store (built first when there is none or it is unreadable)."""
+    path = store_path(dataset, cache_dir)
+    if not path.is_file():
+        build(dataset, path)
+    try:
+        return StoredMatcher(path, str(dataset))
+    except sqlite3.DatabaseError:
+        from crawler.base.cachedir import move_aside
+
+        move_aside(path)
+        build(dataset, path)
+        return StoredMatcher(path, str(dataset))
+
+
+class StoredMatcher(Matcher):
+    """A ``Matcher`` whose lookups read the store; entries are loaded when first needed."""
+
+    def __init__(self, path: Path, dataset: str) -> None:
+        self._con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        meta = dict(self._con.execute("SELECT k, v FROM meta"))
+        if meta.get("format") != FORMAT:
+            raise sqlite3.DatabaseError("another store format")
+        self.repo = meta["repo"]
+        self.dataset = dataset
+        self.total = int(meta["total"])
+        self.foreign = [StoredForeign(**f) for f in json.loads(meta["foreign"])]
+        self._loaded: dict[int, _Prepared] = {}
+
+    @property
+    def entries(self) -> list[_Prepared]:
+        return self._entries([n for (n,) in self._con.execute("SELECT n FROM entry ORDER BY n")])
+
+    def _entries(self, numbers: list[int]) -> list[_Prepared]:
+        missing = [n for n in dict.fromkeys(numbers) if n not in self._loaded]
+        for i in range(0, len(missing), _CHUNK):
+            part = missing[i:i + _CHUNK]
+            for n, data in self._con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
+                self._loaded[n] = _Prepared(_entry(json.loads(data)))
+        return [self._loaded[n] for n in numbers]
+
+    def _numbers(self, sql: str, keys: list[str]) -> list[int]:
+        out: list[int] = []
+        for i in range(0, len(keys), _CHUNK):
+            part = keys[i:i + _CHUNK]
+            out += [n for (n,) in self._con.execute(sql.replace("?*", ",".join("?" * len(part))), part)]
+        return out
+
+    def _bucket(self, words: set[str]) -> list[_Prepared]:
+        return self._entries(self._numbers("SELECT n FROM anchor WHERE word IN (?*) ORDER BY n", sorted(words)))
+
+    def _kind(self, kind: str) -> list[_Prepared]:
+        return self._entries(self._numbers("SELECT n FROM kind WHERE kind IN (?*) ORDER BY n", [kind]))
+
+    def _in_function(self, name: str) -> list[_Prepared]:
+        return self._entries(self._numbers("SELECT n FROM func WHERE name IN (?*) ORDER BY n", [name]))
+
+    def _posting_sizes(self, words: list[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for i in range(0, len(words), _CHUNK):
+            part = words[i:i + _CHUNK]
+            out.update(self._con.execute(
+                f"SELECT word, COUNT(*) FROM posting WHERE word IN ({','.join('?' * len(part))}) GROUP BY word", part))
+        return {w: out[w] for w in words if w in out}
+
+    def _posting(self, word: str) -> list[int]:
+        return self._numbers("SELECT n FROM posting WHERE word IN (?*) ORDER BY n", [word])
+
+    def _numbered(self, numbers: list[int]) -> list[_Prepared]:
+        return self._entries(numbers)
+
+
+def _entry(row: list[Any]) -> StoredEntry:
+    (id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, sites) = row
+    return StoredEntry(id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque,
+                       [StoredSite(*s) for s in sites])

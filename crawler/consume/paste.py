@@ -1,0 +1,184 @@
+"""Reading a paste: what people copy out of a terminal or a log, turned into error candidates.
+
+A paste is rarely a clean message. vLLM's logger puts ``(EngineCore_DP0 pid=2331) ERROR 11-30
+10:01:02 [core.py:1021]`` before every line of a traceback; docker compose adds ``vllm-1  |``,
+torchrun ``[rank0]:``, journald a date and host, rich a box border; Ray wraps the exception as
+``RayTaskError(ValueError)``, argparse as ``vllm serve: error: argument --x: ...``, a V0 engine
+logs ``ValueError('...')``. ``clean`` strips those line prefixes (each a bounded pattern tried
+once per line, so the whole text is read in linear time) and ``candidates`` lists every
+exception line in the cleaned text, the last first, as (exception, message) pairs, each alone
+and with the lines that continue it. Matching them is ``match.py``'s job; which answer comes
+first (root cause before umbrella) is ranking's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Each is anchored at a line start and made of bounded or possessive-free simple runs: tried
+# once per line (re.match), so a line costs its own length at most a few times over.
+_LINE_PREFIXES = [
+    re.compile(r"[│|┃]\s?"),  # a box border (rich, docker logs pasted from a table)
+    re.compile(r"[\w.-]{1,64}\s{1,8}\|\s?"),  # docker compose: "vllm-1  | "
+    re.compile(r"\[rank\d{1,6}\]:\s?"),  # torchrun
+    re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: "),  # journald
+    re.compile(r"\([\w.-]{1,64} pid=\d{1,10}(?:, ip=[^)\n]{0,64})?\)\s?"),  # vLLM/Ray process tag
+    # vLLM's logger, old and new: "ERROR 11-30 10:01:02 [core.py:1021] ", "ERROR 09-27 06:46:46
+    # engine.py:157] ", "2024-12-19 21:40:35 ERROR 56542 [x.py:64] ", "[x.py:485[] ", "[a/.../b.py:1] "
+    re.compile(r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?"
+               r"(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?"
+               r"\[?[\w./-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?"),
+    re.compile(r"(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}"),  # uvicorn
+    re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? "),  # a bare timestamp
+]
+_MAX_PREFIXES = 8  # prefixes stripped from one line (they nest: docker, then process, then logger)
+
+# "SomeError: message", "pkg.mod.SomeError: message", "RayTaskError(ValueError): ...".
+_EXC = re.compile(r"([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: (.*)", re.S)
+_EXC_NAME_END = ("Error", "Exception", "Exit", "Interrupt", "Warning", "Failure", "Fault")
+# A logged repr: "ValueError('message')" / OutOfMemoryError("message")
+_REPR = re.compile(r"""([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])(.*?)\2?\)?$""", re.S)
+# argparse: "vllm serve: error: argument --x: message" / "api_server.py: error: message"
+_ARGPARSE = re.compile(r"[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?(.*)", re.S)
+# multiprocessing executors: "Exception in worker VllmWorkerProcess while processing method m: msg"
+_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method \w{1,100}: (.*)", re.S)
+# VLLMValidationError.__str__ appends the parameter it is about
+_PARAMETER = re.compile(r" \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$")
+_FRAME = re.compile(r'\s*File "[^"\n]+", line \d+')
+_CHAIN = ("The above exception was the direct cause", "During handling of the above exception", "Traceback (most recent call last)")
+
+#: Exception lines taken from one paste (the last ones: the error is at the end of a log).
+MAX_CANDIDATES = 12
+#: Lines after an exception line read as its continuation.
+MAX_CONTINUATION = 12
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One exception line of a paste: its exception class (leaf name, if named) and message."""
+
+    exception: str | None
+    message: str
+    line: int  # index in the cleaned lines; later lines are nearer the end of the paste
+    continued: str = ""  # the message with the lines that follow it
+    frame: tuple[str, int, str] | None = None  # (path, line, function) of the frame printed just before it
+    source: str = "line"  # "line", or "raise": the string literals of a raise statement a cut traceback ends in
+
+
+def strip_line(line: str) -> str:
+    line = line.rstrip("\r").removesuffix("^M").rstrip()
+    for _ in range(_MAX_PREFIXES):
+        for prefix in _LINE_PREFIXES:
+            m = prefix.match(line)
+            if m and m.end():
+                line = line[m.end():]
+                break
+        else:
+            break
+    if line.endswith(("│", "┃")):
+        line = line[:-1].rstrip()
+    return line
+
+
+def clean(text: str) -> str:
+    """The paste with known line prefixes removed from every line."""
+    return "\n".join(strip_line(line) for line in text.replace("\r\n", "\n").split("\n"))
+
+
+def _leaf(name: str) -> str:
+    return name.rpartition(".")[2]
+
+
+def exception_line(line: str) -> tuple[str | None, str] | None:
+    """(exception, message) if the line starts an error, else None."""
+    stripped = line.strip()
+    m = _WORKER.match(stripped)
+    if m:
+        inner = exception_line(m.group(1))
+        return inner or (None, m.group(1))
+    m = _REPR.match(stripped)
+    if m:
+        return _leaf(m.group(1)), m.group(3)
+    m = _EXC.match(stripped)
+    if m:
+        name, wrapped, message = m.group(1), m.group(2), m.group(3)
+        if wrapped and _leaf(name).startswith("RayTaskError"):
+            return wrapped, message
+        if _leaf(name).endswith(_EXC_NAME_END) and not wrapped:
+            return _leaf(name), message
+    m = _ARGPARSE.match(stripped)
+    if m:
+        return "ArgumentError", m.group(1)
+    return None
+
+
+def without_parameter(message: str) -> str:
+    """The message without VLLMValidationError's ``(parameter=..., value=...)`` suffix."""
+    return _PARAMETER.sub("", message)
+
+
+_FRAME_PARTS = re.compile(r'\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})')
+_RAISE = re.compile(r"\s*raise ([A-Za-z_][\w.]{0,200})\(")
+# A string literal on a source line: the unrolled form, linear whatever the line; an unclosed
+# one (a line cut in the middle) runs to the line's end.
+_LITERAL = re.compile(r"""[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)""")
+#: Source lines after ``raise X(`` read for its message.
+MAX_RAISE_LINES = 8
+
+
+def candidates(text: str) -> list[Candidate]:
+    """Every exception line of the (cleaned) paste, the last first, at most ``MAX_CANDIDATES``;
+    and when the paste ends in a traceback cut before its exception line, the message of the
+    ``raise`` it was cut at (its string literals), with its frame."""
+    lines = text.split("\n")
+    found: list[Candidate] = []
+    frame: tuple[int, tuple[str, int, str]] | None = None  # the last frame since the last exception line
+    for i, line in enumerate(lines):
+        f = _FRAME_PARTS.match(line)
+        if f:
+            frame = (i, (f.group(1), int(f.group(2)), f.group(3)))
+            continue
+        parsed = exception_line(line)
+        if parsed is None:
+            continue
+        exc, message = parsed
+        more: list[str] = []
+        for nxt in lines[i + 1:i + 1 + MAX_CONTINUATION]:
+            if not nxt.strip() or _FRAME.match(nxt) or nxt.startswith(_CHAIN) or exception_line(nxt):
+                break
+            more.append(nxt)
+        found.append(Candidate(exc, message.strip(), i, "\n".join([message, *more]).strip() if more else "",
+                               frame[1] if frame else None))
+        frame = None
+    if frame is not None:
+        raised = _raise_message(lines[frame[0] + 1:frame[0] + 2 + MAX_RAISE_LINES])
+        if raised:
+            found.append(Candidate(raised[0], raised[1], frame[0], "", frame[1], "raise"))
+    return found[::-1][:MAX_CANDIDATES]
+
+
+def _raise_message(lines: list[str]) -> tuple[str, str] | None:
+    """(exception, message) of ``raise X("...", "...")`` spread over the first lines, or None."""
+    if not lines:
+        return None
+    m = _RAISE.match(lines[0])
+    if not m:
+        return None
+    parts: list[str] = []
+    first = lines[0][m.end():]
+    for line in [first, *lines[1:]]:
+        stripped = line.strip()
+        if line is not first and not stripped.startswith(("'", '"', "f'", 'f"', "r'", 'r"')):
+            break
+        for lit in _LITERAL.finditer(stripped):
+            parts.append(lit.group(1) if lit.group(1) is not None else lit.group(2) or "")
+    message = "".join(parts).strip()
+    return (_leaf(m.group(1)), message) if len(message) >= 4 else None
+
+
+def is_umbrella(text: str, exception: str) -> bool:
+    """An error whose message points at another one (the root cause logged before it)."""
+    low = text.lower()
+    return (exception == "EngineDeadError" or "root cause" in low or "see stack trace" in low
+            or "check the logs for more details" in low or low.startswith("error raised in subprocess"))

@@ -1,0 +1,82 @@
+"""The matcher's store on disk (crawler/consume/match_store.py): the same answers as the in-memory
+matcher, rebuilt when the dataset changes or the file is damaged, and a match path that
+imports no models."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import consumer_data as cd
+import pytest
+
+from crawler.consume.match import Matcher, match
+from crawler.consume.match_store import open_matcher, store_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from match_real import render_template, wrappings
+
+
+@pytest.fixture()
+def dataset(tmp_path) -> Path:
+    return cd.write(tmp_path / "data")
+
+
+def _answers(result) -> list:
+    return ([(m.entry.id, m.how, round(m.support, 6), m.values, m.role) for m in result.matches],
+            [w.entry.id for w in result.weak], [f.error.name for f in result.foreign])
+
+
+def test_store_answers_as_the_index_does(dataset, tmp_path):
+    memory, stored = Matcher.load(dataset), open_matcher(dataset, tmp_path / "cache")
+    rng = random.Random(5)
+    texts = ["Unknown KV cash grop kind", "something nobody raises", "Bad " + " x" * 20 + " end"]
+    for entry in memory.index.entries:
+        message = render_template(entry.text, entry.fields, rng)
+        texts += wrappings(message, entry.exception, entry.catch_as).values()
+        texts.append(message[: len(message) // 2] + "...")
+    for text in texts:
+        assert _answers(match(text, [stored])) == _answers(match(text, [memory])), text
+
+
+def test_a_changed_dataset_gets_a_new_store(dataset, tmp_path):
+    cache = tmp_path / "cache"
+    first = store_path(dataset, cache)
+    open_matcher(dataset, cache)
+    assert first.is_file()
+    search = dataset / "search.json"
+    data = json.loads(search.read_text())
+    data["entries"] = data["entries"][:1]
+    search.write_text(json.dumps(data))  # rewritten: another size and time
+    assert store_path(dataset, cache) != first
+    assert open_matcher(dataset, cache).total == 1
+
+
+def test_a_damaged_store_is_set_aside_and_rebuilt(dataset, tmp_path):
+    cache = tmp_path / "cache"
+    path = store_path(dataset, cache)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"not a database at all" * 100)
+    matcher = open_matcher(dataset, cache)
+    assert matcher.total == len(Matcher.load(dataset).entries)
+    assert path.with_name(path.name + ".damaged").exists()
+
+
+def test_match_imports_no_models(dataset, tmp_path):
+    """The match path must not pay for pydantic: it reads the store, built by an earlier run."""
+    code = (
+        "import sys\n"
+        "from crawler.cli import main\n"
+        "try:\n"
+        f"    main(['match', '--data', {str(dataset)!r}, 'Invalid value 3'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('pydantic', 'crawler.model', 'crawler.catalogue.search', 'yaml'))))\n"
+    )
+    env = {"ERRCAT_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120, check=True)  # builds the store
+    run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
+    assert run.stdout.strip().splitlines()[-1] == "[]"

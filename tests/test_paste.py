@@ -1,0 +1,108 @@
+"""Pastes as people make them: log prefixes, wrappers, weak candidates, foreign errors, cut
+messages (crawler/consume/paste.py, foreign.py, match.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import consumer_data as cd
+import pytest
+
+from crawler.consume.match import Matcher, match
+from crawler.consume.paste import candidates, clean
+
+KV_MESSAGE = "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: decoder, encoder_only."
+FOREIGN = {"errors": [{"name": "torch-cuda-oom", "origin": "torch", "match": ["CUDA out of memory. Tried to allocate"],
+                       "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.",
+                       "urls": ["https://github.com/vllm-project/vllm/issues/15598"],
+                       "explanation": "PyTorch's allocator ran out of GPU memory.", "check": ["lower --gpu-memory-utilization"]}]}
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    data = cd.write(tmp_path_factory.mktemp("data"))
+    (data / "foreign.json").write_text(json.dumps(FOREIGN))
+    return data
+
+
+@pytest.fixture(scope="module")
+def matcher(dataset) -> Matcher:
+    return Matcher.load(dataset)
+
+
+@pytest.fixture(scope="module")
+def ids(dataset) -> dict[str, str]:
+    return {json.loads(line)["message"]["text"]: json.loads(line)["id"] for line in (dataset / "errors.jsonl").read_bytes().splitlines()}
+
+
+LOGGED = (
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] Traceback (most recent call last):\n"
+    '(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021]   File "/x/pkg/config/attention.py", line 17, in _check\n'
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021]     raise ValueError(\n"
+    f"(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] ValueError: {KV_MESSAGE}\n"
+)
+
+
+@pytest.mark.parametrize("text", [
+    LOGGED,
+    f"vllm-1  | ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}",
+    f"[rank0]: ValueError: {KV_MESSAGE}",
+    f"May 20 14:20:23 host vllm[32308]: ERROR 05-20 14:20:23 [engine.py:160] ValueError('{KV_MESSAGE}')",
+    f"ray.exceptions.RayTaskError(ValueError): {KV_MESSAGE}",
+    f"vllm serve: error: argument --attention-config: {KV_MESSAGE}",
+    f"vllm.exceptions.VLLMValidationError: {KV_MESSAGE} (parameter=kind, value=full)",
+    f"│ ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}   │",
+])
+def test_wrapped_messages_are_matched(matcher, ids, text):
+    result = match(text, [matcher])
+    assert result.matches and result.matches[0].entry.id == ids[cd.KV["text"]] and result.matches[0].strong
+
+
+def test_every_exception_line_is_a_candidate():
+    text = clean(LOGGED + "\nThe above exception was the direct cause of the following exception:\n\nRuntimeError: Engine died\n")
+    assert [(c.exception, c.message) for c in candidates(text)] == [("RuntimeError", "Engine died"), ("ValueError", KV_MESSAGE)]
+
+
+def test_a_template_of_fields_is_only_weak(matcher, ids):
+    """'Bad {a0} ... {a11} end' covers a sliver of any message it fits: never a match."""
+    result = match("Bad " + " ".join(["some long value here"] * 12) + " end", [matcher])
+    assert result.matches == []
+    assert result.weak and result.weak[0].entry.id == ids[cd.ADJACENT["text"]] and not result.weak[0].strong
+
+
+def test_foreign_error_is_not_claimed(dataset, cli):
+    text = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3"
+    run = cli("match", "--data", dataset, text)
+    assert run.exit_code == 1
+    assert "not raised by acme/widgets: raised by torch (torch-cuda-oom)" in run.stdout
+    out = json.loads(cli("match", "--json", "--data", dataset, text).stdout)
+    assert out["matches"] == [] and [f["name"] for f in out["foreign"]] == ["torch-cuda-oom"]
+
+
+def test_cut_message_leaves_the_last_value_unknown(matcher):
+    result = match("ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ...", [matcher])
+    values = result.matches[0].values
+    assert values["f0"] == "full" and values.get("f1") is None
+
+
+@pytest.mark.parametrize("text", [LOGGED, "Bad " + " x" * 20 + " end", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 MiB.",
+                                  "nothing like any entry", "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."])
+def test_json_output_follows_its_schema(dataset, cli, text):
+    import jsonschema
+
+    from crawler.model.schemas import schema_for
+
+    out = json.loads(cli("match", "--json", "--data", dataset, text).stdout)
+    jsonschema.validate(out, schema_for("match"))
+    if out["foreign"]:
+        assert out["foreign"][0]["project"] == "acme/widgets"
+
+
+@pytest.mark.parametrize("error", [{"name": "../x"}, {"urls": ["javascript:alert(1)"]}, {"match": "CUDA"}, {"match": ["ab"]}, {"extra": 1}])
+def test_a_hostile_foreign_list_is_refused_in_one_line(tmp_path, cli, error):
+    data = cd.write(tmp_path / "data")
+    (data / "foreign.json").write_text(json.dumps({"errors": [{**FOREIGN["errors"][0], **error}]}))
+    run = cli("match", "--data", data, "Invalid value 3")
+    assert run.exit_code == 1 and "foreign.json: not a valid foreign error list: errors.0." in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.output
