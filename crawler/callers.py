@@ -44,6 +44,7 @@ class Graph:
                 self.aliases.setdefault(f"{module}.{name}", target)
             raw_calls.append((module, path, graph["calls"]))
         self.public = self._public_classes()
+        self._reached: dict[tuple[str, ...], set[str]] = {}
         self.callers: dict[str, list[tuple[str, str, int]]] = {}
         self.callees: dict[str, set[str]] = {}
         for module, path, calls in raw_calls:
@@ -95,6 +96,12 @@ class Graph:
         """The definitions the resolved callees ``targets`` run, directly or through the calls
         the graph saw (bounded); a class called is taken with all its methods, which is what a
         test goes on to call on the instance."""
+        key = tuple(targets)
+        if key not in self._reached:
+            self._reached[key] = self._reach(targets)
+        return self._reached[key]
+
+    def _reach(self, targets: list[str]) -> set[str]:
         start: list[str] = []
         for target in targets:
             name = self.canonical(target)

@@ -9,7 +9,7 @@ again. Everything here is read statically: the analysed code is never imported o
   ``cli`` for click/typer commands), and the calls each function makes, each callee *resolved*
   to a dotted name by import and definition resolution. A call errcat cannot resolve (a method
   of an object of unknown type, a name bound at run time) is left out, never guessed.
-- :func:`test_facts` (test files): every ``pytest.raises``/``raises``/``assertRaises``/
+- :func:`read_test_file` (test files): every ``pytest.raises``/``raises``/``assertRaises``/
   ``assertRaisesRegex`` block: its place, the exception as resolved, the message pattern and
   its literal fragments, the calls the block makes (resolved), and its code with a little
   context, bounded.
@@ -465,7 +465,7 @@ import builtins as _builtins  # noqa: E402 - kept next to its one use
 _BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(_builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
 
 
-def test_facts(path: str, data: bytes) -> dict:
+def read_test_file(path: str, data: bytes) -> dict:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
     module, is_package = module_name(path)
@@ -477,6 +477,8 @@ def test_facts(path: str, data: bytes) -> dict:
         result["reason"] = escape_surrogates(f"test file: {reason}")
         return result
 
+    if b"aises" not in data:  # (pytest.)raises, assertRaises(Regex): no block, nothing to parse
+        return result
     if b"\0" in data:
         return skipped("invalid source: null bytes")
     try:

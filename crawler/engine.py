@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from .cache import ResultCache, decode_result, encode_result, result_key
-from .codefacts import test_facts
+from .codefacts import read_test_file
 from .extract import EXTRACTOR_VERSION, extract_file, skipped_result
 from .progress import task
 
@@ -39,7 +39,7 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source") -> list
     from .derive import derive_result  # (imported here: an up-to-date crawl never needs it)
 
     if kind == "test":
-        results = (test_facts(path, data) for path, data in chunk)
+        results = (read_test_file(path, data) for path, data in chunk)
     else:
         results = (derive_result(extract_file(path, data)) for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
@@ -136,7 +136,7 @@ def extract_all(
     """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
     the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
     stored in it; ``served`` receives the paths whose results came from it. ``tests``, when
-    given, receives the results of the snapshot's test files (``codefacts.test_facts``), read
+    given, receives the results of the snapshot's test files (``codefacts.read_test_file``), read
     through the same reader, workers and cache (under keys of their own)."""
     test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
     test_paths = frozenset(e.path for e in test_entries)

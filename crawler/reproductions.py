@@ -1,6 +1,6 @@
 """Reproductions: the upstream's own tests that raise an entry's error, joined after extraction.
 
-Each test file's result lists its raises blocks (``codefacts.test_facts``, cached with the
+Each test file's result lists its raises blocks (``codefacts.read_test_file``, cached with the
 file). A block is linked to an entry when
 
 - its exception is compatible: the entry's exception, or a class the entry's exception info
@@ -22,18 +22,18 @@ Comparing literal text bounds the work by the lengths involved, whatever the pat
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_right
 from typing import Any
 
 from .callers import Graph
 from .search import template_segments
 
 MIN_LITERAL = 8
+ANCHOR = 8
 STRONG_LITERAL = 30
 MAX_AMBIGUOUS = 1
 MAX_PER_ENTRY = 3
 MAX_SPANNING = 200  # longer fragments must sit in one literal run (bounds the work)
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
 
 
 def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool = True) -> int:
@@ -51,11 +51,17 @@ def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool 
         if frag in lit:
             return len(frag)
     n = len(frag)
-    if n > MAX_SPANNING:
+    if n > MAX_SPANNING or not _may_span(frag, lits):
         return 0
     best = 0
     for i in range(len(lits)):
-        starts = [(cut, cut) for cut in range(min(len(lits[i]), n - 1), 0, -1) if lits[i].endswith(frag[:cut])]
+        lit = lits[i]
+        starts = []  # (where the rest begins, characters covered): the end of lit, then a field
+        p = lit.find(frag[0], max(0, len(lit) - n + 1))
+        while p >= 0:
+            if lit.endswith(frag[:len(lit) - p]):
+                starts.append((len(lit) - p, len(lit) - p))
+            p = lit.find(frag[0], p + 1)
         if head_field or i > 0:  # the fragment may begin in the value of the field before lits[i]
             starts.append((0, 0))
         for pos, covered in starts:
@@ -66,10 +72,10 @@ def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool 
                         best = max(best, covered)
                     break
                 nxt = lits[j]
-                for k in range(pos, n + 1):  # the rest: a field's value, then the start of lits[j]
-                    if nxt.startswith(frag[k:]):
-                        best = max(best, covered + n - k)
-                        break
+                k = frag.find(nxt[0], pos)  # the rest: a field's value, then the start of lits[j]
+                while k >= 0 and not nxt.startswith(frag[k:]):
+                    k = frag.find(nxt[0], k + 1)
+                best = max(best, covered + (n - k if k >= 0 else 0))
                 at = frag.find(nxt, pos)
                 if at < 0:
                     break
@@ -83,8 +89,19 @@ def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool 
     return best if best * 2 >= n else 0
 
 
+def _may_span(frag: str, lits: list[str]) -> bool:
+    """A quick necessary condition for ``_hits``: with half of ``frag`` from literal text, its
+    first or last quarter lies in a run, or the runs lying whole inside it make up the rest."""
+    n = len(frag)
+    q = max(1, n // 4)
+    head, tail = frag[:q], frag[-q:]
+    if any(head in lit or tail in lit for lit in lits):
+        return True
+    return 2 * sum(len(lit) for lit in lits if lit in frag) >= n - 4 * (q - 1)
+
+
 class _Entry:
-    __slots__ = ("record", "lits", "folded", "exceptions", "functions", "words", "head_field", "tail_field")
+    __slots__ = ("record", "lits", "folded", "exceptions", "functions", "head_field", "tail_field")
 
     def __init__(self, record: dict[str, Any], functions: set[str]):
         self.record = record
@@ -99,33 +116,57 @@ class _Entry:
         if exc.get("builtin_ancestor"):
             self.exceptions.add(f"builtins.{exc['builtin_ancestor']}")
         self.functions = functions
-        self.words = set(_WORD.findall(" ".join(self.folded)))
 
 
-def _compatible(entry: _Entry, exceptions: list[str]) -> bool:
-    return any(e in entry.exceptions for e in exceptions)
+class _Index:
+    """Every entry's literal runs in one string per case (runs apart by NUL, entries by SOH), so
+    the entries whose text holds a piece are found with ``str.find``, at C speed."""
+
+    def __init__(self, records: list[dict[str, Any]]):
+        self.entries: list[_Entry] = []
+        self.by_function: dict[str, list[int]] = {}
+        for record in records:
+            entry = _Entry(record, {f"{s['module']}.{s['qualname']}" for s in record["sites"]})
+            for fq in entry.functions:
+                self.by_function.setdefault(fq, []).append(len(self.entries))
+            self.entries.append(entry)
+        self.texts = {}
+        for fold in (False, True):
+            starts, pos, parts = [], 0, []
+            for entry in self.entries:
+                starts.append(pos)
+                text = "\0".join(entry.folded if fold else entry.lits)
+                parts.append(text)
+                pos += len(text) + 1
+            self.texts[fold] = ("\1".join(parts), starts)
+
+    def holding(self, piece: str, fold: bool) -> set[int]:
+        """The entries one of whose literal runs holds ``piece``."""
+        if not piece or "\0" in piece or "\1" in piece:
+            return set()
+        text, starts = self.texts[fold]
+        out: set[int] = set()
+        at = text.find(piece)
+        while at >= 0:
+            k = bisect_right(starts, at) - 1
+            out.add(k)
+            at = text.find(piece, starts[k + 1]) if k + 1 < len(starts) else -1
+        return out
+
+    def in_functions(self, functions: set[str]) -> set[int]:
+        return {k for fq in functions for k in self.by_function.get(fq, ())}
 
 
 def apply(records: list[dict[str, Any]], tests: list[dict[str, Any]], graph: Graph | None,
           permalink: Any) -> None:
     """Fill ``meaning.reproductions`` of each record (in place); deterministic."""
-    entries = []
-    by_function: dict[str, list[_Entry]] = {}
-    by_word: dict[str, list[_Entry]] = {}
-    for record in records:
-        functions = {f"{s['module']}.{s['qualname']}" for s in record["sites"]}
-        entry = _Entry(record, functions)
-        entries.append(entry)
-        for fq in functions:
-            by_function.setdefault(fq, []).append(entry)
-        for word in entry.words:
-            by_word.setdefault(word, []).append(entry)
+    index = _Index(records)
     found: dict[str, list[tuple[tuple, dict[str, Any]]]] = {}
     for result in tests:
         if result.get("status") != "ok":
             continue
         for block in result.get("tests", ()):
-            for entry, score in _links(block, entries, by_word, by_function, graph):
+            for entry, score in _links(block, index, graph):
                 rep = {
                     "path": result["path"],
                     "line": block["line"],
@@ -144,31 +185,27 @@ def apply(records: list[dict[str, Any]], tests: list[dict[str, Any]], graph: Gra
             record["meaning"]["reproductions"] = [rep for _, rep in reps[:MAX_PER_ENTRY]]
 
 
-def _called(block: dict[str, Any], graph: Graph | None) -> set[str]:
-    if graph is None:
-        return set()
-    return {fq for fq in (graph.find(c) for c in block["calls"]) if fq is not None}
-
-
-def _links(block: dict[str, Any], entries: list[_Entry], by_word: dict[str, list[_Entry]],
-           by_function: dict[str, list[_Entry]], graph: Graph | None) -> list[tuple[_Entry, int]]:
+def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tuple[_Entry, int]]:
     frags = block.get("fragments")
-    exceptions = block["exceptions"]
+    exceptions = set(block["exceptions"])
     if block["match"] is None:
-        called = _called(block, graph)
-        candidates = {id(e): e for fq in sorted(called) for e in by_function.get(fq, ()) if _compatible(e, exceptions)}
-        return [(e, 0) for e in candidates.values()] if len(candidates) == 1 else []
+        called = {fq for fq in (graph.find(c) for c in block["calls"]) if fq is not None} if graph is not None else set()
+        candidates = [index.entries[k] for k in sorted(index.in_functions(called))]
+        candidates = [e for e in candidates if not e.exceptions.isdisjoint(exceptions)]
+        return [(candidates[0], 0)] if len(candidates) == 1 else []
     if not frags or sum(len(f) for f in frags) < MIN_LITERAL:
         return []
     fold = block.get("fold", False)
-    words = [w.casefold() for f in frags for w in _inner_words(f)]
-    if words:
-        pool = min((by_word.get(w, []) for w in words), key=len)
-    else:
-        pool = entries
+    reach = graph.reach(block["calls"]) if graph is not None else set()
+    # Where the longest fragment can be: an entry whose runs hold its first or last quarter
+    # (a fragment across fields is looked for no further), or one the block runs.
+    longest = max(frags, key=len)
+    q = max(ANCHOR, len(longest) // 4)
+    pool = index.holding(longest[:q], fold) | index.holding(longest[-q:], fold) | index.in_functions(reach)
     matched = []
-    for entry in pool:
-        if not _compatible(entry, exceptions):
+    for k in sorted(pool):
+        entry = index.entries[k]
+        if entry.exceptions.isdisjoint(exceptions):
             continue
         lits = entry.folded if fold else entry.lits
         score = 0
@@ -182,7 +219,6 @@ def _links(block: dict[str, Any], entries: list[_Entry], by_word: dict[str, list
                 matched.append((entry, score))
     if not matched:
         return []
-    reach = graph.reach(block["calls"]) if graph is not None else set()
     reached = [(e, s) for e, s in matched if e.functions & reach]
     if reached:  # the block runs the code that raises it: the strongest evidence there is
         matched = reached
@@ -200,15 +236,3 @@ def _links(block: dict[str, Any], entries: list[_Entry], by_word: dict[str, list
     if len(matched) > MAX_AMBIGUOUS:
         return []
     return matched
-
-
-def _inner_words(frag: str) -> list[str]:
-    """Words of a fragment with a non-word character (or nothing) on neither side cut off: a
-    word at an end of the fragment may be part of a longer word of the message."""
-    out = []
-    for m in _WORD.finditer(frag):
-        start, end = m.span()
-        if start > 0 and end < len(frag) and not frag[start - 1].isalnum() and frag[start - 1] != "_" \
-                and not frag[end].isalnum() and frag[end] != "_":
-            out.append(m.group())
-    return out
