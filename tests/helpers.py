@@ -186,6 +186,8 @@ MEANING_TREE = {
         def build(size, name):
             check_size(size)
             cfg.check_name(name)
+            if name == "x":
+                raise TypeError("build refuses the name x")
             return size
 
 

@@ -53,3 +53,20 @@ def test_a_local_name_shadows_an_import():
     code = b"from pkg.config import check_size\n\ndef f(check_size):\n    return check_size(1)\n\ndef g():\n    check_size = print\n    check_size(2)\n"
     graph = Graph([extract_file("pkg/x.py", code), extract_file("pkg/config.py", b"def check_size(s):\n    return s\n")])
     assert graph.callers.get("pkg.config.check_size") is None
+
+
+def test_errors_on_the_same_call_path_are_the_most_related(fixture_repo, cli, tmp_path):
+    fixture_repo.commit(MEANING_TREE, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    out = tmp_path / "out"
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme",
+               "--out", out).exit_code == 0
+    records = {r["message"]["text"]: r for r in map(json.loads, (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines())}
+    # check_size's caller build raises its own error: it comes before check_size's module neighbours
+    related = records["size must be at least 0, got {size}"]["related"]
+    assert (related[0]["title"], related[0]["reason"].split(";")[0]) == ("build refuses the name x", "raised by a caller")
+    # and from build, what the functions it calls raise
+    below = [(r["title"], r["reason"].split(";")[0]) for r in records["build refuses the name x"]["related"]][:2]
+    assert sorted(below) == [("name is required for a widget", "raised by a function it calls"),
+                             ("size must be at least 0, got {size}", "raised by a function it calls")]
