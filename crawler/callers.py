@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from .pysource import module_name
+
 MAX_CALLERS = 5
 MAX_DEPTH = 8
 MAX_VISITED = 3000
@@ -192,14 +194,9 @@ class Graph:
 
     def _caller(self, edge: tuple[str, str, int]) -> dict[str, Any]:
         fq, path, line = edge
-        module = self._module_of(fq, path)
+        module = module_name(path)[0]
         return {"qualname": fq[len(module) + 1:] if module and fq.startswith(module + ".") else fq,
                 "path": path, "line": line, "entry_point": self.entry_kind(fq)}
-
-    def _module_of(self, fq: str, path: str) -> str:
-        from .pysource import module_name
-
-        return module_name(path)[0]
 
 
 def apply(records: list[dict[str, Any]], primaries: dict[str, dict[str, Any]], graph: Graph) -> None:

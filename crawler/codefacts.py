@@ -22,6 +22,7 @@ regex *parser* (no matching), on patterns of at most ``MAX_PATTERN`` characters.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 import warnings
 
@@ -46,6 +47,7 @@ SHOWN_MATCH = 300
 
 _ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options", "websocket", "api_route", "route"})
 _CLI_DECORATORS = frozenset({"command", "group"})
+_BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
 _RAISES = frozenset({"raises"})
 _ASSERT_RAISES = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
@@ -458,11 +460,6 @@ class _TestWalker:
         if len(text) > CODE_CHARS:
             text = text[:CODE_CHARS - 1] + "…"
         return escape_surrogates(text)
-
-
-import builtins as _builtins  # noqa: E402 - kept next to its one use
-
-_BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(_builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
 
 
 def read_test_file(path: str, data: bytes) -> dict:
