@@ -13,6 +13,7 @@ import gc
 import hashlib
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -108,6 +109,7 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_
         "include": include,
         "exclude": exclude,
         "files": [[f.path, f.blob] for f in snapshot.files],
+        "tests": [[f.path, f.blob] for f in getattr(snapshot, "tests", ())],
         "skipped": [[s.path, s.reason] for s in snapshot.skipped],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
@@ -199,11 +201,12 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
+        tests: list[dict[str, Any]] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                              use_cache=options.use_cache, served=served, progress=progress)
+                              use_cache=options.use_cache, served=served, progress=progress, tests=tests)
         try:
             return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign)
+                          foreign, tests)
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
@@ -212,9 +215,11 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 raise
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
-            results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress)
+            tests = []
+            results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
+                                  tests=tests)
             return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign)
+                          foreign, tests)
     finally:
         snapshot.close()
 
@@ -246,7 +251,8 @@ def foreign_file(foreign: tuple[str, Any] | None) -> dict[str, tuple[str, Any]]:
 
 def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
-           progress: Progress, foreign: tuple[str, Any] | None = None) -> CrawlResult:
+           progress: Progress, foreign: tuple[str, Any] | None = None,
+           tests: list[dict[str, Any]] | None = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
@@ -276,7 +282,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
     while True:
         records, manifest, primaries, merged = _assemble(snapshot, results, exceptions, identity, curated, left_out,
-                                                         limits, digest, include, exclude)
+                                                         limits, digest, include, exclude, tests or [])
         progress(f"validating {len(records)} records")
         rendered = Rendered()
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
@@ -320,11 +326,13 @@ def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]
 
 def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
+              exclude: list[str], tests: Sequence[dict[str, Any]] = ()
+              ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
     """(records, manifest, primary site by id, curated files merged) of the results whose files
-    are not ``left_out``."""
+    are not ``left_out``; ``tests`` are the test files' results, read for reproductions."""
     from crawler.catalogue.curated import apply as apply_curated
     from crawler.catalogue.entries import build_records
+    from crawler.catalogue.meaning_join import add_meaning
     from crawler.catalogue.related import apply as apply_related
 
     skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
@@ -339,6 +347,8 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     primaries: dict[str, dict[str, Any]] = {}
     records = build_records(identity, sites, exceptions, primaries)
+    add_meaning(records, primaries, kept, tests, identity.permalink)
+    skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
     apply_related(records)
     merged = apply_curated(records, curated) if curated.entries else 0
     skipped.sort(key=lambda s: (s["path"], s["reason"]))

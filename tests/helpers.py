@@ -155,3 +155,132 @@ def run_and_kill(argv: list[str], env: dict[str, str], *, delay: float | None, s
         proc.send_signal(signal.SIGKILL)
         proc.wait()
     return seen
+
+
+#: A repository with call chains across modules (imports, a re-exported class, a route, a click
+#: command) and tests of its own (pytest.raises with and without match=, assertRaisesRegex, the
+#: callable form, a hostile pattern, a file that does not parse), for the derived meaning.
+MEANING_TREE = {
+    "pkg/__init__.py": "from .api import Engine\n",
+    "pkg/config.py": '''
+        def check_size(size):
+            if size < 0:
+                raise ValueError(f"size must be at least 0, got {size}")
+            return size
+
+
+        def check_name(name):
+            if not name:
+                raise KeyError("name is required for a widget")
+            return name
+
+
+        def shout():
+            raise ValueError("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!")
+        ''',
+    "pkg/core.py": '''
+        from pkg.config import check_size
+        from . import config as cfg
+
+
+        def build(size, name):
+            check_size(size)
+            cfg.check_name(name)
+            if name == "x":
+                raise TypeError("build refuses the name x")
+            return size
+
+
+        def mystery(obj):
+            return obj.check_size(3)
+        ''',
+    "pkg/api.py": '''
+        from .core import build
+
+
+        class Engine:
+            def start(self, size):
+                return build(size, "x")
+
+            def _private(self):
+                return build(1, "")
+        ''',
+    "pkg/server.py": '''
+        from fastapi import APIRouter
+
+        router = APIRouter()
+
+
+        def validate_route_size(size):
+            if size > 100:
+                raise ValueError("route size over one hundred")
+
+
+        @router.post("/v1/widgets")
+        def create(size: int):
+            validate_route_size(size)
+        ''',
+    "pkg/cli.py": '''
+        import click
+
+        from pkg.server import validate_route_size
+
+
+        @click.command()
+        def main():
+            validate_route_size(5)
+        ''',
+    "pkg/unrelated.py": '''
+        def lonely(x):
+            if x:
+                raise RuntimeError("lonely failure that no test reproduces")
+            check_size(x)
+        ''',
+    "tests/test_widgets.py": '''
+        import unittest
+
+        import pytest
+        from pytest import raises
+
+        from pkg.config import check_name, check_size, shout
+
+
+        def helper():
+            raise RuntimeError("raised inside a test file, never an entry")
+
+
+        def test_size():
+            # <script>alert("size")</script> *bold* [link](x)
+            with pytest.raises(ValueError, match=r"must be at least \\d+, got -1"):
+                check_size(-1)
+
+
+        def test_name_plain():
+            with raises(KeyError):
+                check_name("")
+
+
+        def test_hostile():
+            with pytest.raises(ValueError, match=r"^(a+)+$"):
+                shout()
+
+
+        class TestWidgets(unittest.TestCase):
+            def test_regex(self):
+                with self.assertRaisesRegex(KeyError, "required for a widget"):
+                    check_name("")
+
+            def test_callable(self):
+                self.assertRaises(ValueError, check_size, -5)
+        ''',
+    "tests/test_broken.py": "def test_broken(:\n    with pytest.raises(ValueError):\n        pass\n",
+}
+
+MEANING_CONFIG = '''
+default = "acme"
+
+[upstreams.acme]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+tests = ["tests/**/*.py"]
+'''

@@ -7,7 +7,9 @@ Two inverted indexes, never all pairs:
 * by rare term: words of the message template (``kv_transfer_config``, ``kv_role``,
   ``tensor_parallel_size``) that occur in at least two and at most ``rare_cap`` (N/400) entries; a record follows the postings of its ``_TERMS`` rarest terms only.
 
-Each candidate is scored: same function 8, same class 4, same module 2, same package 1, plus for
+Each candidate is scored: raised by a caller of the entry's function 12 (see ``meaning.callers``:
+a factory's own checks are what a connector's constructor error is most related to), raised by
+a function it calls 6, same function 8, same class 4, same module 2, same package 1, plus for
 every shared rare term 4 x its inverse document frequency relative to log(N) (so one very rare
 shared term outranks a module neighbour, and two outrank a class neighbour). The top ``LIMIT`` by
 score, then id, are kept, each with a reason naming its place and up to two shared terms. On
@@ -27,6 +29,10 @@ from typing import Any
 LIMIT = 5
 _WINDOW = 3
 _TERMS = 3
+#: Raised on the same call path: in a caller (its own checks, the most related of all), or in
+#: a function this one calls.
+_CALLER = ("raised by a caller", 12.0)
+_CALLEE = ("raised by a function it calls", 6.0)
 _PLACE = (("same function", 8.0), ("same class", 4.0), ("same module", 2.0), ("same package", 1.0))
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 #: Words too plain to relate two errors even when rare in one repository.
@@ -52,6 +58,30 @@ def _place_keys(record: dict[str, Any]) -> tuple[tuple[str, str], ...]:
         ("m", path),
         ("p", record["sites"][0]["module"].rpartition(".")[0]),
     )
+
+
+def call_paths(records: list[dict[str, Any]], keys: list[tuple]) -> Any:
+    """For record i, the records raised on its call paths (``meaning.callers``, see
+    ``crawler.callers``) with a label and a weight: raised in a function that calls i's (a
+    caller's own checks: they come first), or raised in a function i's function calls."""
+    by_function: dict[str, list[int]] = {}
+    for i, k in enumerate(keys):
+        by_function.setdefault(k[0][1], []).append(i)
+    below: dict[str, list[int]] = {}  # a caller's function -> the records raised in what it calls
+    for j, record in enumerate(records):
+        for caller in (record.get("meaning") or {}).get("callers", ()):
+            below.setdefault(caller["path"] + "\0" + caller["qualname"], []).append(j)
+
+    def paths(i: int) -> list[tuple[int, tuple[str, float]]]:
+        out = []
+        for caller in (records[i].get("meaning") or {}).get("callers", ()):
+            for j in by_function.get(caller["path"] + "\0" + caller["qualname"], ()):
+                out.append((j, _CALLER))
+        for j in below.get(keys[i][0][1], ()):
+            out.append((j, _CALLEE))
+        return out
+
+    return paths
 
 
 def compute(records: list[dict[str, Any]], limit: int = LIMIT) -> dict[str, list[dict[str, str]]]:
@@ -87,9 +117,15 @@ def compute(records: list[dict[str, Any]], limit: int = LIMIT) -> dict[str, list
     weight = {w: 4.0 * math.log(n / df[w]) / log_n for w in postings}
 
     ids = [r["id"] for r in records]
+    paths = call_paths(records, keys)
     out: dict[str, list[dict[str, str]]] = {}
     for i in range(n):
         score: dict[int, float] = {}
+        onpath: dict[int, str] = {}
+        for j, (label, w) in paths(i):
+            if j != i and j not in onpath:
+                onpath[j] = label
+                score[j] = score.get(j, 0.0) + w
         for t in chosen[i]:
             wt = weight[t]
             for j in postings[t]:
@@ -116,7 +152,7 @@ def compute(records: list[dict[str, Any]], limit: int = LIMIT) -> dict[str, list
         best = heapq.nsmallest(limit, ranked) if len(ranked) > 4 * limit else sorted(ranked)[:limit]
         related = []
         for _, rid, j in best:
-            reasons = [place[j]] if j in place else []
+            reasons = [where[j] for where in (onpath, place) if j in where]
             common = [t for t in chosen[i] if t in chosen[j]][:2]
             if common:
                 reasons.append("shares " + ", ".join(common))

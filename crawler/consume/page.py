@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from crawler.consume.meaning_page import meaning_text
 from crawler.model.records import NoPermalinks, Record
 
 
@@ -57,6 +58,7 @@ def render_text(record: Record) -> str:
         patterns += [f"  {p.strategy}", *_code(p.code)]
     out += _section("Defensive patterns", patterns)
     out += _section("Prevention", _bullets(ex.prevention))
+    out += meaning_text(record.meaning)
     out += _section("Related errors", [f"  {r.id}  {r.title}  ({r.reason})" for r in record.related])
     if len(record.sites) > 1:
         out += _section(f"All {len(record.sites)} sites", [f"  {s.path}:{s.line} in {s.qualname}" for s in record.sites])

@@ -35,6 +35,7 @@ from pygments.lexers import PythonLexer
 from crawler.base.errors import UsageError
 from crawler.base.jsonio import dumps
 from crawler.base.progress import task
+from crawler.consume.meaning_page import meaning_html, meaning_markdown
 from crawler.model.records import URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
@@ -444,6 +445,9 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     when = ex.get("when_it_happens") or {}
     when_html = (f"<p>{esc(when['trigger'])}</p>" if when.get("trigger") else "") + (_bullets(when["common_situations"]) if when.get("common_situations") else "")
     parts.append(_section("when-it-happens", "When it happens", when_html or _pending()))
+    derived_html = meaning_html(r)
+    if derived_html:
+        parts.append(derived_html)
     related = r.get("related") or []
     rel_html = "<ul>" + "".join(
         f'<li><a href="{esc(x["id"])}.html">{esc(x["title"])}</a> <span class="muted">({esc(x["reason"])})</span></li>'
@@ -522,6 +526,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     sec("Prevention", "\n".join(f"- {md_text(s)}" for s in ex.get("prevention", [])))
     when = ex.get("when_it_happens") or {}
     sec("When it happens", "\n".join(([md_text(when["trigger"]), ""] if when.get("trigger") else []) + [f"- {md_text(s)}" for s in when.get("common_situations", [])]))
+    out += meaning_markdown(r)
     rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
            for x in r.get("related", [])]
     out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]

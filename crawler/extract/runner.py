@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from crawler.base.progress import task
 from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
+from crawler.extract.codefacts import read_test_file
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
 from crawler.source.snapshot import FileEntry
 
@@ -42,16 +43,17 @@ def _worker_init() -> None:
     gc.disable()
 
 
-def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any], bytes | None]]:
+def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source") -> list[tuple[dict[str, Any], bytes | None]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process. A result that
     only says this machine could not decide (``transient``) comes back with no encoding: it is
-    never cached."""
-    from crawler.extract.derive import (
-        derive_result,  # (imported here: an up-to-date crawl never needs it)
-    )
+    never cached. A test file (``kind`` "test") is read for its raises blocks only."""
+    from crawler.extract.derive import derive_result  # (imported here: an up-to-date crawl never needs it)
 
-    results = (derive_result(extract_file(path, data)) for path, data in chunk)
+    if kind == "test":
+        results = (read_test_file(path, data) for path, data in chunk)
+    else:
+        results = (derive_result(extract_file(path, data)) for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
     return done
@@ -60,14 +62,18 @@ def _extract_chunk(chunk: list[tuple[str, bytes]]) -> list[tuple[dict[str, Any],
 DIED = "the extractor's process died on this file"
 
 
-def _isolated(snapshot: Files, entries: list[FileEntry]) -> list[tuple[dict[str, Any], bytes | None]]:
+def _extract_pair(pair: tuple[list[tuple[str, bytes]], str]) -> list[tuple[dict[str, Any], bytes | None]]:
+    return _extract_chunk(*pair)
+
+
+def _isolated(snapshot: Files, entries: list[FileEntry], test_paths: frozenset[str] = frozenset()) -> list[tuple[dict[str, Any], bytes | None]]:
     """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
     blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
     out = []
     for path, data in blobs:
         try:
             with ProcessPoolExecutor(max_workers=1) as pool:
-                out += pool.submit(_extract_chunk, [(path, data)]).result()
+                out += pool.submit(_extract_chunk, [(path, data)], "test" if path in test_paths else "source").result()
         except BrokenProcessPool:
             died = skipped_result(path, DIED)
             died["transient"] = True  # not cached, and the dataset is not taken as final
@@ -107,17 +113,25 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _chunks(pairs: Iterator[tuple[FileEntry, bytes]]) -> Iterator[list[tuple[str, bytes]]]:
+def _chunks(pairs: Iterator[tuple[FileEntry, bytes]],
+            test_paths: frozenset[str] = frozenset()) -> Iterator[tuple[list[tuple[str, bytes]], str]]:
+    """(chunk, kind) pairs: a chunk holds files of one kind (source, test)."""
     chunk: list[tuple[str, bytes]] = []
     size = 0
+    kind = "source"
     for entry, data in pairs:
+        this = "test" if entry.path in test_paths else "source"
+        if chunk and this != kind:
+            yield chunk, kind
+            chunk, size = [], 0
+        kind = this
         chunk.append((entry.path, data))
         size += len(data) + 2_000
         if size >= CHUNK_BYTES:
-            yield chunk
+            yield chunk, kind
             chunk, size = [], 0
     if chunk:
-        yield chunk
+        yield chunk, kind
 
 
 def extract_all(
@@ -129,13 +143,18 @@ def extract_all(
     reuse: bool = True,
     served: list[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
+    tests: list[dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
     the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
-    stored in it; ``served`` receives the paths whose results came from it."""
-    entries = list(snapshot.files)
+    stored in it; ``served`` receives the paths whose results came from it. ``tests``, when
+    given, receives the results of the snapshot's test files (``codefacts.read_test_file``), read
+    through the same reader, workers and cache (under keys of their own)."""
+    test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
+    test_paths = frozenset(e.path for e in test_entries)
+    entries = list(snapshot.files) + test_entries
     version = cache_version()
-    keys = {e.path: result_key(e.blob, e.path, version) for e in entries}
+    keys = {e.path: result_key(e.blob, e.path, ("test." if e.path in test_paths else "") + version) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
         results: dict[str, dict[str, Any]] = {}
@@ -165,8 +184,8 @@ def extract_all(
         if jobs <= 1 or len(todo) < 8:
             decode_hits()
             counted.update(0, len(todo) + len(damaged))
-            for chunk in _chunks(snapshot.read(todo + damaged)):
-                fresh += _extract_chunk(chunk)
+            for chunk, kind in _chunks(snapshot.read(todo + damaged), test_paths):
+                fresh += _extract_chunk(chunk, kind)
                 counted.advance(len(chunk))
         else:
             broken = False
@@ -179,13 +198,13 @@ def extract_all(
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
                 try:
-                    running = pool.map(_extract_chunk, _chunks(snapshot.read(todo)))
+                    running = pool.map(_extract_pair, _chunks(snapshot.read(todo), test_paths))
                     decode_hits()  # while the workers parse: this process would only wait
                     counted.update(counted.done, len(todo) + len(damaged))
                     for done in running:
                         fresh += done
                         counted.advance(len(done))
-                    for done in pool.map(_extract_chunk, _chunks(snapshot.read(damaged))):
+                    for done in pool.map(_extract_pair, _chunks(snapshot.read(damaged), test_paths)):
                         fresh += done
                         counted.advance(len(done))
                 except BrokenProcessPool:
@@ -195,7 +214,7 @@ def extract_all(
                 finished = {r["path"] for r, _ in fresh}
                 rest = [e for e in todo + damaged if e.path not in finished]
                 progress(f"a worker process died; extracting {len(rest)} files one process each")
-                fresh += _isolated(snapshot, rest)
+                fresh += _isolated(snapshot, rest, test_paths)
         counted.close()
         if damaged:
             progress(f"{len(damaged)} cached result(s) were damaged; extracted again")
@@ -206,4 +225,6 @@ def extract_all(
     finally:
         if cache is not None:
             cache.close()
-    return [results[path] for path in sorted(results)]
+    if tests is not None:
+        tests.extend(results[path] for path in sorted(results) if path in test_paths)
+    return [results[path] for path in sorted(results) if path not in test_paths]

@@ -44,6 +44,7 @@ import warnings
 from bisect import bisect_left
 
 from crawler.extract import parse
+from crawler.extract.codefacts import empty_graph, graph_facts
 from crawler.extract.templates import (
     MessageBuilder,
     escape_surrogates,
@@ -149,7 +150,18 @@ def _extract_file(path: str, data: bytes) -> dict:
     except Exception as e:  # noqa: BLE001 - a bug here must not stop a whole crawl
         return _skipped(result, f"internal error: {type(e).__name__}: {e}")
     result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls)
+    result["graph"] = _graph(tree, module, is_package)
     return result
+
+
+def _graph(tree: ast.Module, module: str, is_package: bool) -> dict:
+    """The file's facts for the callers join; a file they cannot be read from keeps its sites."""
+    try:
+        return graph_facts(tree, module, is_package)
+    except (RecursionError, MemoryError):
+        return empty_graph()
+    except Exception:  # noqa: BLE001 - a bug there must not cost the file its sites
+        return empty_graph()
 
 
 def _skipped(result: dict, reason: str) -> dict:

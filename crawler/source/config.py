@@ -13,6 +13,7 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     version_file = "vllm/_version.py"
     tag = "v{version}"                    # a release's tag, for permalinks when it records no commit
     path_prefix = ""                      # where the packages sit in the repository, e.g. "src/"
+    tests = ["tests/**/*.py"]             # test files read for reproductions (default: none)
     max_output_bytes = 52428800           # limits (see models.Limits), each optional:
     max_file_sites = 1000                 #   crawl options override them
     max_file_bytes = 2000000
@@ -70,6 +71,10 @@ class Upstream(BaseModel):
     version_pattern: str = DEFAULT_VERSION_PATTERN
     tag: str | None = None
     path_prefix: str = ""
+    #: The repository's test files, read for reproductions of its errors (never for entries).
+    #: None by default: an unknown repository's tests may sit anywhere, and a glob that caught
+    #: source files would take their entries away.
+    tests: list[str] = Field(default_factory=list)
 
     @field_validator("tag")
     @classmethod
@@ -125,6 +130,7 @@ class Upstream(BaseModel):
 
         try:
             PathFilter(self.include, self.exclude)
+            PathFilter(self.tests)
         except UsageError as e:
             raise ValueError(str(e)) from None
         try:
@@ -148,6 +154,7 @@ VLLM = Upstream(
     # _version.py is generated: a release's wheel and its git tag give the same catalogue.
     exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"],
     pypi="vllm",
+    tests=["tests/**/*.py"],
     version_file="vllm/_version.py",
     tag="v{version}",
 )

@@ -51,6 +51,8 @@ class Snapshot:
     source: str
     files: list[FileEntry]
     skipped: list[Skipped]
+    #: The upstream's test files (``tests`` globs): read for reproductions only, never entries.
+    tests: list[FileEntry] = field(default_factory=list)
     # What the release records about its upstream commit when that is not a full 40-hex id
     # (e.g. setuptools-scm's 'g4ba787ec9'); informational only.
     upstream_recorded: str | None = None
@@ -97,9 +99,13 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
 
 
 def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
-               also: str | None = None) -> tuple[list[FileEntry], list[Skipped], FileEntry | None]:
-    """Selected files, skipped selected paths, and the regular file at ``also`` (selected or not)."""
+               also: str | None = None, tests: PathFilter | None = None,
+               ) -> tuple[list[FileEntry], list[Skipped], FileEntry | None, list[FileEntry]]:
+    """Selected files, skipped selected paths, the regular file at ``also`` (selected or not),
+    and the test files ``tests`` selects (a test file is never a selected file: it gives no
+    entry; a bad one is skipped with a reason that says it is a test file)."""
     out = git.run("ls-tree", "-r", "-z", "-l", "--full-tree", "--end-of-options", commit).stdout
+    test_files: list[FileEntry] = []
     files: list[FileEntry] = []
     skipped: list[Skipped] = []
     extra: FileEntry | None = None
@@ -114,9 +120,15 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
         regular = kind == "blob" and mode in ("100644", "100755", "100664")
         if path == also and regular and bad is None:
             extra = FileEntry(path, oid, int(size))
-        if not select(path):
+        is_test = tests is not None and tests(path)
+        if not is_test and not select(path):
             continue
-        if bad:
+        if is_test and not bad and regular and int(size) <= max_blob_bytes:
+            test_files.append(FileEntry(path, oid, int(size)))
+        elif is_test:
+            skipped.append(Skipped(path=path, reason="test file: " + (bad or "symlink, submodule, other than a regular file "
+                                                                       "or over the size limit")))
+        elif bad:
             skipped.append(Skipped(path=path, reason=bad))
         elif mode == "120000":
             skipped.append(Skipped(path=path, reason="symlink"))
@@ -130,7 +142,8 @@ def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
             files.append(FileEntry(path, oid, int(size)))
     files.sort(key=lambda e: e.path)
     skipped.sort(key=lambda s: s.path)
-    return files, skipped, extra
+    test_files.sort(key=lambda e: e.path)
+    return files, skipped, extra, test_files
 
 
 class _Watchdog:
@@ -242,7 +255,8 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
 def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: Upstream,
               include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
     select = PathFilter(include, exclude)
-    files, skipped, vf = _list_tree(git, commit, select, max_blob_bytes, upstream.version_file)
+    tests = PathFilter(upstream.tests, exclude) if upstream.tests else None
+    files, skipped, vf, test_files = _list_tree(git, commit, select, max_blob_bytes, upstream.version_file, tests)
     reader = _cat_file_reader(git)
     upstream_commit = recorded = None
     if vf is not None and vf.size <= max_blob_bytes:
@@ -250,7 +264,7 @@ def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream
             upstream_commit, recorded = _upstream_from(_recorded_commit(data, upstream.version_pattern), commit)
     return Snapshot(
         repo=repo, commit=commit, commit_date=_commit_date(git, commit), upstream_commit=upstream_commit,
-        ref=ref, source="git", files=files, skipped=skipped, upstream_recorded=recorded,
+        ref=ref, source="git", files=files, skipped=skipped, tests=test_files, upstream_recorded=recorded,
         permalinks=permalinks_of(repo, upstream_commit or recorded or commit), _reader=reader,
     )
 

@@ -1,0 +1,238 @@
+"""Reproductions: the upstream's own tests that raise an entry's error, joined after extraction.
+
+Each test file's result lists its raises blocks (``codefacts.read_test_file``, cached with the
+file). A block is linked to an entry when
+
+- its exception is compatible: the entry's exception, or a class the entry's exception info
+  names among its ``bases`` or as its ``builtin_ancestor``; and
+- with a message pattern: every literal fragment of the pattern (text any message it matches
+  must contain, read by the regex *parser*: the pattern is never run) can occur in a message of
+  the entry's template (see :func:`_hits`), the template's literal text giving at least half of
+  each fragment and ``MIN_LITERAL`` characters in all. Among the entries that fit, those whose
+  function the block runs (through the calls the graph resolves) win; when the block runs
+  repository code and none of it raises a fitting entry, only a pattern of ``STRONG_LITERAL``
+  characters links. Then the entries whose template gives the most of the pattern, then those
+  of the very class the test expects; a pattern that still fits more than ``MAX_AMBIGUOUS``
+  entries says too little and links none (a test raises one error, not several);
+- without a pattern: the block calls (by resolved name) a function of the repository that
+  raises exactly one compatible entry.
+
+Comparing literal text bounds the work by the lengths involved, whatever the pattern.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import Any
+
+from crawler.catalogue.callers import Graph
+from crawler.extract.segments import template_segments
+
+MIN_LITERAL = 8
+ANCHOR = 8
+STRONG_LITERAL = 30
+MAX_AMBIGUOUS = 1
+MAX_PER_ENTRY = 3
+MAX_SPANNING = 200  # longer fragments must sit in one literal run (bounds the work)
+
+
+def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool = True) -> int:
+    """How many of ``frag``'s characters the template's literal runs give when ``frag`` occurs
+    in a message of the template (0: it cannot, or mostly through fields' values).
+
+    ``lits`` are the template's literal runs, a field between each two; ``head_field`` and
+    ``tail_field`` say whether a field also comes before the first and after the last. ``frag``
+    occurs in a message when it lies in one run, or when it is: the end of a run (or, after a
+    field, nothing), then runs in order each after a field's value, then the start of a run
+    (or a field's value). The runs are placed at their earliest occurrence, which finds an
+    alignment whenever one exists.
+    """
+    for lit in lits:
+        if frag in lit:
+            return len(frag)
+    n = len(frag)
+    if n > MAX_SPANNING or not _may_span(frag, lits):
+        return 0
+    best = 0
+    for i in range(len(lits)):
+        lit = lits[i]
+        starts = []  # (where the rest begins, characters covered): the end of lit, then a field
+        p = lit.find(frag[0], max(0, len(lit) - n + 1))
+        while p >= 0:
+            if lit.endswith(frag[:len(lit) - p]):
+                starts.append((len(lit) - p, len(lit) - p))
+            p = lit.find(frag[0], p + 1)
+        if head_field or i > 0:  # the fragment may begin in the value of the field before lits[i]
+            starts.append((0, 0))
+        for pos, covered in starts:
+            j = i + 1 if pos else i
+            while True:
+                if j >= len(lits):
+                    if tail_field:
+                        best = max(best, covered)
+                    break
+                nxt = lits[j]
+                k = frag.find(nxt[0], pos)  # the rest: a field's value, then the start of lits[j]
+                while k >= 0 and not nxt.startswith(frag[k:]):
+                    k = frag.find(nxt[0], k + 1)
+                best = max(best, covered + (n - k if k >= 0 else 0))
+                at = frag.find(nxt, pos)
+                if at < 0:
+                    break
+                covered += len(nxt)
+                pos = at + len(nxt)
+                j += 1
+                if pos == n:
+                    best = max(best, covered)
+                    break
+    # the literal text must carry most of the fragment: a field's value is anyone's guess
+    return best if best * 2 >= n else 0
+
+
+def _may_span(frag: str, lits: list[str]) -> bool:
+    """A quick necessary condition for ``_hits``: with half of ``frag`` from literal text, its
+    first or last quarter lies in a run, or the runs lying whole inside it make up the rest."""
+    n = len(frag)
+    q = max(1, n // 4)
+    head, tail = frag[:q], frag[-q:]
+    if any(head in lit or tail in lit for lit in lits):
+        return True
+    return 2 * sum(len(lit) for lit in lits if lit in frag) >= n - 4 * (q - 1)
+
+
+class _Entry:
+    __slots__ = ("record", "lits", "folded", "exceptions", "functions", "head_field", "tail_field")
+
+    def __init__(self, record: dict[str, Any], functions: set[str]):
+        self.record = record
+        template = record["message"]
+        segs = [] if template.get("opaque") else template_segments(template)
+        self.lits = [text for kind, text in segs if kind == "lit" and text]
+        self.head_field = not segs or segs[0][0] != "lit"
+        self.tail_field = not segs or segs[-1][0] != "lit"
+        self.folded = [lit.casefold() for lit in self.lits]
+        exc = record["exception"]
+        self.exceptions = {exc["qualname"], *exc.get("bases", ())}
+        if exc.get("builtin_ancestor"):
+            self.exceptions.add(f"builtins.{exc['builtin_ancestor']}")
+        self.functions = functions
+
+
+class _Index:
+    """Every entry's literal runs in one string per case (runs apart by NUL, entries by SOH), so
+    the entries whose text holds a piece are found with ``str.find``, at C speed."""
+
+    def __init__(self, records: list[dict[str, Any]]):
+        self.entries: list[_Entry] = []
+        self.by_function: dict[str, list[int]] = {}
+        for record in records:
+            entry = _Entry(record, {f"{s['module']}.{s['qualname']}" for s in record["sites"]})
+            for fq in entry.functions:
+                self.by_function.setdefault(fq, []).append(len(self.entries))
+            self.entries.append(entry)
+        self.texts = {}
+        for fold in (False, True):
+            starts, pos, parts = [], 0, []
+            for entry in self.entries:
+                starts.append(pos)
+                text = "\0".join(entry.folded if fold else entry.lits)
+                parts.append(text)
+                pos += len(text) + 1
+            self.texts[fold] = ("\1".join(parts), starts)
+
+    def holding(self, piece: str, fold: bool) -> set[int]:
+        """The entries one of whose literal runs holds ``piece``."""
+        if not piece or "\0" in piece or "\1" in piece:
+            return set()
+        text, starts = self.texts[fold]
+        out: set[int] = set()
+        at = text.find(piece)
+        while at >= 0:
+            k = bisect_right(starts, at) - 1
+            out.add(k)
+            at = text.find(piece, starts[k + 1]) if k + 1 < len(starts) else -1
+        return out
+
+    def in_functions(self, functions: set[str]) -> set[int]:
+        return {k for fq in functions for k in self.by_function.get(fq, ())}
+
+
+def apply(records: list[dict[str, Any]], tests: list[dict[str, Any]], graph: Graph | None,
+          permalink: Any) -> None:
+    """Fill ``meaning.reproductions`` of each record (in place); deterministic."""
+    index = _Index(records)
+    found: dict[str, list[tuple[tuple, dict[str, Any]]]] = {}
+    for result in tests:
+        if result.get("status") != "ok":
+            continue
+        for block in result.get("tests", ()):
+            for entry, score in _links(block, index, graph):
+                rep = {
+                    "path": result["path"],
+                    "line": block["line"],
+                    "end_line": block["end_line"],
+                    "qualname": block["qualname"],
+                    "match": block["match"],
+                    "permalink": permalink(result["path"], block["line"]),
+                    "code": block["code"],
+                }
+                key = (0 if block["match"] is not None else 1, -score, result["path"], block["line"])
+                found.setdefault(entry.record["id"], []).append((key, rep))
+    for record in records:
+        reps = found.get(record["id"])
+        if reps:
+            reps.sort(key=lambda kr: kr[0])
+            record["meaning"]["reproductions"] = [rep for _, rep in reps[:MAX_PER_ENTRY]]
+
+
+def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tuple[_Entry, int]]:
+    frags = block.get("fragments")
+    exceptions = set(block["exceptions"])
+    if block["match"] is None:
+        called = {fq for fq in (graph.find(c) for c in block["calls"]) if fq is not None} if graph is not None else set()
+        candidates = [index.entries[k] for k in sorted(index.in_functions(called))]
+        candidates = [e for e in candidates if not e.exceptions.isdisjoint(exceptions)]
+        return [(candidates[0], 0)] if len(candidates) == 1 else []
+    if not frags or sum(len(f) for f in frags) < MIN_LITERAL:
+        return []
+    fold = block.get("fold", False)
+    reach = graph.reach(block["calls"]) if graph is not None else set()
+    # Where the longest fragment can be: an entry whose runs hold its first or last quarter
+    # (a fragment across fields is looked for no further), or one the block runs.
+    longest = max(frags, key=len)
+    q = max(ANCHOR, len(longest) // 4)
+    pool = index.holding(longest[:q], fold) | index.holding(longest[-q:], fold) | index.in_functions(reach)
+    matched = []
+    for k in sorted(pool):
+        entry = index.entries[k]
+        if entry.exceptions.isdisjoint(exceptions):
+            continue
+        lits = entry.folded if fold else entry.lits
+        score = 0
+        for frag in frags:
+            got = _hits(frag, lits, entry.head_field, entry.tail_field)
+            if not got:
+                break
+            score += got
+        else:
+            if score >= MIN_LITERAL:
+                matched.append((entry, score))
+    if not matched:
+        return []
+    reached = [(e, s) for e, s in matched if e.functions & reach]
+    if reached:  # the block runs the code that raises it: the strongest evidence there is
+        matched = reached
+    elif reach:
+        # The block runs repository code the graph follows, and none of it raises a matching
+        # entry: only a pattern long enough to name the message alone links (the raise may sit
+        # behind a call the graph cannot see).
+        matched = [(e, s) for e, s in matched if s >= STRONG_LITERAL]
+    if len(matched) > 1:  # the template that gives more of the pattern's text is the likelier
+        top = max(s for _, s in matched)
+        matched = [(e, s) for e, s in matched if s == top]
+    if len(matched) > 1:  # and the error of the very class the test expects
+        exact = [(e, s) for e, s in matched if e.record["exception"]["qualname"] in exceptions]
+        matched = exact or matched
+    if len(matched) > MAX_AMBIGUOUS:
+        return []
+    return matched

@@ -1,0 +1,91 @@
+"""The reproductions and callers of a record's meaning, laid out for each page kind.
+
+Labelled "derived from the code" everywhere: they are errcat's reading of the crawled commit,
+never curated text. Every string in them comes from the crawled repository and is escaped by
+the page kind's own helpers (``site.esc``, ``site.md_*``; the terminal's ``sink.echo``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
+CALLERS = "Where it is reached from (derived from the code)"
+
+
+def _where(c: dict[str, Any]) -> str:
+    return f"{c['path']}:{c['line']} in {c['qualname']}"
+
+
+def _entry(c: dict[str, Any]) -> str:
+    return f" [entry point: {c['entry_point']}]" if c.get("entry_point") else ""
+
+
+def meaning_text(meaning: Any) -> list[str]:
+    """Sections for ``errcat show`` (``meaning`` is a ``models.Meaning``)."""
+    out: list[str] = []
+    reps = [r.model_dump(mode="json") for r in meaning.reproductions]
+    if reps:
+        out += ["", REPRODUCTIONS, "-" * len(REPRODUCTIONS)]
+        for rep in reps:
+            out.append(f"  {rep['path']}:{rep['line']} in {rep['qualname']}"
+                       + (f"  (match: {rep['match']})" if rep["match"] is not None else "  (no message pattern)"))
+            if rep["permalink"]:
+                out.append(f"  {rep['permalink']}")
+            out += [f"    {line}" for line in rep["code"].split("\n")]
+    callers = [c.model_dump(mode="json") for c in meaning.callers]
+    if callers:
+        out += ["", CALLERS, "-" * len(CALLERS)]
+        out += [f"  {_where(c)}{_entry(c)}" for c in callers]
+    return out
+
+
+def meaning_html(r: dict[str, Any]) -> str:
+    """Sections of the site's entry page (escaped as the rest of the page)."""
+    from crawler.consume.site import _safe_url, code_html, esc
+
+    meaning = r.get("meaning") or {}
+    parts = []
+    reps = meaning.get("reproductions") or []
+    if reps:
+        items = []
+        for rep in reps:
+            where = f'<code>{esc(rep["path"])}:{rep["line"]}</code>'
+            if rep.get("permalink"):
+                where = f'<a class="permalink" href="{esc(_safe_url(rep["permalink"]))}">{where}</a>'
+            pattern = (f' <span class="muted">match: <code>{esc(rep["match"])}</code></span>' if rep.get("match") is not None
+                       else ' <span class="muted">(no message pattern)</span>')
+            items.append(f'<p>{where} in <code>{esc(rep["qualname"])}</code>{pattern}</p>' + code_html(rep["code"]))
+        parts.append(f'<section id="reproductions">\n<h2>{esc(REPRODUCTIONS)}</h2>\n{"".join(items)}\n</section>\n')
+    callers = meaning.get("callers") or []
+    if callers:
+        rows = "".join(
+            f'<li><code>{esc(c["path"])}:{c["line"]}</code> in <code>{esc(c["qualname"])}</code>'
+            + (f' <span class="muted">entry point: {esc(c["entry_point"])}</span>' if c.get("entry_point") else "") + "</li>"
+            for c in callers)
+        parts.append(f'<section id="callers">\n<h2>{esc(CALLERS)}</h2>\n<ol>{rows}</ol>\n</section>\n')
+    return "".join(parts)
+
+
+def meaning_markdown(r: dict[str, Any]) -> list[str]:
+    """Sections of the Markdown entry page."""
+    from crawler.consume.site import _safe_url, md_code, md_inline, md_text
+
+    meaning = r.get("meaning") or {}
+    out: list[str] = []
+    reps = meaning.get("reproductions") or []
+    if reps:
+        out += [f"## {md_text(REPRODUCTIONS)}", ""]
+        for rep in reps:
+            where = md_inline(f"{rep['path']}:{rep['line']}") + " in " + md_inline(rep["qualname"])
+            if rep.get("permalink"):
+                where += f" — [view on GitHub](<{_safe_url(rep['permalink'])}>)"
+            pattern = f"match: {md_inline(rep['match'])}" if rep.get("match") is not None else "no message pattern"
+            out += [f"{where} ({pattern})", "", md_code(rep["code"], "python"), ""]
+    callers = meaning.get("callers") or []
+    if callers:
+        out += [f"## {md_text(CALLERS)}", ""]
+        out += [f"1. {md_inline(c['path'] + ':' + str(c['line']))} in {md_inline(c['qualname'])}"
+                + (f" (entry point: {md_text(c['entry_point'])})" if c.get("entry_point") else "") for c in callers]
+        out.append("")
+    return out

@@ -1,0 +1,504 @@
+"""Per-file facts for the repo-wide joins of callers and reproductions (issue #15, parts 4 and 5).
+
+Computed in the extraction workers from the tree the extractor parsed, and cached with the
+file's result (see ``engine.CACHED_BY``), so a warm or incremental crawl reads no unchanged file
+again. Everything here is read statically: the analysed code is never imported or run.
+
+- :func:`graph_facts` (source files): the module's import aliases, its function definitions
+  (with the entry-point kind a decorator gives: ``route`` for ``@router.post(...)`` and the like,
+  ``cli`` for click/typer commands), and the calls each function makes, each callee *resolved*
+  to a dotted name by import and definition resolution. A call errcat cannot resolve (a method
+  of an object of unknown type, a name bound at run time) is left out, never guessed.
+- :func:`read_test_file` (test files): every ``pytest.raises``/``raises``/``assertRaises``/
+  ``assertRaisesRegex`` block: its place, the exception as resolved, the message pattern and
+  its literal fragments, the calls the block makes (resolved), and its code with a little
+  context, bounded.
+
+Message patterns come from the crawled repository: they are never run. Their literal fragments
+(text every message the pattern matches must contain) are read with the standard library's
+regex *parser* (no matching), on patterns of at most ``MAX_PATTERN`` characters.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+import warnings
+
+try:  # Python 3.11+
+    import re._constants as _sre_c  # type: ignore[import-not-found]
+    import re._parser as _sre_parse  # type: ignore[import-not-found]
+except ImportError:  # pragma: no cover - Python 3.10
+    import sre_constants as _sre_c  # type: ignore[no-redef]
+    import sre_parse as _sre_parse  # type: ignore[no-redef]
+
+from crawler.extract import parse
+from crawler.extract.templates import escape_surrogates
+from crawler.extract.text import decode_source, module_name
+
+MAX_PATTERN = 1000
+MAX_CALLS_PER_FILE = 20_000
+MAX_BLOCK_CALLS = 20
+CODE_BEFORE = 2
+CODE_LINES = 16
+CODE_CHARS = 1500
+SHOWN_MATCH = 300
+
+_ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "options", "websocket", "api_route", "route"})
+_CLI_DECORATORS = frozenset({"command", "group"})
+_BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
+_RAISES = frozenset({"raises"})
+_ASSERT_RAISES = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _import_base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    base = node.module or ""
+    if node.level:
+        pkg = module if is_package else module.rpartition(".")[0]
+        parts = pkg.split(".") if pkg else []
+        up = node.level - 1
+        if up:
+            parts = parts[:-up] if up <= len(parts) else []
+        pkg = ".".join(parts)
+        base = f"{pkg}.{base}" if base and pkg else (base or pkg)
+    return base
+
+
+def _imports_of(stmt: ast.stmt, module: str, is_package: bool, into: dict[str, str]) -> None:
+    if type(stmt) is ast.Import:
+        for alias in stmt.names:
+            if alias.asname:
+                into[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                into[head] = head
+    elif type(stmt) is ast.ImportFrom:
+        base = _import_base(module, is_package, stmt)
+        for alias in stmt.names:
+            if alias.name != "*":
+                into[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+
+
+class _Scope:
+    __slots__ = ("kind", "qualname", "names", "cls")
+
+    def __init__(self, kind: str, qualname: str, cls: str | None):
+        self.kind = kind  # module, class, function
+        self.qualname = qualname
+        self.names: dict[str, str] = {}  # local imports and definitions -> dotted target
+        self.cls = cls  # the qualname of the class whose method this is
+
+
+class _Walker:
+    """One walk over the statements, scopes kept on a stack; calls resolved at the end, when
+    every module-level name (a function defined below its use) is known."""
+
+    def __init__(self, module: str, is_package: bool):
+        self.module = module
+        self.is_package = is_package
+        self.stack = [_Scope("module", "", None)]
+        self.defs: list[list] = []  # [qualname, line, entry kind or None]
+        self.classes: list[list] = []  # [qualname, line, [resolved bases]]
+        self.pending: list[tuple] = []  # (caller qualname, written callee, line, scopes, self class)
+
+    def _qual(self, name: str) -> str:
+        top = self.stack[-1]
+        if top.kind == "module":
+            return name
+        if top.kind == "class":
+            return f"{top.qualname}.{name}"
+        return f"{top.qualname}.<locals>.{name}"
+
+    def walk(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            t = type(stmt)
+            if t is ast.Import or t is ast.ImportFrom:
+                _imports_of(stmt, self.module, self.is_package, self._names())
+            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                self._function(stmt)
+            elif t is ast.ClassDef:
+                self._class(stmt)
+            else:
+                if self.stack[-1].kind == "function":
+                    self._calls_in(stmt)
+                    self._bind_locals(stmt)
+                for sub in _sub_bodies(stmt):
+                    self.walk(sub)
+
+    def _bind_locals(self, stmt: ast.stmt) -> None:
+        # A local name shadows an import of that name: calls through it resolve to nothing.
+        names = self.stack[-1].names
+        targets = []
+        t = type(stmt)
+        if t is ast.Assign:
+            targets = stmt.targets
+        elif t is ast.AnnAssign or t is ast.AugAssign or t is ast.For or t is ast.AsyncFor:
+            targets = [stmt.target]
+        elif t is ast.With or t is ast.AsyncWith:
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        for target in targets:
+            for node in ast.walk(target):
+                if type(node) is ast.Name:
+                    names[node.id] = None
+
+    def _names(self) -> dict[str, str]:
+        for scope in reversed(self.stack):
+            if scope.kind != "class":
+                return scope.names
+        return self.stack[0].names  # pragma: no cover - the module scope is never a class
+
+    def _function(self, node) -> None:
+        qual = self._qual(node.name)
+        top = self.stack[-1]
+        if top.kind != "class":
+            self._names()[node.name] = f"{self.module}.{qual}"
+        entry = None
+        for dec in node.decorator_list:
+            target = dec.func if type(dec) is ast.Call else dec
+            if type(target) is ast.Attribute:
+                if target.attr in _ROUTE_VERBS and type(dec) is ast.Call:
+                    entry = "route"
+                elif target.attr in _CLI_DECORATORS:
+                    entry = "cli"
+        self.defs.append([qual, node.lineno, entry])
+        cls = top.qualname if top.kind == "class" else None
+        scope = _Scope("function", qual, cls)
+        args = node.args
+        for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+            if arg is not None:
+                scope.names[arg.arg] = None
+        self.stack.append(scope)
+        self.walk(node.body)
+        self.stack.pop()
+
+    def _class(self, node: ast.ClassDef) -> None:
+        qual = self._qual(node.name)
+        if self.stack[-1].kind != "class":
+            self._names()[node.name] = f"{self.module}.{qual}"
+        bases = [d for d in (_dotted(b) for b in node.bases) if d]
+        self.classes.append([qual, node.lineno, bases, list(self.stack)])
+        self.stack.append(_Scope("class", qual, None))
+        self.walk(node.body)
+        self.stack.pop()
+
+    def _calls_in(self, stmt: ast.stmt) -> None:
+        # The statement's own expressions; nested statement bodies are walked on their own.
+        for name, value in ast.iter_fields(stmt):
+            if name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                continue
+            if isinstance(value, ast.AST):
+                self._calls_in_expr(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
+                        self._calls_in_expr(item)
+
+    def _calls_in_expr(self, expr: ast.AST) -> None:
+        if len(self.pending) >= MAX_CALLS_PER_FILE:
+            return
+        scope = self.stack[-1]
+        chain = tuple(self.stack)
+        for node in ast.walk(expr):
+            if type(node) is ast.Call:
+                written = _dotted(node.func)
+                if written:
+                    self.pending.append((scope.qualname, written, node.lineno, chain, scope.cls))
+
+    def resolve(self, written: str, chain: tuple, cls: str | None) -> str | None:
+        """The dotted name a written callee refers to, or None when errcat cannot tell."""
+        head, dot, rest = written.partition(".")
+        if head in ("self", "cls") and dot and cls is not None and "." not in rest:
+            return f"{self.module}.{cls}.{rest}"
+        for scope in reversed(chain):
+            if scope.kind == "class":
+                continue  # class bodies are not enclosing scopes of their methods
+            if head in scope.names:
+                target = scope.names[head]
+                return None if target is None else target + dot + rest
+        return None
+
+    def finish(self) -> tuple[list, list]:
+        calls = []
+        for caller, written, line, chain, cls in self.pending:
+            target = self.resolve(written, chain, cls)
+            if target is not None:
+                calls.append([caller, target, line])
+        classes = []
+        for qual, line, bases, chain in self.classes:
+            resolved = [self.resolve(b, tuple(chain), None) or b for b in bases]
+            classes.append([qual, line, resolved])
+        return calls, classes
+
+
+def _sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    out = []
+    for name in ("body", "orelse", "finalbody"):
+        value = getattr(stmt, name, None)
+        if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+            out.append(value)
+    for handler in getattr(stmt, "handlers", ()) or ():
+        out.append(handler.body)
+    for case in getattr(stmt, "cases", ()) or ():
+        out.append(case.body)
+    return out
+
+
+def empty_graph() -> dict:
+    return {"defs": [], "classes": [], "aliases": {}, "calls": []}
+
+
+def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict:
+    """A source file's definitions, classes, module-level aliases and resolved calls."""
+    walker = _Walker(module, is_package)
+    walker.walk(tree.body)
+    calls, classes = walker.finish()
+    top = walker.stack[0].names
+    return {
+        "defs": walker.defs,
+        "classes": classes,
+        # module-level names that stand for something defined elsewhere (re-exports)
+        "aliases": {name: target for name, target in sorted(top.items()) if target != f"{module}.{name}"},
+        "calls": calls,
+    }
+
+
+# --------------------------------------------------------------------------- test files
+
+
+def pattern_fragments(pattern: str) -> tuple[list[str], bool] | None:
+    """The literal runs every string the regex ``pattern`` matches must contain, in order, and
+    case-folded when the pattern ignores case; None when the pattern cannot be read (too long,
+    invalid, too deep). Only the parser runs: the pattern is never matched against anything."""
+    if len(pattern) > MAX_PATTERN:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = _sre_parse.parse(pattern)
+    except (re.error, RecursionError, OverflowError, ValueError, TypeError, MemoryError):
+        return None
+    fold = bool(parsed.state.flags & re.IGNORECASE)
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        if run:
+            out.append("".join(run))
+            run.clear()
+
+    def walk(items, depth: int) -> None:
+        nonlocal fold
+        if depth > 50:
+            flush()
+            return
+        for op, av in items:
+            if op is _sre_c.LITERAL:
+                run.append(chr(av))
+            elif op is _sre_c.IN and len(av) == 1 and av[0][0] is _sre_c.LITERAL:
+                run.append(chr(av[0][1]))
+            elif op is _sre_c.SUBPATTERN:
+                add_flags = av[1] or 0
+                if add_flags & re.IGNORECASE:
+                    fold = True
+                walk(av[3], depth + 1)
+            elif op is _sre_c.AT:
+                continue  # zero-width: the runs either side are still contiguous text
+            else:
+                flush()
+
+    try:
+        walk(parsed, 0)
+    except RecursionError:
+        return None
+    flush()
+    return ([f.casefold() for f in out], True) if fold else (out, False)
+
+
+def _pattern_of(node: ast.expr | None) -> tuple[str | None, list[str] | None, bool]:
+    """(the pattern as the test writes it, its literal fragments, whether they are case-folded)
+    of a ``match=`` argument; (None, None, False) when errcat cannot read it."""
+    if node is None:
+        return None, None, False
+    if type(node) is ast.Constant and isinstance(node.value, str):
+        got = pattern_fragments(node.value)
+        return (node.value, *got) if got is not None else (None, None, False)
+    if type(node) is ast.Call and _dotted(node.func) == "re.escape" and len(node.args) == 1:
+        arg = node.args[0]
+        if type(arg) is ast.Constant and isinstance(arg.value, str) and len(arg.value) <= MAX_PATTERN:
+            return re.escape(arg.value), [arg.value], False
+    if type(node) is ast.JoinedStr:  # an f-string: its literal parts are pattern text
+        # A part that does not parse alone (a group the next value closes) makes the whole
+        # unreadable: its fragments would not be what every matching message contains.
+        frags: list[str] = []
+        shown = []
+        for part in node.values:
+            if type(part) is ast.Constant and isinstance(part.value, str):
+                got = pattern_fragments(part.value)
+                if got is None or got[1]:
+                    return None, None, False
+                frags.extend(got[0])
+                shown.append(part.value)
+            else:
+                shown.append("{...}")
+        return "".join(shown), frags, False
+    return None, None, False
+
+
+class _TestWalker:
+    def __init__(self, module: str, is_package: bool, lines: list[str]):
+        self.module = module
+        self.is_package = is_package
+        self.lines = lines
+        self.imports: dict[str, str] = {}
+        self.found: list[dict] = []
+        self.scope: list[str] = []
+        self.local_names: list[dict[str, str]] = [self.imports]
+
+    def resolve(self, written: str | None) -> str | None:
+        if not written:
+            return None
+        head, dot, rest = written.partition(".")
+        for names in reversed(self.local_names):
+            if head in names:
+                return names[head] + dot + rest
+        if not dot and head in _BUILTIN_EXCEPTIONS:
+            return f"builtins.{head}"
+        return None
+
+    def walk(self, body: list[ast.stmt], in_class: bool = False) -> None:
+        for stmt in body:
+            t = type(stmt)
+            if t is ast.Import or t is ast.ImportFrom:
+                _imports_of(stmt, self.module, self.is_package, self.local_names[-1])
+            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+                self.scope.append(stmt.name)
+                self.local_names.append({})
+                self.walk(stmt.body)
+                self.local_names.pop()
+                self.scope.pop()
+            elif t is ast.ClassDef:
+                self.scope.append(stmt.name)
+                self.walk(stmt.body, in_class=True)
+                self.scope.pop()
+            else:
+                if t is ast.With or t is ast.AsyncWith:
+                    for item in stmt.items:
+                        self._raises_call(item.context_expr, stmt)
+                elif t is ast.Expr and type(stmt.value) is ast.Call:
+                    self._raises_call(stmt.value, None)
+                for sub in _sub_bodies(stmt):
+                    self.walk(sub)
+
+    def _raises_call(self, call: ast.expr, with_stmt: ast.stmt | None) -> None:
+        if type(call) is not ast.Call:
+            return
+        func = call.func
+        name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        if name in _RAISES:
+            if _dotted(func) not in ("pytest.raises", "raises") or not call.args:
+                return
+            pattern_node = next((k.value for k in call.keywords if k.arg == "match"), None)
+            rest = call.args[1:]
+        elif name in _ASSERT_RAISES:
+            if not call.args:
+                return
+            regex = name != "assertRaises"
+            pattern_node = call.args[1] if regex and len(call.args) > 1 else next(
+                (k.value for k in call.keywords if k.arg in ("expected_regex", "expected_regexp")), None) if regex else None
+            rest = call.args[2:] if regex else call.args[1:]
+        else:
+            return
+        if with_stmt is None and not rest:
+            return  # a bare call that is not the callable form: nothing to read
+        exc_node = call.args[0]
+        written = [_dotted(e) for e in exc_node.elts] if type(exc_node) is ast.Tuple else [_dotted(exc_node)]
+        exceptions = sorted({r for r in (self.resolve(w) for w in written) if r})
+        if not exceptions:
+            return
+        shown, frags, fold = _pattern_of(pattern_node)
+        if pattern_node is not None and shown is None:
+            return  # a pattern errcat cannot read says nothing it could check
+        block = with_stmt if with_stmt is not None else call
+        calls = []
+        targets = [rest[0]] if with_stmt is None else list(ast.walk(ast.Module(body=with_stmt.body, type_ignores=[])))
+        for node in targets:
+            callee = node.func if type(node) is ast.Call else node if with_stmt is None else None
+            target = self.resolve(_dotted(callee)) if callee is not None else None
+            if target and target not in calls:
+                calls.append(target)
+                if len(calls) >= MAX_BLOCK_CALLS:
+                    break
+        line, end = block.lineno, block.end_lineno or block.lineno
+        self.found.append({
+            "line": line,
+            "end_line": end,
+            "qualname": ".".join(self.scope) or "<module>",
+            "exceptions": exceptions,
+            "match": escape_surrogates(shown[:SHOWN_MATCH]) if shown is not None else None,
+            "fragments": [escape_surrogates(f) for f in frags] if frags is not None else None,
+            "fold": fold,
+            "calls": calls,
+            "code": self._code(line, end),
+        })
+
+    def _code(self, line: int, end: int) -> str:
+        lo = max(1, line - CODE_BEFORE)
+        hi = min(len(self.lines), end + 1, lo + CODE_LINES - 1)
+        text = "\n".join(self.lines[lo - 1:hi])
+        if len(text) > CODE_CHARS:
+            text = text[:CODE_CHARS - 1] + "…"
+        return escape_surrogates(text)
+
+
+def read_test_file(path: str, data: bytes) -> dict:
+    """A test file's result: shaped like an extraction result with no sites (a test file gives
+    no catalogue entry), its raises blocks under ``tests``. Never raises."""
+    module, is_package = module_name(path)
+    result = {"path": path, "module": module, "status": "ok", "reason": None, "sites": [], "classes": [],
+              "bare_asserts": 0, "reraises": 0, "calls": [], "tests": []}
+
+    def skipped(reason: str) -> dict:
+        result["status"] = "skipped"
+        result["reason"] = escape_surrogates(f"test file: {reason}")
+        return result
+
+    if b"aises" not in data:  # (pytest.)raises, assertRaises(Regex): no block, nothing to parse
+        return result
+    if b"\0" in data:
+        return skipped("invalid source: null bytes")
+    try:
+        text = decode_source(data)
+    except (SyntaxError, UnicodeDecodeError, LookupError) as e:
+        return skipped(f"decode error: {getattr(e, 'msg', None) or e}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = parse.parse_source(text)
+        walker = _TestWalker(module, is_package, text.splitlines())
+        walker.walk(tree.body)
+    except SyntaxError as e:
+        return skipped(f"syntax error: line {e.lineno}: {e.msg}")
+    except parse.FallbackUnavailable as e:
+        out = skipped(str(e))
+        out["transient"] = True
+        return out
+    except (ValueError, UnicodeDecodeError) as e:
+        return skipped(f"invalid source: {e}")
+    except (RecursionError, MemoryError):
+        return skipped("too deeply nested")
+    except Exception as e:  # noqa: BLE001 - a bug here must not stop a whole crawl
+        return skipped(f"internal error: {type(e).__name__}: {e}")
+    result["tests"] = walker.found
+    return result

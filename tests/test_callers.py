@@ -1,0 +1,72 @@
+"""Where an error is reached from (issue #15, part 5): the call graph of a repository built
+here, across modules and imports, up to a re-exported class, a route and a click command."""
+
+from __future__ import annotations
+
+import json
+
+from crawler.catalogue.callers import Graph
+from crawler.extract.visitor import extract_file
+from tests.helpers import MEANING_CONFIG, MEANING_TREE
+
+
+def crawl(cli, fixture_repo, tmp_path):
+    fixture_repo.commit(MEANING_TREE, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme", "--out", out)
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    return {r["message"]["text"]: r["meaning"]["callers"] for r in records}
+
+
+def shown(callers):
+    return [(c["qualname"], c["path"], c["line"], c["entry_point"]) for c in callers]
+
+
+def test_callers_follow_imports_up_to_an_entry_point(fixture_repo, cli, tmp_path):
+    callers = crawl(cli, fixture_repo, tmp_path)
+    # check_size <- core.build (an import) <- Engine.start (pkg re-exports Engine: a library entry point)
+    assert shown(callers["size must be at least 0, got {size}"]) == [
+        ("build", "pkg/core.py", 6, None),
+        ("Engine.start", "pkg/api.py", 6, "library"),
+    ]
+    # through a module alias (`from . import config as cfg`; cfg.check_name(...))
+    assert shown(callers["name is required for a widget"])[0] == ("build", "pkg/core.py", 7, None)
+    # a route and a click command, nearest first by place
+    assert shown(callers["route size over one hundred"]) == [
+        ("main", "pkg/cli.py", 8, "cli"),
+        ("create", "pkg/server.py", 13, "route"),
+    ]
+
+
+def test_a_call_the_graph_cannot_resolve_is_no_edge(fixture_repo, cli, tmp_path):
+    callers = crawl(cli, fixture_repo, tmp_path)
+    names = {c["qualname"] for c in callers["size must be at least 0, got {size}"]}
+    assert "mystery" not in names  # obj.check_size(...): obj's type is unknown
+    assert "lonely" not in names  # check_size(...) with no import of it: a NameError, not a call
+    assert callers["lonely failure that no test reproduces"] == []  # nothing calls lonely
+
+
+def test_a_local_name_shadows_an_import():
+    code = b"from pkg.config import check_size\n\ndef f(check_size):\n    return check_size(1)\n\ndef g():\n    check_size = print\n    check_size(2)\n"
+    graph = Graph([extract_file("pkg/x.py", code), extract_file("pkg/config.py", b"def check_size(s):\n    return s\n")])
+    assert graph.callers.get("pkg.config.check_size") is None
+
+
+def test_errors_on_the_same_call_path_are_the_most_related(fixture_repo, cli, tmp_path):
+    fixture_repo.commit(MEANING_TREE, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    out = tmp_path / "out"
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme",
+               "--out", out).exit_code == 0
+    records = {r["message"]["text"]: r for r in map(json.loads, (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines())}
+    # check_size's caller build raises its own error: it comes before check_size's module neighbours
+    related = records["size must be at least 0, got {size}"]["related"]
+    assert (related[0]["title"], related[0]["reason"].split(";")[0]) == ("build refuses the name x", "raised by a caller")
+    # and from build, what the functions it calls raise
+    below = [(r["title"], r["reason"].split(";")[0]) for r in records["build refuses the name x"]["related"]][:2]
+    assert sorted(below) == [("name is required for a widget", "raised by a function it calls"),
+                             ("size must be at least 0, got {size}", "raised by a function it calls")]
