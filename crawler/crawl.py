@@ -77,10 +77,11 @@ def code_digest() -> str:
 
 
 def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
-                 limits: Limits | None = None) -> str:
+                 limits: Limits | None = None, meaning: Any = None) -> str:
     """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
-    curated explanations, limits."""
+    curated explanations, limits, the upstream's conventions for the meaning section."""
     payload = {
+        "meaning": [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None,
         "limits": (limits or Limits()).model_dump(mode="json"),
         "curated": curated_digest,
         "errcat": __version__,
@@ -101,6 +102,12 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_
         "skipped": [[s.path, s.reason] for s in snapshot.skipped],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def meaning_settings(upstream: Any) -> Any:
+    from .meaning import MeaningSettings
+
+    return MeaningSettings(tuple(upstream.knob_kwargs), tuple(upstream.request_models))
 
 
 def upstream_commit(snapshot: Any) -> str | None:
@@ -180,7 +187,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
         sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
-        digest = input_digest(snapshot, include, exclude, curated.digest, limits)
+        meaning = meaning_settings(upstream)
+        digest = input_digest(snapshot, include, exclude, curated.digest, limits, meaning)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
@@ -190,7 +198,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, served=served, progress=progress)
         try:
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress)
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                          meaning)
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
@@ -200,7 +209,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress)
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress)
+            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                          meaning)
     finally:
         snapshot.close()
 
@@ -212,7 +222,7 @@ _CACHE_SYMPTOMS = (DataError, LookupError, TypeError, ValueError, AttributeError
 
 def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
-           progress: Progress) -> CrawlResult:
+           progress: Progress, meaning: Any = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
@@ -242,7 +252,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
     while True:
         records, manifest, primaries, merged = _assemble(snapshot, results, exceptions, identity, curated, left_out,
-                                                         limits, digest, include, exclude)
+                                                         limits, digest, include, exclude, meaning)
         progress(f"validating {len(records)} records")
         rendered = Rendered()
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
@@ -286,11 +296,13 @@ def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]
 
 def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str]) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
+              exclude: list[str], meaning: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
     """(records, manifest, primary site by id, curated files merged) of the results whose files
     are not ``left_out``."""
     from .catalogue import build_records
     from .curated import apply as apply_curated
+    from .meaning import MeaningSettings
+    from .meaning import apply as apply_meaning
     from .related import apply as apply_related
 
     skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
@@ -305,6 +317,7 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     primaries: dict[str, dict[str, Any]] = {}
     records = build_records(identity, sites, exceptions, primaries)
+    apply_meaning(records, kept, meaning or MeaningSettings())
     apply_related(records)
     merged = apply_curated(records, curated) if curated.entries else 0
     skipped.sort(key=lambda s: (s["path"], s["reason"]))

@@ -63,7 +63,7 @@ def _isolated(snapshot: Any, entries: list[Any]) -> list[tuple[dict[str, Any], b
 
 #: The modules whose code shapes a cached per-file result: what they compute is keyed by a
 #: digest of their source too, so editing any of them can never serve a stale result.
-CACHED_BY = ("extract", "templates", "parse", "pysource", "derive", "search", "ids")
+CACHED_BY = ("extract", "knobs", "templates", "parse", "pysource", "derive", "search", "ids")
 
 
 def _libcst_version() -> str:
