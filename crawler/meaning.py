@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from .phrasing import conditions, fix_for, short_code
+from .phrasing import conditions, fix_for, parse_guard, short_code
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,7 @@ class _Tables:
     env: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (path, line) declared
     request_classes: set[str] = field(default_factory=set)
     call_kwargs: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (path, line) -> kwargs
+    function_options: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> options
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -81,6 +82,7 @@ def build_tables(results: list[dict[str, Any]], settings: MeaningSettings) -> _T
             option = {**option, "path": path}
             for spelling in option["flags"]:
                 t.all_flags.setdefault(spelling, option)
+            t.function_options.setdefault((path, option["function"]), []).append(option)
             dest = _dest(option)
             if dest:
                 t.dest_flags.setdefault(path, {}).setdefault(dest, option)
@@ -128,7 +130,6 @@ def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
 
 
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*)")
-_VALIDATED = re.compile(r"^(?:\w+\.)*field_validator\((.*)\)$", re.S)
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 _UPPER = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
@@ -149,6 +150,14 @@ class _Site:
     knobs: list[dict[str, Any]]
     names: dict[str, str]  # expression in the code -> how the sentence names it
     listed: set[str]  # the expressions the message puts in
+
+
+def validated_fields(decorator: str) -> list[str]:
+    """The fields ``field_validator("a", "b", mode=...)`` names (its positional strings)."""
+    node = parse_guard(decorator) if "field_validator" in decorator else None
+    if type(node) is not ast.Call or (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) != "field_validator":
+        return []
+    return [a.value for a in node.args if type(a) is ast.Constant and isinstance(a.value, str)]
 
 
 def _owner(t: _Tables, module: str, qualname: str) -> str | None:
@@ -193,9 +202,7 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
     method = qualname.rpartition(".")[2]
     validated: list[str] = []
     for deco in facts.get("decorators", ()):
-        m = _VALIDATED.match(deco)
-        if m:
-            validated += re.findall(r"""["']([A-Za-z_]\w*)["']""", m.group(1))
+        validated += validated_fields(deco)
     value_param = None
     if validated:
         m = re.search(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)", site["snippet"]["code"])
@@ -213,13 +220,21 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
 
     kwargs = t.call_kwargs.get((site["path"], site["line"]), {})
     param = kwargs.get("parameter")
-    if param and not param.get("opaque") and not param.get("fields") and re.fullmatch(r"[A-Za-z_][\w.]*", param["text"]):
-        add(_knob("request_param", param["text"], owner=owner), param["text"])
     # The innermost guard first, then what the message shows, then the outer guards: the
     # setting the raise is most about comes first.
     guards = list(facts.get("guards", ()))
     text_of_site = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"]),
                              *reversed(guards[:-1]), *facts.get("loops", ())])
+    if param and not param.get("opaque") and not param.get("fields") and re.fullmatch(r"[A-Za-z_]\w*", param["text"]):
+        # the request's field, however the code reaches it (``request.temperature``)
+        name = param["text"]
+        reached = re.findall(rf"\b(?:[A-Za-z_]\w*\.)+{re.escape(name)}\b", text_of_site)
+        add(_knob("request_param", name, owner=owner), name, *reached)
+    for option in t.function_options.get((site["path"], qualname), ()):
+        dest = _dest(option)  # the parameter or attribute the option's function receives it as
+        if dest and re.search(rf"\b{re.escape(dest)}\b", text_of_site):
+            add(_knob("cli_flag", option["flags"][0], flags=list(option["flags"]), path=option["path"],
+                      line=option["line"]), dest, f"args.{dest}")
     if owner is not None:
         for name in validated:
             add(_field_knob(t, owner, name), *([value_param] if value_param and len(validated) == 1 else []))
@@ -290,7 +305,7 @@ def trigger(s: _Site, t: _Tables) -> str:
 def fix(s: _Site) -> str | None:
     if not s.guards:
         return None
-    found = fix_for(s.guards[-1], s.names, s.listed)
+    found = fix_for(s.guards[-1], s.names, s.listed, s.loops)
     return _sentence(found) if found else None
 
 

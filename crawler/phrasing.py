@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from functools import lru_cache
 
 MAX_CODE = 80
 MAX_CONDITIONS = 4
@@ -58,7 +59,8 @@ def _code(node: ast.expr, names: dict[str, str]) -> str:
     if text in names:
         return names[text]
     text = short_code(text)
-    if type(node) is ast.Constant and (node.value is None or isinstance(node.value, (bool, int, float))):
+    number = node.operand if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd) else node
+    if type(number) is ast.Constant and (number.value is None or isinstance(number.value, (bool, int, float))):
         return text
     return f"`{text}`"
 
@@ -110,6 +112,7 @@ def _parse(text: str, mode: str) -> ast.AST | None:
             return None
 
 
+@lru_cache(maxsize=4096)  # the trigger and the fix read the same guard; the tree is only read
 def parse_guard(text: str) -> ast.expr | None:
     tree = _parse(text.strip(), "eval")
     return simplify(tree.body) if tree is not None else None
@@ -154,8 +157,11 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     return f"{text} (among other conditions)" if extra else text
 
 
-def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None) -> str | None:
-    """A fix direction from the guard that leads to the raise, when its subject is a setting."""
+def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: list[str] = ()) -> str | None:
+    """A fix direction from the guard that leads to the raise, when its subject is a setting
+    (or every item of one, in a loop over it)."""
+    items = {k: v for k, v in _loop_names(list(loops), names).items() if "`" in v and v.split("`")[1] and
+             any(v.endswith(shown) for shown in names.values())}
     node = parse_guard(guard)
     if node is None:
         return None
@@ -163,6 +169,9 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None) -
         node = node.values[-1]  # the condition the raise is most about
     if type(node) is ast.Compare and len(node.ops) == 1:
         subject = names.get(ast.unparse(node.left))
+        item = (items or {}).get(ast.unparse(node.left))
+        if subject is None and item is not None:
+            subject = "every " + item.split(" ", 1)[1]  # "a key of `X`" -> "every key of `X`"
         if subject is None:
             return None
         op, other = type(node.ops[0]), node.comparators[0]
