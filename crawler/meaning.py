@@ -132,6 +132,7 @@ def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*)")
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
+_WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
 _UPPER = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
 
 
@@ -206,14 +207,16 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
     value_param = None
     if validated:
         m = re.search(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)", site["snippet"]["code"])
-        value_param = m.group(1) if m else None
+        # a long validator's snippet may not show its signature: pydantic's own names then
+        value_param = m.group(1) if m else next((n for n in ("value", "v") if re.search(
+            rf"\b{n}\b", " ".join(facts.get("guards", ())))), None)
     knobs: list[dict[str, Any]] = []
     names: dict[str, str] = {}
 
     def add(knob: dict[str, Any] | None, *exprs: str) -> None:
         if knob is None:
             return
-        if knob not in knobs:
+        if not any(k["kind"] == knob["kind"] and k["name"] == knob["name"] for k in knobs):
             knobs.append(knob)
         for expr in exprs:
             names.setdefault(expr, _display(knob))
@@ -240,6 +243,11 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
             add(_field_knob(t, owner, name), *([value_param] if value_param and len(validated) == 1 else []))
         for name in dict.fromkeys(_SELF_ATTR.findall(text_of_site)):
             add(_field_knob(t, owner, name), f"self.{name}", f"cls.{name}")
+        # a field the message names ("custom_ops can contain only ...") is the setting it is about
+        own = {f["name"] for f in t.classes[owner]["fields"]}
+        for name in dict.fromkeys(_WORD.findall(site["template"]["text"])):
+            if name in own and "_" in name:
+                add(_field_knob(t, owner, name), name)
     for name in dict.fromkeys(_UPPER.findall(text_of_site)):
         if name in t.env:
             path, line = t.env[name]

@@ -114,7 +114,9 @@ def _parse(text: str, mode: str) -> ast.AST | None:
 
 @lru_cache(maxsize=4096)  # the trigger and the fix read the same guard; the tree is only read
 def parse_guard(text: str) -> ast.expr | None:
-    tree = _parse(text.strip(), "eval")
+    text = text.strip()
+    # a condition that spans lines inside the ``if``'s own parentheses needs them back
+    tree = _parse(text, "eval") or (_parse(f"({text}\n)", "eval") if "\n" in text else None)
     return simplify(tree.body) if tree is not None else None
 
 
