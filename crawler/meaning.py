@@ -143,6 +143,7 @@ class _Site:
     owner: str | None  # the class its function is a method of, when known to the tables
     method: str
     qualname: str
+    module: str
     guards: list[str]
     loops: list[str]
     handler: str | None
@@ -262,7 +263,7 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
             add(_knob("env_var", name, path=path, line=line))
         elif re.fullmatch(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*", name) and not any(k["name"] == name for k in knobs):
             add(_knob("message_name", name))
-    return _Site(owner=owner, method=method, qualname=qualname, guards=list(facts.get("guards", ())),
+    return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]})
@@ -293,6 +294,8 @@ def _context(s: _Site, t: _Tables) -> str:
         return f"raised while `{cls}.{s.validated[0]}` is validated"
     if cls and s.method in ("__post_init__", "__init__") or (cls and s.method.startswith("validate") and not s.validated):
         return f"raised while building a `{cls}`"
+    if s.qualname == "<module>":
+        return f"raised when `{short_code(s.module)}` is imported"
     return f"raised in `{short_code(s.qualname)}`"
 
 
@@ -301,7 +304,7 @@ def trigger(s: _Site, t: _Tables) -> str:
     words = conditions(s.guards, s.names, s.loops)
     if words:
         sentence = f"{context}, when {words}"
-    elif context.startswith("raised in "):
+    elif context.startswith("raised in "):  # (a module's top level is run once: no "whenever")
         sentence = f"raised whenever `{short_code(s.qualname)}` is called"
     else:
         sentence = context

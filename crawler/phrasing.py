@@ -78,7 +78,7 @@ def _loop_subject(node: ast.expr, loops: dict[str, str], names: dict[str, str]) 
     return None
 
 
-def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = None) -> str:
+def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = None, inner_of_or: bool = False) -> str:
     """One simplified condition in words."""
     loops = loops or {}
 
@@ -87,8 +87,11 @@ def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = 
 
     t = type(node)
     if t is ast.BoolOp:
-        joined = [words(v, names, loops) for v in node.values]
-        return (" and " if type(node.op) is ast.And else " or ").join(joined)
+        # "either"/"both" keep the grouping once the parts are joined to other conditions
+        joined = [words(v, names, loops, type(node.op) is ast.Or) for v in node.values]
+        if type(node.op) is ast.Or:
+            return "either " + " or ".join(joined)
+        return " and ".join(joined) if not inner_of_or else "both " + " and ".join(joined)
     if t is ast.Compare and len(node.ops) == 1:
         return f"{subject(node.left)} {_WORDS[type(node.ops[0])]} {_code(node.comparators[0], names)}"
     negated = t is ast.UnaryOp and type(node.op) is ast.Not

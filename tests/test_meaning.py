@@ -90,6 +90,10 @@ environment_variables = {
 RUN = '''
 from . import envs
 
+LIMIT = 8
+if LIMIT % 8:
+    raise ImportError("LIMIT must be a multiple of 8")
+
 
 def run(jobs):
     if not envs.ACME_DEBUG:
@@ -301,3 +305,13 @@ def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(data
     records = [json.loads(x) for x in (tmp_path / "out2" / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
     (entry,) = [r for r in records if r["location"]["qualname"] == "CacheConfig.__post_init__"]
     assert entry["meaning"]["fix"] == "Set `--gpu-mem` to at most 1.0."
+
+
+def test_a_module_level_raise_happens_on_import(dataset):
+    assert dataset["LIMIT:<module>"]["meaning"]["trigger"] == "Raised when `pkg.run` is imported, when `LIMIT % 8` is true."
+
+
+def test_mixed_and_or_keep_their_grouping():
+    assert conditions(["a and (b or c)"], {}, []) == "`a` is set and either `b` is set or `c` is set"
+    assert conditions(["not (a or b)", "c or d and e"], {}, []) == (
+        "`a` is not set and `b` is not set and either `c` is set or both `d` is set and `e` is set")
