@@ -26,6 +26,15 @@ _WORDS = {
 }
 
 
+def _text(node: ast.AST) -> str:
+    """``ast.unparse``, kept on the node: parsed guards are cached and read more than once (the
+    trigger, the fix, each knob's name), and unparsing was most of the sentences' cost."""
+    text = getattr(node, "_errcat_text", None)
+    if text is None:
+        text = node._errcat_text = ast.unparse(node)
+    return text
+
+
 def _not(node: ast.expr) -> ast.expr:
     return simplify(ast.UnaryOp(op=ast.Not(), operand=node))
 
@@ -55,7 +64,7 @@ def short_code(text: str) -> str:
 
 
 def _code(node: ast.expr, names: dict[str, str]) -> str:
-    text = ast.unparse(node)
+    text = _text(node)
     if text in names:
         return names[text]
     text = short_code(text)
@@ -99,7 +108,7 @@ def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = 
     check = _isinstance(inner)
     if check is not None:
         return f"{subject(check[0])} is {'not ' if negated else ''}a {_code(check[1], names)}"
-    if type(inner) in (ast.Name, ast.Attribute) or ast.unparse(inner) in names:
+    if type(inner) in (ast.Name, ast.Attribute) or _text(inner) in names:
         return f"{subject(inner)} is {'not set' if negated else 'set'}"
     return f"{_code(inner, names)} is {'false' if negated else 'true'}"
 
@@ -173,8 +182,8 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
     if type(node) is ast.BoolOp and type(node.op) is ast.And:
         node = node.values[-1]  # the condition the raise is most about
     if type(node) is ast.Compare and len(node.ops) == 1:
-        subject = names.get(ast.unparse(node.left))
-        item = (items or {}).get(ast.unparse(node.left))
+        subject = names.get(_text(node.left))
+        item = (items or {}).get(_text(node.left))
         if subject is None and item is not None:
             subject = "every " + item.split(" ", 1)[1]  # "a key of `X`" -> "every key of `X`"
         if subject is None:
@@ -186,7 +195,7 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
         if op is ast.IsNot and type(other) is ast.Constant and other.value is None:
             return f"leave {subject} unset"
         if op is ast.NotIn:
-            if listed and ast.unparse(other) in listed:
+            if listed and _text(other) in listed:
                 return f"set {subject} to one of the values the message lists"
             return f"set {subject} to one of {value}"
         return {
@@ -202,11 +211,11 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
     inner = node.operand if negated else node
     check = _isinstance(inner)
     if check is not None:
-        subject = names.get(ast.unparse(check[0]))
+        subject = names.get(_text(check[0]))
         if subject is None:
             return None
         return f"give {subject} a {_code(check[1], names)}" if negated else None
-    subject = names.get(ast.unparse(inner))
+    subject = names.get(_text(inner))
     if subject is None:
         return None
     return f"set {subject}" if negated else f"leave {subject} unset"
