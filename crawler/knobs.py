@@ -150,8 +150,13 @@ def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out:
         _classes(stmt.body, module, qual + ".", imports, out)
 
 
+#: What an option's spelling may be: a flag or a name, short enough for a sentence. Anything else
+#: the crawled code passes (an empty string, a megabyte of text) names no setting.
+_SPELLING = re.compile(r"-{0,2}[A-Za-z0-9_][\w.-]{0,80}")
+
+
 def _strings(args: list) -> list[str]:
-    return [a.value for a in args if type(a) is ast.Constant and isinstance(a.value, str)]
+    return [a.value for a in args if type(a) is ast.Constant and isinstance(a.value, str) and _SPELLING.fullmatch(a.value)]
 
 
 def _option(call: ast.Call, kind: str, function: str) -> dict[str, Any] | None:

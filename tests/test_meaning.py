@@ -73,6 +73,14 @@ import click
 
 
 @click.command()
+@click.argument("")
+@click.option("", "--vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")
+def hostile(value, vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv):
+    if value is None or vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv is None:
+        raise click.BadParameter("nothing given")
+
+
+@click.command()
 @click.option("--port", "-p", type=int)
 def serve(port):
     if port < 1024:
@@ -315,3 +323,8 @@ def test_mixed_and_or_keep_their_grouping():
     assert conditions(["a and (b or c)"], {}, []) == "`a` is set and either `b` is set or `c` is set"
     assert conditions(["not (a or b)", "c or d and e"], {}, []) == (
         "`a` is not set and `b` is not set and either `c` is set or both `d` is set and `e` is set")
+
+
+def test_spellings_that_name_no_setting_are_not_knobs(dataset):
+    record = dataset["nothing:hostile"]
+    assert record["meaning"]["knobs"] == [] and record["meaning"]["fix"] is None
