@@ -138,7 +138,7 @@ def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out:
             for s in stmt.body
             if type(s) is ast.AnnAssign and type(s.target) is ast.Name and not s.target.id.startswith("_")
         ]
-        if fields:
+        if fields or stmt.bases:  # (a class without fields may still make its subclasses settings)
             out.append({
                 "qualname": f"{module}.{qual}",
                 "name": stmt.name,

@@ -43,7 +43,8 @@ class _Tables:
     classes: dict[str, dict[str, Any]] = field(default_factory=dict)  # qualname -> class decl
     by_name: dict[str, list[str]] = field(default_factory=dict)  # simple name -> qualnames
     field_flags: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (class, field) -> option
-    parent: dict[str, tuple[str, str]] = field(default_factory=dict)  # class -> (class, field) holding it
+    parent: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (class, field)s holding it
+    settings: set[str] = field(default_factory=set)  # classes whose fields are settings
     dest_flags: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # path -> dest -> option
     all_flags: dict[str, dict[str, Any]] = field(default_factory=dict)  # spelling -> option
     env: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (path, line) declared
@@ -97,9 +98,35 @@ def build_tables(results: list[dict[str, Any]], settings: MeaningSettings) -> _T
         for f in t.classes[qual]["fields"]:
             for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]):
                 for held in t.by_name.get(word, ()):
-                    if held != qual:
-                        t.parent.setdefault(held, (qual, f["name"]))
+                    if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
+                        t.parent.setdefault(held, []).append((qual, f["name"]))
+    t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
     return t
+
+
+#: Decorators whose classes are records of settings (dataclasses, attrs, pydantic dataclasses
+#: and an upstream's own ``@config``), and bases that make one (pydantic models).
+_SETTINGS_DECORATORS = ("dataclass", "config", "define", "frozen")
+_SETTINGS_BASES = ("BaseModel", "BaseSettings")
+
+
+def _holds_settings(t: _Tables, qual: str, seen: set[str]) -> bool:
+    """Whether a class's fields are settings: a dataclass-like or pydantic class, or one derived
+    from such a class of the repository. A class that merely annotates its attributes (a process
+    group, a platform) is not."""
+    if qual in seen:
+        return False
+    seen.add(qual)
+    cls = t.classes[qual]
+    if any(d.split("(", 1)[0].rpartition(".")[2] in _SETTINGS_DECORATORS for d in cls["decorators"]):
+        return True
+    for base in cls["bases"]:
+        if base.rpartition(".")[2] in _SETTINGS_BASES:
+            return True
+        known = _class_named(t, base)
+        if known and _holds_settings(t, known, seen):
+            return True
+    return False
 
 
 def _class_named(t: _Tables, written: str) -> str | None:
@@ -114,15 +141,16 @@ def _class_named(t: _Tables, written: str) -> str | None:
 def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
     """The option that sets field ``name`` of ``owner``, itself or through the field holding it."""
     seen = set()
-    while owner and owner not in seen:
+    todo = [(owner, name)]
+    while todo:  # breadth first: the nearest holder with an option wins, in declaration order
+        owner, name = todo.pop(0)
+        if owner in seen:
+            continue
         seen.add(owner)
         found = t.field_flags.get((owner, name))
         if found:
             return found
-        holder = t.parent.get(owner)
-        if holder is None:
-            return None
-        owner, name = holder
+        todo += t.parent.get(owner, ())
     return None
 
 
@@ -162,11 +190,12 @@ def validated_fields(decorator: str) -> list[str]:
     return [a.value for a in node.args if type(a) is ast.Constant and isinstance(a.value, str)]
 
 
-def _owner(t: _Tables, module: str, qualname: str) -> str | None:
+def _owner(t: _Tables, module: str, qualname: str, validator: bool) -> str | None:
+    """The settings class the site's function is a method of (any class, for a field validator)."""
     if "<locals>" in qualname or "." not in qualname:
         return None
     cls = f"{module}.{qualname.rpartition('.')[0]}"
-    return cls if cls in t.classes else None
+    return cls if cls in t.settings or (validator and cls in t.classes) else None
 
 
 def _knob(kind: str, name: str, **rest: Any) -> dict[str, Any]:
@@ -200,11 +229,11 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
     site = record["sites"][0]
     facts = site["facts"]
     qualname = site["qualname"]
-    owner = _owner(t, site["module"], qualname)
     method = qualname.rpartition(".")[2]
     validated: list[str] = []
     for deco in facts.get("decorators", ()):
         validated += validated_fields(deco)
+    owner = _owner(t, site["module"], qualname, bool(validated))
     value_param = None
     if validated:
         m = re.search(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)", site["snippet"]["code"])
@@ -261,7 +290,8 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
         elif name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line))
-        elif re.fullmatch(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*", name) and not any(k["name"] == name for k in knobs):
+        elif re.fullmatch(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*", name) and not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) \
+                and not any(k["name"] == name for k in knobs):  # (a CapWords name is a class, no setting)
             add(_knob("message_name", name))
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,

@@ -154,6 +154,27 @@ class EvilConfig:
             raise ValueError("bad mode")
 '''
 
+PLAIN = '''
+from dataclasses import dataclass
+
+from .config import AttentionConfig
+
+
+@dataclass
+class AaaHolder:  # holds an AttentionConfig too, with no option: sorted before TopConfig
+    attention: AttentionConfig
+
+
+class Group:  # annotates its attributes, but they are no settings
+    world_size: int
+
+    def broadcast(self, src):
+        if src >= self.world_size:
+            raise ValueError("Invalid src rank")
+        if src == 0:
+            raise ValueError("`Phi3Rope` cannot start at rank 0")
+'''
+
 TOML = '''
 [upstreams.widgets]
 url = "https://github.com/acme/widgets"
@@ -167,7 +188,8 @@ request_models = ["pkg/sampling.py"]
 def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI,
                          "pkg/envs.py": ENVS, "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL,
-                         "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE}, tag="v1")
+                         "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE,
+                         "pkg/aaa.py": PLAIN}, tag="v1")
     (tmp_path / "errcat.toml").write_text(TOML)
     out = tmp_path / "out"
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
@@ -328,3 +350,8 @@ def test_mixed_and_or_keep_their_grouping():
 def test_spellings_that_name_no_setting_are_not_knobs(dataset):
     record = dataset["nothing:hostile"]
     assert record["meaning"]["knobs"] == [] and record["meaning"]["fix"] is None
+
+
+def test_attributes_of_a_plain_class_and_class_names_are_no_settings(dataset):
+    assert dataset["Invalid:Group.broadcast"]["meaning"]["knobs"] == []
+    assert dataset["`Phi3Rope`:Group.broadcast"]["meaning"]["knobs"] == []
