@@ -88,10 +88,11 @@ def code_digest() -> str:
 
 
 def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
-                 limits: Limits | None = None) -> str:
+                 limits: Limits | None = None, meaning: Any = None) -> str:
     """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
-    curated explanations, limits."""
+    curated explanations, limits, the upstream's conventions for the meaning section."""
     payload = {
+        "meaning": [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None,
         "limits": (limits or Limits()).model_dump(mode="json"),
         "curated": curated_digest,
         "errcat": __version__,
@@ -113,6 +114,12 @@ def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_
         "skipped": [[s.path, s.reason] for s in snapshot.skipped],
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def meaning_settings(upstream: Any) -> Any:
+    from crawler.catalogue.meaning import MeaningSettings
+
+    return MeaningSettings(tuple(upstream.knob_kwargs), tuple(upstream.request_models))
 
 
 def upstream_commit(snapshot: Any) -> str | None:
@@ -194,7 +201,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
         sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
-        digest = input_digest(snapshot, include, exclude, curated_digest, limits)
+        meaning = meaning_settings(upstream)
+        digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning)
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
@@ -206,7 +214,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                               use_cache=options.use_cache, served=served, progress=progress, tests=tests)
         try:
             return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign, tests)
+                          foreign, tests, meaning)
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
@@ -219,7 +227,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
                                   tests=tests)
             return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign, tests)
+                          foreign, tests, meaning)
     finally:
         snapshot.close()
 
@@ -252,7 +260,7 @@ def foreign_file(foreign: tuple[str, Any] | None) -> dict[str, tuple[str, Any]]:
 def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
            progress: Progress, foreign: tuple[str, Any] | None = None,
-           tests: list[dict[str, Any]] | None = None) -> CrawlResult:
+           tests: list[dict[str, Any]] | None = None, meaning: Any = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
@@ -282,7 +290,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
     while True:
         records, manifest, primaries, merged = _assemble(snapshot, results, exceptions, identity, curated, left_out,
-                                                         limits, digest, include, exclude, tests or [])
+                                                         limits, digest, include, exclude, tests or [], meaning)
         progress(f"validating {len(records)} records")
         rendered = Rendered()
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
@@ -326,12 +334,14 @@ def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]
 
 def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str], tests: Sequence[dict[str, Any]] = ()
+              exclude: list[str], tests: Sequence[dict[str, Any]] = (), meaning: Any = None
               ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
     """(records, manifest, primary site by id, curated files merged) of the results whose files
     are not ``left_out``; ``tests`` are the test files' results, read for reproductions."""
     from crawler.catalogue.curated import apply as apply_curated
     from crawler.catalogue.entries import build_records
+    from crawler.catalogue.meaning import MeaningSettings
+    from crawler.catalogue.meaning import apply as apply_meaning
     from crawler.catalogue.meaning_join import add_meaning
     from crawler.catalogue.related import apply as apply_related
 
@@ -349,6 +359,7 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
     records = build_records(identity, sites, exceptions, primaries)
     add_meaning(records, primaries, kept, tests, identity.permalink)
     skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
+    apply_meaning(records, kept, meaning or MeaningSettings())
     apply_related(records)
     merged = apply_curated(records, curated) if curated.entries else 0
     skipped.sort(key=lambda s: (s["path"], s["reason"]))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from crawler.consume.meaning_page import meaning_text
+from crawler.consume.meaning_page import NOTE, TITLE, meaning_text
+from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.model.records import NoPermalinks, Record
 
 
@@ -46,6 +47,8 @@ def render_text(record: Record) -> str:
         fact_lines.append(f"  from {facts.cause}")
     fact_lines += [f"  @{d}" for d in facts.decorators]
     out += _section("How the code gets there (machine-derived)", fact_lines)
+    derived = meaning_rows(record.meaning.model_dump(mode="json"))
+    out += _section(TITLE, [f"  {label}: {text}" for label, text in derived] + ["  " + NOTE] if derived else [])
     ex = record.explanation
     out += _section("What it means", [ex.what_it_means] if ex.what_it_means else [])
     when = ex.when_it_happens

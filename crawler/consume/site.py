@@ -35,7 +35,8 @@ from pygments.lexers import PythonLexer
 from crawler.base.errors import UsageError
 from crawler.base.jsonio import dumps
 from crawler.base.progress import task
-from crawler.consume.meaning_page import meaning_html, meaning_markdown
+from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
+from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.model.records import URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
@@ -431,6 +432,11 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     if fact_lines:
         parts.append(_section("facts", "How the code gets there (machine-derived)",
                               "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in fact_lines) + "</ul>"))
+    derived = meaning_rows(r.get("meaning"))
+    if derived:
+        parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
+            f"<dt>{esc(label)}</dt><dd>{split_code(text, esc, lambda c: f'<code>{esc(c)}</code>')}</dd>"
+            for label, text in derived) + f'</dl><p class="muted">{esc(NOTE)}</p>'))
     parts.append(_section("solutions", "Solutions", _bullets(ex["solutions"]) if ex.get("solutions") else _pending()))
     fix = ex.get("example_fix") or {}
     if fix.get("before") or fix.get("after"):
@@ -517,6 +523,10 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
+    derived = meaning_rows(r.get("meaning"))
+    if derived:
+        out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
+                "", f"*{md_text(NOTE)}*", ""]
     sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
     fix = ex.get("example_fix") or {}
     sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), 'python')}\n\nAfter:\n\n{md_code(fix.get('after', ''), 'python')}"

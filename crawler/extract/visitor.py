@@ -43,7 +43,7 @@ import re
 import warnings
 from bisect import bisect_left
 
-from crawler.extract import parse
+from crawler.extract import knobs, parse
 from crawler.extract.codefacts import empty_graph, graph_facts
 from crawler.extract.templates import (
     MessageBuilder,
@@ -117,6 +117,7 @@ def _empty_result(path: str) -> dict:
         "bare_asserts": 0,
         "reraises": 0,
         "calls": [],
+        "declarations": knobs.empty(),
     }
 
 
@@ -149,7 +150,8 @@ def _extract_file(path: str, data: bytes) -> dict:
         return _skipped(result, "too deeply nested or too complex (parser MemoryError)")
     except Exception as e:  # noqa: BLE001 - a bug here must not stop a whole crawl
         return _skipped(result, f"internal error: {type(e).__name__}: {e}")
-    result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls)
+    result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls,
+                  declarations=knobs.declarations(tree, text, module, is_package))
     result["graph"] = _graph(tree, module, is_package)
     return result
 
@@ -318,10 +320,31 @@ class _Extractor:
 
     def _stmts(self, body) -> None:
         dispatch = _DISPATCH
-        for stmt in body:
-            handler = dispatch.get(type(stmt))
-            if handler is not None:
-                handler(self, stmt)
+        guards = self.guards
+        depth = len(guards)
+        try:
+            for stmt in body:
+                handler = dispatch.get(type(stmt))
+                if handler is not None:
+                    handler(self, stmt)
+                    if handler is _Extractor._if:
+                        self._early_exit(stmt)
+        finally:
+            del guards[depth:]
+
+    def _early_exit(self, node) -> None:
+        """An ``if`` that leaves the block (``return``, ``continue``, ``break``) in one branch
+        guards the rest of the block by the other: the code after
+        ``if not isinstance(v, dict): return v`` runs only when ``not (not isinstance(v, dict))``.
+        The guard stays until the block ends (``_stmts`` drops it). An ``if`` that raises is
+        left out: a run of checks would pile every earlier check onto each later one, saying
+        only that the earlier errors were not raised."""
+        body_exits = type(node.body[-1]) in _EXITS
+        else_exits = bool(node.orelse) and type(node.orelse[-1]) in _EXITS
+        if body_exits and not else_exits:
+            self.guards.append(f"not ({self.seg(node.test)})")
+        elif else_exits and not body_exits:
+            self.guards.append(self.seg(node.test))
 
     def _block(self, body) -> dict:
         """Visit a conditional block in a copy of the environment; return the copy."""
@@ -741,6 +764,7 @@ class _Extractor:
 
 
 _MISSING = object()
+_EXITS = (ast.Return, ast.Continue, ast.Break)
 
 
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no

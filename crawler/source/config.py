@@ -17,6 +17,8 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     max_output_bytes = 52428800           # limits (see models.Limits), each optional:
     max_file_sites = 1000                 #   crawl options override them
     max_file_bytes = 2000000
+    knob_kwargs = ["get_kwargs"]          # the meaning section: get_kwargs(ConfigClass)[field] -> an option
+    request_models = ["vllm/sampling_params.py"]   # files whose classes' fields are request parameters
 
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
 (see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
@@ -108,6 +110,9 @@ class Upstream(BaseModel):
     max_file_bytes: int | None = Field(default=None, ge=1)
     max_file_sites: int | None = Field(default=None, ge=1)
     max_output_bytes: int | None = Field(default=None, ge=1)
+    # the meaning section (crawler.meaning): an upstream's conventions for its settings
+    knob_kwargs: list[str] = Field(default_factory=list)  # f(ConfigClass) -> an option's keywords per field
+    request_models: list[str] = Field(default_factory=list)  # globs of the files whose classes are requests
 
     @model_validator(mode="before")
     @classmethod
@@ -157,6 +162,11 @@ VLLM = Upstream(
     tests=["tests/**/*.py"],
     version_file="vllm/_version.py",
     tag="v{version}",
+    # add_argument("--gpu-memory-utilization", **cache_kwargs["gpu_memory_utilization"]) where
+    # cache_kwargs = get_kwargs(CacheConfig): the flag sets that field of that config class.
+    knob_kwargs=["get_kwargs"],
+    request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py",
+                    "vllm/sampling_params.py", "vllm/pooling_params.py"],
 )
 
 

@@ -1,0 +1,354 @@
+"""The derived meaning of each entry: the setting behind it, the trigger in words, a fix direction.
+
+Runs in the catalogue stage, over the per-file declarations the extraction workers cached
+(:mod:`crawler.knobs`) and each entry's primary site: the repository-wide join (which option sets
+which config field, which setting a raise site is about) needs every file, so it is done here,
+from cached data, and a warm crawl reads no source file for it.
+
+What is particular to an upstream comes from its configuration (``MeaningSettings``): the
+functions that turn a config class into an option's keywords (vLLM's ``get_kwargs``) and the
+files whose classes are request models. Everything else is generic: argparse ``dest`` names,
+click options, ``field_validator`` decorators, ``self.<field>`` reads in a class's checks,
+``parameter=`` keywords, environment variables, names the message quotes.
+
+Sentences are built from the guard text by parsing it (``ast``) and simplifying: negations
+pushed inward (``not (x is not None)`` -> ``x is None``, De Morgan), double negations dropped.
+Only the code is read: a condition that cannot be put in words is quoted as code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, short_code
+
+
+@dataclass(frozen=True)
+class MeaningSettings:
+    """An upstream's conventions (``errcat.toml``: ``knob_kwargs``, ``request_models``)."""
+
+    kwargs_functions: tuple[str, ...] = ()
+    request_models: tuple[str, ...] = ()
+
+
+# --------------------------------------------------------------------------- the join
+
+
+@dataclass
+class _Tables:
+    classes: dict[str, dict[str, Any]] = field(default_factory=dict)  # qualname -> class decl
+    by_name: dict[str, list[str]] = field(default_factory=dict)  # simple name -> qualnames
+    field_flags: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (class, field) -> option
+    parent: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (class, field)s holding it
+    settings: set[str] = field(default_factory=set)  # classes whose fields are settings
+    dest_flags: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # path -> dest -> option
+    all_flags: dict[str, dict[str, Any]] = field(default_factory=dict)  # spelling -> option
+    env: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (path, line) declared
+    request_classes: set[str] = field(default_factory=set)
+    call_kwargs: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (path, line) -> kwargs
+    function_options: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> options
+
+
+def _dest(option: dict[str, Any]) -> str | None:
+    if option["dest"]:
+        return option["dest"]
+    longs = [f for f in option["flags"] if f.startswith("--")]
+    spelled = (longs or option["flags"] or [""])[0].lstrip("-")
+    return spelled.replace("-", "_") or None
+
+
+def build_tables(results: list[dict[str, Any]], settings: MeaningSettings) -> _Tables:
+    t = _Tables()
+    decls = [(r["path"], r.get("declarations") or {}) for r in results if r.get("status") == "ok"]
+    for path, d in decls:
+        for cls in d.get("classes", ()):
+            t.classes.setdefault(cls["qualname"], {**cls, "path": path})
+            t.by_name.setdefault(cls["name"], []).append(cls["qualname"])
+            if any(fnmatchcase(path, pattern) for pattern in settings.request_models):
+                t.request_classes.add(cls["qualname"])
+        for env in d.get("env", ()):
+            t.env.setdefault(env["name"], (path, env["line"]))
+    for r in results:
+        for call in r.get("calls", ()):
+            if call.get("kwargs") and call["site"] < len(r["sites"]):
+                site = r["sites"][call["site"]]
+                t.call_kwargs[(site["path"], site["line"])] = call["kwargs"]
+    for path, d in decls:
+        sources = [k for k in d.get("kwargs_of", ()) if k["callee"] in settings.kwargs_functions]
+        for option in d.get("options", ()):
+            option = {**option, "path": path}
+            for spelling in option["flags"]:
+                t.all_flags.setdefault(spelling, option)
+            t.function_options.setdefault((path, option["function"]), []).append(option)
+            dest = _dest(option)
+            if dest:
+                t.dest_flags.setdefault(path, {}).setdefault(dest, option)
+            if option["kwargs"]:
+                var, key = option["kwargs"]
+                made = [k for k in sources if k["var"] == var and k["function"] == option["function"] and k["line"] < option["line"]]
+                if made:
+                    owner = _class_named(t, made[-1]["class"])
+                    if owner:
+                        t.field_flags.setdefault((owner, key), option)
+    for qual in sorted(t.classes):
+        for f in t.classes[qual]["fields"]:
+            for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]):
+                for held in t.by_name.get(word, ()):
+                    if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
+                        t.parent.setdefault(held, []).append((qual, f["name"]))
+    t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
+    return t
+
+
+#: Decorators whose classes are records of settings (dataclasses, attrs, pydantic dataclasses
+#: and an upstream's own ``@config``), and bases that make one (pydantic models).
+_SETTINGS_DECORATORS = ("dataclass", "config", "define", "frozen")
+_SETTINGS_BASES = ("BaseModel", "BaseSettings")
+
+
+def _holds_settings(t: _Tables, qual: str, seen: set[str]) -> bool:
+    """Whether a class's fields are settings: a dataclass-like or pydantic class, or one derived
+    from such a class of the repository. A class that merely annotates its attributes (a process
+    group, a platform) is not."""
+    if qual in seen:
+        return False
+    seen.add(qual)
+    cls = t.classes[qual]
+    if any(d.split("(", 1)[0].rpartition(".")[2] in _SETTINGS_DECORATORS for d in cls["decorators"]):
+        return True
+    for base in cls["bases"]:
+        if base.rpartition(".")[2] in _SETTINGS_BASES:
+            return True
+        known = _class_named(t, base)
+        if known and _holds_settings(t, known, seen):
+            return True
+    return False
+
+
+def _class_named(t: _Tables, written: str) -> str | None:
+    """A class by its qualified name, else by its simple name when that names one class (a
+    package re-exports its classes under shorter paths)."""
+    if written in t.classes:
+        return written
+    found = t.by_name.get(written.rpartition(".")[2], [])
+    return found[0] if len(found) == 1 else None
+
+
+def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
+    """The option that sets field ``name`` of ``owner``, itself or through the field holding it."""
+    seen = set()
+    todo = [(owner, name)]
+    while todo:  # breadth first: the nearest holder with an option wins, in declaration order
+        owner, name = todo.pop(0)
+        if owner in seen:
+            continue
+        seen.add(owner)
+        found = t.field_flags.get((owner, name))
+        if found:
+            return found
+        todo += t.parent.get(owner, ())
+    return None
+
+
+# --------------------------------------------------------------------------- per entry
+
+
+_SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*)")
+_QUOTED = re.compile(r"`([^`\s]{2,60})`")
+_FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
+_WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
+_UPPER = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
+
+
+@dataclass
+class _Site:
+    """What the sentences need of an entry's primary site."""
+
+    owner: str | None  # the class its function is a method of, when known to the tables
+    method: str
+    qualname: str
+    module: str
+    guards: list[str]
+    loops: list[str]
+    handler: str | None
+    validated: list[str]  # fields a field_validator on its function names
+    value_param: str | None  # that validator's value parameter
+    knobs: list[dict[str, Any]]
+    names: dict[str, str]  # expression in the code -> how the sentence names it
+    listed: set[str]  # the expressions the message puts in
+
+
+def validated_fields(decorator: str) -> list[str]:
+    """The fields ``field_validator("a", "b", mode=...)`` names (its positional strings)."""
+    node = parse_guard(decorator) if "field_validator" in decorator else None
+    if type(node) is not ast.Call or (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) != "field_validator":
+        return []
+    return [a.value for a in node.args if type(a) is ast.Constant and isinstance(a.value, str)]
+
+
+def _owner(t: _Tables, module: str, qualname: str, validator: bool) -> str | None:
+    """The settings class the site's function is a method of (any class, for a field validator)."""
+    if "<locals>" in qualname or "." not in qualname:
+        return None
+    cls = f"{module}.{qualname.rpartition('.')[0]}"
+    return cls if cls in t.settings or (validator and cls in t.classes) else None
+
+
+def _knob(kind: str, name: str, **rest: Any) -> dict[str, Any]:
+    return {"kind": kind, "name": name, "flags": rest.get("flags", []), "owner": rest.get("owner"),
+            "field": rest.get("field"), "path": rest.get("path"), "line": rest.get("line")}
+
+
+def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
+    cls = t.classes[owner]
+    declared = next((f for f in cls["fields"] if f["name"] == name), None)
+    if declared is None:
+        return None
+    own = t.field_flags.get((owner, name)) or t.dest_flags.get(cls["path"], {}).get(name)
+    if own is not None:
+        return _knob("cli_flag", own["flags"][0], flags=list(own["flags"]), owner=owner, field=name,
+                     path=own["path"], line=own["line"])
+    if owner in t.request_classes:
+        return _knob("request_param", name, owner=owner, field=name, path=cls["path"], line=declared["line"])
+    held = _option_of(t, owner, name)
+    return _knob("config_field", name, flags=list(held["flags"]) if held else [], owner=owner, field=name,
+                 path=cls["path"], line=declared["line"])
+
+
+def _display(knob: dict[str, Any]) -> str:
+    if knob["kind"] == "config_field" and knob["flags"]:
+        return f"`{short_code(knob['name'])}` of `{short_code(knob['flags'][0])}`"
+    return f"`{short_code(knob['name'])}`"
+
+
+def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
+    site = record["sites"][0]
+    facts = site["facts"]
+    qualname = site["qualname"]
+    method = qualname.rpartition(".")[2]
+    validated: list[str] = []
+    for deco in facts.get("decorators", ()):
+        validated += validated_fields(deco)
+    owner = _owner(t, site["module"], qualname, bool(validated))
+    value_param = None
+    if validated:
+        m = re.search(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)", site["snippet"]["code"])
+        # a long validator's snippet may not show its signature: pydantic's own names then
+        value_param = m.group(1) if m else next((n for n in ("value", "v") if re.search(
+            rf"\b{n}\b", " ".join(facts.get("guards", ())))), None)
+    knobs: list[dict[str, Any]] = []
+    names: dict[str, str] = {}
+
+    def add(knob: dict[str, Any] | None, *exprs: str) -> None:
+        if knob is None:
+            return
+        if not any(k["kind"] == knob["kind"] and k["name"] == knob["name"] for k in knobs):
+            knobs.append(knob)
+        for expr in exprs:
+            names.setdefault(expr, _display(knob))
+
+    kwargs = t.call_kwargs.get((site["path"], site["line"]), {})
+    param = kwargs.get("parameter")
+    # The innermost guard first, then what the message shows, then the outer guards: the
+    # setting the raise is most about comes first.
+    guards = list(facts.get("guards", ()))
+    text_of_site = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"]),
+                             *reversed(guards[:-1]), *facts.get("loops", ())])
+    if param and not param.get("opaque") and not param.get("fields") and re.fullmatch(r"[A-Za-z_]\w*", param["text"]):
+        # the request's field, however the code reaches it (``request.temperature``)
+        name = param["text"]
+        reached = re.findall(rf"\b(?:[A-Za-z_]\w*\.)+{re.escape(name)}\b", text_of_site)
+        add(_knob("request_param", name, owner=owner), name, *reached)
+    for option in t.function_options.get((site["path"], qualname), ()):
+        dest = _dest(option)  # the parameter or attribute the option's function receives it as
+        if dest and re.search(rf"\b{re.escape(dest)}\b", text_of_site):
+            add(_knob("cli_flag", option["flags"][0], flags=list(option["flags"]), path=option["path"],
+                      line=option["line"]), dest, f"args.{dest}")
+    if owner is not None:
+        for name in validated:
+            add(_field_knob(t, owner, name), *([value_param] if value_param and len(validated) == 1 else []))
+        for name in dict.fromkeys(_SELF_ATTR.findall(text_of_site)):
+            add(_field_knob(t, owner, name), f"self.{name}", f"cls.{name}")
+        # a field the message names ("custom_ops can contain only ...") is the setting it is about
+        own = {f["name"] for f in t.classes[owner]["fields"]}
+        for name in dict.fromkeys(_WORD.findall(site["template"]["text"])):
+            if name in own and "_" in name:
+                add(_field_knob(t, owner, name), name)
+    for name in dict.fromkeys(_UPPER.findall(text_of_site)):
+        if name in t.env:
+            path, line = t.env[name]
+            add(_knob("env_var", name, path=path, line=line), name, f"envs.{name}")
+    message = site["template"]["text"]
+    for name in dict.fromkeys(_FLAG_IN_TEXT.findall(message) + _QUOTED.findall(message)):
+        quoted = t.all_flags.get(name)
+        if quoted is not None:
+            add(_knob("cli_flag", name, flags=list(quoted["flags"]), path=quoted["path"], line=quoted["line"]))
+        elif name in t.env:
+            path, line = t.env[name]
+            add(_knob("env_var", name, path=path, line=line))
+        elif re.fullmatch(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*", name) and not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) \
+                and not any(k["name"] == name for k in knobs):  # (a CapWords name is a class, no setting)
+            add(_knob("message_name", name))
+    return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
+                 loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
+                 value_param=value_param, knobs=knobs, names=names,
+                 listed={f["expr"] for f in site["template"]["fields"]})
+
+
+def apply(records: list[dict[str, Any]], results: list[dict[str, Any]], settings: MeaningSettings) -> None:
+    """Fill ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix`` of every record (in place)."""
+    tables = build_tables(results, settings)
+    for record in records:
+        meaning = record["meaning"]
+        try:
+            s = site_meaning(tables, record)
+            meaning.update(knobs=s.knobs, trigger=trigger(s, tables), fix=fix(s))
+        except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
+            qualname = short_code(record["sites"][0]["qualname"])
+            meaning.update(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
+
+
+# --------------------------------------------------------------------------- sentences
+
+
+def _context(s: _Site, t: _Tables) -> str:
+    cls = s.owner.rpartition(".")[2] if s.owner else None
+    if s.validated and cls:
+        flags = [k for k in s.knobs if k["flags"]]
+        if flags:
+            return f"raised while `{short_code(flags[0]['flags'][0])}` is parsed"
+        return f"raised while `{cls}.{s.validated[0]}` is validated"
+    if cls and s.method in ("__post_init__", "__init__") or (cls and s.method.startswith("validate") and not s.validated):
+        return f"raised while building a `{cls}`"
+    if s.qualname == "<module>":
+        return f"raised when `{short_code(s.module)}` is imported"
+    return f"raised in `{short_code(s.qualname)}`"
+
+
+def trigger(s: _Site, t: _Tables) -> str:
+    context = _context(s, t)
+    words = conditions(s.guards, s.names, s.loops)
+    if words:
+        sentence = f"{context}, when {words}"
+    elif context.startswith("raised in "):  # (a module's top level is run once: no "whenever")
+        sentence = f"raised whenever `{short_code(s.qualname)}` is called"
+    else:
+        sentence = context
+    if s.handler:
+        sentence += f", while handling `{short_code(s.handler[len('except'):].strip() or 'an exception')}`"
+    return _sentence(sentence)
+
+
+def fix(s: _Site) -> str | None:
+    if not s.guards:
+        return None
+    found = fix_for(s.guards[-1], s.names, s.listed, s.loops)
+    return _sentence(found) if found else None
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:] + "."

@@ -1,0 +1,221 @@
+"""Conditions in words: a guard's code, parsed, simplified and read out; and its negation as a fix.
+
+``simplify`` pushes ``not`` inward: ``not (x is not None)`` -> ``x is None``, ``not (a < b)`` ->
+``a >= b``, ``not (a and b)`` -> ``not a or not b`` (De Morgan), ``not not x`` -> ``x``. Guard
+text that does not parse as an expression (a ``match`` case) is quoted as it is. Names the
+caller maps (``self.temperature`` -> `` `temperature` ``) are put in for the code.
+"""
+
+from __future__ import annotations
+
+import ast
+import warnings
+from functools import lru_cache
+
+MAX_CODE = 80
+MAX_CONDITIONS = 4
+
+_NEGATED = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}
+_WORDS = {
+    ast.Eq: "is", ast.NotEq: "is not", ast.Lt: "is less than", ast.LtE: "is at most",
+    ast.Gt: "is greater than", ast.GtE: "is at least", ast.In: "is one of", ast.NotIn: "is not one of",
+    ast.Is: "is", ast.IsNot: "is not",
+}
+
+
+def _text(node: ast.AST) -> str:
+    """``ast.unparse``, kept on the node: parsed guards are cached and read more than once (the
+    trigger, the fix, each knob's name), and unparsing was most of the sentences' cost."""
+    text = getattr(node, "_errcat_text", None)
+    if text is None:
+        text = node._errcat_text = ast.unparse(node)
+    return text
+
+
+def _not(node: ast.expr) -> ast.expr:
+    return simplify(ast.UnaryOp(op=ast.Not(), operand=node))
+
+
+def simplify(node: ast.expr) -> ast.expr:
+    """``node`` with every ``not`` pushed as far in as it goes."""
+    if type(node) is ast.BoolOp:
+        return ast.BoolOp(op=node.op, values=[simplify(v) for v in node.values])
+    if not (type(node) is ast.UnaryOp and type(node.op) is ast.Not):
+        return node
+    inner = node.operand
+    if type(inner) is ast.UnaryOp and type(inner.op) is ast.Not:
+        return simplify(inner.operand)
+    if type(inner) is ast.Compare and len(inner.ops) == 1 and type(inner.ops[0]) in _NEGATED:
+        return ast.Compare(left=inner.left, ops=[_NEGATED[type(inner.ops[0])]()], comparators=inner.comparators)
+    if type(inner) is ast.BoolOp:
+        other = ast.Or() if type(inner.op) is ast.And else ast.And()
+        return ast.BoolOp(op=other, values=[_not(v) for v in inner.values])
+    return ast.UnaryOp(op=ast.Not(), operand=simplify(inner))
+
+
+def short_code(text: str) -> str:
+    """Code as a sentence quotes it: on one line, cut at ``MAX_CODE``, with no backtick of its
+    own (backticks delimit the code in a sentence; pages split on them)."""
+    text = " ".join(text.split()).replace("`", "'")
+    return text if len(text) <= MAX_CODE else text[: MAX_CODE - 1].rstrip() + "…"
+
+
+def _code(node: ast.expr, names: dict[str, str]) -> str:
+    text = _text(node)
+    if text in names:
+        return names[text]
+    text = short_code(text)
+    number = node.operand if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd) else node
+    if type(number) is ast.Constant and (number.value is None or isinstance(number.value, (bool, int, float))):
+        return text
+    return f"`{text}`"
+
+
+def _isinstance(node: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "isinstance" and len(node.args) == 2:
+        return node.args[0], node.args[1]
+    return None
+
+
+def _loop_subject(node: ast.expr, loops: dict[str, str], names: dict[str, str]) -> str | None:
+    """`a key of X` when ``node`` is the target of a loop ``for node in X``."""
+    if type(node) is ast.Name and node.id in loops:
+        return loops[node.id]
+    return None
+
+
+def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = None, inner_of_or: bool = False) -> str:
+    """One simplified condition in words."""
+    loops = loops or {}
+
+    def subject(n: ast.expr) -> str:
+        return _loop_subject(n, loops, names) or _code(n, names)
+
+    t = type(node)
+    if t is ast.BoolOp:
+        # "either"/"both" keep the grouping once the parts are joined to other conditions
+        joined = [words(v, names, loops, type(node.op) is ast.Or) for v in node.values]
+        if type(node.op) is ast.Or:
+            return "either " + " or ".join(joined)
+        return " and ".join(joined) if not inner_of_or else "both " + " and ".join(joined)
+    if t is ast.Compare and len(node.ops) == 1:
+        return f"{subject(node.left)} {_WORDS[type(node.ops[0])]} {_code(node.comparators[0], names)}"
+    negated = t is ast.UnaryOp and type(node.op) is ast.Not
+    inner = node.operand if negated else node
+    check = _isinstance(inner)
+    if check is not None:
+        return f"{subject(check[0])} is {'not ' if negated else ''}a {_code(check[1], names)}"
+    if type(inner) in (ast.Name, ast.Attribute) or _text(inner) in names:
+        return f"{subject(inner)} is {'not set' if negated else 'set'}"
+    return f"{_code(inner, names)} is {'false' if negated else 'true'}"
+
+
+def _parse(text: str, mode: str) -> ast.AST | None:
+    # Warnings about the crawled code (an invalid escape in a guard) are not ours: under
+    # ``-W error`` they would turn a guard that parses into one that does not.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return ast.parse(text, mode=mode)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+
+
+@lru_cache(maxsize=4096)  # the trigger and the fix read the same guard; the tree is only read
+def parse_guard(text: str) -> ast.expr | None:
+    text = text.strip()
+    # a condition that spans lines inside the ``if``'s own parentheses needs them back
+    tree = _parse(text, "eval") or (_parse(f"({text}\n)", "eval") if "\n" in text else None)
+    return simplify(tree.body) if tree is not None else None
+
+
+def _loop_names(loops: list[str], names: dict[str, str]) -> dict[str, str]:
+    """Loop target name -> how a sentence names one item (``a key of `X```)."""
+    found: dict[str, str] = {}
+    for loop in loops:
+        if not loop.startswith("for "):
+            continue
+        tree = _parse(loop + ": pass", "exec")
+        if tree is None:
+            continue
+        node = tree.body[0]
+        it = node.iter
+        items = type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr == "items" and not it.args
+        source = _code(it.func.value if items else it, names)
+        if type(node.target) is ast.Name:
+            found[node.target.id] = f"an item of {source}" if not items else f"an entry of {source}"
+        elif items and type(node.target) is ast.Tuple and len(node.target.elts) == 2:
+            key, value = node.target.elts
+            if type(key) is ast.Name:
+                found[key.id] = f"a key of {source}"
+            if type(value) is ast.Name:
+                found[value.id] = f"a value of {source}"
+    return found
+
+
+def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> str:
+    """The guards, innermost last, in words, joined by "and"; the outermost dropped past
+    ``MAX_CONDITIONS``."""
+    item_names = _loop_names(loops, names)
+    said = []
+    for guard in guards:
+        node = parse_guard(guard)
+        said.append(words(node, names, item_names) if node is not None else f"`{short_code(guard)}`")
+    said = list(dict.fromkeys(said))
+    extra = len(said) > MAX_CONDITIONS
+    said = said[-MAX_CONDITIONS:]
+    text = " and ".join(said)
+    return f"{text} (among other conditions)" if extra else text
+
+
+def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: list[str] = ()) -> str | None:
+    """A fix direction from the guard that leads to the raise, when its subject is a setting
+    (or every item of one, in a loop over it)."""
+    items = {k: v for k, v in _loop_names(list(loops), names).items() if "`" in v and v.split("`")[1] and
+             any(v.endswith(shown) for shown in names.values())}
+    node = parse_guard(guard)
+    if node is None:
+        return None
+    if type(node) is ast.BoolOp and type(node.op) is ast.And:
+        node = node.values[-1]  # the condition the raise is most about
+    if type(node) is ast.Compare and len(node.ops) == 1:
+        subject = names.get(_text(node.left))
+        item = (items or {}).get(_text(node.left))
+        if subject is None and item is not None:
+            subject = "every " + item.split(" ", 1)[1]  # "a key of `X`" -> "every key of `X`"
+        if subject is None:
+            return None
+        op, other = type(node.ops[0]), node.comparators[0]
+        value = _code(other, names)
+        if op is ast.Is and type(other) is ast.Constant and other.value is None:
+            return f"set {subject}"
+        if op is ast.IsNot and type(other) is ast.Constant and other.value is None:
+            return f"leave {subject} unset"
+        if op is ast.NotIn:
+            if listed and _text(other) in listed:
+                return f"set {subject} to one of the values the message lists"
+            return f"set {subject} to one of {value}"
+        return {
+            ast.Gt: f"set {subject} to at most {value}",
+            ast.GtE: f"set {subject} to less than {value}",
+            ast.Lt: f"set {subject} to at least {value}",
+            ast.LtE: f"set {subject} to more than {value}",
+            ast.Eq: f"set {subject} to something other than {value}",
+            ast.NotEq: f"set {subject} to {value}",
+            ast.In: f"set {subject} to a value not in {value}",
+        }.get(op)
+    negated = type(node) is ast.UnaryOp and type(node.op) is ast.Not
+    inner = node.operand if negated else node
+    check = _isinstance(inner)
+    if check is not None:
+        subject = names.get(_text(check[0]))
+        if subject is None:
+            return None
+        return f"give {subject} a {_code(check[1], names)}" if negated else None
+    subject = names.get(_text(inner))
+    if subject is None:
+        return None
+    return f"set {subject}" if negated else f"leave {subject} unset"

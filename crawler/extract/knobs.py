@@ -1,0 +1,218 @@
+"""Per-file declarations of user-facing settings, read from a parsed file in the extraction workers.
+
+What a file declares, never what it means to the whole repository (that join is
+:mod:`crawler.meaning`'s, after extraction): so the facts are cached with the file's result and a
+warm crawl never reads the file again. Generic mechanisms only:
+
+- ``options``: command-line options: argparse ``add_argument("--flag", "-f", dest=...)`` calls
+  (with a ``**kwargs_var["field"]`` argument noted as ``kwargs``) and click
+  ``@click.option("--flag", ...)`` / ``@click.argument`` decorators.
+- ``kwargs_of``: ``var = f(SomeClass)`` assignments in the functions that declare options: an
+  upstream may build an option's keywords from a class's field (vLLM's ``get_kwargs``); which
+  callees do is the upstream configuration's to say.
+- ``classes``: classes with annotated fields (dataclasses, pydantic models): name, qualified name,
+  bases and decorators as written, each field's line and annotation.
+- ``env``: environment variables read (found in the text: ``os.getenv("X")``, ``os.environ["X"]``,
+  ``os.environ.get("X")``) or declared in a table of readers (``{"X": lambda: ...}``).
+
+Nothing here imports or runs the analysed code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+#: A file none of these match declares no option: its body is not walked (walking every file's
+#: whole tree cost a fifth of the parse).
+_OPTION_WORDS = ("add_argument", "click")
+#: Environment variables are found in the text: ``os.getenv("X")``, ``os.environ.get("X")``,
+#: ``os.environ["X"]``, and a table of readers' ``"X": lambda`` lines. Each pattern is led by a
+#: literal, so ``re`` scans with a fast search (alternations led otherwise were a third of the cost).
+_ENV_READS = (
+    re.compile(r"""getenv\(\s*(["'])([A-Za-z_]\w*)\1"""),
+    re.compile(r"""environ\.(?:get|setdefault)\(\s*(["'])([A-Za-z_]\w*)\1"""),
+    re.compile(r"""environ\[\s*(["'])([A-Za-z_]\w*)\1\s*\]"""),
+)
+_LAMBDA = re.compile(r":\s*lambda\b")
+_TABLE_KEY = re.compile(r"""[ \t]*(["'])([A-Za-z_]\w*)\1\s*""")
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+def empty() -> dict[str, Any]:
+    return {"options": [], "kwargs_of": [], "classes": [], "env": []}
+
+
+def declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
+    """The file's declarations; empty when reading them fails (a tree from the libcst fallback
+    this code did not foresee), since they must never cost the file its raise sites."""
+    try:
+        return _declarations(tree, text, module, is_package)
+    except Exception:  # noqa: BLE001
+        return empty()
+
+
+def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
+    out = empty()
+    imports = _module_imports(tree, module, is_package)
+    _classes(tree.body, module, "", imports, out["classes"])
+    if any(word in text for word in _OPTION_WORDS):
+        local = {s.name for s in tree.body if type(s) is ast.ClassDef}
+        _calls(tree, out, lambda name: _resolve(name, imports, module, local))
+    out["env"] = _env(text)
+    return out
+
+
+def _env(text: str) -> list[dict[str, Any]]:
+    found = []
+    if "environ" in text or "getenv" in text:
+        found += [(m.group(2), m.start()) for pattern in _ENV_READS for m in pattern.finditer(text)]
+    if "lambda" in text:
+        for m in _LAMBDA.finditer(text):
+            start = text.rfind("\n", 0, m.start()) + 1
+            key = _TABLE_KEY.fullmatch(text, start, m.start())
+            if key:
+                found.append((key.group(2), key.start(2)))
+    found.sort(key=lambda f: f[1])
+    out, line, pos = [], 1, 0
+    for name, start in found:
+        line += text.count("\n", pos, start)
+        pos = start
+        out.append({"name": name, "line": line})
+    return out
+
+
+def _module_imports(tree: ast.Module, module: str, is_package: bool) -> dict[str, str]:
+    """Local name -> dotted name, for imports at module level (``if TYPE_CHECKING:`` included)."""
+    found: dict[str, str] = {}
+    todo = list(tree.body)
+    while todo:
+        stmt = todo.pop(0)
+        if type(stmt) is ast.If:
+            todo[:0] = [*stmt.body, *stmt.orelse]
+        elif type(stmt) is ast.Import:
+            for alias in stmt.names:
+                found[alias.asname or alias.name.split(".", 1)[0]] = alias.name if alias.asname else alias.name.split(".", 1)[0]
+        elif type(stmt) is ast.ImportFrom:
+            base = stmt.module or ""
+            if stmt.level:
+                parts = (module if is_package else module.rpartition(".")[0]).split(".")
+                parts = parts[: len(parts) - (stmt.level - 1)] if stmt.level - 1 < len(parts) else []
+                base = ".".join([*parts, base] if base else parts)
+            for alias in stmt.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return found
+
+
+def _dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for a chain of names, else None."""
+    if type(node) not in (ast.Name, ast.Attribute):
+        return None
+    text = ast.unparse(node)
+    return text if _DOTTED.fullmatch(text) else None
+
+
+def _resolve(name: str | None, imports: dict[str, str], module: str, local: set[str]) -> str | None:
+    if name is None:
+        return None
+    head, dot, rest = name.partition(".")
+    if head in imports:
+        return imports[head] + dot + rest
+    if head in local:
+        return f"{module}.{name}"
+    return name
+
+
+def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out: list) -> None:
+    local = {s.name for s in body if type(s) is ast.ClassDef}
+    for stmt in body:
+        if type(stmt) is not ast.ClassDef:
+            continue
+        qual = prefix + stmt.name
+        fields = [
+            {"name": s.target.id, "line": s.lineno, "annotation": ast.unparse(s.annotation)}
+            for s in stmt.body
+            if type(s) is ast.AnnAssign and type(s.target) is ast.Name and not s.target.id.startswith("_")
+        ]
+        if fields or stmt.bases:  # (a class without fields may still make its subclasses settings)
+            out.append({
+                "qualname": f"{module}.{qual}",
+                "name": stmt.name,
+                "line": stmt.lineno,
+                "bases": [_resolve(_dotted(b), imports, module, local) or ast.unparse(b) for b in stmt.bases],
+                "decorators": [ast.unparse(d) for d in stmt.decorator_list],
+                "fields": fields,
+            })
+        _classes(stmt.body, module, qual + ".", imports, out)
+
+
+#: What an option's spelling may be: a flag or a name, short enough for a sentence. Anything else
+#: the crawled code passes (an empty string, a megabyte of text) names no setting.
+_SPELLING = re.compile(r"-{0,2}[A-Za-z0-9_][\w.-]{0,80}")
+
+
+def _strings(args: list) -> list[str]:
+    return [a.value for a in args if type(a) is ast.Constant and isinstance(a.value, str) and _SPELLING.fullmatch(a.value)]
+
+
+def _option(call: ast.Call, kind: str, function: str) -> dict[str, Any] | None:
+    flags = [s for s in _strings(call.args) if s.startswith("-")]
+    names = _strings(call.args)
+    dest = next((k.value.value for k in call.keywords if k.arg == "dest" and type(k.value) is ast.Constant
+                 and isinstance(k.value.value, str)), None)
+    kwargs = None
+    for k in call.keywords:
+        if k.arg is None and type(k.value) is ast.Subscript and type(k.value.value) is ast.Name:
+            key = k.value.slice
+            if type(key) is ast.Constant and isinstance(key.value, str):
+                kwargs = [k.value.value.id, key.value]
+    if not flags and not (kind == "click_argument" and names):
+        if not (kind == "argparse" and names and kwargs):  # a positional: add_argument("model")
+            return None
+    return {"kind": kind, "flags": flags or names[:1], "dest": dest, "kwargs": kwargs, "line": call.lineno,
+            "function": function}
+
+
+def _calls(tree: ast.Module, out: dict[str, Any], resolve) -> None:
+    """One walk: options and ``var = f(Class)``, each under the function it is in."""
+    todo: list[tuple[str, ast.AST]] = [("<module>", tree)]
+    while todo:
+        qual, node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            t = type(child)
+            here = qual
+            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                here = child.name if qual == "<module>" else f"{qual}.{child.name}"
+                for deco in child.decorator_list if t is not ast.ClassDef else ():
+                    _click(deco, here, out)
+            elif t is ast.Call:
+                if type(child.func) is ast.Attribute and child.func.attr == "add_argument":
+                    found = _option(child, "argparse", qual)
+                    if found:
+                        out["options"].append(found)
+            elif (t is ast.Assign and len(child.targets) == 1 and type(child.targets[0]) is ast.Name
+                  and type(child.value) is ast.Call and len(child.value.args) == 1 and not child.value.keywords):
+                arg = _dotted(child.value.args[0])
+                callee = _dotted(child.value.func)
+                if arg and callee and arg.rpartition(".")[2][:1].isupper():
+                    out["kwargs_of"].append({"function": qual, "var": child.targets[0].id,
+                                             "callee": callee.rpartition(".")[2], "class": resolve(arg),
+                                             "line": child.lineno})
+            todo.append((here, child))
+    out["options"].sort(key=lambda o: (o["line"], o["flags"]))
+    out["kwargs_of"].sort(key=lambda o: (o["line"], o["var"]))
+
+
+def _click(deco: ast.expr, function: str, out: dict[str, Any]) -> None:
+    if type(deco) is not ast.Call:
+        return
+    callee = _dotted(deco.func) or ""
+    kind = {"option": "click", "argument": "click_argument"}.get(callee.rpartition(".")[2])
+    if kind and callee in (f"click.{callee.rpartition('.')[2]}", "option", "argument"):
+        found = _option(deco, kind, function)
+        if found:
+            out["options"].append(found)

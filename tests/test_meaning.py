@@ -1,0 +1,356 @@
+"""The derived meaning (#15 parts 1-3): the setting behind each error, the trigger in words, a fix
+direction; read from a fixture repository crawled through the real CLI, with an upstream whose
+conventions (``knob_kwargs``, ``request_models``) come from errcat.toml."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+
+from crawler.catalogue.phrasing import conditions, fix_for, simplify
+
+CONFIG = '''
+from dataclasses import dataclass
+
+from pydantic import field_validator
+
+
+@dataclass
+class CacheConfig:
+    gpu_memory_utilization: float = 0.9
+
+    def __post_init__(self):
+        if self.gpu_memory_utilization > 1.0:
+            raise ValueError(f"gpu memory utilization must be at most 1, got {self.gpu_memory_utilization}")
+
+
+class AttentionConfig:
+    backend_per_kind: dict
+
+    @field_validator("backend_per_kind", mode="before")
+    @classmethod
+    def _check(cls, value):
+        if not isinstance(value, dict):
+            return value
+        valid_kinds = {"full", "sliding"}
+        for kind in value:
+            if kind not in valid_kinds:
+                raise ValueError(f"Unknown kind {kind}; valid kinds are {valid_kinds}")
+        return value
+
+
+@dataclass
+class TopConfig:
+    attention_config: AttentionConfig
+    kv_transfer_config: dict | None = None
+
+    def need_transfer(self):
+        if self.kv_transfer_config is None:
+            raise ValueError("this mode needs a KV transfer config")
+'''
+
+ARGS = '''
+from .config import CacheConfig, TopConfig
+
+
+def get_kwargs(cls):
+    return {}
+
+
+def add_cli_args(parser):
+    cache_kwargs = get_kwargs(CacheConfig)
+    top_kwargs = get_kwargs(TopConfig)
+    parser.add_argument("--gpu-memory-utilization", "-gmu", **cache_kwargs["gpu_memory_utilization"])
+    parser.add_argument("--attention-config", "-ac", **top_kwargs["attention_config"])
+    parser.add_argument("--kv-transfer-config", **top_kwargs["kv_transfer_config"])
+'''
+
+CLI = '''
+import click
+
+
+@click.command()
+@click.argument("")
+@click.option("", "--vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv")
+def hostile(value, vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv):
+    if value is None or vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv is None:
+        raise click.BadParameter("nothing given")
+
+
+@click.command()
+@click.option("--port", "-p", type=int)
+def serve(port):
+    if port < 1024:
+        raise click.BadParameter("port too low")
+'''
+
+ENVS = '''
+import os
+
+environment_variables = {
+    "ACME_DEBUG": lambda: os.getenv("ACME_DEBUG", "0") == "1",
+}
+'''
+
+RUN = '''
+from . import envs
+
+LIMIT = 8
+if LIMIT % 8:
+    raise ImportError("LIMIT must be a multiple of 8")
+
+
+def run(jobs):
+    if not envs.ACME_DEBUG:
+        raise RuntimeError("run needs debugging on")
+    if jobs:
+        return jobs
+    raise RuntimeError("no jobs to run")
+
+
+def size(n):
+    if n is not None and n < 0:
+        raise ValueError("set `max_len` to a positive number")
+'''
+
+PROTOCOL = '''
+class RequestError(ValueError):
+    def __init__(self, message, parameter=None):
+        super().__init__(message)
+        self.parameter = parameter
+
+
+def check_request(request):
+    if request.temperature > 2.0:
+        raise RequestError("temperature is too high", parameter="temperature")
+'''
+
+SAMPLING = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class SamplingParams:
+    top_k: int = 0
+
+    def _verify_args(self):
+        if self.top_k < -1:
+            raise ValueError(f"top_k must be -1 or at least 0, got {self.top_k}")
+'''
+
+HOSTILE = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class EvilConfig:
+    mode: str = ""
+
+    def __post_init__(self):
+        if self.mode == "<script>alert(1)</script>`*":
+            raise ValueError("bad mode")
+'''
+
+PLAIN = '''
+from dataclasses import dataclass
+
+from .config import AttentionConfig
+
+
+@dataclass
+class AaaHolder:  # holds an AttentionConfig too, with no option: sorted before TopConfig
+    attention: AttentionConfig
+
+
+class Group:  # annotates its attributes, but they are no settings
+    world_size: int
+
+    def broadcast(self, src):
+        if src >= self.world_size:
+            raise ValueError("Invalid src rank")
+        if src == 0:
+            raise ValueError("`Phi3Rope` cannot start at rank 0")
+'''
+
+TOML = '''
+[upstreams.widgets]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+knob_kwargs = ["get_kwargs"]
+request_models = ["pkg/sampling.py"]
+'''
+
+
+@pytest.fixture
+def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI,
+                         "pkg/envs.py": ENVS, "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL,
+                         "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE,
+                         "pkg/aaa.py": PLAIN}, tag="v1")
+    (tmp_path / "errcat.toml").write_text(TOML)
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
+                 "--config", tmp_path / "errcat.toml", "--out", out)
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    return {r["message"]["text"].split(" ")[0] + ":" + r["location"]["qualname"]: r for r in records}
+
+
+def knobs(record: dict) -> list[tuple]:
+    return [(k["kind"], k["name"], k["flags"], k["field"]) for k in record["meaning"]["knobs"]]
+
+
+def test_argparse_flag_through_the_upstreams_kwargs_convention(dataset):
+    m = dataset["gpu:CacheConfig.__post_init__"]["meaning"]
+    assert knobs(dataset["gpu:CacheConfig.__post_init__"]) == [
+        ("cli_flag", "--gpu-memory-utilization", ["--gpu-memory-utilization", "-gmu"], "gpu_memory_utilization")]
+    assert m["trigger"] == "Raised while building a `CacheConfig`, when `--gpu-memory-utilization` is greater than 1.0."
+    assert m["fix"] == "Set `--gpu-memory-utilization` to at most 1.0."
+    assert m["derived"] == "machine"
+
+
+def test_field_validator_of_a_nested_config_early_return_and_loop(dataset):
+    record = dataset["Unknown:AttentionConfig._check"]
+    assert knobs(record) == [("config_field", "backend_per_kind", ["--attention-config", "-ac"], "backend_per_kind")]
+    # the early `if not isinstance(value, dict): return value` is a guard, simplified
+    assert record["facts"]["guards"] == ["not (not isinstance(value, dict))", "kind not in valid_kinds"]
+    assert record["meaning"]["trigger"] == (
+        "Raised while `--attention-config` is parsed, when `backend_per_kind` of `--attention-config` is a `dict` "
+        "and an item of `backend_per_kind` of `--attention-config` is not one of `valid_kinds`.")
+    assert record["meaning"]["fix"] == (
+        "Set every item of `backend_per_kind` of `--attention-config` to one of the values the message lists.")
+
+
+def test_is_none_gives_set_the_flag(dataset):
+    m = dataset["this:TopConfig.need_transfer"]["meaning"]
+    assert m["knobs"][0]["name"] == "--kv-transfer-config"
+    assert m["fix"] == "Set `--kv-transfer-config`."
+
+
+def test_click_option_by_its_parameter(dataset):
+    record = dataset["port:serve"]
+    assert knobs(record) == [("cli_flag", "--port", ["--port", "-p"], None)]
+    assert record["meaning"]["trigger"] == "Raised in `serve`, when `--port` is less than 1024."
+    assert record["meaning"]["fix"] == "Set `--port` to at least 1024."
+
+
+def test_environment_variable_read_through_a_table(dataset):
+    record = dataset["run:run"]
+    assert knobs(record) == [("env_var", "ACME_DEBUG", [], None)]
+    assert record["meaning"]["knobs"][0]["path"] == "pkg/envs.py"
+    assert record["meaning"]["fix"] == "Set `ACME_DEBUG`."
+    # an early return in the other order: raised when the `if jobs: return` branch is not taken
+    assert dataset["no:run"]["meaning"]["trigger"] == "Raised in `run`, when `jobs` is not set."
+    assert dataset["no:run"]["meaning"]["fix"] is None  # `jobs` is no setting
+
+
+def test_request_parameter_from_the_parameter_keyword(dataset):
+    m = dataset["temperature:check_request"]["meaning"]
+    assert [(k["kind"], k["name"]) for k in m["knobs"]] == [("request_param", "temperature")]
+    assert m["trigger"] == "Raised in `check_request`, when `temperature` is greater than 2.0."
+    assert m["fix"] == "Set `temperature` to at most 2.0."
+
+
+def test_request_model_fields_from_the_upstream_config(dataset):
+    record = dataset["top_k:SamplingParams._verify_args"]
+    assert knobs(record) == [("request_param", "top_k", [], "top_k")]
+    assert record["meaning"]["fix"] == "Set `top_k` to at least -1."
+
+
+def test_a_name_the_message_quotes(dataset):
+    record = dataset["set:size"]
+    assert knobs(record) == [("message_name", "max_len", [], None)]
+    assert record["meaning"]["trigger"] == "Raised in `size`, when `n` is not None and `n` is less than 0."
+
+
+def test_every_entry_has_a_trigger_and_pages_label_it_derived(dataset, cli, tmp_path):
+    assert all(r["meaning"]["trigger"].startswith("Raised ") for r in dataset.values())
+    record = dataset["gpu:CacheConfig.__post_init__"]
+    shown = cli("show", record["id"], "--data", tmp_path / "out" / "acme" / "widgets")
+    assert shown.exit_code == 0, shown.output
+    assert "Derived from the code" in shown.output and "Fix direction: Set `--gpu-memory-utilization`" in shown.output
+
+
+@pytest.mark.parametrize("code, simple", [
+    ("not (x is not None)", "x is None"),
+    ("not (a < b)", "a >= b"),
+    ("not not x", "x"),
+    ("not (a and b is None)", "not a or b is not None"),
+    ("not (k in d or k == 1)", "k not in d and k != 1"),
+])
+def test_simplifier(code, simple):
+    assert ast.unparse(simplify(ast.parse(code, mode="eval").body)) == simple
+
+
+@pytest.mark.parametrize("guard, fix", [
+    ("self.t > 2.0", "set `t` to at most 2.0"),
+    ("self.t >= 2", "set `t` to less than 2"),
+    ("self.t <= 0", "set `t` to more than 0"),
+    ("self.t == 'x'", "set `t` to something other than `'x'`"),
+    ("self.t != 'auto'", "set `t` to `'auto'`"),
+    ("self.t not in ALLOWED", "set `t` to one of the values the message lists"),
+    ("self.t not in OTHER", "set `t` to one of `OTHER`"),
+    ("self.t in BANNED", "set `t` to a value not in `BANNED`"),
+    ("not (self.t is not None)", "set `t`"),
+    ("self.t is not None", "leave `t` unset"),
+    ("not isinstance(self.t, int)", "give `t` a `int`"),
+    ("not self.t", "set `t`"),
+    ("other > 1", None),
+])
+def test_fix_direction_per_guard_shape(guard, fix):
+    assert fix_for(guard, {"self.t": "`t`"}, {"ALLOWED"}) == fix
+
+
+def test_conditions_quote_what_does_not_parse_and_keep_backticks_out_of_code():
+    said = conditions(["match x: case 1", "f('`')"], {}, [])
+    assert said == "`match x: case 1` and `f(''')` is true"
+
+
+def test_pages_show_the_derived_meaning_escaped(dataset, cli, tmp_path):
+    record = dataset["bad:EvilConfig.__post_init__"]
+    assert record["meaning"]["trigger"] == (
+        "Raised while building a `EvilConfig`, when `mode` is `'<script>alert(1)</script>'*'`.")
+    for fmt in ("html", "markdown"):
+        result = cli("render", "--data", tmp_path / "out", "--out", tmp_path / fmt, "--format", fmt)
+        assert result.exit_code == 0, result.output
+    page = (tmp_path / "html" / "errors" / f"{record['id']}.html").read_text(encoding="utf-8")
+    assert '<section id="derived">' in page and "Derived from the code" in page
+    assert "<code>&#x27;&lt;script&gt;alert(1)&lt;/script&gt;&#x27;*&#x27;</code>" in page
+    assert "<script>alert" not in page
+    md = (tmp_path / "markdown" / "errors" / f"{record['id']}.md").read_text(encoding="utf-8")
+    assert "## Derived from the code" in md
+    assert "- **When it is raised:** Raised while building a `EvilConfig`, when `mode` is" in md
+
+
+def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(dataset, fixture_repo, cli, tmp_path):
+    """The join runs after extraction: config.py's result comes from the cache, yet its entry
+    follows the flag renamed in arg_utils.py."""
+    fixture_repo.commit({"pkg/arg_utils.py": ARGS.replace("--gpu-memory-utilization", "--gpu-mem")}, tag="v2")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--upstream", "widgets",
+                 "--config", tmp_path / "errcat.toml", "--out", tmp_path / "out2")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(x) for x in (tmp_path / "out2" / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    (entry,) = [r for r in records if r["location"]["qualname"] == "CacheConfig.__post_init__"]
+    assert entry["meaning"]["fix"] == "Set `--gpu-mem` to at most 1.0."
+
+
+def test_a_module_level_raise_happens_on_import(dataset):
+    assert dataset["LIMIT:<module>"]["meaning"]["trigger"] == "Raised when `pkg.run` is imported, when `LIMIT % 8` is true."
+
+
+def test_mixed_and_or_keep_their_grouping():
+    assert conditions(["a and (b or c)"], {}, []) == "`a` is set and either `b` is set or `c` is set"
+    assert conditions(["not (a or b)", "c or d and e"], {}, []) == (
+        "`a` is not set and `b` is not set and either `c` is set or both `d` is set and `e` is set")
+
+
+def test_spellings_that_name_no_setting_are_not_knobs(dataset):
+    record = dataset["nothing:hostile"]
+    assert record["meaning"]["knobs"] == [] and record["meaning"]["fix"] is None
+
+
+def test_attributes_of_a_plain_class_and_class_names_are_no_settings(dataset):
+    assert dataset["Invalid:Group.broadcast"]["meaning"]["knobs"] == []
+    assert dataset["`Phi3Rope`:Group.broadcast"]["meaning"]["knobs"] == []
