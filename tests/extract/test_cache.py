@@ -20,7 +20,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CODE = '''
 class WidgetError(ValueError):
     def __init__(self, name):

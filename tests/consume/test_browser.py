@@ -239,7 +239,7 @@ def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
 
     out, _ = site
     browser.get((out / "index.html").as_uri())
-    texts = [json.loads(line)["text"] for line in (Path(__file__).parent / "data" / "pastes.jsonl").read_text().splitlines()]
+    texts = [json.loads(line)["text"] for line in (Path(__file__).resolve().parents[1] / "data" / "pastes.jsonl").read_text().splitlines()]
     got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatCandidates(t).messages.slice(0, -1); });", texts)
     want = []
     for text in texts:

@@ -16,7 +16,7 @@ import pytest
 from crawler.consume.match import Matcher, match
 from crawler.consume.match_store import open_matcher, store_path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from match_real import render_template, wrappings
 
 

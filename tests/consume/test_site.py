@@ -17,7 +17,7 @@ from helpers import refused_in_one_line, run_and_kill, run_errcat
 
 from crawler.consume.site import md_inline, script_json
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -117,7 +117,7 @@ def test_validate_never_opens_a_fifo_or_a_device_and_never_follows_a_symlink(tmp
     (target / "errors.jsonl").symlink_to("/dev/zero")
     (target / "search.json").mkdir()
     proc = subprocess.run([sys.executable, "-m", "crawler", "validate", str(target)], capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)))
+                          timeout=120, env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
     for rel, kind in [(first, "a symbolic link"), (second, "a symbolic link"), (third, "a FIFO"), ("errors/dangling.json", "a symbolic link"),
@@ -463,7 +463,7 @@ def test_a_helper_dies_with_its_parent(tmp_path):
 
     script = textwrap.dedent(f"""
         import os, sys, time
-        sys.path.insert(0, {str(Path(__file__).resolve().parent.parent)!r})
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
         from crawler.publish import forked
         helper = forked.start(lambda: time.sleep(60))
         print(helper[0], flush=True)

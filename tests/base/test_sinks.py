@@ -372,7 +372,7 @@ def test_every_print_goes_through_the_sink():
     """No module prints but ``sink``: a new command cannot forget to escape what it prints."""
     import ast
 
-    root = Path(__file__).resolve().parent.parent / "crawler"
+    root = Path(__file__).resolve().parents[2] / "crawler"
     found = []
     for path in sorted(root.glob("*.py")):
         if path.name == "sink.py":

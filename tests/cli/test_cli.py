@@ -10,7 +10,7 @@ from pathlib import Path
 import consumer_data as cd
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 USAGE_ERRORS = [
     (["frobnicate"], "errcat: no such command 'frobnicate' (see 'errcat --help')"),

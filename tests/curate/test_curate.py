@@ -13,7 +13,7 @@ from crawler.catalogue.curated import load_set, parse_file
 from crawler.catalogue.related import compute
 from crawler.model.records import CuratedFile
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "curated"
 
 CONNECTORS = '''

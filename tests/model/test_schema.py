@@ -22,7 +22,7 @@ from crawler.model.records import (
 )
 from crawler.model.schemas import MODELS, render, schema_for
 
-SCHEMA_DIR = Path(__file__).resolve().parent.parent / "schema"
+SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schema"
 
 
 def test_committed_schemas_match_the_models():

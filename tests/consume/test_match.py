@@ -19,7 +19,7 @@ from crawler.extract.segments import anchor_tokens
 from crawler.model.search import SearchEntry, SearchIndex
 from crawler.publish.validate import check
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from match_real import render_template, wrappings
 
 KV_MESSAGE = "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: decoder, encoder_only."

@@ -433,7 +433,7 @@ def test_inert_functions_are_skipped():
 
 def test_skipping_changes_nothing_on_real_code(monkeypatch):
     """errcat's own modules and tests: every kind of statement, thousands of functions."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     files = sorted([*root.joinpath("crawler").rglob("*.py"), *root.joinpath("tests").glob("*.py")])
     assert len(files) > 40
     for file in files:

@@ -15,7 +15,7 @@ from helpers import CHECK_CODE
 
 from crawler.base.scratch import ROOT, run_dir
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py", "--jobs", "1"]
 TAGS = [f"v1.{n}" for n in range(6)]
 

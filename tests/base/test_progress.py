@@ -25,7 +25,7 @@ import pytest
 from crawler.base.progress import Reporter, task
 from crawler.source import wheel as source_wheel
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class FakeClock:
