@@ -297,8 +297,7 @@ def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], proble
     """(bytes, document) of the manifest with the content digest of every other file; raises
     DataError listing every problem found in the dataset when there is any."""
     manifest = {k: v for k, v in manifest.items() if k != "content_digest"}
-    digests[MANIFEST] = _manifest_digest(manifest, MANIFEST)
-    manifest["content_digest"] = _digest_of(digests)
+    manifest["content_digest"] = _digest_of({**digests, MANIFEST: _manifest_digest(manifest, MANIFEST)})
     problems = problems + check("manifest", manifest, MANIFEST, engine="fast")
     if problems:
         raise _fail(problems)
