@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
@@ -30,8 +30,8 @@ from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
 from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
+    Extra,
     OverLimit,
-    Rendered,
     content_digest,
     dataset_lock,
     publish,
@@ -252,7 +252,7 @@ def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None
     return hashlib.sha256((directory / CURATED).read_bytes()).hexdigest(), found
 
 
-def foreign_file(foreign: tuple[str, Any] | None) -> dict[str, tuple[str, Any]]:
+def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
     """``render_dataset``'s ``extra`` entry for foreign.json (none without a curated list)."""
     return {} if foreign is None else {FOREIGN: ("foreign", foreign[1].model_dump(mode="json"))}
 
@@ -289,15 +289,20 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                            "per file (max_file_sites)"
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
     while True:
-        records, manifest, primaries, merged = _assemble(snapshot, results, exceptions, identity, curated, left_out,
-                                                         limits, digest, include, exclude, tests or [], meaning)
+        assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
+                              limits, digest, include, exclude, tests or [], meaning)
+        records = assembled.records
         progress(f"validating {len(records)} records")
-        rendered = Rendered()
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
+
+        def extra(assembled: Assembled = assembled) -> Extra:
+            """search.json and foreign.json: made while the forked helpers render the records."""
+            return {**search_file(assembled.records, assembled.manifest, assembled.primaries), **foreign_file(foreign)}
+
         try:
-            publish(target, records, manifest, lambda: {**search_file(records, manifest, primaries), **foreign_file(foreign)}, rendered,
-                    jobs=options.jobs or default_jobs(), spare_root=spare_root, max_bytes=limits.max_output_bytes)
+            published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
+                                spare_root=spare_root, max_bytes=limits.max_output_bytes)
             break
         except OverLimit as over:
             more = _leave_out(over, records)
@@ -306,8 +311,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                                   "nothing was written") from None
             progress(f"{over}: leaving out the entries of {len(more)} more source file(s)")
             left_out.update(more)
-    _report_curated(records, curated, merged, progress)
-    written = Manifest.model_validate(rendered.manifest)
+    _report_curated(records, curated, assembled.merged, progress)
+    written = Manifest.model_validate(published.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
 
 
@@ -332,14 +337,23 @@ def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]
             for path, names in culprits.items()}
 
 
+class Assembled(NamedTuple):
+    """What :func:`_assemble` makes of the results: the records, the manifest before its content
+    digest, each entry's primary site as extracted (by id) and how many curated files it merged."""
+
+    records: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    primaries: dict[str, dict[str, Any]]
+    merged: int
+
+
 def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str], tests: Sequence[dict[str, Any]] = (), meaning: Any = None
-              ) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, dict[str, Any]], int]:
-    """(records, manifest, primary site by id, curated files merged) of the results whose files
-    are not ``left_out``; ``tests`` are the test files' results, read for reproductions."""
+              exclude: list[str], tests: Sequence[dict[str, Any]] = (), meaning: Any = None) -> Assembled:
+    """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
+    test files' results, read for reproductions."""
     from crawler.catalogue.curated import apply as apply_curated
-    from crawler.catalogue.entries import build_records
+    from crawler.catalogue.entries import build_entries
     from crawler.catalogue.meaning import MeaningSettings
     from crawler.catalogue.meaning import apply as apply_meaning
     from crawler.catalogue.meaning_join import add_meaning
@@ -355,8 +369,7 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
         bare_asserts += result.get("bare_asserts", 0)
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
-    primaries: dict[str, dict[str, Any]] = {}
-    records = build_records(identity, sites, exceptions, primaries)
+    records, primaries = build_entries(identity, sites, exceptions)
     add_meaning(records, primaries, kept, tests, identity.permalink)
     skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
     apply_meaning(records, kept, meaning or MeaningSettings())
@@ -391,7 +404,7 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
         # the dataset provisional: no later crawl may take it as up to date.
         "input_digest": digest if not any(r.get("transient") for r in results) else "provisional",
     }
-    return records, manifest, primaries, merged
+    return Assembled(records, manifest, primaries, merged)
 
 
 def _report_curated(records: list[dict[str, Any]], curated: Any, merged: int, progress: Progress) -> None:

@@ -435,15 +435,15 @@ def test_ids_are_checked_before_they_become_file_names(crawled, cli, monkeypatch
 def test_schema_failure_and_nan_write_nothing(crawled, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     repo, out = crawled
     before = read_tree(out)
-    real = catalogue.build_records
+    real = catalogue.build_entries
 
     def with_nan(*a, **k):
-        recs = real(*a, **k)
+        recs, primaries = real(*a, **k)
         recs[0]["location"]["line"] = float("nan")
         recs[-1]["snippet"]["start_line"] = float("inf")
-        return recs
+        return catalogue.Entries(recs, primaries)
 
-    monkeypatch.setattr(catalogue, "build_records", with_nan)
+    monkeypatch.setattr(catalogue, "build_entries", with_nan)
     result = cli(*crawl_args(repo, out, "v1", "--no-cache"))
     assert result.exit_code == 1 and "schema problem(s); nothing was written" in result.stderr
     assert "/location/line" in result.stderr and "/snippet/start_line" in result.stderr

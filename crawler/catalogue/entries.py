@@ -8,7 +8,7 @@ entry is its first by path and line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 from urllib.parse import quote
 
 from crawler import __version__
@@ -131,16 +131,30 @@ def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class Entries(NamedTuple):
+    """The records of a crawl, and each entry's primary site as extracted (with its derived
+    facts, see ``derive``), by id: the joins that follow read the facts the records do not keep."""
+
+    records: list[dict[str, Any]]
+    primaries: dict[str, dict[str, Any]]
+
+
 def build_records(
     identity: Identity,
     sites: Iterable[dict[str, Any]],
     exceptions: dict[str, dict[str, Any]] | None = None,
-    primaries: dict[str, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
-    """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``.
+    """The records of :func:`build_entries`."""
+    return build_entries(identity, sites, exceptions).records
 
-    ``primaries``, when given, receives each entry's primary site as extracted (with its derived
-    facts, see ``derive``), by id.
+
+def build_entries(
+    identity: Identity,
+    sites: Iterable[dict[str, Any]],
+    exceptions: dict[str, dict[str, Any]] | None = None,
+) -> Entries:
+    """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``,
+    with each one's primary site.
 
     The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on
     vLLM for nothing, since every record is checked against the schema generated from the
@@ -158,10 +172,10 @@ def build_records(
         "permalinks": identity.links,
     }
     records = []
+    primaries = {}
     for eid, members in sorted(group_sites(identity, sites).items()):
         site_dicts = [_site(identity, s) for s in members]
-        if primaries is not None:
-            primaries[eid] = members[0]
+        primaries[eid] = members[0]
         primary = site_dicts[0]
         exception = _exception_info(members[0], exceptions)
         records.append(
@@ -191,4 +205,4 @@ def build_records(
                 "provenance": provenance,
             }
         )
-    return records
+    return Entries(records, primaries)

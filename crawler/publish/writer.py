@@ -30,10 +30,10 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -170,10 +170,18 @@ def _dumps(fn: Callable[[Any], bytes], document: Any, name: str) -> bytes:
         raise DataError(f"{name}: not serializable as JSON ({e}); nothing was written") from None
 
 
-class Rendered:
-    """What :func:`render_files` learnt while rendering: the completed manifest, at the end."""
+#: Further documents of a dataset: file name -> (schema name, document).
+Extra = dict[str, tuple[str, Any]]
 
-    manifest: dict[str, Any] | None = None
+#: What a fill of a temporary directory hands back through :func:`_swap_in`.
+T = TypeVar("T")
+
+
+class Published(NamedTuple):
+    """What :func:`publish` wrote: the dataset's directory and its completed manifest."""
+
+    target: Path
+    manifest: dict[str, Any]
 
 
 #: The files of a dataset made of every record's bytes (each record's share of index.json and
@@ -216,9 +224,8 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
         raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines, strict=True)})
 
 
-def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
-                 extra: dict[str, tuple[str, Any]] | None = None,
-                 rendered: Rendered | None = None, max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
+def render_files(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extra | None = None,
+                 max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
     Each document is checked against its schema as it goes; when anything was invalid, the
@@ -227,6 +234,12 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
     a file would be larger than ``max_bytes``. ``manifest`` is completed with the content digest.
     ``extra`` maps further file names to (schema name, document).
     """
+    yield from _render(records, manifest, extra, max_bytes)
+
+
+def _render(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extra | None,
+            max_bytes: int | None) -> Generator[tuple[str, bytes], None, dict[str, Any]]:
+    """:func:`render_files`, returning the completed manifest once the last file is yielded."""
     _check_ids(records)
     problems: list[Problem] = []
     digests: dict[str, bytes] = {}
@@ -253,7 +266,9 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any],
     sizes["errors.jsonl"] = sum(map(len, lines))
     _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
     yield emit("errors.jsonl", b"".join(lines))
-    yield _finish_manifest(manifest, digests, problems, rendered, max_bytes)
+    data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
+    yield MANIFEST, data
+    return completed
 
 
 def _check_ids(records: list[dict[str, Any]]) -> None:
@@ -278,23 +293,20 @@ def _render_record(record: dict[str, Any]) -> tuple[str, bytes, bytes, list[Prob
 
 
 def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], problems: list[Problem],
-                     rendered: Rendered | None, max_bytes: int | None) -> tuple[str, bytes]:
-    """The manifest with the content digest of every other file; raises DataError listing every
-    problem found in the dataset when there is any."""
+                     max_bytes: int | None) -> tuple[bytes, dict[str, Any]]:
+    """(bytes, document) of the manifest with the content digest of every other file; raises
+    DataError listing every problem found in the dataset when there is any."""
     manifest = {k: v for k, v in manifest.items() if k != "content_digest"}
-    digests[MANIFEST] = _manifest_digest(manifest, MANIFEST)
-    manifest["content_digest"] = _digest_of(digests)
+    manifest["content_digest"] = _digest_of({**digests, MANIFEST: _manifest_digest(manifest, MANIFEST)})
     problems = problems + check("manifest", manifest, MANIFEST, engine="fast")
     if problems:
         raise _fail(problems)
     data = _dumps(dumps, manifest, MANIFEST)
     _check_sizes(max_bytes, {MANIFEST: len(data)}, [], [])
-    if rendered is not None:
-        rendered.manifest = manifest
-    return MANIFEST, data
+    return data, manifest
 
 
-def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: dict[str, tuple[str, Any]] | None = None,
+def render_dataset(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extra | None = None,
                    max_bytes: int | None = None) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
     invalid, OverLimit if any file would be larger than ``max_bytes``."""
@@ -376,8 +388,18 @@ def _remove(path: str) -> None:
 
 
 def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
+    """The names :func:`_write_rendered` wrote of plain (path, bytes) items."""
+    return _write_rendered(tmp, _plain(items))[0]
+
+
+def _plain(items: Iterable[tuple[str, bytes]]) -> Generator[tuple[str, bytes], None, None]:
+    yield from items
+
+
+def _write_rendered(tmp: Path, items: Generator[tuple[str, bytes], None, T]) -> tuple[set[str], T]:
     """Write (path, bytes) items under tmp from one writer thread, so the kernel's work on the
-    files overlaps the rendering that produces them (a generator, on this thread)."""
+    files overlaps the rendering that produces them (a generator, on this thread): the names
+    written, and what the generator returned."""
     pending: queue.Queue[tuple[str, bytes] | None] = queue.Queue(maxsize=512)
     failed: list[BaseException] = []
     written: set[str] = set()
@@ -400,8 +422,11 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
     thread = threading.Thread(target=writer, name="errcat-writer", daemon=True)
     thread.start()
     try:
-        for item in items:
-            if failed:
+        while not failed:
+            try:
+                item = next(items)
+            except StopIteration as done:
+                returned: T = done.value
                 break
             if not _inside(item[0]):
                 raise DataError(f"refusing to write {item[0]!r}: not a plain relative path; nothing was written")
@@ -412,7 +437,7 @@ def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
         thread.join()
     if failed:
         raise failed[0]
-    return written
+    return written, returned
 
 
 def _inside(rel: str) -> bool:
@@ -436,11 +461,11 @@ def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = 
     made, a symlink planted in it). A path that would leave the tree is refused. ``may_replace``
     runs under the lock, before anything is written, and raises to refuse replacing what
     ``target`` is; ``what`` names the tree in the one-line error. ``spare_root``: see :func:`_swap_in`."""
-    return _write_swap(target, lambda tmp: _write_all(tmp, items), spare_root, what, may_replace)
+    return _write_swap(target, lambda tmp: (_write_all(tmp, items), target), spare_root, what, may_replace)
 
 
-def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None,
-                what: str = "dataset", may_replace: Callable[[Path], None] | None = None) -> Path:
+def _write_swap(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_root: Path | None = None,
+                what: str = "dataset", may_replace: Callable[[Path], None] | None = None) -> T:
     """:func:`_swap_in`, with what the system refuses (no space, no permission) as one line."""
     try:
         return _swap_in(target, fill, spare_root, may_replace)
@@ -449,10 +474,10 @@ def _write_swap(target: Path, fill: Callable[[Path], set[str]], spare_root: Path
         raise OutputError(f"cannot write the {what} {target}: {e.strerror or e}{where}; the last one is as it was") from None
 
 
-def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | None = None,
-             may_replace: Callable[[Path], None] | None = None) -> Path:
-    """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote), swap
-    the sibling in, and get rid of the dataset it replaced.
+def _swap_in(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_root: Path | None = None,
+             may_replace: Callable[[Path], None] | None = None) -> T:
+    """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote and a
+    result), swap the sibling in, get rid of the dataset it replaced, and return fill's result.
 
     With ``spare_root`` (a directory of the cache), the replaced dataset is not deleted but kept
     there, and the next write starts from it: its files are rewritten in place and the ones it no
@@ -471,7 +496,7 @@ def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | 
         if tmp is None:
             tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
         try:
-            written = fill(tmp)
+            written, result = fill(tmp)
             if recycled:
                 _prune(tmp, written)
             os.chmod(tmp, 0o755)
@@ -488,7 +513,7 @@ def _swap_in(target: Path, fill: Callable[[Path], set[str]], spare_root: Path | 
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             raise
-    return target
+    return result
 
 
 def write_file(path: Path, data: bytes) -> None:
@@ -583,30 +608,31 @@ def _retire(old: Path, spare: Path | None) -> None:
 PARALLEL_MIN_RECORDS = 1_000
 
 
-Extra = dict[str, tuple[str, Any]]
-
-
 def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
-            extra: Extra | Callable[[], Extra] | None = None, rendered: Rendered | None = None,
-            jobs: int = 1, spare_root: Path | None = None, max_bytes: int | None = None) -> Path:
-    """``write_dataset(target, render_files(records, manifest, extra, rendered))``, with the
-    records' files rendered, validated, hashed and written by ``jobs`` processes.
+            extra: Callable[[], Extra] | None = None, jobs: int = 1, spare_root: Path | None = None,
+            max_bytes: int | None = None) -> Published:
+    """``write_dataset(target, render_files(records, manifest, extra()))``, with the records'
+    files rendered, validated, hashed and written by ``jobs`` processes; the directory and the
+    completed manifest.
 
     Those are most of a crawl's tail (8,000 files for vLLM). The helpers are forked, so they
     read the records without copying them, and send back only each file's digest, its
     errors.jsonl line and its schema problems; this process does its own share of the records,
     the other documents and the manifest. The bytes written are exactly what the serial path
     writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
-    ``extra`` may be a function that makes the further documents: it then runs while the helpers
-    render. ``spare_root``: see :func:`_swap_in`. A file larger than ``max_bytes`` is
-    OverLimit, raised before the swap.
+    ``extra`` makes the further documents: a function, so that it runs while the helpers render.
+    ``spare_root``: see :func:`_swap_in`. A file larger than ``max_bytes`` is OverLimit, raised
+    before the swap.
     """
     if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
-        files = render_files(records, manifest, extra() if callable(extra) else extra, rendered, max_bytes)
-        return write_dataset(target, files, spare_root)
-    _check_ids(records)
-    return _write_swap(target, lambda tmp: _fill_parallel(tmp, records, manifest, extra, rendered, jobs, max_bytes),
-                       spare_root)
+        def fill(tmp: Path) -> tuple[set[str], dict[str, Any]]:
+            return _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes))
+    else:
+        _check_ids(records)
+
+        def fill(tmp: Path) -> tuple[set[str], dict[str, Any]]:
+            return _fill_parallel(tmp, records, manifest, extra, jobs, max_bytes)
+    return Published(target, _write_swap(target, fill, spare_root))
 
 
 def _write_records(tmp: Path, records: list[dict[str, Any]],
@@ -628,8 +654,9 @@ def _write_records(tmp: Path, records: list[dict[str, Any]],
 
 
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
-                   extra: Extra | Callable[[], Extra] | None, rendered: Rendered | None, jobs: int,
-                   max_bytes: int | None) -> set[str]:
+                   extra: Callable[[], Extra] | None, jobs: int,
+                   max_bytes: int | None) -> tuple[set[str], dict[str, Any]]:
+    """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
     (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
     # This process also makes index.json and search.json, which on vLLM take about as long as
@@ -646,10 +673,10 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
         index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
-        extra = (extra() if callable(extra) else extra) or {}
-        if "index.json" in extra:
+        documents = extra() if extra else {}
+        if "index.json" in documents:
             raise DataError("two files named index.json; nothing was written")
-        for name, (schema, document) in {"index.json": ("index", index), **extra}.items():
+        for name, (schema, document) in {"index.json": ("index", index), **documents}.items():
             problems += check(schema, document, name, engine="fast")
             data = _dumps(dumps, document, name)
             _put(f"{tmp}/{name}", data)
@@ -671,6 +698,6 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     jsonl = b"".join(lines)
     _put(f"{tmp}/errors.jsonl", jsonl)
     digests["errors.jsonl"] = hashlib.sha256(jsonl).digest()
-    name, data = _finish_manifest(manifest, digests, problems, rendered, max_bytes)
-    _put(f"{tmp}/{name}", data)
-    return set(digests)
+    data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
+    _put(f"{tmp}/{MANIFEST}", data)
+    return set(digests) | {MANIFEST}, completed

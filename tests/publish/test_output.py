@@ -281,12 +281,24 @@ def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path,
     records = many_records()
     manifest = manifest_for(records, len(records))
     serial = write_dataset(tmp_path / "s" / "o" / "n", output.render_files(records, manifest, search_file(records, manifest)))
-    rendered = output.Rendered()
-    parallel = output.publish(tmp_path / "p" / "o" / "n", records, manifest, lambda: search_file(records, manifest), rendered, jobs=jobs)
+    parallel, completed = output.publish(tmp_path / "p" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=jobs)
     assert snapshot(parallel) == snapshot(serial)
     assert len(snapshot(parallel)) == len(records) + 4  # errors/*.json, index, search, jsonl, manifest
-    assert rendered.manifest == json.loads((parallel / "manifest.json").read_bytes())
+    assert completed == json.loads((parallel / "manifest.json").read_bytes())
     assert validate_dataset(parallel, engine="fast") == []
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_publish_returns_the_directory_and_the_manifest_it_wrote(tmp_path, monkeypatch, jobs):
+    from crawler.publish import writer as output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    records = many_records(5)
+    manifest = manifest_for(records)
+    target, completed = output.publish(tmp_path / "o" / "n", records, manifest, jobs=jobs)
+    assert target == tmp_path / "o" / "n"
+    assert completed == json.loads((target / "manifest.json").read_bytes())
+    assert completed["content_digest"] and "content_digest" not in manifest  # the caller's manifest is left alone
 
 
 def test_parallel_publish_reports_every_schema_problem_and_writes_nothing(tmp_path, monkeypatch):
@@ -294,7 +306,7 @@ def test_parallel_publish_reports_every_schema_problem_and_writes_nothing(tmp_pa
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records()
-    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2)
+    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2).target
     before = snapshot(target)
     records[1]["kind"] = "explode"  # this process's share
     records[-1]["kind"] = "implode"  # the helper's share
@@ -316,7 +328,7 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records()
-    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2)
+    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2).target
     before = snapshot(target)
     parent = os.getpid()
     real = output._write_records
@@ -436,7 +448,7 @@ def test_a_write_the_system_refuses_is_one_line_and_keeps_the_last_dataset(tmp_p
 
     monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
     records = many_records(30)
-    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=jobs)
+    target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=jobs).target
     before = snapshot(target)
     limits = resource.getrlimit(resource.RLIMIT_FSIZE)
     handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
