@@ -21,6 +21,7 @@ from crawler.base.sink import KINDS, echo, output_lines
 from crawler.cli.options import DEFAULT_OUT, source_options
 
 if TYPE_CHECKING:
+    from crawler.model.diff import ChangeKind
     from crawler.versions.sides import SourceOptions
 
 P = ParamSpec("P")
@@ -53,17 +54,17 @@ def _invalid_data_is_one_line(command: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def _kinds(values: tuple[str, ...]) -> set[str]:
+def _kinds(values: tuple[str, ...]) -> set[ChangeKind]:
     from crawler.model.diff import ChangeKind
 
-    slugs = {k.slug for k in ChangeKind}
-    chosen: set[str] = set()
+    slugs = set(ChangeKind)
+    chosen: set[ChangeKind] = set()
     for value in values:
         for item in filter(None, (v.strip() for v in value.split(","))):
             if item == "any":
                 chosen |= slugs
             elif item in slugs:
-                chosen.add(item)
+                chosen.add(ChangeKind(item))
             else:
                 raise UsageError(f"--fail-on {item!r}: expected any or one of {', '.join(sorted(slugs))}")
     return chosen

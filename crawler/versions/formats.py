@@ -56,7 +56,7 @@ def _where(c: Change) -> str:
 
 
 def _entry(c: Change) -> str:
-    kind = ChangeKind.from_slug(c.kind)
+    kind = c.kind
     head = f"{md_link(c.title, c.location.permalink)} · {md_code(c.exception)}"
     if kind is ChangeKind.MOVED:
         moves = []
@@ -98,25 +98,25 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
     for kind in ChangeKind:
         n = report.counts.of(kind)
         if n:
-            out.append(f"| {kind.value.capitalize()} | {n} |")
-    by_kind: dict[str, list[Change]] = {}
+            out.append(f"| {kind.label.capitalize()} | {n} |")
+    by_kind: dict[ChangeKind, list[Change]] = {}
     for c in report.changes:
         by_kind.setdefault(c.kind, []).append(c)
-    sections = [(slug, by_kind[slug], [_entry(c) for c in by_kind[slug]]) for slug in sorted(by_kind, key=KIND_ORDER.__getitem__)]
+    sections = [(kind, by_kind[kind], [_entry(c) for c in by_kind[kind]]) for kind in sorted(by_kind, key=KIND_ORDER.__getitem__)]
     # Every class shows a sample first; what is left of the budget goes to the most telling.
-    shown = {slug: 0 for slug, _, _ in sections}
+    shown = {kind: 0 for kind, _, _ in sections}
     left = budget
     for quota in (SAMPLE, None):
-        for slug, _, lines in sections:
+        for kind, _, lines in sections:
             stop = len(lines) if quota is None else min(len(lines), quota)
-            while shown[slug] < stop and len(lines[shown[slug]]) + 1 <= left:
-                left -= len(lines[shown[slug]]) + 1
-                shown[slug] += 1
-    for slug, entries, lines in sections:
-        out += ["", f"### {ChangeKind.from_slug(slug).value.capitalize()} ({len(entries)})", ""]
-        out += lines[: shown[slug]]
-        if shown[slug] < len(entries):
-            out.append(f"- … and {len(entries) - shown[slug]} more: `errcat diff --format json` lists every change.")
+            while shown[kind] < stop and len(lines[shown[kind]]) + 1 <= left:
+                left -= len(lines[shown[kind]]) + 1
+                shown[kind] += 1
+    for kind, entries, lines in sections:
+        out += ["", f"### {kind.label.capitalize()} ({len(entries)})", ""]
+        out += lines[: shown[kind]]
+        if shown[kind] < len(entries):
+            out.append(f"- … and {len(entries) - shown[kind]} more: `errcat diff --format json` lists every change.")
     return "\n".join(out) + "\n"
 
 
@@ -126,8 +126,7 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
 def github(report: DiffReport) -> str:
     lines = []
     for c in report.changes:
-        kind = ChangeKind.from_slug(c.kind)
-        title = command_property(f"errcat: {kind.value}")
+        title = command_property(f"errcat: {c.kind.label}")
         props = f"file={command_property(c.location.path)},line={c.location.line},title={title}"
         lines.append(f"::notice {props}::{command_data(c.summary + f' [{c.id}]')}")
     return "".join(line + "\n" for line in lines)
