@@ -9,6 +9,8 @@ markup nor a second command; controls are shown escaped in all of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from crawler.base.jsonio import dumps
 from crawler.base.sink import (
     command_data,
@@ -19,8 +21,6 @@ from crawler.base.sink import (
 )
 from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport
 
-FORMATS = ("oneline", "markdown", "github", "json")
-
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
 #: class says how many more there are. A pull request body is capped at 65536 characters.
 MARKDOWN_BUDGET = 60_000
@@ -29,15 +29,7 @@ SAMPLE = 10
 
 
 def render(report: DiffReport, fmt: str) -> str:
-    if fmt == "json":
-        return dumps(report).decode("utf-8")
-    if fmt == "markdown":
-        return markdown(report)
-    if fmt == "github":
-        return github(report)
-    if fmt == "oneline":
-        return oneline(report)
-    raise ValueError(fmt)
+    return FORMATS[fmt](report)
 
 
 # --------------------------------------------------------------------------- oneline
@@ -130,3 +122,19 @@ def github(report: DiffReport) -> str:
         props = f"file={command_property(c.location.path)},line={c.location.line},title={title}"
         lines.append(f"::notice {props}::{command_data(c.summary + f' [{c.id}]')}")
     return "".join(line + "\n" for line in lines)
+
+
+# --------------------------------------------------------------------------- json
+
+
+def json_report(report: DiffReport) -> str:
+    return dumps(report).decode("utf-8")
+
+
+#: Every format by the name ``errcat diff --format`` takes, in the order its help lists them.
+FORMATS: dict[str, Callable[[DiffReport], str]] = {
+    "oneline": oneline,
+    "markdown": markdown,
+    "github": github,
+    "json": json_report,
+}
