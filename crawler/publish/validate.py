@@ -190,7 +190,7 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         index, found = _load(directory, "index.json", "index.json")
         problems += found or check("index", index, "index.json", engine)
         search, found = _load(directory, "search.json", "search.json")
-        if found != [Problem("search.json", "", "missing")]:  # datasets written before errcat had it lack it
+        if found != [Problem("search.json", "", "missing")]:  # `errcat history` writes none
             problems += found or check("search", search, "search.json", engine)
         documents.advance(3)
 
