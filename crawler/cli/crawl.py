@@ -10,7 +10,7 @@ import click
 
 from crawler.base.progress import REPORTER, Progress
 from crawler.base.sink import echo
-from crawler.cli.options import DEFAULT_OUT
+from crawler.cli.options import DEFAULT_OUT, RegistryChoice
 
 
 @click.command()
@@ -69,7 +69,7 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
 
 @click.command()
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT)
-@click.option("--engine", type=click.Choice(["fast", "reference"]), default="fast", show_default=True,
+@click.option("--engine", type=RegistryChoice("crawler.publish.validate", "ENGINES"), default="fast", show_default=True,
               help="fast: jsonschema-rs; reference: the Python jsonschema library (same verdicts, ~20x slower).")
 def validate(directory: Path, engine: str) -> None:
     """Validate every dataset under DIRECTORY against the JSON Schemas (default: output/).

@@ -1,7 +1,9 @@
-"""What several commands share: the default output root and the repository options."""
+"""What several commands share: the default output root, the repository options and choices
+read from a stage's registry."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -11,6 +13,28 @@ import click
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_OUT = Path("output")
+
+
+class RegistryChoice(click.Choice[str]):
+    """The names of a stage's registry (``module.NAME``, a dict or a sequence), in its order.
+
+    Read when click first needs them (parsing or help of the command that uses it), so the stage
+    is imported only when that command runs: ``errcat --help`` and every other command stay as
+    quick to start as before.
+    """
+
+    def __init__(self, module: str, name: str) -> None:
+        self._where = (module, name)
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        module, name = self._where
+        return tuple(getattr(importlib.import_module(module), name))
+
+    @choices.setter
+    def choices(self, value: tuple[str, ...]) -> None:
+        pass  # click's constructor assigns its argument; the registry is the one source
 
 def source_options(func: F) -> F:
     """The repository options of ``errcat crawl``, for commands that crawl refs themselves."""

@@ -18,9 +18,10 @@ import click
 from crawler.base.errors import UsageError, invalid_data
 from crawler.base.progress import REPORTER
 from crawler.base.sink import KINDS, echo, output_lines
-from crawler.cli.options import DEFAULT_OUT, source_options
+from crawler.cli.options import DEFAULT_OUT, RegistryChoice, source_options
 
 if TYPE_CHECKING:
+    from crawler.model.diff import ChangeKind
     from crawler.versions.sides import SourceOptions
 
 P = ParamSpec("P")
@@ -53,17 +54,17 @@ def _invalid_data_is_one_line(command: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def _kinds(values: tuple[str, ...]) -> set[str]:
+def _kinds(values: tuple[str, ...]) -> set[ChangeKind]:
     from crawler.model.diff import ChangeKind
 
-    slugs = {k.slug for k in ChangeKind}
-    chosen: set[str] = set()
+    slugs = set(ChangeKind)
+    chosen: set[ChangeKind] = set()
     for value in values:
         for item in filter(None, (v.strip() for v in value.split(","))):
             if item == "any":
                 chosen |= slugs
             elif item in slugs:
-                chosen.add(item)
+                chosen.add(ChangeKind(item))
             else:
                 raise UsageError(f"--fail-on {item!r}: expected any or one of {', '.join(sorted(slugs))}")
     return chosen
@@ -84,7 +85,7 @@ def _write(text: str, output: Path | None, kind: str = "lines") -> None:
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
 @source_options
-@click.option("--format", "fmt", type=click.Choice(["oneline", "markdown", "github", "json"]), default="oneline", show_default=True,
+@click.option("--format", "fmt", type=RegistryChoice("crawler.versions.formats", "FORMATS"), default="oneline", show_default=True,
               help="oneline: one change a line; markdown: a changelog; github: workflow annotations; json: the diff schema.")
 @click.option("--fail-on", "fail_on", multiple=True, metavar="KINDS",
               help="Exit 1 when a change of these kinds is found: comma-separated, or 'any' "

@@ -167,19 +167,6 @@ def parts_from_template(tpl: dict) -> Parts:
     return normalize(parts)
 
 
-def render(tpl: dict, values: list[str]) -> str:
-    """The runtime message a template yields when its fields evaluate to ``values``."""
-    out = []
-    k = 0
-    for p in parts_from_template(tpl):
-        if isinstance(p, str):
-            out.append(p)
-        else:
-            out.append(values[k])
-            k += 1
-    return "".join(out)
-
-
 # ---------------------------------------------------------------------------------------------
 # string-token scanning (implicit concatenation, f-strings)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from typing import Literal
 
 from pydantic import Field
 
@@ -18,33 +17,35 @@ from crawler.model.records import (
 )
 
 
-class ChangeKind(enum.Enum):
-    """A class of change; the value reads as the message a maintainer sees."""
+class ChangeKind(enum.StrEnum):
+    """A class of change; the value is its stable machine name, as the JSON report and
+    ``--fail-on`` spell it."""
 
     # Most telling first: the order of the report, the changelog and the annotations.
-    REMOVED = "error removed"
-    REWORDED = "message reworded"
-    EXCEPTION_CHANGED = "exception changed"
-    ADDED = "error added"
-    SITES_REMOVED = "sites removed"
-    SITES_ADDED = "sites added"
-    MOVED = "error moved"
+    REMOVED = "removed"
+    REWORDED = "reworded"
+    EXCEPTION_CHANGED = "exception-changed"
+    ADDED = "added"
+    SITES_REMOVED = "sites-removed"
+    SITES_ADDED = "sites-added"
+    MOVED = "moved"
 
     @property
-    def slug(self) -> str:
-        """The stable machine name: ``exception-changed``; used in JSON and ``--fail-on``."""
-        return self.name.lower().replace("_", "-")
-
-    @classmethod
-    def from_slug(cls, slug: str) -> ChangeKind:
-        for kind in cls:
-            if kind.slug == slug:
-                return kind
-        raise ValueError(slug)
+    def label(self) -> str:
+        """The message a maintainer sees: ``exception changed``."""
+        return LABELS[self]
 
 
-KindSlug = Literal["removed", "reworded", "exception-changed", "added", "sites-removed", "sites-added", "moved"]
-KIND_ORDER = {kind.slug: n for n, kind in enumerate(ChangeKind)}
+LABELS = {
+    ChangeKind.REMOVED: "error removed",
+    ChangeKind.REWORDED: "message reworded",
+    ChangeKind.EXCEPTION_CHANGED: "exception changed",
+    ChangeKind.ADDED: "error added",
+    ChangeKind.SITES_REMOVED: "sites removed",
+    ChangeKind.SITES_ADDED: "sites added",
+    ChangeKind.MOVED: "error moved",
+}
+KIND_ORDER = {kind: n for n, kind in enumerate(ChangeKind)}
 
 
 # --------------------------------------------------------------------------- the report model
@@ -65,7 +66,7 @@ class SiteChange(Model):
 
 
 class Change(Model):
-    kind: KindSlug
+    kind: ChangeKind
     summary: str = Field(description="One line a maintainer reads, e.g. 'error moved: a.py:219 -> a.py:256'.")
     id: EntryId = Field(description="The entry's id on the new side (the old side for a removal).")
     old_id: EntryId | None = Field(default=None, description="For reworded / exception changed: the predecessor's id, so curated text can follow.")
@@ -122,5 +123,5 @@ class DiffReport(Model):
     def changed(self) -> bool:
         return bool(self.changes)
 
-    def kinds(self) -> set[str]:
+    def kinds(self) -> set[ChangeKind]:
         return {c.kind for c in self.changes}

@@ -166,7 +166,8 @@ def load_records(dataset: Path, manifest: Manifest | None = None, progress: Prog
 
 
 def load_search_index(dataset: Path) -> SearchIndex:
-    """The dataset's search.json; built from errors.jsonl when an older dataset has none."""
+    """The dataset's search.json; built from errors.jsonl when it has none (``errcat history``
+    writes none)."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():
         return _parse(SearchIndex, _read(path), str(path), "search index")

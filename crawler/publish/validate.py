@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -61,16 +61,24 @@ def pointer(path: Iterable[Any]) -> str:
     return "/" + "/".join(parts) if parts else ""
 
 
-ENGINES = ("reference", "fast")
+def _fast_errors(name: str, data: Any) -> Iterable[tuple[Iterable[Any], str]]:
+    return ((err.instance_path, err.message) for err in fast_validator(name).iter_errors(data))
+
+
+def _reference_errors(name: str, data: Any) -> Iterable[tuple[Iterable[Any], str]]:
+    return ((err.absolute_path, err.message) for err in validator(name).iter_errors(data))
+
+
+#: Every engine by the name ``errcat validate --engine`` takes, the default first.
+ENGINES: dict[str, Callable[[str, Any], Iterable[tuple[Iterable[Any], str]]]] = {
+    "fast": _fast_errors,
+    "reference": _reference_errors,
+}
 
 
 def check(name: str, data: Any, file: str, engine: str = "fast") -> list[Problem]:
     """Schema problems of one document, ordered by location."""
-    if engine == "fast":
-        errors = ((err.instance_path, err.message) for err in fast_validator(name).iter_errors(data))
-    else:
-        errors = ((err.absolute_path, err.message) for err in validator(name).iter_errors(data))
-    return sorted(Problem(file, pointer(path), message) for path, message in errors)
+    return sorted(Problem(file, pointer(path), message) for path, message in ENGINES[engine](name, data))
 
 
 #: The most validate reads of one file: errors.jsonl, the largest, is 45 MB for vLLM's 8,248 entries.
@@ -182,7 +190,7 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         index, found = _load(directory, "index.json", "index.json")
         problems += found or check("index", index, "index.json", engine)
         search, found = _load(directory, "search.json", "search.json")
-        if found != [Problem("search.json", "", "missing")]:  # datasets written before errcat had it lack it
+        if found != [Problem("search.json", "", "missing")]:  # `errcat history` writes none
             problems += found or check("search", search, "search.json", engine)
         documents.advance(3)
 

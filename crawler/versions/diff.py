@@ -26,7 +26,6 @@ from crawler.model.diff import (
     ChangeKind,
     DiffCounts,
     DiffReport,
-    KindSlug,
     Side,
     SiteChange,
     SiteRef,
@@ -35,7 +34,6 @@ from crawler.model.records import Manifest, Record, Site
 from crawler.source.wheel import release_of
 
 REWORD_RATIO = 0.6
-assert set(KindSlug.__args__) == {k.slug for k in ChangeKind}  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- computing it
@@ -157,7 +155,7 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
     def record_change(kind: ChangeKind, record: Record, summary: str, location: SiteRef, *, before: Record | None = None,
                       similarity: float | None = None, sites: list[SiteChange] | None = None) -> None:
         changes.append(Change(
-            kind=kind.slug, summary=f"{kind.value}: {summary}", id=record.id,
+            kind=kind, summary=f"{kind.label}: {summary}", id=record.id,
             old_id=before.id if before is not None else None,
             title=record.title, old_title=before.title if before is not None else None,
             exception=record.exception.name, old_exception=before.exception.name if before is not None else None,

@@ -9,6 +9,8 @@ markup nor a second command; controls are shown escaped in all of them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from crawler.base.jsonio import dumps
 from crawler.base.sink import (
     command_data,
@@ -19,8 +21,6 @@ from crawler.base.sink import (
 )
 from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport
 
-FORMATS = ("oneline", "markdown", "github", "json")
-
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
 #: class says how many more there are. A pull request body is capped at 65536 characters.
 MARKDOWN_BUDGET = 60_000
@@ -29,15 +29,7 @@ SAMPLE = 10
 
 
 def render(report: DiffReport, fmt: str) -> str:
-    if fmt == "json":
-        return dumps(report).decode("utf-8")
-    if fmt == "markdown":
-        return markdown(report)
-    if fmt == "github":
-        return github(report)
-    if fmt == "oneline":
-        return oneline(report)
-    raise ValueError(fmt)
+    return FORMATS[fmt](report)
 
 
 # --------------------------------------------------------------------------- oneline
@@ -56,7 +48,7 @@ def _where(c: Change) -> str:
 
 
 def _entry(c: Change) -> str:
-    kind = ChangeKind.from_slug(c.kind)
+    kind = c.kind
     head = f"{md_link(c.title, c.location.permalink)} · {md_code(c.exception)}"
     if kind is ChangeKind.MOVED:
         moves = []
@@ -98,25 +90,25 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
     for kind in ChangeKind:
         n = report.counts.of(kind)
         if n:
-            out.append(f"| {kind.value.capitalize()} | {n} |")
-    by_kind: dict[str, list[Change]] = {}
+            out.append(f"| {kind.label.capitalize()} | {n} |")
+    by_kind: dict[ChangeKind, list[Change]] = {}
     for c in report.changes:
         by_kind.setdefault(c.kind, []).append(c)
-    sections = [(slug, by_kind[slug], [_entry(c) for c in by_kind[slug]]) for slug in sorted(by_kind, key=KIND_ORDER.__getitem__)]
+    sections = [(kind, by_kind[kind], [_entry(c) for c in by_kind[kind]]) for kind in sorted(by_kind, key=KIND_ORDER.__getitem__)]
     # Every class shows a sample first; what is left of the budget goes to the most telling.
-    shown = {slug: 0 for slug, _, _ in sections}
+    shown = {kind: 0 for kind, _, _ in sections}
     left = budget
     for quota in (SAMPLE, None):
-        for slug, _, lines in sections:
+        for kind, _, lines in sections:
             stop = len(lines) if quota is None else min(len(lines), quota)
-            while shown[slug] < stop and len(lines[shown[slug]]) + 1 <= left:
-                left -= len(lines[shown[slug]]) + 1
-                shown[slug] += 1
-    for slug, entries, lines in sections:
-        out += ["", f"### {ChangeKind.from_slug(slug).value.capitalize()} ({len(entries)})", ""]
-        out += lines[: shown[slug]]
-        if shown[slug] < len(entries):
-            out.append(f"- … and {len(entries) - shown[slug]} more: `errcat diff --format json` lists every change.")
+            while shown[kind] < stop and len(lines[shown[kind]]) + 1 <= left:
+                left -= len(lines[shown[kind]]) + 1
+                shown[kind] += 1
+    for kind, entries, lines in sections:
+        out += ["", f"### {kind.label.capitalize()} ({len(entries)})", ""]
+        out += lines[: shown[kind]]
+        if shown[kind] < len(entries):
+            out.append(f"- … and {len(entries) - shown[kind]} more: `errcat diff --format json` lists every change.")
     return "\n".join(out) + "\n"
 
 
@@ -126,8 +118,23 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
 def github(report: DiffReport) -> str:
     lines = []
     for c in report.changes:
-        kind = ChangeKind.from_slug(c.kind)
-        title = command_property(f"errcat: {kind.value}")
+        title = command_property(f"errcat: {c.kind.label}")
         props = f"file={command_property(c.location.path)},line={c.location.line},title={title}"
         lines.append(f"::notice {props}::{command_data(c.summary + f' [{c.id}]')}")
     return "".join(line + "\n" for line in lines)
+
+
+# --------------------------------------------------------------------------- json
+
+
+def json_report(report: DiffReport) -> str:
+    return dumps(report).decode("utf-8")
+
+
+#: Every format by the name ``errcat diff --format`` takes, in the order its help lists them.
+FORMATS: dict[str, Callable[[DiffReport], str]] = {
+    "oneline": oneline,
+    "markdown": markdown,
+    "github": github,
+    "json": json_report,
+}

@@ -113,3 +113,20 @@ def test_validate_prints_problems_and_verdict_on_stdout(cli, tmp_path):
     assert result.stdout.splitlines()[-1] == f"{dataset}: 1 problem(s)"
     assert "is a required property" in result.stdout and "required property" not in result.stderr
     assert "problem(s)" not in result.stderr
+
+
+@pytest.mark.parametrize("command, option, module, registry", [
+    ("diff", "--format", "crawler.versions.formats", "FORMATS"),
+    ("validate", "--engine", "crawler.publish.validate", "ENGINES"),
+])
+def test_a_choice_offers_its_stage_registry_and_importing_the_cli_loads_no_stage(cli, command, option, module, registry):
+    import importlib
+
+    names = list(getattr(importlib.import_module(module), registry))
+    result = cli(command, "--help")
+    assert f"{option} [{'|'.join(names)}]" in result.output
+    refused = cli(command, "x", "y", option, "nope") if command == "diff" else cli(command, "x", option, "nope")
+    assert refused.exit_code == 2 and ", ".join(repr(n) for n in names) in refused.output
+    # The registry is read when the command needs it, not when errcat starts.
+    code = f"import sys, crawler.cli; assert {module!r} not in sys.modules and 'pydantic' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from crawler.extract.templates import make_template, parts_from_template, render, string_parts
+from crawler.extract.templates import make_template, parts_from_template, string_parts
 from crawler.extract.visitor import extract_file
 from crawler.model.records import Template
 
@@ -126,6 +126,12 @@ def test_template_rules(code, text, exprs, form):
 def test_field_names_are_simple_names_only():
     t = template_of('raise ValueError(f"{a} {b!r} {c.d} {e=} {g:>3}")')
     assert [f["name"] for f in t["fields"]] == ["a", "b", None, "e", "g"]
+
+
+def render(tpl: dict, values: list[str]) -> str:
+    """The runtime message a template yields when its fields evaluate to ``values``."""
+    fields = iter(values)
+    return "".join(p if isinstance(p, str) else next(fields) for p in parts_from_template(tpl))
 
 
 @pytest.mark.parametrize("code,text,exprs,form", [c for c in CASES if c[2]])

@@ -314,3 +314,10 @@ def test_a_report_replaces_a_symlink_at_its_path_and_never_writes_through_it(tmp
     assert cli("diff", old, new, "--format", "markdown", "-o", report).exit_code == 0
     assert victim.read_text() == "mine\n" and not report.is_symlink() and report.read_text().startswith("#")
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["report.md", "v1", "v2", "victim.txt"]
+
+
+def test_every_kind_has_a_label_and_the_json_spells_its_value():
+    from crawler.model.diff import LABELS, ChangeKind
+
+    assert set(LABELS) == set(ChangeKind)
+    assert schema_for("diff")["$defs"]["ChangeKind"]["enum"] == [k.value for k in ChangeKind]

@@ -108,3 +108,15 @@ def test_an_id_is_never_reused_for_another_error():
 @pytest.mark.parametrize("ref, version", [("v0.33.0", "v0.33.0"), ("1.2", "1.2"), ("v2.0rc1", "v2.0rc1"), ("main", None), (None, None)])
 def test_version_of(ref, version):
     assert version_of(ref) == version
+
+
+def test_a_history_dataset_has_no_search_json_and_still_validates_and_matches(upstream, cli, tmp_path):
+    """The reader's and validate's allowance for a dataset without search.json is for these."""
+    out = tmp_path / "out"
+    assert cli("history", "--repo", upstream.path, *ARGS, "--out", out, "v1.0", "v2.0").exit_code == 0
+    dataset = out / "acme" / "widgets"
+    assert not (dataset / "search.json").exists()
+    assert cli("validate", out).exit_code == 0
+    result = cli("match", "--data", dataset, "no such widget file: /tmp/w")
+    assert result.exit_code == 0, result.output
+    assert by_template(dataset)["no such widget file: {p}"]["id"] in result.stdout
