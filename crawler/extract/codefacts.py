@@ -34,6 +34,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 from crawler.extract import parse
+from crawler.extract.names import dotted, import_base
 from crawler.extract.templates import escape_surrogates
 from crawler.extract.text import decode_source, module_name
 
@@ -52,30 +53,6 @@ _RAISES = frozenset({"raises"})
 _ASSERT_RAISES = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
 
-def _dotted(node: ast.AST) -> str | None:
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
-
-
-def _import_base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
-    base = node.module or ""
-    if node.level:
-        pkg = module if is_package else module.rpartition(".")[0]
-        parts = pkg.split(".") if pkg else []
-        up = node.level - 1
-        if up:
-            parts = parts[:-up] if up <= len(parts) else []
-        pkg = ".".join(parts)
-        base = f"{pkg}.{base}" if base and pkg else (base or pkg)
-    return base
-
-
 def _imports_of(stmt: ast.stmt, module: str, is_package: bool, into: dict[str, str]) -> None:
     if type(stmt) is ast.Import:
         for alias in stmt.names:
@@ -85,7 +62,7 @@ def _imports_of(stmt: ast.stmt, module: str, is_package: bool, into: dict[str, s
                 head = alias.name.split(".", 1)[0]
                 into[head] = head
     elif type(stmt) is ast.ImportFrom:
-        base = _import_base(module, is_package, stmt)
+        base = import_base(module, is_package, stmt)
         for alias in stmt.names:
             if alias.name != "*":
                 into[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
@@ -187,7 +164,7 @@ class _Walker:
         qual = self._qual(node.name)
         if self.stack[-1].kind != "class":
             self._names()[node.name] = f"{self.module}.{qual}"
-        bases = [d for d in (_dotted(b) for b in node.bases) if d]
+        bases = [d for d in (dotted(b) for b in node.bases) if d]
         self.classes.append([qual, node.lineno, bases, list(self.stack)])
         self.stack.append(_Scope("class", qual, None))
         self.walk(node.body)
@@ -212,7 +189,7 @@ class _Walker:
         chain = tuple(self.stack)
         for node in ast.walk(expr):
             if type(node) is ast.Call:
-                written = _dotted(node.func)
+                written = dotted(node.func)
                 if written:
                     self.pending.append((scope.qualname, written, node.lineno, chain, scope.cls))
 
@@ -334,7 +311,7 @@ def _pattern_of(node: ast.expr | None) -> tuple[str | None, list[str] | None, bo
     if type(node) is ast.Constant and isinstance(node.value, str):
         got = pattern_fragments(node.value)
         return (node.value, *got) if got is not None else (None, None, False)
-    if type(node) is ast.Call and _dotted(node.func) == "re.escape" and len(node.args) == 1:
+    if type(node) is ast.Call and dotted(node.func) == "re.escape" and len(node.args) == 1:
         arg = node.args[0]
         if type(arg) is ast.Constant and isinstance(arg.value, str) and len(arg.value) <= MAX_PATTERN:
             return re.escape(arg.value), [arg.value], False
@@ -407,7 +384,7 @@ class _TestWalker:
         func = call.func
         name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
         if name in _RAISES:
-            if _dotted(func) not in ("pytest.raises", "raises") or not call.args:
+            if dotted(func) not in ("pytest.raises", "raises") or not call.args:
                 return
             pattern_node = next((k.value for k in call.keywords if k.arg == "match"), None)
             rest = call.args[1:]
@@ -423,7 +400,7 @@ class _TestWalker:
         if with_stmt is None and not rest:
             return  # a bare call that is not the callable form: nothing to read
         exc_node = call.args[0]
-        written = [_dotted(e) for e in exc_node.elts] if type(exc_node) is ast.Tuple else [_dotted(exc_node)]
+        written = [dotted(e) for e in exc_node.elts] if type(exc_node) is ast.Tuple else [dotted(exc_node)]
         exceptions = sorted({r for r in (self.resolve(w) for w in written) if r})
         if not exceptions:
             return
@@ -435,7 +412,7 @@ class _TestWalker:
         targets = [rest[0]] if with_stmt is None else list(ast.walk(ast.Module(body=with_stmt.body, type_ignores=[])))
         for node in targets:
             callee = node.func if type(node) is ast.Call else node if with_stmt is None else None
-            target = self.resolve(_dotted(callee)) if callee is not None else None
+            target = self.resolve(dotted(callee)) if callee is not None else None
             if target and target not in calls:
                 calls.append(target)
                 if len(calls) >= MAX_BLOCK_CALLS:

@@ -45,6 +45,7 @@ from bisect import bisect_left
 
 from crawler.extract import knobs, parse
 from crawler.extract.codefacts import empty_graph, graph_facts
+from crawler.extract.names import import_base
 from crawler.extract.templates import (
     MessageBuilder,
     escape_surrogates,
@@ -196,18 +197,6 @@ def _is_class_name(name: str | None) -> bool:
 def _looks_like_exception(call: ast.Call) -> bool:
     name = _last_name(call.func)
     return bool(name) and (name in BUILTIN_EXCEPTIONS or name.endswith(_EXC_SUFFIXES))
-
-
-def _dotted(node: ast.expr) -> str | None:
-    """``a.b.c`` for Name/Attribute chains, else None."""
-    parts = []
-    while type(node) is ast.Attribute:
-        parts.append(node.attr)
-        node = node.value
-    if type(node) is not ast.Name:
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 def _first_paragraph(doc: str | None) -> str | None:
@@ -559,15 +548,7 @@ class _Extractor:
                 imports[head] = head
 
     def _importfrom(self, node) -> None:
-        base = node.module or ""
-        if node.level:
-            pkg = self.module if self.is_package else self.module.rpartition(".")[0]
-            parts = pkg.split(".") if pkg else []
-            up = node.level - 1
-            if up:
-                parts = parts[:-up] if up <= len(parts) else []
-            pkg = ".".join(parts)
-            base = f"{pkg}.{base}" if base and pkg else (base or pkg)
+        base = import_base(self.module, self.is_package, node)
         imports = self._imports_dict()
         for alias in node.names:
             if alias.name == "*":

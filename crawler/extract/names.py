@@ -1,0 +1,31 @@
+"""Names in a syntax tree, as the visitor and the call-graph facts both read them."""
+
+from __future__ import annotations
+
+import ast
+
+
+def dotted(node: ast.expr) -> str | None:
+    """``a.b.c`` for Name/Attribute chains, else None."""
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if type(node) is not ast.Name:
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def import_base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
+    """The module a ``from ... import`` in ``module`` names, relative levels resolved."""
+    base = node.module or ""
+    if node.level:
+        pkg = module if is_package else module.rpartition(".")[0]
+        parts = pkg.split(".") if pkg else []
+        up = node.level - 1
+        if up:
+            parts = parts[:-up] if up <= len(parts) else []
+        pkg = ".".join(parts)
+        base = f"{pkg}.{base}" if base and pkg else (base or pkg)
+    return base
