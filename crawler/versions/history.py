@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler.base.errors import DataError, OutputError
+from crawler.catalogue.search import search_file
 from crawler.extract.ids import entry_key
 from crawler.model.records import History, Lifetime, Manifest, Record
 from crawler.publish.writer import OverLimit, render_dataset
@@ -101,7 +102,8 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
     same commit leaves the history alone), with entries counting live records and ``retired``
-    the rest. Validated by ``render_dataset`` like every dataset, and held to the crawl's
+    the rest, and the search index of them all (what ``errcat match`` and the site read). Validated
+    by ``render_dataset`` like every dataset, and held to the crawl's
     ``limits.max_output_bytes``: retired records pile up from release to release, so when a
     file would be larger, retired entries are left out first, the largest first, then live
     ones, and ``counts.omitted`` says how many.
@@ -114,7 +116,7 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
         data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired, "omitted": omitted}
         try:
-            return render_dataset(records, data, max_bytes=manifest.limits.max_output_bytes)
+            return render_dataset(records, data, search_file(records, data), max_bytes=manifest.limits.max_output_bytes)
         except OverLimit as over:
             drop = _to_omit(over, records)
             if not drop:

@@ -110,12 +110,15 @@ def test_version_of(ref, version):
     assert version_of(ref) == version
 
 
-def test_a_history_dataset_has_no_search_json_and_still_validates_and_matches(upstream, cli, tmp_path):
-    """The reader's and validate's allowance for a dataset without search.json is for these."""
+def test_a_history_dataset_has_its_search_index_and_validates_and_matches(upstream, cli, tmp_path):
+    """history (and sync, which writes through it) wrote no search.json: match and render fell
+    back to rebuilding it from errors.jsonl on every use. Its entries, retired ones too, are there."""
     out = tmp_path / "out"
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", out, "v1.0", "v2.0").exit_code == 0
     dataset = out / "acme" / "widgets"
-    assert not (dataset / "search.json").exists()
+    search = json.loads((dataset / "search.json").read_text())
+    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_text().splitlines()]
+    assert [e["id"] for e in search["entries"]] == sorted(r["id"] for r in records)
     assert cli("validate", out).exit_code == 0
     result = cli("match", "--data", dataset, "no such widget file: /tmp/w")
     assert result.exit_code == 0, result.output
