@@ -34,7 +34,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 from crawler.extract import parse
-from crawler.extract.names import dotted, import_base
+from crawler.extract.names import dotted, record_import
 from crawler.extract.templates import escape_surrogates
 from crawler.extract.text import decode_source, module_name
 
@@ -51,21 +51,6 @@ _CLI_DECORATORS = frozenset({"command", "group"})
 _BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
 _RAISES = frozenset({"raises"})
 _ASSERT_RAISES = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
-
-
-def _imports_of(stmt: ast.stmt, module: str, is_package: bool, into: dict[str, str]) -> None:
-    if type(stmt) is ast.Import:
-        for alias in stmt.names:
-            if alias.asname:
-                into[alias.asname] = alias.name
-            else:
-                head = alias.name.split(".", 1)[0]
-                into[head] = head
-    elif type(stmt) is ast.ImportFrom:
-        base = import_base(module, is_package, stmt)
-        for alias in stmt.names:
-            if alias.name != "*":
-                into[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
 
 
 class _Scope:
@@ -102,7 +87,7 @@ class _Walker:
         for stmt in body:
             t = type(stmt)
             if t is ast.Import or t is ast.ImportFrom:
-                _imports_of(stmt, self.module, self.is_package, self._names())
+                record_import(stmt, self.module, self.is_package, self._names())
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                 self._function(stmt)
             elif t is ast.ClassDef:
@@ -358,7 +343,7 @@ class _TestWalker:
         for stmt in body:
             t = type(stmt)
             if t is ast.Import or t is ast.ImportFrom:
-                _imports_of(stmt, self.module, self.is_package, self.local_names[-1])
+                record_import(stmt, self.module, self.is_package, self.local_names[-1])
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                 self.scope.append(stmt.name)
                 self.local_names.append({})

@@ -29,3 +29,20 @@ def import_base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
         pkg = ".".join(parts)
         base = f"{pkg}.{base}" if base and pkg else (base or pkg)
     return base
+
+
+def record_import(stmt: ast.stmt, module: str, is_package: bool, into: dict[str, str]) -> None:
+    """Add the names an ``import`` or ``from ... import`` in ``module`` binds to ``into`` (local
+    name -> dotted name); ``*`` binds nothing errcat can name."""
+    if type(stmt) is ast.Import:
+        for alias in stmt.names:
+            if alias.asname:
+                into[alias.asname] = alias.name
+            else:
+                head = alias.name.split(".", 1)[0]
+                into[head] = head
+    elif type(stmt) is ast.ImportFrom:
+        base = import_base(module, is_package, stmt)
+        for alias in stmt.names:
+            if alias.name != "*":
+                into[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name

@@ -45,7 +45,7 @@ from bisect import bisect_left
 
 from crawler.extract import knobs, parse
 from crawler.extract.codefacts import empty_graph, graph_facts
-from crawler.extract.names import import_base
+from crawler.extract.names import record_import
 from crawler.extract.templates import (
     MessageBuilder,
     escape_surrogates,
@@ -539,21 +539,10 @@ class _Extractor:
     # -- imports --
 
     def _import(self, node) -> None:
-        imports = self._imports_dict()
-        for alias in node.names:
-            if alias.asname:
-                imports[alias.asname] = alias.name
-            else:
-                head = alias.name.split(".", 1)[0]
-                imports[head] = head
+        record_import(node, self.module, self.is_package, self._imports_dict())
 
     def _importfrom(self, node) -> None:
-        base = import_base(self.module, self.is_package, node)
-        imports = self._imports_dict()
-        for alias in node.names:
-            if alias.name == "*":
-                continue
-            imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+        record_import(node, self.module, self.is_package, self._imports_dict())
 
     def _imports_dict(self) -> dict:
         frame = self.frame
