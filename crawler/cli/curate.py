@@ -47,12 +47,16 @@ def curate() -> None:
 @_curated_option
 @click.option("--strict", is_flag=True, help="Also fail on stale files and dangling related ids.")
 @click.option("--all-packages", is_flag=True, help="List coverage for every top-level package, not only covered ones.")
+@click.option("--hot", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many reported entries without a reviewed text to list, most reported first (evidence.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, as_json: bool) -> None:
+def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, hot: int, as_json: bool) -> None:
     """Check curated files against the dataset(s) under OUTPUT_DIR (default: output/).
 
     Reports every invalid file, orphan (with the entry it should probably move to), stale file
-    and the coverage; exit 1 on orphans or invalid files (with --strict, on stale ones too).
+    and the coverage, then the entries users reported (evidence.yaml) that have no reviewed text
+    yet, most reported first: the next ones to write. Exit 1 on orphans or invalid files (with
+    --strict, on stale files and evidence for ids no longer in the dataset too).
     """
     import json
 
@@ -68,7 +72,7 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
             reports.append(report.as_json())
         else:
             echo(f"{ds.path} against {report.curated}:")
-            for line in format_report(report, all_packages):
+            for line in format_report(report, all_packages, hot):
                 echo(f"  {line}")
     if as_json:
         echo(json.dumps(reports, indent=2), kind="json")

@@ -396,7 +396,17 @@ def test_default_curated_dir_is_next_to_the_config(upstream, cli, tmp_path, monk
 
 
 def shipped_files() -> list[Path]:
-    return sorted(SHIPPED.glob("*/*/*.yaml"))
+    return sorted(p for p in SHIPPED.glob("*/*/*.yaml") if p.name != "evidence.yaml")
+
+
+def test_the_shipped_evidence_validates_and_names_at_least_40_errors():
+    from crawler.catalogue.evidence import load
+    from crawler.model.records import RepoRef
+
+    repo = RepoRef(url="https://github.com/vllm-project/vllm", owner="vllm-project", name="vllm")
+    evidence = load(SHIPPED / "vllm-project" / "vllm", repo)  # raises on any problem
+    assert len(evidence.reports) >= 40
+    assert all(ev["url"].startswith("https://github.com/vllm-project/vllm/") for reports in evidence.reports.values() for ev in reports)
 
 
 def test_every_shipped_file_validates_and_is_reviewed_text():
