@@ -358,7 +358,7 @@ def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_pat
     crawl(cli, upstream, out, "v1", curated)
     rec = records(out)[MESSAGE_A]
     _Stub.mode = "ok"
-    result = cli("curate", "draft", rec["id"], "--llm", url, "--curated", curated, "--data", out)
+    result = cli("curate", "draft", rec["id"], "--llm", url, "--curated", curated, "--data", out, "--repo", upstream.path)
     assert result.exit_code == 0, result.output
     path_, body = _Stub.seen[-1]
     assert path_ == "/v1/chat/completions" and body["model"] == "stub-model"
@@ -369,11 +369,13 @@ def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_pat
 
     for mode, words in [("500", "HTTP 500"), ("garbage", "not the requested JSON object")]:
         _Stub.mode = mode
-        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out)
+        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out,
+                     "--retries", "0", "--repo", upstream.path)
         assert failed.exit_code == 2 and words in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     server.shutdown()
     server.server_close()
-    gone = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--timeout", "2", "--curated", curated, "--data", out)
+    gone = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--timeout", "2", "--curated", curated, "--data", out,
+               "--retries", "0", "--repo", upstream.path)
     assert gone.exit_code == 2 and "cannot connect" in gone.stderr
 
 
