@@ -222,11 +222,6 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
     for eid in report.evidence_stale:
         lines.append(f"stale    {report.evidence}: evidence for {eid}, which is not in this dataset: relink its reports to the entry "
                      f"that raises the error now (`errcat match` on the quote finds it) or drop them")
-    for eid, title, links, status in report.hot[:hot]:
-        cited = ", ".join(issue_number(u) for u in links[:5]) + (" ..." if len(links) > 5 else "")
-        lines.append(f"next     {eid}  reported {len(links)}x ({cited}), {status}: {title}")
-    if len(report.hot) > hot:
-        lines.append(f"           ... and {len(report.hot) - hot} more reported entries without a reviewed text (--hot N lists more)")
     curated, drafts = len(report.curated_ids), len(report.draft_ids)
     lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}), {drafts} draft(s), {len(report.retired)} retired, "
                  f"{len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
@@ -237,6 +232,11 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
     for pkg, (pc, pd, pn) in sorted(report.packages.items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0])):
         if pc or pd or all_packages:
             lines.append(f"  {pkg:<40} {pc:>4}/{pn:<5} curated ({pc / pn:.1%}), {pd} draft(s)")
+    for eid, title, links, status in report.hot[:hot]:
+        cited = ", ".join(issue_number(u) for u in links[:5]) + (" ..." if len(links) > 5 else "")
+        lines.append(f"next     {eid}  reported {len(links)}x ({cited}), {status}: {title}")
+    if len(report.hot) > hot:
+        lines.append(f"           ... and {len(report.hot) - hot} more reported entries without a reviewed text (--hot N lists more)")
     return lines
 
 
