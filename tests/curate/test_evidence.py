@@ -108,3 +108,18 @@ def test_an_invalid_evidence_file_stops_the_crawl_with_file_and_line(upstream, c
     assert test_curate.tree(out) == before  # the last good dataset stays
     check = cli("curate", "check", out, "--curated", curated)
     assert check.exit_code == 1 and f"invalid  {path}:{line}:" in check.stdout
+
+
+def test_a_dataset_whose_evidence_links_elsewhere_is_refused_when_read(upstream, cli, tmp_path):
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    a, b = records(out)[MESSAGE_A]["id"], records(out)[OTHER]["id"]
+    write_evidence(curated, evidence_for(a, b))
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    for path in (out / "acme" / "widgets").rglob("*.json*"):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/phish/issues/2248"),
+                        encoding="utf-8")
+    shown = cli("show", a, "--data", out)
+    err = shown.stderr.strip()
+    assert shown.exit_code == 1 and len(err.splitlines()) == 1 and "evidence" in err and "is not an issue, pull request or discussion of" in err, err
