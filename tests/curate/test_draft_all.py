@@ -212,6 +212,7 @@ def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monk
     assert cli("curate", "review", entry.id, "--curated", curated, "--data", out).exit_code == 0
     reviewed = parse_file(curated / "acme/widgets" / f"{entry.id}.yaml")
     assert reviewed.review.status == "reviewed" and reviewed.review.model is None
+    assert (curated / "acme/widgets" / f"{entry.id}.yaml").read_text().startswith("id: ")  # "not reviewed" is gone with the review
     recs = crawl()
     assert recs["gpu_memory_utilization must be at most 1"]["explanation_status"] == "curated"
     assert "model" not in recs["gpu_memory_utilization must be at most 1"]["explanation"]
