@@ -200,7 +200,11 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
         sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
+        evidence = _evidence(curated_root, snapshot.repo)
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
+        if evidence.digest is not None:
+            curated_digest = f"{curated_digest}+evidence:{evidence.digest}"
+        curated.evidence = evidence
         meaning = meaning_settings(upstream)
         digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning)
         existing = current_manifest(target, digest) if options.use_cache else None
@@ -250,6 +254,15 @@ def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None
     if found is None:
         return None
     return hashlib.sha256((directory / CURATED).read_bytes()).hexdigest(), found
+
+
+def _evidence(root: Path | None, repo: Any) -> Any:
+    """The curated evidence of ``repo`` (empty without a file); CuratedError if invalid."""
+    from crawler.catalogue.evidence import EvidenceSet, load
+
+    if root is None:
+        return EvidenceSet(Path("/nonexistent"))
+    return load(dataset_dir(root, repo.owner, repo.name), repo)
 
 
 def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
@@ -375,6 +388,10 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
     apply_meaning(records, kept, meaning or MeaningSettings())
     apply_related(records)
     merged = apply_curated(records, curated) if curated.entries else 0
+    if curated.evidence is not None:
+        from crawler.catalogue.evidence import apply as apply_evidence
+
+        apply_evidence(records, curated.evidence)
     skipped.sort(key=lambda s: (s["path"], s["reason"]))
     manifest = {
         "schema_version": SCHEMA_VERSION,

@@ -32,6 +32,7 @@ from crawler.base.layout import dataset_dir
 from crawler.model.records import ID_RE, CuratedFile
 
 SUFFIX = ".yaml"
+EVIDENCE = "evidence.yaml"  # catalogue.evidence.NAME: beside the curated files, not one of them
 DEFAULT_DIR = "curated"
 #: A curated file is a page of prose (the longest shipped one is 2.6 KB); anything past this
 #: is not one, and PyYAML's pure-Python parser spends about 2 s and 20 MB on each MB of it
@@ -126,6 +127,26 @@ class CuratedError(ConfigError):
         super().__init__(problems[0] + more)
 
 
+def read_model(path: Path, model: Any) -> tuple[Any, yaml.Node | None, bytes]:
+    """A data file kept beside the curated files (the foreign list, the evidence), read as
+    strictly as they are and validated by ``model`` (a pydantic model class): (the model, the node
+    tree for line numbers, the bytes read). CuratedError naming the file and line of the first problem."""
+    try:
+        raw = read_bytes(path)
+        data, node = parse_yaml(raw.decode("utf-8"))
+        return model.model_validate(data), node, raw
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(map(str, err["loc"]))
+        msg = err["msg"].removeprefix("Value error, ")
+        raise CuratedError([f"{path}:{_line_of(node, err['loc'])}: {where + ': ' if where else ''}{msg}"]) from None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise CuratedError([f"{path}:{mark.line + 1 if mark else 1}: {exc.problem or exc.context}"]) from None
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None
+
+
 def parse_file(path: Path, text: str | None = None) -> CuratedFile:
     """One curated file, validated; raises CuratedError naming the file and line."""
     stem = path.name[: -len(SUFFIX)] if path.name.endswith(SUFFIX) else path.stem
@@ -192,6 +213,7 @@ class CuratedSet:
     paths: dict[str, Path] = field(default_factory=dict)
     digest: str | None = None
     problems: list[str] = field(default_factory=list)
+    evidence: Any = None  # catalogue.evidence.EvidenceSet, set by the crawl
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -210,8 +232,8 @@ def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -
         return out
     h = hashlib.sha256()
     for path in sorted(directory.iterdir()):
-        if path.name.startswith(".") or path.is_dir():
-            continue
+        if path.name.startswith(".") or path.is_dir() or path.name == EVIDENCE:
+            continue  # evidence.yaml is read (as strictly) by catalogue.evidence
         if not path.name.endswith(SUFFIX):
             out.problems.append(f"{path}:1: not a curated file (expected <id>{SUFFIX})")
             continue
@@ -277,8 +299,11 @@ def apply(records: list[dict[str, Any]], curated: CuratedSet) -> int:
         record = by_id.get(eid)
         if record is None or entry.review.status == "retired":
             continue
+        status = status_for(entry, record)
         record["explanation"] = entry.explanation().model_dump(mode="json")
-        record["explanation_status"] = status_for(entry, record)
+        if status == "draft" and entry.review.status == "draft" and entry.review.model:
+            record["explanation"]["model"] = entry.review.model  # machine-written, not reviewed
+        record["explanation_status"] = status
         links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"}
                  for rid in entry.related if rid in by_id and rid != eid]
         if links:

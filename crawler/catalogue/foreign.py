@@ -19,24 +19,10 @@ CURATED = Path("foreign") / "errors.yaml"
 def load_curated(directory: Path) -> Any:
     """The foreign list under a curated dataset directory (None if it has none); CuratedError
     naming the file and line of the first problem (strict YAML: no duplicate keys, no tags)."""
-    import yaml
-    from pydantic import ValidationError
-
-    from crawler.catalogue.curated import CuratedError, _line_of, parse_yaml, read_bytes
+    from crawler.catalogue.curated import read_model
     from crawler.model.records import ForeignList
 
     path = directory / CURATED
     if not path.is_file():
         return None
-    try:
-        data, node = parse_yaml(read_bytes(path).decode("utf-8"))
-        return ForeignList.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(map(str, err["loc"]))
-        raise CuratedError([f"{path}:{_line_of(node, err['loc'])}: {where + ': ' if where else ''}{err['msg']}"]) from None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise CuratedError([f"{path}:{mark.line + 1 if mark else 1}: {exc.problem or exc.context}"]) from None
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None
+    return read_model(path, ForeignList)[0]

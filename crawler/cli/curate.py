@@ -47,12 +47,16 @@ def curate() -> None:
 @_curated_option
 @click.option("--strict", is_flag=True, help="Also fail on stale files and dangling related ids.")
 @click.option("--all-packages", is_flag=True, help="List coverage for every top-level package, not only covered ones.")
+@click.option("--hot", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many reported entries without a reviewed text to list, most reported first (evidence.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, as_json: bool) -> None:
+def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, hot: int, as_json: bool) -> None:
     """Check curated files against the dataset(s) under OUTPUT_DIR (default: output/).
 
     Reports every invalid file, orphan (with the entry it should probably move to), stale file
-    and the coverage; exit 1 on orphans or invalid files (with --strict, on stale ones too).
+    and the coverage, then the entries users reported (evidence.yaml) that have no reviewed text
+    yet, most reported first: the next ones to write. Exit 1 on orphans or invalid files (with
+    --strict, on stale files and evidence for ids no longer in the dataset too).
     """
     import json
 
@@ -68,7 +72,7 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
             reports.append(report.as_json())
         else:
             echo(f"{ds.path} against {report.curated}:")
-            for line in format_report(report, all_packages):
+            for line in format_report(report, all_packages, hot):
                 echo(f"  {line}")
     if as_json:
         echo(json.dumps(reports, indent=2), kind="json")
@@ -117,14 +121,69 @@ def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path
 
 
 @curate.command("draft")
-@click.argument("entry_id", metavar="ID")
+@click.argument("entry_id", metavar="[ID]", required=False)
+@click.option("--all", "every", is_flag=True, help="Draft every entry without a curated file (with --llm), most reported first; resumable.")
 @_curated_option
 @_data_option
 @click.option("--llm", metavar="URL", help="An OpenAI-compatible server (e.g. a vLLM server) to write the prose: POST URL/v1/chat/completions.")
 @click.option("--model", help="Model name for --llm (default: the first of URL/v1/models).")
-@click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds to wait for --llm.")
-def draft_cmd(entry_id: str, curated: Path | None, data: Path, llm: str | None, model: str | None, timeout: float) -> None:
-    """Write a draft explanation for ID from the machine-derived facts (or --llm); never over a reviewed file."""
-    from crawler.curate.draft import draft
+@click.option("--limit", type=click.IntRange(min=1), help="With --all: draft at most N entries this run.")
+@click.option("--concurrency", type=click.IntRange(min=1, max=64), default=4, show_default=True, help="With --all: requests at a time.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True, help="Seconds to wait for each request.")
+@click.option("--retries", type=click.IntRange(min=0, max=10), default=3, show_default=True,
+              help="Retries of a request that failed in a way that may pass (429, 5xx, timeout, malformed answer).")
+@click.option("--backoff", type=click.FloatRange(min=0), default=2.0, show_default=True, help="Seconds before the first retry; doubled each time.")
+@click.option("--api-key-env", default="ERRCAT_LLM_API_KEY", show_default=True, metavar="NAME",
+              help="Environment variable holding the endpoint's API key (sent as a bearer token, never printed).")
+@click.option("--repo", help="The repository the dataset was crawled from, for the names check (default: the dataset's repository URL).")
+def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Path, llm: str | None, model: str | None, limit: int | None,
+              concurrency: int, timeout: float, retries: int, backoff: float, api_key_env: str, repo: str | None) -> None:
+    """Write a draft explanation for ID from the machine-derived facts (or --llm), or with
+    --all for every entry without a curated file; never over a curated file.
 
-    echo(f"drafted {draft(_root(curated), data, entry_id, llm, model, timeout)}")
+    \b
+    A machine-written draft is validated before it is written: the curated schema, then every
+    --flag, setting, environment variable and function it names must exist in the crawled
+    commit. It is written as `status: draft` with the model's name; records and pages say
+    "machine-written, not reviewed" until `errcat curate review ID`.
+    """
+    from crawler.base.errors import UsageError
+    from crawler.curate.llm import Endpoint, LLMFailure
+
+    if every == (entry_id is not None):
+        raise UsageError("give one ID or --all")
+    if every and not llm:
+        raise UsageError("--all needs --llm URL (a draft from the facts alone is written one ID at a time)")
+    if not every and (limit is not None):
+        raise UsageError("--limit goes with --all")
+    endpoint = None
+    if llm:
+        try:
+            endpoint = Endpoint.from_url(llm, key_env=api_key_env, timeout=timeout, retries=retries, backoff=backoff)
+        except LLMFailure as failure:
+            raise UsageError(f"--llm {llm}: {failure.reason}") from None
+    if entry_id is not None:
+        from crawler.curate.draft import draft
+
+        echo(f"drafted {draft(_root(curated), data, entry_id, endpoint, model, repo)}")
+        return
+    from crawler.curate.draft_all import Outcome, draft_all
+
+    assert endpoint is not None
+    counts: dict[str, int] = {}
+
+    def report(outcome: Outcome) -> None:
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        if outcome.status == "drafted":
+            echo(f"drafted  {outcome.path}")
+        else:
+            echo(f"{outcome.status:<8} {outcome.id}: {outcome.reason}", err=True)
+
+    try:
+        draft_all(_root(curated), data, endpoint, model=model, limit=limit, concurrency=concurrency, repo=repo, report=report)
+    except LLMFailure as failure:
+        raise UsageError(f"--llm {endpoint.base}: {failure.reason}") from None
+    echo(f"drafts: {counts.get('drafted', 0)} written, {counts.get('rejected', 0)} rejected, {counts.get('failed', 0)} failed"
+         + (f", {counts['skipped']} skipped" if counts.get("skipped") else ""), err=True)
+    if counts.get("rejected") or counts.get("failed"):
+        sys.exit(1)

@@ -28,6 +28,7 @@ from typing import Any
 from crawler.base.errors import UsageError
 from crawler.base.layout import dataset_dir
 from crawler.catalogue.curated import is_stale, load_set
+from crawler.catalogue.evidence import issue_number
 from crawler.catalogue.related import terms
 from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
@@ -89,9 +90,13 @@ class Report:
     curated_ids: set[str] = field(default_factory=set)
     draft_ids: set[str] = field(default_factory=set)
     packages: dict[str, list[int]] = field(default_factory=dict)  # package -> [curated, drafts, all]
+    evidence: Path | None = None
+    evidence_ids: set[str] = field(default_factory=set)  # entries of the dataset with reports
+    evidence_stale: list[str] = field(default_factory=list)  # evidence ids no longer in the dataset
+    hot: list[tuple[str, str, list[str], str]] = field(default_factory=list)  # id, title, links, status: uncurated, most reported first
 
     def failed(self, strict: bool = False) -> bool:
-        return bool(self.invalid or self.orphans or (strict and (self.stale or self.dangling)))
+        return bool(self.invalid or self.orphans or (strict and (self.stale or self.dangling or self.evidence_stale)))
 
     @property
     def coverage(self) -> float:
@@ -112,6 +117,9 @@ class Report:
             "stale": [{"file": str(p), "id": e.id, "changed": what} for p, e, what in self.stale],
             "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
             "retired": [str(p) for p in self.retired],
+            "evidence": {"file": str(self.evidence) if self.evidence else None, "entries": len(self.evidence_ids),
+                         "stale": self.evidence_stale},
+            "hot": [{"id": eid, "title": title, "reports": links, "status": status} for eid, title, links, status in self.hot],
         }
 
 
@@ -162,6 +170,7 @@ def check(ds: Dataset, curated_root: Path) -> Report:
         for rid in entry.related:
             if rid not in ds.by_id:
                 report.dangling.append((path, rid))
+    _check_evidence(report, ds, cset.directory)
     for r in ds.records:
         counts = report.packages.setdefault(top_package(r.sites[0].module), [0, 0, 0])
         counts[0] += r.id in report.curated_ids
@@ -170,7 +179,32 @@ def check(ds: Dataset, curated_root: Path) -> Report:
     return report
 
 
-def format_report(report: Report, all_packages: bool = False) -> list[str]:
+def _check_evidence(report: Report, ds: Dataset, directory: Path) -> None:
+    """The evidence file's problems (invalid: fails; ids gone from the dataset: stale) and the
+    hot list: entries without a fresh reviewed text, most reported first."""
+    from crawler.catalogue.curated import CuratedError
+    from crawler.catalogue.evidence import load
+
+    try:
+        evidence = load(directory, ds.manifest.repo)
+    except CuratedError as exc:
+        report.invalid += exc.problems
+        return
+    if evidence.digest is None:
+        return
+    report.evidence = evidence.path
+    for eid, reports in sorted(evidence.reports.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        record = ds.by_id.get(eid)
+        if record is None:
+            report.evidence_stale.append(eid)
+            continue
+        report.evidence_ids.add(eid)
+        if eid not in report.curated_ids:
+            status = "draft" if eid in report.draft_ids else "absent"
+            report.hot.append((eid, record.title, [ev["url"] for ev in reports], status))
+
+
+def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> list[str]:
     lines: list[str] = []
     for problem in report.invalid:
         lines.append(f"invalid  {problem}")
@@ -185,12 +219,24 @@ def format_report(report: Report, all_packages: bool = False) -> list[str]:
                      f"re-read it, then `errcat curate review {entry.id}`")
     for path, rid in report.dangling:
         lines.append(f"dangling {path}: related id {rid} is not in this dataset")
+    for eid in report.evidence_stale:
+        lines.append(f"stale    {report.evidence}: evidence for {eid}, which is not in this dataset: relink its reports to the entry "
+                     f"that raises the error now (`errcat match` on the quote finds it) or drop them")
     curated, drafts = len(report.curated_ids), len(report.draft_ids)
     lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}), {drafts} draft(s), {len(report.retired)} retired, "
                  f"{len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
+    if report.evidence is not None:
+        reported_curated = len(report.evidence_ids & report.curated_ids)
+        lines.append(f"evidence {len(report.evidence_ids)} entries with reports ({reported_curated} curated, {len(report.hot)} not yet), "
+                     f"{len(report.evidence_stale)} stale")
     for pkg, (pc, pd, pn) in sorted(report.packages.items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0])):
         if pc or pd or all_packages:
             lines.append(f"  {pkg:<40} {pc:>4}/{pn:<5} curated ({pc / pn:.1%}), {pd} draft(s)")
+    for eid, title, links, status in report.hot[:hot]:
+        cited = ", ".join(issue_number(u) for u in links[:5]) + (" ..." if len(links) > 5 else "")
+        lines.append(f"next     {eid}  reported {len(links)}x ({cited}), {status}: {title}")
+    if len(report.hot) > hot:
+        lines.append(f"           ... and {len(report.hot) - hot} more reported entries without a reviewed text (--hot N lists more)")
     return lines
 
 

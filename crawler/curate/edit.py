@@ -97,6 +97,26 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
     else:
         review = review_for(ds.by_id[entry_id].model_dump(mode="json"), ds.commit, "reviewed", note or entry.review.note)
     text = splice(path.read_text(encoding="utf-8"), review=review)
+    if status == "reviewed":
+        text = without_draft_header(text)
     parse_file(path, text)
     write_text_atomic(path, text)
     return path
+
+
+#: The comment ``curate draft`` puts first in a draft; a review makes it false.
+_DRAFT_HEADER = ("# Draft for ", "# Machine-written by ")
+
+
+def without_draft_header(text: str) -> str:
+    """``text`` without the leading comment block a draft was written with (the curator's own
+    comments, wherever they are, stay)."""
+    if not text.startswith(_DRAFT_HEADER):
+        return text
+    lines = text.splitlines(keepends=True)
+    for end, line in enumerate(lines[:3]):  # the header ends with the line that names the review
+        if not line.startswith("#"):
+            break
+        if "errcat curate review" in line:
+            return "".join(lines[end + 1:])
+    return text

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 #: Bumped whenever a consumer validating against the previous schemas would notice. 2: meaning,
 #: nullable permalinks and provenance.permalinks, manifest limits and counts.omitted, identity,
@@ -51,6 +51,14 @@ ID_PREFIX_PATTERN = r"^[0-9a-f]{4,16}$"
 #: A link errcat writes into pages: https only, a lowercase host, and only characters that are
 #: inert in an HTML attribute and a Markdown ``<...>`` link (no quotes, spaces, angle brackets).
 URL_PATTERN = r"^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&()*+,;=:@/?#-]*)?" + _END
+#: Where users reported an error: an issue, pull request or discussion of a repository, by
+#: number (the record's validator and the evidence loader also hold it to the upstream's own
+#: host, owner and name), with an optional comment anchor.
+EVIDENCE_URL_PATTERN = (rf"^https://[a-z0-9.-]+(?::[0-9]{{1,5}})?/{_OWNER}/{_NAME}/(?:issues|pull|discussions)/[1-9][0-9]{{0,8}}"
+                        rf"(?:#[A-Za-z0-9_-]{{1,80}})?{_END}")
+#: One line of text a person wrote about an error (an issue title, a pasted message): no control
+#: characters, so it cannot reach a terminal or a CI log as a command.
+LINE_PATTERN = r"^[^\x00-\x1f\x7f\x85\u2028\u2029]*" + _END
 
 # The string types that carry those patterns. JSON Schema's ``pattern`` is a search, and in the
 # reference validator's engine (Python's re, like Java's) ``$`` also matches before a final
@@ -93,6 +101,10 @@ Owner = Annotated[str, AfterValidator(_full_match(OWNER_PATTERN, "a GitHub owner
 RepoName = Annotated[str, AfterValidator(_full_match(NAME_PATTERN, "a GitHub repository name")), Field(json_schema_extra={"pattern": NAME_PATTERN})]
 RepoSlug = Annotated[str, AfterValidator(_full_match(REPO_PATTERN, "a GitHub OWNER/NAME")), Field(json_schema_extra={"pattern": REPO_PATTERN})]
 Url = Annotated[str, AfterValidator(_full_match(URL_PATTERN, "an https link")), Field(json_schema_extra={"pattern": URL_PATTERN})]
+EvidenceUrl = Annotated[str, AfterValidator(_full_match(EVIDENCE_URL_PATTERN, "an https link to an issue, pull request or discussion")),
+                        Field(json_schema_extra={"pattern": EVIDENCE_URL_PATTERN})]
+Line = Annotated[str, AfterValidator(_full_match(LINE_PATTERN, "one line without control characters")),
+                 Field(json_schema_extra={"pattern": LINE_PATTERN})]
 
 
 class Model(BaseModel):
@@ -184,6 +196,14 @@ class WhenItHappens(Model):
     common_situations: list[str] = Field(default_factory=list)
 
 
+class Evidence(Model):
+    """A public report of the error: shown as "reported in #N"."""
+
+    url: EvidenceUrl = Field(description="The issue, pull request or discussion, on the upstream's own repository.")
+    title: Line | None = Field(default=None, min_length=1, max_length=300, description="Its title as written there (null when not recorded: pages then cite the number alone).")
+    quote: Line | None = Field(default=None, min_length=1, max_length=500, description="The message as the reporter pasted it (short).")
+
+
 class Explanation(Model):
     what_it_means: str = ""
     solutions: list[str] = Field(default_factory=list)
@@ -191,6 +211,19 @@ class Explanation(Model):
     defensive_patterns: list[DefensivePattern] = Field(default_factory=list)
     prevention: list[str] = Field(default_factory=list)
     when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
+    evidence: list[Evidence] = Field(default_factory=list, description="Where users reported this error (reviewed human data, curated/<owner>/<name>/evidence.yaml), with or without a curated text.")
+    model: str | None = Field(default=None, description="Machine-written, not reviewed: the model that drafted this text (only while explanation_status is draft).")
+
+    @model_serializer(mode="wrap")
+    def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # absent rather than empty: an entry nobody reported and no model wrote serialises as
+        # before these fields existed, so adding them rewrote no record
+        out = handler(self)
+        if not self.evidence:
+            out.pop("evidence", None)
+        if self.model is None:
+            out.pop("model", None)
+        return out
 
 
 class Related(Model):
@@ -212,6 +245,13 @@ class RepoRef(Model):
 def url_host(url: str) -> str:
     """The host (and port) of a URL that matched ``URL_PATTERN``."""
     return url.split("/", 3)[2]
+
+
+def on_repository(url: str, repo: RepoRef) -> bool:
+    """Whether an evidence link (``EVIDENCE_URL_PATTERN``) is on ``repo``'s own host, owner and
+    name (GitHub's owner and names are case-insensitive)."""
+    parts = url.split("/")
+    return url_host(url) == repo.host and parts[3].lower() == repo.owner.lower() and parts[4].lower() == repo.name.lower()
 
 
 class Permalinked(Model):
@@ -339,6 +379,9 @@ class Record(Model):
         for url in (self.location.permalink, *(s.permalink for s in self.sites)):
             if url is not None and url_host(url) != host:
                 raise ValueError(f"permalink {url!r} is not on the repository's host {host}")
+        for ev in self.explanation.evidence:
+            if not on_repository(ev.url, self.repo):
+                raise ValueError(f"evidence {ev.url!r} is not an issue, pull request or discussion of {self.repo.url}")
         return self
 
 
@@ -424,6 +467,7 @@ class CuratedReview(Model):
     path: str = Field(min_length=1, description="Primary site's file at that commit.")
     qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
+    model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by review.")
 
 
 class CuratedFile(Model):
@@ -472,6 +516,13 @@ class ForeignError(Model):
     urls: list[Url] = Field(default_factory=list, description="Issues where users reported it.")
     explanation: str = Field(min_length=1, max_length=4000, description="What it usually means for the crawled project.")
     check: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(default_factory=list, description="What to check in the project's settings.")
+
+
+class EvidenceFile(RootModel[dict[EntryId, Annotated[list[Evidence], Field(min_length=1, max_length=50)]]]):
+    """``curated/<owner>/<name>/evidence.yaml``: entry id -> the public reports of that error."""
+
+    # patternProperties alone lets any other key through in a schema validator
+    model_config = ConfigDict(json_schema_extra={"additionalProperties": False})
 
 
 class ForeignList(Model):

@@ -14,13 +14,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from crawler.model.diff import DiffReport
-from crawler.model.records import SCHEMA_VERSION, CuratedFile, ForeignList, Index, Manifest, MatchResult, Record
+from crawler.model.records import SCHEMA_VERSION, CuratedFile, EvidenceFile, ForeignList, Index, Manifest, MatchResult, Record
 from crawler.model.search import SearchIndex
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 #: schema name -> model; the file is ``schema/<name>.schema.json``.
-MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest, "search": SearchIndex, "diff": DiffReport, "curated": CuratedFile, "foreign": ForeignList, "match": MatchResult}
+MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest, "search": SearchIndex, "diff": DiffReport, "curated": CuratedFile, "foreign": ForeignList, "evidence": EvidenceFile, "match": MatchResult}
 
 
 @cache

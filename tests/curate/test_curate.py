@@ -358,7 +358,7 @@ def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_pat
     crawl(cli, upstream, out, "v1", curated)
     rec = records(out)[MESSAGE_A]
     _Stub.mode = "ok"
-    result = cli("curate", "draft", rec["id"], "--llm", url, "--curated", curated, "--data", out)
+    result = cli("curate", "draft", rec["id"], "--llm", url, "--curated", curated, "--data", out, "--repo", upstream.path)
     assert result.exit_code == 0, result.output
     path_, body = _Stub.seen[-1]
     assert path_ == "/v1/chat/completions" and body["model"] == "stub-model"
@@ -369,11 +369,13 @@ def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_pat
 
     for mode, words in [("500", "HTTP 500"), ("garbage", "not the requested JSON object")]:
         _Stub.mode = mode
-        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out)
+        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out,
+                     "--retries", "0", "--repo", upstream.path)
         assert failed.exit_code == 2 and words in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     server.shutdown()
     server.server_close()
-    gone = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--timeout", "2", "--curated", curated, "--data", out)
+    gone = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--timeout", "2", "--curated", curated, "--data", out,
+               "--retries", "0", "--repo", upstream.path)
     assert gone.exit_code == 2 and "cannot connect" in gone.stderr
 
 
@@ -396,7 +398,17 @@ def test_default_curated_dir_is_next_to_the_config(upstream, cli, tmp_path, monk
 
 
 def shipped_files() -> list[Path]:
-    return sorted(SHIPPED.glob("*/*/*.yaml"))
+    return sorted(p for p in SHIPPED.glob("*/*/*.yaml") if p.name != "evidence.yaml")
+
+
+def test_the_shipped_evidence_validates_and_names_at_least_40_errors():
+    from crawler.catalogue.evidence import load
+    from crawler.model.records import RepoRef
+
+    repo = RepoRef(url="https://github.com/vllm-project/vllm", owner="vllm-project", name="vllm")
+    evidence = load(SHIPPED / "vllm-project" / "vllm", repo)  # raises on any problem
+    assert len(evidence.reports) >= 40
+    assert all(ev["url"].startswith("https://github.com/vllm-project/vllm/") for reports in evidence.reports.values() for ev in reports)
 
 
 def test_every_shipped_file_validates_and_is_reviewed_text():

@@ -9,8 +9,10 @@ from pydantic import TypeAdapter, ValidationError
 
 from crawler.model.records import (
     COMMIT_PATTERN,
+    EVIDENCE_URL_PATTERN,
     FOREIGN_NAME_PATTERN,
     ID_PATTERN,
+    LINE_PATTERN,
     NAME_PATTERN,
     OWNER_PATTERN,
     REPO_PATTERN,
@@ -96,7 +98,8 @@ def test_every_pattern_means_the_whole_string_in_every_engine(engine):
     found = {json.dumps(s, sort_keys=True): s for name in MODELS for s in _string_patterns(schema_for(name))}
     # identities and links end in a look-ahead (no length pins them): tests/test_config.py and
     # test_a_link_with_a_newline_after_is_refused hold those
-    by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN, FOREIGN_NAME_PATTERN}
+    # test_an_evidence_link_or_line_with_a_newline_is_refused holds the evidence ones
+    by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN, FOREIGN_NAME_PATTERN, EVIDENCE_URL_PATTERN, LINE_PATTERN}
     assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN} | by_end
     for subschema in (s for s in found.values() if s["pattern"] not in by_end):
         if engine == "reference":
@@ -151,3 +154,30 @@ def test_a_link_with_a_newline_after_is_refused(engine):
             except ValidationError:
                 accepted = False
             assert accepted == ok
+
+
+@pytest.mark.parametrize("engine", ["reference", "fast", "pydantic"])
+def test_an_evidence_link_or_line_with_a_newline_is_refused(engine):
+    import jsonschema_rs
+
+    from crawler.model.records import Evidence
+
+    props = schema_for("evidence")["$defs"]["Evidence"]["properties"]
+    url, title = "https://github.com/acme/widgets/issues/2248", "ValueError: it broke"
+    cases = [("url", url, True), ("url", url + "#issuecomment-1", True), ("url", url + "\n", False), ("url", "\n" + url, False),
+             ("url", url + " x", False), ("url", url.replace("issues", "blob"), False), ("url", url.replace("https", "http"), False),
+             ("title", title, True), ("title", title + "\n", False), ("title", "\x1b]0;x\x07" + title, False),
+             ("title", title + "\u2028x", False)]
+    for field, value, ok in cases:
+        schema = props[field]
+        if engine == "reference":
+            assert Draft202012Validator(schema).is_valid(value) == ok, (field, value)
+        elif engine == "fast":
+            assert jsonschema_rs.validator_for(schema).is_valid(value) == ok, (field, value)
+        else:
+            try:
+                Evidence.model_validate({"url": url, "title": title, field: value})
+                accepted = True
+            except ValidationError:
+                accepted = False
+            assert accepted == ok, (field, value)

@@ -1,0 +1,68 @@
+"""Where users hit each error: ``curated/<owner>/<name>/evidence.yaml`` (entry id -> reports).
+
+Reviewed human data, kept beside the curated explanations and read as strictly (no duplicate
+keys, no tags, a size limit, the schema): every link is an issue, pull request or discussion of
+the upstream repository itself, on its own host, so a page that shows "reported in #2248" links
+nowhere else. The crawl carries the reports in every record they name (``explanation.evidence``)
+whether or not the entry has a curated text, and ``errcat curate check`` ranks the entries that
+have none by how often they were reported: the next one to write.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+NAME = "evidence.yaml"
+
+
+@dataclass
+class EvidenceSet:
+    """The evidence of one dataset: id -> reports (as JSON), the file's digest (None without one)."""
+
+    path: Path
+    reports: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    digest: str | None = None
+
+
+def load(directory: Path, repo: Any) -> EvidenceSet:
+    """The evidence file under a curated dataset directory, validated against ``repo`` (a
+    RepoRef: its host, owner and name); CuratedError naming the file and line of the first problem."""
+    from crawler.catalogue.curated import CuratedError, _line_of, read_model
+    from crawler.model.records import EvidenceFile, on_repository
+
+    path = directory / NAME
+    out = EvidenceSet(path)
+    if not path.is_file():
+        return out
+    parsed, node, raw = read_model(path, EvidenceFile)
+    for eid, reports in parsed.root.items():
+        seen = set()
+        for i, ev in enumerate(reports):
+            if not on_repository(ev.url, repo):
+                raise CuratedError([f"{path}:{_line_of(node, (eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is not an issue, "
+                                    f"pull request or discussion of {repo.url}"])
+            if ev.url in seen:
+                raise CuratedError([f"{path}:{_line_of(node, (eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is listed twice"])
+            seen.add(ev.url)
+        out.reports[eid] = [ev.model_dump(mode="json") for ev in reports]
+    out.digest = hashlib.sha256(raw).hexdigest()
+    return out
+
+
+def apply(records: list[dict[str, Any]], evidence: EvidenceSet) -> int:
+    """Put each entry's reports into its record (in place); how many records got some."""
+    merged = 0
+    for record in records:
+        reports = evidence.reports.get(record["id"])
+        if reports:
+            record.setdefault("explanation", {})["evidence"] = list(reports)
+            merged += 1
+    return merged
+
+
+def issue_number(url: str) -> str:
+    """``#2248`` for a link to issue, pull request or discussion 2248 (how pages cite it)."""
+    return "#" + url.split("/")[6].split("#")[0]
