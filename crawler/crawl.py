@@ -64,6 +64,10 @@ class CrawlOptions:
     max_blob_bytes: int | None = None
     max_file_sites: int | None = None
     max_output_bytes: int | None = None
+    #: Hand the records back instead of writing a dataset (``errcat history`` folds each release
+    #: in memory: writing, reading back and deleting ~8,000 files a release was most of its time).
+    #: Nothing is validated here: what the caller writes goes through the writer's validation.
+    in_memory: bool = False
 
 
 @dataclass
@@ -72,6 +76,7 @@ class CrawlResult:
     manifest: Manifest
     seconds: float
     unchanged: bool = False
+    records: list[dict[str, Any]] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
 
 
 def _quiet(_: str) -> None:
@@ -203,7 +208,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
         meaning = meaning_settings(upstream)
         digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning)
-        existing = current_manifest(target, digest) if options.use_cache else None
+        existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
@@ -292,6 +297,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning)
         records = assembled.records
+        if options.in_memory:
+            manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
+            return CrawlResult(target, manifest, time.perf_counter() - started, records=records)
         progress(f"validating {len(records)} records")
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None

@@ -43,11 +43,11 @@ class SourceOptions:
     use_cache: bool = True
     config: Path | None = None
 
-    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None) -> CrawlOptions:
+    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None, in_memory: bool = False) -> CrawlOptions:
         return CrawlOptions(
             repo=self.repo, ref=ref, pypi=pypi, upstream=self.upstream, name=self.name, include=list(self.include),
             exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
-            use_cache=self.use_cache, config=self.config,
+            use_cache=self.use_cache, config=self.config, in_memory=in_memory,
         )
 
     def scratch(self) -> AbstractContextManager[Path]:

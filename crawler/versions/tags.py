@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- refs and tags
 
 
-def _version_key(tag: str) -> tuple[int, ...]:
+def version_key(tag: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", tag))
 
 
@@ -59,7 +59,7 @@ def list_tags(source: SourceOptions, pattern: str = DEFAULT_TAG_PATTERN) -> list
             else:
                 tags.setdefault(name, sha)
     chosen = [(t, c) for t, c in tags.items() if wanted.fullmatch(t)]
-    return sorted(chosen, key=lambda tc: (_version_key(tc[0]), tc[0]))
+    return sorted(chosen, key=lambda tc: (version_key(tc[0]), tc[0]))
 
 
 def tags_in_range(source: SourceOptions, spec: str, pattern: str = DEFAULT_TAG_PATTERN) -> list[str]:

@@ -11,7 +11,7 @@ from helpers import CHECK_CODE
 from crawler.base.errors import DataError
 from crawler.catalogue.entries import Identity, build_records
 from crawler.model.records import Record, RepoRef
-from crawler.versions.history import advance, version_of
+from crawler.versions.history import Fold, version_of
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -97,12 +97,13 @@ def test_an_id_is_never_reused_for_another_error():
         "template": {"text": "bad", "fields": [], "pattern": "^bad$", "form": "literal"},
         "snippet": {"start_line": 3, "end_line": 3, "code": "raise ValueError('bad')"}, "facts": {},
     }
-    (record,) = [Record.model_validate(r) for r in build_records(identity, [site])]
-    state = advance({}, [record], "v1", "a" * 40)
-    impostor = record.model_copy(deep=True)
-    impostor.sites[0].template.text = "something else entirely"
+    (record,) = [Record.model_validate(r).model_dump(mode="json") for r in build_records(identity, [site])]
+    fold = Fold()
+    fold.add([record], "v1", "a" * 40)
+    impostor = json.loads(json.dumps(record))
+    impostor["sites"][0]["template"]["text"] = "something else entirely"
     with pytest.raises(DataError, match="ids are never reused"):
-        advance(state, [impostor], "v2", "b" * 40)
+        fold.add([impostor], "v2", "b" * 40)
 
 
 @pytest.mark.parametrize("ref, version", [("v0.33.0", "v0.33.0"), ("1.2", "1.2"), ("v2.0rc1", "v2.0rc1"), ("main", None), (None, None)])
