@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -134,11 +135,14 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
               help="Write each REF's own dataset under DIR/REF/ instead of folding them (a backfill's matrix job).")
 @click.option("--fold", is_flag=True, help="The arguments are datasets (as --per-release writes them), not refs: fold them, oldest release first.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write a markdown summary (a pull request body) here.")
+@click.option("--plan", type=click.IntRange(min=1), metavar="N",
+              help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
+                   "each a space-separated string (a workflow's matrix); also to $GITHUB_OUTPUT as groups=.")
 @source_options
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
 @_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
-            changelog: Path | None, out: Path, **kw: Any) -> None:
+            changelog: Path | None, plan: int | None, out: Path, **kw: Any) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
@@ -154,6 +158,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
       errcat history --repo ../vllm --per-release releases/ v0.31.0 v0.32.0
       errcat history --fold releases/ more-releases/ --out output
     """
+    from crawler.base.jsonio import dumps_line as dumps
     from crawler.versions.history import summary
     from crawler.versions.sides import DEFAULT_TAG_PATTERN
     from crawler.versions.sync import fold_datasets, per_release as run_per_release
@@ -162,7 +167,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
 
     source = _source(kw)
     if fold:
-        if span or per_release is not None:
+        if span or per_release is not None or plan is not None:
             raise UsageError("--fold reads datasets: give neither --range nor --per-release")
         if not refs:
             raise UsageError("--fold needs at least one dataset directory")
@@ -176,6 +181,16 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
             if chosen:
                 raise UsageError("give either REFs or --range, not both")
             chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
+        if plan is not None:
+            from crawler.versions.tags import plan_groups
+
+            groups = dumps(plan_groups(chosen, plan)).decode("utf-8").strip()
+            github_output = os.environ.get("GITHUB_OUTPUT")
+            if github_output:
+                with open(github_output, "a", encoding="utf-8") as f:
+                    f.write(output_lines([("groups", groups)]))
+            echo(groups)
+            return
         if per_release is not None:
             if changelog is not None:
                 raise UsageError("--per-release folds nothing: --changelog goes with the fold")
@@ -242,3 +257,30 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     echo(f"changed={flag} commit={result.commit}{summary}")
     if exit_code and result.changed:
         sys.exit(1)
+
+
+@click.command()
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list (a workflow's matrix); also to $GITHUB_OUTPUT as upstreams=.")
+def upstreams(config: Path | None, as_json: bool) -> None:
+    """The configured upstreams (errcat.toml), one name a line: what the sync workflow runs a job for.
+
+    Names become artifact, cache and branch names in the workflows: each must be letters, digits,
+    '.', '_' or '-'.
+    """
+    from crawler.base.jsonio import dumps_line
+    from crawler.source.config import load_config
+
+    names = sorted(load_config(config).upstreams)
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", n)]
+    if bad:
+        raise UsageError(f"upstream name {bad[0]!r} cannot name a workflow job: use letters, digits, '.', '_' or '-'")
+    if not as_json:
+        echo("".join(f"{n}\n" for n in names), nl=False)
+        return
+    listing = dumps_line(names).decode("utf-8").strip()
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        with open(github_output, "a", encoding="utf-8") as f:
+            f.write(output_lines([("upstreams", listing)]))
+    echo(listing)
