@@ -161,8 +161,9 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
     from crawler.base.jsonio import dumps_line as dumps
     from crawler.versions.history import summary
     from crawler.versions.sides import DEFAULT_TAG_PATTERN
-    from crawler.versions.sync import fold_datasets, per_release as run_per_release
+    from crawler.versions.sync import fold_datasets
     from crawler.versions.sync import history as run_history
+    from crawler.versions.sync import per_release as run_per_release
     from crawler.versions.tags import tags_in_range
 
     source = _source(kw)
@@ -227,8 +228,8 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     is crawled. Otherwise it crawls it, carries history forward (new entries first seen now,
     vanished ones retired), diffs against the previous catalogue and writes both.
 
-    Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=... and commit=...
-    to it for the workflow's later steps.
+    Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=..., commit=... and
+    dataset=OWNER/NAME (its directory under OUT) to it for the workflow's later steps.
     """
     from crawler.base.jsonio import dumps
     from crawler.versions.sides import DEFAULT_TAG_PATTERN
@@ -250,7 +251,9 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:
         with open(github_output, "a", encoding="utf-8") as f:
-            f.write(output_lines([("changed", flag), ("commit", check_output_commit(result.commit))]))
+            # dataset: which directory under OUT is this upstream's (output/ may hold others')
+            dataset = "/".join(result.target.relative_to(out).parts)
+            f.write(output_lines([("changed", flag), ("commit", check_output_commit(result.commit)), ("dataset", dataset)]))
     summary = ""
     if result.report is not None:
         summary = f" ({len(result.report.changes)} change(s) {result.report.old.label} -> {result.report.new.label})"

@@ -90,7 +90,7 @@ class Fold:
     def record(self, eid: str) -> dict[str, Any]:
         """One id's latest record with its history."""
         entry = self._entries[eid]
-        record = orjson.loads(entry.packed)
+        record: dict[str, Any] = orjson.loads(entry.packed)
         record["history"] = entry.history.model_dump(mode="json") if entry.history is not None else None
         return record
 
