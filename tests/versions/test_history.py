@@ -124,3 +124,29 @@ def test_a_history_dataset_has_its_search_index_and_validates_and_matches(upstre
     result = cli("match", "--data", dataset, "no such widget file: /tmp/w")
     assert result.exit_code == 0, result.output
     assert by_template(dataset)["no such widget file: {p}"]["id"] in result.stdout
+
+
+def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstream, cli, tmp_path, monkeypatch):
+    """Each release was crawled into a scratch dataset (~8,000 files for vLLM), read back and
+    deleted: most of a history run's time. Now a release is folded from memory and the one
+    dataset written is the history's; the fold keeps no release's records as objects."""
+    import crawler.crawl
+    from crawler.versions import history as history_module
+
+    def no_publish(*a, **k):
+        raise AssertionError("a release's dataset was written")
+
+    monkeypatch.setattr(crawler.crawl, "publish", no_publish)
+    folds = []
+    real_add = history_module.Fold.add
+
+    def spy(self, records, version, commit):
+        real_add(self, records, version, commit)
+        folds.append(self)
+
+    monkeypatch.setattr(history_module.Fold, "add", spy)
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "acme" / "widgets" / "manifest.json").is_file()
+    (fold,) = set(folds)
+    assert len(fold) == 4 and all(isinstance(entry.packed, bytes) for entry in fold._entries.values())
