@@ -28,6 +28,7 @@ from crawler.catalogue.curated import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
+from crawler.publish import release_cache
 from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
     Extra,
@@ -67,6 +68,7 @@ class CrawlOptions:
     #: Hand the records back instead of writing a dataset (``errcat history`` folds each release
     #: in memory: writing, reading back and deleting ~8,000 files a release was most of its time).
     #: Nothing is validated here: what the caller writes goes through the writer's validation.
+    #: With the cache, the records are kept there by input digest (``publish.release_cache``).
     in_memory: bool = False
 
 
@@ -212,6 +214,12 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
+        if options.in_memory and options.use_cache:
+            kept = release_cache.load(options.cache_dir or default_cache_dir(), digest)
+            if kept is not None:
+                progress(f"{snapshot.commit[:12]}: its records from the cache")
+                manifest = Manifest.model_validate({**kept[0], "content_digest": ""})
+                return CrawlResult(target, manifest, time.perf_counter() - started, unchanged=True, records=kept[1])
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
         tests: list[dict[str, Any]] = []
@@ -298,6 +306,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                               limits, digest, include, exclude, tests or [], meaning)
         records = assembled.records
         if options.in_memory:
+            if options.use_cache and assembled.manifest["input_digest"] == digest:  # not a provisional one
+                release_cache.save(options.cache_dir or default_cache_dir(), digest, assembled.manifest, records)
             manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
             return CrawlResult(target, manifest, time.perf_counter() - started, records=records)
         progress(f"validating {len(records)} records")

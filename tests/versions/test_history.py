@@ -150,3 +150,23 @@ def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstre
     assert (tmp_path / "out" / "acme" / "widgets" / "manifest.json").is_file()
     (fold,) = set(folds)
     assert len(fold) == 4 and all(isinstance(entry.packed, bytes) for entry in fold._entries.values())
+
+
+def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstream, cli, tmp_path, cache_dir):
+    first = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "a", "v1.0", "v1.1", "v2.0")
+    assert first.exit_code == 0, first.output
+    kept = sorted((cache_dir / "releases").glob("*.jsonl.gz"))
+    assert len(kept) == 3 and "its records from the cache" not in first.stderr
+    again = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "b", "v1.0", "v1.1", "v2.0")
+    assert again.exit_code == 0, again.output
+    assert again.stderr.count("its records from the cache") == 3
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+    # A damaged or foreign file is a miss, never a failure: the release is assembled again.
+    kept[0].write_bytes(kept[0].read_bytes()[:-20])
+    kept[1].write_bytes(b"not gzip")
+    third = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "c", "v1.0", "v1.1", "v2.0")
+    assert third.exit_code == 0, third.output
+    assert third.stderr.count("its records from the cache") == 1
+    assert tree(tmp_path / "a") == tree(tmp_path / "c")
+    nocache = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "d", "--no-cache", "v1.0", "v1.1", "v2.0")
+    assert "its records from the cache" not in nocache.stderr and tree(tmp_path / "a") == tree(tmp_path / "d")
