@@ -119,7 +119,14 @@ class Fold:
         came_ids = sorted(current.keys() - self._entries.keys())
         replaces: dict[str, list[str]] = {}
         replaced_by: dict[str, str] = {}
-        if gone_ids and came_ids:  # only these are compared, as models (diff.link's input)
+        # diff.link pairs a gone and a come entry only when their keys share the kind and either
+        # the rest (another exception) or the exception (a reworded message): the others are
+        # never compared, so only these become models.
+        gone_keys = {self._entries[eid].key for eid in gone_ids}
+        rests = {(k[0], *k[2:]) for k in gone_keys}
+        heads = {k[:2] for k in gone_keys}
+        came_ids = [eid for eid in came_ids if (keys[eid][0], *keys[eid][2:]) in rests or keys[eid][:2] in heads]
+        if gone_ids and came_ids:
             gone = [Record.model_validate(self.record(eid)) for eid in gone_ids]
             came = [Record.model_validate({**current[eid], "history": None}) for eid in came_ids]
             for _, old, new, _ratio in link(gone, came):

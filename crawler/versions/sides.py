@@ -50,6 +50,12 @@ class SourceOptions:
             use_cache=self.use_cache, config=self.config, in_memory=in_memory,
         )
 
+    def spare_root(self) -> Path | None:
+        """Where a replaced dataset waits to lend its files to the next write, as a crawl's does."""
+        from crawler.base.cachedir import default_cache_dir
+
+        return (self.cache_dir or default_cache_dir()) / "spare" if self.use_cache else None
+
     def scratch(self) -> AbstractContextManager[Path]:
         """This run's scratch directory (see ``scratch``), in the cache directory."""
         from crawler.base.scratch import run_dir

@@ -52,7 +52,7 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
             newest = result.manifest
             del result
     assert newest is not None
-    return _write_fold(fold, newest, out, progress), fold
+    return _write_fold(fold, newest, out, progress, source.spare_root()), fold
 
 
 def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
@@ -103,12 +103,12 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
 
-def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress) -> Path:
+def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None) -> Path:
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
     files = render_state(fold, newest)
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: writing {target}")
-    write_dataset(target, files)
+    write_dataset(target, files, spare_root=spare_root)
     return target
 
 
