@@ -7,7 +7,10 @@ from __future__ import annotations
 import json
 import shutil
 
+import pytest
 from helpers import CHECK_CODE
+
+from crawler.base.errors import SourceError
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 V1 = CHECK_CODE
@@ -90,3 +93,18 @@ def test_upstreams_lists_the_configured_upstreams_for_the_matrix(cli, tmp_path, 
     config.write_text('[upstreams."a b"]\nurl = "https://github.com/acme/widgets"\n')
     result = cli("upstreams", "--config", config, "--json")
     assert result.exit_code == 2 and "cannot name a workflow job" in result.output
+
+
+def test_a_remote_range_is_the_release_tags_between_by_version(monkeypatch):
+    """A remote upstream has no history without a clone: its range is the tags whose versions lie
+    between the two ends (what `git ls-remote --tags` lists), oldest first."""
+    from crawler.versions import tags
+    from crawler.versions.sides import SourceOptions
+
+    listed = [("v0.8.5", "a" * 40), ("v0.9.0", "b" * 40), ("v0.9.1", "c" * 40), ("v0.10.0", "d" * 40), ("v0.11.0", "e" * 40)]
+    monkeypatch.setattr(tags, "_git_for", lambda source: (None, "https://github.com/acme/widgets", None))
+    monkeypatch.setattr(tags, "list_tags", lambda source, pattern: listed)
+    source = SourceOptions(repo="https://github.com/acme/widgets")
+    assert tags.tags_in_range(source, "v0.9.0..v0.10.0") == ["v0.9.0", "v0.9.1", "v0.10.0"]
+    with pytest.raises(SourceError, match="unknown release tag 'v0.12.0'"):
+        tags.tags_in_range(source, "v0.9.0..v0.12.0")
