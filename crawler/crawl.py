@@ -94,6 +94,11 @@ def code_digest() -> str:
     return h.hexdigest()
 
 
+def _generation() -> str:
+    """errcat's code and extraction, as the release cache names them (its files of another are dead)."""
+    return hashlib.sha256(f"{__version__}:{code_digest()}:{cache_version()}:{EXTRACTOR_VERSION}".encode()).hexdigest()
+
+
 def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
                  limits: Limits | None = None, meaning: Any = None) -> str:
     """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
@@ -215,7 +220,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
         if options.in_memory and options.use_cache:
-            kept = release_cache.load(options.cache_dir or default_cache_dir(), digest)
+            kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
             if kept is not None:
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
                 manifest = Manifest.model_validate({**kept[0], "content_digest": ""})
@@ -307,7 +312,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
         records = assembled.records
         if options.in_memory:
             if options.use_cache and assembled.manifest["input_digest"] == digest:  # not a provisional one
-                release_cache.save(options.cache_dir or default_cache_dir(), digest, assembled.manifest, records)
+                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
             return CrawlResult(target, manifest, time.perf_counter() - started, records=records)
         progress(f"validating {len(records)} records")

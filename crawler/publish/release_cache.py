@@ -3,8 +3,11 @@
 ``errcat history`` crawls each release in memory; its records, made from exactly the inputs an
 input digest names (errcat's code, the commit's files, curated files, limits), are the same on
 every later run. So each is kept, gzip-compressed JSON lines (the manifest, then the records),
-as ``releases/<input digest>.jsonl.gz``: a backfill run again (a new release at the end, a range
-widened) reads the releases it has seen instead of assembling them again.
+as ``releases/<generation>/<input digest>.jsonl.gz``: a backfill run again (a new release at the
+end, a range widened) reads the releases it has seen instead of assembling them again. The
+generation names errcat's code; files of another can never be read again, so saving under a new
+generation removes the others (vLLM's release is ~5 MB: a hundred of them fit, a hundred per
+upgrade would not).
 
 Like the result cache, this is an optimisation that never fails a crawl: a file that is missing,
 truncated, damaged (gzip's CRC catches it) or not of this shape is a miss, and a file that
@@ -17,6 +20,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import shutil
 import tempfile
 import zlib
 from pathlib import Path
@@ -28,13 +32,15 @@ DIRECTORY = "releases"
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
-def _path(root: Path, digest: str) -> Path | None:
-    return root / DIRECTORY / f"{digest}.jsonl.gz" if _DIGEST.fullmatch(digest) else None
+def _path(root: Path, generation: str, digest: str) -> Path | None:
+    if not (_DIGEST.fullmatch(digest) and _DIGEST.fullmatch(generation)):
+        return None
+    return root / DIRECTORY / generation / f"{digest}.jsonl.gz"
 
 
-def load(root: Path, digest: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+def load(root: Path, generation: str, digest: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
     """(manifest, records) kept for this input digest, or None."""
-    path = _path(root, digest)
+    path = _path(root, generation, digest)
     if path is None:
         return None
     try:
@@ -51,11 +57,16 @@ def load(root: Path, digest: str) -> tuple[dict[str, Any], list[dict[str, Any]]]
     return manifest, records
 
 
-def save(root: Path, digest: str, manifest: dict[str, Any], records: list[dict[str, Any]]) -> None:
-    """Keep them (atomically: a reader sees the whole file or none); a refused write is no error."""
-    path = _path(root, digest)
+def save(root: Path, generation: str, digest: str, manifest: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    """Keep them (atomically: a reader sees the whole file or none) and drop other generations;
+    a refused write is no error."""
+    path = _path(root, generation, digest)
     if path is None:
         return
+    if (root / DIRECTORY).is_dir():
+        for other in (root / DIRECTORY).iterdir():
+            if other.name != generation:
+                shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
     data = b"\n".join([orjson.dumps(manifest), *(orjson.dumps(r) for r in records)]) + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

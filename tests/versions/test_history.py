@@ -155,7 +155,7 @@ def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstre
 def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstream, cli, tmp_path, cache_dir):
     first = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "a", "v1.0", "v1.1", "v2.0")
     assert first.exit_code == 0, first.output
-    kept = sorted((cache_dir / "releases").glob("*.jsonl.gz"))
+    kept = sorted((cache_dir / "releases").glob("*/*.jsonl.gz"))
     assert len(kept) == 3 and "its records from the cache" not in first.stderr
     again = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "b", "v1.0", "v1.1", "v2.0")
     assert again.exit_code == 0, again.output
@@ -170,3 +170,11 @@ def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstr
     assert tree(tmp_path / "a") == tree(tmp_path / "c")
     nocache = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "d", "--no-cache", "v1.0", "v1.1", "v2.0")
     assert "its records from the cache" not in nocache.stderr and tree(tmp_path / "a") == tree(tmp_path / "d")
+    # Another errcat's files can never be read again: the next save removes them.
+    stale = cache_dir / "releases" / ("0" * 64)
+    stale.mkdir()
+    (stale / f"{'1' * 64}.jsonl.gz").write_bytes(b"")
+    for path in kept:
+        path.unlink()
+    assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "e", "v1.0").exit_code == 0
+    assert not stale.exists() and len(list((cache_dir / "releases").glob("*/*.jsonl.gz"))) == 1
