@@ -28,6 +28,7 @@ from crawler.catalogue.curated import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
+from crawler.publish import release_cache
 from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
     Extra,
@@ -64,6 +65,11 @@ class CrawlOptions:
     max_blob_bytes: int | None = None
     max_file_sites: int | None = None
     max_output_bytes: int | None = None
+    #: Hand the records back instead of writing a dataset (``errcat history`` folds each release
+    #: in memory: writing, reading back and deleting ~8,000 files a release was most of its time).
+    #: Nothing is validated here: what the caller writes goes through the writer's validation.
+    #: With the cache, the records are kept there by input digest (``publish.release_cache``).
+    in_memory: bool = False
 
 
 @dataclass
@@ -72,6 +78,7 @@ class CrawlResult:
     manifest: Manifest
     seconds: float
     unchanged: bool = False
+    records: list[dict[str, Any]] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
 
 
 def _quiet(_: str) -> None:
@@ -85,6 +92,11 @@ def code_digest() -> str:
     for path in sorted(Path(__file__).parent.glob("*.py")):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
+
+
+def _generation() -> str:
+    """errcat's code and extraction, as the release cache names them (its files of another are dead)."""
+    return hashlib.sha256(f"{__version__}:{code_digest()}:{cache_version()}:{EXTRACTOR_VERSION}".encode()).hexdigest()
 
 
 def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
@@ -207,10 +219,16 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         curated.evidence = evidence
         meaning = meaning_settings(upstream)
         digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning)
-        existing = current_manifest(target, digest) if options.use_cache else None
+        existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
+        if options.in_memory and options.use_cache:
+            kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
+            if kept is not None:
+                progress(f"{snapshot.commit[:12]}: its records from the cache")
+                manifest = Manifest.model_validate({**kept[0], "content_digest": ""})
+                return CrawlResult(target, manifest, time.perf_counter() - started, unchanged=True, records=kept[1])
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
         tests: list[dict[str, Any]] = []
@@ -305,6 +323,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning)
         records = assembled.records
+        if options.in_memory:
+            if options.use_cache and assembled.manifest["input_digest"] == digest:  # not a provisional one
+                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
+            manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
+            return CrawlResult(target, manifest, time.perf_counter() - started, records=records)
         progress(f"validating {len(records)} records")
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None

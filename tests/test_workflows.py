@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+import json
 import os
 import re
 import shutil
@@ -32,7 +34,7 @@ def actionlint() -> str | None:
 
 
 def test_both_workflows_exist():
-    assert {p.name for p in FILES} >= {"ci.yml", "sync.yml"}
+    assert {p.name for p in FILES} >= {"ci.yml", "sync.yml", "backfill.yml"}
 
 
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
@@ -60,32 +62,40 @@ def test_actions_are_pinned_and_privileges_least(path):
                 assert step["with"]["persist-credentials"] is False
 
 
-def jobs() -> dict:
-    return load(WORKFLOWS / "sync.yml")["jobs"]
+def jobs(workflow: str = "sync.yml") -> dict:
+    return load(WORKFLOWS / workflow)["jobs"]
 
 
-def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request():
+def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request_per_upstream():
     data = load(WORKFLOWS / "sync.yml")
     assert set(data["on"]) == {"schedule", "workflow_dispatch"} and data["on"]["schedule"][0]["cron"]
     job = jobs()["pull-request"]
     (pr,) = [s for s in job["steps"] if s.get("uses", "").startswith("peter-evans/create-pull-request@")]
-    assert job["if"] == "needs.crawl.outputs.changed == 'true'" and job["needs"] == "crawl"
-    assert pr["with"]["branch"] and "branch-suffix" not in pr["with"]  # one branch, so one pull request
+    assert job["needs"] == ["upstreams", "crawl"] and job["if"] == "${{ !cancelled() && needs.upstreams.result == 'success' }}"
+    # one branch per upstream, so one pull request each
+    assert pr["with"]["branch"] == "errcat/sync-${{ matrix.upstream }}" and "branch-suffix" not in pr["with"]
     assert pr["with"]["add-paths"] == "output/"
+    for name in ("crawl", "pull-request"):
+        assert jobs()[name]["strategy"]["matrix"] == {"upstream": "${{ fromJSON(needs.upstreams.outputs.upstreams) }}"}
+        assert jobs()[name]["env"] == {"ERRCAT_UPSTREAM": "${{ matrix.upstream }}"}
+    assert jobs()["crawl"]["strategy"]["fail-fast"] is False  # one upstream's failure holds back no other's
 
 
-def test_the_job_that_reads_the_upstream_cannot_write_and_the_one_that_writes_runs_none_of_it():
-    crawl, pr = jobs()["crawl"], jobs()["pull-request"]
-    assert set(jobs()) == {"crawl", "pull-request"}
-    assert crawl["permissions"] == {"contents": "read"}
+def _split(workflow: str, readers: list[str], writer: str, reads: tuple[str, ...]) -> None:
+    """The jobs that read the upstream can only read; the one that writes runs none of it."""
+    assert set(jobs(workflow)) == {*readers, writer}
+    for name in readers:
+        assert jobs(workflow)[name]["permissions"] == {"contents": "read"}, name
+    pr = jobs(workflow)[writer]
     assert pr["permissions"] == {"contents": "write", "pull-requests": "write"}
-    crawl_runs = "\n".join(s.get("run", "") for s in crawl["steps"])
+    reader_runs = "\n".join(s.get("run", "") for name in readers for s in jobs(workflow)[name]["steps"])
     pr_runs = "\n".join(s.get("run", "") for s in pr["steps"])
-    assert "errcat sync" in crawl_runs and "errcat validate" in crawl_runs and "pytest" in crawl_runs
-    # The write job crawls nothing, runs no tests, restores no cache the crawl job wrote.
+    for word in reads:
+        assert word in reader_runs, word
+    # The write job crawls nothing, runs no tests, restores no cache a crawl job wrote.
     for word in ("errcat sync", "errcat crawl", "errcat diff", "errcat history", "pytest", "requirements/test.txt"):
         assert word not in pr_runs, word
-    assert not [s for s in pr["steps"] if s.get("uses", "").startswith("actions/cache@")]
+    assert not [s for s in pr["steps"] if s.get("uses", "").startswith("actions/cache")]
     names = [s.get("name") or s.get("uses") for s in pr["steps"]]
     (download,) = [s for s in pr["steps"] if s.get("uses", "").startswith("actions/download-artifact@")]
     (adopt,) = [s for s in pr["steps"] if "errcat adopt" in s.get("run", "")]
@@ -94,12 +104,25 @@ def test_the_job_that_reads_the_upstream_cannot_write_and_the_one_that_writes_ru
     # The artifact lands outside the checkout and is read only by `errcat adopt`.
     assert download["with"]["path"] == "${{ runner.temp }}/artifact"
     assert adopt["run"].startswith('errcat adopt "$RUNNER_TEMP/artifact" --out output --changelog "$RUNNER_TEMP/changelog.md"')
-    assert sum("artifact" in s.get("run", "") for s in pr["steps"]) == 1
+    assert sum("errcat" in s.get("run", "") and "artifact" in s.get("run", "") for s in pr["steps"]) == 1
     assert create["with"]["body-path"] == "${{ runner.temp }}/changelog.md"
     assert re.findall(r"\$\{\{(.*?)\}\}", create["with"]["commit-message"]) == [" steps.adopt.outputs.commit "]
-    (upload,) = [s for s in crawl["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
-    assert upload["with"]["name"] == download["with"]["name"]
-    assert list(crawl["outputs"]) == ["changed"]  # the commit id reaches the write job only through adopt's check
+    uploads = [s for name in readers for s in jobs(workflow)[name]["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+    assert download["with"].get("name", download["with"].get("pattern")) in {u["with"]["name"] for u in uploads}
+    for name in readers:  # no commit id or crawled text reaches the write job through job outputs
+        assert set(jobs(workflow)[name].get("outputs", {})) <= {"upstreams", "groups"}, name
+
+
+def test_the_job_that_reads_the_upstream_cannot_write_and_the_one_that_writes_runs_none_of_it():
+    _split("sync.yml", ["upstreams", "crawl"], "pull-request", ("errcat sync", "errcat validate", "pytest"))
+
+
+def test_the_backfill_keeps_the_same_split():
+    _split("backfill.yml", ["plan", "crawl", "fold"], "pull-request",
+           ("errcat history --per-release", "errcat history --fold", "errcat validate", "pytest"))
+    data = load(WORKFLOWS / "backfill.yml")
+    assert set(data["on"]) == {"workflow_dispatch"}
+    assert jobs("backfill.yml")["crawl"]["strategy"]["matrix"] == {"releases": "${{ fromJSON(needs.plan.outputs.groups) }}"}
 
 
 def test_everything_the_workflows_install_is_pinned_by_hash():
@@ -116,12 +139,13 @@ def test_everything_the_workflows_install_is_pinned_by_hash():
     assert "bash .ci/run" in (WORKFLOWS / "ci.yml").read_text()  # which installs the same way (tests/test_packaging.py)
 
 
-def test_the_tests_run_before_the_catalogue_leaves_the_crawl_job():
-    crawl = jobs()["crawl"]
-    names = [s.get("name") for s in crawl["steps"]]
-    (tests,) = [s for s in crawl["steps"] if s.get("run") == "python -m pytest"]
-    (validate,) = [s for s in crawl["steps"] if s.get("run") == "errcat validate output"]
-    (upload,) = [s for s in crawl["steps"] if s.get("uses", "").startswith("actions/upload-artifact@")]
+@pytest.mark.parametrize("workflow, job", [("sync.yml", "crawl"), ("backfill.yml", "fold")])
+def test_the_tests_run_before_the_catalogue_leaves_the_crawl_job(workflow, job):
+    steps = jobs(workflow)[job]["steps"]
+    names = [s.get("name") for s in steps]
+    (tests,) = [s for s in steps if s.get("run") == "python -m pytest"]
+    (validate,) = [s for s in steps if s.get("run", "").startswith("errcat validate ")]
+    (upload,) = [s for s in steps if s.get("uses", "").startswith("actions/upload-artifact@")]
     assert names.index(validate["name"]) < names.index(tests["name"]) < names.index(upload["name"])
 
 
@@ -133,6 +157,8 @@ def test_sync_restores_the_extraction_cache_errcat_writes():
     assert names.index(cache["name"]) < names.index(sync["name"])
     assert cache["with"]["path"] == sync["env"]["ERRCAT_CACHE_DIR"] + "/results.sqlite3"
     assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])  # a new key each run, the newest restored
+    # each upstream its own cache: the prefix ends in a character no upstream name holds
+    assert cache["with"]["restore-keys"].endswith("${{ matrix.upstream }}+")
 
 
 # --------------------------------------------------------------------------- running the steps
@@ -141,46 +167,69 @@ CODE = CHECK_CODE
 
 
 def _condition_holds(condition: str | None, outputs: dict[str, dict[str, str]]) -> bool:
-    """``steps.ID.outputs.X == 'Y'`` (step outputs) or ``needs.JOB.outputs.X == 'Y'`` (job outputs)."""
+    """``steps.ID.outputs.X == 'Y'`` (step outputs), ``needs.JOB.outputs.X == 'Y'`` (job outputs),
+    ``needs.JOB.result == 'Y'`` and ``!cancelled()`` (nothing is cancelled here), joined by &&."""
     if condition is None:
         return True
-    m = re.fullmatch(r"(?:steps|needs)\.([\w-]+)\.outputs\.(\w+) == '(\w+)'", condition)
-    assert m, f"the test understands only steps/needs.ID.outputs.X == 'Y' conditions, not {condition!r}"
-    return outputs.get(m.group(1), {}).get(m.group(2)) == m.group(3)
+    condition = condition.removeprefix("${{ ").removesuffix(" }}")
+    for part in condition.split(" && "):
+        if part == "!cancelled()":
+            continue
+        m = re.fullmatch(r"(?:steps|needs)\.([\w-]+)\.(?:outputs\.(\w+)|(result)) == '(\w+)'", part)
+        assert m, f"the test understands only steps/needs.ID.outputs.X == 'Y' conditions, not {part!r}"
+        if outputs.get(m.group(1), {}).get(m.group(2) or "result") != m.group(4):
+            return False
+    return True
 
 
-def run_job(name: str, checkout: Path, runner_temp: Path, env: dict[str, str], needs: dict[str, dict[str, str]],
-            artifacts: Path) -> tuple[dict[str, str], list[str]] | None:
-    """Run one job of sync.yml as the runner would: its `run:` steps in order (bash -e), the
-    artifact actions as copies through ``artifacts``; the install is skipped (errcat is on PATH
-    already), and so is the test suite (this is it). Returns the job's outputs and the names of
-    the steps that ran, or None when the job's `if:` is false."""
-    job = jobs()[name]
+def run_job(workflow: str, name: str, checkout: Path, runner_temp: Path, env: dict[str, str],
+            needs: dict[str, dict[str, str]], artifacts: Path, context: dict[str, str] | None = None,
+            ) -> tuple[dict[str, str], list[str]] | None:
+    """Run one job (one matrix leg: ``context`` holds ``matrix.*`` and ``inputs.*``) as the runner
+    would: its `run:` steps in order (bash -e), the workflow's and the job's env, the artifact
+    actions as copies through ``artifacts``; the install and the cache actions are skipped
+    (errcat is on PATH already; the caller carries the cache), and so is the test suite (this is
+    it). Returns the job's outputs and the names of the steps that ran, or None when the job's
+    `if:` is false."""
+    data = load(WORKFLOWS / workflow)
+    job = data["jobs"][name]
     if not _condition_holds(job.get("if"), needs):
         return None
     runner_temp.mkdir(parents=True, exist_ok=True)
+    steps: dict[str, dict[str, str]] = {}
+    known = {"runner.temp": str(runner_temp), "runner.os": "Linux", "github.run_id": "7", **(context or {})}
 
     def expand(value: str) -> str:
-        value = value.replace("${{ runner.temp }}", str(runner_temp))
-        assert "${{" not in value, value
-        return value
+        def one(m: re.Match) -> str:
+            ref = m.group(1)
+            got = re.fullmatch(r"steps\.([\w-]+)\.outputs\.(\w+)", ref)
+            if got:
+                return steps.get(got.group(1), {}).get(got.group(2), "")
+            assert ref in known, f"the test does not know {ref!r}"
+            return known[ref]
 
-    steps: dict[str, dict[str, str]] = {}
+        return re.sub(r"\$\{\{ ([\w.-]+) \}\}", one, str(value))
+
     ran = []
     for step in job["steps"]:
         uses = step.get("uses", "")
         if not _condition_holds(step.get("if"), steps):
             continue
         if uses.startswith("actions/upload-artifact@"):
-            shutil.copytree(expand(step["with"]["path"]), artifacts / step["with"]["name"], symlinks=True)
+            shutil.copytree(expand(step["with"]["path"]), artifacts / expand(step["with"]["name"]), symlinks=True)
         elif uses.startswith("actions/download-artifact@"):
-            shutil.copytree(artifacts / step["with"]["name"], expand(step["with"]["path"]), symlinks=True)
+            wanted = step["with"].get("name") or step["with"]["pattern"]
+            found = sorted(a for a in artifacts.iterdir() if fnmatch.fnmatchcase(a.name, expand(wanted)))
+            if "name" in step["with"]:
+                assert found, f"artifact {wanted} not found"  # as the action fails
+            for artifact in found:  # merge-multiple (or one by name): the contents into path
+                shutil.copytree(artifact, expand(step["with"]["path"]), symlinks=True, dirs_exist_ok=True)
         elif "run" not in step or "pip install" in step["run"] or step["run"] == "python -m pytest":
             continue
         else:
             github_output = runner_temp / f"output-{len(ran)}"
             github_output.write_text("")
-            step_env = {k: expand(v) for k, v in step.get("env", {}).items()}
+            step_env = {k: expand(v) for k, v in {**data.get("env", {}), **job.get("env", {}), **step.get("env", {})}.items()}
             proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=checkout,
                                   env={**env, **step_env, "GITHUB_OUTPUT": str(github_output), "RUNNER_TEMP": str(runner_temp)},
                                   capture_output=True, text=True)
@@ -202,36 +251,71 @@ def _job_checkout(main: Path, where: Path) -> Path:
     return where
 
 
-def run_workflow(main: Path, runs: Path, env: dict[str, str]) -> dict[str, tuple[dict[str, str], list[str]] | None]:
-    """One run of sync.yml: the crawl job, then the pull-request job when its `if:` holds, each in
-    its own fresh checkout of ``main`` and its own runner temp; the crawl job's cache carried over
-    from the previous run as actions/cache would. A pull request it opens is merged into main."""
+def _merge(main: Path, pr_checkout: Path, dataset: str) -> None:
+    """The pull request is merged: it changed this upstream's dataset and nothing else."""
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=pr_checkout, capture_output=True, text=True, check=True)
+    assert staged.stdout.split() and all(p.startswith(f"output/{dataset}/") for p in staged.stdout.split()), staged.stdout
+    shutil.rmtree(main / "output" / dataset, ignore_errors=True)
+    shutil.copytree(pr_checkout / "output" / dataset, main / "output" / dataset)
+    subprocess.run(["git", "add", "--force", "--", f"output/{dataset}"], cwd=main, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "merge"], cwd=main, check=True)
+
+
+def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[str, tuple[dict[str, str], str]],
+                 ) -> dict[str, dict[str, tuple[dict[str, str], list[str]] | None]]:
+    """One run of sync.yml: the upstreams job, then for each upstream it lists, its crawl leg and
+    its pull-request leg, each in its own fresh checkout of ``main`` and its own runner temp; each
+    crawl leg's cache carried over from that upstream's leg of the previous run, as actions/cache
+    would. ``upstreams`` maps each name to the env that stands in for its remote repository and
+    its dataset directory. A pull request it opens is merged into main."""
     n = len(list(runs.glob("run-*")))
     run = runs / f"run-{n}"
     artifacts = run / "artifacts"
     artifacts.mkdir(parents=True)
-    previous = runs / f"run-{n - 1}" / "crawl-temp" / "errcat-cache"
-    if previous.is_dir():
-        shutil.copytree(previous, run / "crawl-temp" / "errcat-cache")
-    crawl = run_job("crawl", _job_checkout(main, run / "crawl"), run / "crawl-temp", env, {}, artifacts)
-    assert crawl is not None
-    pr_checkout = _job_checkout(main, run / "pull-request")
-    pr = run_job("pull-request", pr_checkout, run / "pr-temp", env, {"crawl": crawl[0]}, artifacts)
-    if pr is not None:
-        staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=pr_checkout, capture_output=True, text=True, check=True)
-        assert staged.stdout.split() and all(p.startswith("output/") for p in staged.stdout.split())
-        shutil.rmtree(main / "output", ignore_errors=True)
-        shutil.copytree(pr_checkout / "output", main / "output")  # the pull request is merged
-    return {"crawl": crawl, "pull-request": pr}
+    listed = run_job("sync.yml", "upstreams", _job_checkout(main, run / "upstreams"), run / "upstreams-temp", env, {}, artifacts)
+    assert listed is not None
+    names = json.loads(listed[0]["upstreams"])
+    assert names == sorted(upstreams)
+    legs: dict[str, dict[str, tuple[dict[str, str], list[str]] | None]] = {}
+    for name in names:
+        leg_env = {**env, **upstreams[name][0]}
+        previous = runs / f"run-{n - 1}" / f"crawl-{name}-temp" / "errcat-cache"
+        if previous.is_dir():
+            shutil.copytree(previous, run / f"crawl-{name}-temp" / "errcat-cache")
+        context = {"matrix.upstream": name}
+        crawl = run_job("sync.yml", "crawl", _job_checkout(main, run / f"crawl-{name}"), run / f"crawl-{name}-temp", leg_env,
+                        {"upstreams": {**listed[0], "result": "success"}}, artifacts, context)
+        legs[name] = {"crawl": crawl}
+    for name in names:
+        pr_checkout = _job_checkout(main, run / f"pull-request-{name}")
+        pr = run_job("sync.yml", "pull-request", pr_checkout, run / f"pr-{name}-temp", {**env, **upstreams[name][0]},
+                     {"upstreams": {**listed[0], "result": "success"}, "crawl": {"result": "success"}}, artifacts, context={"matrix.upstream": name})
+        assert pr is not None
+        if pr[1][-1] == "Stage the catalogue":
+            _merge(main, pr_checkout, upstreams[name][1])
+        legs[name]["pull-request"] = pr
+    return legs
+
+
+CONFIG = """\
+[upstreams.vllm]  # stands in for the built-in one: no test reaches GitHub
+url = "https://github.com/acme/widgets"
+include = ["vllm/**/*.py"]
+
+[upstreams.gadgets]
+url = "https://github.com/acme/gadgets"
+include = ["gadgets/**/*.py"]
+"""
 
 
 @pytest.fixture
 def runner(tmp_path, cache_dir):
-    """Main of this project (a git repo ignoring output/, like ours), a place for runs, and the
-    runner's env, with an `errcat` on PATH that runs this source tree."""
+    """Main of this project (a git repo ignoring output/, like ours, configuring two upstreams),
+    a place for runs, and the runner's env, with an `errcat` on PATH that runs this source tree."""
     main = tmp_path / "main"
     main.mkdir()
     (main / ".gitignore").write_text("/output/*\n!/output/README.md\n")
+    (main / "errcat.toml").write_text(CONFIG)
     subprocess.run(["git", "init", "-q", str(main)], check=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -245,43 +329,64 @@ def runner(tmp_path, cache_dir):
     return main, tmp_path / "runs", env
 
 
+@pytest.fixture
+def gadgets(tmp_path):
+    """A second upstream's repository."""
+    from conftest import FixtureRepo
+
+    return FixtureRepo(tmp_path / "gadgets-upstream")
+
+
 CRAWL_STEPS = ["Sync with the upstream", "Validate the catalogue", "Gather the catalogue", "Upload the catalogue"]
-PR_STEPS = ["Download the catalogue", "Check the catalogue and take it into output/", "Stage the catalogue"]
+PR_STEPS = ["Download the catalogue", "See whether the upstream changed", "Check the catalogue and take it into output/",
+            "Stage the catalogue"]
+PR_UNCHANGED = ["Download the catalogue", "See whether the upstream changed"]
 
 
-def test_the_sync_workflow_runs_against_a_local_upstream(fixture_repo, runner):
+def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runner):
     main, runs, env = runner
     first = fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
-    # The workflow follows the configured upstream; here a local repository stands in for it.
-    env = {**env, "ERRCAT_REPO": str(fixture_repo.path), "ERRCAT_NAME": "acme/widgets"}
+    gadget = gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    # The workflow follows the configured upstreams; here local repositories stand in for them.
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
+                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
 
-    result = run_workflow(main, runs, env)
-    crawl, pr = result["crawl"], result["pull-request"]
-    assert crawl == ({"changed": "true"}, CRAWL_STEPS)
-    assert pr is not None and pr[1] == PR_STEPS
-    assert (runs / "run-0" / "pr-temp" / "output-1").read_text() == f"commit={first}\n"  # adopt's output, for the commit message
-    assert "First catalogue" in (runs / "run-0" / "pr-temp" / "changelog.md").read_text()
-    assert (runs / "run-0" / "crawl-temp" / "errcat-cache" / "results.sqlite3").is_file()  # what the cache step saves
+    result = run_workflow(main, runs, env, upstreams)
+    for name in ("vllm", "gadgets"):
+        assert result[name]["crawl"] == ({}, CRAWL_STEPS) and result[name]["pull-request"][1] == PR_STEPS
+    assert (runs / "run-0" / "pr-vllm-temp" / "output-2").read_text() == f"commit={first}\n"  # adopt's, for the commit message
+    assert (runs / "run-0" / "pr-gadgets-temp" / "output-2").read_text() == f"commit={gadget}\n"
+    assert "First catalogue" in (runs / "run-0" / "pr-vllm-temp" / "changelog.md").read_text()
+    for name in ("vllm", "gadgets"):  # each upstream's own cache, carried to its own next run
+        assert (runs / "run-0" / f"crawl-{name}-temp" / "errcat-cache" / "results.sqlite3").is_file()
     assert sorted(p.name for p in (main / "output" / "acme" / "widgets").iterdir()) == [
         "errors", "errors.jsonl", "index.json", "manifest.json", "search.json"]
+    assert (main / "output" / "acme" / "gadgets" / "manifest.json").is_file()
+    assert sorted((runs / "run-0" / "artifacts").iterdir()) == [runs / "run-0" / "artifacts" / "catalogue-gadgets",
+                                                                 runs / "run-0" / "artifacts" / "catalogue-vllm"]
 
-    result = run_workflow(main, runs, env)
-    assert result == {"crawl": ({"changed": "false"}, ["Sync with the upstream"]), "pull-request": None}
+    result = run_workflow(main, runs, env, upstreams)
+    for name in ("vllm", "gadgets"):
+        assert result[name] == {"crawl": ({}, ["Sync with the upstream"]), "pull-request": ({}, PR_UNCHANGED)}
 
+    # One upstream moves: its job alone opens a pull request, on its own dataset.
     second = fixture_repo.commit({"vllm/config.py": "import os\n" + CODE.replace("far too large", "much too large")})
-    result = run_workflow(main, runs, env)
-    assert result["crawl"] == ({"changed": "true"}, CRAWL_STEPS) and result["pull-request"][1] == PR_STEPS
-    assert (runs / "run-2" / "pr-temp" / "output-1").read_text() == f"commit={second}\n"
-    changelog = (runs / "run-2" / "pr-temp" / "changelog.md").read_text()
+    result = run_workflow(main, runs, env, upstreams)
+    assert result["vllm"]["crawl"] == ({}, CRAWL_STEPS) and result["vllm"]["pull-request"][1] == PR_STEPS
+    assert result["gadgets"] == {"crawl": ({}, ["Sync with the upstream"]), "pull-request": ({}, PR_UNCHANGED)}
+    assert (runs / "run-2" / "pr-vllm-temp" / "output-2").read_text() == f"commit={second}\n"
+    changelog = (runs / "run-2" / "pr-vllm-temp" / "changelog.md").read_text()
     assert changelog.startswith(f"## Error catalogue: `acme/widgets` `{first[:12]}` → `{second[:12]}`")
     assert "| Message reworded | 1 |" in changelog and "| Error moved | 1 |" in changelog
 
 
-def test_a_tampered_artifact_stops_the_pull_request_job(fixture_repo, runner, monkeypatch):
-    """Whatever the crawl job uploads, the write job takes nothing that is not the dataset as written."""
+def test_a_tampered_artifact_stops_the_pull_request_job(fixture_repo, gadgets, runner, monkeypatch):
+    """Whatever a crawl job uploads, the write job takes nothing that is not its dataset as written."""
     main, runs, env = runner
     fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
-    env = {**env, "ERRCAT_REPO": str(fixture_repo.path), "ERRCAT_NAME": "acme/widgets"}
+    gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
+                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
     real_copytree = shutil.copytree
 
     def tampering_upload(src, dst, *a, **k):
@@ -292,6 +397,59 @@ def test_a_tampered_artifact_stops_the_pull_request_job(fixture_repo, runner, mo
 
     monkeypatch.setattr(shutil, "copytree", tampering_upload)
     with pytest.raises(AssertionError, match=r"refusing the artifact: 'output/acme/evil.sh' is not a file a dataset has"):
-        run_workflow(main, runs, env)
+        run_workflow(main, runs, env, upstreams)
     assert not (main / "output").exists()
-    assert not (runs / "run-0" / "pull-request" / "output").exists()
+    assert not list(runs.glob("run-0/pull-request-*/output"))
+
+
+def run_backfill(main: Path, runs: Path, env: dict[str, str], inputs: dict[str, str]) -> dict[str, object]:
+    """One run of backfill.yml, dispatched with ``inputs``: plan, a crawl leg per group, fold and
+    pull request, each in its own checkout and runner temp (the legs share no cache)."""
+    run = runs / "backfill"
+    artifacts = run / "artifacts"
+    artifacts.mkdir(parents=True)
+    context = {f"inputs.{k}": v for k, v in inputs.items()}
+    plan = run_job("backfill.yml", "plan", _job_checkout(main, run / "plan"), run / "plan-temp", env, {}, artifacts, context)
+    assert plan is not None
+    groups = json.loads(plan[0]["groups"])
+    for n, group in enumerate(groups):
+        leg = {**context, "matrix.releases": group, "strategy.job-index": str(n)}
+        crawl = run_job("backfill.yml", "crawl", _job_checkout(main, run / f"crawl-{n}"), run / f"crawl-{n}-temp",
+                        {**env, "ERRCAT_CACHE_DIR": str(run / f"cache-{n}")}, {"plan": plan[0]}, artifacts, leg)
+        assert crawl is not None
+    fold = run_job("backfill.yml", "fold", _job_checkout(main, run / "fold"), run / "fold-temp", env, {}, artifacts, context)
+    assert fold is not None
+    pr_checkout = _job_checkout(main, run / "pull-request")
+    pr = run_job("backfill.yml", "pull-request", pr_checkout, run / "pr-temp", env, {}, artifacts, context)
+    assert pr is not None
+    return {"groups": groups, "fold": fold[1], "pull-request": pr[1], "checkout": pr_checkout}
+
+
+def test_the_backfill_workflow_spreads_releases_over_jobs_and_folds_them(fixture_repo, runner, cli, tmp_path):
+    main, runs, env = runner
+    versions = ["v1.8", "v1.9", "v1.10", "v2.0"]
+    code = CODE
+    for n, tag in enumerate(versions):
+        code = code.replace("far too large", f"far too large ({n})") if n % 2 else code + f"\n\ndef f{n}():\n    raise ValueError('gone {n}')\n"
+        fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": code}, tag=tag)
+    env = {**env, "ERRCAT_REPO": str(fixture_repo.path)}
+
+    result = run_backfill(main, runs, env, {"upstream": "vllm", "range": "v1.8..v2.0", "jobs": "3"})
+    assert result["groups"] == ["v1.8 v1.9", "v1.10", "v2.0"]
+    assert result["fold"] == ["Download the releases", "Fold the releases into the history", "Validate the catalogue",
+                              "Upload the catalogue"]
+    assert result["pull-request"] == ["Download the catalogue", "Check the catalogue and take it into output/",
+                                      "Stage the catalogue"]
+    checkout = result["checkout"]
+    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=checkout, capture_output=True, text=True, check=True)
+    assert staged.stdout.split() and all(p.startswith("output/acme/widgets/") for p in staged.stdout.split())
+    # The same catalogue one `errcat history` run on one machine writes.
+    alone = cli("history", "--repo", fixture_repo.path, "--config", main / "errcat.toml", "--out", tmp_path / "alone", *versions)
+    assert alone.exit_code == 0, alone.output
+    assert tree(checkout / "output") == tree(tmp_path / "alone")
+    changelog = (runs / "backfill" / "pr-temp" / "changelog.md").read_text()
+    assert changelog.startswith("## Error catalogue: `acme/widgets` history") and "4 version(s)" in changelog
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}

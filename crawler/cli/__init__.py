@@ -8,9 +8,9 @@ from crawler.cli.consume import match, render, show
 from crawler.cli.crawl import adopt, crawl, schema, validate
 from crawler.cli.curate import curate
 from crawler.cli.main import main
-from crawler.cli.versions import diff, history, sync
+from crawler.cli.versions import diff, history, sync, upstreams
 
-for _command in (crawl, validate, show, diff, history, sync, adopt, match, render, curate, schema):
+for _command in (crawl, validate, show, diff, history, sync, adopt, upstreams, match, render, curate, schema):
     main.add_command(_command)
 
 __all__ = ["main"]

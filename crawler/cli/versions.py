@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -130,37 +131,82 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @click.argument("refs", nargs=-1, metavar="[REF]...")
 @click.option("--range", "span", metavar="OLD..NEW", help="Every release tag from OLD to NEW (a local repository).")
 @click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
+@click.option("--per-release", "per_release", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
+              help="Write each REF's own dataset under DIR/REF/ instead of folding them (a backfill's matrix job).")
+@click.option("--fold", is_flag=True, help="The arguments are datasets (as --per-release writes them), not refs: fold them, oldest release first.")
+@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write a markdown summary (a pull request body) here.")
+@click.option("--plan", type=click.IntRange(min=1), metavar="N",
+              help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
+                   "each a space-separated string (a workflow's matrix); also to $GITHUB_OUTPUT as groups=.")
 @source_options
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
 @_invalid_data_is_one_line
-def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, out: Path, **kw: Any) -> None:
+def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
+            changelog: Path | None, plan: int | None, out: Path, **kw: Any) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
     REF are kept as retired records ("removed in v0.32.0"), so their ids are never reused.
 
+    A backfill over many machines: --per-release DIR crawls each REF into its own dataset,
+    then --fold DIR... folds such datasets (from any number of jobs) into the history.
+
     \b
     Examples:
       errcat history --repo ../vllm v0.31.0 v0.32.0 v0.33.0
       errcat history --repo ../vllm --range v0.31.0..v0.33.0
+      errcat history --repo ../vllm --per-release releases/ v0.31.0 v0.32.0
+      errcat history --fold releases/ more-releases/ --out output
     """
-    from crawler.versions.history import is_retired
+    from crawler.base.jsonio import dumps_line as dumps
+    from crawler.versions.history import summary
     from crawler.versions.sides import DEFAULT_TAG_PATTERN
+    from crawler.versions.sync import fold_datasets
     from crawler.versions.sync import history as run_history
+    from crawler.versions.sync import per_release as run_per_release
     from crawler.versions.tags import tags_in_range
 
     source = _source(kw)
-    chosen = list(refs)
-    if span:
-        if chosen:
-            raise UsageError("give either REFs or --range, not both")
-        chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
-    target, state = run_history(source, chosen, out, progress=REPORTER)
-    retired = sum(1 for r in state.values() if is_retired(r))
-    first = sum(1 for r in state.values() if r.history and r.history.first_seen)
+    if fold:
+        if span or per_release is not None or plan is not None:
+            raise UsageError("--fold reads datasets: give neither --range nor --per-release")
+        if not refs:
+            raise UsageError("--fold needs at least one dataset directory")
+        missing = [r for r in refs if not Path(r).is_dir()]
+        if missing:
+            raise UsageError(f"no such directory: {missing[0]}")
+        target, state, chosen = fold_datasets([Path(r) for r in refs], out, progress=REPORTER)
+    else:
+        chosen = list(refs)
+        if span:
+            if chosen:
+                raise UsageError("give either REFs or --range, not both")
+            chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
+        if plan is not None:
+            from crawler.versions.tags import plan_groups
+
+            groups = dumps(plan_groups(chosen, plan)).decode("utf-8").strip()
+            github_output = os.environ.get("GITHUB_OUTPUT")
+            if github_output:
+                with open(github_output, "a", encoding="utf-8") as f:
+                    f.write(output_lines([("groups", groups)]))
+            echo(groups)
+            return
+        if per_release is not None:
+            if changelog is not None:
+                raise UsageError("--per-release folds nothing: --changelog goes with the fold")
+            for written in run_per_release(source, chosen, per_release, progress=REPORTER):
+                REPORTER(f"wrote {written}")
+            echo(f"versions {len(chosen)} ({', '.join(chosen)}) written under {per_release}")
+            return
+        target, state = run_history(source, chosen, out, progress=REPORTER)
     REPORTER(f"wrote {target}")
-    echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - retired}, retired {retired}, "
-               f"first_seen {first}/{len(state)}")
+    if changelog is not None:
+        from crawler.publish.dataset import load_manifest
+
+        _write(summary(state, load_manifest(target), chosen), changelog)
+    echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - state.retired}, retired {state.retired}, "
+               f"first_seen {state.first_seen}/{len(state)}")
 
 
 @click.command()
@@ -182,8 +228,8 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     is crawled. Otherwise it crawls it, carries history forward (new entries first seen now,
     vanished ones retired), diffs against the previous catalogue and writes both.
 
-    Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=... and commit=...
-    to it for the workflow's later steps.
+    Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=..., commit=... and
+    dataset=OWNER/NAME (its directory under OUT) to it for the workflow's later steps.
     """
     from crawler.base.jsonio import dumps
     from crawler.versions.sides import DEFAULT_TAG_PATTERN
@@ -205,10 +251,39 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:
         with open(github_output, "a", encoding="utf-8") as f:
-            f.write(output_lines([("changed", flag), ("commit", check_output_commit(result.commit))]))
+            # dataset: which directory under OUT is this upstream's (output/ may hold others')
+            dataset = "/".join(result.target.relative_to(out).parts)
+            f.write(output_lines([("changed", flag), ("commit", check_output_commit(result.commit)), ("dataset", dataset)]))
     summary = ""
     if result.report is not None:
         summary = f" ({len(result.report.changes)} change(s) {result.report.old.label} -> {result.report.new.label})"
     echo(f"changed={flag} commit={result.commit}{summary}")
     if exit_code and result.changed:
         sys.exit(1)
+
+
+@click.command()
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON list (a workflow's matrix); also to $GITHUB_OUTPUT as upstreams=.")
+def upstreams(config: Path | None, as_json: bool) -> None:
+    """The configured upstreams (errcat.toml), one name a line: what the sync workflow runs a job for.
+
+    Names become artifact, cache and branch names in the workflows: each must be letters, digits,
+    '.', '_' or '-'.
+    """
+    from crawler.base.jsonio import dumps_line
+    from crawler.source.config import load_config
+
+    names = sorted(load_config(config).upstreams)
+    bad = [n for n in names if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", n)]
+    if bad:
+        raise UsageError(f"upstream name {bad[0]!r} cannot name a workflow job: use letters, digits, '.', '_' or '-'")
+    if not as_json:
+        echo("".join(f"{n}\n" for n in names), nl=False)
+        return
+    listing = dumps_line(names).decode("utf-8").strip()
+    github_output = os.environ.get("GITHUB_OUTPUT")
+    if github_output:
+        with open(github_output, "a", encoding="utf-8") as f:
+            f.write(output_lines([("upstreams", listing)]))
+    echo(listing)

@@ -118,11 +118,12 @@ def _functions(record: Record) -> set[tuple[str, str]]:
 def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, Record, Record, float]]:
     """Pair removed with added records that are one error changed: (kind, old, new, similarity)."""
     candidates: list[tuple[float, str, str, ChangeKind, Record, Record, float]] = []
+    # Each side's keys once: the pairs are removed x added (a release of vLLM: hundreds of each).
+    added_keys = [(new, _key(new), _functions(new)) for new in added]
     for old in removed:
         okey, ofuncs, otext = _key(old), _functions(old), _normalized(old)
-        for new in added:
-            nkey = _key(new)
-            shared = bool(ofuncs & _functions(new))
+        for new, nkey, nfuncs in added_keys:
+            shared = bool(ofuncs & nfuncs)
             if okey[0] == nkey[0] and okey[1] != nkey[1] and okey[2:] == nkey[2:]:
                 # Same text (or same function for message-less entries): another exception class.
                 candidates.append((2.0 + shared, old.id, new.id, ChangeKind.EXCEPTION_CHANGED, old, new, 1.0))

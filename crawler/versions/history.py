@@ -1,7 +1,7 @@
 """When each error appeared and went away: ``Record.history`` over a sequence of versions.
 
-History is a fold over versions, oldest first. The state is every id ever seen, each with its
-latest record; ``advance`` moves it to the next version:
+History is a fold over versions, oldest first. The state (``Fold``) is every id ever seen, each
+with its latest record; ``Fold.add`` moves it to the next version:
 
 * an id present now gets ``last_seen`` = now, and keeps its ``first_seen`` (or starts one);
 * an id that was live and is gone is *retired*: kept as its last seen record, with
@@ -18,8 +18,11 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.search import search_file
@@ -27,8 +30,6 @@ from crawler.extract.ids import entry_key
 from crawler.model.records import History, Lifetime, Manifest, Record
 from crawler.publish.writer import OverLimit, render_dataset
 from crawler.versions.diff import link
-
-State = dict[str, Record]
 
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)+(?:[.-]?[A-Za-z0-9]+)*$")
 
@@ -42,63 +43,139 @@ def label(when: Lifetime) -> str:
     return when.version or when.commit[:12]
 
 
-def is_retired(record: Record) -> bool:
-    return bool(record.history and record.history.retired)
+def _record_key(record: dict[str, Any]) -> tuple[str, ...]:
+    return entry_key(record["sites"][0])
 
 
-def _key(record: Record) -> tuple[str, ...]:
-    return entry_key(record.sites[0].model_dump())
+def _pack(record: dict[str, Any]) -> bytes:
+    return orjson.dumps({k: v for k, v in record.items() if k != "history"})
 
 
-def advance(state: State, records: Iterable[Record], version: str | None, commit: str) -> State:
-    """The state after one more version whose crawl produced ``records``."""
-    now = Lifetime(version=version, commit=commit)
-    current = {r.id: r for r in records}
-    for eid, record in current.items():
-        known = state.get(eid)
-        if known is not None and _key(known) != _key(record):
-            raise DataError(f"id collision: {eid} was {_key(known)!r} and is now {_key(record)!r}; ids are never reused")
-    live_before = {eid: r for eid, r in state.items() if not is_retired(r)}
-    gone = [live_before[eid] for eid in sorted(live_before.keys() - current.keys())]
-    came = [current[eid] for eid in sorted(current.keys() - state.keys())]
-    replaces: dict[str, list[str]] = {}
-    replaced_by: dict[str, str] = {}
-    for _, old, new, _ratio in link(gone, came):
-        replaces.setdefault(new.id, []).append(old.id)
-        replaced_by[old.id] = new.id
+@dataclass(slots=True)
+class _Entry:
+    """What the fold keeps of one id: its error key (for the collision check), its history, and
+    its latest record as JSON bytes (a few KB where the dict took tens)."""
 
-    out: State = {}
-    for eid, record in current.items():
-        before = state[eid].history if eid in state and state[eid].history else None
-        out[eid] = record.model_copy(update={"history": History(
-            first_seen=before.first_seen if before and before.first_seen else now,
-            last_seen=now,
-            replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
-        )})
-    for eid, record in state.items():
-        if eid in out:
-            continue
-        h = record.history or History(first_seen=None, last_seen=None)
-        if not h.retired:
-            h = h.model_copy(update={
+    key: tuple[str, ...]
+    history: History | None
+    packed: bytes
+
+    @property
+    def retired(self) -> bool:
+        return bool(self.history and self.history.retired)
+
+
+class Fold:
+    """The history state, one version at a time: every id ever seen with its latest record.
+
+    Memory follows the number of distinct ids, not of versions: records are kept as JSON bytes,
+    and a version's records are needed only while it is added (``errcat history`` crawls, or
+    reads, one release at a time and drops it before the next).
+    """
+
+    def __init__(self) -> None:
+        self._entries: dict[str, _Entry] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def retired(self) -> int:
+        return sum(1 for e in self._entries.values() if e.retired)
+
+    @property
+    def first_seen(self) -> int:
+        return sum(1 for e in self._entries.values() if e.history and e.history.first_seen)
+
+    def record(self, eid: str) -> dict[str, Any]:
+        """One id's latest record with its history."""
+        entry = self._entries[eid]
+        record: dict[str, Any] = orjson.loads(entry.packed)
+        record["history"] = entry.history.model_dump(mode="json") if entry.history is not None else None
+        return record
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every id's record, live and retired, by id."""
+        for eid in sorted(self._entries):
+            yield self.record(eid)
+
+    def keep(self, records: Iterable[dict[str, Any]]) -> None:
+        """Take records as they are, history included (a dataset written with history)."""
+        for record in records:
+            history = record.get("history")
+            self._entries[record["id"]] = _Entry(_record_key(record), History.model_validate(history) if history else None,
+                                                 _pack(record))
+
+    def add(self, records: Iterable[dict[str, Any]], version: str | None, commit: str) -> None:
+        """Move to the next version, whose crawl produced ``records`` (plain JSON dicts)."""
+        now = Lifetime(version=version, commit=commit)
+        current = {r["id"]: r for r in records}
+        keys = {eid: _record_key(r) for eid, r in current.items()}
+        for eid, key in keys.items():
+            known = self._entries.get(eid)
+            if known is not None and known.key != key:
+                raise DataError(f"id collision: {eid} was {known.key!r} and is now {key!r}; ids are never reused")
+        gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in current)
+        came_ids = sorted(current.keys() - self._entries.keys())
+        replaces: dict[str, list[str]] = {}
+        replaced_by: dict[str, str] = {}
+        # diff.link pairs a gone and a come entry only when their keys share the kind and either
+        # the rest (another exception) or the exception (a reworded message): the others are
+        # never compared, so only these become models.
+        gone_keys = {self._entries[eid].key for eid in gone_ids}
+        rests = {(k[0], *k[2:]) for k in gone_keys}
+        heads = {k[:2] for k in gone_keys}
+        came_ids = [eid for eid in came_ids if (keys[eid][0], *keys[eid][2:]) in rests or keys[eid][:2] in heads]
+        if gone_ids and came_ids:
+            gone = [Record.model_validate(self.record(eid)) for eid in gone_ids]
+            came = [Record.model_validate({**current[eid], "history": None}) for eid in came_ids]
+            for _, old, new, _ratio in link(gone, came):
+                replaces.setdefault(new.id, []).append(old.id)
+                replaced_by[old.id] = new.id
+        for eid in gone_ids:
+            entry = self._entries[eid]
+            h = entry.history or History(first_seen=None, last_seen=None)
+            entry.history = h.model_copy(update={
                 "retired": True, "removed_in": now, "retired_note": f"removed in {label(now)}",
                 "replaced_by": replaced_by.get(eid),
             })
-        out[eid] = record.model_copy(update={"history": h})
-    return dict(sorted(out.items()))
+        for eid, record in current.items():
+            known = self._entries.get(eid)
+            before = known.history if known is not None else None
+            history = History(
+                first_seen=before.first_seen if before and before.first_seen else now,
+                last_seen=now,
+                replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
+            )
+            self._entries[eid] = _Entry(keys[eid], history, _pack(record))
 
 
-def seed(records: Iterable[Record], manifest: Manifest) -> State:
-    """State from an existing dataset: its records as they are, or (written without history) as
+def seed(records: Iterable[dict[str, Any]], manifest: Manifest) -> Fold:
+    """The fold of an existing dataset: its records as they are, or (written without history) as
     first seen at its own commit."""
     records = list(records)
-    if all(r.history is not None for r in records):
-        return {r.id: r for r in records}
-    return advance({}, [r for r in records if not is_retired(r)], version_of(manifest.ref), manifest.commit)
+    fold = Fold()
+    if all(r.get("history") is not None for r in records):
+        fold.keep(records)
+    else:
+        fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit)
+    return fold
 
 
-def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
-    """The files of the newest crawl's dataset with the state's records, live and retired, by id.
+def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
+    """A history run in markdown (a backfill's pull request body); crawled text in code spans."""
+    from crawler.base.sink import md_code
+
+    span = versions[0] if len(versions) == 1 else f"{versions[0]} … {versions[-1]}"
+    return (
+        f"## Error catalogue: {md_code(manifest.repo.owner + '/' + manifest.repo.name)} history\n\n"
+        f"{len(versions)} version(s), {md_code(span)}, up to {md_code(manifest.commit[:12])}: "
+        f"{len(fold) - fold.retired} entries, {fold.retired} retired.\n"
+    )
+
+
+def render_state(fold: Fold, manifest: Manifest) -> dict[str, bytes]:
+    """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
     same commit leaves the history alone), with entries counting live records and ``retired``
@@ -108,7 +185,7 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
     file would be larger, retired entries are left out first, the largest first, then live
     ones, and ``counts.omitted`` says how many.
     """
-    records = [state[eid].model_dump(mode="json") for eid in sorted(state)]
+    records = list(fold.records())
     data = manifest.model_dump(mode="json")
     data.pop("content_digest", None)
     omitted = 0

@@ -43,12 +43,18 @@ class SourceOptions:
     use_cache: bool = True
     config: Path | None = None
 
-    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None) -> CrawlOptions:
+    def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None, in_memory: bool = False) -> CrawlOptions:
         return CrawlOptions(
             repo=self.repo, ref=ref, pypi=pypi, upstream=self.upstream, name=self.name, include=list(self.include),
             exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
-            use_cache=self.use_cache, config=self.config,
+            use_cache=self.use_cache, config=self.config, in_memory=in_memory,
         )
+
+    def spare_root(self) -> Path | None:
+        """Where a replaced dataset waits to lend its files to the next write, as a crawl's does."""
+        from crawler.base.cachedir import default_cache_dir
+
+        return (self.cache_dir or default_cache_dir()) / "spare" if self.use_cache else None
 
     def scratch(self) -> AbstractContextManager[Path]:
         """This run's scratch directory (see ``scratch``), in the cache directory."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -9,20 +10,14 @@ from crawler import __version__
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
+from crawler.crawl import crawl
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
 from crawler.model.records import COMMIT_RE, Manifest
 from crawler.publish.dataset import Dataset, open_dataset
 from crawler.publish.writer import write_dataset
 from crawler.versions.diff import diff_records, live
-from crawler.versions.history import (
-    State,
-    advance,
-    is_retired,
-    render_state,
-    seed,
-    version_of,
-)
+from crawler.versions.history import Fold, render_state, seed, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -36,26 +31,85 @@ from crawler.versions.tags import resolve
 # --------------------------------------------------------------------------- history
 
 
-def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> tuple[Path, State]:
-    """Crawl each ref (oldest first), fold the history, write the newest catalogue with it."""
+def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> tuple[Path, Fold]:
+    """Crawl each ref (oldest first), fold the history, write the newest catalogue with it.
+
+    One release at a time: each is crawled in memory (nothing written, read back or deleted),
+    added to the fold and dropped before the next, so memory does not grow with the releases.
+    """
     if not refs:
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
-    state: State = {}
+    fold = Fold()
     newest: Manifest | None = None
     with source.scratch() as tmp:
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
-            data = crawl_ref(source, ref, tmp, progress)
-            progress(f"history: carrying {len(state):,} entries forward to {ref}")
-            state = advance(state, data.records, version_of(ref) or ref, data.manifest.commit)
-            newest = data.manifest
+            out_dir = Path(tempfile.mkdtemp(prefix="crawl-", dir=tmp))  # the crawl's lock lives there
+            result = crawl(source.crawl_options(ref, out_dir, in_memory=True), progress=progress)
+            assert result.records is not None
+            progress(f"history: carrying {len(fold):,} entries forward to {ref}")
+            fold.add(result.records, version_of(ref) or ref, result.manifest.commit)
+            newest = result.manifest
+            del result
     assert newest is not None
-    progress(f"history: validating {len(state):,} records, {sum(1 for r in state.values() if is_retired(r)):,} of them retired")
-    files = render_state(state, newest)
+    return _write_fold(fold, newest, out, progress, source.spare_root()), fold
+
+
+def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
+    """Each ref's own dataset, under ``out/<ref>/`` (a backfill's matrix job: a later
+    ``fold`` makes the history of them all)."""
+    from crawler.source.policy import check_ref
+
+    if not refs:
+        raise UsageError("history --per-release needs at least one ref")
+    written = []
+    for n, ref in enumerate(refs, start=1):
+        check_ref(ref)
+        if "/" in ref or ref.startswith("."):
+            raise UsageError(f"--per-release: {ref!r} cannot name a directory; give release tags")
+        progress(f"history: crawling {ref} ({n}/{len(refs)})")
+        written.append(crawl(source.crawl_options(ref, out / ref), progress=progress).target)
+    return written
+
+
+def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> tuple[Path, Fold, list[str]]:
+    """The history of per-release datasets (as ``per_release`` writes them), oldest release first
+    by the version their manifests name, written like ``history``'s. Each dataset is read and
+    validated one at a time (another job wrote them: they are untrusted input like any dataset)."""
+    from crawler.publish.dataset import iter_records, load_manifest
+    from crawler.publish.dataset_dirs import find_datasets
+    from crawler.versions.tags import version_key
+
+    found = sorted({d for path in paths for d in find_datasets(path)})
+    if not found:
+        raise UsageError(f"no dataset (manifest.json) under {', '.join(map(str, paths))}")
+    manifests = [(d, load_manifest(d)) for d in found]
+    repos = {(m.repo.owner, m.repo.name) for _, m in manifests}
+    if len(repos) > 1:
+        raise UsageError("cannot fold datasets of several repositories: " + ", ".join(sorted("/".join(r) for r in repos)))
+    for d, m in manifests:
+        if version_of(m.ref) is None:
+            raise UsageError(f"{d}: made from {m.ref or m.commit[:12]!r}, no release: a fold orders datasets by release")
+    manifests.sort(key=lambda dm: (version_key(dm[1].ref or ""), dm[1].ref or ""))
+    labels = [m.ref or "" for _, m in manifests]
+    twice = sorted({v for v in labels if labels.count(v) > 1})
+    if twice:
+        raise UsageError(f"two datasets of {twice[0]}")
+    fold = Fold()
+    for n, (d, manifest) in enumerate(manifests, start=1):
+        progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
+        fold.add((r.model_dump(mode="json") for r in iter_records(d, manifest) if not (r.history and r.history.retired)),
+                 manifest.ref, manifest.commit)
+    return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
+
+
+def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None) -> Path:
+    progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
+    files = render_state(fold, newest)
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: writing {target}")
-    write_dataset(target, files)
-    return target, state
+    write_dataset(target, files, spare_root=spare_root)
+    return target
 
 
 # --------------------------------------------------------------------------- sync
@@ -123,7 +177,8 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             if dropped:
                 progress(f"dropped {dropped} cached result(s) of other errcat versions")
         if old is None:
-            state = advance({}, new.records, version_of(want), new.manifest.commit)
+            fold = Fold()
+            fold.add((r.model_dump(mode="json") for r in new.records), version_of(want), new.manifest.commit)
             report = None
         else:
             base = Dataset(old.path, old.manifest, live(old.records))
@@ -135,10 +190,11 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                     base = crawl_ref(source, old.manifest.commit, tmp, progress)
                 except SourceError as exc:
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
-            state = advance(seed(old.records, old.manifest), new.records, version_of(want), new.manifest.commit)
+            fold = seed((r.model_dump(mode="json") for r in old.records), old.manifest)
+            fold.add((r.model_dump(mode="json") for r in new.records), version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
-    progress(f"validating {len(state):,} records")
-    files = render_state(state, new.manifest)
+    progress(f"validating {len(fold):,} records")
+    files = render_state(fold, new.manifest)
     changed = _tree(target) != files
     if changed:
         progress(f"writing {target}")

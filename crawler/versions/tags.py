@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- refs and tags
 
 
-def _version_key(tag: str) -> tuple[int, ...]:
+def version_key(tag: str) -> tuple[int, ...]:
     return tuple(int(n) for n in re.findall(r"\d+", tag))
 
 
@@ -59,17 +59,23 @@ def list_tags(source: SourceOptions, pattern: str = DEFAULT_TAG_PATTERN) -> list
             else:
                 tags.setdefault(name, sha)
     chosen = [(t, c) for t, c in tags.items() if wanted.fullmatch(t)]
-    return sorted(chosen, key=lambda tc: (_version_key(tc[0]), tc[0]))
+    return sorted(chosen, key=lambda tc: (version_key(tc[0]), tc[0]))
 
 
 def tags_in_range(source: SourceOptions, spec: str, pattern: str = DEFAULT_TAG_PATTERN) -> list[str]:
-    """``A..B``: release tags from A to B inclusive, in version order (a local repository only)."""
+    """``A..B``: release tags from A to B inclusive, in version order. In a local repository, the
+    tags on the history from A to B; of a remote one (no history without a clone), the tags whose
+    versions lie between A's and B's."""
     start, sep, end = spec.partition("..")
     if not sep or not start or not end:
         raise UsageError(f"--range {spec!r}: expected OLD..NEW, e.g. v0.31.0..v0.33.0")
     git, url, _ = _git_for(source)
     if url is not None:
-        raise UsageError("--range needs a local repository (--repo PATH); list the tags instead")
+        tags = [tag for tag, _ in list_tags(source, pattern)]
+        if start not in tags or end not in tags:
+            raise SourceError(f"unknown release tag {start if start not in tags else end!r}")
+        low, high = version_key(start), version_key(end)
+        return [tag for tag in tags if low <= version_key(tag) <= high]
     from crawler.source.policy import check_ref
 
     a, b = git.commit_of(check_ref(start)), git.commit_of(check_ref(end))
@@ -111,3 +117,25 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
                    what=f"git ls-remote {url}")
     shas = [line.split("\t", 1)[0] for line in text.splitlines() if line]
     return want, (shas[0] if shas and COMMIT_RE.fullmatch(shas[0]) else None)
+
+
+def plan_groups(refs: list[str], groups: int) -> list[str]:
+    """``refs`` in at most ``groups`` contiguous runs, each a space-separated string (one matrix
+    job's releases), as even as can be. Every ref must be a release tag of the default pattern:
+    they reach a workflow's scripts."""
+    from crawler.source.policy import check_ref
+
+    for ref in refs:
+        check_ref(ref)
+        if not re.fullmatch(DEFAULT_TAG_PATTERN, ref):
+            raise UsageError(f"--plan: {ref!r} is not a release tag (v1.2.3 style)")
+    if not refs:
+        raise UsageError("--plan: no refs to plan")
+    n = min(groups, len(refs))
+    size, extra = divmod(len(refs), n)
+    out, at = [], 0
+    for i in range(n):
+        take = size + (1 if i < extra else 0)
+        out.append(" ".join(refs[at:at + take]))
+        at += take
+    return out

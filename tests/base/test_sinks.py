@@ -252,8 +252,8 @@ def test_sync_changelog_stdout_and_github_output_are_inert(env, tmp_path, monkey
     diff = json.loads(inert(report.read_text(encoding="utf-8")))
     assert any(c["location"]["path"] == FORGED_PATH for c in diff["changes"])
     lines = github_output.read_text().split("\n")
-    assert lines[-3:-1] == ["changed=true", "commit=" + git(repo, "rev-parse", TAG)] and lines[-1] == ""
-    assert all(re.fullmatch(r"(changed=(true|false)|commit=[0-9a-f]{40})?", line) for line in lines)
+    assert lines[-4:-1] == ["changed=true", "commit=" + git(repo, "rev-parse", TAG), "dataset=acme/widgets"] and lines[-1] == ""
+    assert all(re.fullmatch(r"(changed=(true|false)|commit=[0-9a-f]{40}|dataset=acme/widgets)?", line) for line in lines)
 
 
 def test_curate_check_and_draft_are_inert(env, tmp_path):

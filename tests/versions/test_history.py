@@ -11,7 +11,7 @@ from helpers import CHECK_CODE
 from crawler.base.errors import DataError
 from crawler.catalogue.entries import Identity, build_records
 from crawler.model.records import Record, RepoRef
-from crawler.versions.history import advance, version_of
+from crawler.versions.history import Fold, version_of
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -97,12 +97,13 @@ def test_an_id_is_never_reused_for_another_error():
         "template": {"text": "bad", "fields": [], "pattern": "^bad$", "form": "literal"},
         "snippet": {"start_line": 3, "end_line": 3, "code": "raise ValueError('bad')"}, "facts": {},
     }
-    (record,) = [Record.model_validate(r) for r in build_records(identity, [site])]
-    state = advance({}, [record], "v1", "a" * 40)
-    impostor = record.model_copy(deep=True)
-    impostor.sites[0].template.text = "something else entirely"
+    (record,) = [Record.model_validate(r).model_dump(mode="json") for r in build_records(identity, [site])]
+    fold = Fold()
+    fold.add([record], "v1", "a" * 40)
+    impostor = json.loads(json.dumps(record))
+    impostor["sites"][0]["template"]["text"] = "something else entirely"
     with pytest.raises(DataError, match="ids are never reused"):
-        advance(state, [impostor], "v2", "b" * 40)
+        fold.add([impostor], "v2", "b" * 40)
 
 
 @pytest.mark.parametrize("ref, version", [("v0.33.0", "v0.33.0"), ("1.2", "1.2"), ("v2.0rc1", "v2.0rc1"), ("main", None), (None, None)])
@@ -123,3 +124,57 @@ def test_a_history_dataset_has_its_search_index_and_validates_and_matches(upstre
     result = cli("match", "--data", dataset, "no such widget file: /tmp/w")
     assert result.exit_code == 0, result.output
     assert by_template(dataset)["no such widget file: {p}"]["id"] in result.stdout
+
+
+def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstream, cli, tmp_path, monkeypatch):
+    """Each release was crawled into a scratch dataset (~8,000 files for vLLM), read back and
+    deleted: most of a history run's time. Now a release is folded from memory and the one
+    dataset written is the history's; the fold keeps no release's records as objects."""
+    import crawler.crawl
+    from crawler.versions import history as history_module
+
+    def no_publish(*a, **k):
+        raise AssertionError("a release's dataset was written")
+
+    monkeypatch.setattr(crawler.crawl, "publish", no_publish)
+    folds = []
+    real_add = history_module.Fold.add
+
+    def spy(self, records, version, commit):
+        real_add(self, records, version, commit)
+        folds.append(self)
+
+    monkeypatch.setattr(history_module.Fold, "add", spy)
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "out" / "acme" / "widgets" / "manifest.json").is_file()
+    (fold,) = set(folds)
+    assert len(fold) == 4 and all(isinstance(entry.packed, bytes) for entry in fold._entries.values())
+
+
+def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstream, cli, tmp_path, cache_dir):
+    first = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "a", "v1.0", "v1.1", "v2.0")
+    assert first.exit_code == 0, first.output
+    kept = sorted((cache_dir / "releases").glob("*/*.jsonl.gz"))
+    assert len(kept) == 3 and "its records from the cache" not in first.stderr
+    again = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "b", "v1.0", "v1.1", "v2.0")
+    assert again.exit_code == 0, again.output
+    assert again.stderr.count("its records from the cache") == 3
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
+    # A damaged or foreign file is a miss, never a failure: the release is assembled again.
+    kept[0].write_bytes(kept[0].read_bytes()[:-20])
+    kept[1].write_bytes(b"not gzip")
+    third = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "c", "v1.0", "v1.1", "v2.0")
+    assert third.exit_code == 0, third.output
+    assert third.stderr.count("its records from the cache") == 1
+    assert tree(tmp_path / "a") == tree(tmp_path / "c")
+    nocache = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "d", "--no-cache", "v1.0", "v1.1", "v2.0")
+    assert "its records from the cache" not in nocache.stderr and tree(tmp_path / "a") == tree(tmp_path / "d")
+    # Another errcat's files can never be read again: the next save removes them.
+    stale = cache_dir / "releases" / ("0" * 64)
+    stale.mkdir()
+    (stale / f"{'1' * 64}.jsonl.gz").write_bytes(b"")
+    for path in kept:
+        path.unlink()
+    assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "e", "v1.0").exit_code == 0
+    assert not stale.exists() and len(list((cache_dir / "releases").glob("*/*.jsonl.gz"))) == 1

@@ -32,12 +32,12 @@ def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"changed=true commit={first}")
     assert "First catalogue of `" in changelog.read_text() and "2 entries" in changelog.read_text()
-    assert github_output.read_text() == f"changed=true\ncommit={first}\n"
+    assert github_output.read_text() == f"changed=true\ncommit={first}\ndataset=acme/widgets\n"
 
     again = sync(cli, upstream, out, "--changelog", changelog, "--exit-code")
     assert again.exit_code == 0 and again.stdout.startswith("changed=false")
     assert "up to date" in again.stderr and "crawling" not in again.stderr  # resolved, not crawled
-    assert github_output.read_text().endswith(f"changed=false\ncommit={first}\n")
+    assert github_output.read_text().endswith(f"changed=false\ncommit={first}\ndataset=acme/widgets\n")
     assert "No changes." in changelog.read_text()
 
     second = upstream.commit({"pkg/a.py": "import os\n" + CODE.replace("far too large", "much too large")

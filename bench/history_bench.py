@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""``errcat history`` over many releases: time per release and peak memory for 1, 3 and 5
+releases, against an up-to-date crawl, in one run.
+
+    python bench/history_bench.py --repo /work/data/vllm-hist v0.29.0 v0.30.0 v0.31.0 v0.32.0 v0.33.0
+
+The repository is one built by ../shared/tools/vllm-releases (or bench/bench.py). First one
+history run over every release fills the extraction cache (not timed); then, with that cache:
+
+- up-to-date crawl: ``errcat crawl`` of the newest release when its dataset is in place (the
+  median of three), the unit the target is stated in;
+- history over the newest 1, 3 and 5 releases (each the median of ``--repeat`` runs): seconds
+  per release, its ratio to the up-to-date crawl (target <= 3x) and the peak memory of the
+  process tree (target: flat in the number of releases).
+
+Every command runs as a child process of the real CLI; memory is sampled as bench.py does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench import tree_rss  # noqa: E402
+
+RATIO_TARGET = 3.0
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
+    """Wall seconds, peak tree RSS and stderr of one errcat command."""
+    peak = 0
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "crawler", *args], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    done = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        while not done.is_set():
+            peak = max(peak, tree_rss(proc.pid))
+            done.wait(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    _, err = proc.communicate()
+    seconds = time.perf_counter() - start
+    done.set()
+    sampler.join()
+    if proc.returncode != 0:
+        sys.exit(f"history_bench: errcat {' '.join(args)} failed ({proc.returncode}):\n{err}")
+    return seconds, peak, err
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repo", type=Path, required=True, help="a git repo of vLLM releases")
+    parser.add_argument("releases", nargs="+", help="release tags, oldest first (at least 5 for the full curve)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each history measurement; medians reported")
+    opts = parser.parse_args()
+    root = HERE.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    common = ["--repo", str(opts.repo.resolve()), "--name", "vllm-project/vllm"]
+    sizes = [n for n in (1, 3, 5) if n <= len(opts.releases)]
+    (HERE / ".data").mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="history-", dir=HERE / ".data") as tmp:
+        work = Path(tmp)
+        env["ERRCAT_CACHE_DIR"] = str(work / "cache")
+        print(f"filling the extraction cache: history over {len(opts.releases)} releases...", file=sys.stderr)
+        run(["history", *common, "--out", str(work / "warmup"), *opts.releases], env)
+        newest = opts.releases[-1]
+        run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
+        up_to_date = []
+        for _ in range(3):
+            seconds, _, err = run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
+            if "is up to date" not in err:
+                sys.exit(f"history_bench: the crawl of {newest} did not find its dataset up to date:\n{err}")
+            up_to_date.append(seconds)
+        unit = statistics.median(up_to_date)
+        curve = []
+        for n in sizes:
+            times, peaks = [], []
+            for k in range(opts.repeat):
+                seconds, peak, _ = run(["history", *common, "--out", str(work / f"h{n}-{k}"), *opts.releases[-n:]], env)
+                times.append(seconds)
+                peaks.append(peak)
+            curve.append((n, statistics.median(times), max(peaks)))
+    print(f"up-to-date crawl of {newest}: {unit:.2f}s (median of 3: {', '.join(f'{s:.2f}' for s in up_to_date)})")
+    ok = True
+    for n, seconds, peak in curve:
+        per = seconds / n
+        met = per / unit <= RATIO_TARGET
+        ok &= met
+        print(f"history over {n} release(s): {seconds:7.2f}s  {per:6.2f}s per release  {per / unit:5.2f}x the up-to-date crawl"
+              f" (target <= {RATIO_TARGET}x) {'met' if met else 'MISSED'}  peak {peak / 2**20:5.0f} MiB")
+    if len(curve) > 1:
+        growth = curve[-1][2] / curve[0][2]
+        print(f"peak memory {curve[-1][0]} releases / 1 release: {growth:.2f}x (flat: <= 1.25x) {'met' if growth <= 1.25 else 'MISSED'}")
+        ok &= growth <= 1.25
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""A backfill over many machines: per-release datasets (``history --per-release``), folded later
+(``history --fold``) into the same history a single run writes; ``--plan`` splits the releases
+for a workflow's matrix, ``errcat upstreams`` lists the sync workflow's matrix."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from helpers import CHECK_CODE
+
+from crawler.base.errors import SourceError
+
+ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
+V1 = CHECK_CODE
+V2 = V1.replace("must be positive", "must be strictly positive")
+V3 = V2.replace("far too large", "much too large") + "\n\ndef load(p):\n    raise FileNotFoundError(f'no such widget file: {p}')\n"
+TAGS = ["v1.9", "v1.10", "v2.0"]  # v1.10 after v1.9: version order, not the names' order
+
+
+def tree(directory):
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def releases(fixture_repo):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": V1}, tag="v1.9")
+    fixture_repo.commit({"pkg/a.py": V2}, tag="v1.10")
+    fixture_repo.commit({"pkg/a.py": V3}, tag="v2.0")
+    return fixture_repo
+
+
+def test_per_release_datasets_folded_anywhere_give_the_history_of_one_run(fixture_repo, cli, tmp_path):
+    repo = releases(fixture_repo)
+    one = cli("history", "--repo", repo.path, *ARGS, "--out", tmp_path / "one", *TAGS)
+    assert one.exit_code == 0, one.output
+    # Two "matrix jobs", each with its own releases and directory, in no particular order.
+    for job, refs in (("job-b", ["v2.0"]), ("job-a", ["v1.9", "v1.10"])):
+        result = cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / job, *refs)
+        assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "job-a").iterdir()) == ["v1.10", "v1.9"]
+    assert (tmp_path / "job-a" / "v1.9" / "acme" / "widgets" / "manifest.json").is_file()
+    folded = cli("history", "--fold", tmp_path / "job-b", tmp_path / "job-a", "--out", tmp_path / "folded",
+                 "--changelog", tmp_path / "changelog.md")
+    assert folded.exit_code == 0, folded.output
+    assert folded.stdout == one.stdout
+    assert tree(tmp_path / "folded") == tree(tmp_path / "one")
+    changelog = (tmp_path / "changelog.md").read_text()
+    assert changelog.startswith("## Error catalogue: `acme/widgets` history") and "3 version(s), `v1.9 … v2.0`" in changelog
+
+
+def test_a_fold_refuses_what_it_cannot_order_or_join(fixture_repo, cli, tmp_path):
+    repo = releases(fixture_repo)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", "v1.9", "v2.0").exit_code == 0
+    assert cli("crawl", "--repo", repo.path, *ARGS, "--out", tmp_path / "head").exit_code == 0
+    result = cli("history", "--fold", tmp_path / "r", tmp_path / "head", "--out", tmp_path / "o")
+    assert result.exit_code == 2 and "no release: a fold orders datasets by release" in result.output
+    shutil.copytree(tmp_path / "r" / "v2.0", tmp_path / "again" / "v2.0")
+    result = cli("history", "--fold", tmp_path / "r", tmp_path / "again", "--out", tmp_path / "o")
+    assert result.exit_code == 2 and "two datasets of v2.0" in result.output
+    record = next((tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors").iterdir())
+    record.write_text("{}")  # a dataset is untrusted input: validated as it is read
+    lines = (tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors.jsonl").read_text().splitlines()
+    (tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors.jsonl").write_text("\n".join(["{}", *lines[1:]]) + "\n")
+    result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
+    assert result.exit_code == 1 and "not a valid record" in result.output
+    assert not (tmp_path / "o").exists()
+    result = cli("history", "--fold", tmp_path / "nowhere")
+    assert result.exit_code == 2 and "no such directory" in result.output
+
+
+def test_plan_splits_the_releases_into_matrix_groups(fixture_repo, cli, tmp_path, monkeypatch):
+    repo = releases(fixture_repo)
+    output = tmp_path / "github_output"
+    output.write_text("")
+    monkeypatch.setenv("GITHUB_OUTPUT", str(output))
+    result = cli("history", "--repo", repo.path, *ARGS, "--range", "v1.9..v2.0", "--plan", "2")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == ["v1.9 v1.10", "v2.0"]
+    assert output.read_text() == 'groups=["v1.9 v1.10","v2.0"]\n'
+    result = cli("history", "--repo", repo.path, *ARGS, "--plan", "5", "v1.9", "main")
+    assert result.exit_code == 2 and "'main' is not a release tag" in result.output
+
+
+def test_upstreams_lists_the_configured_upstreams_for_the_matrix(cli, tmp_path, monkeypatch):
+    config = tmp_path / "errcat.toml"
+    config.write_text('[upstreams.widgets]\nurl = "https://github.com/acme/widgets"\n'
+                      '[upstreams.gadgets]\nurl = "https://github.com/acme/gadgets"\n')
+    result = cli("upstreams", "--config", config, "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == ["gadgets", "vllm", "widgets"]
+    assert cli("upstreams", "--config", config).stdout == "gadgets\nvllm\nwidgets\n"
+    config.write_text('[upstreams."a b"]\nurl = "https://github.com/acme/widgets"\n')
+    result = cli("upstreams", "--config", config, "--json")
+    assert result.exit_code == 2 and "cannot name a workflow job" in result.output
+
+
+def test_a_remote_range_is_the_release_tags_between_by_version(monkeypatch):
+    """A remote upstream has no history without a clone: its range is the tags whose versions lie
+    between the two ends (what `git ls-remote --tags` lists), oldest first."""
+    from crawler.versions import tags
+    from crawler.versions.sides import SourceOptions
+
+    listed = [("v0.8.5", "a" * 40), ("v0.9.0", "b" * 40), ("v0.9.1", "c" * 40), ("v0.10.0", "d" * 40), ("v0.11.0", "e" * 40)]
+    monkeypatch.setattr(tags, "_git_for", lambda source: (None, "https://github.com/acme/widgets", None))
+    monkeypatch.setattr(tags, "list_tags", lambda source, pattern: listed)
+    source = SourceOptions(repo="https://github.com/acme/widgets")
+    assert tags.tags_in_range(source, "v0.9.0..v0.10.0") == ["v0.9.0", "v0.9.1", "v0.10.0"]
+    with pytest.raises(SourceError, match="unknown release tag 'v0.12.0'"):
+        tags.tags_in_range(source, "v0.9.0..v0.12.0")
