@@ -594,6 +594,11 @@ class Matcher:
         self.foreign: list = []  # ForeignError: what the dataset's project does not raise
         self.entries = [_Prepared(e) for e in index.entries]
         self.total = len(self.entries)
+        # an assembled message with no literal text of its own ("\n".join(errors)) is matched by
+        # its pieces: one entry to match per piece, placed anywhere (the message may hold several)
+        self.entries += [_Prepared(e.model_copy(update={"fragments": alt.fragments, "anchors": alt.anchors, "fields": [],
+                                                        "starts_literal": False, "ends_literal": False, "alternatives": []}))
+                         for e in index.entries for alt in e.alternatives]
         df: dict[str, int] = {}
         for p in self.entries:
             for tok in p.tokens:

@@ -27,8 +27,9 @@ class Field(NamedTuple):
     expr: str
     name: str | None = None
     #: An assembled message (``sep.join(pieces)``): (separator, the pieces' parts). The field's
-    #: value is any of the pieces joined with the separator (none at all included).
-    alts: tuple[str, list] | None = None
+    #: value is any of the pieces joined with the separator (none at all included); with
+    #: separator None exactly one piece (the strings a helper function returns).
+    alts: tuple[str | None, list] | None = None
 
 
 Parts = list  # list[str | Field]
@@ -130,7 +131,10 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> dict:
             else:
                 sep, pieces = p.alts
                 one = "(?:" + "|".join(_piece_pattern(piece) for piece in pieces) + ")"
-                pattern.append(f"(?P<f{len(fields)}>(?:{one}(?:{escape_surrogates(re.escape(sep))}{one})*)?)")
+                if sep is None:  # one piece: what a helper function returns
+                    pattern.append(f"(?P<f{len(fields)}>{one})")
+                else:
+                    pattern.append(f"(?P<f{len(fields)}>(?:{one}(?:{escape_surrogates(re.escape(sep))}{one})*)?)")
                 for piece in pieces:
                     alt = "".join(_text_of(q) if isinstance(q, str) else "{" + q.expr + "}" for q in normalize(piece))
                     if alt not in alternatives:
@@ -166,6 +170,29 @@ def _piece_pattern(piece: Parts) -> str:
 def none_template() -> dict:
     """No message at all: bare ``raise X`` / ``raise X()``."""
     return make_template([], "none", opaque=True)
+
+
+def text_parts(text: str) -> Parts:
+    """The parts of a template text whose fields are not listed (an assembled message's
+    alternatives): ``{{``/``}}`` are literal braces, ``{...}`` a field to its matching brace."""
+    parts: Parts = []
+    lit: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "{}" and text.startswith(c * 2, i):
+            lit.append(c)
+            i += 2
+        elif c == "{":
+            parts.append("".join(lit))
+            lit = []
+            inner, i = _scan_field(text, i + 1)
+            parts.append(field(inner))
+        else:
+            lit.append(c)
+            i += 1
+    parts.append("".join(lit))
+    return normalize(parts)
 
 
 def parts_from_template(tpl: dict) -> Parts:

@@ -48,6 +48,7 @@ from crawler.extract.codefacts import empty_graph, graph_facts
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
 from crawler.extract.templates import (
+    Field,
     MessageBuilder,
     escape_surrogates,
     field,
@@ -269,6 +270,9 @@ class _Extractor:
         self.func_returns: dict[str, str] = {}
         self._pending: list = []  # (site, written, frame) to resolve at the end
         self._pending_helpers: list = []  # (site, callee name, frame)
+        self._pending_pieces: list = []  # (site, helper qualname, field expr): messages a helper returns
+        self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
+        self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
         self.guards: list[str] = []
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
@@ -379,6 +383,7 @@ class _Extractor:
             qual = node.name
         cls = parent.cls if parent.kind == "class" and node.name == "__init__" else None
         frame = _Frame("function", qual, node, parent, cls)
+        self.functions.setdefault(qual, node)
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
         if not self._inert(node, parent):
@@ -566,6 +571,8 @@ class _Extractor:
             return
         if self.builder.is_stringy(value):
             env[key] = ("str", self.builder.build(value)[1])
+        elif type(value) is ast.Call and self._helper_of(value) is not None:
+            env[key] = ("call", self._helper_of(value))
         elif type(value) is ast.Call and _looks_like_exception(value):
             env[key] = ("exc", self._from_call(value))
         elif key in env or key in self.consts:
@@ -617,6 +624,10 @@ class _Extractor:
         self._surface_sites(node)
         frame = self.frame
         value = node.value
+        if value is not None and frame.kind == "function" and self.builder.is_stringy(value):
+            returned = self.string_returns.setdefault(frame.qualname, [])
+            if len(returned) < MAX_PIECES:
+                returned.append(self.builder.parts(value))
         if (
             frame.parent is not None
             and frame.parent.kind == "module"
@@ -706,6 +717,8 @@ class _Extractor:
             written, template = self.seg(exc), make_template([field(self.seg(exc))], "opaque")
         cause = self.seg(node.cause) if node.cause is not None else None
         site = self._site(node, "raise", written, template, cause, list(self.guards))
+        if t is ast.Call and template["opaque"] and len(template["fields"]) == 1:
+            self._helper_message(site, exc.args[0] if exc.args else None)
         if args is not None:
             self.calls.append({"site": len(self.sites) - 1, **args})
         if helper is not None:
@@ -757,12 +770,15 @@ class _Extractor:
         if parts is None:
             form, parts = self.builder.build(first)
         template = make_template(parts, form)
-        if not _says_something(template):
+        helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
+        if not _says_something(template) and helper is None:
             return
         name = surface.LEVEL_NAMES[level]
         site = self._site(call, "log", name, template, None, list(self.guards), resolve=False)
         site["exception_qualname"] = f"logging.{name}"
         site["log"] = {"level": level, "logger": self.seg(call.func.value), "once": once}
+        if helper is not None:
+            self._pending_pieces.append((site, helper, template["fields"][0]))
 
     def _response_site(self, call: ast.Call, builder: dict) -> None:
         value = surface.argument(call, builder, builder.get("message"))
@@ -770,7 +786,8 @@ class _Extractor:
             return
         form, parts = self.builder.build(value)
         template = make_template(parts, form)
-        if not _says_something(template):
+        helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
+        if not _says_something(template) and helper is None:
             return
         info = surface.response_info(call, builder)
         etype = info["error_type"]
@@ -778,6 +795,57 @@ class _Extractor:
         site = self._site(call, "response", name, template, None, list(self.guards), resolve=False)
         site["response"] = info
         self._pending.append((site, self.seg(call.func), self.frame))
+        if helper is not None:
+            self._pending_pieces.append((site, helper, template["fields"][0]))
+
+    # -- messages a helper function returns --
+
+    def _helper_of(self, call: ast.Call) -> str | None:
+        """The qualname of the same-module function (or method of this class) a call names."""
+        func = call.func
+        if type(func) is ast.Name and not _is_class_name(func.id):
+            return func.id
+        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
+            owner = self.frame
+            while owner is not None and owner.kind != "class":
+                owner = owner.parent
+            if owner is not None and not _is_class_name(func.attr):
+                return f"{owner.qualname}.{func.attr}"
+        return None
+
+    def _helper_target(self, node) -> str | None:
+        """The helper whose return value the message is: ``helper(...)`` or a name bound to it."""
+        if node is None:
+            return None
+        if type(node) is ast.Call:
+            return self._helper_of(node)
+        if type(node) is ast.Name:
+            got = self.frame.env.get(node.id)
+            if got is not None and got[0] == "call":
+                return got[1]
+        return None
+
+    def _helper_message(self, site: dict, node) -> None:
+        helper = self._helper_target(node)
+        if helper is not None:
+            self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
+
+    def _returned_pieces(self, qualname: str) -> list | None:
+        """What a helper returns: the messages its walk recorded, else read from its returns now
+        (a method with no raise is not walked); None without one with literal text."""
+        pieces = self.string_returns.get(qualname)
+        if pieces is None:
+            node = self.functions.get(qualname)
+            if node is None:
+                return None
+            builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
+            pieces = []
+            for stmt in ast.walk(node):
+                if type(stmt) is ast.Return and stmt.value is not None and builder.is_stringy(stmt.value):
+                    pieces = _add_pieces(pieces, [builder.parts(stmt.value)])
+        if not any(isinstance(p, str) and any(ch.isalnum() for ch in p) for piece in pieces for p in piece):
+            return None
+        return pieces
 
     def _site(self, node, kind, written, template, cause, guards, resolve=True) -> dict:
         fn = self._function_frame()
@@ -850,6 +918,23 @@ class _Extractor:
         return written
 
     def _finish(self) -> None:
+        dropped = set()
+        for site, helper, fld in self._pending_pieces:
+            pieces = self._returned_pieces(helper)
+            if pieces is not None:
+                site["template"] = make_template([Field(fld["expr"], fld["name"], (None, pieces))], "assembled")
+            elif site["kind"] != "raise":  # a log or response with nothing to match: no entry
+                dropped.add(id(site))
+        if dropped:
+            renumber = {}
+            kept = []
+            for i, site in enumerate(self.sites):
+                if id(site) not in dropped:
+                    renumber[i] = len(kept)
+                    kept.append(site)
+            self.sites = kept
+            for call in self.calls:  # (only raises have calls, and none is dropped)
+                call["site"] = renumber[call["site"]]
         for name_site, callee in self._pending_helpers:
             returned = self.func_returns.get(callee)
             if returned is not None:
