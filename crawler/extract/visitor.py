@@ -565,8 +565,10 @@ class _Extractor:
             if key in env or key in self.consts:
                 env[key] = None
             return
-        if type(value) is ast.List and t is ast.Name:
-            pieces = self._pieces(value.elts)
+        if t is ast.Name and (type(value) is ast.List or (
+                type(value) is ast.IfExp and type(value.body) is ast.List and type(value.orelse) is ast.List)):
+            elts = value.elts if type(value) is ast.List else [*value.body.elts, *value.orelse.elts]
+            pieces = self._pieces(elts)
             env[key] = None if pieces is None else ("list", _add_pieces([], pieces))
             return
         if self.builder.is_stringy(value):
@@ -804,6 +806,12 @@ class _Extractor:
         """The qualname of the same-module function (or method of this class) a call names."""
         func = call.func
         if type(func) is ast.Name and not _is_class_name(func.id):
+            frame = self.frame  # a function defined in an enclosing one (defined before its use)
+            while frame is not None and frame.kind == "function":
+                nested = f"{frame.qualname}.<locals>.{func.id}"
+                if nested in self.functions:
+                    return nested
+                frame = frame.parent
             return func.id
         if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
             owner = self.frame
