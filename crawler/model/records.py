@@ -515,9 +515,10 @@ class ForeignList(Model):
 
 
 class MatchReading(Model):
-    source: Literal["plain", "traceback", "pydantic", "json", "line", "raise"] = Field(
+    source: Literal["plain", "traceback", "pydantic", "json", "line", "raise", "log"] = Field(
         description="Where the message was read: the whole text, a traceback's end, a pydantic listing, a JSON error body, "
-                    "one exception line of a paste, or the string literals of the raise a cut traceback ends at.")
+                    "one exception line of a paste, the string literals of the raise a cut traceback ends at, or a log line at "
+                    "WARNING or above (its exception: the level).")
     exception: str | None = Field(description="The exception class the input names, if any.")
     message: str
 

@@ -266,6 +266,13 @@ class Server:
                                           "NotFoundError", HTTPStatus.NOT_FOUND)
 
 
+def configure(key):
+    if key.startswith("OLD_"):
+        logger.warning("Unknown setting detected: %s", key)
+        return
+    raise ValueError(f"Unknown setting detected: {key}")
+
+
 def check(items):
     errors = []
     for item in items:
@@ -356,3 +363,19 @@ def test_diff_reports_a_changed_log_like_a_raise(crawled, fixture_repo, cli, tmp
     report = json.loads(out)
     changes = {c["kind"]: c for c in report["changes"]}
     assert changes["reworded"]["old_id"] == records["Address already in use. Retrying with a new port."]["id"]
+
+
+@pytest.mark.parametrize("paste, kind", [
+    ("(APIServer pid=7) WARNING 11-30 14:21:45 [server.py:20] Unknown setting detected: OLD_X", "log"),
+    ("ValueError: Unknown setting detected: X", "raise"),
+    ("ERROR 11-30 14:21:45 [server.py:20] ValueError: Unknown setting detected: X", "raise"),
+    ("Unknown setting detected: X", "raise"),  # a bare message: a raise before a log of the same words
+])
+def test_a_log_prefix_picks_the_log_entry_and_an_exception_the_raise(crawled, cli, paste, kind):
+    data, _, _ = crawled
+    ids = {r["kind"]: r["id"] for r in map(json.loads, (data / "errors.jsonl").read_text().splitlines())
+           if r["message"]["text"] == "Unknown setting detected: {key}"}
+    assert set(ids) == {"log", "raise"}
+    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    assert got["matches"][0]["id"] == ids[kind]
+    assert [m["id"] for m in got["matches"]].count(ids[kind]) == 1
