@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from crawler.base.progress import task
+from crawler.extract import surface
 from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
 from crawler.extract.codefacts import read_test_file
-from crawler.extract import surface
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
 from crawler.source.snapshot import FileEntry
 

@@ -28,7 +28,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Literal
 
 #: Logger method -> (level, once). ``exception`` logs at ERROR with the traceback.
 LOG_METHODS = {
@@ -81,10 +81,9 @@ DEFAULT = Settings()
 
 
 def _last_name(node: ast.expr) -> str | None:
-    t = type(node)
-    if t is ast.Name:
+    if isinstance(node, ast.Name):
         return node.id
-    if t is ast.Attribute:
+    if isinstance(node, ast.Attribute):
         return node.attr
     return None
 
@@ -125,7 +124,7 @@ def status_of(node: ast.expr | None) -> int | None:
     return None
 
 
-def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.expr | None | bool:
+def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.expr | None | Literal[False]:
     """The argument given for parameter ``name`` (keyword, else by position in ``params``);
     None when not given, False when it cannot be told (``*args``, ``**kwargs`` before it)."""
     if name is None:
