@@ -19,6 +19,16 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     max_file_bytes = 2000000
     knob_kwargs = ["get_kwargs"]          # the meaning section: get_kwargs(ConfigClass)[field] -> an option
     request_models = ["vllm/sampling_params.py"]   # files whose classes' fields are request parameters
+    kinds = ["raise", "assert", "log"]    # the sites that become entries (models.SiteKind; this is the default)
+
+    [[upstreams.vllm.responses]]          # a call that builds an HTTP error response (kind "response")
+    call = "create_error_response"        # the callee's name
+    params = ["message", "err_type", "status_code"]   # its parameters, to read positional arguments
+    message = "message"                   # which one holds the message, the error type, the status
+    error_type = "err_type"
+    status_code = "status_code"
+    default_error_type = "BadRequestError"   # what the builder uses when a call leaves them out
+    default_status_code = 400
 
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
 (see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are

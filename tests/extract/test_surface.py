@@ -379,3 +379,14 @@ def test_a_log_prefix_picks_the_log_entry_and_an_exception_the_raise(crawled, cl
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
     assert got["matches"][0]["id"] == ids[kind]
     assert [m["id"] for m in got["matches"]].count(ids[kind]) == 1
+
+
+@pytest.mark.parametrize("bad", ['call = "a.b"', 'call = "x"\ndefault_status_code = 999', 'call = "x"\nshell = "rm -rf /"'])
+def test_a_bad_response_builder_is_one_line(fixture_repo, cli, tmp_path, bad):
+    fixture_repo.commit({"srv/server.py": SERVER_CODE}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(TOML.split("[[upstreams.acme.responses]]")[0] + "[[upstreams.acme.responses]]\n" + bad + "\n")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and result.output.startswith("errcat: ") and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
