@@ -303,6 +303,8 @@ def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):
     response = records["Response with id '{response_id}' not found."]
     assert response["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response"}
     assert response["sites"][0]["response"] == response["response"]
+    assert log["meaning"]["trigger"] == "Logged whenever `Server.bind` is called."
+    assert response["meaning"]["trigger"] == "Answered whenever `Server.cancel` is called."
     assembled = records['{"\\n".join(errors)}']
     assert assembled["message"]["alternatives"] == ["item {item} is negative"]
     search = json.loads((data / "search.json").read_text())
