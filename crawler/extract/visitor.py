@@ -24,6 +24,12 @@ Choices (the contract leaves them to us):
 - **variables**: the value reaching the raise is the last assignment on the path (assignments
   inside branches the raise is in win; after an ``if`` the last branch that assigned wins),
   with ``+=`` appended. ``err = SomeError(...); raise err`` is followed too.
+- **logs and responses** (``surface``): log calls at warning and above and the upstream's
+  response builders are sites of kind ``log`` / ``response`` wherever a statement holds one;
+  their words join the ones that keep a function body from being skipped.
+- **assembled messages**: a local list of messages (``x = []``, ``x.append(msg)``, ``x +=
+  [...]``) joined into the message, and a message a same-module helper returns, keep their
+  pieces (``templates.Field.alts``): form ``assembled``, the pieces as ``alternatives``.
 - **snippet**: the enclosing function (from its first decorator) when it has at most
   ``SNIPPET_LINES`` lines, else ``SNIPPET_LINES`` lines around the site inside it.
 
