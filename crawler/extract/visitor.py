@@ -236,7 +236,7 @@ def _params(args: ast.arguments) -> list[str]:
 
 
 class _Frame:
-    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts")
+    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts", "calls")
 
     def __init__(self, kind, qualname, node, parent, cls=None):
         self.kind = kind  # module | class | function
@@ -248,6 +248,9 @@ class _Frame:
         self.cls = cls  # for a class frame: its record; for __init__: the class record
         self.handlers: list = []  # enclosing except-handler names (function-local)
         self._facts = None
+        # name -> the helper whose return value it was last given (``msg = self._why()``): kept
+        # apart from ``env``, whose branch merge would let it displace a message another branch sets
+        self.calls: dict = {}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -567,6 +570,11 @@ class _Extractor:
         else:
             return
         env = self.frame.env
+        helper = self._helper_of(value) if type(value) is ast.Call else None
+        if helper is not None:
+            self.frame.calls[key] = helper
+        else:
+            self.frame.calls.pop(key, None)
         if value is None:
             if key in env or key in self.consts:
                 env[key] = None
@@ -579,8 +587,6 @@ class _Extractor:
             return
         if self.builder.is_stringy(value):
             env[key] = ("str", self.builder.build(value)[1])
-        elif type(value) is ast.Call and self._helper_of(value) is not None:
-            env[key] = ("call", self._helper_of(value))
         elif type(value) is ast.Call and _looks_like_exception(value):
             env[key] = ("exc", self._from_call(value))
         elif key in env or key in self.consts:
@@ -811,7 +817,7 @@ class _Extractor:
     def _helper_of(self, call: ast.Call) -> str | None:
         """The qualname of the same-module function (or method of this class) a call names."""
         func = call.func
-        if type(func) is ast.Name and not _is_class_name(func.id):
+        if type(func) is ast.Name and not _is_class_name(func.id) and func.id not in _BUILTINS:
             frame = self.frame  # a function defined in an enclosing one (defined before its use)
             while frame is not None and frame.kind == "function":
                 nested = f"{frame.qualname}.<locals>.{func.id}"
@@ -834,9 +840,7 @@ class _Extractor:
         if type(node) is ast.Call:
             return self._helper_of(node)
         if type(node) is ast.Name:
-            got = self.frame.env.get(node.id)
-            if got is not None and got[0] == "call":
-                return got[1]
+            return self.frame.calls.get(node.id)
         return None
 
     def _helper_message(self, site: dict, node) -> None:
@@ -977,6 +981,7 @@ def _add_pieces(held: list, added: list) -> list:
     return out
 
 
+_BUILTINS = frozenset(vars(builtins))  # str(e), repr(x), format(...): no helper of the module
 _EXC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
 

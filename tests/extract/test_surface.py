@@ -392,3 +392,17 @@ def test_a_bad_response_builder_is_one_line(fixture_repo, cli, tmp_path, bad):
     assert result.exit_code == 2
     assert result.output.count("\n") == 1 and result.output.startswith("errcat: ") and "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_branch_that_calls_a_builtin_keeps_the_message_another_branch_sets():
+    # err = str(e) in one branch is no helper, and must not hide "blocked." set in the other
+    code = '''
+    def guard(e):
+        if "No GPUs" in str(e):
+            err_msg = "CUDA initialization is blocked."
+        else:
+            err_msg = str(e)
+        raise RuntimeError(err_msg) from e
+    '''
+    (site,) = sites(code)
+    assert site["template"]["text"] == "CUDA initialization is blocked."
