@@ -158,8 +158,11 @@ def extract_all(
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
     version = cache_version()
-    source_version = version if settings == surface.DEFAULT else f"{version}.{settings.digest()}"
-    keys = {e.path: result_key(e.blob, e.path, f"test.{version}" if e.path in test_paths else source_version) for e in entries}
+    # Another choice of kinds or builders gives other sites from the same blob; the version stays
+    # the key's prefix, which is what pruning results of other errcat versions goes by.
+    tag = "" if settings == surface.DEFAULT else f"+{settings.digest()}"
+    keys = {e.path: result_key(e.blob + ("" if e.path in test_paths else tag), e.path,
+                               ("test." if e.path in test_paths else "") + version) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
         results: dict[str, dict[str, Any]] = {}
