@@ -26,6 +26,7 @@ from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
 from crawler.catalogue.curated import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
+from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
 from crawler.publish import release_cache
@@ -100,11 +101,12 @@ def _generation() -> str:
 
 
 def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
-                 limits: Limits | None = None, meaning: Any = None) -> str:
+                 limits: Limits | None = None, meaning: Any = None, surface: Any = None) -> str:
     """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
     curated explanations, limits, the upstream's conventions for the meaning section."""
     payload = {
         "meaning": [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None,
+        "surface": surface.digest() if surface is not None else None,
         "limits": (limits or Limits()).model_dump(mode="json"),
         "curated": curated_digest,
         "errcat": __version__,
@@ -218,7 +220,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             curated_digest = f"{curated_digest}+evidence:{evidence.digest}"
         curated.evidence = evidence
         meaning = meaning_settings(upstream)
-        digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning)
+        settings = Settings.of(upstream)
+        digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning, settings)
         existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
@@ -233,7 +236,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         served: list[str] = []
         tests: list[dict[str, Any]] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                              use_cache=options.use_cache, served=served, progress=progress, tests=tests)
+                              use_cache=options.use_cache, served=served, progress=progress, tests=tests, settings=settings)
         try:
             return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
                           foreign, tests, meaning)
@@ -247,7 +250,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
             tests = []
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
-                                  tests=tests)
+                                  tests=tests, settings=settings)
             return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
                           foreign, tests, meaning)
     finally:

@@ -251,10 +251,10 @@ def test_a_worker_process_that_dies_loses_only_its_file(tmp_path: Path, cli, mon
 
     real = engine.extract_file
 
-    def crashing(path: str, data: bytes) -> dict:
+    def crashing(path: str, data: bytes, *settings) -> dict:
         if b"CRASH" in data:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(path, data)
+        return real(path, data, *settings)
 
     monkeypatch.setattr(engine, "extract_file", crashing)  # the workers are forked: they see it
     files = {f"pkg/m{i}.py": f"raise ValueError('m{i}')\n" for i in range(12)}

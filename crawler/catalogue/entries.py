@@ -79,6 +79,8 @@ def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str
 
 def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]]) -> dict[str, Any]:
     qualname = site["exception_qualname"]
+    if site["kind"] in ("log", "response"):  # a level (WARNING) or an error type, no class
+        return {"name": site["exception"], "qualname": qualname, "builtin_ancestor": None, "bases": []}
     known = exceptions.get(qualname)
     if known is not None:
         return {"bases": [], "builtin_ancestor": None, **known}
@@ -104,7 +106,7 @@ def empty_explanation() -> dict[str, Any]:
     }
 
 
-_TEMPLATE_DEFAULTS = {"fields": [], "opaque": False}
+_TEMPLATE_DEFAULTS = {"fields": [], "opaque": False, "alternatives": []}
 _FACTS_DEFAULTS = Facts().model_dump(mode="json")
 
 
@@ -128,6 +130,8 @@ def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
         "permalink": identity.permalink(s["path"], s["line"]),
         "snippet": s["snippet"],
         "facts": {**_FACTS_DEFAULTS, **s["facts"]},
+        "log": s.get("log"),
+        "response": s.get("response"),
     }
 
 
@@ -186,6 +190,8 @@ def build_entries(
                 "repo": repo,
                 "kind": primary["kind"],
                 "exception": exception,
+                "log": primary["log"],
+                "response": primary["response"],
                 "message": primary["template"],
                 "location": {
                     "path": primary["path"],

@@ -310,6 +310,13 @@ def apply(records: list[dict[str, Any]], results: list[dict[str, Any]], settings
         except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
             qualname = short_code(record["sites"][0]["qualname"])
             meaning.update(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
+        verb = _VERBS.get(record["kind"])
+        if verb is not None and meaning["trigger"].startswith("Raised"):
+            meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
+
+
+#: What the trigger sentence says an entry that is not raised does.
+_VERBS = {"log": "Logged", "response": "Answered"}
 
 
 # --------------------------------------------------------------------------- sentences

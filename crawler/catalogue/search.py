@@ -18,7 +18,9 @@ from crawler.extract.segments import (
     fragments,
     search_tokens,
     template_segments,
+    template_segments_of,
 )
+from crawler.extract.templates import text_parts
 from crawler.model.records import SCHEMA_VERSION, Record
 from crawler.model.search import SearchEntry, SearchIndex
 
@@ -59,6 +61,19 @@ def entry_row(record: dict[str, Any], primary: dict[str, Any] | None = None) -> 
                 list(dict.fromkeys(anchor_tokens(segs))), tokens)
 
 
+def alternative_rows(alternatives: list[str]) -> list[dict[str, Any]]:
+    """``SearchAlternative`` rows of an assembled message's pieces that have literal text."""
+    rows = []
+    for text in alternatives:
+        segs = template_segments_of(text_parts(text))
+        frags = fragments(segs)
+        if frags:
+            # a piece sits anywhere in the message: a word at either end of it may run into the next piece
+            edged = [("var", None), *segs, ("var", None)]
+            rows.append({"fragments": frags, "anchors": list(dict.fromkeys(anchor_tokens(edged)))})
+    return rows
+
+
 def _row(record: dict[str, Any], frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
     message = record["message"]
     return {
@@ -76,6 +91,7 @@ def _row(record: dict[str, Any], frags: list[str], starts: bool, ends: bool, anc
         "anchors": anchors,
         "tokens": tokens,
         "opaque": bool(message.get("opaque")),
+        "alternatives": [] if frags else alternative_rows(message.get("alternatives") or []),
         "explanation_status": record.get("explanation_status", "absent"),
         "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
     }

@@ -88,6 +88,8 @@ _PYDANTIC_HEAD = re.compile(r"^[^\S\n]*(Value error|Assertion failed), ", re.M)
 _PYDANTIC_END = re.compile(r" \[type=(?:value_error|assertion_error)\b")
 _PYDANTIC_TYPES = {"Value error": "ValueError", "Assertion failed": "AssertionError"}
 
+#: Log lines (at WARNING or above) of a paste read as log messages, the last ones.
+MAX_LOG_LINES = 12
 #: Characters of input read; a longer input is cut to its end, where the error is.
 MAX_INPUT = 256 * 1024
 #: Readings tried (one pydantic listing gives one per error in it).
@@ -328,6 +330,11 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
 # --------------------------------------------------------------------------- matching
 
 
+#: Among answers alike in every other way, a raised error before an error response before a
+#: log line: a bare message pasted is most often an exception's (logs carry a level prefix).
+_KIND_RANK = {"log": 0, "response": 1}
+
+
 @dataclass
 class Match:
     entry: SearchEntry
@@ -350,7 +357,8 @@ class Match:
 
     @property
     def key(self) -> tuple:
-        return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match, -len(self.entry.fields))
+        return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match,
+                _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -594,6 +602,11 @@ class Matcher:
         self.foreign: list = []  # ForeignError: what the dataset's project does not raise
         self.entries = [_Prepared(e) for e in index.entries]
         self.total = len(self.entries)
+        # an assembled message with no literal text of its own ("\n".join(errors)) is matched by
+        # its pieces: one entry to match per piece, placed anywhere (the message may hold several)
+        self.entries += [_Prepared(e.model_copy(update={"fragments": alt.fragments, "anchors": alt.anchors, "fields": [],
+                                                        "starts_literal": False, "ends_literal": False, "alternatives": []}))
+                         for e in index.entries for alt in e.alternatives]
         df: dict[str, int] = {}
         for p in self.entries:
             for tok in p.tokens:
@@ -699,6 +712,8 @@ class Matcher:
         out = []
         msg = reading.message
         for p in self._candidates(reading):
+            if reading.exception and p.entry.kind == "log" and reading.source != "log":
+                continue  # the text names an exception: it was raised, not logged
             if not p.frags:
                 # an opaque entry matches anything: only offered where the traceback points at it,
                 # or for an empty message, and then only for the exception the input names
@@ -762,6 +777,8 @@ class Matcher:
         out = []
         cut = Reading(msg, reading.exception, reading.source, reading.frame, True)
         for p in self._sharing_words(msg, 200):
+            if reading.exception and p.entry.kind == "log" and reading.source != "log":
+                continue
             covered = _prefix_cover(p.segs, msg)
             in_field = covered is not None and covered < 0
             covered = -covered - 1 if in_field else covered
@@ -823,10 +840,18 @@ def rank(matches: list[Match], limit: int) -> list[Match]:
 def paste_readings(text: str) -> list[Reading]:
     """The readings of a paste: the whole text read as before (prefixes stripped), then every
     exception line in it, alone and with the lines that continue it (``paste.py``)."""
-    from crawler.consume.paste import candidates, clean, without_parameter
+    from crawler.consume.paste import candidates, clean, exception_line, logged, without_parameter
 
     cleaned = clean(text[-MAX_INPUT:])
     readings = read_query(cleaned)
+    # a log line's level says what it is: the message of a log entry of that level
+    lines = [line for line in text[-MAX_INPUT:].split("\n") if line.strip()][-MAX_LOG_LINES:]
+    for line in reversed(lines):
+        got = logged(line)
+        if got is not None and exception_line(got[1]) is None:
+            r = Reading(got[1].strip(), got[0], "log")
+            if r not in readings:
+                readings.append(r)
     for c in candidates(cleaned):
         for message in dict.fromkeys([c.message, without_parameter(c.message), c.continued]):
             if message:

@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 from crawler.consume.match import Matcher, _Prepared
 
 #: Bumped when the tables or rows change: a store of another format is never read.
-FORMAT = "1"
+FORMAT = "2"
 _SOURCES = ("manifest.json", "search.json", "foreign.json")
 _CHUNK = 500  # words per query: under every sqlite build's limit on bound parameters
 
@@ -54,6 +54,7 @@ class StoredEntry:
     anchors: list[str]
     opaque: bool
     sites: list[StoredSite]
+    kind: str = "raise"
 
 
 @dataclass(slots=True)
@@ -119,7 +120,7 @@ def build(dataset: Path, path: Path) -> None:
 
 def _row(e: Any) -> list[Any]:
     return [e.id, e.title, e.exception, e.catch_as, e.text, e.fields, e.fragments, e.starts_literal, e.ends_literal,
-            e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites]]
+            e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites], e.kind]
 
 
 def open_matcher(dataset: Path, cache_dir: Path | None = None) -> StoredMatcher:
@@ -195,6 +196,6 @@ class StoredMatcher(Matcher):
 
 
 def _entry(row: list[Any]) -> StoredEntry:
-    (id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, sites) = row
+    (id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, sites, kind) = row
     return StoredEntry(id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque,
-                       [StoredSite(*s) for s in sites])
+                       [StoredSite(*s) for s in sites], kind)

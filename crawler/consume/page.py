@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_text
 from crawler.consume.meaning_page import rows as meaning_rows
+from crawler.consume.surface_rows import surface_rows
 from crawler.model.records import NoPermalinks, Record
 
 
@@ -33,6 +34,9 @@ def render_text(record: Record) -> str:
     out.append(f"Exception:  {exc.qualname}{ancestry}")
     out.append(f"Kind:       {record.kind}")
     out.append(f"Message:    {record.message.text}")
+    for label, text in surface_rows({"log": record.log and record.log.model_dump(), "response": record.response and record.response.model_dump(),
+                                     "message": {"alternatives": record.message.alternatives}}):
+        out.append(f"{label + ':':<11} {text}")
     out.append(f"Id:         {record.id}")
     out.append(f"Explained:  {record.explanation_status}")
     loc = record.location

@@ -81,6 +81,30 @@ def strip_line(line: str) -> str:
     return line
 
 
+_LEVEL = re.compile(r"\b(WARNING|WARN|ERROR|CRITICAL)\b")
+#: What a log line's level reads as: the exception name of a log entry (``surface.LEVEL_NAMES``).
+LEVELS = {"WARNING": "WARNING", "WARN": "WARNING", "ERROR": "ERROR", "CRITICAL": "CRITICAL"}
+
+
+def logged(line: str) -> tuple[str, str] | None:
+    """(level, message) of a log line at WARNING or above (``WARNING 11-30 14:21:45 [x.py:1] msg``,
+    with any other prefixes before it), else None: the level is read from the prefixes alone."""
+    line = line.rstrip("\r").removesuffix("^M").rstrip()
+    level = None
+    for _ in range(_MAX_PREFIXES):
+        for prefix in _LINE_PREFIXES:
+            m = prefix.match(line)
+            if m and m.end():
+                found = _LEVEL.search(m.group())
+                if found:
+                    level = LEVELS[found.group(1)]
+                line = line[m.end():]
+                break
+        else:
+            break
+    return (level, line) if level and line.strip() else None
+
+
 def clean(text: str) -> str:
     """The paste with known line prefixes removed from every line."""
     return "\n".join(strip_line(line) for line in text.replace("\r\n", "\n").split("\n"))

@@ -37,6 +37,7 @@ from crawler.base.jsonio import dumps
 from crawler.base.progress import task
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
+from crawler.consume.surface_rows import surface_rows
 from crawler.model.records import URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
@@ -407,7 +408,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         '<dl class="facts" id="summary">'
         f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
         f'<dt>Kind</dt><dd>{esc(r["kind"])}</dd>'
-        f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
+        + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
+        + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
         f'<dt>Explained</dt><dd>{esc(r.get("explanation_status", "absent"))}</dd>'
         "</dl>"
     )
@@ -512,7 +514,8 @@ def md_inline(text: str) -> str:
 def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
-           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {r['kind']}", f"- **Id:** {md_inline(r['id'])}",
+           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {r['kind']}",
+           *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}", "", "## Message", "", md_code(r["message"]["text"]), ""]
 
     def sec(title: str, body: str) -> None:

@@ -37,9 +37,15 @@ def entry_key(site: dict[str, Any]) -> tuple[str, ...]:
     exception = site["exception_qualname"].rpartition(".")[2] or site["exception"]
     template = site["template"]
     normalized = normalize_template(template["text"], template["fields"])
+    kind = site.get("kind")
+    if kind in ("log", "response"):  # never one entry with a raise of the same words
+        exception = site["exception"]
+        tail: tuple[str, ...] = (kind,)
+    else:
+        tail = ()
     if not template.get("opaque") and has_literal_text(normalized):
-        return ("message", exception, normalized)
-    return ("site", exception, site["module"], site["qualname"])
+        return ("message", exception, normalized, *tail)
+    return ("site", exception, site["module"], site["qualname"], *tail)
 
 
 def entry_id(repo: str, key: tuple[str, ...]) -> str:

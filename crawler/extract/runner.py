@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from crawler.base.progress import task
+from crawler.extract import surface
 from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
 from crawler.extract.codefacts import read_test_file
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
@@ -43,7 +44,8 @@ def _worker_init() -> None:
     gc.disable()
 
 
-def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source") -> list[tuple[dict[str, Any], bytes | None]]:
+def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
+                   settings: surface.Settings = surface.DEFAULT) -> list[tuple[dict[str, Any], bytes | None]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process. A result that
     only says this machine could not decide (``transient``) comes back with no encoding: it is
@@ -53,7 +55,7 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source") -> list
     if kind == "test":
         results = (read_test_file(path, data) for path, data in chunk)
     else:
-        results = (derive_result(extract_file(path, data)) for path, data in chunk)
+        results = (derive_result(extract_file(path, data, settings)) for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
     return done
@@ -62,18 +64,19 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source") -> list
 DIED = "the extractor's process died on this file"
 
 
-def _extract_pair(pair: tuple[list[tuple[str, bytes]], str]) -> list[tuple[dict[str, Any], bytes | None]]:
+def _extract_pair(pair: tuple[list[tuple[str, bytes]], str, surface.Settings]) -> list[tuple[dict[str, Any], bytes | None]]:
     return _extract_chunk(*pair)
 
 
-def _isolated(snapshot: Files, entries: list[FileEntry], test_paths: frozenset[str] = frozenset()) -> list[tuple[dict[str, Any], bytes | None]]:
+def _isolated(snapshot: Files, entries: list[FileEntry], test_paths: frozenset[str] = frozenset(),
+              settings: surface.Settings = surface.DEFAULT) -> list[tuple[dict[str, Any], bytes | None]]:
     """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
     blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
     out = []
     for path, data in blobs:
         try:
             with ProcessPoolExecutor(max_workers=1) as pool:
-                out += pool.submit(_extract_chunk, [(path, data)], "test" if path in test_paths else "source").result()
+                out += pool.submit(_extract_chunk, [(path, data)], "test" if path in test_paths else "source", settings).result()
         except BrokenProcessPool:
             died = skipped_result(path, DIED)
             died["transient"] = True  # not cached, and the dataset is not taken as final
@@ -113,25 +116,25 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _chunks(pairs: Iterator[tuple[FileEntry, bytes]],
-            test_paths: frozenset[str] = frozenset()) -> Iterator[tuple[list[tuple[str, bytes]], str]]:
-    """(chunk, kind) pairs: a chunk holds files of one kind (source, test)."""
+def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str] = frozenset(),
+            settings: surface.Settings = surface.DEFAULT) -> Iterator[tuple[list[tuple[str, bytes]], str, surface.Settings]]:
+    """(chunk, kind, settings): a chunk holds files of one kind (source, test)."""
     chunk: list[tuple[str, bytes]] = []
     size = 0
     kind = "source"
     for entry, data in pairs:
         this = "test" if entry.path in test_paths else "source"
         if chunk and this != kind:
-            yield chunk, kind
+            yield chunk, kind, settings
             chunk, size = [], 0
         kind = this
         chunk.append((entry.path, data))
         size += len(data) + 2_000
         if size >= CHUNK_BYTES:
-            yield chunk, kind
+            yield chunk, kind, settings
             chunk, size = [], 0
     if chunk:
-        yield chunk, kind
+        yield chunk, kind, settings
 
 
 def extract_all(
@@ -144,6 +147,7 @@ def extract_all(
     served: list[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
     tests: list[dict[str, Any]] | None = None,
+    settings: surface.Settings = surface.DEFAULT,
 ) -> list[dict[str, Any]]:
     """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
     the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
@@ -154,7 +158,11 @@ def extract_all(
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
     version = cache_version()
-    keys = {e.path: result_key(e.blob, e.path, ("test." if e.path in test_paths else "") + version) for e in entries}
+    # Another choice of kinds or builders gives other sites from the same blob; the version stays
+    # the key's prefix, which is what pruning results of other errcat versions goes by.
+    tag = "" if settings == surface.DEFAULT else f"+{settings.digest()}"
+    keys = {e.path: result_key(e.blob + ("" if e.path in test_paths else tag), e.path,
+                               ("test." if e.path in test_paths else "") + version) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
         results: dict[str, dict[str, Any]] = {}
@@ -184,8 +192,8 @@ def extract_all(
         if jobs <= 1 or len(todo) < 8:
             decode_hits()
             counted.update(0, len(todo) + len(damaged))
-            for chunk, kind in _chunks(snapshot.read(todo + damaged), test_paths):
-                fresh += _extract_chunk(chunk, kind)
+            for chunk, kind, _ in _chunks(snapshot.read(todo + damaged), test_paths, settings):
+                fresh += _extract_chunk(chunk, kind, settings)
                 counted.advance(len(chunk))
         else:
             broken = False
@@ -198,13 +206,13 @@ def extract_all(
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
                 try:
-                    running = pool.map(_extract_pair, _chunks(snapshot.read(todo), test_paths))
+                    running = pool.map(_extract_pair, _chunks(snapshot.read(todo), test_paths, settings))
                     decode_hits()  # while the workers parse: this process would only wait
                     counted.update(counted.done, len(todo) + len(damaged))
                     for done in running:
                         fresh += done
                         counted.advance(len(done))
-                    for done in pool.map(_extract_pair, _chunks(snapshot.read(damaged), test_paths)):
+                    for done in pool.map(_extract_pair, _chunks(snapshot.read(damaged), test_paths, settings)):
                         fresh += done
                         counted.advance(len(done))
                 except BrokenProcessPool:
@@ -214,7 +222,7 @@ def extract_all(
                 finished = {r["path"] for r, _ in fresh}
                 rest = [e for e in todo + damaged if e.path not in finished]
                 progress(f"a worker process died; extracting {len(rest)} files one process each")
-                fresh += _isolated(snapshot, rest, test_paths)
+                fresh += _isolated(snapshot, rest, test_paths, settings)
         counted.close()
         if damaged:
             progress(f"{len(damaged)} cached result(s) were damaged; extracted again")

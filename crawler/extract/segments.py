@@ -20,8 +20,13 @@ def template_segments(template: dict[str, Any]) -> list[Segment]:
     same parts (literals escaped, each field ``.*?``); tests/test_match.py checks the two agree
     by parsing patterns, which the crawl never needs to do.
     """
+    return template_segments_of(parts_from_template(template))
+
+
+def template_segments_of(parts: list[Any]) -> list[Segment]:
+    """Alternating literal runs and variable parts of a template's parts."""
     out: list[Segment] = []
-    for part in parts_from_template(template):
+    for part in parts:
         if isinstance(part, str):
             if part:
                 out.append(("lit", part))

@@ -26,6 +26,10 @@ from typing import NamedTuple
 class Field(NamedTuple):
     expr: str
     name: str | None = None
+    #: An assembled message (``sep.join(pieces)``): (separator, the pieces' parts). The field's
+    #: value is any of the pieces joined with the separator (none at all included); with
+    #: separator None exactly one piece (the strings a helper function returns).
+    alts: tuple[str | None, list] | None = None
 
 
 Parts = list  # list[str | Field]
@@ -116,23 +120,79 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> dict:
     text: list[str] = []
     pattern: list[str] = ["(?s)^"]
     fields: list[dict] = []
+    alternatives: list[str] = []
     for p in parts:
         if isinstance(p, str):
-            text.append(escape_surrogates(p.replace("{", "{{").replace("}", "}}")))
+            text.append(_text_of(p))
             pattern.append(escape_surrogates(re.escape(p)))
         else:
-            pattern.append(f"(?P<f{len(fields)}>.*?)")
+            if p.alts is None:
+                pattern.append(f"(?P<f{len(fields)}>.*?)")
+            else:
+                sep, pieces = p.alts
+                one = "(?:" + "|".join(_piece_pattern(piece) for piece in pieces) + ")"
+                if sep is None:  # one piece: what a helper function returns
+                    pattern.append(f"(?P<f{len(fields)}>{one})")
+                else:
+                    pattern.append(f"(?P<f{len(fields)}>(?:{one}(?:{escape_surrogates(re.escape(sep))}{one})*)?)")
+                for piece in pieces:
+                    alt = "".join(_text_of(q) if isinstance(q, str) else "{" + q.expr + "}" for q in normalize(piece))
+                    if alt not in alternatives:
+                        alternatives.append(alt)
             fields.append({"expr": p.expr, "name": p.name})
             text.append("{" + p.expr + "}")
     pattern.append("$")
     if opaque is None:
         opaque = not any(isinstance(p, str) for p in parts)
-    return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": form, "opaque": opaque}
+    if alternatives:
+        form = "assembled"
+    return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": form, "opaque": opaque,
+            "alternatives": alternatives}
+
+
+def _text_of(literal: str) -> str:
+    return escape_surrogates(literal.replace("{", "{{").replace("}", "}}"))
+
+
+def _piece_pattern(piece: Parts) -> str:
+    """One piece of an assembled message as a pattern: its fields match anything, unnamed."""
+    out = []
+    for q in normalize(piece):
+        if isinstance(q, str):
+            out.append(escape_surrogates(re.escape(q)))
+        elif q.alts is None:
+            out.append(".*?")
+        else:  # a piece that is itself assembled: anything (its own pieces are its entry's)
+            out.append(".*?")
+    return "".join(out)
 
 
 def none_template() -> dict:
     """No message at all: bare ``raise X`` / ``raise X()``."""
     return make_template([], "none", opaque=True)
+
+
+def text_parts(text: str) -> Parts:
+    """The parts of a template text whose fields are not listed (an assembled message's
+    alternatives): ``{{``/``}}`` are literal braces, ``{...}`` a field to its matching brace."""
+    parts: Parts = []
+    lit: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "{}" and text.startswith(c * 2, i):
+            lit.append(c)
+            i += 2
+        elif c == "{":
+            parts.append("".join(lit))
+            lit = []
+            inner, i = _scan_field(text, i + 1)
+            parts.append(field(inner))
+        else:
+            lit.append(c)
+            i += 1
+    parts.append("".join(lit))
+    return normalize(parts)
 
 
 def parts_from_template(tpl: dict) -> Parts:
@@ -369,9 +429,10 @@ class MessageBuilder:
     dotted ``self.attr``), or None.
     """
 
-    def __init__(self, segment, lookup):
+    def __init__(self, segment, lookup, lookup_list=None):
         self.segment = segment
         self.lookup = lookup
+        self.lookup_list = lookup_list or (lambda key: None)
 
     def build(self, node: ast.expr) -> tuple[str, Parts]:
         handler = _BUILDERS.get(type(node))
@@ -421,7 +482,25 @@ class MessageBuilder:
         return None
 
     def _joined(self, node):
-        return "fstring", string_parts(self.segment(node))
+        parts = string_parts(self.segment(node))
+        return "fstring", [self._assembled(p) if isinstance(p, Field) and ".join(" in p.expr else p for p in parts]
+
+    def _assembled(self, f: Field) -> Field:
+        """An f-string field ``{sep.join(pieces)}`` over a list of messages, with its pieces."""
+        try:
+            node = ast.parse(f.expr.strip(), mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return f
+        if (
+            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "join"
+            and type(node.func.value) is ast.Constant and isinstance(node.func.value.value, str)
+            and len(node.args) == 1 and not node.keywords
+        ):
+            key = self._key(node.args[0])
+            pieces = self.lookup_list(key) if key is not None else None
+            if pieces:
+                return Field(f.expr, f.name, (node.func.value.value, pieces))
+        return f
 
     def _binop(self, node):
         op = type(node.op)
@@ -508,6 +587,10 @@ class MessageBuilder:
             return None if parts is None else ("format", parts)
         if f.attr == "join" and len(node.args) == 1 and not node.keywords:
             seq = node.args[0]
+            key = self._key(seq)
+            pieces = self.lookup_list(key) if key is not None else None
+            if pieces:
+                return "assembled", [Field(self.segment(node), None, (base, pieces))]
             if type(seq) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in seq.elts):
                 parts: Parts = []
                 for i, e in enumerate(seq.elts):

@@ -24,6 +24,12 @@ Choices (the contract leaves them to us):
 - **variables**: the value reaching the raise is the last assignment on the path (assignments
   inside branches the raise is in win; after an ``if`` the last branch that assigned wins),
   with ``+=`` appended. ``err = SomeError(...); raise err`` is followed too.
+- **logs and responses** (``surface``): log calls at warning and above and the upstream's
+  response builders are sites of kind ``log`` / ``response`` wherever a statement holds one;
+  their words join the ones that keep a function body from being skipped.
+- **assembled messages**: a local list of messages (``x = []``, ``x.append(msg)``, ``x +=
+  [...]``) joined into the message, and a message a same-module helper returns, keep their
+  pieces (``templates.Field.alts``): form ``assembled``, the pieces as ``alternatives``.
 - **snippet**: the enclosing function (from its first decorator) when it has at most
   ``SNIPPET_LINES`` lines, else ``SNIPPET_LINES`` lines around the site inside it.
 
@@ -43,10 +49,12 @@ import re
 import warnings
 from bisect import bisect_left
 
-from crawler.extract import knobs, parse
+from crawler.extract import knobs, parse, surface
 from crawler.extract.codefacts import empty_graph, graph_facts
+from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
 from crawler.extract.templates import (
+    Field,
     MessageBuilder,
     escape_surrogates,
     field,
@@ -92,13 +100,13 @@ def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
     return lines
 
 
-def extract_file(path: str, data: bytes) -> dict:
+def extract_file(path: str, data: bytes, settings: surface.Settings = surface.DEFAULT) -> dict:
     # Warnings about the *analysed* code (invalid escape sequences are SyntaxWarning/
     # DeprecationWarning at parse time) are none of ours: under ``-W error`` they would turn a
     # valid file into a SyntaxError. The result must not depend on the warning filters.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return _extract_file(path, data)
+        return _extract_file(path, data, settings)
 
 
 def skipped_result(path: str, reason: str) -> dict:
@@ -122,7 +130,7 @@ def _empty_result(path: str) -> dict:
     }
 
 
-def _extract_file(path: str, data: bytes) -> dict:
+def _extract_file(path: str, data: bytes, settings: surface.Settings) -> dict:
     module, is_package = module_name(path)
     result = _empty_result(path)
     if b"\0" in data:
@@ -133,7 +141,7 @@ def _extract_file(path: str, data: bytes) -> dict:
         return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
     try:
         tree = parse.parse_source(text)
-        ex = _Extractor(path, module, is_package, Source(text))
+        ex = _Extractor(path, module, is_package, Source(text), settings)
         ex.run(tree)
     except SyntaxError as e:
         return _skipped(result, f"syntax error: line {e.lineno}: {e.msg}")
@@ -228,7 +236,7 @@ def _params(args: ast.arguments) -> list[str]:
 
 
 class _Frame:
-    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts")
+    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts", "calls")
 
     def __init__(self, kind, qualname, node, parent, cls=None):
         self.kind = kind  # module | class | function
@@ -240,14 +248,23 @@ class _Frame:
         self.cls = cls  # for a class frame: its record; for __init__: the class record
         self.handlers: list = []  # enclosing except-handler names (function-local)
         self._facts = None
+        # name -> the helper whose return value it was last given (``msg = self._why()``): kept
+        # apart from ``env``, whose branch merge would let it displace a message another branch sets
+        self.calls: dict = {}
 
 
 # ---------------------------------------------------------------------------------------------
 
 
 class _Extractor:
-    def __init__(self, path: str, module: str, is_package: bool, src: Source):
+    def __init__(self, path: str, module: str, is_package: bool, src: Source,
+                 settings: surface.Settings = surface.DEFAULT):
         self.path = path
+        self.settings = settings
+        self.kinds = frozenset(settings.kinds)
+        self._surface_words = tuple(re.compile(re.escape(w) + r"(?!\w)") for w in settings.words())
+        self._surface: list[int] = []
+        self._surface_all = False
         self.module = module
         self.is_package = is_package
         self.src = src
@@ -262,11 +279,14 @@ class _Extractor:
         self.func_returns: dict[str, str] = {}
         self._pending: list = []  # (site, written, frame) to resolve at the end
         self._pending_helpers: list = []  # (site, callee name, frame)
+        self._pending_pieces: list = []  # (site, helper qualname, field expr): messages a helper returns
+        self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
+        self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
         self.guards: list[str] = []
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
         self.frame: _Frame | None = None
-        self.builder = MessageBuilder(self.seg, self._lookup)
+        self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
 
     # -- driver --
@@ -275,8 +295,13 @@ class _Extractor:
         text = self.src.text
         if "\r" in text and _LONE_CR.search(text):  # old Mac line ends: no skipping, no risk
             self._hot = None
+            self._surface = []
+            self._surface_all = bool(self._surface_words)
         else:
+            self._surface = _word_lines(self._surface_words, text) if self._surface_words else []
             self._hot = _word_lines(_HOT_WORDS, text)
+            if self._surface:
+                self._hot = sorted(set(self._hot).union(self._surface))
         try:
             self._collect_consts(tree.body)
             self.frame = _Frame("module", "<module>", tree, None)
@@ -367,6 +392,7 @@ class _Extractor:
             qual = node.name
         cls = parent.cls if parent.kind == "class" and node.name == "__init__" else None
         frame = _Frame("function", qual, node, parent, cls)
+        self.functions.setdefault(qual, node)
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
         if not self._inert(node, parent):
@@ -489,9 +515,47 @@ class _Extractor:
                 got = owner.env.get(key.split(".", 1)[1], _MISSING)
         if got is _MISSING:
             return self.consts.get(key)
-        if got is None or got[0] == "exc":
+        if got is None or got[0] != "str":
             return None
         return form, got[1]
+
+    def _lookup_list(self, key: str) -> list | None:
+        """The pieces a local list of messages may hold here (``reasons.append("...")``), or None."""
+        got = self.frame.env.get(key)
+        if got is None or got[0] != "list" or not got[1]:
+            return None
+        return got[1]
+
+    def _list_append(self, call) -> bool:
+        """``name.append(<message>)`` / ``name.extend([...])`` on a list of messages: one more
+        piece (a new list: branch environments share the old one)."""
+        if type(call) is not ast.Call or type(call.func) is not ast.Attribute or call.func.attr not in ("append", "extend"):
+            return False
+        key = self.builder._key(call.func.value)
+        if key is None or len(call.args) != 1 or call.keywords:
+            return False
+        env = self.frame.env
+        got = env.get(key)
+        if got is None or got[0] != "list":
+            return False
+        arg = call.args[0]
+        if call.func.attr == "append":
+            added = self._pieces([arg])
+        elif type(arg) in (ast.List, ast.Tuple):
+            added = self._pieces(arg.elts)
+        else:
+            added = None
+        env[key] = None if added is None else ("list", _add_pieces(got[1], added))
+        return True
+
+    def _pieces(self, elts) -> list | None:
+        """Each element's message parts, or None when one of them is not a message."""
+        out = []
+        for e in elts:
+            if type(e) is ast.Starred or not self.builder.is_stringy(e):
+                return None
+            out.append(self.builder.parts(e))
+        return out
 
     def _bind(self, target, value) -> None:
         t = type(target)
@@ -506,9 +570,20 @@ class _Extractor:
         else:
             return
         env = self.frame.env
+        helper = self._helper_of(value) if type(value) is ast.Call else None
+        if helper is not None:
+            self.frame.calls[key] = helper
+        else:
+            self.frame.calls.pop(key, None)
         if value is None:
             if key in env or key in self.consts:
                 env[key] = None
+            return
+        if t is ast.Name and (type(value) is ast.List or (
+                type(value) is ast.IfExp and type(value.body) is ast.List and type(value.orelse) is ast.List)):
+            elts = value.elts if type(value) is ast.List else [*value.body.elts, *value.orelse.elts]
+            pieces = self._pieces(elts)
+            env[key] = None if pieces is None else ("list", _add_pieces([], pieces))
             return
         if self.builder.is_stringy(value):
             env[key] = ("str", self.builder.build(value)[1])
@@ -518,11 +593,13 @@ class _Extractor:
             env[key] = None
 
     def _assign(self, node) -> None:
+        self._surface_sites(node)
         for target in node.targets:
             self._bind(target, node.value)
 
     def _annassign(self, node) -> None:
         if node.value is not None:
+            self._surface_sites(node)
             self._bind(node.target, node.value)
 
     def _augassign(self, node) -> None:
@@ -531,6 +608,11 @@ class _Extractor:
         target = node.target
         key = self.builder._key(target)
         if key is None:
+            return
+        held = self.frame.env.get(key)
+        if held is not None and held[0] == "list":
+            pieces = self._pieces(node.value.elts) if type(node.value) in (ast.List, ast.Tuple) else None
+            self.frame.env[key] = None if pieces is None else ("list", _add_pieces(held[1], pieces))
             return
         got = self._lookup(key)
         before = got[1] if got is not None else [field(key)]
@@ -553,8 +635,13 @@ class _Extractor:
     # -- returns and super().__init__ --
 
     def _return(self, node) -> None:
+        self._surface_sites(node)
         frame = self.frame
         value = node.value
+        if value is not None and frame.kind == "function" and self.builder.is_stringy(value):
+            returned = self.string_returns.setdefault(frame.qualname, [])
+            if len(returned) < MAX_PIECES:
+                returned.append(self.builder.parts(value))
         if (
             frame.parent is not None
             and frame.parent.kind == "module"
@@ -564,6 +651,9 @@ class _Extractor:
             self.func_returns.setdefault(frame.node.name, self.seg(value.func))
 
     def _expr(self, node) -> None:
+        self._surface_sites(node)
+        if self._list_append(node.value):
+            return
         cls = self.frame.cls
         if cls is None or self.frame.kind != "function":
             return
@@ -624,6 +714,8 @@ class _Extractor:
         if exc is None or (type(exc) is ast.Name and exc.id in frame.handlers):
             self.reraises += 1
             return
+        if "raise" not in self.kinds:
+            return
         args = None
         t = type(exc)
         helper = None
@@ -639,6 +731,8 @@ class _Extractor:
             written, template = self.seg(exc), make_template([field(self.seg(exc))], "opaque")
         cause = self.seg(node.cause) if node.cause is not None else None
         site = self._site(node, "raise", written, template, cause, list(self.guards))
+        if t is ast.Call and template["opaque"] and len(template["fields"]) == 1:
+            self._helper_message(site, exc.args[0] if exc.args else None)
         if args is not None:
             self.calls.append({"site": len(self.sites) - 1, **args})
         if helper is not None:
@@ -648,11 +742,130 @@ class _Extractor:
         if node.msg is None:
             self.bare_asserts += 1
             return
+        if "assert" not in self.kinds:
+            return
         form, parts = self.builder.build(node.msg)
         guards = [*self.guards, f"not ({self.seg(node.test)})"]
         self._site(node, "assert", "AssertionError", make_template(parts, form), None, guards)
 
-    def _site(self, node, kind, written, template, cause, guards) -> dict:
+    # -- logs and responses (see crawler.extract.surface) --
+
+    def _surface_sites(self, stmt) -> None:
+        """The log calls and response builders in a statement that holds one of their words."""
+        if not self._surface_all:
+            surf = self._surface
+            if not surf:
+                return
+            i = bisect_left(surf, stmt.lineno)
+            if i == len(surf) or surf[i] > stmt.end_lineno:
+                return
+        for node in ast.walk(stmt):
+            if type(node) is not ast.Call:
+                continue
+            if "log" in self.kinds:
+                logged = surface.log_call(node)
+                if logged is not None:
+                    self._log_site(node, *logged)
+                    continue
+            builder = self.settings.by_call.get(_last_name(node.func) or "") if "response" in self.kinds else None
+            if builder is not None:
+                self._response_site(node, builder)
+
+    def _log_site(self, call: ast.Call, level: str, once: bool) -> None:
+        args = call.args
+        if not args or type(args[0]) is ast.Starred:
+            return
+        first, rest = args[0], args[1:]
+        parts = None
+        if rest and type(first) is ast.Constant and isinstance(first.value, str) and not any(type(a) is ast.Starred for a in rest):
+            value = rest[0] if len(rest) == 1 else ast.Tuple(elts=list(rest), ctx=ast.Load())
+            parts = self.builder._percent(first.value, value)
+            form = "percent"
+        if parts is None:
+            form, parts = self.builder.build(first)
+        template = make_template(parts, form)
+        helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
+        if not _says_something(template) and helper is None:
+            return
+        name = surface.LEVEL_NAMES[level]
+        site = self._site(call, "log", name, template, None, list(self.guards), resolve=False)
+        site["exception_qualname"] = f"logging.{name}"
+        site["log"] = {"level": level, "logger": self.seg(call.func.value), "once": once}
+        if helper is not None:
+            self._pending_pieces.append((site, helper, template["fields"][0]))
+
+    def _response_site(self, call: ast.Call, builder: dict) -> None:
+        value = surface.argument(call, builder, builder.get("message"))
+        if value is None or value is False:
+            return
+        form, parts = self.builder.build(value)
+        template = make_template(parts, form)
+        helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
+        if not _says_something(template) and helper is None:
+            return
+        info = surface.response_info(call, builder)
+        etype = info["error_type"]
+        name = etype if etype is not None and _EXC_NAME.fullmatch(etype) else "ErrorResponse"
+        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False)
+        site["response"] = info
+        self._pending.append((site, self.seg(call.func), self.frame))
+        if helper is not None:
+            self._pending_pieces.append((site, helper, template["fields"][0]))
+
+    # -- messages a helper function returns --
+
+    def _helper_of(self, call: ast.Call) -> str | None:
+        """The qualname of the same-module function (or method of this class) a call names."""
+        func = call.func
+        if type(func) is ast.Name and not _is_class_name(func.id) and func.id not in _BUILTINS:
+            frame = self.frame  # a function defined in an enclosing one (defined before its use)
+            while frame is not None and frame.kind == "function":
+                nested = f"{frame.qualname}.<locals>.{func.id}"
+                if nested in self.functions:
+                    return nested
+                frame = frame.parent
+            return func.id
+        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
+            owner = self.frame
+            while owner is not None and owner.kind != "class":
+                owner = owner.parent
+            if owner is not None and not _is_class_name(func.attr):
+                return f"{owner.qualname}.{func.attr}"
+        return None
+
+    def _helper_target(self, node) -> str | None:
+        """The helper whose return value the message is: ``helper(...)`` or a name bound to it."""
+        if node is None:
+            return None
+        if type(node) is ast.Call:
+            return self._helper_of(node)
+        if type(node) is ast.Name:
+            return self.frame.calls.get(node.id)
+        return None
+
+    def _helper_message(self, site: dict, node) -> None:
+        helper = self._helper_target(node)
+        if helper is not None:
+            self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
+
+    def _returned_pieces(self, qualname: str) -> list | None:
+        """What a helper returns: the messages its walk recorded, else read from its returns now
+        (a method with no raise is not walked); None without one with literal text."""
+        pieces = self.string_returns.get(qualname)
+        if pieces is None:
+            node = self.functions.get(qualname)
+            if node is None:
+                return None
+            builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
+            pieces = []
+            for stmt in ast.walk(node):
+                if type(stmt) is ast.Return and stmt.value is not None and builder.is_stringy(stmt.value):
+                    pieces = _add_pieces(pieces, [builder.parts(stmt.value)])
+        if not any(isinstance(p, str) and any(ch.isalnum() for ch in p) for piece in pieces for p in piece):
+            return None
+        return pieces
+
+    def _site(self, node, kind, written, template, cause, guards, resolve=True) -> dict:
         fn = self._function_frame()
         decorators, docstring, lo, hi = self._scope_facts(fn)
         line, end = node.lineno, node.end_lineno
@@ -686,7 +899,8 @@ class _Extractor:
             },
         }
         self.sites.append(site)
-        self._pending.append((site, written, frame))
+        if resolve:
+            self._pending.append((site, written, frame))
         return site
 
     def _function_frame(self) -> _Frame | None:
@@ -722,6 +936,23 @@ class _Extractor:
         return written
 
     def _finish(self) -> None:
+        dropped = set()
+        for site, helper, fld in self._pending_pieces:
+            pieces = self._returned_pieces(helper)
+            if pieces is not None:
+                site["template"] = make_template([Field(fld["expr"], fld["name"], (None, pieces))], "assembled")
+            elif site["kind"] != "raise":  # a log or response with nothing to match: no entry
+                dropped.add(id(site))
+        if dropped:
+            renumber = {}
+            kept = []
+            for i, site in enumerate(self.sites):
+                if id(site) not in dropped:
+                    renumber[i] = len(kept)
+                    kept.append(site)
+            self.sites = kept
+            for call in self.calls:  # (only raises have calls, and none is dropped)
+                call["site"] = renumber[call["site"]]
         for name_site, callee in self._pending_helpers:
             returned = self.func_returns.get(callee)
             if returned is not None:
@@ -729,12 +960,34 @@ class _Extractor:
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
                 item["bases"] = [self._resolve(b, frame) for b in written]
+            elif item["kind"] == "response":  # the builder, resolved where it is imported
+                resolved = self._resolve(written, frame)
+                item["exception_qualname"] = resolved if resolved != written else item["response"]["builder"]
             else:
                 item["exception_qualname"] = self._resolve(item["exception"], frame)
 
 
 _MISSING = object()
 _EXITS = (ast.Return, ast.Continue, ast.Break)
+#: Pieces kept per list of messages: a list built in a loop from many branches stays bounded.
+MAX_PIECES = 32
+
+
+def _add_pieces(held: list, added: list) -> list:
+    out = list(held)
+    for parts in added:
+        if parts not in out and len(out) < MAX_PIECES:
+            out.append(parts)
+    return out
+
+
+_BUILTINS = frozenset(vars(builtins))  # str(e), repr(x), format(...): no helper of the module
+_EXC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+
+
+def _says_something(template: dict) -> bool:
+    """A message with literal text to match (letters or digits outside its fields)."""
+    return not template["opaque"] and has_literal_text(normalize_template(template["text"], template["fields"]))
 
 
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no

@@ -71,7 +71,7 @@ Commit = Annotated[str, Field(pattern=COMMIT_PATTERN, min_length=40, max_length=
 ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40,
                                    json_schema_extra={"not": {"pattern": r"\n"}})]
 
-SiteKind = Literal["raise", "assert"]
+SiteKind = Literal["raise", "assert", "log", "response", "native"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
 
 
@@ -126,8 +126,9 @@ class Template(Model):
     text: str = Field(description="Literal text with each field as {expression}; literal braces doubled, so it round-trips.")
     fields: list[TemplateField] = Field(default_factory=list, description="The fields in order of appearance.")
     pattern: str = Field(description="Anchored regular expression matching a runtime message; one named group per field (f0, f1, ...).")
-    form: str = Field(description="How the message is built in source: literal, fstring, percent, format, concat, variable, constant, join, keyword, helper, init, opaque, none.")
+    form: str = Field(description="How the message is built in source: literal, fstring, percent, format, concat, variable, constant, join, keyword, helper, init, assembled, opaque, none.")
     opaque: bool = Field(default=False, description="True when the whole message is one unresolved field, or there is no message.")
+    alternatives: list[str] = Field(default_factory=list, description="For form 'assembled': the pieces that may appear in the joined part (each a template text with {expr} fields, literal braces doubled); the pattern matches any of them, joined with the separator.")
 
 
 class Snippet(Model):
@@ -149,8 +150,27 @@ class Facts(Model):
     docstring: str | None = Field(default=None, description="First paragraph of the enclosing function's docstring.")
 
 
+LogLevel = Literal["warning", "error", "exception", "critical"]
+
+
+class LogInfo(Model):
+    """What a site of kind ``log`` logs at: a warning or worse (info and below are no errors)."""
+
+    level: LogLevel
+    logger: str = Field(description="The logger expression as written, e.g. 'logger'.")
+    once: bool = Field(default=False, description="Logged once per process (warning_once and the like).")
+
+
+class ResponseInfo(Model):
+    """What a site of kind ``response`` answers with: an HTTP error response built without raising."""
+
+    status_code: int | None = Field(default=None, ge=100, le=599, description="The HTTP status, when static.")
+    error_type: str | None = Field(default=None, description="The error type of the body (BadRequestError, NotFoundError), when static.")
+    builder: str = Field(description="The call that builds the response, as configured: create_error_response, ErrorResponse, ...")
+
+
 class Site(Model):
-    """One place in the source where the error is raised."""
+    """One place in the source where the error is raised (or logged, or answered)."""
 
     path: str
     line: int = Field(ge=1, description="Line of the raise/assert keyword.")
@@ -164,6 +184,8 @@ class Site(Model):
     permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
     snippet: Snippet
     facts: Facts
+    log: LogInfo | None = Field(default=None, description="Kind 'log': the level, logger and once-ness; null otherwise.")
+    response: ResponseInfo | None = Field(default=None, description="Kind 'response': status code and error type; null otherwise.")
 
 
 class ExceptionInfo(Model):
@@ -361,6 +383,8 @@ class Record(Model):
     repo: RepoRef
     kind: SiteKind
     exception: ExceptionInfo
+    log: LogInfo | None = Field(default=None, description="The primary site's log level and logger (kind 'log'); null otherwise.")
+    response: ResponseInfo | None = Field(default=None, description="The primary site's status code and error type (kind 'response'); null otherwise.")
     message: Template
     location: Location
     snippet: Snippet
@@ -542,9 +566,10 @@ class ForeignList(Model):
 
 
 class MatchReading(Model):
-    source: Literal["plain", "traceback", "pydantic", "json", "line", "raise"] = Field(
+    source: Literal["plain", "traceback", "pydantic", "json", "line", "raise", "log"] = Field(
         description="Where the message was read: the whole text, a traceback's end, a pydantic listing, a JSON error body, "
-                    "one exception line of a paste, or the string literals of the raise a cut traceback ends at.")
+                    "one exception line of a paste, the string literals of the raise a cut traceback ends at, or a log line at "
+                    "WARNING or above (its exception: the level).")
     exception: str | None = Field(description="The exception class the input names, if any.")
     message: str
 

@@ -23,6 +23,15 @@ class SearchSite(Model):
     qualname: str
 
 
+class SearchAlternative(Model):
+    """One piece of an assembled message with no literal text around it (``"\\n".join(errors)``):
+    the message holds one or more pieces, so a message matches when one piece's fragments occur
+    in it in order, anywhere."""
+
+    fragments: list[str] = Field(min_length=1)
+    anchors: list[str] = Field(default_factory=list, description="Whole words of the piece's literal text.")
+
+
 class SearchEntry(Model):
     id: EntryId
     title: str
@@ -38,6 +47,7 @@ class SearchEntry(Model):
     anchors: list[str] = Field(default_factory=list, description="Words of the literal text that are whole words in every matching message (case kept): a message lacking one cannot match.")
     tokens: list[str] = Field(default_factory=list, description="Lowercase words of the title, template and exception, for a search box.")
     opaque: bool = False
+    alternatives: list[SearchAlternative] = Field(default_factory=list, description="An assembled message with no literal text of its own: its pieces, each matched on its own.")
     explanation_status: Literal["curated", "draft", "absent"]
     sites: list[SearchSite]
 

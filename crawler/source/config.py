@@ -19,6 +19,16 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     max_file_bytes = 2000000
     knob_kwargs = ["get_kwargs"]          # the meaning section: get_kwargs(ConfigClass)[field] -> an option
     request_models = ["vllm/sampling_params.py"]   # files whose classes' fields are request parameters
+    kinds = ["raise", "assert", "log"]    # the sites that become entries (models.SiteKind; this is the default)
+
+    [[upstreams.vllm.responses]]          # a call that builds an HTTP error response (kind "response")
+    call = "create_error_response"        # the callee's name
+    params = ["message", "err_type", "status_code"]   # its parameters, to read positional arguments
+    message = "message"                   # which one holds the message, the error type, the status
+    error_type = "err_type"
+    status_code = "status_code"
+    default_error_type = "BadRequestError"   # what the builder uses when a call leaves them out
+    default_status_code = 400
 
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
 (see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
@@ -48,7 +58,7 @@ from pydantic import (
 )
 
 from crawler.base.errors import ConfigError, SourceError, UsageError
-from crawler.model.records import UPSTREAM_COMMIT_HEX, Owner, RepoName, identity_problem
+from crawler.model.records import UPSTREAM_COMMIT_HEX, Owner, RepoName, SiteKind, identity_problem
 
 if TYPE_CHECKING:  # the source stage is imported where it is used, as everywhere in this module
     from crawler.source.wheel import PackageInfo
@@ -56,6 +66,21 @@ if TYPE_CHECKING:  # the source stage is imported where it is used, as everywher
 
 # vcs-versioning / setuptools-scm style: `__commit_id__ = commit_id = 'g4ba787ec9'` or a full id.
 DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?((?i:""" + UPSTREAM_COMMIT_HEX + r"""))['"]"""
+
+
+class ResponseBuilder(BaseModel):
+    """A call that builds an HTTP error response without raising (``errcat.toml``:
+    ``[[upstreams.NAME.responses]]``): its sites are entries of kind ``response``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    call: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$", description="The callee's name (its last dotted part).")
+    params: list[str] = Field(default_factory=list, description="Its parameters in order, to read positional arguments.")
+    message: str = "message"
+    error_type: str | None = None
+    status_code: str | None = None
+    default_error_type: str | None = None
+    default_status_code: int | None = Field(default=None, ge=100, le=599)
 
 
 class Upstream(BaseModel):
@@ -113,6 +138,10 @@ class Upstream(BaseModel):
     # the meaning section (crawler.meaning): an upstream's conventions for its settings
     knob_kwargs: list[str] = Field(default_factory=list)  # f(ConfigClass) -> an option's keywords per field
     request_models: list[str] = Field(default_factory=list)  # globs of the files whose classes are requests
+    # the error surface (models.SiteKind): which kinds of sites become entries, and the calls that
+    # build error responses (kind "response")
+    kinds: list[SiteKind] = Field(default_factory=lambda: ["raise", "assert", "log"])
+    responses: list[ResponseBuilder] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
@@ -167,6 +196,20 @@ VLLM = Upstream(
     knob_kwargs=["get_kwargs"],
     request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py",
                     "vllm/sampling_params.py", "vllm/pooling_params.py"],
+    kinds=["raise", "assert", "log", "response", "native"],
+    # With its logs and responses, errors.jsonl is over the 50 MiB default (58 MB at v0.33.0):
+    # under GitHub's 100 MiB file limit, and none of its files skipped.
+    max_output_bytes=94_371_840,
+    # The OpenAI-compatible server answers errors with create_error_response(message, err_type,
+    # status_code) (a function, and a static method of every serving class) or builds the body
+    # itself: ErrorResponse(error=ErrorInfo(message=..., type=..., code=...)).
+    responses=[
+        ResponseBuilder(call="create_error_response", params=["message", "err_type", "status_code", "param"],
+                        message="message", error_type="err_type", status_code="status_code",
+                        default_error_type="BadRequestError", default_status_code=400),
+        ResponseBuilder(call="ErrorInfo", params=["message", "type", "param", "code"],
+                        message="message", error_type="type", status_code="code"),
+    ],
 )
 
 

@@ -106,3 +106,14 @@ def test_a_hostile_foreign_list_is_refused_in_one_line(tmp_path, cli, error):
     run = cli("match", "--data", data, "Invalid value 3")
     assert run.exit_code == 1 and "foreign.json: not a valid foreign error list: errors.0." in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1 and "Traceback" not in run.output
+
+
+def test_a_log_line_gives_its_level_and_message():
+    from crawler.consume.paste import logged
+
+    assert logged("(APIServer pid=123) ERROR 11-30 14:21:45 [api_server.py:123] Engine loop crashed") == (
+        "ERROR", "Engine loop crashed")
+    assert logged("vllm-1  | WARNING 11-30 14:21:45 [x.py:1] Address already in use.") == ("WARNING", "Address already in use.")
+    assert logged("INFO 11-30 14:21:45 [x.py:1] Started") is None  # info is no error
+    assert logged("WARNING in the message itself, no prefix") is None
+    assert logged("ERROR 11-30 14:21:45 [x.py:1] ") is None

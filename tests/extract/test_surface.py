@@ -1,0 +1,408 @@
+"""The error surface beyond raise (issue #19, Python): logged warnings and errors, HTTP error
+responses, and messages assembled before the raise; extracted from fixture code, then crawled
+from a real repository and read by every consumer (show, render, diff, match)."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+
+import pytest
+
+from crawler.extract import surface
+from crawler.extract.visitor import extract_file
+from crawler.source.config import ResponseBuilder, Upstream
+
+SERVER = ResponseBuilder(call="create_error_response", params=["message", "err_type", "status_code"],
+                         error_type="err_type", status_code="status_code",
+                         default_error_type="BadRequestError", default_status_code=400)
+BODY = ResponseBuilder(call="ErrorInfo", params=["message", "type", "code"], error_type="type", status_code="code")
+ALL = surface.Settings(("raise", "assert", "log", "response"), (SERVER.model_dump(), BODY.model_dump()))
+
+
+def sites(code: str, settings: surface.Settings = ALL, path: str = "pkg/mod.py") -> list[dict]:
+    result = extract_file(path, textwrap.dedent(code).encode(), settings)
+    assert result["status"] == "ok", result["reason"]
+    return result["sites"]
+
+
+def by_text(found: list[dict]) -> dict[str, dict]:
+    return {s["template"]["text"]: s for s in found}
+
+
+LOGS = '''
+import logging
+from vllm.logger import init_logger
+
+logger = init_logger(__name__)
+_LOG = logging.getLogger(__name__)
+
+
+def serve(port, n, limit):
+    logger.warning("Address already in use. Retrying with a new port.")
+    logger.warning("Input prompt (%d tokens) is too long and exceeds limit of %d", n, limit)
+    logger.warning_once(f"Port {port} is busy")
+    _LOG.error("transfer %(req)s failed", {"req": n})
+    logging.getLogger("x").critical("disk full at %s", port)
+    logger.exception("Engine loop crashed")
+    logger.info("Started server process on %d", port)
+    logger.debug("debug %s", port)
+    logger.info_once("once")
+    logger.exception(port)
+    logger.error("%s", port)
+    print.warning("not a logger")
+    logger.warning("100%")
+'''
+
+
+def test_logs_of_warning_and_worse_become_log_entries_with_level_logger_and_once():
+    found = by_text(sites(LOGS))
+    assert set(found) == {
+        "Address already in use. Retrying with a new port.",
+        "Input prompt ({n} tokens) is too long and exceeds limit of {limit}",
+        "Port {port} is busy",
+        "transfer {n} failed",
+        "disk full at {port}",
+        "Engine loop crashed",
+        "100%",  # no arguments: logging prints the message as is
+    }  # info, debug, info_once, a message with no literal text and a non-logger are left out
+    addr = found["Address already in use. Retrying with a new port."]
+    assert (addr["kind"], addr["exception"], addr["exception_qualname"]) == ("log", "WARNING", "logging.WARNING")
+    assert addr["log"] == {"level": "warning", "logger": "logger", "once": False}
+    assert found["Input prompt ({n} tokens) is too long and exceeds limit of {limit}"]["template"]["form"] == "percent"
+    assert found["Port {port} is busy"]["log"]["once"] is True
+    assert found["transfer {n} failed"]["log"] == {"level": "error", "logger": "_LOG", "once": False}
+    critical = found["disk full at {port}"]
+    assert (critical["exception"], critical["log"]["logger"]) == ("CRITICAL", 'logging.getLogger("x")')
+    crashed = found["Engine loop crashed"]  # logger.exception logs at ERROR, with the traceback
+    assert (crashed["exception"], crashed["log"]["level"]) == ("ERROR", "exception")
+    pattern = found["Input prompt ({n} tokens) is too long and exceeds limit of {limit}"]["template"]["pattern"]
+    assert re.fullmatch(pattern, "Input prompt (9000 tokens) is too long and exceeds limit of 8192")
+
+
+def test_logs_in_a_method_without_raise_are_found():
+    # the walk skips bodies that cannot give a site; a log call is such a site
+    code = '''
+    import logging
+    logger = logging.getLogger(__name__)
+
+    class Worker:
+        def transfer(self, req):
+            if req.failed:
+                logger.error("NIXL transfer failed for request %s", req.id)
+    '''
+    (site,) = sites(code)
+    assert site["qualname"] == "Worker.transfer"
+    assert site["facts"]["guards"] == ["req.failed"]
+
+
+RESPONSES = '''
+from http import HTTPStatus
+from fastapi import status
+from .errors import create_error_response
+from .protocol import ErrorInfo, ErrorResponse
+
+
+class Serving:
+    def cancel(self, response_id, code, kind):
+        if response_id is None:
+            return self.create_error_response("Cannot cancel a synchronous response.")
+        if code:
+            return self.create_error_response(message=f"Response with id '{response_id}' not found.",
+                                              err_type="NotFoundError", status_code=HTTPStatus.NOT_FOUND)
+        if kind:
+            return create_error_response(f"max_num_seqs is {code}", kind, status.HTTP_422_UNPROCESSABLE_ENTITY)
+        err = ErrorResponse(error=ErrorInfo(message="Model is still loading", type="<script>", code=503))
+        return create_error_response(str(code))
+'''
+
+
+def test_configured_builders_become_response_entries_with_status_and_type():
+    found = by_text(sites(RESPONSES))
+    assert set(found) == {"Cannot cancel a synchronous response.", "Response with id '{response_id}' not found.",
+                          "max_num_seqs is {code}", "Model is still loading"}  # str(code): nothing to match
+    cancel = found["Cannot cancel a synchronous response."]
+    assert cancel["kind"] == "response"
+    assert cancel["response"] == {"status_code": 400, "error_type": "BadRequestError", "builder": "create_error_response"}
+    assert cancel["exception"] == "BadRequestError"
+    assert cancel["exception_qualname"] == "create_error_response"  # self.<builder>: not importable
+    missing = found["Response with id '{response_id}' not found."]
+    assert missing["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response"}
+    dynamic = found["max_num_seqs is {code}"]
+    assert dynamic["response"] == {"status_code": 422, "error_type": None, "builder": "create_error_response"}
+    assert (dynamic["exception"], dynamic["exception_qualname"]) == ("ErrorResponse", "pkg.errors.create_error_response")
+    body = found["Model is still loading"]
+    # an error type that is no name stays data, never the entry's exception name
+    assert body["response"] == {"status_code": 503, "error_type": "<script>", "builder": "ErrorInfo"}
+    assert body["exception"] == "ErrorResponse"
+
+
+def test_the_upstream_chooses_the_kinds():
+    plain = surface.Settings()  # a plain Python repository: raises, asserts and logs
+    code = RESPONSES + "\n\ndef f():\n    logger.warning('careful now')\n    raise ValueError('bad value')\n"
+    assert {s["kind"] for s in sites(code, plain)} == {"log", "raise"}
+    assert {s["kind"] for s in sites(code, surface.Settings(("raise",)))} == {"raise"}
+    assert {s["kind"] for s in sites(code, surface.Settings(("response",), ALL.responses))} == {"response"}
+    assert Upstream(name="x", url="https://github.com/o/n").kinds == ["raise", "assert", "log"]
+    with pytest.raises(ValueError):
+        Upstream(name="x", url="https://github.com/o/n", kinds=["raise", "shell"])
+
+
+ASSEMBLED = '''
+def check(cfg):
+    invalid_reasons = []
+    if cfg.dcp:
+        invalid_reasons.append("DCP not supported")
+    if cfg.pp > 1:
+        invalid_reasons.append(f"pipeline parallel size {cfg.pp} is not supported")
+    if invalid_reasons:
+        raise ValueError(f"Selected backend is not valid: {', '.join(invalid_reasons)}")
+
+
+def validate(items):
+    errors = ["no items given"] if not items else []
+    for item in items:
+        if item < 0:
+            errors.append(f"item {item} is negative")
+        errors += ["item list changed"]
+    raise RuntimeError("\\n".join(errors))
+
+
+def _why(size):
+    if size > 10:
+        return f"size {size} is over the limit"
+    return "size is not a number"
+
+
+class Loader:
+    def _reason(self, name):
+        return "weights of %s are missing" % name
+
+    def load(self, name, size):
+        if name:
+            raise ValueError(self._reason(name))
+        msg = _why(size)
+        raise TypeError(msg)
+
+    def nested(self, x):
+        def explain(v):
+            return f"nested helper says {v}"
+        raise KeyError(explain(x))
+
+    def unknown(self, x):
+        raise KeyError(make_it(x))
+'''
+
+
+def test_assembled_messages_keep_their_pieces():
+    found = {s["template"]["text"]: s["template"] for s in sites(ASSEMBLED)}
+    joined = found["Selected backend is not valid: {', '.join(invalid_reasons)}"]
+    assert joined["form"] == "assembled"
+    assert joined["alternatives"] == ["DCP not supported", "pipeline parallel size {cfg.pp} is not supported"]
+    assert re.fullmatch(joined["pattern"], "Selected backend is not valid: DCP not supported, pipeline parallel size 2 is not supported")
+    assert not re.fullmatch(joined["pattern"], "Selected backend is not valid: something else entirely")
+
+    errors = found['{"\\n".join(errors)}']
+    assert errors["alternatives"] == ["no items given", "item {item} is negative", "item list changed"]
+    assert errors["opaque"]  # no text of its own: keyed by where it is raised
+    assert re.fullmatch(errors["pattern"], "item -1 is negative\nitem list changed")
+
+
+def test_a_message_a_helper_returns_is_assembled_from_its_returns():
+    found = sites(ASSEMBLED)
+    by_line = {s["line"]: s["template"] for s in found}
+    method = next(t for t in by_line.values() if t["text"] == "{self._reason(name)}")
+    assert method["alternatives"] == ["weights of {name} are missing"]  # a method with no raise of its own
+    bound = next(t for t in by_line.values() if t["text"] == "{msg}")  # msg = _why(size); raise TypeError(msg)
+    assert bound["alternatives"] == ["size {size} is over the limit", "size is not a number"]
+    assert re.fullmatch(bound["pattern"], "size 12 is over the limit")
+    assert not re.fullmatch(bound["pattern"], "size 12 is over the limit, twice")  # one piece, not several
+    nested = next(t for t in by_line.values() if t["text"] == "{explain(x)}")
+    assert nested["alternatives"] == ["nested helper says {v}"]
+    unknown = next(t for t in by_line.values() if t["text"] == "{make_it(x)}")
+    assert unknown["form"] == "opaque" and unknown["alternatives"] == []
+
+
+def test_a_list_of_pieces_stays_bounded():
+    appends = "\n".join(f"    errors.append('reason number {i}')" for i in range(200))
+    (site,) = sites(f"def f():\n    errors = []\n{appends}\n    raise ValueError('; '.join(errors))\n")
+    assert len(site["template"]["alternatives"]) == 32
+
+
+# --------------------------------------------------------------------------- a crawl, and its consumers
+
+TOML = '''
+default = "acme"
+
+[upstreams.acme]
+url = "https://github.com/acme/server"
+include = ["srv/**/*.py"]
+kinds = ["raise", "assert", "log", "response"]
+
+[[upstreams.acme.responses]]
+call = "create_error_response"
+params = ["message", "err_type", "status_code"]
+error_type = "err_type"
+status_code = "status_code"
+default_error_type = "BadRequestError"
+default_status_code = 400
+'''
+
+SERVER_CODE = '''
+import logging
+from http import HTTPStatus
+
+logger = logging.getLogger(__name__)
+
+
+class Server:
+    def bind(self, port):
+        logger.warning("Address already in use. Retrying with a new port.")
+        logger.error("\\x1b[31mred\\u202e <script>alert(1)</script> %s", port)
+
+    def cancel(self, response_id):
+        return self.create_error_response(f"Response with id '{response_id}' not found.",
+                                          "NotFoundError", HTTPStatus.NOT_FOUND)
+
+
+def configure(key):
+    if key.startswith("OLD_"):
+        logger.warning("Unknown setting detected: %s", key)
+        return
+    raise ValueError(f"Unknown setting detected: {key}")
+
+
+def check(items):
+    errors = []
+    for item in items:
+        errors.append(f"item {item} is negative")
+    raise ValueError("\\n".join(errors))
+'''
+
+
+@pytest.fixture
+def crawled(fixture_repo, cli, tmp_path):
+    fixture_repo.commit({"srv/__init__.py": "", "srv/server.py": SERVER_CODE}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(TOML)
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    data = out / "acme" / "server"
+    records = {r["message"]["text"]: r for r in map(json.loads, (data / "errors.jsonl").read_text().splitlines())}
+    return data, records, config
+
+
+def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):
+    data, records, _ = crawled
+    assert cli("validate", data.parent.parent).exit_code == 0
+    log = records["Address already in use. Retrying with a new port."]
+    assert (log["kind"], log["log"], log["response"]) == ("log", {"level": "warning", "logger": "logger", "once": False}, None)
+    assert log["exception"] == {"name": "WARNING", "qualname": "logging.WARNING", "builtin_ancestor": None, "bases": []}
+    response = records["Response with id '{response_id}' not found."]
+    assert response["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response"}
+    assert response["sites"][0]["response"] == response["response"]
+    assert log["meaning"]["trigger"] == "Logged whenever `Server.bind` is called."
+    assert response["meaning"]["trigger"] == "Answered whenever `Server.cancel` is called."
+    assembled = records['{"\\n".join(errors)}']
+    assert assembled["message"]["alternatives"] == ["item {item} is negative"]
+    search = json.loads((data / "search.json").read_text())
+    row = next(e for e in search["entries"] if e["id"] == assembled["id"])
+    assert row["alternatives"] == [{"fragments": ["item ", " is negative"], "anchors": ["is"]}]  # the words at its ends may touch the next piece
+
+
+def test_show_and_render_say_how_the_error_reaches_users_escaped(crawled, cli, tmp_path):
+    data, records, _ = crawled
+    shown = cli("show", "--data", data, records["Response with id '{response_id}' not found."]["id"]).output
+    assert "Kind:       response" in shown and "Answered:   HTTP 404 NotFoundError, built by create_error_response" in shown
+    hostile = next(r for text, r in records.items() if "red" in text)
+    shown = cli("show", "--data", data, hostile["id"]).output
+    assert "Logged:     at ERROR by logger" in shown
+    assert "\x1b" not in shown and "\u202e" not in shown and "\\x1b" in shown
+    pieces = cli("show", "--data", data, records['{"\\n".join(errors)}']["id"]).output
+    assert "Piece:      item {item} is negative" in pieces
+    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
+    page = (tmp_path / "site" / "errors" / f"{hostile['id']}.html").read_text()
+    assert "<dt>Logged</dt><dd><code>at ERROR by logger</code></dd>" in page
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert cli("render", "--data", data, "--out", tmp_path / "md", "--format", "markdown").exit_code == 0
+    md = (tmp_path / "md" / "errors" / f"{hostile['id']}.md").read_text()
+    assert "- **Logged:** `at ERROR by logger`" in md
+
+
+@pytest.mark.parametrize("paste", [
+    "WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
+    "(APIServer pid=123) WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
+])
+def test_match_finds_a_log_line_with_its_prefix(crawled, cli, paste):
+    data, records, _ = crawled
+    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    assert got["matches"][0]["id"] == records["Address already in use. Retrying with a new port."]["id"]
+
+
+@pytest.mark.parametrize("paste", [
+    '{"error": {"message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}}',
+    '{"object": "error", "message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}',
+])
+def test_match_finds_a_json_error_body(crawled, cli, paste):
+    data, records, _ = crawled
+    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    assert got["matches"][0]["id"] == records["Response with id '{response_id}' not found."]["id"]
+
+
+def test_match_finds_an_assembled_message_by_its_pieces(crawled, cli):
+    data, records, _ = crawled
+    paste = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: item -3 is negative\nitem -1 is negative"
+    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    assert got["matches"][0]["id"] == records['{"\\n".join(errors)}']["id"]
+
+
+def test_diff_reports_a_changed_log_like_a_raise(crawled, fixture_repo, cli, tmp_path):
+    data, records, config = crawled
+    fixture_repo.commit({"srv/server.py": SERVER_CODE.replace("Retrying with a new port.", "Retrying with another port.")}, tag="v2")
+    out = cli("diff", "v1", "v2", "--repo", fixture_repo.path, "--config", config, "--format", "json").stdout
+    report = json.loads(out)
+    changes = {c["kind"]: c for c in report["changes"]}
+    assert changes["reworded"]["old_id"] == records["Address already in use. Retrying with a new port."]["id"]
+
+
+@pytest.mark.parametrize("paste, kind", [
+    ("(APIServer pid=7) WARNING 11-30 14:21:45 [server.py:20] Unknown setting detected: OLD_X", "log"),
+    ("ValueError: Unknown setting detected: X", "raise"),
+    ("ERROR 11-30 14:21:45 [server.py:20] ValueError: Unknown setting detected: X", "raise"),
+    ("Unknown setting detected: X", "raise"),  # a bare message: a raise before a log of the same words
+])
+def test_a_log_prefix_picks_the_log_entry_and_an_exception_the_raise(crawled, cli, paste, kind):
+    data, _, _ = crawled
+    ids = {r["kind"]: r["id"] for r in map(json.loads, (data / "errors.jsonl").read_text().splitlines())
+           if r["message"]["text"] == "Unknown setting detected: {key}"}
+    assert set(ids) == {"log", "raise"}
+    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    assert got["matches"][0]["id"] == ids[kind]
+    assert [m["id"] for m in got["matches"]].count(ids[kind]) == 1
+
+
+@pytest.mark.parametrize("bad", ['call = "a.b"', 'call = "x"\ndefault_status_code = 999', 'call = "x"\nshell = "rm -rf /"'])
+def test_a_bad_response_builder_is_one_line(fixture_repo, cli, tmp_path, bad):
+    fixture_repo.commit({"srv/server.py": SERVER_CODE}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(TOML.split("[[upstreams.acme.responses]]")[0] + "[[upstreams.acme.responses]]\n" + bad + "\n")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.count("\n") == 1 and result.output.startswith("errcat: ") and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_branch_that_calls_a_builtin_keeps_the_message_another_branch_sets():
+    # err = str(e) in one branch is no helper, and must not hide "blocked." set in the other
+    code = '''
+    def guard(e):
+        if "No GPUs" in str(e):
+            err_msg = "CUDA initialization is blocked."
+        else:
+            err_msg = str(e)
+        raise RuntimeError(err_msg) from e
+    '''
+    (site,) = sites(code)
+    assert site["template"]["text"] == "CUDA initialization is blocked."
