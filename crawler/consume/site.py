@@ -218,6 +218,28 @@ SEARCH_JS = r"""
     if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
     return null;
   }
+  // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
+  // `raise X("...", "...")` holds the message as string literals.
+  var FRAME = /^\s*File "[^"\n]{1,1000}", line \d{1,9}, in \S{1,200}/, RAISE = /^\s*raise [A-Za-z_][\w.]{0,200}\(/;
+  var LITERAL = /[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)/g;
+  function raiseMessage(lines) {
+    var frame = -1;
+    for (var i = 0; i < lines.length; i++) {
+      if (FRAME.test(lines[i])) frame = i;
+      else if (exceptionLine(lines[i])) frame = -1;
+    }
+    if (frame < 0 || frame + 1 >= lines.length) return null;
+    var m = RAISE.exec(lines[frame + 1]);
+    if (!m) return null;
+    var parts = [], chunk = lines.slice(frame + 1, frame + 10);
+    for (var k = 0; k < chunk.length; k++) {
+      var line = k ? chunk[k].trim() : chunk[0].slice(m[0].length).trim();
+      if (k && !/^(?:'|"|f'|f"|r'|r")/.test(line)) break;
+      line.replace(LITERAL, function (all, dq, sq) { parts.push(dq !== undefined ? dq : (sq || "")); return all; });
+    }
+    var message = parts.join("").trim();
+    return message.length >= 4 ? message : null;
+  }
   function candidates(text) {
     var lines = text.split("\n").slice(-MAX_LINES).map(cleanLine), out = [];
     for (var i = lines.length - 1; i >= 0 && out.length < MAX_CANDIDATES; i--) {
@@ -241,6 +263,8 @@ SEARCH_JS = r"""
       var j = /['"]message['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(t);
       if (j && extra.length < MAX_CANDIDATES) extra.push(j[1] !== undefined ? j[1] : j[2]);
     });
+    var raised = raiseMessage(lines);
+    if (raised) extra.unshift(raised);
     out.push(m ? m[1] : whole);
     return {messages: out, extra: extra, cleaned: lines.join("\n")};
   }
@@ -275,6 +299,88 @@ SEARCH_JS = r"""
     return (!endsLiteral || pos === n) ? covered : null;
   }
   window.errcatCandidates = candidates;
+  // difflib.SequenceMatcher(None, a, b).ratio() and .quick_ratio() over code points, as
+  // match.py's nearest computes them (autojunk: in a b of 200 or more, elements more frequent
+  // than 1% + 1 are left out of the index, as difflib does).
+  function seqMatcher(a, b) {
+    a = Array.from(a); b = Array.from(b);
+    var b2j = new Map(), n = b.length;
+    b.forEach(function (c, j) { if (!b2j.has(c)) b2j.set(c, []); b2j.get(c).push(j); });
+    if (n >= 200) {
+      var ntest = Math.floor(n / 100) + 1;
+      Array.from(b2j.keys()).forEach(function (c) { if (b2j.get(c).length > ntest) b2j.delete(c); });
+    }
+    function longest(alo, ahi, blo, bhi) {
+      var besti = alo, bestj = blo, bestsize = 0, j2len = new Map();
+      for (var i = alo; i < ahi; i++) {
+        var next = new Map(), js = b2j.get(a[i]) || [];
+        for (var t = 0; t < js.length; t++) {
+          var j = js[t];
+          if (j < blo) continue;
+          if (j >= bhi) break;
+          var k = (j2len.get(j - 1) || 0) + 1;
+          next.set(j, k);
+          if (k > bestsize) { besti = i - k + 1; bestj = j - k + 1; bestsize = k; }
+        }
+        j2len = next;
+      }
+      while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) { besti--; bestj--; bestsize++; }
+      while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] === b[bestj + bestsize]) bestsize++;
+      return [besti, bestj, bestsize];
+    }
+    return {
+      ratio: function () {
+        var total = a.length + b.length, matched = 0, queue = [[0, a.length, 0, n]];
+        if (!total) return 1;
+        while (queue.length) {
+          var q = queue.pop(), m = longest(q[0], q[1], q[2], q[3]);
+          if (!m[2]) continue;
+          matched += m[2];
+          if (q[0] < m[0] && q[2] < m[1]) queue.push([q[0], m[0], q[2], m[1]]);
+          if (m[0] + m[2] < q[1] && m[1] + m[2] < q[3]) queue.push([m[0] + m[2], q[1], m[1] + m[2], q[3]]);
+        }
+        return 2 * matched / total;
+      }
+    };
+  }
+  window.errcatRatio = function (a, b) { return seqMatcher(a, b).ratio(); };
+  // match.py's Matcher.nearest: among the NEAREST_POOL entries sharing the message's rarest
+  // words (idf-weighted), the most similar wordings: the template as a message shows it
+  // (fields as "…"), whole and cut to the message's length.
+  var NEAREST_POOL = 12, postings = null;
+  function postingLists() {
+    if (postings) return postings;
+    postings = new Map();
+    data.entries.forEach(function (e, n) {
+      new Set(words(e.fragments.join(" "))).forEach(function (w) {
+        if (!postings.has(w)) postings.set(w, []);
+        postings.get(w).push(n);
+      });
+    });
+    return postings;
+  }
+  function sharingWords(message, limit) {
+    var lists = postingLists(), total = data.entries.length || 1, scores = new Map();
+    var mine = Array.from(new Set(words(message))).sort().filter(function (w) { return lists.has(w); });
+    mine.sort(function (x, y) { return lists.get(x).length - lists.get(y).length; });
+    mine.slice(0, 12).forEach(function (w) {
+      var plist = lists.get(w), idf = Math.log(1 + total / plist.length);
+      plist.forEach(function (n) { scores.set(n, (scores.get(n) || 0) + idf); });
+    });
+    return Array.from(scores.keys()).sort(function (x, y) { return scores.get(y) - scores.get(x); }).slice(0, limit)
+      .map(function (n) { return data.entries[n]; });
+  }
+  function nearest(message) {
+    message = Array.from(message).slice(0, 500).join("");
+    var size = Array.from(message).length;
+    return sharingWords(message, NEAREST_POOL).map(function (e) {
+      var literal = Array.from(e.fragments.length ? e.fragments.join("\u2026") : e.text);
+      var whole = seqMatcher(message, literal.slice(0, 500).join("")).ratio();
+      var cut = seqMatcher(message, literal.slice(0, size + 5).join("")).ratio();
+      return [e, Math.max(whole, 0.95 * cut)];
+    });
+  }
+  window.errcatNearest = function (m) { return nearest(m).map(function (p) { return [p[0].id, p[1]]; }); };
   function umbrella(e) {
     var t = e.text.toLowerCase();
     return e.exception === "EngineDeadError" || t.indexOf("root cause") >= 0 || t.indexOf("see stack trace") >= 0 ||
@@ -350,6 +456,28 @@ SEARCH_JS = r"""
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
       .slice(0, 25);
     var causes = ranked.some(function (p) { return p[0] >= 200000; });
+    if (!causes && !foreign.length) {
+      // nothing but umbrellas (or nothing at all), as in match.py: the nearest wordings to the
+      // paste's last exception lines, reworded since the release it came from, rank as weak ones
+      var umbrellaLines = new Set(), seen = new Set(), best = new Map();
+      ranked.forEach(function (p) { if (p[0] >= 100000) msgs.forEach(function (m) { if (fit(p[1], [m], foreignMsgs)) umbrellaLines.add(m); }); });
+      // as match.py orders them: exception lines (the last first), then the other readings
+      var lines = read.messages.slice(0, -1).concat(read.extra, read.messages.slice(-1));
+      lines.filter(function (m) {
+        if (seen.has(m) || umbrellaLines.has(m) || m.length <= 3) return false;
+        seen.add(m); return true;
+      }).slice(0, 4).forEach(function (m) {
+        nearest(m).forEach(function (p) { if (!best.has(p[0].id) || p[1] > best.get(p[0].id)[1]) best.set(p[0].id, p); });
+      });
+      var near = Array.from(best.values()).sort(function (x, y) { return y[1] - x[1] || (x[0].id < y[0].id ? -1 : 1); }).slice(0, 5);
+      near.forEach(function (p) {
+        var s = 1000 + Math.round(999 * p[1]), have = ranked.filter(function (r) { return r[1] === p[0]; })[0];
+        if (have) { if (have[0] < s && have[0] < 100000) have[0] = s; }
+        else ranked.push([s, p[0]]);
+      });
+      ranked.sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); });
+      ranked = ranked.slice(0, 25);
+    }
     ranked.forEach(function (p) {
       var e = p[1], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
