@@ -497,6 +497,19 @@ SEARCH_JS = r"""
     }
   }
   box.addEventListener("input", run);
+  // Keyboard: Down from the box to the first result, Up/Down between results, Escape back to
+  // the box; Enter follows the focused link (a plain link: Tab reaches each one too).
+  function links() { return Array.prototype.slice.call(list.querySelectorAll("a")); }
+  box.addEventListener("keydown", function (ev) {
+    if (ev.key === "ArrowDown" && links().length) { ev.preventDefault(); links()[0].focus(); }
+  });
+  list.addEventListener("keydown", function (ev) {
+    var all = links(), i = all.indexOf(document.activeElement);
+    if (i < 0) return;
+    if (ev.key === "ArrowDown" && i + 1 < all.length) { ev.preventDefault(); all[i + 1].focus(); }
+    else if (ev.key === "ArrowUp") { ev.preventDefault(); (i ? all[i - 1] : box).focus(); }
+    else if (ev.key === "Escape") { ev.preventDefault(); box.focus(); }
+  });
   var params = new URLSearchParams(window.location.search);
   if (params.get("q")) { box.value = params.get("q"); run(); }
 })();
@@ -518,7 +531,7 @@ def _layout(title: str, body: str, root: str, repo: str, scripts: tuple[str, ...
 <header class="site"><a class="home" href="{root}index.html">{esc(repo)} error catalogue</a>
 <textarea id="search" rows="1" placeholder="Paste an error message, a traceback or a log, or search…" autocomplete="off" spellcheck="false" aria-label="Search the catalogue"></textarea>
 </header>
-<ul id="results" aria-live="polite"></ul>
+<ul id="results" aria-live="polite" aria-label="Search results"></ul>
 <main>
 {body}
 </main>

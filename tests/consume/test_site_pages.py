@@ -12,43 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.catalogue.search import search_file
 from crawler.consume.highlight import highlight_python
 from crawler.consume.site_markdown import code_language, markdown_html, safe_link
-from crawler.publish.writer import render_dataset, write_dataset
-
-CURATED_MD = {
-    "what_it_means": ("The `kind` is not one of the **valid** kinds. See [the docs](https://docs.vllm.ai/x) and "
-                      "[a page](other.html); [bad](javascript:alert(1)) [data](data:text/html,x) [plain](http://evil.example/) "
-                      "[proto](//evil.example/x) ![img](https://evil.example/p.png) <script>alert(2)</script>"),
-    "solutions": ["Pass `--kv-cache-dtype auto`.", "Restart & retry <b>now</b>."],
-    "example_fix": {"before": "vllm serve m --kv-cache-dtype fp9\n", "after": "vllm serve m --kv-cache-dtype auto\n"},
-    "defensive_patterns": [{"strategy": "Check with `assert`:", "code": "assert kind in KINDS\n"}],
-    "prevention": ["Read the list:\n\n```bash\nvllm serve --help | grep kv\n```"],
-}
-
-
-def _dataset(tmp: Path, ref: str | None = "v1") -> tuple[Path, dict[str, dict]]:
-    recs = cd.records()
-    by_text = {r["message"]["text"]: r for r in recs}
-    by_text[cd.KV["text"]]["explanation"].update(CURATED_MD)
-    by_text[cd.ADJACENT["text"]]["meaning"]["trigger"] = "Raised when `a0` is <bad>."
-    for n, r in enumerate(sorted(recs, key=lambda r: r["id"])):
-        first = "v0.9.0" if n % 3 == 0 else "v0.10.0"
-        r["history"] = {"first_seen": {"version": first, "commit": "a" * 40}, "last_seen": {"version": "v0.11.0", "commit": "b" * 40}}
-    retired = sorted(recs, key=lambda r: r["id"])[-1]
-    retired["history"].update(retired=True, removed_in={"version": "v0.11.0", "commit": "b" * 40},
-                              retired_note="removed in v0.11.0", last_seen={"version": "v0.10.0", "commit": "a" * 40})
-    successor = sorted(recs, key=lambda r: r["id"])[0]
-    retired["history"]["replaced_by"] = successor["id"]
-    successor["history"]["replaces"] = [retired["id"]]
-    manifest = cd.manifest_for(recs)
-    manifest["ref"] = ref
-    manifest["counts"] = {**manifest["counts"], "entries": len(recs) - 1, "retired": 1}
-    out = write_dataset(tmp / "out" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
-    by_text["_ordered"] = sorted(recs, key=lambda r: r["id"])  # type: ignore[assignment]
-    return out, by_text
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
@@ -57,7 +22,7 @@ def site(tmp_path_factory):
     from crawler.cli.main import main
 
     tmp = tmp_path_factory.mktemp("pages")
-    dataset, records = _dataset(tmp)
+    dataset, records = cd.write_rich(tmp)
     changelog = tmp / "changelog.md"
     changelog.write_text("## vLLM v0.11.0\n\n- 1 removed: `Bad x`\n- [evil](javascript:alert(3)) <img src=x onerror=alert(4)>\n")
     for fmt in ("html", "markdown"):
@@ -131,7 +96,7 @@ def test_empty_sections_are_left_out_and_derived_ones_labelled(site):
 
 
 def test_the_analysed_line_has_no_empty_ref(tmp_path):
-    dataset, _ = _dataset(tmp_path, ref=None)
+    dataset, _ = cd.write_rich(tmp_path, ref=None)
     from crawler.consume.site import render_site
 
     render_site(dataset, tmp_path / "site")
@@ -179,7 +144,7 @@ def test_the_changelog_is_on_the_index_without_live_markup(site):
 def test_a_changelog_that_is_not_text_is_one_line(tmp_path):
     from helpers import run_errcat
 
-    dataset, _ = _dataset(tmp_path)
+    dataset, _ = cd.write_rich(tmp_path)
     bad = tmp_path / "changelog.md"
     bad.write_bytes(b"\xff\xfe not utf-8")
     result = run_errcat(["render", "--data", dataset, "--out", tmp_path / "site", "--changelog", bad], "as is", tmp_path)
@@ -208,4 +173,4 @@ def test_highlighting_marks_python():
 def test_the_record_json_beside_the_page_is_the_record(site):
     tmp, records = site
     kv = records[cd.KV["text"]]
-    assert json.loads((tmp / "html" / "errors" / f"{kv['id']}.json").read_bytes())["explanation"]["solutions"] == CURATED_MD["solutions"]
+    assert json.loads((tmp / "html" / "errors" / f"{kv['id']}.json").read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
