@@ -159,3 +159,10 @@ def write_rich(tmp: Path, ref: str | None = "v1") -> tuple[Path, dict]:
     out = write_dataset(tmp / "out" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
     by_text["_ordered"] = sorted(recs, key=lambda r: r["id"])  # type: ignore[assignment]
     return out, by_text
+
+
+def write_changelog(tmp: Path) -> Path:
+    """A sync changelog with a hostile link and raw HTML in it."""
+    changelog = tmp / "changelog.md"
+    changelog.write_text("## vLLM v0.11.0\n\n- 1 removed: `Bad x`\n- [evil](javascript:alert(3)) <img src=x onerror=alert(4)>\n")
+    return changelog

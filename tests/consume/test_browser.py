@@ -300,9 +300,7 @@ def rich_site(tmp_path_factory):
     """The site of a dataset with curated Markdown, history (the index's chart) and a changelog."""
     tmp = tmp_path_factory.mktemp("rich")
     dataset, records = cd.write_rich(tmp)
-    changelog = tmp / "changelog.md"
-    changelog.write_text("## v0.11.0\n\n- 1 removed, 0 added\n")
-    render_site(dataset, tmp / "site", changelog=changelog)
+    render_site(dataset, tmp / "site", changelog=cd.write_changelog(tmp))
     return tmp / "site", records
 
 

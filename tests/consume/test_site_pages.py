@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from crawler.consume.highlight import highlight_python
 from crawler.consume.site_markdown import code_language, markdown_html, safe_link
 
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     from click.testing import CliRunner
@@ -23,8 +24,7 @@ def site(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("pages")
     dataset, records = cd.write_rich(tmp)
-    changelog = tmp / "changelog.md"
-    changelog.write_text("## vLLM v0.11.0\n\n- 1 removed: `Bad x`\n- [evil](javascript:alert(3)) <img src=x onerror=alert(4)>\n")
+    changelog = cd.write_changelog(tmp)
     for fmt in ("html", "markdown"):
         args = ["render", "--data", str(dataset), "--out", str(tmp / fmt), "--format", fmt]
         result = CliRunner().invoke(main, args + (["--changelog", str(changelog)] if fmt == "html" else []))
