@@ -51,7 +51,7 @@ def code_language(code: str) -> str:
 
 @lru_cache(maxsize=8)
 def _formatter() -> Any:
-    from pygments.formatters import HtmlFormatter
+    from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 
     return HtmlFormatter(nowrap=True)
 
@@ -59,9 +59,9 @@ def _formatter() -> Any:
 def highlight_block(code: str, lang: str) -> str:
     """A code block in ``lang`` (any name Pygments knows; unknown ones stay plain), as
     ``<pre class="highlight">``."""
-    from pygments import highlight
-    from pygments.lexers import get_lexer_by_name
-    from pygments.util import ClassNotFound
+    from pygments import highlight  # type: ignore[import-untyped]
+    from pygments.lexers import get_lexer_by_name  # type: ignore[import-untyped]
+    from pygments.util import ClassNotFound  # type: ignore[import-untyped]
 
     from crawler.consume.highlight import highlight_python
 
