@@ -192,7 +192,7 @@ def site_links(site: Path) -> list[str]:
     return links
 
 
-SITE_FILES = re.compile(r"(\.errcat-site|index\.(html|md)|style\.css|search\.js|search-index\.js|search\.json|errors/[0-9a-f]{16}\.(html|md|json))")
+SITE_FILES = re.compile(r"(\.errcat-site|index\.(html|md|js)|style\.css|search\.js|search-index\.js|search\.json|errors/[0-9a-f]{16}\.(html|md|json))")
 
 
 def link_ok(url: str) -> bool:
