@@ -575,7 +575,7 @@ def _kind_rows(r: dict[str, Any]) -> str:
 STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
 
 
-def _history_html(r: dict[str, Any]) -> str:
+def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
     """First seen, last seen, removal and rewording, from ``Record.history`` (absent before a
     history or sync run covered the entry)."""
     h = r.get("history")
@@ -591,15 +591,18 @@ def _history_html(r: dict[str, Any]) -> str:
     if h.get("retired"):
         rows.append(("Removed in", when(h.get("removed_in"))))
     if h.get("replaces"):
-        rows.append(("Reworded from", ", ".join(_entry_link(i) for i in h["replaces"])))
+        rows.append(("Reworded from", ", ".join(_entry_link(i, titles) for i in h["replaces"])))
     if h.get("replaced_by"):
-        rows.append(("Reworded as", _entry_link(h["replaced_by"])))
+        rows.append(("Reworded as", _entry_link(h["replaced_by"], titles)))
     note = f'<p class="retired">{esc(h["retired_note"])}</p>' if h.get("retired_note") else ""
     return _section("history", "History", note + '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>")
 
 
-def _entry_link(eid: str) -> str:
-    return f'<a href="{esc(eid)}.html"><code>{esc(eid)}</code></a>' if ID_RE.fullmatch(eid) else f"<code>{esc(eid)}</code>"
+def _entry_link(eid: str, titles: dict[str, str]) -> str:
+    """Another entry by its title, linked when the site has its page."""
+    if eid in titles and ID_RE.fullmatch(eid):
+        return f'<a href="{esc(eid)}.html">{esc(titles[eid])}</a> <code>{esc(eid)}</code>'
+    return f"<code>{esc(eid)}</code>"
 
 
 def _curated_html(ex: dict[str, Any]) -> list[str]:
@@ -647,7 +650,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     )
     msg = r["message"]
     parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
-    parts.append(_history_html(r))
+    parts.append(_history_html(r, titles))
     curated = _curated_html(ex)
     parts += curated[:1]  # what it means, before the code
     snippet = site["snippet"]
