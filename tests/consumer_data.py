@@ -124,3 +124,45 @@ def write_many(root: Path, n: int, version: str, drop: int = 0) -> Path:
     recs = build_records(IDENTITY, sites, {})
     manifest = manifest_for(recs)
     return write_dataset(root / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
+
+
+CURATED_MD = {
+    "what_it_means": ("The `kind` is not one of the **valid** kinds. See [the docs](https://docs.vllm.ai/x) and "
+                      "[a page](other.html); [bad](javascript:alert(1)) [data](data:text/html,x) [plain](http://evil.example/) "
+                      "[proto](//evil.example/x) ![img](https://evil.example/p.png) <script>alert(2)</script>"),
+    "solutions": ["Pass `--kv-cache-dtype auto`.", "Restart & retry <b>now</b>."],
+    "example_fix": {"before": "vllm serve m --kv-cache-dtype fp9\n", "after": "vllm serve m --kv-cache-dtype auto\n"},
+    "defensive_patterns": [{"strategy": "Check with `assert`:", "code": "assert kind in KINDS\n"}],
+    "prevention": ["Read the list:\n\n```bash\nvllm serve --help | grep kv\n```"],
+}
+
+
+def write_rich(tmp: Path, ref: str | None = "v1") -> tuple[Path, dict]:
+    """The fixture dataset with curated Markdown (hostile links and HTML in it), a derived
+    trigger, and history over three releases (one entry retired, reworded as another)."""
+    recs = records()
+    by_text = {r["message"]["text"]: r for r in recs}
+    by_text[KV["text"]]["explanation"].update(CURATED_MD)
+    by_text[ADJACENT["text"]]["meaning"]["trigger"] = "Raised when `a0` is <bad>."
+    for n, r in enumerate(sorted(recs, key=lambda r: r["id"])):
+        first = "v0.9.0" if n % 3 == 0 else "v0.10.0"
+        r["history"] = {"first_seen": {"version": first, "commit": "a" * 40}, "last_seen": {"version": "v0.11.0", "commit": "b" * 40}}
+    retired = sorted(recs, key=lambda r: r["id"])[-1]
+    retired["history"].update(retired=True, removed_in={"version": "v0.11.0", "commit": "b" * 40},
+                              retired_note="removed in v0.11.0", last_seen={"version": "v0.10.0", "commit": "a" * 40})
+    successor = sorted(recs, key=lambda r: r["id"])[0]
+    retired["history"]["replaced_by"] = successor["id"]
+    successor["history"]["replaces"] = [retired["id"]]
+    manifest = manifest_for(recs)
+    manifest["ref"] = ref
+    manifest["counts"] = {**manifest["counts"], "entries": len(recs) - 1, "retired": 1}
+    out = write_dataset(tmp / "out" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
+    by_text["_ordered"] = sorted(recs, key=lambda r: r["id"])  # type: ignore[assignment]
+    return out, by_text
+
+
+def write_changelog(tmp: Path) -> Path:
+    """A sync changelog with a hostile link and raw HTML in it."""
+    changelog = tmp / "changelog.md"
+    changelog.write_text("## vLLM v0.11.0\n\n- 1 removed: `Bad x`\n- [evil](javascript:alert(3)) <img src=x onerror=alert(4)>\n")
+    return changelog

@@ -144,7 +144,9 @@ def _print_text(result) -> None:
               help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True, help="Where to write the site.")
 @click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
-def render(data: Path, out: Path, fmt: str) -> None:
+@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False),
+              help="The Markdown changelog of the last sync (errcat sync --changelog), shown on the index.")
+def render(data: Path, out: Path, fmt: str, changelog: Path | None) -> None:
     """Write the catalogue as a static site: one page per entry, an index, offline search.
 
     The HTML site works from file:// with no network: open OUT/index.html. The JSON of each
@@ -156,7 +158,7 @@ def render(data: Path, out: Path, fmt: str) -> None:
     datasets = datasets_under(data)
     if len(datasets) != 1:
         raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
-    count = render_site(datasets[0], out, fmt, progress=REPORTER)
+    count = render_site(datasets[0], out, fmt, progress=REPORTER, changelog=changelog)
     echo(f"{count} pages in {out}")
 
 

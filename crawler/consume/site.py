@@ -28,17 +28,18 @@ import stat
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import PythonLexer
 
 from crawler.base.errors import UsageError
-from crawler.base.jsonio import dumps
+from crawler.base.jsonio import dumps, dumps_line
 from crawler.base.progress import task
+from crawler.consume.highlight import highlight_python
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
+from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
+from crawler.consume.site_markdown import code_language, highlight_block, markdown_html, markdown_inline
 from crawler.consume.surface_rows import surface_rows
-from crawler.model.records import URL_PATTERN
+from crawler.model.records import ID_RE, URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
 
@@ -72,12 +73,8 @@ _FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
 
 
 def code_html(code: str, start: int | None = None, hl: list[int] | None = None) -> str:
-    opts: dict[str, Any] = {"cssclass": "highlight", "wrapcode": True}
-    if start is not None:
-        opts.update(linenos="inline", linenostart=start)
-        if hl:
-            opts["hl_lines"] = [n - start + 1 for n in hl]
-    return highlight(code, PythonLexer(), HtmlFormatter(**opts))
+    """Python source highlighted (highlight.py), numbered from ``start``, lines ``hl`` marked."""
+    return highlight_python(code, start, set(hl or ()))
 
 
 def _shown_lines(loc: dict[str, Any], snippet: dict[str, Any]) -> list[int]:
@@ -91,25 +88,45 @@ def _shown_lines(loc: dict[str, Any], snippet: dict[str, Any]) -> list[int]:
 # --------------------------------------------------------------------------- HTML
 
 STYLE = """
-body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem 1.5rem;color:#1b1b1b}
-header.site{display:flex;gap:1rem;align-items:baseline;flex-wrap:wrap;border-bottom:1px solid #ddd;padding-bottom:.5rem}
+*,*::before,*::after{box-sizing:border-box}
+body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:0 auto;padding:1rem;color:#1b1b1b;overflow-wrap:anywhere}
+header.site{display:flex;gap:.5rem 1rem;align-items:baseline;flex-wrap:wrap;border-bottom:1px solid #ddd;padding-bottom:.5rem}
 header.site a.home{font-weight:600;text-decoration:none}
-h1{font-size:1.4rem;word-break:break-word}
+a{color:#0b57d0}
+a:focus-visible,summary:focus-visible,textarea:focus-visible,select:focus-visible,input:focus-visible{outline:3px solid #0b57d0;outline-offset:2px}
+h1{font-size:1.4rem}
 h2{font-size:1.1rem;margin-top:1.6rem;border-bottom:1px solid #eee}
 code,pre{font:13px/1.4 ui-monospace,monospace}
-pre{white-space:pre-wrap;word-break:break-word}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;max-width:100%}
 .message{background:#f6f6f6;padding:.5rem .75rem;border-left:3px solid #c33}
-.muted{color:#777;font-style:italic}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}
+.muted{color:#595959;font-style:italic}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2rem 1rem}
 dl.facts dt{font-weight:600}
-.highlight{background:#fafafa;padding:.25rem .5rem;overflow-x:auto}
-.highlight .hll{background:#fff3b0}
+dl.facts dd{margin:0;min-width:0}
+@media (max-width:30rem){dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-left:1rem}}
+.highlight{background:#fafafa;padding:.25rem .5rem}
+.highlight .hll{background:#fff3b0;display:block}
+.highlight .ln{color:#6e6e6e;padding-right:.8em;user-select:none}
 #search{width:100%;font-size:1rem;padding:.4rem;resize:vertical;font-family:inherit}
 #results{list-style:none;padding:0}
 #results li{padding:.25rem 0;border-bottom:1px solid #f0f0f0}
-table.entries{border-collapse:collapse;width:100%}
-table.entries td{padding:.2rem .4rem;border-bottom:1px solid #f0f0f0;vertical-align:top}
+#results li a[aria-selected=true]{background:#e8f0fe}
 .badge{font-size:.75rem;padding:0 .35rem;border-radius:.3rem;background:#eee}
+.controls{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;align-items:center;margin:.5rem 0}
+.controls fieldset{border:0;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.controls legend{font-weight:600;float:left;margin-right:.5rem}
+.count{font-size:.8rem;color:#444;background:#eee;border-radius:.6rem;padding:0 .45rem}
+details.group{border-bottom:1px solid #eee;padding:.2rem 0}
+details.group summary{cursor:pointer}
+ul.entries{list-style:none;padding-left:.75rem;margin:.25rem 0}
+ul.entries li{padding:.2rem 0;border-bottom:1px solid #f4f4f4}
+ul.entries .meta{display:block;font-size:.8rem;color:#555}
+ul.exceptions{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.st-explained{color:#1b5e20}.st-derived{color:#0d47a1}.retired{color:#8a1c1c}
+.chart-box{overflow:hidden}
+svg.chart{max-width:100%;height:auto}
+table.numbers{border-collapse:collapse}
+table.numbers td,table.numbers th{padding:.1rem .6rem;border-bottom:1px solid #eee;text-align:right}
 """
 
 SEARCH_JS = r"""
@@ -202,6 +219,28 @@ SEARCH_JS = r"""
     if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
     return null;
   }
+  // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
+  // `raise X("...", "...")` holds the message as string literals.
+  var FRAME = /^\s*File "[^"\n]{1,1000}", line \d{1,9}, in \S{1,200}/, RAISE = /^\s*raise [A-Za-z_][\w.]{0,200}\(/;
+  var LITERAL = /[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)/g;
+  function raiseMessage(lines) {
+    var frame = -1;
+    for (var i = 0; i < lines.length; i++) {
+      if (FRAME.test(lines[i])) frame = i;
+      else if (exceptionLine(lines[i])) frame = -1;
+    }
+    if (frame < 0 || frame + 1 >= lines.length) return null;
+    var m = RAISE.exec(lines[frame + 1]);
+    if (!m) return null;
+    var parts = [], chunk = lines.slice(frame + 1, frame + 10);
+    for (var k = 0; k < chunk.length; k++) {
+      var line = k ? chunk[k].trim() : chunk[0].slice(m[0].length).trim();
+      if (k && !/^(?:'|"|f'|f"|r'|r")/.test(line)) break;
+      line.replace(LITERAL, function (all, dq, sq) { parts.push(dq !== undefined ? dq : (sq || "")); return all; });
+    }
+    var message = parts.join("").trim();
+    return message.length >= 4 ? message : null;
+  }
   function candidates(text) {
     var lines = text.split("\n").slice(-MAX_LINES).map(cleanLine), out = [];
     for (var i = lines.length - 1; i >= 0 && out.length < MAX_CANDIDATES; i--) {
@@ -225,6 +264,8 @@ SEARCH_JS = r"""
       var j = /['"]message['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(t);
       if (j && extra.length < MAX_CANDIDATES) extra.push(j[1] !== undefined ? j[1] : j[2]);
     });
+    var raised = raiseMessage(lines);
+    if (raised) extra.unshift(raised);
     out.push(m ? m[1] : whole);
     return {messages: out, extra: extra, cleaned: lines.join("\n")};
   }
@@ -259,6 +300,88 @@ SEARCH_JS = r"""
     return (!endsLiteral || pos === n) ? covered : null;
   }
   window.errcatCandidates = candidates;
+  // difflib.SequenceMatcher(None, a, b).ratio() and .quick_ratio() over code points, as
+  // match.py's nearest computes them (autojunk: in a b of 200 or more, elements more frequent
+  // than 1% + 1 are left out of the index, as difflib does).
+  function seqMatcher(a, b) {
+    a = Array.from(a); b = Array.from(b);
+    var b2j = new Map(), n = b.length;
+    b.forEach(function (c, j) { if (!b2j.has(c)) b2j.set(c, []); b2j.get(c).push(j); });
+    if (n >= 200) {
+      var ntest = Math.floor(n / 100) + 1;
+      Array.from(b2j.keys()).forEach(function (c) { if (b2j.get(c).length > ntest) b2j.delete(c); });
+    }
+    function longest(alo, ahi, blo, bhi) {
+      var besti = alo, bestj = blo, bestsize = 0, j2len = new Map();
+      for (var i = alo; i < ahi; i++) {
+        var next = new Map(), js = b2j.get(a[i]) || [];
+        for (var t = 0; t < js.length; t++) {
+          var j = js[t];
+          if (j < blo) continue;
+          if (j >= bhi) break;
+          var k = (j2len.get(j - 1) || 0) + 1;
+          next.set(j, k);
+          if (k > bestsize) { besti = i - k + 1; bestj = j - k + 1; bestsize = k; }
+        }
+        j2len = next;
+      }
+      while (besti > alo && bestj > blo && a[besti - 1] === b[bestj - 1]) { besti--; bestj--; bestsize++; }
+      while (besti + bestsize < ahi && bestj + bestsize < bhi && a[besti + bestsize] === b[bestj + bestsize]) bestsize++;
+      return [besti, bestj, bestsize];
+    }
+    return {
+      ratio: function () {
+        var total = a.length + b.length, matched = 0, queue = [[0, a.length, 0, n]];
+        if (!total) return 1;
+        while (queue.length) {
+          var q = queue.pop(), m = longest(q[0], q[1], q[2], q[3]);
+          if (!m[2]) continue;
+          matched += m[2];
+          if (q[0] < m[0] && q[2] < m[1]) queue.push([q[0], m[0], q[2], m[1]]);
+          if (m[0] + m[2] < q[1] && m[1] + m[2] < q[3]) queue.push([m[0] + m[2], q[1], m[1] + m[2], q[3]]);
+        }
+        return 2 * matched / total;
+      }
+    };
+  }
+  window.errcatRatio = function (a, b) { return seqMatcher(a, b).ratio(); };
+  // match.py's Matcher.nearest: among the NEAREST_POOL entries sharing the message's rarest
+  // words (idf-weighted), the most similar wordings: the template as a message shows it
+  // (fields as "…"), whole and cut to the message's length.
+  var NEAREST_POOL = 12, postings = null;
+  function postingLists() {
+    if (postings) return postings;
+    postings = new Map();
+    data.entries.forEach(function (e, n) {
+      new Set(words(e.fragments.join(" "))).forEach(function (w) {
+        if (!postings.has(w)) postings.set(w, []);
+        postings.get(w).push(n);
+      });
+    });
+    return postings;
+  }
+  function sharingWords(message, limit) {
+    var lists = postingLists(), total = data.entries.length || 1, scores = new Map();
+    var mine = Array.from(new Set(words(message))).sort().filter(function (w) { return lists.has(w); });
+    mine.sort(function (x, y) { return lists.get(x).length - lists.get(y).length; });
+    mine.slice(0, 12).forEach(function (w) {
+      var plist = lists.get(w), idf = Math.log(1 + total / plist.length);
+      plist.forEach(function (n) { scores.set(n, (scores.get(n) || 0) + idf); });
+    });
+    return Array.from(scores.keys()).sort(function (x, y) { return scores.get(y) - scores.get(x); }).slice(0, limit)
+      .map(function (n) { return data.entries[n]; });
+  }
+  function nearest(message) {
+    message = Array.from(message).slice(0, 500).join("");
+    var size = Array.from(message).length;
+    return sharingWords(message, NEAREST_POOL).map(function (e) {
+      var literal = Array.from(e.fragments.length ? e.fragments.join("\u2026") : e.text);
+      var whole = seqMatcher(message, literal.slice(0, 500).join("")).ratio();
+      var cut = seqMatcher(message, literal.slice(0, size + 5).join("")).ratio();
+      return [e, Math.max(whole, 0.95 * cut)];
+    });
+  }
+  window.errcatNearest = function (m) { return nearest(m).map(function (p) { return [p[0].id, p[1]]; }); };
   function umbrella(e) {
     var t = e.text.toLowerCase();
     return e.exception === "EngineDeadError" || t.indexOf("root cause") >= 0 || t.indexOf("see stack trace") >= 0 ||
@@ -334,6 +457,28 @@ SEARCH_JS = r"""
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
       .slice(0, 25);
     var causes = ranked.some(function (p) { return p[0] >= 200000; });
+    if (!causes && !foreign.length) {
+      // nothing but umbrellas (or nothing at all), as in match.py: the nearest wordings to the
+      // paste's last exception lines, reworded since the release it came from, rank as weak ones
+      var umbrellaLines = new Set(), seen = new Set(), best = new Map();
+      ranked.forEach(function (p) { if (p[0] >= 100000) msgs.forEach(function (m) { if (fit(p[1], [m], foreignMsgs)) umbrellaLines.add(m); }); });
+      // as match.py orders them: exception lines (the last first), then the other readings
+      var lines = read.messages.slice(0, -1).concat(read.extra, read.messages.slice(-1));
+      lines.filter(function (m) {
+        if (seen.has(m) || umbrellaLines.has(m) || m.length <= 3) return false;
+        seen.add(m); return true;
+      }).slice(0, 4).forEach(function (m) {
+        nearest(m).forEach(function (p) { if (!best.has(p[0].id) || p[1] > best.get(p[0].id)[1]) best.set(p[0].id, p); });
+      });
+      var near = Array.from(best.values()).sort(function (x, y) { return y[1] - x[1] || (x[0].id < y[0].id ? -1 : 1); }).slice(0, 5);
+      near.forEach(function (p) {
+        var s = 1000 + Math.round(999 * p[1]), have = ranked.filter(function (r) { return r[1] === p[0]; })[0];
+        if (have) { if (have[0] < s && have[0] < 100000) have[0] = s; }
+        else ranked.push([s, p[0]]);
+      });
+      ranked.sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); });
+      ranked = ranked.slice(0, 25);
+    }
     ranked.forEach(function (p) {
       var e = p[1], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
@@ -353,13 +498,27 @@ SEARCH_JS = r"""
     }
   }
   box.addEventListener("input", run);
+  // Keyboard: Down from the box to the first result, Up/Down between results, Escape back to
+  // the box; Enter follows the focused link (a plain link: Tab reaches each one too).
+  function links() { return Array.prototype.slice.call(list.querySelectorAll("a")); }
+  box.addEventListener("keydown", function (ev) {
+    if (ev.key === "ArrowDown" && links().length) { ev.preventDefault(); links()[0].focus(); }
+  });
+  list.addEventListener("keydown", function (ev) {
+    var all = links(), i = all.indexOf(document.activeElement);
+    if (i < 0) return;
+    if (ev.key === "ArrowDown" && i + 1 < all.length) { ev.preventDefault(); all[i + 1].focus(); }
+    else if (ev.key === "ArrowUp") { ev.preventDefault(); (i ? all[i - 1] : box).focus(); }
+    else if (ev.key === "Escape") { ev.preventDefault(); box.focus(); }
+  });
   var params = new URLSearchParams(window.location.search);
   if (params.get("q")) { box.value = params.get("q"); run(); }
 })();
 """
 
 
-def _layout(title: str, body: str, root: str, repo: str) -> str:
+def _layout(title: str, body: str, root: str, repo: str, scripts: tuple[str, ...] = ()) -> str:
+    extra = "".join(f'<script src="{root}{name}"></script>\n' for name in scripts)
     return f"""<!doctype html>
 <html lang="en">
 <head>
@@ -373,13 +532,13 @@ def _layout(title: str, body: str, root: str, repo: str) -> str:
 <header class="site"><a class="home" href="{root}index.html">{esc(repo)} error catalogue</a>
 <textarea id="search" rows="1" placeholder="Paste an error message, a traceback or a log, or search…" autocomplete="off" spellcheck="false" aria-label="Search the catalogue"></textarea>
 </header>
-<ul id="results" aria-live="polite"></ul>
+<ul id="results" aria-live="polite" aria-label="Search results"></ul>
 <main>
 {body}
 </main>
 <script src="{root}search-index.js"></script>
 <script src="{root}search.js"></script>
-</body>
+{extra}</body>
 </html>
 """
 
@@ -389,11 +548,72 @@ def _section(key: str, title: str, inner: str) -> str:
 
 
 def _bullets(items: list[str]) -> str:
-    return "<ul>" + "".join(f"<li>{esc(i)}</li>" for i in items) + "</ul>"
+    # an item of one line is inline Markdown; one of several lines may hold paragraphs and fences
+    return "<ul>" + "".join(f"<li>{markdown_html(i) if chr(10) in i.strip() else markdown_inline(i)}</li>" for i in items) + "</ul>"
 
 
-def _pending() -> str:
-    return f'<p class="muted">{NOT_EXPLAINED}</p>'
+def primary(r: dict[str, Any]) -> dict[str, Any]:
+    """The record's primary site, where its snippet and facts are read (schema 3 drops the
+    record's top-level copies of them)."""
+    return r["sites"][0]
+
+
+STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
+
+
+def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
+    """First seen, last seen, removal and rewording, from ``Record.history`` (absent before a
+    history or sync run covered the entry)."""
+    h = r.get("history")
+    if not h:
+        return ""
+
+    def when(w: dict[str, Any] | None) -> str:
+        if not w:
+            return "unknown"
+        return f'<code>{esc(w.get("version") or w["commit"][:12])}</code>'
+
+    rows = [("First seen", when(h.get("first_seen"))), ("Last seen", when(h.get("last_seen")))]
+    if h.get("retired"):
+        rows.append(("Removed in", when(h.get("removed_in"))))
+    if h.get("replaces"):
+        rows.append(("Reworded from", ", ".join(_entry_link(i, titles) for i in h["replaces"])))
+    if h.get("replaced_by"):
+        rows.append(("Reworded as", _entry_link(h["replaced_by"], titles)))
+    note = f'<p class="retired">{esc(h["retired_note"])}</p>' if h.get("retired_note") else ""
+    return _section("history", "History", note + '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>")
+
+
+def _entry_link(eid: str, titles: dict[str, str]) -> str:
+    """Another entry by its title, linked when the site has its page."""
+    if eid in titles and ID_RE.fullmatch(eid):
+        return f'<a href="{esc(eid)}.html">{esc(titles[eid])}</a> <code>{esc(eid)}</code>'
+    return f"<code>{esc(eid)}</code>"
+
+
+def _curated_html(ex: dict[str, Any]) -> list[str]:
+    """The curated sections that have something in them, Markdown rendered (site_markdown)."""
+    parts = []
+    if ex.get("what_it_means"):
+        parts.append(_section("what-it-means", "What it means", markdown_html(ex["what_it_means"])))
+    if ex.get("solutions"):
+        parts.append(_section("solutions", "Solutions", _bullets(ex["solutions"])))
+    fix = ex.get("example_fix") or {}
+    if fix.get("before") or fix.get("after"):
+        lang = code_language(fix.get("before", "") + "\n" + fix.get("after", ""))
+        parts.append(_section("example-fix", "Example fix", "<h3>Before</h3>" + highlight_block(fix.get("before", ""), lang)
+                              + "<h3>After</h3>" + highlight_block(fix.get("after", ""), lang)))
+    patterns = ex.get("defensive_patterns") or []
+    if patterns:
+        parts.append(_section("defensive-patterns", "Defensive patterns", "".join(
+            markdown_html(p["strategy"]) + (highlight_block(p["code"], "") if p.get("code") else "") for p in patterns)))
+    if ex.get("prevention"):
+        parts.append(_section("prevention", "Prevention", _bullets(ex["prevention"])))
+    when = ex.get("when_it_happens") or {}
+    when_html = (markdown_html(when["trigger"]) if when.get("trigger") else "") + (_bullets(when["common_situations"]) if when.get("common_situations") else "")
+    if when_html:
+        parts.append(_section("when-it-happens", "When it happens", when_html))
+    return parts
 
 
 def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
@@ -401,6 +621,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     loc = r["location"]
     ex = r.get("explanation") or {}
     prov = r["provenance"]
+    site = primary(r)
+    status = r.get("explanation_status", "absent")
     parts: list[str] = [f'<h1 id="title">{esc(r["title"])}</h1>']
     ancestor = exc.get("builtin_ancestor")
     ancestry = f" (a <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
@@ -410,13 +632,15 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         f'<dt>Kind</dt><dd>{esc(r["kind"])}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
         + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
-        f'<dt>Explained</dt><dd>{esc(r.get("explanation_status", "absent"))}</dd>'
+        f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(STATUS_TEXT.get(status, status))}</dd>'
         "</dl>"
     )
     msg = r["message"]
     parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
-    parts.append(_section("what-it-means", "What it means", f"<p>{esc(ex['what_it_means'])}</p>" if ex.get("what_it_means") else _pending()))
-    snippet = r["snippet"]
+    parts.append(_history_html(r, titles))
+    curated = _curated_html(ex)
+    parts += curated[:1]  # what it means, before the code
+    snippet = site["snippet"]
     source = (
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
         + (f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
@@ -424,7 +648,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
     )
     parts.append(_section("source", "Source", source))
-    facts = r.get("facts") or {}
+    facts = site.get("facts") or {}
     fact_lines = [f"if {g}" for g in facts.get("guards", [])] + [f"in {x}" for x in facts.get("loops", [])]
     if facts.get("handler"):
         fact_lines.append(f"in {facts['handler']}")
@@ -432,62 +656,39 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         fact_lines.append(f"from {facts['cause']}")
     fact_lines += [f"@{d}" for d in facts.get("decorators", [])]
     if fact_lines:
-        parts.append(_section("facts", "How the code gets there (machine-derived)",
+        parts.append(_section("facts", "How the code gets there (derived from the code)",
                               "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in fact_lines) + "</ul>"))
     derived = meaning_rows(r.get("meaning"))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
             f"<dt>{esc(label)}</dt><dd>{split_code(text, esc, lambda c: f'<code>{esc(c)}</code>')}</dd>"
             for label, text in derived) + f'</dl><p class="muted">{esc(NOTE)}</p>'))
-    parts.append(_section("solutions", "Solutions", _bullets(ex["solutions"]) if ex.get("solutions") else _pending()))
-    fix = ex.get("example_fix") or {}
-    if fix.get("before") or fix.get("after"):
-        fix_html = "<h3>Before</h3>" + code_html(fix.get("before", "")) + "<h3>After</h3>" + code_html(fix.get("after", ""))
-    else:
-        fix_html = _pending()
-    parts.append(_section("example-fix", "Example fix", fix_html))
-    patterns = ex.get("defensive_patterns") or []
-    parts.append(_section("defensive-patterns", "Defensive patterns",
-                          "".join(f"<p>{esc(p['strategy'])}</p>" + (code_html(p["code"]) if p.get("code") else "") for p in patterns) or _pending()))
-    parts.append(_section("prevention", "Prevention", _bullets(ex["prevention"]) if ex.get("prevention") else _pending()))
-    when = ex.get("when_it_happens") or {}
-    when_html = (f"<p>{esc(when['trigger'])}</p>" if when.get("trigger") else "") + (_bullets(when["common_situations"]) if when.get("common_situations") else "")
-    parts.append(_section("when-it-happens", "When it happens", when_html or _pending()))
+    if curated[1:]:
+        parts += curated[1:]
+    elif not curated:
+        parts.append(f'<p class="muted" id="not-explained">{NOT_EXPLAINED}</p>')
     derived_html = meaning_html(r)
     if derived_html:
         parts.append(derived_html)
-    related = r.get("related") or []
-    rel_html = "<ul>" + "".join(
-        f'<li><a href="{esc(x["id"])}.html">{esc(x["title"])}</a> <span class="muted">({esc(x["reason"])})</span></li>'
-        if x["id"] in titles else f'<li>{esc(x["title"])} <span class="muted">({esc(x["reason"])})</span></li>'
-        for x in related) + "</ul>" if related else '<p class="muted">None found.</p>'
-    parts.append(_section("related", "Related errors", rel_html))
+    related = [x for x in r.get("related") or []]
+    if related:
+        parts.append(_section("related", "Related errors", "<ul>" + "".join(
+            f'<li><a href="{esc(x["id"])}.html">{esc(x["title"])}</a> <span class="muted">({esc(x["reason"])})</span></li>'
+            if x["id"] in titles else f'<li>{esc(x["title"])} <span class="muted">({esc(x["reason"])})</span></li>'
+            for x in related) + "</ul>"))
     if len(r["sites"]) > 1:
         parts.append(_section("sites", f"All {len(r['sites'])} sites", "<ul>" + "".join(
             "<li>" + (f'<a href="{esc(_safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
                       else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
+    made = f'; errcat {esc(prov["errcat_version"])}' if prov.get("errcat_version") else ""
     parts.append(_section("provenance", "Analysed commit",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code>, committed {esc(prov["commit_date"])}; '
-                          f'errcat {esc(prov["errcat_version"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code>, committed {esc(prov["commit_date"])}{made}. '
+                          f'<a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
     meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
     parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
-    return _layout(f"{r['title']} — {exc['name']}", "\n".join(parts), "../", repo)
-
-
-def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str) -> str:
-    rows = "".join(
-        f'<tr><td><a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a></td><td><code>{esc(r["exception"]["name"])}</code></td>'
-        f'<td><code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code></td>'
-        f'<td>{"" if r.get("explanation_status", "absent") == "absent" else esc(r["explanation_status"])}</td></tr>'
-        for r in records)
-    commit = manifest.get("upstream_commit") or manifest["commit"]
-    body = (f"<h1>{esc(repo)}: {len(records)} errors</h1>"
-            f'<p>Analysed at <code>{esc(commit)}</code> ({esc(manifest.get("ref") or "")}, committed {esc(manifest["commit_date"])}). '
-            'Paste an error message into the search box to find its entry.</p>'
-            f'<table class="entries"><tbody>{rows}</tbody></table>')
-    return _layout(f"{repo} error catalogue", body, "", repo)
+    return _layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -522,7 +723,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
         out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])
 
     sec("What it means", md_text(ex.get("what_it_means", "")))
-    snippet = r["snippet"]
+    snippet = primary(r)["snippet"]
     link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
@@ -532,9 +733,10 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
                 "", f"*{md_text(NOTE)}*", ""]
     sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
     fix = ex.get("example_fix") or {}
-    sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), 'python')}\n\nAfter:\n\n{md_code(fix.get('after', ''), 'python')}"
+    fix_lang = code_language(fix.get("before", "") + "\n" + fix.get("after", ""))
+    sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), fix_lang)}\n\nAfter:\n\n{md_code(fix.get('after', ''), fix_lang)}"
         if fix.get("before") or fix.get("after") else "")
-    sec("Defensive patterns", "\n\n".join(md_text(p["strategy"]) + ("\n\n" + md_code(p["code"], "python") if p.get("code") else "")
+    sec("Defensive patterns", "\n\n".join(md_text(p["strategy"]) + ("\n\n" + md_code(p["code"], code_language(p["code"])) if p.get("code") else "")
                                           for p in ex.get("defensive_patterns", [])))
     sec("Prevention", "\n".join(f"- {md_text(s)}" for s in ex.get("prevention", [])))
     when = ex.get("when_it_happens") or {}
@@ -561,14 +763,16 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
 # --------------------------------------------------------------------------- writing
 
 
-def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None) -> int:
+def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None,
+                changelog: Path | None = None) -> int:
     """Make ``out`` the site of one dataset; returns the number of entry pages.
 
     The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
     then swapped in whole, so ``out`` is always the previous site or the complete new one, and
     holds nothing else (no page of an entry that is gone, nothing planted in it). What is
     replaced must be a site errcat render made, an empty directory, or nothing: see
-    :func:`may_replace`.
+    :func:`may_replace`. ``changelog`` (the Markdown ``errcat sync --changelog`` wrote) is shown
+    on the index.
     """
     from crawler.publish.dataset import (
         MANIFEST,
@@ -581,6 +785,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
 
     if not (dataset / MANIFEST).is_file():
         raise UsageError(f"not a dataset (no manifest.json): {dataset}")
+    changes = read_changelog(changelog) if changelog is not None else None
     # Validated before use: ids become file names below, permalinks become links.
     valid = load_manifest(dataset)
     manifest = valid.model_dump(mode="json")
@@ -609,19 +814,37 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
                 for r in records:
                     yield f"errors/{r['id']}.html", entry_html(r, repo, titles).encode()
                     pages.advance()
-                yield "index.html", index_html(records, manifest, repo).encode()
+                yield "index.html", index_html(records, manifest, repo, changes).encode()
                 yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
                 yield "search.js", SEARCH_JS.encode()
+                yield "index.js", INDEX_JS.encode()
                 yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign))};\n".encode()
             # What was validated is written, not the dataset's files copied: those may be links to
-            # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
+            # anything. One compact line (the record as errors.jsonl holds it): the pretty copy
+            # was two fifths of a vLLM site's bytes.
             for r in records:
-                yield f"errors/{r['id']}.json", dumps(r)
+                yield f"errors/{r['id']}.json", dumps_line(r)
             if index is not None:
                 yield SEARCH, dumps(index)
 
     write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)
+
+
+def read_changelog(path: Path) -> str:
+    """A sync's changelog: UTF-8 text of at most MAX_CHANGELOG_CHARS characters (rendered as
+    curated Markdown is: no raw HTML, https and relative links only)."""
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise UsageError(f"cannot read the changelog {path}: {e.strerror or e}") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"the changelog {path} is not UTF-8 text") from None
+    if len(text) > MAX_CHANGELOG_CHARS:
+        raise UsageError(f"the changelog {path} is longer than {MAX_CHANGELOG_CHARS:,} characters")
+    return text
 
 
 #: Written into every site: what lets the next render replace the directory as a whole.

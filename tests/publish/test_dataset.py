@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_untrusted import ROOT, git, make_repo, one_line_error
 
-from crawler.base.jsonio import dumps
+from crawler.base.jsonio import dumps, dumps_line
 from crawler.cli.main import main
 from crawler.model.records import URL_PATTERN
 
@@ -192,7 +192,7 @@ def site_links(site: Path) -> list[str]:
     return links
 
 
-SITE_FILES = re.compile(r"(\.errcat-site|index\.(html|md)|style\.css|search\.js|search-index\.js|search\.json|errors/[0-9a-f]{16}\.(html|md|json))")
+SITE_FILES = re.compile(r"(\.errcat-site|index\.(html|md|js)|style\.css|search\.js|search-index\.js|search\.json|errors/[0-9a-f]{16}\.(html|md|json))")
 
 
 def link_ok(url: str) -> bool:
@@ -267,9 +267,10 @@ def test_render_writes_the_records_it_validated_not_what_the_files_link_to(tmp_p
     for page in site.rglob("*"):
         assert page.is_dir() or b"deploy key" not in page.read_bytes(), page
     by_id = {r["id"]: r for r in rows(data)}
-    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps(by_id[victim])
+    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps_line(by_id[victim])
     other = next(i for i in by_id if i != victim)
-    assert (site / "errors" / f"{other}.json").read_bytes() == (data / "errors" / f"{other}.json").read_bytes()
+    assert (site / "errors" / f"{other}.json").read_bytes() == dumps_line(by_id[other])  # the validated record, one line
+    assert json.loads((data / "errors" / f"{other}.json").read_bytes()) == by_id[other]
 
 
 # --------------------------------------------------------------------------- malformed datasets: one line, never a traceback

@@ -1,0 +1,192 @@
+"""The site's index page: entries grouped by area and by exception, a chart of each release's
+added and removed entries, and the changelog of the last sync.
+
+Without JavaScript the index is the entries grouped by area (the module tree, ``vllm/v1/core``),
+each group a ``<details>`` with its count, and the exceptions with their counts. index.js adds
+the filter (explained / derived / unexplained), grouping by exception and sorting, by moving
+the same list items (no text is built from the dataset in JS but with ``textContent``).
+Everything from the dataset is escaped with ``site.esc``; the chart is an inline SVG drawn here,
+at render time (no script, no style attribute: the page's CSP stays as strict as the pages').
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+#: Directories of the module tree an area keeps (vllm/v1/core/sched/x.py is in vllm/v1/core).
+AREA_DEPTH = 3
+#: Characters of a sync changelog the index shows (what ``errcat adopt`` allows a changelog).
+MAX_CHANGELOG_CHARS = 65_536
+
+
+def area(path: str) -> str:
+    parts = path.split("/")[:-1]
+    return "/".join(parts[:AREA_DEPTH]) or "(top level)"
+
+
+def status(r: dict[str, Any]) -> str:
+    """explained (a person's text, or a draft of one), derived (only what errcat read from the
+    code) or unexplained."""
+    from crawler.consume.meaning_page import rows
+
+    if r.get("explanation_status", "absent") != "absent":
+        return "explained"
+    return "derived" if rows(r.get("meaning")) else "unexplained"
+
+
+STATUS_LABEL = {"explained": "explained by a person", "derived": "derived from the code", "unexplained": "unexplained"}
+
+
+def _version_key(v: str) -> tuple:
+    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", v) if p)
+
+
+def releases(records: list[dict[str, Any]]) -> tuple[list[str], Counter[str], Counter[str]]:
+    """The releases the dataset's history covers, oldest first, with the entries each added and removed."""
+    added: Counter[str] = Counter()
+    removed: Counter[str] = Counter()
+    for r in records:
+        h = r.get("history") or {}
+        if h.get("first_seen") and h["first_seen"].get("version"):
+            added[h["first_seen"]["version"]] += 1
+        if h.get("retired") and h.get("removed_in") and h["removed_in"].get("version"):
+            removed[h["removed_in"]["version"]] += 1
+    return sorted(set(added) | set(removed), key=_version_key), added, removed
+
+
+def chart_html(records: list[dict[str, Any]]) -> str:
+    """An SVG bar chart of the entries each release added (up) and removed (down), with the
+    numbers as a table too; empty when the dataset has no history over two releases or more."""
+    from crawler.consume.site import esc
+
+    versions, added, removed = releases(records)
+    if len(versions) < 2:
+        return ""
+    first, shown = versions[0], versions[1:]
+    top = max([added[v] for v in shown] + [1])
+    bottom = max([removed[v] for v in shown] + [1])
+    slot, bar, height, label_h = 72, 40, 160, 34
+    scale = (height - 2 * 16) / (top + bottom)
+    mid = 16 + top * scale
+    width = slot * len(shown)
+    items = []
+    for i, v in enumerate(shown):
+        x = i * slot + (slot - bar) / 2
+        up, down = added[v] * scale, removed[v] * scale
+        cx = i * slot + slot / 2
+        items.append(
+            f'<rect class="added" x="{x:.1f}" y="{mid - up:.1f}" width="{bar}" height="{up:.1f}" fill="#2e7d32"/>'
+            f'<rect class="removed" x="{x:.1f}" y="{mid:.1f}" width="{bar}" height="{down:.1f}" fill="#c62828"/>'
+            f'<text x="{cx:.1f}" y="{mid - up - 3:.1f}" text-anchor="middle" font-size="11">+{added[v]}</text>'
+            f'<text x="{cx:.1f}" y="{mid + down + 12:.1f}" text-anchor="middle" font-size="11">\u2212{removed[v]}</text>'
+            f'<text x="{cx:.1f}" y="{height + 20:.1f}" text-anchor="middle" font-size="12">{esc(v)}</text>')
+    summary = ", ".join(f"{v}: {added[v]} added, {removed[v]} removed" for v in shown)
+    svg = (f'<svg class="chart" viewBox="0 0 {width} {height + label_h}" width="{width}" height="{height + label_h}" '
+           f'role="img" aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">'
+           f'<title id="chart-title">Entries added and removed per release</title><desc id="chart-desc">{esc(summary)}</desc>'
+           f'<line x1="0" x2="{width}" y1="{mid:.1f}" y2="{mid:.1f}" stroke="#888"/>{"".join(items)}</svg>')
+    table = ("<details><summary>The numbers</summary><table class=numbers><thead><tr><th scope=col>Release</th>"
+             "<th scope=col>Added</th><th scope=col>Removed</th></tr></thead><tbody>"
+             + "".join(f"<tr><td>{esc(v)}</td><td>{added[v]}</td><td>{removed[v]}</td></tr>" for v in versions)
+             + "</tbody></table></details>")
+    return (f'<section id="releases"><h2>Entries added and removed per release</h2>'
+            f'<p>{added[first]} entries in <code>{esc(first)}</code>, the first release covered; then each release:</p>'
+            f'<div class="chart-box">{svg}</div>{table}</section>')
+
+
+def changelog_html(text: str | None) -> str:
+    from crawler.consume.site_markdown import markdown_html
+
+    if not text:
+        return ""
+    return f'<section id="changelog"><h2>Changes in the last sync</h2><div class="changelog">{markdown_html(text)}</div></section>'
+
+
+def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str, changelog: str | None = None) -> str:
+    from crawler.consume.site import _layout, esc
+
+    live = [r for r in records if not (r.get("history") or {}).get("retired")]
+    retired = len(records) - len(live)
+    statuses = {r["id"]: status(r) for r in records}
+    counts = Counter(statuses.values())
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in records:
+        groups.setdefault(area(r["location"]["path"]), []).append(r)
+    blocks = []
+    for key in sorted(groups):
+        rows = "".join(
+            f'<li data-s="{statuses[r["id"]]}" data-x="{esc(r["exception"]["name"])}" data-a="{esc(key)}"'
+            + (' data-r="1"' if (r.get("history") or {}).get("retired") else "") + ">"
+            f'<a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a>'
+            f'<span class="meta"><code>{esc(r["exception"]["name"])}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
+            f' · <span class="st-{statuses[r["id"]]}">{STATUS_LABEL[statuses[r["id"]]]}</span>'
+            + (' · <span class="retired">retired</span>' if (r.get("history") or {}).get("retired") else "") + "</span></li>"
+            for r in sorted(groups[key], key=lambda r: (r["title"], r["id"])))
+        blocks.append(f'<details class="group" data-key="{esc(key)}"><summary><code>{esc(key)}</code> '
+                      f'<span class="count">{len(groups[key])}</span></summary><ul class="entries">{rows}</ul></details>')
+    exceptions = Counter(r["exception"]["name"] for r in records)
+    by_exc = "".join(f"<li><code>{esc(name)}</code> <span class=count>{n}</span></li>"
+                     for name, n in sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0])))
+    commit = manifest.get("upstream_commit") or manifest["commit"]
+    ref = f'{esc(manifest["ref"])}, ' if manifest.get("ref") else ""
+    filters = "".join(
+        f'<label><input type="radio" name="show" value="{key}"{" checked" if key == "all" else ""}> {label} '
+        f'<span class="count">{n}</span></label>'
+        for key, label, n in (("all", "all", len(records)), ("explained", "explained by a person", counts["explained"]),
+                              ("derived", "derived from the code", counts["derived"]), ("unexplained", "unexplained", counts["unexplained"])))
+    body = (f"<h1>{esc(repo)}: {len(live)} errors</h1>"
+            f'<p id="analysed">Analysed at <code>{esc(commit)}</code> ({ref}committed {esc(manifest["commit_date"])})'
+            + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ". "
+            'Paste an error message, a traceback or a log into the search box to find its entry.</p>'
+            + chart_html(records) + changelog_html(changelog)
+            + '<section id="browse"><h2>Browse</h2>'
+            f'<form id="controls" class="controls" hidden><fieldset><legend>Show</legend>{filters}</fieldset>'
+            '<label>Group by <select id="group-by"><option value="a">area</option><option value="x">exception</option></select></label> '
+            '<label>Sort groups <select id="sort-by"><option value="name">by name</option><option value="count">most entries first</option>'
+            '</select></label></form>'
+            f'<div id="groups">{"".join(blocks)}</div></section>'
+            f'<section id="by-exception"><h2>By exception</h2><ul class="exceptions">{by_exc}</ul></section>')
+    return _layout(f"{repo} error catalogue", body, "", repo, scripts=("index.js",))
+
+
+INDEX_JS = r"""
+(function () {
+  "use strict";
+  var form = document.getElementById("controls"), box = document.getElementById("groups");
+  if (!form || !box) return;
+  form.hidden = false;
+  var items = Array.prototype.slice.call(box.querySelectorAll("li"));
+  function group(key, lis) {
+    var d = document.createElement("details"), s = document.createElement("summary"), c = document.createElement("code"),
+        n = document.createElement("span"), ul = document.createElement("ul");
+    d.className = "group"; c.textContent = key; n.className = "count"; n.textContent = String(lis.length);
+    ul.className = "entries";
+    lis.forEach(function (li) { ul.appendChild(li); });
+    s.appendChild(c); s.appendChild(document.createTextNode(" ")); s.appendChild(n);
+    d.appendChild(s); d.appendChild(ul);
+    return d;
+  }
+  function draw() {
+    var show = form.querySelector("input[name=show]:checked").value;
+    var by = document.getElementById("group-by").value, sort = document.getElementById("sort-by").value;
+    var groups = new Map();
+    items.forEach(function (li) {
+      if (show !== "all" && li.getAttribute("data-s") !== show) return;
+      var key = li.getAttribute("data-" + by);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(li);
+    });
+    var keys = Array.from(groups.keys()).sort(function (a, b) {
+      if (sort === "count" && groups.get(a).length !== groups.get(b).length) return groups.get(b).length - groups.get(a).length;
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+    var frag = document.createDocumentFragment();
+    keys.forEach(function (k) { frag.appendChild(group(k, groups.get(k))); });
+    box.textContent = "";
+    box.appendChild(frag);
+  }
+  form.addEventListener("change", draw);
+})();
+"""

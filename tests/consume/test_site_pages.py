@@ -1,0 +1,176 @@
+"""errcat render: curated Markdown, empty sections, history, the grouped index and its chart."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import consumer_data as cd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crawler.consume.highlight import highlight_python
+from crawler.consume.site_markdown import code_language, markdown_html, safe_link
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    from click.testing import CliRunner
+
+    from crawler.cli.main import main
+
+    tmp = tmp_path_factory.mktemp("pages")
+    dataset, records = cd.write_rich(tmp)
+    changelog = cd.write_changelog(tmp)
+    for fmt in ("html", "markdown"):
+        args = ["render", "--data", str(dataset), "--out", str(tmp / fmt), "--format", fmt]
+        result = CliRunner().invoke(main, args + (["--changelog", str(changelog)] if fmt == "html" else []))
+        assert result.exit_code == 0, result.output
+    return tmp, records
+
+
+def _text(fragment: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def _page(tmp: Path, record: dict) -> str:
+    return (tmp / "html" / "errors" / f"{record['id']}.html").read_text(encoding="utf-8")
+
+
+def test_curated_markdown_is_rendered_with_only_safe_links(site):
+    tmp, records = site
+    page = _page(tmp, records[cd.KV["text"]])
+    assert "<code>kind</code>" in page and "<strong>valid</strong>" in page and "`kind`" not in page
+    assert '<a href="https://docs.vllm.ai/x">the docs</a>' in page and '<a href="other.html">a page</a>' in page
+    hrefs = re.findall(r'href="([^"]*)"', page)
+    assert not [h for h in hrefs if h.startswith(("javascript", "data", "http:", "//"))], hrefs
+    assert "[bad](javascript:alert(1))" in page  # left as text
+    assert "<img" not in page and "<script>alert(2)" not in page and "&lt;script&gt;alert(2)" in page
+    assert "<b>now</b>" not in page and "&lt;b&gt;now&lt;/b&gt;" in page
+
+
+def test_code_blocks_are_highlighted_by_their_language(site):
+    tmp, records = site
+    page = _page(tmp, records[cd.KV["text"]])
+    fix = page[page.index('id="example-fix"'):page.index("</section>", page.index('id="example-fix"'))]
+    assert "vllm serve m --kv-cache-dtype" in _text(fix) and '<span class="k">' not in fix  # a shell command, not Python
+    pattern = page[page.index('id="defensive-patterns"'):]
+    assert '<span class="k">assert</span>' in pattern
+    prevention = page[page.index('id="prevention"'):page.index("</section>", page.index('id="prevention"'))]
+    assert 'class="highlight"' in prevention and "vllm serve --help" in _text(prevention)
+    md = (tmp / "markdown" / "errors" / f"{records[cd.KV['text']]['id']}.md").read_text(encoding="utf-8")
+    assert "```shell\nvllm serve m --kv-cache-dtype fp9" in md and "```python\nvllm" not in md
+
+
+def test_code_language():
+    assert code_language("vllm serve m --tensor-parallel-size 2\n") == "shell"
+    assert code_language("docker run --gpus all img\n") == "shell"
+    assert code_language("CUDA_VISIBLE_DEVICES=0 python -m vllm.entrypoints.openai.api_server\n") == "shell"
+    assert code_language("import vllm\nllm = vllm.LLM('m')\n") == "python"
+    assert code_language("Traceback (most recent call last):\n  oops\n") == "text"
+
+
+def test_safe_link():
+    assert safe_link("https://x.y/z") and safe_link("other.html") and safe_link("#top") and safe_link("../a/b.html")
+    for bad in ("javascript:alert(1)", "JAVASCRIPT:x", "data:text/html,x", "http://x", "//evil", "vbscript:x", "\\\\evil\\x", "mailto:a@b"):
+        assert not safe_link(bad), bad
+    assert '<a href="javascript' not in markdown_html("[x](javascript:alert(1))")
+
+
+def test_empty_sections_are_left_out_and_derived_ones_labelled(site):
+    tmp, records = site
+    plain = records[cd.HOSTILE["text"]]
+    page = _page(tmp, plain)
+    assert page.count("Not yet explained.") == 1  # one line, not one per empty section
+    for key in ("what-it-means", "solutions", "example-fix", "defensive-patterns", "prevention", "when-it-happens"):
+        assert f'id="{key}"' not in page, key
+    derived = [r for r in records["_ordered"] if r["meaning"].get("trigger")]
+    assert derived
+    page = _page(tmp, derived[0])
+    assert 'id="derived"' in page and "Derived from the code" in page and "<code>a0</code> is &lt;bad&gt;." in page
+    kv = _page(tmp, records[cd.KV["text"]])
+    assert "Not yet explained." not in kv and 'id="when-it-happens"' not in kv
+
+
+def test_the_analysed_line_has_no_empty_ref(tmp_path):
+    dataset, _ = cd.write_rich(tmp_path, ref=None)
+    from crawler.consume.site import render_site
+
+    render_site(dataset, tmp_path / "site")
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "(, committed" not in index and f"Analysed at <code>{cd.COMMIT}</code> (committed " in index
+
+
+def test_history_is_on_the_page(site):
+    tmp, records = site
+    ordered = records["_ordered"]
+    retired, successor = ordered[-1], ordered[0]
+    page = _page(tmp, retired)
+    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    assert "First seen" in section and "<code>v0.10.0</code>" in section and "Removed in" in section
+    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "Reworded as" in section
+    assert f'href="{retired["id"]}.html"' in _page(tmp, successor)
+
+
+def test_index_groups_by_area_and_exception_with_counts_and_a_chart(site):
+    tmp, records = site
+    index = (tmp / "html" / "index.html").read_text(encoding="utf-8")
+    groups = re.findall(r'<details class="group" data-key="([^"]*)"><summary><code>[^<]*</code> <span class="count">(\d+)</span>', index)
+    ordered = records["_ordered"]
+    assert sum(int(n) for _, n in groups) == len(ordered)
+    assert dict(groups)["pkg/config"] == str(sum(r["location"]["path"].startswith("pkg/config/") for r in ordered))
+    assert index.count("<li data-s=") == len(ordered)
+    values = re.findall(r'data-s="(\w+)"', index)
+    assert {"explained", "derived"} <= set(values) <= {"explained", "derived", "unexplained"}
+    assert 'id="by-exception"' in index and "<code>ValueError</code> <span class=count>" in index
+    chart = index[index.index("<svg"):index.index("</svg>")]
+    # v0.9.0 is the first release covered; v0.10.0 added two thirds, v0.11.0 removed one
+    added = sum(1 for n in range(len(ordered)) if n % 3)
+    assert f">+{added}</text>" in chart and ">\u22121</text>" in chart and "<script" not in chart and "style=" not in chart
+    assert "<td>v0.11.0</td><td>0</td><td>1</td>" in index
+
+
+def test_the_changelog_is_on_the_index_without_live_markup(site):
+    tmp, _ = site
+    index = (tmp / "html" / "index.html").read_text(encoding="utf-8")
+    section = index[index.index('id="changelog"'):index.index("</section>", index.index('id="changelog"'))]
+    assert "<h2>vLLM v0.11.0</h2>" in section and "<code>Bad x</code>" in section
+    assert "javascript" not in "".join(re.findall(r'href="([^"]*)"', section)) and "<img" not in section
+
+
+def test_a_changelog_that_is_not_text_is_one_line(tmp_path):
+    from helpers import run_errcat
+
+    dataset, _ = cd.write_rich(tmp_path)
+    bad = tmp_path / "changelog.md"
+    bad.write_bytes(b"\xff\xfe not utf-8")
+    result = run_errcat(["render", "--data", dataset, "--out", tmp_path / "site", "--changelog", bad], "as is", tmp_path)
+    assert result.returncode == 2 and result.stderr.startswith("errcat: ") and result.stderr.count("\n") == 1
+    assert not (tmp_path / "site").exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"ab1 ._\n\t\"'#@&<>()[]{}=:\\fr", "def ", "class ", "\'\'\'", '"""', "None", "\u2028"]),
+                max_size=60).map("".join), st.integers(1, 5000))
+def test_highlighting_keeps_every_character(code, start):
+    for out in (highlight_python(code), highlight_python(code, start, {start + 1})):
+        text = html.unescape(re.sub(r'<span class="ln">[^<]*</span>|<[^>]+>', "", out))
+        assert text == (code if code.endswith("\n") else code + "\n"), out
+        assert "<script" not in out
+
+
+def test_highlighting_marks_python():
+    out = highlight_python("@dec\ndef f(self):\n    raise ValueError(f'x {y}')  # why\n", 10, {12})
+    for piece in ('<span class="nd">@dec</span>', '<span class="k">def</span> <span class="nf">f</span>', '<span class="bp">self</span>',
+                  '<span class="ne">ValueError</span>', "<span class=\"s\">f'x {y}'</span>", '<span class="c1"># why</span>',
+                  '<span class="hll"><span class="ln">12</span>'):
+        assert piece in out, piece
+
+
+def test_the_record_json_beside_the_page_is_the_record(site):
+    tmp, records = site
+    kv = records[cd.KV["text"]]
+    assert json.loads((tmp / "html" / "errors" / f"{kv['id']}.json").read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
