@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from helpers import git as _git
-from helpers import run_and_kill
+from helpers import jsonl_bytes, run_and_kill
 
 from crawler.catalogue import entries as catalogue
 from crawler.extract.visitor import extract_file
@@ -69,7 +69,7 @@ def strays(out: Path) -> list[str]:
 
 
 def records(dataset: Path) -> dict[str, dict]:
-    rows = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    rows = [json.loads(line) for line in jsonl_bytes(dataset).splitlines()]
     return {r["message"]["text"]: r for r in rows}
 
 
@@ -440,7 +440,7 @@ def test_schema_failure_and_nan_write_nothing(crawled, cli, monkeypatch: pytest.
     def with_nan(*a, **k):
         recs, primaries = real(*a, **k)
         recs[0]["location"]["line"] = float("nan")
-        recs[-1]["snippet"]["start_line"] = float("inf")
+        recs[-1]["sites"][0]["snippet"]["start_line"] = float("inf")
         return catalogue.Entries(recs, primaries)
 
     monkeypatch.setattr(catalogue, "build_entries", with_nan)
@@ -463,7 +463,7 @@ def test_lone_surrogates_from_odd_strings_are_not_fatal(tmp_path: Path, cli) -> 
     manifest = json.loads((dataset / "manifest.json").read_bytes())
     assert manifest["skipped"] == [{"path": "pkg/\\xed\\xb2\\x80.py", "reason": "path is not valid UTF-8"}]
     record = records(dataset)["bad \\udc80 here"]
-    assert record["facts"]["docstring"] == "Doc \\udc80."
+    assert record["sites"][0]["facts"]["docstring"] == "Doc \\udc80."
     assert re.fullmatch(record["message"]["pattern"], "bad \udc80 here")
 
 

@@ -263,7 +263,7 @@ def test_the_sync_workflow_runs_against_a_local_upstream(fixture_repo, runner):
     assert "First catalogue" in (runs / "run-0" / "pr-temp" / "changelog.md").read_text()
     assert (runs / "run-0" / "crawl-temp" / "errcat-cache" / "results.sqlite3").is_file()  # what the cache step saves
     assert sorted(p.name for p in (main / "output" / "acme" / "widgets").iterdir()) == [
-        "errors", "errors.jsonl", "index.json", "manifest.json", "search.json"]
+        "errors", "errors.jsonl.gz", "index.json", "manifest.json", "search.json"]
 
     result = run_workflow(main, runs, env)
     assert result == {"crawl": ({"changed": "false"}, ["Sync with the upstream"]), "pull-request": None}

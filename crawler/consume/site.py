@@ -414,7 +414,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     msg = r["message"]
     parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
     parts.append(_section("what-it-means", "What it means", f"<p>{esc(ex['what_it_means'])}</p>" if ex.get("what_it_means") else _pending()))
-    snippet = r["snippet"]
+    snippet = r["sites"][0]["snippet"]
     source = (
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
         + (f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
@@ -422,7 +422,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
     )
     parts.append(_section("source", "Source", source))
-    facts = r.get("facts") or {}
+    facts = r["sites"][0]["facts"]
     fact_lines = [f"if {g}" for g in facts.get("guards", [])] + [f"in {x}" for x in facts.get("loops", [])]
     if facts.get("handler"):
         fact_lines.append(f"in {facts['handler']}")
@@ -466,9 +466,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
                       else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
-    parts.append(_section("provenance", "Analysed commit",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code>, committed {esc(prov["commit_date"])}; '
-                          f'errcat {esc(prov["errcat_version"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
+    parts.append(_section("provenance", "Last changed",
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
     meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
     parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
     return _layout(f"{r['title']} — {exc['name']}", "\n".join(parts), "../", repo)
@@ -519,7 +518,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
         out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])
 
     sec("What it means", md_text(ex.get("what_it_means", "")))
-    snippet = r["snippet"]
+    snippet = r["sites"][0]["snippet"]
     link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
@@ -541,7 +540,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
            for x in r.get("related", [])]
     out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
     commit = prov.get("upstream_commit") or prov["commit"]
-    out += ["---", "", f"Analysed {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
+    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
             f"[This entry as JSON]({r['id']}.json)", ""]
     return "\n".join(out)
 

@@ -25,7 +25,7 @@ _MODEL_VALIDATOR = re.compile(r"^(?:\w+\.)*model_validator\b")
 def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
     """A draft written from machine-derived facts only: for a curator to rewrite, not to ship."""
     exc = record["exception"]
-    facts = record["facts"]
+    facts = record["sites"][0]["facts"]
     loc = record["location"]
     qualname = loc["qualname"]
     cls = qualname.split(".")[0] if "." in qualname else None
@@ -107,8 +107,8 @@ def llm_sections(record: dict[str, Any], draft: CuratedFile, url: str, model: st
             repo=record["repo"]["owner"] + "/" + record["repo"]["name"], exception=record["exception"]["qualname"],
             ancestor=record["exception"].get("builtin_ancestor"), template=record["message"]["text"],
             qualname=record["location"]["qualname"], path=record["location"]["path"], line=record["location"]["line"],
-            guards=record["facts"]["guards"] or "none", draft=dump_yaml(draft.model_dump(mode="json", exclude={"review", "related", "id"})),
-            code=record["snippet"]["code"],
+            guards=record["sites"][0]["facts"]["guards"] or "none", draft=dump_yaml(draft.model_dump(mode="json", exclude={"review", "related", "id"})),
+            code=record["sites"][0]["snippet"]["code"],
         )
         reply = _post(f"{base}/v1/chat/completions", {
             "model": model, "temperature": 0.2,

@@ -4,11 +4,11 @@ A dataset directory is input like any other: whoever wrote it may not be errcat,
 is used before the pydantic models (``models``, ``search``) have validated it. Ids then match
 ``ID_PATTERN`` (they become file names and links), owners and names are single path segments,
 and every permalink is https on the repository's own host. Anything else is a ``DataError``: one
-line naming the file (and the line, for ``errors.jsonl``), exit 1, never a traceback.
+line naming the file (and the line, for ``errors.jsonl.gz``), exit 1, never a traceback.
 
 Files are opened without following them into devices or pipes (a FIFO would block forever) and
 read at most ``MAX_DOCUMENT_BYTES`` a document, so a hostile dataset costs bounded time and
-memory; ``errors.jsonl`` is streamed a record at a time.
+memory; ``errors.jsonl.gz`` is streamed a record at a time, and decompressed within a bound.
 """
 
 from __future__ import annotations
@@ -34,11 +34,12 @@ from crawler.model.records import (
     Record,
 )
 from crawler.model.search import SearchIndex
+from crawler.publish import jsonl
 from crawler.publish.dataset_dirs import datasets_under
 
 MANIFEST = "manifest.json"
 INDEX = "index.json"
-RECORDS = "errors.jsonl"
+RECORDS = jsonl.NAME
 SEARCH = "search.json"
 ERRORS = "errors"
 
@@ -124,7 +125,7 @@ def load_record(path: Path) -> Record:
 
 
 def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Record]:
-    """Every record of ``errors.jsonl``, one line at a time, in file order. Each must be of the
+    """Every record of ``errors.jsonl.gz``, one line at a time, in file order. Each must be of the
     manifest's repository (so its permalinks are on that repository's host), and no id may come
     twice.
 
@@ -134,14 +135,7 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
     path = dataset / RECORDS
     seen: set[str] = set()
     with _open(path) as fh:
-        n = 0
-        while True:
-            line = fh.readline(MAX_DOCUMENT_BYTES + 1)
-            if not line:
-                return
-            n += 1
-            if len(line) > MAX_DOCUMENT_BYTES:
-                raise DataError(f"{path}:{n}: longer than {MAX_DOCUMENT_BYTES} bytes")
+        for n, line in jsonl.iter_lines(fh, str(path), MAX_DOCUMENT_BYTES):
             if not line.strip():
                 continue
             record = _parse(Record, line, f"{path}:{n}", "record")
@@ -166,7 +160,7 @@ def load_records(dataset: Path, manifest: Manifest | None = None, progress: Prog
 
 
 def load_search_index(dataset: Path) -> SearchIndex:
-    """The dataset's search.json; built from errors.jsonl when it has none (``errcat history``
+    """The dataset's search.json; built from errors.jsonl.gz when it has none (``errcat history``
     writes none)."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():

@@ -6,7 +6,7 @@ Layout of ``<out>/<owner>/<name>/``::
     manifest.json      what was crawled, counts, skipped files with reasons, versions, digests
     index.json         one summary row per entry
     errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
-    errors.jsonl       every record, one per line
+    errors.jsonl.gz    every record, one per line, gzip-compressed (``jsonl``)
 
 ``render_dataset`` turns records into the bytes of every file and checks each document against
 the JSON Schemas; nothing touches the disk unless all of it is valid. ``write_dataset`` writes
@@ -41,7 +41,7 @@ from crawler.base.errors import DataError, OutputError
 from crawler.base.jsonio import dumps, dumps_line
 from crawler.extract.ids import check_id
 from crawler.model.records import SCHEMA_VERSION
-from crawler.publish import forked
+from crawler.publish import forked, jsonl
 from crawler.publish.validate import Problem, check
 
 TMP_MARK = ".tmp-"
@@ -186,14 +186,14 @@ class Published(NamedTuple):
 
 #: The files of a dataset made of every record's bytes (each record's share of index.json and
 #: search.json is taken as proportional to its errors.jsonl line, which it is, roughly).
-AGGREGATES = ("errors.jsonl", "index.json", "search.json")
+AGGREGATES = (jsonl.NAME, "index.json", "search.json")
 
 
 class OverLimit(Exception):
     """Files of the dataset would be larger than ``limit`` bytes. Raised after rendering and before
     anything is swapped in (the temporary directory is removed), so the caller can leave entries
     out and render again; ``files`` names each file over the limit with its size, ``lines`` holds
-    every record's errors.jsonl bytes by id."""
+    every record's errors.jsonl.gz line (uncompressed) by id."""
 
     def __init__(self, limit: int, files: dict[str, int], lines: dict[str, int]) -> None:
         self.limit, self.files, self.lines = limit, files, lines
@@ -263,9 +263,11 @@ def _render(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extr
         problems += found
         yield emit(rel, data)
         lines.append(line)
-    sizes["errors.jsonl"] = sum(map(len, lines))
-    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
-    yield emit("errors.jsonl", b"".join(lines))
+    ids = [r["id"] for r in records]
+    packed = jsonl.pack(ids, lines)
+    sizes[jsonl.NAME] = len(packed)
+    _check_sizes(max_bytes, sizes, ids, lines)
+    yield emit(jsonl.NAME, packed)
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     yield MANIFEST, data
     return completed
@@ -693,11 +695,12 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         lines += share_lines
         problems += share_problems
         sizes.update(share_over)
-    sizes["errors.jsonl"] = sum(map(len, lines))
-    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
-    jsonl = b"".join(lines)
-    _put(f"{tmp}/errors.jsonl", jsonl)
-    digests["errors.jsonl"] = hashlib.sha256(jsonl).digest()
+    ids = [r["id"] for r in records]
+    packed = jsonl.pack(ids, lines, jobs)
+    sizes[jsonl.NAME] = len(packed)
+    _check_sizes(max_bytes, sizes, ids, lines)
+    _put(f"{tmp}/{jsonl.NAME}", packed)
+    digests[jsonl.NAME] = hashlib.sha256(packed).digest()
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     _put(f"{tmp}/{MANIFEST}", data)
     return set(digests) | {MANIFEST}, completed

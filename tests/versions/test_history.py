@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import CHECK_CODE
+from helpers import CHECK_CODE, jsonl_bytes
 
 from crawler.base.errors import DataError
 from crawler.catalogue.entries import Identity, build_records
@@ -31,7 +31,7 @@ def upstream(fixture_repo):
 
 
 def by_template(dataset: Path) -> dict[str, dict]:
-    return {r["message"]["text"]: r for r in map(json.loads, (dataset / "errors.jsonl").read_bytes().splitlines())}
+    return {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(dataset).splitlines())}
 
 
 def tree(directory: Path) -> dict[str, bytes]:
@@ -117,7 +117,7 @@ def test_a_history_dataset_has_its_search_index_and_validates_and_matches(upstre
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", out, "v1.0", "v2.0").exit_code == 0
     dataset = out / "acme" / "widgets"
     search = json.loads((dataset / "search.json").read_text())
-    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(dataset).decode("utf-8").splitlines()]
     assert [e["id"] for e in search["entries"]] == sorted(r["id"] for r in records)
     assert cli("validate", out).exit_code == 0
     result = cli("match", "--data", dataset, "no such widget file: /tmp/w")
