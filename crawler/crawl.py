@@ -273,6 +273,10 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
     from crawler.catalogue.search import search_file
+    from crawler.publish import validated
+    from crawler.publish.dataset import previous_records
+    from crawler.publish.pins import pin
+    from crawler.publish.writer import Reuse
 
     apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
@@ -288,11 +292,20 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     left_out = {r["path"]: f"{len(r['sites'])} raise and assert sites, over the limit of {limits.max_file_sites} "
                            "per file (max_file_sites)"
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
+    # A record whose content the dataset in place already holds keeps its file, pinned at the
+    # commit it names (see publish.pins); the cache remembers which record files were validated.
+    previous = previous_records(target, snapshot.repo)
+    cache_dir = options.cache_dir or default_cache_dir()
+    known = validated.load(cache_dir) if options.use_cache else frozenset()
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning)
         records = assembled.records
-        progress(f"validating {len(records)} records")
+        kept = pin(records, previous, identity, snapshot.vouch)
+        reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {})
+        if previous:
+            progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
+        progress(f"validating {len(records) - len(kept)} records")
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
 
@@ -302,7 +315,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
-                                spare_root=spare_root, max_bytes=limits.max_output_bytes)
+                                spare_root=spare_root, max_bytes=limits.max_output_bytes, reuse=reuse,
+                                inodes={rid: old.inode for rid, old in kept.items()} if options.use_cache else None)
             break
         except OverLimit as over:
             more = _leave_out(over, records)
@@ -311,6 +325,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                                   "nothing was written") from None
             progress(f"{over}: leaving out the entries of {len(more)} more source file(s)")
             left_out.update(more)
+    if options.use_cache:
+        validated.remember(cache_dir, known, [d for rel, d in reuse.digests.items() if rel.startswith("errors/")])
     _report_curated(records, curated, assembled.merged, progress)
     written = Manifest.model_validate(published.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

@@ -31,7 +31,9 @@ from crawler.model.records import (
     ID_PREFIX_PATTERN,
     Index,
     Manifest,
+    Provenance,
     Record,
+    RepoRef,
 )
 from crawler.model.search import SearchIndex
 from crawler.publish import jsonl
@@ -232,3 +234,66 @@ def load_foreign(dataset: Path) -> list[Any]:
     if not path.is_file():
         return []
     return _parse(ForeignList, _read(path), str(path), "foreign error list").errors
+
+
+# --------------------------------------------------------------------------- the previous dataset
+
+
+@dataclass(frozen=True)
+class PreviousRecord:
+    """A record file of the dataset a crawl replaces: its bytes, its validated provenance, and
+    the file's identity (device, inode) for linking it into the next dataset unchanged."""
+
+    data: bytes
+    provenance: Provenance
+    inode: tuple[int, int]
+
+
+def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
+    """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
+    whose content it finds unchanged (``publish.pins``). Hostile input like any dataset, read
+    record by record: only regular files (never through a symlink) named by an id, at most
+    ``MAX_RECORD_BYTES``, whose JSON carries that id and a provenance the model accepts; any other
+    file is left out, and so is everything when the manifest is not a valid one of ``repo``. What
+    is left out only costs a fresh record: the crawl keeps nothing it has not compared byte for
+    byte with what it would write (see ``pins``)."""
+    import orjson
+
+    try:
+        if load_manifest(dataset).repo != repo:
+            return {}
+        names = os.listdir(dataset / ERRORS)
+    except (DataError, OSError):
+        return {}
+    found: dict[str, PreviousRecord] = {}
+    for name in names:
+        stem, dot, ext = name.partition(".")
+        if ext != "json" or not dot or not _ID.fullmatch(stem):
+            continue
+        try:
+            fd = os.open(dataset / ERRORS / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
+                continue
+            with os.fdopen(os.dup(fd), "rb") as fh:
+                data = fh.read(MAX_RECORD_BYTES + 1)
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        try:
+            document = orjson.loads(data)
+            if not isinstance(document, dict) or document.get("id") != stem:
+                continue
+            provenance = Provenance.model_validate(document.get("provenance"), strict=True)
+        except (ValueError, ValidationError):
+            continue
+        found[stem] = PreviousRecord(data, provenance, (st.st_dev, st.st_ino))
+    return found
+
+
+#: The largest record file a crawl compares with (vLLM's largest is about 100 KB).
+MAX_RECORD_BYTES = 16 * 1024 * 1024

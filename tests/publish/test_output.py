@@ -337,10 +337,10 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
     parent = os.getpid()
     real = output._write_records
 
-    def dies_in_the_helper(tmp, share, max_bytes):
+    def dies_in_the_helper(tmp, share, max_bytes, reuse=None):
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(tmp, share, max_bytes)
+        return real(tmp, share, max_bytes, reuse)
 
     monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
     from crawler.base.errors import OutputError
