@@ -64,6 +64,9 @@ class CrawlOptions:
     max_blob_bytes: int | None = None
     max_file_sites: int | None = None
     max_output_bytes: int | None = None
+    #: Commits to vouch for (``CrawlResult.vouched``): those a dataset written elsewhere pins its
+    #: records at (``errcat sync`` and ``history`` write their records themselves).
+    vouch: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -72,6 +75,9 @@ class CrawlResult:
     manifest: Manifest
     seconds: float
     unchanged: bool = False
+    #: Of ``CrawlOptions.vouch``, each commit the crawled repository has as an ancestor of (or as)
+    #: the crawled commit, with its committer date (see ``publish.pins``).
+    vouched: dict[str, str] = field(default_factory=dict)
 
 
 def _quiet(_: str) -> None:
@@ -189,6 +195,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         where = f"pypi:{options.pypi}" if options.pypi else f"{options.repo or upstream.url} at {snapshot.ref or snapshot.commit[:12]}"
         globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
         raise UsageError(f"no file of {where} matches {globs}; nothing was written")
+    vouched = _vouched(snapshot, options.vouch)
     if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
         progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     try:
@@ -206,15 +213,17 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         existing = current_manifest(target, digest) if options.use_cache else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
-            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
+            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
         tests: list[dict[str, Any]] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, served=served, progress=progress, tests=tests)
         try:
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign, tests, meaning)
+            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                             foreign, tests, meaning)
+            written.vouched = vouched
+            return written
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
@@ -226,10 +235,20 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             tests = []
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
                                   tests=tests)
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign, tests, meaning)
+            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                             foreign, tests, meaning)
+            written.vouched = vouched
+            return written
     finally:
         snapshot.close()
+
+
+def _vouched(snapshot: Any, commits: list[str]) -> dict[str, str]:
+    """``CrawlResult.vouched`` for these commits (none from a source without history)."""
+    if snapshot.vouch is None:
+        return {}
+    dates = {commit: snapshot.vouch(commit) for commit in sorted(set(commits))}
+    return {commit: date for commit, date in dates.items() if date is not None}
 
 
 #: What results from a damaged cache can raise once the crawl uses them: a key or an index that

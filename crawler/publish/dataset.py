@@ -260,7 +260,8 @@ def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
     import orjson
 
     try:
-        if load_manifest(dataset).repo != repo:
+        found_repo = load_manifest(dataset).repo
+        if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
             return {}
         names = os.listdir(dataset / ERRORS)
     except (DataError, OSError):

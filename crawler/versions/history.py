@@ -3,7 +3,9 @@
 History is a fold over versions, oldest first. The state is every id ever seen, each with its
 latest record; ``advance`` moves it to the next version:
 
-* an id present now gets ``last_seen`` = now, and keeps its ``first_seen`` (or starts one);
+* an id present now gets ``last_seen`` = now, and keeps its ``first_seen`` (or starts one); a
+  live record is written with ``last_seen`` null (the manifest's commit has it), so a record
+  whose error did not change is the same file from one version to the next (#18);
 * an id that was live and is gone is *retired*: kept as its last seen record, with
   ``removed_in`` and a note ("removed in v0.31.0"), so its id and page stay and are never
   reused for another error;
@@ -22,9 +24,12 @@ from collections.abc import Iterable
 from typing import Any
 
 from crawler.base.errors import DataError, OutputError
+from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import search_file
 from crawler.extract.ids import entry_key
 from crawler.model.records import History, Lifetime, Manifest, Record
+from crawler.publish.dataset import PreviousRecord
+from crawler.publish.pins import pin
 from crawler.publish.writer import OverLimit, render_dataset
 from crawler.versions.diff import link
 
@@ -89,15 +94,19 @@ def advance(state: State, records: Iterable[Record], version: str | None, commit
 
 
 def seed(records: Iterable[Record], manifest: Manifest) -> State:
-    """State from an existing dataset: its records as they are, or (written without history) as
-    first seen at its own commit."""
+    """State from an existing dataset: its records as they are (a live one last seen at the
+    dataset's commit), or (written without history) as first seen at its own commit."""
     records = list(records)
     if all(r.history is not None for r in records):
-        return {r.id: r for r in records}
+        now = Lifetime(version=version_of(manifest.ref), commit=manifest.commit)
+        return {r.id: r if r.history is None or r.history.retired or r.history.last_seen is not None
+                else r.model_copy(update={"history": r.history.model_copy(update={"last_seen": now})})
+                for r in records}
     return advance({}, [r for r in records if not is_retired(r)], version_of(manifest.ref), manifest.commit)
 
 
-def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
+def render_state(state: State, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
+                 vouched: dict[str, str] | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the state's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -107,8 +116,16 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
     ``limits.max_output_bytes``: retired records pile up from release to release, so when a
     file would be larger, retired entries are left out first, the largest first, then live
     ones, and ``counts.omitted`` says how many.
+
+    ``previous``: the record files of the dataset this one replaces; a record whose content is
+    unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
+    descends from, with their dates), see ``publish.pins``.
     """
-    records = [state[eid].model_dump(mode="json") for eid in sorted(state)]
+    records = [_written(state[eid]) for eid in sorted(state)]
+    if previous:
+        identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
+                            upstream_commit=manifest.upstream_commit, source=manifest.source)
+        pin(records, previous, identity, (vouched or {}).get)
     data = manifest.model_dump(mode="json")
     data.pop("content_digest", None)
     omitted = 0
@@ -124,6 +141,16 @@ def render_state(state: State, manifest: Manifest) -> dict[str, bytes]:
                                   "nothing was written") from None
             records = [r for r in records if r["id"] not in drop]
             omitted += len(drop)
+
+
+def _written(record: Record) -> dict[str, Any]:
+    """A record as the dataset holds it: a live one's ``last_seen`` is the manifest's commit, left
+    out so that the record changes only when its error does."""
+    data = record.model_dump(mode="json")
+    history = data.get("history")
+    if history and not history["retired"]:
+        data["history"] = {**history, "last_seen": None}
+    return data
 
 
 def _to_omit(over: OverLimit, records: list[dict[str, Any]]) -> set[str]:

@@ -11,8 +11,8 @@ from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
-from crawler.model.records import COMMIT_RE, Manifest
-from crawler.publish.dataset import Dataset, open_dataset
+from crawler.model.records import COMMIT_RE, Manifest, RepoRef
+from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
 from crawler.publish.writer import write_dataset
 from crawler.versions.diff import diff_records, live
 from crawler.versions.history import (
@@ -29,6 +29,7 @@ from crawler.versions.sides import (
     _quiet,
     _side,
     crawl_ref,
+    crawl_vouching,
     diff_datasets,
 )
 from crawler.versions.tags import resolve
@@ -42,20 +43,37 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
     state: State = {}
     newest: Manifest | None = None
+    previous = _previous(source, out)
+    vouched: dict[str, str] = {}
     with source.scratch() as tmp:
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
-            data = crawl_ref(source, ref, tmp, progress)
+            last = n == len(refs)
+            data, vouched = crawl_vouching(source, ref, tmp, progress, vouch=_pinned_at(previous) if last else None)
             progress(f"history: carrying {len(state):,} entries forward to {ref}")
             state = advance(state, data.records, version_of(ref) or ref, data.manifest.commit)
             newest = data.manifest
     assert newest is not None
     progress(f"history: validating {len(state):,} records, {sum(1 for r in state.values() if is_retired(r)):,} of them retired")
-    files = render_state(state, newest)
+    files = render_state(state, newest, previous, vouched)
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: writing {target}")
     write_dataset(target, files)
     return target, state
+
+
+def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:
+    """The record files of the upstream's dataset under ``out``, to keep those that do not change."""
+    from crawler.source.config import identify, load_config
+
+    upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
+    target = dataset_dir(out, upstream.owner, upstream.repo)
+    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo))
+
+
+def _pinned_at(previous: dict[str, PreviousRecord]) -> list[str]:
+    """The commits the previous records name, for the crawl to vouch for."""
+    return sorted({old.provenance.commit for old in previous.values()})
 
 
 # --------------------------------------------------------------------------- sync
@@ -111,9 +129,10 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
+    previous = _previous(source, out)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
-        new = crawl_ref(source, want, tmp, progress)
+        new, vouched = crawl_vouching(source, want, tmp, progress, vouch=_pinned_at(previous))
         if source.use_cache:  # the scheduled sync keeps its cache across errcat upgrades
             from crawler.extract.cache import ResultCache
             from crawler.extract.runner import cache_version
@@ -138,7 +157,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             state = advance(seed(old.records, old.manifest), new.records, version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
     progress(f"validating {len(state):,} records")
-    files = render_state(state, new.manifest)
+    files = render_state(state, new.manifest, previous, vouched)
     changed = _tree(target) != files
     if changed:
         progress(f"writing {target}")

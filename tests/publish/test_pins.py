@@ -199,3 +199,42 @@ def test_kept_records_are_the_same_whatever_the_jobs_and_cache(releases, cli, tm
         same = {p.name for p in (dataset / "errors").iterdir() if p.stat().st_ino == inodes.get(p.name)}
         assert (len(same) == 3) if extra != ("--no-cache",) else not same
     assert results[0] == results[1] == results[2]
+
+
+def test_sync_changes_only_the_records_whose_error_changed(fixture_repo, cli, tmp_path):
+    """The scheduled sync: a comment upstream changes no record file; a moved raise changes its
+    record alone; a live record's history does not name the newest commit (the manifest does)."""
+    repo = fixture_repo
+    repo.commit({"pkg/__init__.py": "", "pkg/a.py": A, "pkg/b.py": B}, date="1767323045 +0000")
+    out = tmp_path / "out"
+
+    def sync() -> Path:
+        result = cli("sync", "--repo", repo.path, *ARGS, "--out", out)
+        assert result.exit_code == 0, result.output
+        return out / "acme" / "widgets"
+
+    dataset = sync()
+    before = record_files(dataset)
+    repo.commit({"pkg/a.py": A + "\n\n\n\n\n\n\n\n# a comment\n"}, date="1767409445 +0000")
+    assert record_files(sync()) == before
+    third = repo.commit({"pkg/b.py": B_MOVED}, date="1767495845 +0000")
+    after = record_files(sync())
+    records = by_template(dataset)
+    assert {rid for rid in before if before[rid] != after[rid]} == {records["nothing to store"]["id"]}
+    assert records["nothing to store"]["provenance"]["commit"] == third
+    assert all(r["history"]["last_seen"] is None and r["history"]["first_seen"] for r in records.values())
+    assert cli("validate", out).exit_code == 0
+
+
+def test_history_keeps_the_records_of_the_dataset_in_place(releases, cli, tmp_path):
+    repo, commits = releases
+    out = tmp_path / "out"
+    assert cli("history", "--repo", repo.path, *ARGS, "--out", out, "v1", "v2").exit_code == 0
+    dataset = out / "acme" / "widgets"
+    before = record_files(dataset)
+    result = cli("history", "--repo", repo.path, *ARGS, "--out", out, "v1", "v2", "v3")
+    assert result.exit_code == 0, result.output
+    after = record_files(dataset)
+    records = by_template(dataset)
+    assert {rid for rid in before if before[rid] != after[rid]} == {records["nothing to store"]["id"]}
+    assert records["a name is needed"]["provenance"]["commit"] == commits["v2"]
