@@ -293,7 +293,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
     from crawler.catalogue.search import search_file
     from crawler.publish import validated
-    from crawler.publish.dataset import previous_records
+    from crawler.publish.dataset import previous_members, previous_records
     from crawler.publish.pins import pin
     from crawler.publish.writer import Reuse
 
@@ -314,6 +314,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     # A record whose content the dataset in place already holds keeps its file, pinned at the
     # commit it names (see publish.pins); the cache remembers which record files were validated.
     previous = previous_records(target, snapshot.repo)
+    members = previous_members(target) if previous else {}
     cache_dir = options.cache_dir or default_cache_dir()
     known = validated.load(cache_dir) if options.use_cache else frozenset()
     while True:
@@ -321,7 +322,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                               limits, digest, include, exclude, tests or [], meaning)
         records = assembled.records
         kept = pin(records, previous, identity, snapshot.vouch)
-        reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {})
+        reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {}, members)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
         progress(f"validating {len(records) - len(kept)} records")

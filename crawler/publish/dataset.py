@@ -241,24 +241,34 @@ def load_foreign(dataset: Path) -> list[Any]:
 
 @dataclass(frozen=True)
 class PreviousRecord:
-    """A record file of the dataset a crawl replaces: its bytes, its validated provenance, and
-    the file's identity (device, inode) for linking it into the next dataset unchanged."""
+    """A record file of the dataset a crawl replaces: its bytes and the file's identity (device,
+    inode), for linking it into the next dataset unchanged. Its bytes are hostile: nothing of
+    them is used but through :meth:`provenance`, or by comparing them with bytes errcat made."""
 
     data: bytes
-    provenance: Provenance
     inode: tuple[int, int]
+
+    def provenance(self, record_id: str) -> Provenance | None:
+        """The provenance the file states, validated by the model; None when the file is not a
+        JSON object of that id with one."""
+        import orjson
+
+        try:
+            document = orjson.loads(self.data)
+            if not isinstance(document, dict) or document.get("id") != record_id:
+                return None
+            return Provenance.model_validate(document.get("provenance"), strict=True)
+        except (ValueError, ValidationError):
+            return None
 
 
 def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
-    whose content it finds unchanged (``publish.pins``). Hostile input like any dataset, read
-    record by record: only regular files (never through a symlink) named by an id, at most
-    ``MAX_RECORD_BYTES``, whose JSON carries that id and a provenance the model accepts; any other
-    file is left out, and so is everything when the manifest is not a valid one of ``repo``. What
-    is left out only costs a fresh record: the crawl keeps nothing it has not compared byte for
-    byte with what it would write (see ``pins``)."""
-    import orjson
-
+    whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
+    regular files (never through a symlink) named by an id, at most ``MAX_RECORD_BYTES``; nothing
+    when the manifest is not a valid one of ``repo``. They are not parsed here: the crawl keeps
+    nothing it has not compared byte for byte with what it would write, and reads a file's
+    provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it."""
     try:
         found_repo = load_manifest(dataset).repo
         if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
@@ -279,21 +289,27 @@ def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
                 continue
-            with os.fdopen(os.dup(fd), "rb") as fh:
-                data = fh.read(MAX_RECORD_BYTES + 1)
+            data = os.read(fd, st.st_size + 1)
+            if len(data) != st.st_size:
+                continue
         except OSError:
             continue
         finally:
             os.close(fd)
-        try:
-            document = orjson.loads(data)
-            if not isinstance(document, dict) or document.get("id") != stem:
-                continue
-            provenance = Provenance.model_validate(document.get("provenance"), strict=True)
-        except (ValueError, ValidationError):
-            continue
-        found[stem] = PreviousRecord(data, provenance, (st.st_dev, st.st_ino))
+        found[stem] = PreviousRecord(data, (st.st_dev, st.st_ino))
     return found
+
+
+def previous_members(dataset: Path) -> dict[bytes, bytes]:
+    """The gzip members of the dataset's errors.jsonl.gz in place, by their content (see
+    ``jsonl.split_members``); none when it is not a regular file errcat would read."""
+    try:
+        with _open(dataset / RECORDS) as fh:
+            if os.fstat(fh.fileno()).st_size > MAX_DOCUMENT_BYTES:
+                return {}
+            return jsonl.split_members(fh.read())
+    except (DataError, OSError):
+        return {}
 
 
 #: The largest record file a crawl compares with (vLLM's largest is about 100 KB).

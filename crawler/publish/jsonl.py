@@ -15,7 +15,7 @@ a damaged stream is a DataError, never a traceback.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
@@ -57,16 +57,50 @@ def members(ids: Sequence[str], lines: Sequence[bytes]) -> list[bytes]:
     return out
 
 
-def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1) -> bytes:
+def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None) -> bytes:
     """The file's bytes; members are compressed on ``jobs`` threads (zlib releases the GIL),
-    which changes nothing in the bytes."""
+    which changes nothing in the bytes. ``previous`` maps a member's content to the member of the
+    file this one replaces (:func:`split_members`): such a member is taken as it is, since it
+    decompresses to exactly that content, and only the members whose lines changed are
+    compressed."""
     chunks = members(ids, lines)
     if not chunks:
         return _compress(b"")
-    if jobs <= 1 or len(chunks) == 1:
-        return b"".join(map(_compress, chunks))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
-        return b"".join(pool.map(_compress, chunks))
+    previous = previous or {}
+    todo = [chunk for chunk in chunks if chunk not in previous]
+    if jobs <= 1 or len(todo) <= 1:
+        made = dict(zip(todo, map(_compress, todo), strict=True))
+    else:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            made = dict(zip(todo, pool.map(_compress, todo), strict=True))
+    return b"".join(made[chunk] if chunk in made else previous[chunk] for chunk in chunks)
+
+
+def split_members(data: bytes) -> dict[bytes, bytes]:
+    """Each whole gzip member of ``data`` by its decompressed content (what ``pack`` may reuse).
+    Hostile bytes cost bounded work: decompression stops at ``MAX_TOTAL_BYTES``, and a damaged or
+    cut member ends the list (the members before it are whole and checked by zlib's CRC)."""
+    found: dict[bytes, bytes] = {}
+    view = memoryview(data)
+    pos = total = 0
+    try:
+        while pos < len(view):
+            unpacker, start, parts = zlib.decompressobj(_GZIP), pos, []
+            while not unpacker.eof:
+                if pos >= len(view):
+                    return found  # cut short
+                piece = view[pos:pos + (1 << 16)]
+                pos += len(piece)
+                out = unpacker.decompress(piece, MAX_TOTAL_BYTES - total + 1)
+                total += len(out)
+                if unpacker.unconsumed_tail or total > MAX_TOTAL_BYTES:
+                    return found
+                parts.append(out)
+            pos -= len(unpacker.unused_data)
+            found[b"".join(parts)] = bytes(view[start:pos])
+    except zlib.error:
+        pass
+    return found
 
 
 def _decompressed(fh: IO[bytes], where: str) -> Iterator[bytes]:

@@ -19,6 +19,7 @@ record, pinned at the crawled commit.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -55,42 +56,70 @@ def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: 
     return {**record, "location": location, "sites": sites, "meaning": meaning, "provenance": provenance}
 
 
+#: How many pins (commit, date) already found in the previous dataset a record is tried at before
+#: its file is parsed for its own: a dataset's records name few commits, one per sync that
+#: changed some.
+TRIED = 8
+
+
 def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], identity: Identity,
         verify: Verifier | None) -> dict[str, PreviousRecord]:
     """Re-pin, in place in ``records``, every record whose content is the previous dataset's
     record of its id; the previous records kept so (their bytes are what the writer would write).
 
-    A previous record is a candidate only when it is of the same source, its permalinks named
-    its own commit the way the crawled commit's do, and ``verify`` vouches for its commit and
-    date. A record already pinned at the crawled commit is kept when its bytes are unchanged.
+    A record is first tried at the pins other records were kept at (most recent first): when its
+    bytes are then the previous file's, that file states exactly that vouched-for pin, and it
+    need not be parsed. Otherwise the file's own provenance is read (``PreviousRecord.provenance``)
+    and is a candidate only when it is of the same source, its permalinks named its own commit the
+    way the crawled commit's do, and ``verify`` vouches for its commit and date.
     """
     kept: dict[str, PreviousRecord] = {}
-    if not previous:
-        return kept
-    fresh_links = identity.links
-    if identity.upstream_commit is not None or (fresh_links["basis"] == "commit" and fresh_links["rev"] != identity.commit):
+    links = identity.links
+    if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
         return kept  # permalinks name another commit than the crawled one: nothing to pin
-    vouched: dict[str, str | None] = {}
+    if verify is not None:
+        verify = functools.cache(verify)  # one git question per commit
+    pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
+    tried: set[tuple[str, str]] = set(pins)
     for i, record in enumerate(records):
         old = previous.get(record["id"])
         if old is None:
             continue
-        prov = old.provenance
-        if prov.source != identity.source or prov.repo != identity.slug or prov.upstream_commit is not None:
-            continue
-        if prov.permalinks.model_dump(mode="json") != _links_of(identity, prov.commit):
-            continue
-        if prov.commit == identity.commit:
-            candidate = record
-            if prov.commit_date != identity.commit_date:
+        found = None
+        for n, (commit, date) in enumerate(pins[:TRIED]):
+            candidate = _at(record, identity, commit, date)
+            if dumps(candidate) == old.data:
+                found = candidate
+                pins.insert(0, pins.pop(n))
+                break
+        if found is None:
+            own = _own_pin(record["id"], old, identity, verify)
+            if own is None or own in tried:
                 continue
-        else:
-            if prov.commit not in vouched:
-                vouched[prov.commit] = verify(prov.commit) if verify is not None else None
-            if vouched[prov.commit] is None or vouched[prov.commit] != prov.commit_date:
+            tried.add(own)
+            candidate = _at(record, identity, *own)
+            if dumps(candidate) != old.data:
                 continue
-            candidate = repin(record, identity, prov.commit, prov.commit_date)
-        if dumps(candidate) == old.data:
-            records[i] = candidate
-            kept[record["id"]] = old
+            found = candidate
+            pins.insert(0, own)
+        records[i] = found
+        kept[record["id"]] = old
     return kept
+
+
+def _at(record: dict[str, Any], identity: Identity, commit: str, date: str) -> dict[str, Any]:
+    return record if commit == identity.commit else repin(record, identity, commit, date)
+
+
+def _own_pin(record_id: str, old: PreviousRecord, identity: Identity, verify: Verifier | None) -> tuple[str, str] | None:
+    """The (commit, date) a previous record's file states, when it may be kept at it."""
+    prov = old.provenance(record_id)
+    if prov is None or prov.source != identity.source or prov.repo != identity.slug or prov.upstream_commit is not None:
+        return None
+    if prov.permalinks.model_dump(mode="json") != _links_of(identity, prov.commit):
+        return None
+    if prov.commit == identity.commit:
+        return None  # at the crawled commit: kept only as the fresh record, tried first
+    if verify is None or verify(prov.commit) != prov.commit_date:
+        return None
+    return prov.commit, prov.commit_date

@@ -266,7 +266,7 @@ def _render(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extr
             yield item
         lines.append(line)
     ids = [r["id"] for r in records]
-    packed = jsonl.pack(ids, lines)
+    packed = jsonl.pack(ids, lines, previous=reuse.members if reuse is not None else None)
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, lines)
     yield emit(jsonl.NAME, packed)
@@ -310,6 +310,8 @@ class Reuse(NamedTuple):
     validated: frozenset[bytes]
     linked: set[str]
     digests: dict[str, bytes]
+    #: The gzip members of the errors.jsonl.gz in place, by content (``jsonl.pack``'s ``previous``).
+    members: Mapping[bytes, bytes]
 
 
 def _render_record(record: dict[str, Any], reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
@@ -775,7 +777,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         problems += share_problems
         sizes.update(share_over)
     ids = [r["id"] for r in records]
-    packed = jsonl.pack(ids, lines, jobs)
+    packed = jsonl.pack(ids, lines, jobs, reuse.members if reuse is not None else None)
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, lines)
     _put(f"{tmp}/{jsonl.NAME}", packed)

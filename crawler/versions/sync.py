@@ -73,7 +73,8 @@ def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:
 
 def _pinned_at(previous: dict[str, PreviousRecord]) -> list[str]:
     """The commits the previous records name, for the crawl to vouch for."""
-    return sorted({old.provenance.commit for old in previous.values()})
+    pinned = (old.provenance(rid) for rid, old in previous.items())
+    return sorted({prov.commit for prov in pinned if prov is not None})
 
 
 # --------------------------------------------------------------------------- sync
