@@ -33,7 +33,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
 from crawler.base.errors import UsageError
-from crawler.base.jsonio import dumps
+from crawler.base.jsonio import dumps_record, dumps_rows
 from crawler.base.progress import task
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
@@ -612,9 +612,9 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
             # What was validated is written, not the dataset's files copied: those may be links to
             # anything, and the crawl writes these very bytes (jsonio), so the copy is exact.
             for r in records:
-                yield f"errors/{r['id']}.json", dumps(r)
+                yield f"errors/{r['id']}.json", dumps_record(r)
             if index is not None:
-                yield SEARCH, dumps(index)
+                yield SEARCH, dumps_rows(index)
 
     write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)

@@ -23,7 +23,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from crawler.base.jsonio import dumps
+from crawler.base.jsonio import dumps_record
 from crawler.catalogue.entries import Identity
 from crawler.publish.dataset import PreviousRecord
 
@@ -88,7 +88,7 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
         found = None
         for n, (commit, date) in enumerate(pins[:TRIED]):
             candidate = _at(record, identity, commit, date)
-            if dumps(candidate) == old.data:
+            if dumps_record(candidate) == old.data:
                 found = candidate
                 pins.insert(0, pins.pop(n))
                 break
@@ -98,7 +98,7 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
                 continue
             tried.add(own)
             candidate = _at(record, identity, *own)
-            if dumps(candidate) != old.data:
+            if dumps_record(candidate) != old.data:
                 continue
             found = candidate
             pins.insert(0, own)

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from crawler.base.errors import DataError, OutputError
-from crawler.base.jsonio import dumps, dumps_line, dumps_rows
+from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
 from crawler.model.records import SCHEMA_VERSION
 from crawler.publish import forked, jsonl
@@ -324,7 +324,7 @@ def _render_record(record: dict[str, Any], reuse: Reuse | None = None) -> tuple[
     ``reuse.validated``): validation is a function of the bytes and the schema alone."""
     rel = f"errors/{record['id']}.json"
     kept = reuse.kept.get(record["id"]) if reuse is not None else None
-    data = kept if kept is not None else _dumps(dumps, record, rel)
+    data = kept if kept is not None else _dumps(dumps_record, record, rel)
     if kept is not None and reuse is not None and hashlib.sha256(data).digest() in reuse.validated:
         found: list[Problem] = []
     else:

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_untrusted import ROOT, git, make_repo, one_line_error
 
-from crawler.base.jsonio import dumps
+from crawler.base.jsonio import dumps_record
 from crawler.cli.main import main
 from crawler.model.records import URL_PATTERN
 
@@ -268,7 +268,7 @@ def test_render_writes_the_records_it_validated_not_what_the_files_link_to(tmp_p
     for page in site.rglob("*"):
         assert page.is_dir() or b"deploy key" not in page.read_bytes(), page
     by_id = {r["id"]: r for r in rows(data)}
-    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps(by_id[victim])
+    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps_record(by_id[victim])
     other = next(i for i in by_id if i != victim)
     assert (site / "errors" / f"{other}.json").read_bytes() == (data / "errors" / f"{other}.json").read_bytes()
 
@@ -371,7 +371,7 @@ def test_match_refuses_a_search_index_with_a_hostile_id(tmp_path: Path, cli) -> 
 def test_show_checks_the_record_file_is_the_entry_it_names(tmp_path: Path, cli) -> None:
     data = dataset(tmp_path)
     first, second = rows(data)[:2]
-    (data / "errors" / f"{first['id']}.json").write_bytes(dumps(second))
+    (data / "errors" / f"{first['id']}.json").write_bytes(dumps_record(second))
     err = one_line_error(cli("show", first["id"], "--data", data), 1)
     assert f"the record's id is {second['id']}, not the file's name" in err
 
