@@ -257,7 +257,7 @@ class History(Model):
     """
 
     first_seen: Lifetime | None = Field(default=None, description="The earliest covered version that has this entry.")
-    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry.")
+    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does.")
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
