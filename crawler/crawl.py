@@ -71,6 +71,9 @@ class CrawlOptions:
     #: Nothing is validated here: what the caller writes goes through the writer's validation.
     #: With the cache, the records are kept there by input digest (``publish.release_cache``).
     in_memory: bool = False
+    #: Commits to vouch for (``CrawlResult.vouched``): those a dataset written elsewhere pins its
+    #: records at (``errcat sync`` and ``history`` write their records themselves).
+    vouch: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -80,6 +83,9 @@ class CrawlResult:
     seconds: float
     unchanged: bool = False
     records: list[dict[str, Any]] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
+    #: Of ``CrawlOptions.vouch``, each commit the crawled repository has as an ancestor of (or as)
+    #: the crawled commit, with its committer date (see ``publish.pins``).
+    vouched: dict[str, str] = field(default_factory=dict)
 
 
 def _quiet(_: str) -> None:
@@ -203,6 +209,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         where = f"pypi:{options.pypi}" if options.pypi else f"{options.repo or upstream.url} at {snapshot.ref or snapshot.commit[:12]}"
         globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
         raise UsageError(f"no file of {where} matches {globs}; nothing was written")
+    vouched = _vouched(snapshot, options.vouch)
     if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
         progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     try:
@@ -225,21 +232,24 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
-            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True)
+            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched)
         if options.in_memory and options.use_cache:
             kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
             if kept is not None:
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
                 manifest = Manifest.model_validate({**kept[0], "content_digest": ""})
-                return CrawlResult(target, manifest, time.perf_counter() - started, unchanged=True, records=kept[1])
+                return CrawlResult(target, manifest, time.perf_counter() - started, unchanged=True, records=kept[1],
+                                   vouched=vouched)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
         tests: list[dict[str, Any]] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, served=served, progress=progress, tests=tests, settings=settings)
         try:
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign, tests, meaning)
+            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                             foreign, tests, meaning)
+            written.vouched = vouched
+            return written
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
@@ -251,10 +261,20 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             tests = []
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
                                   tests=tests, settings=settings)
-            return _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                          foreign, tests, meaning)
+            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
+                             foreign, tests, meaning)
+            written.vouched = vouched
+            return written
     finally:
         snapshot.close()
+
+
+def _vouched(snapshot: Any, commits: list[str]) -> dict[str, str]:
+    """``CrawlResult.vouched`` for these commits (none from a source without history)."""
+    if snapshot.vouch is None:
+        return {}
+    dates = {commit: snapshot.vouch(commit) for commit in sorted(set(commits))}
+    return {commit: date for commit, date in dates.items() if date is not None}
 
 
 #: What results from a damaged cache can raise once the crawl uses them: a key or an index that
@@ -307,6 +327,10 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
     from crawler.catalogue.search import search_file
+    from crawler.publish import validated
+    from crawler.publish.dataset import previous_members, previous_records
+    from crawler.publish.pins import pin
+    from crawler.publish.writer import Reuse
 
     apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
@@ -322,6 +346,12 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     left_out = {r["path"]: f"{len(r['sites'])} raise and assert sites, over the limit of {limits.max_file_sites} "
                            "per file (max_file_sites)"
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
+    # A record whose content the dataset in place already holds keeps its file, pinned at the
+    # commit it names (see publish.pins); the cache remembers which record files were validated.
+    previous = previous_records(target, snapshot.repo)
+    members = previous_members(target) if previous else {}
+    cache_dir = options.cache_dir or default_cache_dir()
+    known = validated.load(cache_dir) if options.use_cache else frozenset()
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning)
@@ -331,7 +361,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
             return CrawlResult(target, manifest, time.perf_counter() - started, records=records)
-        progress(f"validating {len(records)} records")
+        kept = pin(records, previous, identity, snapshot.vouch)
+        reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {}, members)
+        if previous:
+            progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
+        progress(f"validating {len(records) - len(kept)} records")
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
 
@@ -341,7 +375,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
-                                spare_root=spare_root, max_bytes=limits.max_output_bytes)
+                                spare_root=spare_root, max_bytes=limits.max_output_bytes, reuse=reuse,
+                                inodes={rid: old.inode for rid, old in kept.items()} if options.use_cache else None)
             break
         except OverLimit as over:
             more = _leave_out(over, records)
@@ -350,6 +385,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
                                   "nothing was written") from None
             progress(f"{over}: leaving out the entries of {len(more)} more source file(s)")
             left_out.update(more)
+    if options.use_cache:
+        validated.remember(cache_dir, known, [d for rel, d in reuse.digests.items() if rel.startswith("errors/")])
     _report_curated(records, curated, assembled.merged, progress)
     written = Manifest.model_validate(published.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

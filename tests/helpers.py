@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import resource
 import shutil
@@ -13,6 +14,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+
+def jsonl_bytes(dataset: Path) -> bytes:
+    """The lines of a dataset's errors.jsonl.gz, decompressed."""
+    return gzip.decompress((dataset / "errors.jsonl.gz").read_bytes())
+
+
+def write_jsonl(dataset: Path, data: bytes) -> None:
+    """Replace a dataset's errors.jsonl.gz with these lines, compressed."""
+    (dataset / "errors.jsonl.gz").write_bytes(gzip.compress(data, mtime=0))
+
 
 #: A module with two raises, used by the history, sync and workflow tests.
 CHECK_CODE = '''

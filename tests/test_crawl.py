@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import jsonl_bytes
 
 CONFIG = '''
 from pydantic import field_validator
@@ -61,7 +62,7 @@ def read_tree(directory: Path) -> dict[str, bytes]:
 
 
 def records_by_message(dataset: Path) -> dict[str, dict]:
-    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(dataset).splitlines()]
     return {r["message"]["text"]: r for r in records}
 
 
@@ -89,7 +90,7 @@ def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
     assert [(s["path"], s["line"]) for s in entry["sites"]] == [("pkg/config.py", 17), ("pkg/other.py", 7)]
     assert entry["location"]["permalink"] == f"https://github.com/acme/widgets/blob/{commit}/pkg/config.py#L17"
     assert entry["location"]["qualname"] == "AttentionConfig._check"
-    assert "raise ValueError(" in entry["snippet"]["code"]
+    assert "raise ValueError(" in entry["sites"][0]["snippet"]["code"]
     assert entry["title"] == MESSAGE[:59].rstrip() + "…"
     assert entry["provenance"]["commit"] == commit
     assert (dataset / "errors" / f"{entry['id']}.json").is_file()

@@ -9,6 +9,7 @@ table to them.
 from __future__ import annotations
 
 import ast
+import gzip
 import json
 import os
 import random
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from helpers import git as _git
-from helpers import run_and_kill
+from helpers import jsonl_bytes, run_and_kill
 
 from crawler.catalogue import entries as catalogue
 from crawler.extract.visitor import extract_file
@@ -69,7 +70,7 @@ def strays(out: Path) -> list[str]:
 
 
 def records(dataset: Path) -> dict[str, dict]:
-    rows = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    rows = [json.loads(line) for line in jsonl_bytes(dataset).splitlines()]
     return {r["message"]["text"]: r for r in rows}
 
 
@@ -229,7 +230,7 @@ def test_a_repository_of_every_bad_file_at_once(hostile_repo: Path, cli, tmp_pat
         assert text in by_text, text
     for path in dataset.rglob("*"):
         if path.is_file():
-            data = path.read_bytes()
+            data = gzip.decompress(path.read_bytes()) if path.name.endswith(".gz") else path.read_bytes()
             data.decode("utf-8")  # strict: no lone surrogates, no odd bytes
             assert SECRET.encode() not in data and b"NaN" not in data
     assert cli("validate", out).exit_code == 0
@@ -440,7 +441,7 @@ def test_schema_failure_and_nan_write_nothing(crawled, cli, monkeypatch: pytest.
     def with_nan(*a, **k):
         recs, primaries = real(*a, **k)
         recs[0]["location"]["line"] = float("nan")
-        recs[-1]["snippet"]["start_line"] = float("inf")
+        recs[-1]["sites"][0]["snippet"]["start_line"] = float("inf")
         return catalogue.Entries(recs, primaries)
 
     monkeypatch.setattr(catalogue, "build_entries", with_nan)
@@ -463,7 +464,7 @@ def test_lone_surrogates_from_odd_strings_are_not_fatal(tmp_path: Path, cli) -> 
     manifest = json.loads((dataset / "manifest.json").read_bytes())
     assert manifest["skipped"] == [{"path": "pkg/\\xed\\xb2\\x80.py", "reason": "path is not valid UTF-8"}]
     record = records(dataset)["bad \\udc80 here"]
-    assert record["facts"]["docstring"] == "Doc \\udc80."
+    assert record["sites"][0]["facts"]["docstring"] == "Doc \\udc80."
     assert re.fullmatch(record["message"]["pattern"], "bad \udc80 here")
 
 

@@ -360,7 +360,7 @@ def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runn
     for name in ("vllm", "gadgets"):  # each upstream's own cache, carried to its own next run
         assert (runs / "run-0" / f"crawl-{name}-temp" / "errcat-cache" / "results.sqlite3").is_file()
     assert sorted(p.name for p in (main / "output" / "acme" / "widgets").iterdir()) == [
-        "errors", "errors.jsonl", "index.json", "manifest.json", "search.json"]
+        "errors", "errors.jsonl.gz", "index.json", "manifest.json", "search.json"]
     assert (main / "output" / "acme" / "gadgets" / "manifest.json").is_file()
     assert sorted((runs / "run-0" / "artifacts").iterdir()) == [runs / "run-0" / "artifacts" / "catalogue-gadgets",
                                                                  runs / "run-0" / "artifacts" / "catalogue-vllm"]

@@ -29,3 +29,38 @@ def dumps(data: Any) -> bytes:
 def dumps_line(data: Any) -> bytes:
     """One compact JSON line."""
     return orjson.dumps(_plain(data), option=_LINE)
+
+
+#: Where :func:`dumps_rows` puts the rows: a line of the pretty document, which no string value
+#: can hold (a newline in a value is written as ``\n``).
+_ROWS_AT = b'\n  "entries": []'
+
+
+def dumps_rows(data: Any) -> bytes:
+    """A document whose ``entries`` list (index.json, search.json: one row per entry) has one
+    compact row per line, the rest as :func:`dumps`: a third smaller than fully indented, and a
+    changed entry is one changed line in a diff."""
+    data = _plain(data)
+    head = orjson.dumps({**data, "entries": []}, option=_PRETTY)
+    rows = [orjson.dumps(row, option=orjson.OPT_SORT_KEYS) for row in data["entries"]]
+    if not rows:
+        return head
+    return head.replace(_ROWS_AT, b'\n  "entries": [\n    ' + b",\n    ".join(rows) + b"\n  ]", 1)
+
+
+def dumps_record(data: Any) -> bytes:
+    """A record file: one top-level field a line, each value compact, and one site a line.
+
+    Half the size of :func:`dumps` (whose indentation was 8.6 MB of vLLM's 47 MB of records),
+    and still a diff by field: a moved raise changes its ``location`` and ``sites`` lines, a new
+    explanation its ``explanation`` line."""
+    data = _plain(data)
+    fields = []
+    for key in sorted(data):
+        value = data[key]
+        if key == "sites" and isinstance(value, list) and value:
+            shown = b"[\n    " + b",\n    ".join(orjson.dumps(site, option=orjson.OPT_SORT_KEYS) for site in value) + b"\n  ]"
+        else:
+            shown = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        fields.append(b"  " + orjson.dumps(key) + b": " + shown)
+    return b"{\n" + b",\n".join(fields) + b"\n}\n"

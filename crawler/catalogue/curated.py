@@ -281,7 +281,7 @@ def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
 
 def status_for(entry: CuratedFile, record: dict[str, Any]) -> str:
     """``curated`` only for reviewed text whose code has not moved since; otherwise ``draft``."""
-    if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["facts"]["guards"]):
+    if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"]):
         return "curated"
     return "draft"
 

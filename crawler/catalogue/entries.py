@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable, NamedTuple
 from urllib.parse import quote
 
-from crawler import __version__
 from crawler.base.errors import DataError
 from crawler.extract.derive import derived
 from crawler.extract.ids import entry_id
@@ -171,7 +170,6 @@ def build_entries(
         "commit": identity.commit,
         "commit_date": identity.commit_date,
         "upstream_commit": identity.upstream_commit,
-        "errcat_version": __version__,
         "source": identity.source,
         "permalinks": identity.links,
     }
@@ -200,8 +198,6 @@ def build_entries(
                     "qualname": primary["qualname"],
                     "permalink": primary["permalink"],
                 },
-                "snippet": primary["snippet"],
-                "facts": primary["facts"],
                 "sites": site_dicts,
                 "explanation_status": "absent",
                 "explanation": empty_explanation(),

@@ -40,10 +40,11 @@ def render_text(record: Record) -> str:
     out.append(f"Id:         {record.id}")
     out.append(f"Explained:  {record.explanation_status}")
     loc = record.location
+    primary = record.sites[0]
     links = record.provenance.permalinks
     link = loc.permalink or f"(no permalink: {links.reason if isinstance(links, NoPermalinks) else 'none recorded'})"
-    out += _section("Source", [f"{loc.path}:{loc.line} in {loc.qualname}", link, "", *_code(record.snippet.code, record.snippet.start_line)])
-    facts = record.facts
+    out += _section("Source", [f"{loc.path}:{loc.line} in {loc.qualname}", link, "", *_code(primary.snippet.code, primary.snippet.start_line)])
+    facts = primary.facts
     fact_lines = [f"  if {g}" for g in facts.guards] + [f"  in {loop}" for loop in facts.loops]
     if facts.handler:
         fact_lines.append(f"  in {facts.handler}")
@@ -71,5 +72,5 @@ def render_text(record: Record) -> str:
         out += _section(f"All {len(record.sites)} sites", [f"  {s.path}:{s.line} in {s.qualname}" for s in record.sites])
     prov = record.provenance
     commit = prov.upstream_commit or prov.commit
-    out += ["", f"Analysed {prov.repo} at {commit} ({prov.commit_date}) by errcat {prov.errcat_version}."]
+    out += ["", f"Last changed in {prov.repo} at {commit} ({prov.commit_date})."]
     return "\n".join(out) + "\n"

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 from pygments.formatters import HtmlFormatter
 
 from crawler.base.errors import UsageError
-from crawler.base.jsonio import dumps, dumps_line
+from crawler.base.jsonio import dumps_line, dumps_rows
 from crawler.base.progress import task
 from crawler.consume.highlight import highlight_python
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
@@ -682,10 +682,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
                       else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
-    made = f'; errcat {esc(prov["errcat_version"])}' if prov.get("errcat_version") else ""
-    parts.append(_section("provenance", "Analysed commit",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code>, committed {esc(prov["commit_date"])}{made}. '
-                          f'<a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
+    parts.append(_section("provenance", "Last changed",
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
     meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
     parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
     return _layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
@@ -746,7 +744,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
            for x in r.get("related", [])]
     out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
     commit = prov.get("upstream_commit") or prov["commit"]
-    out += ["---", "", f"Analysed {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
+    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
             f"[This entry as JSON]({r['id']}.json)", ""]
     return "\n".join(out)
 
@@ -825,7 +823,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
             for r in records:
                 yield f"errors/{r['id']}.json", dumps_line(r)
             if index is not None:
-                yield SEARCH, dumps(index)
+                yield SEARCH, dumps_rows(index)
 
     write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)

@@ -160,7 +160,7 @@ def check(ds: Dataset, curated_root: Path) -> Report:
         if record is None:
             report.orphans.append((path, entry, candidates_for(entry, ds, set(cset.entries))))
             continue
-        changed = is_stale(entry, record.message.text, record.facts.guards)
+        changed = is_stale(entry, record.message.text, record.sites[0].facts.guards)
         if changed:
             report.stale.append((path, entry, changed))
         if entry.review.status == "reviewed" and not changed:

@@ -23,7 +23,7 @@ _MODEL_VALIDATOR = re.compile(r"^(?:\w+\.)*model_validator\b")
 def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
     """A draft written from machine-derived facts only: for a curator to rewrite, not to ship."""
     exc = record["exception"]
-    facts = record["facts"]
+    facts = record["sites"][0]["facts"]
     loc = record["location"]
     qualname = loc["qualname"]
     cls = qualname.split(".")[0] if "." in qualname else None

@@ -28,7 +28,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 def review_for(record: dict[str, Any], commit: str, status: str, note: str | None = None) -> CuratedReview:
     return CuratedReview(
         status=status, commit=commit, exception=record["exception"]["name"], template=record["message"]["text"],
-        guards=list(record["facts"]["guards"]), path=record["location"]["path"], qualname=record["location"]["qualname"],
+        guards=list(record["sites"][0]["facts"]["guards"]), path=record["location"]["path"], qualname=record["location"]["qualname"],
         note=note,
     )
 

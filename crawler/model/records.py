@@ -294,11 +294,14 @@ Permalinks = Annotated[Permalinked | NoPermalinks, Field(discriminator="basis")]
 
 
 class Provenance(Model):
+    """Where the record's content comes from: the commit at which it last changed (a crawl that
+    finds the record as it was in the previous dataset keeps it as it was, pinned there). The
+    manifest names the commit crawled and the errcat that crawled it."""
+
     repo: RepoSlug = Field(description="owner/name")
-    commit: Commit
+    commit: Commit = Field(description="The commit at which this record's content last changed (its permalinks name the same code at the same lines there); the manifest names the crawled commit.")
     commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
-    upstream_commit: ShortCommit | None = Field(default=None, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it.")
-    errcat_version: str
+    upstream_commit: ShortCommit | None = Field(default=None, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it. Pinned with commit.")
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
     permalinks: Permalinks
 
@@ -316,7 +319,7 @@ class History(Model):
     """
 
     first_seen: Lifetime | None = Field(default=None, description="The earliest covered version that has this entry.")
-    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry.")
+    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does.")
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
@@ -387,9 +390,7 @@ class Record(Model):
     response: ResponseInfo | None = Field(default=None, description="The primary site's status code and error type (kind 'response'); null otherwise.")
     message: Template
     location: Location
-    snippet: Snippet
-    facts: Facts
-    sites: list[Site] = Field(min_length=1)
+    sites: list[Site] = Field(min_length=1, description="Every place the error is raised; the first is the primary site (``location``), whose snippet and facts pages show.")
     explanation_status: ExplanationStatus = "absent"
     explanation: Explanation = Field(default_factory=Explanation)
     related: list[Related] = Field(default_factory=list)
@@ -487,7 +488,7 @@ class CuratedReview(Model):
     commit: ShortCommit = Field(description="The commit the text was reviewed (or drafted) at.")
     exception: str = Field(min_length=1, description="Exception class name at that commit.")
     template: str = Field(description="The message template at that commit (Record.message.text).")
-    guards: list[str] = Field(default_factory=list, description="The guards leading to the raise at that commit (Record.facts.guards).")
+    guards: list[str] = Field(default_factory=list, description="The guards leading to the raise at that commit (the primary site's facts.guards).")
     path: str = Field(min_length=1, description="Primary site's file at that commit.")
     qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")

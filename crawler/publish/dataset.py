@@ -4,11 +4,11 @@ A dataset directory is input like any other: whoever wrote it may not be errcat,
 is used before the pydantic models (``models``, ``search``) have validated it. Ids then match
 ``ID_PATTERN`` (they become file names and links), owners and names are single path segments,
 and every permalink is https on the repository's own host. Anything else is a ``DataError``: one
-line naming the file (and the line, for ``errors.jsonl``), exit 1, never a traceback.
+line naming the file (and the line, for ``errors.jsonl.gz``), exit 1, never a traceback.
 
 Files are opened without following them into devices or pipes (a FIFO would block forever) and
 read at most ``MAX_DOCUMENT_BYTES`` a document, so a hostile dataset costs bounded time and
-memory; ``errors.jsonl`` is streamed a record at a time.
+memory; ``errors.jsonl.gz`` is streamed a record at a time, and decompressed within a bound.
 """
 
 from __future__ import annotations
@@ -31,14 +31,17 @@ from crawler.model.records import (
     ID_PREFIX_PATTERN,
     Index,
     Manifest,
+    Provenance,
     Record,
+    RepoRef,
 )
 from crawler.model.search import SearchIndex
+from crawler.publish import jsonl
 from crawler.publish.dataset_dirs import datasets_under
 
 MANIFEST = "manifest.json"
 INDEX = "index.json"
-RECORDS = "errors.jsonl"
+RECORDS = jsonl.NAME
 SEARCH = "search.json"
 ERRORS = "errors"
 
@@ -124,7 +127,7 @@ def load_record(path: Path) -> Record:
 
 
 def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Record]:
-    """Every record of ``errors.jsonl``, one line at a time, in file order. Each must be of the
+    """Every record of ``errors.jsonl.gz``, one line at a time, in file order. Each must be of the
     manifest's repository (so its permalinks are on that repository's host), and no id may come
     twice.
 
@@ -134,14 +137,7 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
     path = dataset / RECORDS
     seen: set[str] = set()
     with _open(path) as fh:
-        n = 0
-        while True:
-            line = fh.readline(MAX_DOCUMENT_BYTES + 1)
-            if not line:
-                return
-            n += 1
-            if len(line) > MAX_DOCUMENT_BYTES:
-                raise DataError(f"{path}:{n}: longer than {MAX_DOCUMENT_BYTES} bytes")
+        for n, line in jsonl.iter_lines(fh, str(path), MAX_DOCUMENT_BYTES):
             if not line.strip():
                 continue
             record = _parse(Record, line, f"{path}:{n}", "record")
@@ -166,7 +162,7 @@ def load_records(dataset: Path, manifest: Manifest | None = None, progress: Prog
 
 
 def load_search_index(dataset: Path) -> SearchIndex:
-    """The dataset's search.json; built from errors.jsonl when it has none (``errcat history``
+    """The dataset's search.json; built from errors.jsonl.gz when it has none (``errcat history``
     writes none)."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():
@@ -238,3 +234,83 @@ def load_foreign(dataset: Path) -> list[Any]:
     if not path.is_file():
         return []
     return _parse(ForeignList, _read(path), str(path), "foreign error list").errors
+
+
+# --------------------------------------------------------------------------- the previous dataset
+
+
+@dataclass(frozen=True)
+class PreviousRecord:
+    """A record file of the dataset a crawl replaces: its bytes and the file's identity (device,
+    inode), for linking it into the next dataset unchanged. Its bytes are hostile: nothing of
+    them is used but through :meth:`provenance`, or by comparing them with bytes errcat made."""
+
+    data: bytes
+    inode: tuple[int, int]
+
+    def provenance(self, record_id: str) -> Provenance | None:
+        """The provenance the file states, validated by the model; None when the file is not a
+        JSON object of that id with one."""
+        import orjson
+
+        try:
+            document = orjson.loads(self.data)
+            if not isinstance(document, dict) or document.get("id") != record_id:
+                return None
+            return Provenance.model_validate(document.get("provenance"), strict=True)
+        except (ValueError, ValidationError):
+            return None
+
+
+def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
+    """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
+    whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
+    regular files (never through a symlink) named by an id, at most ``MAX_RECORD_BYTES``; nothing
+    when the manifest is not a valid one of ``repo``. They are not parsed here: the crawl keeps
+    nothing it has not compared byte for byte with what it would write, and reads a file's
+    provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it."""
+    try:
+        found_repo = load_manifest(dataset).repo
+        if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
+            return {}
+        names = os.listdir(dataset / ERRORS)
+    except (DataError, OSError):
+        return {}
+    found: dict[str, PreviousRecord] = {}
+    for name in names:
+        stem, dot, ext = name.partition(".")
+        if ext != "json" or not dot or not _ID.fullmatch(stem):
+            continue
+        try:
+            fd = os.open(dataset / ERRORS / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
+                continue
+            data = os.read(fd, st.st_size + 1)
+            if len(data) != st.st_size:
+                continue
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+        found[stem] = PreviousRecord(data, (st.st_dev, st.st_ino))
+    return found
+
+
+def previous_members(dataset: Path) -> dict[bytes, bytes]:
+    """The gzip members of the dataset's errors.jsonl.gz in place, by their content (see
+    ``jsonl.split_members``); none when it is not a regular file errcat would read."""
+    try:
+        with _open(dataset / RECORDS) as fh:
+            if os.fstat(fh.fileno()).st_size > MAX_DOCUMENT_BYTES:
+                return {}
+            return jsonl.split_members(fh.read())
+    except (DataError, OSError):
+        return {}
+
+
+#: The largest record file a crawl compares with (vLLM's largest is about 100 KB).
+MAX_RECORD_BYTES = 16 * 1024 * 1024

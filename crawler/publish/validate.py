@@ -13,6 +13,7 @@ and the JSONL dataset name the same ids; a record file is named by its id).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -24,9 +25,11 @@ from typing import Any
 
 import jsonschema_rs
 
+from crawler.base.errors import DataError
 from crawler.base.progress import Progress, quiet, task
 from crawler.model.records import ID_RE
 from crawler.model.schemas import schema_for
+from crawler.publish import jsonl
 
 
 @dataclass(frozen=True, order=True)
@@ -180,9 +183,14 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
     problems: list[Problem] = []
     errors, names, found = _record_files(directory)
     problems += found
-    jsonl, found = _read(directory, "errors.jsonl", "errors.jsonl")
+    packed, found = _read(directory, jsonl.NAME, jsonl.NAME)
     problems += found
-    lines = jsonl.splitlines() if jsonl is not None else []
+    lines: list[bytes] = []
+    if packed is not None:
+        try:
+            lines = [line for _, line in jsonl.iter_lines(io.BytesIO(packed), jsonl.NAME, MAX_RECORD_BYTES)]
+        except DataError as exc:
+            problems.append(Problem(jsonl.NAME, "", str(exc).removeprefix(f"{jsonl.NAME}: ")))
     documents = task(progress, f"validating {shown}", 3 + len(names) + len(lines), "documents")
     with documents:
         manifest, found = _load(directory, "manifest.json", "manifest.json")
@@ -217,7 +225,7 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         jsonl_ids: set[str] = set()
         for n, line in enumerate(lines, start=1):
             documents.advance()
-            where = f"errors.jsonl:{n}"
+            where = f"{jsonl.NAME}:{n}"
             try:
                 data = json.loads(line)
             except ValueError as exc:
@@ -234,5 +242,5 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         for eid in sorted(record_ids - index_ids):
             problems.append(Problem(f"errors/{eid}.json", "", "not listed in index.json"))
         for eid in sorted(index_ids ^ jsonl_ids, key=str):
-            problems.append(Problem("errors.jsonl", "", f"{eid} is in one of index.json and errors.jsonl only"))
+            problems.append(Problem(jsonl.NAME, "", f"{eid} is in one of index.json and {jsonl.NAME} only"))
     return problems

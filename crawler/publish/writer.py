@@ -6,7 +6,7 @@ Layout of ``<out>/<owner>/<name>/``::
     manifest.json      what was crawled, counts, skipped files with reasons, versions, digests
     index.json         one summary row per entry
     errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
-    errors.jsonl       every record, one per line
+    errors.jsonl.gz    every record, one per line, gzip-compressed (``jsonl``)
 
 ``render_dataset`` turns records into the bytes of every file and checks each document against
 the JSON Schemas; nothing touches the disk unless all of it is valid. ``write_dataset`` writes
@@ -38,10 +38,10 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from crawler.base.errors import DataError, OutputError
-from crawler.base.jsonio import dumps, dumps_line
+from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
 from crawler.model.records import SCHEMA_VERSION
-from crawler.publish import forked
+from crawler.publish import forked, jsonl
 from crawler.publish.validate import Problem, check
 
 TMP_MARK = ".tmp-"
@@ -186,14 +186,14 @@ class Published(NamedTuple):
 
 #: The files of a dataset made of every record's bytes (each record's share of index.json and
 #: search.json is taken as proportional to its errors.jsonl line, which it is, roughly).
-AGGREGATES = ("errors.jsonl", "index.json", "search.json")
+AGGREGATES = (jsonl.NAME, "index.json", "search.json")
 
 
 class OverLimit(Exception):
     """Files of the dataset would be larger than ``limit`` bytes. Raised after rendering and before
     anything is swapped in (the temporary directory is removed), so the caller can leave entries
     out and render again; ``files`` names each file over the limit with its size, ``lines`` holds
-    every record's errors.jsonl bytes by id."""
+    every record's errors.jsonl.gz line (uncompressed) by id."""
 
     def __init__(self, limit: int, files: dict[str, int], lines: dict[str, int]) -> None:
         self.limit, self.files, self.lines = limit, files, lines
@@ -238,7 +238,7 @@ def render_files(records: list[dict[str, Any]], manifest: dict[str, Any], extra:
 
 
 def _render(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extra | None,
-            max_bytes: int | None) -> Generator[tuple[str, bytes], None, dict[str, Any]]:
+            max_bytes: int | None, reuse: Reuse | None = None) -> Generator[tuple[str, bytes], None, dict[str, Any]]:
     """:func:`render_files`, returning the completed manifest once the last file is yielded."""
     _check_ids(records)
     problems: list[Problem] = []
@@ -256,19 +256,33 @@ def _render(records: list[dict[str, Any]], manifest: dict[str, Any], extra: Extr
     documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
     for name, (schema, document) in documents.items():
         problems += check(schema, document, name, engine="fast")
-        yield emit(name, _dumps(dumps, document, name))
+        yield emit(name, _dumps(_writer_for(name), document, name))
     lines = []
     for record in records:
-        rel, data, line, found = _render_record(record)
+        rel, data, line, found = _render_record(record, reuse)
         problems += found
-        yield emit(rel, data)
+        item = emit(rel, data)
+        if reuse is None or rel not in reuse.linked:
+            yield item
         lines.append(line)
-    sizes["errors.jsonl"] = sum(map(len, lines))
-    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
-    yield emit("errors.jsonl", b"".join(lines))
+    ids = [r["id"] for r in records]
+    packed = jsonl.pack(ids, lines, previous=reuse.members if reuse is not None else None)
+    sizes[jsonl.NAME] = len(packed)
+    _check_sizes(max_bytes, sizes, ids, lines)
+    yield emit(jsonl.NAME, packed)
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
+    if reuse is not None:
+        reuse.digests.update(digests)
     yield MANIFEST, data
     return completed
+
+
+#: The documents of one row per entry, written a row a line (see ``dumps_rows``).
+ROW_DOCUMENTS = frozenset({"index.json", "search.json"})
+
+
+def _writer_for(name: str) -> Callable[[Any], bytes]:
+    return dumps_rows if name in ROW_DOCUMENTS else dumps
 
 
 def _check_ids(records: list[dict[str, Any]]) -> None:
@@ -285,11 +299,37 @@ def _check_ids(records: list[dict[str, Any]]) -> None:
         seen.add(record["id"])
 
 
-def _render_record(record: dict[str, Any]) -> tuple[str, bytes, bytes, list[Problem]]:
+class Reuse(NamedTuple):
+    """What a crawl takes over from the dataset it replaces (see ``publish.pins``): the bytes of
+    each record it kept unchanged (by id), the digests of record files this errcat has validated
+    against the record schema before (``validated.ValidatedDigests``), and the files already in
+    place in the directory being written (by relative path) and the digest of every file written
+    (by relative path), both filled in by the writer."""
+
+    kept: Mapping[str, bytes]
+    validated: frozenset[bytes]
+    linked: set[str]
+    digests: dict[str, bytes]
+    #: The gzip members of the errors.jsonl.gz in place, by content (``jsonl.pack``'s ``previous``).
+    members: Mapping[bytes, bytes]
+
+
+def _render_record(record: dict[str, Any], reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
     """A record's file name, its file, its errors.jsonl line and its schema problems (its id
-    is checked already, see :func:`_check_ids`)."""
+    is checked already, see :func:`_check_ids`).
+
+    A record kept from the previous dataset is not serialized again: its bytes are the previous
+    file's, which ``pins`` found equal to this serialization. Nor is it validated again when this
+    errcat has validated those very bytes against this record schema before (their digest is in
+    ``reuse.validated``): validation is a function of the bytes and the schema alone."""
     rel = f"errors/{record['id']}.json"
-    return rel, _dumps(dumps, record, rel), _dumps(dumps_line, record, rel), check("record", record, rel, engine="fast")
+    kept = reuse.kept.get(record["id"]) if reuse is not None else None
+    data = kept if kept is not None else _dumps(dumps_record, record, rel)
+    if kept is not None and reuse is not None and hashlib.sha256(data).digest() in reuse.validated:
+        found: list[Problem] = []
+    else:
+        found = check("record", record, rel, engine="fast")
+    return rel, data, _dumps(dumps_line, record, rel), found
 
 
 def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], problems: list[Problem],
@@ -610,7 +650,8 @@ PARALLEL_MIN_RECORDS = 1_000
 
 def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
             extra: Callable[[], Extra] | None = None, jobs: int = 1, spare_root: Path | None = None,
-            max_bytes: int | None = None) -> Published:
+            max_bytes: int | None = None, reuse: Reuse | None = None,
+            inodes: Mapping[str, tuple[int, int]] | None = None) -> Published:
     """``write_dataset(target, render_files(records, manifest, extra()))``, with the records'
     files rendered, validated, hashed and written by ``jobs`` processes; the directory and the
     completed manifest.
@@ -622,29 +663,71 @@ def publish(target: Path, records: list[dict[str, Any]], manifest: dict[str, Any
     writes (a test holds the two equal), and a failure anywhere leaves the old dataset as it was.
     ``extra`` makes the further documents: a function, so that it runs while the helpers render.
     ``spare_root``: see :func:`_swap_in`. A file larger than ``max_bytes`` is OverLimit, raised
-    before the swap.
+    before the swap. ``reuse``: the records kept from the dataset in place, whose files
+    (``inodes``: the (device, inode) each was read from) are linked into the new dataset rather
+    than written again, see :func:`_link_kept`.
     """
-    if jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available():
-        def fill(tmp: Path) -> tuple[set[str], dict[str, Any]]:
-            return _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes))
-    else:
-        _check_ids(records)
+    parallel = not (jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available())
 
-        def fill(tmp: Path) -> tuple[set[str], dict[str, Any]]:
-            return _fill_parallel(tmp, records, manifest, extra, jobs, max_bytes)
+    def fill(tmp: Path) -> tuple[set[str], dict[str, Any]]:
+        if reuse is not None:
+            reuse.linked.clear()
+            reuse.linked.update(_link_kept(tmp, target, inodes or {}))
+        if parallel:
+            written, completed = _fill_parallel(tmp, records, manifest, extra, jobs, max_bytes, reuse)
+        else:
+            written, completed = _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes, reuse))
+        return written | (reuse.linked if reuse is not None else set()), completed
+
+    if parallel:
+        _check_ids(records)
     return Published(target, _write_swap(target, fill, spare_root))
 
 
-def _write_records(tmp: Path, records: list[dict[str, Any]],
-                   max_bytes: int | None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
+def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -> set[str]:
+    """Put each kept record's file of ``target`` into ``tmp`` as a hard link (relative paths of
+    those in place): unchanged records cost no write, and the dataset the crawl replaces is not
+    touched. Only the very regular file the record was read from is linked (same device and
+    inode, not a symlink); a file of a recycled spare that is already that file stays. A file
+    with other links is never written through (:func:`_put`), so neither dataset can change the
+    other's files."""
+    linked: set[str] = set()
+    if not inodes:
+        return linked
+    (tmp / "errors").mkdir(exist_ok=True)
+    for rid, inode in inodes.items():
+        rel = f"errors/{rid}.json"
+        source, place = f"{target}/{rel}", f"{tmp}/{rel}"
+        try:
+            st = os.lstat(source)
+            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != inode:
+                continue
+            try:
+                there = os.lstat(place)
+                if (there.st_dev, there.st_ino) == inode:
+                    linked.add(rel)
+                    continue
+                _remove(place)
+            except FileNotFoundError:
+                pass
+            os.link(source, place, follow_symlinks=False)
+        except OSError:  # not linkable (another file system, a limit): it is written instead
+            continue
+        linked.add(rel)
+    return linked
+
+
+def _write_records(tmp: Path, records: list[dict[str, Any]], max_bytes: int | None,
+                   reuse: Reuse | None = None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
     """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
     of the record files larger than ``max_bytes``)."""
     digests, lines, problems = [], [], []
     over: dict[str, int] = {}
     root = str(tmp)
     for record in records:
-        rel, data, line, found = _render_record(record)
-        _put(f"{root}/{rel}", data)
+        rel, data, line, found = _render_record(record, reuse)
+        if reuse is None or rel not in reuse.linked:
+            _put(f"{root}/{rel}", data)
         digests.append(hashlib.sha256(data).digest())
         lines.append(line)
         problems += found
@@ -655,7 +738,7 @@ def _write_records(tmp: Path, records: list[dict[str, Any]],
 
 def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str, Any],
                    extra: Callable[[], Extra] | None, jobs: int,
-                   max_bytes: int | None) -> tuple[set[str], dict[str, Any]]:
+                   max_bytes: int | None, reuse: Reuse | None = None) -> tuple[set[str], dict[str, Any]]:
     """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
     (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
@@ -668,7 +751,7 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
     try:
         for i in range(1, jobs):
             share = records[bounds[i]:bounds[i + 1]]
-            helpers.append(forked.start(functools.partial(_write_records, tmp, share, max_bytes)))
+            helpers.append(forked.start(functools.partial(_write_records, tmp, share, max_bytes, reuse)))
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
@@ -678,11 +761,11 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
             raise DataError("two files named index.json; nothing was written")
         for name, (schema, document) in {"index.json": ("index", index), **documents}.items():
             problems += check(schema, document, name, engine="fast")
-            data = _dumps(dumps, document, name)
+            data = _dumps(_writer_for(name), document, name)
             _put(f"{tmp}/{name}", data)
             digests[name] = hashlib.sha256(data).digest()
             sizes[name] = len(data)
-        shares = [_write_records(tmp, records[: bounds[1]], max_bytes)]
+        shares = [_write_records(tmp, records[: bounds[1]], max_bytes, reuse)]
     finally:  # always wait for the helpers, whatever happened here
         answers = [forked.finish(helper) for helper in helpers]
     shares += [forked.value(answer, "writing the dataset") for answer in answers]
@@ -693,11 +776,14 @@ def _fill_parallel(tmp: Path, records: list[dict[str, Any]], manifest: dict[str,
         lines += share_lines
         problems += share_problems
         sizes.update(share_over)
-    sizes["errors.jsonl"] = sum(map(len, lines))
-    _check_sizes(max_bytes, sizes, [r["id"] for r in records], lines)
-    jsonl = b"".join(lines)
-    _put(f"{tmp}/errors.jsonl", jsonl)
-    digests["errors.jsonl"] = hashlib.sha256(jsonl).digest()
+    ids = [r["id"] for r in records]
+    packed = jsonl.pack(ids, lines, jobs, reuse.members if reuse is not None else None)
+    sizes[jsonl.NAME] = len(packed)
+    _check_sizes(max_bytes, sizes, ids, lines)
+    _put(f"{tmp}/{jsonl.NAME}", packed)
+    digests[jsonl.NAME] = hashlib.sha256(packed).digest()
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
+    if reuse is not None:
+        reuse.digests.update(digests)
     _put(f"{tmp}/{MANIFEST}", data)
     return set(digests) | {MANIFEST}, completed

@@ -197,9 +197,6 @@ VLLM = Upstream(
     request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py",
                     "vllm/sampling_params.py", "vllm/pooling_params.py"],
     kinds=["raise", "assert", "log", "response", "native"],
-    # With its logs and responses, errors.jsonl is over the 50 MiB default (58 MB at v0.33.0):
-    # under GitHub's 100 MiB file limit, and none of its files skipped.
-    max_output_bytes=94_371_840,
     # The OpenAI-compatible server answers errors with create_error_response(message, err_type,
     # status_code) (a function, and a static method of every serving class) or builds the body
     # itself: ErrorResponse(error=ErrorInfo(message=..., type=..., code=...)).

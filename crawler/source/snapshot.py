@@ -60,6 +60,9 @@ class Snapshot:
     permalinks: dict[str, str] | None = None
     #: What the repository puts before a path of this source (``path_prefix`` for a wheel).
     link_prefix: str = ""
+    #: A commit's committer date when the repository has it as an ancestor of (or as) ``commit``,
+    #: else None; None for a source with no history (a wheel). See ``publish.pins``.
+    vouch: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
     _reader: Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]] | None = field(default=None, repr=False, compare=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
 
@@ -266,7 +269,20 @@ def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream
         repo=repo, commit=commit, commit_date=_commit_date(git, commit), upstream_commit=upstream_commit,
         ref=ref, source="git", files=files, skipped=skipped, tests=test_files, upstream_recorded=recorded,
         permalinks=permalinks_of(repo, upstream_commit or recorded or commit), _reader=reader,
+        vouch=lambda earlier: _ancestor_date(git, earlier, commit),
     )
+
+
+def _ancestor_date(git: Git, earlier: str, commit: str) -> str | None:
+    """``earlier``'s committer date when it is ``commit`` or one of its ancestors, else None."""
+    if not COMMIT_RE.fullmatch(earlier):
+        return None
+    if earlier != commit and git.run("merge-base", "--is-ancestor", earlier, commit, check=False).returncode != 0:
+        return None
+    try:
+        return _commit_date(git, earlier)
+    except SourceError:
+        return None
 
 
 def permalinks_of(repo: RepoRef, commit: str | None, tag: str | None = None, why_not: str = "") -> dict[str, str]:

@@ -3,7 +3,9 @@
 History is a fold over versions, oldest first. The state (``Fold``) is every id ever seen, each
 with its latest record; ``Fold.add`` moves it to the next version:
 
-* an id present now gets ``last_seen`` = now, and keeps its ``first_seen`` (or starts one);
+* an id present now gets ``last_seen`` = now, and keeps its ``first_seen`` (or starts one); a
+  live record is written with ``last_seen`` null (the manifest's commit has it), so a record
+  whose error did not change is the same file from one version to the next (#18);
 * an id that was live and is gone is *retired*: kept as its last seen record, with
   ``removed_in`` and a note ("removed in v0.31.0"), so its id and page stay and are never
   reused for another error;
@@ -25,9 +27,12 @@ from typing import Any
 import orjson
 
 from crawler.base.errors import DataError, OutputError
+from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import search_file
 from crawler.extract.ids import entry_key
 from crawler.model.records import History, Lifetime, Manifest, Record
+from crawler.publish.dataset import PreviousRecord
+from crawler.publish.pins import pin
 from crawler.publish.writer import OverLimit, render_dataset
 from crawler.versions.diff import link
 
@@ -151,12 +156,14 @@ class Fold:
 
 
 def seed(records: Iterable[dict[str, Any]], manifest: Manifest) -> Fold:
-    """The fold of an existing dataset: its records as they are, or (written without history) as
-    first seen at its own commit."""
+    """The fold of an existing dataset: its records as they are (a live one last seen at the
+    dataset's commit), or (written without history) as first seen at its own commit."""
     records = list(records)
     fold = Fold()
     if all(r.get("history") is not None for r in records):
-        fold.keep(records)
+        now = Lifetime(version=version_of(manifest.ref), commit=manifest.commit).model_dump(mode="json")
+        fold.keep({**r, "history": {**r["history"], "last_seen": now}}
+                  if not r["history"]["retired"] and r["history"].get("last_seen") is None else r for r in records)
     else:
         fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit)
     return fold
@@ -174,7 +181,8 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
     )
 
 
-def render_state(fold: Fold, manifest: Manifest) -> dict[str, bytes]:
+def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
+                 vouched: dict[str, str] | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -184,8 +192,16 @@ def render_state(fold: Fold, manifest: Manifest) -> dict[str, bytes]:
     ``limits.max_output_bytes``: retired records pile up from release to release, so when a
     file would be larger, retired entries are left out first, the largest first, then live
     ones, and ``counts.omitted`` says how many.
+
+    ``previous``: the record files of the dataset this one replaces; a record whose content is
+    unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
+    descends from, with their dates), see ``publish.pins``.
     """
-    records = list(fold.records())
+    records = [_written(r) for r in fold.records()]
+    if previous:
+        identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
+                            upstream_commit=manifest.upstream_commit, source=manifest.source)
+        pin(records, previous, identity, (vouched or {}).get)
     data = manifest.model_dump(mode="json")
     data.pop("content_digest", None)
     omitted = 0
@@ -201,6 +217,15 @@ def render_state(fold: Fold, manifest: Manifest) -> dict[str, bytes]:
                                   "nothing was written") from None
             records = [r for r in records if r["id"] not in drop]
             omitted += len(drop)
+
+
+def _written(data: dict[str, Any]) -> dict[str, Any]:
+    """A record as the dataset holds it: a live one's ``last_seen`` is the manifest's commit, left
+    out so that the record changes only when its error does."""
+    history = data.get("history")
+    if history and not history["retired"]:
+        data["history"] = {**history, "last_seen": None}
+    return data
 
 
 def _to_omit(over: OverLimit, records: list[dict[str, Any]]) -> set[str]:

@@ -13,8 +13,8 @@ from crawler.base.progress import Progress
 from crawler.crawl import crawl
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
-from crawler.model.records import COMMIT_RE, Manifest
-from crawler.publish.dataset import Dataset, open_dataset
+from crawler.model.records import COMMIT_RE, Manifest, RepoRef
+from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
 from crawler.publish.writer import write_dataset
 from crawler.versions.diff import diff_records, live
 from crawler.versions.history import Fold, render_state, seed, version_of
@@ -24,6 +24,7 @@ from crawler.versions.sides import (
     _quiet,
     _side,
     crawl_ref,
+    crawl_vouching,
     diff_datasets,
 )
 from crawler.versions.tags import resolve
@@ -41,18 +42,26 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
     fold = Fold()
     newest: Manifest | None = None
+    previous = _previous(source, out)
+    vouched: dict[str, str] = {}
     with source.scratch() as tmp:
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
             out_dir = Path(tempfile.mkdtemp(prefix="crawl-", dir=tmp))  # the crawl's lock lives there
-            result = crawl(source.crawl_options(ref, out_dir, in_memory=True), progress=progress)
+            options = source.crawl_options(ref, out_dir, in_memory=True)
+            last = n == len(refs)
+            if last:
+                options.vouch = _pinned_at(previous)
+            result = crawl(options, progress=progress)
             assert result.records is not None
+            if last:
+                vouched = result.vouched
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             fold.add(result.records, version_of(ref) or ref, result.manifest.commit)
             newest = result.manifest
             del result
     assert newest is not None
-    return _write_fold(fold, newest, out, progress, source.spare_root()), fold
+    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched), fold
 
 
 def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
@@ -103,13 +112,29 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
 
-def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None) -> Path:
+def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None,
+                previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None) -> Path:
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    files = render_state(fold, newest)
+    files = render_state(fold, newest, previous, vouched)
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: writing {target}")
     write_dataset(target, files, spare_root=spare_root)
     return target
+
+
+def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:
+    """The record files of the upstream's dataset under ``out``, to keep those that do not change."""
+    from crawler.source.config import identify, load_config
+
+    upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
+    target = dataset_dir(out, upstream.owner, upstream.repo)
+    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo))
+
+
+def _pinned_at(previous: dict[str, PreviousRecord]) -> list[str]:
+    """The commits the previous records name, for the crawl to vouch for."""
+    pinned = (old.provenance(rid) for rid, old in previous.items())
+    return sorted({prov.commit for prov in pinned if prov is not None})
 
 
 # --------------------------------------------------------------------------- sync
@@ -165,9 +190,10 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
+    previous = _previous(source, out)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
-        new = crawl_ref(source, want, tmp, progress)
+        new, vouched = crawl_vouching(source, want, tmp, progress, vouch=_pinned_at(previous))
         if source.use_cache:  # the scheduled sync keeps its cache across errcat upgrades
             from crawler.extract.cache import ResultCache
             from crawler.extract.runner import cache_version
@@ -194,7 +220,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             fold.add((r.model_dump(mode="json") for r in new.records), version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
     progress(f"validating {len(fold):,} records")
-    files = render_state(fold, new.manifest)
+    files = render_state(fold, new.manifest, previous, vouched)
     changed = _tree(target) != files
     if changed:
         progress(f"writing {target}")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from helpers import git
+from helpers import git, jsonl_bytes, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,7 +123,7 @@ def hostile(tmp_path_factory):
         out = base / "out"
         crawled = run("crawl", "--repo", repo, "--ref", "v3", *NAME, "--include", "*.py", "--out", out)
         assert crawled.exit_code == 0, crawled.output
-    records = [json.loads(line) for line in (out / "acme/widgets/errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(out / "acme/widgets").splitlines()]
     ids = {key: r["id"] for r in records for key in KEYS if key in r["message"]["text"]}
     return repo, out, ids, cache
 
@@ -140,8 +140,8 @@ def test_the_fixture_carries_every_trick_into_the_dataset(env):
     record = json.loads((out / "acme/widgets/errors" / f"{ids['TITLE']}.json").read_text())
     assert record["message"]["text"].startswith("\x1b[2J\x1b]0;TITLE\x07\x1b]52;c;")
     assert "\r" in record["message"]["text"] and "\u202e" in record["message"]["text"]
-    assert record["facts"]["guards"] == ['x == "\x1b]0;GUARD\x07\u202e"']
-    assert "\x1b]52;c;" in record["snippet"]["code"]
+    assert record["sites"][0]["facts"]["guards"] == ['x == "\x1b]0;GUARD\x07\u202e"']
+    assert "\x1b]52;c;" in record["sites"][0]["snippet"]["code"]
     manifest = json.loads((out / "acme/widgets/manifest.json").read_text())
     assert {s["path"] for s in manifest["skipped"]} == {"pkg/bad\\x1b]0;PATH\\x07.py"}
 
@@ -291,7 +291,7 @@ def test_error_lines_quoting_a_dataset_are_inert(env, tmp_path):
     manifest["repo"]["owner"] = f"{ESC}]0;OWNER{BEL}\n::error title=Forged::owner\n##[add-mask]x"
     other.mkdir()
     (other / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    (other / "errors.jsonl").write_bytes((out / "acme/widgets/errors.jsonl").read_bytes())
+    write_jsonl(other, jsonl_bytes(out / "acme/widgets"))
     result = run("diff", out / "acme/widgets", other)
     assert result.exit_code == 1  # the manifest names no GitHub identity: refused when read
     inert_result(result)

@@ -7,7 +7,7 @@ import json
 
 from crawler.catalogue.callers import Graph
 from crawler.extract.visitor import extract_file
-from tests.helpers import MEANING_CONFIG, MEANING_TREE
+from tests.helpers import MEANING_CONFIG, MEANING_TREE, jsonl_bytes
 
 
 def crawl(cli, fixture_repo, tmp_path):
@@ -17,7 +17,7 @@ def crawl(cli, fixture_repo, tmp_path):
     out = tmp_path / "out"
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme", "--out", out)
     assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
     return {r["message"]["text"]: r["meaning"]["callers"] for r in records}
 
 
@@ -62,7 +62,7 @@ def test_errors_on_the_same_call_path_are_the_most_related(fixture_repo, cli, tm
     out = tmp_path / "out"
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme",
                "--out", out).exit_code == 0
-    records = {r["message"]["text"]: r for r in map(json.loads, (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines())}
+    records = {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
     # check_size's caller build raises its own error: it comes before check_size's module neighbours
     related = records["size must be at least 0, got {size}"]["related"]
     assert (related[0]["title"], related[0]["reason"].split(";")[0]) == ("build refuses the name x", "raised by a caller")

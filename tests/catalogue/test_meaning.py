@@ -8,6 +8,7 @@ import ast
 import json
 
 import pytest
+from helpers import jsonl_bytes
 
 from crawler.catalogue.phrasing import conditions, fix_for, simplify
 
@@ -194,7 +195,7 @@ def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
                  "--config", tmp_path / "errcat.toml", "--out", out)
     assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
     return {r["message"]["text"].split(" ")[0] + ":" + r["location"]["qualname"]: r for r in records}
 
 
@@ -215,7 +216,7 @@ def test_field_validator_of_a_nested_config_early_return_and_loop(dataset):
     record = dataset["Unknown:AttentionConfig._check"]
     assert knobs(record) == [("config_field", "backend_per_kind", ["--attention-config", "-ac"], "backend_per_kind")]
     # the early `if not isinstance(value, dict): return value` is a guard, simplified
-    assert record["facts"]["guards"] == ["not (not isinstance(value, dict))", "kind not in valid_kinds"]
+    assert record["sites"][0]["facts"]["guards"] == ["not (not isinstance(value, dict))", "kind not in valid_kinds"]
     assert record["meaning"]["trigger"] == (
         "Raised while `--attention-config` is parsed, when `backend_per_kind` of `--attention-config` is a `dict` "
         "and an item of `backend_per_kind` of `--attention-config` is not one of `valid_kinds`.")
@@ -331,7 +332,7 @@ def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(data
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--upstream", "widgets",
                  "--config", tmp_path / "errcat.toml", "--out", tmp_path / "out2")
     assert result.exit_code == 0, result.output
-    records = [json.loads(x) for x in (tmp_path / "out2" / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(x) for x in jsonl_bytes(tmp_path / "out2" / "acme" / "widgets").splitlines()]
     (entry,) = [r for r in records if r["location"]["qualname"] == "CacheConfig.__post_init__"]
     assert entry["meaning"]["fix"] == "Set `--gpu-mem` to at most 1.0."
 

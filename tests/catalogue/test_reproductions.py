@@ -11,7 +11,7 @@ import pytest
 
 from crawler.catalogue.reproductions import _hits
 from crawler.extract.codefacts import pattern_fragments, read_test_file
-from tests.helpers import MEANING_CONFIG, MEANING_TREE
+from tests.helpers import MEANING_CONFIG, MEANING_TREE, jsonl_bytes
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def crawl(cli, repo, config, out):
     result = cli("crawl", "--repo", repo.path, "--ref", "v1", "--config", config, "--upstream", "acme", "--out", out)
     assert result.exit_code == 0, result.output
     dataset = out / "acme" / "widgets"
-    records = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(dataset).splitlines()]
     return {r["message"]["text"]: r for r in records}, json.loads((dataset / "manifest.json").read_text())
 
 
@@ -68,7 +68,7 @@ def test_a_hostile_pattern_is_never_run(meaning_repo, tmp_path):
                           capture_output=True, text=True, timeout=600, cwd=tmp_path,
                           env={"ERRCAT_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
     assert done.returncode == 0, done.stderr
-    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_text().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").decode("utf-8").splitlines()]
     shout = next(r for r in records if r["message"]["text"].startswith("aaaa"))
     assert shout["meaning"]["reproductions"] == []
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import consumer_data as cd
 import pytest
+from helpers import jsonl_bytes, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,8 +76,8 @@ DATASET_CORRUPTIONS = {
     "manifest counts": lambda d: _edit_json(d / "manifest.json", lambda m: m["counts"].__setitem__("files", "many")),
     "index row": lambda d: _edit_json(d / "index.json", lambda i: i["entries"][0].__setitem__("line", None)),
     "search entry": lambda d: _edit_json(d / "search.json", lambda s: s["entries"][0].__setitem__("tokens", "x")),
-    "jsonl line": lambda d: (d / "errors.jsonl").write_text("[]\n" + (d / "errors.jsonl").read_text(encoding="utf-8"), encoding="utf-8"),
-    "jsonl missing": lambda d: (d / "errors.jsonl").unlink(),
+    "jsonl line": lambda d: write_jsonl(d, ("[]\n" + jsonl_bytes(d).decode("utf-8")).encode("utf-8")),
+    "jsonl missing": lambda d: (d / "errors.jsonl.gz").unlink(),
 }
 
 

@@ -12,6 +12,7 @@ import shutil
 
 import consumer_data as cd
 import pytest
+from helpers import jsonl_bytes
 
 from crawler.consume.site import render_site
 
@@ -63,7 +64,7 @@ def site(tmp_path_factory):
     (dataset / "foreign.json").write_text(json.dumps(FOREIGN))
     out = tmp / "site"
     render_site(dataset, out)
-    records = {r["message"]["text"]: r for r in (json.loads(x) for x in (dataset / "errors.jsonl").read_bytes().splitlines())}
+    records = {r["message"]["text"]: r for r in (json.loads(x) for x in jsonl_bytes(dataset).splitlines())}
     return out, records
 
 

@@ -20,6 +20,7 @@ from crawler.model.search import SearchEntry, SearchIndex
 from crawler.publish.validate import check
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from helpers import jsonl_bytes
 from match_real import render_template, wrappings
 
 KV_MESSAGE = "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: decoder, encoder_only."
@@ -47,7 +48,7 @@ def matcher(dataset) -> Matcher:
 @pytest.fixture(scope="module")
 def ids(dataset) -> dict[str, str]:
     out = {}
-    for line in (dataset / "errors.jsonl").read_bytes().splitlines():
+    for line in jsonl_bytes(dataset).splitlines():
         r = json.loads(line)
         out.setdefault(r["message"]["text"], r["id"])
         out[(r["message"]["text"], r["exception"]["name"])] = r["id"]

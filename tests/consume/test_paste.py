@@ -8,6 +8,7 @@ from pathlib import Path
 
 import consumer_data as cd
 import pytest
+from helpers import jsonl_bytes
 
 from crawler.consume.match import Matcher, match
 from crawler.consume.paste import candidates, clean
@@ -33,7 +34,7 @@ def matcher(dataset) -> Matcher:
 
 @pytest.fixture(scope="module")
 def ids(dataset) -> dict[str, str]:
-    return {json.loads(line)["message"]["text"]: json.loads(line)["id"] for line in (dataset / "errors.jsonl").read_bytes().splitlines()}
+    return {json.loads(line)["message"]["text"]: json.loads(line)["id"] for line in jsonl_bytes(dataset).splitlines()}
 
 
 LOGGED = (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import consumer_data as cd
 import pytest
-from helpers import refused_in_one_line, run_and_kill, run_errcat
+from helpers import jsonl_bytes, refused_in_one_line, run_and_kill, run_errcat
 
 from crawler.consume.site import md_inline, script_json
 
@@ -32,7 +32,7 @@ def rendered(tmp_path_factory):
     for fmt in ("html", "markdown"):
         result = runner.invoke(main, ["render", "--data", str(tmp / "out"), "--out", str(tmp / fmt), "--format", fmt])
         assert result.exit_code == 0, result.output
-    records = {r["message"]["text"]: r for r in (json.loads(x) for x in (dataset / "errors.jsonl").read_bytes().splitlines())}
+    records = {r["message"]["text"]: r for r in (json.loads(x) for x in jsonl_bytes(dataset).splitlines())}
     return tmp, dataset, records
 
 

@@ -8,6 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
+from helpers import jsonl_bytes
 
 from crawler.catalogue.curated import load_set, parse_file
 from crawler.catalogue.related import compute
@@ -76,7 +77,7 @@ def crawl(cli, repo, out, ref, curated, name="acme/widgets"):
 
 
 def records(out: Path, name="acme/widgets") -> dict[str, dict]:
-    lines = (out / name / "errors.jsonl").read_bytes().splitlines()
+    lines = jsonl_bytes(out / name).splitlines()
     return {r["message"]["text"]: r for r in map(json.loads, lines)}
 
 

@@ -24,11 +24,12 @@ from typing import Any
 import consumer_data
 import pytest
 from click.testing import CliRunner
+from helpers import jsonl_bytes, write_jsonl
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_untrusted import ROOT, git, make_repo, one_line_error
 
-from crawler.base.jsonio import dumps, dumps_line
+from crawler.base.jsonio import dumps_line, dumps_record
 from crawler.cli.main import main
 from crawler.model.records import URL_PATTERN
 
@@ -42,11 +43,11 @@ def dataset(tmp_path: Path) -> Path:
 
 
 def rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (path / "errors.jsonl").read_bytes().splitlines()]
+    return [json.loads(line) for line in jsonl_bytes(path).splitlines()]
 
 
 def write_rows(path: Path, records: list[dict[str, Any]]) -> None:
-    (path / "errors.jsonl").write_bytes(b"".join(json.dumps(r).encode() + b"\n" for r in records))
+    write_jsonl(path, b"".join(json.dumps(r).encode() + b"\n" for r in records))
 
 
 def edit_record(path: Path, change: Callable[[dict[str, Any]], None], n: int = 0) -> dict[str, Any]:
@@ -99,7 +100,7 @@ def test_render_refuses_an_id_that_is_not_an_id(tmp_path: Path, cli, fmt: str, n
     before = tree(tmp_path)
     site = tmp_path / "deep" / "er" / "site"
     err = one_line_error(cli("render", "--data", data, "--out", site, "--format", fmt), 1)
-    assert err.startswith(f"errcat: {data}/errors.jsonl:1: not a valid record: id: "), err
+    assert err.startswith(f"errcat: {data}/errors.jsonl.gz:1: not a valid record: id: "), err
     assert tree(tmp_path) == before  # nothing written, in the site or anywhere else
     assert not list(tmp_path.rglob("*pwned*"))
 
@@ -142,7 +143,7 @@ def test_permalinks_are_https_on_the_repository_host(tmp_path: Path, cli, name: 
     edit_record(data, change, n=3)
     for fmt in ("html", "markdown"):
         err = one_line_error(cli("render", "--data", data, "--out", tmp_path / fmt, "--format", fmt), 1)
-        assert "errors.jsonl:4: not a valid record: " in err and "permalink" in err, err
+        assert "errors.jsonl.gz:4: not a valid record: " in err and "permalink" in err, err
         assert not (tmp_path / fmt).exists()
 
 
@@ -156,7 +157,7 @@ def test_a_record_of_another_repository_cannot_bring_its_host(tmp_path: Path, cl
 
     edit_record(data, change)
     err = one_line_error(cli("render", "--data", data, "--out", tmp_path / "site"), 1)
-    assert "errors.jsonl:1: the record is of another repository" in err
+    assert "errors.jsonl.gz:1: the record is of another repository" in err
 
 
 def test_every_link_on_a_rendered_site_is_relative_or_on_the_repository(tmp_path: Path, cli) -> None:
@@ -287,21 +288,21 @@ MALFORMED: dict[str, tuple[Callable[[Path], None], str]] = {
     "manifest_a_list": (  # TypeError
         lambda d: (d / "manifest.json").write_text("[]"), "manifest.json: not a valid manifest: Input should be an object"),
     "no_records_file": (  # FileNotFoundError
-        lambda d: (d / "errors.jsonl").unlink(), "errors.jsonl: cannot read: No such file or directory"),
+        lambda d: (d / "errors.jsonl.gz").unlink(), "errors.jsonl.gz: cannot read: No such file or directory"),
     "records_a_directory": (  # IsADirectoryError
-        lambda d: ((d / "errors.jsonl").unlink(), (d / "errors.jsonl").mkdir()), "errors.jsonl: "),
+        lambda d: ((d / "errors.jsonl.gz").unlink(), (d / "errors.jsonl.gz").mkdir()), "errors.jsonl.gz: "),
     "record_not_json": (  # JSONDecodeError
-        lambda d: (d / "errors.jsonl").write_bytes((d / "errors.jsonl").read_bytes() + b"{oops\n"), f"errors.jsonl:{len(consumer_data.records()) + 1}: not a valid record: Invalid JSON"),
+        lambda d: write_jsonl(d, jsonl_bytes(d) + b"{oops\n"), f"errors.jsonl.gz:{len(consumer_data.records()) + 1}: not a valid record: Invalid JSON"),
     "record_missing_message": (  # KeyError
-        lambda d: edit_record(d, lambda r: r.pop("message"), n=2), "errors.jsonl:3: not a valid record: message: Field required"),
+        lambda d: edit_record(d, lambda r: r.pop("message"), n=2), "errors.jsonl.gz:3: not a valid record: message: Field required"),
     "record_sites_not_a_list": (  # TypeError
-        lambda d: edit_record(d, lambda r: r.update(sites=7), n=2), "errors.jsonl:3: not a valid record: sites: "),
+        lambda d: edit_record(d, lambda r: r.update(sites=7), n=2), "errors.jsonl.gz:3: not a valid record: sites: "),
     "record_id_with_nul": (  # ValueError: embedded null byte
-        lambda d: edit_record(d, set_id("0123456789abcde\0")), "errors.jsonl:1: not a valid record: id: "),
+        lambda d: edit_record(d, set_id("0123456789abcde\0")), "errors.jsonl.gz:1: not a valid record: id: "),
     "record_twice": (
-        lambda d: write_rows(d, rows(d) + rows(d)[:1]), f"errors.jsonl:{len(consumer_data.records()) + 1}: id "),
+        lambda d: write_rows(d, rows(d) + rows(d)[:1]), f"errors.jsonl.gz:{len(consumer_data.records()) + 1}: id "),
     "record_an_array": (
-        lambda d: (d / "errors.jsonl").write_bytes(b"[1, 2]\n"), "errors.jsonl:1: not a valid record: Input should be an object"),
+        lambda d: write_jsonl(d, b"[1, 2]\n"), "errors.jsonl.gz:1: not a valid record: Input should be an object"),
 }
 
 
@@ -318,11 +319,11 @@ def test_a_malformed_dataset_is_one_line_on_render(tmp_path: Path, cli, name: st
 
 def test_a_fifo_in_a_dataset_is_refused_not_waited_for(tmp_path: Path) -> None:
     data = dataset(tmp_path)
-    (data / "errors.jsonl").unlink()
-    os.mkfifo(data / "errors.jsonl")
+    (data / "errors.jsonl.gz").unlink()
+    os.mkfifo(data / "errors.jsonl.gz")
     proc = subprocess.run([sys.executable, "-m", "crawler", "render", "--data", str(data), "--out", str(tmp_path / "site")],
                           capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    assert proc.returncode == 1 and proc.stderr.strip() == f"errcat: {data}/errors.jsonl: not a regular file", proc.stderr
+    assert proc.returncode == 1 and proc.stderr.strip() == f"errcat: {data}/errors.jsonl.gz: not a regular file", proc.stderr
 
 
 # --------------------------------------------------------------------------- every consumer command
@@ -371,7 +372,7 @@ def test_match_refuses_a_search_index_with_a_hostile_id(tmp_path: Path, cli) -> 
 def test_show_checks_the_record_file_is_the_entry_it_names(tmp_path: Path, cli) -> None:
     data = dataset(tmp_path)
     first, second = rows(data)[:2]
-    (data / "errors" / f"{first['id']}.json").write_bytes(dumps(second))
+    (data / "errors" / f"{first['id']}.json").write_bytes(dumps_record(second))
     err = one_line_error(cli("show", first["id"], "--data", data), 1)
     assert f"the record's id is {second['id']}, not the file's name" in err
 
@@ -399,13 +400,13 @@ SHOWN: list[tuple[str, tuple[Any, ...], st.SearchStrategy]] = [
     ("record", ("message", "pattern"), TEXT),
     ("record", ("location", "path"), TEXT),
     ("record", ("location", "qualname"), TEXT),
-    ("record", ("snippet", "code"), TEXT),
+    ("record", ("sites", 0, "snippet", "code"), TEXT),
     ("record", ("sites", 0, "path"), TEXT),
     ("record", ("sites", 0, "qualname"), TEXT),
     ("record", ("exception", "qualname"), TEXT),
     ("record", ("explanation", "what_it_means"), TEXT),
     ("record", ("explanation", "solutions"), st.lists(TEXT, max_size=3)),
-    ("record", ("facts", "guards"), st.lists(TEXT, max_size=2)),
+    ("record", ("sites", 0, "facts", "guards"), st.lists(TEXT, max_size=2)),
     ("record", ("related",), st.lists(st.fixed_dictionaries({"id": st.sampled_from(["0" * 16, "f" * 16]), "title": TEXT, "reason": TEXT}), max_size=2)),
     ("manifest", ("ref",), TEXT),
     ("search", ("entries", 0, "title"), TEXT),
@@ -420,7 +421,7 @@ CHECKED: list[tuple[str, tuple[Any, ...], st.SearchStrategy]] = [
     ("record", ("sites", 0, "permalink"), TEXT),
     ("record", ("location", "line"), NUMBER),
     ("record", ("location", "end_line"), NUMBER),
-    ("record", ("snippet", "start_line"), NUMBER),
+    ("record", ("sites", 0, "snippet", "start_line"), NUMBER),
     ("record", ("related",), st.lists(st.fixed_dictionaries({"id": TEXT, "title": TEXT, "reason": TEXT}), max_size=2)),
     ("record", ("repo", "url"), TEXT),
     ("record", ("provenance", "commit"), TEXT),

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import CHECK_CODE as SMALL
+from helpers import jsonl_bytes
 
 from crawler.model.records import Limits
 from crawler.publish import writer as output
@@ -41,7 +42,7 @@ def manifest(dataset: Path) -> dict:
 
 
 def templates(dataset: Path) -> set[str]:
-    return {json.loads(line)["message"]["text"] for line in (dataset / "errors.jsonl").read_bytes().splitlines()}
+    return {json.loads(line)["message"]["text"] for line in jsonl_bytes(dataset).splitlines()}
 
 
 def test_a_file_with_more_sites_than_the_limit_is_skipped(fixture_repo, cli, tmp_path):
@@ -90,16 +91,16 @@ def test_no_file_of_the_dataset_is_over_the_output_limit(fixture_repo, cli, tmp_
     sizes = dataset_files(fresh / "acme" / "widgets")
     limit = max(sizes.values()) // 2
     over = sorted(name for name, size in sizes.items() if size > limit)
-    assert over == ["errors.jsonl", "search.json"]
+    assert over == ["search.json"]  # errors.jsonl.gz is compressed: the generated lines shrink most
 
     result = crawl(cli, fixture_repo, out, "v1", "--jobs", jobs, "--max-output-bytes", str(limit))
     assert result.exit_code == 0, result.output
-    assert "errors.jsonl would be" in result.stderr and "leaving out the entries of 1 more source file(s)" in result.stderr
+    assert "search.json would be" in result.stderr and "leaving out the entries of 1 more source file(s)" in result.stderr
     dataset = out / "acme" / "widgets"
     assert max(dataset_files(dataset).values()) <= limit
     m = manifest(dataset)
     assert m["skipped"] == [{"path": "pkg/gen.py",
-                             "reason": f"its entries would take errors.jsonl and search.json over {limit} bytes (max_output_bytes)"}]
+                             "reason": f"its entries would take search.json over {limit} bytes (max_output_bytes)"}]
     assert templates(dataset) == {f"x must be positive ({i}), got {{x}}" for i in range(8)} | {"x is far too large"}
     assert m["counts"]["entries"] == 9 and m["counts"]["parsed"] == 9 and m["counts"]["skipped"] == 1
     assert cli("validate", out).exit_code == 0
@@ -135,7 +136,7 @@ def test_history_leaves_out_retired_entries_first(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/gen.py": generated(40, words=40, tag="new ")}, tag="v2.0")
     scratch = tmp_path / "scratch"
     assert crawl(cli, fixture_repo, scratch, "v2.0").exit_code == 0
-    crawled = dataset_files(scratch / "acme" / "widgets")["errors.jsonl"]
+    crawled = dataset_files(scratch / "acme" / "widgets")["search.json"]
     limit = crawled + crawled // 2  # room for v2.0's entries with their history, not for all of v1.0's too
     config = tmp_path / "errcat.toml"
     config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
@@ -146,7 +147,7 @@ def test_history_leaves_out_retired_entries_first(fixture_repo, cli, tmp_path):
     dataset = out / "acme" / "widgets"
     assert max(dataset_files(dataset).values()) <= limit
     m = manifest(dataset)
-    rows = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    rows = [json.loads(line) for line in jsonl_bytes(dataset).splitlines()]
     live = [r for r in rows if not r["history"]["retired"]]
     assert len(live) == 42 == m["counts"]["entries"]  # every live entry
     assert 0 < m["counts"]["omitted"] < 40 and m["counts"]["retired"] == 40 - m["counts"]["omitted"]

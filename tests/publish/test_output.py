@@ -1,3 +1,4 @@
+import gzip
 import json
 import os
 from pathlib import Path
@@ -66,9 +67,12 @@ def test_written_dataset_validates_and_is_deterministic(tmp_path):
     _, files = dataset_files([site("bang", 5), site("boom", 3)])
     write_dataset(target, files)
     assert snapshot(target) == first
-    assert all(data.endswith(b"\n") for data in first.values())
-    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl", *(f"errors/{r['id']}.json" for r in records)])
-    assert len(first["errors.jsonl"].splitlines()) == 2
+    assert all(data.endswith(b"\n") for name, data in first.items() if name != "errors.jsonl.gz")
+    assert sorted(first) == sorted(["manifest.json", "index.json", "errors.jsonl.gz", *(f"errors/{r['id']}.json" for r in records)])
+    lines = gzip.decompress(first["errors.jsonl.gz"]).splitlines()
+    assert [json.loads(line)["id"] for line in lines] == sorted(r["id"] for r in records)
+    # deterministic gzip: no file name, no modification time, one fixed level
+    assert first["errors.jsonl.gz"][4:8] == b"\0\0\0\0" and not first["errors.jsonl.gz"][3] & 0x08
 
 
 def test_validate_reports_every_problem_with_its_pointer(tmp_path):
@@ -113,15 +117,15 @@ def test_validate_never_opens_a_fifo_or_a_device_and_never_follows_a_symlink(tmp
     (target / "errors" / "dangling.json").symlink_to(tmp_path / "nowhere")
     (target / "index.json").unlink()
     os.mkfifo(target / "index.json")
-    (target / "errors.jsonl").unlink()
-    (target / "errors.jsonl").symlink_to("/dev/zero")
+    (target / "errors.jsonl.gz").unlink()
+    (target / "errors.jsonl.gz").symlink_to("/dev/zero")
     (target / "search.json").mkdir()
     proc = subprocess.run([sys.executable, "-m", "crawler", "validate", str(target)], capture_output=True, text=True,
                           timeout=120, env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
     for rel, kind in [(first, "a symbolic link"), (second, "a symbolic link"), (third, "a FIFO"), ("errors/dangling.json", "a symbolic link"),
-                      ("index.json", "a FIFO"), ("errors.jsonl", "a symbolic link"), ("search.json", "a directory")]:
+                      ("index.json", "a FIFO"), ("errors.jsonl.gz", "a symbolic link"), ("search.json", "a directory")]:
         assert f"{target}/{rel}: {kind}, not a regular file; not read" in lines, (rel, proc.stdout)
     other = write_dataset(tmp_path / "o" / "m", files)
     os.replace(other / "errors", elsewhere / "errors")
@@ -136,10 +140,10 @@ def test_validate_reads_no_file_larger_than_its_bounds(tmp_path):
     target = write_dataset(tmp_path / "o" / "n", files)
     rel = f"errors/{records[0]['id']}.json"
     os.truncate(target / rel, validate.MAX_RECORD_BYTES + 1)  # sparse: no disk, no reading needed to refuse
-    os.truncate(target / "errors.jsonl", validate.MAX_FILE_BYTES + 1)
+    os.truncate(target / "errors.jsonl.gz", validate.MAX_FILE_BYTES + 1)
     problems = [str(p) for p in validate_dataset(target)]
     assert f"{rel}: {validate.MAX_RECORD_BYTES + 1:,} bytes, more than the {validate.MAX_RECORD_BYTES:,} validate reads; not read" in problems
-    assert f"errors.jsonl: {validate.MAX_FILE_BYTES + 1:,} bytes, more than the {validate.MAX_FILE_BYTES:,} validate reads; not read" in problems
+    assert f"errors.jsonl.gz: {validate.MAX_FILE_BYTES + 1:,} bytes, more than the {validate.MAX_FILE_BYTES:,} validate reads; not read" in problems
 
 
 def test_invalid_data_writes_nothing(tmp_path):
@@ -181,7 +185,7 @@ CORRUPTIONS = [
     lambda d: d["message"].pop("pattern"),
     lambda d: d.__setitem__("sites", []),
     lambda d: d["provenance"].__setitem__("commit", "abc"),
-    lambda d: d["facts"].__setitem__("guards", [1, None]),
+    lambda d: d["sites"][0]["facts"].__setitem__("guards", [1, None]),
 ]
 
 
@@ -333,10 +337,10 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
     parent = os.getpid()
     real = output._write_records
 
-    def dies_in_the_helper(tmp, share, max_bytes):
+    def dies_in_the_helper(tmp, share, max_bytes, reuse=None):
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(tmp, share, max_bytes)
+        return real(tmp, share, max_bytes, reuse)
 
     monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
     from crawler.base.errors import OutputError

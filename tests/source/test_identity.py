@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import cached_wheel
+from helpers import cached_wheel, jsonl_bytes
 
 from crawler.base.errors import UsageError
 from crawler.base.layout import dataset_dir
@@ -41,7 +41,7 @@ def one_line_error(result, code: int = 2) -> str:
 
 
 def records(dataset: Path) -> list[dict]:
-    return [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    return [json.loads(line) for line in jsonl_bytes(dataset).splitlines()]
 
 
 # --------------------------------------------------------------------------- #12.2 path traversal

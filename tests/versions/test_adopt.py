@@ -9,6 +9,7 @@ from pathlib import Path
 
 import consumer_data as cd
 import pytest
+from helpers import write_jsonl
 
 CHANGELOG = "## Error catalogue: acme/widgets\n\nFirst catalogue of `cccccccccccc`: 5 entries.\n"
 
@@ -40,7 +41,7 @@ def checkout(tmp_path) -> Path:
     (root / "output" / "README.md").write_text("The published catalogue.\n")
     old = cd.write(tmp_path / "old")
     shutil.copytree(old, root / "output" / "acme" / "widgets")
-    (root / "output" / "acme" / "widgets" / "errors.jsonl").write_bytes(b"")  # an older state: differs
+    write_jsonl(root / "output" / "acme" / "widgets", b"")  # an older state: differs
     return root
 
 

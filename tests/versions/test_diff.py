@@ -223,10 +223,10 @@ def test_release_datasets_diff_with_their_abbreviated_upstream_commits(releases,
 def test_a_dataset_without_its_records_is_one_line(releases, cli, tmp_path):
     assert cli("crawl", "--repo", releases.path, "--ref", "v0.32.0", "--name", "acme/widgets", "--out", tmp_path).exit_code == 0
     dataset = tmp_path / "acme" / "widgets"
-    (dataset / "errors.jsonl").unlink()
+    (dataset / "errors.jsonl.gz").unlink()
     result = cli("diff", dataset, dataset)
     assert result.exit_code == 1
-    assert result.stderr.endswith(f"\nerrcat: {dataset}/errors.jsonl: cannot read: No such file or directory\n")
+    assert result.stderr.endswith(f"\nerrcat: {dataset}/errors.jsonl.gz: cannot read: No such file or directory\n")
 
 
 def test_two_releases_from_the_package_index_diff_without_git(cli, cache_dir, no_git):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import CHECK_CODE, release_tree
+from helpers import CHECK_CODE, jsonl_bytes, release_tree
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -53,7 +53,7 @@ def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
 
     dataset = out / "acme" / "widgets"
     assert cli("validate", out).exit_code == 0
-    records = {r["message"]["text"]: r for r in map(json.loads, (dataset / "errors.jsonl").read_bytes().splitlines())}
+    records = {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(dataset).splitlines())}
     gone = records["x must be positive, got {x}"]["history"]
     assert gone["retired"] and gone["retired_note"] == f"removed in {second[:12]}"
     assert gone["first_seen"] == gone["last_seen"] == {"version": None, "commit": first}
@@ -72,7 +72,7 @@ def test_latest_tag_follows_releases(upstream, cli, tmp_path):
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "acme" / "widgets" / "manifest.json").read_text())
     assert manifest["ref"] == "v1.10.0"
-    records = [json.loads(line) for line in (out / "acme" / "widgets" / "errors.jsonl").read_bytes().splitlines()]
+    records = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
     assert {r["history"]["first_seen"]["version"] for r in records} == {"v1.10.0"}
 
 

@@ -1,0 +1,125 @@
+"""Stable records: a record names the commit at which its content last changed.
+
+A record's content is everything it says except where it was last found unchanged: the
+provenance's ``commit``, ``commit_date``, ``upstream_commit``, ``source`` and ``permalinks``, and
+the permalinks themselves (``location``, every site, every reproduction), which name that same
+commit. A crawl with the previous dataset in place re-pins each new record at the commit the
+previous one names and keeps it when the bytes are then exactly the previous file's: the
+record's content did not change, so its file does not either, and its permalinks show the same
+code at the same lines (the snippets and lines are part of the content).
+
+The previous dataset is hostile input: nothing of it is kept that the crawl did not compare byte
+for byte with what it would write itself. The only thing taken from it is the commit a record
+names, and that commit must be one the crawled repository has, an ancestor of (or the same as)
+the crawled commit, with the committer date the record says (``Verifier``). Anything else, a
+damaged or edited file, a commit the repository does not have, another source, gives the fresh
+record, pinned at the crawled commit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from crawler.base.jsonio import dumps_record
+from crawler.catalogue.entries import Identity
+from crawler.publish.dataset import PreviousRecord
+
+#: A commit's committer date when the crawled repository has it as an ancestor of (or as) the
+#: crawled commit, else None (a source that cannot tell, a wheel, keeps no pin).
+Verifier = Callable[[str], "str | None"]
+
+
+def _links_of(identity: Identity, commit: str) -> dict[str, str]:
+    """The permalink basis of a record pinned at ``commit``: the crawled commit's basis with the
+    commit in place of the crawled one (only a basis that names the crawled commit itself moves)."""
+    links = identity.links
+    if links["basis"] == "commit" and links["rev"] == identity.commit:
+        return {"basis": "commit", "rev": commit}
+    return links
+
+
+def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: str) -> dict[str, Any]:
+    """A copy of a fresh record pinned at ``commit``: its provenance and every permalink name it.
+    Nothing is shared with ``record`` that this changes."""
+    links = _links_of(identity, commit)
+    at = dataclasses.replace(identity, permalinks=links)
+    location = {**record["location"], "permalink": at.permalink(record["location"]["path"], record["location"]["line"])}
+    sites = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
+    meaning = record["meaning"]
+    if meaning["reproductions"]:
+        meaning = {**meaning, "reproductions": [{**r, "permalink": at.permalink(r["path"], r["line"])}
+                                                for r in meaning["reproductions"]]}
+    provenance = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
+    return {**record, "location": location, "sites": sites, "meaning": meaning, "provenance": provenance}
+
+
+#: How many pins (commit, date) already found in the previous dataset a record is tried at before
+#: its file is parsed for its own: a dataset's records name few commits, one per sync that
+#: changed some.
+TRIED = 8
+
+
+def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], identity: Identity,
+        verify: Verifier | None) -> dict[str, PreviousRecord]:
+    """Re-pin, in place in ``records``, every record whose content is the previous dataset's
+    record of its id; the previous records kept so (their bytes are what the writer would write).
+
+    A record is first tried at the pins other records were kept at (most recent first): when its
+    bytes are then the previous file's, that file states exactly that vouched-for pin, and it
+    need not be parsed. Otherwise the file's own provenance is read (``PreviousRecord.provenance``)
+    and is a candidate only when it is of the same source, its permalinks named its own commit the
+    way the crawled commit's do, and ``verify`` vouches for its commit and date.
+    """
+    kept: dict[str, PreviousRecord] = {}
+    links = identity.links
+    if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
+        return kept  # permalinks name another commit than the crawled one: nothing to pin
+    if verify is not None:
+        verify = functools.cache(verify)  # one git question per commit
+    pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
+    tried: set[tuple[str, str]] = set(pins)
+    for i, record in enumerate(records):
+        old = previous.get(record["id"])
+        if old is None:
+            continue
+        found = None
+        for n, (commit, date) in enumerate(pins[:TRIED]):
+            candidate = _at(record, identity, commit, date)
+            if dumps_record(candidate) == old.data:
+                found = candidate
+                pins.insert(0, pins.pop(n))
+                break
+        if found is None:
+            own = _own_pin(record["id"], old, identity, verify)
+            if own is None or own in tried:
+                continue
+            tried.add(own)
+            candidate = _at(record, identity, *own)
+            if dumps_record(candidate) != old.data:
+                continue
+            found = candidate
+            pins.insert(0, own)
+        records[i] = found
+        kept[record["id"]] = old
+    return kept
+
+
+def _at(record: dict[str, Any], identity: Identity, commit: str, date: str) -> dict[str, Any]:
+    return record if commit == identity.commit else repin(record, identity, commit, date)
+
+
+def _own_pin(record_id: str, old: PreviousRecord, identity: Identity, verify: Verifier | None) -> tuple[str, str] | None:
+    """The (commit, date) a previous record's file states, when it may be kept at it."""
+    prov = old.provenance(record_id)
+    if prov is None or prov.source != identity.source or prov.repo != identity.slug or prov.upstream_commit is not None:
+        return None
+    if prov.permalinks.model_dump(mode="json") != _links_of(identity, prov.commit):
+        return None
+    if prov.commit == identity.commit:
+        return None  # at the crawled commit: kept only as the fresh record, tried first
+    if verify is None or verify(prov.commit) != prov.commit_date:
+        return None
+    return prov.commit, prov.commit_date

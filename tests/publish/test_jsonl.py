@@ -1,0 +1,69 @@
+"""errors.jsonl.gz: deterministic, read within bounds, and a damaged one in place is never reused."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import zlib
+
+import pytest
+from test_pins import crawl, releases  # noqa: F401 - the fixture
+
+from crawler.base.errors import DataError
+from crawler.publish import jsonl
+
+IDS = ["00aa", "00bb", "01cc", "ff00"]
+LINES = [b'{"a":1}\n', b'{"b":2}\n', b'{"c":3}\n', b'{"d":4}\n']
+
+
+def test_the_same_lines_give_the_same_bytes_whatever_the_jobs_and_any_gzip_reads_them():
+    packed = jsonl.pack(IDS, LINES, jobs=1)
+    assert packed == jsonl.pack(IDS, LINES, jobs=4)
+    assert gzip.decompress(packed) == b"".join(LINES)
+    assert [line for _, line in jsonl.iter_lines(io.BytesIO(packed), "f", 100)] == LINES
+
+
+def test_unchanged_members_are_taken_over_and_changed_ones_made_anew():
+    old = jsonl.pack(IDS, LINES)
+    members = jsonl.split_members(old)
+    assert len(members) == 3  # one per two-digit id prefix
+    changed = [*LINES[:2], b'{"c":30}\n', LINES[3]]
+    assert jsonl.pack(IDS, changed, previous=members) == jsonl.pack(IDS, changed)
+    # a damaged member is never taken: only whole members zlib checked, before the damage
+    damaged = old[:-12] + bytes(b ^ 0xFF for b in old[-12:])
+    assert set(jsonl.split_members(damaged)) < set(members)
+    assert jsonl.split_members(b"not gzip at all") == {}
+
+
+@pytest.mark.parametrize("data, message", [
+    (b"junk", "not a valid gzip stream"),
+    (jsonl.pack(IDS, LINES)[:-6], "cut short"),
+    (zlib.compress(b"x" * 2000, 9, ), "not a valid gzip stream"),
+])
+def test_a_damaged_file_is_one_data_error(data, message):
+    with pytest.raises(DataError, match=message):
+        list(jsonl.iter_lines(io.BytesIO(data), "f", 1000))
+
+
+def test_a_bomb_stops_at_the_bound(monkeypatch):
+    monkeypatch.setattr(jsonl, "MAX_TOTAL_BYTES", 1 << 20)
+    bomb = gzip.compress(b"\n" * (8 << 20), mtime=0)
+    with pytest.raises(DataError, match="decompresses to more than"):
+        list(jsonl.iter_lines(io.BytesIO(bomb), "f", 100))
+    assert jsonl.split_members(bomb) == {}
+    with pytest.raises(DataError, match="longer than 100 bytes"):
+        list(jsonl.iter_lines(io.BytesIO(gzip.compress(b"x" * 5000)), "f", 100))
+
+
+def test_a_damaged_errors_jsonl_gz_in_place_gives_the_fresh_one(releases, cli, tmp_path):  # noqa: F811
+    repo, _ = releases
+    out = tmp_path / "out"
+    dataset = crawl(cli, repo, out, "v1")
+    packed = (dataset / "errors.jsonl.gz").read_bytes()
+    (dataset / "errors.jsonl.gz").write_bytes(packed[:40] + bytes(b ^ 0x55 for b in packed[40:80]) + packed[80:])
+    crawl(cli, repo, out, "v3")
+    assert (dataset / "errors.jsonl.gz").read_bytes() != packed
+    rows = [json.loads(line) for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines()]
+    assert rows == [json.loads(p.read_bytes()) for p in sorted((dataset / "errors").iterdir())]  # every line right
+    assert cli("validate", out).exit_code == 0
