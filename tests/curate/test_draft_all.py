@@ -3,6 +3,7 @@ real socket that answers well, slowly, with 5xx and 429, with malformed JSON and
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -145,7 +146,7 @@ def fake():
 
 
 def _records(out: Path) -> dict[str, dict]:
-    return {r["message"]["text"]: r for r in map(json.loads, (out / "acme/widgets/errors.jsonl").read_bytes().splitlines())}
+    return {r["message"]["text"]: r for r in map(json.loads, gzip.decompress((out / "acme/widgets/errors.jsonl.gz").read_bytes()).splitlines())}
 
 
 def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monkeypatch):

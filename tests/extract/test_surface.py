@@ -4,6 +4,7 @@ from a real repository and read by every consumer (show, render, diff, match).""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import textwrap
@@ -290,7 +291,7 @@ def crawled(fixture_repo, cli, tmp_path):
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", out)
     assert result.exit_code == 0, result.output
     data = out / "acme" / "server"
-    records = {r["message"]["text"]: r for r in map(json.loads, (data / "errors.jsonl").read_text().splitlines())}
+    records = {r["message"]["text"]: r for r in map(json.loads, gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines())}
     return data, records, config
 
 
@@ -375,7 +376,7 @@ def test_diff_reports_a_changed_log_like_a_raise(crawled, fixture_repo, cli, tmp
 ])
 def test_a_log_prefix_picks_the_log_entry_and_an_exception_the_raise(crawled, cli, paste, kind):
     data, _, _ = crawled
-    ids = {r["kind"]: r["id"] for r in map(json.loads, (data / "errors.jsonl").read_text().splitlines())
+    ids = {r["kind"]: r["id"] for r in map(json.loads, gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines())
            if r["message"]["text"] == "Unknown setting detected: {key}"}
     assert set(ids) == {"log", "raise"}
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)

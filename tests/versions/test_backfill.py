@@ -4,6 +4,8 @@ for a workflow's matrix, ``errcat upstreams`` lists the sync workflow's matrix."
 
 from __future__ import annotations
 
+import gzip
+
 import json
 import shutil
 
@@ -60,8 +62,9 @@ def test_a_fold_refuses_what_it_cannot_order_or_join(fixture_repo, cli, tmp_path
     assert result.exit_code == 2 and "two datasets of v2.0" in result.output
     record = next((tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors").iterdir())
     record.write_text("{}")  # a dataset is untrusted input: validated as it is read
-    lines = (tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors.jsonl").read_text().splitlines()
-    (tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors.jsonl").write_text("\n".join(["{}", *lines[1:]]) + "\n")
+    jsonl = tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors.jsonl.gz"
+    lines = gzip.decompress(jsonl.read_bytes()).decode().splitlines()
+    jsonl.write_bytes(gzip.compress(("\n".join(["{}", *lines[1:]]) + "\n").encode()))
     result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
     assert result.exit_code == 1 and "not a valid record" in result.output
     assert not (tmp_path / "o").exists()
