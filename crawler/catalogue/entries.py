@@ -128,7 +128,16 @@ def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
         "permalink": identity.permalink(s["path"], s["line"]),
         "snippet": s["snippet"],
         "facts": {**_FACTS_DEFAULTS, **s["facts"]},
+        **_kind_fields(s),
     }
+
+
+#: The per-kind facts a site carries (``models.Site``) and its record copies from the primary site.
+KIND_FIELDS = ("native",)
+
+
+def _kind_fields(s: dict[str, Any]) -> dict[str, Any]:
+    return {name: s[name] for name in KIND_FIELDS if s.get(name) is not None}
 
 
 class Entries(NamedTuple):
@@ -203,6 +212,7 @@ def build_entries(
                 "meaning": empty_meaning(),
                 "history": None,
                 "provenance": provenance,
+                **_kind_fields(primary),
             }
         )
     return Entries(records, primaries)

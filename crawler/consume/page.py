@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from crawler.consume.kinds import kind_text
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_text
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.model.records import NoPermalinks, Record
@@ -31,7 +32,7 @@ def render_text(record: Record) -> str:
     exc = record.exception
     ancestry = f" (a {exc.builtin_ancestor})" if exc.builtin_ancestor and exc.builtin_ancestor != exc.name else ""
     out.append(f"Exception:  {exc.qualname}{ancestry}")
-    out.append(f"Kind:       {record.kind}")
+    out.append(f"Kind:       {kind_text(record.kind, record.native.model_dump() if record.native else None)}")
     out.append(f"Message:    {record.message.text}")
     out.append(f"Id:         {record.id}")
     out.append(f"Explained:  {record.explanation_status}")

@@ -35,6 +35,7 @@ from pygments.lexers import PythonLexer
 from crawler.base.errors import UsageError
 from crawler.base.jsonio import dumps
 from crawler.base.progress import task
+from crawler.consume.kinds import kind_text
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.model.records import URL_PATTERN
@@ -406,7 +407,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     parts.append(
         '<dl class="facts" id="summary">'
         f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
-        f'<dt>Kind</dt><dd>{esc(r["kind"])}</dd>'
+        f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
         f'<dt>Explained</dt><dd>{esc(r.get("explanation_status", "absent"))}</dd>'
         "</dl>"
@@ -512,7 +513,7 @@ def md_inline(text: str) -> str:
 def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
-           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {r['kind']}", f"- **Id:** {md_inline(r['id'])}",
+           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}", f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}", "", "## Message", "", md_code(r["message"]["text"]), ""]
 
     def sec(title: str, body: str) -> None:

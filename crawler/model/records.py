@@ -63,7 +63,7 @@ Commit = Annotated[str, Field(pattern=COMMIT_PATTERN, min_length=40, max_length=
 ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40,
                                    json_schema_extra={"not": {"pattern": r"\n"}})]
 
-SiteKind = Literal["raise", "assert"]
+SiteKind = Literal["raise", "assert", "log", "response", "native"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
 
 
@@ -137,6 +137,14 @@ class Facts(Model):
     docstring: str | None = Field(default=None, description="First paragraph of the enclosing function's docstring.")
 
 
+class NativeInfo(Model):
+    """A check in native code (kind ``native``): how it is written and what a user sees of it."""
+
+    macro: str = Field(description="The check as written: TORCH_CHECK, STD_TORCH_CHECK, throw std::runtime_error, #[error] (a Rust error type's message), bail! ...")
+    language: Literal["cpp", "cuda", "rust"]
+    surfaces_as: str = Field(description="The Python exception a user sees (RuntimeError for TORCH_CHECK, ValueError for TORCH_CHECK_VALUE, ...); for Rust, which runs in a process of its own, the error type whose text a user reads.")
+
+
 class Site(Model):
     """One place in the source where the error is raised."""
 
@@ -152,6 +160,7 @@ class Site(Model):
     permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
     snippet: Snippet
     facts: Facts
+    native: NativeInfo | None = Field(default=None, description="Kind native only: the macro, language and the exception it surfaces as.")
 
 
 class ExceptionInfo(Model):
@@ -332,6 +341,7 @@ class Record(Model):
     meaning: Meaning = Field(default_factory=Meaning, description="Derived from the code (labelled as such on pages): the setting, the trigger, a fix direction, reproductions, callers.")
     history: History | None = None
     provenance: Provenance
+    native: NativeInfo | None = Field(default=None, description="Kind native only: the primary site's native facts.")
 
     @model_validator(mode="after")
     def _links_stay_on_the_repository(self) -> Record:
