@@ -244,6 +244,30 @@ class _Walker:
         })
 
 
+def _arguments(call: Any) -> list[Any]:
+    arguments = call.child_by_field_name("arguments")
+    return [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+
+
+def _stringy(node: Any) -> bool:
+    """A string: a literal, ``std::string("...")``, or a ``+`` chain (parenthesized or not) that holds one."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if _string_value(n) is not None:
+            return True
+        if n.type == "parenthesized_expression" and n.named_child_count == 1:
+            stack.append(n.named_children[0])
+        elif n.type == "binary_expression" and n.child_by_field_name("operator") is not None \
+                and _text(n.child_by_field_name("operator")) == "+":
+            stack += [n.child_by_field_name("left"), n.child_by_field_name("right")]
+        elif n.type == "call_expression" and n.child_by_field_name("function") is not None \
+                and _flat(_text(n.child_by_field_name("function"))) in ("std::string", "string") \
+                and len(_arguments(n)) == 1 and _string_value(_arguments(n)[0]) is not None:
+            return True
+    return False
+
+
 def _declarator_name(node: Any) -> str | None:
     """The name a C++ function definition's declarator declares (``ns::Class::f``, ``operator()``)."""
     while node is not None:
@@ -323,6 +347,8 @@ class _Cpp(_Walker):
         args = [a for a in arguments.named_children if a.type != "comment"]
         if not args:
             return
+        if self.macro_scope is not None and any(_text(a) == "__VA_ARGS__" for a in args):
+            return  # a wrapper's definition (``#define MY_CHECK(c, ...) TORCH_CHECK(c, __VA_ARGS__)``), not a check
         cond = _flat(_text(args[0]))
         pieces: list[Any] = list(_PREFIXES.get(macro, ()))
         if len(args) == 1 and macro.startswith("TORCH_CHECK"):
@@ -330,7 +356,7 @@ class _Cpp(_Walker):
             pieces += [head + cond + tail]
             form = "literal"
         else:
-            pieces += [self.piece(a) for a in args[1:]]
+            pieces += [p for a in args[1:] for p in self.concat(a)]
             form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
         failing = [] if cond in ("false", "0") else [f"!({cond})"]
         self.site(node, names, scope, macro, surfaces, _site_template(pieces, form), [*guards, *failing])
@@ -363,18 +389,20 @@ class _Cpp(_Walker):
                   _site_template(pieces, form), list(guards))
 
     def concat(self, node: Any) -> list[Any]:
-        """``std::string("a") + x + "b"`` -> its pieces (a ``+`` chain of strings, left to right)."""
+        """``std::string("a") + x + "b"`` -> its pieces (a ``+`` chain that holds a string, left to
+        right); any other expression (``n + 1`` adds numbers) is one piece."""
         out: list[Any] = []
         stack = [node]
         while stack:
             n = stack.pop()
-            if n.type == "parenthesized_expression" and n.named_child_count == 1:
+            if not _stringy(n):
+                out.append(self.piece(n))
+            elif n.type == "parenthesized_expression":
                 stack.append(n.named_children[0])
-            elif n.type == "binary_expression" and _text(n.child_by_field_name("operator")) == "+":
+            elif n.type == "binary_expression":
                 stack += [n.child_by_field_name("right"), n.child_by_field_name("left")]
-            elif n.type == "call_expression" and _flat(_text(n.child_by_field_name("function"))) in ("std::string", "string"):
-                inner = [a for a in n.child_by_field_name("arguments").named_children if a.type != "comment"]
-                value = _string_value(inner[0]) if len(inner) == 1 else None
+            elif n.type == "call_expression":
+                value = _string_value(_arguments(n)[0])
                 out.append(value if value is not None else ("field", _flat(_text(n))))
             else:
                 out.append(self.piece(n))

@@ -64,8 +64,12 @@ void launch(torch::stable::Tensor& out, int block) {
 
 UTIL_H = r'''
 #pragma once
-inline void check_rank(int rank) {
+// a wrapper's definition is no check of its own
+#define MY_CHECK(cond, ...) STD_TORCH_CHECK(cond, "NotImplementedError: ", __VA_ARGS__)
+
+inline void check_rank(int rank, int err) {
   TORCH_CHECK_LINALG(rank > 0, "matrix is singular");
+  STD_TORCH_CHECK(err == 0, "cudaGetDevice failed: " + std::string(cudaGetErrorString(err)), " (rank ", rank + 1, ")");
 }
 '''
 
@@ -171,6 +175,8 @@ EXPECTED = {
     STD + "NotImplementedError: blocks over 1024 threads": ("STD_TORCH_CHECK_NOT_IMPLEMENTED", "cuda", "RuntimeError",
                                                            "builtins.RuntimeError"),
     "matrix is singular": ("TORCH_CHECK_LINALG", "cpp", "LinAlgError", "torch.linalg.LinAlgError"),
+    STD + "cudaGetDevice failed: {std::string(cudaGetErrorString(err))} (rank {rank + 1})": (
+        "STD_TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
     "n must be positive, got {n}": ("TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
     "chat request must contain at least one message": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
     "chat template error: {0}": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
