@@ -16,6 +16,7 @@ CONFIG = '''
 url = "https://github.com/acme/widgets"
 include = ["pkg/**/*.py"]
 exclude = ["rust/**/tests/"]
+tests = ["tests/**/*.py"]
 kinds = ["raise", "assert", "log", "response", "native"]
 native = ["csrc/**", "rust/**"]
 '''
@@ -126,7 +127,12 @@ fn t() -> anyhow::Result<()> { anyhow::bail!("an integration test, excluded by t
 def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
     tree: dict[str, str | bytes | None] = {
         "pkg/__init__.py": "",
-        "pkg/ops.py": "def head(n):\n    if n not in (64,):\n        raise ValueError(f'bad head {n}')\n",
+        "pkg/ops.py": "import torch\n\n\ndef head(n):\n    if n not in (64,):\n        raise ValueError(f'bad head {n}')\n"
+                      "\n\ndef attention(x):\n    return torch.ops._C.attention(x)\n",
+        # the upstream's test of the native check, through the Python function that calls it
+        "tests/test_attention.py": "import pytest\n\nfrom pkg.ops import attention\n\n\ndef test_head_size():\n"
+                                   "    with pytest.raises(RuntimeError, match='Unsupported head size'):\n"
+                                   "        attention(80)\n",
         "csrc/ops.cpp": OPS_CPP,
         "csrc/attention/attn.cu": ATTN_CU,
         "csrc/util.h": UTIL_H,
@@ -202,6 +208,8 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert head["location"]["qualname"] == "#define HEAD_SWITCH" and head["location"]["line"] == 9
     assert head["message"]["pattern"] == r"(?s)^Unsupported\ head\ size:\ (?P<f0>.*?)$"
     assert "TORCH_CHECK(false" in head["snippet"]["code"] and head["snippet"]["start_line"] == 3
+    # the upstream's test reaches it through a call into torch.ops, which no call graph follows
+    assert [(r["path"], r["match"]) for r in head["meaning"]["reproductions"]] == [("tests/test_attention.py", "Unsupported head size")]
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["location"]["qualname"] == "vllm::check_all"
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["facts"]["guards"] == ["!(t.dim() == 2)"]
     assert native["empty tensor: {std::to_string(t.numel())}"]["facts"]["guards"] == ["t.numel() == 0"]
