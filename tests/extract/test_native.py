@@ -141,6 +141,7 @@ def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
         "rust/src/error.rs": ERROR_RS,
         "rust/tests/it.rs": TEST_RS,
         "rust/Cargo.toml": "[package]\nname = \"x\"\n",
+        "csrc/nul.cu": b"TORCH_CHECK(x, \"a\");\0\n",  # not source: skipped with its reason, the crawl goes on
     }
     tree.update(changes)
     return tree
@@ -215,7 +216,8 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert native["empty tensor: {std::to_string(t.numel())}"]["facts"]["guards"] == ["t.numel() == 0"]
     manifest = json.loads((dataset / "manifest.json").read_text())
     # the C++/CUDA/Rust files of the native trees and the Python files; not CMakeLists, Cargo.toml or excluded tests
-    assert manifest["counts"]["files"] == 7 and manifest["skipped"] == []
+    assert manifest["counts"]["files"] == 8
+    assert manifest["skipped"] == [{"path": "csrc/nul.cu", "reason": "invalid source: null bytes"}]
 
 
 def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
