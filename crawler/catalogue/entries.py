@@ -137,7 +137,8 @@ KIND_FIELDS = ("native",)
 
 
 def _kind_fields(s: dict[str, Any]) -> dict[str, Any]:
-    return {name: s[name] for name in KIND_FIELDS if s.get(name) is not None}
+    # null when absent, as the models write it: a record reads back to the same bytes
+    return {name: s.get(name) for name in KIND_FIELDS}
 
 
 class Entries(NamedTuple):

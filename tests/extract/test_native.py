@@ -237,6 +237,9 @@ def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
         assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
         page = next(site.rglob(f"{eid}.{'html' if fmt == 'html' else 'md'}")).read_text()
         assert "seen in Python as RuntimeError" in page
+    # the site copies the records as the crawl wrote them, native facts (and Python records' null ones) included
+    for record in (eid, records(dataset)["bad head {n}"]["id"]):
+        assert (tmp_path / "site-html" / "errors" / f"{record}.json").read_bytes() == (dataset / "errors" / f"{record}.json").read_bytes()
 
 
 def test_diff_sees_a_native_message_reworded_and_a_moved_check(native_repo, cli, tmp_path):

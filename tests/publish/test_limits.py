@@ -16,6 +16,7 @@ from helpers import CHECK_CODE as SMALL
 
 from crawler.model.records import Limits
 from crawler.publish import writer as output
+from crawler.source.config import VLLM
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 SMALL_TEMPLATES = {"x must be positive, got {x}", "x is far too large"}
@@ -48,7 +49,9 @@ def test_a_file_with_more_sites_than_the_limit_is_skipped(fixture_repo, cli, tmp
     out = tmp_path / "out"
     dataset = out / "acme" / "widgets"
     assert crawl(cli, fixture_repo, out).exit_code == 0
-    assert len(templates(dataset)) == 32 and manifest(dataset)["limits"] == Limits().model_dump()
+    # the built-in vLLM upstream's own output limit (its native checks), the other limits' defaults
+    vllm_limits = Limits(max_output_bytes=VLLM.max_output_bytes).model_dump()
+    assert len(templates(dataset)) == 32 and manifest(dataset)["limits"] == vllm_limits
     result = crawl(cli, fixture_repo, out, "v1", "--max-file-sites", "10")
     assert result.exit_code == 0 and "wrote" in result.stderr, result.output  # other limits: not up to date
     m = manifest(dataset)
