@@ -204,7 +204,7 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     for r in native.values():
         assert r["exception"]["name"] == r["native"]["surfaces_as"] and r["sites"][0]["native"] == r["native"]
     # a Python raise beside them is unchanged, and has no native facts
-    assert "native" not in found["bad head {n}"] and found["bad head {n}"]["kind"] == "raise"
+    assert found["bad head {n}"]["native"] is None and found["bad head {n}"]["kind"] == "raise"
     head = native["Unsupported head size: {head_size}"]
     assert head["location"]["qualname"] == "#define HEAD_SWITCH" and head["location"]["line"] == 9
     assert head["message"]["pattern"] == r"(?s)^Unsupported\ head\ size:\ (?P<f0>.*?)$"
