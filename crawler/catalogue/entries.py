@@ -192,7 +192,9 @@ def build_entries(
             {
                 "schema_version": SCHEMA_VERSION,
                 "id": eid,
-                "title": title_for(members[0]["template"], exception["name"], primary["qualname"]),
+                # a native check's title leaves out what its macro puts before every message
+                "title": title_for(members[0].get("title_template") or members[0]["template"], exception["name"],
+                                   primary["qualname"]),
                 "repo": repo,
                 "kind": primary["kind"],
                 "exception": exception,

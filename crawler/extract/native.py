@@ -360,6 +360,9 @@ class _Cpp(_Walker):
             form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
         failing = [] if cond in ("false", "0") else [f"!({cond})"]
         self.site(node, names, scope, macro, surfaces, _site_template(pieces, form), [*guards, *failing])
+        prefix = len(_STD_PREFIX) if macro in _PREFIXES else 0
+        if prefix and len(pieces) > prefix:  # the title: the message after the function, file and line
+            self.sites[-1]["title_template"] = _site_template(pieces[prefix:], form)
 
     def piece(self, node: Any) -> Any:
         value = _string_value(node)

@@ -211,6 +211,9 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert "TORCH_CHECK(false" in head["snippet"]["code"] and head["snippet"]["start_line"] == 3
     # the upstream's test reaches it through a call into torch.ops, which no call graph follows
     assert [(r["path"], r["match"]) for r in head["meaning"]["reproductions"]] == [("tests/test_attention.py", "Unsupported head size")]
+    block = native[STD + "block size must be a multiple of 16, got {block}"]
+    assert block["title"] == "block size must be a multiple of 16, got {block}"  # the macro's prefix is no title
+    assert native[STD + "NotImplementedError: blocks over 1024 threads"]["title"] == "NotImplementedError: blocks over 1024 threads"
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["location"]["qualname"] == "vllm::check_all"
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["facts"]["guards"] == ["!(t.dim() == 2)"]
     assert native["empty tensor: {std::to_string(t.numel())}"]["facts"]["guards"] == ["t.numel() == 0"]
