@@ -217,6 +217,11 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["location"]["qualname"] == "vllm::check_all"
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["facts"]["guards"] == ["!(t.dim() == 2)"]
     assert native["empty tensor: {std::to_string(t.numel())}"]["facts"]["guards"] == ["t.numel() == 0"]
+    # the same commit gives the same bytes, whether the native results come from the cache or not
+    again = cli("crawl", "--repo", native_repo.path, "--ref", "v1", "--upstream", "acme", "--config", tmp_path / "errcat.toml",
+                "--out", tmp_path / "again", "--no-cache")
+    assert again.exit_code == 0
+    assert (tmp_path / "again" / "acme" / "widgets" / "errors.jsonl").read_bytes() == (dataset / "errors.jsonl").read_bytes()
     manifest = json.loads((dataset / "manifest.json").read_text())
     # the C++/CUDA/Rust files of the native trees and the Python files; not CMakeLists, Cargo.toml or excluded tests
     assert manifest["counts"]["files"] == 8
