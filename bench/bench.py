@@ -4,8 +4,10 @@
     python bench/bench.py                      # builds bench/.data/vllm from the package index
     python bench/bench.py --repo ../vllm-releases --old v0.32.0 --new v0.33.0
 
-The floor is a loop that reads and ``ast.parse``s the same files the crawl selects, in one
-process, timed in this same run. Then, each as a child process running the real CLI:
+The floor is a loop that reads and parses the same files the crawl selects, in one process,
+timed in this same run: ``ast.parse`` for the Python files, tree-sitter (the grammar the crawl
+uses) for the C++/CUDA and Rust files of the upstream's native trees (``--no-native``: without
+them, the crawls too, as before they were read). Then, each as a child process running the real CLI:
 
 - cold:        empty cache and output, every record written and validated
 - warm:        the same commit again
@@ -103,24 +105,53 @@ def one_file_commit(repo: Path, work: Path, ref: str, path: str) -> Path:
     return clone
 
 
-def selected_files(repo: Path, ref: str, include: str) -> list[tuple[str, str]]:
+def _native_selection(native: bool):
+    """The native files the crawl reads (the built-in vLLM upstream's native trees and excludes), or none."""
+    if not native:
+        return None
+    sys.path.insert(0, str(HERE.parent))
+    from crawler.source.config import VLLM
+    from crawler.source.globs import Selection
+
+    return Selection([], VLLM.exclude, VLLM.native_globs)
+
+
+def selected_files(repo: Path, ref: str, include: str, native: bool = True) -> list[tuple[str, str]]:
     out = git(repo, "ls-tree", "-r", "-z", "--full-tree", ref, capture_output=True).stdout.decode()
+    natives = _native_selection(native)
     rows = []
     for entry in out.split("\0"):
         if not entry:
             continue
         meta, path = entry.split("\t", 1)
         mode, kind, blob = meta.split()
-        if kind == "blob" and mode in ("100644", "100755") and path.startswith(include) and path.endswith(".py"):
+        if kind != "blob" or mode not in ("100644", "100755"):
+            continue
+        if (path.startswith(include) and path.endswith(".py")) or (natives is not None and natives(path)):
             rows.append((path, blob))
     return rows
 
 
-def floor(repo: Path, ref: str, include: str, only: set[tuple[str, str]] | None = None) -> tuple[float, int]:
-    """Read every selected file from git in one cat-file session and ast.parse it, in one process
+def _native_parse(path: str, data: bytes) -> None:
+    """Parse a native file once with tree-sitter, with the grammar the crawl uses for it."""
+    from crawler.extract.native import _grammar, _parser
+    from crawler.source.globs import native_language
+
+    language = native_language(path)
+    _parser(_grammar(path, language)).parse(data)
+
+
+def floor(repo: Path, ref: str, include: str, only: set[tuple[str, str]] | None = None,
+          native: bool = True) -> tuple[float, int]:
+    """Read every selected file from git in one cat-file session and parse it, in one process:
+    Python files with ast.parse, the native trees' files (C++/CUDA, Rust) with tree-sitter
     (with ``only``: just those (path, blob) rows)."""
+    if native:
+        _native_parse("x.rs", b"")  # the grammars load before the clock starts, as in a crawl's workers
+        _native_parse("x.cu", b"")
+        _native_parse("x.cpp", b"")
     start = time.perf_counter()
-    rows = selected_files(repo, ref, include)
+    rows = selected_files(repo, ref, include, native)
     if only is not None:
         rows = [row for row in rows if row in only]
     proc = subprocess.Popen(["git", "-C", str(repo), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
@@ -132,10 +163,14 @@ def floor(repo: Path, ref: str, include: str, only: set[tuple[str, str]] | None 
     writer = threading.Thread(target=feed, daemon=True)
     writer.start()
     parsed = 0
-    for _path, _blob in rows:
+    for path, _blob in rows:
         header = proc.stdout.readline().split()
         data = proc.stdout.read(int(header[2]))
         proc.stdout.read(1)
+        if not path.endswith(".py"):
+            _native_parse(path, data)
+            parsed += 1
+            continue
         try:
             ast.parse(data)
             parsed += 1
@@ -210,6 +245,8 @@ def main() -> None:
     parser.add_argument("--new", default="v0.33.0")
     parser.add_argument("--include", default="vllm/", help="path prefix of the files the floor parses")
     parser.add_argument("--jobs", type=int, help="passed to errcat crawl --jobs")
+    parser.add_argument("--no-native", dest="native", action="store_false",
+                        help="leave the native trees (csrc/, rust/) out of the floor and the crawls, as before #19")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; medians are reported")
     parser.add_argument("--one-file", default="vllm/config/attention.py", help="the file the one-file commit edits")
     opts = parser.parse_args()
@@ -230,16 +267,19 @@ def main() -> None:
     (HERE / ".data").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="run-", dir=HERE / ".data") as tmp:
         work = Path(tmp)
-        common = ["--repo", str(repo), "--name", "vllm-project/vllm", *jobs]
+        # --include names the Python files only: the crawl then reads no native tree
+        common = ["--repo", str(repo), "--name", "vllm-project/vllm", *jobs, *([] if opts.native else ["--include", "vllm/**/*.py"])]
         runs: dict[str, list[tuple[float, int, str]]] = {"cold": [], "warm": [], "incremental": [], "one file": [],
                                                          "rewrite": []}
         clone = one_file_commit(repo, work, opts.new, opts.one_file)
-        one_file = ["--repo", str(clone), "--name", "vllm-project/vllm", *jobs, "--ref", "one-file"]
+        one_file = ["--repo", str(clone), "--name", "vllm-project/vllm", *jobs, "--ref", "one-file",
+                    *([] if opts.native else ["--include", "vllm/**/*.py"])]
         floors, changed_floors = [], []
         # what the incremental crawl extracts: results are cached by path and blob
-        changed = set(selected_files(repo, opts.new, opts.include)) - set(selected_files(repo, opts.old, opts.include))
+        changed = (set(selected_files(repo, opts.new, opts.include, opts.native))
+                   - set(selected_files(repo, opts.old, opts.include, opts.native)))
         for n in range(opts.repeat):
-            floor_s, parsed = floor(repo, opts.new, opts.include)
+            floor_s, parsed = floor(repo, opts.new, opts.include, native=opts.native)
             floors.append(floor_s)
             env_a = dict(env, ERRCAT_CACHE_DIR=str(work / f"cache-a{n}"))
             out_a = ["--out", str(work / f"out-a{n}")]
@@ -247,7 +287,7 @@ def main() -> None:
             runs["warm"].append(run_crawl([*common, "--ref", opts.new, *out_a], env_a, expect_unchanged=True))
             runs["one file"].append(run_crawl([*one_file, *out_a], env_a))
             runs["rewrite"].append(run_crawl([*common, "--ref", opts.new, "--out", str(work / f"out-r{n}")], env_a))
-            changed_floors.append(floor(repo, opts.new, opts.include, only=changed)[0])
+            changed_floors.append(floor(repo, opts.new, opts.include, only=changed, native=opts.native)[0])
             env_b = dict(env, ERRCAT_CACHE_DIR=str(work / f"cache-b{n}"))
             out_b = ["--out", str(work / f"out-b{n}")]
             run_crawl([*common, "--ref", opts.old, *out_b], env_b)
@@ -264,8 +304,8 @@ def main() -> None:
     )
     cpu = platform.processor() or platform.machine()
     print(f"machine: {os.cpu_count()} CPUs ({cpu}), Python {platform.python_version()}, {platform.system()}")
-    print(f"files: {parsed} parsed by the floor ({opts.include} at {opts.new})")
-    print(f"floor (read + ast.parse, one process): {floor_s:.2f}s  (median of {opts.repeat}: {', '.join(f'{f:.2f}' for f in floors)})")
+    print(f"files: {parsed} parsed by the floor ({opts.include}{' and the native trees' if opts.native else ''} at {opts.new})")
+    print(f"floor (read + ast.parse{' + tree-sitter' if opts.native else ''}, one process): {floor_s:.2f}s  (median of {opts.repeat}: {', '.join(f'{f:.2f}' for f in floors)})")
     ok = True
     peak_all = rewrite[1]
     for name, (seconds, peak, summary) in (("cold", cold), ("warm", warm), ("incremental", incremental),

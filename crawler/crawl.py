@@ -191,6 +191,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         upstream = identify(options.repo, options.upstream, options.name, config)
     include = options.include or list(upstream.include)
     exclude = options.exclude or list(upstream.exclude)
+    if options.include:  # --include says which files, all of them: the native trees are not added
+        upstream = upstream.model_copy(update={"native": []})
     limits = crawl_limits(options, upstream)
     snapshot = open_snapshot(
         repo=options.repo,

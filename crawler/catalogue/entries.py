@@ -129,9 +129,17 @@ def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
         "permalink": identity.permalink(s["path"], s["line"]),
         "snippet": s["snippet"],
         "facts": {**_FACTS_DEFAULTS, **s["facts"]},
-        "log": s.get("log"),
-        "response": s.get("response"),
+        **_kind_fields(s),
     }
+
+
+#: The per-kind facts a site carries (``models.Site``) and its record copies from the primary site.
+KIND_FIELDS = ("log", "response", "native")
+
+
+def _kind_fields(s: dict[str, Any]) -> dict[str, Any]:
+    # null when absent, as the models write it: a record reads back to the same bytes
+    return {name: s.get(name) for name in KIND_FIELDS}
 
 
 class Entries(NamedTuple):
@@ -184,12 +192,15 @@ def build_entries(
             {
                 "schema_version": SCHEMA_VERSION,
                 "id": eid,
-                "title": title_for(members[0]["template"], exception["name"], primary["qualname"]),
+                # a native check's title leaves out what its macro puts before every message
+                "title": title_for(members[0].get("title_template") or members[0]["template"], exception["name"],
+                                   primary["qualname"]),
                 "repo": repo,
                 "kind": primary["kind"],
                 "exception": exception,
                 "log": primary["log"],
                 "response": primary["response"],
+                "native": primary["native"],
                 "message": primary["template"],
                 "location": {
                     "path": primary["path"],

@@ -225,8 +225,9 @@ def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tu
     elif reach:
         # The block runs repository code the graph follows, and none of it raises a matching
         # entry: only a pattern long enough to name the message alone links (the raise may sit
-        # behind a call the graph cannot see).
-        matched = [(e, s) for e, s in matched if s >= STRONG_LITERAL]
+        # behind a call the graph cannot see), or a native check: the graph never sees the calls
+        # into native code (``torch.ops...``).
+        matched = [(e, s) for e, s in matched if s >= STRONG_LITERAL or e.record["kind"] == "native"]
     if len(matched) > 1:  # the template that gives more of the pattern's text is the likelier
         top = max(s for _, s in matched)
         matched = [(e, s) for e, s in matched if s == top]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from crawler.consume.kinds import kind_text
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_text
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.surface_rows import surface_rows
@@ -32,7 +33,7 @@ def render_text(record: Record) -> str:
     exc = record.exception
     ancestry = f" (a {exc.builtin_ancestor})" if exc.builtin_ancestor and exc.builtin_ancestor != exc.name else ""
     out.append(f"Exception:  {exc.qualname}{ancestry}")
-    out.append(f"Kind:       {record.kind}")
+    out.append(f"Kind:       {kind_text(record.kind, record.native.model_dump() if record.native else None)}")
     out.append(f"Message:    {record.message.text}")
     for label, text in surface_rows({"log": record.log and record.log.model_dump(), "response": record.response and record.response.model_dump(),
                                      "message": {"alternatives": record.message.alternatives}}):

@@ -34,6 +34,7 @@ from crawler.base.errors import UsageError
 from crawler.base.jsonio import dumps_line, dumps_rows
 from crawler.base.progress import task
 from crawler.consume.highlight import highlight_python
+from crawler.consume.kinds import kind_text
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
@@ -629,7 +630,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     parts.append(
         '<dl class="facts" id="summary">'
         f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
-        f'<dt>Kind</dt><dd>{esc(r["kind"])}</dd>'
+        f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
         + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
         f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(STATUS_TEXT.get(status, status))}</dd>'
@@ -713,7 +714,7 @@ def md_inline(text: str) -> str:
 def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
-           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {r['kind']}",
+           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}", "", "## Message", "", md_code(r["message"]["text"]), ""]
 

@@ -21,9 +21,6 @@ def surface_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
         said = " ".join(x for x in (f"HTTP {status}" if status is not None else "HTTP status set at run time",
                                     etype or "(error type set at run time)"))
         rows.append(("Answered", f"{said}, built by {response['builder']}"))
-    native = record.get("native")
-    if native:
-        rows.append(("Checked", f"by {native['macro']} in {native['language']} code, seen in Python as {native['surfaces_as']}"))
     alternatives = (record.get("message") or {}).get("alternatives") or []
     for alt in alternatives:
         rows.append(("Piece", alt))

@@ -22,6 +22,7 @@ from crawler.base.progress import task
 from crawler.extract import surface
 from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
 from crawler.extract.codefacts import read_test_file
+from crawler.extract.native import extract_native, grammar_versions, language_of
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
 from crawler.source.snapshot import FileEntry
 
@@ -55,7 +56,8 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
     if kind == "test":
         results = (read_test_file(path, data) for path, data in chunk)
     else:
-        results = (derive_result(extract_file(path, data, settings)) for path, data in chunk)
+        results = (derive_result(extract_native(path, data) if language_of(path) else extract_file(path, data, settings))
+                   for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
     return done
@@ -102,8 +104,8 @@ def _libcst_version() -> str:
 @cache
 def cache_version() -> str:
     # The parser is part of the extractor: another Python (3.12 parses PEP 701 f-strings
-    # itself) or another libcst can give other results for the same bytes.
-    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{sys.version_info[:2]}\0{_libcst_version()}".encode())
+    # itself), another libcst or another tree-sitter grammar can give other results for the same bytes.
+    h = hashlib.sha256(f"{EXTRACTOR_VERSION}\0{sys.version_info[:2]}\0{_libcst_version()}\0{grammar_versions()}".encode())
     for path in code_files():
         h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
     return f"{EXTRACTOR_VERSION}.{h.hexdigest()[:16]}"

@@ -169,6 +169,14 @@ class ResponseInfo(Model):
     builder: str = Field(description="The call that builds the response, as configured: create_error_response, ErrorResponse, ...")
 
 
+class NativeInfo(Model):
+    """A check in native code (kind ``native``): how it is written and what a user sees of it."""
+
+    macro: str = Field(description="The check as written: TORCH_CHECK, STD_TORCH_CHECK, throw std::runtime_error, #[error] (a Rust error type's message), bail! ...")
+    language: Literal["cpp", "cuda", "rust"]
+    surfaces_as: str = Field(description="The Python exception a user sees (RuntimeError for TORCH_CHECK, ValueError for TORCH_CHECK_VALUE, ...); for Rust, which runs in a process of its own, the error type whose text a user reads.")
+
+
 class Site(Model):
     """One place in the source where the error is raised (or logged, or answered)."""
 
@@ -186,6 +194,7 @@ class Site(Model):
     facts: Facts
     log: LogInfo | None = Field(default=None, description="Kind 'log': the level, logger and once-ness; null otherwise.")
     response: ResponseInfo | None = Field(default=None, description="Kind 'response': status code and error type; null otherwise.")
+    native: NativeInfo | None = Field(default=None, description="Kind native only: the macro, language and the exception it surfaces as.")
 
 
 class ExceptionInfo(Model):
@@ -388,6 +397,7 @@ class Record(Model):
     exception: ExceptionInfo
     log: LogInfo | None = Field(default=None, description="The primary site's log level and logger (kind 'log'); null otherwise.")
     response: ResponseInfo | None = Field(default=None, description="The primary site's status code and error type (kind 'response'); null otherwise.")
+    native: NativeInfo | None = Field(default=None, description="Kind native only: the primary site's native facts.")
     message: Template
     location: Location
     sites: list[Site] = Field(min_length=1, description="Every place the error is raised; the first is the primary site (``location``), whose snippet and facts pages show.")

@@ -14,6 +14,8 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     tag = "v{version}"                    # a release's tag, for permalinks when it records no commit
     path_prefix = ""                      # where the packages sit in the repository, e.g. "src/"
     tests = ["tests/**/*.py"]             # test files read for reproductions (default: none)
+    kinds = ["raise", "assert", "log", "response", "native"]   # which kinds of sites to read
+    native = ["csrc/**", "rust/**"]       # native trees (C++/CUDA, Rust) read for kind "native"
     max_output_bytes = 52428800           # limits (see models.Limits), each optional:
     max_file_sites = 1000                 #   crawl options override them
     max_file_bytes = 2000000
@@ -102,6 +104,28 @@ class Upstream(BaseModel):
     #: None by default: an unknown repository's tests may sit anywhere, and a glob that caught
     #: source files would take their entries away.
     tests: list[str] = Field(default_factory=list)
+    #: The kinds of sites read (``models.SiteKind``); a plain Python repository: raises and logs.
+    kinds: list[str] = Field(default_factory=lambda: ["raise", "assert", "log"])
+    #: Globs of the native trees whose C++/CUDA and Rust files are read for kind ``native``
+    #: (only files of those languages, by suffix; ``exclude`` applies to them too).
+    native: list[str] = Field(default_factory=list)
+
+    @field_validator("kinds")
+    @classmethod
+    def _check_kinds(cls, kinds: list[str]) -> list[str]:
+        from typing import get_args
+
+        from crawler.model.records import SiteKind
+
+        unknown = [k for k in kinds if k not in get_args(SiteKind)]
+        if unknown:
+            raise ValueError(f"unknown kind(s) {', '.join(map(repr, unknown))} (known: {', '.join(get_args(SiteKind))})")
+        return kinds
+
+    @property
+    def native_globs(self) -> list[str]:
+        """The native trees read: none unless the upstream reads kind ``native``."""
+        return list(self.native) if "native" in self.kinds else []
 
     @field_validator("tag")
     @classmethod
@@ -165,6 +189,7 @@ class Upstream(BaseModel):
         try:
             PathFilter(self.include, self.exclude)
             PathFilter(self.tests)
+            PathFilter(self.native)
         except UsageError as e:
             raise ValueError(str(e)) from None
         try:
@@ -186,8 +211,12 @@ VLLM = Upstream(
     include=["vllm/**/*.py"],
     # Vendored code is other projects' (a wheel also carries kernels copied in at build time) and
     # _version.py is generated: a release's wheel and its git tag give the same catalogue.
-    exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py"],
+    # Rust tests, examples and build scripts give no error a user of vLLM meets.
+    exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py",
+             "rust/**/tests/", "rust/**/examples/", "rust/**/build.rs"],
     pypi="vllm",
+    kinds=["raise", "assert", "log", "response", "native"],
+    native=["csrc/**", "rust/**"],
     tests=["tests/**/*.py"],
     version_file="vllm/_version.py",
     tag="v{version}",

@@ -96,3 +96,33 @@ class PathFilter:
 
     def __call__(self, path: str) -> bool:
         return self.include.fullmatch(path) is not None and self.exclude.fullmatch(path) is None
+
+
+#: Suffixes of the native languages (``models.NativeInfo.language``) read in an upstream's native trees.
+NATIVE_SUFFIXES = {
+    ".cu": "cuda", ".cuh": "cuda",
+    ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".h": "cpp", ".hpp": "cpp", ".hh": "cpp", ".inl": "cpp",
+    ".rs": "rust",
+}
+
+
+def native_language(path: str) -> str | None:
+    """The native language of a path by its suffix, None for any other file."""
+    dot = path.rfind(".")
+    return NATIVE_SUFFIXES.get(path[dot:].lower()) if dot > path.rfind("/") else None
+
+
+class Selection:
+    """The files a crawl reads: ``include`` minus ``exclude``, and in the ``native`` trees (minus
+    ``exclude``) the files of a native language."""
+
+    def __init__(self, include: Iterable[str], exclude: Iterable[str] = (), native: Iterable[str] = ()) -> None:
+        exclude = list(exclude)
+        self.python = PathFilter(include, exclude)
+        native = list(native)
+        self.native = PathFilter(native, exclude) if native else None
+
+    def __call__(self, path: str) -> bool:
+        if self.python(path):
+            return True
+        return self.native is not None and native_language(path) is not None and self.native(path)

@@ -28,7 +28,7 @@ from crawler.model.records import COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skippe
 if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
     from crawler.source.config import Upstream
 from crawler.source.git import GIT_TIMEOUT, Git, _first_line, _git_cmd
-from crawler.source.globs import PathFilter
+from crawler.source.globs import PathFilter, Selection
 from crawler.source.policy import _has_control
 
 # --------------------------------------------------------------------------- snapshot
@@ -101,7 +101,7 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def _list_tree(git: Git, commit: str, select: PathFilter, max_blob_bytes: int,
+def _list_tree(git: Git, commit: str, select: PathFilter | Selection, max_blob_bytes: int,
                also: str | None = None, tests: PathFilter | None = None,
                ) -> tuple[list[FileEntry], list[Skipped], FileEntry | None, list[FileEntry]]:
     """Selected files, skipped selected paths, the regular file at ``also`` (selected or not),
@@ -257,7 +257,7 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
 
 def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: Upstream,
               include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
-    select = PathFilter(include, exclude)
+    select = Selection(include, exclude, upstream.native_globs)
     tests = PathFilter(upstream.tests, exclude) if upstream.tests else None
     files, skipped, vf, test_files = _list_tree(git, commit, select, max_blob_bytes, upstream.version_file, tests)
     reader = _cat_file_reader(git)

@@ -1,0 +1,609 @@
+"""Extraction of native checks: the bytes of one C++/CUDA or Rust file -> the same per-file result
+as a Python file gives (see ``visitor``), with sites of kind ``native``.
+
+Files are parsed with tree-sitter (``tree-sitter-cpp``, ``tree-sitter-cuda`` for CUDA sources and
+the headers they include, ``tree-sitter-rust``), never read with regular expressions. tree-sitter
+recovers from what it cannot parse (a macro it cannot see through leaves an ``ERROR`` node around
+a few tokens), so the walk looks inside error nodes too, and a file with parse errors still gives
+every check the parser could place; the result says whether the file had any
+(``native.parse_error``).
+
+C++ / CUDA: a call of one of :data:`CHECKS` (``TORCH_CHECK(cond, "Unsupported head size: ",
+head_size)``) is a site; its message is what the macro builds at run time: the arguments after
+the condition streamed one after another (string and character literals as text, anything else a
+``{field}``), ``STD_TORCH_CHECK``'s ``{__func__}, {__FILE__}:{__LINE__}, `` prefix included, and
+for a check with no message torch's own "Expected <cond> to be true, but got false. ...". A
+``throw std::runtime_error(...)`` (and the other standard exceptions) is a site too: through
+``torch.ops`` every ``std::exception`` reaches Python as a RuntimeError. Checks inside a
+``#define`` body (vLLM's dispatch macros hold many) are found by parsing the body as code.
+
+Rust (vLLM's Rust frontend, a process of its own: its errors reach users as the text of an HTTP
+error body or of the process's error output, never as a Python exception): the messages of its
+error types (``#[error("...")]`` of thiserror) and of ``bail!``/``anyhow!``/``ensure!`` in code
+that is not a test. Panics (``panic!``, ``.expect``, ``unreachable!``) are bugs or test
+assertions, not errors a user is meant to read, and stay out.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from crawler.extract import knobs
+from crawler.extract.codefacts import empty_graph
+from crawler.extract.templates import escape_surrogates, field, format_specs, make_template
+from crawler.source.globs import native_language
+
+#: Grammar per native language (``source.globs.NATIVE_SUFFIXES``); headers are included by CUDA
+#: sources as often as by C++ ones, and the CUDA grammar (a superset of C++'s) parses them with
+#: fewer errors (vLLM v0.33.0: 7 of 38 ``.h`` files against 13), so it reads them too.
+_HEADERS_AS_CUDA = (".h", ".inl")
+
+
+#: torch's checks and the Python exception each surfaces as. ``STD_TORCH_CHECK`` (torch's stable
+#: ABI) throws std::runtime_error with the function, file and line before the message;
+#: ``STD_TORCH_CHECK_NOT_IMPLEMENTED`` is vLLM's own (``csrc/torch_utils.h``): STD_TORCH_CHECK
+#: with "NotImplementedError: " before the message, still a RuntimeError.
+CHECKS: dict[str, tuple[str, str]] = {
+    "TORCH_CHECK": ("RuntimeError", "builtins.RuntimeError"),
+    "TORCH_CHECK_VALUE": ("ValueError", "builtins.ValueError"),
+    "TORCH_CHECK_TYPE": ("TypeError", "builtins.TypeError"),
+    "TORCH_CHECK_INDEX": ("IndexError", "builtins.IndexError"),
+    "TORCH_CHECK_NOT_IMPLEMENTED": ("NotImplementedError", "builtins.NotImplementedError"),
+    "TORCH_CHECK_LINALG": ("LinAlgError", "torch.linalg.LinAlgError"),
+    "STD_TORCH_CHECK": ("RuntimeError", "builtins.RuntimeError"),
+    "STD_TORCH_CHECK_NOT_IMPLEMENTED": ("RuntimeError", "builtins.RuntimeError"),
+}
+_STD_PREFIX = (("field", "__func__"), ", ", ("field", "__FILE__"), ":", ("field", "__LINE__"), ", ")
+_PREFIXES: dict[str, tuple[Any, ...]] = {
+    "STD_TORCH_CHECK": _STD_PREFIX,
+    "STD_TORCH_CHECK_NOT_IMPLEMENTED": (*_STD_PREFIX, "NotImplementedError: "),
+}
+_TORCH_DEFAULT = ("Expected {} to be true, but got false.  (Could this error message be improved?  "
+                  "If so, please report an enhancement request to PyTorch.)")
+#: Standard exceptions a ``throw`` makes; through torch's operator bindings each is a RuntimeError.
+THROWN = frozenset({"runtime_error", "invalid_argument", "out_of_range", "logic_error", "domain_error",
+                    "length_error", "range_error", "overflow_error", "underflow_error"})
+
+#: Rust macros that make an error value (anyhow's); ``ensure!`` takes a condition first.
+RUST_MACROS = frozenset({"bail", "anyhow", "ensure"})
+_RUST_TEST_ATTRS = frozenset({"test", "tokio::test", "cfg(test)", "rstest"})
+
+SNIPPET_LINES = 25
+
+
+def language_of(path: str) -> str | None:
+    """The native language of a path by its suffix (``cpp``, ``cuda``, ``rust``), None for others."""
+    return native_language(path)
+
+
+def _grammar(path: str, language: str) -> str:
+    return "cuda" if language == "cuda" or path.lower().endswith(_HEADERS_AS_CUDA) else language
+
+
+@cache
+def _parser(grammar: str) -> Any:
+    import importlib
+
+    import tree_sitter
+
+    module = importlib.import_module(f"tree_sitter_{grammar}")
+    return tree_sitter.Parser(tree_sitter.Language(module.language()))
+
+
+def grammar_versions() -> str:
+    """The parser and grammar versions: part of the extractor, so of the cache's key."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = []
+    for name in ("tree-sitter", "tree-sitter-cpp", "tree-sitter-cuda", "tree-sitter-rust"):
+        try:
+            out.append(f"{name}={version(name)}")
+        except PackageNotFoundError:  # pragma: no cover - declared dependencies
+            out.append(f"{name}=none")
+    return ",".join(out)
+
+
+def module_of(path: str) -> str:
+    """``csrc/attention/dispatch.cu`` -> ``csrc.attention.dispatch``."""
+    dot = path.rfind(".")
+    stem = path[:dot] if dot > path.rfind("/") else path
+    return ".".join(s for s in stem.split("/") if s)
+
+
+def _empty(path: str, language: str) -> dict[str, Any]:
+    return {
+        "path": path, "module": module_of(path), "status": "ok", "reason": None, "sites": [], "classes": [],
+        "bare_asserts": 0, "reraises": 0, "calls": [], "declarations": knobs.empty(), "graph": empty_graph(),
+        "native": {"language": language, "parse_error": False},
+    }
+
+
+def extract_native(path: str, data: bytes) -> dict[str, Any]:
+    """The per-file result of a native file; never raises (a bug here skips the file, with the reason)."""
+    language = native_language(path) or "cpp"
+    grammar = _grammar(path, language)
+    result = _empty(path, language)
+    if b"\0" in data:
+        return _skip(result, "invalid source: null bytes")
+    try:
+        tree = _parser(grammar).parse(data)
+        walker: _Walker = (_Rust if language == "rust" else _Cpp)(path, data, language)
+        walker.walk(tree.root_node, 0)
+        walker.macro_bodies(_parser(grammar))
+    except RecursionError:
+        return _skip(result, "too deeply nested")
+    except Exception as e:  # noqa: BLE001 - one file must never stop a crawl
+        return _skip(result, f"internal error: {type(e).__name__}: {e}")
+    result["sites"] = walker.sites
+    result["native"]["parse_error"] = bool(tree.root_node.has_error)
+    return result
+
+
+def _skip(result: dict[str, Any], reason: str) -> dict[str, Any]:
+    result["status"] = "skipped"
+    result["reason"] = escape_surrogates(reason)
+    return result
+
+
+def _text(node: Any) -> str:
+    return escape_surrogates(node.text.decode("utf-8", "replace"))
+
+
+def _flat(text: str) -> str:
+    """Code as the preprocessor stringizes it and a one-line field shows it: whitespace runs as one space."""
+    return " ".join(text.split())
+
+
+# ------------------------------------------------------------------------------------ strings
+
+_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"', "?": "?",
+              "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b"}
+
+
+def _escape(seq: str) -> str:
+    """The character a C or Rust escape sequence stands for (``\\n``, ``\\x41``, ``\\u{41}``, ``\\101``)."""
+    body = seq[1:]
+    try:
+        if body[:1] in ("x", "u", "U"):
+            digits = body[1:].strip("{}")
+            return chr(int(digits, 16))
+        if body[:1].isdigit() and len(body) > 1:
+            return chr(int(body, 8))
+    except (ValueError, OverflowError):
+        return seq
+    return _C_ESCAPES.get(body, body)
+
+
+def _string_value(node: Any) -> str | None:
+    """The value of a string or character literal node (C++ or Rust), None for any other node."""
+    kind = node.type
+    if kind == "concatenated_string":
+        parts = [_string_value(c) for c in node.named_children]
+        return None if any(p is None for p in parts) else "".join(p for p in parts if p is not None)
+    if kind in ("raw_string_literal",):
+        content = [c for c in node.named_children if c.type in ("raw_string_content", "string_content")]
+        return "".join(_text(c) for c in content)
+    if kind not in ("string_literal", "char_literal"):
+        return None
+    out = []
+    for child in node.named_children:
+        if child.type in ("string_content", "character"):
+            out.append(_text(child))
+        elif child.type == "escape_sequence":
+            out.append(_escape(_text(child)))
+    return "".join(out)
+
+
+def _parts_of(pieces: list[Any]) -> list[Any]:
+    """Template parts from ("field", expr) pairs and literal strings."""
+    return [field(p[1]) if isinstance(p, tuple) else p for p in pieces]
+
+
+def _site_template(pieces: list[Any], form: str) -> dict[str, Any]:
+    return make_template(_parts_of(pieces), form)
+
+
+# ------------------------------------------------------------------------------------ walkers
+
+
+class _Walker:
+    def __init__(self, path: str, data: bytes, language: str):
+        self.path = path
+        self.module = module_of(path)
+        self.language = language
+        self.lines = data.decode("utf-8", "replace").split("\n")
+        self.sites: list[dict[str, Any]] = []
+
+    def walk(self, root: Any, row_offset: int) -> None:
+        raise NotImplementedError
+
+    def macro_bodies(self, parser: Any) -> None:
+        """Sites in macro definitions, read after the walk (C++'s ``#define``; none in Rust)."""
+
+    def snippet(self, line: int, end: int, lo: int, hi: int) -> dict[str, Any]:
+        if hi - lo + 1 <= SNIPPET_LINES:
+            start, stop = lo, hi
+        else:
+            start = max(lo, line - SNIPPET_LINES // 2)
+            stop = min(hi, max(end, start + SNIPPET_LINES - 1))
+            start = max(lo, min(start, stop - SNIPPET_LINES + 1))
+        code = "\n".join(s.rstrip("\r") for s in self.lines[start - 1:stop])
+        return {"start_line": start, "end_line": stop, "code": escape_surrogates(code)}
+
+    def add(self, *, line: int, end: int, qualname: str, scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
+            template: dict[str, Any], guards: list[str]) -> None:
+        name, qualified = surfaces
+        self.sites.append({
+            "path": self.path, "line": line, "end_line": end, "module": self.module, "qualname": qualname or "<file>",
+            "kind": "native", "exception": name, "exception_qualname": qualified, "template": template,
+            "native": {"macro": macro, "language": self.language, "surfaces_as": name},
+            "snippet": self.snippet(line, end, *scope),
+            "facts": {"derived": "machine", "guards": guards, "loops": [], "handler": None, "cause": None,
+                      "reraise": False, "decorators": [], "docstring": None},
+        })
+
+
+def _arguments(call: Any) -> list[Any]:
+    arguments = call.child_by_field_name("arguments")
+    return [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
+
+
+def _stringy(node: Any) -> bool:
+    """A string: a literal, ``std::string("...")``, or a ``+`` chain (parenthesized or not) that holds one."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if _string_value(n) is not None:
+            return True
+        if n.type == "parenthesized_expression" and n.named_child_count == 1:
+            stack.append(n.named_children[0])
+        elif n.type == "binary_expression" and n.child_by_field_name("operator") is not None \
+                and _text(n.child_by_field_name("operator")) == "+":
+            stack += [n.child_by_field_name("left"), n.child_by_field_name("right")]
+        elif n.type == "call_expression" and n.child_by_field_name("function") is not None \
+                and _flat(_text(n.child_by_field_name("function"))) in ("std::string", "string") \
+                and len(_arguments(n)) == 1 and _string_value(_arguments(n)[0]) is not None:
+            return True
+    return False
+
+
+def _declarator_name(node: Any) -> str | None:
+    """The name a C++ function definition's declarator declares (``ns::Class::f``, ``operator()``)."""
+    while node is not None:
+        if node.type in ("identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
+                         "template_function"):
+            return _flat(_text(node))
+        node = node.child_by_field_name("declarator")
+    return None
+
+
+class _Cpp(_Walker):
+    def __init__(self, path: str, data: bytes, language: str):
+        super().__init__(path, data, language)
+        self.defines: list[Any] = []
+        self.row_offset = 0
+        self.macro_scope: tuple[str, tuple[int, int]] | None = None
+
+    def walk(self, root: Any, row_offset: int) -> None:
+        self.row_offset = row_offset
+        last = len(self.lines)
+        # (node, names, scope lines, guards): an explicit stack, however deep the file nests
+        stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...]]] = [(root, (), (1, last), ())]
+        while stack:
+            node, names, scope, guards = stack.pop()
+            kind = node.type
+            if kind in ("preproc_function_def", "preproc_def"):
+                value = node.child_by_field_name("value")
+                if value is not None:
+                    self.defines.append((node, value))
+                continue
+            if kind == "function_definition":
+                name = _declarator_name(node.child_by_field_name("declarator"))
+                names = (*names, name or "<function>")
+                scope = self.lines_of(node)
+                guards = ()
+            elif kind == "namespace_definition":
+                named = node.child_by_field_name("name")
+                names = (*names, _text(named) if named is not None else "<anonymous>")
+            elif kind in ("class_specifier", "struct_specifier") and node.child_by_field_name("body") is not None:
+                named = node.child_by_field_name("name")
+                names = (*names, _text(named) if named is not None else "<anonymous>")
+            elif kind == "call_expression":
+                self.call(node, names, scope, guards)
+            elif kind == "throw_statement":
+                self.throw(node, names, scope, guards)
+            if kind == "if_statement":
+                cond = node.child_by_field_name("condition")
+                shown = _flat(_text(cond)) if cond is not None else ""
+                shown = shown[1:-1].strip() if shown.startswith("(") and shown.endswith(")") else shown
+                for child in reversed(node.children):
+                    if child.type == "else_clause":
+                        stack.append((child, names, scope, (*guards, f"!({shown})")))
+                    elif child == node.child_by_field_name("consequence"):
+                        stack.append((child, names, scope, (*guards, shown)))
+                    else:
+                        stack.append((child, names, scope, guards))
+                continue
+            stack.extend((c, names, scope, guards) for c in reversed(node.children))
+
+    def lines_of(self, node: Any) -> tuple[int, int]:
+        return node.start_point[0] + 1 + self.row_offset, node.end_point[0] + 1 + self.row_offset
+
+    def qualname(self, names: tuple[str, ...]) -> str:
+        if self.macro_scope is not None:
+            return self.macro_scope[0]
+        return "::".join(names)
+
+    def call(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], guards: tuple[str, ...]) -> None:
+        function = node.child_by_field_name("function")
+        if function is None or function.type != "identifier":
+            return
+        macro = _text(function)
+        surfaces = CHECKS.get(macro)
+        arguments = node.child_by_field_name("arguments")
+        if surfaces is None or arguments is None:
+            return
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        if not args:
+            return
+        if self.macro_scope is not None and any(_text(a) == "__VA_ARGS__" for a in args):
+            return  # a wrapper's definition (``#define MY_CHECK(c, ...) TORCH_CHECK(c, __VA_ARGS__)``), not a check
+        cond = _flat(_text(args[0]))
+        pieces: list[Any] = list(_PREFIXES.get(macro, ()))
+        if len(args) == 1 and macro.startswith("TORCH_CHECK"):
+            head, _, tail = _TORCH_DEFAULT.partition("{}")
+            pieces += [head + cond + tail]
+            form = "literal"
+        else:
+            pieces += [p for a in args[1:] for p in self.concat(a)]
+            form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
+        failing = [] if cond in ("false", "0") else [f"!({cond})"]
+        self.site(node, names, scope, macro, surfaces, _site_template(pieces, form), [*guards, *failing])
+        prefix = len(_STD_PREFIX) if macro in _PREFIXES else 0
+        if prefix and len(pieces) > prefix:  # the title: the message after the function, file and line
+            self.sites[-1]["title_template"] = _site_template(pieces[prefix:], form)
+
+    def piece(self, node: Any) -> Any:
+        value = _string_value(node)
+        if value is not None:
+            return value
+        if node.type == "number_literal":
+            text = _text(node)
+            if text.isdigit() and (text == "0" or not text.startswith("0")):
+                return text  # streamed as written; a suffix, hex or a float may print otherwise
+        return ("field", _flat(_text(node)))
+
+    def throw(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], guards: tuple[str, ...]) -> None:
+        made = next((c for c in node.named_children if c.type == "call_expression"), None)
+        if made is None:
+            return
+        function = made.child_by_field_name("function")
+        arguments = made.child_by_field_name("arguments")
+        if function is None or arguments is None or function.type != "qualified_identifier":
+            return
+        scope_name, _, name = _flat(_text(function)).rpartition("::")
+        if scope_name not in ("std", "::std") or name not in THROWN:
+            return
+        args = [a for a in arguments.named_children if a.type != "comment"]
+        pieces: list[Any] = self.concat(args[0]) if args else []
+        form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
+        self.site(node, names, scope, f"throw std::{name}", ("RuntimeError", "builtins.RuntimeError"),
+                  _site_template(pieces, form), list(guards))
+
+    def concat(self, node: Any) -> list[Any]:
+        """``std::string("a") + x + "b"`` -> its pieces (a ``+`` chain that holds a string, left to
+        right); any other expression (``n + 1`` adds numbers) is one piece."""
+        out: list[Any] = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if not _stringy(n):
+                out.append(self.piece(n))
+            elif n.type == "parenthesized_expression":
+                stack.append(n.named_children[0])
+            elif n.type == "binary_expression":
+                stack += [n.child_by_field_name("right"), n.child_by_field_name("left")]
+            elif n.type == "call_expression":
+                value = _string_value(_arguments(n)[0])
+                out.append(value if value is not None else ("field", _flat(_text(n))))
+            else:
+                out.append(self.piece(n))
+        return out
+
+    def site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
+             template: dict[str, Any], guards: list[str]) -> None:
+        line, end = self.lines_of(node)
+        if self.macro_scope is not None:
+            scope = self.macro_scope[1]
+        self.add(line=line, end=end, qualname=self.qualname(names), scope=scope, macro=macro, surfaces=surfaces,
+                 template=template, guards=guards)
+
+    def macro_bodies(self, parser: Any) -> None:
+        """Checks inside ``#define`` bodies: each body that names a check is parsed as the body of a
+        function (line continuations blanked, so lines stay where they are in the file)."""
+        defines, self.defines = self.defines, []
+        for define, value in defines:
+            body = value.text
+            if not any(name.encode() in body for name in CHECKS) and b"throw" not in body:
+                continue
+            blanked = body.replace(b"\\\r\n", b"  \n").replace(b"\\\n", b" \n")
+            tree = parser.parse(b"void _(){" + blanked + b"\n}")
+            named = define.child_by_field_name("name")
+            self.macro_scope = (f"#define {_text(named) if named is not None else '?'}", self.lines_of_define(define))
+            try:
+                self.walk(tree.root_node, value.start_point[0])
+            finally:
+                self.macro_scope = None
+                self.row_offset = 0
+                self.defines = []  # a #define inside a body is not one
+
+    def lines_of_define(self, define: Any) -> tuple[int, int]:
+        start, end = define.start_point[0] + 1, define.end_point[0] + 1
+        if define.end_point[1] == 0 and end > start:  # the node ends at the start of the next line
+            end -= 1
+        return start, end
+
+
+class _Rust(_Walker):
+    def walk(self, root: Any, row_offset: int = 0) -> None:
+        last = len(self.lines)
+        stack: list[tuple[Any, tuple[str, ...], tuple[int, int]]] = [(root, (), (1, last))]
+        while stack:
+            node, names, scope = stack.pop()
+            kind = node.type
+            if kind == "attribute_item":
+                self.attribute(node, names, scope)
+                continue
+            if self.is_test(node):
+                continue
+            if kind in ("function_item", "mod_item", "enum_item", "struct_item", "trait_item"):
+                named = node.child_by_field_name("name")
+                names = (*names, _text(named) if named is not None else "?")
+                if kind == "function_item":
+                    scope = (node.start_point[0] + 1, node.end_point[0] + 1)
+            elif kind == "impl_item":
+                typ = node.child_by_field_name("type")
+                names = (*names, _flat(_text(typ)) if typ is not None else "?")
+            elif kind == "macro_invocation":
+                self.macro(node, names, scope)
+            stack.extend((c, names, scope) for c in reversed(node.children))
+
+    @staticmethod
+    def attribute_text(item: Any) -> str:
+        attribute = next((c for c in item.named_children if c.type == "attribute"), None)
+        return _flat(_text(attribute)).replace(" ", "") if attribute is not None else ""
+
+    def is_test(self, node: Any) -> bool:
+        """An item marked ``#[test]``, ``#[cfg(test)]``, ``#[tokio::test]``: test code, not an error users meet."""
+        if not node.type.endswith("_item") or node.type == "attribute_item":
+            return False
+        prev = node.prev_named_sibling
+        while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+            if prev.type == "attribute_item" and self.attribute_text(prev).split("(", 1)[0] in ("test", "tokio::test", "rstest") \
+                    or prev.type == "attribute_item" and self.attribute_text(prev) == "cfg(test)":
+                return True
+            prev = prev.prev_named_sibling
+        return False
+
+    def attribute(self, item: Any, names: tuple[str, ...], scope: tuple[int, int]) -> None:
+        attribute = next((c for c in item.named_children if c.type == "attribute"), None)
+        if attribute is None or not attribute.named_children or _text(attribute.named_children[0]) != "error":
+            return
+        args = attribute.child_by_field_name("arguments")
+        tokens = [c for c in args.named_children] if args is not None else []
+        if not tokens or _string_value(tokens[0]) is None:
+            return  # #[error(transparent)]: the inner error's message, catalogued where it is made
+        target = item.next_named_sibling
+        while target is not None and target.type in ("attribute_item", "line_comment", "block_comment"):
+            target = target.next_named_sibling
+        if target is None:
+            return
+        named = target.child_by_field_name("name")
+        variant = _text(named) if named is not None else "?"
+        if target.type == "enum_variant":
+            owner = names[-1] if names else variant
+            qualname = "::".join((*names, variant))
+        else:
+            owner, qualname = variant, "::".join((*names, variant))
+        pieces = _rust_format(_string_value(tokens[0]) or "", self.args(self.groups(args)[1:]), thiserror=True)
+        line, end = item.start_point[0] + 1, item.end_point[0] + 1
+        self.add(line=line, end=end, qualname=qualname, scope=(line, max(end, target.end_point[0] + 1)),
+                 macro="#[error]", surfaces=(owner, f"{self.module}.{owner}"), template=_rust_template(pieces), guards=[])
+
+    @staticmethod
+    def groups(tree: Any) -> list[list[Any]]:
+        """A token tree's arguments, each the list of its tokens, split at the top-level commas."""
+        out: list[list[Any]] = [[]]
+        for child in tree.children[1:-1]:
+            if child.type == ",":
+                out.append([])
+            elif child.type not in ("line_comment", "block_comment"):
+                out[-1].append(child)
+        return [g for g in out if g]
+
+    @staticmethod
+    def source(group: list[Any]) -> str:
+        return _flat(_text(group[0]) if len(group) == 1 else escape_surrogates(
+            group[0].parent.text[group[0].start_byte - group[0].parent.start_byte:
+                                 group[-1].end_byte - group[0].parent.start_byte].decode("utf-8", "replace")))
+
+    def args(self, groups: list[list[Any]]) -> list[tuple[str | None, str]]:
+        """(name, source) of each argument: ``name = expr`` is a named one."""
+        out: list[tuple[str | None, str]] = []
+        for group in groups:
+            if len(group) >= 3 and group[0].type == "identifier" and group[1].type == "=":
+                out.append((_text(group[0]), self.source(group[2:])))
+            else:
+                out.append((None, self.source(group)))
+        return out
+
+    def macro(self, node: Any, names: tuple[str, ...], scope: tuple[int, int]) -> None:
+        name_node = node.child_by_field_name("macro")
+        if name_node is None:
+            return
+        name = _text(name_node).rpartition("::")[2]
+        if name not in RUST_MACROS:
+            return
+        tree = next((c for c in node.named_children if c.type == "token_tree"), None)
+        if tree is None:
+            return
+        groups = self.groups(tree)
+        guards: list[str] = []
+        if name == "ensure":
+            if not groups:
+                return
+            cond = self.source(groups[0])
+            guards = [f"!({cond})"]
+            groups = groups[1:]
+            if not groups:  # anyhow's own message for a bare ensure!
+                self.rust_site(node, names, scope, name, [f"Condition failed: `{cond}`"], guards)
+                return
+        if not groups:
+            return
+        fmt = _string_value(groups[0][0]) if len(groups[0]) == 1 else None
+        if fmt is None:  # anyhow!(err): an error value made elsewhere
+            pieces: list[Any] = [("field", self.source(groups[0]))]
+        else:
+            pieces = _rust_format(fmt, self.args(groups[1:]))
+        self.rust_site(node, names, scope, name, pieces, guards)
+
+    def rust_site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, pieces: list[Any],
+                  guards: list[str]) -> None:
+        line, end = node.start_point[0] + 1, node.end_point[0] + 1
+        self.add(line=line, end=end, qualname="::".join(names), scope=scope, macro=f"{macro}!",
+                 surfaces=("Error", "anyhow.Error"), template=_rust_template(pieces), guards=guards)
+
+
+def _rust_template(pieces: list[Any]) -> dict[str, Any]:
+    form = "format" if any(isinstance(p, tuple) for p in pieces) else "literal"
+    return _site_template(pieces, form)
+
+
+def _rust_format(fmt: str, args: list[tuple[str | None, str]], thiserror: bool = False) -> list[Any]:
+    """A Rust format string and its arguments -> pieces: ``{}`` takes the next positional
+    argument, ``{0}`` one by index, ``{name}`` a named argument (``name = expr``) or the variable;
+    thiserror's ``{0}``/``{name}`` are the variant's fields. The format spec stays on the field."""
+    specs = format_specs(fmt)
+    if specs is None:
+        return [fmt]
+    positional = [a for n, a in args if n is None]
+    named = {n: a for n, a in args if n is not None}
+    out: list[Any] = []
+    nxt = 0
+    for literal, name, spec, _conv in specs:
+        if literal:
+            out.append(literal)
+        if name is None:
+            continue
+        suffix = f":{spec}" if spec else ""
+        if name == "":
+            expr = positional[nxt] if nxt < len(positional) else f"{nxt}"
+            nxt += 1
+        elif name.isdigit() and not thiserror:
+            index = int(name)
+            expr = positional[index] if index < len(positional) else name
+        else:
+            expr = named.get(name, name)
+        out.append(("field", expr + suffix))
+    return out

@@ -1,0 +1,293 @@
+"""Native checks (C++/CUDA with torch's checks, Rust error types and anyhow macros): read with
+tree-sitter from a real git repository through the real CLI, and used like any raise by show,
+render, diff and match."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crawler.extract.native import extract_native
+
+CONFIG = '''
+[upstreams.acme]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+exclude = ["rust/**/tests/"]
+tests = ["tests/**/*.py"]
+kinds = ["raise", "assert", "log", "response", "native"]
+native = ["csrc/**", "rust/**"]
+'''
+
+OPS_CPP = r'''
+#include <torch/all.h>
+
+namespace vllm {
+
+void check_all(torch::Tensor& t, int64_t dim, const std::string& dtype) {
+  TORCH_CHECK(t.is_cuda());
+  TORCH_CHECK(t.dim() == 2, "expected a 2-D tensor, got ", t.dim(), " dims");
+  TORCH_CHECK_VALUE(dim >= 0, "dim must be non-negative, got ", dim);
+  TORCH_CHECK_TYPE(dtype == "half", "unsupported dtype \"", dtype, "\"");
+  TORCH_CHECK_INDEX(dim < 4, "index ", dim, " out of range");
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "fp8 is not implemented on this device");
+  if (t.numel() == 0) {
+    throw std::invalid_argument("empty tensor: " + std::to_string(t.numel()));
+  }
+}
+
+}  // namespace vllm
+'''
+
+ATTN_CU = r'''
+#include "torch_utils.h"
+
+#define HEAD_SWITCH(head_size, FN)                                  \
+  switch (head_size) {                                              \
+    case 64:                                                        \
+      FN(64);                                                       \
+      break;                                                        \
+    default:                                                        \
+      TORCH_CHECK(false, "Unsupported head size: ", head_size);     \
+      break;                                                        \
+  }
+
+__global__ void kernel(float* out) { out[threadIdx.x] = 0.f; }
+
+void launch(torch::stable::Tensor& out, int block) {
+  STD_TORCH_CHECK(block % 16 == 0, "block size must be a multiple of 16, got ", block);
+  STD_TORCH_CHECK_NOT_IMPLEMENTED(block < 1024, "blocks over 1024 threads");
+  kernel<<<1, block>>>(out.data_ptr<float>());
+}
+'''
+
+UTIL_H = r'''
+#pragma once
+// a wrapper's definition is no check of its own
+#define MY_CHECK(cond, ...) STD_TORCH_CHECK(cond, "NotImplementedError: ", __VA_ARGS__)
+
+inline void check_rank(int rank, int err) {
+  TORCH_CHECK_LINALG(rank > 0, "matrix is singular");
+  STD_TORCH_CHECK(err == 0, "cudaGetDevice failed: " + std::string(cudaGetErrorString(err)), " (rank ", rank + 1, ")");
+}
+'''
+
+#: A file tree-sitter cannot wholly parse (an unknown macro before a function): its check is still found.
+BROKEN_CU = r'''
+VLLM_DISPATCH_WEIRD(()) {{{ )
+void still_read(int n) {
+  TORCH_CHECK(n > 0, "n must be positive, got ", n);
+}
+'''
+
+ERROR_RS = r'''
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum ChatError {
+    #[error("chat request must contain at least one message")]
+    EmptyMessages,
+    #[error("chat template error: {0}")]
+    ChatTemplate(String),
+    #[error("unknown tool {name:?}")]
+    UnknownTool { name: String },
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+pub fn serve(port: u16, host: &str) -> anyhow::Result<()> {
+    if port == 0 {
+        anyhow::bail!("port {} is not allowed on {host}", port);
+    }
+    anyhow::ensure!(!host.is_empty(), "host must not be empty");
+    let _ = "x".parse::<u8>().expect("a panic is a bug, not an entry");
+    Err(anyhow::anyhow!("serving on {host}:{port} failed"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fails() {
+        panic!("never an entry");
+    }
+
+    fn helper() -> anyhow::Result<()> {
+        anyhow::bail!("test helper error is not an entry")
+    }
+}
+'''
+
+TEST_RS = r'''
+fn t() -> anyhow::Result<()> { anyhow::bail!("an integration test, excluded by the config") }
+'''
+
+
+def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
+    tree: dict[str, str | bytes | None] = {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": "import torch\n\n\ndef head(n):\n    if n not in (64,):\n        raise ValueError(f'bad head {n}')\n"
+                      "\n\ndef attention(x):\n    return torch.ops._C.attention(x)\n",
+        # the upstream's test of the native check, through the Python function that calls it
+        "tests/test_attention.py": "import pytest\n\nfrom pkg.ops import attention\n\n\ndef test_head_size():\n"
+                                   "    with pytest.raises(RuntimeError, match='Unsupported head size'):\n"
+                                   "        attention(80)\n",
+        "csrc/ops.cpp": OPS_CPP,
+        "csrc/attention/attn.cu": ATTN_CU,
+        "csrc/util.h": UTIL_H,
+        "csrc/broken.cu": BROKEN_CU,
+        "csrc/CMakeLists.txt": "add_library(x ops.cpp)\n",
+        "rust/src/error.rs": ERROR_RS,
+        "rust/tests/it.rs": TEST_RS,
+        "rust/Cargo.toml": "[package]\nname = \"x\"\n",
+        "csrc/nul.cu": b"TORCH_CHECK(x, \"a\");\0\n",  # not source: skipped with its reason, the crawl goes on
+    }
+    tree.update(changes)
+    return tree
+
+
+@pytest.fixture
+def native_repo(fixture_repo, tmp_path):
+    (tmp_path / "errcat.toml").write_text(CONFIG, encoding="utf-8")
+    fixture_repo.commit(native_tree(), tag="v1")
+    return fixture_repo
+
+
+def crawl(cli, repo, out: Path, config: Path, ref: str = "v1"):
+    result = cli("crawl", "--repo", repo.path, "--ref", ref, "--upstream", "acme", "--config", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    return out / "acme" / "widgets"
+
+
+def records(dataset: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    return {r["message"]["text"]: r for r in rows}
+
+
+STD = "{__func__}, {__FILE__}:{__LINE__}, "
+EXPECTED = {
+    # template -> (macro, language, surfaces as, exception qualname)
+    "Expected t.is_cuda() to be true, but got false.  (Could this error message be improved?  If so, please report an "
+    "enhancement request to PyTorch.)": ("TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "expected a 2-D tensor, got {t.dim()} dims": ("TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "dim must be non-negative, got {dim}": ("TORCH_CHECK_VALUE", "cpp", "ValueError", "builtins.ValueError"),
+    'unsupported dtype "{dtype}"': ("TORCH_CHECK_TYPE", "cpp", "TypeError", "builtins.TypeError"),
+    "index {dim} out of range": ("TORCH_CHECK_INDEX", "cpp", "IndexError", "builtins.IndexError"),
+    "fp8 is not implemented on this device": ("TORCH_CHECK_NOT_IMPLEMENTED", "cpp", "NotImplementedError",
+                                              "builtins.NotImplementedError"),
+    "empty tensor: {std::to_string(t.numel())}": ("throw std::invalid_argument", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "Unsupported head size: {head_size}": ("TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
+    STD + "block size must be a multiple of 16, got {block}": ("STD_TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
+    STD + "NotImplementedError: blocks over 1024 threads": ("STD_TORCH_CHECK_NOT_IMPLEMENTED", "cuda", "RuntimeError",
+                                                           "builtins.RuntimeError"),
+    "matrix is singular": ("TORCH_CHECK_LINALG", "cpp", "LinAlgError", "torch.linalg.LinAlgError"),
+    STD + "cudaGetDevice failed: {std::string(cudaGetErrorString(err))} (rank {rank + 1})": (
+        "STD_TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "n must be positive, got {n}": ("TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
+    "chat request must contain at least one message": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
+    "chat template error: {0}": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
+    "unknown tool {name:?}": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
+    "port {port} is not allowed on {host}": ("bail!", "rust", "Error", "anyhow.Error"),
+    "host must not be empty": ("ensure!", "rust", "Error", "anyhow.Error"),
+    "serving on {host}:{port} failed": ("anyhow!", "rust", "Error", "anyhow.Error"),
+}
+
+
+def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_path):
+    dataset = crawl(cli, native_repo, tmp_path / "out", tmp_path / "errcat.toml")
+    assert cli("validate", dataset).exit_code == 0
+    found = records(dataset)
+    native = {text: r for text, r in found.items() if r["kind"] == "native"}
+    assert {text: (r["native"]["macro"], r["native"]["language"], r["native"]["surfaces_as"], r["exception"]["qualname"])
+            for text, r in native.items()} == EXPECTED
+    for r in native.values():
+        assert r["exception"]["name"] == r["native"]["surfaces_as"] and r["sites"][0]["native"] == r["native"]
+    # a Python raise beside them is unchanged, and has no native facts
+    assert found["bad head {n}"]["native"] is None and found["bad head {n}"]["kind"] == "raise"
+    head = native["Unsupported head size: {head_size}"]
+    assert head["location"]["qualname"] == "#define HEAD_SWITCH" and head["location"]["line"] == 9
+    assert head["message"]["pattern"] == r"(?s)^Unsupported\ head\ size:\ (?P<f0>.*?)$"
+    assert "TORCH_CHECK(false" in head["snippet"]["code"] and head["snippet"]["start_line"] == 3
+    # the upstream's test reaches it through a call into torch.ops, which no call graph follows
+    assert [(r["path"], r["match"]) for r in head["meaning"]["reproductions"]] == [("tests/test_attention.py", "Unsupported head size")]
+    block = native[STD + "block size must be a multiple of 16, got {block}"]
+    assert block["title"] == "block size must be a multiple of 16, got {block}"  # the macro's prefix is no title
+    assert native[STD + "NotImplementedError: blocks over 1024 threads"]["title"] == "NotImplementedError: blocks over 1024 threads"
+    assert native["expected a 2-D tensor, got {t.dim()} dims"]["location"]["qualname"] == "vllm::check_all"
+    assert native["expected a 2-D tensor, got {t.dim()} dims"]["facts"]["guards"] == ["!(t.dim() == 2)"]
+    assert native["empty tensor: {std::to_string(t.numel())}"]["facts"]["guards"] == ["t.numel() == 0"]
+    # the same commit gives the same bytes, whether the native results come from the cache or not
+    again = cli("crawl", "--repo", native_repo.path, "--ref", "v1", "--upstream", "acme", "--config", tmp_path / "errcat.toml",
+                "--out", tmp_path / "again", "--no-cache")
+    assert again.exit_code == 0
+    assert (tmp_path / "again" / "acme" / "widgets" / "errors.jsonl").read_bytes() == (dataset / "errors.jsonl").read_bytes()
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    # the C++/CUDA/Rust files of the native trees and the Python files; not CMakeLists, Cargo.toml or excluded tests
+    assert manifest["counts"]["files"] == 8
+    assert manifest["skipped"] == [{"path": "csrc/nul.cu", "reason": "invalid source: null bytes"}]
+
+
+def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
+    dataset = crawl(cli, native_repo, tmp_path / "out", tmp_path / "errcat.toml")
+    result = cli("match", "--data", dataset, "--json", "RuntimeError: Unsupported head size: 80")
+    assert result.exit_code == 0, result.output
+    best = json.loads(result.stdout)["matches"][0]
+    eid = records(dataset)["Unsupported head size: {head_size}"]["id"]
+    assert (best["id"], best["strength"], best["exception_match"]) == (eid, "match", "same")
+    assert best["fields"] == [{"expr": "head_size", "value": "80"}]
+    shown = cli("show", eid, "--data", dataset)
+    assert shown.exit_code == 0
+    assert "native: TORCH_CHECK in CUDA code, seen in Python as RuntimeError" in shown.stdout
+    assert "csrc/attention/attn.cu:9 in #define HEAD_SWITCH" in shown.stdout
+    for fmt in ("html", "markdown"):
+        site = tmp_path / f"site-{fmt}"
+        assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
+        page = next(site.rglob(f"{eid}.{'html' if fmt == 'html' else 'md'}")).read_text()
+        assert "seen in Python as RuntimeError" in page
+    # the site copies the records as the crawl wrote them, native facts (and Python records' null ones) included
+    for record in (eid, records(dataset)["bad head {n}"]["id"]):
+        assert (tmp_path / "site-html" / "errors" / f"{record}.json").read_bytes() == (dataset / "errors" / f"{record}.json").read_bytes()
+
+
+def test_diff_sees_a_native_message_reworded_and_a_moved_check(native_repo, cli, tmp_path):
+    old = crawl(cli, native_repo, tmp_path / "old", tmp_path / "errcat.toml")
+    cpp = OPS_CPP.replace('"index ", dim, " out of range"', '"index ", dim, " is out of range"')
+    native_repo.commit(native_tree(**{"csrc/ops.cpp": "// a comment moves every line\n" + cpp}), tag="v2")
+    new = crawl(cli, native_repo, tmp_path / "new", tmp_path / "errcat.toml", ref="v2")
+    result = cli("diff", old, new, "--format", "json")
+    report = json.loads(result.stdout)
+    kinds = {(c["kind"], c["template"]) for c in report["changes"]}
+    assert ("reworded", "index {dim} is out of range") in kinds
+    assert ("moved", "dim must be non-negative, got {dim}") in kinds
+
+
+def test_kinds_without_native_read_no_native_file(fixture_repo, cli, tmp_path):
+    config = tmp_path / "errcat.toml"
+    config.write_text(CONFIG.replace('"response", "native"]', '"response"]'), encoding="utf-8")
+    fixture_repo.commit(native_tree(), tag="v1")
+    dataset = crawl(cli, fixture_repo, tmp_path / "out", config)
+    assert {r["kind"] for r in records(dataset).values()} == {"raise"}
+    config.write_text(CONFIG.replace('"native"]', '"natve"]'), encoding="utf-8")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "acme", "--config", config,
+                 "--out", tmp_path / "out2")
+    assert result.exit_code == 2 and "unknown kind(s) 'natve'" in result.output
+
+
+@pytest.mark.parametrize("path,data,reason", [
+    ("csrc/a.cu", b"TORCH_CHECK(x, \"a\");\0", "invalid source: null bytes"),
+    ("csrc/b.cpp", b"\xff\xfe" + "(".join(["f"] * 5000).encode() + b"TORCH_CHECK(x, \"deep\");", None),
+    ("rust/c.rs", b"fn f() { bail!(\"" + b"{" * 3000 + b"\"); }", None),
+    ("csrc/d.h", b"#define X(a) \\\n TORCH_CHECK(a, \"in a define\"); \\\n", None),
+])
+def test_hostile_native_files_never_raise(path, data, reason):
+    result = extract_native(path, data)
+    assert result["reason"] == reason
+    assert result["status"] == ("skipped" if reason else "ok")
+    json.dumps(result)  # plain data: it goes to the cache and the records
+
+
+def test_an_unparsable_native_file_is_read_as_far_as_it_parses_and_says_so():
+    result = extract_native("csrc/broken.cu", BROKEN_CU.encode())
+    assert result["native"] == {"language": "cuda", "parse_error": True}
+    assert [s["template"]["text"] for s in result["sites"]] == ["n must be positive, got {n}"]
