@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterator
 from pygments.formatters import HtmlFormatter
 
 from crawler.base.errors import UsageError
-from crawler.base.jsonio import dumps_line, dumps_rows
+from crawler.base.jsonio import dumps_record, dumps_rows
 from crawler.base.progress import task
 from crawler.consume.highlight import highlight_python
 from crawler.consume.kinds import kind_text
@@ -819,10 +819,9 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
                 yield "index.js", INDEX_JS.encode()
                 yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign))};\n".encode()
             # What was validated is written, not the dataset's files copied: those may be links to
-            # anything. One compact line (the record as errors.jsonl holds it): the pretty copy
-            # was two fifths of a vLLM site's bytes.
+            # anything. The bytes are the crawl's own (one field a line, compact values).
             for r in records:
-                yield f"errors/{r['id']}.json", dumps_line(r)
+                yield f"errors/{r['id']}.json", dumps_record(r)
             if index is not None:
                 yield SEARCH, dumps_rows(index)
 

@@ -14,14 +14,14 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     tag = "v{version}"                    # a release's tag, for permalinks when it records no commit
     path_prefix = ""                      # where the packages sit in the repository, e.g. "src/"
     tests = ["tests/**/*.py"]             # test files read for reproductions (default: none)
-    kinds = ["raise", "assert", "log", "response", "native"]   # which kinds of sites to read
+    kinds = ["raise", "assert", "log", "response", "native"]   # the sites that become entries (models.SiteKind;
+                                          #   default: raise, assert, log)
     native = ["csrc/**", "rust/**"]       # native trees (C++/CUDA, Rust) read for kind "native"
     max_output_bytes = 52428800           # limits (see models.Limits), each optional:
     max_file_sites = 1000                 #   crawl options override them
     max_file_bytes = 2000000
     knob_kwargs = ["get_kwargs"]          # the meaning section: get_kwargs(ConfigClass)[field] -> an option
     request_models = ["vllm/sampling_params.py"]   # files whose classes' fields are request parameters
-    kinds = ["raise", "assert", "log"]    # the sites that become entries (models.SiteKind; this is the default)
 
     [[upstreams.vllm.responses]]          # a call that builds an HTTP error response (kind "response")
     call = "create_error_response"        # the callee's name
@@ -115,7 +115,6 @@ class Upstream(BaseModel):
     def _check_kinds(cls, kinds: list[str]) -> list[str]:
         from typing import get_args
 
-        from crawler.model.records import SiteKind
 
         unknown = [k for k in kinds if k not in get_args(SiteKind)]
         if unknown:
@@ -162,9 +161,7 @@ class Upstream(BaseModel):
     # the meaning section (crawler.meaning): an upstream's conventions for its settings
     knob_kwargs: list[str] = Field(default_factory=list)  # f(ConfigClass) -> an option's keywords per field
     request_models: list[str] = Field(default_factory=list)  # globs of the files whose classes are requests
-    # the error surface (models.SiteKind): which kinds of sites become entries, and the calls that
-    # build error responses (kind "response")
-    kinds: list[SiteKind] = Field(default_factory=lambda: ["raise", "assert", "log"])
+    # the calls that build error responses (kind "response")
     responses: list[ResponseBuilder] = Field(default_factory=list)
 
     @model_validator(mode="before")
@@ -225,7 +222,6 @@ VLLM = Upstream(
     knob_kwargs=["get_kwargs"],
     request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py",
                     "vllm/sampling_params.py", "vllm/pooling_params.py"],
-    kinds=["raise", "assert", "log", "response", "native"],
     # The OpenAI-compatible server answers errors with create_error_response(message, err_type,
     # status_code) (a function, and a static method of every serving class) or builds the body
     # itself: ErrorResponse(error=ErrorInfo(message=..., type=..., code=...)).

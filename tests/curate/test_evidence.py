@@ -116,7 +116,7 @@ def test_a_dataset_whose_evidence_links_elsewhere_is_refused_when_read(upstream,
     a, b = records(out)[MESSAGE_A]["id"], records(out)[OTHER]["id"]
     write_evidence(curated, evidence_for(a, b))
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
-    for path in (out / "acme" / "widgets").rglob("*.json*"):
+    for path in (out / "acme" / "widgets").rglob("*.json"):
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/phish/issues/2248"),
                         encoding="utf-8")

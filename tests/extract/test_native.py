@@ -4,6 +4,7 @@ render, diff and match."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -161,7 +162,7 @@ def crawl(cli, repo, out: Path, config: Path, ref: str = "v1"):
 
 
 def records(dataset: Path) -> dict[str, dict]:
-    rows = [json.loads(line) for line in (dataset / "errors.jsonl").read_bytes().splitlines()]
+    rows = [json.loads(line) for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines()]
     return {r["message"]["text"]: r for r in rows}
 
 
@@ -208,20 +209,20 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     head = native["Unsupported head size: {head_size}"]
     assert head["location"]["qualname"] == "#define HEAD_SWITCH" and head["location"]["line"] == 9
     assert head["message"]["pattern"] == r"(?s)^Unsupported\ head\ size:\ (?P<f0>.*?)$"
-    assert "TORCH_CHECK(false" in head["snippet"]["code"] and head["snippet"]["start_line"] == 3
+    assert "TORCH_CHECK(false" in head["sites"][0]["snippet"]["code"] and head["sites"][0]["snippet"]["start_line"] == 3
     # the upstream's test reaches it through a call into torch.ops, which no call graph follows
     assert [(r["path"], r["match"]) for r in head["meaning"]["reproductions"]] == [("tests/test_attention.py", "Unsupported head size")]
     block = native[STD + "block size must be a multiple of 16, got {block}"]
     assert block["title"] == "block size must be a multiple of 16, got {block}"  # the macro's prefix is no title
     assert native[STD + "NotImplementedError: blocks over 1024 threads"]["title"] == "NotImplementedError: blocks over 1024 threads"
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["location"]["qualname"] == "vllm::check_all"
-    assert native["expected a 2-D tensor, got {t.dim()} dims"]["facts"]["guards"] == ["!(t.dim() == 2)"]
-    assert native["empty tensor: {std::to_string(t.numel())}"]["facts"]["guards"] == ["t.numel() == 0"]
+    assert native["expected a 2-D tensor, got {t.dim()} dims"]["sites"][0]["facts"]["guards"] == ["!(t.dim() == 2)"]
+    assert native["empty tensor: {std::to_string(t.numel())}"]["sites"][0]["facts"]["guards"] == ["t.numel() == 0"]
     # the same commit gives the same bytes, whether the native results come from the cache or not
     again = cli("crawl", "--repo", native_repo.path, "--ref", "v1", "--upstream", "acme", "--config", tmp_path / "errcat.toml",
                 "--out", tmp_path / "again", "--no-cache")
     assert again.exit_code == 0
-    assert (tmp_path / "again" / "acme" / "widgets" / "errors.jsonl").read_bytes() == (dataset / "errors.jsonl").read_bytes()
+    assert (tmp_path / "again" / "acme" / "widgets" / "errors.jsonl.gz").read_bytes() == (dataset / "errors.jsonl.gz").read_bytes()
     manifest = json.loads((dataset / "manifest.json").read_text())
     # the C++/CUDA/Rust files of the native trees and the Python files; not CMakeLists, Cargo.toml or excluded tests
     assert manifest["counts"]["files"] == 8

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_untrusted import ROOT, git, make_repo, one_line_error
 
-from crawler.base.jsonio import dumps_line, dumps_record
+from crawler.base.jsonio import dumps_record
 from crawler.cli.main import main
 from crawler.model.records import URL_PATTERN
 
@@ -268,9 +268,9 @@ def test_render_writes_the_records_it_validated_not_what_the_files_link_to(tmp_p
     for page in site.rglob("*"):
         assert page.is_dir() or b"deploy key" not in page.read_bytes(), page
     by_id = {r["id"]: r for r in rows(data)}
-    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps_line(by_id[victim])
+    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps_record(by_id[victim])
     other = next(i for i in by_id if i != victim)
-    assert (site / "errors" / f"{other}.json").read_bytes() == dumps_line(by_id[other])  # the validated record, one line
+    assert (site / "errors" / f"{other}.json").read_bytes() == dumps_record(by_id[other])  # the validated record, as the crawl writes it
     assert json.loads((data / "errors" / f"{other}.json").read_bytes()) == by_id[other]
 
 

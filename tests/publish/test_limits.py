@@ -17,7 +17,6 @@ from helpers import jsonl_bytes
 
 from crawler.model.records import Limits
 from crawler.publish import writer as output
-from crawler.source.config import VLLM
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 SMALL_TEMPLATES = {"x must be positive, got {x}", "x is far too large"}
@@ -88,7 +87,7 @@ def test_no_file_of_the_dataset_is_over_the_output_limit(fixture_repo, cli, tmp_
     out, fresh = tmp_path / "out", tmp_path / "fresh"
     assert crawl(cli, fixture_repo, fresh, "v1", "--jobs", jobs).exit_code == 0
     sizes = dataset_files(fresh / "acme" / "widgets")
-    limit = max(sizes.values()) // 2
+    limit = max(sizes.values()) * 3 // 5
     over = sorted(name for name, size in sizes.items() if size > limit)
     assert over == ["search.json"]  # errors.jsonl.gz is compressed: the generated lines shrink most
 

@@ -5,7 +5,6 @@ for a workflow's matrix, ``errcat upstreams`` lists the sync workflow's matrix."
 from __future__ import annotations
 
 import gzip
-
 import json
 import shutil
 
