@@ -80,11 +80,8 @@ def cut_title(text: str, width: int = TITLE_WIDTH) -> str:
     which keeps more of it than a cut at its start would."""
     if len(text) <= width:
         return text
-    # A cut between words keeps the space before the mark, so the last word reads as whole.
-    fits = [p for p in _cut_points(text) if width // 2 <= p <= width - 2]
-    if fits:
-        return text[:fits[-1]].rstrip() + " …"
-    return text[:width - 1].rstrip() + "…"
+    fits = [p for p in _cut_points(text) if width // 2 <= p <= width - 1]
+    return text[:fits[-1] if fits else width - 1].rstrip() + "…"
 
 
 def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:

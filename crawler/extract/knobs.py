@@ -12,6 +12,16 @@ warm crawl never reads the file again. Generic mechanisms only:
   callees do is the upstream configuration's to say.
 - ``classes``: classes with annotated fields (dataclasses, pydantic models): name, qualified name,
   bases and decorators as written, each field's line and annotation.
+In a file that declares classes with fields, for its functions and methods (not nested ones):
+
+- ``typed_params``: parameters annotated with a class (``model_config: ModelConfig``): a check on
+  ``model_config.dtype`` is a check on a field of that class.
+- ``aliases``: ``var = self.field`` (``self.a.b``, ``self.a or default``, or a chain on a typed
+  parameter): a check on ``var`` is a check on the field; ``var = f(self.a, self.b)`` records
+  the chains it ``reads``: a check on ``var`` is about each of them.
+- ``helper_args``: calls to a module-level function of the same file with such chains as
+  arguments, by the callee's parameter names: a check on the parameter in the helper
+  (``_verify(value, name)`` called as ``_verify(self.n, "n")``) is a check on the field.
 - ``env``: environment variables read (found in the text: ``os.getenv("X")``, ``os.environ["X"]``,
   ``os.environ.get("X")``) or declared in a table of readers (``{"X": lambda: ...}``).
 
@@ -43,7 +53,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def empty() -> dict[str, Any]:
-    return {"options": [], "kwargs_of": [], "classes": [], "env": []}
+    return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": []}
 
 
 def declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
@@ -62,8 +72,99 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) ->
     if any(word in text for word in _OPTION_WORDS):
         local = {s.name for s in tree.body if type(s) is ast.ClassDef}
         _calls(tree, out, lambda name: _resolve(name, imports, module, local))
+    if any(c["fields"] for c in out["classes"]):
+        _aliases_and_helper_args(tree, out)
     out["env"] = _env(text)
     return out
+
+
+#: The receivers whose attributes are a class's fields.
+_RECEIVERS = ("self", "cls")
+#: Names a value may read before it is no longer one setting but a computation over many.
+_MAX_READS = 8
+
+
+def _chain(node: ast.expr, roots: set[str] | dict[str, str]) -> str | None:
+    """``root.a.b`` for an attribute chain on one of ``roots`` (``x.a or d``: its first operand),
+    else None."""
+    if type(node) is ast.BoolOp and type(node.op) is ast.Or:
+        node = node.values[0]
+    if type(node) is not ast.Attribute:
+        return None
+    text = _dotted(node)
+    return text if text and text.split(".", 1)[0] in roots else None
+
+
+def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
+    """The chains on ``roots`` a computed value reads (``sum([self.a is not None, ...])``)."""
+    found = []
+    for sub in ast.walk(node):
+        if type(sub) is ast.Attribute and type(sub.ctx) is ast.Load:
+            chain = _chain(sub, roots)
+            if chain and not any(f.startswith(chain + ".") for f in found):
+                found = [f for f in found if not chain.startswith(f + ".")] + [chain]
+    found = list(dict.fromkeys(found))
+    return found if len(found) <= _MAX_READS else []
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of a function's body, not those of the functions and classes nested in it."""
+    out, todo = [], list(ast.iter_child_nodes(fn))
+    while todo:
+        node = todo.pop()
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        out.append(node)
+        todo += ast.iter_child_nodes(node)
+    return out
+
+
+def _typed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Parameters annotated with a class (``model_config: ModelConfig``): their annotations."""
+    a = fn.args
+    return {p.arg: ast.unparse(p.annotation) for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]
+            if p.annotation is not None and p.arg not in _RECEIVERS and type(p.annotation) in (ast.Name, ast.Attribute, ast.BinOp, ast.Constant)}
+
+
+def _aliases_and_helper_args(tree: ast.Module, out: dict[str, Any]) -> None:
+    functions = [(stmt.name, stmt) for stmt in tree.body if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    helpers = {}
+    for name, fn in functions:
+        a = fn.args
+        helpers[name] = ([p.arg for p in [*a.posonlyargs, *a.args]], {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]})
+    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if type(c) is ast.ClassDef
+                  for f in c.body if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    for qual, fn in functions:
+        typed = _typed(fn)
+        if typed:
+            out["typed_params"].append({"function": qual, "params": typed})
+        roots = {*_RECEIVERS, *typed} if "." in qual else set(typed)
+        if not roots:
+            continue
+        for node in _own_nodes(fn):
+            t = type(node)
+            if t is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                chain = _chain(node.value, roots)
+                reads = [] if chain else _reads(node.value, roots)
+                if chain or reads:
+                    out["aliases"].append({"function": qual, "var": node.targets[0].id, "expr": chain, "reads": reads,
+                                           "line": node.lineno})
+            elif t is ast.Call and type(node.func) is ast.Name and node.func.id in helpers:
+                positional, named = helpers[node.func.id]
+                bound = {}
+                for i, arg in enumerate(node.args):
+                    chain = _chain(arg, roots) if i < len(positional) and type(arg) is not ast.Starred else None
+                    if chain:
+                        bound[positional[i]] = chain
+                for k in node.keywords:
+                    chain = _chain(k.value, roots) if k.arg in named else None
+                    if chain:
+                        bound[k.arg] = chain
+                if bound:
+                    out["helper_args"].append({"function": qual, "callee": node.func.id, "params": bound, "line": node.lineno})
+    out["aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
+    out["helper_args"].sort(key=lambda h: (h["callee"], h["line"]))
+    out["typed_params"].sort(key=lambda f: f["function"])
 
 
 def _env(text: str) -> list[dict[str, Any]]:
