@@ -73,7 +73,7 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) ->
         local = {s.name for s in tree.body if type(s) is ast.ClassDef}
         _calls(tree, out, lambda name: _resolve(name, imports, module, local))
     if any(c["fields"] for c in out["classes"]):
-        _aliases_and_helper_args(tree, out)
+        _aliases_and_helper_args(tree, text.split("\n"), out)
     out["env"] = _env(text)
     return out
 
@@ -89,10 +89,18 @@ def _chain(node: ast.expr, roots: set[str] | dict[str, str]) -> str | None:
     else None."""
     if type(node) is ast.BoolOp and type(node.op) is ast.Or:
         node = node.values[0]
-    if type(node) is not ast.Attribute:
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if not parts or type(node) is not ast.Name or node.id not in roots:
         return None
-    text = _dotted(node)
-    return text if text and text.split(".", 1)[0] in roots else None
+    return ".".join([node.id, *reversed(parts)])
+
+
+#: Values computed from what they read (``a or b``, ``a + b``, ``sum([...])``); a method's result
+#: (``self.x.get(k)``, ``torch.cat(...)``) is not taken for the fields it is called on.
+_COMPUTED = (ast.BoolOp, ast.BinOp, ast.Compare, ast.UnaryOp, ast.List, ast.Tuple, ast.Set, ast.IfExp)
 
 
 def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
@@ -107,26 +115,67 @@ def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
     return found if len(found) <= _MAX_READS else []
 
 
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's body, not those of the functions and classes nested in it."""
-    out, todo = [], list(ast.iter_child_nodes(fn))
+def _statements(fn: ast.AST) -> list[ast.stmt]:
+    """A function's statements, in compound statements too, not in nested functions and classes
+    (statements only: walking every expression of every method cost four times the rest)."""
+    out, todo = [], list(getattr(fn, "body", ()))
     while todo:
-        node = todo.pop()
-        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+        stmt = todo.pop()
+        if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
             continue
-        out.append(node)
-        todo += ast.iter_child_nodes(node)
+        out.append(stmt)
+        for attr in ("body", "orelse", "finalbody"):
+            todo += getattr(stmt, attr, ())
+        for handler in getattr(stmt, "handlers", ()):
+            todo += handler.body
     return out
 
 
+def _class_words(node: ast.expr | None) -> str | None:
+    """The names an annotation is made of (``ModelConfig | None`` -> ``ModelConfig None``), for
+    a name, an attribute, a string or a union; None for anything else."""
+    t = type(node)
+    if t is ast.Name:
+        return node.id
+    if t is ast.Attribute:
+        return node.attr
+    if t is ast.Constant and isinstance(node.value, str):
+        return node.value
+    if t is ast.BinOp:
+        left, right = _class_words(node.left), _class_words(node.right)
+        return f"{left} {right}" if left and right else left or right
+    return None
+
+
 def _typed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
-    """Parameters annotated with a class (``model_config: ModelConfig``): their annotations."""
+    """Parameters annotated with a class (``model_config: ModelConfig``): the annotation's names."""
     a = fn.args
-    return {p.arg: ast.unparse(p.annotation) for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]
-            if p.annotation is not None and p.arg not in _RECEIVERS and type(p.annotation) in (ast.Name, ast.Attribute, ast.BinOp, ast.Constant)}
+    out = {}
+    for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+        words = _class_words(p.annotation) if p.annotation is not None and p.arg not in _RECEIVERS else None
+        if words:
+            out[p.arg] = words
+    return out
 
 
-def _aliases_and_helper_args(tree: ast.Module, out: dict[str, Any]) -> None:
+def _helper_call(node: ast.expr | None, helpers: dict[str, tuple[list[str], set[str]]], roots: set[str]) -> dict[str, str]:
+    """The parameters of a module-level helper bound to chains on ``roots`` by this call."""
+    if type(node) is not ast.Call or type(node.func) is not ast.Name or node.func.id not in helpers:
+        return {}
+    positional, named = helpers[node.func.id]
+    bound = {}
+    for i, arg in enumerate(node.args):
+        chain = _chain(arg, roots) if i < len(positional) and type(arg) is not ast.Starred else None
+        if chain:
+            bound[positional[i]] = chain
+    for k in node.keywords:
+        chain = _chain(k.value, roots) if k.arg in named else None
+        if chain:
+            bound[k.arg] = chain
+    return bound
+
+
+def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any]) -> None:
     functions = [(stmt.name, stmt) for stmt in tree.body if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef)]
     helpers = {}
     for name, fn in functions:
@@ -141,27 +190,22 @@ def _aliases_and_helper_args(tree: ast.Module, out: dict[str, Any]) -> None:
         roots = {*_RECEIVERS, *typed} if "." in qual else set(typed)
         if not roots:
             continue
-        for node in _own_nodes(fn):
-            t = type(node)
-            if t is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-                chain = _chain(node.value, roots)
-                reads = [] if chain else _reads(node.value, roots)
+        for stmt in _statements(fn):
+            t = type(stmt)
+            if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                chain = _chain(stmt.value, roots)
+                # (the statement's text first: walking every assigned value cost more than the rest)
+                where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+                computed = type(stmt.value) in _COMPUTED or type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Name
+                reads = [] if chain or not computed or not any(f"{root}." in where for root in roots) else _reads(stmt.value, roots)
                 if chain or reads:
-                    out["aliases"].append({"function": qual, "var": node.targets[0].id, "expr": chain, "reads": reads,
-                                           "line": node.lineno})
-            elif t is ast.Call and type(node.func) is ast.Name and node.func.id in helpers:
-                positional, named = helpers[node.func.id]
-                bound = {}
-                for i, arg in enumerate(node.args):
-                    chain = _chain(arg, roots) if i < len(positional) and type(arg) is not ast.Starred else None
-                    if chain:
-                        bound[positional[i]] = chain
-                for k in node.keywords:
-                    chain = _chain(k.value, roots) if k.arg in named else None
-                    if chain:
-                        bound[k.arg] = chain
+                    out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
+                                           "line": stmt.lineno})
+            if t in (ast.Assign, ast.Expr, ast.Return) and helpers:
+                bound = _helper_call(stmt.value, helpers, roots)
                 if bound:
-                    out["helper_args"].append({"function": qual, "callee": node.func.id, "params": bound, "line": node.lineno})
+                    out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,
+                                               "line": stmt.lineno})
     out["aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
     out["helper_args"].sort(key=lambda h: (h["callee"], h["line"]))
     out["typed_params"].sort(key=lambda f: f["function"])
