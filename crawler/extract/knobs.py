@@ -201,7 +201,7 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                 if chain or reads:
                     out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
                                            "line": stmt.lineno})
-            if t in (ast.Assign, ast.Expr, ast.Return) and helpers:
+            if t in (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return) and helpers:
                 bound = _helper_call(stmt.value, helpers, roots)
                 if bound:
                     out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,

@@ -87,7 +87,7 @@ class SamplingParams:
 
     def __post_init__(self):
         _verify_count(self.n, "n")
-        _verify_seed(seed=self.seed)
+        self.checked: bool = _verify_seed(seed=self.seed)
         count = sum([self.json is not None, self.regex is not None])
         if count > 1:
             raise ValueError("only one kind of constraint at a time")
