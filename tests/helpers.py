@@ -296,3 +296,26 @@ url = "https://github.com/acme/widgets"
 include = ["pkg/**/*.py"]
 tests = ["tests/**/*.py"]
 '''
+
+
+#: An upstream whose meaning conventions (``knob_kwargs``, ``request_models``) come from errcat.toml.
+MEANING_TOML = '''
+[upstreams.widgets]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+knob_kwargs = ["get_kwargs"]
+request_models = ["pkg/sampling.py"]
+'''
+
+
+def crawl_meaning_upstream(fixture_repo, cli, tmp_path: Path, files: dict[str, str]) -> list[dict]:
+    """``files`` committed as v1 of the MEANING_TOML upstream, crawled through the CLI: its records."""
+    import json
+
+    fixture_repo.commit(files, tag="v1")
+    (tmp_path / "errcat.toml").write_text(MEANING_TOML)
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
+                 "--config", tmp_path / "errcat.toml", "--out", out)
+    assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]

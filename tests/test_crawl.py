@@ -91,7 +91,7 @@ def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
     assert entry["location"]["permalink"] == f"https://github.com/acme/widgets/blob/{commit}/pkg/config.py#L17"
     assert entry["location"]["qualname"] == "AttentionConfig._check"
     assert "raise ValueError(" in entry["sites"][0]["snippet"]["code"]
-    assert entry["title"] == MESSAGE[:59].rstrip() + "…"
+    assert entry["title"] == "Unknown KV cache group kind '{kind}' in backend_per_kind.…"
     assert entry["provenance"]["commit"] == commit
     assert (dataset / "errors" / f"{entry['id']}.json").is_file()
     index = json.loads((dataset / "index.json").read_text())

@@ -31,7 +31,8 @@ start another line).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import IO
 from urllib.parse import quote
 
 import click
@@ -107,6 +108,47 @@ KINDS = {"lines": terminal, "commands": commands, "json": json_text}
 def echo(text: str = "", *, err: bool = False, nl: bool = True, kind: str = "lines") -> None:
     """Print text that may quote crawled or dataset text: the one way errcat prints."""
     click.echo(KINDS[kind](text), err=err, nl=nl)
+
+
+# --------------------------------------------------------------------------- styled pages
+
+#: A line of a styled page: spans of (style name, text); the empty style is the terminal's own.
+StyledLine = Sequence[tuple[str, str]]
+RESET = "\x1b[0m"
+
+
+def _merged(line: StyledLine) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    for style, text in line:
+        if text and out and out[-1][0] == style:
+            out[-1] = (style, out[-1][1] + text)
+        elif text:
+            out.append((style, text))
+    return out
+
+
+def styled(lines: Iterable[StyledLine], styles: Mapping[str, str] | None) -> str:
+    """A page of styled lines as text: plain (``styles`` None) as ``terminal`` makes it, or each
+    span made inert by ``terminal`` and then put in its SGR code (``styles``: style -> SGR
+    parameters), so the page's own colours are the only escapes in it. Spans of one style are
+    merged first: a CI marker split over two spans (``#`` + ``#[``) has a code between its halves."""
+    out = []
+    for line in lines:
+        if styles is None:
+            out.append(terminal("".join(text for _, text in line)))
+        else:
+            out.append("".join(f"\x1b[{styles[style]}m{terminal(text)}{RESET}" if style else terminal(text)
+                               for style, text in _merged(line)))
+    return "\n".join(out) + "\n"
+
+
+def echo_styled(lines: Iterable[StyledLine], styles: Mapping[str, str] | None, to: IO[bytes] | None = None) -> None:
+    """Print a styled page (``styled``) to stdout, or to ``to`` (a pager's stdin)."""
+    text = styled(lines, styles)
+    if to is None:
+        click.echo(text, nl=False, color=styles is not None)
+    else:
+        to.write(text.encode("utf-8", errors="replace"))
 
 
 # --------------------------------------------------------------------------- workflow commands

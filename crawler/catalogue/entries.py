@@ -50,14 +50,45 @@ class Identity:
         return f"{self.repo.url}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
 
 
+def _cut_points(text: str) -> list[int]:
+    """Where a title may end: before a space, before a template field or after one, never inside
+    a field (``{x if y else z}``) or a word. Literal braces are doubled in template text."""
+    points, depth, i = [], 0, 0
+    while i < len(text):
+        c = text[i]
+        if depth == 0 and text.startswith(("{{", "}}"), i):
+            i += 2
+            continue
+        if c == "{":
+            if depth == 0:
+                points.append(i)
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                points.append(i + 1)
+        elif c == " " and depth == 0:
+            points.append(i)
+        i += 1
+    return points
+
+
+def cut_title(text: str, width: int = TITLE_WIDTH) -> str:
+    """``text`` in at most ``width`` characters, cut at a word or field boundary and marked "…";
+    a text whose first half is one word (a long path, a long field) is cut inside it instead,
+    which keeps more of it than a cut at its start would."""
+    if len(text) <= width:
+        return text
+    fits = [p for p in _cut_points(text) if width // 2 <= p <= width - 1]
+    return text[:fits[-1] if fits else width - 1].rstrip() + "…"
+
+
 def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:
-    """The template cut at 60 characters; a message-less entry is named by where it is raised."""
+    """The template cut to 60 characters; a message-less entry is named by where it is raised."""
     text = " ".join(template["text"].split())
     if template.get("opaque") or not text:
         text = f"{exception} in {qualname}"
-    if len(text) > TITLE_WIDTH:
-        text = text[: TITLE_WIDTH - 1].rstrip() + "…"
-    return text
+    return cut_title(text)
 
 
 def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -51,6 +51,10 @@ class _Tables:
     request_classes: set[str] = field(default_factory=set)
     call_kwargs: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)  # (path, line) -> kwargs
     function_options: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> options
+    aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = self.x
+    helper_args: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, helper) -> calls
+    typed_params: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (path, function) -> param -> annotation
+    user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -72,6 +76,12 @@ def build_tables(results: list[dict[str, Any]], settings: MeaningSettings) -> _T
                 t.request_classes.add(cls["qualname"])
         for env in d.get("env", ()):
             t.env.setdefault(env["name"], (path, env["line"]))
+        for alias in d.get("aliases", ()):
+            t.aliases.setdefault((path, alias["function"]), []).append(alias)
+        for call in d.get("helper_args", ()):
+            t.helper_args.setdefault((path, call["callee"]), []).append(call)
+        for fn in d.get("typed_params", ()):
+            t.typed_params[(path, fn["function"])] = fn["params"]
     for r in results:
         for call in r.get("calls", ()):
             if call.get("kwargs") and call["site"] < len(r["sites"]):
@@ -219,6 +229,105 @@ def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
                  path=cls["path"], line=declared["line"])
 
 
+def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any] | None, int]:
+    """The setting ``self.a.b`` reads on a method of ``owner``: field ``b`` of the settings class
+    field ``a`` holds (as its annotation names it), else field ``a`` itself; and how many names of
+    the chain it stands for."""
+    knob, used, cls = None, 0, owner
+    for i, name in enumerate(chain):
+        declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
+        if declared is None:
+            break
+        knob, used = _field_knob(t, cls, name), i + 1
+        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+                if q in t.settings and q != cls]
+        if len(held) != 1:
+            break
+        cls = held[0]
+    return knob, used
+
+
+def _user_facing(t: _Tables) -> set[str]:
+    """Classes a user sets: those with a field an option sets, request models, and the classes
+    their fields hold (a config group's nested config). The names that stand for fields
+    (``_reached``) find any dataclass's fields; only these are settings."""
+    if t.user_facing is None:
+        found = {owner for owner, _ in t.field_flags} | set(t.request_classes)
+        found |= {q for q, cls in t.classes.items() if any(f["name"] in t.dest_flags.get(cls["path"], {}) for f in cls["fields"])}
+        todo = list(found)
+        held_by: dict[str, list[str]] = {}
+        for held, holders in t.parent.items():
+            for holder, _ in holders:
+                held_by.setdefault(holder, []).append(held)
+        while todo:
+            for held in held_by.get(todo.pop(), ()):
+                if held not in found:
+                    found.add(held)
+                    todo.append(held)
+        t.user_facing = found
+    return t.user_facing
+
+
+def _root_class(t: _Tables, path: str, module: str, function: str, root: str) -> str | None:
+    """The settings class whose fields ``root.<field>`` reads in ``function``: the method's own
+    class for ``self``/``cls``, the class a parameter's annotation names for a typed parameter."""
+    if root in ("self", "cls"):
+        cls = f"{module}.{function.rpartition('.')[0]}" if "." in function else None
+        return cls if cls in t.settings else None
+    annotation = t.typed_params.get((path, function), {}).get(root)
+    if annotation is None:
+        return None
+    named = {q for word in re.findall(r"[A-Za-z_]\w*", annotation) for q in t.by_name.get(word, ()) if q in t.settings}
+    return named.pop() if len(named) == 1 else None
+
+
+def _reached(t: _Tables, site: dict[str, Any], text: str, inner: str) -> list[tuple[dict[str, Any], str | None]]:
+    """Settings a check reaches through a name that stands for a field:
+
+    - a typed parameter (``model_config: ModelConfig``, then ``model_config.dtype``);
+    - a local alias (``tp = self.tensor_parallel_size``, then ``tp % dcp``; a computed one,
+      ``count = sum([self.a is not None, ...])``, stands for each field it reads);
+    - a parameter of a module-level helper that a method calls with the field
+      (``_verify(self.n, "n")``; in the helper's innermost guard or message only, since its
+      outer guards select a case rather than check the value).
+
+    Pairs of the knob and the expression of the check that names it (None when the name stands
+    for more than the setting: ``x = self.a.b`` where only ``a`` is known, a computed alias)."""
+    path, module, function = site["path"], site["module"], site["qualname"]
+    found: list[tuple[dict[str, Any], str | None]] = []
+    # name in the code -> (class, the field chain it stands for, where it is checked, whether it is that chain)
+    bound: dict[str, list[tuple[str, list[str], str, bool]]] = {}
+
+    def bind(name: str, caller: str, expr: str, where: str, exact: bool = True) -> None:
+        root, *chain = expr.split(".")
+        cls = _root_class(t, path, module, caller, root)
+        if cls is not None and (cls, chain, where, exact) not in bound.setdefault(name, []):
+            bound[name].append((cls, chain, where, exact))
+
+    for param in t.typed_params.get((path, function), {}):
+        bind(param, function, param, text)
+    for alias in t.aliases.get((path, function), ()):
+        if alias["line"] < site["line"]:
+            bound.pop(alias["var"], None)  # the latest assignment before the raise
+            for expr in [alias["expr"]] if alias["expr"] else alias["reads"]:
+                bind(alias["var"], function, expr, text, exact=bool(alias["expr"]))
+    if "." not in function:
+        for call in t.helper_args.get((path, function), ()):
+            for param, expr in call["params"].items():
+                bind(param, call["function"], expr, inner)
+    for name, targets in bound.items():
+        # a helper called with several fields checks each of them: its parameter is named by none
+        alone = len(targets) == 1
+        for cls, stands_for, where, exact in targets:
+            for m in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)", where):
+                suffix = m.group(1).split(".")[1:] if exact else []
+                knob, used = _chain_knob(t, cls, [*stands_for, *suffix])
+                if knob is not None and knob["owner"] in _user_facing(t):
+                    whole = alone and exact and used >= len(stands_for)
+                    found.append((knob, ".".join([name, *suffix[:used - len(stands_for)]]) if whole else None))
+    return found
+
+
 def _display(knob: dict[str, Any]) -> str:
     if knob["kind"] == "config_field" and knob["flags"]:
         return f"`{short_code(knob['name'])}` of `{short_code(knob['flags'][0])}`"
@@ -278,6 +387,9 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
         for name in dict.fromkeys(_WORD.findall(site["template"]["text"])):
             if name in own and "_" in name:
                 add(_field_knob(t, owner, name), name)
+    inner = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"])])
+    for knob, expr in _reached(t, site, text_of_site, inner):
+        add(knob, *([expr] if expr else []))
     for name in dict.fromkeys(_UPPER.findall(text_of_site)):
         if name in t.env:
             path, line = t.env[name]

@@ -18,6 +18,7 @@ from crawler.base.errors import UsageError
 from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT
+from crawler.cli.pager import COLOR_CHOICES
 
 
 def _matchers(data: Path):
@@ -166,13 +167,21 @@ def render(data: Path, out: Path, fmt: str, changelog: Path | None) -> None:
 @click.argument("entry_id", metavar="ID")
 @click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the record's JSON instead of the page.")
-def show(entry_id: str, data: Path, as_json: bool) -> None:
-    """Show one entry laid out like its catalogue page."""
-    from crawler.consume.page import render_text
+@click.option("--color", "color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
+              help="Colour the page: auto colours on a terminal unless NO_COLOR is set.")
+@click.option("--no-pager", is_flag=True, help="Never page; by default a page on a terminal goes to $ERRCAT_PAGER, $PAGER or less.")
+def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -> None:
+    """Show one entry laid out like its catalogue page.
+
+    On a terminal the page is coloured and paged, as git show does; piped, it is plain text."""
+    from crawler.cli.pager import color_wanted
+    from crawler.cli.pager import show as show_page
+    from crawler.consume.page import STYLES, layout
     from crawler.publish.dataset import find_record
 
     path, record = find_record(data, entry_id)
     if as_json:
         echo(path.read_text(encoding="utf-8"), nl=False, kind="json")
-    else:
-        echo(render_text(record), nl=False)
+        return
+    use_color = color_wanted(color, sys.stdout)
+    show_page(layout(record.model_dump(mode="json")), STYLES if use_color else None, paging=not no_pager)

@@ -2,7 +2,7 @@
 
 Labelled "derived from the code" everywhere: they are errcat's reading of the crawled commit,
 never curated text. Every string in them comes from the crawled repository and is escaped by
-the page kind's own helpers (``site.esc``, ``site.md_*``; the terminal's ``sink.echo``).
+the page kind's own helpers (``site.esc``, ``site.md_*``; the terminal's ``page.write``).
 """
 
 from __future__ import annotations
@@ -12,33 +12,6 @@ from typing import Any
 
 REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
 CALLERS = "Where it is reached from (derived from the code)"
-
-
-def _where(c: dict[str, Any]) -> str:
-    return f"{c['path']}:{c['line']} in {c['qualname']}"
-
-
-def _entry(c: dict[str, Any]) -> str:
-    return f" [entry point: {c['entry_point']}]" if c.get("entry_point") else ""
-
-
-def meaning_text(meaning: Any) -> list[str]:
-    """Sections for ``errcat show`` (``meaning`` is a ``models.Meaning``)."""
-    out: list[str] = []
-    reps = [r.model_dump(mode="json") for r in meaning.reproductions]
-    if reps:
-        out += ["", REPRODUCTIONS, "-" * len(REPRODUCTIONS)]
-        for rep in reps:
-            out.append(f"  {rep['path']}:{rep['line']} in {rep['qualname']}"
-                       + (f"  (match: {rep['match']})" if rep["match"] is not None else "  (no message pattern)"))
-            if rep["permalink"]:
-                out.append(f"  {rep['permalink']}")
-            out += [f"    {line}" for line in rep["code"].split("\n")]
-    callers = [c.model_dump(mode="json") for c in meaning.callers]
-    if callers:
-        out += ["", CALLERS, "-" * len(CALLERS)]
-        out += [f"  {_where(c)}{_entry(c)}" for c in callers]
-    return out
 
 
 def meaning_html(r: dict[str, Any]) -> str:

@@ -1,77 +1,258 @@
-"""One record laid out as a catalogue page, as plain text for the terminal (``errcat show``)."""
+"""One record laid out as a catalogue page for the terminal (``errcat show``).
+
+The page is built as lines of styled spans, ``(style, text)``, and only then written out by
+``sink.styled``: plain (piped, ``--color=never``, ``NO_COLOR``), or with SGR colours (a
+terminal, ``--color=always``), every span's text made inert before a colour code is put around
+it.
+
+The layout reads the record as JSON data, not the model: fields other helpers add to the
+schema (the kind-specific ``log``/``response``/``native`` of a site, ``explanation.evidence``,
+new ``history`` keys) are shown when present, generically, without a change here.
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
+from crawler.base.sink import styled
 from crawler.consume.kinds import kind_text
-from crawler.consume.meaning_page import NOTE, TITLE, meaning_text
+from crawler.consume.meaning_page import CALLERS, NOTE, REPRODUCTIONS, TITLE
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.surface_rows import surface_rows
-from crawler.model.records import NoPermalinks, Record
+
+Span = tuple[str, str]
+Line = list[Span]
+
+#: SGR parameters per style; the empty style is the terminal's own.
+STYLES = {
+    "title": "1",
+    "heading": "1;33",
+    "rule": "2",
+    "label": "36",
+    "exception": "1;31",
+    "id": "33",
+    "where": "35",
+    "link": "34",
+    "gutter": "2",
+    "hit": "1",
+    "muted": "2",
+    "derived": "2;3",
+}
+
+#: Site fields of the kinds beyond raise and assert (schema 3), shown as their key-value pairs.
+KIND_FIELDS = ("log", "response", "native")
+#: ``history`` keys, in page order, with their labels; other keys are shown by their own name.
+HISTORY_LABELS = {
+    "first_seen": "First seen", "last_seen": "Last seen", "moved": "Moved", "reworded": "Reworded",
+    "replaces": "Replaces (reworded or re-typed)", "retired": "Retired", "retired_note": "Note",
+    "removed_in": "Removed in", "replaced_by": "Replaced by",
+}
 
 
-def _section(title: str, body: list[str]) -> list[str]:
-    return ["", title, "-" * len(title), *body] if body else []
+class Page:
+    def __init__(self) -> None:
+        self.lines: list[Line] = []
+
+    def line(self, *spans: Span | str) -> None:
+        self.lines.append([("", s) if isinstance(s, str) else s for s in spans])
+
+    def blank(self) -> None:
+        self.lines.append([])
+
+    def section(self, title: str) -> None:
+        self.blank()
+        self.line(("heading", title))
+        self.line(("rule", "-" * len(title)))
+
+    def code(self, code: str, start: int | None = None, hit: tuple[int, int] | None = None, indent: str = "    ") -> None:
+        # Snippets end lines at newlines only (as Python does): a form feed or U+2028 is not a line.
+        lines = code.split("\n")
+        if lines[-1] == "":
+            lines.pop()
+        if start is None:
+            for text in lines:
+                self.line(indent + text)
+            return
+        width = len(str(start + len(lines)))
+        for i, text in enumerate(lines):
+            n = start + i
+            style = "hit" if hit and hit[0] <= n <= hit[1] else ""
+            self.line(("gutter", f"  {n:>{width}} | "), (style, text))
 
 
-def _bullets(items: list[str]) -> list[str]:
-    return [f"  - {item}" for item in items]
+def _when(lifetime: Any) -> str:
+    if isinstance(lifetime, dict) and "commit" in lifetime:
+        commit = str(lifetime["commit"])[:12]
+        return f"{lifetime['version']} ({commit})" if lifetime.get("version") else commit
+    if isinstance(lifetime, list):
+        return ", ".join(_when(x) for x in lifetime)
+    if isinstance(lifetime, dict):
+        return ", ".join(f"{k}: {_when(v)}" for k, v in lifetime.items())
+    return "yes" if lifetime is True else str(lifetime)
 
 
-def _code(code: str, start: int | None = None) -> list[str]:
-    # Snippets end lines at newlines only (as Python does): a form feed or U+2028 is not a line.
-    lines = code.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if start is None:
-        return [f"    {line}" for line in lines]
-    width = len(str(start + len(lines)))
-    return [f"  {start + i:>{width}} | {line}" for i, line in enumerate(lines)]
+def _history(page: Page, history: dict[str, Any] | None) -> None:
+    if not history:
+        return
+    shown = [(k, v) for k, v in history.items() if v not in (None, False, [], {}, "")]
+    if not shown:
+        return
+    order = list(HISTORY_LABELS)
+    shown.sort(key=lambda kv: order.index(kv[0]) if kv[0] in HISTORY_LABELS else len(order))
+    page.section("History")
+    for key, value in shown:
+        label = HISTORY_LABELS.get(key) or key.replace("_", " ").capitalize()
+        style = "id" if key in ("replaces", "replaced_by") else ""
+        page.line("  ", ("label", f"{label}:"), " ", (style, _when(value)))
 
 
-def render_text(record: Record) -> str:
-    out = [record.title, "=" * min(len(record.title), 80), ""]
-    exc = record.exception
-    ancestry = f" (a {exc.builtin_ancestor})" if exc.builtin_ancestor and exc.builtin_ancestor != exc.name else ""
-    out.append(f"Exception:  {exc.qualname}{ancestry}")
-    out.append(f"Kind:       {kind_text(record.kind, record.native.model_dump() if record.native else None)}")
-    out.append(f"Message:    {record.message.text}")
-    for label, text in surface_rows({"log": record.log and record.log.model_dump(), "response": record.response and record.response.model_dump(),
-                                     "message": {"alternatives": record.message.alternatives}}):
-        out.append(f"{label + ':':<11} {text}")
-    out.append(f"Id:         {record.id}")
-    out.append(f"Explained:  {record.explanation_status}")
-    loc = record.location
-    primary = record.sites[0]
-    links = record.provenance.permalinks
-    link = loc.permalink or f"(no permalink: {links.reason if isinstance(links, NoPermalinks) else 'none recorded'})"
-    out += _section("Source", [f"{loc.path}:{loc.line} in {loc.qualname}", link, "", *_code(primary.snippet.code, primary.snippet.start_line)])
-    facts = primary.facts
-    fact_lines = [f"  if {g}" for g in facts.guards] + [f"  in {loop}" for loop in facts.loops]
-    if facts.handler:
-        fact_lines.append(f"  in {facts.handler}")
-    if facts.cause:
-        fact_lines.append(f"  from {facts.cause}")
-    fact_lines += [f"  @{d}" for d in facts.decorators]
-    out += _section("How the code gets there (machine-derived)", fact_lines)
-    derived = meaning_rows(record.meaning.model_dump(mode="json"))
-    out += _section(TITLE, [f"  {label}: {text}" for label, text in derived] + ["  " + NOTE] if derived else [])
-    ex = record.explanation
-    out += _section("What it means", [ex.what_it_means] if ex.what_it_means else [])
-    when = ex.when_it_happens
-    out += _section("When it happens", ([f"  {when.trigger}"] if when.trigger else []) + _bullets(when.common_situations))
-    out += _section("Solutions", _bullets(ex.solutions))
-    if ex.example_fix and (ex.example_fix.before or ex.example_fix.after):
-        out += _section("Example fix", ["  Before:", *_code(ex.example_fix.before), "  After:", *_code(ex.example_fix.after)])
-    patterns: list[str] = []
-    for p in ex.defensive_patterns:
-        patterns += [f"  {p.strategy}", *_code(p.code)]
-    out += _section("Defensive patterns", patterns)
-    out += _section("Prevention", _bullets(ex.prevention))
-    out += meaning_text(record.meaning)
-    out += _section("Related errors", [f"  {r.id}  {r.title}  ({r.reason})" for r in record.related])
-    if len(record.sites) > 1:
-        out += _section(f"All {len(record.sites)} sites", [f"  {s.path}:{s.line} in {s.qualname}" for s in record.sites])
-    prov = record.provenance
-    commit = prov.upstream_commit or prov.commit
-    out += ["", f"Last changed in {prov.repo} at {commit} ({prov.commit_date})."]
-    return "\n".join(out) + "\n"
+def _kind_fields(page: Page, data: dict[str, Any], site: dict[str, Any]) -> None:
+    for kind in KIND_FIELDS:
+        info = data.get(kind) or site.get(kind)
+        if not isinstance(info, dict):
+            continue
+        page.section(f"{kind.capitalize()} details")
+        for key, value in info.items():
+            if value is not None:
+                page.line("  ", ("label", f"{key.replace('_', ' ')}:"), f" {_when(value)}")
+
+
+def _evidence(page: Page, evidence: Any) -> None:
+    if not isinstance(evidence, list) or not evidence:
+        return
+    page.section("Reported in")
+    for item in evidence:
+        page.line("  - ", str(item.get("title") or ""))
+        page.line("    ", ("link", str(item.get("url") or "")))
+        if item.get("quote"):
+            page.line("    ", ("muted", "> "), str(item["quote"]))
+
+
+def _meaning(page: Page, meaning: dict[str, Any]) -> None:
+    derived = meaning_rows(meaning)
+    if derived:
+        page.section(TITLE)
+        for label, text in derived:
+            page.line("  ", ("label", f"{label}:"), f" {text}")
+        page.line("  ", ("derived", NOTE))
+    reps = meaning.get("reproductions") or []
+    if reps:
+        page.section(REPRODUCTIONS)
+        for rep in reps:
+            pattern = f"  (match: {rep['match']})" if rep.get("match") is not None else "  (no message pattern)"
+            page.line("  ", ("where", f"{rep['path']}:{rep['line']}"), f" in {rep['qualname']}", ("muted", pattern))
+            if rep.get("permalink"):
+                page.line("  ", ("link", rep["permalink"]))
+            page.code(rep["code"])
+    callers = meaning.get("callers") or []
+    if callers:
+        page.section(CALLERS)
+        for c in callers:
+            entry = ("muted", f" [entry point: {c['entry_point']}]") if c.get("entry_point") else ("", "")
+            page.line("  ", ("where", f"{c['path']}:{c['line']}"), f" in {c['qualname']}", entry)
+
+
+def _explanation(page: Page, ex: dict[str, Any]) -> None:
+    def bullets(title: str, items: list[str]) -> None:
+        if items:
+            page.section(title)
+            for item in items:
+                page.line(f"  - {item}")
+
+    if ex.get("what_it_means"):
+        page.section("What it means")
+        page.line(ex["what_it_means"])
+    when = ex.get("when_it_happens") or {}
+    if when.get("trigger") or when.get("common_situations"):
+        page.section("When it happens")
+        if when.get("trigger"):
+            page.line(f"  {when['trigger']}")
+        for item in when.get("common_situations") or []:
+            page.line(f"  - {item}")
+    bullets("Solutions", ex.get("solutions") or [])
+    fix = ex.get("example_fix") or {}
+    if fix.get("before") or fix.get("after"):
+        page.section("Example fix")
+        page.line("  ", ("label", "Before:"))
+        page.code(fix.get("before") or "")
+        page.line("  ", ("label", "After:"))
+        page.code(fix.get("after") or "")
+    patterns = ex.get("defensive_patterns") or []
+    if patterns:
+        page.section("Defensive patterns")
+        for p in patterns:
+            page.line(f"  {p['strategy']}")
+            page.code(p.get("code") or "")
+    bullets("Prevention", ex.get("prevention") or [])
+    _evidence(page, ex.get("evidence"))
+
+
+def layout(data: dict[str, Any]) -> list[Line]:
+    """The page of one record, given as its JSON data (``Record.model_dump(mode="json")``)."""
+    page = Page()
+    title = data["title"]
+    page.line(("title", title))
+    page.line(("rule", "=" * min(len(title), 80)))
+    page.blank()
+    exc = data["exception"]
+    ancestor = exc.get("builtin_ancestor")
+    ancestry = f" (a {ancestor})" if ancestor and ancestor != exc["name"] else ""
+    page.line(("label", "Exception:"), "  ", ("exception", exc["qualname"]), ancestry)
+    page.line(("label", "Kind:"), f"       {kind_text(data['kind'], data.get('native'))}")
+    page.line(("label", "Message:"), f"    {data['message']['text']}")
+    for label, text in surface_rows(data):
+        page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), text)
+    page.line(("label", "Id:"), "         ", ("id", data["id"]))
+    model = (data.get("explanation") or {}).get("model")
+    drafted = f" (machine-written by {model}, not reviewed)" if model else ""
+    page.line(("label", "Explained:"), f"  {data['explanation_status']}", ("derived", drafted))
+
+    site = data["sites"][0]
+    loc = data["location"]
+    links = data["provenance"]["permalinks"]
+    page.section("Source")
+    page.line(("where", f"{loc['path']}:{loc['line']}"), f" in {loc['qualname']}")
+    if loc.get("permalink"):
+        page.line(("link", loc["permalink"]))
+    else:
+        page.line(("muted", f"(no permalink: {links.get('reason') or 'none recorded'})"))
+    page.blank()
+    snippet = site["snippet"]
+    page.code(snippet["code"], snippet["start_line"], (site["line"], site["end_line"]))
+    _kind_fields(page, data, site)
+
+    facts = site.get("facts") or {}
+    fact_lines = [f"  if {g}" for g in facts.get("guards") or []] + [f"  in {loop}" for loop in facts.get("loops") or []]
+    if facts.get("handler"):
+        fact_lines.append(f"  in {facts['handler']}")
+    if facts.get("cause"):
+        fact_lines.append(f"  from {facts['cause']}")
+    fact_lines += [f"  @{d}" for d in facts.get("decorators") or []]
+    if fact_lines:
+        page.section("How the code gets there (machine-derived)")
+        for text in fact_lines:
+            page.line(text)
+
+    _explanation(page, data.get("explanation") or {})
+    _meaning(page, data.get("meaning") or {})
+    _history(page, data.get("history"))
+    related = data.get("related") or []
+    if related:
+        page.section("Related errors")
+        for r in related:
+            page.line("  ", ("id", r["id"]), f"  {r['title']}  ", ("muted", f"({r['reason']})"))
+    sites = data["sites"]
+    if len(sites) > 1:
+        page.section(f"All {len(sites)} sites")
+        for s in sites:
+            page.line("  ", ("where", f"{s['path']}:{s['line']}"), f" in {s['qualname']}")
+    prov = data["provenance"]
+    commit = prov.get("upstream_commit") or prov["commit"]
+    page.blank()
+    page.line(("muted", f"Last changed in {prov['repo']} at {commit} ({prov['commit_date']})."))
+    return page.lines
+
+
+def render_text(data: dict[str, Any], color: bool = False) -> str:
+    """The page as text for a terminal: every dataset string inert, coloured when ``color``."""
+    return styled(layout(data), STYLES if color else None)

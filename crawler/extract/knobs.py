@@ -12,6 +12,16 @@ warm crawl never reads the file again. Generic mechanisms only:
   callees do is the upstream configuration's to say.
 - ``classes``: classes with annotated fields (dataclasses, pydantic models): name, qualified name,
   bases and decorators as written, each field's line and annotation.
+In a file that declares classes with fields, for its functions and methods (not nested ones):
+
+- ``typed_params``: parameters annotated with a class (``model_config: ModelConfig``): a check on
+  ``model_config.dtype`` is a check on a field of that class.
+- ``aliases``: ``var = self.field`` (``self.a.b``, ``self.a or default``, or a chain on a typed
+  parameter): a check on ``var`` is a check on the field; ``var = f(self.a, self.b)`` records
+  the chains it ``reads``: a check on ``var`` is about each of them.
+- ``helper_args``: calls to a module-level function of the same file with such chains as
+  arguments, by the callee's parameter names: a check on the parameter in the helper
+  (``_verify(value, name)`` called as ``_verify(self.n, "n")``) is a check on the field.
 - ``env``: environment variables read (found in the text: ``os.getenv("X")``, ``os.environ["X"]``,
   ``os.environ.get("X")``) or declared in a table of readers (``{"X": lambda: ...}``).
 
@@ -43,7 +53,7 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def empty() -> dict[str, Any]:
-    return {"options": [], "kwargs_of": [], "classes": [], "env": []}
+    return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": []}
 
 
 def declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
@@ -62,8 +72,143 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) ->
     if any(word in text for word in _OPTION_WORDS):
         local = {s.name for s in tree.body if type(s) is ast.ClassDef}
         _calls(tree, out, lambda name: _resolve(name, imports, module, local))
+    if any(c["fields"] for c in out["classes"]):
+        _aliases_and_helper_args(tree, text.split("\n"), out)
     out["env"] = _env(text)
     return out
+
+
+#: The receivers whose attributes are a class's fields.
+_RECEIVERS = ("self", "cls")
+#: Names a value may read before it is no longer one setting but a computation over many.
+_MAX_READS = 8
+
+
+def _chain(node: ast.expr, roots: set[str] | dict[str, str]) -> str | None:
+    """``root.a.b`` for an attribute chain on one of ``roots`` (``x.a or d``: its first operand),
+    else None."""
+    if type(node) is ast.BoolOp and type(node.op) is ast.Or:
+        node = node.values[0]
+    parts = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    if not parts or type(node) is not ast.Name or node.id not in roots:
+        return None
+    return ".".join([node.id, *reversed(parts)])
+
+
+#: Values computed from what they read (``a or b``, ``a + b``, ``sum([...])``); a method's result
+#: (``self.x.get(k)``, ``torch.cat(...)``) is not taken for the fields it is called on.
+_COMPUTED = (ast.BoolOp, ast.BinOp, ast.Compare, ast.UnaryOp, ast.List, ast.Tuple, ast.Set, ast.IfExp)
+
+
+def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
+    """The chains on ``roots`` a computed value reads (``sum([self.a is not None, ...])``)."""
+    found = []
+    for sub in ast.walk(node):
+        if type(sub) is ast.Attribute and type(sub.ctx) is ast.Load:
+            chain = _chain(sub, roots)
+            if chain and not any(f.startswith(chain + ".") for f in found):
+                found = [f for f in found if not chain.startswith(f + ".")] + [chain]
+    found = list(dict.fromkeys(found))
+    return found if len(found) <= _MAX_READS else []
+
+
+def _statements(fn: ast.AST) -> list[ast.stmt]:
+    """A function's statements, in compound statements too, not in nested functions and classes
+    (statements only: walking every expression of every method cost four times the rest)."""
+    out, todo = [], list(getattr(fn, "body", ()))
+    while todo:
+        stmt = todo.pop()
+        if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            continue
+        out.append(stmt)
+        for attr in ("body", "orelse", "finalbody"):
+            todo += getattr(stmt, attr, ())
+        for handler in getattr(stmt, "handlers", ()):
+            todo += handler.body
+    return out
+
+
+def _class_words(node: ast.expr | None) -> str | None:
+    """The names an annotation is made of (``ModelConfig | None`` -> ``ModelConfig None``), for
+    a name, an attribute, a string or a union; None for anything else."""
+    t = type(node)
+    if t is ast.Name:
+        return node.id
+    if t is ast.Attribute:
+        return node.attr
+    if t is ast.Constant and isinstance(node.value, str):
+        return node.value
+    if t is ast.BinOp:
+        left, right = _class_words(node.left), _class_words(node.right)
+        return f"{left} {right}" if left and right else left or right
+    return None
+
+
+def _typed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Parameters annotated with a class (``model_config: ModelConfig``): the annotation's names."""
+    a = fn.args
+    out = {}
+    for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]:
+        words = _class_words(p.annotation) if p.annotation is not None and p.arg not in _RECEIVERS else None
+        if words:
+            out[p.arg] = words
+    return out
+
+
+def _helper_call(node: ast.expr | None, helpers: dict[str, tuple[list[str], set[str]]], roots: set[str]) -> dict[str, str]:
+    """The parameters of a module-level helper bound to chains on ``roots`` by this call."""
+    if type(node) is not ast.Call or type(node.func) is not ast.Name or node.func.id not in helpers:
+        return {}
+    positional, named = helpers[node.func.id]
+    bound = {}
+    for i, arg in enumerate(node.args):
+        chain = _chain(arg, roots) if i < len(positional) and type(arg) is not ast.Starred else None
+        if chain:
+            bound[positional[i]] = chain
+    for k in node.keywords:
+        chain = _chain(k.value, roots) if k.arg in named else None
+        if chain:
+            bound[k.arg] = chain
+    return bound
+
+
+def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any]) -> None:
+    functions = [(stmt.name, stmt) for stmt in tree.body if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    helpers = {}
+    for name, fn in functions:
+        a = fn.args
+        helpers[name] = ([p.arg for p in [*a.posonlyargs, *a.args]], {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]})
+    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if type(c) is ast.ClassDef
+                  for f in c.body if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    for qual, fn in functions:
+        typed = _typed(fn)
+        if typed:
+            out["typed_params"].append({"function": qual, "params": typed})
+        roots = {*_RECEIVERS, *typed} if "." in qual else set(typed)
+        if not roots:
+            continue
+        for stmt in _statements(fn):
+            t = type(stmt)
+            if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                chain = _chain(stmt.value, roots)
+                # (the statement's text first: walking every assigned value cost more than the rest)
+                where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+                computed = type(stmt.value) in _COMPUTED or type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Name
+                reads = [] if chain or not computed or not any(f"{root}." in where for root in roots) else _reads(stmt.value, roots)
+                if chain or reads:
+                    out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
+                                           "line": stmt.lineno})
+            if t in (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return) and helpers:
+                bound = _helper_call(stmt.value, helpers, roots)
+                if bound:
+                    out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,
+                                               "line": stmt.lineno})
+    out["aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
+    out["helper_args"].sort(key=lambda h: (h["callee"], h["line"]))
+    out["typed_params"].sort(key=lambda f: f["function"])
 
 
 def _env(text: str) -> list[dict[str, Any]]:

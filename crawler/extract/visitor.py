@@ -63,7 +63,7 @@ from crawler.extract.templates import (
 )
 from crawler.extract.text import Source, decode_source, module_name
 
-EXTRACTOR_VERSION = "1"
+EXTRACTOR_VERSION = "2"
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 

@@ -173,6 +173,22 @@ def test_show_makes_every_trick_visible(env):
     assert "\\x3a:error title=Forged::pwned.py:2 in pwn" in forged.split("\n")
 
 
+def test_show_in_colour_adds_only_its_own_colours(env):
+    """--color=always (as on a terminal): the page's own SGR codes are the only escapes; taken
+    out, what is left is inert, and is the plain page."""
+    from crawler.base.sink import RESET
+    from crawler.consume.page import STYLES
+
+    _, out, ids, _ = env
+    data = out / "acme/widgets"
+    own = re.compile("|".join(re.escape(code) for code in [RESET, *(f"\x1b[{p}m" for p in STYLES.values())]))
+    for eid in (ids["TITLE"], ids["first line"], ids["::add-mask::hidden"]):
+        page = run("show", eid, "--data", data, "--color=always")
+        assert page.exit_code == 0 and own.search(page.stdout)
+        inert(own.sub("", page.stdout))
+        assert own.sub("", page.stdout).replace("\\x3a", ":") == run("show", eid, "--data", data).stdout.replace("\\x3a", ":")
+
+
 def test_show_json_keeps_the_value_and_loses_the_bytes(env):
     _, out, ids, _ = env
     path = out / "acme/widgets/errors" / f"{ids['TITLE']}.json"
@@ -374,7 +390,7 @@ def test_every_print_goes_through_the_sink():
 
     root = Path(__file__).resolve().parents[2] / "crawler"
     found = []
-    for path in sorted(root.glob("*.py")):
+    for path in sorted(root.rglob("*.py")):
         if path.name == "sink.py":
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -8,7 +8,7 @@ import ast
 import json
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import crawl_meaning_upstream, jsonl_bytes
 
 from crawler.catalogue.phrasing import conditions, fix_for, simplify
 
@@ -175,27 +175,11 @@ class Group:  # annotates its attributes, but they are no settings
             raise ValueError("`Phi3Rope` cannot start at rank 0")
 '''
 
-TOML = '''
-[upstreams.widgets]
-url = "https://github.com/acme/widgets"
-include = ["pkg/**/*.py"]
-knob_kwargs = ["get_kwargs"]
-request_models = ["pkg/sampling.py"]
-'''
-
-
 @pytest.fixture
 def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI,
-                         "pkg/envs.py": ENVS, "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL,
-                         "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE,
-                         "pkg/aaa.py": PLAIN}, tag="v1")
-    (tmp_path / "errcat.toml").write_text(TOML)
-    out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
-                 "--config", tmp_path / "errcat.toml", "--out", out)
-    assert result.exit_code == 0, result.output
-    records = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
+    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
+        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI, "pkg/envs.py": ENVS,
+        "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL, "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE, "pkg/aaa.py": PLAIN})
     return {r["message"]["text"].split(" ")[0] + ":" + r["location"]["qualname"]: r for r in records}
 
 
