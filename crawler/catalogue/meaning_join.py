@@ -23,10 +23,12 @@ import json
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
 
+from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph
 from crawler.catalogue.callers import apply as apply_callers
 from crawler.catalogue.meaning import MeaningSettings
@@ -46,23 +48,30 @@ def join_key(*parts: Any) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+#: Outputs kept per join: a few commits crawled in turn (diff, history, a bisection) all hit.
+KEEP = 4
+
+
 @dataclass
 class JoinStore:
-    """Where joins' outputs are kept: rows of the result cache (``cache_dir``; None: the user's),
-    under keys of their own that the cache's pruning treats like its results (dropped with the
-    extractor version). ``served`` lists the joins taken from it."""
+    """Where joins' outputs are kept: a result cache file of their own (``joins/`` in
+    ``cache_dir``; None: the user's), the last ``KEEP`` of each join. ``served`` lists the joins
+    taken from it."""
 
-    cache_dir: Any = None
+    cache_dir: Path | None = None
     reuse: bool = True
     served: list[str] = field(default_factory=list)
 
+    def _cache(self) -> ResultCache:
+        return ResultCache((self.cache_dir or default_cache_dir()) / "joins")
+
     def _row(self, name: str, key: str) -> str:
-        return f"{cache_version()}:join.{name}:{key}"
+        return f"{cache_version()}:{name}:{key}"
 
     def get(self, name: str, key: str) -> Any:
         if not self.reuse:
             return None
-        with ResultCache(self.cache_dir) as cache:
+        with self._cache() as cache:
             raw = cache.get_raw([self._row(name, key)]).get(self._row(name, key))
         if raw is None:
             return None
@@ -76,8 +85,10 @@ class JoinStore:
             raw = orjson.dumps(value)
         except TypeError:  # text orjson refuses (a lone surrogate): not cached, made again next time
             return
-        with ResultCache(self.cache_dir) as cache:
+        with self._cache() as cache:
             cache.put_encoded([(self._row(name, key), zlib.compress(raw, 1))])
+            cache.keep_latest(self._row(name, ""), KEEP)
+            cache.prune(cache_version())  # (what an earlier errcat made can never be served)
 
 
 def add_meaning(records: list[dict[str, Any]], primaries: dict[str, dict[str, Any]], results: list[dict[str, Any]],

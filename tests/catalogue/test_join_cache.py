@@ -101,9 +101,22 @@ def test_a_damaged_join_row_is_a_miss(meaning_repo, cli, tmp_path, cache_dir, jo
     first = crawl(cli, repo, config, tmp_path / "a")
     value = damage if isinstance(damage, bytes) else zlib.compress(json.dumps(
         {"ids": ["x"], "records": [["not", "the", "parts"]]}).encode())
-    with sqlite3.connect(next(cache_dir.rglob("*.sqlite3"))) as db:
-        rows = db.execute("UPDATE results SET value = ? WHERE key LIKE '%:join.%'", (value,)).rowcount
+    with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
+        rows = db.execute("UPDATE results SET value = ?", (value,)).rowcount
     assert rows == 2
     joins_run.clear()
     assert crawl(cli, repo, config, tmp_path / "b") == first
     assert joins_run == ["graph", "reproductions"]
+
+
+def test_the_store_keeps_the_last_few_outputs_of_each_join(meaning_repo, cli, tmp_path, cache_dir, joins_run):
+    repo, config = meaning_repo
+    for n in range(meaning_join.KEEP + 2):
+        repo.commit({"pkg/extra.py": f'def extra():\n    raise ValueError("extra number {n}")\n'}, tag=f"x{n}")
+        crawl(cli, repo, config, tmp_path / f"out{n}", f"x{n}")
+    with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
+        keys = [key for (key,) in db.execute("SELECT key FROM results")]
+    assert sorted(key.split(":")[1] for key in keys) == ["source"] * meaning_join.KEEP + ["tests"] * meaning_join.KEEP
+    joins_run.clear()
+    crawl(cli, repo, config, tmp_path / "again", f"x{meaning_join.KEEP + 1}")  # the last one is still there
+    assert joins_run == []
