@@ -43,8 +43,8 @@ def records(data: bytes) -> dict[str, dict]:
     return {r["message"]["text"]: r for r in map(json.loads, data.splitlines())}
 
 
-def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(meaning_repo, cli, tmp_path, joins_run):
-    repo, config = meaning_repo
+def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(parsing_meaning_repo, cli, tmp_path, joins_run):
+    repo, config = parsing_meaning_repo
     first = crawl(cli, repo, config, tmp_path / "a")
     assert joins_run == ["graph", "reproductions"]
     joins_run.clear()
@@ -57,8 +57,8 @@ def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(meaning_re
     assert size["reproductions"] and size["callers"] and size["trigger"]
 
 
-def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(meaning_repo, cli, tmp_path, joins_run):
-    repo, config = meaning_repo
+def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(parsing_meaning_repo, cli, tmp_path, joins_run):
+    repo, config = parsing_meaning_repo
     crawl(cli, repo, config, tmp_path / "a")
     repo.commit({"tests/test_more.py": '''
         import pytest
@@ -83,8 +83,8 @@ def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_b
     assert "a new source file" in data
 
 
-def test_reproductions_from_the_cache_link_to_the_commit_crawled(meaning_repo, cli, tmp_path, joins_run):
-    repo, config = meaning_repo
+def test_reproductions_from_the_cache_link_to_the_commit_crawled(parsing_meaning_repo, cli, tmp_path, joins_run):
+    repo, config = parsing_meaning_repo
     crawl(cli, repo, config, tmp_path / "a")
     v2 = repo.commit({"README.md": "not selected: every joined input is the same\n"}, tag="v2")
     joins_run.clear()
@@ -96,8 +96,8 @@ def test_reproductions_from_the_cache_link_to_the_commit_crawled(meaning_repo, c
 
 @pytest.mark.parametrize("damage", [b"not zlib at all", b"x\x9c\x03\x00\x00\x00\x00\x01",  # zlib of nothing
                                     "json"])
-def test_a_damaged_join_row_is_a_miss(meaning_repo, cli, tmp_path, cache_dir, joins_run, damage):
-    repo, config = meaning_repo
+def test_a_damaged_join_row_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run, damage):
+    repo, config = parsing_meaning_repo
     first = crawl(cli, repo, config, tmp_path / "a")
     value = damage if isinstance(damage, bytes) else zlib.compress(json.dumps(
         {"ids": ["x"], "records": [["not", "the", "parts"]]}).encode())
@@ -109,8 +109,8 @@ def test_a_damaged_join_row_is_a_miss(meaning_repo, cli, tmp_path, cache_dir, jo
     assert joins_run == ["graph", "reproductions"]
 
 
-def test_the_store_keeps_the_last_few_outputs_of_each_join(meaning_repo, cli, tmp_path, cache_dir, joins_run):
-    repo, config = meaning_repo
+def test_the_store_keeps_the_last_few_outputs_of_each_join(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run):
+    repo, config = parsing_meaning_repo
     for n in range(meaning_join.KEEP + 2):
         repo.commit({"pkg/extra.py": f'def extra():\n    raise ValueError("extra number {n}")\n'}, tag=f"x{n}")
         crawl(cli, repo, config, tmp_path / f"out{n}", f"x{n}")
