@@ -96,8 +96,9 @@ def _quiet(_: str) -> None:
 def code_digest() -> str:
     """errcat's own code: a dataset made by other code is never taken as up to date."""
     h = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    root = Path(__file__).parent
+    for path in sorted(root.rglob("*.py")):  # every stage's modules, not only this one's
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -247,24 +248,27 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         tests: list[dict[str, Any]] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, served=served, progress=progress, tests=tests, settings=settings)
+        joins = _join_store(options, settings)
         try:
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                             foreign, tests, meaning)
+                             foreign, tests, meaning, joins)
             written.vouched = vouched
             return written
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
             # edited or damaged inside, past what decoding checks) must not fail every crawl.
             # Extracting again tells whether the cache was to blame, and rewrites its rows.
-            if not served:
+            if not served and not (joins and joins.served):
                 raise
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
             tests = []
             results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
                                   tests=tests, settings=settings)
+            if joins is not None:
+                joins.reuse = False  # the joins run again too, and their rows are rewritten
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                             foreign, tests, meaning)
+                             foreign, tests, meaning, joins)
             written.vouched = vouched
             return written
     finally:
@@ -282,6 +286,28 @@ def _vouched(snapshot: Any, commits: list[str]) -> dict[str, str]:
 #: What results from a damaged cache can raise once the crawl uses them: a key or an index that
 #: is not there, a value of another type, a record the schema refuses.
 _CACHE_SYMPTOMS = (DataError, LookupError, TypeError, ValueError, AttributeError)
+
+
+def _join_store(options: CrawlOptions, settings: Settings) -> Any:
+    """Where the whole-repository joins keep their outputs (None with ``--no-cache``)."""
+    from crawler.catalogue.meaning_join import JoinStore
+
+    return JoinStore(options.cache_dir, salt=settings.digest()) if options.use_cache else None
+
+
+def _join_keys(snapshot: Any, results: Sequence[dict[str, Any]], left_out: dict[str, str],
+               meaning: Any) -> tuple[str, str] | None:
+    """The digests of the source join's and the test join's inputs (see ``meaning_join``): errcat's
+    code, the extractor, the repository's identity, each file's path and blob, the files left out
+    and the upstream's conventions; None when a result is provisional (it may differ next time)."""
+    from crawler.catalogue.meaning_join import join_key
+
+    if any(r.get("transient") for r in results):
+        return None
+    settings = [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None
+    source = join_key("source", code_digest(), cache_version(), snapshot.repo.model_dump(mode="json"), settings,
+                      [[f.path, f.blob] for f in snapshot.files], sorted(left_out))
+    return source, join_key("tests", source, [[f.path, f.blob] for f in getattr(snapshot, "tests", ())])
 
 
 def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
@@ -316,7 +342,7 @@ def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
 def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
            progress: Progress, foreign: tuple[str, Any] | None = None,
-           tests: list[dict[str, Any]] | None = None, meaning: Any = None) -> CrawlResult:
+           tests: list[dict[str, Any]] | None = None, meaning: Any = None, joins: Any = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
@@ -356,7 +382,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     known = validated.load(cache_dir) if options.use_cache else frozenset()
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
-                              limits, digest, include, exclude, tests or [], meaning)
+                              limits, digest, include, exclude, tests or [], meaning, joins)
         records = assembled.records
         if options.in_memory:
             if options.use_cache and assembled.manifest["input_digest"] == digest:  # not a provisional one
@@ -427,15 +453,13 @@ class Assembled(NamedTuple):
 
 def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str], tests: Sequence[dict[str, Any]] = (), meaning: Any = None) -> Assembled:
+              exclude: list[str], tests: Sequence[dict[str, Any]] = (), meaning: Any = None,
+              joins: Any = None) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
-    test files' results, read for reproductions."""
+    test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
     from crawler.catalogue.curated import apply as apply_curated
     from crawler.catalogue.entries import build_entries
-    from crawler.catalogue.meaning import MeaningSettings
-    from crawler.catalogue.meaning import apply as apply_meaning
     from crawler.catalogue.meaning_join import add_meaning
-    from crawler.catalogue.related import apply as apply_related
 
     skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
     skipped += [{"path": path, "reason": reason} for path, reason in left_out.items()]
@@ -448,10 +472,9 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     records, primaries = build_entries(identity, sites, exceptions)
-    add_meaning(records, primaries, kept, tests, identity.permalink)
+    keys = _join_keys(snapshot, [*results, *tests], left_out, meaning) if joins is not None else None
+    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if keys else None, *(keys or ()))
     skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
-    apply_meaning(records, kept, meaning or MeaningSettings())
-    apply_related(records)
     merged = apply_curated(records, curated) if curated.entries else 0
     if curated.evidence is not None:
         from crawler.catalogue.evidence import apply as apply_evidence

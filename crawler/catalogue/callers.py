@@ -47,6 +47,7 @@ class Graph:
             raw_calls.append((module, path, graph["calls"]))
         self.public = self._public_classes()
         self._reached: dict[tuple[str, ...], set[str]] = {}
+        self._found: dict[str, str | None] = {}  # the same callee is written in many places
         self.callers: dict[str, list[tuple[str, str, int]]] = {}
         self.callees: dict[str, set[str]] = {}
         for module, path, calls in raw_calls:
@@ -83,6 +84,13 @@ class Graph:
 
     def find(self, target: str) -> str | None:
         """The definition a resolved callee names, or None."""
+        try:
+            return self._found[target]
+        except KeyError:
+            found = self._found[target] = self._find(target)
+            return found
+
+    def _find(self, target: str) -> str | None:
         name = self.canonical(target)
         if name in self.defs:
             return name

@@ -36,7 +36,7 @@ MAX_PER_ENTRY = 3
 MAX_SPANNING = 200  # longer fragments must sit in one literal run (bounds the work)
 
 
-def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool = True) -> int:
+def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool = True, joined: str | None = None) -> int:
     """How many of ``frag``'s characters the template's literal runs give when ``frag`` occurs
     in a message of the template (0: it cannot, or mostly through fields' values).
 
@@ -45,13 +45,18 @@ def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool 
     occurs in a message when it lies in one run, or when it is: the end of a run (or, after a
     field, nothing), then runs in order each after a field's value, then the start of a run
     (or a field's value). The runs are placed at their earliest occurrence, which finds an
-    alignment whenever one exists.
+    alignment whenever one exists. ``joined``, the runs joined by NULs, finds a fragment
+    without a NUL in one run with one search.
     """
-    for lit in lits:
-        if frag in lit:
-            return len(frag)
+    if joined is None or "\0" in frag:
+        joined = None
+        for lit in lits:
+            if frag in lit:
+                return len(frag)
+    elif frag in joined:
+        return len(frag)
     n = len(frag)
-    if n > MAX_SPANNING or not _may_span(frag, lits):
+    if n > MAX_SPANNING or not _may_span(frag, lits, joined):
         return 0
     best = 0
     for i in range(len(lits)):
@@ -89,19 +94,20 @@ def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool 
     return best if best * 2 >= n else 0
 
 
-def _may_span(frag: str, lits: list[str]) -> bool:
+def _may_span(frag: str, lits: list[str], joined: str | None = None) -> bool:
     """A quick necessary condition for ``_hits``: with half of ``frag`` from literal text, its
-    first or last quarter lies in a run, or the runs lying whole inside it make up the rest."""
+    first or last quarter lies in a run, or the runs lying whole inside it make up the rest.
+    (``joined``: as for ``_hits``, given only for a fragment without a NUL.)"""
     n = len(frag)
     q = max(1, n // 4)
     head, tail = frag[:q], frag[-q:]
-    if any(head in lit or tail in lit for lit in lits):
+    if head in joined or tail in joined if joined is not None else any(head in lit or tail in lit for lit in lits):
         return True
     return 2 * sum(len(lit) for lit in lits if lit in frag) >= n - 4 * (q - 1)
 
 
 class _Entry:
-    __slots__ = ("record", "lits", "folded", "exceptions", "functions", "head_field", "tail_field")
+    __slots__ = ("record", "lits", "folded", "joined", "exceptions", "functions", "head_field", "tail_field")
 
     def __init__(self, record: dict[str, Any], functions: set[str]):
         self.record = record
@@ -111,6 +117,7 @@ class _Entry:
         self.head_field = not segs or segs[0][0] != "lit"
         self.tail_field = not segs or segs[-1][0] != "lit"
         self.folded = [lit.casefold() for lit in self.lits]
+        self.joined = {False: "\0".join(self.lits), True: "\0".join(self.folded)}
         exc = record["exception"]
         self.exceptions = {exc["qualname"], *exc.get("bases", ())}
         if exc.get("builtin_ancestor"):
@@ -125,32 +132,57 @@ class _Index:
     def __init__(self, records: list[dict[str, Any]]):
         self.entries: list[_Entry] = []
         self.by_function: dict[str, list[int]] = {}
+        self.by_exception: dict[str, list[int]] = {}
         for record in records:
             entry = _Entry(record, {f"{s['module']}.{s['qualname']}" for s in record["sites"]})
             for fq in entry.functions:
                 self.by_function.setdefault(fq, []).append(len(self.entries))
+            for name in entry.exceptions:
+                self.by_exception.setdefault(name, []).append(len(self.entries))
             self.entries.append(entry)
-        self.texts = {}
-        for fold in (False, True):
+        # Per set of exceptions a block expects, the texts of the entries compatible with one
+        # of them (the only ones it can link to), and the pieces already looked for there.
+        self._texts: dict[tuple[frozenset[str], bool], tuple[str, list[int], list[int]]] = {}
+        self._held: dict[tuple[str, bool, frozenset[str]], set[int]] = {}
+        self._compatible: dict[frozenset[str], set[int]] = {}
+
+    def _text(self, exceptions: frozenset[str], fold: bool) -> tuple[str, list[int], list[int]]:
+        """(text, where each entry's runs start in it, which entry each is)."""
+        key = (exceptions, fold)
+        if key not in self._texts:
+            members = sorted({k for name in exceptions for k in self.by_exception.get(name, ())})
             starts, pos, parts = [], 0, []
-            for entry in self.entries:
+            for k in members:
+                entry = self.entries[k]
                 starts.append(pos)
-                text = "\0".join(entry.folded if fold else entry.lits)
+                text = entry.joined[fold]
                 parts.append(text)
                 pos += len(text) + 1
-            self.texts[fold] = ("\1".join(parts), starts)
+            self._texts[key] = ("\1".join(parts), starts, members)
+            self._compatible[exceptions] = set(members)
+        return self._texts[key]
 
-    def holding(self, piece: str, fold: bool) -> set[int]:
-        """The entries one of whose literal runs holds ``piece``."""
+    def compatible(self, exceptions: frozenset[str]) -> set[int]:
+        """The entries whose exception is one of ``exceptions`` or derives from one."""
+        if exceptions not in self._compatible:
+            self._text(exceptions, False)
+        return self._compatible[exceptions]
+
+    def holding(self, piece: str, fold: bool, exceptions: frozenset[str]) -> set[int]:
+        """The entries compatible with ``exceptions`` one of whose literal runs holds ``piece``."""
         if not piece or "\0" in piece or "\1" in piece:
             return set()
-        text, starts = self.texts[fold]
+        key = (piece, fold, exceptions)
+        if key in self._held:
+            return self._held[key]
+        text, starts, members = self._text(exceptions, fold)
         out: set[int] = set()
         at = text.find(piece)
         while at >= 0:
             k = bisect_right(starts, at) - 1
-            out.add(k)
+            out.add(members[k])
             at = text.find(piece, starts[k + 1]) if k + 1 < len(starts) else -1
+        self._held[key] = out
         return out
 
     def in_functions(self, functions: set[str]) -> set[int]:
@@ -201,16 +233,17 @@ def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tu
     # (a fragment across fields is looked for no further), or one the block runs.
     longest = max(frags, key=len)
     q = max(ANCHOR, len(longest) // 4)
-    pool = index.holding(longest[:q], fold) | index.holding(longest[-q:], fold) | index.in_functions(reach)
+    expected = frozenset(exceptions)
+    pool = index.holding(longest[:q], fold, expected) | index.holding(longest[-q:], fold, expected) \
+        | (index.in_functions(reach) & index.compatible(expected))
     matched = []
     for k in sorted(pool):
         entry = index.entries[k]
-        if entry.exceptions.isdisjoint(exceptions):
-            continue
         lits = entry.folded if fold else entry.lits
+        joined = entry.joined[fold]
         score = 0
         for frag in frags:
-            got = _hits(frag, lits, entry.head_field, entry.tail_field)
+            got = _hits(frag, lits, entry.head_field, entry.tail_field, joined)
             if not got:
                 break
             score += got

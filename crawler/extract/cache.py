@@ -158,6 +158,17 @@ class ResultCache:
             return 0
         return dropped
 
+    def keep_latest(self, prefix: str, count: int) -> None:
+        """Drop the rows whose key starts with ``prefix`` but the ``count`` written last."""
+        if self._db is None:
+            return
+        try:
+            self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) = ? AND rowid NOT IN (SELECT rowid FROM results "
+                             "WHERE substr(key, 1, ?) = ? ORDER BY rowid DESC LIMIT ?)",
+                             (len(prefix), prefix, len(prefix), prefix, count))
+        except sqlite3.Error as e:
+            self._failed(e, "pruning")
+
     def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
         rows = list(items)
         for _ in range(2):  # a damaged file is replaced by a new one: the rows go there

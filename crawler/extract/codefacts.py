@@ -25,6 +25,7 @@ import ast
 import builtins
 import re
 import warnings
+from typing import TypeVar
 
 try:  # Python 3.11+
     import re._constants as _sre_c  # type: ignore[import-not-found]
@@ -50,6 +51,7 @@ _ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "head", "opti
 _CLI_DECORATORS = frozenset({"command", "group"})
 _BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
 _RAISES = frozenset({"raises"})
+_N = TypeVar("_N", bound=ast.AST)
 _ASSERT_RAISES = frozenset({"assertRaises", "assertRaisesRegex", "assertRaisesRegexp"})
 
 
@@ -111,9 +113,8 @@ class _Walker:
         elif t is ast.With or t is ast.AsyncWith:
             targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
         for target in targets:
-            for node in ast.walk(target):
-                if type(node) is ast.Name:
-                    names[node.id] = None
+            for node in nodes_under(target, ast.Name):
+                names[node.id] = None
 
     def _names(self) -> dict[str, str]:
         for scope in reversed(self.stack):
@@ -156,27 +157,25 @@ class _Walker:
         self.stack.pop()
 
     def _calls_in(self, stmt: ast.stmt) -> None:
-        # The statement's own expressions; nested statement bodies are walked on their own.
-        for name, value in ast.iter_fields(stmt):
-            if name in ("body", "orelse", "finalbody", "handlers", "cases"):
-                continue
-            if isinstance(value, ast.AST):
-                self._calls_in_expr(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST) and not isinstance(item, ast.stmt):
-                        self._calls_in_expr(item)
-
-    def _calls_in_expr(self, expr: ast.AST) -> None:
-        if len(self.pending) >= MAX_CALLS_PER_FILE:
-            return
+        # The statement's own expressions, in field order; nested statement bodies are walked
+        # on their own.
         scope = self.stack[-1]
         chain = tuple(self.stack)
-        for node in ast.walk(expr):
-            if type(node) is ast.Call:
-                written = dotted(node.func)
-                if written:
-                    self.pending.append((scope.qualname, written, node.lineno, chain, scope.cls))
+        for name in _own_fields(type(stmt)):
+            value = getattr(stmt, name, None)
+            if isinstance(value, ast.AST):
+                roots = [value]
+            elif type(value) is list:
+                roots = [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
+            else:
+                continue
+            for expr in roots:
+                if len(self.pending) >= MAX_CALLS_PER_FILE:
+                    return
+                for node in nodes_under(expr, ast.Call):
+                    written = dotted(node.func)
+                    if written:
+                        self.pending.append((scope.qualname, written, node.lineno, chain, scope.cls))
 
     def resolve(self, written: str, chain: tuple, cls: str | None) -> str | None:
         """The dotted name a written callee refers to, or None when errcat cannot tell."""
@@ -204,16 +203,67 @@ class _Walker:
         return calls, classes
 
 
+#: Fields that never hold a node (names, flags, an expression's ``ctx`` singleton), and per node
+#: type the fields that may (a constant's value is never one).
+_LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "conversion", "is_async", "type_comment", "level",
+                          "module", "simple", "tag"})  # (not "name": a 3.12 type alias's is a node)
+_NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
+
+
+_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_OWN_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _own_fields(t: type) -> tuple[str, ...]:
+    """A statement type's fields that may hold its own expressions (not its nested bodies)."""
+    fields = _OWN_FIELDS.get(t)
+    if fields is None:
+        fields = _OWN_FIELDS[t] = tuple(f for f in t._fields if f not in _BODIES and f not in _LEAF_FIELDS)
+    return fields
+
+
+def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
+    """The nodes of type ``kind`` in ``root`` and below, in ``ast.walk``'s order (breadth first),
+    found with a fraction of its cost: every expression of a file is walked for the call graph,
+    and ``ast.walk``'s generators (and the ``Load()`` under every name) made that walk cost more
+    than the parse."""
+    found = []
+    todo = [root]
+    for node in todo:  # (the list grows while it is read: breadth first)
+        t = type(node)
+        if t is kind:
+            found.append(node)
+        fields = _NODE_FIELDS.get(t)
+        if fields is None:
+            fields = _NODE_FIELDS[t] = tuple(f for f in t._fields if f not in _LEAF_FIELDS)
+        for name in fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif type(value) is list:
+                todo += [item for item in value if isinstance(item, ast.AST)]
+    return found  # type: ignore[return-value]
+
+
+#: Per statement type, its fields of nested statements (most statements have none).
+_BODY_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
 def _sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    t = type(stmt)
+    fields = _BODY_FIELDS.get(t)
+    if fields is None:
+        fields = _BODY_FIELDS[t] = (tuple(f for f in ("body", "orelse", "finalbody") if f in t._fields),
+                                    tuple(f for f in ("handlers", "cases") if f in t._fields))
+    bodies, clauses = fields
     out = []
-    for name in ("body", "orelse", "finalbody"):
+    for name in bodies:
         value = getattr(stmt, name, None)
         if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
             out.append(value)
-    for handler in getattr(stmt, "handlers", ()) or ():
-        out.append(handler.body)
-    for case in getattr(stmt, "cases", ()) or ():
-        out.append(case.body)
+    for name in clauses:
+        for clause in getattr(stmt, name, None) or ():
+            out.append(clause.body)
     return out
 
 
@@ -394,7 +444,7 @@ class _TestWalker:
             return  # a pattern errcat cannot read says nothing it could check
         block = with_stmt if with_stmt is not None else call
         calls = []
-        targets = [rest[0]] if with_stmt is None else list(ast.walk(ast.Module(body=with_stmt.body, type_ignores=[])))
+        targets = [rest[0]] if with_stmt is None else nodes_under(ast.Module(body=with_stmt.body, type_ignores=[]), ast.Call)
         for node in targets:
             callee = node.func if type(node) is ast.Call else node if with_stmt is None else None
             target = self.resolve(dotted(callee)) if callee is not None else None

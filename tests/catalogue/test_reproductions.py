@@ -7,19 +7,9 @@ import json
 import subprocess
 import sys
 
-import pytest
-
 from crawler.catalogue.reproductions import _hits
 from crawler.extract.codefacts import pattern_fragments, read_test_file
-from tests.helpers import MEANING_CONFIG, MEANING_TREE, jsonl_bytes
-
-
-@pytest.fixture
-def meaning_repo(fixture_repo, tmp_path):
-    fixture_repo.commit(MEANING_TREE, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text(MEANING_CONFIG)
-    return fixture_repo, config
+from tests.helpers import jsonl_bytes
 
 
 def crawl(cli, repo, config, out):

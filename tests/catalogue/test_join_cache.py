@@ -1,0 +1,134 @@
+"""The whole-repository joins of the derived meaning, cached by a digest of their inputs: a crawl
+whose inputs to a join are unchanged takes its output from the cache (and gives the same bytes),
+a changed input runs the join again, and a damaged row is a miss, never a failure."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+import zlib
+from pathlib import Path
+
+import pytest
+
+import crawler.catalogue.meaning_join as meaning_join
+
+
+@pytest.fixture
+def joins_run(monkeypatch):
+    """Which joins ran (were not taken from the cache), per crawl."""
+    ran: list[str] = []
+    graph, reproductions = meaning_join.Graph, meaning_join.apply_reproductions
+
+    def counted_graph(results):
+        ran.append("graph")
+        return graph(results)
+
+    def counted_reproductions(*args):
+        ran.append("reproductions")
+        return reproductions(*args)
+
+    monkeypatch.setattr(meaning_join, "Graph", counted_graph)
+    monkeypatch.setattr(meaning_join, "apply_reproductions", counted_reproductions)
+    return ran
+
+
+def crawl(cli, repo, config, out: Path, ref: str = "v1", *extra: str) -> bytes:
+    result = cli("crawl", "--repo", repo.path, "--ref", ref, "--config", config, "--upstream", "acme", "--out", out, *extra)
+    assert result.exit_code == 0, result.output
+    return gzip.decompress((out / "acme" / "widgets" / "errors.jsonl.gz").read_bytes())
+
+
+def records(data: bytes) -> dict[str, dict]:
+    return {r["message"]["text"]: r for r in map(json.loads, data.splitlines())}
+
+
+def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(parsing_meaning_repo, cli, tmp_path, joins_run):
+    repo, config = parsing_meaning_repo
+    first = crawl(cli, repo, config, tmp_path / "a")
+    assert joins_run == ["graph", "reproductions"]
+    joins_run.clear()
+    again = crawl(cli, repo, config, tmp_path / "b")  # no dataset in place: everything is written again
+    assert joins_run == []
+    assert again == first
+    fresh = crawl(cli, repo, config, tmp_path / "c", "v1", "--no-cache")
+    assert fresh == first
+    size = records(first)["size must be at least 0, got {size}"]["meaning"]
+    assert size["reproductions"] and size["callers"] and size["trigger"]
+
+
+def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(parsing_meaning_repo, cli, tmp_path, joins_run):
+    repo, config = parsing_meaning_repo
+    crawl(cli, repo, config, tmp_path / "a")
+    repo.commit({"tests/test_more.py": '''
+        import pytest
+
+        from pkg.unrelated import lonely
+
+
+        def test_lonely():
+            with pytest.raises(RuntimeError, match="lonely failure that no test"):
+                lonely(1)
+        '''}, tag="v2")
+    joins_run.clear()
+    data = records(crawl(cli, repo, config, tmp_path / "b", "v2"))
+    assert joins_run == ["graph", "reproductions"]  # the graph only for the reproductions
+    assert data == records(crawl(cli, repo, config, tmp_path / "c", "v2", "--no-cache"))
+    lonely = data["lonely failure that no test reproduces"]["meaning"]["reproductions"]
+    assert [r["path"] for r in lonely] == ["tests/test_more.py"]
+    repo.commit({"pkg/extra.py": 'def extra():\n    raise ValueError("a new source file")\n'}, tag="v3")
+    joins_run.clear()
+    data = records(crawl(cli, repo, config, tmp_path / "d", "v3"))
+    assert joins_run == ["graph", "reproductions"]
+    assert "a new source file" in data
+
+
+def test_reproductions_from_the_cache_link_to_the_commit_crawled(parsing_meaning_repo, cli, tmp_path, joins_run):
+    repo, config = parsing_meaning_repo
+    crawl(cli, repo, config, tmp_path / "a")
+    v2 = repo.commit({"README.md": "not selected: every joined input is the same\n"}, tag="v2")
+    joins_run.clear()
+    data = records(crawl(cli, repo, config, tmp_path / "b", "v2"))
+    assert joins_run == []
+    reps = data["size must be at least 0, got {size}"]["meaning"]["reproductions"]
+    assert reps and all(f"/blob/{v2}/" in r["permalink"] for r in reps)
+
+
+@pytest.mark.parametrize("damage", [b"not zlib at all", b"x\x9c\x03\x00\x00\x00\x00\x01",  # zlib of nothing
+                                    "json"])
+def test_a_damaged_join_row_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run, damage):
+    repo, config = parsing_meaning_repo
+    first = crawl(cli, repo, config, tmp_path / "a")
+    value = damage if isinstance(damage, bytes) else zlib.compress(json.dumps(
+        {"ids": ["x"], "records": [["not", "the", "parts"]]}).encode())
+    with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
+        rows = db.execute("UPDATE results SET value = ?", (value,)).rowcount
+    assert rows == 2
+    joins_run.clear()
+    assert crawl(cli, repo, config, tmp_path / "b") == first
+    assert joins_run == ["graph", "reproductions"]
+
+
+def test_the_store_keeps_the_last_few_outputs_of_each_join(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run):
+    repo, config = parsing_meaning_repo
+    for n in range(meaning_join.KEEP + 2):
+        repo.commit({"pkg/extra.py": f'def extra():\n    raise ValueError("extra number {n}")\n'}, tag=f"x{n}")
+        crawl(cli, repo, config, tmp_path / f"out{n}", f"x{n}")
+    with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
+        keys = [key for (key,) in db.execute("SELECT key FROM results")]
+    assert sorted(key.split(":")[1] for key in keys) == ["source"] * meaning_join.KEEP + ["tests"] * meaning_join.KEEP
+    joins_run.clear()
+    crawl(cli, repo, config, tmp_path / "again", f"x{meaning_join.KEEP + 1}")  # the last one is still there
+    assert joins_run == []
+
+
+def test_other_kinds_of_sites_never_take_the_joins_of_another_crawl(parsing_meaning_repo, cli, tmp_path, joins_run):
+    """The kinds read change the records the joins see though no file changed: no hit across them."""
+    repo, config = parsing_meaning_repo
+    crawl(cli, repo, config, tmp_path / "a")
+    joins_run.clear()
+    config.write_text(config.read_text().replace("[upstreams.acme]", '[upstreams.acme]\nkinds = ["raise"]', 1))
+    only_raises = records(crawl(cli, repo, config, tmp_path / "b"))
+    assert joins_run == ["graph", "reproductions"]
+    assert {r["kind"] for r in only_raises.values()} == {"raise"}

@@ -1,0 +1,75 @@
+"""The call graph's own walk (codefacts.nodes_under) finds what ``ast.walk`` finds, in its order:
+the per-file call facts, and so the callers and reproductions, must not depend on which walk
+found them."""
+
+from __future__ import annotations
+
+import ast
+import sys
+import textwrap
+
+import pytest
+
+from crawler.extract.codefacts import graph_facts, nodes_under
+
+CODE = textwrap.dedent('''
+    import os, pkg.mod as m
+    from . import sibling
+
+    @decorate(make(1))
+    class Thing(Base(arg()), metaclass=meta()):
+        x: int = field(default=f())
+
+        async def run(self, a=default(), *args, b: hint() = 2, **kw):
+            async with open_it() as (h, [j, *rest]):
+                self.x, d[k()] = h.read(), j
+            total = sum(g(v) for v in items() if ok(v)) + [y() for y in z()][0]
+            fn = lambda q=w(): q.call(inner(q))
+            print(f"{fmt(total)!r:>{width()}}", sep=sep())
+            while (n := nxt()) is not None:
+                m.step(n)
+            try:
+                risky()
+            except (E1, E2) as err:
+                handle(err)
+            else:
+                done()
+            finally:
+                close()
+            return await later(x=kw["a"](), y=args[slice_of()]) or os.path.join(*parts())
+    ''')
+MATCH = textwrap.dedent('''
+    def f(cmd):
+        match parse(cmd):
+            case Point(x=0, y=y) if check(y):
+                go(y)
+            case [first, *others]:
+                stop(first)
+            case {"k": value, **rest}:
+                other(value)
+    ''')
+
+
+@pytest.mark.parametrize("code", [CODE, MATCH])
+@pytest.mark.parametrize("kind", [ast.Call, ast.Name])
+def test_nodes_under_finds_what_ast_walk_finds_in_its_order(code, kind):
+    tree = ast.parse(code)
+    expected = [node for node in ast.walk(tree) if type(node) is kind]
+    assert expected and nodes_under(tree, kind) == expected
+    for stmt in ast.walk(tree):  # any root, statement or expression
+        assert nodes_under(stmt, kind) == [node for node in ast.walk(stmt) if type(node) is kind]
+
+
+def test_graph_facts_bind_locals_and_resolve_calls_as_before():
+    facts = graph_facts(ast.parse(CODE), "pkg.here", False)
+    calls = {(caller, target) for caller, target, _ in facts["calls"]}
+    assert ("Thing.run", "os.path.join") in calls and ("Thing.run", "pkg.mod.step") in calls
+    # a name the function binds (h, j, rest, d, total, fn, n, err) shadows any import of it
+    assert not any(target.startswith(("h.", "d.")) for _, target in calls)
+    assert facts["classes"][0][0] == "Thing"
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="type parameters are Python 3.12 syntax")
+def test_nodes_under_walks_type_parameters():
+    tree = ast.parse("def f[T: bound()](x: T) -> T:\n    return g(x)\n")
+    assert nodes_under(tree, ast.Call) == [node for node in ast.walk(tree) if type(node) is ast.Call]
