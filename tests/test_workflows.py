@@ -332,7 +332,7 @@ def runner(tmp_path, cache_dir):
 @pytest.fixture
 def gadgets(tmp_path):
     """A second upstream's repository."""
-    from conftest import FixtureRepo
+    from tests.conftest import FixtureRepo
 
     return FixtureRepo(tmp_path / "gadgets-upstream")
 
