@@ -102,7 +102,7 @@ def records() -> list[dict]:
 
 def manifest_for(recs: list[dict]) -> dict:
     return {
-        "schema_version": "2", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
+        "schema_version": "3", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
         "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": "v1", "source": "git",
         "include": ["pkg/**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
         "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},

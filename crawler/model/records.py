@@ -15,9 +15,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, Se
 
 #: Bumped whenever a consumer validating against the previous schemas would notice. 2: meaning,
 #: nullable permalinks and provenance.permalinks, manifest limits and counts.omitted, identity,
-#: link and whole-string id/commit patterns.
-SCHEMA_VERSION: Final = "2"
-SchemaVersion = Literal["2"]
+#: link and whole-string id/commit patterns. 3: entry kinds log, response and native with their
+#: facts and assembled messages (template alternatives); a record names the commit at which it
+#: last changed (provenance, permalinks), no longer repeats its primary site's snippet and facts
+#: nor names the errcat version, and a live record's history.last_seen is null (the manifest's
+#: commit); explanation evidence and model; errors.jsonl.gz.
+SCHEMA_VERSION: Final = "3"
+SchemaVersion = Literal["3"]
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
