@@ -39,8 +39,6 @@ STYLES = {
     "derived": "2;3",
 }
 
-#: Site fields of the kinds beyond raise and assert (schema 3), shown as their key-value pairs.
-KIND_FIELDS = ("log", "response", "native")
 #: ``history`` keys, in page order, with their labels; other keys are shown by their own name.
 HISTORY_LABELS = {
     "first_seen": "First seen", "last_seen": "Last seen", "moved": "Moved", "reworded": "Reworded",
@@ -104,17 +102,6 @@ def _history(page: Page, history: dict[str, Any] | None) -> None:
         label = HISTORY_LABELS.get(key) or key.replace("_", " ").capitalize()
         style = "id" if key in ("replaces", "replaced_by") else ""
         page.line("  ", ("label", f"{label}:"), " ", (style, _when(value)))
-
-
-def _kind_fields(page: Page, data: dict[str, Any], site: dict[str, Any]) -> None:
-    for kind in KIND_FIELDS:
-        info = data.get(kind) or site.get(kind)
-        if not isinstance(info, dict):
-            continue
-        page.section(f"{kind.capitalize()} details")
-        for key, value in info.items():
-            if value is not None:
-                page.line("  ", ("label", f"{key.replace('_', ' ')}:"), f" {_when(value)}")
 
 
 def _evidence(page: Page, evidence: Any) -> None:
@@ -219,7 +206,6 @@ def layout(data: dict[str, Any]) -> list[Line]:
     page.blank()
     snippet = site["snippet"]
     page.code(snippet["code"], snippet["start_line"], (site["line"], site["end_line"]))
-    _kind_fields(page, data, site)
 
     facts = site.get("facts") or {}
     fact_lines = [f"  if {g}" for g in facts.get("guards") or []] + [f"  in {loop}" for loop in facts.get("loops") or []]

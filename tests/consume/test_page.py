@@ -83,14 +83,14 @@ def test_fields_other_helpers_add_are_shown_generically_and_escaped():
     data = json.loads(json.dumps(_kv(recs)))
     data["explanation"]["evidence"] = [{"url": "https://github.com/acme/widgets/issues/7", "title": f"Crash {ESC}]0;T\x07 on start",
                                         "quote": "ValueError: Unknown KV cache group kind 'x'"}]
-    data["sites"][0]["log"] = {"level": "warning", "logger": "logger", "once": True}
+    data["sites"][0]["log"] = data["log"] = {"level": "warning", "logger": "logger", "once": True}
     data["history"] = {"first_seen": {"version": None, "commit": OLD}, "moved": {"from": "pkg/a.py:3", "to": "pkg/b.py:9"},
                        "new_key": ["x"]}
     for color in (False, True):
         page = SGR.sub("", render_text(data, color=color))
         assert ESC not in page and "\x07" not in page
         for part in ["Reported in", "  - Crash \\x1b]0;T\\x07 on start", "    https://github.com/acme/widgets/issues/7",
-                     "    > ValueError: Unknown KV cache group kind 'x'", "Log details", "  level: warning", "  once: yes",
+                     "    > ValueError: Unknown KV cache group kind 'x'", "Logged:", "at WARNING by logger (once per process)",
                      "First seen: aaaaaaaaaaaa", "Moved: from: pkg/a.py:3, to: pkg/b.py:9", "New key: x"]:
             assert part in page, (color, part)
 
