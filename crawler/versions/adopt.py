@@ -6,7 +6,8 @@ untrusted input there: whatever wrote it had read hostile code. So ``adopt`` exe
 and follows nothing from it:
 
 * the artifact's tree must be the one layout a crawl writes: ``output/<owner>/<name>/`` holding
-  ``manifest.json``, ``index.json``, ``search.json``, ``errors.jsonl.gz`` and ``errors/<id>.json``,
+  ``manifest.json``, ``index.json``, ``search.json``, ``errors.jsonl.gz``, ``errors/<id>.json``
+  and ``foreign.json`` (the curated list of errors the upstream does not raise),
   plus ``changelog.md`` (and ``diff.json``) at the top; directories and regular files only (a
   symlink, FIFO or device is refused before anything is read), sizes and counts bounded;
 * exactly one dataset, and it must be the configured upstream's (its directory and its manifest);
@@ -37,7 +38,7 @@ from crawler.publish.writer import content_digest, write_dataset
 
 _PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
 DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/"
-                          rf"(?:manifest\.json|index\.json|search\.json|errors\.jsonl\.gz|errors/{ID_HEX}\.json)")
+                          rf"(?:manifest\.json|index\.json|search\.json|foreign\.json|errors\.jsonl\.gz|errors/{ID_HEX}\.json)")
 DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/errors)?)?)?")
 TOP_FILES = ("changelog.md", "diff.json")
 

@@ -536,6 +536,23 @@ def test_the_foreign_list_is_carried_into_the_dataset_and_answers_match(upstream
     assert json.loads((out / "acme" / "widgets" / "foreign.json").read_text())["errors"][0]["origin"] == "nvidia"
 
 
+def test_a_catalogue_with_a_foreign_list_is_adopted_whole(upstream, cli, tmp_path):
+    """The sync's write job takes the crawl job's artifact: foreign.json is part of the dataset."""
+    import shutil
+
+    out, curated, artifact = tmp_path / "out", tmp_path / "curated", tmp_path / "artifact"
+    path = curated / "acme" / "widgets" / "foreign" / "errors.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(FOREIGN_YAML)
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    shutil.copytree(out / "acme" / "widgets", artifact / "output" / "acme" / "widgets")
+    (artifact / "changelog.md").write_text("## Error catalogue\n", encoding="utf-8")
+    result = cli("adopt", artifact, "--out", tmp_path / "checkout", "--name", "acme/widgets",
+                 "--changelog", tmp_path / "changelog.md")
+    assert result.exit_code == 0, result.output
+    assert tree(tmp_path / "checkout" / "acme" / "widgets") == tree(out / "acme" / "widgets")
+
+
 @pytest.mark.parametrize("edit, line, words", [
     (lambda t: t.replace("- name: cuda-illegal-memory-access", "- name: ../x"), 2, "errors.0.name"),
     (lambda t: t.replace("  origin: cuda\n", "  origin: cuda\n  origin: torch\n"), 4, "duplicate"),
