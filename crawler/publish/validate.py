@@ -200,6 +200,9 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
         search, found = _load(directory, "search.json", "search.json")
         if found != [Problem("search.json", "", "missing")]:  # `errcat history` writes none
             problems += found or check("search", search, "search.json", engine)
+        foreign, found = _load(directory, "foreign.json", "foreign.json")
+        if found != [Problem("foreign.json", "", "missing")]:  # written only with a curated list
+            problems += found or check("foreign", foreign, "foreign.json", engine)
         documents.advance(3)
 
         record_ids: set[str] = set()

@@ -551,6 +551,11 @@ def test_a_catalogue_with_a_foreign_list_is_adopted_whole(upstream, cli, tmp_pat
                  "--changelog", tmp_path / "changelog.md")
     assert result.exit_code == 0, result.output
     assert tree(tmp_path / "checkout" / "acme" / "widgets") == tree(out / "acme" / "widgets")
+    assert cli("validate", out).exit_code == 0
+    foreign = out / "acme" / "widgets" / "foreign.json"
+    foreign.write_text(foreign.read_text().replace("https://github.com/vllm-project/vllm/issues/6976", "javascript:alert(1)"))
+    bad = cli("validate", out)
+    assert bad.exit_code == 1 and "foreign.json" in bad.output, bad.output
 
 
 @pytest.mark.parametrize("edit, line, words", [
