@@ -33,6 +33,7 @@ from pygments.formatters import HtmlFormatter
 from crawler.base.errors import UsageError
 from crawler.base.jsonio import dumps_record, dumps_rows
 from crawler.base.progress import task
+from crawler.catalogue.evidence import issue_number
 from crawler.consume.highlight import highlight_python
 from crawler.consume.kinds import kind_text
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
@@ -617,6 +618,22 @@ def _curated_html(ex: dict[str, Any]) -> list[str]:
     return parts
 
 
+def _drafted_by(ex: dict[str, Any]) -> str:
+    return f" (machine-written by <code>{esc(ex['model'])}</code>, not reviewed)" if ex.get("model") else ""
+
+
+def _reported_html(ex: dict[str, Any]) -> str:
+    """"Reported in #2248, #10439": the issues where users met the error (curated evidence; each
+    link was checked to be the repository's own on reading), the reporter's quote as its tooltip."""
+    evidence = ex.get("evidence") or []
+    if not evidence:
+        return ""
+    links = ", ".join(
+        f'<a href="{esc(_safe_url(e["url"]))}" title="{esc(e.get("title") or e.get("quote") or "")}">{esc(issue_number(e["url"]))}</a>'
+        for e in evidence)
+    return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
+
+
 def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
     exc = r["exception"]
     loc = r["location"]
@@ -633,8 +650,9 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
         + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
-        f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(STATUS_TEXT.get(status, status))}</dd>'
-        "</dl>"
+        f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(STATUS_TEXT.get(status, status))}{_drafted_by(ex)}</dd>'
+        + _reported_html(ex)
+        + "</dl>"
     )
     msg = r["message"]
     parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
@@ -716,7 +734,11 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     out = [f"# {md_text(r['title'])}", "",
            f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
-           f"- **Explained:** {r.get('explanation_status', 'absent')}", "", "## Message", "", md_code(r["message"]["text"]), ""]
+           f"- **Explained:** {r.get('explanation_status', 'absent')}"
+           + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else ""),
+           *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{_safe_url(e['url'])}>)" for e in ex["evidence"])]
+             if ex.get("evidence") else []),
+           "", "## Message", "", md_code(r["message"]["text"]), ""]
 
     def sec(title: str, body: str) -> None:
         out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])

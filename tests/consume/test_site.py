@@ -213,3 +213,24 @@ def test_a_render_the_system_refuses_is_one_line_and_keeps_the_last_site(tmp_pat
     proc = run_errcat(["render", "--data", cd.write_many(tmp_path / "v2", 20, "v2"), "--out", site], how, www)
     refused_in_one_line(proc, f"errcat: cannot write the site {site}: ")
     assert tree(www) == before
+
+
+def test_an_entry_page_cites_its_reports_and_names_a_draft_model():
+    """Evidence (the issues where users met the error) and a machine-written draft's model, on
+    the HTML and Markdown pages; the reporter's text is made inert, the links are the record's."""
+    from crawler.consume.site import entry_html, entry_markdown
+
+    record = json.loads(json.dumps(next(r for r in cd.records() if r["message"]["text"] == cd.KV["text"])))
+    record["explanation"]["evidence"] = [
+        {"url": "https://github.com/acme/widgets/issues/2248", "title": 'Crash <script>alert(1)</script> "x"', "quote": None},
+        {"url": "https://github.com/acme/widgets/pull/10439", "title": None, "quote": "ValueError: Unknown KV"},
+    ]
+    record["explanation"]["model"] = "llama<b>"
+    page = entry_html(record, "acme/widgets", {})
+    assert '<dt>Reported in</dt><dd id="reported"><a href="https://github.com/acme/widgets/issues/2248"' in page
+    assert ">#2248</a>, <a href=\"https://github.com/acme/widgets/pull/10439\" title=\"ValueError: Unknown KV\">#10439</a>" in page
+    assert "<script>alert" not in page and "&lt;script&gt;" in page
+    assert "machine-written by <code>llama&lt;b&gt;</code>, not reviewed" in page
+    md = entry_markdown(record, {})
+    assert "- **Reported in:** [#2248](<https://github.com/acme/widgets/issues/2248>), [#10439](<https://github.com/acme/widgets/pull/10439>)" in md
+    assert "not reviewed" in md
