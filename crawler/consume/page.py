@@ -100,8 +100,19 @@ def _history(page: Page, history: dict[str, Any] | None) -> None:
     page.section("History")
     for key, value in shown:
         label = HISTORY_LABELS.get(key) or key.replace("_", " ").capitalize()
+        if key == "moved" and isinstance(value, list):
+            for move in value:
+                page.line("  ", ("label", f"{label}:"), " ", ("where", _move(move)))
+            continue
         style = "id" if key in ("replaces", "replaced_by") else ""
         page.line("  ", ("label", f"{label}:"), " ", (style, _when(value)))
+
+
+def _move(move: Any) -> str:
+    """One ``history.moved`` item: from where to where, and in which version."""
+    if not isinstance(move, dict):
+        return _when(move)
+    return f"{move.get('from_path')} -> {move.get('to_path')} in {_when({k: v for k, v in move.items() if k in ('version', 'commit')})}"
 
 
 def _evidence(page: Page, evidence: Any) -> None:

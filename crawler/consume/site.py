@@ -564,7 +564,7 @@ STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, 
 
 
 def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
-    """First seen, last seen, removal and rewording, from ``Record.history`` (absent before a
+    """First seen, last seen, moves, removal and rewording, from ``Record.history`` (absent before a
     history or sync run covered the entry)."""
     h = r.get("history")
     if not h:
@@ -575,7 +575,11 @@ def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
             return "unknown"
         return f'<code>{esc(w.get("version") or w["commit"][:12])}</code>'
 
-    rows = [("First seen", when(h.get("first_seen"))), ("Last seen", when(h.get("last_seen")))]
+    # a live record's last_seen is null: the analysed commit has it (#18)
+    last = when(h["last_seen"]) if h.get("last_seen") or h.get("retired") else "still present"
+    rows = [("First seen", when(h.get("first_seen"))), ("Last seen", last)]
+    rows += [("Moved", f'<code>{esc(m["from_path"])}</code> &rarr; <code>{esc(m["to_path"])}</code> in {when(m)}')
+             for m in h.get("moved") or []]
     if h.get("retired"):
         rows.append(("Removed in", when(h.get("removed_in"))))
     if h.get("replaces"):

@@ -324,6 +324,17 @@ class Lifetime(Model):
     commit: Commit
 
 
+class Move(Model):
+    """The error left the file it was raised in for another between two covered versions (a file
+    renamed, the raise moved to another module). Lines shifting within a file are no move: a
+    record changes only when its error does."""
+
+    version: str | None = Field(default=None, description="The first covered version with the new path.")
+    commit: Commit
+    from_path: str = Field(description="The primary site's path before, where the error no longer is.")
+    to_path: str = Field(description="Where it is raised now: the first of its sites, by path, in a file it was not raised in before.")
+
+
 class History(Model):
     """When an entry was seen, over the versions a history run covered (``errcat history``/``sync``).
 
@@ -333,6 +344,7 @@ class History(Model):
 
     first_seen: Lifetime | None = Field(default=None, description="The earliest covered version that has this entry.")
     last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does.")
+    moved: list[Move] = Field(default_factory=list, description="Each time the file the entry was raised in lost it to another file, oldest first; line shifts are no move.")
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")

@@ -10,7 +10,10 @@ with its latest record; ``Fold.add`` moves it to the next version:
   ``removed_in`` and a note ("removed in v0.31.0"), so its id and page stay and are never
   reused for another error;
 * a removed id linked to an added one (reworded, exception changed: see ``diff.link``) is
-  recorded on both: ``replaces`` on the new, ``replaced_by`` on the retired one.
+  recorded on both: ``replaces`` on the new, ``replaced_by`` on the retired one;
+* an id whose primary site's file no longer raises it, now raised in a file that did not
+  before (a file renamed, the raise moved to another module), gets a ``moved`` entry (see
+  ``_move``); lines shifting, or a site added or dropped beside the others, are no move.
 
 Ids are hashes of the error itself, so an id that comes back is the same error back (it is
 revived, keeping its ``first_seen``); an id whose error key differs from the one stored is a hash
@@ -30,7 +33,7 @@ from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import search_file
 from crawler.extract.ids import entry_key
-from crawler.model.records import History, Lifetime, Manifest, Record
+from crawler.model.records import History, Lifetime, Manifest, Move, Record
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
 from crawler.publish.writer import OverLimit, render_dataset
@@ -52,17 +55,32 @@ def _record_key(record: dict[str, Any]) -> tuple[str, ...]:
     return entry_key(record["sites"][0])
 
 
+def _paths(record: dict[str, Any]) -> tuple[str, ...]:
+    return tuple(site["path"] for site in record["sites"])
+
+
+def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime) -> Move | None:
+    """The move between two versions' site paths (the primary's first, the rest by path): the
+    primary's file no longer has the error and a file that had none of its sites now does."""
+    new = [path for path in after if path not in before]
+    if not before or before[0] in after or not new:
+        return None
+    return Move(version=now.version, commit=now.commit, from_path=before[0], to_path=new[0])
+
+
 def _pack(record: dict[str, Any]) -> bytes:
     return orjson.dumps({k: v for k, v in record.items() if k != "history"})
 
 
 @dataclass(slots=True)
 class _Entry:
-    """What the fold keeps of one id: its error key (for the collision check), its history, and
-    its latest record as JSON bytes (a few KB where the dict took tens)."""
+    """What the fold keeps of one id: its error key (for the collision check), its history, its
+    sites' paths (for moves) and its latest record as JSON bytes (a few KB where the dict took
+    tens)."""
 
     key: tuple[str, ...]
     history: History | None
+    paths: tuple[str, ...]
     packed: bytes
 
     @property
@@ -109,7 +127,7 @@ class Fold:
         for record in records:
             history = record.get("history")
             self._entries[record["id"]] = _Entry(_record_key(record), History.model_validate(history) if history else None,
-                                                 _pack(record))
+                                                 _paths(record), _pack(record))
 
     def add(self, records: Iterable[dict[str, Any]], version: str | None, commit: str) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts)."""
@@ -147,12 +165,15 @@ class Fold:
         for eid, record in current.items():
             known = self._entries.get(eid)
             before = known.history if known is not None else None
+            paths = _paths(record)
+            move = _move(known.paths, paths, now) if known is not None else None
             history = History(
                 first_seen=before.first_seen if before and before.first_seen else now,
                 last_seen=now,
+                moved=[*(before.moved if before else []), *([move] if move else [])],
                 replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
             )
-            self._entries[eid] = _Entry(keys[eid], history, _pack(record))
+            self._entries[eid] = _Entry(keys[eid], history, paths, _pack(record))
 
 
 def seed(records: Iterable[dict[str, Any]], manifest: Manifest) -> Fold:
