@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, cast
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
@@ -29,6 +29,7 @@ from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
+from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 from crawler.publish import release_cache
 from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
@@ -245,7 +246,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                                    vouched=vouched)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
-        tests: list[dict[str, Any]] = []
+        tests: list[FileResult] = []
         results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                               use_cache=options.use_cache, served=served, progress=progress, tests=tests, settings=settings)
         joins = _join_store(options, settings)
@@ -295,7 +296,7 @@ def _join_store(options: CrawlOptions, settings: Settings) -> Any:
     return JoinStore(options.cache_dir, salt=settings.digest()) if options.use_cache else None
 
 
-def _join_keys(snapshot: Any, results: Sequence[dict[str, Any]], left_out: dict[str, str],
+def _join_keys(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str],
                meaning: Any) -> tuple[str, str] | None:
     """The digests of the source join's and the test join's inputs (see ``meaning_join``): errcat's
     code, the extractor, the repository's identity, each file's path and blob, the files left out
@@ -339,10 +340,10 @@ def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
     return {} if foreign is None else {FOREIGN: ("foreign", foreign[1].model_dump(mode="json"))}
 
 
-def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], curated: Any, target: Path,
+def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
            progress: Progress, foreign: tuple[str, Any] | None = None,
-           tests: list[dict[str, Any]] | None = None, meaning: Any = None, joins: Any = None) -> CrawlResult:
+           tests: list[FileResult] | None = None, meaning: Any = None, joins: Any = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
@@ -384,12 +385,15 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
         records = assembled.records
+        # The history fold (CrawlResult.records) and publish.pins take records as plain dicts, as
+        # they take records read back from a dataset; pins puts copies of the same shape in place.
+        plain = cast("list[dict[str, Any]]", records)
         if options.in_memory:
             if options.use_cache and assembled.manifest["input_digest"] == digest:  # not a provisional one
-                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
+                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, plain)
             manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
-            return CrawlResult(target, manifest, time.perf_counter() - started, records=records)
-        kept = pin(records, previous, identity, snapshot.vouch)
+            return CrawlResult(target, manifest, time.perf_counter() - started, records=plain)
+        kept = pin(plain, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {}, members)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
@@ -420,7 +424,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[dict[str, Any]], 
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
 
 
-def _leave_out(over: OverLimit, records: list[dict[str, Any]]) -> dict[str, str]:
+def _leave_out(over: OverLimit, records: list[RecordData]) -> dict[str, str]:
     """The source files whose entries make up the excess of each file over the limit, the largest
     share first, with the reason; a record's share is split evenly over its sites' files."""
     by_id = {r["id"]: r for r in records}
@@ -445,15 +449,15 @@ class Assembled(NamedTuple):
     """What :func:`_assemble` makes of the results: the records, the manifest before its content
     digest, each entry's primary site as extracted (by id) and how many curated files it merged."""
 
-    records: list[dict[str, Any]]
+    records: list[RecordData]
     manifest: dict[str, Any]
-    primaries: dict[str, dict[str, Any]]
+    primaries: dict[str, ExtractedSite]
     merged: int
 
 
-def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str, Any], identity: Any, curated: Any,
+def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, Any], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str], tests: Sequence[dict[str, Any]] = (), meaning: Any = None,
+              exclude: list[str], tests: Sequence[FileResult] = (), meaning: Any = None,
               joins: Any = None) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
@@ -512,7 +516,7 @@ def _assemble(snapshot: Any, results: list[dict[str, Any]], exceptions: dict[str
     return Assembled(records, manifest, primaries, merged)
 
 
-def _report_curated(records: list[dict[str, Any]], curated: Any, merged: int, progress: Progress) -> None:
+def _report_curated(records: list[RecordData], curated: Any, merged: int, progress: Progress) -> None:
     if not curated.entries:
         return
     progress(f"merged {merged} curated explanation(s) from {curated.directory}")

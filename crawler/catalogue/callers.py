@@ -17,6 +17,7 @@ from collections import deque
 from typing import Any
 
 from crawler.extract.text import module_name
+from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
 MAX_CALLERS = 5
 MAX_DEPTH = 8
@@ -25,7 +26,7 @@ _ALIAS_STEPS = 8
 
 
 class Graph:
-    def __init__(self, results: list[dict[str, Any]]):
+    def __init__(self, results: list[FileResult]):
         self.defs: dict[str, tuple[str, int, str | None]] = {}  # fq name -> (path, line, entry kind)
         self.classes: dict[str, list[str]] = {}  # fq class -> resolved bases
         self.aliases: dict[str, str] = {}  # module.name -> what it re-exports
@@ -207,7 +208,7 @@ class Graph:
                 "path": path, "line": line, "entry_point": self.entry_kind(fq)}
 
 
-def apply(records: list[dict[str, Any]], primaries: dict[str, dict[str, Any]], graph: Graph) -> None:
+def apply(records: list[RecordData], primaries: dict[str, ExtractedSite], graph: Graph) -> None:
     """Fill ``meaning.callers`` of each record from its primary site's function (in place)."""
     memo: dict[str, list[dict[str, Any]]] = {}
     for record in records:

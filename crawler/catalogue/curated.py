@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from crawler.base.errors import ConfigError
 from crawler.base.layout import dataset_dir
 from crawler.model.records import ID_RE, CuratedFile
+from crawler.model.shapes import RecordData
 
 SUFFIX = ".yaml"
 EVIDENCE = "evidence.yaml"  # catalogue.evidence.NAME: beside the curated files, not one of them
@@ -279,14 +280,14 @@ def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
     return changed
 
 
-def status_for(entry: CuratedFile, record: dict[str, Any]) -> str:
+def status_for(entry: CuratedFile, record: RecordData) -> str:
     """``curated`` only for reviewed text whose code has not moved since; otherwise ``draft``."""
     if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"]):
         return "curated"
     return "draft"
 
 
-def apply(records: list[dict[str, Any]], curated: CuratedSet) -> int:
+def apply(records: list[RecordData], curated: CuratedSet) -> int:
     """Merge curated files into records (in place); curated see-also links go before computed
     related errors (still at most ``related.LIMIT``). Returns how many records got a file."""
     from crawler.catalogue.related import LIMIT

@@ -7,14 +7,16 @@ entry is its first by path and line.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple, cast
 from urllib.parse import quote
 
 from crawler.base.errors import DataError
 from crawler.extract.derive import derived
 from crawler.extract.ids import entry_id
 from crawler.model.records import SCHEMA_VERSION, Facts, RepoRef
+from crawler.model.shapes import ExceptionData, ExtractedSite, FactsData, ProvenanceData, RecordData, RepoData, SiteData, TemplateData
 
 TITLE_WIDTH = 60
 
@@ -83,7 +85,7 @@ def cut_title(text: str, width: int = TITLE_WIDTH) -> str:
     return text[:fits[-1] if fits else width - 1].rstrip() + "…"
 
 
-def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:
+def title_for(template: TemplateData, exception: str, qualname: str) -> str:
     """The template cut to 60 characters; a message-less entry is named by where it is raised."""
     text = " ".join(template["text"].split())
     if template.get("opaque") or not text:
@@ -91,9 +93,9 @@ def title_for(template: dict[str, Any], exception: str, qualname: str) -> str:
     return cut_title(text)
 
 
-def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def group_sites(identity: Identity, sites: Iterable[ExtractedSite]) -> dict[str, list[ExtractedSite]]:
     """Group site dicts by entry id; two different keys with one id is a hard error."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[ExtractedSite]] = {}
     keys: dict[str, tuple[str, ...]] = {}
     for site in sites:
         key = tuple(derived(site)["key"])
@@ -107,13 +109,13 @@ def group_sites(identity: Identity, sites: Iterable[dict[str, Any]]) -> dict[str
     return groups
 
 
-def _exception_info(site: dict[str, Any], exceptions: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def _exception_info(site: ExtractedSite, exceptions: dict[str, dict[str, Any]]) -> ExceptionData:
     qualname = site["exception_qualname"]
     if site["kind"] in ("log", "response"):  # a level (WARNING) or an error type, no class
         return {"name": site["exception"], "qualname": qualname, "builtin_ancestor": None, "bases": []}
     known = exceptions.get(qualname)
     if known is not None:
-        return {"bases": [], "builtin_ancestor": None, **known}
+        return cast(ExceptionData, {"bases": [], "builtin_ancestor": None, **known})
     name = qualname.rpartition(".")[2] or site["exception"]
     builtin = name if qualname.startswith("builtins.") else None
     return {"name": name, "qualname": qualname, "builtin_ancestor": builtin, "bases": []}
@@ -137,16 +139,16 @@ def empty_explanation() -> dict[str, Any]:
 
 
 _TEMPLATE_DEFAULTS = {"fields": [], "opaque": False, "alternatives": []}
-_FACTS_DEFAULTS = Facts().model_dump(mode="json")
+_FACTS_DEFAULTS = cast(FactsData, Facts().model_dump(mode="json"))
 
 
-def _template(template: dict[str, Any]) -> dict[str, Any]:
-    out = {**_TEMPLATE_DEFAULTS, **template}
+def _template(template: TemplateData) -> TemplateData:
+    out = cast(TemplateData, {**_TEMPLATE_DEFAULTS, **template})  # (a hand-made site may leave the defaults out)
     out["fields"] = [{"expr": f["expr"], "name": f.get("name")} for f in out["fields"]]
     return out
 
 
-def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
+def _site(identity: Identity, s: ExtractedSite) -> SiteData:
     return {
         "path": s["path"],
         "line": s["line"],
@@ -160,39 +162,33 @@ def _site(identity: Identity, s: dict[str, Any]) -> dict[str, Any]:
         "permalink": identity.permalink(s["path"], s["line"]),
         "snippet": s["snippet"],
         "facts": {**_FACTS_DEFAULTS, **s["facts"]},
-        **_kind_fields(s),
+        # null when absent, as the models write it: a record reads back to the same bytes
+        "log": s.get("log"),
+        "response": s.get("response"),
+        "native": s.get("native"),
     }
-
-
-#: The per-kind facts a site carries (``models.Site``) and its record copies from the primary site.
-KIND_FIELDS = ("log", "response", "native")
-
-
-def _kind_fields(s: dict[str, Any]) -> dict[str, Any]:
-    # null when absent, as the models write it: a record reads back to the same bytes
-    return {name: s.get(name) for name in KIND_FIELDS}
 
 
 class Entries(NamedTuple):
     """The records of a crawl, and each entry's primary site as extracted (with its derived
     facts, see ``derive``), by id: the joins that follow read the facts the records do not keep."""
 
-    records: list[dict[str, Any]]
-    primaries: dict[str, dict[str, Any]]
+    records: list[RecordData]
+    primaries: dict[str, ExtractedSite]
 
 
 def build_records(
     identity: Identity,
-    sites: Iterable[dict[str, Any]],
+    sites: Iterable[ExtractedSite],
     exceptions: dict[str, dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[RecordData]:
     """The records of :func:`build_entries`."""
     return build_entries(identity, sites, exceptions).records
 
 
 def build_entries(
     identity: Identity,
-    sites: Iterable[dict[str, Any]],
+    sites: Iterable[ExtractedSite],
     exceptions: dict[str, dict[str, Any]] | None = None,
 ) -> Entries:
     """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``,
@@ -203,8 +199,8 @@ def build_entries(
     models before it is written (and a test holds dict and model to the same shape).
     """
     exceptions = exceptions or {}
-    repo = identity.repo.model_dump(mode="json")
-    provenance = {
+    repo = cast(RepoData, identity.repo.model_dump(mode="json"))
+    provenance: ProvenanceData = {
         "repo": identity.slug,
         "commit": identity.commit,
         "commit_date": identity.commit_date,
@@ -212,8 +208,8 @@ def build_entries(
         "source": identity.source,
         "permalinks": identity.links,
     }
-    records = []
-    primaries = {}
+    records: list[RecordData] = []
+    primaries: dict[str, ExtractedSite] = {}
     for eid, members in sorted(group_sites(identity, sites).items()):
         site_dicts = [_site(identity, s) for s in members]
         primaries[eid] = members[0]

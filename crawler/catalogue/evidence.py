@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from crawler.model.shapes import RecordData
+
 NAME = "evidence.yaml"
 
 
@@ -52,7 +54,7 @@ def load(directory: Path, repo: Any) -> EvidenceSet:
     return out
 
 
-def apply(records: list[dict[str, Any]], evidence: EvidenceSet) -> int:
+def apply(records: list[RecordData], evidence: EvidenceSet) -> int:
     """Put each entry's reports into its record (in place); how many records got some."""
     merged = 0
     for record in records:

@@ -12,8 +12,10 @@
 from __future__ import annotations
 
 import builtins
+from typing import Any
 
 from crawler.extract.templates import Field, make_template, parts_from_template
+from crawler.model.shapes import FileResult
 
 
 def _builtin_chain(name: str) -> list[str] | None:
@@ -24,15 +26,15 @@ def _builtin_chain(name: str) -> list[str] | None:
 
 
 class _Index:
-    def __init__(self, results: list[dict]):
-        self.classes: dict[str, dict] = {}
+    def __init__(self, results: list[FileResult]):
+        self.classes: dict[str, dict[str, Any]] = {}
         self.by_name: dict[str, list[str]] = {}
         for r in results:
             for c in r.get("classes", ()):
                 self.classes.setdefault(c["qualname"], c)
                 self.by_name.setdefault(c["name"], []).append(c["qualname"])
 
-    def find(self, qualname: str) -> dict | None:
+    def find(self, qualname: str) -> dict[str, Any] | None:
         """The repo class a qualname names, following a re-export to a unique same-package class."""
         got = self.classes.get(qualname)
         if got is not None:
@@ -94,7 +96,7 @@ class _Index:
                 todo.extend(found["bases"])
         return best
 
-    def init_of(self, qualname: str) -> dict | None:
+    def init_of(self, qualname: str) -> dict[str, Any] | None:
         """The nearest ``init`` record (own or inherited through repo classes)."""
         seen = set()
         current = qualname
@@ -103,8 +105,9 @@ class _Index:
             cls = self.find(current)
             if cls is None:
                 return None
-            if cls.get("init") is not None:
-                return cls["init"]
+            init: dict[str, Any] | None = cls.get("init")
+            if init is not None:
+                return init
             bases = [b for b in cls["bases"] if self.find(b) is not None]
             if not bases:
                 return None
@@ -112,9 +115,9 @@ class _Index:
         return None
 
 
-def resolve_exceptions(results: list[dict]) -> dict[str, dict]:
+def resolve_exceptions(results: list[FileResult]) -> dict[str, dict[str, Any]]:
     index = _Index(results)
-    out: dict[str, dict] = {}
+    out: dict[str, dict[str, Any]] = {}
     for r in results:
         for site in r.get("sites", ()):
             q = site["exception_qualname"]
@@ -128,7 +131,7 @@ def resolve_exceptions(results: list[dict]) -> dict[str, dict]:
     return out
 
 
-def apply_init_templates(results: list[dict]) -> int:
+def apply_init_templates(results: list[FileResult]) -> int:
     """Substitute call arguments into repo ``__init__`` templates, in place; returns sites changed."""
     index = _Index(results)
     changed = 0
@@ -139,14 +142,14 @@ def apply_init_templates(results: list[dict]) -> int:
             init = index.init_of(site["exception_qualname"])
             if not init or init.get("template") is None:
                 continue
-            bound: dict[str, dict] = {}
+            bound: dict[str, dict[str, Any]] = {}
             params = init["params"]
             for name, tpl in zip(params, call["args"], strict=False):  # a call may leave defaults out
                 bound[name] = tpl
             for name, tpl in call["kwargs"].items():
                 if name in params:
                     bound[name] = tpl
-            parts: list = []
+            parts: list[Any] = []
             for p in parts_from_template(init["template"]):
                 if isinstance(p, Field) and p.name is not None and p.name in bound:
                     arg = bound[p.name]
@@ -161,7 +164,7 @@ def apply_init_templates(results: list[dict]) -> int:
     return changed
 
 
-def _with_suffix(f: Field, name: str, arg: dict) -> Field:
+def _with_suffix(f: Field, name: str, arg: dict[str, Any]) -> Field:
     """``{param!r}`` with ``param`` (``name``) bound to ``arg``: move the conversion/spec onto the argument."""
     suffix = f.expr[len(name):]
     arg_parts = parts_from_template(arg)

@@ -25,6 +25,7 @@ from fnmatch import fnmatchcase
 from typing import Any
 
 from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, short_code
+from crawler.model.shapes import FileResult, RecordData, SiteData
 
 
 @dataclass(frozen=True)
@@ -58,14 +59,15 @@ class _Tables:
 
 
 def _dest(option: dict[str, Any]) -> str | None:
-    if option["dest"]:
-        return option["dest"]
+    dest: str | None = option["dest"]
+    if dest:
+        return dest
     longs = [f for f in option["flags"] if f.startswith("--")]
     spelled = (longs or option["flags"] or [""])[0].lstrip("-")
     return spelled.replace("-", "_") or None
 
 
-def build_tables(results: list[dict[str, Any]], settings: MeaningSettings) -> _Tables:
+def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Tables:
     t = _Tables()
     decls = [(r["path"], r.get("declarations") or {}) for r in results if r.get("status") == "ok"]
     for path, d in decls:
@@ -281,7 +283,7 @@ def _root_class(t: _Tables, path: str, module: str, function: str, root: str) ->
     return named.pop() if len(named) == 1 else None
 
 
-def _reached(t: _Tables, site: dict[str, Any], text: str, inner: str) -> list[tuple[dict[str, Any], str | None]]:
+def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[dict[str, Any], str | None]]:
     """Settings a check reaches through a name that stands for a field:
 
     - a typed parameter (``model_config: ModelConfig``, then ``model_config.dtype``);
@@ -334,7 +336,7 @@ def _display(knob: dict[str, Any]) -> str:
     return f"`{short_code(knob['name'])}`"
 
 
-def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
+def site_meaning(t: _Tables, record: RecordData) -> _Site:
     site = record["sites"][0]
     facts = site["facts"]
     qualname = site["qualname"]
@@ -411,7 +413,7 @@ def site_meaning(t: _Tables, record: dict[str, Any]) -> _Site:
                  listed={f["expr"] for f in site["template"]["fields"]})
 
 
-def apply(records: list[dict[str, Any]], results: list[dict[str, Any]], settings: MeaningSettings) -> None:
+def apply(records: list[RecordData], results: list[FileResult], settings: MeaningSettings) -> None:
     """Fill ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix`` of every record (in place)."""
     tables = build_tables(results, settings)
     for record in records:

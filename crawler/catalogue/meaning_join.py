@@ -37,6 +37,7 @@ from crawler.catalogue.related import apply as apply_related
 from crawler.catalogue.reproductions import apply as apply_reproductions
 from crawler.extract.cache import ResultCache
 from crawler.extract.runner import cache_version
+from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
 #: The parts of ``meaning`` the source join fills, then the record's ``related``.
 _SOURCE_PARTS = ("callers", "knobs", "trigger", "fix")
@@ -94,8 +95,8 @@ class JoinStore:
             cache.prune(cache_version())  # (what an earlier errcat made can never be served)
 
 
-def add_meaning(records: list[dict[str, Any]], primaries: dict[str, dict[str, Any]], results: list[dict[str, Any]],
-                tests: Sequence[dict[str, Any]], permalink: Callable[[str, int], str | None],
+def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
+                tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
                 settings: MeaningSettings | None = None, store: JoinStore | None = None,
                 source_key: str | None = None, tests_key: str | None = None) -> None:
     """Fill ``meaning`` (callers, knobs, trigger, fix, reproductions) and ``related`` of ``records``

@@ -26,6 +26,8 @@ import re
 from bisect import bisect_left
 from typing import Any
 
+from crawler.model.shapes import RecordData
+
 LIMIT = 5
 _WINDOW = 3
 _TERMS = 3
@@ -161,7 +163,7 @@ def compute(records: list[dict[str, Any]], limit: int = LIMIT) -> dict[str, list
     return out
 
 
-def apply(records: list[dict[str, Any]], limit: int = LIMIT) -> None:
+def apply(records: list[RecordData], limit: int = LIMIT) -> None:
     """Fill every record's ``related`` in place."""
     by_id = compute(records, limit)
     for record in records:

@@ -27,6 +27,7 @@ from typing import Any
 
 from crawler.catalogue.callers import Graph
 from crawler.extract.segments import template_segments
+from crawler.model.shapes import FileResult, RecordData
 
 MIN_LITERAL = 8
 ANCHOR = 8
@@ -109,7 +110,7 @@ def _may_span(frag: str, lits: list[str], joined: str | None = None) -> bool:
 class _Entry:
     __slots__ = ("record", "lits", "folded", "joined", "exceptions", "functions", "head_field", "tail_field")
 
-    def __init__(self, record: dict[str, Any], functions: set[str]):
+    def __init__(self, record: RecordData, functions: set[str]):
         self.record = record
         template = record["message"]
         segs = [] if template.get("opaque") else template_segments(template)
@@ -129,7 +130,7 @@ class _Index:
     """Every entry's literal runs in one string per case (runs apart by NUL, entries by SOH), so
     the entries whose text holds a piece are found with ``str.find``, at C speed."""
 
-    def __init__(self, records: list[dict[str, Any]]):
+    def __init__(self, records: list[RecordData]):
         self.entries: list[_Entry] = []
         self.by_function: dict[str, list[int]] = {}
         self.by_exception: dict[str, list[int]] = {}
@@ -189,11 +190,11 @@ class _Index:
         return {k for fq in functions for k in self.by_function.get(fq, ())}
 
 
-def apply(records: list[dict[str, Any]], tests: list[dict[str, Any]], graph: Graph | None,
+def apply(records: list[RecordData], tests: list[FileResult], graph: Graph | None,
           permalink: Any) -> None:
     """Fill ``meaning.reproductions`` of each record (in place); deterministic."""
     index = _Index(records)
-    found: dict[str, list[tuple[tuple, dict[str, Any]]]] = {}
+    found: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
     for result in tests:
         if result.get("status") != "ok":
             continue

@@ -11,6 +11,7 @@ the pattern matches: a message matches an entry only if every fragment occurs in
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crawler.extract.segments import (
@@ -23,13 +24,14 @@ from crawler.extract.segments import (
 from crawler.extract.templates import text_parts
 from crawler.model.records import SCHEMA_VERSION, Record
 from crawler.model.search import SearchEntry, SearchIndex
+from crawler.model.shapes import AnyRecord, ExtractedSite
 
 
 def _leaf(name: str) -> str:
     return name.rpartition(".")[2]
 
 
-def catch_names(exception: dict[str, Any]) -> list[str]:
+def catch_names(exception: Mapping[str, Any]) -> list[str]:
     names: list[str] = []
     for name in [*exception.get("bases", []), exception.get("builtin_ancestor") or ""]:
         leaf = _leaf(name)
@@ -38,7 +40,7 @@ def catch_names(exception: dict[str, Any]) -> list[str]:
     return names
 
 
-def entry_row(record: dict[str, Any], primary: dict[str, Any] | None = None) -> dict[str, Any]:
+def entry_row(record: AnyRecord, primary: ExtractedSite | None = None) -> dict[str, Any]:
     """The search row of one record dict, as plain data shaped like ``SearchEntry``.
 
     The crawl builds rows as dicts (a model per entry would cost more than the rest of the
@@ -74,7 +76,7 @@ def alternative_rows(alternatives: list[str]) -> list[dict[str, Any]]:
     return rows
 
 
-def _row(record: dict[str, Any], frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
+def _row(record: AnyRecord, frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
     message = record["message"]
     return {
         "id": record["id"],
@@ -97,29 +99,29 @@ def _row(record: dict[str, Any], frags: list[str], starts: bool, ends: bool, anc
     }
 
 
-def entry_for(record: dict[str, Any] | Record) -> SearchEntry:
+def entry_for(record: AnyRecord | Record) -> SearchEntry:
     """The search row of one record (a record dict as the crawl builds it, or a Record)."""
     if isinstance(record, Record):
         record = record.model_dump(mode="json")
     return SearchEntry.model_validate(entry_row(record))
 
 
-def build_search_index(records: list[dict[str, Any]] | list[Record], repo: str, commit: str) -> SearchIndex:
+def build_search_index(records: Sequence[AnyRecord] | Sequence[Record], repo: str, commit: str) -> SearchIndex:
     """The search index of a dataset's records, in id order like the index."""
     entries = sorted((entry_for(r) for r in records), key=lambda e: e.id)
     return SearchIndex(repo=repo, commit=commit, entries=entries)
 
 
-def search_document(records: list[dict[str, Any]], repo: str, commit: str,
-                    primaries: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+def search_document(records: Sequence[AnyRecord], repo: str, commit: str,
+                    primaries: Mapping[str, ExtractedSite] | None = None) -> dict[str, Any]:
     """search.json as plain data (``SearchIndex`` shape), from record dicts."""
     primaries = primaries or {}
     rows = sorted((entry_row(r, primaries.get(r["id"])) for r in records), key=lambda row: row["id"])
     return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
 
 
-def search_file(records: list[dict[str, Any]], manifest: dict[str, Any],
-                primaries: dict[str, dict[str, Any]] | None = None) -> dict[str, tuple[str, Any]]:
+def search_file(records: Sequence[AnyRecord], manifest: dict[str, Any],
+                primaries: Mapping[str, ExtractedSite] | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
     return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries))}

@@ -18,11 +18,12 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
 from crawler.base.cachedir import default_cache_dir, move_aside
+from crawler.model.shapes import FileResult
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, value BLOB NOT NULL);
@@ -190,7 +191,7 @@ _RESULT_KEYS = {"path": str, "module": str, "status": str, "sites": list, "class
                 "bare_asserts": int, "reraises": int}
 
 
-def decode_result(value: Any, path: str) -> dict[str, Any] | None:
+def decode_result(value: Any, path: str) -> FileResult | None:
     """The stored result of the file ``path``, or None when the row is damaged (a miss, not a
     failure)."""
     try:
@@ -204,7 +205,8 @@ def decode_result(value: Any, path: str) -> dict[str, Any] | None:
     if not (result["status"] == "ok" and result.get("reason", 0) is None
             or result["status"] == "skipped" and type(result.get("reason")) is str):
         return None
-    return result
+    # the keys above checked; a site's own keys are the crawl's to check (see the note above)
+    return cast("FileResult", result)
 
 
 def _decode(raw: bytes) -> Any:
@@ -214,7 +216,7 @@ def _decode(raw: bytes) -> Any:
         return json.loads(raw.decode("utf-8", "surrogatepass"))
 
 
-def encode_result(result: dict[str, Any]) -> bytes:
+def encode_result(result: FileResult) -> bytes:
     """A per-file result as the cache stores it: compact JSON, zlib level 1.
 
     orjson when it can (5x faster); the standard library for text orjson refuses (a lone

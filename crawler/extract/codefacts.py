@@ -38,6 +38,7 @@ from crawler.extract import parse
 from crawler.extract.names import dotted, record_import
 from crawler.extract.templates import escape_surrogates
 from crawler.extract.text import decode_source, module_name
+from crawler.model.shapes import FileResult
 
 MAX_PATTERN = 1000
 MAX_CALLS_PER_FILE = 20_000
@@ -474,7 +475,7 @@ class _TestWalker:
         return escape_surrogates(text)
 
 
-def read_test_file(path: str, data: bytes) -> dict:
+def read_test_file(path: str, data: bytes) -> FileResult:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
     module, is_package = module_name(path)

@@ -9,7 +9,7 @@ whose template was rewritten later (the hierarchy's ``__init__`` substitution) i
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from crawler.extract.ids import entry_key
 from crawler.extract.segments import (
@@ -18,17 +18,18 @@ from crawler.extract.segments import (
     search_tokens,
     template_segments,
 )
+from crawler.model.shapes import ExtractedSite, FileResult
 
-KEY = "_derived"
+KEY: Final = "_derived"
 
 
-def _stamp(site: dict[str, Any]) -> list[Any]:
+def _stamp(site: ExtractedSite) -> list[Any]:
     template = site["template"]
     fields = [f["expr"] for f in template.get("fields", ())]
     return [template["text"], fields, bool(template.get("opaque")), site["exception_qualname"]]
 
 
-def derive(site: dict[str, Any]) -> dict[str, Any]:
+def derive(site: ExtractedSite) -> dict[str, Any]:
     template = site["template"]
     segs = template_segments(template)
     opaque = bool(template.get("opaque"))
@@ -43,7 +44,7 @@ def derive(site: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def derived(site: dict[str, Any]) -> dict[str, Any]:
+def derived(site: ExtractedSite) -> dict[str, Any]:
     """The site's derived facts, computed now unless a still-valid derivation is attached."""
     found = site.get(KEY)
     if found is None or found["stamp"] != _stamp(site):
@@ -51,7 +52,7 @@ def derived(site: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def derive_result(result: dict[str, Any]) -> dict[str, Any]:
+def derive_result(result: FileResult) -> FileResult:
     """Attach derived facts to every site of a per-file extraction result (in place)."""
     for site in result.get("sites", ()):
         derived(site)

@@ -11,6 +11,7 @@ is keyed by module and qualified name instead: such sites do not collapse into o
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 from crawler.extract.templates import Field, parts_from_template
@@ -32,7 +33,7 @@ def has_literal_text(normalized: str) -> bool:
     return any(ch.isalnum() for ch in normalized.replace("{}", ""))
 
 
-def entry_key(site: dict[str, Any]) -> tuple[str, ...]:
+def entry_key(site: Mapping[str, Any]) -> tuple[str, ...]:
     """The identity of the error a site raises (see module docstring)."""
     exception = site["exception_qualname"].rpartition(".")[2] or site["exception"]
     template = site["template"]

@@ -32,6 +32,7 @@ from typing import Any
 from crawler.extract import knobs
 from crawler.extract.codefacts import empty_graph
 from crawler.extract.templates import escape_surrogates, field, format_specs, make_template
+from crawler.model.shapes import ExtractedSite, FileResult, SnippetData, TemplateData
 from crawler.source.globs import native_language
 
 #: Grammar per native language (``source.globs.NATIVE_SUFFIXES``); headers are included by CUDA
@@ -111,7 +112,7 @@ def module_of(path: str) -> str:
     return ".".join(s for s in stem.split("/") if s)
 
 
-def _empty(path: str, language: str) -> dict[str, Any]:
+def _empty(path: str, language: str) -> FileResult:
     return {
         "path": path, "module": module_of(path), "status": "ok", "reason": None, "sites": [], "classes": [],
         "bare_asserts": 0, "reraises": 0, "calls": [], "declarations": knobs.empty(), "graph": empty_graph(),
@@ -119,7 +120,7 @@ def _empty(path: str, language: str) -> dict[str, Any]:
     }
 
 
-def extract_native(path: str, data: bytes) -> dict[str, Any]:
+def extract_native(path: str, data: bytes) -> FileResult:
     """The per-file result of a native file; never raises (a bug here skips the file, with the reason)."""
     language = native_language(path) or "cpp"
     grammar = _grammar(path, language)
@@ -140,7 +141,7 @@ def extract_native(path: str, data: bytes) -> dict[str, Any]:
     return result
 
 
-def _skip(result: dict[str, Any], reason: str) -> dict[str, Any]:
+def _skip(result: FileResult, reason: str) -> FileResult:
     result["status"] = "skipped"
     result["reason"] = escape_surrogates(reason)
     return result
@@ -200,7 +201,7 @@ def _parts_of(pieces: list[Any]) -> list[Any]:
     return [field(p[1]) if isinstance(p, tuple) else p for p in pieces]
 
 
-def _site_template(pieces: list[Any], form: str) -> dict[str, Any]:
+def _site_template(pieces: list[Any], form: str) -> TemplateData:
     return make_template(_parts_of(pieces), form)
 
 
@@ -213,7 +214,7 @@ class _Walker:
         self.module = module_of(path)
         self.language = language
         self.lines = data.decode("utf-8", "replace").split("\n")
-        self.sites: list[dict[str, Any]] = []
+        self.sites: list[ExtractedSite] = []
 
     def walk(self, root: Any, row_offset: int) -> None:
         raise NotImplementedError
@@ -221,7 +222,7 @@ class _Walker:
     def macro_bodies(self, parser: Any) -> None:
         """Sites in macro definitions, read after the walk (C++'s ``#define``; none in Rust)."""
 
-    def snippet(self, line: int, end: int, lo: int, hi: int) -> dict[str, Any]:
+    def snippet(self, line: int, end: int, lo: int, hi: int) -> SnippetData:
         if hi - lo + 1 <= SNIPPET_LINES:
             start, stop = lo, hi
         else:
@@ -232,7 +233,7 @@ class _Walker:
         return {"start_line": start, "end_line": stop, "code": escape_surrogates(code)}
 
     def add(self, *, line: int, end: int, qualname: str, scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
-            template: dict[str, Any], guards: list[str]) -> None:
+            template: TemplateData, guards: list[str]) -> None:
         name, qualified = surfaces
         self.sites.append({
             "path": self.path, "line": line, "end_line": end, "module": self.module, "qualname": qualname or "<file>",
@@ -412,7 +413,7 @@ class _Cpp(_Walker):
         return out
 
     def site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
-             template: dict[str, Any], guards: list[str]) -> None:
+             template: TemplateData, guards: list[str]) -> None:
         line, end = self.lines_of(node)
         if self.macro_scope is not None:
             scope = self.macro_scope[1]
@@ -575,7 +576,7 @@ class _Rust(_Walker):
                  surfaces=("Error", "anyhow.Error"), template=_rust_template(pieces), guards=guards)
 
 
-def _rust_template(pieces: list[Any]) -> dict[str, Any]:
+def _rust_template(pieces: list[Any]) -> TemplateData:
     form = "format" if any(isinstance(p, tuple) for p in pieces) else "literal"
     return _site_template(pieces, form)
 

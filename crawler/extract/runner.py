@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from crawler.base.progress import task
 from crawler.extract import surface
@@ -24,6 +24,7 @@ from crawler.extract.cache import ResultCache, decode_result, encode_result, res
 from crawler.extract.codefacts import read_test_file
 from crawler.extract.native import extract_native, grammar_versions, language_of
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
+from crawler.model.shapes import FileResult
 from crawler.source.snapshot import FileEntry
 
 CHUNK_BYTES = 1_500_000
@@ -46,7 +47,7 @@ def _worker_init() -> None:
 
 
 def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
-                   settings: surface.Settings = surface.DEFAULT) -> list[tuple[dict[str, Any], bytes | None]]:
+                   settings: surface.Settings = surface.DEFAULT) -> list[tuple[FileResult, bytes | None]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process. A result that
     only says this machine could not decide (``transient``) comes back with no encoding: it is
@@ -66,12 +67,12 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
 DIED = "the extractor's process died on this file"
 
 
-def _extract_pair(pair: tuple[list[tuple[str, bytes]], str, surface.Settings]) -> list[tuple[dict[str, Any], bytes | None]]:
+def _extract_pair(pair: tuple[list[tuple[str, bytes]], str, surface.Settings]) -> list[tuple[FileResult, bytes | None]]:
     return _extract_chunk(*pair)
 
 
 def _isolated(snapshot: Files, entries: list[FileEntry], test_paths: frozenset[str] = frozenset(),
-              settings: surface.Settings = surface.DEFAULT) -> list[tuple[dict[str, Any], bytes | None]]:
+              settings: surface.Settings = surface.DEFAULT) -> list[tuple[FileResult, bytes | None]]:
     """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
     blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
     out = []
@@ -148,9 +149,9 @@ def extract_all(
     reuse: bool = True,
     served: list[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
-    tests: list[dict[str, Any]] | None = None,
+    tests: list[FileResult] | None = None,
     settings: surface.Settings = surface.DEFAULT,
-) -> list[dict[str, Any]]:
+) -> list[FileResult]:
     """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
     the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
     stored in it; ``served`` receives the paths whose results came from it. ``tests``, when
@@ -167,7 +168,7 @@ def extract_all(
                                ("test." if e.path in test_paths else "") + version) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
-        results: dict[str, dict[str, Any]] = {}
+        results: dict[str, FileResult] = {}
         stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
         todo = [e for e in entries if keys[e.path] not in stored]
         damaged: list[FileEntry] = []
@@ -189,7 +190,7 @@ def extract_all(
                 served.extend(results)  # (only hits so far: fresh results come later)
 
         counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
-        fresh: list[tuple[dict[str, Any], bytes | None]] = []
+        fresh: list[tuple[FileResult, bytes | None]] = []
         jobs = jobs or default_jobs()
         if jobs <= 1 or len(todo) < 8:
             decode_hits()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from crawler.extract.templates import parts_from_template
@@ -13,7 +14,7 @@ WORD = re.compile(r"\w+")
 Segment = tuple[str, str | None]  # ("lit", text) or ("var", None)
 
 
-def template_segments(template: dict[str, Any]) -> list[Segment]:
+def template_segments(template: Mapping[str, Any]) -> list[Segment]:
     """The template as alternating literal runs and variable parts.
 
     These are exactly the literal runs of the template's ``pattern``, which is built from the

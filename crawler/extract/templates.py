@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import NamedTuple
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from crawler.model.shapes import TemplateData
 
 
 class Field(NamedTuple):
@@ -115,7 +118,7 @@ def escape_surrogates(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def make_template(parts: Parts, form: str, opaque: bool | None = None) -> dict:
+def make_template(parts: Parts, form: str, opaque: bool | None = None) -> TemplateData:
     parts = normalize(parts)
     text: list[str] = []
     pattern: list[str] = ["(?s)^"]
@@ -195,7 +198,7 @@ def text_parts(text: str) -> Parts:
     return normalize(parts)
 
 
-def parts_from_template(tpl: dict) -> Parts:
+def parts_from_template(tpl: Mapping[str, Any]) -> Parts:
     """Inverse of :func:`make_template` (uses ``fields`` to find each field in ``text``).
 
     Jumps from brace to brace: every record of a crawl passes through here (ids, search index).

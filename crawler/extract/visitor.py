@@ -62,6 +62,7 @@ from crawler.extract.templates import (
     none_template,
 )
 from crawler.extract.text import Source, decode_source, module_name
+from crawler.model.shapes import FileResult
 
 EXTRACTOR_VERSION = "2"
 SNIPPET_LINES = 25
@@ -100,7 +101,7 @@ def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
     return lines
 
 
-def extract_file(path: str, data: bytes, settings: surface.Settings = surface.DEFAULT) -> dict:
+def extract_file(path: str, data: bytes, settings: surface.Settings = surface.DEFAULT) -> FileResult:
     # Warnings about the *analysed* code (invalid escape sequences are SyntaxWarning/
     # DeprecationWarning at parse time) are none of ours: under ``-W error`` they would turn a
     # valid file into a SyntaxError. The result must not depend on the warning filters.
@@ -109,7 +110,7 @@ def extract_file(path: str, data: bytes, settings: surface.Settings = surface.DE
         return _extract_file(path, data, settings)
 
 
-def skipped_result(path: str, reason: str) -> dict:
+def skipped_result(path: str, reason: str) -> FileResult:
     """The result of a file that gave nothing, with the reason."""
     return _skipped(_empty_result(path), reason)
 

@@ -1,0 +1,196 @@
+"""The plain-data shapes that flow between the stages on the hot path, as TypedDicts.
+
+A crawl of vLLM makes ~100k nested objects; pydantic would validate each one for nothing, since
+every record is checked against the schema generated from ``records`` before it is written. So the
+stages pass dicts, and these types say what is in them: extraction's per-file result and its sites
+(``FileResult``, ``ExtractedSite``), and the records the catalogue builds and the writer renders
+(``RecordData`` and its parts). Every shape named after a model holds exactly that model's fields
+(tests/model/test_shapes.py): a field added to a model fails the test until it is added here.
+
+The parts of a record that later joins fill in (explanation, meaning, related, history) stay
+``dict[str, Any]`` here: the catalogue's joins build and merge them as plain data.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+
+if TYPE_CHECKING:  # the extraction workers import these shapes, and need no pydantic
+    from crawler.model.records import LogLevel, SiteKind
+
+
+class TemplateFieldData(TypedDict):
+    expr: str
+    name: str | None
+
+
+class TemplateData(TypedDict):
+    text: str
+    fields: list[TemplateFieldData]
+    pattern: str
+    form: str
+    opaque: bool
+    alternatives: list[str]
+
+
+class SnippetData(TypedDict):
+    start_line: int
+    end_line: int
+    code: str
+
+
+class FactsData(TypedDict):
+    derived: Literal["machine"]
+    guards: list[str]
+    loops: list[str]
+    handler: str | None
+    cause: str | None
+    reraise: bool
+    decorators: list[str]
+    docstring: str | None
+
+
+class LogInfoData(TypedDict):
+    level: LogLevel
+    logger: str
+    once: bool
+
+
+class ResponseInfoData(TypedDict):
+    status_code: int | None
+    error_type: str | None
+    builder: str
+
+
+class NativeInfoData(TypedDict):
+    macro: str
+    #: one of records.NativeInfo's languages (the schema check on write holds it to them)
+    language: str
+    surfaces_as: str
+
+
+class _SiteCore(TypedDict):
+    """What a site is from extraction on (``ExtractedSite``) to the record (``SiteData``)."""
+
+    path: str
+    line: int
+    end_line: int
+    module: str
+    qualname: str
+    kind: SiteKind
+    exception: str
+    exception_qualname: str
+    template: TemplateData
+    snippet: SnippetData
+    #: (the catalogue still fills in ``records.Facts``' defaults, for a site made by hand)
+    facts: FactsData
+
+
+class SiteData(_SiteCore):
+    """A record's site (``records.Site``)."""
+
+    permalink: str | None
+    log: LogInfoData | None
+    response: ResponseInfoData | None
+    native: NativeInfoData | None
+
+
+class ExceptionData(TypedDict):
+    name: str
+    qualname: str
+    builtin_ancestor: str | None
+    bases: list[str]
+
+
+class LocationData(TypedDict):
+    path: str
+    line: int
+    end_line: int
+    qualname: str
+    permalink: str | None
+
+
+class RepoData(TypedDict):
+    url: str
+    owner: str
+    name: str
+
+
+class ProvenanceData(TypedDict):
+    repo: str
+    commit: str
+    commit_date: str
+    upstream_commit: str | None
+    source: str
+    #: ``records.Permalinked`` or ``records.NoPermalinks`` as data
+    permalinks: dict[str, str]
+
+
+class RecordData(TypedDict):
+    """A record as the catalogue builds it and the writer renders it (``records.Record``)."""
+
+    schema_version: str
+    id: str
+    title: str
+    repo: RepoData
+    kind: SiteKind
+    exception: ExceptionData
+    log: LogInfoData | None
+    response: ResponseInfoData | None
+    native: NativeInfoData | None
+    message: TemplateData
+    location: LocationData
+    sites: list[SiteData]
+    explanation_status: str
+    explanation: dict[str, Any]
+    related: list[dict[str, Any]]
+    meaning: dict[str, Any]
+    history: dict[str, Any] | None
+    provenance: ProvenanceData
+
+
+#: A record from either producer: the catalogue (``RecordData``), or a dataset read back and
+#: folded by the versions stage, which still passes it as the plain JSON it was checked as.
+AnyRecord = RecordData | dict[str, Any]
+
+
+# ---------------------------------------------------------------------------------------------
+# extraction's output: no model of its own (the catalogue makes records of it)
+
+
+class ExtractedSite(_SiteCore):
+    """A site as extraction makes it: a record's site less its permalink (the catalogue names the
+    revision), with what only the later stages read."""
+
+    log: NotRequired[LogInfoData | None]
+    response: NotRequired[ResponseInfoData | None]
+    native: NotRequired[NativeInfoData | None]
+    #: a native check's title template: its message less what the macro puts before every message
+    title_template: NotRequired[TemplateData]
+    #: ``extract.derive``'s facts of the template (entry key, search tokens), stamped
+    _derived: NotRequired[dict[str, Any]]
+
+
+class FileResult(TypedDict):
+    """One file's extraction result (``extract.visitor``, ``extract.native``; test files
+    ``extract.codefacts.read_test_file``), as the runner returns and caches it."""
+
+    path: str
+    module: str
+    status: Literal["ok", "skipped"]
+    reason: str | None
+    sites: list[ExtractedSite]
+    classes: list[dict[str, Any]]
+    bare_asserts: int
+    reraises: int
+    calls: list[dict[str, Any]]
+    #: the knobs the file declares (``extract.knobs``); not in a test file's result
+    declarations: NotRequired[dict[str, Any]]
+    #: the file's facts for the callers join (``extract.codefacts.graph_facts``)
+    graph: NotRequired[dict[str, Any]]
+    #: a native file's language and whether its parse had errors
+    native: NotRequired[dict[str, Any]]
+    #: a test file's raises blocks
+    tests: NotRequired[list[dict[str, Any]]]
+    #: this machine could not decide (a timeout, a dead worker): never cached, the dataset provisional
+    transient: NotRequired[bool]
