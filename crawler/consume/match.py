@@ -23,8 +23,12 @@ log tails, pydantic listings and JSON bodies are each found in one pass, whateve
 Ranking, best first: the share of the message the entry's literal text covers; whether the
 entry raises the exception named in the input (2) or a subclass of it (1, e.g. pydantic's "Value
 error" for a ValueError subclass); whether the traceback's last frame is one of the entry's sites;
-fewer fields. Entries equal on all of these
-are ties and are all shown.
+in a Python traceback, an entry that is not a Rust frontend's check (the frontend repeats the
+Python server's messages); a raise before a response before a log line; fewer fields. Entries
+equal on all of these are ties and are all shown. Weak candidates (no match) are ranked by
+likeness of wording plus ``AGREE`` times their ``agreement`` with what the paste names (its
+exception, a log line's level, a traceback's language), so of two worded within ``AGREE`` of each
+other the one the paste names comes first; strength (match or weak) never depends on it.
 """
 
 from __future__ import annotations
@@ -48,6 +52,10 @@ ELLIPSIS = ("...", "…")
 NEAREST_POOL = 12
 #: A match needs its literal text to cover this share of the message (see ``Match.support``).
 MIN_SUPPORT = 0.5
+#: How much likeness of wording (difflib's ratio, or support) a weak candidate's agreement with
+#: what the paste names is worth (``agreement``): candidates worded within this of each other are
+#: ranked by it, a closer wording still wins over a wider gap. It never makes a candidate a match.
+AGREE = 0.1
 #: Characters of a field's value counted by ``Match.support``: a long value (a list of 200
 #: architectures) is data, and must not make a template that says what it is a weak match.
 FIELD_WEIGHT = 16
@@ -358,7 +366,7 @@ class Match:
     @property
     def key(self) -> tuple:
         return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match,
-                _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
+                not (_rust(self.entry) and _python(self.reading)), _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -389,6 +397,7 @@ class Near:
     entry: SearchEntry
     similarity: float
     dataset: str = ""
+    reading: Reading | None = None  # the reading whose message it is worded like
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -452,6 +461,42 @@ class _Prepared:
                 values[f"f{k}"] = message[start:end] if j == run - 1 else ""
                 k += 1
         return values
+
+
+def _rust(entry: SearchEntry) -> bool:
+    """A check in a Rust frontend: its errors reach a user as a JSON body or its own log, never
+    in a Python traceback."""
+    return entry.kind == "native" and any(s.path.endswith(".rs") for s in entry.sites)
+
+
+def _python(reading: Reading) -> bool:
+    """The reading comes from a Python traceback (or one of its frames)."""
+    return reading.source in ("traceback", "raise") or reading.frame is not None
+
+
+def agreement(entry: SearchEntry, reading: Reading | None) -> float:
+    """How well an entry's kind and exception agree with what the reading names, from -1 to 1.
+
+    A log line's level names a log entry of that level. An exception named (``RuntimeError:
+    ...``) agrees with an entry raising it (1) or a subclass caught as it (0.5: pydantic's "Value
+    error"), a native check surfacing as it included; it disagrees with a log entry (a raised
+    error, not a logged one) and, in a Python traceback, with a Rust frontend's check. A bare
+    message disagrees with a log entry: a logged message is printed after its level.
+    """
+    if reading is None:
+        return 0.0
+    if reading.source == "log":
+        return 1.0 if entry.kind == "log" and entry.exception == reading.exception else 0.0
+    if entry.kind == "log":
+        return -1.0
+    if _rust(entry) and _python(reading):
+        return -1.0
+    if reading.exception:
+        if reading.exception == entry.exception:
+            return 1.0
+        if reading.exception in entry.catch_as:
+            return 0.5
+    return 0.0
 
 
 def _in_named_function(frame: Frame, entry: SearchEntry) -> bool:
@@ -901,21 +946,27 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
                 continue
             seen.add(r.message)
             for matcher in matchers:
-                nearest += matcher.nearest(r.message)
+                for n in matcher.nearest(r.message):
+                    # the reading of this message that agrees best: a log line's is both its
+                    # level's and the plain text's, and the level is what it says
+                    n.reading = max((q for q in readings if q.message == r.message), key=lambda q: agreement(n.entry, q))
+                    nearest.append(n)
         best: dict[str, Near] = {}
         for n in nearest:
-            if n.entry.id not in best or n.similarity > best[n.entry.id].similarity:
+            if n.entry.id not in best or _weak_score(n) > _weak_score(best[n.entry.id]):
                 best[n.entry.id] = n
         nearest = sorted(best.values(), key=lambda n: (-n.similarity, n.entry.id))[:5]
-    weak_all: list = sorted([*weak[:limit], *nearest], key=lambda w: -_weak_score(w))[:limit]
+    weak_all: list = sorted([*weak[:limit], *nearest], key=lambda w: (-_weak_score(w), w.entry.id))[:limit]
     return Result(readings, _cap(strong, limit), nearest, weak_all, hits)
 
 
 def _weak_score(w: "Match | Near") -> float:
+    """Likeness of wording, then within ``AGREE`` of it what the paste names (``agreement``)."""
     if isinstance(w, Near):
-        return w.similarity
+        return w.similarity + AGREE * agreement(w.entry, w.reading)
     # a traceback frame in the entry's own function outweighs any likeness of wording
-    return (1.0 if w.site_match else 0.0) + (max(w.support, w.coverage) if w.how == "full" else w.coverage)
+    return ((1.0 if w.site_match else 0.0) + (max(w.support, w.coverage) if w.how == "full" else w.coverage)
+            + AGREE * agreement(w.entry, w.reading))
 
 
 def _cap(matches: list[Match], limit: int) -> list[Match]:

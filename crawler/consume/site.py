@@ -351,11 +351,19 @@ SEARCH_JS = r"""
   // words (idf-weighted), the most similar wordings: the template as a message shows it
   // (fields as "…"), whole and cut to the message's length.
   var NEAREST_POOL = 12, postings = null;
+  // An assembled message with no literal text of its own ("\n".join(errors)) is matched by its
+  // pieces, as match.py's Matcher does: each piece's fragments in order, anywhere in the message.
+  function shapes(e) {
+    if (!e.shapes) e.shapes = [e].concat((e.alternatives || []).map(function (a) {
+      return {fragments: a.fragments, anchors: a.anchors, starts_literal: false, ends_literal: false};
+    }));
+    return e.shapes;
+  }
   function postingLists() {
     if (postings) return postings;
     postings = new Map();
     data.entries.forEach(function (e, n) {
-      new Set(words(e.fragments.join(" "))).forEach(function (w) {
+      new Set(words(shapes(e).map(function (s) { return s.fragments.join(" "); }).join(" "))).forEach(function (w) {
         if (!postings.has(w)) postings.set(w, []);
         postings.get(w).push(n);
       });
@@ -377,10 +385,15 @@ SEARCH_JS = r"""
     message = Array.from(message).slice(0, 500).join("");
     var size = Array.from(message).length;
     return sharingWords(message, NEAREST_POOL).map(function (e) {
-      var literal = Array.from(e.fragments.length ? e.fragments.join("\u2026") : e.text);
-      var whole = seqMatcher(message, literal.slice(0, 500).join("")).ratio();
-      var cut = seqMatcher(message, literal.slice(0, size + 5).join("")).ratio();
-      return [e, Math.max(whole, 0.95 * cut)];
+      var best = 0;
+      shapes(e).forEach(function (s) {
+        if (!s.fragments.length && s !== e) return;
+        var literal = Array.from(s.fragments.length ? s.fragments.join("\u2026") : e.text);
+        var whole = seqMatcher(message, literal.slice(0, 500).join("")).ratio();
+        var cut = seqMatcher(message, literal.slice(0, size + 5).join("")).ratio();
+        best = Math.max(best, whole, 0.95 * cut);
+      });
+      return [e, best];
     });
   }
   window.errcatNearest = function (m) { return nearest(m).map(function (p) { return [p[0].id, p[1]]; }); };
@@ -398,9 +411,15 @@ SEARCH_JS = r"""
     }
     return true;
   }
-  // The best full match of an entry over the candidate messages: [strong, support, literal length].
+  // The best full match of an entry (or one of its pieces) over the candidate messages:
+  // [strong, support, literal length, full].
   function fit(e, msgs, foreignMsgs) {
-    var best = null, lit = e.fragments.join("").length;
+    var best = null;
+    shapes(e).forEach(function (s) { best = fitShape(s, msgs, foreignMsgs, best); });
+    return best;
+  }
+  function fitShape(e, msgs, foreignMsgs, best) {
+    var lit = e.fragments.join("").length;
     msgs.forEach(function (q) {
       if (q.length <= 3 || !e.fragments.length) return;
       var have = new Set(q.match(/[\p{L}\p{N}_]+/gu) || []);
@@ -905,6 +924,8 @@ def _search_payload(index: SearchIndex, foreign: list[Any] = ()) -> dict[str, An
     foreign errors (foreign.py) it answers "not raised by" with."""
     return {"repo": index.repo, "commit": index.commit, "entries": [
         {"id": e.id, "title": e.title, "exception": e.exception, "text": e.text, "fragments": e.fragments,
-         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens}
+         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens,
+         # only where there are some: few entries are assembled messages
+         **({"alternatives": [{"fragments": a.fragments, "anchors": a.anchors} for a in e.alternatives]} if e.alternatives else {})}
         for e in index.entries],
         "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation} for f in foreign]}

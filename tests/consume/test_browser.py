@@ -420,3 +420,42 @@ def test_axe_finds_no_serious_accessibility_violations(browser, rich_site):
             assert serious == [], (url, width, serious)
             browser.get_log("browser")  # axe's own reads of the stylesheet, which the page's CSP refuses
     assert sum(seen) < 30  # the check ran and answered (its minor findings counted, not asserted)
+
+
+ASSEMBLED = '''
+def check(items, limit):
+    errors = []
+    for item in items:
+        if item < 0:
+            errors.append(f"item {item} is negative")
+        if item > limit:
+            errors.append(f"item {item} exceeds the limit of {limit}")
+    raise ValueError("\\\\n".join(errors))
+'''
+FIRST = ("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
+         "var l = document.querySelector('#results li'); var a = l && l.querySelector('a');"
+         "return l ? [a ? a.getAttribute('href') : '', l.textContent] : null;")
+
+
+def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_repo, cli, tmp_path):
+    """A message joined from pieces ("\\n".join(errors)) has no literal text of its own: the box
+    matches its pieces (SearchEntry.alternatives), each anywhere in the message, as errcat match does."""
+    fixture_repo.commit({"srv/__init__.py": "", "srv/check.py": ASSEMBLED}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text('default = "acme"\n[upstreams.acme]\nurl = "https://github.com/acme/server"\ninclude = ["srv/**/*.py"]\n')
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
+    data = tmp_path / "out" / "acme" / "server"
+    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
+    browser.get((tmp_path / "site" / "index.html").as_uri())
+    for paste in ("ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
+                  'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    check([9], 5)\n'
+                  "ValueError: item 9 exceeds the limit of 5"):
+        done = cli("match", "--data", data, "--json", paste)
+        answer = json.loads(done.stdout)
+        (entry,) = [m["id"] for m in answer["matches"]]
+        href, text = browser.execute_script(FIRST, paste)
+        assert href.endswith(f"errors/{entry}.html") and text.endswith("ValueError \u00b7 matches"), (paste, text)
+    # a message that only shares the pieces' words is no match
+    shown = browser.execute_script(FIRST, "ValueError: the limit is negative")
+    assert shown is None or "matches" not in shown[1]
+    assert _errors(browser) == []
