@@ -1,4 +1,6 @@
-"""How a page names an entry's kind: the kind, and for a native check what it is and what it surfaces as."""
+"""How a page names an entry's kind (for a native check, what it is and what it surfaces as), and
+what it says of an entry that is not a raise: how it is logged or answered, and the pieces an
+assembled message is made of. One reading for the terminal, HTML and Markdown pages."""
 
 from __future__ import annotations
 
@@ -16,3 +18,24 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     if native["language"] == "rust":
         return f"native: {native['macro']} in Rust code (vLLM's Rust frontend process), its error type {native['surfaces_as']}"
     return f"native: {native['macro']} in {language} code, seen in Python as {native['surfaces_as']}"
+
+
+def surface_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, text) rows from a record as plain data; the texts came from a crawled repository
+    and are escaped by each page for its own sink."""
+    rows: list[tuple[str, str]] = []
+    log = record.get("log")
+    if log:
+        once = " (once per process)" if log.get("once") else ""
+        rows.append(("Logged", f"at {log['level'].upper()} by {log['logger']}{once}"))
+    response = record.get("response")
+    if response:
+        status = response.get("status_code")
+        etype = response.get("error_type")
+        said = " ".join(x for x in (f"HTTP {status}" if status is not None else "HTTP status set at run time",
+                                    etype or "(error type set at run time)"))
+        rows.append(("Answered", f"{said}, built by {response['builder']}"))
+    alternatives = (record.get("message") or {}).get("alternatives") or []
+    for alt in alternatives:
+        rows.append(("Piece", alt))
+    return rows

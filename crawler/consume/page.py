@@ -15,10 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.base.sink import styled
-from crawler.consume.kinds import kind_text
+from crawler.consume.kinds import kind_text, surface_rows
 from crawler.consume.meaning_page import CALLERS, NOTE, REPRODUCTIONS, TITLE
 from crawler.consume.meaning_page import rows as meaning_rows
-from crawler.consume.surface_rows import surface_rows
 
 Span = tuple[str, str]
 Line = list[Span]

@@ -35,12 +35,11 @@ from crawler.base.jsonio import dumps_record, dumps_rows
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.highlight import highlight_python
-from crawler.consume.kinds import kind_text
+from crawler.consume.kinds import kind_text, surface_rows
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
 from crawler.consume.site_markdown import code_language, highlight_block, markdown_html, markdown_inline
-from crawler.consume.surface_rows import surface_rows
 from crawler.model.records import ID_RE, URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
