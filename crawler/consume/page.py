@@ -94,6 +94,9 @@ def _history(page: Page, history: dict[str, Any] | None) -> None:
     shown = [(k, v) for k, v in history.items() if v not in (None, False, [], {}, "")]
     if not shown:
         return
+    if not history.get("retired") and history.get("last_seen") is None and "first_seen" in history:
+        # a live record leaves last_seen out (the manifest's commit has it): it is still there
+        shown.append(("last_seen", "still present"))
     order = list(HISTORY_LABELS)
     shown.sort(key=lambda kv: order.index(kv[0]) if kv[0] in HISTORY_LABELS else len(order))
     page.section("History")

@@ -50,6 +50,7 @@ def test_a_renamed_file_is_a_move_kept_over_releases_and_a_line_shift_is_none(re
     page = cli("show", after[MESSAGE]["id"], "--data", out, "--color=never")
     assert page.exit_code == 0, page.output
     assert f"Moved: pkg/a.py -> pkg/checks.py in v2.0 ({commits['v2.0'][:12]})" in page.stdout
+    assert "Last seen: still present" in page.stdout  # a live record names no last_seen: the manifest's commit has it
     assert "Moved:" not in cli("show", before[MESSAGE]["id"], "--data", shifted, "--color=never").stdout
 
     site = tmp_path / "site"
