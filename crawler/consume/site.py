@@ -581,31 +581,61 @@ def primary(r: dict[str, Any]) -> dict[str, Any]:
 STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
 
 
-def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
-    """First seen, last seen, moves, removal and rewording, from ``Record.history`` (absent before a
-    history or sync run covered the entry)."""
-    h = r.get("history")
-    if not h:
-        return ""
+#: A piece of a history row: ("code", text), ("entry", id) or ("text", text).
+Piece = tuple[str, str]
 
-    def when(w: dict[str, Any] | None) -> str:
-        if not w:
-            return "unknown"
-        return f'<code>{esc(w.get("version") or w["commit"][:12])}</code>'
+
+def history_rows(h: dict[str, Any]) -> list[tuple[str, list[Piece]]]:
+    """First seen, last seen, moves, removal and rewording, from ``Record.history``, as labelled
+    pieces each page format writes its own way (every text is the dataset's: escaped there)."""
+
+    def when(w: dict[str, Any] | None) -> list[Piece]:
+        return [("code", str(w.get("version") or str(w["commit"])[:12]))] if w else [("text", "unknown")]
 
     # a live record's last_seen is null: the analysed commit has it (#18)
-    last = when(h["last_seen"]) if h.get("last_seen") or h.get("retired") else "still present"
+    last = when(h["last_seen"]) if h.get("last_seen") or h.get("retired") else [("text", "still present")]
     rows = [("First seen", when(h.get("first_seen"))), ("Last seen", last)]
-    rows += [("Moved", f'<code>{esc(m["from_path"])}</code> &rarr; <code>{esc(m["to_path"])}</code> in {when(m)}')
+    rows += [("Moved", [("code", m["from_path"]), ("text", " → "), ("code", m["to_path"]), ("text", " in "), *when(m)])
              for m in h.get("moved") or []]
     if h.get("retired"):
         rows.append(("Removed in", when(h.get("removed_in"))))
     if h.get("replaces"):
-        rows.append(("Reworded from", ", ".join(_entry_link(i, titles) for i in h["replaces"])))
+        pieces: list[Piece] = []
+        for n, eid in enumerate(h["replaces"]):
+            pieces += [("text", ", ")] * bool(n) + [("entry", eid)]
+        rows.append(("Reworded from", pieces))
     if h.get("replaced_by"):
-        rows.append(("Reworded as", _entry_link(h["replaced_by"], titles)))
+        rows.append(("Reworded as", [("entry", h["replaced_by"])]))
+    return rows
+
+
+def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
+    """The history section (absent before a history or sync run covered the entry)."""
+    h = r.get("history")
+    if not h:
+        return ""
+
+    def piece(kind: str, text: str) -> str:
+        if kind == "entry":
+            return _entry_link(text, titles)
+        if kind == "code":
+            return f"<code>{esc(text)}</code>"
+        return " &rarr; " if text == " → " else esc(text)
+
+    rows = [(label, "".join(piece(k, t) for k, t in pieces)) for label, pieces in history_rows(h)]
     note = f'<p class="retired">{esc(h["retired_note"])}</p>' if h.get("retired_note") else ""
     return _section("history", "History", note + '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>")
+
+
+def _history_markdown(r: dict[str, Any]) -> list[str]:
+    h = r.get("history")
+    if not h:
+        return []
+    lines = ["## History", ""] + ([md_text(h["retired_note"]), ""] if h.get("retired_note") else [])
+    for label, pieces in history_rows(h):
+        text = "".join(md_inline(t) if k in ("code", "entry") else md_text(t) for k, t in pieces)
+        lines.append(f"- **{label}:** {text}")
+    return lines + [""]
 
 
 def _entry_link(eid: str, titles: dict[str, str]) -> str:
@@ -761,6 +791,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{_safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
            "", "## Message", "", md_code(r["message"]["text"]), ""]
+    out += _history_markdown(r)
 
     def sec(title: str, body: str) -> None:
         out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])

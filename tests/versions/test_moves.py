@@ -59,6 +59,11 @@ def test_a_renamed_file_is_a_move_kept_over_releases_and_a_line_shift_is_none(re
     section = html[html.index('id="history"'):html.index("</section>", html.index('id="history"'))]
     assert "<dt>Moved</dt><dd><code>pkg/a.py</code> &rarr; <code>pkg/checks.py</code> in <code>v2.0</code></dd>" in section
     assert "<dt>Last seen</dt><dd>still present</dd>" in section
+    markdown = tmp_path / "site-md"
+    assert cli("render", "--data", out, "--out", markdown, "--format", "markdown").exit_code == 0
+    md = next(markdown.rglob(f"{after[MESSAGE]['id']}.md")).read_text(encoding="utf-8")
+    assert "## History" in md and "- **Moved:** `pkg/a.py` → `pkg/checks.py` in `v2.0`" in md
+    assert "- **First seen:** `v1.0`" in md and "- **Last seen:** still present" in md
 
 
 def test_a_site_added_or_dropped_beside_another_is_no_move(fixture_repo, cli, tmp_path):
