@@ -45,6 +45,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -181,61 +182,65 @@ def floor(repo: Path, ref: str, include: str, only: set[tuple[str, str]] | None 
     return time.perf_counter() - start, parsed
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of a process and all its descendants, from /proc."""
-    total, stack = 0, [pid]
+def _tree(pid: int) -> Iterator[int]:
+    """A process and all its descendants, from /proc (one gone meanwhile is left out)."""
+    stack = [pid]
     while stack:
         p = stack.pop()
+        yield p
         try:
-            with open(f"/proc/{p}/statm") as fh:
-                total += int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children") as fh:
                     stack += [int(c) for c in fh.read().split()]
         except (OSError, ValueError):
             continue
-    return total
 
 
-def tree_pss(pid: int) -> int:
-    """Proportional set size of a process and all its descendants (/proc/<pid>/smaps_rollup):
-    a page shared by n processes counts 1/n in each, so the writer's forked children, which share
-    the parent's pages copy-on-write, are not counted twice as a sum of resident sizes is."""
-    total, stack = 0, [pid]
-    while stack:
-        p = stack.pop()
+def _rss(p: int) -> int:
+    with open(f"/proc/{p}/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _pss(p: int) -> int:
+    """Proportional set size (/proc/<pid>/smaps_rollup): a page shared by n processes counts 1/n
+    in each, so the writer's forked children, which share the parent's pages copy-on-write, are
+    not counted again as a sum of resident sizes counts them."""
+    with open(f"/proc/{p}/smaps_rollup") as fh:
+        for line in fh:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def tree_memory(pid: int, size: Callable[[int], int]) -> int:
+    """``size`` summed over a process and its descendants."""
+    total = 0
+    for p in _tree(pid):
         try:
-            with open(f"/proc/{p}/smaps_rollup") as fh:
-                for line in fh:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as fh:
-                    stack += [int(c) for c in fh.read().split()]
+            total += size(p)
         except (OSError, ValueError):
             continue
     return total
 
 
-def run_crawl(args: list[str], env: dict[str, str], expect_unchanged: bool = False) -> tuple[float, tuple[int, int], str]:
-    """Wall seconds, peak tree memory (PSS, and the sum of resident sizes) and the summary line
-    of one `errcat crawl`."""
+def measured(argv: list[str], env: dict[str, str]) -> tuple[float, tuple[int, int], str, str, int]:
+    """Run ``python -m crawler ARGV``: wall seconds, peak memory of its process tree (PSS, and
+    the sum of resident sizes), stdout, stderr and the exit status. RSS is sampled every 20 ms;
+    PSS (the kernel walks every mapping for it) every 100 ms, so that the sampling takes little
+    of the two cores the command runs on."""
     peak = rss_peak = 0
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "crawler", "crawl", *args], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "crawler", *argv], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     done = threading.Event()
 
     def sample() -> None:
-        # RSS every 20 ms; PSS (the kernel walks every mapping for it) every 100 ms, so that the
-        # sampling itself takes little of the two cores the crawl runs on.
         nonlocal peak, rss_peak
         n = 0
         while not done.is_set():
-            rss_peak = max(rss_peak, tree_rss(proc.pid))
+            rss_peak = max(rss_peak, tree_memory(proc.pid, _rss))
             if n % 5 == 0:
-                peak = max(peak, tree_pss(proc.pid))
+                peak = max(peak, tree_memory(proc.pid, _pss))
             n += 1
             done.wait(0.02)
 
@@ -245,12 +250,18 @@ def run_crawl(args: list[str], env: dict[str, str], expect_unchanged: bool = Fal
     seconds = time.perf_counter() - start
     done.set()
     sampler.join()
-    if proc.returncode != 0:
-        sys.exit(f"bench: crawl {' '.join(args)} failed ({proc.returncode}):\n{err}")
+    return seconds, (peak, rss_peak), out, err, proc.returncode
+
+
+def run_crawl(args: list[str], env: dict[str, str], expect_unchanged: bool = False) -> tuple[float, tuple[int, int], str]:
+    """Wall seconds, peak tree memory (PSS, RSS sum) and the summary line of one `errcat crawl`."""
+    seconds, peak, out, err, status = measured(["crawl", *args], env)
+    if status != 0:
+        sys.exit(f"bench: crawl {' '.join(args)} failed ({status}):\n{err}")
     lines = out.strip().splitlines()
     if expect_unchanged and not any(line.startswith("unchanged ") for line in err.splitlines()):
         sys.exit(f"bench: the warm crawl did not find its dataset up to date:\n{err}")
-    return seconds, (peak, rss_peak), lines[-1]
+    return seconds, peak, lines[-1]
 
 
 def ast_grep_seconds(repo: Path, ref: str, include: str) -> float | None:

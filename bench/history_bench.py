@@ -21,43 +21,24 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench import tree_rss  # noqa: E402
+from bench import measured  # noqa: E402
 
 RATIO_TARGET = 3.0
 
 
 def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Wall seconds, peak tree RSS and stderr of one errcat command."""
-    peak = 0
-    start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "crawler", *args], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        while not done.is_set():
-            peak = max(peak, tree_rss(proc.pid))
-            done.wait(0.02)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    _, err = proc.communicate()
-    seconds = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if proc.returncode != 0:
-        sys.exit(f"history_bench: errcat {' '.join(args)} failed ({proc.returncode}):\n{err}")
-    return seconds, peak, err
+    """Wall seconds, peak memory of the process tree (PSS, as bench.py measures it) and stderr
+    of one errcat command."""
+    seconds, peak, _, err, status = measured(args, env)
+    if status != 0:
+        sys.exit(f"history_bench: errcat {' '.join(args)} failed ({status}):\n{err}")
+    return seconds, peak[0], err
 
 
 def main() -> None:
