@@ -161,6 +161,21 @@ def test_sync_restores_the_extraction_cache_errcat_writes():
     assert cache["with"]["restore-keys"].endswith("${{ matrix.upstream }}+")
 
 
+
+def test_backfill_crawl_jobs_restore_and_save_the_extraction_cache():
+    job = jobs("backfill.yml")["crawl"]
+    names = [s.get("name") for s in job["steps"]]
+    (cache,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
+    (crawl,) = [s for s in job["steps"] if "--per-release" in s.get("run", "")]
+    assert names.index(cache["name"]) < names.index(crawl["name"])
+    assert cache["with"]["path"] == crawl["env"]["ERRCAT_CACHE_DIR"] + "/results.sqlite3"
+    first, then = cache["with"]["restore-keys"].splitlines()
+    assert cache["with"]["key"].startswith(first)  # each job saves its own key; the newest is restored
+    assert first.endswith("${{ inputs.upstream }}+") and then.endswith("${{ inputs.upstream }}+")
+    # the daily sync's cache is the fallback: the same key prefix sync.yml saves under
+    sync = [s for s in jobs()["crawl"]["steps"] if s.get("uses", "").startswith("actions/cache@")][0]
+    assert then == sync["with"]["restore-keys"].replace("matrix.upstream", "inputs.upstream")
+
 # --------------------------------------------------------------------------- running the steps
 
 CODE = CHECK_CODE
