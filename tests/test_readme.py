@@ -42,3 +42,17 @@ def test_readme_lookup_snippet_finds_the_entry(tmp_path):
         result = subprocess.run([sys.executable, "-I", str(script), str(dataset), message], capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
         assert [line.split()[0] for line in result.stdout.splitlines() if not line.startswith(" ")] == found
+
+
+def test_every_toml_example_in_the_readme_is_a_config_errcat_loads(tmp_path):
+    """A user copies these into errcat.toml: each must parse (TOML refuses a key given twice) and
+    load as errcat's configuration."""
+    from crawler.source.config import load_config
+
+    blocks = re.findall(r"```toml\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+    assert blocks
+    for n, block in enumerate(blocks):
+        path = tmp_path / str(n) / "errcat.toml"
+        path.parent.mkdir()
+        path.write_text(block, encoding="utf-8")
+        assert load_config(path).upstreams, block
