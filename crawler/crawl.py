@@ -182,8 +182,25 @@ def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
             gc.enable()
 
 
-def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
-    started = time.perf_counter()
+class _Inputs(NamedTuple):
+    """What a crawl is made from, read and checked before anything is extracted."""
+
+    upstream: Any
+    include: list[str]
+    exclude: list[str]
+    limits: Limits
+    snapshot: Any  # open: the caller closes it
+    curated: Any
+    foreign: tuple[str, Any] | None
+    meaning: Any
+    settings: Settings
+    target: Path
+    digest: str
+
+
+def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
+    """The crawl's inputs and their digest; UsageError for a selection of no file, CuratedError
+    for an invalid curated file (both before anything is written)."""
     config = load_config(options.config)
     if options.pypi is not None:
         pypi = options.pypi
@@ -207,24 +224,15 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         max_blob_bytes=limits.max_file_bytes,
         progress=progress,
     )
-    if not snapshot.files and not snapshot.skipped:
-        # An empty dataset would replace the one in place: a crawl of nothing publishes nothing.
-        snapshot.close()
-        where = f"pypi:{options.pypi}" if options.pypi else f"{options.repo or upstream.url} at {snapshot.ref or snapshot.commit[:12]}"
-        globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
-        raise UsageError(f"no file of {where} matches {globs}; nothing was written")
-    vouched = _vouched(snapshot, options.vouch)
-    if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
-        progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
     try:
-        # invalid curated files stop the crawl before anything is written
+        if not snapshot.files and not snapshot.skipped:
+            # An empty dataset would replace the one in place: a crawl of nothing publishes nothing.
+            where = f"pypi:{options.pypi}" if options.pypi else f"{options.repo or upstream.url} at {snapshot.ref or snapshot.commit[:12]}"
+            globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
+            raise UsageError(f"no file of {where} matches {globs}; nothing was written")
         curated_root = options.curated if options.curated is not None else default_root(config.path)
         curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
         foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name)
-        target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
-        with dataset_lock(target):  # another crawl's temporary directory is not a trace
-            recover(target)  # traces of a killed run go first, even when the dataset is up to date
-        sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
         evidence = _evidence(curated_root, snapshot.repo)
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
         if evidence.digest is not None:
@@ -233,6 +241,32 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         meaning = meaning_settings(upstream)
         settings = Settings.of(upstream)
         digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning, settings)
+    except BaseException:
+        snapshot.close()
+        raise
+    return _Inputs(upstream, include, exclude, limits, snapshot, curated, foreign, meaning, settings,
+                   dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name), digest)
+
+
+def planned_digest(options: CrawlOptions, progress: Progress = _quiet) -> str:
+    """The input digest a crawl with ``options`` would record, without extracting anything: a
+    dataset whose manifest holds it was made from exactly these inputs (the commit, errcat, the
+    curated files, the limits, the upstream's settings)."""
+    inputs = _inputs(options, progress)
+    inputs.snapshot.close()
+    return inputs.digest
+
+
+def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
+    started = time.perf_counter()
+    upstream, include, exclude, limits, snapshot, curated, foreign, meaning, settings, target, digest = _inputs(options, progress)
+    vouched = _vouched(snapshot, options.vouch)
+    if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
+        progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
+    try:
+        with dataset_lock(target):  # another crawl's temporary directory is not a trace
+            recover(target)  # traces of a killed run go first, even when the dataset is up to date
+        sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
         existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")

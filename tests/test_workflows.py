@@ -155,7 +155,8 @@ def test_sync_restores_the_extraction_cache_errcat_writes():
     (cache,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
     (sync,) = [s for s in job["steps"] if s.get("id") == "sync"]
     assert names.index(cache["name"]) < names.index(sync["name"])
-    assert cache["with"]["path"] == sync["env"]["ERRCAT_CACHE_DIR"] + "/results.sqlite3"
+    cache_dir = sync["env"]["ERRCAT_CACHE_DIR"]  # the per-file results and the joins' outputs
+    assert cache["with"]["path"].splitlines() == [f"{cache_dir}/results.sqlite3", f"{cache_dir}/joins/results.sqlite3"]
     assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])  # a new key each run, the newest restored
     # each upstream its own cache: the prefix ends in a character no upstream name holds
     assert cache["with"]["restore-keys"].endswith("${{ matrix.upstream }}+")
@@ -168,7 +169,8 @@ def test_backfill_crawl_jobs_restore_and_save_the_extraction_cache():
     (cache,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
     (crawl,) = [s for s in job["steps"] if "--per-release" in s.get("run", "")]
     assert names.index(cache["name"]) < names.index(crawl["name"])
-    assert cache["with"]["path"] == crawl["env"]["ERRCAT_CACHE_DIR"] + "/results.sqlite3"
+    cache_dir = crawl["env"]["ERRCAT_CACHE_DIR"]
+    assert cache["with"]["path"].splitlines() == [f"{cache_dir}/results.sqlite3", f"{cache_dir}/joins/results.sqlite3"]
     first, then = cache["with"]["restore-keys"].splitlines()
     assert cache["with"]["key"].startswith(first)  # each job saves its own key; the newest is restored
     assert first.endswith("${{ inputs.upstream }}+") and then.endswith("${{ inputs.upstream }}+")

@@ -169,6 +169,7 @@ def _initial_changelog(manifest: Manifest, entries: int) -> str:
 def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag: bool = False,
          tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = _quiet) -> SyncResult:
     """Bring the catalogue under ``out`` to the upstream's head (or newest release tag)."""
+    from crawler.crawl import planned_digest
     from crawler.source.config import identify, load_config
     from crawler.versions.formats import markdown
 
@@ -184,7 +185,10 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     def same_tools(m: Manifest) -> bool:
         return (m.errcat_version, m.extractor_version, m.include, m.exclude) == (__version__, EXTRACTOR_VERSION, include, exclude)
 
-    if old is not None and commit is not None and old.manifest.commit == commit and same_tools(old.manifest):
+    if old is not None and commit is not None and old.manifest.commit == commit and same_tools(old.manifest) \
+            and old.manifest.input_digest == planned_digest(source.crawl_options(want, out)):
+        # the same commit is not enough: a curated file merged since, or a changed limit or
+        # upstream setting, makes another catalogue of it
         progress(f"up to date at {commit[:12]}")
         unchanged = diff_records(old.records, old.records, old_side=_side(old), new_side=_side(old))
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))

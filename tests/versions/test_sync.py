@@ -123,3 +123,21 @@ def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_reposito
     manifest = json.loads((out / "acme" / "widgets" / "manifest.json").read_text())
     assert (manifest["ref"], manifest["upstream_commit"], manifest["counts"]["retired"]) == ("v0.33.0", "7e2b1c9d4", 1)
     assert files_of(fixture_repo.path) == before
+
+
+def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cli, tmp_path, monkeypatch):
+    """The daily sync after a maintainer merged a curated explanation: the upstream commit is the
+    one in place, but the catalogue must carry the new text (and its pull request show it)."""
+    monkeypatch.chdir(tmp_path)  # curated/ next to the (absent) config: the working directory
+    out = tmp_path / "out"
+    assert sync(cli, upstream, out).exit_code == 0
+    eid = json.loads(jsonl_bytes(out / "acme" / "widgets").splitlines()[0])["id"]
+    drafted = cli("curate", "draft", eid, "--data", out / "acme" / "widgets")
+    assert drafted.exit_code == 0, drafted.output
+    assert (tmp_path / "curated" / "acme" / "widgets" / f"{eid}.yaml").is_file()
+
+    again = sync(cli, upstream, out, "--exit-code")
+    assert again.exit_code == 1 and again.stdout.startswith("changed=true"), again.output
+    records = {r["id"]: r for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
+    assert records[eid]["explanation_status"] == "draft" and records[eid]["explanation"]["what_it_means"]
+    assert sync(cli, upstream, out, "--exit-code").stdout.startswith("changed=false")  # and then it is up to date
