@@ -19,6 +19,7 @@ import os
 import pickle
 import subprocess
 import sys
+from typing import cast
 
 LIBCST_TIMEOUT = 20.0
 
@@ -347,12 +348,14 @@ class _Converter:
         return self.loc(node, n)
 
     def s_augassign(self, node):
-        op = ast.Add() if isinstance(node.operator, self.cst.AddAssign) else ast.Sub()
-        return self.loc(node, ast.AugAssign(target=self.expr(node.target), op=op, value=self.expr(node.value)))
+        op: ast.operator = ast.Add() if isinstance(node.operator, self.cst.AddAssign) else ast.Sub()
+        target = cast("ast.Name | ast.Attribute | ast.Subscript", self.expr(node.target))  # what Python lets one assign to
+        return self.loc(node, ast.AugAssign(target=target, op=op, value=self.expr(node.value)))
 
     def s_annassign(self, node):
         value = self.expr(node.value) if node.value is not None else None
-        n = ast.AnnAssign(target=self.expr(node.target), annotation=Opaque(), value=value, simple=1)
+        target = cast("ast.Name | ast.Attribute | ast.Subscript", self.expr(node.target))
+        n = ast.AnnAssign(target=target, annotation=Opaque(), value=value, simple=1)
         return self.loc(node, n)
 
     def _dotted(self, node) -> str:
@@ -424,6 +427,7 @@ class _Converter:
 
     def e_binop(self, node):
         op = node.operator
+        o: ast.operator
         if isinstance(op, self.cst.Add):
             o = ast.Add()
         elif isinstance(op, self.cst.Modulo):
@@ -443,7 +447,8 @@ class _Converter:
         return cls(elts=elts, ctx=ast.Load())
 
     def e_dict(self, node):
-        keys, values = [], []
+        keys: list[ast.expr | None] = []
+        values: list[ast.expr] = []
         for e in node.elements:
             if isinstance(e, self.cst.DictElement):
                 keys.append(self.expr(e.key))

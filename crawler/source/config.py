@@ -204,6 +204,8 @@ class Upstream(BaseModel):
 VLLM = Upstream(
     name="vllm",
     url="https://github.com/vllm-project/vllm",
+    owner="vllm-project",
+    repo="vllm",
     branch="main",
     include=["vllm/**/*.py"],
     # Vendored code is other projects' (a wheel also carries kernels copied in at build time) and
