@@ -220,6 +220,12 @@ class CuratedSet:
         return len(self.entries)
 
 
+#: Files this process parsed and validated, by path and the digest of their bytes: ``errcat
+#: history`` reads the same curated set once for every release it crawls, and parsing the YAML
+#: is most of that.
+_PARSED: dict[tuple[Path, bytes], CuratedFile] = {}
+
+
 def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -> CuratedSet:
     """Read and validate every ``*.yaml`` under ``root/owner/name``.
 
@@ -246,12 +252,18 @@ def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -
         except CuratedError as exc:
             out.problems += exc.problems
             continue
-        h.update(path.name.encode() + b"\0" + hashlib.sha256(data).digest())
-        try:
-            entry = parse_file(path, data.decode("utf-8", "surrogateescape"))
-        except CuratedError as exc:
-            out.problems += exc.problems
-            continue
+        file_digest = hashlib.sha256(data).digest()
+        h.update(path.name.encode() + b"\0" + file_digest)
+        known = _PARSED.get((path, file_digest))
+        if known is not None:
+            entry = known.model_copy(deep=True)
+        else:
+            try:
+                entry = parse_file(path, data.decode("utf-8", "surrogateescape"))
+            except CuratedError as exc:
+                out.problems += exc.problems
+                continue
+            _PARSED[(path, file_digest)] = entry.model_copy(deep=True)
         out.entries[entry.id] = entry
         out.paths[entry.id] = path
     out.digest = h.hexdigest()

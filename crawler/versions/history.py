@@ -55,6 +55,14 @@ def _record_key(record: dict[str, Any]) -> tuple[str, ...]:
     return entry_key(record["sites"][0])
 
 
+def _key_inputs(record: dict[str, Any]) -> bytes:
+    """What ``entry_key`` reads of a record's primary site, as bytes: equal inputs, equal key, so a
+    release's unchanged entries skip normalising their templates again (most of a fold's work)."""
+    site = record["sites"][0]
+    return orjson.dumps([site["exception_qualname"], site["exception"], site["template"], site.get("kind"),
+                         site["module"], site["qualname"]])
+
+
 def _paths(record: dict[str, Any]) -> tuple[str, ...]:
     return tuple(site["path"] for site in record["sites"])
 
@@ -79,6 +87,7 @@ class _Entry:
     tens)."""
 
     key: tuple[str, ...]
+    key_inputs: bytes
     history: History | None
     paths: tuple[str, ...]
     packed: bytes
@@ -126,14 +135,19 @@ class Fold:
         """Take records as they are, history included (a dataset written with history)."""
         for record in records:
             history = record.get("history")
-            self._entries[record["id"]] = _Entry(_record_key(record), History.model_validate(history) if history else None,
+            self._entries[record["id"]] = _Entry(_record_key(record), _key_inputs(record),
+                                                 History.model_validate(history) if history else None,
                                                  _paths(record), _pack(record))
 
     def add(self, records: Iterable[dict[str, Any]], version: str | None, commit: str) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts)."""
         now = Lifetime(version=version, commit=commit)
         current = {r["id"]: r for r in records}
-        keys = {eid: _record_key(r) for eid, r in current.items()}
+        inputs = {eid: _key_inputs(r) for eid, r in current.items()}
+        keys = {}
+        for eid, r in current.items():
+            known = self._entries.get(eid)
+            keys[eid] = known.key if known is not None and known.key_inputs == inputs[eid] else _record_key(r)
         for eid, key in keys.items():
             known = self._entries.get(eid)
             if known is not None and known.key != key:
@@ -173,7 +187,7 @@ class Fold:
                 moved=[*(before.moved if before else []), *([move] if move else [])],
                 replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
             )
-            self._entries[eid] = _Entry(keys[eid], history, paths, _pack(record))
+            self._entries[eid] = _Entry(keys[eid], inputs[eid], history, paths, _pack(record))
 
 
 def seed(records: Iterable[dict[str, Any]], manifest: Manifest) -> Fold:
