@@ -29,6 +29,8 @@ equal on all of these are ties and are all shown. Weak candidates (no match) are
 likeness of wording plus ``AGREE`` times their ``agreement`` with what the paste names (its
 exception, a log line's level, a traceback's language), so of two worded within ``AGREE`` of each
 other the one the paste names comes first; strength (match or weak) never depends on it.
+The site's search box (site.py's search.js, with site_search.py's index fields) reads a paste
+into the same readings and ranks by the same key and weak score: keep the two in step.
 """
 
 from __future__ import annotations
