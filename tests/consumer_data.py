@@ -172,7 +172,8 @@ def write_changelog(tmp: Path) -> Path:
 
 #: Entries that match a paste equally well by wording, told apart only by what errcat match's
 #: ranking also weighs: the traceback frame's function (two of one wording raised in two
-#: functions as different exceptions) and the kind (a logged warning and a raise of one wording).
+#: functions as different exceptions), the kind (a logged warning and a raise of one wording), and a
+#: Rust frontend's check repeating a Python raise's message.
 ADAPTER = template("Loading adapter ", ("name",), " failed")
 ENV = template("Unknown environment variable detected: ", ("env",))
 RANKING_SITES = [
@@ -181,6 +182,14 @@ RANKING_SITES = [
     {**site(ENV, "pkg/envs.py", 50, "check_env", exception="WARNING", qualified="logging.WARNING", kind="log"),
      "log": {"level": "warning", "logger": "logger", "once": False}},
     site(ENV, "pkg/envs.py", 60, "strict_env", exception="ValueError"),
+    # a Rust frontend's checks repeating the Python server's messages, one of them cut short
+    site(template("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt. Set `--limit-mm-per-prompt` "
+                  "to increase this limit."), "pkg/mm.py", 8, "validate_num_items"),
+    site(template("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), "pkg/sampling.py", 70, "verify_bad_words"),
+    *({**site(template(*parts), "rust/src/chat/error.rs", line, name, exception="Error", qualified="builtins.Error", kind="native"),
+       "native": {"macro": "#[error]", "language": "rust", "surfaces_as": "Error"}}
+      for parts, line, name in ((("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt."), 5, "MmLimitExceeded"),
+                                (("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), 9, "TooManyBadWords"))),
 ]
 
 

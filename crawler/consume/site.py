@@ -564,7 +564,7 @@ SEARCH_JS = r"""
     var strong = anchored && support >= MIN_SUPPORT;
     return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong,
             key: [strong ? 1 : 0, how === "full" ? 1 : 0, Math.round(coverage * 1e6) / 1e6, x, site,
-                  rust(e) && python(r) ? 0 : 1, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)], -fieldCount(s)]};
+                  rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)], -fieldCount(s)]};
   }
   function keyCmp(a, b) {
     for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] > b[i] ? 1 : -1;
@@ -649,6 +649,24 @@ SEARCH_JS = r"""
     if (w.near) return w.similarity + AGREE * agreement(w.e, w.r);
     return (w.site ? 1 : 0) + (w.full ? Math.max(w.support, w.coverage) : w.coverage) + AGREE * agreement(w.e, w.r);
   }
+  // match._repeats: the Rust frontend's check repeats the other entry's message (its literal text starts it)
+  function repeats(r, o) {
+    var rf = r.fragments, of = o.fragments, k = rf.length;
+    if (!k || rust(o) || r.starts_literal !== o.starts_literal || of.length < k) return false;
+    for (var i = 0; i < k - 1; i++) if (rf[i] !== of[i]) return false;
+    return of[k - 1].startsWith(rf[k - 1]);
+  }
+  // match._repeated_first: the Python entry a Rust check repeats just before the check
+  function repeatedFirst(weak) {
+    var out = weak.slice();
+    for (var i = 0; i < out.length; i++) {
+      if (!rust(out[i].e)) continue;
+      for (var j = i + 1; j < out.length; j++) {
+        if (repeats(out[i].e, out[j].e)) { out.splice(i, 0, out.splice(j, 1)[0]); i++; break; }
+      }
+    }
+    return out;
+  }
   function byId(a, b) { return a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0; }
   // match.match: matches (root causes before umbrellas) and weak candidates, best first
   function answer(read, foreign, foreignMsgs) {
@@ -688,7 +706,7 @@ SEARCH_JS = r"""
       });
       near = Array.from(nearBest.values()).sort(function (a, b) { return b.similarity - a.similarity || byId(a, b); }).slice(0, 5);
     }
-    var weakAll = weak.slice(0, LIMIT).concat(near).sort(function (a, b) { return weakScore(b) - weakScore(a) || byId(a, b); }).slice(0, LIMIT);
+    var weakAll = repeatedFirst(weak.slice(0, LIMIT).concat(near).sort(function (a, b) { return weakScore(b) - weakScore(a) || byId(a, b); })).slice(0, LIMIT);
     return {strong: strong, weak: weakAll, causes: causes.length > 0};
   }
   // A word search for what is not a paste ("kv cache"): the entries whose words the query has.

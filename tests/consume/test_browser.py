@@ -250,21 +250,22 @@ def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
     assert sum(1 for readings in want for r in readings if r[3]) > 20  # frames, read alike
 
 
-def _assert_both_match_first(browser, cli, data, cases):
-    """errcat match and the box (on the page open) both answer each paste with a match to the
-    entry expected of it, first."""
+def _assert_both_match_first(browser, cli, data, cases, strength="match"):
+    """errcat match and the box (on the page open) both answer each paste with the entry
+    expected of it first, as a match (or both as a weak candidate)."""
     for paste, want in cases:
         answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
         top = (answer["matches"] or answer["weak"])[0]
         href, text = browser.execute_script(FIRST, paste)
         assert top["id"] == href.rsplit("/", 1)[-1].removesuffix(".html") == want, (paste, top, text)
-        assert top.get("strength") == "match" and "\u00b7 matches" in text, (paste, text)
+        assert top.get("strength", "weak") == strength and f"\u00b7 {strength}" in text, (paste, text)
 
 
 def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
     """Entries one paste matches equally well by wording come in errcat match's order in the box
     too: the one raised in the traceback frame's function first, a logged warning for a log line
-    at WARNING, a raise for a bare message or one naming an exception."""
+    at WARNING, a raise for a bare message or one naming an exception, a Python raise before the
+    Rust frontend's repeat of its message."""
     data = cd.write_ranking(tmp_path)
     out = tmp_path / "site"
     render_site(data, out)
@@ -281,6 +282,13 @@ def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
         ("ValueError: Unknown environment variable detected: FOO", by["ValueError", "strict_env"]),
     ]
     _assert_both_match_first(browser, cli, data, cases)
+    # a JSON body says nothing of the server: the Python server's entry before the Rust
+    # frontend's repeat of it, when both match, and when the repeat is only worded more like it
+    body = "openai.BadRequestError: Error code: 400 - {{'object': 'error', 'message': '{}', 'type': 'BadRequestError'}}"
+    _assert_both_match_first(browser, cli, data, [(body.format("Too many bad words: 120. The max number is 100."),
+                                                   by["ValueError", "verify_bad_words"])])
+    _assert_both_match_first(browser, cli, data, [(body.format("At most 1 image(s) may be provided in one request."),
+                                                   by["ValueError", "validate_num_items"])], strength="weak")
     assert _errors(browser) == []
 
 

@@ -18,8 +18,8 @@ VLLM = Path("/work/data/vllm")
 sys.path.insert(0, str(ROOT / "bench"))
 
 #: Floors of top-1 over the pastes expecting an entry: what the matcher reaches less one paste
-#: (91/99 as pasted; 97/99 with reworded messages in v0.33.0's words).
-MIN_TOP1 = {False: 0.90, True: 0.96}
+#: (92/99 as pasted; 98/99 with reworded messages in v0.33.0's words).
+MIN_TOP1 = {False: 0.91, True: 0.97}
 
 
 @pytest.fixture(scope="module")
