@@ -500,7 +500,11 @@ SEARCH_JS = r"""
   window.errcatSiteCode = siteCode;
   var KIND_RANK = {log: 0, response: 1};
   function kind(e) { return e.k || "raise"; }
-  function catchAs(e) { return e.c || (data.catch || {})[e.exception] || []; }
+  var catchTable = null;
+  function catchAs(e) {
+    if (!catchTable) catchTable = new Map(data.catch || []);
+    return e.c || catchTable.get(e.exception) || [];
+  }
   function fieldCount(s) {
     if (s.f !== undefined) return s.f;
     var k = s.fragments.length;
@@ -1196,7 +1200,8 @@ def _search_payload(index: SearchIndex, foreign: list[Any] = ()) -> dict[str, An
     from crawler.consume.site_search import caught_as, own_ancestors, ranking_fields
 
     catch = caught_as(index)
-    return {"repo": index.repo, "commit": index.commit, "catch": catch, "entries": [
+    # pairs, not an object: a name from the crawled code ("__proto__", "constructor") is no key to trust in JS
+    return {"repo": index.repo, "commit": index.commit, "catch": list(catch.items()), "entries": [
         {"id": e.id, "title": e.title, "exception": e.exception, "text": e.text, "fragments": e.fragments,
          "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens,
          **ranking_fields(e), **own_ancestors(e, catch),
