@@ -521,12 +521,12 @@ SEARCH_JS = r"""
     }
     return f.codes;
   }
-  function sitePairs(e) {
-    if (!e.pairs) { e.pairs = []; for (var i = 0; i + 8 <= (e.s || "").length; i += 8) e.pairs.push([e.s.slice(i, i + 4), e.s.slice(i + 4, i + 8)]); }
-    return e.pairs;
-  }
-  function inNamedFunction(f, e) { var c = frameCodes(f); return !!c && sitePairs(e).some(function (p) { return p[1] === c.fn; }); }
-  function sameFunction(f, e) { var c = frameCodes(f); return !!c && sitePairs(e).some(function (p) { return c.at.has(p[0]); }); }
+  // site_search.site_codes: "s" the sites' codes, "n" their functions' (entries with no words)
+  function codes(text) { var out = []; for (var i = 0; i + 4 <= (text || "").length; i += 4) out.push(text.slice(i, i + 4)); return out; }
+  function siteCodes(e) { if (!e.atCodes) e.atCodes = codes(e.s); return e.atCodes; }
+  function functionCodes(e) { if (!e.fnCodes) e.fnCodes = codes(e.n); return e.fnCodes; }
+  function inNamedFunction(f, e) { var c = frameCodes(f); return !!c && functionCodes(e).indexOf(c.fn) >= 0; }
+  function sameFunction(f, e) { var c = frameCodes(f); return !!c && siteCodes(e).some(function (code) { return c.at.has(code); }); }
   function rust(e) { return kind(e) === "rust"; }
   function python(r) { return r.src === "traceback" || r.src === "raise" || !!r.f; }
   function exceptionMatch(e, r) {
@@ -589,9 +589,9 @@ SEARCH_JS = r"""
         if (!lookups.buckets.has(anchor)) lookups.buckets.set(anchor, []);
         lookups.buckets.get(anchor).push(p);
       } else (s.fragments.length ? lookups.loose : lookups.blank).push(p);
-      sitePairs(p[0]).forEach(function (pair) {
-        if (!lookups.byFunction.has(pair[1])) lookups.byFunction.set(pair[1], []);
-        lookups.byFunction.get(pair[1]).push(p);
+      functionCodes(p[0]).forEach(function (code) {
+        if (!lookups.byFunction.has(code)) lookups.byFunction.set(code, []);
+        lookups.byFunction.get(code).push(p);
       });
     });
     return lookups;

@@ -4,15 +4,17 @@ fields its template has, the ancestors its exception is caught as, and where it 
 
 Kept small, since every page loads the index: the kind only when it is not a raise or an
 assert, the field count only when the fragments do not imply it, the ancestors once per
-exception name (the same name has the same ancestors across a dataset), and each site as two
-24-bit codes: of its path with its function's name (a traceback frame ``File ".../vllm/x.py",
-line N, in fn`` is in the entry's function when a suffix of its path with ``fn`` gives the
-code, ``match._score``'s ``site_match``) and of the function's name alone (a frame in a
-function of that name in any file, ``match._in_named_function``). A code is a fingerprint, not
-a name (a name table would cost twice the bytes): a frame's code is another function's once in
-16 million for each entry it is compared with, and only entries whose wording the paste already
-has (or opaque ones, whose exception it must name) are compared. The line is left out: a
-paste's line numbers come from the user's release, rarely this one.
+exception name (the same name has the same ancestors across a dataset), and each site as a 24-bit
+code of its path with its function's name (``s``: a traceback frame ``File ".../vllm/x.py",
+line N, in fn`` is in the entry's function when a suffix of its path with ``fn`` gives the code,
+``match._score``'s ``site_match``). Only an entry with no words of its own (``raise
+ValueError(msg)``, ``"{a}: {b}"``) also has the code of each function's name alone (``n``): it
+is offered where a frame is in a function of that name in any file
+(``match._in_named_function``); an entry with words is tried when the paste has them. A code is
+a fingerprint, not a name (a name table would cost twice the bytes): a frame's code is another
+function's once in 16 million for each entry it is compared with, and only entries whose wording
+the paste already has (or opaque ones, whose exception it must name) are compared. The line is
+left out: a paste's line numbers come from the user's release, rarely this one.
 """
 
 from __future__ import annotations
@@ -39,11 +41,16 @@ def _leaf(name: str) -> str:
     return name.rpartition(".")[2]
 
 
-def site_codes(entry: SearchEntry) -> str:
-    """Each distinct (path, function) of the entry's sites as ``code(path + "\\0" + fn) +
-    code(fn)``, in the sites' order."""
+def site_codes(entry: SearchEntry) -> dict[str, str]:
+    """``s``: each distinct (path, function) of the entry's sites as ``code(path + "\\0" + fn)``,
+    in the sites' order; ``n``, for an entry or piece with no letter or digit in its literal
+    text: each distinct function's ``code(fn)``."""
     pairs = dict.fromkeys((s.path, _leaf(s.qualname)) for s in entry.sites)
-    return "".join(code(f"{path}\0{fn}") + code(fn) for path, fn in pairs)
+    out = {"s": "".join(code(f"{path}\0{fn}") for path, fn in pairs)}
+    shapes = [entry.fragments, *(a.fragments for a in entry.alternatives)]
+    if any(not any(ch.isalnum() for frag in frags for ch in frag) for frags in shapes):
+        out["n"] = "".join(code(fn) for fn in dict.fromkeys(fn for _, fn in pairs))
+    return out
 
 
 def _implied_fields(entry: SearchEntry) -> int:
@@ -54,7 +61,7 @@ def _implied_fields(entry: SearchEntry) -> int:
 
 def ranking_fields(entry: SearchEntry) -> dict[str, Any]:
     """The entry's part of the box's index beyond its wording (see the module's text)."""
-    out: dict[str, Any] = {"s": site_codes(entry)}
+    out: dict[str, Any] = site_codes(entry)
     if entry.kind not in ("raise", "assert"):
         # a Rust frontend's check is told apart: its errors never appear in a Python traceback
         rust = entry.kind == "native" and any(s.path.endswith(".rs") for s in entry.sites)
