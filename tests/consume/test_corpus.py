@@ -18,8 +18,8 @@ VLLM = Path("/work/data/vllm")
 sys.path.insert(0, str(ROOT / "bench"))
 
 #: Floors of top-1 over the pastes expecting an entry: what the matcher reaches less one paste
-#: (92/99 as pasted; 98/99 with reworded messages in v0.33.0's words).
-MIN_TOP1 = {False: 0.91, True: 0.97}
+#: (93/99 as pasted; 99/99 with reworded messages in v0.33.0's words).
+MIN_TOP1 = {False: 0.92, True: 0.98}
 
 
 @pytest.fixture(scope="module")
