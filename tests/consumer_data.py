@@ -166,3 +166,35 @@ def write_changelog(tmp: Path) -> Path:
     changelog = tmp / "changelog.md"
     changelog.write_text("## vLLM v0.11.0\n\n- 1 removed: `Bad x`\n- [evil](javascript:alert(3)) <img src=x onerror=alert(4)>\n")
     return changelog
+
+
+# --------------------------------------------------------------------------- ranking ties
+
+#: Entries that match a paste equally well by wording, told apart only by what errcat match's
+#: ranking also weighs: the traceback frame's function (two of one wording raised in two
+#: functions as different exceptions), the kind (a logged warning and a raise of one wording), and a
+#: Rust frontend's check repeating a Python raise's message.
+ADAPTER = template("Loading adapter ", ("name",), " failed")
+ENV = template("Unknown environment variable detected: ", ("env",))
+RANKING_SITES = [
+    site(ADAPTER, "pkg/lora/manager.py", 30, "WorkerManager._load_adapter", exception="ValueError"),
+    site(ADAPTER, "pkg/lora/loader.py", 12, "load_weights", exception="TypeError"),
+    {**site(ENV, "pkg/envs.py", 50, "check_env", exception="WARNING", qualified="logging.WARNING", kind="log"),
+     "log": {"level": "warning", "logger": "logger", "once": False}},
+    site(ENV, "pkg/envs.py", 60, "strict_env", exception="ValueError"),
+    # a Rust frontend's checks repeating the Python server's messages, one of them cut short
+    site(template("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt. Set `--limit-mm-per-prompt` "
+                  "to increase this limit."), "pkg/mm.py", 8, "validate_num_items"),
+    site(template("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), "pkg/sampling.py", 70, "verify_bad_words"),
+    *({**site(template(*parts), "rust/src/chat/error.rs", line, name, exception="Error", qualified="builtins.Error", kind="native"),
+       "native": {"macro": "#[error]", "language": "rust", "surfaces_as": "Error"}}
+      for parts, line, name in ((("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt."), 5, "MmLimitExceeded"),
+                                (("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), 9, "TooManyBadWords"))),
+]
+
+
+def write_ranking(tmp: Path) -> Path:
+    """A dataset of the ``RANKING_SITES`` (entries tied on wording); returns its directory."""
+    recs = build_records(IDENTITY, RANKING_SITES, {})
+    manifest = manifest_for(recs)
+    return write_dataset(tmp / "ranking" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))

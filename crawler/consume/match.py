@@ -23,12 +23,15 @@ log tails, pydantic listings and JSON bodies are each found in one pass, whateve
 Ranking, best first: the share of the message the entry's literal text covers; whether the
 entry raises the exception named in the input (2) or a subclass of it (1, e.g. pydantic's "Value
 error" for a ValueError subclass); whether the traceback's last frame is one of the entry's sites;
-in a Python traceback, an entry that is not a Rust frontend's check (the frontend repeats the
-Python server's messages); a raise before a response before a log line; fewer fields. Entries
+an entry that is not a Rust frontend's check (the frontend repeats the Python server's messages;
+in a Python traceback its checks come last); a raise before a response before a log line; fewer
+fields. Among weak candidates the Python entry a Rust check repeats comes just before it. Entries
 equal on all of these are ties and are all shown. Weak candidates (no match) are ranked by
 likeness of wording plus ``AGREE`` times their ``agreement`` with what the paste names (its
 exception, a log line's level, a traceback's language), so of two worded within ``AGREE`` of each
 other the one the paste names comes first; strength (match or weak) never depends on it.
+The site's search box (site.py's search.js, with site_search.py's index fields) reads a paste
+into the same readings and ranks by the same key and weak score: keep the two in step.
 """
 
 from __future__ import annotations
@@ -366,7 +369,7 @@ class Match:
     @property
     def key(self) -> tuple:
         return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match,
-                not (_rust(self.entry) and _python(self.reading)), _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
+                _server_rank(self.entry, self.reading), _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -472,6 +475,41 @@ def _rust(entry: SearchEntry) -> bool:
 def _python(reading: Reading) -> bool:
     """The reading comes from a Python traceback (or one of its frames)."""
     return reading.source in ("traceback", "raise") or reading.frame is not None
+
+
+def _server_rank(entry: SearchEntry, reading: Reading) -> int:
+    """2 for what the Python side raises; 1 for a Rust frontend's check, whose messages repeat
+    the Python server's and which is the experimental alternative to it (so where the paste does
+    not tell, as in a JSON body, the default server's entry comes first); 0 for a Rust check in
+    a Python traceback, where its errors never appear."""
+    if not _rust(entry):
+        return 2
+    return 0 if _python(reading) else 1
+
+
+def _repeats(rust: SearchEntry, other: SearchEntry) -> bool:
+    """The Rust frontend's check repeats the other entry's message: the other is no Rust check
+    and its literal text starts with all of the check's (same fragments, the last one a start)."""
+    r, o = rust.fragments, other.fragments
+    return (bool(r) and not _rust(other) and rust.starts_literal == other.starts_literal and len(o) >= len(r)
+            and list(o[:len(r) - 1]) == list(r[:-1]) and o[len(r) - 1].startswith(r[-1]))
+
+
+def _repeated_first(weak: list) -> list:
+    """Weak candidates with each Python entry a Rust check repeats moved to just before the
+    check: a paste worded like both is the default server's message (``_server_rank``), even when
+    the check's shorter text is worded more like it (the Python one goes on: "... in one prompt.
+    Set `--limit-mm-per-prompt` to increase this limit.")."""
+    out = list(weak)
+    i = 0
+    while i < len(out):
+        e = out[i].entry
+        j = next((k for k in range(i + 1, len(out)) if _rust(e) and _repeats(e, out[k].entry)), None)
+        if j is not None:
+            out.insert(i, out.pop(j))
+            i += 1
+        i += 1
+    return out
 
 
 def agreement(entry: SearchEntry, reading: Reading | None) -> float:
@@ -956,7 +994,7 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
             if n.entry.id not in best or _weak_score(n) > _weak_score(best[n.entry.id]):
                 best[n.entry.id] = n
         nearest = sorted(best.values(), key=lambda n: (-n.similarity, n.entry.id))[:5]
-    weak_all: list = sorted([*weak[:limit], *nearest], key=lambda w: (-_weak_score(w), w.entry.id))[:limit]
+    weak_all: list = _repeated_first(sorted([*weak[:limit], *nearest], key=lambda w: (-_weak_score(w), w.entry.id)))[:limit]
     return Result(readings, _cap(strong, limit), nearest, weak_all, hits)
 
 

@@ -182,8 +182,10 @@ SEARCH_JS = r"""
     counts.forEach(function (c, w) { out.push([" " + w + " ", " " + w, c]); });
     return out;
   }
-  // Reading a paste as crawler/paste.py does: known line prefixes stripped (each anchored and
-  // bounded, tried once per line), then every exception line a candidate message, the last first.
+  // Reading a paste as match.py's paste_readings does (paste.py for the lines): known line
+  // prefixes stripped (each anchored and bounded, tried once per line), then the readings, each
+  // {m: message, x: exception named, src: where it was read, f: [path, line, function] of the
+  // traceback frame it follows, t: cut short, ln: its line (a later line is nearer the end)}.
   var PREFIXES = [
     /^[│|┃]\s?/,
     /^[\w.-]{1,64}\s{1,8}\|\s?/,
@@ -194,20 +196,29 @@ SEARCH_JS = r"""
     /^(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
     /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? /
   ];
-  var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/;
-  var MAX_LINES = 4096, MAX_CANDIDATES = 12, FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5;
-  function cleanLine(line) {
+  var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/, LEVEL = /\b(WARNING|WARN|ERROR|CRITICAL)\b/;
+  var MAX_LINES = 4096, MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
+  var FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5, AGREE = 0.1, LIMIT = 10;
+  var ELLIPSIS = /(?:\.\.\.|\u2026)$/;
+  // [the line without its prefixes, the level the prefixes name (paste.logged) or null]
+  function stripLine(line) {
+    var level = null;
     line = line.replace(/\r$/, "").replace(/\^M$/, "").replace(/\s+$/, "");
     for (var n = 0; n < 8; n++) {
       var hit = false;
       for (var i = 0; i < PREFIXES.length && !hit; i++) {
         var m = PREFIXES[i].exec(line);
-        if (m && m[0].length) { line = line.slice(m[0].length); hit = true; }
+        if (m && m[0].length) {
+          var l = LEVEL.exec(m[0]);
+          if (l) level = l[1] === "WARN" ? "WARNING" : l[1];
+          line = line.slice(m[0].length); hit = true;
+        }
       }
       if (!hit) break;
     }
-    return line.replace(/[│┃]$/, "").replace(/\s+$/, "");
+    return [line, level];
   }
+  function cleanLine(line) { return stripLine(line)[0].replace(/[│┃]$/, "").replace(/\s+$/, ""); }
   function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
   function exceptionLine(line) {
     var t = line.trim(), m;
@@ -220,56 +231,135 @@ SEARCH_JS = r"""
     if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
     return null;
   }
+  function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
   // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
   // `raise X("...", "...")` holds the message as string literals.
-  var FRAME = /^\s*File "[^"\n]{1,1000}", line \d{1,9}, in \S{1,200}/, RAISE = /^\s*raise [A-Za-z_][\w.]{0,200}\(/;
+  var FRAME = /^\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/, RAISE = /^\s*raise ([A-Za-z_][\w.]{0,200})\(/;
+  var CHAIN = /^(?:The above exception was the direct cause|During handling of the above exception|Traceback \(most recent call last\))/;
   var LITERAL = /[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)/g;
   function raiseMessage(lines) {
-    var frame = -1;
-    for (var i = 0; i < lines.length; i++) {
-      if (FRAME.test(lines[i])) frame = i;
-      else if (exceptionLine(lines[i])) frame = -1;
-    }
-    if (frame < 0 || frame + 1 >= lines.length) return null;
-    var m = RAISE.exec(lines[frame + 1]);
+    var m = lines.length ? RAISE.exec(lines[0]) : null;
     if (!m) return null;
-    var parts = [], chunk = lines.slice(frame + 1, frame + 10);
-    for (var k = 0; k < chunk.length; k++) {
-      var line = k ? chunk[k].trim() : chunk[0].slice(m[0].length).trim();
+    var parts = [];
+    for (var k = 0; k < lines.length; k++) {
+      var line = k ? lines[k].trim() : lines[0].slice(m[0].length).trim();
       if (k && !/^(?:'|"|f'|f"|r'|r")/.test(line)) break;
       line.replace(LITERAL, function (all, dq, sq) { parts.push(dq !== undefined ? dq : (sq || "")); return all; });
     }
     var message = parts.join("").trim();
-    return message.length >= 4 ? message : null;
+    return message.length >= 4 ? [leaf(m[1]), message] : null;
   }
-  function candidates(text) {
-    var lines = text.split("\n").slice(-MAX_LINES).map(cleanLine), out = [];
-    for (var i = lines.length - 1; i >= 0 && out.length < MAX_CANDIDATES; i--) {
+  // paste.candidates: every exception line, the last first, with the lines continuing it and the
+  // frame printed before it; and the message of the raise a cut traceback ends in.
+  function lineCandidates(lines) {
+    var found = [], frame = null;
+    for (var i = 0; i < lines.length; i++) {
+      var f = FRAME.exec(lines[i]);
+      if (f) { frame = [i, [f[1], +f[2], f[3]]]; continue; }
       var c = exceptionLine(lines[i]);
       if (!c) continue;
-      var msg = c[1].trim();
-      out.push(msg);
-      var bare = msg.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, "");
-      if (bare !== msg) out.push(bare);
-    }
-    var whole = lines.join("\n").trim(), m = /^[A-Za-z_][\w.]*(?:Error|Exception|Warning): ([\s\S]*)$/.exec(whole);
-    // as match.py's read_query: a pydantic listing's "Value error, <message> [type=...", and a
-    // server's JSON error body's "message" (one line each here)
-    var extra = [];
-    lines.forEach(function (line) {
-      var t = line.trim(), v = /^(?:Value error|Assertion failed), /.exec(t);
-      if (v && extra.length < MAX_CANDIDATES) {
-        var end = t.indexOf(" [type=");
-        extra.push(t.slice(v[0].length, end < 0 ? t.length : end));
+      var more = [];
+      for (var j = i + 1; j < lines.length && j <= i + MAX_CONTINUATION; j++) {
+        var nxt = lines[j];
+        if (!nxt.trim() || /^\s*File "[^"\n]+", line \d+/.test(nxt) || CHAIN.test(nxt) || exceptionLine(nxt)) break;
+        more.push(nxt);
       }
-      var j = /['"]message['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(t);
-      if (j && extra.length < MAX_CANDIDATES) extra.push(j[1] !== undefined ? j[1] : j[2]);
-    });
-    var raised = raiseMessage(lines);
-    if (raised) extra.unshift(raised);
-    out.push(m ? m[1] : whole);
-    return {messages: out, extra: extra, cleaned: lines.join("\n")};
+      found.push({x: c[0], m: c[1].trim(), ln: i, cont: more.length ? [c[1]].concat(more).join("\n").trim() : "",
+                  f: frame ? frame[1] : null, src: "line"});
+      frame = null;
+    }
+    if (frame) {
+      var raised = raiseMessage(lines.slice(frame[0] + 1, frame[0] + 10));
+      if (raised) found.push({x: raised[0], m: raised[1], ln: frame[0], cont: "", f: frame[1], src: "raise"});
+    }
+    return found.reverse().slice(0, MAX_CANDIDATES);
   }
+  // match.py's _last_traceback: [exception, message, last frame] of the text's last traceback
+  var TB = "Traceback (most recent call last):";
+  function lastTraceback(text) {
+    var start = text.lastIndexOf(TB);
+    if (start < 0) return null;
+    var block = text.slice(start + TB.length), frames = /^[^\S\n]*File "([^"\n]+)", line (\d+), in (\S+)/gm, f, last = null;
+    while ((f = frames.exec(block))) last = f;
+    if (last) block = block.slice(last.index + last[0].length);
+    var lines = block.split("\n"), i = last ? 1 : 0;
+    while (i < lines.length && (!lines[i].trim() || lines[i][0] === " " || lines[i][0] === "\t")) i++;
+    var rest = lines.slice(i).join("\n").replace(/\s+$/, ""), nl = rest.indexOf("\n");
+    var m = /^([A-Za-z_][\w.]*)(?::(?: ([\s\S]*))?)?$/.exec(nl < 0 ? rest : rest.slice(0, nl));
+    if (!m) return null;
+    return [m[1], (m[2] || "") + (nl < 0 ? "" : "\n" + rest.slice(nl + 1)), last ? [last[1], +last[2], last[3]] : null];
+  }
+  var EXC_PREFIX = /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?([\s\S]*)$/;
+  var ANY_PREFIX = /^([A-Za-z_][\w.]*): ([\s\S]*)$/;
+  // match.py's _inner_readings: a pydantic listing's errors, and a server's JSON error body's
+  // message (the first "message" of the text, Python's repr of one included)
+  function innerReadings(message, outer, depth) {
+    var out = [], head = /^[^\S\n]*(Value error|Assertion failed), /gm, h, pos = 0;
+    while ((h = head.exec(message)) && out.length < 32) {
+      if (h.index < pos) continue;
+      var end = / \[type=(?:value_error|assertion_error)\b/g;
+      end.lastIndex = h.index + h[0].length;
+      var e = end.exec(message);
+      if (!e) break;
+      var inner = message.slice(h.index + h[0].length, e.index).trim();
+      out.push(reading(inner, h[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(inner)));
+      pos = e.index + e[0].length;
+    }
+    var j = depth < 2 && message.indexOf("{") >= 0 && /['"](?:message|detail)['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(message);
+    if (j) {
+      var body = j[1] !== undefined ? j[1] : j[2];
+      try { body = j[1] !== undefined ? JSON.parse('"' + body + '"') : body.replace(/\\(['\\])/g, "$1"); } catch (err) { /* kept as written */ }
+      var r = reading(body.trim(), null, "json", outer.f, ELLIPSIS.test(body.trim()));
+      out.push(r);
+      out = out.concat(innerReadings(r.m, r, depth + 1));
+      var x = EXC_PREFIX.exec(r.m);
+      if (x) out.push(reading(x[2].trim(), leaf(x[1]), "json", outer.f, false));
+    }
+    return out;
+  }
+  function reading(m, x, src, f, t, ln) {
+    return {m: m, x: x, src: src, f: f || null, t: !!t, ln: ln === undefined ? -1 : ln};
+  }
+  function readingsOf(text) {
+    var raw = text.replace(/\r\n/g, "\n").split("\n").slice(-MAX_LINES), lines = raw.map(cleanLine);
+    var out = [], seen = new Set();
+    function push(r) {
+      var key = JSON.stringify([r.m, r.x, r.src, r.f, r.t, r.ln]);
+      if (!seen.has(key) && out.length < MAX_READINGS) { seen.add(key); out.push(r); }
+    }
+    function add(message, x, src, f) {
+      message = message.trim();
+      var r = reading(message, x ? leaf(x) : null, src, f, ELLIPSIS.test(message));
+      [r].concat(innerReadings(message, r, 0)).forEach(push);
+    }
+    var text2 = lines.join("\n").replace(/^\n+|\n+$/g, ""), tb = lastTraceback(text2);
+    if (tb) add(tb[1], tb[0], "traceback", tb[2]);
+    else {
+      var stripped = text2.trim(), m = EXC_PREFIX.exec(stripped) || ANY_PREFIX.exec(stripped);
+      if (m) add(m[2], m[1], "plain");
+      else {
+        var ls = stripped.split("\n");
+        for (var i = ls.length - 1; i > 0; i--) {
+          var mm = EXC_PREFIX.exec(ls[i]);
+          if (mm) { add([mm[2]].concat(ls.slice(i + 1)).join("\n"), mm[1], "plain"); break; }
+        }
+      }
+      add(stripped, null, "plain");
+    }
+    // a log line's level says what it is: the message of a log entry of that level
+    raw.filter(function (l) { return l.trim(); }).slice(-MAX_LOG_LINES).reverse().forEach(function (l) {
+      var s = stripLine(l);
+      if (s[1] && s[0].trim() && !exceptionLine(s[0])) push(reading(s[0].trim(), s[1], "log"));
+    });
+    lineCandidates(lines).forEach(function (c) {
+      var bare = withoutParameter(c.m);
+      [c.m, bare, c.cont].filter(function (m, k, all) { return m && all.indexOf(m) === k; }).forEach(function (m) {
+        push(reading(m, c.x, c.src, c.f, ELLIPSIS.test(m) || c.src === "raise", c.ln));
+      });
+    });
+    return {readings: out, cleaned: lines.join("\n")};
+  }
+  window.errcatReadings = function (t) { return readingsOf(t).readings; };
   // match.py's _prefix_cover: literal characters matched when the message is the start of one
   // this template makes (it may end inside a fragment; the first MAX_OVERLAP characters of one
   // are looked for at its end); -covered-1 when it ends inside a field with more to come; null
@@ -300,7 +390,6 @@ SEARCH_JS = r"""
     }
     return (!endsLiteral || pos === n) ? covered : null;
   }
-  window.errcatCandidates = candidates;
   // difflib.SequenceMatcher(None, a, b).ratio() and .quick_ratio() over code points, as
   // match.py's nearest computes them (autojunk: in a b of 200 or more, elements more frequent
   // than 1% + 1 are left out of the index, as difflib does).
@@ -396,10 +485,67 @@ SEARCH_JS = r"""
     });
   }
   window.errcatNearest = function (m) { return nearest(m).map(function (p) { return [p[0].id, p[1]]; }); };
+  // Ranking as match.py's: each (entry, reading) that fits gets match.Match.key, compared
+  // element by element: [strong, full, coverage, exception named (2 same, 1 an ancestor),
+  // frame in the entry's function, not a Rust check in a Python traceback, raise > response >
+  // log, fewer fields]; the best per entry, ties in id order.
+  var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", encoder = new TextEncoder();
+  // site_search.code: FNV-1a over the UTF-8 bytes, folded to 24 bits, as four characters
+  function siteCode(text) {
+    var h = 0x811c9dc5, bytes = encoder.encode(text);
+    for (var i = 0; i < bytes.length; i++) h = Math.imul(h ^ bytes[i], 0x01000193) >>> 0;
+    h = ((h >>> 24) ^ (h & 0xffffff)) >>> 0;
+    return DIGITS[(h >> 18) & 63] + DIGITS[(h >> 12) & 63] + DIGITS[(h >> 6) & 63] + DIGITS[h & 63];
+  }
+  window.errcatSiteCode = siteCode;
+  var KIND_RANK = {log: 0, response: 1};
+  function kind(e) { return e.k || "raise"; }
+  var catchTable = null;
+  function catchAs(e) {
+    if (!catchTable) catchTable = new Map(data.catch || []);
+    return e.c || catchTable.get(e.exception) || [];
+  }
+  function fieldCount(s) {
+    if (s.f !== undefined) return s.f;
+    var k = s.fragments.length;
+    return k ? k - 1 + (s.starts_literal ? 0 : 1) + (s.ends_literal ? 0 : 1) : 1;
+  }
+  // A frame's codes: of each suffix of its path (match.py: path.endswith("/" + site path)) with
+  // its function, and of the function alone.
+  function frameCodes(f) {
+    if (!f) return null;
+    if (!f.codes) {
+      var path = f[0].replace(/\\/g, "/"), fn = leaf(f[2]), at = new Set([siteCode(path + "\0" + fn)]);
+      for (var i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) at.add(siteCode(path.slice(i + 1) + "\0" + fn));
+      f.codes = {at: at, fn: siteCode(fn)};
+    }
+    return f.codes;
+  }
+  // site_search.site_codes: "s" the sites' codes, "n" their functions' (entries with no words)
+  function codes(text) { var out = []; for (var i = 0; i + 4 <= (text || "").length; i += 4) out.push(text.slice(i, i + 4)); return out; }
+  function siteCodes(e) { if (!e.atCodes) e.atCodes = codes(e.s); return e.atCodes; }
+  function functionCodes(e) { if (!e.fnCodes) e.fnCodes = codes(e.n); return e.fnCodes; }
+  function inNamedFunction(f, e) { var c = frameCodes(f); return !!c && functionCodes(e).indexOf(c.fn) >= 0; }
+  function sameFunction(f, e) { var c = frameCodes(f); return !!c && siteCodes(e).some(function (code) { return c.at.has(code); }); }
+  function rust(e) { return kind(e) === "rust"; }
+  function python(r) { return r.src === "traceback" || r.src === "raise" || !!r.f; }
+  function exceptionMatch(e, r) {
+    if (!r.x) return 0;
+    return r.x === e.exception ? 2 : (catchAs(e).indexOf(r.x) >= 0 ? 1 : 0);
+  }
+  // match.agreement: how well the entry agrees with what the reading names, from -1 to 1
+  function agreement(e, r) {
+    if (!r) return 0;
+    if (r.src === "log") return kind(e) === "log" && e.exception === r.x ? 1 : 0;
+    if (kind(e) === "log") return -1;
+    if (rust(e) && python(r)) return -1;
+    var x = exceptionMatch(e, r);
+    return x === 2 ? 1 : (x === 1 ? 0.5 : 0);
+  }
   function umbrella(e) {
     var t = e.text.toLowerCase();
     return e.exception === "EngineDeadError" || t.indexOf("root cause") >= 0 || t.indexOf("see stack trace") >= 0 ||
-      t.indexOf("check the logs for more details") >= 0;
+      t.indexOf("check the logs for more details") >= 0 || t.indexOf("error raised in subprocess") === 0;
   }
   function inOrder(pieces, text) {
     var pos = 0;
@@ -410,109 +556,208 @@ SEARCH_JS = r"""
     }
     return true;
   }
-  // The best full match of an entry (or one of its pieces) over the candidate messages:
-  // [strong, support, literal length, full].
-  function fit(e, msgs, foreignMsgs) {
-    var best = null;
-    shapes(e).forEach(function (s) { best = fitShape(s, msgs, foreignMsgs, best); });
-    return best;
+  function wordSet(r) { if (!r.words) r.words = new Set(r.m.match(/[\p{L}\p{N}_]+/gu) || []); return r.words; }
+  // match.Matcher._score: a fit of shape s (the entry or one of its pieces) to reading r
+  function scored(e, s, r, how, covered, gaps, foreignMsgs) {
+    var x = exceptionMatch(e, r), site = r.f && sameFunction(r.f, e) ? 1 : 0, n = r.m.length, weighed = n;
+    (gaps || []).forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
+    var coverage = n ? covered / n : 1, support = weighed > 0 ? covered / weighed : 0;
+    var have = wordSet(r), anchored = s.anchors.some(function (a) { return have.has(a); });
+    if (!s.fragments.length && (!n || (site && x))) { support = 1; anchored = true; }
+    if (foreignMsgs.has(r.m)) anchored = false;  // a line the project does not raise: only weak
+    var strong = anchored && support >= MIN_SUPPORT;
+    return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong,
+            key: [strong ? 1 : 0, how === "full" ? 1 : 0, Math.round(coverage * 1e6) / 1e6, x, site,
+                  rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)], -fieldCount(s)]};
   }
-  function fitShape(e, msgs, foreignMsgs, best) {
-    var lit = e.fragments.join("").length;
-    msgs.forEach(function (q) {
-      if (q.length <= 3 || !e.fragments.length) return;
-      var have = new Set(q.match(/[\p{L}\p{N}_]+/gu) || []);
-      var anchored = e.anchors.some(function (a) { return have.has(a); }) && foreignMsgs.indexOf(q) < 0;
-      if (!anchored) return;  // no word of the entry's own: whatever fits is not worth showing first
-      var gaps = errcatGaps(e.fragments, e.starts_literal, e.ends_literal, q), support, full = !!gaps;
-      if (gaps) {
-        var weighed = q.length;
-        gaps.forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
-        support = weighed > 0 ? lit / weighed : 0;
-      } else {
-        var cut = q.replace(/(?:\.\.\.|\u2026)$/, "").trimEnd(), covered = prefixCover(e.fragments, e.starts_literal, e.ends_literal, cut);
-        if (covered === null) return;
-        var inField = covered < 0 && !/(?:\.\.\.|\u2026)$/.test(q);
-        covered = covered < 0 ? -covered - 1 : covered;
-        if (covered < Math.max(4, 0.4 * cut.length)) return;
-        support = inField ? 0 : covered / cut.length;
-      }
-      var strong = support >= MIN_SUPPORT;
-      var key = [strong, full, support];
-      if (!best || key[0] > best[0] || (key[0] === best[0] && (key[1] > best[3] || (key[1] === best[3] && support > best[1]))))
-        best = [strong, support, lit, full];
+  function keyCmp(a, b) {
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] > b[i] ? 1 : -1;
+    return 0;
+  }
+  // match.Matcher's lookups: shapes by the rarest word of their anchors, those with literal
+  // text but no whole word, those with none, and by the code of each site's function
+  var lookups = null;
+  function lookup() {
+    if (lookups) return lookups;
+    var df = new Map(), all = [];
+    data.entries.forEach(function (e) { shapes(e).forEach(function (s) { all.push([e, s]); s.anchors.forEach(function (a) { df.set(a, (df.get(a) || 0) + 1); }); }); });
+    lookups = {buckets: new Map(), loose: [], blank: [], byFunction: new Map()};
+    all.forEach(function (p) {
+      var s = p[1];
+      if (s.anchors.length) {
+        var anchor = s.anchors.slice().sort(function (a, b) { return df.get(a) - df.get(b) || b.length - a.length || (a < b ? -1 : a > b ? 1 : 0); })[0];
+        if (!lookups.buckets.has(anchor)) lookups.buckets.set(anchor, []);
+        lookups.buckets.get(anchor).push(p);
+      } else (s.fragments.length ? lookups.loose : lookups.blank).push(p);
+      functionCodes(p[0]).forEach(function (code) {
+        if (!lookups.byFunction.has(code)) lookups.byFunction.set(code, []);
+        lookups.byFunction.get(code).push(p);
+      });
     });
-    return best;
+    return lookups;
   }
-  function score(e, q, qw, msgs, foreignMsgs) {
-    var s = 0, f = fit(e, msgs, foreignMsgs);
-    if (f) return f[0] ? (umbrella(e) ? 100000 : 200000) + f[2] : 1000 + Math.round(1000 * f[1]);
+  function tried(r) {
+    var L = lookup(), out = new Set();
+    wordSet(r).forEach(function (w) { (L.buckets.get(w) || []).forEach(function (p) { out.add(p); }); });
+    L.loose.forEach(function (p) { out.add(p); });
+    if (r.f) (L.byFunction.get(frameCodes(r.f).fn) || []).forEach(function (p) { out.add(p); });
+    if (!r.m) L.blank.forEach(function (p) { out.add(p); });
+    return out;
+  }
+  // match.Matcher.full_matches
+  function fullMatches(r, foreignMsgs) {
+    var out = [];
+    tried(r).forEach(function (p) {
+      var e = p[0], s = p[1], msg = r.m, frags = s.fragments;
+      if (r.x && kind(e) === "log" && r.src !== "log") return;  // named an exception: raised, not logged
+      var named = r.f && inNamedFunction(r.f, e), agrees = r.x === e.exception || catchAs(e).indexOf(r.x) >= 0;
+      if (!frags.length) {
+        // an opaque entry matches anything: only where the traceback points, for the exception it names
+        if (msg && !named) return;
+        if (r.x && !agrees && !sameFunction(r.f, e)) return;
+      }
+      if (frags.length && !/[\p{L}\p{N}]/u.test(frags.join("")) && !named && !(r.x && agrees)) return;
+      if (frags.length && s.ends_literal) {
+        var lastFrag = frags[frags.length - 1], tail = lastFrag.slice(lastFrag.replace(/\s+$/, "").length);
+        if (tail && !msg.endsWith(tail)) msg = msg.replace(/\s+$/, "") + tail;
+      }
+      if (!frags.length && !fieldCount(s) && msg) return;
+      var gaps = errcatGaps(frags, s.starts_literal, s.ends_literal, msg);
+      if (gaps) out.push(scored(e, s, r, "full", frags.join("").length, gaps, foreignMsgs));
+    });
+    return out;
+  }
+  // match.Matcher.prefix_matches: the message as the start of one the template makes
+  function prefixMatches(r, foreignMsgs) {
+    var msg = r.m;
+    ["...", "\u2026"].forEach(function (mark) { if (msg.endsWith(mark)) msg = msg.slice(0, -mark.length).replace(/\s+$/, ""); });
+    if (msg.length < 4) return [];
+    var cut = reading(msg, r.x, r.src, r.f, true, r.ln), out = [];
+    sharingWords(msg, 200).forEach(function (e) {
+      if (r.x && kind(e) === "log" && r.src !== "log") return;
+      shapes(e).forEach(function (s) {
+        var covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, msg);
+        if (covered === null) return;
+        var inField = covered < 0;
+        covered = inField ? -covered - 1 : covered;
+        if (covered < Math.max(4, 0.4 * msg.length)) return;
+        var m = scored(e, s, cut, "prefix", covered, null, foreignMsgs);
+        if (inField && !r.t) { m.strong = false; m.key[0] = 0; }  // as likely another message sharing this one's start
+        out.push(m);
+      });
+    });
+    return out;
+  }
+  // match._weak_score: likeness of wording, then within AGREE of it what the paste names
+  function weakScore(w) {
+    if (w.near) return w.similarity + AGREE * agreement(w.e, w.r);
+    return (w.site ? 1 : 0) + (w.full ? Math.max(w.support, w.coverage) : w.coverage) + AGREE * agreement(w.e, w.r);
+  }
+  // match._repeats: the Rust frontend's check repeats the other entry's message (its literal text starts it)
+  function repeats(r, o) {
+    var rf = r.fragments, of = o.fragments, k = rf.length;
+    if (!k || rust(o) || r.starts_literal !== o.starts_literal || of.length < k) return false;
+    for (var i = 0; i < k - 1; i++) if (rf[i] !== of[i]) return false;
+    return of[k - 1].startsWith(rf[k - 1]);
+  }
+  // match._repeated_first: the Python entry a Rust check repeats just before the check
+  function repeatedFirst(weak) {
+    var out = weak.slice();
+    for (var i = 0; i < out.length; i++) {
+      if (!rust(out[i].e)) continue;
+      for (var j = i + 1; j < out.length; j++) {
+        if (repeats(out[i].e, out[j].e)) { out.splice(i, 0, out.splice(j, 1)[0]); i++; break; }
+      }
+    }
+    return out;
+  }
+  function byId(a, b) { return a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0; }
+  // match.match: matches (root causes before umbrellas) and weak candidates, best first
+  function answer(read, foreign, foreignMsgs) {
+    var found = [];
+    read.readings.forEach(function (r) {
+      var full = fullMatches(r, foreignMsgs);
+      if (!full.some(function (m) { return m.strong; })) full = full.concat(prefixMatches(r, foreignMsgs));
+      found = found.concat(full);
+    });
+    var best = new Map();
+    found.forEach(function (m) { var b = best.get(m.e.id); if (!b || keyCmp(m.key, b.key) > 0) best.set(m.e.id, m); });
+    var ranked = Array.from(best.values()).sort(function (a, b) { return keyCmp(b.key, a.key) || byId(a, b); });
+    var strong = ranked.filter(function (m) { return m.strong; }), weak = ranked.filter(function (m) { return !m.strong; });
+    var umbrellas = strong.filter(function (m) { return umbrella(m.e); }), causes = strong.filter(function (m) { return !umbrella(m.e); });
+    if (umbrellas.length && (causes.length || foreign.length)) {
+      causes.forEach(function (m) { m.role = "root cause"; });
+      umbrellas.forEach(function (m) { m.role = "umbrella"; });
+      strong = causes.concat(umbrellas);
+    }
+    var near = [];
+    if (read.readings.length && !foreign.length && !causes.length) {
+      // nothing but umbrellas (or nothing at all): the nearest wordings to the paste's other
+      // lines may be the root cause, reworded since the release the paste came from
+      var seen = new Set(), umbrellaLines = new Set(umbrellas.map(function (m) { return m.r.m; })), nearBest = new Map();
+      read.readings.map(function (r, i) { return [r, i]; }).sort(function (a, b) {
+        return ((a[0].src !== "line") - (b[0].src !== "line")) || (b[0].ln - a[0].ln) || (a[1] - b[1]);
+      }).slice(0, 4).forEach(function (ri) {
+        var r = ri[0];
+        if (seen.has(r.m) || umbrellaLines.has(r.m)) return;
+        seen.add(r.m);
+        nearest(r.m).sort(function (a, b) { return b[1] - a[1] || (a[0].id < b[0].id ? -1 : 1); }).slice(0, 5).forEach(function (p) {
+          var w = {near: true, e: p[0], similarity: p[1], r: null}, top = -2;
+          read.readings.forEach(function (q) { if (q.m === r.m && agreement(p[0], q) > top) { top = agreement(p[0], q); w.r = q; } });
+          var b = nearBest.get(w.e.id);
+          if (!b || weakScore(w) > weakScore(b)) nearBest.set(w.e.id, w);
+        });
+      });
+      near = Array.from(nearBest.values()).sort(function (a, b) { return b.similarity - a.similarity || byId(a, b); }).slice(0, 5);
+    }
+    var weakAll = repeatedFirst(weak.slice(0, LIMIT).concat(near).sort(function (a, b) { return weakScore(b) - weakScore(a) || byId(a, b); })).slice(0, LIMIT);
+    return {strong: strong, weak: weakAll, causes: causes.length > 0};
+  }
+  // A word search for what is not a paste ("kv cache"): the entries whose words the query has.
+  function wordScore(e, q, qw) {
+    var s = 0;
     if (e.spaced === undefined) e.spaced = " " + e.tokens.join(" ") + " ";
     qw.forEach(function (w) {
       if (e.spaced.indexOf(w[0]) >= 0) s += 3 * w[2];
       else if (e.spaced.indexOf(w[1]) >= 0) s += w[2];
     });
     if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
-    return Math.min(s, 999);
+    return s;
   }
   function run() {
     var raw = box.value.slice(0, MAX_QUERY).trim();
     list.textContent = "";
     if (!raw) return;
-    var read = candidates(raw), q = read.messages[read.messages.length - 1];
-    var foreign = (data.foreign || []).filter(function (f) { return inOrder(f.match, read.cleaned); });
-    var foreignMsgs = read.messages.filter(function (m) {
-      return foreign.some(function (f) { return inOrder(f.match, m); });
+    var read = readingsOf(raw), messages = read.readings.map(function (r) { return r.m; });
+    var foreign = (data.foreign || []).filter(function (f) {
+      return inOrder(f.match, read.cleaned) || messages.some(function (m) { return inOrder(f.match, m); });
     });
+    var foreignMsgs = new Set(messages.filter(function (m) { return foreign.some(function (f) { return inOrder(f.match, m); }); }));
     foreign.forEach(function (f) {
       var li = document.createElement("li");
       li.className = "foreign";
       li.textContent = "Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation;
       list.appendChild(li);
     });
-    var qw = queryWords(q);
-    var msgs = read.messages.concat(read.extra);
-    var ranked = data.entries.map(function (e) { return [score(e, q, qw, msgs, foreignMsgs), e]; })
+    var got = answer(read, foreign, foreignMsgs), shown = new Set(), rows = [];
+    got.strong.forEach(function (m) { if (!shown.has(m.e.id)) { shown.add(m.e.id); rows.push([m.e, " \u00b7 matches" + (m.role ? " \u00b7 " + m.role : "")]); } });
+    got.weak.forEach(function (w) { if (!shown.has(w.e.id)) { shown.add(w.e.id); rows.push([w.e, " \u00b7 weak"]); } });
+    var q = read.readings.length ? read.readings[read.readings.length - 1].m : raw, qw = queryWords(read.cleaned);
+    data.entries.map(function (e) { return [shown.has(e.id) ? 0 : wordScore(e, q, qw), e]; })
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
-      .slice(0, 25);
-    var causes = ranked.some(function (p) { return p[0] >= 200000; });
-    if (!causes && !foreign.length) {
-      // nothing but umbrellas (or nothing at all), as in match.py: the nearest wordings to the
-      // paste's last exception lines, reworded since the release it came from, rank as weak ones
-      var umbrellaLines = new Set(), seen = new Set(), best = new Map();
-      ranked.forEach(function (p) { if (p[0] >= 100000) msgs.forEach(function (m) { if (fit(p[1], [m], foreignMsgs)) umbrellaLines.add(m); }); });
-      // as match.py orders them: exception lines (the last first), then the other readings
-      var lines = read.messages.slice(0, -1).concat(read.extra, read.messages.slice(-1));
-      lines.filter(function (m) {
-        if (seen.has(m) || umbrellaLines.has(m) || m.length <= 3) return false;
-        seen.add(m); return true;
-      }).slice(0, 4).forEach(function (m) {
-        nearest(m).forEach(function (p) { if (!best.has(p[0].id) || p[1] > best.get(p[0].id)[1]) best.set(p[0].id, p); });
-      });
-      var near = Array.from(best.values()).sort(function (x, y) { return y[1] - x[1] || (x[0].id < y[0].id ? -1 : 1); }).slice(0, 5);
-      near.forEach(function (p) {
-        var s = 1000 + Math.round(999 * p[1]), have = ranked.filter(function (r) { return r[1] === p[0]; })[0];
-        if (have) { if (have[0] < s && have[0] < 100000) have[0] = s; }
-        else ranked.push([s, p[0]]);
-      });
-      ranked.sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); });
-      ranked = ranked.slice(0, 25);
-    }
-    ranked.forEach(function (p) {
-      var e = p[1], li = document.createElement("li"), a = document.createElement("a");
+      .slice(0, Math.max(0, 25 - rows.length)).forEach(function (p) { rows.push([p[1], ""]); });
+    rows.slice(0, 25).forEach(function (row) {
+      var e = row[0], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
       a.textContent = e.title;
       var small = document.createElement("span");
       small.className = "badge";
-      var label = p[0] >= 100000 ? " \u00b7 matches" : (p[0] >= 1000 ? " \u00b7 weak" : "");
-      if (p[0] >= 100000 && (causes || foreign.length) && ranked.some(function (r) { return r[0] >= 100000 && r[0] < 200000; }))
-        label += p[0] >= 200000 ? " \u00b7 root cause" : " \u00b7 umbrella";
-      small.textContent = e.exception + label;
+      small.textContent = e.exception + row[1];
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
       list.appendChild(li);
     });
-    if (!ranked.length && !foreign.length) {
+    if (!rows.length && !foreign.length) {
       var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
       list.appendChild(li);
     }
@@ -952,9 +1197,14 @@ def may_replace(out: Path) -> None:
 def _search_payload(index: SearchIndex, foreign: list[Any] = ()) -> dict[str, Any]:
     """What the search box needs of the index (sites stay in search.json), and the validated
     foreign errors (foreign.py) it answers "not raised by" with."""
-    return {"repo": index.repo, "commit": index.commit, "entries": [
+    from crawler.consume.site_search import caught_as, own_ancestors, ranking_fields
+
+    catch = caught_as(index)
+    # pairs, not an object: a name from the crawled code ("__proto__", "constructor") is no key to trust in JS
+    return {"repo": index.repo, "commit": index.commit, "catch": list(catch.items()), "entries": [
         {"id": e.id, "title": e.title, "exception": e.exception, "text": e.text, "fragments": e.fragments,
          "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens,
+         **ranking_fields(e), **own_ancestors(e, catch),
          # only where there are some: few entries are assembled messages
          **({"alternatives": [{"fragments": a.fragments, "anchors": a.anchors} for a in e.alternatives]} if e.alternatives else {})}
         for e in index.entries],

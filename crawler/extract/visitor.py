@@ -29,7 +29,9 @@ Choices (the contract leaves them to us):
   their words join the ones that keep a function body from being skipped.
 - **assembled messages**: a local list of messages (``x = []``, ``x.append(msg)``, ``x +=
   [...]``) joined into the message, and a message a same-module helper returns, keep their
-  pieces (``templates.Field.alts``): form ``assembled``, the pieces as ``alternatives``.
+  pieces (``templates.Field.alts``): form ``assembled``, the pieces as ``alternatives``. A list
+  the function did not start (``x = self.reasons()``, a parameter) gets the messages appended
+  to it as pieces, with one piece matching anything for what it held before.
 - **snippet**: the enclosing function (from its first decorator) when it has at most
   ``SNIPPET_LINES`` lines, else ``SNIPPET_LINES`` lines around the site inside it.
 
@@ -537,8 +539,6 @@ class _Extractor:
             return False
         env = self.frame.env
         got = env.get(key)
-        if got is None or got[0] != "list":
-            return False
         arg = call.args[0]
         if call.func.attr == "append":
             added = self._pieces([arg])
@@ -546,6 +546,12 @@ class _Extractor:
             added = self._pieces(arg.elts)
         else:
             added = None
+        if got is None and added is not None and "." not in key:
+            # a list the function did not start (a parameter, what a call returned) that messages
+            # are appended to: what it held before is unknown, a piece matching anything stands for it
+            got = ("list", [[field(key)]])
+        if got is None or got[0] != "list":
+            return False
         env[key] = None if added is None else ("list", _add_pieces(got[1], added))
         return True
 

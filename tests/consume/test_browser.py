@@ -232,25 +232,92 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
 
 
 def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
-    """The site's reading of a paste (search.js: prefixes, exception lines) is paste.py's, on
-    every paste of the real corpus."""
+    """The site's readings of a paste (search.js) are match.paste_readings's, in order, on every
+    paste of the real corpus: message, exception named, where it was read, frame, cut, line."""
     from pathlib import Path
 
-    from crawler.consume.paste import candidates, clean, without_parameter
+    from crawler.consume.match import paste_readings
 
     out, _ = site
     browser.get((out / "index.html").as_uri())
-    texts = [json.loads(line)["text"] for line in (Path(__file__).resolve().parents[1] / "data" / "pastes.jsonl").read_text().splitlines()]
-    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatCandidates(t).messages.slice(0, -1); });", texts)
-    want = []
-    for text in texts:
-        messages = []
-        for c in candidates(clean(text)):
-            if c.source == "line":
-                messages += [c.message] + ([without_parameter(c.message)] if without_parameter(c.message) != c.message else [])
-        want.append(messages)
+    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[1] / "data" / "pastes.jsonl").read_text().splitlines()]
+    texts = [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
+    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
+                                 " return [r.m, r.x, r.src, r.f, r.t, r.ln]; }); });", texts)
+    want = [[[r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None,
+              r.truncated, r.line] for r in paste_readings(text)] for text in texts]
     assert got == want
-    assert sum(map(len, want)) > 100
+    assert sum(1 for readings in want for r in readings if r[3]) > 20  # frames, read alike
+
+
+def _assert_both_match_first(browser, cli, data, cases, strength="match"):
+    """errcat match and the box (on the page open) both answer each paste with the entry
+    expected of it first, as a match (or both as a weak candidate)."""
+    for paste, want in cases:
+        answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+        top = (answer["matches"] or answer["weak"])[0]
+        href, text = browser.execute_script(FIRST, paste)
+        assert top["id"] == href.rsplit("/", 1)[-1].removesuffix(".html") == want, (paste, top, text)
+        assert top.get("strength", "weak") == strength and f"\u00b7 {strength}" in text, (paste, text)
+
+
+def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
+    """Entries one paste matches equally well by wording come in errcat match's order in the box
+    too: the one raised in the traceback frame's function first, a logged warning for a log line
+    at WARNING, a raise for a bare message or one naming an exception, a Python raise before the
+    Rust frontend's repeat of its message."""
+    data = cd.write_ranking(tmp_path)
+    out = tmp_path / "site"
+    render_site(data, out)
+    browser.get((out / "index.html").as_uri())
+    by = {(r["exception"], r["sites"][0]["qualname"]): r["id"] for r in json.loads((data / "search.json").read_text())["entries"]}
+    frame = ('Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/lora/{}", line 99, in {}\n'
+             "    self.load(name)\nRuntimeError: Loading adapter sql-lora failed")
+    cases = [
+        (frame.format("manager.py", "_load_adapter"), by["ValueError", "WorkerManager._load_adapter"]),
+        (frame.format("loader.py", "load_weights"), by["TypeError", "load_weights"]),
+        ("(APIServer pid=3084) WARNING 07-14 08:38:33 [envs.py:2041] Unknown environment variable detected: FOO",
+         by["WARNING", "check_env"]),
+        ("Unknown environment variable detected: FOO", by["ValueError", "strict_env"]),
+        ("ValueError: Unknown environment variable detected: FOO", by["ValueError", "strict_env"]),
+    ]
+    _assert_both_match_first(browser, cli, data, cases)
+    # a JSON body says nothing of the server: the Python server's entry before the Rust
+    # frontend's repeat of it, when both match, and when the repeat is only worded more like it
+    body = "openai.BadRequestError: Error code: 400 - {{'object': 'error', 'message': '{}', 'type': 'BadRequestError'}}"
+    _assert_both_match_first(browser, cli, data, [(body.format("Too many bad words: 120. The max number is 100."),
+                                                   by["ValueError", "verify_bad_words"])])
+    _assert_both_match_first(browser, cli, data, [(body.format("At most 1 image(s) may be provided in one request."),
+                                                   by["ValueError", "validate_num_items"])], strength="weak")
+    assert _errors(browser) == []
+
+
+def test_the_search_box_names_the_exception_and_the_frame_as_errcat_match_does(browser, site, cli):
+    """Of two entries of one wording the one raising the exception the paste names comes first,
+    and an entry with no literal text (``raise RuntimeError(msg)``) matches where the traceback's
+    frame is in its function, as in errcat match."""
+    out, records = site
+    data = out.parent / "out" / "acme" / "widgets"
+    browser.get((out / "index.html").as_uri())
+    every = [json.loads(x) for x in jsonl_bytes(data).splitlines()]  # records keeps one entry per wording
+    exceptions = {r["exception"]["name"]: r["id"] for r in every if r["message"]["text"] == "Expected {n} items, got {len(items)}"}
+    store = records["{msg}"]["id"]
+    cases = [("TypeError: Expected 3 items, got 4", exceptions["TypeError"]),
+             ("ValueError: Expected 3 items, got 4", exceptions["ValueError"]),
+             ('Traceback (most recent call last):\n  File "/srv/app/pkg/io.py", line 12, in store\n    self.flush()\n'
+              "RuntimeError: disk full", store)]
+    _assert_both_match_first(browser, cli, data, cases)
+
+
+def test_site_codes_are_the_same_in_python_and_in_the_box(browser, site):
+    """The box finds a frame's function by site_search.code, computed again in search.js."""
+    from crawler.consume.site_search import code
+
+    out, _ = site
+    browser.get((out / "index.html").as_uri())
+    texts = ["", "load", "vllm/lora/worker_manager.py\0_load_adapter", "pkg/\u00e9t\u00e9.py\0f\u00fcr", "\U0001f600"]
+    assert browser.execute_script("return arguments[0].map(window.errcatSiteCode);", texts) == [code(t) for t in texts]
+    assert len({code(t) for t in texts}) == len(texts)
 
 
 # --------------------------------------------------------------------------- as a person uses it

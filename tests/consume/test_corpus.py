@@ -18,8 +18,8 @@ VLLM = Path("/work/data/vllm")
 sys.path.insert(0, str(ROOT / "bench"))
 
 #: Floors of top-1 over the pastes expecting an entry: what the matcher reaches less one paste
-#: (91/99 as pasted; 97/99 with reworded messages in v0.33.0's words).
-MIN_TOP1 = {False: 0.90, True: 0.96}
+#: (93/99 as pasted; 99/99 with reworded messages in v0.33.0's words).
+MIN_TOP1 = {False: 0.92, True: 0.98}
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Ranking candidates of near-equal wording by what the paste names (``match.agreement``).
 
-vLLM's Rust frontend repeats the Python server's messages, a message is often both logged and
+vLLM's Rust frontend repeats the Python server's messages (its Python entry comes first), a message is often both logged and
 raised, and a native check surfaces as a Python exception: wording alone cannot tell these apart,
 the exception and the form of the paste can. Entries are built as the crawl writes them.
 """
@@ -36,9 +36,18 @@ PYTHON = entry(2, PY_LIMIT, "ValueError", "raise", "vllm/multimodal/processing/c
 OLD_WORDING = "At most 1 image(s) may be provided in one request."  # "request" since reworded "prompt": no match
 
 
-def test_the_rust_frontends_repeat_is_worded_closer():
-    # what the ranking below has to overcome: by wording alone the Rust check comes first
-    assert first(OLD_WORDING, [RUST, PYTHON]) == (RUST.id, [])
+def test_the_python_entry_comes_before_the_rust_frontends_repeat_worded_closer():
+    """A paste that names no server (a bare message, a JSON body) worded like a Python entry and
+    like the Rust frontend's repeat of it is the default server's: the Python entry first, though
+    the repeat's shorter text is worded more like it; when both match, too."""
+    matcher = Matcher(SearchIndex(repo="a/b", commit="0" * 40, entries=[RUST, PYTHON]))
+    assert [n.entry.id for n in matcher.nearest(OLD_WORDING)] == [RUST.id, PYTHON.id]  # by wording alone
+    assert first(OLD_WORDING, [RUST, PYTHON]) == (PYTHON.id, [])
+    body = "openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': '%s', 'type': 'BadRequestError'}"
+    assert first(body % OLD_WORDING, [RUST, PYTHON]) == (PYTHON.id, [])
+    twins = [entry(3, LIMIT, "Error", "native", "rust/src/chat/src/error.rs"), entry(4, LIMIT, "ValueError", "raise", "vllm/x.py")]
+    result = match(body % "At most 1 image(s) may be provided in one prompt.", [Matcher(SearchIndex(repo="a/b", commit="0" * 40, entries=twins))])
+    assert [m.entry.id for m in result.matches] == [twins[1].id, twins[0].id]
 
 
 def test_a_python_traceback_prefers_the_python_entry_over_the_rust_frontends():

@@ -225,6 +225,35 @@ def test_a_message_a_helper_returns_is_assembled_from_its_returns():
     assert unknown["form"] == "opaque" and unknown["alternatives"] == []
 
 
+OPEN_LIST = '''
+class Adapter:
+    def validate(self, limit):
+        error_msg = self._validate_features()
+        if self.r > limit:
+            error_msg.append(f"LoRA rank {self.r} is greater than max_lora_rank {limit}.")
+        if error_msg:
+            raise ValueError(" ".join(error_msg))
+
+
+def check(reasons, x):
+    reasons.append("x is negative")
+    raise ValueError("; ".join(reasons))
+'''
+
+
+def test_a_list_the_function_did_not_start_is_assembled_from_what_it_appends():
+    """``error_msg = self._validate_features(); error_msg.append(f"...")``: the pieces appended
+    are the message's; what the call returned may come before them, so the pattern matches any
+    piece as well."""
+    found = by_text(sites(OPEN_LIST))
+    joined = found['{" ".join(error_msg)}']["template"]
+    assert joined["form"] == "assembled"
+    assert joined["alternatives"] == ["{error_msg}", "LoRA rank {self.r} is greater than max_lora_rank {limit}."]
+    for message in ("LoRA rank 64 is greater than max_lora_rank 16.", "vLLM does not support DoRA. LoRA rank 64 is greater than max_lora_rank 16."):
+        assert re.fullmatch(joined["pattern"], message)
+    assert found['{"; ".join(reasons)}']["template"]["alternatives"] == ["{reasons}", "x is negative"]
+
+
 def test_a_list_of_pieces_stays_bounded():
     appends = "\n".join(f"    errors.append('reason number {i}')" for i in range(200))
     (site,) = sites(f"def f():\n    errors = []\n{appends}\n    raise ValueError('; '.join(errors))\n")
