@@ -52,11 +52,13 @@ class Identity:
         return f"{self.repo.url}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
 
 
-def _cut_points(text: str) -> list[int]:
-    """Where a title may end: before a space, before a template field or after one, never inside
-    a field (``{x if y else z}``) or a word. Literal braces are doubled in template text."""
+def _cut_points(text: str, end: int) -> list[int]:
+    """Where a title may end, up to ``end``: before a space, before a template field or after
+    one, never inside a field (``{x if y else z}``) or a word. Literal braces are doubled in
+    template text. (A point depends only on the text before it and the character after.)"""
     points, depth, i = [], 0, 0
-    while i < len(text):
+    stop = min(len(text), end)
+    while i < stop:
         c = text[i]
         if depth == 0 and text.startswith(("{{", "}}"), i):
             i += 2
@@ -81,7 +83,7 @@ def cut_title(text: str, width: int = TITLE_WIDTH) -> str:
     which keeps more of it than a cut at its start would."""
     if len(text) <= width:
         return text
-    fits = [p for p in _cut_points(text) if width // 2 <= p <= width - 1]
+    fits = [p for p in _cut_points(text, width) if width // 2 <= p <= width - 1]
     return text[:fits[-1] if fits else width - 1].rstrip() + "…"
 
 

@@ -74,6 +74,7 @@ class _Walker:
         self.module = module
         self.is_package = is_package
         self.stack = [_Scope("module", "", None)]
+        self.chain = tuple(self.stack)  # the stack as each pending call keeps it
         self.defs: list[list] = []  # [qualname, line, entry kind or None]
         self.classes: list[list] = []  # [qualname, line, [resolved bases]]
         self.pending: list[tuple] = []  # (caller qualname, written callee, line, scopes, self class)
@@ -86,6 +87,14 @@ class _Walker:
             return f"{top.qualname}.{name}"
         return f"{top.qualname}.<locals>.{name}"
 
+    def _push(self, scope: _Scope) -> None:
+        self.stack.append(scope)
+        self.chain = tuple(self.stack)
+
+    def _pop(self) -> None:
+        self.stack.pop()
+        self.chain = tuple(self.stack)
+
     def walk(self, body: list[ast.stmt]) -> None:
         for stmt in body:
             t = type(stmt)
@@ -96,11 +105,19 @@ class _Walker:
             elif t is ast.ClassDef:
                 self._class(stmt)
             else:
+                spec = _STMT_SPECS.get(t) or _stmt_spec(t)
                 if self.stack[-1].kind == "function":
-                    self._calls_in(stmt)
-                    self._bind_locals(stmt)
-                for sub in _sub_bodies(stmt):
-                    self.walk(sub)
+                    if spec[0]:
+                        self._calls_in(stmt, spec[0])
+                    if spec[3]:
+                        self._bind_locals(stmt)
+                for name in spec[1]:
+                    value = getattr(stmt, name, None)
+                    if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                        self.walk(value)
+                for name in spec[2]:
+                    for clause in getattr(stmt, name, None) or ():
+                        self.walk(clause.body)
 
     def _bind_locals(self, stmt: ast.stmt) -> None:
         # A local name shadows an import of that name: calls through it resolve to nothing.
@@ -114,8 +131,11 @@ class _Walker:
         elif t is ast.With or t is ast.AsyncWith:
             targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
         for target in targets:
-            for node in nodes_under(target, ast.Name):
-                names[node.id] = None
+            if type(target) is ast.Name:
+                names[target.id] = None
+            else:
+                for node in nodes_under(target, ast.Name):
+                    names[node.id] = None
 
     def _names(self) -> dict[str, str]:
         for scope in reversed(self.stack):
@@ -143,9 +163,9 @@ class _Walker:
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 scope.names[arg.arg] = None
-        self.stack.append(scope)
+        self._push(scope)
         self.walk(node.body)
-        self.stack.pop()
+        self._pop()
 
     def _class(self, node: ast.ClassDef) -> None:
         qual = self._qual(node.name)
@@ -153,16 +173,17 @@ class _Walker:
             self._names()[node.name] = f"{self.module}.{qual}"
         bases = [d for d in (dotted(b) for b in node.bases) if d]
         self.classes.append([qual, node.lineno, bases, list(self.stack)])
-        self.stack.append(_Scope("class", qual, None))
+        self._push(_Scope("class", qual, None))
         self.walk(node.body)
-        self.stack.pop()
+        self._pop()
 
-    def _calls_in(self, stmt: ast.stmt) -> None:
+    def _calls_in(self, stmt: ast.stmt, fields: tuple[str, ...]) -> None:
         # The statement's own expressions, in field order; nested statement bodies are walked
         # on their own.
         scope = self.stack[-1]
-        chain = tuple(self.stack)
-        for name in _own_fields(type(stmt)):
+        qualname, cls, chain = scope.qualname, scope.cls, self.chain
+        pending = self.pending
+        for name in fields:
             value = getattr(stmt, name, None)
             if isinstance(value, ast.AST):
                 roots = [value]
@@ -171,12 +192,12 @@ class _Walker:
             else:
                 continue
             for expr in roots:
-                if len(self.pending) >= MAX_CALLS_PER_FILE:
+                if len(pending) >= MAX_CALLS_PER_FILE:
                     return
                 for node in nodes_under(expr, ast.Call):
                     written = dotted(node.func)
                     if written:
-                        self.pending.append((scope.qualname, written, node.lineno, chain, scope.cls))
+                        pending.append((qualname, written, node.lineno, chain, cls))
 
     def resolve(self, written: str, chain: tuple, cls: str | None) -> str | None:
         """The dotted name a written callee refers to, or None when errcat cannot tell."""
@@ -212,14 +233,23 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-_OWN_FIELDS: dict[type, tuple[str, ...]] = {}
+_BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
+#: Per statement type: its fields that may hold its own expressions (not its nested bodies),
+#: its fields of nested statements, of clauses holding statements, and whether it binds names.
+_STMT_SPECS: dict[type, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]] = {}
 
 
-def _own_fields(t: type) -> tuple[str, ...]:
-    """A statement type's fields that may hold its own expressions (not its nested bodies)."""
-    fields = _OWN_FIELDS.get(t)
-    if fields is None:
-        fields = _OWN_FIELDS[t] = tuple(f for f in t._fields if f not in _BODIES and f not in _LEAF_FIELDS)
+def _stmt_spec(t: type) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]:
+    spec = _STMT_SPECS[t] = (tuple(f for f in t._fields if f not in _BODIES and f not in _LEAF_FIELDS),
+                             tuple(f for f in ("body", "orelse", "finalbody") if f in t._fields),
+                             tuple(f for f in ("handlers", "cases") if f in t._fields),
+                             t in _BINDS)
+    return spec
+
+
+def _node_fields(t: type) -> tuple[str, ...]:
+    # Anything not a node (a name's string, a dict's None key for ``**``) has no fields.
+    fields = _NODE_FIELDS[t] = tuple(f for f in t._fields if f not in _LEAF_FIELDS) if issubclass(t, ast.AST) else ()
     return fields
 
 
@@ -227,36 +257,29 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     """The nodes of type ``kind`` in ``root`` and below, in ``ast.walk``'s order (breadth first),
     found with a fraction of its cost: every expression of a file is walked for the call graph,
     and ``ast.walk``'s generators (and the ``Load()`` under every name) made that walk cost more
-    than the parse."""
+    than the parse. Lists go into the queue unfiltered: what is not a node has no fields."""
     found = []
     todo = [root]
+    get = _NODE_FIELDS.get
     for node in todo:  # (the list grows while it is read: breadth first)
         t = type(node)
         if t is kind:
             found.append(node)
-        fields = _NODE_FIELDS.get(t)
+        fields = get(t)
         if fields is None:
-            fields = _NODE_FIELDS[t] = tuple(f for f in t._fields if f not in _LEAF_FIELDS)
+            fields = _node_fields(t)
         for name in fields:
             value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
+            if type(value) is list:
+                todo += value
+            elif value is not None:
                 todo.append(value)
-            elif type(value) is list:
-                todo += [item for item in value if isinstance(item, ast.AST)]
     return found  # type: ignore[return-value]
-
-
-#: Per statement type, its fields of nested statements (most statements have none).
-_BODY_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def _sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
     t = type(stmt)
-    fields = _BODY_FIELDS.get(t)
-    if fields is None:
-        fields = _BODY_FIELDS[t] = (tuple(f for f in ("body", "orelse", "finalbody") if f in t._fields),
-                                    tuple(f for f in ("handlers", "cases") if f in t._fields))
-    bodies, clauses = fields
+    _, bodies, clauses, _ = _STMT_SPECS.get(t) or _stmt_spec(t)
     out = []
     for name in bodies:
         value = getattr(stmt, name, None)

@@ -26,6 +26,7 @@ assertions, not errors a user is meant to read, and stay out.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import cache
 from typing import Any
 
@@ -68,6 +69,11 @@ THROWN = frozenset({"runtime_error", "invalid_argument", "out_of_range", "logic_
 
 #: Rust macros that make an error value (anyhow's); ``ensure!`` takes a condition first.
 RUST_MACROS = frozenset({"bail", "anyhow", "ensure"})
+#: The words whose every site's node holds (see ``_holds``): a check's name or ``throw`` (a
+#: ``#define`` whose body names neither is never read, see ``_Cpp.macro_bodies``); a macro's
+#: name or ``#[error]``'s. A new kind of site must add the word that marks it here.
+_CPP_WORDS = tuple(sorted({name.encode() for name in CHECKS} | {b"throw"}))
+_RUST_WORDS = tuple(sorted({name.encode() for name in RUST_MACROS} | {b"error"}))
 _RUST_TEST_ATTRS = frozenset({"test", "tokio::test", "cfg(test)", "rstest"})
 
 SNIPPET_LINES = 25
@@ -208,6 +214,27 @@ def _site_template(pieces: list[Any], form: str) -> TemplateData:
 # ------------------------------------------------------------------------------------ walkers
 
 
+def _spots(root: Any, words: Any) -> list[int]:
+    """Sorted byte offsets, in ``root``'s source, of every occurrence of each of ``words``."""
+    text, base = root.text, root.start_byte
+    out = []
+    for word in words:
+        at = text.find(word)
+        while at >= 0:
+            out.append(base + at)
+            at = text.find(word, at + 1)
+    out.sort()
+    return out
+
+
+def _holds(spots: list[int], node: Any) -> bool:
+    """Whether one of ``spots`` lies within ``node``'s bytes. A site is made by a node whose
+    own text names its macro (or ``throw``), so a subtree holding none of those words is not
+    walked: most of a file's nodes are never visited."""
+    i = bisect_left(spots, node.start_byte)
+    return i < len(spots) and spots[i] < node.end_byte
+
+
 class _Walker:
     def __init__(self, path: str, data: bytes, language: str):
         self.path = path
@@ -289,6 +316,7 @@ class _Cpp(_Walker):
     def walk(self, root: Any, row_offset: int) -> None:
         self.row_offset = row_offset
         last = len(self.lines)
+        spots = _spots(root, _CPP_WORDS)
         # (node, names, scope lines, guards): an explicit stack, however deep the file nests
         stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...]]] = [(root, (), (1, last), ())]
         while stack:
@@ -319,6 +347,8 @@ class _Cpp(_Walker):
                 shown = _flat(_text(cond)) if cond is not None else ""
                 shown = shown[1:-1].strip() if shown.startswith("(") and shown.endswith(")") else shown
                 for child in reversed(node.children):
+                    if not _holds(spots, child):
+                        continue
                     if child.type == "else_clause":
                         stack.append((child, names, scope, (*guards, f"!({shown})")))
                     elif child == node.child_by_field_name("consequence"):
@@ -326,7 +356,7 @@ class _Cpp(_Walker):
                     else:
                         stack.append((child, names, scope, guards))
                 continue
-            stack.extend((c, names, scope, guards) for c in reversed(node.children))
+            stack.extend((c, names, scope, guards) for c in reversed(node.children) if _holds(spots, c))
 
     def lines_of(self, node: Any) -> tuple[int, int]:
         return node.start_point[0] + 1 + self.row_offset, node.end_point[0] + 1 + self.row_offset
@@ -449,6 +479,7 @@ class _Cpp(_Walker):
 class _Rust(_Walker):
     def walk(self, root: Any, row_offset: int = 0) -> None:
         last = len(self.lines)
+        spots = _spots(root, _RUST_WORDS)
         stack: list[tuple[Any, tuple[str, ...], tuple[int, int]]] = [(root, (), (1, last))]
         while stack:
             node, names, scope = stack.pop()
@@ -468,7 +499,7 @@ class _Rust(_Walker):
                 names = (*names, _flat(_text(typ)) if typ is not None else "?")
             elif kind == "macro_invocation":
                 self.macro(node, names, scope)
-            stack.extend((c, names, scope) for c in reversed(node.children))
+            stack.extend((c, names, scope) for c in reversed(node.children) if _holds(spots, c))
 
     @staticmethod
     def attribute_text(item: Any) -> str:

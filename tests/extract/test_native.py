@@ -292,3 +292,16 @@ def test_an_unparsable_native_file_is_read_as_far_as_it_parses_and_says_so():
     result = extract_native("csrc/broken.cu", BROKEN_CU.encode())
     assert result["native"] == {"language": "cuda", "parse_error": True}
     assert [s["template"]["text"] for s in result["sites"]] == ["n must be positive, got {n}"]
+
+
+@pytest.mark.parametrize("path, code", [("csrc/ops.cpp", OPS_CPP), ("csrc/attn.cu", ATTN_CU), ("csrc/util.h", UTIL_H),
+                                        ("csrc/broken.cu", BROKEN_CU), ("rust/src/error.rs", ERROR_RS),
+                                        ("rust/src/lib.rs", TEST_RS)])
+def test_the_walk_skips_only_subtrees_that_hold_no_site(monkeypatch, path, code):
+    # The walks leave out every subtree without a check's (or a macro's) name in its text; walking
+    # every node must find the same sites with the same names, scopes and guards.
+    import crawler.extract.native as native
+
+    pruned = extract_native(path, code.encode())
+    monkeypatch.setattr(native, "_holds", lambda spots, node: True)
+    assert pruned["sites"] and extract_native(path, code.encode()) == pruned
