@@ -241,6 +241,9 @@ def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
     assert shown.exit_code == 0
     assert "native: TORCH_CHECK in CUDA code, seen in Python as RuntimeError" in shown.stdout
     assert "csrc/attention/attn.cu:9 in #define HEAD_SWITCH" in shown.stdout
+    # a Rust error is named by its type; what process it runs in is the upstream's design, not errcat's to say
+    rust = cli("show", records(dataset)["chat template error: {0}"]["id"], "--data", dataset, "--no-pager")
+    assert "native: #[error] in Rust code, its error type ChatError" in rust.stdout and "vLLM" not in rust.stdout
     for fmt in ("html", "markdown"):
         site = tmp_path / f"site-{fmt}"
         assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
