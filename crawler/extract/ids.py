@@ -5,9 +5,7 @@ first 16 hex digits of a SHA-256 over the repo, the exception's class name and t
 template (whitespace collapsed, each field reduced to ``{}``), so moving a line or renaming a
 variable keeps the id. A message with no literal text at all (a bare ``raise
 NotImplementedError``, an unresolvable ``raise ValueError(msg)``) carries nothing to key on, so it
-is keyed by module and qualified name instead: such sites do not collapse into one giant entry;
-an assembled one with no text of its own (``raise ValueError(msg)``, ``msg`` set per branch) by
-its pieces.
+is keyed by module and qualified name instead: such sites do not collapse into one giant entry.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from crawler.extract.templates import Field, parts_from_template, text_parts
+from crawler.extract.templates import Field, parts_from_template
 from crawler.model.records import ID_RE
 
 
@@ -27,12 +25,6 @@ def normalize_template(text: str, fields: list[dict[str, Any]]) -> str:
     """
     parts = parts_from_template({"text": text, "fields": fields})
     joined = "".join("{}" if isinstance(p, Field) else p.replace("{", "{{").replace("}", "}}") for p in parts)
-    return " ".join(joined.split())
-
-
-def _normalize_piece(text: str) -> str:
-    """An alternative's template text (its fields not listed) normalized as a template's."""
-    joined = "".join("{}" if isinstance(p, Field) else p.replace("{", "{{").replace("}", "}}") for p in text_parts(text))
     return " ".join(joined.split())
 
 
@@ -54,9 +46,6 @@ def entry_key(site: Mapping[str, Any]) -> tuple[str, ...]:
         tail = ()
     if not template.get("opaque") and has_literal_text(normalized):
         return ("message", exception, normalized, *tail)
-    pieces = [p for p in map(_normalize_piece, template.get("alternatives") or ()) if has_literal_text(p)]
-    if pieces:  # an assembled message with no text of its own is keyed by its pieces: one function may hold several
-        return ("pieces", exception, "\x1e".join(pieces), *tail)
     return ("site", exception, site["module"], site["qualname"], *tail)
 
 

@@ -57,7 +57,7 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
     if kind == "test":
         results = (read_test_file(path, data) for path, data in chunk)
     else:
-        results = (derive_result(extract_native(path, data) if language_of(path) else extract_file(path, data, settings))
+        results = (derive_result(extract_native(path, data, settings.macros) if language_of(path) else extract_file(path, data, settings))
                    for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
@@ -140,6 +140,20 @@ def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str]
         yield chunk, kind, settings
 
 
+def _with_header_macros(snapshot: Files, settings: surface.Settings) -> surface.Settings:
+    """The settings with the check macros the native headers define (every native file sees them)."""
+    import dataclasses
+
+    from crawler.extract.native import CHECKS, parse_tree
+    from crawler.extract.native_macros import HEADERS, header_macros
+
+    headers = [e for e in snapshot.files if e.path.lower().endswith(HEADERS) and language_of(e.path) in ("cpp", "cuda")]
+    if "native" not in settings.kinds or not headers:
+        return settings
+    macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS)
+    return dataclasses.replace(settings, macros=macros) if macros else settings
+
+
 def extract_all(
     snapshot: Files,
     *,
@@ -157,6 +171,7 @@ def extract_all(
     stored in it; ``served`` receives the paths whose results came from it. ``tests``, when
     given, receives the results of the snapshot's test files (``codefacts.read_test_file``), read
     through the same reader, workers and cache (under keys of their own)."""
+    settings = _with_header_macros(snapshot, settings)
     test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries

@@ -4,7 +4,6 @@ fixture code, then crawled from a real repository and matched through the real C
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import textwrap
@@ -53,19 +52,6 @@ def warn(level):
         case _:
             text = "Cache is full; requests wait."
     logger.warning(text)
-
-
-def twice(a):
-    if a:
-        note = "First choice A."
-    else:
-        note = "First choice B."
-    logger.warning(note)
-    if a:
-        note = "Second choice A."
-    else:
-        note = "Second choice B."
-    logger.warning(note)
 
 
 def leaving(x):
@@ -225,10 +211,3 @@ def test_match_claims_no_text_the_branches_do_not_set(crawled, cli):
     got = json.loads(cli("match", "--data", data, "--json", "ValueError: Backend C is broken.").stdout)
     assert records["{msg}"]["id"] not in [m["id"] for m in got["matches"]]
 
-
-def test_messages_with_no_text_of_their_own_are_told_apart_by_their_pieces(crawled):
-    data, _ = crawled
-    rows = [json.loads(line) for line in gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines()]
-    noted = sorted(r["message"]["alternatives"] for r in rows if r["message"]["text"] == "{note}")
-    # one function, two logs: two entries (keyed by what they say), not one keyed by the function
-    assert noted == [["First choice A.", "First choice B."], ["Second choice A.", "Second choice B."]]
