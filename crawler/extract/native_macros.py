@@ -168,22 +168,31 @@ def wrappers(macros: Iterable[Macro], known: Iterable[str]) -> dict[str, Macro]:
 def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterable[str]) -> tuple[Macro, ...]:
     """The wrappers the headers of the native trees define, for every native file: ``files`` are
     (path, bytes) of headers, ``parse(path, data)`` their tree-sitter (root, language). A name
-    defined differently by two headers is left out. Sorted by name: part of the extraction's cache key."""
-    seen: dict[str, Macro | None] = {}
-    for path, data in files:
-        if b"#define" not in data or b"\0" in data:
-            continue
-        try:
-            found = definitions(*parse(path, data))
-        except (RecursionError, ValueError):
-            continue
+    defined differently by two headers is left out. Sorted by name: part of the extraction's cache key.
+
+    A header is parsed only when its bytes name a check or a wrapper found so far (round by
+    round): one that names none can neither define a wrapper nor redefine one."""
+    known = list(known)
+    pending = [(path, data) for path, data in files if b"#define" in data and b"\0" not in data]
+    names = set(known)
+    found: list[Macro] = []
+    table: dict[str, Macro] = {}
+    while True:
+        words = [n.encode() for n in names]
+        take = [item for item in pending if any(w in item[1] for w in words)]
+        if not take:
+            return tuple(sorted(table.values()))
+        pending = [item for item in pending if not any(w in item[1] for w in words)]
+        for path, data in take:
+            try:
+                found += definitions(*parse(path, data))
+            except (RecursionError, ValueError):
+                continue
+        seen: dict[str, Macro | None] = {}
         for macro in found:
-            if macro[0] in seen and seen[macro[0]] != macro:
-                seen[macro[0]] = None
-            else:
-                seen.setdefault(macro[0], macro)
-    usable = [m for m in seen.values() if m is not None]
-    return tuple(sorted(wrappers(usable, known).values()))
+            seen[macro[0]] = None if macro[0] in seen and seen[macro[0]] != macro else seen.get(macro[0], macro)
+        table = wrappers([m for m in seen.values() if m is not None], known)
+        names |= set(table)
 
 
 def expand(macro: Macro, arguments: list[str]) -> str | None:
