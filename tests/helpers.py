@@ -319,3 +319,18 @@ def crawl_meaning_upstream(fixture_repo, cli, tmp_path: Path, files: dict[str, s
                  "--config", tmp_path / "errcat.toml", "--out", out)
     assert result.exit_code == 0, result.output
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
+
+
+def crawl_with_config(fixture_repo, cli, tmp_path: Path, files: dict[str, str], toml: str) -> tuple[Path, dict[str, dict]]:
+    """Commit ``files`` as v1, crawl them under ``toml`` (an errcat.toml naming one upstream,
+    acme/server) and return the dataset with its records by message text."""
+    import json
+
+    fixture_repo.commit(files, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(toml)
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", out)
+    assert result.exit_code == 0, result.output
+    data = out / "acme" / "server"
+    return data, {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(data).splitlines())}

@@ -21,7 +21,7 @@ from crawler.extract.segments import (
     template_segments,
     template_segments_of,
 )
-from crawler.extract.templates import text_parts
+from crawler.extract.templates import Field, parts_from_template, text_parts
 from crawler.model.records import SCHEMA_VERSION, Record
 from crawler.model.search import SearchEntry, SearchIndex
 from crawler.model.shapes import AnyRecord, ExtractedSite
@@ -63,17 +63,34 @@ def entry_row(record: AnyRecord, primary: ExtractedSite | None = None) -> dict[s
                 list(dict.fromkeys(anchor_tokens(segs))), tokens)
 
 
-def alternative_rows(alternatives: list[str]) -> list[dict[str, Any]]:
-    """``SearchAlternative`` rows of an assembled message's pieces that have literal text."""
+def alternative_rows(alternatives: list[str], message: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """``SearchAlternative`` rows of an assembled message's pieces that have literal text. In a
+    message with text of its own around its one assembled field (``Cannot load: {msg}``), each
+    piece stands in its place: the template's own words and the piece's together are what a
+    pasted message holds, so a short text around a long piece still counts as support."""
+    before, after = _around_assembled(message) if message is not None else ([], [])
     rows = []
     for text in alternatives:
-        segs = template_segments_of(text_parts(text))
+        segs = template_segments_of([*before, *text_parts(text), *after])
         frags = fragments(segs)
         if frags:
             # a piece sits anywhere in the message: a word at either end of it may run into the next piece
             edged = [("var", None), *segs, ("var", None)]
             rows.append({"fragments": frags, "anchors": list(dict.fromkeys(anchor_tokens(edged)))})
     return rows
+
+
+def _around_assembled(message: Mapping[str, Any]) -> tuple[list[Any], list[Any]]:
+    """The template's parts before and after its one assembled field (the one whose group in the
+    pattern is not the plain ``.*?``); nothing around when it has none or several (then which
+    field a piece belongs to is not recorded)."""
+    pattern = message.get("pattern") or ""
+    parts = parts_from_template(message)
+    fields = [i for i, p in enumerate(parts) if isinstance(p, Field)]
+    assembled = [at for k, at in enumerate(fields) if f"(?P<f{k}>.*?)" not in pattern]
+    if len(assembled) != 1:
+        return [], []
+    return parts[:assembled[0]], parts[assembled[0] + 1:]
 
 
 def _row(record: AnyRecord, frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
@@ -93,7 +110,7 @@ def _row(record: AnyRecord, frags: list[str], starts: bool, ends: bool, anchors:
         "anchors": anchors,
         "tokens": tokens,
         "opaque": bool(message.get("opaque")),
-        "alternatives": [] if frags else alternative_rows(message.get("alternatives") or []),
+        "alternatives": alternative_rows(message.get("alternatives") or [], message),
         "explanation_status": record.get("explanation_status", "absent"),
         "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
     }

@@ -30,7 +30,7 @@ from bisect import bisect_left
 from functools import cache
 from typing import Any
 
-from crawler.extract import knobs
+from crawler.extract import knobs, native_macros
 from crawler.extract.codefacts import empty_graph
 from crawler.extract.templates import escape_surrogates, field, format_specs, make_template
 from crawler.model.shapes import ExtractedSite, FileResult, SnippetData, TemplateData
@@ -43,9 +43,9 @@ _HEADERS_AS_CUDA = (".h", ".inl")
 
 
 #: torch's checks and the Python exception each surfaces as. ``STD_TORCH_CHECK`` (torch's stable
-#: ABI) throws std::runtime_error with the function, file and line before the message;
-#: ``STD_TORCH_CHECK_NOT_IMPLEMENTED`` is vLLM's own (``csrc/torch_utils.h``): STD_TORCH_CHECK
-#: with "NotImplementedError: " before the message, still a RuntimeError.
+#: ABI) throws std::runtime_error with the function, file and line before the message. An
+#: upstream's own macros over these (vLLM's ``STD_TORCH_CHECK_NOT_IMPLEMENTED``) are read from its
+#: ``#define``s (``native_macros``).
 CHECKS: dict[str, tuple[str, str]] = {
     "TORCH_CHECK": ("RuntimeError", "builtins.RuntimeError"),
     "TORCH_CHECK_VALUE": ("ValueError", "builtins.ValueError"),
@@ -54,13 +54,9 @@ CHECKS: dict[str, tuple[str, str]] = {
     "TORCH_CHECK_NOT_IMPLEMENTED": ("NotImplementedError", "builtins.NotImplementedError"),
     "TORCH_CHECK_LINALG": ("LinAlgError", "torch.linalg.LinAlgError"),
     "STD_TORCH_CHECK": ("RuntimeError", "builtins.RuntimeError"),
-    "STD_TORCH_CHECK_NOT_IMPLEMENTED": ("RuntimeError", "builtins.RuntimeError"),
 }
 _STD_PREFIX = (("field", "__func__"), ", ", ("field", "__FILE__"), ":", ("field", "__LINE__"), ", ")
-_PREFIXES: dict[str, tuple[Any, ...]] = {
-    "STD_TORCH_CHECK": _STD_PREFIX,
-    "STD_TORCH_CHECK_NOT_IMPLEMENTED": (*_STD_PREFIX, "NotImplementedError: "),
-}
+_PREFIXES: dict[str, tuple[Any, ...]] = {"STD_TORCH_CHECK": _STD_PREFIX}
 _TORCH_DEFAULT = ("Expected {} to be true, but got false.  (Could this error message be improved?  "
                   "If so, please report an enhancement request to PyTorch.)")
 #: Standard exceptions a ``throw`` makes; through torch's operator bindings each is a RuntimeError.
@@ -98,6 +94,12 @@ def _parser(grammar: str) -> Any:
     return tree_sitter.Parser(tree_sitter.Language(module.language()))
 
 
+def parse_tree(path: str, data: bytes) -> tuple[Any, Any]:
+    """A C++/CUDA file's tree-sitter root and language, by the grammar its suffix takes."""
+    parser = _parser(_grammar(path, native_language(path) or "cpp"))
+    return parser.parse(data).root_node, parser.language
+
+
 def grammar_versions() -> str:
     """The parser and grammar versions: part of the extractor, so of the cache's key."""
     from importlib.metadata import PackageNotFoundError, version
@@ -126,8 +128,9 @@ def _empty(path: str, language: str) -> FileResult:
     }
 
 
-def extract_native(path: str, data: bytes) -> FileResult:
-    """The per-file result of a native file; never raises (a bug here skips the file, with the reason)."""
+def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ...] = ()) -> FileResult:
+    """The per-file result of a native file; never raises (a bug here skips the file, with the
+    reason). ``macros``: the check macros the native trees' headers define (``native_macros``)."""
     language = native_language(path) or "cpp"
     grammar = _grammar(path, language)
     result = _empty(path, language)
@@ -136,6 +139,10 @@ def extract_native(path: str, data: bytes) -> FileResult:
     try:
         tree = _parser(grammar).parse(data)
         walker: _Walker = (_Rust if language == "rust" else _Cpp)(path, data, language)
+        if isinstance(walker, _Cpp):
+            walker.parser = _parser(grammar)
+            own = native_macros.definitions(tree.root_node, walker.parser.language) if b"#define" in data else []
+            walker.wrappers = native_macros.visible(own, {m[0]: m for m in macros}, CHECKS)
         walker.walk(tree.root_node, 0)
         walker.macro_bodies(_parser(grammar))
     except RecursionError:
@@ -312,11 +319,15 @@ class _Cpp(_Walker):
         self.defines: list[Any] = []
         self.row_offset = 0
         self.macro_scope: tuple[str, tuple[int, int]] | None = None
+        self.parser: Any = None
+        self.wrappers: dict[str, native_macros.Macro] = {}  # the check macros this file sees, by name
+        self.expansion: tuple[Any, ...] | None = None  # the use a walk of an expansion reads for (native_macros.use)
+        self.expanded = 0
 
     def walk(self, root: Any, row_offset: int) -> None:
         self.row_offset = row_offset
         last = len(self.lines)
-        spots = _spots(root, _CPP_WORDS)
+        spots = _spots(root, (*_CPP_WORDS, *(name.encode() for name in self.wrappers)))  # a wrapper's use is a site too
         # (node, names, scope lines, guards): an explicit stack, however deep the file nests
         stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...]]] = [(root, (), (1, last), ())]
         while stack:
@@ -373,6 +384,9 @@ class _Cpp(_Walker):
         macro = _text(function)
         surfaces = CHECKS.get(macro)
         arguments = node.child_by_field_name("arguments")
+        if surfaces is None and macro in self.wrappers and arguments is not None:
+            native_macros.use(self, node, self.wrappers[macro], names, scope, guards)
+            return
         if surfaces is None or arguments is None:
             return
         args = [a for a in arguments.named_children if a.type != "comment"]
@@ -445,6 +459,9 @@ class _Cpp(_Walker):
     def site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
              template: TemplateData, guards: list[str]) -> None:
         line, end = self.lines_of(node)
+        if self.expansion is not None:  # a check a wrapper's use expands to: the use's place, and its name
+            (line, end), names, scope, outer, macro, _depth = self.expansion
+            guards = [*outer, *guards]
         if self.macro_scope is not None:
             scope = self.macro_scope[1]
         self.add(line=line, end=end, qualname=self.qualname(names), scope=scope, macro=macro, surfaces=surfaces,
@@ -456,7 +473,10 @@ class _Cpp(_Walker):
         defines, self.defines = self.defines, []
         for define, value in defines:
             body = value.text
-            if not any(name.encode() in body for name in CHECKS) and b"throw" not in body:
+            named = define.child_by_field_name("name")
+            if named is not None and _text(named) in self.wrappers:
+                continue  # a wrapper's definition: its uses are the sites
+            if not any(name.encode() in body for name in (*CHECKS, *self.wrappers)) and b"throw" not in body:
                 continue
             blanked = body.replace(b"\\\r\n", b"  \n").replace(b"\\\n", b" \n")
             tree = parser.parse(b"void _(){" + blanked + b"\n}")

@@ -57,7 +57,7 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
     if kind == "test":
         results = (read_test_file(path, data) for path, data in chunk)
     else:
-        results = (derive_result(extract_native(path, data) if language_of(path) else extract_file(path, data, settings))
+        results = (derive_result(extract_native(path, data, settings.macros) if language_of(path) else extract_file(path, data, settings))
                    for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
@@ -140,6 +140,41 @@ def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str]
         yield chunk, kind, settings
 
 
+def _native_headers(snapshot: Files, settings: surface.Settings) -> list[FileEntry]:
+    """The C++/CUDA headers whose check macros every native file sees (``native_macros``)."""
+    from crawler.extract.native_macros import HEADERS
+
+    if "native" not in settings.kinds:
+        return []
+    return [e for e in snapshot.files if e.path.lower().endswith(HEADERS) and language_of(e.path) in ("cpp", "cuda")]
+
+
+def _headers_tag(headers: list[FileEntry]) -> str:
+    """A native file's cache key part for the headers' macros: their paths and blobs, so a
+    header's edit re-reads every native file, and a crawl whose native results are all cached
+    never reads a header twice."""
+    if not headers:
+        return ""
+    h = hashlib.sha256("\0".join(f"{e.path}\0{e.blob}" for e in sorted(headers, key=lambda e: e.path)).encode())
+    return f"+h{h.hexdigest()[:16]}"
+
+
+def _with_header_macros(snapshot: Files, headers: list[FileEntry], todo: list[FileEntry],
+                        settings: surface.Settings) -> surface.Settings:
+    """The settings with the macros the headers define, when a native file is to be extracted.
+    Read after the workers fork, as every blob is: read before, the blobs left this process
+    120 MB larger at its peak (vLLM v0.33.0)."""
+    import dataclasses
+
+    from crawler.extract.native import CHECKS, parse_tree
+    from crawler.extract.native_macros import header_macros
+
+    if settings.macros or not headers or not any(language_of(e.path) for e in todo):
+        return settings
+    macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS)
+    return dataclasses.replace(settings, macros=macros) if macros else settings
+
+
 def extract_all(
     snapshot: Files,
     *,
@@ -157,6 +192,7 @@ def extract_all(
     stored in it; ``served`` receives the paths whose results came from it. ``tests``, when
     given, receives the results of the snapshot's test files (``codefacts.read_test_file``), read
     through the same reader, workers and cache (under keys of their own)."""
+    headers = _native_headers(snapshot, settings)
     test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
@@ -164,7 +200,8 @@ def extract_all(
     # Another choice of kinds or builders gives other sites from the same blob; the version stays
     # the key's prefix, which is what pruning results of other errcat versions goes by.
     tag = "" if settings == surface.DEFAULT else f"+{settings.digest()}"
-    keys = {e.path: result_key(e.blob + ("" if e.path in test_paths else tag), e.path,
+    native_tag = tag + _headers_tag(headers)
+    keys = {e.path: result_key(e.blob + ("" if e.path in test_paths else native_tag if language_of(e.path) else tag), e.path,
                                ("test." if e.path in test_paths else "") + version) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
@@ -195,6 +232,7 @@ def extract_all(
         if jobs <= 1 or len(todo) < 8:
             decode_hits()
             counted.update(0, len(todo) + len(damaged))
+            settings = _with_header_macros(snapshot, headers, todo + damaged, settings)
             for chunk, kind, _ in _chunks(snapshot.read(todo + damaged), test_paths, settings):
                 fresh += _extract_chunk(chunk, kind, settings)
                 counted.advance(len(chunk))
@@ -208,6 +246,7 @@ def extract_all(
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
+                settings = _with_header_macros(snapshot, headers, todo + damaged, settings)
                 try:
                     running = pool.map(_extract_pair, _chunks(snapshot.read(todo), test_paths, settings))
                     decode_hits()  # while the workers parse: this process would only wait
@@ -215,6 +254,7 @@ def extract_all(
                     for done in running:
                         fresh += done
                         counted.advance(len(done))
+                    settings = _with_header_macros(snapshot, headers, damaged, settings)
                     for done in pool.map(_extract_pair, _chunks(snapshot.read(damaged), test_paths, settings)):
                         fresh += done
                         counted.advance(len(done))

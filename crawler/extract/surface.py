@@ -54,6 +54,9 @@ class Settings:
 
     kinds: tuple[str, ...] = ("raise", "assert", "log")
     responses: tuple[dict[str, Any], ...] = ()
+    #: The check macros the native trees' headers define (``native_macros.header_macros``): read
+    #: from the snapshot before extraction, since every native file sees them.
+    macros: tuple[Any, ...] = ()
     by_call: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -64,7 +67,8 @@ class Settings:
         return cls(tuple(upstream.kinds), tuple(r.model_dump(mode="json") for r in upstream.responses))
 
     def digest(self) -> str:
-        payload = json.dumps([list(self.kinds), list(self.responses)], sort_keys=True)
+        payload = json.dumps([list(self.kinds), list(self.responses), *([list(self.macros)] if self.macros else [])],
+                             sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     def words(self) -> tuple[str, ...]:

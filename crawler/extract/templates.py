@@ -486,7 +486,17 @@ class MessageBuilder:
 
     def _joined(self, node):
         parts = string_parts(self.segment(node))
-        return "fstring", [self._assembled(p) if isinstance(p, Field) and ".join(" in p.expr else p for p in parts]
+        return "fstring", [p if not isinstance(p, Field) else self._assembled(p) if ".join(" in p.expr
+                           else self._branches(p) if p.name is not None and p.expr == p.name else p for p in parts]
+
+    def _branches(self, f: Field) -> Field:
+        """An f-string field ``{msg}`` over a name set to one message per branch keeps the
+        branches' texts as its alternatives (the field is still shown as written)."""
+        got = self.lookup(f.name)
+        if got is not None and len(got[1]) == 1 and isinstance(got[1][0], Field) and got[1][0].alts is not None \
+                and got[1][0].alts[0] is None:
+            return Field(f.expr, f.name, got[1][0].alts)
+        return f
 
     def _assembled(self, f: Field) -> Field:
         """An f-string field ``{sep.join(pieces)}`` over a list of messages, with its pieces."""

@@ -51,7 +51,7 @@ import re
 import warnings
 from bisect import bisect_left
 
-from crawler.extract import knobs, parse, surface
+from crawler.extract import assembled, knobs, parse, surface
 from crawler.extract.codefacts import empty_graph, graph_facts
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
@@ -285,6 +285,9 @@ class _Extractor:
         self._pending_pieces: list = []  # (site, helper qualname, field expr): messages a helper returns
         self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
         self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
+        self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
+        self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
+        self.module_frame: _Frame | None = None
         self.guards: list[str] = []
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
@@ -307,7 +310,7 @@ class _Extractor:
                 self._hot = sorted(set(self._hot).union(self._surface))
         try:
             self._collect_consts(tree.body)
-            self.frame = _Frame("module", "<module>", tree, None)
+            self.frame = self.module_frame = _Frame("module", "<module>", tree, None)
             self._block(tree.body)
             self._finish()
         finally:
@@ -318,7 +321,7 @@ class _Extractor:
         back at it, and through its frames at the whole syntax tree. Broken here, each file's tree is freed by reference counting the moment extraction ends, so the
         cycle collector never has to walk millions of AST nodes (nor can they pile up when it is
         off). ``tests/test_extract.py`` checks that extraction leaves no cyclic garbage."""
-        self.builder = self.frame = None  # type: ignore[assignment]
+        self.builder = self.frame = self.module_frame = None  # type: ignore[assignment]
         self._pending = self._pending_helpers = []
 
     def _collect_consts(self, body) -> None:
@@ -455,7 +458,34 @@ class _Extractor:
             self.guards.append(f"not ({test})")
             envs.append(self._block(node.orelse))
             self.guards.pop()
+        flowing = [e for e, body in zip(envs, (node.body, node.orelse), strict=False) if not assembled.leaves(body)]
+        self._merge_paths(envs, flowing, exhaustive=bool(node.orelse))
+
+    def _merge_paths(self, envs: list, flowing: list, exhaustive: bool) -> None:
+        """After an ``if`` or ``match``: a name its branches set to different messages holds any
+        of them (``assembled.merged_value``); anything else as ``_merge`` says. ``flowing``: the
+        branches that reach the code after it; without ``exhaustive`` the value from before too."""
+        env = self.frame.env
+        base = dict(env)
         self._merge(*envs)
+        changed = {k for branch in envs for k, v in branch.items() if base.get(k, _MISSING) is not v}
+        for k in changed:
+            values = [branch.get(k, _MISSING) for branch in flowing]
+            if not exhaustive:
+                values.append(base.get(k, _MISSING))
+            unknown = _MISSING in values and k in self._parameters()
+            got = assembled.merged_value(k, values, _MISSING, unknown)
+            if got is not _MISSING:
+                env[k] = got
+
+    def _parameters(self) -> frozenset:
+        """The names the enclosing function takes: a value errcat cannot see."""
+        fn = self._function_frame()
+        if fn is None:
+            return frozenset()
+        args = fn.node.args
+        return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+                         if a is not None)
 
     def _for(self, node) -> None:
         kw = "async for" if type(node) is ast.AsyncFor else "for"
@@ -504,7 +534,8 @@ class _Extractor:
             self.guards.append(text)
             envs.append(self._block(case.body))
             self.guards.pop()
-        self._merge(*envs)
+        flowing = [e for e, case in zip(envs, node.cases, strict=True) if not assembled.leaves(case.body)]
+        self._merge_paths(envs, flowing, exhaustive=assembled.exhaustive_match(node))
 
     # -- environment --
 
@@ -525,9 +556,68 @@ class _Extractor:
     def _lookup_list(self, key: str) -> list | None:
         """The pieces a local list of messages may hold here (``reasons.append("...")``), or None."""
         got = self.frame.env.get(key)
-        if got is None or got[0] != "list" or not got[1]:
+        if got is None:
+            return self._called_list(key) or None
+        if got[0] != "list" or not got[1]:
             return None
         return got[1]
+
+    # -- lists of messages a helper returns (see crawler.extract.assembled) --
+
+    def _called_list(self, key: str) -> list | None:
+        """The pieces of the list a name was given by a call of a same-module helper, or None."""
+        helper = self.frame.calls.get(key)
+        return None if helper is None else self._helper_list(helper)
+
+    def _helper_list(self, qualname: str) -> list | None:
+        if qualname in self.helper_lists:
+            return self.helper_lists[qualname]
+        self.helper_lists[qualname] = None  # a helper that reaches itself gives nothing
+        node = self._function_node(qualname)
+        if node is None or assembled.returned_list(node) is None:
+            return None
+        if qualname not in self.named_returns:
+            self._dry_walk(qualname, node)
+        values = self.named_returns.get(qualname) or []
+        pieces: list = []
+        for value in values:
+            if value is None or value[0] != "list":
+                return None
+            pieces = _add_pieces(pieces, value[1])
+        self.helper_lists[qualname] = pieces
+        return pieces
+
+    def _function_node(self, qualname: str):
+        """A module-level function or a method of a module-level class, walked or not yet."""
+        node = self.functions.get(qualname)
+        if node is not None or "<" in qualname or qualname.count(".") > 1:
+            return node
+        owner, _, name = qualname.rpartition(".")
+        for stmt in self.module_frame.node.body:
+            if owner and type(stmt) is ast.ClassDef and stmt.name == owner:
+                return next((f for f in stmt.body if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef) and f.name == name),
+                            None)
+            if not owner and type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef) and stmt.name == name:
+                return stmt
+        return None
+
+    def _dry_walk(self, qualname: str, node) -> None:
+        """Walk a helper not walked yet (skipped as holding no site, or defined further down) for
+        the values of the names it returns; whatever else the walk finds is dropped (the helper's
+        own walk, if it comes, records it once)."""
+        owner = qualname.rpartition(".")[0]
+        parent = self.module_frame
+        if owner:
+            cls = next((c for c in parent.node.body if type(c) is ast.ClassDef and c.name == owner), None)
+            parent = _Frame("class", owner, cls, parent)
+        kept = (len(self.sites), len(self.calls), len(self.classes), len(self._pending), len(self._pending_helpers),
+                len(self._pending_pieces), self.bare_asserts, self.reraises)
+        try:
+            self._scope(_Frame("function", qualname, node, parent), node.body)
+        finally:
+            del self.sites[kept[0]:], self.calls[kept[1]:], self.classes[kept[2]:], self._pending[kept[3]:]
+            del self._pending_helpers[kept[4]:], self._pending_pieces[kept[5]:]
+            self.bare_asserts, self.reraises = kept[6], kept[7]
 
     def _list_append(self, call) -> bool:
         """``name.append(<message>)`` / ``name.extend([...])`` on a list of messages: one more
@@ -539,6 +629,9 @@ class _Extractor:
             return False
         env = self.frame.env
         got = env.get(key)
+        if got is None:  # a list a helper of the module returned: its pieces
+            called = self._called_list(key)
+            got = None if called is None else ("list", called)
         arg = call.args[0]
         if call.func.attr == "append":
             added = self._pieces([arg])
@@ -645,6 +738,8 @@ class _Extractor:
         self._surface_sites(node)
         frame = self.frame
         value = node.value
+        if type(value) is ast.Name and frame.kind == "function":  # a list of messages a helper builds
+            self.named_returns.setdefault(frame.qualname, []).append(frame.env.get(value.id))
         if value is not None and frame.kind == "function" and self.builder.is_stringy(value):
             returned = self.string_returns.setdefault(frame.qualname, [])
             if len(returned) < MAX_PIECES:
@@ -994,7 +1089,9 @@ _EXC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
 def _says_something(template: dict) -> bool:
     """A message with literal text to match (letters or digits outside its fields)."""
-    return not template["opaque"] and has_literal_text(normalize_template(template["text"], template["fields"]))
+    if template["opaque"]:
+        return assembled.says_something_in_alternatives(template)
+    return has_literal_text(normalize_template(template["text"], template["fields"]))
 
 
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no

@@ -47,7 +47,7 @@ class SearchEntry(Model):
     anchors: list[str] = Field(default_factory=list, description="Words of the literal text that are whole words in every matching message (case kept): a message lacking one cannot match.")
     tokens: list[str] = Field(default_factory=list, description="Lowercase words of the title, template and exception, for a search box.")
     opaque: bool = False
-    alternatives: list[SearchAlternative] = Field(default_factory=list, description="An assembled message with no literal text of its own: its pieces, each matched on its own.")
+    alternatives: list[SearchAlternative] = Field(default_factory=list, description="An assembled message's pieces, each matched on its own: in the place of its assembled field when the message has text of its own around one.")
     explanation_status: Literal["curated", "draft", "absent"]
     sites: list[SearchSite]
 

@@ -125,6 +125,47 @@ fn t() -> anyhow::Result<()> { anyhow::bail!("an integration test, excluded by t
 '''
 
 
+TORCH_UTILS_H = r'''
+#pragma once
+// Stable ABI equivalent of TORCH_CHECK_NOT_IMPLEMENTED.
+#define STD_TORCH_CHECK_NOT_IMPLEMENTED(cond, ...) \
+  STD_TORCH_CHECK(cond, "NotImplementedError: ", __VA_ARGS__)
+'''
+
+#: Wrappers of torch's checks in a header every native file sees, one of them over the others.
+COMMON_H = r'''
+#pragma once
+#define CHECK_CPU(x) TORCH_CHECK(x.device().type() == at::kCPU, #x " must be a CPU tensor")
+#define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
+#define CHECK_INPUT(x) \
+  CHECK_CPU(x);        \
+  CHECK_CONTIGUOUS(x)
+#define CHECK_DIM(d, x) TORCH_CHECK(x.dim() == d, #x " must be a " #d "D tensor")
+#define CHECK_SHAPE(x) TORCH_CHECK(x.dim() > 0, #x " has no shape")
+'''
+
+#: The same name defined otherwise in another header: which one a file includes is not read.
+OTHER_H = r'''
+#define CHECK_SHAPE(x) TORCH_CHECK(x.numel() > 0, #x " is empty")
+'''
+
+#: Uses of the headers' wrappers and of one the file defines itself.
+GEMM_CPP = r'''
+#include "common.h"
+
+#define CHECK_TH_CUDA(x, m) STD_TORCH_CHECK(x.is_cuda(), m, ": must be a CUDA tensor.")
+
+void gemm(at::Tensor& query, at::Tensor& out, bool strict) {
+  CHECK_INPUT(query);
+  if (strict) {
+    CHECK_DIM(2, out);
+  }
+  CHECK_TH_CUDA(out, "out");
+  CHECK_SHAPE(query);
+}
+'''
+
+
 def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
     tree: dict[str, str | bytes | None] = {
         "pkg/__init__.py": "",
@@ -137,6 +178,10 @@ def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
         "csrc/ops.cpp": OPS_CPP,
         "csrc/attention/attn.cu": ATTN_CU,
         "csrc/util.h": UTIL_H,
+        "csrc/torch_utils.h": TORCH_UTILS_H,
+        "csrc/cpu/common.h": COMMON_H,
+        "csrc/other/common.h": OTHER_H,
+        "csrc/cpu/gemm.cpp": GEMM_CPP,
         "csrc/broken.cu": BROKEN_CU,
         "csrc/CMakeLists.txt": "add_library(x ops.cpp)\n",
         "rust/src/error.rs": ERROR_RS,
@@ -186,6 +231,11 @@ EXPECTED = {
     STD + "cudaGetDevice failed: {std::string(cudaGetErrorString(err))} (rank {rank + 1})": (
         "STD_TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
     "n must be positive, got {n}": ("TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
+    # wrappers read from the #defines: each use a site, named as written, surfacing as its inner check
+    "query must be a CPU tensor": ("CHECK_INPUT", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "query must be contiguous": ("CHECK_INPUT", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "out must be a 2D tensor": ("CHECK_DIM", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    STD + "out: must be a CUDA tensor.": ("CHECK_TH_CUDA", "cpp", "RuntimeError", "builtins.RuntimeError"),
     "chat request must contain at least one message": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
     "chat template error: {0}": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
     "unknown tool {name:?}": ("#[error]", "rust", "ChatError", "rust.src.error.ChatError"),
@@ -225,8 +275,23 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert (tmp_path / "again" / "acme" / "widgets" / "errors.jsonl.gz").read_bytes() == (dataset / "errors.jsonl.gz").read_bytes()
     manifest = json.loads((dataset / "manifest.json").read_text())
     # the C++/CUDA/Rust files of the native trees and the Python files; not CMakeLists, Cargo.toml or excluded tests
-    assert manifest["counts"]["files"] == 8
+    assert manifest["counts"]["files"] == 12
     assert manifest["skipped"] == [{"path": "csrc/nul.cu", "reason": "invalid source: null bytes"}]
+
+
+def test_a_wrapper_use_is_a_site_where_it_is_used_and_a_header_edit_reaches_it(native_repo, cli, tmp_path):
+    config = tmp_path / "errcat.toml"
+    found = records(crawl(cli, native_repo, tmp_path / "out", config))
+    dim = found["out must be a 2D tensor"]["sites"][0]
+    assert (dim["path"], dim["line"], dim["qualname"]) == ("csrc/cpu/gemm.cpp", 8, "gemm")
+    assert dim["facts"]["guards"] == ["strict", "!(out.dim() == 2)"]
+    assert "CHECK_DIM(2, out);" in dim["snippet"]["code"]
+    # the wrappers' own definitions are no sites, nor is a name two headers define otherwise
+    assert not any("{x}" in text or "#x" in text or "has no shape" in text or "is empty" in text for text in found)
+    # an unchanged file's checks follow a header's edit (the headers' macros key every native result)
+    native_repo.commit({"csrc/cpu/common.h": COMMON_H.replace("must be a CPU tensor", "must live on the CPU")}, tag="v2")
+    again = records(crawl(cli, native_repo, tmp_path / "out2", config, ref="v2"))
+    assert "query must live on the CPU" in again and "query must be a CPU tensor" not in again
 
 
 def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
@@ -241,6 +306,9 @@ def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
     assert shown.exit_code == 0
     assert "native: TORCH_CHECK in CUDA code, seen in Python as RuntimeError" in shown.stdout
     assert "csrc/attention/attn.cu:9 in #define HEAD_SWITCH" in shown.stdout
+    # a Rust error is named by its type; what process it runs in is the upstream's design, not errcat's to say
+    rust = cli("show", records(dataset)["chat template error: {0}"]["id"], "--data", dataset, "--no-pager")
+    assert "native: #[error] in Rust code, its error type ChatError" in rust.stdout and "vLLM" not in rust.stdout
     for fmt in ("html", "markdown"):
         site = tmp_path / f"site-{fmt}"
         assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
@@ -280,6 +348,11 @@ def test_kinds_without_native_read_no_native_file(fixture_repo, cli, tmp_path):
     ("csrc/b.cpp", b"\xff\xfe" + "(".join(["f"] * 5000).encode() + b"TORCH_CHECK(x, \"deep\");", None),
     ("rust/c.rs", b"fn f() { bail!(\"" + b"{" * 3000 + b"\"); }", None),
     ("csrc/d.h", b"#define X(a) \\\n TORCH_CHECK(a, \"in a define\"); \\\n", None),
+    # wrappers that repeat their argument, nested: the expansion would grow as a power of the depth
+    ("csrc/e.cpp", b"#define W0(x) TORCH_CHECK(x, #x)\n" + b"".join(
+        b"#define W%d(x) W%d(x + x + x + x + x + x + x + x)\n" % (i + 1, i) for i in range(9)) + b"void f(){ W9(a); W0(b); }\n", None),
+    # wrappers of each other only: never a check
+    ("csrc/f.cpp", b"#define A(x) B(x)\n#define B(x) A(x)\nvoid f(){ A(1); }\n", None),
 ])
 def test_hostile_native_files_never_raise(path, data, reason):
     result = extract_native(path, data)
@@ -305,3 +378,11 @@ def test_the_walk_skips_only_subtrees_that_hold_no_site(monkeypatch, path, code)
     pruned = extract_native(path, code.encode())
     monkeypatch.setattr(native, "_holds", lambda spots, node: True)
     assert pruned["sites"] and extract_native(path, code.encode()) == pruned
+
+
+def test_nested_wrappers_that_grow_their_argument_stop_at_a_bound():
+    data = b"#define W0(x) TORCH_CHECK(x, #x)\n" + b"".join(
+        b"#define W%d(x) W%d(x + x + x + x + x + x + x + x)\n" % (i + 1, i) for i in range(9)) + b"void f(){ W9(a); W2(c); W0(b); }\n"
+    result = extract_native("csrc/e.cpp", data)
+    texts = [s["template"]["text"] for s in result["sites"]]
+    assert texts == ["c" + " + c" * 63, "b"]  # W2 expands (64 copies); W9 would be 8**9: no site, and no hang

@@ -14,6 +14,7 @@ import pytest
 from crawler.extract import surface
 from crawler.extract.visitor import extract_file
 from crawler.source.config import ResponseBuilder, Upstream
+from tests.helpers import crawl_with_config
 
 SERVER = ResponseBuilder(call="create_error_response", params=["message", "err_type", "status_code"],
                          error_type="err_type", status_code="status_code",
@@ -313,15 +314,8 @@ def check(items):
 
 @pytest.fixture
 def crawled(fixture_repo, cli, tmp_path):
-    fixture_repo.commit({"srv/__init__.py": "", "srv/server.py": SERVER_CODE}, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text(TOML)
-    out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", out)
-    assert result.exit_code == 0, result.output
-    data = out / "acme" / "server"
-    records = {r["message"]["text"]: r for r in map(json.loads, gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines())}
-    return data, records, config
+    data, records = crawl_with_config(fixture_repo, cli, tmp_path, {"srv/__init__.py": "", "srv/server.py": SERVER_CODE}, TOML)
+    return data, records, tmp_path / "errcat.toml"
 
 
 def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):

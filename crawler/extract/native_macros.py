@@ -1,0 +1,268 @@
+"""Check macros an upstream defines in terms of known ones, read from its own ``#define``\\s.
+
+Native code wraps torch's checks in macros of its own: ``#define CHECK_CPU(x) TORCH_CHECK(
+x.device().type() == at::kCPU, #x " must be a CPU tensor")``, ``#define CHECK_INPUT(x)
+CHECK_CPU(x); CHECK_CONTIGUOUS(x)``, vLLM's ``STD_TORCH_CHECK_NOT_IMPLEMENTED(cond, ...)``. The
+message of such a check is made where the macro is used (``CHECK_CPU(query)`` says "query must be
+a CPU tensor"), so each use is a site: the macro's body with the use's arguments put in, as the
+preprocessor does, parsed and read like any check (what it surfaces as is the inner check's).
+
+- **Definitions** are the ``preproc_function_def`` nodes tree-sitter finds; a body is split into
+  preprocessing tokens (strings, identifiers, numbers, punctuators; a scanner, as the C standard
+  defines them, not a pattern over the text) to put arguments in: ``#x`` becomes the argument's
+  spelling as a string literal, ``x`` the argument, ``__VA_ARGS__`` the rest.
+- **A wrapper** is a macro whose body is nothing but calls of check macros (torch's, or wrappers
+  themselves, found until nothing changes), optionally in ``do { ... } while (0)`` or braces. A
+  body that does more (a dispatch ``switch`` with a check in its ``default:``) is no wrapper: its
+  checks are sites where they are written, as before.
+- **Which definitions a file sees**: its own, then those of the native trees' headers
+  (``.h .hpp .cuh .hh .inl``), which a crawl reads first (``header_macros``). A name two headers
+  define differently is left out: which one a file includes is not read, and errcat claims no
+  message it cannot see. No upstream's macro is named here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+#: Suffixes of the headers whose macros every native file of the upstream sees.
+HEADERS = (".h", ".hpp", ".cuh", ".hh", ".inl")
+#: Expansions within expansions (``CHECK_INPUT`` -> ``CHECK_CPU`` -> ``TORCH_CHECK``) and per file.
+MAX_DEPTH = 8
+MAX_EXPANSIONS = 5_000
+#: Characters of one expansion: a wrapper that repeats its argument, used in one that repeats
+#: it again, grows as a power of the depth; past this the use is no site (a real check is short).
+MAX_TEXT = 16_384
+
+#: A macro: (name, parameters (``...`` last when variadic), body tokens as (text, space before)).
+Macro = tuple[str, tuple[str, ...], tuple[tuple[str, bool], ...]]
+
+_PUNCT3 = ("...", "<<=", ">>=", "->*")
+_PUNCT2 = ("##", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
+           "%=", "&=", "|=", "^=", ".*")
+
+
+def tokens(text: str) -> list[tuple[str, bool]]:
+    """Preprocessing tokens of a macro body (comments dropped), each with whether space preceded it."""
+    out: list[tuple[str, bool]] = []
+    i, n = 0, len(text)
+    space = False
+    while i < n:
+        c = text[i]
+        if c in " \t\r\n\f\v" or (c == "\\" and i + 1 < n and text[i + 1] in "\r\n"):
+            space = True
+            i += 1
+            continue
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            space = True
+            continue
+        if text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            i = n if end < 0 else end + 2
+            space = True
+            continue
+        start = i
+        if c.isalpha() or c == "_":
+            while i < n and (text[i].isalnum() or text[i] == "_"):
+                i += 1
+            if i < n and text[i] in "\"'" and text[start:i] in ("L", "u", "U", "u8"):
+                i = _quoted(text, i)
+        elif c in "\"'":
+            i = _quoted(text, i)
+        elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
+            i += 1
+            while i < n and (text[i].isalnum() or text[i] in "._'" or (text[i] in "+-" and text[i - 1] in "eEpP")):
+                i += 1
+        else:
+            i += next((len(p) for p in (*_PUNCT3, *_PUNCT2) if text.startswith(p, i)), 1)
+        out.append((text[start:i], space))
+        space = False
+    return out
+
+
+def _quoted(text: str, i: int) -> int:
+    quote, i = text[i], i + 1
+    while i < len(text) and text[i] != quote and text[i] not in "\r\n":
+        i += 2 if text[i] == "\\" else 1
+    return min(i + 1, len(text))
+
+
+def definitions(root: Any, language: Any) -> list[Macro]:
+    """The function-like macros a parsed file defines, in order (tree-sitter's
+    ``preproc_function_def``, found by a query: the walk of the tree is the extractor's own)."""
+    import tree_sitter
+
+    query = _query(language)
+    out: list[Macro] = []
+    for node in sorted(tree_sitter.QueryCursor(query).captures(root).get("d", []), key=lambda n: n.start_byte):
+        name, params, value = (node.child_by_field_name(f) for f in ("name", "parameters", "value"))
+        if name is not None and params is not None and value is not None:
+            names = tuple(_text(p) for p in params.children if p.type in ("identifier", "..."))
+            out.append((_text(name), names, tuple(tokens(_text(value)))))
+    return out
+
+
+def _text(node: Any) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+_QUERIES: dict[Any, Any] = {}
+
+
+def _query(language: Any) -> Any:
+    import tree_sitter
+
+    key = language.name
+    if key not in _QUERIES:
+        _QUERIES[key] = tree_sitter.Query(language, "(preproc_function_def) @d")
+    return _QUERIES[key]
+
+
+def _calls(body: tuple[tuple[str, bool], ...]) -> list[str] | None:
+    """The macros a body does nothing but call (``A(...); B(...)``, in ``do {} while (0)`` or
+    braces), or None when it does anything else."""
+    toks = [t for t, _ in body]
+    if toks[:2] == ["do", "{"] and toks[-5:] in (["}", "while", "(", "0", ")"], ["}", "while", "(", "false", ")"]):
+        toks = toks[2:-5]
+    elif toks[:1] == ["{"] and toks[-1:] == ["}"]:
+        toks = toks[1:-1]
+    names: list[str] = []
+    i = 0
+    while i < len(toks):
+        if toks[i] == ";":
+            i += 1
+            continue
+        if i + 1 >= len(toks) or not (toks[i][:1].isalpha() or toks[i][:1] == "_") or toks[i + 1] != "(":
+            return None
+        depth, j = 0, i + 1
+        while j < len(toks):
+            depth += {"(": 1, ")": -1}.get(toks[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        if depth:
+            return None
+        names.append(toks[i])
+        i = j + 1
+    return names or None
+
+
+def wrappers(macros: Iterable[Macro], known: Iterable[str]) -> dict[str, Macro]:
+    """The macros that are wrappers of known checks (or of each other), by name."""
+    candidates = {m[0]: (m, _calls(m[2])) for m in macros}
+    checks = set(known)
+    found: dict[str, Macro] = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, (macro, calls) in candidates.items():
+            if name not in found and name not in checks and calls and all(c in checks or c in found for c in calls):
+                found[name] = macro
+                changed = True
+    return found
+
+
+def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterable[str]) -> tuple[Macro, ...]:
+    """The wrappers the headers of the native trees define, for every native file: ``files`` are
+    (path, bytes) of headers, ``parse(path, data)`` their tree-sitter (root, language). A name
+    defined differently by two headers is left out. Sorted by name: part of the extraction's cache key.
+
+    A header is parsed only when its bytes name a check or a wrapper found so far (round by
+    round): one that names none can neither define a wrapper nor redefine one."""
+    known = list(known)
+    pending = [(path, data) for path, data in files if b"#define" in data and b"\0" not in data]
+    names = set(known)
+    found: list[Macro] = []
+    table: dict[str, Macro] = {}
+    while True:
+        words = [n.encode() for n in names]
+        take = [item for item in pending if any(w in item[1] for w in words)]
+        if not take:
+            return tuple(sorted(table.values()))
+        pending = [item for item in pending if not any(w in item[1] for w in words)]
+        for path, data in take:
+            try:
+                found += definitions(*parse(path, data))
+            except (RecursionError, ValueError):
+                continue
+        seen: dict[str, Macro | None] = {}
+        for macro in found:
+            seen[macro[0]] = None if macro[0] in seen and seen[macro[0]] != macro else seen.get(macro[0], macro)
+        table = wrappers([m for m in seen.values() if m is not None], known)
+        names |= set(table)
+
+
+def expand(macro: Macro, arguments: list[str]) -> str | None:
+    """The text a use of the macro becomes (``arguments`` as written, whitespace flattened), or
+    None when the use does not fit the macro (a wrong number of arguments)."""
+    _, params, body = macro
+    variadic = bool(params) and params[-1] == "..."
+    fixed = params[:-1] if variadic else params
+    if len(arguments) < len(fixed) or (not variadic and len(arguments) != len(fixed)):
+        if not (len(fixed) == 1 and not arguments and not variadic):
+            return None
+        arguments = [""]
+    values: dict[str, str] = dict(zip(fixed, arguments, strict=False))
+    if variadic:
+        values["__VA_ARGS__"] = ", ".join(arguments[len(fixed):])
+    out: list[str] = []
+    i = size = 0
+    while i < len(body):
+        text, space = body[i]
+        if text == "#" and i + 1 < len(body) and body[i + 1][0] in values:
+            out.append((" " if space else "") + _stringize(values[body[i + 1][0]]))
+            i += 2
+            continue
+        if text == "##":
+            i += 1
+            if i < len(body):
+                out.append(values.get(body[i][0], body[i][0]))
+                i += 1
+            continue
+        if text == "__VA_ARGS__" and not values.get(text) and out and out[-1].strip() == ",":
+            out.pop()  # ``f(a, __VA_ARGS__)`` with no variadic arguments: no empty argument
+            i += 1
+            continue
+        out.append((" " if space else "") + values.get(text, text))
+        size += len(out[-1])
+        if size > MAX_TEXT:
+            return None
+        i += 1
+    return "".join(out)
+
+
+def _stringize(argument: str) -> str:
+    return '"' + argument.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def visible(own: list[Macro], headers: Mapping[str, Macro], known: Iterable[str]) -> dict[str, Macro]:
+    """The wrappers a file sees: the headers', then its own (which may wrap the headers' and win)."""
+    table = dict(headers)
+    table.update(wrappers(own, [*known, *table]))
+    return table
+
+
+def use(walker: Any, node: Any, macro: Macro, names: tuple[str, ...], scope: tuple[int, int], guards: tuple[str, ...]) -> None:
+    """A use of a wrapper (``CHECK_CPU(query)``): its expansion parsed as a function body and walked
+    by ``walker`` (a ``native._Cpp``), whose sites take the use's lines, function, guards and the
+    wrapper's name (the outermost, when a wrapper's expansion uses another)."""
+    if walker.expanded >= MAX_EXPANSIONS or (walker.expansion is not None and walker.expansion[5] >= MAX_DEPTH):
+        return
+    arguments = node.child_by_field_name("arguments")
+    values = [" ".join(_text(a).split()) for a in arguments.named_children if a.type != "comment"]
+    text = expand(macro, values)
+    if text is None:
+        return
+    walker.expanded += 1
+    tree = walker.parser.parse(b"void _(){" + text.encode("utf-8", "surrogatepass") + b";\n}")
+    saved = walker.expansion, walker.row_offset
+    depth = saved[0][5] + 1 if saved[0] is not None else 1
+    outer = saved[0][:5] if saved[0] is not None else (walker.lines_of(node), names, scope, guards, macro[0])
+    walker.expansion = (*outer, depth)
+    try:
+        walker.walk(tree.root_node, 0)
+    finally:
+        walker.expansion, walker.row_offset = saved
