@@ -4,11 +4,14 @@ Layout of the site directory::
 
     index.html            every entry, with the search box
     errors/<id>.html      one catalogue page per entry (sections in the order of page.py)
-    errors/<id>.json      the entry's record, copied, so the page's JSON link works anywhere
-    search.json           the dataset's search index, copied, for clients
-    search-index.js       the same index as a script (file:// pages cannot fetch JSON)
+    search-index.js       what the search box needs of the dataset's search index, as a script
+                          (file:// pages cannot fetch JSON)
     search.js, style.css  the search box (plain JS, no network) and the styles
     .errcat-site          marks the directory as a site errcat render made (see may_replace)
+
+The site copies no dataset file: a page's JSON link and the index's dataset link go to the
+dataset itself (``data_url``: the dataset's path relative to the site unless given), so the
+records and search.json are stored once (on vLLM they were 68 of the site's 153 MB).
 
 Everything that comes from the crawled source is escaped: text with ``html.escape``, code by
 Pygments, and JSON inside ``<script>`` with ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
@@ -25,13 +28,13 @@ import json
 import os
 import re
 import stat
+import urllib.parse
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from pygments.formatters import HtmlFormatter
 
 from crawler.base.errors import UsageError
-from crawler.base.jsonio import dumps_record, dumps_rows
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.highlight import highlight_python
@@ -39,7 +42,7 @@ from crawler.consume.kinds import kind_text, surface_rows
 from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
-from crawler.consume.site_markdown import code_language, highlight_block, markdown_html, markdown_inline
+from crawler.consume.site_markdown import code_language, highlight_block, markdown_html, markdown_inline, safe_link
 from crawler.model.records import ID_RE, URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
@@ -63,6 +66,23 @@ def _safe_url(url: str) -> str:
     """A link of a validated record (https on the repository's host, ``models.URL_PATTERN``);
     anything else becomes a dead link rather than a live one."""
     return url if re.fullmatch(URL_PATTERN, url) else "#"
+
+
+def data_url(dataset: Path, out: Path, given: str | None = None) -> str:
+    """Where the site's readers reach the dataset: ``given`` (https, or a path relative to the
+    site's root), else the dataset's path relative to ``out``, percent-encoded, so the links
+    work from disk and on a host that serves both directories as they lie."""
+    if given is not None:
+        url = given.strip().rstrip("/")
+        if not url or not safe_link(url) or re.search(r"[\s\x00-\x1f\x7f\"'<>\\]", url):
+            raise UsageError(f"--data-url {given!r}: give an https:// URL or a relative path (where the dataset is served)")
+        return url
+    return urllib.parse.quote(Path(os.path.relpath(dataset, out)).as_posix())
+
+
+def record_href(base: str, eid: str, up: str = "../") -> str:
+    """The link from a page in ``errors/`` to the dataset's record of ``eid``."""
+    return f"{base if base.lower().startswith('https://') else up + base}/errors/{eid}.json"
 
 
 def no_permalink(record: dict[str, Any]) -> str:
@@ -686,7 +706,7 @@ def _reported_html(ex: dict[str, Any]) -> str:
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
 
-def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
+def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".") -> str:
     exc = r["exception"]
     loc = r["location"]
     ex = r.get("explanation") or {}
@@ -754,9 +774,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Last changed",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
-    meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
-    parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
     return _layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
 
 
@@ -781,7 +799,7 @@ def md_inline(text: str) -> str:
     return f"{ticks}{pad}{text}{pad}{ticks}"
 
 
-def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
+def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
            f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
@@ -821,7 +839,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
     commit = prov.get("upstream_commit") or prov["commit"]
     out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
-            f"[This entry as JSON]({r['id']}.json)", ""]
+            f"[This entry as JSON](<{record_href(data, r['id'])}>)", ""]
     return "\n".join(out)
 
 
@@ -838,7 +856,7 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
 
 
 def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None,
-                changelog: Path | None = None) -> int:
+                changelog: Path | None = None, data: str | None = None) -> int:
     """Make ``out`` the site of one dataset; returns the number of entry pages.
 
     The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
@@ -846,15 +864,9 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     holds nothing else (no page of an entry that is gone, nothing planted in it). What is
     replaced must be a site errcat render made, an empty directory, or nothing: see
     :func:`may_replace`. ``changelog`` (the Markdown ``errcat sync --changelog`` wrote) is shown
-    on the index.
+    on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
-    from crawler.publish.dataset import (
-        MANIFEST,
-        SEARCH,
-        iter_records,
-        load_manifest,
-        load_search_index,
-    )
+    from crawler.publish.dataset import MANIFEST, iter_records, load_manifest, load_search_index
     from crawler.publish.writer import write_tree
 
     if not (dataset / MANIFEST).is_file():
@@ -866,7 +878,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     repo = f"{valid.repo.owner}/{valid.repo.name}"
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
-    index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
+    index = load_search_index(dataset) if fmt == "html" else None
     foreign = load_foreign(dataset) if fmt == "html" else []
     out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
     real_out, real_data = out.resolve(), dataset.resolve()
@@ -874,31 +886,26 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
         raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
     if real_out in real_data.parents:
         raise UsageError(f"--out {out} holds the dataset; the site replaces its directory as a whole")
+    base = data_url(real_data, real_out, data)
 
     def files() -> Iterator[tuple[str, bytes]]:  # runs once out is known to be replaceable
         with task(progress, f"rendering pages into {out}", len(records), "pages") as pages:
             yield SITE_MARK, SITE_MARK_TEXT
             if fmt == "markdown":
                 for r in records:
-                    yield f"errors/{r['id']}.md", entry_markdown(r, titles).encode()
+                    yield f"errors/{r['id']}.md", entry_markdown(r, titles, base).encode()
                     pages.advance()
                 yield "index.md", index_markdown(records, manifest, repo).encode()
             else:
                 assert index is not None
                 for r in records:
-                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles).encode()
+                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles, base).encode()
                     pages.advance()
                 yield "index.html", index_html(records, manifest, repo, changes).encode()
                 yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
                 yield "search.js", SEARCH_JS.encode()
                 yield "index.js", INDEX_JS.encode()
                 yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign))};\n".encode()
-            # What was validated is written, not the dataset's files copied: those may be links to
-            # anything. The bytes are the crawl's own (one field a line, compact values).
-            for r in records:
-                yield f"errors/{r['id']}.json", dumps_record(r)
-            if index is not None:
-                yield SEARCH, dumps_rows(index)
 
     write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)

@@ -170,7 +170,10 @@ def test_highlighting_marks_python():
         assert piece in out, piece
 
 
-def test_the_record_json_beside_the_page_is_the_record(site):
+def test_the_json_link_is_the_record(site):
     tmp, records = site
     kv = records[cd.KV["text"]]
-    assert json.loads((tmp / "html" / "errors" / f"{kv['id']}.json").read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
+    for fmt, pattern in (("html", r'id="json-link" href="([^"]*)"'), ("markdown", r"\[This entry as JSON\]\(<([^>]*)>\)")):
+        page = (tmp / fmt / "errors" / f"{kv['id']}.{'html' if fmt == 'html' else 'md'}").read_text(encoding="utf-8")
+        href = re.search(pattern, page).group(1)
+        assert json.loads((tmp / fmt / "errors" / href).read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
