@@ -16,7 +16,7 @@ from typing import Any
 
 from crawler.base.sink import styled
 from crawler.consume.kinds import kind_text, surface_rows
-from crawler.consume.meaning_page import CALLERS, NOTE, REPRODUCTIONS, TITLE
+from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
 from crawler.consume.meaning_page import rows as meaning_rows
 
 Span = tuple[str, str]
@@ -220,17 +220,11 @@ def layout(data: dict[str, Any]) -> list[Line]:
     snippet = site["snippet"]
     page.code(snippet["code"], snippet["start_line"], (site["line"], site["end_line"]))
 
-    facts = site.get("facts") or {}
-    fact_lines = [f"  if {g}" for g in facts.get("guards") or []] + [f"  in {loop}" for loop in facts.get("loops") or []]
-    if facts.get("handler"):
-        fact_lines.append(f"  in {facts['handler']}")
-    if facts.get("cause"):
-        fact_lines.append(f"  from {facts['cause']}")
-    fact_lines += [f"  @{d}" for d in facts.get("decorators") or []]
-    if fact_lines:
-        page.section("How the code gets there (machine-derived)")
-        for text in fact_lines:
-            page.line(text)
+    facts = fact_lines(site.get("facts"))
+    if facts:
+        page.section(FACTS_TITLE)
+        for text in facts:
+            page.line(f"  {text}")
 
     _explanation(page, data.get("explanation") or {})
     _meaning(page, data.get("meaning") or {})

@@ -39,10 +39,23 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.highlight import highlight_python
 from crawler.consume.kinds import kind_text, surface_rows
-from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
+from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
-from crawler.consume.site_markdown import code_language, highlight_block, markdown_html, markdown_inline, safe_link
+from crawler.consume.site_markdown import (
+    code_language,
+    highlight_block,
+    markdown_html,
+    markdown_inline,
+    markdown_markdown,
+    md_code,
+    md_inline,
+    md_text,
+    safe_link,
+)
+from crawler.consume.site_markdown import (
+    md_indent as _indent,
+)
 from crawler.model.records import ID_RE, URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
@@ -739,16 +752,9 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
     )
     parts.append(_section("source", "Source", source))
-    facts = site.get("facts") or {}
-    fact_lines = [f"if {g}" for g in facts.get("guards", [])] + [f"in {x}" for x in facts.get("loops", [])]
-    if facts.get("handler"):
-        fact_lines.append(f"in {facts['handler']}")
-    if facts.get("cause"):
-        fact_lines.append(f"from {facts['cause']}")
-    fact_lines += [f"@{d}" for d in facts.get("decorators", [])]
-    if fact_lines:
-        parts.append(_section("facts", "How the code gets there (derived from the code)",
-                              "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in fact_lines) + "</ul>"))
+    facts = fact_lines(site.get("facts"))
+    if facts:
+        parts.append(_section("facts", FACTS_TITLE, "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>"))
     derived = meaning_rows(r.get("meaning"))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
@@ -781,24 +787,6 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
 # --------------------------------------------------------------------------- Markdown
 
 
-def md_text(text: str) -> str:
-    """Plain text safe in Markdown: HTML and Markdown syntax characters neutralised."""
-    text = html.escape(text, quote=False)
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", text).replace("\n", "  \n")
-
-
-def md_code(code: str, lang: str = "") -> str:
-    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
-    return f"{fence}{lang}\n{code}\n{fence}"
-
-
-def md_inline(text: str) -> str:
-    text = text.replace("\n", " ")
-    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
 def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
@@ -812,31 +800,41 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     out += _history_markdown(r)
 
     def sec(title: str, body: str) -> None:
-        out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])
+        if body:  # as on the HTML page, a section with nothing in it is left out
+            out.extend([f"## {title}", "", body, ""])
 
-    sec("What it means", md_text(ex.get("what_it_means", "")))
+    def bullets(items: list[str]) -> str:
+        return "\n".join(_indent(markdown_markdown(s), "- ", "  ") for s in items)
+
+    # curated text is Markdown: passed through as such (markdown_markdown), where the dataset's
+    # other strings are escaped (md_text, md_inline, md_code)
+    sec("What it means", markdown_markdown(ex.get("what_it_means") or ""))
     snippet = primary(r)["snippet"]
     link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
+    sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
     derived = meaning_rows(r.get("meaning"))
     if derived:
         out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
                 "", f"*{md_text(NOTE)}*", ""]
-    sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
+    curated_at = len(out)
+    sec("Solutions", bullets(ex.get("solutions") or []))
     fix = ex.get("example_fix") or {}
     fix_lang = code_language(fix.get("before", "") + "\n" + fix.get("after", ""))
     sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), fix_lang)}\n\nAfter:\n\n{md_code(fix.get('after', ''), fix_lang)}"
         if fix.get("before") or fix.get("after") else "")
-    sec("Defensive patterns", "\n\n".join(md_text(p["strategy"]) + ("\n\n" + md_code(p["code"], code_language(p["code"])) if p.get("code") else "")
-                                          for p in ex.get("defensive_patterns", [])))
-    sec("Prevention", "\n".join(f"- {md_text(s)}" for s in ex.get("prevention", [])))
+    sec("Defensive patterns", "\n\n".join(markdown_markdown(p["strategy"]) + ("\n\n" + md_code(p["code"], code_language(p["code"])) if p.get("code") else "")
+                                          for p in ex.get("defensive_patterns") or []))
+    sec("Prevention", bullets(ex.get("prevention") or []))
     when = ex.get("when_it_happens") or {}
-    sec("When it happens", "\n".join(([md_text(when["trigger"]), ""] if when.get("trigger") else []) + [f"- {md_text(s)}" for s in when.get("common_situations", [])]))
+    sec("When it happens", "\n\n".join(filter(None, [markdown_markdown(when.get("trigger") or ""), bullets(when.get("common_situations") or [])])))
+    if len(out) == curated_at and not ex.get("what_it_means"):
+        out += [f"*{NOT_EXPLAINED}*", ""]
     out += meaning_markdown(r)
     rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
            for x in r.get("related", [])]
-    out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
+    sec("Related errors", "\n".join(rel))
     commit = prov.get("upstream_commit") or prov["commit"]
     out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
             f"[This entry as JSON](<{record_href(data, r['id'])}>)", ""]

@@ -52,6 +52,29 @@ def test_curated_markdown_is_rendered_with_only_safe_links(site):
     assert "<b>now</b>" not in page and "&lt;b&gt;now&lt;/b&gt;" in page
 
 
+def test_curated_markdown_stays_markdown_on_the_markdown_page(site):
+    """Curated text is Markdown: the Markdown page passes it through (names in backticks stay code,
+    **bold** stays bold, fences keep their language), as the HTML page renders it; and, as there,
+    raw HTML and links that are not https or relative stay text. The message, from the crawled
+    repository, stays escaped."""
+    tmp, records = site
+    kv = records[cd.KV["text"]]
+    page = (tmp / "markdown" / "errors" / f"{kv['id']}.md").read_text(encoding="utf-8")
+    section = page[page.index("## What it means"):page.index("## Source")]
+    assert "The `kind` is not one of the **valid** kinds" in section
+    assert "[the docs](<https://docs.vllm.ai/x>)" in section and "[a page](<other.html>)" in section
+    assert not re.search(r"(?<!\\)\]\((?:javascript|data:|http:|//)", section) and "<script>" not in section
+    assert "\\[bad\\](javascript:alert(1))" in section and "&lt;script&gt;alert(2)&lt;/script&gt;" in section  # shown as text
+    assert "- Pass `--kv-cache-dtype auto`." in page and "- Restart &amp; retry &lt;b&gt;now&lt;/b&gt;." in page
+    assert "- Read the list:\n\n  ```bash\n  vllm serve --help | grep kv\n  ```" in page  # a fence in a list item
+    assert "\\`" not in section  # no backtick of the curated text escaped
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"html": True}).render(page)
+    assert "<code>kind</code>" in rendered and "<strong>valid</strong>" in rendered and "<script>" not in rendered and "<img" not in rendered
+    assert '<a href="https://docs.vllm.ai/x">the docs</a>' in rendered and "javascript:" not in re.findall(r'href="([^"]*)"', rendered)
+
+
 def test_code_blocks_are_highlighted_by_their_language(site):
     tmp, records = site
     page = _page(tmp, records[cd.KV["text"]])
@@ -177,3 +200,20 @@ def test_the_json_link_is_the_record(site):
         page = (tmp / fmt / "errors" / f"{kv['id']}.{'html' if fmt == 'html' else 'md'}").read_text(encoding="utf-8")
         href = re.search(pattern, page).group(1)
         assert json.loads((tmp / fmt / "errors" / href).read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\n", "\n\n", "- ", "+ ", "1. ", "2) ", "> ", "`x`", "``", "*a*", "**b**", "_c_", " * ", "snake_case", "===", "\t",
+                                 "[t](https://a.b/c)", "[t](javascript:x)", "[t](rel.html)", "![i](https://a.b/i.png)", "<script>",
+                                 "&amp;", "&", "\\", "  \n", "```py\nx = 1\n```\n", "```\nvllm serve m\n```\n", "~~~\nq\n~~~\n",
+                                 "    code\n", "# ", "---\n", "<https://a.b/d>", "[x]: https://a.b\n", "[x]", "|", "#", ".", "!",
+                                 "(", ")", "{x}"]), max_size=40).map("".join))
+def test_curated_markdown_written_back_renders_as_it_did(text):
+    """What the Markdown page writes of curated text renders to the HTML the site shows for it
+    (spaces before a line break aside: they show as nothing)."""
+    from crawler.consume.site_markdown import markdown_markdown
+
+    def shown(page: str) -> str:
+        return re.sub(r" +\n", "\n", page)
+
+    assert shown(markdown_html(markdown_markdown(text))) == shown(markdown_html(text))
