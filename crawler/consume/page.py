@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.base.sink import styled
+from crawler.consume.history_page import TITLE as HISTORY
+from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import kind_text, surface_rows
 from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
 from crawler.consume.meaning_page import rows as meaning_rows
@@ -37,14 +39,6 @@ STYLES = {
     "muted": "2",
     "derived": "2;3",
 }
-
-#: ``history`` keys, in page order, with their labels; other keys are shown by their own name.
-HISTORY_LABELS = {
-    "first_seen": "First seen", "last_seen": "Last seen", "moved": "Moved", "reworded": "Reworded",
-    "replaces": "Replaces (reworded or re-typed)", "retired": "Retired", "retired_note": "Note",
-    "removed_in": "Removed in", "replaced_by": "Replaced by",
-}
-
 
 class Page:
     def __init__(self) -> None:
@@ -77,44 +71,18 @@ class Page:
             self.line(("gutter", f"  {n:>{width}} | "), (style, text))
 
 
-def _when(lifetime: Any) -> str:
-    if isinstance(lifetime, dict) and "commit" in lifetime:
-        commit = str(lifetime["commit"])[:12]
-        return f"{lifetime['version']} ({commit})" if lifetime.get("version") else commit
-    if isinstance(lifetime, list):
-        return ", ".join(_when(x) for x in lifetime)
-    if isinstance(lifetime, dict):
-        return ", ".join(f"{k}: {_when(v)}" for k, v in lifetime.items())
-    return "yes" if lifetime is True else str(lifetime)
-
-
 def _history(page: Page, history: dict[str, Any] | None) -> None:
-    if not history:
+    rows = history_rows(history)
+    if not rows:
         return
-    shown = [(k, v) for k, v in history.items() if v not in (None, False, [], {}, "")]
-    if not shown:
-        return
-    if not history.get("retired") and history.get("last_seen") is None and "first_seen" in history:
-        # a live record leaves last_seen out (the manifest's commit has it): it is still there
-        shown.append(("last_seen", "still present"))
-    order = list(HISTORY_LABELS)
-    shown.sort(key=lambda kv: order.index(kv[0]) if kv[0] in HISTORY_LABELS else len(order))
-    page.section("History")
-    for key, value in shown:
-        label = HISTORY_LABELS.get(key) or key.replace("_", " ").capitalize()
-        if key == "moved" and isinstance(value, list):
-            for move in value:
-                page.line("  ", ("label", f"{label}:"), " ", ("where", _move(move)))
-            continue
-        style = "id" if key in ("replaces", "replaced_by") else ""
-        page.line("  ", ("label", f"{label}:"), " ", (style, _when(value)))
-
-
-def _move(move: Any) -> str:
-    """One ``history.moved`` item: from where to where, and in which version."""
-    if not isinstance(move, dict):
-        return _when(move)
-    return f"{move.get('from_path')} -> {move.get('to_path')} in {_when({k: v for k, v in move.items() if k in ('version', 'commit')})}"
+    page.section(HISTORY)
+    note = history_note(history)
+    if note:
+        page.line("  ", ("muted", note))
+    style = {"code": "", "entry": "id", "arrow": "", "text": ""}
+    for label, pieces in rows:
+        where = "where" if label == "Moved" else ""
+        page.line("  ", ("label", f"{label}:"), " ", *((style[k] or where, " -> " if k == "arrow" else t) for k, t in pieces))
 
 
 def _evidence(page: Page, evidence: Any) -> None:

@@ -38,6 +38,8 @@ from crawler.base.errors import UsageError
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.highlight import highlight_python
+from crawler.consume.history_page import TITLE as HISTORY
+from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import kind_text, surface_rows
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
@@ -614,38 +616,10 @@ def primary(r: dict[str, Any]) -> dict[str, Any]:
 STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
 
 
-#: A piece of a history row: ("code", text), ("entry", id) or ("text", text).
-Piece = tuple[str, str]
-
-
-def history_rows(h: dict[str, Any]) -> list[tuple[str, list[Piece]]]:
-    """First seen, last seen, moves, removal and rewording, from ``Record.history``, as labelled
-    pieces each page format writes its own way (every text is the dataset's: escaped there)."""
-
-    def when(w: dict[str, Any] | None) -> list[Piece]:
-        return [("code", str(w.get("version") or str(w["commit"])[:12]))] if w else [("text", "unknown")]
-
-    # a live record's last_seen is null: the analysed commit has it (#18)
-    last = when(h["last_seen"]) if h.get("last_seen") or h.get("retired") else [("text", "still present")]
-    rows = [("First seen", when(h.get("first_seen"))), ("Last seen", last)]
-    rows += [("Moved", [("code", m["from_path"]), ("text", " → "), ("code", m["to_path"]), ("text", " in "), *when(m)])
-             for m in h.get("moved") or []]
-    if h.get("retired"):
-        rows.append(("Removed in", when(h.get("removed_in"))))
-    if h.get("replaces"):
-        pieces: list[Piece] = []
-        for n, eid in enumerate(h["replaces"]):
-            pieces += [("text", ", ")] * bool(n) + [("entry", eid)]
-        rows.append(("Reworded from", pieces))
-    if h.get("replaced_by"):
-        rows.append(("Reworded as", [("entry", h["replaced_by"])]))
-    return rows
-
-
 def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
     """The history section (absent before a history or sync run covered the entry)."""
-    h = r.get("history")
-    if not h:
+    rows = history_rows(r.get("history"))
+    if not rows:
         return ""
 
     def piece(kind: str, text: str) -> str:
@@ -653,21 +627,22 @@ def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
             return _entry_link(text, titles)
         if kind == "code":
             return f"<code>{esc(text)}</code>"
-        return " &rarr; " if text == " → " else esc(text)
+        return " &rarr; " if kind == "arrow" else esc(text)
 
-    rows = [(label, "".join(piece(k, t) for k, t in pieces)) for label, pieces in history_rows(h)]
-    note = f'<p class="retired">{esc(h["retired_note"])}</p>' if h.get("retired_note") else ""
-    return _section("history", "History", note + '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>")
+    note = history_note(r.get("history"))
+    return _section("history", HISTORY, (f'<p class="retired">{esc(note)}</p>' if note else "") + '<dl class="facts">' + "".join(
+        f"<dt>{esc(label)}</dt><dd>{''.join(piece(k, t) for k, t in pieces)}</dd>" for label, pieces in rows) + "</dl>")
 
 
 def _history_markdown(r: dict[str, Any]) -> list[str]:
-    h = r.get("history")
-    if not h:
+    rows = history_rows(r.get("history"))
+    if not rows:
         return []
-    lines = ["## History", ""] + ([md_text(h["retired_note"]), ""] if h.get("retired_note") else [])
-    for label, pieces in history_rows(h):
-        text = "".join(md_inline(t) if k in ("code", "entry") else md_text(t) for k, t in pieces)
-        lines.append(f"- **{label}:** {text}")
+    note = history_note(r.get("history"))
+    lines = [f"## {HISTORY}", ""] + ([md_text(note), ""] if note else [])
+    for label, pieces in rows:
+        text = "".join(md_inline(t) if k in ("code", "entry") else " → " if k == "arrow" else md_text(t) for k, t in pieces)
+        lines.append(f"- **{md_text(label)}:** {text}")
     return lines + [""]
 
 

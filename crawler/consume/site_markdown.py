@@ -134,12 +134,13 @@ def markdown_markdown(text: str) -> str:
     return _md_blocks(SyntaxTreeNode(_md().parse(text)).children)
 
 
-def _md_blocks(nodes: list[Any], sep: str = "\n\n") -> str:
+def _md_blocks(nodes: list[Any], sep: str = "\n\n", outer: str = "") -> str:
     out: list[str] = []
-    marks: list[str] = []
+    marks: list[str] = [outer]  # the marker of the list item these blocks are in, if any
     for node in nodes:
         mark = _list_mark(node)
-        if mark and marks and marks[-1] == mark:  # two lists in a row: a new list needs another marker
+        # two lists in a row need two markers, and so does a list opening an item ("* * *" is a rule)
+        if mark and marks[-1] == mark:
             mark = {"-": "*", "*": "+", "+": "-", ".": ")", ")": "."}[mark]
         marks.append(mark)
         out.append(_md_block(node, mark))
@@ -175,7 +176,7 @@ def _md_block(node: Any, mark: str = "") -> str:
         items = []
         for n, item in enumerate(node.children):
             head = f"{start + n}{mark} " if kind == "ordered_list" else f"{mark} "
-            items.append(md_indent(_md_blocks(item.children, "\n" if tight else "\n\n") or "", head, " " * len(head)))
+            items.append(md_indent(_md_blocks(item.children, "\n" if tight else "\n\n", mark) or "", head, " " * len(head)))
         return ("\n" if tight else "\n\n").join(items)
     if kind == "blockquote":
         return md_indent(_md_blocks(node.children), "> ", "> ").replace("\n\n", "\n>\n")

@@ -134,7 +134,7 @@ def test_history_is_on_the_page(site):
     page = _page(tmp, retired)
     section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
     assert "First seen" in section and "<code>v0.10.0</code>" in section and "Removed in" in section
-    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "Reworded as" in section
+    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "Replaced by (reworded or re-typed)" in section
     assert f'href="{retired["id"]}.html"' in _page(tmp, successor)
 
 
@@ -203,7 +203,7 @@ def test_the_json_link_is_the_record(site):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a", " ", "\n", "\n\n", "- ", "+ ", "1. ", "2) ", "> ", "`x`", "``", "*a*", "**b**", "_c_", " * ", "snake_case", "===", "\t",
+@given(st.lists(st.sampled_from(["a", " ", "\n", "\n\n", "- ", "+ ", "1. ", "2) ", "> ", "`x`", "``", " *a* ", " **b** ", " _c_ ", " * ", "snake_case", "===", "\t",
                                  "[t](https://a.b/c)", "[t](javascript:x)", "[t](rel.html)", "![i](https://a.b/i.png)", "<script>",
                                  "&amp;", "&", "\\", "  \n", "```py\nx = 1\n```\n", "```\nvllm serve m\n```\n", "~~~\nq\n~~~\n",
                                  "    code\n", "# ", "---\n", "<https://a.b/d>", "[x]: https://a.b\n", "[x]", "|", "#", ".", "!",
@@ -217,3 +217,31 @@ def test_curated_markdown_written_back_renders_as_it_did(text):
         return re.sub(r" +\n", "\n", page)
 
     assert shown(markdown_html(markdown_markdown(text))) == shown(markdown_html(text))
+
+
+def test_every_page_reads_the_history_the_same_way():
+    """One reading of Record.history (history_page.history_rows) for the HTML, Markdown and
+    terminal pages: the same rows, a key a later schema adds shown by its name on all three,
+    its text escaped for each."""
+    from crawler.consume.history_page import history_rows
+    from crawler.consume.page import render_text
+    from crawler.consume.site import entry_html, entry_markdown
+
+    record = json.loads(json.dumps(cd.records()[0]))
+    record["history"] = {"first_seen": {"version": "v0.9.0", "commit": "a" * 40}, "last_seen": None,
+                         "moved": [{"version": "v0.10.0", "commit": "b" * 40, "from_path": "pkg/a.py", "to_path": "pkg/<b>.py"}],
+                         "renamed_by": "<script>x</script>"}
+    labels = [label for label, _ in history_rows(record["history"])]
+    assert labels == ["First seen", "Last seen", "Moved", "Renamed by"]
+    page = entry_html(record, "acme/widgets", {})
+    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    assert re.findall(r"<dt>([^<]*)</dt>", section) == labels
+    assert "<dd>still present</dd>" in section and "<code>pkg/&lt;b&gt;.py</code>" in section
+    assert "&lt;script&gt;x&lt;/script&gt;" in section and "<script>" not in section
+    md = entry_markdown(record, {})
+    assert re.findall(r"^- \*\*([^*]*):\*\*", md[md.index("## History"):md.index("## Source")], re.M) == labels
+    assert "`pkg/<b>.py`" in md and "&lt;script&gt;x&lt;/script&gt;" in md
+    text = render_text(record)
+    block = text[text.index("History\n"):]
+    assert [line.split(":")[0].strip() for line in block.splitlines()[2:6]] == labels
+    assert "Moved: pkg/a.py -> pkg/<b>.py in v0.10.0 (bbbbbbbbbbbb)" in text and "Renamed by: <script>x</script>" in text
