@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.base.sink import styled
+from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import kind_text, surface_rows
@@ -90,7 +91,9 @@ def _evidence(page: Page, evidence: Any) -> None:
         return
     page.section("Reported in")
     for item in evidence:
-        page.line("  - ", str(item.get("title") or ""))
+        # a curated report need not have a title: its issue number names it then
+        url = str(item.get("url") or "")
+        page.line("  - ", str(item.get("title") or (issue_number(url) if url.count("/") >= 6 else url)))
         page.line("    ", ("link", str(item.get("url") or "")))
         if item.get("quote"):
             page.line("    ", ("muted", "> "), str(item["quote"]))

@@ -95,6 +95,13 @@ def test_fields_other_helpers_add_are_shown_generically_and_escaped():
             assert part in page, (color, part)
 
 
+def test_a_report_without_a_title_is_named_by_its_issue():
+    data = json.loads(json.dumps(_kv(consumer_data.records())))
+    data["explanation"]["evidence"] = [{"url": "https://github.com/acme/widgets/issues/12847", "title": None, "quote": "ValueError: x"}]
+    page = render_text(data)
+    assert "Reported in" in page and "  - #12847\n    https://github.com/acme/widgets/issues/12847\n" in page
+
+
 def test_colour_is_asked_for_or_refused_and_never_carries_dataset_escapes(dataset, cli, tmp_path):
     data, eid = dataset
     always = cli("show", eid, "--data", data, "--color=always").stdout
