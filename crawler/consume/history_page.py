@@ -67,9 +67,9 @@ def history_rows(h: dict[str, Any] | None) -> list[Row]:
     if h.get("retired"):
         rows.append(("Removed in", when(h.get("removed_in"))))
     if h.get("replaces"):
-        rows.append(("Replaces (reworded or re-typed)", _entries(h["replaces"] if isinstance(h["replaces"], list) else [h["replaces"]])))
+        rows.append(("Replaces", _entries(h["replaces"] if isinstance(h["replaces"], list) else [h["replaces"]])))
     if h.get("replaced_by"):
-        rows.append(("Replaced by (reworded or re-typed)", [("entry", str(h["replaced_by"]))]))
+        rows.append(("Replaced by", [("entry", str(h["replaced_by"]))]))
     for key, value in h.items():
         if key not in _KNOWN and value not in (None, False, [], {}, ""):
             rows.append((key.replace("_", " ").capitalize(), [("text", _plain(value))]))

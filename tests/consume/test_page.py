@@ -64,7 +64,7 @@ def test_show_lays_out_history_meaning_reproductions_and_callers(dataset, cli):
     assert result.exit_code == 0, result.output
     page = result.stdout
     assert ESC not in page  # piped: plain
-    for part in ["History", "First seen: v0.31.0 (aaaaaaaaaaaa)", "Last seen: v0.33.0 (bbbbbbbbbbbb)", "Replaces (reworded or re-typed): ",
+    for part in ["History", "First seen: v0.31.0 (aaaaaaaaaaaa)", "Last seen: v0.33.0 (bbbbbbbbbbbb)", "Replaces: ",
                  "Derived from the code", "When it is raised: Raised while `--attention-config` is parsed",
                  "Setting: `backend_per_kind` (`--attention-config`, `-ac`) of `AttentionConfig` (config field)",
                  "Fix direction: Use one of the values the message lists.", "not written by a person",

@@ -134,7 +134,7 @@ def test_history_is_on_the_page(site):
     page = _page(tmp, retired)
     section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
     assert "First seen" in section and "<code>v0.10.0</code>" in section and "Removed in" in section
-    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "Replaced by (reworded or re-typed)" in section
+    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "<dt>Replaced by</dt>" in section
     assert f'href="{retired["id"]}.html"' in _page(tmp, successor)
 
 
