@@ -6,6 +6,7 @@ Both work from a written dataset alone; neither needs the crawled repository.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import deque
@@ -157,14 +158,18 @@ def render(data: Path, out: Path, fmt: str, changelog: Path | None, data_url: st
     its record in the dataset (not copied into the site): serve the dataset where --data-url
     says, or beside the site as the two directories lie.
     """
+    from crawler.consume.site import data_url as data_link
     from crawler.consume.site import render_site
     from crawler.publish.dataset_dirs import datasets_under
 
     datasets = datasets_under(data)
     if len(datasets) != 1:
         raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
-    count = render_site(datasets[0], out, fmt, progress=REPORTER, changelog=changelog, data=data_url)
-    echo(f"{count} pages in {out}")
+    base = data_link(datasets[0].resolve(), Path(os.path.abspath(out)).resolve(), data_url)
+    count = render_site(datasets[0], out, fmt, progress=REPORTER, changelog=changelog, data=base)
+    # the one thing a site alone does not hold: a static host must serve the dataset there too
+    where = base if base.lower().startswith("https://") else f"{base} (relative to the site)"
+    echo(f"{count} pages in {out}; their JSON links go to the dataset at {where}")
 
 
 @click.command()

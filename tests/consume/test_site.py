@@ -91,7 +91,8 @@ def test_data_url_names_where_the_records_are_served(rendered, cli):
     kv = records[cd.KV["text"]]
     for given, href in (("https://data.example.org/acme/widgets/", f"https://data.example.org/acme/widgets/errors/{kv['id']}.json"),
                         ("data/widgets", f"../data/widgets/errors/{kv['id']}.json")):
-        assert cli("render", "--data", dataset, "--out", tmp / "served", "--data-url", given).exit_code == 0
+        result = cli("render", "--data", dataset, "--out", tmp / "served", "--data-url", given)
+        assert result.exit_code == 0 and f"JSON links go to the dataset at {given.rstrip('/')}" in result.stdout
         page = (tmp / "served" / "errors" / f"{kv['id']}.html").read_text(encoding="utf-8")
         assert f'id="json-link" href="{href}"' in page
     for bad in ("javascript:alert(1)", "http://x.org/d", "//evil.org/d", 'a"onmouseover="x', "a b", ""):
