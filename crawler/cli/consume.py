@@ -6,6 +6,7 @@ Both work from a written dataset alone; neither needs the crawled repository.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import deque
@@ -147,20 +148,28 @@ def _print_text(result) -> None:
 @click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False),
               help="The Markdown changelog of the last sync (errcat sync --changelog), shown on the index.")
-def render(data: Path, out: Path, fmt: str, changelog: Path | None) -> None:
+@click.option("--data-url", metavar="URL",
+              help="Where readers of the site reach the dataset (https://..., or a path relative to the site); "
+                   "default: the dataset's path relative to OUT.")
+def render(data: Path, out: Path, fmt: str, changelog: Path | None, data_url: str | None) -> None:
     """Write the catalogue as a static site: one page per entry, an index, offline search.
 
-    The HTML site works from file:// with no network: open OUT/index.html. The JSON of each
-    entry and the search index are copied next to the pages.
+    The HTML site works from file:// with no network: open OUT/index.html. Each page links to
+    its record in the dataset (not copied into the site): serve the dataset where --data-url
+    says, or beside the site as the two directories lie.
     """
+    from crawler.consume.site import data_url as data_link
     from crawler.consume.site import render_site
     from crawler.publish.dataset_dirs import datasets_under
 
     datasets = datasets_under(data)
     if len(datasets) != 1:
         raise UsageError(f"{'no dataset' if not datasets else 'more than one dataset'} under {data}; pass --data <dataset directory>")
-    count = render_site(datasets[0], out, fmt, progress=REPORTER, changelog=changelog)
-    echo(f"{count} pages in {out}")
+    base = data_link(datasets[0].resolve(), Path(os.path.abspath(out)).resolve(), data_url)
+    count = render_site(datasets[0], out, fmt, progress=REPORTER, changelog=changelog, data=base)
+    # the one thing a site alone does not hold: a static host must serve the dataset there too
+    where = base if base.lower().startswith("https://") else f"{base} (relative to the site)"
+    echo(f"{count} pages in {out}; their JSON links go to the dataset at {where}")
 
 
 @click.command()

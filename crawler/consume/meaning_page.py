@@ -12,6 +12,18 @@ from typing import Any
 
 REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
 CALLERS = "Where it is reached from (derived from the code)"
+FACTS_TITLE = "How the code gets there (derived from the code)"
+
+
+def fact_lines(facts: dict[str, Any] | None) -> list[str]:
+    """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
+    facts = facts or {}
+    lines = [f"if {g}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
+    if facts.get("handler"):
+        lines.append(f"in {facts['handler']}")
+    if facts.get("cause"):
+        lines.append(f"from {facts['cause']}")
+    return lines + [f"@{d}" for d in facts.get("decorators") or []]
 
 
 def meaning_html(r: dict[str, Any]) -> str:

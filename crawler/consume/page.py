@@ -15,8 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.base.sink import styled
+from crawler.catalogue.evidence import issue_number
+from crawler.consume.history_page import TITLE as HISTORY
+from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import kind_text, surface_rows
-from crawler.consume.meaning_page import CALLERS, NOTE, REPRODUCTIONS, TITLE
+from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
 from crawler.consume.meaning_page import rows as meaning_rows
 
 Span = tuple[str, str]
@@ -37,14 +40,6 @@ STYLES = {
     "muted": "2",
     "derived": "2;3",
 }
-
-#: ``history`` keys, in page order, with their labels; other keys are shown by their own name.
-HISTORY_LABELS = {
-    "first_seen": "First seen", "last_seen": "Last seen", "moved": "Moved", "reworded": "Reworded",
-    "replaces": "Replaces (reworded or re-typed)", "retired": "Retired", "retired_note": "Note",
-    "removed_in": "Removed in", "replaced_by": "Replaced by",
-}
-
 
 class Page:
     def __init__(self) -> None:
@@ -77,44 +72,18 @@ class Page:
             self.line(("gutter", f"  {n:>{width}} | "), (style, text))
 
 
-def _when(lifetime: Any) -> str:
-    if isinstance(lifetime, dict) and "commit" in lifetime:
-        commit = str(lifetime["commit"])[:12]
-        return f"{lifetime['version']} ({commit})" if lifetime.get("version") else commit
-    if isinstance(lifetime, list):
-        return ", ".join(_when(x) for x in lifetime)
-    if isinstance(lifetime, dict):
-        return ", ".join(f"{k}: {_when(v)}" for k, v in lifetime.items())
-    return "yes" if lifetime is True else str(lifetime)
-
-
 def _history(page: Page, history: dict[str, Any] | None) -> None:
-    if not history:
+    rows = history_rows(history)
+    if not rows:
         return
-    shown = [(k, v) for k, v in history.items() if v not in (None, False, [], {}, "")]
-    if not shown:
-        return
-    if not history.get("retired") and history.get("last_seen") is None and "first_seen" in history:
-        # a live record leaves last_seen out (the manifest's commit has it): it is still there
-        shown.append(("last_seen", "still present"))
-    order = list(HISTORY_LABELS)
-    shown.sort(key=lambda kv: order.index(kv[0]) if kv[0] in HISTORY_LABELS else len(order))
-    page.section("History")
-    for key, value in shown:
-        label = HISTORY_LABELS.get(key) or key.replace("_", " ").capitalize()
-        if key == "moved" and isinstance(value, list):
-            for move in value:
-                page.line("  ", ("label", f"{label}:"), " ", ("where", _move(move)))
-            continue
-        style = "id" if key in ("replaces", "replaced_by") else ""
-        page.line("  ", ("label", f"{label}:"), " ", (style, _when(value)))
-
-
-def _move(move: Any) -> str:
-    """One ``history.moved`` item: from where to where, and in which version."""
-    if not isinstance(move, dict):
-        return _when(move)
-    return f"{move.get('from_path')} -> {move.get('to_path')} in {_when({k: v for k, v in move.items() if k in ('version', 'commit')})}"
+    page.section(HISTORY)
+    note = history_note(history)
+    if note:
+        page.line("  ", ("muted", note))
+    style = {"code": "", "entry": "id", "arrow": "", "text": ""}
+    for label, pieces in rows:
+        where = "where" if label == "Moved" else ""
+        page.line("  ", ("label", f"{label}:"), " ", *((style[k] or where, " -> " if k == "arrow" else t) for k, t in pieces))
 
 
 def _evidence(page: Page, evidence: Any) -> None:
@@ -122,7 +91,9 @@ def _evidence(page: Page, evidence: Any) -> None:
         return
     page.section("Reported in")
     for item in evidence:
-        page.line("  - ", str(item.get("title") or ""))
+        # a curated report need not have a title: its issue number names it then
+        url = str(item.get("url") or "")
+        page.line("  - ", str(item.get("title") or (issue_number(url) if url.count("/") >= 6 else url)))
         page.line("    ", ("link", str(item.get("url") or "")))
         if item.get("quote"):
             page.line("    ", ("muted", "> "), str(item["quote"]))
@@ -220,17 +191,11 @@ def layout(data: dict[str, Any]) -> list[Line]:
     snippet = site["snippet"]
     page.code(snippet["code"], snippet["start_line"], (site["line"], site["end_line"]))
 
-    facts = site.get("facts") or {}
-    fact_lines = [f"  if {g}" for g in facts.get("guards") or []] + [f"  in {loop}" for loop in facts.get("loops") or []]
-    if facts.get("handler"):
-        fact_lines.append(f"  in {facts['handler']}")
-    if facts.get("cause"):
-        fact_lines.append(f"  from {facts['cause']}")
-    fact_lines += [f"  @{d}" for d in facts.get("decorators") or []]
-    if fact_lines:
-        page.section("How the code gets there (machine-derived)")
-        for text in fact_lines:
-            page.line(text)
+    facts = fact_lines(site.get("facts"))
+    if facts:
+        page.section(FACTS_TITLE)
+        for text in facts:
+            page.line(f"  {text}")
 
     _explanation(page, data.get("explanation") or {})
     _meaning(page, data.get("meaning") or {})

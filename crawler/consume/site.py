@@ -4,11 +4,14 @@ Layout of the site directory::
 
     index.html            every entry, with the search box
     errors/<id>.html      one catalogue page per entry (sections in the order of page.py)
-    errors/<id>.json      the entry's record, copied, so the page's JSON link works anywhere
-    search.json           the dataset's search index, copied, for clients
-    search-index.js       the same index as a script (file:// pages cannot fetch JSON)
+    search-index.js       what the search box needs of the dataset's search index, as a script
+                          (file:// pages cannot fetch JSON)
     search.js, style.css  the search box (plain JS, no network) and the styles
     .errcat-site          marks the directory as a site errcat render made (see may_replace)
+
+The site copies no dataset file: a page's JSON link and the index's dataset link go to the
+dataset itself (``data_url``: the dataset's path relative to the site unless given), so the
+records and search.json are stored once (on vLLM they were 68 of the site's 153 MB).
 
 Everything that comes from the crawled source is escaped: text with ``html.escape``, code by
 Pygments, and JSON inside ``<script>`` with ``<``, ``>``, ``&``, U+2028 and U+2029 as ``\\uXXXX``.
@@ -25,21 +28,36 @@ import json
 import os
 import re
 import stat
+import urllib.parse
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from pygments.formatters import HtmlFormatter
 
 from crawler.base.errors import UsageError
-from crawler.base.jsonio import dumps_record, dumps_rows
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.highlight import highlight_python
+from crawler.consume.history_page import TITLE as HISTORY
+from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import kind_text, surface_rows
-from crawler.consume.meaning_page import NOTE, TITLE, meaning_html, meaning_markdown, split_code
+from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
-from crawler.consume.site_markdown import code_language, highlight_block, markdown_html, markdown_inline
+from crawler.consume.site_markdown import (
+    code_language,
+    highlight_block,
+    markdown_html,
+    markdown_inline,
+    markdown_markdown,
+    md_code,
+    md_inline,
+    md_text,
+    safe_link,
+)
+from crawler.consume.site_markdown import (
+    md_indent as _indent,
+)
 from crawler.model.records import ID_RE, URL_PATTERN
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
@@ -63,6 +81,23 @@ def _safe_url(url: str) -> str:
     """A link of a validated record (https on the repository's host, ``models.URL_PATTERN``);
     anything else becomes a dead link rather than a live one."""
     return url if re.fullmatch(URL_PATTERN, url) else "#"
+
+
+def data_url(dataset: Path, out: Path, given: str | None = None) -> str:
+    """Where the site's readers reach the dataset: ``given`` (https, or a path relative to the
+    site's root), else the dataset's path relative to ``out``, percent-encoded, so the links
+    work from disk and on a host that serves both directories as they lie."""
+    if given is not None:
+        url = given.strip().rstrip("/")
+        if not url or not safe_link(url) or re.search(r"[\s\x00-\x1f\x7f\"'<>\\]", url):
+            raise UsageError(f"--data-url {given!r}: give an https:// URL or a relative path (where the dataset is served)")
+        return url
+    return urllib.parse.quote(Path(os.path.relpath(dataset, out)).as_posix())
+
+
+def record_href(base: str, eid: str, up: str = "../") -> str:
+    """The link from a page in ``errors/`` to the dataset's record of ``eid``."""
+    return f"{base if base.lower().startswith('https://') else up + base}/errors/{eid}.json"
 
 
 def no_permalink(record: dict[str, Any]) -> str:
@@ -826,38 +861,10 @@ def primary(r: dict[str, Any]) -> dict[str, Any]:
 STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
 
 
-#: A piece of a history row: ("code", text), ("entry", id) or ("text", text).
-Piece = tuple[str, str]
-
-
-def history_rows(h: dict[str, Any]) -> list[tuple[str, list[Piece]]]:
-    """First seen, last seen, moves, removal and rewording, from ``Record.history``, as labelled
-    pieces each page format writes its own way (every text is the dataset's: escaped there)."""
-
-    def when(w: dict[str, Any] | None) -> list[Piece]:
-        return [("code", str(w.get("version") or str(w["commit"])[:12]))] if w else [("text", "unknown")]
-
-    # a live record's last_seen is null: the analysed commit has it (#18)
-    last = when(h["last_seen"]) if h.get("last_seen") or h.get("retired") else [("text", "still present")]
-    rows = [("First seen", when(h.get("first_seen"))), ("Last seen", last)]
-    rows += [("Moved", [("code", m["from_path"]), ("text", " → "), ("code", m["to_path"]), ("text", " in "), *when(m)])
-             for m in h.get("moved") or []]
-    if h.get("retired"):
-        rows.append(("Removed in", when(h.get("removed_in"))))
-    if h.get("replaces"):
-        pieces: list[Piece] = []
-        for n, eid in enumerate(h["replaces"]):
-            pieces += [("text", ", ")] * bool(n) + [("entry", eid)]
-        rows.append(("Reworded from", pieces))
-    if h.get("replaced_by"):
-        rows.append(("Reworded as", [("entry", h["replaced_by"])]))
-    return rows
-
-
 def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
     """The history section (absent before a history or sync run covered the entry)."""
-    h = r.get("history")
-    if not h:
+    rows = history_rows(r.get("history"))
+    if not rows:
         return ""
 
     def piece(kind: str, text: str) -> str:
@@ -865,21 +872,22 @@ def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
             return _entry_link(text, titles)
         if kind == "code":
             return f"<code>{esc(text)}</code>"
-        return " &rarr; " if text == " → " else esc(text)
+        return " &rarr; " if kind == "arrow" else esc(text)
 
-    rows = [(label, "".join(piece(k, t) for k, t in pieces)) for label, pieces in history_rows(h)]
-    note = f'<p class="retired">{esc(h["retired_note"])}</p>' if h.get("retired_note") else ""
-    return _section("history", "History", note + '<dl class="facts">' + "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows) + "</dl>")
+    note = history_note(r.get("history"))
+    return _section("history", HISTORY, (f'<p class="retired">{esc(note)}</p>' if note else "") + '<dl class="facts">' + "".join(
+        f"<dt>{esc(label)}</dt><dd>{''.join(piece(k, t) for k, t in pieces)}</dd>" for label, pieces in rows) + "</dl>")
 
 
 def _history_markdown(r: dict[str, Any]) -> list[str]:
-    h = r.get("history")
-    if not h:
+    rows = history_rows(r.get("history"))
+    if not rows:
         return []
-    lines = ["## History", ""] + ([md_text(h["retired_note"]), ""] if h.get("retired_note") else [])
-    for label, pieces in history_rows(h):
-        text = "".join(md_inline(t) if k in ("code", "entry") else md_text(t) for k, t in pieces)
-        lines.append(f"- **{label}:** {text}")
+    note = history_note(r.get("history"))
+    lines = [f"## {HISTORY}", ""] + ([md_text(note), ""] if note else [])
+    for label, pieces in rows:
+        text = "".join(md_inline(t) if k in ("code", "entry") else " → " if k == "arrow" else md_text(t) for k, t in pieces)
+        lines.append(f"- **{md_text(label)}:** {text}")
     return lines + [""]
 
 
@@ -931,7 +939,7 @@ def _reported_html(ex: dict[str, Any]) -> str:
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
 
-def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
+def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".") -> str:
     exc = r["exception"]
     loc = r["location"]
     ex = r.get("explanation") or {}
@@ -964,16 +972,9 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
         + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
     )
     parts.append(_section("source", "Source", source))
-    facts = site.get("facts") or {}
-    fact_lines = [f"if {g}" for g in facts.get("guards", [])] + [f"in {x}" for x in facts.get("loops", [])]
-    if facts.get("handler"):
-        fact_lines.append(f"in {facts['handler']}")
-    if facts.get("cause"):
-        fact_lines.append(f"from {facts['cause']}")
-    fact_lines += [f"@{d}" for d in facts.get("decorators", [])]
-    if fact_lines:
-        parts.append(_section("facts", "How the code gets there (derived from the code)",
-                              "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in fact_lines) + "</ul>"))
+    facts = fact_lines(site.get("facts"))
+    if facts:
+        parts.append(_section("facts", FACTS_TITLE, "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>"))
     derived = meaning_rows(r.get("meaning"))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
@@ -999,34 +1000,14 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str]) -> str:
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Last changed",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(r["id"])}.json">This entry as JSON</a>.</p>'))
-    meta = {"id": r["id"], "exception": exc["name"], "pattern": msg["pattern"], "title": r["title"]}
-    parts.append(f'<script type="application/json" id="entry-data">{script_json(meta)}</script>')
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
     return _layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
 
 
 # --------------------------------------------------------------------------- Markdown
 
 
-def md_text(text: str) -> str:
-    """Plain text safe in Markdown: HTML and Markdown syntax characters neutralised."""
-    text = html.escape(text, quote=False)
-    return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", text).replace("\n", "  \n")
-
-
-def md_code(code: str, lang: str = "") -> str:
-    fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
-    return f"{fence}{lang}\n{code}\n{fence}"
-
-
-def md_inline(text: str) -> str:
-    text = text.replace("\n", " ")
-    ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
+def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
            f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
@@ -1039,34 +1020,44 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str]) -> str:
     out += _history_markdown(r)
 
     def sec(title: str, body: str) -> None:
-        out.extend([f"## {title}", "", body or f"*{NOT_EXPLAINED}*", ""])
+        if body:  # as on the HTML page, a section with nothing in it is left out
+            out.extend([f"## {title}", "", body, ""])
 
-    sec("What it means", md_text(ex.get("what_it_means", "")))
+    def bullets(items: list[str]) -> str:
+        return "\n".join(_indent(markdown_markdown(s), "- ", "  ") for s in items)
+
+    # curated text is Markdown: passed through as such (markdown_markdown), where the dataset's
+    # other strings are escaped (md_text, md_inline, md_code)
+    sec("What it means", markdown_markdown(ex.get("what_it_means") or ""))
     snippet = primary(r)["snippet"]
     link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
+    sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
     derived = meaning_rows(r.get("meaning"))
     if derived:
         out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
                 "", f"*{md_text(NOTE)}*", ""]
-    sec("Solutions", "\n".join(f"- {md_text(s)}" for s in ex.get("solutions", [])))
+    curated_at = len(out)
+    sec("Solutions", bullets(ex.get("solutions") or []))
     fix = ex.get("example_fix") or {}
     fix_lang = code_language(fix.get("before", "") + "\n" + fix.get("after", ""))
     sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), fix_lang)}\n\nAfter:\n\n{md_code(fix.get('after', ''), fix_lang)}"
         if fix.get("before") or fix.get("after") else "")
-    sec("Defensive patterns", "\n\n".join(md_text(p["strategy"]) + ("\n\n" + md_code(p["code"], code_language(p["code"])) if p.get("code") else "")
-                                          for p in ex.get("defensive_patterns", [])))
-    sec("Prevention", "\n".join(f"- {md_text(s)}" for s in ex.get("prevention", [])))
+    sec("Defensive patterns", "\n\n".join(markdown_markdown(p["strategy"]) + ("\n\n" + md_code(p["code"], code_language(p["code"])) if p.get("code") else "")
+                                          for p in ex.get("defensive_patterns") or []))
+    sec("Prevention", bullets(ex.get("prevention") or []))
     when = ex.get("when_it_happens") or {}
-    sec("When it happens", "\n".join(([md_text(when["trigger"]), ""] if when.get("trigger") else []) + [f"- {md_text(s)}" for s in when.get("common_situations", [])]))
+    sec("When it happens", "\n\n".join(filter(None, [markdown_markdown(when.get("trigger") or ""), bullets(when.get("common_situations") or [])])))
+    if len(out) == curated_at and not ex.get("what_it_means"):
+        out += [f"*{NOT_EXPLAINED}*", ""]
     out += meaning_markdown(r)
     rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
            for x in r.get("related", [])]
-    out += ["## Related errors", "", "\n".join(rel) or "None found.", ""]
+    sec("Related errors", "\n".join(rel))
     commit = prov.get("upstream_commit") or prov["commit"]
     out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
-            f"[This entry as JSON]({r['id']}.json)", ""]
+            f"[This entry as JSON](<{record_href(data, r['id'])}>)", ""]
     return "\n".join(out)
 
 
@@ -1083,7 +1074,7 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
 
 
 def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None,
-                changelog: Path | None = None) -> int:
+                changelog: Path | None = None, data: str | None = None) -> int:
     """Make ``out`` the site of one dataset; returns the number of entry pages.
 
     The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
@@ -1091,15 +1082,9 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     holds nothing else (no page of an entry that is gone, nothing planted in it). What is
     replaced must be a site errcat render made, an empty directory, or nothing: see
     :func:`may_replace`. ``changelog`` (the Markdown ``errcat sync --changelog`` wrote) is shown
-    on the index.
+    on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
-    from crawler.publish.dataset import (
-        MANIFEST,
-        SEARCH,
-        iter_records,
-        load_manifest,
-        load_search_index,
-    )
+    from crawler.publish.dataset import MANIFEST, iter_records, load_manifest, load_search_index
     from crawler.publish.writer import write_tree
 
     if not (dataset / MANIFEST).is_file():
@@ -1111,7 +1096,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     repo = f"{valid.repo.owner}/{valid.repo.name}"
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
-    index = load_search_index(dataset) if fmt == "html" or (dataset / SEARCH).exists() else None
+    index = load_search_index(dataset) if fmt == "html" else None
     foreign = load_foreign(dataset) if fmt == "html" else []
     out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
     real_out, real_data = out.resolve(), dataset.resolve()
@@ -1119,31 +1104,26 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
         raise UsageError("write the site outside the dataset directory (the crawl replaces that directory)")
     if real_out in real_data.parents:
         raise UsageError(f"--out {out} holds the dataset; the site replaces its directory as a whole")
+    base = data_url(real_data, real_out, data)
 
     def files() -> Iterator[tuple[str, bytes]]:  # runs once out is known to be replaceable
         with task(progress, f"rendering pages into {out}", len(records), "pages") as pages:
             yield SITE_MARK, SITE_MARK_TEXT
             if fmt == "markdown":
                 for r in records:
-                    yield f"errors/{r['id']}.md", entry_markdown(r, titles).encode()
+                    yield f"errors/{r['id']}.md", entry_markdown(r, titles, base).encode()
                     pages.advance()
                 yield "index.md", index_markdown(records, manifest, repo).encode()
             else:
                 assert index is not None
                 for r in records:
-                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles).encode()
+                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles, base).encode()
                     pages.advance()
                 yield "index.html", index_html(records, manifest, repo, changes).encode()
                 yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()
                 yield "search.js", SEARCH_JS.encode()
                 yield "index.js", INDEX_JS.encode()
                 yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign))};\n".encode()
-            # What was validated is written, not the dataset's files copied: those may be links to
-            # anything. The bytes are the crawl's own (one field a line, compact values).
-            for r in records:
-                yield f"errors/{r['id']}.json", dumps_record(r)
-            if index is not None:
-                yield SEARCH, dumps_rows(index)
 
     write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)

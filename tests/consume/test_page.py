@@ -64,7 +64,7 @@ def test_show_lays_out_history_meaning_reproductions_and_callers(dataset, cli):
     assert result.exit_code == 0, result.output
     page = result.stdout
     assert ESC not in page  # piped: plain
-    for part in ["History", "First seen: v0.31.0 (aaaaaaaaaaaa)", "Last seen: v0.33.0 (bbbbbbbbbbbb)", "Replaces (reworded or re-typed): ",
+    for part in ["History", "First seen: v0.31.0 (aaaaaaaaaaaa)", "Last seen: v0.33.0 (bbbbbbbbbbbb)", "Replaces: ",
                  "Derived from the code", "When it is raised: Raised while `--attention-config` is parsed",
                  "Setting: `backend_per_kind` (`--attention-config`, `-ac`) of `AttentionConfig` (config field)",
                  "Fix direction: Use one of the values the message lists.", "not written by a person",
@@ -93,6 +93,13 @@ def test_fields_other_helpers_add_are_shown_generically_and_escaped():
                      "    > ValueError: Unknown KV cache group kind 'x'", "Logged:", "at WARNING by logger (once per process)",
                      "First seen: aaaaaaaaaaaa", "Moved: from: pkg/a.py:3, to: pkg/b.py:9", "New key: x"]:
             assert part in page, (color, part)
+
+
+def test_a_report_without_a_title_is_named_by_its_issue():
+    data = json.loads(json.dumps(_kv(consumer_data.records())))
+    data["explanation"]["evidence"] = [{"url": "https://github.com/acme/widgets/issues/12847", "title": None, "quote": "ValueError: x"}]
+    page = render_text(data)
+    assert "Reported in" in page and "  - #12847\n    https://github.com/acme/widgets/issues/12847\n" in page
 
 
 def test_colour_is_asked_for_or_refused_and_never_carries_dataset_escapes(dataset, cli, tmp_path):

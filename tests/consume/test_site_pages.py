@@ -52,6 +52,29 @@ def test_curated_markdown_is_rendered_with_only_safe_links(site):
     assert "<b>now</b>" not in page and "&lt;b&gt;now&lt;/b&gt;" in page
 
 
+def test_curated_markdown_stays_markdown_on_the_markdown_page(site):
+    """Curated text is Markdown: the Markdown page passes it through (names in backticks stay code,
+    **bold** stays bold, fences keep their language), as the HTML page renders it; and, as there,
+    raw HTML and links that are not https or relative stay text. The message, from the crawled
+    repository, stays escaped."""
+    tmp, records = site
+    kv = records[cd.KV["text"]]
+    page = (tmp / "markdown" / "errors" / f"{kv['id']}.md").read_text(encoding="utf-8")
+    section = page[page.index("## What it means"):page.index("## Source")]
+    assert "The `kind` is not one of the **valid** kinds" in section
+    assert "[the docs](<https://docs.vllm.ai/x>)" in section and "[a page](<other.html>)" in section
+    assert not re.search(r"(?<!\\)\]\((?:javascript|data:|http:|//)", section) and "<script>" not in section
+    assert "\\[bad\\](javascript:alert(1))" in section and "&lt;script&gt;alert(2)&lt;/script&gt;" in section  # shown as text
+    assert "- Pass `--kv-cache-dtype auto`." in page and "- Restart &amp; retry &lt;b&gt;now&lt;/b&gt;." in page
+    assert "- Read the list:\n\n  ```bash\n  vllm serve --help | grep kv\n  ```" in page  # a fence in a list item
+    assert "\\`" not in section  # no backtick of the curated text escaped
+    from markdown_it import MarkdownIt
+
+    rendered = MarkdownIt("commonmark", {"html": True}).render(page)
+    assert "<code>kind</code>" in rendered and "<strong>valid</strong>" in rendered and "<script>" not in rendered and "<img" not in rendered
+    assert '<a href="https://docs.vllm.ai/x">the docs</a>' in rendered and "javascript:" not in re.findall(r'href="([^"]*)"', rendered)
+
+
 def test_code_blocks_are_highlighted_by_their_language(site):
     tmp, records = site
     page = _page(tmp, records[cd.KV["text"]])
@@ -111,7 +134,7 @@ def test_history_is_on_the_page(site):
     page = _page(tmp, retired)
     section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
     assert "First seen" in section and "<code>v0.10.0</code>" in section and "Removed in" in section
-    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "Reworded as" in section
+    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "<dt>Replaced by</dt>" in section
     assert f'href="{retired["id"]}.html"' in _page(tmp, successor)
 
 
@@ -170,7 +193,55 @@ def test_highlighting_marks_python():
         assert piece in out, piece
 
 
-def test_the_record_json_beside_the_page_is_the_record(site):
+def test_the_json_link_is_the_record(site):
     tmp, records = site
     kv = records[cd.KV["text"]]
-    assert json.loads((tmp / "html" / "errors" / f"{kv['id']}.json").read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
+    for fmt, pattern in (("html", r'id="json-link" href="([^"]*)"'), ("markdown", r"\[This entry as JSON\]\(<([^>]*)>\)")):
+        page = (tmp / fmt / "errors" / f"{kv['id']}.{'html' if fmt == 'html' else 'md'}").read_text(encoding="utf-8")
+        href = re.search(pattern, page).group(1)
+        assert json.loads((tmp / fmt / "errors" / href).read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", " ", "\n", "\n\n", "- ", "+ ", "1. ", "2) ", "> ", "`x`", "``", " *a* ", " **b** ", " _c_ ", " * ", "snake_case", "===", "\t",
+                                 "[t](https://a.b/c)", "[t](javascript:x)", "[t](rel.html)", "![i](https://a.b/i.png)", "<script>",
+                                 "&amp;", "&", "\\", "  \n", "```py\nx = 1\n```\n", "```\nvllm serve m\n```\n", "~~~\nq\n~~~\n",
+                                 "    code\n", "# ", "---\n", "<https://a.b/d>", "[x]: https://a.b\n", "[x]", "|", "#", ".", "!",
+                                 "(", ")", "{x}"]), max_size=40).map("".join))
+def test_curated_markdown_written_back_renders_as_it_did(text):
+    """What the Markdown page writes of curated text renders to the HTML the site shows for it
+    (spaces before a line break aside: they show as nothing)."""
+    from crawler.consume.site_markdown import markdown_markdown
+
+    def shown(page: str) -> str:
+        return re.sub(r" +\n", "\n", page)
+
+    assert shown(markdown_html(markdown_markdown(text))) == shown(markdown_html(text))
+
+
+def test_every_page_reads_the_history_the_same_way():
+    """One reading of Record.history (history_page.history_rows) for the HTML, Markdown and
+    terminal pages: the same rows, a key a later schema adds shown by its name on all three,
+    its text escaped for each."""
+    from crawler.consume.history_page import history_rows
+    from crawler.consume.page import render_text
+    from crawler.consume.site import entry_html, entry_markdown
+
+    record = json.loads(json.dumps(cd.records()[0]))
+    record["history"] = {"first_seen": {"version": "v0.9.0", "commit": "a" * 40}, "last_seen": None,
+                         "moved": [{"version": "v0.10.0", "commit": "b" * 40, "from_path": "pkg/a.py", "to_path": "pkg/<b>.py"}],
+                         "renamed_by": "<script>x</script>"}
+    labels = [label for label, _ in history_rows(record["history"])]
+    assert labels == ["First seen", "Last seen", "Moved", "Renamed by"]
+    page = entry_html(record, "acme/widgets", {})
+    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    assert re.findall(r"<dt>([^<]*)</dt>", section) == labels
+    assert "<dd>still present</dd>" in section and "<code>pkg/&lt;b&gt;.py</code>" in section
+    assert "&lt;script&gt;x&lt;/script&gt;" in section and "<script>" not in section
+    md = entry_markdown(record, {})
+    assert re.findall(r"^- \*\*([^*]*):\*\*", md[md.index("## History"):md.index("## Source")], re.M) == labels
+    assert "`pkg/<b>.py`" in md and "&lt;script&gt;x&lt;/script&gt;" in md
+    text = render_text(record)
+    block = text[text.index("History\n"):]
+    assert [line.split(":")[0].strip() for line in block.splitlines()[2:6]] == labels
+    assert "Moved: pkg/a.py -> pkg/<b>.py in v0.10.0 (bbbbbbbbbbbb)" in text and "Renamed by: <script>x</script>" in text

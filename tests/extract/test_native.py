@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -314,9 +315,11 @@ def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
         assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
         page = next(site.rglob(f"{eid}.{'html' if fmt == 'html' else 'md'}")).read_text()
         assert "seen in Python as RuntimeError" in page
-    # the site copies the records as the crawl wrote them, native facts (and Python records' null ones) included
+    # each page links to its record as the crawl wrote it, native facts (and Python records' null ones) included
     for record in (eid, records(dataset)["bad head {n}"]["id"]):
-        assert (tmp_path / "site-html" / "errors" / f"{record}.json").read_bytes() == (dataset / "errors" / f"{record}.json").read_bytes()
+        page = (tmp_path / "site-html" / "errors" / f"{record}.html").read_text()
+        href = re.search(r'id="json-link" href="([^"]*)"', page).group(1)
+        assert (tmp_path / "site-html" / "errors" / href).read_bytes() == (dataset / "errors" / f"{record}.json").read_bytes()
 
 
 def test_diff_sees_a_native_message_reworded_and_a_moved_check(native_repo, cli, tmp_path):

@@ -251,7 +251,9 @@ def test_a_manifest_owner_cannot_move_curated_files_outside_their_root(tmp_path:
 # --------------------------------------------------------------------------- what render copies
 
 
-def test_render_writes_the_records_it_validated_not_what_the_files_link_to(tmp_path: Path, cli) -> None:
+def test_render_copies_no_dataset_file_and_links_the_records(tmp_path: Path, cli) -> None:
+    """The site holds no copy of a dataset file (a record or search.json linked to a secret could
+    carry it into a published site): each page links to its record in the dataset instead."""
     data = dataset(tmp_path)
     secret = tmp_path / "secret.txt"
     secret.write_text("the deploy key\n")
@@ -267,11 +269,10 @@ def test_render_writes_the_records_it_validated_not_what_the_files_link_to(tmp_p
     assert result.exit_code == 0, result.output
     for page in site.rglob("*"):
         assert page.is_dir() or b"deploy key" not in page.read_bytes(), page
-    by_id = {r["id"]: r for r in rows(data)}
-    assert (site / "errors" / f"{victim}.json").read_bytes() == dumps_record(by_id[victim])
-    other = next(i for i in by_id if i != victim)
-    assert (site / "errors" / f"{other}.json").read_bytes() == dumps_record(by_id[other])  # the validated record, as the crawl writes it
-    assert json.loads((data / "errors" / f"{other}.json").read_bytes()) == by_id[other]
+    assert not list(site.rglob("*.json"))
+    page = (site / "errors" / f"{victim}.html").read_text(encoding="utf-8")
+    href = re.search(r'id="json-link" href="([^"]*)"', page).group(1)
+    assert (site / "errors" / href).resolve() == (data / "errors" / f"{victim}.json").resolve()
 
 
 # --------------------------------------------------------------------------- malformed datasets: one line, never a traceback

@@ -57,13 +57,14 @@ def test_a_renamed_file_is_a_move_kept_over_releases_and_a_line_shift_is_none(re
     assert cli("render", "--data", out, "--out", site).exit_code == 0
     html = (site / "errors" / f"{after[MESSAGE]['id']}.html").read_text(encoding="utf-8")
     section = html[html.index('id="history"'):html.index("</section>", html.index('id="history"'))]
-    assert "<dt>Moved</dt><dd><code>pkg/a.py</code> &rarr; <code>pkg/checks.py</code> in <code>v2.0</code></dd>" in section
+    v2 = commits["v2.0"][:12]
+    assert f"<dt>Moved</dt><dd><code>pkg/a.py</code> &rarr; <code>pkg/checks.py</code> in <code>v2.0</code> (<code>{v2}</code>)</dd>" in section
     assert "<dt>Last seen</dt><dd>still present</dd>" in section
     markdown = tmp_path / "site-md"
     assert cli("render", "--data", out, "--out", markdown, "--format", "markdown").exit_code == 0
     md = next(markdown.rglob(f"{after[MESSAGE]['id']}.md")).read_text(encoding="utf-8")
-    assert "## History" in md and "- **Moved:** `pkg/a.py` → `pkg/checks.py` in `v2.0`" in md
-    assert "- **First seen:** `v1.0`" in md and "- **Last seen:** still present" in md
+    assert "## History" in md and f"- **Moved:** `pkg/a.py` → `pkg/checks.py` in `v2.0` \\(`{v2}`\\)" in md
+    assert f"- **First seen:** `v1.0` \\(`{commits['v1.0'][:12]}`\\)" in md and "- **Last seen:** still present" in md
 
 
 def test_a_site_added_or_dropped_beside_another_is_no_move(fixture_repo, cli, tmp_path):
