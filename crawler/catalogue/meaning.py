@@ -9,7 +9,9 @@ What is particular to an upstream comes from its configuration (``MeaningSetting
 functions that turn a config class into an option's keywords (vLLM's ``get_kwargs``) and the
 files whose classes are request models. Everything else is generic: argparse ``dest`` names,
 click options, ``field_validator`` decorators, ``self.<field>`` reads in a class's checks,
-``parameter=`` keywords, environment variables, names the message quotes.
+``parameter=`` keywords, environment variables, names the message quotes; and, for a check
+outside a class's own methods, the field a pydantic hook runs it on, the test around a private
+function's call, the tests of the appends that build a list it checks.
 
 Sentences are built from the guard text by parsing it (``ast``) and simplifying: negations
 pushed inward (``not (x is not None)`` -> ``x is None``, De Morgan), double negations dropped.
@@ -56,6 +58,11 @@ class _Tables:
     helper_args: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, helper) -> calls
     typed_params: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (path, function) -> param -> annotation
     user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
+    field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
+    guarded_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls under tests
+    state: set[tuple[str, str]] = field(default_factory=set)  # (class, field)s the class sets itself (init=False)
+    appends: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> guarded appends to the list it returns
+    list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -80,8 +87,17 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.env.setdefault(env["name"], (path, env["line"]))
         for alias in d.get("aliases", ()):
             t.aliases.setdefault((path, alias["function"]), []).append(alias)
-        for call in d.get("helper_args", ()):
+        for call in [*d.get("helper_args", ()), *d.get("method_helper_args", ())]:
             t.helper_args.setdefault((path, call["callee"]), []).append(call)
+        for check in d.get("field_checks", ()):
+            t.field_checks.setdefault((path, check["callee"]), []).append((check["owner"], check["field"]))
+        for call in d.get("guarded_calls", ()):
+            t.guarded_calls.setdefault((path, call["callee"]), []).append(call)
+        t.state |= {(f["owner"], f["field"]) for f in d.get("state_fields", ())}
+        for append in d.get("appends", ()):
+            t.appends.setdefault((path, append["function"]), []).append(append)
+        for call in d.get("list_calls", ()):
+            t.list_calls.setdefault((path, call["function"]), []).append(call)
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
     for r in results:
@@ -169,7 +185,7 @@ def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- per entry
 
 
-_SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*)")
+_SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 _WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
@@ -218,7 +234,7 @@ def _knob(kind: str, name: str, **rest: Any) -> dict[str, Any]:
 def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
     cls = t.classes[owner]
     declared = next((f for f in cls["fields"] if f["name"] == name), None)
-    if declared is None:
+    if declared is None or (owner, name) in t.state:
         return None
     own = t.field_flags.get((owner, name)) or t.dest_flags.get(cls["path"], {}).get(name)
     if own is not None:
@@ -313,10 +329,9 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
             bound.pop(alias["var"], None)  # the latest assignment before the raise
             for expr in [alias["expr"]] if alias["expr"] else alias["reads"]:
                 bind(alias["var"], function, expr, text, exact=bool(alias["expr"]))
-    if "." not in function:
-        for call in t.helper_args.get((path, function), ()):
-            for param, expr in call["params"].items():
-                bind(param, call["function"], expr, inner)
+    for call in t.helper_args.get((path, function), ()):  # (a method's: ``Class._m(self.a)``)
+        for param, expr in call["params"].items():
+            bind(param, call["function"], expr, inner)
     for name, targets in bound.items():
         # a helper called with several fields checks each of them: its parameter is named by none
         alone = len(targets) == 1
@@ -336,7 +351,70 @@ def _display(knob: dict[str, Any]) -> str:
     return f"`{short_code(knob['name'])}`"
 
 
-def site_meaning(t: _Tables, record: RecordData) -> _Site:
+def _field_checked(t: _Tables, site: SiteData) -> list[tuple[dict[str, Any], str | None]]:
+    """The fields a function validates when it runs while they are parsed (a pydantic
+    ``BeforeValidator(f)``, a ``field_validator`` calling it with its value, ``Enum[value]``
+    through a metaclass's ``__getitem__``), with the parameter that holds the value when it
+    holds one field's."""
+    checked = [(owner, name) for owner, name in t.field_checks.get((site["path"], site["qualname"]), ())
+               if owner in t.classes and owner in _user_facing(t)]
+    m = re.search(rf"def {re.escape(site['qualname'].rpartition('.')[2])}\(\s*(\w+)(?:\s*[:=][^,)]*)?(?:\s*,\s*(\w+))?",
+                  site["snippet"]["code"])
+    param = m and (m.group(2) if "." in site["qualname"] else m.group(1))
+    found = []
+    for owner, name in checked:
+        knob = _field_knob(t, owner, name)
+        if knob is not None:
+            found.append((knob, param if len(checked) == 1 else None))
+    return found
+
+
+def _called_under(t: _Tables, site: SiteData, depth: int) -> list[dict[str, Any]]:
+    """Settings in the innermost test that leads to a private function's call in its file: a
+    check with no setting of its own is reached when it holds (``if
+    parallel_config.enable_expert_parallel: self._verify_with_expert_parallelism()``). Outer tests
+    (``if self.model_config is not None:`` around a long ``__post_init__``) select a case rather
+    than lead to the call."""
+    leads = [(call["function"], call["line"], call["guards"][-1]) for call in t.guarded_calls.get((site["path"], site["qualname"]), ())]
+    return _knobs_of_tests(t, site, leads, depth)
+
+
+def _listed_features(t: _Tables, site: SiteData, inner: str, depth: int) -> list[dict[str, Any]]:
+    """Settings behind a list a check tests or shows (``unsupported = self._features()``, then
+    ``if unsupported: raise ValueError(', '.join(unsupported))``): the tests of the appends
+    that build it."""
+    leads = []
+    for call in t.list_calls.get((site["path"], site["qualname"]), ()):
+        if call["line"] < site["line"] and re.search(rf"(?<![\w.]){re.escape(call['var'])}\b", inner):
+            leads += [(a["function"], a["line"], a["guard"]) for a in t.appends.get((site["path"], call["callee"]), ())]
+    return _knobs_of_tests(t, site, leads, depth)
+
+
+def _knobs_of_tests(t: _Tables, site: SiteData, leads: list[tuple[str, int, str]], depth: int) -> list[dict[str, Any]]:
+    """The settings each test names, read as a guard of its own function at its line."""
+    found: list[dict[str, Any]] = []
+    for function, line, test in leads if depth < 2 else ():
+        caller: Any = {**site, "qualname": function, "line": line,
+                       "facts": {"guards": [test], "loops": [], "decorators": []},
+                       "snippet": {"code": ""}, "template": {"text": "", "fields": []}}
+        record: Any = {"sites": [caller]}
+        found += [k for k in site_meaning(t, record, depth + 1).knobs
+                  if k["kind"] != "message_name" and not _whole_config(t, k)]
+    return found
+
+
+def _whole_config(t: _Tables, knob: dict[str, Any]) -> bool:
+    """A field holding a nested config with no option of its own (``self.parallel_config`` in
+    ``self.parallel_config.use_ubatching``, a property): a test on it is about something the
+    config computes, not a setting anyone names."""
+    if knob["kind"] != "config_field" or knob["owner"] not in t.classes:
+        return False
+    declared = next((f for f in t.classes[knob["owner"]]["fields"] if f["name"] == knob["field"]), None)
+    return declared is not None and any(q in t.settings for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+                                        for q in t.by_name.get(word, ()))
+
+
+def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     site = record["sites"][0]
     facts = site["facts"]
     qualname = site["qualname"]
@@ -382,20 +460,27 @@ def site_meaning(t: _Tables, record: RecordData) -> _Site:
     if owner is not None:
         for name in validated:
             add(_field_knob(t, owner, name), *([value_param] if value_param and len(validated) == 1 else []))
-        for name in dict.fromkeys(_SELF_ATTR.findall(text_of_site)):
-            add(_field_knob(t, owner, name), f"self.{name}", f"cls.{name}")
+        for chain in dict.fromkeys(_SELF_ATTR.findall(text_of_site)):
+            # ``self.parallel_config.pipeline_parallel_size``: the nested config's field, which
+            # a user sets, rather than the nested config as a whole
+            knob, used = _chain_knob(t, owner, chain.split("."))
+            name = ".".join(chain.split(".")[:used])
+            add(knob, f"self.{name}", f"cls.{name}")
         # a field the message names ("custom_ops can contain only ...") is the setting it is about
         own = {f["name"] for f in t.classes[owner]["fields"]}
         for name in dict.fromkeys(_WORD.findall(site["template"]["text"])):
             if name in own and "_" in name:
                 add(_field_knob(t, owner, name), name)
     inner = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"])])
-    for knob, expr in _reached(t, site, text_of_site, inner):
+    for knob, expr in [*_reached(t, site, text_of_site, inner), *_field_checked(t, site)]:
         add(knob, *([expr] if expr else []))
     for name in dict.fromkeys(_UPPER.findall(text_of_site)):
         if name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line), name, f"envs.{name}")
+    if not knobs:
+        for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
+            add(knob)
     message = site["template"]["text"]
     for name in dict.fromkeys(_FLAG_IN_TEXT.findall(message) + _QUOTED.findall(message)):
         quoted = t.all_flags.get(name)

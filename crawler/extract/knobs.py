@@ -25,6 +25,9 @@ In a file that declares classes with fields, for its functions and methods (not 
 - ``env``: environment variables read (found in the text: ``os.getenv("X")``, ``os.environ["X"]``,
   ``os.environ.get("X")``) or declared in a table of readers (``{"X": lambda: ...}``).
 
+More (pydantic hooks, tests around private calls, guarded appends, state fields) is read by
+:mod:`crawler.extract.knob_helpers` into the same declarations.
+
 Nothing here imports or runs the analysed code.
 """
 
@@ -33,6 +36,8 @@ from __future__ import annotations
 import ast
 import re
 from typing import Any
+
+from crawler.extract import knob_helpers
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -75,6 +80,7 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) ->
     if any(c["fields"] for c in out["classes"]):
         _aliases_and_helper_args(tree, text.split("\n"), out)
     out["env"] = _env(text)
+    out.update(knob_helpers.declarations(tree, module, text))
     return out
 
 

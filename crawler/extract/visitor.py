@@ -66,7 +66,7 @@ from crawler.extract.templates import (
 from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.shapes import FileResult
 
-EXTRACTOR_VERSION = "2"
+EXTRACTOR_VERSION = "3"
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 

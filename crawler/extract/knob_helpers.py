@@ -1,0 +1,264 @@
+"""Per-file declarations that tie a check outside a class's own methods to one of its settings.
+
+Read in the extraction workers beside :mod:`crawler.extract.knobs` (and cached with the file's
+result); what they mean for the whole repository is :mod:`crawler.catalogue.meaning`'s join.
+Generic Python and pydantic mechanisms only:
+
+- ``field_checks``: functions that run while one field of a class is validated: a module-level
+  function a field's annotation names through ``Annotated[T, BeforeValidator(f)]`` (directly or
+  through a module-level alias, ``GetPydanticSchema(lambda ...: ...f...)`` included), a
+  module-level function a ``field_validator`` calls with its value, and a metaclass's
+  ``__getitem__`` that a ``field_validator`` reaches by subscripting the class (``Enum[name]``).
+- ``guarded_calls``: calls of a private function or method of the same file inside ``if``
+  statements: the tests, as written (``not (...)`` in an ``else``), are what leads to the callee.
+- ``helper_args``: like :mod:`knobs`' for module-level helpers, for a method of the same class
+  called with fields (``Class._m(self.a)``, ``self._m(self.a)``): one ``self.<field>`` per
+  parameter, never a longer chain, since a nested config's field may be state its holder derived.
+- ``appends`` and ``list_calls``: a list a private function builds by appends, each under an
+  ``if`` (``if self.x > 1: unsupported.append("x")``), and returns; and ``var = self._m()``
+  calls that take it: a check on ``var`` is about the settings of those tests.
+- ``state_fields``: fields declared ``field(init=False)`` / ``Field(init=False)``: the class sets
+  them itself, so no user does.
+
+Nothing here imports or runs the analysed code.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+_RECEIVERS = ("self", "cls")
+#: The calls that add to a list.
+_APPENDS = (".append(", ".extend(")
+
+
+def _names_any(words: list[str], lines: list[str], node: ast.stmt) -> bool:
+    """Whether a statement's text holds one of ``words`` (substring tests: a regular
+    expression over every statement cost more than the walk it saves)."""
+    text = "\n".join(lines[node.lineno - 1:node.end_lineno or node.lineno])
+    return any(w in text for w in words)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+#: pydantic's wrappers that run a function on a field's value.
+_VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "WrapValidator", "GetPydanticSchema")
+
+
+def empty() -> dict[str, Any]:
+    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "appends": [],
+            "list_calls": []}
+
+
+def _keep_returned_lists(out: dict[str, Any], functions: list[tuple[str, Any]]) -> None:
+    """Only appends to a list the function returns (``unsupported.append("x")`` ...
+    ``return unsupported``), and only the calls that take such a list."""
+    appending = {a["function"] for a in out["appends"]}  # (walking every function cost more than the rest)
+    returned = {(qual, node.value.id) for qual, fn in functions if qual in appending for node in ast.walk(fn)
+                if type(node) is ast.Return and type(node.value) is ast.Name}
+    out["appends"] = [a for a in out["appends"] if (a["function"], a["list"]) in returned]
+    built = {a["function"] for a in out["appends"]}
+    out["list_calls"] = [c for c in out["list_calls"] if c["callee"] in built]
+
+
+def declarations(tree: ast.Module, module: str, text: str) -> dict[str, Any]:
+    """The file's declarations (empty when reading them fails: they must never cost the file its
+    raise sites)."""
+    try:
+        return _declarations(tree, module, text.split("\n"))
+    except Exception:  # noqa: BLE001
+        return empty()
+
+
+def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, Any]:
+    out = empty()
+    functions = {s.name: s for s in tree.body if isinstance(s, _FUNCTIONS)}
+    classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
+    methods = {f"{c.name}.{f.name}": f for c in classes for f in c.body if isinstance(f, _FUNCTIONS)}
+    if not classes:
+        return out
+    if any("Annotated" in line or "field_validator" in line for line in lines):  # (else nothing to find: not walked)
+        _field_checks(tree, module, functions, classes, out["field_checks"])
+    for cls in classes:
+        for stmt in cls.body:
+            if type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name and _init_false(stmt.value):
+                out["state_fields"].append({"owner": f"{module}.{cls.name}", "field": stmt.target.id})
+    # Private functions and methods only: a public one may be called from anywhere, so the tests
+    # leading to it here are not all that leads to it.
+    callees = {**{n: None for n in functions if _private(n)}, **{q: m for q, m in methods.items() if _private(q)}}
+    if callees:
+        # Only functions, then statements, whose text calls a callee (or, in a callee, appends) are
+        # walked: walking every statement of every function cost more than the rest.
+        short = sorted({q.rpartition(".")[2] + "(" for q in callees})
+        for qual, fn in [*functions.items(), *methods.items()]:
+            wanted = [*short, *_APPENDS] if qual in callees else short
+            _walk(fn.body, [], qual, callees, out, partial(_names_any, wanted, lines))
+        _keep_returned_lists(out, [*functions.items(), *methods.items()])
+    out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
+    out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
+    return out
+
+
+def _private(qual: str) -> bool:
+    name = qual.rpartition(".")[2]
+    return name.startswith("_") and not name.endswith("__")
+
+
+def _init_false(value: ast.expr | None) -> bool:
+    return type(value) is ast.Call and any(
+        k.arg == "init" and type(k.value) is ast.Constant and k.value.value is False for k in value.keywords)
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if type(n) is ast.Name}
+
+
+def _validator_functions(annotation: ast.AST, functions: dict[str, Any], aliases: dict[str, set[str]]) -> set[str]:
+    """The module-level functions an annotation runs on the value: through ``Annotated[T, ...]``'s
+    validator wrappers, or an alias that is one."""
+    found: set[str] = set()
+    for node in ast.walk(annotation):
+        if type(node) is ast.Name and node.id in aliases:
+            found |= aliases[node.id]
+        elif type(node) is ast.Call and (getattr(node.func, "id", None) or getattr(node.func, "attr", None)) in _VALIDATOR_WRAPPERS:
+            found |= {n for arg in [*node.args, *(k.value for k in node.keywords)] for n in _names(arg) if n in functions}
+    return found
+
+
+def _field_checks(tree: ast.Module, module: str, functions: dict[str, Any], classes: list[ast.ClassDef],
+                  out: list[dict[str, Any]]) -> None:
+    aliases: dict[str, set[str]] = {}
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+            found = _validator_functions(stmt.value, functions, aliases)
+            if found:
+                aliases[stmt.targets[0].id] = found
+    # classes whose metaclass (of this file) defines __getitem__: ``Cls[name]`` runs it
+    getitem = {c.name for c in classes if any(isinstance(f, _FUNCTIONS) and f.name == "__getitem__" for f in c.body)}
+    subscripted = {c.name: k.value.id for c in classes for k in c.keywords
+                   if k.arg == "metaclass" and type(k.value) is ast.Name and k.value.id in getitem}
+    for cls in classes:
+        owner = f"{module}.{cls.name}"
+        for stmt in cls.body:
+            if type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name:
+                for fn in sorted(_validator_functions(stmt.annotation, functions, aliases)):
+                    out.append({"owner": owner, "field": stmt.target.id, "callee": fn, "line": stmt.lineno})
+            elif isinstance(stmt, _FUNCTIONS):
+                fields = _validated(stmt)
+                params = [p.arg for p in [*stmt.args.posonlyargs, *stmt.args.args]]
+                if not fields or len(params) < 2:
+                    continue
+                value = params[1]
+                for callee in sorted(_value_callees(stmt, value, functions, subscripted)):
+                    out += [{"owner": owner, "field": f, "callee": callee, "line": stmt.lineno} for f in fields]
+
+
+def _validated(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
+    """The fields a ``field_validator("a", "b")`` decorator names."""
+    for deco in fn.decorator_list:
+        if type(deco) is ast.Call and (getattr(deco.func, "id", None) or getattr(deco.func, "attr", None)) == "field_validator":
+            return [a.value for a in deco.args if type(a) is ast.Constant and isinstance(a.value, str)]
+    return []
+
+
+def _is_value(node: ast.expr, value: str) -> bool:
+    """``value`` itself or a method's result on it (``value.upper()``): still the user's value."""
+    while type(node) is ast.Call and type(node.func) is ast.Attribute:
+        node = node.func.value
+    return type(node) is ast.Name and node.id == value
+
+
+def _value_callees(fn: ast.AST, value: str, functions: dict[str, Any], subscripted: dict[str, str]) -> set[str]:
+    found = set()
+    for node in ast.walk(fn):
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in functions \
+                and any(_is_value(a, value) for a in node.args):
+            found.add(node.func.id)
+        elif type(node) is ast.Subscript and type(node.value) is ast.Name and node.value.id in subscripted \
+                and _is_value(node.slice, value):
+            found.add(f"{subscripted[node.value.id]}.__getitem__")
+    return found
+
+
+def _callee(call: ast.Call, caller: str, callees: dict[str, Any]) -> str | None:
+    """The function or method of this file a call names: ``f()``, ``self.m()``/``cls.m()`` on
+    the caller's class, ``Class.m()``."""
+    func = call.func
+    if type(func) is ast.Name:
+        return func.id if func.id in callees and "." not in func.id else None
+    if type(func) is ast.Attribute and type(func.value) is ast.Name:
+        owner = caller.partition(".")[0] if func.value.id in _RECEIVERS and "." in caller else func.value.id
+        qual = f"{owner}.{func.attr}"
+        return qual if qual in callees else None
+    return None
+
+
+def _self_field(node: ast.expr) -> str | None:
+    return f"self.{node.attr}" if type(node) is ast.Attribute and type(node.value) is ast.Name \
+        and node.value.id in _RECEIVERS else None
+
+
+def _method_params(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """The method's parameters bound to ``self.<field>`` by the call (the receiver skipped)."""
+    positional = [p.arg for p in [*method.args.posonlyargs, *method.args.args]]
+    if not any((getattr(d, "id", None)) == "staticmethod" for d in method.decorator_list):
+        positional = positional[1:]
+    named = set(positional) | {p.arg for p in method.args.kwonlyargs}
+    bound = {}
+    for i, arg in enumerate(call.args):
+        chain = _self_field(arg) if i < len(positional) and type(arg) is not ast.Starred else None
+        if chain:
+            bound[positional[i]] = chain
+    for k in call.keywords:
+        chain = _self_field(k.value) if k.arg in named else None
+        if chain and k.arg:
+            bound[k.arg] = chain
+    return bound
+
+
+def _walk(body: list[ast.stmt], guards: list[tuple[bool, ast.expr]], caller: str, callees: dict[str, Any],
+          out: dict[str, Any], may_call: Callable[[ast.stmt], bool]) -> None:
+    """Calls of this file's functions in ``body``, with the tests of the ``if``s they are in (not
+    early returns: ``if key in cache: return`` before a call skips a case, it leads nowhere; a statement
+    whose text names no callee is not walked: walking every expression cost more than the rest)."""
+    for stmt in body:
+        t = type(stmt)
+        if t in (*_FUNCTIONS, ast.ClassDef) or not may_call(stmt):  # (a compound one: all its text)
+            continue
+        if isinstance(stmt, ast.If):
+            _walk(stmt.body, [*guards, (False, stmt.test)], caller, callees, out, may_call)
+            if stmt.orelse:
+                _walk(stmt.orelse, [*guards, (True, stmt.test)], caller, callees, out, may_call)
+            continue
+        for attr in ("body", "orelse", "finalbody"):
+            _walk(getattr(stmt, attr, []), guards, caller, callees, out, may_call)
+        for handler in getattr(stmt, "handlers", ()):
+            _walk(handler.body, guards, caller, callees, out, may_call)
+        if t not in (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return, ast.AugAssign):
+            continue
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and isinstance(stmt.value, ast.Call) and not stmt.value.args:
+            callee = _callee(stmt.value, caller, callees)
+            if callee is not None:
+                out["list_calls"].append({"function": caller, "var": stmt.targets[0].id, "callee": callee,
+                                          "line": stmt.lineno})
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+                and stmt.value.func.attr in ("append", "extend") and isinstance(stmt.value.func.value, ast.Name) and guards:
+            negated, test = guards[-1]
+            out["appends"].append({"function": caller, "list": stmt.value.func.value.id, "line": stmt.lineno,
+                                   "guard": f"not ({ast.unparse(test)})" if negated else ast.unparse(test)})
+        for node in ast.walk(stmt):
+            if type(node) is not ast.Call:
+                continue
+            callee = _callee(node, caller, callees)
+            if callee is None or callee == caller:
+                continue
+            if guards:
+                out["guarded_calls"].append({"function": caller, "callee": callee, "line": stmt.lineno,
+                                             "guards": [f"not ({ast.unparse(g)})" if negated else ast.unparse(g)
+                                                        for negated, g in guards]})
+            method = callees[callee]
+            bound = _method_params(node, method) if method is not None and "." in caller else {}
+            if bound:
+                out["method_helper_args"].append({"function": caller, "callee": callee, "params": bound,
+                                                  "line": stmt.lineno})
