@@ -149,8 +149,16 @@ def apply_init_templates(results: list[FileResult]) -> int:
             for name, tpl in call["kwargs"].items():
                 if name in params:
                     bound[name] = tpl
+            own = parts_from_template(init["template"])
+            whole = bound.get(own[0].name) if len(own) == 1 and isinstance(own[0], Field) and own[0].expr == own[0].name else None
+            if whole is not None and whole.get("alternatives"):
+                # the message is an assembled argument: its template as it is (its text alone
+                # does not hold its alternatives and pattern)
+                site["template"] = whole
+                changed += 1
+                continue
             parts: list[Any] = []
-            for p in parts_from_template(init["template"]):
+            for p in own:
                 if isinstance(p, Field) and p.name is not None and p.name in bound:
                     arg = bound[p.name]
                     if p.expr == p.name:

@@ -120,6 +120,9 @@ def escape_surrogates(text: str) -> str:
 
 def make_template(parts: Parts, form: str, opaque: bool | None = None) -> TemplateData:
     parts = normalize(parts)
+    whole = _one_of(parts)
+    if whole is not None:
+        return whole
     text: list[str] = []
     pattern: list[str] = ["(?s)^"]
     fields: list[dict] = []
@@ -151,6 +154,28 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> Templa
         form = "assembled"
     return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": form, "opaque": opaque,
             "alternatives": alternatives}
+
+
+def _one_of(parts: Parts) -> TemplateData | None:
+    """A message that is one of several whole texts (a name set per branch, what a helper returns):
+    shown as its most telling alternative (the most literal text; the first of equals), which
+    keys its id as the text the code assigned, with every alternative in ``alternatives`` and
+    the pattern matching any of them. A page then shows a message, not ``{msg}``."""
+    if len(parts) != 1 or not isinstance(parts[0], Field) or parts[0].alts is None or parts[0].alts[0] is not None:
+        return None
+    pieces = [normalize(piece) for piece in parts[0].alts[1]]
+    if not pieces:
+        return None
+    shown = max(pieces, key=lambda piece: sum(len(q) for q in piece if isinstance(q, str)))
+    if not any(isinstance(q, str) for q in shown):
+        return None  # no alternative says anything: the field as written
+    template = make_template(shown, "assembled")
+    others = "".join("|" + _piece_pattern(piece) for piece in pieces if piece is not shown)
+    template["pattern"] = "(?s)^(?:" + template["pattern"][len("(?s)^"):-1] + others + ")$"
+    template["alternatives"] = list(dict.fromkeys(
+        "".join(_text_of(q) if isinstance(q, str) else "{" + q.expr + "}" for q in piece) for piece in pieces))
+    template["form"] = "assembled"
+    return template
 
 
 def _text_of(literal: str) -> str:

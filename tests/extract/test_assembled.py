@@ -111,8 +111,9 @@ def templates(code: str) -> dict[str, dict]:
 
 def test_a_message_set_per_branch_keeps_each_branch_as_an_alternative():
     found = templates(BRANCHES)
-    picked = found["{msg}"]
-    assert picked["form"] == "assembled"
+    # shown as its most telling alternative (a page shows a message, not `{msg}`; the id keys on it)
+    picked = found["Backend B needs compute capability {v} or newer."]
+    assert picked["form"] == "assembled" and not picked["opaque"]
     assert picked["alternatives"] == ["Backend A is not available on this platform.",
                                       "Backend B needs compute capability {v} or newer.", "No backend was selected."]
     assert re.fullmatch(picked["pattern"], "Backend B needs compute capability 8.0 or newer.")
@@ -122,7 +123,7 @@ def test_a_message_set_per_branch_keeps_each_branch_as_an_alternative():
     assert hinted["alternatives"] == ["Unknown model {name}; did you mean a local path?", "Unknown model {name}."]
     assert re.fullmatch(hinted["pattern"], "Cannot load: Unknown model foo.")
     # a match with a catch-all case: its cases' texts, and no other
-    assert found["{text}"]["alternatives"] == ["Cache is nearly full.", "Cache is full; requests wait."]
+    assert found["Cache is full; requests wait."]["alternatives"] == ["Cache is nearly full.", "Cache is full; requests wait."]
 
 
 def test_a_path_whose_value_is_unseen_leaves_the_name_unknown_not_the_last_branch():
@@ -194,8 +195,8 @@ def crawled(fixture_repo, cli, tmp_path):
 
 
 @pytest.mark.parametrize("paste, text", [
-    ("ValueError: No backend was selected.", "{msg}"),
-    ("ValueError: Backend B needs compute capability 9.0 or newer.", "{msg}"),
+    ("ValueError: No backend was selected.", "Backend B needs compute capability {v} or newer."),
+    ("ValueError: Backend B needs compute capability 9.0 or newer.", "Backend B needs compute capability {v} or newer."),
     ("ValueError: Cannot load: Unknown model foo.", "Cannot load: {msg}"),
     ("ERROR 11-30 14:21:45 [branches.py:21] Transfer failure: handshake_failed | Context: {'id': 1}",
      "Transfer failure: {failure_type} | Context: {context}"),
@@ -212,5 +213,5 @@ def test_match_finds_each_branch_and_each_helper_piece(crawled, cli, paste, text
 def test_match_claims_no_text_the_branches_do_not_set(crawled, cli):
     data, records = crawled
     got = json.loads(cli("match", "--data", data, "--json", "ValueError: Backend C is broken.").stdout)
-    assert records["{msg}"]["id"] not in [m["id"] for m in got["matches"]]
+    assert records["Backend B needs compute capability {v} or newer."]["id"] not in [m["id"] for m in got["matches"]]
 

@@ -64,9 +64,9 @@ CASES = [
                 msg += " (set)"
             raise ValueError(msg)
         ''',
-        # either path reaches the raise: both texts are the message's alternatives
-        "{msg}",
-        ["msg"],
+        # either path reaches the raise: both texts are the message's alternatives, the longer shown
+        "bad: {x} (set)",
+        ["x"],
         "assembled",
     ),
     (
