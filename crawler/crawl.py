@@ -293,22 +293,24 @@ def _join_store(options: CrawlOptions, settings: Settings) -> Any:
     """Where the whole-repository joins keep their outputs (None with ``--no-cache``)."""
     from crawler.catalogue.meaning_join import JoinStore
 
-    return JoinStore(options.cache_dir, salt=settings.digest()) if options.use_cache else None
+    return JoinStore(options.cache_dir, salt=settings.digest(), settings=settings) if options.use_cache else None
 
 
-def _join_keys(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str],
-               meaning: Any) -> tuple[str, str] | None:
-    """The digests of the source join's and the test join's inputs (see ``meaning_join``): errcat's
-    code, the extractor, the repository's identity, each file's path and blob, the files left out
-    and the upstream's conventions; None when a result is provisional (it may differ next time)."""
-    from crawler.catalogue.meaning_join import join_key
+def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str], meaning: Any,
+                 cache_dir: Path | None, settings: Settings) -> Any:
+    """What the source join and the test join read (``meaning_join.JoinInputs``): errcat's code,
+    the extractor, the repository's identity, each file's path and blob, the files left out and
+    the upstream's conventions; None when a result is provisional (it may differ next time)."""
+    from crawler.catalogue.meaning_join import JoinInputs, join_key
+    from crawler.extract.runner import cached_results
 
     if any(r.get("transient") for r in results):
         return None
-    settings = [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None
-    source = join_key("source", code_digest(), cache_version(), snapshot.repo.model_dump(mode="json"), settings,
-                      [[f.path, f.blob] for f in snapshot.files], sorted(left_out))
-    return source, join_key("tests", source, [[f.path, f.blob] for f in getattr(snapshot, "tests", ())])
+    conventions = [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None
+    base = join_key(code_digest(), cache_version(), snapshot.repo.model_dump(mode="json"), conventions, sorted(left_out))
+    return JoinInputs(base, [[f.path, f.blob] for f in snapshot.files],
+                      [[f.path, f.blob] for f in getattr(snapshot, "tests", ())],
+                      lambda files: cached_results(cache_dir, files, settings))
 
 
 def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
@@ -476,8 +478,9 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     records, primaries = build_entries(identity, sites, exceptions)
-    keys = _join_keys(snapshot, [*results, *tests], left_out, meaning) if joins is not None else None
-    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if keys else None, *(keys or ()))
+    inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
+        if joins is not None else None
+    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
     skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
     merged = apply_curated(records, curated) if curated.entries else 0
     if curated.evidence is not None:

@@ -140,6 +140,25 @@ def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str]
         yield chunk, kind, settings
 
 
+def _key(path: str, blob: str, test: bool, settings: surface.Settings) -> str:
+    """The cache row of a file's result. Another choice of kinds or builders gives other sites from
+    the same blob; the version stays the key's prefix, which is what pruning results of other
+    errcat versions goes by."""
+    tag = "" if test or settings == surface.DEFAULT else f"+{settings.digest()}"
+    return result_key(blob + tag, path, ("test." if test else "") + cache_version())
+
+
+def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
+                   settings: surface.Settings = surface.DEFAULT) -> dict[str, FileResult]:
+    """The cached results of these source files (path, blob), by path: those the cache holds
+    and that decode (a missing or damaged row is left out)."""
+    keys = {path: _key(path, blob, False, settings) for path, blob in files}
+    with ResultCache(cache_dir) as cache:
+        stored = cache.get_raw(keys.values())
+    found = {path: decode_result(stored[key], path) for path, key in keys.items() if key in stored}
+    return {path: result for path, result in found.items() if result is not None}
+
+
 def extract_all(
     snapshot: Files,
     *,
@@ -160,12 +179,7 @@ def extract_all(
     test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
-    version = cache_version()
-    # Another choice of kinds or builders gives other sites from the same blob; the version stays
-    # the key's prefix, which is what pruning results of other errcat versions goes by.
-    tag = "" if settings == surface.DEFAULT else f"+{settings.digest()}"
-    keys = {e.path: result_key(e.blob + ("" if e.path in test_paths else tag), e.path,
-                               ("test." if e.path in test_paths else "") + version) for e in entries}
+    keys = {e.path: _key(e.path, e.blob, e.path in test_paths, settings) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
         results: dict[str, FileResult] = {}
