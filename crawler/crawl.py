@@ -219,7 +219,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     try:
         # invalid curated files stop the crawl before anything is written
         curated_root = options.curated if options.curated is not None else default_root(config.path)
-        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
+        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name,
+                           memo=(options.cache_dir or default_cache_dir()) / "curated.json" if options.use_cache else None)
         foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name)
         target = dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name)
         with dataset_lock(target):  # another crawl's temporary directory is not a trace

@@ -161,15 +161,11 @@ class JoinStore:
             cache.prune(cache_version())  # (what an earlier errcat made can never be served)
 
     def output(self, name: str, inputs: JoinInputs, results: dict[str, FileResult]) -> Any:
-        """The kept output of join ``name`` for these inputs: the same inputs', else a moved one
-        (kept again under these inputs, so the next crawl of them finds it directly)."""
-        key = inputs.key(name)
-        found = self.get(name, key)
-        if found is None:
-            found = self.moved(name, inputs, results)
-            if found is not None:
-                self.put(name, key, {"ids": found.get("ids"), "records": found.get("records")}, inputs)
-        return found
+        """The kept output of join ``name`` for these inputs: the same inputs', else a moved one."""
+        found = self.get(name, inputs.key(name))
+        # A moved output is not kept again under these inputs: compressing it costs more than
+        # moving it again would, and the crawl of a commit already crawled finds its dataset.
+        return found if found is not None else self.moved(name, inputs, results)
 
 
 def _decoded(raw: bytes) -> Any:
@@ -229,13 +225,19 @@ def shift(before: FileResult | None, after: FileResult | None) -> int | None:
 
 
 def _moved(value: Any, shifts: dict[str, int]) -> Any:
-    """A join's output with the lines of each moved file moved: a dict naming a ``path`` holds
-    lines (``LINE_KEYS``) of that file."""
+    """A join's output (freshly decoded, so changed in place) with the lines of each moved file
+    moved: a dict naming a ``path`` holds lines (``LINE_KEYS``) of that file."""
     if type(value) is dict:
-        by = shifts.get(value.get("path"))  # type: ignore[arg-type]
-        return {k: (v + by if by and k in LINE_KEYS and type(v) is int else _moved(v, shifts)) for k, v in value.items()}
-    if type(value) is list:
-        return [_moved(v, shifts) for v in value]
+        by = shifts.get(value["path"]) if type(value.get("path")) is str else None
+        for k, v in value.items():
+            if by and k in LINE_KEYS and type(v) is int:
+                value[k] = v + by
+            elif type(v) is dict or type(v) is list:
+                _moved(v, shifts)
+    elif type(value) is list:
+        for v in value:
+            if type(v) is dict or type(v) is list:
+                _moved(v, shifts)
     return value
 
 
