@@ -384,6 +384,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     members = previous_members(target) if previous else {}
     cache_dir = options.cache_dir or default_cache_dir()
     known = validated.load(cache_dir) if options.use_cache else frozenset()
+    memo = _row_memo(options, snapshot.repo)
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
@@ -406,7 +407,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
 
         def extra(assembled: Assembled = assembled) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
-            return {**search_file(assembled.records, assembled.manifest, assembled.primaries), **foreign_file(foreign)}
+            return {**search_file(assembled.records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
@@ -425,6 +426,16 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     _report_curated(records, curated, assembled.merged, progress)
     written = Manifest.model_validate(published.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
+
+
+def _row_memo(options: CrawlOptions, repo: Any) -> Any:
+    """The search rows kept from the last crawl of ``repo`` (``search.RowMemo``), None without the cache."""
+    from crawler.catalogue.search import RowMemo
+
+    if not options.use_cache:
+        return None
+    name = hashlib.sha256(f"{repo.owner}/{repo.name}".encode()).hexdigest()[:16]
+    return RowMemo((options.cache_dir or default_cache_dir()) / "search" / f"{name}.json", code_digest())
 
 
 def _leave_out(over: OverLimit, records: list[RecordData]) -> dict[str, str]:
