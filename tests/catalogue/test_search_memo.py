@@ -58,7 +58,7 @@ def test_a_damaged_memo_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir
         kept["salt"] = "another errcat"
     elif damage == "ids":  # every row under another row's key
         rows = list(kept["rows"].values())
-        kept["rows"] = dict(zip(kept["rows"], rows[1:] + rows[:1]))
+        kept["rows"] = dict(zip(kept["rows"], rows[1:] + rows[:1], strict=True))
     memo.write_bytes(damage if isinstance(damage, bytes) else json.dumps(kept).encode())
     rows_made.clear()
     assert crawl(cli, repo, config, tmp_path / "b") == first
