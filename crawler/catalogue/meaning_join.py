@@ -126,12 +126,12 @@ class JoinStore:
             values = cache.latest(self._row(name, ""), KEEP)
         files: dict[str, str] = {path: blob for path, blob in inputs.files}
         for raw in values:
-            kept = _decoded(raw)
-            if type(kept) is not dict or kept.get("base") != [inputs.base, self.salt] \
-                    or (name != "source" and kept.get("tests") != inputs.tests):
+            head = _decoded(raw, header=True)  # (the inputs alone: the outputs are decoded once they fit)
+            if type(head) is not dict or head.get("base") != [inputs.base, self.salt] \
+                    or (name != "source" and head.get("tests") != inputs.tests):
                 continue
             try:
-                before: dict[str, str] = {path: blob for path, blob in kept["files"]}
+                before: dict[str, str] = {path: blob for path, blob in head["files"]}
             except (KeyError, TypeError, ValueError):
                 continue
             if before.keys() != files.keys():
@@ -141,22 +141,24 @@ class JoinStore:
                 continue
             earlier = inputs.earlier(changed)
             shifts = {path: shift(earlier.get(path), results.get(path)) for path, _ in changed}
-            if any(by is None for by in shifts.values()):
+            kept = _decoded(raw)
+            if any(by is None for by in shifts.values()) or type(kept) is not dict:
                 continue
             moved = {path: by for path, by in shifts.items() if by}
             return {**kept, "records": _moved(kept.get("records"), moved)} if moved else kept
         return None
 
     def put(self, name: str, key: str, value: Any, inputs: JoinInputs | None = None) -> None:
-        if inputs is not None:
-            value = {**value, "base": [inputs.base, self.salt], "files": inputs.files,
-                     **({"tests": inputs.tests} if name != "source" else {})}
+        """Keep a join's output, after the inputs it was made of (see :func:`_decoded`)."""
+        head = {} if inputs is None else {"base": [inputs.base, self.salt], "files": inputs.files,
+                                          **({"tests": inputs.tests} if name != "source" else {})}
         try:
-            raw = orjson.dumps(value)
+            packed = zlib.compress(orjson.dumps(head), 1)
+            raw = len(packed).to_bytes(4, "big") + packed + zlib.compress(orjson.dumps(value), 1)
         except TypeError:  # text orjson refuses (a lone surrogate): not cached, made again next time
             return
         with self._cache() as cache:
-            cache.put_encoded([(self._row(name, key), zlib.compress(raw, 1))])
+            cache.put_encoded([(self._row(name, key), raw)])
             cache.keep_latest(self._row(name, ""), KEEP)
             cache.prune(cache_version())  # (what an earlier errcat made can never be served)
 
@@ -168,9 +170,13 @@ class JoinStore:
         return found if found is not None else self.moved(name, inputs, results)
 
 
-def _decoded(raw: bytes) -> Any:
+def _decoded(raw: bytes, header: bool = False) -> Any:
+    """A kept row's output, or with ``header`` the inputs it was made of; None when it does not
+    decode. A row is the length of the compressed inputs (4 bytes), then those, then the
+    compressed output: a crawl reads the inputs of several rows to find one that fits."""
     try:
-        return orjson.loads(zlib.decompress(raw))
+        size = int.from_bytes(raw[:4], "big")
+        return orjson.loads(zlib.decompress(raw[4:4 + size] if header else raw[4 + size:]))
     except (zlib.error, orjson.JSONDecodeError, TypeError):
         return None
 
