@@ -231,7 +231,8 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
             globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
             raise UsageError(f"no file of {where} matches {globs}; nothing was written")
         curated_root = options.curated if options.curated is not None else default_root(config.path)
-        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name)
+        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name,
+                           memo=(options.cache_dir or default_cache_dir()) / "curated.json" if options.use_cache else None)
         foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name)
         evidence = _evidence(curated_root, snapshot.repo)
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
@@ -327,22 +328,24 @@ def _join_store(options: CrawlOptions, settings: Settings) -> Any:
     """Where the whole-repository joins keep their outputs (None with ``--no-cache``)."""
     from crawler.catalogue.meaning_join import JoinStore
 
-    return JoinStore(options.cache_dir, salt=settings.digest()) if options.use_cache else None
+    return JoinStore(options.cache_dir, salt=settings.digest(), settings=settings) if options.use_cache else None
 
 
-def _join_keys(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str],
-               meaning: Any) -> tuple[str, str] | None:
-    """The digests of the source join's and the test join's inputs (see ``meaning_join``): errcat's
-    code, the extractor, the repository's identity, each file's path and blob, the files left out
-    and the upstream's conventions; None when a result is provisional (it may differ next time)."""
-    from crawler.catalogue.meaning_join import join_key
+def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str], meaning: Any,
+                 cache_dir: Path | None, settings: Settings) -> Any:
+    """What the source join and the test join read (``meaning_join.JoinInputs``): errcat's code,
+    the extractor, the repository's identity, each file's path and blob, the files left out and
+    the upstream's conventions; None when a result is provisional (it may differ next time)."""
+    from crawler.catalogue.meaning_join import JoinInputs, join_key
+    from crawler.extract.runner import cached_results
 
     if any(r.get("transient") for r in results):
         return None
-    settings = [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None
-    source = join_key("source", code_digest(), cache_version(), snapshot.repo.model_dump(mode="json"), settings,
-                      [[f.path, f.blob] for f in snapshot.files], sorted(left_out))
-    return source, join_key("tests", source, [[f.path, f.blob] for f in getattr(snapshot, "tests", ())])
+    conventions = [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None
+    base = join_key(code_digest(), cache_version(), snapshot.repo.model_dump(mode="json"), conventions, sorted(left_out))
+    return JoinInputs(base, [[f.path, f.blob] for f in snapshot.files],
+                      [[f.path, f.blob] for f in getattr(snapshot, "tests", ())],
+                      lambda files: cached_results(cache_dir, files, settings))
 
 
 def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
@@ -415,6 +418,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     members = previous_members(target) if previous else {}
     cache_dir = options.cache_dir or default_cache_dir()
     known = validated.load(cache_dir) if options.use_cache else frozenset()
+    memo = _row_memo(options, snapshot.repo)
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
@@ -437,7 +441,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
 
         def extra(assembled: Assembled = assembled) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
-            return {**search_file(assembled.records, assembled.manifest, assembled.primaries), **foreign_file(foreign)}
+            return {**search_file(assembled.records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
@@ -456,6 +460,16 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     _report_curated(records, curated, assembled.merged, progress)
     written = Manifest.model_validate(published.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
+
+
+def _row_memo(options: CrawlOptions, repo: Any) -> Any:
+    """The search rows kept from the last crawl of ``repo`` (``search.RowMemo``), None without the cache."""
+    from crawler.catalogue.search import RowMemo
+
+    if not options.use_cache:
+        return None
+    name = hashlib.sha256(f"{repo.owner}/{repo.name}".encode()).hexdigest()[:16]
+    return RowMemo((options.cache_dir or default_cache_dir()) / "search" / f"{name}.json", code_digest())
 
 
 def _leave_out(over: OverLimit, records: list[RecordData]) -> dict[str, str]:
@@ -510,8 +524,9 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     records, primaries = build_entries(identity, sites, exceptions)
-    keys = _join_keys(snapshot, [*results, *tests], left_out, meaning) if joins is not None else None
-    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if keys else None, *(keys or ()))
+    inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
+        if joins is not None else None
+    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
     skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
     merged = apply_curated(records, curated) if curated.entries else 0
     if curated.evidence is not None:

@@ -16,6 +16,7 @@ moved on since (stale), gives ``draft``. Records without a file stay ``absent``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import stat
@@ -220,23 +221,20 @@ class CuratedSet:
         return len(self.entries)
 
 
-#: Files this process parsed and validated, by path and the digest of their bytes: ``errcat
-#: history`` reads the same curated set once for every release it crawls, and parsing the YAML
-#: is most of that.
-_PARSED: dict[tuple[Path, bytes], CuratedFile] = {}
-
-
-def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -> CuratedSet:
+def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True, memo: Path | None = None) -> CuratedSet:
     """Read and validate every ``*.yaml`` under ``root/owner/name``.
 
     Every file is read before anything is reported, so one run lists every invalid file;
     ``strict`` raises CuratedError when there is any, otherwise they are left in ``problems``.
     The digest covers each file's name and bytes (None when there is no such directory).
+    ``memo``: a file of the cache that keeps each valid file's model by its name and bytes (see
+    :class:`_Memo`).
     """
     directory = dataset_dir(root, owner, name) if root is not None else Path("/nonexistent")
     out = CuratedSet(directory=directory)
     if root is None or not directory.is_dir():
         return out
+    known = _Memo(memo)
     h = hashlib.sha256()
     for path in sorted(directory.iterdir()):
         if path.name.startswith(".") or path.is_dir() or path.name == EVIDENCE:
@@ -252,24 +250,90 @@ def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True) -
         except CuratedError as exc:
             out.problems += exc.problems
             continue
-        file_digest = hashlib.sha256(data).digest()
-        h.update(path.name.encode() + b"\0" + file_digest)
-        known = _PARSED.get((path, file_digest))
-        if known is not None:
-            entry = known.model_copy(deep=True)
-        else:
+        h.update(path.name.encode() + b"\0" + hashlib.sha256(data).digest())
+        entry = known.get(path.name, data)
+        if entry is None:
             try:
                 entry = parse_file(path, data.decode("utf-8", "surrogateescape"))
             except CuratedError as exc:
                 out.problems += exc.problems
                 continue
-            _PARSED[(path, file_digest)] = entry.model_copy(deep=True)
+            known.put(path.name, data, entry)
         out.entries[entry.id] = entry
         out.paths[entry.id] = path
     out.digest = h.hexdigest()
+    known.save()
     if strict and out.problems:
         raise CuratedError(out.problems)
     return out
+
+
+class _Memo:
+    """Valid curated files' models, kept in the cache by a digest of the file's name and bytes
+    and of the model's schema: parsing YAML in pure Python is most of an up-to-date crawl's time
+    (a hundred files: ~0.4 s). Our own JSON, validated by the model on the way in; a row that
+    does not validate, or a memo that cannot be read or written, is parsed as if not there."""
+
+    def __init__(self, path: Path | None) -> None:
+        import orjson
+
+        self.path = path
+        self.rows: dict[str, str] = {}
+        self.used: dict[str, str] = {}
+        if path is None:
+            return
+        try:
+            found = orjson.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return
+        if type(found) is dict:
+            self.rows = {k: v for k, v in found.items() if type(v) is str}
+
+    @staticmethod
+    def _key(name: str, data: bytes) -> str:
+        return hashlib.sha256(_schema_digest().encode() + b"\0" + name.encode() + b"\0" + data).hexdigest()
+
+    def get(self, name: str, data: bytes) -> CuratedFile | None:
+        if self.path is None:
+            return None
+        key = self._key(name, data)
+        row = self.rows.get(key)
+        if row is None:
+            return None
+        try:
+            entry = CuratedFile.model_validate_json(row)
+        except ValidationError:
+            return None
+        if entry.id + SUFFIX != name:
+            return None
+        self.used[key] = row
+        return entry
+
+    def put(self, name: str, data: bytes, entry: CuratedFile) -> None:
+        if self.path is not None:
+            self.used[self._key(name, data)] = entry.model_dump_json()
+
+    def save(self) -> None:
+        """Keep the rows of this set's files only (a curated file edited leaves its old row behind)."""
+        import orjson
+
+        if self.path is None or self.used == self.rows:
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(orjson.dumps(self.used, option=orjson.OPT_SORT_KEYS))
+            os.replace(tmp, self.path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+
+
+@functools.cache
+def _schema_digest() -> str:
+    """The curated model as written here: a memo row of another model is never read."""
+    import json
+
+    return hashlib.sha256(json.dumps(CuratedFile.model_json_schema(), sort_keys=True).encode()).hexdigest()
 
 
 def default_root(config_path: Path | None) -> Path:

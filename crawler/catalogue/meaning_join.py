@@ -52,6 +52,35 @@ def join_key(*parts: Any) -> str:
 #: Outputs kept per join: a few commits crawled in turn (diff, history, a bisection) all hit.
 KEEP = 4
 
+#: At most this many source files changed since a kept output for it to be tried moved (each is
+#: read from the result cache and compared).
+MOVED_FILES = 16
+
+#: Where a per-file result holds a line of its file: the value of these keys anywhere, and a
+#: position of the rows of these tables of ``graph`` (defs and classes: (name, line, ...),
+#: calls: (caller, callee, line)). A line anywhere else is compared as it is, so a result whose
+#: lines are not all named here is never taken as moved: a miss, not a wrong output.
+LINE_KEYS = frozenset({"line", "end_line", "start_line"})
+_GRAPH_LINES = {"defs": 1, "classes": 1, "calls": 2}
+
+
+@dataclass(frozen=True)
+class JoinInputs:
+    """What the joins read: ``base``, a digest of everything but the files (errcat's code, the
+    extractor, the repository, the settings, the files left out), and each source and test
+    file's path and blob. ``earlier`` gives the cached results of source files at other blobs
+    ((path, blob) pairs; those it has), to tell a file whose results only moved (see
+    :meth:`JoinStore.moved`)."""
+
+    base: str
+    files: list[list[str]]
+    tests: list[list[str]]
+    earlier: Callable[[list[tuple[str, str]]], dict[str, FileResult]] | None = None
+
+    def key(self, name: str) -> str:
+        source = join_key("source", self.base, self.files)
+        return source if name == "source" else join_key("tests", source, self.tests)
+
 
 @dataclass
 class JoinStore:
@@ -65,6 +94,8 @@ class JoinStore:
     #: What else the records the joins read depend on, beyond the files the keys name (the kinds
     #: of sites read and the response builders): a crawl with other settings never hits.
     salt: str = ""
+    #: The extraction settings (``surface.Settings``) whose cached results ``JoinInputs.earlier`` reads.
+    settings: Any = None
 
     def _cache(self) -> ResultCache:
         return ResultCache((self.cache_dir or default_cache_dir()) / "joins")
@@ -77,35 +108,157 @@ class JoinStore:
             return None
         with self._cache() as cache:
             raw = cache.get_raw([self._row(name, key)]).get(self._row(name, key))
-        if raw is None:
-            return None
-        try:
-            return orjson.loads(zlib.decompress(raw))
-        except (zlib.error, orjson.JSONDecodeError, TypeError):
-            return None
+        return _decoded(raw) if raw is not None else None
 
-    def put(self, name: str, key: str, value: Any) -> None:
+    def moved(self, name: str, inputs: JoinInputs, results: dict[str, FileResult]) -> Any:
+        """A kept output of join ``name`` whose inputs differ from these only in source files whose
+        results are the same with every line moved by one amount per file (a comment or blank
+        line added above them, the daily sync's usual change), its lines in those files moved
+        the same; None when there is none.
+
+        The joins read the results and the records made of them, never a file's text, and
+        compare lines only within one file (which is above which), so moving every line of a
+        file by the same amount moves their outputs' lines in that file by it and changes
+        nothing else; a full crawl of the same commit gives the same bytes (tests hold it)."""
+        if not self.reuse or inputs.earlier is None:
+            return None
+        with self._cache() as cache:
+            values = cache.latest(self._row(name, ""), KEEP)
+        files: dict[str, str] = {path: blob for path, blob in inputs.files}
+        for raw in values:
+            head = _decoded(raw, header=True)  # (the inputs alone: the outputs are decoded once they fit)
+            if type(head) is not dict or head.get("base") != [inputs.base, self.salt] \
+                    or (name != "source" and head.get("tests") != inputs.tests):
+                continue
+            try:
+                before: dict[str, str] = {path: blob for path, blob in head["files"]}
+            except (KeyError, TypeError, ValueError):
+                continue
+            if before.keys() != files.keys():
+                continue
+            changed = [(path, blob) for path, blob in before.items() if files[path] != blob]
+            if not changed or len(changed) > MOVED_FILES:
+                continue
+            earlier = inputs.earlier(changed)
+            shifts = {path: shift(earlier.get(path), results.get(path)) for path, _ in changed}
+            kept = _decoded(raw)
+            if any(by is None for by in shifts.values()) or type(kept) is not dict:
+                continue
+            moved = {path: by for path, by in shifts.items() if by}
+            return {**kept, "records": _moved(kept.get("records"), moved)} if moved else kept
+        return None
+
+    def put(self, name: str, key: str, value: Any, inputs: JoinInputs | None = None) -> None:
+        """Keep a join's output, after the inputs it was made of (see :func:`_decoded`)."""
+        head = {} if inputs is None else {"base": [inputs.base, self.salt], "files": inputs.files,
+                                          **({"tests": inputs.tests} if name != "source" else {})}
         try:
-            raw = orjson.dumps(value)
+            packed = zlib.compress(orjson.dumps(head), 1)
+            raw = len(packed).to_bytes(4, "big") + packed + zlib.compress(orjson.dumps(value), 1)
         except TypeError:  # text orjson refuses (a lone surrogate): not cached, made again next time
             return
         with self._cache() as cache:
-            cache.put_encoded([(self._row(name, key), zlib.compress(raw, 1))])
+            cache.put_encoded([(self._row(name, key), raw)])
             cache.keep_latest(self._row(name, ""), KEEP)
             cache.prune(cache_version())  # (what an earlier errcat made can never be served)
+
+    def output(self, name: str, inputs: JoinInputs, results: dict[str, FileResult]) -> Any:
+        """The kept output of join ``name`` for these inputs: the same inputs', else a moved one."""
+        found = self.get(name, inputs.key(name))
+        # A moved output is not kept again under these inputs: compressing it costs more than
+        # moving it again would, and the crawl of a commit already crawled finds its dataset.
+        return found if found is not None else self.moved(name, inputs, results)
+
+
+def _decoded(raw: bytes, header: bool = False) -> Any:
+    """A kept row's output, or with ``header`` the inputs it was made of; None when it does not
+    decode. A row is the length of the compressed inputs (4 bytes), then those, then the
+    compressed output: a crawl reads the inputs of several rows to find one that fits."""
+    try:
+        size = int.from_bytes(raw[:4], "big")
+        return orjson.loads(zlib.decompress(raw[4:4 + size] if header else raw[4 + size:]))
+    except (zlib.error, orjson.JSONDecodeError, TypeError):
+        return None
+
+
+def _lines(value: Any, graph: bool = False) -> Any:
+    """Every line :data:`LINE_KEYS` and the graph's tables name in a per-file result, in order."""
+    if type(value) is dict:
+        for k, v in value.items():
+            if k in LINE_KEYS and type(v) is int:
+                yield v
+            elif k == "graph" and type(v) is dict:
+                for table, rows in v.items():
+                    at = _GRAPH_LINES.get(table)
+                    for row in rows if type(rows) is list else ():
+                        if at is not None and type(row) is list and len(row) > at and type(row[at]) is int:
+                            yield row[at]
+            else:
+                yield from _lines(v)
+    elif type(value) is list:
+        for v in value:
+            yield from _lines(v)
+
+
+def _shifted(value: Any, by: int) -> Any:
+    """A copy of a per-file result with every line :func:`_lines` finds moved by ``by``."""
+    if type(value) is dict:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if k in LINE_KEYS and type(v) is int:
+                out[k] = v + by
+            elif k == "graph" and type(v) is dict:
+                out[k] = {table: [[*row[:at], row[at] + by, *row[at + 1:]]
+                                  if at is not None and type(row) is list and len(row) > at and type(row[at]) is int
+                                  else row for row in rows] if type(rows) is list else rows
+                          for table, rows in v.items() for at in (_GRAPH_LINES.get(table),)}
+            else:
+                out[k] = _shifted(v, by)
+        return out
+    if type(value) is list:
+        return [_shifted(v, by) for v in value]
+    return value
+
+
+def shift(before: FileResult | None, after: FileResult | None) -> int | None:
+    """How far every line of ``before`` moved to give ``after`` (0: the same result), or None
+    when they differ in anything else."""
+    if before is None or after is None:
+        return None
+    first_before, first_after = next(_lines(before), None), next(_lines(after), None)
+    by = 0 if first_before is None or first_after is None else first_after - first_before
+    return by if (_shifted(before, by) if by else before) == after else None
+
+
+def _moved(value: Any, shifts: dict[str, int]) -> Any:
+    """A join's output (freshly decoded, so changed in place) with the lines of each moved file
+    moved: a dict naming a ``path`` holds lines (``LINE_KEYS``) of that file."""
+    if type(value) is dict:
+        by = shifts.get(value["path"]) if type(value.get("path")) is str else None
+        for k, v in value.items():
+            if by and k in LINE_KEYS and type(v) is int:
+                value[k] = v + by
+            elif type(v) is dict or type(v) is list:
+                _moved(v, shifts)
+    elif type(value) is list:
+        for v in value:
+            if type(v) is dict or type(v) is list:
+                _moved(v, shifts)
+    return value
 
 
 def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
                 tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
                 settings: MeaningSettings | None = None, store: JoinStore | None = None,
-                source_key: str | None = None, tests_key: str | None = None) -> None:
+                inputs: JoinInputs | None = None) -> None:
     """Fill ``meaning`` (callers, knobs, trigger, fix, reproductions) and ``related`` of ``records``
-    (in place). With a ``store`` and keys, each join whose key it holds is taken from it, and
-    each join run is stored under its key."""
+    (in place). With a ``store`` and ``inputs``, each join it holds an output of for these
+    inputs (see :meth:`JoinStore.output`) is taken from it, and each join run is stored."""
     settings = settings or MeaningSettings()
     ids = [r["id"] for r in records]
     graph: Graph | None = None
-    rows = _source_rows(store.get("source", source_key), ids) if store is not None and source_key else None
+    by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
+    rows = _source_rows(store.output("source", inputs, by_path), ids) if store is not None and inputs else None
     if store is not None and rows is not None:
         for record, parts in zip(records, rows, strict=True):
             record["meaning"].update(zip(_SOURCE_PARTS, parts[:-1], strict=True))
@@ -116,10 +269,10 @@ def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], 
         apply_callers(records, primaries, graph)
         apply_meaning(records, results, settings)
         apply_related(records)
-        if store is not None and source_key:
-            store.put("source", source_key, {"ids": ids, "records": [
-                [r["meaning"][part] for part in _SOURCE_PARTS] + [r["related"]] for r in records]})
-    reps = _test_rows(store.get("tests", tests_key), ids) if store is not None and tests_key else None
+        if store is not None and inputs is not None:
+            store.put("source", inputs.key("source"), {"ids": ids, "records": [
+                [r["meaning"][part] for part in _SOURCE_PARTS] + [r["related"]] for r in records]}, inputs)
+    reps = _test_rows(store.output("tests", inputs, by_path), ids) if store is not None and inputs else None
     if store is not None and reps is not None:
         for record, found in zip(records, reps, strict=True):
             if found:
@@ -128,10 +281,10 @@ def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], 
         store.served.append("tests")
         return
     apply_reproductions(records, list(tests), graph or Graph(results), permalink)
-    if store is not None and tests_key:
-        store.put("tests", tests_key, {"ids": ids, "records": [
+    if store is not None and inputs is not None:
+        store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
             [{k: v for k, v in rep.items() if k != "permalink"} for rep in r["meaning"].get("reproductions") or ()]
-            for r in records]})
+            for r in records]}, inputs)
 
 
 def _rows(cached: Any, ids: list[str]) -> list[Any] | None:

@@ -11,8 +11,13 @@ the pattern matches: a message matches an entry only if every fragment occurs in
 
 from __future__ import annotations
 
+import hashlib
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import orjson
 
 from crawler.extract.segments import (
     anchor_tokens,
@@ -130,15 +135,66 @@ def build_search_index(records: Sequence[AnyRecord] | Sequence[Record], repo: st
 
 
 def search_document(records: Sequence[AnyRecord], repo: str, commit: str,
-                    primaries: Mapping[str, ExtractedSite] | None = None) -> dict[str, Any]:
-    """search.json as plain data (``SearchIndex`` shape), from record dicts."""
+                    primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, Any]:
+    """search.json as plain data (``SearchIndex`` shape), from record dicts; ``memo`` keeps rows
+    made before (see :class:`RowMemo`)."""
     primaries = primaries or {}
-    rows = sorted((entry_row(r, primaries.get(r["id"])) for r in records), key=lambda row: row["id"])
+    make = memo.row if memo is not None else entry_row
+    rows = sorted((make(r, primaries.get(r["id"])) for r in records), key=lambda row: row["id"])
+    if memo is not None:
+        memo.save()
     return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
 
 
 def search_file(records: Sequence[AnyRecord], manifest: dict[str, Any],
-                primaries: Mapping[str, ExtractedSite] | None = None) -> dict[str, tuple[str, Any]]:
+                primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
-    return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries))}
+    return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries, memo))}
+
+
+class RowMemo:
+    """The search rows of the last crawl, in a file of the cache, by a digest of everything a row
+    is made of (the record's title, exception, kind, message, explanation status and sites, the
+    primary site's template and exception, and ``salt``: errcat's code). A crawl of a commit
+    that changed a few files builds a few rows and takes the other ten thousand from here.
+    Our own JSON; a memo that cannot be read is empty, a row not of the record's id is made
+    again, and one that cannot be written is not kept."""
+
+    def __init__(self, path: Path, salt: str) -> None:
+        self.path = path
+        self.salt = salt
+        self.rows: dict[str, Any] = {}
+        self.used: dict[str, Any] = {}
+        try:
+            found = orjson.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return
+        if type(found) is dict and found.get("salt") == salt and type(found.get("rows")) is dict:
+            self.rows = found["rows"]
+
+    def row(self, record: AnyRecord, primary: ExtractedSite | None = None) -> dict[str, Any]:
+        made_of = [record["id"], record["title"], record["exception"], record["kind"], record["message"],
+                   record.get("explanation_status", "absent"), [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
+                   None if primary is None else [primary["template"], primary["exception_qualname"]]]
+        try:
+            key = hashlib.sha256(orjson.dumps(made_of)).hexdigest()
+        except TypeError:  # text orjson refuses (a lone surrogate): made, not kept
+            return entry_row(record, primary)
+        row = self.rows.get(key)
+        if type(row) is not dict or row.get("id") != record["id"]:
+            row = entry_row(record, primary)
+        self.used[key] = row
+        return row
+
+    def save(self) -> None:
+        """Keep this crawl's rows only (rows of entries gone are left behind)."""
+        if self.used.keys() == self.rows.keys():
+            return
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_bytes(orjson.dumps({"salt": self.salt, "rows": self.used}))
+            os.replace(tmp, self.path)
+        except (OSError, TypeError):
+            tmp.unlink(missing_ok=True)

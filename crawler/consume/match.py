@@ -675,6 +675,15 @@ def _prefix_cover(segs: list, message: str) -> int | None:
     return covered if (after_var or pos == n) else None
 
 
+def expanded(index: SearchIndex) -> list[SearchEntry]:
+    """The entries a matcher matches, numbered as its store numbers them: every entry, then one
+    per piece of an assembled message with no literal text of its own ("\\n".join(errors)),
+    matched by its pieces, each placed anywhere (the message may hold several)."""
+    return [*index.entries, *(e.model_copy(update={"fragments": alt.fragments, "anchors": alt.anchors, "fields": [],
+                                                   "starts_literal": False, "ends_literal": False, "alternatives": []})
+                              for e in index.entries for alt in e.alternatives)]
+
+
 class Matcher:
     """Matches messages against one dataset's search index."""
 
@@ -683,13 +692,8 @@ class Matcher:
         self.repo = index.repo
         self.dataset = dataset or index.repo
         self.foreign: list = []  # ForeignError: what the dataset's project does not raise
-        self.entries = [_Prepared(e) for e in index.entries]
-        self.total = len(self.entries)
-        # an assembled message with no literal text of its own ("\n".join(errors)) is matched by
-        # its pieces: one entry to match per piece, placed anywhere (the message may hold several)
-        self.entries += [_Prepared(e.model_copy(update={"fragments": alt.fragments, "anchors": alt.anchors, "fields": [],
-                                                        "starts_literal": False, "ends_literal": False, "alternatives": []}))
-                         for e in index.entries for alt in e.alternatives]
+        self.entries = [_Prepared(e) for e in expanded(index)]
+        self.total = len(index.entries)
         df: dict[str, int] = {}
         for p in self.entries:
             for tok in p.tokens:

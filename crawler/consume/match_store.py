@@ -82,40 +82,126 @@ def store_path(dataset: Path, cache_dir: Path | None = None) -> Path:
     return (cache_dir or default_cache_dir()) / "match" / f"{h.hexdigest()[:32]}.sqlite"
 
 
+def _latest(dataset: Path, directory: Path) -> Path:
+    """The file naming the store last built for the dataset at this path."""
+    digest = hashlib.sha256(f"{FORMAT}\0{dataset.resolve()}".encode()).hexdigest()
+    return directory / f"{digest[:32]}.latest"
+
+
+def _shape(dataset: Path) -> str | None:
+    """A digest of everything the store is made of but the lines of the entries' sites (which only
+    its entry rows hold): the search index and the foreign list as written, each site's line
+    and the index's commit left out. None when they cannot be read as JSON (then the store is built anew, and reading
+    the dataset says what is wrong)."""
+    import orjson
+
+    h = hashlib.sha256(FORMAT.encode())
+    try:
+        document = orjson.loads((dataset / "search.json").read_bytes())
+        foreign = (dataset / "foreign.json").read_bytes() if (dataset / "foreign.json").is_file() else b""
+        entries = document.pop("entries")
+        document.pop("commit", None)  # (not in the store: a commit that moved code names another)
+        h.update(orjson.dumps(document, option=orjson.OPT_SORT_KEYS) + b"\0" + foreign)
+        for entry in entries:
+            sites = entry.pop("sites")
+            h.update(b"\0" + orjson.dumps([entry, [[s["path"], s["qualname"]] for s in sites]], option=orjson.OPT_SORT_KEYS))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return h.hexdigest()
+
+
 def build(dataset: Path, path: Path) -> None:
-    """Write the store of a dataset (validated on the way in: ``Matcher.load``) at ``path``."""
-    matcher = Matcher.load(dataset)
+    """Write the store of a dataset (validated on the way in: ``load_search_index``) at ``path``.
+
+    When the store last built for a dataset at this path was made of the same entries but for
+    their sites' lines (a commit that moved code down a file), it is copied and only its entry
+    rows written again: the lookups it holds (anchors, functions, words) do not read lines.
+    That store's dataset was replaced, so no reader can ask for it again: it goes."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    shape = _shape(dataset)
+    latest = _latest(dataset, path.parent)
+    try:
+        previous: Path | None = path.parent / latest.read_text(encoding="ascii").strip()
+    except (OSError, ValueError):
+        previous = None
+    if previous is not None and (previous.parent != path.parent or not previous.name.endswith(".sqlite")):
+        previous = None
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     try:
-        con = sqlite3.connect(tmp)
-        with con:
-            con.executescript(
-                "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);"
-                "CREATE TABLE entry (n INTEGER PRIMARY KEY, data TEXT NOT NULL);"
-                "CREATE TABLE anchor (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;"
-                "CREATE TABLE kind (kind TEXT, n INTEGER, PRIMARY KEY (kind, n)) WITHOUT ROWID;"
-                "CREATE TABLE func (name TEXT, n INTEGER, PRIMARY KEY (name, n)) WITHOUT ROWID;"
-                "CREATE TABLE posting (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;")
-            number = {id(p): n for n, p in enumerate(matcher.entries)}
-            con.executemany("INSERT INTO entry VALUES (?, ?)", ((n, json.dumps(_row(p.entry), ensure_ascii=False))
-                                                                  for n, p in enumerate(matcher.entries)))
-            con.executemany("INSERT INTO anchor VALUES (?, ?)", ((w, number[id(p)]) for w, ps in matcher.buckets.items() for p in ps))
-            con.executemany("INSERT INTO kind VALUES (?, ?)", [*(("loose", number[id(p)]) for p in matcher.loose),
-                                                               *(("blank", number[id(p)]) for p in matcher.blank)])
-            con.executemany("INSERT OR IGNORE INTO func VALUES (?, ?)",
-                            ((w, number[id(p)]) for w, ps in matcher.by_function.items() for p in ps))
-            con.executemany("INSERT INTO posting VALUES (?, ?)",
-                            ((w, n) for w, ns in matcher._posting_lists().items() for n in ns))
-            foreign = [{"name": f.name, "origin": f.origin, "match": list(f.match), "explanation": f.explanation,
-                        "check": list(f.check), "urls": list(f.urls)} for f in matcher.foreign]
-            con.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("repo", matcher.repo),
-                                                              ("total", str(matcher.total)), ("foreign", json.dumps(foreign))])
-        con.close()
+        if not (shape is not None and previous is not None and previous != path and _moved(dataset, previous, tmp, shape)):
+            tmp.unlink(missing_ok=True)
+            _write(dataset, tmp, shape)
         os.replace(tmp, path)
+        latest.write_text(path.name, encoding="ascii")
     finally:
         tmp.unlink(missing_ok=True)
+    if previous is not None and previous != path:
+        previous.unlink(missing_ok=True)
+
+
+def _moved(dataset: Path, previous: Path, tmp: Path, shape: str) -> bool:
+    """Write at ``tmp`` a copy of the store ``previous`` with the entry rows of ``dataset``, when
+    that store is of the same shape (see :func:`_shape`); False when it is not (or unreadable)."""
+    import shutil
+
+    from crawler.consume.match import expanded
+    from crawler.publish.dataset import load_search_index
+
+    try:
+        con = sqlite3.connect(f"file:{previous}?mode=ro", uri=True)
+        try:
+            meta = dict(con.execute("SELECT k, v FROM meta"))
+        finally:
+            con.close()
+        if meta.get("format") != FORMAT or meta.get("shape") != shape:
+            return False
+        shutil.copyfile(previous, tmp)
+    except (OSError, sqlite3.Error):
+        return False
+    entries = expanded(load_search_index(dataset))
+    con = sqlite3.connect(tmp)
+    try:
+        with con:
+            if con.execute("SELECT COUNT(*) FROM entry").fetchone()[0] != len(entries):
+                return False
+            con.executemany("UPDATE entry SET data = ? WHERE n = ?", ((json.dumps(_row(e), ensure_ascii=False), n)
+                                                                      for n, e in enumerate(entries)))
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+    return True
+
+
+def _write(dataset: Path, tmp: Path, shape: str | None) -> None:
+    """Write the store of a dataset at ``tmp``, from its search index and foreign list."""
+    matcher = Matcher.load(dataset)
+    con = sqlite3.connect(tmp)
+    with con:
+        con.executescript(
+            "CREATE TABLE meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);"
+            "CREATE TABLE entry (n INTEGER PRIMARY KEY, data TEXT NOT NULL);"
+            "CREATE TABLE anchor (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;"
+            "CREATE TABLE kind (kind TEXT, n INTEGER, PRIMARY KEY (kind, n)) WITHOUT ROWID;"
+            "CREATE TABLE func (name TEXT, n INTEGER, PRIMARY KEY (name, n)) WITHOUT ROWID;"
+            "CREATE TABLE posting (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;")
+        number = {id(p): n for n, p in enumerate(matcher.entries)}
+        con.executemany("INSERT INTO entry VALUES (?, ?)", ((n, json.dumps(_row(p.entry), ensure_ascii=False))
+                                                              for n, p in enumerate(matcher.entries)))
+        con.executemany("INSERT INTO anchor VALUES (?, ?)", ((w, number[id(p)]) for w, ps in matcher.buckets.items() for p in ps))
+        con.executemany("INSERT INTO kind VALUES (?, ?)", [*(("loose", number[id(p)]) for p in matcher.loose),
+                                                           *(("blank", number[id(p)]) for p in matcher.blank)])
+        con.executemany("INSERT OR IGNORE INTO func VALUES (?, ?)",
+                        ((w, number[id(p)]) for w, ps in matcher.by_function.items() for p in ps))
+        con.executemany("INSERT INTO posting VALUES (?, ?)",
+                        ((w, n) for w, ns in matcher._posting_lists().items() for n in ns))
+        foreign = [{"name": f.name, "origin": f.origin, "match": list(f.match), "explanation": f.explanation,
+                    "check": list(f.check), "urls": list(f.urls)} for f in matcher.foreign]
+        con.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("repo", matcher.repo),
+                                                          ("total", str(matcher.total)), ("foreign", json.dumps(foreign)),
+                                                          *([("shape", shape)] if shape is not None else [])])
+    con.close()
 
 
 def _row(e: Any) -> list[Any]:

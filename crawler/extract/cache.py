@@ -170,6 +170,18 @@ class ResultCache:
         except sqlite3.Error as e:
             self._failed(e, "pruning")
 
+    def latest(self, prefix: str, count: int) -> list[bytes]:
+        """The values of the ``count`` rows whose key starts with ``prefix`` written last, newest first."""
+        if self._db is None:
+            return []
+        try:
+            rows = self._db.execute("SELECT value FROM results WHERE substr(key, 1, ?) = ? ORDER BY rowid DESC LIMIT ?",
+                                    (len(prefix), prefix, count)).fetchall()
+        except sqlite3.Error as e:
+            self._failed(e, "reading")
+            return []
+        return [value for (value,) in rows]
+
     def put_encoded(self, items: Iterable[tuple[str, bytes]]) -> None:
         rows = list(items)
         for _ in range(2):  # a damaged file is replaced by a new one: the rows go there

@@ -142,20 +142,24 @@ def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str]
 
 def _native_headers(snapshot: Files, settings: surface.Settings) -> list[FileEntry]:
     """The C++/CUDA headers whose check macros every native file sees (``native_macros``)."""
-    from crawler.extract.native_macros import HEADERS
-
     if "native" not in settings.kinds:
         return []
-    return [e for e in snapshot.files if e.path.lower().endswith(HEADERS) and language_of(e.path) in ("cpp", "cuda")]
+    return [e for e in snapshot.files if _is_header(e.path)]
 
 
-def _headers_tag(headers: list[FileEntry]) -> str:
+def _is_header(path: str) -> bool:
+    from crawler.extract.native_macros import HEADERS
+
+    return path.lower().endswith(HEADERS) and language_of(path) in ("cpp", "cuda")
+
+
+def _headers_tag(headers: list[tuple[str, str]]) -> str:
     """A native file's cache key part for the headers' macros: their paths and blobs, so a
     header's edit re-reads every native file, and a crawl whose native results are all cached
     never reads a header twice."""
     if not headers:
         return ""
-    h = hashlib.sha256("\0".join(f"{e.path}\0{e.blob}" for e in sorted(headers, key=lambda e: e.path)).encode())
+    h = hashlib.sha256("\0".join(f"{path}\0{blob}" for path, blob in sorted(headers)).encode())
     return f"+h{h.hexdigest()[:16]}"
 
 
@@ -173,6 +177,27 @@ def _with_header_macros(snapshot: Files, headers: list[FileEntry], todo: list[Fi
         return settings
     macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS)
     return dataclasses.replace(settings, macros=macros) if macros else settings
+def _key(path: str, blob: str, test: bool, settings: surface.Settings, headers: str = "") -> str:
+    """The cache row of a file's result. Another choice of kinds or builders gives other sites from
+    the same blob, and a native file's sites depend on the headers' macros (``headers``: see
+    ``_headers_tag``); the version stays the key's prefix, which is what pruning results of other
+    errcat versions goes by."""
+    tag = "" if test or settings == surface.DEFAULT else f"+{settings.digest()}"
+    if not test and language_of(path):
+        tag += headers
+    return result_key(blob + tag, path, ("test." if test else "") + cache_version())
+
+
+def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
+                   settings: surface.Settings = surface.DEFAULT) -> dict[str, FileResult]:
+    """The cached results of these source files (path, blob), by path: those the cache holds
+    and that decode (a missing or damaged row is left out)."""
+    headers = _headers_tag([(path, blob) for path, blob in files if _is_header(path)] if "native" in settings.kinds else [])
+    keys = {path: _key(path, blob, False, settings, headers) for path, blob in files}
+    with ResultCache(cache_dir) as cache:
+        stored = cache.get_raw(keys.values())
+    found = {path: decode_result(stored[key], path) for path, key in keys.items() if key in stored}
+    return {path: result for path, result in found.items() if result is not None}
 
 
 def extract_all(
@@ -196,13 +221,8 @@ def extract_all(
     test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
-    version = cache_version()
-    # Another choice of kinds or builders gives other sites from the same blob; the version stays
-    # the key's prefix, which is what pruning results of other errcat versions goes by.
-    tag = "" if settings == surface.DEFAULT else f"+{settings.digest()}"
-    native_tag = tag + _headers_tag(headers)
-    keys = {e.path: result_key(e.blob + ("" if e.path in test_paths else native_tag if language_of(e.path) else tag), e.path,
-                               ("test." if e.path in test_paths else "") + version) for e in entries}
+    tag = _headers_tag([(e.path, e.blob) for e in headers])
+    keys = {e.path: _key(e.path, e.blob, e.path in test_paths, settings, tag) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
         results: dict[str, FileResult] = {}

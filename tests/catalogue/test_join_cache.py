@@ -132,3 +132,49 @@ def test_other_kinds_of_sites_never_take_the_joins_of_another_crawl(parsing_mean
     only_raises = records(crawl(cli, repo, config, tmp_path / "b"))
     assert joins_run == ["graph", "reproductions"]
     assert {r["kind"] for r in only_raises.values()} == {"raise"}
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def full_and_incremental(cli, repo, config, tmp_path: Path, ref: str) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    """The dataset of ``ref`` crawled over v1's with the cache, and crawled with ``--no-cache`` over
+    another copy of v1's: what an incremental crawl writes must be what a full one does."""
+    for name in ("incremental", "full"):
+        crawl(cli, repo, config, tmp_path / name)
+    crawl(cli, repo, config, tmp_path / "incremental", ref)
+    crawl(cli, repo, config, tmp_path / "full", ref, "--no-cache")
+    return files_of(tmp_path / "incremental"), files_of(tmp_path / "full")
+
+
+def test_code_moved_down_a_file_reuses_the_joins_with_its_lines_moved(parsing_meaning_repo, cli, tmp_path, joins_run):
+    """A comment and a blank line put first in two files move every line of each (the daily
+    sync's usual change): no join runs, and the dataset is byte for byte a full crawl's."""
+    repo, config = parsing_meaning_repo
+    before = records(crawl(cli, repo, config, tmp_path / "v1"))
+    tree = repo.path
+    repo.commit({"pkg/config.py": "# moved down by two\n\n" + (tree / "pkg/config.py").read_text(),
+                 "pkg/core.py": "# moved down by one\n" + (tree / "pkg/core.py").read_text()}, tag="v2")
+    joins_run.clear()
+    incremental, full = full_and_incremental(cli, repo, config, tmp_path, "v2")
+    assert joins_run == ["graph", "reproductions"]  # the --no-cache crawl's only
+    assert incremental == full
+    after = records(gzip.decompress(incremental["acme/widgets/errors.jsonl.gz"]))
+    size_before, size_after = (r["size must be at least 0, got {size}"] for r in (before, after))
+    assert size_after["location"]["line"] == size_before["location"]["line"] + 2
+    callers = {c["path"]: c["line"] for c in size_after["meaning"]["callers"]}
+    assert callers["pkg/core.py"] == {c["path"]: c["line"] for c in size_before["meaning"]["callers"]}["pkg/core.py"] + 1
+
+
+def test_lines_moved_unevenly_run_the_joins_again(parsing_meaning_repo, cli, tmp_path, joins_run):
+    """A blank line between two functions moves one raise and not the other: not a move of the
+    whole file, so the joins run again (and give a full crawl's bytes)."""
+    repo, config = parsing_meaning_repo
+    crawl(cli, repo, config, tmp_path / "v1")
+    text = (repo.path / "pkg/config.py").read_text()
+    repo.commit({"pkg/config.py": text.replace("def check_name", "\ndef check_name", 1)}, tag="v2")
+    joins_run.clear()
+    incremental, full = full_and_incremental(cli, repo, config, tmp_path, "v2")
+    assert joins_run == ["graph", "reproductions"] * 2
+    assert incremental == full

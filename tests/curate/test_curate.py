@@ -574,26 +574,3 @@ def test_an_invalid_foreign_list_stops_the_crawl_with_file_and_line(upstream, cl
     assert result.exit_code == 2 and len(err.splitlines()) == 1 and f"{path}:{line}:" in err and words in err, err
     assert not out.exists() or not any(out.rglob("foreign.json"))
 
-
-def test_a_curated_set_read_again_in_one_process_parses_only_changed_files(tmp_path, monkeypatch):
-    """``errcat history`` loads the curated set once per release: unchanged files are not parsed
-    again, an edited one is, and a copy handed out is never shared with the next reader."""
-    from crawler.catalogue import curated as mod
-
-    curated = tmp_path / "curated"
-    eid = "0123456789abcdef"
-    path = write_curated(curated, eid)
-    first = mod.load_set(curated, "acme", "widgets")
-    first.entries[eid].what_it_means = "changed by a reader"
-
-    def refuse(text):
-        raise AssertionError("parsed again")
-
-    monkeypatch.setattr(mod, "parse_yaml", refuse)
-    again = mod.load_set(curated, "acme", "widgets")
-    assert again.digest == first.digest and again.entries[eid].what_it_means != "changed by a reader"
-
-    monkeypatch.undo()
-    path.write_text(path.read_text().replace("status: reviewed", "status: draft"))
-    edited = mod.load_set(curated, "acme", "widgets")
-    assert edited.digest != first.digest and edited.entries[eid].review.status == "draft"

@@ -1,0 +1,65 @@
+"""search.json's rows kept in the cache from the last crawl: a crawl makes only the rows whose
+record changed, writes the bytes a --no-cache crawl writes, and a damaged memo is a miss."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import crawler.catalogue.search as search
+
+
+@pytest.fixture
+def rows_made(monkeypatch):
+    made: list[str] = []
+    real = search.entry_row
+
+    def counted(record, primary=None):
+        made.append(record["message"]["text"])
+        return real(record, primary)
+
+    monkeypatch.setattr(search, "entry_row", counted)
+    return made
+
+
+def crawl(cli, repo, config, out: Path, ref: str = "v1", *extra: str) -> bytes:
+    result = cli("crawl", "--repo", repo.path, "--ref", ref, "--config", config, "--upstream", "acme", "--out", out, *extra)
+    assert result.exit_code == 0, result.output
+    return (out / "acme" / "widgets" / "search.json").read_bytes()
+
+
+def test_a_crawl_makes_only_the_rows_of_changed_records(parsing_meaning_repo, cli, tmp_path, rows_made):
+    repo, config = parsing_meaning_repo
+    first = crawl(cli, repo, config, tmp_path / "a")
+    total = len(rows_made)
+    assert total == len(json.loads(first)["entries"]) > 3
+    rows_made.clear()
+    assert crawl(cli, repo, config, tmp_path / "b") == first
+    assert rows_made == []
+    text = (repo.path / "pkg/unrelated.py").read_text()
+    repo.commit({"pkg/unrelated.py": text.replace("no test reproduces", "no test ever reproduces")}, tag="v2")
+    rows_made.clear()
+    changed = crawl(cli, repo, config, tmp_path / "c", "v2")
+    assert rows_made == ["lonely failure that no test ever reproduces"]
+    rows_made.clear()
+    assert changed == crawl(cli, repo, config, tmp_path / "d", "v2", "--no-cache")
+    assert len(rows_made) == total
+
+
+@pytest.mark.parametrize("damage", [b"not json", b"[]", "salt", "ids"])
+def test_a_damaged_memo_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir, rows_made, damage):
+    repo, config = parsing_meaning_repo
+    first = crawl(cli, repo, config, tmp_path / "a")
+    [memo] = (cache_dir / "search").glob("*.json")
+    kept = json.loads(memo.read_bytes())
+    if damage == "salt":
+        kept["salt"] = "another errcat"
+    elif damage == "ids":  # every row under another row's key
+        rows = list(kept["rows"].values())
+        kept["rows"] = dict(zip(kept["rows"], rows[1:] + rows[:1], strict=True))
+    memo.write_bytes(damage if isinstance(damage, bytes) else json.dumps(kept).encode())
+    rows_made.clear()
+    assert crawl(cli, repo, config, tmp_path / "b") == first
+    assert len(rows_made) == len(json.loads(first)["entries"])

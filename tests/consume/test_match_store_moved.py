@@ -1,0 +1,65 @@
+"""The match store of a crawl whose code only moved down a file is the previous store with its
+entry rows written again: the same bytes of every table as a store built anew, and the previous
+store, whose dataset was replaced, goes."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+import crawler.consume.match_store as match_store
+from tests.helpers import MEANING_CONFIG, MEANING_TREE
+
+
+@pytest.fixture
+def loads(monkeypatch):
+    """How many stores were built from a whole Matcher."""
+    made: list[Path] = []
+    real = match_store.Matcher.load
+
+    def counted(dataset):
+        made.append(dataset)
+        return real(dataset)
+
+    monkeypatch.setattr(match_store.Matcher, "load", counted)
+    return made
+
+
+def tables(path: Path) -> list[str]:
+    with sqlite3.connect(path) as con:
+        return sorted(line for line in con.iterdump() if "'shape'" not in line)
+
+
+def crawl(cli, repo, config, out: Path, ref: str) -> Path:
+    result = cli("crawl", "--repo", repo.path, "--ref", ref, "--config", config, "--upstream", "acme", "--out", out)
+    assert result.exit_code == 0, result.output
+    return out / "acme" / "widgets"
+
+
+def test_moved_code_moves_the_store(fixture_repo, cli, tmp_path, cache_dir, loads):
+    tree = {k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}
+    fixture_repo.commit(tree, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    dataset = crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
+    first = match_store.store_path(dataset, cache_dir)
+    assert first.is_file() and len(loads) == 1
+    before = tables(first)
+    text = (fixture_repo.path / "pkg/config.py").read_text()
+    fixture_repo.commit({"pkg/config.py": "# moved down\n" + text}, tag="v2")
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v2")
+    moved = match_store.store_path(dataset, cache_dir)
+    assert len(loads) == 1  # no Matcher: the previous store, its rows written again
+    assert moved.is_file() and not first.exists()
+    anew = tmp_path / "anew.sqlite"
+    match_store.build(dataset, anew)
+    assert len(loads) == 2
+    assert tables(moved) == tables(anew)
+    assert tables(moved) != before  # the lines of pkg/config.py's sites moved
+
+    fixture_repo.commit({"pkg/config.py": text.replace("size must be at least 0", "size must not be negative")}, tag="v3")
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v3")
+    assert len(loads) == 3  # a message changed: built anew
+    assert match_store.store_path(dataset, cache_dir).is_file() and not moved.exists()
