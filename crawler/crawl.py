@@ -418,7 +418,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     members = previous_members(target) if previous else {}
     cache_dir = options.cache_dir or default_cache_dir()
     known = validated.load(cache_dir) if options.use_cache else frozenset()
-    memo = _row_memo(options, snapshot.repo)
+    memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
@@ -462,14 +462,16 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
 
 
-def _row_memo(options: CrawlOptions, repo: Any) -> Any:
-    """The search rows kept from the last crawl of ``repo`` (``search.RowMemo``), None without the cache."""
+def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:
+    """The search rows kept from the last dataset of ``repo`` written for ``purpose`` (a crawl's,
+    a history's: each keeps its own rows), ``search.RowMemo``; None without the cache."""
     from crawler.catalogue.search import RowMemo
 
-    if not options.use_cache:
+    if not use_cache:
         return None
     name = hashlib.sha256(f"{repo.owner}/{repo.name}".encode()).hexdigest()[:16]
-    return RowMemo((options.cache_dir or default_cache_dir()) / "search" / f"{name}.json", code_digest())
+    suffix = "" if purpose == "crawl" else f"-{purpose}"
+    return RowMemo((cache_dir or default_cache_dir()) / "search" / f"{name}{suffix}.json", code_digest())
 
 
 def _leave_out(over: OverLimit, records: list[RecordData]) -> dict[str, str]:

@@ -31,7 +31,7 @@ import orjson
 
 from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.entries import Identity
-from crawler.catalogue.search import search_file
+from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
 from crawler.model.records import History, Lifetime, Manifest, Move, Record
 from crawler.publish.dataset import PreviousRecord
@@ -217,7 +217,7 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
 
 
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
-                 vouched: dict[str, str] | None = None) -> dict[str, bytes]:
+                 vouched: dict[str, str] | None = None, memo: RowMemo | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -230,7 +230,8 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
 
     ``previous``: the record files of the dataset this one replaces; a record whose content is
     unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
-    descends from, with their dates), see ``publish.pins``.
+    descends from, with their dates), see ``publish.pins``. ``memo``: the search rows made before
+    (``search.RowMemo``), the same for a record whose row inputs did not change.
     """
     records = [_written(r) for r in fold.records()]
     if previous:
@@ -244,7 +245,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
         data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired, "omitted": omitted}
         try:
-            return render_dataset(records, data, search_file(records, data), max_bytes=manifest.limits.max_output_bytes)
+            return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes)
         except OverLimit as over:
             drop = _to_omit(over, records)
             if not drop:

@@ -10,7 +10,8 @@ from crawler import __version__
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
-from crawler.crawl import crawl
+from crawler.catalogue.search import RowMemo
+from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
 from crawler.model.records import COMMIT_RE, Manifest, RepoRef
@@ -61,7 +62,7 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
             newest = result.manifest
             del result
     assert newest is not None
-    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched), fold
+    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest)), fold
 
 
 def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
@@ -112,10 +113,17 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
 
+def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
+    """The search rows the last history of this repository made (``crawl.row_memo``)."""
+    memo: RowMemo | None = row_memo(source.cache_dir, source.use_cache, manifest.repo, "history")
+    return memo
+
+
 def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None,
-                previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None) -> Path:
+                previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
+                memo: RowMemo | None = None) -> Path:
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    files = render_state(fold, newest, previous, vouched)
+    files = render_state(fold, newest, previous, vouched, memo)
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: writing {target}")
     write_dataset(target, files, spare_root=spare_root)
@@ -224,7 +232,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             fold.add((r.model_dump(mode="json") for r in new.records), version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
     progress(f"validating {len(fold):,} records")
-    files = render_state(fold, new.manifest, previous, vouched)
+    files = render_state(fold, new.manifest, previous, vouched, _row_memo(source, new.manifest))
     changed = _tree(target) != files
     if changed:
         progress(f"writing {target}")

@@ -178,3 +178,15 @@ def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstr
         path.unlink()
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "e", "v1.0").exit_code == 0
     assert not stale.exists() and len(list((cache_dir / "releases").glob("*/*.jsonl.gz"))) == 1
+
+
+def test_history_with_its_search_rows_kept_writes_what_one_without_the_cache_writes(upstream, cli, cache_dir, tmp_path):
+    """History keeps its search rows in the cache (``search.RowMemo``, apart from a crawl's):
+    a second run takes them, and both write the bytes a run without the cache writes."""
+    refs = ["v1.0", "v1.1", "v2.0"]
+    for name in ("first", "again"):
+        assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / name, *refs).exit_code == 0
+    memos = sorted(p.name for p in (cache_dir / "search").iterdir())
+    assert memos and all(name.endswith("-history.json") for name in memos)
+    assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "none", "--no-cache", *refs).exit_code == 0
+    assert tree(tmp_path / "first") == tree(tmp_path / "again") == tree(tmp_path / "none")
