@@ -489,9 +489,12 @@ def _server_rank(entry: SearchEntry, reading: Reading) -> int:
 
 def _repeats(rust: SearchEntry, other: SearchEntry) -> bool:
     """The Rust frontend's check repeats the other entry's message: the other is no Rust check
-    and its literal text starts with all of the check's (same fragments, the last one a start)."""
+    and its literal text starts with all of the check's (same fragments, the last one a start).
+    A piece of an assembled message (``expanded``: no fields, placed anywhere) is compared by its
+    fragments alone: a message set per branch is one of its pieces whole."""
     r, o = rust.fragments, other.fragments
-    return (bool(r) and not _rust(other) and rust.starts_literal == other.starts_literal and len(o) >= len(r)
+    same_start = rust.starts_literal == other.starts_literal or not (other.fields or other.starts_literal)
+    return (bool(r) and not _rust(other) and same_start and len(o) >= len(r)
             and list(o[:len(r) - 1]) == list(r[:-1]) and o[len(r) - 1].startswith(r[-1]))
 
 

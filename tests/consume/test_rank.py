@@ -82,3 +82,20 @@ def test_a_bare_message_prefers_the_raise_to_the_log_line_of_its_first_sentence(
 def test_agreement_never_outweighs_a_much_closer_wording():
     other = entry(7, ["Something else entirely: ", Field("x", "x")], "ValueError", "raise", "vllm/x.py")
     assert first(f"ValueError: {OLD_WORDING}", [RUST, other]) == (RUST.id, [])
+
+
+def test_the_python_entry_comes_first_when_its_message_is_set_per_branch():
+    """vLLM's validate_num_items sets its message in two steps (``msg += " Set ..."`` under an
+    ``if``): an assembled entry whose pieces are whole messages, the shorter one the Rust
+    frontend's words exactly. Matched by that piece, it is still the message the check repeats."""
+    from crawler.catalogue.search import alternative_rows
+
+    tpl = make_template([Field("msg", "msg", (None, [PY_LIMIT, LIMIT]))], "variable")
+    assert tpl["form"] == "assembled" and tpl["text"].endswith("to increase this limit.")  # shown as the longer
+    segs = template_segments(tpl)
+    assembled = SearchEntry(id=f"{5:016x}", title="t", exception="ValueError", kind="raise", text=tpl["text"],
+                            fields=[f["expr"] for f in tpl["fields"]], pattern=tpl["pattern"], fragments=fragments(segs),
+                            starts_literal=segs[0][0] == "lit", ends_literal=segs[-1][0] == "lit", anchors=anchor_tokens(segs),
+                            alternatives=alternative_rows(tpl["alternatives"], tpl), explanation_status="absent",
+                            sites=[SearchSite(path="vllm/multimodal/processing/context.py", line=1, qualname="f")])
+    assert first(OLD_WORDING, [RUST, assembled]) == (assembled.id, [])
