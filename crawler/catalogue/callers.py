@@ -134,7 +134,7 @@ class Graph:
         return seen
 
     def _method(self, cls: str, method: str) -> str | None:
-        seen = set()
+        seen: set[str] = set()
         todo = [cls]
         while todo and len(seen) < 20:
             current = todo.pop(0)
@@ -170,17 +170,17 @@ class Graph:
     def callers_of(self, fq: str) -> list[dict[str, Any]]:
         """The nearest callers (at most ``MAX_CALLERS``), then a shortest path on to an entry
         point when none of them is one; each as ``models.Caller`` data."""
-        parents: dict[str, tuple[str, str, int] | None] = {fq: None}
+        parents: dict[str, tuple[str, str, int]] = {}  # a caller -> (what it calls, path, line)
         order: list[tuple[str, str, int]] = []
         queue = deque([(fq, 0)])
         reached = None
-        while queue and len(parents) < MAX_VISITED:
+        while queue and len(parents) < MAX_VISITED - 1:
             node, depth = queue.popleft()
             if depth >= MAX_DEPTH:
                 continue
             for edge in self.callers.get(node, ()):
                 caller = edge[0]
-                if caller in parents:
+                if caller in parents or caller == fq:
                     continue
                 parents[caller] = (node, edge[1], edge[2])
                 order.append(edge)

@@ -24,6 +24,7 @@ import heapq
 import math
 import re
 from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any
 
 from crawler.model.shapes import RecordData
@@ -49,7 +50,12 @@ def terms(text: str) -> set[str]:
     return set(_WORD.findall(text.lower())) - _STOP
 
 
-def _place_keys(record: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+PlaceKey = tuple[str, str] | tuple[()]  # () where a record has no such place (no class)
+#: (function, class, module, package): a record always has a function, a module and a package
+PlaceKeys = tuple[tuple[str, str], PlaceKey, tuple[str, str], tuple[str, str]]
+
+
+def _place_keys(record: RecordData) -> PlaceKeys:
     """(function, class, module, package) keys of a record's primary site; () when it has none."""
     loc = record["location"]
     path, qualname = loc["path"], loc["qualname"]
@@ -62,7 +68,7 @@ def _place_keys(record: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     )
 
 
-def call_paths(records: list[dict[str, Any]], keys: list[tuple]) -> Any:
+def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys]) -> Any:
     """For record i, the records raised on its call paths (``meaning.callers``, see
     ``crawler.callers``) with a label and a weight: raised in a function that calls i's (a
     caller's own checks: they come first), or raised in a function i's function calls."""
@@ -86,7 +92,7 @@ def call_paths(records: list[dict[str, Any]], keys: list[tuple]) -> Any:
     return paths
 
 
-def compute(records: list[dict[str, Any]], limit: int = LIMIT) -> dict[str, list[dict[str, str]]]:
+def compute(records: Sequence[RecordData], limit: int = LIMIT) -> dict[str, list[dict[str, str]]]:
     """id -> related list (``models.Related`` as dicts), for every record."""
     n = len(records)
     if n < 2:
@@ -105,16 +111,16 @@ def compute(records: list[dict[str, Any]], limit: int = LIMIT) -> dict[str, list
     words = [terms(r["message"]["text"]) if not r["message"].get("opaque") else set() for r in records]
     df: dict[str, int] = {}
     for ws in words:
-        for w in ws:
-            df[w] = df.get(w, 0) + 1
+        for word in ws:
+            df[word] = df.get(word, 0) + 1
     rare_cap = max(8, n // 400)
     postings: dict[str, list[int]] = {}
     chosen: list[list[str]] = []
     for i, ws in enumerate(words):
-        rare = sorted((w for w in ws if 2 <= df[w] <= rare_cap), key=lambda w: (df[w], w))[:_TERMS]
+        rare = sorted((t for t in ws if 2 <= df[t] <= rare_cap), key=lambda t: (df[t], t))[:_TERMS]
         chosen.append(rare)
-        for w in rare:
-            postings.setdefault(w, []).append(i)
+        for term in rare:
+            postings.setdefault(term, []).append(i)
     log_n = math.log(n)
     weight = {w: 4.0 * math.log(n / df[w]) / log_n for w in postings}
 

@@ -325,10 +325,10 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
         out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
     if "{" in message:
         for body in _json_bodies(message):
-            inner = _server_message(body)
-            if inner:
+            said = _server_message(body)
+            if said:
                 # the server's "type" is an HTTP error class (BadRequestError), not the raised exception
-                reading = Reading(inner.strip(), None, "json", outer.frame, inner.strip().endswith(ELLIPSIS))
+                reading = Reading(said.strip(), None, "json", outer.frame, said.strip().endswith(ELLIPSIS))
                 out.append(reading)
                 out += _inner_readings(reading.message, reading)
                 # "ValueError: msg" inside a body
@@ -869,10 +869,12 @@ class Matcher:
         for p in self._sharing_words(msg, 200):
             if reading.exception and p.entry.kind == "log" and reading.source != "log":
                 continue
-            covered = _prefix_cover(p.segs, msg)
-            in_field = covered is not None and covered < 0
-            covered = -covered - 1 if in_field else covered
-            if covered is None or covered < max(4, 0.4 * len(msg)):
+            found = _prefix_cover(p.segs, msg)
+            if found is None:
+                continue
+            in_field = found < 0
+            covered = -found - 1 if in_field else found
+            if covered < max(4, 0.4 * len(msg)):
                 continue
             m = self._score(p, cut, "prefix", covered, {})
             if in_field and not reading.truncated:

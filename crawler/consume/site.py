@@ -29,10 +29,11 @@ import os
 import re
 import stat
 import urllib.parse
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from pygments.formatters import HtmlFormatter
+from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 
 from crawler.base.errors import UsageError
 from crawler.base.progress import task
@@ -1174,7 +1175,7 @@ def may_replace(out: Path) -> None:
                              f"(no {SITE_MARK} in it); pass a new or empty directory")
 
 
-def _search_payload(index: SearchIndex, foreign: list[Any] = ()) -> dict[str, Any]:
+def _search_payload(index: SearchIndex, foreign: Sequence[Any] = ()) -> dict[str, Any]:
     """What the search box needs of the index (sites stay in search.json), and the validated
     foreign errors (foreign.py) it answers "not raised by" with."""
     from crawler.consume.site_search import caught_as, own_ancestors, ranking_fields
