@@ -58,7 +58,7 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
             if last:
                 vouched = result.vouched
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
-            fold.add(result.records, version_of(ref) or ref, result.manifest.commit)
+            fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last)
             newest = result.manifest
             del result
     assert newest is not None

@@ -140,16 +140,18 @@ def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstre
     folds = []
     real_add = history_module.Fold.add
 
-    def spy(self, records, version, commit):
-        real_add(self, records, version, commit)
-        folds.append(self)
+    def spy(self, records, version, commit, last=False):
+        real_add(self, records, version, commit, last)
+        folds.append((self, last, dict(self._last)))
 
     monkeypatch.setattr(history_module.Fold, "add", spy)
     result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "out" / "acme" / "widgets" / "manifest.json").is_file()
-    (fold,) = set(folds)
+    (fold,) = {f for f, _, _ in folds}
     assert len(fold) == 4 and all(isinstance(entry.packed, bytes) for entry in fold._entries.values())
+    # only the last release's records are kept as they came (the caller holds them anyway), for the final render
+    assert [last for _, last, _ in folds] == [False, False, True] and [bool(kept) for _, _, kept in folds] == [False, False, True]
 
 
 def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstream, cli, tmp_path, cache_dir):
