@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Sequence
 from functools import lru_cache
 
 MAX_CODE = 80
@@ -29,9 +30,9 @@ _WORDS = {
 def _text(node: ast.AST) -> str:
     """``ast.unparse``, kept on the node: parsed guards are cached and read more than once (the
     trigger, the fix, each knob's name), and unparsing was most of the sentences' cost."""
-    text = getattr(node, "_errcat_text", None)
+    text: str | None = getattr(node, "_errcat_text", None)
     if text is None:
-        text = node._errcat_text = ast.unparse(node)
+        text = node.__dict__["_errcat_text"] = ast.unparse(node)
     return text
 
 
@@ -94,17 +95,16 @@ def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = 
     def subject(n: ast.expr) -> str:
         return _loop_subject(n, loops, names) or _code(n, names)
 
-    t = type(node)
-    if t is ast.BoolOp:
+    if isinstance(node, ast.BoolOp):
         # "either"/"both" keep the grouping once the parts are joined to other conditions
         joined = [words(v, names, loops, type(node.op) is ast.Or) for v in node.values]
         if type(node.op) is ast.Or:
             return "either " + " or ".join(joined)
         return " and ".join(joined) if not inner_of_or else "both " + " and ".join(joined)
-    if t is ast.Compare and len(node.ops) == 1:
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
         return f"{subject(node.left)} {_WORDS[type(node.ops[0])]} {_code(node.comparators[0], names)}"
-    negated = t is ast.UnaryOp and type(node.op) is ast.Not
-    inner = node.operand if negated else node
+    negated = isinstance(node, ast.UnaryOp) and type(node.op) is ast.Not
+    inner = node.operand if isinstance(node, ast.UnaryOp) and negated else node
     check = _isinstance(inner)
     if check is not None:
         return f"{subject(check[0])} is {'not ' if negated else ''}a {_code(check[1], names)}"
@@ -129,7 +129,7 @@ def parse_guard(text: str) -> ast.expr | None:
     text = text.strip()
     # a condition that spans lines inside the ``if``'s own parentheses needs them back
     tree = _parse(text, "eval") or (_parse(f"({text}\n)", "eval") if "\n" in text else None)
-    return simplify(tree.body) if tree is not None else None
+    return simplify(tree.body) if isinstance(tree, ast.Expression) else None
 
 
 def _loop_names(loops: list[str], names: dict[str, str]) -> dict[str, str]:
@@ -139,12 +139,14 @@ def _loop_names(loops: list[str], names: dict[str, str]) -> dict[str, str]:
         if not loop.startswith("for "):
             continue
         tree = _parse(loop + ": pass", "exec")
-        if tree is None:
+        if not isinstance(tree, ast.Module) or not isinstance(tree.body[0], ast.For | ast.AsyncFor):
             continue
         node = tree.body[0]
         it = node.iter
-        items = type(it) is ast.Call and type(it.func) is ast.Attribute and it.func.attr == "items" and not it.args
-        source = _code(it.func.value if items else it, names)
+        mapping = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
+            and it.func.attr == "items" and not it.args else None  # ``for k, v in X.items()``
+        items = mapping is not None
+        source = _code(mapping if mapping is not None else it, names)
         if type(node.target) is ast.Name:
             found[node.target.id] = f"an item of {source}" if not items else f"an entry of {source}"
         elif items and type(node.target) is ast.Tuple and len(node.target.elts) == 2:
@@ -171,7 +173,7 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     return f"{text} (among other conditions)" if extra else text
 
 
-def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: list[str] = ()) -> str | None:
+def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: Sequence[str] = ()) -> str | None:
     """A fix direction from the guard that leads to the raise, when its subject is a setting
     (or every item of one, in a loop over it)."""
     items = {k: v for k, v in _loop_names(list(loops), names).items() if "`" in v and v.split("`")[1] and
@@ -207,8 +209,8 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
             ast.NotEq: f"set {subject} to {value}",
             ast.In: f"set {subject} to a value not in {value}",
         }.get(op)
-    negated = type(node) is ast.UnaryOp and type(node.op) is ast.Not
-    inner = node.operand if negated else node
+    negated = isinstance(node, ast.UnaryOp) and type(node.op) is ast.Not
+    inner = node.operand if isinstance(node, ast.UnaryOp) and negated else node
     check = _isinstance(inner)
     if check is not None:
         subject = names.get(_text(check[0]))
