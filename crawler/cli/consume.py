@@ -18,17 +18,17 @@ import click
 from crawler.base.errors import UsageError
 from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
-from crawler.cli.options import DEFAULT_OUT
+from crawler.cli.options import DEFAULT_OUT, cache_dir_option
 from crawler.cli.pager import COLOR_CHOICES
 
 
-def _matchers(data: Path):
+def _matchers(data: Path, cache_dir: Path | None = None):
     """A matcher per dataset under ``data``, each reading its store (match_store.py): importing
     no models and loading only the entries a query touches."""
     from crawler.consume.match_store import open_matcher
     from crawler.publish.dataset_dirs import datasets_under
 
-    return [open_matcher(d) for d in datasets_under(data)]
+    return [open_matcher(d, cache_dir) for d in datasets_under(data)]
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -42,7 +42,8 @@ def _one_line(text: str, width: int = 100) -> str:
               help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show (ties with the last are shown too).")
-def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
+@cache_dir_option
+def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir: Path | None) -> None:
     """Find the entry for an error message or a whole traceback.
 
     MESSAGE is the error as you saw it: a message, "SomeError: message", a traceback (chained
@@ -68,7 +69,7 @@ def match(message: str | None, data: Path, as_json: bool, limit: int) -> None:
     if not message.strip():
         raise UsageError("the message is empty")
     start = time.perf_counter()
-    matchers = _matchers(data)
+    matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
     loaded = time.perf_counter()
     result = run_match(message, matchers, limit)
     done = time.perf_counter()

@@ -36,6 +36,12 @@ class RegistryChoice(click.Choice[str]):
     def choices(self, value: tuple[str, ...]) -> None:
         pass  # click's constructor assigns its argument; the registry is the one source
 
+#: Where the caches live, for every command that reads or fills one (the crawl's extraction
+#: cache, the match store): the same directory by flag or environment for all of them.
+cache_dir_option = click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR",
+                                help="Cache directory (default: the user cache dir).")
+
+
 def source_options(func: F) -> F:
     """The repository options of ``errcat crawl``, for commands that crawl refs themselves."""
     options = [
@@ -46,7 +52,7 @@ def source_options(func: F) -> F:
         click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),
         click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count)."),
         click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the result cache."),
-        click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir)."),
+        cache_dir_option,
         click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use."),
     ]
     for option in reversed(options):

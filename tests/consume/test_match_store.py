@@ -80,3 +80,22 @@ def test_match_imports_no_models(dataset, tmp_path):
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, timeout=120, check=True)  # builds the store
     run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, check=True)
     assert run.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_match_reads_the_store_the_crawl_built_in_the_cache_dir_it_was_given(fixture_repo, cli, cache_dir, tmp_path):
+    """``errcat crawl --cache-dir A`` builds the match store in A; ``errcat match --cache-dir A``
+    must read that one, not build another in the default cache (its first match was slow)."""
+    from helpers import CHECK_CODE
+
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE})
+    given = tmp_path / "given-cache"
+    out = tmp_path / "out"
+    crawled = cli("crawl", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py",
+                  "--out", out, "--cache-dir", given)
+    assert crawled.exit_code == 0, crawled.output
+    built = sorted((given / "match").iterdir())
+    assert built
+    found = cli("match", "--data", out, "--cache-dir", given, "--json", "ValueError: x is far too large")
+    assert found.exit_code == 0, found.output
+    assert json.loads(found.stdout)["matches"]
+    assert sorted((given / "match").iterdir()) == built and not (cache_dir / "match").exists()
