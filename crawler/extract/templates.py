@@ -23,7 +23,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from crawler.model.shapes import TemplateData
+from crawler.model.shapes import TemplateData, TemplateFieldData
 
 
 class Field(NamedTuple):
@@ -125,7 +125,7 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> Templa
         return whole
     text: list[str] = []
     pattern: list[str] = ["(?s)^"]
-    fields: list[dict] = []
+    fields: list[TemplateFieldData] = []
     alternatives: list[str] = []
     for p in parts:
         if isinstance(p, str):
@@ -195,7 +195,7 @@ def _piece_pattern(piece: Parts) -> str:
     return "".join(out)
 
 
-def none_template() -> dict:
+def none_template() -> TemplateData:
     """No message at all: bare ``raise X`` / ``raise X()``."""
     return make_template([], "none", opaque=True)
 
@@ -418,7 +418,7 @@ def percent_specs(fmt: str) -> list[tuple[str, str | None, str]] | None:
 
     Returns None when the format uses ``*`` widths (arguments we would mis-assign).
     """
-    out = []
+    out: list[tuple[str, str | None, str]] = []
     pos = 0
     for m in _PERCENT.finditer(fmt):
         if m.group("width") == "*" or m.group("prec") == "*":
@@ -432,7 +432,10 @@ def percent_specs(fmt: str) -> list[tuple[str, str | None, str]] | None:
     return out
 
 
-_FORMAT_FIELD = re.compile(r"([^.\[]*)(.*)", re.DOTALL)
+def _split_field(name: str) -> tuple[str, str]:
+    """A format field's name as (the argument, what is read of it): ``a.b[0]`` -> (``a``, ``.b[0]``)."""
+    cut = min((k for k in (name.find("."), name.find("[")) if k >= 0), default=len(name))
+    return name[:cut], name[cut:]
 
 
 def format_specs(fmt: str):
@@ -476,7 +479,7 @@ class MessageBuilder:
     def is_stringy(self, node: ast.expr) -> bool:
         """Cheap test: does this expression build a string we can template?"""
         t = type(node)
-        if t is ast.Constant:
+        if isinstance(node, ast.Constant):
             return isinstance(node.value, str)
         if t is ast.JoinedStr:
             return True
@@ -489,7 +492,7 @@ class MessageBuilder:
                     return True
                 node = node.left
             return type(node) is not ast.BinOp and self.is_stringy(node)
-        if t is ast.Call:
+        if isinstance(node, ast.Call):
             f = node.func
             return (
                 type(f) is ast.Attribute
@@ -584,7 +587,7 @@ class MessageBuilder:
                 by_key = {
                     k.value: v for k, v in zip(arg.keys, arg.values) if type(k) is ast.Constant and isinstance(k.value, str)
                 }
-                values = [by_key.get(key) for _, key, _ in used]
+                values = [by_key.get(key) if key is not None else None for _, key, _ in used]
                 texts = [None if v is not None else f"{self.segment(arg)}[{key!r}]" for (_, key, _), v in zip(used, values)]
             else:
                 values = [None] * len(used)
@@ -608,7 +611,7 @@ class MessageBuilder:
             value, text = values[k], texts[k]
             k += 1
             if value is None:
-                parts.append(field(text))
+                parts.append(field(text or ""))  # a text stands for each value not given
             elif typ == "s":
                 parts.extend(self.parts(value))
             else:
@@ -630,12 +633,12 @@ class MessageBuilder:
             if pieces:
                 return "assembled", [Field(self.segment(node), None, (base, pieces))]
             if type(seq) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in seq.elts):
-                parts: Parts = []
+                joined: Parts = []
                 for i, e in enumerate(seq.elts):
                     if i:
-                        parts.append(base)
-                    parts.extend(self.parts(e))
-                return "join", parts
+                        joined.append(base)
+                    joined.extend(self.parts(e))
+                return "join", joined
         return None
 
     def _format(self, fmt: str, call: ast.Call) -> Parts | None:
@@ -650,7 +653,7 @@ class MessageBuilder:
             parts.append(lit)
             if fname is None:
                 continue
-            head, rest = _FORMAT_FIELD.match(fname).groups()
+            head, rest = _split_field(fname)
             if head == "":
                 value = call.args[auto] if auto < len(call.args) else None
                 auto += 1
