@@ -40,6 +40,8 @@ def _names_any(words: list[str], lines: list[str], node: ast.stmt) -> bool:
     expression over every statement cost more than the walk it saves)."""
     text = "\n".join(lines[node.lineno - 1:node.end_lineno or node.lineno])
     return any(w in text for w in words)
+
+
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 #: pydantic's wrappers that run a function on a field's value.
 _VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "WrapValidator", "GetPydanticSchema")

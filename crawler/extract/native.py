@@ -137,14 +137,15 @@ def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ..
     if b"\0" in data:
         return _skip(result, "invalid source: null bytes")
     try:
-        tree = _parser(grammar).parse(data)
+        parser = _parser(grammar)
+        tree = parser.parse(data)
         walker: _Walker = (_Rust if language == "rust" else _Cpp)(path, data, language)
         if isinstance(walker, _Cpp):
-            walker.parser = _parser(grammar)
-            own = native_macros.definitions(tree.root_node, walker.parser.language) if b"#define" in data else []
+            walker.parser = parser
+            own = native_macros.definitions(tree.root_node, parser.language) if b"#define" in data else []
             walker.wrappers = native_macros.visible(own, {m[0]: m for m in macros}, CHECKS)
         walker.walk(tree.root_node, 0)
-        walker.macro_bodies(_parser(grammar))
+        walker.macro_bodies(parser)
     except RecursionError:
         return _skip(result, "too deeply nested")
     except Exception as e:  # noqa: BLE001 - one file must never stop a crawl

@@ -177,6 +177,8 @@ def _with_header_macros(snapshot: Files, headers: list[FileEntry], todo: list[Fi
         return settings
     macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS)
     return dataclasses.replace(settings, macros=macros) if macros else settings
+
+
 def _key(path: str, blob: str, test: bool, settings: surface.Settings, headers: str = "") -> str:
     """The cache row of a file's result. Another choice of kinds or builders gives other sites from
     the same blob, and a native file's sites depend on the headers' macros (``headers``: see

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import test_curate
@@ -34,12 +35,17 @@ def evidence_for(a: str, b: str) -> str:
 """
 
 
-def test_evidence_reaches_every_named_record_and_check_ranks_the_uncurated(upstream, cli, tmp_path):
+def crawled_with_evidence(cli, upstream, tmp_path: Path) -> tuple[Path, Path, str, str]:
+    """v1 crawled with an evidence file naming MESSAGE_A's and OTHER's entries: (out, curated, a, b)."""
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)
     a, b = records(out)[MESSAGE_A]["id"], records(out)[OTHER]["id"]
     write_evidence(curated, evidence_for(a, b))
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    return out, curated, a, b
+
+def test_evidence_reaches_every_named_record_and_check_ranks_the_uncurated(upstream, cli, tmp_path):
+    out, curated, a, b = crawled_with_evidence(cli, upstream, tmp_path)
     recs = records(out)
     assert [e["url"][-4:] for e in recs[MESSAGE_A]["explanation"]["evidence"]] == ["2248", "t-12"]
     assert recs[MESSAGE_A]["explanation_status"] == "absent"  # evidence alone is no explanation
@@ -111,11 +117,7 @@ def test_an_invalid_evidence_file_stops_the_crawl_with_file_and_line(upstream, c
 
 
 def test_a_dataset_whose_evidence_links_elsewhere_is_refused_when_read(upstream, cli, tmp_path):
-    out, curated = tmp_path / "out", tmp_path / "curated"
-    crawl(cli, upstream, out, "v1", curated)
-    a, b = records(out)[MESSAGE_A]["id"], records(out)[OTHER]["id"]
-    write_evidence(curated, evidence_for(a, b))
-    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    out, curated, a, b = crawled_with_evidence(cli, upstream, tmp_path)
     for path in (out / "acme" / "widgets").rglob("*.json"):
         text = path.read_text(encoding="utf-8")
         path.write_text(text.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/phish/issues/2248"),
