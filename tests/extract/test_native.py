@@ -431,3 +431,20 @@ def test_a_check_in_a_macros_body_is_one_site_where_its_message_is_written():
     # what the user sees from the second use matches the check in the body
     assert re.fullmatch(by_line[7]["pattern"], "CHECK_EQ(state.value().size(0), batch + 1) failed. 3 vs 4")
     assert re.fullmatch(by_line[6]["pattern"], "bias.value() must be contiguous")
+
+
+def test_a_plain_python_upstream_reads_raises_asserts_and_logs_and_no_native_tree(fixture_repo, cli, tmp_path):
+    """An upstream that names no kinds and no native trees (a plain Python repository), in a
+    repository that has csrc/ and rust/ all the same: its Python raises and logs, nothing else."""
+    config = tmp_path / "errcat.toml"
+    config.write_text('[upstreams.acme]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n', encoding="utf-8")
+    tree = native_tree(**{"pkg/log.py": "import logging\n\nlogger = logging.getLogger(__name__)\n\n\ndef f(n):\n"
+                                        "    logger.warning('slow path for %s', n)\n    logger.info('never an entry')\n"
+                                        "    assert n, 'n must be set'\n"})
+    fixture_repo.commit(tree, tag="v1")
+    dataset = crawl(cli, fixture_repo, tmp_path / "out", config)
+    found = records(dataset)
+    assert {text: r["kind"] for text, r in found.items()} == {"bad head {n}": "raise", "slow path for {n}": "log",
+                                                              "n must be set": "assert"}
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["counts"]["files"] == 3  # the Python files only: no native file was read
