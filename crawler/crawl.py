@@ -348,6 +348,17 @@ def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[st
                       lambda files: cached_results(cache_dir, files, settings))
 
 
+def _imported_key(snapshot: Any, results: Sequence[FileResult], joins: Any) -> str | None:
+    """The inputs of the join across modules (``catalogue.imported``): errcat's code, the
+    extractor and its settings (the store's salt), each file's path and blob; None when a
+    result is provisional or nothing is kept."""
+    from crawler.catalogue.meaning_join import join_key
+
+    if joins is None or any(r.get("transient") for r in results):
+        return None
+    return join_key("imported", code_digest(), cache_version(), [[f.path, f.blob] for f in snapshot.files])
+
+
 def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
     """(digest, list) of the curated foreign errors, None without a list; CuratedError if invalid."""
     import hashlib
@@ -392,12 +403,15 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
+    from crawler.catalogue.imported import apply as apply_imported
     from crawler.catalogue.search import search_file
     from crawler.publish import validated
     from crawler.publish.dataset import previous_members, previous_records
     from crawler.publish.pins import pin
     from crawler.publish.writer import Reuse
 
+    # in place: what imported functions return into the messages built of it
+    apply_imported(results, joins, _imported_key(snapshot, results, joins))
     apply_init_templates(results)  # in place: call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     identity = Identity(

@@ -334,3 +334,11 @@ def crawl_with_config(fixture_repo, cli, tmp_path: Path, files: dict[str, str], 
     assert result.exit_code == 0, result.output
     data = out / "acme" / "server"
     return data, {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(data).splitlines())}
+
+
+def best_match(cli, data: Path, paste: str) -> str | None:
+    """The id of the entry ``errcat match --json`` ranks first for a paste, None without a match."""
+    import json
+
+    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    return got["matches"][0]["id"] if got["matches"] else None

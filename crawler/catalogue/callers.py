@@ -25,13 +25,17 @@ MAX_VISITED = 3000
 _ALIAS_STEPS = 8
 
 
-class Graph:
+class Names:
+    """The repository's definitions and re-exports, to find the definition a dotted name stands
+    for (a callee; an imported function, ``catalogue.imported``): the part of the graph no call needs."""
+
     def __init__(self, results: list[FileResult]):
         self.defs: dict[str, tuple[str, int, str | None]] = {}  # fq name -> (path, line, entry kind)
         self.classes: dict[str, list[str]] = {}  # fq class -> resolved bases
         self.aliases: dict[str, str] = {}  # module.name -> what it re-exports
         self.tops: set[str] = set()  # top-level packages (their re-exports are the public face)
-        raw_calls = []
+        #: per file with graph facts: (module, path, calls), which only the call graph reads
+        self.raw_calls: list[tuple[str, str, list[Any]]] = []
         for result in results:
             graph = result.get("graph")
             if result.get("status") != "ok" or not graph:
@@ -45,26 +49,8 @@ class Graph:
                 self.classes.setdefault(f"{module}.{qual}", bases)
             for name, target in graph["aliases"].items():
                 self.aliases.setdefault(f"{module}.{name}", target)
-            raw_calls.append((module, path, graph["calls"]))
-        self.public = self._public_classes()
-        self._reached: dict[tuple[str, ...], set[str]] = {}
+            self.raw_calls.append((module, path, graph["calls"]))
         self._found: dict[str, str | None] = {}  # the same callee is written in many places
-        self.callers: dict[str, list[tuple[str, str, int]]] = {}
-        self.callees: dict[str, set[str]] = {}
-        for module, path, calls in raw_calls:
-            for caller, target, line in calls:
-                callee = self.find(target)
-                caller_fq = f"{module}.{caller}"
-                if callee is not None and callee != caller_fq and caller_fq in self.defs:
-                    self.callers.setdefault(callee, []).append((caller_fq, path, line))
-                    self.callees.setdefault(caller_fq, set()).add(callee)
-        self.methods: dict[str, list[str]] = {}
-        for fq in self.defs:
-            owner = fq.rpartition(".")[0]
-            if owner in self.classes:
-                self.methods.setdefault(owner, []).append(fq)
-        for edges in self.callers.values():
-            edges.sort(key=lambda e: (e[1], e[2], e[0]))
 
     def canonical(self, name: str) -> str:
         """``name`` with re-exports followed (``vllm.LLM`` -> ``vllm.entrypoints.llm.LLM``)."""
@@ -103,6 +89,45 @@ class Graph:
             return self._method(owner, method)
         return None
 
+    def _method(self, cls: str, method: str) -> str | None:
+        seen: set[str] = set()
+        todo = [cls]
+        while todo and len(seen) < 20:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            fq = f"{current}.{method}"
+            if fq in self.defs:
+                return fq
+            todo.extend(self.canonical(b) for b in self.classes.get(current, ()) if b)
+        return None
+
+
+class Graph(Names):
+    """The call graph over the names: who calls each definition, and the entry points."""
+
+    def __init__(self, results: list[FileResult]):
+        super().__init__(results)
+        self.public = self._public_classes()
+        self._reached: dict[tuple[str, ...], set[str]] = {}
+        self.callers: dict[str, list[tuple[str, str, int]]] = {}
+        self.callees: dict[str, set[str]] = {}
+        for module, path, calls in self.raw_calls:
+            for caller, target, line in calls:
+                callee = self.find(target)
+                caller_fq = f"{module}.{caller}"
+                if callee is not None and callee != caller_fq and caller_fq in self.defs:
+                    self.callers.setdefault(callee, []).append((caller_fq, path, line))
+                    self.callees.setdefault(caller_fq, set()).add(callee)
+        self.methods: dict[str, list[str]] = {}
+        for fq in self.defs:
+            owner = fq.rpartition(".")[0]
+            if owner in self.classes:
+                self.methods.setdefault(owner, []).append(fq)
+        for edges in self.callers.values():
+            edges.sort(key=lambda e: (e[1], e[2], e[0]))
+
     def reach(self, targets: list[str]) -> set[str]:
         """The definitions the resolved callees ``targets`` run, directly or through the calls
         the graph saw (bounded); a class called is taken with all its methods, which is what a
@@ -132,20 +157,6 @@ class Graph:
                         nxt.append(callee)
             frontier = nxt
         return seen
-
-    def _method(self, cls: str, method: str) -> str | None:
-        seen: set[str] = set()
-        todo = [cls]
-        while todo and len(seen) < 20:
-            current = todo.pop(0)
-            if current in seen:
-                continue
-            seen.add(current)
-            fq = f"{current}.{method}"
-            if fq in self.defs:
-                return fq
-            todo.extend(self.canonical(b) for b in self.classes.get(current, ()) if b)
-        return None
 
     def _public_classes(self) -> set[str]:
         out = set()

@@ -216,7 +216,17 @@ def _parts_of(pieces: list[Any]) -> list[Any]:
 
 
 def _site_template(pieces: list[Any], form: str) -> TemplateData:
-    return make_template(_parts_of(pieces), form)
+    parts = _parts_of(pieces)
+    if any(isinstance(p, str) and native_macros.PARAM in p for p in parts):
+        # an enclosing #define's parameter a wrapper stringized (``native_macros.expand``): what
+        # the macro's user passes shows there, so it is a field
+        parts = [q for p in parts for q in (_split_params(p) if isinstance(p, str) else [p])]
+        form = "concat" if form == "literal" else form
+    return make_template(parts, form)
+
+
+def _split_params(text: str) -> list[Any]:
+    return [field(t) if i % 2 else t for i, t in enumerate(text.split(native_macros.PARAM))]
 
 
 # ------------------------------------------------------------------------------------ walkers
@@ -320,6 +330,7 @@ class _Cpp(_Walker):
         self.defines: list[Any] = []
         self.row_offset = 0
         self.macro_scope: tuple[str, tuple[int, int]] | None = None
+        self.macro_params: frozenset[str] = frozenset()  # the parameters of the #define whose body is walked
         self.parser: Any = None
         self.wrappers: dict[str, native_macros.Macro] = {}  # the check macros this file sees, by name
         self.expansion: tuple[Any, ...] | None = None  # the use a walk of an expansion reads for (native_macros.use)
@@ -483,10 +494,14 @@ class _Cpp(_Walker):
             tree = parser.parse(b"void _(){" + blanked + b"\n}")
             named = define.child_by_field_name("name")
             self.macro_scope = (f"#define {_text(named) if named is not None else '?'}", self.lines_of_define(define))
+            params = define.child_by_field_name("parameters")
+            self.macro_params = frozenset(_text(p) for p in params.children if p.type == "identifier") \
+                if params is not None else frozenset()
             try:
                 self.walk(tree.root_node, value.start_point[0])
             finally:
                 self.macro_scope = None
+                self.macro_params = frozenset()
                 self.row_offset = 0
                 self.defines = []  # a #define inside a body is not one
 

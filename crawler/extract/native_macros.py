@@ -195,9 +195,17 @@ def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterabl
         names |= set(table)
 
 
-def expand(macro: Macro, arguments: list[str]) -> str | None:
+#: Marks, inside a string a use stringizes, each parameter of the ``#define`` the use is written
+#: in (``CHECK_EQ(t.size(0), SIZE)`` in the body of ``#define CHECK_SHAPE(OPT, SIZE)``): the
+#: preprocessor puts what that macro's user passes there, so the message shows it, and the check
+#: is read as having a field there. No source text holds this character in a string a check reads.
+PARAM = "\x01"
+
+
+def expand(macro: Macro, arguments: list[str], outer: frozenset[str] = frozenset()) -> str | None:
     """The text a use of the macro becomes (``arguments`` as written, whitespace flattened), or
-    None when the use does not fit the macro (a wrong number of arguments)."""
+    None when the use does not fit the macro (a wrong number of arguments). ``outer``: the
+    parameters of the ``#define`` the use is written in (see :data:`PARAM`)."""
     _, params, body = macro
     variadic = bool(params) and params[-1] == "..."
     fixed = params[:-1] if variadic else params
@@ -213,7 +221,7 @@ def expand(macro: Macro, arguments: list[str]) -> str | None:
     while i < len(body):
         text, space = body[i]
         if text == "#" and i + 1 < len(body) and body[i + 1][0] in values:
-            out.append((" " if space else "") + _stringize(values[body[i + 1][0]]))
+            out.append((" " if space else "") + _stringize(values[body[i + 1][0]], outer))
             i += 2
             continue
         if text == "##":
@@ -234,7 +242,10 @@ def expand(macro: Macro, arguments: list[str]) -> str | None:
     return "".join(out)
 
 
-def _stringize(argument: str) -> str:
+def _stringize(argument: str, outer: frozenset[str] = frozenset()) -> str:
+    if outer and any(t in outer for t, _ in tokens(argument)):
+        argument = "".join((" " if space and i else "") + (PARAM + t + PARAM if t in outer else t)
+                           for i, (t, space) in enumerate(tokens(argument)))
     return '"' + argument.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -253,7 +264,7 @@ def use(walker: Any, node: Any, macro: Macro, names: tuple[str, ...], scope: tup
         return
     arguments = node.child_by_field_name("arguments")
     values = [" ".join(_text(a).split()) for a in arguments.named_children if a.type != "comment"]
-    text = expand(macro, values)
+    text = expand(macro, values, walker.macro_params if walker.macro_scope is not None else frozenset())
     if text is None:
         return
     walker.expanded += 1

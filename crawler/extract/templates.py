@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from crawler.model.shapes import TemplateData, TemplateFieldData
 
@@ -118,8 +118,69 @@ def escape_surrogates(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
+#: Starts the expression of the field that stands for a list of messages an imported function
+#: returned (``reasons = check(cfg)``, ``check`` from another module): ``IMPORTED + target +
+#: IMPORTED + name``. The extractor cannot see that function; the catalogue's join
+#: (``catalogue.imported``) puts in what it returns. No source text holds a NUL.
+IMPORTED = "\0"
+
+
+def imported_piece(target: str, name: str) -> Parts:
+    """The one piece that stands for what the list ``name`` held when an imported ``target`` returned it."""
+    return [Field(f"{IMPORTED}{target}{IMPORTED}{name}")]
+
+
+def _is_imported(piece: Parts) -> bool:
+    return len(piece) == 1 and isinstance(piece[0], Field) and piece[0].expr.startswith(IMPORTED)
+
+
+class MarkedTemplate(dict[str, Any]):
+    """A template (as :func:`make_template` makes it without the imported lists' pieces) that also
+    says which of its fields join a list an imported function returned: ``imported`` holds, per
+    field with pieces, ``[field index, separator, the pieces' texts, the field's expression]``, an imported list's piece
+    as ``{IMPORTED target IMPORTED name}``. The extractor moves that to its result (``imported``)."""
+
+    imported: list[list[Any]]
+
+
+def _unmarked(parts: Parts, form: str, opaque: bool | None) -> TemplateData:
+    """The template of parts whose lists hold imported pieces: each such piece the unknown it is
+    here (its list's name, matching anything; a list of nothing else is no list errcat knows),
+    with what the join needs to put the imported function's pieces in."""
+    plain: Parts = []
+    info: list[list[Any]] = []
+    k = 0
+    for p in parts:
+        if not isinstance(p, Field):
+            plain.append(p)
+            continue
+        if p.alts is not None:
+            sep, pieces = p.alts
+            info.append([k, sep, [piece_text(piece) for piece in pieces], p.expr])
+            if any(_is_imported(piece) for piece in pieces):
+                kept = [[field(piece[0].expr.rpartition(IMPORTED)[2])] if _is_imported(piece) else piece for piece in pieces]
+                alone = len(pieces) == 1
+                p = Field(p.expr, p.name) if alone else Field(p.expr, p.name, (sep, kept))
+        plain.append(p)
+        k += 1
+    made = make_template(plain, "opaque" if form == "assembled" else form, opaque)
+    if made["alternatives"]:
+        made["form"] = "assembled"
+    marked = MarkedTemplate(made)
+    marked.imported = info
+    return cast(TemplateData, marked)
+
+
+def piece_text(piece: Parts) -> str:
+    """One piece of an assembled message as an alternative's text (fields as ``{expr}``)."""
+    return "".join(_text_of(q) if isinstance(q, str) else "{" + q.expr + "}" for q in normalize(piece))
+
+
 def make_template(parts: Parts, form: str, opaque: bool | None = None) -> TemplateData:
     parts = normalize(parts)
+    if any(isinstance(p, Field) and p.alts is not None and p.alts[0] is not None and any(map(_is_imported, p.alts[1]))
+           for p in parts):
+        return _unmarked(parts, form, opaque)
     whole = _one_of(parts)
     if whole is not None:
         return whole
@@ -142,7 +203,7 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> Templa
                 else:
                     pattern.append(f"(?P<f{len(fields)}>(?:{one}(?:{escape_surrogates(re.escape(sep))}{one})*)?)")
                 for piece in pieces:
-                    alt = "".join(_text_of(q) if isinstance(q, str) else "{" + q.expr + "}" for q in normalize(piece))
+                    alt = piece_text(piece)
                     if alt not in alternatives:
                         alternatives.append(alt)
             fields.append({"expr": p.expr, "name": p.name})
@@ -172,8 +233,7 @@ def _one_of(parts: Parts) -> TemplateData | None:
     template = make_template(shown, "assembled")
     others = "".join("|" + _piece_pattern(piece) for piece in pieces if piece is not shown)
     template["pattern"] = "(?s)^(?:" + template["pattern"][len("(?s)^"):-1] + others + ")$"
-    template["alternatives"] = list(dict.fromkeys(
-        "".join(_text_of(q) if isinstance(q, str) else "{" + q.expr + "}" for q in piece) for piece in pieces))
+    template["alternatives"] = list(dict.fromkeys(piece_text(piece) for piece in pieces))
     template["form"] = "assembled"
     return template
 

@@ -52,14 +52,18 @@ import warnings
 from bisect import bisect_left
 
 from crawler.extract import assembled, knobs, parse, surface
+from crawler.extract import imported as imported_facts
 from crawler.extract.codefacts import empty_graph, graph_facts
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
 from crawler.extract.templates import (
+    IMPORTED,
     Field,
+    MarkedTemplate,
     MessageBuilder,
     escape_surrogates,
     field,
+    imported_piece,
     make_template,
     none_template,
 )
@@ -164,6 +168,10 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> dict:
         return _skipped(result, f"internal error: {type(e).__name__}: {e}")
     result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls,
                   declarations=knobs.declarations(tree, text, module, is_package))
+    if ex.imported:
+        result["imported"] = ex.imported
+    if ex.exports:
+        result["exports"] = ex.exports
     result["graph"] = _graph(tree, module, is_package)
     return result
 
@@ -287,6 +295,8 @@ class _Extractor:
         self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
         self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
         self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
+        self.imported: list[dict] = []  # the result's facts for the join across modules (extract.imported)
+        self.exports: dict = {}
         self.module_frame: _Frame | None = None
         self.guards: list[str] = []
         self.loops: list[str] = []
@@ -558,15 +568,18 @@ class _Extractor:
         got = self.frame.env.get(key)
         if got is None:
             return self._called_list(key) or None
-        if got[0] != "list" or not got[1]:
+        if got[0] != "list" or not got[1] or not any(map(_piece_counts, got[1])):
             return None
         return got[1]
 
     # -- lists of messages a helper returns (see crawler.extract.assembled) --
 
     def _called_list(self, key: str) -> list | None:
-        """The pieces of the list a name was given by a call of a same-module helper, or None."""
+        """The pieces of the list a name was given by a call of a same-module helper, or None; of
+        an imported function's, the one piece that stands for them (``templates.imported_piece``)."""
         helper = self.frame.calls.get(key)
+        if helper is not None and helper.startswith(IMPORTED):
+            return [imported_piece(helper[1:], key)]
         return None if helper is None else self._helper_list(helper)
 
     def _helper_list(self, qualname: str) -> list | None:
@@ -635,6 +648,8 @@ class _Extractor:
         arg = call.args[0]
         if call.func.attr == "append":
             added = self._pieces([arg])
+            if added is None and type(arg) is not ast.Starred:  # a message errcat cannot read: one piece matching anything
+                added = [[field(self.seg(arg))]]
         elif type(arg) in (ast.List, ast.Tuple):
             added = self._pieces(arg.elts)
         else:
@@ -887,7 +902,7 @@ class _Extractor:
             form, parts = self.builder.build(first)
         template = make_template(parts, form)
         helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _says_something(template) and helper is None:
+        if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         name = surface.LEVEL_NAMES[level]
         site = self._site(call, "log", name, template, None, list(self.guards), resolve=False)
@@ -903,7 +918,7 @@ class _Extractor:
         form, parts = self.builder.build(value)
         template = make_template(parts, form)
         helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _says_something(template) and helper is None:
+        if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         info = surface.response_info(call, builder)
         etype = info["error_type"]
@@ -917,8 +932,13 @@ class _Extractor:
     # -- messages a helper function returns --
 
     def _helper_of(self, call: ast.Call) -> str | None:
-        """The qualname of the same-module function (or method of this class) a call names."""
+        """The qualname of the same-module function (or method of this class) a call names; for
+        an imported function (``check(...)``, ``checks.check(...)``), ``IMPORTED`` and its dotted
+        name, for the catalogue's join (``catalogue.imported``)."""
         func = call.func
+        imported = _imported_function(func, self.frame)
+        if imported is not None:
+            return IMPORTED + imported
         if type(func) is ast.Name and not _is_class_name(func.id) and func.id not in _BUILTINS:
             frame = self.frame  # a function defined in an enclosing one (defined before its use)
             while frame is not None and frame.kind == "function":
@@ -1039,10 +1059,13 @@ class _Extractor:
 
     def _finish(self) -> None:
         dropped = set()
+        refs: list = []  # (site, what the join needs): messages and lists imported functions return
         for site, helper, fld in self._pending_pieces:
             pieces = self._returned_pieces(helper)
             if pieces is not None:
                 site["template"] = make_template([Field(fld["expr"], fld["name"], (None, pieces))], "assembled")
+            elif helper.startswith(IMPORTED):  # the join reads what the imported function returns
+                refs.append((site, {"target": helper[1:], "field": fld}))
             elif site["kind"] != "raise":  # a log or response with nothing to match: no entry
                 dropped.add(id(site))
         if dropped:
@@ -1055,6 +1078,8 @@ class _Extractor:
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
+        self.imported = imported_facts.collect(self.sites, self.calls, self.classes, refs, _says_something)
+        self.exports = imported_facts.exports(self, MAX_PIECES)
         for name_site, callee in self._pending_helpers:
             returned = self.func_returns.get(callee)
             if returned is not None:
@@ -1085,6 +1110,31 @@ def _add_pieces(held: list, added: list) -> list:
 
 _BUILTINS = frozenset(vars(builtins))  # str(e), repr(x), format(...): no helper of the module
 _EXC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
+
+
+def _piece_counts(piece: list) -> bool:
+    """A piece that makes a list one of messages: literal text, or what an imported function returns
+    (a list of nothing but values errcat cannot read is no list of messages it knows)."""
+    return any((isinstance(p, str) and any(ch.isalnum() for ch in p)) or (isinstance(p, Field) and p.expr.startswith(IMPORTED))
+               for p in piece)
+
+
+def _imported_function(func: ast.expr, frame: _Frame | None) -> str | None:
+    """The dotted name of the function a call's callee names through an import of an enclosing
+    scope (``check`` from ``from pkg.checks import check``, ``checks.check``), or None."""
+    if type(func) is ast.Name:
+        head, rest = func.id, ""
+    elif type(func) is ast.Attribute and type(func.value) is ast.Name:
+        head, rest = func.value.id, "." + func.attr
+    else:
+        return None
+    if _is_class_name(_last_name(func)):
+        return None
+    while frame is not None:
+        if head in frame.imports:
+            return frame.imports[head] + rest
+        frame = frame.parent
+    return None
 
 
 def _says_something(template: dict) -> bool:

@@ -12,7 +12,7 @@ import pytest
 
 from crawler.extract import surface
 from crawler.extract.visitor import extract_file
-from tests.helpers import crawl_with_config
+from tests.helpers import best_match, crawl_with_config
 
 ALL = surface.Settings(("raise", "assert", "log"))
 
@@ -206,8 +206,7 @@ def crawled(fixture_repo, cli, tmp_path):
 ])
 def test_match_finds_each_branch_and_each_helper_piece(crawled, cli, paste, text):
     data, records = crawled
-    got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
-    assert got["matches"] and got["matches"][0]["id"] == records[text]["id"]
+    assert best_match(cli, data, paste) == records[text]["id"]
 
 
 def test_match_claims_no_text_the_branches_do_not_set(crawled, cli):
@@ -215,3 +214,33 @@ def test_match_claims_no_text_the_branches_do_not_set(crawled, cli):
     got = json.loads(cli("match", "--data", data, "--json", "ValueError: Backend C is broken.").stdout)
     assert records["Backend B needs compute capability {v} or newer."]["id"] not in [m["id"] for m in got["matches"]]
 
+
+
+UNREADABLE_PIECE = '''
+def validate(cls, head_size, dtype):
+    invalid_reasons = []
+    if not cls.supports_head_size(head_size):
+        invalid_reasons.append("head_size not supported")
+    combination_reason = cls.supports_combination(head_size, dtype)
+    if combination_reason is not None:
+        invalid_reasons.append(combination_reason)
+    if invalid_reasons:
+        raise ValueError(f"Backend not valid: {', '.join(invalid_reasons)}")
+
+
+def tensors(xs):
+    out = []
+    for x in xs:
+        out.append(x.shape)
+    raise ValueError(f"Bad shapes: {', '.join(out)}")
+'''
+
+
+def test_a_list_given_a_message_errcat_cannot_read_keeps_the_pieces_it_can():
+    """vLLM's validate_configuration appends what another method returns beside its own texts."""
+    found = templates(UNREADABLE_PIECE)
+    reasons = found["Backend not valid: {', '.join(invalid_reasons)}"]
+    assert reasons["alternatives"] == ["head_size not supported", "{combination_reason}"]
+    assert re.fullmatch(reasons["pattern"], "Backend not valid: head_size not supported, anything a subclass says")
+    # a list of nothing errcat can read is no list of messages: no alternatives claimed
+    assert found["Bad shapes: {', '.join(out)}"]["alternatives"] == []

@@ -389,3 +389,62 @@ def test_nested_wrappers_that_grow_their_argument_stop_at_a_bound():
     result = extract_native("csrc/e.cpp", data)
     texts = [s["template"]["text"] for s in result["sites"]]
     assert texts == ["c" + " + c" * 63, "b"]  # W2 expands (64 copies); W9 would be 8**9: no site, and no hang
+
+
+#: Checks inside a dispatch macro's body, the body using wrappers with the macro's own
+#: parameters, the macro used many times (vLLM's sgl-kernels conv.cpp CHECK_OPTIONAL_SHAPE_DTYPE).
+NESTED_CPP = rb'''
+#define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
+#define CHECK_EQ(a, b) TORCH_CHECK((a) == (b), "CHECK_EQ(" #a ", " #b ") failed. ", a, " vs ", b)
+#define CHECK_OPTIONAL_SHAPE_DTYPE(OPT, SIZE) \
+  if (OPT.has_value()) {                      \
+    CHECK_CONTIGUOUS(OPT.value());            \
+    CHECK_EQ(OPT.value().size(0), SIZE);      \
+  }
+#define DISPATCH(T, ...) \
+  switch (T) { case 1: __VA_ARGS__; break; default: TORCH_CHECK(false, "Unsupported type ", T); }
+
+void conv(at::Tensor& x, std::optional<at::Tensor> bias, std::optional<at::Tensor> state, int batch, int t) {
+  CHECK_OPTIONAL_SHAPE_DTYPE(bias, batch);
+  CHECK_OPTIONAL_SHAPE_DTYPE(state, batch + 1);
+  DISPATCH(t, run(x));
+  DISPATCH(t + 1, run(x));
+  CHECK_CONTIGUOUS(x);
+}
+'''
+
+
+def test_a_check_in_a_macros_body_is_one_site_where_its_message_is_written():
+    """One site per check written: a check in a (non-wrapper) macro's body is a site at the
+    definition, where a user looking for its words finds it, however many times the macro is
+    used; a wrapper used in that body stringizes what the macro's user passes, so that is a field."""
+    result = extract_native("csrc/conv.cpp", NESTED_CPP)
+    sites = sorted((s["line"], s["qualname"], s["native"]["macro"], s["template"]["text"]) for s in result["sites"])
+    assert sites == [
+        (6, "#define CHECK_OPTIONAL_SHAPE_DTYPE", "CHECK_CONTIGUOUS", "{OPT}.value() must be contiguous"),
+        (7, "#define CHECK_OPTIONAL_SHAPE_DTYPE", "CHECK_EQ",
+         "CHECK_EQ({OPT}.value().size(0), {SIZE}) failed. {OPT.value().size(0)} vs {SIZE}"),
+        (10, "#define DISPATCH", "TORCH_CHECK", "Unsupported type {T}"),
+        (17, "conv", "CHECK_CONTIGUOUS", "x must be contiguous"),
+    ]
+    by_line = {s["line"]: s["template"] for s in result["sites"]}
+    # what the user sees from the second use matches the check in the body
+    assert re.fullmatch(by_line[7]["pattern"], "CHECK_EQ(state.value().size(0), batch + 1) failed. 3 vs 4")
+    assert re.fullmatch(by_line[6]["pattern"], "bias.value() must be contiguous")
+
+
+def test_a_plain_python_upstream_reads_raises_asserts_and_logs_and_no_native_tree(fixture_repo, cli, tmp_path):
+    """An upstream that names no kinds and no native trees (a plain Python repository), in a
+    repository that has csrc/ and rust/ all the same: its Python raises and logs, nothing else."""
+    config = tmp_path / "errcat.toml"
+    config.write_text('[upstreams.acme]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n', encoding="utf-8")
+    tree = native_tree(**{"pkg/log.py": "import logging\n\nlogger = logging.getLogger(__name__)\n\n\ndef f(n):\n"
+                                        "    logger.warning('slow path for %s', n)\n    logger.info('never an entry')\n"
+                                        "    assert n, 'n must be set'\n"})
+    fixture_repo.commit(tree, tag="v1")
+    dataset = crawl(cli, fixture_repo, tmp_path / "out", config)
+    found = records(dataset)
+    assert {text: r["kind"] for text, r in found.items()} == {"bad head {n}": "raise", "slow path for {n}": "log",
+                                                              "n must be set": "assert"}
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["counts"]["files"] == 3  # the Python files only: no native file was read
