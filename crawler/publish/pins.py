@@ -88,7 +88,8 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
         found = None
         for n, (commit, date) in enumerate(pins[:TRIED]):
             candidate = _at(record, identity, commit, date)
-            if dumps_record(candidate) == old.data:
+            data = dumps_record(candidate)
+            if old.holds(data):
                 found = candidate
                 pins.insert(0, pins.pop(n))
                 break
@@ -98,12 +99,13 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
                 continue
             tried.add(own)
             candidate = _at(record, identity, *own)
-            if dumps_record(candidate) != old.data:
+            data = dumps_record(candidate)
+            if not old.holds(data):
                 continue
             found = candidate
             pins.insert(0, own)
         records[i] = found
-        kept[record["id"]] = old
+        kept[record["id"]] = old if old.data is not None else dataclasses.replace(old, data=data)
     return kept
 
 
