@@ -405,7 +405,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
     from crawler.catalogue.imported import apply as apply_imported
     from crawler.catalogue.search import search_file
-    from crawler.publish import validated
+    from crawler.publish import record_memo, validated
     from crawler.publish.dataset import previous_members, previous_records
     from crawler.publish.pins import pin
     from crawler.publish.writer import Reuse
@@ -428,9 +428,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
                 for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
     # A record whose content the dataset in place already holds keeps its file, pinned at the
     # commit it names (see publish.pins); the cache remembers which record files were validated.
-    previous = previous_records(target, snapshot.repo)
-    members = previous_members(target) if previous else {}
     cache_dir = options.cache_dir or default_cache_dir()
+    previous = previous_records(target, snapshot.repo, record_memo.load(cache_dir, target) if options.use_cache else None)
+    members = previous_members(target) if previous else {}
     known = validated.load(cache_dir) if options.use_cache else frozenset()
     memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
     while True:
@@ -446,7 +446,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
             return CrawlResult(target, manifest, time.perf_counter() - started, records=plain)
         kept = pin(plain, previous, identity, snapshot.vouch)
-        reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {}, members)
+        reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
         progress(f"validating {len(records) - len(kept)} records")
@@ -471,6 +471,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             left_out.update(more)
     if options.use_cache:
         validated.remember(cache_dir, known, [d for rel, d in reuse.digests.items() if rel.startswith("errors/")])
+        record_memo.remember(cache_dir, target, {rel[len("errors/"):-len(".json")]: d for rel, d in reuse.digests.items()
+                                                 if rel.startswith("errors/")})
     _report_curated(records, curated, assembled.merged, progress)
     written = Manifest.model_validate(published.manifest)
     return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple, cast
 from urllib.parse import quote
 
@@ -48,8 +49,15 @@ class Identity:
         links = self.links
         if links["basis"] == "none":
             return None
-        where = quote(self.link_prefix + path, safe="/", errors="backslashreplace")  # a path may hold '#', '?' or '%'
-        return f"{self.repo.url}/blob/{quote(links['rev'], safe='/')}/{where}#L{line}"
+        return f"{self.repo.url}/blob/{_quoted(links['rev'], 'strict')}/{_quoted(self.link_prefix + path, 'backslashreplace')}#L{line}"
+
+
+@lru_cache(maxsize=65536)
+def _quoted(part: str, errors: str) -> str:
+    """A path or revision as a URL path (a path may hold '#', '?' or '%'); memoised: a crawl makes
+    a permalink for every site and reproduction, and re-pinning makes them again, over a few
+    thousand paths."""
+    return quote(part, safe="/", errors=errors)
 
 
 def _cut_points(text: str, end: int) -> list[int]:

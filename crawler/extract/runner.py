@@ -47,11 +47,14 @@ def _worker_init() -> None:
 
 
 def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
-                   settings: surface.Settings = surface.DEFAULT) -> list[tuple[FileResult, bytes | None]]:
+                   settings: surface.Settings = surface.DEFAULT, collect: bool = True) -> list[tuple[FileResult, bytes | None]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process. A result that
     only says this machine could not decide (``transient``) comes back with no encoding: it is
-    never cached. A test file (``kind`` "test") is read for its raises blocks only."""
+    never cached. A test file (``kind`` "test") is read for its raises blocks only. ``collect``:
+    False in the crawl's own process, whose youngest generation (the collector is off there, see
+    ``crawl.crawl``) holds every cached result it decoded: collecting it took longer than
+    extracting the one file a daily sync changed."""
     from crawler.extract.derive import derive_result  # (imported here: an up-to-date crawl never needs it)
 
     if kind == "test":
@@ -60,7 +63,8 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
         results = (derive_result(extract_native(path, data, settings.macros) if language_of(path) else extract_file(path, data, settings))
                    for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
-    gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
+    if collect:
+        gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
     return done
 
 
@@ -256,7 +260,7 @@ def extract_all(
             counted.update(0, len(todo) + len(damaged))
             settings = _with_header_macros(snapshot, headers, todo + damaged, settings)
             for chunk, kind, _ in _chunks(snapshot.read(todo + damaged), test_paths, settings):
-                fresh += _extract_chunk(chunk, kind, settings)
+                fresh += _extract_chunk(chunk, kind, settings, collect=False)
                 counted.advance(len(chunk))
         else:
             broken = False

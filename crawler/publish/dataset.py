@@ -13,10 +13,11 @@ memory; ``errors.jsonl.gz`` is streamed a record at a time, and decompressed wit
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,18 +244,41 @@ def load_foreign(dataset: Path) -> list[Any]:
 class PreviousRecord:
     """A record file of the dataset a crawl replaces: its bytes and the file's identity (device,
     inode), for linking it into the next dataset unchanged. Its bytes are hostile: nothing of
-    them is used but through :meth:`provenance`, or by comparing them with bytes errcat made."""
+    them is used but through :meth:`provenance`, or by comparing them with bytes errcat made
+    (:meth:`holds`). A file the record memo vouches for (``record_memo``: unchanged since errcat
+    wrote it) comes with the digest of its bytes instead, and is read only when they are needed."""
 
-    data: bytes
+    data: bytes | None
     inode: tuple[int, int]
+    digest: bytes | None = None  # with data None: the SHA-256 of the file's bytes
+    path: str = ""  # with data None: where it is, to read it (:meth:`read`)
+
+    def holds(self, data: bytes) -> bool:
+        """Whether the file's bytes are exactly ``data``."""
+        if self.data is None:
+            return hashlib.sha256(data).digest() == self.digest
+        return data == self.data
+
+    def read(self) -> bytes | None:
+        """The file's bytes (read now when the memo vouched for them), None when it is no longer
+        the file the memo named."""
+        if self.data is not None:
+            return self.data
+        found = _read_record(self.path)
+        if found is None or (found[1].st_dev, found[1].st_ino) != self.inode or hashlib.sha256(found[0]).digest() != self.digest:
+            return None
+        return found[0]
 
     def provenance(self, record_id: str) -> Provenance | None:
         """The provenance the file states, validated by the model; None when the file is not a
         JSON object of that id with one."""
         import orjson
 
+        data = self.read()
+        if data is None:
+            return None
         try:
-            document = orjson.loads(self.data)
+            document = orjson.loads(data)
             if not isinstance(document, dict) or document.get("id") != record_id:
                 return None
             return Provenance.model_validate(document.get("provenance"), strict=True)
@@ -262,13 +286,18 @@ class PreviousRecord:
             return None
 
 
-def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
+def previous_records(dataset: Path, repo: RepoRef,
+                     memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes]] | None = None) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
     whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
     regular files (never through a symlink) named by an id, at most ``MAX_RECORD_BYTES``; nothing
     when the manifest is not a valid one of ``repo``. They are not parsed here: the crawl keeps
     nothing it has not compared byte for byte with what it would write, and reads a file's
-    provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it."""
+    provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it. A file
+    whose identity is the one ``memo`` (``record_memo.load``) holds for its id is not read: the
+    memo's digest stands for its bytes."""
+    from crawler.publish.record_memo import identity
+
     try:
         found_repo = load_manifest(dataset).repo
         if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
@@ -281,23 +310,41 @@ def previous_records(dataset: Path, repo: RepoRef) -> dict[str, PreviousRecord]:
         stem, dot, ext = name.partition(".")
         if ext != "json" or not dot or not _ID.fullmatch(stem):
             continue
-        try:
-            fd = os.open(dataset / ERRORS / name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
+        path = f"{dataset}/{ERRORS}/{name}"
+        known = memo.get(stem) if memo else None
+        if known is not None:
+            try:
+                st = os.lstat(path)
+            except OSError:
                 continue
-            data = os.read(fd, st.st_size + 1)
-            if len(data) != st.st_size:
+            if stat.S_ISREG(st.st_mode) and identity(st) == known[0]:
+                found[stem] = PreviousRecord(None, (st.st_dev, st.st_ino), known[1], path)
                 continue
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        found[stem] = PreviousRecord(data, (st.st_dev, st.st_ino))
+        read = _read_record(path)
+        if read is not None:
+            found[stem] = PreviousRecord(read[0], (read[1].st_dev, read[1].st_ino))
     return found
+
+
+def _read_record(path: str) -> tuple[bytes, os.stat_result] | None:
+    """A record file's bytes and status, when it is a regular file (not through a symlink) of at
+    most ``MAX_RECORD_BYTES``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORD_BYTES:
+            return None
+        data = os.read(fd, st.st_size + 1)
+        if len(data) != st.st_size:
+            return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data, st
 
 
 def previous_members(dataset: Path) -> dict[bytes, bytes]:

@@ -41,11 +41,13 @@ def _links_of(identity: Identity, commit: str) -> dict[str, str]:
     return links
 
 
-def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: str) -> dict[str, Any]:
+def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: str,
+          at: Identity | None = None) -> dict[str, Any]:
     """A copy of a fresh record pinned at ``commit``: its provenance and every permalink name it.
-    Nothing is shared with ``record`` that this changes."""
+    Nothing is shared with ``record`` that this changes. ``at``: :func:`pinned` of the two, when
+    the caller has it (one per pin rather than one per record)."""
     links = _links_of(identity, commit)
-    at = dataclasses.replace(identity, permalinks=links)
+    at = at or pinned(identity, commit)
     location = {**record["location"], "permalink": at.permalink(record["location"]["path"], record["location"]["line"])}
     sites = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
     meaning = record["meaning"]
@@ -54,6 +56,11 @@ def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: 
                                                 for r in meaning["reproductions"]]}
     provenance = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
     return {**record, "location": location, "sites": sites, "meaning": meaning, "provenance": provenance}
+
+
+def pinned(identity: Identity, commit: str) -> Identity:
+    """The identity whose permalinks name ``commit``."""
+    return dataclasses.replace(identity, permalinks=_links_of(identity, commit))
 
 
 #: How many pins (commit, date) already found in the previous dataset a record is tried at before
@@ -80,6 +87,7 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
     pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
+    identities: dict[str, Identity] = {}
     tried: set[tuple[str, str]] = set(pins)
     for i, record in enumerate(records):
         old = previous.get(record["id"])
@@ -87,8 +95,9 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
             continue
         found = None
         for n, (commit, date) in enumerate(pins[:TRIED]):
-            candidate = _at(record, identity, commit, date)
-            if dumps_record(candidate) == old.data:
+            candidate = _at(record, identity, commit, date, identities)
+            data = dumps_record(candidate)
+            if old.holds(data):
                 found = candidate
                 pins.insert(0, pins.pop(n))
                 break
@@ -97,18 +106,24 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
             if own is None or own in tried:
                 continue
             tried.add(own)
-            candidate = _at(record, identity, *own)
-            if dumps_record(candidate) != old.data:
+            candidate = _at(record, identity, *own, identities)
+            data = dumps_record(candidate)
+            if not old.holds(data):
                 continue
             found = candidate
             pins.insert(0, own)
         records[i] = found
-        kept[record["id"]] = old
+        kept[record["id"]] = old if old.data is not None else dataclasses.replace(old, data=data)
     return kept
 
 
-def _at(record: dict[str, Any], identity: Identity, commit: str, date: str) -> dict[str, Any]:
-    return record if commit == identity.commit else repin(record, identity, commit, date)
+def _at(record: dict[str, Any], identity: Identity, commit: str, date: str,
+        identities: dict[str, Identity]) -> dict[str, Any]:
+    if commit == identity.commit:
+        return record
+    if commit not in identities:
+        identities[commit] = pinned(identity, commit)
+    return repin(record, identity, commit, date, identities[commit])
 
 
 def _own_pin(record_id: str, old: PreviousRecord, identity: Identity, verify: Verifier | None) -> tuple[str, str] | None:

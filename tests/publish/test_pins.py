@@ -145,9 +145,19 @@ def _set_commit(commit_of):
     return damage
 
 
+def _edit_in_place(path: Path) -> None:
+    """The same file (inode), the same size and modification time, other bytes: only its change
+    time tells (the crawl's record memo must not take it for the file it wrote)."""
+    st = path.stat()
+    path.write_bytes(path.read_bytes().replace(b'"raise"', b'"RAISE"', 1))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_ino, path.stat().st_size, path.stat().st_mtime_ns) == (st.st_ino, st.st_size, st.st_mtime_ns)
+
+
 DAMAGES = {
     "garbage": lambda path, repo, commits: path.write_bytes(b"{not json"),
     "content edited": lambda path, repo, commits: path.write_bytes(path.read_bytes().replace(b'"raise"', b'"assert"', 1)),
+    "edited in place, same size and time": lambda path, repo, commits: _edit_in_place(path),
     "a commit the repository lacks": _set_commit(lambda repo, commits: "f" * 40),
     "a commit that is not an ancestor": _set_commit(lambda repo, commits: _side_commit(repo, commits["v1"])),
     "a later date": lambda path, repo, commits: path.write_bytes(path.read_bytes().replace(b"2026-01-02", b"2026-01-01")),
@@ -184,8 +194,11 @@ def test_a_damaged_previous_manifest_gives_fresh_records(releases, cli, tmp_path
 
 def test_kept_records_are_the_same_whatever_the_jobs_and_cache(releases, cli, tmp_path, monkeypatch):
     """The forked writers and the serial one keep the same records; --no-cache writes them anew
-    (no file linked from the previous dataset) with the same bytes."""
+    (no file linked from the previous dataset) with the same bytes: every file of the dataset is
+    the same, whether the crawl compared the files in place with what it made or took the record
+    memo's digests for them (v2, then v3: the memo of a dataset that itself kept records)."""
     from crawler.publish import writer
+    from crawler.publish.writer import read_dataset
 
     monkeypatch.setattr(writer, "PARALLEL_MIN_RECORDS", 1)
     repo, _ = releases
@@ -194,8 +207,9 @@ def test_kept_records_are_the_same_whatever_the_jobs_and_cache(releases, cli, tm
         out = tmp_path / f"out{n}"
         dataset = crawl(cli, repo, out, "v1", *extra)
         inodes = {p.name: p.stat().st_ino for p in (dataset / "errors").iterdir()}
+        crawl(cli, repo, out, "v2", *extra)
         crawl(cli, repo, out, "v3", *extra)
-        results.append(record_files(dataset))
+        results.append(read_dataset(dataset))
         same = {p.name for p in (dataset / "errors").iterdir() if p.stat().st_ino == inodes.get(p.name)}
         assert (len(same) == 3) if extra != ("--no-cache",) else not same
     assert results[0] == results[1] == results[2]

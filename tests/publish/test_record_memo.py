@@ -1,0 +1,67 @@
+"""The record memo (publish.record_memo): the digest of each record file a crawl wrote, by the
+file's identity, so the next crawl compares an untouched file unread and reads every other one."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from crawler.model.records import RepoRef
+from crawler.publish import record_memo
+from crawler.publish.dataset import previous_records
+
+REPO = RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets")
+SOURCE = '''
+def check(x):
+    if x < 0:
+        raise ValueError(f"x must be positive, got {x}")
+    raise KeyError(f"no such key {x}")
+'''
+
+
+def _crawled(fixture_repo, cli, tmp_path):
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": SOURCE}, tag="v1")
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
+                 "--include", "pkg/**/*.py", "--out", out)
+    assert result.exit_code == 0, result.output
+    return out / "acme" / "widgets"
+
+
+def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli, cache_dir, tmp_path):
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    files = sorted((dataset / "errors").iterdir())
+    assert len(files) == 2
+    memo = record_memo.load(cache_dir, dataset)
+    assert {rid: digest for rid, (_, digest) in memo.items()} == {p.stem: hashlib.sha256(p.read_bytes()).digest() for p in files}
+    touched = files[0]
+    touched.write_bytes(touched.read_bytes())  # the same bytes, written again: the memo no longer knows the file
+    found = previous_records(dataset, REPO, memo)
+    assert found[touched.stem].data == touched.read_bytes()
+    vouched = found[files[1].stem]
+    assert vouched.data is None and vouched.holds(files[1].read_bytes()) and not vouched.holds(b"{}")
+    assert vouched.read() == files[1].read_bytes()
+    assert vouched.provenance(files[1].stem) is not None
+    assert all(r.data is not None for r in previous_records(dataset, REPO).values())  # no memo: every file read
+
+
+def test_a_damaged_memo_vouches_for_nothing(fixture_repo, cli, cache_dir, tmp_path):
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    [path] = (cache_dir / "records").iterdir()
+    for damage in (b"{not json", b"[]", b'{"0123456789abcdef": [1, 2]}', b'{"0123456789abcdef": [1, 2, 3, 4, "5", "ab"]}'):
+        path.write_bytes(damage)
+        assert record_memo.load(cache_dir, dataset) == {}
+    os.unlink(path)
+    assert record_memo.load(cache_dir, dataset) == {}
+
+
+def test_a_file_replaced_after_the_memo_read_is_not_taken_for_it(fixture_repo, cli, cache_dir, tmp_path):
+    """Between the memo check and a read of its provenance, the file was replaced: read() says so."""
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    found = previous_records(dataset, REPO, record_memo.load(cache_dir, dataset))
+    rid, vouched = next(iter(found.items()))
+    path = dataset / "errors" / f"{rid}.json"
+    data = path.read_bytes()
+    path.unlink()
+    path.write_bytes(data.replace(b'"raise"', b'"RAISE"', 1))
+    assert vouched.read() is None and vouched.provenance(rid) is None
