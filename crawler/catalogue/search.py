@@ -27,7 +27,7 @@ from crawler.extract.segments import (
     template_segments_of,
 )
 from crawler.extract.templates import Field, parts_from_template, text_parts
-from crawler.model.records import SCHEMA_VERSION, Record
+from crawler.model.records import SCHEMA_VERSION, Manifest, Record
 from crawler.model.search import SearchEntry, SearchIndex
 from crawler.model.shapes import AnyRecord, ExtractedSite
 
@@ -146,11 +146,11 @@ def search_document(records: Sequence[AnyRecord], repo: str, commit: str,
     return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
 
 
-def search_file(records: Sequence[AnyRecord], manifest: dict[str, Any],
+def search_file(records: Sequence[AnyRecord], manifest: Manifest,
                 primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
-    repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
-    return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries, memo))}
+    repo = f"{manifest.repo.owner}/{manifest.repo.name}"
+    return {"search.json": ("search", search_document(records, repo, manifest.commit, primaries, memo))}
 
 
 class RowMemo:

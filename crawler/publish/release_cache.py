@@ -27,6 +27,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pydantic import ValidationError
+
+from crawler.model.records import Manifest
+from crawler.publish.writer import manifest_document
 
 DIRECTORY = "releases"
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -38,8 +42,8 @@ def _path(root: Path, generation: str, digest: str) -> Path | None:
     return root / DIRECTORY / generation / f"{digest}.jsonl.gz"
 
 
-def load(root: Path, generation: str, digest: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """(manifest, records) kept for this input digest, or None."""
+def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[dict[str, Any]]] | None:
+    """(manifest, records) kept for this input digest, or None; the manifest's content digest is ""."""
     path = _path(root, generation, digest)
     if path is None:
         return None
@@ -54,10 +58,13 @@ def load(root: Path, generation: str, digest: str) -> tuple[dict[str, Any], list
         return None
     if not all(isinstance(r, dict) and isinstance(r.get("id"), str) and r.get("sites") for r in records):
         return None
-    return manifest, records
+    try:
+        return Manifest.model_validate({**manifest, "content_digest": ""}), records
+    except ValidationError:
+        return None
 
 
-def save(root: Path, generation: str, digest: str, manifest: dict[str, Any], records: list[dict[str, Any]]) -> None:
+def save(root: Path, generation: str, digest: str, manifest: Manifest, records: list[dict[str, Any]]) -> None:
     """Keep them (atomically: a reader sees the whole file or none) and drop other generations;
     a refused write is no error."""
     path = _path(root, generation, digest)
@@ -67,7 +74,7 @@ def save(root: Path, generation: str, digest: str, manifest: dict[str, Any], rec
         for other in (root / DIRECTORY).iterdir():
             if other.name != generation:
                 shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
-    data = b"\n".join([orjson.dumps(manifest), *(orjson.dumps(r) for r in records)]) + b"\n"
+    data = b"\n".join([orjson.dumps(manifest_document(manifest)), *(orjson.dumps(r) for r in records)]) + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)

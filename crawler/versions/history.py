@@ -33,7 +33,7 @@ from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
-from crawler.model.records import History, Lifetime, Manifest, Move, Record
+from crawler.model.records import Counts, History, Lifetime, Manifest, Move, Record
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
 from crawler.publish.writer import OverLimit, render_dataset
@@ -245,12 +245,12 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
         pin(records, previous, identity, (vouched or {}).get)
-    data = manifest.model_dump(mode="json")
-    data.pop("content_digest", None)
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
-        data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired, "omitted": omitted}
+        # Every count set, retired and omitted too: a history's manifest states them, zero or not.
+        counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
+        data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
             return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes)
         except OverLimit as over:
