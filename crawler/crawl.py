@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, cast
+from typing import Any, Callable, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
@@ -83,7 +83,7 @@ class CrawlResult:
     manifest: Manifest
     seconds: float
     unchanged: bool = False
-    records: list[dict[str, Any]] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
+    records: list[RecordData] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
     #: Of ``CrawlOptions.vouch``, each commit the crawled repository has as an ancestor of (or as)
     #: the crawled commit, with its committer date (see ``publish.pins``).
     vouched: dict[str, str] = field(default_factory=dict)
@@ -422,14 +422,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
         records = assembled.records
-        # The history fold (CrawlResult.records) and publish.pins take records as plain dicts, as
-        # they take records read back from a dataset; pins puts copies of the same shape in place.
-        plain = cast("list[dict[str, Any]]", records)
         if options.in_memory:
             if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
-                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, plain)
-            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=plain)
-        kept = pin(plain, previous, identity, snapshot.vouch)
+                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
+            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
+        kept = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {}, members)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")

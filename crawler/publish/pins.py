@@ -21,10 +21,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any
 
 from crawler.base.jsonio import dumps_record
 from crawler.catalogue.entries import Identity
+from crawler.model.shapes import LocationData, ProvenanceData, RecordData, SiteData
 from crawler.publish.dataset import PreviousRecord
 
 #: A commit's committer date when the crawled repository has it as an ancestor of (or as) the
@@ -41,18 +41,18 @@ def _links_of(identity: Identity, commit: str) -> dict[str, str]:
     return links
 
 
-def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: str) -> dict[str, Any]:
+def repin(record: RecordData, identity: Identity, commit: str, commit_date: str) -> RecordData:
     """A copy of a fresh record pinned at ``commit``: its provenance and every permalink name it.
     Nothing is shared with ``record`` that this changes."""
     links = _links_of(identity, commit)
     at = dataclasses.replace(identity, permalinks=links)
-    location = {**record["location"], "permalink": at.permalink(record["location"]["path"], record["location"]["line"])}
-    sites = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
+    location: LocationData = {**record["location"], "permalink": at.permalink(record["location"]["path"], record["location"]["line"])}
+    sites: list[SiteData] = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
     meaning = record["meaning"]
     if meaning["reproductions"]:
         meaning = {**meaning, "reproductions": [{**r, "permalink": at.permalink(r["path"], r["line"])}
                                                 for r in meaning["reproductions"]]}
-    provenance = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
+    provenance: ProvenanceData = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
     return {**record, "location": location, "sites": sites, "meaning": meaning, "provenance": provenance}
 
 
@@ -62,7 +62,7 @@ def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: 
 TRIED = 8
 
 
-def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], identity: Identity,
+def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity,
         verify: Verifier | None) -> dict[str, PreviousRecord]:
     """Re-pin, in place in ``records``, every record whose content is the previous dataset's
     record of its id; the previous records kept so (their bytes are what the writer would write).
@@ -107,7 +107,7 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
     return kept
 
 
-def _at(record: dict[str, Any], identity: Identity, commit: str, date: str) -> dict[str, Any]:
+def _at(record: RecordData, identity: Identity, commit: str, date: str) -> RecordData:
     return record if commit == identity.commit else repin(record, identity, commit, date)
 
 

@@ -23,13 +23,14 @@ import re
 import shutil
 import tempfile
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import orjson
 from pydantic import ValidationError
 
 from crawler.model.records import Manifest
+from crawler.model.shapes import RecordData
 from crawler.publish.writer import manifest_document
 
 DIRECTORY = "releases"
@@ -42,7 +43,7 @@ def _path(root: Path, generation: str, digest: str) -> Path | None:
     return root / DIRECTORY / generation / f"{digest}.jsonl.gz"
 
 
-def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[dict[str, Any]]] | None:
+def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[RecordData]] | None:
     """(manifest, records) kept for this input digest, or None; the manifest's content digest is ""."""
     path = _path(root, generation, digest)
     if path is None:
@@ -51,7 +52,7 @@ def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[dict[
         with gzip.open(path, "rb") as fh:
             lines = fh.read().split(b"\n")
         manifest = orjson.loads(lines[0])
-        records = [orjson.loads(line) for line in lines[1:] if line]
+        records: list[RecordData] = [orjson.loads(line) for line in lines[1:] if line]  # errcat's own, written by save
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, IndexError):
         return None
     if not isinstance(manifest, dict) or manifest.get("input_digest") != digest:
@@ -64,7 +65,7 @@ def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[dict[
         return None
 
 
-def save(root: Path, generation: str, digest: str, manifest: Manifest, records: list[dict[str, Any]]) -> None:
+def save(root: Path, generation: str, digest: str, manifest: Manifest, records: Sequence[RecordData]) -> None:
     """Keep them (atomically: a reader sees the whole file or none) and drop other generations;
     a refused write is no error."""
     path = _path(root, generation, digest)

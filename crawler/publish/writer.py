@@ -41,7 +41,7 @@ from crawler.base.errors import DataError, OutputError
 from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
 from crawler.model.records import SCHEMA_VERSION, Manifest
-from crawler.model.shapes import AnyRecord
+from crawler.model.shapes import RecordData
 from crawler.publish import forked, jsonl
 from crawler.publish.validate import Problem, check
 
@@ -50,7 +50,7 @@ OLD_MARK = ".old-"
 MANIFEST = "manifest.json"
 
 
-def index_for(records: Sequence[AnyRecord], repo: str, commit: str) -> dict[str, Any]:
+def index_for(records: Sequence[RecordData], repo: str, commit: str) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "repo": repo,
@@ -225,7 +225,7 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
         raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines, strict=True)})
 
 
-def render_files(records: Sequence[AnyRecord], manifest: Manifest, extra: Extra | None = None,
+def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
                  max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
@@ -238,7 +238,7 @@ def render_files(records: Sequence[AnyRecord], manifest: Manifest, extra: Extra 
     yield from _render(records, manifest, extra, max_bytes)
 
 
-def _render(records: Sequence[AnyRecord], manifest: Manifest, extra: Extra | None,
+def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None,
             max_bytes: int | None, reuse: Reuse | None = None) -> Generator[tuple[str, bytes], None, Manifest]:
     """:func:`render_files`, returning the completed manifest once the last file is yielded."""
     _check_ids(records)
@@ -286,7 +286,7 @@ def _writer_for(name: str) -> Callable[[Any], bytes]:
     return dumps_rows if name in ROW_DOCUMENTS else dumps
 
 
-def _check_ids(records: Sequence[AnyRecord]) -> None:
+def _check_ids(records: Sequence[RecordData]) -> None:
     """Ids become file names: nothing but 16 hex digits passes, and no two records share one.
     Checked before anything is rendered or forked."""
     seen: set[str] = set()
@@ -315,7 +315,7 @@ class Reuse(NamedTuple):
     members: Mapping[bytes, bytes]
 
 
-def _render_record(record: AnyRecord, reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
+def _render_record(record: RecordData, reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
     """A record's file name, its file, its errors.jsonl line and its schema problems (its id
     is checked already, see :func:`_check_ids`).
 
@@ -355,7 +355,7 @@ def manifest_document(manifest: Manifest) -> dict[str, Any]:
     return document
 
 
-def render_dataset(records: Sequence[AnyRecord], manifest: Manifest, extra: Extra | None = None,
+def render_dataset(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
                    max_bytes: int | None = None) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
     invalid, OverLimit if any file would be larger than ``max_bytes``."""
@@ -657,7 +657,7 @@ def _retire(old: Path, spare: Path | None) -> None:
 PARALLEL_MIN_RECORDS = 1_000
 
 
-def publish(target: Path, records: Sequence[AnyRecord], manifest: Manifest,
+def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
             extra: Callable[[], Extra] | None = None, jobs: int = 1, spare_root: Path | None = None,
             max_bytes: int | None = None, reuse: Reuse | None = None,
             inodes: Mapping[str, tuple[int, int]] | None = None) -> Published:
@@ -726,7 +726,7 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -
     return linked
 
 
-def _write_records(tmp: Path, records: Sequence[AnyRecord], max_bytes: int | None,
+def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None,
                    reuse: Reuse | None = None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
     """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
     of the record files larger than ``max_bytes``)."""
@@ -745,7 +745,7 @@ def _write_records(tmp: Path, records: Sequence[AnyRecord], max_bytes: int | Non
     return digests, lines, problems, over
 
 
-def _fill_parallel(tmp: Path, records: Sequence[AnyRecord], manifest: Manifest,
+def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
                    extra: Callable[[], Extra] | None, jobs: int,
                    max_bytes: int | None, reuse: Reuse | None = None) -> tuple[set[str], Manifest]:
     """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
