@@ -505,9 +505,11 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
               joins: Any = None) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
-    from crawler.catalogue.curated import apply as apply_curated
+    from crawler.catalogue.curated import explanations
     from crawler.catalogue.entries import build_entries
-    from crawler.catalogue.meaning_join import add_meaning
+    from crawler.catalogue.evidence import evidence_by_id
+    from crawler.catalogue.joined import merge
+    from crawler.catalogue.meaning_join import join_meaning
 
     skipped = [*snapshot.skipped, *(Skipped(path=path, reason=reason) for path, reason in left_out.items())]
     kept = [r for r in results if r["path"] not in left_out]
@@ -521,13 +523,11 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
     records, primaries = build_entries(identity, sites, exceptions)
     inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
         if joins is not None else None
-    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
+    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
+    explained = explanations(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
+    evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
+    merge(records, joined, explained, evidence)
     skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]
-    merged = apply_curated(records, curated) if curated.entries else 0
-    if curated.evidence is not None:
-        from crawler.catalogue.evidence import apply as apply_evidence
-
-        apply_evidence(records, curated.evidence)
     skipped.sort(key=lambda s: (s.path, s.reason))
     manifest = Manifest(
         schema_version=SCHEMA_VERSION,
@@ -554,7 +554,7 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
         input_digest=digest if not any(r.get("transient") for r in results) else "provisional",
         content_digest="",  # the writer's, once every other file is made
     )
-    return Assembled(records, manifest, primaries, merged)
+    return Assembled(records, manifest, primaries, len(explained))
 
 
 def _report_curated(records: list[RecordData], curated: Any, merged: int, progress: Progress) -> None:
