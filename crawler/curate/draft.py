@@ -1,4 +1,4 @@
-"""draft: split from the former ``curate`` module."""
+"""``errcat curate draft``: one entry's draft, from the facts or by a model, never over a reviewed file."""
 
 from __future__ import annotations
 

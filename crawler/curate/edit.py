@@ -1,4 +1,4 @@
-"""edit: split from the former ``curate`` module."""
+"""Edits of curated files: review metadata, splicing it into a file's text, moving and marking files, atomic writes."""
 
 from __future__ import annotations
 

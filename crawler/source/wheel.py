@@ -1,4 +1,4 @@
-"""wheel: split from the former ``source`` module."""
+"""A released wheel as a snapshot: fetched from PyPI into the cache, its files as blobs."""
 
 from __future__ import annotations
 

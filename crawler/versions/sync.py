@@ -1,4 +1,4 @@
-"""sync: split from the former ``versions`` module."""
+"""``errcat sync`` and ``history``: fold releases into one dataset with each entry's history."""
 
 from __future__ import annotations
 
