@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.base.errors import UsageError
+from crawler.curate.from_facts import draft_from_facts
 from crawler.curate.llm import Endpoint, LLMFailure
 from crawler.curate.names import Vocabulary, invented
 from crawler.curate.yamlio import dump_yaml
@@ -127,8 +128,6 @@ def text_of(entry: CuratedFile) -> tuple[list[str], list[str]]:
 
 def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: str, vocabulary: Vocabulary | None) -> CuratedFile:
     """The checked draft for one record; LLMFailure with the reason it was not made."""
-    from crawler.curate.draft import draft_from_facts
-
     base = draft_from_facts(record, commit)
     sections = endpoint.chat(model, SYSTEM, prompt_for(record), parse_sections)
     body = {**base.model_dump(mode="json"), **sections}
