@@ -24,7 +24,7 @@ from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
-from crawler.catalogue.curated import default_root, load_set
+from crawler.catalogue.explanations import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
@@ -505,9 +505,9 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
               joins: Any = None) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
-    from crawler.catalogue.curated import explanations
     from crawler.catalogue.entries import build_entries
     from crawler.catalogue.evidence import evidence_by_id
+    from crawler.catalogue.explanations import curated_parts
     from crawler.catalogue.joined import merge
     from crawler.catalogue.meaning_join import join_meaning
 
@@ -524,7 +524,7 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
     inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
         if joins is not None else None
     joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
-    explained = explanations(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
+    explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
     merge(records, joined, explained, evidence)
     skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]

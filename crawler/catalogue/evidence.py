@@ -33,7 +33,7 @@ class EvidenceSet:
 def load(directory: Path, repo: Any) -> EvidenceSet:
     """The evidence file under a curated dataset directory, validated against ``repo`` (a
     RepoRef: its host, owner and name); CuratedError naming the file and line of the first problem."""
-    from crawler.catalogue.curated import CuratedError, _line_of, read_model
+    from crawler.catalogue.explanations import CuratedError, _line_of, read_model
     from crawler.model.records import EvidenceFile, on_repository
 
     path = directory / NAME

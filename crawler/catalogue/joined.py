@@ -3,7 +3,7 @@ id, and :func:`merge` is the one place that writes them in.
 
     meaning_join.join_meaning  -> Joined: SourcePart of every record (callers, knobs, trigger,
                                   fix, related), reproductions of those a test reproduces
-    curated.explanations       -> CuratedPart of each record a curated file explains
+    explanations.curated_parts -> CuratedPart of each record a curated file explains
     evidence.evidence_by_id    -> the reports of each record a curated evidence file lists
 
 A join that reads another's output takes it as an argument (related errors read the callers,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from crawler.base.errors import UsageError
-from crawler.catalogue.curated import CuratedError, parse_file
+from crawler.catalogue.explanations import CuratedError, parse_file
 from crawler.curate.check import dataset_with
 from crawler.curate.edit import _file, write_text_atomic
 from crawler.curate.from_facts import draft_from_facts

@@ -177,7 +177,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
               repo: str | None, cache_dir: Path | None = None, report: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
     """Draft up to ``limit`` entries of every dataset under ``data``; each outcome is reported as
     it happens. Files already there are left alone (resumable)."""
-    from crawler.catalogue.curated import load_set
+    from crawler.catalogue.explanations import load_set
     from crawler.curate.check import datasets_under
     from crawler.curate.edit import _file, write_text_atomic
 

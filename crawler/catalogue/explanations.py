@@ -364,8 +364,8 @@ def status_for(entry: CuratedFile, record: RecordData) -> str:
     return "draft"
 
 
-def explanations(records: Sequence[RecordData], curated: CuratedSet,
-                 related: Mapping[str, list[dict[str, Any]]]) -> dict[str, CuratedPart]:
+def curated_parts(records: Sequence[RecordData], curated: CuratedSet,
+                  related: Mapping[str, list[dict[str, Any]]]) -> dict[str, CuratedPart]:
     """What each curated file gives its record, by id (the records of this commit a file
     explains, retired files left out); curated see-also links go before the computed ``related``
     errors (still at most ``related.LIMIT``)."""
