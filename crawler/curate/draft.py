@@ -17,7 +17,7 @@ def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = Non
           repo: str | None = None, cache_dir: Path | None = None) -> Path:
     """Write ``<id>.yaml`` as a draft (from the facts, or by ``endpoint``'s model, checked like
     ``draft --all``'s: no invented names); never over a reviewed or retired file."""
-    from crawler.curate.draft_all import draft_one, render, vocabulary_of
+    from crawler.curate.draft_all import draft_one, draft_text, vocabulary_of
 
     ds = dataset_with(data, entry_id)
     path = _file(root, ds, entry_id)
@@ -40,5 +40,5 @@ def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = Non
         entry = draft_one(record, ds.commit, endpoint, model, vocabulary)
     except LLMFailure as failure:
         raise UsageError(f"--llm {endpoint.base}: {failure.reason}") from None
-    write_text_atomic(path, render(entry, record["title"]))
+    write_text_atomic(path, draft_text(entry, record["title"]))
     return path

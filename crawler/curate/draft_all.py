@@ -145,7 +145,7 @@ def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: st
     return entry
 
 
-def render(entry: CuratedFile, title: str) -> str:
+def draft_text(entry: CuratedFile, title: str) -> str:
     header = (f"# Machine-written by {entry.review.model}, not reviewed ({title!r}): check every line against the code,\n"
               f"# then `errcat curate review {entry.id}`.\n")
     return header + dump_yaml(entry.model_dump(mode="json", exclude_none=True))
@@ -217,7 +217,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
                         if path.exists():  # written meanwhile by someone else: theirs stays
                             outcome = Outcome(record.id, "skipped", f"{path} appeared meanwhile")
                         else:
-                            write_text_atomic(path, render(entry, record.title))
+                            write_text_atomic(path, draft_text(entry, record.title))
                             outcome = Outcome(record.id, "drafted", path=path)
                     outcomes.append(outcome)
                     report(outcome)
