@@ -1,7 +1,7 @@
-"""Per-file facts for the repo-wide joins of callers and reproductions (issue #15, parts 4 and 5).
+"""Per-file facts for the repo-wide joins of callers and reproductions.
 
 Computed in the extraction workers from the tree the extractor parsed, and cached with the
-file's result (see ``engine.CACHED_BY``), so a warm or incremental crawl reads no unchanged file
+file's result (keyed by this package's code, see ``runner.cache_version``), so a warm or incremental crawl reads no unchanged file
 again. Everything here is read statically: the analysed code is never imported or run.
 
 - :func:`graph_facts` (source files): the module's import aliases, its function definitions
