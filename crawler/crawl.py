@@ -426,7 +426,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
-        kept = pin(records, previous, identity, snapshot.vouch)
+        records, kept = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items()}, known, set(), {}, members)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
@@ -434,9 +434,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
 
-        def extra(assembled: Assembled = assembled) -> Extra:
+        def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
-            return {**search_file(assembled.records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
+            return {**search_file(records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
+from typing import NamedTuple
 
 from crawler.base.jsonio import dumps_record
 from crawler.catalogue.entries import Identity
@@ -62,10 +63,18 @@ def repin(record: RecordData, identity: Identity, commit: str, commit_date: str)
 TRIED = 8
 
 
+class Pinned(NamedTuple):
+    """The records, each whose content is unchanged re-pinned at the commit the previous dataset's
+    file names, and those previous records kept, by id (their bytes are what the writer writes)."""
+
+    records: list[RecordData]
+    kept: dict[str, PreviousRecord]
+
+
 def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity,
-        verify: Verifier | None) -> dict[str, PreviousRecord]:
-    """Re-pin, in place in ``records``, every record whose content is the previous dataset's
-    record of its id; the previous records kept so (their bytes are what the writer would write).
+        verify: Verifier | None) -> Pinned:
+    """``records`` with every record whose content is the previous dataset's record of its id
+    re-pinned, and the previous records kept so (``records`` itself is left as it is).
 
     A record is first tried at the pins other records were kept at (most recent first): when its
     bytes are then the previous file's, that file states exactly that vouched-for pin, and it
@@ -76,7 +85,8 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
     kept: dict[str, PreviousRecord] = {}
     links = identity.links
     if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
-        return kept  # permalinks name another commit than the crawled one: nothing to pin
+        return Pinned(records, kept)  # permalinks name another commit than the crawled one: nothing to pin
+    pinned = list(records)
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
     pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
@@ -102,9 +112,9 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
                 continue
             found = candidate
             pins.insert(0, own)
-        records[i] = found
+        pinned[i] = found
         kept[record["id"]] = old
-    return kept
+    return Pinned(pinned, kept)
 
 
 def _at(record: RecordData, identity: Identity, commit: str, date: str) -> RecordData:

@@ -252,7 +252,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     if previous:
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
-        pin(records, previous, identity, (vouched or {}).get)
+        records = pin(records, previous, identity, (vouched or {}).get).records
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
