@@ -17,18 +17,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, NamedTuple, cast
+from typing import Any, Callable, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
-from crawler.catalogue.curated import default_root, load_set
+from crawler.catalogue.explanations import default_root, load_set
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
-from crawler.model.records import SCHEMA_VERSION, Limits, Manifest
+from crawler.model.records import SCHEMA_VERSION, Counts, Limits, Manifest, Skipped
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 from crawler.publish import release_cache
 from crawler.publish.dataset import FOREIGN, load_manifest
@@ -83,7 +83,7 @@ class CrawlResult:
     manifest: Manifest
     seconds: float
     unchanged: bool = False
-    records: list[dict[str, Any]] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
+    records: list[RecordData] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
     #: Of ``CrawlOptions.vouch``, each commit the crawled repository has as an ancestor of (or as)
     #: the crawled commit, with its committer date (see ``publish.pins``).
     vouched: dict[str, str] = field(default_factory=dict)
@@ -276,8 +276,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
             if kept is not None:
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
-                manifest = Manifest.model_validate({**kept[0], "content_digest": ""})
-                return CrawlResult(target, manifest, time.perf_counter() - started, unchanged=True, records=kept[1],
+                return CrawlResult(target, kept[0], time.perf_counter() - started, unchanged=True, records=kept[1],
                                    vouched=vouched)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
@@ -437,15 +436,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
         records = assembled.records
-        # The history fold (CrawlResult.records) and publish.pins take records as plain dicts, as
-        # they take records read back from a dataset; pins puts copies of the same shape in place.
-        plain = cast("list[dict[str, Any]]", records)
         if options.in_memory:
-            if options.use_cache and assembled.manifest["input_digest"] == digest:  # not a provisional one
-                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, plain)
-            manifest = Manifest.model_validate({**assembled.manifest, "content_digest": ""})
-            return CrawlResult(target, manifest, time.perf_counter() - started, records=plain)
-        kept = pin(plain, previous, identity, snapshot.vouch)
+            if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
+                release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
+            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
+        records, kept = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
@@ -453,9 +448,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
 
-        def extra(assembled: Assembled = assembled) -> Extra:
+        def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
-            return {**search_file(assembled.records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
+            return {**search_file(records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
@@ -474,8 +469,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         record_memo.remember(cache_dir, target, {rel[len("errors/"):-len(".json")]: d for rel, d in reuse.digests.items()
                                                  if rel.startswith("errors/")})
     _report_curated(records, curated, assembled.merged, progress)
-    written = Manifest.model_validate(published.manifest)
-    return CrawlResult(target=target, manifest=written, seconds=time.perf_counter() - started)
+    return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started)
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:
@@ -516,7 +510,7 @@ class Assembled(NamedTuple):
     digest, each entry's primary site as extracted (by id) and how many curated files it merged."""
 
     records: list[RecordData]
-    manifest: dict[str, Any]
+    manifest: Manifest  # its content_digest is "" until the writer completes it
     primaries: dict[str, ExtractedSite]
     merged: int
 
@@ -527,60 +521,56 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
               joins: Any = None) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
-    from crawler.catalogue.curated import apply as apply_curated
     from crawler.catalogue.entries import build_entries
-    from crawler.catalogue.meaning_join import add_meaning
+    from crawler.catalogue.evidence import evidence_by_id
+    from crawler.catalogue.explanations import curated_parts
+    from crawler.catalogue.joined import merge
+    from crawler.catalogue.meaning_join import join_meaning
 
-    skipped = [s.model_dump(mode="json") for s in snapshot.skipped]
-    skipped += [{"path": path, "reason": reason} for path, reason in left_out.items()]
+    skipped = [*snapshot.skipped, *(Skipped(path=path, reason=reason) for path, reason in left_out.items())]
     kept = [r for r in results if r["path"] not in left_out]
     bare_asserts = reraises = 0
     for result in kept:
         if result["status"] != "ok":
-            skipped.append({"path": result["path"], "reason": result["reason"] or "skipped"})
+            skipped.append(Skipped(path=result["path"], reason=result["reason"] or "skipped"))
         bare_asserts += result.get("bare_asserts", 0)
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     records, primaries = build_entries(identity, sites, exceptions)
     inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
         if joins is not None else None
-    add_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
-    skipped += [{"path": r["path"], "reason": r["reason"] or "test file: skipped"} for r in tests if r["status"] != "ok"]
-    merged = apply_curated(records, curated) if curated.entries else 0
-    if curated.evidence is not None:
-        from crawler.catalogue.evidence import apply as apply_evidence
-
-        apply_evidence(records, curated.evidence)
-    skipped.sort(key=lambda s: (s["path"], s["reason"]))
-    manifest = {
-        "schema_version": SCHEMA_VERSION,
-        "errcat_version": __version__,
-        "extractor_version": EXTRACTOR_VERSION,
-        "repo": snapshot.repo.model_dump(mode="json"),
-        "commit": snapshot.commit,
-        "commit_date": snapshot.commit_date,
-        "upstream_commit": identity.upstream_commit,
-        "ref": snapshot.ref,
-        "source": snapshot.source,
-        "include": include,
-        "exclude": exclude,
-        "counts": {
-            "files": len(snapshot.files) + len(snapshot.skipped),
-            "parsed": sum(1 for r in kept if r["status"] == "ok"),
-            "skipped": len(skipped),
-            "sites": len(sites),
-            "entries": len(records),
-            "bare_asserts": bare_asserts,
-            "reraises": reraises,
-        },
-        "limits": limits.model_dump(mode="json"),
-        "skipped": skipped,
-        "curated_digest": curated.digest,
+    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
+    explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
+    evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
+    merge(records, joined, explained, evidence)
+    skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]
+    skipped.sort(key=lambda s: (s.path, s.reason))
+    manifest = Manifest(
+        schema_version=SCHEMA_VERSION,
+        errcat_version=__version__,
+        extractor_version=EXTRACTOR_VERSION,
+        repo=snapshot.repo, commit=snapshot.commit, commit_date=snapshot.commit_date, upstream_commit=identity.upstream_commit,
+        ref=snapshot.ref,
+        source=snapshot.source,
+        include=include,
+        exclude=exclude,
+        counts=Counts(
+            files=len(snapshot.files) + len(snapshot.skipped),
+            parsed=sum(1 for r in kept if r["status"] == "ok"),
+            skipped=len(skipped),
+            sites=len(sites),
+            entries=len(records),
+            bare_asserts=bare_asserts, reraises=reraises,
+        ),
+        limits=limits,
+        skipped=skipped,
+        curated_digest=curated.digest,
         # A file this machine could not decide (the libcst child timed out, a worker died) makes
         # the dataset provisional: no later crawl may take it as up to date.
-        "input_digest": digest if not any(r.get("transient") for r in results) else "provisional",
-    }
-    return Assembled(records, manifest, primaries, merged)
+        input_digest=digest if not any(r.get("transient") for r in results) else "provisional",
+        content_digest="",  # the writer's, once every other file is made
+    )
+    return Assembled(records, manifest, primaries, len(explained))
 
 
 def _report_curated(records: list[RecordData], curated: Any, merged: int, progress: Progress) -> None:

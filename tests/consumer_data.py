@@ -11,7 +11,7 @@ from pathlib import Path
 
 from crawler.catalogue.entries import Identity, build_records
 from crawler.catalogue.search import search_file
-from crawler.model.records import RepoRef
+from crawler.model.records import Manifest, RepoRef
 from crawler.publish.writer import render_dataset, write_dataset
 
 COMMIT = "c" * 40
@@ -100,13 +100,14 @@ def records() -> list[dict]:
     return recs
 
 
-def manifest_for(recs: list[dict]) -> dict:
-    return {
+def manifest_for(recs: list[dict]) -> Manifest:
+    return Manifest.model_validate({
         "schema_version": "3", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
         "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": "v1", "source": "git",
         "include": ["pkg/**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
         "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},
-    }
+        "content_digest": "",
+    })
 
 
 def write(tmp_path: Path) -> Path:
@@ -153,9 +154,8 @@ def write_rich(tmp: Path, ref: str | None = "v1") -> tuple[Path, dict]:
     successor = sorted(recs, key=lambda r: r["id"])[0]
     retired["history"]["replaced_by"] = successor["id"]
     successor["history"]["replaces"] = [retired["id"]]
-    manifest = manifest_for(recs)
-    manifest["ref"] = ref
-    manifest["counts"] = {**manifest["counts"], "entries": len(recs) - 1, "retired": 1}
+    base = manifest_for(recs)
+    manifest = base.model_copy(update={"ref": ref, "counts": base.counts.model_copy(update={"entries": len(recs) - 1, "retired": 1})})
     out = write_dataset(tmp / "out" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
     by_text["_ordered"] = sorted(recs, key=lambda r: r["id"])  # type: ignore[assignment]
     return out, by_text

@@ -1,4 +1,4 @@
-"""cachedir: split from the former ``cache`` module."""
+"""The user's cache directory, and setting a damaged cache entry aside."""
 
 from __future__ import annotations
 

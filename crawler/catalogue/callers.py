@@ -14,6 +14,7 @@ what a user of the library calls.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crawler.extract.text import module_name
@@ -219,9 +220,11 @@ class Graph(Names):
                 "path": path, "line": line, "entry_point": self.entry_kind(fq)}
 
 
-def apply(records: list[RecordData], primaries: dict[str, ExtractedSite], graph: Graph) -> None:
-    """Fill ``meaning.callers`` of each record from its primary site's function (in place)."""
+def callers_by_id(records: Sequence[RecordData], primaries: Mapping[str, ExtractedSite], graph: Graph) -> dict[str, list[dict[str, Any]]]:
+    """Each record's ``meaning.callers`` (``models.Caller`` as dicts, nearest first), by id: those
+    whose primary site's function the graph knows."""
     memo: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         site = primaries.get(record["id"])
         if site is None or site["qualname"] == "<module>":
@@ -231,4 +234,5 @@ def apply(records: list[RecordData], primaries: dict[str, ExtractedSite], graph:
             continue
         if fq not in memo:
             memo[fq] = graph.callers_of(fq)
-        record["meaning"]["callers"] = [dict(c) for c in memo[fq]]
+        out[record["id"]] = [dict(c) for c in memo[fq]]
+    return out

@@ -11,6 +11,7 @@ have none by how often they were reported: the next one to write.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ class EvidenceSet:
 def load(directory: Path, repo: Any) -> EvidenceSet:
     """The evidence file under a curated dataset directory, validated against ``repo`` (a
     RepoRef: its host, owner and name); CuratedError naming the file and line of the first problem."""
-    from crawler.catalogue.curated import CuratedError, _line_of, read_model
+    from crawler.catalogue.explanations import CuratedError, _line_of, read_model
     from crawler.model.records import EvidenceFile, on_repository
 
     path = directory / NAME
@@ -54,15 +55,9 @@ def load(directory: Path, repo: Any) -> EvidenceSet:
     return out
 
 
-def apply(records: list[RecordData], evidence: EvidenceSet) -> int:
-    """Put each entry's reports into its record (in place); how many records got some."""
-    merged = 0
-    for record in records:
-        reports = evidence.reports.get(record["id"])
-        if reports:
-            record.setdefault("explanation", {})["evidence"] = list(reports)
-            merged += 1
-    return merged
+def evidence_by_id(records: Sequence[RecordData], evidence: EvidenceSet) -> dict[str, list[dict[str, Any]]]:
+    """The reports (``explanation.evidence``) of each record the evidence file lists, by id."""
+    return {record["id"]: list(reports) for record in records if (reports := evidence.reports.get(record["id"]))}
 
 
 def issue_number(url: str) -> str:

@@ -19,7 +19,7 @@ CURATED = Path("foreign") / "errors.yaml"
 def load_curated(directory: Path) -> Any:
     """The foreign list under a curated dataset directory (None if it has none); CuratedError
     naming the file and line of the first problem (strict YAML: no duplicate keys, no tags)."""
-    from crawler.catalogue.curated import read_model
+    from crawler.catalogue.explanations import read_model
     from crawler.model.records import ForeignList
 
     path = directory / CURATED

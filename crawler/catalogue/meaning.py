@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
-from typing import Any
+from typing import Any, TypedDict
 
 from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, short_code
 from crawler.model.shapes import FileResult, RecordData, SiteData
@@ -498,20 +499,30 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  listed={f["expr"] for f in site["template"]["fields"]})
 
 
-def apply(records: list[RecordData], results: list[FileResult], settings: MeaningSettings) -> None:
-    """Fill ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix`` of every record (in place)."""
+class SiteMeaning(TypedDict):
+    """What the code around a record's primary site says (its part of ``models.Meaning``)."""
+
+    knobs: list[dict[str, Any]]
+    trigger: str
+    fix: str | None
+
+
+def meanings(records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings) -> dict[str, SiteMeaning]:
+    """Every record's ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix``, by id."""
     tables = build_tables(results, settings)
+    out: dict[str, SiteMeaning] = {}
     for record in records:
-        meaning = record["meaning"]
         try:
             s = site_meaning(tables, record)
-            meaning.update(knobs=s.knobs, trigger=trigger(s, tables), fix=fix(s))
+            meaning = SiteMeaning(knobs=s.knobs, trigger=trigger(s, tables), fix=fix(s))
         except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
             qualname = short_code(record["sites"][0]["qualname"])
-            meaning.update(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
+            meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
         verb = _VERBS.get(record["kind"])
         if verb is not None and meaning["trigger"].startswith("Raised"):
             meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
+        out[record["id"]] = meaning
+    return out
 
 
 #: What the trigger sentence says an entry that is not raised does.

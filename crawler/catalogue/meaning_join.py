@@ -29,18 +29,16 @@ from typing import Any
 import orjson
 
 from crawler.base.cachedir import default_cache_dir
-from crawler.catalogue.callers import Graph
-from crawler.catalogue.callers import apply as apply_callers
-from crawler.catalogue.meaning import MeaningSettings
-from crawler.catalogue.meaning import apply as apply_meaning
-from crawler.catalogue.related import apply as apply_related
-from crawler.catalogue.reproductions import apply as apply_reproductions
+from crawler.catalogue.callers import Graph, callers_by_id
+from crawler.catalogue.joined import Joined, SourcePart
+from crawler.catalogue.meaning import MeaningSettings, meanings
+from crawler.catalogue.related import compute as related_by_id
+from crawler.catalogue.reproductions import reproductions_by_id
 from crawler.extract.cache import ResultCache
 from crawler.extract.runner import cache_version
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
-#: The parts of ``meaning`` the source join fills, then the record's ``related``.
-_SOURCE_PARTS = ("callers", "knobs", "trigger", "fix")
+#: The types of a source join's cached row (:func:`_source_row`).
 _SOURCE_TYPES: tuple[tuple[type, ...], ...] = ((list,), (list,), (str,), (str, type(None)), (list,))
 
 
@@ -247,44 +245,47 @@ def _moved(value: Any, shifts: dict[str, int]) -> Any:
     return value
 
 
-def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
-                tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
-                settings: MeaningSettings | None = None, store: JoinStore | None = None,
-                inputs: JoinInputs | None = None) -> None:
-    """Fill ``meaning`` (callers, knobs, trigger, fix, reproductions) and ``related`` of ``records``
-    (in place). With a ``store`` and ``inputs``, each join it holds an output of for these
-    inputs (see :meth:`JoinStore.output`) is taken from it, and each join run is stored."""
+def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
+                 tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
+                 settings: MeaningSettings | None = None, store: JoinStore | None = None,
+                 inputs: JoinInputs | None = None) -> Joined:
+    """The parts of ``meaning`` (callers, knobs, trigger, fix, reproductions) and the ``related``
+    of ``records``, by id (``joined.merge`` puts them in). With a ``store`` and ``inputs``, each
+    join it holds an output of for these inputs (see :meth:`JoinStore.output`) is taken from it,
+    and each join run is stored."""
     settings = settings or MeaningSettings()
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
     rows = _source_rows(store.output("source", inputs, by_path), ids) if store is not None and inputs else None
     if store is not None and rows is not None:
-        for record, parts in zip(records, rows, strict=True):
-            record["meaning"].update(zip(_SOURCE_PARTS, parts[:-1], strict=True))
-            record["related"] = parts[-1]
+        source = {rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
+                  for rid, parts in zip(ids, rows, strict=True)}
         store.served.append("source")
     else:
         graph = Graph(results)
-        apply_callers(records, primaries, graph)
-        apply_meaning(records, results, settings)
-        apply_related(records)
+        callers = callers_by_id(records, primaries, graph)
+        meaning = meanings(records, results, settings)
+        related = related_by_id(records, callers)
+        source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
         if store is not None and inputs is not None:
             store.put("source", inputs.key("source"), {"ids": ids, "records": [
-                [r["meaning"][part] for part in _SOURCE_PARTS] + [r["related"]] for r in records]}, inputs)
+                _source_row(source[rid]) for rid in ids]}, inputs)
     reps = _test_rows(store.output("tests", inputs, by_path), ids) if store is not None and inputs else None
     if store is not None and reps is not None:
-        for record, found in zip(records, reps, strict=True):
-            if found:
-                record["meaning"]["reproductions"] = [{**rep, "permalink": permalink(rep["path"], rep["line"])}
-                                                      for rep in found]
         store.served.append("tests")
-        return
-    apply_reproductions(records, list(tests), graph or Graph(results), permalink)
+        return Joined(source, {rid: [{**rep, "permalink": permalink(rep["path"], rep["line"])} for rep in found]
+                               for rid, found in zip(ids, reps, strict=True) if found})
+    reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink)
     if store is not None and inputs is not None:
         store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
-            [{k: v for k, v in rep.items() if k != "permalink"} for rep in r["meaning"].get("reproductions") or ()]
-            for r in records]}, inputs)
+            [{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]}, inputs)
+    return Joined(source, reproductions)
+
+
+def _source_row(part: SourcePart) -> list[Any]:
+    """A record's part of the source join as the cache keeps it: ``meaning``'s parts, then ``related``."""
+    return [part["callers"], part["knobs"], part["trigger"], part["fix"], part["related"]]
 
 
 def _rows(cached: Any, ids: list[str]) -> list[Any] | None:

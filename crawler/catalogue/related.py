@@ -24,10 +24,13 @@ import heapq
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crawler.model.shapes import RecordData
+
+#: Each record's callers by id (``callers.callers_by_id``), what the call paths are made of.
+Callers = Mapping[str, Sequence[Mapping[str, Any]]]
 
 LIMIT = 5
 _WINDOW = 3
@@ -68,21 +71,21 @@ def _place_keys(record: RecordData) -> PlaceKeys:
     )
 
 
-def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys]) -> Any:
-    """For record i, the records raised on its call paths (``meaning.callers``, see
-    ``crawler.callers``) with a label and a weight: raised in a function that calls i's (a
-    caller's own checks: they come first), or raised in a function i's function calls."""
+def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Callers) -> Any:
+    """For record i, the records raised on its call paths (``callers``, see ``catalogue.callers``)
+    with a label and a weight: raised in a function that calls i's (a caller's own checks: they
+    come first), or raised in a function i's function calls."""
     by_function: dict[str, list[int]] = {}
     for i, k in enumerate(keys):
         by_function.setdefault(k[0][1], []).append(i)
     below: dict[str, list[int]] = {}  # a caller's function -> the records raised in what it calls
     for j, record in enumerate(records):
-        for caller in (record.get("meaning") or {}).get("callers", ()):
+        for caller in callers.get(record["id"], ()):
             below.setdefault(caller["path"] + "\0" + caller["qualname"], []).append(j)
 
     def paths(i: int) -> list[tuple[int, tuple[str, float]]]:
         out = []
-        for caller in (records[i].get("meaning") or {}).get("callers", ()):
+        for caller in callers.get(records[i]["id"], ()):
             for j in by_function.get(caller["path"] + "\0" + caller["qualname"], ()):
                 out.append((j, _CALLER))
         for j in below.get(keys[i][0][1], ()):
@@ -92,7 +95,7 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys]) -> Any:
     return paths
 
 
-def compute(records: Sequence[RecordData], limit: int = LIMIT) -> dict[str, list[dict[str, str]]]:
+def compute(records: Sequence[RecordData], callers: Callers | None = None, limit: int = LIMIT) -> dict[str, list[dict[str, str]]]:
     """id -> related list (``models.Related`` as dicts), for every record."""
     n = len(records)
     if n < 2:
@@ -125,7 +128,7 @@ def compute(records: Sequence[RecordData], limit: int = LIMIT) -> dict[str, list
     weight = {w: 4.0 * math.log(n / df[w]) / log_n for w in postings}
 
     ids = [r["id"] for r in records]
-    paths = call_paths(records, keys)
+    paths = call_paths(records, keys, callers or {})
     out: dict[str, list[dict[str, str]]] = {}
     for i in range(n):
         score: dict[int, float] = {}
@@ -167,10 +170,3 @@ def compute(records: Sequence[RecordData], limit: int = LIMIT) -> dict[str, list
             related.append({"id": rid, "title": records[j]["title"], "reason": "; ".join(reasons)})
         out[ids[i]] = related
     return out
-
-
-def apply(records: list[RecordData], limit: int = LIMIT) -> None:
-    """Fill every record's ``related`` in place."""
-    by_id = compute(records, limit)
-    for record in records:
-        record["related"] = by_id[record["id"]]

@@ -190,9 +190,9 @@ class _Index:
         return {k for fq in functions for k in self.by_function.get(fq, ())}
 
 
-def apply(records: list[RecordData], tests: list[FileResult], graph: Graph | None,
-          permalink: Any) -> None:
-    """Fill ``meaning.reproductions`` of each record (in place); deterministic."""
+def reproductions_by_id(records: list[RecordData], tests: list[FileResult], graph: Graph | None,
+                        permalink: Any) -> dict[str, list[dict[str, Any]]]:
+    """The ``meaning.reproductions`` of each record some test reproduces, by id; deterministic."""
     index = _Index(records)
     found: dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]] = {}
     for result in tests:
@@ -211,11 +211,13 @@ def apply(records: list[RecordData], tests: list[FileResult], graph: Graph | Non
                 }
                 key = (0 if block["match"] is not None else 1, -score, result["path"], block["line"])
                 found.setdefault(entry.record["id"], []).append((key, rep))
+    out: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         reps = found.get(record["id"])
         if reps:
             reps.sort(key=lambda kr: kr[0])
-            record["meaning"]["reproductions"] = [rep for _, rep in reps[:MAX_PER_ENTRY]]
+            out[record["id"]] = [rep for _, rep in reps[:MAX_PER_ENTRY]]
+    return out
 
 
 def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tuple[_Entry, int]]:

@@ -27,9 +27,9 @@ from crawler.extract.segments import (
     template_segments_of,
 )
 from crawler.extract.templates import Field, parts_from_template, text_parts
-from crawler.model.records import SCHEMA_VERSION, Record
+from crawler.model.records import SCHEMA_VERSION, Manifest, Record
 from crawler.model.search import SearchEntry, SearchIndex
-from crawler.model.shapes import AnyRecord, ExtractedSite
+from crawler.model.shapes import ExtractedSite, RecordData, record_data
 
 
 def _leaf(name: str) -> str:
@@ -45,7 +45,7 @@ def catch_names(exception: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def entry_row(record: AnyRecord, primary: ExtractedSite | None = None) -> dict[str, Any]:
+def entry_row(record: RecordData, primary: ExtractedSite | None = None) -> dict[str, Any]:
     """The search row of one record dict, as plain data shaped like ``SearchEntry``.
 
     The crawl builds rows as dicts (a model per entry would cost more than the rest of the
@@ -98,7 +98,7 @@ def _around_assembled(message: Mapping[str, Any]) -> tuple[list[Any], list[Any]]
     return parts[:assembled[0]], parts[assembled[0] + 1:]
 
 
-def _row(record: AnyRecord, frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
+def _row(record: RecordData, frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
     message = record["message"]
     return {
         "id": record["id"],
@@ -121,20 +121,18 @@ def _row(record: AnyRecord, frags: list[str], starts: bool, ends: bool, anchors:
     }
 
 
-def entry_for(record: AnyRecord | Record) -> SearchEntry:
+def entry_for(record: RecordData | Record) -> SearchEntry:
     """The search row of one record (a record dict as the crawl builds it, or a Record)."""
-    if isinstance(record, Record):
-        record = record.model_dump(mode="json")
-    return SearchEntry.model_validate(entry_row(record))
+    return SearchEntry.model_validate(entry_row(record_data(record) if isinstance(record, Record) else record))
 
 
-def build_search_index(records: Sequence[AnyRecord] | Sequence[Record], repo: str, commit: str) -> SearchIndex:
+def build_search_index(records: Sequence[RecordData] | Sequence[Record], repo: str, commit: str) -> SearchIndex:
     """The search index of a dataset's records, in id order like the index."""
     entries = sorted((entry_for(r) for r in records), key=lambda e: e.id)
     return SearchIndex(repo=repo, commit=commit, entries=entries)
 
 
-def search_document(records: Sequence[AnyRecord], repo: str, commit: str,
+def search_document(records: Sequence[RecordData], repo: str, commit: str,
                     primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, Any]:
     """search.json as plain data (``SearchIndex`` shape), from record dicts; ``memo`` keeps rows
     made before (see :class:`RowMemo`)."""
@@ -146,11 +144,11 @@ def search_document(records: Sequence[AnyRecord], repo: str, commit: str,
     return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
 
 
-def search_file(records: Sequence[AnyRecord], manifest: dict[str, Any],
+def search_file(records: Sequence[RecordData], manifest: Manifest,
                 primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
-    repo = manifest["repo"]["owner"] + "/" + manifest["repo"]["name"]
-    return {"search.json": ("search", search_document(records, repo, manifest["commit"], primaries, memo))}
+    repo = f"{manifest.repo.owner}/{manifest.repo.name}"
+    return {"search.json": ("search", search_document(records, repo, manifest.commit, primaries, memo))}
 
 
 class RowMemo:
@@ -173,7 +171,7 @@ class RowMemo:
         if type(found) is dict and found.get("salt") == salt and type(found.get("rows")) is dict:
             self.rows = found["rows"]
 
-    def row(self, record: AnyRecord, primary: ExtractedSite | None = None) -> dict[str, Any]:
+    def row(self, record: RecordData, primary: ExtractedSite | None = None) -> dict[str, Any]:
         made_of = [record["id"], record["title"], record["exception"], record["kind"], record["message"],
                    record.get("explanation_status", "absent"), [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
                    None if primary is None else [primary["template"], primary["exception_qualname"]]]

@@ -23,7 +23,7 @@ _data_option = click.option(
 def _root(curated: Path | None) -> Path:
     if curated is not None:
         return curated
-    from crawler.catalogue.curated import default_root
+    from crawler.catalogue.explanations import default_root
     from crawler.source.config import load_config
 
     return default_root(load_config(None).path)

@@ -109,7 +109,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
       errcat diff old-output/ output/ --format markdown
       errcat diff v1 v2 --repo . --format github --fail-on removed,reworded
     """
-    from crawler.versions.formats import render
+    from crawler.versions.formats import format_report
     from crawler.versions.sides import diff_datasets, open_side, release_specs
 
     kinds = _kinds(fail_on)
@@ -117,7 +117,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
     specs = release_specs([old, new], source) if pypi else [None, None]
     with source.scratch() as tmp:
         report = diff_datasets(open_side(old, source, tmp, REPORTER, specs[0]), open_side(new, source, tmp, REPORTER, specs[1]))
-    _write(render(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
+    _write(format_report(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
     c = report.counts
     REPORTER(f"{report.old.label} -> {report.new.label}: " + ", ".join(
         f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))

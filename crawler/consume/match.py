@@ -41,12 +41,56 @@ import itertools
 import json
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
 if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand in for entries
     from crawler.model.search import SearchEntry, SearchIndex
+
+
+class MatchSite(Protocol):
+    """What matching reads of an entry's site (``search.SearchSite``, ``match_store.StoredSite``)."""
+
+    @property
+    def path(self) -> str: ...
+    @property
+    def line(self) -> int: ...
+    @property
+    def qualname(self) -> str: ...
+
+
+class MatchEntry(Protocol):
+    """What matching and its output read of an entry: a ``search.SearchEntry`` of an index read
+    whole, or a ``match_store.StoredEntry`` loaded from the store when first needed."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def exception(self) -> str: ...
+    @property
+    def catch_as(self) -> Sequence[str]: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def fields(self) -> Sequence[str]: ...
+    @property
+    def fragments(self) -> Sequence[str]: ...
+    @property
+    def starts_literal(self) -> bool: ...
+    @property
+    def ends_literal(self) -> bool: ...
+    @property
+    def anchors(self) -> Sequence[str]: ...
+    @property
+    def opaque(self) -> bool: ...
+    @property
+    def sites(self) -> Sequence[MatchSite]: ...
 
 WORD = re.compile(r"\w+")  # the same as search.WORD
 
@@ -348,7 +392,7 @@ _KIND_RANK = {"log": 0, "response": 1}
 
 @dataclass
 class Match:
-    entry: SearchEntry
+    entry: MatchEntry
     reading: Reading
     how: str  # "full" or "prefix"
     covered: int  # characters of the message that are the entry's literal text
@@ -397,7 +441,7 @@ class Match:
 
 @dataclass
 class Near:
-    entry: SearchEntry
+    entry: MatchEntry
     similarity: float
     dataset: str = ""
     reading: Reading | None = None  # the reading whose message it is worded like
@@ -430,7 +474,7 @@ class Result:
 class _Prepared:
     __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs")
 
-    def __init__(self, entry: SearchEntry) -> None:
+    def __init__(self, entry: MatchEntry) -> None:
         self.entry = entry
         self.segs = _segments_of(entry)
         self.frags = list(entry.fragments)
@@ -466,7 +510,7 @@ class _Prepared:
         return values
 
 
-def _rust(entry: SearchEntry) -> bool:
+def _rust(entry: MatchEntry) -> bool:
     """A check in a Rust frontend: its errors reach a user as a JSON body or its own log, never
     in a Python traceback."""
     return entry.kind == "native" and any(s.path.endswith(".rs") for s in entry.sites)
@@ -477,7 +521,7 @@ def _python(reading: Reading) -> bool:
     return reading.source in ("traceback", "raise") or reading.frame is not None
 
 
-def _server_rank(entry: SearchEntry, reading: Reading) -> int:
+def _server_rank(entry: MatchEntry, reading: Reading) -> int:
     """2 for what the Python side raises; 1 for a Rust frontend's check, whose messages repeat
     the Python server's and which is the experimental alternative to it (so where the paste does
     not tell, as in a JSON body, the default server's entry comes first); 0 for a Rust check in
@@ -487,7 +531,7 @@ def _server_rank(entry: SearchEntry, reading: Reading) -> int:
     return 0 if _python(reading) else 1
 
 
-def _repeats(rust: SearchEntry, other: SearchEntry) -> bool:
+def _repeats(rust: MatchEntry, other: MatchEntry) -> bool:
     """The Rust frontend's check repeats the other entry's message: the other is no Rust check
     and its literal text starts with all of the check's (same fragments, the last one a start).
     A piece of an assembled message (``expanded``: no fields, placed anywhere) is compared by its
@@ -515,7 +559,7 @@ def _repeated_first(weak: list) -> list:
     return out
 
 
-def agreement(entry: SearchEntry, reading: Reading | None) -> float:
+def agreement(entry: MatchEntry, reading: Reading | None) -> float:
     """How well an entry's kind and exception agree with what the reading names, from -1 to 1.
 
     A log line's level names a log entry of that level. An exception named (``RuntimeError:
@@ -540,13 +584,13 @@ def agreement(entry: SearchEntry, reading: Reading | None) -> float:
     return 0.0
 
 
-def _in_named_function(frame: Frame, entry: SearchEntry) -> bool:
+def _in_named_function(frame: Frame, entry: MatchEntry) -> bool:
     """One of the entry's sites is in a function of the frame's name (any file)."""
     name = _leaf(frame.function)
     return any(_leaf(s.qualname) == name for s in entry.sites)
 
 
-def _same_function(frame: Frame | None, entry: SearchEntry) -> bool:
+def _same_function(frame: Frame | None, entry: MatchEntry) -> bool:
     """The frame is in one of the entry's functions, in the same file."""
     if frame is None:
         return False
@@ -570,7 +614,7 @@ def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, 
     return values
 
 
-def _field_runs(entry: SearchEntry) -> list[int]:
+def _field_runs(entry: MatchEntry) -> list[int]:
     """Fields per variable part, from the template text (the index only has the literal parts)."""
     from crawler.extract.templates import parts_from_template
 
@@ -625,7 +669,7 @@ def fragment_gaps(frags: list[str], starts_literal: bool, ends_literal: bool, me
     return gaps
 
 
-def _segments_of(entry: SearchEntry) -> list:
+def _segments_of(entry: MatchEntry) -> list:
     """The pattern's literal/variable sequence, rebuilt from the index (no regex parsing at load)."""
     if not entry.fragments:
         return [("var", None)]
@@ -695,7 +739,7 @@ class Matcher:
         self.repo = index.repo
         self.dataset = dataset or index.repo
         self.foreign: list = []  # ForeignError: what the dataset's project does not raise
-        self.entries = [_Prepared(e) for e in expanded(index)]
+        self._prepared = [_Prepared(e) for e in expanded(index)]
         self.total = len(index.entries)
         df: dict[str, int] = {}
         for p in self.entries:
@@ -718,6 +762,11 @@ class Matcher:
                 self.by_function.setdefault(_leaf(s.qualname), []).append(p)
         self._postings: dict[str, list[int]] | None = None
         self._posting_lists()  # built at load so the first miss costs what every other query does
+
+    @property
+    def entries(self) -> list[_Prepared]:
+        """Every entry, in index order (a store loads them all only when asked)."""
+        return self._prepared
 
     @classmethod
     def load(cls, dataset: Path) -> "Matcher":

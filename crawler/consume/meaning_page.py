@@ -2,7 +2,7 @@
 
 Labelled "derived from the code" everywhere: they are errcat's reading of the crawled commit,
 never curated text. Every string in them comes from the crawled repository and is escaped by
-the page kind's own helpers (``site.esc``, ``site.md_*``; the terminal's ``page.write``).
+the page kind's own helpers (``site_html.esc``, ``site_markdown.md_*``; the terminal's ``page.write``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def fact_lines(facts: dict[str, Any] | None) -> list[str]:
 
 def meaning_html(r: dict[str, Any]) -> str:
     """Sections of the site's entry page (escaped as the rest of the page)."""
-    from crawler.consume.site import _safe_url, code_html, esc
+    from crawler.consume.site_html import code_html, esc, safe_url
 
     meaning = r.get("meaning") or {}
     parts = []
@@ -38,7 +38,7 @@ def meaning_html(r: dict[str, Any]) -> str:
         for rep in reps:
             where = f'<code>{esc(rep["path"])}:{rep["line"]}</code>'
             if rep.get("permalink"):
-                where = f'<a class="permalink" href="{esc(_safe_url(rep["permalink"]))}">{where}</a>'
+                where = f'<a class="permalink" href="{esc(safe_url(rep["permalink"]))}">{where}</a>'
             pattern = (f' <span class="muted">match: <code>{esc(rep["match"])}</code></span>' if rep.get("match") is not None
                        else ' <span class="muted">(no message pattern)</span>')
             items.append(f'<p>{where} in <code>{esc(rep["qualname"])}</code>{pattern}</p>' + code_html(rep["code"]))
@@ -55,7 +55,8 @@ def meaning_html(r: dict[str, Any]) -> str:
 
 def meaning_markdown(r: dict[str, Any]) -> list[str]:
     """Sections of the Markdown entry page."""
-    from crawler.consume.site import _safe_url, md_code, md_inline, md_text
+    from crawler.consume.site_html import safe_url
+    from crawler.consume.site_markdown import md_code, md_inline, md_text
 
     meaning = r.get("meaning") or {}
     out: list[str] = []
@@ -65,7 +66,7 @@ def meaning_markdown(r: dict[str, Any]) -> list[str]:
         for rep in reps:
             where = md_inline(f"{rep['path']}:{rep['line']}") + " in " + md_inline(rep["qualname"])
             if rep.get("permalink"):
-                where += f" — [view on GitHub](<{_safe_url(rep['permalink'])}>)"
+                where += f" — [view on GitHub](<{safe_url(rep['permalink'])}>)"
             pattern = f"match: {md_inline(rep['match'])}" if rep.get("match") is not None else "no message pattern"
             out += [f"{where} ({pattern})", "", md_code(rep["code"], "python"), ""]
     callers = meaning.get("callers") or []

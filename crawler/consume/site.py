@@ -23,7 +23,6 @@ whole, atomically, and refuses to replace a directory it did not make.
 
 from __future__ import annotations
 
-import html
 import json
 import os
 import re
@@ -38,12 +37,12 @@ from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 from crawler.base.errors import UsageError
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
-from crawler.consume.highlight import highlight_python
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import kind_text, surface_rows
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
+from crawler.consume.site_html import code_html, esc, layout, safe_url
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
 from crawler.consume.site_markdown import (
     code_language,
@@ -59,15 +58,11 @@ from crawler.consume.site_markdown import (
 from crawler.consume.site_markdown import (
     md_indent as _indent,
 )
-from crawler.model.records import ID_RE, URL_PATTERN
+from crawler.model.records import ID_RE
 from crawler.model.search import SearchIndex
 from crawler.publish.dataset import load_foreign
 
 NOT_EXPLAINED = "Not yet explained."
-
-
-def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def script_json(data: Any) -> str:
@@ -76,12 +71,6 @@ def script_json(data: Any) -> str:
     for ch, rep in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):
         text = text.replace(ch, rep)
     return text
-
-
-def _safe_url(url: str) -> str:
-    """A link of a validated record (https on the repository's host, ``models.URL_PATTERN``);
-    anything else becomes a dead link rather than a live one."""
-    return url if re.fullmatch(URL_PATTERN, url) else "#"
 
 
 def data_url(dataset: Path, out: Path, given: str | None = None) -> str:
@@ -107,11 +96,6 @@ def no_permalink(record: dict[str, Any]) -> str:
 
 
 _FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
-
-
-def code_html(code: str, start: int | None = None, hl: list[int] | None = None) -> str:
-    """Python source highlighted (highlight.py), numbered from ``start``, lines ``hl`` marked."""
-    return highlight_python(code, start, set(hl or ()))
 
 
 def _shown_lines(loc: dict[str, Any], snippet: dict[str, Any]) -> list[int]:
@@ -818,32 +802,6 @@ SEARCH_JS = r"""
 """
 
 
-def _layout(title: str, body: str, root: str, repo: str, scripts: tuple[str, ...] = ()) -> str:
-    extra = "".join(f'<script src="{root}{name}"></script>\n' for name in scripts)
-    return f"""<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'none'; base-uri 'none'; form-action 'none'">
-<title>{esc(title)}</title>
-<link rel="stylesheet" href="{root}style.css">
-</head>
-<body data-root="{root}">
-<header class="site"><a class="home" href="{root}index.html">{esc(repo)} error catalogue</a>
-<textarea id="search" rows="1" placeholder="Paste an error message, a traceback or a log, or search…" autocomplete="off" spellcheck="false" aria-label="Search the catalogue"></textarea>
-</header>
-<ul id="results" aria-live="polite" aria-label="Search results"></ul>
-<main>
-{body}
-</main>
-<script src="{root}search-index.js"></script>
-<script src="{root}search.js"></script>
-{extra}</body>
-</html>
-"""
-
-
 def _section(key: str, title: str, inner: str) -> str:
     return f'<section id="{key}">\n<h2>{esc(title)}</h2>\n{inner}\n</section>\n'
 
@@ -935,7 +893,7 @@ def _reported_html(ex: dict[str, Any]) -> str:
     if not evidence:
         return ""
     links = ", ".join(
-        f'<a href="{esc(_safe_url(e["url"]))}" title="{esc(e.get("title") or e.get("quote") or "")}">{esc(issue_number(e["url"]))}</a>'
+        f'<a href="{esc(safe_url(e["url"]))}" title="{esc(e.get("title") or e.get("quote") or "")}">{esc(issue_number(e["url"]))}</a>'
         for e in evidence)
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
@@ -968,7 +926,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     snippet = site["snippet"]
     source = (
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
-        + (f'<a class="permalink" href="{esc(_safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
+        + (f'<a class="permalink" href="{esc(safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
            else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
         + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
     )
@@ -996,13 +954,13 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
             for x in related) + "</ul>"))
     if len(r["sites"]) > 1:
         parts.append(_section("sites", f"All {len(r['sites'])} sites", "<ul>" + "".join(
-            "<li>" + (f'<a href="{esc(_safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
+            "<li>" + (f'<a href="{esc(safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
                       else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Last changed",
                           f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
-    return _layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
+    return layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -1015,7 +973,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}"
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else ""),
-           *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{_safe_url(e['url'])}>)" for e in ex["evidence"])]
+           *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
            "", "## Message", "", md_code(r["message"]["text"]), ""]
     out += _history_markdown(r)
@@ -1031,7 +989,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     # other strings are escaped (md_text, md_inline, md_code)
     sec("What it means", markdown_markdown(ex.get("what_it_means") or ""))
     snippet = primary(r)["snippet"]
-    link = f"[view on GitHub](<{_safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
+    link = f"[view on GitHub](<{safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
     sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))

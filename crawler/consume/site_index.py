@@ -5,7 +5,7 @@ Without JavaScript the index is the entries grouped by area (the module tree, ``
 each group a ``<details>`` with its count, and the exceptions with their counts. index.js adds
 the filter (explained / derived / unexplained), grouping by exception and sorting, by moving
 the same list items (no text is built from the dataset in JS but with ``textContent``).
-Everything from the dataset is escaped with ``site.esc``; the chart is an inline SVG drawn here,
+Everything from the dataset is escaped with ``site_html.esc``; the chart is an inline SVG drawn here,
 at render time (no script, no style attribute: the page's CSP stays as strict as the pages').
 """
 
@@ -59,7 +59,7 @@ def releases(records: list[dict[str, Any]]) -> tuple[list[str], Counter[str], Co
 def chart_html(records: list[dict[str, Any]]) -> str:
     """An SVG bar chart of the entries each release added (up) and removed (down), with the
     numbers as a table too; empty when the dataset has no history over two releases or more."""
-    from crawler.consume.site import esc
+    from crawler.consume.site_html import esc
 
     versions, added, removed = releases(records)
     if len(versions) < 2:
@@ -105,7 +105,7 @@ def changelog_html(text: str | None) -> str:
 
 
 def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str, changelog: str | None = None) -> str:
-    from crawler.consume.site import _layout, esc
+    from crawler.consume.site_html import esc, layout
 
     live = [r for r in records if not (r.get("history") or {}).get("retired")]
     retired = len(records) - len(live)
@@ -148,7 +148,7 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
             '</select></label></form>'
             f'<div id="groups">{"".join(blocks)}</div></section>'
             f'<section id="by-exception"><h2>By exception</h2><ul class="exceptions">{by_exc}</ul></section>')
-    return _layout(f"{repo} error catalogue", body, "", repo, scripts=("index.js",))
+    return layout(f"{repo} error catalogue", body, "", repo, scripts=("index.js",))
 
 
 INDEX_JS = r"""

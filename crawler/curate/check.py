@@ -27,8 +27,8 @@ from typing import Any
 
 from crawler.base.errors import UsageError
 from crawler.base.layout import dataset_dir
-from crawler.catalogue.curated import is_stale, load_set
 from crawler.catalogue.evidence import issue_number
+from crawler.catalogue.explanations import is_stale, load_set
 from crawler.catalogue.related import terms
 from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
@@ -182,8 +182,8 @@ def check(ds: Dataset, curated_root: Path) -> Report:
 def _check_evidence(report: Report, ds: Dataset, directory: Path) -> None:
     """The evidence file's problems (invalid: fails; ids gone from the dataset: stale) and the
     hot list: entries without a fresh reviewed text, most reported first."""
-    from crawler.catalogue.curated import CuratedError
     from crawler.catalogue.evidence import load
+    from crawler.catalogue.explanations import CuratedError
 
     try:
         evidence = load(directory, ds.manifest.repo)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.base.errors import UsageError
+from crawler.curate.from_facts import draft_from_facts
 from crawler.curate.llm import Endpoint, LLMFailure
 from crawler.curate.names import Vocabulary, invented
 from crawler.curate.yamlio import dump_yaml
@@ -127,8 +128,6 @@ def text_of(entry: CuratedFile) -> tuple[list[str], list[str]]:
 
 def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: str, vocabulary: Vocabulary | None) -> CuratedFile:
     """The checked draft for one record; LLMFailure with the reason it was not made."""
-    from crawler.curate.draft import draft_from_facts
-
     base = draft_from_facts(record, commit)
     sections = endpoint.chat(model, SYSTEM, prompt_for(record), parse_sections)
     body = {**base.model_dump(mode="json"), **sections}
@@ -146,7 +145,7 @@ def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: st
     return entry
 
 
-def render(entry: CuratedFile, title: str) -> str:
+def draft_text(entry: CuratedFile, title: str) -> str:
     header = (f"# Machine-written by {entry.review.model}, not reviewed ({title!r}): check every line against the code,\n"
               f"# then `errcat curate review {entry.id}`.\n")
     return header + dump_yaml(entry.model_dump(mode="json", exclude_none=True))
@@ -178,7 +177,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
               repo: str | None, cache_dir: Path | None = None, report: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
     """Draft up to ``limit`` entries of every dataset under ``data``; each outcome is reported as
     it happens. Files already there are left alone (resumable)."""
-    from crawler.catalogue.curated import load_set
+    from crawler.catalogue.explanations import load_set
     from crawler.curate.check import datasets_under
     from crawler.curate.edit import _file, write_text_atomic
 
@@ -218,7 +217,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
                         if path.exists():  # written meanwhile by someone else: theirs stays
                             outcome = Outcome(record.id, "skipped", f"{path} appeared meanwhile")
                         else:
-                            write_text_atomic(path, render(entry, record.title))
+                            write_text_atomic(path, draft_text(entry, record.title))
                             outcome = Outcome(record.id, "drafted", path=path)
                     outcomes.append(outcome)
                     report(outcome)

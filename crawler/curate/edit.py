@@ -1,4 +1,4 @@
-"""edit: split from the former ``curate`` module."""
+"""Edits of curated files: review metadata, splicing it into a file's text, moving and marking files, atomic writes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from crawler.base.errors import UsageError
-from crawler.catalogue.curated import SUFFIX, parse_file, parse_yaml
+from crawler.catalogue.explanations import SUFFIX, parse_file, parse_yaml
 from crawler.curate.check import (
     check_entry_id,
     curated_dir,

@@ -1,4 +1,4 @@
-"""yamlio: split from the former ``curate`` module."""
+"""Curated files as YAML: multi-line text as literal blocks, bidi controls and raw line breaks double-quoted as escapes."""
 
 from __future__ import annotations
 

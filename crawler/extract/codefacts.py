@@ -1,7 +1,7 @@
-"""Per-file facts for the repo-wide joins of callers and reproductions (issue #15, parts 4 and 5).
+"""Per-file facts for the repo-wide joins of callers and reproductions.
 
 Computed in the extraction workers from the tree the extractor parsed, and cached with the
-file's result (see ``engine.CACHED_BY``), so a warm or incremental crawl reads no unchanged file
+file's result (keyed by this package's code, see ``runner.cache_version``), so a warm or incremental crawl reads no unchanged file
 again. Everything here is read statically: the analysed code is never imported or run.
 
 - :func:`graph_facts` (source files): the module's import aliases, its function definitions
@@ -24,15 +24,10 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+import re._constants as _sre_c  # type: ignore[import-not-found]  # (the regex parser has no stubs)
+import re._parser as _sre_parse  # type: ignore[import-not-found]
 import warnings
 from typing import TypeVar
-
-try:  # Python 3.11+
-    import re._constants as _sre_c  # type: ignore[import-not-found]
-    import re._parser as _sre_parse  # type: ignore[import-not-found]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _sre_c  # type: ignore[no-redef]
-    import sre_parse as _sre_parse  # type: ignore[no-redef]
 
 from crawler.extract import parse
 from crawler.extract.names import dotted, record_import
@@ -62,7 +57,7 @@ class _Scope:
     def __init__(self, kind: str, qualname: str, cls: str | None):
         self.kind = kind  # module, class, function
         self.qualname = qualname
-        self.names: dict[str, str] = {}  # local imports and definitions -> dotted target
+        self.names: dict[str, str | None] = {}  # local imports and definitions -> dotted target; None: shadowed
         self.cls = cls  # the qualname of the class whose method this is
 
 
@@ -102,7 +97,7 @@ class _Walker:
                 record_import(stmt, self.module, self.is_package, self._names())
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                 self._function(stmt)
-            elif t is ast.ClassDef:
+            elif type(stmt) is ast.ClassDef:
                 self._class(stmt)
             else:
                 spec = _STMT_SPECS.get(t) or _stmt_spec(t)
@@ -122,13 +117,12 @@ class _Walker:
     def _bind_locals(self, stmt: ast.stmt) -> None:
         # A local name shadows an import of that name: calls through it resolve to nothing.
         names = self.stack[-1].names
-        targets = []
-        t = type(stmt)
-        if t is ast.Assign:
+        targets: list[ast.expr] = []
+        if isinstance(stmt, ast.Assign):
             targets = stmt.targets
-        elif t is ast.AnnAssign or t is ast.AugAssign or t is ast.For or t is ast.AsyncFor:
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
             targets = [stmt.target]
-        elif t is ast.With or t is ast.AsyncWith:
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
             targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
         for target in targets:
             if type(target) is ast.Name:
@@ -137,7 +131,7 @@ class _Walker:
                 for node in nodes_under(target, ast.Name):
                     names[node.id] = None
 
-    def _names(self) -> dict[str, str]:
+    def _names(self) -> dict[str, str | None]:
         for scope in reversed(self.stack):
             if scope.kind != "class":
                 return scope.names
@@ -236,10 +230,10 @@ _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
 #: Per statement type: its fields that may hold its own expressions (not its nested bodies),
 #: its fields of nested statements, of clauses holding statements, and whether it binds names.
-_STMT_SPECS: dict[type, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]] = {}
+_STMT_SPECS: dict[type[ast.AST], tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]] = {}
 
 
-def _stmt_spec(t: type) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]:
+def _stmt_spec(t: type[ast.AST]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]:
     spec = _STMT_SPECS[t] = (tuple(f for f in t._fields if f not in _BODIES and f not in _LEAF_FIELDS),
                              tuple(f for f in ("body", "orelse", "finalbody") if f in t._fields),
                              tuple(f for f in ("handlers", "cases") if f in t._fields),
@@ -418,26 +412,26 @@ class _TestWalker:
             t = type(stmt)
             if t is ast.Import or t is ast.ImportFrom:
                 record_import(stmt, self.module, self.is_package, self.local_names[-1])
-            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.scope.append(stmt.name)
                 self.local_names.append({})
                 self.walk(stmt.body)
                 self.local_names.pop()
                 self.scope.pop()
-            elif t is ast.ClassDef:
+            elif isinstance(stmt, ast.ClassDef):
                 self.scope.append(stmt.name)
                 self.walk(stmt.body, in_class=True)
                 self.scope.pop()
             else:
-                if t is ast.With or t is ast.AsyncWith:
+                if isinstance(stmt, (ast.With, ast.AsyncWith)):
                     for item in stmt.items:
                         self._raises_call(item.context_expr, stmt)
-                elif t is ast.Expr and type(stmt.value) is ast.Call:
+                elif isinstance(stmt, ast.Expr) and type(stmt.value) is ast.Call:
                     self._raises_call(stmt.value, None)
                 for sub in _sub_bodies(stmt):
                     self.walk(sub)
 
-    def _raises_call(self, call: ast.expr, with_stmt: ast.stmt | None) -> None:
+    def _raises_call(self, call: ast.expr, with_stmt: ast.With | ast.AsyncWith | None) -> None:
         if type(call) is not ast.Call:
             return
         func = call.func
@@ -502,10 +496,10 @@ def read_test_file(path: str, data: bytes) -> FileResult:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
     module, is_package = module_name(path)
-    result = {"path": path, "module": module, "status": "ok", "reason": None, "sites": [], "classes": [],
-              "bare_asserts": 0, "reraises": 0, "calls": [], "tests": []}
+    result: FileResult = {"path": path, "module": module, "status": "ok", "reason": None, "sites": [], "classes": [],
+                          "bare_asserts": 0, "reraises": 0, "calls": [], "tests": []}
 
-    def skipped(reason: str) -> dict:
+    def skipped(reason: str) -> FileResult:
         result["status"] = "skipped"
         result["reason"] = escape_surrogates(f"test file: {reason}")
         return result

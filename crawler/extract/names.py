@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 import ast
+from typing import Protocol
+
+
+class Bindings(Protocol):
+    """Where a scope's names are bound (local name -> dotted name). Write-only here, so a scope
+    whose names may also be shadowed (bound to None, ``codefacts``) is one too."""
+
+    def __setitem__(self, name: str, target: str, /) -> None: ...
 
 
 def dotted(node: ast.expr) -> str | None:
@@ -31,7 +39,7 @@ def import_base(module: str, is_package: bool, node: ast.ImportFrom) -> str:
     return base
 
 
-def record_import(stmt: ast.stmt, module: str, is_package: bool, into: dict[str, str]) -> None:
+def record_import(stmt: ast.stmt, module: str, is_package: bool, into: Bindings) -> None:
     """Add the names an ``import`` or ``from ... import`` in ``module`` binds to ``into`` (local
     name -> dotted name); ``*`` binds nothing errcat can name."""
     if type(stmt) is ast.Import:

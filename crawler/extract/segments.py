@@ -1,4 +1,4 @@
-"""segments: split from the former ``search`` module."""
+"""A template's literal and field segments, and the fragments and words matching and search read of them."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""diff: split from the former ``diff`` module."""
+"""The diff report's models: the kinds of change (``ChangeKind``), each change and the report (``DiffReport``)."""
 
 from __future__ import annotations
 

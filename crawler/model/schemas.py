@@ -30,7 +30,7 @@ def schema_for(name: str) -> dict[str, Any]:
     return {"$schema": DIALECT, "$id": f"urn:errcat:schema:{SCHEMA_VERSION}:{name}", **body}
 
 
-def render(name: str) -> str:
+def schema_text(name: str) -> str:
     return json.dumps(schema_for(name), indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
@@ -39,6 +39,6 @@ def write_schemas(directory: Path) -> list[Path]:
     written = []
     for name in MODELS:
         path = directory / f"{name}.schema.json"
-        path.write_text(render(name), encoding="utf-8")
+        path.write_text(schema_text(name), encoding="utf-8")
         written.append(path)
     return written

@@ -1,4 +1,4 @@
-"""search: split from the former ``search`` module."""
+"""search.json's models: one row per entry, with the pattern, fragments and anchors matching reads."""
 
 from __future__ import annotations
 

@@ -13,10 +13,10 @@ The parts of a record that later joins fill in (explanation, meaning, related, h
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict, cast
 
 if TYPE_CHECKING:  # the extraction workers import these shapes, and need no pydantic
-    from crawler.model.records import LogLevel, SiteKind
+    from crawler.model.records import LogLevel, Record, SiteKind
 
 
 class TemplateFieldData(TypedDict):
@@ -149,10 +149,6 @@ class RecordData(TypedDict):
     provenance: ProvenanceData
 
 
-#: A record from either producer: the catalogue (``RecordData``), or a dataset read back and
-#: folded by the versions stage, which still passes it as the plain JSON it was checked as.
-AnyRecord = RecordData | dict[str, Any]
-
 
 # ---------------------------------------------------------------------------------------------
 # extraction's output: no model of its own (the catalogue makes records of it)
@@ -198,3 +194,10 @@ class FileResult(TypedDict):
     tests: NotRequired[list[dict[str, Any]]]
     #: this machine could not decide (a timeout, a dead worker): never cached, the dataset provisional
     transient: NotRequired[bool]
+
+
+def record_data(record: Record) -> RecordData:
+    """A validated record as the plain data the stages pass (what the catalogue builds): pydantic's
+    dump is a ``dict[str, Any]`` to a type checker, and ``RecordData`` holds exactly ``Record``'s
+    fields (tests/model/test_shapes.py)."""
+    return cast("RecordData", record.model_dump(mode="json"))

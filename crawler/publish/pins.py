@@ -21,10 +21,11 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import NamedTuple
 
 from crawler.base.jsonio import dumps_record
 from crawler.catalogue.entries import Identity
+from crawler.model.shapes import LocationData, ProvenanceData, RecordData, SiteData
 from crawler.publish.dataset import PreviousRecord
 
 #: A commit's committer date when the crawled repository has it as an ancestor of (or as) the
@@ -41,20 +42,20 @@ def _links_of(identity: Identity, commit: str) -> dict[str, str]:
     return links
 
 
-def repin(record: dict[str, Any], identity: Identity, commit: str, commit_date: str,
-          at: Identity | None = None) -> dict[str, Any]:
+def repin(record: RecordData, identity: Identity, commit: str, commit_date: str,
+          at: Identity | None = None) -> RecordData:
     """A copy of a fresh record pinned at ``commit``: its provenance and every permalink name it.
     Nothing is shared with ``record`` that this changes. ``at``: :func:`pinned` of the two, when
     the caller has it (one per pin rather than one per record)."""
     links = _links_of(identity, commit)
     at = at or pinned(identity, commit)
-    location = {**record["location"], "permalink": at.permalink(record["location"]["path"], record["location"]["line"])}
-    sites = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
+    location: LocationData = {**record["location"], "permalink": at.permalink(record["location"]["path"], record["location"]["line"])}
+    sites: list[SiteData] = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
     meaning = record["meaning"]
     if meaning["reproductions"]:
         meaning = {**meaning, "reproductions": [{**r, "permalink": at.permalink(r["path"], r["line"])}
                                                 for r in meaning["reproductions"]]}
-    provenance = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
+    provenance: ProvenanceData = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
     return {**record, "location": location, "sites": sites, "meaning": meaning, "provenance": provenance}
 
 
@@ -69,10 +70,18 @@ def pinned(identity: Identity, commit: str) -> Identity:
 TRIED = 8
 
 
-def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], identity: Identity,
-        verify: Verifier | None) -> dict[str, PreviousRecord]:
-    """Re-pin, in place in ``records``, every record whose content is the previous dataset's
-    record of its id; the previous records kept so (their bytes are what the writer would write).
+class Pinned(NamedTuple):
+    """The records, each whose content is unchanged re-pinned at the commit the previous dataset's
+    file names, and those previous records kept, by id (their bytes are what the writer writes)."""
+
+    records: list[RecordData]
+    kept: dict[str, PreviousRecord]
+
+
+def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity,
+        verify: Verifier | None) -> Pinned:
+    """``records`` with every record whose content is the previous dataset's record of its id
+    re-pinned, and the previous records kept so (``records`` itself is left as it is).
 
     A record is first tried at the pins other records were kept at (most recent first): when its
     bytes are then the previous file's, that file states exactly that vouched-for pin, and it
@@ -83,7 +92,8 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
     kept: dict[str, PreviousRecord] = {}
     links = identity.links
     if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
-        return kept  # permalinks name another commit than the crawled one: nothing to pin
+        return Pinned(records, kept)  # permalinks name another commit than the crawled one: nothing to pin
+    out = list(records)
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
     pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
@@ -112,13 +122,13 @@ def pin(records: list[dict[str, Any]], previous: dict[str, PreviousRecord], iden
                 continue
             found = candidate
             pins.insert(0, own)
-        records[i] = found
+        out[i] = found
         kept[record["id"]] = old if old.data is not None else dataclasses.replace(old, data=data)
-    return kept
+    return Pinned(out, kept)
 
 
-def _at(record: dict[str, Any], identity: Identity, commit: str, date: str,
-        identities: dict[str, Identity]) -> dict[str, Any]:
+def _at(record: RecordData, identity: Identity, commit: str, date: str,
+        identities: dict[str, Identity]) -> RecordData:
     if commit == identity.commit:
         return record
     if commit not in identities:

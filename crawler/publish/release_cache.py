@@ -23,10 +23,15 @@ import re
 import shutil
 import tempfile
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import orjson
+from pydantic import ValidationError
+
+from crawler.model.records import Manifest
+from crawler.model.shapes import RecordData
+from crawler.publish.writer import manifest_document
 
 DIRECTORY = "releases"
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
@@ -38,8 +43,8 @@ def _path(root: Path, generation: str, digest: str) -> Path | None:
     return root / DIRECTORY / generation / f"{digest}.jsonl.gz"
 
 
-def load(root: Path, generation: str, digest: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-    """(manifest, records) kept for this input digest, or None."""
+def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[RecordData]] | None:
+    """(manifest, records) kept for this input digest, or None; the manifest's content digest is ""."""
     path = _path(root, generation, digest)
     if path is None:
         return None
@@ -47,17 +52,20 @@ def load(root: Path, generation: str, digest: str) -> tuple[dict[str, Any], list
         with gzip.open(path, "rb") as fh:
             lines = fh.read().split(b"\n")
         manifest = orjson.loads(lines[0])
-        records = [orjson.loads(line) for line in lines[1:] if line]
+        records: list[RecordData] = [orjson.loads(line) for line in lines[1:] if line]  # errcat's own, written by save
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, IndexError):
         return None
     if not isinstance(manifest, dict) or manifest.get("input_digest") != digest:
         return None
     if not all(isinstance(r, dict) and isinstance(r.get("id"), str) and r.get("sites") for r in records):
         return None
-    return manifest, records
+    try:
+        return Manifest.model_validate({**manifest, "content_digest": ""}), records
+    except ValidationError:
+        return None
 
 
-def save(root: Path, generation: str, digest: str, manifest: dict[str, Any], records: list[dict[str, Any]]) -> None:
+def save(root: Path, generation: str, digest: str, manifest: Manifest, records: Sequence[RecordData]) -> None:
     """Keep them (atomically: a reader sees the whole file or none) and drop other generations;
     a refused write is no error."""
     path = _path(root, generation, digest)
@@ -67,7 +75,7 @@ def save(root: Path, generation: str, digest: str, manifest: dict[str, Any], rec
         for other in (root / DIRECTORY).iterdir():
             if other.name != generation:
                 shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
-    data = b"\n".join([orjson.dumps(manifest), *(orjson.dumps(r) for r in records)]) + b"\n"
+    data = b"\n".join([orjson.dumps(manifest_document(manifest)), *(orjson.dumps(r) for r in records)]) + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)

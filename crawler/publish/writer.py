@@ -40,8 +40,8 @@ import orjson
 from crawler.base.errors import DataError, OutputError
 from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
-from crawler.model.records import SCHEMA_VERSION
-from crawler.model.shapes import AnyRecord
+from crawler.model.records import SCHEMA_VERSION, Manifest
+from crawler.model.shapes import RecordData
 from crawler.publish import forked, jsonl
 from crawler.publish.validate import Problem, check
 
@@ -50,7 +50,7 @@ OLD_MARK = ".old-"
 MANIFEST = "manifest.json"
 
 
-def index_for(records: Sequence[AnyRecord], repo: str, commit: str) -> dict[str, Any]:
+def index_for(records: Sequence[RecordData], repo: str, commit: str) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
         "repo": repo,
@@ -90,8 +90,8 @@ def content_digest(files: dict[str, bytes]) -> str:
     return _digest_of(digests)
 
 
-def _manifest_digest(manifest: dict[str, Any], name: str) -> bytes:
-    return hashlib.sha256(_dumps(dumps, manifest, name)).digest()
+def _manifest_digest(document: dict[str, Any], name: str) -> bytes:
+    return hashlib.sha256(_dumps(dumps, document, name)).digest()
 
 
 def _digest_of(digests: dict[str, bytes]) -> str:
@@ -182,7 +182,7 @@ class Published(NamedTuple):
     """What :func:`publish` wrote: the dataset's directory and its completed manifest."""
 
     target: Path
-    manifest: dict[str, Any]
+    manifest: Manifest
 
 
 #: The files of a dataset made of every record's bytes (each record's share of index.json and
@@ -225,7 +225,7 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
         raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines, strict=True)})
 
 
-def render_files(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra | None = None,
+def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
                  max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
@@ -238,8 +238,8 @@ def render_files(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: 
     yield from _render(records, manifest, extra, max_bytes)
 
 
-def _render(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra | None,
-            max_bytes: int | None, reuse: Reuse | None = None) -> Generator[tuple[str, bytes], None, dict[str, Any]]:
+def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None,
+            max_bytes: int | None, reuse: Reuse | None = None) -> Generator[tuple[str, bytes], None, Manifest]:
     """:func:`render_files`, returning the completed manifest once the last file is yielded."""
     _check_ids(records)
     problems: list[Problem] = []
@@ -253,7 +253,7 @@ def _render(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra
         sizes[rel] = len(data)
         return rel, data
 
-    index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
+    index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
     documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
     for name, (schema, document) in documents.items():
         problems += check(schema, document, name, engine="fast")
@@ -286,7 +286,7 @@ def _writer_for(name: str) -> Callable[[Any], bytes]:
     return dumps_rows if name in ROW_DOCUMENTS else dumps
 
 
-def _check_ids(records: Sequence[AnyRecord]) -> None:
+def _check_ids(records: Sequence[RecordData]) -> None:
     """Ids become file names: nothing but 16 hex digits passes, and no two records share one.
     Checked before anything is rendered or forked."""
     seen: set[str] = set()
@@ -315,7 +315,7 @@ class Reuse(NamedTuple):
     members: Mapping[bytes, bytes]
 
 
-def _render_record(record: AnyRecord, reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
+def _render_record(record: RecordData, reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
     """A record's file name, its file, its errors.jsonl line and its schema problems (its id
     is checked already, see :func:`_check_ids`).
 
@@ -333,21 +333,29 @@ def _render_record(record: AnyRecord, reuse: Reuse | None = None) -> tuple[str, 
     return rel, data, _dumps(dumps_line, record, rel), found
 
 
-def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], problems: list[Problem],
-                     max_bytes: int | None) -> tuple[bytes, dict[str, Any]]:
+def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem],
+                     max_bytes: int | None) -> tuple[bytes, Manifest]:
     """(bytes, document) of the manifest with the content digest of every other file; raises
     DataError listing every problem found in the dataset when there is any."""
-    manifest = {k: v for k, v in manifest.items() if k != "content_digest"}
-    manifest["content_digest"] = _digest_of({**digests, MANIFEST: _manifest_digest(manifest, MANIFEST)})
-    problems = problems + check("manifest", manifest, MANIFEST, engine="fast")
+    document = manifest_document(manifest)
+    document["content_digest"] = _digest_of({**digests, MANIFEST: _manifest_digest(document, MANIFEST)})
+    problems = problems + check("manifest", document, MANIFEST, engine="fast")
     if problems:
         raise _fail(problems)
-    data = _dumps(dumps, manifest, MANIFEST)
+    data = _dumps(dumps, document, MANIFEST)
     _check_sizes(max_bytes, {MANIFEST: len(data)}, [], [])
-    return data, manifest
+    return data, manifest.model_copy(update={"content_digest": document["content_digest"]})
 
 
-def render_dataset(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra | None = None,
+def manifest_document(manifest: Manifest) -> dict[str, Any]:
+    """The manifest as manifest.json holds it, less its content digest. Of the counts, only those
+    its maker set: ``retired`` and ``omitted`` are a history's, and a crawl's manifest has none."""
+    document = manifest.model_dump(mode="json", exclude={"content_digest"})
+    document["counts"] = manifest.counts.model_dump(mode="json", exclude_unset=True)
+    return document
+
+
+def render_dataset(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
                    max_bytes: int | None = None) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
     invalid, OverLimit if any file would be larger than ``max_bytes``."""
@@ -649,7 +657,7 @@ def _retire(old: Path, spare: Path | None) -> None:
 PARALLEL_MIN_RECORDS = 1_000
 
 
-def publish(target: Path, records: Sequence[AnyRecord], manifest: dict[str, Any],
+def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
             extra: Callable[[], Extra] | None = None, jobs: int = 1, spare_root: Path | None = None,
             max_bytes: int | None = None, reuse: Reuse | None = None,
             inodes: Mapping[str, tuple[int, int]] | None = None) -> Published:
@@ -670,7 +678,7 @@ def publish(target: Path, records: Sequence[AnyRecord], manifest: dict[str, Any]
     """
     parallel = not (jobs <= 1 or len(records) < PARALLEL_MIN_RECORDS or not forked.available())
 
-    def fill(tmp: Path) -> tuple[set[str], dict[str, Any]]:
+    def fill(tmp: Path) -> tuple[set[str], Manifest]:
         if reuse is not None:
             reuse.linked.clear()
             reuse.linked.update(_link_kept(tmp, target, inodes or {}))
@@ -718,7 +726,7 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -
     return linked
 
 
-def _write_records(tmp: Path, records: Sequence[AnyRecord], max_bytes: int | None,
+def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None,
                    reuse: Reuse | None = None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
     """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
     of the record files larger than ``max_bytes``)."""
@@ -737,9 +745,9 @@ def _write_records(tmp: Path, records: Sequence[AnyRecord], max_bytes: int | Non
     return digests, lines, problems, over
 
 
-def _fill_parallel(tmp: Path, records: Sequence[AnyRecord], manifest: dict[str, Any],
+def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
                    extra: Callable[[], Extra] | None, jobs: int,
-                   max_bytes: int | None, reuse: Reuse | None = None) -> tuple[set[str], dict[str, Any]]:
+                   max_bytes: int | None, reuse: Reuse | None = None) -> tuple[set[str], Manifest]:
     """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
     (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
@@ -756,7 +764,7 @@ def _fill_parallel(tmp: Path, records: Sequence[AnyRecord], manifest: dict[str, 
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
-        index = index_for(records, manifest["repo"]["owner"] + "/" + manifest["repo"]["name"], manifest["commit"])
+        index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
         documents = extra() if extra else {}
         if "index.json" in documents:
             raise DataError("two files named index.json; nothing was written")

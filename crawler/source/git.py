@@ -1,18 +1,14 @@
-"""git: split from the former ``source`` module."""
+"""A hardened git: no hooks, no submodules, inherited GIT_* variables dropped, every command under a timeout."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from crawler.base.errors import SourceError
 from crawler.model.records import COMMIT_RE
-
-if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
-    pass
-
 
 GIT_TIMEOUT = 60.0  # seconds for a local git command
 FETCH_TIMEOUT = 600.0  # seconds for a network fetch

@@ -1,16 +1,11 @@
-"""globs: split from the former ``source`` module."""
+"""Which paths a crawl reads: the include/exclude globs, the native trees and the test files."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from crawler.base.errors import UsageError
-
-if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
-    pass
-
 
 # --------------------------------------------------------------------------- globs
 

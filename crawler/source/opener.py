@@ -1,4 +1,4 @@
-"""opener: split from the former ``source`` module."""
+"""``open_snapshot``: a local repository, a remote one or a PyPI release, opened the one right way."""
 
 from __future__ import annotations
 

@@ -1,19 +1,13 @@
-"""policy: split from the former ``source`` module."""
+"""What a crawl accepts as a repository URL, a local path and a ref."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from crawler.base.errors import SourceError
-
-if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
-    pass
-
-
 
 # --------------------------------------------------------------------------- argument checks
 

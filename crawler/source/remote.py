@@ -1,4 +1,4 @@
-"""remote: split from the former ``source`` module."""
+"""Remote repositories: fetched into the cache directory, then read as a local git snapshot."""
 
 from __future__ import annotations
 
@@ -10,15 +10,12 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from crawler.base.cachedir import move_aside
 from crawler.base.errors import SourceError
 from crawler.base.progress import Progress, quiet
 from crawler.model.records import ABBREVIATED_COMMIT_RE, COMMIT_RE
-
-if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
-    pass
 from crawler.source.git import FETCH_TIMEOUT, Git, _first_line
 from crawler.source.policy import RemoteURL
 from crawler.source.snapshot import FileEntry, Snapshot, _open_git

@@ -19,20 +19,36 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from crawler.base.errors import SourceError
 from crawler.model.records import COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skipped
-
-if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
-    from crawler.source.config import Upstream
 from crawler.source.git import GIT_TIMEOUT, Git, _first_line, _git_cmd
 from crawler.source.globs import PathFilter, Selection
 from crawler.source.policy import _has_control
 
 # --------------------------------------------------------------------------- snapshot
 
+
+
+class UpstreamLayout(Protocol):
+    """What opening a commit or a wheel reads of the upstream's configuration: ``config.Upstream``,
+    whose module uses this one and the wheel's (a local repository's git directory, a PyPI
+    spec), so they depend on this shape of it rather than on it."""
+
+    @property
+    def native_globs(self) -> list[str]: ...
+    @property
+    def tests(self) -> list[str]: ...
+    @property
+    def version_file(self) -> str | None: ...
+    @property
+    def version_pattern(self) -> str: ...
+    @property
+    def path_prefix(self) -> str: ...
+
+    def tag_of(self, version: str) -> str | None: ...
 
 @dataclass(frozen=True)
 class FileEntry:
@@ -255,7 +271,7 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
     return None, recorded
 
 
-def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: Upstream,
+def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: UpstreamLayout,
               include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
     select = Selection(include, exclude, upstream.native_globs)
     tests = PathFilter(upstream.tests, exclude) if upstream.tests else None

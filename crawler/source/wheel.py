@@ -1,4 +1,4 @@
-"""wheel: split from the former ``source`` module."""
+"""A released wheel as a snapshot: fetched from PyPI into the cache, its files as blobs."""
 
 from __future__ import annotations
 
@@ -14,22 +14,20 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from crawler.base.cachedir import move_aside
 from crawler.base.errors import SourceError
 from crawler.base.progress import Progress, quiet, task
 from crawler.base.scratch import run_dir
 from crawler.model.records import COMMIT_RE, RepoRef, Skipped
-
-if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle at run time
-    from crawler.source.config import Upstream
 from crawler.source.globs import PathFilter
 from crawler.source.policy import _has_control
 from crawler.source.remote import _safe_name, cache_root
 from crawler.source.snapshot import (
     FileEntry,
     Snapshot,
+    UpstreamLayout,
     _escape_path,
     _recorded_commit,
     _Watchdog,
@@ -182,7 +180,7 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
         raise WheelError(path, str(e)) from None
 
 
-def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: Upstream, include: list[str],
+def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
                exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None) -> Snapshot:
     """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
 

@@ -28,7 +28,7 @@ MARKDOWN_BUDGET = 60_000
 SAMPLE = 10
 
 
-def render(report: DiffReport, fmt: str) -> str:
+def format_report(report: DiffReport, fmt: str) -> str:
     return FORMATS[fmt](report)
 
 

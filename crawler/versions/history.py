@@ -33,7 +33,8 @@ from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
-from crawler.model.records import History, Lifetime, Manifest, Move, Record
+from crawler.model.records import Counts, History, Lifetime, Manifest, Move, Record
+from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
 from crawler.publish.writer import OverLimit, render_dataset
@@ -51,11 +52,11 @@ def label(when: Lifetime) -> str:
     return when.version or when.commit[:12]
 
 
-def _record_key(record: dict[str, Any]) -> tuple[str, ...]:
+def _record_key(record: RecordData) -> tuple[str, ...]:
     return entry_key(record["sites"][0])
 
 
-def _key_inputs(record: dict[str, Any]) -> bytes:
+def _key_inputs(record: RecordData) -> bytes:
     """What ``entry_key`` reads of a record's primary site, as bytes: equal inputs, equal key, so a
     release's unchanged entries skip normalising their templates again (most of a fold's work)."""
     site = record["sites"][0]
@@ -63,7 +64,7 @@ def _key_inputs(record: dict[str, Any]) -> bytes:
                          site["module"], site["qualname"]])
 
 
-def _paths(record: dict[str, Any]) -> tuple[str, ...]:
+def _paths(record: RecordData) -> tuple[str, ...]:
     return tuple(site["path"] for site in record["sites"])
 
 
@@ -76,7 +77,7 @@ def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime) -> Mov
     return Move(version=now.version, commit=now.commit, from_path=before[0], to_path=new[0])
 
 
-def _pack(record: dict[str, Any]) -> bytes:
+def _pack(record: RecordData) -> bytes:
     return orjson.dumps({k: v for k, v in record.items() if k != "history"})
 
 
@@ -109,7 +110,7 @@ class Fold:
         self._entries: dict[str, _Entry] = {}
         #: The last version's records as added, when the caller said it was the last (``add``'s
         #: ``last``): the final render reads them without unpacking ~10,000 records again.
-        self._last: dict[str, dict[str, Any]] = {}
+        self._last: dict[str, RecordData] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -122,20 +123,20 @@ class Fold:
     def first_seen(self) -> int:
         return sum(1 for e in self._entries.values() if e.history and e.history.first_seen)
 
-    def record(self, eid: str) -> dict[str, Any]:
+    def record(self, eid: str) -> RecordData:
         """One id's latest record with its history."""
         entry = self._entries[eid]
         added = self._last.get(eid)
-        record: dict[str, Any] = orjson.loads(entry.packed) if added is None else {k: v for k, v in added.items() if k != "history"}
+        record: RecordData = orjson.loads(entry.packed) if added is None else added.copy()
         record["history"] = entry.history.model_dump(mode="json") if entry.history is not None else None
         return record
 
-    def records(self) -> Iterator[dict[str, Any]]:
+    def records(self) -> Iterator[RecordData]:
         """Every id's record, live and retired, by id."""
         for eid in sorted(self._entries):
             yield self.record(eid)
 
-    def keep(self, records: Iterable[dict[str, Any]]) -> None:
+    def keep(self, records: Iterable[RecordData]) -> None:
         """Take records as they are, history included (a dataset written with history)."""
         for record in records:
             history = record.get("history")
@@ -143,7 +144,7 @@ class Fold:
                                                  History.model_validate(history) if history else None,
                                                  _paths(record), _pack(record))
 
-    def add(self, records: Iterable[dict[str, Any]], version: str | None, commit: str, last: bool = False) -> None:
+    def add(self, records: Iterable[RecordData], version: str | None, commit: str, last: bool = False) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts); ``last``:
         no version follows, so the fold may keep these records as they are (the caller holds
         them anyway) instead of only packed."""
@@ -197,18 +198,25 @@ class Fold:
             self._entries[eid] = _Entry(keys[eid], inputs[eid], history, paths, _pack(record))
 
 
-def seed(records: Iterable[dict[str, Any]], manifest: Manifest) -> Fold:
+def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
     """The fold of an existing dataset: its records as they are (a live one last seen at the
     dataset's commit), or (written without history) as first seen at its own commit."""
     records = list(records)
     fold = Fold()
     if all(r.get("history") is not None for r in records):
         now = Lifetime(version=version_of(manifest.ref), commit=manifest.commit).model_dump(mode="json")
-        fold.keep({**r, "history": {**r["history"], "last_seen": now}}
-                  if not r["history"]["retired"] and r["history"].get("last_seen") is None else r for r in records)
+        fold.keep(_seen_at(r, now) for r in records)
     else:
         fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit)
     return fold
+
+
+def _seen_at(record: RecordData, now: dict[str, Any]) -> RecordData:
+    """A live record of a dataset written with history, last seen at the dataset's commit (``now``)."""
+    history = record["history"]
+    if history is None or history["retired"] or history.get("last_seen") is not None:
+        return record
+    return {**record, "history": {**history, "last_seen": now}}
 
 
 def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
@@ -244,13 +252,13 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     if previous:
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
-        pin(records, previous, identity, (vouched or {}).get)
-    data = manifest.model_dump(mode="json")
-    data.pop("content_digest", None)
+        records = pin(records, previous, identity, (vouched or {}).get).records
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
-        data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired, "omitted": omitted}
+        # Every count set, retired and omitted too: a history's manifest states them, zero or not.
+        counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
+        data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
             return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes)
         except OverLimit as over:
@@ -262,7 +270,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
             omitted += len(drop)
 
 
-def _written(data: dict[str, Any]) -> dict[str, Any]:
+def _written(data: RecordData) -> RecordData:
     """A record as the dataset holds it: a live one's ``last_seen`` is the manifest's commit, left
     out so that the record changes only when its error does."""
     history = data.get("history")
@@ -271,7 +279,7 @@ def _written(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _to_omit(over: OverLimit, records: list[dict[str, Any]]) -> set[str]:
+def _to_omit(over: OverLimit, records: list[RecordData]) -> set[str]:
     """The ids that make up each file's excess: retired before live, the largest share first."""
     retired = {r["id"] for r in records if (r.get("history") or {}).get("retired")}
     drop: set[str] = set()

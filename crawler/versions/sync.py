@@ -1,4 +1,4 @@
-"""sync: split from the former ``versions`` module."""
+"""``errcat sync`` and ``history``: fold releases into one dataset with each entry's history."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
 from crawler.model.records import COMMIT_RE, Manifest, RepoRef
+from crawler.model.shapes import record_data
 from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
 from crawler.publish.writer import write_dataset
 from crawler.versions.diff import diff_records, live
@@ -108,7 +109,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     fold = Fold()
     for n, (d, manifest) in enumerate(manifests, start=1):
         progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
-        fold.add((r.model_dump(mode="json") for r in iter_records(d, manifest) if not (r.history and r.history.retired)),
+        fold.add((record_data(r) for r in iter_records(d, manifest) if not (r.history and r.history.retired)),
                  manifest.ref, manifest.commit)
     return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
@@ -216,7 +217,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                 progress(f"dropped {dropped} cached result(s) of other errcat versions")
         if old is None:
             fold = Fold()
-            fold.add((r.model_dump(mode="json") for r in new.records), version_of(want), new.manifest.commit)
+            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit)
             report = None
         else:
             base = Dataset(old.path, old.manifest, live(old.records))
@@ -228,8 +229,8 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                     base = crawl_ref(source, old.manifest.commit, tmp, progress)
                 except SourceError as exc:
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
-            fold = seed((r.model_dump(mode="json") for r in old.records), old.manifest)
-            fold.add((r.model_dump(mode="json") for r in new.records), version_of(want), new.manifest.commit)
+            fold = seed((record_data(r) for r in old.records), old.manifest)
+            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit)
             report = diff_datasets(base, new)
     progress(f"validating {len(fold):,} records")
     files = render_state(fold, new.manifest, previous, vouched, _row_memo(source, new.manifest))

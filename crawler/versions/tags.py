@@ -1,4 +1,4 @@
-"""tags: split from the former ``versions`` module."""
+"""Release tags: listed, ordered as versions, picked by range or as the latest, and split into groups."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-import crawler.catalogue.curated as curated
+import crawler.catalogue.explanations as curated
 
 SAMPLE = sorted((Path(__file__).parents[2] / "curated" / "vllm-project" / "vllm").glob("*.yaml"))[:3]
 

@@ -19,7 +19,7 @@ import crawler.catalogue.meaning_join as meaning_join
 def joins_run(monkeypatch):
     """Which joins ran (were not taken from the cache), per crawl."""
     ran: list[str] = []
-    graph, reproductions = meaning_join.Graph, meaning_join.apply_reproductions
+    graph, reproductions = meaning_join.Graph, meaning_join.reproductions_by_id
 
     def counted_graph(results):
         ran.append("graph")
@@ -30,7 +30,7 @@ def joins_run(monkeypatch):
         return reproductions(*args)
 
     monkeypatch.setattr(meaning_join, "Graph", counted_graph)
-    monkeypatch.setattr(meaning_join, "apply_reproductions", counted_reproductions)
+    monkeypatch.setattr(meaning_join, "reproductions_by_id", counted_reproductions)
     return ran
 
 

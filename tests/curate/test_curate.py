@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import jsonl_bytes
 
-from crawler.catalogue.curated import load_set, parse_file
+from crawler.catalogue.explanations import load_set, parse_file
 from crawler.catalogue.related import compute
 from crawler.model.records import CuratedFile
 

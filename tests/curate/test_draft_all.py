@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.catalogue.curated import parse_file
+from crawler.catalogue.explanations import parse_file
 from crawler.curate.names import Vocabulary, invented
 
 KEY = "sk-test-0123456789-do-not-print"

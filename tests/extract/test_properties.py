@@ -20,7 +20,7 @@ from crawler.catalogue.entries import Identity, build_records
 from crawler.extract import parse
 from crawler.extract.templates import MessageBuilder, field
 from crawler.extract.visitor import extract_file
-from crawler.model.records import RepoRef
+from crawler.model.records import Manifest, RepoRef
 from crawler.publish.writer import render_dataset
 
 settings.register_profile(
@@ -47,13 +47,13 @@ def parses(code: str) -> bool:
 
 def publishable(result: dict) -> None:
     """The result builds records that pass the schema and serialize (no lone surrogates, no NaN)."""
-    manifest = {
+    manifest = Manifest.model_validate({
         "schema_version": "3", "errcat_version": "0", "extractor_version": "1",
         "repo": IDENTITY.repo.model_dump(mode="json"), "commit": IDENTITY.commit, "commit_date": IDENTITY.commit_date,
         "upstream_commit": None, "ref": None, "source": "git", "include": [], "exclude": [],
         "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": 0, "entries": 0, "bare_asserts": 0, "reraises": 0},
-        "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
-    }
+        "skipped": [], "curated_digest": None, "input_digest": "0" * 64, "content_digest": "",
+    })
     records = build_records(IDENTITY, result["sites"])
     render_dataset(records, manifest)
 

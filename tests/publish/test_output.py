@@ -7,7 +7,7 @@ import pytest
 
 from crawler.base.errors import DataError
 from crawler.catalogue.entries import Identity, build_records
-from crawler.model.records import Record, RepoRef
+from crawler.model.records import Manifest, Record, RepoRef
 from crawler.publish.validate import validate_dataset
 from crawler.publish.writer import recover, render_dataset, write_dataset
 
@@ -26,12 +26,13 @@ def site(text, line, path="pkg/mod.py", exception="ValueError", qualname="f"):
 
 
 def manifest_for(records, sites=0):
-    return {
+    return Manifest.model_validate({
         "schema_version": "3", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
         "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": None, "source": "git",
         "include": ["**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
         "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": sites, "entries": len(records), "bare_asserts": 0, "reraises": 0},
-    }
+        "content_digest": "",
+    })
 
 
 def dataset_files(sites):
@@ -288,7 +289,7 @@ def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path,
     parallel, completed = output.publish(tmp_path / "p" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=jobs)
     assert snapshot(parallel) == snapshot(serial)
     assert len(snapshot(parallel)) == len(records) + 4  # errors/*.json, index, search, jsonl, manifest
-    assert completed == json.loads((parallel / "manifest.json").read_bytes())
+    assert completed == Manifest.model_validate_json((parallel / "manifest.json").read_bytes())
     assert validate_dataset(parallel, engine="fast") == []
 
 
@@ -301,8 +302,8 @@ def test_publish_returns_the_directory_and_the_manifest_it_wrote(tmp_path, monke
     manifest = manifest_for(records)
     target, completed = output.publish(tmp_path / "o" / "n", records, manifest, jobs=jobs)
     assert target == tmp_path / "o" / "n"
-    assert completed == json.loads((target / "manifest.json").read_bytes())
-    assert completed["content_digest"] and "content_digest" not in manifest  # the caller's manifest is left alone
+    assert completed == Manifest.model_validate_json((target / "manifest.json").read_bytes())
+    assert completed.content_digest and manifest.content_digest == ""  # the caller's manifest is left alone
 
 
 def test_parallel_publish_reports_every_schema_problem_and_writes_nothing(tmp_path, monkeypatch):
@@ -501,3 +502,14 @@ def test_a_helper_dies_with_its_parent(tmp_path):
     else:
         os.kill(helper, signal.SIGKILL)
         pytest.fail("the helper outlived its parent")
+
+
+def test_manifest_json_holds_the_counts_its_maker_set_and_the_completed_manifest_is_typed():
+    """A crawl's manifest states no retired or omitted count; a history's states both, zero too."""
+    records = build_records(IDENTITY, [site("x", 1)])
+    crawl = manifest_for(records, 1)
+    files = render_dataset(records, crawl)
+    assert set(json.loads(files["manifest.json"])["counts"]) == {"files", "parsed", "skipped", "sites", "entries", "bare_asserts", "reraises"}
+    history = crawl.model_copy(update={"counts": crawl.counts.model_copy(update={"retired": 0, "omitted": 0})})
+    counts = json.loads(render_dataset(records, history)["manifest.json"])["counts"]
+    assert counts["retired"] == 0 and counts["omitted"] == 0

@@ -207,6 +207,10 @@ def test_kept_records_are_the_same_whatever_the_jobs_and_cache(releases, cli, tm
         out = tmp_path / f"out{n}"
         dataset = crawl(cli, repo, out, "v1", *extra)
         inodes = {p.name: p.stat().st_ino for p in (dataset / "errors").iterdir()}
+        hold = tmp_path / f"hold{n}"  # v1's files stay alive, so a new file cannot get one of their inode numbers
+        hold.mkdir()
+        for p in (dataset / "errors").iterdir():
+            os.link(p, hold / p.name)
         crawl(cli, repo, out, "v2", *extra)
         crawl(cli, repo, out, "v3", *extra)
         results.append(read_dataset(dataset))
@@ -252,3 +256,24 @@ def test_history_keeps_the_records_of_the_dataset_in_place(releases, cli, tmp_pa
     records = by_template(dataset)
     assert {rid for rid in before if before[rid] != after[rid]} == {records["nothing to store"]["id"]}
     assert records["a name is needed"]["provenance"]["commit"] == commits["v2"]
+
+
+def test_pin_returns_the_pinned_records_and_leaves_its_input_alone():
+    import copy
+
+    from crawler.base.jsonio import dumps_record
+    from crawler.catalogue.entries import build_records
+    from crawler.publish.dataset import PreviousRecord
+    from crawler.publish.pins import pin, repin
+    from tests.consumer_data import IDENTITY, SITES
+
+    records = build_records(IDENTITY, SITES[:2], {})
+    before = copy.deepcopy(records)
+    older, date = "b" * 40, "2020-01-01T00:00:00+00:00"
+    old_file = dumps_record(repin(records[0], IDENTITY, older, date))
+    previous = {records[0]["id"]: PreviousRecord(old_file, (0, 0))}
+    pinned, kept = pin(records, previous, IDENTITY, {older: date}.get)
+    assert records == before
+    assert list(kept) == [records[0]["id"]]
+    assert dumps_record(pinned[0]) == old_file and pinned[0]["provenance"]["commit"] == older
+    assert pinned[1] is records[1]

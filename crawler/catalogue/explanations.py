@@ -20,7 +20,7 @@ import functools
 import hashlib
 import os
 import stat
-from collections.abc import Hashable
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ from pydantic import ValidationError
 
 from crawler.base.errors import ConfigError
 from crawler.base.layout import dataset_dir
+from crawler.catalogue.joined import CuratedPart
 from crawler.model.records import ID_RE, CuratedFile
 from crawler.model.shapes import RecordData
 
@@ -363,28 +364,27 @@ def status_for(entry: CuratedFile, record: RecordData) -> str:
     return "draft"
 
 
-def apply(records: list[RecordData], curated: CuratedSet) -> int:
-    """Merge curated files into records (in place); curated see-also links go before computed
-    related errors (still at most ``related.LIMIT``). Returns how many records got a file."""
+def curated_parts(records: Sequence[RecordData], curated: CuratedSet,
+                  related: Mapping[str, list[dict[str, Any]]]) -> dict[str, CuratedPart]:
+    """What each curated file gives its record, by id (the records of this commit a file
+    explains, retired files left out); curated see-also links go before the computed ``related``
+    errors (still at most ``related.LIMIT``)."""
     from crawler.catalogue.related import LIMIT
 
-    if not curated.entries:
-        return 0
     by_id = {r["id"]: r for r in records}
-    merged = 0
+    out: dict[str, CuratedPart] = {}
     for eid, entry in curated.entries.items():
         record = by_id.get(eid)
         if record is None or entry.review.status == "retired":
             continue
         status = status_for(entry, record)
-        record["explanation"] = entry.explanation().model_dump(mode="json")
+        part = CuratedPart(explanation=entry.explanation().model_dump(mode="json"), explanation_status=status)
         if status == "draft" and entry.review.status == "draft" and entry.review.model:
-            record["explanation"]["model"] = entry.review.model  # machine-written, not reviewed
-        record["explanation_status"] = status
+            part["explanation"]["model"] = entry.review.model  # machine-written, not reviewed
         links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"}
                  for rid in entry.related if rid in by_id and rid != eid]
         if links:
             chosen = {link["id"] for link in links}
-            record["related"] = (links + [r for r in record["related"] if r["id"] not in chosen])[:LIMIT]
-        merged += 1
-    return merged
+            part["related"] = (links + [r for r in related[eid] if r["id"] not in chosen])[:LIMIT]
+        out[eid] = part
+    return out

@@ -1,0 +1,53 @@
+"""A curated file drafted from the machine-derived facts alone (guards, loops, handler,
+decorators, docstring): the start a curator rewrites, and the base a model's draft fills in."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from crawler.curate.edit import review_for
+from crawler.model.records import CuratedFile
+
+_FIELD_VALIDATOR = re.compile(r"""^(?:\w+\.)*field_validator\(\s*['"]([^'"]+)['"]""")
+_MODEL_VALIDATOR = re.compile(r"^(?:\w+\.)*model_validator\b")
+
+
+def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
+    """A draft written from machine-derived facts only: for a curator to rewrite, not to ship."""
+    exc = record["exception"]
+    facts = record["sites"][0]["facts"]
+    loc = record["location"]
+    qualname = loc["qualname"]
+    cls = qualname.split(".")[0] if "." in qualname else None
+    ancestor = exc.get("builtin_ancestor")
+    kind = f"{exc['name']} (a {ancestor})" if ancestor and ancestor != exc["name"] else exc["name"]
+    guards = [" ".join(g.split()) for g in facts["guards"]]  # one line each in prose and code
+    condition = " and ".join(f"`{g}`" for g in guards)
+    situations = []
+    for deco in facts["decorators"]:
+        if m := _FIELD_VALIDATOR.match(deco):
+            situations.append(f"Validating the `{m.group(1)}` field of `{cls}`: pydantic reports it wrapped in a ValidationError.")
+        elif _MODEL_VALIDATOR.match(deco):
+            situations.append(f"Validating `{cls}` as a whole (a model validator): pydantic reports it wrapped in a ValidationError.")
+    for loop in facts["loops"]:
+        situations.append(f"For an item of `{loop}`.")
+    if facts.get("handler"):
+        situations.append(f"While handling `{facts['handler']}`" + (f", chained from `{facts['cause']}`." if facts.get("cause") else "."))
+    what = f"{kind} raised by `{qualname}` in `{loc['path']}`"
+    what += f" when {condition}." if guards else "."
+    if facts.get("docstring"):
+        what += f" The function's purpose: {facts['docstring']}"
+    catch = ancestor or exc["name"]
+    patterns = [{"strategy": f"Catch {catch}", "code": f"try:\n    ...  # the call that reaches {qualname}\nexcept {catch} as exc:\n    ...  # report str(exc) to the user\n"}]
+    if guards:
+        patterns.insert(0, {"strategy": "Validate before calling", "code": f"if {guards[-1]}:\n    ...  # fix the input before it reaches {qualname}\n"})
+    return CuratedFile(
+        id=record["id"],
+        what_it_means=what,
+        when_it_happens={"trigger": f"{condition} holds" if guards else f"`{qualname}` is reached", "common_situations": situations},
+        solutions=[f"Change the input so that {condition} no longer holds." if guards else "Avoid the code path that reaches it."],
+        defensive_patterns=patterns,
+        related=[r["id"] for r in record.get("related", []) if r.get("reason") != "curated"],
+        review=review_for(record, commit, "draft"),
+    )
