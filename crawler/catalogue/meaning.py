@@ -63,6 +63,8 @@ class _Tables:
     state: set[tuple[str, str]] = field(default_factory=set)  # (class, field)s the class sets itself (init=False)
     appends: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> guarded appends to the list it returns
     list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
+    forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
+    returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -98,6 +100,10 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.appends.setdefault((path, append["function"]), []).append(append)
         for call in d.get("list_calls", ()):
             t.list_calls.setdefault((path, call["function"]), []).append(call)
+        for call in d.get("forwards", ()):
+            t.forwards.setdefault((path, call["callee"]), []).append(call)
+        for fn in d.get("returns", ()):
+            t.returns[(path, fn["function"])] = fn["reads"]
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
     for r in results:
@@ -265,6 +271,18 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
     return knob, used
 
 
+def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
+    """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
+    for name in chain:
+        declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
+        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+                if q in t.settings and q != cls] if declared else []
+        if len(held) != 1:
+            return None
+        cls = held[0]
+    return cls
+
+
 def _user_facing(t: _Tables) -> set[str]:
     """Classes a user sets: those with a field an option sets, request models, and the classes
     their fields hold (a config group's nested config). The names that stand for fields
@@ -325,16 +343,35 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
     for param in t.typed_params.get((path, function), {}):
         bind(param, function, param, text)
     for alias in t.aliases.get((path, function), ()):
-        if alias["line"] < site["line"]:
+        if alias["line"] < site["line"] and not alias.get("call"):  # (a getter's below: it may be one branch's)
             bound.pop(alias["var"], None)  # the latest assignment before the raise
             for expr in [alias["expr"]] if alias["expr"] else alias["reads"]:
                 bind(alias["var"], function, expr, text, exact=bool(alias["expr"]))
     for call in t.helper_args.get((path, function), ()):  # (a method's: ``Class._m(self.a)``)
         for param, expr in call["params"].items():
             bind(param, call["function"], expr, inner)
+    for forward in t.forwards.get((path, function), ()):  # a helper's helper, given what it was given
+        for param, given in forward["params"].items():
+            for passed in given["from"]:
+                head, dot, suffix = passed.partition(".")
+                for call in t.helper_args.get((path, forward["function"]), ()):
+                    if head in call["params"]:
+                        bind(param, call["function"], call["params"][head] + dot + suffix, inner,
+                             exact=given["exact"] and not dot)
+    for alias in t.aliases.get((path, function), ()):  # ``var = self.a.getter()``: the fields it returns
+        if alias.get("call") and alias["line"] < site["line"]:
+            root, *chain = alias["call"].split(".")
+            cls = _root_class(t, path, module, function, root)
+            held = _held_class(t, cls, chain[:-1]) if cls else None
+            if held is None:
+                continue
+            for read in t.returns.get((t.classes[held]["path"], f"{t.classes[held]['name']}.{chain[-1]}"), ()):
+                target = (held, read.split(".")[1:], text, False)
+                if target not in bound.setdefault(alias["var"], []):
+                    bound[alias["var"]].append(target)
     for name, targets in bound.items():
         # a helper called with several fields checks each of them: its parameter is named by none
-        alone = len(targets) == 1
+        alone = sum(1 for target in targets if target[3]) == 1  # (a part of a value never names it)
         for cls, stands_for, where, exact in targets:
             for m in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)", where):
                 suffix = m.group(1).split(".")[1:] if exact else []

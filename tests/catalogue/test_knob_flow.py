@@ -1,0 +1,156 @@
+"""Settings whose value reaches a check a step further than a name for a field (#15 item 1): a
+local holding an entry of a dict setting (through ``.get``, a comprehension, a conversion), a
+module-level helper's helper given the field, a getter of a nested config that returns its
+fields; and a getter in one branch never hiding the field an earlier assignment named."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from helpers import crawl_meaning_upstream
+
+from crawler.catalogue.meaning import build_tables
+from crawler.extract import knobs
+
+CONFIG = '''
+from dataclasses import dataclass, field
+
+
+def hisparse_pool(transfer_config: "TransferConfig | None") -> float | None:
+    if transfer_config is None:
+        return None
+    connectors = transfer_config.extra_config.get("connectors", [])
+    entries = [c.get("extra", {}) for c in connectors if c.get("name") == "HiSparse"]
+    if not entries:
+        return None
+    pool = entries[0].get("pool_gib")
+    pool = float(pool)
+    if pool <= 0:
+        raise ValueError("HiSparse pool_gib must be positive")
+    return pool
+
+
+_TABLE = {"half": "float16", "float16": "float16", "float32": "float32"}
+
+
+def _check_dtype(model_type: str, dtype: str):
+    if model_type == "gemma2" and dtype == "float16":
+        raise ValueError(f"{model_type} does not support float16")
+
+
+def _resolve_dtype(model_type: str, dtype: str) -> str:
+    if dtype not in _TABLE:
+        raise ValueError(f"Unknown dtype: {dtype!r}")
+    resolved = _TABLE[dtype]
+    _check_dtype(model_type, resolved)
+    return resolved
+
+
+@dataclass
+class TransferConfig:
+    connector: str | None = None
+    extra_config: dict = field(default_factory=dict)
+
+
+@dataclass
+class MultiModalConfig:
+    pruning_method: str = "none"
+    pruning_rate: float | None = None
+
+    def get_pruning_spec(self):
+        if self.pruning_rate:
+            return (self.pruning_method, float(self.pruning_rate))
+        return None
+
+
+@dataclass
+class ModelConfig:
+    model_type: str = "llama"
+    dtype: str = "auto"
+    max_logprobs: int = 20
+    multimodal_config: MultiModalConfig | None = None
+
+    def __post_init__(self):
+        self.dtype = _resolve_dtype(self.model_type, self.dtype)
+        spec = self.multimodal_config.get_pruning_spec()
+        if spec is not None and spec[0] not in ("a", "b"):
+            raise ValueError(f"pruning method {spec[0]} is not supported")
+
+    def get_vocab_size(self) -> int:
+        return 32000
+
+    def check_logprobs(self, requested: int):
+        limit = self.max_logprobs
+        if limit == -1:
+            limit = self.get_vocab_size()
+        if requested > limit:
+            raise ValueError(f"requested {requested} logprobs, more than {limit}")
+'''
+
+#: flag -> (config class, field): the options ``get_kwargs`` makes of config fields
+FLAGS = {"--dtype": ("ModelConfig", "dtype"), "--model-type": ("ModelConfig", "model_type"),
+         "--max-logprobs": ("ModelConfig", "max_logprobs"), "--pruning-method": ("MultiModalConfig", "pruning_method"),
+         "--pruning-rate": ("MultiModalConfig", "pruning_rate")}
+ARGS = "\n".join([
+    "from .config import ModelConfig, MultiModalConfig, TransferConfig",
+    "def get_kwargs(cls):",
+    "    return {}",
+    "def add_cli_args(parser):",
+    *(f"    kw = get_kwargs({cls})\n    parser.add_argument({flag!r}, **kw[{name!r}])" for flag, (cls, name) in FLAGS.items()),
+    "    parser.add_argument('--transfer-config', type=TransferConfig)",
+    "class EngineArgs:",
+    "    transfer_config: TransferConfig | None = None",
+]) + "\n"
+
+
+@pytest.fixture
+def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
+    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
+        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
+    return {r["message"]["text"].split(" ")[0] + " " + r["message"]["text"].split(" ")[1]: r["meaning"] for r in records}
+
+
+def names(meaning: dict) -> list[tuple[str, str]]:
+    return [(k["kind"], k["name"]) for k in meaning["knobs"]]
+
+
+def test_an_entry_of_a_dict_setting_through_locals(dataset):
+    m = dataset["HiSparse pool_gib"]
+    assert ("config_field", "extra_config") in names(m)
+    # (``pool`` holds part of the setting, not the setting: it is not renamed)
+    assert m["trigger"].endswith("and `pool` is at most 0.")
+
+
+def test_a_helper_given_a_field_by_another_helper(dataset):
+    m = dataset["{model_type} does"]
+    assert names(m) == [("cli_flag", "--model-type"), ("cli_flag", "--dtype")]
+    assert "`--model-type` is `'gemma2'`" in m["trigger"]
+
+
+def test_a_getter_of_a_nested_config_reaches_the_fields_it_returns(dataset):
+    m = dataset["pruning method"]
+    assert names(m) == [("cli_flag", "--pruning-method"), ("cli_flag", "--pruning-rate")]
+
+
+def test_a_getter_in_one_branch_keeps_the_field_named(dataset):
+    m = dataset["requested {requested}"]
+    assert names(m) == [("cli_flag", "--max-logprobs")]
+    assert m["trigger"].endswith("when `requested` is greater than `--max-logprobs`.")
+
+
+def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
+    tree = ast.parse(CONFIG)
+    declared = knobs.declarations(tree, CONFIG, "pkg.config", False)
+    assert declared.keys() == knobs.empty().keys()
+    assert declared["forwards"] and declared["returns"]
+    # a file whose reading failed still joins (every table the join fills is there, empty)
+    tables = build_tables([{"path": "x.py", "status": "ok", "declarations": knobs.empty(), "sites": []}],
+                          knobs_settings())
+    assert tables.classes == {}
+
+
+def knobs_settings():
+    from crawler.catalogue.meaning import MeaningSettings
+
+    return MeaningSettings()
