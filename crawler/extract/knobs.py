@@ -290,7 +290,7 @@ def _resolve(name: str | None, imports: dict[str, str], module: str, local: set[
     return name
 
 
-def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out: list) -> None:
+def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, str], out: list[dict[str, Any]]) -> None:
     local = {s.name for s in body if type(s) is ast.ClassDef}
     for stmt in body:
         if type(stmt) is not ast.ClassDef:
@@ -318,7 +318,7 @@ def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out:
 _SPELLING = re.compile(r"-{0,2}[A-Za-z0-9_][\w.-]{0,80}")
 
 
-def _strings(args: list) -> list[str]:
+def _strings(args: list[ast.expr]) -> list[str]:
     return [a.value for a in args if type(a) is ast.Constant and isinstance(a.value, str) and _SPELLING.fullmatch(a.value)]
 
 
