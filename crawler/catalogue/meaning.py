@@ -78,6 +78,7 @@ def _dest(option: dict[str, Any]) -> str | None:
 
 def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Tables:
     t = _Tables()
+    built: list[tuple[str, str]] = []  # (class, field)s the class assigns itself (see knob_helpers)
     decls = [(r["path"], r.get("declarations") or {}) for r in results if r.get("status") == "ok"]
     for path, d in decls:
         for cls in d.get("classes", ()):
@@ -96,6 +97,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
         for call in d.get("guarded_calls", ()):
             t.guarded_calls.setdefault((path, call["callee"]), []).append(call)
         t.state |= {(f["owner"], f["field"]) for f in d.get("state_fields", ())}
+        built += [(f["owner"], f["field"]) for f in d.get("built_fields", ())]
         for append in d.get("appends", ()):
             t.appends.setdefault((path, append["function"]), []).append(append)
         for call in d.get("list_calls", ()):
@@ -135,6 +137,11 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
                     if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
                         t.parent.setdefault(held, []).append((qual, f["name"]))
     t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
+    # a nested config the class builds itself (None until then, no option of its own) is state
+    t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
+                and name not in t.dest_flags.get(t.classes[owner]["path"], {})
+                and any(q in t.settings for f in t.classes[owner]["fields"] if f["name"] == name
+                        for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]) for q in t.by_name.get(word, ()))}
     return t
 
 

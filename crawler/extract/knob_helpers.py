@@ -19,6 +19,9 @@ Generic Python and pydantic mechanisms only:
   calls that take it: a check on ``var`` is about the settings of those tests.
 - ``state_fields``: fields declared ``field(init=False)`` / ``Field(init=False)``: the class sets
   them itself, so no user does.
+- ``built_fields``: fields that default to None and that the class's own methods assign
+  (``self.draft_model_config = ...``): the join takes one holding a nested config, with no option
+  of its own, for state the class builds (a user sets the nested config's fields, not it).
 
 Nothing here imports or runs the analysed code.
 """
@@ -48,7 +51,7 @@ _VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "W
 
 
 def empty() -> dict[str, Any]:
-    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "appends": [],
+    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "appends": [],
             "list_calls": []}
 
 
@@ -85,6 +88,7 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
         for stmt in cls.body:
             if type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name and _init_false(stmt.value):
                 out["state_fields"].append({"owner": f"{module}.{cls.name}", "field": stmt.target.id})
+        out["built_fields"] += [{"owner": f"{module}.{cls.name}", "field": name} for name in _built(cls)]
     # Private functions and methods only: a public one may be called from anywhere, so the tests
     # leading to it here are not all that leads to it.
     callees = {**{n: None for n in functions if _private(n)}, **{q: m for q, m in methods.items() if _private(q)}}
@@ -99,6 +103,19 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
     out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
     out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
     return out
+
+
+def _built(cls: ast.ClassDef) -> list[str]:
+    """The fields of ``cls`` that default to None and that its methods assign on ``self``."""
+    nones = {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+             and isinstance(s.value, ast.Constant) and s.value.value is None}
+    if not nones:
+        return []
+    assigned = {target.attr for method in cls.body if isinstance(method, _FUNCTIONS) for node in ast.walk(method)
+                if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
+    return sorted(nones & assigned)
 
 
 def _private(qual: str) -> bool:

@@ -65,6 +65,22 @@ class MultiModalConfig:
 
 
 @dataclass
+class SpecConfig:
+    method: str = "ngram"
+    draft_config: "ModelConfig | None" = None  # built below: state
+    target_config: "ModelConfig | None" = None  # given by whoever builds this
+
+    def __post_init__(self):
+        self.draft_config = ModelConfig()
+
+    def check(self):
+        if self.draft_config is None:
+            raise ValueError("draft config is not built yet")
+        if self.target_config is None:
+            raise ValueError("target config is not given")
+
+
+@dataclass
 class ModelConfig:
     model_type: str = "llama"
     dtype: str = "auto"
@@ -91,9 +107,10 @@ class ModelConfig:
 #: flag -> (config class, field): the options ``get_kwargs`` makes of config fields
 FLAGS = {"--dtype": ("ModelConfig", "dtype"), "--model-type": ("ModelConfig", "model_type"),
          "--max-logprobs": ("ModelConfig", "max_logprobs"), "--pruning-method": ("MultiModalConfig", "pruning_method"),
-         "--pruning-rate": ("MultiModalConfig", "pruning_rate")}
+         "--pruning-rate": ("MultiModalConfig", "pruning_rate"),
+         "--spec-method": ("SpecConfig", "method")}
 ARGS = "\n".join([
-    "from .config import ModelConfig, MultiModalConfig, TransferConfig",
+    "from .config import ModelConfig, MultiModalConfig, SpecConfig, TransferConfig",
     "def get_kwargs(cls):",
     "    return {}",
     "def add_cli_args(parser):",
@@ -137,6 +154,13 @@ def test_a_getter_in_one_branch_keeps_the_field_named(dataset):
     m = dataset["requested {requested}"]
     assert names(m) == [("cli_flag", "--max-logprobs")]
     assert m["trigger"].endswith("when `requested` is greater than `--max-logprobs`.")
+
+
+def test_a_nested_config_the_class_builds_itself_is_state_not_a_setting(dataset):
+    assert dataset["draft config"]["knobs"] == []
+    assert dataset["draft config"]["trigger"].endswith("when `self.draft_config` is None.")
+    # (one it is given, and never assigns, is still the setting that holds it)
+    assert names(dataset["target config"]) == [("config_field", "target_config")]
 
 
 def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
