@@ -542,20 +542,48 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  listed={f["expr"] for f in site["template"]["fields"]})
 
 
-def apply(records: list[RecordData], results: list[FileResult], settings: MeaningSettings) -> None:
-    """Fill ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix`` of every record (in place)."""
+def apply(records: list[RecordData], results: list[FileResult], settings: MeaningSettings,
+          callers: dict[str, list[tuple[str, str, int]]] | None = None) -> None:
+    """Fill ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix`` of every record (in place).
+    ``callers``: each function's direct callers (``callers.Graph.callers``), for a trigger that
+    says the test its one caller makes before calling it."""
     tables = build_tables(results, settings)
     for record in records:
         meaning = record["meaning"]
         try:
             s = site_meaning(tables, record)
-            meaning.update(knobs=s.knobs, trigger=trigger(s, tables), fix=fix(s))
+            said = trigger(s, tables)
+            caller = _guarded_caller(tables, record, callers or {})
+            meaning.update(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
         except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
             qualname = short_code(record["sites"][0]["qualname"])
             meaning.update(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
         verb = _VERBS.get(record["kind"])
         if verb is not None and meaning["trigger"].startswith("Raised"):
             meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
+
+
+def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tuple[str, str, int]]]) -> str | None:
+    """``; `Cls.run` calls it only when ...``: when the site's function has one caller in the
+    repository (the call graph's edges) and that call, in the same file, is under tests (the
+    private calls :mod:`knob_helpers` reads), those tests in words with the caller's knobs."""
+    site = record["sites"][0]
+    edges = callers.get(f"{site['module']}.{site['qualname']}", ())
+    if len(edges) != 1 or edges[0][1] != site["path"]:
+        return None
+    caller_fq, path, line = edges[0]
+    guarded = [c for c in t.guarded_calls.get((path, site["qualname"]), ())
+               if c["line"] == line and caller_fq == f"{site['module']}.{c['function']}"]
+    if len(guarded) != 1:
+        return None
+    call = guarded[0]
+    scene: Any = {**site, "qualname": call["function"], "line": line,
+                  "facts": {"guards": call["guards"], "loops": [], "decorators": []},
+                  "snippet": {"code": ""}, "template": {"text": "", "fields": []}}
+    alone: Any = {"sites": [scene]}
+    names = site_meaning(t, alone, 1).names
+    words = conditions(call["guards"], names, [])
+    return f"; `{short_code(call['function'])}` calls it only when {words}" if words else None
 
 
 #: What the trigger sentence says an entry that is not raised does.

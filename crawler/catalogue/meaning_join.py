@@ -267,7 +267,7 @@ def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], 
     else:
         graph = Graph(results)
         apply_callers(records, primaries, graph)
-        apply_meaning(records, results, settings)
+        apply_meaning(records, results, settings, graph.callers)
         apply_related(records)
         if store is not None and inputs is not None:
             store.put("source", inputs.key("source"), {"ids": ids, "records": [

@@ -89,9 +89,25 @@ class ModelConfig:
 
     def __post_init__(self):
         self.dtype = _resolve_dtype(self.model_type, self.dtype)
+        if self.dtype == "float16":
+            self._verify_half()
         spec = self.multimodal_config.get_pruning_spec()
         if spec is not None and spec[0] not in ("a", "b"):
             raise ValueError(f"pruning method {spec[0]} is not supported")
+
+    def _verify_half(self):
+        if self.model_type == "gemma2":
+            raise ValueError("gemma2 is unstable in half precision")
+
+    def _twice(self):
+        if self.max_logprobs > 100:
+            raise ValueError("too many logprobs")
+
+    def check_twice(self):
+        if self.dtype == "float32":
+            self._twice()
+        elif self.dtype == "float16":
+            self._twice()
 
     def get_vocab_size(self) -> int:
         return 32000
@@ -161,6 +177,15 @@ def test_a_nested_config_the_class_builds_itself_is_state_not_a_setting(dataset)
     assert dataset["draft config"]["trigger"].endswith("when `self.draft_config` is None.")
     # (one it is given, and never assigns, is still the setting that holds it)
     assert names(dataset["target config"]) == [("config_field", "target_config")]
+
+
+def test_a_check_whose_one_caller_calls_it_under_a_test_says_the_test(dataset):
+    assert dataset["gemma2 is"]["trigger"] == (
+        "Raised in `ModelConfig._verify_half`, when `--model-type` is `'gemma2'`; "
+        "`ModelConfig.__post_init__` calls it only when `--dtype` is `'float16'`.")
+    # (two calls, or one under no test: the caller's tests are not said)
+    assert "calls it" not in dataset["too many"]["trigger"]
+    assert "calls it" not in dataset["{model_type} does"]["trigger"]
 
 
 def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
