@@ -57,6 +57,7 @@ class _Tables:
     aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = self.x
     helper_args: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, helper) -> calls
     typed_params: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (path, function) -> param -> annotation
+    by_request_field: dict[str, list[str]] | None = None  # (made on first use) field name -> request classes
     user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
     field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
     guarded_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls under tests
@@ -65,6 +66,16 @@ class _Tables:
     list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
     forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
     returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
+
+
+def _request_fields(t: _Tables) -> dict[str, list[str]]:
+    """Field name -> the request classes that declare it."""
+    if t.by_request_field is None:
+        t.by_request_field = {}
+        for qual in sorted(t.request_classes):
+            for f in t.classes[qual]["fields"]:
+                t.by_request_field.setdefault(f["name"], []).append(qual)
+    return t.by_request_field
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -84,7 +95,8 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
         for cls in d.get("classes", ()):
             t.classes.setdefault(cls["qualname"], {**cls, "path": path})
             t.by_name.setdefault(cls["name"], []).append(cls["qualname"])
-            if any(fnmatchcase(path, pattern) for pattern in settings.request_models):
+            if any(fnmatchcase(path, pattern) for pattern in settings.request_models) \
+                    or cls["name"] in d.get("route_models", ()):
                 t.request_classes.add(cls["qualname"])
         for env in d.get("env", ()):
             t.env.setdefault(env["name"], (path, env["line"]))
@@ -525,6 +537,14 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
+    if not knobs and "." not in qualname:
+        # a module-level function whose message is about a request's field, named first
+        # (``delay_iterations must be ...``: a validator the request's handler reaches in another
+        # file); a word elsewhere in a message, or in a method's, may be its own state or parameter
+        first = re.match(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s", site["template"]["text"])
+        holders = _request_fields(t).get(first.group(1), []) if first else []
+        if len(holders) == 1:
+            add(_field_knob(t, holders[0], first.group(1)), first.group(1))
     message = site["template"]["text"]
     for name in dict.fromkeys(_FLAG_IN_TEXT.findall(message) + _QUOTED.findall(message)):
         quoted = t.all_flags.get(name)

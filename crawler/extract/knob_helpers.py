@@ -17,6 +17,8 @@ Generic Python and pydantic mechanisms only:
 - ``appends`` and ``list_calls``: a list a private function builds by appends, each under an
   ``if`` (``if self.x > 1: unsupported.append("x")``), and returns; and ``var = self._m()``
   calls that take it: a check on ``var`` is about the settings of those tests.
+- ``route_models``: classes annotating a parameter of a web route (``@router.post(...)``): the
+  request body a client sends, so their fields are request parameters.
 - ``state_fields``: fields declared ``field(init=False)`` / ``Field(init=False)``: the class sets
   them itself, so no user does.
 - ``built_fields``: fields that default to None and that the class's own methods assign
@@ -51,7 +53,7 @@ _VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "W
 
 
 def empty() -> dict[str, Any]:
-    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "appends": [],
+    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "route_models": [], "appends": [],
             "list_calls": []}
 
 
@@ -82,6 +84,10 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
     methods = {f"{c.name}.{f.name}": f for c in classes for f in c.body if isinstance(f, _FUNCTIONS)}
     if not classes:
         return out
+    out["route_models"] = sorted({name.id for fn in functions.values() if any(_route(d) for d in fn.decorator_list)
+                                  for p in [*fn.args.args, *fn.args.kwonlyargs] if p.annotation is not None
+                                  for name in ast.walk(p.annotation) if isinstance(name, ast.Name)
+                                  and name.id in {c.name for c in classes}})
     if any("Annotated" in line or "field_validator" in line for line in lines):  # (else nothing to find: not walked)
         _field_checks(tree, module, functions, classes, out["field_checks"])
     for cls in classes:
@@ -103,6 +109,15 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
     out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
     out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
     return out
+
+
+#: The decorators that make a function a web route (``@router.post("/path")``).
+_ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "api_route", "route"})
+
+
+def _route(decorator: ast.expr) -> bool:
+    return isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
+        and decorator.func.attr in _ROUTE_VERBS
 
 
 def _built(cls: ast.ClassDef) -> list[str]:

@@ -136,11 +136,41 @@ ARGS = "\n".join([
     "    transfer_config: TransferConfig | None = None",
 ]) + "\n"
 
+#: A web route's request body (no request_models glob names this file) and the validator its
+#: handler reaches in another file.
+API = '''
+from pydantic import BaseModel
+
+router = object()
+
+
+class StartRequest(BaseModel):
+    profile_prefix: str | None = None
+
+
+@router.post("/start")
+async def start(raw, body: StartRequest | None = None):
+    return body
+
+
+def validate_prefix(prefix):
+    if not prefix.isascii():
+        raise ValueError("profile_prefix must be ASCII")
+    if len(prefix) > 128:
+        raise ValueError("the given profile_prefix is too long")
+
+
+class Session:
+    def check(self, prefix):
+        if prefix is None:
+            raise ValueError("profile_prefix of this session is gone")
+'''
+
 
 @pytest.fixture
 def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
     records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
+        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/api.py": API})
     return {r["message"]["text"].split(" ")[0] + " " + r["message"]["text"].split(" ")[1]: r["meaning"] for r in records}
 
 
@@ -186,6 +216,13 @@ def test_a_check_whose_one_caller_calls_it_under_a_test_says_the_test(dataset):
     # (two calls, or one under no test: the caller's tests are not said)
     assert "calls it" not in dataset["too many"]["trigger"]
     assert "calls it" not in dataset["{model_type} does"]["trigger"]
+
+
+def test_a_module_level_validator_whose_message_is_about_a_route_body_field(dataset):
+    assert names(dataset["profile_prefix must"]) == [("request_param", "profile_prefix")]
+    # (named elsewhere in the message, or by a method: not taken for the request's field)
+    assert dataset["the given"]["knobs"] == []
+    assert dataset["profile_prefix of"]["knobs"] == []
 
 
 def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
