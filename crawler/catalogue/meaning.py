@@ -542,9 +542,10 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         # (``delay_iterations must be ...``: a validator the request's handler reaches in another
         # file); a word elsewhere in a message, or in a method's, may be its own state or parameter
         first = re.match(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s", site["template"]["text"])
-        holders = _request_fields(t).get(first.group(1), []) if first else []
+        subject = first.group(1) if first else ""
+        holders = _request_fields(t).get(subject, [])
         if len(holders) == 1:
-            add(_field_knob(t, holders[0], first.group(1)), first.group(1))
+            add(_field_knob(t, holders[0], subject), subject)
     message = site["template"]["text"]
     for name in dict.fromkeys(_FLAG_IN_TEXT.findall(message) + _QUOTED.findall(message)):
         quoted = t.all_flags.get(name)
