@@ -57,6 +57,7 @@ class _Tables:
     aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = self.x
     helper_args: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, helper) -> calls
     typed_params: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (path, function) -> param -> annotation
+    converters: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, function) an option's type converts with -> its flags
     by_request_field: dict[str, list[str]] | None = None  # (made on first use) field name -> request classes
     user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
     field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
@@ -114,6 +115,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.appends.setdefault((path, append["function"]), []).append(append)
         for call in d.get("list_calls", ()):
             t.list_calls.setdefault((path, call["function"]), []).append(call)
+        t.converters.update({(path, c["function"]): c["flags"] for c in d.get("converters", ())})
         for call in d.get("forwards", ()):
             t.forwards.setdefault((path, call["callee"]), []).append(call)
         for fn in d.get("returns", ()):
@@ -233,6 +235,7 @@ class _Site:
     knobs: list[dict[str, Any]]
     names: dict[str, str]  # expression in the code -> how the sentence names it
     listed: set[str]  # the expressions the message puts in
+    path: str = ""
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -537,6 +540,10 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
+    for flag in t.converters.get((site["path"], qualname), ()):  # the option whose value it converts
+        option = t.all_flags.get(flag)
+        if option is not None:
+            add(_knob("cli_flag", flag, flags=list(option["flags"]), path=option["path"], line=option["line"]))
     if not knobs and "." not in qualname:
         # a module-level function whose message is about a request's field, named first
         # (``delay_iterations must be ...``: a validator the request's handler reaches in another
@@ -560,7 +567,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
-                 listed={f["expr"] for f in site["template"]["fields"]})
+                 listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"])
 
 
 def apply(records: list[RecordData], results: list[FileResult], settings: MeaningSettings,
@@ -625,6 +632,11 @@ def _context(s: _Site, t: _Tables) -> str:
         return f"raised while building a `{cls}`"
     if s.qualname == "<module>":
         return f"raised when `{short_code(s.module)}` is imported"
+    if t.converters.get((s.path, s.qualname)):
+        return f"raised while `{short_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
+    if (s.path, s.qualname) in t.converters:  # (no knob: the option is whichever was given this type)
+        return (f"raised while parsing a command-line option whose value `{short_code(s.qualname)}` converts "
+                "(which option is known only at run time)")
     return f"raised in `{short_code(s.qualname)}`"
 
 

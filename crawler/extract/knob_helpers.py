@@ -19,6 +19,11 @@ Generic Python and pydantic mechanisms only:
   calls that take it: a check on ``var`` is about the settings of those tests.
 - ``route_models``: classes annotating a parameter of a web route (``@router.post(...)``): the
   request body a client sends, so their fields are request parameters.
+- ``converters``: functions an option's ``type`` converts its value with (``type=f``,
+  ``kwargs["type"] = f``, or the function a factory returns: ``type=parse_type(json.loads)``), by
+  qualified name (``parse_type.<locals>._parse_type``), with the ``flags`` of the
+  ``add_argument`` call that gives it (none when it is given through a table of keywords: what it
+  raises is raised while parsing whichever option was given that type, which only the run time knows).
 - ``state_fields``: fields declared ``field(init=False)`` / ``Field(init=False)``: the class sets
   them itself, so no user does.
 - ``built_fields``: fields that default to None and that the class's own methods assign
@@ -53,7 +58,7 @@ _VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "W
 
 
 def empty() -> dict[str, Any]:
-    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "route_models": [], "appends": [],
+    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "route_models": [], "converters": [], "appends": [],
             "list_calls": []}
 
 
@@ -82,6 +87,8 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
     functions = {s.name: s for s in tree.body if isinstance(s, _FUNCTIONS)}
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     methods = {f"{c.name}.{f.name}": f for c in classes for f in c.body if isinstance(f, _FUNCTIONS)}
+    if any('"type"]' in line or "type=" in line for line in lines):
+        out["converters"] = _converters(tree, functions)
     if not classes:
         return out
     out["route_models"] = sorted({name.id for fn in functions.values() if any(_route(d) for d in fn.decorator_list)
@@ -118,6 +125,45 @@ _ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "api_route", 
 def _route(decorator: ast.expr) -> bool:
     return isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
         and decorator.func.attr in _ROUTE_VERBS
+
+
+def _converters(tree: ast.Module, functions: dict[str, Any]) -> list[dict[str, Any]]:
+    """The functions given as an option's ``type`` (see the module's doc)."""
+    found: dict[str, set[str]] = {}
+
+    def returned(factory: str) -> str | None:
+        fn = functions[factory]
+        nested = {s.name for s in fn.body if isinstance(s, _FUNCTIONS)}
+        names = {s.value.id for s in fn.body if isinstance(s, ast.Return) and isinstance(s.value, ast.Name)}
+        return f"{factory}.<locals>.{names.pop()}" if len(names) == 1 and names <= nested else None
+
+    def given(value: ast.expr, qual: str, local: set[str], flags: list[str]) -> None:
+        if isinstance(value, ast.Name):
+            name = f"{qual}.<locals>.{value.id}" if value.id in local else value.id if value.id in functions else None
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in functions:
+            name = returned(value.func.id)
+        else:
+            name = None
+        if name:
+            found.setdefault(name, set()).update(flags)
+
+    todo: list[tuple[str, ast.AST]] = [(s.name, s) for s in tree.body if isinstance(s, _FUNCTIONS)]
+    todo += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
+             if isinstance(f, _FUNCTIONS)]
+    while todo:
+        qual, fn = todo.pop()
+        local = {s.name for s in ast.walk(fn) if isinstance(s, _FUNCTIONS) and s is not fn}
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
+                                                    and t.slice.value == "type" for t in node.targets):
+                given(node.value, qual, local, [])
+            elif isinstance(node, ast.Call):
+                flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                         and a.value.startswith("-")] if getattr(node.func, "attr", None) == "add_argument" else []
+                for k in node.keywords:
+                    if k.arg == "type":
+                        given(k.value, qual, local, flags[:1])
+    return [{"function": name, "flags": sorted(flags)} for name, flags in sorted(found.items())]
 
 
 def _built(cls: ast.ClassDef) -> list[str]:

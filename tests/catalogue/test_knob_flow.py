@@ -167,10 +167,44 @@ class Session:
 '''
 
 
+#: Converters of options' values: one an option gives directly, one a table of keywords gives
+#: (which option: known only at run time), one a factory makes.
+CLI = '''
+import json
+
+
+def parse_type(convert):
+    def _parse_type(val):
+        try:
+            return convert(val)
+        except ValueError as e:
+            raise TypeError(f"Value {val} cannot be converted") from e
+    return _parse_type
+
+
+def bucket(val):
+    if "x" not in val:
+        raise ValueError(f"a bucket looks like 8x8, not {val}")
+    return val
+
+
+def table_kwargs(names):
+    kwargs = {name: {} for name in names}
+    for name in names:
+        kwargs[name]["type"] = parse_type(json.loads)
+    return kwargs
+
+
+def add_args(parser):
+    parser.add_argument("--bucket", type=bucket)
+'''
+
+
 @pytest.fixture
 def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
     records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/api.py": API})
+        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/api.py": API,
+        "pkg/cli.py": CLI})
     return {r["message"]["text"].split(" ")[0] + " " + r["message"]["text"].split(" ")[1]: r["meaning"] for r in records}
 
 
@@ -223,6 +257,16 @@ def test_a_module_level_validator_whose_message_is_about_a_route_body_field(data
     # (named elsewhere in the message, or by a method: not taken for the request's field)
     assert dataset["the given"]["knobs"] == []
     assert dataset["profile_prefix of"]["knobs"] == []
+
+
+def test_a_converter_of_an_options_value(dataset):
+    assert names(dataset["a bucket"]) == [("cli_flag", "--bucket")]
+    assert dataset["a bucket"]["trigger"].startswith("Raised while `--bucket` is parsed, when ")
+    # given through a table of keywords: no knob, and the sentence says why
+    m = dataset["Value {val}"]
+    assert m["knobs"] == []
+    assert m["trigger"].startswith("Raised while parsing a command-line option whose value "
+                                   "`parse_type.<locals>._parse_type` converts (which option is known only at run time)")
 
 
 def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
