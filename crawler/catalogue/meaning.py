@@ -541,9 +541,9 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
     for flag in t.converters.get((site["path"], qualname), ()):  # the option whose value it converts
-        option = t.all_flags.get(flag)
-        if option is not None:
-            add(_knob("cli_flag", flag, flags=list(option["flags"]), path=option["path"], line=option["line"]))
+        converted = t.all_flags.get(flag)
+        if converted is not None:
+            add(_knob("cli_flag", flag, flags=list(converted["flags"]), path=converted["path"], line=converted["line"]))
     if not knobs and "." not in qualname:
         # a module-level function whose message is about a request's field, named first
         # (``delay_iterations must be ...``: a validator the request's handler reaches in another
