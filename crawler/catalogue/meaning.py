@@ -492,7 +492,9 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     names: dict[str, str] = {}
 
     def add(knob: dict[str, Any] | None, *exprs: str) -> None:
-        if knob is None:
+        # (a field holding a whole nested config that no option sets, itself or through a holder
+        # (``VllmConfig.model_config``): a group of settings, not one anyone names)
+        if knob is None or not knob["flags"] and _whole_config(t, knob):
             return
         if not any(k["kind"] == knob["kind"] and k["name"] == knob["name"] for k in knobs):
             knobs.append(knob)

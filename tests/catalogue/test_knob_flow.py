@@ -65,13 +65,23 @@ class MultiModalConfig:
 
 
 @dataclass
+class DraftModel:
+    path: str = ""
+
+
+@dataclass
+class TopConfig:
+    spec_config: "SpecConfig | None" = None
+
+
+@dataclass
 class SpecConfig:
     method: str = "ngram"
-    draft_config: "ModelConfig | None" = None  # built below: state
-    target_config: "ModelConfig | None" = None  # given by whoever builds this
+    draft_config: "DraftModel | None" = None  # built below: state
+    target_config: "DraftModel | None" = None  # given by whoever builds this
 
     def __post_init__(self):
-        self.draft_config = ModelConfig()
+        self.draft_config = DraftModel()
 
     def check(self):
         if self.draft_config is None:
@@ -94,6 +104,10 @@ class ModelConfig:
         spec = self.multimodal_config.get_pruning_spec()
         if spec is not None and spec[0] not in ("a", "b"):
             raise ValueError(f"pruning method {spec[0]} is not supported")
+
+    def need_mm(self):
+        if self.multimodal_config is None:
+            raise ValueError("this model is not multimodal")
 
     def _verify_half(self):
         if self.model_type == "gemma2":
@@ -124,9 +138,9 @@ class ModelConfig:
 FLAGS = {"--dtype": ("ModelConfig", "dtype"), "--model-type": ("ModelConfig", "model_type"),
          "--max-logprobs": ("ModelConfig", "max_logprobs"), "--pruning-method": ("MultiModalConfig", "pruning_method"),
          "--pruning-rate": ("MultiModalConfig", "pruning_rate"),
-         "--spec-method": ("SpecConfig", "method")}
+         "--spec-method": ("SpecConfig", "method"), "--speculative-config": ("TopConfig", "spec_config")}
 ARGS = "\n".join([
-    "from .config import ModelConfig, MultiModalConfig, SpecConfig, TransferConfig",
+    "from .config import ModelConfig, MultiModalConfig, SpecConfig, TopConfig, TransferConfig",
     "def get_kwargs(cls):",
     "    return {}",
     "def add_cli_args(parser):",
@@ -241,6 +255,11 @@ def test_a_nested_config_the_class_builds_itself_is_state_not_a_setting(dataset)
     assert dataset["draft config"]["trigger"].endswith("when `self.draft_config` is None.")
     # (one it is given, and never assigns, is still the setting that holds it)
     assert names(dataset["target config"]) == [("config_field", "target_config")]
+    assert dataset["target config"]["knobs"][0]["flags"] == ["--speculative-config"]
+
+
+def test_a_nested_config_no_option_sets_is_a_group_not_a_setting(dataset):
+    assert dataset["this model"]["knobs"] == []
 
 
 def test_a_check_whose_one_caller_calls_it_under_a_test_says_the_test(dataset):
