@@ -67,9 +67,9 @@ def carried(node: ast.expr, roots: set[str], held: dict[str, list[str]], lookups
 
 def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params: list[str],
                   helpers: dict[str, tuple[list[str], set[str]]], known: dict[tuple[str, int], list[str]],
-                  out: dict[str, Any]) -> None:
+                  out: dict[str, Any], getter: bool = False) -> None:
     """The aliases (beyond ``known``: (var, line) -> what it reads, the ones :mod:`knobs` found), getter calls, returns
-    and forwards of one function, its ``statements`` in source order."""
+    (of a ``getter``: a method taking no argument) and forwards of one function, its ``statements`` in source order."""
     held: dict[str, list[str]] = {}  # local -> fields on roots it holds part of
     given: dict[str, list[str]] = {p: [p] for p in params}  # local -> parameters it holds part of
     returned: list[str] = []
@@ -94,7 +94,7 @@ def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params
                 carries = carried(value, set(params), given, lookups=True)
                 if carries:
                     given[var] = list(dict.fromkeys([*given.get(var, []), *carries]))
-        elif isinstance(stmt, ast.Return) and stmt.value is not None and "." in qual:
+        elif getter and isinstance(stmt, ast.Return) and stmt.value is not None:
             returned += [c for node in ast.walk(stmt.value) if isinstance(node, ast.Attribute)
                          for c in [_chain(node, {"self"})] if c and c.count(".") == 1]
         if params and isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):

@@ -219,9 +219,13 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                 if bound and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name):
                     out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,
                                                "line": stmt.lineno})
-        knob_flow.function_flow(qual, statements, roots, params, helpers,
+        # (only the helpers its text calls: walking every statement for calls cost more than the rest)
+        text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if params else ""
+        called = {name: helper for name, helper in helpers.items() if f"{name}(" in text}
+        knob_flow.function_flow(qual, statements, roots, params if called else [], called,
                                 {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"]
-                                 for a in out["aliases"][known:]}, out)
+                                 for a in out["aliases"][known:]}, out,
+                                getter="." in qual and len(fn.args.args) == 1 and not fn.args.kwonlyargs)
     out["aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
     out["helper_args"].sort(key=lambda h: (h["callee"], h["line"]))
     out["typed_params"].sort(key=lambda f: f["function"])
