@@ -78,14 +78,14 @@ def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params
             var, value = stmt.targets[0].id, stmt.value
             if roots:
                 reads = carried(value, roots, held)
-                getter = _chain(value.func, roots) if isinstance(value, ast.Call) and not value.args \
+                called = _chain(value.func, roots) if isinstance(value, ast.Call) and not value.args \
                     and not value.keywords else None
                 if (var, stmt.lineno) in known:
                     reads = known[(var, stmt.lineno)]
                 elif reads:
                     out["aliases"].append({"function": qual, "var": var, "expr": None, "reads": reads, "line": stmt.lineno})
-                elif getter:
-                    out["aliases"].append({"function": qual, "var": var, "expr": None, "reads": [], "call": getter,
+                elif called:
+                    out["aliases"].append({"function": qual, "var": var, "expr": None, "reads": [], "call": called,
                                            "line": stmt.lineno})
                 held.pop(var, None)
                 if reads:

@@ -154,7 +154,7 @@ def _converters(tree: ast.Module, functions: dict[str, Any], lines: list[str]) -
         if name:
             found.setdefault(name, set()).update(flags)
 
-    todo: list[tuple[str, ast.AST]] = [(s.name, s) for s in tree.body if isinstance(s, _FUNCTIONS)]
+    todo: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [(s.name, s) for s in tree.body if isinstance(s, _FUNCTIONS)]
     todo += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
              if isinstance(f, _FUNCTIONS)]
     while todo:
