@@ -58,12 +58,26 @@ class _Tables:
     aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = self.x
     helper_args: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, helper) -> calls
     typed_params: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (path, function) -> param -> annotation
+    converters: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, function) an option's type converts with -> its flags
+    by_request_field: dict[str, list[str]] | None = None  # (made on first use) field name -> request classes
     user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
     field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
     guarded_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls under tests
     state: set[tuple[str, str]] = field(default_factory=set)  # (class, field)s the class sets itself (init=False)
     appends: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> guarded appends to the list it returns
     list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
+    forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
+    returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
+
+
+def _request_fields(t: _Tables) -> dict[str, list[str]]:
+    """Field name -> the request classes that declare it."""
+    if t.by_request_field is None:
+        t.by_request_field = {}
+        for qual in sorted(t.request_classes):
+            for f in t.classes[qual]["fields"]:
+                t.by_request_field.setdefault(f["name"], []).append(qual)
+    return t.by_request_field
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -77,12 +91,14 @@ def _dest(option: dict[str, Any]) -> str | None:
 
 def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Tables:
     t = _Tables()
+    built: list[tuple[str, str]] = []  # (class, field)s the class assigns itself (see knob_helpers)
     decls = [(r["path"], r.get("declarations") or {}) for r in results if r.get("status") == "ok"]
     for path, d in decls:
         for cls in d.get("classes", ()):
             t.classes.setdefault(cls["qualname"], {**cls, "path": path})
             t.by_name.setdefault(cls["name"], []).append(cls["qualname"])
-            if any(fnmatchcase(path, pattern) for pattern in settings.request_models):
+            if any(fnmatchcase(path, pattern) for pattern in settings.request_models) \
+                    or cls["name"] in d.get("route_models", ()):
                 t.request_classes.add(cls["qualname"])
         for env in d.get("env", ()):
             t.env.setdefault(env["name"], (path, env["line"]))
@@ -95,10 +111,16 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
         for call in d.get("guarded_calls", ()):
             t.guarded_calls.setdefault((path, call["callee"]), []).append(call)
         t.state |= {(f["owner"], f["field"]) for f in d.get("state_fields", ())}
+        built += [(f["owner"], f["field"]) for f in d.get("built_fields", ())]
         for append in d.get("appends", ()):
             t.appends.setdefault((path, append["function"]), []).append(append)
         for call in d.get("list_calls", ()):
             t.list_calls.setdefault((path, call["function"]), []).append(call)
+        t.converters.update({(path, c["function"]): c["flags"] for c in d.get("converters", ())})
+        for call in d.get("forwards", ()):
+            t.forwards.setdefault((path, call["callee"]), []).append(call)
+        for fn in d.get("returns", ()):
+            t.returns[(path, fn["function"])] = fn["reads"]
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
     for r in results:
@@ -130,6 +152,11 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
                     if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
                         t.parent.setdefault(held, []).append((qual, f["name"]))
     t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
+    # a nested config the class builds itself (None until then, no option of its own) is state
+    t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
+                and name not in t.dest_flags.get(t.classes[owner]["path"], {})
+                and any(q in t.settings for f in t.classes[owner]["fields"] if f["name"] == name
+                        for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]) for q in t.by_name.get(word, ()))}
     return t
 
 
@@ -209,6 +236,7 @@ class _Site:
     knobs: list[dict[str, Any]]
     names: dict[str, str]  # expression in the code -> how the sentence names it
     listed: set[str]  # the expressions the message puts in
+    path: str = ""
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -264,6 +292,18 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
             break
         cls = held[0]
     return knob, used
+
+
+def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
+    """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
+    for name in chain:
+        declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
+        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+                if q in t.settings and q != cls] if declared else []
+        if len(held) != 1:
+            return None
+        cls = held[0]
+    return cls
 
 
 def _user_facing(t: _Tables) -> set[str]:
@@ -326,16 +366,35 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
     for param in t.typed_params.get((path, function), {}):
         bind(param, function, param, text)
     for alias in t.aliases.get((path, function), ()):
-        if alias["line"] < site["line"]:
+        if alias["line"] < site["line"] and not alias.get("call"):  # (a getter's below: it may be one branch's)
             bound.pop(alias["var"], None)  # the latest assignment before the raise
             for expr in [alias["expr"]] if alias["expr"] else alias["reads"]:
                 bind(alias["var"], function, expr, text, exact=bool(alias["expr"]))
     for call in t.helper_args.get((path, function), ()):  # (a method's: ``Class._m(self.a)``)
         for param, expr in call["params"].items():
             bind(param, call["function"], expr, inner)
+    for forward in t.forwards.get((path, function), ()):  # a helper's helper, given what it was given
+        for param, given in forward["params"].items():
+            for passed in given["from"]:
+                head, dot, suffix = passed.partition(".")
+                for call in t.helper_args.get((path, forward["function"]), ()):
+                    if head in call["params"]:
+                        bind(param, call["function"], call["params"][head] + dot + suffix, inner,
+                             exact=given["exact"] and not dot)
+    for alias in t.aliases.get((path, function), ()):  # ``var = self.a.getter()``: the fields it returns
+        if alias.get("call") and alias["line"] < site["line"]:
+            root, *chain = alias["call"].split(".")
+            cls = _root_class(t, path, module, function, root)
+            held = _held_class(t, cls, chain[:-1]) if cls else None
+            if held is None:
+                continue
+            for read in t.returns.get((t.classes[held]["path"], f"{t.classes[held]['name']}.{chain[-1]}"), ()):
+                target = (held, read.split(".")[1:], text, False)
+                if target not in bound.setdefault(alias["var"], []):
+                    bound[alias["var"]].append(target)
     for name, targets in bound.items():
         # a helper called with several fields checks each of them: its parameter is named by none
-        alone = len(targets) == 1
+        alone = sum(1 for target in targets if target[3]) == 1  # (a part of a value never names it)
         for cls, stands_for, where, exact in targets:
             for m in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)", where):
                 suffix = m.group(1).split(".")[1:] if exact else []
@@ -434,7 +493,9 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     names: dict[str, str] = {}
 
     def add(knob: dict[str, Any] | None, *exprs: str) -> None:
-        if knob is None:
+        # (a field holding a whole nested config that no option sets, itself or through a holder
+        # (``VllmConfig.model_config``): a group of settings, not one anyone names)
+        if knob is None or not knob["flags"] and _whole_config(t, knob):
             return
         if not any(k["kind"] == knob["kind"] and k["name"] == knob["name"] for k in knobs):
             knobs.append(knob)
@@ -482,6 +543,19 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
+    for flag in t.converters.get((site["path"], qualname), ()):  # the option whose value it converts
+        converted = t.all_flags.get(flag)
+        if converted is not None:
+            add(_knob("cli_flag", flag, flags=list(converted["flags"]), path=converted["path"], line=converted["line"]))
+    if not knobs and "." not in qualname:
+        # a module-level function whose message is about a request's field, named first
+        # (``delay_iterations must be ...``: a validator the request's handler reaches in another
+        # file); a word elsewhere in a message, or in a method's, may be its own state or parameter
+        first = re.match(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s", site["template"]["text"])
+        subject = first.group(1) if first else ""
+        holders = _request_fields(t).get(subject, [])
+        if len(holders) == 1:
+            add(_field_knob(t, holders[0], subject), subject)
     message = site["template"]["text"]
     for name in dict.fromkeys(_FLAG_IN_TEXT.findall(message) + _QUOTED.findall(message)):
         quoted = t.all_flags.get(name)
@@ -496,7 +570,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
-                 listed={f["expr"] for f in site["template"]["fields"]})
+                 listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"])
 
 
 class SiteMeaning(TypedDict):
@@ -507,14 +581,19 @@ class SiteMeaning(TypedDict):
     fix: str | None
 
 
-def meanings(records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings) -> dict[str, SiteMeaning]:
-    """Every record's ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix``, by id."""
+def meanings(records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings,
+             callers: dict[str, list[tuple[str, str, int]]] | None = None) -> dict[str, SiteMeaning]:
+    """Every record's ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix``, by id.
+    ``callers``: each function's direct callers (``callers.Graph.callers``), for a trigger that
+    says the test its one caller makes before calling it."""
     tables = build_tables(results, settings)
     out: dict[str, SiteMeaning] = {}
     for record in records:
         try:
             s = site_meaning(tables, record)
-            meaning = SiteMeaning(knobs=s.knobs, trigger=trigger(s, tables), fix=fix(s))
+            said = trigger(s, tables)
+            caller = _guarded_caller(tables, record, callers or {})
+            meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
         except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
             qualname = short_code(record["sites"][0]["qualname"])
             meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
@@ -523,6 +602,29 @@ def meanings(records: Sequence[RecordData], results: list[FileResult], settings:
             meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
         out[record["id"]] = meaning
     return out
+
+
+def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tuple[str, str, int]]]) -> str | None:
+    """``; `Cls.run` calls it only when ...``: when the site's function has one caller in the
+    repository (the call graph's edges) and that call, in the same file, is under tests (the
+    private calls :mod:`knob_helpers` reads), those tests in words with the caller's knobs."""
+    site = record["sites"][0]
+    edges = callers.get(f"{site['module']}.{site['qualname']}", ())
+    if len(edges) != 1 or edges[0][1] != site["path"]:
+        return None
+    caller_fq, path, line = edges[0]
+    guarded = [c for c in t.guarded_calls.get((path, site["qualname"]), ())
+               if c["line"] == line and caller_fq == f"{site['module']}.{c['function']}"]
+    if len(guarded) != 1:
+        return None
+    call = guarded[0]
+    scene: Any = {**site, "qualname": call["function"], "line": line,
+                  "facts": {"guards": call["guards"], "loops": [], "decorators": []},
+                  "snippet": {"code": ""}, "template": {"text": "", "fields": []}}
+    alone: Any = {"sites": [scene]}
+    names = site_meaning(t, alone, 1).names
+    words = conditions(call["guards"], names, [])
+    return f"; `{short_code(call['function'])}` calls it only when {words}" if words else None
 
 
 #: What the trigger sentence says an entry that is not raised does.
@@ -543,6 +645,11 @@ def _context(s: _Site, t: _Tables) -> str:
         return f"raised while building a `{cls}`"
     if s.qualname == "<module>":
         return f"raised when `{short_code(s.module)}` is imported"
+    if t.converters.get((s.path, s.qualname)):
+        return f"raised while `{short_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
+    if (s.path, s.qualname) in t.converters:  # (no knob: the option is whichever was given this type)
+        return (f"raised while parsing a command-line option whose value `{short_code(s.qualname)}` converts "
+                "(which option is known only at run time)")
     return f"raised in `{short_code(s.qualname)}`"
 
 

@@ -265,7 +265,7 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     else:
         graph = Graph(results)
         callers = callers_by_id(records, primaries, graph)
-        meaning = meanings(records, results, settings)
+        meaning = meanings(records, results, settings, graph.callers)
         related = related_by_id(records, callers)
         source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
         if store is not None and inputs is not None:

@@ -17,8 +17,18 @@ Generic Python and pydantic mechanisms only:
 - ``appends`` and ``list_calls``: a list a private function builds by appends, each under an
   ``if`` (``if self.x > 1: unsupported.append("x")``), and returns; and ``var = self._m()``
   calls that take it: a check on ``var`` is about the settings of those tests.
+- ``route_models``: classes annotating a parameter of a web route (``@router.post(...)``): the
+  request body a client sends, so their fields are request parameters.
+- ``converters``: functions an option's ``type`` converts its value with (``type=f``,
+  ``kwargs["type"] = f``, or the function a factory returns: ``type=parse_type(json.loads)``), by
+  qualified name (``parse_type.<locals>._parse_type``), with the ``flags`` of the
+  ``add_argument`` call that gives it (none when it is given through a table of keywords: what it
+  raises is raised while parsing whichever option was given that type, which only the run time knows).
 - ``state_fields``: fields declared ``field(init=False)`` / ``Field(init=False)``: the class sets
   them itself, so no user does.
+- ``built_fields``: fields that default to None and that the class's own methods assign
+  (``self.draft_model_config = ...``): the join takes one holding a nested config, with no option
+  of its own, for state the class builds (a user sets the nested config's fields, not it).
 
 Nothing here imports or runs the analysed code.
 """
@@ -26,6 +36,7 @@ Nothing here imports or runs the analysed code.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -48,7 +59,7 @@ _VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "W
 
 
 def empty() -> dict[str, Any]:
-    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "appends": [],
+    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "route_models": [], "converters": [], "appends": [],
             "list_calls": []}
 
 
@@ -77,14 +88,21 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
     functions = {s.name: s for s in tree.body if isinstance(s, _FUNCTIONS)}
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     methods = {f"{c.name}.{f.name}": f for c in classes for f in c.body if isinstance(f, _FUNCTIONS)}
+    if any(_TYPE_GIVEN.search(line) for line in lines if "type" in line):
+        out["converters"] = _converters(tree, functions, lines)
     if not classes:
         return out
+    out["route_models"] = sorted({name.id for fn in functions.values() if any(_route(d) for d in fn.decorator_list)
+                                  for p in [*fn.args.args, *fn.args.kwonlyargs] if p.annotation is not None
+                                  for name in ast.walk(p.annotation) if isinstance(name, ast.Name)
+                                  and name.id in {c.name for c in classes}})
     if any("Annotated" in line or "field_validator" in line for line in lines):  # (else nothing to find: not walked)
         _field_checks(tree, module, functions, classes, out["field_checks"])
     for cls in classes:
         for stmt in cls.body:
             if type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name and _init_false(stmt.value):
                 out["state_fields"].append({"owner": f"{module}.{cls.name}", "field": stmt.target.id})
+        out["built_fields"] += [{"owner": f"{module}.{cls.name}", "field": name} for name in _built(cls)]
     # Private functions and methods only: a public one may be called from anywhere, so the tests
     # leading to it here are not all that leads to it.
     callees = {**{n: None for n in functions if _private(n)}, **{q: m for q, m in methods.items() if _private(q)}}
@@ -99,6 +117,75 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
     out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
     out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
     return out
+
+
+#: The decorators that make a function a web route (``@router.post("/path")``).
+_ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "api_route", "route"})
+
+
+def _route(decorator: ast.expr) -> bool:
+    return isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
+        and decorator.func.attr in _ROUTE_VERBS
+
+
+#: An option's ``type`` given a function (``type=f``, ``["type"] = f``), found in the text first:
+#: walking every function of every file that says ``dtype=`` cost three times the rest.
+_TYPE_GIVEN = re.compile(r"""(?<![\w.])type\s*=\s*[A-Za-z_]|\[["']type["']\]\s*=\s*[A-Za-z_]""")
+
+
+def _converters(tree: ast.Module, functions: dict[str, Any], lines: list[str]) -> list[dict[str, Any]]:
+    """The functions given as an option's ``type`` (see the module's doc)."""
+    found: dict[str, set[str]] = {}
+
+    def returned(factory: str) -> str | None:
+        fn = functions[factory]
+        nested = {s.name for s in fn.body if isinstance(s, _FUNCTIONS)}
+        names = {s.value.id for s in fn.body if isinstance(s, ast.Return) and isinstance(s.value, ast.Name)}
+        return f"{factory}.<locals>.{names.pop()}" if len(names) == 1 and names <= nested else None
+
+    def given(value: ast.expr, qual: str, local: ast.AST, flags: list[str]) -> None:
+        if isinstance(value, ast.Name):
+            nested = value.id in {s.name for s in ast.walk(local) if isinstance(s, _FUNCTIONS) and s is not local}
+            name = f"{qual}.<locals>.{value.id}" if nested else value.id if value.id in functions else None
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in functions:
+            name = returned(value.func.id)
+        else:
+            name = None
+        if name:
+            found.setdefault(name, set()).update(flags)
+
+    todo: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [(s.name, s) for s in tree.body if isinstance(s, _FUNCTIONS)]
+    todo += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
+             if isinstance(f, _FUNCTIONS)]
+    while todo:
+        qual, fn = todo.pop()
+        if not any(_TYPE_GIVEN.search(line) for line in lines[fn.lineno - 1:fn.end_lineno] if "type" in line):
+            continue
+        local = fn
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
+                                                    and t.slice.value == "type" for t in node.targets):
+                given(node.value, qual, local, [])
+            elif isinstance(node, ast.Call):
+                flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+                         and a.value.startswith("-")] if getattr(node.func, "attr", None) == "add_argument" else []
+                for k in node.keywords:
+                    if k.arg == "type":
+                        given(k.value, qual, local, flags[:1])
+    return [{"function": name, "flags": sorted(flags)} for name, flags in sorted(found.items())]
+
+
+def _built(cls: ast.ClassDef) -> list[str]:
+    """The fields of ``cls`` that default to None and that its methods assign on ``self``."""
+    nones = {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+             and isinstance(s.value, ast.Constant) and s.value.value is None}
+    if not nones:
+        return []
+    assigned = {target.attr for method in cls.body if isinstance(method, _FUNCTIONS) for node in ast.walk(method)
+                if isinstance(node, (ast.Assign, ast.AnnAssign))
+                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
+    return sorted(nones & assigned)
 
 
 def _private(qual: str) -> bool:

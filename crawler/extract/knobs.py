@@ -26,7 +26,8 @@ In a file that declares classes with fields, for its functions and methods (not 
   ``os.environ.get("X")``) or declared in a table of readers (``{"X": lambda: ...}``).
 
 More (pydantic hooks, tests around private calls, guarded appends, state fields) is read by
-:mod:`crawler.extract.knob_helpers` into the same declarations.
+:mod:`crawler.extract.knob_helpers` into the same declarations; locals holding part of a field,
+getters and helpers' helpers (``forwards``, ``returns``) by :mod:`crawler.extract.knob_flow`.
 
 Nothing here imports or runs the analysed code.
 """
@@ -35,9 +36,10 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
-from crawler.extract import knob_helpers
+from crawler.extract import knob_flow, knob_helpers
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -58,7 +60,10 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def empty() -> dict[str, Any]:
-    return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": []}
+    """Every key the join reads (:func:`crawler.catalogue.meaning.build_tables`), knob_helpers'
+    too: a file whose reading failed declares nothing, rather than lacking keys."""
+    return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": [],
+            "forwards": [], "returns": [], **knob_helpers.empty()}
 
 
 def declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
@@ -111,7 +116,7 @@ _COMPUTED = (ast.BoolOp, ast.BinOp, ast.Compare, ast.UnaryOp, ast.List, ast.Tupl
 
 def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
     """The chains on ``roots`` a computed value reads (``sum([self.a is not None, ...])``)."""
-    found = []
+    found: list[str] = []
     for sub in ast.walk(node):
         if type(sub) is ast.Attribute and type(sub.ctx) is ast.Load:
             chain = _chain(sub, roots)
@@ -140,14 +145,13 @@ def _statements(fn: ast.AST) -> list[ast.stmt]:
 def _class_words(node: ast.expr | None) -> str | None:
     """The names an annotation is made of (``ModelConfig | None`` -> ``ModelConfig None``), for
     a name, an attribute, a string or a union; None for anything else."""
-    t = type(node)
-    if t is ast.Name:
+    if isinstance(node, ast.Name):
         return node.id
-    if t is ast.Attribute:
+    if isinstance(node, ast.Attribute):
         return node.attr
-    if t is ast.Constant and isinstance(node.value, str):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    if t is ast.BinOp:
+    if isinstance(node, ast.BinOp):
         left, right = _class_words(node.left), _class_words(node.right)
         return f"{left} {right}" if left and right else left or right
     return None
@@ -166,7 +170,7 @@ def _typed(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
 
 def _helper_call(node: ast.expr | None, helpers: dict[str, tuple[list[str], set[str]]], roots: set[str]) -> dict[str, str]:
     """The parameters of a module-level helper bound to chains on ``roots`` by this call."""
-    if type(node) is not ast.Call or type(node.func) is not ast.Name or node.func.id not in helpers:
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id not in helpers:
         return {}
     positional, named = helpers[node.func.id]
     bound = {}
@@ -176,29 +180,32 @@ def _helper_call(node: ast.expr | None, helpers: dict[str, tuple[list[str], set[
             bound[positional[i]] = chain
     for k in node.keywords:
         chain = _chain(k.value, roots) if k.arg in named else None
-        if chain:
+        if chain and k.arg:
             bound[k.arg] = chain
     return bound
 
 
 def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any]) -> None:
-    functions = [(stmt.name, stmt) for stmt in tree.body if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [
+        (stmt.name, stmt) for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
     helpers = {}
     for name, fn in functions:
         a = fn.args
         helpers[name] = ([p.arg for p in [*a.posonlyargs, *a.args]], {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]})
-    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if type(c) is ast.ClassDef
-                  for f in c.body if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef)]
+    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef)
+                  for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for qual, fn in functions:
         typed = _typed(fn)
         if typed:
             out["typed_params"].append({"function": qual, "params": typed})
         roots = {*_RECEIVERS, *typed} if "." in qual else set(typed)
-        if not roots:
+        params = [] if "." in qual else [p.arg for p in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+        if not roots and not params:
             continue
-        for stmt in _statements(fn):
-            t = type(stmt)
-            if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+        statements = sorted(_statements(fn), key=lambda s: s.lineno)
+        known = len(out["aliases"])
+        for stmt in statements if roots else ():
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 chain = _chain(stmt.value, roots)
                 # (the statement's text first: walking every assigned value cost more than the rest)
                 where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
@@ -207,14 +214,23 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                 if chain or reads:
                     out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
                                            "line": stmt.lineno})
-            if t in (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return) and helpers:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)) and helpers:
                 bound = _helper_call(stmt.value, helpers, roots)
-                if bound:
+                if bound and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name):
                     out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,
                                                "line": stmt.lineno})
+        # (only the helpers its text calls: walking every statement for calls cost more than the rest)
+        text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if params else ""
+        called = {name: helper for name, helper in helpers.items() if f"{name}(" in text}
+        knob_flow.function_flow(qual, statements, roots, params if called else [], called,
+                                {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"]
+                                 for a in out["aliases"][known:]}, out,
+                                getter="." in qual and len(fn.args.args) == 1 and not fn.args.kwonlyargs)
     out["aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
     out["helper_args"].sort(key=lambda h: (h["callee"], h["line"]))
     out["typed_params"].sort(key=lambda f: f["function"])
+    out["forwards"].sort(key=lambda f: (f["callee"], f["line"]))
+    out["returns"].sort(key=lambda f: f["function"])
 
 
 def _env(text: str) -> list[dict[str, Any]]:
@@ -278,7 +294,7 @@ def _resolve(name: str | None, imports: dict[str, str], module: str, local: set[
     return name
 
 
-def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out: list) -> None:
+def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, str], out: list[dict[str, Any]]) -> None:
     local = {s.name for s in body if type(s) is ast.ClassDef}
     for stmt in body:
         if type(stmt) is not ast.ClassDef:
@@ -306,7 +322,7 @@ def _classes(body: list, module: str, prefix: str, imports: dict[str, str], out:
 _SPELLING = re.compile(r"-{0,2}[A-Za-z0-9_][\w.-]{0,80}")
 
 
-def _strings(args: list) -> list[str]:
+def _strings(args: list[ast.expr]) -> list[str]:
     return [a.value for a in args if type(a) is ast.Constant and isinstance(a.value, str) and _SPELLING.fullmatch(a.value)]
 
 
@@ -328,25 +344,24 @@ def _option(call: ast.Call, kind: str, function: str) -> dict[str, Any] | None:
             "function": function}
 
 
-def _calls(tree: ast.Module, out: dict[str, Any], resolve) -> None:
+def _calls(tree: ast.Module, out: dict[str, Any], resolve: Callable[[str | None], str | None]) -> None:
     """One walk: options and ``var = f(Class)``, each under the function it is in."""
     todo: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while todo:
         qual, node = todo.pop()
         for child in ast.iter_child_nodes(node):
-            t = type(child)
             here = qual
-            if t in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 here = child.name if qual == "<module>" else f"{qual}.{child.name}"
-                for deco in child.decorator_list if t is not ast.ClassDef else ():
+                for deco in child.decorator_list if not isinstance(child, ast.ClassDef) else ():
                     _click(deco, here, out)
-            elif t is ast.Call:
-                if type(child.func) is ast.Attribute and child.func.attr == "add_argument":
+            elif isinstance(child, ast.Call):
+                if isinstance(child.func, ast.Attribute) and child.func.attr == "add_argument":
                     found = _option(child, "argparse", qual)
                     if found:
                         out["options"].append(found)
-            elif (t is ast.Assign and len(child.targets) == 1 and type(child.targets[0]) is ast.Name
-                  and type(child.value) is ast.Call and len(child.value.args) == 1 and not child.value.keywords):
+            elif (isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                  and isinstance(child.value, ast.Call) and len(child.value.args) == 1 and not child.value.keywords):
                 arg = _dotted(child.value.args[0])
                 callee = _dotted(child.value.func)
                 if arg and callee and arg.rpartition(".")[2][:1].isupper():
