@@ -247,44 +247,72 @@ def _moved(value: Any, shifts: dict[str, int]) -> Any:
     return value
 
 
+#: Runs a function in another process while this one goes on (``crawl`` forks a helper); what it
+#: returns waits for the function's value, None when the helper failed.
+Aside = Callable[[Callable[[], Any]], Callable[[], Any]]
+
+
 def add_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
                 tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
                 settings: MeaningSettings | None = None, store: JoinStore | None = None,
-                inputs: JoinInputs | None = None) -> None:
+                inputs: JoinInputs | None = None, aside: Aside | None = None) -> None:
     """Fill ``meaning`` (callers, knobs, trigger, fix, reproductions) and ``related`` of ``records``
     (in place). With a ``store`` and ``inputs``, each join it holds an output of for these
-    inputs (see :meth:`JoinStore.output`) is taken from it, and each join run is stored."""
+    inputs (see :meth:`JoinStore.output`) is taken from it, and each join run is stored. With
+    ``aside``, the test join runs there while this process runs the source join: it reads only
+    what the entries are built with (their texts, exceptions and sites), never what the source
+    join adds."""
     settings = settings or MeaningSettings()
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
     rows = _source_rows(store.output("source", inputs, by_path), ids) if store is not None and inputs else None
-    if store is not None and rows is not None:
-        for record, parts in zip(records, rows, strict=True):
-            record["meaning"].update(zip(_SOURCE_PARTS, parts[:-1], strict=True))
-            record["related"] = parts[-1]
-        store.served.append("source")
-    else:
-        graph = Graph(results)
-        apply_callers(records, primaries, graph)
-        apply_meaning(records, results, settings)
-        apply_related(records)
-        if store is not None and inputs is not None:
-            store.put("source", inputs.key("source"), {"ids": ids, "records": [
-                [r["meaning"][part] for part in _SOURCE_PARTS] + [r["related"]] for r in records]}, inputs)
     reps = _test_rows(store.output("tests", inputs, by_path), ids) if store is not None and inputs else None
+    waiting = None
+    if reps is None and rows is None and aside is not None:
+        shared = graph = Graph(results)  # built before the fork: both joins read it
+        waiting = aside(lambda: _reproductions(records, tests, shared, permalink))
+    try:
+        if store is not None and rows is not None:
+            for record, parts in zip(records, rows, strict=True):
+                record["meaning"].update(zip(_SOURCE_PARTS, parts[:-1], strict=True))
+                record["related"] = parts[-1]
+            store.served.append("source")
+        else:
+            graph = graph or Graph(results)
+            apply_callers(records, primaries, graph)
+            apply_meaning(records, results, settings)
+            apply_related(records)
+            if store is not None and inputs is not None:
+                store.put("source", inputs.key("source"), {"ids": ids, "records": [
+                    [r["meaning"][part] for part in _SOURCE_PARTS] + [r["related"]] for r in records]}, inputs)
+    finally:
+        found = waiting() if waiting is not None else None  # (waited for whatever happened here)
     if store is not None and reps is not None:
-        for record, found in zip(records, reps, strict=True):
-            if found:
+        for record, found_here in zip(records, reps, strict=True):
+            if found_here:
                 record["meaning"]["reproductions"] = [{**rep, "permalink": permalink(rep["path"], rep["line"])}
-                                                      for rep in found]
+                                                      for rep in found_here]
         store.served.append("tests")
         return
-    apply_reproductions(records, list(tests), graph or Graph(results), permalink)
+    if type(found) is list and len(found) == len(records):
+        for record, made in zip(records, found, strict=True):
+            if made is not None:
+                record["meaning"]["reproductions"] = made
+    else:  # not run aside, or the helper failed: run here
+        apply_reproductions(records, list(tests), graph or Graph(results), permalink)
     if store is not None and inputs is not None:
         store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
             [{k: v for k, v in rep.items() if k != "permalink"} for rep in r["meaning"].get("reproductions") or ()]
             for r in records]}, inputs)
+
+
+def _reproductions(records: list[RecordData], tests: Sequence[FileResult], graph: Graph,
+                   permalink: Callable[[str, int], str | None]) -> list[Any]:
+    """Each record's reproductions (None for a record with none): the test join, as ``aside`` runs
+    it, in a process whose records are copies."""
+    apply_reproductions(records, list(tests), graph, permalink)
+    return [r["meaning"].get("reproductions") if r["meaning"].get("reproductions") else None for r in records]
 
 
 def _rows(cached: Any, ids: list[str]) -> list[Any] | None:
