@@ -505,6 +505,27 @@ def _leave_out(over: OverLimit, records: list[RecordData]) -> dict[str, str]:
             for path, names in culprits.items()}
 
 
+def _aside() -> Any:
+    """``meaning_join.Aside`` as a forked helper; None where there is none (``forked.available``)."""
+    from crawler.publish import forked
+
+    if not forked.available():
+        return None
+
+    def run(fn: Any) -> Any:
+        try:
+            helper = forked.start(fn)
+        except OSError:  # no fork to be had: the caller runs it itself
+            return lambda: None
+        return lambda: _answer(forked.finish(helper))
+
+    return run
+
+
+def _answer(answer: tuple[str, Any]) -> Any:
+    return answer[1] if answer[0] == "ok" else None
+
+
 class Assembled(NamedTuple):
     """What :func:`_assemble` makes of the results: the records, the manifest before its content
     digest, each entry's primary site as extracted (by id) and how many curated files it merged."""
@@ -539,7 +560,8 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, An
     records, primaries = build_entries(identity, sites, exceptions)
     inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
         if joins is not None else None
-    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs)
+    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs,
+                          aside=_aside())
     explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
     merge(records, joined, explained, evidence)

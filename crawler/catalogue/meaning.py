@@ -418,6 +418,8 @@ def _field_checked(t: _Tables, site: SiteData) -> list[tuple[dict[str, Any], str
     holds one field's."""
     checked = [(owner, name) for owner, name in t.field_checks.get((site["path"], site["qualname"]), ())
                if owner in t.classes and owner in _user_facing(t)]
+    if not checked:  # (most sites: the pattern below is the site's own, compiled anew each time)
+        return []
     m = re.search(rf"def {re.escape(site['qualname'].rpartition('.')[2])}\(\s*(\w+)(?:\s*[:=][^,)]*)?(?:\s*,\s*(\w+))?",
                   site["snippet"]["code"])
     param = m and (m.group(2) if "." in site["qualname"] else m.group(1))

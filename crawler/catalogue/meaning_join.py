@@ -245,38 +245,55 @@ def _moved(value: Any, shifts: dict[str, int]) -> Any:
     return value
 
 
+#: Runs a function in another process while this one goes on (``crawl`` forks a helper); what it
+#: returns waits for the function's value, None when the helper failed.
+Aside = Callable[[Callable[[], Any]], Callable[[], Any]]
+
+
 def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
                  tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
                  settings: MeaningSettings | None = None, store: JoinStore | None = None,
-                 inputs: JoinInputs | None = None) -> Joined:
+                 inputs: JoinInputs | None = None, aside: Aside | None = None) -> Joined:
     """The parts of ``meaning`` (callers, knobs, trigger, fix, reproductions) and the ``related``
     of ``records``, by id (``joined.merge`` puts them in). With a ``store`` and ``inputs``, each
     join it holds an output of for these inputs (see :meth:`JoinStore.output`) is taken from it,
-    and each join run is stored."""
+    and each join run is stored. With ``aside``, the test join runs there while this process runs
+    the source join: it reads only what the entries are built with (their texts, exceptions and
+    sites), never what the source join adds."""
     settings = settings or MeaningSettings()
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
     rows = _source_rows(store.output("source", inputs, by_path), ids) if store is not None and inputs else None
-    if store is not None and rows is not None:
-        source = {rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
-                  for rid, parts in zip(ids, rows, strict=True)}
-        store.served.append("source")
-    else:
-        graph = Graph(results)
-        callers = callers_by_id(records, primaries, graph)
-        meaning = meanings(records, results, settings, graph.callers)
-        related = related_by_id(records, callers)
-        source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
-        if store is not None and inputs is not None:
-            store.put("source", inputs.key("source"), {"ids": ids, "records": [
-                _source_row(source[rid]) for rid in ids]}, inputs)
     reps = _test_rows(store.output("tests", inputs, by_path), ids) if store is not None and inputs else None
+    waiting = None
+    if reps is None and rows is None and aside is not None:
+        shared = graph = Graph(results)  # built before the fork: both joins read it
+        waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink))
+    try:
+        if store is not None and rows is not None:
+            source = {rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
+                      for rid, parts in zip(ids, rows, strict=True)}
+            store.served.append("source")
+        else:
+            graph = graph or Graph(results)
+            callers = callers_by_id(records, primaries, graph)
+            meaning = meanings(records, results, settings, graph.callers)
+            related = related_by_id(records, callers)
+            source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
+            if store is not None and inputs is not None:
+                store.put("source", inputs.key("source"), {"ids": ids, "records": [
+                    _source_row(source[rid]) for rid in ids]}, inputs)
+    finally:
+        found = waiting() if waiting is not None else None  # (waited for whatever happened here)
     if store is not None and reps is not None:
         store.served.append("tests")
-        return Joined(source, {rid: [{**rep, "permalink": permalink(rep["path"], rep["line"])} for rep in found]
-                               for rid, found in zip(ids, reps, strict=True) if found})
-    reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink)
+        return Joined(source, {rid: [{**rep, "permalink": permalink(rep["path"], rep["line"])} for rep in found_here]
+                               for rid, found_here in zip(ids, reps, strict=True) if found_here})
+    if type(found) is dict:
+        reproductions: dict[str, Any] = found
+    else:  # not run aside, or the helper failed: run here
+        reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink)
     if store is not None and inputs is not None:
         store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
             [{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]}, inputs)

@@ -41,6 +41,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from crawler.extract.codefacts import nodes_under
+
 _RECEIVERS = ("self", "cls")
 #: The calls that add to a list.
 _APPENDS = (".append(", ".extend(")
@@ -67,8 +69,8 @@ def _keep_returned_lists(out: dict[str, Any], functions: list[tuple[str, Any]]) 
     """Only appends to a list the function returns (``unsupported.append("x")`` ...
     ``return unsupported``), and only the calls that take such a list."""
     appending = {a["function"] for a in out["appends"]}  # (walking every function cost more than the rest)
-    returned = {(qual, node.value.id) for qual, fn in functions if qual in appending for node in ast.walk(fn)
-                if type(node) is ast.Return and type(node.value) is ast.Name}
+    returned = {(qual, node.value.id) for qual, fn in functions if qual in appending for node in nodes_under(fn, ast.Return)
+                if type(node.value) is ast.Name}
     out["appends"] = [a for a in out["appends"] if (a["function"], a["list"]) in returned]
     built = {a["function"] for a in out["appends"]}
     out["list_calls"] = [c for c in out["list_calls"] if c["callee"] in built]
@@ -112,7 +114,11 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
         short = sorted({q.rpartition(".")[2] + "(" for q in callees})
         for qual, fn in [*functions.items(), *methods.items()]:
             wanted = [*short, *_APPENDS] if qual in callees else short
-            _walk(fn.body, [], qual, callees, out, partial(_names_any, wanted, lines))
+            # A body whose text holds none of the words has no statement that does: one test
+            # (from its first statement: the ``def`` line names the function itself) skips it.
+            body = "\n".join(lines[fn.body[0].lineno - 1:fn.end_lineno or fn.body[0].lineno])
+            if any(w in body for w in wanted):
+                _walk(fn.body, [], qual, callees, out, partial(_names_any, wanted, lines))
         _keep_returned_lists(out, [*functions.items(), *methods.items()])
     out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
     out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
@@ -336,9 +342,7 @@ def _walk(body: list[ast.stmt], guards: list[tuple[bool, ast.expr]], caller: str
             negated, test = guards[-1]
             out["appends"].append({"function": caller, "list": stmt.value.func.value.id, "line": stmt.lineno,
                                    "guard": f"not ({ast.unparse(test)})" if negated else ast.unparse(test)})
-        for node in ast.walk(stmt):
-            if type(node) is not ast.Call:
-                continue
+        for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
             callee = _callee(node, caller, callees)
             if callee is None or callee == caller:
                 continue

@@ -40,6 +40,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers
+from crawler.extract.codefacts import nodes_under
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -117,8 +118,8 @@ _COMPUTED = (ast.BoolOp, ast.BinOp, ast.Compare, ast.UnaryOp, ast.List, ast.Tupl
 def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
     """The chains on ``roots`` a computed value reads (``sum([self.a is not None, ...])``)."""
     found: list[str] = []
-    for sub in ast.walk(node):
-        if type(sub) is ast.Attribute and type(sub.ctx) is ast.Load:
+    for sub in nodes_under(node, ast.Attribute):  # (``ast.walk``'s order, at a fraction of its cost)
+        if type(sub.ctx) is ast.Load:
             chain = _chain(sub, roots)
             if chain and not any(f.startswith(chain + ".") for f in found):
                 found = [f for f in found if not chain.startswith(f + ".")] + [chain]

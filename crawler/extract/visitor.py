@@ -53,7 +53,7 @@ from bisect import bisect_left
 
 from crawler.extract import assembled, knobs, parse, surface
 from crawler.extract import imported as imported_facts
-from crawler.extract.codefacts import empty_graph, graph_facts
+from crawler.extract.codefacts import empty_graph, graph_facts, nodes_under
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
 from crawler.extract.templates import (
@@ -876,9 +876,7 @@ class _Extractor:
             i = bisect_left(surf, stmt.lineno)
             if i == len(surf) or surf[i] > stmt.end_lineno:
                 return
-        for node in ast.walk(stmt):
-            if type(node) is not ast.Call:
-                continue
+        for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
             if "log" in self.kinds:
                 logged = surface.log_call(node)
                 if logged is not None:

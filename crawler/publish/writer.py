@@ -726,6 +726,38 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -
     return linked
 
 
+class _Blocks:
+    """The next block of records to write, claimed under a lock by the processes that share it
+    (made before they fork: the counter lives in shared memory)."""
+
+    def __init__(self, total: int, jobs: int) -> None:
+        import multiprocessing
+
+        self.total = total
+        # Small enough that the last blocks even out the processes' finish, large enough that
+        # claiming costs nothing: a few dozen blocks each.
+        self.size = max(1, total // (32 * jobs))
+        self.next = multiprocessing.Value("q", 0)
+
+    def take(self) -> tuple[int, int] | None:
+        with self.next.get_lock():
+            start = self.next.value
+            if start >= self.total:
+                return None
+            self.next.value = start + self.size
+        return start, min(start + self.size, self.total)
+
+
+def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max_bytes: int | None,
+                  reuse: Reuse | None = None) -> list[tuple[int, tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]]]:
+    """Blocks of records written (:func:`_write_records`) until none is left, with their first index."""
+    done: list[tuple[int, tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]]] = []
+    while (block := blocks.take()) is not None:
+        start, end = block
+        done.append((start, _write_records(tmp, records[start:end], max_bytes, reuse)))
+    return done
+
+
 def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None,
                    reuse: Reuse | None = None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
     """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
@@ -751,16 +783,14 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
     """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
     (tmp / "errors").mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
-    # This process also makes index.json and search.json, which on vLLM take about as long as
-    # rendering all the records: it keeps a small share of them (measured: the helper otherwise
-    # sat idle for a third of the step).
-    first = len(records) // (4 * jobs)
-    bounds = [0, *(first + (len(records) - first) * i // (jobs - 1) for i in range(jobs))]
+    # The records go in blocks to whichever process is free: this one first makes index.json and
+    # search.json, whose cost depends on the row memo, and a fixed split left one process idle
+    # for a third or more of the step whichever way it was tuned.
+    claim = _Blocks(len(records), jobs)
     helpers: list[forked.Helper] = []
     try:
-        for i in range(1, jobs):
-            share = records[bounds[i]:bounds[i + 1]]
-            helpers.append(forked.start(functools.partial(_write_records, tmp, share, max_bytes, reuse)))
+        for _ in range(1, jobs):
+            helpers.append(forked.start(functools.partial(_write_blocks, tmp, records, claim, max_bytes, reuse)))
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
@@ -774,12 +804,13 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
             _put(f"{tmp}/{name}", data)
             digests[name] = hashlib.sha256(data).digest()
             sizes[name] = len(data)
-        shares = [_write_records(tmp, records[: bounds[1]], max_bytes, reuse)]
+        blocks = _write_blocks(tmp, records, claim, max_bytes, reuse)
     finally:  # always wait for the helpers, whatever happened here
         answers = [forked.finish(helper) for helper in helpers]
-    shares += [forked.value(answer, "writing the dataset") for answer in answers]
+    for answer in answers:
+        blocks += forked.value(answer, "writing the dataset")
     lines = []
-    for (share_digests, share_lines, share_problems, share_over), start in zip(shares, bounds, strict=False):  # (bounds ends with the end)
+    for start, (share_digests, share_lines, share_problems, share_over) in sorted(blocks, key=lambda block: block[0]):
         for i, digest in enumerate(share_digests):
             digests[f"errors/{records[start + i]['id']}.json"] = digest
         lines += share_lines

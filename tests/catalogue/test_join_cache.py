@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import crawler.catalogue.meaning_join as meaning_join
+import crawler.crawl
 
 
 @pytest.fixture
@@ -31,6 +32,9 @@ def joins_run(monkeypatch):
 
     monkeypatch.setattr(meaning_join, "Graph", counted_graph)
     monkeypatch.setattr(meaning_join, "reproductions_by_id", counted_reproductions)
+    # The test join runs in this process, where it is counted (a crawl runs it in a forked
+    # helper: see the tests of ``aside`` below).
+    monkeypatch.setattr(crawler.crawl, "_aside", lambda: None)
     return ran
 
 
@@ -56,6 +60,39 @@ def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(parsing_me
     assert fresh == first
     size = records(first)["size must be at least 0, got {size}"]["meaning"]
     assert size["reproductions"] and size["callers"] and size["trigger"]
+
+
+def test_the_test_join_run_aside_gives_the_records_it_gives_run_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
+    """The test join runs in a forked helper while the source join runs (a crawl's tail was one
+    core's work): the records are the same bytes as when both run here."""
+    repo, config = parsing_meaning_repo
+    real = crawler.crawl._aside
+    asides: list[str] = []
+
+    def counted():
+        run = real()
+
+        def counted_run(fn):
+            asides.append("test join")
+            return run(fn)
+        return counted_run
+
+    monkeypatch.setattr(crawler.crawl, "_aside", counted)
+    aside = crawl(cli, repo, config, tmp_path / "a", "v1", "--no-cache")
+    assert asides == ["test join"]
+    monkeypatch.setattr(crawler.crawl, "_aside", lambda: None)
+    here = crawl(cli, repo, config, tmp_path / "b", "v1", "--no-cache")
+    assert aside == here
+    assert records(aside)["size must be at least 0, got {size}"]["meaning"]["reproductions"]
+
+
+def test_a_failed_aside_helper_runs_the_test_join_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
+    repo, config = parsing_meaning_repo
+    here = crawl(cli, repo, config, tmp_path / "a", "v1", "--no-cache")
+    monkeypatch.setattr(crawler.crawl, "_aside", lambda: lambda fn: lambda: None)  # the helper gave nothing
+    failed = crawl(cli, repo, config, tmp_path / "b", "v1", "--no-cache")
+    assert failed == here
+    assert records(failed)["size must be at least 0, got {size}"]["meaning"]["reproductions"]
 
 
 def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(parsing_meaning_repo, cli, tmp_path, joins_run):

@@ -293,6 +293,43 @@ def test_parallel_publish_writes_exactly_what_the_serial_writer_writes(tmp_path,
     assert validate_dataset(parallel, engine="fast") == []
 
 
+@pytest.mark.parametrize("idle", ["helper", "main"])
+def test_parallel_publish_writes_every_record_whichever_process_takes_it(tmp_path, monkeypatch, idle):
+    """The records go in blocks to whichever process is free: with one process taking none
+    (a helper slow to start, a main process still making search.json), the other writes them
+    all, and the bytes are the serial writer's."""
+    from crawler.catalogue.search import search_file
+    from crawler.publish import writer as output
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 1)
+    records = many_records(70)
+    manifest = manifest_for(records, len(records))
+    serial = write_dataset(tmp_path / "s" / "o" / "n", output.render_files(records, manifest, search_file(records, manifest)))
+    parent = os.getpid()
+    real = output._write_blocks
+
+    def one_idle(tmp, share, blocks, max_bytes, reuse=None):
+        if (os.getpid() == parent) == (idle == "main"):
+            return []
+        return real(tmp, share, blocks, max_bytes, reuse)
+
+    monkeypatch.setattr(output, "_write_blocks", one_idle)
+    parallel, _ = output.publish(tmp_path / "p" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2)
+    assert snapshot(parallel) == snapshot(serial)
+
+
+def test_record_blocks_cover_every_record_once():
+    from crawler.publish.writer import _Blocks
+
+    blocks = _Blocks(1000, 2)
+    taken = []
+    while (block := blocks.take()) is not None:
+        taken.append(block)
+    assert len(taken) > 2  # more blocks than processes: the last ones even out the finish
+    assert [i for start, end in taken for i in range(start, end)] == list(range(1000))
+    assert blocks.take() is None
+
+
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_publish_returns_the_directory_and_the_manifest_it_wrote(tmp_path, monkeypatch, jobs):
     from crawler.publish import writer as output
@@ -336,14 +373,14 @@ def test_a_helper_that_dies_fails_the_write_and_keeps_the_old_dataset(tmp_path, 
     target = output.publish(tmp_path / "o" / "n", records, manifest_for(records), jobs=2).target
     before = snapshot(target)
     parent = os.getpid()
-    real = output._write_records
+    real = output._write_blocks
 
-    def dies_in_the_helper(tmp, share, max_bytes, reuse=None):
+    def dies_in_the_helper(tmp, share, blocks, max_bytes, reuse=None):
         if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(tmp, share, max_bytes, reuse)
+        return real(tmp, share, blocks, max_bytes, reuse)
 
-    monkeypatch.setattr(output, "_write_records", dies_in_the_helper)
+    monkeypatch.setattr(output, "_write_blocks", dies_in_the_helper)
     from crawler.base.errors import OutputError
 
     with pytest.raises(OutputError, match=r"a helper process died \(signal 9\)"):
