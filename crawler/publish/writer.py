@@ -320,13 +320,14 @@ def _render_record(record: AnyRecord, reuse: Reuse | None = None) -> tuple[str, 
     is checked already, see :func:`_check_ids`).
 
     A record kept from the previous dataset is not serialized again: its bytes are the previous
-    file's, which ``pins`` found equal to this serialization. Nor is it validated again when this
-    errcat has validated those very bytes against this record schema before (their digest is in
-    ``reuse.validated``): validation is a function of the bytes and the schema alone."""
+    file's, which ``pins`` found equal to this serialization. No record, kept or made, is
+    validated again when this errcat has validated those very bytes against this record schema
+    before (their digest is in ``reuse.validated``): validation is a function of the bytes and
+    the schema alone."""
     rel = f"errors/{record['id']}.json"
     kept = reuse.kept.get(record["id"]) if reuse is not None else None
     data = kept if kept is not None else _dumps(dumps_record, record, rel)
-    if kept is not None and reuse is not None and hashlib.sha256(data).digest() in reuse.validated:
+    if reuse is not None and reuse.validated and hashlib.sha256(data).digest() in reuse.validated:
         found: list[Problem] = []
     else:
         found = check("record", record, rel, engine="fast")
@@ -348,10 +349,14 @@ def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], proble
 
 
 def render_dataset(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra | None = None,
-                   max_bytes: int | None = None) -> dict[str, bytes]:
+                   max_bytes: int | None = None, reuse: Reuse | None = None) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
-    invalid, OverLimit if any file would be larger than ``max_bytes``."""
-    return dict(render_files(records, manifest, extra, max_bytes=max_bytes))
+    invalid, OverLimit if any file would be larger than ``max_bytes``. ``reuse``: see
+    :class:`Reuse` (nothing is linked here: every file is returned)."""
+    if reuse is None:
+        return dict(render_files(records, manifest, extra, max_bytes=max_bytes))
+    reuse.linked.clear()
+    return dict(_render(records, manifest, extra, max_bytes, reuse))
 
 
 _RENAME_EXCHANGE = 2
