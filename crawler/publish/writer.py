@@ -239,8 +239,9 @@ def render_files(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: 
 
 
 def _render(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra | None,
-            max_bytes: int | None, reuse: Reuse | None = None) -> Generator[tuple[str, bytes], None, dict[str, Any]]:
-    """:func:`render_files`, returning the completed manifest once the last file is yielded."""
+            max_bytes: int | None, reuse: Reuse | None = None, jobs: int = 1) -> Generator[tuple[str, bytes], None, dict[str, Any]]:
+    """:func:`render_files`, returning the completed manifest once the last file is yielded
+    (``jobs``: threads compressing errors.jsonl.gz, which changes none of its bytes)."""
     _check_ids(records)
     problems: list[Problem] = []
     digests: dict[str, bytes] = {}
@@ -267,7 +268,7 @@ def _render(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra
             yield item
         lines.append(line)
     ids = [r["id"] for r in records]
-    packed = jsonl.pack(ids, lines, previous=reuse.members if reuse is not None else None)
+    packed = jsonl.pack(ids, lines, jobs, reuse.members if reuse is not None else None)
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, lines)
     yield emit(jsonl.NAME, packed)
@@ -349,14 +350,13 @@ def _finish_manifest(manifest: dict[str, Any], digests: dict[str, bytes], proble
 
 
 def render_dataset(records: Sequence[AnyRecord], manifest: dict[str, Any], extra: Extra | None = None,
-                   max_bytes: int | None = None, reuse: Reuse | None = None) -> dict[str, bytes]:
+                   max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
     invalid, OverLimit if any file would be larger than ``max_bytes``. ``reuse``: see
-    :class:`Reuse` (nothing is linked here: every file is returned)."""
-    if reuse is None:
-        return dict(render_files(records, manifest, extra, max_bytes=max_bytes))
-    reuse.linked.clear()
-    return dict(_render(records, manifest, extra, max_bytes, reuse))
+    :class:`Reuse` (nothing is linked here: every file is returned); ``jobs``: see ``_render``."""
+    if reuse is not None:
+        reuse.linked.clear()
+    return dict(_render(records, manifest, extra, max_bytes, reuse, jobs))
 
 
 _RENAME_EXCHANGE = 2

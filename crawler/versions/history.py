@@ -33,6 +33,7 @@ from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
+from crawler.extract.runner import default_jobs
 from crawler.model.records import History, Lifetime, Manifest, Move, Record
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
@@ -302,7 +303,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         data["counts"] = {**data["counts"], "entries": len(records) - retired, "retired": retired, "omitted": omitted}
         try:
             return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes,
-                                  reuse=reuse)
+                                  reuse=reuse, jobs=default_jobs())
         except OverLimit as over:
             drop = _to_omit(over, records)
             if not drop:
