@@ -109,5 +109,5 @@ def test_a_cached_line_that_is_no_record_stops_the_run_in_one_line(upstream, cli
         lines = gzip.decompress(path.read_bytes()).split(b"\n")
         path.write_bytes(gzip.compress(b"\n".join([*lines[:2], *(b"[1]" for line in lines[2:] if line)]) + b"\n"))
     result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "again", *REFS)
-    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output
     assert "errcat: a record kept in the cache directory is damaged; run again with --no-cache" in result.output
