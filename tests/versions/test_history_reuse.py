@@ -111,3 +111,26 @@ def test_a_cached_line_that_is_no_record_stops_the_run_in_one_line(upstream, cli
     result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "again", *REFS)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "errcat: a record kept in the cache directory is damaged; run again with --no-cache" in result.output
+
+
+def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """The records are acyclic and freed by reference counting: a collection only walks them
+    (half of a one-release vLLM history's time). Off while history folds and renders, on after."""
+    import gc
+
+    seen = []
+    real_add, real_render = history_module.Fold.add, sync_module.render_state
+
+    def add(self, *a, **k):
+        seen.append(gc.isenabled())
+        return real_add(self, *a, **k)
+
+    def render(*a, **k):
+        seen.append(gc.isenabled())
+        return real_render(*a, **k)
+
+    monkeypatch.setattr(history_module.Fold, "add", add)
+    monkeypatch.setattr(sync_module, "render_state", render)
+    assert gc.isenabled()
+    run(cli, upstream, tmp_path / "out", "--no-cache")
+    assert seen == [False] * 4 and gc.isenabled()
