@@ -75,6 +75,9 @@ class CrawlOptions:
     #: Commits to vouch for (``CrawlResult.vouched``): those a dataset written elsewhere pins its
     #: records at (``errcat sync`` and ``history`` write their records themselves).
     vouch: list[str] = field(default_factory=list)
+    #: With ``in_memory``: a release the cache holds comes back as its lines, unparsed
+    #: (``CrawlResult.kept``), for a fold that needs no record as an object.
+    as_lines: bool = False
 
 
 @dataclass
@@ -87,6 +90,8 @@ class CrawlResult:
     #: Of ``CrawlOptions.vouch``, each commit the crawled repository has as an ancestor of (or as)
     #: the crawled commit, with its committer date (see ``publish.pins``).
     vouched: dict[str, str] = field(default_factory=dict)
+    #: A release from the cache (``release_cache.Kept``): its lines and fold rows (with ``as_lines``, ``records`` is None).
+    kept: release_cache.Kept | None = None
 
 
 def _quiet(_: str) -> None:
@@ -274,10 +279,11 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched)
         if options.in_memory and options.use_cache:
             kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
-            if kept is not None:
+            records = None if kept is None or options.as_lines else kept.records()
+            if kept is not None and (options.as_lines or records is not None):
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
-                return CrawlResult(target, kept[0], time.perf_counter() - started, unchanged=True, records=kept[1],
-                                   vouched=vouched)
+                return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
+                                   vouched=vouched, kept=kept)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         served: list[str] = []
         tests: list[FileResult] = []

@@ -125,6 +125,13 @@ def test_the_backfill_keeps_the_same_split():
     assert jobs("backfill.yml")["crawl"]["strategy"]["matrix"] == {"releases": "${{ fromJSON(needs.plan.outputs.groups) }}"}
 
 
+def test_backfills_of_different_upstreams_do_not_cancel_each_other():
+    """A concurrency group keeps one pending run and cancels the one pending before it: backfills
+    share a group only when they are of the same upstream (they would write the same branch)."""
+    data = load(WORKFLOWS / "backfill.yml")
+    assert data["concurrency"] == {"group": "backfill-${{ inputs.upstream }}", "cancel-in-progress": False}
+
+
 def test_everything_the_workflows_install_is_pinned_by_hash():
     """pip installs only hash-checked requirement files, then errcat itself without dependencies."""
     commands = []

@@ -2,8 +2,8 @@
 
 ``errcat history`` crawls each release in memory; its records, made from exactly the inputs an
 input digest names (errcat's code, the commit's files, curated files, limits), are the same on
-every later run. So each is kept, gzip-compressed JSON lines (the manifest, then the records),
-as ``releases/<generation>/<input digest>.jsonl.gz``: a backfill run again (a new release at the
+every later run. So each is kept, gzip-compressed JSON lines (the manifest, each record's fold
+key, the records), as ``releases/<generation>/<input digest>.jsonl.gz``: a backfill run again (a new release at the
 end, a range widened) reads the releases it has seen instead of assembling them again. The
 generation names errcat's code; files of another can never be read again, so saving under a new
 generation removes the others (a vLLM release is 6-8.5 MB: a hundred of them fit, a hundred per
@@ -13,6 +13,11 @@ Like the result cache, this is an optimisation that never fails a crawl: a file 
 truncated, damaged (gzip's CRC catches it) or not of this shape is a miss, and a file that
 cannot be written is done without. What it holds is errcat's own data, read with orjson, never
 executed; the history it goes into is validated before a byte is written.
+
+The second line holds what the history fold reads of every record (its id, error key and sites'
+paths, :func:`fold_row`), so a release that is not the last of a run is folded from its lines as
+they are, never parsed: parsing the ~11,000 records of a vLLM release was most of the time a
+history run spent on it.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ import tempfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NamedTuple, cast
 
 import orjson
 from pydantic import ValidationError
 
+from crawler.extract.ids import entry_key
 from crawler.model.records import Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish.writer import manifest_document
@@ -43,8 +50,44 @@ def _path(root: Path, generation: str, digest: str) -> Path | None:
     return root / DIRECTORY / generation / f"{digest}.jsonl.gz"
 
 
-def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[RecordData]] | None:
-    """(manifest, records) kept for this input digest, or None; the manifest's content digest is ""."""
+#: What the fold reads of one record: (id, error key, its sites' paths).
+FoldRow = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+def fold_row(record: RecordData) -> FoldRow:
+    """A record's id, the key of the error it is (``entry_key`` of its primary site; equal ids
+    with other keys are a hash collision) and its sites' paths (for moves)."""
+    return record["id"], entry_key(record["sites"][0]), tuple(site["path"] for site in record["sites"])
+
+
+class Kept(NamedTuple):
+    """A release read back: its manifest, each record's :func:`fold_row` and each record as its
+    JSON line (``orjson.dumps`` of the record, unparsed), in the same order."""
+
+    manifest: Manifest
+    rows: list[FoldRow]
+    lines: list[bytes]
+
+    def records(self) -> list[RecordData] | None:
+        """The records parsed; None when a line is not a record of its row's id."""
+        try:
+            records = [orjson.loads(line) for line in self.lines]
+        except orjson.JSONDecodeError:
+            return None
+        if not all(isinstance(r, dict) and r.get("id") == row[0] and r.get("sites") for r, row in zip(records, self.rows, strict=True)):
+            return None
+        return cast("list[RecordData]", records)  # errcat's own, written by save
+
+
+def _row(item: Any) -> FoldRow | None:
+    if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
+            and all(isinstance(part, list) and all(isinstance(x, str) for x in part) for part in item[1:])):
+        return None
+    return item[0], tuple(item[1]), tuple(item[2])
+
+
+def load(root: Path, generation: str, digest: str) -> Kept | None:
+    """The release kept for this input digest, or None; the manifest's content digest is ""."""
     path = _path(root, generation, digest)
     if path is None:
         return None
@@ -52,15 +95,17 @@ def load(root: Path, generation: str, digest: str) -> tuple[Manifest, list[Recor
         with gzip.open(path, "rb") as fh:
             lines = fh.read().split(b"\n")
         manifest = orjson.loads(lines[0])
-        records: list[RecordData] = [orjson.loads(line) for line in lines[1:] if line]  # errcat's own, written by save
+        rows = orjson.loads(lines[1])
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, IndexError):
         return None
-    if not isinstance(manifest, dict) or manifest.get("input_digest") != digest:
+    if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(rows, list):
         return None
-    if not all(isinstance(r, dict) and isinstance(r.get("id"), str) and r.get("sites") for r in records):
+    records = [line for line in lines[2:] if line]
+    folded = [_row(item) for item in rows]
+    if len(folded) != len(records) or any(row is None for row in folded):
         return None
     try:
-        return Manifest.model_validate({**manifest, "content_digest": ""}), records
+        return Kept(Manifest.model_validate({**manifest, "content_digest": ""}), [row for row in folded if row is not None], records)
     except ValidationError:
         return None
 
@@ -75,7 +120,8 @@ def save(root: Path, generation: str, digest: str, manifest: Manifest, records: 
         for other in (root / DIRECTORY).iterdir():
             if other.name != generation:
                 shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
-    data = b"\n".join([orjson.dumps(manifest_document(manifest)), *(orjson.dumps(r) for r in records)]) + b"\n"
+    rows = orjson.dumps([fold_row(r) for r in records])
+    data = b"\n".join([orjson.dumps(manifest_document(manifest)), rows, *(orjson.dumps(r) for r in records)]) + b"\n"
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)

@@ -239,8 +239,9 @@ def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra
 
 
 def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None,
-            max_bytes: int | None, reuse: Reuse | None = None) -> Generator[tuple[str, bytes], None, Manifest]:
-    """:func:`render_files`, returning the completed manifest once the last file is yielded."""
+            max_bytes: int | None, reuse: Reuse | None = None, jobs: int = 1) -> Generator[tuple[str, bytes], None, Manifest]:
+    """:func:`render_files`, returning the completed manifest once the last file is yielded
+    (``jobs``: threads compressing errors.jsonl.gz, which changes none of its bytes)."""
     _check_ids(records)
     problems: list[Problem] = []
     digests: dict[str, bytes] = {}
@@ -267,7 +268,7 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
             yield item
         lines.append(line)
     ids = [r["id"] for r in records]
-    packed = jsonl.pack(ids, lines, previous=reuse.members if reuse is not None else None)
+    packed = jsonl.pack(ids, lines, jobs, reuse.members if reuse is not None else None)
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, lines)
     yield emit(jsonl.NAME, packed)
@@ -320,13 +321,14 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> tuple[str,
     is checked already, see :func:`_check_ids`).
 
     A record kept from the previous dataset is not serialized again: its bytes are the previous
-    file's, which ``pins`` found equal to this serialization. Nor is it validated again when this
-    errcat has validated those very bytes against this record schema before (their digest is in
-    ``reuse.validated``): validation is a function of the bytes and the schema alone."""
+    file's, which ``pins`` found equal to this serialization. No record, kept or made, is
+    validated again when this errcat has validated those very bytes against this record schema
+    before (their digest is in ``reuse.validated``): validation is a function of the bytes and
+    the schema alone."""
     rel = f"errors/{record['id']}.json"
     kept = reuse.kept.get(record["id"]) if reuse is not None else None
     data = kept if kept is not None else _dumps(dumps_record, record, rel)
-    if kept is not None and reuse is not None and hashlib.sha256(data).digest() in reuse.validated:
+    if reuse is not None and reuse.validated and hashlib.sha256(data).digest() in reuse.validated:
         found: list[Problem] = []
     else:
         found = check("record", record, rel, engine="fast")
@@ -356,10 +358,13 @@ def manifest_document(manifest: Manifest) -> dict[str, Any]:
 
 
 def render_dataset(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
-                   max_bytes: int | None = None) -> dict[str, bytes]:
+                   max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
-    invalid, OverLimit if any file would be larger than ``max_bytes``."""
-    return dict(render_files(records, manifest, extra, max_bytes=max_bytes))
+    invalid, OverLimit if any file would be larger than ``max_bytes``. ``reuse``: see
+    :class:`Reuse` (nothing is linked here: every file is returned); ``jobs``: see ``_render``."""
+    if reuse is not None:
+        reuse.linked.clear()
+    return dict(_render(records, manifest, extra, max_bytes, reuse, jobs))
 
 
 _RENAME_EXCHANGE = 2

@@ -23,9 +23,9 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 import orjson
 
@@ -33,11 +33,13 @@ from crawler.base.errors import DataError, OutputError
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
+from crawler.extract.runner import default_jobs
 from crawler.model.records import Counts, History, Lifetime, Manifest, Move, Record
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
-from crawler.publish.writer import OverLimit, render_dataset
+from crawler.publish.release_cache import Kept
+from crawler.publish.writer import OverLimit, Reuse, render_dataset
 from crawler.versions.diff import link
 
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)+(?:[.-]?[A-Za-z0-9]+)*$")
@@ -79,6 +81,29 @@ def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime) -> Mov
 
 def _pack(record: RecordData) -> bytes:
     return orjson.dumps({k: v for k, v in record.items() if k != "history"})
+
+
+def _unpack(packed: bytes) -> RecordData:
+    """A packed record as a dict, whatever its ``history`` (the caller sets it): a line of the
+    release cache that is not a record (the cache edited by hand) stops the run in one line."""
+    try:
+        record = orjson.loads(packed)
+    except orjson.JSONDecodeError:
+        record = None
+    if not isinstance(record, dict) or not record.get("sites"):
+        raise DataError("a record kept in the cache directory is damaged; run again with --no-cache")
+    record.pop("history", None)
+    return cast("RecordData", record)  # checked as far as the fold reads it; the writer validates it whole
+
+
+class _Item(NamedTuple):
+    """One id of the version being added: its error key, the inputs of that key (b"": not known),
+    its sites' paths and the record packed (None: pack it from the record)."""
+
+    key: tuple[str, ...]
+    key_inputs: bytes
+    paths: tuple[str, ...]
+    packed: bytes | None
 
 
 @dataclass(slots=True)
@@ -127,8 +152,11 @@ class Fold:
         """One id's latest record with its history."""
         entry = self._entries[eid]
         added = self._last.get(eid)
-        record: RecordData = orjson.loads(entry.packed) if added is None else added.copy()
-        record["history"] = entry.history.model_dump(mode="json") if entry.history is not None else None
+        history = entry.history.model_dump(mode="json") if entry.history is not None else None
+        if added is not None:
+            return {**added, "history": history}
+        record: RecordData = _unpack(entry.packed)
+        record["history"] = history
         return record
 
     def records(self) -> Iterator[RecordData]:
@@ -144,24 +172,43 @@ class Fold:
                                                  History.model_validate(history) if history else None,
                                                  _paths(record), _pack(record))
 
-    def add(self, records: Iterable[RecordData], version: str | None, commit: str, last: bool = False) -> None:
+    def add(self, records: Iterable[RecordData], version: str | None, commit: str, last: bool = False,
+            kept: Kept | None = None) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts); ``last``:
         no version follows, so the fold may keep these records as they are (the caller holds
-        them anyway) instead of only packed."""
-        now = Lifetime(version=version, commit=commit)
+        them anyway) instead of only packed. ``kept``: the same release as the cache holds it
+        (``release_cache.Kept``), whose fold rows and lines spare computing keys and packing."""
         current = {r["id"]: r for r in records}
         self._last = current if last else {}
-        inputs = {eid: _key_inputs(r) for eid, r in current.items()}
-        keys = {}
+        given = {row[0]: (row, line) for row, line in zip(kept.rows, kept.lines, strict=True)} if kept is not None else {}
+        items: dict[str, _Item] = {}
         for eid, r in current.items():
+            known_row = given.get(eid)
+            if known_row is not None:
+                row, line = known_row
+                items[eid] = _Item(row[1], b"", row[2], line)
+                continue
+            inputs = _key_inputs(r)
             known = self._entries.get(eid)
-            keys[eid] = known.key if known is not None and known.key_inputs == inputs[eid] else _record_key(r)
-        for eid, key in keys.items():
+            key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
+            items[eid] = _Item(key, inputs, _paths(r), None)
+        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: current[eid])
+
+    def add_lines(self, kept: Kept, version: str | None, commit: str) -> None:
+        """``add`` for a release kept in the cache, from its fold rows and lines: no record is
+        parsed but those ``diff.link`` compares."""
+        self._last = {}
+        items = {row[0]: _Item(row[1], b"", row[2], line) for row, line in zip(kept.rows, kept.lines, strict=True)}
+        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: _unpack(items[eid].packed or b""))
+
+    def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData]) -> None:
+        """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict."""
+        for eid, item in items.items():
             known = self._entries.get(eid)
-            if known is not None and known.key != key:
-                raise DataError(f"id collision: {eid} was {known.key!r} and is now {key!r}; ids are never reused")
-        gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in current)
-        came_ids = sorted(current.keys() - self._entries.keys())
+            if known is not None and known.key != item.key:
+                raise DataError(f"id collision: {eid} was {known.key!r} and is now {item.key!r}; ids are never reused")
+        gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in items)
+        came_ids = sorted(items.keys() - self._entries.keys())
         replaces: dict[str, list[str]] = {}
         replaced_by: dict[str, str] = {}
         # diff.link pairs a gone and a come entry only when their keys share the kind and either
@@ -170,10 +217,11 @@ class Fold:
         gone_keys = {self._entries[eid].key for eid in gone_ids}
         rests = {(k[0], *k[2:]) for k in gone_keys}
         heads = {k[:2] for k in gone_keys}
-        came_ids = [eid for eid in came_ids if (keys[eid][0], *keys[eid][2:]) in rests or keys[eid][:2] in heads]
+        came_ids = [eid for eid in came_ids
+                    if (items[eid].key[0], *items[eid].key[2:]) in rests or items[eid].key[:2] in heads]
         if gone_ids and came_ids:
             gone = [Record.model_validate(self.record(eid)) for eid in gone_ids]
-            came = [Record.model_validate({**current[eid], "history": None}) for eid in came_ids]
+            came = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
             for _, old, new, _ratio in link(gone, came):
                 replaces.setdefault(new.id, []).append(old.id)
                 replaced_by[old.id] = new.id
@@ -184,18 +232,18 @@ class Fold:
                 "retired": True, "removed_in": now, "retired_note": f"removed in {label(now)}",
                 "replaced_by": replaced_by.get(eid),
             })
-        for eid, record in current.items():
+        for eid, item in items.items():
             known = self._entries.get(eid)
             before = known.history if known is not None else None
-            paths = _paths(record)
-            move = _move(known.paths, paths, now) if known is not None else None
+            move = _move(known.paths, item.paths, now) if known is not None else None
             history = History(
                 first_seen=before.first_seen if before and before.first_seen else now,
                 last_seen=now,
                 moved=[*(before.moved if before else []), *([move] if move else [])],
                 replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
             )
-            self._entries[eid] = _Entry(keys[eid], inputs[eid], history, paths, _pack(record))
+            packed = item.packed if item.packed is not None else _pack(record_of(eid))
+            self._entries[eid] = _Entry(item.key, item.key_inputs, history, item.paths, packed)
 
 
 def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
@@ -232,7 +280,8 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
 
 
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
-                 vouched: dict[str, str] | None = None, memo: RowMemo | None = None) -> dict[str, bytes]:
+                 vouched: dict[str, str] | None = None, memo: RowMemo | None = None,
+                 reuse: Reuse | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -246,7 +295,8 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     ``previous``: the record files of the dataset this one replaces; a record whose content is
     unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
     descends from, with their dates), see ``publish.pins``. ``memo``: the search rows made before
-    (``search.RowMemo``), the same for a record whose row inputs did not change.
+    (``search.RowMemo``), the same for a record whose row inputs did not change. ``reuse``: the
+    record files validated before and the gzip members made before (``writer.Reuse``).
     """
     records = [_written(r) for r in fold.records()]
     if previous:
@@ -260,7 +310,8 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes)
+            return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes,
+                                  reuse=reuse, jobs=default_jobs())
         except OverLimit as over:
             drop = _to_omit(over, records)
             if not drop:

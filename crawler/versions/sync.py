@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import gc
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from crawler import __version__
+from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
@@ -18,6 +22,7 @@ from crawler.model.records import COMMIT_RE, Manifest, RepoRef
 from crawler.model.shapes import record_data
 from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
 from crawler.publish.writer import write_dataset
+from crawler.versions import history_reuse
 from crawler.versions.diff import diff_records, live
 from crawler.versions.history import Fold, render_state, seed, version_of
 from crawler.versions.sides import (
@@ -42,6 +47,25 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
     """
     if not refs:
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
+    with _no_cycle_collection():
+        return _history(source, refs, out, progress)
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """As in a crawl: the records are millions of small acyclic objects freed by reference
+    counting, and the cycle collector only walked them again and again (on vLLM, half of a
+    one-release history's time went to collections started by building small tuples)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progress) -> tuple[Path, Fold]:
     fold = Fold()
     newest: Manifest | None = None
     previous = _previous(source, out)
@@ -54,16 +78,22 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
             last = n == len(refs)
             if last:
                 options.vouch = _pinned_at(previous)
+            options.as_lines = not last  # only the last release's records are rendered
             result = crawl(options, progress=progress)
-            assert result.records is not None
             if last:
                 vouched = result.vouched
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
-            fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last)
+            if result.records is None:
+                assert result.kept is not None
+                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit)
+            else:
+                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept)
             newest = result.manifest
             del result
     assert newest is not None
-    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest)), fold
+    cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
+    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest),
+                       cache_dir), fold
 
 
 def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
@@ -107,11 +137,12 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     if twice:
         raise UsageError(f"two datasets of {twice[0]}")
     fold = Fold()
-    for n, (d, manifest) in enumerate(manifests, start=1):
-        progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
-        fold.add((record_data(r) for r in iter_records(d, manifest) if not (r.history and r.history.retired)),
-                 manifest.ref, manifest.commit)
-    return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
+    with _no_cycle_collection():
+        for n, (d, manifest) in enumerate(manifests, start=1):
+            progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
+            fold.add((record_data(r) for r in iter_records(d, manifest) if not (r.history and r.history.retired)),
+                     manifest.ref, manifest.commit)
+        return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
 
 def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
@@ -122,12 +153,21 @@ def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
 
 def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None,
                 previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
-                memo: RowMemo | None = None) -> Path:
-    progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    files = render_state(fold, newest, previous, vouched, memo)
+                memo: RowMemo | None = None, cache_dir: Path | None = None) -> Path:
+    """Render and write the fold's dataset; with ``cache_dir`` (see ``history_reuse``), what was
+    validated and compressed before is taken as it is, and a dataset in place with exactly these
+    bytes is left alone."""
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
-    progress(f"history: writing {target}")
-    write_dataset(target, files, spare_root=spare_root)
+    reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
+    progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
+    files = render_state(fold, newest, previous, vouched, memo, reuse)
+    if history_reuse.in_place(target, files):
+        progress(f"history: {target} holds this history already")
+    else:
+        progress(f"history: writing {target}")
+        write_dataset(target, files, spare_root=spare_root)
+    if cache_dir is not None and reuse is not None:
+        history_reuse.finish(cache_dir, newest.repo, reuse, files)
     return target
 
 

@@ -1,0 +1,136 @@
+"""A history run again takes over what the runs before it made, and writes the same bytes as a
+run without any cache: releases folded from their cached lines (``release_cache.Kept``), record
+files validated before not validated again, gzip members made before not compressed again, a
+dataset in place with the same bytes left alone (``versions.history_reuse``)."""
+
+from __future__ import annotations
+
+import gzip
+
+import orjson
+import pytest
+from test_history import ARGS, tree, upstream  # noqa: F401 - the fixture
+
+import crawler.publish.writer
+from crawler.publish import jsonl, release_cache
+from crawler.versions import history as history_module
+from crawler.versions import sync as sync_module
+
+REFS = ["v1.0", "v1.1", "v2.0"]
+
+
+def run(cli, repo, out, *extra):
+    result = cli("history", "--repo", repo.path, *ARGS, "--out", out, *extra, *REFS)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How often the run validates a record, compresses a gzip member, writes a dataset and folds
+    a release from its lines."""
+    counts = {"record checks": 0, "members": 0, "writes": 0, "from lines": 0}
+    real_check, real_compress = crawler.publish.writer.check, jsonl._compress
+    real_write, real_lines = sync_module.write_dataset, history_module.Fold.add_lines
+
+    def check(schema, *a, **k):
+        counts["record checks"] += schema == "record"
+        return real_check(schema, *a, **k)
+
+    def compress(data):
+        counts["members"] += 1
+        return real_compress(data)
+
+    def write(*a, **k):
+        counts["writes"] += 1
+        return real_write(*a, **k)
+
+    def add_lines(self, *a, **k):
+        counts["from lines"] += 1
+        return real_lines(self, *a, **k)
+
+    monkeypatch.setattr(crawler.publish.writer, "check", check)
+    monkeypatch.setattr(jsonl, "_compress", compress)
+    monkeypatch.setattr(sync_module, "write_dataset", write)
+    monkeypatch.setattr(history_module.Fold, "add_lines", add_lines)
+    return counts
+
+
+def test_a_history_run_again_redoes_none_of_the_work_and_writes_the_same_bytes(upstream, cli, tmp_path, counted):  # noqa: F811
+    run(cli, upstream, tmp_path / "first")
+    assert counted["record checks"] > 0 and counted["members"] > 0 and counted["from lines"] == 0
+    counted.update(dict.fromkeys(counted, 0))
+    run(cli, upstream, tmp_path / "again")  # another directory: nothing in place to take over
+    # the releases before the last are folded from their lines; every record file was validated
+    # before, every member compressed before
+    assert counted == {"record checks": 0, "members": 0, "writes": 1, "from lines": 2}
+    counted.update(dict.fromkeys(counted, 0))
+    run(cli, upstream, tmp_path / "again")  # the same directory: it holds these bytes already
+    assert counted["writes"] == 0
+    run(cli, upstream, tmp_path / "none", "--no-cache")
+    assert tree(tmp_path / "first") == tree(tmp_path / "again") == tree(tmp_path / "none")
+
+
+def test_a_dataset_in_place_that_differs_is_written_again(upstream, cli, tmp_path, counted):  # noqa: F811
+    run(cli, upstream, tmp_path / "out")
+    expected = tree(tmp_path / "out")
+    edited = next((tmp_path / "out").rglob("errors/*.json"))
+    edited.write_bytes(edited.read_bytes() + b" ")
+    (tmp_path / "out" / "acme" / "widgets" / "stray.txt").write_bytes(b"x")
+    counted.update(dict.fromkeys(counted, 0))
+    run(cli, upstream, tmp_path / "out")
+    assert counted["writes"] == 1 and tree(tmp_path / "out") == expected
+
+
+def test_damaged_reuse_files_cost_only_the_work(upstream, cli, tmp_path, cache_dir, counted):  # noqa: F811
+    """A cached release whose fold rows are not rows, a validated-digests file or a members copy
+    that is damaged: each is a miss, and the bytes are those of a run without the cache."""
+    run(cli, upstream, tmp_path / "first")
+    kept = sorted((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))
+    lines = gzip.decompress(kept[0].read_bytes()).split(b"\n")
+    lines[1] = orjson.dumps([["not", "rows"]])
+    kept[0].write_bytes(gzip.compress(b"\n".join(lines)))
+    for path in cache_dir.glob("validated-*.bin"):
+        path.write_bytes(b"short")
+    for path in (cache_dir / "history").iterdir():
+        path.write_bytes(path.read_bytes()[:100])
+    counted.update(dict.fromkeys(counted, 0))
+    result = run(cli, upstream, tmp_path / "again")
+    assert result.stderr.count("its records from the cache") == 2
+    assert counted["record checks"] > 0 and counted["members"] > 0
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+
+
+def test_a_cached_line_that_is_no_record_stops_the_run_in_one_line(upstream, cli, tmp_path, cache_dir):  # noqa: F811
+    """The lines of a release before the last are folded unparsed: one that the fold must read
+    and cannot (the cache edited by hand, gzip intact) is one line naming the way out."""
+    run(cli, upstream, tmp_path / "first")
+    for path in (cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"):
+        lines = gzip.decompress(path.read_bytes()).split(b"\n")
+        path.write_bytes(gzip.compress(b"\n".join([*lines[:2], *(b"[1]" for line in lines[2:] if line)]) + b"\n"))
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "again", *REFS)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert "errcat: a record kept in the cache directory is damaged; run again with --no-cache" in result.output
+
+
+def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """The records are acyclic and freed by reference counting: a collection only walks them
+    (half of a one-release vLLM history's time). Off while history folds and renders, on after."""
+    import gc
+
+    seen = []
+    real_add, real_render = history_module.Fold.add, sync_module.render_state
+
+    def add(self, *a, **k):
+        seen.append(gc.isenabled())
+        return real_add(self, *a, **k)
+
+    def render(*a, **k):
+        seen.append(gc.isenabled())
+        return real_render(*a, **k)
+
+    monkeypatch.setattr(history_module.Fold, "add", add)
+    monkeypatch.setattr(sync_module, "render_state", render)
+    assert gc.isenabled()
+    run(cli, upstream, tmp_path / "out", "--no-cache")
+    assert seen == [False] * 4 and gc.isenabled()
