@@ -61,6 +61,7 @@ class _Tables:
     converters: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, function) an option's type converts with -> its flags
     by_request_field: dict[str, list[str]] | None = None  # (made on first use) field name -> request classes
     user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
+    data_classes: set[str] | None = None  # (made on first use) classes holding arrays: see _holds_data
     field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
     guarded_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls under tests
     state: set[tuple[str, str]] = field(default_factory=set)  # (class, field)s the class sets itself (init=False)
@@ -237,6 +238,7 @@ class _Site:
     names: dict[str, str]  # expression in the code -> how the sentence names it
     listed: set[str]  # the expressions the message puts in
     path: str = ""
+    by_key: tuple[str, str] | None = None  # (object, mapping): a check on the field of the object a key names
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -260,10 +262,27 @@ def _knob(kind: str, name: str, **rest: Any) -> dict[str, Any]:
             "field": rest.get("field"), "path": rest.get("path"), "line": rest.get("line")}
 
 
+#: Array types (the last part of a dotted name in an annotation): values a computation produces,
+#: never one a user writes; a class holding one is the state of a computation.
+_DATA_TYPES = ("Tensor", "ndarray")
+
+
+def _holds_data(t: _Tables, owner: str) -> bool:
+    """Whether ``owner`` is state of a computation rather than settings: no option or request sets
+    it and a field of it holds an array (``ForwardContext``, per-step attention metadata). A
+    class a user sets may hold one (a tensor a config computes); its fields stay settings."""
+    if t.data_classes is None:
+        facing = _user_facing(t)
+        t.data_classes = {q for q, cls in t.classes.items() if q not in facing and any(
+            word.rpartition(".")[2] in _DATA_TYPES for f in cls["fields"]
+            for word in re.findall(r"[A-Za-z_][\w.]*", f["annotation"]))}
+    return owner in t.data_classes
+
+
 def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
     cls = t.classes[owner]
     declared = next((f for f in cls["fields"] if f["name"] == name), None)
-    if declared is None or (owner, name) in t.state:
+    if declared is None or (owner, name) in t.state or _holds_data(t, owner):
         return None
     own = t.field_flags.get((owner, name)) or t.dest_flags.get(cls["path"], {}).get(name)
     if own is not None:
@@ -476,6 +495,42 @@ def _whole_config(t: _Tables, knob: dict[str, Any]) -> bool:
                                         for q in t.by_name.get(word, ()))
 
 
+def _passed_in(t: _Tables, knob: dict[str, Any]) -> bool:
+    """A field holding a whole nested config that its holder's option does not set, because its
+    class is set by options of its own (``SpeculativeConfig.target_model_config``, a
+    ``ModelConfig`` whose fields ``--model``, ``--dtype``, ... set): the code that builds the
+    holder passes in the config the user set through those options. A nested config whose
+    class has no option of its own is set through the holder's option and stays a setting."""
+    owner, name = knob["owner"], knob["field"]
+    if (owner, name) in t.field_flags or name in t.dest_flags.get(t.classes[owner]["path"], {}):
+        return False
+    declared = next(f for f in t.classes[owner]["fields"] if f["name"] == name)
+    own = {o for o, _ in t.field_flags}
+    return any(q in own and q != owner for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+               for q in t.by_name.get(word, ()))
+
+
+#: ``for k, v in m.items()``, ``for k in m.keys()``, ``for k in m`` (a pair's first of a list of
+#: pairs is no key of a mapping)
+_KEY_LOOP = re.compile(r"for\s+(?:\(?\s*([A-Za-z_]\w*)\s*,\s*[A-Za-z_]\w*\s*\)?\s+in\s+([A-Za-z_][\w.]*)\.items\(\)"
+                       r"|([A-Za-z_]\w*)\s+in\s+([A-Za-z_][\w.]*?)(?:\.keys\(\))?)\s*$")
+
+
+def _field_by_key(site: SiteData) -> tuple[str, str] | None:
+    """``for name, value in overrides.items(): ... getattr(config, name)``: the check is on
+    whichever attribute of ``config`` a key of ``overrides`` names, a name the caller's mapping
+    holds: which one (a setting, when ``config`` holds settings) is known only at run time."""
+    for loop in reversed(site["facts"].get("loops", ())):
+        m = _KEY_LOOP.match(loop)
+        if m is None:
+            continue
+        key, mapping = m.group(1) or m.group(3), m.group(2) or m.group(4)
+        found = re.search(rf"\b(?:get|has|set)attr\(\s*([A-Za-z_][\w.]*)\s*,\s*{re.escape(key)}\s*[,)]", site["snippet"]["code"])
+        if found:
+            return found.group(1), mapping
+    return None
+
+
 def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     site = record["sites"][0]
     facts = site["facts"]
@@ -497,7 +552,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     def add(knob: dict[str, Any] | None, *exprs: str) -> None:
         # (a field holding a whole nested config that no option sets, itself or through a holder
         # (``VllmConfig.model_config``): a group of settings, not one anyone names)
-        if knob is None or not knob["flags"] and _whole_config(t, knob):
+        if knob is None or _whole_config(t, knob) and (not knob["flags"] or _passed_in(t, knob)):
             return
         if not any(k["kind"] == knob["kind"] and k["name"] == knob["name"] for k in knobs):
             knobs.append(knob)
@@ -572,7 +627,8 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
-                 listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"])
+                 listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
+                 by_key=None if knobs else _field_by_key(site))
 
 
 class SiteMeaning(TypedDict):
@@ -652,6 +708,10 @@ def _context(s: _Site, t: _Tables) -> str:
     if (s.path, s.qualname) in t.converters:  # (no knob: the option is whichever was given this type)
         return (f"raised while parsing a command-line option whose value `{short_code(s.qualname)}` converts "
                 "(which option is known only at run time)")
+    if s.by_key is not None:
+        held, mapping = s.by_key
+        return (f"raised in `{short_code(s.qualname)}` for the attribute of `{short_code(held)}` that a key of "
+                f"`{short_code(mapping)}` names (which attribute is known only at run time)")
     return f"raised in `{short_code(s.qualname)}`"
 
 
@@ -660,7 +720,7 @@ def trigger(s: _Site, t: _Tables) -> str:
     words = conditions(s.guards, s.names, s.loops)
     if words:
         sentence = f"{context}, when {words}"
-    elif context.startswith("raised in "):  # (a module's top level is run once: no "whenever")
+    elif context.startswith("raised in ") and s.by_key is None:  # (a module's top level is run once: no "whenever")
         sentence = f"raised whenever `{short_code(s.qualname)}` is called"
     else:
         sentence = context

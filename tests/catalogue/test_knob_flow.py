@@ -79,6 +79,7 @@ class SpecConfig:
     method: str = "ngram"
     draft_config: "DraftModel | None" = None  # built below: state
     target_config: "DraftModel | None" = None  # given by whoever builds this
+    target_model: "ModelConfig | None" = None  # the engine passes in the one --dtype etc. set
 
     def __post_init__(self):
         self.draft_config = DraftModel()
@@ -88,6 +89,35 @@ class SpecConfig:
             raise ValueError("draft config is not built yet")
         if self.target_config is None:
             raise ValueError("target config is not given")
+        if self.target_model is None:
+            raise ValueError("target model is not given")
+        if self.target_model.dtype == "float64":
+            raise ValueError("target dtype float64 is not supported")
+
+
+@dataclass
+class StepContext:
+    slots: "torch.Tensor"
+    mode: str = "none"
+
+    def __post_init__(self):
+        if self.mode not in ("none", "full"):
+            raise ValueError(f"invalid step mode {self.mode}")
+
+
+def apply_overrides(obj, changes, where):
+    for name, value in changes.items():
+        if not hasattr(obj, name):
+            raise ValueError(f"{where}.{name} is not a valid field")
+        if isinstance(value, dict) and not isinstance(getattr(obj, name), dict):
+            raise ValueError(f"override of {where}.{name} must not be a mapping")
+    return obj
+
+
+def load_pairs(obj, pairs):
+    for name, value in pairs:
+        if getattr(obj, name, None) is None:
+            raise AttributeError(f"no slot for {name}")
 
 
 @dataclass
@@ -256,6 +286,29 @@ def test_a_nested_config_the_class_builds_itself_is_state_not_a_setting(dataset)
     # (one it is given, and never assigns, is still the setting that holds it)
     assert names(dataset["target config"]) == [("config_field", "target_config")]
     assert dataset["target config"]["knobs"][0]["flags"] == ["--speculative-config"]
+
+
+def test_a_nested_config_whose_class_has_options_of_its_own_is_passed_in_not_set(dataset):
+    # (``--speculative-config`` sets ``SpecConfig``, but ``ModelConfig``'s own options set the
+    # model: the holder is given that config, not one the user writes in the holder's option)
+    assert dataset["target model"]["knobs"] == []
+    # its fields read through it are still the options that set them
+    assert names(dataset["target dtype"]) == [("cli_flag", "--dtype")]
+
+
+def test_a_class_holding_an_array_is_state_not_settings(dataset):
+    assert dataset["invalid step"]["knobs"] == []
+    assert dataset["invalid step"]["trigger"].endswith("when `self.mode` is not one of `('none', 'full')`.")
+
+
+def test_a_check_on_the_attribute_a_mappings_key_names_says_it_is_known_only_at_run_time(dataset):
+    for message in ("{where}.{name} is", "override of"):
+        m = dataset[message]
+        assert m["knobs"] == []
+        assert m["trigger"].startswith("Raised in `apply_overrides` for the attribute of `obj` that a key of "
+                                       "`changes` names (which attribute is known only at run time), when "), m
+    # a list of pairs is no mapping whose keys are names: nothing of the kind is said
+    assert dataset["no slot"]["trigger"].startswith("Raised in `load_pairs`, when ")
 
 
 def test_a_nested_config_no_option_sets_is_a_group_not_a_setting(dataset):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 
 import pytest
 from helpers import crawl_meaning_upstream, jsonl_bytes
@@ -316,6 +317,7 @@ def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(data
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--upstream", "widgets",
                  "--config", tmp_path / "errcat.toml", "--out", tmp_path / "out2")
     assert result.exit_code == 0, result.output
+    assert re.search(r"extracting \(\d+ cached\): 1 files", result.output), result.output  # (the changed file alone is read)
     records = [json.loads(x) for x in jsonl_bytes(tmp_path / "out2" / "acme" / "widgets").splitlines()]
     (entry,) = [r for r in records if r["location"]["qualname"] == "CacheConfig.__post_init__"]
     assert entry["meaning"]["fix"] == "Set `--gpu-mem` to at most 1.0."
