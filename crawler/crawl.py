@@ -285,10 +285,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
                                    vouched=vouched, kept=kept)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
-        served: list[str] = []
-        tests: list[FileResult] = []
-        results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                              use_cache=options.use_cache, served=served, progress=progress, tests=tests, settings=settings)
+        results, tests, served = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
+                                             use_cache=options.use_cache, progress=progress, tests=True, settings=settings)
         joins = _join_store(options, settings)
         try:
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
@@ -303,9 +301,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 raise
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
-            tests = []
-            results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
-                                  tests=tests, settings=settings)
+            results, tests, _ = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
+                                            tests=True, settings=settings)
             if joins is not None:
                 joins.reuse = False  # the joins run again too, and their rows are rewritten
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
@@ -417,7 +414,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
 
     # in place: what imported functions return into the messages built of it
     apply_imported(results, joins, _imported_key(snapshot, results, joins))
-    apply_init_templates(results)  # in place: call arguments into repo __init__ templates
+    results = apply_init_templates(results)  # call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     identity = Identity(
         repo=snapshot.repo,
