@@ -14,7 +14,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from crawler.extract.derive import KEY, derive
+from crawler.extract.derive import KEY, derived
 from crawler.extract.templates import Field, make_template, parts_from_template
 from crawler.model.shapes import ExtractedSite, FileResult, TemplateData
 
@@ -135,7 +135,7 @@ def resolve_exceptions(results: list[FileResult]) -> dict[str, dict[str, Any]]:
 def apply_init_templates(results: list[FileResult]) -> list[FileResult]:
     """The results with call arguments substituted into repo ``__init__`` templates (form ``init``).
 
-    Copy on write: a changed site is a new dict, with its derived facts made again, in a copy of
+    Copy on write: a changed site is a new dict, with derived facts that fit it, in a copy of
     its file's result; every other result and site is the one given. The results given are left as
     they were, and the pass costs a few hundred small copies on vLLM, not one per site."""
     index = _Index(results)
@@ -159,7 +159,7 @@ def apply_init_templates(results: list[FileResult]) -> list[FileResult]:
 def _with_template(site: ExtractedSite, template: TemplateData) -> ExtractedSite:
     changed = site.copy()
     changed["template"] = template
-    changed[KEY] = derive(changed)
+    changed[KEY] = derived(changed)  # (most substitutions give the text extraction saw: its derivation holds)
     return changed
 
 
