@@ -29,7 +29,7 @@ from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Counts, Limits, Manifest, Skipped
-from crawler.model.shapes import ExtractedSite, FileResult, RecordData
+from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, RecordData
 from crawler.publish import release_cache
 from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
@@ -539,7 +539,7 @@ class Assembled(NamedTuple):
     merged: int
 
 
-def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, Any], identity: Any, curated: Any,
+def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, ExceptionData], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
               exclude: list[str], tests: Sequence[FileResult] = (), meaning: Any = None,
               joins: Any = None) -> Assembled:

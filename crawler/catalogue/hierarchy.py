@@ -16,7 +16,7 @@ from typing import Any
 
 from crawler.extract.derive import KEY, derived
 from crawler.extract.templates import Field, make_template, parts_from_template
-from crawler.model.shapes import ExtractedSite, FileResult, TemplateData
+from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, TemplateData
 
 
 def _builtin_chain(name: str) -> list[str] | None:
@@ -116,9 +116,9 @@ class _Index:
         return None
 
 
-def resolve_exceptions(results: list[FileResult]) -> dict[str, dict[str, Any]]:
+def resolve_exceptions(results: list[FileResult]) -> dict[str, ExceptionData]:
     index = _Index(results)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, ExceptionData] = {}
     for r in results:
         for site in r.get("sites", ()):
             q = site["exception_qualname"]
