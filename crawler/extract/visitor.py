@@ -37,7 +37,7 @@ Choices (the contract leaves them to us):
 
 Beyond the ``Site`` fields, the result carries ``calls``: for constructor calls of non-builtin
 exceptions, the templates of the call's arguments (``{"site": index, "args": [...], "kwargs":
-{...}}``) so :func:`crawler.hierarchy.apply_init_templates` can substitute them into the
+{...}}``) so :func:`crawler.catalogue.hierarchy.apply_init_templates` can substitute them into the
 message a repo-defined ``__init__`` builds. ``classes[].init`` is None when the class defines no
 ``__init__`` (it inherits its base's).
 """
