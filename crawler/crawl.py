@@ -29,7 +29,7 @@ from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Counts, Limits, Manifest, Skipped
-from crawler.model.shapes import ExtractedSite, FileResult, RecordData
+from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, RecordData
 from crawler.publish import release_cache
 from crawler.publish.dataset import FOREIGN, load_manifest
 from crawler.publish.writer import (
@@ -285,10 +285,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
                                    vouched=vouched, kept=kept)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
-        served: list[str] = []
-        tests: list[FileResult] = []
-        results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                              use_cache=options.use_cache, served=served, progress=progress, tests=tests, settings=settings)
+        results, tests, served = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
+                                             use_cache=options.use_cache, progress=progress, tests=True, settings=settings)
         joins = _join_store(options, settings)
         try:
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
@@ -303,9 +301,8 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 raise
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
-            tests = []
-            results = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
-                                  tests=tests, settings=settings)
+            results, tests, _ = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
+                                            tests=True, settings=settings)
             if joins is not None:
                 joins.reuse = False  # the joins run again too, and their rows are rewritten
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
@@ -417,7 +414,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
 
     # in place: what imported functions return into the messages built of it
     apply_imported(results, joins, _imported_key(snapshot, results, joins))
-    apply_init_templates(results)  # in place: call arguments into repo __init__ templates
+    results = apply_init_templates(results)  # call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     identity = Identity(
         repo=snapshot.repo,
@@ -542,7 +539,7 @@ class Assembled(NamedTuple):
     merged: int
 
 
-def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, Any], identity: Any, curated: Any,
+def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, ExceptionData], identity: Any, curated: Any,
               left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
               exclude: list[str], tests: Sequence[FileResult] = (), meaning: Any = None,
               joins: Any = None) -> Assembled:

@@ -7,7 +7,7 @@ entry is its first by path and line.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, cast
@@ -119,13 +119,13 @@ def group_sites(identity: Identity, sites: Iterable[ExtractedSite]) -> dict[str,
     return groups
 
 
-def _exception_info(site: ExtractedSite, exceptions: dict[str, dict[str, Any]]) -> ExceptionData:
+def _exception_info(site: ExtractedSite, exceptions: Mapping[str, ExceptionData]) -> ExceptionData:
     qualname = site["exception_qualname"]
     if site["kind"] in ("log", "response"):  # a level (WARNING) or an error type, no class
         return {"name": site["exception"], "qualname": qualname, "builtin_ancestor": None, "bases": []}
     known = exceptions.get(qualname)
     if known is not None:
-        return cast(ExceptionData, {"bases": [], "builtin_ancestor": None, **known})
+        return known.copy()
     name = qualname.rpartition(".")[2] or site["exception"]
     builtin = name if qualname.startswith("builtins.") else None
     return {"name": name, "qualname": qualname, "builtin_ancestor": builtin, "bases": []}
@@ -148,14 +148,21 @@ def empty_explanation() -> dict[str, Any]:
     }
 
 
-_TEMPLATE_DEFAULTS = {"fields": [], "opaque": False, "alternatives": []}
+# A boundary: the pydantic model's dump is the TypedDict that mirrors it (tests/model/test_shapes.py
+# holds the two to one shape), which mypy cannot see.
 _FACTS_DEFAULTS = cast(FactsData, Facts().model_dump(mode="json"))
 
 
 def _template(template: TemplateData) -> TemplateData:
-    out = cast(TemplateData, {**_TEMPLATE_DEFAULTS, **template})  # (a hand-made site may leave the defaults out)
-    out["fields"] = [{"expr": f["expr"], "name": f.get("name")} for f in out["fields"]]
-    return out
+    # (a site made by hand, not extracted, may leave the defaults out)
+    return {
+        "text": template["text"],
+        "fields": [{"expr": f["expr"], "name": f.get("name")} for f in template.get("fields", ())],
+        "pattern": template["pattern"],
+        "form": template["form"],
+        "opaque": template.get("opaque", False),
+        "alternatives": template.get("alternatives", []),
+    }
 
 
 def _site(identity: Identity, s: ExtractedSite) -> SiteData:
@@ -190,7 +197,7 @@ class Entries(NamedTuple):
 def build_records(
     identity: Identity,
     sites: Iterable[ExtractedSite],
-    exceptions: dict[str, dict[str, Any]] | None = None,
+    exceptions: Mapping[str, ExceptionData] | None = None,
 ) -> list[RecordData]:
     """The records of :func:`build_entries`."""
     return build_entries(identity, sites, exceptions).records
@@ -199,7 +206,7 @@ def build_records(
 def build_entries(
     identity: Identity,
     sites: Iterable[ExtractedSite],
-    exceptions: dict[str, dict[str, Any]] | None = None,
+    exceptions: Mapping[str, ExceptionData] | None = None,
 ) -> Entries:
     """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``,
     with each one's primary site.
@@ -209,6 +216,7 @@ def build_entries(
     models before it is written (and a test holds dict and model to the same shape).
     """
     exceptions = exceptions or {}
+    # a boundary, as for _FACTS_DEFAULTS: a model's dump as its TypedDict
     repo = cast(RepoData, identity.repo.model_dump(mode="json"))
     provenance: ProvenanceData = {
         "repo": identity.slug,

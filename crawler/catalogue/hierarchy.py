@@ -4,7 +4,7 @@
   dict, following repo-defined classes through their (resolved) bases across modules down to a
   builtin exception. A qualname that names a re-export (``vllm.Foo`` for a class defined in
   ``vllm.errors``) is matched to the unique repo class of that name under the same package.
-- :func:`apply_init_templates` rewrites the template of sites that construct a repo-defined
+- :func:`apply_init_templates` makes anew the template of sites that construct a repo-defined
   exception whose ``__init__`` (own or inherited) builds the message from its parameters:
   the call's arguments are substituted for the parameter fields (form ``init``).
 """
@@ -14,8 +14,9 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from crawler.extract.derive import KEY, derived
 from crawler.extract.templates import Field, make_template, parts_from_template
-from crawler.model.shapes import FileResult
+from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, TemplateData
 
 
 def _builtin_chain(name: str) -> list[str] | None:
@@ -115,9 +116,9 @@ class _Index:
         return None
 
 
-def resolve_exceptions(results: list[FileResult]) -> dict[str, dict[str, Any]]:
+def resolve_exceptions(results: list[FileResult]) -> dict[str, ExceptionData]:
     index = _Index(results)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, ExceptionData] = {}
     for r in results:
         for site in r.get("sites", ()):
             q = site["exception_qualname"]
@@ -131,48 +132,70 @@ def resolve_exceptions(results: list[FileResult]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def apply_init_templates(results: list[FileResult]) -> int:
-    """Substitute call arguments into repo ``__init__`` templates, in place; returns sites changed."""
+def apply_init_templates(results: list[FileResult]) -> list[FileResult]:
+    """The results with call arguments substituted into repo ``__init__`` templates (form ``init``).
+
+    Copy on write: a changed site is a new dict, with derived facts that fit it, in a copy of
+    its file's result; every other result and site is the one given. The results given are left as
+    they were, and the pass costs a few hundred small copies on vLLM, not one per site."""
     index = _Index(results)
-    changed = 0
+    out: list[FileResult] = []
     for r in results:
         sites = r.get("sites", ())
+        templates: dict[int, TemplateData] = {}
         for call in r.get("calls", ()):
-            site = sites[call["site"]]
-            init = index.init_of(site["exception_qualname"])
-            if not init or init.get("template") is None:
-                continue
-            bound: dict[str, dict[str, Any]] = {}
-            params = init["params"]
-            for name, tpl in zip(params, call["args"], strict=False):  # a call may leave defaults out
-                bound[name] = tpl
-            for name, tpl in call["kwargs"].items():
-                if name in params:
-                    bound[name] = tpl
-            own = parts_from_template(init["template"])
-            whole = bound.get(own[0].name) if len(own) == 1 and isinstance(own[0], Field) and own[0].expr == own[0].name else None
-            if whole is not None and whole.get("alternatives"):
-                # the message is an assembled argument: its template as it is (its text alone
-                # does not hold its alternatives and pattern)
-                site["template"] = whole
-                changed += 1
-                continue
-            parts: list[Any] = []
-            for p in own:
-                if isinstance(p, Field) and p.name is not None and p.name in bound:
-                    arg = bound[p.name]
-                    if p.expr == p.name:
-                        parts.extend(parts_from_template(arg))
-                    else:  # keep conversion / format spec: {param!r} -> {argexpr!r}
-                        parts.append(_with_suffix(p, p.name, arg))
-                else:
-                    parts.append(p)
-            site["template"] = make_template(parts, "init")
-            changed += 1
+            template = _init_template(index, sites[call["site"]], call)
+            if template is not None:
+                templates[call["site"]] = template
+        if not templates:
+            out.append(r)
+            continue
+        changed = r.copy()
+        changed["sites"] = [site if at not in templates else _with_template(site, templates[at]) for at, site in enumerate(sites)]
+        out.append(changed)
+    return out
+
+
+def _with_template(site: ExtractedSite, template: TemplateData) -> ExtractedSite:
+    changed = site.copy()
+    changed["template"] = template
+    changed[KEY] = derived(changed)  # (most substitutions give the text extraction saw: its derivation holds)
     return changed
 
 
-def _with_suffix(f: Field, name: str, arg: dict[str, Any]) -> Field:
+def _init_template(index: _Index, site: ExtractedSite, call: dict[str, Any]) -> TemplateData | None:
+    """The site's template with the call's arguments bound into its exception's ``__init__``
+    template, or None when that ``__init__`` builds no message of its parameters."""
+    init = index.init_of(site["exception_qualname"])
+    if not init or init.get("template") is None:
+        return None
+    bound: dict[str, TemplateData] = {}
+    params = init["params"]
+    for name, tpl in zip(params, call["args"], strict=False):  # a call may leave defaults out
+        bound[name] = tpl
+    for name, tpl in call["kwargs"].items():
+        if name in params:
+            bound[name] = tpl
+    own = parts_from_template(init["template"])
+    whole = bound.get(own[0].name) if len(own) == 1 and isinstance(own[0], Field) and own[0].expr == own[0].name else None
+    if whole is not None and whole.get("alternatives"):
+        # the message is an assembled argument: its template as it is (its text alone
+        # does not hold its alternatives and pattern)
+        return whole
+    parts: list[Any] = []
+    for p in own:
+        if isinstance(p, Field) and p.name is not None and p.name in bound:
+            arg = bound[p.name]
+            if p.expr == p.name:
+                parts.extend(parts_from_template(arg))
+            else:  # keep conversion / format spec: {param!r} -> {argexpr!r}
+                parts.append(_with_suffix(p, p.name, arg))
+        else:
+            parts.append(p)
+    return make_template(parts, "init")
+
+
+def _with_suffix(f: Field, name: str, arg: TemplateData) -> Field:
     """``{param!r}`` with ``param`` (``name``) bound to ``arg``: move the conversion/spec onto the argument."""
     suffix = f.expr[len(name):]
     arg_parts = parts_from_template(arg)

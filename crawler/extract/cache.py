@@ -18,7 +18,7 @@ import sqlite3
 import zlib
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -210,15 +210,18 @@ def decode_result(value: Any, path: str) -> FileResult | None:
         result = _decode(zlib.decompress(value))
     except (zlib.error, ValueError, TypeError):
         return None
+    return result if _is_result(result, path) else None
+
+
+def _is_result(result: Any, path: str) -> TypeGuard[FileResult]:
+    """Whether a decoded row is this file's result, as far as its own keys go: a site's own keys
+    are the crawl's to check (see the note above)."""
     if type(result) is not dict or result.get("path") != path:
-        return None
+        return False
     if any(type(result.get(key)) is not kind for key, kind in _RESULT_KEYS.items()):
-        return None
-    if not (result["status"] == "ok" and result.get("reason", 0) is None
-            or result["status"] == "skipped" and type(result.get("reason")) is str):
-        return None
-    # the keys above checked; a site's own keys are the crawl's to check (see the note above)
-    return cast("FileResult", result)
+        return False
+    return (result["status"] == "ok" and result.get("reason", 0) is None
+            or result["status"] == "skipped" and type(result.get("reason")) is str)
 
 
 def _decode(raw: bytes) -> Any:

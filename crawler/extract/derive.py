@@ -45,15 +45,24 @@ def derive(site: ExtractedSite) -> dict[str, Any]:
 
 
 def derived(site: ExtractedSite) -> dict[str, Any]:
-    """The site's derived facts, computed now unless a still-valid derivation is attached."""
+    """The site's derived facts: those attached to it while still valid, else computed now (and
+    not attached: the site is left as it is)."""
     found = site.get(KEY)
     if found is None or found["stamp"] != _stamp(site):
-        found = site[KEY] = derive(site)
+        return derive(site)
     return found
 
 
 def derive_result(result: FileResult) -> FileResult:
-    """Attach derived facts to every site of a per-file extraction result (in place)."""
-    for site in result.get("sites", ()):
-        derived(site)
-    return result
+    """A per-file extraction result whose sites carry their derived facts (copies: the result
+    given is left as it is)."""
+    if not result.get("sites"):
+        return result
+    sites = []
+    for site in result["sites"]:
+        copy = site.copy()
+        copy[KEY] = derive(site)
+        sites.append(copy)
+    done = result.copy()
+    done["sites"] = sites
+    return done

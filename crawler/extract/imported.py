@@ -23,20 +23,27 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, cast
 
 from crawler.extract import assembled
 from crawler.extract.templates import IMPORTED, Field, MarkedTemplate, field, piece_text
+from crawler.model.shapes import ExtractedSite, TemplateData
 
 
 def _unmarked(template: Any) -> Any:
     return dict(template) if isinstance(template, MarkedTemplate) else template
 
 
-def collect(sites: list[dict[str, Any]], calls: list[dict[str, Any]], classes: list[dict[str, Any]],
-            refs: list[tuple[dict[str, Any], dict[str, Any]]],
-            says_something: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+def _plain_template(template: MarkedTemplate) -> TemplateData:
+    # A boundary: a MarkedTemplate is what ``templates.make_template`` made (a TemplateData), as a
+    # dict subclass with one attribute more, which mypy cannot see through.
+    return cast(TemplateData, dict(template))
+
+
+def collect(sites: list[ExtractedSite], calls: list[dict[str, Any]], classes: list[dict[str, Any]],
+            refs: list[tuple[ExtractedSite, dict[str, Any]]],
+            says_something: Callable[[Mapping[str, Any]], bool]) -> list[dict[str, Any]]:
     """The file's ``imported`` facts (see the module docstring), in site order; every template
     left as a plain dict (``templates.MarkedTemplate`` is the extractor's own)."""
     at = {id(site): i for i, site in enumerate(sites)}
@@ -45,9 +52,9 @@ def collect(sites: list[dict[str, Any]], calls: list[dict[str, Any]], classes: l
         if id(site) in at:
             out.append((at[id(site)], 0, {"site": at[id(site)], **ref, "drop": site["kind"] != "raise"}))
     for i, site in enumerate(sites):
-        template = site["template"]
+        template: Mapping[str, Any] = site["template"]
         if isinstance(template, MarkedTemplate):
-            site["template"] = dict(template)
+            site["template"] = _plain_template(template)
             out.append((i, 1, {"site": i, "fields": template.imported,
                                "drop": site["kind"] != "raise" and not says_something(site["template"])}))
     for call in calls:

@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from crawler.base.progress import task
 from crawler.extract import surface
@@ -206,6 +206,17 @@ def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
     return {path: result for path, result in found.items() if result is not None}
 
 
+class Extraction(NamedTuple):
+    """What ``extract_all`` returns."""
+
+    #: every selected source file's result, sorted by path
+    results: list[FileResult]
+    #: the test files' results, sorted by path (none unless asked for with ``tests``)
+    tests: list[FileResult]
+    #: the paths whose results came from the cache: a crawl that cannot use them extracts again
+    served: list[str]
+
+
 def extract_all(
     snapshot: Files,
     *,
@@ -213,18 +224,16 @@ def extract_all(
     cache_dir: Path | None = None,
     use_cache: bool = True,
     reuse: bool = True,
-    served: list[str] | None = None,
     progress: Callable[[str], None] = lambda _: None,
-    tests: list[FileResult] | None = None,
+    tests: bool = False,
     settings: surface.Settings = surface.DEFAULT,
-) -> list[FileResult]:
-    """Every selected file's result, sorted by path. With ``use_cache``, results are taken from
-    the cache (unless ``reuse`` is False: then every file is extracted and its row rewritten) and
-    stored in it; ``served`` receives the paths whose results came from it. ``tests``, when
-    given, receives the results of the snapshot's test files (``codefacts.read_test_file``), read
-    through the same reader, workers and cache (under keys of their own)."""
+) -> Extraction:
+    """Every selected file's result. With ``use_cache``, results are taken from the cache (unless
+    ``reuse`` is False: then every file is extracted and its row rewritten) and stored in it.
+    With ``tests``, the snapshot's test files are read too (``codefacts.read_test_file``), through
+    the same reader, workers and cache (under keys of their own)."""
     headers = _native_headers(snapshot, settings)
-    test_entries = list(getattr(snapshot, "tests", ())) if tests is not None else []
+    test_entries = list(getattr(snapshot, "tests", ())) if tests else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
     tag = _headers_tag([(e.path, e.blob) for e in headers])
@@ -236,6 +245,7 @@ def extract_all(
         todo = [e for e in entries if keys[e.path] not in stored]
         damaged: list[FileEntry] = []
         decoded: list[bool] = []
+        served: list[str] = []
 
         def decode_hits() -> None:
             if decoded:
@@ -249,8 +259,7 @@ def extract_all(
                         damaged.append(entry)
                     else:
                         results[entry.path] = hit
-            if served is not None:
-                served.extend(results)  # (only hits so far: fresh results come later)
+            served.extend(results)  # (only hits so far: fresh results come later)
 
         counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
         fresh: list[tuple[FileResult, bytes | None]] = []
@@ -302,6 +311,6 @@ def extract_all(
     finally:
         if cache is not None:
             cache.close()
-    if tests is not None:
-        tests.extend(results[path] for path in sorted(results) if path in test_paths)
-    return [results[path] for path in sorted(results) if path not in test_paths]
+    ordered = sorted(results)
+    return Extraction([results[path] for path in ordered if path not in test_paths],
+                      [results[path] for path in ordered if path in test_paths], served)

@@ -28,10 +28,15 @@ import json
 import re
 from dataclasses import dataclass, field
 from http import HTTPStatus
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from crawler.model.shapes import ResponseInfoData
+
+if TYPE_CHECKING:  # the extraction workers need no pydantic
+    from crawler.model.records import LogLevel
 
 #: Logger method -> (level, once). ``exception`` logs at ERROR with the traceback.
-LOG_METHODS = {
+LOG_METHODS: dict[str, tuple[LogLevel, bool]] = {
     "warning": ("warning", False),
     "warn": ("warning", False),
     "warning_once": ("warning", True),
@@ -100,7 +105,7 @@ def is_logger(node: ast.expr) -> bool:
     return name is not None and "log" in name.lower()
 
 
-def log_call(call: ast.Call) -> tuple[str, bool] | None:
+def log_call(call: ast.Call) -> tuple[LogLevel, bool] | None:
     """(level, once) when the call logs a warning or worse on a logger, else None."""
     func = call.func
     if type(func) is not ast.Attribute:
@@ -150,7 +155,7 @@ def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.e
     return None
 
 
-def response_info(call: ast.Call, builder: dict[str, Any]) -> dict[str, Any]:
+def response_info(call: ast.Call, builder: dict[str, Any]) -> ResponseInfoData:
     """``models.ResponseInfo`` as data: the static status code and error type, or the builder's
     defaults when the call leaves them out."""
     status = argument(call, builder, builder.get("status_code"))

@@ -37,7 +37,7 @@ Choices (the contract leaves them to us):
 
 Beyond the ``Site`` fields, the result carries ``calls``: for constructor calls of non-builtin
 exceptions, the templates of the call's arguments (``{"site": index, "args": [...], "kwargs":
-{...}}``) so :func:`crawler.hierarchy.apply_init_templates` can substitute them into the
+{...}}``) so :func:`crawler.catalogue.hierarchy.apply_init_templates` can substitute them into the
 message a repo-defined ``__init__`` builds. ``classes[].init`` is None when the class defines no
 ``__init__`` (it inherits its base's).
 """
@@ -50,6 +50,8 @@ import inspect
 import re
 import warnings
 from bisect import bisect_left
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from crawler.extract import assembled, knobs, parse, surface
 from crawler.extract import imported as imported_facts
@@ -68,7 +70,10 @@ from crawler.extract.templates import (
     none_template,
 )
 from crawler.extract.text import Source, decode_source, module_name
-from crawler.model.shapes import FileResult
+from crawler.model.shapes import ExtractedSite, FileResult, TemplateData
+
+if TYPE_CHECKING:  # the extraction workers need no pydantic
+    from crawler.model.records import LogLevel
 
 EXTRACTOR_VERSION = "3"
 SNIPPET_LINES = 25
@@ -121,7 +126,7 @@ def skipped_result(path: str, reason: str) -> FileResult:
     return _skipped(_empty_result(path), reason)
 
 
-def _empty_result(path: str) -> dict:
+def _empty_result(path: str) -> FileResult:
     module, _ = module_name(path)
     return {
         "path": path,
@@ -137,7 +142,7 @@ def _empty_result(path: str) -> dict:
     }
 
 
-def _extract_file(path: str, data: bytes, settings: surface.Settings) -> dict:
+def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileResult:
     module, is_package = module_name(path)
     result = _empty_result(path)
     if b"\0" in data:
@@ -166,8 +171,12 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> dict:
         return _skipped(result, "too deeply nested or too complex (parser MemoryError)")
     except Exception as e:  # noqa: BLE001 - a bug here must not stop a whole crawl
         return _skipped(result, f"internal error: {type(e).__name__}: {e}")
-    result.update(sites=ex.sites, classes=ex.classes, bare_asserts=ex.bare_asserts, reraises=ex.reraises, calls=ex.calls,
-                  declarations=knobs.declarations(tree, text, module, is_package))
+    result["sites"] = ex.sites
+    result["classes"] = ex.classes
+    result["bare_asserts"] = ex.bare_asserts
+    result["reraises"] = ex.reraises
+    result["calls"] = ex.calls
+    result["declarations"] = knobs.declarations(tree, text, module, is_package)
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:
@@ -186,7 +195,7 @@ def _graph(tree: ast.Module, module: str, is_package: bool) -> dict:
         return empty_graph()
 
 
-def _skipped(result: dict, reason: str) -> dict:
+def _skipped(result: FileResult, reason: str) -> FileResult:
     result["status"] = "skipped"
     result["reason"] = escape_surrogates(reason)  # exception texts may quote the odd input
     return result
@@ -197,11 +206,20 @@ def _skipped(result: dict, reason: str) -> dict:
 
 
 def _last_name(node: ast.expr) -> str | None:
-    t = type(node)
-    if t is ast.Name:
+    if type(node) is ast.Name:
         return node.id
-    if t is ast.Attribute:
+    if type(node) is ast.Attribute:
         return node.attr
+    return None
+
+
+def _list_elements(value: ast.expr) -> list[ast.expr] | None:
+    """The elements of a list display, or of both lists of ``[...] if c else [...]``; None for
+    any other value."""
+    if type(value) is ast.List:
+        return value.elts
+    if type(value) is ast.IfExp and type(value.body) is ast.List and type(value.orelse) is ast.List:
+        return [*value.body.elts, *value.orelse.elts]
     return None
 
 
@@ -215,7 +233,7 @@ def _is_class_name(name: str | None) -> bool:
 
 def _looks_like_exception(call: ast.Call) -> bool:
     name = _last_name(call.func)
-    return bool(name) and (name in BUILTIN_EXCEPTIONS or name.endswith(_EXC_SUFFIXES))
+    return name is not None and (name in BUILTIN_EXCEPTIONS or name.endswith(_EXC_SUFFIXES))
 
 
 def _first_paragraph(doc: str | None) -> str | None:
@@ -280,7 +298,7 @@ class _Extractor:
         self.is_package = is_package
         self.src = src
         self.seg = src.segment
-        self.sites: list[dict] = []
+        self.sites: list[ExtractedSite] = []
         self.classes: list[dict] = []
         self.calls: list[dict] = []
         self.bare_asserts = 0
@@ -297,11 +315,12 @@ class _Extractor:
         self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
         self.imported: list[dict] = []  # the result's facts for the join across modules (extract.imported)
         self.exports: dict = {}
-        self.module_frame: _Frame | None = None
+        # set by ``run`` before any walk; ``_release`` unsets them
+        self.module_frame: _Frame
         self.guards: list[str] = []
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
-        self.frame: _Frame | None = None
+        self.frame: _Frame
         self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
 
@@ -608,9 +627,9 @@ class _Extractor:
         owner, _, name = qualname.rpartition(".")
         for stmt in self.module_frame.node.body:
             if owner and type(stmt) is ast.ClassDef and stmt.name == owner:
-                return next((f for f in stmt.body if type(f) in (ast.FunctionDef, ast.AsyncFunctionDef) and f.name == name),
+                return next((f for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name),
                             None)
-            if not owner and type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef) and stmt.name == name:
+            if not owner and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
                 return stmt
         return None
 
@@ -650,7 +669,7 @@ class _Extractor:
             added = self._pieces([arg])
             if added is None and type(arg) is not ast.Starred:  # a message errcat cannot read: one piece matching anything
                 added = [[field(self.seg(arg))]]
-        elif type(arg) in (ast.List, ast.Tuple):
+        elif isinstance(arg, (ast.List, ast.Tuple)):
             added = self._pieces(arg.elts)
         else:
             added = None
@@ -694,9 +713,8 @@ class _Extractor:
             if key in env or key in self.consts:
                 env[key] = None
             return
-        if t is ast.Name and (type(value) is ast.List or (
-                type(value) is ast.IfExp and type(value.body) is ast.List and type(value.orelse) is ast.List)):
-            elts = value.elts if type(value) is ast.List else [*value.body.elts, *value.orelse.elts]
+        elts = _list_elements(value) if t is ast.Name else None
+        if elts is not None:
             pieces = self._pieces(elts)
             env[key] = None if pieces is None else ("list", _add_pieces([], pieces))
             return
@@ -799,7 +817,7 @@ class _Extractor:
             return self.builder.build(a)
         return "none", []
 
-    def _from_call(self, call: ast.Call) -> tuple[str, dict, dict | None]:
+    def _from_call(self, call: ast.Call) -> tuple[str, TemplateData, dict[str, Any] | None]:
         """(exception as written, template, call args record or None) for ``raise <call>``."""
         func = call.func
         written = self.seg(func)
@@ -886,7 +904,7 @@ class _Extractor:
             if builder is not None:
                 self._response_site(node, builder)
 
-    def _log_site(self, call: ast.Call, level: str, once: bool) -> None:
+    def _log_site(self, call: ast.Call, level: LogLevel, once: bool) -> None:
         args = call.args
         if not args or type(args[0]) is ast.Starred:
             return
@@ -905,7 +923,9 @@ class _Extractor:
         name = surface.LEVEL_NAMES[level]
         site = self._site(call, "log", name, template, None, list(self.guards), resolve=False)
         site["exception_qualname"] = f"logging.{name}"
-        site["log"] = {"level": level, "logger": self.seg(call.func.value), "once": once}
+        func = call.func
+        assert type(func) is ast.Attribute  # (``surface.log_call`` takes only ``<logger>.<method>(...)``)
+        site["log"] = {"level": level, "logger": self.seg(func.value), "once": once}
         if helper is not None:
             self._pending_pieces.append((site, helper, template["fields"][0]))
 
@@ -963,7 +983,7 @@ class _Extractor:
             return self.frame.calls.get(node.id)
         return None
 
-    def _helper_message(self, site: dict, node) -> None:
+    def _helper_message(self, site: ExtractedSite, node) -> None:
         helper = self._helper_target(node)
         if helper is not None:
             self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
@@ -985,7 +1005,7 @@ class _Extractor:
             return None
         return pieces
 
-    def _site(self, node, kind, written, template, cause, guards, resolve=True) -> dict:
+    def _site(self, node, kind, written, template, cause, guards, resolve=True) -> ExtractedSite:
         fn = self._function_frame()
         decorators, docstring, lo, hi = self._scope_facts(fn)
         line, end = node.lineno, node.end_lineno
@@ -996,7 +1016,7 @@ class _Extractor:
             stop = min(hi, max(end, start + SNIPPET_LINES - 1))
             start = max(lo, min(start, stop - SNIPPET_LINES + 1))
         frame = self.frame
-        site = {
+        site: ExtractedSite = {
             "path": self.path,
             "line": line,
             "end_line": end,
@@ -1068,7 +1088,7 @@ class _Extractor:
                 dropped.add(id(site))
         if dropped:
             renumber = {}
-            kept = []
+            kept: list[ExtractedSite] = []
             for i, site in enumerate(self.sites):
                 if id(site) not in dropped:
                     renumber[i] = len(kept)
@@ -1135,7 +1155,7 @@ def _imported_function(func: ast.expr, frame: _Frame | None) -> str | None:
     return None
 
 
-def _says_something(template: dict) -> bool:
+def _says_something(template: Mapping[str, Any]) -> bool:
     """A message with literal text to match (letters or digits outside its fields)."""
     if template["opaque"]:
         return assembled.says_something_in_alternatives(template)

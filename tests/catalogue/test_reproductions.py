@@ -76,8 +76,7 @@ def test_unchanged_test_files_come_from_the_cache(meaning_repo, tmp_path):
                            exclude=[]) as snapshot:
             assert [f.path for f in snapshot.tests] == ["tests/test_broken.py", "tests/test_widgets.py"]
             assert not any(f.path.startswith("tests/") for f in snapshot.files)
-            tests, served = [], []
-            extract_all(snapshot, cache_dir=tmp_path / "c", tests=tests, served=served, jobs=1)
+            _, tests, served = extract_all(snapshot, cache_dir=tmp_path / "c", tests=True, jobs=1)
             served_each.append(sorted(p for p in served if p.startswith("tests/")))
             assert len(tests[1]["tests"]) == 5
     assert served_each == [[], ["tests/test_broken.py", "tests/test_widgets.py"]]  # (a bad file's skip too)

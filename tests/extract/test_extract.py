@@ -1,6 +1,7 @@
 """extract_file: sites, facts, name resolution, classes, skips; hierarchy; ast/libcst parity."""
 
 import ast
+import copy
 import json
 import textwrap
 from pathlib import Path
@@ -244,8 +245,13 @@ def test_hierarchy_and_init_templates():
     assert v["bases"][0] == "pkg.exceptions.PkgError" or v["bases"][0] == "builtins.ValueError"
     lim = info["pkg.exceptions.LimitError"]
     assert lim["bases"][0] == "pkg.exceptions.ValidationError" and lim["builtin_ancestor"] == "ValueError"
-    assert apply_init_templates(results) == 2
-    use = {s["line"]: s for s in results[2]["sites"]}
+    given = copy.deepcopy(results)
+    applied = apply_init_templates(results)
+    assert results == given  # the results given are left as they were
+    assert [a is r for a, r in zip(applied, results, strict=True)] == [True, True, False]  # only the file that changed is new
+    changed = [s for s, before in zip(applied[2]["sites"], results[2]["sites"], strict=True) if s is not before]
+    assert len(changed) == 2 and all(s["_derived"]["stamp"][0] == s["template"]["text"] for s in changed)
+    use = {s["line"]: s for s in applied[2]["sites"]}
     texts = sorted(s["template"]["text"] for s in use.values())
     assert texts == ["bad {x}", "limit {n} exceeded"]
     assert all(s["template"]["form"] == "init" for s in use.values())
@@ -340,10 +346,10 @@ def test_a_libcst_child_that_cannot_finish_is_never_cached(tmp_path, monkeypatch
         raise subprocess.TimeoutExpired("libcst", 1)
 
     monkeypatch.setattr(parse.subprocess, "run", timeout)
-    first = engine.extract_all(snapshot, jobs=1, cache_dir=tmp_path)
+    first = engine.extract_all(snapshot, jobs=1, cache_dir=tmp_path).results
     assert first[0]["status"] == "skipped" and "timed out" in first[0]["reason"] and first[0]["transient"]
     monkeypatch.undo()
-    second = engine.extract_all(snapshot, jobs=1, cache_dir=tmp_path)
+    second = engine.extract_all(snapshot, jobs=1, cache_dir=tmp_path).results
     assert second[0]["status"] == "ok" and len(second[0]["sites"]) == 1
 
 
