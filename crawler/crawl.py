@@ -412,8 +412,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     from crawler.publish.pins import pin
     from crawler.publish.writer import Reuse
 
-    # in place: what imported functions return into the messages built of it
-    apply_imported(results, joins, _imported_key(snapshot, results, joins))
+    # what imported functions return into the messages built of it
+    results = apply_imported(results, joins, _imported_key(snapshot, results, joins))
     results = apply_init_templates(results)  # call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     identity = Identity(

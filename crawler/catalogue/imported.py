@@ -19,7 +19,7 @@ file. It changes the results in place, and running it again on them changes noth
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from crawler.catalogue.callers import Names
 from crawler.extract.templates import IMPORTED, Field, field, make_template, parts_from_template, text_parts
@@ -29,9 +29,11 @@ from crawler.model.shapes import FileResult, TemplateData
 MAX_PIECES = 32
 
 
-def apply(results: list[FileResult], store: Any = None, key: str | None = None) -> int:
-    """Put what imported functions return into the templates of the sites that take it (in
-    place); returns how many sites changed.
+def apply(results: list[FileResult], store: Any = None, key: str | None = None) -> list[FileResult]:
+    """``results`` with what imported functions return put into the templates of the sites that
+    take it. ``results`` is left as it is: a result the join reads or changes is a copy (without
+    its ``imported``: a second join over the copies has nothing to do), every other one the same
+    object, so a result kept in memory for another release joins again there.
 
     With a ``store`` (``meaning_join.JoinStore``) and the ``key`` of these results' inputs (the
     blob of every file: what each result holds and every name the resolution reads), the
@@ -39,14 +41,14 @@ def apply(results: list[FileResult], store: Any = None, key: str | None = None) 
     are read from every result, which costs more than the rest of the join."""
     pending = [r for r in results if r.get("status") == "ok" and r.get("imported")]
     if not pending:
-        return 0
+        return results
     kept = store.get("imported", key) if store is not None and key else None
     changes = _changes(kept, pending)
     if changes is None:
         changes = _join(results, pending)
         if store is not None and key:
             store.put("imported", key, changes)
-    return _apply(pending, changes)
+    return _applied(results, changes)
 
 
 def _changes(kept: Any, pending: list[FileResult]) -> list[list[Any]] | None:
@@ -66,22 +68,26 @@ def _is_template(value: Any) -> bool:
         ("text", str), ("fields", list), ("pattern", str), ("form", str), ("opaque", bool), ("alternatives", list)))
 
 
-def _apply(pending: list[FileResult], changes: list[list[Any]]) -> int:
-    by_path = {r["path"]: r for r in pending}
-    dropped: dict[str, set[int]] = {}
-    changed = 0
+def _applied(results: list[FileResult], changes: list[list[Any]]) -> list[FileResult]:
+    by_path: dict[str, list[tuple[int, TemplateData | None]]] = {}
     for path, at, template in changes:
-        result = by_path[path]
-        if template is None:
-            dropped.setdefault(path, set()).add(at)
-        elif result["sites"][at]["template"] != template:
-            result["sites"][at]["template"] = template
-            changed += 1
-    for path, sites in dropped.items():
-        _drop(by_path[path], sites)
-    for result in pending:  # done: a second join over these results has nothing to do
-        result.pop("imported", None)
-    return changed
+        by_path.setdefault(path, []).append((at, template))
+    out: list[FileResult] = []
+    for result in results:
+        if result.get("status") != "ok" or not result.get("imported"):
+            out.append(result)
+            continue
+        copy = cast("FileResult", {k: v for k, v in result.items() if k != "imported"})
+        sites = list(copy["sites"])
+        dropped: set[int] = set()
+        for at, template in by_path.get(result["path"], ()):
+            if template is None:
+                dropped.add(at)
+            elif sites[at]["template"] != template:
+                sites[at] = {**sites[at], "template": template}
+        copy["sites"] = sites
+        out.append(_drop(copy, dropped) if dropped else copy)
+    return out
 
 
 def _join(results: list[FileResult], pending: list[FileResult]) -> list[list[Any]]:
@@ -155,13 +161,14 @@ def _message(ref: dict[str, Any], names: Names, messages: dict[str, list[str]]) 
     return make_template([Field(fld["expr"], fld["name"], (None, [text_parts(t) for t in texts]))], "assembled")
 
 
-def _drop(result: FileResult, dropped: set[int]) -> None:
-    """Leave out sites (logs, responses: none has a constructor call), renumbering the calls."""
+def _drop(result: FileResult, dropped: set[int]) -> FileResult:
+    """The result without some of its sites (logs, responses: none has a constructor call), its
+    calls renumbered."""
     renumber: dict[int, int] = {}
     sites: list[Any] = []
     for i, site in enumerate(result["sites"]):
         if i not in dropped:
             renumber[i] = len(sites)
             sites.append(site)
-    result["sites"] = sites
-    result["calls"] = [{**call, "site": renumber[call["site"]]} for call in result["calls"] if call["site"] in renumber]
+    calls = [{**call, "site": renumber[call["site"]]} for call in result["calls"] if call["site"] in renumber]
+    return cast("FileResult", {**result, "sites": sites, "calls": calls})

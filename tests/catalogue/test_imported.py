@@ -179,3 +179,24 @@ def test_a_crawl_of_the_same_files_takes_the_join_from_the_cache(crawled, fixtur
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", tmp_path / "errcat.toml",
                "--out", out).exit_code == 0
     assert jsonl_bytes(out / "acme" / "server") == jsonl_bytes(data)
+
+
+def test_the_join_leaves_the_results_it_is_given_as_they_are():
+    """The join returns copies of the results it changes: a result kept in memory (the next
+    release of a history, a cache's decoded row) still says which of its sites take an imported
+    list, and a second join over the originals does the same again."""
+    import copy
+
+    from crawler.catalogue.imported import apply
+    from crawler.extract.visitor import extract_file
+
+    results = [extract_file("srv/checks.py", CHECKS.encode()), extract_file("srv/run.py", RUN.encode())]
+    for r in results:
+        r["module"] = r["path"][:-3].replace("/", ".")
+    before = copy.deepcopy(results)
+    joined = apply(results)
+    assert results == before
+    changed = [j for j, r in zip(joined, results, strict=True) if j is not r]
+    assert changed and all("imported" not in j for j in changed)
+    assert any("DCP not supported" in json.dumps(site["template"]) for j in changed for site in j["sites"])
+    assert apply(results) == joined
