@@ -550,3 +550,30 @@ def test_manifest_json_holds_the_counts_its_maker_set_and_the_completed_manifest
     history = crawl.model_copy(update={"counts": crawl.counts.model_copy(update={"retired": 0, "omitted": 0})})
     counts = json.loads(render_dataset(records, history)["manifest.json"])["counts"]
     assert counts["retired"] == 0 and counts["omitted"] == 0
+
+
+def test_a_publish_that_keeps_its_records_forks_no_helper(tmp_path, monkeypatch):
+    """Records kept from the dataset in place are their previous bytes: no forked helper is
+    started to write them (it would copy the records' pages for no work), and the dataset is the
+    one a publish that forks writes."""
+    from crawler.base.jsonio import dumps_record
+    from crawler.catalogue.search import search_file
+    from crawler.publish import forked
+    from crawler.publish import writer as output
+    from crawler.publish.writer import Reuse
+
+    monkeypatch.setattr(output, "PARALLEL_MIN_RECORDS", 10)
+    records = many_records(70)
+    manifest = manifest_for(records, len(records))
+    forked_publish, _ = output.publish(tmp_path / "f" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2)
+    starts = []
+    real = forked.start
+    monkeypatch.setattr(forked, "start", lambda fn: starts.append(fn) or real(fn))
+    most = {r["id"]: dumps_record(r) for r in records[5:]}
+    kept, _ = output.publish(tmp_path / "k" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2,
+                             reuse=Reuse(most, frozenset(), set(), {}, {}))
+    assert not starts
+    assert snapshot(kept) == snapshot(forked_publish)
+    output.publish(tmp_path / "n" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2,
+                   reuse=Reuse({}, frozenset(), set(), {}, {}))
+    assert starts  # with nothing kept, the helper writes as before
