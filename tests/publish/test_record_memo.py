@@ -84,7 +84,7 @@ def test_a_file_edited_between_the_swap_and_the_memo_is_not_vouched_for(fixture_
         remember(cache, target, digests)
 
     monkeypatch.setattr(record_memo, "remember", edit_then_remember)
-    dataset = _crawled(fixture_repo, cli, tmp_path)
+    _crawled(fixture_repo, cli, tmp_path)
     monkeypatch.setattr(record_memo, "remember", remember)
     [path] = edited
     assert b'"RAISE"' in path.read_bytes()
