@@ -41,6 +41,10 @@ def _compress(data: bytes) -> bytes:
     return packer.compress(data) + packer.flush()
 
 
+#: The gzip header every member errcat writes begins with.
+_HEADER = _compress(b"")[:10]
+
+
 def members(ids: Sequence[str], lines: Sequence[bytes]) -> list[bytes]:
     """The uncompressed content of each member, in order: consecutive lines with one id prefix."""
     out: list[bytes] = []
@@ -97,7 +101,10 @@ def split_members(data: bytes) -> dict[bytes, bytes]:
                     return found
                 parts.append(out)
             pos -= len(unpacker.unused_data)
-            found[b"".join(parts)] = bytes(view[start:pos])
+            # Only a member framed as errcat frames its own is taken over: a header with a time,
+            # a name, a comment or another OS would carry bytes a fresh run does not write.
+            if view[start:start + len(_HEADER)] == _HEADER:
+                found[b"".join(parts)] = bytes(view[start:pos])
     except zlib.error:
         pass
     return found

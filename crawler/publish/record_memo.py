@@ -47,6 +47,21 @@ def load(cache_dir: Path, target: Path) -> dict[str, tuple[Identity, bytes]]:
         return {}
 
 
+def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
+    """Whether the file at ``path`` is still the one ``st`` describes and holds bytes of ``digest``."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        data = os.read(fd, st.st_size + 1)
+        return identity(os.fstat(fd)) == identity(st) and hashlib.sha256(data).digest() == digest
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
 def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes]) -> None:
     """After a dataset is swapped in at ``target``: the identity of each of its record files
     (``digests``: by id, the SHA-256 of the bytes the writer wrote) as it is now; failures are
@@ -56,10 +71,20 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes]) -> Non
 
     found: dict[str, list[int | str]] = {}
     where = f"{target}/errors"
+    # The digests are of the bytes written before the swap, the identities are read after it: a
+    # file whose change time is not older than the last entry made in its directory may have been
+    # changed since (in the same clock tick, or after the swap), so it is
+    # vouched for only after its bytes are read and found to be the ones written.
+    try:
+        settled = os.lstat(where).st_ctime_ns
+    except OSError:
+        return
     for rid, digest in digests.items():
         try:
             st = os.lstat(f"{where}/{rid}.json")
         except OSError:
+            continue
+        if st.st_ctime_ns >= settled and not _holds(f"{where}/{rid}.json", st, digest):
             continue
         found[rid] = [*identity(st), digest.hex()]
     try:

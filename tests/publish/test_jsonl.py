@@ -67,3 +67,16 @@ def test_a_damaged_errors_jsonl_gz_in_place_gives_the_fresh_one(releases, cli, t
     rows = [json.loads(line) for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines()]
     assert rows == [json.loads(p.read_bytes()) for p in sorted((dataset / "errors").iterdir())]  # every line right
     assert cli("validate", out).exit_code == 0
+
+
+def test_a_member_framed_otherwise_is_not_taken_over():
+    """A dataset in place whose members carry a time, a name or a comment in their header, or
+    another compression level's flag, must not make the new file differ from a fresh one."""
+    ids, lines = ["aa1", "aa2", "bb3"], [b'{"a":1}\n', b'{"b":2}\n', b'{"c":3}\n']
+    content = b"".join(lines[:2])
+    level1 = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    commented = gzip.compress(content, mtime=0)
+    commented = commented[:3] + bytes([0x10]) + commented[4:10] + b"smuggled\0" + commented[10:]
+    assert gzip.decompress(commented) == content
+    for foreign in (gzip.compress(content, mtime=123), level1.compress(content) + level1.flush(), commented):
+        assert jsonl.pack(ids, lines, previous=jsonl.split_members(foreign)) == jsonl.pack(ids, lines)

@@ -65,3 +65,30 @@ def test_a_file_replaced_after_the_memo_read_is_not_taken_for_it(fixture_repo, c
     path.unlink()
     path.write_bytes(data.replace(b'"raise"', b'"RAISE"', 1))
     assert vouched.read() is None and vouched.provenance(rid) is None
+
+
+def test_a_file_edited_between_the_swap_and_the_memo_is_not_vouched_for(fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
+    """The memo records each file's identity after the dataset is swapped in; a file edited in
+    place in between (same size, its modification time put back) must not get the digest of the
+    bytes errcat wrote, or the next crawl keeps the edited file as unchanged."""
+    remember = record_memo.remember
+    edited: list[os.PathLike[str]] = []
+
+    def edit_then_remember(cache, target, digests):
+        path = sorted((target / "errors").iterdir())[0]
+        st = path.stat()
+        data = path.read_bytes()
+        path.write_bytes(data.replace(b'"raise"', b'"RAISE"', 1))
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+        edited.append(path)
+        remember(cache, target, digests)
+
+    monkeypatch.setattr(record_memo, "remember", edit_then_remember)
+    _crawled(fixture_repo, cli, tmp_path)
+    monkeypatch.setattr(record_memo, "remember", remember)
+    [path] = edited
+    assert b'"RAISE"' in path.read_bytes()
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
+                 "--include", "pkg/**/*.py", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert b'"RAISE"' not in path.read_bytes()
