@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 from pathlib import Path
@@ -23,3 +24,20 @@ def move_aside(path: Path) -> Path:
         shutil.rmtree(aside, ignore_errors=True)
     os.replace(path, aside)
     return aside
+
+
+def keep(path: Path, data: bytes) -> bool:
+    """Write a cache file atomically (a reader sees the whole file or the previous one); a refused
+    write (a read-only or full file system) is no error, and leaves nothing behind: False. The
+    clean-up too may be refused: on a read-only mount even removing a file that is not there
+    fails (``EROFS``), so it is not allowed to raise either."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+        return True
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        return False

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from crawler.base.cachedir import keep
 from crawler.base.errors import ConfigError
 from crawler.base.layout import dataset_dir
 from crawler.catalogue.joined import CuratedPart
@@ -320,13 +321,7 @@ class _Memo:
 
         if self.path is None or self.used == self.rows:
             return
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(orjson.dumps(self.used, option=orjson.OPT_SORT_KEYS))
-            os.replace(tmp, self.path)
-        except OSError:
-            tmp.unlink(missing_ok=True)
+        keep(self.path, orjson.dumps(self.used, option=orjson.OPT_SORT_KEYS))
 
 
 @functools.cache

@@ -12,13 +12,13 @@ the pattern matches: a message matches an entry only if every fragment occurs in
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from crawler.base.cachedir import keep
 from crawler.extract.segments import (
     anchor_tokens,
     fragments,
@@ -189,10 +189,8 @@ class RowMemo:
         """Keep this crawl's rows only (rows of entries gone are left behind)."""
         if self.used.keys() == self.rows.keys():
             return
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_bytes(orjson.dumps({"salt": self.salt, "rows": self.used}))
-            os.replace(tmp, self.path)
-        except (OSError, TypeError):
-            tmp.unlink(missing_ok=True)
+            data = orjson.dumps({"salt": self.salt, "rows": self.used})
+        except TypeError:
+            return
+        keep(self.path, data)

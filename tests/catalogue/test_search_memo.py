@@ -63,3 +63,24 @@ def test_a_damaged_memo_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir
     rows_made.clear()
     assert crawl(cli, repo, config, tmp_path / "b") == first
     assert len(rows_made) == len(json.loads(first)["entries"])
+
+
+def test_a_memo_a_read_only_mount_refuses_is_no_error(tmp_path):
+    """On a read-only mount even removing a file that is not there fails (EROFS): the memo's
+    clean-up after a refused write must not fail the crawl (it did, now and then, in
+    tests/extract/test_cache.py::test_a_read_only_cache_directory, when the rows changed)."""
+    import subprocess
+    import sys
+
+    from tests.extract.test_cache import _read_only
+
+    directory = tmp_path / "cache"
+    (directory / "search").mkdir(parents=True)  # (the kernel refuses the removal only once it has the parent)
+    prefix = _read_only(directory)
+    if not prefix:
+        pytest.skip("a read-only mount needs root (file modes alone let a missing file's removal say ENOENT)")
+    code = ("import sys; from pathlib import Path; from crawler.catalogue.search import RowMemo; "
+            "memo = RowMemo(Path(sys.argv[1]) / 'search' / 'rows.json', 'salt'); memo.used['x'] = [1]; memo.save(); print('kept')")
+    proc = subprocess.run([*prefix, sys.executable, "-c", code, str(directory)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "kept" and not any((directory / "search").iterdir())
