@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 from pathlib import Path
 
 from platformdirs import user_cache_dir
+
+from crawler.base.errors import OutputError
+from crawler.base.files import write_file
 
 
 def default_cache_dir() -> Path:
@@ -27,17 +29,10 @@ def move_aside(path: Path) -> Path:
 
 
 def keep(path: Path, data: bytes) -> bool:
-    """Write a cache file atomically (a reader sees the whole file or the previous one); a refused
-    write (a read-only or full file system) is no error, and leaves nothing behind: False. The
-    clean-up too may be refused: on a read-only mount even removing a file that is not there
-    fails (``EROFS``), so it is not allowed to raise either."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    """Write a cache file atomically (:func:`files.write_file`); a refused write (a read-only or
+    full file system) is no error: False, and the file is as it was."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-        return True
-    except OSError:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
+        write_file(path, data)
+    except OutputError:
         return False
+    return True

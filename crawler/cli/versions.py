@@ -74,7 +74,7 @@ def _kinds(values: tuple[str, ...]) -> set[ChangeKind]:
 def _write(text: str, output: Path | None, kind: str = "lines") -> None:
     """Printed or written, crawled text goes through the same sink (a changelog may be echoed
     into a CI log later)."""
-    from crawler.publish.writer import write_file
+    from crawler.base.files import write_file
 
     if output is None:
         echo(text, nl=False, kind=kind)

@@ -8,6 +8,7 @@ from typing import Any
 import yaml
 
 from crawler.base.errors import UsageError
+from crawler.base.files import write_file
 from crawler.catalogue.explanations import SUFFIX, parse_file, parse_yaml
 from crawler.curate.check import (
     check_entry_id,
@@ -18,7 +19,6 @@ from crawler.curate.check import (
 from crawler.curate.yamlio import dump_yaml
 from crawler.model.records import CuratedReview
 from crawler.publish.dataset import Dataset
-from crawler.publish.writer import write_file
 
 
 def write_text_atomic(path: Path, text: str) -> None:

@@ -66,8 +66,7 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes]) -> Non
     """After a dataset is swapped in at ``target``: the identity of each of its record files
     (``digests``: by id, the SHA-256 of the bytes the writer wrote) as it is now; failures are
     ignored (the next crawl reads the files)."""
-    from crawler.base.errors import OutputError
-    from crawler.publish.writer import write_file
+    from crawler.base.cachedir import keep
 
     found: dict[str, list[int | str]] = {}
     where = f"{target}/errors"
@@ -87,7 +86,4 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes]) -> Non
         if st.st_ctime_ns >= settled and not _holds(f"{where}/{rid}.json", st, digest):
             continue
         found[rid] = [*identity(st), digest.hex()]
-    try:
-        write_file(_path(cache_dir, target), orjson.dumps(found, option=orjson.OPT_SORT_KEYS))
-    except OutputError:
-        pass
+    keep(_path(cache_dir, target), orjson.dumps(found, option=orjson.OPT_SORT_KEYS))

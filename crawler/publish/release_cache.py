@@ -22,11 +22,10 @@ history run spent on it.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
-import os
 import re
 import shutil
-import tempfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 from pydantic import ValidationError
 
+from crawler.base.cachedir import keep
 from crawler.extract.ids import entry_key
 from crawler.model.records import Manifest
 from crawler.model.shapes import RecordData
@@ -116,21 +116,10 @@ def save(root: Path, generation: str, digest: str, manifest: Manifest, records: 
     path = _path(root, generation, digest)
     if path is None:
         return
-    if (root / DIRECTORY).is_dir():
-        for other in (root / DIRECTORY).iterdir():
+    with contextlib.suppress(OSError):  # (a cache the system will not write is done without)
+        for other in (root / DIRECTORY).iterdir() if (root / DIRECTORY).is_dir() else ():
             if other.name != generation:
                 shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
     rows = orjson.dumps([fold_row(r) for r in records])
     data = b"\n".join([orjson.dumps(manifest_document(manifest)), rows, *(orjson.dumps(r) for r in records)]) + b"\n"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(gzip.compress(data, compresslevel=1, mtime=0))
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError:
-        pass
+    keep(path, gzip.compress(data, compresslevel=1, mtime=0))

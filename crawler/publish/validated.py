@@ -38,14 +38,10 @@ def load(cache_dir: Path) -> frozenset[bytes]:
 
 def remember(cache_dir: Path, known: frozenset[bytes], digests: list[bytes]) -> None:
     """Add the digests of record files just validated (and written); failures are ignored."""
-    from crawler.base.errors import OutputError
-    from crawler.publish.writer import write_file
+    from crawler.base.cachedir import keep
 
     new = [d for d in dict.fromkeys(digests) if d not in known]
     if not new:
         return
     kept = sorted(known) if len(known) + len(new) <= MAX_DIGESTS else []
-    try:
-        write_file(cache_dir / _name(), b"".join(kept + new))
-    except OutputError:
-        pass
+    keep(cache_dir / _name(), b"".join(kept + new))

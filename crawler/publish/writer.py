@@ -38,6 +38,7 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from crawler.base.errors import DataError, OutputError
+from crawler.base.files import TMP_MARK, mkdirs
 from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
 from crawler.model.records import SCHEMA_VERSION, Manifest
@@ -45,7 +46,6 @@ from crawler.model.shapes import RecordData
 from crawler.publish import forked, jsonl
 from crawler.publish.validate import Problem, check
 
-TMP_MARK = ".tmp-"
 OLD_MARK = ".old-"
 MANIFEST = "manifest.json"
 
@@ -121,20 +121,13 @@ def read_dataset(directory: Path) -> dict[str, bytes]:
     return files
 
 
-def _mkdirs(directory: Path) -> None:
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:  # a file where the directory should be: say that, not "File exists"
-        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory)) from None
-
-
 @contextmanager
 def dataset_lock(target: Path) -> Iterator[None]:
     """Hold an flock on the dataset's parent directory (``<out>/<owner>/``): one process at a
     time may repair, write or swap a dataset there, so a second crawl never takes the first
     one's temporary directory for a stray. Locking the directory leaves no lock file behind in
     a published catalogue."""
-    _mkdirs(target.parent)
+    mkdirs(target.parent)
     fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -568,33 +561,6 @@ def _swap_in(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_roo
             shutil.rmtree(tmp, ignore_errors=True)
             raise
     return result
-
-
-def write_file(path: Path, data: bytes) -> None:
-    """Replace one file atomically (a report, a changelog, a curated file): the bytes go to a
-    hidden sibling that is renamed over ``path``, so ``path`` is the old file or the whole new
-    one, and a symlink at ``path`` is replaced, never written through. What the system refuses
-    is one line, and the old file is as it was."""
-    made: Path | None = None
-    try:
-        _mkdirs(path.parent)
-        tmp = path.parent / f".{path.name}{TMP_MARK}{os.urandom(6).hex()}"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-        made = tmp
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if made is not None:
-            made.unlink(missing_ok=True)
-        if not isinstance(e, OSError):
-            raise
-        where = f" ({e.filename})" if e.filename and os.fsdecode(e.filename) != str(path) else ""
-        raise OutputError(f"cannot write {path}: {e.strerror or e}{where}; it is as it was") from None
 
 
 def _spare_for(target: Path, spare_root: Path | None) -> Path | None:

@@ -22,11 +22,11 @@ import hashlib
 import os
 from pathlib import Path
 
-from crawler.base.errors import OutputError
+from crawler.base.cachedir import keep
 from crawler.model.records import RepoRef
 from crawler.publish import jsonl, validated
 from crawler.publish.dataset import MAX_DOCUMENT_BYTES, previous_members
-from crawler.publish.writer import MANIFEST, Reuse, read_dataset, write_file
+from crawler.publish.writer import MANIFEST, Reuse, read_dataset
 
 DIRECTORY = "history"
 
@@ -79,7 +79,4 @@ def finish(cache_dir: Path, repo: RepoRef, reuse: Reuse, files: dict[str, bytes]
             return
     except OSError:
         pass
-    try:
-        write_file(path, packed)
-    except OutputError:
-        pass
+    keep(path, packed)
