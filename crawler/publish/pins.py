@@ -98,7 +98,6 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
         verify = functools.cache(verify)  # one git question per commit
     pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
     identities: dict[str, Identity] = {}
-    tried: set[tuple[str, str]] = set(pins)
     for i, record in enumerate(records):
         old = previous.get(record["id"])
         if old is None:
@@ -113,15 +112,19 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
                 break
         if found is None:
             own = _own_pin(record["id"], old, identity, verify)
-            if own is None or own in tried:
-                continue
-            tried.add(own)
+            if own is None or own in pins[:TRIED]:
+                continue  # no pin to keep it at, or one it was just tried at
+            # A vouched-for pin goes first whether or not this record is kept at it: the next
+            # records of that sync try it without parsing their files (a record that changed
+            # must not hide its pin from the unchanged ones after it).
+            if own in pins:
+                pins.remove(own)
+            pins.insert(0, own)
             candidate = _at(record, identity, *own, identities)
             data = dumps_record(candidate)
             if not old.holds(data):
                 continue
             found = candidate
-            pins.insert(0, own)
         out[i] = found
         kept[record["id"]] = old if old.data is not None else dataclasses.replace(old, data=data)
     return Pinned(out, kept)

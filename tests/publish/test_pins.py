@@ -277,3 +277,26 @@ def test_pin_returns_the_pinned_records_and_leaves_its_input_alone():
     assert list(kept) == [records[0]["id"]]
     assert dumps_record(pinned[0]) == old_file and pinned[0]["provenance"]["commit"] == older
     assert pinned[1] is records[1]
+
+
+def test_a_changed_record_does_not_keep_the_unchanged_ones_after_it_from_their_pin():
+    """Records pinned at the same older commit: the first one changed since, the others did not.
+    Each unchanged one is kept at that commit (the first record's miss once hid the pin from all
+    the records after it, and a release-to-release sync rewrote every record file)."""
+    from crawler.base.jsonio import dumps_record
+    from crawler.catalogue.entries import build_records
+    from crawler.publish.dataset import PreviousRecord
+    from crawler.publish.pins import pin, repin
+    from tests.consumer_data import IDENTITY, SITES
+
+    records = build_records(IDENTITY, SITES[:3], {})
+    older, date = "b" * 40, "2020-01-01T00:00:00+00:00"
+    files = [dumps_record(repin(r, IDENTITY, older, date)) for r in records]
+    changed = json.loads(files[0])
+    changed["message"]["text"] += " (reworded since)"
+    files[0] = json.dumps(changed).encode()
+    previous = {r["id"]: PreviousRecord(f, (0, 0)) for r, f in zip(records, files)}
+    pinned, kept = pin(records, previous, IDENTITY, {older: date}.get)
+    assert sorted(kept) == sorted(r["id"] for r in records[1:])
+    assert pinned[0]["provenance"]["commit"] == IDENTITY.commit
+    assert [dumps_record(p) for p in pinned[1:]] == files[1:]
