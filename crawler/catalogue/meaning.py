@@ -423,13 +423,35 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
         # a helper called with several fields checks each of them: its parameter is named by none
         alone = sum(1 for target in targets if target[3]) == 1  # (a part of a value never names it)
         for cls, stands_for, where, exact in targets:
-            for m in _pattern(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)").finditer(where):
-                suffix = m.group(1).split(".")[1:] if exact else []
+            for after in named_at(name, where):
+                suffix = after.split(".")[1:] if exact else []
                 knob, used = _chain_knob(t, cls, [*stands_for, *suffix])
                 if knob is not None and knob["owner"] in _user_facing(t):
                     whole = alone and exact and used >= len(stands_for)
                     found.append((knob, ".".join([name, *suffix[:used - len(stands_for)]]) if whole else None))
     return found
+
+
+#: Where a name may start (no word character or dot before it), and the attributes after it.
+_STARTS = re.compile(r"(?<![\w.])(?=\w)")
+_SUFFIX = re.compile(r"(?:\.[A-Za-z_]\w*)*")
+
+
+@lru_cache(maxsize=256)  # (a site's few texts, each searched for every name bound there)
+def _starts(text: str) -> tuple[int, ...]:
+    return tuple(m.start() for m in _STARTS.finditer(text))
+
+
+def named_at(name: str, text: str) -> list[str]:
+    r"""What follows each place ``name`` starts in ``text`` (``.a.b``, or ""), as
+    ``(?<![\w.])NAME((?:\.[A-Za-z_]\w*)*)`` finds them: one scan of the text for every name, where
+    a pattern per name was one compile per name (thousands a crawl). Those matches never overlap
+    (a match holds only word characters and dots, so no other can start inside it), so they are
+    every place a name starts."""
+    if not (name.isidentifier() and name.isascii()):  # (so it starts with a word character)
+        return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)").finditer(text)]
+    return [_SUFFIX.match(text, at + len(name)).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
+            for at in _starts(text) if text.startswith(name, at)]
 
 
 def _display(knob: dict[str, Any]) -> str:
