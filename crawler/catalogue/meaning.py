@@ -25,6 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import lru_cache
 from typing import Any, TypedDict
 
 from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, short_code
@@ -215,6 +216,13 @@ def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
 
 
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+@lru_cache(maxsize=16384)
+def _pattern(source: str) -> re.Pattern[str]:
+    """A compiled pattern made of a name the code holds: ``re`` keeps only 512, and a crawl makes
+    thousands (one per name it looks for), which evicted each other and were compiled again."""
+    return re.compile(source)
+
+
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 _WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
@@ -415,13 +423,35 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
         # a helper called with several fields checks each of them: its parameter is named by none
         alone = sum(1 for target in targets if target[3]) == 1  # (a part of a value never names it)
         for cls, stands_for, where, exact in targets:
-            for m in re.finditer(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)", where):
-                suffix = m.group(1).split(".")[1:] if exact else []
+            for after in named_at(name, where):
+                suffix = after.split(".")[1:] if exact else []
                 knob, used = _chain_knob(t, cls, [*stands_for, *suffix])
                 if knob is not None and knob["owner"] in _user_facing(t):
                     whole = alone and exact and used >= len(stands_for)
                     found.append((knob, ".".join([name, *suffix[:used - len(stands_for)]]) if whole else None))
     return found
+
+
+#: Where a name may start (no word character or dot before it), and the attributes after it.
+_STARTS = re.compile(r"(?<![\w.])(?=\w)")
+_SUFFIX = re.compile(r"(?:\.[A-Za-z_]\w*)*")
+
+
+@lru_cache(maxsize=256)  # (a site's few texts, each searched for every name bound there)
+def _starts(text: str) -> tuple[int, ...]:
+    return tuple(m.start() for m in _STARTS.finditer(text))
+
+
+def named_at(name: str, text: str) -> list[str]:
+    r"""What follows each place ``name`` starts in ``text`` (``.a.b``, or ""), as
+    ``(?<![\w.])NAME((?:\.[A-Za-z_]\w*)*)`` finds them: one scan of the text for every name, where
+    a pattern per name was one compile per name (thousands a crawl). Those matches never overlap
+    (a match holds only word characters and dots, so no other can start inside it), so they are
+    every place a name starts."""
+    if not (name.isidentifier() and name.isascii()):  # (so it starts with a word character)
+        return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)").finditer(text)]
+    return [_SUFFIX.match(text, at + len(name)).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
+            for at in _starts(text) if text.startswith(name, at)]
 
 
 def _display(knob: dict[str, Any]) -> str:
@@ -439,8 +469,8 @@ def _field_checked(t: _Tables, site: SiteData) -> list[tuple[dict[str, Any], str
                if owner in t.classes and owner in _user_facing(t)]
     if not checked:  # (most sites: the pattern below is the site's own, compiled anew each time)
         return []
-    m = re.search(rf"def {re.escape(site['qualname'].rpartition('.')[2])}\(\s*(\w+)(?:\s*[:=][^,)]*)?(?:\s*,\s*(\w+))?",
-                  site["snippet"]["code"])
+    m = _pattern(rf"def {re.escape(site['qualname'].rpartition('.')[2])}\(\s*(\w+)(?:\s*[:=][^,)]*)?(?:\s*,\s*(\w+))?").search(
+        site["snippet"]["code"])
     param = m and (m.group(2) if "." in site["qualname"] else m.group(1))
     found = []
     for owner, name in checked:
@@ -466,7 +496,7 @@ def _listed_features(t: _Tables, site: SiteData, inner: str, depth: int) -> list
     that build it."""
     leads = []
     for call in t.list_calls.get((site["path"], site["qualname"]), ()):
-        if call["line"] < site["line"] and re.search(rf"(?<![\w.]){re.escape(call['var'])}\b", inner):
+        if call["line"] < site["line"] and _pattern(rf"(?<![\w.]){re.escape(call['var'])}\b").search(inner):
             leads += [(a["function"], a["line"], a["guard"]) for a in t.appends.get((site["path"], call["callee"]), ())]
     return _knobs_of_tests(t, site, leads, depth)
 
@@ -525,7 +555,7 @@ def _field_by_key(site: SiteData) -> tuple[str, str] | None:
         if m is None:
             continue
         key, mapping = m.group(1) or m.group(3), m.group(2) or m.group(4)
-        found = re.search(rf"\b(?:get|has|set)attr\(\s*([A-Za-z_][\w.]*)\s*,\s*{re.escape(key)}\s*[,)]", site["snippet"]["code"])
+        found = _pattern(rf"\b(?:get|has|set)attr\(\s*([A-Za-z_][\w.]*)\s*,\s*{re.escape(key)}\s*[,)]").search(site["snippet"]["code"])
         if found:
             return found.group(1), mapping
     return None
@@ -542,7 +572,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     owner = _owner(t, site["module"], qualname, bool(validated))
     value_param = None
     if validated:
-        m = re.search(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)", site["snippet"]["code"])
+        m = _pattern(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)").search(site["snippet"]["code"])
         # a long validator's snippet may not show its signature: pydantic's own names then
         value_param = m.group(1) if m else next((n for n in ("value", "v") if re.search(
             rf"\b{n}\b", " ".join(facts.get("guards", ())))), None)
@@ -569,11 +599,11 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     if param and not param.get("opaque") and not param.get("fields") and re.fullmatch(r"[A-Za-z_]\w*", param["text"]):
         # the request's field, however the code reaches it (``request.temperature``)
         name = param["text"]
-        reached = re.findall(rf"\b(?:[A-Za-z_]\w*\.)+{re.escape(name)}\b", text_of_site)
+        reached = _pattern(rf"\b(?:[A-Za-z_]\w*\.)+{re.escape(name)}\b").findall(text_of_site)
         add(_knob("request_param", name, owner=owner), name, *reached)
     for option in t.function_options.get((site["path"], qualname), ()):
         dest = _dest(option)  # the parameter or attribute the option's function receives it as
-        if dest and re.search(rf"\b{re.escape(dest)}\b", text_of_site):
+        if dest and _pattern(rf"\b{re.escape(dest)}\b").search(text_of_site):
             add(_knob("cli_flag", option["flags"][0], flags=list(option["flags"]), path=option["path"],
                       line=option["line"]), dest, f"args.{dest}")
     if owner is not None:

@@ -31,7 +31,7 @@ import orjson
 from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph, callers_by_id
 from crawler.catalogue.joined import Joined, SourcePart
-from crawler.catalogue.meaning import MeaningSettings, meanings
+from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings
 from crawler.catalogue.related import compute as related_by_id
 from crawler.catalogue.reproductions import reproductions_by_id
 from crawler.extract.cache import ResultCache
@@ -277,9 +277,7 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
             store.served.append("source")
         else:
             graph = graph or Graph(results)
-            callers = callers_by_id(records, primaries, graph)
-            meaning = meanings(records, results, settings, graph.callers)
-            related = related_by_id(records, callers)
+            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside)
             source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
             if store is not None and inputs is not None:
                 store.put("source", inputs.key("source"), {"ids": ids, "records": [
@@ -298,6 +296,23 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
         store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
             [{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]}, inputs)
     return Joined(source, reproductions)
+
+
+def _source_join(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
+                 settings: MeaningSettings, graph: Graph, aside: Aside | None
+                 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
+    """The source join's callers, related errors and meanings. With ``aside``, the meanings (the
+    largest share, reading only the results, the entries and the call graph built before the
+    fork) are made there while this process finds the callers and scores the related errors."""
+    waiting = aside(lambda: meanings(records, results, settings, graph.callers)) if aside is not None else None
+    try:
+        callers = callers_by_id(records, primaries, graph)
+        related = related_by_id(records, callers)
+    finally:
+        found = waiting() if waiting is not None else None  # (waited for whatever happened here)
+    # not run aside, or the helper failed: made here
+    meaning = found if type(found) is dict else meanings(records, results, settings, graph.callers)
+    return callers, related, meaning
 
 
 def _source_row(part: SourcePart) -> list[Any]:

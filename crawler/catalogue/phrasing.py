@@ -124,7 +124,13 @@ def _parse(text: str, mode: str) -> ast.AST | None:
             return None
 
 
-@lru_cache(maxsize=4096)  # the trigger and the fix read the same guard; the tree is only read
+#: Guards and loops kept parsed: the trigger and the fix read the same guard, a function's sites
+#: share its guards and loops, and a caller's guards are read for each site it calls (vLLM:
+#: about 10k distinct guards, which a smaller cache evicted before they came round again).
+PARSED = 65536
+
+
+@lru_cache(maxsize=PARSED)  # (the tree is only read)
 def parse_guard(text: str) -> ast.expr | None:
     text = text.strip()
     # a condition that spans lines inside the ``if``'s own parentheses needs them back
@@ -132,16 +138,23 @@ def parse_guard(text: str) -> ast.expr | None:
     return simplify(tree.body) if isinstance(tree, ast.Expression) else None
 
 
+@lru_cache(maxsize=PARSED)  # (the tree is only read)
+def _parse_loop(loop: str) -> ast.For | ast.AsyncFor | None:
+    if not loop.startswith("for "):
+        return None
+    tree = _parse(loop + ": pass", "exec")
+    if not isinstance(tree, ast.Module) or not isinstance(tree.body[0], ast.For | ast.AsyncFor):
+        return None
+    return tree.body[0]
+
+
 def _loop_names(loops: list[str], names: dict[str, str]) -> dict[str, str]:
     """Loop target name -> how a sentence names one item (``a key of `X```)."""
     found: dict[str, str] = {}
     for loop in loops:
-        if not loop.startswith("for "):
+        node = _parse_loop(loop)
+        if node is None:
             continue
-        tree = _parse(loop + ": pass", "exec")
-        if not isinstance(tree, ast.Module) or not isinstance(tree.body[0], ast.For | ast.AsyncFor):
-            continue
-        node = tree.body[0]
         it = node.iter
         mapping = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
             and it.func.attr == "items" and not it.args else None  # ``for k, v in X.items()``

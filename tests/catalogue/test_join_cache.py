@@ -62,9 +62,10 @@ def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(parsing_me
     assert size["reproductions"] and size["callers"] and size["trigger"]
 
 
-def test_the_test_join_run_aside_gives_the_records_it_gives_run_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
-    """The test join runs in a forked helper while the source join runs (a crawl's tail was one
-    core's work): the records are the same bytes as when both run here."""
+def test_the_joins_run_aside_give_the_records_they_give_run_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
+    """The test join and the source join's meanings run in forked helpers while this process
+    finds the callers and related errors (a crawl's tail was one core's work): the records are
+    the same bytes as when all run here."""
     repo, config = parsing_meaning_repo
     real = crawler.crawl._aside
     asides: list[str] = []
@@ -73,26 +74,28 @@ def test_the_test_join_run_aside_gives_the_records_it_gives_run_here(parsing_mea
         run = real()
 
         def counted_run(fn):
-            asides.append("test join")
+            asides.append(fn.__code__.co_name)
             return run(fn)
         return counted_run
 
     monkeypatch.setattr(crawler.crawl, "_aside", counted)
     aside = crawl(cli, repo, config, tmp_path / "a", "v1", "--no-cache")
-    assert asides == ["test join"]
+    assert asides == ["<lambda>", "<lambda>"]  # the test join, then the meanings
     monkeypatch.setattr(crawler.crawl, "_aside", lambda: None)
     here = crawl(cli, repo, config, tmp_path / "b", "v1", "--no-cache")
     assert aside == here
-    assert records(aside)["size must be at least 0, got {size}"]["meaning"]["reproductions"]
+    size = records(aside)["size must be at least 0, got {size}"]["meaning"]
+    assert size["reproductions"] and size["trigger"].startswith("Raised in `check_size`, when")
 
 
-def test_a_failed_aside_helper_runs_the_test_join_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
+def test_a_failed_aside_helper_runs_the_joins_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
     repo, config = parsing_meaning_repo
     here = crawl(cli, repo, config, tmp_path / "a", "v1", "--no-cache")
     monkeypatch.setattr(crawler.crawl, "_aside", lambda: lambda fn: lambda: None)  # the helper gave nothing
     failed = crawl(cli, repo, config, tmp_path / "b", "v1", "--no-cache")
     assert failed == here
-    assert records(failed)["size must be at least 0, got {size}"]["meaning"]["reproductions"]
+    size = records(failed)["size must be at least 0, got {size}"]["meaning"]
+    assert size["reproductions"] and size["trigger"].startswith("Raised in `check_size`, when")
 
 
 def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(parsing_meaning_repo, cli, tmp_path, joins_run):

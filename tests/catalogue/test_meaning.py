@@ -10,7 +10,10 @@ import re
 
 import pytest
 from helpers import crawl_meaning_upstream, jsonl_bytes
+from hypothesis import given
+from hypothesis import strategies as st
 
+from crawler.catalogue.meaning import named_at
 from crawler.catalogue.phrasing import conditions, fix_for, simplify
 
 CONFIG = '''
@@ -341,3 +344,18 @@ def test_spellings_that_name_no_setting_are_not_knobs(dataset):
 def test_attributes_of_a_plain_class_and_class_names_are_no_settings(dataset):
     assert dataset["Invalid:Group.broadcast"]["meaning"]["knobs"] == []
     assert dataset["`Phi3Rope`:Group.broadcast"]["meaning"]["knobs"] == []
+
+
+_NAME_TEXT = st.text(alphabet="ab_.1 (é℘", max_size=24)
+
+
+@given(name=st.one_of(st.sampled_from(["a", "ab", "a_1", "_", "é", "℘", "a.b", ""]), _NAME_TEXT), text=_NAME_TEXT)
+def test_named_at_finds_what_the_pattern_per_name_found(name, text):
+    """``named_at`` scans a text once for every name; it finds what a pattern compiled per name
+    found (the meanings' knobs depend on it), names that are no plain identifier included."""
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)")
+    assert named_at(name, text) == [m.group(1) for m in pattern.finditer(text)]
+
+
+def test_named_at_reads_each_place_a_name_starts():
+    assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", "", ""]
