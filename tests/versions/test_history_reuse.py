@@ -138,3 +138,35 @@ def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, c
     assert gc.isenabled()
     run(cli, upstream, tmp_path / "out", "--no-cache")
     assert seen == [False] * 4 and gc.isenabled()
+
+
+def test_record_files_kept_in_the_cache_are_completed_not_serialized_again(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """A release kept in the cache holds each record as its file with no history: the final
+    render puts the history in (``history._with_history``) and serializes no record again, and
+    the files are the bytes of a run without the cache (which serializes every one)."""
+    run(cli, upstream, tmp_path / "first")
+    made = []
+    real = crawler.publish.writer.dumps_record
+
+    def counted(record):
+        made.append(record["id"])
+        return real(record)
+
+    monkeypatch.setattr(crawler.publish.writer, "dumps_record", counted)
+    result = run(cli, upstream, tmp_path / "again")
+    assert result.stderr.count("its records from the cache") == len(REFS) and made == []
+    run(cli, upstream, tmp_path / "none", "--no-cache")
+    assert made and tree(tmp_path / "again") == tree(tmp_path / "none") == tree(tmp_path / "first")
+
+
+def test_a_record_file_is_completed_only_where_the_cache_left_its_history_out():
+    """Bytes the fold packed itself (a dict's compact JSON) or with a history already in are
+    serialized as usual; the completed file is the record's ``dumps_record``."""
+    from crawler.base.jsonio import dumps_record
+
+    record = {"id": "0123456789abcdef", "sites": [{"path": "a.py"}, {"path": "b.py"}], "title": "x: \"history\": null"}
+    history = {"first_seen": {"version": "v1", "commit": "0" * 40}, "retired": False}
+    packed = release_cache.record_file(record)
+    assert history_module._with_history(packed, history) == dumps_record({**record, "history": history})
+    assert history_module._with_history(orjson.dumps({**record, "history": None}), history) is None
+    assert history_module._with_history(dumps_record({**record, "history": history}), None) is None
