@@ -165,7 +165,10 @@ def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spa
         progress(f"history: {target} holds this history already")
     else:
         progress(f"history: writing {target}")
-        write_dataset(target, files, spare_root=spare_root)
+        # the record files in place that hold these very bytes are linked, not written again
+        links = {rid: old.inode for rid, old in (previous or {}).items()
+                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)}
+        write_dataset(target, files, spare_root=spare_root, links=links)
     if cache_dir is not None and reuse is not None:
         history_reuse.finish(cache_dir, newest.repo, reuse, files)
     return target

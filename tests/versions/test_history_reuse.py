@@ -170,3 +170,20 @@ def test_a_record_file_is_completed_only_where_the_cache_left_its_history_out():
     assert history_module._with_history(packed, history) == dumps_record({**record, "history": history})
     assert history_module._with_history(orjson.dumps({**record, "history": None}), history) is None
     assert history_module._with_history(dumps_record({**record, "history": history}), None) is None
+
+
+def test_a_history_written_again_links_the_record_files_in_place_that_it_would_write(upstream, cli, tmp_path):  # noqa: F811
+    """A history written over one in place (a release added at the end) links the record files
+    whose bytes did not change instead of writing them again; the files are those of a run into
+    an empty directory, and the dataset it replaced is not touched."""
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", *REFS[:2])
+    assert result.exit_code == 0, result.output
+    errors = tmp_path / "out" / "acme" / "widgets" / "errors"
+    before = {p.name: (p.stat().st_ino, p.read_bytes()) for p in errors.iterdir()}
+    run(cli, upstream, tmp_path / "out")
+    run(cli, upstream, tmp_path / "fresh")
+    assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
+    after = {p.name: (p.stat().st_ino, p.read_bytes()) for p in errors.iterdir()}
+    same = {name for name in before.keys() & after.keys() if before[name][1] == after[name][1]}
+    assert same and all(before[name][0] == after[name][0] for name in same)
+    assert all(after[name][0] != before.get(name, (None,))[0] for name in after.keys() - same)
