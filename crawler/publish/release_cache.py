@@ -6,7 +6,7 @@ every later run. So each is kept, gzip-compressed (the manifest and each record'
 JSON lines, then the records), as ``releases/<generation>/<input digest>.jsonl.gz``: a backfill
 run again (a new release at the end, a range widened) reads the releases it has seen instead of assembling them again. The
 generation names errcat's code; files of another can never be read again, so saving under a new
-generation removes the others (a vLLM release is 6-8.5 MB: a hundred of them fit, a hundred per
+generation removes the others (a vLLM release is 9-13 MB: a hundred of them fit, a hundred per
 upgrade would not).
 
 Like the result cache, this is an optimisation that never fails a crawl: a file that is missing,
