@@ -319,7 +319,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     records = [_written(r) for r in fold.records()]
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
-    made = {r["id"]: data for r in records if (data := _with_history(fold.packed(r["id"]), r["history"])) is not None}
+    made = {r["id"]: file for r in records if (file := _with_history(fold.packed(r["id"]), r["history"])) is not None}
     if previous:
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
