@@ -11,7 +11,8 @@ history run over every release fills the extraction cache (not timed); then, wit
   median of three), the unit the target is stated in;
 - history over the newest 1, 3 and 5 releases (each the median of ``--repeat`` runs): seconds
   per release, its ratio to the up-to-date crawl (target <= 3x) and the peak memory of the
-  process tree (target: flat in the number of releases).
+  process tree (target: flat in the number of releases); and the same ratio in CPU seconds
+  (user + system), which a loaded machine moves far less than the wall time.
 
 Every command runs as a child process of the real CLI; memory is sampled as bench.py does.
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -32,13 +34,20 @@ from bench import measured  # noqa: E402
 RATIO_TARGET = 3.0
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str]:
-    """Wall seconds, peak memory of the process tree (PSS, as bench.py measures it) and stderr
-    of one errcat command."""
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str, float]:
+    """Wall seconds, peak memory of the process tree (PSS, as bench.py measures it), stderr and
+    CPU seconds (user + system, of the command and the processes it waited for) of one errcat
+    command: on a shared machine the CPU time moves far less with the load than the wall time."""
+    before = _children_cpu()
     seconds, peak, _, err, status = measured(args, env)
     if status != 0:
         sys.exit(f"history_bench: errcat {' '.join(args)} failed ({status}):\n{err}")
-    return seconds, peak[0], err
+    return seconds, peak[0], err, _children_cpu() - before
 
 
 def main() -> None:
@@ -59,29 +68,32 @@ def main() -> None:
         run(["history", *common, "--out", str(work / "warmup"), *opts.releases], env)
         newest = opts.releases[-1]
         run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
-        up_to_date = []
+        up_to_date, up_to_date_cpu = [], []
         for _ in range(3):
-            seconds, _, err = run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
+            seconds, _, err, cpu = run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
             if "is up to date" not in err:
                 sys.exit(f"history_bench: the crawl of {newest} did not find its dataset up to date:\n{err}")
             up_to_date.append(seconds)
-        unit = statistics.median(up_to_date)
+            up_to_date_cpu.append(cpu)
+        unit, unit_cpu = statistics.median(up_to_date), statistics.median(up_to_date_cpu)
         curve = []
         for n in sizes:
-            times, peaks = [], []
+            times, peaks, cpus = [], [], []
             for k in range(opts.repeat):
-                seconds, peak, _ = run(["history", *common, "--out", str(work / f"h{n}-{k}"), *opts.releases[-n:]], env)
+                seconds, peak, _, cpu = run(["history", *common, "--out", str(work / f"h{n}-{k}"), *opts.releases[-n:]], env)
                 times.append(seconds)
                 peaks.append(peak)
-            curve.append((n, statistics.median(times), max(peaks)))
-    print(f"up-to-date crawl of {newest}: {unit:.2f}s (median of 3: {', '.join(f'{s:.2f}' for s in up_to_date)})")
+                cpus.append(cpu)
+            curve.append((n, statistics.median(times), max(peaks), statistics.median(cpus)))
+    print(f"up-to-date crawl of {newest}: {unit:.2f}s, {unit_cpu:.2f}s CPU (median of 3: {', '.join(f'{s:.2f}' for s in up_to_date)})")
     ok = True
-    for n, seconds, peak in curve:
+    for n, seconds, peak, cpu in curve:
         per = seconds / n
         met = per / unit <= RATIO_TARGET
         ok &= met
         print(f"history over {n} release(s): {seconds:7.2f}s  {per:6.2f}s per release  {per / unit:5.2f}x the up-to-date crawl"
-              f" (target <= {RATIO_TARGET}x) {'met' if met else 'MISSED'}  peak {peak / 2**20:5.0f} MiB")
+              f" (target <= {RATIO_TARGET}x) {'met' if met else 'MISSED'}  peak {peak / 2**20:5.0f} MiB"
+              f"  | CPU {cpu / n:5.2f}s per release, {cpu / n / unit_cpu:5.2f}x the crawl's")
     if len(curve) > 1:
         growth = curve[-1][2] / curve[0][2]
         print(f"peak memory {curve[-1][0]} releases / 1 release: {growth:.2f}x (flat: <= 1.25x) {'met' if growth <= 1.25 else 'MISSED'}")

@@ -125,6 +125,14 @@ def test_the_backfill_keeps_the_same_split():
     assert jobs("backfill.yml")["crawl"]["strategy"]["matrix"] == {"releases": "${{ fromJSON(needs.plan.outputs.groups) }}"}
 
 
+@pytest.mark.parametrize(("workflow", "label"), [("sync.yml", "sync"), ("backfill.yml", "backfill")])
+def test_each_workflow_labels_its_pull_request_as_its_own(workflow, label):
+    """A backfill's pull request (a whole history, reviewed once) is not a daily sync's: each
+    workflow labels its own, so a reviewer, a filter or an automation on ``sync`` tells them apart."""
+    (create,) = [s for s in jobs(workflow)["pull-request"]["steps"] if s.get("uses", "").startswith("peter-evans/create-pull-request@")]
+    assert create["with"]["labels"] == label
+
+
 def test_backfills_of_different_upstreams_do_not_cancel_each_other():
     """A concurrency group keeps one pending run and cancels the one pending before it: backfills
     share a group only when they are of the same upstream (they would write the same branch)."""

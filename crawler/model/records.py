@@ -8,7 +8,7 @@ catalogue page, so the files read top to bottom like the page they feed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, SerializerFunctionWrapHandler, model_serializer, model_validator
@@ -289,6 +289,20 @@ def on_repository(url: str, repo: RepoRef) -> bool:
     return url_host(url) == repo.host and parts[3].lower() == repo.owner.lower() and parts[4].lower() == repo.name.lower()
 
 
+def off_repository(repo: RepoRef, permalinks: Iterable[str | None], evidence: Iterable[str]) -> str | None:
+    """Why a record's links (already of ``URL_PATTERN`` and ``EVIDENCE_URL_PATTERN``) leave its
+    repository, or None: a record is read as a model or, where models cost too much, as data
+    checked against the schema, and both hold it to this."""
+    host = repo.host
+    for url in permalinks:
+        if url is not None and url_host(url) != host:
+            return f"permalink {url!r} is not on the repository's host {host}"
+    for url in evidence:
+        if not on_repository(url, repo):
+            return f"evidence {url!r} is not an issue, pull request or discussion of {repo.url}"
+    return None
+
+
 class Permalinked(Model):
     """The revision every permalink of a record names."""
 
@@ -426,13 +440,10 @@ class Record(Model):
 
     @model_validator(mode="after")
     def _links_stay_on_the_repository(self) -> Record:
-        host = self.repo.host
-        for url in (self.location.permalink, *(s.permalink for s in self.sites)):
-            if url is not None and url_host(url) != host:
-                raise ValueError(f"permalink {url!r} is not on the repository's host {host}")
-        for ev in self.explanation.evidence:
-            if not on_repository(ev.url, self.repo):
-                raise ValueError(f"evidence {ev.url!r} is not an issue, pull request or discussion of {self.repo.url}")
+        why = off_repository(self.repo, (self.location.permalink, *(s.permalink for s in self.sites)),
+                             (ev.url for ev in self.explanation.evidence))
+        if why:
+            raise ValueError(why)
         return self
 
 

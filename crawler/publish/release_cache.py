@@ -2,11 +2,11 @@
 
 ``errcat history`` crawls each release in memory; its records, made from exactly the inputs an
 input digest names (errcat's code, the commit's files, curated files, limits), are the same on
-every later run. So each is kept, gzip-compressed JSON lines (the manifest, each record's fold
-key, the records), as ``releases/<generation>/<input digest>.jsonl.gz``: a backfill run again (a new release at the
-end, a range widened) reads the releases it has seen instead of assembling them again. The
+every later run. So each is kept, gzip-compressed (the manifest and each record's fold key as
+JSON lines, then the records), as ``releases/<generation>/<input digest>.jsonl.gz``: a backfill
+run again (a new release at the end, a range widened) reads the releases it has seen instead of assembling them again. The
 generation names errcat's code; files of another can never be read again, so saving under a new
-generation removes the others (a vLLM release is 6-8.5 MB: a hundred of them fit, a hundred per
+generation removes the others (a vLLM release is 9-13 MB: a hundred of them fit, a hundred per
 upgrade would not).
 
 Like the result cache, this is an optimisation that never fails a crawl: a file that is missing,
@@ -14,16 +14,23 @@ truncated, damaged (gzip's CRC catches it) or not of this shape is a miss, and a
 cannot be written is done without. What it holds is errcat's own data, read with orjson, never
 executed; the history it goes into is validated before a byte is written.
 
+Each record is kept as its record file with no history (:func:`record_file`): a history's final
+render puts the history in and has the file without serializing the record again.
+
 The second line holds what the history fold reads of every record (its id, error key and sites'
 paths, :func:`fold_row`), so a release that is not the last of a run is folded from its lines as
 they are, never parsed: parsing the ~11,000 records of a vLLM release was most of the time a
-history run spent on it.
+history run spent on it. Since the lines are taken unparsed, the second line also holds the
+SHA-256 of all of them (20 ms for a vLLM release): a file whose gzip is intact but whose record
+lines are not the ones saved (edited by hand, recompressed) is a miss like a damaged one, and the
+release is assembled again, rather than a line the fold cannot read stopping the run later.
 """
 
 from __future__ import annotations
 
 import contextlib
 import gzip
+import hashlib
 import re
 import shutil
 import zlib
@@ -35,6 +42,7 @@ import orjson
 from pydantic import ValidationError
 
 from crawler.base.cachedir import keep
+from crawler.base.jsonio import dumps_record
 from crawler.extract.ids import entry_key
 from crawler.model.records import Manifest
 from crawler.model.shapes import RecordData
@@ -60,9 +68,21 @@ def fold_row(record: RecordData) -> FoldRow:
     return record["id"], entry_key(record["sites"][0]), tuple(site["path"] for site in record["sites"])
 
 
+#: How every record file ends (``jsonio.dumps_record``); nowhere else does a newline come before
+#: a closing brace, since no value spans lines but ``sites``, whose list closes with ``]``.
+_END = b"\n}\n"
+
+
+def record_file(record: RecordData) -> bytes:
+    """How a release keeps a record: the bytes of its record file with no history, which a
+    history's final render completes with the record's history (``versions.history``) instead of
+    serializing the record again."""
+    return dumps_record({**record, "history": None})
+
+
 class Kept(NamedTuple):
-    """A release read back: its manifest, each record's :func:`fold_row` and each record as its
-    JSON line (``orjson.dumps`` of the record, unparsed), in the same order."""
+    """A release read back: its manifest, each record's :func:`fold_row` and each record as
+    :func:`record_file` made it (JSON like any, unparsed), in the same order."""
 
     manifest: Manifest
     rows: list[FoldRow]
@@ -93,14 +113,21 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
         return None
     try:
         with gzip.open(path, "rb") as fh:
-            lines = fh.read().split(b"\n")
-        manifest = orjson.loads(lines[0])
-        rows = orjson.loads(lines[1])
-    except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, IndexError):
+            data = fh.read()
+        head, rest, body = data.split(b"\n", 2)
+        manifest = orjson.loads(head)
+        index = orjson.loads(rest)
+    except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, ValueError):
         return None
-    if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(rows, list):
+    if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(index, dict):
         return None
-    records = [line for line in lines[2:] if line]
+    rows = index.get("rows")
+    if not isinstance(rows, list) or index.get("sha256") != hashlib.sha256(body).hexdigest():
+        return None
+    *pieces, tail = body.split(_END)
+    if tail:
+        return None
+    records = [piece + _END for piece in pieces]
     folded = [_row(item) for item in rows]
     if len(folded) != len(records) or any(row is None for row in folded):
         return None
@@ -120,6 +147,7 @@ def save(root: Path, generation: str, digest: str, manifest: Manifest, records: 
         for other in (root / DIRECTORY).iterdir() if (root / DIRECTORY).is_dir() else ():
             if other.name != generation:
                 shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
-    rows = orjson.dumps([fold_row(r) for r in records])
-    data = b"\n".join([orjson.dumps(manifest_document(manifest)), rows, *(orjson.dumps(r) for r in records)]) + b"\n"
+    body = b"".join(record_file(r) for r in records)
+    index = orjson.dumps({"rows": [fold_row(r) for r in records], "sha256": hashlib.sha256(body).hexdigest()})
+    data = b"\n".join([orjson.dumps(manifest_document(manifest)), index, body])
     keep(path, gzip.compress(data, compresslevel=1, mtime=0))

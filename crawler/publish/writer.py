@@ -493,11 +493,20 @@ def _inside(rel: str) -> bool:
 
 
 def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
-                  spare_root: Path | None = None) -> Path:
+                  spare_root: Path | None = None, links: Mapping[str, tuple[int, int]] | None = None) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
     a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
-    With ``spare_root``, see :func:`_swap_in`."""
-    return write_tree(target, files.items() if isinstance(files, Mapping) else files, spare_root=spare_root)
+    With ``spare_root``, see :func:`_swap_in`. ``links``: the records (by id) whose files in
+    ``target`` (that (device, inode) each) hold the bytes to write, linked instead (:func:`_link_kept`)."""
+    items = files.items() if isinstance(files, Mapping) else files
+    if not links:
+        return write_tree(target, items, spare_root=spare_root)
+
+    def fill(tmp: Path) -> tuple[set[str], Path]:
+        linked = _link_kept(tmp, target, links)
+        return _write_all(tmp, ((rel, data) for rel, data in items if rel not in linked)) | linked, target
+
+    return _write_swap(target, fill, spare_root)
 
 
 def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = "dataset",

@@ -96,6 +96,20 @@ def _unpack(packed: bytes) -> RecordData:
     return cast("RecordData", record)  # checked as far as the fold reads it; the writer validates it whole
 
 
+#: The history field of a record file as ``release_cache.record_file`` keeps it.
+_NO_HISTORY = b'\n  "history": null'
+
+
+def _with_history(packed: bytes, history: Any) -> bytes | None:
+    """The record file of a record packed as ``release_cache.record_file`` made it, with
+    ``history``: a record file is its fields in key order, each a line with its value as
+    ``orjson`` writes it, so this is exactly ``dumps_record`` of the record, for a small part of
+    its cost. None for a record packed otherwise (by the fold itself, from a dict)."""
+    if not packed.startswith(b"{\n") or packed.count(_NO_HISTORY) != 1:
+        return None
+    return packed.replace(_NO_HISTORY, b'\n  "history": ' + orjson.dumps(history, option=orjson.OPT_SORT_KEYS), 1)
+
+
 class _Item(NamedTuple):
     """One id of the version being added: its error key, the inputs of that key (b"": not known),
     its sites' paths and the record packed (None: pack it from the record)."""
@@ -158,6 +172,10 @@ class Fold:
         record: RecordData = _unpack(entry.packed)
         record["history"] = history
         return record
+
+    def packed(self, eid: str) -> bytes:
+        """One id's latest record as the fold keeps it (JSON bytes, without its history)."""
+        return self._entries[eid].packed
 
     def records(self) -> Iterator[RecordData]:
         """Every id's record, live and retired, by id."""
@@ -299,10 +317,19 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     record files validated before and the gzip members made before (``writer.Reuse``).
     """
     records = [_written(r) for r in fold.records()]
+    # Record files made without serializing the record: those kept by the release cache with the
+    # history put in, and those ``pin`` found to be the previous files' bytes.
+    made = {r["id"]: file for r in records if (file := _with_history(fold.packed(r["id"]), r["history"])) is not None}
     if previous:
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
-        records = pin(records, previous, identity, (vouched or {}).get).records
+        pinned = pin(records, previous, identity, (vouched or {}).get)
+        for before, after in zip(records, pinned.records, strict=True):
+            if after is not before:
+                made.pop(before["id"], None)
+        made.update((rid, old.data) for rid, old in pinned.kept.items() if old.data is not None)
+        records = pinned.records
+    reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))

@@ -117,7 +117,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     """The history of per-release datasets (as ``per_release`` writes them), oldest release first
     by the version their manifests name, written like ``history``'s. Each dataset is read and
     validated one at a time (another job wrote them: they are untrusted input like any dataset)."""
-    from crawler.publish.dataset import iter_records, load_manifest
+    from crawler.publish.dataset import iter_record_data, load_manifest
     from crawler.publish.dataset_dirs import find_datasets
     from crawler.versions.tags import version_key
 
@@ -140,7 +140,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
             progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
-            fold.add((record_data(r) for r in iter_records(d, manifest) if not (r.history and r.history.retired)),
+            fold.add((r for r in iter_record_data(d, manifest) if not (r.get("history") or {}).get("retired")),
                      manifest.ref, manifest.commit)
         return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
@@ -165,7 +165,10 @@ def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spa
         progress(f"history: {target} holds this history already")
     else:
         progress(f"history: writing {target}")
-        write_dataset(target, files, spare_root=spare_root)
+        # the record files in place that hold these very bytes are linked, not written again
+        links = {rid: old.inode for rid, old in (previous or {}).items()
+                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)}
+        write_dataset(target, files, spare_root=spare_root, links=links)
     if cache_dir is not None and reuse is not None:
         history_reuse.finish(cache_dir, newest.repo, reuse, files)
     return target

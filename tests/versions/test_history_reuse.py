@@ -101,16 +101,20 @@ def test_damaged_reuse_files_cost_only_the_work(upstream, cli, tmp_path, cache_d
     assert tree(tmp_path / "first") == tree(tmp_path / "again")
 
 
-def test_a_cached_line_that_is_no_record_stops_the_run_in_one_line(upstream, cli, tmp_path, cache_dir):  # noqa: F811
-    """The lines of a release before the last are folded unparsed: one that the fold must read
-    and cannot (the cache edited by hand, gzip intact) is one line naming the way out."""
+def test_cached_lines_that_are_not_the_ones_saved_are_a_miss(upstream, cli, tmp_path, cache_dir):  # noqa: F811
+    """The lines of a release before the last are folded unparsed: a cached release whose gzip is
+    intact but whose lines are not the ones saved (edited by hand, recompressed) is a miss like a
+    damaged file, and the release is assembled again, the bytes those of a run without the cache."""
     run(cli, upstream, tmp_path / "first")
     for path in (cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"):
         lines = gzip.decompress(path.read_bytes()).split(b"\n")
         path.write_bytes(gzip.compress(b"\n".join([*lines[:2], *(b"[1]" for line in lines[2:] if line)]) + b"\n"))
-    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "again", *REFS)
-    assert result.exit_code == 1 and "Traceback" not in result.output
-    assert "errcat: a record kept in the cache directory is damaged; run again with --no-cache" in result.output
+    result = run(cli, upstream, tmp_path / "again")
+    assert "its records from the cache" not in result.stderr
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+    again = run(cli, upstream, tmp_path / "third")  # and saved again whole
+    assert again.stderr.count("its records from the cache") == len(REFS)
+    assert tree(tmp_path / "first") == tree(tmp_path / "third")
 
 
 def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
@@ -134,3 +138,52 @@ def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, c
     assert gc.isenabled()
     run(cli, upstream, tmp_path / "out", "--no-cache")
     assert seen == [False] * 4 and gc.isenabled()
+
+
+def test_record_files_kept_in_the_cache_are_completed_not_serialized_again(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """A release kept in the cache holds each record as its file with no history: the final
+    render puts the history in (``history._with_history``) and serializes no record again, and
+    the files are the bytes of a run without the cache (which serializes every one)."""
+    run(cli, upstream, tmp_path / "first")
+    made = []
+    real = crawler.publish.writer.dumps_record
+
+    def counted(record):
+        made.append(record["id"])
+        return real(record)
+
+    monkeypatch.setattr(crawler.publish.writer, "dumps_record", counted)
+    result = run(cli, upstream, tmp_path / "again")
+    assert result.stderr.count("its records from the cache") == len(REFS) and made == []
+    run(cli, upstream, tmp_path / "none", "--no-cache")
+    assert made and tree(tmp_path / "again") == tree(tmp_path / "none") == tree(tmp_path / "first")
+
+
+def test_a_record_file_is_completed_only_where_the_cache_left_its_history_out():
+    """Bytes the fold packed itself (a dict's compact JSON) or with a history already in are
+    serialized as usual; the completed file is the record's ``dumps_record``."""
+    from crawler.base.jsonio import dumps_record
+
+    record = {"id": "0123456789abcdef", "sites": [{"path": "a.py"}, {"path": "b.py"}], "title": "x: \"history\": null"}
+    history = {"first_seen": {"version": "v1", "commit": "0" * 40}, "retired": False}
+    packed = release_cache.record_file(record)
+    assert history_module._with_history(packed, history) == dumps_record({**record, "history": history})
+    assert history_module._with_history(orjson.dumps({**record, "history": None}), history) is None
+    assert history_module._with_history(dumps_record({**record, "history": history}), None) is None
+
+
+def test_a_history_written_again_links_the_record_files_in_place_that_it_would_write(upstream, cli, tmp_path):  # noqa: F811
+    """A history written over one in place (a release added at the end) links the record files
+    whose bytes did not change instead of writing them again; the files are those of a run into
+    an empty directory, and the dataset it replaced is not touched."""
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", *REFS[:2])
+    assert result.exit_code == 0, result.output
+    errors = tmp_path / "out" / "acme" / "widgets" / "errors"
+    before = {p.name: (p.stat().st_ino, p.read_bytes()) for p in errors.iterdir()}
+    run(cli, upstream, tmp_path / "out")
+    run(cli, upstream, tmp_path / "fresh")
+    assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
+    after = {p.name: (p.stat().st_ino, p.read_bytes()) for p in errors.iterdir()}
+    same = {name for name in before.keys() & after.keys() if before[name][1] == after[name][1]}
+    assert same and all(before[name][0] == after[name][0] for name in same)
+    assert all(after[name][0] != before.get(name, (None,))[0] for name in after.keys() - same)
