@@ -271,7 +271,8 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     return found  # type: ignore[return-value]
 
 
-def _sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+def sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+    """The blocks of statements a compound statement holds (its own and its clauses')."""
     t = type(stmt)
     _, bodies, clauses, _ = _STMT_SPECS.get(t) or _stmt_spec(t)
     out = []
@@ -428,7 +429,7 @@ class _TestWalker:
                         self._raises_call(item.context_expr, stmt)
                 elif isinstance(stmt, ast.Expr) and type(stmt.value) is ast.Call:
                     self._raises_call(stmt.value, None)
-                for sub in _sub_bodies(stmt):
+                for sub in sub_bodies(stmt):
                     self.walk(sub)
 
     def _raises_call(self, call: ast.expr, with_stmt: ast.With | ast.AsyncWith | None) -> None:
