@@ -219,10 +219,11 @@ class _Walker:
         return calls, classes
 
 
-#: Fields that never hold a node (names, flags, an expression's ``ctx`` singleton), and per node
-#: type the fields that may (a constant's value is never one).
+#: Fields that never hold a node looked for (names, flags, an expression's ``ctx`` and an
+#: operator's singletons, which hold nothing either), and per node type the fields that may (a
+#: constant's value is never one).
 _LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "conversion", "is_async", "type_comment", "level",
-                          "module", "simple", "tag"})  # (not "name": a 3.12 type alias's is a node)
+                          "module", "simple", "tag", "op", "ops"})  # (not "name": a 3.12 type alias's is a node)
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
@@ -271,7 +272,7 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     return found  # type: ignore[return-value]
 
 
-def sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+def sub_bodies(stmt: ast.AST) -> list[list[ast.stmt]]:
     """The blocks of statements a compound statement holds (its own and its clauses')."""
     t = type(stmt)
     _, bodies, clauses, _ = _STMT_SPECS.get(t) or _stmt_spec(t)
@@ -283,6 +284,18 @@ def sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
     for name in clauses:
         for clause in getattr(stmt, name, None) or ():
             out.append(clause.body)
+    return out
+
+
+def statements_under(node: ast.AST) -> list[ast.stmt]:
+    """Every statement in a node's blocks and theirs, nested definitions' included (what
+    ``ast.walk`` finds of them, in no particular order, without walking any expression)."""
+    out: list[ast.stmt] = []
+    todo = [node]
+    for here in todo:  # (the list grows while it is read)
+        for block in sub_bodies(here):
+            out += block
+            todo += block
     return out
 
 
