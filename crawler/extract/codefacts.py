@@ -272,6 +272,23 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     return found  # type: ignore[return-value]
 
 
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` in its order, less the leaves no search here looks for (an
+    expression's context, an operator: half the nodes of a tree)."""
+    t = type(node)
+    fields = _NODE_FIELDS.get(t)
+    if fields is None:
+        fields = _node_fields(t)
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
 def sub_bodies(stmt: ast.AST) -> list[list[ast.stmt]]:
     """The blocks of statements a compound statement holds (its own and its clauses')."""
     t = type(stmt)

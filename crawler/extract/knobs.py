@@ -40,7 +40,7 @@ from collections.abc import Callable
 from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers
-from crawler.extract.codefacts import nodes_under
+from crawler.extract.codefacts import child_nodes, nodes_under
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -127,6 +127,13 @@ def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
     return found if len(found) <= _MAX_READS else []
 
 
+def _computed_reads(stmt: ast.Assign, roots: set[str] | dict[str, str], lines: list[str]) -> list[str]:
+    """``_reads`` of an assigned value, when the statement's text names a root (the text first:
+    walking every assigned value cost more than the rest)."""
+    where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+    return _reads(stmt.value, roots) if any(f"{root}." in where for root in roots) else []
+
+
 def _statements(fn: ast.AST) -> list[ast.stmt]:
     """A function's statements, in compound statements too, not in nested functions and classes
     (statements only: walking every expression of every method cost four times the rest)."""
@@ -208,10 +215,8 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
         for stmt in statements if roots else ():
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 chain = _chain(stmt.value, roots)
-                # (the statement's text first: walking every assigned value cost more than the rest)
-                where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
                 computed = type(stmt.value) in _COMPUTED or type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Name
-                reads = [] if chain or not computed or not any(f"{root}." in where for root in roots) else _reads(stmt.value, roots)
+                reads = [] if chain or not computed else _computed_reads(stmt, roots, lines)
                 if chain or reads:
                     out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
                                            "line": stmt.lineno})
@@ -222,7 +227,7 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                                                "line": stmt.lineno})
         # (only the helpers its text calls: walking every statement for calls cost more than the rest)
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if params else ""
-        called = {name: helper for name, helper in helpers.items() if f"{name}(" in text}
+        called = {name: helper for name, helper in helpers.items() if name + "(" in text} if text else {}
         knob_flow.function_flow(qual, statements, roots, params if called else [], called,
                                 {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"]
                                  for a in out["aliases"][known:]}, out,
@@ -350,7 +355,7 @@ def _calls(tree: ast.Module, out: dict[str, Any], resolve: Callable[[str | None]
     todo: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while todo:
         qual, node = todo.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             here = qual
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 here = child.name if qual == "<module>" else f"{qual}.{child.name}"
