@@ -188,6 +188,8 @@ class _Walker:
             for expr in roots:
                 if len(pending) >= MAX_CALLS_PER_FILE:
                     return
+                if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
+                    continue
                 for node in nodes_under(expr, ast.Call):
                     written = dotted(node.func)
                     if written:
@@ -228,6 +230,8 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+#: Expressions that hold no other expression, so no call.
+_CALLLESS = frozenset({ast.Name, ast.Constant})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
 #: Per statement type: its fields that may hold its own expressions (not its nested bodies),
 #: its fields of nested statements, of clauses holding statements, and whether it binds names.
