@@ -96,11 +96,11 @@ def _keep_returned_lists(out: dict[str, Any], functions: list[tuple[str, Any]]) 
     out["list_calls"] = [c for c in out["list_calls"] if c["callee"] in built]
 
 
-def declarations(tree: ast.Module, module: str, text: str) -> dict[str, Any]:
+def declarations(tree: ast.Module, module: str, text: str, lines: list[str] | None = None) -> dict[str, Any]:
     """The file's declarations (empty when reading them fails: they must never cost the file its
     raise sites)."""
     try:
-        return _declarations(tree, module, text, text.split("\n"))
+        return _declarations(tree, module, text, text.split("\n") if lines is None else lines)
     except Exception:  # noqa: BLE001
         return empty()
 

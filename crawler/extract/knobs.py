@@ -67,16 +67,17 @@ def empty() -> dict[str, Any]:
             "forwards": [], "returns": [], **knob_helpers.empty()}
 
 
-def declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
+def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
     """The file's declarations; empty when reading them fails (a tree from the libcst fallback
-    this code did not foresee), since they must never cost the file its raise sites."""
+    this code did not foresee), since they must never cost the file its raise sites. ``lines``:
+    ``text.split("\\n")`` when the caller has it already."""
     try:
-        return _declarations(tree, text, module, is_package)
+        return _declarations(tree, text, module, is_package, text.split("\n") if lines is None else lines)
     except Exception:  # noqa: BLE001
         return empty()
 
 
-def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
+def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str]) -> dict[str, Any]:
     out = empty()
     imports = _module_imports(tree, module, is_package)
     _classes(tree.body, module, "", imports, out["classes"])
@@ -84,9 +85,9 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) ->
         local = {s.name for s in tree.body if type(s) is ast.ClassDef}
         _calls(tree, out, lambda name: _resolve(name, imports, module, local))
     if any(c["fields"] for c in out["classes"]):
-        _aliases_and_helper_args(tree, text.split("\n"), out)
+        _aliases_and_helper_args(tree, lines, out)
     out["env"] = _env(text)
-    out.update(knob_helpers.declarations(tree, module, text))
+    out.update(knob_helpers.declarations(tree, module, text, lines))
     return out
 
 

@@ -179,7 +179,8 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["bare_asserts"] = ex.bare_asserts
     result["reraises"] = ex.reraises
     result["calls"] = ex.calls
-    result["declarations"] = knobs.declarations(tree, text, module, is_package)
+    # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
+    result["declarations"] = knobs.declarations(tree, text, module, is_package, None if "\r" in text else ex.src.lines)
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:
