@@ -27,6 +27,7 @@ import re
 import re._constants as _sre_c  # type: ignore[import-not-found]  # (the regex parser has no stubs)
 import re._parser as _sre_parse  # type: ignore[import-not-found]
 import warnings
+from bisect import bisect_left
 from typing import TypeVar
 
 from crawler.extract import parse
@@ -320,6 +321,33 @@ def statements_under(node: ast.AST) -> list[ast.stmt]:
     return out
 
 
+def lines_naming(words: list[str], text: str, first: int) -> list[int]:
+    """Ascending numbers of the lines of ``text`` (whose first line is numbered ``first``) that
+    hold one of ``words`` (substring tests: a regular expression cost more than the walk it
+    saves; found once per function, not per statement and again per enclosing statement)."""
+    starts = []
+    for word in words:
+        pos = text.find(word)
+        while pos >= 0:
+            starts.append(pos)
+            pos = text.find(word, pos + 1)
+    starts.sort()
+    out: list[int] = []
+    line, pos = first, 0
+    for start in starts:
+        line += text.count("\n", pos, start)
+        pos = start
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def on_lines(found: list[int], first: int, last: int) -> bool:
+    """Whether one of the ascending line numbers ``found`` is in ``first..last``."""
+    i = bisect_left(found, first)
+    return i < len(found) and found[i] <= last
+
+
 def empty_graph() -> dict:
     return {"defs": [], "classes": [], "aliases": {}, "calls": []}
 
@@ -422,10 +450,13 @@ def _pattern_of(node: ast.expr | None) -> tuple[str | None, list[str] | None, bo
 
 
 class _TestWalker:
-    def __init__(self, module: str, is_package: bool, lines: list[str]):
+    def __init__(self, module: str, is_package: bool, lines: list[str], named: list[int] | None = None):
         self.module = module
         self.is_package = is_package
         self.lines = lines
+        #: the lines that say "aises": a function none of whose lines do holds no raises block,
+        #: and what it imports is its own, so its body is not walked (None: every body is)
+        self.named = named
         self.imports: dict[str, str] = {}
         self.found: list[dict] = []
         self.scope: list[str] = []
@@ -448,6 +479,8 @@ class _TestWalker:
             if t is ast.Import or t is ast.ImportFrom:
                 record_import(stmt, self.module, self.is_package, self.local_names[-1])
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if self.named is not None and not on_lines(self.named, stmt.lineno, stmt.end_lineno or stmt.lineno):
+                    continue
                 self.scope.append(stmt.name)
                 self.local_names.append({})
                 self.walk(stmt.body)
@@ -551,7 +584,8 @@ def read_test_file(path: str, data: bytes) -> FileResult:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = parse.parse_source(text)
-        walker = _TestWalker(module, is_package, text.splitlines())
+        lone_cr = "\r" in text and re.search("\r(?!\n)", text)  # (lines the parser counts that "\\n" does not)
+        walker = _TestWalker(module, is_package, text.splitlines(), None if lone_cr else lines_naming(["aises"], text, 1))
         walker.walk(tree.body)
     except SyntaxError as e:
         return skipped(f"syntax error: line {e.lineno}: {e.msg}")

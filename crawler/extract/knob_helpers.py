@@ -37,42 +37,20 @@ from __future__ import annotations
 
 import ast
 import re
-from bisect import bisect_left
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from crawler.extract.codefacts import nodes_under, statements_under
+from crawler.extract.codefacts import lines_naming, nodes_under, on_lines, statements_under
 
 _RECEIVERS = ("self", "cls")
 #: The calls that add to a list.
 _APPENDS = (".append(", ".extend(")
 
 
-def _lines_naming(words: list[str], text: str, first: int) -> list[int]:
-    """Ascending numbers of the lines of ``text`` (whose first line is numbered ``first``) that
-    hold one of ``words`` (substring tests: a regular expression cost more than the walk it
-    saves; found once per function, not per statement and again per enclosing statement)."""
-    starts = []
-    for word in words:
-        pos = text.find(word)
-        while pos >= 0:
-            starts.append(pos)
-            pos = text.find(word, pos + 1)
-    starts.sort()
-    out: list[int] = []
-    line, pos = first, 0
-    for start in starts:
-        line += text.count("\n", pos, start)
-        pos = start
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
-
-
 def _names_any(found: list[int], node: ast.stmt) -> bool:
-    """Whether a statement's lines are among ``found`` (``_lines_naming``)."""
-    return _on_lines(found, node.lineno, node.end_lineno or node.lineno)
+    """Whether a statement's lines are among ``found`` (``codefacts.lines_naming``)."""
+    return on_lines(found, node.lineno, node.end_lineno or node.lineno)
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -140,7 +118,7 @@ def _declarations(tree: ast.Module, module: str, text: str, lines: list[str]) ->
             first = fn.body[0].lineno
             body = "\n".join(lines[first - 1:fn.end_lineno or first])
             if any(w in body for w in wanted):
-                _walk(fn.body, [], qual, callees, out, partial(_names_any, _lines_naming(wanted, body, first)))
+                _walk(fn.body, [], qual, callees, out, partial(_names_any, lines_naming(wanted, body, first)))
         _keep_returned_lists(out, [*functions.items(), *methods.items()])
     out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
     out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
@@ -183,12 +161,6 @@ def _type_lines(text: str) -> list[int]:
     return out
 
 
-def _on_lines(found: list[int], first: int, last: int) -> bool:
-    """Whether one of the ascending line numbers ``found`` is in ``first..last``."""
-    i = bisect_left(found, first)
-    return i < len(found) and found[i] <= last
-
-
 def _converters(tree: ast.Module, functions: dict[str, Any], typed: list[int]) -> list[dict[str, Any]]:
     """The functions given as an option's ``type`` (see the module's doc)."""
     found: dict[str, set[str]] = {}
@@ -219,7 +191,7 @@ def _converters(tree: ast.Module, functions: dict[str, Any], typed: list[int]) -
              if isinstance(f, _FUNCTIONS)]
     while todo:
         qual, fn = todo.pop()
-        if not _on_lines(typed, fn.lineno, fn.end_lineno or fn.lineno):
+        if not on_lines(typed, fn.lineno, fn.end_lineno or fn.lineno):
             continue
         local = fn
         for node in ast.walk(fn):

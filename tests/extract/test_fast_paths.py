@@ -12,8 +12,8 @@ import textwrap
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from crawler.extract import assembled, knob_helpers, knobs, visitor
-from crawler.extract.codefacts import child_nodes, statements_under
+from crawler.extract import assembled, codefacts, knob_helpers, knobs, visitor
+from crawler.extract.codefacts import child_nodes, lines_naming, statements_under
 from crawler.extract.visitor import _word_lines, _word_pattern
 
 CODE = textwrap.dedent('''
@@ -97,7 +97,7 @@ def test_type_lines_on_the_edges():
 @given(TEXTS, st.integers(1, 5))
 def test_lines_naming_are_the_lines_whose_text_names_a_word(text, first):
     words = ["error(", "x.", "_"]
-    found = knob_helpers._lines_naming(words, text, first)
+    found = lines_naming(words, text, first)
     lines = text.split("\n")
     assert found == [first + i for i, line in enumerate(lines) if any(w in line for w in words)]
 
@@ -192,3 +192,31 @@ def test_the_knobs_read_the_lines_they_read_when_they_split_the_text_themselves(
         got = visitor.extract_file("pkg/m.py", text.encode())["declarations"]
         assert got == knobs.declarations(ast.parse(text), text, "pkg.m", False)
         assert got["aliases"] and (got["forwards"] or end == "\r")
+
+
+def test_a_test_file_gives_the_same_blocks_when_functions_that_never_say_raises_are_not_walked():
+    code = textwrap.dedent('''
+        import pytest
+        def helper():
+            from pkg import errors as pytest
+            return pytest
+        class TestThing:
+            from pkg.errors import BadThing
+            def test_bad(self):
+                with pytest.raises(BadThing, match="bad thing"):
+                    make()
+            def test_fine(self):
+                assert make()
+        def test_other():
+            def inner():
+                self.assertRaises(ValueError, make, 1)
+            with pytest.raises(ValueError, match=r"no \\w+ here"):
+                inner()
+        ''')
+    for text in (code, code.replace("\n", "\r")):
+        tree = ast.parse(text)
+        plain = codefacts._TestWalker("tests.t", False, text.splitlines())
+        plain.walk(tree.body)
+        result = codefacts.read_test_file("tests/t.py", text.encode())
+        assert result["tests"] == plain.found and [b["exceptions"] for b in plain.found] == [
+            ["pkg.errors.BadThing"], ["builtins.ValueError"], ["builtins.ValueError"]]
