@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from crawler.extract import assembled, codefacts, knob_helpers, knobs, visitor
 from crawler.extract.codefacts import child_nodes, lines_naming, statements_under
+from crawler.extract.segments import anchor_tokens
 from crawler.extract.visitor import _word_lines, _word_pattern
 
 CODE = textwrap.dedent('''
@@ -220,3 +221,23 @@ def test_a_test_file_gives_the_same_blocks_when_functions_that_never_say_raises_
         result = codefacts.read_test_file("tests/t.py", text.encode())
         assert result["tests"] == plain.found and [b["exceptions"] for b in plain.found] == [
             ["pkg.errors.BadThing"], ["builtins.ValueError"], ["builtins.ValueError"]]
+
+
+def _plain_anchor_tokens(segs):
+    tokens = []
+    for i, (kind, text) in enumerate(segs):
+        if kind != "lit" or not text:
+            continue
+        var_before = i > 0 and segs[i - 1][0] == "var"
+        var_after = i + 1 < len(segs) and segs[i + 1][0] == "var"
+        for m in re.finditer(r"\w+", text):
+            if (m.start() == 0 and var_before) or (m.end() == len(text) and var_after):
+                continue
+            tokens.append(m.group())
+    return tokens
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.just(("var", None)), st.tuples(st.just("lit"), st.text("ab_é1 .:{}", max_size=8))), max_size=6))
+def test_anchor_tokens_leave_out_the_words_that_touch_a_field(segs):
+    assert anchor_tokens(segs) == _plain_anchor_tokens(segs)
