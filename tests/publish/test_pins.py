@@ -295,7 +295,7 @@ def test_a_changed_record_does_not_keep_the_unchanged_ones_after_it_from_their_p
     changed = json.loads(files[0])
     changed["message"]["text"] += " (reworded since)"
     files[0] = json.dumps(changed).encode()
-    previous = {r["id"]: PreviousRecord(f, (0, 0)) for r, f in zip(records, files)}
+    previous = {r["id"]: PreviousRecord(f, (0, 0)) for r, f in zip(records, files, strict=False)}
     pinned, kept = pin(records, previous, IDENTITY, {older: date}.get)
     assert sorted(kept) == sorted(r["id"] for r in records[1:])
     assert pinned[0]["provenance"]["commit"] == IDENTITY.commit
