@@ -41,6 +41,7 @@ from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers
 from crawler.extract.codefacts import child_nodes, nodes_under
+from crawler.extract.names import dotted
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -284,10 +285,13 @@ def _module_imports(tree: ast.Module, module: str, is_package: bool) -> dict[str
 
 def _dotted(node: ast.expr) -> str | None:
     """``a.b.c`` for a chain of names, else None."""
-    if type(node) not in (ast.Name, ast.Attribute):
-        return None
-    text = ast.unparse(node)
-    return text if _DOTTED.fullmatch(text) else None
+    text = dotted(node)
+    return text if text is not None and _DOTTED.fullmatch(text) else None
+
+
+def _unparse(node: ast.expr) -> str:
+    """``ast.unparse``, which a name or a chain of names needs no visitor for (most annotations)."""
+    return dotted(node) or ast.unparse(node)
 
 
 def _resolve(name: str | None, imports: dict[str, str], module: str, local: set[str]) -> str | None:
@@ -308,7 +312,7 @@ def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, 
             continue
         qual = prefix + stmt.name
         fields = [
-            {"name": s.target.id, "line": s.lineno, "annotation": ast.unparse(s.annotation)}
+            {"name": s.target.id, "line": s.lineno, "annotation": _unparse(s.annotation)}
             for s in stmt.body
             if type(s) is ast.AnnAssign and type(s.target) is ast.Name and not s.target.id.startswith("_")
         ]
@@ -317,8 +321,8 @@ def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, 
                 "qualname": f"{module}.{qual}",
                 "name": stmt.name,
                 "line": stmt.lineno,
-                "bases": [_resolve(_dotted(b), imports, module, local) or ast.unparse(b) for b in stmt.bases],
-                "decorators": [ast.unparse(d) for d in stmt.decorator_list],
+                "bases": [_resolve(_dotted(b), imports, module, local) or _unparse(b) for b in stmt.bases],
+                "decorators": [_unparse(d) for d in stmt.decorator_list],
                 "fields": fields,
             })
         _classes(stmt.body, module, qual + ".", imports, out)

@@ -241,3 +241,13 @@ def _plain_anchor_tokens(segs):
 @given(st.lists(st.one_of(st.just(("var", None)), st.tuples(st.just("lit"), st.text("ab_é1 .:{}", max_size=8))), max_size=6))
 def test_anchor_tokens_leave_out_the_words_that_touch_a_field(segs):
     assert anchor_tokens(segs) == _plain_anchor_tokens(segs)
+
+
+def test_the_knobs_unparse_names_as_ast_unparse_does():
+    code = CODE + "\nx: é.b.c | list[int] = (1).real\ny: 'Fwd' = a().b\n"
+    exprs = [n for n in ast.walk(ast.parse(code)) if isinstance(n, ast.expr) and not isinstance(n, ast.expr_context)]
+    for node in exprs:
+        text = ast.unparse(node)
+        assert knobs._unparse(node) == text
+        plain = text if type(node) in (ast.Name, ast.Attribute) and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) else None
+        assert knobs._dotted(node) == plain
