@@ -26,6 +26,7 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
+from crawler.extract.codefacts import sub_bodies
 from crawler.extract.templates import Field, text_parts
 
 #: At most this many alternatives per message: more branches than this are no message a user
@@ -105,14 +106,20 @@ def returned_list(node: ast.AST) -> str | None:
     """The one name a function returns, when every ``return`` of its own body (not of nested
     definitions) returns that name: the candidate list of messages it builds."""
     names: set[str] = set()
+    # Statements only: a ``return`` is never inside an expression (walking every expression of
+    # every method that appends to a list cost more than the rest of this).
     stack = list(getattr(node, "body", []))
     while stack:
         stmt = stack.pop()
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if type(stmt) is ast.Return:
+        t = type(stmt)
+        if t is ast.Return:
             if type(stmt.value) is not ast.Name:
                 return None
             names.add(stmt.value.id)
-        stack.extend(ast.iter_child_nodes(stmt))
+        elif t not in _DEFINITIONS:
+            for block in sub_bodies(stmt):
+                stack += block
     return next(iter(names)) if len(names) == 1 else None
+
+
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})

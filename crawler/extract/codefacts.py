@@ -27,6 +27,7 @@ import re
 import re._constants as _sre_c  # type: ignore[import-not-found]  # (the regex parser has no stubs)
 import re._parser as _sre_parse  # type: ignore[import-not-found]
 import warnings
+from bisect import bisect_left
 from typing import TypeVar
 
 from crawler.extract import parse
@@ -188,6 +189,8 @@ class _Walker:
             for expr in roots:
                 if len(pending) >= MAX_CALLS_PER_FILE:
                     return
+                if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
+                    continue
                 for node in nodes_under(expr, ast.Call):
                     written = dotted(node.func)
                     if written:
@@ -219,14 +222,17 @@ class _Walker:
         return calls, classes
 
 
-#: Fields that never hold a node (names, flags, an expression's ``ctx`` singleton), and per node
-#: type the fields that may (a constant's value is never one).
+#: Fields that never hold a node looked for (names, flags, an expression's ``ctx`` and an
+#: operator's singletons, which hold nothing either), and per node type the fields that may (a
+#: constant's value is never one).
 _LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "conversion", "is_async", "type_comment", "level",
-                          "module", "simple", "tag"})  # (not "name": a 3.12 type alias's is a node)
+                          "module", "simple", "tag", "op", "ops"})  # (not "name": a 3.12 type alias's is a node)
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+#: Expressions that hold no other expression, so no call.
+_CALLLESS = frozenset({ast.Name, ast.Constant})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
 #: Per statement type: its fields that may hold its own expressions (not its nested bodies),
 #: its fields of nested statements, of clauses holding statements, and whether it binds names.
@@ -271,7 +277,25 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     return found  # type: ignore[return-value]
 
 
-def _sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``ast.iter_child_nodes`` in its order, less the leaves no search here looks for (an
+    expression's context, an operator: half the nodes of a tree)."""
+    t = type(node)
+    fields = _NODE_FIELDS.get(t)
+    if fields is None:
+        fields = _node_fields(t)
+    out: list[ast.AST] = []
+    for name in fields:
+        value = getattr(node, name, None)
+        if type(value) is list:
+            out += [item for item in value if isinstance(item, ast.AST)]
+        elif isinstance(value, ast.AST):
+            out.append(value)
+    return out
+
+
+def sub_bodies(stmt: ast.AST) -> list[list[ast.stmt]]:
+    """The blocks of statements a compound statement holds (its own and its clauses')."""
     t = type(stmt)
     _, bodies, clauses, _ = _STMT_SPECS.get(t) or _stmt_spec(t)
     out = []
@@ -283,6 +307,45 @@ def _sub_bodies(stmt: ast.stmt) -> list[list[ast.stmt]]:
         for clause in getattr(stmt, name, None) or ():
             out.append(clause.body)
     return out
+
+
+def statements_under(node: ast.AST) -> list[ast.stmt]:
+    """Every statement in a node's blocks and theirs, nested definitions' included (what
+    ``ast.walk`` finds of them, in no particular order, without walking any expression)."""
+    out: list[ast.stmt] = []
+    todo = [node]
+    for here in todo:  # (the list grows while it is read)
+        for block in sub_bodies(here):
+            out += block
+            todo += block
+    return out
+
+
+def lines_naming(words: list[str], text: str, first: int) -> list[int]:
+    """Ascending numbers of the lines of ``text`` (whose first line is numbered ``first``) that
+    hold one of ``words`` (substring tests: a regular expression cost more than the walk it
+    saves; found once per function, not per statement and again per enclosing statement)."""
+    starts = []
+    for word in words:
+        pos = text.find(word)
+        while pos >= 0:
+            starts.append(pos)
+            pos = text.find(word, pos + 1)
+    starts.sort()
+    out: list[int] = []
+    line, pos = first, 0
+    for start in starts:
+        line += text.count("\n", pos, start)
+        pos = start
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def on_lines(found: list[int], first: int, last: int) -> bool:
+    """Whether one of the ascending line numbers ``found`` is in ``first..last``."""
+    i = bisect_left(found, first)
+    return i < len(found) and found[i] <= last
 
 
 def empty_graph() -> dict:
@@ -387,10 +450,13 @@ def _pattern_of(node: ast.expr | None) -> tuple[str | None, list[str] | None, bo
 
 
 class _TestWalker:
-    def __init__(self, module: str, is_package: bool, lines: list[str]):
+    def __init__(self, module: str, is_package: bool, lines: list[str], named: list[int] | None = None):
         self.module = module
         self.is_package = is_package
         self.lines = lines
+        #: the lines that say "aises": a function none of whose lines do holds no raises block,
+        #: and what it imports is its own, so its body is not walked (None: every body is)
+        self.named = named
         self.imports: dict[str, str] = {}
         self.found: list[dict] = []
         self.scope: list[str] = []
@@ -413,6 +479,8 @@ class _TestWalker:
             if t is ast.Import or t is ast.ImportFrom:
                 record_import(stmt, self.module, self.is_package, self.local_names[-1])
             elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if self.named is not None and not on_lines(self.named, stmt.lineno, stmt.end_lineno or stmt.lineno):
+                    continue
                 self.scope.append(stmt.name)
                 self.local_names.append({})
                 self.walk(stmt.body)
@@ -428,7 +496,7 @@ class _TestWalker:
                         self._raises_call(item.context_expr, stmt)
                 elif isinstance(stmt, ast.Expr) and type(stmt.value) is ast.Call:
                     self._raises_call(stmt.value, None)
-                for sub in _sub_bodies(stmt):
+                for sub in sub_bodies(stmt):
                     self.walk(sub)
 
     def _raises_call(self, call: ast.expr, with_stmt: ast.With | ast.AsyncWith | None) -> None:
@@ -516,7 +584,8 @@ def read_test_file(path: str, data: bytes) -> FileResult:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = parse.parse_source(text)
-        walker = _TestWalker(module, is_package, text.splitlines())
+        lone_cr = "\r" in text and re.search("\r(?!\n)", text)  # (lines the parser counts that "\\n" does not)
+        walker = _TestWalker(module, is_package, text.splitlines(), None if lone_cr else lines_naming(["aises"], text, 1))
         walker.walk(tree.body)
     except SyntaxError as e:
         return skipped(f"syntax error: line {e.lineno}: {e.msg}")

@@ -22,6 +22,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from crawler.extract.codefacts import nodes_under
+
 #: Methods whose result is part of the value they are called on (a dict's entry, a string's case).
 _ACCESSORS = frozenset({"get", "items", "values", "keys", "copy", "lower", "upper", "strip"})
 #: Builtins whose result is the value converted.
@@ -95,11 +97,11 @@ def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params
                 if carries:
                     given[var] = list(dict.fromkeys([*given.get(var, []), *carries]))
         elif getter and isinstance(stmt, ast.Return) and stmt.value is not None:
-            returned += [c for node in ast.walk(stmt.value) if isinstance(node, ast.Attribute)
+            returned += [c for node in nodes_under(stmt.value, ast.Attribute)
                          for c in [_chain(node, {"self"})] if c and c.count(".") == 1]
         if params and isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers:
+            for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
+                if type(node.func) is ast.Name and node.func.id in helpers:
                     bound = _forwarded(node, helpers[node.func.id], given)
                     if bound:
                         out["forwards"].append({"function": qual, "callee": node.func.id, "params": bound,

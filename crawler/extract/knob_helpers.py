@@ -41,18 +41,16 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from crawler.extract.codefacts import nodes_under
+from crawler.extract.codefacts import lines_naming, nodes_under, on_lines, statements_under
 
 _RECEIVERS = ("self", "cls")
 #: The calls that add to a list.
 _APPENDS = (".append(", ".extend(")
 
 
-def _names_any(words: list[str], lines: list[str], node: ast.stmt) -> bool:
-    """Whether a statement's text holds one of ``words`` (substring tests: a regular
-    expression over every statement cost more than the walk it saves)."""
-    text = "\n".join(lines[node.lineno - 1:node.end_lineno or node.lineno])
-    return any(w in text for w in words)
+def _names_any(found: list[int], node: ast.stmt) -> bool:
+    """Whether a statement's lines are among ``found`` (``codefacts.lines_naming``)."""
+    return on_lines(found, node.lineno, node.end_lineno or node.lineno)
 
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -69,36 +67,37 @@ def _keep_returned_lists(out: dict[str, Any], functions: list[tuple[str, Any]]) 
     """Only appends to a list the function returns (``unsupported.append("x")`` ...
     ``return unsupported``), and only the calls that take such a list."""
     appending = {a["function"] for a in out["appends"]}  # (walking every function cost more than the rest)
-    returned = {(qual, node.value.id) for qual, fn in functions if qual in appending for node in nodes_under(fn, ast.Return)
-                if type(node.value) is ast.Name}
+    returned = {(qual, node.value.id) for qual, fn in functions if qual in appending for node in statements_under(fn)
+                if type(node) is ast.Return and type(node.value) is ast.Name}
     out["appends"] = [a for a in out["appends"] if (a["function"], a["list"]) in returned]
     built = {a["function"] for a in out["appends"]}
     out["list_calls"] = [c for c in out["list_calls"] if c["callee"] in built]
 
 
-def declarations(tree: ast.Module, module: str, text: str) -> dict[str, Any]:
+def declarations(tree: ast.Module, module: str, text: str, lines: list[str] | None = None) -> dict[str, Any]:
     """The file's declarations (empty when reading them fails: they must never cost the file its
     raise sites)."""
     try:
-        return _declarations(tree, module, text.split("\n"))
+        return _declarations(tree, module, text, text.split("\n") if lines is None else lines)
     except Exception:  # noqa: BLE001
         return empty()
 
 
-def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, Any]:
+def _declarations(tree: ast.Module, module: str, text: str, lines: list[str]) -> dict[str, Any]:
     out = empty()
     functions = {s.name: s for s in tree.body if isinstance(s, _FUNCTIONS)}
     classes = [s for s in tree.body if isinstance(s, ast.ClassDef)]
     methods = {f"{c.name}.{f.name}": f for c in classes for f in c.body if isinstance(f, _FUNCTIONS)}
-    if any(_TYPE_GIVEN.search(line) for line in lines if "type" in line):
-        out["converters"] = _converters(tree, functions, lines)
+    typed = _type_lines(text) if "type" in text else []
+    if typed:
+        out["converters"] = _converters(tree, functions, typed)
     if not classes:
         return out
     out["route_models"] = sorted({name.id for fn in functions.values() if any(_route(d) for d in fn.decorator_list)
                                   for p in [*fn.args.args, *fn.args.kwonlyargs] if p.annotation is not None
                                   for name in ast.walk(p.annotation) if isinstance(name, ast.Name)
                                   and name.id in {c.name for c in classes}})
-    if any("Annotated" in line or "field_validator" in line for line in lines):  # (else nothing to find: not walked)
+    if "Annotated" in text or "field_validator" in text:  # (else nothing to find: not walked)
         _field_checks(tree, module, functions, classes, out["field_checks"])
     for cls in classes:
         for stmt in cls.body:
@@ -116,9 +115,10 @@ def _declarations(tree: ast.Module, module: str, lines: list[str]) -> dict[str, 
             wanted = [*short, *_APPENDS] if qual in callees else short
             # A body whose text holds none of the words has no statement that does: one test
             # (from its first statement: the ``def`` line names the function itself) skips it.
-            body = "\n".join(lines[fn.body[0].lineno - 1:fn.end_lineno or fn.body[0].lineno])
+            first = fn.body[0].lineno
+            body = "\n".join(lines[first - 1:fn.end_lineno or first])
             if any(w in body for w in wanted):
-                _walk(fn.body, [], qual, callees, out, partial(_names_any, wanted, lines))
+                _walk(fn.body, [], qual, callees, out, partial(_names_any, lines_naming(wanted, body, first)))
         _keep_returned_lists(out, [*functions.items(), *methods.items()])
     out["guarded_calls"].sort(key=lambda c: (c["callee"], c["line"]))
     out["method_helper_args"].sort(key=lambda c: (c["callee"], c["line"]))
@@ -134,14 +134,37 @@ def _route(decorator: ast.expr) -> bool:
         and decorator.func.attr in _ROUTE_VERBS
 
 
-#: An option's ``type`` given a function (``type=f``, ``["type"] = f``), found in the text first:
-#: walking every function of every file that says ``dtype=`` cost three times the rest.
-_TYPE_GIVEN = re.compile(r"""(?<![\w.])type\s*=\s*[A-Za-z_]|\[["']type["']\]\s*=\s*[A-Za-z_]""")
+#: An option's ``type`` given a function (``type=f``, ``["type"] = f``) on one line, found in the
+#: text first: walking every function of every file that says ``dtype=`` cost three times the rest.
+#: Led by the word itself, so ``re`` scans with a fast literal search; what comes before it is
+#: checked by ``_type_lines`` (a pattern led otherwise scanned a file at a tenth of the speed).
+_TYPE_GIVEN = re.compile(r"""type(?=(["']\])?[^\S\n]*=[^\S\n]*[A-Za-z_])""")
 
 
-def _converters(tree: ast.Module, functions: dict[str, Any], lines: list[str]) -> list[dict[str, Any]]:
+def _type_lines(text: str) -> list[int]:
+    """Ascending numbers of the lines (``\\n`` ends) that give an option's ``type``: ``type`` not
+    after a word character or a dot, or ``["type"]``."""
+    out: list[int] = []
+    line, pos = 1, 0
+    for match in _TYPE_GIVEN.finditer(text):
+        start = match.start()
+        before = text[start - 1] if start else ""
+        if match.group(1):
+            if before not in ("'", '"') or start < 2 or text[start - 2] != "[":
+                continue
+        elif before and (before.isalnum() or before in "_."):
+            continue
+        line += text.count("\n", pos, start)
+        pos = start
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+def _converters(tree: ast.Module, functions: dict[str, Any], typed: list[int]) -> list[dict[str, Any]]:
     """The functions given as an option's ``type`` (see the module's doc)."""
     found: dict[str, set[str]] = {}
+    defined: dict[int, set[str]] = {}  # id(function) -> the names of the functions defined in it
 
     def returned(factory: str) -> str | None:
         fn = functions[factory]
@@ -151,7 +174,10 @@ def _converters(tree: ast.Module, functions: dict[str, Any], lines: list[str]) -
 
     def given(value: ast.expr, qual: str, local: ast.AST, flags: list[str]) -> None:
         if isinstance(value, ast.Name):
-            nested = value.id in {s.name for s in ast.walk(local) if isinstance(s, _FUNCTIONS) and s is not local}
+            names = defined.get(id(local))
+            if names is None:
+                names = defined[id(local)] = {s.name for s in statements_under(local) if isinstance(s, _FUNCTIONS)}
+            nested = value.id in names
             name = f"{qual}.<locals>.{value.id}" if nested else value.id if value.id in functions else None
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in functions:
             name = returned(value.func.id)
@@ -165,7 +191,7 @@ def _converters(tree: ast.Module, functions: dict[str, Any], lines: list[str]) -
              if isinstance(f, _FUNCTIONS)]
     while todo:
         qual, fn = todo.pop()
-        if not any(_TYPE_GIVEN.search(line) for line in lines[fn.lineno - 1:fn.end_lineno] if "type" in line):
+        if not on_lines(typed, fn.lineno, fn.end_lineno or fn.lineno):
             continue
         local = fn
         for node in ast.walk(fn):
@@ -187,7 +213,7 @@ def _built(cls: ast.ClassDef) -> list[str]:
              and isinstance(s.value, ast.Constant) and s.value.value is None}
     if not nones:
         return []
-    assigned = {target.attr for method in cls.body if isinstance(method, _FUNCTIONS) for node in ast.walk(method)
+    assigned = {target.attr for method in cls.body if isinstance(method, _FUNCTIONS) for node in statements_under(method)
                 if isinstance(node, (ast.Assign, ast.AnnAssign))
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}

@@ -40,7 +40,8 @@ from collections.abc import Callable
 from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers
-from crawler.extract.codefacts import nodes_under
+from crawler.extract.codefacts import child_nodes, nodes_under
+from crawler.extract.names import dotted
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -67,16 +68,17 @@ def empty() -> dict[str, Any]:
             "forwards": [], "returns": [], **knob_helpers.empty()}
 
 
-def declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
+def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
     """The file's declarations; empty when reading them fails (a tree from the libcst fallback
-    this code did not foresee), since they must never cost the file its raise sites."""
+    this code did not foresee), since they must never cost the file its raise sites. ``lines``:
+    ``text.split("\\n")`` when the caller has it already."""
     try:
-        return _declarations(tree, text, module, is_package)
+        return _declarations(tree, text, module, is_package, text.split("\n") if lines is None else lines)
     except Exception:  # noqa: BLE001
         return empty()
 
 
-def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) -> dict[str, Any]:
+def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str]) -> dict[str, Any]:
     out = empty()
     imports = _module_imports(tree, module, is_package)
     _classes(tree.body, module, "", imports, out["classes"])
@@ -84,9 +86,9 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool) ->
         local = {s.name for s in tree.body if type(s) is ast.ClassDef}
         _calls(tree, out, lambda name: _resolve(name, imports, module, local))
     if any(c["fields"] for c in out["classes"]):
-        _aliases_and_helper_args(tree, text.split("\n"), out)
+        _aliases_and_helper_args(tree, lines, out)
     out["env"] = _env(text)
-    out.update(knob_helpers.declarations(tree, module, text))
+    out.update(knob_helpers.declarations(tree, module, text, lines))
     return out
 
 
@@ -125,6 +127,13 @@ def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
                 found = [f for f in found if not chain.startswith(f + ".")] + [chain]
     found = list(dict.fromkeys(found))
     return found if len(found) <= _MAX_READS else []
+
+
+def _computed_reads(stmt: ast.Assign, roots: set[str] | dict[str, str], lines: list[str]) -> list[str]:
+    """``_reads`` of an assigned value, when the statement's text names a root (the text first:
+    walking every assigned value cost more than the rest)."""
+    where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+    return _reads(stmt.value, roots) if any(f"{root}." in where for root in roots) else []
 
 
 def _statements(fn: ast.AST) -> list[ast.stmt]:
@@ -208,10 +217,8 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
         for stmt in statements if roots else ():
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 chain = _chain(stmt.value, roots)
-                # (the statement's text first: walking every assigned value cost more than the rest)
-                where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
                 computed = type(stmt.value) in _COMPUTED or type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Name
-                reads = [] if chain or not computed or not any(f"{root}." in where for root in roots) else _reads(stmt.value, roots)
+                reads = [] if chain or not computed else _computed_reads(stmt, roots, lines)
                 if chain or reads:
                     out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
                                            "line": stmt.lineno})
@@ -222,7 +229,7 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                                                "line": stmt.lineno})
         # (only the helpers its text calls: walking every statement for calls cost more than the rest)
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if params else ""
-        called = {name: helper for name, helper in helpers.items() if f"{name}(" in text}
+        called = {name: helper for name, helper in helpers.items() if name + "(" in text} if text else {}
         knob_flow.function_flow(qual, statements, roots, params if called else [], called,
                                 {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"]
                                  for a in out["aliases"][known:]}, out,
@@ -278,10 +285,13 @@ def _module_imports(tree: ast.Module, module: str, is_package: bool) -> dict[str
 
 def _dotted(node: ast.expr) -> str | None:
     """``a.b.c`` for a chain of names, else None."""
-    if type(node) not in (ast.Name, ast.Attribute):
-        return None
-    text = ast.unparse(node)
-    return text if _DOTTED.fullmatch(text) else None
+    text = dotted(node)
+    return text if text is not None and _DOTTED.fullmatch(text) else None
+
+
+def _unparse(node: ast.expr) -> str:
+    """``ast.unparse``, which a name or a chain of names needs no visitor for (most annotations)."""
+    return dotted(node) or ast.unparse(node)
 
 
 def _resolve(name: str | None, imports: dict[str, str], module: str, local: set[str]) -> str | None:
@@ -302,7 +312,7 @@ def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, 
             continue
         qual = prefix + stmt.name
         fields = [
-            {"name": s.target.id, "line": s.lineno, "annotation": ast.unparse(s.annotation)}
+            {"name": s.target.id, "line": s.lineno, "annotation": _unparse(s.annotation)}
             for s in stmt.body
             if type(s) is ast.AnnAssign and type(s.target) is ast.Name and not s.target.id.startswith("_")
         ]
@@ -311,8 +321,8 @@ def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, 
                 "qualname": f"{module}.{qual}",
                 "name": stmt.name,
                 "line": stmt.lineno,
-                "bases": [_resolve(_dotted(b), imports, module, local) or ast.unparse(b) for b in stmt.bases],
-                "decorators": [ast.unparse(d) for d in stmt.decorator_list],
+                "bases": [_resolve(_dotted(b), imports, module, local) or _unparse(b) for b in stmt.bases],
+                "decorators": [_unparse(d) for d in stmt.decorator_list],
                 "fields": fields,
             })
         _classes(stmt.body, module, qual + ".", imports, out)
@@ -350,7 +360,7 @@ def _calls(tree: ast.Module, out: dict[str, Any], resolve: Callable[[str | None]
     todo: list[tuple[str, ast.AST]] = [("<module>", tree)]
     while todo:
         qual, node = todo.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             here = qual
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 here = child.name if qual == "<module>" else f"{qual}.{child.name}"

@@ -41,6 +41,8 @@ Macro = tuple[str, tuple[str, ...], tuple[tuple[str, bool], ...]]
 _PUNCT3 = ("...", "<<=", ">>=", "->*")
 _PUNCT2 = ("##", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
            "%=", "&=", "|=", "^=", ".*")
+_PUNCT3_SET = frozenset(_PUNCT3)  # (a set lookup per punctuator: trying each with startswith was most of the tokenizer)
+_PUNCT2_SET = frozenset(_PUNCT2)
 
 
 def tokens(text: str) -> list[tuple[str, bool]]:
@@ -77,7 +79,7 @@ def tokens(text: str) -> list[tuple[str, bool]]:
             while i < n and (text[i].isalnum() or text[i] in "._'" or (text[i] in "+-" and text[i - 1] in "eEpP")):
                 i += 1
         else:
-            i += next((len(p) for p in (*_PUNCT3, *_PUNCT2) if text.startswith(p, i)), 1)
+            i += 3 if text[i:i + 3] in _PUNCT3_SET else 2 if text[i:i + 2] in _PUNCT2_SET else 1
         out.append((text[start:i], space))
         space = False
     return out

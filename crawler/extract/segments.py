@@ -49,12 +49,12 @@ def anchor_tokens(segs: list[Segment]) -> list[str]:
     for i, (kind, text) in enumerate(segs):
         if kind != "lit" or not text:
             continue
-        var_before = i > 0 and segs[i - 1][0] == "var"
-        var_after = i + 1 < len(segs) and segs[i + 1][0] == "var"
-        for m in WORD.finditer(text):
-            if (m.start() == 0 and var_before) or (m.end() == len(text) and var_after):
-                continue
-            tokens.append(m.group())
+        words = WORD.findall(text)
+        if words and i > 0 and segs[i - 1][0] == "var" and WORD.match(text):  # the first word starts the text
+            del words[0]
+        if words and i + 1 < len(segs) and segs[i + 1][0] == "var" and WORD.fullmatch(text, len(text) - 1):
+            del words[-1]  # the last word ends it
+        tokens += words
     return tokens
 
 

@@ -51,6 +51,7 @@ import re
 import warnings
 from bisect import bisect_left
 from collections.abc import Mapping
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from crawler.extract import assembled, knobs, parse, surface
@@ -84,22 +85,24 @@ BUILTIN_EXCEPTIONS = frozenset(
 )
 _EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
 
+@cache
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """A word (an identifier) not inside a longer one. Led by the word itself, so ``re`` scans
+    with a fast literal search (an alternation led by ``\\b`` ran at a third of the parse's
+    speed); what precedes it is looked back at from its end."""
+    w = re.escape(word)
+    return re.compile(rf"{w}(?!\w)(?<!\w{w})")
+
+
 #: Words without which a function's body can give nothing (see ``_Extractor._inert``); found as
-#: text, so one inside a string or a comment only costs a walk that finds nothing. One pattern
-#: per word, led by the word itself: ``re`` then scans with a fast literal search (an
-#: alternation led by ``\b`` ran at a third of the parse's speed).
-_HOT_WORDS = tuple(re.compile(w + r"(?!\w)") for w in ("raise", "assert", "class", "__init__"))
+#: text, so one inside a string or a comment only costs a walk that finds nothing.
+_HOT_WORDS = tuple(_word_pattern(w) for w in ("raise", "assert", "class", "__init__"))
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
     """Ascending 1-based numbers of the lines on which any of the words occurs (``\\n`` ends)."""
-    starts = []
-    for pattern in patterns:
-        for match in pattern.finditer(text):
-            start = match.start()
-            if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
-                starts.append(start)
+    starts = [match.start() for pattern in patterns for match in pattern.finditer(text)]
     starts.sort()
     lines = []
     line = 1
@@ -176,7 +179,8 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["bare_asserts"] = ex.bare_asserts
     result["reraises"] = ex.reraises
     result["calls"] = ex.calls
-    result["declarations"] = knobs.declarations(tree, text, module, is_package)
+    # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
+    result["declarations"] = knobs.declarations(tree, text, module, is_package, None if "\r" in text else ex.src.lines)
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:
@@ -291,7 +295,7 @@ class _Extractor:
         self.path = path
         self.settings = settings
         self.kinds = frozenset(settings.kinds)
-        self._surface_words = tuple(re.compile(re.escape(w) + r"(?!\w)") for w in settings.words())
+        self._surface_words = tuple(_word_pattern(w) for w in settings.words())
         self._surface: list[int] = []
         self._surface_all = False
         self.module = module
