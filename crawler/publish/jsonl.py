@@ -14,6 +14,7 @@ a damaged stream is a DataError, never a traceback.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -63,25 +64,45 @@ def members(ids: Sequence[str], lines: Sequence[bytes]) -> list[bytes]:
 
 def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None) -> bytes:
     """The file's bytes; members are compressed on ``jobs`` threads (zlib releases the GIL),
-    which changes nothing in the bytes. ``previous`` maps a member's content to the member of the
-    file this one replaces (:func:`split_members`): such a member is taken as it is, since it
-    decompresses to exactly that content, and only the members whose lines changed are
-    compressed."""
+    which changes nothing in the bytes. ``previous`` maps the SHA-256 of a member's content to the
+    member of the file this one replaces (:func:`split_members`): such a member is taken as it
+    is, since it decompresses to exactly that content, and only the members whose lines changed
+    are compressed."""
+    return pack_members(ids, lines, jobs, previous)[0]
+
+
+def pack_members(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1,
+                 previous: Mapping[bytes, bytes] | None = None) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+    """:func:`pack`, and each member's (SHA-256 of its content, offset, length) in the file."""
     chunks = members(ids, lines)
     if not chunks:
-        return _compress(b"")
+        empty = _compress(b"")
+        return empty, []
     previous = previous or {}
-    todo = [chunk for chunk in chunks if chunk not in previous]
+    keys = [hashlib.sha256(chunk).digest() for chunk in chunks]
+    todo = [chunk for chunk, key in zip(chunks, keys, strict=True) if key not in previous]
     if jobs <= 1 or len(todo) <= 1:
-        made = dict(zip(todo, map(_compress, todo), strict=True))
+        made = list(map(_compress, todo))
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            made = dict(zip(todo, pool.map(_compress, todo), strict=True))
-    return b"".join(made[chunk] if chunk in made else previous[chunk] for chunk in chunks)
+            made = list(pool.map(_compress, todo))
+    fresh = iter(made)
+    parts = [previous[key] if key in previous else next(fresh) for key in keys]
+    layout, at = [], 0
+    for key, part in zip(keys, parts, strict=True):
+        layout.append((key, at, len(part)))
+        at += len(part)
+    return b"".join(parts), layout
+
+
+def members_at(data: bytes, layout: Sequence[tuple[bytes, int, int]]) -> dict[bytes, bytes]:
+    """The members of a file errcat wrote, by the SHA-256 of their content, from where
+    :func:`pack_members` said it put them (only for a file known to be that very file)."""
+    return {key: data[at:at + size] for key, at, size in layout if at + size <= len(data)}
 
 
 def split_members(data: bytes) -> dict[bytes, bytes]:
-    """Each whole gzip member of ``data`` by its decompressed content (what ``pack`` may reuse).
+    """Each whole gzip member of ``data`` by the SHA-256 of its decompressed content (what ``pack`` may reuse).
     Hostile bytes cost bounded work: decompression stops at ``MAX_TOTAL_BYTES``, and a damaged or
     cut member ends the list (the members before it are whole and checked by zlib's CRC)."""
     found: dict[bytes, bytes] = {}
@@ -104,7 +125,7 @@ def split_members(data: bytes) -> dict[bytes, bytes]:
             # Only a member framed as errcat frames its own is taken over: a header with a time,
             # a name, a comment or another OS would carry bytes a fresh run does not write.
             if view[start:start + len(_HEADER)] == _HEADER:
-                found[b"".join(parts)] = bytes(view[start:pos])
+                found[hashlib.sha256(b"".join(parts)).digest()] = bytes(view[start:pos])
     except zlib.error:
         pass
     return found
