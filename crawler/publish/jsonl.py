@@ -74,10 +74,16 @@ def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Ma
 def pack_members(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1,
                  previous: Mapping[bytes, bytes] | None = None) -> tuple[bytes, list[tuple[bytes, int, int]]]:
     """:func:`pack`, and each member's (SHA-256 of its content, offset, length) in the file."""
+    if not ids:
+        return _compress(b""), []
+    return join(packed(ids, lines, jobs, previous))
+
+
+def packed(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1,
+           previous: Mapping[bytes, bytes] | None = None) -> list[tuple[bytes, bytes]]:
+    """Each member of the lines (see :func:`pack`) as (SHA-256 of its content, its bytes). Lines
+    cut between members give the members of the whole, one part after the other."""
     chunks = members(ids, lines)
-    if not chunks:
-        empty = _compress(b"")
-        return empty, []
     previous = previous or {}
     keys = [hashlib.sha256(chunk).digest() for chunk in chunks]
     todo = [chunk for chunk, key in zip(chunks, keys, strict=True) if key not in previous]
@@ -87,12 +93,18 @@ def pack_members(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1,
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             made = list(pool.map(_compress, todo))
     fresh = iter(made)
-    parts = [previous[key] if key in previous else next(fresh) for key in keys]
+    return [(key, previous[key] if key in previous else next(fresh)) for key in keys]
+
+
+def join(parts: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+    """The file of members made by :func:`packed`, and where each is in it."""
+    if not parts:
+        return _compress(b""), []
     layout, at = [], 0
-    for key, part in zip(keys, parts, strict=True):
+    for key, part in parts:
         layout.append((key, at, len(part)))
         at += len(part)
-    return b"".join(parts), layout
+    return b"".join(part for _, part in parts), layout
 
 
 def members_at(data: bytes, layout: Sequence[tuple[bytes, int, int]]) -> dict[bytes, bytes]:
