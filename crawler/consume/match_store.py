@@ -164,7 +164,8 @@ def _moved(previous: Path, tmp: Path, shape: _Shape) -> bool:
     """Write at ``tmp`` a copy of the store ``previous`` with its entry rows' site lines those of
     ``shape``, when that store is of the same shape (see :func:`_shape`); False when it is not (or
     unreadable). The rows are the validated ones of the previous store: only the lines are new,
-    and :func:`_shape` checked them."""
+    and :func:`_shape` checked them. The store keeps every row's lines (meta ``lines``), so only
+    the rows whose lines moved are read and written."""
     import shutil
 
     try:
@@ -180,23 +181,32 @@ def _moved(previous: Path, tmp: Path, shape: _Shape) -> bool:
         return False
     # numbered as ``match.expanded`` numbers them: the entries, then each one's alternatives
     lines = [*shape.lines, *(found for found, n in zip(shape.lines, shape.alternatives, strict=True) for _ in range(n))]
+    try:
+        before = json.loads(meta["lines"])
+        if not (isinstance(before, list) and len(before) == len(lines)):
+            return False
+    except (KeyError, ValueError):
+        return False
+    moved = [n for n, found in enumerate(lines) if before[n] != found]
     con = sqlite3.connect(tmp)
     try:
         with con:
-            rows = con.execute("SELECT n, data FROM entry ORDER BY n").fetchall()
-            if [n for n, _ in rows] != list(range(len(lines))):
+            if con.execute("SELECT COUNT(*) FROM entry").fetchone()[0] != len(lines):
                 return False
             changed = []
-            for n, data in rows:
-                row = json.loads(data)
-                sites = row[11]
-                if len(sites) != len(lines[n]):
-                    return False
-                if [site[1] for site in sites] != lines[n]:
-                    for site, line in zip(sites, lines[n], strict=True):
+            for i in range(0, len(moved), _CHUNK):
+                part = moved[i:i + _CHUNK]
+                for n, data in con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
+                    row = json.loads(data)
+                    if len(row[11]) != len(lines[n]):
+                        return False
+                    for site, line in zip(row[11], lines[n], strict=True):
                         site[1] = line
                     changed.append((json.dumps(row, ensure_ascii=False), n))
+            if len(changed) != len(moved):
+                return False
             con.executemany("UPDATE entry SET data = ? WHERE n = ?", changed)
+            con.execute("UPDATE meta SET v = ? WHERE k = 'lines'", (json.dumps(lines),))
     except (sqlite3.Error, ValueError, TypeError, IndexError):
         return False
     finally:
@@ -230,6 +240,7 @@ def _write(dataset: Path, tmp: Path, shape: str | None) -> None:
                     "check": list(f.check), "urls": list(f.urls)} for f in matcher.foreign]
         con.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("repo", matcher.repo),
                                                           ("total", str(matcher.total)), ("foreign", json.dumps(foreign)),
+                                                          ("lines", json.dumps([[s.line for s in p.entry.sites] for p in matcher.entries])),
                                                           *([("shape", shape)] if shape is not None else [])])
     con.close()
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import struct
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -59,39 +60,40 @@ def stamp() -> str:
 
 
 def _path(cache_dir: Path, target: Path) -> Path:
-    return cache_dir / "records" / f"{hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]}.json"
+    return cache_dir / "records" / f"{hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]}.bin"
 
 
-def _identity(value: object) -> Identity:
-    if not (isinstance(value, list) and len(value) == 5 and all(type(n) is int for n in value)):
-        raise ValueError("not an identity")
-    dev, ino, size, mtime, ctime = value
-    return dev, ino, size, mtime, ctime
-
-
-def _digest(value: object) -> bytes:
-    if not (isinstance(value, str) and len(value) == 64):
-        raise ValueError("not a digest")
-    return bytes.fromhex(value)
+#: The memo file: MAGIC, the stamp (32 bytes), the counts of records and members, the
+#: identity of errors.jsonl.gz, then fixed-size rows (a record's id as 8 bytes, its file's identity,
+#: the two digests; a member's digest, offset and length): read without parsing.
+MAGIC = b"errcat-record-memo-1\n"
+_HEAD = struct.Struct("<32sQQ5q")
+_RECORD = struct.Struct("<8s5q32s32s")
+_MEMBER = struct.Struct("<32sQQ")
 
 
 def load(cache_dir: Path, target: Path) -> Memo:
     """What the memo holds of the dataset last written at ``target``; empty when there is no memo,
     it is of other code or it cannot be read as one."""
     try:
-        document = orjson.loads(_path(cache_dir, target).read_bytes())
-        if document.get("stamp") != stamp():
-            return EMPTY
-        records = {rid: (_identity(ident), _digest(digest), _digest(line))
-                   for rid, (ident, digest, line) in document["records"].items() if isinstance(rid, str)}
-        members = None
-        if document.get("members") is not None:
-            ident, listing = document["members"]
-            members = (_identity(ident), [(_digest(d), n, size) for d, n, size in listing
-                                          if type(n) is int and type(size) is int and n >= 0 and size > 0])
-        return Memo(records, members)
-    except (OSError, ValueError, TypeError, AttributeError, KeyError):
+        data = _path(cache_dir, target).read_bytes()
+    except OSError:
         return EMPTY
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEAD.size:
+        return EMPTY
+    at = len(MAGIC)
+    mark, records, members, *jsonl = _HEAD.unpack_from(data, at)
+    at += _HEAD.size
+    if mark != bytes.fromhex(stamp()) or len(data) != at + records * _RECORD.size + members * _MEMBER.size:
+        return EMPTY
+    found = {rid.hex(): ((dev, ino, size, mtime, ctime), digest, line)
+             for rid, dev, ino, size, mtime, ctime, digest, line in _RECORD.iter_unpack(data[at:at + records * _RECORD.size])}
+    if len(found) != records:
+        return EMPTY
+    at += records * _RECORD.size
+    listing = [(digest, offset, size) for digest, offset, size in _MEMBER.iter_unpack(data[at:])]
+    dev, ino, size, mtime, ctime = jsonl
+    return Memo(found, ((dev, ino, size, mtime, ctime), listing) if listing else None)
 
 
 def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
@@ -118,7 +120,7 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines:
     from crawler.base.cachedir import keep
 
     lines = lines or {}
-    found: dict[str, list[object]] = {}
+    rows: list[bytes] = []
     where = f"{target}/errors"
     # The digests are of the bytes written before the swap, the identities are read after it: a
     # file whose change time is not older than the last entry made in its directory may have been
@@ -130,7 +132,7 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines:
         return
     for rid, digest in digests.items():
         line = lines.get(rid)
-        if line is None:
+        if line is None or len(rid) != 16:
             continue
         try:
             st = os.lstat(f"{where}/{rid}.json")
@@ -138,16 +140,17 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines:
             continue
         if st.st_ctime_ns >= settled and not _holds(f"{where}/{rid}.json", st, digest):
             continue
-        found[rid] = [list(identity(st)), digest.hex(), line.hex()]
-    packed: list[object] | None = None
+        rows.append(_RECORD.pack(bytes.fromhex(rid), *identity(st), digest, line))
+    jsonl: Identity = (0, 0, 0, 0, 0)
+    listing: Sequence[Member] = []
     if members is not None:
         # One file, read once to vouch for it: cheaper than deciding whether it settled.
         path = f"{target}/errors.jsonl.gz"
         try:
             st = os.lstat(path)
             if _holds(path, st, members[0]):
-                packed = [list(identity(st)), [[d.hex(), n, size] for d, n, size in members[1]]]
+                jsonl, listing = identity(st), members[1]
         except OSError:
             pass
-    keep(_path(cache_dir, target), orjson.dumps({"stamp": stamp(), "records": found, "members": packed},
-                                                option=orjson.OPT_SORT_KEYS))
+    keep(_path(cache_dir, target), b"".join([MAGIC, _HEAD.pack(bytes.fromhex(stamp()), len(rows), len(listing), *jsonl), *rows,
+                                              *(_MEMBER.pack(*member) for member in listing)]))

@@ -54,14 +54,13 @@ def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli
 def test_a_damaged_memo_vouches_for_nothing(fixture_repo, cli, cache_dir, tmp_path):
     dataset = _crawled(fixture_repo, cli, tmp_path)
     [path] = (cache_dir / "records").iterdir()
-    good = orjson.loads(path.read_bytes())
-    assert good["records"] and good["members"]
-    rid = next(iter(good["records"]))
-    damages = [b"{not json", b"[]", b'{"0123456789abcdef": [1, 2]}', b'{"0123456789abcdef": [1, 2, 3, 4, "5", "ab"]}',
-               orjson.dumps({**good, "stamp": "0" * 64}),  # made by another serializer: its line digests stand for nothing
-               orjson.dumps({**good, "records": {rid: [[1, 2, 3, 4, "5"], "ab" * 32, "ab" * 32]}}),
-               orjson.dumps({**good, "records": {rid: [[1, 2, 3, 4, 5], "ab" * 32, "xyz"]}}),
-               orjson.dumps({**good, "members": [[1, 2, 3, 4, 5], [["zz" * 32, 0, 10]]]})]
+    good = path.read_bytes()
+    memo = record_memo.load(cache_dir, dataset)
+    assert len(memo.records) == 2 and memo.members is not None
+    head = len(record_memo.MAGIC)
+    damages = [b"", b"{not json", record_memo.MAGIC, good[:-1], good + b"\0",  # cut short, or longer than it says
+               good[:head] + b"\0" * 32 + good[head + 32:],  # of another serializer: its line digests stand for nothing
+               b"errcat-record-memo-0\n" + good[head:]]
     for damage in damages:
         path.write_bytes(damage)
         assert record_memo.load(cache_dir, dataset) == record_memo.EMPTY
