@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -28,6 +27,7 @@ from crawler.base.jsonio import dumps_line, dumps_record
 from crawler.catalogue.entries import Identity
 from crawler.model.shapes import LocationData, ProvenanceData, RecordData, SiteData
 from crawler.publish.dataset import PreviousRecord
+from crawler.publish.jsonl import line_digest
 
 #: A commit's committer date when the crawled repository has it as an ancestor of (or as) the
 #: crawled commit, else None (a source that cannot tell, a wheel, keeps no pin).
@@ -140,7 +140,7 @@ def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[byt
     cannot carry is never the same: the writer says what is wrong with it."""
     try:
         line = dumps_line(candidate)
-        digest = hashlib.sha256(line).digest()
+        digest = line_digest(line)
         if old.line is not None:
             if digest != old.line:
                 return False

@@ -265,7 +265,8 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
         lines.append(done.line)
         line_digests[record["id"]] = done.line_digest
     ids = [r["id"] for r in records]
-    packed, layout = jsonl.pack_members(ids, lines, jobs, reuse.members if reuse is not None else None)
+    packed, layout = jsonl.pack_members(ids, lines, jobs, reuse.members if reuse is not None else None,
+                                        [line_digests[rid] for rid in ids])
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, [len(line) for line in lines])
     yield emit(jsonl.NAME, packed)
@@ -319,7 +320,7 @@ class Reuse(NamedTuple):
     validated: frozenset[bytes]
     linked: set[str]
     digests: dict[str, bytes]
-    #: The gzip members of the errors.jsonl.gz in place, by the SHA-256 of their content
+    #: The gzip members of the errors.jsonl.gz in place, by their key (``jsonl.member_digest``)
     #: (``jsonl.pack``'s ``previous``).
     members: Mapping[bytes, bytes]
     #: Records kept whose bytes are not at hand (the record memo vouched for the file): by id, the
@@ -376,7 +377,7 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
         found = check("record", record, rel, engine="fast")
     if made is None:
         line = _dumps(dumps_line, record, rel)
-        made = line, hashlib.sha256(line).digest()
+        made = line, jsonl.line_digest(line)
     return _Rendered(rel, data, digest, size, made[0], made[1], found)
 
 
@@ -712,7 +713,7 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
         if parallel:
             written, completed = _fill_parallel(tmp, records, manifest, extra, jobs, max_bytes, reuse)
         else:
-            written, completed = _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes, reuse))
+            written, completed = _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes, reuse, jobs))
         return written | (reuse.linked if reuse is not None else set()), completed
 
     if parallel:
@@ -826,7 +827,8 @@ def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | No
         problems += done.problems
         if max_bytes is not None and done.size > max_bytes:
             over[done.rel] = done.size
-    members = jsonl.packed([r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None)
+    members = jsonl.packed([r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None,
+                           line_digests=line_digests)
     return _Block(digests, line_digests, [len(line) for line in lines], problems, over, members)
 
 

@@ -141,8 +141,10 @@ def test_a_record_the_memo_vouches_for_is_kept_unserialized_and_its_gzip_member_
         m.setattr(pins, "dumps_record", counted)
         m.setattr(writer, "dumps_record", counted)
         m.setattr(jsonl, "split_members", no_decompressing)
+        compressed: list[bytes] = []
+        m.setattr(jsonl, "_compress", lambda data: compressed.append(data) or b"")
         _crawl(cli, fixture_repo, tmp_path / "out")
-    assert serialized == []
+    assert serialized == [] and compressed == []  # every member taken over as it was
     assert {p.name: p.stat().st_ino for p in (dataset / "errors").iterdir()} == before  # linked, not written
     _crawl(cli, fixture_repo, tmp_path / "plain", "--no-cache")
     plain = tmp_path / "plain" / "acme" / "widgets"
