@@ -431,8 +431,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     # A record whose content the dataset in place already holds keeps its file, pinned at the
     # commit it names (see publish.pins); the cache remembers which record files were validated.
     cache_dir = options.cache_dir or default_cache_dir()
-    previous = previous_records(target, snapshot.repo, record_memo.load(cache_dir, target) if options.use_cache else None)
-    members = previous_members(target) if previous else {}
+    memos = record_memo.load(cache_dir, target) if options.use_cache else record_memo.EMPTY
+    previous = previous_records(target, snapshot.repo, memos.records)
+    members = previous_members(target, memos.members) if previous else {}
     known = validated.load(cache_dir) if options.use_cache else frozenset()
     memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
     while True:
@@ -443,8 +444,10 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
-        records, kept = pin(records, previous, identity, snapshot.vouch)
-        reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members)
+        records, kept, lines = pin(records, previous, identity, snapshot.vouch)
+        reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members,
+                      {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
+                      lines, {}, [])
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
         progress(f"validating {len(records) - len(kept)} records")
@@ -470,7 +473,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     if options.use_cache:
         validated.remember(cache_dir, known, [d for rel, d in reuse.digests.items() if rel.startswith("errors/")])
         record_memo.remember(cache_dir, target, {rel[len("errors/"):-len(".json")]: d for rel, d in reuse.digests.items()
-                                                 if rel.startswith("errors/")})
+                                                 if rel.startswith("errors/")}, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
     _report_curated(records, curated, assembled.merged, progress)
     return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started)
 

@@ -88,14 +88,29 @@ def _latest(dataset: Path, directory: Path) -> Path:
     return directory / f"{digest[:32]}.latest"
 
 
-def _shape(dataset: Path) -> str | None:
+class _Shape(NamedTuple):
+    """What :func:`_shape` reads of a dataset: the digest, and the lines of each entry's sites (the
+    only part of the entry rows it leaves out) with the number of each entry's alternatives."""
+
+    digest: str
+    lines: list[list[int]]
+    alternatives: list[int]
+
+
+#: A site's line as the search index's model admits it (``search.SearchSite.line``).
+_MAX_LINE = 2**63
+
+
+def _shape(dataset: Path) -> _Shape | None:
     """A digest of everything the store is made of but the lines of the entries' sites (which only
     its entry rows hold): the search index and the foreign list as written, each site's line
-    and the index's commit left out. None when they cannot be read as JSON (then the store is built anew, and reading
-    the dataset says what is wrong)."""
+    and the index's commit left out; and those lines. None when they cannot be read as JSON, or
+    a line is not one (then the store is built anew, and reading the dataset says what is wrong)."""
     import orjson
 
     h = hashlib.sha256(FORMAT.encode())
+    lines: list[list[int]] = []
+    alternatives: list[int] = []
     try:
         document = orjson.loads((dataset / "search.json").read_bytes())
         foreign = (dataset / "foreign.json").read_bytes() if (dataset / "foreign.json").is_file() else b""
@@ -105,18 +120,23 @@ def _shape(dataset: Path) -> str | None:
         for entry in entries:
             sites = entry.pop("sites")
             h.update(b"\0" + orjson.dumps([entry, [[s["path"], s["qualname"]] for s in sites]], option=orjson.OPT_SORT_KEYS))
+            found = [s["line"] for s in sites]
+            if not all(type(n) is int and 1 <= n < _MAX_LINE for n in found):
+                return None
+            lines.append(found)
+            alternatives.append(len(entry.get("alternatives") or ()))
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
-    return h.hexdigest()
+    return _Shape(h.hexdigest(), lines, alternatives)
 
 
 def build(dataset: Path, path: Path) -> None:
     """Write the store of a dataset (validated on the way in: ``load_search_index``) at ``path``.
 
     When the store last built for a dataset at this path was made of the same entries but for
-    their sites' lines (a commit that moved code down a file), it is copied and only its entry
-    rows written again: the lookups it holds (anchors, functions, words) do not read lines.
-    That store's dataset was replaced, so no reader can ask for it again: it goes."""
+    their sites' lines (a commit that moved code down a file), it is copied and only the entry
+    rows whose lines moved written again: the lookups it holds (anchors, functions, words) do not
+    read lines. That store's dataset was replaced, so no reader can ask for it again: it goes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     shape = _shape(dataset)
     latest = _latest(dataset, path.parent)
@@ -129,9 +149,9 @@ def build(dataset: Path, path: Path) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)
     try:
-        if not (shape is not None and previous is not None and previous != path and _moved(dataset, previous, tmp, shape)):
+        if not (shape is not None and previous is not None and previous != path and _moved(previous, tmp, shape)):
             tmp.unlink(missing_ok=True)
-            _write(dataset, tmp, shape)
+            _write(dataset, tmp, shape.digest if shape is not None else None)
         os.replace(tmp, path)
         latest.write_text(path.name, encoding="ascii")
     finally:
@@ -140,13 +160,13 @@ def build(dataset: Path, path: Path) -> None:
         previous.unlink(missing_ok=True)
 
 
-def _moved(dataset: Path, previous: Path, tmp: Path, shape: str) -> bool:
-    """Write at ``tmp`` a copy of the store ``previous`` with the entry rows of ``dataset``, when
-    that store is of the same shape (see :func:`_shape`); False when it is not (or unreadable)."""
+def _moved(previous: Path, tmp: Path, shape: _Shape) -> bool:
+    """Write at ``tmp`` a copy of the store ``previous`` with its entry rows' site lines those of
+    ``shape``, when that store is of the same shape (see :func:`_shape`); False when it is not (or
+    unreadable). The rows are the validated ones of the previous store: only the lines are new,
+    and :func:`_shape` checked them. The store keeps every row's lines (meta ``lines``), so only
+    the rows whose lines moved are read and written."""
     import shutil
-
-    from crawler.consume.match import expanded
-    from crawler.publish.dataset import load_search_index
 
     try:
         con = sqlite3.connect(f"file:{previous}?mode=ro", uri=True)
@@ -154,20 +174,40 @@ def _moved(dataset: Path, previous: Path, tmp: Path, shape: str) -> bool:
             meta = dict(con.execute("SELECT k, v FROM meta"))
         finally:
             con.close()
-        if meta.get("format") != FORMAT or meta.get("shape") != shape:
+        if meta.get("format") != FORMAT or meta.get("shape") != shape.digest:
             return False
         shutil.copyfile(previous, tmp)
     except (OSError, sqlite3.Error):
         return False
-    entries = expanded(load_search_index(dataset))
+    # numbered as ``match.expanded`` numbers them: the entries, then each one's alternatives
+    lines = [*shape.lines, *(found for found, n in zip(shape.lines, shape.alternatives, strict=True) for _ in range(n))]
+    try:
+        before = json.loads(meta["lines"])
+        if not (isinstance(before, list) and len(before) == len(lines)):
+            return False
+    except (KeyError, ValueError):
+        return False
+    moved = [n for n, found in enumerate(lines) if before[n] != found]
     con = sqlite3.connect(tmp)
     try:
         with con:
-            if con.execute("SELECT COUNT(*) FROM entry").fetchone()[0] != len(entries):
+            if con.execute("SELECT COUNT(*) FROM entry").fetchone()[0] != len(lines):
                 return False
-            con.executemany("UPDATE entry SET data = ? WHERE n = ?", ((json.dumps(_row(e), ensure_ascii=False), n)
-                                                                      for n, e in enumerate(entries)))
-    except sqlite3.Error:
+            changed = []
+            for i in range(0, len(moved), _CHUNK):
+                part = moved[i:i + _CHUNK]
+                for n, data in con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
+                    row = json.loads(data)
+                    if len(row[11]) != len(lines[n]):
+                        return False
+                    for site, line in zip(row[11], lines[n], strict=True):
+                        site[1] = line
+                    changed.append((json.dumps(row, ensure_ascii=False), n))
+            if len(changed) != len(moved):
+                return False
+            con.executemany("UPDATE entry SET data = ? WHERE n = ?", changed)
+            con.execute("UPDATE meta SET v = ? WHERE k = 'lines'", (json.dumps(lines),))
+    except (sqlite3.Error, ValueError, TypeError, IndexError):
         return False
     finally:
         con.close()
@@ -200,6 +240,7 @@ def _write(dataset: Path, tmp: Path, shape: str | None) -> None:
                     "check": list(f.check), "urls": list(f.urls)} for f in matcher.foreign]
         con.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("repo", matcher.repo),
                                                           ("total", str(matcher.total)), ("foreign", json.dumps(foreign)),
+                                                          ("lines", json.dumps([[s.line for s in p.entry.sites] for p in matcher.entries])),
                                                           *([("shape", shape)] if shape is not None else [])])
     con.close()
 

@@ -295,6 +295,17 @@ class PreviousRecord:
     inode: tuple[int, int]
     digest: bytes | None = None  # with data None: the SHA-256 of the file's bytes
     path: str = ""  # with data None: where it is, to read it (:meth:`read`)
+    #: With data None: the SHA-256 of the errors.jsonl line errcat wrote with the file, which
+    #: stands for the file's bytes (``record_memo``), and the file's size.
+    line: bytes | None = None
+    size: int = 0
+
+    def holds_line(self, line: bytes) -> bool | None:
+        """Whether the file is the one errcat wrote with this errors.jsonl line; None when the
+        memo does not say which line that was (then :meth:`holds` compares the file's bytes)."""
+        if self.line is None:
+            return None
+        return hashlib.sha256(line).digest() == self.line
 
     def holds(self, data: bytes) -> bool:
         """Whether the file's bytes are exactly ``data``."""
@@ -330,15 +341,15 @@ class PreviousRecord:
 
 
 def previous_records(dataset: Path, repo: RepoRef,
-                     memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes]] | None = None) -> dict[str, PreviousRecord]:
+                     memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
     whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
     regular files (never through a symlink) named by an id, at most ``MAX_RECORD_BYTES``; nothing
     when the manifest is not a valid one of ``repo``. They are not parsed here: the crawl keeps
     nothing it has not compared byte for byte with what it would write, and reads a file's
     provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it. A file
-    whose identity is the one ``memo`` (``record_memo.load``) holds for its id is not read: the
-    memo's digest stands for its bytes."""
+    whose identity is the one ``memo`` (``record_memo.Memo.records``) holds for its id is not
+    read: the memo's digests stand for its bytes."""
     from crawler.publish.record_memo import identity
 
     try:
@@ -361,7 +372,7 @@ def previous_records(dataset: Path, repo: RepoRef,
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode) and identity(st) == known[0]:
-                found[stem] = PreviousRecord(None, (st.st_dev, st.st_ino), known[1], path)
+                found[stem] = PreviousRecord(None, (st.st_dev, st.st_ino), known[1], path, known[2], st.st_size)
                 continue
         read = _read_record(path)
         if read is not None:
@@ -390,14 +401,21 @@ def _read_record(path: str) -> tuple[bytes, os.stat_result] | None:
     return data, st
 
 
-def previous_members(dataset: Path) -> dict[bytes, bytes]:
-    """The gzip members of the dataset's errors.jsonl.gz in place, by their content (see
-    ``jsonl.split_members``); none when it is not a regular file errcat would read."""
+def previous_members(dataset: Path, memo: tuple[tuple[int, int, int, int, int], list[tuple[bytes, int, int]]] | None = None) -> dict[bytes, bytes]:
+    """The gzip members of the dataset's errors.jsonl.gz in place, by the digest of their content
+    (see ``jsonl.split_members``); none when it is not a regular file errcat would read. When the
+    file is still the one ``memo`` (``record_memo.Memo.members``) describes, its members are
+    where errcat put them and hold the lines it recorded: they are cut out, not decompressed."""
+    from crawler.publish.record_memo import identity
+
     try:
         with _open(dataset / RECORDS) as fh:
             if os.fstat(fh.fileno()).st_size > MAX_DOCUMENT_BYTES:
                 return {}
-            return jsonl.split_members(fh.read())
+            data = fh.read()
+            if memo is not None and identity(os.fstat(fh.fileno())) == memo[0] and len(data) == memo[0][2]:
+                return jsonl.members_at(data, memo[1])
+            return jsonl.split_members(data)
     except (DataError, OSError):
         return {}
 

@@ -14,6 +14,7 @@ a damaged stream is a DataError, never a traceback.
 
 from __future__ import annotations
 
+import hashlib
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -45,43 +46,94 @@ def _compress(data: bytes) -> bytes:
 _HEADER = _compress(b"")[:10]
 
 
+def spans(ids: Sequence[str]) -> list[tuple[int, int]]:
+    """Where each member's lines are, in order: (start, end) of consecutive ids with one prefix."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, len(ids)):
+        if member_key(ids[i]) != member_key(ids[i - 1]):
+            out.append((start, i))
+            start = i
+    if ids:
+        out.append((start, len(ids)))
+    return out
+
+
 def members(ids: Sequence[str], lines: Sequence[bytes]) -> list[bytes]:
     """The uncompressed content of each member, in order: consecutive lines with one id prefix."""
-    out: list[bytes] = []
-    current: list[bytes] = []
-    key = None
-    for rid, line in zip(ids, lines, strict=True):
-        if member_key(rid) != key and current:
-            out.append(b"".join(current))
-            current = []
-        key = member_key(rid)
-        current.append(line)
-    if current:
-        out.append(b"".join(current))
-    return out
+    if len(ids) != len(lines):
+        raise ValueError("as many lines as ids")
+    return [b"".join(lines[start:end]) for start, end in spans(ids)]
+
+
+def line_digest(line: bytes) -> bytes:
+    """The digest of one line, which the record memo keeps and a member's key is made of."""
+    return hashlib.sha256(line).digest()
+
+
+def member_digest(line_digests: Sequence[bytes]) -> bytes:
+    """A member's key: the digest of its lines' digests, in order (so an unchanged member is found
+    without joining or hashing its 150 KB of lines again)."""
+    return hashlib.sha256(b"".join(line_digests)).digest()
 
 
 def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None) -> bytes:
     """The file's bytes; members are compressed on ``jobs`` threads (zlib releases the GIL),
-    which changes nothing in the bytes. ``previous`` maps a member's content to the member of the
-    file this one replaces (:func:`split_members`): such a member is taken as it is, since it
-    decompresses to exactly that content, and only the members whose lines changed are
-    compressed."""
-    chunks = members(ids, lines)
-    if not chunks:
-        return _compress(b"")
+    which changes nothing in the bytes. ``previous`` maps a member's key (:func:`member_digest`) to the
+    member of the file this one replaces (:func:`split_members`): such a member is taken as it
+    is, since it decompresses to exactly that content, and only the members whose lines changed
+    are compressed."""
+    return pack_members(ids, lines, jobs, previous)[0]
+
+
+def pack_members(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
+                 line_digests: Sequence[bytes] | None = None) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+    """:func:`pack`, and each member's (:func:`member_digest`, offset, length) in the file."""
+    if not ids:
+        return _compress(b""), []
+    return join(packed(ids, lines, jobs, previous, line_digests))
+
+
+def packed(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
+           line_digests: Sequence[bytes] | None = None) -> list[tuple[bytes, bytes]]:
+    """Each member of the lines (see :func:`pack`) as (:func:`member_digest`, its bytes); ``line_digests``:
+    each line's :func:`line_digest`, when the caller has them. Lines cut between members give the
+    members of the whole, one part after the other."""
+    if len(ids) != len(lines):
+        raise ValueError("as many lines as ids")
+    digests = line_digests if line_digests is not None else [line_digest(line) for line in lines]
+    where = spans(ids)
+    keys = [member_digest(digests[start:end]) for start, end in where]
     previous = previous or {}
-    todo = [chunk for chunk in chunks if chunk not in previous]
+    todo = [b"".join(lines[start:end]) for (start, end), key in zip(where, keys, strict=True) if key not in previous]
     if jobs <= 1 or len(todo) <= 1:
-        made = dict(zip(todo, map(_compress, todo), strict=True))
+        made = list(map(_compress, todo))
     else:
         with ThreadPoolExecutor(max_workers=jobs) as pool:
-            made = dict(zip(todo, pool.map(_compress, todo), strict=True))
-    return b"".join(made[chunk] if chunk in made else previous[chunk] for chunk in chunks)
+            made = list(pool.map(_compress, todo))
+    fresh = iter(made)
+    return [(key, previous[key] if key in previous else next(fresh)) for key in keys]
+
+
+def join(parts: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+    """The file of members made by :func:`packed`, and where each is in it."""
+    if not parts:
+        return _compress(b""), []
+    layout, at = [], 0
+    for key, part in parts:
+        layout.append((key, at, len(part)))
+        at += len(part)
+    return b"".join(part for _, part in parts), layout
+
+
+def members_at(data: bytes, layout: Sequence[tuple[bytes, int, int]]) -> dict[bytes, bytes]:
+    """The members of a file errcat wrote, by their key (:func:`member_digest`), from where
+    :func:`pack_members` said it put them (only for a file known to be that very file)."""
+    return {key: data[at:at + size] for key, at, size in layout if at + size <= len(data)}
 
 
 def split_members(data: bytes) -> dict[bytes, bytes]:
-    """Each whole gzip member of ``data`` by its decompressed content (what ``pack`` may reuse).
+    """Each whole gzip member of ``data`` by the :func:`member_digest` of its lines (what ``pack`` may reuse).
     Hostile bytes cost bounded work: decompression stops at ``MAX_TOTAL_BYTES``, and a damaged or
     cut member ends the list (the members before it are whole and checked by zlib's CRC)."""
     found: dict[bytes, bytes] = {}
@@ -104,10 +156,16 @@ def split_members(data: bytes) -> dict[bytes, bytes]:
             # Only a member framed as errcat frames its own is taken over: a header with a time,
             # a name, a comment or another OS would carry bytes a fresh run does not write.
             if view[start:start + len(_HEADER)] == _HEADER:
-                found[b"".join(parts)] = bytes(view[start:pos])
+                found[member_digest([line_digest(line) for line in _lines(b"".join(parts))])] = bytes(view[start:pos])
     except zlib.error:
         pass
     return found
+
+
+def _lines(content: bytes) -> list[bytes]:
+    """The lines of a member's content, each with its newline (as the writer's lines are)."""
+    parts = content.split(b"\n")
+    return [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
 def _decompressed(fh: IO[bytes], where: str) -> Iterator[bytes]:

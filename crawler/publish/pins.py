@@ -23,10 +23,11 @@ import functools
 from collections.abc import Callable
 from typing import NamedTuple
 
-from crawler.base.jsonio import dumps_record
+from crawler.base.jsonio import dumps_line, dumps_record
 from crawler.catalogue.entries import Identity
 from crawler.model.shapes import LocationData, ProvenanceData, RecordData, SiteData
 from crawler.publish.dataset import PreviousRecord
+from crawler.publish.jsonl import line_digest
 
 #: A commit's committer date when the crawled repository has it as an ancestor of (or as) the
 #: crawled commit, else None (a source that cannot tell, a wheel, keeps no pin).
@@ -76,6 +77,9 @@ class Pinned(NamedTuple):
 
     records: list[RecordData]
     kept: dict[str, PreviousRecord]
+    #: By id, the errors.jsonl line of the record in ``records`` and its SHA-256, where the
+    #: comparison made it (the writer takes it rather than serializing the record again).
+    lines: dict[str, tuple[bytes, bytes]] = {}
 
 
 def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity,
@@ -90,9 +94,10 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
     way the crawled commit's do, and ``verify`` vouches for its commit and date.
     """
     kept: dict[str, PreviousRecord] = {}
+    lines: dict[str, tuple[bytes, bytes]] = {}
     links = identity.links
     if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
-        return Pinned(records, kept)  # permalinks name another commit than the crawled one: nothing to pin
+        return Pinned(records, kept, lines)  # permalinks name another commit than the crawled one: nothing to pin
     out = list(records)
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
@@ -105,8 +110,7 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
         found = None
         for n, (commit, date) in enumerate(pins[:TRIED]):
             candidate = _at(record, identity, commit, date, identities)
-            data = dumps_record(candidate)
-            if old.holds(data):
+            if _same(candidate, old, lines):
                 found = candidate
                 pins.insert(0, pins.pop(n))
                 break
@@ -121,13 +125,31 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
                 pins.remove(own)
             pins.insert(0, own)
             candidate = _at(record, identity, *own, identities)
-            data = dumps_record(candidate)
-            if not old.holds(data):
+            if not _same(candidate, old, lines):
                 continue
             found = candidate
         out[i] = found
-        kept[record["id"]] = old if old.data is not None else dataclasses.replace(old, data=data)
-    return Pinned(out, kept)
+        kept[record["id"]] = old
+    return Pinned(out, kept, lines)
+
+
+def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes, bytes]]) -> bool:
+    """Whether ``old``'s file is exactly what errcat writes for ``candidate``: by the digest of the
+    record's errors.jsonl line when the memo vouches for the line written with that file (the
+    line is kept in ``lines``: the writer writes it too), else by the file's bytes. Data JSON
+    cannot carry is never the same: the writer says what is wrong with it."""
+    try:
+        line = dumps_line(candidate)
+        digest = line_digest(line)
+        if old.line is not None:
+            if digest != old.line:
+                return False
+        elif not old.holds(dumps_record(candidate)):
+            return False
+    except TypeError:  # orjson.JSONEncodeError
+        return False
+    lines[candidate["id"]] = (line, digest)
+    return True
 
 
 def _at(record: RecordData, identity: Identity, commit: str, date: str,

@@ -4,8 +4,13 @@ A crawl with the previous dataset in place compares every record it made with th
 in place (``publish.pins``); reading 11,000 files for that was a tenth of a crawl of a commit
 that changed one file. This memo, kept in the cache per output directory, holds for each
 record file of the dataset last written there its (device, inode, size, modification time,
-change time) and the digest of its bytes, so a file that is still exactly that file is compared
-by digest, from one ``lstat``, unread.
+change time), the digest of its bytes and the digest of the record's errors.jsonl line written
+with it, so a file that is still exactly that file is compared unread: by the digest of the
+compact line, which is a function of the same record as the file's bytes (``jsonio``: the memo
+is stamped with that code, another one vouches for nothing), so a record need not even be
+serialized as a file to be found unchanged. Likewise the gzip members of ``errors.jsonl.gz``:
+each one's place in the file and the digest of its lines, so an unchanged member is taken over
+undecompressed.
 
 A write to a file changes its change time (nothing can set it back), and so does a new link
 or a rename into place (``git checkout``, ``cp``, an unpacked artifact): such a file is read and
@@ -15,36 +20,80 @@ cache; a damaged or missing one only costs reading the files.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
-from collections.abc import Mapping
+import struct
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
 #: A file's identity: (device, inode, size, mtime_ns, ctime_ns).
 Identity = tuple[int, int, int, int, int]
+#: A gzip member of errors.jsonl.gz: (SHA-256 of its decompressed lines, offset, length in the file).
+Member = tuple[bytes, int, int]
+
+
+class Memo(NamedTuple):
+    #: By record id: (the file's identity, SHA-256 of its bytes, SHA-256 of the record's errors.jsonl line).
+    records: dict[str, tuple[Identity, bytes, bytes]]
+    #: errors.jsonl.gz: its identity and its members, in order; None when unknown.
+    members: tuple[Identity, list[Member]] | None
+
+
+EMPTY = Memo({}, None)
 
 
 def identity(st: os.stat_result) -> Identity:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
+@functools.cache
+def stamp() -> str:
+    """The code a memo's line digests stand for file bytes under: the serializer and its library."""
+    from crawler.base import jsonio
+
+    with open(jsonio.__file__, "rb") as fh:
+        return hashlib.sha256(fh.read() + b"\0" + orjson.__version__.encode()).hexdigest()
+
+
 def _path(cache_dir: Path, target: Path) -> Path:
-    return cache_dir / "records" / f"{hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]}.json"
+    return cache_dir / "records" / f"{hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]}.bin"
 
 
-def load(cache_dir: Path, target: Path) -> dict[str, tuple[Identity, bytes]]:
-    """(identity, digest) of each record file (by id) last written at ``target``; empty when
-    there is no memo or it cannot be read as one."""
+#: The memo file: MAGIC, the stamp (32 bytes), the counts of records and members, the
+#: identity of errors.jsonl.gz, then fixed-size rows (a record's id as 8 bytes, its file's identity,
+#: the two digests; a member's digest, offset and length): read without parsing.
+MAGIC = b"errcat-record-memo-1\n"
+_HEAD = struct.Struct("<32sQQ5q")
+_RECORD = struct.Struct("<8s5q32s32s")
+_MEMBER = struct.Struct("<32sQQ")
+
+
+def load(cache_dir: Path, target: Path) -> Memo:
+    """What the memo holds of the dataset last written at ``target``; empty when there is no memo,
+    it is of other code or it cannot be read as one."""
     try:
-        document = orjson.loads(_path(cache_dir, target).read_bytes())
-        return {rid: ((dev, ino, size, mtime, ctime), bytes.fromhex(digest))
-                for rid, (dev, ino, size, mtime, ctime, digest) in document.items()
-                if isinstance(rid, str) and all(type(n) is int for n in (dev, ino, size, mtime, ctime))
-                and isinstance(digest, str) and len(digest) == 64}
-    except (OSError, ValueError, TypeError, AttributeError):
-        return {}
+        data = _path(cache_dir, target).read_bytes()
+    except OSError:
+        return EMPTY
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEAD.size:
+        return EMPTY
+    at = len(MAGIC)
+    mark, records, members, *jsonl = _HEAD.unpack_from(data, at)
+    at += _HEAD.size
+    if mark != bytes.fromhex(stamp()) or len(data) != at + records * _RECORD.size + members * _MEMBER.size:
+        return EMPTY
+    found = {rid.hex(): ((dev, ino, size, mtime, ctime), digest, line)
+             for rid, dev, ino, size, mtime, ctime, digest, line in _RECORD.iter_unpack(data[at:at + records * _RECORD.size])}
+    if len(found) != records:
+        return EMPTY
+    at += records * _RECORD.size
+    listing = [(digest, offset, size) for digest, offset, size in _MEMBER.iter_unpack(data[at:])]
+    dev, ino, size, mtime, ctime = jsonl
+    return Memo(found, ((dev, ino, size, mtime, ctime), listing) if listing else None)
 
 
 def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
@@ -62,13 +111,16 @@ def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
         os.close(fd)
 
 
-def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes]) -> None:
+def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines: Mapping[str, bytes] | None = None,
+             members: tuple[bytes, Sequence[Member]] | None = None) -> None:
     """After a dataset is swapped in at ``target``: the identity of each of its record files
-    (``digests``: by id, the SHA-256 of the bytes the writer wrote) as it is now; failures are
-    ignored (the next crawl reads the files)."""
+    (``digests``: by id, the SHA-256 of the bytes the writer wrote; ``lines``: of the errors.jsonl
+    line written with it) as it is now, and of its errors.jsonl.gz (``members``: the SHA-256 of the
+    file written, and its members); failures are ignored (the next crawl reads the files)."""
     from crawler.base.cachedir import keep
 
-    found: dict[str, list[int | str]] = {}
+    lines = lines or {}
+    rows: list[bytes] = []
     where = f"{target}/errors"
     # The digests are of the bytes written before the swap, the identities are read after it: a
     # file whose change time is not older than the last entry made in its directory may have been
@@ -79,11 +131,26 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes]) -> Non
     except OSError:
         return
     for rid, digest in digests.items():
+        line = lines.get(rid)
+        if line is None or len(rid) != 16:
+            continue
         try:
             st = os.lstat(f"{where}/{rid}.json")
         except OSError:
             continue
         if st.st_ctime_ns >= settled and not _holds(f"{where}/{rid}.json", st, digest):
             continue
-        found[rid] = [*identity(st), digest.hex()]
-    keep(_path(cache_dir, target), orjson.dumps(found, option=orjson.OPT_SORT_KEYS))
+        rows.append(_RECORD.pack(bytes.fromhex(rid), *identity(st), digest, line))
+    jsonl: Identity = (0, 0, 0, 0, 0)
+    listing: Sequence[Member] = []
+    if members is not None:
+        # One file, read once to vouch for it: cheaper than deciding whether it settled.
+        path = f"{target}/errors.jsonl.gz"
+        try:
+            st = os.lstat(path)
+            if _holds(path, st, members[0]):
+                jsonl, listing = identity(st), members[1]
+        except OSError:
+            pass
+    keep(_path(cache_dir, target), b"".join([MAGIC, _HEAD.pack(bytes.fromhex(stamp()), len(rows), len(listing), *jsonl), *rows,
+                                              *(_MEMBER.pack(*member) for member in listing)]))

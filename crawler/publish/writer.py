@@ -22,6 +22,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import functools
+import gc
 import glob
 import hashlib
 import os
@@ -209,13 +210,14 @@ class OverLimit(Exception):
         return out
 
 
-def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines: list[bytes]) -> None:
-    """Raise OverLimit when any file's size is over ``limit`` (None: no limit)."""
+def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines: Sequence[int]) -> None:
+    """Raise OverLimit when any file's size is over ``limit`` (None: no limit); ``lines``: the
+    size of each record's errors.jsonl line."""
     if limit is None:
         return
     over = {name: size for name, size in sizes.items() if size > limit}
     if over:
-        raise OverLimit(limit, over, {rid: len(line) for rid, line in zip(ids, lines, strict=True)})
+        raise OverLimit(limit, over, dict(zip(ids, lines, strict=True)))
 
 
 def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
@@ -240,11 +242,11 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
     digests: dict[str, bytes] = {}
     sizes: dict[str, int] = {}
 
-    def emit(rel: str, data: bytes) -> tuple[str, bytes]:
+    def emit(rel: str, data: bytes, digest: bytes | None = None, size: int = 0) -> tuple[str, bytes]:
         if rel in digests:
             raise DataError(f"two files named {rel}; nothing was written")
-        digests[rel] = hashlib.sha256(data).digest()
-        sizes[rel] = len(data)
+        digests[rel] = hashlib.sha256(data).digest() if digest is None else digest
+        sizes[rel] = len(data) if digest is None else size
         return rel, data
 
     index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
@@ -253,23 +255,36 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
         problems += check(schema, document, name, engine="fast")
         yield emit(name, _dumps(_writer_for(name), document, name))
     lines = []
+    line_digests = {}
     for record in records:
-        rel, data, line, found = _render_record(record, reuse)
-        problems += found
-        item = emit(rel, data)
-        if reuse is None or rel not in reuse.linked:
+        done = _render_record(record, reuse)
+        problems += done.problems
+        item = emit(done.rel, done.data or b"", done.digest, done.size)
+        if done.data is not None and (reuse is None or done.rel not in reuse.linked):
             yield item
-        lines.append(line)
+        lines.append(done.line)
+        line_digests[record["id"]] = done.line_digest
     ids = [r["id"] for r in records]
-    packed = jsonl.pack(ids, lines, jobs, reuse.members if reuse is not None else None)
+    packed, layout = jsonl.pack_members(ids, lines, jobs, reuse.members if reuse is not None else None,
+                                        [line_digests[rid] for rid in ids])
     sizes[jsonl.NAME] = len(packed)
-    _check_sizes(max_bytes, sizes, ids, lines)
+    _check_sizes(max_bytes, sizes, ids, [len(line) for line in lines])
     yield emit(jsonl.NAME, packed)
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     if reuse is not None:
-        reuse.digests.update(digests)
+        _report(reuse, digests, line_digests, layout)
     yield MANIFEST, data
     return completed
+
+
+def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, bytes],
+            layout: list[tuple[bytes, int, int]]) -> None:
+    """Hand back what the record memo keeps of the files written (see :class:`Reuse`)."""
+    reuse.digests.update(digests)
+    if reuse.line_digests is not None:
+        reuse.line_digests.update(line_digests)
+    if reuse.layout is not None:
+        reuse.layout[:] = [(digests[jsonl.NAME], layout)]
 
 
 #: The documents of one row per entry, written a row a line (see ``dumps_rows``).
@@ -305,27 +320,65 @@ class Reuse(NamedTuple):
     validated: frozenset[bytes]
     linked: set[str]
     digests: dict[str, bytes]
-    #: The gzip members of the errors.jsonl.gz in place, by content (``jsonl.pack``'s ``previous``).
+    #: The gzip members of the errors.jsonl.gz in place, by their key (``jsonl.member_digest``)
+    #: (``jsonl.pack``'s ``previous``).
     members: Mapping[bytes, bytes]
+    #: Records kept whose bytes are not at hand (the record memo vouched for the file): by id, the
+    #: SHA-256 of the file and its size. Their file is linked, or else serialized again.
+    vouched: Mapping[str, tuple[bytes, int]] = {}
+    #: By id, a record's errors.jsonl line and its SHA-256, made already (``pins.Pinned.lines``).
+    lines: Mapping[str, tuple[bytes, bytes]] = {}
+    #: Filled in by the writer when given: by id, the SHA-256 of each record's errors.jsonl line;
+    #: and errors.jsonl.gz's SHA-256 and its members (``jsonl.pack_members``), for the record memo.
+    line_digests: dict[str, bytes] | None = None
+    layout: list[tuple[bytes, list[tuple[bytes, int, int]]]] | None = None
 
 
-def _render_record(record: RecordData, reuse: Reuse | None = None) -> tuple[str, bytes, bytes, list[Problem]]:
-    """A record's file name, its file, its errors.jsonl line and its schema problems (its id
-    is checked already, see :func:`_check_ids`).
+class _Rendered(NamedTuple):
+    """One record rendered: its file's name, bytes (None: linked, not written), digest and size,
+    its errors.jsonl line and that line's digest, and its schema problems."""
+
+    rel: str
+    data: bytes | None
+    digest: bytes
+    size: int
+    line: bytes
+    line_digest: bytes
+    problems: list[Problem]
+
+
+def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
+    """A record rendered (its id is checked already, see :func:`_check_ids`).
 
     A record kept from the previous dataset is not serialized again: its bytes are the previous
-    file's, which ``pins`` found equal to this serialization. No record, kept or made, is
-    validated again when this errcat has validated those very bytes against this record schema
-    before (their digest is in ``reuse.validated``): validation is a function of the bytes and
-    the schema alone."""
-    rel = f"errors/{record['id']}.json"
-    kept = reuse.kept.get(record["id"]) if reuse is not None else None
-    data = kept if kept is not None else _dumps(dumps_record, record, rel)
-    if reuse is not None and reuse.validated and hashlib.sha256(data).digest() in reuse.validated:
+    file's, which ``pins`` found equal to this serialization, and when its file is linked and the
+    memo vouched for it, its digest stands for them. No record, kept or made, is validated again
+    when this errcat has validated those very bytes against this record schema before (their
+    digest is in ``reuse.validated``): validation is a function of the bytes and the schema
+    alone."""
+    rid = record["id"]
+    rel = f"errors/{rid}.json"
+    data: bytes | None = None
+    digest: bytes | None = None
+    size = 0
+    made: tuple[bytes, bytes] | None = None
+    if reuse is not None:
+        data = reuse.kept.get(rid)
+        if data is None and rel in reuse.linked and rid in reuse.vouched:
+            digest, size = reuse.vouched[rid]
+        made = reuse.lines.get(rid)
+    if digest is None:
+        if data is None:
+            data = _dumps(dumps_record, record, rel)
+        digest, size = hashlib.sha256(data).digest(), len(data)
+    if reuse is not None and reuse.validated and digest in reuse.validated:
         found: list[Problem] = []
     else:
         found = check("record", record, rel, engine="fast")
-    return rel, data, _dumps(dumps_line, record, rel), found
+    if made is None:
+        line = _dumps(dumps_line, record, rel)
+        made = line, jsonl.line_digest(line)
+    return _Rendered(rel, data, digest, size, made[0], made[1], found)
 
 
 def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem],
@@ -659,7 +712,7 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
     # A kept record costs a helper no work worth its fork (its file is the previous one's bytes):
     # a crawl that keeps nearly every record, the daily sync's, paid 150-250 MB of pages a forked
     # helper copies, for ~0.1 s, on vLLM.
-    fresh = len(records) if reuse is None else sum(1 for r in records if r["id"] not in reuse.kept)
+    fresh = len(records) if reuse is None else sum(1 for r in records if r["id"] not in reuse.kept and r["id"] not in reuse.vouched)
     parallel = not (jobs <= 1 or fresh < PARALLEL_MIN_RECORDS or not forked.available())
 
     def fill(tmp: Path) -> tuple[set[str], Manifest]:
@@ -669,12 +722,23 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
         if parallel:
             written, completed = _fill_parallel(tmp, records, manifest, extra, jobs, max_bytes, reuse)
         else:
-            written, completed = _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes, reuse))
+            written, completed = _write_rendered(tmp, _render(records, manifest, extra() if extra else None, max_bytes, reuse, jobs))
         return written | (reuse.linked if reuse is not None else set()), completed
 
     if parallel:
         _check_ids(records)
-    return Published(target, _write_swap(target, fill, spare_root))
+    # Everything alive now (the records, the crawl's results) outlives the write, and the write
+    # itself makes no garbage cycles to speak of: no collection runs during it (full ones walked
+    # every record again, 0.4-0.6 s of a cold crawl's write, and in a forked helper each walk
+    # copies the pages it touches). Not gc.freeze(): what was garbage already would wait in the
+    # permanent generation and then in the oldest one, long after the write.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return Published(target, _write_swap(target, fill, spare_root))
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -> set[str]:
@@ -712,30 +776,48 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -
 
 class _Blocks:
     """The next block of records to write, claimed under a lock by the processes that share it
-    (made before they fork: the counter lives in shared memory)."""
+    (made before they fork: the counter lives in shared memory). A block ends where a gzip member
+    of errors.jsonl.gz does (``jsonl.member_key``), so its writer compresses its own members."""
 
-    def __init__(self, total: int, jobs: int) -> None:
+    def __init__(self, ids: Sequence[str], jobs: int) -> None:
         import multiprocessing
 
-        self.total = total
         # Small enough that the last blocks even out the processes' finish, large enough that
         # claiming costs nothing: a few dozen blocks each.
-        self.size = max(1, total // (32 * jobs))
+        size = max(1, len(ids) // (32 * jobs))
+        bounds = [0]
+        for i in range(1, len(ids)):
+            if i - bounds[-1] >= size and jsonl.member_key(ids[i]) != jsonl.member_key(ids[i - 1]):
+                bounds.append(i)
+        self.bounds = [*bounds, len(ids)] if ids else [0]
         self.next = multiprocessing.Value("q", 0)
 
     def take(self) -> tuple[int, int] | None:
         with self.next.get_lock():
-            start = self.next.value
-            if start >= self.total:
+            n = self.next.value
+            if n >= len(self.bounds) - 1:
                 return None
-            self.next.value = start + self.size
-        return start, min(start + self.size, self.total)
+            self.next.value = n + 1
+        return self.bounds[n], self.bounds[n + 1]
+
+
+class _Block(NamedTuple):
+    """What a block of records written hands back: each record file's digest, its errors.jsonl
+    line's digest and size, the schema problems, the sizes of the record files larger than the
+    limit, and the block's gzip members (``jsonl.packed``), not the lines themselves."""
+
+    digests: list[bytes]
+    line_digests: list[bytes]
+    line_sizes: list[int]
+    problems: list[Problem]
+    over: dict[str, int]
+    members: list[tuple[bytes, bytes]]
 
 
 def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max_bytes: int | None,
-                  reuse: Reuse | None = None) -> list[tuple[int, tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]]]:
+                  reuse: Reuse | None = None) -> list[tuple[int, _Block]]:
     """Blocks of records written (:func:`_write_records`) until none is left, with their first index."""
-    done: list[tuple[int, tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]]] = []
+    done: list[tuple[int, _Block]] = []
     while (block := blocks.take()) is not None:
         start, end = block
         done.append((start, _write_records(tmp, records[start:end], max_bytes, reuse)))
@@ -743,22 +825,24 @@ def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max
 
 
 def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None,
-                   reuse: Reuse | None = None) -> tuple[list[bytes], list[bytes], list[Problem], dict[str, int]]:
-    """Render, check and write records' files: (digests, errors.jsonl lines, problems, the sizes
-    of the record files larger than ``max_bytes``)."""
-    digests, lines, problems = [], [], []
+                   reuse: Reuse | None = None) -> _Block:
+    """Render, check and write records' files, and compress their errors.jsonl lines (see :class:`_Block`)."""
+    digests, lines, line_digests, problems = [], [], [], []
     over: dict[str, int] = {}
     root = str(tmp)
     for record in records:
-        rel, data, line, found = _render_record(record, reuse)
-        if reuse is None or rel not in reuse.linked:
-            _put(f"{root}/{rel}", data)
-        digests.append(hashlib.sha256(data).digest())
-        lines.append(line)
-        problems += found
-        if max_bytes is not None and len(data) > max_bytes:
-            over[rel] = len(data)
-    return digests, lines, problems, over
+        done = _render_record(record, reuse)
+        if done.data is not None and (reuse is None or done.rel not in reuse.linked):
+            _put(f"{root}/{done.rel}", done.data)
+        digests.append(done.digest)
+        lines.append(done.line)
+        line_digests.append(done.line_digest)
+        problems += done.problems
+        if max_bytes is not None and done.size > max_bytes:
+            over[done.rel] = done.size
+    members = jsonl.packed([r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None,
+                           line_digests=line_digests)
+    return _Block(digests, line_digests, [len(line) for line in lines], problems, over, members)
 
 
 def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
@@ -770,7 +854,7 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
     # The records go in blocks to whichever process is free: this one first makes index.json and
     # search.json, whose cost depends on the row memo, and a fixed split left one process idle
     # for a third or more of the step whichever way it was tuned.
-    claim = _Blocks(len(records), jobs)
+    claim = _Blocks([r["id"] for r in records], jobs)
     helpers: list[forked.Helper] = []
     try:
         for _ in range(1, jobs):
@@ -793,21 +877,25 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
         answers = [forked.finish(helper) for helper in helpers]
     for answer in answers:
         blocks += forked.value(answer, "writing the dataset")
-    lines = []
-    for start, (share_digests, share_lines, share_problems, share_over) in sorted(blocks, key=lambda block: block[0]):
-        for i, digest in enumerate(share_digests):
+    line_sizes: list[int] = []
+    line_digests = {}
+    parts: list[tuple[bytes, bytes]] = []
+    for start, block in sorted(blocks, key=lambda block: block[0]):
+        for i, digest in enumerate(block.digests):
             digests[f"errors/{records[start + i]['id']}.json"] = digest
-        lines += share_lines
-        problems += share_problems
-        sizes.update(share_over)
+            line_digests[records[start + i]["id"]] = block.line_digests[i]
+        line_sizes += block.line_sizes
+        problems += block.problems
+        sizes.update(block.over)
+        parts += block.members
     ids = [r["id"] for r in records]
-    packed = jsonl.pack(ids, lines, jobs, reuse.members if reuse is not None else None)
+    packed, layout = jsonl.join(parts)
     sizes[jsonl.NAME] = len(packed)
-    _check_sizes(max_bytes, sizes, ids, lines)
+    _check_sizes(max_bytes, sizes, ids, line_sizes)
     _put(f"{tmp}/{jsonl.NAME}", packed)
     digests[jsonl.NAME] = hashlib.sha256(packed).digest()
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     if reuse is not None:
-        reuse.digests.update(digests)
+        _report(reuse, digests, line_digests, layout)
     _put(f"{tmp}/{MANIFEST}", data)
     return set(digests) | {MANIFEST}, completed

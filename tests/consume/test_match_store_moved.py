@@ -63,3 +63,40 @@ def test_moved_code_moves_the_store(fixture_repo, cli, tmp_path, cache_dir, load
     crawl(cli, fixture_repo, config, tmp_path / "out", "v3")
     assert len(loads) == 3  # a message changed: built anew
     assert match_store.store_path(dataset, cache_dir).is_file() and not moved.exists()
+
+
+def test_moved_code_reads_no_search_index_and_a_forged_line_is_validated(fixture_repo, cli, tmp_path, cache_dir, loads, monkeypatch):
+    """The previous store's rows were validated when it was built: a store of the same shape takes
+    them with only the sites' lines new, without validating the whole index again; a line that is
+    not one the index admits sends the build through the validating reader, which refuses it."""
+    import orjson
+
+    from crawler.base.errors import DataError
+    from crawler.publish import dataset as reader
+
+    tree = {k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}
+    fixture_repo.commit(tree, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    dataset = crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
+    text = (fixture_repo.path / "pkg/config.py").read_text()
+    fixture_repo.commit({"pkg/config.py": "# moved down\n" + text}, tag="v2")
+    validated: list[Path] = []
+    real = reader.load_search_index
+
+    def counted(where, *a, **k):
+        validated.append(where)
+        return real(where, *a, **k)
+
+    monkeypatch.setattr(reader, "load_search_index", counted)
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v2")
+    assert validated == [] and len(loads) == 1
+
+    index = dataset / "search.json"
+    for forged in (0, -3, "7", 2.0):
+        document = orjson.loads(index.read_bytes())
+        document["entries"][0]["sites"][0]["line"] = forged
+        index.write_bytes(orjson.dumps(document))
+        with pytest.raises(DataError):
+            match_store.build(dataset, tmp_path / "forged.sqlite")
+        assert not (tmp_path / "forged.sqlite").exists()

@@ -321,13 +321,16 @@ def test_parallel_publish_writes_every_record_whichever_process_takes_it(tmp_pat
 def test_record_blocks_cover_every_record_once():
     from crawler.publish.writer import _Blocks
 
-    blocks = _Blocks(1000, 2)
+    ids = sorted(f"{n * 7919 % 65536:04x}{n:012x}" for n in range(1000))
+    blocks = _Blocks(ids, 2)
     taken = []
     while (block := blocks.take()) is not None:
         taken.append(block)
     assert len(taken) > 2  # more blocks than processes: the last ones even out the finish
     assert [i for start, end in taken for i in range(start, end)] == list(range(1000))
     assert blocks.take() is None
+    # a block ends where a gzip member does: each block's writer compresses whole members
+    assert all(ids[end - 1][:2] != ids[end][:2] for _, end in taken[:-1])
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

@@ -3,11 +3,14 @@ file's identity, so the next crawl compares an untouched file unread and reads e
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 
+import orjson
+
 from crawler.model.records import RepoRef
-from crawler.publish import record_memo
+from crawler.publish import jsonl, record_memo
 from crawler.publish.dataset import previous_records
 
 REPO = RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets")
@@ -32,8 +35,11 @@ def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli
     dataset = _crawled(fixture_repo, cli, tmp_path)
     files = sorted((dataset / "errors").iterdir())
     assert len(files) == 2
-    memo = record_memo.load(cache_dir, dataset)
-    assert {rid: digest for rid, (_, digest) in memo.items()} == {p.stem: hashlib.sha256(p.read_bytes()).digest() for p in files}
+    memo = record_memo.load(cache_dir, dataset).records
+    assert {rid: digest for rid, (_, digest, _) in memo.items()} == {p.stem: hashlib.sha256(p.read_bytes()).digest() for p in files}
+    lines = {orjson.loads(line)["id"]: hashlib.sha256(line).digest()
+             for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines(keepends=True)}
+    assert {rid: line for rid, (_, _, line) in memo.items()} == lines
     touched = files[0]
     touched.write_bytes(touched.read_bytes())  # the same bytes, written again: the memo no longer knows the file
     found = previous_records(dataset, REPO, memo)
@@ -48,17 +54,24 @@ def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli
 def test_a_damaged_memo_vouches_for_nothing(fixture_repo, cli, cache_dir, tmp_path):
     dataset = _crawled(fixture_repo, cli, tmp_path)
     [path] = (cache_dir / "records").iterdir()
-    for damage in (b"{not json", b"[]", b'{"0123456789abcdef": [1, 2]}', b'{"0123456789abcdef": [1, 2, 3, 4, "5", "ab"]}'):
+    good = path.read_bytes()
+    memo = record_memo.load(cache_dir, dataset)
+    assert len(memo.records) == 2 and memo.members is not None
+    head = len(record_memo.MAGIC)
+    damages = [b"", b"{not json", record_memo.MAGIC, good[:-1], good + b"\0",  # cut short, or longer than it says
+               good[:head] + b"\0" * 32 + good[head + 32:],  # of another serializer: its line digests stand for nothing
+               b"errcat-record-memo-0\n" + good[head:]]
+    for damage in damages:
         path.write_bytes(damage)
-        assert record_memo.load(cache_dir, dataset) == {}
+        assert record_memo.load(cache_dir, dataset) == record_memo.EMPTY
     os.unlink(path)
-    assert record_memo.load(cache_dir, dataset) == {}
+    assert record_memo.load(cache_dir, dataset) == record_memo.EMPTY
 
 
 def test_a_file_replaced_after_the_memo_read_is_not_taken_for_it(fixture_repo, cli, cache_dir, tmp_path):
     """Between the memo check and a read of its provenance, the file was replaced: read() says so."""
     dataset = _crawled(fixture_repo, cli, tmp_path)
-    found = previous_records(dataset, REPO, record_memo.load(cache_dir, dataset))
+    found = previous_records(dataset, REPO, record_memo.load(cache_dir, dataset).records)
     rid, vouched = next(iter(found.items()))
     path = dataset / "errors" / f"{rid}.json"
     data = path.read_bytes()
@@ -74,14 +87,14 @@ def test_a_file_edited_between_the_swap_and_the_memo_is_not_vouched_for(fixture_
     remember = record_memo.remember
     edited: list[os.PathLike[str]] = []
 
-    def edit_then_remember(cache, target, digests):
+    def edit_then_remember(cache, target, digests, *more):
         path = sorted((target / "errors").iterdir())[0]
         st = path.stat()
         data = path.read_bytes()
         path.write_bytes(data.replace(b'"raise"', b'"RAISE"', 1))
         os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
         edited.append(path)
-        remember(cache, target, digests)
+        remember(cache, target, digests, *more)
 
     monkeypatch.setattr(record_memo, "remember", edit_then_remember)
     _crawled(fixture_repo, cli, tmp_path)
@@ -92,3 +105,63 @@ def test_a_file_edited_between_the_swap_and_the_memo_is_not_vouched_for(fixture_
                  "--include", "pkg/**/*.py", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert b'"RAISE"' not in path.read_bytes()
+
+
+def _crawl(cli, fixture_repo, out, *more):
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--name", "acme/widgets",
+                 "--include", "pkg/**/*.py", "--out", out, *more)
+    assert result.exit_code == 0, result.output
+
+
+def test_a_record_the_memo_vouches_for_is_kept_unserialized_and_its_gzip_member_undecompressed(
+        fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
+    """A crawl of a commit that changed nothing of a record compares it with its file by the
+    digest of its errors.jsonl line alone (the memo holds the one written with the file), links the
+    file, and takes its gzip member over where the memo says it is: the same bytes as a crawl that
+    reads and decompresses everything."""
+    import shutil
+
+    from crawler.base import jsonio
+    from crawler.publish import jsonl, pins, writer
+
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    fixture_repo.commit({"pkg/b.py": "# a comment, no error\n"}, tag="v2")
+    shutil.copytree(tmp_path / "out", tmp_path / "plain", symlinks=True)
+    before = {p.name: p.stat().st_ino for p in (dataset / "errors").iterdir()}
+    serialized: list[str] = []
+
+    def counted(record):
+        serialized.append(record["id"])
+        return jsonio.dumps_record(record)
+
+    def no_decompressing(data):
+        raise AssertionError("errors.jsonl.gz decompressed")
+
+    with monkeypatch.context() as m:
+        m.setattr(pins, "dumps_record", counted)
+        m.setattr(writer, "dumps_record", counted)
+        m.setattr(jsonl, "split_members", no_decompressing)
+        compressed: list[bytes] = []
+        m.setattr(jsonl, "_compress", lambda data: compressed.append(data) or b"")
+        _crawl(cli, fixture_repo, tmp_path / "out")
+    assert serialized == [] and compressed == []  # every member taken over as it was
+    assert {p.name: p.stat().st_ino for p in (dataset / "errors").iterdir()} == before  # linked, not written
+    _crawl(cli, fixture_repo, tmp_path / "plain", "--no-cache")
+    plain = tmp_path / "plain" / "acme" / "widgets"
+    assert writer.read_dataset(dataset) == writer.read_dataset(plain)
+
+
+def test_an_errors_jsonl_edited_in_place_is_decompressed_and_compared(fixture_repo, cli, cache_dir, tmp_path):
+    """errors.jsonl.gz rewritten since the memo (another member in place of one of errcat's, same
+    size): the memo vouches for none of its members, and the crawl writes what it would without it."""
+    import gzip as gz
+
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    fixture_repo.commit({"pkg/b.py": "# a comment, no error\n"}, tag="v2")
+    path = dataset / "errors.jsonl.gz"
+    lines = gz.decompress(path.read_bytes())
+    forged = lines.replace(b"positive", b"POSITIVE")
+    assert forged != lines
+    path.write_bytes(jsonl.pack([orjson.loads(line)["id"] for line in forged.splitlines()], forged.splitlines(keepends=True)))
+    _crawl(cli, fixture_repo, tmp_path / "out")
+    assert gz.decompress(path.read_bytes()) == lines
