@@ -187,3 +187,26 @@ def test_a_history_written_again_links_the_record_files_in_place_that_it_would_w
     same = {name for name in before.keys() & after.keys() if before[name][1] == after[name][1]}
     assert same and all(before[name][0] == after[name][0] for name in same)
     assert all(after[name][0] != before.get(name, (None,))[0] for name in after.keys() - same)
+
+
+def test_a_record_file_edited_in_place_during_the_run_is_not_taken_over(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """The dataset in place is read when a history starts and its unchanged record files are
+    linked when it ends (all its releases later): a file edited in place meanwhile (the same
+    inode, new bytes) is written afresh, never linked into the new dataset with its edit."""
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", *REFS[:2])
+    assert result.exit_code == 0, result.output
+    errors = tmp_path / "out" / "acme" / "widgets" / "errors"
+    real = sync_module.write_dataset
+
+    def edited_first(*a, **k):
+        for path in errors.iterdir():
+            with open(path, "r+b") as fh:  # in place: the inode stays
+                fh.seek(0, 2)
+                fh.write(b" ")
+        return real(*a, **k)
+
+    monkeypatch.setattr(sync_module, "write_dataset", edited_first)
+    run(cli, upstream, tmp_path / "out")
+    monkeypatch.setattr(sync_module, "write_dataset", real)
+    run(cli, upstream, tmp_path / "fresh")
+    assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
