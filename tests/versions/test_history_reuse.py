@@ -210,3 +210,18 @@ def test_a_record_file_edited_in_place_during_the_run_is_not_taken_over(upstream
     monkeypatch.setattr(sync_module, "write_dataset", real)
     run(cli, upstream, tmp_path / "fresh")
     assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
+
+
+def test_cached_fold_rows_that_are_not_the_ones_saved_are_a_miss(upstream, cli, tmp_path, cache_dir):  # noqa: F811
+    """The fold takes a cached release's rows (id, error key, sites' paths) as they are, like its
+    lines: rows edited by hand (still rows; here, other paths, which the fold reads as moves) make
+    the file a miss, and the history is the bytes of the first run."""
+    run(cli, upstream, tmp_path / "first")
+    for n, path in enumerate(sorted((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))):
+        head, index, body = gzip.decompress(path.read_bytes()).split(b"\n", 2)
+        document = orjson.loads(index)
+        document["rows"] = [[rid, key, [f"pkg/elsewhere{n}.py"]] for rid, key, _ in document["rows"]]
+        path.write_bytes(gzip.compress(b"\n".join([head, orjson.dumps(document), body])))
+    result = run(cli, upstream, tmp_path / "again")
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+    assert "its records from the cache" not in result.stderr
