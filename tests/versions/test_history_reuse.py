@@ -6,6 +6,7 @@ dataset in place with the same bytes left alone (``versions.history_reuse``)."""
 from __future__ import annotations
 
 import gzip
+import os
 
 import orjson
 import pytest
@@ -225,3 +226,21 @@ def test_cached_fold_rows_that_are_not_the_ones_saved_are_a_miss(upstream, cli, 
     result = run(cli, upstream, tmp_path / "again")
     assert tree(tmp_path / "first") == tree(tmp_path / "again")
     assert "its records from the cache" not in result.stderr
+
+
+def test_a_history_with_no_cache_links_no_file_in_place(upstream, cli, tmp_path):  # noqa: F811
+    """``--no-cache`` writes fresh files and links none (README, Output), as a crawl's does: the
+    way out when anything kept is in doubt. The bytes are the same."""
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", *REFS[:2])
+    assert result.exit_code == 0, result.output
+    errors = tmp_path / "out" / "acme" / "widgets" / "errors"
+    hold = tmp_path / "hold"  # the files in place stay alive, so a new file cannot get one of their inode numbers
+    hold.mkdir()
+    before = {}
+    for p in errors.iterdir():
+        os.link(p, hold / p.name)
+        before[p.name] = p.stat().st_ino
+    run(cli, upstream, tmp_path / "out", "--no-cache")
+    run(cli, upstream, tmp_path / "fresh", "--no-cache")
+    assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
+    assert not [p.name for p in errors.iterdir() if p.stat().st_ino == before.get(p.name)]
