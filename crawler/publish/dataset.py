@@ -42,6 +42,7 @@ from crawler.model.search import SearchIndex
 from crawler.model.shapes import RecordData
 from crawler.publish import jsonl
 from crawler.publish.dataset_dirs import datasets_under
+from crawler.publish.record_memo import Identity, identity
 from crawler.publish.validate import check
 
 MANIFEST = "manifest.json"
@@ -286,13 +287,15 @@ def load_foreign(dataset: Path) -> list[Any]:
 @dataclass(frozen=True)
 class PreviousRecord:
     """A record file of the dataset a crawl replaces: its bytes and the file's identity (device,
-    inode), for linking it into the next dataset unchanged. Its bytes are hostile: nothing of
+    inode, size, modification and change times, ``record_memo.identity``), for linking it into
+    the next dataset unchanged: only the very file read, not written to since (a write in place
+    keeps the inode but changes the change time), is linked. Its bytes are hostile: nothing of
     them is used but through :meth:`provenance`, or by comparing them with bytes errcat made
     (:meth:`holds`). A file the record memo vouches for (``record_memo``: unchanged since errcat
     wrote it) comes with the digest of its bytes instead, and is read only when they are needed."""
 
     data: bytes | None
-    inode: tuple[int, int]
+    inode: Identity
     digest: bytes | None = None  # with data None: the SHA-256 of the file's bytes
     path: str = ""  # with data None: where it is, to read it (:meth:`read`)
     #: With data None: the SHA-256 of the errors.jsonl line errcat wrote with the file, which
@@ -319,7 +322,7 @@ class PreviousRecord:
         if self.data is not None:
             return self.data
         found = _read_record(self.path)
-        if found is None or (found[1].st_dev, found[1].st_ino) != self.inode or hashlib.sha256(found[0]).digest() != self.digest:
+        if found is None or identity(found[1]) != self.inode or hashlib.sha256(found[0]).digest() != self.digest:
             return None
         return found[0]
 
@@ -350,8 +353,6 @@ def previous_records(dataset: Path, repo: RepoRef,
     provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it. A file
     whose identity is the one ``memo`` (``record_memo.Memo.records``) holds for its id is not
     read: the memo's digests stand for its bytes."""
-    from crawler.publish.record_memo import identity
-
     try:
         found_repo = load_manifest(dataset).repo
         if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
@@ -372,11 +373,11 @@ def previous_records(dataset: Path, repo: RepoRef,
             except OSError:
                 continue
             if stat.S_ISREG(st.st_mode) and identity(st) == known[0]:
-                found[stem] = PreviousRecord(None, (st.st_dev, st.st_ino), known[1], path, known[2], st.st_size)
+                found[stem] = PreviousRecord(None, known[0], known[1], path, known[2], st.st_size)
                 continue
         read = _read_record(path)
         if read is not None:
-            found[stem] = PreviousRecord(read[0], (read[1].st_dev, read[1].st_ino))
+            found[stem] = PreviousRecord(read[0], identity(read[1]))
     return found
 
 

@@ -20,10 +20,11 @@ render puts the history in and has the file without serializing the record again
 The second line holds what the history fold reads of every record (its id, error key and sites'
 paths, :func:`fold_row`), so a release that is not the last of a run is folded from its lines as
 they are, never parsed: parsing the ~11,000 records of a vLLM release was most of the time a
-history run spent on it. Since the lines are taken unparsed, the second line also holds the
-SHA-256 of all of them (20 ms for a vLLM release): a file whose gzip is intact but whose record
-lines are not the ones saved (edited by hand, recompressed) is a miss like a damaged one, and the
-release is assembled again, rather than a line the fold cannot read stopping the run later.
+history run spent on it. Since the rows and lines are taken unparsed, the second line also holds
+the SHA-256 of all of them (20 ms for a vLLM release): a file whose gzip is intact but whose rows
+or record lines are not the ones saved (edited by hand, recompressed) is a miss like a damaged
+one, and the release is assembled again, rather than a line the fold cannot read stopping the
+run later or rows it takes as they are giving another history.
 """
 
 from __future__ import annotations
@@ -122,7 +123,7 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
     if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(index, dict):
         return None
     rows = index.get("rows")
-    if not isinstance(rows, list) or index.get("sha256") != hashlib.sha256(body).hexdigest():
+    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), body):
         return None
     *pieces, tail = body.split(_END)
     if tail:
@@ -137,6 +138,13 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
         return None
 
 
+def _digest(rows: bytes, body: bytes) -> str:
+    """The SHA-256 of a release's fold rows (as ``orjson`` writes them, which reading them back
+    and writing them again gives) and its records: the fold takes both as they are, and rows
+    edited by hand (another error key, other paths) would give another history silently."""
+    return hashlib.sha256(rows + b"\n" + body).hexdigest()
+
+
 def save(root: Path, generation: str, digest: str, manifest: Manifest, records: Sequence[RecordData]) -> None:
     """Keep them (atomically: a reader sees the whole file or none) and drop other generations;
     a refused write is no error."""
@@ -148,6 +156,7 @@ def save(root: Path, generation: str, digest: str, manifest: Manifest, records: 
             if other.name != generation:
                 shutil.rmtree(other, ignore_errors=True) if other.is_dir() and not other.is_symlink() else other.unlink(missing_ok=True)
     body = b"".join(record_file(r) for r in records)
-    index = orjson.dumps({"rows": [fold_row(r) for r in records], "sha256": hashlib.sha256(body).hexdigest()})
+    rows = [fold_row(r) for r in records]
+    index = orjson.dumps({"rows": rows, "sha256": _digest(orjson.dumps(rows), body)})
     data = b"\n".join([orjson.dumps(manifest_document(manifest)), index, body])
     keep(path, gzip.compress(data, compresslevel=1, mtime=0))

@@ -45,6 +45,7 @@ from crawler.extract.ids import check_id
 from crawler.model.records import SCHEMA_VERSION, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish import forked, jsonl
+from crawler.publish.record_memo import Identity, identity
 from crawler.publish.validate import Problem, check
 
 OLD_MARK = ".old-"
@@ -546,11 +547,11 @@ def _inside(rel: str) -> bool:
 
 
 def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
-                  spare_root: Path | None = None, links: Mapping[str, tuple[int, int]] | None = None) -> Path:
+                  spare_root: Path | None = None, links: Mapping[str, Identity] | None = None) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
     a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
     With ``spare_root``, see :func:`_swap_in`. ``links``: the records (by id) whose files in
-    ``target`` (that (device, inode) each) hold the bytes to write, linked instead (:func:`_link_kept`)."""
+    ``target`` (of that identity each, ``record_memo.identity``) hold the bytes to write, linked instead (:func:`_link_kept`)."""
     items = files.items() if isinstance(files, Mapping) else files
     if not links:
         return write_tree(target, items, spare_root=spare_root)
@@ -693,7 +694,7 @@ PARALLEL_MIN_RECORDS = 1_000
 def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
             extra: Callable[[], Extra] | None = None, jobs: int = 1, spare_root: Path | None = None,
             max_bytes: int | None = None, reuse: Reuse | None = None,
-            inodes: Mapping[str, tuple[int, int]] | None = None) -> Published:
+            inodes: Mapping[str, Identity] | None = None) -> Published:
     """``write_dataset(target, render_files(records, manifest, extra()))``, with the records'
     files rendered, validated, hashed and written by ``jobs`` processes; the directory and the
     completed manifest.
@@ -706,7 +707,7 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
     ``extra`` makes the further documents: a function, so that it runs while the helpers render.
     ``spare_root``: see :func:`_swap_in`. A file larger than ``max_bytes`` is OverLimit, raised
     before the swap. ``reuse``: the records kept from the dataset in place, whose files
-    (``inodes``: the (device, inode) each was read from) are linked into the new dataset rather
+    (``inodes``: the identity, ``record_memo.identity``, of each as it was read) are linked into the new dataset rather
     than written again, see :func:`_link_kept`.
     """
     # A kept record costs a helper no work worth its fork (its file is the previous one's bytes):
@@ -741,11 +742,13 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
             gc.enable()
 
 
-def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -> set[str]:
+def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[str]:
     """Put each kept record's file of ``target`` into ``tmp`` as a hard link (relative paths of
     those in place): unchanged records cost no write, and the dataset the crawl replaces is not
     touched. Only the very regular file the record was read from is linked (same device and
-    inode, not a symlink); a file of a recycled spare that is already that file stays. A file
+    inode, not a symlink), unchanged since (same size and modification and change times: a
+    file edited in place after it was compared keeps its inode, and its edit would be taken
+    over); a file of a recycled spare that is already that file stays. A file
     with other links is never written through (:func:`_put`), so neither dataset can change the
     other's files."""
     linked: set[str] = set()
@@ -757,11 +760,11 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, tuple[int, int]]) -
         source, place = f"{target}/{rel}", f"{tmp}/{rel}"
         try:
             st = os.lstat(source)
-            if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != inode:
+            if not stat.S_ISREG(st.st_mode) or identity(st) != inode:
                 continue
             try:
                 there = os.lstat(place)
-                if (there.st_dev, there.st_ino) == inode:
+                if (there.st_dev, there.st_ino) == inode[:2]:
                     linked.add(rel)
                     continue
                 _remove(place)

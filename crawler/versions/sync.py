@@ -166,8 +166,9 @@ def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spa
     else:
         progress(f"history: writing {target}")
         # the record files in place that hold these very bytes are linked, not written again
+        # (with the cache: --no-cache writes fresh files, as a crawl's does)
         links = {rid: old.inode for rid, old in (previous or {}).items()
-                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)}
+                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)} if cache_dir is not None else None
         write_dataset(target, files, spare_root=spare_root, links=links)
     if cache_dir is not None and reuse is not None:
         history_reuse.finish(cache_dir, newest.repo, reuse, files)

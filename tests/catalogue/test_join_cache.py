@@ -69,18 +69,26 @@ def test_the_joins_run_aside_give_the_records_they_give_run_here(parsing_meaning
     repo, config = parsing_meaning_repo
     real = crawler.crawl._aside
     asides: list[str] = []
+    answers: list[str] = []
 
     def counted():
         run = real()
 
         def counted_run(fn):
             asides.append(fn.__code__.co_name)
-            return run(fn)
+            waiting = run(fn)
+
+            def answered():
+                found = waiting()
+                answers.append(type(found).__name__)
+                return found
+            return answered
         return counted_run
 
     monkeypatch.setattr(crawler.crawl, "_aside", counted)
     aside = crawl(cli, repo, config, tmp_path / "a", "v1", "--no-cache")
     assert asides == ["<lambda>", "<lambda>"]  # the test join, then the meanings
+    assert answers == ["dict", "dict"]  # both helpers answered: nothing was made again here
     monkeypatch.setattr(crawler.crawl, "_aside", lambda: None)
     here = crawl(cli, repo, config, tmp_path / "b", "v1", "--no-cache")
     assert aside == here

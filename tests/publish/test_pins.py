@@ -300,3 +300,30 @@ def test_a_changed_record_does_not_keep_the_unchanged_ones_after_it_from_their_p
     assert sorted(kept) == sorted(r["id"] for r in records[1:])
     assert pinned[0]["provenance"]["commit"] == IDENTITY.commit
     assert [dumps_record(p) for p in pinned[1:]] == files[1:]
+
+
+def test_a_record_file_edited_in_place_after_it_was_compared_is_not_linked(releases, cli, tmp_path, monkeypatch):
+    """A kept record's file is compared when the crawl starts and linked when it writes: one
+    edited in place in between (the same inode, new bytes) is written afresh, not linked with its
+    edit into the new dataset."""
+    import crawler.crawl
+    from crawler.publish.writer import read_dataset
+
+    repo, _ = releases
+    dataset = crawl(cli, repo, tmp_path / "out", "v1")
+    real = crawler.crawl.publish
+
+    def edited_first(*a, **k):
+        for path in (dataset / "errors").iterdir():
+            with open(path, "r+b") as fh:  # in place: the inode stays
+                fh.seek(0, 2)
+                fh.write(b" ")
+        return real(*a, **k)
+
+    monkeypatch.setattr(crawler.crawl, "publish", edited_first)
+    crawl(cli, repo, tmp_path / "out", "v2")
+    monkeypatch.setattr(crawler.crawl, "publish", real)
+    crawl(cli, repo, tmp_path / "fresh", "v1")
+    fresh = crawl(cli, repo, tmp_path / "fresh", "v2")
+    assert read_dataset(dataset) == read_dataset(fresh)
+    assert cli("validate", tmp_path / "out").exit_code == 0

@@ -6,6 +6,7 @@ dataset in place with the same bytes left alone (``versions.history_reuse``)."""
 from __future__ import annotations
 
 import gzip
+import os
 
 import orjson
 import pytest
@@ -187,3 +188,59 @@ def test_a_history_written_again_links_the_record_files_in_place_that_it_would_w
     same = {name for name in before.keys() & after.keys() if before[name][1] == after[name][1]}
     assert same and all(before[name][0] == after[name][0] for name in same)
     assert all(after[name][0] != before.get(name, (None,))[0] for name in after.keys() - same)
+
+
+def test_a_record_file_edited_in_place_during_the_run_is_not_taken_over(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """The dataset in place is read when a history starts and its unchanged record files are
+    linked when it ends (all its releases later): a file edited in place meanwhile (the same
+    inode, new bytes) is written afresh, never linked into the new dataset with its edit."""
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", *REFS[:2])
+    assert result.exit_code == 0, result.output
+    errors = tmp_path / "out" / "acme" / "widgets" / "errors"
+    real = sync_module.write_dataset
+
+    def edited_first(*a, **k):
+        for path in errors.iterdir():
+            with open(path, "r+b") as fh:  # in place: the inode stays
+                fh.seek(0, 2)
+                fh.write(b" ")
+        return real(*a, **k)
+
+    monkeypatch.setattr(sync_module, "write_dataset", edited_first)
+    run(cli, upstream, tmp_path / "out")
+    monkeypatch.setattr(sync_module, "write_dataset", real)
+    run(cli, upstream, tmp_path / "fresh")
+    assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
+
+
+def test_cached_fold_rows_that_are_not_the_ones_saved_are_a_miss(upstream, cli, tmp_path, cache_dir):  # noqa: F811
+    """The fold takes a cached release's rows (id, error key, sites' paths) as they are, like its
+    lines: rows edited by hand (still rows; here, other paths, which the fold reads as moves) make
+    the file a miss, and the history is the bytes of the first run."""
+    run(cli, upstream, tmp_path / "first")
+    for n, path in enumerate(sorted((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))):
+        head, index, body = gzip.decompress(path.read_bytes()).split(b"\n", 2)
+        document = orjson.loads(index)
+        document["rows"] = [[rid, key, [f"pkg/elsewhere{n}.py"]] for rid, key, _ in document["rows"]]
+        path.write_bytes(gzip.compress(b"\n".join([head, orjson.dumps(document), body])))
+    result = run(cli, upstream, tmp_path / "again")
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+    assert "its records from the cache" not in result.stderr
+
+
+def test_a_history_with_no_cache_links_no_file_in_place(upstream, cli, tmp_path):  # noqa: F811
+    """``--no-cache`` writes fresh files and links none (README, Output), as a crawl's does: the
+    way out when anything kept is in doubt. The bytes are the same."""
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", *REFS[:2])
+    assert result.exit_code == 0, result.output
+    errors = tmp_path / "out" / "acme" / "widgets" / "errors"
+    hold = tmp_path / "hold"  # the files in place stay alive, so a new file cannot get one of their inode numbers
+    hold.mkdir()
+    before = {}
+    for p in errors.iterdir():
+        os.link(p, hold / p.name)
+        before[p.name] = p.stat().st_ino
+    run(cli, upstream, tmp_path / "out", "--no-cache")
+    run(cli, upstream, tmp_path / "fresh", "--no-cache")
+    assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
+    assert not [p.name for p in errors.iterdir() if p.stat().st_ino == before.get(p.name)]
