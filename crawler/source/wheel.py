@@ -107,6 +107,8 @@ def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress,
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()  # its descriptor, not the collector's to close some time later
         if watchdog.fired:
             raise SourceError(f"pip download {what.split()[-1]}: timed out after {PIP_TIMEOUT:g}s")
         stderr.seek(0)

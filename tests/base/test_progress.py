@@ -125,7 +125,8 @@ def _errcat_in_a_terminal(args: list[str], columns: int = 100) -> tuple[bytes, b
             break
         screen += chunk
     os.close(master)
-    stdout = proc.stdout.read()
+    with proc.stdout:  # closed here: left to the collector it warned (ResourceWarning) in a later test
+        stdout = proc.stdout.read()
     return screen, stdout, proc.wait(timeout=120)
 
 

@@ -527,7 +527,8 @@ def test_a_helper_dies_with_its_parent(tmp_path):
         time.sleep(60)
     """)
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
-    helper = int(proc.stdout.readline())
+    with proc.stdout:
+        helper = int(proc.stdout.readline())
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     deadline = time.monotonic() + 10

@@ -706,3 +706,23 @@ def test_a_damaged_cached_wheel_is_downloaded_again(package_index: Path, cli, ca
 
 def read_tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_running_pip_leaves_no_pipe_open(tmp_path):
+    """The download's progress pipe is closed when pip is done, not left to the collector (which
+    warned about it in whichever later test it ran)."""
+    import gc
+    import sys
+    import warnings
+
+    from crawler.base.progress import quiet
+    from crawler.source.wheel import _run_pip
+
+    gc.collect()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, stderr = _run_pip([sys.executable, "-c", "print('Progress 5 of 10')"], dict(os.environ),
+                                "downloading pkg==1.0", quiet, tmp_path)
+        gc.collect()
+    assert code == 0 and stderr == b""
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)]

@@ -88,7 +88,8 @@ def test_scratch_of_a_dead_run_goes_even_while_its_forked_helper_lives(tmp_path)
                             stdout=subprocess.PIPE, text=True)
     helper = None
     try:
-        said = dict(proc.stdout.readline().split() for _ in range(2))
+        with proc.stdout:
+            said = dict(proc.stdout.readline().split() for _ in range(2))
         dead, helper = said["run"], int(said["helper"])
         proc.send_signal(signal.SIGKILL)
         proc.wait(60)
