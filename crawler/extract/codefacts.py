@@ -332,10 +332,17 @@ def lines_naming(words: list[str], text: str, first: int) -> list[int]:
             starts.append(pos)
             pos = text.find(word, pos + 1)
     starts.sort()
+    return line_numbers(starts, text, first)
+
+
+def line_numbers(starts: list[int], text: str, first: int = 1) -> list[int]:
+    """The ascending numbers, each once, of the lines (``\n`` ends) of ``text`` (whose first line
+    is numbered ``first``) holding the ascending offsets ``starts``."""
     out: list[int] = []
     line, pos = first, 0
+    count = text.count
     for start in starts:
-        line += text.count("\n", pos, start)
+        line += count("\n", pos, start)
         pos = start
         if not out or out[-1] != line:
             out.append(line)

@@ -41,7 +41,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from crawler.extract.codefacts import lines_naming, nodes_under, on_lines, statements_under
+from crawler.extract.codefacts import line_numbers, lines_naming, nodes_under, on_lines, statements_under
 
 _RECEIVERS = ("self", "cls")
 #: The calls that add to a list.
@@ -144,8 +144,7 @@ _TYPE_GIVEN = re.compile(r"""type(?=(["']\])?[^\S\n]*=[^\S\n]*[A-Za-z_])""")
 def _type_lines(text: str) -> list[int]:
     """Ascending numbers of the lines (``\\n`` ends) that give an option's ``type``: ``type`` not
     after a word character or a dot, or ``["type"]``."""
-    out: list[int] = []
-    line, pos = 1, 0
+    starts: list[int] = []
     for match in _TYPE_GIVEN.finditer(text):
         start = match.start()
         before = text[start - 1] if start else ""
@@ -154,11 +153,8 @@ def _type_lines(text: str) -> list[int]:
                 continue
         elif before and (before.isalnum() or before in "_."):
             continue
-        line += text.count("\n", pos, start)
-        pos = start
-        if not out or out[-1] != line:
-            out.append(line)
-    return out
+        starts.append(start)
+    return line_numbers(starts, text)
 
 
 def _converters(tree: ast.Module, functions: dict[str, Any], typed: list[int]) -> list[dict[str, Any]]:

@@ -49,14 +49,13 @@ import builtins
 import inspect
 import re
 import warnings
-from bisect import bisect_left
 from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from crawler.extract import assembled, knobs, parse, surface
 from crawler.extract import imported as imported_facts
-from crawler.extract.codefacts import empty_graph, graph_facts, nodes_under
+from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
 from crawler.extract.templates import (
@@ -101,18 +100,8 @@ _LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
-    """Ascending 1-based numbers of the lines on which any of the words occurs (``\\n`` ends)."""
-    starts = [match.start() for pattern in patterns for match in pattern.finditer(text)]
-    starts.sort()
-    lines = []
-    line = 1
-    pos = 0
-    count = text.count
-    for start in starts:
-        line += count("\n", pos, start)
-        pos = start
-        lines.append(line)
-    return lines
+    """Ascending 1-based numbers, each once, of the lines on which any of the words occurs (``\\n`` ends)."""
+    return line_numbers(sorted(match.start() for pattern in patterns for match in pattern.finditer(text)), text)
 
 
 def extract_file(path: str, data: bytes, settings: surface.Settings = surface.DEFAULT) -> FileResult:
@@ -449,9 +438,7 @@ class _Extractor:
         hot = self._hot
         if hot is None or parent.kind == "module":
             return False
-        lo = node.lineno
-        i = bisect_left(hot, lo)
-        return i == len(hot) or hot[i] > node.end_lineno
+        return not on_lines(hot, node.lineno, node.end_lineno)
 
     def _scope(self, frame: "_Frame", body: list) -> None:
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
@@ -895,8 +882,7 @@ class _Extractor:
             surf = self._surface
             if not surf:
                 return
-            i = bisect_left(surf, stmt.lineno)
-            if i == len(surf) or surf[i] > stmt.end_lineno:
+            if not on_lines(surf, stmt.lineno, stmt.end_lineno):
                 return
         for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
             if "log" in self.kinds:

@@ -57,14 +57,14 @@ TEXTS = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 
 
 def _plain_word_lines(words: list[str], text: str) -> list[int]:
-    """Each occurrence of a word not inside a longer one, by its line (``\\n`` ends)."""
+    """The lines (``\\n`` ends) holding a word not inside a longer one, ascending, each once."""
     starts = []
     for word in words:
         for match in re.finditer(re.escape(word) + r"(?!\w)", text):
             start = match.start()
             if start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_"):
                 starts.append(start)
-    return [text.count("\n", 0, start) + 1 for start in sorted(starts)]
+    return sorted({text.count("\n", 0, start) + 1 for start in starts})
 
 
 @settings(max_examples=300, deadline=None)
