@@ -216,6 +216,8 @@ def _option_of(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
 
 
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+
+
 @lru_cache(maxsize=16384)
 def _pattern(source: str) -> re.Pattern[str]:
     """A compiled pattern made of a name the code holds: ``re`` keeps only 512, and a crawl makes

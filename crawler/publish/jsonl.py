@@ -59,13 +59,6 @@ def spans(ids: Sequence[str]) -> list[tuple[int, int]]:
     return out
 
 
-def members(ids: Sequence[str], lines: Sequence[bytes]) -> list[bytes]:
-    """The uncompressed content of each member, in order: consecutive lines with one id prefix."""
-    if len(ids) != len(lines):
-        raise ValueError("as many lines as ids")
-    return [b"".join(lines[start:end]) for start, end in spans(ids)]
-
-
 def line_digest(line: bytes) -> bytes:
     """The digest of one line, which the record memo keeps and a member's key is made of."""
     return hashlib.sha256(line).digest()

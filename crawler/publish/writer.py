@@ -780,7 +780,7 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[s
 class _Blocks:
     """The next block of records to write, claimed under a lock by the processes that share it
     (made before they fork: the counter lives in shared memory). A block ends where a gzip member
-    of errors.jsonl.gz does (``jsonl.member_key``), so its writer compresses its own members."""
+    of errors.jsonl.gz does (``jsonl.spans``), so its writer compresses its own members."""
 
     def __init__(self, ids: Sequence[str], jobs: int) -> None:
         import multiprocessing
@@ -789,9 +789,9 @@ class _Blocks:
         # claiming costs nothing: a few dozen blocks each.
         size = max(1, len(ids) // (32 * jobs))
         bounds = [0]
-        for i in range(1, len(ids)):
-            if i - bounds[-1] >= size and jsonl.member_key(ids[i]) != jsonl.member_key(ids[i - 1]):
-                bounds.append(i)
+        for start, _ in jsonl.spans(ids)[1:]:
+            if start - bounds[-1] >= size:
+                bounds.append(start)
         self.bounds = [*bounds, len(ids)] if ids else [0]
         self.next = multiprocessing.Value("q", 0)
 
