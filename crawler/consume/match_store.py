@@ -198,10 +198,10 @@ def _moved(previous: Path, tmp: Path, shape: _Shape) -> bool:
                 part = moved[i:i + _CHUNK]
                 for n, data in con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
                     row = json.loads(data)
-                    if len(row[11]) != len(lines[n]):
+                    if len(row[_SITES]) != len(lines[n]):
                         return False
-                    for site, line in zip(row[11], lines[n], strict=True):
-                        site[1] = line
+                    for site, line in zip(row[_SITES], lines[n], strict=True):
+                        site[_LINE] = line
                     changed.append((json.dumps(row, ensure_ascii=False), n))
             if len(changed) != len(moved):
                 return False
@@ -243,6 +243,10 @@ def _write(dataset: Path, tmp: Path, shape: str | None) -> None:
                                                           ("lines", json.dumps([[s.line for s in p.entry.sites] for p in matcher.entries])),
                                                           *([("shape", shape)] if shape is not None else [])])
     con.close()
+
+
+#: Where an entry row (:func:`_row`) holds its sites, and a site its line.
+_SITES, _LINE = 11, 1
 
 
 def _row(e: Any) -> list[Any]:
