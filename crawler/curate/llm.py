@@ -86,6 +86,7 @@ class Endpoint:
         except urllib.error.HTTPError as exc:
             failure = LLMFailure(f"HTTP {exc.code} {self._shown(str(exc.reason))}", retryable=exc.code == 429 or exc.code >= 500)
             failure.retry_after = _retry_after(exc.headers.get("Retry-After") if exc.headers else None)
+            exc.close()  # an HTTPError is the open response: left to the collector, its socket outlives every retry
             raise failure from None
         except urllib.error.URLError as exc:
             reason = exc.reason

@@ -260,6 +260,41 @@ def test_a_redirect_is_not_followed_so_the_key_stays(cli, tmp_path, monkeypatch)
         server.server_close()
 
 
+def test_an_error_answer_closes_its_connection_before_the_failure_is_raised():
+    """urllib's HTTPError is the open response: a failure that keeps it (as its context) kept the
+    socket open through every retry, until the collector found it."""
+    import gc
+    import warnings
+
+    from crawler.curate.llm import Endpoint, LLMFailure
+
+    class Busy(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            body = b'{"error": "busy"}'
+            self.send_response(503)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}/v1", retries=0)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            with pytest.raises(LLMFailure, match="HTTP 503") as info:
+                endpoint.first_model()
+            del info
+            gc.collect()
+        assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def test_invented_names_are_every_kind_the_commit_lacks():
     vocabulary = Vocabulary()
     vocabulary.add(b'max_model_len = 1\nos.environ["VLLM_USE_V1"]\nparser.add_argument("--kv-role")\nclass LLM:\n    def generate(self): ...\n')
