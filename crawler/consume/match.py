@@ -633,6 +633,16 @@ def _field_runs(entry: MatchEntry) -> list[int]:
     return runs if literals == list(entry.fragments) else []
 
 
+def _dropped_tail(fragment: str) -> str:
+    """The end of a template's last literal that a paste may have lost: its trailing whitespace,
+    and a full stop before it (not an ellipsis: "..." left off is a cut message, for the prefix
+    matches). ``droppedTail`` in the site's search (site.py) is the same function in JavaScript."""
+    bare = fragment.rstrip()
+    if bare.endswith(".") and not bare.endswith(".."):
+        bare = bare[:-1]
+    return fragment[len(bare):]
+
+
 def fragment_gaps(frags: list[str], starts_literal: bool, ends_literal: bool, message: str) -> list[tuple[int, int]] | None:
     """Where the variable parts of a template lie in ``message`` (start, end), or None if it does
     not match: each fragment at its leftmost occurrence after the previous one, the first at the
@@ -868,8 +878,9 @@ class Matcher:
                     continue
             text = msg
             if p.frags and p.entry.ends_literal:
-                # a message ending in whitespace loses it when copied or stripped: give it back
-                tail = p.frags[-1][len(p.frags[-1].rstrip()):]
+                # a message ending in whitespace or a full stop loses it when copied, stripped or
+                # quoted in a sentence ("... Valid kinds are: sliding, mamba"): give it back
+                tail = _dropped_tail(p.frags[-1])
                 if tail and not text.endswith(tail):
                     text = text.rstrip() + tail
             if not p.frags and not p.entry.fields and text:

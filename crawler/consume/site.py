@@ -188,6 +188,14 @@ SEARCH_JS = r"""
     return gaps;
   }
   window.errcatGaps = errcatGaps;
+  // What a paste may have lost of a template's last literal: its trailing whitespace and a full
+  // stop before it (not an ellipsis). The same function as _dropped_tail in crawler/match.py.
+  function droppedTail(fragment) {
+    var bare = fragment.replace(/\s+$/, "");
+    if (bare.endsWith(".") && !bare.endsWith("..")) bare = bare.slice(0, -1);
+    return fragment.slice(bare.length);
+  }
+  window.errcatDroppedTail = droppedTail;
   function words(s) { return (s.toLowerCase().match(/[\p{L}\p{N}_]+/gu) || []); }
   // The query's distinct words (the first MAX_WORDS) with their counts, as [" w ", " w", count]:
   // tokens hold no spaces, so in " " + tokens.join(" ") + " " the first is a whole token and the
@@ -638,7 +646,7 @@ SEARCH_JS = r"""
       }
       if (frags.length && !/[\p{L}\p{N}]/u.test(frags.join("")) && !named && !(r.x && agrees)) return;
       if (frags.length && s.ends_literal) {
-        var lastFrag = frags[frags.length - 1], tail = lastFrag.slice(lastFrag.replace(/\s+$/, "").length);
+        var tail = droppedTail(frags[frags.length - 1]);
         if (tail && !msg.endsWith(tail)) msg = msg.replace(/\s+$/, "") + tail;
       }
       if (!frags.length && !fieldCount(s) && msg) return;

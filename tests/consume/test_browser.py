@@ -198,6 +198,22 @@ def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
     assert sum(w is not None for w in want) > 500  # both outcomes well represented
 
 
+def test_the_search_box_gives_back_what_a_paste_dropped_as_errcat_match_does(browser, site):
+    """droppedTail (search.js) and _dropped_tail (crawler/consume/match.py) are one function in two languages."""
+    import random
+
+    from crawler.consume.match import _dropped_tail
+
+    out, _ = site
+    browser.get((out / "index.html").as_uri())
+    rng = random.Random(7)
+    fragments = ["".join(rng.choice("a. \n\t") for _ in range(rng.randint(0, 6))) for _ in range(2000)]
+    got = browser.execute_script("return arguments[0].map(window.errcatDroppedTail);", fragments)
+    want = [_dropped_tail(f) for f in fragments]
+    assert got == want
+    assert sum("." in w for w in want) > 100 and sum(w == "" for w in want) > 100
+
+
 def _paste(browser, out, text):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec

@@ -153,6 +153,20 @@ def test_the_issues_elided_example_matches(matcher, ids):
     assert result.matches[0].entry.id == ids[cd.KV["text"]]
 
 
+@pytest.mark.parametrize("text", [KV_MESSAGE[:-1], KV_MESSAGE[:-1] + "  ", f"ValueError: {KV_MESSAGE[:-1]}\n"])
+def test_a_message_quoted_without_its_full_stop_is_still_a_match(matcher, ids, text):
+    """Quoted in a sentence or an issue title, a message loses its final full stop."""
+    best = match(text, [matcher]).matches[0]
+    assert best.entry.id == ids[cd.KV["text"]] and best.strong
+    assert best.values == {"f0": "full", "f1": "decoder, encoder_only"}
+
+
+def test_only_a_single_full_stop_is_given_back():
+    from crawler.consume.match import _dropped_tail
+
+    assert [_dropped_tail(f) for f in [".", ". ", "x.\n", "...", "x..", "x", "x: ", "x!"]] == [".", ". ", ".\n", "", "", "", " ", ""]
+
+
 def test_chained_traceback_reads_the_last_exception_and_its_frame(matcher, ids):
     text = (
         "Traceback (most recent call last):\n"
