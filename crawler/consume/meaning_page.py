@@ -7,6 +7,7 @@ the page kind's own helpers (``site_html.esc``, ``site_markdown.md_*``; the term
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from typing import Any
 
@@ -18,12 +19,39 @@ FACTS_TITLE = "How the code gets there (derived from the code)"
 def fact_lines(facts: dict[str, Any] | None) -> list[str]:
     """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
     facts = facts or {}
-    lines = [f"if {g}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
+    lines = [f"if {shown_guard(g)}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
     if facts.get("handler"):
         lines.append(f"in {facts['handler']}")
     if facts.get("cause"):
         lines.append(f"from {facts['cause']}")
     return lines + [f"@{d}" for d in facts.get("decorators") or []]
+
+
+#: Longest guard read for a double negation: a guard is the crawled repository's text, and
+#: parsing it is only worth doing for what fits a line or two of a page.
+SHOWN_GUARD_MAX = 2000
+
+
+def shown_guard(guard: str) -> str:
+    """A guard as a reader takes it: ``not (not X)`` (the code after ``if not X: return``, as
+    the extractor records it) is shown as ``X``; anything else, or text that does not parse, as
+    it is. The record keeps the recorded form (curated reviews compare it)."""
+    if not (guard.startswith("not (not ") and guard.endswith(")")) or len(guard) > SHOWN_GUARD_MAX:
+        return guard
+    try:
+        node = ast.parse(guard, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return guard
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+            and isinstance(node.operand, ast.UnaryOp) and isinstance(node.operand.op, ast.Not)):
+        return guard  # e.g. not (not a and b)
+    inner = node.operand.operand
+    text = ast.get_source_segment(guard, inner)
+    if text is None or isinstance(inner, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
+        return guard
+    if isinstance(inner, (ast.Tuple, ast.GeneratorExp)) and not text.startswith("("):
+        text = f"({text})"
+    return text
 
 
 def meaning_html(r: dict[str, Any]) -> str:

@@ -218,3 +218,50 @@ def test_piped_the_pager_never_runs(dataset, tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and not got.exists()
     assert ESC not in proc.stdout and "First seen: v0.31.0" in proc.stdout
+
+
+CHECKS = '''def parse_map(value):
+    if not isinstance(value, dict):
+        return value
+    for kind in value:
+        if kind not in ("full", "sliding"):
+            raise ValueError(f"Unknown kind {kind!r}.")
+    return value
+'''
+
+
+def test_a_guard_after_an_early_return_reads_as_the_condition_it_leaves(fixture_repo, cli, tmp_path):
+    """The code after ``if not isinstance(v, dict): return v`` runs when ``isinstance(v, dict)``:
+    every page kind says that; the record keeps the recorded ``not (not ...)`` that reviews compare."""
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/checks.py": CHECKS}, tag="v1")
+    out = tmp_path / "out"
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
+                 "--out", out)
+    assert result.exit_code == 0, result.output
+    data = out / "acme" / "widgets"
+    (record_file,) = (data / "errors").glob("*.json")
+    record = json.loads(record_file.read_text())
+    assert record["sites"][0]["facts"]["guards"][0] == "not (not isinstance(value, dict))"
+    page = cli("show", "--data", data, record["id"]).output
+    assert "if isinstance(value, dict)\n" in page and "not (not" not in page
+    site = tmp_path / "site"
+    assert cli("render", "--data", data, "--out", site).exit_code == 0
+    html = (site / "errors" / f"{record['id']}.html").read_text()
+    assert "<code>if isinstance(value, dict)</code>" in html and "not (not" not in html
+
+
+@pytest.mark.parametrize("guard, shown", [
+    ("not (not isinstance(value, dict))", "isinstance(value, dict)"),
+    ("not (not x.startswith(\"(\"))", "x.startswith(\"(\")"),  # a parenthesis in a string is no end
+    ("not (not (a or b))", "a or b"),
+    ("not (not a and b)", "not (not a and b)"),  # not a double negation of one thing
+    ("not (not x) or y", "not (not x) or y"),
+    ("not (not a if b else c)", "not (not a if b else c)"),
+    ("not (not " + "(" * 300 + "a" + ")" * 301, "not (not " + "(" * 300 + "a" + ")" * 301),  # too deep for the parser
+    ("not (not x" + " and x" * 400 + ")", "not (not x" + " and x" * 400 + ")"),  # too long to be worth parsing
+    ("not (not ) + (", "not (not ) + ("),
+])
+def test_only_a_whole_double_negation_is_shown_undone(guard, shown):
+    from crawler.consume.meaning_page import shown_guard
+
+    assert shown_guard(guard) == shown
