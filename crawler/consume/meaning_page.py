@@ -32,26 +32,48 @@ def fact_lines(facts: dict[str, Any] | None) -> list[str]:
 SHOWN_GUARD_MAX = 2000
 
 
+#: A comparison's complement: exact for these operators (Python's ``!=`` is ``not ==`` unless a
+#: class says otherwise); ``<`` and the others are not complemented (NaN, partial orders).
+_COMPLEMENT = {ast.Eq: "!=", ast.NotEq: "==", ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is"}
+
+#: Operands that bind less tightly than a comparison, so keep their parentheses beside one.
+_LOOSE = (ast.BoolOp, ast.IfExp, ast.Lambda, ast.NamedExpr, ast.Compare, ast.Yield, ast.YieldFrom, ast.Starred)
+
+
+def _operand(text: str, node: ast.expr) -> str:
+    """An operand's text as it can stand beside a comparison operator."""
+    loose = isinstance(node, _LOOSE) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
+    bare = isinstance(node, (ast.Tuple, ast.GeneratorExp)) and not text.startswith("(")
+    return f"({text})" if loose or bare else text
+
+
 def shown_guard(guard: str) -> str:
-    """A guard as a reader takes it: ``not (not X)`` (the code after ``if not X: return``, as
-    the extractor records it) is shown as ``X``; anything else, or text that does not parse, as
-    it is. The record keeps the recorded form (curated reviews compare it)."""
-    if not (guard.startswith("not (not ") and guard.endswith(")")) or len(guard) > SHOWN_GUARD_MAX:
+    """A guard as a reader takes it. The extractor records the way past a check as its negation,
+    ``not (X)``; shown, ``not (not X)`` (the code after ``if not X: return``) is ``X`` and
+    ``not (a == b)`` is ``a != b`` (also ``is``, ``in`` and their negations). Anything else, or
+    text that does not parse, is shown as it is. The record keeps the recorded form (curated
+    reviews compare it)."""
+    if not (guard.startswith("not (") and guard.endswith(")")) or len(guard) > SHOWN_GUARD_MAX:
         return guard
     try:
         node = ast.parse(guard, mode="eval").body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return guard
-    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
-            and isinstance(node.operand, ast.UnaryOp) and isinstance(node.operand.op, ast.Not)):
-        return guard  # e.g. not (not a and b)
-    inner = node.operand.operand
-    text = ast.get_source_segment(guard, inner)
-    if text is None or isinstance(inner, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
-        return guard
-    if isinstance(inner, (ast.Tuple, ast.GeneratorExp)) and not text.startswith("("):
-        text = f"({text})"
-    return text
+    if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)):
+        return guard  # e.g. not (a) or b
+    inner = node.operand
+    if isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not):
+        text = ast.get_source_segment(guard, inner.operand)
+        if text is None or isinstance(inner.operand, (ast.IfExp, ast.Lambda, ast.NamedExpr)):
+            return guard
+        return _operand(text, inner.operand) if isinstance(inner.operand, (ast.Tuple, ast.GeneratorExp)) else text
+    if isinstance(inner, ast.Compare) and len(inner.ops) == 1 and type(inner.ops[0]) in _COMPLEMENT:
+        sides = [(ast.get_source_segment(guard, side), side) for side in (inner.left, inner.comparators[0])]
+        if any(text is None for text, _ in sides):
+            return guard
+        left, right = (_operand(str(text), side) for text, side in sides)
+        return f"{left} {_COMPLEMENT[type(inner.ops[0])]} {right}"
+    return guard
 
 
 def meaning_html(r: dict[str, Any]) -> str:

@@ -16,11 +16,14 @@ import subprocess
 import sys
 import termios
 import time
+import warnings
 from fcntl import ioctl
 from pathlib import Path
 
 import consumer_data
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from crawler.catalogue.search import search_file
 from crawler.consume.page import render_text
@@ -250,8 +253,61 @@ def test_a_guard_after_an_early_return_reads_as_the_condition_it_leaves(fixture_
     assert "<code>if isinstance(value, dict)</code>" in html and "not (not" not in html
 
 
+_ATOMS = ["a", "b", "0", "1", "None", "(0, 1)", "t", "-a", "f(a)"]
+
+
+@st.composite
+def _guards(draw, depth=2):
+    """Expressions of the shapes the extractor records: names, calls, comparisons, and/or/not, nested."""
+    if depth == 0 or draw(st.booleans()):
+        return draw(st.sampled_from(_ATOMS))
+    inner = _guards(depth=depth - 1)
+    shape = draw(st.sampled_from(["cmp", "not", "bool", "paren"]))
+    if shape == "cmp":
+        op = draw(st.sampled_from(["==", "!=", "is", "is not", "in", "not in", "<"]))
+        return f"{draw(inner)} {op} {draw(inner)}" if op not in ("in", "not in") else f"{draw(inner)} {op} {draw(st.sampled_from(['t', '(0, 1)']))}"
+    if shape == "not":
+        return f"not {draw(inner)}"
+    if shape == "bool":
+        return f"{draw(inner)} {draw(st.sampled_from(['and', 'or']))} {draw(inner)}"
+    return f"({draw(inner)})"
+
+
+@settings(max_examples=400, deadline=None)
+@given(_guards(), st.sampled_from([0, 1, None]), st.sampled_from([0, 1, None]))
+def test_a_guard_shown_means_what_the_recorded_one_means(body, a, b):
+    from crawler.consume.meaning_page import shown_guard
+
+    guard = f"not ({body})"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)  # `a is 0`: what the code may say
+        try:
+            compile(guard, "<guard>", "eval")
+        except SyntaxError:
+            assume(False)  # the grammar above also makes `a == not b`
+    shown = shown_guard(guard)
+    env = {"a": a, "b": b, "t": (0, 1, None), "f": lambda x: x}
+
+    def outcome(text):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SyntaxWarning)
+                return bool(eval(text, {}, dict(env)))  # the test's own generated expressions
+        except TypeError as exc:
+            return type(exc)
+
+    assert outcome(shown) == outcome(guard), (guard, shown)
+
+
 @pytest.mark.parametrize("guard, shown", [
     ("not (not isinstance(value, dict))", "isinstance(value, dict)"),
+    ("not (nan_repr != NanRepr.IEEE_754)", "nan_repr == NanRepr.IEEE_754"),
+    ("not (x is None)", "x is not None"),
+    ("not (k not in (1, 2))", "k in (1, 2)"),
+    ("not ((a or b) == c)", "(a or b) != c"),  # an operand looser than == keeps its parentheses
+    ("not ((not a) == b)", "(not a) != b"),
+    ("not (a < b)", "not (a < b)"),  # no complement for an order: NaN
+    ("not (a == b == c)", "not (a == b == c)"),
     ("not (not x.startswith(\"(\"))", "x.startswith(\"(\")"),  # a parenthesis in a string is no end
     ("not (not (a or b))", "a or b"),
     ("not (not a and b)", "not (not a and b)"),  # not a double negation of one thing
