@@ -100,3 +100,39 @@ def test_moved_code_reads_no_search_index_and_a_forged_line_is_validated(fixture
         with pytest.raises(DataError):
             match_store.build(dataset, tmp_path / "forged.sqlite")
         assert not (tmp_path / "forged.sqlite").exists()
+
+
+def test_the_crawl_hands_over_the_search_index_it_wrote(fixture_repo, cli, tmp_path, cache_dir, loads, monkeypatch):
+    """The crawl gives the store search.json as it wrote it (the document and the SHA-256 of its
+    bytes), so the store's shape is read without parsing the file again: the same shape as read
+    from the file, and the moved store is the same. A document whose digest is not the file's
+    (the file replaced since) is not taken: the file is read."""
+    import hashlib
+
+    tree = {k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}
+    fixture_repo.commit(tree, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    dataset = crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
+    text = (fixture_repo.path / "pkg/config.py").read_text()
+    fixture_repo.commit({"pkg/config.py": "# moved down\n" + text}, tag="v2")
+    handed: list[object] = []
+    real = match_store.build
+
+    def spied(where, path, written=None):
+        handed.append(written)
+        return real(where, path, written)
+
+    monkeypatch.setattr(match_store, "build", spied)
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v2")
+    [written] = handed
+    assert written is not None and written[0] == hashlib.sha256((dataset / "search.json").read_bytes()).digest()
+    assert match_store._shape(dataset, written) == match_store._shape(dataset) is not None
+    assert len(loads) == 1  # and it was the moved store
+    anew = tmp_path / "anew.sqlite"
+    real(dataset, anew)
+    assert tables(match_store.store_path(dataset, cache_dir)) == tables(anew)
+
+    other = {**written[1], "entries": written[1]["entries"][1:]}
+    assert match_store._shape(dataset, (written[0], other)) != match_store._shape(dataset)  # the bytes vouch for it
+    assert match_store._shape(dataset, (b"\0" * 32, other)) == match_store._shape(dataset)  # not those bytes: read
