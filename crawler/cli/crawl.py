@@ -144,11 +144,19 @@ def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress, 
     """Build the store ``errcat match`` reads (match_store.py) now, so the first match is quick;
     the dataset is written, so a failure here only means the first match builds it. ``written``:
     the search index the crawl wrote (``CrawlResult.search``)."""
+    import gc
     import sqlite3
 
     from crawler.consume.match_store import build, store_path
 
+    # The search index handed over holds ~100,000 lists and dicts (vLLM) that the cycle collector
+    # would walk at each full collection the build's allocations start, for no cycle among them.
+    enabled = gc.isenabled()
+    gc.disable()
     try:
         build(target, store_path(target, cache_dir), written)
     except (OSError, sqlite3.Error) as exc:
         progress(f"the match index was not built ({exc}); `errcat match` builds it on first use")
+    finally:
+        if enabled:
+            gc.enable()
