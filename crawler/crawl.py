@@ -92,6 +92,9 @@ class CrawlResult:
     vouched: dict[str, str] = field(default_factory=dict)
     #: A release from the cache (``release_cache.Kept``): its lines and fold rows (with ``as_lines``, ``records`` is None).
     kept: release_cache.Kept | None = None
+    #: With the cache: search.json as written, the SHA-256 of its bytes and the document, for the
+    #: match store to take rather than parse 11 MB again (``match_store.build``).
+    search: tuple[bytes, dict[str, Any]] | None = None
 
 
 def _quiet(_: str) -> None:
@@ -436,6 +439,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     members = previous_members(target, memos.members) if previous else {}
     known = validated.load(cache_dir) if options.use_cache else frozenset()
     memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
+    searched: list[Any] = []
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
                               limits, digest, include, exclude, tests or [], meaning, joins)
@@ -456,7 +460,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
 
         def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
-            return {**search_file(records, assembled.manifest, assembled.primaries, memo), **foreign_file(foreign)}
+            made = search_file(records, assembled.manifest, assembled.primaries, memo)
+            searched[:] = [made["search.json"][1]]
+            return {**made, **foreign_file(foreign)}
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
@@ -475,7 +481,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         record_memo.remember(cache_dir, target, {rel[len("errors/"):-len(".json")]: d for rel, d in reuse.digests.items()
                                                  if rel.startswith("errors/")}, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
     _report_curated(records, curated, assembled.merged, progress)
-    return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started)
+    written = reuse.digests.get("search.json")
+    return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started,
+                       search=(written, searched[0]) if options.use_cache and written is not None and searched else None)
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:

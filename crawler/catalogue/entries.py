@@ -7,6 +7,7 @@ entry is its first by path and line.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -60,13 +61,18 @@ def _quoted(part: str, errors: str) -> str:
     return quote(part, safe="/", errors=errors)
 
 
+#: The only characters a cut point depends on: the others are stepped over in one search.
+_MARKS = re.compile(r"[{} ]")
+
+
 def _cut_points(text: str, end: int) -> list[int]:
     """Where a title may end, up to ``end``: before a space, before a template field or after
     one, never inside a field (``{x if y else z}``) or a word. Literal braces are doubled in
     template text. (A point depends only on the text before it and the character after.)"""
     points, depth, i = [], 0, 0
     stop = min(len(text), end)
-    while i < stop:
+    while (mark := _MARKS.search(text, i, stop)) is not None:
+        i = mark.start()
         c = text[i]
         if depth == 0 and text.startswith(("{{", "}}"), i):
             i += 2

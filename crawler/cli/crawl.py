@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -58,7 +59,7 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     )
     result = run_crawl(options, progress=REPORTER)
     if not no_cache and not result.unchanged:
-        _warm_match_store(result.target, cache_dir, REPORTER)
+        _warm_match_store(result.target, cache_dir, REPORTER, result.search)
     c = result.manifest.counts
     REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")
     echo(
@@ -139,14 +140,23 @@ def schema(out: Path) -> None:
         echo(str(path))
 
 
-def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress) -> None:
+def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress, written: Any = None) -> None:
     """Build the store ``errcat match`` reads (match_store.py) now, so the first match is quick;
-    the dataset is written, so a failure here only means the first match builds it."""
+    the dataset is written, so a failure here only means the first match builds it. ``written``:
+    the search index the crawl wrote (``CrawlResult.search``)."""
+    import gc
     import sqlite3
 
     from crawler.consume.match_store import build, store_path
 
+    # The search index handed over holds ~100,000 lists and dicts (vLLM) that the cycle collector
+    # would walk at each full collection the build's allocations start, for no cycle among them.
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        build(target, store_path(target, cache_dir))
+        build(target, store_path(target, cache_dir), written)
     except (OSError, sqlite3.Error) as exc:
         progress(f"the match index was not built ({exc}); `errcat match` builds it on first use")
+    finally:
+        if enabled:
+            gc.enable()

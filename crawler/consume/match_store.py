@@ -97,29 +97,37 @@ class _Shape(NamedTuple):
     alternatives: list[int]
 
 
+#: search.json as a crawl wrote it: the SHA-256 of its bytes and the document they serialize.
+Written = tuple[bytes, dict[str, Any]]
+
 #: A site's line as the search index's model admits it (``search.SearchSite.line``).
 _MAX_LINE = 2**63
 
 
-def _shape(dataset: Path) -> _Shape | None:
+def _shape(dataset: Path, written: Written | None = None) -> _Shape | None:
     """A digest of everything the store is made of but the lines of the entries' sites (which only
     its entry rows hold): the search index and the foreign list as written, each site's line
     and the index's commit left out; and those lines. None when they cannot be read as JSON, or
-    a line is not one (then the store is built anew, and reading the dataset says what is wrong)."""
+    a line is not one (then the store is built anew, and reading the dataset says what is wrong).
+    ``written``: the search index the crawl just wrote, taken rather than parsed again when
+    search.json holds exactly those bytes (their SHA-256 is the one the crawl wrote)."""
     import orjson
 
     h = hashlib.sha256(FORMAT.encode())
     lines: list[list[int]] = []
     alternatives: list[int] = []
     try:
-        document = orjson.loads((dataset / "search.json").read_bytes())
+        data = (dataset / "search.json").read_bytes()
+        document = written[1] if written is not None and hashlib.sha256(data).digest() == written[0] else orjson.loads(data)
         foreign = (dataset / "foreign.json").read_bytes() if (dataset / "foreign.json").is_file() else b""
-        entries = document.pop("entries")
-        document.pop("commit", None)  # (not in the store: a commit that moved code names another)
-        h.update(orjson.dumps(document, option=orjson.OPT_SORT_KEYS) + b"\0" + foreign)
+        entries = document["entries"]
+        # (not in the store: the commit, for a commit that moved code names another)
+        rest = {key: value for key, value in document.items() if key not in ("entries", "commit")}
+        h.update(orjson.dumps(rest, option=orjson.OPT_SORT_KEYS) + b"\0" + foreign)
         for entry in entries:
-            sites = entry.pop("sites")
-            h.update(b"\0" + orjson.dumps([entry, [[s["path"], s["qualname"]] for s in sites]], option=orjson.OPT_SORT_KEYS))
+            sites = entry["sites"]
+            row = {key: value for key, value in entry.items() if key != "sites"}
+            h.update(b"\0" + orjson.dumps([row, [[s["path"], s["qualname"]] for s in sites]], option=orjson.OPT_SORT_KEYS))
             found = [s["line"] for s in sites]
             if not all(type(n) is int and 1 <= n < _MAX_LINE for n in found):
                 return None
@@ -130,15 +138,16 @@ def _shape(dataset: Path) -> _Shape | None:
     return _Shape(h.hexdigest(), lines, alternatives)
 
 
-def build(dataset: Path, path: Path) -> None:
+def build(dataset: Path, path: Path, written: Written | None = None) -> None:
     """Write the store of a dataset (validated on the way in: ``load_search_index``) at ``path``.
 
     When the store last built for a dataset at this path was made of the same entries but for
     their sites' lines (a commit that moved code down a file), it is copied and only the entry
     rows whose lines moved written again: the lookups it holds (anchors, functions, words) do not
-    read lines. That store's dataset was replaced, so no reader can ask for it again: it goes."""
+    read lines. That store's dataset was replaced, so no reader can ask for it again: it goes.
+    ``written``: see :func:`_shape`."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    shape = _shape(dataset)
+    shape = _shape(dataset, written)
     latest = _latest(dataset, path.parent)
     try:
         previous: Path | None = path.parent / latest.read_text(encoding="ascii").strip()

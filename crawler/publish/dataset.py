@@ -352,7 +352,8 @@ def previous_records(dataset: Path, repo: RepoRef,
     nothing it has not compared byte for byte with what it would write, and reads a file's
     provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it. A file
     whose identity is the one ``memo`` (``record_memo.Memo.records``) holds for its id is not
-    read: the memo's digests stand for its bytes."""
+    read: the memo's digests stand for its bytes; nor kept in memory when it is another file
+    holding those bytes (their SHA-256 is the memo's)."""
     try:
         found_repo = load_manifest(dataset).repo
         if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
@@ -376,7 +377,13 @@ def previous_records(dataset: Path, repo: RepoRef,
                 found[stem] = PreviousRecord(None, known[0], known[1], path, known[2], st.st_size)
                 continue
         read = _read_record(path)
-        if read is not None:
+        if read is None:
+            continue
+        if known is not None and hashlib.sha256(read[0]).digest() == known[1]:
+            # The bytes errcat wrote with that line, as another file (a copy, a checkout): the
+            # line's digest stands for them as for the file itself, and this file is the one to link.
+            found[stem] = PreviousRecord(None, identity(read[1]), known[1], path, known[2], len(read[0]))
+        else:
             found[stem] = PreviousRecord(read[0], identity(read[1]))
     return found
 
@@ -402,11 +409,12 @@ def _read_record(path: str) -> tuple[bytes, os.stat_result] | None:
     return data, st
 
 
-def previous_members(dataset: Path, memo: tuple[tuple[int, int, int, int, int], list[tuple[bytes, int, int]]] | None = None) -> dict[bytes, bytes]:
+def previous_members(dataset: Path, memo: tuple[tuple[int, int, int, int, int], list[tuple[bytes, int, int]], bytes] | None = None) -> dict[bytes, bytes]:
     """The gzip members of the dataset's errors.jsonl.gz in place, by the digest of their content
     (see ``jsonl.split_members``); none when it is not a regular file errcat would read. When the
-    file is still the one ``memo`` (``record_memo.Memo.members``) describes, its members are
-    where errcat put them and hold the lines it recorded: they are cut out, not decompressed."""
+    file is still the one ``memo`` (``record_memo.Memo.members``) describes, or holds the bytes of
+    the digest it names, its members are where errcat put them and hold the lines it recorded:
+    they are cut out, not decompressed."""
     from crawler.publish.record_memo import identity
 
     try:
@@ -414,7 +422,8 @@ def previous_members(dataset: Path, memo: tuple[tuple[int, int, int, int, int], 
             if os.fstat(fh.fileno()).st_size > MAX_DOCUMENT_BYTES:
                 return {}
             data = fh.read()
-            if memo is not None and identity(os.fstat(fh.fileno())) == memo[0] and len(data) == memo[0][2]:
+            if memo is not None and len(data) == memo[0][2] and (identity(os.fstat(fh.fileno())) == memo[0]
+                                                                 or hashlib.sha256(data).digest() == memo[2]):
                 return jsonl.members_at(data, memo[1])
             return jsonl.split_members(data)
     except (DataError, OSError):

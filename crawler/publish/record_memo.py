@@ -13,9 +13,13 @@ each one's place in the file and the digest of its lines, so an unchanged member
 undecompressed.
 
 A write to a file changes its change time (nothing can set it back), and so does a new link
-or a rename into place (``git checkout``, ``cp``, an unpacked artifact): such a file is read and
-compared byte for byte, as without the memo. The memo is errcat's own, like the extraction
-cache; a damaged or missing one only costs reading the files.
+or a rename into place (``git checkout``, ``cp``, an unpacked artifact): such a file is read,
+and when its bytes have the digest the memo holds for it they are the very bytes errcat wrote
+with that line, so the line's digest still stands for them (a dataset checked out of git or
+restored by CI, the scheduled sync's case, is then compared by lines, not serialized again);
+other bytes are compared byte for byte, as without the memo. errors.jsonl.gz likewise, by the
+digest of the file written. The memo is errcat's own, like the extraction cache; a damaged or
+missing one only costs reading the files.
 """
 
 from __future__ import annotations
@@ -39,8 +43,8 @@ Member = tuple[bytes, int, int]
 class Memo(NamedTuple):
     #: By record id: (the file's identity, SHA-256 of its bytes, SHA-256 of the record's errors.jsonl line).
     records: dict[str, tuple[Identity, bytes, bytes]]
-    #: errors.jsonl.gz: its identity and its members, in order; None when unknown.
-    members: tuple[Identity, list[Member]] | None
+    #: errors.jsonl.gz: its identity, its members in order and the SHA-256 of the file; None when unknown.
+    members: tuple[Identity, list[Member], bytes] | None
 
 
 EMPTY = Memo({}, None)
@@ -64,10 +68,10 @@ def _path(cache_dir: Path, target: Path) -> Path:
 
 
 #: The memo file: MAGIC, the stamp (32 bytes), the counts of records and members, the
-#: identity of errors.jsonl.gz, then fixed-size rows (a record's id as 8 bytes, its file's identity,
+#: identity of errors.jsonl.gz and its SHA-256, then fixed-size rows (a record's id as 8 bytes, its file's identity,
 #: the two digests; a member's digest, offset and length): read without parsing.
-MAGIC = b"errcat-record-memo-1\n"
-_HEAD = struct.Struct("<32sQQ5q")
+MAGIC = b"errcat-record-memo-2\n"
+_HEAD = struct.Struct("<32sQQ5q32s")
 _RECORD = struct.Struct("<8s5q32s32s")
 _MEMBER = struct.Struct("<32sQQ")
 
@@ -82,7 +86,7 @@ def load(cache_dir: Path, target: Path) -> Memo:
     if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEAD.size:
         return EMPTY
     at = len(MAGIC)
-    mark, records, members, *jsonl = _HEAD.unpack_from(data, at)
+    mark, records, members, *jsonl, packed = _HEAD.unpack_from(data, at)
     at += _HEAD.size
     if mark != bytes.fromhex(stamp()) or len(data) != at + records * _RECORD.size + members * _MEMBER.size:
         return EMPTY
@@ -93,7 +97,7 @@ def load(cache_dir: Path, target: Path) -> Memo:
     at += records * _RECORD.size
     listing = [(digest, offset, size) for digest, offset, size in _MEMBER.iter_unpack(data[at:])]
     dev, ino, size, mtime, ctime = jsonl
-    return Memo(found, ((dev, ino, size, mtime, ctime), listing) if listing else None)
+    return Memo(found, ((dev, ino, size, mtime, ctime), listing, packed) if listing else None)
 
 
 def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
@@ -143,14 +147,15 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines:
         rows.append(_RECORD.pack(bytes.fromhex(rid), *identity(st), digest, line))
     jsonl: Identity = (0, 0, 0, 0, 0)
     listing: Sequence[Member] = []
+    packed = b"\0" * 32
     if members is not None:
         # One file, read once to vouch for it: cheaper than deciding whether it settled.
         path = f"{target}/errors.jsonl.gz"
         try:
             st = os.lstat(path)
             if _holds(path, st, members[0]):
-                jsonl, listing = identity(st), members[1]
+                jsonl, listing, packed = identity(st), members[1], members[0]
         except OSError:
             pass
-    keep(_path(cache_dir, target), b"".join([MAGIC, _HEAD.pack(bytes.fromhex(stamp()), len(rows), len(listing), *jsonl), *rows,
+    keep(_path(cache_dir, target), b"".join([MAGIC, _HEAD.pack(bytes.fromhex(stamp()), len(rows), len(listing), *jsonl, packed), *rows,
                                               *(_MEMBER.pack(*member) for member in listing)]))

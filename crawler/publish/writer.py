@@ -754,7 +754,11 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[s
     linked: set[str] = set()
     if not inodes:
         return linked
-    (tmp / "errors").mkdir(exist_ok=True)
+    try:
+        (tmp / "errors").mkdir()
+        recycled = False  # made just now, empty: nothing in a place to look at
+    except FileExistsError:
+        recycled = True
     for rid, inode in inodes.items():
         rel = f"errors/{rid}.json"
         source, place = f"{target}/{rel}", f"{tmp}/{rel}"
@@ -762,14 +766,15 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[s
             st = os.lstat(source)
             if not stat.S_ISREG(st.st_mode) or identity(st) != inode:
                 continue
-            try:
-                there = os.lstat(place)
-                if (there.st_dev, there.st_ino) == inode[:2]:
-                    linked.add(rel)
-                    continue
-                _remove(place)
-            except FileNotFoundError:
-                pass
+            if recycled:
+                try:
+                    there = os.lstat(place)
+                    if (there.st_dev, there.st_ino) == inode[:2]:
+                        linked.add(rel)
+                        continue
+                    _remove(place)
+                except FileNotFoundError:
+                    pass
             os.link(source, place, follow_symlinks=False)
         except OSError:  # not linkable (another file system, a limit): it is written instead
             continue

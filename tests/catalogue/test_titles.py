@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from crawler.catalogue.entries import TITLE_WIDTH, cut_title, title_for
 
@@ -43,3 +45,30 @@ def test_a_title_cut_at_a_space_is_the_cut_it_always_was():
 def test_short_titles_are_whole():
     assert cut_title("x" * TITLE_WIDTH) == "x" * TITLE_WIDTH
     assert title_for({"text": "", "opaque": True}, "KeyError", "A.b") == "KeyError in A.b"
+
+
+def _cut_points_char_by_char(text, end):
+    """The cut points read one character at a time: what the search over marks must find."""
+    points, depth, i = [], 0, 0
+    while i < min(len(text), end):
+        if depth == 0 and text.startswith(("{{", "}}"), i):
+            i += 2
+            continue
+        if text[i] == "{":
+            points += [i] if depth == 0 else []
+            depth += 1
+        elif text[i] == "}" and depth:
+            depth -= 1
+            points += [i + 1] if depth == 0 else []
+        elif text[i] == " " and depth == 0:
+            points.append(i)
+        i += 1
+    return points
+
+
+@given(st.text(alphabet="{} a}{", max_size=90), st.integers(min_value=0, max_value=100))
+def test_cut_points_are_those_read_one_character_at_a_time(text, end):
+    """Braces doubled across the end (``…{{`` at ``end - 1``), fields never closed, runs of braces."""
+    from crawler.catalogue.entries import _cut_points
+
+    assert _cut_points(text, end) == _cut_points_char_by_char(text, end)

@@ -38,6 +38,16 @@ def crawl(cli, repo, config, out: Path, ref: str) -> Path:
     return out / "acme" / "widgets"
 
 
+def crawled_then_moved(cli, repo, tmp_path: Path) -> tuple[Path, Path]:
+    """The dataset of a crawl of tag v1, and the config; tag v2 moves pkg/config.py's code down a line."""
+    repo.commit({k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    dataset = crawl(cli, repo, config, tmp_path / "out", "v1")
+    repo.commit({"pkg/config.py": "# moved down\n" + (repo.path / "pkg/config.py").read_text()}, tag="v2")
+    return dataset, config
+
+
 def test_moved_code_moves_the_store(fixture_repo, cli, tmp_path, cache_dir, loads):
     tree = {k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}
     fixture_repo.commit(tree, tag="v1")
@@ -74,13 +84,7 @@ def test_moved_code_reads_no_search_index_and_a_forged_line_is_validated(fixture
     from crawler.base.errors import DataError
     from crawler.publish import dataset as reader
 
-    tree = {k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}
-    fixture_repo.commit(tree, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text(MEANING_CONFIG)
-    dataset = crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
-    text = (fixture_repo.path / "pkg/config.py").read_text()
-    fixture_repo.commit({"pkg/config.py": "# moved down\n" + text}, tag="v2")
+    dataset, config = crawled_then_moved(cli, fixture_repo, tmp_path)
     validated: list[Path] = []
     real = reader.load_search_index
 
@@ -100,3 +104,33 @@ def test_moved_code_reads_no_search_index_and_a_forged_line_is_validated(fixture
         with pytest.raises(DataError):
             match_store.build(dataset, tmp_path / "forged.sqlite")
         assert not (tmp_path / "forged.sqlite").exists()
+
+
+def test_the_crawl_hands_over_the_search_index_it_wrote(fixture_repo, cli, tmp_path, cache_dir, loads, monkeypatch):
+    """The crawl gives the store search.json as it wrote it (the document and the SHA-256 of its
+    bytes), so the store's shape is read without parsing the file again: the same shape as read
+    from the file, and the moved store is the same. A document whose digest is not the file's
+    (the file replaced since) is not taken: the file is read."""
+    import hashlib
+
+    dataset, config = crawled_then_moved(cli, fixture_repo, tmp_path)
+    handed: list[object] = []
+    real = match_store.build
+
+    def spied(where, path, written=None):
+        handed.append(written)
+        return real(where, path, written)
+
+    monkeypatch.setattr(match_store, "build", spied)
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v2")
+    [written] = handed
+    assert written is not None and written[0] == hashlib.sha256((dataset / "search.json").read_bytes()).digest()
+    assert match_store._shape(dataset, written) == match_store._shape(dataset) is not None
+    assert len(loads) == 1  # and it was the moved store
+    anew = tmp_path / "anew.sqlite"
+    real(dataset, anew)
+    assert tables(match_store.store_path(dataset, cache_dir)) == tables(anew)
+
+    other = {**written[1], "entries": written[1]["entries"][1:]}
+    assert match_store._shape(dataset, (written[0], other)) != match_store._shape(dataset)  # the bytes vouch for it
+    assert match_store._shape(dataset, (b"\0" * 32, other)) == match_store._shape(dataset)  # not those bytes: read

@@ -41,9 +41,9 @@ def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli
              for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines(keepends=True)}
     assert {rid: line for rid, (_, _, line) in memo.items()} == lines
     touched = files[0]
-    touched.write_bytes(touched.read_bytes())  # the same bytes, written again: the memo no longer knows the file
+    touched.write_bytes(touched.read_bytes().replace(b'"raise"', b'"RAISE"', 1))  # edited: the memo knows nothing of it
     found = previous_records(dataset, REPO, memo)
-    assert found[touched.stem].data == touched.read_bytes()
+    assert found[touched.stem].data == touched.read_bytes() and found[touched.stem].line is None
     vouched = found[files[1].stem]
     assert vouched.data is None and vouched.holds(files[1].read_bytes()) and not vouched.holds(b"{}")
     assert vouched.read() == files[1].read_bytes()
@@ -164,4 +164,83 @@ def test_an_errors_jsonl_edited_in_place_is_decompressed_and_compared(fixture_re
     assert forged != lines
     path.write_bytes(jsonl.pack([orjson.loads(line)["id"] for line in forged.splitlines()], forged.splitlines(keepends=True)))
     _crawl(cli, fixture_repo, tmp_path / "out")
+    assert gz.decompress(path.read_bytes()) == lines
+
+
+def test_a_copy_of_the_files_errcat_wrote_is_vouched_for_by_their_bytes(fixture_repo, cli, cache_dir, tmp_path):
+    """A dataset checked out of git or restored by CI is new files (new inodes, change times)
+    holding the bytes errcat wrote: each is read, and when its SHA-256 is the memo's, the memo's
+    line digest stands for it (it is compared unserialized and linked as the file it is now); a
+    copy with other bytes is compared byte for byte."""
+    import shutil
+
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    memo = record_memo.load(cache_dir, dataset)
+    copy = tmp_path / "copy"
+    shutil.copytree(dataset, copy)
+    shutil.rmtree(dataset)
+    copy.rename(dataset)
+    files = sorted((dataset / "errors").iterdir())
+    edited = files[0]
+    edited.write_bytes(edited.read_bytes().replace(b'"raise"', b'"RAISE"', 1))
+    found = previous_records(dataset, REPO, memo.records)
+    assert found[edited.stem].data == edited.read_bytes() and found[edited.stem].line is None
+    vouched = found[files[1].stem]
+    assert vouched.data is None and vouched.line == memo.records[files[1].stem][2]
+    assert vouched.inode == record_memo.identity(os.lstat(files[1])) != memo.records[files[1].stem][0]
+    assert vouched.read() == files[1].read_bytes()
+
+
+def test_a_restored_dataset_is_compared_by_lines_and_its_members_cut_out(fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
+    """The daily sync's case: the dataset in place is a copy of the one errcat wrote (a checkout),
+    the cache restored. The crawl of a commit that changed none of its errors serializes no record
+    file and decompresses no gzip member, and writes the bytes of a crawl that reads everything;
+    a copied errors.jsonl.gz with other bytes is decompressed and compared."""
+    import gzip as gz
+    import shutil
+
+    from crawler.base import jsonio
+    from crawler.publish import pins, writer
+
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    fixture_repo.commit({"pkg/b.py": "# a comment, no error\n"}, tag="v2")
+    shutil.copytree(tmp_path / "out", tmp_path / "plain", symlinks=True)
+    shutil.copytree(dataset, tmp_path / "copy")
+    shutil.rmtree(dataset)
+    (tmp_path / "copy").rename(dataset)
+    serialized: list[str] = []
+    decompressed: list[bytes] = []
+    split = jsonl.split_members
+
+    def counted(record):
+        serialized.append(record["id"])
+        return jsonio.dumps_record(record)
+
+    def splitting(data):
+        decompressed.append(data)
+        return split(data)
+
+    with monkeypatch.context() as m:
+        m.setattr(pins, "dumps_record", counted)
+        m.setattr(writer, "dumps_record", counted)
+        m.setattr(jsonl, "split_members", splitting)
+        _crawl(cli, fixture_repo, tmp_path / "out")
+    assert serialized == [] and decompressed == []
+    _crawl(cli, fixture_repo, tmp_path / "plain", "--no-cache")
+    plain = tmp_path / "plain" / "acme" / "widgets"
+    assert writer.read_dataset(dataset) == writer.read_dataset(plain)
+
+    # the copy's errors.jsonl.gz is not the file the memo names: its members are decompressed
+    path = dataset / "errors.jsonl.gz"
+    lines = gz.decompress(path.read_bytes())
+    path.unlink()
+    path.write_bytes(jsonl.pack([orjson.loads(line)["id"] for line in lines.splitlines()],
+                                lines.replace(b"positive", b"POSITIVE").splitlines(keepends=True)))
+    fixture_repo.commit({"pkg/c.py": "# another comment\n"}, tag="v3")
+    with monkeypatch.context() as m:
+        m.setattr(jsonl, "split_members", splitting)
+        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v3", "--name", "acme/widgets",
+                     "--include", "pkg/**/*.py", "--out", tmp_path / "out")
+        assert result.exit_code == 0, result.output
+    assert len(decompressed) == 1
     assert gz.decompress(path.read_bytes()) == lines
