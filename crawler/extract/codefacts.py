@@ -191,7 +191,7 @@ class _Walker:
                 return
             if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
                 continue
-            for node in _calls_under(expr):
+            for node in nodes_under(expr, ast.Call):
                 written = dotted(node.func)
                 if written:
                     pending.append((qualname, written, node.lineno, chain, cls))
@@ -257,44 +257,22 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     """The nodes of type ``kind`` in ``root`` and below, in ``ast.walk``'s order (breadth first),
     found with a fraction of its cost: every expression of a file is walked for the call graph,
     and ``ast.walk``'s generators (and the ``Load()`` under every name) made that walk cost more
-    than the parse. Lists go into the queue unfiltered: what is not a node has no fields."""
-    if kind is ast.Call:
-        return _calls_under(root)  # type: ignore[return-value]
+    than the parse. The node types most of a tree is made of (names, constants, attributes,
+    calls, keywords) are taken apart by hand, in their fields' order; lists go into the queue
+    unfiltered: what is not a node has no fields."""
     found = []
-    todo = [root]
-    get = _NODE_FIELDS.get
-    for node in todo:  # (the list grows while it is read: breadth first)
-        t = type(node)
-        if t is kind:
-            found.append(node)
-        fields = get(t)
-        if fields is None:
-            fields = _node_fields(t)
-        for name in fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                todo += value
-            elif value is not None:
-                todo.append(value)
-    return found  # type: ignore[return-value]
-
-
-def _calls_under(root: ast.AST) -> list[ast.Call]:
-    """``nodes_under(root, ast.Call)``, the search the call graph makes of every expression:
-    the node types that make up most of a tree (names, constants, attributes, calls, keywords)
-    are taken apart by hand, in their fields' order, the rest as ``nodes_under`` does."""
-    found: list[ast.Call] = []
     todo: list = [root]
     get = _NODE_FIELDS.get
     name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
     for node in todo:  # (the list grows while it is read: breadth first)
         t = type(node)
+        if t is kind:
+            found.append(node)
         if t is name or t is constant:
             continue
         if t is attribute:
             todo.append(node.value)
         elif t is call:
-            found.append(node)
             todo.append(node.func)
             todo += node.args
             todo += node.keywords
