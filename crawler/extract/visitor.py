@@ -437,12 +437,11 @@ class _Extractor:
         else:
             qual = node.name
         cls = parent.cls if parent.kind == "class" and node.name == "__init__" else None
-        frame = _Frame("function", qual, node, parent, cls)
         self.functions.setdefault(qual, node)
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
-        if not self._inert(node, parent):
-            self._scope(frame, node.body)
+        if not self._inert(node, parent):  # (most methods are skipped: no frame for them)
+            self._scope(_Frame("function", qual, node, parent, cls), node.body)
 
     def _inert(self, node, parent: "_Frame") -> bool:
         """Whether walking a function's body cannot change the result, so it is skipped.
