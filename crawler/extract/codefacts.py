@@ -99,7 +99,7 @@ class _Walker:
                 record_import(stmt, self.module, self.is_package, self._names())
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                 self._function(stmt)
-            elif t is ast.ClassDef:
+            elif type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
                 self._class(stmt)
             else:
                 spec = _STMT_SPECS.get(t) or _stmt_spec(t)

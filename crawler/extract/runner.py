@@ -187,8 +187,9 @@ def _macros_tag(macros: tuple[Any, ...]) -> str:
 
 
 def _decode_macros(value: bytes | None) -> tuple[Any, ...] | None:
-    """The macros a cache row holds, as ``header_macros`` gives them, or None when it holds
-    anything else (a miss: they are read from the headers again)."""
+    """The macros a cache row holds (the wrappers of a set of headers, as ``header_macros`` gives
+    them, or one header's definitions), or None when it holds anything else (a miss: they are
+    read from the headers again)."""
     if value is None:
         return None
     try:
@@ -208,7 +209,7 @@ def _header_macros(snapshot: Files, settings: surface.Settings, cache: ResultCac
     cache row of this set of headers, else read from the headers (and kept there). Read before
     any worker forks: the headers' blobs are a small part of a crawl's."""
     from crawler.extract.native import CHECKS, parse_tree
-    from crawler.extract.native_macros import header_macros
+    from crawler.extract.native_macros import definitions, header_macros
 
     if settings.macros:
         return tuple(settings.macros)
@@ -220,10 +221,22 @@ def _header_macros(snapshot: Files, settings: surface.Settings, cache: ResultCac
         found = _decode_macros(cache.get_raw([row]).get(row))
         if found is not None:
             return found
-    macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS)
+    # Each header's definitions are kept by its blob too: when one header changed, only it is parsed.
+    rows = {e.path: result_key(f"definitions+{e.blob}", e.path, cache_version()) for e in headers}
+    stored = cache.get_raw(rows.values()) if cache is not None and reuse else {}
+    fresh: list[tuple[str, tuple[Any, ...]]] = []
+
+    def read(path: str, data: bytes) -> tuple[Any, ...]:
+        got = _decode_macros(stored.get(rows[path]))
+        if got is None:
+            got = tuple(definitions(*parse_tree(path, data)))
+            fresh.append((rows[path], got))
+        return got
+
+    macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS, read)
     if cache is not None:
         try:
-            cache.put_encoded([(row, zlib.compress(orjson.dumps(macros), 1))])
+            cache.put_encoded([(key, zlib.compress(orjson.dumps(value), 1)) for key, value in [*fresh, (row, macros)]])
         except TypeError:  # (text orjson refuses: read from the headers again next time)
             pass
     return macros

@@ -296,8 +296,9 @@ def test_a_wrapper_use_is_a_site_where_it_is_used_and_a_header_edit_reaches_it(n
     assert "query must live on the CPU" in again and "query must be a CPU tensor" not in again
 
 
-def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_macro(native_repo, tmp_path):
-    from crawler.extract.native import language_of
+def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_macro(native_repo, tmp_path, monkeypatch):
+    from crawler.extract import native
+    from crawler.extract.native import language_of, parse_tree
     from crawler.extract.runner import extract_all
     from crawler.extract.surface import Settings
     from crawler.source.config import load_config
@@ -315,8 +316,11 @@ def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_mac
     extract("v1", cache_dir=tmp_path / "c")
     # a comment and a function added to a header: the macros it defines are the same
     native_repo.commit({"csrc/cpu/common.h": COMMON_H + "\n// helpers\ninline int twice(int x) { return 2 * x; }\n"}, tag="v2")
+    parsed: list[str] = []
+    monkeypatch.setattr(native, "parse_tree", lambda path, data: parsed.append(path) or parse_tree(path, data))
     done, files = extract("v2", cache_dir=tmp_path / "c")
     assert files - set(done.served) == {"csrc/cpu/common.h"}
+    assert parsed == ["csrc/cpu/common.h"]  # (the other headers' definitions are kept by their blobs)
     assert done.results == extract("v2", use_cache=False)[0].results  # (what the cache served is what extraction gives)
     # a wrapper's message changed: every native file sees it, so every one is read again; no Python file is
     native_repo.commit({"csrc/cpu/common.h": COMMON_H.replace("must be a CPU tensor", "must live on the CPU")}, tag="v3")
