@@ -256,15 +256,13 @@ def _key(path: str, blob: str, test: bool, settings: surface.Settings, macros: s
 def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
                    settings: surface.Settings = surface.DEFAULT) -> dict[str, FileResult]:
     """The cached results of these source files (path, blob), by path: those the cache holds
-    and that decode (a missing or damaged row is left out; so is every native file when the
-    macros of these headers are not kept)."""
-    headers = [(path, blob) for path, blob in files if _is_header(path)] if "native" in settings.kinds else []
+    and that decode (a missing or damaged row is left out). A native file is left out too unless
+    ``settings`` hold the headers' macros: its result depends on the macros of every header of
+    its commit, which a list of some of its files does not say."""
+    native = "native" in settings.kinds and not settings.macros
+    tag = _macros_tag(tuple(settings.macros))
+    keys = {path: _key(path, blob, False, settings, tag) for path, blob in files if not (native and language_of(path))}
     with ResultCache(cache_dir) as cache:
-        macros: tuple[Any, ...] | None = tuple(settings.macros) if settings.macros or not headers else \
-            _decode_macros(cache.get_raw([_macros_row(headers)]).get(_macros_row(headers)))
-        tag = _macros_tag(macros or ())
-        keys = {path: _key(path, blob, False, settings, tag) for path, blob in files
-                if macros is not None or not language_of(path)}
         stored = cache.get_raw(keys.values())
     found = {path: decode_result(stored[key], path) for path, key in keys.items() if key in stored}
     return {path: result for path, result in found.items() if result is not None}

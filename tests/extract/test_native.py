@@ -299,7 +299,7 @@ def test_a_wrapper_use_is_a_site_where_it_is_used_and_a_header_edit_reaches_it(n
 def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_macro(native_repo, tmp_path, monkeypatch):
     from crawler.extract import native
     from crawler.extract.native import language_of, parse_tree
-    from crawler.extract.runner import extract_all
+    from crawler.extract.runner import cached_results, extract_all
     from crawler.extract.surface import Settings
     from crawler.source.config import load_config
     from crawler.source.opener import open_snapshot
@@ -329,6 +329,13 @@ def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_mac
     assert done.results == extract("v3", use_cache=False)[0].results
     gemm = next(r for r in done.results if r["path"] == "csrc/cpu/gemm.cpp")
     assert "query must live on the CPU" in [s["template"]["text"] for s in gemm["sites"]]
+    # what the joins read of an earlier commit's files: no native result, whose headers a list of
+    # some files does not say (v1's gemm.cpp is v3's blob, but it read other macros at v1)
+    with open_snapshot(repo=str(native_repo.path), ref="v1", pypi=None, upstream=upstream, include=list(upstream.include),
+                       exclude=list(upstream.exclude)) as snapshot:
+        rows = [(f.path, f.blob) for f in snapshot.files if f.path != "csrc/cpu/common.h"]
+    kept = cached_results(tmp_path / "c", rows, Settings.of(upstream))
+    assert sorted(kept) == sorted(path for path, _ in rows if not language_of(path)) and "pkg/ops.py" in kept
 
 
 @pytest.mark.parametrize("row", [b"garbage", zlib.compress(b"{}"), zlib.compress(b'[["M", ["x"], [["x", 1]]]]'),
