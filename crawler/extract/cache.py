@@ -149,9 +149,10 @@ class ResultCache:
         workflow keeps it, would otherwise grow by a whole code base's results with each one."""
         if self._db is None:
             return 0
-        prefix = f"{version}:"
+        prefix, tests = f"{version}:", f"test.{version}:"  # (a test file's row: see ``runner._key``)
         try:
-            dropped = self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) != ?", (len(prefix), prefix)).rowcount
+            dropped = self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) != ? AND substr(key, 1, ?) != ?",
+                                       (len(prefix), prefix, len(tests), tests)).rowcount
             if dropped:
                 self._db.execute("VACUUM")
         except sqlite3.Error as e:

@@ -92,27 +92,28 @@ class _Walker:
         self.chain = tuple(self.stack)
 
     def walk(self, body: list[ast.stmt]) -> None:
+        in_function = self.stack[-1].kind == "function"  # (the same after a nested definition: pushed, then popped)
         for stmt in body:
             t = type(stmt)
             if t is ast.Import or t is ast.ImportFrom:
                 record_import(stmt, self.module, self.is_package, self._names())
             elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
                 self._function(stmt)
-            elif type(stmt) is ast.ClassDef:
+            elif type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
                 self._class(stmt)
             else:
                 spec = _STMT_SPECS.get(t) or _stmt_spec(t)
-                if self.stack[-1].kind == "function":
+                if in_function:
                     if spec[0]:
                         self._calls_in(stmt, spec[0])
                     if spec[3]:
                         self._bind_locals(stmt)
-                for name in spec[1]:
-                    value = getattr(stmt, name, None)
-                    if isinstance(value, list) and value and isinstance(value[0], ast.stmt):
+                for name in spec[1]:  # (a statement's body, orelse and finalbody are lists of statements)
+                    value = getattr(stmt, name)
+                    if value:
                         self.walk(value)
                 for name in spec[2]:
-                    for clause in getattr(stmt, name, None) or ():
+                    for clause in getattr(stmt, name):
                         self.walk(clause.body)
 
     def _bind_locals(self, stmt: ast.stmt) -> None:
@@ -178,23 +179,22 @@ class _Walker:
         scope = self.stack[-1]
         qualname, cls, chain = scope.qualname, scope.cls, self.chain
         pending = self.pending
+        roots: list = []
         for name in fields:
             value = getattr(stmt, name, None)
-            if isinstance(value, ast.AST):
-                roots = [value]
-            elif type(value) is list:
-                roots = [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
-            else:
+            if type(value) is list:
+                roots += [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
+            elif isinstance(value, ast.AST):
+                roots.append(value)
+        for expr in roots:
+            if len(pending) >= MAX_CALLS_PER_FILE:
+                return
+            if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
                 continue
-            for expr in roots:
-                if len(pending) >= MAX_CALLS_PER_FILE:
-                    return
-                if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
-                    continue
-                for node in nodes_under(expr, ast.Call):
-                    written = dotted(node.func)
-                    if written:
-                        pending.append((qualname, written, node.lineno, chain, cls))
+            for node in nodes_under(expr, ast.Call):
+                written = dotted(node.func)
+                if written:
+                    pending.append((qualname, written, node.lineno, chain, cls))
 
     def resolve(self, written: str, chain: tuple, cls: str | None) -> str | None:
         """The dotted name a written callee refers to, or None when errcat cannot tell."""
@@ -257,24 +257,38 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     """The nodes of type ``kind`` in ``root`` and below, in ``ast.walk``'s order (breadth first),
     found with a fraction of its cost: every expression of a file is walked for the call graph,
     and ``ast.walk``'s generators (and the ``Load()`` under every name) made that walk cost more
-    than the parse. Lists go into the queue unfiltered: what is not a node has no fields."""
+    than the parse. The node types most of a tree is made of (names, constants, attributes,
+    calls, keywords) are taken apart by hand, in their fields' order; lists go into the queue
+    unfiltered: what is not a node has no fields."""
     found = []
-    todo = [root]
+    todo: list = [root]
     get = _NODE_FIELDS.get
+    name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
     for node in todo:  # (the list grows while it is read: breadth first)
         t = type(node)
         if t is kind:
             found.append(node)
-        fields = get(t)
-        if fields is None:
-            fields = _node_fields(t)
-        for name in fields:
-            value = getattr(node, name, None)
-            if type(value) is list:
-                todo += value
-            elif value is not None:
-                todo.append(value)
-    return found  # type: ignore[return-value]
+        if t is name or t is constant:
+            continue
+        if t is attribute:
+            todo.append(node.value)
+        elif t is call:
+            todo.append(node.func)
+            todo += node.args
+            todo += node.keywords
+        elif t is keyword:
+            todo.append(node.value)
+        else:
+            fields = get(t)
+            if fields is None:
+                fields = _node_fields(t)
+            for field in fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    todo += value
+                elif value is not None:
+                    todo.append(value)
+    return found
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:

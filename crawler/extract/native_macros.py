@@ -23,7 +23,7 @@ preprocessor does, parsed and read like any check (what it surfaces as is the in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 #: Suffixes of the headers whose macros every native file of the upstream sees.
@@ -167,9 +167,11 @@ def wrappers(macros: Iterable[Macro], known: Iterable[str]) -> dict[str, Macro]:
     return found
 
 
-def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterable[str]) -> tuple[Macro, ...]:
+def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterable[str],
+                  read: Callable[[str, bytes], Iterable[Macro]] | None = None) -> tuple[Macro, ...]:
     """The wrappers the headers of the native trees define, for every native file: ``files`` are
-    (path, bytes) of headers, ``parse(path, data)`` their tree-sitter (root, language). A name
+    (path, bytes) of headers, ``parse(path, data)`` their tree-sitter (root, language); ``read``,
+    when given, stands for ``definitions(*parse(path, data))`` (one that keeps them by blob). A name
     defined differently by two headers is left out. Sorted by name: part of the extraction's cache key.
 
     A header is parsed only when its bytes name a check or a wrapper found so far (round by
@@ -187,7 +189,7 @@ def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterabl
         pending = [item for item in pending if not any(w in item[1] for w in words)]
         for path, data in take:
             try:
-                found += definitions(*parse(path, data))
+                found += read(path, data) if read is not None else definitions(*parse(path, data))
             except (RecursionError, ValueError):
                 continue
         seen: dict[str, Macro | None] = {}

@@ -7,16 +7,20 @@ into the cache. Results are returned sorted by path, whatever order the workers 
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import os
 import sys
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
+
+import orjson
 
 from crawler.base.progress import task
 from crawler.extract import surface
@@ -158,48 +162,106 @@ def _is_header(path: str) -> bool:
 
 
 def _headers_tag(headers: list[tuple[str, str]]) -> str:
-    """A native file's cache key part for the headers' macros: their paths and blobs, so a
-    header's edit re-reads every native file, and a crawl whose native results are all cached
-    never reads a header twice."""
+    """The cache row part for a set of headers: their paths and blobs, so the macros they define
+    are read again only when one of them changed."""
     if not headers:
         return ""
     h = hashlib.sha256("\0".join(f"{path}\0{blob}" for path, blob in sorted(headers)).encode())
     return f"+h{h.hexdigest()[:16]}"
 
 
-def _with_header_macros(snapshot: Files, headers: list[FileEntry], todo: list[FileEntry],
-                        settings: surface.Settings) -> surface.Settings:
-    """The settings with the macros the headers define, when a native file is to be extracted.
-    Read after the workers fork, as every blob is: read before, the blobs left this process
-    120 MB larger at its peak (vLLM v0.33.0)."""
-    import dataclasses
+def _macros_row(headers: list[tuple[str, str]]) -> str:
+    """The cache row holding the macros a set of headers defines (never a file's row: no blob id
+    starts with a word)."""
+    return result_key("macros" + _headers_tag(headers), "", cache_version())
 
+
+def _macros_tag(macros: tuple[Any, ...]) -> str:
+    """A native file's cache key part for what it reads of the headers: the check macros they
+    define (``native_macros.header_macros``), nothing else. An edit to a header that changes no
+    macro (a comment, a function, a check's message in a function of the header) re-extracts no
+    other file; one that changes a macro re-extracts every native file."""
+    if not macros:
+        return ""
+    return f"+m{hashlib.sha256(orjson.dumps(macros)).hexdigest()[:16]}"
+
+
+def _decode_macros(value: bytes | None) -> tuple[Any, ...] | None:
+    """The macros a cache row holds (the wrappers of a set of headers, as ``header_macros`` gives
+    them, or one header's definitions), or None when it holds anything else (a miss: they are
+    read from the headers again)."""
+    if value is None:
+        return None
+    try:
+        rows = orjson.loads(zlib.decompress(value))
+    except (zlib.error, orjson.JSONDecodeError):
+        return None
+    if type(rows) is not list or not all(type(r) is list and len(r) == 3 and type(r[0]) is str and type(r[1]) is list
+                                         and all(type(p) is str for p in r[1]) and type(r[2]) is list
+                                         and all(type(t) is list and len(t) == 2 and type(t[0]) is str and type(t[1]) is bool
+                                                 for t in r[2]) for r in rows):
+        return None
+    return tuple((name, tuple(params), tuple((text, space) for text, space in body)) for name, params, body in rows)
+
+
+def _header_macros(snapshot: Files, settings: surface.Settings, cache: ResultCache | None, reuse: bool) -> tuple[Any, ...]:
+    """The check macros the native trees' headers define, when a native file is selected: from the
+    cache row of this set of headers, else read from the headers (and kept there). Read before
+    any worker forks: the headers' blobs are a small part of a crawl's."""
     from crawler.extract.native import CHECKS, parse_tree
-    from crawler.extract.native_macros import header_macros
+    from crawler.extract.native_macros import definitions, header_macros
 
-    if settings.macros or not headers or not any(language_of(e.path) for e in todo):
-        return settings
-    macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS)
-    return dataclasses.replace(settings, macros=macros) if macros else settings
+    if settings.macros:
+        return tuple(settings.macros)
+    headers = _native_headers(snapshot, settings)
+    if not headers or not any(language_of(e.path) for e in snapshot.files):
+        return ()
+    row = _macros_row([(e.path, e.blob) for e in headers])
+    if cache is not None and reuse:
+        found = _decode_macros(cache.get_raw([row]).get(row))
+        if found is not None:
+            return found
+    # Each header's definitions are kept by its blob too: when one header changed, only it is parsed.
+    rows = {e.path: result_key(f"definitions+{e.blob}", e.path, cache_version()) for e in headers}
+    stored = cache.get_raw(rows.values()) if cache is not None and reuse else {}
+    fresh: list[tuple[str, tuple[Any, ...]]] = []
+
+    def read(path: str, data: bytes) -> tuple[Any, ...]:
+        got = _decode_macros(stored.get(rows[path]))
+        if got is None:
+            got = tuple(definitions(*parse_tree(path, data)))
+            fresh.append((rows[path], got))
+        return got
+
+    macros = header_macros(((e.path, data) for e, data in snapshot.read(headers)), parse_tree, CHECKS, read)
+    if cache is not None:
+        try:
+            cache.put_encoded([(key, zlib.compress(orjson.dumps(value), 1)) for key, value in [*fresh, (row, macros)]])
+        except TypeError:  # (text orjson refuses: read from the headers again next time)
+            pass
+    return macros
 
 
-def _key(path: str, blob: str, test: bool, settings: surface.Settings, headers: str = "") -> str:
+def _key(path: str, blob: str, test: bool, settings: surface.Settings, macros: str = "") -> str:
     """The cache row of a file's result. Another choice of kinds or builders gives other sites from
-    the same blob, and a native file's sites depend on the headers' macros (``headers``: see
-    ``_headers_tag``); the version stays the key's prefix, which is what pruning results of other
+    the same blob, and a native file's sites depend on the headers' macros (``macros``: see
+    ``_macros_tag``); the version stays the key's prefix, which is what pruning results of other
     errcat versions goes by."""
     tag = "" if test or settings == surface.DEFAULT else f"+{settings.digest()}"
     if not test and language_of(path):
-        tag += headers
+        tag += macros
     return result_key(blob + tag, path, ("test." if test else "") + cache_version())
 
 
 def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
                    settings: surface.Settings = surface.DEFAULT) -> dict[str, FileResult]:
     """The cached results of these source files (path, blob), by path: those the cache holds
-    and that decode (a missing or damaged row is left out)."""
-    headers = _headers_tag([(path, blob) for path, blob in files if _is_header(path)] if "native" in settings.kinds else [])
-    keys = {path: _key(path, blob, False, settings, headers) for path, blob in files}
+    and that decode (a missing or damaged row is left out). A native file is left out too unless
+    ``settings`` hold the headers' macros: its result depends on the macros of every header of
+    its commit, which a list of some of its files does not say."""
+    native = "native" in settings.kinds and not settings.macros
+    tag = _macros_tag(tuple(settings.macros))
+    keys = {path: _key(path, blob, False, settings, tag) for path, blob in files if not (native and language_of(path))}
     with ResultCache(cache_dir) as cache:
         stored = cache.get_raw(keys.values())
     found = {path: decode_result(stored[key], path) for path, key in keys.items() if key in stored}
@@ -232,14 +294,16 @@ def extract_all(
     ``reuse`` is False: then every file is extracted and its row rewritten) and stored in it.
     With ``tests``, the snapshot's test files are read too (``codefacts.read_test_file``), through
     the same reader, workers and cache (under keys of their own)."""
-    headers = _native_headers(snapshot, settings)
     test_entries = list(getattr(snapshot, "tests", ())) if tests else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
-    tag = _headers_tag([(e.path, e.blob) for e in headers])
-    keys = {e.path: _key(e.path, e.blob, e.path in test_paths, settings, tag) for e in entries}
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
+        macros = _header_macros(snapshot, settings, cache, reuse)
+        tag = _macros_tag(macros)
+        keys = {e.path: _key(e.path, e.blob, e.path in test_paths, settings, tag) for e in entries}
+        if macros and not settings.macros:
+            settings = dataclasses.replace(settings, macros=macros)
         results: dict[str, FileResult] = {}
         stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
         todo = [e for e in entries if keys[e.path] not in stored]
@@ -267,7 +331,6 @@ def extract_all(
         if jobs <= 1 or len(todo) < 8:
             decode_hits()
             counted.update(0, len(todo) + len(damaged))
-            settings = _with_header_macros(snapshot, headers, todo + damaged, settings)
             for chunk, kind, _ in _chunks(snapshot.read(todo + damaged), test_paths, settings):
                 fresh += _extract_chunk(chunk, kind, settings, collect=False)
                 counted.advance(len(chunk))
@@ -281,7 +344,6 @@ def extract_all(
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
-                settings = _with_header_macros(snapshot, headers, todo + damaged, settings)
                 try:
                     running = pool.map(_extract_pair, _chunks(snapshot.read(todo), test_paths, settings))
                     decode_hits()  # while the workers parse: this process would only wait
@@ -289,7 +351,6 @@ def extract_all(
                     for done in running:
                         fresh += done
                         counted.advance(len(done))
-                    settings = _with_header_macros(snapshot, headers, damaged, settings)
                     for done in pool.map(_extract_pair, _chunks(snapshot.read(damaged), test_paths, settings)):
                         fresh += done
                         counted.advance(len(done))

@@ -93,6 +93,24 @@ def _word_pattern(word: str) -> re.Pattern[str]:
     return re.compile(rf"{w}(?!\w)(?<!\w{w})")
 
 
+@cache
+def _word_patterns(words: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    """Patterns that find the words, each not inside a longer one: one scan of the text per word
+    that no other begins (``warn`` finds ``warning`` and ``warning_once`` too, each scan is a
+    pass over the whole text). The lookbehind follows that word, the longer words' endings come
+    after it: a match starting inside a word would be preceded by a word character."""
+    alone = sorted({w for w in words if not w.isidentifier()})
+    names = sorted({w for w in words if w.isidentifier()})
+    heads = [w for w in names if not any(w != o and w.startswith(o) for o in names)]
+    out = [_word_pattern(w) for w in alone]
+    for head in heads:
+        endings = sorted((w[len(head):] for w in names if w != head and w.startswith(head)), key=lambda e: (-len(e), e))
+        h = re.escape(head)
+        rest = f"(?:{'|'.join(map(re.escape, endings))})?" if endings else ""
+        out.append(re.compile(rf"{h}(?<!\w{h}){rest}(?!\w)"))
+    return tuple(out)
+
+
 #: Words without which a function's body can give nothing (see ``_Extractor._inert``); found as
 #: text, so one inside a string or a comment only costs a walk that finds nothing.
 _HOT_WORDS = tuple(_word_pattern(w) for w in ("raise", "assert", "class", "__init__"))
@@ -284,7 +302,7 @@ class _Extractor:
         self.path = path
         self.settings = settings
         self.kinds = frozenset(settings.kinds)
-        self._surface_words = tuple(_word_pattern(w) for w in settings.words())
+        self._surface_words = _word_patterns(tuple(settings.words()))
         self._surface: list[int] = []
         self._surface_all = False
         self.module = module
@@ -419,12 +437,11 @@ class _Extractor:
         else:
             qual = node.name
         cls = parent.cls if parent.kind == "class" and node.name == "__init__" else None
-        frame = _Frame("function", qual, node, parent, cls)
         self.functions.setdefault(qual, node)
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
-        if not self._inert(node, parent):
-            self._scope(frame, node.body)
+        if not self._inert(node, parent):  # (most methods are skipped: no frame for them)
+            self._scope(_Frame("function", qual, node, parent, cls), node.body)
 
     def _inert(self, node, parent: "_Frame") -> bool:
         """Whether walking a function's body cannot change the result, so it is skipped.

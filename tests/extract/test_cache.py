@@ -210,3 +210,17 @@ def test_a_read_only_cache_directory(upstream, cli, cache_dir, tmp_path, no_cach
     assert len(said) == 1 and "going on without it" in said[0], result.stderr
     assert tree(tmp_path / "out") == no_cache_output
     assert not (cache_dir / "results.sqlite3.damaged").exists()  # not damage: nothing is set aside
+
+
+def test_pruning_keeps_every_row_of_this_version_test_files_and_header_macros_too(tmp_path):
+    from crawler.extract.cache import ResultCache, result_key
+    from crawler.extract.runner import _macros_row, cache_version
+
+    version = cache_version()
+    kept = [result_key("b1", "pkg/a.py", version), result_key("b2", "tests/test_a.py", f"test.{version}"),
+            _macros_row([("csrc/a.h", "b3")])]
+    gone = [result_key("b1", "pkg/a.py", "2.0123456789abcdef"), result_key("b2", "tests/test_a.py", "test.2.0123456789abcdef")]
+    with ResultCache(tmp_path) as cache:
+        cache.put_encoded((key, b"x") for key in kept + gone)
+        assert cache.prune(version) == len(gone)
+        assert sorted(cache.get_raw(kept + gone)) == sorted(kept)

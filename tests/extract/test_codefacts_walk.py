@@ -7,10 +7,13 @@ from __future__ import annotations
 import ast
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from crawler.extract import codefacts
 from crawler.extract.codefacts import graph_facts, nodes_under
+from crawler.extract.names import dotted
 
 CODE = textwrap.dedent('''
     import os, pkg.mod as m
@@ -73,3 +76,28 @@ def test_graph_facts_bind_locals_and_resolve_calls_as_before():
 def test_nodes_under_walks_type_parameters():
     tree = ast.parse("def f[T: bound()](x: T) -> T:\n    return g(x)\n")
     assert nodes_under(tree, ast.Call) == [node for node in ast.walk(tree) if type(node) is ast.Call]
+
+
+class _PlainWalker(codefacts._Walker):
+    """The call graph's walk with each of a statement's own expressions searched by ``ast.walk``."""
+
+    def _calls_in(self, stmt, fields):
+        scope = self.stack[-1]
+        for name in fields:
+            value = getattr(stmt, name, None)
+            roots = [value] if isinstance(value, ast.AST) else \
+                [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)] if type(value) is list else []
+            for expr in roots:
+                for node in ast.walk(expr):
+                    if type(node) is ast.Call and dotted(node.func):
+                        self.pending.append((scope.qualname, dotted(node.func), node.lineno, self.chain, scope.cls))
+
+
+def test_the_call_graph_finds_the_calls_ast_walk_finds_in_its_order():
+    # this package's own modules and the cases above: every statement and expression kind it uses
+    sources = [CODE, MATCH, *(path.read_text(encoding="utf-8") for path in sorted(Path(codefacts.__file__).parents[1].rglob("*.py")))]
+    for code in sources:
+        tree = ast.parse(code)
+        plain = _PlainWalker("pkg.here", False)
+        plain.walk(tree.body)
+        assert graph_facts(tree, "pkg.here", False)["calls"] == plain.finish()[0]

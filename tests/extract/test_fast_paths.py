@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from crawler.extract import assembled, codefacts, knob_helpers, knobs, visitor
 from crawler.extract.codefacts import child_nodes, lines_naming, statements_under
 from crawler.extract.segments import anchor_tokens
-from crawler.extract.visitor import _word_lines, _word_pattern
+from crawler.extract.visitor import _word_lines, _word_pattern, _word_patterns
 
 CODE = textwrap.dedent('''
     import os
@@ -52,6 +52,7 @@ CODE = textwrap.dedent('''
 #: Text pieces a generated file is made of: the words, what may stand before and after them
 #: (a word character, a non-ASCII letter, a dot, a quote, a bracket) and line ends.
 FRAGMENTS = ["raise", "assert", "class", "__init__", "type", "error", "error_once", "_", "x", "é", "1", ".", " ", "\t",
+             "warn", "ing", "_once", "err", "ErrorInfo", "y",
              "=", "\"", "'", "[", "]", "(", "\n", "\r\n", "\r", "f", "Z"]
 TEXTS = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 
@@ -72,6 +73,15 @@ def _plain_word_lines(words: list[str], text: str) -> list[int]:
 def test_word_lines_find_each_word_not_inside_a_longer_one(text):
     words = ["raise", "assert", "class", "__init__", "error", "error_once"]
     assert _word_lines(tuple(_word_pattern(w) for w in words), text) == _plain_word_lines(words, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(TEXTS, st.lists(st.sampled_from(["warn", "warning", "warning_once", "error", "error_once", "err", "x.y", "ErrorInfo",
+                                        "create_error_response", "_"]), min_size=1, max_size=6))
+def test_words_that_begin_with_another_are_found_in_its_scan(text, words):
+    # (one pattern per word no other begins: "warn" finds "warning" and "warning_once" as well)
+    assert _word_lines(_word_patterns(tuple(words)), text) == _plain_word_lines(words, text)
+    assert len(_word_patterns(("warn", "warning", "warning_once", "error", "error_once"))) == 2
 
 
 def test_word_lines_on_the_edges():

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import zlib
 from pathlib import Path
 
 import pytest
@@ -293,6 +294,58 @@ def test_a_wrapper_use_is_a_site_where_it_is_used_and_a_header_edit_reaches_it(n
     native_repo.commit({"csrc/cpu/common.h": COMMON_H.replace("must be a CPU tensor", "must live on the CPU")}, tag="v2")
     again = records(crawl(cli, native_repo, tmp_path / "out2", config, ref="v2"))
     assert "query must live on the CPU" in again and "query must be a CPU tensor" not in again
+
+
+def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_macro(native_repo, tmp_path, monkeypatch):
+    from crawler.extract import native
+    from crawler.extract.native import language_of, parse_tree
+    from crawler.extract.runner import cached_results, extract_all
+    from crawler.extract.surface import Settings
+    from crawler.source.config import load_config
+    from crawler.source.opener import open_snapshot
+
+    (tmp_path / "errcat.toml").write_text(CONFIG, encoding="utf-8")
+    upstream = load_config(tmp_path / "errcat.toml").upstreams["acme"]
+
+    def extract(ref: str, **kw):
+        with open_snapshot(repo=str(native_repo.path), ref=ref, pypi=None, upstream=upstream, include=list(upstream.include),
+                           exclude=list(upstream.exclude)) as snapshot:
+            done = extract_all(snapshot, jobs=1, settings=Settings.of(upstream), **kw)
+            return done, {f.path for f in snapshot.files}
+
+    extract("v1", cache_dir=tmp_path / "c")
+    # a comment and a function added to a header: the macros it defines are the same
+    native_repo.commit({"csrc/cpu/common.h": COMMON_H + "\n// helpers\ninline int twice(int x) { return 2 * x; }\n"}, tag="v2")
+    parsed: list[str] = []
+    monkeypatch.setattr(native, "parse_tree", lambda path, data: parsed.append(path) or parse_tree(path, data))
+    done, files = extract("v2", cache_dir=tmp_path / "c")
+    assert files - set(done.served) == {"csrc/cpu/common.h"}
+    assert parsed == ["csrc/cpu/common.h"]  # (the other headers' definitions are kept by their blobs)
+    assert done.results == extract("v2", use_cache=False)[0].results  # (what the cache served is what extraction gives)
+    # a wrapper's message changed: every native file sees it, so every one is read again; no Python file is
+    native_repo.commit({"csrc/cpu/common.h": COMMON_H.replace("must be a CPU tensor", "must live on the CPU")}, tag="v3")
+    done, files = extract("v3", cache_dir=tmp_path / "c")
+    assert files - set(done.served) == {path for path in files if language_of(path)}
+    assert done.results == extract("v3", use_cache=False)[0].results
+    gemm = next(r for r in done.results if r["path"] == "csrc/cpu/gemm.cpp")
+    assert "query must live on the CPU" in [s["template"]["text"] for s in gemm["sites"]]
+    # what the joins read of an earlier commit's files: no native result, whose headers a list of
+    # some files does not say (v1's gemm.cpp is v3's blob, but it read other macros at v1)
+    with open_snapshot(repo=str(native_repo.path), ref="v1", pypi=None, upstream=upstream, include=list(upstream.include),
+                       exclude=list(upstream.exclude)) as snapshot:
+        rows = [(f.path, f.blob) for f in snapshot.files if f.path != "csrc/cpu/common.h"]
+    kept = cached_results(tmp_path / "c", rows, Settings.of(upstream))
+    assert sorted(kept) == sorted(path for path, _ in rows if not language_of(path)) and "pkg/ops.py" in kept
+
+
+@pytest.mark.parametrize("row", [b"garbage", zlib.compress(b"{}"), zlib.compress(b'[["M", ["x"], [["x", 1]]]]'),
+                                 zlib.compress(b'[["M", [1], []]]'), zlib.compress(b'[["M"]]')])
+def test_a_damaged_row_of_header_macros_is_a_miss(row):
+    from crawler.extract.runner import _decode_macros
+
+    assert _decode_macros(row) is None
+    assert _decode_macros(zlib.compress(b'[["M", ["x", "..."], [["f", false], ["(", false]]]]')) == (
+        ("M", ("x", "..."), (("f", False), ("(", False))),)
 
 
 def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
