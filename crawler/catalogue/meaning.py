@@ -48,6 +48,7 @@ class _Tables:
     classes: dict[str, dict[str, Any]] = field(default_factory=dict)  # qualname -> class decl
     by_name: dict[str, list[str]] = field(default_factory=dict)  # simple name -> qualnames
     field_flags: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (class, field) -> option
+    flag_owners: set[str] = field(default_factory=set)  # classes with a field an option sets (field_flags' classes)
     parent: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (class, field)s holding it
     settings: set[str] = field(default_factory=set)  # classes whose fields are settings
     dest_flags: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # path -> dest -> option
@@ -153,6 +154,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
                 for held in t.by_name.get(word, ()):
                     if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
                         t.parent.setdefault(held, []).append((qual, f["name"]))
+    t.flag_owners = {owner for owner, _ in t.field_flags}
     t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
     # a nested config the class builds itself (None until then, no option of its own) is state
     t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
@@ -166,6 +168,14 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
 #: and an upstream's own ``@config``), and bases that make one (pydantic models).
 _SETTINGS_DECORATORS = ("dataclass", "config", "define", "frozen")
 _SETTINGS_BASES = ("BaseModel", "BaseSettings")
+
+
+def derive_all(t: _Tables) -> None:
+    """Make the tables' derived fields that are made on first use (a site's lookups of them are
+    then lookups like any other: see ``meaning_memo``)."""
+    _request_fields(t)
+    _user_facing(t)
+    _holds_data(t, "")
 
 
 def _holds_settings(t: _Tables, qual: str, seen: set[str]) -> bool:
@@ -537,8 +547,7 @@ def _passed_in(t: _Tables, knob: dict[str, Any]) -> bool:
     if (owner, name) in t.field_flags or name in t.dest_flags.get(t.classes[owner]["path"], {}):
         return False
     declared = next(f for f in t.classes[owner]["fields"] if f["name"] == name)
-    own = {o for o, _ in t.field_flags}
-    return any(q in own and q != owner for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+    return any(q in t.flag_owners and q != owner for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
                for q in t.by_name.get(word, ()))
 
 
@@ -679,19 +688,25 @@ def meanings(records: Sequence[RecordData], results: list[FileResult], settings:
     tables = build_tables(results, settings)
     out: dict[str, SiteMeaning] = {}
     for record in records:
-        try:
-            s = site_meaning(tables, record)
-            said = trigger(s, tables)
-            caller = _guarded_caller(tables, record, callers or {})
-            meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
-        except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
-            qualname = short_code(record["sites"][0]["qualname"])
-            meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
-        verb = _VERBS.get(record["kind"])
-        if verb is not None and meaning["trigger"].startswith("Raised"):
-            meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
-        out[record["id"]] = meaning
+        out[record["id"]] = record_meaning(tables, record, callers or {})
     return out
+
+
+def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[tuple[str, str, int]]]) -> SiteMeaning:
+    """One record's meaning: a function of its kind and primary site, and of what it looks up
+    in ``tables`` and ``callers`` (``meaning_memo`` keeps it by exactly those)."""
+    try:
+        s = site_meaning(tables, record)
+        said = trigger(s, tables)
+        caller = _guarded_caller(tables, record, callers)
+        meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
+    except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
+        qualname = short_code(record["sites"][0]["qualname"])
+        meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
+    verb = _VERBS.get(record["kind"])
+    if verb is not None and meaning["trigger"].startswith("Raised"):
+        meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
+    return meaning
 
 
 def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tuple[str, str, int]]]) -> str | None:

@@ -32,6 +32,8 @@ from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph, callers_by_id
 from crawler.catalogue.joined import Joined, SourcePart
 from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings
+from crawler.catalogue.meaning_memo import Memo
+from crawler.catalogue.meaning_memo import meanings as memo_meanings
 from crawler.catalogue.related import compute as related_by_id
 from crawler.catalogue.reproductions import reproductions_by_id
 from crawler.extract.cache import ResultCache
@@ -277,7 +279,8 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
             store.served.append("source")
         else:
             graph = graph or Graph(results)
-            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside)
+            memo = _memo(store, inputs) if store is not None and inputs is not None else None
+            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo)
             source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
             if store is not None and inputs is not None:
                 store.put("source", inputs.key("source"), {"ids": ids, "records": [
@@ -298,20 +301,34 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     return Joined(source, reproductions)
 
 
+def _memo(store: JoinStore, inputs: JoinInputs) -> Memo:
+    """The kept meanings of the last source join run with these conventions and this code (one
+    row, replaced by each run: ``meaning_memo`` checks each meaning against what it read)."""
+    return Memo(lambda: store.get("meanings", inputs.base), lambda value: store.put("meanings", inputs.base, value))
+
+
 def _source_join(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
-                 settings: MeaningSettings, graph: Graph, aside: Aside | None
+                 settings: MeaningSettings, graph: Graph, aside: Aside | None, memo: Memo | None = None
                  ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
     """The source join's callers, related errors and meanings. With ``aside``, the meanings (the
     largest share, reading only the results, the entries and the call graph built before the
-    fork) are made there while this process finds the callers and scores the related errors."""
-    waiting = aside(lambda: meanings(records, results, settings, graph.callers)) if aside is not None else None
+    fork) are made there while this process finds the callers and scores the related errors.
+    With ``memo``, a meaning whose inputs did not change since the last run is taken from it
+    (the helper reads and keeps the memo itself: this process only waits for the meanings)."""
+
+    def made() -> dict[str, SiteMeaning]:
+        if memo is None:
+            return meanings(records, results, settings, graph.callers)
+        return memo_meanings(records, results, settings, graph.callers, memo)
+
+    waiting = aside(made) if aside is not None else None
     try:
         callers = callers_by_id(records, primaries, graph)
         related = related_by_id(records, callers)
     finally:
         found = waiting() if waiting is not None else None  # (waited for whatever happened here)
     # not run aside, or the helper failed: made here
-    meaning = found if type(found) is dict else meanings(records, results, settings, graph.callers)
+    meaning = found if type(found) is dict else made()
     return callers, related, meaning
 
 
