@@ -271,7 +271,7 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     waiting = None
     if reps is None and rows is None and aside is not None:
         shared = graph = Graph(results)  # built before the fork: both joins read it
-        waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink))
+        waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink, primaries))
     try:
         if store is not None and rows is not None:
             source = {rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
@@ -294,7 +294,7 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     if type(found) is dict:
         reproductions: dict[str, Any] = found
     else:  # not run aside, or the helper failed: run here
-        reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink)
+        reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink, primaries)
     if store is not None and inputs is not None:
         store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
             [{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]}, inputs)
