@@ -148,6 +148,23 @@ class JoinStore:
             return {**kept, "records": _moved(kept.get("records"), moved)} if moved else kept
         return None
 
+    def changed(self, name: str, inputs: JoinInputs) -> int | None:
+        """How many source files differ (in blob, or added or removed) from those of the last output
+        of join ``name`` this code made with these conventions; None when there is none."""
+        if not self.reuse:
+            return None
+        with self._cache() as cache:
+            values = cache.latest(self._row(name, ""), 1)
+        head = _decoded(values[0], header=True) if values else None
+        if type(head) is not dict or head.get("base") != [inputs.base, self.salt] or type(head.get("files")) is not list:
+            return None
+        try:
+            before = {path: blob for path, blob in head["files"]}
+        except (TypeError, ValueError):
+            return None
+        now = {path: blob for path, blob in inputs.files}
+        return sum(1 for path, blob in now.items() if before.get(path) != blob) + len(before.keys() - now.keys())
+
     def put(self, name: str, key: str, value: Any, inputs: JoinInputs | None = None) -> None:
         """Keep a join's output, after the inputs it was made of (see :func:`_decoded`)."""
         head = {} if inputs is None else {"base": [inputs.base, self.salt], "files": inputs.files,
@@ -301,10 +318,23 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     return Joined(source, reproductions)
 
 
+#: The meanings are kept (and taken) only when at most this many source files, or this share of
+#: them, changed since the source join last ran with this code: the day-to-day crawl of a branch.
+#: Keeping them costs about half of making them (each lookup traced, numbered and digested), which
+#: only a crawl that takes most of them back pays for; a crawl across releases (vLLM v0.32.0 ->
+#: v0.33.0 changes 1,496 of 3,642 files) or a cold cache makes them as without a memo.
+MEMO_FILES = 16
+MEMO_SHARE = 0.1
+
+
 def _memo(store: JoinStore, inputs: JoinInputs) -> Memo:
     """The kept meanings of the last source join run with these conventions and this code (one
     row, replaced by each run: ``meaning_memo`` checks each meaning against what it read)."""
-    return Memo(lambda: store.get("meanings", inputs.base), lambda value: store.put("meanings", inputs.base, value))
+    def near() -> bool:
+        changed = store.changed("source", inputs)
+        return changed is not None and changed <= max(MEMO_FILES, int(len(inputs.files) * MEMO_SHARE))
+
+    return Memo(lambda: store.get("meanings", inputs.base), lambda value: store.put("meanings", inputs.base, value), near)
 
 
 def _source_join(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],

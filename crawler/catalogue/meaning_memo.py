@@ -25,6 +25,7 @@ from typing import Any
 import orjson
 
 from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, build_tables, derive_all, record_meaning
+from crawler.catalogue.meaning import meanings as plain_meanings
 from crawler.model.shapes import FileResult, RecordData
 
 #: The lookups of the record being made, or None while none is (the tables are built untraced).
@@ -203,10 +204,11 @@ def _row(row: Any, n: int) -> bool:
 
 
 class Memo:
-    """Reads and writes the kept meanings (``get``: the kept JSON or None; ``put``: keep this)."""
+    """Reads and writes the kept meanings (``get``: the kept JSON or None; ``put``: keep this;
+    ``near``: whether this crawl is near enough the last one that ran the join for a memo to pay)."""
 
-    def __init__(self, get: Callable[[], Any], put: Callable[[Any], None]) -> None:
-        self.get, self.put = get, put
+    def __init__(self, get: Callable[[], Any], put: Callable[[Any], None], near: Callable[[], bool] = lambda: True) -> None:
+        self.get, self.put, self.near = get, put, near
         #: how many meanings were taken and made by the last run (what the tests and bench read)
         self.taken = self.made = 0
 
@@ -219,20 +221,32 @@ def meanings(records: Sequence[RecordData], results: list[FileResult], settings:
     Every kept lookup is made again once, up front (a row is then checked with one set
     operation: the lookups of a meaning are many, and checking them one by one cost about what
     making the meaning does). The lookups keep their numbers, with the digests of now."""
+    if not memo.near():  # (the crawl's caller says when keeping them cannot pay: see meaning_join.MEMO_FILES)
+        memo.taken, memo.made = 0, len(records)
+        return plain_meanings(records, results, settings, callers)
     tables, named = traced(build_tables(results, settings), callers or {})
     kept = _Kept(memo.get())
     reads = kept.reads
     prints = [fingerprint(named, name, key) for name, key in reads]
     stale = {i for i, (now, was) in enumerate(zip(prints, kept.prints, strict=True)) if now is None or now != was}
     index: dict[tuple[str, Any], int] = kept.index if kept.sites else {}
+    unknown = {i for i, was in enumerate(prints) if was is None}  # lookups whose value could not be told
 
-    def numbered(read: tuple[str, Any]) -> int:
-        at = index.get(read)
-        if at is None:
-            at = index[read] = len(reads)
-            reads.append(read)
-            prints.append(fingerprint(named, *read))
-        return at
+    def numbered(log: list[tuple[str, Any]]) -> list[int]:
+        """The numbers of the lookups of ``log``, each once; new ones numbered and told now.
+        (Most a crawl makes were made by an earlier record: one dict lookup each.)"""
+        distinct = list(dict.fromkeys(log))
+        used = [index.get(read, -1) for read in distinct]
+        if -1 in used:
+            for k, at in enumerate(used):
+                if at < 0:
+                    read = distinct[k]
+                    used[k] = index[read] = len(reads)
+                    reads.append(read)
+                    prints.append(fingerprint(named, *read))
+                    if prints[-1] is None:
+                        unknown.add(used[k])
+        return used
 
     out: dict[str, SiteMeaning] = {}
     rows: dict[str, list[Any]] = {}
@@ -255,10 +269,10 @@ def meanings(records: Sequence[RecordData], results: list[FileResult], settings:
         out[record["id"]] = meaning
         if digest is not None:
             try:
-                used = [numbered(read) for read in dict.fromkeys(log)]
+                used = numbered(log)
             except TypeError:  # (an unhashable key: this meaning is not kept)
                 continue
-            if all(prints[i] is not None for i in used):
+            if unknown.isdisjoint(used):
                 rows[digest] = [meaning["knobs"], meaning["trigger"], meaning["fix"], used]
     memo.taken, memo.made = taken, len(records) - taken
     memo.put(_kept(reads, prints, rows))

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import gzip
 import json
+import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
 
+import crawler.catalogue.meaning_join as meaning_join
 import crawler.catalogue.meaning_memo as meaning_memo
 import crawler.crawl
 from crawler.catalogue.meaning_memo import _LOG, TracedDict, TracedSet, _Kept, _row
@@ -89,18 +92,21 @@ def test_a_changed_lookup_or_site_makes_its_meaning_anew_and_the_rest_are_taken(
     fixture_repo.commit(TREE, tag="v1")
     config = tmp_path / "errcat.toml"
     config.write_text(CONFIG)
-    before = by_text(crawl(cli, fixture_repo, config, tmp_path / "out", "v1"))
-    assert sorted(made) == sorted(before)  # nothing kept yet: every meaning made
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
+    assert made == []  # a cold cache: the meanings made as without a memo, and none kept
+    fixture_repo.commit({"pkg/extra.py": 'def extra():\n    raise ValueError("one more")\n'}, tag="v1b")
+    before = by_text(crawl(cli, fixture_repo, config, tmp_path / "out", "v1b"))
+    assert sorted(made) == sorted(before)  # the join ran before with this code: every meaning made and kept
     assert before["debug mode is off"]["meaning"]["knobs"][0]["line"] == 4
     assert not before["tracing is on"]["meaning"]["knobs"]  # ACME_TRACE is no variable the table declares
     # envs.py declares ACME_TRACE above ACME_DEBUG: a lookup of each record of run.py gives
     # another value (one a key that was absent), though run.py did not change; other.py
     # changes one raise's message: its own site.
+    made.clear()
     fixture_repo.commit({
         "pkg/envs.py": ENVS.replace('    "ACME_DEBUG"', '    "ACME_TRACE": lambda: os.getenv("ACME_TRACE"),\n    "ACME_DEBUG"'),
         "pkg/other.py": TREE["pkg/other.py"].replace("other failure over three", "other failure above three"),
     }, tag="v2")
-    made.clear()
     after = by_text(crawl(cli, fixture_repo, config, tmp_path / "out", "v2"))
     assert sorted(made) == ["debug mode is off", "other failure above three", "tracing is on"]
     assert after["debug mode is off"]["meaning"]["knobs"][0]["line"] == 5
@@ -108,6 +114,32 @@ def test_a_changed_lookup_or_site_makes_its_meaning_anew_and_the_rest_are_taken(
     assert after["third failure without y"]["meaning"] == before["third failure without y"]["meaning"]
     assert crawl(cli, fixture_repo, config, tmp_path / "fresh", "v2", "--no-cache") == crawl(
         cli, fixture_repo, config, tmp_path / "out", "v2")  # (up to date: the incremental crawl's bytes)
+
+
+@pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b'{"reads": [], "sites": {"x": 1}}'),
+                                    "every row kept for the sites of another repository"])
+def test_a_damaged_memo_in_the_cache_is_a_miss(fixture_repo, cli, tmp_path, cache_dir, made, damage):
+    fixture_repo.commit(TREE, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(CONFIG)
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
+    fixture_repo.commit({"pkg/extra.py": 'def extra():\n    raise ValueError("one more")\n'}, tag="v1b")
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v1b")
+    with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
+        kept_rows = db.execute("SELECT key, value FROM results WHERE key LIKE '%:meanings:%'").fetchall()
+        assert len(kept_rows) == 1
+        for key, value in kept_rows:
+            damaged = damage
+            if isinstance(damage, str):  # a memo that decodes and fits, whose rows name other sites
+                kept = json.loads(zlib.decompress(value[4 + int.from_bytes(value[:4], "big"):]))
+                kept["sites"] = {digest[::-1]: row for digest, row in kept["sites"].items()}
+                damaged = value[:4 + int.from_bytes(value[:4], "big")] + zlib.compress(json.dumps(kept).encode())
+            db.execute("UPDATE results SET value = ? WHERE key = ?", (damaged, key))
+    fixture_repo.commit({"pkg/other.py": TREE["pkg/other.py"].replace("over three", "above three")}, tag="v2")
+    made.clear()
+    after = crawl(cli, fixture_repo, config, tmp_path / "out", "v2")
+    assert len(made) == len(by_text(after))  # every meaning made anew
+    assert after == crawl(cli, fixture_repo, config, tmp_path / "fresh", "v2", "--no-cache")
 
 
 @pytest.mark.parametrize("damaged", [None, [], {"reads": "x", "sites": {}}, {"reads": [["env", ["a", ["b"]], "d"]], "sites": {}},
@@ -137,3 +169,22 @@ def test_the_tables_log_every_lookup_and_walk():
         _LOG[0] = None
     table.get("untraced")
     assert log == [("t", "a"), ("t", ("p", 2)), ("t", "zz"), ("s", "x"), ("t*", None), ("s*", None)]
+
+
+def test_a_crawl_far_from_the_last_makes_the_meanings_without_a_memo(fixture_repo, cli, tmp_path, made, monkeypatch):
+    """Keeping the meanings costs about half of making them: a crawl that changed more files than
+    ``MEMO_FILES`` and ``MEMO_SHARE`` of them since the join last ran (a new release) neither
+    takes nor keeps them, and gives the same bytes."""
+    fixture_repo.commit(TREE, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(CONFIG)
+    crawl(cli, fixture_repo, config, tmp_path / "out", "v1")
+    monkeypatch.setattr(meaning_join, "MEMO_FILES", 0)
+    monkeypatch.setattr(meaning_join, "MEMO_SHARE", 0.0)
+    fixture_repo.commit({"pkg/extra.py": 'def extra():\n    raise ValueError("one more")\n'}, tag="v2")
+    data = crawl(cli, fixture_repo, config, tmp_path / "out", "v2")
+    assert made == []
+    assert data == crawl(cli, fixture_repo, config, tmp_path / "fresh", "v2", "--no-cache")
+    monkeypatch.setattr(meaning_join, "MEMO_FILES", 1)  # one file changed: near enough
+    fixture_repo.commit({"pkg/extra.py": 'def extra():\n    raise ValueError("one more, again")\n'}, tag="v3")
+    assert len(by_text(crawl(cli, fixture_repo, config, tmp_path / "out", "v3"))) == len(made)
