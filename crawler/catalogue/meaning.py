@@ -150,7 +150,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
                         t.field_flags.setdefault((owner, key), option)
     for qual in sorted(t.classes):
         for f in t.classes[qual]["fields"]:
-            for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]):
+            for word in _names_in(f["annotation"]):
                 for held in t.by_name.get(word, ()):
                     if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
                         t.parent.setdefault(held, []).append((qual, f["name"]))
@@ -160,7 +160,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
     t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
                 and name not in t.dest_flags.get(t.classes[owner]["path"], {})
                 and any(q in t.settings for f in t.classes[owner]["fields"] if f["name"] == name
-                        for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]) for q in t.by_name.get(word, ()))}
+                        for word in _names_in(f["annotation"]) for q in t.by_name.get(word, ()))}
     return t
 
 
@@ -236,6 +236,16 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_SUBJECT = re.compile(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s")  # a message's first word, when a field's name
+_SPELLED = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*")  # a flag or a dotted name
+_CAPWORDS = re.compile(r"[A-Z][A-Za-z0-9]*")
+
+
+@lru_cache(maxsize=16384)  # (an annotation is read for every site whose check reaches its field)
+def _names_in(annotation: str) -> tuple[str, ...]:
+    """The names an annotation is written with (``Optional[ModelConfig]``: Optional, ModelConfig)."""
+    return tuple(_NAME.findall(annotation))
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 _WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
 _UPPER = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
@@ -325,7 +335,7 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
         if declared is None:
             break
         knob, used = _field_knob(t, cls, name), i + 1
-        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ())
                 if q in t.settings and q != cls]
         if len(held) != 1:
             break
@@ -337,7 +347,7 @@ def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
     """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
     for name in chain:
         declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
-        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ())
                 if q in t.settings and q != cls] if declared else []
         if len(held) != 1:
             return None
@@ -375,7 +385,7 @@ def _root_class(t: _Tables, path: str, module: str, function: str, root: str) ->
     annotation = t.typed_params.get((path, function), {}).get(root)
     if annotation is None:
         return None
-    named = {q for word in re.findall(r"[A-Za-z_]\w*", annotation) for q in t.by_name.get(word, ()) if q in t.settings}
+    named = {q for word in _names_in(annotation) for q in t.by_name.get(word, ()) if q in t.settings}
     return named.pop() if len(named) == 1 else None
 
 
@@ -533,7 +543,7 @@ def _whole_config(t: _Tables, knob: dict[str, Any]) -> bool:
     if knob["kind"] != "config_field" or knob["owner"] not in t.classes:
         return False
     declared = next((f for f in t.classes[knob["owner"]]["fields"] if f["name"] == knob["field"]), None)
-    return declared is not None and any(q in t.settings for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+    return declared is not None and any(q in t.settings for word in _names_in(declared["annotation"])
                                         for q in t.by_name.get(word, ()))
 
 
@@ -547,7 +557,7 @@ def _passed_in(t: _Tables, knob: dict[str, Any]) -> bool:
     if (owner, name) in t.field_flags or name in t.dest_flags.get(t.classes[owner]["path"], {}):
         return False
     declared = next(f for f in t.classes[owner]["fields"] if f["name"] == name)
-    return any(q in t.flag_owners and q != owner for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+    return any(q in t.flag_owners and q != owner for word in _names_in(declared["annotation"])
                for q in t.by_name.get(word, ()))
 
 
@@ -607,7 +617,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     guards = list(facts.get("guards", ()))
     text_of_site = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"]),
                              *reversed(guards[:-1]), *facts.get("loops", ())])
-    if param and not param.get("opaque") and not param.get("fields") and re.fullmatch(r"[A-Za-z_]\w*", param["text"]):
+    if param and not param.get("opaque") and not param.get("fields") and _NAME.fullmatch(param["text"]):
         # the request's field, however the code reaches it (``request.temperature``)
         name = param["text"]
         reached = _pattern(rf"\b(?:[A-Za-z_]\w*\.)+{re.escape(name)}\b").findall(text_of_site)
@@ -649,7 +659,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         # a module-level function whose message is about a request's field, named first
         # (``delay_iterations must be ...``: a validator the request's handler reaches in another
         # file); a word elsewhere in a message, or in a method's, may be its own state or parameter
-        first = re.match(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s", site["template"]["text"])
+        first = _SUBJECT.match(site["template"]["text"])
         subject = first.group(1) if first else ""
         holders = _request_fields(t).get(subject, [])
         if len(holders) == 1:
@@ -662,7 +672,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         elif name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line))
-        elif re.fullmatch(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*", name) and not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) \
+        elif _SPELLED.fullmatch(name) and not _CAPWORDS.fullmatch(name) \
                 and not any(k["name"] == name for k in knobs):  # (a CapWords name is a class, no setting)
             add(_knob("message_name", name))
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
