@@ -193,6 +193,7 @@ class _Kept:
     def __init__(self, raw: Any) -> None:
         self.reads: list[tuple[str, Any]] = []
         self.prints: list[str | None] = []
+        self.index: dict[tuple[str, Any], int] = {}
         self.sites: dict[str, Any] = {}
         if type(raw) is not dict:
             return
@@ -209,10 +210,12 @@ class _Kept:
                 self.prints.append(read[2])
             self.index = {read: i for i, read in enumerate(self.reads)}  # (hashes every key: TypeError if one is not)
         except TypeError:
-            self.reads, self.prints = [], []
+            self.reads, self.prints, self.index = [], [], {}
             return
-        if len(self.index) == len(self.reads):  # (a read named twice: not a memo this module wrote)
-            self.sites = sites
+        if len(self.index) != len(self.reads) or not sites:  # (a read named twice: not a memo this module wrote)
+            self.reads, self.prints, self.index = [], [], {}  # (this run numbers its lookups from none)
+            return
+        self.sites = sites
 
 
 def _row(row: Any, n: int) -> bool:
@@ -250,7 +253,7 @@ def meanings(records: Sequence[RecordData], results: list[FileResult], settings:
     reads = kept.reads
     prints = _fingerprints(named, reads)
     stale = {i for i, (now, was) in enumerate(zip(prints, kept.prints, strict=True)) if now is None or now != was}
-    index: dict[tuple[str, Any], int] = kept.index if kept.sites else {}
+    index = kept.index
     unknown = {i for i, was in enumerate(prints) if was is None}  # lookups whose value could not be told
 
     def numbered(log: list[tuple[str, Any]]) -> list[int]:
