@@ -48,6 +48,7 @@ class _Tables:
     classes: dict[str, dict[str, Any]] = field(default_factory=dict)  # qualname -> class decl
     by_name: dict[str, list[str]] = field(default_factory=dict)  # simple name -> qualnames
     field_flags: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (class, field) -> option
+    flag_owners: set[str] = field(default_factory=set)  # classes with a field an option sets (field_flags' classes)
     parent: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # class -> (class, field)s holding it
     settings: set[str] = field(default_factory=set)  # classes whose fields are settings
     dest_flags: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)  # path -> dest -> option
@@ -149,16 +150,17 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
                         t.field_flags.setdefault((owner, key), option)
     for qual in sorted(t.classes):
         for f in t.classes[qual]["fields"]:
-            for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]):
+            for word in _names_in(f["annotation"]):
                 for held in t.by_name.get(word, ()):
                     if held != qual and (qual, f["name"]) not in t.parent.get(held, ()):
                         t.parent.setdefault(held, []).append((qual, f["name"]))
+    t.flag_owners = {owner for owner, _ in t.field_flags}
     t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
     # a nested config the class builds itself (None until then, no option of its own) is state
     t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
                 and name not in t.dest_flags.get(t.classes[owner]["path"], {})
                 and any(q in t.settings for f in t.classes[owner]["fields"] if f["name"] == name
-                        for word in re.findall(r"[A-Za-z_]\w*", f["annotation"]) for q in t.by_name.get(word, ()))}
+                        for word in _names_in(f["annotation"]) for q in t.by_name.get(word, ()))}
     return t
 
 
@@ -166,6 +168,14 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
 #: and an upstream's own ``@config``), and bases that make one (pydantic models).
 _SETTINGS_DECORATORS = ("dataclass", "config", "define", "frozen")
 _SETTINGS_BASES = ("BaseModel", "BaseSettings")
+
+
+def derive_all(t: _Tables) -> None:
+    """Make the tables' derived fields that are made on first use (a site's lookups of them are
+    then lookups like any other: see ``meaning_memo``)."""
+    _request_fields(t)
+    _user_facing(t)
+    _holds_data(t, "")
 
 
 def _holds_settings(t: _Tables, qual: str, seen: set[str]) -> bool:
@@ -226,6 +236,16 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+_SUBJECT = re.compile(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s")  # a message's first word, when a field's name
+_SPELLED = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*")  # a flag or a dotted name
+_CAPWORDS = re.compile(r"[A-Z][A-Za-z0-9]*")
+
+
+@lru_cache(maxsize=16384)  # (an annotation is read for every site whose check reaches its field)
+def _names_in(annotation: str) -> tuple[str, ...]:
+    """The names an annotation is written with (``Optional[ModelConfig]``: Optional, ModelConfig)."""
+    return tuple(_NAME.findall(annotation))
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 _WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
 _UPPER = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
@@ -315,7 +335,7 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
         if declared is None:
             break
         knob, used = _field_knob(t, cls, name), i + 1
-        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ())
                 if q in t.settings and q != cls]
         if len(held) != 1:
             break
@@ -327,7 +347,7 @@ def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
     """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
     for name in chain:
         declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
-        held = [q for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"]) for q in t.by_name.get(word, ())
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ())
                 if q in t.settings and q != cls] if declared else []
         if len(held) != 1:
             return None
@@ -365,7 +385,7 @@ def _root_class(t: _Tables, path: str, module: str, function: str, root: str) ->
     annotation = t.typed_params.get((path, function), {}).get(root)
     if annotation is None:
         return None
-    named = {q for word in re.findall(r"[A-Za-z_]\w*", annotation) for q in t.by_name.get(word, ()) if q in t.settings}
+    named = {q for word in _names_in(annotation) for q in t.by_name.get(word, ()) if q in t.settings}
     return named.pop() if len(named) == 1 else None
 
 
@@ -523,7 +543,7 @@ def _whole_config(t: _Tables, knob: dict[str, Any]) -> bool:
     if knob["kind"] != "config_field" or knob["owner"] not in t.classes:
         return False
     declared = next((f for f in t.classes[knob["owner"]]["fields"] if f["name"] == knob["field"]), None)
-    return declared is not None and any(q in t.settings for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+    return declared is not None and any(q in t.settings for word in _names_in(declared["annotation"])
                                         for q in t.by_name.get(word, ()))
 
 
@@ -537,8 +557,7 @@ def _passed_in(t: _Tables, knob: dict[str, Any]) -> bool:
     if (owner, name) in t.field_flags or name in t.dest_flags.get(t.classes[owner]["path"], {}):
         return False
     declared = next(f for f in t.classes[owner]["fields"] if f["name"] == name)
-    own = {o for o, _ in t.field_flags}
-    return any(q in own and q != owner for word in re.findall(r"[A-Za-z_]\w*", declared["annotation"])
+    return any(q in t.flag_owners and q != owner for word in _names_in(declared["annotation"])
                for q in t.by_name.get(word, ()))
 
 
@@ -598,7 +617,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     guards = list(facts.get("guards", ()))
     text_of_site = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"]),
                              *reversed(guards[:-1]), *facts.get("loops", ())])
-    if param and not param.get("opaque") and not param.get("fields") and re.fullmatch(r"[A-Za-z_]\w*", param["text"]):
+    if param and not param.get("opaque") and not param.get("fields") and _NAME.fullmatch(param["text"]):
         # the request's field, however the code reaches it (``request.temperature``)
         name = param["text"]
         reached = _pattern(rf"\b(?:[A-Za-z_]\w*\.)+{re.escape(name)}\b").findall(text_of_site)
@@ -640,7 +659,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         # a module-level function whose message is about a request's field, named first
         # (``delay_iterations must be ...``: a validator the request's handler reaches in another
         # file); a word elsewhere in a message, or in a method's, may be its own state or parameter
-        first = re.match(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s", site["template"]["text"])
+        first = _SUBJECT.match(site["template"]["text"])
         subject = first.group(1) if first else ""
         holders = _request_fields(t).get(subject, [])
         if len(holders) == 1:
@@ -653,7 +672,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         elif name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line))
-        elif re.fullmatch(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*", name) and not re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) \
+        elif _SPELLED.fullmatch(name) and not _CAPWORDS.fullmatch(name) \
                 and not any(k["name"] == name for k in knobs):  # (a CapWords name is a class, no setting)
             add(_knob("message_name", name))
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
@@ -679,19 +698,25 @@ def meanings(records: Sequence[RecordData], results: list[FileResult], settings:
     tables = build_tables(results, settings)
     out: dict[str, SiteMeaning] = {}
     for record in records:
-        try:
-            s = site_meaning(tables, record)
-            said = trigger(s, tables)
-            caller = _guarded_caller(tables, record, callers or {})
-            meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
-        except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
-            qualname = short_code(record["sites"][0]["qualname"])
-            meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
-        verb = _VERBS.get(record["kind"])
-        if verb is not None and meaning["trigger"].startswith("Raised"):
-            meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
-        out[record["id"]] = meaning
+        out[record["id"]] = record_meaning(tables, record, callers or {})
     return out
+
+
+def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[tuple[str, str, int]]]) -> SiteMeaning:
+    """One record's meaning: a function of its kind and primary site, and of what it looks up
+    in ``tables`` and ``callers`` (``meaning_memo`` keeps it by exactly those)."""
+    try:
+        s = site_meaning(tables, record)
+        said = trigger(s, tables)
+        caller = _guarded_caller(tables, record, callers)
+        meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
+    except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
+        qualname = short_code(record["sites"][0]["qualname"])
+        meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
+    verb = _VERBS.get(record["kind"])
+    if verb is not None and meaning["trigger"].startswith("Raised"):
+        meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
+    return meaning
 
 
 def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tuple[str, str, int]]]) -> str | None:

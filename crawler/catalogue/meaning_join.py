@@ -32,6 +32,8 @@ from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph, callers_by_id
 from crawler.catalogue.joined import Joined, SourcePart
 from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings
+from crawler.catalogue.meaning_memo import Memo
+from crawler.catalogue.meaning_memo import meanings as memo_meanings
 from crawler.catalogue.related import compute as related_by_id
 from crawler.catalogue.reproductions import reproductions_by_id
 from crawler.extract.cache import ResultCache
@@ -145,6 +147,23 @@ class JoinStore:
             moved = {path: by for path, by in shifts.items() if by}
             return {**kept, "records": _moved(kept.get("records"), moved)} if moved else kept
         return None
+
+    def changed(self, name: str, inputs: JoinInputs) -> int | None:
+        """How many source files differ (in blob, or added or removed) from those of the last output
+        of join ``name`` this code made with these conventions; None when there is none."""
+        if not self.reuse:
+            return None
+        with self._cache() as cache:
+            values = cache.latest(self._row(name, ""), 1)
+        head = _decoded(values[0], header=True) if values else None
+        if type(head) is not dict or head.get("base") != [inputs.base, self.salt] or type(head.get("files")) is not list:
+            return None
+        try:
+            before = {path: blob for path, blob in head["files"]}
+        except (TypeError, ValueError):
+            return None
+        now = {path: blob for path, blob in inputs.files}
+        return sum(1 for path, blob in now.items() if before.get(path) != blob) + len(before.keys() - now.keys())
 
     def put(self, name: str, key: str, value: Any, inputs: JoinInputs | None = None) -> None:
         """Keep a join's output, after the inputs it was made of (see :func:`_decoded`)."""
@@ -269,7 +288,7 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     waiting = None
     if reps is None and rows is None and aside is not None:
         shared = graph = Graph(results)  # built before the fork: both joins read it
-        waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink))
+        waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink, primaries))
     try:
         if store is not None and rows is not None:
             source = {rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
@@ -277,7 +296,8 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
             store.served.append("source")
         else:
             graph = graph or Graph(results)
-            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside)
+            memo = _memo(store, inputs) if store is not None and inputs is not None else None
+            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo)
             source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
             if store is not None and inputs is not None:
                 store.put("source", inputs.key("source"), {"ids": ids, "records": [
@@ -291,27 +311,54 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
     if type(found) is dict:
         reproductions: dict[str, Any] = found
     else:  # not run aside, or the helper failed: run here
-        reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink)
+        reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink, primaries)
     if store is not None and inputs is not None:
         store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
             [{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]}, inputs)
     return Joined(source, reproductions)
 
 
+#: The meanings are kept (and taken) only when at most this many source files, or this share of
+#: them, changed since the source join last ran with this code: the day-to-day crawl of a branch.
+#: Keeping them costs about half of making them (each lookup traced, numbered and digested), which
+#: only a crawl that takes most of them back pays for; a crawl across releases (vLLM v0.32.0 ->
+#: v0.33.0 changes 1,496 of 3,642 files) or a cold cache makes them as without a memo.
+MEMO_FILES = 16
+MEMO_SHARE = 0.1
+
+
+def _memo(store: JoinStore, inputs: JoinInputs) -> Memo:
+    """The kept meanings of the last source join run with these conventions and this code (one
+    row, replaced by each run: ``meaning_memo`` checks each meaning against what it read)."""
+    def near() -> bool:
+        changed = store.changed("source", inputs)
+        return changed is not None and changed <= max(MEMO_FILES, int(len(inputs.files) * MEMO_SHARE))
+
+    return Memo(lambda: store.get("meanings", inputs.base), lambda value: store.put("meanings", inputs.base, value), near)
+
+
 def _source_join(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
-                 settings: MeaningSettings, graph: Graph, aside: Aside | None
+                 settings: MeaningSettings, graph: Graph, aside: Aside | None, memo: Memo | None = None
                  ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
     """The source join's callers, related errors and meanings. With ``aside``, the meanings (the
     largest share, reading only the results, the entries and the call graph built before the
-    fork) are made there while this process finds the callers and scores the related errors."""
-    waiting = aside(lambda: meanings(records, results, settings, graph.callers)) if aside is not None else None
+    fork) are made there while this process finds the callers and scores the related errors.
+    With ``memo``, a meaning whose inputs did not change since the last run is taken from it
+    (the helper reads and keeps the memo itself: this process only waits for the meanings)."""
+
+    def made() -> dict[str, SiteMeaning]:
+        if memo is None:
+            return meanings(records, results, settings, graph.callers)
+        return memo_meanings(records, results, settings, graph.callers, memo)
+
+    waiting = aside(made) if aside is not None else None
     try:
         callers = callers_by_id(records, primaries, graph)
         related = related_by_id(records, callers)
     finally:
         found = waiting() if waiting is not None else None  # (waited for whatever happened here)
     # not run aside, or the helper failed: made here
-    meaning = found if type(found) is dict else meanings(records, results, settings, graph.callers)
+    meaning = found if type(found) is dict else made()
     return callers, related, meaning
 
 

@@ -129,3 +129,38 @@ def test_pages_show_them_as_derived_and_escaped(meaning_repo, cli, tmp_path):
     md = (tmp_path / "markdown" / "errors" / f"{rid}.md").read_text()
     assert "## Reproduction from the tests \\(derived from the code\\)" in md
     assert "`pkg/api.py:6` in `Engine.start` (entry point: library)" in md
+
+
+def test_the_literal_runs_of_the_derived_facts_are_the_messages():
+    """The index takes each entry's literal runs from its primary site's derived facts (made in
+    the extraction workers) rather than parsing the message again: the same runs and the same
+    fields at either end, for every shape of message (fields first or last, only a field, a
+    message the code builds at run time)."""
+    from crawler.catalogue.entries import Identity, build_entries
+    from crawler.catalogue.reproductions import _Entry
+    from crawler.extract.derive import derive_result
+    from crawler.extract.visitor import extract_file
+    from crawler.model.records import RepoRef
+
+    source = b'''
+def f(a, b, msg):
+    if a:
+        raise ValueError(f"{a} first, then text")
+    if b:
+        raise ValueError(f"text, then {b}")
+    if a and b:
+        raise ValueError(f"{a}")
+    if msg:
+        raise ValueError(msg)
+    raise ValueError("only text, twice: " "joined")
+'''
+    result = derive_result(extract_file("pkg/m.py", source))
+    identity = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), "0" * 40,
+                        "2026-01-01T00:00:00+00:00", None, "git")
+    records, primaries = build_entries(identity, result["sites"])
+    assert len(records) == 4  # (`{a}` and `msg`: one entry, a message known only at run time)
+    for record in records:
+        derived, parsed = _Entry(record, set(), primaries[record["id"]]), _Entry(record, set())
+        assert (derived.lits, derived.head_field, derived.tail_field) == (parsed.lits, parsed.head_field, parsed.tail_field)
+    shapes = {(tuple(e.lits), e.head_field, e.tail_field) for e in (_Entry(r, set(), primaries[r["id"]]) for r in records)}
+    assert ((" first, then text",), True, False) in shapes and (("text, then ",), False, True) in shapes
