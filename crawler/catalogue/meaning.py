@@ -62,6 +62,7 @@ class _Tables:
     typed_params: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (path, function) -> param -> annotation
     converters: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, function) an option's type converts with -> its flags
     by_request_field: dict[str, list[str]] | None = None  # (made on first use) field name -> request classes
+    by_setting_field: dict[str, list[str]] | None = None  # (made on first use) field name -> classes a user sets
     user_facing: set[str] | None = None  # (made on first use) classes a user sets: see _user_facing
     data_classes: set[str] | None = None  # (made on first use) classes holding arrays: see _holds_data
     field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
@@ -81,6 +82,16 @@ def _request_fields(t: _Tables) -> dict[str, list[str]]:
             for f in t.classes[qual]["fields"]:
                 t.by_request_field.setdefault(f["name"], []).append(qual)
     return t.by_request_field
+
+
+def _setting_fields(t: _Tables) -> dict[str, list[str]]:
+    """Field name -> the classes a user sets (``_user_facing``: configs, requests) that declare it."""
+    if t.by_setting_field is None:
+        t.by_setting_field = {}
+        for qual in sorted(q for q in _user_facing(t) if q in t.classes):
+            for f in t.classes[qual]["fields"]:
+                t.by_setting_field.setdefault(f["name"], []).append(qual)
+    return t.by_setting_field
 
 
 def _dest(option: dict[str, Any]) -> str | None:
@@ -174,6 +185,7 @@ def derive_all(t: _Tables) -> None:
     """Make the tables' derived fields that are made on first use (a site's lookups of them are
     then lookups like any other: see ``meaning_memo``)."""
     _request_fields(t)
+    _setting_fields(t)
     _user_facing(t)
     _holds_data(t, "")
 
@@ -674,12 +686,31 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
             add(_knob("env_var", name, path=path, line=line))
         elif _SPELLED.fullmatch(name) and not _CAPWORDS.fullmatch(name) \
                 and not any(k["name"] == name for k in knobs):  # (a CapWords name is a class, no setting)
-            add(_knob("message_name", name))
+            quoted_knob = _quoted_setting(t, name)
+            if quoted_knob is not None:
+                add(quoted_knob)
     return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
                  by_key=None if knobs else _field_by_key(site))
+
+
+def _quoted_setting(t: _Tables, name: str) -> dict[str, Any] | None:
+    """The setting a name the message quotes stands for, if it is one. A flag, a dotted path or an
+    upper-case name errcat did not find declared is still the setting the message names; a plain
+    name is one only when a class a user sets declares a field of that name: that field when one
+    class does and the name is compound (`gpu_memory_utilization`: the cache config's, with its
+    option; a plain word such as `prefix` may be any parameter's), else the name alone. Any other
+    quoted word is the code's own (a function, a parameter, a value: `forward`, `out`), no setting."""
+    if name.startswith("-") or "." in name or name.isupper():
+        return _knob("message_name", name)
+    holders = _setting_fields(t).get(name, [])
+    if not holders:
+        return None
+    if len(holders) == 1 and "_" in name.strip("_"):
+        return _field_knob(t, holders[0], name)
+    return _knob("message_name", name)
 
 
 class SiteMeaning(TypedDict):

@@ -118,6 +118,11 @@ def run(jobs):
 def size(n):
     if n is not None and n < 0:
         raise ValueError("set `max_len` to a positive number")
+
+
+def tune(n, out):
+    if n > out:
+        raise ValueError("lower `gpu_memory_utilization` or `kv_transfer_config`, or pass `--mystery-flag`: `forward` gave `out`")
 '''
 
 PROTOCOL = '''
@@ -249,8 +254,17 @@ def test_request_model_fields_from_the_upstream_config(dataset):
 
 
 def test_a_name_the_message_quotes(dataset):
+    """A quoted name is a setting when a class a user sets declares it (that field, with its
+    option), or when it is spelled as one (a flag); a quoted name no such class declares is the
+    code's own (a function, a parameter), no setting."""
+    record = dataset["lower:tune"]
+    assert knobs(record) == [
+        ("message_name", "--mystery-flag", [], None),
+        ("cli_flag", "--gpu-memory-utilization", ["--gpu-memory-utilization", "-gmu"], "gpu_memory_utilization"),
+        ("cli_flag", "--kv-transfer-config", ["--kv-transfer-config"], "kv_transfer_config"),
+    ]
     record = dataset["set:size"]
-    assert knobs(record) == [("message_name", "max_len", [], None)]
+    assert knobs(record) == []  # no class declares a max_len
     assert record["meaning"]["trigger"] == "Raised in `size`, when `n` is not None and `n` is less than 0."
 
 
