@@ -10,8 +10,9 @@ generation removes the others (a vLLM release is 9-13 MB: a hundred of them fit,
 upgrade would not).
 
 Like the result cache, this is an optimisation that never fails a crawl: a file that is missing,
-truncated, damaged (gzip's CRC catches it) or not of this shape is a miss, and a file that
-cannot be written is done without. What it holds is errcat's own data, read with orjson, never
+truncated, damaged (gzip's CRC catches it), not of this shape or larger than a release can be
+(:data:`MAX_BYTES` decompressed: a gzip bomb planted in the cache costs that much memory at most)
+is a miss, and a file that cannot be written is done without. What it holds is errcat's own data, read with orjson, never
 executed; the history it goes into is validated before a byte is written.
 
 Each record is kept as its record file with no history (:func:`record_file`): a history's final
@@ -32,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import os
 import re
 import shutil
 import zlib
@@ -47,9 +49,14 @@ from crawler.base.jsonio import dumps_record
 from crawler.extract.ids import entry_key
 from crawler.model.records import Manifest
 from crawler.model.shapes import RecordData
+from crawler.publish import jsonl
 from crawler.publish.writer import manifest_document
 
 DIRECTORY = "releases"
+#: The most a kept release decompresses to. Its records are the lines of a dataset's
+#: errors.jsonl.gz, which no reader takes past ``jsonl.MAX_TOTAL_BYTES`` decompressed; a release
+#: larger than that is not kept (``save``), so a file that is larger is none errcat wrote.
+MAX_BYTES = jsonl.MAX_TOTAL_BYTES
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -113,8 +120,9 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
     if path is None:
         return None
     try:
-        with gzip.open(path, "rb") as fh:
-            data = fh.read()
+        data = _decompressed(path)
+        if data is None:
+            return None
         head, rest, body = data.split(b"\n", 2)
         manifest = orjson.loads(head)
         index = orjson.loads(rest)
@@ -138,6 +146,20 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
         return None
 
 
+def _decompressed(path: Path) -> bytes | None:
+    """The file's one gzip member decompressed, or None when it is more than :data:`MAX_BYTES`
+    (zlib stops there: a bomb costs that much at most), cut short, or followed by anything."""
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size > MAX_BYTES:
+            return None
+        packed = fh.read()
+    unpacker = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip framing; the CRC is checked at the end
+    data = unpacker.decompress(packed, MAX_BYTES + 1)
+    if len(data) > MAX_BYTES or unpacker.unconsumed_tail or not unpacker.eof or unpacker.unused_data:
+        return None
+    return data
+
+
 def _digest(rows: bytes, body: bytes) -> str:
     """The SHA-256 of a release's fold rows (as ``orjson`` writes them, which reading them back
     and writing them again gives) and its records: the fold takes both as they are, and rows
@@ -159,4 +181,6 @@ def save(root: Path, generation: str, digest: str, manifest: Manifest, records: 
     rows = [fold_row(r) for r in records]
     index = orjson.dumps({"rows": rows, "sha256": _digest(orjson.dumps(rows), body)})
     data = b"\n".join([orjson.dumps(manifest_document(manifest)), index, body])
+    if len(data) > MAX_BYTES:  # it could never be read back
+        return
     keep(path, gzip.compress(data, compresslevel=1, mtime=0))

@@ -244,3 +244,44 @@ def test_a_history_with_no_cache_links_no_file_in_place(upstream, cli, tmp_path)
     run(cli, upstream, tmp_path / "fresh", "--no-cache")
     assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
     assert not [p.name for p in errors.iterdir() if p.stat().st_ino == before.get(p.name)]
+
+
+def test_a_gzip_bomb_in_the_cache_is_a_miss_in_bounded_memory(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """A kept release is read only up to what a release can be (``release_cache.MAX_BYTES``
+    decompressed, here made 1 MiB): a file planted in the cache that decompresses to far more
+    (64 MiB of zeros in 64 KB) is a miss, read in bounded memory, and the history is the bytes of
+    the first run; a release over the bound is not kept in the first place."""
+    import tracemalloc
+
+    run(cli, upstream, tmp_path / "first")
+    kept = sorted((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))
+    assert kept
+    monkeypatch.setattr(release_cache, "MAX_BYTES", 1 << 20, raising=False)
+    head = gzip.decompress(kept[-1].read_bytes()).split(b"\n", 2)
+    bomb = gzip.compress(b"\n".join(head[:2]) + b"\n" + bytes(64 << 20), compresslevel=9, mtime=0)
+    assert len(bomb) < 1 << 20
+    for path in kept:
+        path.write_bytes(bomb)
+    generation, digest = kept[-1].parent.name, kept[-1].name.removesuffix(".jsonl.gz")
+    tracemalloc.start()
+    try:
+        assert release_cache.load(cache_dir, generation, digest) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+    result = run(cli, upstream, tmp_path / "again")
+    assert "its records from the cache" not in result.stderr
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+
+
+def test_a_release_larger_than_one_can_be_is_not_kept(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """``save`` keeps no release that ``load`` would refuse as too large."""
+    real = getattr(release_cache, "MAX_BYTES", None)
+    monkeypatch.setattr(release_cache, "MAX_BYTES", 1024, raising=False)
+    run(cli, upstream, tmp_path / "out")
+    assert not list((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))
+    monkeypatch.setattr(release_cache, "MAX_BYTES", real)
+    run(cli, upstream, tmp_path / "kept")
+    assert len(list((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))) == len(REFS)
+    assert tree(tmp_path / "out") == tree(tmp_path / "kept")
