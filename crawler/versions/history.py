@@ -22,24 +22,30 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple, cast
 
 import orjson
 
 from crawler.base.errors import DataError, OutputError
+from crawler.base.jsonio import dumps_line
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
 from crawler.extract.runner import default_jobs
 from crawler.model.records import Counts, History, Lifetime, Manifest, Move, Record
 from crawler.model.shapes import RecordData
+from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
-from crawler.publish.release_cache import Kept
-from crawler.publish.writer import OverLimit, Reuse, render_dataset
+from crawler.publish.release_cache import Kept, record_file
+from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
+from crawler.versions import history_reuse
 from crawler.versions.diff import link
 
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)+(?:[.-]?[A-Za-z0-9]+)*$")
@@ -105,9 +111,14 @@ def _with_history(packed: bytes, history: Any) -> bytes | None:
     ``history``: a record file is its fields in key order, each a line with its value as
     ``orjson`` writes it, so this is exactly ``dumps_record`` of the record, for a small part of
     its cost. None for a record packed otherwise (by the fold itself, from a dict)."""
+    return _with_history_json(packed, orjson.dumps(history, option=orjson.OPT_SORT_KEYS))
+
+
+def _with_history_json(packed: bytes, history: bytes) -> bytes | None:
+    """:func:`_with_history`, the history given as the JSON its record file holds."""
     if not packed.startswith(b"{\n") or packed.count(_NO_HISTORY) != 1:
         return None
-    return packed.replace(_NO_HISTORY, b'\n  "history": ' + orjson.dumps(history, option=orjson.OPT_SORT_KEYS), 1)
+    return packed.replace(_NO_HISTORY, b'\n  "history": ' + history, 1)
 
 
 class _Item(NamedTuple):
@@ -299,7 +310,7 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
 
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
                  vouched: dict[str, str] | None = None, memo: RowMemo | None = None,
-                 reuse: Reuse | None = None) -> dict[str, bytes]:
+                 reuse: Reuse | None = None, bare: list[bytes] | None = None, write: Write | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -314,12 +325,24 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
     descends from, with their dates), see ``publish.pins``. ``memo``: the search rows made before
     (``search.RowMemo``), the same for a record whose row inputs did not change. ``reuse``: the
-    record files validated before and the gzip members made before (``writer.Reuse``).
+    record files validated before and the gzip members made before (``writer.Reuse``); a record
+    file made of a bare one validated before and a valid history is not validated whole
+    (``history_reuse.vouched``). ``bare``: filled with the SHA-256 of every record written as
+    its file with no history (valid too, for ``history_reuse.finish`` to remember). ``write``:
+    takes the files as they are rendered (``writer.write_dataset``'s way of writing them) and
+    returns them all; without it they are rendered into memory first (see :func:`_streamed`).
     """
     records = [_written(r) for r in fold.records()]
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
-    made = {r["id"]: file for r in records if (file := _with_history(fold.packed(r["id"]), r["history"])) is not None}
+    made: dict[str, bytes] = {}
+    histories: dict[str, bytes] = {}
+    for r in records:
+        history = histories[r["id"]] = orjson.dumps(r["history"], option=orjson.OPT_SORT_KEYS)
+        file = _with_history_json(fold.packed(r["id"]), history)
+        if file is not None:
+            made[r["id"]] = file
+    completed = set(made)  # of those, the files completed from the cache's bare record files
     if previous:
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
@@ -327,9 +350,14 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         for before, after in zip(records, pinned.records, strict=True):
             if after is not before:
                 made.pop(before["id"], None)
+                completed.discard(before["id"])
         made.update((rid, old.data) for rid, old in pinned.kept.items() if old.data is not None)
+        completed -= pinned.kept.keys()
         records = pinned.records
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
+    if reuse.validated:
+        parts = ((made[rid], fold.packed(rid), histories[rid]) for rid in completed)
+        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated))
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
@@ -337,8 +365,14 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes,
-                                  reuse=reuse, jobs=default_jobs())
+            extra = search_file(records, data, memo=memo)
+            if write is None:
+                files = render_dataset(records, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
+            else:
+                files = _streamed(write, records, data, extra, reuse)
+            if bare is not None:  # every record rendered is valid, with no history too
+                bare += [hashlib.sha256(fold.packed(r["id"]) if r["id"] in completed else record_file(r)).digest() for r in records]
+            return files
         except OverLimit as over:
             drop = _to_omit(over, records)
             if not drop:
@@ -346,6 +380,44 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
                                   "nothing was written") from None
             records = [r for r in records if r["id"] not in drop]
             omitted += len(drop)
+
+
+#: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``).
+Write = Callable[[Iterator[tuple[str, bytes]]], dict[str, bytes]]
+
+
+class _Members(Mapping[bytes, bytes]):
+    """The gzip members being compressed on other threads, taken when the writer asks for them."""
+
+    def __init__(self, made: Future[list[tuple[bytes, bytes]]]) -> None:
+        self._made = made
+
+    @cached_property
+    def _members(self) -> dict[bytes, bytes]:
+        return dict(self._made.result())
+
+    def __getitem__(self, key: bytes) -> bytes:
+        return self._members[key]
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._members)
+
+    def __len__(self) -> int:
+        return len(self._members)
+
+
+def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse) -> dict[str, bytes]:
+    """The files written as they are rendered: the first record file goes to disk while the rest
+    are rendered, and errors.jsonl.gz's members are compressed (on every core, from lines made
+    first) meanwhile too, rather than the files all rendered before one is written. On vLLM
+    creating ~11,500 files is a second or more of kernel time, which the rendering now overlaps."""
+    lines = [dumps_line(r) for r in records]
+    digests = [jsonl.line_digest(line) for line in lines]
+    ids = [r["id"] for r in records]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        members = pool.submit(jsonl.packed, ids, lines, default_jobs(), reuse.members, digests)
+        made = reuse._replace(lines=dict(zip(ids, zip(lines, digests, strict=True), strict=True)), members=_Members(members))
+        return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
 
 
 def _written(data: RecordData) -> RecordData:

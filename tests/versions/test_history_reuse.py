@@ -285,3 +285,67 @@ def test_a_release_larger_than_one_can_be_is_not_kept(upstream, cli, tmp_path, c
     run(cli, upstream, tmp_path / "kept")
     assert len(list((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))) == len(REFS)
     assert tree(tmp_path / "out") == tree(tmp_path / "kept")
+
+
+def test_a_history_over_other_releases_validates_each_history_not_each_record(upstream, cli, tmp_path, counted):  # noqa: F811
+    """A history over other releases writes record files never written before (their histories
+    differ), but each is a bare record file validated before with a history put in: only the
+    distinct histories are validated (``history_reuse.vouched``), no record whole, and the bytes
+    are those of a run without the cache."""
+    run(cli, upstream, tmp_path / "all")
+    counted.update(dict.fromkeys(counted, 0))
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "last", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert counted["record checks"] == 0
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "none", "--no-cache", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert counted["record checks"] > 0
+    assert tree(tmp_path / "last") == tree(tmp_path / "none")
+    assert {p.name for p in (tmp_path / "all").rglob("errors/*.json")} >= {p.name for p in (tmp_path / "last").rglob("errors/*.json")}
+    assert tree(tmp_path / "all") != tree(tmp_path / "last")
+
+
+def test_a_record_is_vouched_for_only_by_a_bare_file_validated_and_a_valid_history(monkeypatch):
+    """Each part must hold: the bare file's digest known, the history valid alone; and the record
+    schema must constrain its fields one at a time, else nothing is vouched for."""
+    import hashlib
+
+    from crawler.versions import history_reuse
+
+    bare, other = b'{\n  "history": null\n}\n', b'{\n  "history": null,\n  "x": 1\n}\n'
+    good = orjson.dumps({"first_seen": None, "retired": False})
+    bad = orjson.dumps({"retired": "yes"})
+    known = frozenset({hashlib.sha256(bare).digest()})
+    files = {name: name.encode() for name in ("good", "bad", "unknown")}
+    parts = [(files["good"], bare, good), (files["bad"], bare, bad), (files["unknown"], other, good)]
+    assert history_reuse.vouched(parts, known) == {hashlib.sha256(files["good"]).digest()}
+    assert history_reuse.vouched(parts, frozenset()) == set()
+    schema = history_reuse.schema_for("record")
+    monkeypatch.setattr(history_reuse, "schema_for", lambda name: {**schema, "allOf": [{"required": ["id"]}]})
+    history_reuse._history_validator.cache_clear()
+    try:
+        assert history_reuse.vouched(parts, known) == set()
+    finally:
+        monkeypatch.undo()
+        history_reuse._history_validator.cache_clear()
+
+
+def test_the_kept_members_are_cut_out_where_their_layout_says_only_from_that_very_file(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """The copy of the last errors.jsonl.gz is not decompressed to find its members when the
+    layout kept beside it names its SHA-256; a copy that is not that file (edited, here one
+    member's bytes swapped for another's) is decompressed and keyed by its lines, and either way
+    the history is the bytes of the first run."""
+    run(cli, upstream, tmp_path / "first")
+    split = []
+    real = jsonl.split_members
+    monkeypatch.setattr(jsonl, "split_members", lambda data: split.append(len(data)) or real(data))
+    run(cli, upstream, tmp_path / "again")
+    assert split == []
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+    (copy,) = (cache_dir / "history").glob("*.errors.jsonl.gz")
+    members = list(real(copy.read_bytes()).values())
+    assert len(members) > 1
+    copy.write_bytes(b"".join([members[1], members[0], *members[2:]]))
+    run(cli, upstream, tmp_path / "third")
+    assert split
+    assert tree(tmp_path / "first") == tree(tmp_path / "third")
