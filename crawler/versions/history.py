@@ -355,8 +355,9 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         completed -= pinned.kept.keys()
         records = pinned.records
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
+    bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
-        parts = ((made[rid], fold.packed(rid), histories[rid]) for rid in completed)
+        parts = ((made[rid], bare_digests[rid], histories[rid]) for rid in completed)
         reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated))
     omitted = 0
     while True:
@@ -371,7 +372,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
             else:
                 files = _streamed(write, records, data, extra, reuse)
             if bare is not None:  # every record rendered is valid, with no history too
-                bare += [hashlib.sha256(fold.packed(r["id"]) if r["id"] in completed else record_file(r)).digest() for r in records]
+                bare += [bare_digests.get(r["id"]) or hashlib.sha256(record_file(r)).digest() for r in records]
             return files
         except OverLimit as over:
             drop = _to_omit(over, records)

@@ -141,8 +141,8 @@ def _history_validator() -> Any:
 
 
 def vouched(parts: Iterable[tuple[bytes, bytes, bytes]], known: frozenset[bytes]) -> set[bytes]:
-    """The SHA-256 of the record files valid by their parts, each given as (the file, the same
-    record file with no history, the history as JSON): a record whose bare file was validated
+    """The SHA-256 of the record files valid by their parts, each given as (the file, the SHA-256
+    of the same record file with no history, the history as JSON): a record whose bare file was validated
     before (its digest is ``known``) is valid when its history is, since the record schema
     constrains each top-level field on its own (checked, see :func:`_history_validator`).
     Each distinct history is validated once: most records of a history share theirs."""
@@ -152,7 +152,7 @@ def vouched(parts: Iterable[tuple[bytes, bytes, bytes]], known: frozenset[bytes]
     valid: dict[bytes, bool] = {}
     out = set()
     for file, bare, history in parts:
-        if hashlib.sha256(bare).digest() not in known:
+        if bare not in known:
             continue
         ok = valid.get(history)
         if ok is None:
