@@ -123,22 +123,21 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
         data = _decompressed(path)
         if data is None:
             return None
-        head, rest, body = data.split(b"\n", 2)
-        manifest = orjson.loads(head)
-        index = orjson.loads(rest)
+        first = data.index(b"\n")
+        second = data.index(b"\n", first + 1)
+        manifest = orjson.loads(data[:first])
+        index = orjson.loads(data[first + 1:second])
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, ValueError):
         return None
     if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(index, dict):
         return None
     rows = index.get("rows")
-    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), body):
+    # the body (~40 MB for vLLM) is hashed and cut into record files where it lies, not copied first
+    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), memoryview(data)[second + 1:]):
         return None
-    *pieces, tail = body.split(_END)
-    if tail:
-        return None
-    records = [piece + _END for piece in pieces]
+    records = _record_files(data, second + 1)
     folded = [_row(item) for item in rows]
-    if len(folded) != len(records) or any(row is None for row in folded):
+    if records is None or len(folded) != len(records) or any(row is None for row in folded):
         return None
     try:
         return Kept(Manifest.model_validate({**manifest, "content_digest": ""}), [row for row in folded if row is not None], records)
@@ -160,11 +159,28 @@ def _decompressed(path: Path) -> bytes | None:
     return data
 
 
-def _digest(rows: bytes, body: bytes) -> str:
+def _record_files(data: bytes, start: int) -> list[bytes] | None:
+    """The record files that ``data`` holds from ``start`` on, each ending with :data:`_END`;
+    None when anything follows the last."""
+    files = []
+    while start < len(data):
+        end = data.find(_END, start)
+        if end < 0:
+            return None
+        end += len(_END)
+        files.append(data[start:end])
+        start = end
+    return files
+
+
+def _digest(rows: bytes, body: bytes | memoryview) -> str:
     """The SHA-256 of a release's fold rows (as ``orjson`` writes them, which reading them back
     and writing them again gives) and its records: the fold takes both as they are, and rows
     edited by hand (another error key, other paths) would give another history silently."""
-    return hashlib.sha256(rows + b"\n" + body).hexdigest()
+    digest = hashlib.sha256(rows)
+    digest.update(b"\n")
+    digest.update(body)
+    return digest.hexdigest()
 
 
 def save(root: Path, generation: str, digest: str, manifest: Manifest, records: Sequence[RecordData]) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple, cast
@@ -333,6 +333,20 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     returns them all; without it they are rendered into memory first (see :func:`_streamed`).
     """
     records = [_written(r) for r in fold.records()]
+    # Written as rendered, with nothing in place to pin to: the records are final, and their lines
+    # are made and compressed from now on, alongside the rest.
+    packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
+    try:
+        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write)
+    finally:
+        if packing is not None:
+            packing.close()
+
+
+def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], packing: _Packing | None,
+                  previous: dict[str, PreviousRecord] | None, vouched: dict[str, str] | None, memo: RowMemo | None,
+                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None) -> dict[str, bytes]:
+    """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
     made: dict[str, bytes] = {}
@@ -370,7 +384,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
             if write is None:
                 files = render_dataset(records, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:
-                files = _streamed(write, records, data, extra, reuse)
+                files = _streamed(write, records, data, extra, reuse, packing)
             if bare is not None:  # every record rendered is valid, with no history too
                 bare += [bare_digests.get(r["id"]) or hashlib.sha256(record_file(r)).digest() for r in records]
             return files
@@ -387,38 +401,68 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
 Write = Callable[[Iterator[tuple[str, bytes]]], dict[str, bytes]]
 
 
-class _Members(Mapping[bytes, bytes]):
-    """The gzip members being compressed on other threads, taken when the writer asks for them."""
+class _Later(Mapping[Any, Any]):
+    """A mapping made on another thread, waited for when first read."""
 
-    def __init__(self, made: Future[list[tuple[bytes, bytes]]]) -> None:
+    def __init__(self, made: Callable[[], Mapping[Any, Any]]) -> None:
         self._made = made
 
     @cached_property
-    def _members(self) -> dict[bytes, bytes]:
-        return dict(self._made.result())
+    def _items(self) -> Mapping[Any, Any]:
+        return self._made()
 
-    def __getitem__(self, key: bytes) -> bytes:
-        return self._members[key]
+    def __getitem__(self, key: Any) -> Any:
+        return self._items[key]
 
-    def __iter__(self) -> Iterator[bytes]:
-        return iter(self._members)
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
 
     def __len__(self) -> int:
-        return len(self._members)
+        return len(self._items)
 
 
-def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse) -> dict[str, bytes]:
+class _Packing:
+    """errors.jsonl.gz's lines and gzip members for ``records``, made on other threads (the
+    members on every core: zlib lets go of the GIL) from the moment the records are final,
+    while this one does the rest of the render (see :func:`_streamed`). ``close`` waits for them."""
+
+    def __init__(self, records: list[RecordData], previous: Mapping[bytes, bytes]) -> None:
+        self.records = records
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._lines = self._pool.submit(self._make_lines)
+        self._members = self._pool.submit(self._compress, previous)
+
+    def _make_lines(self) -> dict[str, tuple[bytes, bytes]]:
+        try:
+            return {r["id"]: (line, jsonl.line_digest(line)) for r in self.records for line in [dumps_line(r)]}
+        except TypeError:  # not JSON (a lone surrogate): the writer makes them, and says so in one line
+            return {}
+
+    def _compress(self, previous: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        lines = self._lines.result()
+        if len(lines) != len(self.records):
+            return {}
+        ids = [r["id"] for r in self.records]
+        made = [lines[rid] for rid in ids]
+        return dict(jsonl.packed(ids, [line for line, _ in made], default_jobs(), previous, [digest for _, digest in made]))
+
+    def reuse(self, reuse: Reuse) -> Reuse:
+        return reuse._replace(lines=_Later(self._lines.result), members=_Later(self._members.result))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse,
+              packing: _Packing | None) -> dict[str, bytes]:
     """The files written as they are rendered: the first record file goes to disk while the rest
-    are rendered, and errors.jsonl.gz's members are compressed (on every core, from lines made
-    first) meanwhile too, rather than the files all rendered before one is written. On vLLM
-    creating ~11,500 files is a second or more of kernel time, which the rendering now overlaps."""
-    lines = [dumps_line(r) for r in records]
-    digests = [jsonl.line_digest(line) for line in lines]
-    ids = [r["id"] for r in records]
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        members = pool.submit(jsonl.packed, ids, lines, default_jobs(), reuse.members, digests)
-        made = reuse._replace(lines=dict(zip(ids, zip(lines, digests, strict=True), strict=True)), members=_Members(members))
-        return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
+    are rendered, and errors.jsonl.gz's members are compressed meanwhile (``packing``, started
+    as soon as the records were final), rather than the files all rendered before one is
+    written. On vLLM creating ~11,500 files is a second or more of kernel time, which the
+    rendering and compressing now overlap. Records other than those packed (some left out to
+    keep within ``max_output_bytes``) are packed by the writer, as ``render_dataset`` does."""
+    made = packing.reuse(reuse) if packing is not None and packing.records is records else reuse
+    return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
 
 
 def _written(data: RecordData) -> RecordData:

@@ -350,3 +350,44 @@ def test_the_kept_members_are_cut_out_where_their_layout_says_only_from_that_ver
     run(cli, upstream, tmp_path / "third")
     assert split
     assert tree(tmp_path / "first") == tree(tmp_path / "third")
+
+
+def test_a_history_of_fewer_releases_takes_its_search_rows_and_leaves_the_memo(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """The search rows of a history over fewer releases are all in the memo a longer one left
+    (retired entries' rows too): none is made, the memo is not rewritten to drop rows the longer
+    history needs again, and search.json is the bytes of a run without the cache."""
+    import crawler.catalogue.search as search
+
+    run(cli, upstream, tmp_path / "all")
+    (memo,) = (cache_dir / "search").glob("*history*")
+    before = memo.read_bytes()
+    made = []
+    real = search.entry_row
+    monkeypatch.setattr(search, "entry_row", lambda record, primary=None: made.append(record["id"]) or real(record, primary))
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "last", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert made == [] and memo.read_bytes() == before
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "none", "--no-cache", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert tree(tmp_path / "last") == tree(tmp_path / "none")
+    run(cli, upstream, tmp_path / "again")
+    assert memo.read_bytes() == before
+
+
+def test_a_new_history_is_written_as_rendered_with_its_lines_packed_alongside(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """With no dataset in place, the files go to the writer as they are rendered (not a mapping
+    of them all) and errors.jsonl.gz's lines are made beside the render, not by the writer; the
+    bytes are those the same history writes over a dataset in place (rendered whole, then
+    written)."""
+    given, lines_made = [], []
+    real_write, real_line = sync_module.write_dataset, crawler.publish.writer.dumps_line
+    monkeypatch.setattr(sync_module, "write_dataset", lambda target, files, **k: given.append(type(files)) or real_write(target, files, **k))
+    monkeypatch.setattr(crawler.publish.writer, "dumps_line", lambda data: lines_made.append(1) or real_line(data))
+    run(cli, upstream, tmp_path / "new")
+    assert given and not any(issubclass(kind, dict) for kind in given) and lines_made == []
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "over", REFS[0])
+    assert result.exit_code == 0, result.output
+    given.clear()
+    run(cli, upstream, tmp_path / "over", "--no-cache")
+    assert given == [dict]
+    assert tree(tmp_path / "new") == tree(tmp_path / "over")
