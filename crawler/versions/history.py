@@ -173,6 +173,11 @@ class Fold:
     def first_seen(self) -> int:
         return sum(1 for e in self._entries.values() if e.history and e.history.first_seen)
 
+    def rendered(self) -> None:
+        """Drop the last version's records kept for the render (see ``add``'s ``last``): a
+        million objects for vLLM, which the cycle collector, once back on, would walk again."""
+        self._last = {}
+
     def record(self, eid: str) -> RecordData:
         """One id's latest record with its history."""
         entry = self._entries[eid]

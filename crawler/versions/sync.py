@@ -168,6 +168,7 @@ def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spa
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare)
         _write_unless_in_place(target, files, progress, spare_root, previous, cache_dir is not None)
+    fold.rendered()
     if cache_dir is not None and reuse is not None:
         history_reuse.finish(cache_dir, newest.repo, reuse, files, bare)
     return target
