@@ -176,7 +176,9 @@ class RowMemo:
                    record.get("explanation_status", "absent"), [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
                    None if primary is None else [primary["template"], primary["exception_qualname"]]]
         try:
-            key = hashlib.sha256(orjson.dumps(made_of)).hexdigest()
+            # keys sorted: a record made by a crawl and the same record read back from JSON have
+            # their fields in another order, and are the same row
+            key = hashlib.sha256(orjson.dumps(made_of, option=orjson.OPT_SORT_KEYS)).hexdigest()
         except TypeError:  # text orjson refuses (a lone surrogate): made, not kept
             return entry_row(record, primary)
         row = self.rows.get(key)
@@ -186,8 +188,10 @@ class RowMemo:
         return row
 
     def save(self) -> None:
-        """Keep this crawl's rows only (rows of entries gone are left behind)."""
-        if self.used.keys() == self.rows.keys():
+        """Keep this crawl's rows only (rows of entries gone are left behind), unless the memo
+        held every one already: rewriting it (20 MB for vLLM) would only drop rows, which a
+        history over more releases needs again."""
+        if self.used.keys() <= self.rows.keys():
             return
         try:
             data = orjson.dumps({"salt": self.salt, "rows": self.used})

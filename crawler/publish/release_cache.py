@@ -10,8 +10,9 @@ generation removes the others (a vLLM release is 9-13 MB: a hundred of them fit,
 upgrade would not).
 
 Like the result cache, this is an optimisation that never fails a crawl: a file that is missing,
-truncated, damaged (gzip's CRC catches it) or not of this shape is a miss, and a file that
-cannot be written is done without. What it holds is errcat's own data, read with orjson, never
+truncated, damaged (gzip's CRC catches it), not of this shape or larger than a release can be
+(:data:`MAX_BYTES` decompressed: a gzip bomb planted in the cache costs that much memory at most)
+is a miss, and a file that cannot be written is done without. What it holds is errcat's own data, read with orjson, never
 executed; the history it goes into is validated before a byte is written.
 
 Each record is kept as its record file with no history (:func:`record_file`): a history's final
@@ -32,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import os
 import re
 import shutil
 import zlib
@@ -47,9 +49,14 @@ from crawler.base.jsonio import dumps_record
 from crawler.extract.ids import entry_key
 from crawler.model.records import Manifest
 from crawler.model.shapes import RecordData
+from crawler.publish import jsonl
 from crawler.publish.writer import manifest_document
 
 DIRECTORY = "releases"
+#: The most a kept release decompresses to. Its records are the lines of a dataset's
+#: errors.jsonl.gz, which no reader takes past ``jsonl.MAX_TOTAL_BYTES`` decompressed; a release
+#: larger than that is not kept (``save``), so a file that is larger is none errcat wrote.
+MAX_BYTES = jsonl.MAX_TOTAL_BYTES
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -113,24 +120,24 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
     if path is None:
         return None
     try:
-        with gzip.open(path, "rb") as fh:
-            data = fh.read()
-        head, rest, body = data.split(b"\n", 2)
-        manifest = orjson.loads(head)
-        index = orjson.loads(rest)
+        data = _decompressed(path)
+        if data is None:
+            return None
+        first = data.index(b"\n")
+        second = data.index(b"\n", first + 1)
+        manifest = orjson.loads(data[:first])
+        index = orjson.loads(data[first + 1:second])
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, ValueError):
         return None
     if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(index, dict):
         return None
     rows = index.get("rows")
-    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), body):
+    # the body (~40 MB for vLLM) is hashed and cut into record files where it lies, not copied first
+    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), memoryview(data)[second + 1:]):
         return None
-    *pieces, tail = body.split(_END)
-    if tail:
-        return None
-    records = [piece + _END for piece in pieces]
+    records = _record_files(data, second + 1)
     folded = [_row(item) for item in rows]
-    if len(folded) != len(records) or any(row is None for row in folded):
+    if records is None or len(folded) != len(records) or any(row is None for row in folded):
         return None
     try:
         return Kept(Manifest.model_validate({**manifest, "content_digest": ""}), [row for row in folded if row is not None], records)
@@ -138,11 +145,42 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
         return None
 
 
-def _digest(rows: bytes, body: bytes) -> str:
+def _decompressed(path: Path) -> bytes | None:
+    """The file's one gzip member decompressed, or None when it is more than :data:`MAX_BYTES`
+    (zlib stops there: a bomb costs that much at most), cut short, or followed by anything."""
+    with open(path, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size > MAX_BYTES:
+            return None
+        packed = fh.read()
+    unpacker = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip framing; the CRC is checked at the end
+    data = unpacker.decompress(packed, MAX_BYTES + 1)
+    if len(data) > MAX_BYTES or unpacker.unconsumed_tail or not unpacker.eof or unpacker.unused_data:
+        return None
+    return data
+
+
+def _record_files(data: bytes, start: int) -> list[bytes] | None:
+    """The record files that ``data`` holds from ``start`` on, each ending with :data:`_END`;
+    None when anything follows the last."""
+    files = []
+    while start < len(data):
+        end = data.find(_END, start)
+        if end < 0:
+            return None
+        end += len(_END)
+        files.append(data[start:end])
+        start = end
+    return files
+
+
+def _digest(rows: bytes, body: bytes | memoryview) -> str:
     """The SHA-256 of a release's fold rows (as ``orjson`` writes them, which reading them back
     and writing them again gives) and its records: the fold takes both as they are, and rows
     edited by hand (another error key, other paths) would give another history silently."""
-    return hashlib.sha256(rows + b"\n" + body).hexdigest()
+    digest = hashlib.sha256(rows)
+    digest.update(b"\n")
+    digest.update(body)
+    return digest.hexdigest()
 
 
 def save(root: Path, generation: str, digest: str, manifest: Manifest, records: Sequence[RecordData]) -> None:
@@ -159,4 +197,6 @@ def save(root: Path, generation: str, digest: str, manifest: Manifest, records: 
     rows = [fold_row(r) for r in records]
     index = orjson.dumps({"rows": rows, "sha256": _digest(orjson.dumps(rows), body)})
     data = b"\n".join([orjson.dumps(manifest_document(manifest)), index, body])
+    if len(data) > MAX_BYTES:  # it could never be read back
+        return
     keep(path, gzip.compress(data, compresslevel=1, mtime=0))

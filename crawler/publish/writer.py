@@ -222,16 +222,19 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
 
 
 def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
-                 max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
+                 max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1) -> Iterator[tuple[str, bytes]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
     Each document is checked against its schema as it goes; when anything was invalid, the
     generator raises DataError at the end, before yielding the manifest, listing every problem
     (the writer then throws the half-written temporary directory away); likewise OverLimit when
     a file would be larger than ``max_bytes``. ``manifest`` is completed with the content digest.
-    ``extra`` maps further file names to (schema name, document).
+    ``extra`` maps further file names to (schema name, document). ``reuse`` and ``jobs``: as
+    :func:`render_dataset`'s (every file is yielded).
     """
-    yield from _render(records, manifest, extra, max_bytes)
+    if reuse is not None:
+        reuse.linked.clear()
+    yield from _render(records, manifest, extra, max_bytes, reuse, jobs)
 
 
 def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None,

@@ -22,24 +22,30 @@ collision and stops the run. The output is the state, sorted by id: deterministi
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, NamedTuple, cast
 
 import orjson
 
 from crawler.base.errors import DataError, OutputError
+from crawler.base.jsonio import dumps_line
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
 from crawler.extract.runner import default_jobs
 from crawler.model.records import Counts, History, Lifetime, Manifest, Move, Record
 from crawler.model.shapes import RecordData
+from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import pin
-from crawler.publish.release_cache import Kept
-from crawler.publish.writer import OverLimit, Reuse, render_dataset
+from crawler.publish.release_cache import Kept, record_file
+from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
+from crawler.versions import history_reuse
 from crawler.versions.diff import link
 
 _VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)+(?:[.-]?[A-Za-z0-9]+)*$")
@@ -105,9 +111,14 @@ def _with_history(packed: bytes, history: Any) -> bytes | None:
     ``history``: a record file is its fields in key order, each a line with its value as
     ``orjson`` writes it, so this is exactly ``dumps_record`` of the record, for a small part of
     its cost. None for a record packed otherwise (by the fold itself, from a dict)."""
+    return _with_history_json(packed, orjson.dumps(history, option=orjson.OPT_SORT_KEYS))
+
+
+def _with_history_json(packed: bytes, history: bytes) -> bytes | None:
+    """:func:`_with_history`, the history given as the JSON its record file holds."""
     if not packed.startswith(b"{\n") or packed.count(_NO_HISTORY) != 1:
         return None
-    return packed.replace(_NO_HISTORY, b'\n  "history": ' + orjson.dumps(history, option=orjson.OPT_SORT_KEYS), 1)
+    return packed.replace(_NO_HISTORY, b'\n  "history": ' + history, 1)
 
 
 class _Item(NamedTuple):
@@ -161,6 +172,11 @@ class Fold:
     @property
     def first_seen(self) -> int:
         return sum(1 for e in self._entries.values() if e.history and e.history.first_seen)
+
+    def rendered(self) -> None:
+        """Drop the last version's records kept for the render (see ``add``'s ``last``): a
+        million objects for vLLM, which the cycle collector, once back on, would walk again."""
+        self._last = {}
 
     def record(self, eid: str) -> RecordData:
         """One id's latest record with its history."""
@@ -299,7 +315,7 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
 
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
                  vouched: dict[str, str] | None = None, memo: RowMemo | None = None,
-                 reuse: Reuse | None = None) -> dict[str, bytes]:
+                 reuse: Reuse | None = None, bare: list[bytes] | None = None, write: Write | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -314,12 +330,38 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
     descends from, with their dates), see ``publish.pins``. ``memo``: the search rows made before
     (``search.RowMemo``), the same for a record whose row inputs did not change. ``reuse``: the
-    record files validated before and the gzip members made before (``writer.Reuse``).
+    record files validated before and the gzip members made before (``writer.Reuse``); a record
+    file made of a bare one validated before and a valid history is not validated whole
+    (``history_reuse.vouched``). ``bare``: filled with the SHA-256 of every record written as
+    its file with no history (valid too, for ``history_reuse.finish`` to remember). ``write``:
+    takes the files as they are rendered (``writer.write_dataset``'s way of writing them) and
+    returns them all; without it they are rendered into memory first (see :func:`_streamed`).
     """
     records = [_written(r) for r in fold.records()]
+    # Written as rendered, with nothing in place to pin to: the records are final, and their lines
+    # are made and compressed from now on, alongside the rest.
+    packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
+    try:
+        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write)
+    finally:
+        if packing is not None:
+            packing.close()
+
+
+def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], packing: _Packing | None,
+                  previous: dict[str, PreviousRecord] | None, vouched: dict[str, str] | None, memo: RowMemo | None,
+                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None) -> dict[str, bytes]:
+    """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
-    made = {r["id"]: file for r in records if (file := _with_history(fold.packed(r["id"]), r["history"])) is not None}
+    made: dict[str, bytes] = {}
+    histories: dict[str, bytes] = {}
+    for r in records:
+        history = histories[r["id"]] = orjson.dumps(r["history"], option=orjson.OPT_SORT_KEYS)
+        file = _with_history_json(fold.packed(r["id"]), history)
+        if file is not None:
+            made[r["id"]] = file
+    completed = set(made)  # of those, the files completed from the cache's bare record files
     if previous:
         identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
                             upstream_commit=manifest.upstream_commit, source=manifest.source)
@@ -327,9 +369,15 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         for before, after in zip(records, pinned.records, strict=True):
             if after is not before:
                 made.pop(before["id"], None)
+                completed.discard(before["id"])
         made.update((rid, old.data) for rid, old in pinned.kept.items() if old.data is not None)
+        completed -= pinned.kept.keys()
         records = pinned.records
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
+    bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
+    if reuse.validated:
+        parts = ((made[rid], bare_digests[rid], histories[rid]) for rid in completed)
+        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated))
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
@@ -337,8 +385,14 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            return render_dataset(records, data, search_file(records, data, memo=memo), max_bytes=manifest.limits.max_output_bytes,
-                                  reuse=reuse, jobs=default_jobs())
+            extra = search_file(records, data, memo=memo)
+            if write is None:
+                files = render_dataset(records, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
+            else:
+                files = _streamed(write, records, data, extra, reuse, packing)
+            if bare is not None:  # every record rendered is valid, with no history too
+                bare += [bare_digests.get(r["id"]) or hashlib.sha256(record_file(r)).digest() for r in records]
+            return files
         except OverLimit as over:
             drop = _to_omit(over, records)
             if not drop:
@@ -346,6 +400,74 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
                                   "nothing was written") from None
             records = [r for r in records if r["id"] not in drop]
             omitted += len(drop)
+
+
+#: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``).
+Write = Callable[[Iterator[tuple[str, bytes]]], dict[str, bytes]]
+
+
+class _Later(Mapping[Any, Any]):
+    """A mapping made on another thread, waited for when first read."""
+
+    def __init__(self, made: Callable[[], Mapping[Any, Any]]) -> None:
+        self._made = made
+
+    @cached_property
+    def _items(self) -> Mapping[Any, Any]:
+        return self._made()
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class _Packing:
+    """errors.jsonl.gz's lines and gzip members for ``records``, made on other threads (the
+    members on every core: zlib lets go of the GIL) from the moment the records are final,
+    while this one does the rest of the render (see :func:`_streamed`). ``close`` waits for them."""
+
+    def __init__(self, records: list[RecordData], previous: Mapping[bytes, bytes]) -> None:
+        self.records = records
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._lines = self._pool.submit(self._make_lines)
+        self._members = self._pool.submit(self._compress, previous)
+
+    def _make_lines(self) -> dict[str, tuple[bytes, bytes]]:
+        try:
+            return {r["id"]: (line, jsonl.line_digest(line)) for r in self.records for line in [dumps_line(r)]}
+        except TypeError:  # not JSON (a lone surrogate): the writer makes them, and says so in one line
+            return {}
+
+    def _compress(self, previous: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
+        lines = self._lines.result()
+        if len(lines) != len(self.records):
+            return {}
+        ids = [r["id"] for r in self.records]
+        made = [lines[rid] for rid in ids]
+        return dict(jsonl.packed(ids, [line for line, _ in made], default_jobs(), previous, [digest for _, digest in made]))
+
+    def reuse(self, reuse: Reuse) -> Reuse:
+        return reuse._replace(lines=_Later(self._lines.result), members=_Later(self._members.result))
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True)
+
+
+def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse,
+              packing: _Packing | None) -> dict[str, bytes]:
+    """The files written as they are rendered: the first record file goes to disk while the rest
+    are rendered, and errors.jsonl.gz's members are compressed meanwhile (``packing``, started
+    as soon as the records were final), rather than the files all rendered before one is
+    written. On vLLM creating ~11,500 files is a second or more of kernel time, which the
+    rendering and compressing now overlap. Records other than those packed (some left out to
+    keep within ``max_output_bytes``) are packed by the writer, as ``render_dataset`` does."""
+    made = packing.reuse(reuse) if packing is not None and packing.records is records else reuse
+    return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
 
 
 def _written(data: RecordData) -> RecordData:

@@ -21,7 +21,7 @@ from crawler.model.diff import DiffReport
 from crawler.model.records import COMMIT_RE, Manifest, RepoRef
 from crawler.model.shapes import record_data
 from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
-from crawler.publish.writer import write_dataset
+from crawler.publish.writer import MANIFEST, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_records, live
 from crawler.versions.history import Fold, render_state, seed, version_of
@@ -160,7 +160,36 @@ def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spa
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    files = render_state(fold, newest, previous, vouched, memo, reuse)
+    bare: list[bytes] = []
+    if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
+        progress(f"history: writing {target}")
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare,
+                             write=lambda items: _write_collected(target, items, spare_root))
+    else:
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare)
+        _write_unless_in_place(target, files, progress, spare_root, previous, cache_dir is not None)
+    fold.rendered()
+    if cache_dir is not None and reuse is not None:
+        history_reuse.finish(cache_dir, newest.repo, reuse, files, bare)
+    return target
+
+
+def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None) -> dict[str, bytes]:
+    """Write the files as they come, and return them all."""
+    files: dict[str, bytes] = {}
+
+    def collected() -> Iterator[tuple[str, bytes]]:
+        for rel, data in items:
+            files[rel] = data
+            yield rel, data
+
+    write_dataset(target, collected(), spare_root=spare_root)
+    return files
+
+
+def _write_unless_in_place(target: Path, files: dict[str, bytes], progress: Progress, spare_root: Path | None,
+                           previous: dict[str, PreviousRecord] | None, link: bool) -> None:
+    """Write ``files`` over the dataset in place, unless it holds exactly them already."""
     if history_reuse.in_place(target, files):
         progress(f"history: {target} holds this history already")
     else:
@@ -168,11 +197,8 @@ def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spa
         # the record files in place that hold these very bytes are linked, not written again
         # (with the cache: --no-cache writes fresh files, as a crawl's does)
         links = {rid: old.inode for rid, old in (previous or {}).items()
-                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)} if cache_dir is not None else None
+                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)} if link else None
         write_dataset(target, files, spare_root=spare_root, links=links)
-    if cache_dir is not None and reuse is not None:
-        history_reuse.finish(cache_dir, newest.repo, reuse, files)
-    return target
 
 
 def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:

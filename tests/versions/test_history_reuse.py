@@ -244,3 +244,150 @@ def test_a_history_with_no_cache_links_no_file_in_place(upstream, cli, tmp_path)
     run(cli, upstream, tmp_path / "fresh", "--no-cache")
     assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
     assert not [p.name for p in errors.iterdir() if p.stat().st_ino == before.get(p.name)]
+
+
+def test_a_gzip_bomb_in_the_cache_is_a_miss_in_bounded_memory(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """A kept release is read only up to what a release can be (``release_cache.MAX_BYTES``
+    decompressed, here made 1 MiB): a file planted in the cache that decompresses to far more
+    (64 MiB of zeros in 64 KB) is a miss, read in bounded memory, and the history is the bytes of
+    the first run; a release over the bound is not kept in the first place."""
+    import tracemalloc
+
+    run(cli, upstream, tmp_path / "first")
+    kept = sorted((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))
+    assert kept
+    monkeypatch.setattr(release_cache, "MAX_BYTES", 1 << 20, raising=False)
+    head = gzip.decompress(kept[-1].read_bytes()).split(b"\n", 2)
+    bomb = gzip.compress(b"\n".join(head[:2]) + b"\n" + bytes(64 << 20), compresslevel=9, mtime=0)
+    assert len(bomb) < 1 << 20
+    for path in kept:
+        path.write_bytes(bomb)
+    generation, digest = kept[-1].parent.name, kept[-1].name.removesuffix(".jsonl.gz")
+    tracemalloc.start()
+    try:
+        assert release_cache.load(cache_dir, generation, digest) is None
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 << 20
+    result = run(cli, upstream, tmp_path / "again")
+    assert "its records from the cache" not in result.stderr
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+
+
+def test_a_release_larger_than_one_can_be_is_not_kept(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """``save`` keeps no release that ``load`` would refuse as too large."""
+    real = getattr(release_cache, "MAX_BYTES", None)
+    monkeypatch.setattr(release_cache, "MAX_BYTES", 1024, raising=False)
+    run(cli, upstream, tmp_path / "out")
+    assert not list((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))
+    monkeypatch.setattr(release_cache, "MAX_BYTES", real)
+    run(cli, upstream, tmp_path / "kept")
+    assert len(list((cache_dir / release_cache.DIRECTORY).glob("*/*.jsonl.gz"))) == len(REFS)
+    assert tree(tmp_path / "out") == tree(tmp_path / "kept")
+
+
+def test_a_history_over_other_releases_validates_each_history_not_each_record(upstream, cli, tmp_path, counted):  # noqa: F811
+    """A history over other releases writes record files never written before (their histories
+    differ), but each is a bare record file validated before with a history put in: only the
+    distinct histories are validated (``history_reuse.vouched``), no record whole, and the bytes
+    are those of a run without the cache."""
+    run(cli, upstream, tmp_path / "all")
+    counted.update(dict.fromkeys(counted, 0))
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "last", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert counted["record checks"] == 0
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "none", "--no-cache", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert counted["record checks"] > 0
+    assert tree(tmp_path / "last") == tree(tmp_path / "none")
+    assert {p.name for p in (tmp_path / "all").rglob("errors/*.json")} >= {p.name for p in (tmp_path / "last").rglob("errors/*.json")}
+    assert tree(tmp_path / "all") != tree(tmp_path / "last")
+
+
+def test_a_record_is_vouched_for_only_by_a_bare_file_validated_and_a_valid_history(monkeypatch):
+    """Each part must hold: the bare file's digest known, the history valid alone; and the record
+    schema must constrain its fields one at a time, else nothing is vouched for."""
+    import hashlib
+
+    from crawler.versions import history_reuse
+
+    bare, other = b'{\n  "history": null\n}\n', b'{\n  "history": null,\n  "x": 1\n}\n'
+    good = orjson.dumps({"first_seen": None, "retired": False})
+    bad = orjson.dumps({"retired": "yes"})
+    known = frozenset({hashlib.sha256(bare).digest()})
+    files = {name: name.encode() for name in ("good", "bad", "unknown")}
+    bare, other = hashlib.sha256(bare).digest(), hashlib.sha256(other).digest()
+    parts = [(files["good"], bare, good), (files["bad"], bare, bad), (files["unknown"], other, good)]
+    assert history_reuse.vouched(parts, known) == {hashlib.sha256(files["good"]).digest()}
+    assert history_reuse.vouched(parts, frozenset()) == set()
+    schema = history_reuse.schema_for("record")
+    monkeypatch.setattr(history_reuse, "schema_for", lambda name: {**schema, "allOf": [{"required": ["id"]}]})
+    history_reuse._history_validator.cache_clear()
+    try:
+        assert history_reuse.vouched(parts, known) == set()
+    finally:
+        monkeypatch.undo()
+        history_reuse._history_validator.cache_clear()
+
+
+def test_the_kept_members_are_cut_out_where_their_layout_says_only_from_that_very_file(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """The copy of the last errors.jsonl.gz is not decompressed to find its members when the
+    layout kept beside it names its SHA-256; a copy that is not that file (edited, here one
+    member's bytes swapped for another's) is decompressed and keyed by its lines, and either way
+    the history is the bytes of the first run."""
+    run(cli, upstream, tmp_path / "first")
+    split = []
+    real = jsonl.split_members
+    monkeypatch.setattr(jsonl, "split_members", lambda data: split.append(len(data)) or real(data))
+    run(cli, upstream, tmp_path / "again")
+    assert split == []
+    assert tree(tmp_path / "first") == tree(tmp_path / "again")
+    (copy,) = (cache_dir / "history").glob("*.errors.jsonl.gz")
+    members = list(real(copy.read_bytes()).values())
+    assert len(members) > 1
+    copy.write_bytes(b"".join([members[1], members[0], *members[2:]]))
+    run(cli, upstream, tmp_path / "third")
+    assert split
+    assert tree(tmp_path / "first") == tree(tmp_path / "third")
+
+
+def test_a_history_of_fewer_releases_takes_its_search_rows_and_leaves_the_memo(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
+    """The search rows of a history over fewer releases are all in the memo a longer one left
+    (retired entries' rows too): none is made, the memo is not rewritten to drop rows the longer
+    history needs again, and search.json is the bytes of a run without the cache."""
+    import crawler.catalogue.search as search
+
+    run(cli, upstream, tmp_path / "all")
+    (memo,) = (cache_dir / "search").glob("*history*")
+    before = memo.read_bytes()
+    made = []
+    real = search.entry_row
+    monkeypatch.setattr(search, "entry_row", lambda record, primary=None: made.append(record["id"]) or real(record, primary))
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "last", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert made == [] and memo.read_bytes() == before
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "none", "--no-cache", REFS[-1])
+    assert result.exit_code == 0, result.output
+    assert tree(tmp_path / "last") == tree(tmp_path / "none")
+    run(cli, upstream, tmp_path / "again")
+    assert memo.read_bytes() == before
+
+
+def test_a_new_history_is_written_as_rendered_with_its_lines_packed_alongside(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
+    """With no dataset in place, the files go to the writer as they are rendered (not a mapping
+    of them all) and errors.jsonl.gz's lines are made beside the render, not by the writer; the
+    bytes are those the same history writes over a dataset in place (rendered whole, then
+    written)."""
+    given, lines_made = [], []
+    real_write, real_line = sync_module.write_dataset, crawler.publish.writer.dumps_line
+    monkeypatch.setattr(sync_module, "write_dataset", lambda target, files, **k: given.append(type(files)) or real_write(target, files, **k))
+    monkeypatch.setattr(crawler.publish.writer, "dumps_line", lambda data: lines_made.append(1) or real_line(data))
+    run(cli, upstream, tmp_path / "new")
+    assert given and not any(issubclass(kind, dict) for kind in given) and lines_made == []
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "over", REFS[0])
+    assert result.exit_code == 0, result.output
+    given.clear()
+    run(cli, upstream, tmp_path / "over", "--no-cache")
+    assert given == [dict]
+    assert tree(tmp_path / "new") == tree(tmp_path / "over")
