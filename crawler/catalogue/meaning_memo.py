@@ -83,9 +83,36 @@ class TracedDict(dict[Any, Any]):
         self._whole()
         return dict.values(self)
 
+    def __len__(self) -> int:  # (and ``bool``: whether it is empty is a read of it all)
+        self._whole()
+        return dict.__len__(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._whole()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self._whole()
+        return dict.__ne__(self, other)
+
+    def __or__(self, other: Any) -> Any:  # (``dict.__or__`` copies without a walk of its own)
+        self._whole()
+        return dict.__or__(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._whole()
+        return dict.__ror__(self, other)
+
+    def copy(self) -> dict[Any, Any]:
+        self._whole()
+        return dict.copy(self)
+
 
 class TracedSet(set[Any]):
-    """A set that logs the members asked for and a walk of it."""
+    """A set that logs the members asked for, and a walk of it or any other read of it whole (its
+    size, a comparison, an operation with another set). A set read as the argument of another
+    set's method (``set(s)``, ``other.issubset(s)``) is read without a trace: the per-record code
+    does not (``test_each_meaning_is_the_same_over_only_the_lookups_it_logged`` holds it)."""
 
     __slots__ = ("name",)
 
@@ -104,6 +131,28 @@ class TracedSet(set[Any]):
         if log is not None:
             log.append((self.name + WHOLE, None))
         return set.__iter__(self)
+
+
+def _read_whole(method: str) -> Any:
+    """``set``'s ``method``, logging a read of the whole set first."""
+    plain = getattr(set, method)
+
+    def read(self: TracedSet, *args: Any) -> Any:
+        log = _LOG[0]
+        if log is not None:
+            log.append((self.name + WHOLE, None))
+        return plain(self, *args)
+
+    read.__name__ = method
+    return read
+
+
+# (the C operations and methods read the members without ``__iter__``; a reflected operator is
+# tried first when the right operand is a TracedSet, so ``plain & traced`` is traced too)
+for _method in ("__len__", "__eq__", "__ne__", "__le__", "__lt__", "__ge__", "__gt__", "__and__", "__rand__",
+                "__or__", "__ror__", "__sub__", "__rsub__", "__xor__", "__rxor__", "isdisjoint", "issubset",
+                "issuperset", "intersection", "union", "difference", "symmetric_difference", "copy"):
+    setattr(TracedSet, _method, _read_whole(_method))
 
 
 def traced(tables: Any, callers: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
