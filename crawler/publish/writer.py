@@ -779,13 +779,18 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[s
     """Put each kept record's file of ``target`` into ``tmp`` as a hard link (relative paths of
     those in place): unchanged records cost no write, and the dataset the crawl replaces is not
     touched. Only the very regular file the record was read from is linked (same device and
-    inode, not a symlink), unchanged since (same size and modification and change times: a
+    inode, not a symlink, in ``target``'s own errors directory), unchanged since (same size and modification and change times: a
     file edited in place after it was compared keeps its inode, and its edit would be taken
     over); a file of a recycled spare that is already that file stays. A file
     with other links is never written through (:func:`_put`), so neither dataset can change the
     other's files."""
     linked: set[str] = set()
     if not inodes:
+        return linked
+    try:
+        if not stat.S_ISDIR(os.lstat(f"{target}/errors").st_mode):
+            return linked  # a symlink: its files are outside the dataset, which others may change
+    except OSError:
         return linked
     try:
         (tmp / "errors").mkdir()
