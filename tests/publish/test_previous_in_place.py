@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 
+from helpers import crawl_widgets as _crawl
+
 from crawler.publish import writer
 
 SOURCE = '''
@@ -13,12 +15,6 @@ def check(x):
         raise ValueError(f"x must be positive, got {x}")
     raise KeyError(f"no such key {x}")
 '''
-
-
-def _crawl(cli, fixture_repo, out, ref, *more):
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--name", "acme/widgets",
-                 "--include", "pkg/**/*.py", "--out", out, *more)
-    assert result.exit_code == 0, result.output
 
 
 def test_an_errors_directory_that_is_a_symlink_lends_no_file(fixture_repo, cli, cache_dir, tmp_path):

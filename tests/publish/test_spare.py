@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import shutil
 
+from helpers import crawl_widgets as _crawl
+
 from crawler.publish import writer
 
 SOURCE = '''
@@ -17,11 +19,6 @@ def check(x):
     raise TypeError(f"not a number: {x}")
 '''
 
-
-def _crawl(cli, fixture_repo, out, ref, *more):
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--name", "acme/widgets",
-                 "--include", "pkg/**/*.py", "--out", out, *more)
-    assert result.exit_code == 0, result.output
 
 
 def _inodes(directory):
