@@ -342,3 +342,10 @@ def best_match(cli, data: Path, paste: str) -> str | None:
 
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
     return got["matches"][0]["id"] if got["matches"] else None
+
+
+def crawl_widgets(cli, fixture_repo, out: Path, ref: str, *more) -> None:
+    """``errcat crawl`` of the fixture repository's pkg/ as acme/widgets at ``ref`` into ``out``."""
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--name", "acme/widgets",
+                 "--include", "pkg/**/*.py", "--out", out, *more)
+    assert result.exit_code == 0, result.output

@@ -578,17 +578,18 @@ def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = 
 
 
 def _write_swap(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_root: Path | None = None,
-                what: str = "dataset", may_replace: Callable[[Path], None] | None = None) -> T:
+                what: str = "dataset", may_replace: Callable[[Path], None] | None = None,
+                adopt: Callable[[Path], bool] | None = None) -> T:
     """:func:`_swap_in`, with what the system refuses (no space, no permission) as one line."""
     try:
-        return _swap_in(target, fill, spare_root, may_replace)
+        return _swap_in(target, fill, spare_root, may_replace, adopt)
     except OSError as e:
         where = f" ({e.filename})" if e.filename else ""
         raise OutputError(f"cannot write the {what} {target}: {e.strerror or e}{where}; the last one is as it was") from None
 
 
 def _swap_in(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_root: Path | None = None,
-             may_replace: Callable[[Path], None] | None = None) -> T:
+             may_replace: Callable[[Path], None] | None = None, adopt: Callable[[Path], bool] | None = None) -> T:
     """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote and a
     result), swap the sibling in, get rid of the dataset it replaced, and return fill's result.
 
@@ -597,15 +598,20 @@ def _swap_in(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_roo
     longer needs removed. On ext4, creating 8,000 files within minutes of deleting 8,000 others
     costs 1.5-2.5 s of kernel time (the allocator steps over recently freed inodes) against
     0.2 s otherwise; a crawl that recycles its files never pays it. Nothing of the spare is read:
-    it only lends its inodes, so a damaged or missing spare only costs that time.
+    it only lends its inodes, so a damaged or missing spare only costs that time. ``adopt(spare)``
+    False: the spare would lend nothing to this write (see :func:`_spare_lends`); it starts empty,
+    and the spare stays as it is while the dataset replaced is deleted.
     """
     with dataset_lock(target):
         recover(target)
         if may_replace is not None:
             may_replace(target)
         spare = _spare_for(target, spare_root)
-        tmp = _adopt(spare, target) if spare is not None else None
+        declined = spare is not None and adopt is not None and not adopt(spare)
+        tmp = _adopt(spare, target) if spare is not None and not declined else None
         recycled = tmp is not None
+        if declined:
+            spare = None  # kept as it is for a write it can lend to: the replaced dataset is deleted
         if tmp is None:
             tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}{TMP_MARK}", dir=target.parent))
         try:
@@ -739,23 +745,55 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return Published(target, _write_swap(target, fill, spare_root))
+        return Published(target, _write_swap(target, fill, spare_root,
+                                             adopt=lambda spare: _spare_lends(spare, records, inodes or {})))
     finally:
         if collecting:
             gc.enable()
+
+
+#: How many kept records' files of a spare are looked at to tell whether it is the dataset in place's.
+SPARE_SAMPLE = 16
+
+
+def _spare_lends(spare: Path, records: Sequence[RecordData], inodes: Mapping[str, Identity]) -> bool:
+    """Whether a write that links ``inodes`` (the kept records' files) should start from the spare.
+    Not when most records are linked and the spare's files are not theirs (a dataset in place
+    copied, checked out or restored: other inodes): :func:`_link_kept` would unlink each of the
+    spare's files to put the link there, which costs more kernel time than linking into an empty
+    directory, and the few records written gain little from recycled inodes. Nor is that spare
+    replaced by the dataset this write replaces: deleting a spare frees every inode of it (as much
+    kernel time again), while the replaced dataset's files are mostly links to the new one's, cheap
+    to delete. Its files are only looked at, by a sample of the kept ids in sorted order."""
+    if 2 * len(inodes) <= len(records) or not os.path.lexists(spare):
+        return True
+    sample = sorted(inodes)[:SPARE_SAMPLE]
+    theirs = 0
+    for rid in sample:
+        try:
+            st = os.lstat(f"{spare}/errors/{rid}.json")
+        except OSError:
+            continue
+        theirs += (st.st_dev, st.st_ino) == inodes[rid][:2]
+    return 2 * theirs > len(sample)
 
 
 def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[str]:
     """Put each kept record's file of ``target`` into ``tmp`` as a hard link (relative paths of
     those in place): unchanged records cost no write, and the dataset the crawl replaces is not
     touched. Only the very regular file the record was read from is linked (same device and
-    inode, not a symlink), unchanged since (same size and modification and change times: a
+    inode, not a symlink, in ``target``'s own errors directory), unchanged since (same size and modification and change times: a
     file edited in place after it was compared keeps its inode, and its edit would be taken
     over); a file of a recycled spare that is already that file stays. A file
     with other links is never written through (:func:`_put`), so neither dataset can change the
     other's files."""
     linked: set[str] = set()
     if not inodes:
+        return linked
+    try:
+        if not stat.S_ISDIR(os.lstat(f"{target}/errors").st_mode):
+            return linked  # a symlink: its files are outside the dataset, which others may change
+    except OSError:
         return linked
     try:
         (tmp / "errors").mkdir()
