@@ -167,7 +167,7 @@ def _headers_tag(headers: list[tuple[str, str]]) -> str:
     if not headers:
         return ""
     h = hashlib.sha256("\0".join(f"{path}\0{blob}" for path, blob in sorted(headers)).encode())
-    return f"+h{h.hexdigest()[:16]}"
+    return f"+h{h.hexdigest()}"
 
 
 def _macros_row(headers: list[tuple[str, str]]) -> str:
@@ -183,7 +183,7 @@ def _macros_tag(macros: tuple[Any, ...]) -> str:
     other file; one that changes a macro re-extracts every native file."""
     if not macros:
         return ""
-    return f"+m{hashlib.sha256(orjson.dumps(macros)).hexdigest()[:16]}"
+    return f"+m{hashlib.sha256(orjson.dumps(macros)).hexdigest()}"
 
 
 def _decode_macros(value: bytes | None) -> tuple[Any, ...] | None:

@@ -501,3 +501,12 @@ def test_a_plain_python_upstream_reads_raises_asserts_and_logs_and_no_native_tre
                                                               "n must be set": "assert"}
     manifest = json.loads((dataset / "manifest.json").read_text())
     assert manifest["counts"]["files"] == 3  # the Python files only: no native file was read
+
+
+def test_the_cache_key_parts_of_headers_and_macros_are_whole_digests():
+    """The headers and their macros are the upstream's: a key part cut to 64 bits could be made to
+    collide in about 2**32 tries, and a cached native result would stand for other macros."""
+    from crawler.extract.runner import _headers_tag, _macros_tag
+
+    for tag, mark in ((_headers_tag([("csrc/a.h", "0" * 40)]), "+h"), (_macros_tag((("CHECK", 0, "RuntimeError"),)), "+m")):
+        assert tag.startswith(mark) and re.fullmatch(r"[0-9a-f]{64}", tag[2:])
