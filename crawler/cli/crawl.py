@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 
 from crawler.base.progress import REPORTER, Progress
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT, RegistryChoice
+
+if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never warms it never loads it
+    from crawler.consume.match_store import Written
 
 
 @click.command()
@@ -140,7 +143,7 @@ def schema(out: Path) -> None:
         echo(str(path))
 
 
-def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress, written: Any = None) -> None:
+def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress, written: Written | None = None) -> None:
     """Build the store ``errcat match`` reads (match_store.py) now, so the first match is quick;
     the dataset is written, so a failure here only means the first match builds it. ``written``:
     the search index the crawl wrote (``CrawlResult.search``)."""
