@@ -102,7 +102,13 @@ def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = 
             return "either " + " or ".join(joined)
         return " and ".join(joined) if not inner_of_or else "both " + " and ".join(joined)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        return f"{subject(node.left)} {_WORDS[type(node.ops[0])]} {_code(node.comparators[0], names)}"
+        op = type(node.ops[0])
+        if op in (ast.In, ast.NotIn) and type(node.left) is ast.Constant and isinstance(node.left.value, str):
+            # a text looked for in another (`'EADDRINUSE' in str(e)`) or a key in a mapping:
+            # "contains" reads right for both, where "is one of" only fits a collection
+            verb = "contains" if op is ast.In else "does not contain"
+            return f"{_code(node.comparators[0], names)} {verb} {_code(node.left, names)}"
+        return f"{subject(node.left)} {_WORDS[op]} {_code(node.comparators[0], names)}"
     negated = isinstance(node, ast.UnaryOp) and type(node.op) is ast.Not
     inner = node.operand if isinstance(node, ast.UnaryOp) and negated else node
     check = _isinstance(inner)

@@ -373,3 +373,15 @@ def test_named_at_finds_what_the_pattern_per_name_found(name, text):
 
 def test_named_at_reads_each_place_a_name_starts():
     assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", "", ""]
+
+
+@pytest.mark.parametrize("guard, said", [
+    ("'EADDRINUSE' in str(e)", "`str(e)` contains `'EADDRINUSE'`"),  # a text looked for in another
+    ("'prompt' not in prompt", "`prompt` does not contain `'prompt'`"),  # a key of a mapping
+    ("kind in valid_kinds", "`kind` is one of `valid_kinds`"),
+    ("mode not in ('none', 'full')", "`mode` is not one of `('none', 'full')`"),
+])
+def test_a_text_looked_for_in_another_is_said_to_be_contained(guard, said):
+    from crawler.catalogue.phrasing import words
+
+    assert words(ast.parse(guard, mode="eval").body, {}) == said
