@@ -303,13 +303,6 @@ class PreviousRecord:
     line: bytes | None = None
     size: int = 0
 
-    def holds_line(self, line: bytes) -> bool | None:
-        """Whether the file is the one errcat wrote with this errors.jsonl line; None when the
-        memo does not say which line that was (then :meth:`holds` compares the file's bytes)."""
-        if self.line is None:
-            return None
-        return hashlib.sha256(line).digest() == self.line
-
     def holds(self, data: bytes) -> bool:
         """Whether the file's bytes are exactly ``data``."""
         if self.data is None:
