@@ -6,6 +6,11 @@ Two inverted indexes, never all pairs:
   position, so a record looks only at its nearest neighbours in each (``_WINDOW`` on each side);
 * by rare term: words of the message template (``kv_transfer_config``, ``kv_role``,
   ``tensor_parallel_size``) that occur in at least two and at most ``rare_cap`` (N/400) entries; a record follows the postings of its ``_TERMS`` rarest terms only.
+  A field's expression gives only the names spelled as names (``offload_prefetch_step``, not
+  ``self``, ``args`` or ``join``): its plain words are code, not what the message is about.
+  Sharing one plain word ("here", "correct", "kind") relates nothing by itself: an entry related by
+  terms alone shares a name spelled as one (an underscore, a digit or an inner capital:
+  ``kv_role``, ``WNA16``, ``CuTe``) or two words.
 
 Each candidate is scored: raised by a caller of the entry's function 12 (see ``meaning.callers``:
 a factory's own checks are what a connector's constructor error is most related to), raised by
@@ -27,6 +32,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crawler.extract.templates import Field, parts_from_template
 from crawler.model.shapes import RecordData
 
 #: Each record's callers by id (``callers.callers_by_id``), what the call paths are made of.
@@ -51,6 +57,27 @@ _STOP = frozenset(
 
 def terms(text: str) -> set[str]:
     return set(_WORD.findall(text.lower())) - _STOP
+
+
+#: In a word: what makes it a name (``kv_role``, ``WNA16``, ``CuTe``, ``DCP``), not an English word.
+_NAME_MARK = re.compile(r"[_0-9]|.[A-Z]")
+
+
+def message_terms(message: Mapping[str, Any]) -> tuple[set[str], set[str]]:
+    """(terms, the ones spelled as names) of a message template: every word of its literal text,
+    and of its fields' expressions only the words spelled as names."""
+    if message.get("opaque"):
+        return set(), set()
+    literal: list[str] = []
+    code: list[str] = []
+    for part in parts_from_template(message):
+        (code if isinstance(part, Field) else literal).append(part.expr if isinstance(part, Field) else part)
+    mark = _NAME_MARK.search
+    seen = set(_WORD.findall(" ".join(literal)))
+    names = {w.lower() for w in seen if mark(w)}
+    names.update(w.lower() for w in set(_WORD.findall(" ".join(code))) if mark(w))
+    names -= _STOP
+    return {w.lower() for w in seen} - _STOP | names, names
 
 
 PlaceKey = tuple[str, str] | tuple[()]  # () where a record has no such place (no class)
@@ -111,7 +138,9 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
             if key:
                 places.setdefault(key, []).append(k)
 
-    words = [terms(r["message"]["text"]) if not r["message"].get("opaque") else set() for r in records]
+    split = [message_terms(r["message"]) for r in records]
+    words = [w for w, _ in split]
+    named = [n for _, n in split]
     df: dict[str, int] = {}
     for ws in words:
         for word in ws:
@@ -137,10 +166,26 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
             if j != i and j not in onpath:
                 onpath[j] = label
                 score[j] = score.get(j, 0.0) + w
+        plain: dict[int, float] = {}
+        twice: set[int] = set()
         for t in chosen[i]:
             wt = weight[t]
-            for j in postings[t]:
-                score[j] = score.get(j, 0.0) + wt
+            if t in named[i]:
+                for j in postings[t]:
+                    score[j] = score.get(j, 0.0) + wt
+            else:
+                for j in postings[t]:
+                    if j in plain:
+                        plain[j] += wt
+                        twice.add(j)
+                    else:
+                        plain[j] = wt
+        weak: dict[int, float] = {}  # sharing one plain word only: counted for a neighbour only
+        for j, s in plain.items():
+            if j in score or j in twice:  # a name shared too, on a call path, or two words
+                score[j] = score.get(j, 0.0) + s
+            else:
+                weak[j] = s
         place: dict[int, str] = {}
         me = rank[i]
         for key, (label, w) in zip(keys[i], _PLACE):
@@ -152,12 +197,12 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
                 members = members[max(0, k - _WINDOW): k + _WINDOW + 1]
             if w == 1.0 and len(score) > limit:
                 # a package neighbour with no shared term cannot outrank what is already here
-                members = [m for m in members if order[m] in score]
+                members = [m for m in members if order[m] in score or order[m] in weak]
             for m in members:
                 j = order[m]
                 if j not in place:
                     place[j] = label
-                    score[j] = score.get(j, 0.0) + w
+                    score[j] = score.get(j, 0.0) + w + weak.pop(j, 0.0)
         score.pop(i, None)
         ranked = [(-s, ids[j], j) for j, s in score.items()]
         best = heapq.nsmallest(limit, ranked) if len(ranked) > 4 * limit else sorted(ranked)[:limit]

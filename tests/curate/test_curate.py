@@ -268,7 +268,7 @@ def _synthetic(n: int) -> list[dict]:
     for i in range(n):
         path = f"pkg/m{i % 97}.py"
         text = f"option_{i % 311} and flag_{i % 53} of kv_transfer_config {i % 7} must be set"
-        recs.append({"id": f"{i:016x}", "title": text[:60], "message": {"text": text},
+        recs.append({"id": f"{i:016x}", "title": text[:60], "message": {"text": text, "fields": []},
                      "location": {"path": path, "line": i + 1, "qualname": f"C{i % 13}.f{i % 29}"},
                      "sites": [{"module": f"pkg.m{i % 97}"}]})
     return recs

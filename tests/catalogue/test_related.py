@@ -1,0 +1,55 @@
+"""Related errors by shared terms: a name relates two errors, one plain word does not."""
+
+from __future__ import annotations
+
+from crawler.catalogue.related import compute, message_terms
+
+
+def _record(i: int, text: str, fields: tuple[str, ...] = (), path: str | None = None) -> dict:
+    return {"id": f"{i:016x}", "title": text[:40], "message": {"text": text, "fields": [{"expr": f} for f in fields]},
+            "location": {"path": path or f"pkg/m{i}.py", "line": 1, "qualname": f"f{i}"},
+            "sites": [{"module": f"pkg{i}.m{i}"}]}
+
+
+def _filler(n: int) -> list[dict]:
+    # enough unrelated entries that the words below are rare (each in 2 of many)
+    return [_record(100 + i, f"filler message number {i} about nothing") for i in range(60)]
+
+
+def test_a_field_gives_its_names_not_its_plain_words():
+    words, names = message_terms({"text": "bad {self.prefetch.offload_prefetch_step} for {', '.join(sorted(valid_kinds))} in CuTe WNA16 here",
+                                  "fields": [{"expr": "self.prefetch.offload_prefetch_step"}, {"expr": "', '.join(sorted(valid_kinds))"}]})
+    assert {"offload_prefetch_step", "valid_kinds", "cute", "wna16"} <= names
+    assert "here" in words and "here" not in names
+    assert not {"self", "prefetch", "join", "sorted"} & words
+
+
+def test_one_shared_plain_word_relates_nothing_but_a_shared_name_or_two_words_do():
+    recs = _filler(60) + [
+        _record(1, "Casting here would allocate a tensor"),
+        _record(2, "Should be cudagraph only here"),  # shares only the plain word "here"
+        _record(3, "kv_role {kv_role} is not known", ("kv_role",)),
+        _record(4, "kv_role must be set for a producer"),  # shares the name kv_role
+        _record(5, "Options frobnicate and quuxify are mutually exclusive"),
+        _record(6, "cannot frobnicate while you quuxify"),  # shares two plain words
+        _record(7, "Failed to parse {args.max_inflight}", ("args.max_inflight",)),
+        _record(8, "Failed to read {args.port}", ("args.port",)),  # shares only the code word "args"
+    ]
+    related = {rid: {r["id"] for r in rel} for rid, rel in compute(recs).items()}
+    assert f"{2:016x}" not in related[f"{1:016x}"] and f"{1:016x}" not in related[f"{2:016x}"]
+    assert f"{4:016x}" in related[f"{3:016x}"] and f"{3:016x}" in related[f"{4:016x}"]
+    assert f"{6:016x}" in related[f"{5:016x}"]
+    assert f"{8:016x}" not in related[f"{7:016x}"]
+
+
+def test_a_plain_word_still_counts_for_a_neighbour():
+    recs = _filler(60) + [
+        _record(1, "Casting here would allocate a tensor", path="pkg/same.py"),
+        _record(2, "Should be cudagraph only here", path="pkg/same.py"),
+        _record(3, "Totally different words entirely", path="pkg/same.py"),
+    ]
+    out = {rid: rel for rid, rel in compute(recs).items()}
+    first = [r["id"] for r in out[f"{1:016x}"]]
+    # both are module neighbours; the one that also shares "here" ranks first
+    assert first[:2] == [f"{2:016x}", f"{3:016x}"]
+    assert out[f"{1:016x}"][0]["reason"] == "same module; shares here"
