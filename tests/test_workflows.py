@@ -164,14 +164,18 @@ def test_the_tests_run_before_the_catalogue_leaves_the_crawl_job(workflow, job):
     assert names.index(validate["name"]) < names.index(tests["name"]) < names.index(upload["name"])
 
 
+#: What the sync workflow keeps of the cache directory between runs: all a sync reads again.
+SYNC_CACHE = ["results.sqlite3", "joins/results.sqlite3", "search/", "curated.json"]
+
+
 def test_sync_restores_the_extraction_cache_errcat_writes():
     job = jobs()["crawl"]
     names = [s.get("name") for s in job["steps"]]
     (cache,) = [s for s in job["steps"] if s.get("uses", "").startswith("actions/cache@")]
     (sync,) = [s for s in job["steps"] if s.get("id") == "sync"]
     assert names.index(cache["name"]) < names.index(sync["name"])
-    cache_dir = sync["env"]["ERRCAT_CACHE_DIR"]  # the per-file results and the joins' outputs
-    assert cache["with"]["path"].splitlines() == [f"{cache_dir}/results.sqlite3", f"{cache_dir}/joins/results.sqlite3"]
+    cache_dir = sync["env"]["ERRCAT_CACHE_DIR"]  # what a sync reads again (test_a_sync_takes_over_what_the_last_one_saved)
+    assert cache["with"]["path"].splitlines() == [f"{cache_dir}/{p}" for p in SYNC_CACHE]
     assert cache["with"]["key"].startswith(cache["with"]["restore-keys"])  # a new key each run, the newest restored
     # each upstream its own cache: the prefix ends in a character no upstream name holds
     assert cache["with"]["restore-keys"].endswith("${{ matrix.upstream }}+")
@@ -185,13 +189,15 @@ def test_backfill_crawl_jobs_restore_and_save_the_extraction_cache():
     (crawl,) = [s for s in job["steps"] if "--per-release" in s.get("run", "")]
     assert names.index(cache["name"]) < names.index(crawl["name"])
     cache_dir = crawl["env"]["ERRCAT_CACHE_DIR"]
-    assert cache["with"]["path"].splitlines() == [f"{cache_dir}/results.sqlite3", f"{cache_dir}/joins/results.sqlite3"]
+    assert cache["with"]["path"].splitlines() == [f"{cache_dir}/{p}" for p in SYNC_CACHE]
     first, then = cache["with"]["restore-keys"].splitlines()
     assert cache["with"]["key"].startswith(first)  # each job saves its own key; the newest is restored
     assert first.endswith("${{ inputs.upstream }}+") and then.endswith("${{ inputs.upstream }}+")
     # the daily sync's cache is the fallback: the same key prefix sync.yml saves under
     sync = [s for s in jobs()["crawl"]["steps"] if s.get("uses", "").startswith("actions/cache@")][0]
     assert then == sync["with"]["restore-keys"].replace("matrix.upstream", "inputs.upstream")
+    # and with the sync's paths, in its order: actions/cache restores a key only for the paths it was saved with
+    assert cache["with"]["path"] == sync["with"]["path"]
 
 # --------------------------------------------------------------------------- running the steps
 
@@ -266,6 +272,7 @@ def run_job(workflow: str, name: str, checkout: Path, runner_temp: Path, env: di
                                   env={**env, **step_env, "GITHUB_OUTPUT": str(github_output), "RUNNER_TEMP": str(runner_temp)},
                                   capture_output=True, text=True)
             assert proc.returncode == 0, f"{step.get('name')}: {proc.stdout}{proc.stderr}"
+            (runner_temp / f"log-{step.get('id', len(ran))}").write_text(proc.stderr)
             if "id" in step:
                 steps[step["id"]] = dict(line.split("=", 1) for line in github_output.read_text().splitlines())
         ran.append(step.get("name", step.get("run")))
@@ -293,6 +300,21 @@ def _merge(main: Path, pr_checkout: Path, dataset: str) -> None:
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "merge"], cwd=main, check=True)
 
 
+def _restore_cache(previous: Path, runner_temp: Path) -> None:
+    """actions/cache: the paths the crawl job's cache step lists, as the previous run left them
+    (with their modification times, as the action's tar keeps them), and nothing else."""
+    (cache,) = [s for s in jobs()["crawl"]["steps"] if s.get("uses", "").startswith("actions/cache@")]
+    for listed in cache["with"]["path"].splitlines():
+        rel = listed.removeprefix("${{ runner.temp }}/")
+        assert rel != listed, listed
+        src, dst = previous / rel, runner_temp / rel
+        if src.is_dir():
+            shutil.copytree(src, dst)
+        elif src.is_file():
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dst)
+
+
 def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[str, tuple[dict[str, str], str]],
                  ) -> dict[str, dict[str, tuple[dict[str, str], list[str]] | None]]:
     """One run of sync.yml: the upstreams job, then for each upstream it lists, its crawl leg and
@@ -311,9 +333,7 @@ def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[st
     legs: dict[str, dict[str, tuple[dict[str, str], list[str]] | None]] = {}
     for name in names:
         leg_env = {**env, **upstreams[name][0]}
-        previous = runs / f"run-{n - 1}" / f"crawl-{name}-temp" / "errcat-cache"
-        if previous.is_dir():
-            shutil.copytree(previous, run / f"crawl-{name}-temp" / "errcat-cache")
+        _restore_cache(runs / f"run-{n - 1}" / f"crawl-{name}-temp", run / f"crawl-{name}-temp")
         context = {"matrix.upstream": name}
         crawl = run_job("sync.yml", "crawl", _job_checkout(main, run / f"crawl-{name}"), run / f"crawl-{name}-temp", leg_env,
                         {"upstreams": {**listed[0], "result": "success"}}, artifacts, context)
@@ -410,6 +430,28 @@ def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runn
     changelog = (runs / "run-2" / "pr-vllm-temp" / "changelog.md").read_text()
     assert changelog.startswith(f"## Error catalogue: `acme/widgets` `{first[:12]}` → `{second[:12]}`")
     assert "| Message reworded | 1 |" in changelog and "| Error moved | 1 |" in changelog
+
+
+def test_a_sync_takes_over_what_the_last_one_saved(fixture_repo, gadgets, runner):
+    """The next day's sync, its cache restored from exactly the paths the workflow lists as the
+    last run left them, parses only the file upstream added and takes every search row (the
+    crawl's and the history's) from the last run's: their memos are not even written again."""
+    main, runs, env = runner
+    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
+    gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
+                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    run_workflow(main, runs, env, upstreams)
+    fixture_repo.commit({"vllm/extra.py": "LIMIT = 1\n"})  # no error in it: every record's row stays the same
+    result = run_workflow(main, runs, env, upstreams)
+    assert result["vllm"]["crawl"] == ({}, CRAWL_STEPS)  # a new commit: a new catalogue
+    log = (runs / "run-1" / "crawl-vllm-temp" / "log-sync").read_text()
+    assert re.search(r"^extracting \(2 cached\): 1 files$", log, re.M), log
+    first, second = (runs / f"run-{n}" / "crawl-vllm-temp" / "errcat-cache" / "search" for n in (0, 1))
+    memos = sorted(p.name for p in first.iterdir())
+    assert len(memos) == 2 and sorted(p.name for p in second.iterdir()) == memos  # the crawl's and the history's
+    for name in memos:
+        assert (second / name).stat().st_mtime_ns == (first / name).stat().st_mtime_ns, name
 
 
 def test_a_tampered_artifact_stops_the_pull_request_job(fixture_repo, gadgets, runner, monkeypatch):

@@ -24,6 +24,7 @@ missing one only costs reading the files.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -65,6 +66,13 @@ def stamp() -> str:
 
 def _path(cache_dir: Path, target: Path) -> Path:
     return cache_dir / "records" / f"{hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]}.bin"
+
+
+def forget(cache_dir: Path, target: Path) -> None:
+    """Drop the memo of ``target``: a dataset written where nothing is written again (a run's
+    scratch) would leave one in the cache per run, never read."""
+    with contextlib.suppress(OSError):
+        _path(cache_dir, target).unlink()
 
 
 #: The memo file: MAGIC, the stamp (32 bytes), the counts of records and members, the

@@ -13,10 +13,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import UsageError
 from crawler.base.progress import Progress
 from crawler.crawl import CrawlOptions, crawl
 from crawler.model.diff import DiffReport, Side
+from crawler.publish import record_memo
 from crawler.publish.dataset import Dataset, open_dataset
 from crawler.publish.dataset_dirs import find_datasets
 from crawler.versions.diff import diff_records, side_of
@@ -83,6 +85,8 @@ def crawl_vouching(source: SourceOptions, ref: str | None, scratch: Path, progre
     options = source.crawl_options(ref, out, pypi)
     options.vouch = list(vouch or [])
     result = crawl(options, progress=progress)
+    if options.use_cache:  # no run writes into this scratch directory again
+        record_memo.forget(options.cache_dir or default_cache_dir(), result.target)
     return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}"), result.vouched
 
 

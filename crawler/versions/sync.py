@@ -116,11 +116,14 @@ def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Pro
 def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> tuple[Path, Fold, list[str]]:
     """The history of per-release datasets (as ``per_release`` writes them), oldest release first
     by the version their manifests name, written like ``history``'s. Each dataset is read and
-    validated one at a time (another job wrote them: they are untrusted input like any dataset)."""
+    validated one at a time (another job wrote them: they are untrusted input like any dataset),
+    and held to its own manifest before it is folded (``fold_check``)."""
     from crawler.publish.dataset import iter_record_data, load_manifest
     from crawler.publish.dataset_dirs import find_datasets
+    from crawler.versions.fold_check import check_release, matching, refuse_links
     from crawler.versions.tags import version_key
 
+    refuse_links(paths)
     found = sorted({d for path in paths for d in find_datasets(path)})
     if not found:
         raise UsageError(f"no dataset (manifest.json) under {', '.join(map(str, paths))}")
@@ -140,8 +143,9 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
             progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
-            fold.add((r for r in iter_record_data(d, manifest) if not (r.get("history") or {}).get("retired")),
-                     manifest.ref, manifest.commit)
+            files = check_release(d, manifest)  # another job's: held to its own manifest first
+            lines = matching(iter_record_data(d, manifest), files, manifest.ref or "", d)
+            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit)
         return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
 
 

@@ -64,6 +64,7 @@ def test_a_fold_refuses_what_it_cannot_order_or_join(fixture_repo, cli, tmp_path
     jsonl = tmp_path / "r" / "v1.9" / "acme" / "widgets" / "errors.jsonl.gz"
     lines = gzip.decompress(jsonl.read_bytes()).decode().splitlines()
     jsonl.write_bytes(gzip.compress(("\n".join(["{}", *lines[1:]]) + "\n").encode()))
+    restamp(jsonl.parent)  # its digest made to fit: the records themselves are still checked
     result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
     assert result.exit_code == 1 and "not a valid record" in result.output
     assert not (tmp_path / "o").exists()
@@ -149,7 +150,85 @@ def test_a_fold_holds_each_record_line_to_the_record_rules(fixture_repo, cli, tm
     jsonl = tmp_path / "r" / "v1.10" / "acme" / "widgets" / "errors.jsonl.gz"
     first, *rest = gzip.decompress(jsonl.read_bytes()).split(b"\n")
     jsonl.write_bytes(gzip.compress(b"\n".join([edit(first), *rest])))
+    restamp(jsonl.parent)  # its digest made to fit: the record lines themselves are still checked
     result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
     assert result.exit_code == 1 and "Traceback" not in result.output, result.output
     assert message in result.output and "errors.jsonl.gz:" in result.output
     assert not (tmp_path / "o").exists()
+
+
+def restamp(dataset):
+    """Make the manifest's content digest fit the files again, as whoever edited them could."""
+    from crawler.publish.writer import content_digest
+
+    files = {p.relative_to(dataset).as_posix(): p.read_bytes() for p in sorted(dataset.rglob("*")) if p.is_file()}
+    manifest = json.loads(files["manifest.json"])
+    manifest["content_digest"] = content_digest(files)
+    (dataset / "manifest.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+
+
+def _edit_a_record(ds, records):
+    records[0].write_bytes(records[0].read_bytes().replace(b"must be", b"should be"))
+
+
+def _cut_the_records_short(ds, records):
+    packed = ds / "errors.jsonl.gz"
+    packed.write_bytes(packed.read_bytes()[: len(packed.read_bytes()) // 2])
+
+
+def _add_a_file(ds, records):
+    (ds / "evil.sh").write_text("echo pwned\n")
+
+
+def _add_a_record_file(ds, records):
+    (ds / "errors" / ("f" * 16 + ".json")).write_bytes(records[0].read_bytes())
+    restamp(ds)
+
+
+def _a_symlinked_record(ds, records):
+    elsewhere = ds.parent.parent.parent / "elsewhere.json"
+    elsewhere.write_bytes(records[0].read_bytes())
+    records[0].unlink()
+    records[0].symlink_to(elsewhere)
+
+
+def _a_symlinked_dataset(ds, records):
+    elsewhere = ds.parent.parent.parent.parent / "elsewhere"
+    shutil.move(ds, elsewhere)
+    ds.symlink_to(elsewhere, target_is_directory=True)
+
+
+def _swap_two_records(ds, records):
+    first, second = records[0].read_bytes(), records[1].read_bytes()
+    records[0].write_bytes(second)
+    records[1].write_bytes(first)
+    restamp(ds)
+
+
+@pytest.mark.parametrize(("tamper", "message"), [
+    (_edit_a_record, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
+    (_cut_the_records_short, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
+    (_add_a_file, r"v1.10 (.*): evil.sh is not a file a dataset has"),
+    (_add_a_record_file, r"v1.10 (.*): errors/ffffffffffffffff.json is a record errors.jsonl.gz does not hold"),
+    (_a_symlinked_record, r"errors/[0-9a-f]{16}.json is a symlink; a fold reads only directories and regular files"),
+    (_a_symlinked_dataset, r"v1.10/acme/widgets is a symlink; a fold reads only directories and regular files"),
+    (_swap_two_records, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not the record errors.jsonl.gz holds for"),
+], ids=lambda v: getattr(v, "__name__", "")[1:] or None)
+def test_a_fold_holds_each_release_to_its_own_manifest(fixture_repo, cli, tmp_path, tamper, message):
+    """A per-release dataset is another machine's (a backfill job's artifact): before it is folded,
+    its files must be the ones its manifest's digest names, in the layout a crawl writes (regular
+    files, no symlink), each record file the record of its name; else one line naming the release,
+    exit 1, and the history in place stays as it was."""
+    import re
+
+    repo = releases(fixture_repo)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+    assert cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o").exit_code == 0
+    before = tree(tmp_path / "o")
+    ds = tmp_path / "r" / "v1.10" / "acme" / "widgets"
+    tamper(ds, sorted((ds / "errors").iterdir()))
+    result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    (line,) = [ln for ln in result.output.splitlines() if ln.startswith("errcat:")]
+    assert re.search(message, line), line
+    assert tree(tmp_path / "o") == before

@@ -192,3 +192,52 @@ def test_history_with_its_search_rows_kept_writes_what_one_without_the_cache_wri
     assert memos and all(name.endswith("-history.json") for name in memos)
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "none", "--no-cache", *refs).exit_code == 0
     assert tree(tmp_path / "first") == tree(tmp_path / "again") == tree(tmp_path / "none")
+
+
+BASE = 'default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
+NATIVE = '#include <x.h>\nvoid f(int x) {\n  TORCH_CHECK(x > 0, "x must be positive, got ", x);\n}\n'
+TEST = "import pytest\nfrom pkg.a import check\n\ndef test_big():\n    with pytest.raises(OverflowError):\n        check(11)\n"
+LOGS = 'import logging\nlogger = logging.getLogger(__name__)\n\ndef g(n):\n    assert n, "n must be set"\n    logger.warning("n is odd: %s", n)\n'
+
+
+@pytest.mark.parametrize(("setting", "changes"), [
+    ('kinds = ["raise"]', True),
+    ('kinds = ["raise", "assert", "log", "native"]\nnative = ["csrc/**"]', True),
+    ('tests = ["tests/**/*.py"]', True),
+    ('exclude = ["pkg/b.py"]', True),
+    ("max_file_sites = 1", True),
+    ("curated", True),
+    ('branch = "main"\npypi = "widgets"\ntag = "v{version}"', False),  # nothing a record of a git commit says
+])
+def test_the_release_cache_follows_the_configuration_not_the_directory(fixture_repo, cli, tmp_path, monkeypatch, setting, changes):
+    """A release kept under one configuration is served under another exactly when that gives the
+    same records: the same errcat.toml read from another directory (--config) is a hit, a setting
+    that changes the records (kinds, native trees, tests, include/exclude, limits, curated files; the
+    meaning's conventions: tests/catalogue/test_meaning_memo_attacks.py) a miss whose output is the one without the cache, and one that changes none a hit."""
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": V1, "pkg/b.py": LOGS, "csrc/k.cpp": NATIVE,
+                         "tests/test_a.py": TEST}, tag="v1.0")
+    base, other, elsewhere = tmp_path / "base", tmp_path / "other", tmp_path / "elsewhere"
+    for d in (base, other, elsewhere):
+        d.mkdir()
+    (base / "errcat.toml").write_text(BASE)
+    monkeypatch.chdir(base)
+    first = cli("history", "--repo", fixture_repo.path, "--out", tmp_path / "o-base", "v1.0")
+    assert first.exit_code == 0 and "from the cache" not in first.stderr, first.output
+    monkeypatch.chdir(elsewhere)  # the same configuration, read from another directory
+    again = cli("history", "--repo", fixture_repo.path, "--config", base / "errcat.toml", "--out", tmp_path / "o-again", "v1.0")
+    assert again.exit_code == 0 and "its records from the cache" in again.stderr, again.output
+    assert tree(tmp_path / "o-again") == tree(tmp_path / "o-base")
+
+    (other / "errcat.toml").write_text(BASE if setting == "curated" else BASE + setting + "\n")
+    monkeypatch.chdir(other)
+    if setting == "curated":
+        rid = json.loads(jsonl_bytes(tmp_path / "o-base" / "acme" / "widgets").splitlines()[0])["id"]
+        drafted = cli("curate", "draft", rid, "--data", tmp_path / "o-base")
+        assert drafted.exit_code == 0 and (other / "curated" / "acme" / "widgets" / f"{rid}.yaml").is_file(), drafted.output
+    cached = cli("history", "--repo", fixture_repo.path, "--out", tmp_path / "o-cached", "v1.0")
+    fresh = cli("history", "--repo", fixture_repo.path, "--no-cache", "--out", tmp_path / "o-fresh", "v1.0")
+    assert cached.exit_code == fresh.exit_code == 0, cached.output + fresh.output
+    assert ("its records from the cache" in cached.stderr) is not changes, cached.stderr
+    assert tree(tmp_path / "o-cached") == tree(tmp_path / "o-fresh")
+    records = [jsonl_bytes(tmp_path / o / "acme" / "widgets") for o in ("o-fresh", "o-base")]
+    assert (records[0] != records[1]) is changes

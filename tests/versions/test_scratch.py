@@ -126,3 +126,19 @@ def test_a_crawl_removes_what_killed_runs_left_and_keeps_a_live_one(fixture_repo
         result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", *ARGS, "--out", tmp_path / "out")
         assert result.exit_code == 0, result.output
         assert not dead.exists() and live.is_dir()
+
+
+def test_crawls_into_scratch_leave_no_record_memo_behind(tagged, cli, cache_dir, tmp_path):
+    """The record memo is of the directory a dataset was written to; a crawl into a run's scratch
+    (diff, sync) writes where no later run writes again, so its memo (1.3 MB for vLLM) would
+    only pile up in the cache, one per run."""
+    memos = cache_dir / "records"
+    assert cli("crawl", "--repo", tagged.path, "--ref", TAGS[0], *ARGS, "--out", tmp_path / "out").exit_code == 0
+    kept = sorted(memos.iterdir())
+    assert len(kept) == 1  # a crawl's own output keeps its memo
+    assert cli("diff", TAGS[0], TAGS[1], "--repo", tagged.path, *ARGS).exit_code == 0
+    result = cli("sync", "--repo", tagged.path, "--ref", TAGS[2], *ARGS, "--out", tmp_path / "synced")
+    assert result.exit_code == 0, result.output
+    result = cli("sync", "--repo", tagged.path, "--ref", TAGS[3], *ARGS, "--out", tmp_path / "synced")
+    assert result.exit_code == 0, result.output
+    assert sorted(memos.iterdir()) == kept

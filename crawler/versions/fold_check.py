@@ -1,0 +1,143 @@
+"""A per-release dataset held to its own manifest before ``history --fold`` folds it.
+
+The datasets a fold reads come from other machines (the backfill's matrix jobs, as artifacts),
+so each is hostile until checked, as a whole and before anything of it is folded:
+
+* the tree is the one layout a crawl writes (``manifest.json``, ``index.json``, ``search.json``,
+  ``foreign.json``, ``errors.jsonl.gz``, ``errors/<id>.json``), directories and regular files
+  only, read without following a symlink (the dataset directory itself neither);
+* its files hash to the manifest's ``content_digest`` (a record edited or cut short, a file added
+  or removed since the crawl wrote it);
+* each record file is named by its record's id and holds exactly the record ``errors.jsonl.gz``
+  holds for it (the lines themselves are checked against the record schema and the record
+  model's rules as the fold reads them, ``dataset.iter_record_data``), and no line lacks a file.
+
+Anything else is one ``DataError`` naming the release; nothing has been written by then.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+
+from crawler.base.errors import DataError
+from crawler.model.records import ID_HEX, Manifest
+from crawler.model.shapes import RecordData
+from crawler.publish.dataset import MANIFEST, RECORDS
+from crawler.publish.writer import content_digest
+
+TOP = frozenset({MANIFEST, "index.json", "search.json", "foreign.json", RECORDS})
+RECORD_FILE = re.compile(rf"{ID_HEX}\.json")
+MAX_FILE_BYTES = 512 * 2**20  # as ``adopt`` bounds a file of an artifact
+
+
+def refuse_links(roots: list[Path]) -> None:
+    """No symlink anywhere under the directories a fold reads: one would hide a release from the
+    search for datasets (a symlinked directory is not walked) or bring files from elsewhere."""
+    for root in roots:
+        if root.is_symlink():
+            raise DataError(f"{root} is a symlink; a fold reads only directories and regular files")
+        for parent, dirs, names in os.walk(root):
+            for name in (*dirs, *names):
+                if os.path.islink(os.path.join(parent, name)):
+                    raise DataError(f"{os.path.join(parent, name)} is a symlink; a fold reads only directories and regular files")
+
+
+def _what(release: str, dataset: Path) -> str:
+    return f"release {release} ({dataset})"
+
+
+def _read(directory: int, name: str, where: str) -> bytes:
+    """A regular file's bytes, opened without following a symlink."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=directory)
+    except OSError as exc:
+        raise DataError(f"{where}: {name} cannot be read ({exc.strerror or exc})") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise DataError(f"{where}: {name} is not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise DataError(f"{where}: {name} is larger than a dataset's file may be")
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            return fh.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
+def _listing(directory: int, where: str, allowed: re.Pattern[str] | frozenset[str], prefix: str = "") -> list[str]:
+    """The names in ``directory``: only regular files it may hold (and ``errors/`` at the top)."""
+    names = []
+    for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+        mode = entry.stat(follow_symlinks=False).st_mode
+        if prefix == "" and entry.name == "errors" and stat.S_ISDIR(mode):
+            continue
+        if not stat.S_ISREG(mode):
+            kind = "a symlink" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            raise DataError(f"{where}: {prefix}{entry.name} is {kind}, not a file a dataset has")
+        ok = allowed.fullmatch(entry.name) if isinstance(allowed, re.Pattern) else entry.name in allowed
+        if not ok:
+            raise DataError(f"{where}: {prefix}{entry.name} is not a file a dataset has")
+        names.append(entry.name)
+    return names
+
+
+def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
+    """Check ``dataset`` (see the module) and return its record files' bytes by id, for
+    :func:`matching` to hold the lines to as the fold reads them."""
+    where = _what(manifest.ref or manifest.commit[:12], dataset)
+    try:
+        top = os.open(dataset, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
+        raise DataError(f"{where}: the dataset directory cannot be read ({exc.strerror or exc}; a symlink is not followed)") from None
+    try:
+        files = {name: _read(top, name, where) for name in _listing(top, where, TOP)}
+        records: dict[str, bytes] = {}
+        try:
+            errors = os.open("errors", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
+        except FileNotFoundError:
+            errors = None
+        except OSError as exc:
+            raise DataError(f"{where}: errors cannot be read ({exc.strerror or exc})") from None
+        if errors is not None:
+            try:
+                records = {name[: -len(".json")]: _read(errors, name, where)
+                           for name in _listing(errors, where, RECORD_FILE, "errors/")}
+            finally:
+                os.close(errors)
+    finally:
+        os.close(top)
+    files.update((f"errors/{rid}.json", data) for rid, data in records.items())
+    if MANIFEST not in files or RECORDS not in files:
+        raise DataError(f"{where}: no {MANIFEST if MANIFEST not in files else RECORDS}")
+    if content_digest(files) != manifest.content_digest:
+        raise DataError(f"{where}: its files do not hash to its manifest's content_digest "
+                        "(a file edited, cut short, added or removed since it was written)")
+    return records
+
+
+def matching(records: Iterator[RecordData], files: dict[str, bytes], release: str, dataset: Path) -> Iterator[RecordData]:
+    """``records`` (a release's checked lines), each held to the record file of its id; then no
+    record file may be left over."""
+    where = _what(release, dataset)
+    for record in records:
+        rid = record["id"]
+        data = files.pop(rid, None)
+        if data is None:
+            raise DataError(f"{where}: {RECORDS} holds {rid}, which has no file errors/{rid}.json")
+        try:
+            same = orjson.loads(data) == record
+        except orjson.JSONDecodeError:
+            same = False
+        if not same:
+            raise DataError(f"{where}: errors/{rid}.json is not the record {RECORDS} holds for {rid} "
+                            "(a record file's name is its record's id)")
+        yield record
+    if files:
+        rid = min(files)
+        raise DataError(f"{where}: errors/{rid}.json is a record {RECORDS} does not hold")
