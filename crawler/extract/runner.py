@@ -370,6 +370,7 @@ def extract_all(
                 counted.advance(len(chunk))
         else:
             broken = False
+            counted = None
             # What the workers run, imported before they are forked (derive pulls in pydantic and
             # the models): each would otherwise import it again, on the clock of its first chunk.
             from crawler.extract import derive  # noqa: F401
@@ -400,6 +401,9 @@ def extract_all(
                         counted.advance(len(done))
                 except BrokenProcessPool:
                     broken = True
+            if counted is None:  # the pool broke before every file was handed out: the native ones too
+                todo = todo + native_todo()
+                counted = counter(todo)
             decode_hits()  # (done already, unless the pool broke first)
             if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
                 finished = {r["path"] for r, _ in fresh}

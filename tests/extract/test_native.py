@@ -540,3 +540,34 @@ def test_in_parallel_the_native_files_are_extracted_with_the_macros_read_while_t
     assert [b["exceptions"] for b in mine["tests"]] == [["builtins.ValueError"]]
     again = extract(2, cache_dir=tmp_path / "c")  # (every result from the cache, native ones under the macros' key)
     assert again.results == alone.results and sorted(again.served) == sorted(r["path"] for r in [*alone.results, *alone.tests])
+
+
+def test_a_pool_that_breaks_before_the_native_files_are_handed_out_still_extracts_them(native_repo, tmp_path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from crawler.extract import runner
+    from crawler.source.config import load_config
+    from crawler.source.opener import open_snapshot
+
+    upstream = load_config(tmp_path / "errcat.toml").upstreams["acme"]
+    native_repo.commit({f"pkg/many/m{i}.py": f"raise ValueError('bad {i}')\n" for i in range(10)}, tag="many")
+
+    def extract(jobs: int):
+        with open_snapshot(repo=str(native_repo.path), ref="many", pypi=None, upstream=upstream, include=list(upstream.include),
+                           exclude=list(upstream.exclude)) as snapshot:
+            return runner.extract_all(snapshot, jobs=jobs, settings=runner.surface.Settings.of(upstream), tests=True,
+                                      use_cache=False)
+
+    alone = extract(1)
+    real, calls = runner._header_macros, []
+
+    def breaking(*args):  # the pool breaks (a worker killed) while this process reads the macros
+        calls.append(1)
+        if len(calls) == 1:
+            raise BrokenProcessPool("a worker died")
+        return real(*args)
+
+    monkeypatch.setattr(runner, "_header_macros", breaking)
+    broken = extract(2)
+    assert len(calls) == 2 and broken.results == alone.results and broken.tests == alone.tests
+    assert any(runner.language_of(r["path"]) and r["sites"] for r in broken.results)
