@@ -148,6 +148,13 @@ def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str]
         yield chunk, kind, settings
 
 
+def _largest_first(entries: list[FileEntry], test_paths: frozenset[str]) -> list[FileEntry]:
+    """The source files by size, the largest first, then the test files so (most of which hold no
+    raises block and cost nothing to read): the order of a schedule whose last chunks are short.
+    The results are ordered by path whatever the order of extraction."""
+    return sorted(entries, key=lambda e: (e.path in test_paths, -e.size, e.path))
+
+
 def _native_headers(snapshot: Files, settings: surface.Settings) -> list[FileEntry]:
     """The C++/CUDA headers whose check macros every native file sees (``native_macros``)."""
     if "native" not in settings.kinds:
@@ -299,14 +306,34 @@ def extract_all(
     entries = list(snapshot.files) + test_entries
     cache = ResultCache(cache_dir, progress) if use_cache else None
     try:
-        macros = _header_macros(snapshot, settings, cache, reuse)
-        tag = _macros_tag(macros)
-        keys = {e.path: _key(e.path, e.blob, e.path in test_paths, settings, tag) for e in entries}
-        if macros and not settings.macros:
-            settings = dataclasses.replace(settings, macros=macros)
-        results: dict[str, FileResult] = {}
+        # A native file's key and result depend on the headers' macros; no other file's do. So in
+        # parallel the Python files go to the workers first and the macros are read meanwhile.
+        native = [e for e in snapshot.files if language_of(e.path)]
+        python = [e for e in entries if not language_of(e.path) or e.path in test_paths]
+        keys = {e.path: _key(e.path, e.blob, e.path in test_paths, settings) for e in python}
         stored = cache.get_raw(keys.values()) if cache is not None and reuse else {}
-        todo = [e for e in entries if keys[e.path] not in stored]
+        todo = _largest_first([e for e in python if keys[e.path] not in stored], test_paths)
+        plain = settings
+
+        later: list[list[FileEntry]] = []
+
+        def native_todo() -> list[FileEntry]:
+            """The native files to extract, read once the macros are (``settings`` then holds them)."""
+            nonlocal settings
+            if later:
+                return later[0]
+            macros = _header_macros(snapshot, plain, cache, reuse) if native else ()
+            tag = _macros_tag(macros)
+            more = {e.path: _key(e.path, e.blob, False, plain, tag) for e in native}
+            keys.update(more)
+            if cache is not None and reuse and more:
+                stored.update(cache.get_raw(more.values()))
+            if macros and not plain.macros:
+                settings = dataclasses.replace(plain, macros=macros)
+            later.append(_largest_first([e for e in native if keys[e.path] not in stored], test_paths))
+            return later[0]
+
+        results: dict[str, FileResult] = {}
         damaged: list[FileEntry] = []
         decoded: list[bool] = []
         served: list[str] = []
@@ -325,10 +352,17 @@ def extract_all(
                         results[entry.path] = hit
             served.extend(results)  # (only hits so far: fresh results come later)
 
-        counted = task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
+        def counter(todo: list[FileEntry]) -> Any:
+            return task(progress, f"extracting ({len(stored):,} cached)" if stored else "extracting", len(todo), "files")
+
         fresh: list[tuple[FileResult, bytes | None]] = []
         jobs = jobs or default_jobs()
-        if jobs <= 1 or len(todo) < 8:
+        # A crawl with few Python files to extract (a sync's) most likely has its macros cached:
+        # it reads them first to know whether it has enough files to fork workers for.
+        early = jobs <= 1 or len(todo) < 8
+        if early and (jobs <= 1 or len(todo) + len(native_todo()) < 8):
+            todo = native_todo() + todo
+            counted = counter(todo)
             decode_hits()
             counted.update(0, len(todo) + len(damaged))
             for chunk, kind, _ in _chunks(snapshot.read(todo + damaged), test_paths, settings):
@@ -336,6 +370,7 @@ def extract_all(
                 counted.advance(len(chunk))
         else:
             broken = False
+            counted = None
             # What the workers run, imported before they are forked (derive pulls in pydantic and
             # the models): each would otherwise import it again, on the clock of its first chunk.
             from crawler.extract import derive  # noqa: F401
@@ -345,10 +380,20 @@ def extract_all(
                 # output until stdin closes) would wait for the workers, and they for it.
                 pool.submit(int).result()
                 try:
-                    running = pool.map(_extract_pair, _chunks(snapshot.read(todo), test_paths, settings))
+                    # The source files first, the largest first, then the native files (their
+                    # macros read here while the workers parse the source files), then the test
+                    # files: the chunks that end the run are the cheapest, so that no worker is
+                    # left alone long at the end.
+                    sources = [e for e in todo if e.path not in test_paths]
+                    running = [pool.map(_extract_pair, _chunks(snapshot.read(sources), test_paths, settings))]
+                    natives = native_todo()
+                    running.append(pool.map(_extract_pair, _chunks(snapshot.read(natives), test_paths, settings)))
+                    running.append(pool.map(_extract_pair, _chunks(snapshot.read(todo[len(sources):]), test_paths, settings)))
+                    todo = sources + natives + todo[len(sources):]
+                    counted = counter(todo)
                     decode_hits()  # while the workers parse: this process would only wait
                     counted.update(counted.done, len(todo) + len(damaged))
-                    for done in running:
+                    for done in (done for each in running for done in each):
                         fresh += done
                         counted.advance(len(done))
                     for done in pool.map(_extract_pair, _chunks(snapshot.read(damaged), test_paths, settings)):
@@ -356,6 +401,9 @@ def extract_all(
                         counted.advance(len(done))
                 except BrokenProcessPool:
                     broken = True
+            if counted is None:  # the pool broke before every file was handed out: the native ones too
+                todo = todo + native_todo()
+                counted = counter(todo)
             decode_hits()  # (done already, unless the pool broke first)
             if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
                 finished = {r["path"] for r, _ in fresh}

@@ -261,3 +261,50 @@ def test_the_knobs_unparse_names_as_ast_unparse_does():
         assert knobs._unparse(node) == text
         plain = text if type(node) in (ast.Name, ast.Attribute) and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", text) else None
         assert knobs._dotted(node) == plain
+
+
+def _plain_blocks(text):
+    """The raises blocks of a test file as its definition reads them: every file parsed, every body walked."""
+    walker = codefacts._TestWalker("tests.t", False, text.splitlines())
+    walker.walk(ast.parse(text).body)
+    return walker.found
+
+
+BLOCK_CALLEES = ["pytest.raises", "raises", "(pytest.raises)", "((pytest).raises)", "pytest . raises", "self.assertRaises",
+                 "self.assertRaisesRegex", "self.assertRaisesRegexp", "(self\n.assertRaisesRegex)"]
+GAPS = ["", " ", "\t", "\\\n", "  # a comment (with a paren\n", "\n", "\f"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(BLOCK_CALLEES), st.lists(st.sampled_from(GAPS), max_size=3), st.booleans(),
+       st.sampled_from(["", ', match="bad"', ', "bad", make']))
+def test_a_test_file_with_no_call_of_a_raises_function_in_its_text_is_not_parsed_and_gives_what_a_parse_gives(
+        callee, gaps, as_block, rest):
+    call = f"{callee}{''.join(gaps)}(ValueError{rest})"
+    body = f"with ({call}):\n        make()" if as_block else f"({call})"
+    text = f"import pytest\ndef test_x(self):\n    {body}\n"
+    found = codefacts.read_test_file("tests/t.py", text.encode())
+    assert found["status"] == "ok" and found["tests"] == _plain_blocks(text)
+    assert found["tests"] or not as_block  # (a bare call that is not the callable form is no block)
+
+
+def test_the_text_test_skips_only_files_whose_parse_finds_no_raises_block():
+    cases = {
+        # skipped (no call of a raises function in an ASCII text), and a parse finds nothing in them
+        '"""Raises: ValueError."""\nimport pytest\nraises = pytest.raises\n': False,
+        "def f():\n    # pytest.raises ValueError\n    return xraises(ValueError), raises_(ValueError)\n": False,
+        "import pytest\nctx = pytest.raises\n": False,
+        # parsed: a call of one, whatever stands between the name and its "("
+        "import pytest\nwith (pytest.raises)(ValueError):\n    f()\n": True,
+        "import pytest\nwith (pytest.raises  # why\n      (ValueError)):\n    f()\n": True,
+        "import pytest\nwith pytest.raises \\\n (ValueError):\n    f()\n": True,
+        # parsed: not ASCII (the parser reads an identifier as its NFKC form: this is `raises`)
+        "import pytest\nwith pytest.\uff52aises(ValueError):\n    f()\n": True,
+        "# \u00e9\nimport pytest\nctx = pytest.raises\n": True,
+    }
+    for text, parsed in cases.items():
+        ascii_ok = text.isascii()
+        assert (ascii_ok and codefacts._BLOCK_CALL.search(text) is None) is not parsed, text
+        assert codefacts.read_test_file("tests/t.py", text.encode())["tests"] == _plain_blocks(text), text
+    assert _plain_blocks("import pytest\nwith pytest.\uff52aises(ValueError):\n    f()\n")  # (the test above means something)
+    assert len(_plain_blocks("import pytest\nwith (pytest.raises  # why\n      (ValueError)):\n    f()\n")) == 1

@@ -510,3 +510,64 @@ def test_the_cache_key_parts_of_headers_and_macros_are_whole_digests():
 
     for tag, mark in ((_headers_tag([("csrc/a.h", "0" * 40)]), "+h"), (_macros_tag((("CHECK", 0, "RuntimeError"),)), "+m")):
         assert tag.startswith(mark) and re.fullmatch(r"[0-9a-f]{64}", tag[2:])
+
+
+def test_in_parallel_the_native_files_are_extracted_with_the_macros_read_while_the_python_files_are(native_repo, tmp_path):
+    from crawler.extract.runner import extract_all
+    from crawler.extract.surface import Settings
+    from crawler.source.config import load_config
+    from crawler.source.opener import open_snapshot
+
+    upstream = load_config(tmp_path / "errcat.toml").upstreams["acme"]
+    # enough Python files for the workers (a crawl with fewer extracts them in its own process)
+    native_repo.commit({f"pkg/many/m{i}.py": f"def f{i}(x):\n    if x:\n        raise ValueError('bad {i}')\n" for i in range(12)},
+                       tag="many")
+    tests = {"tests/test_m.py": "import pytest\nfrom pkg.many.m1 import f1\ndef test_f():\n"
+                                "    with pytest.raises(ValueError, match='bad 1'):\n        f1(1)\n"}
+    native_repo.commit(tests, tag="many2")
+
+    def extract(jobs: int, **kw):
+        with open_snapshot(repo=str(native_repo.path), ref="many2", pypi=None, upstream=upstream, include=list(upstream.include),
+                           exclude=list(upstream.exclude)) as snapshot:
+            return extract_all(snapshot, jobs=jobs, settings=Settings.of(upstream), tests=True, **kw)
+
+    alone = extract(1, use_cache=False)
+    parallel = extract(2, cache_dir=tmp_path / "c")
+    assert parallel.results == alone.results and parallel.tests == alone.tests and not parallel.served
+    gemm = next(r for r in parallel.results if r["path"] == "csrc/cpu/gemm.cpp")
+    assert "query must be a CPU tensor" in [s["template"]["text"] for s in gemm["sites"]]  # (a header's macro)
+    mine = next(r for r in parallel.tests if r["path"] == "tests/test_m.py")
+    assert [b["exceptions"] for b in mine["tests"]] == [["builtins.ValueError"]]
+    again = extract(2, cache_dir=tmp_path / "c")  # (every result from the cache, native ones under the macros' key)
+    assert again.results == alone.results and sorted(again.served) == sorted(r["path"] for r in [*alone.results, *alone.tests])
+
+
+def test_a_pool_that_breaks_before_the_native_files_are_handed_out_still_extracts_them(native_repo, tmp_path, monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    from crawler.extract import runner
+    from crawler.source.config import load_config
+    from crawler.source.opener import open_snapshot
+
+    upstream = load_config(tmp_path / "errcat.toml").upstreams["acme"]
+    native_repo.commit({f"pkg/many/m{i}.py": f"raise ValueError('bad {i}')\n" for i in range(10)}, tag="many")
+
+    def extract(jobs: int):
+        with open_snapshot(repo=str(native_repo.path), ref="many", pypi=None, upstream=upstream, include=list(upstream.include),
+                           exclude=list(upstream.exclude)) as snapshot:
+            return runner.extract_all(snapshot, jobs=jobs, settings=runner.surface.Settings.of(upstream), tests=True,
+                                      use_cache=False)
+
+    alone = extract(1)
+    real, calls = runner._header_macros, []
+
+    def breaking(*args):  # the pool breaks (a worker killed) while this process reads the macros
+        calls.append(1)
+        if len(calls) == 1:
+            raise BrokenProcessPool("a worker died")
+        return real(*args)
+
+    monkeypatch.setattr(runner, "_header_macros", breaking)
+    broken = extract(2)
+    assert len(calls) == 2 and broken.results == alone.results and broken.tests == alone.tests
+    assert any(runner.language_of(r["path"]) and r["sites"] for r in broken.results)
