@@ -5,7 +5,8 @@ releases, against an up-to-date crawl, in one run.
     python bench/history_bench.py --repo /work/data/vllm-hist v0.29.0 v0.30.0 v0.31.0 v0.32.0 v0.33.0
 
 The repository is one built by ../shared/tools/vllm-releases (or bench/bench.py). First one
-history run over every release fills the extraction cache (not timed); then, with that cache:
+history run over every release fills the extraction cache (not timed; ``--cache-dir`` keeps that
+cache for the next bench run, which then fills only what is missing); then, with that cache:
 
 - up-to-date crawl: ``errcat crawl`` of the newest release when its dataset is in place (the
   median of three), the unit the target is stated in;
@@ -15,6 +16,21 @@ history run over every release fills the extraction cache (not timed); then, wit
   (user + system), which a loaded machine moves far less than the wall time.
 
 Every command runs as a child process of the real CLI; memory is sampled as bench.py does.
+
+Each timed run is measured as a user meets it, not as the bench's own runs before it leave the
+machine:
+
+- the file system is synced first (``os.sync``), so that writing back the ~11,500 files the
+  warm-up or the previous history run created does not land in the timed run's wall time (it
+  is the previous command's cost, and a user's run does not follow one that wrote as much
+  seconds before); the timed run's own write-back comes after it, as a user's does;
+- the copy of the last history's errors.jsonl.gz that the cache keeps (``history_reuse``) is
+  removed, so that no history is timed taking over the gzip members of the very history the
+  warm-up (or its previous repeat) rendered: each timed history compresses the lines it writes
+  for the first time, as a backfill that has reached a new release does (a live entry's line
+  is unchanged, but a new or retired entry changes ~200 of the 256 members). Without this,
+  five releases took over every member the warm-up made and one and three none, so the curve
+  compared unlike runs.
 """
 
 from __future__ import annotations
@@ -22,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -50,11 +67,19 @@ def run(args: list[str], env: dict[str, str]) -> tuple[float, int, str, float]:
     return seconds, peak[0], err, _children_cpu() - before
 
 
+def settled(cache: Path) -> None:
+    """Before a timed run: the file system synced and the last history's gzip members forgotten
+    (see the module docstring)."""
+    shutil.rmtree(cache / "history", ignore_errors=True)
+    os.sync()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repo", type=Path, required=True, help="a git repo of vLLM releases")
     parser.add_argument("releases", nargs="+", help="release tags, oldest first (at least 5 for the full curve)")
     parser.add_argument("--repeat", type=int, default=1, help="runs of each history measurement; medians reported")
+    parser.add_argument("--cache-dir", type=Path, help="the cache to use and keep (default: a fresh one, removed after)")
     opts = parser.parse_args()
     root = HERE.parent
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -63,13 +88,15 @@ def main() -> None:
     (HERE / ".data").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="history-", dir=HERE / ".data") as tmp:
         work = Path(tmp)
-        env["ERRCAT_CACHE_DIR"] = str(work / "cache")
+        cache = opts.cache_dir.resolve() if opts.cache_dir is not None else work / "cache"
+        env["ERRCAT_CACHE_DIR"] = str(cache)
         print(f"filling the extraction cache: history over {len(opts.releases)} releases...", file=sys.stderr)
         run(["history", *common, "--out", str(work / "warmup"), *opts.releases], env)
         newest = opts.releases[-1]
         run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
         up_to_date, up_to_date_cpu = [], []
         for _ in range(3):
+            settled(cache)
             seconds, _, err, cpu = run(["crawl", *common, "--ref", newest, "--out", str(work / "crawl")], env)
             if "is up to date" not in err:
                 sys.exit(f"history_bench: the crawl of {newest} did not find its dataset up to date:\n{err}")
@@ -80,6 +107,7 @@ def main() -> None:
         for n in sizes:
             times, peaks, cpus = [], [], []
             for k in range(opts.repeat):
+                settled(cache)
                 seconds, peak, _, cpu = run(["history", *common, "--out", str(work / f"h{n}-{k}"), *opts.releases[-n:]], env)
                 times.append(seconds)
                 peaks.append(peak)
