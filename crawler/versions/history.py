@@ -253,8 +253,14 @@ class Fold:
         heads = {k[:2] for k in gone_keys}
         came_ids = [eid for eid in came_ids
                     if (items[eid].key[0], *items[eid].key[2:]) in rests or items[eid].key[:2] in heads]
-        if gone_ids and came_ids:
-            gone = [Record.model_validate(self.record(eid)) for eid in gone_ids]
+        # and the same the other way: a gone entry that no come entry can pair with stays a dict
+        came_keys = {items[eid].key for eid in came_ids}
+        came_rests = {(k[0], *k[2:]) for k in came_keys}
+        came_heads = {k[:2] for k in came_keys}
+        pairable = [eid for eid in gone_ids
+                    if (self._entries[eid].key[0], *self._entries[eid].key[2:]) in came_rests or self._entries[eid].key[:2] in came_heads]
+        if pairable and came_ids:
+            gone = [Record.model_validate(self.record(eid)) for eid in pairable]
             came = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
             for _, old, new, _ratio in link(gone, came):
                 replaces.setdefault(new.id, []).append(old.id)
