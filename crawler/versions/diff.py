@@ -118,16 +118,28 @@ def _functions(record: Record) -> set[tuple[str, str]]:
 def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, Record, Record, float]]:
     """Pair removed with added records that are one error changed: (kind, old, new, similarity)."""
     candidates: list[tuple[float, str, str, ChangeKind, Record, Record, float]] = []
-    # Each side's keys once: the pairs are removed x added (a release of vLLM: hundreds of each).
-    added_keys = [(new, _key(new), _functions(new)) for new in added]
+    # Each added record's key once, filed by the two parts a pair must share: a removed record
+    # meets only the added ones that can pair with it, not every one (a release of vLLM: hundreds
+    # of each, and a history compares every release with the one before).
+    by_rest: defaultdict[tuple[str, ...], list[tuple[Record, tuple[str, ...], set[tuple[str, str]]]]] = defaultdict(list)
+    by_head: defaultdict[tuple[str, ...], list[tuple[Record, tuple[str, ...], set[tuple[str, str]]]]] = defaultdict(list)
+    for new in added:
+        nkey = _key(new)
+        item = (new, nkey, _functions(new))
+        by_rest[(nkey[0], *nkey[2:])].append(item)
+        if nkey[0] == "message":
+            by_head[nkey[:2]].append(item)
     for old in removed:
-        okey, ofuncs, otext = _key(old), _functions(old), _normalized(old)
-        for new, nkey, nfuncs in added_keys:
-            shared = bool(ofuncs & nfuncs)
-            if okey[0] == nkey[0] and okey[1] != nkey[1] and okey[2:] == nkey[2:]:
+        okey, ofuncs = _key(old), _functions(old)
+        for new, nkey, nfuncs in by_rest.get((okey[0], *okey[2:]), ()):
+            if okey[1] != nkey[1]:
                 # Same text (or same function for message-less entries): another exception class.
-                candidates.append((2.0 + shared, old.id, new.id, ChangeKind.EXCEPTION_CHANGED, old, new, 1.0))
-            elif okey[0] == nkey[0] == "message" and okey[1] == nkey[1] and shared:
+                candidates.append((2.0 + bool(ofuncs & nfuncs), old.id, new.id, ChangeKind.EXCEPTION_CHANGED, old, new, 1.0))
+        if okey[0] != "message":
+            continue
+        otext = _normalized(old)
+        for new, _, nfuncs in by_head.get(okey[:2], ()):
+            if ofuncs & nfuncs:
                 ratio = difflib.SequenceMatcher(None, otext, _normalized(new), autojunk=False).ratio()
                 if ratio >= REWORD_RATIO:
                     candidates.append((ratio, old.id, new.id, ChangeKind.REWORDED, old, new, ratio))

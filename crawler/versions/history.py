@@ -253,8 +253,14 @@ class Fold:
         heads = {k[:2] for k in gone_keys}
         came_ids = [eid for eid in came_ids
                     if (items[eid].key[0], *items[eid].key[2:]) in rests or items[eid].key[:2] in heads]
-        if gone_ids and came_ids:
-            gone = [Record.model_validate(self.record(eid)) for eid in gone_ids]
+        # and the same the other way: a gone entry that no come entry can pair with stays a dict
+        came_keys = {items[eid].key for eid in came_ids}
+        came_rests = {(k[0], *k[2:]) for k in came_keys}
+        came_heads = {k[:2] for k in came_keys}
+        pairable = [eid for eid in gone_ids
+                    if (self._entries[eid].key[0], *self._entries[eid].key[2:]) in came_rests or self._entries[eid].key[:2] in came_heads]
+        if pairable and came_ids:
+            gone = [Record.model_validate(self.record(eid)) for eid in pairable]
             came = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
             for _, old, new, _ratio in link(gone, came):
                 replaces.setdefault(new.id, []).append(old.id)
@@ -266,16 +272,25 @@ class Fold:
                 "retired": True, "removed_in": now, "retired_note": f"removed in {label(now)}",
                 "replaced_by": replaced_by.get(eid),
             })
+        # An entry with no move and no new link has the history it had, seen now: made once for
+        # every entry that had that very history (histories are never changed in place, only
+        # replaced), so a release costs a few hundred histories, not one per entry.
+        carried: dict[int, History] = {}
         for eid, item in items.items():
             known = self._entries.get(eid)
             before = known.history if known is not None else None
             move = _move(known.paths, item.paths, now) if known is not None else None
-            history = History(
-                first_seen=before.first_seen if before and before.first_seen else now,
-                last_seen=now,
-                moved=[*(before.moved if before else []), *([move] if move else [])],
-                replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
-            )
+            plain = move is None and eid not in replaces
+            history = carried.get(id(before)) if plain else None
+            if history is None:
+                history = History(
+                    first_seen=before.first_seen if before and before.first_seen else now,
+                    last_seen=now,
+                    moved=[*(before.moved if before else []), *([move] if move else [])],
+                    replaces=sorted({*(before.replaces if before else []), *replaces.get(eid, [])}),
+                )
+                if plain:
+                    carried[id(before)] = history
             packed = item.packed if item.packed is not None else _pack(record_of(eid))
             self._entries[eid] = _Entry(item.key, item.key_inputs, history, item.paths, packed)
 

@@ -321,3 +321,41 @@ def test_every_kind_has_a_label_and_the_json_spells_its_value():
 
     assert set(LABELS) == set(ChangeKind)
     assert schema_for("diff")["$defs"]["ChangeKind"]["enum"] == [k.value for k in ChangeKind]
+
+
+def test_link_pairs_exactly_what_comparing_every_removed_with_every_added_record_pairs():
+    """``link`` files the added records by the key parts a pair shares rather than comparing
+    each removed record with every added one: the pairs, kinds and ratios are those of the
+    comparison of all of them (written out here as the definition)."""
+    import difflib
+
+    from crawler.model.records import Record
+    from crawler.versions.diff import REWORD_RATIO, _functions, _key, _normalized, link
+
+    texts = ["the block size ", "the block size of the cache ", "no such device ", "no such devices ", "unknown kind "]
+    where = [("pkg/a.py", "f"), ("pkg/a.py", "g"), ("pkg/b.py", "f")]
+    sites = [cd.site(cd.template(text, ("x",)), path, 10 + n, fn, exc)
+             for n, (text, (path, fn), exc) in enumerate((t, w, e) for t in texts for w in where for e in ("ValueError", "KeyError"))]
+    sites.append(cd.site(cd.template(("msg",)), "pkg/c.py", 3, "h", "RuntimeError"))  # no text: keyed by its function
+    sites.append(cd.site(cd.template(("msg",)), "pkg/c.py", 3, "h", "TypeError"))
+    records = [Record.model_validate(r) for r in cd.build_records(cd.IDENTITY, sites, {})]
+    removed, added = records[::2], records[1::2]
+    expected = []
+    for old in removed:
+        for new in added:
+            okey, nkey, shared = _key(old), _key(new), bool(_functions(old) & _functions(new))
+            if okey[0] == nkey[0] and okey[1] != nkey[1] and okey[2:] == nkey[2:]:
+                expected.append((2.0 + shared, old.id, new.id, "exception", 1.0))
+            elif okey[0] == nkey[0] == "message" and okey[1] == nkey[1] and shared:
+                ratio = difflib.SequenceMatcher(None, _normalized(old), _normalized(new), autojunk=False).ratio()
+                if ratio >= REWORD_RATIO:
+                    expected.append((ratio, old.id, new.id, "reworded", ratio))
+    expected.sort(key=lambda c: (-c[0], c[1], c[2]))
+    pairs, used_old, used_new = [], set(), set()
+    for _, oid, nid, _kind, ratio in expected:
+        if oid not in used_old and nid not in used_new:
+            used_old.add(oid)
+            used_new.add(nid)
+            pairs.append((oid, nid, round(ratio, 3)))
+    got = [(old.id, new.id, ratio) for _, old, new, ratio in link(removed, added)]
+    assert got == pairs and {kind.value for kind, *_ in link(removed, added)} == {"exception-changed", "reworded"}

@@ -241,3 +241,74 @@ def test_the_release_cache_follows_the_configuration_not_the_directory(fixture_r
     assert tree(tmp_path / "o-cached") == tree(tmp_path / "o-fresh")
     records = [jsonl_bytes(tmp_path / o / "acme" / "widgets") for o in ("o-fresh", "o-base")]
     assert (records[0] != records[1]) is changes
+
+
+def _fold_records(sites: list[dict]) -> list[dict]:
+    from consumer_data import IDENTITY
+
+    return [Record.model_validate(r).model_dump(mode="json") for r in build_records(IDENTITY, sites, {})]
+
+
+def test_only_entries_that_can_pair_become_models_when_a_release_is_added(monkeypatch):
+    """A release's gone and come entries are linked (reworded, another exception) only when their
+    keys share the kind and the exception or the rest: the others, most of a release's, are never
+    compared, so they are not made into models at all, on either side; the links are as before."""
+    from consumer_data import site, template
+
+    reworded_before = site(template("the cache block size ", ("n",), " is not supported"), "pkg/cache.py", 10, "Cache.check")
+    reworded_after = site(template("the cache block size ", ("n",), " is not supported here"), "pkg/cache.py", 12, "Cache.check")
+    other_exception = site(template("no such device ", ("d",)), "pkg/dev.py", 5, "pick", "ValueError")
+    other_exception_after = site(template("no such device ", ("d",)), "pkg/dev.py", 5, "pick", "RuntimeError")
+    gone_alone = [site(template(f"a gone error number {i}"), "pkg/old.py", 20 + i, f"old{i}", "KeyError") for i in range(5)]
+    came_alone = [site(template(f"a new error number {i}"), "pkg/new.py", 20 + i, f"new{i}", "TypeError") for i in range(5)]
+    kept = site(template("stays as it is"), "pkg/keep.py", 3, "keep")
+    first = _fold_records([reworded_before, other_exception, kept, *gone_alone])
+    second = _fold_records([reworded_after, other_exception_after, kept, *came_alone])
+    fold = Fold()
+    fold.add(first, "v1", "a" * 40)
+    made = []
+    real = Record.model_validate
+
+    def counted(data, *a, **k):
+        made.append(data["message"]["text"])
+        return real(data, *a, **k)
+
+    monkeypatch.setattr(Record, "model_validate", counted)
+    fold.add(second, "v2", "b" * 40)
+    assert sorted(made) == sorted([reworded_before["template"]["text"], reworded_after["template"]["text"],
+                                   other_exception["template"]["text"], other_exception_after["template"]["text"]])
+    by_text = {fold.record(eid)["message"]["text"]: fold.record(eid) for eid in [r["id"] for r in first + second]}
+    new, old = by_text[reworded_after["template"]["text"]], by_text[reworded_before["template"]["text"]]
+    assert old["history"]["replaced_by"] == new["id"] and new["history"]["replaces"] == [old["id"]]
+    moved = [r for r in second if r["exception"]["name"] == "RuntimeError"][0]
+    was = [r for r in first if r["exception"]["name"] == "ValueError" and r["message"]["text"].startswith("no such")][0]
+    assert fold.record(moved["id"])["history"]["replaces"] == [was["id"]]
+    assert all(fold.record(r["id"])["history"]["replaced_by"] is None for r in first if r["message"]["text"].startswith("a gone"))
+
+
+def test_entries_that_carry_the_same_history_forward_share_one_made_once_per_release(monkeypatch):
+    """Most entries of a release have no move and no new link: their history is the one they
+    had, seen now, made once for all the entries that had that very history rather than once
+    per entry (a pydantic model each, ~11,500 a vLLM release); each record's history is as before."""
+    from consumer_data import site, template
+
+    from crawler.model.records import History
+    from crawler.versions import history as history_module
+
+    made = []
+
+    class Counted(History):
+        def __init__(self, **data):
+            made.append(data)
+            super().__init__(**data)
+
+    monkeypatch.setattr(history_module, "History", Counted)
+    records = _fold_records([site(template(f"error number {i} ", ("x",)), f"pkg/m{i % 3}.py", 10 + i, f"f{i}") for i in range(40)])
+    fold = Fold()
+    for n in (1, 2, 3):
+        fold.add(records, f"v{n}", str(n) * 40)
+    assert len(made) == 3
+    for record in records:
+        history = fold.record(record["id"])["history"]
+        assert history["first_seen"]["version"] == "v1" and history["last_seen"]["version"] == "v3"
+        assert history["moved"] == [] and history["replaces"] == [] and not history["retired"]
