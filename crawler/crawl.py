@@ -448,10 +448,10 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
-        records, kept, lines = pin(records, previous, identity, snapshot.vouch)
+        records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members,
                       {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
-                      lines, {}, [])
+                      lines, {}, [], line_sizes)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
         progress(f"validating {len(records) - len(kept)} records")
