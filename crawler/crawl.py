@@ -353,15 +353,18 @@ def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[st
                       lambda files: cached_results(cache_dir, files, settings))
 
 
-def _imported_key(snapshot: Any, results: Sequence[FileResult], joins: Any) -> str | None:
-    """The inputs of the join across modules (``catalogue.imported``): errcat's code, the
-    extractor and its settings (the store's salt), each file's path and blob; None when a
-    result is provisional or nothing is kept."""
-    from crawler.catalogue.meaning_join import join_key
+def _imported_inputs(snapshot: Any, results: Sequence[FileResult], joins: Any) -> Any:
+    """The inputs of the join across modules (``catalogue.imported``), ``meaning_join.JoinInputs``:
+    errcat's code, the extractor and its settings (the store's salt), each file's path and blob;
+    None when a result is provisional or nothing is kept."""
+    from crawler.catalogue.meaning_join import JoinInputs, join_key
+    from crawler.extract.runner import cached_results
 
     if joins is None or any(r.get("transient") for r in results):
         return None
-    return join_key("imported", code_digest(), cache_version(), [[f.path, f.blob] for f in snapshot.files])
+    cache_dir, settings = joins.cache_dir, joins.settings or Settings()
+    return JoinInputs(join_key("imported", code_digest(), cache_version()), [[f.path, f.blob] for f in snapshot.files], [],
+                      lambda files: cached_results(cache_dir, files, settings))
 
 
 def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
@@ -416,7 +419,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     from crawler.publish.writer import Reuse
 
     # what imported functions return into the messages built of it
-    results = apply_imported(results, joins, _imported_key(snapshot, results, joins))
+    results = apply_imported(results, joins, _imported_inputs(snapshot, results, joins))
     results = apply_init_templates(results)  # call arguments into repo __init__ templates
     exceptions = resolve_exceptions(results)
     identity = Identity(
@@ -448,10 +451,10 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
-        records, kept, lines = pin(records, previous, identity, snapshot.vouch)
+        records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members,
                       {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
-                      lines, {}, [])
+                      lines, {}, [], line_sizes)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
         progress(f"validating {len(records) - len(kept)} records")

@@ -237,3 +237,26 @@ def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path)
             assert runner.cache_version() != key, change
     finally:
         runner.cache_version.cache_clear()
+
+
+def test_the_crawl_command_warms_the_match_store_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path,
+                                                                                               monkeypatch):
+    """The crawl leaves its search index alive for the match store: a collection started there
+    (the store's import, its first allocations) would walk it all, for no cycle in it. Off until
+    the store is warm, on again after, for a caller that runs the command in its own process."""
+    import gc
+    import importlib
+
+    crawl_command = importlib.import_module("crawler.cli.crawl")  # (the package's `crawl` is the command)
+    seen = []
+    real = crawl_command._warm_match_store
+
+    def warm(*a, **k):
+        seen.append(gc.isenabled())
+        return real(*a, **k)
+
+    monkeypatch.setattr(crawl_command, "_warm_match_store", warm)
+    assert gc.isenabled()
+    result = cli(*crawl_args(upstream, tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert seen == [False] and gc.isenabled()

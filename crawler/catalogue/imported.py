@@ -29,25 +29,27 @@ from crawler.model.shapes import FileResult, TemplateData
 MAX_PIECES = 32
 
 
-def apply(results: list[FileResult], store: Any = None, key: str | None = None) -> list[FileResult]:
+def apply(results: list[FileResult], store: Any = None, inputs: Any = None) -> list[FileResult]:
     """``results`` with what imported functions return put into the templates of the sites that
     take it. ``results`` is left as it is: a result the join reads or changes is a copy (without
     its ``imported``: a second join over the copies has nothing to do), every other one the same
     object, so a result kept in memory for another release joins again there.
 
-    With a ``store`` (``meaning_join.JoinStore``) and the ``key`` of these results' inputs (the
-    blob of every file: what each result holds and every name the resolution reads), the
-    changes are kept and a crawl of the same inputs takes them from it: the repository's names
-    are read from every result, which costs more than the rest of the join."""
+    With a ``store`` (``meaning_join.JoinStore``) and these results' ``inputs``
+    (``meaning_join.JoinInputs``: the blob of every file, what each result holds and every name
+    the resolution reads), the changes are kept and a crawl of the same inputs takes them from
+    it, as does one whose files only moved since (``JoinStore.moved``: the changes hold no line,
+    and the resolution compares lines within a file only): the repository's names are read from
+    every result, which costs more than the rest of the join."""
     pending = [r for r in results if r.get("status") == "ok" and r.get("imported")]
     if not pending:
         return results
-    kept = store.get("imported", key) if store is not None and key else None
-    changes = _changes(kept, pending)
+    kept = store.output("imported", inputs, {r["path"]: r for r in results}) if store is not None and inputs else None
+    changes = _changes(kept.get("records") if type(kept) is dict else None, pending)
     if changes is None:
         changes = _join(results, pending)
-        if store is not None and key:
-            store.put("imported", key, changes)
+        if store is not None and inputs:
+            store.put("imported", inputs.key("imported"), {"records": changes}, inputs)
     return _applied(results, changes)
 
 

@@ -78,8 +78,9 @@ class JoinInputs:
     earlier: Callable[[list[tuple[str, str]]], dict[str, FileResult]] | None = None
 
     def key(self, name: str) -> str:
+        """The key of join ``name``'s output: the test join's reads the test files too."""
         source = join_key("source", self.base, self.files)
-        return source if name == "source" else join_key("tests", source, self.tests)
+        return source if name != "tests" else join_key("tests", source, self.tests)
 
 
 @dataclass
@@ -128,7 +129,7 @@ class JoinStore:
         for raw in values:
             head = _decoded(raw, header=True)  # (the inputs alone: the outputs are decoded once they fit)
             if type(head) is not dict or head.get("base") != [inputs.base, self.salt] \
-                    or (name != "source" and head.get("tests") != inputs.tests):
+                    or (name == "tests" and head.get("tests") != inputs.tests):
                 continue
             try:
                 before: dict[str, str] = {path: blob for path, blob in head["files"]}
@@ -141,8 +142,10 @@ class JoinStore:
                 continue
             earlier = inputs.earlier(changed)
             shifts = {path: shift(earlier.get(path), results.get(path)) for path, _ in changed}
+            if any(by is None for by in shifts.values()):
+                continue  # (before its output is decoded: a tenth of a second for vLLM's)
             kept = _decoded(raw)
-            if any(by is None for by in shifts.values()) or type(kept) is not dict:
+            if type(kept) is not dict:
                 continue
             moved = {path: by for path, by in shifts.items() if by}
             return {**kept, "records": _moved(kept.get("records"), moved)} if moved else kept
@@ -168,7 +171,7 @@ class JoinStore:
     def put(self, name: str, key: str, value: Any, inputs: JoinInputs | None = None) -> None:
         """Keep a join's output, after the inputs it was made of (see :func:`_decoded`)."""
         head = {} if inputs is None else {"base": [inputs.base, self.salt], "files": inputs.files,
-                                          **({"tests": inputs.tests} if name != "source" else {})}
+                                          **({"tests": inputs.tests} if name == "tests" else {})}
         try:
             packed = zlib.compress(orjson.dumps(head), 1)
             raw = len(packed).to_bytes(4, "big") + packed + zlib.compress(orjson.dumps(value), 1)

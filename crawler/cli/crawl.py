@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -60,9 +61,20 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
         exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
         curated=curated, max_blob_bytes=max_file_bytes, max_file_sites=max_file_sites, max_output_bytes=max_output_bytes,
     )
-    result = run_crawl(options, progress=REPORTER)
-    if not no_cache and not result.unchanged:
-        _warm_match_store(result.target, cache_dir, REPORTER, result.search)
+    # The crawl runs without the cycle collector (see ``crawl.crawl``), and so does the match
+    # store's build: turned on again in between, its first pass (the store's import) would walk
+    # every object the crawl left alive, and each full one the build's allocations start would
+    # walk them again (the search index handed over: ~100,000 lists and dicts for vLLM, for no
+    # cycle among them), a tenth of a second.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        result = run_crawl(options, progress=REPORTER)
+        if not no_cache and not result.unchanged:
+            _warm_match_store(result.target, cache_dir, REPORTER, result.search)
+    finally:
+        if enabled:
+            gc.enable()
     c = result.manifest.counts
     REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")
     echo(
@@ -147,19 +159,11 @@ def _warm_match_store(target: Path, cache_dir: Path | None, progress: Progress, 
     """Build the store ``errcat match`` reads (match_store.py) now, so the first match is quick;
     the dataset is written, so a failure here only means the first match builds it. ``written``:
     the search index the crawl wrote (``CrawlResult.search``)."""
-    import gc
     import sqlite3
 
     from crawler.consume.match_store import build, store_path
 
-    # The search index handed over holds ~100,000 lists and dicts (vLLM) that the cycle collector
-    # would walk at each full collection the build's allocations start, for no cycle among them.
-    enabled = gc.isenabled()
-    gc.disable()
     try:
         build(target, store_path(target, cache_dir), written)
     except (OSError, sqlite3.Error) as exc:
         progress(f"the match index was not built ({exc}); `errcat match` builds it on first use")
-    finally:
-        if enabled:
-            gc.enable()

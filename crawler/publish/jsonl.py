@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO
 
@@ -79,26 +79,44 @@ def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Ma
     return pack_members(ids, lines, jobs, previous)[0]
 
 
-def pack_members(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
-                 line_digests: Sequence[bytes] | None = None) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+def pack_members(ids: Sequence[str], lines: Sequence[bytes | None], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
+                 line_digests: Sequence[bytes] | None = None,
+                 make: Callable[[int], bytes] | None = None) -> tuple[bytes, list[tuple[bytes, int, int]]]:
     """:func:`pack`, and each member's (:func:`member_digest`, offset, length) in the file."""
     if not ids:
         return _compress(b""), []
-    return join(packed(ids, lines, jobs, previous, line_digests))
+    return join(packed(ids, lines, jobs, previous, line_digests, make))
 
 
-def packed(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
-           line_digests: Sequence[bytes] | None = None) -> list[tuple[bytes, bytes]]:
+def packed(ids: Sequence[str], lines: Sequence[bytes | None], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
+           line_digests: Sequence[bytes] | None = None, make: Callable[[int], bytes] | None = None) -> list[tuple[bytes, bytes]]:
     """Each member of the lines (see :func:`pack`) as (:func:`member_digest`, its bytes); ``line_digests``:
     each line's :func:`line_digest`, when the caller has them. Lines cut between members give the
-    members of the whole, one part after the other."""
+    members of the whole, one part after the other. A line the caller did not keep (None; its
+    digest is in ``line_digests``) is made by ``make`` (its index), only for a member that is
+    not in ``previous``."""
     if len(ids) != len(lines):
         raise ValueError("as many lines as ids")
-    digests = line_digests if line_digests is not None else [line_digest(line) for line in lines]
+    if line_digests is None:
+        if any(line is None for line in lines):
+            raise ValueError("a line not kept needs its digest")
+        digests: Sequence[bytes] = [line_digest(line) for line in lines if line is not None]
+    else:
+        digests = line_digests
     where = spans(ids)
     keys = [member_digest(digests[start:end]) for start, end in where]
     previous = previous or {}
-    todo = [b"".join(lines[start:end]) for (start, end), key in zip(where, keys, strict=True) if key not in previous]
+
+    def line_at(i: int) -> bytes:
+        line = lines[i]
+        if line is not None:
+            return line
+        if make is None:
+            raise ValueError("a line not kept needs a maker")
+        return make(i)
+
+    todo = [b"".join(map(line_at, range(start, end))) for (start, end), key in zip(where, keys, strict=True)
+            if key not in previous]
     if jobs <= 1 or len(todo) <= 1:
         made = list(map(_compress, todo))
     else:

@@ -77,9 +77,13 @@ class Pinned(NamedTuple):
 
     records: list[RecordData]
     kept: dict[str, PreviousRecord]
-    #: By id, the errors.jsonl line of the record in ``records`` and its SHA-256, where the
-    #: comparison made it (the writer takes it rather than serializing the record again).
-    lines: dict[str, tuple[bytes, bytes]] = {}
+    #: By id, the SHA-256 of the errors.jsonl line of the record in ``records`` (the line itself
+    #: is not kept: None), where the comparison made it, and the line's size in ``sizes``: the
+    #: writer takes them rather than serializing the record again, and serializes only the lines
+    #: of the gzip members it compresses anew (keeping every line held 57 MB for vLLM, and
+    #: allocating them cost more than making them).
+    lines: dict[str, tuple[bytes | None, bytes]] = {}
+    sizes: dict[str, int] = {}
 
 
 def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity,
@@ -94,10 +98,11 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
     way the crawled commit's do, and ``verify`` vouches for its commit and date.
     """
     kept: dict[str, PreviousRecord] = {}
-    lines: dict[str, tuple[bytes, bytes]] = {}
+    lines: dict[str, tuple[bytes | None, bytes]] = {}
+    sizes: dict[str, int] = {}
     links = identity.links
     if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
-        return Pinned(records, kept, lines)  # permalinks name another commit than the crawled one: nothing to pin
+        return Pinned(records, kept, lines, sizes)  # permalinks name another commit than the crawled one: nothing to pin
     out = list(records)
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
@@ -110,7 +115,7 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
         found = None
         for n, (commit, date) in enumerate(pins[:TRIED]):
             candidate = _at(record, identity, commit, date, identities)
-            if _same(candidate, old, lines):
+            if _same(candidate, old, lines, sizes):
                 found = candidate
                 pins.insert(0, pins.pop(n))
                 break
@@ -125,19 +130,21 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
                 pins.remove(own)
             pins.insert(0, own)
             candidate = _at(record, identity, *own, identities)
-            if not _same(candidate, old, lines):
+            if not _same(candidate, old, lines, sizes):
                 continue
             found = candidate
         out[i] = found
         kept[record["id"]] = old
-    return Pinned(out, kept, lines)
+    return Pinned(out, kept, lines, sizes)
 
 
-def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes, bytes]]) -> bool:
+def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes | None, bytes]],
+          sizes: dict[str, int]) -> bool:
     """Whether ``old``'s file is exactly what errcat writes for ``candidate``: by the digest of the
     record's errors.jsonl line when the memo vouches for the line written with that file (the
-    line is kept in ``lines``: the writer writes it too), else by the file's bytes. Data JSON
-    cannot carry is never the same: the writer says what is wrong with it."""
+    line's digest and size are kept in ``lines`` and ``sizes``: the writer needs them too), else
+    by the file's bytes. Data JSON cannot carry is never the same: the writer says what is wrong
+    with it."""
     try:
         line = dumps_line(candidate)
         digest = line_digest(line)
@@ -148,7 +155,8 @@ def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[byt
             return False
     except TypeError:  # orjson.JSONEncodeError
         return False
-    lines[candidate["id"]] = (line, digest)
+    lines[candidate["id"]] = (None, digest)
+    sizes[candidate["id"]] = len(line)
     return True
 
 

@@ -258,7 +258,8 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
     for name, (schema, document) in documents.items():
         problems += check(schema, document, name, engine="fast")
         yield emit(name, _dumps(_writer_for(name), document, name))
-    lines = []
+    lines: list[bytes | None] = []
+    line_sizes: list[int] = []
     line_digests = {}
     for record in records:
         done = _render_record(record, reuse)
@@ -267,12 +268,13 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
         if done.data is not None and (reuse is None or done.rel not in reuse.linked):
             yield item
         lines.append(done.line)
+        line_sizes.append(done.line_size)
         line_digests[record["id"]] = done.line_digest
     ids = [r["id"] for r in records]
     packed, layout = jsonl.pack_members(ids, lines, jobs, reuse.members if reuse is not None else None,
-                                        [line_digests[rid] for rid in ids])
+                                        [line_digests[rid] for rid in ids], _line_maker(records))
     sizes[jsonl.NAME] = len(packed)
-    _check_sizes(max_bytes, sizes, ids, [len(line) for line in lines])
+    _check_sizes(max_bytes, sizes, ids, line_sizes)
     yield emit(jsonl.NAME, packed)
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     if reuse is not None:
@@ -330,25 +332,31 @@ class Reuse(NamedTuple):
     #: Records kept whose bytes are not at hand (the record memo vouched for the file): by id, the
     #: SHA-256 of the file and its size. Their file is linked, or else serialized again.
     vouched: Mapping[str, tuple[bytes, int]] = {}
-    #: By id, a record's errors.jsonl line and its SHA-256, made already (``pins.Pinned.lines``).
-    lines: Mapping[str, tuple[bytes, bytes]] = {}
+    #: By id, a record's errors.jsonl line and its SHA-256, made already (``pins.Pinned.lines``);
+    #: a line not kept (None) is made again only for a gzip member compressed anew, and its size
+    #: is in ``line_sizes``.
+    lines: Mapping[str, tuple[bytes | None, bytes]] = {}
     #: Filled in by the writer when given: by id, the SHA-256 of each record's errors.jsonl line;
     #: and errors.jsonl.gz's SHA-256 and its members (``jsonl.pack_members``), for the record memo.
     line_digests: dict[str, bytes] | None = None
     layout: list[tuple[bytes, list[tuple[bytes, int, int]]]] | None = None
+    #: By id, the size of each line ``lines`` holds as None (``pins.Pinned.sizes``).
+    line_sizes: Mapping[str, int] = {}
 
 
 class _Rendered(NamedTuple):
     """One record rendered: its file's name, bytes (None: linked, not written), digest and size,
-    its errors.jsonl line and that line's digest, and its schema problems."""
+    its errors.jsonl line (None: made already and not kept, see ``Reuse.lines``), that line's
+    digest and size, and its schema problems."""
 
     rel: str
     data: bytes | None
     digest: bytes
     size: int
-    line: bytes
+    line: bytes | None
     line_digest: bytes
     problems: list[Problem]
+    line_size: int
 
 
 def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
@@ -365,7 +373,7 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     data: bytes | None = None
     digest: bytes | None = None
     size = 0
-    made: tuple[bytes, bytes] | None = None
+    made: tuple[bytes | None, bytes] | None = None
     if reuse is not None:
         data = reuse.kept.get(rid)
         if data is None and rel in reuse.linked and rid in reuse.vouched:
@@ -382,7 +390,13 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     if made is None:
         line = _dumps(dumps_line, record, rel)
         made = line, jsonl.line_digest(line)
-    return _Rendered(rel, data, digest, size, made[0], made[1], found)
+    line_size = len(made[0]) if made[0] is not None else reuse.line_sizes[rid] if reuse is not None else 0
+    return _Rendered(rel, data, digest, size, made[0], made[1], found, line_size)
+
+
+def _line_maker(records: Sequence[RecordData]) -> Callable[[int], bytes]:
+    """The errors.jsonl line of ``records[i]``, for a line the caller did not keep (see ``Reuse.lines``)."""
+    return lambda i: _dumps(dumps_line, records[i], f"errors/{records[i]['id']}.json")
 
 
 def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem],
@@ -876,7 +890,7 @@ def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max
 def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None,
                    reuse: Reuse | None = None) -> _Block:
     """Render, check and write records' files, and compress their errors.jsonl lines (see :class:`_Block`)."""
-    digests, lines, line_digests, problems = [], [], [], []
+    digests, lines, line_digests, line_sizes, problems = [], [], [], [], []
     over: dict[str, int] = {}
     root = str(tmp)
     for record in records:
@@ -886,12 +900,13 @@ def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | No
         digests.append(done.digest)
         lines.append(done.line)
         line_digests.append(done.line_digest)
+        line_sizes.append(done.line_size)
         problems += done.problems
         if max_bytes is not None and done.size > max_bytes:
             over[done.rel] = done.size
     members = jsonl.packed([r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None,
-                           line_digests=line_digests)
-    return _Block(digests, line_digests, [len(line) for line in lines], problems, over, members)
+                           line_digests=line_digests, make=_line_maker(records))
+    return _Block(digests, line_digests, line_sizes, problems, over, members)
 
 
 def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,

@@ -181,6 +181,38 @@ def test_a_crawl_of_the_same_files_takes_the_join_from_the_cache(crawled, fixtur
     assert jsonl_bytes(out / "acme" / "server") == jsonl_bytes(data)
 
 
+def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_crawls_bytes(crawled, fixture_repo, cli, tmp_path,
+                                                                                      monkeypatch):
+    """A comment put first in the imported function's file and in the caller's (the daily sync's
+    usual change) moves every line of each: the join's kept changes hold no line and still fit,
+    so it does not run; the dataset is byte for byte a full crawl's. A file changed otherwise
+    runs it again."""
+    from crawler.catalogue import imported
+
+    tree = fixture_repo.path
+    fixture_repo.commit({"srv/checks.py": "# moved down\n" + (tree / "srv/checks.py").read_text(),
+                         "srv/run.py": "# moved\n\n" + (tree / "srv/run.py").read_text()}, tag="v2")
+    ran, real = [], imported._join
+
+    def counted(*args):
+        ran.append(True)
+        return real(*args)
+
+    monkeypatch.setattr(imported, "_join", counted)
+    config = tmp_path / "errcat.toml"
+    for out, extra in (("moved", ()), ("full", ("--no-cache",))):
+        assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--config", config, "--out", tmp_path / out,
+                   *extra).exit_code == 0
+        assert ran == ([] if out == "moved" else [True])
+    assert jsonl_bytes(tmp_path / "moved" / "acme" / "server") == jsonl_bytes(tmp_path / "full" / "acme" / "server")
+    fixture_repo.commit({"srv/checks.py": (tree / "srv/checks.py").read_text().replace("DCP not", "DCP is not")}, tag="v3")
+    ran.clear()
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v3", "--config", config, "--out", tmp_path / "v3").exit_code == 0
+    assert ran == [True]
+    records = {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(tmp_path / "v3" / "acme" / "server").splitlines())}
+    assert "DCP is not supported" in records["Unsupported configuration: {', '.join(reasons)}"]["message"]["alternatives"]
+
+
 def test_the_join_leaves_the_results_it_is_given_as_they_are():
     """The join returns copies of the results it changes: a result kept in memory (the next
     release of a history, a cache's decoded row) still says which of its sites take an imported

@@ -216,6 +216,27 @@ def test_code_moved_down_a_file_reuses_the_joins_with_its_lines_moved(parsing_me
     assert callers["pkg/core.py"] == {c["path"]: c["line"] for c in size_before["meaning"]["callers"]}["pkg/core.py"] + 1
 
 
+def test_a_kept_output_whose_files_did_not_just_move_is_not_decoded(parsing_meaning_repo, cli, tmp_path, monkeypatch):
+    """A kept output is tried for a move by its inputs alone: one whose changed files did more
+    than move is passed over before its output (vLLM's: a tenth of a second) is decoded."""
+    import sys
+
+    repo, config = parsing_meaning_repo
+    crawl(cli, repo, config, tmp_path / "v1")
+    text = (repo.path / "pkg/config.py").read_text()
+    repo.commit({"pkg/config.py": text.replace("def check_name", "\ndef check_name", 1)}, tag="v2")
+    decoded, real = [], meaning_join._decoded
+
+    def counted(raw, header=False):
+        decoded.append((sys._getframe(1).f_code.co_name, header))
+        return real(raw, header)
+
+    monkeypatch.setattr(meaning_join, "_decoded", counted)
+    crawl(cli, repo, config, tmp_path / "v2", "v2")
+    assert ("moved", True) in decoded  # each kept output's inputs were read
+    assert ("moved", False) not in decoded
+
+
 def test_lines_moved_unevenly_run_the_joins_again(parsing_meaning_repo, cli, tmp_path, joins_run):
     """A blank line between two functions moves one raise and not the other: not a move of the
     whole file, so the joins run again (and give a full crawl's bytes)."""

@@ -80,3 +80,26 @@ def test_a_member_framed_otherwise_is_not_taken_over():
     assert gzip.decompress(commented) == content
     for foreign in (gzip.compress(content, mtime=123), level1.compress(content) + level1.flush(), commented):
         assert jsonl.pack(ids, lines, previous=jsonl.split_members(foreign)) == jsonl.pack(ids, lines)
+
+
+def test_a_line_not_kept_is_made_only_for_a_member_compressed_anew():
+    """A crawl keeps the digests of the lines it compared, not the lines (``pins``): the writer
+    makes a line again only where a member must be compressed, and the bytes are those of the
+    lines kept whole."""
+    ids, lines = ["aa1", "aa2", "bb3", "bb4"], [b'{"a":1}\n', b'{"b":2}\n', b'{"c":3}\n', b'{"d":4}\n']
+    digests = [jsonl.line_digest(line) for line in lines]
+    before = dict(jsonl.packed(ids, lines))
+    changed = [*lines[:3], b'{"d":5}\n']
+    whole = jsonl.pack_members(ids, changed, previous=before)
+    made: list[int] = []
+
+    def make(i: int) -> bytes:
+        made.append(i)
+        return changed[i]
+
+    not_kept = [None, None, None, changed[3]]
+    assert jsonl.pack_members(ids, not_kept, previous=before, line_digests=[*digests[:3], jsonl.line_digest(changed[3])],
+                              make=make) == whole
+    assert made == [2]  # the bb member changed: its other line is made again; the aa member is taken over
+    with pytest.raises(ValueError):
+        jsonl.packed(ids, not_kept)  # no digests for the lines not kept

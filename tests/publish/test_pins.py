@@ -272,7 +272,7 @@ def test_pin_returns_the_pinned_records_and_leaves_its_input_alone():
     older, date = "b" * 40, "2020-01-01T00:00:00+00:00"
     old_file = dumps_record(repin(records[0], IDENTITY, older, date))
     previous = {records[0]["id"]: PreviousRecord(old_file, (0, 0))}
-    pinned, kept, _ = pin(records, previous, IDENTITY, {older: date}.get)
+    pinned, kept, *_ = pin(records, previous, IDENTITY, {older: date}.get)
     assert records == before
     assert list(kept) == [records[0]["id"]]
     assert dumps_record(pinned[0]) == old_file and pinned[0]["provenance"]["commit"] == older
@@ -296,7 +296,7 @@ def test_a_changed_record_does_not_keep_the_unchanged_ones_after_it_from_their_p
     changed["message"]["text"] += " (reworded since)"
     files[0] = json.dumps(changed).encode()
     previous = {r["id"]: PreviousRecord(f, (0, 0)) for r, f in zip(records, files, strict=True)}
-    pinned, kept, _ = pin(records, previous, IDENTITY, {older: date}.get)
+    pinned, kept, *_ = pin(records, previous, IDENTITY, {older: date}.get)
     assert sorted(kept) == sorted(r["id"] for r in records[1:])
     assert pinned[0]["provenance"]["commit"] == IDENTITY.commit
     assert [dumps_record(p) for p in pinned[1:]] == files[1:]
