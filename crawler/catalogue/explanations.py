@@ -376,6 +376,8 @@ def curated_parts(records: Sequence[RecordData], curated: CuratedSet,
         part = CuratedPart(explanation=entry.explanation().model_dump(mode="json"), explanation_status=status)
         if status == "draft" and entry.review.status == "draft" and entry.review.model:
             part["explanation"]["model"] = entry.review.model  # machine-written, not reviewed
+        elif status == "draft" and entry.review.status == "reviewed":
+            part["explanation"]["stale_since"] = entry.review.commit  # reviewed for other code
         links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"}
                  for rid in entry.related if rid in by_id and rid != eid]
         if links:

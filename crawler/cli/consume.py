@@ -22,13 +22,13 @@ from crawler.cli.options import DEFAULT_OUT, cache_dir_option
 from crawler.cli.pager import COLOR_CHOICES
 
 
-def _matchers(data: Path, cache_dir: Path | None = None):
+def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False):
     """A matcher per dataset under ``data``, each reading its store (match_store.py): importing
     no models and loading only the entries a query touches."""
     from crawler.consume.match_store import open_matcher
     from crawler.publish.dataset_dirs import datasets_under
 
-    return [open_matcher(d, cache_dir) for d in datasets_under(data)]
+    return [open_matcher(d, cache_dir, fresh) for d in datasets_under(data)]
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -58,6 +58,7 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
     """
     from crawler.consume.match import MAX_INPUT
     from crawler.consume.match import match as run_match
+    from crawler.consume.match_store import DamagedStore
 
     if message is None or message == "-":
         if sys.stdin is None or (hasattr(sys.stdin, "isatty") and sys.stdin.isatty()):
@@ -71,7 +72,12 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
     start = time.perf_counter()
     matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
     loaded = time.perf_counter()
-    result = run_match(message, matchers, limit)
+    try:
+        result = run_match(message, matchers, limit)
+    except DamagedStore as e:  # a damaged cache is an optimisation lost: built again from the dataset
+        REPORTER(f"{e}: building it again")
+        matchers = _matchers(data, cache_dir, fresh=True)
+        result = run_match(message, matchers, limit)
     done = time.perf_counter()
     REPORTER(f"opened {sum(m.total for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
              f"matched in {(done - loaded) * 1000:.1f} ms")

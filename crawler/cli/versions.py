@@ -199,6 +199,10 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
                 REPORTER(f"wrote {written}")
             echo(f"versions {len(chosen)} ({', '.join(chosen)}) written under {per_release}")
             return
+        if not span:
+            from crawler.versions.tags import refuse_newest_first
+
+            refuse_newest_first(source, chosen, tag_pattern or DEFAULT_TAG_PATTERN)
         target, state = run_history(source, chosen, out, progress=REPORTER)
     REPORTER(f"wrote {target}")
     if changelog is not None:

@@ -7,7 +7,9 @@ escaped first (``&``, ``<``, ``>``: none of them can start or end a token below)
 builtins and the names ``def`` and ``class`` introduce. Everything else is copied as it is, in C.
 The classes are Pygments' own (``k``, ``s``, ``nf``...), so one stylesheet serves both this and
 Pygments (still used for curated code blocks in other languages, which are few). It only
-colours: every character of the code is in the output (tests check the text survives exactly).
+colours: every character of the code is in the output (tests check the text survives exactly),
+controls and bidi overrides as the escapes the terminal shows (a browser would reorder code
+around a bidi control: Trojan Source).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import builtins
 import keyword
 import re
 from typing import Any
+
+from crawler.base.sink import visible
 
 _CONSTANTS = ["True", "False", "None"]
 _WORD_OPS = ["and", "or", "not", "in", "is"]
@@ -64,7 +68,7 @@ def highlight_python(code: str, start: int | None = None, marked: set[int] = fro
     """``code`` as ``<pre class="highlight"><code>``, the lines numbered from ``start`` when
     given, and lines whose number is in ``marked`` wrapped in ``<span class="hll">`` (as Pygments'
     ``hl_lines`` does)."""
-    lines = _TOKEN.sub(_span, code.translate(_ESCAPE)).split("\n")
+    lines = _TOKEN.sub(_span, visible(code, newlines=True).translate(_ESCAPE)).split("\n")
     if code.endswith("\n"):
         lines.pop()
     if start is None:

@@ -21,6 +21,13 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     return f"native: {native['macro']} in {language} code, seen in Python as {native['surfaces_as']}"
 
 
+def explained_note(explanation: dict[str, Any]) -> str:
+    """What a page adds to ``Explained: draft`` when the text was reviewed for code that has
+    changed since: without it, a reader takes the old guards the text names for today's."""
+    since = explanation.get("stale_since")
+    return f" (reviewed at {since} for code that has changed since: it may be out of date)" if since else ""
+
+
 def surface_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
     """(label, text) rows from a record as plain data; the texts came from a crawled repository
     and are escaped by each page for its own sink."""

@@ -263,16 +263,24 @@ def _row(e: Any) -> list[Any]:
             e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites], e.kind]
 
 
-def open_matcher(dataset: Path, cache_dir: Path | None = None) -> StoredMatcher:
-    """The dataset's matcher, from its store (built first when there is none or it is unreadable)."""
+class DamagedStore(Exception):
+    """A row of the store that does not decode to what was written: a query found it, so the
+    store is set aside and the query asked again of a new one (``open_matcher(fresh=True)``)."""
+
+
+def open_matcher(dataset: Path, cache_dir: Path | None = None, fresh: bool = False) -> StoredMatcher:
+    """The dataset's matcher, from its store (built first when there is none or it is unreadable;
+    with ``fresh``, built again whatever is there)."""
+    from crawler.base.cachedir import move_aside
+
     path = store_path(dataset, cache_dir)
+    if fresh and path.is_file():
+        move_aside(path)
     if not path.is_file():
         build(dataset, path)
     try:
         return StoredMatcher(path, str(dataset))
     except sqlite3.DatabaseError:
-        from crawler.base.cachedir import move_aside
-
         move_aside(path)
         build(dataset, path)
         return StoredMatcher(path, str(dataset))
@@ -286,10 +294,13 @@ class StoredMatcher(Matcher):
         meta = dict(self._con.execute("SELECT k, v FROM meta"))
         if meta.get("format") != FORMAT:
             raise sqlite3.DatabaseError("another store format")
-        self.repo = meta["repo"]
         self.dataset = dataset
-        self.total = int(meta["total"])
-        self.foreign = [StoredForeign(**f) for f in json.loads(meta["foreign"])]
+        try:
+            self.repo = meta["repo"]
+            self.total = int(meta["total"])
+            self.foreign = [StoredForeign(**f) for f in json.loads(meta["foreign"])]
+        except (KeyError, ValueError, TypeError):
+            raise sqlite3.DatabaseError("a damaged store") from None
         self._loaded: dict[int, _Prepared] = {}
 
     @property
@@ -301,8 +312,14 @@ class StoredMatcher(Matcher):
         for i in range(0, len(missing), _CHUNK):
             part = missing[i:i + _CHUNK]
             for n, data in self._con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
-                self._loaded[n] = _Prepared(_entry(json.loads(data)))
-        return [self._loaded[n] for n in numbers]
+                try:
+                    self._loaded[n] = _Prepared(_entry(json.loads(data)))
+                except (ValueError, TypeError, AttributeError) as e:
+                    raise DamagedStore(f"{self.dataset}: entry {n} of its match index: {e}") from None
+        try:
+            return [self._loaded[n] for n in numbers]
+        except KeyError as e:  # a number a lookup table gives that no entry row has
+            raise DamagedStore(f"{self.dataset}: no entry {e} in its match index") from None
 
     def _numbers(self, sql: str, keys: list[str]) -> list[int]:
         out: list[int] = []

@@ -18,7 +18,7 @@ from crawler.base.sink import styled
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import kind_text, surface_rows
+from crawler.consume.kinds import explained_note, kind_text, surface_rows
 from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
 from crawler.consume.meaning_page import rows as meaning_rows
 
@@ -175,7 +175,7 @@ def layout(data: dict[str, Any]) -> list[Line]:
         page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), text)
     page.line(("label", "Id:"), "         ", ("id", data["id"]))
     model = (data.get("explanation") or {}).get("model")
-    drafted = f" (machine-written by {model}, not reviewed)" if model else ""
+    drafted = f" (machine-written by {model}, not reviewed)" if model else explained_note(data.get("explanation") or {})
     page.line(("label", "Explained:"), f"  {data['explanation_status']}", ("derived", drafted))
 
     site = data["sites"][0]

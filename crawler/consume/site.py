@@ -39,7 +39,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import kind_text, surface_rows
+from crawler.consume.kinds import explained_note, kind_text, surface_rows
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
@@ -891,7 +891,7 @@ def _curated_html(ex: dict[str, Any]) -> list[str]:
 
 
 def _drafted_by(ex: dict[str, Any]) -> str:
-    return f" (machine-written by <code>{esc(ex['model'])}</code>, not reviewed)" if ex.get("model") else ""
+    return f" (machine-written by <code>{esc(ex['model'])}</code>, not reviewed)" if ex.get("model") else esc(explained_note(ex))
 
 
 def _reported_html(ex: dict[str, Any]) -> str:
@@ -980,7 +980,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
            f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}"
-           + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else ""),
+           + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
            "", "## Message", "", md_code(r["message"]["text"]), ""]

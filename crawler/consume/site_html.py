@@ -7,12 +7,15 @@ import html
 import re
 from typing import Any
 
+from crawler.base.sink import visible
 from crawler.consume.highlight import highlight_python
 from crawler.model.records import URL_PATTERN
 
 
 def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text as HTML, controls and bidi overrides shown as escapes (``\\u202e``) as the terminal
+    shows them: a browser would reorder the text around a bidi control, as it does in code."""
+    return html.escape(visible(str(text), newlines=True), quote=True)
 
 
 def safe_url(url: str) -> str:

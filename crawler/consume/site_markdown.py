@@ -17,6 +17,8 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from crawler.base.sink import visible
+
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: First words of a line that make a code block a shell session (``vllm serve ...``).
 _COMMANDS = re.compile(r"^(?:\$ |# )?(?:[A-Z_][A-Z0-9_]*=\S* )*(?:vllm|python3?|pip3?|uv|export|docker|curl|git|cd|nvidia-smi|"
@@ -102,18 +104,18 @@ def markdown_inline(text: str) -> str:
 
 def md_text(text: str) -> str:
     """Plain text safe in Markdown: HTML and Markdown syntax characters neutralised."""
-    text = html.escape(text, quote=False)
+    text = html.escape(visible(text, newlines=True), quote=False)
     return re.sub(r"([\\`*_{}\[\]()#+\-.!|~>])", r"\\\1", text).replace("\n", "  \n")
 
 
 def md_code(code: str, lang: str = "") -> str:
-    code = code[:-1] if code.endswith("\n") else code  # the fence ends the last line
+    code = visible(code[:-1] if code.endswith("\n") else code, newlines=True)  # the fence ends the last line
     fence = "`" * max(3, max((len(m) for m in re.findall(r"`+", code)), default=0) + 1)
     return f"{fence}{lang}\n{code}\n{fence}"
 
 
 def md_inline(text: str) -> str:
-    text = text.replace("\n", " ")
+    text = visible(text.replace("\n", " "))
     ticks = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
     # CommonMark strips one space from each end when both have one and the span is not all spaces
     pad = " " if text.startswith("`") or text.endswith("`") or (text.strip() and text[0] == text[-1] == " ") or not text else ""

@@ -76,7 +76,7 @@ def parse_sections(content: str) -> dict[str, Any]:
             raise ValueError("not an object")
         keep = {k: v for k, v in sections.items() if k in Explanation.model_fields and k not in ("evidence", "model")}
         explanation = Explanation.model_validate(keep)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested past the decoder's recursion
         reason = " ".join(str(exc).split())[:160]
         raise LLMFailure(f"the model's answer is not the requested JSON object: {reason}", retryable=True, rejected=True) from None
     if not explanation.what_it_means.strip():

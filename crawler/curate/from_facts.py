@@ -3,9 +3,11 @@ decorators, docstring): the start a curator rewrites, and the base a model's dra
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
+from crawler.catalogue.phrasing import parse_guard
 from crawler.curate.edit import review_for
 from crawler.model.records import CuratedFile
 
@@ -21,8 +23,9 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
     qualname = loc["qualname"]
     cls = qualname.split(".")[0] if "." in qualname else None
     ancestor = exc.get("builtin_ancestor")
-    kind = f"{exc['name']} (a {ancestor})" if ancestor and ancestor != exc["name"] else exc["name"]
-    guards = [" ".join(g.split()) for g in facts["guards"]]  # one line each in prose and code
+    article = "an" if ancestor and ancestor[0] in "AEIOU" else "a"
+    kind = f"{exc['name']} ({article} {ancestor})" if ancestor and ancestor != exc["name"] else exc["name"]
+    guards = [" ".join(_as_read(g).split()) for g in facts["guards"]]  # one line each in prose and code
     condition = " and ".join(f"`{g}`" for g in guards)
     situations = []
     for deco in facts["decorators"]:
@@ -38,7 +41,8 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
     what += f" when {condition}." if guards else "."
     if facts.get("docstring"):
         what += f" The function's purpose: {facts['docstring']}"
-    catch = ancestor or exc["name"]
+    # the builtin a caller can catch without an import, unless that is every error there is
+    catch = ancestor if ancestor and ancestor not in ("Exception", "BaseException") else exc["name"]
     patterns = [{"strategy": f"Catch {catch}", "code": f"try:\n    ...  # the call that reaches {qualname}\nexcept {catch} as exc:\n    ...  # report str(exc) to the user\n"}]
     if guards:
         patterns.insert(0, {"strategy": "Validate before calling", "code": f"if {guards[-1]}:\n    ...  # fix the input before it reaches {qualname}\n"})
@@ -51,3 +55,10 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
         related=[r["id"] for r in record.get("related", []) if r.get("reason") != "curated"],
         review=review_for(record, commit, "draft"),
     )
+
+
+def _as_read(guard: str) -> str:
+    """A recorded guard as a reader takes it (``not (not token_ids)`` is ``token_ids``, ``not (x <
+    0)`` is ``x >= 0``); one that does not parse as it is. The review keeps the recorded form."""
+    tree = parse_guard(guard)
+    return ast.unparse(tree) if tree is not None else guard

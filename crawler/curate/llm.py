@@ -101,7 +101,7 @@ class Endpoint:
             raise LLMFailure(f"an answer over {MAX_ANSWER} bytes")
         try:
             return json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # arrays nested past the decoder's recursion too
             raise LLMFailure("the endpoint's answer is not JSON", retryable=True) from None
 
     def _shown(self, text: str) -> str:

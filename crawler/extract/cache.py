@@ -209,7 +209,7 @@ def decode_result(value: Any, path: str) -> FileResult | None:
     failure)."""
     try:
         result = _decode(zlib.decompress(value))
-    except (zlib.error, ValueError, TypeError):
+    except (zlib.error, ValueError, TypeError, RecursionError):  # the fallback decoder recurses
         return None
     return result if _is_result(result, path) else None
 

@@ -20,7 +20,12 @@ def decode_source(data: bytes) -> str:
     Raises SyntaxError for an unknown/bad cookie, UnicodeDecodeError for undecodable bytes.
     """
     encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
+    try:
+        return data.decode(encoding)
+    except UnicodeDecodeError:
+        raise
+    except UnicodeError:  # a codec that decodes nothing ("undefined") or fails otherwise, as Python's own parser refuses it
+        raise SyntaxError(f"encoding problem: {encoding}") from None
 
 
 def module_name(path: str) -> tuple[str, bool]:

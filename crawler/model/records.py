@@ -248,6 +248,7 @@ class Explanation(Model):
     when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
     evidence: list[Evidence] = Field(default_factory=list, description="Where users reported this error (reviewed human data, curated/<owner>/<name>/evidence.yaml), with or without a curated text.")
     model: str | None = Field(default=None, description="Machine-written, not reviewed: the model that drafted this text (only while explanation_status is draft).")
+    stale_since: ShortCommit | None = Field(default=None, description="Reviewed at this commit for code whose message template or guards have changed since: the text may be out of date (only while explanation_status is draft).")
 
     @model_serializer(mode="wrap")
     def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
@@ -258,6 +259,8 @@ class Explanation(Model):
             out.pop("evidence", None)
         if self.model is None:
             out.pop("model", None)
+        if self.stale_since is None:
+            out.pop("stale_since", None)
         return out
 
 

@@ -141,9 +141,18 @@ def _load(directory: int, name: str, label: str, limit: int = MAX_FILE_BYTES) ->
     if data is None:
         return None, problems
     try:
-        return json.loads(data), []
+        return _json(data), []
     except (ValueError, UnicodeDecodeError) as exc:
         return None, [Problem(label, "", f"not valid JSON: {exc}")]
+
+
+def _json(data: bytes | str) -> Any:
+    """``json.loads``, whose decoder recurses: arrays nested past the interpreter's recursion
+    limit are a ValueError like any other JSON it cannot read."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def validate_dataset(directory: Path, engine: str = "fast", progress: Progress = quiet) -> list[Problem]:
@@ -230,7 +239,7 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
             documents.advance()
             where = f"{jsonl.NAME}:{n}"
             try:
-                data = json.loads(line)
+                data = _json(line)
             except ValueError as exc:
                 problems.append(Problem(where, "", f"not valid JSON: {exc}"))
                 continue

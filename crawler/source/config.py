@@ -255,6 +255,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply") from None
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
 
@@ -263,7 +265,8 @@ def _find(start: Path) -> tuple[Path | None, dict[str, Any] | None]:
     if start.is_file():
         data = _read_toml(start)
         if start.name == "pyproject.toml":
-            return start, data.get("tool", {}).get("errcat", {})
+            tool = data.get("tool", {})
+            return start, tool.get("errcat", {}) if isinstance(tool, dict) else {}
         return start, data
     if start.is_dir():
         if (start / "errcat.toml").is_file():
@@ -282,7 +285,7 @@ def load_config(path: Path | str | None = None) -> Config:
     src, data = _find(Path(path) if path is not None else Path.cwd())
     if src is None or data is None:
         return Config()
-    where = f"{src}" + ("" if src.name == "errcat.toml" else " [tool.errcat]")
+    where = f"{src}" + (" [tool.errcat]" if src.name == "pyproject.toml" else "")
     if not isinstance(data, dict):
         raise ConfigError(f"{where}: expected a table")
     unknown = set(data) - {"default", "upstreams"}

@@ -79,7 +79,10 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
         parts.append("/.*")
     elif segs[-1] != "**":
         parts.append("(?:/.*)?")
-    return re.compile("".join(parts), re.DOTALL)
+    try:
+        return re.compile("".join(parts), re.DOTALL)
+    except re.error as e:  # a bracket range the regex engine refuses: "[z-a]"
+        raise UsageError(f"bad glob {pattern!r}: {e.msg}") from None
 
 
 class PathFilter:

@@ -247,8 +247,15 @@ def _commit_date(git: Git, commit: str) -> str:
             m = re.search(rb" (-?\d+) ([+-])(\d\d)(\d\d)$", line)
             if m:
                 sign = 1 if m.group(2) == b"+" else -1
-                tz = _dt.timezone(sign * _dt.timedelta(hours=int(m.group(3)), minutes=int(m.group(4))))
-                return _dt.datetime.fromtimestamp(int(m.group(1)), tz).isoformat()
+                try:
+                    tz = _dt.timezone(sign * _dt.timedelta(hours=int(m.group(3)), minutes=int(m.group(4))))
+                except ValueError:  # an offset git stores unchecked (+9959): the same instant in UTC
+                    tz = _dt.UTC
+                try:
+                    return _dt.datetime.fromtimestamp(int(m.group(1)), tz).isoformat()
+                except (ValueError, OverflowError, OSError):  # past year 9999: no ISO 8601 date to give
+                    raise SourceError(f"commit {commit} has a committer date past what ISO 8601 writes "
+                                      f"({int(m.group(1))} s after 1970)") from None
     raise SourceError(f"commit {commit} has no readable committer date")
 
 

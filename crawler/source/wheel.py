@@ -171,8 +171,15 @@ def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
         raise WheelError(wheel, reason) from None
 
 
+#: The earliest time a zip archive can record: the date of a wheel that records none that is valid.
+_ZIP_EPOCH = "1980-01-01T00:00:00+00:00"
+
+
 def _zip_date(info: zipfile.ZipInfo) -> str:
-    return _dt.datetime(*info.date_time, tzinfo=_dt.UTC).isoformat()
+    try:
+        return _dt.datetime(*info.date_time, tzinfo=_dt.UTC).isoformat()
+    except ValueError:  # the archive's DOS fields are stored unchecked: month 0, day 0, second 62
+        return _ZIP_EPOCH
 
 
 def _open_zip(path: Path) -> zipfile.ZipFile:
@@ -253,7 +260,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
             "the release records no upstream commit and no tag pattern is configured for its repository "
             "(errcat.toml: tag = \"v{version}\"), so no revision of the repository is known to hold these files")
         dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
-        commit_date = _zip_date(dated) if dated is not None else "1980-01-01T00:00:00+00:00"
+        commit_date = _zip_date(dated) if dated is not None else _ZIP_EPOCH
     except BaseException:
         zf.close()
         raise

@@ -32,6 +32,7 @@ import orjson
 from crawler.base.errors import DataError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
+from crawler.base.sink import BIDI_CHARS
 from crawler.model.records import ID_HEX
 from crawler.publish.validate import validate_dataset
 from crawler.publish.writer import content_digest, write_dataset
@@ -46,7 +47,7 @@ MAX_FILE_BYTES = 512 * 2**20
 MAX_TOTAL_BYTES = 2 * 2**30
 MAX_FILES = 200_000
 MAX_CHANGELOG_CHARS = 65_536
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029{BIDI_CHARS}]")  # every bidi control the sink knows
 
 
 @dataclass

@@ -75,12 +75,16 @@ def tags_in_range(source: SourceOptions, spec: str, pattern: str = DEFAULT_TAG_P
         if start not in tags or end not in tags:
             raise SourceError(f"unknown release tag {start if start not in tags else end!r}")
         low, high = version_key(start), version_key(end)
+        if low > high:
+            raise UsageError(_reversed(spec, start, end))
         return [tag for tag in tags if low <= version_key(tag) <= high]
     from crawler.source.policy import check_ref
 
     a, b = git.commit_of(check_ref(start)), git.commit_of(check_ref(end))
     if a is None or b is None:
         raise SourceError(f"unknown ref {start if a is None else end!r}")
+    if a != b and git.run("merge-base", "--is-ancestor", b, a, check=False).returncode == 0:
+        raise UsageError(_reversed(spec, start, end))
     tags = []
     for tag, commit in list_tags(source, pattern):
         inside = git.run("merge-base", "--is-ancestor", commit, b, check=False).returncode == 0
@@ -92,6 +96,31 @@ def tags_in_range(source: SourceOptions, spec: str, pattern: str = DEFAULT_TAG_P
     if end not in tags:
         tags.append(end)
     return tags
+
+
+def refuse_newest_first(source: SourceOptions, refs: list[str], pattern: str = DEFAULT_TAG_PATTERN) -> None:
+    """UsageError when two REFs in a row go back in time: the later one an ancestor of the earlier
+    in a local repository, or, for release tags anywhere, a lower version."""
+    if len(refs) < 2:
+        return
+    tags = re.compile(pattern)
+    git, url, _ = _git_for(source)
+    if url is None:
+        from crawler.source.policy import check_ref
+
+        commits = [git.commit_of(check_ref(ref)) for ref in refs]
+    for i, (a, b) in enumerate(zip(refs, refs[1:], strict=False)):
+        if tags.fullmatch(a) and tags.fullmatch(b) and version_key(a) > version_key(b):
+            raise UsageError(f"REFs go oldest first: {b} is older than {a}")
+        if url is None:
+            ca, cb = commits[i], commits[i + 1]
+            if ca and cb and ca != cb and git.run("merge-base", "--is-ancestor", cb, ca, check=False).returncode == 0:
+                raise UsageError(f"REFs go oldest first: {b} is older than {a}")
+
+
+def _reversed(spec: str, start: str, end: str) -> str:
+    # folded newest first, every error of the newer release would read as retired in the older one
+    return f"--range {spec!r}: {end} is older than {start}; give the older release first ({end}..{start})"
 
 
 def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: str = DEFAULT_TAG_PATTERN) -> tuple[str | None, str | None]:

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from crawler.base.sink import visible
 from crawler.consume.highlight import highlight_python
 from crawler.consume.site_markdown import code_language, markdown_html, safe_link
 
@@ -181,7 +182,7 @@ def test_a_changelog_that_is_not_text_is_one_line(tmp_path):
 def test_highlighting_keeps_every_character(code, start):
     for out in (highlight_python(code), highlight_python(code, start, {start + 1})):
         text = html.unescape(re.sub(r'<span class="ln">[^<]*</span>|<[^>]+>', "", out))
-        assert text == (code if code.endswith("\n") else code + "\n"), out
+        assert text == visible(code if code.endswith("\n") else code + "\n", newlines=True), out
         assert "<script" not in out
 
 

@@ -99,10 +99,12 @@ HOSTILE = {
     "a file name with a newline": (lambda a: (_first_record(a).parent / "a\nb.json").write_text("{}"), "is not a file a dataset has"),
     "another repository's dataset": (lambda a: shutil.move(a / "output" / "acme", a / "output" / "evil"), "not: evil/widgets"),
     "two datasets": (_second_dataset, "not: acme/gadgets, acme/widgets"),
+    "a record nested past the JSON decoder's recursion": (lambda a: _first_record(a).write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"), "problem(s) in its dataset"),
     "a record that fails the schema": (lambda a: _edit_record(a, lambda r: r.pop("exception")), "problem(s) in its dataset"),
     "a record edited after the crawl": (lambda a: _edit_record(a, lambda r: r.__setitem__("title", "Run curl evil | sh")), "do not hash to the manifest"),
     "no changelog": (lambda a: (a / "changelog.md").unlink(), "has no changelog.md"),
     "a changelog with a terminal escape": (lambda a: (a / "changelog.md").write_text("## x\n\x1b]8;;https://evil\x07y\n"), "control character U+001B"),
+    "a changelog with a right-to-left mark": (lambda a: (a / "changelog.md").write_text("## x\n`a.py`\u200f is fine\n"), "control character U+200F"),
     "a changelog that is not UTF-8": (lambda a: (a / "changelog.md").write_bytes(b"## \xff\n"), "is not UTF-8"),
     "a changelog too long for a pull request": (lambda a: (a / "changelog.md").write_text("x" * 70_000), "longer than a pull request body"),
 }

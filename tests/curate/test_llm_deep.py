@@ -1,0 +1,45 @@
+"""A model's answer or an endpoint's listing nested past the interpreter's recursion limit is a
+refused answer, never a traceback (``json.loads`` recurses)."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from crawler.curate.draft_all import parse_sections
+from crawler.curate.llm import Endpoint, LLMFailure
+
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def test_a_models_answer_nested_too_deeply_is_a_rejected_answer():
+    with pytest.raises(LLMFailure, match="not the requested JSON object") as info:
+        parse_sections(f'{{"what_it_means": {DEEP}}}')
+    assert info.value.retryable
+
+
+def test_an_endpoint_answering_json_nested_too_deeply_is_a_failed_request():
+    class Deep(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            body = f'{{"data": {DEEP}}}'.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Deep)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}", timeout=5, retries=0)
+        with pytest.raises(LLMFailure, match="not JSON"):
+            endpoint.first_model()
+    finally:
+        server.shutdown()
+        server.server_close()
