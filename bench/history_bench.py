@@ -46,7 +46,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench import measured  # noqa: E402
+from bench import compile_errcat, measured  # noqa: E402
 
 RATIO_TARGET = 3.0
 
@@ -85,6 +85,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, help="the cache to use and keep (default: a fresh one, removed after)")
     opts = parser.parse_args()
     root = HERE.parent
+    compile_errcat(root)
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     common = ["--repo", str(opts.repo.resolve()), "--name", "vllm-project/vllm"]
     sizes = [n for n in (1, 3, 5) if n <= len(opts.releases)]
