@@ -308,3 +308,21 @@ def test_the_text_test_skips_only_files_whose_parse_finds_no_raises_block():
         assert codefacts.read_test_file("tests/t.py", text.encode())["tests"] == _plain_blocks(text), text
     assert _plain_blocks("import pytest\nwith pytest.\uff52aises(ValueError):\n    f()\n")  # (the test above means something)
     assert len(_plain_blocks("import pytest\nwith (pytest.raises  # why\n      (ValueError)):\n    f()\n")) == 1
+
+
+def test_a_test_file_spelling_raises_only_as_the_parser_reads_it_is_parsed_and_walked():
+    """The parser reads an identifier as its NFKC form and a file in its coding cookie's codec:
+    `ｒａｉｓｅｓ` and utf-7's `r+AGEAaQBzAGUAcw-` are `raises` to it, though neither file's bytes
+    nor (the first) its text say 'aises'; nor may the function holding one be passed over."""
+    wide = "pytest.\uff52\uff41\uff49\uff53\uff45\uff53"
+    texts = [
+        f"import pytest\ndef test_x():\n    with {wide}(ValueError):\n        make()\n",
+        f"import pytest  # raises\ndef test_x():\n    with {wide}(ValueError):\n        make()\n",
+    ]
+    for text in texts:
+        assert len(_plain_blocks(text)) == 1  # (the test means something)
+        assert codefacts.read_test_file("tests/t.py", text.encode())["tests"] == _plain_blocks(text), text
+    seven = b"# coding: utf-7\nimport pytest\ndef test_x():\n    with pytest.r+AGEAaQBzAGUAcw-(ValueError):\n        make()\n"
+    assert b"aises" not in seven
+    found = codefacts.read_test_file("tests/t.py", seven)["tests"]
+    assert found == _plain_blocks(seven.decode("utf-7")) and found[0]["exceptions"] == ["builtins.ValueError"]
