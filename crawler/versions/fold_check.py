@@ -7,7 +7,8 @@ so each is hostile until checked, as a whole and before anything of it is folded
   ``foreign.json``, ``errors.jsonl.gz``, ``errors/<id>.json``), directories and regular files
   only, read without following a symlink (the dataset directory itself neither);
 * its files hash to the manifest's ``content_digest`` (a record edited or cut short, a file added
-  or removed since the crawl wrote it);
+  or removed since the crawl wrote it), the manifest among them the one the fold goes by (read
+  before, to order the releases);
 * each record file is named by its record's id and holds exactly the record ``errors.jsonl.gz``
   holds for it (the lines themselves are checked against the record schema and the record
   model's rules as the fold reads them, ``dataset.iter_record_data``), and no line lacks a file.
@@ -29,6 +30,7 @@ from crawler.base.errors import DataError
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import MANIFEST, RECORDS
+from crawler.publish.dataset import _shown as shown
 from crawler.publish.writer import content_digest
 
 TOP = frozenset({MANIFEST, "index.json", "search.json", "foreign.json", RECORDS})
@@ -41,15 +43,21 @@ def refuse_links(roots: list[Path]) -> None:
     search for datasets (a symlinked directory is not walked) or bring files from elsewhere."""
     for root in roots:
         if root.is_symlink():
-            raise DataError(f"{root} is a symlink; a fold reads only directories and regular files")
+            raise DataError(f"{_name(str(root))} is a symlink; a fold reads only directories and regular files")
         for parent, dirs, names in os.walk(root):
             for name in (*dirs, *names):
                 if os.path.islink(os.path.join(parent, name)):
-                    raise DataError(f"{os.path.join(parent, name)} is a symlink; a fold reads only directories and regular files")
+                    raise DataError(f"{_name(os.path.join(parent, name))} is a symlink; a fold reads only directories and regular files")
 
 
 def _what(release: str, dataset: Path) -> str:
-    return f"release {release} ({dataset})"
+    return f"release {release} ({_name(str(dataset))})"
+
+
+def _name(text: str) -> str:
+    """A name the artifact chose, in the one line an error is: escaped (a newline, a control
+    character), not cut short."""
+    return shown(text, len(text))
 
 
 def _read(directory: int, name: str, where: str) -> bytes:
@@ -79,10 +87,10 @@ def _listing(directory: int, where: str, allowed: re.Pattern[str] | frozenset[st
             continue
         if not stat.S_ISREG(mode):
             kind = "a symlink" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-            raise DataError(f"{where}: {prefix}{entry.name} is {kind}, not a file a dataset has")
+            raise DataError(f"{where}: {_name(prefix + entry.name)} is {kind}, not a file a dataset has")
         ok = allowed.fullmatch(entry.name) if isinstance(allowed, re.Pattern) else entry.name in allowed
         if not ok:
-            raise DataError(f"{where}: {prefix}{entry.name} is not a file a dataset has")
+            raise DataError(f"{where}: {_name(prefix + entry.name)} is not a file a dataset has")
         names.append(entry.name)
     return names
 
@@ -115,10 +123,19 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
     files.update((f"errors/{rid}.json", data) for rid, data in records.items())
     if MANIFEST not in files or RECORDS not in files:
         raise DataError(f"{where}: no {MANIFEST if MANIFEST not in files else RECORDS}")
+    if _parsed(files[MANIFEST]) != manifest:  # the fold goes by the manifest read before
+        raise DataError(f"{where}: its {MANIFEST} is not the one read before it was checked (changed meanwhile)")
     if content_digest(files) != manifest.content_digest:
         raise DataError(f"{where}: its files do not hash to its manifest's content_digest "
                         "(a file edited, cut short, added or removed since it was written)")
     return records
+
+
+def _parsed(data: bytes) -> Manifest | None:
+    try:
+        return Manifest.model_validate_json(data, strict=True)
+    except ValueError:  # (pydantic's ValidationError is one)
+        return None
 
 
 def matching(records: Iterator[RecordData], files: dict[str, bytes], release: str, dataset: Path) -> Iterator[RecordData]:
