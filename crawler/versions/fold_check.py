@@ -35,7 +35,9 @@ from crawler.publish.writer import content_digest
 
 TOP = frozenset({MANIFEST, "index.json", "search.json", "foreign.json", RECORDS})
 RECORD_FILE = re.compile(rf"{ID_HEX}\.json")
-MAX_FILE_BYTES = 512 * 2**20  # as ``adopt`` bounds a file of an artifact
+MAX_FILE_BYTES = 512 * 2**20  # as ``adopt`` bounds a file of an artifact, and its whole
+MAX_TOTAL_BYTES = 2 * 2**30
+MAX_RECORD_BYTES = 16 * 2**20  # as the dataset reader bounds a record file
 
 
 def refuse_links(roots: list[Path]) -> None:
@@ -60,8 +62,22 @@ def _name(text: str) -> str:
     return shown(text, len(text))
 
 
-def _read(directory: int, name: str, where: str) -> bytes:
-    """A regular file's bytes, opened without following a symlink."""
+class _Budget:
+    """What is left of ``MAX_TOTAL_BYTES`` for a release's files (each read whole, to be hashed,
+    before any of it is folded): sparse files cost no disk, and an artifact's zip unpacks."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TOTAL_BYTES
+
+    def read(self, directory: int, name: str, where: str, most: int) -> bytes:
+        data = _read(directory, name, where, min(most, self.left), together=most > self.left)
+        self.left -= len(data)
+        return data
+
+
+def _read(directory: int, name: str, where: str, most: int, together: bool = False) -> bytes:
+    """A regular file's bytes, opened without following a symlink: at most ``most`` (``together``:
+    the bound is what is left of the release's)."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=directory)
     except OSError as exc:
@@ -70,10 +86,13 @@ def _read(directory: int, name: str, where: str) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise DataError(f"{where}: {name} is not a regular file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise DataError(f"{where}: {name} is larger than a dataset's file may be")
         with os.fdopen(os.dup(fd), "rb") as fh:
-            return fh.read(MAX_FILE_BYTES + 1)
+            data = fh.read(most + 1) if st.st_size <= most else b""
+        if st.st_size > most or len(data) > most:  # (grown since: read no further)
+            what = "its files are larger than a release's may be together" if together else \
+                f"{name} is larger than a dataset's file may be"
+            raise DataError(f"{where}: {what}")
+        return data
     finally:
         os.close(fd)
 
@@ -104,7 +123,8 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
     except OSError as exc:
         raise DataError(f"{where}: the dataset directory cannot be read ({exc.strerror or exc}; a symlink is not followed)") from None
     try:
-        files = {name: _read(top, name, where) for name in _listing(top, where, TOP)}
+        budget = _Budget()
+        files = {name: budget.read(top, name, where, MAX_FILE_BYTES) for name in _listing(top, where, TOP)}
         records: dict[str, bytes] = {}
         try:
             errors = os.open("errors", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
@@ -114,7 +134,7 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
             raise DataError(f"{where}: errors cannot be read ({exc.strerror or exc})") from None
         if errors is not None:
             try:
-                records = {name[: -len(".json")]: _read(errors, name, where)
+                records = {name[: -len(".json")]: budget.read(errors, name, where, MAX_RECORD_BYTES)
                            for name in _listing(errors, where, RECORD_FILE, "errors/")}
             finally:
                 os.close(errors)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -276,3 +277,28 @@ def test_a_fold_goes_by_the_manifest_it_checked(fixture_repo, cli, tmp_path):
     claimed = read_first.model_copy(update={"ref": "v1.9"})  # the same content_digest, another release
     with pytest.raises(DataError, match=r"v1.9 \(.*\): its manifest.json is not the one read before"):
         check_release(ds, claimed)
+
+
+def test_a_fold_reads_a_release_within_bounds(fixture_repo, cli, tmp_path, monkeypatch):
+    """A release is read whole (hashed) before any of it is folded: a record file larger than the
+    dataset reader takes one, or files larger than a release's together (sparse files cost no
+    disk; an artifact's zip of zeros unpacks a thousandfold), stop it before they are read."""
+    from crawler.versions import fold_check
+
+    repo = releases(fixture_repo)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+    ds = tmp_path / "r" / "v1.10" / "acme" / "widgets"
+    record = sorted((ds / "errors").iterdir())[0]
+    with record.open("r+b") as fh:
+        fh.truncate(32 * 2**20)  # sparse: 32 MiB of nothing on disk
+    result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
+    assert result.exit_code == 1 and re.search(rf"v1.10 \(.*\): {record.name} is larger than a dataset's file may be$",
+                                               result.output.strip()), result.output
+    record.unlink()
+    first = tmp_path / "r" / "v1.9" / "acme" / "widgets"
+    monkeypatch.setattr(fold_check, "MAX_TOTAL_BYTES", sum(p.stat().st_size for p in first.rglob("*") if p.is_file()) - 1,
+                        raising=False)
+    result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
+    assert result.exit_code == 1, result.output
+    assert re.search(r"release v1.9 \(.*\): its files are larger than a release's may be together$", result.output.strip())
+    assert not (tmp_path / "o").exists()
