@@ -587,6 +587,13 @@ class _TestWalker:
         return escape_surrogates(text)
 
 
+def _head_end(data: bytes) -> int:
+    """Where a file's first two lines end (a coding cookie is in one of them, PEP 263)."""
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    return len(data) if second < 0 else second
+
+
 def read_test_file(path: str, data: bytes) -> FileResult:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
@@ -601,7 +608,10 @@ def read_test_file(path: str, data: bytes) -> FileResult:
 
     # The tests below are on the decoded text, not the bytes: a coding cookie (utf-7) can spell
     # "raises" in bytes that do not say it. A file that cannot be decoded and does not say it
-    # is no test file's concern.
+    # is no test file's concern. (ASCII with no cookie, which only its first two lines may hold,
+    # is its own text.)
+    if b"aises" not in data and data.isascii() and b"coding" not in data[:_head_end(data)]:
+        return result
     if b"\0" in data:
         return skipped("invalid source: null bytes") if b"aises" in data else result
     try:
