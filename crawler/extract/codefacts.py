@@ -26,6 +26,7 @@ import builtins
 import re
 import re._constants as _sre_c  # type: ignore[import-not-found]  # (the regex parser has no stubs)
 import re._parser as _sre_parse  # type: ignore[import-not-found]
+import unicodedata
 import warnings
 from bisect import bisect_left
 from typing import TypeVar
@@ -586,6 +587,13 @@ class _TestWalker:
         return escape_surrogates(text)
 
 
+def _head_end(data: bytes) -> int:
+    """Where a file's first two lines end (a coding cookie is in one of them, PEP 263)."""
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    return len(data) if second < 0 else second
+
+
 def read_test_file(path: str, data: bytes) -> FileResult:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
@@ -598,24 +606,32 @@ def read_test_file(path: str, data: bytes) -> FileResult:
         result["reason"] = escape_surrogates(f"test file: {reason}")
         return result
 
-    if b"aises" not in data:  # (pytest.)raises, assertRaises(Regex): no block, nothing to parse
+    # The tests below are on the decoded text, not the bytes: a coding cookie (utf-7) can spell
+    # "raises" in bytes that do not say it. A file that cannot be decoded and does not say it
+    # is no test file's concern. (ASCII with no cookie, which only its first two lines may hold,
+    # is its own text.)
+    if b"aises" not in data and data.isascii() and b"coding" not in data[:_head_end(data)]:
         return result
     if b"\0" in data:
-        return skipped("invalid source: null bytes")
+        return skipped("invalid source: null bytes") if b"aises" in data else result
     try:
         text = decode_source(data)
     except (SyntaxError, UnicodeDecodeError, LookupError) as e:
-        return skipped(f"decode error: {getattr(e, 'msg', None) or e}")
-    if text.isascii() and _BLOCK_CALL.search(text) is None:
-        # No call of a raises function: nothing to parse for. (A non-ASCII text is parsed: an
-        # identifier is read as its NFKC form, which this test on the text does not see.)
-        return result
+        return skipped(f"decode error: {getattr(e, 'msg', None) or e}") if b"aises" in data else result
+    # (pytest.)raises, assertRaises(Regex) as the parser reads them: an identifier as its NFKC
+    # form (fullwidth letters spell `raises`), so a non-ASCII text is looked at normalized. What
+    # stands around a call's name is ASCII, which NFKC keeps, bar a comment's text (and NFKC
+    # makes no line break): a call the parser reads is one in the normalized text.
+    said = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    if _BLOCK_CALL.search(said) is None:
+        return result  # no call of a raises function: nothing to parse for
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = parse.parse_source(text)
         lone_cr = "\r" in text and re.search("\r(?!\n)", text)  # (lines the parser counts that "\\n" does not)
-        walker = _TestWalker(module, is_package, text.splitlines(), None if lone_cr else lines_naming(["aises"], text, 1))
+        # (NFKC maps no character to or from a "\n": the normalized text's lines are the text's)
+        walker = _TestWalker(module, is_package, text.splitlines(), None if lone_cr else lines_naming(["aises"], said, 1))
         walker.walk(tree.body)
     except SyntaxError as e:
         return skipped(f"syntax error: line {e.lineno}: {e.msg}")

@@ -7,7 +7,8 @@ so each is hostile until checked, as a whole and before anything of it is folded
   ``foreign.json``, ``errors.jsonl.gz``, ``errors/<id>.json``), directories and regular files
   only, read without following a symlink (the dataset directory itself neither);
 * its files hash to the manifest's ``content_digest`` (a record edited or cut short, a file added
-  or removed since the crawl wrote it);
+  or removed since the crawl wrote it), the manifest among them the one the fold goes by (read
+  before, to order the releases);
 * each record file is named by its record's id and holds exactly the record ``errors.jsonl.gz``
   holds for it (the lines themselves are checked against the record schema and the record
   model's rules as the fold reads them, ``dataset.iter_record_data``), and no line lacks a file.
@@ -29,11 +30,14 @@ from crawler.base.errors import DataError
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import MANIFEST, RECORDS
+from crawler.publish.dataset import _shown as shown
 from crawler.publish.writer import content_digest
 
 TOP = frozenset({MANIFEST, "index.json", "search.json", "foreign.json", RECORDS})
 RECORD_FILE = re.compile(rf"{ID_HEX}\.json")
-MAX_FILE_BYTES = 512 * 2**20  # as ``adopt`` bounds a file of an artifact
+MAX_FILE_BYTES = 512 * 2**20  # as ``adopt`` bounds a file of an artifact, and its whole
+MAX_TOTAL_BYTES = 2 * 2**30
+MAX_RECORD_BYTES = 16 * 2**20  # as the dataset reader bounds a record file
 
 
 def refuse_links(roots: list[Path]) -> None:
@@ -41,19 +45,39 @@ def refuse_links(roots: list[Path]) -> None:
     search for datasets (a symlinked directory is not walked) or bring files from elsewhere."""
     for root in roots:
         if root.is_symlink():
-            raise DataError(f"{root} is a symlink; a fold reads only directories and regular files")
+            raise DataError(f"{_name(str(root))} is a symlink; a fold reads only directories and regular files")
         for parent, dirs, names in os.walk(root):
             for name in (*dirs, *names):
                 if os.path.islink(os.path.join(parent, name)):
-                    raise DataError(f"{os.path.join(parent, name)} is a symlink; a fold reads only directories and regular files")
+                    raise DataError(f"{_name(os.path.join(parent, name))} is a symlink; a fold reads only directories and regular files")
 
 
 def _what(release: str, dataset: Path) -> str:
-    return f"release {release} ({dataset})"
+    return f"release {release} ({_name(str(dataset))})"
 
 
-def _read(directory: int, name: str, where: str) -> bytes:
-    """A regular file's bytes, opened without following a symlink."""
+def _name(text: str) -> str:
+    """A name the artifact chose, in the one line an error is: escaped (a newline, a control
+    character), not cut short."""
+    return shown(text, len(text))
+
+
+class _Budget:
+    """What is left of ``MAX_TOTAL_BYTES`` for a release's files (each read whole, to be hashed,
+    before any of it is folded): sparse files cost no disk, and an artifact's zip unpacks."""
+
+    def __init__(self) -> None:
+        self.left = MAX_TOTAL_BYTES
+
+    def read(self, directory: int, name: str, where: str, most: int) -> bytes:
+        data = _read(directory, name, where, min(most, self.left), together=most > self.left)
+        self.left -= len(data)
+        return data
+
+
+def _read(directory: int, name: str, where: str, most: int, together: bool = False) -> bytes:
+    """A regular file's bytes, opened without following a symlink: at most ``most`` (``together``:
+    the bound is what is left of the release's)."""
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=directory)
     except OSError as exc:
@@ -62,10 +86,13 @@ def _read(directory: int, name: str, where: str) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise DataError(f"{where}: {name} is not a regular file")
-        if st.st_size > MAX_FILE_BYTES:
-            raise DataError(f"{where}: {name} is larger than a dataset's file may be")
         with os.fdopen(os.dup(fd), "rb") as fh:
-            return fh.read(MAX_FILE_BYTES + 1)
+            data = fh.read(most + 1) if st.st_size <= most else b""
+        if st.st_size > most or len(data) > most:  # (grown since: read no further)
+            what = "its files are larger than a release's may be together" if together else \
+                f"{name} is larger than a dataset's file may be"
+            raise DataError(f"{where}: {what}")
+        return data
     finally:
         os.close(fd)
 
@@ -79,10 +106,10 @@ def _listing(directory: int, where: str, allowed: re.Pattern[str] | frozenset[st
             continue
         if not stat.S_ISREG(mode):
             kind = "a symlink" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
-            raise DataError(f"{where}: {prefix}{entry.name} is {kind}, not a file a dataset has")
+            raise DataError(f"{where}: {_name(prefix + entry.name)} is {kind}, not a file a dataset has")
         ok = allowed.fullmatch(entry.name) if isinstance(allowed, re.Pattern) else entry.name in allowed
         if not ok:
-            raise DataError(f"{where}: {prefix}{entry.name} is not a file a dataset has")
+            raise DataError(f"{where}: {_name(prefix + entry.name)} is not a file a dataset has")
         names.append(entry.name)
     return names
 
@@ -96,7 +123,8 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
     except OSError as exc:
         raise DataError(f"{where}: the dataset directory cannot be read ({exc.strerror or exc}; a symlink is not followed)") from None
     try:
-        files = {name: _read(top, name, where) for name in _listing(top, where, TOP)}
+        budget = _Budget()
+        files = {name: budget.read(top, name, where, MAX_FILE_BYTES) for name in _listing(top, where, TOP)}
         records: dict[str, bytes] = {}
         try:
             errors = os.open("errors", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
@@ -106,7 +134,7 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
             raise DataError(f"{where}: errors cannot be read ({exc.strerror or exc})") from None
         if errors is not None:
             try:
-                records = {name[: -len(".json")]: _read(errors, name, where)
+                records = {name[: -len(".json")]: budget.read(errors, name, where, MAX_RECORD_BYTES)
                            for name in _listing(errors, where, RECORD_FILE, "errors/")}
             finally:
                 os.close(errors)
@@ -115,10 +143,19 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
     files.update((f"errors/{rid}.json", data) for rid, data in records.items())
     if MANIFEST not in files or RECORDS not in files:
         raise DataError(f"{where}: no {MANIFEST if MANIFEST not in files else RECORDS}")
+    if _parsed(files[MANIFEST]) != manifest:  # the fold goes by the manifest read before
+        raise DataError(f"{where}: its {MANIFEST} is not the one read before it was checked (changed meanwhile)")
     if content_digest(files) != manifest.content_digest:
         raise DataError(f"{where}: its files do not hash to its manifest's content_digest "
                         "(a file edited, cut short, added or removed since it was written)")
     return records
+
+
+def _parsed(data: bytes) -> Manifest | None:
+    try:
+        return Manifest.model_validate_json(data, strict=True)
+    except ValueError:  # (pydantic's ValidationError is one)
+        return None
 
 
 def matching(records: Iterator[RecordData], files: dict[str, bytes], release: str, dataset: Path) -> Iterator[RecordData]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
+import unicodedata
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -298,13 +299,34 @@ def test_the_text_test_skips_only_files_whose_parse_finds_no_raises_block():
         "import pytest\nwith (pytest.raises)(ValueError):\n    f()\n": True,
         "import pytest\nwith (pytest.raises  # why\n      (ValueError)):\n    f()\n": True,
         "import pytest\nwith pytest.raises \\\n (ValueError):\n    f()\n": True,
-        # parsed: not ASCII (the parser reads an identifier as its NFKC form: this is `raises`)
+        # parsed: the parser reads an identifier as its NFKC form (this is `raises`), and the test
+        # reads a non-ASCII text so too
         "import pytest\nwith pytest.\uff52aises(ValueError):\n    f()\n": True,
-        "# \u00e9\nimport pytest\nctx = pytest.raises\n": True,
+        "import pytest\nwith (pytest.raises  # \u00e9\uff08\n      (ValueError)):\n    f()\n": True,
+        # skipped: not ASCII, and no call of a raises function in it normalized either
+        "# \u00e9\nimport pytest\nctx = pytest.raises\n": False,
     }
     for text, parsed in cases.items():
-        ascii_ok = text.isascii()
-        assert (ascii_ok and codefacts._BLOCK_CALL.search(text) is None) is not parsed, text
+        said = unicodedata.normalize("NFKC", text)
+        assert (codefacts._BLOCK_CALL.search(said) is None) is not parsed, text
         assert codefacts.read_test_file("tests/t.py", text.encode())["tests"] == _plain_blocks(text), text
     assert _plain_blocks("import pytest\nwith pytest.\uff52aises(ValueError):\n    f()\n")  # (the test above means something)
     assert len(_plain_blocks("import pytest\nwith (pytest.raises  # why\n      (ValueError)):\n    f()\n")) == 1
+
+
+def test_a_test_file_spelling_raises_only_as_the_parser_reads_it_is_parsed_and_walked():
+    """The parser reads an identifier as its NFKC form and a file in its coding cookie's codec:
+    `ｒａｉｓｅｓ` and utf-7's `r+AGEAaQBzAGUAcw-` are `raises` to it, though neither file's bytes
+    nor (the first) its text say 'aises'; nor may the function holding one be passed over."""
+    wide = "pytest.\uff52\uff41\uff49\uff53\uff45\uff53"
+    texts = [
+        f"import pytest\ndef test_x():\n    with {wide}(ValueError):\n        make()\n",
+        f"import pytest  # raises\ndef test_x():\n    with {wide}(ValueError):\n        make()\n",
+    ]
+    for text in texts:
+        assert len(_plain_blocks(text)) == 1  # (the test means something)
+        assert codefacts.read_test_file("tests/t.py", text.encode())["tests"] == _plain_blocks(text), text
+    seven = b"# coding: utf-7\nimport pytest\ndef test_x():\n    with pytest.r+AGEAaQBzAGUAcw-(ValueError):\n        make()\n"
+    assert b"aises" not in seven
+    found = codefacts.read_test_file("tests/t.py", seven)["tests"]
+    assert found == _plain_blocks(seven.decode("utf-7")) and found[0]["exceptions"] == ["builtins.ValueError"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import re
 import shutil
 
 import pytest
@@ -205,7 +207,32 @@ def _swap_two_records(ds, records):
     restamp(ds)
 
 
+def _a_fifo_for_a_record(ds, records):
+    records[0].unlink()
+    os.mkfifo(records[0])  # (a read of it would wait for a writer)
+
+
+def _a_directory_for_a_record(ds, records):
+    records[0].unlink()
+    records[0].mkdir()
+
+
+def _a_line_twice(ds, records):
+    packed = ds / "errors.jsonl.gz"
+    lines = gzip.decompress(packed.read_bytes()).splitlines(keepends=True)
+    packed.write_bytes(gzip.compress(b"".join([*lines, lines[0]])))
+    restamp(ds)
+
+
+def _a_name_with_a_newline(ds, records):
+    records[0].rename(records[0].with_name(records[0].name + "\n::error::x\x1b[2J"))
+
+
 @pytest.mark.parametrize(("tamper", "message"), [
+    (_a_fifo_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not a regular file, not a file a dataset has"),
+    (_a_directory_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is a directory, not a file a dataset has"),
+    (_a_line_twice, r"v1.10/acme/widgets/errors.jsonl.gz:\d+: id [0-9a-f]{16} occurs twice"),
+    (_a_name_with_a_newline, r"v1.10 (.*): errors/[0-9a-f]{16}.json\\n::error::x\\x1b\[2J is not a file a dataset has$"),
     (_edit_a_record, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
     (_cut_the_records_short, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
     (_add_a_file, r"v1.10 (.*): evil.sh is not a file a dataset has"),
@@ -232,3 +259,46 @@ def test_a_fold_holds_each_release_to_its_own_manifest(fixture_repo, cli, tmp_pa
     (line,) = [ln for ln in result.output.splitlines() if ln.startswith("errcat:")]
     assert re.search(message, line), line
     assert tree(tmp_path / "o") == before
+
+
+def test_a_fold_goes_by_the_manifest_it_checked(fixture_repo, cli, tmp_path):
+    """The fold reads the manifests first (to order the releases), then checks each dataset's files:
+    a manifest.json changed between the two (another process, a second artifact unpacked over the
+    first) is not the one checked, so the release is refused rather than folded under the first."""
+    from crawler.base.errors import DataError
+    from crawler.publish.dataset import load_manifest
+    from crawler.versions.fold_check import check_release
+
+    repo = releases(fixture_repo)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+    ds = tmp_path / "r" / "v1.10" / "acme" / "widgets"
+    read_first = load_manifest(ds)
+    assert check_release(ds, read_first)  # (as it is, it passes)
+    claimed = read_first.model_copy(update={"ref": "v1.9"})  # the same content_digest, another release
+    with pytest.raises(DataError, match=r"v1.9 \(.*\): its manifest.json is not the one read before"):
+        check_release(ds, claimed)
+
+
+def test_a_fold_reads_a_release_within_bounds(fixture_repo, cli, tmp_path, monkeypatch):
+    """A release is read whole (hashed) before any of it is folded: a record file larger than the
+    dataset reader takes one, or files larger than a release's together (sparse files cost no
+    disk; an artifact's zip of zeros unpacks a thousandfold), stop it before they are read."""
+    from crawler.versions import fold_check
+
+    repo = releases(fixture_repo)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+    ds = tmp_path / "r" / "v1.10" / "acme" / "widgets"
+    record = sorted((ds / "errors").iterdir())[0]
+    with record.open("r+b") as fh:
+        fh.truncate(32 * 2**20)  # sparse: 32 MiB of nothing on disk
+    result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
+    assert result.exit_code == 1 and re.search(rf"v1.10 \(.*\): {record.name} is larger than a dataset's file may be$",
+                                               result.output.strip()), result.output
+    record.unlink()
+    first = tmp_path / "r" / "v1.9" / "acme" / "widgets"
+    monkeypatch.setattr(fold_check, "MAX_TOTAL_BYTES", sum(p.stat().st_size for p in first.rglob("*") if p.is_file()) - 1,
+                        raising=False)
+    result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
+    assert result.exit_code == 1, result.output
+    assert re.search(r"release v1.9 \(.*\): its files are larger than a release's may be together$", result.output.strip())
+    assert not (tmp_path / "o").exists()
