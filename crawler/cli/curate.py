@@ -99,13 +99,20 @@ def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
 
 @curate.command("review")
 @click.argument("entry_id", metavar="ID")
+@click.option("--read-and-accept-as-is", "accept_as_is", is_flag=True,
+              help="Review a draft whose text is still the drafter's: you read it against the code and accept it unedited "
+                   "(recorded in the review as accepted_as_is).")
 @_curated_option
 @_data_option
-def review_cmd(entry_id: str, curated: Path | None, data: Path) -> None:
-    """Mark ID's file reviewed at the dataset's commit (records today's template and guards)."""
+def review_cmd(entry_id: str, accept_as_is: bool, curated: Path | None, data: Path) -> None:
+    """Mark ID's file reviewed at the dataset's commit (records today's template and guards).
+
+    A draft whose text is still exactly what `errcat curate draft` (or its model) wrote is
+    refused: rewrite it first, or say with --read-and-accept-as-is that you read it and accept it.
+    """
     from crawler.curate.edit import mark
 
-    echo(f"reviewed {mark(_root(curated), data, entry_id, 'reviewed')}")
+    echo(f"reviewed {mark(_root(curated), data, entry_id, 'reviewed', accept_as_is=accept_as_is)}")
 
 
 @curate.command("retire")

@@ -533,6 +533,12 @@ class CuratedReview(Model):
     qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
     model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by review.")
+    drafted: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$",
+                                description="SHA-256 of the sections as errcat curate draft wrote them: errcat curate review refuses a text "
+                                            "that still hashes to it (no person rewrote it) unless told it was read and accepted as is; "
+                                            "cleared by review.")
+    accepted_as_is: Literal[True] | None = Field(default=None, description="A person read the drafter's text and accepted it unedited "
+                                                                           "(errcat curate review --read-and-accept-as-is); absent otherwise.")
 
 
 class CuratedFile(Model):
