@@ -160,6 +160,7 @@ SEARCH_JS = r"""
   if (!box || !list) return;
   // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
   var MAX_QUERY = 65536, MAX_WORDS = 256;
+  var BEGINNING = "no full match: the message is its beginning";
   // Where the variable parts of a template lie in a message ([start, end] pairs), or null if it
   // does not match: each literal fragment at its leftmost occurrence after the previous one, the
   // first at the start when startsLiteral, the last at the end when endsLiteral. The same function
@@ -768,7 +769,13 @@ SEARCH_JS = r"""
       list.appendChild(li);
     });
     var got = answer(read, foreign, foreignMsgs), shown = new Set(), rows = [];
-    got.strong.forEach(function (m) { if (!shown.has(m.e.id)) { shown.add(m.e.id); rows.push([m.e, " \u00b7 matches" + (m.role ? " \u00b7 " + m.role : "")]); } });
+    // a match of the paste as the start of the entry's message is not a full match: errcat match
+    // says "no full match; entries this message is the beginning of"
+    got.strong.forEach(function (m) {
+      if (shown.has(m.e.id)) return;
+      shown.add(m.e.id);
+      rows.push([m.e, (m.full ? " \u00b7 matches" : " \u00b7 " + BEGINNING) + (m.role ? " \u00b7 " + m.role : "")]);
+    });
     got.weak.forEach(function (w) { if (!shown.has(w.e.id)) { shown.add(w.e.id); rows.push([w.e, " \u00b7 weak"]); } });
     var q = read.readings.length ? read.readings[read.readings.length - 1].m : raw, qw = queryWords(read.cleaned);
     data.entries.map(function (e) { return [shown.has(e.id) ? 0 : wordScore(e, q, qw), e]; })

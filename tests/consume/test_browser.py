@@ -238,10 +238,11 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
                                  "Valid kinds are: a.")
     assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(records[cd.KV["text"]]["title"])
     kv = records[cd.KV["text"]]["title"]
-    for cut in ("ValueError: Unknown KV cache group kind 'full' in backend_per",  # cut inside a literal: the start of the message
-                """openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
-                """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}"""):
-        assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 matches"), cut
+    cut = "ValueError: Unknown KV cache group kind 'full' in backend_per"  # cut inside a literal: the start of the message
+    assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 no full match: the message is its beginning")
+    body = ("""openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
+            """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}""")
+    assert _paste(browser, out, body)[0] == ("", f"{kv} ValueError \u00b7 matches")
     shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
     assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
     assert not any(text.endswith("matches") for _, text in shown)
@@ -542,4 +543,37 @@ def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_re
     # a message that only shares the pieces' words is no match
     shown = browser.execute_script(FIRST, "ValueError: the limit is negative")
     assert shown is None or "matches" not in shown[1]
+    assert _errors(browser) == []
+
+
+ROWS = ("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
+        "return Array.prototype.map.call(document.querySelectorAll('#results li'), function (l) {"
+        " var a = l.querySelector('a'), s = l.querySelector('.badge');"
+        " return [a ? a.getAttribute('href') : '', s ? s.textContent : '', a ? a.textContent : l.textContent]; });")
+
+
+def test_the_search_box_says_no_full_match_for_a_beginning_as_errcat_match_does(browser, site, cli):
+    """A paste that is only the start of an entry's message ("... in backend_per", a message cut
+    short) is a full match nowhere: errcat match says "no full match; entries this message is the
+    beginning of", and the box's badge says so for each such match, not "matches"."""
+    out, _ = site
+    data = out.parent / "out" / "acme" / "widgets"
+    browser.get((out / "index.html").as_uri())
+    pastes = ["ValueError: Unknown KV cache group kind 'full' in backend_per",
+              "The model's max seq len (4096) is larger than the maximum number of tokens",
+              "UnsupportedModelError: Model 'opt' is not supported by",
+              "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: a.",
+              "TypeError: Expected 3 items, got 4"]
+    hows = set()
+    for paste in pastes:
+        answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+        want = [(m["id"], m["exception"] + (" \u00b7 matches" if m["match"] == "full" else
+                                            " \u00b7 no full match: the message is its beginning")
+                 + (f" \u00b7 {m['role']}" if m.get("role") else "")) for m in answer["matches"]]
+        hows |= {m["match"] for m in answer["matches"]}
+        rows = browser.execute_script(ROWS, paste)
+        got = [(href.rsplit("/", 1)[-1].removesuffix(".html"), badge) for href, badge, _ in rows[:len(want)]]
+        assert want and got == want, paste
+        assert not any("\u00b7 matches" in badge for _, badge, _ in rows[len(want):]), paste  # no more matches than errcat match's
+    assert hows == {"full", "prefix"}  # both answers held equal
     assert _errors(browser) == []
