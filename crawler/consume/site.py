@@ -161,6 +161,19 @@ SEARCH_JS = r"""
   // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
   var MAX_QUERY = 65536, MAX_WORDS = 256;
   var BEGINNING = "no full match: the message is its beginning";
+  // sink.visible (crawler/base/sink.py) on one line, as every page shows crawled text: C0 and C1
+  // controls but tab, bidi controls (a right-to-left override reorders the results after it),
+  // line separators and lone surrogates become escapes (\u202e, \x1b, \n), never characters.
+  var HIDDEN = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]/gu;
+  function visible(text) {
+    return String(text).replace(HIDDEN, function (c) {
+      if (c === "\n") return "\\n";
+      if (c === "\r") return "\\r";
+      var n = c.charCodeAt(0);
+      return n < 0x100 ? "\\x" + ("0" + n.toString(16)).slice(-2) : "\\u" + ("000" + n.toString(16)).slice(-4);
+    });
+  }
+  window.errcatVisible = visible;
   // Where the variable parts of a template lie in a message ([start, end] pairs), or null if it
   // does not match: each literal fragment at its leftmost occurrence after the previous one, the
   // first at the start when startsLiteral, the last at the end when endsLiteral. The same function
@@ -765,7 +778,7 @@ SEARCH_JS = r"""
     foreign.forEach(function (f) {
       var li = document.createElement("li");
       li.className = "foreign";
-      li.textContent = "Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation;
+      li.textContent = visible("Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation);
       list.appendChild(li);
     });
     var got = answer(read, foreign, foreignMsgs), shown = new Set(), rows = [];
@@ -785,10 +798,10 @@ SEARCH_JS = r"""
     rows.slice(0, 25).forEach(function (row) {
       var e = row[0], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
-      a.textContent = e.title;
+      a.textContent = visible(e.title);
       var small = document.createElement("span");
       small.className = "badge";
-      small.textContent = e.exception + row[1];
+      small.textContent = visible(e.exception + row[1]);
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
       list.appendChild(li);
     });
