@@ -1072,6 +1072,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
     from crawler.publish.dataset import MANIFEST, iter_records, load_manifest, load_search_index
+    from crawler.publish.record_files import check_record_files
     from crawler.publish.writer import write_tree
 
     if not (dataset / MANIFEST).is_file():
@@ -1082,6 +1083,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     manifest = valid.model_dump(mode="json")
     repo = f"{valid.repo.owner}/{valid.repo.name}"
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
+    check_record_files(dataset)  # each page links to its record's file "as JSON": it must be that record
     titles = {r["id"]: r["title"] for r in records}
     index = load_search_index(dataset) if fmt == "html" else None
     foreign = load_foreign(dataset) if fmt == "html" else []
