@@ -8,10 +8,8 @@ from pathlib import Path
 
 from crawler.base.errors import UsageError
 from crawler.curate.check import check_entry_id, curated_dir, datasets_under
-from crawler.model.records import ID_RE
+from crawler.model.records import ID_PREFIX_RE, ID_RE
 
-#: As errcat show: at least 4 of the 16 lowercase hex digits.
-_PREFIX = re.compile(r"[0-9a-f]{4,15}")
 #: Candidates an ambiguous prefix lists.
 _SHOWN = 10
 
@@ -20,7 +18,7 @@ def resolve_id(data: Path, root: Path, given: str) -> str:
     """``given`` itself when it is a full id; else the one id starting with it among the entries
     of the datasets under ``data`` and their curated files under ``root`` (an orphan's file is
     moved or retired by id, and its entry is gone from the dataset)."""
-    if not _PREFIX.fullmatch(given):
+    if len(given) == 16 or not ID_PREFIX_RE.fullmatch(given):  # as errcat show takes them: 4 digits or more
         return check_entry_id(given)  # a full id, or one line saying what an id is
     found: set[str] = set()
     for ds in datasets_under(data):
