@@ -26,7 +26,7 @@ def check_record_files(dataset: Path) -> int:
         path = dataset / ERRORS / f"{rid}.json"
         found = _read_record(str(path))
         if found is None:
-            raise DataError(f"{path}: missing or not a regular file, where {where} has its record")
+            raise DataError(f"{path}: missing, not a regular file or too large, where {where} has its record")
         try:
             same = orjson.loads(found[0]) == record
         except orjson.JSONDecodeError:

@@ -267,7 +267,7 @@ def test_render_copies_no_dataset_file_and_links_the_records(tmp_path: Path, cli
     assert cli("render", "--data", data, "--out", site).exit_code == 1  # the search index is no index
     (data / "search.json").unlink()
     linked = cli("render", "--data", data, "--out", site)  # a page would link "as JSON" to the secret
-    assert linked.exit_code == 1 and f"errors/{victim}.json: missing or not a regular file" in linked.stderr and not site.exists()
+    assert linked.exit_code == 1 and f"errors/{victim}.json: missing, not a regular file or too large" in linked.stderr and not site.exists()
     (data / "errors" / f"{victim}.json").unlink()
     (data / "errors" / f"{victim}.json").write_bytes(record)
     result = cli("render", "--data", data, "--out", site)
