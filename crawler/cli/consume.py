@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import sys
-import time
 from collections import deque
 from pathlib import Path
 from typing import TextIO
@@ -69,18 +68,13 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         message = message[-MAX_INPUT:]
     if not message.strip():
         raise UsageError("the message is empty")
-    start = time.perf_counter()
     matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
-    loaded = time.perf_counter()
     try:
         result = run_match(message, matchers, limit)
     except DamagedStore as e:  # a damaged cache is an optimisation lost: built again from the dataset
         REPORTER(f"{e}: building it again")
         matchers = _matchers(data, cache_dir, fresh=True)
         result = run_match(message, matchers, limit)
-    done = time.perf_counter()
-    REPORTER(f"opened {sum(m.total for m in matchers)} entries in {(loaded - start) * 1000:.0f} ms, "
-             f"matched in {(done - loaded) * 1000:.1f} ms")
     if as_json:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
     else:

@@ -12,7 +12,7 @@ import click
 
 from crawler.base.progress import REPORTER, Progress
 from crawler.base.sink import echo
-from crawler.cli.options import DEFAULT_OUT, RegistryChoice
+from crawler.cli.options import DEFAULT_OUT, RegistryChoice, UpstreamOption
 
 if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never warms it never loads it
     from crawler.consume.match_store import Written
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never
 @click.option("--repo", metavar="URL_OR_PATH", help="An https:// git URL or a local git repository (default: the upstream's URL).")
 @click.option("--ref", metavar="REF", help="Tag, branch or commit to crawl (default: the upstream's branch, or HEAD of a local repo).")
 @click.option("--pypi", metavar="NAME==VERSION", help="Crawl a released package from the package index instead of git: the upstream whose `pypi` it is, else the GitHub repository its metadata names.")
-@click.option("--upstream", metavar="NAME", help="A configured upstream (errcat.toml); default: vllm.")
+@click.option("--upstream", cls=UpstreamOption, metavar="NAME", help="A configured upstream (errcat.toml).")
 @click.option("--name", metavar="OWNER/NAME", help="Override the repository identity used for output paths and permalinks.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
@@ -117,7 +117,7 @@ def validate(directory: Path, engine: str) -> None:
 @click.command()
 @click.argument("artifact", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
-@click.option("--upstream", metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml); default: vllm.")
+@click.option("--upstream", cls=UpstreamOption, metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml).")
 @click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="The dataset to expect (default: the upstream's).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the artifact's changelog here, once checked.")

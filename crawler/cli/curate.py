@@ -39,6 +39,8 @@ def curate() -> None:
       errcat curate check                 # orphans, stale files, coverage
       errcat curate move OLD NEW          # relink a reworded entry's text
       errcat curate review ID             # after re-reading a stale one
+
+    Every ID may be a unique prefix of at least 4 digits, as errcat show takes.
     """
 
 
@@ -91,21 +93,32 @@ def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
     The text is kept as written; the review metadata records NEW's template and guards.
     """
     from crawler.curate.edit import move
+    from crawler.curate.ids import resolve_id
 
-    src, dst, was = move(_root(curated), data, old, new)
+    root = _root(curated)
+    src, dst, was = move(root, data, resolve_id(data, root, old), resolve_id(data, root, new))
     echo(f"moved {src} -> {dst}")
     echo(f"  was written for: {was.template!r}", err=True)
 
 
 @curate.command("review")
 @click.argument("entry_id", metavar="ID")
+@click.option("--read-and-accept-as-is", "accept_as_is", is_flag=True,
+              help="Review a draft whose text is still the drafter's: you read it against the code and accept it unedited "
+                   "(recorded in the review as accepted_as_is).")
 @_curated_option
 @_data_option
-def review_cmd(entry_id: str, curated: Path | None, data: Path) -> None:
-    """Mark ID's file reviewed at the dataset's commit (records today's template and guards)."""
-    from crawler.curate.edit import mark
+def review_cmd(entry_id: str, accept_as_is: bool, curated: Path | None, data: Path) -> None:
+    """Mark ID's file reviewed at the dataset's commit (records today's template and guards).
 
-    echo(f"reviewed {mark(_root(curated), data, entry_id, 'reviewed')}")
+    A draft whose text is still exactly what `errcat curate draft` (or its model) wrote is
+    refused: rewrite it first, or say with --read-and-accept-as-is that you read it and accept it.
+    """
+    from crawler.curate.edit import mark
+    from crawler.curate.ids import resolve_id
+
+    root = _root(curated)
+    echo(f"reviewed {mark(root, data, resolve_id(data, root, entry_id), 'reviewed', accept_as_is=accept_as_is)}")
 
 
 @curate.command("retire")
@@ -116,8 +129,10 @@ def review_cmd(entry_id: str, curated: Path | None, data: Path) -> None:
 def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path) -> None:
     """Mark ID's file retired: the error is gone upstream; the text stays on disk."""
     from crawler.curate.edit import mark
+    from crawler.curate.ids import resolve_id
 
-    echo(f"retired {mark(_root(curated), data, entry_id, 'retired', note)}")
+    root = _root(curated)
+    echo(f"retired {mark(root, data, resolve_id(data, root, entry_id), 'retired', note)}")
 
 
 @curate.command("draft")
@@ -164,8 +179,10 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
             raise UsageError(f"--llm {llm}: {failure.reason}") from None
     if entry_id is not None:
         from crawler.curate.draft import draft
+        from crawler.curate.ids import resolve_id
 
-        echo(f"drafted {draft(_root(curated), data, entry_id, endpoint, model, repo)}")
+        root = _root(curated)
+        echo(f"drafted {draft(root, data, resolve_id(data, root, entry_id), endpoint, model, repo)}")
         return
     from crawler.curate.draft_all import Outcome, draft_all
 

@@ -42,11 +42,31 @@ cache_dir_option = click.option("--cache-dir", type=click.Path(path_type=Path, f
                                 help="Cache directory (default: the user cache dir).")
 
 
+class UpstreamOption(click.Option):
+    """``--upstream``, whose help names the default the config found here gives (its ``default``),
+    read when the help is shown: a fixed "vllm" was wrong under any errcat.toml naming another."""
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        from crawler.base.errors import ConfigError
+        from crawler.base.sink import visible
+        from crawler.source.config import load_config
+
+        try:
+            config = load_config(None)
+        except ConfigError:
+            default = "the `default` of errcat.toml (which does not load here), else vllm"
+        else:
+            default = (f"{config.default}, the `default` of {visible(str(config.path))}" if config.path is not None
+                       else f"{config.default} (no errcat.toml here)")
+        self.help = f"A configured upstream (errcat.toml); default: {default}; with --config FILE, that file's `default`."
+        return super().get_help_record(ctx)
+
+
 def source_options(func: F) -> F:
     """The repository options of ``errcat crawl``, for commands that crawl refs themselves."""
     options = [
         click.option("--repo", metavar="URL_OR_PATH", envvar="ERRCAT_REPO", help="An https:// git URL or a local git repository (default: the upstream's URL)."),
-        click.option("--upstream", metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml); default: vllm."),
+        click.option("--upstream", cls=UpstreamOption, metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml)."),
         click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="Override the repository identity used for output paths and permalinks."),
         click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream)."),
         click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable)."),

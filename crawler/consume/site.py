@@ -160,6 +160,20 @@ SEARCH_JS = r"""
   if (!box || !list) return;
   // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
   var MAX_QUERY = 65536, MAX_WORDS = 256;
+  var BEGINNING = "no full match: the message is its beginning";
+  // sink.visible (crawler/base/sink.py) on one line, as every page shows crawled text: C0 and C1
+  // controls but tab, bidi controls (a right-to-left override reorders the results after it),
+  // line separators and lone surrogates become escapes (\u202e, \x1b, \n), never characters.
+  var HIDDEN = /[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]/gu;
+  function visible(text) {
+    return String(text).replace(HIDDEN, function (c) {
+      if (c === "\n") return "\\n";
+      if (c === "\r") return "\\r";
+      var n = c.charCodeAt(0);
+      return n < 0x100 ? "\\x" + ("0" + n.toString(16)).slice(-2) : "\\u" + ("000" + n.toString(16)).slice(-4);
+    });
+  }
+  window.errcatVisible = visible;
   // Where the variable parts of a template lie in a message ([start, end] pairs), or null if it
   // does not match: each literal fragment at its leftmost occurrence after the previous one, the
   // first at the start when startsLiteral, the last at the end when endsLiteral. The same function
@@ -764,11 +778,17 @@ SEARCH_JS = r"""
     foreign.forEach(function (f) {
       var li = document.createElement("li");
       li.className = "foreign";
-      li.textContent = "Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation;
+      li.textContent = visible("Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation);
       list.appendChild(li);
     });
     var got = answer(read, foreign, foreignMsgs), shown = new Set(), rows = [];
-    got.strong.forEach(function (m) { if (!shown.has(m.e.id)) { shown.add(m.e.id); rows.push([m.e, " \u00b7 matches" + (m.role ? " \u00b7 " + m.role : "")]); } });
+    // a match of the paste as the start of the entry's message is not a full match: errcat match
+    // says "no full match; entries this message is the beginning of"
+    got.strong.forEach(function (m) {
+      if (shown.has(m.e.id)) return;
+      shown.add(m.e.id);
+      rows.push([m.e, (m.full ? " \u00b7 matches" : " \u00b7 " + BEGINNING) + (m.role ? " \u00b7 " + m.role : "")]);
+    });
     got.weak.forEach(function (w) { if (!shown.has(w.e.id)) { shown.add(w.e.id); rows.push([w.e, " \u00b7 weak"]); } });
     var q = read.readings.length ? read.readings[read.readings.length - 1].m : raw, qw = queryWords(read.cleaned);
     data.entries.map(function (e) { return [shown.has(e.id) ? 0 : wordScore(e, q, qw), e]; })
@@ -778,10 +798,10 @@ SEARCH_JS = r"""
     rows.slice(0, 25).forEach(function (row) {
       var e = row[0], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
-      a.textContent = e.title;
+      a.textContent = visible(e.title);
       var small = document.createElement("span");
       small.className = "badge";
-      small.textContent = e.exception + row[1];
+      small.textContent = visible(e.exception + row[1]);
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
       list.appendChild(li);
     });
@@ -1052,6 +1072,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
     from crawler.publish.dataset import MANIFEST, iter_records, load_manifest, load_search_index
+    from crawler.publish.record_files import check_record_files
     from crawler.publish.writer import write_tree
 
     if not (dataset / MANIFEST).is_file():
@@ -1062,6 +1083,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     manifest = valid.model_dump(mode="json")
     repo = f"{valid.repo.owner}/{valid.repo.name}"
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
+    check_record_files(dataset)  # each page links to its record's file "as JSON": it must be that record
     titles = {r["id"]: r["title"] for r in records}
     index = load_search_index(dataset) if fmt == "html" else None
     foreign = load_foreign(dataset) if fmt == "html" else []

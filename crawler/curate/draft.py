@@ -10,6 +10,7 @@ from crawler.curate.check import dataset_with
 from crawler.curate.edit import _file, write_text_atomic
 from crawler.curate.from_facts import draft_from_facts
 from crawler.curate.llm import Endpoint, LLMFailure
+from crawler.curate.unedited import stamped
 from crawler.curate.yamlio import dump_yaml
 
 
@@ -30,7 +31,7 @@ def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = Non
             raise UsageError(f"{path} is {existing.review.status}; a draft never overwrites it")
     record = ds.by_id[entry_id].model_dump(mode="json")
     if endpoint is None:
-        body = draft_from_facts(record, ds.commit).model_dump(mode="json", exclude_none=True)
+        body = stamped(draft_from_facts(record, ds.commit)).model_dump(mode="json", exclude_none=True)
         header = f"# Draft for {record['title']!r}: rewrite it, check it against the code, then `errcat curate review {entry_id}`.\n"
         write_text_atomic(path, header + dump_yaml(body))
         return path

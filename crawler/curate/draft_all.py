@@ -30,6 +30,7 @@ from crawler.base.errors import UsageError
 from crawler.curate.from_facts import draft_from_facts
 from crawler.curate.llm import Endpoint, LLMFailure
 from crawler.curate.names import Vocabulary, invented
+from crawler.curate.unedited import stamped
 from crawler.curate.yamlio import dump_yaml
 from crawler.model.records import CuratedFile, CuratedReview, Explanation, RepoRef
 
@@ -148,7 +149,7 @@ def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: st
 def draft_text(entry: CuratedFile, title: str) -> str:
     header = (f"# Machine-written by {entry.review.model}, not reviewed ({title!r}): check every line against the code,\n"
               f"# then `errcat curate review {entry.id}`.\n")
-    return header + dump_yaml(entry.model_dump(mode="json", exclude_none=True))
+    return header + dump_yaml(stamped(entry).model_dump(mode="json", exclude_none=True))
 
 
 def hot_first(records: list[Any], taken: set[str]) -> list[Any]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import yaml
 
@@ -16,6 +15,8 @@ from crawler.curate.check import (
     dataset_with,
     datasets_under,
 )
+from crawler.curate.reviews import review_for
+from crawler.curate.unedited import unedited
 from crawler.curate.yamlio import dump_yaml
 from crawler.model.records import CuratedReview
 from crawler.publish.dataset import Dataset
@@ -23,14 +24,6 @@ from crawler.publish.dataset import Dataset
 
 def write_text_atomic(path: Path, text: str) -> None:
     write_file(path, text.encode("utf-8"))
-
-
-def review_for(record: dict[str, Any], commit: str, status: str, note: str | None = None) -> CuratedReview:
-    return CuratedReview(
-        status=status, commit=commit, exception=record["exception"]["name"], template=record["message"]["text"],
-        guards=list(record["sites"][0]["facts"]["guards"]), path=record["location"]["path"], qualname=record["location"]["qualname"],
-        note=note,
-    )
 
 
 def splice(text: str, new_id: str | None = None, review: CuratedReview | None = None) -> str:
@@ -69,6 +62,8 @@ def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, Curate
         raise UsageError(f"{dst} already exists; merge the two by hand (no curated text is overwritten)")
     entry = parse_file(src)
     review = review_for(ds.by_id[new].model_dump(mode="json"), ds.commit, entry.review.status if entry.review.status != "retired" else "draft")
+    if review.status == "draft":  # still the drafter's text, as it was before the move
+        review = review.model_copy(update={"model": entry.review.model, "drafted": entry.review.drafted})
     text = splice(src.read_text(encoding="utf-8"), new_id=new, review=review)
     parse_file(dst, text)  # the result must be valid before anything changes on disk
     write_text_atomic(dst, text)
@@ -76,9 +71,11 @@ def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, Curate
     return src, dst, entry.review
 
 
-def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = None) -> Path:
+def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = None, accept_as_is: bool = False) -> Path:
     """``review``: the file now records the entry's current template, guards and commit, status
-    reviewed. ``retire``: status retired (the entry may be gone from the dataset)."""
+    reviewed. ``retire``: status retired (the entry may be gone from the dataset). A draft whose
+    text is still the drafter's is reviewed only with ``accept_as_is`` (a person read it and
+    accepts it unedited), which the review records."""
     check_entry_id(entry_id)
     datasets = datasets_under(data)
     ds = next((d for d in datasets if entry_id in d.by_id), None)
@@ -95,7 +92,14 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
     if status == "retired":
         review = entry.review.model_copy(update={"status": "retired", "note": note or entry.review.note})
     else:
-        review = review_for(ds.by_id[entry_id].model_dump(mode="json"), ds.commit, "reviewed", note or entry.review.note)
+        record = ds.by_id[entry_id].model_dump(mode="json")
+        drafter = unedited(entry, record, ds.commit)
+        if drafter is not None and not accept_as_is:
+            raise UsageError(f"{path} is still the text {drafter} wrote, unedited: rewrite it against the code first, "
+                             "or pass --read-and-accept-as-is if you read it and accept it as written")
+        review = review_for(record, ds.commit, "reviewed", note or entry.review.note)
+        if drafter is not None:
+            review = review.model_copy(update={"accepted_as_is": True})
     text = splice(path.read_text(encoding="utf-8"), review=review)
     if status == "reviewed":
         text = without_draft_header(text)

@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from crawler.catalogue.phrasing import parse_guard
-from crawler.curate.edit import review_for
+from crawler.curate.reviews import review_for
 from crawler.model.records import CuratedFile
 
 _FIELD_VALIDATOR = re.compile(r"""^(?:\w+\.)*field_validator\(\s*['"]([^'"]+)['"]""")

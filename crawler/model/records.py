@@ -32,6 +32,8 @@ COMMIT_PATTERN = r"^[0-9a-f]{40}$"
 #: Releases often record an abbreviated upstream commit (vLLM's _version.py: 'g4ba787ec9').
 UPSTREAM_COMMIT_HEX = "[0-9a-f]{7,40}"
 UPSTREAM_COMMIT_PATTERN = f"^{UPSTREAM_COMMIT_HEX}$"
+#: A SHA-256 in hex (a curated draft's digest of the text its drafter wrote).
+SHA256_PATTERN = r"^[0-9a-f]{64}$"
 ID_RE = re.compile(ID_PATTERN)
 ID_PREFIX_RE = re.compile(r"^[0-9a-f]{4,16}$")  # what `errcat show` takes for an id
 COMMIT_RE = re.compile(COMMIT_PATTERN)
@@ -72,6 +74,7 @@ LINE_PATTERN = r"^[^\x00-\x1f\x7f\x85\u2028\u2029]*" + _END
 # but RE2-based validators refuse it and pydantic's own regex engine cannot compile it.
 EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
 Commit = Annotated[str, Field(pattern=COMMIT_PATTERN, min_length=40, max_length=40)]
+Sha256 = Annotated[str, Field(pattern=SHA256_PATTERN, min_length=64, max_length=64)]
 ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40,
                                    json_schema_extra={"not": {"pattern": r"\n"}})]
 
@@ -533,6 +536,12 @@ class CuratedReview(Model):
     qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
     model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by review.")
+    drafted: Sha256 | None = Field(default=None,
+                                   description="SHA-256 of the sections as errcat curate draft wrote them: errcat curate review refuses a text "
+                                            "that still hashes to it (no person rewrote it) unless told it was read and accepted as is; "
+                                            "cleared by review.")
+    accepted_as_is: Literal[True] | None = Field(default=None, description="A person read the drafter's text and accepted it unedited "
+                                                                           "(errcat curate review --read-and-accept-as-is); absent otherwise.")
 
 
 class CuratedFile(Model):

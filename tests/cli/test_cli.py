@@ -131,3 +131,14 @@ def test_a_choice_offers_its_stage_registry_and_importing_the_cli_loads_no_stage
     # The registry is read when the command needs it, not when errcat starts.
     code = f"import sys, crawler.cli; assert {module!r} not in sys.modules and 'pydantic' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize("command", ["sync", "crawl", "history", "adopt"])
+def test_upstream_help_names_the_default_the_config_here_gives(cli, tmp_path, monkeypatch, command):
+    """--help said "default: vllm" under an errcat.toml whose default is another upstream."""
+    (tmp_path / "errcat.toml").write_text('default = "acme"\n[upstreams.acme]\nurl = "https://github.com/acme/widgets"\n')
+    monkeypatch.chdir(tmp_path)
+    text = " ".join(cli(command, "--help").output.split())
+    assert "default: acme, the `default` of" in text and "default: vllm" not in text
+    monkeypatch.chdir(tmp_path.parent)  # no errcat.toml: vllm, saying why
+    assert "default: vllm (no errcat.toml here)" in " ".join(cli(command, "--help").output.split())

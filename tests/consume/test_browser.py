@@ -238,10 +238,11 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
                                  "Valid kinds are: a.")
     assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(records[cd.KV["text"]]["title"])
     kv = records[cd.KV["text"]]["title"]
-    for cut in ("ValueError: Unknown KV cache group kind 'full' in backend_per",  # cut inside a literal: the start of the message
-                """openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
-                """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}"""):
-        assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 matches"), cut
+    cut = "ValueError: Unknown KV cache group kind 'full' in backend_per"  # cut inside a literal: the start of the message
+    assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 no full match: the message is its beginning")
+    body = ("""openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
+            """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}""")
+    assert _paste(browser, out, body)[0] == ("", f"{kv} ValueError \u00b7 matches")
     shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
     assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
     assert not any(text.endswith("matches") for _, text in shown)
@@ -542,4 +543,80 @@ def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_re
     # a message that only shares the pieces' words is no match
     shown = browser.execute_script(FIRST, "ValueError: the limit is negative")
     assert shown is None or "matches" not in shown[1]
+    assert _errors(browser) == []
+
+
+ROWS = ("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
+        "return Array.prototype.map.call(document.querySelectorAll('#results li'), function (l) {"
+        " var a = l.querySelector('a'), s = l.querySelector('.badge');"
+        " return [a ? a.getAttribute('href') : '', s ? s.textContent : '', a ? a.textContent : l.textContent]; });")
+
+
+def test_the_search_box_says_no_full_match_for_a_beginning_as_errcat_match_does(browser, site, cli):
+    """A paste that is only the start of an entry's message ("... in backend_per", a message cut
+    short) is a full match nowhere: errcat match says "no full match; entries this message is the
+    beginning of", and the box's badge says so for each such match, not "matches"."""
+    out, _ = site
+    data = out.parent / "out" / "acme" / "widgets"
+    browser.get((out / "index.html").as_uri())
+    pastes = ["ValueError: Unknown KV cache group kind 'full' in backend_per",
+              "The model's max seq len (4096) is larger than the maximum number of tokens",
+              "UnsupportedModelError: Model 'opt' is not supported by",
+              "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: a.",
+              "TypeError: Expected 3 items, got 4"]
+    hows = set()
+    for paste in pastes:
+        answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+        want = [(m["id"], m["exception"] + (" \u00b7 matches" if m["match"] == "full" else
+                                            " \u00b7 no full match: the message is its beginning")
+                 + (f" \u00b7 {m['role']}" if m.get("role") else "")) for m in answer["matches"]]
+        hows |= {m["match"] for m in answer["matches"]}
+        rows = browser.execute_script(ROWS, paste)
+        got = [(href.rsplit("/", 1)[-1].removesuffix(".html"), badge) for href, badge, _ in rows[:len(want)]]
+        assert want and got == want, paste
+        assert not any("\u00b7 matches" in badge for _, badge, _ in rows[len(want):]), paste  # no more matches than errcat match's
+    assert hows == {"full", "prefix"}  # both answers held equal
+    assert _errors(browser) == []
+
+
+def test_the_search_box_shows_controls_as_the_pages_do(browser, site):
+    """errcatVisible (search.js) and sink.visible (crawler/base/sink.py) are one function in two languages."""
+    import random
+
+    out, _ = site
+    browser.get((out / "index.html").as_uri())
+    rng = random.Random(11)
+    alphabet = ["a", " ", "\t", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "\x9b", "\xa0", "\u061c", "\u200d", "\u200e",
+                "\u200f", "\u202a", "\u202e", "\u202f", "\u2065", "\u2066", "\u2069", "\u206a", "\u2028", "\u2029", "\u00e9",
+                "\U0001f600", "\\", "\ufff0"]
+    texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(3000)] + ["\ufff1a\ufff1"]
+    # WebDriver's JSON cannot carry a lone surrogate: U+FFF0 stands for a low one, U+FFF1 for a high
+    # one followed by no low one (a pair would be one character in JavaScript, two in Python)
+    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatVisible("
+                                 "t.replace(/\\ufff0/g, '\\udc00').replace(/\\ufff1/g, '\\ud800')); });", texts)
+    assert got == [visible(t.replace("\ufff0", "\udc00").replace("\ufff1", "\ud800")) for t in texts]
+    assert got[-1] == "\\ud800a\\ud800"
+    assert sum("\\u202e" in w for w in got) > 100 and sum(w == t for w, t in zip(got, texts, strict=True)) > 100
+
+
+def test_bidi_overrides_in_a_template_do_not_reorder_the_search_results(browser, cli, fixture_repo, tmp_path):
+    """Trojan Source in the results: a right-to-left override in a raised message, shown raw in the
+    list, reversed everything after it on the line (the title and the badge); the box shows it as
+    the escape the entry's page shows."""
+    from selenium.webdriver.common.by import By
+    from test_site_controls import HIDDEN, SOURCE
+
+    fixture_repo.commit({"pkg/a.py": SOURCE}, tag="v1")
+    out = tmp_path / "out"
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
+               "--out", out).exit_code == 0
+    site = tmp_path / "site"
+    assert cli("render", "--data", out / "acme" / "widgets", "--out", site).exit_code == 0
+    browser.get((site / "index.html").as_uri())
+    for query in ("user required", "ValueError: user \u202egnissim\u202c \x1b]0;owned\x07 is required"):
+        rows = browser.execute_script(ROWS, query)
+        assert rows, query
+        shown = "".join(title + badge for _, badge, title in rows) + browser.find_element(By.ID, "results").text
+        assert not HIDDEN.search(shown), (query, shown)
+        assert "user \\u202egnissim\\u202c \\x1b]0;owned\\x07 is required" in rows[0][2], rows[0]
     assert _errors(browser) == []

@@ -469,3 +469,13 @@ print(json.dumps(out))
     out = json.loads(done.stdout)
     assert out["long"] == []
     assert out["short"] == [["prefix", 1023]] * 25  # " alpha " and the emoji: the whole message but "q"
+
+
+def test_a_piped_match_says_nothing_on_stderr_but_what_matters(dataset, tmp_path):
+    """A pipe consumer reads stderr for what went wrong: a plain match writes nothing there (it
+    wrote an undocumented timing line, "opened N entries in X ms, matched in Y ms", every run)."""
+    for _ in range(2):  # the match store built, then read
+        done = subprocess.run([sys.executable, "-m", "crawler", "match", "--data", str(dataset), "--cache-dir", str(tmp_path)],
+                              input=f"ValueError: {KV_MESSAGE}\n", capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0 and "{kind} = full" in done.stdout
+        assert done.stderr == ""

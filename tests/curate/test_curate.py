@@ -298,6 +298,7 @@ def test_draft_from_facts_then_never_over_a_reviewed_file(upstream, cli, tmp_pat
     crawl(cli, upstream, out, "v1", curated)
     assert records(out)[MESSAGE_A]["explanation_status"] == "draft"
     assert cli("curate", "draft", rec["id"], "--curated", curated, "--data", out).exit_code == 0  # a draft may be redone
+    path.write_text(path.read_text().replace("what_it_means: ", "what_it_means: Rewritten by a person. ", 1))
     assert cli("curate", "review", rec["id"], "--curated", curated, "--data", out).exit_code == 0
     before = path.read_bytes()
     refused = cli("curate", "draft", rec["id"], "--curated", curated, "--data", out)

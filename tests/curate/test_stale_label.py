@@ -18,7 +18,7 @@ def test_a_reviewed_text_whose_code_moved_on_says_so_on_every_page(cli, fixture_
     data = out / "acme" / "widgets"
     eid = json.loads((data / "index.json").read_text(encoding="utf-8"))["entries"][0]["id"]
     assert cli("curate", "draft", eid, "--data", data, "--curated", curated).exit_code == 0
-    assert cli("curate", "review", eid, "--data", data, "--curated", curated).exit_code == 0
+    assert cli("curate", "review", eid, "--read-and-accept-as-is", "--data", data, "--curated", curated).exit_code == 0
     assert cli(*crawl, "--ref", "v1").exit_code == 0
     record = json.loads((data / "errors" / f"{eid}.json").read_text(encoding="utf-8"))
     assert record["explanation_status"] == "curated" and "stale_since" not in record["explanation"]

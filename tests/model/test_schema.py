@@ -16,10 +16,12 @@ from crawler.model.records import (
     NAME_PATTERN,
     OWNER_PATTERN,
     REPO_PATTERN,
+    SHA256_PATTERN,
     UPSTREAM_COMMIT_PATTERN,
     URL_PATTERN,
     Commit,
     EntryId,
+    Sha256,
     ShortCommit,
 )
 from crawler.model.schemas import MODELS, schema_for, schema_text
@@ -100,14 +102,15 @@ def test_every_pattern_means_the_whole_string_in_every_engine(engine):
     # test_a_link_with_a_newline_after_is_refused hold those
     # test_an_evidence_link_or_line_with_a_newline_is_refused holds the evidence ones
     by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN, FOREIGN_NAME_PATTERN, EVIDENCE_URL_PATTERN, LINE_PATTERN}
-    assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN} | by_end
+    assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN, SHA256_PATTERN} | by_end
     for subschema in (s for s in found.values() if s["pattern"] not in by_end):
         if engine == "reference":
             accepts = Draft202012Validator(subschema).is_valid
         elif engine == "fast":
             accepts = jsonschema_rs.validator_for(subschema).is_valid
         else:
-            adapter = TypeAdapter({ID_PATTERN: EntryId, COMMIT_PATTERN: Commit, UPSTREAM_COMMIT_PATTERN: ShortCommit}[subschema["pattern"]])
+            adapter = TypeAdapter({ID_PATTERN: EntryId, COMMIT_PATTERN: Commit, UPSTREAM_COMMIT_PATTERN: ShortCommit,
+                                   SHA256_PATTERN: Sha256}[subschema["pattern"]])
             assert adapter.json_schema() == {k: v for k, v in subschema.items() if k not in ("title", "description")}
 
             def accepts(value, adapter=adapter):

@@ -258,6 +258,7 @@ def test_render_copies_no_dataset_file_and_links_the_records(tmp_path: Path, cli
     secret = tmp_path / "secret.txt"
     secret.write_text("the deploy key\n")
     victim = rows(data)[0]["id"]
+    record = (data / "errors" / f"{victim}.json").read_bytes()
     (data / "errors" / f"{victim}.json").unlink()
     (data / "errors" / f"{victim}.json").symlink_to(secret)
     (data / "search.json").unlink()
@@ -265,6 +266,10 @@ def test_render_copies_no_dataset_file_and_links_the_records(tmp_path: Path, cli
     site = tmp_path / "site"
     assert cli("render", "--data", data, "--out", site).exit_code == 1  # the search index is no index
     (data / "search.json").unlink()
+    linked = cli("render", "--data", data, "--out", site)  # a page would link "as JSON" to the secret
+    assert linked.exit_code == 1 and f"errors/{victim}.json: missing, not a regular file or too large" in linked.stderr and not site.exists()
+    (data / "errors" / f"{victim}.json").unlink()
+    (data / "errors" / f"{victim}.json").write_bytes(record)
     result = cli("render", "--data", data, "--out", site)
     assert result.exit_code == 0, result.output
     for page in site.rglob("*"):

@@ -1,0 +1,59 @@
+"""``errcat curate review`` labels a text reviewed ("curated": by a person) only when a person
+rewrote the draft, or says they read the drafter's text and accept it as is."""
+
+from __future__ import annotations
+
+import yaml
+from test_curate import MESSAGE_A, crawl, records, upstream  # noqa: F401 (the fixture)
+
+from crawler.catalogue.explanations import parse_file
+
+
+def _drafted(cli, upstream, tmp_path):  # noqa: F811
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    assert cli("curate", "draft", eid, "--curated", curated, "--data", out).exit_code == 0
+    return out, curated, eid, curated / "acme/widgets" / f"{eid}.yaml"
+
+
+def test_a_draft_nobody_rewrote_is_not_reviewed_without_saying_so(cli, upstream, tmp_path):  # noqa: F811
+    out, curated, eid, path = _drafted(cli, upstream, tmp_path)
+    drafted = path.read_bytes()
+    # the header comment alone, or the layout, is not the text: still the drafter's
+    path.write_text("# my notes\n" + path.read_text().split("\n", 1)[1])
+    touched = path.read_bytes()
+    refused = cli("curate", "review", eid, "--curated", curated, "--data", out)
+    assert refused.exit_code == 2 and refused.stderr.startswith("errcat: ") and len(refused.stderr.strip().splitlines()) == 1
+    assert "unedited" in refused.stderr and "--read-and-accept-as-is" in refused.stderr
+    assert path.read_bytes() == touched and drafted != touched
+    crawl(cli, upstream, out, "v1", curated)
+    assert records(out)[MESSAGE_A]["explanation_status"] == "draft"
+
+    accepted = cli("curate", "review", eid, "--read-and-accept-as-is", "--curated", curated, "--data", out)
+    assert accepted.exit_code == 0, accepted.output
+    entry = parse_file(path)
+    assert entry.review.status == "reviewed" and entry.review.accepted_as_is is True and entry.review.drafted is None
+    assert yaml.safe_load(path.read_text())["review"]["accepted_as_is"] is True
+    crawl(cli, upstream, out, "v1", curated)
+    assert records(out)[MESSAGE_A]["explanation_status"] == "curated"
+
+
+def test_a_rewritten_draft_is_reviewed_and_not_marked_accepted_as_is(cli, upstream, tmp_path):  # noqa: F811
+    out, curated, eid, path = _drafted(cli, upstream, tmp_path)
+    assert parse_file(path).review.drafted  # the digest of what the drafter wrote
+    path.write_text(path.read_text().replace("solutions:\n", "solutions:\n- Set kv_transfer_config before building the connector.\n", 1))
+    result = cli("curate", "review", eid, "--curated", curated, "--data", out)
+    assert result.exit_code == 0, result.output
+    entry = parse_file(path)
+    assert entry.review.status == "reviewed" and entry.review.accepted_as_is is None and entry.review.drafted is None
+    assert "accepted_as_is" not in path.read_text()
+
+
+def test_a_draft_from_facts_without_a_digest_is_still_known_as_the_drafters(cli, upstream, tmp_path):  # noqa: F811
+    """A draft written before drafts carried their digest: compared with today's draft from the facts."""
+    out, curated, eid, path = _drafted(cli, upstream, tmp_path)
+    path.write_text("".join(line for line in path.read_text().splitlines(keepends=True) if not line.lstrip().startswith("drafted:")))
+    assert parse_file(path).review.drafted is None
+    refused = cli("curate", "review", eid, "--curated", curated, "--data", out)
+    assert refused.exit_code == 2 and "unedited" in refused.stderr
