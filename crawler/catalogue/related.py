@@ -10,7 +10,8 @@ Two inverted indexes, never all pairs:
   ``self``, ``args`` or ``join``): its plain words are code, not what the message is about.
   Sharing one plain word ("here", "correct", "kind") relates nothing by itself: an entry related by
   terms alone shares a name spelled as one (an underscore, a digit or an inner capital:
-  ``kv_role``, ``WNA16``, ``CuTe``) or two words.
+  ``kv_role``, ``WNA16``, ``CuTe``) or two words; one plain word counts within a package.
+* in a package of more than ``_BIG_PACKAGE`` entries, being near is no relation by itself.
 
 Each candidate is scored: raised by a caller of the entry's function 12 (see ``meaning.callers``:
 a factory's own checks are what a connector's constructor error is most related to), raised by
@@ -40,6 +41,9 @@ Callers = Mapping[str, Sequence[Mapping[str, Any]]]
 
 LIMIT = 5
 _WINDOW = 3
+#: A package with more entries than this is many subsystems (vLLM's ``vllm.model_executor.models``
+#: holds 769, a model per module): its entries are not related by being near each other alone.
+_BIG_PACKAGE = 100
 _TERMS = 3
 #: Raised on the same call path: in a caller (its own checks, the most related of all), or in
 #: a function this one calls.
@@ -180,7 +184,7 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
                         twice.add(j)
                     else:
                         plain[j] = wt
-        weak: dict[int, float] = {}  # sharing one plain word only: counted for a neighbour only
+        weak: dict[int, float] = {}  # sharing one plain word only: counted for a neighbour or within the package
         for j, s in plain.items():
             if j in score or j in twice:  # a name shared too, on a call path, or two words
                 score[j] = score.get(j, 0.0) + s
@@ -195,9 +199,13 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
             if len(members) > 2 * _WINDOW + 1:
                 k = bisect_left(members, me)
                 members = members[max(0, k - _WINDOW): k + _WINDOW + 1]
-            if w == 1.0 and len(score) > limit:
-                # a package neighbour with no shared term cannot outrank what is already here
-                members = [m for m in members if order[m] in score or order[m] in weak]
+            if w == 1.0:
+                if len(score) > limit or len(places[key]) > _BIG_PACKAGE:
+                    # a package neighbour with no shared term cannot outrank what is already here;
+                    # in a big package (a model per module) being near says nothing at all
+                    members = [m for m in members if order[m] in score]
+                # one plain word shared within the package relates ("patches" among the models)
+                members = [*members, *(rank[j] for j in weak if keys[j][3] == key)]
             for m in members:
                 j = order[m]
                 if j not in place:

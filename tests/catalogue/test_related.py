@@ -53,3 +53,23 @@ def test_a_plain_word_still_counts_for_a_neighbour():
     # both are module neighbours; the one that also shares "here" ranks first
     assert first[:2] == [f"{2:016x}", f"{3:016x}"]
     assert out[f"{1:016x}"][0]["reason"] == "same module; shares here"
+
+
+def _in_package(i: int, text: str, package: str = "pkg.models") -> dict:
+    record = _record(i, text, path=f"{package.replace('.', '/')}/m{i:03d}.py")
+    record["sites"] = [{"module": f"{package}.m{i:03d}"}]
+    return record
+
+
+def test_in_a_big_package_being_near_relates_nothing_but_a_word_shared_in_it_does():
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo"]
+    # 120 entries, a model per module, no two sharing a word but the two that say "patches"
+    recs = [_in_package(i, f"{words[i % 11]}{i} {words[(i // 11) % 11]}x{i} failed") for i in range(120)]
+    recs[10] = _in_package(10, "Number of patches was not found")
+    recs[90] = _in_package(90, "NaViT output has too few patches")
+    related = compute(recs)
+    assert all(r["reason"] != "same package" for rel in related.values() for r in rel)
+    assert [r["reason"] for r in related[f"{10:016x}"]] == ["same package; shares patches"]
+    # in a small package, its nearest entries are still related by being near
+    small = compute([_in_package(i, f"{words[i % 11]}{i} unrelated{i} text{i}", "pkg.small") for i in range(20)])
+    assert any(r["reason"] == "same package" for r in small[f"{5:016x}"])
