@@ -352,6 +352,24 @@ def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
     return changed
 
 
+def sections_digest(entry: CuratedFile) -> str:
+    """SHA-256 of the text a reader sees (every section and the see-also ids): comments, layout
+    and the review block are not the text, so editing only those leaves it the drafter's."""
+    import json
+
+    sections = entry.model_dump(mode="json", exclude={"id", "review"}, exclude_none=True)
+    return hashlib.sha256(json.dumps(sections, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def accepted_draft(entry: CuratedFile) -> dict[str, str] | None:
+    """``Explanation.accepted_as_is`` for a reviewed file whose text is still the machine draft a
+    reviewer accepted as is (its digest is kept in the review); None once a person edited it."""
+    review = entry.review
+    if not review.accepted_as_is or review.drafted is None or sections_digest(entry) != review.drafted:
+        return None
+    return {"drafted_by": "model", "model": review.model} if review.model else {"drafted_by": "facts"}
+
+
 def status_for(entry: CuratedFile, record: RecordData) -> str:
     """``curated`` only for reviewed text whose code has not moved since; otherwise ``draft``."""
     if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"]):
@@ -378,6 +396,9 @@ def curated_parts(records: Sequence[RecordData], curated: CuratedSet,
             part["explanation"]["model"] = entry.review.model  # machine-written, not reviewed
         elif status == "draft" and entry.review.status == "reviewed":
             part["explanation"]["stale_since"] = entry.review.commit  # reviewed for other code
+        accepted = accepted_draft(entry) if entry.review.status == "reviewed" else None
+        if accepted is not None:
+            part["explanation"]["accepted_as_is"] = accepted  # reviewed, but a machine's text
         links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"}
                  for rid in entry.related if rid in by_id and rid != eid]
         if links:

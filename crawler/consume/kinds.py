@@ -23,9 +23,19 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
 
 def explained_note(explanation: dict[str, Any]) -> str:
     """What a page adds to ``Explained: draft`` when the text was reviewed for code that has
-    changed since: without it, a reader takes the old guards the text names for today's."""
+    changed since (without it, a reader takes the old guards the text names for today's), and to
+    either status when the text is a machine draft a reviewer accepted as is (not a person's text)."""
     since = explanation.get("stale_since")
-    return f" (reviewed at {since} for code that has changed since: it may be out of date)" if since else ""
+    stale = f" (reviewed at {since} for code that has changed since: it may be out of date)" if since else ""
+    return stale + accepted_note(explanation)
+
+
+def accepted_note(explanation: dict[str, Any]) -> str:
+    accepted = explanation.get("accepted_as_is")
+    if not accepted:
+        return ""
+    who = f"the model {accepted['model']}" if accepted.get("model") else "errcat from the code's facts"
+    return f" (drafted by {who}, accepted as is by a reviewer: not written by a person)"
 
 
 def surface_rows(record: dict[str, Any]) -> list[tuple[str, str]]:

@@ -845,6 +845,8 @@ def primary(r: dict[str, Any]) -> dict[str, Any]:
     return r["sites"][0]
 
 
+#: "curated" text a reviewer accepted as a machine wrote it: read by a person, not written by one
+ACCEPTED_TEXT = "yes, reviewed by a person"
 STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
 
 
@@ -942,7 +944,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
         + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
-        f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(STATUS_TEXT.get(status, status))}{_drafted_by(ex)}</dd>'
+        f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(ACCEPTED_TEXT if status == "curated" and ex.get("accepted_as_is") else STATUS_TEXT.get(status, status))}{_drafted_by(ex)}</dd>'
         + _reported_html(ex)
         + "</dl>"
     )

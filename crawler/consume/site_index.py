@@ -39,6 +39,14 @@ def status(r: dict[str, Any]) -> str:
 STATUS_LABEL = {"explained": "explained by a person", "derived": "derived from the code", "unexplained": "unexplained"}
 
 
+def label(r: dict[str, Any], st: str) -> str:
+    """The status a row of the index shows: a machine draft a reviewer accepted as is is explained,
+    but not by a person."""
+    if st == "explained" and (r.get("explanation") or {}).get("accepted_as_is"):
+        return "explained by a machine draft a person accepted as is"
+    return STATUS_LABEL[st]
+
+
 def _version_key(v: str) -> tuple:
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", v) if p)
 
@@ -121,7 +129,7 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
             + (' data-r="1"' if (r.get("history") or {}).get("retired") else "") + ">"
             f'<a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a>'
             f'<span class="meta"><code>{esc(r["exception"]["name"])}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
-            f' · <span class="st-{statuses[r["id"]]}">{STATUS_LABEL[statuses[r["id"]]]}</span>'
+            f' · <span class="st-{statuses[r["id"]]}">{label(r, statuses[r["id"]])}</span>'
             + (' · <span class="retired">retired</span>' if (r.get("history") or {}).get("retired") else "") + "</span></li>"
             for r in sorted(groups[key], key=lambda r: (r["title"], r["id"])))
         blocks.append(f'<details class="group" data-key="{esc(key)}"><summary><code>{esc(key)}</code> '

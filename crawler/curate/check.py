@@ -10,7 +10,8 @@ problem before reporting:
 * stale: the template text or the guards leading to the raise differ from what the file was
   reviewed for (the review metadata stores both, so no git access is needed);
 * dangling: a curated see-also id that is not in the dataset;
-* coverage: entries with a curated (reviewed, fresh) explanation over all entries, overall and per
+* coverage: entries with a curated (reviewed, fresh) explanation over all entries (machine drafts a
+  reviewer accepted as is counted apart among them), overall and per
   top-level package; drafts are counted apart.
 
 Orphans and invalid files fail the check (stale ones too with ``strict``). Nothing is ever
@@ -28,7 +29,7 @@ from typing import Any
 from crawler.base.errors import UsageError
 from crawler.base.layout import dataset_dir
 from crawler.catalogue.evidence import issue_number
-from crawler.catalogue.explanations import is_stale, load_set
+from crawler.catalogue.explanations import accepted_draft, is_stale, load_set
 from crawler.catalogue.related import terms
 from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
@@ -89,6 +90,7 @@ class Report:
     retired: list[Path] = field(default_factory=list)
     curated_ids: set[str] = field(default_factory=set)
     draft_ids: set[str] = field(default_factory=set)
+    accepted_ids: set[str] = field(default_factory=set)  # of curated_ids: machine drafts accepted as is, not a person's text
     packages: dict[str, list[int]] = field(default_factory=dict)  # package -> [curated, drafts, all]
     evidence: Path | None = None
     evidence_ids: set[str] = field(default_factory=set)  # entries of the dataset with reports
@@ -108,6 +110,7 @@ class Report:
             "curated": str(self.curated),
             "entries": self.entries,
             "curated_entries": len(self.curated_ids),
+            "accepted_as_is_entries": len(self.accepted_ids),
             "draft_entries": len(self.draft_ids),
             "coverage": round(self.coverage, 6),
             "packages": {k: {"curated": v[0], "drafts": v[1], "entries": v[2]} for k, v in sorted(self.packages.items())},
@@ -165,6 +168,8 @@ def check(ds: Dataset, curated_root: Path) -> Report:
             report.stale.append((path, entry, changed))
         if entry.review.status == "reviewed" and not changed:
             report.curated_ids.add(eid)
+            if accepted_draft(entry) is not None:
+                report.accepted_ids.add(eid)
         else:
             report.draft_ids.add(eid)
         for rid in entry.related:
@@ -223,7 +228,8 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
         lines.append(f"stale    {report.evidence}: evidence for {eid}, which is not in this dataset: relink its reports to the entry "
                      f"that raises the error now (`errcat match` on the quote finds it) or drop them")
     curated, drafts = len(report.curated_ids), len(report.draft_ids)
-    lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}), {drafts} draft(s), {len(report.retired)} retired, "
+    accepted = f"; {len(report.accepted_ids)} of them machine drafts accepted as is" if report.accepted_ids else ""
+    lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
                  f"{len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
     if report.evidence is not None:
         reported_curated = len(report.evidence_ids & report.curated_ids)

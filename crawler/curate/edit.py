@@ -8,7 +8,7 @@ import yaml
 
 from crawler.base.errors import UsageError
 from crawler.base.files import write_file
-from crawler.catalogue.explanations import SUFFIX, parse_file, parse_yaml
+from crawler.catalogue.explanations import SUFFIX, parse_file, parse_yaml, sections_digest
 from crawler.curate.check import (
     check_entry_id,
     curated_dir,
@@ -16,7 +16,7 @@ from crawler.curate.check import (
     datasets_under,
 )
 from crawler.curate.reviews import review_for
-from crawler.curate.unedited import unedited
+from crawler.curate.unedited import keep_acceptance, unedited
 from crawler.curate.yamlio import dump_yaml
 from crawler.model.records import CuratedReview
 from crawler.publish.dataset import Dataset
@@ -64,6 +64,8 @@ def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, Curate
     review = review_for(ds.by_id[new].model_dump(mode="json"), ds.commit, entry.review.status if entry.review.status != "retired" else "draft")
     if review.status == "draft":  # still the drafter's text, as it was before the move
         review = review.model_copy(update={"model": entry.review.model, "drafted": entry.review.drafted})
+    elif review.status == "reviewed":
+        review = keep_acceptance(entry, review)
     text = splice(src.read_text(encoding="utf-8"), new_id=new, review=review)
     parse_file(dst, text)  # the result must be valid before anything changes on disk
     write_text_atomic(dst, text)
@@ -98,8 +100,10 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
             raise UsageError(f"{path} is still the text {drafter} wrote, unedited: rewrite it against the code first, "
                              "or pass --read-and-accept-as-is if you read it and accept it as written")
         review = review_for(record, ds.commit, "reviewed", note or entry.review.note)
-        if drafter is not None:
-            review = review.model_copy(update={"accepted_as_is": True})
+        if drafter is not None:  # who drafted it and the digest of the text accepted stay, so an edit after it shows
+            review = review.model_copy(update={"accepted_as_is": True, "model": entry.review.model, "drafted": sections_digest(entry)})
+        elif entry.review.status == "reviewed":
+            review = keep_acceptance(entry, review)
     text = splice(path.read_text(encoding="utf-8"), review=review)
     if status == "reviewed":
         text = without_draft_header(text)

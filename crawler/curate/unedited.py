@@ -3,19 +3,11 @@ labelled reviewed ("curated") unless a person says they read it and accept it as
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
+from crawler.catalogue.explanations import accepted_draft, sections_digest
 from crawler.curate.from_facts import draft_from_facts
-from crawler.model.records import CuratedFile
-
-
-def sections_digest(entry: CuratedFile) -> str:
-    """SHA-256 of the text a reader sees (every section and the see-also ids): comments, layout
-    and the review block are not the text, so editing only those leaves it the drafter's."""
-    sections = entry.model_dump(mode="json", exclude={"id", "review"}, exclude_none=True)
-    return hashlib.sha256(json.dumps(sections, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+from crawler.model.records import CuratedFile, CuratedReview
 
 
 def stamped(entry: CuratedFile) -> CuratedFile:
@@ -35,3 +27,12 @@ def unedited(entry: CuratedFile, record: dict[str, Any], commit: str) -> str | N
     if entry.review.model is not None:
         return None  # a model's text without a digest cannot be told from a person's edit of it
     return who if sections_digest(entry) == sections_digest(draft_from_facts(record, commit)) else None
+
+
+def keep_acceptance(entry: CuratedFile, review: CuratedReview) -> CuratedReview:
+    """``review`` (a fresh one of a reviewed ``entry``) still saying the text is the machine draft
+    a reviewer accepted as is, while the text is unedited since: a re-review for changed code, or a
+    move, does not make it a person's text."""
+    if accepted_draft(entry) is None:
+        return review
+    return review.model_copy(update={"accepted_as_is": True, "model": entry.review.model, "drafted": entry.review.drafted})

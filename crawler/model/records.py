@@ -242,6 +242,13 @@ class Evidence(Model):
     quote: Line | None = Field(default=None, min_length=1, max_length=500, description="The message as the reporter pasted it (short).")
 
 
+class AcceptedDraft(Model):
+    """A machine draft a reviewer read and accepted without editing it: reviewed, but not written by a person."""
+
+    drafted_by: Literal["facts", "model"] = Field(description="facts: errcat's draft from the machine-derived facts (errcat curate draft); model: the model named in `model`.")
+    model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote the draft (only when drafted_by is model).")
+
+
 class Explanation(Model):
     what_it_means: str = ""
     solutions: list[str] = Field(default_factory=list)
@@ -252,6 +259,7 @@ class Explanation(Model):
     evidence: list[Evidence] = Field(default_factory=list, description="Where users reported this error (reviewed human data, curated/<owner>/<name>/evidence.yaml), with or without a curated text.")
     model: str | None = Field(default=None, description="Machine-written, not reviewed: the model that drafted this text (only while explanation_status is draft).")
     stale_since: ShortCommit | None = Field(default=None, description="Reviewed at this commit for code whose message template or guards have changed since: the text may be out of date (only while explanation_status is draft).")
+    accepted_as_is: AcceptedDraft | None = Field(default=None, description="The text is a machine draft a reviewer accepted as is (errcat curate review --read-and-accept-as-is) and nobody has edited since; absent for text a person wrote or edited.")
 
     @model_serializer(mode="wrap")
     def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
@@ -264,6 +272,8 @@ class Explanation(Model):
             out.pop("model", None)
         if self.stale_since is None:
             out.pop("stale_since", None)
+        if self.accepted_as_is is None:
+            out.pop("accepted_as_is", None)
         return out
 
 
@@ -535,11 +545,11 @@ class CuratedReview(Model):
     path: str = Field(min_length=1, description="Primary site's file at that commit.")
     qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
-    model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by review.")
+    model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by a review, kept by one that accepts the draft as is.")
     drafted: Sha256 | None = Field(default=None,
                                    description="SHA-256 of the sections as errcat curate draft wrote them: errcat curate review refuses a text "
                                             "that still hashes to it (no person rewrote it) unless told it was read and accepted as is; "
-                                            "cleared by review.")
+                                            "cleared by a review, kept by one that accepts the text as is (so an edit after it shows).")
     accepted_as_is: Literal[True] | None = Field(default=None, description="A person read the drafter's text and accepted it unedited "
                                                                            "(errcat curate review --read-and-accept-as-is); absent otherwise.")
 

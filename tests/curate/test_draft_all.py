@@ -214,11 +214,13 @@ def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monk
     assert unread.exit_code == 2 and "the model fake-model wrote, unedited" in unread.stderr  # a model's text, as it wrote it
     assert cli("curate", "review", entry.id, "--read-and-accept-as-is", "--curated", curated, "--data", out).exit_code == 0
     reviewed = parse_file(curated / "acme/widgets" / f"{entry.id}.yaml")
-    assert reviewed.review.status == "reviewed" and reviewed.review.model is None and reviewed.review.accepted_as_is is True
+    # the model stays named: the text is still its own, which the record and pages say
+    assert reviewed.review.status == "reviewed" and reviewed.review.model == "fake-model" and reviewed.review.accepted_as_is is True
     assert (curated / "acme/widgets" / f"{entry.id}.yaml").read_text().startswith("id: ")  # "not reviewed" is gone with the review
     recs = crawl()
     assert recs["gpu_memory_utilization must be at most 1"]["explanation_status"] == "curated"
     assert "model" not in recs["gpu_memory_utilization must be at most 1"]["explanation"]
+    assert recs["gpu_memory_utilization must be at most 1"]["explanation"]["accepted_as_is"] == {"drafted_by": "model", "model": "fake-model"}
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -9,7 +9,8 @@ import json
 CODE = "def f(x):\n    if x {op} 0:\n        raise ValueError(f'x must be positive, got {{x}}')\n"
 
 
-def test_a_reviewed_text_whose_code_moved_on_says_so_on_every_page(cli, fixture_repo, tmp_path):
+def drafted_at_v1(cli, fixture_repo, tmp_path):
+    """One entry at tag v1 with a draft from the facts: (crawl argv without --ref, dataset, curated root, id, file)."""
     fixture_repo.commit({"pkg/a.py": CODE.format(op="<")}, tag="v1")
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl = ["crawl", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py",
@@ -18,6 +19,11 @@ def test_a_reviewed_text_whose_code_moved_on_says_so_on_every_page(cli, fixture_
     data = out / "acme" / "widgets"
     eid = json.loads((data / "index.json").read_text(encoding="utf-8"))["entries"][0]["id"]
     assert cli("curate", "draft", eid, "--data", data, "--curated", curated).exit_code == 0
+    return crawl, data, curated, eid, curated / "acme" / "widgets" / f"{eid}.yaml"
+
+
+def test_a_reviewed_text_whose_code_moved_on_says_so_on_every_page(cli, fixture_repo, tmp_path):
+    crawl, data, curated, eid, _ = drafted_at_v1(cli, fixture_repo, tmp_path)
     assert cli("curate", "review", eid, "--read-and-accept-as-is", "--data", data, "--curated", curated).exit_code == 0
     assert cli(*crawl, "--ref", "v1").exit_code == 0
     record = json.loads((data / "errors" / f"{eid}.json").read_text(encoding="utf-8"))
