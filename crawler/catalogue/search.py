@@ -118,7 +118,7 @@ def _row(record: RecordData, frags: list[str], starts: bool, ends: bool, anchors
         "alternatives": alternative_rows(message.get("alternatives") or [], message),
         "explanation_status": record.get("explanation_status", "absent"),
         "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
-    }
+    } | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {})
 
 
 def entry_for(record: RecordData | Record) -> SearchEntry:
@@ -153,8 +153,9 @@ def search_file(records: Sequence[RecordData], manifest: Manifest,
 
 class RowMemo:
     """The search rows of the last crawl, in a file of the cache, by a digest of everything a row
-    is made of (the record's title, exception, kind, message, explanation status and sites, the
-    primary site's template and exception, and ``salt``: errcat's code). A crawl of a commit
+    is made of (the record's title, exception, kind, message, explanation status and whether it
+    is a draft accepted as is, sites, the primary site's template and exception, and ``salt``:
+    errcat's code). A crawl of a commit
     that changed a few files builds a few rows and takes the other ten thousand from here.
     Our own JSON; a memo that cannot be read is empty, a row not of the record's id is made
     again, and one that cannot be written is not kept."""
@@ -173,7 +174,8 @@ class RowMemo:
 
     def row(self, record: RecordData, primary: ExtractedSite | None = None) -> dict[str, Any]:
         made_of = [record["id"], record["title"], record["exception"], record["kind"], record["message"],
-                   record.get("explanation_status", "absent"), [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
+                   record.get("explanation_status", "absent"), bool((record.get("explanation") or {}).get("accepted_as_is")),
+                   [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
                    None if primary is None else [primary["template"], primary["exception_qualname"]]]
         try:
             # keys sorted: a record made by a crawl and the same record read back from JSON have

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from crawler.model.records import (
     SCHEMA_VERSION,
@@ -50,6 +50,15 @@ class SearchEntry(Model):
     alternatives: list[SearchAlternative] = Field(default_factory=list, description="An assembled message's pieces, each matched on its own: in the place of its assembled field when the message has text of its own around one.")
     explanation_status: Literal["curated", "draft", "absent"]
     sites: list[SearchSite]
+    accepted_as_is: Literal[True] | None = Field(default=None, description="The explanation is a machine draft a reviewer accepted as is (the record's explanation.accepted_as_is): reviewed, not written by a person; absent otherwise.")
+
+    @model_serializer(mode="wrap")
+    def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # absent rather than null: the rows of every other entry stay as they were
+        out = handler(self)
+        if self.accepted_as_is is None:
+            out.pop("accepted_as_is", None)
+        return out
 
 
 class SearchIndex(Model):

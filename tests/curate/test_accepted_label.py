@@ -31,6 +31,10 @@ def _pages(cli, data, tmp_path, eid) -> dict[str, str]:
     return pages
 
 
+def _search_row(data, eid) -> dict:
+    return next(row for row in json.loads((data / "search.json").read_text(encoding="utf-8"))["entries"] if row["id"] == eid)
+
+
 def _check(cli, data, curated) -> tuple[str, dict]:
     text = cli("curate", "check", data, "--curated", curated)
     as_json = cli("curate", "check", data, "--curated", curated, "--json")
@@ -48,6 +52,7 @@ def test_an_accepted_draft_is_labelled_as_such_until_a_person_edits_it(cli, fixt
     assert record["explanation_status"] == "curated"
     assert record["explanation"]["accepted_as_is"] == {"drafted_by": "facts"}
     assert cli("validate", data).exit_code == 0
+    assert _search_row(data, eid)["accepted_as_is"] is True
     pages = _pages(cli, data, tmp_path, eid)
     assert f"Explained:  curated {NOTE}" in pages["show"]
     assert "yes, reviewed by a person" in pages["html"] and "yes, by a person" not in pages["html"]
@@ -63,6 +68,7 @@ def test_an_accepted_draft_is_labelled_as_such_until_a_person_edits_it(cli, fixt
     assert cli(*crawl, "--ref", "v1").exit_code == 0
     record = _record(data, eid)
     assert record["explanation_status"] == "curated" and "accepted_as_is" not in record["explanation"]
+    assert "accepted_as_is" not in _search_row(data, eid)  # a row kept from the crawl before is not reused
     pages = _pages(cli, data, tmp_path, eid)
     assert "accepted as is" not in pages["show"] + pages["html"] + pages["markdown"] + pages["index"]
     assert "yes, by a person" in pages["html"]

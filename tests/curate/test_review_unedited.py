@@ -4,7 +4,7 @@ rewrote the draft, or says they read the drafter's text and accept it as is."""
 from __future__ import annotations
 
 import yaml
-from test_curate import MESSAGE_A, crawl, records, upstream  # noqa: F401 (the fixture)
+from test_curate import MESSAGE_A, MESSAGE_B, crawl, records, upstream  # noqa: F401 (the fixture)
 
 from crawler.catalogue.explanations import parse_file
 
@@ -58,3 +58,19 @@ def test_a_draft_from_facts_without_a_digest_is_still_known_as_the_drafters(cli,
     assert parse_file(path).review.drafted is None
     refused = cli("curate", "review", eid, "--curated", curated, "--data", out)
     assert refused.exit_code == 2 and "unedited" in refused.stderr
+
+
+def test_moving_an_accepted_draft_keeps_it_labelled_a_machine_draft(cli, upstream, tmp_path):  # noqa: F811
+    """Upstream rewords the message; the text moves to the new entry unchanged, so it is still
+    the machine draft a reviewer accepted as is, not a person's text."""
+    out, curated, eid, path = _drafted(cli, upstream, tmp_path)
+    assert cli("curate", "review", eid, "--read-and-accept-as-is", "--curated", curated, "--data", out).exit_code == 0
+    crawl(cli, upstream, out, "v2", curated)
+    new = records(out)[MESSAGE_B]["id"]
+    moved = cli("curate", "move", eid, new, "--curated", curated, "--data", out)
+    assert moved.exit_code == 0, moved.output
+    entry = parse_file(path.with_name(f"{new}.yaml"))
+    assert entry.review.status == "reviewed" and entry.review.accepted_as_is is True and entry.review.template == MESSAGE_B
+    crawl(cli, upstream, out, "v2", curated)
+    record = records(out)[MESSAGE_B]
+    assert record["explanation_status"] == "curated" and record["explanation"]["accepted_as_is"] == {"drafted_by": "facts"}
