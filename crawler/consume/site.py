@@ -143,7 +143,7 @@ ul.entries{list-style:none;padding-left:.75rem;margin:.25rem 0}
 ul.entries li{padding:.2rem 0;border-bottom:1px solid #f4f4f4}
 ul.entries .meta{display:block;font-size:.8rem;color:#555}
 ul.exceptions{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
-.st-explained{color:#1b5e20}.st-derived{color:#0d47a1}.retired{color:#8a1c1c}
+.st-explained{color:#1b5e20}.st-drafted{color:#8a5a00}.st-derived{color:#0d47a1}.retired{color:#8a1c1c}
 .chart-box{overflow:hidden}
 svg.chart{max-width:100%;height:auto}
 table.numbers{border-collapse:collapse}

@@ -27,16 +27,20 @@ def area(path: str) -> str:
 
 
 def status(r: dict[str, Any]) -> str:
-    """explained (a person's text, or a draft of one), derived (only what errcat read from the
-    code) or unexplained."""
+    """explained (text a person reviewed), drafted (a machine's draft no one reviewed yet: never
+    filed as a person's), derived (only what errcat read from the code) or unexplained."""
     from crawler.consume.meaning_page import rows
 
-    if r.get("explanation_status", "absent") != "absent":
+    explained = r.get("explanation_status", "absent")
+    if explained == "curated":
         return "explained"
+    if explained == "draft":
+        return "drafted"
     return "derived" if rows(r.get("meaning")) else "unexplained"
 
 
-STATUS_LABEL = {"explained": "explained by a person", "derived": "derived from the code", "unexplained": "unexplained"}
+STATUS_LABEL = {"explained": "explained by a person", "drafted": "machine draft, not reviewed",
+                "derived": "derived from the code", "unexplained": "unexplained"}
 
 
 def label(r: dict[str, Any], st: str) -> str:
@@ -142,8 +146,9 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
     filters = "".join(
         f'<label><input type="radio" name="show" value="{key}"{" checked" if key == "all" else ""}> {label} '
         f'<span class="count">{n}</span></label>'
-        for key, label, n in (("all", "all", len(records)), ("explained", "explained by a person", counts["explained"]),
-                              ("derived", "derived from the code", counts["derived"]), ("unexplained", "unexplained", counts["unexplained"])))
+        for key, label, n in (("all", "all", len(records)),
+                              *((key, STATUS_LABEL[key], counts[key]) for key in STATUS_LABEL
+                                if key != "drafted" or counts[key])))
     body = (f"<h1>{esc(repo)}: {len(live)} errors</h1>"
             f'<p id="analysed">Analysed at <code>{esc(commit)}</code> ({ref}committed {esc(manifest["commit_date"])})'
             + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ". "

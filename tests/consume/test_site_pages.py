@@ -148,7 +148,7 @@ def test_index_groups_by_area_and_exception_with_counts_and_a_chart(site):
     assert dict(groups)["pkg/config"] == str(sum(r["location"]["path"].startswith("pkg/config/") for r in ordered))
     assert index.count("<li data-s=") == len(ordered)
     values = re.findall(r'data-s="(\w+)"', index)
-    assert {"explained", "derived"} <= set(values) <= {"explained", "derived", "unexplained"}
+    assert {"explained", "derived"} <= set(values) <= {"explained", "drafted", "derived", "unexplained"}
     assert 'id="by-exception"' in index and "<code>ValueError</code> <span class=count>" in index
     chart = index[index.index("<svg"):index.index("</svg>")]
     # v0.9.0 is the first release covered; v0.10.0 added two thirds, v0.11.0 removed one
@@ -246,3 +246,29 @@ def test_every_page_reads_the_history_the_same_way():
     block = text[text.index("History\n"):]
     assert [line.split(":")[0].strip() for line in block.splitlines()[2:6]] == labels
     assert "Moved: pkg/a.py -> pkg/<b>.py in v0.10.0 (bbbbbbbbbbbb)" in text and "Renamed by: <script>x</script>" in text
+
+
+def test_a_machine_draft_no_one_reviewed_is_never_filed_as_explained_by_a_person(tmp_path):
+    from click.testing import CliRunner
+
+    from crawler.catalogue.search import search_file
+    from crawler.cli.main import main
+    from crawler.publish.writer import render_dataset, write_dataset
+
+    recs = cd.records()
+    drafted = next(r for r in recs if r["explanation_status"] == "absent")
+    drafted["explanation_status"] = "draft"
+    drafted["explanation"].update(what_it_means="A model wrote this.", model="some-model")
+    manifest = cd.manifest_for(recs)
+    dataset = write_dataset(tmp_path / "out" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
+    result = CliRunner().invoke(main, ["render", "--data", str(dataset), "--out", str(tmp_path / "html")])
+    assert result.exit_code == 0, result.output
+    index = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
+    row = index[index.index(f'<a href="errors/{drafted["id"]}.html">'):]
+    row = row[:row.index("</li>")]
+    assert "machine draft, not reviewed" in row and "by a person" not in row
+    assert '<li data-s="drafted"' in index
+    filters = dict(re.findall(r'value="(\w+)"[^>]*> ([^<]+) <span class="count">', index))
+    assert filters["explained"] == "explained by a person" and filters["drafted"] == "machine draft, not reviewed"
+    counts = dict(re.findall(r'value="(\w+)"[^>]*> [^<]+ <span class="count">(\d+)</span>', index))
+    assert counts["explained"] == "1" and counts["drafted"] == "1"
