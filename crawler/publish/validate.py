@@ -27,6 +27,7 @@ import jsonschema_rs
 
 from crawler.base.errors import DataError
 from crawler.base.progress import Progress, quiet, task
+from crawler.base.sink import visible
 from crawler.model.records import ID_RE
 from crawler.model.schemas import schema_for
 from crawler.publish import jsonl
@@ -39,8 +40,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        # One line: a file's name is the dataset's (a newline or a control character in it is escaped).
         where = f"{self.file}#{self.pointer}" if self.pointer else self.file
-        return f"{where}: {self.message}"
+        return visible(f"{where}: {self.message}")
 
 
 @cache
