@@ -120,7 +120,7 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
     source = artifact / "output" / owner / name
     problems = validate_dataset(source, "fast", progress)
     if problems:
-        raise DataError(f"refusing the artifact: {len(problems)} problem(s) in its dataset, the first: {problems[0]}")
+        raise DataError(f"refusing the artifact: {problems.total:,} problem(s) in its dataset, the first: {problems[0]}")
     prefix = f"output/{owner}/{name}/"
     data = {rel[len(prefix):]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
     manifest = orjson.loads(data["manifest.json"])  # schema-valid: the fields below exist and are typed
