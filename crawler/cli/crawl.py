@@ -107,8 +107,12 @@ def validate(directory: Path, engine: str) -> None:
         problems = validate_dataset(dataset, engine, progress=REPORTER)
         for problem in problems:
             echo(f"{dataset}/{problem}")
-        bad += len(problems)
-        state = f"{len(problems)} problem(s)" if problems else "valid"
+        if problems.more:
+            echo(f"{dataset}: {problems.more:,} more problem(s), not shown")
+        if problems.stopped is not None:
+            echo(f"{dataset}: errors.jsonl.gz not checked past line {problems.stopped:,} ({len(problems):,} problems shown)")
+        bad += problems.total
+        state = f"{problems.total:,} problem(s)" if problems.total else "valid"
         echo(f"{dataset}: {state}")
     if bad:
         sys.exit(1)

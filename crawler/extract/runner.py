@@ -14,7 +14,7 @@ import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
@@ -79,20 +79,67 @@ def _extract_pair(pair: tuple[list[tuple[str, bytes]], str, surface.Settings]) -
     return _extract_chunk(*pair)
 
 
-def _isolated(snapshot: Files, entries: list[FileEntry], test_paths: frozenset[str] = frozenset(),
-              settings: surface.Settings = surface.DEFAULT) -> list[tuple[FileResult, bytes | None]]:
-    """Extract each file in a process of its own; a file that kills it is skipped with ``DIED``."""
-    blobs = [(e.path, data) for e, data in snapshot.read(entries)]  # cat-file ends before any fork
-    out = []
-    for path, data in blobs:
-        try:
-            with ProcessPoolExecutor(max_workers=1) as pool:
-                out += pool.submit(_extract_chunk, [(path, data)], "test" if path in test_paths else "source", settings).result()
-        except BrokenProcessPool:
-            died = skipped_result(path, DIED)
-            died["transient"] = True  # not cached, and the dataset is not taken as final
-            out.append((died, None))
+Chunk = tuple[list[tuple[str, bytes]], str, surface.Settings]
+
+
+def _recovered(snapshot: Files, entries: list[FileEntry], jobs: int, test_paths: frozenset[str] = frozenset(),
+               settings: surface.Settings = surface.DEFAULT) -> list[tuple[FileResult, bytes | None]]:
+    """The files a broken pool did not finish, after a worker died, in bounded work: in a fresh pool
+    with no more chunks handed out than it has workers, so that a death loses only those; each
+    of those is then run alone, and one that kills its process alone is halved until the very
+    file that does is found (skipped with ``DIED``). One process per file took minutes on vLLM."""
+    pairs = list(snapshot.read(entries))  # cat-file ends before any fork
+    queue = list(_chunks(iter(pairs), test_paths, settings))
+    queue.reverse()  # (popped from the end: in order)
+    out: list[tuple[FileResult, bytes | None]] = []
+    while queue:
+        done, lost = _until_broken(queue, jobs)
+        out += done
+        for chunk in lost:
+            out += _alone(chunk)
     return out
+
+
+def _until_broken(queue: list[Chunk], jobs: int) -> tuple[list[tuple[FileResult, bytes | None]], list[Chunk]]:
+    """Runs the chunks of ``queue`` (taken from its end) in one pool, at most ``jobs`` at a time,
+    until all are done or a worker dies: then what was done and the chunks that were running."""
+    done: list[tuple[FileResult, bytes | None]] = []
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
+        running: dict[Future[list[tuple[FileResult, bytes | None]]], Chunk] = {}
+        while queue or running:
+            while queue and len(running) < jobs:
+                chunk = queue.pop()
+                running[pool.submit(_extract_pair, chunk)] = chunk
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                chunk = running.pop(future)
+                try:
+                    done += future.result()
+                except BrokenProcessPool:
+                    lost = [chunk]
+                    for other, its in running.items():  # (a broken pool fails every future left)
+                        try:
+                            done += other.result()
+                        except BrokenProcessPool:
+                            lost.append(its)
+                    return done, lost
+    return done, []
+
+
+def _alone(chunk: Chunk) -> list[tuple[FileResult, bytes | None]]:
+    """A chunk in a process of its own; when that dies, each half alone, down to the file that
+    kills its process, skipped with ``DIED``."""
+    files, kind, settings = chunk
+    try:
+        with ProcessPoolExecutor(max_workers=1, initializer=_worker_init) as pool:
+            return pool.submit(_extract_pair, chunk).result()
+    except BrokenProcessPool:
+        if len(files) > 1:
+            half = len(files) // 2
+            return _alone((files[:half], kind, settings)) + _alone((files[half:], kind, settings))
+        died = skipped_result(files[0][0], DIED)
+        died["transient"] = True  # not cached, and the dataset is not taken as final
+        return [(died, None)]
 
 
 def code_files() -> list[Path]:
@@ -408,8 +455,8 @@ def extract_all(
             if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
                 finished = {r["path"] for r, _ in fresh}
                 rest = [e for e in todo + damaged if e.path not in finished]
-                progress(f"a worker process died; extracting {len(rest)} files one process each")
-                fresh += _isolated(snapshot, rest, test_paths, settings)
+                progress(f"a worker process died; extracting the {len(rest)} files left in fresh processes")
+                fresh += _recovered(snapshot, rest, jobs, test_paths, settings)
         counted.close()
         if damaged:
             progress(f"{len(damaged)} cached result(s) were damaged; extracted again")

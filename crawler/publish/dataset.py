@@ -28,6 +28,7 @@ from pydantic import BaseModel, ValidationError
 
 from crawler.base.errors import DataError, UsageError
 from crawler.base.progress import Progress, quiet, task
+from crawler.base.sink import visible
 from crawler.model.records import (
     ID_PATTERN,
     ID_PREFIX_PATTERN,
@@ -80,16 +81,22 @@ def _why(exc: ValidationError) -> str:
     return (f"{_shown(where)}: " if where else "") + _shown(first["msg"], 200) + more
 
 
+def named(path: Path | str) -> str:
+    """A dataset's path in the one line an error is: a dataset's directories and files are named
+    by whoever made it (an artifact), so a newline or a control character in one is escaped."""
+    return visible(str(path))
+
+
 @contextmanager
 def _open(path: Path) -> Iterator[IO[bytes]]:
     """A regular file for reading; a pipe, device, directory or missing file is a DataError."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
-        raise DataError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise DataError(f"{named(path)}: cannot read: {exc.strerror or exc}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise DataError(f"{path}: not a regular file")
+            raise DataError(f"{named(path)}: not a regular file")
         fh = os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -102,7 +109,7 @@ def _read(path: Path) -> bytes:
     with _open(path) as fh:
         data = fh.read(MAX_DOCUMENT_BYTES + 1)
     if len(data) > MAX_DOCUMENT_BYTES:
-        raise DataError(f"{path}: larger than {MAX_DOCUMENT_BYTES} bytes")
+        raise DataError(f"{named(path)}: larger than {MAX_DOCUMENT_BYTES} bytes")
     return data
 
 
@@ -116,19 +123,19 @@ def _parse(model: type[M], data: bytes, where: str, what: str) -> M:
 
 def load_manifest(dataset: Path) -> Manifest:
     path = dataset / MANIFEST
-    return _parse(Manifest, _read(path), str(path), "manifest")
+    return _parse(Manifest, _read(path), named(path), "manifest")
 
 
 def load_index(dataset: Path) -> Index:
     path = dataset / INDEX
-    return _parse(Index, _read(path), str(path), "index")
+    return _parse(Index, _read(path), named(path), "index")
 
 
 def load_record(path: Path) -> Record:
     """One ``errors/<id>.json``; its id must be its file name."""
-    record = _parse(Record, _read(path), str(path), "record")
+    record = _parse(Record, _read(path), named(path), "record")
     if record.id != path.stem:
-        raise DataError(f"{path}: the record's id is {record.id}, not the file's name")
+        raise DataError(f"{named(path)}: the record's id is {record.id}, not the file's name")
     return record
 
 
@@ -183,9 +190,9 @@ def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
     """(where, line) of each non-blank line of ``errors.jsonl.gz``."""
     path = dataset / RECORDS
     with _open(path) as fh:
-        for n, line in jsonl.iter_lines(fh, str(path), MAX_DOCUMENT_BYTES):
+        for n, line in jsonl.iter_lines(fh, named(path), MAX_DOCUMENT_BYTES):
             if line.strip():
-                yield f"{path}:{n}", line
+                yield f"{named(path)}:{n}", line
 
 
 def _once(rid: str, seen: set[str], where: str) -> None:
@@ -211,7 +218,7 @@ def load_search_index(dataset: Path) -> SearchIndex:
     writes none)."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():
-        return _parse(SearchIndex, _read(path), str(path), "search index")
+        return _parse(SearchIndex, _read(path), named(path), "search index")
     from crawler.catalogue.search import build_search_index
 
     manifest = load_manifest(dataset)
@@ -278,7 +285,7 @@ def load_foreign(dataset: Path) -> list[Any]:
     path = dataset / FOREIGN
     if not path.is_file():
         return []
-    return _parse(ForeignList, _read(path), str(path), "foreign error list").errors
+    return _parse(ForeignList, _read(path), named(path), "foreign error list").errors
 
 
 # --------------------------------------------------------------------------- the previous dataset

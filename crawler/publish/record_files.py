@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from crawler.base.errors import DataError
-from crawler.publish.dataset import ERRORS, _read_record, _record_lines
+from crawler.publish.dataset import ERRORS, _read_record, _record_lines, named
 
 
 def check_record_files(dataset: Path) -> int:
@@ -26,12 +26,12 @@ def check_record_files(dataset: Path) -> int:
         path = dataset / ERRORS / f"{rid}.json"
         found = _read_record(str(path))
         if found is None:
-            raise DataError(f"{path}: missing, not a regular file or too large, where {where} has its record")
+            raise DataError(f"{named(path)}: missing, not a regular file or too large, where {where} has its record")
         try:
             same = orjson.loads(found[0]) == record
         except orjson.JSONDecodeError:
-            raise DataError(f"{path}: not valid JSON; {where} has its record") from None
+            raise DataError(f"{named(path)}: not valid JSON; {where} has its record") from None
         if not same:
-            raise DataError(f"{path}: not the record {where} holds (edited or left over from another crawl)")
+            raise DataError(f"{named(path)}: not the record {where} holds (edited or left over from another crawl)")
         count += 1
     return count

@@ -21,12 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import jsonschema_rs
 
 from crawler.base.errors import DataError
 from crawler.base.progress import Progress, quiet, task
+from crawler.base.sink import visible
 from crawler.model.records import ID_RE
 from crawler.model.schemas import schema_for
 from crawler.publish import jsonl
@@ -39,8 +40,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
+        # One line: a file's name is the dataset's (a newline or a control character in it is escaped).
         where = f"{self.file}#{self.pointer}" if self.pointer else self.file
-        return f"{where}: {self.message}"
+        return visible(f"{where}: {self.message}")
 
 
 @cache
@@ -97,12 +99,12 @@ class NotRead(Exception):
     """Why a file of the dataset was not read (a problem of the dataset, not of validate)."""
 
 
-def read_regular(directory: int, name: str, limit: int) -> bytes:
-    """The bytes of the regular file ``name`` in the open directory ``directory``.
+def open_regular(directory: int, name: str, limit: int) -> int:
+    """A descriptor of the regular file ``name`` in the open directory ``directory``.
 
     A dataset is hostile until validated: nothing but a regular file is opened (a FIFO would block
-    forever, a symlink to /dev/zero never ends, a symlink may point anywhere), and no more than
-    ``limit`` bytes are read. Raises NotRead saying why not, FileNotFoundError when it is absent.
+    forever, a symlink to /dev/zero never ends, a symlink may point anywhere), and none larger than
+    ``limit`` bytes. Raises NotRead saying why not, FileNotFoundError when it is absent.
     """
     st = os.stat(name, dir_fd=directory, follow_symlinks=False)
     if not stat.S_ISREG(st.st_mode):
@@ -110,10 +112,18 @@ def read_regular(directory: int, name: str, limit: int) -> bytes:
     if st.st_size > limit:
         raise NotRead(f"{st.st_size:,} bytes, more than the {limit:,} validate reads; not read")
     fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=directory)
+    opened = os.fstat(fd)
+    if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):
+        os.close(fd)
+        raise NotRead("replaced while being read; not read")
+    return fd
+
+
+def read_regular(directory: int, name: str, limit: int) -> bytes:
+    """The bytes of the regular file ``name`` in the open directory ``directory`` (see
+    :func:`open_regular`), no more than ``limit`` of them."""
+    fd = open_regular(directory, name, limit)
     try:
-        opened = os.fstat(fd)
-        if (opened.st_dev, opened.st_ino) != (st.st_dev, st.st_ino):
-            raise NotRead("replaced while being read; not read")
         chunks, left = [], limit + 1
         while left and (chunk := os.read(fd, min(left, 1 << 20))):
             chunks.append(chunk)
@@ -125,15 +135,74 @@ def read_regular(directory: int, name: str, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+class _Capped(io.RawIOBase):
+    """A file's bytes up to ``limit`` (it may grow while read): then a NotRead."""
+
+    def __init__(self, fd: int, limit: int) -> None:
+        self.fd, self.limit, self.left = fd, limit, limit + 1
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        chunk = os.read(self.fd, min(self.left, len(buffer))) if self.left else b""
+        self.left -= len(chunk)
+        if not self.left:
+            raise NotRead(f"more than the {self.limit:,} bytes validate reads; not read")
+        buffer[:len(chunk)] = chunk
+        return len(chunk)
+
+
+#: The most problems validate keeps of a dataset; the rest are counted (a hostile errors.jsonl.gz
+#: of 1 GiB of "0" lines is 512 million of them).
+MAX_PROBLEMS = 1000
+
+
+class Problems(list[Problem]):
+    """The problems of a dataset: the first ``MAX_PROBLEMS`` kept, ``more`` counts the others;
+    ``stopped``: the line of errors.jsonl.gz past which it was not checked (None: all of it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.more = 0
+        self.stopped: int | None = None
+
+    def append(self, problem: Problem) -> None:
+        if len(self) < MAX_PROBLEMS:
+            super().append(problem)
+        else:
+            self.more += 1
+
+    def extend(self, problems: Iterable[Problem]) -> None:
+        for problem in problems:
+            self.append(problem)
+
+    def __iadd__(self, problems: Iterable[Problem]) -> Self:  # type: ignore[override,misc]
+        self.extend(problems)
+        return self
+
+    @property
+    def total(self) -> int:
+        return len(self) + self.more
+
+    @property
+    def full(self) -> bool:
+        return len(self) >= MAX_PROBLEMS
+
+
+def _not_read(label: str, exc: NotRead | OSError) -> Problem:
+    if isinstance(exc, FileNotFoundError):
+        return Problem(label, "", "missing")
+    if isinstance(exc, NotRead):
+        return Problem(label, "", str(exc))
+    return Problem(label, "", f"cannot be read: {exc.strerror or exc}")
+
+
 def _read(directory: int, name: str, label: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, list[Problem]]:
     try:
         return read_regular(directory, name, limit), []
-    except FileNotFoundError:
-        return None, [Problem(label, "", "missing")]
-    except NotRead as exc:
-        return None, [Problem(label, "", str(exc))]
-    except OSError as exc:
-        return None, [Problem(label, "", f"cannot be read: {exc.strerror or exc}")]
+    except (NotRead, OSError) as exc:
+        return None, [_not_read(label, exc)]
 
 
 def _load(directory: int, name: str, label: str, limit: int = MAX_FILE_BYTES) -> tuple[Any, list[Problem]]:
@@ -155,13 +224,16 @@ def _json(data: bytes | str) -> Any:
         raise ValueError("nested too deeply") from None
 
 
-def validate_dataset(directory: Path, engine: str = "fast", progress: Progress = quiet) -> list[Problem]:
-    """Every problem in one dataset directory (the one holding manifest.json). Its files are read
-    through an open descriptor of the directory (see :func:`read_regular`)."""
+def validate_dataset(directory: Path, engine: str = "fast", progress: Progress = quiet) -> Problems:
+    """Every problem in one dataset directory (the one holding manifest.json), the first
+    ``MAX_PROBLEMS`` kept (see :class:`Problems`). Its files are read through an open descriptor
+    of the directory (see :func:`read_regular`); errors.jsonl.gz a line at a time."""
     try:
         fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
-        return [Problem(".", "", f"cannot be read: {exc.strerror or exc}")]
+        problems = Problems()
+        problems.append(Problem(".", "", f"cannot be read: {exc.strerror or exc}"))
+        return problems
     try:
         return _validate(fd, engine, progress, directory)
     finally:
@@ -188,19 +260,12 @@ def _record_files(directory: int) -> tuple[int | None, list[str], list[Problem]]
         return None, [], [Problem("errors", "", f"cannot be read: {exc.strerror or exc}")]
 
 
-def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> list[Problem]:
-    problems: list[Problem] = []
+def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> Problems:
+    problems = Problems()
     errors, names, found = _record_files(directory)
     problems += found
-    packed, found = _read(directory, jsonl.NAME, jsonl.NAME)
-    problems += found
-    lines: list[bytes] = []
-    if packed is not None:
-        try:
-            lines = [line for _, line in jsonl.iter_lines(io.BytesIO(packed), jsonl.NAME, MAX_RECORD_BYTES)]
-        except DataError as exc:
-            problems.append(Problem(jsonl.NAME, "", str(exc).removeprefix(f"{jsonl.NAME}: ")))
-    documents = task(progress, f"validating {shown}", 3 + len(names) + len(lines), "documents")
+    # (a dataset has a line of errors.jsonl.gz per record file: the count of documents is a guess)
+    documents = task(progress, f"validating {shown}", 3 + 2 * len(names), "documents")
     with documents:
         manifest, found = _load(directory, "manifest.json", "manifest.json")
         problems += found or check("manifest", manifest, "manifest.json", engine)
@@ -234,25 +299,58 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> l
             if errors is not None:
                 os.close(errors)
 
-        jsonl_ids: set[str] = set()
-        for n, line in enumerate(lines, start=1):
-            documents.advance()
-            where = f"{jsonl.NAME}:{n}"
-            try:
-                data = _json(line)
-            except ValueError as exc:
-                problems.append(Problem(where, "", f"not valid JSON: {exc}"))
-                continue
-            problems += check("record", data, where, engine)
-            if isinstance(data, dict) and isinstance(data.get("id"), str):
-                jsonl_ids.add(data["id"])
+        index_ids = ({row.get("id") for row in index["entries"] if isinstance(row, dict)}
+                     if isinstance(index, dict) and isinstance(index.get("entries"), list) else None)
+        jsonl_ids, unlisted = _check_lines(directory, engine, problems, documents, index_ids)
 
-    if isinstance(index, dict) and isinstance(index.get("entries"), list):
-        index_ids = {row.get("id") for row in index["entries"] if isinstance(row, dict)}
+    if index_ids is not None and problems.stopped is None:
         for eid in sorted(index_ids - record_ids, key=str):
             problems.append(Problem("index.json", "/entries", f"{eid} has no file errors/{eid}.json"))
         for eid in sorted(record_ids - index_ids):
             problems.append(Problem(f"errors/{eid}.json", "", "not listed in index.json"))
-        for eid in sorted(index_ids ^ jsonl_ids, key=str):
+        for eid in sorted((index_ids - jsonl_ids) | unlisted, key=str):
             problems.append(Problem(jsonl.NAME, "", f"{eid} is in one of index.json and {jsonl.NAME} only"))
     return problems
+
+
+def _check_lines(directory: int, engine: str, problems: Problems, documents: Any,
+                 index_ids: set[Any] | None) -> tuple[set[str], set[str]]:
+    """Checks errors.jsonl.gz a line at a time into ``problems``; the ids of its lines that the
+    index lists, and those it does not (both bounded: the index's ids, and at most
+    ``MAX_PROBLEMS`` others). Once ``problems`` holds ``MAX_PROBLEMS``, the rest is not read:
+    ``problems.stopped`` says where."""
+    listed: set[str] = set()
+    unlisted: set[str] = set()
+    try:
+        fd = open_regular(directory, jsonl.NAME, MAX_FILE_BYTES)
+    except (NotRead, OSError) as exc:
+        problems.append(_not_read(jsonl.NAME, exc))
+        return listed, unlisted
+    try:
+        with io.BufferedReader(_Capped(fd, MAX_FILE_BYTES)) as fh:
+            for n, line in jsonl.iter_lines(fh, jsonl.NAME, MAX_RECORD_BYTES):
+                if problems.full:
+                    problems.stopped = n - 1
+                    break
+                documents.advance()
+                where = f"{jsonl.NAME}:{n}"
+                try:
+                    data = _json(line)
+                except ValueError as exc:
+                    problems.append(Problem(where, "", f"not valid JSON: {exc}"))
+                    continue
+                problems += check("record", data, where, engine)
+                if index_ids is not None and isinstance(data, dict) and isinstance(data.get("id"), str):
+                    if data["id"] in index_ids:
+                        listed.add(data["id"])
+                    elif len(unlisted) < MAX_PROBLEMS:
+                        unlisted.add(data["id"])
+                    else:
+                        problems.more += 1
+    except DataError as exc:
+        problems.append(Problem(jsonl.NAME, "", str(exc).removeprefix(f"{jsonl.NAME}: ")))
+    except (NotRead, OSError) as exc:
+        problems.append(_not_read(jsonl.NAME, exc))
+    finally:
+        os.close(fd)
+    return listed, unlisted

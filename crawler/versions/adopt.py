@@ -32,7 +32,7 @@ import orjson
 from crawler.base.errors import DataError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
-from crawler.base.sink import BIDI_CHARS
+from crawler.base.sink import BIDI_CHARS, visible
 from crawler.model.records import ID_HEX
 from crawler.publish.validate import validate_dataset
 from crawler.publish.writer import content_digest, write_dataset
@@ -107,7 +107,7 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
           progress: Progress = quiet) -> Adopted:
     """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog)."""
     if not artifact.is_dir() or artifact.is_symlink():
-        raise DataError(f"refusing the artifact: {artifact} is not a directory")
+        raise DataError(f"refusing the artifact: {visible(str(artifact))} is not a directory")
     files = scan(artifact)
     found = sorted({m.group("owner", "name") for m in map(DATASET_FILE.fullmatch, files) if m})
     if found != [(owner, name)]:
@@ -120,7 +120,7 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
     source = artifact / "output" / owner / name
     problems = validate_dataset(source, "fast", progress)
     if problems:
-        raise DataError(f"refusing the artifact: {len(problems)} problem(s) in its dataset, the first: {problems[0]}")
+        raise DataError(f"refusing the artifact: {problems.total:,} problem(s) in its dataset, the first: {problems[0]}")
     prefix = f"output/{owner}/{name}/"
     data = {rel[len(prefix):]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
     manifest = orjson.loads(data["manifest.json"])  # schema-valid: the fields below exist and are typed

@@ -81,16 +81,16 @@ def _read(directory: int, name: str, where: str, most: int, together: bool = Fal
     try:
         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK, dir_fd=directory)
     except OSError as exc:
-        raise DataError(f"{where}: {name} cannot be read ({exc.strerror or exc})") from None
+        raise DataError(f"{where}: {_name(name)} cannot be read ({exc.strerror or exc})") from None
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise DataError(f"{where}: {name} is not a regular file")
+            raise DataError(f"{where}: {_name(name)} is not a regular file")
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read(most + 1) if st.st_size <= most else b""
         if st.st_size > most or len(data) > most:  # (grown since: read no further)
             what = "its files are larger than a release's may be together" if together else \
-                f"{name} is larger than a dataset's file may be"
+                f"{_name(name)} is larger than a dataset's file may be"
             raise DataError(f"{where}: {what}")
         return data
     finally:

@@ -19,7 +19,7 @@ from crawler.base.progress import Progress
 from crawler.crawl import CrawlOptions, crawl
 from crawler.model.diff import DiffReport, Side
 from crawler.publish import record_memo
-from crawler.publish.dataset import Dataset, open_dataset
+from crawler.publish.dataset import Dataset, named, open_dataset
 from crawler.publish.dataset_dirs import find_datasets
 from crawler.versions.diff import diff_records, side_of
 
@@ -96,9 +96,9 @@ def load_dataset(path: Path, name: str | None = None, progress: Progress = _quie
     if name is not None:
         found = [d for d in found if d.relative_to(path).as_posix() in (name, ".") or d.as_posix().endswith("/" + name)]
     if not found:
-        raise UsageError(f"no dataset (manifest.json) under {path}")
+        raise UsageError(f"no dataset (manifest.json) under {named(path)}")
     if len(found) > 1:
-        raise UsageError(f"{path} holds {len(found)} datasets; pass the dataset directory (or --name OWNER/NAME)")
+        raise UsageError(f"{named(path)} holds {len(found)} datasets; pass the dataset directory (or --name OWNER/NAME)")
     return open_dataset(found[0], progress)
 
 

@@ -118,7 +118,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     by the version their manifests name, written like ``history``'s. Each dataset is read and
     validated one at a time (another job wrote them: they are untrusted input like any dataset),
     and held to its own manifest before it is folded (``fold_check``)."""
-    from crawler.publish.dataset import iter_record_data, load_manifest
+    from crawler.publish.dataset import iter_record_data, load_manifest, named
     from crawler.publish.dataset_dirs import find_datasets
     from crawler.versions.fold_check import check_release, matching, refuse_links
     from crawler.versions.tags import version_key
@@ -126,19 +126,19 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     refuse_links(paths)
     found = sorted({d for path in paths for d in find_datasets(path)})
     if not found:
-        raise UsageError(f"no dataset (manifest.json) under {', '.join(map(str, paths))}")
+        raise UsageError(f"no dataset (manifest.json) under {', '.join(map(named, paths))}")
     manifests = [(d, load_manifest(d)) for d in found]
     repos = {(m.repo.owner, m.repo.name) for _, m in manifests}
     if len(repos) > 1:
-        raise UsageError("cannot fold datasets of several repositories: " + ", ".join(sorted("/".join(r) for r in repos)))
+        raise UsageError("cannot fold datasets of several repositories: " + ", ".join(sorted(named("/".join(r)) for r in repos)))
     for d, m in manifests:
         if version_of(m.ref) is None:
-            raise UsageError(f"{d}: made from {m.ref or m.commit[:12]!r}, no release: a fold orders datasets by release")
+            raise UsageError(f"{named(d)}: made from {named(repr(m.ref or m.commit[:12]))}, no release: a fold orders datasets by release")
     manifests.sort(key=lambda dm: (version_key(dm[1].ref or ""), dm[1].ref or ""))
     labels = [m.ref or "" for _, m in manifests]
     twice = sorted({v for v in labels if labels.count(v) > 1})
     if twice:
-        raise UsageError(f"two datasets of {twice[0]}")
+        raise UsageError(f"two datasets of {named(twice[0])}")
     fold = Fold()
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
