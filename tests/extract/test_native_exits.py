@@ -119,3 +119,11 @@ def test_a_file_that_defines_the_name_itself_uses_its_own_definition():
            b'void f() { CUDACHECK(cudaFree(0)); }\n')
     assert extract_native("csrc/alloc.cpp", own, macros)["sites"] == []
     assert len(extract_native("csrc/alloc.cpp", own.split(b"\n", 1)[1], macros)["sites"]) == 1
+
+
+@pytest.mark.parametrize("fmt", [r"ends in %", r"%*", r"%l", r"100%% sure: %q %s", r"%s %s %s %s"])
+def test_a_format_that_is_cut_or_short_of_arguments_still_gives_one_site(fmt):
+    data = ('#define DIE(x) do { if (!(x)) { fprintf(stderr, "' + fmt + '", #x); abort(); } } while (0)\n'
+            'void f(int n) { DIE(n > 0); }\n').encode()
+    sites = extract_native("csrc/x.cpp", data)["sites"]
+    assert [(s["native"]["macro"], s["exception"]) for s in sites] == [("DIE", "abort")]
