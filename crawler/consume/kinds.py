@@ -7,17 +7,21 @@ from __future__ import annotations
 from typing import Any
 
 LANGUAGES = {"cpp": "C++", "cuda": "CUDA", "rust": "Rust"}
+#: What a native check that prints and ends the process surfaces as (``extract.native.EXIT_SURFACES``).
+ENDS = frozenset({"exit", "abort"})
 
 
 def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     """``native: TORCH_CHECK in CUDA code, seen in Python as RuntimeError`` (a Rust error: its type,
     which is what its text is printed as; where it goes next depends on the upstream's design, so
-    nothing here says); any other kind as it is."""
+    nothing here says; a macro that prints and exits: that); any other kind as it is."""
     if kind != "native" or not native:
         return kind
     language = LANGUAGES.get(native["language"], native["language"])
     if native["language"] == "rust":
         return f"native: {native['macro']} in Rust code, its error type {native['surfaces_as']}"
+    if native["surfaces_as"] in ENDS:
+        return f"native: {native['macro']} in {language} code, prints the message and ends the process ({native['surfaces_as']}), no Python exception"
     return f"native: {native['macro']} in {language} code, seen in Python as {native['surfaces_as']}"
 
 

@@ -106,6 +106,10 @@ AGREE = 0.1
 #: Characters of a field's value counted by ``Match.support``: a long value (a list of 200
 #: architectures) is data, and must not make a template that says what it is a weak match.
 FIELD_WEIGHT = 16
+#: Fields whose value says what it is (a native check's ``__FILE__``/``__LINE__``: the source
+#: path and line the compiler put in, a path with no space, digits): a value of that shape is
+#: the entry's text as much as its literal words are, however long the path (``Match.support``).
+_PLACE_FIELDS = {"__FILE__": re.compile(r"[^\s:'\"]+"), "__LINE__": re.compile(r"\d+")}
 
 
 # --------------------------------------------------------------------------- reading the input
@@ -849,7 +853,11 @@ class Matcher:
         n = len(reading.message)
         coverage = covered / n if n else 1.0
         weighed = n - sum(max(0, end - start - FIELD_WEIGHT) for start, end in gaps or ())
-        support = covered / weighed if weighed > 0 else 0.0
+        places = [len(values.get(f"f{i}") or "") for i, expr in enumerate(e.fields)
+                  if expr in _PLACE_FIELDS and _PLACE_FIELDS[expr].fullmatch(values.get(f"f{i}") or "")]
+        covered_places = covered + sum(places)
+        weighed += sum(max(0, k - FIELD_WEIGHT) for k in places)
+        support = covered_places / weighed if weighed > 0 else 0.0
         anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
         if not p.frags and (not n or (site and exc)):
             # nothing to cover: a bare raise for an empty message, or where the traceback points

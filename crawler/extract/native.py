@@ -69,6 +69,10 @@ RUST_MACROS = frozenset({"bail", "anyhow", "ensure"})
 #: ``#define`` whose body names neither is never read, see ``_Cpp.macro_bodies``); a macro's
 #: name or ``#[error]``'s. A new kind of site must add the word that marks it here.
 _CPP_WORDS = tuple(sorted({name.encode() for name in CHECKS} | {b"throw"}))
+_PRINT_WORDS = tuple(sorted(name.encode() for name in native_macros.PRINTS))
+#: What an exiting macro (``native_macros.exiting``) surfaces as: no Python exception (the process
+#: ends before one could be raised), the C library's call that ends it.
+EXIT_SURFACES = {"exit": ("exit", "libc.exit"), "abort": ("abort", "libc.abort")}
 _RUST_WORDS = tuple(sorted({name.encode() for name in RUST_MACROS} | {b"error"}))
 _RUST_TEST_ATTRS = frozenset({"test", "tokio::test", "cfg(test)", "rstest"})
 
@@ -339,7 +343,8 @@ class _Cpp(_Walker):
     def walk(self, root: Any, row_offset: int) -> None:
         self.row_offset = row_offset
         last = len(self.lines)
-        spots = _spots(root, (*_CPP_WORDS, *(name.encode() for name in self.wrappers)))  # a wrapper's use is a site too
+        spots = _spots(root, (*_CPP_WORDS, *(name.encode() for name in self.wrappers),  # a wrapper's use is a site too
+                              *(_PRINT_WORDS if self.expansion is not None else ())))  # and what an exiting macro prints
         # (node, names, scope lines, guards): an explicit stack, however deep the file nests
         stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...]]] = [(root, (), (1, last), ())]
         while stack:
@@ -365,6 +370,8 @@ class _Cpp(_Walker):
                 self.call(node, names, scope, guards)
             elif kind == "throw_statement":
                 self.throw(node, names, scope, guards)
+            elif kind == "expression_statement" and self.expansion is not None:
+                self.printed(node, names, scope, guards)
             if kind == "if_statement":
                 cond = node.child_by_field_name("condition")
                 shown = _flat(_text(cond)) if cond is not None else ""
@@ -447,6 +454,57 @@ class _Cpp(_Walker):
         form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
         self.site(node, names, scope, f"throw std::{name}", ("RuntimeError", "builtins.RuntimeError"),
                   _site_template(pieces, form), list(guards))
+
+    def printed(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], guards: tuple[str, ...]) -> None:
+        """In an exiting macro's expansion, a statement that prints (``printf(fmt, ...)``,
+        ``fprintf(stderr, fmt, ...)``, ``std::cerr << ... ``) followed in its block by a call that
+        ends the process: a site whose message is what it prints (its last newline dropped: a
+        paste is a line)."""
+        ended = None
+        sibling = node.next_named_sibling
+        while sibling is not None and ended is None:
+            call = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
+            function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+            ended = _flat(_text(function)).rpartition("::")[2] if function is not None else None
+            ended = ended if ended in native_macros.EXITS else None
+            sibling = sibling.next_named_sibling
+        expr = node.named_children[0] if node.named_children else None
+        if ended is None or expr is None:
+            return
+        pieces = self.printf(expr) if expr.type == "call_expression" else self.streamed(expr)
+        if not pieces:
+            return
+        if isinstance(pieces[-1], str):
+            pieces[-1] = pieces[-1].rstrip("\n")
+        fielded = any(isinstance(p, tuple) for p in pieces)
+        form = "literal" if not fielded else "percent" if expr.type == "call_expression" else "concat"
+        surfaces = EXIT_SURFACES.get(ended, EXIT_SURFACES["exit"])
+        self.site(node, names, scope, "", surfaces, _site_template(pieces, form), list(guards))
+
+    def printf(self, call: Any) -> list[Any]:
+        """``printf(fmt, a, b)`` / ``fprintf(stderr, fmt, ...)`` -> pieces, each conversion a field
+        named by its argument; [] for any other call or a format that is no literal."""
+        function = call.child_by_field_name("function")
+        name = _flat(_text(function)).rpartition("::")[2] if function is not None else ""
+        args = _arguments(call)
+        if name == "fprintf" and args and _flat(_text(args[0])).rpartition("::")[2] in ("stderr", "stdout"):
+            args = args[1:]
+        elif name != "printf":
+            return []
+        fmt = _string_value(args[0]) if args else None
+        return _c_format(fmt, [(self.piece(a), _flat(_text(a))) for a in args[1:]]) if fmt is not None else []
+
+    def streamed(self, expr: Any) -> list[Any]:
+        """``std::cerr << "a" << x << std::endl`` -> pieces; [] for anything else."""
+        out: list[Any] = []
+        while expr.type == "binary_expression" and _text(expr.child_by_field_name("operator")) == "<<":
+            right = expr.child_by_field_name("right")
+            if _flat(_text(right)).rpartition("::")[2] != "endl":
+                out.append(self.piece(right))
+            expr = expr.child_by_field_name("left")
+        if _flat(_text(expr)).rpartition("::")[2] != "cerr":
+            return []
+        return out[::-1]
 
     def concat(self, node: Any) -> list[Any]:
         """``std::string("a") + x + "b"`` -> its pieces (a ``+`` chain that holds a string, left to
@@ -641,6 +699,47 @@ class _Rust(_Walker):
         line, end = node.start_point[0] + 1, node.end_point[0] + 1
         self.add(line=line, end=end, qualname="::".join(names), scope=scope, macro=f"{macro}!",
                  surfaces=("Error", "anyhow.Error"), template=_rust_template(pieces), guards=guards)
+
+
+#: The conversion characters of C's printf; what comes between ``%`` and one (flags, width,
+#: precision, length) only says how the value prints.
+_C_CONVERSIONS = frozenset("diouxXeEfFgGaAcspn")
+
+
+def _c_format(fmt: str, args: list[tuple[Any, str]]) -> list[Any]:
+    """A printf format and its arguments (piece, source) -> pieces: each conversion a field named by the
+    argument it takes (``%s`` with ``__FILE__`` -> ``{__FILE__}``), a literal argument its text
+    where nothing pads or cuts it, ``%%`` a percent sign. A ``*`` width takes an argument of its own."""
+    out: list[Any] = []
+    literal: list[str] = []
+    i = nxt = 0
+    while i < len(fmt):
+        c = fmt[i]
+        i += 1
+        if c != "%":
+            literal.append(c)
+            continue
+        if fmt[i:i + 1] == "%":
+            literal.append("%")
+            i += 1
+            continue
+        start = i
+        while i < len(fmt) and fmt[i] not in _C_CONVERSIONS:
+            nxt += fmt[i] == "*"
+            i += 1
+        i += 1
+        value, source = args[nxt] if nxt < len(args) else (("field", f"{nxt}"), f"{nxt}")
+        nxt += 1
+        if isinstance(value, str) and i - start == 1:
+            literal.append(value)
+            continue
+        if literal:
+            out.append("".join(literal))
+            literal = []
+        out.append(("field", source))
+    if literal:
+        out.append("".join(literal))
+    return out
 
 
 def _rust_template(pieces: list[Any]) -> TemplateData:

@@ -19,6 +19,11 @@ preprocessor does, parsed and read like any check (what it surfaces as is the in
   (``.h .hpp .cuh .hh .inl``), which a crawl reads first (``header_macros``). A name two headers
   define differently is left out: which one a file includes is not read, and errcat claims no
   message it cannot see. No upstream's macro is named here.
+- **An exiting macro** is one whose body prints (``printf``, ``fprintf``, ``std::cerr <<``) and
+  then ends the process (``exit``, ``abort``): ``#define CUDACHECK(cmd) do { ... printf("Failed:
+  Cuda error %s:%d '%s'\\n", __FILE__, __LINE__, ...); exit(EXIT_FAILURE); ... } while (0)``. It is
+  a check of its own (a wrapper may wrap it), and each use is a site whose message is what it
+  prints (``native._Cpp.printed``).
 """
 
 from __future__ import annotations
@@ -41,6 +46,9 @@ Macro = tuple[str, tuple[str, ...], tuple[tuple[str, bool], ...]]
 _PUNCT3 = ("...", "<<=", ">>=", "->*")
 _PUNCT2 = ("##", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
            "%=", "&=", "|=", "^=", ".*")
+#: What an exiting macro's body calls to print its message and then to end the process.
+PRINTS = frozenset({"printf", "fprintf", "cerr"})
+EXITS = frozenset({"exit", "abort", "_exit", "_Exit", "quick_exit"})
 _PUNCT3_SET = frozenset(_PUNCT3)  # (a set lookup per punctuator: trying each with startswith was most of the tokenizer)
 _PUNCT2_SET = frozenset(_PUNCT2)
 
@@ -152,11 +160,26 @@ def _calls(body: tuple[tuple[str, bool], ...]) -> list[str] | None:
     return names or None
 
 
+def exiting(body: tuple[tuple[str, bool], ...]) -> bool:
+    """A body that prints and then ends the process: a call of one of :data:`PRINTS` (or a stream
+    to ``cerr``), then later a call of one of :data:`EXITS` (``std::`` or not)."""
+    toks = [t for t, _ in body]
+    printed = False
+    for i, t in enumerate(toks):
+        after = toks[i + 1] if i + 1 < len(toks) else ""
+        if t in PRINTS and (after == "(" or (t == "cerr" and after == "<<")):
+            printed = True
+        elif printed and t in EXITS and after == "(":
+            return True
+    return False
+
+
 def wrappers(macros: Iterable[Macro], known: Iterable[str]) -> dict[str, Macro]:
-    """The macros that are wrappers of known checks (or of each other), by name."""
+    """The macros that are wrappers of known checks (or of each other), by name; an exiting macro
+    (:func:`exiting`) is a check of its own."""
     candidates = {m[0]: (m, _calls(m[2])) for m in macros}
     checks = set(known)
-    found: dict[str, Macro] = {}
+    found: dict[str, Macro] = {m[0]: m for m, _ in candidates.values() if m[0] not in checks and exiting(m[2])}
     changed = True
     while changed:
         changed = False
@@ -178,7 +201,7 @@ def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterabl
     round): one that names none can neither define a wrapper nor redefine one."""
     known = list(known)
     pending = [(path, data) for path, data in files if b"#define" in data and b"\0" not in data]
-    names = set(known)
+    names = set(known) | EXITS  # (an exiting macro names no check: its exit marks the header)
     found: list[Macro] = []
     table: dict[str, Macro] = {}
     while True:
@@ -254,8 +277,11 @@ def _stringize(argument: str, outer: frozenset[str] = frozenset()) -> str:
 
 
 def visible(own: list[Macro], headers: Mapping[str, Macro], known: Iterable[str]) -> dict[str, Macro]:
-    """The wrappers a file sees: the headers', then its own (which may wrap the headers' and win)."""
-    table = dict(headers)
+    """The wrappers a file sees: the headers', then its own (which may wrap the headers' and win).
+    A header's exiting macro whose name the file defines itself is not the one its uses see
+    (``cumem_allocator.cpp``'s ``CUDA_CHECK`` logs and goes on: no exit, no error entry)."""
+    defined = {m[0] for m in own}
+    table = {name: macro for name, macro in headers.items() if name not in defined or not exiting(macro[2])}
     table.update(wrappers(own, [*known, *table]))
     return table
 

@@ -181,7 +181,7 @@ class NativeInfo(Model):
 
     macro: str = Field(description="The check as written: TORCH_CHECK, STD_TORCH_CHECK, throw std::runtime_error, #[error] (a Rust error type's message), bail! ...")
     language: Literal["cpp", "cuda", "rust"]
-    surfaces_as: str = Field(description="The Python exception a user sees (RuntimeError for TORCH_CHECK, ValueError for TORCH_CHECK_VALUE, ...); for Rust, which runs in a process of its own, the error type whose text a user reads.")
+    surfaces_as: str = Field(description="The Python exception a user sees (RuntimeError for TORCH_CHECK, ValueError for TORCH_CHECK_VALUE, ...); for Rust, which runs in a process of its own, the error type whose text a user reads; for a macro that prints its message and ends the process (vLLM's CUDACHECK), exit or abort: no Python exception is raised.")
 
 
 class Site(Model):
