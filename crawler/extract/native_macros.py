@@ -278,10 +278,12 @@ def _stringize(argument: str, outer: frozenset[str] = frozenset()) -> str:
 
 def visible(own: list[Macro], headers: Mapping[str, Macro], known: Iterable[str]) -> dict[str, Macro]:
     """The wrappers a file sees: the headers', then its own (which may wrap the headers' and win).
-    A header's exiting macro whose name the file defines itself is not the one its uses see
-    (``cumem_allocator.cpp``'s ``CUDA_CHECK`` logs and goes on: no exit, no error entry)."""
+    A header's macro whose name the file defines itself is not the one its uses see, as the
+    preprocessor has it: ``cumem_allocator.cpp``'s ``CUDA_CHECK`` logs and goes on (no exit, no
+    error entry), and a CUDA file's own ``CHECK_INPUT`` checks for a CUDA tensor where a header's
+    checks for a CPU one."""
     defined = {m[0] for m in own}
-    table = {name: macro for name, macro in headers.items() if name not in defined or not exiting(macro[2])}
+    table = {name: macro for name, macro in headers.items() if name not in defined}
     table.update(wrappers(own, [*known, *table]))
     return table
 

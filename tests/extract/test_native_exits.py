@@ -127,3 +127,18 @@ def test_a_format_that_is_cut_or_short_of_arguments_still_gives_one_site(fmt):
             'void f(int n) { DIE(n > 0); }\n').encode()
     sites = extract_native("csrc/x.cpp", data)["sites"]
     assert [(s["native"]["macro"], s["exception"]) for s in sites] == [("DIE", "abort")]
+
+
+def test_a_file_that_defines_a_check_a_header_defines_too_uses_its_own():
+    header = (b'#define CHECK_CPU(x) TORCH_CHECK(x.device().is_cpu(), #x " must be a CPU tensor")\n'
+              b'#define CHECK_INPUT(x) CHECK_CPU(x)\n')
+    macros = header_macros([("csrc/common.h", header)], parse_tree, CHECKS)
+    own = (b'#include "common.h"\n'
+           b'#define CHECK_CUDA(x) TORCH_CHECK(x.is_cuda(), #x " must be a CUDA tensor")\n'
+           b'#define CHECK_INPUT(x) CHECK_CUDA(x)\n'
+           b'void rope(torch::Tensor position_ids) { CHECK_INPUT(position_ids); }\n')
+    texts = [s["template"]["text"] for s in extract_native("csrc/rope.cu", own, macros)["sites"]]
+    assert texts == ["position_ids must be a CUDA tensor"]
+    # a file that defines no such macro sees the header's
+    texts = [s["template"]["text"] for s in extract_native("csrc/cpu.cpp", own.split(b"\n", 3)[3], macros)["sites"]]
+    assert texts == ["position_ids must be a CPU tensor"]
