@@ -31,12 +31,19 @@ _LINE_PREFIXES = [
                r"\[?[\w./-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?"),
     re.compile(r"(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}"),  # uvicorn
     re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? "),  # a bare timestamp
+    re.compile(r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\]\s?"),  # a CI log's (Buildkite) "[2025-03-10T15:07:20Z] "
+    # Python's logging.basicConfig format after its timestamp: "- __main__ - ERROR - "
+    re.compile(r"(?:- )?[\w.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - "),
+    re.compile(r"E {3,16}"),  # pytest's failure lines: "E       ValueError: ..."
 ]
 _MAX_PREFIXES = 8  # prefixes stripped from one line (they nest: docker, then process, then logger)
 
 # "SomeError: message", "pkg.mod.SomeError: message", "RayTaskError(ValueError): ...".
 _EXC = re.compile(r"([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: (.*)", re.S)
 _EXC_NAME_END = ("Error", "Exception", "Exit", "Interrupt", "Warning", "Failure", "Fault")
+# "SomeError: message" after a prefix no pattern strips: a dotted name after a space, "]", "|"
+# or ")", before ": " (or "(Wrapped): "); names start only after those, so a line is read once.
+_INNER_EXC = re.compile(r"(?<=[ \t\]|)])([A-Za-z_][\w.]*)(?:\(([A-Za-z_]\w{0,100})\))?: ", re.ASCII)
 # A logged repr: "ValueError('message')" / OutOfMemoryError("message")
 _REPR = re.compile(r"""([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])(.*?)\2?\)?$""", re.S)
 # argparse: "vllm serve: error: argument --x: message" / "api_server.py: error: message"
@@ -66,16 +73,25 @@ class Candidate:
     source: str = "line"  # "line", or "raise": the string literals of a raise statement a cut traceback ends in
 
 
+def _prefix_end(line: str) -> int:
+    """Where the first known prefix of the line ends (0: none). Indentation before a prefix goes
+    with it ("  vllm-1  | ...", a CI log's "  | [2025-...Z] ..."); indentation before anything
+    else stays (a traceback's code lines are indented)."""
+    start = len(line) - len(line.lstrip(" \t"))
+    for prefix in _LINE_PREFIXES:
+        m = prefix.match(line, start)
+        if m and m.end() > start:
+            return m.end()
+    return 0
+
+
 def strip_line(line: str) -> str:
     line = line.rstrip("\r").removesuffix("^M").rstrip()
     for _ in range(_MAX_PREFIXES):
-        for prefix in _LINE_PREFIXES:
-            m = prefix.match(line)
-            if m and m.end():
-                line = line[m.end():]
-                break
-        else:
+        end = _prefix_end(line)
+        if not end:
             break
+        line = line[end:]
     if line.endswith(("│", "┃")):
         line = line[:-1].rstrip()
     return line
@@ -92,16 +108,13 @@ def logged(line: str) -> tuple[str, str] | None:
     line = line.rstrip("\r").removesuffix("^M").rstrip()
     level = None
     for _ in range(_MAX_PREFIXES):
-        for prefix in _LINE_PREFIXES:
-            m = prefix.match(line)
-            if m and m.end():
-                found = _LEVEL.search(m.group())
-                if found:
-                    level = LEVELS[found.group(1)]
-                line = line[m.end():]
-                break
-        else:
+        end = _prefix_end(line)
+        if not end:
             break
+        found = _LEVEL.search(line, 0, end)
+        if found:
+            level = LEVELS[found.group(1)]
+        line = line[end:]
     return (level, line) if level and line.strip() else None
 
 
@@ -134,6 +147,13 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
     m = _ARGPARSE.match(stripped)
     if m:
         return "ArgumentError", m.group(1)
+    for m in _INNER_EXC.finditer(stripped):
+        # a prefix no pattern knows ("pod-7 stderr F ValueError: ..."): the first exception named
+        name, wrapped = _leaf(m.group(1)), m.group(2)
+        if wrapped and name.startswith("RayTaskError"):
+            return wrapped, stripped[m.end():]
+        if not wrapped and name.endswith(_EXC_NAME_END):
+            return name, stripped[m.end():]
     return None
 
 

@@ -236,7 +236,10 @@ SEARCH_JS = r"""
     /^\([\w.-]{1,64} pid=\d{1,10}(?:, ip=[^)\n]{0,64})?\)\s?/,
     /^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?\[?[\w.\/-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?/,
     /^(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
-    /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? /
+    /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? /,
+    /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\]\s?/,
+    /^(?:- )?[\w.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - /,
+    /^E {3,16}/
   ];
   var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/, LEVEL = /\b(WARNING|WARN|ERROR|CRITICAL)\b/;
   var MAX_LINES = 4096, MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
@@ -247,13 +250,14 @@ SEARCH_JS = r"""
     var level = null;
     line = line.replace(/\r$/, "").replace(/\^M$/, "").replace(/\s+$/, "");
     for (var n = 0; n < 8; n++) {
-      var hit = false;
+      // paste._prefix_end: indentation goes with a prefix after it, and stays before anything else
+      var hit = false, rest = line.replace(/^[ \t]*/, "");
       for (var i = 0; i < PREFIXES.length && !hit; i++) {
-        var m = PREFIXES[i].exec(line);
+        var m = PREFIXES[i].exec(rest);
         if (m && m[0].length) {
           var l = LEVEL.exec(m[0]);
           if (l) level = l[1] === "WARN" ? "WARNING" : l[1];
-          line = line.slice(m[0].length); hit = true;
+          line = rest.slice(m[0].length); hit = true;
         }
       }
       if (!hit) break;
@@ -271,6 +275,13 @@ SEARCH_JS = r"""
       if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), m[3]];
     }
     if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
+    // paste._INNER_EXC: after a prefix no pattern strips, the first exception named
+    var inner = /(?<=[ \t\]|)])([A-Za-z_][\w.]*)(?:\(([A-Za-z_]\w{0,100})\))?: /g;
+    while ((m = inner.exec(t))) {
+      var name = leaf(m[1]), after = t.slice(m.index + m[0].length);
+      if (m[2] && name.indexOf("RayTaskError") === 0) return [m[2], after];
+      if (!m[2] && EXC_END.test(name)) return [name, after];
+    }
     return null;
   }
   function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }

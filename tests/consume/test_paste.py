@@ -54,10 +54,26 @@ LOGGED = (
     f"vllm serve: error: argument --attention-config: {KV_MESSAGE}",
     f"vllm.exceptions.VLLMValidationError: {KV_MESSAGE} (parameter=kind, value=full)",
     f"│ ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}   │",
+    # indented before a known prefix, as pasted out of a table or a CI log: the prefix goes
+    f"  vllm-1  | ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}",
+    f"  | [2025-03-10T15:07:20Z] ERROR 03-10 08:07:20 [core.py:302] ValueError: {KV_MESSAGE}",  # Buildkite
+    f"2025-06-27 12:57:51,690 - __main__ - ERROR - ValueError: {KV_MESSAGE}",  # logging.basicConfig
+    f"E       ValueError: {KV_MESSAGE}",  # pytest
+    # a prefix no pattern knows: the first exception named in the line starts the message
+    f"2025-01-01T00:00:00.1234567Z pod-7 stderr F ValueError: {KV_MESSAGE}",
+    f"[worker-3] ray.exceptions.RayTaskError(ValueError): {KV_MESSAGE}",
 ])
 def test_wrapped_messages_are_matched(matcher, ids, text):
     result = match(text, [matcher])
     assert result.matches and result.matches[0].entry.id == ids[cd.KV["text"]] and result.matches[0].strong
+
+
+def test_an_unknown_prefix_gives_the_first_exception_named_and_indentation_stays_code():
+    text = clean("node-1 | stderr RuntimeError: Worker failed with error 'AssertionError: x', see above\n"
+                 '  File "/x/pkg/a.py", line 3, in f\n    raise KeyError(k)\n')
+    assert [(c.exception, c.message) for c in candidates(text)] == [
+        ("RuntimeError", "Worker failed with error 'AssertionError: x', see above")]
+    assert text.split("\n")[2] == "    raise KeyError(k)"  # a traceback's code line is no prefix
 
 
 def test_every_exception_line_is_a_candidate():
