@@ -30,6 +30,11 @@ def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False):
     return [open_matcher(d, cache_dir, fresh) for d in datasets_under(data)]
 
 
+#: How alike (wording, or share covered) an entry near a line of a paste holding only umbrellas
+#: must be to be offered as what the umbrella points at.
+ALIKE = 0.5
+
+
 def _one_line(text: str, width: int = 100) -> str:
     text = text.replace("\n", "\\n")
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -138,8 +143,14 @@ def _print_text(result) -> None:
             value = m.values.get(f"f{j}")
             if value is not None:
                 echo(f"   {{{expr}}} = {_one_line(value, 80)}")
-    if all(m.role == "umbrella" or "root cause" in m.entry.text.lower() for m in result.matches):
-        _print_weak(result.weak, "it points at a root cause logged before it; nearest entries to the other lines:")
+    if all(m.role == "umbrella" for m in result.matches):
+        # only umbrellas: what they point at is elsewhere in the log, maybe reworded since; of
+        # the entries nearest the paste's other lines, those worded at least half alike
+        near = [w for w in result.weak if (w.similarity if hasattr(w, "similarity") else max(w.support, w.coverage)) >= ALIKE]
+        if near:
+            _print_weak(near, "it points at another error, its root cause; nearest entries to the paste's other lines:")
+        else:
+            echo("it points at another error, its root cause, printed elsewhere in the log: paste the lines around it.")
 
 
 @click.command()

@@ -1022,11 +1022,22 @@ def paste_readings(text: str) -> list[Reading]:
     return readings[: MAX_READINGS * 2]
 
 
+def _before_traceback(text: str) -> set[str]:
+    """The (cleaned) lines of a paste printed just before a traceback: a log call that prints the
+    exception it handles (``logger.exception``, ``exc_info=True``) says only that something failed,
+    the traceback after it says what."""
+    from crawler.consume.paste import clean
+
+    lines = [line.strip() for line in clean(text[-MAX_INPUT:]).split("\n") if line.strip()]
+    return {line for line, nxt in zip(lines, lines[1:]) if nxt == _TB_HEADER}
+
+
 def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
     from crawler.consume.foreign import foreign_hits
     from crawler.consume.paste import is_umbrella
 
     readings = paste_readings(text)
+    before_traceback = _before_traceback(text)
     hits = foreign_hits(text, [r.message for r in readings], matchers)
     foreign_lines = {m for h in hits for m in h.messages}
     found: list[Match] = []
@@ -1042,26 +1053,31 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
     ranked = rank(found, len(found) or 1)
     strong = [m for m in ranked if m.strong]
     weak = [m for m in ranked if not m.strong]
-    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)]
+    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)
+                 or (m.entry.kind == "log" and m.reading.message in before_traceback)]
     causes = [m for m in strong if m not in umbrellas]
     if umbrellas and (causes or hits):
         for m in causes:
             m.role = "root cause"
-        for m in umbrellas:
-            m.role = "umbrella"
         strong = causes + umbrellas
+    for m in umbrellas:
+        m.role = "umbrella"
     nearest: list[Near] = []
     if readings and not hits and not causes:
         # nothing but umbrellas (or nothing at all): the nearest entries to the other lines may
-        # be the root cause, reworded since the release the paste came from
+        # be the root cause, reworded since the release the paste came from; not the umbrellas
+        # themselves, nor their lines read another way ("RuntimeError: <its message>")
         seen: set[str] = set()
         umbrella_lines = {m.reading.message for m in umbrellas}
+        answered = {(m.dataset, m.entry.id) for m in umbrellas}
         for r in sorted(readings, key=lambda r: (r.source != "line", -r.line))[:4]:
-            if r.message in seen or r.message in umbrella_lines:
+            if r.message in seen or any(r.message.endswith(u) for u in umbrella_lines):
                 continue
             seen.add(r.message)
             for matcher in matchers:
                 for n in matcher.nearest(r.message):
+                    if (n.dataset, n.entry.id) in answered:
+                        continue
                     # the reading of this message that agrees best: a log line's is both its
                     # level's and the plain text's, and the level is what it says
                     n.reading = max((q for q in readings if q.message == r.message), key=lambda q: agreement(n.entry, q))

@@ -737,24 +737,30 @@ SEARCH_JS = r"""
     found.forEach(function (m) { var b = best.get(m.e.id); if (!b || keyCmp(m.key, b.key) > 0) best.set(m.e.id, m); });
     var ranked = Array.from(best.values()).sort(function (a, b) { return keyCmp(b.key, a.key) || byId(a, b); });
     var strong = ranked.filter(function (m) { return m.strong; }), weak = ranked.filter(function (m) { return !m.strong; });
-    var umbrellas = strong.filter(function (m) { return umbrella(m.e); }), causes = strong.filter(function (m) { return !umbrella(m.e); });
+    // match._before_traceback: a line a traceback follows (logger.exception) says only that something failed
+    var lines = read.cleaned.split("\n").map(function (l) { return l.trim(); }).filter(function (l) { return l; }), beforeTb = new Set();
+    for (var k = 0; k + 1 < lines.length; k++) if (lines[k + 1] === TB) beforeTb.add(lines[k]);
+    function umbrellaMatch(m) { return umbrella(m.e) || (kind(m.e) === "log" && beforeTb.has(m.r.m)); }
+    var umbrellas = strong.filter(umbrellaMatch), causes = strong.filter(function (m) { return !umbrellaMatch(m); });
     if (umbrellas.length && (causes.length || foreign.length)) {
       causes.forEach(function (m) { m.role = "root cause"; });
-      umbrellas.forEach(function (m) { m.role = "umbrella"; });
       strong = causes.concat(umbrellas);
     }
+    umbrellas.forEach(function (m) { m.role = "umbrella"; });
     var near = [];
     if (read.readings.length && !foreign.length && !causes.length) {
       // nothing but umbrellas (or nothing at all): the nearest wordings to the paste's other
       // lines may be the root cause, reworded since the release the paste came from
-      var seen = new Set(), umbrellaLines = new Set(umbrellas.map(function (m) { return m.r.m; })), nearBest = new Map();
+      var seen = new Set(), umbrellaLines = umbrellas.map(function (m) { return m.r.m; }), nearBest = new Map();
+      var answered = new Set(umbrellas.map(function (m) { return m.e.id; }));
       read.readings.map(function (r, i) { return [r, i]; }).sort(function (a, b) {
         return ((a[0].src !== "line") - (b[0].src !== "line")) || (b[0].ln - a[0].ln) || (a[1] - b[1]);
       }).slice(0, 4).forEach(function (ri) {
         var r = ri[0];
-        if (seen.has(r.m) || umbrellaLines.has(r.m)) return;
+        if (seen.has(r.m) || umbrellaLines.some(function (u) { return r.m.endsWith(u); })) return;
         seen.add(r.m);
         nearest(r.m).sort(function (a, b) { return b[1] - a[1] || (a[0].id < b[0].id ? -1 : 1); }).slice(0, 5).forEach(function (p) {
+          if (answered.has(p[0].id)) return;
           var w = {near: true, e: p[0], similarity: p[1], r: null}, top = -2;
           read.readings.forEach(function (q) { if (q.m === r.m && agreement(p[0], q) > top) { top = agreement(p[0], q); w.r = q; } });
           var b = nearBest.get(w.e.id);

@@ -620,3 +620,27 @@ def test_bidi_overrides_in_a_template_do_not_reorder_the_search_results(browser,
         assert not HIDDEN.search(shown), (query, shown)
         assert "user \\u202egnissim\\u202c \\x1b]0;owned\\x07 is required" in rows[0][2], rows[0]
     assert _errors(browser) == []
+
+
+def test_the_search_box_calls_a_log_line_before_a_traceback_an_umbrella_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
+    """logger.exception's line, then the traceback it prints: the line is an umbrella in the box
+    too, and what the box offers next is errcat match's nearest entry, not the umbrella again."""
+    from test_match_cli import ENGINE, LOGGED_THEN_TRACEBACK
+
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n')
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
+    data = tmp_path / "out" / "acme" / "widgets"
+    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
+    browser.get((tmp_path / "site" / "index.html").as_uri())
+    single = ("(EngineCore pid=209) ERROR 05-18 08:21:14 [core.py:1140] RuntimeError: Widget worker failed with error 'x', "
+              "please check the stack trace above for the root cause")
+    for paste in (LOGGED_THEN_TRACEBACK, single):
+        answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+        want = [m["id"] for m in answer["matches"]] + [w["id"] for w in answer["weak"]][:1]
+        rows = browser.execute_script(ROWS, paste)
+        got = [href.rsplit("/", 1)[-1].removesuffix(".html") for href, _, _ in rows[:len(want)]]
+        assert got == want and len(set(got)) == len(got), paste
+        assert rows[0][1].endswith("\u00b7 umbrella"), rows[0]
+    assert _errors(browser) == []

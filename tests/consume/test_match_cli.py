@@ -1,0 +1,88 @@
+"""errcat match on a crawl of a fixture repository, as a user reads its answer: what it claims,
+how sure it is, and where it sends them next."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+ENGINE = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def run(pool):
+    try:
+        start(pool)
+    except Exception:
+        logger.exception("Widget engine failed to start.")
+        raise
+
+
+def start(pool):
+    if pool.free <= 0:
+        raise ValueError(f"Widget cache has no room left ({pool.free} free): increase --pool-size when starting the engine.")
+
+
+def wait(procs):
+    raise RuntimeError(f"Widget worker failed with error '{procs}', please check the stack trace above for the root cause")
+
+
+def launch(done, extra):
+    raise RuntimeError(f"Widget start failed. Failed procs: {done}{extra}")
+"""
+
+# vLLM's logger prints the traceback of the exception it handles after the message
+# (logger.exception); the ValueError is worded as a release before this one worded it.
+LOGGED_THEN_TRACEBACK = """\
+(Engine pid=74) INFO 05-07 06:12:45 [loader.py:391] Loading weights took 62.80 seconds
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136] Widget engine failed to start.
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136] Traceback (most recent call last):
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]   File "/srv/pkg/engine.py", line 8, in run
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]     start(pool)
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]   File "/srv/pkg/engine.py", line 15, in start
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]     raise ValueError(
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136] ValueError: Widget cache has no room left (0 free): increase --pool-size.
+"""
+
+
+@pytest.fixture
+def dataset(fixture_repo, cli, tmp_path) -> Path:
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n')
+    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out")
+    assert run.exit_code == 0, run.output
+    return tmp_path / "out" / "acme" / "widgets"
+
+
+def _ids(dataset: Path) -> dict[str, str]:
+    index = json.loads((dataset / "search.json").read_text())
+    return {e["text"].split(" ")[1]: e["id"] for e in index["entries"]}
+
+
+def test_a_log_line_a_traceback_follows_is_not_the_answer(dataset, cli):
+    """logger.exception's message says something failed; the traceback printed after it says
+    what. Matched alone, the log line was the answer (covers 100%) and the error it points at
+    was not mentioned."""
+    ids = _ids(dataset)
+    out = json.loads(cli("match", "--json", "--data", dataset, LOGGED_THEN_TRACEBACK).stdout)
+    assert [(m["id"], m["role"]) for m in out["matches"]] == [(ids["engine"], "umbrella")]
+    assert out["weak"][0]["id"] == ids["cache"]  # the reworded ValueError, as the nearest
+    text = cli("match", "--data", dataset, LOGGED_THEN_TRACEBACK).stdout
+    assert "umbrella]" in text and "its root cause; nearest entries to the paste's other lines:" in text
+    assert text.index(ids["cache"]) > text.index("nearest entries")
+
+
+def test_an_umbrella_alone_is_not_offered_again_as_its_own_root_cause(dataset, cli):
+    """A paste of one line pointing at a root cause: the nearest entries "to the other lines" were
+    the matched entry itself (the same line read as 'RuntimeError: ...'), shown a second time."""
+    ids = _ids(dataset)
+    paste = "(EngineCore pid=209) ERROR 05-18 08:21:14 [core.py:1140] RuntimeError: Widget worker failed with error 'x', please check the stack trace above for the root cause"
+    run = cli("match", "--data", dataset, paste)
+    assert run.exit_code == 0
+    assert run.stdout.count(ids["worker"]) == 1
+    assert run.stdout.rstrip().endswith("it points at another error, its root cause, printed elsewhere in the log: paste the lines around it.")
