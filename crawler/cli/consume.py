@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections import deque
 from pathlib import Path
@@ -109,6 +110,8 @@ def _print_weak(weak: list, title: str) -> None:
 
 
 def _print_text(result) -> None:
+    from crawler.consume.match import field_groups
+
     if result.readings:
         r = result.matches[0].reading if result.matches else result.readings[0]
         echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
@@ -139,10 +142,12 @@ def _print_text(result) -> None:
             flags.append(m.role)
         echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
         echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
-        for j, expr in enumerate(e.fields):
-            value = m.values.get(f"f{j}")
+        for exprs, value in field_groups(m):
             if value is not None:
-                echo(f"   {{{expr}}} = {_one_line(value, 80)}")
+                # a field's expression as one line; adjacent fields share the one value they print
+                name = "".join("{" + re.sub(r"\s*\n\s*", " ", expr) + "}" for expr in exprs)
+                together = "  (these fields together)" if len(exprs) > 1 else ""
+                echo(f"   {_one_line(name, 80)} = {_one_line(value, 80)}{together}")
     if all(m.role == "umbrella" for m in result.matches):
         # only umbrellas: what they point at is elsewhere in the log, maybe reworded since; of
         # the entries nearest the paste's other lines, those worded at least half alike

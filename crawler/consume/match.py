@@ -637,6 +637,21 @@ def _field_runs(entry: MatchEntry) -> list[int]:
     return runs if literals == list(entry.fragments) else []
 
 
+def field_groups(m: "Match") -> list[tuple[list[str], str | None]]:
+    """A match's fields as a reader takes them: each run of adjacent fields (``{a}{b}``, no text
+    between) with the one value the run's gap holds, since which part of it is whose cannot be
+    told (the pattern's lazy groups give it all to the last); a lone field with its own value."""
+    fields = list(m.entry.fields)
+    runs = (_field_runs(m.entry) or [1] * len(fields)) if any(not (m.values.get(f"f{i}") or "") for i in range(len(fields))) else []
+    if sum(runs) != len(fields):
+        runs = [1] * len(fields)
+    out, k = [], 0
+    for run in runs:
+        out.append((fields[k:k + run], m.values.get(f"f{k + run - 1}")))
+        k += run
+    return out
+
+
 def _dropped_tail(fragment: str) -> str:
     """The end of a template's last literal that a paste may have lost: its trailing whitespace,
     and a full stop before it (not an ellipsis: "..." left off is a cut message, for the prefix

@@ -86,3 +86,12 @@ def test_an_umbrella_alone_is_not_offered_again_as_its_own_root_cause(dataset, c
     assert run.exit_code == 0
     assert run.stdout.count(ids["worker"]) == 1
     assert run.stdout.rstrip().endswith("it points at another error, its root cause, printed elsewhere in the log: paste the lines around it.")
+
+
+def test_adjacent_fields_are_given_their_value_together(dataset, cli):
+    """'{done}{extra}' prints one run of text; which part is whose cannot be told. Shown field by
+    field, the first was said to be empty and the second to hold it all: a claim about the
+    user's values that the paste does not make."""
+    text = cli("match", "--data", dataset, "RuntimeError: Widget start failed. Failed procs: {'engine-0': 1}").stdout
+    assert "   {done}{extra} = {'engine-0': 1}  (these fields together)\n" in text
+    assert "   {done} = " not in text and "   {extra} = " not in text
