@@ -16,6 +16,7 @@ of either side: they are gone already.
 from __future__ import annotations
 
 import difflib
+import os
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
@@ -50,6 +51,28 @@ def _ref(site: Site) -> SiteRef:
 def _primary(record: Record) -> SiteRef:
     loc = record.location
     return SiteRef(path=loc.path, line=loc.line, qualname=loc.qualname, permalink=loc.permalink)
+
+
+#: Characters of each wording a reworded change's summary shows.
+WORDING = 60
+
+
+def changed_wording(old: str, new: str, width: int = WORDING) -> tuple[str, str]:
+    """Both wordings of a reworded message, shown from a word a little before where they first
+    differ and cut to ``width``: the titles (each message's first 60 characters) are the same
+    whenever the change is further on, and a summary of two equal titles says nothing."""
+    same = len(os.path.commonprefix([old, new]))
+    start = 0
+    if same > width // 2:
+        space = old.rfind(" ", same - width // 2, same - 12)
+        start = space + 1 if space >= 0 else same - 12
+
+    def cut(text: str) -> str:
+        piece = text[start:]
+        piece = piece if len(piece) <= width else piece[: width - 1] + "…"
+        return ("…" if start else "") + piece
+
+    return cut(old), cut(new)
 
 
 def _where(ref: SiteRef) -> str:
@@ -207,7 +230,8 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
             summary = f"{after.title} ({before.exception.name} -> {after.exception.name}, {_where(_primary(after))})"
             record_change(kind, after, summary, _primary(after), before=before)
         else:
-            summary = f"{before.title!r} -> {after.title!r} ({_where(_primary(after))})"
+            was, now = changed_wording(before.message.text, after.message.text)
+            summary = f"{was!r} -> {now!r} ({_where(_primary(after))})"
             record_change(kind, after, summary, _primary(after), before=before, similarity=ratio)
     for after in came:
         if after.id not in linked_new:

@@ -58,7 +58,8 @@ def _entry(c: Change) -> str:
             moves.append(f"{md_code(f'{s.old.path}:{s.old.line}')} → {to}")
         detail = "; ".join(moves)
     elif kind is ChangeKind.REWORDED:
-        detail = f"{_where(c)}, was {md_code(c.old_template or '')} ({md_code(c.old_id or '')} → {md_code(c.id)})"
+        # the title is the first 60 characters: both wordings whole, where they differ further on
+        detail = f"{_where(c)}, was {md_code(c.old_template or '')}, now {md_code(c.template)} ({md_code(c.old_id or '')} → {md_code(c.id)})"
     elif kind is ChangeKind.EXCEPTION_CHANGED:
         detail = f"{_where(c)}, was {md_code(c.old_exception or '')} ({md_code(c.old_id or '')} → {md_code(c.id)})"
     elif kind is ChangeKind.SITES_ADDED:

@@ -359,3 +359,18 @@ def test_link_pairs_exactly_what_comparing_every_removed_with_every_added_record
             pairs.append((oid, nid, round(ratio, 3)))
     got = [(old.id, new.id, ratio) for _, old, new, ratio in link(removed, added)]
     assert got == pairs and {kind.value for kind, *_ in link(removed, added)} == {"exception-changed", "reworded"}
+
+
+def test_a_rewording_past_the_title_is_shown(fixture_repo, cli):
+    """The titles are a message's first 60 characters: a change further on gave a summary of two
+    equal titles ('... pairs are…' -> '... pairs are…'), telling a maintainer nothing."""
+    head = "fp32_router_gemm: supported (hidden_dim, num_experts) pairs are "
+    code = 'def g(n):\n    if n:\n        raise ValueError("' + head + '{}")\n'
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": code.replace("{}", "(3072, 256) and (6144, 128)")}, tag="v1")
+    fixture_repo.commit({"pkg/a.py": code.replace("{}", "(3072, 256), (6144, 128) and (5120, 256)")}, tag="v2")
+    (change,) = run_diff(cli, fixture_repo)["changes"]
+    assert change["kind"] == "reworded"
+    assert change["summary"] == ("message reworded: '…are (3072, 256) and (6144, 128)' -> "
+                                 "'…are (3072, 256), (6144, 128) and (5120, 256)' (pkg/a.py:3)")
+    text = cli("diff", "v1", "v2", "--repo", fixture_repo.path, *ARGS, "--format", "markdown").stdout
+    assert f"now `{head}(3072, 256), (6144, 128) and (5120, 256)`" in text
