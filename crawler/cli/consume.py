@@ -52,14 +52,16 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
     """Find the entry for an error message or a whole traceback.
 
     MESSAGE is the error as you saw it: a message, "SomeError: message", a traceback (chained
-    ones too), a pydantic ValidationError, or a server's JSON error body. Without MESSAGE (or
-    with "-") it is read from stdin. Only the last 256 KiB of a longer input are read (the
-    error is at the end of a log). Exit 1 when no entry matches; the nearest are offered.
+    ones too), a pydantic ValidationError, or a server's JSON error body; or a file holding it
+    (a saved log). Without MESSAGE (or with "-") it is read from stdin. Only the last 256 KiB of
+    a longer input are read (the error is at the end of a log). Exit 1 when no entry matches;
+    the nearest are offered.
 
     \b
     Examples:
       errcat match "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."
       python serve.py 2>&1 | errcat match --data output/vllm-project/vllm
+      errcat match server.log
     """
     from crawler.consume.match import MAX_INPUT
     from crawler.consume.match import match as run_match
@@ -69,6 +71,12 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         if sys.stdin is None or (hasattr(sys.stdin, "isatty") and sys.stdin.isatty()):
             raise UsageError("give a MESSAGE or pipe the error into stdin")
         message = _tail(sys.stdin, MAX_INPUT + 1)
+    elif _names_a_file(message):  # a saved log: its text is the paste, not its name
+        try:
+            with open(message, encoding="utf-8", errors="replace", newline="") as f:
+                message = _tail(f, MAX_INPUT + 1)
+        except OSError as e:
+            raise UsageError(f"cannot read {message}: {e.strerror or e}") from None
     if len(message) > MAX_INPUT:
         REPORTER(f"input longer than {MAX_INPUT // 1024} KiB: matching its last {MAX_INPUT // 1024} KiB")
         message = message[-MAX_INPUT:]
@@ -87,6 +95,16 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         _print_text(result)
     if not result.matches:
         sys.exit(1)
+
+
+def _names_a_file(message: str) -> bool:
+    """The argument is a path to a file (one line, no longer than a path gets), not an error."""
+    if "\n" in message or "\x00" in message or len(message) > 4096:
+        return False
+    try:
+        return Path(message).is_file()
+    except OSError:
+        return False
 
 
 def _tail(stream: TextIO, limit: int) -> str:

@@ -95,3 +95,12 @@ def test_adjacent_fields_are_given_their_value_together(dataset, cli):
     text = cli("match", "--data", dataset, "RuntimeError: Widget start failed. Failed procs: {'engine-0': 1}").stdout
     assert "   {done}{extra} = {'engine-0': 1}  (these fields together)\n" in text
     assert "   {done} = " not in text and "   {extra} = " not in text
+
+
+def test_a_saved_log_is_read_from_its_file(dataset, cli, tmp_path):
+    """'errcat match server.log' matched the file's name ("no entry matches", exit 1)."""
+    log = tmp_path / "server.log"
+    log.write_text(LOGGED_THEN_TRACEBACK, encoding="utf-8")
+    by_name = json.loads(cli("match", "--json", "--data", dataset, log).stdout)
+    assert by_name == json.loads(cli("match", "--json", "--data", dataset, LOGGED_THEN_TRACEBACK).stdout)
+    assert by_name["matches"]
