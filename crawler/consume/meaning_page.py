@@ -8,6 +8,7 @@ the page kind's own helpers (``site_html.esc``, ``site_markdown.md_*``; the term
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -19,7 +20,7 @@ FACTS_TITLE = "How the code gets there (derived from the code)"
 def fact_lines(facts: dict[str, Any] | None) -> list[str]:
     """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
     facts = facts or {}
-    lines = [f"if {shown_guard(g)}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
+    lines = [f"if {one_line(shown_guard(g))}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
     if facts.get("handler"):
         lines.append(f"in {facts['handler']}")
     if facts.get("cause"):
@@ -45,6 +46,26 @@ def _operand(text: str, node: ast.expr) -> str:
     loose = isinstance(node, _LOOSE) or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))
     bare = isinstance(node, (ast.Tuple, ast.GeneratorExp)) and not text.startswith("(")
     return f"({text})" if loose or bare else text
+
+
+def _tree(code: str) -> str | None:
+    try:
+        return ast.dump(ast.parse(f"({code}\n)", mode="eval"))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def one_line(code: str) -> str:
+    """A condition the source wraps over lines, on one line as a page lists it (``x not in (
+    None, "none", )`` as ``x not in (None, "none")``): the breaks and the indentation after them
+    go, and a bracket's trailing comma; kept as written unless Python reads both alike."""
+    if "\n" not in code or len(code) > SHOWN_GUARD_MAX:
+        return code
+    flat = re.sub(r"([(\[{])[^\S\n]*\n\s*", r"\1", code)
+    flat = re.sub(r",?\s*\n\s*([)\]}])", r"\1", flat)
+    flat = re.sub(r"\s*\n\s*", " ", flat)
+    tree = _tree(flat)
+    return flat if tree is not None and tree == _tree(code) else code
 
 
 def shown_guard(guard: str) -> str:
