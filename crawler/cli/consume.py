@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import sys
 from collections import deque
 from pathlib import Path
@@ -34,6 +35,13 @@ def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False):
 #: How alike (wording, or share covered) an entry near a line of a paste holding only umbrellas
 #: must be to be offered as what the umbrella points at.
 ALIKE = 0.5
+#: How alike a weak candidate must be for its page to be offered (a message reworded since).
+NEARLY = 0.8
+
+
+def _likeness(w) -> float:
+    """A weak candidate's likeness: wording (a near entry) or the share its text covers."""
+    return w.similarity if hasattr(w, "similarity") else max(w.support, w.coverage)
 
 
 def _one_line(text: str, width: int = 100) -> str:
@@ -93,6 +101,12 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
     else:
         _print_text(result)
+        # where to read more: the first match's page, or a weak candidate's worded almost alike
+        first = result.matches[0] if result.matches else next((w for w in result.weak[:1] if _likeness(w) >= NEARLY), None)
+        if first is not None:
+            where = "" if data == DEFAULT_OUT else f" --data {shlex.quote(str(data))}"
+            whose = "its" if result.matches else "the nearest one's"
+            echo(f"{whose} page: errcat show {first.entry.id}{where}")
     if not result.matches:
         sys.exit(1)
 
@@ -120,10 +134,15 @@ def _tail(stream: TextIO, limit: int) -> str:
 
 
 def _print_weak(weak: list, title: str) -> None:
+    from crawler.consume.match import agreement
+
     if weak:
         echo(title)
         for w in weak:
             score = f"{w.similarity:.0%} alike" if hasattr(w, "similarity") else f"covers {w.support:.0%}"
+            # what ranks it beside its likeness: the exception (or log level) the paste names
+            if agreement(w.entry, w.reading) > 0:
+                score += ", same level" if w.entry.kind == "log" else ", same exception"
             echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
 
 
@@ -169,7 +188,7 @@ def _print_text(result) -> None:
     if all(m.role == "umbrella" for m in result.matches):
         # only umbrellas: what they point at is elsewhere in the log, maybe reworded since; of
         # the entries nearest the paste's other lines, those worded at least half alike
-        near = [w for w in result.weak if (w.similarity if hasattr(w, "similarity") else max(w.support, w.coverage)) >= ALIKE]
+        near = [w for w in result.weak if _likeness(w) >= ALIKE]
         if near:
             _print_weak(near, "it points at another error, its root cause; nearest entries to the paste's other lines:")
         else:

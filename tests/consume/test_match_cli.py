@@ -84,8 +84,11 @@ def test_an_umbrella_alone_is_not_offered_again_as_its_own_root_cause(dataset, c
     paste = "(EngineCore pid=209) ERROR 05-18 08:21:14 [core.py:1140] RuntimeError: Widget worker failed with error 'x', please check the stack trace above for the root cause"
     run = cli("match", "--data", dataset, paste)
     assert run.exit_code == 0
-    assert run.stdout.count(ids["worker"]) == 1
-    assert run.stdout.rstrip().endswith("it points at another error, its root cause, printed elsewhere in the log: paste the lines around it.")
+    assert f"  {ids['worker']}  " not in run.stdout  # listed once, as the match, not again as a candidate
+    assert run.stdout.splitlines()[-2:] == [
+        "it points at another error, its root cause, printed elsewhere in the log: paste the lines around it.",
+        f"its page: errcat show {ids['worker']} --data {dataset}",
+    ]
 
 
 def test_adjacent_fields_are_given_their_value_together(dataset, cli):
@@ -104,3 +107,18 @@ def test_a_saved_log_is_read_from_its_file(dataset, cli, tmp_path):
     by_name = json.loads(cli("match", "--json", "--data", dataset, log).stdout)
     assert by_name == json.loads(cli("match", "--json", "--data", dataset, LOGGED_THEN_TRACEBACK).stdout)
     assert by_name["matches"]
+
+
+def test_the_answer_says_where_its_page_is_and_why_a_weak_one_ranks_first(dataset, cli):
+    """The output gave ids and no way to the page; and weak candidates came in an order their
+    percentages did not explain ('92%, 49%, 59%'): the exception the paste names counts too."""
+    ids = _ids(dataset)
+    text = cli("match", "--data", dataset, "RuntimeError: Widget start failed. Failed procs: {}").stdout
+    assert text.splitlines()[-1] == f"its page: errcat show {ids['start']} --data {dataset}"
+    # the old wording of the ValueError: no match, a candidate worded almost alike, named alike
+    text = cli("match", "--data", dataset, "ValueError: Widget cache has no room left (0 free): increase --pool-size.").stdout
+    assert "no entry matches." in text
+    (line,) = [line for line in text.splitlines() if ids["cache"] in line and "alike" in line]
+    assert "% alike, same exception  ValueError: Widget cache" in line
+    assert text.splitlines()[-1] == f"the nearest one's page: errcat show {ids['cache']} --data {dataset}"
+    assert "page:" not in cli("match", "--data", dataset, "KeyError: nothing like any entry at all").stdout
