@@ -288,6 +288,9 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
                                    vouched=vouched, kept=kept)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
+        if not curated.directory.is_dir():  # a crawl run elsewhere than beside curated/ reads none, and said nothing
+            progress(f"no curated explanations or foreign errors: no directory {curated.directory} (--curated DIR names "
+                     "the one holding <owner>/<name>/)")
         results, tests, served = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
                                              use_cache=options.use_cache, progress=progress, tests=True, settings=settings)
         joins = _join_store(options, settings)
