@@ -110,11 +110,13 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
       errcat diff v1 v2 --repo . --format github --fail-on removed,reworded
     """
     from crawler.versions.formats import format_report
-    from crawler.versions.sides import diff_datasets, open_side, release_specs
+    from crawler.versions.sides import check_sides, diff_datasets, open_side, release_specs
 
     kinds = _kinds(fail_on)
     source = _source(kw)
     specs = release_specs([old, new], source) if pypi else [None, None]
+    if not pypi:
+        check_sides([old, new], source)
     with source.scratch() as tmp:
         report = diff_datasets(open_side(old, source, tmp, REPORTER, specs[0]), open_side(new, source, tmp, REPORTER, specs[1]))
     _write(format_report(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))

@@ -14,7 +14,7 @@ if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle 
 from crawler.source.globs import PathFilter
 from crawler.source.policy import RemoteURL, check_ref, classify_repo_arg
 from crawler.source.remote import _open_remote
-from crawler.source.snapshot import Snapshot, _open_local
+from crawler.source.snapshot import Snapshot, _open_local, check_local_refs
 from crawler.source.wheel import open_pypi, parse_pypi_spec
 
 # --------------------------------------------------------------------------- entry point
@@ -57,3 +57,17 @@ def open_snapshot(
         return _open_remote(target, ref, cache_dir, progress=progress, **kw)
     assert isinstance(target, Path)
     return _open_local(target, repo, ref, **kw)
+
+
+
+def check_refs(repo: str | None, refs: list[str], upstream: Upstream) -> None:
+    """Refuse, before anything is crawled, a ref that cannot be crawled: one that is no ref at all,
+    or, in a local repository, one it does not have (a run crawling several refs would otherwise
+    find the last unknown only after crawling the others)."""
+    for ref in refs:
+        check_ref(ref)
+    repo = repo if repo is not None else upstream.url
+    kind, target = classify_repo_arg(repo)
+    if kind == "path" and refs:  # a remote repository's refs are known once it is fetched
+        assert isinstance(target, Path)
+        check_local_refs(target, repo, refs)

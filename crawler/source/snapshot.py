@@ -347,6 +347,14 @@ def _local_git_dir(path: Path, shown: str) -> Path:
     return Path(proc.stdout.decode("utf-8", "surrogateescape").strip())
 
 
+def check_local_refs(path: Path, shown: str, refs: list[str]) -> None:
+    """SourceError for the first of ``refs`` the local repository at ``path`` does not have."""
+    git = Git(_local_git_dir(path, shown), allow_file=True)
+    for ref in refs:
+        if git.commit_of(ref) is None:
+            raise SourceError(f"{shown}: unknown ref or commit {ref!r}")
+
+
 def _open_local(path: Path, shown: str, ref: str | None, **kw: Any) -> Snapshot:
     git = Git(_local_git_dir(path, shown), allow_file=True)
     want = ref or "HEAD"

@@ -374,3 +374,17 @@ def test_a_rewording_past_the_title_is_shown(fixture_repo, cli):
                                  "'…are (3072, 256), (6144, 128) and (5120, 256)' (pkg/a.py:3)")
     text = cli("diff", "v1", "v2", "--repo", fixture_repo.path, *ARGS, "--format", "markdown").stdout
     assert f"now `{head}(3072, 256), (6144, 128) and (5120, 256)`" in text
+
+
+def test_an_unknown_ref_or_a_missing_directory_is_refused_before_anything_is_crawled(fixture_repo, cli, tmp_path):
+    """'errcat diff v0.32.0 v9.9.9' crawled v0.32.0 (40 s on vLLM) before saying v9.9.9 was
+    unknown; a mistyped dataset path was taken for a ref ("refusing ref", or a git refspec error
+    from the fetch of './nonexist')."""
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE}, tag="v1")
+    run = cli("diff", "v1", "v9", "--repo", fixture_repo.path, *ARGS)
+    assert run.exit_code == 2 and "crawling" not in run.stderr
+    assert run.stderr.splitlines() == [f"errcat: {fixture_repo.path}: unknown ref or commit 'v9'"]
+    for missing in (f"{tmp_path}/old-output", "./old-output"):
+        run = cli("diff", missing, "v1", "--repo", fixture_repo.path, *ARGS)
+        assert run.exit_code == 2 and "crawling" not in run.stderr
+        assert run.stderr.splitlines() == [f"errcat: {missing}: no such dataset directory (OLD and NEW are refs, releases or dataset directories)"]
