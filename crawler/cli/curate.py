@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from crawler.base.errors import UsageError
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT
 
@@ -52,8 +53,11 @@ def curate() -> None:
 @click.option("--hot", type=click.IntRange(min=0), default=10, show_default=True,
               help="How many reported entries without a reviewed text to list, most reported first (evidence.yaml).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, hot: int, as_json: bool) -> None:
-    """Check curated files against the dataset(s) under OUTPUT_DIR (default: output/).
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False),
+              help="The dataset directory or output root, as the other commands take it (instead of OUTPUT_DIR).")
+def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, hot: int, as_json: bool,
+              data: Path | None) -> None:
+    """Check curated files against the dataset(s) under OUTPUT_DIR (default: output/; or --data).
 
     Reports every invalid file, orphan (with the entry it should probably move to), stale file
     and the coverage, then the entries users reported (evidence.yaml) that have no reviewed text
@@ -64,6 +68,10 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
 
     from crawler.curate.check import check, datasets_under, format_report
 
+    if data is not None:
+        if output_dir != DEFAULT_OUT:
+            raise UsageError(f"give the datasets once: OUTPUT_DIR {output_dir} or --data {data}")
+        output_dir = data
     root = _root(curated)
     failed = False
     reports = []
