@@ -102,10 +102,12 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
     else:
         _print_text(result)
         # where to read more: the first match's page, or a weak candidate's worded almost alike
-        first = result.matches[0] if result.matches else next((w for w in result.weak[:1] if _likeness(w) >= NEARLY), None)
+        # (when nothing matches, or only umbrellas do: the root cause is what to read about)
+        near = next((w for w in result.weak[:1] if _likeness(w) >= NEARLY), None)
+        umbrellas = bool(result.matches) and all(m.role == "umbrella" for m in result.matches)
+        first, whose = (result.matches[0], "its") if result.matches and not (umbrellas and near) else (near, "the nearest one's")
         if first is not None:
             where = "" if data == DEFAULT_OUT else f" --data {shlex.quote(str(data))}"
-            whose = "its" if result.matches else "the nearest one's"
             echo(f"{whose} page: errcat show {first.entry.id}{where}")
     if not result.matches:
         sys.exit(1)

@@ -45,7 +45,7 @@ LOGGED_THEN_TRACEBACK = """\
 (Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]     start(pool)
 (Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]   File "/srv/pkg/engine.py", line 15, in start
 (Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136]     raise ValueError(
-(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136] ValueError: Widget cache has no room left (0 free): increase --pool-size.
+(Engine pid=74) ERROR 05-07 06:12:45 [core.py:1136] ValueError: Widget cache has no room left (0 free): increase --pool-size when starting an engine.
 """
 
 
@@ -75,6 +75,8 @@ def test_a_log_line_a_traceback_follows_is_not_the_answer(dataset, cli):
     text = cli("match", "--data", dataset, LOGGED_THEN_TRACEBACK).stdout
     assert "umbrella]" in text and "its root cause; nearest entries to the paste's other lines:" in text
     assert text.index(ids["cache"]) > text.index("nearest entries")
+    # what to read next is the root cause's page, not the umbrella's
+    assert text.splitlines()[-1] == f"the nearest one's page: errcat show {ids['cache']} --data {dataset}"
 
 
 def test_an_umbrella_alone_is_not_offered_again_as_its_own_root_cause(dataset, cli):
