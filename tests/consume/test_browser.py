@@ -522,16 +522,22 @@ FIRST = ("var b = document.getElementById('search'); b.value = arguments[0]; b.d
          "return l ? [a ? a.getAttribute('href') : '', l.textContent] : null;")
 
 
+def _crawled_site(browser, fixture_repo, cli, tmp_path, package: str, files: dict[str, str], slug: str):
+    """The package's files crawled as the upstream ``slug``, its site rendered and open; the dataset."""
+    fixture_repo.commit({f"{package}/__init__.py": "", **{f"{package}/{k}": v for k, v in files.items()}}, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text(f'default = "u"\n[upstreams.u]\nurl = "https://github.com/{slug}"\ninclude = ["{package}/**/*.py"]\n')
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
+    data = tmp_path / "out" / slug
+    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
+    browser.get((tmp_path / "site" / "index.html").as_uri())
+    return data
+
+
 def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_repo, cli, tmp_path):
     """A message joined from pieces ("\\n".join(errors)) has no literal text of its own: the box
     matches its pieces (SearchEntry.alternatives), each anywhere in the message, as errcat match does."""
-    fixture_repo.commit({"srv/__init__.py": "", "srv/check.py": ASSEMBLED}, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text('default = "acme"\n[upstreams.acme]\nurl = "https://github.com/acme/server"\ninclude = ["srv/**/*.py"]\n')
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
-    data = tmp_path / "out" / "acme" / "server"
-    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
-    browser.get((tmp_path / "site" / "index.html").as_uri())
+    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "srv", {"check.py": ASSEMBLED}, "acme/server")
     for paste in ("ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
                   'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    check([9], 5)\n'
                   "ValueError: item 9 exceeds the limit of 5"):
@@ -627,13 +633,7 @@ def test_the_search_box_calls_a_log_line_before_a_traceback_an_umbrella_as_errca
     too, and what the box offers next is errcat match's nearest entry, not the umbrella again."""
     from test_match_cli import ENGINE, LOGGED_THEN_TRACEBACK
 
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n')
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
-    data = tmp_path / "out" / "acme" / "widgets"
-    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
-    browser.get((tmp_path / "site" / "index.html").as_uri())
+    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "pkg", {"engine.py": ENGINE}, "acme/widgets")
     single = ("(EngineCore pid=209) ERROR 05-18 08:21:14 [core.py:1140] RuntimeError: Widget worker failed with error 'x', "
               "please check the stack trace above for the root cause")
     for paste in (LOGGED_THEN_TRACEBACK, single):
