@@ -745,6 +745,9 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
         qualname = short_code(record["sites"][0]["qualname"])
         meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
     verb = _VERBS.get(record["kind"])
+    native = record["sites"][0]["native"]  # the primary site's: what the memo keys a meaning by
+    if native is not None and native["surfaces_as"] in _ENDS:
+        verb = _ENDS[native["surfaces_as"]]
     if verb is not None and meaning["trigger"].startswith("Raised"):
         meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
     return meaning
@@ -775,6 +778,8 @@ def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tupl
 
 #: What the trigger sentence says an entry that is not raised does.
 _VERBS = {"log": "Logged", "response": "Answered"}
+#: ... and a native check that prints its message and ends the process (``NativeInfo.surfaces_as``).
+_ENDS = {"exit": "Ends the process", "abort": "Aborts the process"}
 
 
 # --------------------------------------------------------------------------- sentences

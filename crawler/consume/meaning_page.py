@@ -149,13 +149,14 @@ def knob_text(knob: dict[str, Any]) -> str:
     return f"{text} ({kind})"
 
 
-def rows(meaning: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """(label, sentence) pairs, in page order; none when nothing was derived."""
+def rows(meaning: dict[str, Any] | None, when: str = "When it is raised") -> list[tuple[str, str]]:
+    """(label, sentence) pairs, in page order; none when nothing was derived. ``when`` labels the
+    trigger (``kinds.trigger_label``: a log entry is logged, not raised)."""
     if not meaning:
         return []
     out = []
     if meaning.get("trigger"):
-        out.append(("When it is raised", meaning["trigger"]))
+        out.append((when, meaning["trigger"]))
     for knob in meaning.get("knobs") or []:
         out.append(("Setting", knob_text({**knob, "name": knob["name"].replace("`", "'"),
                                           "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})))

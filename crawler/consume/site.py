@@ -39,7 +39,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import explained_note, kind_text, surface_rows
+from crawler.consume.kinds import explained_note, kind_text, shows_exception, surface_rows, trigger_label
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
@@ -940,8 +940,9 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     ancestry = f" (a <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
     parts.append(
         '<dl class="facts" id="summary">'
-        f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
-        f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
+        + (f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
+           if shows_exception(r) else "")
+        + f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
         + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
         f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(ACCEPTED_TEXT if status == "curated" and ex.get("accepted_as_is") else STATUS_TEXT.get(status, status))}{_drafted_by(ex)}</dd>'
@@ -964,7 +965,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     facts = fact_lines(site.get("facts"))
     if facts:
         parts.append(_section("facts", FACTS_TITLE, "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>"))
-    derived = meaning_rows(r.get("meaning"))
+    derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
             f"<dt>{esc(label)}</dt><dd>{split_code(text, esc, lambda c: f'<code>{esc(c)}</code>')}</dd>"
@@ -990,7 +991,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Last changed",
                           f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
-    return layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
+    what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
+    return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -999,7 +1001,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
 def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
-           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
+           *([f"- **Exception:** {md_inline(exc['qualname'])}"] if shows_exception(r) else []),
+           f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}"
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
@@ -1023,7 +1026,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], "python"), ""]
     sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
-    derived = meaning_rows(r.get("meaning"))
+    derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
                 "", f"*{md_text(NOTE)}*", ""]
