@@ -959,7 +959,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
         + (f'<a class="permalink" href="{esc(safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
            else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
-        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
+        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet), native=bool(site.get("native")))
     )
     parts.append(_section("source", "Source", source))
     facts = fact_lines(site.get("facts"))
@@ -998,6 +998,10 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
 # --------------------------------------------------------------------------- Markdown
 
 
+#: A native snippet's fence language (``NativeInfo.language``), for GitHub's highlighting.
+_FENCE = {"cpp": "cpp", "cuda": "cuda", "rust": "rust"}
+
+
 def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
@@ -1024,7 +1028,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     snippet = primary(r)["snippet"]
     link = f"[view on GitHub](<{safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
-            "", md_code(snippet["code"], "python"), ""]
+            "", md_code(snippet["code"], _FENCE.get(str((primary(r).get("native") or {}).get("language")), "python")), ""]
     sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
     derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
