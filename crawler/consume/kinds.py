@@ -25,6 +25,12 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     return f"native: {native['macro']} in {language} code, seen in Python as {native['surfaces_as']}"
 
 
+def article(name: str) -> str:
+    """``a`` or ``an`` before an exception's name as it is read aloud: an Exception, an OSError,
+    a UnicodeError, a ValueError."""
+    return "an" if name[:1] in set("AEIOaeio") or name[:1] == "U" and not name.startswith("Uni") else "a"
+
+
 def shows_exception(record: dict[str, Any]) -> bool:
     """Whether a page names the entry's exception: not for a logged message, an error response or a
     native check that ends the process, which reach no caller as an exception (their record's

@@ -39,7 +39,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import explained_note, kind_text, shows_exception, surface_rows, trigger_label
+from crawler.consume.kinds import article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
@@ -937,7 +937,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     status = r.get("explanation_status", "absent")
     parts: list[str] = [f'<h1 id="title">{esc(r["title"])}</h1>']
     ancestor = exc.get("builtin_ancestor")
-    ancestry = f" (a <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
+    ancestry = f" ({article(ancestor)} <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
     parts.append(
         '<dl class="facts" id="summary">'
         + (f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
