@@ -823,7 +823,9 @@ def trigger(s: _Site, t: _Tables) -> str:
 
 
 def fix(s: _Site) -> str | None:
-    if not s.guards:
+    if not s.guards or s.handler:
+        # raised while handling another error: that error is the cause, and the guards around
+        # the ``try`` only led to the code that failed ("Leave `regex` unset" for an invalid one)
         return None
     found = fix_for(s.guards[-1], s.names, s.listed, s.loops)
     return _sentence(found) if found else None

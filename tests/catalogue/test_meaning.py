@@ -115,6 +115,14 @@ def run(jobs):
     raise RuntimeError("no jobs to run")
 
 
+def trace(path):
+    if envs.ACME_DEBUG:
+        try:
+            open(path)
+        except OSError as e:
+            raise RuntimeError(f"cannot open the debug trace {path}: {e}") from e
+
+
 def size(n):
     if n is not None and n < 0:
         raise ValueError("set `max_len` to a positive number")
@@ -238,6 +246,16 @@ def test_environment_variable_read_through_a_table(dataset):
     # an early return in the other order: raised when the `if jobs: return` branch is not taken
     assert dataset["no:run"]["meaning"]["trigger"] == "Raised in `run`, when `jobs` is not set."
     assert dataset["no:run"]["meaning"]["fix"] is None  # `jobs` is no setting
+
+
+def test_an_error_raised_while_handling_another_has_no_fix_from_the_guards_around_it(dataset):
+    """vLLM's 'Error serializing structured outputs jsonschema: {e}' (raised in `except Exception`
+    around json.dumps) said 'Give `json` a `str`', and 18 such entries 'Leave X unset' or 'Set
+    --dry-run': the guard only led to the code whose failure is the cause."""
+    m = dataset["cannot:trace"]["meaning"]
+    assert [(k["kind"], k["name"]) for k in m["knobs"]] == [("env_var", "ACME_DEBUG")]
+    assert m["trigger"] == "Raised in `trace`, when `ACME_DEBUG` is set, while handling `OSError as e`."
+    assert m["fix"] is None
 
 
 def test_request_parameter_from_the_parameter_keyword(dataset):
