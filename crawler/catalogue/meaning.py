@@ -281,6 +281,7 @@ class _Site:
     listed: set[str]  # the expressions the message puts in
     path: str = ""
     by_key: tuple[str, str] | None = None  # (object, mapping): a check on the field of the object a key names
+    variant: bool = False  # a declared error variant (Rust's ``#[error]``), not a check in code that runs
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -693,7 +694,8 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
-                 by_key=None if knobs else _field_by_key(site))
+                 by_key=None if knobs else _field_by_key(site),
+                 variant=(site.get("native") or {}).get("macro") == "#[error]")
 
 
 def _quoted_setting(t: _Tables, name: str) -> dict[str, Any] | None:
@@ -803,15 +805,39 @@ def _context(s: _Site, t: _Tables) -> str:
     return f"raised in `{short_code(s.qualname)}`"
 
 
+_FOR = re.compile(r"(?:async )?for (.+?) in (.+)", re.S)
+
+
+def _in_loop(loop: str) -> str:
+    """Where a loop puts a site, in words: ``for x in X`` -> "in its loop over `X`"; a ``for``
+    loop's ``else`` (``else: for ...``, see the visitor) runs only when the loop ran to its end."""
+    after = loop.startswith("else: ")
+    loop = loop[len("else: "):] if after else loop
+    m = _FOR.fullmatch(loop)
+    if m:
+        over = f"its loop over `{short_code(m.group(2))}`"
+        return f"after {over} ran to its end (no `break`)" if after else f"in {over}"
+    return f"in its loop `{short_code(loop)}`"
+
+
 def trigger(s: _Site, t: _Tables) -> str:
     context = _context(s, t)
     words = conditions(s.guards, s.names, s.loops)
-    if words:
+    ended = [loop for loop in s.loops if loop.startswith("else: ")]
+    if s.variant:  # (declared, never run: when is up to the code that builds it)
+        sentence = f"raised wherever the code builds the error variant `{short_code(s.qualname)}`"
+    elif words:
         sentence = f"{context}, when {words}"
+    elif s.loops and context.startswith("raised in "):
+        # not whenever it is called: only once its loop runs (a ``while True:`` one included)
+        sentence = f"{context}, {_in_loop(s.loops[-1])}"
+        ended = []
     elif context.startswith("raised in ") and s.by_key is None:  # (a module's top level is run once: no "whenever")
         sentence = f"raised whenever `{short_code(s.qualname)}` is called"
     else:
         sentence = context
+    if ended and not s.variant:
+        sentence += f", {_in_loop(ended[-1])}"
     if s.handler:
         sentence += f", while handling `{short_code(s.handler[len('except'):].strip() or 'an exception')}`"
     return _sentence(sentence)
