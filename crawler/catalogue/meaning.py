@@ -72,6 +72,7 @@ class _Tables:
     list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
     forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
     returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
+    env_aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = envs.X
 
 
 def _request_fields(t: _Tables) -> dict[str, list[str]]:
@@ -137,6 +138,8 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.returns[(path, fn["function"])] = fn["reads"]
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
+        for alias in d.get("env_aliases", ()):
+            t.env_aliases.setdefault((path, alias["function"]), []).append(alias)
     for r in results:
         for call in r.get("calls", ()):
             if call.get("kwargs") and call["site"] < len(r["sites"]):
@@ -661,6 +664,17 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         if name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line), name, f"envs.{name}")
+    # a local the function set from a variable before the check (``pack_strategy =
+    # envs.VLLM_RAY_DP_PACK_STRATEGY``, then ``if pack_strategy == "span"``): the last such
+    # assignment of each name before the site
+    env_of: dict[str, str] = {}
+    for alias in t.env_aliases.get((site["path"], qualname), ()):
+        if alias["line"] < site["line"]:
+            env_of[alias["var"]] = alias["env"]
+    for var, name in sorted(env_of.items()):
+        if name in t.env and _pattern(rf"\b{re.escape(var)}\b").search(text_of_site):
+            path, line = t.env[name]
+            add(_knob("env_var", name, path=path, line=line), var)
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)

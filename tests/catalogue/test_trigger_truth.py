@@ -131,3 +131,49 @@ def test_rust_triggers_read_ifs_matches_let_else_and_closures(fixture_repo, cli,
     # the page's "how the code gets there" shows the loop the closure's site is in
     closure = next(r for r in rows if r["message"]["text"].startswith("invalid origin"))
     assert closure["sites"][0]["facts"]["loops"] == ["for origin in &args.origins"]
+
+
+ENVS = """
+import os
+
+environment_variables = {
+    "ACME_PACK": lambda: os.getenv("ACME_PACK", "strict"),
+}
+"""
+
+PLACE = """
+import os
+
+from . import envs
+
+
+def place(world_size, bundles):
+    pack_strategy = envs.ACME_PACK
+    if pack_strategy == "span" and len(bundles) > world_size:
+        raise ValueError("collected bundles exceed the world size")
+
+
+def pick():
+    mode = os.environ.get("ACME_MODE")
+    if mode not in ("a", "b"):
+        raise ValueError("unknown mode")
+
+
+def shadowed(pack_strategy):
+    if pack_strategy == "span":
+        raise ValueError("a parameter of the same name is no variable")
+    pack_strategy = envs.ACME_PACK
+"""
+
+
+def test_a_local_holding_an_environment_variable_stands_for_it(fixture_repo, cli, tmp_path):
+    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/place.py": PLACE})
+    said = {r["message"]["text"]: r["meaning"] for r in records}
+    bundles = said["collected bundles exceed the world size"]
+    assert [(k["kind"], k["name"], k["path"]) for k in bundles["knobs"]] == [("env_var", "ACME_PACK", "pkg/envs.py")]
+    assert bundles["trigger"] == ("Raised in `place`, when `ACME_PACK` is `'span'` and `len(bundles)` is greater than `world_size`.")
+    mode = said["unknown mode"]
+    assert [k["name"] for k in mode["knobs"]] == ["ACME_MODE"]
+    assert mode["fix"] == "Set `ACME_MODE` to one of `('a', 'b')`."
+    # set only after the check: the name was the parameter's there
+    assert said["a parameter of the same name is no variable"]["knobs"] == []
