@@ -473,6 +473,7 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
 #: Where a name may start (no word character or dot before it), and the attributes after it.
 _STARTS = re.compile(r"(?<![\w.])(?=\w)")
 _SUFFIX = re.compile(r"(?:\.[A-Za-z_]\w*)*")
+_WORD_AT = re.compile(r"\w")
 
 
 @lru_cache(maxsize=256)  # (a site's few texts, each searched for every name bound there)
@@ -481,15 +482,17 @@ def _starts(text: str) -> tuple[int, ...]:
 
 
 def named_at(name: str, text: str) -> list[str]:
-    r"""What follows each place ``name`` starts in ``text`` (``.a.b``, or ""), as
-    ``(?<![\w.])NAME((?:\.[A-Za-z_]\w*)*)`` finds them: one scan of the text for every name, where
-    a pattern per name was one compile per name (thousands a crawl). Those matches never overlap
-    (a match holds only word characters and dots, so no other can start inside it), so they are
-    every place a name starts."""
+    r"""What follows each place ``name`` is in ``text`` (``.a.b``, or ""), as
+    ``(?<![\w.])NAME(?!\w)((?:\.[A-Za-z_]\w*)*)`` finds them: one scan of the text for every name,
+    where a pattern per name was one compile per name (thousands a crawl). Those matches never
+    overlap (a match holds only word characters and dots, so no other can start inside it), so
+    they are every place the name is. A longer name that starts with it is not it: ``dp_size`` is
+    not in ``range(dp_size_to_allocate)``."""
     if not (name.isidentifier() and name.isascii()):  # (so it starts with a word character)
-        return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)").finditer(text)]
-    return [_SUFFIX.match(text, at + len(name)).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
-            for at in _starts(text) if text.startswith(name, at)]
+        return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}(?!\w)((?:\.[A-Za-z_]\w*)*)").finditer(text)]
+    end = len(name)
+    return [_SUFFIX.match(text, at + end).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
+            for at in _starts(text) if text.startswith(name, at) and not _WORD_AT.match(text, at + end)]
 
 
 def _display(knob: dict[str, Any]) -> str:

@@ -177,3 +177,30 @@ def test_a_local_holding_an_environment_variable_stands_for_it(fixture_repo, cli
     assert mode["fix"] == "Set `ACME_MODE` to one of `('a', 'b')`."
     # set only after the check: the name was the parameter's there
     assert said["a parameter of the same name is no variable"]["knobs"] == []
+
+
+SAMPLING = """
+from dataclasses import dataclass
+
+
+@dataclass
+class SamplingParams:
+    logprob_token_ids: list | None = None
+    prompt_logprobs: int | None = None
+
+    def _verify(self, max_logprobs):
+        n = len(self.logprob_token_ids or [])
+        if n > max_logprobs:
+            raise ValueError("too many logprob token ids")
+        if self.prompt_logprobs is not None and not self.prompt_logprobs <= max_logprobs:
+            raise ValueError("Requested prompt logprobs exceed the max")
+"""
+
+
+def test_a_name_is_not_found_inside_a_longer_one(fixture_repo, cli, tmp_path):
+    """``n = len(self.logprob_token_ids)`` made every check whose text has a word starting with
+    "n" (``not``, ``num_prompt_logprobs``) a check on ``logprob_token_ids``."""
+    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/sampling.py": SAMPLING})
+    said = {r["message"]["text"]: r["meaning"] for r in records}
+    assert [k["name"] for k in said["too many logprob token ids"]["knobs"]] == ["logprob_token_ids"]
+    assert [k["name"] for k in said["Requested prompt logprobs exceed the max"]["knobs"]] == ["prompt_logprobs"]
