@@ -204,3 +204,40 @@ def test_a_name_is_not_found_inside_a_longer_one(fixture_repo, cli, tmp_path):
     said = {r["message"]["text"]: r["meaning"] for r in records}
     assert [k["name"] for k in said["too many logprob token ids"]["knobs"]] == ["logprob_token_ids"]
     assert [k["name"] for k in said["Requested prompt logprobs exceed the max"]["knobs"]] == ["prompt_logprobs"]
+
+
+REGISTRY = """
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Registry:
+    entries: dict[str, str] = field(default_factory=dict)
+
+    def register(self, name, value):
+        if name in self.entries:
+            raise ValueError("already registered")
+        self.entries[name] = value
+
+
+@dataclass
+class ServerConfig:
+    allowed_origins: list[str] = field(default_factory=list)
+
+    def __post_init__(self):
+        self.allowed_origins.append("localhost")
+
+    def check(self, origin):
+        if origin not in self.allowed_origins:
+            raise ValueError("origin not allowed")
+"""
+
+
+def test_a_collection_the_class_fills_itself_is_no_setting(fixture_repo, cli, tmp_path):
+    """A registry's dict of registrations (vLLM's renderer, tokenizer and LoRA resolver registries)
+    was a "setting" of the registry; one a config only completes while it is set up stays one."""
+    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/registry.py": REGISTRY})
+    said = {r["message"]["text"]: r["meaning"] for r in records}
+    assert said["already registered"]["knobs"] == []
+    assert said["already registered"]["trigger"] == "Raised in `Registry.register`, when `name` is one of `self.entries`."
+    assert [k["name"] for k in said["origin not allowed"]["knobs"]] == ["allowed_origins"]
