@@ -712,7 +712,13 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
                  by_key=None if knobs else _field_by_key(site),
-                 variant=(site.get("native") or {}).get("macro") == "#[error]")
+                 variant=_is_variant(site))
+
+
+def _is_variant(site: SiteData) -> bool:
+    """A declared error variant (Rust's ``#[error]``): no code runs it, the code that builds it does."""
+    native = site.get("native")
+    return native is not None and native["macro"] == "#[error]"
 
 
 def _quoted_setting(t: _Tables, name: str) -> dict[str, Any] | None:

@@ -241,12 +241,13 @@ def _filled(cls: ast.ClassDef) -> list[str]:
         if not isinstance(method, _FUNCTIONS) or method.name in _SETUP:
             continue
         for node in ast.walk(method):
-            target = None
-            if type(node) in (ast.Assign, ast.AugAssign, ast.Delete):
-                for t in (node.targets if type(node) in (ast.Assign, ast.Delete) else [node.target]):
-                    if type(t) is ast.Subscript:
-                        target = t.value
-            elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _FILLS:
+            target: ast.expr | None = None
+            written = node.targets if isinstance(node, ast.Assign | ast.Delete) else \
+                [node.target] if isinstance(node, ast.AugAssign) else []
+            for t in written:
+                if type(t) is ast.Subscript:
+                    target = t.value
+            if isinstance(node, ast.Call) and type(node.func) is ast.Attribute and node.func.attr in _FILLS:
                 target = node.func.value
             if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self" \
                     and target.attr in empties:
