@@ -19,7 +19,8 @@ FACTS_TITLE = "How the code gets there (derived from the code)"
 def fact_lines(facts: dict[str, Any] | None) -> list[str]:
     """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
     facts = facts or {}
-    lines = [f"if {shown_guard(g)}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
+    lines = [f"if {shown_guard(g)}" for g in facts.get("guards") or []] + [
+        f"after {x[len('else: '):]}" if x.startswith("else: ") else f"in {x}" for x in facts.get("loops") or []]
     if facts.get("handler"):
         lines.append(f"in {facts['handler']}")
     if facts.get("cause"):

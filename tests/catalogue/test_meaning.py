@@ -385,12 +385,14 @@ _NAME_TEXT = st.text(alphabet="ab_.1 (é℘", max_size=24)
 def test_named_at_finds_what_the_pattern_per_name_found(name, text):
     """``named_at`` scans a text once for every name; it finds what a pattern compiled per name
     found (the meanings' knobs depend on it), names that are no plain identifier included."""
-    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)")
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)((?:\.[A-Za-z_]\w*)*)")
     assert named_at(name, text) == [m.group(1) for m in pattern.finditer(text)]
 
 
-def test_named_at_reads_each_place_a_name_starts():
-    assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", "", ""]
+def test_named_at_reads_each_place_a_name_is():
+    # ``tp_max`` is another name (it once stood for ``tp``: ``dp_size = ...data_parallel_size``
+    # made ``range(dp_size_to_allocate)`` a check on ``--data-parallel-size``), ``x.tp`` an attribute
+    assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", ""]
 
 
 @pytest.mark.parametrize("guard, said", [
