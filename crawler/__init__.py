@@ -1,7 +1,7 @@
 """errcat: build error catalogues from source.
 
 A pipeline of plain stages: source (a pinned commit, read from git's object database) -> files
--> sites (every raise/assert, from the syntax tree) -> entries (one per distinct error) ->
+-> sites (raises, asserts, logged errors, error responses, native checks, from syntax trees) -> entries (one per distinct error) ->
 records (validated JSON) -> output / diff.
 """
 

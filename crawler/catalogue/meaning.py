@@ -72,6 +72,7 @@ class _Tables:
     list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
     forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
     returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
+    env_aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = envs.X
 
 
 def _request_fields(t: _Tables) -> dict[str, list[str]]:
@@ -137,6 +138,8 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.returns[(path, fn["function"])] = fn["reads"]
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
+        for alias in d.get("env_aliases", ()):
+            t.env_aliases.setdefault((path, alias["function"]), []).append(alias)
     for r in results:
         for call in r.get("calls", ()):
             if call.get("kwargs") and call["site"] < len(r["sites"]):
@@ -281,6 +284,7 @@ class _Site:
     listed: set[str]  # the expressions the message puts in
     path: str = ""
     by_key: tuple[str, str] | None = None  # (object, mapping): a check on the field of the object a key names
+    variant: bool = False  # a declared error variant (Rust's ``#[error]``), not a check in code that runs
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -469,6 +473,7 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
 #: Where a name may start (no word character or dot before it), and the attributes after it.
 _STARTS = re.compile(r"(?<![\w.])(?=\w)")
 _SUFFIX = re.compile(r"(?:\.[A-Za-z_]\w*)*")
+_WORD_AT = re.compile(r"\w")
 
 
 @lru_cache(maxsize=256)  # (a site's few texts, each searched for every name bound there)
@@ -477,15 +482,17 @@ def _starts(text: str) -> tuple[int, ...]:
 
 
 def named_at(name: str, text: str) -> list[str]:
-    r"""What follows each place ``name`` starts in ``text`` (``.a.b``, or ""), as
-    ``(?<![\w.])NAME((?:\.[A-Za-z_]\w*)*)`` finds them: one scan of the text for every name, where
-    a pattern per name was one compile per name (thousands a crawl). Those matches never overlap
-    (a match holds only word characters and dots, so no other can start inside it), so they are
-    every place a name starts."""
+    r"""What follows each place ``name`` is in ``text`` (``.a.b``, or ""), as
+    ``(?<![\w.])NAME(?!\w)((?:\.[A-Za-z_]\w*)*)`` finds them: one scan of the text for every name,
+    where a pattern per name was one compile per name (thousands a crawl). Those matches never
+    overlap (a match holds only word characters and dots, so no other can start inside it), so
+    they are every place the name is. A longer name that starts with it is not it: ``dp_size`` is
+    not in ``range(dp_size_to_allocate)``."""
     if not (name.isidentifier() and name.isascii()):  # (so it starts with a word character)
-        return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)").finditer(text)]
-    return [_SUFFIX.match(text, at + len(name)).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
-            for at in _starts(text) if text.startswith(name, at)]
+        return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}(?!\w)((?:\.[A-Za-z_]\w*)*)").finditer(text)]
+    end = len(name)
+    return [_SUFFIX.match(text, at + end).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
+            for at in _starts(text) if text.startswith(name, at) and not _WORD_AT.match(text, at + end)]
 
 
 def _display(knob: dict[str, Any]) -> str:
@@ -660,6 +667,17 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         if name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line), name, f"envs.{name}")
+    # a local the function set from a variable before the check (``pack_strategy =
+    # envs.VLLM_RAY_DP_PACK_STRATEGY``, then ``if pack_strategy == "span"``): the last such
+    # assignment of each name before the site
+    env_of: dict[str, str] = {}
+    for alias in t.env_aliases.get((site["path"], qualname), ()):
+        if alias["line"] < site["line"]:
+            env_of[alias["var"]] = alias["env"]
+    for var, name in sorted(env_of.items()):
+        if name in t.env and _pattern(rf"\b{re.escape(var)}\b").search(text_of_site):
+            path, line = t.env[name]
+            add(_knob("env_var", name, path=path, line=line), var)
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
@@ -693,7 +711,14 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
-                 by_key=None if knobs else _field_by_key(site))
+                 by_key=None if knobs else _field_by_key(site),
+                 variant=_is_variant(site))
+
+
+def _is_variant(site: SiteData) -> bool:
+    """A declared error variant (Rust's ``#[error]``): no code runs it, the code that builds it does."""
+    native = site.get("native")
+    return native is not None and native["macro"] == "#[error]"
 
 
 def _quoted_setting(t: _Tables, name: str) -> dict[str, Any] | None:
@@ -745,6 +770,9 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
         qualname = short_code(record["sites"][0]["qualname"])
         meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
     verb = _VERBS.get(record["kind"])
+    native = record["sites"][0]["native"]  # the primary site's: what the memo keys a meaning by
+    if native is not None and native["surfaces_as"] in _ENDS:
+        verb = _ENDS[native["surfaces_as"]]
     if verb is not None and meaning["trigger"].startswith("Raised"):
         meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
     return meaning
@@ -775,6 +803,8 @@ def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tupl
 
 #: What the trigger sentence says an entry that is not raised does.
 _VERBS = {"log": "Logged", "response": "Answered"}
+#: ... and a native check that prints its message and ends the process (``NativeInfo.surfaces_as``).
+_ENDS = {"exit": "Ends the process", "abort": "Aborts the process"}
 
 
 # --------------------------------------------------------------------------- sentences
@@ -803,22 +833,48 @@ def _context(s: _Site, t: _Tables) -> str:
     return f"raised in `{short_code(s.qualname)}`"
 
 
+_FOR = re.compile(r"(?:async )?for (.+?) in (.+)", re.S)
+
+
+def _in_loop(loop: str) -> str:
+    """Where a loop puts a site, in words: ``for x in X`` -> "in its loop over `X`"; a ``for``
+    loop's ``else`` (``else: for ...``, see the visitor) runs only when the loop ran to its end."""
+    after = loop.startswith("else: ")
+    loop = loop[len("else: "):] if after else loop
+    m = _FOR.fullmatch(loop)
+    if m:
+        over = f"its loop over `{short_code(m.group(2))}`"
+        return f"after {over} ran to its end (no `break`)" if after else f"in {over}"
+    return f"in its loop `{short_code(loop)}`"
+
+
 def trigger(s: _Site, t: _Tables) -> str:
     context = _context(s, t)
     words = conditions(s.guards, s.names, s.loops)
-    if words:
+    ended = [loop for loop in s.loops if loop.startswith("else: ")]
+    if s.variant:  # (declared, never run: when is up to the code that builds it)
+        sentence = f"raised wherever the code builds the error variant `{short_code(s.qualname)}`"
+    elif words:
         sentence = f"{context}, when {words}"
+    elif s.loops and context.startswith("raised in "):
+        # not whenever it is called: only once its loop runs (a ``while True:`` one included)
+        sentence = f"{context}, {_in_loop(s.loops[-1])}"
+        ended = []
     elif context.startswith("raised in ") and s.by_key is None:  # (a module's top level is run once: no "whenever")
         sentence = f"raised whenever `{short_code(s.qualname)}` is called"
     else:
         sentence = context
+    if ended and not s.variant:
+        sentence += f", {_in_loop(ended[-1])}"
     if s.handler:
         sentence += f", while handling `{short_code(s.handler[len('except'):].strip() or 'an exception')}`"
     return _sentence(sentence)
 
 
 def fix(s: _Site) -> str | None:
-    if not s.guards:
+    if not s.guards or s.handler:
+        # raised while handling another error: that error is the cause, and the guards around
+        # the ``try`` only led to the code that failed ("Leave `regex` unset" for an invalid one)
         return None
     found = fix_for(s.guards[-1], s.names, s.listed, s.loops)
     return _sentence(found) if found else None

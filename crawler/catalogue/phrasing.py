@@ -13,6 +13,8 @@ import warnings
 from collections.abc import Sequence
 from functools import lru_cache
 
+from crawler.extract.native import CLOSURE_OF
+
 MAX_CODE = 80
 MAX_CONDITIONS = 4
 
@@ -36,6 +38,42 @@ def _text(node: ast.AST) -> str:
     return text
 
 
+#: Order comparisons read as order only between numbers: between sets (``keys <= {"a", "b"}``)
+#: ``<=`` is "is a subset of", and ``not (a <= b)`` is not ``a > b`` (a set that is neither's
+#: subset is neither), so such a comparison is never negated into another operator.
+_SET_WORDS = {
+    ast.Lt: "is a proper subset of", ast.LtE: "is a subset of",
+    ast.Gt: "is a proper superset of", ast.GtE: "is a superset of",
+}
+_SET_CALLS = ("set", "frozenset")
+_SET_VIEWS = ("keys", "items")
+
+
+def _set_like(node: ast.expr) -> bool:
+    """Whether the code plainly makes a set: a set display or comprehension, ``set(...)``,
+    ``frozenset(...)``, a mapping's ``keys()``/``items()`` view, or set algebra on one."""
+    if type(node) in (ast.Set, ast.SetComp):
+        return True
+    if type(node) is ast.Call:
+        func = node.func
+        return (type(func) is ast.Name and func.id in _SET_CALLS) or \
+            (type(func) is ast.Attribute and func.attr in _SET_VIEWS and not node.args)
+    if type(node) is ast.BinOp and type(node.op) in (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor):
+        return _set_like(node.left) or _set_like(node.right)
+    return False
+
+
+def _set_order(node: ast.Compare) -> bool:
+    """An order comparison of sets (see ``_SET_WORDS``)."""
+    return len(node.ops) == 1 and type(node.ops[0]) in _SET_WORDS and (
+        _set_like(node.left) or _set_like(node.comparators[0]))
+
+
+def constant_true(node: ast.expr | None) -> bool:
+    """A condition that always holds (``while True:``, ``while 1:``): it says nothing of when."""
+    return type(node) is ast.Constant and isinstance(node.value, bool | int | float) and bool(node.value)
+
+
 def _not(node: ast.expr) -> ast.expr:
     return simplify(ast.UnaryOp(op=ast.Not(), operand=node))
 
@@ -49,7 +87,7 @@ def simplify(node: ast.expr) -> ast.expr:
     inner = node.operand
     if type(inner) is ast.UnaryOp and type(inner.op) is ast.Not:
         return simplify(inner.operand)
-    if type(inner) is ast.Compare and len(inner.ops) == 1 and type(inner.ops[0]) in _NEGATED:
+    if type(inner) is ast.Compare and len(inner.ops) == 1 and type(inner.ops[0]) in _NEGATED and not _set_order(inner):
         return ast.Compare(left=inner.left, ops=[_NEGATED[type(inner.ops[0])]()], comparators=inner.comparators)
     if type(inner) is ast.BoolOp:
         other = ast.Or() if type(inner.op) is ast.And else ast.And()
@@ -108,7 +146,8 @@ def words(node: ast.expr, names: dict[str, str], loops: dict[str, str] | None = 
             # "contains" reads right for both, where "is one of" only fits a collection
             verb = "contains" if op is ast.In else "does not contain"
             return f"{_code(node.comparators[0], names)} {verb} {_code(node.left, names)}"
-        return f"{subject(node.left)} {_WORDS[op]} {_code(node.comparators[0], names)}"
+        said = _SET_WORDS[op] if _set_order(node) else _WORDS[op]
+        return f"{subject(node.left)} {said} {_code(node.comparators[0], names)}"
     negated = isinstance(node, ast.UnaryOp) and type(node.op) is ast.Not
     inner = node.operand if isinstance(node, ast.UnaryOp) and negated else node
     check = _isinstance(inner)
@@ -183,7 +222,12 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     item_names = _loop_names(loops, names)
     said = []
     for guard in guards:
+        if guard.startswith(CLOSURE_OF):  # (a native walker's closure: see ``extract.native``)
+            said.append(f"`{short_code(guard[len(CLOSURE_OF):])}` calls the closure it is given")
+            continue
         node = parse_guard(guard)
+        if constant_true(node):  # (``while True:``: always)
+            continue
         said.append(words(node, names, item_names) if node is not None else f"`{short_code(guard)}`")
     said = list(dict.fromkeys(said))
     extra = len(said) > MAX_CONDITIONS
@@ -203,6 +247,8 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
     if type(node) is ast.BoolOp and type(node.op) is ast.And:
         node = node.values[-1]  # the condition the raise is most about
     if type(node) is ast.Compare and len(node.ops) == 1:
+        if _set_order(node):  # (no value of a set's own is "at most" another: see _SET_WORDS)
+            return None
         subject = names.get(_text(node.left))
         item = (items or {}).get(_text(node.left))
         if subject is None and item is not None:

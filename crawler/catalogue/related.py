@@ -49,6 +49,8 @@ _TERMS = 3
 #: a function this one calls.
 _CALLER = ("raised by a caller", 12.0)
 _CALLEE = ("raised by a function it calls", 6.0)
+#: What a related entry that is not raised does, in a call path's label ("logged by a caller").
+_DONE = {"log": "logged", "response": "answered"}
 _PLACE = (("same function", 8.0), ("same class", 4.0), ("same module", 2.0), ("same package", 1.0))
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 #: Words too plain to relate two errors even when rare in one repository.
@@ -114,13 +116,17 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
         for caller in callers.get(record["id"], ()):
             below.setdefault(caller["path"] + "\0" + caller["qualname"], []).append(j)
 
+    def said(j: int, label: tuple[str, float]) -> tuple[str, float]:
+        done = _DONE.get(records[j]["kind"])
+        return (label[0].replace("raised", done, 1), label[1]) if done else label
+
     def paths(i: int) -> list[tuple[int, tuple[str, float]]]:
         out = []
         for caller in callers.get(records[i]["id"], ()):
             for j in by_function.get(caller["path"] + "\0" + caller["qualname"], ()):
-                out.append((j, _CALLER))
+                out.append((j, said(j, _CALLER)))
         for j in below.get(keys[i][0][1], ()):
-            out.append((j, _CALLEE))
+            out.append((j, said(j, _CALLEE)))
         return out
 
     return paths

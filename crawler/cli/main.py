@@ -82,11 +82,14 @@ class ErrcatGroup(click.Group):
 def main() -> None:
     """errcat builds error catalogues from source.
 
-    It reads a pinned commit of a Python repository straight from git, finds every raise and
-    every assert with a message, and writes one schema-validated JSON record per distinct error.
+    It reads a pinned commit of a Python repository straight from git (or a released wheel),
+    finds every raise, every assert with a message, every logged warning or error, every HTTP
+    error response and, in the native trees it is told to read, every C++/CUDA and Rust check,
+    and writes one schema-validated JSON record per distinct error.
 
     \b
     Quick start (no git access needed):
       errcat crawl --pypi vllm==0.33.0
+      errcat match 'ValueError: ...'     (or a whole traceback on stdin)
       errcat show <ID>
     """

@@ -68,7 +68,51 @@ def highlight_python(code: str, start: int | None = None, marked: set[int] = fro
     """``code`` as ``<pre class="highlight"><code>``, the lines numbered from ``start`` when
     given, and lines whose number is in ``marked`` wrapped in ``<span class="hll">`` (as Pygments'
     ``hl_lines`` does)."""
-    lines = _TOKEN.sub(_span, visible(code, newlines=True).translate(_ESCAPE)).split("\n")
+    return _numbered(_TOKEN.sub(_span, visible(code, newlines=True).translate(_ESCAPE)), code, start, marked)
+
+
+# --------------------------------------------------------------------------- C++, CUDA, Rust
+
+#: Keywords of C++ (with CUDA's qualifiers) and Rust: a native check's snippet, coloured by the
+#: Python rules, marked ``and``/``with`` in its comments and read a Rust lifetime (``'a``) as a
+#: string to the next quote.
+_NATIVE_KEYWORDS = """
+alignas auto break case catch const constexpr continue default delete do else enum explicit extern
+for friend goto if inline mutable namespace new noexcept operator private protected public
+return sizeof static static_assert static_cast dynamic_cast reinterpret_cast const_cast struct
+switch template this throw try typedef typename union using virtual volatile while
+__global__ __device__ __host__ __shared__ __restrict__ __forceinline__
+as async await crate dyn fn impl in let loop match mod move mut pub ref self Self super trait
+type unsafe use where
+""".split()
+_NATIVE_TYPES = """
+bool char double float int long short signed unsigned void size_t int8_t int16_t int32_t int64_t
+uint8_t uint16_t uint32_t uint64_t i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 str
+String Vec Option Result Box
+""".split()
+_NATIVE_CLASS = {**{w: "k" for w in _NATIVE_KEYWORDS}, **{w: "kt" for w in _NATIVE_TYPES},
+                 **{w: "kc" for w in ("true", "false", "nullptr", "NULL", "None", "Some", "Ok", "Err")}}
+_NATIVE_TOKEN = re.compile(
+    r"(?P<c1>//[^\n]*)"
+    r"|(?P<cm>/\*[\s\S]*?(?:\*/|\Z))"
+    r"|(?P<cp>^[ \t]*\#[ \t]*[A-Za-z_]\w*)"  # a preprocessor directive's name
+    r'|(?P<s>(?<!\w)(?:[LuUR]|u8|b|br|r\#*)?"(?:[^"\\\n]|\\[\s\S])*"?)'
+    r"|(?P<sc>'(?:\\[^'\n]{1,8}|[^'\\\n])')"  # a character, not a Rust lifetime ('a)
+    r"|(?P<m>(?<![\w.])(?:0[xXbB][0-9a-fA-F_']+|(?:\d[\d_']*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d+)?)[uUlLfF]*)"
+    r"|(?P<n>[^\W\d]\w*)",
+    re.M,
+)
+
+
+def highlight_native(code: str, start: int | None = None, marked: set[int] = frozenset()) -> str:  # type: ignore[assignment]
+    """C++, CUDA or Rust source as :func:`highlight_python` gives Python: comments, directives,
+    strings, characters, numbers and keywords coloured, every character kept."""
+    text = _NATIVE_TOKEN.sub(lambda m: _span(m, _NATIVE_CLASS.get), visible(code, newlines=True).translate(_ESCAPE))
+    return _numbered(text, code, start, marked)
+
+
+def _numbered(text: str, code: str, start: int | None, marked: set[int]) -> str:
+    lines = text.split("\n")
     if code.endswith("\n"):
         lines.pop()
     if start is None:

@@ -25,6 +25,34 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     return f"native: {native['macro']} in {language} code, seen in Python as {native['surfaces_as']}"
 
 
+def article(name: str) -> str:
+    """``a`` or ``an`` before an exception's name as it is read aloud: an Exception, an OSError,
+    a UnicodeError, a ValueError."""
+    return "an" if name[:1] in set("AEIOaeio") or name[:1] == "U" and not name.startswith("Uni") else "a"
+
+
+def shows_exception(record: dict[str, Any]) -> bool:
+    """Whether a page names the entry's exception: not for a logged message, an error response or a
+    native check that ends the process, which reach no caller as an exception (their record's
+    ``exception`` is the level, the builder or the libc call, which the Kind and Logged/Answered
+    rows already say; "Exception: logging.WARNING" read as something raised)."""
+    kind = record.get("kind")
+    native = record.get("native") or {}
+    return kind not in ("log", "response") and not (kind == "native" and native.get("surfaces_as") in ENDS)
+
+
+def trigger_label(record: dict[str, Any]) -> str:
+    """The label of the derived trigger sentence, by what the entry does."""
+    kind = record.get("kind")
+    if kind == "log":
+        return "When it is logged"
+    if kind == "response":
+        return "When it is answered"
+    if not shows_exception(record):
+        return "When it happens"
+    return "When it is raised"
+
+
 def explained_note(explanation: dict[str, Any]) -> str:
     """What a page adds to ``Explained: draft`` when the text was reviewed for code that has
     changed since (without it, a reader takes the old guards the text names for today's), and to

@@ -20,7 +20,8 @@ FACTS_TITLE = "How the code gets there (derived from the code)"
 def fact_lines(facts: dict[str, Any] | None) -> list[str]:
     """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
     facts = facts or {}
-    lines = [f"if {one_line(shown_guard(g))}" for g in facts.get("guards") or []] + [f"in {x}" for x in facts.get("loops") or []]
+    lines = [f"if {one_line(shown_guard(g))}" for g in facts.get("guards") or []] + [
+        f"after {x[len('else: '):]}" if x.startswith("else: ") else f"in {x}" for x in facts.get("loops") or []]
     if facts.get("handler"):
         lines.append(f"in {facts['handler']}")
     if facts.get("cause"):
@@ -170,13 +171,14 @@ def knob_text(knob: dict[str, Any]) -> str:
     return f"{text} ({kind})"
 
 
-def rows(meaning: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """(label, sentence) pairs, in page order; none when nothing was derived."""
+def rows(meaning: dict[str, Any] | None, when: str = "When it is raised") -> list[tuple[str, str]]:
+    """(label, sentence) pairs, in page order; none when nothing was derived. ``when`` labels the
+    trigger (``kinds.trigger_label``: a log entry is logged, not raised)."""
     if not meaning:
         return []
     out = []
     if meaning.get("trigger"):
-        out.append(("When it is raised", meaning["trigger"]))
+        out.append((when, meaning["trigger"]))
     for knob in meaning.get("knobs") or []:
         out.append(("Setting", knob_text({**knob, "name": knob["name"].replace("`", "'"),
                                           "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})))

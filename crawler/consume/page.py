@@ -18,7 +18,7 @@ from crawler.base.sink import styled
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import explained_note, kind_text, surface_rows
+from crawler.consume.kinds import article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
 from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
 from crawler.consume.meaning_page import rows as meaning_rows
 
@@ -99,8 +99,8 @@ def _evidence(page: Page, evidence: Any) -> None:
             page.line("    ", ("muted", "> "), str(item["quote"]))
 
 
-def _meaning(page: Page, meaning: dict[str, Any]) -> None:
-    derived = meaning_rows(meaning)
+def _meaning(page: Page, meaning: dict[str, Any], when: str) -> None:
+    derived = meaning_rows(meaning, when)
     if derived:
         page.section(TITLE)
         for label, text in derived:
@@ -167,8 +167,9 @@ def layout(data: dict[str, Any]) -> list[Line]:
     page.blank()
     exc = data["exception"]
     ancestor = exc.get("builtin_ancestor")
-    ancestry = f" (a {ancestor})" if ancestor and ancestor != exc["name"] else ""
-    page.line(("label", "Exception:"), "  ", ("exception", exc["qualname"]), ancestry)
+    ancestry = f" ({article(ancestor)} {ancestor})" if ancestor and ancestor != exc["name"] else ""
+    if shows_exception(data):
+        page.line(("label", "Exception:"), "  ", ("exception", exc["qualname"]), ancestry)
     page.line(("label", "Kind:"), f"       {kind_text(data['kind'], data.get('native'))}")
     page.line(("label", "Message:"), f"    {data['message']['text']}")
     for label, text in surface_rows(data):
@@ -198,7 +199,7 @@ def layout(data: dict[str, Any]) -> list[Line]:
             page.line(f"  {text}")
 
     _explanation(page, data.get("explanation") or {})
-    _meaning(page, data.get("meaning") or {})
+    _meaning(page, data.get("meaning") or {}, trigger_label(data))
     _history(page, data.get("history"))
     related = data.get("related") or []
     if related:

@@ -39,7 +39,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import explained_note, kind_text, surface_rows
+from crawler.consume.kinds import article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
@@ -954,11 +954,12 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     status = r.get("explanation_status", "absent")
     parts: list[str] = [f'<h1 id="title">{esc(r["title"])}</h1>']
     ancestor = exc.get("builtin_ancestor")
-    ancestry = f" (a <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
+    ancestry = f" ({article(ancestor)} <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
     parts.append(
         '<dl class="facts" id="summary">'
-        f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
-        f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
+        + (f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
+           if shows_exception(r) else "")
+        + f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
         + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
         f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(ACCEPTED_TEXT if status == "curated" and ex.get("accepted_as_is") else STATUS_TEXT.get(status, status))}{_drafted_by(ex)}</dd>'
@@ -975,13 +976,13 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
         + (f'<a class="permalink" href="{esc(safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
            else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
-        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet))
+        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet), native=bool(site.get("native")))
     )
     parts.append(_section("source", "Source", source))
     facts = fact_lines(site.get("facts"))
     if facts:
         parts.append(_section("facts", FACTS_TITLE, "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>"))
-    derived = meaning_rows(r.get("meaning"))
+    derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
             f"<dt>{esc(label)}</dt><dd>{split_code(text, esc, lambda c: f'<code>{esc(c)}</code>')}</dd>"
@@ -1007,16 +1008,22 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Last changed",
                           f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
-    return layout(f"{r['title']} — {exc['name']}", "\n".join(p for p in parts if p), "../", repo)
+    what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
+    return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
 
 # --------------------------------------------------------------------------- Markdown
 
 
+#: A native snippet's fence language (``NativeInfo.language``), for GitHub's highlighting.
+_FENCE = {"cpp": "cpp", "cuda": "cuda", "rust": "rust"}
+
+
 def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
-           f"- **Exception:** {md_inline(exc['qualname'])}", f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
+           *([f"- **Exception:** {md_inline(exc['qualname'])}"] if shows_exception(r) else []),
+           f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}"
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
@@ -1038,9 +1045,9 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     snippet = primary(r)["snippet"]
     link = f"[view on GitHub](<{safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
-            "", md_code(snippet["code"], "python"), ""]
+            "", md_code(snippet["code"], _FENCE.get(str((primary(r).get("native") or {}).get("language")), "python")), ""]
     sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
-    derived = meaning_rows(r.get("meaning"))
+    derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
                 "", f"*{md_text(NOTE)}*", ""]

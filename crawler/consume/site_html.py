@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from crawler.base.sink import visible
-from crawler.consume.highlight import highlight_python
+from crawler.consume.highlight import highlight_native, highlight_python
 from crawler.model.records import URL_PATTERN
 
 
@@ -24,9 +24,10 @@ def safe_url(url: str) -> str:
     return url if re.fullmatch(URL_PATTERN, url) else "#"
 
 
-def code_html(code: str, start: int | None = None, hl: list[int] | None = None) -> str:
-    """Python source highlighted (highlight.py), numbered from ``start``, lines ``hl`` marked."""
-    return highlight_python(code, start, set(hl or ()))
+def code_html(code: str, start: int | None = None, hl: list[int] | None = None, native: bool = False) -> str:
+    """Python source (or, ``native``, C++/CUDA/Rust) highlighted (highlight.py), numbered from
+    ``start``, lines ``hl`` marked."""
+    return (highlight_native if native else highlight_python)(code, start, set(hl or ()))
 
 
 def layout(title: str, body: str, root: str, repo: str, scripts: tuple[str, ...] = ()) -> str:

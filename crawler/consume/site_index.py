@@ -149,7 +149,7 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
         for key, label, n in (("all", "all", len(records)),
                               *((key, STATUS_LABEL[key], counts[key]) for key in STATUS_LABEL
                                 if key != "drafted" or counts[key])))
-    body = (f"<h1>{esc(repo)}: {len(live)} errors</h1>"
+    body = (f"<h1>{esc(repo)}: {len(live):,} errors</h1>"
             f'<p id="analysed">Analysed at <code>{esc(commit)}</code> ({ref}committed {esc(manifest["commit_date"])})'
             + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ". "
             'Paste an error message, a traceback or a log into the search box to find its entry.</p>'

@@ -34,7 +34,10 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
         elif _MODEL_VALIDATOR.match(deco):
             situations.append(f"Validating `{cls}` as a whole (a model validator): pydantic reports it wrapped in a ValidationError.")
     for loop in facts["loops"]:
-        situations.append(f"For an item of `{loop}`.")
+        if loop.startswith("else: "):  # (a ``for`` loop's ``else``: see the visitor)
+            situations.append(f"After `{loop[len('else: '):]}` ran to its end (no `break`).")
+        else:
+            situations.append(f"For an item of `{loop}`.")
     if facts.get("handler"):
         situations.append(f"While handling `{facts['handler']}`" + (f", chained from `{facts['cause']}`." if facts.get("cause") else "."))
     what = f"{kind} raised by `{qualname}` in `{loc['path']}`"

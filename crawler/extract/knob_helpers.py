@@ -103,6 +103,7 @@ def _declarations(tree: ast.Module, module: str, text: str, lines: list[str]) ->
         for stmt in cls.body:
             if type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name and _init_false(stmt.value):
                 out["state_fields"].append({"owner": f"{module}.{cls.name}", "field": stmt.target.id})
+        out["state_fields"] += [{"owner": f"{module}.{cls.name}", "field": name} for name in _filled(cls)]
         out["built_fields"] += [{"owner": f"{module}.{cls.name}", "field": name} for name in _built(cls)]
     # Private functions and methods only: a public one may be called from anywhere, so the tests
     # leading to it here are not all that leads to it.
@@ -214,6 +215,54 @@ def _built(cls: ast.ClassDef) -> list[str]:
                 for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
     return sorted(nones & assigned)
+
+
+#: A mutable collection a field starts as (``field(default_factory=dict)``), and the calls that
+#: fill or empty one in place.
+_EMPTY_FACTORIES = ("dict", "list", "set", "defaultdict", "OrderedDict", "deque", "Counter")
+_FILLS = ("append", "extend", "add", "update", "setdefault", "insert", "pop", "popitem", "clear", "remove", "discard")
+#: Where a class sets up what it was given (a config's normalising ``__post_init__``): a change there
+#: is no sign the field is the class's own record.
+_SETUP = ("__init__", "__post_init__", "__attrs_post_init__", "model_post_init")
+
+
+def _filled(cls: ast.ClassDef) -> list[str]:
+    """The fields of ``cls`` that start as an empty collection (``field(default_factory=dict)``)
+    and that a method of its own, past its set-up, fills or empties in place (``self.renderers[k]
+    = v``, ``self.items.append(x)``): the class's own record (a registry's registrations), not a
+    setting anyone gives it."""
+    empties = {s.target.id for s in cls.body if type(s) is ast.AnnAssign and type(s.target) is ast.Name
+               and type(s.value) is ast.Call and any(k.arg == "default_factory" and _empty_factory(k.value)
+                                                     for k in s.value.keywords)}
+    if not empties:
+        return []
+    filled: set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, _FUNCTIONS) or method.name in _SETUP:
+            continue
+        for node in ast.walk(method):
+            target: ast.expr | None = None
+            written = node.targets if isinstance(node, ast.Assign | ast.Delete) else \
+                [node.target] if isinstance(node, ast.AugAssign) else []
+            for t in written:
+                if type(t) is ast.Subscript:
+                    target = t.value
+            if isinstance(node, ast.Call) and type(node.func) is ast.Attribute and node.func.attr in _FILLS:
+                target = node.func.value
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self" \
+                    and target.attr in empties:
+                filled.add(target.attr)
+    return sorted(filled)
+
+
+def _empty_factory(node: ast.expr) -> bool:
+    """``dict``, ``collections.OrderedDict``, ``lambda: {}``: a factory of an empty collection."""
+    if type(node) is ast.Lambda:
+        body = node.body
+        return (type(body) in (ast.Dict, ast.List, ast.Set) and not getattr(body, "keys", getattr(body, "elts", None))) \
+            or (type(body) is ast.Call and not body.args and _empty_factory(body.func))
+    name = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else None
+    return name in _EMPTY_FACTORIES
 
 
 def _private(qual: str) -> bool:

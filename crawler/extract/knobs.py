@@ -65,7 +65,7 @@ def empty() -> dict[str, Any]:
     """Every key the join reads (:func:`crawler.catalogue.meaning.build_tables`), knob_helpers'
     too: a file whose reading failed declares nothing, rather than lacking keys."""
     return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": [],
-            "forwards": [], "returns": [], **knob_helpers.empty()}
+            "forwards": [], "returns": [], "env_aliases": [], **knob_helpers.empty()}
 
 
 def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
@@ -88,6 +88,8 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, li
     if any(c["fields"] for c in out["classes"]):
         _aliases_and_helper_args(tree, lines, out)
     out["env"] = _env(text)
+    if "envs." in text or "environ" in text or "getenv" in text:
+        _env_aliases(tree, out)
     out.update(knob_helpers.declarations(tree, module, text, lines))
     return out
 
@@ -193,6 +195,48 @@ def _helper_call(node: ast.expr | None, helpers: dict[str, tuple[list[str], set[
         if chain and k.arg:
             bound[k.arg] = chain
     return bound
+
+
+#: Where a value is an environment variable's: ``envs.X`` (an upstream's module of readers, as
+#: vLLM's ``vllm.envs``), ``os.getenv("X")``, ``os.environ.get("X")``, ``os.environ["X"]``.
+_ENV_MODULES = ("envs",)
+_ENV_GETTERS = ("getenv", "get")
+
+
+def _env_read(node: ast.expr) -> str | None:
+    """The environment variable ``node`` reads, if it is one of ``_ENV_MODULES``' attributes or a
+    getter's literal name (``os.getenv("X", default)``); None otherwise."""
+    if type(node) is ast.Attribute and node.attr.isupper():
+        base = node.value
+        if (type(base) is ast.Name and base.id in _ENV_MODULES) or (type(base) is ast.Attribute and base.attr in _ENV_MODULES):
+            return node.attr
+        return None
+    if type(node) is ast.Call and node.args and type(node.args[0]) is ast.Constant and isinstance(node.args[0].value, str):
+        func = node.func
+        name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else None
+        held = dotted(func.value) if type(func) is ast.Attribute else None
+        if name == "getenv" or (name == "get" and held is not None and held.endswith("environ")):
+            return node.args[0].value
+    if type(node) is ast.Subscript and dotted(node.value) in ("os.environ", "environ") \
+            and type(node.slice) is ast.Constant and isinstance(node.slice.value, str):
+        return node.slice.value
+    return None
+
+
+def _env_aliases(tree: ast.Module, out: dict[str, Any]) -> None:
+    """``var = envs.X`` in a function or method: a check on ``var`` is a check on the variable
+    (``pack_strategy = envs.VLLM_RAY_DP_PACK_STRATEGY``, then ``if pack_strategy == "span"``)."""
+    functions: list[tuple[str, ast.AST]] = [(stmt.name, stmt) for stmt in tree.body
+                                            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef)
+                  for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for qual, fn in functions:
+        for stmt in _statements(fn):
+            if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+                env = _env_read(stmt.value)
+                if env is not None:
+                    out["env_aliases"].append({"function": qual, "var": stmt.targets[0].id, "env": env, "line": stmt.lineno})
+    out["env_aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
 
 
 def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any]) -> None:

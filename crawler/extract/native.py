@@ -282,14 +282,14 @@ class _Walker:
         return {"start_line": start, "end_line": stop, "code": escape_surrogates(code)}
 
     def add(self, *, line: int, end: int, qualname: str, scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
-            template: TemplateData, guards: list[str]) -> None:
+            template: TemplateData, guards: list[str], loops: list[str] | None = None) -> None:
         name, qualified = surfaces
         self.sites.append({
             "path": self.path, "line": line, "end_line": end, "module": self.module, "qualname": qualname or "<file>",
             "kind": "native", "exception": name, "exception_qualname": qualified, "template": template,
             "native": {"macro": macro, "language": self.language, "surfaces_as": name},
             "snippet": self.snippet(line, end, *scope),
-            "facts": {"derived": "machine", "guards": guards, "loops": [], "handler": None, "cause": None,
+            "facts": {"derived": "machine", "guards": guards, "loops": loops or [], "handler": None, "cause": None,
                       "reraise": False, "decorators": [], "docstring": None},
         })
 
@@ -574,9 +574,12 @@ class _Rust(_Walker):
     def walk(self, root: Any, row_offset: int = 0) -> None:
         last = len(self.lines)
         spots = _spots(root, _RUST_WORDS)
-        stack: list[tuple[Any, tuple[str, ...], tuple[int, int]]] = [(root, (), (1, last))]
+        # (node, names, scope lines, guards, loops): the conditions a site is reached under, read as
+        # the C++ walker reads an ``if``'s (a function's ``bail!`` is not raised whenever it runs)
+        stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...], tuple[str, ...]]] = \
+            [(root, (), (1, last), (), ())]
         while stack:
-            node, names, scope = stack.pop()
+            node, names, scope, guards, loops = stack.pop()
             kind = node.type
             if kind == "attribute_item":
                 self.attribute(node, names, scope)
@@ -588,12 +591,17 @@ class _Rust(_Walker):
                 names = (*names, _text(named) if named is not None else "?")
                 if kind == "function_item":
                     scope = (node.start_point[0] + 1, node.end_point[0] + 1)
+                    guards, loops = (), ()
             elif kind == "impl_item":
                 typ = node.child_by_field_name("type")
                 names = (*names, _flat(_text(typ)) if typ is not None else "?")
             elif kind == "macro_invocation":
-                self.macro(node, names, scope)
-            stack.extend((c, names, scope) for c in reversed(node.children) if _holds(spots, c))
+                self.macro(node, names, scope, guards, loops)
+            branches = _rust_branches(node)
+            for c in reversed(node.children):
+                if _holds(spots, c):
+                    more, inside = branches.get(c.id, ((), ()))
+                    stack.append((c, names, scope, (*guards, *more), (*loops, *inside)))
 
     @staticmethod
     def attribute_text(item: Any) -> str:
@@ -664,7 +672,8 @@ class _Rust(_Walker):
                 out.append((None, self.source(group)))
         return out
 
-    def macro(self, node: Any, names: tuple[str, ...], scope: tuple[int, int]) -> None:
+    def macro(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], outer: tuple[str, ...] = (),
+              loops: tuple[str, ...] = ()) -> None:
         name_node = node.child_by_field_name("macro")
         if name_node is None:
             return
@@ -675,15 +684,15 @@ class _Rust(_Walker):
         if tree is None:
             return
         groups = self.groups(tree)
-        guards: list[str] = []
+        guards: list[str] = list(outer)
         if name == "ensure":
             if not groups:
                 return
             cond = self.source(groups[0])
-            guards = [f"!({cond})"]
+            guards.append(f"!({cond})")
             groups = groups[1:]
             if not groups:  # anyhow's own message for a bare ensure!
-                self.rust_site(node, names, scope, name, [f"Condition failed: `{cond}`"], guards)
+                self.rust_site(node, names, scope, name, [f"Condition failed: `{cond}`"], guards, loops)
                 return
         if not groups:
             return
@@ -692,13 +701,71 @@ class _Rust(_Walker):
             pieces: list[Any] = [("field", self.source(groups[0]))]
         else:
             pieces = _rust_format(fmt, self.args(groups[1:]))
-        self.rust_site(node, names, scope, name, pieces, guards)
+        self.rust_site(node, names, scope, name, pieces, guards, loops)
 
     def rust_site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, pieces: list[Any],
-                  guards: list[str]) -> None:
+                  guards: list[str], loops: tuple[str, ...] = ()) -> None:
         line, end = node.start_point[0] + 1, node.end_point[0] + 1
         self.add(line=line, end=end, qualname="::".join(names), scope=scope, macro=f"{macro}!",
-                 surfaces=("Error", "anyhow.Error"), template=_rust_template(pieces), guards=guards)
+                 surfaces=("Error", "anyhow.Error"), template=_rust_template(pieces), guards=guards,
+                 loops=list(loops))
+
+
+#: How a guard a closure adds starts (see ``phrasing.conditions``): the call it is passed to runs
+#: it, when and as often as that call decides (``.map_err(|e| ...)``: on an error).
+CLOSURE_OF = "closure of "
+
+
+def _rust_branches(node: Any) -> dict[int, tuple[tuple[str, ...], tuple[str, ...]]]:
+    """The guards and loops each child of ``node`` adds for what it holds: an ``if``'s branches
+    (its condition, or its negation for ``else``), a ``let ... else``'s (its pattern did not
+    match), a ``match`` arm's (``match V: case P``, as Python's are written), a loop's body
+    (``for p in v``, ``while c``, ``loop``) and a closure's (the call it is given to)."""
+    kind = node.type
+    field = node.child_by_field_name
+    if kind == "if_expression":
+        cond, consequence, alternative = field("condition"), field("consequence"), field("alternative")
+        shown = _flat(_text(cond)) if cond is not None else ""
+        out: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        if consequence is not None:
+            out[consequence.id] = ((shown,), ())
+        if alternative is not None:
+            out[alternative.id] = ((f"!({shown})",), ())
+        return out
+    if kind == "let_declaration":
+        pattern, value, alternative = field("pattern"), field("value"), field("alternative")
+        if alternative is None or pattern is None or value is None:
+            return {}
+        return {alternative.id: ((f"!(let {_flat(_text(pattern))} = {_flat(_text(value))})",), ())}
+    if kind == "match_block":
+        value = node.parent.child_by_field_name("value") if node.parent is not None else None
+        if value is None:
+            return {}
+        subject = _flat(_text(value))
+        return {arm.id: ((f"match {subject}: case {_flat(_text(pattern))}",), ())
+                for arm in node.named_children if arm.type == "match_arm"
+                for pattern in [arm.child_by_field_name("pattern")] if pattern is not None}
+    if kind == "for_expression":
+        pattern, value, body = field("pattern"), field("value"), field("body")
+        if body is None or pattern is None or value is None:
+            return {}
+        return {body.id: ((), (f"for {_flat(_text(pattern))} in {_flat(_text(value))}",))}
+    if kind == "while_expression":
+        cond, body = field("condition"), field("body")
+        if body is None or cond is None:
+            return {}
+        shown = _flat(_text(cond))
+        return {body.id: ((shown,), (f"while {shown}",))}
+    if kind == "loop_expression":
+        body = field("body")
+        return {body.id: ((), ("loop",))} if body is not None else {}
+    if kind == "closure_expression":
+        body = field("body")
+        holder = node.parent.parent if node.parent is not None and node.parent.type == "arguments" else None
+        callee = holder.child_by_field_name("function") if holder is not None and holder.type == "call_expression" else None
+        shown = _flat(_text(callee)) if callee is not None else "a call"
+        return {body.id: ((f"{CLOSURE_OF}{shown}",), ())} if body is not None else {}
+    return {}
 
 
 #: The conversion characters of C's printf; what comes between ``%`` and one (flags, width,

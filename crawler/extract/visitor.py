@@ -526,10 +526,16 @@ class _Extractor:
 
     def _for(self, node) -> None:
         kw = "async for" if type(node) is ast.AsyncFor else "for"
-        self.loops.append(f"{kw} {self.seg(node.target)} in {self.seg(node.iter)}")
+        loop = f"{kw} {self.seg(node.target)} in {self.seg(node.iter)}"
+        self.loops.append(loop)
         body_env = self._block(node.body)
         self.loops.pop()
-        self._merge(body_env, self._block(node.orelse))
+        # the ``else`` runs only once the loop ran to its end (no ``break``, ``return`` or raise):
+        # a site there is not reached whenever the function runs
+        self.loops.append(f"else: {loop}")
+        else_env = self._block(node.orelse)
+        self.loops.pop()
+        self._merge(body_env, else_env)
 
     def _while(self, node) -> None:
         test = self.seg(node.test)

@@ -115,6 +115,14 @@ def run(jobs):
     raise RuntimeError("no jobs to run")
 
 
+def trace(path):
+    if envs.ACME_DEBUG:
+        try:
+            open(path)
+        except OSError as e:
+            raise RuntimeError(f"cannot open the debug trace {path}: {e}") from e
+
+
 def size(n):
     if n is not None and n < 0:
         raise ValueError("set `max_len` to a positive number")
@@ -238,6 +246,16 @@ def test_environment_variable_read_through_a_table(dataset):
     # an early return in the other order: raised when the `if jobs: return` branch is not taken
     assert dataset["no:run"]["meaning"]["trigger"] == "Raised in `run`, when `jobs` is not set."
     assert dataset["no:run"]["meaning"]["fix"] is None  # `jobs` is no setting
+
+
+def test_an_error_raised_while_handling_another_has_no_fix_from_the_guards_around_it(dataset):
+    """vLLM's 'Error serializing structured outputs jsonschema: {e}' (raised in `except Exception`
+    around json.dumps) said 'Give `json` a `str`', and 18 such entries 'Leave X unset' or 'Set
+    --dry-run': the guard only led to the code whose failure is the cause."""
+    m = dataset["cannot:trace"]["meaning"]
+    assert [(k["kind"], k["name"]) for k in m["knobs"]] == [("env_var", "ACME_DEBUG")]
+    assert m["trigger"] == "Raised in `trace`, when `ACME_DEBUG` is set, while handling `OSError as e`."
+    assert m["fix"] is None
 
 
 def test_request_parameter_from_the_parameter_keyword(dataset):
@@ -367,12 +385,14 @@ _NAME_TEXT = st.text(alphabet="ab_.1 (é℘", max_size=24)
 def test_named_at_finds_what_the_pattern_per_name_found(name, text):
     """``named_at`` scans a text once for every name; it finds what a pattern compiled per name
     found (the meanings' knobs depend on it), names that are no plain identifier included."""
-    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)*)")
+    pattern = re.compile(rf"(?<![\w.]){re.escape(name)}(?!\w)((?:\.[A-Za-z_]\w*)*)")
     assert named_at(name, text) == [m.group(1) for m in pattern.finditer(text)]
 
 
-def test_named_at_reads_each_place_a_name_starts():
-    assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", "", ""]
+def test_named_at_reads_each_place_a_name_is():
+    # ``tp_max`` is another name (it once stood for ``tp``: ``dp_size = ...data_parallel_size``
+    # made ``range(dp_size_to_allocate)`` a check on ``--data-parallel-size``), ``x.tp`` an attribute
+    assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", ""]
 
 
 @pytest.mark.parametrize("guard, said", [

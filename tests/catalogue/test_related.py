@@ -73,3 +73,17 @@ def test_in_a_big_package_being_near_relates_nothing_but_a_word_shared_in_it_doe
     # in a small package, its nearest entries are still related by being near
     small = compute([_in_package(i, f"{words[i % 11]}{i} unrelated{i} text{i}", "pkg.small") for i in range(20)])
     assert any(r["reason"] == "same package" for r in small[f"{5:016x}"])
+
+
+def test_a_call_path_label_says_what_the_related_entry_does():
+    """A log entry on a call path was 'raised by a caller' of the entry it is related to."""
+    recs = _filler(60) + [_record(1, "size must be positive", path="pkg/check.py"),
+                          _record(2, "building without a size", path="pkg/build.py"),
+                          _record(3, "a response refused the size", path="pkg/serve.py")]
+    for r, kind in zip(recs, ["raise"] * 60 + ["raise", "log", "response"], strict=True):
+        r["kind"] = kind
+    # build (record 2's function) and serve (record 3's) both call check (record 1's)
+    callers = {f"{1:016x}": [{"path": "pkg/build.py", "qualname": "f2"}, {"path": "pkg/serve.py", "qualname": "f3"}]}
+    reasons = {r["id"]: r["reason"].split(";")[0] for r in compute(recs, callers)[f"{1:016x}"]}
+    assert reasons[f"{2:016x}"] == "logged by a caller" and reasons[f"{3:016x}"] == "answered by a caller"
+    assert compute(recs, callers)[f"{2:016x}"][0]["reason"].startswith("raised by a function it calls")

@@ -141,3 +141,25 @@ def crawled(tmp_path_factory):
 def test_match_finds_each_example_of_the_issue_as_a_user_sees_it(crawled, paste):
     cli, data, records = crawled
     assert best_match(cli, data, paste) == records[EXAMPLES[paste]]["id"]
+
+
+@pytest.mark.parametrize(("message", "when", "row"), [
+    ("Address already in use. Retrying with a new port.", "When it is logged", "Logged"),
+    ("Cannot cancel a synchronous response.", "When it is answered", "Answered"),
+    ("Unsupported head size: {head_size}", "When it is raised", "Exception"),
+])
+def test_pages_say_what_each_kind_does_and_name_an_exception_only_for_one_raised(crawled, tmp_path, message, when, row):
+    """A log entry's page said 'Exception: logging.WARNING' and 'When it is raised'; an error
+    response's 'Exception: create_error_response': neither reaches a caller as an exception."""
+    cli, data, records = crawled
+    eid = records[message]["id"]
+    shown = cli("show", eid, "--data", data, "--no-pager").stdout
+    pages = {"show": shown}
+    for fmt, suffix in (("html", "html"), ("markdown", "md")):
+        assert cli("render", "--data", data, "--out", tmp_path / fmt, "--format", fmt).exit_code == 0
+        pages[fmt] = next((tmp_path / fmt).rglob(f"{eid}.{suffix}")).read_text(encoding="utf-8")
+    for name, page in pages.items():
+        assert when in page and row in page, name
+        assert ("Exception" in page) is (row == "Exception"), name
+        for other in {"When it is logged", "When it is answered", "When it is raised"} - {when}:
+            assert other not in page, (name, other)

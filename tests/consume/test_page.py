@@ -321,3 +321,12 @@ def test_only_a_whole_double_negation_is_shown_undone(guard, shown):
     from crawler.consume.meaning_page import shown_guard
 
     assert shown_guard(guard) == shown
+
+
+@pytest.mark.parametrize(("ancestor", "said"), [("Exception", "(an Exception)"), ("OSError", "(an OSError)"),
+                                                ("ValueError", "(a ValueError)"), ("UnicodeError", "(a UnicodeError)")])
+def test_the_builtin_ancestor_takes_the_article_it_is_read_with(ancestor, said):
+    """vLLM's VLLMValidationError page said '(a Exception)'."""
+    data = json.loads(json.dumps(_kv(consumer_data.records())))
+    data["exception"].update(name="KVError", qualname="pkg.KVError", builtin_ancestor=ancestor)
+    assert said in render_text(data, color=False)

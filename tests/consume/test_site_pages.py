@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crawler.base.sink import visible
-from crawler.consume.highlight import highlight_python
+from crawler.consume.highlight import highlight_native, highlight_python
 from crawler.consume.site_markdown import code_language, markdown_html, safe_link
 
 
@@ -272,3 +272,25 @@ def test_a_machine_draft_no_one_reviewed_is_never_filed_as_explained_by_a_person
     assert filters["explained"] == "explained by a person" and filters["drafted"] == "machine draft, not reviewed"
     counts = dict(re.findall(r'value="(\w+)"[^>]*> [^<]+ <span class="count">(\d+)</span>', index))
     assert counts["explained"] == "1" and counts["drafted"] == "1"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*"ab1 ._\n\t\"'#&<>()[]{}=:\\*/", "//", "/*", "*/", "fn ", "'a", "0x1F", "u8", "\u202e"]),
+                max_size=60).map("".join), st.integers(1, 5000))
+def test_native_highlighting_keeps_every_character(code, start):
+    for out in (highlight_native(code), highlight_native(code, start, {start + 1})):
+        text = html.unescape(re.sub(r'<span class="ln">[^<]*</span>|<[^>]+>', "", out))
+        assert text == visible(code if code.endswith("\n") else code + "\n", newlines=True), out
+        assert "<script" not in out and "\u202e" not in out
+
+
+def test_native_snippets_are_coloured_as_cpp_and_rust_not_python():
+    """Python's rules coloured 'and'/'with' in a C++ comment and read a Rust lifetime as a string."""
+    out = highlight_native("#include <x.h>\n// checks a and b with care\nfn f<'a>(x: &'a str) { let c = 'x'; }\n"
+                           "TORCH_CHECK(n < 0x1F, \"bad \", n); /* a\nb */ return 1;\n", 17, {18})
+    for piece in ('<span class="cp">#include</span>', '<span class="c1">// checks a and b with care</span>',
+                  '<span class="k">fn</span> f&lt;\'a&gt;(x: &amp;\'a <span class="kt">str</span>)', '<span class="sc">\'x\'</span>',
+                  '<span class="m">0x1F</span>', '<span class="s">"bad "</span>', '<span class="cm">/* a</span>',
+                  '<span class="cm">b */</span>', '<span class="k">return</span>', '<span class="hll"><span class="ln">18</span>'):
+        assert piece in out, piece
+    assert '<span class="ow">and</span>' not in out

@@ -91,6 +91,13 @@ def test_match_finds_the_printed_line_and_pages_say_the_process_ends(exits_repo,
         assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
         page = next(site.rglob(f"{eid}.{suffix}")).read_text()
         assert "prints the message and ends the process" in page and "seen in Python" not in page
+        # nothing is raised: no Exception row (it named libc.exit), the trigger says the process ends
+        assert "Exception" not in page and "libc.exit" not in page and "When it happens" in page, fmt
+        assert "Ends the process in" in page and "Raised in" not in page, fmt
+        # the snippet coloured as CUDA, not as Python
+        assert ('<span class="kt">void</span> open_handles(' if fmt == "html" else "```cuda\n") in page, fmt
+    assert records(dataset)[TEXT]["meaning"]["trigger"].startswith("Ends the process in `acme::open_handles`, when")
+    assert "Exception:" not in shown.stdout and "When it happens: Ends the process in" in shown.stdout
 
 
 @pytest.mark.parametrize(("body", "expected"), [
