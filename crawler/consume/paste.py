@@ -143,7 +143,7 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
         if wrapped and _leaf(name).startswith("RayTaskError"):
             return wrapped, message
         if _leaf(name).endswith(_EXC_NAME_END) and not wrapped:
-            return _leaf(name), message
+            return _leaf(name), unrepr(message) if _leaf(name) == "KeyError" else message
     m = _ARGPARSE.match(stripped)
     if m:
         return "ArgumentError", m.group(1)
@@ -155,6 +155,45 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
         if not wrapped and name.endswith(_EXC_NAME_END):
             return name, stripped[m.end():]
     return None
+
+
+_REPR_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r"}
+_REPR_WIDTHS = {"x": 2, "u": 4, "U": 8}
+
+
+def unrepr(message: str) -> str:
+    """A KeyError's message as raised: Python prints a KeyError's one argument as its repr
+    (``KeyError: 'no model named x'``), so a traceback's line quotes the message and escapes what
+    repr escapes; anything that is not one such quoted string is the message as it stands.
+    search.js's ``unrepr`` alike."""
+    quote = message[:1]
+    if len(message) < 2 or quote not in ("'", '"') or message[-1] != quote:
+        return message
+    out: list[str] = []
+    body, i = message[1:-1], 0
+    while i < len(body):
+        c = body[i]
+        if c == quote:
+            return message  # a quote repr would have escaped: not one string
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        nxt = body[i + 1:i + 2]
+        if nxt in _REPR_ESCAPES:
+            out.append(_REPR_ESCAPES[nxt])
+            i += 2
+            continue
+        width = _REPR_WIDTHS.get(nxt, 0)
+        digits = body[i + 2:i + 2 + width]
+        if not width or len(digits) != width or any(d not in "0123456789abcdefABCDEF" for d in digits):
+            return message
+        code = int(digits, 16)
+        if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+            return message  # no character a terminal or a page could show
+        out.append(chr(code))
+        i += 2 + width
+    return "".join(out)
 
 
 def without_parameter(message: str) -> str:

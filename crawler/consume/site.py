@@ -272,7 +272,7 @@ SEARCH_JS = r"""
     if ((m = /^([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])([\s\S]*?)\2?\)?$/.exec(t))) return [leaf(m[1]), m[3]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: ([\s\S]*)$/.exec(t))) {
       if (m[2] && leaf(m[1]).indexOf("RayTaskError") === 0) return [m[2], m[3]];
-      if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), m[3]];
+      if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), leaf(m[1]) === "KeyError" ? unrepr(m[3]) : m[3]];
     }
     if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
     // paste._INNER_EXC: after a prefix no pattern strips, the first exception named
@@ -283,6 +283,26 @@ SEARCH_JS = r"""
       if (!m[2] && EXC_END.test(name)) return [name, after];
     }
     return null;
+  }
+  // paste.unrepr: a KeyError's line is its message's repr ("KeyError: 'no model named x'")
+  var REPR_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r"};
+  function unrepr(m) {
+    var q = m.charAt(0);
+    if (m.length < 2 || (q !== "'" && q !== '"') || m.charAt(m.length - 1) !== q) return m;
+    var body = m.slice(1, -1), out = [], i = 0;
+    while (i < body.length) {
+      var c = body.charAt(i);
+      if (c === q) return m;
+      if (c !== "\\") { out.push(c); i++; continue; }
+      var n = body.charAt(i + 1);
+      if (n && Object.prototype.hasOwnProperty.call(REPR_ESCAPES, n)) { out.push(REPR_ESCAPES[n]); i += 2; continue; }
+      var w = n === "x" ? 2 : n === "u" ? 4 : n === "U" ? 8 : 0, digits = body.substr(i + 2, w);
+      if (!w || digits.length !== w || !/^[0-9a-fA-F]+$/.test(digits)) return m;
+      var code = parseInt(digits, 16);
+      if (code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return m;
+      out.push(String.fromCodePoint(code)); i += 2 + w;
+    }
+    return out.join("");
   }
   function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
   // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose

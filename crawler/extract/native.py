@@ -26,6 +26,7 @@ assertions, not errors a user is meant to read, and stay out.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from functools import cache
 from typing import Any
@@ -236,9 +237,22 @@ def _split_params(text: str) -> list[Any]:
 # ------------------------------------------------------------------------------------ walkers
 
 
+#: Past this many words, :func:`_spots` looks each identifier of the text up among them rather
+#: than searching the text once a word (a header's 20,000 wrappers made every native file's walk
+#: read it 20,000 times: 0.16 s a file of 20 KB).
+_FEW_WORDS = 64
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
 def _spots(root: Any, words: Any) -> list[int]:
-    """Sorted byte offsets, in ``root``'s source, of every occurrence of each of ``words``."""
+    """Sorted byte offsets, in ``root``'s source, of every occurrence of each of ``words`` (of
+    each identifier that is one of them, when the words are many: a site's word is an identifier,
+    the name called or ``throw``, so a node holding none of them as one makes no site either)."""
     text, base = root.text, root.start_byte
+    words = tuple(words)
+    if len(words) > _FEW_WORDS:
+        wanted = frozenset(words)
+        return [base + m.start() for m in _IDENTIFIER.finditer(text) if m.group() in wanted]
     out = []
     for word in words:
         at = text.find(word)
@@ -339,6 +353,8 @@ class _Cpp(_Walker):
         self.wrappers: dict[str, native_macros.Macro] = {}  # the check macros this file sees, by name
         self.expansion: tuple[Any, ...] | None = None  # the use a walk of an expansion reads for (native_macros.use)
         self.expanded = 0
+        self.expanded_text = 0  # characters of those expansions (native_macros.MAX_FILE_TEXT)
+        self.ending: dict[int, tuple[Any, dict[int, str | None]]] = {}  # a block's statements -> the exit after each
 
     def walk(self, root: Any, row_offset: int) -> None:
         self.row_offset = row_offset
@@ -460,14 +476,7 @@ class _Cpp(_Walker):
         ``fprintf(stderr, fmt, ...)``, ``std::cerr << ... ``) followed in its block by a call that
         ends the process: a site whose message is what it prints (its last newline dropped: a
         paste is a line)."""
-        ended = None
-        sibling = node.next_named_sibling
-        while sibling is not None and ended is None:
-            call = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
-            function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
-            ended = _flat(_text(function)).rpartition("::")[2] if function is not None else None
-            ended = ended if ended in native_macros.EXITS else None
-            sibling = sibling.next_named_sibling
+        ended = self.ends_after(node)
         expr = node.named_children[0] if node.named_children else None
         if ended is None or expr is None:
             return
@@ -480,6 +489,28 @@ class _Cpp(_Walker):
         form = "literal" if not fielded else "percent" if expr.type == "call_expression" else "concat"
         surfaces = EXIT_SURFACES.get(ended, EXIT_SURFACES["exit"])
         self.site(node, names, scope, "", surfaces, _site_template(pieces, form), list(guards))
+
+    def ends_after(self, node: Any) -> str | None:
+        """The call among the statements after ``node`` in its block that first ends the process
+        (one of ``native_macros.EXITS``), or None. Read once a block, from its end (scanning on
+        from each statement took the square of a block's statements: an exiting macro of 800
+        printf calls took 0.8 s a use)."""
+        parent = node.parent
+        if parent is None:
+            return None
+        hit = self.ending.get(parent.id)
+        if hit is None or hit[0] != parent:
+            after: dict[int, str | None] = {}
+            ended = None
+            for sibling in reversed(parent.named_children):
+                after[sibling.start_byte] = ended
+                call = sibling.named_children[0] if sibling.type == "expression_statement" and sibling.named_children else None
+                function = call.child_by_field_name("function") if call is not None and call.type == "call_expression" else None
+                name = _flat(_text(function)).rpartition("::")[2] if function is not None else None
+                ended = name if name in native_macros.EXITS else ended
+            hit = (parent, after)  # (the node kept: its id is not another tree's while it lives)
+            self.ending[parent.id] = hit
+        return hit[1].get(node.start_byte)
 
     def printf(self, call: Any) -> list[Any]:
         """``printf(fmt, a, b)`` / ``fprintf(stderr, fmt, ...)`` -> pieces, each conversion a field
@@ -541,12 +572,13 @@ class _Cpp(_Walker):
         """Checks inside ``#define`` bodies: each body that names a check is parsed as the body of a
         function (line continuations blanked, so lines stay where they are in the file)."""
         defines, self.defines = self.defines, []
+        words = (*_CPP_WORDS, *(name.encode() for name in self.wrappers))
         for define, value in defines:
             body = value.text
             named = define.child_by_field_name("name")
             if named is not None and _text(named) in self.wrappers:
                 continue  # a wrapper's definition: its uses are the sites
-            if not any(name.encode() in body for name in (*CHECKS, *self.wrappers)) and b"throw" not in body:
+            if not _spots(value, words):
                 continue
             blanked = body.replace(b"\\\r\n", b"  \n").replace(b"\\\n", b" \n")
             tree = parser.parse(b"void _(){" + blanked + b"\n}")
@@ -570,7 +602,15 @@ class _Cpp(_Walker):
         return start, end
 
 
+#: What stands between a Rust item and its attributes.
+_RUST_ATTACHED = frozenset({"attribute_item", "line_comment", "block_comment"})
+
+
 class _Rust(_Walker):
+    def __init__(self, path: str, data: bytes, language: str):
+        super().__init__(path, data, language)
+        self.families: dict[int, tuple[Any, tuple[dict[int, int], list[bool], list[Any]]]] = {}
+
     def walk(self, root: Any, row_offset: int = 0) -> None:
         last = len(self.lines)
         spots = _spots(root, _RUST_WORDS)
@@ -612,13 +652,38 @@ class _Rust(_Walker):
         """An item marked ``#[test]``, ``#[cfg(test)]``, ``#[tokio::test]``: test code, not an error users meet."""
         if not node.type.endswith("_item") or node.type == "attribute_item":
             return False
-        prev = node.prev_named_sibling
-        while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
-            if prev.type == "attribute_item" and self.attribute_text(prev).split("(", 1)[0] in ("test", "tokio::test", "rstest") \
-                    or prev.type == "attribute_item" and self.attribute_text(prev) == "cfg(test)":
-                return True
-            prev = prev.prev_named_sibling
-        return False
+        family = self.family(node)
+        at = family[0].get(node.id) if family is not None else None
+        return at is not None and family is not None and family[1][at]
+
+    def family(self, node: Any) -> tuple[dict[int, int], list[bool], list[Any]] | None:
+        """Of ``node``'s siblings, read once a parent (stepping from sibling to sibling is itself a
+        walk of the parent's children in tree-sitter, and each attribute scanned on to its item:
+        4,000 ``#[error]`` lines before one struct took 304 s of CPU): (index by node id, whether
+        the attributes just before each mark a test, the item each attribute or comment is on)."""
+        parent = node.parent
+        if parent is None:
+            return None
+        hit = self.families.get(parent.id)
+        if hit is None or hit[0] != parent:
+            children = parent.named_children
+            tested, on = [False] * len(children), [None] * len(children)
+            marked = False
+            for i, child in enumerate(children):
+                tested[i] = marked
+                if child.type not in _RUST_ATTACHED:
+                    marked = False
+                elif child.type == "attribute_item":
+                    text = self.attribute_text(child)
+                    marked = marked or text.split("(", 1)[0] in ("test", "tokio::test", "rstest") or text == "cfg(test)"
+            item = None
+            for i in range(len(children) - 1, -1, -1):
+                on[i] = item
+                if children[i].type not in _RUST_ATTACHED:
+                    item = children[i]
+            hit = (parent, ({c.id: i for i, c in enumerate(children)}, tested, on))  # (the parent kept: its id stays its own)
+            self.families[parent.id] = hit
+        return hit[1]
 
     def attribute(self, item: Any, names: tuple[str, ...], scope: tuple[int, int]) -> None:
         attribute = next((c for c in item.named_children if c.type == "attribute"), None)
@@ -628,9 +693,9 @@ class _Rust(_Walker):
         tokens = [c for c in args.named_children] if args is not None else []
         if not tokens or _string_value(tokens[0]) is None:
             return  # #[error(transparent)]: the inner error's message, catalogued where it is made
-        target = item.next_named_sibling
-        while target is not None and target.type in ("attribute_item", "line_comment", "block_comment"):
-            target = target.next_named_sibling
+        family = self.family(item)
+        at = family[0].get(item.id) if family is not None else None
+        target = family[2][at] if family is not None and at is not None else None
         if target is None:
             return
         named = target.child_by_field_name("name")

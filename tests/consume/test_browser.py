@@ -644,3 +644,19 @@ def test_the_search_box_calls_a_log_line_before_a_traceback_an_umbrella_as_errca
         assert got == want and len(set(got)) == len(got), paste
         assert rows[0][1].endswith("\u00b7 umbrella"), rows[0]
     assert _errors(browser) == []
+
+
+def test_the_search_box_reads_a_key_errors_repr_as_errcat_match_does(browser, site):
+    """Python prints a KeyError's message as its repr; search.js's unrepr reads it as paste.unrepr does."""
+    from crawler.consume.match import paste_readings
+
+    out, _ = site
+    browser.get((out / "index.html").as_uri())
+    lines = ["KeyError: 'plain'", 'KeyError: "it\'s"', "KeyError: 'a\\'b\\\\n\\x1b\\u2066\\U0001f600'", "KeyError: 'cut short",
+             "KeyError: 'a' and 'b'", "KeyError: '\\ud800'", "KeyError: 'bad \\q escape'", "ValueError: 'kept'",
+             "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\nKeyError: 'no adapter named \\'x\\''"]
+    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
+                                 " return [r.m, r.x]; }); });", lines)
+    want = [[[r.message, r.exception] for r in paste_readings(text)] for text in lines]
+    assert got == want
+    assert ["plain", "KeyError"] in want[0] and ["no adapter named 'x'", "KeyError"] in want[-1]

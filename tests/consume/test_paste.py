@@ -134,3 +134,53 @@ def test_a_log_line_gives_its_level_and_message():
     assert logged("INFO 11-30 14:21:45 [x.py:1] Started") is None  # info is no error
     assert logged("WARNING in the message itself, no prefix") is None
     assert logged("ERROR 11-30 14:21:45 [x.py:1] ") is None
+
+
+KEY_ERRORS = '''
+def adapter(name):
+    raise KeyError(f"no LoRA adapter named {name!r}; loaded: {sorted(['a', 'b'])}")
+
+
+def variant(kind):
+    raise KeyError(f"unknown variant {kind} \\u2066(rtl)\\u2069 <b>bold</b>")
+'''
+
+
+def _traceback(code: str, call: str) -> str:
+    """The traceback Python itself prints for ``call`` (KeyError's line is its message's repr)."""
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-c", code + "\n" + call], capture_output=True, text=True, check=False)
+    assert run.returncode == 1 and "KeyError: " in run.stderr, run.stderr
+    return run.stderr
+
+
+@pytest.mark.parametrize("call", ["adapter(\"it's\")", "variant('x\\x1b[2J')"])
+def test_a_key_errors_traceback_finds_its_entry(fixture_repo, cli, tmp_path, call):
+    # Python prints a KeyError's message as its repr (KeyError: 'no LoRA adapter ...'), quoted and
+    # escaped: the paste was 'no entry matches' with its own entry a weak candidate at 94%
+    from tests.extract.test_native import CONFIG, crawl
+
+    (tmp_path / "errcat.toml").write_text(CONFIG, encoding="utf-8")
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/keys.py": KEY_ERRORS}, tag="v1")
+    data = crawl(cli, fixture_repo, tmp_path / "out", tmp_path / "errcat.toml")
+    paste = _traceback(KEY_ERRORS, call)
+    answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+    assert len(answer["matches"]) == 1 and answer["matches"][0]["exception"] == "KeyError", answer
+    shown = cli("match", "--data", data, paste)
+    assert shown.exit_code == 0 and "\x1b" not in shown.stdout and "\u2066" not in shown.stdout
+
+
+@pytest.mark.parametrize(("line", "message"), [
+    ("KeyError: 'plain'", "plain"),
+    ('KeyError: "it\'s"', "it's"),
+    ("KeyError: 'a\\'b\\\\n\\x1b\\u2066\\U0001f600'", "a'b\\n\x1b\u2066\U0001f600"),
+    ("KeyError: 'cut short", "'cut short"),  # no closing quote: as it stands
+    ("KeyError: 'a' and 'b'", "'a' and 'b'"),  # not one string
+    ("KeyError: '\\ud800'", "'\\ud800'"),  # a lone surrogate is no character
+    ("KeyError: 'bad \\q escape'", "'bad \\q escape'"),
+    ("ValueError: 'quoted by the raiser'", "'quoted by the raiser'"),  # only KeyError quotes
+])
+def test_a_key_error_line_is_read_as_the_message_raised(line, message):
+    assert [c.message for c in candidates(line)] == [message]
