@@ -423,17 +423,31 @@ def test_every_shipped_file_validates_and_is_reviewed_text():
         assert entry.solutions and entry.when_it_happens.trigger and entry.example_fix and entry.defensive_patterns
 
 
+# A review records the error type, not the kind: vLLM's error responses carry these types (the
+# vllm profile's create_error_response builder; no class of vLLM is named so), logs their level.
+RESPONSE_TYPES = frozenset({"BadRequestError", "NotFoundError", "InternalServerError", "ServiceUnavailableError"})
+LOG_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
+
+
 def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
     """This entry's raise behind its reviewed guards (asserts become ``if not (cond): raise
-    AssertionError``, the same id and guards as an assert). A template whose fields hold quotes
-    or line breaks (a nested f-string) is written as a triple-quoted f-string, as upstream did."""
+    AssertionError``, the same id and guards as an assert; an error response is
+    ``return create_error_response(...)`` and a log ``logger.<level>(...)``, as their ids differ
+    from a raise of the same words). A template whose fields hold quotes or line breaks (a nested
+    f-string) is written as a triple-quoted f-string, as upstream did."""
     template = entry.review.template
     lines = []
     for guard in entry.review.guards:
         lines.append("    " * depth + f"if (\n{guard}\n" + "    " * depth + "):")
         depth += 1
     literal = f"f'\'\'{template}\'\''" if ("\n" in template or '"' in template) and "\'\'\'" not in template else f"f{json.dumps(template)}"
-    lines.append("    " * depth + f"raise {entry.review.exception}({literal})")
+    exception = entry.review.exception
+    if exception in RESPONSE_TYPES:
+        lines.append("    " * depth + f"return create_error_response({literal}, err_type={json.dumps(exception)})")
+    elif exception in LOG_LEVELS:
+        lines.append("    " * depth + f"logger.{exception.lower()}({literal})")
+    else:
+        lines.append("    " * depth + f"raise {exception}({literal})")
     return lines
 
 
