@@ -424,7 +424,8 @@ def test_every_shipped_file_validates_and_is_reviewed_text():
 
 
 # A review records the error type, not the kind: vLLM's error responses carry these types (the
-# vllm profile's create_error_response builder; no class of vLLM is named so), logs their level.
+# vllm profile's create_error_response builder; no class of vLLM is named so) or a lower-case
+# OpenAI type ("invalid_request_error"), logs their level.
 RESPONSE_TYPES = frozenset({"BadRequestError", "NotFoundError", "InternalServerError", "ServiceUnavailableError"})
 LOG_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
 
@@ -442,7 +443,7 @@ def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
         depth += 1
     literal = f"f'\'\'{template}\'\''" if ("\n" in template or '"' in template) and "\'\'\'" not in template else f"f{json.dumps(template)}"
     exception = entry.review.exception
-    if exception in RESPONSE_TYPES:
+    if exception in RESPONSE_TYPES or exception.islower():
         lines.append("    " * depth + f"return create_error_response({literal}, err_type={json.dumps(exception)})")
     elif exception in LOG_LEVELS:
         lines.append("    " * depth + f"logger.{exception.lower()}({literal})")
