@@ -178,6 +178,9 @@ def test_editing_curated_text_reaches_an_otherwise_unchanged_dataset(upstream, c
         (lambda t: t.replace("what_it_means: >-\n  The", "what_it_means: [1]\nx_: >-\n  The"), 3, "what_it_means: Input should be a valid string"),
         (lambda t: t.replace("  status: reviewed\n", ""), 23, "review.status: Field required"),
         (lambda t: t.replace("key: [", "key: ").replace("guards:\n", "guards: [\n"), 29, "expected the node content"),
+        # " #" in an unquoted value starts a comment: the text would silently end before it
+        (lambda t: t.replace("launch script.", "launch script, as #2248 shows."), 22, "starts a YAML comment"),
+        (lambda t: t.replace("  - Pass --kv-transfer-config with", "  - Pass --kv-transfer-config #2248 with"), 10, "starts a YAML comment"),
     ],
 )
 def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_path, edit, line, words):
@@ -195,6 +198,22 @@ def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_p
     assert tree(out) == before  # nothing written
     check = cli("curate", "check", out, "--curated", curated)
     assert check.exit_code == 1 and f"invalid  {path}:{line}:" in check.stdout
+
+
+def test_an_issue_number_in_quoted_text_or_a_comment_line_is_kept_and_review_refuses_a_lost_one(upstream, cli, tmp_path):
+    """Curated prose cites issues ("#2248"); quoted, the number is part of the text, and a
+    comment on a line of its own is still a comment. Unquoted, the rest of the line would be
+    dropped without a word, so errcat curate review refuses the file with its line as the crawl does."""
+    out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
+    path.write_text(path.read_text().replace("  - Keep the connector flags in one launch script.",
+                                             "  # see the reports\n  - 'Keep the connector flags in one launch script (#2248).'"))
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    assert records(out)[MESSAGE_A]["explanation"]["prevention"] == ["Keep the connector flags in one launch script (#2248)."]
+    path.write_text(path.read_text().replace("'Keep the connector flags in one launch script (#2248).'",
+                                             "Keep the connector flags in one launch script (see #2248)."))
+    result = cli("curate", "review", eid, "--data", out, "--curated", curated)
+    err = result.stderr.strip()
+    assert result.exit_code == 2 and len(err.splitlines()) == 1 and f"{path}:23:" in err and "starts a YAML comment" in err, err
 
 
 @pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"),
