@@ -178,6 +178,9 @@ def test_editing_curated_text_reaches_an_otherwise_unchanged_dataset(upstream, c
         (lambda t: t.replace("what_it_means: >-\n  The", "what_it_means: [1]\nx_: >-\n  The"), 3, "what_it_means: Input should be a valid string"),
         (lambda t: t.replace("  status: reviewed\n", ""), 23, "review.status: Field required"),
         (lambda t: t.replace("key: [", "key: ").replace("guards:\n", "guards: [\n"), 29, "expected the node content"),
+        # " #" in an unquoted value starts a comment: the text would silently end before it
+        (lambda t: t.replace("launch script.", "launch script, as #2248 shows."), 22, "starts a YAML comment"),
+        (lambda t: t.replace("  - Pass --kv-transfer-config with", "  - Pass --kv-transfer-config #2248 with"), 10, "starts a YAML comment"),
     ],
 )
 def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_path, edit, line, words):
@@ -195,6 +198,26 @@ def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_p
     assert tree(out) == before  # nothing written
     check = cli("curate", "check", out, "--curated", curated)
     assert check.exit_code == 1 and f"invalid  {path}:{line}:" in check.stdout
+
+
+def test_an_issue_number_in_quoted_text_or_a_comment_line_is_kept_and_review_refuses_a_lost_one(upstream, cli, tmp_path):
+    """Curated prose cites issues ("#2248"); quoted, the number is part of the text, and a
+    comment on a line of its own is still a comment. Unquoted, the rest of the line would be
+    dropped without a word, so errcat curate review refuses the file with its line as the crawl does."""
+    out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
+    path.write_text(
+        path.read_text().replace(
+            "  - Keep the connector flags in one launch script.", "  # see the reports\n  - 'Keep the connector flags in one launch script (#2248).'"
+        )
+    )
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    assert records(out)[MESSAGE_A]["explanation"]["prevention"] == ["Keep the connector flags in one launch script (#2248)."]
+    path.write_text(
+        path.read_text().replace("'Keep the connector flags in one launch script (#2248).'", "Keep the connector flags in one launch script (see #2248).")
+    )
+    result = cli("curate", "review", eid, "--data", out, "--curated", curated)
+    err = result.stderr.strip()
+    assert result.exit_code == 2 and len(err.splitlines()) == 1 and f"{path}:23:" in err and "starts a YAML comment" in err, err
 
 
 @pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"),
@@ -403,19 +426,19 @@ def shipped_files() -> list[Path]:
     return sorted(p for p in SHIPPED.glob("*/*/*.yaml") if p.name != "evidence.yaml")
 
 
-def test_the_shipped_evidence_validates_and_names_at_least_40_errors():
+def test_the_shipped_evidence_validates_and_names_at_least_58_errors():
     from crawler.catalogue.evidence import load
     from crawler.model.records import RepoRef
 
     repo = RepoRef(url="https://github.com/vllm-project/vllm", owner="vllm-project", name="vllm")
     evidence = load(SHIPPED / "vllm-project" / "vllm", repo)  # raises on any problem
-    assert len(evidence.reports) >= 40
+    assert len(evidence.reports) >= 58
     assert all(ev["url"].startswith("https://github.com/vllm-project/vllm/") for reports in evidence.reports.values() for ev in reports)
 
 
 def test_every_shipped_file_validates_and_is_reviewed_text():
     files = shipped_files()
-    assert len(files) >= 25
+    assert len(files) >= 115
     loaded = load_set(SHIPPED, "vllm-project", "vllm")  # strict: raises on any invalid file
     assert len(loaded) == len(files)
     for entry in loaded.entries.values():
@@ -423,17 +446,32 @@ def test_every_shipped_file_validates_and_is_reviewed_text():
         assert entry.solutions and entry.when_it_happens.trigger and entry.example_fix and entry.defensive_patterns
 
 
+# A review records the error type, not the kind: vLLM's error responses carry these types (the
+# vllm profile's create_error_response builder; no class of vLLM is named so) or a lower-case
+# OpenAI type ("invalid_request_error"), logs their level.
+RESPONSE_TYPES = frozenset({"BadRequestError", "NotFoundError", "InternalServerError", "ServiceUnavailableError"})
+LOG_LEVELS = frozenset({"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"})
+
+
 def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
     """This entry's raise behind its reviewed guards (asserts become ``if not (cond): raise
-    AssertionError``, the same id and guards as an assert). A template whose fields hold quotes
-    or line breaks (a nested f-string) is written as a triple-quoted f-string, as upstream did."""
+    AssertionError``, the same id and guards as an assert; an error response is
+    ``return create_error_response(...)`` and a log ``logger.<level>(...)``, as their ids differ
+    from a raise of the same words). A template whose fields hold quotes or line breaks (a nested
+    f-string) is written as a triple-quoted f-string, as upstream did."""
     template = entry.review.template
     lines = []
     for guard in entry.review.guards:
         lines.append("    " * depth + f"if (\n{guard}\n" + "    " * depth + "):")
         depth += 1
     literal = f"f'\'\'{template}\'\''" if ("\n" in template or '"' in template) and "\'\'\'" not in template else f"f{json.dumps(template)}"
-    lines.append("    " * depth + f"raise {entry.review.exception}({literal})")
+    exception = entry.review.exception
+    if exception in RESPONSE_TYPES or exception.islower():
+        lines.append("    " * depth + f"return create_error_response({literal}, err_type={json.dumps(exception)})")
+    elif exception in LOG_LEVELS:
+        lines.append("    " * depth + f"logger.{exception.lower()}({literal})")
+    else:
+        lines.append("    " * depth + f"raise {exception}({literal})")
     return lines
 
 
