@@ -460,7 +460,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
                       lines, {}, [], line_sizes)
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
-        progress(f"validating {len(records) - len(kept)} records")
+        progress(f"validating {len(records) - len(kept):,} records")
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
 
