@@ -25,6 +25,12 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     return f"native: {native['macro']} in {language} code, seen in Python as {native['surfaces_as']}"
 
 
+#: What the commit a record names is: the one since which it reads as shown (a first crawl's own
+#: commit, or the earlier one a record kept from the dataset in place is pinned at), not the
+#: commit at which the error last changed in the upstream, which a crawl does not know.
+SINCE = "the commit since which this entry is as shown"
+
+
 def article(name: str) -> str:
     """``a`` or ``an`` before an exception's name as it is read aloud: an Exception, an OSError,
     a UnicodeError, a ValueError."""

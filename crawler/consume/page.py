@@ -18,7 +18,7 @@ from crawler.base.sink import styled
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
+from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
 from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
 from crawler.consume.meaning_page import rows as meaning_rows
 
@@ -214,7 +214,7 @@ def layout(data: dict[str, Any]) -> list[Line]:
     prov = data["provenance"]
     commit = prov.get("upstream_commit") or prov["commit"]
     page.blank()
-    page.line(("muted", f"Last changed in {prov['repo']} at {commit} ({prov['commit_date']})."))
+    page.line(("muted", f"Last changed in {prov['repo']} at {commit} ({SINCE}), committed {prov['commit_date']}."))
     return page.lines
 
 

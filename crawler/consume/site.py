@@ -39,7 +39,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
+from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
@@ -1027,7 +1027,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
             for s in r["sites"]) + "</ul>"))
     commit = prov.get("upstream_commit") or prov["commit"]
     parts.append(_section("provenance", "Last changed",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> (the commit since which this entry is as shown), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> ({SINCE}), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
     what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
     return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
@@ -1089,7 +1089,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
            for x in r.get("related", [])]
     sec("Related errors", "\n".join(rel))
     commit = prov.get("upstream_commit") or prov["commit"]
-    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({md_text(prov['commit_date'])}). "
+    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({SINCE}), committed {md_text(prov['commit_date'])}. "
             f"[This entry as JSON](<{record_href(data, r['id'])}>)", ""]
     return "\n".join(out)
 

@@ -73,7 +73,8 @@ def test_show_lays_out_history_meaning_reproductions_and_callers(dataset, cli):
                  "Fix direction: Use one of the values the message lists.", "not written by a person",
                  "Reproduction from the tests (derived from the code)", "tests/test_attention.py:12 in test_bad_kind  (match: Unknown KV)",
                  "    with pytest.raises(ValueError, match='Unknown KV'):",
-                 "Where it is reached from (derived from the code)", "pkg/args.py:40 in EngineArgs.create [entry point: cli]"]:
+                 "Where it is reached from (derived from the code)", "pkg/args.py:40 in EngineArgs.create [entry point: cli]",
+                 "(the commit since which this entry is as shown), committed "]:
         assert part in page, part
     # the raise line is marked in the source by colour only; the numbered snippet is unchanged
     assert re.search(r"^ +17 \|     raise ValueError", page, re.M)
