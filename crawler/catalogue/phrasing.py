@@ -305,6 +305,18 @@ def _type_like(node: ast.expr) -> bool:
     return name in _BUILTIN_TYPES or name[:1].isupper() or (type(node) is ast.Attribute and name == _text(node.value))
 
 
+#: How a switch that turns a feature off when set is named: ``disable_x``, ``no_x``, ``skip_x``.
+_INVERTED = re.compile(r"(?:disable|no|skip)_", re.IGNORECASE)
+
+
+def _inverted(code: str) -> bool:
+    """Whether the setting a truth test reads turns a feature off when set (its last name starts
+    with ``disable_``, ``no_`` or ``skip_``): leaving it unset keeps the feature on, and it is
+    setting it that switches the feature off."""
+    words = _identifier_words(code)
+    return bool(words) and _INVERTED.match(words[0]) is not None
+
+
 def _negated_or(guard: str) -> bool:
     """Whether the guard as written is ``not (a or b ...)``: an ``assert a or b`` or an ``else``
     of ``if a or b``, which any one of the alternatives would have passed."""
@@ -417,6 +429,8 @@ def _fix_for(guard: str, names: dict[str, str], listed: set[str] | None, loops: 
     subject = names.get(_text(inner))
     if subject is None:
         return None
+    code = _text(inner)
+    inverted = _inverted(code)  # ("Leave `--disable-x` unset" turns x on; "Set `--disable-x`" turns it off)
     if negated:  # (the last of a chain of alternatives only where the message names it: see fix_for)
-        return f"set {subject}", subject, _text(inner), any(_sibling_unset(parse_guard(g), _text(inner)) for g in earlier)
-    return f"leave {subject} unset", subject, _text(inner), True
+        return f"set {subject}", subject, code, inverted or any(_sibling_unset(parse_guard(g), code) for g in earlier)
+    return f"leave {subject} unset", subject, code, not inverted

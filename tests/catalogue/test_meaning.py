@@ -505,3 +505,19 @@ T = {"self.t": "`t`", "so.a": "`a`", "so.b": "`b`", "self.mode": "`mode`"}
 ])
 def test_fix_direction_with_message_and_outer_guards(guard, earlier, message, fix):
     assert fix_for(guard, T, set(), (), message, earlier) == fix
+
+
+@pytest.mark.parametrize("guard, message, fix", [
+    # leaving a `disable_` switch unset turns the feature on: no switch-off, said whatever the message
+    ("self.disable_chunked_input", "Chunked input is required here", "leave `--disable-chunked-input` unset"),
+    # and setting it turns the feature off: only where the message names it
+    ("not self.disable_chunked_input", "This model cannot chunk its input", None),
+    ("not self.disable_chunked_input", "Forcing --disable-chunked-input for this model", "set `--disable-chunked-input`"),
+    ("not self.chunked_input", "This model needs chunked input", "set `--chunked-input`"),
+])
+def test_a_switch_named_disable_is_read_the_other_way_round(guard, message, fix):
+    """vLLM's "Chunked MM input is required ..." (``assert not disable_chunked_mm_input``) lost
+    its right fix "Leave `--disable-chunked-mm-input` unset." to the switch-off rule: leaving a
+    ``disable_`` setting unset turns the feature on."""
+    names = {"self.disable_chunked_input": "`--disable-chunked-input`", "self.chunked_input": "`--chunked-input`"}
+    assert fix_for(guard, names, set(), (), message, []) == fix
