@@ -285,6 +285,7 @@ class _Site:
     path: str = ""
     by_key: tuple[str, str] | None = None  # (object, mapping): a check on the field of the object a key names
     variant: bool = False  # a declared error variant (Rust's ``#[error]``), not a check in code that runs
+    message: str | None = None  # the message's text (its template): what a fix that switches a setting off must name
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -712,7 +713,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
                  by_key=None if knobs else _field_by_key(site),
-                 variant=_is_variant(site))
+                 variant=_is_variant(site), message=message)
 
 
 def _is_variant(site: SiteData) -> bool:
@@ -876,7 +877,7 @@ def fix(s: _Site) -> str | None:
         # raised while handling another error: that error is the cause, and the guards around
         # the ``try`` only led to the code that failed ("Leave `regex` unset" for an invalid one)
         return None
-    found = fix_for(s.guards[-1], s.names, s.listed, s.loops)
+    found = fix_for(s.guards[-1], s.names, s.listed, s.loops, s.message, s.guards[:-1])
     return _sentence(found) if found else None
 
 

@@ -9,6 +9,7 @@ caller maps (``self.temperature`` -> `` `temperature` ``) are put in for the cod
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
@@ -236,9 +237,146 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     return f"{text} (among other conditions)" if extra else text
 
 
-def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: Sequence[str] = ()) -> str | None:
+#: A value that turns a setting off: a size or count at most this, ``None``, ``False``.
+_OFF_AT_MOST = (0, 1)
+
+
+def _identifier_words(text: str) -> list[str]:
+    """How a message may name a setting: its last identifier (``self.parallel_config.pipeline_parallel_size``
+    -> ``pipeline_parallel_size``), or a flag's or variable's name without its dashes."""
+    found = re.findall(r"[A-Za-z_][A-Za-z0-9_\-]*", text)
+    return [found[-1].lstrip("-").replace("-", "_").lower()] if found else []
+
+
+def names_setting(message: str, subject: str, code: str) -> bool:
+    """Whether the message names the setting a fix would change: by the code's name for it or by
+    the sentence's (its first quoted name: `` `moe_backend` of `--kernel-config` `` -> moe_backend),
+    dashes and underscores alike, as a whole word."""
+    text = re.sub(r"(?<![A-Za-z0-9_])-+", " ", message).replace("-", "_").lower()  # (--a-b -> a_b)
+    quoted = subject.split("`")[1] if subject.count("`") >= 2 else ""
+    for word in dict.fromkeys(_identifier_words(code) + _identifier_words(quoted)):
+        if word and re.search(rf"(?<![a-z0-9_]){re.escape(word)}(?![a-z0-9_])", text):
+            return True
+    return False
+
+
+def _excludes(node: ast.expr | None, left: str) -> bool:
+    """Whether a guard rules out a value of ``left`` (``left != v``, ``left not in vs``), alone or
+    as a part of an ``and``: a case of an ``if``/``elif`` chain on it that did not match."""
+    if type(node) is ast.BoolOp and type(node.op) is ast.And:
+        return any(_excludes(v, left) for v in node.values)
+    return type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.NotEq, ast.NotIn) \
+        and _text(node.left) == left
+
+
+def _unset(node: ast.expr | None) -> str | None:
+    """The expression a guard finds unset (``not x``, ``x is None``), or None."""
+    if type(node) is ast.UnaryOp and type(node.op) is ast.Not and type(node.operand) in (ast.Name, ast.Attribute):
+        return _text(node.operand)
+    if type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) is ast.Is \
+            and type(node.comparators[0]) is ast.Constant and node.comparators[0].value is None:
+        return _text(node.left)
+    return None
+
+
+def _sibling_unset(node: ast.expr | None, text: str) -> bool:
+    """Whether a guard (or a part of its ``and``) finds unset another attribute of the object
+    ``text`` is an attribute of (``so.grammar`` beside ``so.regex``): alternatives."""
+    if type(node) is ast.BoolOp and type(node.op) is ast.And:
+        return any(_sibling_unset(v, text) for v in node.values)
+    other = _unset(node)
+    owner = text.rpartition(".")[0]
+    return other is not None and other != text and bool(owner) and other.rpartition(".")[0] == owner
+
+
+#: The builtin types an ``isinstance`` check names, as a sentence can say "give X a `dict`".
+_BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "dict", "list", "tuple", "set", "frozenset", "bytes"})
+
+
+def _type_like(node: ast.expr) -> bool:
+    """Whether ``isinstance``'s second argument reads as a type (or a tuple of types): a builtin
+    or a CapWords name (``socket.socket`` too). An attribute holding a tuple of classes
+    (``self.supported_quantization_configs``) makes "Give X a `self.supported_...`", no fix."""
+    if type(node) is ast.Tuple:
+        return bool(node.elts) and all(_type_like(e) for e in node.elts)
+    name = node.id if type(node) is ast.Name else node.attr if type(node) is ast.Attribute else ""
+    if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id in ("self", "cls"):
+        return False
+    return name in _BUILTIN_TYPES or name[:1].isupper() or (type(node) is ast.Attribute and name == _text(node.value))
+
+
+#: How a switch that turns a feature off when set is named: ``disable_x``, ``no_x``, ``skip_x``.
+_INVERTED = re.compile(r"(?:disable|no|skip)_", re.IGNORECASE)
+
+
+def _inverted(code: str) -> bool:
+    """Whether the setting a truth test reads turns a feature off when set (its last name starts
+    with ``disable_``, ``no_`` or ``skip_``): leaving it unset keeps the feature on, and it is
+    setting it that switches the feature off."""
+    words = _identifier_words(code)
+    return bool(words) and _INVERTED.match(words[0]) is not None
+
+
+def _negated_or(guard: str) -> bool:
+    """Whether the guard as written is ``not (a or b ...)``: an ``assert a or b`` or an ``else``
+    of ``if a or b``, which any one of the alternatives would have passed."""
+    tree = _parse(guard.strip(), "eval")
+    body = tree.body if isinstance(tree, ast.Expression) else None
+    return type(body) is ast.UnaryOp and type(body.op) is ast.Not and type(body.operand) is ast.BoolOp \
+        and type(body.operand.op) is ast.Or
+
+
+def _switches_off(op: type[ast.cmpop] | None, other: ast.expr | None) -> bool:
+    """Whether the fix the negated comparison gives turns the setting off or drops the value
+    chosen, rather than giving it a right one: ``x is not None`` / ``x`` -> leave it unset,
+    ``x == v`` -> anything but v, ``x in vs`` -> any value but these, ``x > 0`` / ``x > 1`` /
+    ``x >= 1`` -> at most 0 or 1 (the feature off: ``pipeline_parallel_size > 1`` is "uses
+    pipeline parallelism")."""
+    if op is None or op is ast.IsNot or op is ast.Eq or op is ast.In:
+        return True
+    value = other.value if type(other) is ast.Constant else None
+    if type(value) is not int or type(value) is bool:
+        return False
+    return (op is ast.Gt and value in _OFF_AT_MOST) or (op is ast.GtE and value == 1)
+
+
+def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: Sequence[str] = (),
+            message: str | None = None, earlier: Sequence[str] = ()) -> str | None:
     """A fix direction from the guard that leads to the raise, when its subject is a setting
-    (or every item of one, in a loop over it)."""
+    (or every item of one, in a loop over it).
+
+    With ``message`` (the error's text), a fix that only switches the setting off or drops the
+    value the user chose (see ``_switches_off``), or that picks the last of the alternatives of
+    a negated ``or`` (``assert mode == COMPILE or FLAG`` is no call to set FLAG rather than the
+    mode), is said only when the message names that setting: "HiSparse does not support pipeline parallelism" under
+    ``pipeline_parallel_size > 1`` asks for another feature set, not for "at most 1"; "Cannot
+    specify both `a` and `b`" under ``a is not None`` is about `a`. With ``earlier`` (the outer
+    guards), a raise in the ``else`` of ``if x == v`` / ``if x in vs`` (the guard reads
+    ``not (...)``) where an outer guard already ruled out other values of ``x`` is the end of an
+    ``if``/``elif`` chain over ``x``'s cases: v is only the last case tried, not the value to set
+    ("Unsupported speculative method" is no call for ``method='custom_class'``). A condition the
+    code writes itself (``elif x not in (...)``) names what it accepts, and ``!= name`` asks for
+    the value another setting holds: both kept.
+    A raise where the innermost guard finds one attribute unset and an outer guard another of
+    the same object (``elif so.grammar: ... elif so.structural_tag: ... else: raise``) is the end
+    of a chain of alternatives: "Set `structural_tag`" only leads to that branch's own error, so
+    it too is said only where the message names it ("a valid tensorizer_uri or tensorizer_dir
+    must be provided")."""
+    found = _fix_for(guard, names, listed, loops, earlier)
+    if found is None:
+        return None
+    text, subject, code, off = found
+    off = off or _negated_or(guard)
+    if off and message is not None and not names_setting(message, subject, code):
+        return None
+    return text
+
+
+def _fix_for(guard: str, names: dict[str, str], listed: set[str] | None, loops: Sequence[str],
+             earlier: Sequence[str]) -> tuple[str, str, str, bool] | None:
+    """The fix, its subject (as the sentence names it), the code it stands for, and whether it is
+    said only where the message names the setting (it switches the setting off, or it is the last
+    of several alternatives)."""
     items = {k: v for k, v in _loop_names(list(loops), names).items() if "`" in v and v.split("`")[1] and
              any(v.endswith(shown) for shown in names.values())}
     node = parse_guard(guard)
@@ -249,23 +387,28 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
     if type(node) is ast.Compare and len(node.ops) == 1:
         if _set_order(node):  # (no value of a set's own is "at most" another: see _SET_WORDS)
             return None
-        subject = names.get(_text(node.left))
-        item = (items or {}).get(_text(node.left))
+        left = _text(node.left)
+        subject = names.get(left)
+        item = (items or {}).get(left)
         if subject is None and item is not None:
             subject = "every " + item.split(" ", 1)[1]  # "a key of `X`" -> "every key of `X`"
         if subject is None:
             return None
         op, other = type(node.ops[0]), node.comparators[0]
+        if op in (ast.NotEq, ast.NotIn) and type(other) is not ast.Name and guard.strip().startswith("not (") \
+                and any(_excludes(parse_guard(g), left) for g in earlier):
+            return None  # (the last case of a chain over the subject: see fix_for)
         value = _code(other, names)
+        off = _switches_off(op, other)
         if op is ast.Is and type(other) is ast.Constant and other.value is None:
-            return f"set {subject}"
+            return f"set {subject}", subject, left, any(_sibling_unset(parse_guard(g), left) for g in earlier)
         if op is ast.IsNot and type(other) is ast.Constant and other.value is None:
-            return f"leave {subject} unset"
+            return f"leave {subject} unset", subject, left, True
         if op is ast.NotIn:
             if listed and _text(other) in listed:
-                return f"set {subject} to one of the values the message lists"
-            return f"set {subject} to one of {value}"
-        return {
+                return f"set {subject} to one of the values the message lists", subject, left, off
+            return f"set {subject} to one of {value}", subject, left, off
+        said = {
             ast.Gt: f"set {subject} to at most {value}",
             ast.GtE: f"set {subject} to less than {value}",
             ast.Lt: f"set {subject} to at least {value}",
@@ -274,15 +417,20 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
             ast.NotEq: f"set {subject} to {value}",
             ast.In: f"set {subject} to a value not in {value}",
         }.get(op)
+        return (said, subject, left, off) if said is not None else None
     negated = isinstance(node, ast.UnaryOp) and type(node.op) is ast.Not
     inner = node.operand if isinstance(node, ast.UnaryOp) and negated else node
     check = _isinstance(inner)
     if check is not None:
         subject = names.get(_text(check[0]))
-        if subject is None:
+        if subject is None or not negated or not _type_like(check[1]):
             return None
-        return f"give {subject} a {_code(check[1], names)}" if negated else None
+        return f"give {subject} a {_code(check[1], names)}", subject, _text(check[0]), False
     subject = names.get(_text(inner))
     if subject is None:
         return None
-    return f"set {subject}" if negated else f"leave {subject} unset"
+    code = _text(inner)
+    inverted = _inverted(code)  # ("Leave `--disable-x` unset" turns x on; "Set `--disable-x`" turns it off)
+    if negated:  # (the last of a chain of alternatives only where the message names it: see fix_for)
+        return f"set {subject}", subject, code, inverted or any(_sibling_unset(parse_guard(g), code) for g in earlier)
+    return f"leave {subject} unset", subject, code, not inverted

@@ -405,3 +405,119 @@ def test_a_text_looked_for_in_another_is_said_to_be_contained(guard, said):
     from crawler.catalogue.phrasing import words
 
     assert words(ast.parse(guard, mode="eval").body, {}) == said
+
+
+# -- fixes that would switch a feature off or name the wrong case (the sixth round) ------------
+
+MODES = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class ModeConfig:
+    pipeline_size: int = 1
+    fancy: bool = False
+    method: str = "a"
+    log_path: str | None = None
+    legacy_path: str | None = None
+
+    def __post_init__(self):
+        if self.fancy and self.pipeline_size > 1:
+            raise ValueError("Pipelining is not supported in fancy mode")
+        if self.pipeline_size > 8:
+            raise ValueError("pipeline_size must be at most 8")
+        if self.method == "a":
+            pass
+        elif self.method == "b":
+            pass
+        else:
+            raise ValueError(f"Unknown method: {self.method}")
+        if self.log_path is not None and self.fancy:
+            raise ValueError("fancy cannot be used with log_path")
+        if self.legacy_path is not None:
+            raise ValueError("Old paths are not read any more")
+'''
+
+
+@pytest.fixture
+def modes(fixture_repo, cli, tmp_path) -> dict[str, dict]:
+    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/modes.py": MODES})
+    return {r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
+
+
+def test_a_fix_that_switches_a_setting_off_is_said_only_where_the_message_names_it(modes):
+    """vLLM's "HiSparse does not support pipeline parallelism." under
+    ``pipeline_parallel_size > 1`` said "Set `--pipeline-parallel-size` to at most 1." (turn
+    pipelining off), and 35 more entries of v0.33.0 told the user to turn off the feature they
+    asked for ("Leave `--enable-eplb` unset.", "... something other than `'transformers'`.")
+    where the message did not point at that setting."""
+    assert modes["Pipelining"]["trigger"].endswith("when `fancy` is set and `pipeline_size` is greater than 1.")
+    assert modes["Pipelining"]["fix"] is None
+    assert modes["Old"]["fix"] is None  # "Leave `legacy_path` unset": the message does not name it
+    # the message names the setting: the error is about it, and switching it off is its fix
+    assert modes["fancy"]["fix"] == "Leave `fancy` unset."
+    # a bound that is no switch stays
+    assert modes["pipeline_size"]["fix"] == "Set `pipeline_size` to at most 8."
+
+
+def test_the_else_of_a_chain_of_cases_names_no_one_case(modes):
+    """vLLM's "Unsupported speculative method: '{self.method}'" in the ``else`` of
+    ``elif self.method == "draft_model"`` said "Set `--spec-method` to `'draft_model'`.": only
+    the last case the chain tried."""
+    assert modes["Unknown"]["trigger"].endswith("when `method` is not `'a'` and `method` is not `'b'`.")
+    assert modes["Unknown"]["fix"] is None
+
+
+T = {"self.t": "`t`", "so.a": "`a`", "so.b": "`b`", "self.mode": "`mode`"}
+
+
+@pytest.mark.parametrize("guard, earlier, message, fix", [
+    # switching off: said only where the message names the setting (by its code name or flag)
+    ("self.t > 1", [], "Feature X does not support pipelining", None),
+    ("self.t > 1", [], "Feature X requires t=1", "set `t` to at most 1"),
+    ("self.t > 0", [], "Feature X is not available here", None),
+    ("self.t >= 1", [], "Feature X is not available here", None),
+    ("self.t is not None", [], "Feature X is not available here", None),
+    ("self.t", [], "Cannot specify both `t` and `u`", "leave `t` unset"),
+    ("self.t == 'x'", [], "Feature X is not available here", None),
+    ("self.t in BANNED", [], "Feature X is not available here", None),
+    ("self.t in BANNED", [], "t must not be banned", "set `t` to a value not in `BANNED`"),
+    # a value to set, not a switch: said whatever the message
+    ("self.t > 2.0", [], "too hot", "set `t` to at most 2.0"),
+    ("self.t < 1", [], "too few", "set `t` to at least 1"),
+    ("not self.t", [], "Feature X needs it", "set `t`"),
+    # the else of a chain of cases over `t`: no one case is the value to set
+    ("not (self.t == 'c')", ["not (self.t == 'a')"], "Unknown t", None),
+    ("not (self.t in ['c', 'd'])", ["not (self.t in ['a', 'b'])"], "Unknown t", None),
+    ("not (self.t == 'c')", [], "Unknown t", "set `t` to `'c'`"),  # (no chain: `if t == 'c': ... else: raise`)
+    ("self.t != 'c'", ["not (self.t == 'a')"], "X requires t='c'", "set `t` to `'c'`"),  # (written by the code)
+    ("self.t not in (1, 2)", ["not (self.t == 0)"], "Unknown t", "set `t` to one of `(1, 2)`"),
+    # the last of several alternatives of one object: only where the message names it
+    ("not (so.b)", ["not (so.a)"], "this specification is not supported", None),
+    ("not (so.b)", ["not (so.a)"], "a or b must be given", "set `b`"),
+    ("not (so.b is not None)", ["not (so.a is not None)"], "nothing given", None),
+    # one alternative of an `or` the code asserts: only where the message names it
+    ("not (self.mode == 1 or self.t)", [], "mode should be 1 here", None),
+    ("not (self.mode == 1 or self.t)", [], "t must be set unless mode is 1", "set `t`"),
+    # an isinstance whose class is an attribute holding a tuple: no sentence
+    ("not isinstance(self.t, self.allowed)", [], "unsupported", None),
+    ("not isinstance(self.t, socket.socket)", [], "bad", "give `t` a `socket.socket`"),
+])
+def test_fix_direction_with_message_and_outer_guards(guard, earlier, message, fix):
+    assert fix_for(guard, T, set(), (), message, earlier) == fix
+
+
+@pytest.mark.parametrize("guard, message, fix", [
+    # leaving a `disable_` switch unset turns the feature on: no switch-off, said whatever the message
+    ("self.disable_chunked_input", "Chunked input is required here", "leave `--disable-chunked-input` unset"),
+    # and setting it turns the feature off: only where the message names it
+    ("not self.disable_chunked_input", "This model cannot chunk its input", None),
+    ("not self.disable_chunked_input", "Forcing --disable-chunked-input for this model", "set `--disable-chunked-input`"),
+    ("not self.chunked_input", "This model needs chunked input", "set `--chunked-input`"),
+])
+def test_a_switch_named_disable_is_read_the_other_way_round(guard, message, fix):
+    """vLLM's "Chunked MM input is required ..." (``assert not disable_chunked_mm_input``) lost
+    its right fix "Leave `--disable-chunked-mm-input` unset." to the switch-off rule: leaving a
+    ``disable_`` setting unset turns the feature on."""
+    names = {"self.disable_chunked_input": "`--disable-chunked-input`", "self.chunked_input": "`--chunked-input`"}
+    assert fix_for(guard, names, set(), (), message, []) == fix
