@@ -799,8 +799,9 @@ class Matcher:
 
     @classmethod
     def load(cls, dataset: Path) -> "Matcher":
-        from crawler.publish.dataset import load_foreign, load_search_index
+        from crawler.publish.dataset import load_foreign, load_manifest, load_search_index
 
+        load_manifest(dataset)  # a dataset of another schema_version is refused, as diff and render refuse it
         matcher = cls(load_search_index(dataset), str(dataset))
         matcher.foreign = load_foreign(dataset)
         return matcher

@@ -26,8 +26,10 @@ from typing import Any, NamedTuple
 
 from crawler.consume.match import Matcher, _Prepared
 
-#: Bumped when the tables or rows change: a store of another format is never read.
-FORMAT = "2"
+#: Bumped when the tables or rows change, or what a build checks: a store of another format is
+#: never read (3: a build refuses a manifest of another schema_version; a store built before
+#: did not look, so it is built again).
+FORMAT = "3"
 _SOURCES = ("manifest.json", "search.json", "foreign.json")
 _CHUNK = 500  # words per query: under every sqlite build's limit on bound parameters
 

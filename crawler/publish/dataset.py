@@ -271,6 +271,7 @@ def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
         raise UsageError(f"no entry {entry_id} under {root}")
     if len(matches) > 1:
         raise UsageError(f"{entry_id} is ambiguous: " + ", ".join(p.stem for p in matches[:5]))
+    load_manifest(matches[0].parent.parent)  # its dataset's, of this schema_version (as diff and render hold)
     return matches[0], load_record(matches[0])
 
 
