@@ -31,10 +31,13 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
 SINCE = "the commit since which this entry is as shown"
 
 
+_VOWELS = tuple("AEIOaeio")
+
+
 def article(name: str) -> str:
     """``a`` or ``an`` before an exception's name as it is read aloud: an Exception, an OSError,
     a UnicodeError, a ValueError."""
-    return "an" if name[:1] in set("AEIOaeio") or name[:1] == "U" and not name.startswith("Uni") else "a"
+    return "an" if name.startswith(_VOWELS) or name.startswith("U") and not name.startswith("Uni") else "a"
 
 
 def shows_exception(record: dict[str, Any]) -> bool:
