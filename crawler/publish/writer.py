@@ -342,6 +342,9 @@ class Reuse(NamedTuple):
     layout: list[tuple[bytes, list[tuple[bytes, int, int]]]] | None = None
     #: By id, the size of each line ``lines`` holds as None (``pins.Pinned.sizes``).
     line_sizes: Mapping[str, int] = {}
+    #: By id, the SHA-256 of ``kept``'s bytes where the caller hashed them already (a history's
+    #: completed record files, ``history_reuse.vouched``): not hashed a second time.
+    kept_digests: Mapping[str, bytes] = {}
 
 
 class _Rendered(NamedTuple):
@@ -382,7 +385,9 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     if digest is None:
         if data is None:
             data = _dumps(dumps_record, record, rel)
-        digest, size = hashlib.sha256(data).digest(), len(data)
+        elif reuse is not None:
+            digest = reuse.kept_digests.get(rid)
+        digest, size = digest or hashlib.sha256(data).digest(), len(data)
     if reuse is not None and reuse.validated and digest in reuse.validated:
         found: list[Problem] = []
     else:

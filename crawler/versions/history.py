@@ -391,8 +391,10 @@ def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], pac
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
-        parts = ((made[rid], bare_digests[rid], histories[rid]) for rid in completed)
-        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated))
+        # Each completed file hashed once: the writer takes these digests rather than hash the same bytes again.
+        digests = {rid: hashlib.sha256(made[rid]).digest() for rid in completed}
+        parts = ((digests[rid], bare_digests[rid], histories[rid]) for rid in completed)
+        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated), kept_digests=digests)
     omitted = 0
     while True:
         retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))

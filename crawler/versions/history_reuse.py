@@ -141,8 +141,8 @@ def _history_validator() -> Any:
 
 
 def vouched(parts: Iterable[tuple[bytes, bytes, bytes]], known: frozenset[bytes]) -> set[bytes]:
-    """The SHA-256 of the record files valid by their parts, each given as (the file, the SHA-256
-    of the same record file with no history, the history as JSON): a record whose bare file was validated
+    """The SHA-256 of the record files valid by their parts, each given as (the file's SHA-256, the
+    SHA-256 of the same record file with no history, the history as JSON): a record whose bare file was validated
     before (its digest is ``known``) is valid when its history is, since the record schema
     constrains each top-level field on its own (checked, see :func:`_history_validator`).
     Each distinct history is validated once: most records of a history share theirs."""
@@ -158,7 +158,7 @@ def vouched(parts: Iterable[tuple[bytes, bytes, bytes]], known: frozenset[bytes]
         if ok is None:
             ok = valid[history] = checker.is_valid(orjson.loads(history))
         if ok:
-            out.add(hashlib.sha256(file).digest())
+            out.add(file)
     return out
 
 
