@@ -239,10 +239,10 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
             globs = f"--include {' '.join(include) or '(none)'}" + (f" --exclude {' '.join(exclude)}" if exclude else "")
             raise UsageError(f"no file of {where} matches {globs}; nothing was written")
         curated_root = options.curated if options.curated is not None else default_root(config.path)
-        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name,
-                           memo=(options.cache_dir or default_cache_dir()) / "curated.json" if options.use_cache else None)
-        foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name)
-        evidence = _evidence(curated_root, snapshot.repo)
+        memo = (options.cache_dir or default_cache_dir()) / "curated.json" if options.use_cache else None
+        curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name, memo=memo)
+        foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name, memo)
+        evidence = _evidence(curated_root, snapshot.repo, memo)
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
         if evidence.digest is not None:
             curated_digest = f"{curated_digest}+evidence:{evidence.digest}"
@@ -370,8 +370,9 @@ def _imported_inputs(snapshot: Any, results: Sequence[FileResult], joins: Any) -
                       lambda files: cached_results(cache_dir, files, settings))
 
 
-def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None:
-    """(digest, list) of the curated foreign errors, None without a list; CuratedError if invalid."""
+def _foreign(root: Path | None, owner: str, name: str, memo: Path | None = None) -> tuple[str, Any] | None:
+    """(digest, list) of the curated foreign errors, None without a list; CuratedError if invalid.
+    ``memo``: the curated files' memo in the cache (``explanations.read_model``)."""
     import hashlib
 
     from crawler.catalogue.foreign import CURATED, load_curated
@@ -379,19 +380,19 @@ def _foreign(root: Path | None, owner: str, name: str) -> tuple[str, Any] | None
     if root is None:
         return None
     directory = dataset_dir(root, owner, name)
-    found = load_curated(directory)
+    found = load_curated(directory, memo)
     if found is None:
         return None
     return hashlib.sha256((directory / CURATED).read_bytes()).hexdigest(), found
 
 
-def _evidence(root: Path | None, repo: Any) -> Any:
-    """The curated evidence of ``repo`` (empty without a file); CuratedError if invalid."""
+def _evidence(root: Path | None, repo: Any, memo: Path | None = None) -> Any:
+    """The curated evidence of ``repo`` (empty without a file); CuratedError if invalid (``memo``: see ``_foreign``)."""
     from crawler.catalogue.evidence import EvidenceSet, load
 
     if root is None:
         return EvidenceSet(Path("/nonexistent"))
-    return load(dataset_dir(root, repo.owner, repo.name), repo)
+    return load(dataset_dir(root, repo.owner, repo.name), repo, memo)
 
 
 def foreign_file(foreign: tuple[str, Any] | None) -> Extra:

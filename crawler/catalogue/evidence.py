@@ -30,25 +30,30 @@ class EvidenceSet:
     digest: str | None = None
 
 
-def load(directory: Path, repo: Any) -> EvidenceSet:
+def load(directory: Path, repo: Any, memo: Path | None = None) -> EvidenceSet:
     """The evidence file under a curated dataset directory, validated against ``repo`` (a
-    RepoRef: its host, owner and name); CuratedError naming the file and line of the first problem."""
-    from crawler.catalogue.explanations import CuratedError, _line_of, read_model
+    RepoRef: its host, owner and name); CuratedError naming the file and line of the first problem.
+    ``memo``: the curated files' memo in the cache (``explanations.read_model``)."""
+    from crawler.catalogue.explanations import CuratedError, _line_of, node_of, read_model
     from crawler.model.records import EvidenceFile, on_repository
 
     path = directory / NAME
     out = EvidenceSet(path)
     if not path.is_file():
         return out
-    parsed, node, raw = read_model(path, EvidenceFile)
+    parsed, node, raw = read_model(path, EvidenceFile, memo)
+
+    def line(loc: tuple[Any, ...]) -> int:
+        return _line_of(node if node is not None else node_of(raw), loc)
+
     for eid, reports in parsed.root.items():
         seen = set()
         for i, ev in enumerate(reports):
             if not on_repository(ev.url, repo):
-                raise CuratedError([f"{path}:{_line_of(node, (eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is not an issue, "
+                raise CuratedError([f"{path}:{line((eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is not an issue, "
                                     f"pull request or discussion of {repo.url}"])
             if ev.url in seen:
-                raise CuratedError([f"{path}:{_line_of(node, (eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is listed twice"])
+                raise CuratedError([f"{path}:{line((eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is listed twice"])
             seen.add(ev.url)
         out.reports[eid] = [ev.model_dump(mode="json") for ev in reports]
     out.digest = hashlib.sha256(raw).hexdigest()

@@ -158,14 +158,25 @@ class CuratedError(ConfigError):
         super().__init__(problems[0] + more)
 
 
-def read_model(path: Path, model: Any) -> tuple[Any, yaml.Node | None, bytes]:
+def read_model(path: Path, model: Any, memo: Path | None = None) -> tuple[Any, yaml.Node | None, bytes]:
     """A data file kept beside the curated files (the foreign list, the evidence), read as
     strictly as they are and validated by ``model`` (a pydantic model class): (the model, the node
-    tree for line numbers, the bytes read). CuratedError naming the file and line of the first problem."""
+    tree for line numbers, the bytes read). CuratedError naming the file and line of the first problem.
+
+    ``memo``: the curated files' memo in the cache (:class:`_Memo`): a file read before with the
+    same bytes is not parsed again, and its node tree is None (:func:`node_of` makes it when a
+    caller needs a line number)."""
+    node = None
     try:
         raw = read_bytes(path)
-        data, node = parse_yaml(raw.decode("utf-8"))
-        return model.model_validate(data), node, raw
+        known = _Memo(memo, model)
+        found = known.get(path.name, raw)
+        if found is None:
+            data, node = parse_yaml(raw.decode("utf-8"))
+            found = model.model_validate(data)
+            known.put(path.name, raw, found)
+        known.save()
+        return found, node, raw
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(map(str, err["loc"]))
@@ -176,6 +187,11 @@ def read_model(path: Path, model: Any) -> tuple[Any, yaml.Node | None, bytes]:
         raise CuratedError([f"{path}:{mark.line + 1 if mark else 1}: {exc.problem or exc.context}"]) from None
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise CuratedError([f"{path}:1: cannot read: {exc}"]) from None
+
+
+def node_of(raw: bytes) -> yaml.Node | None:
+    """The node tree of a data file :func:`read_model` read valid (for a line number)."""
+    return parse_yaml(raw.decode("utf-8"))[1]
 
 
 def parse_file(path: Path, text: str | None = None) -> CuratedFile:
@@ -301,12 +317,19 @@ class _Memo:
     """Valid curated files' models, kept in the cache by a digest of the file's name and bytes
     and of the model's schema: parsing YAML in pure Python is most of an up-to-date crawl's time
     (a hundred files: ~0.4 s). Our own JSON, validated by the model on the way in; a row that
-    does not validate, or a memo that cannot be read or written, is parsed as if not there."""
+    does not validate, or a memo that cannot be read or written, is parsed as if not there.
 
-    def __init__(self, path: Path | None) -> None:
+    ``model``: the curated files' (``CuratedFile``, rows keyed by their digest alone), or the model
+    of a data file beside them (:func:`read_model`: the evidence, the foreign list), whose rows
+    share the memo file under keys that start with the model's name and a ``/``; each reader keeps
+    the rows of its own files only, and leaves the others' as they are."""
+
+    def __init__(self, path: Path | None, model: Any = None) -> None:
         import orjson
 
         self.path = path
+        self.model = CuratedFile if model is None else model
+        self.prefix = "" if model is None else f"{model.__name__}/"
         self.rows: dict[str, str] = {}
         self.used: dict[str, str] = {}
         if path is None:
@@ -318,11 +341,14 @@ class _Memo:
         if type(found) is dict:
             self.rows = {k: v for k, v in found.items() if type(v) is str}
 
-    @staticmethod
-    def _key(name: str, data: bytes) -> str:
-        return hashlib.sha256(_schema_digest().encode() + b"\0" + name.encode() + b"\0" + data).hexdigest()
+    def _key(self, name: str, data: bytes) -> str:
+        digest = _schema_digest() if self.model is CuratedFile else _model_digest(self.model)
+        return self.prefix + hashlib.sha256(digest.encode() + b"\0" + name.encode() + b"\0" + data).hexdigest()
 
-    def get(self, name: str, data: bytes) -> CuratedFile | None:
+    def _mine(self, key: str) -> bool:
+        return key.startswith(self.prefix) if self.prefix else "/" not in key
+
+    def get(self, name: str, data: bytes) -> Any:
         if self.path is None:
             return None
         key = self._key(name, data)
@@ -330,30 +356,41 @@ class _Memo:
         if row is None:
             return None
         try:
-            entry = CuratedFile.model_validate_json(row)
+            entry = self.model.model_validate_json(row)
         except ValidationError:
             return None
-        if entry.id + SUFFIX != name:
+        if self.model is CuratedFile and entry.id + SUFFIX != name:
             return None
         self.used[key] = row
         return entry
 
-    def put(self, name: str, data: bytes, entry: CuratedFile) -> None:
+    def put(self, name: str, data: bytes, entry: Any) -> None:
         if self.path is not None:
             self.used[self._key(name, data)] = entry.model_dump_json()
 
     def save(self) -> None:
-        """Keep the rows of this set's files only (a curated file edited leaves its old row behind)."""
+        """Keep the rows of this reader's files only (a curated file edited leaves its old row behind)."""
         import orjson
 
-        if self.path is None or self.used == self.rows:
+        if self.path is None:
             return
-        keep(self.path, orjson.dumps(self.used, option=orjson.OPT_SORT_KEYS))
+        rows = {k: v for k, v in self.rows.items() if not self._mine(k)} | self.used
+        if rows != self.rows:
+            keep(self.path, orjson.dumps(rows, option=orjson.OPT_SORT_KEYS))
 
 
 #: Bumped when ``parse_yaml`` refuses what it used to accept (2: a comment on the line of an
 #: unquoted value), so a memo row of a file read under the older rules is read again.
 PARSE_RULES = "2"
+
+
+@functools.cache
+def _model_digest(model: Any) -> str:
+    """A data file's model and the parse rules as written here (see :func:`_schema_digest`)."""
+    import json
+
+    schema = json.dumps(model.model_json_schema(), sort_keys=True)
+    return hashlib.sha256(f"{PARSE_RULES}\0{model.__name__}\0{schema}".encode()).hexdigest()
 
 
 @functools.cache

@@ -16,7 +16,7 @@ from typing import Any
 CURATED = Path("foreign") / "errors.yaml"
 
 
-def load_curated(directory: Path) -> Any:
+def load_curated(directory: Path, memo: Path | None = None) -> Any:
     """The foreign list under a curated dataset directory (None if it has none); CuratedError
     naming the file and line of the first problem (strict YAML: no duplicate keys, no tags)."""
     from crawler.catalogue.explanations import read_model
@@ -25,4 +25,4 @@ def load_curated(directory: Path) -> Any:
     path = directory / CURATED
     if not path.is_file():
         return None
-    return read_model(path, ForeignList)[0]
+    return read_model(path, ForeignList, memo)[0]

@@ -71,3 +71,75 @@ def test_a_damaged_memo_is_a_miss(root, tmp_path, parsed, damage):
     parsed.clear()
     assert curated.load_set(root, "o", "n", memo=memo).entries == first.entries
     assert len(parsed) == len(SAMPLE)
+
+
+# --------------------------------------------------------------------------- the data files beside them
+
+SHIPPED = Path(__file__).parents[2] / "curated" / "vllm-project" / "vllm"
+
+
+@pytest.fixture
+def beside(root):
+    """The evidence and the foreign list shipped for vLLM, beside the curated sample."""
+    directory = root / "o" / "n"
+    shutil.copy(SHIPPED / "evidence.yaml", directory / "evidence.yaml")
+    (directory / "foreign").mkdir()
+    shutil.copy(SHIPPED / "foreign" / "errors.yaml", directory / "foreign" / "errors.yaml")
+    return directory
+
+
+@pytest.fixture
+def yaml_parsed(monkeypatch):
+    texts: list[str] = []
+    real = curated.parse_yaml
+
+    def counted(text):
+        texts.append(text)
+        return real(text)
+
+    monkeypatch.setattr(curated, "parse_yaml", counted)
+    return texts
+
+
+def _vllm():
+    from crawler.model.records import RepoRef
+
+    return RepoRef(url="https://github.com/vllm-project/vllm", owner="vllm-project", name="vllm")
+
+
+def test_the_evidence_and_foreign_list_are_read_from_the_memo_beside_the_curated_files(root, beside, tmp_path, yaml_parsed):
+    """They are parsed once; the next read takes the same models from the memo, and the curated
+    files' rows in the same memo file stay (each reader keeps its own rows only)."""
+    from crawler.catalogue import evidence, foreign
+
+    memo = tmp_path / "cache" / "curated.json"
+    files = curated.load_set(root, "o", "n", memo=memo)
+    ev, fl = evidence.load(beside, _vllm(), memo), foreign.load_curated(beside, memo)
+    assert ev.reports and fl is not None
+    yaml_parsed.clear()
+    assert evidence.load(beside, _vllm(), memo) == ev
+    assert foreign.load_curated(beside, memo) == fl
+    assert curated.load_set(root, "o", "n", memo=memo).entries == files.entries
+    assert yaml_parsed == []  # nothing parsed again: every reader's rows were kept by the others
+    assert evidence.load(beside, _vllm()) == ev and foreign.load_curated(beside) == fl  # as without a memo
+    yaml_parsed.clear()
+    (beside / "evidence.yaml").write_bytes((beside / "evidence.yaml").read_bytes() + b"\n# edited\n")
+    assert evidence.load(beside, _vllm(), memo).reports == ev.reports
+    assert len(yaml_parsed) == 1  # the edited file, and only it, parsed again
+
+
+def test_an_evidence_problem_found_on_a_memo_hit_still_names_its_line(root, beside, tmp_path):
+    """A link that is not the crawled repository's is refused at its line, parsed or remembered
+    (the memo holds the model, valid alone; the link is checked against each crawl's repository)."""
+    from crawler.catalogue import evidence
+    from crawler.model.records import RepoRef
+
+    memo = tmp_path / "curated.json"
+    evidence.load(beside, _vllm(), memo)
+    other = RepoRef(url="https://github.com/someone/else", owner="someone", name="else")
+    with pytest.raises(curated.CuratedError) as parsed:
+        evidence.load(beside, other)
+    with pytest.raises(curated.CuratedError) as remembered:
+        evidence.load(beside, other, memo)
+    assert str(remembered.value) == str(parsed.value)
+    assert not str(parsed.value).split(":")[1].startswith("1 ")  # a real line, not the file's first
