@@ -26,6 +26,10 @@ _REACH = 4
 #: A setting a message spells: a flag, an environment variable, a backquoted name.
 _ITEM = re.compile(r"--?[A-Za-z][\w.-]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|`[^`\s]+")
 _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+#: The most words a setting's name is said in ("max num batched tokens"), past where it starts.
+_LONGEST = 8
+#: How much of a message is read for what it asks (a crawled message may be any length).
+_MAX_TEXT = 4000
 _CLAUSE_END = re.compile(r"[.;:,!?](?=\s|$)|\n")
 #: Words that make dropping the setting the message's own request: it replaces it ("instead"),
 #: retires it, ignores it, or the user gave two that exclude each other.
@@ -36,6 +40,7 @@ _SWITCH = re.compile(r"(?:enable|use)_")
 
 def words(text: str) -> str:
     """The message's own words: its placeholders (``{self.x}``, nested ``{', '.join(...)}``) out."""
+    text = text[:_MAX_TEXT]
     while True:
         out = _PLACEHOLDER.sub(" ", text)
         if out == text:
@@ -71,7 +76,8 @@ def says(message: str, names: list[str]) -> bool:
 def asked(message: str, subject: Sequence[str] = (), known: Callable[[str], bool] | None = None) -> list[tuple[str, set[str]]]:
     """The parts of the message that ask for something, each with the settings it names: from a
     verb of a request whose first named setting (``_named``, or one of the ``subject``'s
-    spellings) follows within ``_REACH`` words, to the end of its clause."""
+    spellings) follows within ``_REACH`` words, to the end of its clause (one part a clause: a
+    later verb's part is a part of it)."""
     patterns = [_setting_pattern(name) for name in subject if name]
     regions = []
     for clause in _CLAUSE_END.split(words(message)):
@@ -79,10 +85,12 @@ def asked(message: str, subject: Sequence[str] = (), known: Callable[[str], bool
         for i, token in enumerate(tokens):
             if not _VERBS.fullmatch(token.lower().strip("`'\"(")) or (i and tokens[i - 1].lower() in _HEDGES):
                 continue
-            after = tokens[i + 1 :]
-            near = len(_plain(" ".join(after[:_REACH])))
-            if any(_named(t, known) for t in after[:_REACH]) or any(m.start() < near for p in patterns for m in p.finditer(_plain(" ".join(after)))):
+            near = len(_plain(" ".join(tokens[i + 1 : i + 1 + _REACH])))
+            ahead = _plain(" ".join(tokens[i + 1 : i + 1 + _REACH + _LONGEST]))
+            if any(_named(t, known) for t in tokens[i + 1 : i + 1 + _REACH]) or any(m.start() < near for p in patterns for m in p.finditer(ahead)):
+                after = tokens[i + 1 :]
                 regions.append((" ".join(after), {n for t in after if (n := _named(t, known))}))
+                break
     return regions
 
 

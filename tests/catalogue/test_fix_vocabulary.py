@@ -168,3 +168,14 @@ def test_a_field_of_a_class_no_user_sets_gets_a_fix_only_where_its_message_expla
 )
 def test_what_a_message_asks_for(message, fix):
     assert fix_for("self.mode == FULL", {"self.mode": "`mode`"}, set(), (), message, [], known=lambda name: name == "ACME_FAST") == fix
+
+
+def test_a_message_of_any_length_is_read_in_bounded_time():
+    """A crawled message is hostile: one of many verbs without a clause end was read once per
+    verb to its end (minutes for 60,000 words)."""
+    import time
+
+    started = time.monotonic()
+    for message in ["mode " + "use the --x " * 20000, "mode " + "use the word " * 20000, "{" * 3000 + "}" * 3000]:
+        fix_for("self.mode > 3", {"self.mode": "`mode`"}, set(), (), message, [], "raise")
+    assert time.monotonic() - started < 5
