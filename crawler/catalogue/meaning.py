@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, short_code
+from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, sets_itself, short_code
 from crawler.model.shapes import FileResult, RecordData, SiteData
 
 
@@ -286,6 +286,9 @@ class _Site:
     by_key: tuple[str, str] | None = None  # (object, mapping): a check on the field of the object a key names
     variant: bool = False  # a declared error variant (Rust's ``#[error]``), not a check in code that runs
     message: str | None = None  # the message's text (its template): what a fix that switches a setting off must name
+    kind: str | None = None  # the record's kind (a log's fix must be about what its message names)
+    internal: set[str] = field(default_factory=set)  # how the sentences name fields of classes no user sets
+    code: str = ""  # the site's snippet (a log after ``x = v`` reports what the code set)
 
 
 def validated_fields(decorator: str) -> list[str]:
@@ -713,7 +716,9 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
                  value_param=value_param, knobs=knobs, names=names,
                  listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
                  by_key=None if knobs else _field_by_key(site),
-                 variant=_is_variant(site), message=message)
+                 variant=_is_variant(site), message=message, kind=record.get("kind"),
+                 internal={_display(k) for k in knobs if k["kind"] == "config_field" and not k["flags"]
+                           and k["owner"] not in _user_facing(t)}, code=site["snippet"]["code"])
 
 
 def _is_variant(site: SiteData) -> bool:
@@ -766,7 +771,7 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
         s = site_meaning(tables, record)
         said = trigger(s, tables)
         caller = _guarded_caller(tables, record, callers)
-        meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s))
+        meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s, tables))
     except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
         qualname = short_code(record["sites"][0]["qualname"])
         meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
@@ -872,12 +877,15 @@ def trigger(s: _Site, t: _Tables) -> str:
     return _sentence(sentence)
 
 
-def fix(s: _Site) -> str | None:
+def fix(s: _Site, t: _Tables) -> str | None:
     if not s.guards or s.handler:
         # raised while handling another error: that error is the cause, and the guards around
         # the ``try`` only led to the code that failed ("Leave `regex` unset" for an invalid one)
         return None
-    found = fix_for(s.guards[-1], s.names, s.listed, s.loops, s.message, s.guards[:-1])
+    if s.kind == "log" and sets_itself(s.guards[-1], s.code):
+        return None  # (the code sets what the fix would: the log reports it, no direction)
+    found = fix_for(s.guards[-1], s.names, s.listed, s.loops, s.message, s.guards[:-1], s.kind,
+                    frozenset(s.internal), lambda name: name in t.by_name, lambda name: name in t.env)
     return _sentence(found) if found else None
 
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
+from crawler.catalogue import asks
 from crawler.extract.native import CLOSURE_OF
 
 MAX_CODE = 80
@@ -305,6 +306,13 @@ def _type_like(node: ast.expr) -> bool:
     return name in _BUILTIN_TYPES or name[:1].isupper() or (type(node) is ast.Attribute and name == _text(node.value))
 
 
+def _type_names(node: ast.expr) -> list[str]:
+    """The class names an ``isinstance`` check's second argument names (``(A, b.C)``: A, C)."""
+    if type(node) is ast.Tuple:
+        return [n for e in node.elts for n in _type_names(e)]
+    return [node.id] if type(node) is ast.Name else [node.attr] if type(node) is ast.Attribute else []
+
+
 #: How a switch that turns a feature off when set is named: ``disable_x``, ``no_x``, ``skip_x``.
 _INVERTED = re.compile(r"(?:disable|no|skip)_", re.IGNORECASE)
 
@@ -341,7 +349,9 @@ def _switches_off(op: type[ast.cmpop] | None, other: ast.expr | None) -> bool:
 
 
 def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: Sequence[str] = (),
-            message: str | None = None, earlier: Sequence[str] = ()) -> str | None:
+            message: str | None = None, earlier: Sequence[str] = (), kind: str | None = None,
+            internal: frozenset[str] = frozenset(), built: Callable[[str], bool] | None = None,
+            known: Callable[[str], bool] | None = None) -> str | None:
     """A fix direction from the guard that leads to the raise, when its subject is a setting
     (or every item of one, in a loop over it).
 
@@ -361,19 +371,64 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
     the same object (``elif so.grammar: ... elif so.structural_tag: ... else: raise``) is the end
     of a chain of alternatives: "Set `structural_tag`" only leads to that branch's own error, so
     it too is said only where the message names it ("a valid tensorizer_uri or tensorizer_dir
-    must be provided")."""
-    found = _fix_for(guard, names, listed, loops, earlier)
+    must be provided").
+
+    The message's vocabulary (:mod:`asks`), with ``message``: a message that asks for another
+    setting and not this one ("use --disable-prefix-caching" under ``mamba_cache_mode !=
+    "none"``) has its direction already; a fix would compete with it. A log (``kind``) reports
+    what the code does: a fix there is said only where its message names the setting (an early
+    ``return`` under a switch is no cause of a log about a missing tuning file), and one that
+    switches the setting off only where the message retires it ("deprecated", "ignored", "both",
+    "instead"), else it turns off a feature the user chose over a warning. ``internal``: the
+    subjects that are fields of a class no user-facing config reaches (a shard plan's ``tp``):
+    the code's own values, said only where the message names and explains them. ``built``:
+    whether a class is the repository's own: a command line gives text, so "give `--x` a
+    `QuantKey`" asks for what the code builds. ``known``: whether a name is an environment
+    variable the code reads (an upper-case word the message asks for may be a value instead)."""
+    found = _fix_for(guard, names, listed, loops, earlier, built)
     if found is None:
         return None
-    text, subject, code, off = found
-    off = off or _negated_or(guard)
+    text, subject, code, switched = found
+    off = switched or _negated_or(guard)
     if off and message is not None and not names_setting(message, subject, code):
+        return None
+    if message is None:
+        return text
+    spellings = [subject.split("`")[1] if subject.count("`") >= 2 else subject, *_identifier_words(code)]
+    if asks.asks_for_another(message, spellings, known):
+        return None
+    if kind == "log" and not (names_setting(message, subject, code) or asks.says(message, spellings)):
+        return None
+    if kind == "log" and switched and text.startswith("leave ") and not (
+            asks.retires(message) or _asks_for(message, spellings, known)):
+        return None
+    if subject in internal and not (names_setting(message, subject, code) and asks.explains(message)):
         return None
     return text
 
 
+def sets_itself(guard: str, code: str) -> bool:
+    """Whether the code sets the value the guard's ``x != v`` would have: ``if x != "none":
+    x = "none"; log(...)`` (the snippet assigns ``x = v``). A log there reports what the code
+    did, and "Set x to v" asks the user for what already happens."""
+    node = parse_guard(guard)
+    if type(node) is not ast.Compare or len(node.ops) != 1 or type(node.ops[0]) is not ast.NotEq:
+        return False
+    target, value = _text(node.left), _text(node.comparators[0])
+    for m in re.finditer(rf"(?m)^\s*{re.escape(target)}\s*=(?!=)\s*(.+?)\s*$", code):
+        assigned = parse_guard(m.group(1))
+        if assigned is not None and _text(assigned) == value:
+            return True
+    return False
+
+
+def _asks_for(message: str, spellings: list[str], known: Callable[[str], bool] | None) -> bool:
+    """Whether a request in the message names the setting (``please set X=0``)."""
+    return any(asks.says(region, spellings) for region, _ in asks.asked(message, spellings, known))
+
+
 def _fix_for(guard: str, names: dict[str, str], listed: set[str] | None, loops: Sequence[str],
-             earlier: Sequence[str]) -> tuple[str, str, str, bool] | None:
+             earlier: Sequence[str], built: Callable[[str], bool] | None = None) -> tuple[str, str, str, bool] | None:
     """The fix, its subject (as the sentence names it), the code it stands for, and whether it is
     said only where the message names the setting (it switches the setting off, or it is the last
     of several alternatives)."""
@@ -425,6 +480,8 @@ def _fix_for(guard: str, names: dict[str, str], listed: set[str] | None, loops: 
         subject = names.get(_text(check[0]))
         if subject is None or not negated or not _type_like(check[1]):
             return None
+        if built is not None and "`--" in subject and any(built(t) for t in _type_names(check[1])):
+            return None  # (an option's value is text: the object is what the code builds of it)
         return f"give {subject} a {_code(check[1], names)}", subject, _text(check[0]), False
     subject = names.get(_text(inner))
     if subject is None:

@@ -388,10 +388,16 @@ def _option(call: ast.Call, kind: str, function: str) -> dict[str, Any] | None:
                  and isinstance(k.value.value, str)), None)
     kwargs = None
     for k in call.keywords:
-        if k.arg is None and type(k.value) is ast.Subscript and type(k.value.value) is ast.Name:
-            key = k.value.slice
-            if type(key) is ast.Constant and isinstance(key.value, str):
-                kwargs = [k.value.value.id, key.value]
+        # ``**kw["field"]``, or ``**{**kw["field"], "default": None}`` (the field's keywords with
+        # some replaced: vLLM's ``--enable-prefix-caching``, ``--mamba-cache-mode``)
+        spread = [k.value] if k.arg is None else []
+        if spread and type(k.value) is ast.Dict:
+            spread = [v for key, v in zip(k.value.keys, k.value.values, strict=True) if key is None]
+        for value in spread:
+            if type(value) is ast.Subscript and type(value.value) is ast.Name:
+                key = value.slice
+                if type(key) is ast.Constant and isinstance(key.value, str):
+                    kwargs = [value.value.id, key.value]
     if not flags and not (kind == "click_argument" and names):
         if not (kind == "argparse" and names and kwargs):  # a positional: add_argument("model")
             return None
