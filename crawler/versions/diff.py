@@ -126,6 +126,20 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
     return pairs, new_left, old_left
 
 
+def _status(record: Record) -> int | None:
+    return record.response.status_code if record.response is not None else None
+
+
+def answer(exception: str, kind: str | None, status: int | None) -> str:
+    """What an entry raises, logs or answers with, as a reader says it: ``ValueError``, ``ERROR``,
+    ``HTTP 404 NotFoundError``."""
+    return f"HTTP {status} {exception}" if kind == "response" and status is not None else exception
+
+
+#: The words of an exception changed, by the kind of entry: a log's level, a response's answer.
+CHANGED_WORDS = {"log": "log level changed", "response": "error response changed"}
+
+
 def _normalized(record: Record) -> str:
     return normalize_template(record.message.text, [f.model_dump() for f in record.message.fields])
 
@@ -190,8 +204,10 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
 
     def record_change(kind: ChangeKind, record: Record, summary: str, location: SiteRef, *, before: Record | None = None,
                       similarity: float | None = None, sites: list[SiteChange] | None = None) -> None:
+        label = CHANGED_WORDS.get(record.kind, kind.label) if kind is ChangeKind.EXCEPTION_CHANGED else kind.label
         changes.append(Change(
-            kind=kind, summary=f"{kind.label}: {summary}", id=record.id,
+            kind=kind, summary=f"{label}: {summary}", id=record.id, entry_kind=record.kind,
+            status_code=_status(record), old_status_code=_status(before) if before is not None else None,
             old_id=before.id if before is not None else None,
             title=record.title, old_title=before.title if before is not None else None,
             exception=record.exception.name, old_exception=before.exception.name if before is not None else None,
@@ -216,7 +232,12 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
             removed = [_ref(s) for s in removed_sites]
             record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
                           _primary(after), sites=[SiteChange(old=r) for r in removed])
-        if not (pairs or added_sites or removed_sites):
+        answered = _status(before) != _status(after)
+        if answered:  # the same error answered with another HTTP status: the id keeps, the answer changed
+            summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
+                       f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
+            record_change(ChangeKind.EXCEPTION_CHANGED, after, summary, _primary(after), before=before)
+        if not (pairs or added_sites or removed_sites or answered):
             counts.unchanged += 1
 
     gone = [old[i] for i in sorted(old.keys() - new.keys())]
@@ -227,7 +248,8 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         linked_old.add(before.id)
         linked_new.add(after.id)
         if kind is ChangeKind.EXCEPTION_CHANGED:
-            summary = f"{after.title} ({before.exception.name} -> {after.exception.name}, {_where(_primary(after))})"
+            summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
+                       f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
             record_change(kind, after, summary, _primary(after), before=before)
         else:
             was, now = changed_wording(before.message.text, after.message.text)

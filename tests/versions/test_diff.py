@@ -388,3 +388,58 @@ def test_an_unknown_ref_or_a_missing_directory_is_refused_before_anything_is_cra
         run = cli("diff", missing, "v1", "--repo", fixture_repo.path, *ARGS)
         assert run.exit_code == 2 and "crawling" not in run.stderr
         assert run.stderr.splitlines() == [f"errcat: {missing}: no such dataset directory (OLD and NEW are refs, releases or dataset directories)"]
+
+
+RESPONSES = """\
+default = "widgets"
+
+[upstreams.widgets]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+kinds = ["raise", "log", "response"]
+
+[[upstreams.widgets.responses]]
+call = "create_error_response"
+params = ["message", "err_type", "status_code"]
+message = "message"
+error_type = "err_type"
+status_code = "status_code"
+"""
+
+SERVING = '''
+import logging
+logger = logging.getLogger(__name__)
+
+
+class Serving:
+    def handle(self, req):
+        if req.full:
+            logger.warning("cache is full: %d items", req.n)
+        if req.missing:
+            return self.create_error_response("model not found", err_type="NotFoundError", status_code=404)
+'''
+
+
+def test_a_log_level_or_an_http_answer_that_changed_is_said_in_its_own_words(fixture_repo, cli, tmp_path):
+    """A log's level is no exception, nor a response's error type; and a response answered with
+    another status (same id) is a change: the diff said 'exception changed (WARNING -> ERROR)',
+    and of 404 -> 410 nothing at all, 'unchanged'."""
+    config = tmp_path / "errcat.toml"
+    config.write_text(RESPONSES)
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/serving.py": SERVING}, tag="v1")
+    fixture_repo.commit({"pkg/serving.py": SERVING.replace("logger.warning", "logger.error").replace("404", "410")}, tag="v2")
+    args = ["diff", "v1", "v2", "--repo", fixture_repo.path, "--config", config]
+    oneline = cli(*args)
+    assert oneline.exit_code == 0, oneline.output
+    lines = oneline.stdout.splitlines()
+    assert [line.split(": ", 2)[1] for line in lines] == ["log level changed", "error response changed"]
+    assert "(WARNING -> ERROR, pkg/serving.py:8)" in lines[0]
+    assert "(HTTP 404 NotFoundError -> HTTP 410 NotFoundError, pkg/serving.py:10)" in lines[1]
+    report = json.loads(cli(*args, "--format", "json").stdout)
+    Draft202012Validator(schema_for("diff")).validate(report)
+    answered = report["changes"][1]
+    assert (answered["entry_kind"], answered["old_status_code"], answered["status_code"]) == ("response", 404, 410)
+    assert answered["old_id"] == answered["id"] and report["counts"]["unchanged"] == 0
+    text = cli(*args, "--format", "markdown").stdout
+    assert "· `ERROR` — `pkg/serving.py:8`, was logged at `WARNING` (" in text
+    assert f"· `HTTP 410 NotFoundError` — `pkg/serving.py:10`, answered `HTTP 404 NotFoundError` before (`{answered['id']}`)" in text
