@@ -84,8 +84,9 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
 
     Unchanged sites (same path and line) drop out; the rest pair by file and function, then by
     file name and function when that is unambiguous (a file moved to another package; not
-    ``__getattr__`` of one module paired with another's), then a lone site on each side (the raise went to another function). Leftovers are
-    sites added or removed.
+    ``__getattr__`` of one module paired with another's), then by function alone when it raises
+    as often on each side (a module split), then a lone site on each side (the raise went to
+    another function). Leftovers are sites added or removed.
     """
     old_left = sorted(old, key=lambda s: (s.path, s.line))
     new_left = sorted(new, key=lambda s: (s.path, s.line))
@@ -118,6 +119,20 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
         pairs.append((next(s for s in old_left if spot(s) == k), next(s for s in new_left if spot(s) == k)))
     old_left = [s for s in old_left if spot(s) not in moved]
     new_left = [s for s in new_left if spot(s) not in moved]
+    # 2b. the function moved to another file (a module split: chat_utils.py to content_parser.py),
+    # when it is raised from as often on each side: in line order. Not a module's own function
+    # (``__getattr__``, ``<module>``): every module has one, and another's is another site.
+    def function(s: Site) -> str | None:
+        q = s.qualname
+        return None if "." not in q and (q.startswith("<") or (q.startswith("__") and q.endswith("__"))) else q
+
+    old_by = Counter(function(s) for s in old_left)
+    new_by = Counter(function(s) for s in new_left)
+    same = {q for q in old_by if q is not None and old_by[q] == new_by.get(q)}
+    for q in sorted(same):
+        pairs += list(zip([s for s in old_left if s.qualname == q], [s for s in new_left if s.qualname == q], strict=True))
+    old_left = [s for s in old_left if function(s) not in same]
+    new_left = [s for s in new_left if function(s) not in same]
     # 3. an entry with one site on each side: the raise went elsewhere.
     if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
         pairs += list(zip(old_left, new_left, strict=True))

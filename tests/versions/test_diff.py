@@ -171,6 +171,13 @@ def _record(*spots):
      [("p/old/b.py", 9, "p/new/b.py", 12)], [], []),
     # A lone site anywhere else is the error moved.
     ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
+    # A module split: its functions, and their raises, went to another file. The diff said the
+    # checks were dropped ("sites removed") and others added ("sites added").
+    ([("p/chat_utils.py", 5, "P.parse"), ("p/chat_utils.py", 9, "A.parse"), ("p/x.py", 2, "f")],
+     [("p/parser.py", 7, "P.parse"), ("p/parser.py", 11, "A.parse"), ("p/x.py", 2, "f")],
+     [("p/chat_utils.py", 5, "p/parser.py", 7), ("p/chat_utils.py", 9, "p/parser.py", 11)], [], []),
+    # ... but not when the function raises it more often on one side: which went where is unknown.
+    ([("p/a.py", 5, "f"), ("p/x.py", 2, "g")], [("p/b.py", 7, "f"), ("p/b.py", 9, "f"), ("p/x.py", 2, "g")], [], ["p/b.py", "p/b.py"], ["p/a.py"]),
 ])
 def test_site_matching(old, new, moves, added, removed):
     from crawler.versions.diff import match_sites
@@ -443,3 +450,4 @@ def test_a_log_level_or_an_http_answer_that_changed_is_said_in_its_own_words(fix
     text = cli(*args, "--format", "markdown").stdout
     assert "· `ERROR` — `pkg/serving.py:8`, was logged at `WARNING` (" in text
     assert f"· `HTTP 410 NotFoundError` — `pkg/serving.py:10`, answered `HTTP 404 NotFoundError` before (`{answered['id']}`)" in text
+
