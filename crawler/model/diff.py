@@ -96,7 +96,9 @@ class Side(Model):
 
     @property
     def label(self) -> str:
-        return self.ref or self.release or self.commit[:12]
+        """The side as a report names it, on one line: a dataset's ref is its manifest's to say, and
+        a line break in it split the summary a CI log shows in two."""
+        return " ".join((self.ref or self.release or self.commit[:12]).split())
 
 
 class DiffCounts(Model):

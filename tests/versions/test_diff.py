@@ -451,3 +451,17 @@ def test_a_log_level_or_an_http_answer_that_changed_is_said_in_its_own_words(fix
     assert "· `ERROR` — `pkg/serving.py:8`, was logged at `WARNING` (" in text
     assert f"· `HTTP 410 NotFoundError` — `pkg/serving.py:10`, answered `HTTP 404 NotFoundError` before (`{answered['id']}`)" in text
 
+
+def test_a_dataset_whose_manifest_names_a_ref_of_several_lines_is_named_on_one(two_versions, cli, tmp_path):
+    """A dataset's ref is its manifest's word: ``v9\\n::error::forged`` split the summary line a CI
+    log shows (and the sync's ``changed=`` line) in two; now the label is one line, its controls shown."""
+    for tag in ("v1", "v2"):
+        assert cli("crawl", "--repo", two_versions.path, "--ref", tag, *ARGS, "--out", tmp_path / tag).exit_code == 0
+    manifest = tmp_path / "v2" / "acme" / "widgets" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["ref"] = "v9\n::error::forged\r\x1b[31m"
+    manifest.write_text(json.dumps(data))
+    result = cli("diff", tmp_path / "v1", tmp_path / "v2")
+    assert result.exit_code == 0, result.output
+    (summary,) = [line for line in result.stderr.splitlines() if " -> " in line or "forged" in line]
+    assert summary.startswith("v1 -> v9 ::error::forged \\x1b[31m: "), summary
