@@ -80,8 +80,10 @@ class Change(Model):
     location: SiteRef = Field(description="Where to look: the new primary site (the old one for a removal).")
     similarity: float | None = Field(default=None, ge=0, le=1, description="For reworded: how alike the normalized templates are.")
     sites: list[SiteChange] = Field(default_factory=list)
-    entry_kind: SiteKind | None = Field(default=None, description="The entry's kind (raise, assert, log, response, native): for a log, "
-                                        "exception and old_exception are levels; for a response, error types.")
+    entry_kind: SiteKind | None = Field(
+        default=None,
+        description="The entry's kind (raise, assert, log, response, native): for a log, exception and old_exception are levels; for a response, error types.",
+    )
     status_code: int | None = Field(default=None, ge=100, le=599, description="For a response: the HTTP status it answers with, when static.")
     old_status_code: int | None = Field(default=None, ge=100, le=599, description="For a response whose answer changed: the status before.")
 

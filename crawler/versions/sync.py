@@ -341,6 +341,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     else:
         changelog = markdown(report)
         if changed and not report.changes:
+            assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
 
