@@ -14,6 +14,7 @@ from crawler.model.records import (
     RepoSlug,
     SchemaVersion,
     ShortCommit,
+    SiteKind,
 )
 
 
@@ -79,6 +80,12 @@ class Change(Model):
     location: SiteRef = Field(description="Where to look: the new primary site (the old one for a removal).")
     similarity: float | None = Field(default=None, ge=0, le=1, description="For reworded: how alike the normalized templates are.")
     sites: list[SiteChange] = Field(default_factory=list)
+    entry_kind: SiteKind | None = Field(
+        default=None,
+        description="The entry's kind (raise, assert, log, response, native): for a log, exception and old_exception are levels; for a response, error types.",
+    )
+    status_code: int | None = Field(default=None, ge=100, le=599, description="For a response: the HTTP status it answers with, when static.")
+    old_status_code: int | None = Field(default=None, ge=100, le=599, description="For a response whose answer changed: the status before.")
 
 
 class Side(Model):
@@ -91,7 +98,9 @@ class Side(Model):
 
     @property
     def label(self) -> str:
-        return self.ref or self.release or self.commit[:12]
+        """The side as a report names it, on one line: a dataset's ref is its manifest's to say, and
+        a line break in it split the summary a CI log shows in two."""
+        return " ".join((self.ref or self.release or self.commit[:12]).split())
 
 
 class DiffCounts(Model):

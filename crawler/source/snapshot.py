@@ -114,6 +114,10 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
         return _escape_path(raw), "path is not valid UTF-8"
     if _has_control(text):
         return _escape_path(raw), "path contains control characters"
+    if any(part in ("", ".", "..") for part in text.split("/")):
+        # git's index refuses such a path but a tree object can hold one (git mktree): a "../"
+        # would send its permalinks, and the pull request's links, to another file. As a wheel's.
+        return text, "unsafe path in the tree"
     return text, None
 
 

@@ -84,8 +84,9 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
 
     Unchanged sites (same path and line) drop out; the rest pair by file and function, then by
     file name and function when that is unambiguous (a file moved to another package; not
-    ``__getattr__`` of one module paired with another's), then a lone site on each side (the raise went to another function). Leftovers are
-    sites added or removed.
+    ``__getattr__`` of one module paired with another's), then by function alone when it raises
+    as often on each side (a module split), then a lone site on each side (the raise went to
+    another function). Leftovers are sites added or removed.
     """
     old_left = sorted(old, key=lambda s: (s.path, s.line))
     new_left = sorted(new, key=lambda s: (s.path, s.line))
@@ -118,12 +119,40 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
         pairs.append((next(s for s in old_left if spot(s) == k), next(s for s in new_left if spot(s) == k)))
     old_left = [s for s in old_left if spot(s) not in moved]
     new_left = [s for s in new_left if spot(s) not in moved]
+    # 2b. the function moved to another file (a module split: chat_utils.py to content_parser.py),
+    # when it is raised from as often on each side: in line order. Not a module's own function
+    # (``__getattr__``, ``<module>``): every module has one, and another's is another site.
+    def function(s: Site) -> str | None:
+        q = s.qualname
+        return None if "." not in q and (q.startswith("<") or (q.startswith("__") and q.endswith("__"))) else q
+
+    old_by = Counter(function(s) for s in old_left)
+    new_by = Counter(function(s) for s in new_left)
+    same = {q for q in old_by if q is not None and old_by[q] == new_by.get(q)}
+    for q in sorted(same):
+        pairs += list(zip([s for s in old_left if s.qualname == q], [s for s in new_left if s.qualname == q], strict=True))
+    old_left = [s for s in old_left if function(s) not in same]
+    new_left = [s for s in new_left if function(s) not in same]
     # 3. an entry with one site on each side: the raise went elsewhere.
     if len(old) == len(new) == 1 and len(old_left) == len(new_left) == 1:
         pairs += list(zip(old_left, new_left, strict=True))
         old_left, new_left = [], []
     pairs.sort(key=lambda p: (p[1].path, p[1].line))
     return pairs, new_left, old_left
+
+
+def _status(record: Record) -> int | None:
+    return record.response.status_code if record.response is not None else None
+
+
+def answer(exception: str, kind: str | None, status: int | None) -> str:
+    """What an entry raises, logs or answers with, as a reader says it: ``ValueError``, ``ERROR``,
+    ``HTTP 404 NotFoundError``."""
+    return f"HTTP {status} {exception}" if kind == "response" and status is not None else exception
+
+
+#: The words of an exception changed, by the kind of entry: a log's level, a response's answer.
+CHANGED_WORDS = {"log": "log level changed", "response": "error response changed"}
 
 
 def _normalized(record: Record) -> str:
@@ -190,8 +219,10 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
 
     def record_change(kind: ChangeKind, record: Record, summary: str, location: SiteRef, *, before: Record | None = None,
                       similarity: float | None = None, sites: list[SiteChange] | None = None) -> None:
+        label = CHANGED_WORDS.get(record.kind, kind.label) if kind is ChangeKind.EXCEPTION_CHANGED else kind.label
         changes.append(Change(
-            kind=kind, summary=f"{kind.label}: {summary}", id=record.id,
+            kind=kind, summary=f"{label}: {summary}", id=record.id, entry_kind=record.kind,
+            status_code=_status(record), old_status_code=_status(before) if before is not None else None,
             old_id=before.id if before is not None else None,
             title=record.title, old_title=before.title if before is not None else None,
             exception=record.exception.name, old_exception=before.exception.name if before is not None else None,
@@ -216,7 +247,12 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
             removed = [_ref(s) for s in removed_sites]
             record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
                           _primary(after), sites=[SiteChange(old=r) for r in removed])
-        if not (pairs or added_sites or removed_sites):
+        answered = _status(before) != _status(after)
+        if answered:  # the same error answered with another HTTP status: the id keeps, the answer changed
+            summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
+                       f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
+            record_change(ChangeKind.EXCEPTION_CHANGED, after, summary, _primary(after), before=before)
+        if not (pairs or added_sites or removed_sites or answered):
             counts.unchanged += 1
 
     gone = [old[i] for i in sorted(old.keys() - new.keys())]
@@ -227,7 +263,8 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         linked_old.add(before.id)
         linked_new.add(after.id)
         if kind is ChangeKind.EXCEPTION_CHANGED:
-            summary = f"{after.title} ({before.exception.name} -> {after.exception.name}, {_where(_primary(after))})"
+            summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
+                       f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
             record_change(kind, after, summary, _primary(after), before=before)
         else:
             was, now = changed_wording(before.message.text, after.message.text)

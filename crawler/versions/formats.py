@@ -20,6 +20,7 @@ from crawler.base.sink import (
     single_line,
 )
 from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport
+from crawler.versions.diff import answer
 
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
 #: class says how many more there are. A pull request body is capped at 65536 characters.
@@ -49,7 +50,7 @@ def _where(c: Change) -> str:
 
 def _entry(c: Change) -> str:
     kind = c.kind
-    head = f"{md_link(c.title, c.location.permalink)} · {md_code(c.exception)}"
+    head = f"{md_link(c.title, c.location.permalink)} · {md_code(answer(c.exception, c.entry_kind, c.status_code))}"
     if kind is ChangeKind.MOVED:
         moves = []
         for s in c.sites:
@@ -61,7 +62,11 @@ def _entry(c: Change) -> str:
         # the title is the first 60 characters: both wordings whole, where they differ further on
         detail = f"{_where(c)}, was {md_code(c.old_template or '')}, now {md_code(c.template)} ({md_code(c.old_id or '')} → {md_code(c.id)})"
     elif kind is ChangeKind.EXCEPTION_CHANGED:
-        detail = f"{_where(c)}, was {md_code(c.old_exception or '')} ({md_code(c.old_id or '')} → {md_code(c.id)})"
+        # the head shows the new answer; a log's is its level, a response's its status and type
+        was = md_code(answer(c.old_exception or "", c.entry_kind, c.old_status_code))
+        before = {"log": f"was logged at {was}", "response": f"answered {was} before"}.get(c.entry_kind or "", f"was {was}")
+        ids = md_code(c.id) if c.old_id == c.id else f"{md_code(c.old_id or '')} → {md_code(c.id)}"
+        detail = f"{_where(c)}, {before} ({ids})"
     elif kind is ChangeKind.SITES_ADDED:
         detail = "now also at " + ", ".join(md_link(f"{s.new.path}:{s.new.line}", s.new.permalink) for s in c.sites if s.new)
     elif kind is ChangeKind.SITES_REMOVED:

@@ -161,6 +161,8 @@ class Fold:
         #: The last version's records as added, when the caller said it was the last (``add``'s
         #: ``last``): the final render reads them without unpacking ~10,000 records again.
         self._last: dict[str, RecordData] = {}
+        #: The versions added, oldest first.
+        self.steps: list[Lifetime] = []
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -172,6 +174,10 @@ class Fold:
     @property
     def first_seen(self) -> int:
         return sum(1 for e in self._entries.values() if e.history and e.history.first_seen)
+
+    def histories(self) -> Iterator[History]:
+        """Every id's history, in no particular order (what a summary counts)."""
+        return (e.history for e in self._entries.values() if e.history is not None)
 
     def rendered(self) -> None:
         """Drop the last version's records kept for the render (see ``add``'s ``last``): a
@@ -237,6 +243,7 @@ class Fold:
 
     def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData]) -> None:
         """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict."""
+        self.steps.append(now)
         for eid, item in items.items():
             known = self._entries.get(eid)
             if known is not None and known.key != item.key:
@@ -321,11 +328,34 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
     from crawler.base.sink import md_code
 
     span = versions[0] if len(versions) == 1 else f"{versions[0]} … {versions[-1]}"
-    return (
+    head = (
         f"## Error catalogue: {md_code(manifest.repo.owner + '/' + manifest.repo.name)} history\n\n"
         f"{len(versions)} version(s), {md_code(span)}, up to {md_code(manifest.commit[:12])}: "
         f"{len(fold) - fold.retired} entries, {fold.retired} retired.\n"
     )
+    if not fold.steps:
+        return head
+    # What each version brought, so a reviewer of the whole history sees where it changed.
+    counts = {(step.version, step.commit): [0, 0, 0, 0] for step in fold.steps}
+
+    def count(when: Lifetime | None, column: int) -> None:
+        if when is not None and (when.version, when.commit) in counts:
+            counts[(when.version, when.commit)][column] += 1
+
+    for h in fold.histories():
+        count(h.first_seen, 0)
+        if h.replaces:
+            count(h.first_seen, 1)
+        count(h.removed_in if h.retired else None, 2)
+        for move in h.moved:
+            count(Lifetime(version=move.version, commit=move.commit), 3)
+    rows = ["| Version | First seen | Of them replacing an entry (reworded, re-typed) | Retired | Moved to another file |",
+            "| --- | ---: | ---: | ---: | ---: |"]
+    for n, step in enumerate(fold.steps):
+        first, replacing, retired, moved = counts[(step.version, step.commit)]
+        shown = md_code(label(step)) + (" (the first covered: every entry)" if n == 0 else "")
+        rows.append(f"| {shown} | {first} | {replacing} | {retired} | {moved} |")
+    return head + "\n" + "\n".join(rows) + "\n"
 
 
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,

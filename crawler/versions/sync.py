@@ -18,7 +18,7 @@ from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
-from crawler.model.records import COMMIT_RE, Manifest, RepoRef
+from crawler.model.records import COMMIT_RE, Manifest, Record, RepoRef
 from crawler.model.shapes import record_data
 from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
 from crawler.publish.writer import MANIFEST, write_dataset
@@ -249,6 +249,30 @@ def _initial_changelog(manifest: Manifest, entries: int) -> str:
     )
 
 
+def _why_changed(before: Manifest, after: Manifest, old_records: list[Record], new_records: list[Record]) -> str:
+    """What a changelog of no changed error says changed instead: each reason the catalogue is
+    not the one in place, in words (a pull request of three files and "No changes." asks why)."""
+    from crawler.base.sink import md_code
+
+    reasons = []
+    if before.commit != after.commit:
+        reasons.append(f"Upstream moved from {md_code(before.commit[:12])} to {md_code(after.commit[:12])} and no error "
+                       f"changed: the catalogue now names {md_code(after.commit[:12])}.")
+    if (before.errcat_version, before.extractor_version) != (after.errcat_version, after.extractor_version):
+        reasons.append(f"Made again by errcat {md_code(after.errcat_version)} (extractor {md_code(after.extractor_version)}); the "
+                       f"catalogue in place was made by errcat {md_code(before.errcat_version)} "
+                       f"(extractor {md_code(before.extractor_version)}).")
+    if before.curated_digest != after.curated_digest:
+        was = {r.id: (r.explanation_status, r.explanation) for r in old_records}
+        ids = sorted(r.id for r in new_records if was.get(r.id) != (r.explanation_status, r.explanation))
+        shown = ", ".join(md_code(i) for i in ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+        reasons.append(f"The curated files changed, and with them the explanation of {len(ids)} entr{'y' if len(ids) == 1 else 'ies'}: "
+                       f"{shown}." if ids else "The curated files changed; no entry's explanation did.")
+    if not reasons:
+        reasons.append("The crawl's settings changed (its limits, or the upstream's configuration).")
+    return "".join(f"{r}\n" for r in reasons)
+
+
 def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag: bool = False,
          tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = _quiet) -> SyncResult:
     """Bring the catalogue under ``out`` to the upstream's head (or newest release tag)."""
@@ -317,7 +341,8 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     else:
         changelog = markdown(report)
         if changed and not report.changes:
-            changelog += f"\nThe catalogue was regenerated (errcat {__version__}, extractor {EXTRACTOR_VERSION}).\n"
+            assert old is not None  # a report is of the dataset in place
+            changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
 
 

@@ -107,6 +107,27 @@ def test_odd_entries_are_skipped_with_reasons(repo: Path) -> None:
     assert "other.py" not in reasons and "pkg/notes.txt" not in reasons  # not selected: not reported
 
 
+def test_a_tree_entry_named_dot_or_dot_dot_is_skipped_not_crawled(tmp_path: Path) -> None:
+    """git's index refuses ``pkg/../up.py``, but a tree object made with ``git mktree`` holds it:
+    crawled, it reached the records, the changelog and the pull request as a permalink
+    ``.../blob/<commit>/pkg/../up.py``, which a browser opens as another file, ``up.py``."""
+    r = tmp_path / "dots"
+    r.mkdir()
+    git(r, "init", "-q")
+    blob = hash_object(r, b"raise ValueError('up')\n")
+
+    def tree(entries: list[tuple[bytes, bytes, str, bytes]]) -> str:
+        return git(r, "mktree", "-z", input=b"".join(b"%s %s %s\t%s\0" % (m, k, sha.encode(), n) for m, k, sha, n in entries))
+
+    up = tree([(b"100644", b"blob", blob, b"up.py")])
+    pkg = tree([(b"100644", b"blob", blob, b"a.py"), (b"040000", b"tree", up, b".."), (b"040000", b"tree", up, b".")])
+    root = tree([(b"040000", b"tree", pkg, b"pkg")])
+    commit = git(r, "commit-tree", root, "-m", "dots")
+    s = snap(str(r), commit)
+    assert [f.path for f in s.files] == ["pkg/a.py"]
+    assert {k.path: k.reason for k in s.skipped} == {"pkg/../up.py": "unsafe path in the tree", "pkg/./up.py": "unsafe path in the tree"}
+
+
 def test_read_streams_in_given_order(repo: Path) -> None:
     s = snap(str(repo), "v1")
     order = list(reversed(s.files)) + s.files[:1]

@@ -171,6 +171,13 @@ def _record(*spots):
      [("p/old/b.py", 9, "p/new/b.py", 12)], [], []),
     # A lone site anywhere else is the error moved.
     ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
+    # A module split: its functions, and their raises, went to another file. The diff said the
+    # checks were dropped ("sites removed") and others added ("sites added").
+    ([("p/chat_utils.py", 5, "P.parse"), ("p/chat_utils.py", 9, "A.parse"), ("p/x.py", 2, "f")],
+     [("p/parser.py", 7, "P.parse"), ("p/parser.py", 11, "A.parse"), ("p/x.py", 2, "f")],
+     [("p/chat_utils.py", 5, "p/parser.py", 7), ("p/chat_utils.py", 9, "p/parser.py", 11)], [], []),
+    # ... but not when the function raises it more often on one side: which went where is unknown.
+    ([("p/a.py", 5, "f"), ("p/x.py", 2, "g")], [("p/b.py", 7, "f"), ("p/b.py", 9, "f"), ("p/x.py", 2, "g")], [], ["p/b.py", "p/b.py"], ["p/a.py"]),
 ])
 def test_site_matching(old, new, moves, added, removed):
     from crawler.versions.diff import match_sites
@@ -388,3 +395,73 @@ def test_an_unknown_ref_or_a_missing_directory_is_refused_before_anything_is_cra
         run = cli("diff", missing, "v1", "--repo", fixture_repo.path, *ARGS)
         assert run.exit_code == 2 and "crawling" not in run.stderr
         assert run.stderr.splitlines() == [f"errcat: {missing}: no such dataset directory (OLD and NEW are refs, releases or dataset directories)"]
+
+
+RESPONSES = """\
+default = "widgets"
+
+[upstreams.widgets]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+kinds = ["raise", "log", "response"]
+
+[[upstreams.widgets.responses]]
+call = "create_error_response"
+params = ["message", "err_type", "status_code"]
+message = "message"
+error_type = "err_type"
+status_code = "status_code"
+"""
+
+SERVING = '''
+import logging
+logger = logging.getLogger(__name__)
+
+
+class Serving:
+    def handle(self, req):
+        if req.full:
+            logger.warning("cache is full: %d items", req.n)
+        if req.missing:
+            return self.create_error_response("model not found", err_type="NotFoundError", status_code=404)
+'''
+
+
+def test_a_log_level_or_an_http_answer_that_changed_is_said_in_its_own_words(fixture_repo, cli, tmp_path):
+    """A log's level is no exception, nor a response's error type; and a response answered with
+    another status (same id) is a change: the diff said 'exception changed (WARNING -> ERROR)',
+    and of 404 -> 410 nothing at all, 'unchanged'."""
+    config = tmp_path / "errcat.toml"
+    config.write_text(RESPONSES)
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/serving.py": SERVING}, tag="v1")
+    fixture_repo.commit({"pkg/serving.py": SERVING.replace("logger.warning", "logger.error").replace("404", "410")}, tag="v2")
+    args = ["diff", "v1", "v2", "--repo", fixture_repo.path, "--config", config]
+    oneline = cli(*args)
+    assert oneline.exit_code == 0, oneline.output
+    lines = oneline.stdout.splitlines()
+    assert [line.split(": ", 2)[1] for line in lines] == ["log level changed", "error response changed"]
+    assert "(WARNING -> ERROR, pkg/serving.py:8)" in lines[0]
+    assert "(HTTP 404 NotFoundError -> HTTP 410 NotFoundError, pkg/serving.py:10)" in lines[1]
+    report = json.loads(cli(*args, "--format", "json").stdout)
+    Draft202012Validator(schema_for("diff")).validate(report)
+    answered = report["changes"][1]
+    assert (answered["entry_kind"], answered["old_status_code"], answered["status_code"]) == ("response", 404, 410)
+    assert answered["old_id"] == answered["id"] and report["counts"]["unchanged"] == 0
+    text = cli(*args, "--format", "markdown").stdout
+    assert "· `ERROR` — `pkg/serving.py:8`, was logged at `WARNING` (" in text
+    assert f"· `HTTP 410 NotFoundError` — `pkg/serving.py:10`, answered `HTTP 404 NotFoundError` before (`{answered['id']}`)" in text
+
+
+def test_a_dataset_whose_manifest_names_a_ref_of_several_lines_is_named_on_one(two_versions, cli, tmp_path):
+    """A dataset's ref is its manifest's word: ``v9\\n::error::forged`` split the summary line a CI
+    log shows (and the sync's ``changed=`` line) in two; now the label is one line, its controls shown."""
+    for tag in ("v1", "v2"):
+        assert cli("crawl", "--repo", two_versions.path, "--ref", tag, *ARGS, "--out", tmp_path / tag).exit_code == 0
+    manifest = tmp_path / "v2" / "acme" / "widgets" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["ref"] = "v9\n::error::forged\r\x1b[31m"
+    manifest.write_text(json.dumps(data))
+    result = cli("diff", tmp_path / "v1", tmp_path / "v2")
+    assert result.exit_code == 0, result.output
+    (summary,) = [line for line in result.stderr.splitlines() if " -> " in line or "forged" in line]
+    assert summary.startswith("v1 -> v9 ::error::forged \\x1b[31m: "), summary

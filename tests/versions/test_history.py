@@ -312,3 +312,24 @@ def test_entries_that_carry_the_same_history_forward_share_one_made_once_per_rel
         history = fold.record(record["id"])["history"]
         assert history["first_seen"]["version"] == "v1" and history["last_seen"]["version"] == "v3"
         assert history["moved"] == [] and history["replaces"] == [] and not history["retired"]
+
+
+def test_the_history_changelog_says_what_each_version_brought(upstream, cli, tmp_path):
+    """A backfill's pull request body is this summary: it said only "3 version(s) ...: 2 entries, 2
+    retired", so its reviewer could not tell which release reworded, retired or added what."""
+    changelog = tmp_path / "changelog.md"
+    result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0", "--changelog", changelog)
+    assert result.exit_code == 0, result.output
+    text = changelog.read_text()
+    assert text.startswith("## Error catalogue: `acme/widgets` history\n\n3 version(s), `v1.0 … v2.0`, up to ")
+    assert text.endswith(
+        "| Version | First seen | Of them replacing an entry (reworded, re-typed) | Retired | Moved to another file |\n"
+        "| --- | ---: | ---: | ---: | ---: |\n"
+        "| `v1.0` (the first covered: every entry) | 2 | 0 | 0 | 0 |\n"
+        "| `v1.1` | 1 | 1 | 1 | 0 |\n"
+        "| `v2.0` | 1 | 0 | 1 | 0 |\n"), text
+    # the same words from the per-release datasets a backfill folds
+    releases, folded = tmp_path / "releases", tmp_path / "folded.md"
+    assert cli("history", "--repo", upstream.path, *ARGS, "--per-release", releases, "v1.0", "v1.1", "v2.0").exit_code == 0
+    assert cli("history", "--fold", releases, "--out", tmp_path / "fold-out", "--changelog", folded).exit_code == 0
+    assert folded.read_text() == text

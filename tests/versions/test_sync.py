@@ -136,8 +136,30 @@ def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cl
     assert drafted.exit_code == 0, drafted.output
     assert (tmp_path / "curated" / "acme" / "widgets" / f"{eid}.yaml").is_file()
 
-    again = sync(cli, upstream, out, "--exit-code")
+    changelog = tmp_path / "changelog.md"
+    again = sync(cli, upstream, out, "--exit-code", "--changelog", changelog)
     assert again.exit_code == 1 and again.stdout.startswith("changed=true"), again.output
+    # the pull request says why its one record changed: not "regenerated" by an errcat that did not change
+    assert changelog.read_text().endswith(f"No changes.\n\nThe curated files changed, and with them the explanation of 1 entry: `{eid}`.\n")
     records = {r["id"]: r for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
     assert records[eid]["explanation_status"] == "draft" and records[eid]["explanation"]["what_it_means"]
     assert sync(cli, upstream, out, "--exit-code").stdout.startswith("changed=false")  # and then it is up to date
+
+
+def test_a_commit_that_changes_no_error_says_so_in_the_changelog(upstream, cli, tmp_path):
+    """An upstream commit that only adds a comment: the pull request changes the commit the
+    catalogue names (manifest, index, search index) and its body says that, not that errcat made
+    the catalogue again (it said "The catalogue was regenerated (errcat 0.1.0, extractor 3)")."""
+    out, changelog = tmp_path / "out", tmp_path / "changelog.md"
+    first = upstream.repo.head.commit.hexsha
+    assert sync(cli, upstream, out).exit_code == 0
+    before = files_of(out / "acme" / "widgets")
+    second = upstream.commit({"pkg/a.py": CODE + "# only a comment\n"})
+    result = sync(cli, upstream, out, "--changelog", changelog)
+    assert result.exit_code == 0 and result.stdout.startswith(f"changed=true commit={second} (0 change(s)")
+    after = files_of(out / "acme" / "widgets")
+    assert sorted(p for p in after if after[p] != before.get(p)) == ["index.json", "manifest.json", "search.json"]
+    text = changelog.read_text()
+    assert text.endswith(f"No changes.\n\nUpstream moved from `{first[:12]}` to `{second[:12]}` and no error changed: "
+                         f"the catalogue now names `{second[:12]}`.\n"), text
+    assert "errcat" not in text.split("No changes.")[1]
