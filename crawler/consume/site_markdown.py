@@ -178,7 +178,14 @@ def _md_block(node: Any, mark: str = "") -> str:
         items = []
         for n, item in enumerate(node.children):
             head = f"{start + n}{mark} " if kind == "ordered_list" else f"{mark} "
-            items.append(md_indent(_md_blocks(item.children, "\n" if tight else "\n\n", mark) or "", head, " " * len(head)))
+            body = _md_blocks(item.children, "\n" if tight else "\n\n", mark) or ""
+            if not tight and len(node.children) == 1 and body and "\n\n" not in body:
+                # Loose only by what the parse keeps out of the tree (a link definition and a blank
+                # line, "- [x]: https://a.b\n\n  text"): one item of one block would read back
+                # tight (<li>text</li>, not <li><p>text</p></li>). An empty definition after a
+                # blank line keeps it loose and shows nothing (every link is written inline).
+                body += "\n\n[//]: #"
+            items.append(md_indent(body, head, " " * len(head)))
         return ("\n" if tight else "\n\n").join(items)
     if kind == "blockquote":
         return md_indent(_md_blocks(node.children), "> ", "> ").replace("\n\n", "\n>\n")
