@@ -40,7 +40,7 @@ from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
-from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
+from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, message_text, split_code, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
@@ -987,7 +987,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         + "</dl>"
     )
     msg = r["message"]
-    parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
     parts.append(_history_html(r, titles))
     curated = _curated_html(ex)
     parts += curated[:1]  # what it means, before the code
@@ -1000,8 +1000,10 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     )
     parts.append(_section("source", "Source", source))
     facts = fact_lines(site.get("facts"))
-    if facts:
-        parts.append(_section("facts", FACTS_TITLE, "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>"))
+    caught = swallowed(r)
+    if facts or caught:
+        parts.append(_section("facts", FACTS_TITLE, ("<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>" if facts else "")
+                              + (f'<p class="caught">{split_code(caught, esc, lambda c: f"<code>{esc(c)}</code>")}</p>' if caught else "")))
     derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
@@ -1049,7 +1051,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
-           "", "## Message", "", md_code(r["message"]["text"]), ""]
+           "", "## Message", "", md_code(message_text(r["message"])), ""]
     out += _history_markdown(r)
 
     def sec(title: str, body: str) -> None:
@@ -1066,7 +1068,9 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     link = f"[view on GitHub](<{safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], _FENCE.get(str((primary(r).get("native") or {}).get("language")), "python")), ""]
-    sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
+    caught = swallowed(r)
+    sec(FACTS_TITLE, "\n".join([*(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))),
+                                 *(["", split_code(caught, md_text, md_inline)] if caught else [])]).strip("\n"))
     derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
