@@ -378,6 +378,13 @@ SEARCH_JS = r"""
       out.push(reading(inner, h[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(inner)));
       pos = e.index + e[0].length;
     }
+    // match._pydantic_unmarked: the last line alone, without its [type=...] marker
+    var lines = message.replace(/\s+$/, "").split("\n");
+    if (lines.length > 1 && /^[^\S\n]*For further information visit \S*$/.test(lines[lines.length - 1])) lines.pop();
+    var u = /^[^\S\n]*(Value error|Assertion failed), ([\s\S]*)$/.exec(lines[lines.length - 1]);
+    if (u && !/ \[type=(?:value_error|assertion_error)\b/.test(u[2]) && u[2].trim() && out.length < 32) {
+      out.push(reading(u[2].trim(), u[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(u[2].trim())));
+    }
     var j = depth < 2 && message.indexOf("{") >= 0 && /['"](?:message|detail)['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(message);
     if (j) {
       var body = j[1] !== undefined ? j[1] : j[2];
@@ -700,16 +707,36 @@ SEARCH_JS = r"""
     });
     return out;
   }
+  // match._stops_where_it_goes_on: the message (its full stop taken off) ends a word inside a
+  // literal fragment, with more words of it after (24: match.STOPPED_TAIL, in characters)
+  function stopsWhereItGoesOn(frags, stopped) {
+    var chars = Array.from(stopped), tail = chars.slice(-24).join("");
+    if (chars.length < 24 || !/[\p{L}\p{N}]$/u.test(tail)) return false;
+    for (var f = 0; f < frags.length; f++) {
+      var i = frags[f].indexOf(tail);
+      while (i >= 0) {
+        var rest = frags[f].slice(i + tail.length), c = rest ? String.fromCodePoint(rest.codePointAt(0)) : "";
+        if (c && !/[\p{L}\p{N}]/u.test(c) && c !== "." && rest.trim()) return true;
+        i = frags[f].indexOf(tail, i + 1);
+      }
+    }
+    return false;
+  }
   // match.Matcher.prefix_matches: the message as the start of one the template makes
   function prefixMatches(r, foreignMsgs) {
     var msg = r.m;
     ["...", "\u2026"].forEach(function (mark) { if (msg.endsWith(mark)) msg = msg.slice(0, -mark.length).replace(/\s+$/, ""); });
     if (msg.length < 4) return [];
     var cut = reading(msg, r.x, r.src, r.f, true, r.ln), out = [];
+    // an older wording that ended its sentence where today's message goes on
+    var stopped = msg.endsWith(".") && !msg.endsWith("..") && !r.t ? msg.slice(0, -1) : null;
     sharingWords(msg, 200).forEach(function (e) {
       if (r.x && kind(e) === "log" && r.src !== "log") return;
       shapes(e).forEach(function (s) {
         var covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, msg);
+        if (covered === null && stopped !== null && stopsWhereItGoesOn(s.fragments, stopped)) {
+          covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, stopped);
+        }
         if (covered === null) return;
         var inField = covered < 0;
         covered = inField ? -covered - 1 : covered;

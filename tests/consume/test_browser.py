@@ -686,3 +686,25 @@ def test_an_entry_page_reads_the_code_as_show_does(browser, fixture_repo, cli, t
         open_page(name)
         assert not browser.find_elements(By.CSS_SELECTOR, "#facts p.caught"), name
     assert _errors(browser) == []
+
+
+def test_the_search_box_reads_a_pydantic_line_and_an_older_full_stop_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
+    """A pydantic error's last line alone, and an older wording that stopped where today's message
+    goes on: a match in the box as in errcat match; a full stop elsewhere is no match in either."""
+    from test_match_pasted_forms import CONFIG
+
+    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "pkg", {"config.py": CONFIG}, "acme/widgets")
+    for paste, said in (("Value error, Widget count must be positive for every pool of this engine.", "ValueError \u00b7 matches"),
+                        ("  Assertion failed, Widget pool must hold at least one worker before it starts.\n"
+                         "    For further information visit https://errors.pydantic.dev/2.12/v/assertion_error", "AssertionError \u00b7 matches"),
+                        ("ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
+                         "ValueError \u00b7 no full match: the message is its beginning")):
+        (entry,) = [m["id"] for m in json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"]]
+        href, text = browser.execute_script(FIRST, paste)
+        assert href.endswith(f"errors/{entry}.html") and text.endswith(said), (paste, text)
+    for paste in ("ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the eng.",
+                  "ValueError: Widget failed to start with the name."):
+        assert json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"] == []
+        shown = browser.execute_script(FIRST, paste)
+        assert shown is None or not ("matches" in shown[1] or "its beginning" in shown[1]), (paste, shown)
+    assert _errors(browser) == []
