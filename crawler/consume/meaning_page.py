@@ -105,7 +105,7 @@ def swallowed(record: dict[str, Any]) -> str | None:
         return None
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     exc = record.get("exception") or {}
-    node = target
+    node: ast.AST = target
     while node in parents and not isinstance(node, _SCOPES):
         up = parents[node]
         if isinstance(up, ast.Try) and node in up.body:
