@@ -74,6 +74,8 @@ def one_line(code: str) -> str:
 #: Builtin exceptions ``except Exception`` does not catch.
 _NOT_EXCEPTIONS = frozenset({"BaseException", "BaseExceptionGroup", "GeneratorExit", "KeyboardInterrupt", "SystemExit"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: Longest snippet read for a raise its function always catches (25 lines of long code).
+SNIPPET_MAX = 6000
 
 
 def swallowed(record: dict[str, Any]) -> str | None:
@@ -89,7 +91,9 @@ def swallowed(record: dict[str, Any]) -> str | None:
         return None
     snippet = site.get("snippet") or {}
     code, start = snippet.get("code") or "", snippet.get("start_line")
-    if not isinstance(start, int) or "try" not in code or "except" not in code or len(code) > 20_000:
+    # (a snippet is at most 25 lines of code: one far larger is not errcat's, and is not parsed
+    # the hundred-odd ways a window may be)
+    if not isinstance(start, int) or "try" not in code or "except" not in code or len(code) > SNIPPET_MAX or code.count("\n") > 40:
         return None
     lines = code.split("\n")
     at = site["line"] - start

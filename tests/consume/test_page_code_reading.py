@@ -159,3 +159,24 @@ def test_markdown_pages_say_the_same(crawled, cli, tmp_path):
     assert "`if queue.broken`" in page("queue") and "`if queue.pending`" not in page("queue")
     assert "It never reaches a caller: `except Exception as exc` \\(line 24\\) in this function catches it" in page("device")
     assert "never reaches a caller" not in page("empty")
+
+
+def test_a_hostile_snippet_is_read_for_nothing(crawled):
+    """The snippet is the dataset's text: nested past the parser, far longer than a snippet, or not
+    code at all, it says nothing (and is not parsed a hundred ways when far too long)."""
+    import gzip
+
+    from crawler.consume.meaning_page import swallowed
+
+    data, ids = crawled
+    records = {r["id"]: r for r in map(json.loads, gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines())}
+    record = records[ids["device"]]
+    assert swallowed(record) == CAUGHT
+    site = record["sites"][0]
+    for code in (
+        "try:\n    x = " + "(" * 1000 + ")" * 1000 + "\nexcept Exception:\n    pass\n",
+        "try:\n" + "    x = 1\n" * 3000 + "except Exception:\n    pass\n",
+        "try:\n\x00\x1b[2J raise\nexcept Exception:\n    pass\n",
+    ):
+        hostile = {**record, "sites": [{**site, "line": site["snippet"]["start_line"] + 1, "snippet": {**site["snippet"], "code": code}}]}
+        assert swallowed(hostile) is None
