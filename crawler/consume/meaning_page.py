@@ -172,16 +172,17 @@ def _catches(handler_type: ast.expr | None, exc: dict[str, Any]) -> bool | None:
     if handler_type is None:
         return True
     types = handler_type.elts if isinstance(handler_type, ast.Tuple) else [handler_type]
-    name, ancestor = exc.get("name") or "", exc.get("builtin_ancestor") or exc.get("name") or ""
+    # (a class errcat could not place has no builtin ancestor: it may derive from BaseException)
+    name, ancestor = exc.get("name") or "", exc.get("builtin_ancestor") or ""
     answer: bool | None = False
     for t in types:
         written = t.attr if isinstance(t, ast.Attribute) else t.id if isinstance(t, ast.Name) else None
         if written is None:
             answer = None
             continue
-        if written == name:
+        if written == name or written == "BaseException":
             return True
-        if written in ("Exception", "BaseException") and ancestor and ancestor not in _NOT_EXCEPTIONS | {"BaseException"}:
+        if written == "Exception" and ancestor and ancestor not in _NOT_EXCEPTIONS:
             return True
         caught, raised = getattr(builtins, written, None), getattr(builtins, ancestor, None)
         if isinstance(caught, type) and issubclass(caught, BaseException) and isinstance(raised, type) and issubclass(raised, BaseException):

@@ -87,6 +87,18 @@ def long_one(path):
         if path is None:
             raise
         return None
+
+
+class Abort(BaseException):
+    pass
+
+
+def stop(flag):
+    try:
+        if flag:
+            raise Abort("Widget run was stopped by the operator")
+    except Exception:
+        return None
 '''
 
 ONE_LINE = "Widget kind {kind} is not known in {'strict' if strict else 'lenient'} mode"
@@ -109,6 +121,7 @@ def crawl(fixture_repo, cli, tmp_path: Path) -> tuple[Path, dict[str, str]]:
         "empty": ids["Widget path is empty"],
         "blank": ids["Widget path must not be blank"],
         "long": ids["Widget path is missing in a long function"],
+        "abort": ids["Widget run was stopped by the operator"],
     }
 
 
@@ -144,7 +157,8 @@ def test_show_says_a_raise_the_function_always_catches_never_reaches_a_caller(cr
     assert _facts(_show(cli, data, ids["device"])) == ["if device.free < 0", CAUGHT]
     # a handler that may raise again, one that does not catch it, and one whose end the snippet
     # (25 lines) does not show: nothing is said
-    for name in ("empty", "blank", "long"):
+    # ... nor an exception `except Exception` does not catch (a BaseException of its own)
+    for name in ("empty", "blank", "long", "abort"):
         assert "never reaches a caller" not in _show(cli, data, ids[name]), name
 
 
