@@ -20,6 +20,7 @@ import functools
 import hashlib
 import os
 import stat
+import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -422,20 +423,46 @@ def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
     return changed
 
 
-def sections_digest(entry: CuratedFile) -> str:
+def sections_digest(entry: CuratedFile, exact: bool = False) -> str:
     """SHA-256 of the text a reader sees (every section and the see-also ids): comments, layout
-    and the review block are not the text, so editing only those leaves it the drafter's."""
+    and the review block are not the text, so editing only those leaves it the drafter's. Nor is
+    white space: each string is taken in its words (:func:`_words`), so re-wrapping a paragraph,
+    an extra space or blank line, or an invisible character is no rewrite. ``exact``: the digest
+    of the strings as they are, which drafts stamped before this normalisation carry."""
     import json
 
     sections = entry.model_dump(mode="json", exclude={"id", "review"}, exclude_none=True)
+    if not exact:
+        sections = _words(sections)
     return hashlib.sha256(json.dumps(sections, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _words(value: Any) -> Any:
+    """Every string in ``value`` in Unicode compatibility form (NFKC: a no-break space is a space),
+    invisible format characters (zero-width spaces, joiners, bidi marks) dropped, its runs of white
+    space one space, stripped."""
+    if isinstance(value, str):
+        text = unicodedata.normalize("NFKC", value)
+        return " ".join("".join(ch for ch in text if unicodedata.category(ch) != "Cf").split())
+    if isinstance(value, list):
+        return [_words(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _words(v) for k, v in value.items()}
+    return value
+
+
+def still_drafted(entry: CuratedFile, digest: str | None) -> bool:
+    """Whether ``entry``'s text is the one whose digest a drafter (or an acceptance) stamped: the
+    digest of its words, or, stamped before digests were of words, of its exact strings (a file
+    written then still reads as it did)."""
+    return digest is not None and digest in (sections_digest(entry), sections_digest(entry, exact=True))
 
 
 def accepted_draft(entry: CuratedFile) -> dict[str, str] | None:
     """``Explanation.accepted_as_is`` for a reviewed file whose text is still the machine draft a
     reviewer accepted as is (its digest is kept in the review); None once a person edited it."""
     review = entry.review
-    if not review.accepted_as_is or review.drafted is None or sections_digest(entry) != review.drafted:
+    if not review.accepted_as_is or not still_drafted(entry, review.drafted):
         return None
     return {"drafted_by": "model", "model": review.model} if review.model else {"drafted_by": "facts"}
 

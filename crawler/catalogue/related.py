@@ -21,16 +21,18 @@ shared term outranks a module neighbour, and two outrank a class neighbour). The
 score, then id, are kept, each with a reason naming its place and up to two shared terms. On
 vLLM v0.33.0 (8,248 entries) the whole computation takes 0.35-0.5 s on a shared 2-core machine
 (``python bench/related_bench.py output/vllm-project/vllm``); about a quarter of it is the term
-index, the rest is the per-entry bookkeeping every entry needs anyway.
+index, the rest is the per-entry bookkeeping every entry needs anyway. A call path costs each
+entry a few of its records however long it is (``call_paths``).
 """
 
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 import re
 from bisect import bisect_left
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from crawler.extract.templates import Field, parts_from_template
@@ -104,10 +106,21 @@ def _place_keys(record: RecordData) -> PlaceKeys:
     )
 
 
-def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Callers) -> Any:
+def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Callers, limit: int = LIMIT, every: bool = False) -> Any:
     """For record i, the records raised on its call paths (``callers``, see ``catalogue.callers``)
     with a label and a weight: raised in a function that calls i's (a caller's own checks: they
-    come first), or raised in a function i's function calls."""
+    come first), or raised in a function i's function calls. A record on both is the caller's.
+
+    Only those that can rank among i's ``limit`` related, so a function of thousands of entries
+    costs each of them a few, not thousands (quadratic before: 6,000 records on one path took
+    9-16 s): ``paths(i, special)`` gives every record of ``special`` on a path (those that score
+    more than the path: a shared term, a place), and of the rest, all of one path's score alike,
+    those first by id: the ``limit + 1`` first of each caller function's (the caller's weight
+    outranks the callee's), and of the callees' only when the callers give fewer than that.
+    The answer is the one all of them give: what is left out could not outrank ``limit`` kept
+    ones, and the kept ones are more than ``limit`` whenever all of them are (which the package
+    neighbours' rule reads). ``every``: all of them, as before (what the tests compare with)."""
+    ids = [r["id"] for r in records]
     by_function: dict[str, list[int]] = {}
     for i, k in enumerate(keys):
         by_function.setdefault(k[0][1], []).append(i)
@@ -115,25 +128,72 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
     for j, record in enumerate(records):
         for caller in callers.get(record["id"], ()):
             below.setdefault(caller["path"] + "\0" + caller["qualname"], []).append(j)
+    keep = limit + 2  # the limit + 1 first, and i itself, which is never its own
+    first: dict[str, list[int]] = {}  # a function -> its first ``keep`` records by id
+    below_first: dict[str, list[int]] = {}  # a function -> the records it calls, by id
+    below_sets: dict[str, set[int]] = {}
+
+    def firsts(fn: str) -> list[int]:
+        if fn not in first:
+            first[fn] = heapq.nsmallest(keep, by_function.get(fn, ()), key=ids.__getitem__)
+        return first[fn]
 
     def said(j: int, label: tuple[str, float]) -> tuple[str, float]:
         done = _DONE.get(records[j]["kind"])
         return (label[0].replace("raised", done, 1), label[1]) if done else label
 
-    def paths(i: int) -> list[tuple[int, tuple[str, float]]]:
-        out = []
-        for caller in callers.get(records[i]["id"], ()):
-            for j in by_function.get(caller["path"] + "\0" + caller["qualname"], ()):
-                out.append((j, said(j, _CALLER)))
-        for j in below.get(keys[i][0][1], ()):
-            out.append((j, said(j, _CALLEE)))
+    def paths(i: int, special: Callable[[], Iterable[int]] = tuple) -> list[tuple[int, tuple[str, float]]]:
+        mine = keys[i][0][1]
+        fns = list(dict.fromkeys(c["path"] + "\0" + c["qualname"] for c in callers.get(ids[i], ())))
+        out: list[tuple[int, tuple[str, float]]] = []
+        called = below.get(mine, ())
+        if not fns and not called:
+            return out
+        groups = [by_function.get(fn, ()) for fn in fns]
+        if every or (len(called) <= keep and all(len(g) <= keep for g in groups)):  # (most) nothing to leave out
+            out = [(j, said(j, _CALLER)) for g in groups for j in g]
+            out += [(j, said(j, _CALLEE)) for j in called]
+            return out
+        seen = {i}
+        on_callers = 0  # records of the caller functions, i left out
+        for fn in fns:
+            on_callers += len(by_function.get(fn, ())) - (fn == mine)
+            for j in firsts(fn):
+                if j not in seen:
+                    seen.add(j)
+                    out.append((j, said(j, _CALLER)))
+        callers_of = set(fns)
+        if called and mine not in below_sets:
+            below_sets[mine] = set(called)
+        for j in special():
+            if j not in seen:
+                if keys[j][0][1] in callers_of:
+                    seen.add(j)
+                    out.append((j, said(j, _CALLER)))
+                elif called and j in below_sets[mine]:
+                    seen.add(j)
+                    out.append((j, said(j, _CALLEE)))
+        if on_callers <= limit and called:  # few by the callers: the callees' first may rank
+            if mine not in below_first:
+                below_first[mine] = sorted(set(called), key=ids.__getitem__)
+            count = 0
+            for j in below_first[mine]:
+                if j == i or keys[j][0][1] in callers_of:
+                    continue
+                if j not in seen:
+                    seen.add(j)
+                    out.append((j, said(j, _CALLEE)))
+                count += 1
+                if count > limit:
+                    break
         return out
 
     return paths
 
 
-def compute(records: Sequence[RecordData], callers: Callers | None = None, limit: int = LIMIT) -> dict[str, list[dict[str, str]]]:
-    """id -> related list (``models.Related`` as dicts), for every record."""
+def compute(records: Sequence[RecordData], callers: Callers | None = None, limit: int = LIMIT, every_path: bool = False) -> dict[str, list[dict[str, str]]]:
+    """id -> related list (``models.Related`` as dicts), for every record. ``every_path``: walk
+    every record on a call path (``call_paths``), for the tests that hold the answer the same."""
     n = len(records)
     if n < 2:
         return {r["id"]: [] for r in records}
@@ -167,12 +227,27 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
     weight = {w: 4.0 * math.log(n / df[w]) / log_n for w in postings}
 
     ids = [r["id"] for r in records]
-    paths = call_paths(records, keys, callers or {})
+    paths = call_paths(records, keys, callers or {}, limit, every_path)
     out: dict[str, list[dict[str, str]]] = {}
     for i in range(n):
+        me = rank[i]
+        near: list[list[int]] = []  # each place's members near i (ranks), in _PLACE's order
+        for key in keys[i]:
+            if not key:
+                near.append([])
+                continue
+            members = places[key]
+            if len(members) > 2 * _WINDOW + 1:
+                k = bisect_left(members, me)
+                members = members[max(0, k - _WINDOW) : k + _WINDOW + 1]
+            near.append(members)
+        # what may score more than a call path alone: a shared term, a place
+        def special(i: int = i, near: list[list[int]] = near) -> Iterable[int]:
+            return itertools.chain((j for t in chosen[i] for j in postings[t]), (order[m] for members in near for m in members))
+
         score: dict[int, float] = {}
         onpath: dict[int, str] = {}
-        for j, (label, w) in paths(i):
+        for j, (label, w) in paths(i, special):
             if j != i and j not in onpath:
                 onpath[j] = label
                 score[j] = score.get(j, 0.0) + w
@@ -197,14 +272,9 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
             else:
                 weak[j] = s
         place: dict[int, str] = {}
-        me = rank[i]
-        for key, (label, w) in zip(keys[i], _PLACE):
+        for key, members, (label, w) in zip(keys[i], near, _PLACE):
             if not key:
                 continue
-            members = places[key]
-            if len(members) > 2 * _WINDOW + 1:
-                k = bisect_left(members, me)
-                members = members[max(0, k - _WINDOW): k + _WINDOW + 1]
             if w == 1.0:
                 if len(score) > limit or len(places[key]) > _BIG_PACKAGE:
                     # a package neighbour with no shared term cannot outrank what is already here;

@@ -23,13 +23,14 @@ from crawler.cli.options import DEFAULT_OUT, cache_dir_option
 from crawler.cli.pager import COLOR_CHOICES
 
 
-def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False):
+def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False, report=REPORTER):
     """A matcher per dataset under ``data``, each reading its store (match_store.py): importing
-    no models and loading only the entries a query touches."""
+    no models and loading only the entries a query touches. A dataset that cannot be read is
+    skipped with a line saying why, when there are others to answer from (``each_readable``)."""
     from crawler.consume.match_store import open_matcher
-    from crawler.publish.dataset_dirs import datasets_under
+    from crawler.publish.dataset_dirs import each_readable
 
-    return [open_matcher(d, cache_dir, fresh) for d in datasets_under(data)]
+    return each_readable(data, lambda d: open_matcher(d, cache_dir, fresh), report)
 
 
 #: How alike (wording, or share covered) an entry near a line of a paste holding only umbrellas
@@ -95,7 +96,7 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         result = run_match(message, matchers, limit)
     except DamagedStore as e:  # a damaged cache is an optimisation lost: built again from the dataset
         REPORTER(f"{e}: building it again")
-        matchers = _matchers(data, cache_dir, fresh=True)
+        matchers = _matchers(data, cache_dir, fresh=True, report=lambda _: None)  # (said once above)
         result = run_match(message, matchers, limit)
     if as_json:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")

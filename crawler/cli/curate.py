@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from crawler.base.errors import UsageError
+from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT
 
@@ -61,7 +62,8 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
 
     Reports every invalid file, orphan (with the entry it should probably move to), stale file
     and the coverage, then the entries users reported (evidence.yaml) that have no reviewed text
-    yet, most reported first: the next ones to write. Exit 1 on orphans or invalid files (with
+    yet, most reported first: the next ones to write. A dataset that cannot be read is skipped with a
+    line saying why. Exit 1 on orphans, invalid files or a skipped dataset (with
     --strict, on stale files and evidence for ids no longer in the dataset too).
     """
     import json
@@ -73,9 +75,16 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
             raise UsageError(f"give the datasets once: OUTPUT_DIR {output_dir} or --data {data}")
         output_dir = data
     root = _root(curated)
-    failed = False
+    skipped: list[str] = []
+
+    def skip(line: str) -> None:  # a dataset that cannot be read is a failure of the check too
+        skipped.append(line)
+        REPORTER(line)
+
     reports = []
-    for ds in datasets_under(output_dir):
+    datasets = datasets_under(output_dir, skip)
+    failed = bool(skipped)
+    for ds in datasets:
         report = check(ds, root)
         failed |= report.failed(strict)
         if as_json:

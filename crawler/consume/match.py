@@ -207,6 +207,25 @@ def _pydantic_errors(message: str) -> Iterable[tuple[str, str]]:
         pos = end.end()
 
 
+_PYDANTIC_LINE = re.compile(r"[^\S\n]*(Value error|Assertion failed), (.*)", re.S)
+_PYDANTIC_MORE = re.compile(r"[^\S\n]*For further information visit \S*")
+
+
+def _pydantic_unmarked(message: str) -> tuple[str, str] | None:
+    """(kind, message) of a pydantic error's line pasted without its ``[type=...]`` marker (and
+    often without the ``N validation error for X`` header above it): the last line of the text,
+    "Value error, <message>" or "Assertion failed, <message>" (a "For further information"
+    line after it set aside). The line runs to the end, so its message is all of it."""
+    lines = message.rstrip().rsplit("\n", 2)
+    if len(lines) > 1 and _PYDANTIC_MORE.fullmatch(lines[-1]):
+        lines.pop()
+    m = _PYDANTIC_LINE.fullmatch(lines[-1])
+    if m is None or _PYDANTIC_END.search(m.group(2)):
+        return None
+    inner = m.group(2).strip()
+    return (m.group(1), inner) if inner else None
+
+
 _BRACE_SYNTAX = re.compile(r"""[{}"'\\]""")
 
 
@@ -370,6 +389,10 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
     out: list[Reading] = []
     for kind, inner in itertools.islice(_pydantic_errors(message), MAX_READINGS):
         inner = inner.strip()
+        out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
+    unmarked = _pydantic_unmarked(message)
+    if unmarked is not None and len(out) < MAX_READINGS:
+        kind, inner = unmarked
         out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
     if "{" in message:
         for body in _json_bodies(message):
@@ -751,6 +774,32 @@ def _prefix_cover(segs: list, message: str) -> int | None:
     return covered if (after_var or pos == n) else None
 
 
+#: Characters of a message's end that must stand in the entry's literal text, followed by more of
+#: it, for a full stop there to be taken for where an older wording ended (``prefix_matches``).
+STOPPED_TAIL = 24
+
+
+def _stops_where_it_goes_on(frags: list[str], stopped: str) -> bool:
+    """Whether a message (its full stop taken off) ends inside one of the entry's literal
+    fragments, at a word's end, with more literal text after it that is not a full stop: the
+    message's last ``STOPPED_TAIL`` characters (three words' worth or so) are in the fragment,
+    followed by a character that is neither a letter or digit nor a full stop, and by more than
+    white space before the fragment ends."""
+    tail = stopped[-STOPPED_TAIL:]
+    if len(tail) < STOPPED_TAIL or not tail[-1:].isalnum():
+        return False
+    for frag in frags:
+        i = frag.find(tail)
+        while i >= 0:
+            rest = frag[i + len(tail):]
+            # (more words of the fragment, not a field's value next: "... the name {name}" may
+            # have printed an empty one)
+            if rest[:1] and not rest[:1].isalnum() and rest[:1] != "." and rest.strip():
+                return True
+            i = frag.find(tail, i + 1)
+    return False
+
+
 def expanded(index: SearchIndex) -> list[SearchEntry]:
     """The entries a matcher matches, numbered as its store numbers them: every entry, then one
     per piece of an assembled message with no literal text of its own ("\\n".join(errors)),
@@ -950,10 +999,17 @@ class Matcher:
             return []
         out = []
         cut = Reading(msg, reading.exception, reading.source, reading.frame, True)
+        # an older wording that ended its sentence where today's message goes on ("... when
+        # initializing the engine." where the engine is now followed by " (this flag ..."): the
+        # message without its full stop, when that is the beginning of an entry's literal text
+        # up to a word's end (see ``_stops_where_it_goes_on``)
+        stopped = msg[:-1] if msg.endswith(".") and not msg.endswith("..") and not reading.truncated else None
         for p in self._sharing_words(msg, 200):
             if reading.exception and p.entry.kind == "log" and reading.source != "log":
                 continue
             found = _prefix_cover(p.segs, msg)
+            if found is None and stopped is not None and _stops_where_it_goes_on(p.frags, stopped):
+                found = _prefix_cover(p.segs, stopped)
             if found is None:
                 continue
             in_field = found < 0

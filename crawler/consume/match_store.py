@@ -147,7 +147,14 @@ def build(dataset: Path, path: Path, written: Written | None = None) -> None:
     their sites' lines (a commit that moved code down a file), it is copied and only the entry
     rows whose lines moved written again: the lookups it holds (anchors, functions, words) do not
     read lines. That store's dataset was replaced, so no reader can ask for it again: it goes.
-    ``written``: see :func:`_shape`."""
+    ``written``: see :func:`_shape`.
+
+    The manifest is read first, whichever way the store is made: a dataset of another
+    schema_version (or whose manifest is damaged) is refused even when only its manifest changed
+    and the previous store would be copied (the copy reads no manifest)."""
+    from crawler.publish.dataset import load_manifest
+
+    load_manifest(dataset)
     path.parent.mkdir(parents=True, exist_ok=True)
     shape = _shape(dataset, written)
     latest = _latest(dataset, path.parent)

@@ -20,7 +20,9 @@ FACTS_TITLE = "How the code gets there (derived from the code)"
 def fact_lines(facts: dict[str, Any] | None) -> list[str]:
     """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
     facts = facts or {}
-    lines = [f"if {one_line(shown_guard(g))}" for g in facts.get("guards") or []] + [
+    # a ``while`` test is a guard of what the loop holds, and its loop says it already ("in while X")
+    whiles = {x[len("while "):] for x in facts.get("loops") or [] if x.startswith("while ")}
+    lines = [f"if {one_line(shown_guard(g))}" for g in facts.get("guards") or [] if g not in whiles] + [
         f"after {x[len('else: '):]}" if x.startswith("else: ") else f"in {x}" for x in facts.get("loops") or []]
     if facts.get("handler"):
         lines.append(f"in {facts['handler']}")
@@ -67,6 +69,143 @@ def one_line(code: str) -> str:
     flat = re.sub(r"\s*\n\s*", " ", flat)
     tree = _tree(flat)
     return flat if tree is not None and tree == _tree(code) else code
+
+
+#: Builtin exceptions ``except Exception`` does not catch.
+_NOT_EXCEPTIONS = frozenset({"BaseException", "BaseExceptionGroup", "GeneratorExit", "KeyboardInterrupt", "SystemExit"})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: Longest snippet read for a raise its function always catches (25 lines of long code).
+SNIPPET_MAX = 6000
+
+
+def swallowed(record: dict[str, Any]) -> str | None:
+    """``It never reaches a caller: `except Exception as e` (line 12) ...``: when the code the page shows proves
+    that the primary site's raise never leaves its function: it sits in the body of a ``try`` of
+    the same function whose first handler to catch it surely does (bare, ``Exception``, the
+    exception's own name or a builtin it derives from) and holds no ``raise`` of its own, with no
+    handler before it that might catch it, nor a ``finally`` that raises. Read from the snippet
+    alone: said only when all of that is in it (a handler whose end the snippet does not show is
+    not said to swallow). The snippet is the crawled repository's text: parsed, never run."""
+    site = record["sites"][0]
+    if record.get("kind") not in ("raise", "assert") or (site.get("facts") or {}).get("reraise"):
+        return None
+    snippet = site.get("snippet") or {}
+    code, start = snippet.get("code") or "", snippet.get("start_line")
+    # (a snippet is at most 25 lines of code: one far larger is not errcat's, and is not parsed
+    # the hundred-odd ways a window may be)
+    if not isinstance(start, int) or "try" not in code or "except" not in code or len(code) > SNIPPET_MAX or code.count("\n") > 40:
+        return None
+    lines = code.split("\n")
+    at = site["line"] - start
+    if not (0 <= at < len(lines) and "try" in "".join(lines[:at]) and "except" in "".join(lines[at:])):
+        return None
+    parsed = _parse_window(lines, at)
+    if parsed is None:
+        return None
+    tree, head, lines, whole = parsed
+    offset = start + head - 1  # a line of the tree is line ``lineno + offset`` of the file
+    target = next((n for n in ast.walk(tree) if isinstance(n, (ast.Raise, ast.Assert)) and n.lineno + offset == site["line"]), None)
+    if target is None or (isinstance(target, ast.Raise) and target.exc is None):
+        return None
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    exc = record.get("exception") or {}
+    node: ast.AST = target
+    while node in parents and not isinstance(node, _SCOPES):
+        up = parents[node]
+        if isinstance(up, ast.Try) and node in up.body:
+            if any(isinstance(n, ast.Raise) for stmt in up.finalbody for n in ast.walk(stmt)):
+                return None
+            for handler in up.handlers:
+                caught = _catches(handler.type, exc)
+                raises = any(isinstance(n, ast.Raise) for stmt in handler.body for n in ast.walk(stmt))
+                if caught is None and raises:  # it may catch it and raise again: nothing is proved
+                    return None
+                if caught:
+                    if raises or not (whole or _ends_before(lines, handler)):
+                        return None
+                    clause = "except"
+                    if handler.type is not None:
+                        clause += " " + one_line(ast.get_source_segment("\n".join(lines), handler.type) or "...")
+                    if handler.name:
+                        clause += f" as {handler.name}"
+                    return (f"It never reaches a caller: `{clause}` (line {handler.lineno + offset}) in this function "
+                            "catches it and does not raise again.")
+        node = up
+    return None
+
+
+def _parse_window(lines: list[str], at: int) -> tuple[ast.Module, int, list[str], bool] | None:
+    """The snippet's lines parsed, or the widest run of them holding line ``at`` (0-based) that
+    parses once dedented (a snippet may start or stop mid-statement): the tree, the offset of its
+    line numbers in the snippet's, the lines parsed, and whether that is a whole function."""
+    import textwrap
+
+    n = len(lines)
+    for head in range(min(at, 12) + 1):
+        for tail in range(n, max(at + 1, n - 8) - 1, -1):
+            text = textwrap.dedent("\n".join(lines[head:tail]))
+            try:
+                tree = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            part = text.split("\n")
+            whole = head == 0 and tail == n and len(tree.body) == 1 and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef))
+            return tree, head, part, whole
+    return None
+
+
+def _ends_before(lines: list[str], handler: ast.ExceptHandler) -> bool:
+    """The handler's block visibly ends in these lines: a later line of code is indented no
+    deeper than its ``except``."""
+    indent = len(lines[handler.lineno - 1]) - len(lines[handler.lineno - 1].lstrip())
+    for line in lines[handler.end_lineno or handler.lineno:]:
+        if line.strip() and not line.lstrip().startswith("#"):
+            return len(line) - len(line.lstrip()) <= indent
+    return False
+
+
+def _catches(handler_type: ast.expr | None, exc: dict[str, Any]) -> bool | None:
+    """Whether an ``except`` of this type catches the exception: True surely, False surely not,
+    None when the code does not tell (a class errcat cannot place)."""
+    import builtins
+
+    if handler_type is None:
+        return True
+    types = handler_type.elts if isinstance(handler_type, ast.Tuple) else [handler_type]
+    # (a class errcat could not place has no builtin ancestor: it may derive from BaseException)
+    name, ancestor = exc.get("name") or "", exc.get("builtin_ancestor") or ""
+    answer: bool | None = False
+    for t in types:
+        written = t.attr if isinstance(t, ast.Attribute) else t.id if isinstance(t, ast.Name) else None
+        if written is None:
+            answer = None
+            continue
+        if written == name or written == "BaseException":
+            return True
+        if written == "Exception" and ancestor and ancestor not in _NOT_EXCEPTIONS:
+            return True
+        caught, raised = getattr(builtins, written, None), getattr(builtins, ancestor, None)
+        if isinstance(caught, type) and issubclass(caught, BaseException) and isinstance(raised, type) and issubclass(raised, BaseException):
+            if issubclass(raised, caught):
+                return True
+            if ancestor == name:  # a builtin raised as itself: surely not a subclass of another
+                continue
+        answer = None
+    return answer
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """A message template as a page shows it: a field whose expression the source wraps over
+    lines (``{a\n    if c\n    else b}``, a call over several lines) on one line, as a guard is
+    (:func:`one_line`; else its breaks and their indentation as one space). The literal text is
+    kept as it is: a line break there is one the message prints."""
+    text = message.get("text") or ""
+    for field in message.get("fields") or []:
+        expr = field.get("expr") or ""
+        if "\n" in expr:
+            flat = one_line(expr)
+            text = text.replace("{" + expr + "}", "{" + (re.sub(r"\s*\n\s*", " ", flat) if "\n" in flat else flat) + "}")
+    return text
 
 
 def shown_guard(guard: str) -> str:

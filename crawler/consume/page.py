@@ -19,7 +19,7 @@ from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
-from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines
+from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines, message_text, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
 
 Span = tuple[str, str]
@@ -171,7 +171,7 @@ def layout(data: dict[str, Any]) -> list[Line]:
     if shows_exception(data):
         page.line(("label", "Exception:"), "  ", ("exception", exc["qualname"]), ancestry)
     page.line(("label", "Kind:"), f"       {kind_text(data['kind'], data.get('native'))}")
-    page.line(("label", "Message:"), f"    {data['message']['text']}")
+    page.line(("label", "Message:"), f"    {message_text(data['message'])}")
     for label, text in surface_rows(data):
         page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), text)
     page.line(("label", "Id:"), "         ", ("id", data["id"]))
@@ -193,10 +193,13 @@ def layout(data: dict[str, Any]) -> list[Line]:
     page.code(snippet["code"], snippet["start_line"], (site["line"], site["end_line"]))
 
     facts = fact_lines(site.get("facts"))
-    if facts:
+    caught = swallowed(data)
+    if facts or caught:
         page.section(FACTS_TITLE)
         for text in facts:
             page.line(f"  {text}")
+        if caught:
+            page.line(f"  {caught}")
 
     _explanation(page, data.get("explanation") or {})
     _meaning(page, data.get("meaning") or {}, trigger_label(data))

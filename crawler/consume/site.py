@@ -40,7 +40,7 @@ from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
-from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, split_code
+from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, message_text, split_code, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
@@ -378,6 +378,13 @@ SEARCH_JS = r"""
       out.push(reading(inner, h[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(inner)));
       pos = e.index + e[0].length;
     }
+    // match._pydantic_unmarked: the last line alone, without its [type=...] marker
+    var lines = message.replace(/\s+$/, "").split("\n");
+    if (lines.length > 1 && /^[^\S\n]*For further information visit \S*$/.test(lines[lines.length - 1])) lines.pop();
+    var u = /^[^\S\n]*(Value error|Assertion failed), ([\s\S]*)$/.exec(lines[lines.length - 1]);
+    if (u && !/ \[type=(?:value_error|assertion_error)\b/.test(u[2]) && u[2].trim() && out.length < 32) {
+      out.push(reading(u[2].trim(), u[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(u[2].trim())));
+    }
     var j = depth < 2 && message.indexOf("{") >= 0 && /['"](?:message|detail)['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(message);
     if (j) {
       var body = j[1] !== undefined ? j[1] : j[2];
@@ -700,16 +707,36 @@ SEARCH_JS = r"""
     });
     return out;
   }
+  // match._stops_where_it_goes_on: the message (its full stop taken off) ends a word inside a
+  // literal fragment, with more words of it after (24: match.STOPPED_TAIL, in characters)
+  function stopsWhereItGoesOn(frags, stopped) {
+    var chars = Array.from(stopped), tail = chars.slice(-24).join("");
+    if (chars.length < 24 || !/[\p{L}\p{N}]$/u.test(tail)) return false;
+    for (var f = 0; f < frags.length; f++) {
+      var i = frags[f].indexOf(tail);
+      while (i >= 0) {
+        var rest = frags[f].slice(i + tail.length), c = rest ? String.fromCodePoint(rest.codePointAt(0)) : "";
+        if (c && !/[\p{L}\p{N}]/u.test(c) && c !== "." && rest.trim()) return true;
+        i = frags[f].indexOf(tail, i + 1);
+      }
+    }
+    return false;
+  }
   // match.Matcher.prefix_matches: the message as the start of one the template makes
   function prefixMatches(r, foreignMsgs) {
     var msg = r.m;
     ["...", "\u2026"].forEach(function (mark) { if (msg.endsWith(mark)) msg = msg.slice(0, -mark.length).replace(/\s+$/, ""); });
     if (msg.length < 4) return [];
     var cut = reading(msg, r.x, r.src, r.f, true, r.ln), out = [];
+    // an older wording that ended its sentence where today's message goes on
+    var stopped = msg.endsWith(".") && !msg.endsWith("..") && !r.t ? msg.slice(0, -1) : null;
     sharingWords(msg, 200).forEach(function (e) {
       if (r.x && kind(e) === "log" && r.src !== "log") return;
       shapes(e).forEach(function (s) {
         var covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, msg);
+        if (covered === null && stopped !== null && stopsWhereItGoesOn(s.fragments, stopped)) {
+          covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, stopped);
+        }
         if (covered === null) return;
         var inField = covered < 0;
         covered = inField ? -covered - 1 : covered;
@@ -987,7 +1014,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         + "</dl>"
     )
     msg = r["message"]
-    parts.append(_section("message", "Message", f'<pre class="message">{esc(msg["text"]) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
     parts.append(_history_html(r, titles))
     curated = _curated_html(ex)
     parts += curated[:1]  # what it means, before the code
@@ -1000,8 +1027,10 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     )
     parts.append(_section("source", "Source", source))
     facts = fact_lines(site.get("facts"))
-    if facts:
-        parts.append(_section("facts", FACTS_TITLE, "<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>"))
+    caught = swallowed(r)
+    if facts or caught:
+        parts.append(_section("facts", FACTS_TITLE, ("<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>" if facts else "")
+                              + (f'<p class="caught">{split_code(caught, esc, lambda c: f"<code>{esc(c)}</code>")}</p>' if caught else "")))
     derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
@@ -1049,7 +1078,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
-           "", "## Message", "", md_code(r["message"]["text"]), ""]
+           "", "## Message", "", md_code(message_text(r["message"])), ""]
     out += _history_markdown(r)
 
     def sec(title: str, body: str) -> None:
@@ -1066,7 +1095,9 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
     link = f"[view on GitHub](<{safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
     out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
             "", md_code(snippet["code"], _FENCE.get(str((primary(r).get("native") or {}).get("language")), "python")), ""]
-    sec(FACTS_TITLE, "\n".join(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))))
+    caught = swallowed(r)
+    sec(FACTS_TITLE, "\n".join([*(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))),
+                                 *(["", split_code(caught, md_text, md_inline)] if caught else [])]).strip("\n"))
     derived = meaning_rows(r.get("meaning"), trigger_label(r))
     if derived:
         out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),

@@ -22,6 +22,7 @@ The commands that edit a file splice new values into its text, so prose and comm
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,13 +36,17 @@ from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
 from crawler.model.records import CuratedFile
 from crawler.publish.dataset import Dataset, open_dataset
-from crawler.publish.dataset_dirs import datasets_under as dataset_paths
+from crawler.publish.dataset_dirs import each_readable
 
 # --------------------------------------------------------------------------- datasets
 
 
-def datasets_under(root: Path) -> list[Dataset]:
-    return [open_dataset(p) for p in dataset_paths(root)]
+def datasets_under(root: Path, report: Callable[[str], None] | None = None) -> list[Dataset]:
+    """Every dataset under ``root`` that can be read; one that cannot is skipped with a line
+    saying why (``each_readable``), when others can be."""
+    from crawler.base.progress import REPORTER
+
+    return each_readable(root, open_dataset, report or REPORTER)
 
 
 def dataset_with(root: Path, entry_id: str) -> Dataset:

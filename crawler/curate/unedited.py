@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from crawler.catalogue.explanations import accepted_draft, sections_digest
+from crawler.catalogue.explanations import accepted_draft, sections_digest, still_drafted
 from crawler.curate.from_facts import draft_from_facts
 from crawler.model.records import CuratedFile, CuratedReview
 
@@ -23,7 +23,7 @@ def unedited(entry: CuratedFile, record: dict[str, Any], commit: str) -> str | N
         return None
     who = f"the model {entry.review.model}" if entry.review.model else "errcat curate draft"
     if entry.review.drafted is not None:
-        return who if sections_digest(entry) == entry.review.drafted else None
+        return who if still_drafted(entry, entry.review.drafted) else None
     if entry.review.model is not None:
         return None  # a model's text without a digest cannot be told from a person's edit of it
     return who if sections_digest(entry) == sections_digest(draft_from_facts(record, commit)) else None

@@ -547,7 +547,8 @@ class CuratedReview(Model):
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
     model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by a review, kept by one that accepts the draft as is.")
     drafted: Sha256 | None = Field(default=None,
-                                   description="SHA-256 of the sections as errcat curate draft wrote them: errcat curate review refuses a text "
+                                   description="SHA-256 of the sections as errcat curate draft wrote them, taken in their words (white space and "
+                                            "invisible characters aside; an older file's, of the exact strings): errcat curate review refuses a text "
                                             "that still hashes to it (no person rewrote it) unless told it was read and accepted as is; "
                                             "cleared by a review, kept by one that accepts the text as is (so an edit after it shows).")
     accepted_as_is: Literal[True] | None = Field(default=None, description="A person read the drafter's text and accepted it unedited "

@@ -3,9 +3,13 @@ must not pay for importing pydantic before it knows it needs to."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
-from crawler.base.errors import UsageError
+from crawler.base.errors import DataError, ErrcatError, UsageError
+
+T = TypeVar("T")
 
 MANIFEST = "manifest.json"
 
@@ -26,3 +30,22 @@ def datasets_under(root: Path) -> list[Path]:
     if not found:
         raise UsageError(f"no dataset ({MANIFEST}) under {root}; run `errcat crawl` first")
     return found
+
+
+def each_readable(root: Path, open_one: Callable[[Path], T], report: Callable[[str], None]) -> list[T]:
+    """``open_one`` of every dataset under ``root``, skipping those it cannot read: a folder of
+    many datasets answers from the good ones, and says in one line for each skipped one why.
+    A single dataset that cannot be read is refused with its own error, as when named alone;
+    when every one of several is skipped, a ``DataError`` says so in one line."""
+    found = datasets_under(root)
+    if len(found) == 1:
+        return [open_one(found[0])]
+    opened: list[T] = []
+    for dataset in found:
+        try:
+            opened.append(open_one(dataset))
+        except ErrcatError as e:
+            report(f"skipped a dataset that cannot be read: {e}")
+    if not opened:
+        raise DataError(f"none of the {len(found)} datasets under {root} can be read (each is named above)")
+    return opened

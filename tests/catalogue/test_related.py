@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from crawler.catalogue.related import compute, message_terms
 
 
@@ -87,3 +89,93 @@ def test_a_call_path_label_says_what_the_related_entry_does():
     reasons = {r["id"]: r["reason"].split(";")[0] for r in compute(recs, callers)[f"{1:016x}"]}
     assert reasons[f"{2:016x}"] == "logged by a caller" and reasons[f"{3:016x}"] == "answered by a caller"
     assert compute(recs, callers)[f"{2:016x}"][0]["reason"].startswith("raised by a function it calls")
+
+
+def _on_one_path(n: int, functions: int = 2, seed: int = 0, spread: bool = False) -> tuple[list[dict], dict]:
+    """``n`` records in ``functions`` functions, each function calling the next (the last calling
+    the first: a cycle), some of them logs or responses; each record's callers are its function's
+    caller. ``spread``: each function in a package of its own, of skewed sizes, with messages
+    that share a rare term only now and then (so the order of ids decides what ranks); else all
+    in one file, sharing terms often."""
+    import random
+
+    rng = random.Random(seed)
+    kinds = ["raise"] * 6 + ["log", "response"]
+    sizes = [rng.randrange(1, 12) for _ in range(functions)]
+    recs, callers = [], {}
+    for k in range(n):
+        f = rng.choices(range(functions), weights=sizes)[0] if spread else rng.randrange(functions)
+        where = f"pkg{f}/engine" if spread else "pkg/engine"
+        if spread:
+            text = f"widget{k} alpha{k}" + (f" shared_{rng.randrange(3)}" if rng.random() < 0.15 else "")
+        else:
+            text = f"widget step {k} failed in stage_{rng.randrange(max(2, n // 7))} of pool_{rng.randrange(5)}"
+        record = _record(rng.randrange(1 << 40), text, path=f"{where}.py")
+        record["location"] = {"path": f"{where}.py", "line": rng.randrange(1, 4 * n), "qualname": f"Engine.step{f}"}
+        record["sites"] = [{"module": where.replace("/", ".")}]
+        record["kind"] = rng.choice(kinds)
+        recs.append(record)
+        caller = (f - 1) % functions
+        callers[record["id"]] = [{"path": f"pkg{caller}/engine.py" if spread else "pkg/engine.py", "qualname": f"Engine.step{caller}", "line": 1}]
+    rng.shuffle(recs)
+    return recs, callers
+
+
+def test_a_record_on_a_long_call_path_looks_at_a_few_of_it():
+    """Every record of a caller function was looked at for every record it calls: 6,000 records
+    on one path took 9-16 s. Now a handful of each, plus those sharing a term or a place."""
+    from crawler.catalogue.related import _place_keys, call_paths
+
+    recs, callers = _on_one_path(2000)
+    paths = call_paths(recs, [_place_keys(r) for r in recs], callers)
+    looked = [len(paths(i, lambda: ())) for i in range(len(recs))]
+    assert max(looked) <= 7, max(looked)
+    every = call_paths(recs, [_place_keys(r) for r in recs], callers, every=True)
+    assert min(len(every(i)) for i in range(len(recs))) > 900  # what each looked at before
+
+
+def _call_graph(seed: int) -> tuple[list[dict], dict]:
+    """Functions each in a package of its own, a few with many records and most with one to
+    three, each called by up to two others (itself too, now and then): who ranks on a record's
+    call paths is decided by the order of ids, where leaving records out would show."""
+    import random
+
+    rng = random.Random(seed)
+    m = rng.randrange(3, 12)
+    sizes = [rng.choice([1, 1, 2, 3, rng.randrange(6, 40)]) for _ in range(m)]
+    calls = {f: rng.sample(range(m), rng.randrange(0, 3)) for f in range(m)}
+    recs, callers = [], {}
+    for f, size in enumerate(sizes):
+        for _ in range(size):
+            k = rng.randrange(1 << 40)
+            text = f"widget{k} alpha{k}" + (f" shared_{rng.randrange(3)}" if rng.random() < 0.1 else "")
+            record = _record(k, text, path=f"p{f}/m.py")
+            record["location"]["qualname"] = f"step{f}"
+            record["location"]["line"] = rng.randrange(1, 500)
+            record["sites"] = [{"module": f"p{f}.m"}]
+            record["kind"] = rng.choice(["raise"] * 6 + ["log", "response"])
+            recs.append(record)
+            callers[record["id"]] = [{"path": f"p{g}/m.py", "qualname": f"step{g}", "line": 1} for g in calls[f]]
+    rng.shuffle(recs)
+    return recs, callers
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_related_on_random_call_graphs_is_what_walking_every_path_gives(seed):
+    recs, callers = _call_graph(seed)
+    assert compute(recs, callers) == compute(recs, callers, every_path=True)
+
+
+@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize(
+    ("n", "functions", "spread"), [(40, 2, False), (150, 6, False), (12, 2, True), (25, 3, True), (40, 1, True), (60, 5, True), (90, 8, True)]
+)
+def test_related_on_long_call_paths_is_what_walking_all_of_them_gives(n, functions, spread, seed):
+    recs, callers = _on_one_path(n, functions, seed, spread)
+    # some records with no caller, and some with two
+    for r in recs[::5]:
+        callers.pop(r["id"], None)
+    for r in recs[1::7]:
+        first = "pkg0" if spread else "pkg"
+        callers[r["id"]] = [*callers.get(r["id"], []), {"path": f"{first}/engine.py", "qualname": "Engine.step0", "line": 9}]
+    assert compute(recs, callers) == compute(recs, callers, every_path=True)

@@ -660,3 +660,51 @@ def test_the_search_box_reads_a_key_errors_repr_as_errcat_match_does(browser, si
     want = [[[r.message, r.exception] for r in paste_readings(text)] for text in lines]
     assert got == want
     assert ["plain", "KeyError"] in want[0] and ["no adapter named 'x'", "KeyError"] in want[-1]
+
+
+def test_an_entry_page_reads_the_code_as_show_does(browser, fixture_repo, cli, tmp_path):
+    """A message field wrapped over lines is one line under "Message"; a ``while`` test is listed
+    once; a raise the function always catches is said never to reach a caller (derived)."""
+    from selenium.webdriver.common.by import By
+    from test_page_code_reading import CAUGHT, ONE_LINE, crawl
+
+    data, ids = crawl(fixture_repo, cli, tmp_path)
+    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
+
+    def open_page(name: str) -> None:
+        browser.get((tmp_path / "site" / "errors" / f"{ids[name]}.html").as_uri())
+
+    open_page("kind")
+    assert browser.find_element(By.CSS_SELECTOR, "#message pre").text == ONE_LINE
+    open_page("queue")
+    assert [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#facts li")] == ["if queue.broken", "in while queue.pending"]
+    open_page("device")
+    assert browser.find_element(By.CSS_SELECTOR, "#facts p.caught").text == CAUGHT.replace("`", "")
+    assert browser.find_element(By.CSS_SELECTOR, "#facts p.caught code").text == "except Exception as exc"
+    assert "(derived from the code)" in browser.find_element(By.CSS_SELECTOR, "#facts h2").text
+    for name in ("empty", "blank", "long"):
+        open_page(name)
+        assert not browser.find_elements(By.CSS_SELECTOR, "#facts p.caught"), name
+    assert _errors(browser) == []
+
+
+def test_the_search_box_reads_a_pydantic_line_and_an_older_full_stop_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
+    """A pydantic error's last line alone, and an older wording that stopped where today's message
+    goes on: a match in the box as in errcat match; a full stop elsewhere is no match in either."""
+    from test_match_pasted_forms import CONFIG
+
+    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "pkg", {"config.py": CONFIG}, "acme/widgets")
+    for paste, said in (("Value error, Widget count must be positive for every pool of this engine.", "ValueError \u00b7 matches"),
+                        ("  Assertion failed, Widget pool must hold at least one worker before it starts.\n"
+                         "    For further information visit https://errors.pydantic.dev/2.12/v/assertion_error", "AssertionError \u00b7 matches"),
+                        ("ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
+                         "ValueError \u00b7 no full match: the message is its beginning")):
+        (entry,) = [m["id"] for m in json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"]]
+        href, text = browser.execute_script(FIRST, paste)
+        assert href.endswith(f"errors/{entry}.html") and text.endswith(said), (paste, text)
+    for paste in ("ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the eng.",
+                  "ValueError: Widget failed to start with the name."):
+        assert json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"] == []
+        shown = browser.execute_script(FIRST, paste)
+        assert shown is None or not ("matches" in shown[1] or "its beginning" in shown[1]), (paste, shown)
+    assert _errors(browser) == []

@@ -74,3 +74,48 @@ def test_moving_an_accepted_draft_keeps_it_labelled_a_machine_draft(cli, upstrea
     crawl(cli, upstream, out, "v2", curated)
     record = records(out)[MESSAGE_B]
     assert record["explanation_status"] == "curated" and record["explanation"]["accepted_as_is"] == {"drafted_by": "facts"}
+
+
+def _reflowed(text: str) -> str:
+    """The draft's YAML with only white space and invisible characters changed in its text: every
+    ". " doubled, a zero-width space and a no-break space put in, trailing spaces on its lines."""
+    head, _, body = text.partition("\nreview:")
+    body_sections, review = head, "\nreview:" + body
+    changed = body_sections.replace(". ", ".  ").replace(" the ", " the\u200b ", 1).replace(" a ", " a\u00a0", 1)
+    return changed + review
+
+
+def test_a_white_space_edit_is_not_a_rewrite(cli, upstream, tmp_path):  # noqa: F811
+    """The check was an exact digest: a doubled space passed as a person's text."""
+    out, curated, eid, path = _drafted(cli, upstream, tmp_path)
+    before = parse_file(path)
+    path.write_text(_reflowed(path.read_text()))
+    after = parse_file(path)
+    assert after.model_dump(exclude={"review"}) != before.model_dump(exclude={"review"})  # the strings did change
+    refused = cli("curate", "review", eid, "--curated", curated, "--data", out)
+    assert refused.exit_code == 2 and "unedited" in refused.stderr, refused.output
+    # a word changed is a rewrite
+    path.write_text(path.read_text().replace("solutions:\n", "solutions:\n- Set kv_transfer_config first.\n", 1))
+    assert cli("curate", "review", eid, "--curated", curated, "--data", out).exit_code == 0
+
+
+def test_a_draft_stamped_with_the_exact_digest_is_still_known(cli, upstream, tmp_path):  # noqa: F811
+    """Files drafted before the digest was of the text's words carry the digest of its exact
+    strings: still the drafter's while unedited, and an accepted one stays labelled so."""
+    import hashlib
+    import json
+
+    out, curated, eid, path = _drafted(cli, upstream, tmp_path)
+    sections = parse_file(path).model_dump(mode="json", exclude={"id", "review"}, exclude_none=True)
+    exact = hashlib.sha256(json.dumps(sections, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    stamped = parse_file(path).review.drafted
+    assert stamped != exact  # the draft has line breaks: the two digests differ
+    path.write_text(path.read_text().replace(stamped, exact))
+    refused = cli("curate", "review", eid, "--curated", curated, "--data", out)
+    assert refused.exit_code == 2 and "unedited" in refused.stderr
+    assert cli("curate", "review", eid, "--read-and-accept-as-is", "--curated", curated, "--data", out).exit_code == 0
+    text = path.read_text()
+    path.write_text(text.replace(parse_file(path).review.drafted, exact))  # as an older errcat accepted it
+    crawl(cli, upstream, out, "v1", curated)
+    record = records(out)[MESSAGE_A]
+    assert record["explanation_status"] == "curated" and record["explanation"]["accepted_as_is"] == {"drafted_by": "facts"}
