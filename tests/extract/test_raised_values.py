@@ -316,3 +316,21 @@ def test_pages_say_the_class_is_not_known(cli, fixture_repo, tmp_path):
         text = next(site.rglob(f"{entry['id']}.{ext}")).read_text()
         assert said in text
         assert "res.error.to_exception" not in text.split("Exception", 1)[1].split("\n", 2)[0]
+
+
+def test_a_kept_id_whose_exception_became_unknown_is_an_exception_change(cli, fixture_repo, tmp_path):
+    """The id of ``raise res.error.to_exception()`` keeps (keyed by the name as written), so the
+    diff against a dataset written before, which named it ``to_exception``, pairs it by id: it
+    says the exception changed, not that nothing did."""
+    from crawler.versions.diff import diff_records, side_of
+    from crawler.versions.sides import load_dataset
+
+    crawl(cli, fixture_repo, tmp_path)
+    data = load_dataset(tmp_path / "out" / "acme" / "widgets")
+    entry = next(r for r in data.records if r.sites[0].qualname == "Result.call_unknown")
+    written_before = entry.model_copy(update={"exception": entry.exception.model_copy(update={"name": "to_exception", "qualname": "res.error.to_exception"})})
+    old = [written_before if r.id == entry.id else r for r in data.records]
+    side = side_of(data.manifest, data.records)
+    report = diff_records(old, data.records, old_side=side, new_side=side)
+    assert [(c.kind.value, c.id, c.old_exception, c.exception) for c in report.changes] == [("exception-changed", entry.id, "to_exception", "(unknown)")]
+    assert report.counts.unchanged == len(data.records) - 1
