@@ -872,11 +872,15 @@ class _Extractor:
             resolver, fn = self._raised(), self._function_node_here()
             got = resolver.instance(exc, fn)
             if got[0] != "class":
-                got = resolver.narrowed(fn, node, exc)
-            if got[0] != "class":
+                narrowed = resolver.narrowed(fn, node, exc)
+                got = narrowed if narrowed[0] == "class" else got
+            if got is raised.DIFFER:  # made here, of one class or another: an entry claiming none
+                written, template, unknown = self.seg(exc), none_template(), True
+            elif got[0] != "class":
                 self.reraises += 1
                 return
-            written, template = got[2], none_template()
+            else:
+                written, template = got[2], none_template()
         elif t in (ast.Name, ast.Attribute):
             written, template = self.seg(exc), none_template()
         else:

@@ -70,6 +70,10 @@ class Result:
             err = GenerationError("the request failed in a way")
         raise err
 
+    def either_instance(self, ok):
+        err = RetryableRequestError("x") if ok else GenerationError("y")
+        raise err
+
     def param(self, err: EngineDeadError):
         raise err
 
@@ -186,6 +190,7 @@ def test_values_name_the_class_the_code_shows(cli, fixture_repo, tmp_path):
     assert got["returned_any"] == unknown
     assert got["returned_either"] == unknown
     assert got["class_by_branch"] == unknown
+    assert got["either_instance"] == unknown  # made here: an entry, not a re-raise
     # calls errcat cannot see into keep their entry, with their message, and claim no class
     assert got["call_unknown"] == unknown
     assert got["factory_param"] == unknown
