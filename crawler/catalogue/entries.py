@@ -18,7 +18,18 @@ from crawler.base.errors import DataError
 from crawler.extract.derive import derived
 from crawler.extract.ids import entry_id
 from crawler.model.records import SCHEMA_VERSION, Facts, RepoRef
-from crawler.model.shapes import ExceptionData, ExtractedSite, FactsData, ProvenanceData, RecordData, RepoData, SiteData, TemplateData
+from crawler.model.shapes import (
+    UNKNOWN_EXCEPTION_NAME,
+    UNKNOWN_EXCEPTION_QUALNAME,
+    ExceptionData,
+    ExtractedSite,
+    FactsData,
+    ProvenanceData,
+    RecordData,
+    RepoData,
+    SiteData,
+    TemplateData,
+)
 
 TITLE_WIDTH = 60
 
@@ -129,6 +140,8 @@ def _exception_info(site: ExtractedSite, exceptions: Mapping[str, ExceptionData]
     qualname = site["exception_qualname"]
     if site["kind"] in ("log", "response"):  # a level (WARNING) or an error type, no class
         return {"name": site["exception"], "qualname": qualname, "builtin_ancestor": None, "bases": []}
+    if qualname == UNKNOWN_EXCEPTION_QUALNAME:  # a raise of a value whose class the code does not show
+        return {"name": UNKNOWN_EXCEPTION_NAME, "qualname": UNKNOWN_EXCEPTION_QUALNAME, "builtin_ancestor": None, "bases": []}
     known = exceptions.get(qualname)
     if known is not None:
         return known.copy()

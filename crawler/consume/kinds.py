@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME
+
 LANGUAGES = {"cpp": "C++", "cuda": "CUDA", "rust": "Rust"}
 #: What a native check that prints and ends the process surfaces as (``extract.native.EXIT_SURFACES``).
 ENDS = frozenset({"exit", "abort"})
@@ -48,6 +50,18 @@ def shows_exception(record: dict[str, Any]) -> bool:
     kind = record.get("kind")
     native = record.get("native") or {}
     return kind not in ("log", "response") and not (kind == "native" and native.get("surfaces_as") in ENDS)
+
+
+#: What a page says for the exception of a raise whose class the code does not show
+#: (``extract.raised``): said in words, never the variable or function the code raises.
+UNKNOWN_EXCEPTION_TEXT = "not known (the code raises a value and does not show its one class; see the source)"
+
+
+def unknown_exception(record: dict[str, Any]) -> str | None:
+    """For a raise of a value whose class errcat could not read, what a page says in place of a
+    class; None for any other entry."""
+    unknown = record.get("kind") == "raise" and record["exception"]["qualname"] == UNKNOWN_EXCEPTION_QUALNAME
+    return UNKNOWN_EXCEPTION_TEXT if unknown else None
 
 
 def trigger_label(record: dict[str, Any]) -> str:

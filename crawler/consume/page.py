@@ -18,7 +18,7 @@ from crawler.base.sink import styled
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
+from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines, message_text, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
 
@@ -169,7 +169,8 @@ def layout(data: dict[str, Any]) -> list[Line]:
     ancestor = exc.get("builtin_ancestor")
     ancestry = f" ({article(ancestor)} {ancestor})" if ancestor and ancestor != exc["name"] else ""
     if shows_exception(data):
-        page.line(("label", "Exception:"), "  ", ("exception", exc["qualname"]), ancestry)
+        page.line(("label", "Exception:"), "  ",
+                  unknown_exception(data) or ("exception", exc["qualname"]), ancestry)
     page.line(("label", "Kind:"), f"       {kind_text(data['kind'], data.get('native'))}")
     page.line(("label", "Message:"), f"    {message_text(data['message'])}")
     for label, text in surface_rows(data):

@@ -39,7 +39,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import history_note, history_rows
-from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label
+from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, message_text, split_code, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
@@ -1004,7 +1004,8 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     ancestry = f" ({article(ancestor)} <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
     parts.append(
         '<dl class="facts" id="summary">'
-        + (f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
+        + (f'<dt>Exception</dt><dd id="exception">{esc(unknown_exception(r) or "")}</dd>' if shows_exception(r) and unknown_exception(r)
+           else f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
            if shows_exception(r) else "")
         + f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
         + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
@@ -1071,7 +1072,8 @@ _FENCE = {"cpp": "cpp", "cuda": "cuda", "rust": "rust"}
 def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
-           *([f"- **Exception:** {md_inline(exc['qualname'])}"] if shows_exception(r) else []),
+           *([f"- **Exception:** {unknown_exception(r) or md_inline(exc['qualname'])}"]
+             if shows_exception(r) else []),
            f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
            *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
            f"- **Explained:** {r.get('explanation_status', 'absent')}"

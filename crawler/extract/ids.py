@@ -35,7 +35,9 @@ def has_literal_text(normalized: str) -> bool:
 
 def entry_key(site: Mapping[str, Any]) -> tuple[str, ...]:
     """The identity of the error a site raises (see module docstring)."""
-    exception = site["exception_qualname"].rpartition(".")[2] or site["exception"]
+    # (a raise whose class is unknown, ``exception_qualname`` empty, keeps the key of the name
+    # it raises as written: its id is the one it had before errcat knew it names no class)
+    exception = (site["exception_qualname"] or site["exception"]).rpartition(".")[2]
     template = site["template"]
     normalized = normalize_template(template["text"], template["fields"])
     kind = site.get("kind")

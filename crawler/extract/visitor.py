@@ -10,8 +10,9 @@ Choices (the contract leaves them to us):
 
 - **qualname** follows Python's ``__qualname__``: ``Class.method``, nested functions
   ``outer.<locals>.inner``; ``<module>`` at top level.
-- **re-raises** (bare ``raise``; ``raise e`` where ``e`` is an enclosing handler's name) are not
-  new messages: they are not sites, only counted in ``reraises``.
+- **re-raises** (bare ``raise``; ``raise e`` where ``e`` is an enclosing handler's name; a raise
+  of a value the function caught, was handed or read, whose class the code does not show) are
+  not new messages: they are not sites, only counted in ``reraises``.
 - **bare asserts** (no message) are not sites, only counted in ``bare_asserts``. Asserts with a
   message are sites of kind ``assert`` whose last guard is the failing condition ``not (test)``.
 - **message argument**: keyword ``message=`` / ``msg=`` / ``detail=`` when given, else the first
@@ -19,11 +20,14 @@ Choices (the contract leaves them to us):
 - **constructor vs helper**: a call whose callee's last name starts with an upper-case letter
   constructs an exception; anything else (``make_error(...)``, ``self._err(...)``,
   ``Error.from_x(...)``) is a helper whose message is its first string-building argument. A
-  helper's exception is the class a same-module function ``return``\\s (``return X(...)``),
-  the class for ``Class.factory(...)``, else the callee as written.
+  helper's exception is the class for ``Class.factory(...)``, else what
+  :mod:`crawler.extract.raised` reads from the code (the function's return annotation, the
+  class its every ``return`` constructs); where no one class shows, none is claimed.
 - **variables**: the value reaching the raise is the last assignment on the path (assignments
   inside branches the raise is in win; after an ``if`` the last branch that assigned wins),
-  with ``+=`` appended. ``err = SomeError(...); raise err`` is followed too.
+  with ``+=`` appended. ``err = SomeError(...); raise err`` is followed too; a raise of a value
+  (``raise err``, ``raise self._error``) names the class :mod:`crawler.extract.raised` reads
+  from the code, else it is a re-raise of an exception made elsewhere (below).
 - **logs and responses** (``surface``): log calls at warning and above and the upstream's
   response builders are sites of kind ``log`` / ``response`` wherever a statement holds one;
   their words join the ones that keep a function body from being skipped.
@@ -53,7 +57,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from crawler.extract import assembled, knobs, parse, surface
+from crawler.extract import assembled, knobs, parse, raised, surface
 from crawler.extract import imported as imported_facts
 from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
 from crawler.extract.ids import has_literal_text, normalize_template
@@ -70,12 +74,12 @@ from crawler.extract.templates import (
     none_template,
 )
 from crawler.extract.text import Source, decode_source, module_name
-from crawler.model.shapes import ExtractedSite, FileResult, TemplateData
+from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
 if TYPE_CHECKING:  # the extraction workers need no pydantic
     from crawler.model.records import LogLevel
 
-EXTRACTOR_VERSION = "3"
+EXTRACTOR_VERSION = "4"
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -216,12 +220,7 @@ def _skipped(result: FileResult, reason: str) -> FileResult:
 # small pure helpers over nodes
 
 
-def _last_name(node: ast.expr) -> str | None:
-    if type(node) is ast.Name:
-        return node.id
-    if type(node) is ast.Attribute:
-        return node.attr
-    return None
+_last_name = raised.last_name
 
 
 def _list_elements(value: ast.expr) -> list[ast.expr] | None:
@@ -234,12 +233,7 @@ def _list_elements(value: ast.expr) -> list[ast.expr] | None:
     return None
 
 
-def _is_class_name(name: str | None) -> bool:
-    """CapWords (``ValueError``, ``_StreamError``): a class by convention."""
-    if not name:
-        return False
-    name = name.lstrip("_")
-    return bool(name) and name[0].isupper()
+_is_class_name = raised.is_class_name  # CapWords (``ValueError``, ``_StreamError``): a class by convention
 
 
 def _looks_like_exception(call: ast.Call) -> bool:
@@ -316,9 +310,7 @@ class _Extractor:
         self.reraises = 0
         self.consts: dict = {}
         self.module_classes: dict[str, str] = {}
-        self.func_returns: dict[str, str] = {}
         self._pending: list = []  # (site, written, frame) to resolve at the end
-        self._pending_helpers: list = []  # (site, callee name, frame)
         self._pending_pieces: list = []  # (site, helper qualname, field expr): messages a helper returns
         self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
         self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
@@ -362,7 +354,7 @@ class _Extractor:
         cycle collector never has to walk millions of AST nodes (nor can they pile up when it is
         off). ``tests/test_extract.py`` checks that extraction leaves no cyclic garbage."""
         self.builder = self.frame = self.module_frame = None  # type: ignore[assignment]
-        self._pending = self._pending_helpers = []
+        self._pending = []
 
     def _collect_consts(self, body) -> None:
         """Module-level string constants (``ERR = "..."``), visible to every function."""
@@ -448,7 +440,7 @@ class _Extractor:
 
         A body's sites, counts (raise, assert), classes and ``__init__`` templates need those
         words; its names and imports are its own (no site outside it sees them). What a
-        module-level function ``return``\\s names a helper's exception, so those are always
+        module-level function ``return``\\s can be a helper's message, so those are always
         walked (scanning for "return" cost more than it saved). Most of a big code base is
         methods with none of that: their walk was a quarter of the parse.
         """
@@ -656,14 +648,14 @@ class _Extractor:
         if owner:
             cls = next((c for c in parent.node.body if type(c) is ast.ClassDef and c.name == owner), None)
             parent = _Frame("class", owner, cls, parent)
-        kept = (len(self.sites), len(self.calls), len(self.classes), len(self._pending), len(self._pending_helpers),
+        kept = (len(self.sites), len(self.calls), len(self.classes), len(self._pending),
                 len(self._pending_pieces), self.bare_asserts, self.reraises)
         try:
             self._scope(_Frame("function", qualname, node, parent), node.body)
         finally:
             del self.sites[kept[0]:], self.calls[kept[1]:], self.classes[kept[2]:], self._pending[kept[3]:]
-            del self._pending_helpers[kept[4]:], self._pending_pieces[kept[5]:]
-            self.bare_asserts, self.reraises = kept[6], kept[7]
+            del self._pending_pieces[kept[4]:]
+            self.bare_asserts, self.reraises = kept[5], kept[6]
 
     def _list_append(self, call) -> bool:
         """``name.append(<message>)`` / ``name.extend([...])`` on a list of messages: one more
@@ -791,13 +783,6 @@ class _Extractor:
             returned = self.string_returns.setdefault(frame.qualname, [])
             if len(returned) < MAX_PIECES:
                 returned.append(self.builder.parts(value))
-        if (
-            frame.parent is not None
-            and frame.parent.kind == "module"
-            and type(value) is ast.Call
-            and _is_class_name(_last_name(value.func))
-        ):
-            self.func_returns.setdefault(frame.node.name, self.seg(value.func))
 
     def _expr(self, node) -> None:
         self._surface_sites(node)
@@ -867,25 +852,47 @@ class _Extractor:
             return
         args = None
         t = type(exc)
-        helper = None
+        unknown = False
         if t is ast.Call:
             written, template, args = self._from_call(exc)
-            if not _is_class_name(_last_name(exc.func)) and type(exc.func) is ast.Name:
-                helper = exc.func.id
+            func = exc.func
+            if not (_is_class_name(_last_name(func))
+                    or (type(func) is ast.Call and _last_name(func.func) == "type")
+                    or (type(func) is ast.Attribute and _is_class_name(_last_name(func.value)))):  # Error.from_x(...)
+                got = self._raised().instance(exc, self._function_node_here())
+                unknown = got[0] != "class"
+                written = written if unknown else got[2]
         elif t is ast.Name and (frame.env.get(exc.id) or ("",))[0] == "exc":
             written, template, args = frame.env[exc.id][1]
+            if self._raised().instance(exc, self._function_node_here()) is raised.DIFFER:
+                written, unknown = exc.id, True  # branches give different classes: none claimed
+        elif t in (ast.Name, ast.Attribute, ast.Subscript) and not _is_class_name(_last_name(exc)):
+            # an exception object, not a class: its class when the code shows it, else a
+            # re-raise of one made elsewhere (a caught one, a parameter, an attribute)
+            resolver, fn = self._raised(), self._function_node_here()
+            got = resolver.instance(exc, fn)
+            if got[0] != "class":
+                narrowed = resolver.narrowed(fn, node, exc)
+                got = narrowed if narrowed[0] == "class" else got
+            if got is raised.DIFFER:  # made here, of one class or another: an entry claiming none
+                written, template, unknown = self.seg(exc), none_template(), True
+            elif got[0] != "class":
+                self.reraises += 1
+                return
+            else:
+                written, template = got[2], none_template()
         elif t in (ast.Name, ast.Attribute):
             written, template = self.seg(exc), none_template()
         else:
             written, template = self.seg(exc), make_template([field(self.seg(exc))], "opaque")
         cause = self.seg(node.cause) if node.cause is not None else None
-        site = self._site(node, "raise", written, template, cause, list(self.guards))
+        site = self._site(node, "raise", written, template, cause, list(self.guards), resolve=not unknown)
+        if unknown:  # no class claimed: the entry's exception is unknown (``catalogue.entries``)
+            site["exception_qualname"] = UNKNOWN_EXCEPTION_QUALNAME
         if t is ast.Call and template["opaque"] and len(template["fields"]) == 1:
             self._helper_message(site, exc.args[0] if exc.args else None)
-        if args is not None:
+        if args is not None and not unknown:
             self.calls.append({"site": len(self.sites) - 1, **args})
-        if helper is not None:
-            self._pending_helpers.append((site, helper))
 
     def _assert(self, node) -> None:
         if node.msg is None:
@@ -1056,6 +1063,34 @@ class _Extractor:
             self._pending.append((site, written, frame))
         return site
 
+    # -- what a raise of a value raises (see crawler.extract.raised) --
+
+    def _raised(self) -> raised.Resolver:
+        return raised.Resolver(self.seg, self._callee_node)
+
+    def _function_node_here(self):
+        fn = self._function_frame()
+        return None if fn is None else fn.node
+
+    def _callee_node(self, func: ast.expr):
+        """The node of the function of this module a callee names (``helper``, a function nested
+        in an enclosing one, ``self.method``/``cls.method`` of the enclosing class), or None."""
+        if type(func) is ast.Name:
+            frame = self.frame
+            while frame is not None and frame.kind == "function":
+                nested = self.functions.get(f"{frame.qualname}.<locals>.{func.id}")
+                if nested is not None:
+                    return nested
+                frame = frame.parent
+            return self._function_node(func.id)
+        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
+            owner = self.frame
+            while owner is not None and owner.kind != "class":
+                owner = owner.parent
+            if owner is not None and owner.parent is not None and owner.parent.kind == "module":
+                return self._function_node(f"{owner.qualname}.{func.attr}")
+        return None
+
     def _function_frame(self) -> _Frame | None:
         frame = self.frame
         while frame is not None and frame.kind != "function":
@@ -1111,17 +1146,13 @@ class _Extractor:
                 call["site"] = renumber[call["site"]]
         self.imported = imported_facts.collect(self.sites, self.calls, self.classes, refs, _says_something)
         self.exports = imported_facts.exports(self, MAX_PIECES)
-        for name_site, callee in self._pending_helpers:
-            returned = self.func_returns.get(callee)
-            if returned is not None:
-                name_site["exception"] = returned
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
                 item["bases"] = [self._resolve(b, frame) for b in written]
             elif item["kind"] == "response":  # the builder, resolved where it is imported
                 resolved = self._resolve(written, frame)
                 item["exception_qualname"] = resolved if resolved != written else item["response"]["builder"]
-            else:
+            else:  # (a raise whose class is unknown is not pending: see ``_raise``)
                 item["exception_qualname"] = self._resolve(item["exception"], frame)
 
 

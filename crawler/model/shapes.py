@@ -95,6 +95,13 @@ class SiteData(_SiteCore):
     native: NativeInfoData | None
 
 
+#: A raise of a value (``raise err``, ``raise make()``) whose class the code does not show: the
+#: site's ``exception_qualname`` is empty and the entry's exception is named so, a name no class
+#: can have, never the variable's (``crawler.extract.raised``).
+UNKNOWN_EXCEPTION_QUALNAME = ""
+UNKNOWN_EXCEPTION_NAME = "(unknown)"
+
+
 class ExceptionData(TypedDict):
     name: str
     qualname: str

@@ -247,8 +247,10 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
             removed = [_ref(s) for s in removed_sites]
             record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
                           _primary(after), sites=[SiteChange(old=r) for r in removed])
-        answered = _status(before) != _status(after)
-        if answered:  # the same error answered with another HTTP status: the id keeps, the answer changed
+        # the same error answered with another HTTP status, or a raise whose class errcat named by
+        # the variable it is held in and now knows it cannot tell ("(unknown)"): the id keeps, the answer changed
+        answered = _status(before) != _status(after) or before.exception.name != after.exception.name
+        if answered:
             summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
                        f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
             record_change(ChangeKind.EXCEPTION_CHANGED, after, summary, _primary(after), before=before)
