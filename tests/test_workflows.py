@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import fnmatch
+import gzip
 import json
 import os
 import re
@@ -527,3 +528,39 @@ def test_the_backfill_workflow_spreads_releases_over_jobs_and_folds_them(fixture
 
 def tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def test_a_backfill_merged_after_the_syncs_keeps_their_catalogue_the_newest(fixture_repo, gadgets, runner, cli, tmp_path):
+    """Syncs moved the catalogue past the range's newest release; the backfill's pull request,
+    merged, keeps it there (the releases' history behind it) and the next sync has nothing to do.
+    Before, the pull request took the catalogue back to v2.0 and the next sync re-listed it all."""
+    main, runs, env = runner
+    versions = ["v1.9", "v2.0"]
+    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE}, tag="v1.9")
+    fixture_repo.commit({"vllm/config.py": CODE.replace("far too large", "much too large")}, tag="v2.0")
+    gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
+                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    head = fixture_repo.commit({"vllm/config.py": CODE.replace("far too large", "way too large")})
+    run_workflow(main, runs, env, upstreams)  # the branch head, past v2.0
+    synced = tree(main / "output" / "acme" / "widgets")
+    assert json.loads(synced["manifest.json"])["commit"] == head
+
+    result = run_backfill(main, runs, {**env, "ERRCAT_REPO": str(fixture_repo.path)},
+                          {"upstream": "vllm", "range": "v1.9..v2.0", "jobs": "2"})
+    assert result["groups"] == versions
+    _merge(main, result["checkout"], "acme/widgets")
+    backfilled = tree(main / "output" / "acme" / "widgets")
+    manifest = json.loads(backfilled["manifest.json"])
+    assert manifest["commit"] == head and manifest["counts"]["retired"] == 2  # v1.9's and v2.0's wording
+    records = [json.loads(line) for line in gzip.decompress(backfilled["errors.jsonl.gz"]).splitlines()]
+    live = sorted(r["message"]["text"] for r in records if not r["history"]["retired"])
+    assert live == ["x is way too large", "x must be positive, got {x}"]
+    assert {r["message"]["text"]: r["history"]["first_seen"]["version"] for r in records} == {
+        "x is far too large": "v1.9", "x is much too large": "v2.0", "x must be positive, got {x}": "v1.9",
+        "x is way too large": None}
+    changelog = (runs / "backfill" / "pr-temp" / "changelog.md").read_text()
+    assert "Folded behind the catalogue in place" in changelog
+
+    again = run_workflow(main, runs, env, upstreams)
+    assert again["vllm"] == {"crawl": ({}, ["Sync with the upstream"]), "pull-request": ({}, PR_UNCHANGED)}

@@ -136,6 +136,9 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @click.option("--per-release", "per_release", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
               help="Write each REF's own dataset under DIR/REF/ instead of folding them (a backfill's matrix job).")
 @click.option("--fold", is_flag=True, help="The arguments are datasets (as --per-release writes them), not refs: fold them, oldest release first.")
+@click.option("--catalogue", type=click.Path(path_type=Path, file_okay=False), metavar="ROOT",
+              help="With --fold: an output root whose catalogue of this repository (moved past the releases by syncs) "
+                   "stays the newest state, the releases' history folded behind it; refused when it is older than the newest release.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write a markdown summary (a pull request body) here.")
 @click.option("--plan", type=click.IntRange(min=1), metavar="N",
               help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
@@ -144,7 +147,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
 @_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
-            changelog: Path | None, plan: int | None, out: Path, **kw: Any) -> None:
+            catalogue: Path | None, changelog: Path | None, plan: int | None, out: Path, **kw: Any) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
@@ -159,6 +162,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
       errcat history --repo ../vllm --range v0.31.0..v0.33.0
       errcat history --repo ../vllm --per-release releases/ v0.31.0 v0.32.0
       errcat history --fold releases/ more-releases/ --out output
+      errcat history --fold releases/ --catalogue output --out backfill/output
     """
     from crawler.base.jsonio import dumps_line as dumps
     from crawler.versions.history import summary
@@ -177,8 +181,10 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
         missing = [r for r in refs if not Path(r).is_dir()]
         if missing:
             raise UsageError(f"no such directory: {missing[0]}")
-        target, state, chosen = fold_datasets([Path(r) for r in refs], out, progress=REPORTER)
+        target, state, chosen = fold_datasets([Path(r) for r in refs], out, progress=REPORTER, catalogue=catalogue)
     else:
+        if catalogue is not None:
+            raise UsageError("--catalogue goes with --fold")
         chosen = list(refs)
         if span:
             if chosen:

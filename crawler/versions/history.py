@@ -302,6 +302,59 @@ class Fold:
             self._entries[eid] = _Entry(item.key, item.key_inputs, history, item.paths, packed)
 
 
+    def under(self, records: Iterable[RecordData], now: Lifetime) -> None:
+        """Put a catalogue's records (live and retired, with their histories) over the fold, as
+        the newest state: the catalogue at ``now``, a commit at or after the fold's last version
+        (a backfill merged after daily syncs). Each of its records stays as it is, with the
+        fold's history behind it (``_behind``); an entry of the fold it does not know at all was
+        gone before the catalogue began, so one still live in the fold is retired by ``now``."""
+        last = self.steps[-1] if self.steps else None
+        known: set[str] = set()
+        for record in records:
+            eid = record["id"]
+            key = _record_key(record)
+            ours = self._entries.get(eid)
+            if ours is not None and ours.key != key:
+                raise DataError(f"id collision: {eid} was {ours.key!r} and is now {key!r}; ids are never reused")
+            history = record.get("history")
+            theirs = History.model_validate(history) if history else History(first_seen=now, last_seen=None)
+            merged = _behind(ours.history if ours is not None else None, theirs)
+            self._entries[eid] = _Entry(key, _key_inputs(record), merged, _paths(record), _pack(record))
+            known.add(eid)
+        for eid, entry in self._entries.items():
+            if eid not in known and not entry.retired:
+                h = entry.history or History(first_seen=None, last_seen=None)
+                note = f"removed after {label(last)}, by {label(now)}" if last is not None else f"removed by {label(now)}"
+                entry.history = h.model_copy(update={"retired": True, "removed_in": now, "retired_note": note})
+        self._last = {}
+
+
+def _older(a: Lifetime | None, b: Lifetime | None) -> bool:
+    """Whether ``a`` (a release the fold covered) comes before ``b`` (what a catalogue says): by
+    version when both name one; a catalogue's commit of no version is a sync's, after the releases."""
+    from crawler.versions.tags import version_key
+
+    if a is None:
+        return False
+    if b is None or b.version is None:
+        return True
+    return a.version is not None and version_key(a.version) < version_key(b.version)
+
+
+def _behind(ours: History | None, theirs: History) -> History:
+    """A catalogue's history (``theirs``) with a fold's (``ours``, older versions) behind it: the
+    older first_seen, the fold's moves before the catalogue's, both sets of replaced ids; whether
+    and when it was last seen, retired or replaced is the catalogue's (the newest state)."""
+    if ours is None:
+        return theirs
+    seen = {(m.commit, m.from_path, m.to_path) for m in ours.moved}
+    return theirs.model_copy(update={
+        "first_seen": ours.first_seen if _older(ours.first_seen, theirs.first_seen) else theirs.first_seen,
+        "moved": [*ours.moved, *(m for m in theirs.moved if (m.commit, m.from_path, m.to_path) not in seen)],
+        "replaces": sorted({*ours.replaces, *theirs.replaces}),
+    })
+
+
 def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
     """The fold of an existing dataset: its records as they are (a live one last seen at the
     dataset's commit), or (written without history) as first seen at its own commit."""
@@ -333,6 +386,9 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
         f"{len(versions)} version(s), {md_code(span)}, up to {md_code(manifest.commit[:12])}: "
         f"{len(fold) - fold.retired} entries, {fold.retired} retired.\n"
     )
+    if fold.steps and manifest.commit not in {step.commit for step in fold.steps}:  # folded under a catalogue (``Fold.under``)
+        head += (f"\nFolded behind the catalogue in place at {md_code(manifest.ref or manifest.commit[:12])} "
+                 f"({md_code(manifest.commit[:12])}): its records stay as they are, with these releases' history behind them.\n")
     if not fold.steps:
         return head
     # What each version brought, so a reviewer of the whole history sees where it changed.

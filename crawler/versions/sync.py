@@ -18,7 +18,7 @@ from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport
-from crawler.model.records import COMMIT_RE, Manifest, Record, RepoRef
+from crawler.model.records import COMMIT_RE, Lifetime, Manifest, Record, RepoRef
 from crawler.model.shapes import record_data
 from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
 from crawler.publish.writer import MANIFEST, write_dataset
@@ -113,11 +113,18 @@ def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Pro
     return written
 
 
-def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> tuple[Path, Fold, list[str]]:
+def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
+                  catalogue: Path | None = None) -> tuple[Path, Fold, list[str]]:
     """The history of per-release datasets (as ``per_release`` writes them), oldest release first
     by the version their manifests name, written like ``history``'s. Each dataset is read and
     validated one at a time (another job wrote them: they are untrusted input like any dataset),
-    and held to its own manifest before it is folded (``fold_check``)."""
+    and held to its own manifest before it is folded (``fold_check``).
+
+    ``catalogue``: an output root whose dataset of this repository (the catalogue in place, which
+    daily syncs may have moved past the newest release) stays the newest state, the releases'
+    history folded behind it (``Fold.under``), and its manifest the one written; refused in one
+    line when it is older than the newest release. None, or no such dataset there: the newest
+    release's catalogue, as ``history`` writes it."""
     from crawler.publish.dataset import iter_record_data, load_manifest, named
     from crawler.publish.dataset_dirs import find_datasets
     from crawler.versions.fold_check import check_release, matching, refuse_links
@@ -139,6 +146,8 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
     twice = sorted({v for v in labels if labels.count(v) > 1})
     if twice:
         raise UsageError(f"two datasets of {named(twice[0])}")
+    newest = manifests[-1][1]
+    in_place = _catalogue_above(catalogue, manifests) if catalogue is not None else None
     fold = Fold()
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
@@ -146,7 +155,41 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet) -> 
             files = check_release(d, manifest)  # another job's: held to its own manifest first
             lines = matching(iter_record_data(d, manifest), files, manifest.ref or "", d)
             fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit)
-        return _write_fold(fold, manifests[-1][1], out, progress), fold, labels
+        if in_place is not None:
+            where, newest = in_place
+            progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({where})")
+            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit))
+        return _write_fold(fold, newest, out, progress), fold, labels
+
+
+def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tuple[Path, Manifest] | None:
+    """The dataset in place under ``root`` of the releases' repository with its manifest, when
+    there is one, checked to be at or after the newest release: its commit is that release's, or
+    is none of the releases' and was committed no earlier (the fold has no repository to ask
+    for ancestry, so it goes by the committer dates the manifests hold)."""
+    from datetime import datetime
+
+    from crawler.publish.dataset import load_manifest, named
+
+    newest = manifests[-1][1]
+    where = dataset_dir(root, newest.repo.owner, newest.repo.name)
+    if not (where / MANIFEST).is_file():
+        return None
+    manifest = load_manifest(where)
+    if manifest.repo != newest.repo:
+        raise UsageError(f"{named(where)} is a catalogue of {named(manifest.repo.url)}, the releases are of {named(newest.repo.url)}")
+    if manifest.commit == newest.commit:
+        return where, manifest
+    shown = f"{named(where)} ({named(manifest.ref or manifest.commit[:12])}, {manifest.commit[:12]}, committed {manifest.commit_date})"
+    older = next((m.ref for _, m in manifests if m.commit == manifest.commit), None)
+    try:
+        before = older is not None or datetime.fromisoformat(manifest.commit_date) < datetime.fromisoformat(newest.commit_date)
+    except (TypeError, ValueError):
+        raise UsageError(f"the catalogue in place {shown}: cannot tell whether it is older than {named(newest.ref or '')}") from None
+    if before:
+        raise UsageError(f"the catalogue in place {shown} is older than {named(newest.ref or '')}, the range's newest release "
+                         f"(committed {newest.commit_date}): sync it past that release first, or end the range at or before it")
+    return where, manifest
 
 
 def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:

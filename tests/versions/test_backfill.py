@@ -302,3 +302,67 @@ def test_a_fold_reads_a_release_within_bounds(fixture_repo, cli, tmp_path, monke
     assert result.exit_code == 1, result.output
     assert re.search(r"release v1.9 \(.*\): its files are larger than a release's may be together$", result.output.strip())
     assert not (tmp_path / "o").exists()
+
+
+def _live_and_retired(dataset):
+    records = [json.loads(line) for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines()]
+    return {r["id"]: r for r in records}
+
+
+def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixture_repo, cli, tmp_path):
+    """A backfill merged after daily syncs: the catalogue the syncs made stays the newest state
+    (its records, what they retired, its commit), with the releases' history behind it; the next
+    sync has nothing to do. Before, the fold wrote v2.0's catalogue over it."""
+    repo = releases(fixture_repo)
+    out = tmp_path / "output"
+    # Two daily syncs past v2.0 on the branch: one retires the reworded load error, adding its successor.
+    repo.commit({"pkg/b.py": "def b(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    assert cli("sync", "--repo", repo.path, *ARGS, "--out", out).exit_code == 0
+    head = repo.commit({"pkg/a.py": V3.replace("no such widget file", "no widget file")})
+    assert cli("sync", "--repo", repo.path, *ARGS, "--out", out).exit_code == 0
+    catalogue = out / "acme" / "widgets"
+    before = _live_and_retired(catalogue)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+
+    folded = cli("history", "--fold", tmp_path / "r", "--catalogue", out, "--out", tmp_path / "backfill",
+                 "--changelog", tmp_path / "changelog.md")
+    assert folded.exit_code == 0, folded.output
+    after = _live_and_retired(tmp_path / "backfill" / "acme" / "widgets")
+    manifest = json.loads((tmp_path / "backfill" / "acme" / "widgets" / "manifest.json").read_text())
+    assert manifest["commit"] == head  # not v2.0's
+    live = {rid for rid, r in before.items() if not r["history"]["retired"]}
+    assert {rid for rid, r in after.items() if not r["history"]["retired"]} == live
+    for rid, record in before.items():  # every record the syncs wrote, as they wrote it but for its history
+        assert {k: v for k, v in after[rid].items() if k != "history"} == {k: v for k, v in record.items() if k != "history"}
+        mine, theirs = after[rid]["history"], record["history"]
+        assert {k: mine[k] for k in ("retired", "removed_in", "replaced_by", "last_seen")} == \
+               {k: theirs[k] for k in ("retired", "removed_in", "replaced_by", "last_seen")}
+    by_message = {r["message"]["text"]: r for r in after.values()}
+    # First seen in the releases now, not at the syncs' first commit.
+    assert by_message["x is far too large"]["history"]["first_seen"]["version"] == "v1.9"
+    assert by_message["x is far too large"]["history"]["retired"] is True  # retired by v2.0, in the fold
+    assert by_message["x is far too large"]["history"]["removed_in"]["version"] == "v2.0"
+    reworded = [r for r in after.values() if r["message"]["text"].startswith("no such widget file")]
+    assert len(reworded) == 1 and reworded[0]["history"]["first_seen"]["version"] == "v2.0"
+    assert reworded[0]["history"]["retired"] and reworded[0]["history"]["removed_in"]["commit"] == head
+    assert "Folded behind the catalogue in place" in (tmp_path / "changelog.md").read_text()
+    # Merged: the next sync finds the catalogue up to date, and re-lists nothing.
+    shutil.rmtree(catalogue)
+    shutil.copytree(tmp_path / "backfill" / "acme" / "widgets", catalogue)
+    again = cli("sync", "--repo", repo.path, *ARGS, "--out", out)
+    assert again.exit_code == 0 and "changed=false" in again.stdout, again.output
+
+
+def test_a_fold_refuses_a_catalogue_in_place_older_than_its_newest_release(fixture_repo, cli, tmp_path):
+    repo = releases(fixture_repo)
+    out = tmp_path / "output"
+    assert cli("sync", "--repo", repo.path, *ARGS, "--ref", "v1.10", "--out", out).exit_code == 0
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+    result = cli("history", "--fold", tmp_path / "r", "--catalogue", out, "--out", tmp_path / "backfill")
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert "(v1.10, " in result.output and "is older than v2.0, the range's newest release" in result.output
+    assert not (tmp_path / "backfill").exists()
+    # Without a catalogue there (a first backfill), the fold writes the newest release's, as before.
+    result = cli("history", "--fold", tmp_path / "r", "--catalogue", tmp_path / "empty", "--out", tmp_path / "first")
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "first" / "acme" / "widgets" / "manifest.json").read_text())["ref"] == "v2.0"
