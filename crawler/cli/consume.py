@@ -12,7 +12,7 @@ import shlex
 import sys
 from collections import deque
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import click
 
@@ -250,4 +250,22 @@ def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -
         echo(path.read_text(encoding="utf-8"), nl=False, kind="json")
         return
     use_color = color_wanted(color, sys.stdout)
-    show_page(layout(record.model_dump(mode="json")), STYLES if use_color else None, paging=not no_pager)
+    show_page(layout(record.model_dump(mode="json"), _replacements(path, record)), STYLES if use_color else None, paging=not no_pager)
+
+
+def _replacements(path: Path, record: Any) -> dict[str, Any]:
+    """The records a record's history names as its successor or predecessors, from its own
+    dataset, for its page to say how the error changed; one that cannot be read is left out
+    (the page then says only that it was reworded or re-typed)."""
+    from crawler.base.errors import DataError, UsageError
+    from crawler.publish.dataset import load_record
+
+    history = record.history
+    ids = [*history.replaces, *([history.replaced_by] if history.replaced_by else [])] if history is not None else []
+    others = {}
+    for eid in ids:  # EntryId: 16 hex digits, a safe file name
+        try:
+            others[eid] = load_record(path.parent / f"{eid}.json").model_dump(mode="json")
+        except (DataError, UsageError, OSError):
+            continue
+    return others

@@ -4,10 +4,17 @@ The HTML page, the Markdown page (``site.py``) and the terminal page (``page.py`
 the rows below their own way, escaping every text there: the rows hold the dataset's strings
 as they are. The record is read as JSON data; keys this module does not know (a later schema's)
 are shown by their own name, generically, so that no page drops what a record says.
+
+A replacement says how (``diff.link`` pairs an error with its successor two ways only: the
+message reworded, or the same error raised as another exception) when the page has the other
+record at hand (``others``: the site has every record, ``errcat show`` reads it), and that it
+was one of the two when not. A retirement is said once: the "Removed in" row, with a note above
+it only when the note says more than that row.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 #: A piece of a row: ("code", text), ("entry", id), ("arrow", "") or ("text", text).
@@ -36,18 +43,46 @@ def _plain(value: Any) -> str:
     return "yes" if value is True else str(value)
 
 
-def _entries(ids: list[Any]) -> list[Piece]:
+#: Another record, as JSON data, by id: those a page can read (the site's, ``errcat show``'s dataset).
+Others = Mapping[str, Mapping[str, Any]]
+
+
+def _exception(record: Mapping[str, Any] | None) -> str | None:
+    exc = (record or {}).get("exception")
+    return str(exc["name"]) if isinstance(exc, dict) and exc.get("name") else None
+
+
+def _message(record: Mapping[str, Any] | None) -> str | None:
+    message = (record or {}).get("message")
+    return str(message["text"]) if isinstance(message, dict) and isinstance(message.get("text"), str) else None
+
+
+def _how(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Mapping[str, Any] | None) -> list[Piece]:
+    """How ``new`` succeeded ``old``, with what ``shown`` (the other one, not this page's) said."""
+    before, after = _exception(old), _exception(new)
+    if before is None or after is None:
+        return [("text", "reworded or raised as another exception")]
+    if before != after:
+        return [("text", "raised as "), ("code", after), ("text", " instead of "), ("code", before)]
+    text = _message(shown)
+    return [("text", "reworded")] + ([("text", ", now " if shown is new else ", was "), ("code", text)] if text else [])
+
+
+def _replaces(ids: list[Any], record: Mapping[str, Any] | None, others: Others) -> list[Piece]:
     pieces: list[Piece] = []
     for n, eid in enumerate(ids):
-        pieces += [("text", ", ")] * bool(n) + [("entry", str(eid))]
+        old = others.get(str(eid))
+        pieces += [("text", "; ")] * bool(n) + [("entry", str(eid)), ("text", ": "), *_how(old, record, old)]
     return pieces
 
 
-def history_rows(h: dict[str, Any] | None) -> list[Row]:
+def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = None, others: Others | None = None) -> list[Row]:
     """First seen, last seen, moves, removal and rewording, in that order, then unknown keys.
 
     A live record leaves ``last_seen`` out (#18: the manifest's commit has it), so it reads
-    "still present"; a retired one says where it was last seen and removed."""
+    "still present"; a retired one says where it was last seen and removed. ``record``: the
+    record whose history this is, ``others``: records the page can read, to say how a
+    replacement changed the error (see the module's docstring)."""
     if not h:
         return []
     rows: list[Row] = []
@@ -66,10 +101,12 @@ def history_rows(h: dict[str, Any] | None) -> list[Row]:
             rows.append(("Moved", [("text", _plain(move))]))
     if h.get("retired"):
         rows.append(("Removed in", when(h.get("removed_in"))))
+    others = others or {}
     if h.get("replaces"):
-        rows.append(("Replaces", _entries(h["replaces"] if isinstance(h["replaces"], list) else [h["replaces"]])))
+        rows.append(("Replaces", _replaces(h["replaces"] if isinstance(h["replaces"], list) else [h["replaces"]], record, others)))
     if h.get("replaced_by"):
-        rows.append(("Replaced by", [("entry", str(h["replaced_by"]))]))
+        new = others.get(str(h["replaced_by"]))
+        rows.append(("Replaced by", [("entry", str(h["replaced_by"])), ("text", ": "), *_how(record, new, new)]))
     for key, value in h.items():
         if key not in _KNOWN and value not in (None, False, [], {}, ""):
             rows.append((key.replace("_", " ").capitalize(), [("text", _plain(value))]))
@@ -77,5 +114,13 @@ def history_rows(h: dict[str, Any] | None) -> list[Row]:
 
 
 def history_note(h: dict[str, Any] | None) -> str:
-    """The human-readable note of a retired entry ("removed in v0.31.0"), or nothing."""
-    return str((h or {}).get("retired_note") or "")
+    """The human-readable note of a retired entry when it says more than its "Removed in" row
+    ("removed after v2.0, by 4ba787ec9a1b"), else nothing: the default note, "removed in v0.31.0",
+    is that row again."""
+    h = h or {}
+    note = str(h.get("retired_note") or "")
+    removed = h.get("removed_in")
+    if isinstance(removed, dict) and note.strip() in {f"removed in {removed.get('version') or ''}",
+                                                      f"removed in {str(removed.get('commit') or '')[:12]}"}:
+        return ""
+    return note

@@ -17,7 +17,7 @@ from typing import Any
 from crawler.base.sink import styled
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
-from crawler.consume.history_page import history_note, history_rows
+from crawler.consume.history_page import Others, history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines, message_text, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
@@ -72,8 +72,8 @@ class Page:
             self.line(("gutter", f"  {n:>{width}} | "), (style, text))
 
 
-def _history(page: Page, history: dict[str, Any] | None) -> None:
-    rows = history_rows(history)
+def _history(page: Page, history: dict[str, Any] | None, record: dict[str, Any], others: Others | None) -> None:
+    rows = history_rows(history, record, others)
     if not rows:
         return
     page.section(HISTORY)
@@ -158,8 +158,9 @@ def _explanation(page: Page, ex: dict[str, Any]) -> None:
     _evidence(page, ex.get("evidence"))
 
 
-def layout(data: dict[str, Any]) -> list[Line]:
-    """The page of one record, given as its JSON data (``Record.model_dump(mode="json")``)."""
+def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
+    """The page of one record, given as its JSON data (``Record.model_dump(mode="json")``);
+    ``others``: the records its history names that the caller could read (see ``history_page``)."""
     page = Page()
     title = data["title"]
     page.line(("title", title))
@@ -204,7 +205,7 @@ def layout(data: dict[str, Any]) -> list[Line]:
 
     _explanation(page, data.get("explanation") or {})
     _meaning(page, data.get("meaning") or {}, trigger_label(data))
-    _history(page, data.get("history"))
+    _history(page, data.get("history"), data, others)
     related = data.get("related") or []
     if related:
         page.section("Related errors")
@@ -222,6 +223,6 @@ def layout(data: dict[str, Any]) -> list[Line]:
     return page.lines
 
 
-def render_text(data: dict[str, Any], color: bool = False) -> str:
+def render_text(data: dict[str, Any], color: bool = False, others: Others | None = None) -> str:
     """The page as text for a terminal: every dataset string inert, coloured when ``color``."""
-    return styled(layout(data), STYLES if color else None)
+    return styled(layout(data, others), STYLES if color else None)

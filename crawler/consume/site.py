@@ -38,7 +38,7 @@ from crawler.base.errors import UsageError
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
-from crawler.consume.history_page import history_note, history_rows
+from crawler.consume.history_page import Others, history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, message_text, split_code, swallowed
 from crawler.consume.meaning_page import rows as meaning_rows
@@ -914,9 +914,9 @@ ACCEPTED_TEXT = "yes, reviewed by a person"
 STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
 
 
-def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
+def _history_html(r: dict[str, Any], titles: dict[str, str], others: Others | None = None) -> str:
     """The history section (absent before a history or sync run covered the entry)."""
-    rows = history_rows(r.get("history"))
+    rows = history_rows(r.get("history"), r, others)
     if not rows:
         return ""
 
@@ -932,14 +932,20 @@ def _history_html(r: dict[str, Any], titles: dict[str, str]) -> str:
         f"<dt>{esc(label)}</dt><dd>{''.join(piece(k, t) for k, t in pieces)}</dd>" for label, pieces in rows) + "</dl>")
 
 
-def _history_markdown(r: dict[str, Any]) -> list[str]:
-    rows = history_rows(r.get("history"))
+def _history_markdown(r: dict[str, Any], titles: dict[str, str], others: Others | None = None) -> list[str]:
+    rows = history_rows(r.get("history"), r, others)
     if not rows:
         return []
     note = history_note(r.get("history"))
     lines = [f"## {HISTORY}", ""] + ([md_text(note), ""] if note else [])
+
+    def piece(kind: str, text: str) -> str:
+        if kind == "entry":  # linked as the HTML page links it, when the site has its page
+            return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
+        return md_inline(text) if kind == "code" else " → " if kind == "arrow" else md_text(text)
+
     for label, pieces in rows:
-        text = "".join(md_inline(t) if k in ("code", "entry") else " → " if k == "arrow" else md_text(t) for k, t in pieces)
+        text = "".join(piece(k, t) for k, t in pieces)
         lines.append(f"- **{md_text(label)}:** {text}")
     return lines + [""]
 
@@ -992,7 +998,7 @@ def _reported_html(ex: dict[str, Any]) -> str:
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
 
-def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".") -> str:
+def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
     exc = r["exception"]
     loc = r["location"]
     ex = r.get("explanation") or {}
@@ -1016,7 +1022,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     )
     msg = r["message"]
     parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
-    parts.append(_history_html(r, titles))
+    parts.append(_history_html(r, titles, others))
     curated = _curated_html(ex)
     parts += curated[:1]  # what it means, before the code
     snippet = site["snippet"]
@@ -1069,7 +1075,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
 _FENCE = {"cpp": "cpp", "cuda": "cuda", "rust": "rust"}
 
 
-def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -> str:
+def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
     exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
     out = [f"# {md_text(r['title'])}", "",
            *([f"- **Exception:** {unknown_exception(r) or md_inline(exc['qualname'])}"]
@@ -1081,7 +1087,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".") -
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
            "", "## Message", "", md_code(message_text(r["message"])), ""]
-    out += _history_markdown(r)
+    out += _history_markdown(r, titles, others)
 
     def sec(title: str, body: str) -> None:
         if body:  # as on the HTML page, a section with nothing in it is left out
@@ -1164,6 +1170,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
     check_record_files(dataset)  # each page links to its record's file "as JSON": it must be that record
     titles = {r["id"]: r["title"] for r in records}
+    by_id = {r["id"]: r for r in records}  # a replacement's page says how the other record differs
     index = load_search_index(dataset) if fmt == "html" else None
     foreign = load_foreign(dataset) if fmt == "html" else []
     out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
@@ -1179,13 +1186,13 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
             yield SITE_MARK, SITE_MARK_TEXT
             if fmt == "markdown":
                 for r in records:
-                    yield f"errors/{r['id']}.md", entry_markdown(r, titles, base).encode()
+                    yield f"errors/{r['id']}.md", entry_markdown(r, titles, base, by_id).encode()
                     pages.advance()
                 yield "index.md", index_markdown(records, manifest, repo).encode()
             else:
                 assert index is not None
                 for r in records:
-                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles, base).encode()
+                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles, base, by_id).encode()
                     pages.advance()
                 yield "index.html", index_html(records, manifest, repo, changes).encode()
                 yield "style.css", (STYLE + _FORMATTER_CSS + "\n").encode()

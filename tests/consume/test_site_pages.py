@@ -134,8 +134,15 @@ def test_history_is_on_the_page(site):
     retired, successor = ordered[-1], ordered[0]
     page = _page(tmp, retired)
     section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
-    assert "First seen" in section and "<code>v0.10.0</code>" in section and "Removed in" in section
-    assert "removed in v0.11.0" in section and f'href="{successor["id"]}.html"' in section and "<dt>Replaced by</dt>" in section
+    assert "First seen" in section and "<code>v0.10.0</code>" in section
+    # Removed in v0.11.0 said once (the note "removed in v0.11.0" was that row again), and the
+    # replacement says how: here the same error raised as another exception.
+    assert re.findall(r"<dt>Removed in</dt><dd><code>v0\.11\.0</code>", section) and section.count("v0.11.0") == 1
+    assert "removed in" not in section
+    assert f'href="{successor["id"]}.html"' in section and "<dt>Replaced by</dt>" in section
+    how = (f"raised as <code>{successor['exception']['name']}</code> instead of <code>{retired['exception']['name']}</code>"
+           if successor["exception"]["name"] != retired["exception"]["name"] else "reworded, now <code>")
+    assert how in section, section
     assert f'href="{retired["id"]}.html"' in _page(tmp, successor)
 
 
@@ -249,6 +256,58 @@ def test_every_page_reads_the_history_the_same_way():
     assert "Moved: pkg/a.py -> pkg/<b>.py in v0.10.0 (bbbbbbbbbbbb)" in text and "Renamed by: <script>x</script>" in text
 
 
+@pytest.mark.parametrize("same_exception", [True, False])
+def test_every_page_says_once_when_an_entry_was_removed_and_how_it_was_replaced(same_exception):
+    """A retired entry's history read "removed in v0.11.0" twice (the note, then the row) and
+    "Replaced by: <id>" with no word of how. Now: the removal once, and the replacement as what
+    changed (the message reworded, shown as it reads now; or the exception), the successor
+    linked where the site has its page, each page escaping the successor's text its own way."""
+    from crawler.consume.page import render_text
+    from crawler.consume.site import entry_html, entry_markdown
+
+    old, new = (json.loads(json.dumps(r)) for r in cd.records()[:2])
+    new["message"]["text"] = "<b>x</b> is *far* too large"
+    if not same_exception:
+        new["exception"] = {**new["exception"], "name": "Key<Error>", "qualname": "Key<Error>"}
+    else:
+        new["exception"] = old["exception"]
+    when = {"version": "v0.11.0", "commit": "c" * 40}
+    old["history"] = {"first_seen": {"version": "v0.9.0", "commit": "a" * 40}, "last_seen": {"version": "v0.10.0", "commit": "b" * 40},
+                      "retired": True, "removed_in": when, "retired_note": "removed in v0.11.0", "replaced_by": new["id"]}
+    new["history"] = {"first_seen": when, "last_seen": None, "replaces": [old["id"]]}
+    others = {old["id"]: old, new["id"]: new}
+    titles = {new["id"]: "A <new> title"}
+
+    page = entry_html(old, "acme/widgets", titles, others=others)
+    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    md = entry_markdown(old, titles, others=others)
+    md = md[md.index("## History"):md.index("## Source")]
+    text = render_text(old, others=others)
+    text = text[text.index("History\n"):]
+    for shown in (section, md, text):
+        assert shown.count("v0.11.0") == 1 and "removed in" not in shown, shown
+    assert f'<dt>Replaced by</dt><dd><a href="{new["id"]}.html">A &lt;new&gt; title</a> <code>{new["id"]}</code>: ' in section
+    assert f"- **Replaced by:** [A &lt;new&gt; title]({new['id']}.md) `{new['id']}`: " in md
+    if same_exception:
+        assert "reworded, now <code>&lt;b&gt;x&lt;/b&gt; is *far* too large</code></dd>" in section
+        assert "reworded, now `<b>x</b> is *far* too large`" in md
+        assert f"Replaced by: {new['id']}: reworded, now <b>x</b> is *far* too large" in text
+    else:
+        assert f"raised as <code>Key&lt;Error&gt;</code> instead of <code>{old['exception']['name']}</code>" in section
+        assert f"raised as `Key<Error>` instead of `{old['exception']['name']}`" in md
+        assert f"raised as Key<Error> instead of {old['exception']['name']}" in text
+    # The successor's page says what it replaced, the same way.
+    successor = render_text(new, others=others)
+    assert (f"Replaces: {old['id']}: reworded, was {old['message']['text']}" if same_exception else
+            f"Replaces: {old['id']}: raised as Key<Error> instead of {old['exception']['name']}") in successor
+    # Without the other record (a page of one record alone), it says the two ways it could be.
+    alone = render_text(old)
+    assert f"Replaced by: {new['id']}: reworded or raised as another exception" in alone
+    # A note that says more than the row (a backfill's "removed after ..., by ...") is kept.
+    old["history"]["retired_note"] = "removed after v0.10.0, by cccccccccccc"
+    assert "removed after v0.10.0, by cccccccccccc" in render_text(old, others=others)
+
+
 def test_a_machine_draft_no_one_reviewed_is_never_filed_as_explained_by_a_person(tmp_path):
     from click.testing import CliRunner
 
@@ -295,3 +354,23 @@ def test_native_snippets_are_coloured_as_cpp_and_rust_not_python():
                   '<span class="cm">b */</span>', '<span class="k">return</span>', '<span class="hll"><span class="ln">18</span>'):
         assert piece in out, piece
     assert '<span class="ow">and</span>' not in out
+
+
+def test_errcat_show_reads_the_successor_to_say_how_an_entry_was_replaced(tmp_path):
+    """The terminal page of `errcat show` reads the records the history names from the same
+    dataset, as the site does; a successor's file that is not a valid record is left out."""
+    from click.testing import CliRunner
+
+    from crawler.cli.main import main
+
+    dataset, records = cd.write_rich(tmp_path)
+    retired, successor = records["_ordered"][-1], records["_ordered"][0]
+    shown = CliRunner().invoke(main, ["show", retired["id"], "--data", str(dataset), "--no-pager"])
+    assert shown.exit_code == 0, shown.output
+    how = (f"raised as {successor['exception']['name']} instead of {retired['exception']['name']}"
+           if successor["exception"]["name"] != retired["exception"]["name"] else f"reworded, now {successor['message']['text']}")
+    assert f"Replaced by: {successor['id']}: {how}" in shown.stdout
+    assert shown.stdout.count("v0.11.0") == 1 and "removed in" not in shown.stdout
+    (dataset / "errors" / f"{successor['id']}.json").write_text("{not json")
+    shown = CliRunner().invoke(main, ["show", retired["id"], "--data", str(dataset), "--no-pager"])
+    assert shown.exit_code == 0 and f"Replaced by: {successor['id']}: reworded or raised as another exception" in shown.stdout
