@@ -252,26 +252,9 @@ class Fold:
         came_ids = sorted(items.keys() - self._entries.keys())
         replaces: dict[str, list[str]] = {}
         replaced_by: dict[str, str] = {}
-        # diff.link pairs a gone and a come entry only when their keys share the kind and either
-        # the rest (another exception) or the exception (a reworded message): the others are
-        # never compared, so only these become models.
-        gone_keys = {self._entries[eid].key for eid in gone_ids}
-        rests = {(k[0], *k[2:]) for k in gone_keys}
-        heads = {k[:2] for k in gone_keys}
-        came_ids = [eid for eid in came_ids
-                    if (items[eid].key[0], *items[eid].key[2:]) in rests or items[eid].key[:2] in heads]
-        # and the same the other way: a gone entry that no come entry can pair with stays a dict
-        came_keys = {items[eid].key for eid in came_ids}
-        came_rests = {(k[0], *k[2:]) for k in came_keys}
-        came_heads = {k[:2] for k in came_keys}
-        pairable = [eid for eid in gone_ids
-                    if (self._entries[eid].key[0], *self._entries[eid].key[2:]) in came_rests or self._entries[eid].key[:2] in came_heads]
-        if pairable and came_ids:
-            gone = [Record.model_validate(self.record(eid)) for eid in pairable]
-            came = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
-            for _, old, new, _ratio in link(gone, came):
-                replaces.setdefault(new.id, []).append(old.id)
-                replaced_by[old.id] = new.id
+        for old_id, new_id in self._linked(gone_ids, {eid: items[eid].key for eid in came_ids}, record_of):
+            replaces.setdefault(new_id, []).append(old_id)
+            replaced_by[old_id] = new_id
         for eid in gone_ids:
             entry = self._entries[eid]
             h = entry.history or History(first_seen=None, last_seen=None)
@@ -302,6 +285,29 @@ class Fold:
             self._entries[eid] = _Entry(item.key, item.key_inputs, history, item.paths, packed)
 
 
+    def _linked(self, gone_ids: list[str], came: dict[str, tuple[str, ...]],
+                record_of: Callable[[str], RecordData]) -> list[tuple[str, str]]:
+        """(gone id, come id) of each gone entry ``diff.link`` pairs with a come one (``came``:
+        their keys by id, ``record_of`` a come id's record): the same error reworded or re-typed."""
+        # diff.link pairs a gone and a come entry only when their keys share the kind and either
+        # the rest (another exception) or the exception (a reworded message): the others are
+        # never compared, so only these become models.
+        gone_keys = {self._entries[eid].key for eid in gone_ids}
+        rests = {(k[0], *k[2:]) for k in gone_keys}
+        heads = {k[:2] for k in gone_keys}
+        came_ids = [eid for eid, key in came.items() if (key[0], *key[2:]) in rests or key[:2] in heads]
+        # and the same the other way: a gone entry that no come entry can pair with stays a dict
+        came_keys = {came[eid] for eid in came_ids}
+        came_rests = {(k[0], *k[2:]) for k in came_keys}
+        came_heads = {k[:2] for k in came_keys}
+        pairable = [eid for eid in gone_ids
+                    if (self._entries[eid].key[0], *self._entries[eid].key[2:]) in came_rests or self._entries[eid].key[:2] in came_heads]
+        if not (pairable and came_ids):
+            return []
+        gone = [Record.model_validate(self.record(eid)) for eid in pairable]
+        new = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
+        return [(old.id, succ.id) for _, old, succ, _ratio in link(gone, new)]
+
     def under(self, records: Iterable[RecordData], now: Lifetime) -> None:
         """Put a catalogue's records (live and retired, with their histories) over the fold, as
         the newest state: the catalogue at ``now``, a commit at or after the fold's last version
@@ -310,6 +316,8 @@ class Fold:
         gone before the catalogue began, so one still live in the fold is retired by ``now``."""
         last = self.steps[-1] if self.steps else None
         known: set[str] = set()
+        came: dict[str, RecordData] = {}  # live in the catalogue, never in the fold
+        entries: dict[str, _Entry] = {}
         for record in records:
             eid = record["id"]
             key = _record_key(record)
@@ -318,14 +326,30 @@ class Fold:
                 raise DataError(f"id collision: {eid} was {ours.key!r} and is now {key!r}; ids are never reused")
             history = record.get("history")
             theirs = History.model_validate(history) if history else History(first_seen=now, last_seen=None)
-            merged = _behind(ours.history if ours is not None else None, theirs)
-            self._entries[eid] = _Entry(key, _key_inputs(record), merged, _paths(record), _pack(record))
+            if ours is None and not theirs.retired:
+                came[eid] = record
+            entries[eid] = _Entry(key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs),
+                                  _paths(record), _pack(record))
             known.add(eid)
-        for eid, entry in self._entries.items():
-            if eid not in known and not entry.retired:
-                h = entry.history or History(first_seen=None, last_seen=None)
-                note = f"removed after {label(last)}, by {label(now)}" if last is not None else f"removed by {label(now)}"
-                entry.history = h.model_copy(update={"retired": True, "removed_in": now, "retired_note": note})
+        gone_ids = sorted(eid for eid, e in self._entries.items() if eid not in known and not e.retired)
+        # What the fold's last version had and the catalogue does not know: a successor among the
+        # catalogue's live entries no release had is linked as a history run links two versions.
+        pairs = dict(self._linked(gone_ids, {eid: entries[eid].key for eid in sorted(came)}, lambda eid: came[eid]))
+        for eid in gone_ids:
+            entry = self._entries[eid]
+            h = entry.history or History(first_seen=None, last_seen=None)
+            # Removed where its successor was first seen (as a history run records it); with none,
+            # somewhere after the fold's last version, by the catalogue's commit at the latest.
+            then = entries[pairs[eid]].history.first_seen if eid in pairs else None  # type: ignore[union-attr]
+            note = (f"removed in {label(then)}" if then is not None else
+                    f"removed after {label(last)}, by {label(now)}" if last is not None else f"removed by {label(now)}")
+            entry.history = h.model_copy(update={"retired": True, "removed_in": then or now, "retired_note": note,
+                                                 "replaced_by": pairs.get(eid)})
+        for old_id, new_id in pairs.items():
+            h = entries[new_id].history
+            assert h is not None  # every catalogue entry's history is set above
+            entries[new_id].history = h.model_copy(update={"replaces": sorted({*h.replaces, old_id})})
+        self._entries.update(entries)
         self._last = {}
 
 

@@ -315,10 +315,13 @@ def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixtu
     sync has nothing to do. Before, the fold wrote v2.0's catalogue over it."""
     repo = releases(fixture_repo)
     out = tmp_path / "output"
-    # Two daily syncs past v2.0 on the branch: one retires the reworded load error, adding its successor.
-    repo.commit({"pkg/b.py": "def b(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    # Two daily syncs past v2.0 on the branch: the first (the catalogue's first state) has the
+    # positive check reworded since v2.0 and the overflow check gone, the second retires the reworded load error, adding its successor.
+    here = V3.replace("strictly positive", "strictly positive here").replace('raise OverflowError("x is much too large")', "return 10")
+    assert here.count("return 10") == 1
+    repo.commit({"pkg/b.py": "def b(n):\n    raise KeyError(f'no gadget {n}')\n", "pkg/a.py": here})
     assert cli("sync", "--repo", repo.path, *ARGS, "--out", out).exit_code == 0
-    head = repo.commit({"pkg/a.py": V3.replace("no such widget file", "no widget file")})
+    head = repo.commit({"pkg/a.py": here.replace("no such widget file", "no widget file")})
     assert cli("sync", "--repo", repo.path, *ARGS, "--out", out).exit_code == 0
     catalogue = out / "acme" / "widgets"
     before = _live_and_retired(catalogue)
@@ -345,6 +348,14 @@ def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixtu
     reworded = [r for r in after.values() if r["message"]["text"].startswith("no such widget file")]
     assert len(reworded) == 1 and reworded[0]["history"]["first_seen"]["version"] == "v2.0"
     assert reworded[0]["history"]["retired"] and reworded[0]["history"]["removed_in"]["commit"] == head
+    # v2.0's wording the catalogue never knew: retired after v2.0, linked to the catalogue's new wording.
+    gone, successor = by_message["x must be strictly positive, got {x}"], by_message["x must be strictly positive here, got {x}"]
+    assert successor["history"]["first_seen"] == before[successor["id"]]["history"]["first_seen"]  # the catalogue's own
+    assert gone["history"]["retired"] and gone["history"]["removed_in"] == successor["history"]["first_seen"]
+    assert gone["history"]["replaced_by"] == successor["id"] and successor["history"]["replaces"] == [gone["id"]]
+    # One v2.0 had and the catalogue never knew, with no successor: removed after v2.0, by the catalogue's commit.
+    unpaired = by_message["x is much too large"]["history"]
+    assert unpaired["retired"] and unpaired["removed_in"]["commit"] == head and unpaired["retired_note"] == f"removed after v2.0, by {head[:12]}"
     assert "Folded behind the catalogue in place" in (tmp_path / "changelog.md").read_text()
     # Merged: the next sync finds the catalogue up to date, and re-lists nothing.
     shutil.rmtree(catalogue)
