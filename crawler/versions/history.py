@@ -340,15 +340,16 @@ class Fold:
             h = entry.history or History(first_seen=None, last_seen=None)
             # Removed where its successor was first seen (as a history run records it); with none,
             # somewhere after the fold's last version, by the catalogue's commit at the latest.
-            then = entries[pairs[eid]].history.first_seen if eid in pairs else None  # type: ignore[union-attr]
+            successor = entries[pairs[eid]].history if eid in pairs else None
+            then = successor.first_seen if successor is not None else None
             note = (f"removed in {label(then)}" if then is not None else
                     f"removed after {label(last)}, by {label(now)}" if last is not None else f"removed by {label(now)}")
             entry.history = h.model_copy(update={"retired": True, "removed_in": then or now, "retired_note": note,
                                                  "replaced_by": pairs.get(eid)})
         for old_id, new_id in pairs.items():
-            h = entries[new_id].history
-            assert h is not None  # every catalogue entry's history is set above
-            entries[new_id].history = h.model_copy(update={"replaces": sorted({*h.replaces, old_id})})
+            later = entries[new_id].history
+            assert later is not None  # every catalogue entry's history is set above
+            entries[new_id].history = later.model_copy(update={"replaces": sorted({*later.replaces, old_id})})
         self._entries.update(entries)
         self._last = {}
 
