@@ -53,8 +53,11 @@ def _exception(record: Mapping[str, Any] | None) -> str | None:
 
 
 def _message(record: Mapping[str, Any] | None) -> str | None:
+    """The other record's message as its own page shows it (``meaning_page.message_text``)."""
+    from crawler.consume.meaning_page import message_text
+
     message = (record or {}).get("message")
-    return str(message["text"]) if isinstance(message, dict) and isinstance(message.get("text"), str) else None
+    return message_text(message) if isinstance(message, dict) and isinstance(message.get("text"), str) else None
 
 
 def _how(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Mapping[str, Any] | None) -> list[Piece]:
@@ -65,6 +68,8 @@ def _how(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Ma
     if before != after:
         return [("text", "raised as "), ("code", after), ("text", " instead of "), ("code", before)]
     text = _message(shown)
+    if text and "\n" in text.strip("\n"):  # a row is one line: the message's first, the rest elided
+        text = text.strip("\n").split("\n", 1)[0] + " …"
     return [("text", "reworded")] + ([("text", ", now " if shown is new else ", was "), ("code", text)] if text else [])
 
 

@@ -300,6 +300,14 @@ def test_every_page_says_once_when_an_entry_was_removed_and_how_it_was_replaced(
     successor = render_text(new, others=others)
     assert (f"Replaces: {old['id']}: reworded, was {old['message']['text']}" if same_exception else
             f"Replaces: {old['id']}: raised as Key<Error> instead of {old['exception']['name']}") in successor
+    # A successor's message of several lines, with terminal escapes: one line on each page, inert.
+    new["message"]["text"] = "bad\x1b[2J\n<i>second line"
+    new["exception"] = old["exception"]
+    for shown in (render_text(old, others=others), entry_html(old, "acme/widgets", titles, others=others),
+                  entry_markdown(old, titles, others=others)):
+        row = shown[shown.index("Replaced by"):].split("\n", 1)[0]
+        assert "reworded, now" in row and row.endswith(("bad\\x1b[2J …", "bad\\x1b[2J …</code></dd></dl>", "bad\\x1b[2J …`")), row
+        assert "\x1b" not in shown and "second line" not in shown
     # Without the other record (a page of one record alone), it says the two ways it could be.
     alone = render_text(old)
     assert f"Replaced by: {new['id']}: reworded or raised as another exception" in alone
