@@ -115,20 +115,17 @@ class Resolver:
                 return self._returns(target, depth)
         return UNKNOWN
 
-    def narrowed(self, fn: Any, site: ast.AST, node: ast.expr) -> tuple:
+    def narrowed(self, tests: list[ast.expr], node: ast.expr) -> tuple:
         """The class an enclosing ``if isinstance(<node>, X):`` (or a conjunct of its test) holds
         the raised value to: ("class", "isinstance", written), DIFFER for a tuple of classes,
-        else UNKNOWN. ``Exception``/``BaseException`` say nothing."""
-        if fn is None:
-            return UNKNOWN
+        else UNKNOWN; the innermost such ``if`` decides. ``tests``: the tests of the enclosing ``if`` statements whose
+        body the raise is in, outermost first (the visitor keeps them as it walks). ``Exception``/
+        ``BaseException`` say nothing."""
         text = self.seg(node)
         found: tuple = UNKNOWN
-        stmt: Any
-        for stmt in ast.walk(fn):
-            if type(stmt) is not ast.If or not any(n is site for b in stmt.body for n in ast.walk(b)):
-                continue
-            tests = stmt.test.values if type(stmt.test) is ast.BoolOp and type(stmt.test.op) is ast.And else [stmt.test]
-            for test in tests:
+        for test_ in tests:
+            conjuncts = test_.values if type(test_) is ast.BoolOp and type(test_.op) is ast.And else [test_]
+            for test in conjuncts:
                 if type(test) is ast.Call and last_name(test.func) == "isinstance" and len(test.args) == 2 and self.seg(test.args[0]) == text:
                     kinds = test.args[1].elts if type(test.args[1]) is ast.Tuple else [test.args[1]]
                     named = [k for k in kinds if type(k) in (ast.Name, ast.Attribute) and is_class_name(last_name(k))]

@@ -321,6 +321,7 @@ class _Extractor:
         # set by ``run`` before any walk; ``_release`` unsets them
         self.module_frame: _Frame
         self.guards: list[str] = []
+        self.if_tests: list[ast.expr] = []  # the tests of the ``if``\s whose body the walk is in (``raised.narrowed``)
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
         self.frame: _Frame
@@ -453,14 +454,14 @@ class _Extractor:
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
         handlers (those of the enclosing code do not lead into a nested definition)."""
         parent = self.frame
-        saved = self.guards, self.loops, self.handler_texts
-        self.guards, self.loops, self.handler_texts = [], [], []
+        saved = self.guards, self.if_tests, self.loops, self.handler_texts
+        self.guards, self.if_tests, self.loops, self.handler_texts = [], [], [], []
         self.frame = frame
         try:
             self._stmts(body)
         finally:
             self.frame = parent
-            self.guards, self.loops, self.handler_texts = saved
+            self.guards, self.if_tests, self.loops, self.handler_texts = saved
 
     def _class(self, node) -> None:
         parent = self.frame
@@ -480,7 +481,9 @@ class _Extractor:
     def _if(self, node) -> None:
         test = self.seg(node.test)
         self.guards.append(test)
+        self.if_tests.append(node.test)
         body_env = self._block(node.body)
+        self.if_tests.pop()
         self.guards.pop()
         envs = [body_env]
         if node.orelse:
@@ -872,7 +875,7 @@ class _Extractor:
             resolver, fn = self._raised(), self._function_node_here()
             got = resolver.instance(exc, fn)
             if got[0] != "class":
-                narrowed = resolver.narrowed(fn, node, exc)
+                narrowed = resolver.narrowed(self.if_tests, exc)
                 got = narrowed if narrowed[0] == "class" else got
             if got is raised.DIFFER:  # made here, of one class or another: an entry claiming none
                 written, template, unknown = self.seg(exc), none_template(), True
