@@ -78,6 +78,12 @@ class CrawlOptions:
     #: With ``in_memory``: a release the cache holds comes back as its lines, unparsed
     #: (``CrawlResult.kept``), for a fold that needs no record as an object.
     as_lines: bool = False
+    #: With ``in_memory`` and the cache: keep the records in the release cache (``publish.release_cache``),
+    #: for a later history of the same release; ``errcat sync``'s commit is crawled once, and not kept.
+    keep_release: bool = True
+    #: Without ``in_memory``: also hand back the records as written (``CrawlResult.records``), for
+    #: a caller that folds them (``errcat sync`` over the output limit) rather than read them back.
+    hand_back: bool = False
 
 
 @dataclass
@@ -86,7 +92,8 @@ class CrawlResult:
     manifest: Manifest
     seconds: float
     unchanged: bool = False
-    records: list[RecordData] | None = None  # with ``in_memory``: the records (the manifest's content_digest is "")
+    #: With ``in_memory``: the records (the manifest's content_digest is ""); with ``hand_back``, those written.
+    records: list[RecordData] | None = None
     #: Of ``CrawlOptions.vouch``, each commit the crawled repository has as an ancestor of (or as)
     #: the crawled commit, with its committer date (see ``publish.pins``).
     vouched: dict[str, str] = field(default_factory=dict)
@@ -452,7 +459,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
                               limits, digest, include, exclude, tests or [], meaning, joins)
         records = assembled.records
         if options.in_memory:
-            if options.use_cache and assembled.manifest.input_digest == digest:  # not a provisional one
+            if options.use_cache and options.keep_release and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
         records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
@@ -490,7 +497,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     _report_curated(records, curated, assembled.merged, progress)
     written = reuse.digests.get("search.json")
     return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started,
-                       search=(written, searched[0]) if options.use_cache and written is not None and searched else None)
+                       search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
+                       records=records if options.hand_back else None)
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:

@@ -67,6 +67,12 @@ def dumps_record(data: Any) -> bytes:
     return b"{\n" + b",\n".join(fields) + b"\n}\n"
 
 
+def record_field(key: str, value: Any) -> bytes:
+    """One top-level field of a record file as :func:`dumps_record` writes it (any but ``sites``),
+    from the newline before it: a file without these bytes is not the file of that record."""
+    return b"\n" + _field(key) + orjson.dumps(_plain(value), option=orjson.OPT_SORT_KEYS)
+
+
 @functools.lru_cache(maxsize=256)
 def _field(key: str) -> bytes:
     """A record file's field line up to its value (records have a few dozen field names)."""

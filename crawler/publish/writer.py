@@ -345,6 +345,10 @@ class Reuse(NamedTuple):
     #: By id, the SHA-256 of ``kept``'s bytes where the caller hashed them already (a history's
     #: completed record files, ``history_reuse.vouched``): not hashed a second time.
     kept_digests: Mapping[str, bytes] = {}
+    #: The SHA-256 (``jsonl.line_digest``) of errors.jsonl lines found valid against this record
+    #: schema as they were read (``dataset.iter_record_data``: a sync's dataset in place): a record
+    #: whose line is one of them is that very JSON, and is not validated again.
+    valid_lines: frozenset[bytes] = frozenset()
 
 
 class _Rendered(NamedTuple):
@@ -369,8 +373,8 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     file's, which ``pins`` found equal to this serialization, and when its file is linked and the
     memo vouched for it, its digest stands for them. No record, kept or made, is validated again
     when this errcat has validated those very bytes against this record schema before (their
-    digest is in ``reuse.validated``): validation is a function of the bytes and the schema
-    alone."""
+    digest is in ``reuse.validated``, or its line's in ``reuse.valid_lines``): validation is a
+    function of the bytes and the schema alone."""
     rid = record["id"]
     rel = f"errors/{rid}.json"
     data: bytes | None = None
@@ -388,13 +392,13 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
         elif reuse is not None:
             digest = reuse.kept_digests.get(rid)
         digest, size = digest or hashlib.sha256(data).digest(), len(data)
-    if reuse is not None and reuse.validated and digest in reuse.validated:
-        found: list[Problem] = []
-    else:
-        found = check("record", record, rel, engine="fast")
     if made is None:
         line = _dumps(dumps_line, record, rel)
         made = line, jsonl.line_digest(line)
+    if reuse is not None and ((reuse.validated and digest in reuse.validated) or made[1] in reuse.valid_lines):
+        found: list[Problem] = []
+    else:
+        found = check("record", record, rel, engine="fast")
     line_size = len(made[0]) if made[0] is not None else reuse.line_sizes[rid] if reuse is not None else 0
     return _Rendered(rel, data, digest, size, made[0], made[1], found, line_size)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from crawler.extract.ids import entry_key, normalize_template
 from crawler.model.diff import (
@@ -32,6 +32,7 @@ from crawler.model.diff import (
     SiteRef,
 )
 from crawler.model.records import Manifest, Record, Site
+from crawler.model.shapes import RecordData
 from crawler.source.wheel import release_of
 
 REWORD_RATIO = 0.6
@@ -289,5 +290,40 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
 
 def side_of(manifest: Manifest, records: list[Record]) -> Side:
     """The report's view of one dataset (a ``Manifest`` and its records)."""
+    return side_with(manifest, len(live(records)))
+
+
+def side_with(manifest: Manifest, entries: int) -> Side:
+    """:func:`side_of`, given the number of live entries."""
     return Side(repo=f"{manifest.repo.owner}/{manifest.repo.name}", commit=manifest.commit, ref=manifest.ref,
-                release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=len(live(records)))
+                release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=entries)
+
+
+def live_data(records: Iterable[RecordData]) -> list[RecordData]:
+    """:func:`live` of records as plain data."""
+    return [r for r in records if not (r.get("history") or {}).get("retired")]
+
+
+def _answered(record: RecordData) -> tuple[frozenset[tuple[str, int]], str, int | None]:
+    """What :func:`diff_records` compares of an id on both sides: where its sites are, what it
+    raises, the HTTP status it answers with. Equal on both sides: the id is unchanged."""
+    response = record.get("response")
+    return (frozenset((site["path"], site["line"]) for site in record["sites"]), record["exception"]["name"],
+            response.get("status_code") if response else None)
+
+
+def diff_data(old_records: Iterable[RecordData], new_records: Iterable[RecordData], *, old_side: Side, new_side: Side,
+              models: tuple[Callable[[RecordData], Record], Callable[[RecordData], Record]]) -> DiffReport:
+    """:func:`diff_records` of records as plain data (what ``sync`` reads and crawls): an id
+    whose sites, exception and status are the same on both sides is unchanged (``diff_records``
+    finds no move, no site added or removed, no answer changed), and only the rest become models
+    (``models``: of each side, which validate them), so a sync of one changed file builds a few records, not
+    two catalogues of them. The report is the one ``diff_records`` makes of the same records."""
+    old = {r["id"]: r for r in live_data(old_records)}
+    new = {r["id"]: r for r in live_data(new_records)}
+    same = {eid for eid in old.keys() & new.keys() if _answered(old[eid]) == _answered(new[eid])}
+    old_model, new_model = models
+    report = diff_records([old_model(r) for eid, r in old.items() if eid not in same],
+                          [new_model(r) for eid, r in new.items() if eid not in same], old_side=old_side, new_side=new_side)
+    report.counts.unchanged += len(same)
+    return report

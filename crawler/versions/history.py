@@ -441,7 +441,8 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
 
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
                  vouched: dict[str, str] | None = None, memo: RowMemo | None = None,
-                 reuse: Reuse | None = None, bare: list[bytes] | None = None, write: Write | None = None) -> dict[str, bytes]:
+                 reuse: Reuse | None = None, bare: list[bytes] | None = None, write: Write | None = None,
+                 omit: bool = True) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -462,13 +463,15 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     its file with no history (valid too, for ``history_reuse.finish`` to remember). ``write``:
     takes the files as they are rendered (``writer.write_dataset``'s way of writing them) and
     returns them all; without it they are rendered into memory first (see :func:`_streamed`).
+    ``omit`` False: a file over ``max_output_bytes`` raises ``OverLimit`` (nothing written)
+    instead of entries being left out.
     """
     records = [_written(r) for r in fold.records()]
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
     try:
-        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write)
+        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit)
     finally:
         if packing is not None:
             packing.close()
@@ -476,7 +479,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
 
 def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], packing: _Packing | None,
                   previous: dict[str, PreviousRecord] | None, vouched: dict[str, str] | None, memo: RowMemo | None,
-                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None) -> dict[str, bytes]:
+                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None, omit: bool = True) -> dict[str, bytes]:
     """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
@@ -500,6 +503,8 @@ def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], pac
         completed -= pinned.kept.keys()
         records = pinned.records
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
+    if previous:  # the lines of the records kept, made by ``pin`` to compare them: not made again
+        reuse = reuse._replace(lines={**reuse.lines, **pinned.lines}, line_sizes={**reuse.line_sizes, **pinned.sizes})
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
         # Each completed file hashed once: the writer takes these digests rather than hash the same bytes again.
@@ -522,6 +527,8 @@ def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], pac
                 bare += [bare_digests.get(r["id"]) or hashlib.sha256(record_file(r)).digest() for r in records]
             return files
         except OverLimit as over:
+            if not omit:
+                raise
             drop = _to_omit(over, records)
             if not drop:
                 raise OutputError(f"{over} (max_output_bytes), and leaving out entries cannot make it smaller; "

@@ -16,7 +16,7 @@ from pathlib import Path
 from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import UsageError
 from crawler.base.progress import Progress
-from crawler.crawl import CrawlOptions, crawl
+from crawler.crawl import CrawlOptions, CrawlResult, crawl
 from crawler.model.diff import DiffReport, Side
 from crawler.publish import record_memo
 from crawler.publish.dataset import Dataset, named, open_dataset
@@ -88,6 +88,27 @@ def crawl_vouching(source: SourceOptions, ref: str | None, scratch: Path, progre
     if options.use_cache:  # no run writes into this scratch directory again
         record_memo.forget(options.cache_dir or default_cache_dir(), result.target)
     return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}"), result.vouched
+
+
+def crawl_data(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
+               vouch: list[str] | None = None, in_memory: bool = True) -> CrawlResult:
+    """One ref's records as plain data (``CrawlResult.records``), its manifest and, of the commits
+    in ``vouch``, those it descends from (``CrawlResult.vouched``), with nothing read back:
+    crawled in memory (nothing written, and no file held to ``max_output_bytes``: the caller's
+    writer does that), or with ``in_memory`` False written into a fresh directory under
+    ``scratch`` as a crawl writes a dataset (the entries of source files left out to keep within
+    ``max_output_bytes``) and handed back as the writer had them. A release the cache holds is
+    taken from there; the crawled one is not added to it."""
+    out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))  # the crawl's lock lives there
+    options = source.crawl_options(ref, out, in_memory=in_memory)
+    options.vouch = list(vouch or [])
+    options.hand_back = not in_memory
+    options.keep_release = False  # a sync's commit is crawled once (the cache's releases are a history's)
+    result = crawl(options, progress=progress)
+    if not in_memory and options.use_cache:  # no run writes into this scratch directory again
+        record_memo.forget(options.cache_dir or default_cache_dir(), result.target)
+    assert result.records is not None  # in memory, or handed back
+    return result
 
 
 def load_dataset(path: Path, name: str | None = None, progress: Progress = _quiet) -> Dataset:

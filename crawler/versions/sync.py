@@ -8,6 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
@@ -17,22 +21,19 @@ from crawler.base.progress import Progress
 from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
-from crawler.model.diff import DiffReport
-from crawler.model.records import COMMIT_RE, Lifetime, Manifest, Record, RepoRef
-from crawler.model.shapes import record_data
-from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previous_records
-from crawler.publish.writer import MANIFEST, write_dataset
+from crawler.model.diff import DiffReport, Side
+from crawler.model.records import COMMIT_RE, Explanation, History, Lifetime, Manifest, Record, RepoRef
+from crawler.model.shapes import RecordData
+from crawler.publish.dataset import PreviousRecord, previous_records, record_model
+from crawler.publish.writer import MANIFEST, OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
-from crawler.versions.diff import diff_records, live
+from crawler.versions.diff import diff_data, live_data, side_with
 from crawler.versions.history import Fold, render_state, seed, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
     _quiet,
-    _side,
-    crawl_ref,
-    crawl_vouching,
-    diff_datasets,
+    crawl_data,
 )
 from crawler.versions.tags import resolve
 
@@ -201,24 +202,40 @@ def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
 def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None,
                 previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
                 memo: RowMemo | None = None, cache_dir: Path | None = None) -> Path:
-    """Render and write the fold's dataset; with ``cache_dir`` (see ``history_reuse``), what was
-    validated and compressed before is taken as it is, and a dataset in place with exactly these
-    bytes is left alone."""
+    """Render and write the fold's dataset (see :func:`_render_write`)."""
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
-    reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    bare: list[bytes] = []
+    _render_write(fold, newest, target, progress, "history: ", spare_root, previous, vouched, memo, cache_dir)
+    return target
+
+
+def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress, said: str, spare_root: Path | None = None,
+                  previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
+                  memo: RowMemo | None = None, cache_dir: Path | None = None, omit: bool = True,
+                  remember_bare: bool = True, valid: frozenset[bytes] = frozenset()) -> bool:
+    """Render the fold's dataset into ``target`` and say whether anything was written; with
+    ``cache_dir`` (see ``history_reuse``), what was validated and compressed before is taken as
+    it is. A dataset in place with exactly these bytes is left alone. ``omit``: see
+    ``render_state`` (False: OverLimit, and nothing written). ``said``: what progress lines begin with. ``remember_bare``: have the cache remember the
+    digest of every record file with no history too (``render_state``'s ``bare``), which only a
+    history of the same releases finds again: a sync of a new commit has none to find. ``valid``:
+    lines of records found valid as they were read (``writer.Reuse.valid_lines``)."""
+    reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
+    if valid:
+        reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
+    bare: list[bytes] | None = [] if remember_bare else None
     if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
-        progress(f"history: writing {target}")
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare,
+        progress(f"{said}writing {target}")
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit,
                              write=lambda items: _write_collected(target, items, spare_root))
+        written = True
     else:
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare)
-        _write_unless_in_place(target, files, progress, spare_root, previous, cache_dir is not None)
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit)
+        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None)
     fold.rendered()
     if cache_dir is not None and reuse is not None:
-        history_reuse.finish(cache_dir, newest.repo, reuse, files, bare)
-    return target
+        history_reuse.finish(cache_dir, newest.repo, reuse, files, bare or ())
+    return written
 
 
 def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None) -> dict[str, bytes]:
@@ -234,18 +251,20 @@ def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_roo
     return files
 
 
-def _write_unless_in_place(target: Path, files: dict[str, bytes], progress: Progress, spare_root: Path | None,
-                           previous: dict[str, PreviousRecord] | None, link: bool) -> None:
-    """Write ``files`` over the dataset in place, unless it holds exactly them already."""
+def _write_unless_in_place(target: Path, files: dict[str, bytes], progress: Progress, said: str, spare_root: Path | None,
+                           previous: dict[str, PreviousRecord] | None, link: bool) -> bool:
+    """Write ``files`` over the dataset in place, unless it holds exactly them already; whether written."""
     if history_reuse.in_place(target, files):
-        progress(f"history: {target} holds this history already")
+        progress(f"{said}{target} holds these files already")
+        return False
     else:
-        progress(f"history: writing {target}")
+        progress(f"{said}writing {target}")
         # the record files in place that hold these very bytes are linked, not written again
         # (with the cache: --no-cache writes fresh files, as a crawl's does)
         links = {rid: old.inode for rid, old in (previous or {}).items()
                  if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)} if link else None
         write_dataset(target, files, spare_root=spare_root, links=links)
+        return True
 
 
 def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:
@@ -276,10 +295,59 @@ class SyncResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _tree(directory: Path) -> dict[str, bytes]:
-    if not directory.is_dir():
-        return {}
-    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+@dataclass
+class _Side:
+    """One side of a sync: a manifest and its records as plain data (the catalogue in place as
+    read, or a crawl's records), and ``where`` a record the diff makes a model of comes from."""
+
+    manifest: Manifest
+    records: list[RecordData]
+    where: str
+    #: Of the catalogue in place: the digests of its lines found valid as read (``writer.Reuse.valid_lines``).
+    valid: frozenset[bytes] = frozenset()
+
+    def side(self) -> Side:
+        return side_with(self.manifest, len(live_data(self.records)))
+
+    def model(self, record: RecordData) -> Record:
+        return record_model(record, f"{self.where}: record {record['id']}")
+
+
+def _read_in_place(target: Path, progress: Progress) -> _Side:
+    """The catalogue in place, read once: its manifest, and its records as plain data, each
+    checked against the record schema and held to the manifest's repository as it is read
+    (``iter_record_data``): a damaged one is a DataError naming its line. Their histories are as
+    the model reads them (its defaults filled in), each distinct one validated once."""
+    from crawler.base.progress import task
+    from crawler.publish.dataset import RECORDS, iter_record_data, load_manifest, named
+
+    manifest = load_manifest(target)
+    where = named(target / RECORDS)
+    histories: dict[bytes, Any] = {}
+    records = []
+    valid: set[bytes] = set()
+    with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
+        for record in iter_record_data(target, manifest, valid):
+            history = record.get("history")
+            if history is not None:
+                record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
+            records.append(record)
+            if len(records) % 512 == 0:  # a call a record was a tenth of the read
+                reading.advance(512)
+        reading.advance(len(records) % 512)
+    return _Side(manifest, records, where, frozenset(valid))
+
+
+def _history_data(history: Any, made: dict[bytes, Any], where: str) -> Any:
+    """A record's history as the model dumps it; ``made``: those done already, by their JSON."""
+    key = orjson.dumps(history)
+    done = made.get(key)
+    if done is None:
+        try:
+            done = made[key] = History.model_validate_json(key, strict=True).model_dump(mode="json")
+        except ValidationError as exc:
+            raise DataError(f"{where}: not a valid record: history: {exc.errors()[0]['msg']}") from None
+    return done
 
 
 def _initial_changelog(manifest: Manifest, entries: int) -> str:
@@ -292,7 +360,24 @@ def _initial_changelog(manifest: Manifest, entries: int) -> str:
     )
 
 
-def _why_changed(before: Manifest, after: Manifest, old_records: list[Record], new_records: list[Record]) -> str:
+def _explained(record: RecordData) -> tuple[Any, Any]:
+    """A record's explanation and its status, as plain data (the model's defaults when absent)."""
+    return record.get("explanation_status", "absent"), record.get("explanation")
+
+
+def _same_explanation(a: RecordData, b: RecordData) -> bool:
+    """Whether two records' explanations are equal as the model has them: the same JSON is, and
+    JSON that differs only in what the model fills in or reads alike is compared as models."""
+    if orjson.dumps(_explained(a), option=orjson.OPT_SORT_KEYS) == orjson.dumps(_explained(b), option=orjson.OPT_SORT_KEYS):
+        return True
+    (status_a, expl_a), (status_b, expl_b) = _explained(a), _explained(b)
+    try:
+        return status_a == status_b and Explanation.model_validate(expl_a or {}) == Explanation.model_validate(expl_b or {})
+    except ValidationError:
+        return False
+
+
+def _why_changed(before: Manifest, after: Manifest, old_records: list[RecordData], new_records: list[RecordData]) -> str:
     """What a changelog of no changed error says changed instead: each reason the catalogue is
     not the one in place, in words (a pull request of three files and "No changes." asks why)."""
     from crawler.base.sink import md_code
@@ -306,8 +391,8 @@ def _why_changed(before: Manifest, after: Manifest, old_records: list[Record], n
                        f"catalogue in place was made by errcat {md_code(before.errcat_version)} "
                        f"(extractor {md_code(before.extractor_version)}).")
     if before.curated_digest != after.curated_digest:
-        was = {r.id: (r.explanation_status, r.explanation) for r in old_records}
-        ids = sorted(r.id for r in new_records if was.get(r.id) != (r.explanation_status, r.explanation))
+        was = {r["id"]: r for r in old_records}
+        ids = sorted(r["id"] for r in new_records if (old := was.get(r["id"])) is None or not _same_explanation(old, r))
         shown = ", ".join(md_code(i) for i in ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
         reasons.append(f"The curated files changed, and with them the explanation of {len(ids)} entr{'y' if len(ids) == 1 else 'ies'}: "
                        f"{shown}." if ids else "The curated files changed; no entry's explanation did.")
@@ -318,7 +403,23 @@ def _why_changed(before: Manifest, after: Manifest, old_records: list[Record], n
 
 def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag: bool = False,
          tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = _quiet) -> SyncResult:
-    """Bring the catalogue under ``out`` to the upstream's head (or newest release tag)."""
+    """Bring the catalogue under ``out`` to the upstream's head (or newest release tag).
+
+    Each piece of work is done once: the catalogue in place is read once, as plain data checked
+    against the record schema (a record becomes a model only where the diff needs one: an id
+    added, removed, or whose sites or answer changed); the new commit is crawled in memory, its
+    records handed over rather than written to a scratch directory and read back; the dataset is
+    rendered as ``history`` renders its own (what the cache validated and compressed before is
+    taken as it is), and compared with the one in place by its manifest, which names the digest
+    of every other file. When the rendered dataset would be over ``max_output_bytes``, the crawl
+    is done again as ``errcat crawl`` writes one (leaving out source files to keep within the
+    limit) and the dataset rendered from that, as before."""
+    with _no_cycle_collection():
+        return _sync(source, out, ref, latest_tag, tag_pattern, progress)
+
+
+def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, tag_pattern: str,
+          progress: Progress) -> SyncResult:
     from crawler.crawl import planned_digest
     from crawler.source.config import identify, load_config
     from crawler.versions.formats import markdown
@@ -326,9 +427,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     want, commit = resolve(source, ref, latest_tag, tag_pattern)
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
-    old: Dataset | None = None
-    if (target / "manifest.json").is_file():
-        old = open_dataset(target, progress)
+    old = _read_in_place(target, progress) if (target / MANIFEST).is_file() else None
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 
@@ -340,14 +439,17 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         # the same commit is not enough: a curated file merged since, or a changed limit or
         # upstream setting, makes another catalogue of it
         progress(f"up to date at {commit[:12]}")
-        unchanged = diff_records(old.records, old.records, old_side=_side(old), new_side=_side(old))
+        side = old.side()
+        unchanged = diff_data(old.records, old.records, old_side=side, new_side=side, models=(old.model, old.model))
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
     previous = _previous(source, out)
+    vouch = _pinned_at(previous)
+    cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
-        new, vouched = crawl_vouching(source, want, tmp, progress, vouch=_pinned_at(previous))
+        crawled = crawl_data(source, want, tmp, progress, vouch)
         if source.use_cache:  # the scheduled sync keeps its cache across errcat upgrades
             from crawler.extract.cache import ResultCache
             from crawler.extract.runner import cache_version
@@ -356,29 +458,39 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                 dropped = cache.prune(cache_version())
             if dropped:
                 progress(f"dropped {dropped} cached result(s) of other errcat versions")
-        if old is None:
-            fold = Fold()
-            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit)
-            report = None
-        else:
-            base = Dataset(old.path, old.manifest, live(old.records))
-            if not same_tools(old.manifest):
-                # The stored records came from another errcat: diff against the old commit crawled
-                # by this one, so the changelog shows upstream's changes, not the tool's.
-                try:
-                    progress(f"re-crawling the previous commit {old.manifest.commit[:12]} with this errcat")
-                    base = crawl_ref(source, old.manifest.commit, tmp, progress)
-                except SourceError as exc:
-                    notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
-            fold = seed((record_data(r) for r in old.records), old.manifest)
-            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit)
-            report = diff_datasets(base, new)
-    progress(f"validating {len(fold):,} records")
-    files = render_state(fold, new.manifest, previous, vouched, _row_memo(source, new.manifest))
-    changed = _tree(target) != files
-    if changed:
-        progress(f"writing {target}")
-        write_dataset(target, files)
+        base = old
+        if old is not None and not same_tools(old.manifest):
+            # The stored records came from another errcat: diff against the old commit crawled
+            # by this one, so the changelog shows upstream's changes, not the tool's.
+            try:
+                progress(f"re-crawling the previous commit {old.manifest.commit[:12]} with this errcat")
+                again = crawl_data(source, old.manifest.commit, tmp, progress, in_memory=False)
+                base = _Side(again.manifest, again.records or [], f"the records of {old.manifest.commit}")
+            except SourceError as exc:
+                notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
+        in_memory = True
+        while True:
+            new = _Side(crawled.manifest, crawled.records or [], f"the records of {want or 'HEAD'}")
+            report = None if base is None else _diff(base, new)
+            fold = Fold() if old is None else seed(old.records, old.manifest)
+            fold.add(new.records, version_of(want), new.manifest.commit, last=True, kept=crawled.kept)
+            progress(f"validating {len(fold):,} records")
+            try:
+                # no spare directory (a sync's dataset is replaced in place, as before), no bare digests
+                changed = _render_write(fold, new.manifest, target, progress, "", None, previous, crawled.vouched,
+                                        _row_memo(source, new.manifest), cache_dir, omit=not in_memory, remember_bare=False,
+                                        valid=old.valid if old is not None else frozenset())
+                break
+            except OverLimit as over:
+                if not in_memory:
+                    raise
+                # a crawl in memory holds no file to the limit: crawl again as ``errcat crawl``
+                # writes a dataset, leaving out source files, and render that (some retired
+                # entries may still be left out then, as ``history`` does)
+                progress(f"{over}: crawling {want or 'HEAD'} again as a crawl writes it, within max_output_bytes")
+                fold.rendered()
+                in_memory = False
+                crawled = crawl_data(source, want, tmp, progress, vouch, in_memory=False)
     if report is None:
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
@@ -387,6 +499,15 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
+
+
+def _diff(old: _Side, new: _Side) -> DiffReport:
+    if (old.manifest.repo.owner, old.manifest.repo.name) != (new.manifest.repo.owner, new.manifest.repo.name):
+        raise UsageError(
+            f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} "
+            f"and {new.manifest.repo.owner}/{new.manifest.repo.name}"
+        )
+    return diff_data(old.records, new.records, old_side=old.side(), new_side=new.side(), models=(old.model, new.model))
 
 
 def check_output_commit(value: str) -> str:
