@@ -68,8 +68,10 @@ def _key_inputs(record: RecordData) -> bytes:
     """What ``entry_key`` reads of a record's primary site, as bytes: equal inputs, equal key, so a
     release's unchanged entries skip normalising their templates again (most of a fold's work)."""
     site = record["sites"][0]
+    # keys sorted: a record a crawl made and the same record read from a dataset hold the
+    # template's keys in another order (unsorted, no sync's new record matched its old self)
     return orjson.dumps([site["exception_qualname"], site["exception"], site["template"], site.get("kind"),
-                         site["module"], site["qualname"]])
+                         site["module"], site["qualname"]], option=orjson.OPT_SORT_KEYS)
 
 
 def _paths(record: RecordData) -> tuple[str, ...]:
