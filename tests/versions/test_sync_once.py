@@ -155,3 +155,23 @@ def test_key_inputs_do_not_depend_on_key_order():
     reordered = {**site, "template": dict(reversed(list(site["template"].items())))}
     assert orjson.dumps(site["template"]) != orjson.dumps(reordered["template"])
     assert history._key_inputs({"sites": [site]}) == history._key_inputs({"sites": [reordered]})
+
+
+def test_a_catalogue_another_errcat_made_is_diffed_against_its_commit_crawled_again(fixture_repo, cli, tmp_path):
+    """The stored records came from another errcat: the previous commit is crawled again by this
+    one (handed back, not read back), so the changelog shows upstream's change alone."""
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE})
+    out = tmp_path / "out"
+    assert sync(cli, fixture_repo, out).exit_code == 0
+    manifest = out / "acme" / "widgets" / "manifest.json"
+    document = json.loads(manifest.read_bytes())
+    document["extractor_version"] = "0"
+    manifest.write_text(json.dumps(document))
+    fixture_repo.commit({"pkg/a.py": CHECK_CODE.replace("far too large", "much too large")})
+    report = tmp_path / "diff.json"
+    result = sync(cli, fixture_repo, out, "--report", report)
+    assert result.exit_code == 0, result.output
+    assert "re-crawling the previous commit" in result.stderr
+    diff = json.loads(report.read_text())
+    assert [c["kind"] for c in diff["changes"]] == ["reworded"] and diff["counts"]["unchanged"] == 1
+    assert cli("validate", out).exit_code == 0
