@@ -24,7 +24,7 @@ from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previ
 from crawler.publish.writer import MANIFEST, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_records, live
-from crawler.versions.history import Fold, render_state, seed, version_of
+from crawler.versions.history import Fold, render_state, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -85,9 +85,10 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             if result.records is None:
                 assert result.kept is not None
-                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit)
+                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit, skipped_paths(result.manifest))
             else:
-                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept)
+                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept,
+                         skipped=skipped_paths(result.manifest))
             newest = result.manifest
             del result
     assert newest is not None
@@ -154,11 +155,14 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
             progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
             files = check_release(d, manifest)  # another job's: held to its own manifest first
             lines = matching(iter_record_data(d, manifest), files, manifest.ref or "", d)
-            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit)
+            # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
+            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit,
+                     skipped=skipped_paths(manifest))
         if in_place is not None:
             where, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({where})")
-            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit))
+            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit),
+                       skipped_paths(newest))
         return _write_fold(fold, newest, out, progress), fold, labels
 
 
@@ -371,7 +375,9 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                 except SourceError as exc:
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
             fold = seed((record_data(r) for r in old.records), old.manifest)
-            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit)
+            # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
+            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit,
+                     skipped=skipped_paths(new.manifest))
             report = diff_datasets(base, new)
     progress(f"validating {len(fold):,} records")
     files = render_state(fold, new.manifest, previous, vouched, _row_memo(source, new.manifest))
