@@ -348,6 +348,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
+    unread = 0
     previous = _previous(source, out)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
@@ -378,6 +379,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
             # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
             fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit,
                      skipped=skipped_paths(new.manifest))
+            base, unread = _read_alike(base, new)
             report = diff_datasets(base, new)
     progress(f"validating {len(fold):,} records")
     files = render_state(fold, new.manifest, previous, vouched, _row_memo(source, new.manifest))
@@ -389,10 +391,28 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
         changelog = markdown(report)
+        if unread:
+            changelog += (f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
+                          "manifest's `skipped`: too large, too many sites, over max_output_bytes, not parsed) "
+                          f"{'is' if unread == 1 else 'are'} not listed as removed: not known to be gone, kept as before.\n")
         if changed and not report.changes:
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
+
+
+def _read_alike(base: Dataset, new: Dataset) -> tuple[Dataset, int]:
+    """``base`` without the entries ``new``'s crawl could not see (missing, and raised in a file it
+    skipped, see ``history.skipped_paths``), so that the report does not list them as removed,
+    and how many they are."""
+    unread = skipped_paths(new.manifest)
+    if not unread:
+        return base, 0
+    present = {r.id for r in new.records}
+    seen = [r for r in base.records if r.id in present or unread.isdisjoint(s.path for s in r.sites)]
+    if len(seen) == len(base.records):
+        return base, 0
+    return Dataset(base.path, base.manifest, seen), len(base.records) - len(seen)
 
 
 def check_output_commit(value: str) -> str:

@@ -156,13 +156,32 @@ def test_the_newest_state_that_skipped_a_file_keeps_its_entries_unread(fixture_r
     fixture_repo.commit({"pkg/ok.py": "# ok\n" + CHECK_CODE.replace("far too large", "much too large")}, tag="v1.2")
     out = tmp_path / "output"
     dataset = out / "acme" / "widgets"
-    assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--ref", "v1.0", "--out", out).exit_code == 0
     config = tmp_path / "errcat.toml"
     upstream = 'default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
+    config.write_text(upstream)
+    assert cli("sync", "--repo", fixture_repo.path, "--config", config, "--ref", "v1.0", "--out", out).exit_code == 0
     config.write_text(upstream + "max_file_sites = 10\n")  # gen.py has 12 raises: not read
-    result = cli("sync", "--repo", fixture_repo.path, "--config", config, "--ref", "v1.1", "--out", out)
+    result = cli(
+        "sync",
+        "--repo",
+        fixture_repo.path,
+        "--config",
+        config,
+        "--ref",
+        "v1.1",
+        "--out",
+        out,
+        "--changelog",
+        tmp_path / "sync.md",
+        "--report",
+        tmp_path / "sync.json",
+    )
     assert result.exit_code == 0, result.output
     assert skipped(dataset) == ["pkg/gen.py"] and cli("validate", out).exit_code == 0
+    # The pull request lists what changed in what was read: the rewording, not gen.py's entries as removed.
+    report = json.loads((tmp_path / "sync.json").read_text())
+    assert report["counts"]["removed"] == 0 and report["counts"]["reworded"] == 1
+    assert "12 entries of source files this crawl did not read" in (tmp_path / "sync.md").read_text()
     gen = {rid: r for rid, r in rows(dataset).items() if r["message"]["text"].startswith("case ")}
     assert len(gen) == 12
     for record in gen.values():
@@ -185,7 +204,8 @@ def test_the_newest_state_that_skipped_a_file_keeps_its_entries_unread(fixture_r
     assert "12 entries of `v1.0` the catalogue's crawl did not read" in (tmp_path / "changelog.md").read_text()
 
     # Read again: live as before, first seen where they were.
-    assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--ref", "v1.1", "--out", out).exit_code == 0
+    config.write_text(upstream)
+    assert cli("sync", "--repo", fixture_repo.path, "--config", config, "--ref", "v1.1", "--out", out).exit_code == 0
     for rid, record in rows(dataset).items():
         if rid in gen:
             h = record["history"]
