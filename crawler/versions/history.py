@@ -383,7 +383,9 @@ class Fold:
             theirs = History.model_validate(history) if history else History(first_seen=now, last_seen=None)
             paths = _paths(record)
             fresh += ours is None
-            if ours is None and not theirs.replaces:
+            # A successor: an entry no release had, first seen after the last (not one a catalogue
+            # with older history retired before it), not itself a catalogue entry's successor.
+            if ours is None and not theirs.replaces and (last is None or theirs.first_seen is None or _older(last, theirs.first_seen)):
                 came[eid] = record
             move = _gap_move(ours.paths, paths, theirs, last, now, skipped) if ours is not None else None
             moved += move is not None

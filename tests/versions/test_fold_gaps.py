@@ -223,3 +223,25 @@ def test_the_newest_state_that_skipped_a_file_keeps_its_entries_unread(fixture_r
     assert manifest["counts"]["omitted"] == 12 - len(kept) > 0 and manifest["counts"]["retired"] == 1
     assert all(not now[rid]["history"]["retired"] and now[rid]["history"]["last_seen"]["commit"] == v11 for rid in kept)
     assert [r["message"]["text"] for r in now.values() if r["history"]["retired"]] == ["x is far too large"]
+
+
+def test_a_successor_across_the_gap_comes_after_the_releases(fixture_repo, cli, tmp_path):
+    """A catalogue whose own history reaches back before the range (a history of v1.0 and v3.0)
+    holds v1.0's wording, retired by v3.0: v2.0's wording, which only v2.0 had, was not succeeded
+    by an entry first seen before it. It is retired after v2.0, by v3.0, with no successor."""
+
+    def code(message: str) -> str:
+        return f"def check(w):\n    if w:\n        raise ValueError(f'{message}: {{w}}')\n"
+
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": code("widget is broken")}, tag="v1.0")
+    fixture_repo.commit({"pkg/a.py": code("widget is broken now")}, tag="v2.0")
+    v30 = fixture_repo.commit({"pkg/a.py": "def check(w):\n    return w\n"}, tag="v3.0")
+    out = tmp_path / "output"
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--out", out, "v1.0", "v3.0").exit_code == 0
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--per-release", tmp_path / "r", "v2.0").exit_code == 0
+    folded = cli("history", "--fold", tmp_path / "r", "--catalogue", out, "--out", tmp_path / "backfill")
+    assert folded.exit_code == 0, folded.output
+    after = by_message(tmp_path / "backfill" / "acme" / "widgets")
+    old, new = after["widget is broken: {w}"]["history"], after["widget is broken now: {w}"]["history"]
+    assert old["replaces"] == [] and old["removed_in"]["commit"] == v30
+    assert new["retired"] and new["replaced_by"] is None and new["retired_note"] == "removed after v2.0, by v3.0"
