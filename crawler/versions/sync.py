@@ -24,7 +24,7 @@ from crawler.publish.dataset import Dataset, PreviousRecord, open_dataset, previ
 from crawler.publish.writer import MANIFEST, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_records, live
-from crawler.versions.history import Fold, render_state, seed, version_of
+from crawler.versions.history import Fold, render_state, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -85,9 +85,10 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             if result.records is None:
                 assert result.kept is not None
-                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit)
+                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit, skipped_paths(result.manifest))
             else:
-                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept)
+                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept,
+                         skipped=skipped_paths(result.manifest))
             newest = result.manifest
             del result
     assert newest is not None
@@ -154,11 +155,14 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
             progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
             files = check_release(d, manifest)  # another job's: held to its own manifest first
             lines = matching(iter_record_data(d, manifest), files, manifest.ref or "", d)
-            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit)
+            # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
+            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit,
+                     skipped=skipped_paths(manifest))
         if in_place is not None:
             where, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({where})")
-            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit))
+            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit),
+                       skipped_paths(newest))
         return _write_fold(fold, newest, out, progress), fold, labels
 
 
@@ -344,6 +348,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
+    unread = 0
     previous = _previous(source, out)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
@@ -371,7 +376,10 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
                 except SourceError as exc:
                     notes.append(f"previous commit not re-crawled ({exc}); diffing against the stored records")
             fold = seed((record_data(r) for r in old.records), old.manifest)
-            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit)
+            # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
+            fold.add((record_data(r) for r in new.records), version_of(want), new.manifest.commit,
+                     skipped=skipped_paths(new.manifest))
+            base, unread = _read_alike(base, new)
             report = diff_datasets(base, new)
     progress(f"validating {len(fold):,} records")
     files = render_state(fold, new.manifest, previous, vouched, _row_memo(source, new.manifest))
@@ -383,10 +391,28 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
         changelog = markdown(report)
+        if unread:
+            changelog += (f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
+                          "manifest's `skipped`: too large, too many sites, over max_output_bytes, not parsed) "
+                          f"{'is' if unread == 1 else 'are'} not listed as removed: not known to be gone, kept as before.\n")
         if changed and not report.changes:
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
+
+
+def _read_alike(base: Dataset, new: Dataset) -> tuple[Dataset, int]:
+    """``base`` without the entries ``new``'s crawl could not see (missing, and raised in a file it
+    skipped, see ``history.skipped_paths``), so that the report does not list them as removed,
+    and how many they are."""
+    unread = skipped_paths(new.manifest)
+    if not unread:
+        return base, 0
+    present = {r.id for r in new.records}
+    seen = [r for r in base.records if r.id in present or unread.isdisjoint(s.path for s in r.sites)]
+    if len(seen) == len(base.records):
+        return base, 0
+    return Dataset(base.path, base.manifest, seen), len(base.records) - len(seen)
 
 
 def check_output_commit(value: str) -> str:
