@@ -925,8 +925,10 @@ class _Extractor:
                 return
             else:
                 written, template = got[2], none_template()
-            if narrowed is not raised.DIFFER:
+            if t is ast.Name and narrowed is not raised.DIFFER:
                 helper, made_by = self._maker(exc, fn)
+            elif t is ast.Attribute and got[:2] == ("class", "returns"):  # ``raise self.dead_error``: a property's
+                helper = self._own_method(exc)
         elif t in (ast.Name, ast.Attribute):
             written, template = self.seg(exc), none_template()
         else:
@@ -1035,12 +1037,8 @@ class _Extractor:
                     return nested
                 frame = frame.parent
             return func.id
-        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
-            owner = self.frame
-            while owner is not None and owner.kind != "class":
-                owner = owner.parent
-            if owner is not None and not _is_class_name(func.attr):
-                return f"{owner.qualname}.{func.attr}"
+        if type(func) is ast.Attribute and not _is_class_name(func.attr):
+            return self._own_method(func)
         return None
 
     def _helper_target(self, node) -> str | None:
@@ -1057,6 +1055,15 @@ class _Extractor:
         helper = self._helper_target(node)
         if helper is not None:
             self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
+
+    def _own_method(self, node: ast.Attribute) -> str | None:
+        """The qualname of the method of the enclosing class ``self.<name>``/``cls.<name>`` names."""
+        if type(node.value) is not ast.Name or node.value.id not in ("self", "cls"):
+            return None
+        owner = self.frame
+        while owner is not None and owner.kind != "class":
+            owner = owner.parent
+        return None if owner is None else f"{owner.qualname}.{node.attr}"
 
     def _maker(self, exc, fn) -> tuple[str | None, ast.Call | None]:
         """The function of this module (or method of this class) that made the value ``raise

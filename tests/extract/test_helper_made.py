@@ -327,3 +327,45 @@ def wrap(url, e):
     (site,) = extract_file("pkg/api.py", code.encode())["sites"]
     assert site["exception_qualname"] == "builtins.KeyError"
     assert site["template"]["alternatives"] == ["no media at {url}"]
+
+
+def test_a_property_that_constructs_the_exception_gives_its_message(cli, fixture_repo, tmp_path):
+    """``raise self.dead_error`` with ``dead_error`` a property returning ``DeadError()``: the same
+    error as ``raise DeadError()``, whose ``__init__`` says the message: one entry."""
+    errors = (
+        ERRORS
+        + """
+
+class DeadError(Exception):
+    MESSAGE = "The engine died. See the stack trace above for the cause."
+
+    def __init__(self, *args):
+        super().__init__(self.MESSAGE, *args)
+"""
+    )
+    code = """
+from pkg.errors import DeadError
+
+
+class Engine:
+    @property
+    def dead_error(self):
+        return DeadError()
+
+    def check(self):
+        if self.errored:
+            raise self.dead_error
+
+    def step(self):
+        if self.errored:
+            raise DeadError()
+"""
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/errors.py": errors, "pkg/engine.py": code}, tag="v1")
+    target = tmp_path / "out"
+    config = tmp_path / "errcat.toml"
+    config.write_text(MEANING_CONFIG)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme", "--out", target)
+    assert result.exit_code == 0, result.output
+    (entry,) = [json.loads(line) for line in jsonl_bytes(target / "acme" / "widgets").splitlines()]
+    assert entry["message"]["text"] == "The engine died. See the stack trace above for the cause."
+    assert sorted(s["qualname"] for s in entry["sites"]) == ["Engine.check", "Engine.step"]
