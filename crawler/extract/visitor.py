@@ -667,13 +667,21 @@ class _Extractor:
         if owner:
             cls = next((c for c in parent.node.body if type(c) is ast.ClassDef and c.name == owner), None)
             parent = _Frame("class", owner, cls, parent)
-        kept = (len(self.sites), len(self.calls), len(self.classes), len(self._pending),
-                len(self._pending_pieces), self.bare_asserts, self.reraises, len(self._pending_made))
+        kept = (
+            len(self.sites),
+            len(self.calls),
+            len(self.classes),
+            len(self._pending),
+            len(self._pending_pieces),
+            self.bare_asserts,
+            self.reraises,
+            len(self._pending_made),
+        )
         try:
             self._scope(_Frame("function", qualname, node, parent), node.body)
         finally:
-            del self.sites[kept[0]:], self.calls[kept[1]:], self.classes[kept[2]:], self._pending[kept[3]:]
-            del self._pending_pieces[kept[4]:], self._pending_made[kept[7]:]
+            del self.sites[kept[0] :], self.calls[kept[1] :], self.classes[kept[2] :], self._pending[kept[3] :]
+            del self._pending_pieces[kept[4] :], self._pending_made[kept[7] :]
             self.bare_asserts, self.reraises = kept[5], kept[6]
 
     def _list_append(self, call) -> bool:
@@ -1264,9 +1272,13 @@ class _Extractor:
             for own, args in constructed:
                 own = [_put_in(piece, values) for piece in own]
                 held = _add_pieces(held, own)
-                records.append({"pieces": [piece_text(piece) for piece in own],
-                                "args": None if args is None else [_put_in_template(t, values) for t in args["args"]],
-                                "kwargs": None if args is None else {k: _put_in_template(t, values) for k, t in args["kwargs"].items()}})
+                records.append(
+                    {
+                        "pieces": [piece_text(piece) for piece in own],
+                        "args": None if args is None else [_put_in_template(t, values) for t in args["args"]],
+                        "kwargs": None if args is None else {k: _put_in_template(t, values) for k, t in args["kwargs"].items()},
+                    }
+                )
             if says:
                 name = raised_as if raised_as.isidentifier() else None
                 site["template"] = make_template([Field(raised_as, name, (None, held))], "assembled")
