@@ -8,7 +8,8 @@ off, as there) and prints the CPU seconds (``time.process_time``) each pass took
 before, as the floor's), the visitor's walk, the knob readers, the call graph, the rest of
 ``extract_file`` (decoding, the tree's deallocation), native extraction past its parse, the
 headers' macros, the test-file reader past its parse, the derived facts and the cache encoding.
-A pass's time excludes the passes it calls. On a shared machine compare passes with ``parse.py``
+A pass's time excludes the passes it calls. ``--since OLD`` extracts only the files whose blob
+differs from OLD's, as a crawl of REF over OLD's cache does. On a shared machine compare passes with ``parse.py``
 of the same run: it is the same work every time.
 """
 
@@ -56,12 +57,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repo")
     ap.add_argument("ref")
+    ap.add_argument("--since", metavar="REF",
+                    help="only the files (and test files) whose blob differs from REF's: what a crawl of ref over REF's cache extracts")
     opts = ap.parse_args()
     upstream = identify(opts.repo, None, None, load_config(None))
+    kept: set[tuple[str, str]] = set()
+    if opts.since:
+        with open_snapshot(repo=opts.repo, ref=opts.since, pypi=None, upstream=upstream, include=list(upstream.include),
+                           exclude=list(upstream.exclude)) as before:
+            kept = {(e.path, e.blob) for e in (*before.files, *before.tests)}
     with open_snapshot(repo=opts.repo, ref=opts.ref, pypi=None, upstream=upstream, include=list(upstream.include),
                        exclude=list(upstream.exclude)) as snapshot:
-        files = [(e.path, data) for e, data in snapshot.read(snapshot.files)]
-        tests = [(e.path, data) for e, data in snapshot.read(snapshot.tests)]
+        files = [(e.path, data) for e, data in snapshot.read([e for e in snapshot.files if (e.path, e.blob) not in kept])]
+        tests = [(e.path, data) for e, data in snapshot.read([e for e in snapshot.tests if (e.path, e.blob) not in kept])]
     settings = Settings.of(upstream)
     gc.disable()
     kind = ["py"]
@@ -103,6 +111,7 @@ def main() -> None:
     for label, spent in TIMES.most_common():
         print(f"  {label:30s} {spent:6.2f}")
     print(f"  {'all but the parses':30s} {sum(TIMES.values()) - parsing:6.2f}")
+    print(f"  {'all':30s} {sum(TIMES.values()):6.2f}")
 
 
 if __name__ == "__main__":

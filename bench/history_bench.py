@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""``errcat history`` over many releases: time per release and peak memory for 1, 3 and 5
+"""``errcat history`` over many releases: time per release and peak memory for 1, 3, 5, 10 ...
 releases, against an up-to-date crawl, in one run.
 
-    python bench/history_bench.py --repo /work/data/vllm-hist v0.29.0 v0.30.0 v0.31.0 v0.32.0 v0.33.0
+    python bench/history_bench.py --repo /work/data/vllm-long v0.24.0 v0.25.0 ... v0.33.0   # 12 releases
 
 The repository is one built by ../shared/tools/vllm-releases (or bench/bench.py). First one
 history run over every release fills the extraction cache (not timed; ``--cache-dir`` keeps that
@@ -10,10 +10,12 @@ cache for the next bench run, which then fills only what is missing); then, with
 
 - up-to-date crawl: ``errcat crawl`` of the newest release when its dataset is in place (the
   median of three), the unit the target is stated in;
-- history over the newest 1, 3 and 5 releases (each the median of ``--repeat`` runs): seconds
-  per release, its ratio to the up-to-date crawl (target <= 3x) and the peak memory of the
+- history over the newest 1, 3, 5, 10, ... releases and all of them (each the median of ``--repeat`` runs): seconds
+  per release, its ratio to the up-to-date crawl (target <= 3x, judged on the longest run: the
+  target is a backfill's, of about a hundred releases) and the peak memory of the
   process tree (target: flat in the number of releases); and the same ratio in CPU seconds
-  (user + system), which a loaded machine moves far less than the wall time.
+  (user + system), which a loaded machine moves far less than the wall time; then a straight line
+  through the curve: the one-off cost and what each further release adds.
 
 Every command runs as a child process of the real CLI; memory is sampled as bench.py does.
 
@@ -88,7 +90,7 @@ def main() -> None:
     compile_errcat(root)
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     common = ["--repo", str(opts.repo.resolve()), "--name", "vllm-project/vllm"]
-    sizes = [n for n in (1, 3, 5) if n <= len(opts.releases)]
+    sizes = sorted({n for n in (1, 3, 5, 10, 20, 50, 100) if n <= len(opts.releases)} | {len(opts.releases)})
     (HERE / ".data").mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="history-", dir=HERE / ".data") as tmp:
         work = Path(tmp)
@@ -122,12 +124,25 @@ def main() -> None:
     ok = True
     for n, seconds, peak, cpu, system in curve:
         per = seconds / n
-        met = per / unit <= RATIO_TARGET
-        ok &= met
+        # The target is a backfill's (#18: "about a hundred releases ... time per cached release
+        # at most 3x"): judged on the longest run; the shorter ones draw the curve, the one-off
+        # cost of writing a dataset shared over fewer releases.
+        verdict = ""
+        if n == curve[-1][0]:
+            met = per / unit <= RATIO_TARGET
+            ok &= met
+            verdict = f" (target <= {RATIO_TARGET}x) {'met' if met else 'MISSED'}"
         print(f"history over {n} release(s): {seconds:7.2f}s  {per:6.2f}s per release  {per / unit:5.2f}x the up-to-date crawl"
-              f" (target <= {RATIO_TARGET}x) {'met' if met else 'MISSED'}  peak {peak / 2**20:5.0f} MiB"
+              f"{verdict}  peak {peak / 2**20:5.0f} MiB"
               f"  | CPU {cpu / n:5.2f}s per release ({system / n:4.2f}s of it system), {cpu / n / unit_cpu:5.2f}x the crawl's")
     if len(curve) > 1:
+        # A straight line through the curve (least squares): the one-off cost (the dataset
+        # written once, the newest state's joins) and what each further release adds, the
+        # per-release time a backfill of many releases tends to.
+        ns, ss = [c[0] for c in curve], [c[1] for c in curve]
+        step, fixed = statistics.linear_regression(ns, ss)
+        print(f"a line through the curve: {fixed:.1f}s once + {step:.2f}s ({step / unit:.2f}x the up-to-date crawl) per release;"
+              f" a backfill of 100 releases by it: {(fixed / 100 + step) / unit:.2f}x per release")
         growth = curve[-1][2] / curve[0][2]
         print(f"peak memory {curve[-1][0]} releases / 1 release: {growth:.2f}x (flat: <= 1.25x) {'met' if growth <= 1.25 else 'MISSED'}")
         ok &= growth <= 1.25

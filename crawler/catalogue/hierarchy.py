@@ -14,8 +14,9 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from crawler.extract.assembled import MAX_ALTERNATIVES as MAX_PIECES
 from crawler.extract.derive import KEY, derived
-from crawler.extract.templates import Field, make_template, parts_from_template
+from crawler.extract.templates import Field, make_template, parts_from_template, text_parts
 from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, TemplateData
 
 
@@ -144,7 +145,8 @@ def apply_init_templates(results: list[FileResult]) -> list[FileResult]:
         sites = r.get("sites", ())
         templates: dict[int, TemplateData] = {}
         for call in r.get("calls", ()):
-            template = _init_template(index, sites[call["site"]], call)
+            maker = _made_template if "made" in call else _init_template
+            template = maker(index, sites[call["site"]], call)
             if template is not None:
                 templates[call["site"]] = template
         if not templates:
@@ -193,6 +195,34 @@ def _init_template(index: _Index, site: ExtractedSite, call: dict[str, Any]) -> 
         else:
             parts.append(p)
     return make_template(parts, "init")
+
+
+def _made_template(index: _Index, site: ExtractedSite, call: dict[str, Any]) -> TemplateData | None:
+    """The template of a raise of what a helper constructs (``raise _wrap(e)``; ``call["made"]``:
+    per exception its ``return``\\s construct, its message's pieces and the arguments of the
+    construction, see ``visitor._finish``): each construction's arguments bound into the class's
+    ``__init__`` template, the results the alternatives; None when that ``__init__`` builds no
+    message of its parameters, or no piece has text (the extractor's template holds: the
+    argument a call passes, when the helper's constructions add nothing to it)."""
+    init = index.init_of(site["exception_qualname"])
+    if not init or init.get("template") is None:
+        return None
+    pieces: list[list[Any]] = []
+    for made in call["made"]:
+        got = _init_template(index, site, made) if made["args"] is not None else None
+        if got is None:
+            own = [text_parts(text) for text in made["pieces"]]
+        elif got.get("alternatives"):
+            own = [text_parts(text) for text in got["alternatives"]]
+        else:
+            own = [parts_from_template(got)]
+        for piece in own:
+            if piece not in pieces and len(pieces) < MAX_PIECES:
+                pieces.append(piece)
+    if not any(isinstance(p, str) and any(ch.isalnum() for ch in p) for piece in pieces for p in piece):
+        return None
+    name = call["field"] if call["field"].isidentifier() else None
+    return make_template([Field(call["field"], name, (None, pieces))], "assembled")
 
 
 def _with_suffix(f: Field, name: str, arg: TemplateData) -> Field:

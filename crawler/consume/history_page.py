@@ -85,7 +85,8 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
     """First seen, last seen, moves, removal and rewording, in that order, then unknown keys.
 
     A live record leaves ``last_seen`` out (#18: the manifest's commit has it), so it reads
-    "still present"; a retired one says where it was last seen and removed. ``record``: the
+    "still present" (one that has it was not read by the crawls since: one of its files was
+    skipped, and it is said so); a retired one says where it was last seen and removed. ``record``: the
     record whose history this is, ``others``: records the page can read, to say how a
     replacement changed the error (see the module's docstring)."""
     if not h:
@@ -93,7 +94,10 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
     rows: list[Row] = []
     if h.get("first_seen"):
         rows.append(("First seen", when(h["first_seen"])))
-    if h.get("last_seen") or h.get("retired"):
+    if h.get("last_seen") and not h.get("retired"):
+        # Live, yet last seen before the dataset's commit: a crawl since did not read its file.
+        rows.append(("Last seen", [*when(h["last_seen"]), ("text", "; not read since (a later crawl skipped one of its files)")]))
+    elif h.get("last_seen") or h.get("retired"):
         rows.append(("Last seen", when(h.get("last_seen"))))
     elif h.get("first_seen"):
         rows.append(("Last seen", [("text", "still present")]))

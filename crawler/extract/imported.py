@@ -58,8 +58,10 @@ def collect(sites: list[ExtractedSite], calls: list[dict[str, Any]], classes: li
             out.append((i, 1, {"site": i, "fields": template.imported,
                                "drop": site["kind"] != "raise" and not says_something(site["template"])}))
     for call in calls:
-        call["args"] = [_unmarked(t) for t in call["args"]]
-        call["kwargs"] = {k: _unmarked(t) for k, t in call["kwargs"].items()}
+        for made in call.get("made") or (call,):  # (each exception a helper constructs: ``visitor._finish``)
+            if made["args"] is not None:
+                made["args"] = [_unmarked(t) for t in made["args"]]
+                made["kwargs"] = {k: _unmarked(t) for k, t in made["kwargs"].items()}
     for cls in classes:
         init = cls.get("init")
         if init is not None and init.get("template") is not None:

@@ -226,6 +226,48 @@ class Resolver:
         return UNKNOWN
 
 
+def bound_values(fn, name: str) -> list[ast.expr] | None:
+    """Every value a function gives a name by plain assignment (``name = <value>``), or None when
+    it is also given one some other way (a parameter, a handler, a loop, ``with``, unpacking, an
+    import, ``global``): then not every value it may hold is one of those."""
+    args = fn.args
+    if any(a is not None and a.arg == name for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)):
+        return None
+    return assigned(fn, name)
+
+
+def assigned(fn, name: str) -> list[ast.expr] | None:
+    """:func:`bound_values` of a name, a parameter or not (``[]``: the function never assigns it)."""
+    values: list[ast.expr] = []
+    node: Any
+    for node in ast.walk(fn):
+        t = type(node)
+        if t is ast.Assign:
+            for target in node.targets:
+                if type(target) is ast.Name and target.id == name:
+                    values.append(node.value)
+                elif type(target) is not ast.Name and _binds(target, name):
+                    return None
+        elif t in (ast.AnnAssign, ast.NamedExpr):
+            if _binds(node.target, name):
+                if node.value is None or type(node.target) is not ast.Name:
+                    return None
+                values.append(node.value)
+        elif t in (ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension):
+            if _binds(node.target, name):
+                return None
+        elif t is ast.withitem:
+            if node.optional_vars is not None and _binds(node.optional_vars, name):
+                return None
+        elif t is ast.ExceptHandler and node.name == name:
+            return None
+        elif t in (ast.Import, ast.ImportFrom) and any((a.asname or a.name.partition(".")[0]) == name for a in node.names):
+            return None
+        elif t in (ast.Global, ast.Nonlocal) and name in node.names:
+            return None
+    return values
+
+
 def _is_property(fn) -> bool:
     return any(last_name(d) in ("property", "cached_property") for d in getattr(fn, "decorator_list", ()))
 

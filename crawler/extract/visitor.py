@@ -22,7 +22,12 @@ Choices (the contract leaves them to us):
   ``Error.from_x(...)``) is a helper whose message is its first string-building argument. A
   helper's exception is the class for ``Class.factory(...)``, else what
   :mod:`crawler.extract.raised` reads from the code (the function's return annotation, the
-  class its every ``return`` constructs); where no one class shows, none is claimed.
+  class its every ``return`` constructs); where no one class shows, none is claimed. When the
+  helper is the module's and its ``return``\\s construct that class with text of their own
+  (``return ValueError(f"{reason}: ... Supported ...")``), the message is one of those, the
+  call's arguments put in for its parameters; so too for ``err = helper(...)`` ... ``raise err``
+  (the class an ``isinstance`` test names): ``_finish``. What the helper hands back as it was
+  given, or constructs of another class, is no message of that raise.
 - **variables**: the value reaching the raise is the last assignment on the path (assignments
   inside branches the raise is in win; after an ``if`` the last branch that assigned wins),
   with ``+=`` appended. ``err = SomeError(...); raise err`` is followed too; a raise of a value
@@ -72,6 +77,9 @@ from crawler.extract.templates import (
     imported_piece,
     make_template,
     none_template,
+    parts_from_template,
+    piece_text,
+    text_parts,
 )
 from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
@@ -79,7 +87,7 @@ from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, File
 if TYPE_CHECKING:  # the extraction workers need no pydantic
     from crawler.model.records import LogLevel
 
-EXTRACTOR_VERSION = "4"
+EXTRACTOR_VERSION = "5"
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -316,6 +324,11 @@ class _Extractor:
         self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
         self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
         self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
+        # function qualname -> (class as written, template, call args record, frame) per exception its
+        # ``return``\s construct (``_made``)
+        self.exception_returns: dict[str, list] = {}
+        self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
+        self._pending_made: list = []  # (site, helper qualname, frame, classes or None): a raised value a helper made
         self.imported: list[dict] = []  # the result's facts for the join across modules (extract.imported)
         self.exports: dict = {}
         # set by ``run`` before any walk; ``_release`` unsets them
@@ -356,6 +369,7 @@ class _Extractor:
         off). ``tests/test_extract.py`` checks that extraction leaves no cyclic garbage."""
         self.builder = self.frame = self.module_frame = None  # type: ignore[assignment]
         self._pending = []
+        self.exception_returns, self._pending_made = {}, []
 
     def _collect_consts(self, body) -> None:
         """Module-level string constants (``ERR = "..."``), visible to every function."""
@@ -457,6 +471,8 @@ class _Extractor:
         saved = self.guards, self.if_tests, self.loops, self.handler_texts
         self.guards, self.if_tests, self.loops, self.handler_texts = [], [], [], []
         self.frame = frame
+        if frame.kind == "function":
+            self.walked.add(frame.qualname)
         try:
             self._stmts(body)
         finally:
@@ -651,13 +667,21 @@ class _Extractor:
         if owner:
             cls = next((c for c in parent.node.body if type(c) is ast.ClassDef and c.name == owner), None)
             parent = _Frame("class", owner, cls, parent)
-        kept = (len(self.sites), len(self.calls), len(self.classes), len(self._pending),
-                len(self._pending_pieces), self.bare_asserts, self.reraises)
+        kept = (
+            len(self.sites),
+            len(self.calls),
+            len(self.classes),
+            len(self._pending),
+            len(self._pending_pieces),
+            self.bare_asserts,
+            self.reraises,
+            len(self._pending_made),
+        )
         try:
             self._scope(_Frame("function", qualname, node, parent), node.body)
         finally:
-            del self.sites[kept[0]:], self.calls[kept[1]:], self.classes[kept[2]:], self._pending[kept[3]:]
-            del self._pending_pieces[kept[4]:]
+            del self.sites[kept[0] :], self.calls[kept[1] :], self.classes[kept[2] :], self._pending[kept[3] :]
+            del self._pending_pieces[kept[4] :], self._pending_made[kept[7] :]
             self.bare_asserts, self.reraises = kept[5], kept[6]
 
     def _list_append(self, call) -> bool:
@@ -786,6 +810,27 @@ class _Extractor:
             returned = self.string_returns.setdefault(frame.qualname, [])
             if len(returned) < MAX_PIECES:
                 returned.append(self.builder.parts(value))
+        elif value is not None and frame.kind == "function":  # an exception a helper makes (``_raise``)
+            made = self.exception_returns.setdefault(frame.qualname, [])
+            for written, template, args in self._made(value):
+                if len(made) < MAX_PIECES:
+                    made.append((written, template, args, frame))
+
+    def _made(self, value) -> list[tuple[str, TemplateData, dict[str, Any] | None]]:
+        """The exceptions a returned value constructs here, as ``_from_call`` reads them:
+        ``Error(...)`` (a class named like an exception, as ``_bind`` takes them; either side of
+        a conditional expression), a name holding one (``err = Error(...); return err``); none
+        for anything else (an exception handed in or caught is returned as it was made)."""
+        t = type(value)
+        if t is ast.IfExp:
+            return [*self._made(value.body), *self._made(value.orelse)]
+        if t is ast.Call and _is_class_name(_last_name(value.func)) and _looks_like_exception(value):
+            return [self._from_call(value)]
+        if t is ast.Name:
+            held = self.frame.env.get(value.id)
+            if held is not None and held[0] == "exc":
+                return [held[1]]
+        return []
 
     def _expr(self, node) -> None:
         self._surface_sites(node)
@@ -856,6 +901,7 @@ class _Extractor:
         args = None
         t = type(exc)
         unknown = False
+        helper = made_by = None
         if t is ast.Call:
             written, template, args = self._from_call(exc)
             func = exc.func
@@ -865,6 +911,8 @@ class _Extractor:
                 got = self._raised().instance(exc, self._function_node_here())
                 unknown = got[0] != "class"
                 written = written if unknown else got[2]
+                if (got is raised.DIFFER or got[:2] == ("class", "returns")) and self._callee_node(func) is not None:
+                    helper = self._helper_of(exc)  # (the class its ``return``\s construct: their messages, ``_finish``)
         elif t is ast.Name and (frame.env.get(exc.id) or ("",))[0] == "exc":
             written, template, args = frame.env[exc.id][1]
             if self._raised().instance(exc, self._function_node_here()) is raised.DIFFER:
@@ -874,6 +922,7 @@ class _Extractor:
             # re-raise of one made elsewhere (a caught one, a parameter, an attribute)
             resolver, fn = self._raised(), self._function_node_here()
             got = resolver.instance(exc, fn)
+            narrowed = raised.UNKNOWN
             if got[0] != "class":
                 narrowed = resolver.narrowed(self.if_tests, exc)
                 got = narrowed if narrowed[0] == "class" else got
@@ -884,6 +933,10 @@ class _Extractor:
                 return
             else:
                 written, template = got[2], none_template()
+            if t is ast.Name and narrowed is not raised.DIFFER:
+                helper, made_by = self._maker(exc, fn)
+            elif t is ast.Attribute and got[:2] == ("class", "returns"):  # ``raise self.dead_error``: a property's
+                helper = self._own_method(exc)
         elif t in (ast.Name, ast.Attribute):
             written, template = self.seg(exc), none_template()
         else:
@@ -894,6 +947,10 @@ class _Extractor:
             site["exception_qualname"] = UNKNOWN_EXCEPTION_QUALNAME
         if t is ast.Call and template["opaque"] and len(template["fields"]) == 1:
             self._helper_message(site, exc.args[0] if exc.args else None)
+        if helper is not None and not helper.startswith(IMPORTED):  # one of the messages the helper constructs (``_finish``)
+            made_by = exc if t is ast.Call else made_by
+            call = None if made_by is None else (self._call_arguments(made_by, t is not ast.Call), type(made_by.func) is ast.Attribute)
+            self._pending_made.append((site, helper, frame, None if unknown else written, self.seg(exc), call))
         if args is not None and not unknown:
             self.calls.append({"site": len(self.sites) - 1, **args})
 
@@ -988,12 +1045,8 @@ class _Extractor:
                     return nested
                 frame = frame.parent
             return func.id
-        if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
-            owner = self.frame
-            while owner is not None and owner.kind != "class":
-                owner = owner.parent
-            if owner is not None and not _is_class_name(func.attr):
-                return f"{owner.qualname}.{func.attr}"
+        if type(func) is ast.Attribute and not _is_class_name(func.attr):
+            return self._own_method(func)
         return None
 
     def _helper_target(self, node) -> str | None:
@@ -1010,6 +1063,86 @@ class _Extractor:
         helper = self._helper_target(node)
         if helper is not None:
             self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
+
+    def _own_method(self, node: ast.Attribute) -> str | None:
+        """The qualname of the method of the enclosing class ``self.<name>``/``cls.<name>`` names."""
+        if type(node.value) is not ast.Name or node.value.id not in ("self", "cls"):
+            return None
+        owner = self.frame
+        while owner is not None and owner.kind != "class":
+            owner = owner.parent
+        return None if owner is None else f"{owner.qualname}.{node.attr}"
+
+    def _maker(self, exc, fn) -> tuple[str | None, ast.Call | None]:
+        """The function of this module (or method of this class) that made the value ``raise
+        <name>`` raises: every value the function gives the name is a call of it (``wrapped =
+        _wrap_error(url, e)``), with that call when there is one; None for anything else (an
+        imported function's, which errcat does not read for exceptions)."""
+        if type(exc) is not ast.Name or fn is None:
+            return None, None
+        values = raised.bound_values(fn, exc.id)
+        calls = [v for v in values or () if type(v) is ast.Call and self._callee_node(v.func) is not None]
+        if not values or len(calls) != len(values):
+            return None, None
+        helpers = {self._helper_of(v) for v in calls}
+        helper = helpers.pop() if len(helpers) == 1 else None
+        if helper is None or helper.startswith(IMPORTED):
+            return None, None
+        return helper, calls[0] if len(calls) == 1 else None
+
+    def _call_arguments(self, call: ast.Call, earlier: bool) -> tuple[list, dict] | None:
+        """The message parts of a call's arguments that build a message (positional, by keyword;
+        None for any other), read where the raise is; None for a call with ``*``/``**``.
+        ``earlier``: the call is an earlier statement's (``err = _error("...")``), so a name it
+        passes may hold another value by now: only what the call writes out is read."""
+        if any(type(a) is ast.Starred for a in call.args) or any(kw.arg is None for kw in call.keywords):
+            return None
+        builder = self.builder
+
+        def message(a):
+            if earlier and type(a) in (ast.Name, ast.Attribute):
+                return None
+            return builder.parts(a) if builder.is_stringy(a) else None
+
+        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords if (got := message(kw.value)) is not None}
+
+    def _argument_values(self, helper: str, arguments: tuple[list, dict] | None, bound_method: bool) -> dict[str, list]:
+        """The messages a call passes a helper's parameters (``_error(node, "Unsupported
+        expression")``: ``reason`` -> its parts), but a parameter the helper gives another value."""
+        node: Any = self._function_node(helper) if "<" not in helper else self.functions.get(helper)
+        if node is None or arguments is None:
+            return {}
+        args = node.args
+        positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+        static = any(_last_name(d) == "staticmethod" for d in node.decorator_list)
+        if bound_method and "." in helper and not static:
+            positional = positional[1:]  # ``self.helper(...)``, ``cls.helper(...)``
+        given, by_keyword = arguments
+        values = dict(zip(positional, given, strict=False))
+        keywords = {a.arg for a in (*args.args, *args.kwonlyargs)}
+        values.update((k, v) for k, v in by_keyword.items() if k in keywords)
+        return {k: v for k, v in values.items() if v is not None and raised.assigned(node, k) == []}
+
+    def _made_pieces(self, helper: str, classes: str | None, frame: _Frame) -> tuple[list, bool] | None:
+        """The exceptions of class ``classes`` (as written where the raise is; None: of any class)
+        a helper's ``return``\\s construct: (their message's pieces, the call's args record or
+        None) each, and whether a piece has text (else the helper adds nothing to what it was
+        handed, unless a class's ``__init__`` does); None when there is none (a helper that
+        returns what it was handed, or another class, says nothing of this raise)."""
+        if helper not in self.walked and "<" not in helper:
+            node = self._function_node(helper)
+            if node is not None:
+                self._dry_walk(helper, node)
+        want = None if classes is None else self._resolve(classes, frame)
+        made: list = []
+        for written, template, args, where in self.exception_returns.get(helper, ()):
+            if want is not None and self._resolve(written, where) != want:
+                continue
+            alternatives = template["alternatives"]
+            made.append(([text_parts(a) for a in alternatives] if alternatives else [parts_from_template(template)], args))
+        if not made:
+            return None
+        return made, any(_piece_says(piece) for pieces, _ in made for piece in pieces)
 
     def _returned_pieces(self, qualname: str) -> list | None:
         """What a helper returns: the messages its walk recorded, else read from its returns now
@@ -1127,9 +1260,39 @@ class _Extractor:
         return written
 
     def _finish(self) -> None:
+        made: set[int] = set()  # the sites given the messages a helper constructs (not its argument's)
+        for site, helper, frame, classes, raised_as, call in list(self._pending_made):
+            got = self._made_pieces(helper, classes, frame)
+            if got is None:
+                continue
+            constructed, says = got
+            values = self._argument_values(helper, *call) if call is not None else {}
+            held: list = []
+            records: list = []
+            for own, args in constructed:
+                own = [_put_in(piece, values) for piece in own]
+                held = _add_pieces(held, own)
+                records.append(
+                    {
+                        "pieces": [piece_text(piece) for piece in own],
+                        "args": None if args is None else [_put_in_template(t, values) for t in args["args"]],
+                        "kwargs": None if args is None else {k: _put_in_template(t, values) for k, t in args["kwargs"].items()},
+                    }
+                )
+            if says:
+                name = raised_as if raised_as.isidentifier() else None
+                site["template"] = make_template([Field(raised_as, name, (None, held))], "assembled")
+                made.add(id(site))
+            if classes is not None and any(r["args"] is not None for r in records):
+                # a class of the repo may build its message in ``__init__``: the catalogue puts
+                # each construction's arguments in (``hierarchy.apply_init_templates``)
+                at = next(i for i, s in enumerate(self.sites) if s is site)
+                self.calls.append({"site": at, "made": records, "field": raised_as})
         dropped = set()
         refs: list = []  # (site, what the join needs): messages and lists imported functions return
         for site, helper, fld in self._pending_pieces:
+            if id(site) in made:
+                continue
             pieces = self._returned_pieces(helper)
             if pieces is not None:
                 site["template"] = make_template([Field(fld["expr"], fld["name"], (None, pieces))], "assembled")
@@ -1163,6 +1326,31 @@ _MISSING = object()
 _EXITS = (ast.Return, ast.Continue, ast.Break)
 #: Pieces kept per list of messages: a list built in a loop from many branches stays bounded.
 MAX_PIECES = 32
+
+
+def _piece_says(piece: list) -> bool:
+    return any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in piece)
+
+
+def _put_in(piece: list, values: dict[str, list]) -> list:
+    """A piece with each field that is one of ``values``' names as written (``{reason}``; not
+    ``{reason!r}``, no longer the text passed) replaced by the parts given for it."""
+    if not values:
+        return piece
+    out: list = []
+    for p in piece:
+        if isinstance(p, Field) and p.alts is None and p.expr == p.name and p.name in values:
+            out += values[p.name]
+        else:
+            out.append(p)
+    return out
+
+
+def _put_in_template(template: TemplateData, values: dict[str, list]) -> TemplateData:
+    """:func:`_put_in` for an argument's template (a call's args record)."""
+    if not values or not any(f["name"] in values and f["expr"] == f["name"] for f in template["fields"]):
+        return template
+    return make_template(_put_in(parts_from_template(template), values), template["form"])
 
 
 def _add_pieces(held: list, added: list) -> list:

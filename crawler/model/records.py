@@ -373,7 +373,7 @@ class History(Model):
     """
 
     first_seen: Lifetime | None = Field(default=None, description="The earliest covered version that has this entry.")
-    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does.")
+    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does. A live entry the newest crawl did not read (one of its files in the manifest's skipped) keeps the last version that had it.")
     moved: list[Move] = Field(default_factory=list, description="Each time the file the entry was raised in lost it to another file, oldest first; line shifts are no move.")
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")

@@ -13,7 +13,12 @@ with its latest record; ``Fold.add`` moves it to the next version:
   recorded on both: ``replaces`` on the new, ``replaced_by`` on the retired one;
 * an id whose primary site's file no longer raises it, now raised in a file that did not
   before (a file renamed, the raise moved to another module), gets a ``moved`` entry (see
-  ``_move``); lines shifting, or a site added or dropped beside the others, are no move.
+  ``_move``); lines shifting, or a site added or dropped beside the others, are no move;
+* an id missing from a version whose crawl did not read one of its files (the manifest's
+  ``skipped``: left out so that no file of the dataset is over ``max_output_bytes``, too large,
+  too many sites, not parsed) is *unread* there, not gone: it stays live with the history it
+  had, its ``last_seen`` the last version that had it (so a record written then keeps it), and
+  is neither retired nor linked to a successor until a version that read its files lacks it.
 
 Ids are hashes of the error itself, so an id that comes back is the same error back (it is
 revived, keeping its ``first_seen``); an id whose error key differs from the one stored is a hash
@@ -78,13 +83,26 @@ def _paths(record: RecordData) -> tuple[str, ...]:
     return tuple(site["path"] for site in record["sites"])
 
 
-def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime) -> Move | None:
+def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime, unread: frozenset[str] = frozenset()) -> Move | None:
     """The move between two versions' site paths (the primary's first, the rest by path): the
-    primary's file no longer has the error and a file that had none of its sites now does."""
+    primary's file no longer has the error and a file that had none of its sites now does.
+    ``unread``: the files the later version's crawl skipped; one of them losing the error is no move."""
     new = [path for path in after if path not in before]
-    if not before or before[0] in after or not new:
+    if not before or before[0] in after or not new or before[0] in unread:
         return None
     return Move(version=now.version, commit=now.commit, from_path=before[0], to_path=new[0])
+
+
+def _unread(paths: tuple[str, ...], skipped: frozenset[str]) -> bool:
+    """Whether a version whose crawl skipped the files ``skipped`` could not see an entry raised in
+    ``paths``: one of its files was not read (the rest may have lost it while that one kept it)."""
+    return bool(skipped) and not skipped.isdisjoint(paths)
+
+
+def skipped_paths(manifest: Manifest) -> frozenset[str]:
+    """The source files a dataset's crawl did not read (its manifest's ``skipped``, whatever the
+    reason: over ``max_output_bytes``, too large, too many sites, not parsed)."""
+    return frozenset(s.path for s in manifest.skipped)
 
 
 def _pack(record: RecordData) -> bytes:
@@ -165,6 +183,11 @@ class Fold:
         self._last: dict[str, RecordData] = {}
         #: The versions added, oldest first.
         self.steps: list[Lifetime] = []
+        #: The state the fold is at: the last version added, or the dataset it was seeded with.
+        self.at: Lifetime | None = None
+        #: What ``under`` found across the gap between the last version and the catalogue over
+        #: it (``Gap``), for the summary; None when the fold is not under a catalogue.
+        self.gap: Gap | None = None
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -215,11 +238,13 @@ class Fold:
                                                  _paths(record), _pack(record))
 
     def add(self, records: Iterable[RecordData], version: str | None, commit: str, last: bool = False,
-            kept: Kept | None = None) -> None:
+            kept: Kept | None = None, skipped: frozenset[str] = frozenset()) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts); ``last``:
         no version follows, so the fold may keep these records as they are (the caller holds
         them anyway) instead of only packed. ``kept``: the same release as the cache holds it
-        (``release_cache.Kept``), whose fold rows and lines spare computing keys and packing."""
+        (``release_cache.Kept``), whose fold rows and lines spare computing keys and packing.
+        ``skipped``: the source files that crawl did not read (``skipped_paths``): an entry
+        raised in one of them and missing is unread there, not gone (see the module)."""
         current = {r["id"]: r for r in records}
         self._last = current if last else {}
         given = {row[0]: (row, line) for row, line in zip(kept.rows, kept.lines, strict=True)} if kept is not None else {}
@@ -234,23 +259,28 @@ class Fold:
             known = self._entries.get(eid)
             key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
             items[eid] = _Item(key, inputs, _paths(r), None)
-        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: current[eid])
+        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: current[eid], skipped)
 
-    def add_lines(self, kept: Kept, version: str | None, commit: str) -> None:
+    def add_lines(self, kept: Kept, version: str | None, commit: str, skipped: frozenset[str] = frozenset()) -> None:
         """``add`` for a release kept in the cache, from its fold rows and lines: no record is
         parsed but those ``diff.link`` compares."""
         self._last = {}
         items = {row[0]: _Item(row[1], b"", row[2], line) for row, line in zip(kept.rows, kept.lines, strict=True)}
-        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: _unpack(items[eid].packed or b""))
+        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: _unpack(items[eid].packed or b""), skipped)
 
-    def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData]) -> None:
-        """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict."""
+    def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData],
+                 skipped: frozenset[str] = frozenset()) -> None:
+        """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict,
+        ``skipped`` the files this version's crawl did not read."""
+        before_now, self.at = self.at, now
         self.steps.append(now)
         for eid, item in items.items():
             known = self._entries.get(eid)
             if known is not None and known.key != item.key:
                 raise DataError(f"id collision: {eid} was {known.key!r} and is now {item.key!r}; ids are never reused")
-        gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in items)
+        # Missing, but raised in a file this crawl did not read: unread, left as it was (not gone).
+        gone_ids = sorted(eid for eid, e in self._entries.items()
+                          if not e.retired and eid not in items and not _unread(e.paths, skipped))
         came_ids = sorted(items.keys() - self._entries.keys())
         replaces: dict[str, list[str]] = {}
         replaced_by: dict[str, str] = {}
@@ -260,9 +290,13 @@ class Fold:
         for eid in gone_ids:
             entry = self._entries[eid]
             h = entry.history or History(first_seen=None, last_seen=None)
+            # Last seen before the version just before this one (that crawl did not read its file):
+            # gone somewhere between, found gone here.
+            between = h.last_seen is not None and before_now is not None and h.last_seen != before_now
             entry.history = h.model_copy(update={
-                "retired": True, "removed_in": now, "retired_note": f"removed in {label(now)}",
-                "replaced_by": replaced_by.get(eid),
+                "retired": True, "removed_in": now, "replaced_by": replaced_by.get(eid),
+                "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen
+                else f"removed in {label(now)}",
             })
         # An entry with no move and no new link has the history it had, seen now: made once for
         # every entry that had that very history (histories are never changed in place, only
@@ -271,7 +305,7 @@ class Fold:
         for eid, item in items.items():
             known = self._entries.get(eid)
             before = known.history if known is not None else None
-            move = _move(known.paths, item.paths, now) if known is not None else None
+            move = _move(known.paths, item.paths, now, skipped) if known is not None else None
             plain = move is None and eid not in replaces
             history = carried.get(id(before)) if plain else None
             if history is None:
@@ -284,7 +318,13 @@ class Fold:
                 if plain:
                     carried[id(before)] = history
             packed = item.packed if item.packed is not None else _pack(record_of(eid))
-            self._entries[eid] = _Entry(item.key, item.key_inputs, history, item.paths, packed)
+            paths = item.paths
+            if skipped and known is not None and not skipped.isdisjoint(known.paths):
+                # Seen in the files read; the files it was raised in that were not read are not
+                # known to have lost it: still its files, so that the next version finds no move
+                # to a file it was raised in all along.
+                paths += tuple(p for p in known.paths if p in skipped and p not in paths)
+            self._entries[eid] = _Entry(item.key, item.key_inputs, history, paths, packed)
 
 
     def _linked(self, gone_ids: list[str], came: dict[str, tuple[str, ...]],
@@ -310,16 +350,31 @@ class Fold:
         new = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
         return [(old.id, succ.id) for _, old, succ, _ratio in link(gone, new)]
 
-    def under(self, records: Iterable[RecordData], now: Lifetime) -> None:
+    def under(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str] = frozenset()) -> None:
         """Put a catalogue's records (live and retired, with their histories) over the fold, as
         the newest state: the catalogue at ``now``, a commit at or after the fold's last version
         (a backfill merged after daily syncs). Each of its records stays as it is, with the
-        fold's history behind it (``_behind``); an entry of the fold it does not know at all was
-        gone before the catalogue began, so one still live in the fold is retired by ``now``."""
+        fold's history behind it (``_behind``).
+
+        Between the fold's last version and the catalogue's first state lies a gap with no
+        dataset of its own, taken as one step of the history from what the two hold:
+
+        * an entry both know gets the move a history run records between two versions
+          (``_gap_move``): the fold's last record's files against the catalogue's record's as
+          it began, stamped at the catalogue's first version that had the entry;
+        * an entry of the fold the catalogue does not know at all was gone before the catalogue
+          began: linked to its successor among the catalogue's entries no release had (live or
+          retired since, not themselves a successor within the catalogue), as a history run links
+          two versions, and removed where that one was first seen; with none, retired after the
+          fold's last version, by ``now``;
+        * unless the catalogue's crawl did not read one of its files (``skipped``, its manifest's):
+          then it is unread, kept live as the fold last saw it (``last_seen`` that version).
+        """
         last = self.steps[-1] if self.steps else None
         known: set[str] = set()
-        came: dict[str, RecordData] = {}  # live in the catalogue, never in the fold
+        came: dict[str, RecordData] = {}  # in the catalogue, never in the fold: the successors it may hold
         entries: dict[str, _Entry] = {}
+        moved = fresh = 0
         for record in records:
             eid = record["id"]
             key = _record_key(record)
@@ -328,14 +383,21 @@ class Fold:
                 raise DataError(f"id collision: {eid} was {ours.key!r} and is now {key!r}; ids are never reused")
             history = record.get("history")
             theirs = History.model_validate(history) if history else History(first_seen=now, last_seen=None)
-            if ours is None and not theirs.retired:
+            paths = _paths(record)
+            fresh += ours is None
+            # A successor: an entry no release had, first seen after the last (not one a catalogue
+            # with older history retired before it), not itself a catalogue entry's successor.
+            if ours is None and not theirs.replaces and (last is None or theirs.first_seen is None or _older(last, theirs.first_seen)):
                 came[eid] = record
-            entries[eid] = _Entry(key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs),
-                                  _paths(record), _pack(record))
+            move = _gap_move(ours.paths, paths, theirs, last, now, skipped) if ours is not None else None
+            moved += move is not None
+            entries[eid] = _Entry(key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs, move),
+                                  paths, _pack(record))
             known.add(eid)
-        gone_ids = sorted(eid for eid, e in self._entries.items() if eid not in known and not e.retired)
+        missing = [eid for eid, e in self._entries.items() if eid not in known and not e.retired]
+        gone_ids = sorted(eid for eid in missing if not _unread(self._entries[eid].paths, skipped))
         # What the fold's last version had and the catalogue does not know: a successor among the
-        # catalogue's live entries no release had is linked as a history run links two versions.
+        # catalogue's entries no release had is linked as a history run links two versions.
         pairs = dict(self._linked(gone_ids, {eid: entries[eid].key for eid in sorted(came)}, lambda eid: came[eid]))
         for eid in gone_ids:
             entry = self._entries[eid]
@@ -354,6 +416,39 @@ class Fold:
             entries[new_id].history = later.model_copy(update={"replaces": sorted({*later.replaces, old_id})})
         self._entries.update(entries)
         self._last = {}
+        self.at = now
+        self.gap = Gap(since=last, at=now, first_seen=fresh, replacing=len(pairs), retired=len(gone_ids), moved=moved, unread=len(missing) - len(gone_ids))
+
+
+class Gap(NamedTuple):
+    """What ``Fold.under`` recorded across the gap from the fold's last version (``since``) to the
+    catalogue at ``at``: entries the catalogue has that no release had, of them those replacing a
+    release's entry, the release's entries retired there, moved there, and unread (the catalogue's
+    crawl skipped one of their files)."""
+
+    since: Lifetime | None
+    at: Lifetime
+    first_seen: int
+    replacing: int
+    retired: int
+    moved: int
+    unread: int
+
+
+def _gap_move(before: tuple[str, ...], paths: tuple[str, ...], theirs: History, last: Lifetime | None, now: Lifetime,
+              skipped: frozenset[str]) -> Move | None:
+    """The move of an entry across the gap between the fold's last version (``last``, where its
+    sites were in ``before``) and the catalogue's first state with it (``theirs.first_seen``),
+    as ``_move`` finds one between two versions; None when there is no gap (the catalogue's
+    history reaches back to ``last``). The catalogue's record is its newest: as the entry began
+    there, its primary site was where the first move the catalogue recorded took it from, else
+    (no move since) its files are the record's. ``skipped``: the files the catalogue's crawl
+    did not read (one of them losing the error is no move)."""
+    then = theirs.first_seen or now
+    if last is None or then.commit == last.commit or not _older(last, then):
+        return None
+    began = (theirs.moved[0].from_path,) if theirs.moved else paths
+    return _move(before, began, then, skipped)
 
 
 def _older(a: Lifetime | None, b: Lifetime | None) -> bool:
@@ -368,16 +463,18 @@ def _older(a: Lifetime | None, b: Lifetime | None) -> bool:
     return a.version is not None and version_key(a.version) < version_key(b.version)
 
 
-def _behind(ours: History | None, theirs: History) -> History:
+def _behind(ours: History | None, theirs: History, gap: Move | None = None) -> History:
     """A catalogue's history (``theirs``) with a fold's (``ours``, older versions) behind it: the
-    older first_seen, the fold's moves before the catalogue's, both sets of replaced ids; whether
-    and when it was last seen, retired or replaced is the catalogue's (the newest state)."""
+    older first_seen, the fold's moves before the move across the gap between them (``gap``)
+    and the catalogue's, both sets of replaced ids; whether and when it was last seen, retired
+    or replaced is the catalogue's (the newest state)."""
     if ours is None:
         return theirs
-    seen = {(m.commit, m.from_path, m.to_path) for m in ours.moved}
+    mine = [*ours.moved, *([gap] if gap is not None else [])]
+    seen = {(m.commit, m.from_path, m.to_path) for m in mine}
     return theirs.model_copy(update={
         "first_seen": ours.first_seen if _older(ours.first_seen, theirs.first_seen) else theirs.first_seen,
-        "moved": [*ours.moved, *(m for m in theirs.moved if (m.commit, m.from_path, m.to_path) not in seen)],
+        "moved": [*mine, *(m for m in theirs.moved if (m.commit, m.from_path, m.to_path) not in seen)],
         "replaces": sorted({*ours.replaces, *theirs.replaces}),
     })
 
@@ -387,6 +484,7 @@ def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
     dataset's commit), or (written without history) as first seen at its own commit."""
     records = list(records)
     fold = Fold()
+    fold.at = Lifetime(version=version_of(manifest.ref), commit=manifest.commit)
     if all(r.get("history") is not None for r in records):
         now = Lifetime(version=version_of(manifest.ref), commit=manifest.commit).model_dump(mode="json")
         fold.keep(_seen_at(r, now) for r in records)
@@ -438,6 +536,14 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
         first, replacing, retired, moved = counts[(step.version, step.commit)]
         shown = md_code(label(step)) + (" (the first covered: every entry)" if n == 0 else "")
         rows.append(f"| {shown} | {first} | {replacing} | {retired} | {moved} |")
+    gap = fold.gap
+    if gap is not None:  # the step from the last release to the catalogue's first state (``Fold.under``)
+        since = f", after {md_code(label(gap.since))}" if gap.since is not None else ""
+        rows.append(f"| {md_code(label(gap.at))} (the catalogue in place{since}) | {gap.first_seen} "
+                    f"| {gap.replacing} | {gap.retired} | {gap.moved} |")
+        if gap.unread:
+            rows.append(f"\n{gap.unread} entr{'y' if gap.unread == 1 else 'ies'} of {md_code(label(gap.since or gap.at))} "
+                        f"the catalogue's crawl did not read (one of their files skipped, see its manifest) stay live as last seen there.")
     return head + "\n" + "\n".join(rows) + "\n"
 
 
@@ -452,8 +558,9 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     the rest, and the search index of them all (what ``errcat match`` and the site read). Validated
     by ``render_dataset`` like every dataset, and held to the crawl's
     ``limits.max_output_bytes``: retired records pile up from release to release, so when a
-    file would be larger, retired entries are left out first, the largest first, then live
-    ones, and ``counts.omitted`` says how many.
+    file would be larger, entries the newest crawl did not read are left out first (it skipped
+    their file for size: they cannot fit), then retired ones, the largest first, then live ones,
+    and ``counts.omitted`` says how many.
 
     ``previous``: the record files of the dataset this one replaces; a record whose content is
     unchanged keeps the commit it names when that is one of ``vouched`` (commits the newest crawl
@@ -468,7 +575,7 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     ``omit`` False: a file over ``max_output_bytes`` raises ``OverLimit`` (nothing written)
     instead of entries being left out.
     """
-    records = [_written(r) for r in fold.records()]
+    records = [_written(r, manifest.commit) for r in fold.records()]
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
@@ -607,22 +714,29 @@ def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra
     return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
 
 
-def _written(data: RecordData) -> RecordData:
-    """A record as the dataset holds it: a live one's ``last_seen`` is the manifest's commit, left
-    out so that the record changes only when its error does."""
+def _written(data: RecordData, commit: str) -> RecordData:
+    """A record as the dataset holds it: a live one's ``last_seen`` is the manifest's ``commit``,
+    left out so that the record changes only when its error does. One last seen before (unread
+    by the newest crawl, which skipped one of its files) keeps it: the manifest's commit may
+    not have it."""
     history = data.get("history")
-    if history and not history["retired"]:
+    if history and not history["retired"] and (history.get("last_seen") or {}).get("commit", commit) == commit:
         data["history"] = {**history, "last_seen": None}
     return data
 
 
 def _to_omit(over: OverLimit, records: list[RecordData]) -> set[str]:
-    """The ids that make up each file's excess: retired before live, the largest share first."""
-    retired = {r["id"] for r in records if (r.get("history") or {}).get("retired")}
+    """The ids that make up each file's excess: unread by the newest crawl first (live, last seen
+    before it: when that crawl left their file out for size, they cannot fit, whatever else goes),
+    then retired, then live, the largest share first."""
+    order: dict[str, int] = {}
+    for r in records:
+        history = r.get("history") or {}
+        order[r["id"]] = 1 if history.get("retired") else 0 if history.get("last_seen") else 2
     drop: set[str] = set()
     for _, excess, weights in over.shares():
         covered = 0.0
-        for rid in sorted(weights, key=lambda rid: (rid not in retired, -weights[rid], rid)):
+        for rid in sorted(weights, key=lambda rid: (order[rid], -weights[rid], rid)):
             if covered >= excess:
                 break
             covered += weights[rid]

@@ -28,7 +28,7 @@ from crawler.publish.dataset import PreviousRecord, previous_records, record_mod
 from crawler.publish.writer import MANIFEST, OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_data, live_data, side_with
-from crawler.versions.history import Fold, render_state, seed, version_of
+from crawler.versions.history import Fold, render_state, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -86,9 +86,10 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             if result.records is None:
                 assert result.kept is not None
-                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit)
+                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit, skipped_paths(result.manifest))
             else:
-                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept)
+                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept,
+                         skipped=skipped_paths(result.manifest))
             newest = result.manifest
             del result
     assert newest is not None
@@ -155,11 +156,14 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
             progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
             files = check_release(d, manifest)  # another job's: held to its own manifest first
             lines = matching(iter_record_data(d, manifest), files, manifest.ref or "", d)
-            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit)
+            # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
+            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit,
+                     skipped=skipped_paths(manifest))
         if in_place is not None:
             where, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({where})")
-            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit))
+            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit),
+                       skipped_paths(newest))
         return _write_fold(fold, newest, out, progress), fold, labels
 
 
@@ -444,6 +448,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
         return SyncResult(False, target, commit, unchanged, markdown(unchanged))
 
     notes: list[str] = []
+    unread = 0
     previous = _previous(source, out)
     vouch = _pinned_at(previous)
     cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
@@ -471,9 +476,14 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
         in_memory = True
         while True:
             new = _Side(crawled.manifest, crawled.records or [], f"the records of {want or 'HEAD'}")
-            report = None if base is None else _diff(base, new)
+            report, unread = None, 0
+            if base is not None:
+                seen, unread = _read_alike(base, new)
+                report = _diff(seen, new)
             fold = Fold() if old is None else seed(old.records, old.manifest)
-            fold.add(new.records, version_of(want), new.manifest.commit, last=True, kept=crawled.kept)
+            # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
+            fold.add(new.records, version_of(want), new.manifest.commit, last=True, kept=crawled.kept,
+                     skipped=skipped_paths(new.manifest))
             progress(f"validating {len(fold):,} records")
             try:
                 # no spare directory (a sync's dataset is replaced in place, as before), no bare digests
@@ -495,6 +505,10 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
         changelog = markdown(report)
+        if unread:
+            changelog += (f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
+                          "manifest's `skipped`: too large, too many sites, over max_output_bytes, not parsed) "
+                          f"{'is' if unread == 1 else 'are'} not listed as removed: not known to be gone, kept as before.\n")
         if changed and not report.changes:
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
@@ -508,6 +522,21 @@ def _diff(old: _Side, new: _Side) -> DiffReport:
             f"and {new.manifest.repo.owner}/{new.manifest.repo.name}"
         )
     return diff_data(old.records, new.records, old_side=old.side(), new_side=new.side(), models=(old.model, new.model))
+
+
+def _read_alike(base: _Side, new: _Side) -> tuple[_Side, int]:
+    """``base``'s live entries without those ``new``'s crawl could not see (missing, and raised in
+    a file it skipped, see ``history.skipped_paths``), so that the report does not list them as
+    removed, and how many they are."""
+    unread = skipped_paths(new.manifest)
+    if not unread:
+        return base, 0
+    present = {r["id"] for r in new.records}
+    alive = live_data(base.records)
+    seen = [r for r in alive if r["id"] in present or unread.isdisjoint(site["path"] for site in r["sites"])]
+    if len(seen) == len(alive):
+        return base, 0
+    return _Side(base.manifest, seen, base.where, base.valid), len(alive) - len(seen)
 
 
 def check_output_commit(value: str) -> str:

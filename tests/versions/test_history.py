@@ -140,8 +140,8 @@ def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstre
     folds = []
     real_add = history_module.Fold.add
 
-    def spy(self, records, version, commit, last=False, kept=None):
-        real_add(self, records, version, commit, last, kept)
+    def spy(self, records, version, commit, last=False, kept=None, skipped=frozenset()):
+        real_add(self, records, version, commit, last, kept, skipped)
         folds.append((self, last, dict(self._last)))
 
     monkeypatch.setattr(history_module.Fold, "add", spy)
