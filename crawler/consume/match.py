@@ -42,7 +42,7 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
@@ -356,14 +356,20 @@ def read_query(text: str) -> list[Reading]:
     text = text[-MAX_INPUT:].replace("\r\n", "\n").strip("\n")
     readings: list[Reading] = []
 
+    from crawler.consume.paste import without_parameter
+
     def add(message: str, exception: str | None, source: str, frame: Frame | None = None) -> None:
         message = message.strip()
         truncated = message.endswith(ELLIPSIS)
         reading = Reading(message, _leaf(exception) if exception else None, source, frame, truncated)
-        # a message wrapping a server's JSON body or a pydantic listing: read what is inside too
+        # a message wrapping a server's JSON body or a pydantic listing: read what is inside too;
+        # each also without the "(parameter=..., value=...)" that VLLMValidationError's str()
+        # adds, which the server's error body carries as its message
         for r in (reading, *_inner_readings(message, reading)):
-            if len(readings) < MAX_READINGS and r not in readings:
-                readings.append(r)
+            bare = without_parameter(r.message)
+            for one in (r, replace(r, message=bare)) if bare != r.message else (r,):
+                if len(readings) < MAX_READINGS and one not in readings:
+                    readings.append(one)
 
     exc, message, frame = _last_traceback(text)
     if exc is not None:

@@ -410,7 +410,12 @@ SEARCH_JS = r"""
     function add(message, x, src, f) {
       message = message.trim();
       var r = reading(message, x ? leaf(x) : null, src, f, ELLIPSIS.test(message));
-      [r].concat(innerReadings(message, r, 0)).forEach(push);
+      // each also without VLLMValidationError's "(parameter=..., value=...)" (a server's body has it)
+      [r].concat(innerReadings(message, r, 0)).forEach(function (one) {
+        push(one);
+        var bare = withoutParameter(one.m);
+        if (bare !== one.m) push(reading(bare, one.x, one.src, one.f, one.t, one.ln));
+      });
     }
     var text2 = lines.join("\n").replace(/^\n+|\n+$/g, ""), tb = lastTraceback(text2);
     if (tb) add(tb[1], tb[0], "traceback", tb[2]);

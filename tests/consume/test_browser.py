@@ -243,6 +243,12 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
     body = ("""openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
             """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}""")
     assert _paste(browser, out, body)[0] == ("", f"{kv} ValueError \u00b7 matches")
+    # a server's body with VLLMValidationError's "(parameter=..., value=...)" after the message
+    seq = next(r for text, r in records.items() if text.startswith("The model's max seq len"))
+    suffixed = ('{"error": {"message": "The model\'s max seq len (4096) is larger than the maximum number of tokens that can be '
+                'stored in KV cache (2048). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing '
+                'the engine. (parameter=max_model_len, value=4096)", "type": "BadRequestError", "param": "max_model_len", "code": 400}}')
+    assert _paste(browser, out, suffixed)[0] == ("", f"{seq['title']} ValueError \u00b7 matches")
     shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
     assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
     assert not any(text.endswith("matches") for _, text in shown)

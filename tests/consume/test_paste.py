@@ -68,6 +68,17 @@ def test_wrapped_messages_are_matched(matcher, ids, text):
     assert result.matches and result.matches[0].entry.id == ids[cd.KV["text"]] and result.matches[0].strong
 
 
+@pytest.mark.parametrize("text", [
+    # the server's error body carries str(exc), VLLMValidationError's suffix and all (its
+    # create_error_response: message = str(exc)); so does a message pasted bare
+    '{"error": {"message": "' + KV_MESSAGE + ' (parameter=kind, value=full)", "type": "BadRequestError", "param": "kind", "code": 400}}',
+    f"{KV_MESSAGE} (parameter=kind, value=full)",
+])
+def test_a_validation_errors_suffix_is_read_off_a_server_body_and_a_bare_message(matcher, ids, text):
+    top = match(text, [matcher]).matches[0]
+    assert top.entry.id == ids[cd.KV["text"]] and top.how == "full" and top.reading.message == KV_MESSAGE
+
+
 def test_an_unknown_prefix_gives_the_first_exception_named_and_indentation_stays_code():
     text = clean("node-1 | stderr RuntimeError: Worker failed with error 'AssertionError: x', see above\n"
                  '  File "/x/pkg/a.py", line 3, in f\n    raise KeyError(k)\n')
