@@ -102,6 +102,9 @@ class CrawlResult:
     #: With the cache: search.json as written, the SHA-256 of its bytes and the document, for the
     #: match store to take rather than parse 11 MB again (``match_store.build``).
     search: tuple[bytes, dict[str, Any]] | None = None
+    #: The dataset's documents besides the records, the index and search.json (foreign.json, from
+    #: the curated list), for a caller that writes the records itself (``history``, ``sync``).
+    documents: dict[str, tuple[str, Any]] = field(default_factory=dict)
 
 
 def _quiet(_: str) -> None:
@@ -286,14 +289,15 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
-            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched)
+            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched,
+                               documents=foreign_file(foreign))
         if options.in_memory and options.use_cache:
             kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
             records = None if kept is None or options.as_lines else kept.records()
             if kept is not None and (options.as_lines or records is not None):
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
                 return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
-                                   vouched=vouched, kept=kept)
+                                   vouched=vouched, kept=kept, documents=foreign_file(foreign))
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         if not curated.directory.is_dir():  # a crawl run elsewhere than beside curated/ reads none, and said nothing
             progress(f"no curated explanations or foreign errors: no directory {curated.directory} (--curated DIR names "
@@ -461,7 +465,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         if options.in_memory:
             if options.use_cache and options.keep_release and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
-            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records)
+            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records,
+                               documents=foreign_file(foreign))
         records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members,
                       {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
@@ -498,7 +503,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     written = reuse.digests.get("search.json")
     return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started,
                        search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
-                       records=records if options.hand_back else None)
+                       records=records if options.hand_back else None, documents=foreign_file(foreign))
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:

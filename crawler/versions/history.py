@@ -550,7 +550,7 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
 def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
                  vouched: dict[str, str] | None = None, memo: RowMemo | None = None,
                  reuse: Reuse | None = None, bare: list[bytes] | None = None, write: Write | None = None,
-                 omit: bool = True) -> dict[str, bytes]:
+                 omit: bool = True, documents: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -573,14 +573,15 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
     takes the files as they are rendered (``writer.write_dataset``'s way of writing them) and
     returns them all; without it they are rendered into memory first (see :func:`_streamed`).
     ``omit`` False: a file over ``max_output_bytes`` raises ``OverLimit`` (nothing written)
-    instead of entries being left out.
+    instead of entries being left out. ``documents``: the newest state's further documents
+    (``CrawlResult.documents``: foreign.json), written beside search.json.
     """
     records = [_written(r, manifest.commit) for r in fold.records()]
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
     try:
-        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit)
+        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents)
     finally:
         if packing is not None:
             packing.close()
@@ -588,7 +589,8 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
 
 def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], packing: _Packing | None,
                   previous: dict[str, PreviousRecord] | None, vouched: dict[str, str] | None, memo: RowMemo | None,
-                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None, omit: bool = True) -> dict[str, bytes]:
+                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None, omit: bool = True,
+                  documents: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
     """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
@@ -627,7 +629,7 @@ def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], pac
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            extra = search_file(records, data, memo=memo)
+            extra = {**search_file(records, data, memo=memo), **(documents or {})}
             if write is None:
                 files = render_dataset(records, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:

@@ -71,6 +71,7 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
     newest: Manifest | None = None
     previous = _previous(source, out)
     vouched: dict[str, str] = {}
+    documents: dict[str, tuple[str, Any]] = {}
     with source.scratch() as tmp:
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
@@ -82,7 +83,7 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
             options.as_lines = not last  # only the last release's records are rendered
             result = crawl(options, progress=progress)
             if last:
-                vouched = result.vouched
+                vouched, documents = result.vouched, result.documents
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             if result.records is None:
                 assert result.kept is not None
@@ -95,7 +96,7 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
     assert newest is not None
     cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
     return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest),
-                       cache_dir), fold
+                       cache_dir, documents), fold
 
 
 def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
@@ -159,12 +160,23 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
             # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
             fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit,
                      skipped=skipped_paths(manifest))
+        newest_dir = manifests[-1][0]
         if in_place is not None:
-            where, newest = in_place
-            progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({where})")
-            fold.under(iter_record_data(where, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit),
+            newest_dir, newest = in_place
+            progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
+            fold.under(iter_record_data(newest_dir, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit),
                        skipped_paths(newest))
-        return _write_fold(fold, newest, out, progress), fold, labels
+        # the newest state's curated list of foreign errors goes with it, validated as read
+        return _write_fold(fold, newest, out, progress, documents=_foreign_of(newest_dir)), fold, labels
+
+
+def _foreign_of(dataset: Path) -> dict[str, tuple[str, Any]]:
+    """A written dataset's foreign.json as a document to write again (none when it has none)."""
+    from crawler.model.records import ForeignList
+    from crawler.publish.dataset import FOREIGN, load_foreign
+
+    errors = load_foreign(dataset)
+    return {FOREIGN: ("foreign", ForeignList(errors=errors).model_dump(mode="json"))} if (dataset / FOREIGN).is_file() else {}
 
 
 def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tuple[Path, Manifest] | None:
@@ -205,36 +217,40 @@ def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
 
 def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None,
                 previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
-                memo: RowMemo | None = None, cache_dir: Path | None = None) -> Path:
+                memo: RowMemo | None = None, cache_dir: Path | None = None,
+                documents: dict[str, tuple[str, Any]] | None = None) -> Path:
     """Render and write the fold's dataset (see :func:`_render_write`)."""
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    _render_write(fold, newest, target, progress, "history: ", spare_root, previous, vouched, memo, cache_dir)
+    _render_write(fold, newest, target, progress, "history: ", spare_root, previous, vouched, memo, cache_dir,
+                  documents=documents)
     return target
 
 
 def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress, said: str, spare_root: Path | None = None,
                   previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
                   memo: RowMemo | None = None, cache_dir: Path | None = None, omit: bool = True,
-                  remember_bare: bool = True, valid: frozenset[bytes] = frozenset()) -> bool:
+                  remember_bare: bool = True, valid: frozenset[bytes] = frozenset(),
+                  documents: dict[str, tuple[str, Any]] | None = None) -> bool:
     """Render the fold's dataset into ``target`` and say whether anything was written; with
     ``cache_dir`` (see ``history_reuse``), what was validated and compressed before is taken as
     it is. A dataset in place with exactly these bytes is left alone. ``omit``: see
     ``render_state`` (False: OverLimit, and nothing written). ``said``: what progress lines begin with. ``remember_bare``: have the cache remember the
     digest of every record file with no history too (``render_state``'s ``bare``), which only a
     history of the same releases finds again: a sync of a new commit has none to find. ``valid``:
-    lines of records found valid as they were read (``writer.Reuse.valid_lines``)."""
+    lines of records found valid as they were read (``writer.Reuse.valid_lines``). ``documents``:
+    see ``render_state``."""
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
     bare: list[bytes] | None = [] if remember_bare else None
     if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
         progress(f"{said}writing {target}")
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit,
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents,
                              write=lambda items: _write_collected(target, items, spare_root))
         written = True
     else:
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit)
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents)
         written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None)
     fold.rendered()
     if cache_dir is not None and reuse is not None:
@@ -489,7 +505,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                 # no spare directory (a sync's dataset is replaced in place, as before), no bare digests
                 changed = _render_write(fold, new.manifest, target, progress, "", None, previous, crawled.vouched,
                                         _row_memo(source, new.manifest), cache_dir, omit=not in_memory, remember_bare=False,
-                                        valid=old.valid if old is not None else frozenset())
+                                        valid=old.valid if old is not None else frozenset(), documents=crawled.documents)
                 break
             except OverLimit as over:
                 if not in_memory:

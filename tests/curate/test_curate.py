@@ -597,6 +597,36 @@ def test_a_catalogue_with_a_foreign_list_is_adopted_whole(upstream, cli, tmp_pat
     assert bad.exit_code == 1 and "foreign.json" in bad.output, bad.output
 
 
+def test_the_foreign_list_goes_with_every_dataset_a_sync_or_a_history_writes(upstream, cli, tmp_path, monkeypatch):
+    """sync, history and a backfill's fold write foreign.json as a crawl does (they render the
+    records themselves): the daily sync's catalogue kept its manifest's claim to the list (its
+    input digest names it) but dropped the file, and match no longer named foreign errors."""
+    import subprocess
+
+    monkeypatch.chdir(tmp_path)  # curated/ next to the (absent) config: the working directory
+    path = tmp_path / "curated" / "acme" / "widgets" / "foreign" / "errors.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(FOREIGN_YAML)
+    assert crawl(cli, upstream, tmp_path / "crawled", "v2", tmp_path / "curated").exit_code == 0
+    want = (tmp_path / "crawled" / "acme" / "widgets" / "foreign.json").read_bytes()
+    args = ["--repo", upstream.path, "--name", "acme/widgets", "--include", "pkg/**/*.py"]
+    for ref in ("v1", "v2"):  # the first sync, then one over the catalogue it wrote
+        result = cli("sync", *args, "--ref", ref, "--out", tmp_path / "synced")
+        assert result.exit_code == 0, result.output
+        assert (tmp_path / "synced" / "acme" / "widgets" / "foreign.json").read_bytes() == want
+    assert cli("history", *args, "--out", tmp_path / "history", "v1", "v2").exit_code == 0
+    for tag in ("v1", "v2"):  # a fold orders its datasets by release: tags that name versions
+        subprocess.run(["git", "-C", str(upstream.path), "tag", f"{tag}.0", tag], check=True)
+    assert cli("history", *args, "--per-release", tmp_path / "releases", "v1.0", "v2.0").exit_code == 0
+    folded = cli("history", "--fold", tmp_path / "releases", "--out", tmp_path / "folded")
+    assert folded.exit_code == 0, folded.output
+    for out in ("history", "folded"):
+        assert (tmp_path / out / "acme" / "widgets" / "foreign.json").read_bytes() == want, out
+        assert cli("validate", tmp_path / out).exit_code == 0
+    run = cli("match", "--data", tmp_path / "synced", "RuntimeError: CUDA error: an illegal memory access was encountered")
+    assert "raised by cuda (cuda-illegal-memory-access)" in run.stdout, run.stdout
+
+
 @pytest.mark.parametrize("edit, line, words", [
     (lambda t: t.replace("- name: cuda-illegal-memory-access", "- name: ../x"), 2, "errors.0.name"),
     (lambda t: t.replace("  origin: cuda\n", "  origin: cuda\n  origin: torch\n"), 4, "duplicate"),
