@@ -279,6 +279,7 @@ def planned_digest(options: CrawlOptions, progress: Progress = _quiet) -> str:
 def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
     started = time.perf_counter()
     upstream, include, exclude, limits, snapshot, curated, foreign, meaning, settings, target, digest = _inputs(options, progress)
+    documents = foreign_file(foreign)
     vouched = _vouched(snapshot, options.vouch)
     if options.repo and not options.repo.startswith("https://") and not (options.name or options.upstream):
         progress(f"reading {options.repo} as {upstream.owner}/{upstream.repo} (--name or --upstream say otherwise)")
@@ -290,14 +291,14 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched,
-                               documents=foreign_file(foreign))
+                               documents=documents)
         if options.in_memory and options.use_cache:
             kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
             records = None if kept is None or options.as_lines else kept.records()
             if kept is not None and (options.as_lines or records is not None):
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
                 return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
-                                   vouched=vouched, kept=kept, documents=foreign_file(foreign))
+                                   vouched=vouched, kept=kept, documents=documents)
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         if not curated.directory.is_dir():  # a crawl run elsewhere than beside curated/ reads none, and said nothing
             progress(f"no curated explanations or foreign errors: no directory {curated.directory} (--curated DIR names "
@@ -307,7 +308,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         joins = _join_store(options, settings)
         try:
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                             foreign, tests, meaning, joins)
+                             documents, tests, meaning, joins)
             written.vouched = vouched
             return written
         except _CACHE_SYMPTOMS as exc:
@@ -323,7 +324,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             if joins is not None:
                 joins.reuse = False  # the joins run again too, and their rows are rewritten
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                             foreign, tests, meaning, joins)
+                             documents, tests, meaning, joins)
             written.vouched = vouched
             return written
     finally:
@@ -413,7 +414,7 @@ def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
 
 def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], curated: Any, target: Path,
            digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
-           progress: Progress, foreign: tuple[str, Any] | None = None,
+           progress: Progress, documents: Extra | None = None,
            tests: list[FileResult] | None = None, meaning: Any = None, joins: Any = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
@@ -421,8 +422,10 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     entries would make a file of the dataset larger than ``max_output_bytes`` (found by writing
     it: the bound costs nothing until it is reached). Each is listed in the manifest's
     ``skipped`` with the reason. Their classes still count in the exception hierarchy: they
-    parsed, and other files' exceptions may derive from them.
+    parsed, and other files' exceptions may derive from them. ``documents``: the dataset's
+    further documents (``foreign_file``).
     """
+    documents = documents or {}
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
@@ -466,7 +469,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             if options.use_cache and options.keep_release and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records,
-                               documents=foreign_file(foreign))
+                               documents=documents)
         records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
         reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members,
                       {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
@@ -481,7 +484,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             """search.json and foreign.json: made while the forked helpers render the records."""
             made = search_file(records, assembled.manifest, assembled.primaries, memo)
             searched[:] = [made["search.json"][1]]
-            return {**made, **foreign_file(foreign)}
+            return {**made, **documents}
 
         try:
             published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
@@ -503,7 +506,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     written = reuse.digests.get("search.json")
     return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started,
                        search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
-                       records=records if options.hand_back else None, documents=foreign_file(foreign))
+                       records=records if options.hand_back else None, documents=documents)
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:

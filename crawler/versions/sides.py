@@ -74,20 +74,12 @@ def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: P
               pypi: str | None = None) -> Dataset:
     """Crawl one ref (or with ``pypi``, the release NAME==VERSION) into a fresh directory under
     ``scratch`` and load it back."""
-    return crawl_vouching(source, ref, scratch, progress, pypi)[0]
-
-
-def crawl_vouching(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
-                   pypi: str | None = None, vouch: list[str] | None = None) -> tuple[Dataset, dict[str, str]]:
-    """``crawl_ref``, and of the commits in ``vouch`` those the crawled commit descends from (or
-    is), with their dates (``CrawlResult.vouched``)."""
     out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
     options = source.crawl_options(ref, out, pypi)
-    options.vouch = list(vouch or [])
     result = crawl(options, progress=progress)
     if options.use_cache:  # no run writes into this scratch directory again
         record_memo.forget(options.cache_dir or default_cache_dir(), result.target)
-    return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}"), result.vouched
+    return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}")
 
 
 def crawl_data(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,

@@ -175,8 +175,9 @@ def _foreign_of(dataset: Path) -> dict[str, tuple[str, Any]]:
     from crawler.model.records import ForeignList
     from crawler.publish.dataset import FOREIGN, load_foreign
 
-    errors = load_foreign(dataset)
-    return {FOREIGN: ("foreign", ForeignList(errors=errors).model_dump(mode="json"))} if (dataset / FOREIGN).is_file() else {}
+    if not (dataset / FOREIGN).is_file():
+        return {}
+    return {FOREIGN: ("foreign", ForeignList(errors=load_foreign(dataset)).model_dump(mode="json"))}
 
 
 def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tuple[Path, Manifest] | None:
