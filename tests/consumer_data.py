@@ -11,7 +11,7 @@ from pathlib import Path
 
 from crawler.catalogue.entries import Identity, build_records
 from crawler.catalogue.search import search_file
-from crawler.model.records import Manifest, RepoRef
+from crawler.model.records import SCHEMA_VERSION, Manifest, RepoRef
 from crawler.publish.writer import render_dataset, write_dataset
 
 COMMIT = "c" * 40
@@ -102,7 +102,7 @@ def records() -> list[dict]:
 
 def manifest_for(recs: list[dict]) -> Manifest:
     return Manifest.model_validate({
-        "schema_version": "3", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
+        "schema_version": SCHEMA_VERSION, "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
         "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": "v1", "source": "git",
         "include": ["pkg/**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
         "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},

@@ -152,7 +152,7 @@ def _exception_info(site: ExtractedSite, exceptions: Mapping[str, ExceptionData]
 
 def empty_meaning() -> dict[str, Any]:
     """The derived meaning before anything is read into it (``models.Meaning``)."""
-    return {"derived": "machine", "trigger": "", "fix": None, "knobs": [], "reproductions": [], "callers": []}
+    return {"derived": "machine", "trigger": "", "fix": None, "knobs": [], "reproductions": [], "callers": [], "action": None}
 
 
 def empty_explanation() -> dict[str, Any]:

@@ -5,6 +5,7 @@ id, and :func:`merge` is the one place that writes them in.
                                   fix, related), reproductions of those a test reproduces
     explanations.curated_parts -> CuratedPart of each record a curated file explains
     evidence.evidence_by_id    -> the reports of each record a curated evidence file lists
+    actions.action             -> meaning.action of every record, from what the joins put in
 
 A join that reads another's output takes it as an argument (related errors read the callers,
 a curated see-also list goes before the computed related errors), never from the records.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
+from crawler.catalogue.actions import action
 from crawler.model.shapes import RecordData
 
 
@@ -59,6 +61,7 @@ def merge(records: list[RecordData], joined: Joined, curated: Mapping[str, Curat
         reproductions = joined.reproductions.get(rid)
         if reproductions:
             meaning["reproductions"] = reproductions
+        meaning["action"] = action(record)  # (reads the meaning and related just put in)
         explained = curated.get(rid)
         if explained is not None:
             record["explanation"] = explained["explanation"]

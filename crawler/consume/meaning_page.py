@@ -332,3 +332,59 @@ def split_code(sentence: str, prose: Callable[[str], str], code: Callable[[str],
     if len(parts) % 2 == 0:  # an odd backtick: no code can be told apart, all of it is prose
         return prose(sentence)
     return "".join(code(p) if i % 2 else prose(p) for i, p in enumerate(parts))
+
+
+# --------------------------------------------------------------------------- what to do
+
+DO_TITLE = "What to do"
+DO_NOTE = "Derived by errcat from the code and the message at this commit, not written by a person."
+#: The longest literal of a message searched for on the tracker (a search box takes a phrase).
+MAX_SEARCH = 80
+
+
+def action_rows(meaning: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """(label, sentence) pairs of ``meaning.action``, in page order: whose move it is, then each
+    step; none for a record without one (a dataset of an earlier schema)."""
+    action = (meaning or {}).get("action")
+    if not action:
+        return []
+    return [("Whose move", action["says"]), *(("Step", step) for step in action.get("steps") or [])]
+
+
+def _literal(message: dict[str, Any]) -> str:
+    """The longest run of the message's literal text (its fields cut out), for a search."""
+    if message.get("opaque"):
+        return ""
+    text = re.sub(r"\{\{|\}\}", " ", message.get("text") or "")
+    pieces = re.split(r"\{[^{}]*\}|[\n\r\t]", text)
+    sentences = (s for p in pieces for s in re.split(r"(?<=[.!?])\s+", " ".join(p.split())))
+    best = max((s.strip(" .:,;'\"") for s in sentences), key=len, default="")
+    return best[:MAX_SEARCH].rsplit(" ", 1)[0] if len(best) > MAX_SEARCH else best
+
+
+def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """(label, URL) of the upstream tracker for this entry: its issues searched for the message's
+    literal text, and, for an internal check, a new issue with the message, the exception, the
+    place and the commit filled in; on GitHub only. Built only from the record's validated parts (the repository's
+    own URL, which the models hold to ``URL_PATTERN``), every value percent-encoded."""
+    from urllib.parse import quote
+
+    repo = r.get("repo") or {}
+    base = str(repo.get("url") or "")
+    if not re.fullmatch(r"https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+", base):
+        return []  # (GitHub's issue search and new-issue form; another host's tracker is not known)
+    out = []
+    literal = _literal(r["message"])
+    if literal:
+        out.append(("Search the tracker", f"{base}/issues?q={quote(chr(34) + literal + chr(34), safe='')}"))
+    action = (r.get("meaning") or {}).get("action") or {}
+    if action.get("actor") == "internal" and r["kind"] != "log":
+        loc, prov = r["location"], r.get("provenance") or {}
+        commit = prov.get("upstream_commit") or prov.get("commit") or ""
+        title = f"{r['exception']['name']}: {' '.join((r['message'].get('text') or '').split())}"[:200]
+        body = "\n".join([
+            f"I hit this error (errcat entry `{r['id']}`):", "", "```", title, "```", "",
+            f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at commit `{commit}`.", "",
+            "Version I run:", "", "The full traceback:", "", "```", "", "```", "", "The command or code that led to it:", ""])
+        out.append(("Report it", f"{base}/issues/new?title={quote(title, safe='')}&body={quote(body, safe='')}"))
+    return out

@@ -19,7 +19,20 @@ from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import Others, history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
-from crawler.consume.meaning_page import CALLERS, FACTS_TITLE, NOTE, REPRODUCTIONS, TITLE, fact_lines, message_text, swallowed
+from crawler.consume.meaning_page import (
+    CALLERS,
+    DO_NOTE,
+    DO_TITLE,
+    FACTS_TITLE,
+    NOTE,
+    REPRODUCTIONS,
+    TITLE,
+    action_rows,
+    fact_lines,
+    message_text,
+    swallowed,
+    tracker_links,
+)
 from crawler.consume.meaning_page import rows as meaning_rows
 
 Span = tuple[str, str]
@@ -123,6 +136,18 @@ def _meaning(page: Page, meaning: dict[str, Any], when: str) -> None:
             page.line("  ", ("where", f"{c['path']}:{c['line']}"), f" in {c['qualname']}", entry)
 
 
+def _what_to_do(page: Page, data: dict[str, Any]) -> None:
+    rows = action_rows(data.get("meaning"))
+    if not rows:
+        return
+    page.section(DO_TITLE)
+    for label, text in rows:
+        page.line("  ", ("label", f"{label}:"), f" {text}")
+    for label, url in tracker_links(data):
+        page.line("  ", ("label", f"{label}:"), " ", ("link", url))
+    page.line("  ", ("derived", DO_NOTE))
+
+
 def _explanation(page: Page, ex: dict[str, Any]) -> None:
     def bullets(title: str, items: list[str]) -> None:
         if items:
@@ -181,6 +206,7 @@ def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
     drafted = f" (machine-written by {model}, not reviewed)" if model else explained_note(data.get("explanation") or {})
     page.line(("label", "Explained:"), f"  {data['explanation_status']}", ("derived", drafted))
 
+    _what_to_do(page, data)
     site = data["sites"][0]
     loc = data["location"]
     links = data["provenance"]["permalinks"]

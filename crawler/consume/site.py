@@ -40,7 +40,21 @@ from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import Others, history_note, history_rows
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
-from crawler.consume.meaning_page import FACTS_TITLE, NOTE, TITLE, fact_lines, meaning_html, meaning_markdown, message_text, split_code, swallowed
+from crawler.consume.meaning_page import (
+    DO_NOTE,
+    DO_TITLE,
+    FACTS_TITLE,
+    NOTE,
+    TITLE,
+    action_rows,
+    fact_lines,
+    meaning_html,
+    meaning_markdown,
+    message_text,
+    split_code,
+    swallowed,
+    tracker_links,
+)
 from crawler.consume.meaning_page import rows as meaning_rows
 from crawler.consume.site_html import code_html, esc, layout, safe_url
 from crawler.consume.site_index import INDEX_JS, MAX_CHANGELOG_CHARS, index_html
@@ -1003,6 +1017,20 @@ def _reported_html(ex: dict[str, Any]) -> str:
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
 
+def _what_to_do_html(r: dict[str, Any]) -> str:
+    """Who acts and the steps (``meaning.action``, derived), with the tracker's links."""
+    rows = action_rows(r.get("meaning"))
+    if not rows:
+        return ""
+    links = tracker_links(r)
+    return _section("what-to-do", DO_TITLE, '<dl class="facts">' + "".join(
+        f'<dt>{esc(label)}</dt><dd class="{"who" if label == "Whose move" else "step"}">{split_code(text, esc, lambda c: f"<code>{esc(c)}</code>")}</dd>'
+        for label, text in rows) + "</dl>"
+        + ('<p class="tracker">' + " · ".join(f'<a href="{esc(safe_url(url))}" rel="nofollow noopener">{esc(label)}</a>'
+                                               for label, url in links) + "</p>" if links else "")
+        + f'<p class="muted">{esc(DO_NOTE)}</p>')
+
+
 def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
     exc = r["exception"]
     loc = r["location"]
@@ -1027,6 +1055,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     )
     msg = r["message"]
     parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_what_to_do_html(r))
     parts.append(_history_html(r, titles, others))
     curated = _curated_html(ex)
     parts += curated[:1]  # what it means, before the code
@@ -1092,6 +1121,11 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", o
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
            "", "## Message", "", md_code(message_text(r["message"])), ""]
+    todo = action_rows(r.get("meaning"))
+    if todo:
+        out += [f"## {DO_TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in todo),
+                *([" · ".join(f"[{label}](<{safe_url(url)}>)" for label, url in tracker_links(r))] if tracker_links(r) else []),
+                "", f"*{md_text(DO_NOTE)}*", ""]
     out += _history_markdown(r, titles, others)
 
     def sec(title: str, body: str) -> None:

@@ -19,9 +19,10 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, Se
 #: facts and assembled messages (template alternatives); a record names the commit at which it
 #: last changed (provenance, permalinks), no longer repeats its primary site's snippet and facts
 #: nor names the errcat version, and a live record's history.last_seen is null (the manifest's
-#: commit); explanation evidence and model; errors.jsonl.gz.
-SCHEMA_VERSION: Final = "3"
-SchemaVersion = Literal["3"]
+#: commit); explanation evidence and model; errors.jsonl.gz. 4: meaning.action, what to do about
+#: the error (who acts, the message's own remedy, the steps), derived on every record.
+SCHEMA_VERSION: Final = "4"
+SchemaVersion = Literal["4"]
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
@@ -421,6 +422,20 @@ class Caller(Model):
     entry_point: str | None = Field(default=None, description="When the caller is a public entry point: cli, library (a public class such as LLM), route (a server endpoint).")
 
 
+Actor = Literal["setting", "request", "model", "environment", "caller", "internal"]
+
+
+class Action(Model):
+    """Whose move it is and what to do, derived from the record itself (``catalogue.actions``):
+    the page opens with ``says``, then ``steps``. Never curated text: a page labels it derived."""
+
+    actor: Actor = Field(description="Who must act: setting (a setting of the user's: an option, a config field, an environment variable), request (the request sent to the server or the arguments of a request object), model (the model or checkpoint loaded), environment (hardware, driver, platform, an installed package), caller (the user's code calling the library, or a plugin implementing one of its interfaces), internal (nobody outside the project: a state its code does not expect, likely a bug).")
+    basis: str = Field(min_length=1, description="What in the code the actor was read from, in words ('the setting `--max-model-len` leads to it', 'an assert with no user-facing setting').")
+    says: str = Field(min_length=1, description="The opening sentence, in the user's terms: whose move it is.")
+    remedy: str | None = Field(default=None, description="The remedy the message itself gives ('Try increasing `gpu_memory_utilization` (`--gpu-memory-utilization`)'), settings it names resolved to their flags; null when it gives none.")
+    steps: list[str] = Field(default_factory=list, description="What to do, concretely, in order: the message's remedy, the fix direction on the setting, what to check or report.")
+
+
 class Meaning(Model):
     """What the code itself says about the error: derived by errcat, never curated text."""
 
@@ -430,6 +445,7 @@ class Meaning(Model):
     knobs: list[Knob] = Field(default_factory=list)
     reproductions: list[Reproduction] = Field(default_factory=list)
     callers: list[Caller] = Field(default_factory=list, description="Nearest first, up to public entry points.")
+    action: Action | None = Field(default=None, description="Who must act and what to do (every record a crawl writes has one; null only in a record built before its meaning was joined).")
 
 
 class Record(Model):

@@ -20,7 +20,7 @@ from crawler.catalogue.entries import Identity, build_records
 from crawler.extract import parse
 from crawler.extract.templates import MessageBuilder, field
 from crawler.extract.visitor import extract_file
-from crawler.model.records import Manifest, RepoRef
+from crawler.model.records import SCHEMA_VERSION, Manifest, RepoRef
 from crawler.publish.writer import render_dataset
 
 settings.register_profile(
@@ -48,7 +48,7 @@ def parses(code: str) -> bool:
 def publishable(result: dict) -> None:
     """The result builds records that pass the schema and serialize (no lone surrogates, no NaN)."""
     manifest = Manifest.model_validate({
-        "schema_version": "3", "errcat_version": "0", "extractor_version": "1",
+        "schema_version": SCHEMA_VERSION, "errcat_version": "0", "extractor_version": "1",
         "repo": IDENTITY.repo.model_dump(mode="json"), "commit": IDENTITY.commit, "commit_date": IDENTITY.commit_date,
         "upstream_commit": None, "ref": None, "source": "git", "include": [], "exclude": [],
         "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": 0, "entries": 0, "bare_asserts": 0, "reraises": 0},

@@ -7,7 +7,7 @@ import pytest
 
 from crawler.base.errors import DataError
 from crawler.catalogue.entries import Identity, build_records
-from crawler.model.records import Manifest, Record, RepoRef
+from crawler.model.records import SCHEMA_VERSION, Manifest, Record, RepoRef
 from crawler.publish.validate import validate_dataset
 from crawler.publish.writer import recover, render_dataset, write_dataset
 
@@ -27,7 +27,7 @@ def site(text, line, path="pkg/mod.py", exception="ValueError", qualname="f"):
 
 def manifest_for(records, sites=0):
     return Manifest.model_validate({
-        "schema_version": "3", "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
+        "schema_version": SCHEMA_VERSION, "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
         "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": None, "source": "git",
         "include": ["**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
         "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": sites, "entries": len(records), "bare_asserts": 0, "reraises": 0},

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""How many pages tell the person who hit the error what to do (#32)?
+
+    python bench/actions_bench.py output/vllm-project/vllm [--sample 40 --seed 32]
+
+Reads a dataset's ``errors.jsonl.gz`` and counts, over every entry, ``meaning.action``: who acts
+(setting, request, model, environment, caller, internal) and whether the page says something
+concrete to do. A page counts as concrete when it carries
+
+- a fix direction derived from the guard (``meaning.fix``), or the message's own remedy
+  (``action.remedy``), or a curated explanation (solutions or an example fix), or
+- a who-acts step that names what to act on: a setting or request field by name (the entry's
+  settings), a package to install, a method to implement, or, for an internal check, a report
+  with its new-issue link filled in (GitHub upstreams: ``meaning_page.tracker_links``).
+
+``--sample N`` prints N entries drawn at random (seeded) with their message, place and action,
+for the check by hand against the source that the issue asks for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gzip
+import json
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def concrete(record: dict) -> str | None:
+    """Why the page says what to do, or None when it says nothing concrete."""
+    from crawler.consume.meaning_page import tracker_links
+
+    meaning, ex = record["meaning"], record.get("explanation") or {}
+    action = meaning.get("action") or {}
+    if record.get("explanation_status") == "curated" and (ex.get("solutions") or ex.get("example_fix")):
+        return "curated"
+    if action.get("remedy"):
+        return "remedy"
+    if meaning.get("fix"):
+        return "fix"
+    actor, basis = action.get("actor"), action.get("basis", "")
+    if actor in ("setting", "request") and any(k["kind"] != "message_name" for k in meaning.get("knobs") or []):
+        return "named setting"
+    if actor == "setting" and basis.startswith(("the message names", "raised while the configuration")):
+        return "named setting"
+    if actor == "environment" and "not installed" in basis:
+        return "install"
+    if actor == "caller" and "implement" in basis:
+        return "implement"
+    if actor == "internal" and record["kind"] != "log" and any(label == "Report it" for label, _ in tracker_links(record)):
+        return "report"
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dataset", type=Path)
+    parser.add_argument("--sample", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=32)
+    args = parser.parse_args()
+    with gzip.open(args.dataset / "errors.jsonl.gz", "rt", encoding="utf-8") as f:
+        records = [json.loads(line) for line in f]
+    actors = collections.Counter((r["meaning"].get("action") or {}).get("actor") for r in records)
+    why = collections.Counter(concrete(r) for r in records)
+    total = len(records)
+    done = total - why[None]
+    print(f"entries {total:,}; who acts on {total - actors[None]:,} ({(total - actors[None]) / total:.1%})")
+    print("who acts: " + ", ".join(f"{k} {v:,} ({v / total:.1%})" for k, v in actors.most_common()))
+    print(f"says what to do: {done:,} ({done / total:.1%}): "
+          + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
+    if args.sample:
+        rng = random.Random(args.seed)
+        for r in rng.sample(records, min(args.sample, total)):
+            a = r["meaning"].get("action") or {}
+            print(f"\n{r['id']}  {r['kind']} {r['exception']['name']}  {r['location']['path']}:{r['location']['line']}"
+                  f"  {r['location']['qualname']}")
+            print(f"  message: {r['message']['text'][:240]!r}")
+            print(f"  actor:   {a.get('actor')}  ({a.get('basis')})")
+            for step in a.get("steps") or []:
+                print(f"  step:    {step}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

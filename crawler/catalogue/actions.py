@@ -1,0 +1,314 @@
+"""What to do about an error: whose move it is, the remedy its own message gives, and the steps.
+
+One pure function of a finished record (:func:`action`, run by ``joined.merge`` once the meaning
+is in): it reads what the record already holds (the settings the code reads, the kind, the
+exception, the message, the primary site's path, guards and handler, the callers) and says, in
+the user's terms, who must act:
+
+    setting      a setting of theirs leads to it (an option, a config field, an environment
+                 variable), or the check validates the configuration
+    request      the request they sent (a request field, an error response, a request object)
+    model        the model or checkpoint they load (model code, loaders, checkpoint configs)
+    environment  their hardware, driver, platform or installed packages
+    caller       their code: a call to the library's API, or a plugin implementing an interface
+    internal     nobody outside the project: the code reached a state it does not expect
+
+Every sentence is derived (the record's ``meaning`` is labelled so on every page) and grounded:
+it quotes only what the record holds, and when no rule applies the entry is ``internal``, said
+as "likely a bug: report it", never a guessed setting.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+from crawler.catalogue.phrasing import short_code
+from crawler.model.shapes import RecordData
+
+#: The longest remedy lifted from a message (a sentence or two; the message is on the page).
+MAX_REMEDY = 320
+
+# What a message says to do: a sentence that starts with one of these (or goes on with one after
+# a comma, "or", a semicolon or a colon).
+_REMEDY_START = re.compile(
+    r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve) |"
+    r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
+    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check )",
+    re.I)
+_INTRO = re.compile(r"(?:^|[,;:]\s+|\s+(?:or|and|then)\s+|\s+[-–—]\s+)(?=\S)")
+_SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(])|\n+")
+_REPORT = re.compile(r"\b(?:file|open|report|raise|submit) (?:an? |this as an? )?(?:issue|bug)|\bthis is (?:likely |probably )?a bug\b|\bshould not happen\b|\bshould never happen\b", re.I)
+_ENV_NAME = re.compile(r"(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,}(?![\w(])")
+_UNSUPPORTED = re.compile(r"\bnot (?:yet |currently )?(?:supported|implemented for|compatible)|\bunsupported\b|\bonly supports?\b|"
+                          r"\bdoes(?: not|n't) (?:yet )?support\b|\bincompatible\b|\bcannot be (?:used|combined|enabled) (?:with|together)|"
+                          r"\bcan only be used (?:with|when)\b|\b(?:is|are) only supported\b|\bmutually exclusive\b", re.I)
+_PLUGIN = re.compile(r"\bmust (?:accept|implement|override|subclass|inherit|return)\b|\bsubclass(?:es)? of\b|\bplugin\b|"
+                     r"\bmust be (?:a )?(?:subclass|callable|registered)\b", re.I)
+_RETRY = re.compile(r"\b(?:try again|retry|retrying|later|temporarily)\b", re.I)
+_FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b|(?<![\w-])--[a-z]{3,}\b")
+_INSTALL = re.compile(r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b", re.I)
+_HARDWARE = re.compile(
+    r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
+    r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
+    r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
+    r"(?:on )?(?:the |this )current platform|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
+    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL|NVLink|ulimit|disk space)", re.I)
+_HARDWARE_GUARD = re.compile(r"\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
+                             r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
+                             r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
+_MODEL_WORDS = re.compile(r"\b(?:checkpoint|safetensors|state[_ ]dict|config\.json|hf_config|hf_text_config|model type|model_type|"
+                          r"architectures?|tokenizer|chat template|weights? (?:file|name|shape)|this model|the model's|"
+                          r"model (?:does not|doesn't) support|not supported (?:for|by) (?:this |the )?model|processor)\b", re.I)
+_MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "transformers_utils/", "/models/",
+                "model_executor/layers/quantization/", "multimodal/", "tokenizers/", "reasoning/", "tool_parsers/")
+_REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
+                  "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
+_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/")
+_REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
+_ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
+                   "OutOfMemoryError", "TimeoutError", "ConnectionError"}
+
+
+def remedy(record: dict[str, Any]) -> str | None:
+    """The remedy the message itself gives, settings it names followed by their flags; None
+    when the message gives none (or is no text errcat can read)."""
+    template = record["message"]
+    if template.get("opaque") or not template["text"]:
+        return None
+    found: list[str] = []
+    for sentence in _SENTENCES.split(template["text"]):
+        sentence = sentence.strip()
+        for m in _INTRO.finditer(sentence):
+            rest = sentence[m.end():]
+            if _REMEDY_START.match(rest) and not _looks_like_condition(rest):
+                found.append(_cap(rest[0].upper() + rest[1:]))
+                break
+        if len(found) == 2:
+            break
+    if not found:
+        return None
+    text = " ".join(s if s.endswith((".", "!", "?")) else s + "." for s in found)
+    return _resolved(_cap(text), record["meaning"].get("knobs") or [])
+
+
+def _looks_like_condition(text: str) -> bool:
+    """"Set ... is not allowed", "use of X is deprecated": the verb is a noun there, no advice."""
+    head = text.split(" ", 3)[:3]
+    return len(head) > 1 and head[1].lower() in ("of", "is", "are", "was", "must", "cannot", "can't", "to")
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_REMEDY else text[: MAX_REMEDY - 1].rstrip() + "…"
+
+
+def _resolved(text: str, knobs: list[dict[str, Any]]) -> str:
+    """``gpu_memory_utilization`` -> ``gpu_memory_utilization`` (`--gpu-memory-utilization`):
+    the first mention of a setting the record reads, followed by its flag when the text does not
+    already name it."""
+    for knob in knobs:
+        flags = knob.get("flags") or []
+        if not flags or flags[0] in text:
+            continue
+        for name in dict.fromkeys(filter(None, (knob.get("field"), knob["name"]))):
+            m = re.search(rf"`?(?<![\w.-]){re.escape(name)}(?![\w-])`?", text)
+            if m:
+                flag = short_code(flags[0])
+                text = text[: m.end()] + f" (`{flag}`)" + text[m.end():]
+                break
+    return text
+
+
+def _display(knob: dict[str, Any]) -> str:
+    flags = knob.get("flags") or []
+    return f"`{short_code(flags[0] if flags else knob['name'])}`"
+
+
+def _settings(knobs: list[dict[str, Any]], *kinds: str) -> list[dict[str, Any]]:
+    return [k for k in knobs if k["kind"] in kinds]
+
+
+def _names(knobs: list[dict[str, Any]]) -> str:
+    shown = list(dict.fromkeys(_display(k) for k in knobs))[:3]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    site = record["sites"][0]
+    return "/" + site["path"], site
+
+
+def classify(record: dict[str, Any]) -> tuple[str, str]:
+    """(actor, basis): who must act, and what in the record says so. First rule that applies."""
+    meaning = record["meaning"]
+    knobs = meaning.get("knobs") or []
+    path, site = _where(record)
+    facts = site.get("facts") or {}
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    exception = record["exception"]["name"]
+    handler = facts.get("handler") or ""
+    guards = " ".join(facts.get("guards") or [])
+    requests = _settings(knobs, "request_param")
+    settings = _settings(knobs, "cli_flag", "config_field", "env_var")
+    kind = record["kind"]
+    if _REPORT.search(text):
+        return "internal", "the message itself says to report it"
+    if kind == "response":
+        return "request", "the server answers a request with this error response"
+    if requests and not settings:
+        return "request", f"the request field {_names(requests)} leads to it"
+    if exception in _REQUEST_EXCEPTIONS:
+        return "request", f"raised as `{exception}`, the error a server answers an invalid request with"
+    if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
+            or _INSTALL.search(text):
+        return "environment", "a package that is not installed (or cannot be imported) leads to it"
+    if settings:
+        return "setting", f"the setting {_names(settings)} leads to it"
+    if requests:
+        return "request", f"the request field {_names(requests)} leads to it"
+    flag = _FLAG.search(text)
+    if flag:
+        return "setting", f"the message names the option `{flag.group(0)}`"
+    env = _ENV_NAME.search(text)
+    if env and env.group(0).startswith(_env_prefixes(record)):
+        return "setting", f"the message names the environment variable `{env.group(0)}`"
+    if _HARDWARE.search(text) or _HARDWARE_GUARD.search(guards) or exception in _ENV_EXCEPTIONS:
+        return "environment", "the check reads the hardware, platform or system it runs on"
+    if any(p in path for p in _REQUEST_PATHS) and kind != "assert":
+        return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
+    in_model = any(p in path for p in _MODEL_PATHS)
+    if _MODEL_WORDS.search(text) or (in_model and kind != "assert" and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
+        return "model", "the check reads the model, its configuration or its checkpoint"
+    if exception == "NotImplementedError" and not text:
+        return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
+    if kind != "assert" and _PLUGIN.search(text):
+        return "caller", "the message says what a class or function passed in must be"
+    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model:
+        return "setting", "the message says a combination of features, settings or model is not supported"
+    if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
+        return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
+    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
+    if library and exception in ("ValueError", "TypeError", "KeyError", "IndexError") and kind == "raise":
+        return "caller", f"raised for the arguments of `{short_code(library[0]['qualname'])}`, part of the library's API"
+    if in_model and kind != "assert" and (exception in ("ValueError", "NotImplementedError", "TypeError")
+                                          or re.search(r"not supported|unsupported|only supports?", text, re.I)):
+        return "model", "raised in the code for the model it loads"
+    if kind == "native" and re.search(r"not supported|unsupported|only supports?|must be one of", text, re.I):
+        return "model", "a kernel that does not support the model's shapes or data types"
+    if remedy(record):
+        if _RETRY.search(text):
+            return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
+        return "setting", "the message says what to change"
+    if kind == "assert":
+        return "internal", "an assert with no setting, request or model a user controls"
+    if kind == "native":
+        return "internal", "a check inside a kernel, on what the project's own code passes it"
+    return "internal", "no setting, request, model or environment a user controls leads to it"
+
+
+def _noun(record: dict[str, Any]) -> str:
+    """What the entry is, in the sentence: an error, a warning (a log's level), an error response."""
+    if record["kind"] == "log":
+        return "warning" if (record.get("log") or {}).get("level") == "warning" else "logged error"
+    return "error response" if record["kind"] == "response" else "error"
+
+
+def _env_prefixes(record: dict[str, Any]) -> tuple[str, ...]:
+    """The prefixes of environment variables the project reads (``VLLM_`` for vllm)."""
+    return (record["repo"]["name"].upper().replace("-", "_") + "_",)
+
+
+def _project(record: dict[str, Any]) -> str:
+    return f"{record['repo']['owner']}/{record['repo']['name']}"
+
+
+_SAYS = {
+    "setting": "A setting of yours ({what}) leads to this {noun}.",
+    "request": "The request you sent ({what}) leads to this {noun}; the server is fine.",
+    "model": "The model or checkpoint you load leads to this {noun} ({what}).",
+    "environment": "Your environment ({what}) leads to this {noun}.",
+    "caller": "Your code ({what}) leads to this {noun}.",
+    "log": "Nobody has to act: {project} logs this {noun} and goes on ({what}); act only if what it reports is not what you meant.",
+    "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
+}
+
+
+def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) -> list[str]:
+    meaning = record["meaning"]
+    knobs = meaning.get("knobs") or []
+    fix = meaning.get("fix")
+    steps: list[str] = []
+    if found:
+        steps.append(f"Do what the message says: {found}")
+    if fix:
+        steps.append(f"Change what the check tests: {fix}")
+    settings = _settings(knobs, "cli_flag", "config_field", "env_var")
+    requests = _settings(knobs, "request_param")
+    if actor == "setting":
+        if settings and not fix:
+            steps.append(f"Check the value you give {_names(settings)}: the condition under \"When it is raised\" is what it fails.")
+        elif not settings:
+            steps.append("Check the options and config values you pass against the condition under \"When it is raised\".")
+    elif actor == "request":
+        if requests and not fix:
+            steps.append(f"Check {_names(requests)} in your request against the condition under \"When it is raised\".")
+        steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
+    elif actor == "model":
+        steps.append("Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
+                     "under \"When it is raised\"; use a model, revision or checkpoint this version supports.")
+    elif actor == "environment" and "passing" in basis:
+        steps.append("Wait and send it again, or spread the load over more instances; if it keeps coming, check the "
+                     "services it depends on.")
+    elif actor == "environment":
+        steps.append("Check the packages, driver and hardware this runs on against what the message names; "
+                     "install or upgrade what is missing, or run where it is supported.")
+    elif actor == "caller":
+        if record["exception"]["name"] == "NotImplementedError":
+            steps.append(f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; "
+                         "otherwise report it, with the traceback.")
+        else:
+            steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
+    if actor == "internal" and record["kind"] == "log":
+        steps.append("If it comes with a failure, or keeps coming, report it to "
+                     f"{_project(record)} with the log around it, the version you run and the command that led to it.")
+    elif actor == "internal" or not steps:
+        steps.append(f"Report it to {_project(record)} with the full traceback, the version you run and the command "
+                     "or code that led to it; search the tracker first for the message.")
+    return steps
+
+
+def _what(record: dict[str, Any], actor: str, basis: str) -> str:
+    knobs = record["meaning"].get("knobs") or []
+    if actor == "setting":
+        settings = _settings(knobs, "cli_flag", "config_field", "env_var")
+        if settings:
+            return _names(settings)
+        flag = _FLAG.search("" if record["message"].get("opaque") else record["message"]["text"])
+        if flag:
+            return f"`{flag.group(0)}`"
+        env = _ENV_NAME.search("" if record["message"].get("opaque") else record["message"]["text"])
+        if env and env.group(0).startswith(_env_prefixes(record)):
+            return f"the environment variable `{env.group(0)}`"
+        if "combination" in basis:
+            return "the combination of options, features and model you chose"
+        return "what the message names" if basis.startswith("the message says") else "an option or config value"
+    if actor == "request":
+        requests = _settings(knobs, "request_param")
+        return f"its field {_names(requests)}" if requests else "its fields or parameters"
+    if actor == "model":
+        return "its configuration, weights or the architecture's code"
+    if actor == "environment":
+        return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
+    if actor == "caller":
+        return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
+    return basis
+
+
+def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
+    """``models.Action`` as plain data, for a record whose meaning is joined."""
+    data = cast(dict[str, Any], record)
+    actor, basis = classify(data)
+    found = remedy(data)
+    key = "log" if actor == "internal" and data["kind"] == "log" else actor
+    says = _SAYS[key].format(what=_what(data, actor, basis), project=_project(data), noun=_noun(data))
+    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found)}
