@@ -64,7 +64,17 @@ _MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "trans
                 "model_executor/layers/quantization/", "multimodal/", "tokenizers/", "reasoning/", "tool_parsers/")
 _REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
                   "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
-_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/")
+_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py")
+#: A method that checks the inputs of one call at run time (not the model's configuration).
+_RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
+_MEDIA_PATHS = ("multimodal/video", "multimodal/media", "multimodal/audio", "multimodal/image", "video_decoders/")
+_MEDIA = re.compile(r"\bframes?\b|\bdecod|\bcorrupt|\bcodec\b|\bsample rate\b", re.I)
+_DEVICE = re.compile(r"\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
+                     r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b", re.I)
+_DRIVER_HANDLER = re.compile(r"\bAmdSmi\w*|\bNVMLError\w*|\bpynvml\b|\bOSError\b|\bPermissionError\b|\bCudaError\b|\bCUDAError\b")
+_FROM_REQUEST = re.compile(r"\b(?:from|in|of) (?:the |this |your )?request\b|\brequest's\b", re.I)
+_REQUEST_GUARD = re.compile(r"\b(?:chat_template_kwargs|kv_transfer_params|mm_processor_kwargs|extra_body)\b")
+_PASSED_IN = re.compile(r"\b(?:not )?(?:isinstance|hasattr|callable)\((?!self\b)\w+|\b(?!self\b)\w+\.implements_\w+\(")
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
                    "OutOfMemoryError", "TimeoutError", "ConnectionError"}
@@ -162,8 +172,12 @@ def classify(record: dict[str, Any]) -> tuple[str, str]:
     if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
             or _INSTALL.search(text):
         return "environment", "a package that is not installed (or cannot be imported) leads to it"
+    if _DRIVER_HANDLER.search(handler):
+        return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
+    if _FROM_REQUEST.search(text) or _REQUEST_GUARD.search(guards):
+        return "request", "the message or the check names what the request carries"
     if requests:
         return "request", f"the request field {_names(requests)} leads to it"
     flag = _FLAG.search(text)
@@ -172,11 +186,19 @@ def classify(record: dict[str, Any]) -> tuple[str, str]:
     env = _ENV_NAME.search(text)
     if env and env.group(0).startswith(_env_prefixes(record)):
         return "setting", f"the message names the environment variable `{env.group(0)}`"
-    if _HARDWARE.search(text) or _HARDWARE_GUARD.search(guards) or exception in _ENV_EXCEPTIONS:
+    hardware = _DEVICE.search(text) if kind == "native" else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
+    if hardware or (kind != "native" and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if any(p in path for p in _REQUEST_PATHS) and kind != "assert":
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
-    in_model = any(p in path for p in _MODEL_PATHS)
+    method = site["qualname"].rpartition(".")[2]
+    in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method)
+    if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):
+        return "request", "the media a request carries did not decode as the check expects"
+    if kind == "raise" and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
+        return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
+    if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards):
+        return "caller", "the check tests what an object passed in is or can do"
     if _MODEL_WORDS.search(text) or (in_model and kind != "assert" and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
     if exception == "NotImplementedError" and not text:

@@ -68,6 +68,17 @@ class Scheduler:
     def plan(self):
         raise NotImplementedError
 
+    def __getitem__(self, index):
+        if not isinstance(index, int):
+            raise TypeError("Invalid index type")
+        return index
+
+    def devices(self, smi):
+        try:
+            return smi.handles()
+        except OSError as error:
+            raise RuntimeError(f"device query failed: {error}") from error
+
     def busy(self, load):
         if load > 100:
             raise RuntimeError("The engine is overloaded. Please try again later.")
@@ -99,6 +110,8 @@ def test_every_entry_says_whose_move_it_is(records):
     assert action(records, "assert Scheduler.step")["actor"] == "internal"  # an assert with no setting
     assert action(records, "raise Scheduler.plan")["actor"] == "caller"  # left for a subclass to implement
     assert action(records, "The engine is overloaded")["actor"] == "environment"  # the message says to try again
+    assert action(records, "Invalid index type")["actor"] == "caller"  # a container users index
+    assert action(records, "device query failed")["actor"] == "environment"  # the system refused
 
 
 def test_the_messages_own_remedy_is_lifted_with_its_setting_resolved_to_the_flag(records):
