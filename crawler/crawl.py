@@ -25,6 +25,8 @@ from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
 from crawler.catalogue.explanations import default_root, load_set
+from crawler.extract.limit import OVER_LIMIT
+from crawler.extract.limit import reason as limit_reason
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
@@ -258,7 +260,7 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
             curated_digest = f"{curated_digest}+evidence:{evidence.digest}"
         curated.evidence = evidence
         meaning = meaning_settings(upstream)
-        settings = Settings.of(upstream)
+        settings = Settings.of(upstream, limits.max_file_sites)  # (extraction stops at the limit)
         digest = input_digest(snapshot, include, exclude, curated_digest, limits, meaning, settings)
     except BaseException:
         snapshot.close()
@@ -418,7 +420,8 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
            tests: list[FileResult] | None = None, meaning: Any = None, joins: Any = None) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
-    A source file with more sites than ``max_file_sites`` is left out, and so are the files whose
+    A source file with more sites than ``max_file_sites`` is left out (its extraction stopped at the
+    limit, ``extract.limit``: its result has no site, only its classes), and so are the files whose
     entries would make a file of the dataset larger than ``max_output_bytes`` (found by writing
     it: the bound costs nothing until it is reached). Each is listed in the manifest's
     ``skipped`` with the reason. Their classes still count in the exception hierarchy: they
@@ -449,9 +452,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         permalinks=snapshot.permalinks,
         link_prefix=snapshot.link_prefix,
     )
-    left_out = {r["path"]: f"{len(r['sites'])} raise and assert sites, over the limit of {limits.max_file_sites} "
-                           "per file (max_file_sites)"
-                for r in results if r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
+    # Extraction stopped at the limit ("more than" it); a result it did not stop is over when the
+    # sites the walk could not count as kept (a log whose message is a helper's) were kept after all.
+    left_out = {r["path"]: r["reason"] or limit_reason(limits.max_file_sites) if r["status"] == OVER_LIMIT
+                else limit_reason(limits.max_file_sites, len(r["sites"]))
+                for r in results if r["status"] == OVER_LIMIT or r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
     # A record whose content the dataset in place already holds keeps its file, pinned at the
     # commit it names (see publish.pins); the cache remembers which record files were validated.
     cache_dir = options.cache_dir or default_cache_dir()

@@ -222,7 +222,7 @@ def _is_result(result: Any, path: str) -> TypeGuard[FileResult]:
     if any(type(result.get(key)) is not kind for key, kind in _RESULT_KEYS.items()):
         return False
     return (result["status"] == "ok" and result.get("reason", 0) is None
-            or result["status"] == "skipped" and type(result.get("reason")) is str)
+            or result["status"] in ("skipped", "over_limit") and type(result.get("reason")) is str)
 
 
 def _decode(raw: bytes) -> Any:

@@ -31,7 +31,7 @@ from bisect import bisect_left
 from functools import cache
 from typing import Any
 
-from crawler.extract import knobs, native_macros
+from crawler.extract import knobs, limit, native_macros
 from crawler.extract.codefacts import empty_graph
 from crawler.extract.templates import escape_surrogates, field, format_specs, make_template
 from crawler.model.shapes import ExtractedSite, FileResult, SnippetData, TemplateData
@@ -133,9 +133,11 @@ def _empty(path: str, language: str) -> FileResult:
     }
 
 
-def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ...] = ()) -> FileResult:
+def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ...] = (),
+                   max_sites: int | None = None) -> FileResult:
     """The per-file result of a native file; never raises (a bug here skips the file, with the
-    reason). ``macros``: the check macros the native trees' headers define (``native_macros``)."""
+    reason). ``macros``: the check macros the native trees' headers define (``native_macros``).
+    ``max_sites``: past so many sites the walk stops, and the file is over the limit (``limit``)."""
     language = native_language(path) or "cpp"
     grammar = _grammar(path, language)
     result = _empty(path, language)
@@ -145,12 +147,15 @@ def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ..
         parser = _parser(grammar)
         tree = parser.parse(data)
         walker: _Walker = (_Rust if language == "rust" else _Cpp)(path, data, language)
+        walker.limit = max_sites
         if isinstance(walker, _Cpp):
             walker.parser = parser
             own = native_macros.definitions(tree.root_node, parser.language) if b"#define" in data else []
             walker.wrappers = native_macros.visible(own, {m[0]: m for m in macros}, CHECKS)
         walker.walk(tree.root_node, 0)
         walker.macro_bodies(parser)
+    except limit.OverLimit:
+        return limit.over_limit(result, max_sites or 0)
     except RecursionError:
         return _skip(result, "too deeply nested")
     except Exception as e:  # noqa: BLE001 - one file must never stop a crawl
@@ -278,6 +283,7 @@ class _Walker:
         self.language = language
         self.lines = data.decode("utf-8", "replace").split("\n")
         self.sites: list[ExtractedSite] = []
+        self.limit: int | None = None  # (``extract_native``'s ``max_sites``: ``add`` stops the walk past it)
 
     def walk(self, root: Any, row_offset: int) -> None:
         raise NotImplementedError
@@ -297,6 +303,8 @@ class _Walker:
 
     def add(self, *, line: int, end: int, qualname: str, scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
             template: TemplateData, guards: list[str], loops: list[str] | None = None) -> None:
+        if self.limit is not None and len(self.sites) >= self.limit:  # (no native site is dropped later)
+            raise limit.OverLimit
         name, qualified = surfaces
         self.sites.append({
             "path": self.path, "line": line, "end_line": end, "module": self.module, "qualname": qualname or "<file>",

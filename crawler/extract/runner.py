@@ -64,7 +64,8 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
     if kind == "test":
         results = (read_test_file(path, data) for path, data in chunk)
     else:
-        results = (derive_result(extract_native(path, data, settings.macros) if language_of(path) else extract_file(path, data, settings))
+        results = (derive_result(extract_native(path, data, settings.macros, settings.max_sites) if language_of(path)
+                                 else extract_file(path, data, settings))
                    for path, data in chunk)
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     if collect:
@@ -298,7 +299,8 @@ def _header_macros(snapshot: Files, settings: surface.Settings, cache: ResultCac
 
 def _key(path: str, blob: str, test: bool, settings: surface.Settings, macros: str = "") -> str:
     """The cache row of a file's result. Another choice of kinds or builders gives other sites from
-    the same blob, and a native file's sites depend on the headers' macros (``macros``: see
+    the same blob, another site limit another status (a file over it is kept as such: its row
+    spares the next crawl even the walk up to the limit), and a native file's sites depend on the headers' macros (``macros``: see
     ``_macros_tag``); the version stays the key's prefix, which is what pruning results of other
     errcat versions goes by."""
     tag = "" if test or settings == surface.DEFAULT else f"+{settings.digest()}"

@@ -62,18 +62,21 @@ class Settings:
     #: The check macros the native trees' headers define (``native_macros.header_macros``): read
     #: from the snapshot before extraction, since every native file sees them.
     macros: tuple[Any, ...] = ()
+    #: The most sites a file may give (``max_file_sites``): extraction stops at the next one, and
+    #: the file's result says it is over the limit (``extract.limit``). None: no bound.
+    max_sites: int | None = None
     by_call: dict[str, dict[str, Any]] = field(default_factory=dict, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         self.by_call.update({r["call"]: r for r in self.responses})
 
     @classmethod
-    def of(cls, upstream: Any) -> Settings:
-        return cls(tuple(upstream.kinds), tuple(r.model_dump(mode="json") for r in upstream.responses))
+    def of(cls, upstream: Any, max_sites: int | None = None) -> Settings:
+        return cls(tuple(upstream.kinds), tuple(r.model_dump(mode="json") for r in upstream.responses), max_sites=max_sites)
 
     def digest(self) -> str:
-        payload = json.dumps([list(self.kinds), list(self.responses), *([list(self.macros)] if self.macros else [])],
-                             sort_keys=True)
+        payload = json.dumps([list(self.kinds), list(self.responses), *([list(self.macros)] if self.macros else []),
+                              *([{"max_sites": self.max_sites}] if self.max_sites is not None else [])], sort_keys=True)
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     def words(self) -> tuple[str, ...]:

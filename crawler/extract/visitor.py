@@ -62,7 +62,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from crawler.extract import assembled, knobs, parse, raised, surface
+from crawler.extract import assembled, knobs, limit, parse, raised, surface
 from crawler.extract import imported as imported_facts
 from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
 from crawler.extract.ids import has_literal_text, normalize_template
@@ -126,6 +126,8 @@ def _word_patterns(words: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 #: Words without which a function's body can give nothing (see ``_Extractor._inert``); found as
 #: text, so one inside a string or a comment only costs a walk that finds nothing.
 _HOT_WORDS = tuple(_word_pattern(w) for w in ("raise", "assert", "class", "__init__"))
+#: The words without which a function's body can give no class record (``_classes``).
+_CLASS_WORDS = tuple(_word_pattern(w) for w in ("class", "__init__"))
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
@@ -176,7 +178,11 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     try:
         tree = parse.parse_source(text)
         ex = _Extractor(path, module, is_package, Source(text), settings)
-        ex.run(tree)
+        try:
+            ex.run(tree)
+        except limit.OverLimit:  # (``settings.max_sites`` is set: the walk stops there)
+            result["classes"] = _classes(tree, path, module, is_package, ex.src)
+            return limit.over_limit(result, settings.max_sites or 0)
     except SyntaxError as e:
         return _skipped(result, f"syntax error: line {e.lineno}: {e.msg}")
     except parse.FallbackUnavailable as e:
@@ -206,6 +212,16 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
         result["exports"] = ex.exports
     result["graph"] = _graph(tree, module, is_package)
     return result
+
+
+def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: Source) -> list[dict]:
+    """The class records of a file over the site limit, as its full extraction gives them, from a
+    walk that makes no site and enters only the function bodies that name ``class`` or
+    ``__init__``: other files' exceptions may derive from its classes, and their ``__init__``
+    may build the messages of other files' raises."""
+    ex = _Extractor(path, module, is_package, src, _NO_SITES, classes_only=True)
+    ex.run(tree)
+    return ex.classes
 
 
 def _graph(tree: ast.Module, module: str, is_package: bool) -> dict:
@@ -300,9 +316,13 @@ class _Frame:
 
 class _Extractor:
     def __init__(self, path: str, module: str, is_package: bool, src: Source,
-                 settings: surface.Settings = surface.DEFAULT):
+                 settings: surface.Settings = surface.DEFAULT, classes_only: bool = False):
         self.path = path
         self.settings = settings
+        self.classes_only = classes_only  # (``_classes``: a walk for the class records alone)
+        self.limit = settings.max_sites
+        self.counted = 0  # the sites made that no later step drops (``_count``)
+        self.counting = True  # (not in a dry walk: what it makes is dropped)
         self.kinds = frozenset(settings.kinds)
         self._surface_words = _word_patterns(tuple(settings.words()))
         self._surface: list[int] = []
@@ -351,7 +371,7 @@ class _Extractor:
             self._surface_all = bool(self._surface_words)
         else:
             self._surface = _word_lines(self._surface_words, text) if self._surface_words else []
-            self._hot = _word_lines(_HOT_WORDS, text)
+            self._hot = _word_lines(_CLASS_WORDS if self.classes_only else _HOT_WORDS, text)
             if self._surface:
                 self._hot = sorted(set(self._hot).union(self._surface))
         try:
@@ -460,7 +480,7 @@ class _Extractor:
         methods with none of that: their walk was a quarter of the parse.
         """
         hot = self._hot
-        if hot is None or parent.kind == "module":
+        if hot is None or (parent.kind == "module" and not self.classes_only):
             return False
         return not on_lines(hot, node.lineno, node.end_lineno)
 
@@ -677,9 +697,11 @@ class _Extractor:
             self.reraises,
             len(self._pending_made),
         )
+        counting, self.counting = self.counting, False
         try:
             self._scope(_Frame("function", qualname, node, parent), node.body)
         finally:
+            self.counting = counting
             del self.sites[kept[0] :], self.calls[kept[1] :], self.classes[kept[2] :], self._pending[kept[3] :]
             del self._pending_pieces[kept[4] :], self._pending_made[kept[7] :]
             self.bare_asserts, self.reraises = kept[5], kept[6]
@@ -1001,7 +1023,7 @@ class _Extractor:
         if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         name = surface.LEVEL_NAMES[level]
-        site = self._site(call, "log", name, template, None, list(self.guards), resolve=False)
+        site = self._site(call, "log", name, template, None, list(self.guards), resolve=False, pending=helper is not None)
         site["exception_qualname"] = f"logging.{name}"
         func = call.func
         assert type(func) is ast.Attribute  # (``surface.log_call`` takes only ``<logger>.<method>(...)``)
@@ -1021,7 +1043,8 @@ class _Extractor:
         info = surface.response_info(call, builder)
         etype = info["error_type"]
         name = etype if etype is not None and _EXC_NAME.fullmatch(etype) else "ErrorResponse"
-        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False)
+        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False,
+                          pending=helper is not None)
         site["response"] = info
         self._pending.append((site, self.seg(call.func), self.frame))
         if helper is not None:
@@ -1161,7 +1184,10 @@ class _Extractor:
             return None
         return pieces
 
-    def _site(self, node, kind, written, template, cause, guards, resolve=True) -> ExtractedSite:
+    def _site(self, node, kind, written, template, cause, guards, resolve=True, pending=False) -> ExtractedSite:
+        """A site, appended; ``pending``: its message is a helper's, read at the end (``_finish``)."""
+        if self.counting and self.limit is not None:
+            self._count(kind, template, pending)
         fn = self._function_frame()
         decorators, docstring, lo, hi = self._scope_facts(fn)
         line, end = node.lineno, node.end_lineno
@@ -1198,6 +1224,17 @@ class _Extractor:
         if resolve:
             self._pending.append((site, written, frame))
         return site
+
+    def _count(self, kind: str, template: TemplateData, pending: bool) -> None:
+        """Count a site about to be made when no later step can drop it, and stop the walk past
+        the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
+        when its message is a helper's the end does not find (``_finish``) or an imported list
+        the join does not (``catalogue.imported``) and it says nothing without it."""
+        if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not _says_something(template)):
+            return
+        self.counted += 1
+        if self.counted > self.limit:  # type: ignore[operator]  # (set: see ``_site``)
+            raise limit.OverLimit
 
     # -- what a raise of a value raises (see crawler.extract.raised) --
 
@@ -1323,6 +1360,7 @@ class _Extractor:
 
 
 _MISSING = object()
+_NO_SITES = surface.Settings(kinds=())  # (``_classes``)
 _EXITS = (ast.Return, ast.Continue, ast.Break)
 #: Pieces kept per list of messages: a list built in a loop from many branches stays bounded.
 MAX_PIECES = 32

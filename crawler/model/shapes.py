@@ -180,7 +180,8 @@ class FileResult(TypedDict):
 
     path: str
     module: str
-    status: Literal["ok", "skipped"]
+    #: "over_limit": more sites than ``max_file_sites`` (``extract.limit``): no sites, its classes kept
+    status: Literal["ok", "skipped", "over_limit"]
     reason: str | None
     sites: list[ExtractedSite]
     classes: list[dict[str, Any]]
