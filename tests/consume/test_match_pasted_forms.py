@@ -282,3 +282,32 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     want = KIND_LINE if "kind" in paste else MAX_LEN_LINE
     out = _matched(cli, vdataset, paste)
     assert out and out[0] == (_entry_at(vdataset, want), "match"), out
+
+
+@pytest.mark.parametrize("paste", [
+    "ValueError: ('" + "\\x" * 60000 + "', 3)",  # a tuple's first element, escapes that are no repr's
+    "ValueError: (" * 20000 + ")" * 20000,
+    "`" * 200000,
+    ("> " * 16 + "**```" + "`" * 64 + "\n") * 4000,
+    "### " * 60000,
+    'Traceback (most recent call last):\n  File "x.py", line ' + "9" * 5000 + ", in f\n    raise X\nValueError: x",  # more digits than int() takes
+    '  File "/site-packages/vllm/config/model.py", line 4, in __post_init__\n' + "AssertionError\n" * 20000,
+    "ray::" + "a." * 60000 + "() (pid=1, " + "ip=" * 30000,
+    "(pid=1, " * 30000,
+    "INFO:     " + "1." * 60000 + ":80 - x",
+    "2024-05-01T10:00:00" + ".1" * 60000,
+    "valueerror: " + "widget max_len " * 15000,  # another letter case: the caseless fallback runs
+    "\u2019\u2013\u200b\u00a0" * 60000,
+])
+def test_hostile_pastes_are_read_in_linear_time(vdataset, paste):
+    """Every form this part reads is bounded and tried once per line: a 256 KiB paste of each
+    hostile shape is answered in well under the timeout (which only guards against a hang)."""
+    import time
+
+    from crawler.consume.match import Matcher, match
+
+    matcher = Matcher.load(vdataset)
+    start = time.monotonic()
+    result = match(paste, [matcher])
+    assert time.monotonic() - start < 10, len(paste)
+    assert not any(m.entry.id == _entry_at(vdataset, FIELDS_LINE) for m in result.matches)
