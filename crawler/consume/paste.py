@@ -4,7 +4,8 @@ A paste is rarely a clean message. vLLM's logger puts ``(EngineCore_DP0 pid=2331
 10:01:02 [core.py:1021]`` before every line of a traceback; docker compose adds ``vllm-1  |``,
 torchrun ``[rank0]:``, journald a date and host, rich a box border; Ray wraps the exception as
 ``RayTaskError(ValueError)``, argparse as ``vllm serve: error: argument --x: ...``, a V0 engine
-logs ``ValueError('...')``. ``clean`` strips those line prefixes (each a bounded pattern tried
+logs ``ValueError('...')``; an issue or a chat wraps it all in Markdown (``> `` quotes, fences,
+``**...**``). ``clean`` strips that Markdown and those line prefixes (each a bounded pattern tried
 once per line, so the whole text is read in linear time) and ``candidates`` lists every
 exception line in the cleaned text, the last first, as (exception, message) pairs, each alone
 and with the lines that continue it. Matching them is ``match.py``'s job; which answer comes
