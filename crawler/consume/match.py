@@ -97,6 +97,10 @@ WORD = re.compile(r"\w+")  # the same as search.WORD
 ELLIPSIS = ("...", "…")
 #: Entries (those sharing the rarest words) whose wording is compared with a message nothing matches.
 NEAREST_POOL = 12
+#: Lines a traceback's frame may be from a site and still point at it (``site_match``).
+LINE_SLACK = 3
+#: Entries sharing a message's rarest words tried for a match ignoring case (``full_matches``).
+CASELESS_POOL = 200
 #: A match needs its literal text to cover this share of the message (see ``Match.support``).
 MIN_SUPPORT = 0.5
 #: How much likeness of wording (difflib's ratio, or support) a weak candidate's agreement with
@@ -137,7 +141,7 @@ class Reading:
 _TB_HEADER = "Traceback (most recent call last):"
 # Horizontal space only before "File" and no newline inside the path: a pattern that can run
 # across lines is tried again from every line start, quadratic on a text of blank lines.
-_FRAME = re.compile(r'^[^\S\n]*File "([^"\n]+)", line (\d+), in (\S+)', re.M)
+_FRAME = re.compile(r'^[^\S\n]*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})', re.M)
 _EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::(?: (.*))?)?$", re.S)
 _EXC_PREFIX = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?(.*)$", re.S)
 _ANY_PREFIX = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.S)  # exception classes need not end in Error
@@ -431,17 +435,18 @@ class Match:
     covered: int  # characters of the message that are the entry's literal text
     coverage: float
     exception_match: int  # 2 same class, 1 caught as an ancestor, 0 unknown or different
-    site_match: int  # 2 same path and line, 1 same path and function, 0 otherwise
+    site_match: int  # 3 same path and line, 2 within LINE_SLACK lines of it, 1 same path and function, 0 otherwise
     values: dict[str, str] = field(default_factory=dict)
     dataset: str = ""
     tied: bool = False
     support: float = 0.0  # share of the message the literal text covers, long field values counted as FIELD_WEIGHT
     anchored: bool = False  # a whole word of the entry's literal text is in the message
     role: str = ""  # "root cause" or "umbrella" when the paste holds both
+    framed: bool = False  # the whole template fits and the traceback's last frame raised it (``Matcher._score``)
 
     @property
     def strong(self) -> bool:
-        return self.anchored and self.support >= MIN_SUPPORT
+        return (self.anchored and self.support >= MIN_SUPPORT) or self.framed
 
     @property
     def key(self) -> tuple:
@@ -505,7 +510,7 @@ class Result:
 
 
 class _Prepared:
-    __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs")
+    __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs", "_folded")
 
     def __init__(self, entry: MatchEntry) -> None:
         self.entry = entry
@@ -516,6 +521,13 @@ class _Prepared:
         self.tokens = entry.anchors
         self.wordy = any(ch.isalnum() for frag in self.frags for ch in frag)
         self._runs: list[int] | None = None
+        self._folded: tuple[list[str], list] | None = None
+
+    def folded(self) -> tuple[list[str], list]:
+        """The fragments and segments with ASCII letters in lower case (``fold_case``)."""
+        if self._folded is None:
+            self._folded = ([fold_case(f) for f in self.frags], [(k, t if t is None else fold_case(t)) for k, t in self.segs])
+        return self._folded
 
     def field_runs(self, gaps: int) -> list[int] | None:
         """How many fields each of the ``gaps`` variable parts holds; None if the template disagrees
@@ -615,6 +627,34 @@ def agreement(entry: MatchEntry, reading: Reading | None) -> float:
         if reading.exception in entry.catch_as:
             return 0.5
     return 0.0
+
+
+_UPPER = {c: c + 32 for c in range(ord("A"), ord("Z") + 1)}
+
+
+def fold_case(text: str) -> str:
+    """ASCII letters in lower case, nothing else changed (so every position stays where it was:
+    a field's value is read off the message as pasted). search.js's ``foldCase``."""
+    return text.translate(_UPPER)
+
+
+def site_match(frame: Frame | None, entry: MatchEntry) -> int:
+    """How a traceback's frame points at one of the entry's sites, a path ending in the site's
+    (``.../site-packages/vllm/x.py`` is ``vllm/x.py``): 3 at its line, 2 within ``LINE_SLACK``
+    lines of it (a release a few lines apart), 1 in its function (the line moved further), else 0."""
+    if frame is None:
+        return 0
+    fpath = frame.path.replace("\\", "/")
+    site = 0
+    for s in entry.sites:
+        if fpath.endswith("/" + s.path) or fpath == s.path:
+            if s.line == frame.line:
+                return 3
+            if abs(s.line - frame.line) <= LINE_SLACK:
+                site = 2
+            elif _leaf(s.qualname) == _leaf(frame.function):
+                site = max(site, 1)
+    return site
 
 
 def _in_named_function(frame: Frame, entry: MatchEntry) -> bool:
@@ -903,24 +943,16 @@ class Matcher:
         return list(seen.values())
 
     def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str],
-               gaps: list[tuple[int, int]] | None = None) -> Match:
+               gaps: list[tuple[int, int]] | None = None, fold: bool = False) -> Match:
         e = p.entry
         exc = 0
         if reading.exception:
-            if reading.exception == e.exception:
+            named = fold_case(reading.exception) if fold else reading.exception
+            if named == (fold_case(e.exception) if fold else e.exception):
                 exc = 2
-            elif reading.exception in e.catch_as:
+            elif named in (map(fold_case, e.catch_as) if fold else e.catch_as):
                 exc = 1
-        site = 0
-        if reading.frame is not None:
-            fpath = reading.frame.path.replace("\\", "/")
-            for s in e.sites:
-                if fpath.endswith("/" + s.path) or fpath == s.path:
-                    if s.line == reading.frame.line:
-                        site = 2
-                        break
-                    if _leaf(s.qualname) == _leaf(reading.frame.function):
-                        site = max(site, 1)
+        site = site_match(reading.frame, e)
         n = len(reading.message)
         coverage = covered / n if n else 1.0
         weighed = n - sum(max(0, end - start - FIELD_WEIGHT) for start, end in gaps or ())
@@ -929,17 +961,29 @@ class Matcher:
         covered_places = covered + sum(places)
         weighed += sum(max(0, k - FIELD_WEIGHT) for k in places)
         support = covered_places / weighed if weighed > 0 else 0.0
-        anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
-        if not p.frags and (not n or (site and exc)):
-            # nothing to cover: a bare raise for an empty message, or where the traceback points
-            # and with the exception it names
+        if fold:
+            anchored = bool(p.tokens) and not {fold_case(t) for t in p.tokens}.isdisjoint(WORD.findall(fold_case(reading.message)))
+        else:
+            anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
+        if not p.frags and ((not n and (reading.frame is None or site) and (exc or not reading.exception or site == 3))
+                            or (site and exc)):
+            # nothing to cover: a bare raise for an empty message (where the traceback points,
+            # when it gives a frame, and raising what it names unless at the frame's very line:
+            # renamed since), or where the traceback points and with the exception it names
             support, anchored = 1.0, True
-        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored)
+        # the last frame is evidence: the whole template fits, the exception agrees and the
+        # frame is one of the entry's sites (its line, near it, or its function)
+        framed = how == "full" and bool(site) and bool(exc)
+        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored,
+                     framed=framed)
 
-    def full_matches(self, reading: Reading) -> list[Match]:
+    def full_matches(self, reading: Reading, fold: bool = False) -> list[Match]:
+        """Entries whose whole template fits the reading's message; ``fold``: ignoring the case of
+        ASCII letters (``fold_case``), tried among the entries sharing its rarest words."""
         out = []
         msg = reading.message
-        for p in self._candidates(reading):
+        pool = [p for p in self._sharing_words(msg, CASELESS_POOL) if p.wordy] if fold else self._candidates(reading)
+        for p in pool:
             if reading.exception and p.entry.kind == "log" and reading.source != "log":
                 continue  # the text names an exception: it was raised, not logged
             if not p.frags:
@@ -947,6 +991,8 @@ class Matcher:
                 # or for an empty message, and then only for the exception the input names
                 if msg and not (reading.frame and _in_named_function(reading.frame, p.entry)):
                     continue
+                if not msg and reading.frame is not None and not site_match(reading.frame, p.entry):
+                    continue  # a message-less error raised elsewhere than this entry's sites
                 if (reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as
                         and not _same_function(reading.frame, p.entry)):
                     continue  # a traceback's frame in that very function may name an exception since renamed
@@ -964,13 +1010,16 @@ class Matcher:
                     text = text.rstrip() + tail
             if not p.frags and not p.entry.fields and text:
                 continue  # no message at all (a bare raise): only an empty one is this entry's
-            gaps = fragment_gaps(p.frags, p.entry.starts_literal, p.entry.ends_literal, text)
+            if fold:
+                gaps = fragment_gaps(p.folded()[0], p.entry.starts_literal, p.entry.ends_literal, fold_case(text))
+            else:
+                gaps = fragment_gaps(p.frags, p.entry.starts_literal, p.entry.ends_literal, text)
             if gaps is None:
                 continue
             values = p.values(text, gaps)
             if reading.truncated and values:
                 values = _cut_values(values, gaps, text, p)
-            out.append(self._score(p, reading, "full", p.literal_len, values, gaps))
+            out.append(self._score(p, reading, "full", p.literal_len, values, gaps, fold))
         return out
 
     # -- truncated messages and near misses
@@ -996,7 +1045,7 @@ class Matcher:
                 scores[n] = scores.get(n, 0.0) + idf
         return self._numbered(sorted(scores, key=lambda k: -scores[k])[:limit])
 
-    def prefix_matches(self, reading: Reading) -> list[Match]:
+    def prefix_matches(self, reading: Reading, fold: bool = False) -> list[Match]:
         msg = reading.message
         for mark in ELLIPSIS:
             if msg.endswith(mark):
@@ -1013,16 +1062,17 @@ class Matcher:
         for p in self._sharing_words(msg, 200):
             if reading.exception and p.entry.kind == "log" and reading.source != "log":
                 continue
-            found = _prefix_cover(p.segs, msg)
-            if found is None and stopped is not None and _stops_where_it_goes_on(p.frags, stopped):
-                found = _prefix_cover(p.segs, stopped)
+            frags, segs = p.folded() if fold else (p.frags, p.segs)
+            found = _prefix_cover(segs, fold_case(msg) if fold else msg)
+            if found is None and stopped is not None and _stops_where_it_goes_on(frags, fold_case(stopped) if fold else stopped):
+                found = _prefix_cover(segs, fold_case(stopped) if fold else stopped)
             if found is None:
                 continue
             in_field = found < 0
             covered = -found - 1 if in_field else found
             if covered < max(4, 0.4 * len(msg)):
                 continue
-            m = self._score(p, cut, "prefix", covered, {})
+            m = self._score(p, cut, "prefix", covered, {}, None, fold)
             if in_field and not reading.truncated:
                 # an uncut message ending in a field's value where the template goes on: as likely
                 # another message that shares this one's start ("... GPUs in the cluster.")
@@ -1077,7 +1127,21 @@ def rank(matches: list[Match], limit: int) -> list[Match]:
 
 def paste_readings(text: str) -> list[Reading]:
     """The readings of a paste: the whole text read as before (prefixes stripped), then every
-    exception line in it, alone and with the lines that continue it (``paste.py``)."""
+    exception line in it, alone and with the lines that continue it (``paste.py``); when the
+    paste has typographic quotes, dashes or spaces (``paste.plain_typography``), then the readings
+    of it in ASCII too (a message that has them itself still matches as pasted)."""
+    from crawler.consume.paste import plain_typography
+
+    text = text[-MAX_INPUT:]
+    readings = _readings_of(text)
+    plain = plain_typography(text)
+    if plain != text:
+        readings = readings[:MAX_READINGS]
+        readings += [r for r in dict.fromkeys(_readings_of(plain)[:MAX_READINGS]) if r not in readings]
+    return readings
+
+
+def _readings_of(text: str) -> list[Reading]:
     from crawler.consume.paste import candidates, clean, exception_line, logged, without_parameter
 
     cleaned = clean(text[-MAX_INPUT:])
@@ -1092,7 +1156,7 @@ def paste_readings(text: str) -> list[Reading]:
                 readings.append(r)
     for c in candidates(cleaned):
         for message in dict.fromkeys([c.message, without_parameter(c.message), c.continued]):
-            if message:
+            if message or (c.frame and message is c.message):  # a bare name after its frame: a message-less raise
                 frame = Frame(*c.frame) if c.frame else None
                 r = Reading(message, c.exception, c.source, frame, message.endswith(ELLIPSIS) or c.source == "raise", c.line)
                 if r not in readings:
@@ -1124,10 +1188,16 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
             full = matcher.full_matches(reading)
             if not any(m.strong for m in full):
                 full += matcher.prefix_matches(reading)
+            for fold in () if any(m.strong for m in full) else ("full", "prefix"):
+                # another letter case (an issue's title: "valueerror: unknown kv cache ..."):
+                # the same matches ignoring it, tried only when nothing matched as pasted
+                full += matcher.full_matches(reading, True) if fold == "full" else matcher.prefix_matches(reading, True)
+                if any(m.strong for m in full):
+                    break
             found += full
     for m in found:
         if m.reading.message in foreign_lines:
-            m.anchored = False  # a line vLLM does not raise: whatever it resembles is only weak
+            m.anchored = m.framed = False  # a line vLLM does not raise: whatever it resembles is only weak
     ranked = rank(found, len(found) or 1)
     strong = [m for m in ranked if m.strong]
     weak = [m for m in ranked if not m.strong]

@@ -4,7 +4,8 @@ A paste is rarely a clean message. vLLM's logger puts ``(EngineCore_DP0 pid=2331
 10:01:02 [core.py:1021]`` before every line of a traceback; docker compose adds ``vllm-1  |``,
 torchrun ``[rank0]:``, journald a date and host, rich a box border; Ray wraps the exception as
 ``RayTaskError(ValueError)``, argparse as ``vllm serve: error: argument --x: ...``, a V0 engine
-logs ``ValueError('...')``. ``clean`` strips those line prefixes (each a bounded pattern tried
+logs ``ValueError('...')``; an issue or a chat wraps it all in Markdown (``> `` quotes, fences,
+``**...**``). ``clean`` strips that Markdown and those line prefixes (each a bounded pattern tried
 once per line, so the whole text is read in linear time) and ``candidates`` lists every
 exception line in the cleaned text, the last first, as (exception, message) pairs, each alone
 and with the lines that continue it. Matching them is ``match.py``'s job; which answer comes
@@ -23,15 +24,21 @@ _LINE_PREFIXES = [
     re.compile(r"[\w.-]{1,64}\s{1,8}\|\s?"),  # docker compose: "vllm-1  | "
     re.compile(r"\[rank\d{1,6}\]:\s?"),  # torchrun
     re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: "),  # journald
-    re.compile(r"\([\w.-]{1,64} pid=\d{1,10}(?:, ip=[^)\n]{0,64})?\)\s?"),  # vLLM/Ray process tag
+    # vLLM/Ray process tag, named or not: "(EngineCore_DP0 pid=42) ", "(pid=1234, ip=10.0.0.1) "
+    re.compile(r"\((?:[\w.-]{1,64} )?pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?"),
+    # a Ray actor's task header: "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=..., actor_id=...) "
+    re.compile(r"ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?"),
     # vLLM's logger, old and new: "ERROR 11-30 10:01:02 [core.py:1021] ", "ERROR 09-27 06:46:46
     # engine.py:157] ", "2024-12-19 21:40:35 ERROR 56542 [x.py:64] ", "[x.py:485[] ", "[a/.../b.py:1] "
     re.compile(r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?"
                r"(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?"
                r"\[?[\w./-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?"),
-    re.compile(r"(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}"),  # uvicorn
-    re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? "),  # a bare timestamp
-    re.compile(r"\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\]\s?"),  # a CI log's (Buildkite) "[2025-03-10T15:07:20Z] "
+    re.compile(r"(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}"),  # uvicorn
+    re.compile(r"\[?[0-9A-Fa-f.:]{2,45}\]?:\d{1,5} - "),  # uvicorn's access log: "127.0.0.1:5000 - "
+    # a bare timestamp, ISO 8601's zone too: "2024-05-01T10:00:00.123Z ", "... 10:00:00+02:00 "
+    re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? "),
+    # a CI log's (Buildkite) "[2025-03-10T15:07:20Z] ", any bracketed timestamp alike
+    re.compile(r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]\s?"),
     # Python's logging.basicConfig format after its timestamp: "- __main__ - ERROR - "
     re.compile(r"(?:- )?[\w.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - "),
     re.compile(r"E {3,16}"),  # pytest's failure lines: "E       ValueError: ..."
@@ -55,6 +62,7 @@ _PARAMETER = re.compile(r" \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$")
 _FRAME = re.compile(r'\s*File "[^"\n]+", line \d+')
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception", "Traceback (most recent call last)")
 
+_BARE_EXC = re.compile(r"([A-Za-z_][\w.]{0,200})")
 #: Exception lines taken from one paste (the last ones: the error is at the end of a log).
 MAX_CANDIDATES = 12
 #: Lines after an exception line read as its continuation.
@@ -85,8 +93,34 @@ def _prefix_end(line: str) -> int:
     return 0
 
 
+# Markdown around a paste (an issue, a chat), before anything else on the line: quote marks
+# ("> ", nested), a heading's "### ", a code fence's line (```, ```python, ~~~) read as blank, and
+# a pair of emphasis marks or backticks around the rest (**...**, `...`, ```...```).
+_QUOTE_OR_HEADING = re.compile(r"[ \t]{0,8}(?:>[ \t]?){1,16}|[ \t]{0,3}#{1,6}[ \t]{1,8}")
+_FENCE = re.compile(r"(?:```|~~~)[\w+.-]{0,32}")
+_WRAPPERS = ("```", "**", "__", "`", "*")
+# "SomeError: ..." inside a wrapper whose mark the message uses too (`ValueError: `x` is bad`)
+_EXC_HEAD = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): ")
+
+
+def _unmarked(line: str) -> str:
+    """The line without the Markdown a paste was wrapped in (one pass: each pattern tried once)."""
+    m = _QUOTE_OR_HEADING.match(line)
+    if m and m.end():
+        line = line[m.end():]
+    if _FENCE.fullmatch(line.strip()):
+        return ""
+    for mark in _WRAPPERS:
+        if line.startswith(mark):
+            inner = line[len(mark):-len(mark)] if len(line) > 2 * len(mark) and line.endswith(mark) else None
+            if inner and inner.strip() == inner and (mark not in inner or _EXC_HEAD.match(inner)):
+                return inner
+            break
+    return line
+
+
 def strip_line(line: str) -> str:
-    line = line.rstrip("\r").removesuffix("^M").rstrip()
+    line = _unmarked(line.rstrip("\r").removesuffix("^M").rstrip())
     for _ in range(_MAX_PREFIXES):
         end = _prefix_end(line)
         if not end:
@@ -105,7 +139,7 @@ LEVELS = {"WARNING": "WARNING", "WARN": "WARNING", "ERROR": "ERROR", "CRITICAL":
 def logged(line: str) -> tuple[str, str] | None:
     """(level, message) of a log line at WARNING or above (``WARNING 11-30 14:21:45 [x.py:1] msg``,
     with any other prefixes before it), else None: the level is read from the prefixes alone."""
-    line = line.rstrip("\r").removesuffix("^M").rstrip()
+    line = _unmarked(line.rstrip("\r").removesuffix("^M").rstrip())
     level = None
     for _ in range(_MAX_PREFIXES):
         end = _prefix_end(line)
@@ -121,6 +155,21 @@ def logged(line: str) -> tuple[str, str] | None:
 def clean(text: str) -> str:
     """The paste with known line prefixes removed from every line."""
     return "\n".join(strip_line(line) for line in text.replace("\r\n", "\n").split("\n"))
+
+
+# What a web page, a chat tool or a word processor puts for ASCII: typographic quotes, primes and
+# dashes, an ellipsis, non-breaking and other fixed-width spaces; zero-width characters dropped.
+TYPOGRAPHY = {**dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b\u2032\u02bc"), "'"),
+              **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f\u2033"), '"'),
+              **dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-"),
+              ord("\u2026"): "...",
+              **dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u2002\u2003\u2009\u200a\u3000"), " "),
+              **dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)}
+
+
+def plain_typography(text: str) -> str:
+    """The text with ``TYPOGRAPHY``'s characters as ASCII (one pass); search.js's ``plainTypography``."""
+    return text.translate(TYPOGRAPHY)
 
 
 def _leaf(name: str) -> str:
@@ -143,7 +192,7 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
         if wrapped and _leaf(name).startswith("RayTaskError"):
             return wrapped, message
         if _leaf(name).endswith(_EXC_NAME_END) and not wrapped:
-            return _leaf(name), unrepr(message) if _leaf(name) == "KeyError" else message
+            return _leaf(name), unrepr(message) if _leaf(name) == "KeyError" else first_argument(message)
     m = _ARGPARSE.match(stripped)
     if m:
         return "ArgumentError", m.group(1)
@@ -196,6 +245,28 @@ def unrepr(message: str) -> str:
     return "".join(out)
 
 
+# Python prints an exception raised with several arguments as their tuple: ``raise
+# ValueError("Unknown kind", kind)`` gives ``ValueError: ('Unknown kind', 'full')``. Its first
+# element, a string's repr, is the message the catalogue keys (a template is the first argument).
+_FIRST_OF_TUPLE = re.compile(r"""\(('[^'\\\n]{0,4096}(?:\\.[^'\\\n]{0,4096}){0,512}'|"[^"\\\n]{0,4096}(?:\\.[^"\\\n]{0,4096}){0,512}"), """)
+#: Characters of a pasted tuple read for its first element.
+MAX_TUPLE = 8192
+
+
+def first_argument(message: str) -> str:
+    """The first argument of an exception Python printed as the tuple of its arguments (``('Unknown
+    kind', 'full')``, ``("...", 3)``): the repr of a string, read by ``unrepr`` (never evaluated)
+    when the text is a tuple's, up to ``MAX_TUPLE`` characters; anything else as it stands.
+    search.js's ``firstArgument`` alike."""
+    if not (message.startswith("(") and message.endswith(")")) or len(message) > MAX_TUPLE:
+        return message
+    m = _FIRST_OF_TUPLE.match(message)
+    if m is None:
+        return message
+    first = unrepr(m.group(1))
+    return message if first == m.group(1) else first
+
+
 def without_parameter(message: str) -> str:
     """The message without VLLMValidationError's ``(parameter=..., value=...)`` suffix."""
     return _PARAMETER.sub("", message)
@@ -224,7 +295,12 @@ def candidates(text: str) -> list[Candidate]:
             continue
         parsed = exception_line(line)
         if parsed is None:
-            continue
+            bare = _BARE_EXC.fullmatch(line)
+            # a bare "raise X" or "assert" prints the exception's name alone, just after its frame
+            # (the frame's line, its code line and a line of carets at most)
+            if not (bare and frame is not None and i - frame[0] <= 3 and bare.group(1).endswith(_EXC_NAME_END)):
+                continue
+            parsed = (_leaf(bare.group(1)), "")
         exc, message = parsed
         more: list[str] = []
         for nxt in lines[i + 1:i + 1 + MAX_CONTINUATION]:

@@ -247,11 +247,13 @@ SEARCH_JS = r"""
     /^[\w.-]{1,64}\s{1,8}\|\s?/,
     /^\[rank\d{1,6}\]:\s?/,
     /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: /,
-    /^\([\w.-]{1,64} pid=\d{1,10}(?:, ip=[^)\n]{0,64})?\)\s?/,
+    /^\((?:[\w.-]{1,64} )?pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/,
+    /^ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?/,
     /^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?\[?[\w.\/-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?/,
-    /^(?:ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
-    /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? /,
-    /^\[\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z\]\s?/,
+    /^(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
+    /^\[?[0-9A-Fa-f.:]{2,45}\]?:\d{1,5} - /,
+    /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? /,
+    /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]\s?/,
     /^(?:- )?[\w.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - /,
     /^E {3,16}/
   ];
@@ -259,10 +261,36 @@ SEARCH_JS = r"""
   var MAX_LINES = 4096, MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
   var FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5, AGREE = 0.1, LIMIT = 10;
   var ELLIPSIS = /(?:\.\.\.|\u2026)$/;
+  // paste._unmarked: the Markdown a paste was wrapped in, before anything else on the line
+  var QUOTE_OR_HEADING = /^(?:[ \t]{0,8}(?:>[ \t]?){1,16}|[ \t]{0,3}#{1,6}[ \t]{1,8})/, FENCE = /^(?:```|~~~)[\w+.-]{0,32}$/;
+  var WRAPPERS = ["```", "**", "__", "`", "*"];
+  var EXC_HEAD = /^[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): /;
+  function unmarked(line) {
+    var m = QUOTE_OR_HEADING.exec(line);
+    if (m && m[0].length) line = line.slice(m[0].length);
+    if (FENCE.test(line.trim())) return "";
+    for (var i = 0; i < WRAPPERS.length; i++) {
+      var mark = WRAPPERS[i];
+      if (!line.startsWith(mark)) continue;
+      var inner = line.length > 2 * mark.length && line.endsWith(mark) ? line.slice(mark.length, -mark.length) : null;
+      if (inner && inner.trim() === inner && (inner.indexOf(mark) < 0 || EXC_HEAD.test(inner))) return inner;
+      break;
+    }
+    return line;
+  }
+  // paste.plain_typography: typographic quotes, primes, dashes, an ellipsis and fixed-width
+  // spaces as ASCII, zero-width characters dropped
+  var TYPOGRAPHY = [[/[\u2018\u2019\u201a\u201b\u2032\u02bc]/g, "'"], [/[\u201c\u201d\u201e\u201f\u2033]/g, '"'],
+                    [/[\u2010-\u2015\u2212]/g, "-"], [/\u2026/g, "..."], [/[\u00a0\u2007\u202f\u2002\u2003\u2009\u200a\u3000]/g, " "],
+                    [/[\u200b\u200c\u200d\u2060\ufeff\u00ad]/g, ""]];
+  function plainTypography(text) { TYPOGRAPHY.forEach(function (t) { text = text.replace(t[0], t[1]); }); return text; }
+  window.errcatPlainTypography = plainTypography;
+  // match.fold_case: ASCII letters in lower case, every position kept
+  function foldCase(text) { return text.replace(/[A-Z]+/g, function (c) { return c.toLowerCase(); }); }
   // [the line without its prefixes, the level the prefixes name (paste.logged) or null]
   function stripLine(line) {
     var level = null;
-    line = line.replace(/\r$/, "").replace(/\^M$/, "").replace(/\s+$/, "");
+    line = unmarked(line.replace(/\r$/, "").replace(/\^M$/, "").replace(/\s+$/, ""));
     for (var n = 0; n < 8; n++) {
       // paste._prefix_end: indentation goes with a prefix after it, and stays before anything else
       var hit = false, rest = line.replace(/^[ \t]*/, "");
@@ -286,7 +314,7 @@ SEARCH_JS = r"""
     if ((m = /^([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])([\s\S]*?)\2?\)?$/.exec(t))) return [leaf(m[1]), m[3]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: ([\s\S]*)$/.exec(t))) {
       if (m[2] && leaf(m[1]).indexOf("RayTaskError") === 0) return [m[2], m[3]];
-      if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), leaf(m[1]) === "KeyError" ? unrepr(m[3]) : m[3]];
+      if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), leaf(m[1]) === "KeyError" ? unrepr(m[3]) : firstArgument(m[3])];
     }
     if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
     // paste._INNER_EXC: after a prefix no pattern strips, the first exception named
@@ -318,6 +346,16 @@ SEARCH_JS = r"""
     }
     return out.join("");
   }
+  // paste.first_argument: an exception raised with several arguments prints their tuple; its
+  // first element, a string's repr, is the message (read by unrepr, never evaluated)
+  var FIRST_OF_TUPLE = /^\(('[^'\\\n]{0,4096}(?:\\.[^'\\\n]{0,4096}){0,512}'|"[^"\\\n]{0,4096}(?:\\.[^"\\\n]{0,4096}){0,512}"), /;
+  function firstArgument(m) {
+    if (m.charAt(0) !== "(" || m.charAt(m.length - 1) !== ")" || m.length > 8192) return m;
+    var t = FIRST_OF_TUPLE.exec(m);
+    if (!t) return m;
+    var first = unrepr(t[1]);
+    return first === t[1] ? m : first;
+  }
   function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
   // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
   // `raise X("...", "...")` holds the message as string literals.
@@ -343,7 +381,9 @@ SEARCH_JS = r"""
     for (var i = 0; i < lines.length; i++) {
       var f = FRAME.exec(lines[i]);
       if (f) { frame = [i, [f[1], +f[2], f[3]]]; continue; }
-      var c = exceptionLine(lines[i]);
+      var c = exceptionLine(lines[i]), bare = /^([A-Za-z_][\w.]{0,200})$/.exec(lines[i]);
+      // a bare "raise X" or "assert" prints the exception's name alone, just after its frame
+      if (!c && bare && frame && i - frame[0] <= 3 && EXC_END.test(bare[1])) c = [leaf(bare[1]), ""];
       if (!c) continue;
       var more = [];
       for (var j = i + 1; j < lines.length && j <= i + MAX_CONTINUATION; j++) {
@@ -366,7 +406,7 @@ SEARCH_JS = r"""
   function lastTraceback(text) {
     var start = text.lastIndexOf(TB);
     if (start < 0) return null;
-    var block = text.slice(start + TB.length), frames = /^[^\S\n]*File "([^"\n]+)", line (\d+), in (\S+)/gm, f, last = null;
+    var block = text.slice(start + TB.length), frames = /^[^\S\n]*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/gm, f, last = null;
     while ((f = frames.exec(block))) last = f;
     if (last) block = block.slice(last.index + last[0].length);
     var lines = block.split("\n"), i = last ? 1 : 0;
@@ -414,12 +454,22 @@ SEARCH_JS = r"""
   function reading(m, x, src, f, t, ln) {
     return {m: m, x: x, src: src, f: f || null, t: !!t, ln: ln === undefined ? -1 : ln};
   }
+  // match.paste_readings: the paste's readings, then (when it has typographic quotes, dashes or
+  // spaces) those of it in ASCII too, each at most half the readings
   function readingsOf(text) {
+    var read = readingsAsPasted(text, MAX_READINGS), plain = plainTypography(text);
+    if (plain === text) return read;
+    var half = readingsAsPasted(text, MAX_READINGS / 2), seen = new Set(half.readings.map(key));
+    readingsAsPasted(plain, MAX_READINGS / 2).readings.forEach(function (r) { if (!seen.has(key(r))) { seen.add(key(r)); half.readings.push(r); } });
+    return half;
+  }
+  function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f, r.t, r.ln]); }
+  function readingsAsPasted(text, most) {
     var raw = text.replace(/\r\n/g, "\n").split("\n").slice(-MAX_LINES), lines = raw.map(cleanLine);
     var out = [], seen = new Set();
     function push(r) {
-      var key = JSON.stringify([r.m, r.x, r.src, r.f, r.t, r.ln]);
-      if (!seen.has(key) && out.length < MAX_READINGS) { seen.add(key); out.push(r); }
+      var k = key(r);
+      if (!seen.has(k) && out.length < most) { seen.add(k); out.push(r); }
     }
     function add(message, x, src, f) {
       message = message.trim();
@@ -452,7 +502,8 @@ SEARCH_JS = r"""
     });
     lineCandidates(lines).forEach(function (c) {
       var bare = withoutParameter(c.m);
-      [c.m, bare, c.cont].filter(function (m, k, all) { return m && all.indexOf(m) === k; }).forEach(function (m) {
+      // (an empty message: a bare name after its frame, a message-less raise)
+      [c.m, bare, c.cont].filter(function (m, k, all) { return (m || (!k && c.f)) && all.indexOf(m) === k; }).forEach(function (m) {
         push(reading(m, c.x, c.src, c.f, ELLIPSIS.test(m) || c.src === "raise", c.ln));
       });
     });
@@ -628,8 +679,12 @@ SEARCH_JS = r"""
   function sameFunction(f, e) { var c = frameCodes(f); return !!c && siteCodes(e).some(function (code) { return c.at.has(code); }); }
   function rust(e) { return kind(e) === "rust"; }
   function python(r) { return r.src === "traceback" || r.src === "raise" || !!r.f; }
-  function exceptionMatch(e, r) {
+  function exceptionMatch(e, r, fold) {
     if (!r.x) return 0;
+    if (fold) {
+      var x = foldCase(r.x);
+      return x === foldCase(e.exception) ? 2 : (catchAs(e).some(function (c) { return foldCase(c) === x; }) ? 1 : 0);
+    }
     return r.x === e.exception ? 2 : (catchAs(e).indexOf(r.x) >= 0 ? 1 : 0);
   }
   // match.agreement: how well the entry agrees with what the reading names, from -1 to 1
@@ -657,14 +712,22 @@ SEARCH_JS = r"""
   }
   function wordSet(r) { if (!r.words) r.words = new Set(r.m.match(/[\p{L}\p{N}_]+/gu) || []); return r.words; }
   // match.Matcher._score: a fit of shape s (the entry or one of its pieces) to reading r
-  function scored(e, s, r, how, covered, gaps, foreignMsgs) {
-    var x = exceptionMatch(e, r), site = r.f && sameFunction(r.f, e) ? 1 : 0, n = r.m.length, weighed = n;
+  function scored(e, s, r, how, covered, gaps, foreignMsgs, fold) {
+    var x = exceptionMatch(e, r, fold), site = r.f && sameFunction(r.f, e) ? 1 : 0, n = r.m.length, weighed = n;
     (gaps || []).forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
-    var coverage = n ? covered / n : 1, support = weighed > 0 ? covered / weighed : 0;
-    var have = wordSet(r), anchored = s.anchors.some(function (a) { return have.has(a); });
-    if (!s.fragments.length && (!n || (site && x))) { support = 1; anchored = true; }
-    if (foreignMsgs.has(r.m)) anchored = false;  // a line the project does not raise: only weak
-    var strong = anchored && support >= MIN_SUPPORT;
+    var coverage = n ? covered / n : 1, support = weighed > 0 ? covered / weighed : 0, anchored;
+    if (fold) {
+      var low = new Set(foldCase(r.m).match(/[\p{L}\p{N}_]+/gu) || []);
+      anchored = s.anchors.some(function (a) { return low.has(foldCase(a)); });
+    } else {
+      var have = wordSet(r);
+      anchored = s.anchors.some(function (a) { return have.has(a); });
+    }
+    if (!s.fragments.length && ((!n && (!r.f || site) && (x || !r.x)) || (site && x))) { support = 1; anchored = true; }
+    // the last frame is evidence: the whole template fits, the exception agrees, the frame is in its function
+    var framed = how === "full" && !!site && !!x;
+    if (foreignMsgs.has(r.m)) anchored = framed = false;  // a line the project does not raise: only weak
+    var strong = (anchored && support >= MIN_SUPPORT) || framed;
     return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong,
             key: [strong ? 1 : 0, how === "full" ? 1 : 0, Math.round(coverage * 1e6) / 1e6, x, site,
                   rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)], -fieldCount(s)]};
@@ -704,9 +767,16 @@ SEARCH_JS = r"""
     return out;
   }
   // match.Matcher.full_matches
-  function fullMatches(r, foreignMsgs) {
-    var out = [];
-    tried(r).forEach(function (p) {
+  // (fold: ignoring the case of ASCII letters, among the entries sharing the message's rarest words)
+  function fullMatches(r, foreignMsgs, fold) {
+    var out = [], pool = tried(r);
+    if (fold) {
+      pool = [];
+      sharingWords(r.m, 200).forEach(function (e) {
+        shapes(e).forEach(function (s) { if (/[\p{L}\p{N}]/u.test(s.fragments.join(""))) pool.push([e, s]); });
+      });
+    }
+    pool.forEach(function (p) {
       var e = p[0], s = p[1], msg = r.m, frags = s.fragments;
       if (r.x && kind(e) === "log" && r.src !== "log") return;  // named an exception: raised, not logged
       var named = r.f && inNamedFunction(r.f, e), agrees = r.x === e.exception || catchAs(e).indexOf(r.x) >= 0;
@@ -714,6 +784,7 @@ SEARCH_JS = r"""
         // an opaque entry matches anything: only where the traceback points, for the exception it names
         if (msg && !named) return;
         if (r.x && !agrees && !sameFunction(r.f, e)) return;
+        if (!msg && r.f && !sameFunction(r.f, e)) return;  // a message-less error raised elsewhere
       }
       if (frags.length && !/[\p{L}\p{N}]/u.test(frags.join("")) && !named && !(r.x && agrees)) return;
       if (frags.length && s.ends_literal) {
@@ -721,8 +792,9 @@ SEARCH_JS = r"""
         if (tail && !msg.endsWith(tail)) msg = msg.replace(/\s+$/, "") + tail;
       }
       if (!frags.length && !fieldCount(s) && msg) return;
-      var gaps = errcatGaps(frags, s.starts_literal, s.ends_literal, msg);
-      if (gaps) out.push(scored(e, s, r, "full", frags.join("").length, gaps, foreignMsgs));
+      var gaps = fold ? errcatGaps(frags.map(foldCase), s.starts_literal, s.ends_literal, foldCase(msg))
+        : errcatGaps(frags, s.starts_literal, s.ends_literal, msg);
+      if (gaps) out.push(scored(e, s, r, "full", frags.join("").length, gaps, foreignMsgs, fold));
     });
     return out;
   }
@@ -742,7 +814,7 @@ SEARCH_JS = r"""
     return false;
   }
   // match.Matcher.prefix_matches: the message as the start of one the template makes
-  function prefixMatches(r, foreignMsgs) {
+  function prefixMatches(r, foreignMsgs, fold) {
     var msg = r.m;
     ["...", "\u2026"].forEach(function (mark) { if (msg.endsWith(mark)) msg = msg.slice(0, -mark.length).replace(/\s+$/, ""); });
     if (msg.length < 4) return [];
@@ -752,15 +824,17 @@ SEARCH_JS = r"""
     sharingWords(msg, 200).forEach(function (e) {
       if (r.x && kind(e) === "log" && r.src !== "log") return;
       shapes(e).forEach(function (s) {
-        var covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, msg);
-        if (covered === null && stopped !== null && stopsWhereItGoesOn(s.fragments, stopped)) {
-          covered = prefixCover(s.fragments, s.starts_literal, s.ends_literal, stopped);
+        var frags = fold ? s.fragments.map(foldCase) : s.fragments, m0 = fold ? foldCase(msg) : msg;
+        var st = stopped !== null && fold ? foldCase(stopped) : stopped;
+        var covered = prefixCover(frags, s.starts_literal, s.ends_literal, m0);
+        if (covered === null && st !== null && stopsWhereItGoesOn(frags, st)) {
+          covered = prefixCover(frags, s.starts_literal, s.ends_literal, st);
         }
         if (covered === null) return;
         var inField = covered < 0;
         covered = inField ? -covered - 1 : covered;
         if (covered < Math.max(4, 0.4 * msg.length)) return;
-        var m = scored(e, s, cut, "prefix", covered, null, foreignMsgs);
+        var m = scored(e, s, cut, "prefix", covered, null, foreignMsgs, fold);
         if (inField && !r.t) { m.strong = false; m.key[0] = 0; }  // as likely another message sharing this one's start
         out.push(m);
       });
@@ -795,8 +869,12 @@ SEARCH_JS = r"""
   function answer(read, foreign, foreignMsgs) {
     var found = [];
     read.readings.forEach(function (r) {
+      function any() { return full.some(function (m) { return m.strong; }); }
       var full = fullMatches(r, foreignMsgs);
-      if (!full.some(function (m) { return m.strong; })) full = full.concat(prefixMatches(r, foreignMsgs));
+      if (!any()) full = full.concat(prefixMatches(r, foreignMsgs));
+      // another letter case (an issue's title), only when nothing matched as pasted
+      if (!any()) full = full.concat(fullMatches(r, foreignMsgs, true));
+      if (!any()) full = full.concat(prefixMatches(r, foreignMsgs, true));
       found = found.concat(full);
     });
     var best = new Map();

@@ -714,3 +714,48 @@ def test_the_search_box_reads_a_pydantic_line_and_an_older_full_stop_as_errcat_m
         shown = browser.execute_script(FIRST, paste)
         assert shown is None or not ("matches" in shown[1] or "its beginning" in shown[1]), (paste, shown)
     assert _errors(browser) == []
+
+
+def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
+    """Issue #31's pasted forms in the box: Markdown, typographic quotes, another letter case, a
+    traceback's last frame, a bare raise, a tuple of arguments, a product's prefixes; each the
+    match errcat match gives (the same entries, each "matches"), read into the same readings; a
+    frame elsewhere and a foreign error claim nothing in either."""
+    import test_match_pasted_forms as forms
+
+    from crawler.consume.match import paste_readings
+
+    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "vllm", {"config/__init__.py": "", "config/model.py": forms.MODEL},
+                         "vllm-project/vllm")
+    matched = [f"**ValueError: {forms.MESSAGE}**", f"> > {forms.MESSAGE}", "```python\n" + forms.BARE_TB + "```",
+               "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()), f"`{forms.MESSAGE}`", f"### {forms.MESSAGE}",
+               forms.MESSAGE.replace("'", "\u2019").replace(" - ", " \u2013 ").replace(" ", "\u00a0", 2),
+               "ValueError: (\u2018Unknown KV cache group kind\u2019, \u2018full\u2019)",
+               "valueerror: unknown kv cache group kind", forms.MESSAGE.upper(), forms.FIELDS_TB, forms.BARE_TB,
+               forms.BARE_TB.removeprefix("Traceback (most recent call last):\n"), 'ValueError: ("Unknown KV cache group kind", 3)',
+               "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b) " + forms.MESSAGE,
+               "INFO:     127.0.0.1:5000 - " + forms.MESSAGE, "worker-3 | 2024-05-01T10:00:00.123Z (pid=42) " + forms.MESSAGE]
+    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
+                                 " return [r.m, r.x, r.f ? r.f[1] : null]; }); });", matched)
+    assert got == [[[r.message, r.exception, r.frame.line if r.frame else None] for r in paste_readings(t)] for t in matched]
+    for paste in matched:
+        answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+        want = [(m["id"], "matches") for m in answer["matches"]]
+        rows = browser.execute_script(ROWS, paste)
+        shown = [(href.rsplit("/", 1)[-1].removesuffix(".html"), badge.split(" \u00b7 ")[-1]) for href, badge, _ in rows]
+        assert len(want) == 1 and shown[:1] == want and not any(b == "matches" for _, b in shown[1:]), (paste, shown, want)
+    claims_nothing = [forms.FIELDS_TB.replace("ValueError: transcription", "TypeError: transcription"),
+                      "Traceback (most recent call last):\n" + forms._frame(forms.HELPER_LINE, "helper", "return self.runner")
+                      + "ValueError: transcription: the model supports only the transcription task\n",
+                      "runtimeerror: cuda error: an illegal memory access was encountered",
+                      "valueerror: unknown kv cache group kind full"]
+    for paste in claims_nothing:
+        assert json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"] == [], paste
+        rows = browser.execute_script(ROWS, paste)
+        assert not any(badge.endswith("\u00b7 matches") for _, badge, _ in rows), (paste, rows)
+    # the hostile shapes errcat match is timed on, read by the box (its query is cut to 64 KiB)
+    hostile = forms.test_hostile_pastes_are_read_in_linear_time.pytestmark[0].args[1]
+    took = browser.execute_script("var t0 = performance.now(); arguments[0].forEach(function (t) { window.errcatReadings(t); });"
+                                  " return performance.now() - t0;", [t[:65536] for t in hostile])
+    assert took < 10000, took
+    assert _errors(browser) == []

@@ -186,7 +186,7 @@ def test_chained_traceback_reads_the_last_exception_and_its_frame(matcher, ids):
     # the exception raised last comes first; the one it was raised while handling is a candidate too
     assert [m.entry.id for m in result.matches][:1] == [ids[("", "NotImplementedError")]]
     assert [m.reading.message for m in result.matches[1:]] == ["Invalid value 3"]
-    assert result.matches[0].site_match == 2
+    assert result.matches[0].site_match == 3  # the frame's very line
 
 
 def test_multiline_values_and_messages(matcher, ids):
