@@ -11,7 +11,7 @@ host on them. So a draft is held to:
 * in plain text and code only, ``http(s)://`` addresses of the user's own machine (``localhost``,
   ``127.0.0.1``, ``0.0.0.0``, ``[::1]``): the server a fix talks to, never a link on the page.
 
-Every link the site's own Markdown parser makes of a section (inline, reference, autolink; after
+Every link the site's own Markdown parse (``base.markdown``) makes of a section (inline, reference, autolink; after
 its entity decoding and normalisation) and every ``scheme://`` address written anywhere, code
 included, is checked; any other one rejects the draft with the addresses (a draft is written whole
 or not at all, as for invented names: a link cut out of a sentence would leave it pointing at
@@ -24,7 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from crawler.base.markdown import links as markdown_links
 
 #: ``scheme://...`` written anywhere, up to white space or what ends a Markdown link or a quote.
 _ADDRESS = re.compile(r"(?i)(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*://[^\s<>()\[\]\"'`]*")
@@ -57,25 +58,7 @@ class LinkRule:
         """Every link or address of the draft's text that it may not carry."""
         prose, bad = list(prose), []
         for text in prose:
-            bad += [url for url in _hrefs(text) if not self.allows(url, live=True)]
+            bad += [url for url in markdown_links(text) if not self.allows(url, live=True)]
         for text in [*prose, *code]:
             bad += [url for url in (m.group().rstrip(".,;:!?") for m in _ADDRESS.finditer(text)) if not self.allows(url, live=False)]
         return sorted(set(bad))
-
-
-def _hrefs(text: str) -> list[str]:
-    """The links the site's own Markdown parser makes of ``text``: what a page shows live (a link
-    it refuses, ``javascript:`` or ``//host``, stays text there)."""
-    from crawler.consume.site_markdown import _md
-
-    found: list[str] = []
-
-    def walk(tokens: list[Any]) -> None:
-        for token in tokens:
-            if token.type == "link_open":
-                found.append(str(token.attrGet("href") or ""))
-            if token.children:
-                walk(token.children)
-
-    walk(_md().parse(text))
-    return found

@@ -73,10 +73,9 @@ class KeyScreen:
     def __init__(self, key: str | None) -> None:
         self.key = key or None
         alnum = _alnum(key) if key else ""
-        self.active = bool(key) and len(key) >= MIN_KEY and len(alnum) >= MIN_KEY
-        if not self.active:
+        self.active = key is not None and len(key) >= MIN_KEY and len(alnum) >= MIN_KEY
+        if key is None or not self.active:
             return
-        assert key is not None
         raw = key.encode()
         width = max(MIN_KEY, math.ceil(len(alnum) / 2))
         whole = (alnum, alnum[::-1], codecs.encode(alnum, "rot13"))
