@@ -35,9 +35,13 @@ MASK = "***"
 #: A line that still holds the key after every replacement is withheld whole.
 WITHHELD = "(withheld: it quotes the API key)"
 
-_NON_ALNUM = re.compile(r"[\W_]+")
-_NON_HEX = re.compile(r"0x|[^0-9a-f]+")
-_NON_B64 = re.compile(r"[^A-Za-z0-9+/]+")
+# bytes.translate tables: the comparisons are of ASCII (after NFKC, which folds fullwidth forms),
+# done in C, as an answer may be megabytes long
+_ALNUM = bytes(range(ord("0"), ord("9") + 1)) + bytes(range(ord("a"), ord("z") + 1))
+_NOT_ALNUM = bytes(b for b in range(256) if b not in _ALNUM)
+_NOT_HEX = bytes(b for b in range(256) if b not in b"0123456789abcdef")
+_B64 = bytes.maketrans(b"-_", b"+/")  # urlsafe to standard
+_NOT_B64 = bytes(b for b in range(256) if b not in _ALNUM + b"ABCDEFGHIJKLMNOPQRSTUVWXYZ+/-_")
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|\\U([0-9a-fA-F]{8})")
 
 
@@ -52,8 +56,13 @@ def _unescape(text: str) -> str:
 _DECODERS = (_unescape, lambda t: urllib.parse.unquote(t, errors="replace"), html.unescape)
 
 
+def _ascii(text: str) -> bytes:
+    return unicodedata.normalize("NFKC", text).encode("ascii", "ignore")
+
+
 def _alnum(text: str) -> str:
-    return _NON_ALNUM.sub("", unicodedata.normalize("NFKC", text).casefold())
+    """Letters and digits alone, lower case."""
+    return _ascii(text).lower().translate(None, _NOT_ALNUM).decode()
 
 
 def _b64_cores(data: bytes) -> list[str]:
@@ -81,6 +90,10 @@ class KeyScreen:
         whole = (alnum, alnum[::-1], codecs.encode(alnum, "rot13"))
         #: every run of half the key or more, of each of its plain forms (letters and digits alone)
         self._plain = {form[i : i + width] for form in whole for i in range(len(form) - width + 1)}
+        #: pieces of which every such run holds one (aligned, half a run long): looked for first, as a
+        #: few searches of a long answer cost what a run's dozens would not
+        step = max(MIN_KEY // 2, width // 2)
+        self._seeds = {form[i : i + step] for form in whole for i in range(0, len(form) - step + 1, step)}
         self._hex = raw.hex()
         self._b64 = _b64_cores(raw)
         # what ``mask`` replaces, longest first: the forms a text shows the key in as written
@@ -103,12 +116,13 @@ class KeyScreen:
         if not self.active or not text:
             return False
         for candidate in self._candidates(text):
-            plain = _alnum(candidate)
-            if any(run in plain for run in self._plain):
+            data = _ascii(candidate)
+            plain = data.lower().translate(None, _NOT_ALNUM).decode()
+            if any(seed in plain for seed in self._seeds) and any(run in plain for run in self._plain):
                 return True
-            if self._hex in _NON_HEX.sub("", candidate.casefold().replace("\\x", "")):
+            if self._hex in data.lower().replace(b"\\x", b"").replace(b"0x", b"").translate(None, _NOT_HEX).decode():
                 return True
-            b64 = _NON_B64.sub("", candidate.replace("-", "+").replace("_", "/"))
+            b64 = data.translate(_B64, _NOT_B64).decode()
             if any(core in b64 for core in self._b64):
                 return True
         return False
