@@ -243,10 +243,21 @@ def read_bytes(path: Path) -> bytes:
             data = fh.read(MAX_BYTES + 1) if st.st_size <= MAX_BYTES else b""
     finally:
         os.close(fd)
-    if st.st_size > MAX_BYTES or len(data) > MAX_BYTES:
-        size = max(st.st_size, len(data))
-        raise CuratedError([f"{path}:1: {size} bytes, over the limit of {MAX_BYTES} bytes for a curated file (a page of prose)"])
+    _check_size(path, max(st.st_size, len(data)))
     return data
+
+
+def _check_size(path: Path, size: int) -> None:
+    if size > MAX_BYTES:
+        raise CuratedError([f"{path}:1: {size} bytes, over the limit of {MAX_BYTES} bytes for a curated file (a page of prose)"])
+
+
+def parse_bytes(path: Path, data: bytes) -> CuratedFile:
+    """What a crawl makes of ``data`` as the file at ``path`` (:func:`load_set`): the size limit,
+    then :func:`parse_file` (depth, strict YAML, the model, the id). The drafter holds what it is
+    about to write to this, so it never leaves a file the crawl refuses. Raises CuratedError."""
+    _check_size(path, len(data))
+    return parse_file(path, data.decode("utf-8", "surrogateescape"))
 
 
 # --------------------------------------------------------------------------- the set
@@ -300,7 +311,7 @@ def load_set(root: Path | None, owner: str, name: str, *, strict: bool = True, m
         entry = known.get(path.name, data)
         if entry is None:
             try:
-                entry = parse_file(path, data.decode("utf-8", "surrogateescape"))
+                entry = parse_bytes(path, data)
             except CuratedError as exc:
                 out.problems += exc.problems
                 continue

@@ -161,26 +161,34 @@ def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path
 @click.option("--model", help="Model name for --llm (default: the first of URL/v1/models).")
 @click.option("--limit", type=click.IntRange(min=1), help="With --all: draft at most N entries this run.")
 @click.option("--concurrency", type=click.IntRange(min=1, max=64), default=4, show_default=True, help="With --all: requests at a time.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True, help="Seconds to wait for each request.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
+              help="Seconds each attempt of a request may take, all of it (connecting, headers, body).")
 @click.option("--retries", type=click.IntRange(min=0, max=10), default=3, show_default=True,
               help="Retries of a request that failed in a way that may pass (429, 5xx, timeout, malformed answer).")
 @click.option("--backoff", type=click.FloatRange(min=0), default=2.0, show_default=True, help="Seconds before the first retry; doubled each time.")
 @click.option("--api-key-env", default="ERRCAT_LLM_API_KEY", show_default=True, metavar="NAME",
               help="Environment variable holding the endpoint's API key (sent as a bearer token, never printed).")
 @click.option("--repo", help="The repository the dataset was crawled from, for the names check (default: the dataset's repository URL).")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
+              help="errcat.toml naming the upstreams' draft_link_hosts (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
 def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Path, llm: str | None, model: str | None, limit: int | None,
-              concurrency: int, timeout: float, retries: int, backoff: float, api_key_env: str, repo: str | None) -> None:
+              concurrency: int, timeout: float, retries: int, backoff: float, api_key_env: str, repo: str | None,
+              config: Path | None) -> None:
     """Write a draft explanation for ID from the machine-derived facts (or --llm), or with
     --all for every entry without a curated file; never over a curated file.
 
     \b
     A machine-written draft is validated before it is written: the curated schema, then every
     --flag, setting, environment variable and function it names must exist in the crawled
-    commit. It is written as `status: draft` with the model's name; records and pages say
+    commit; it must not quote the API key (in any encoding), link anywhere but the repository's
+    own pages and the upstream's draft_link_hosts (errcat.toml), nor be a file the crawl would
+    refuse. It is written as `status: draft` with the model's name; records and pages say
     "machine-written, not reviewed" until `errcat curate review ID`.
     """
     from crawler.base.errors import UsageError
+    from crawler.catalogue.explanations import default_root
     from crawler.curate.llm import Endpoint, LLMFailure
+    from crawler.source.config import load_config
 
     if every == (entry_id is not None):
         raise UsageError("give one ID or --all")
@@ -194,12 +202,14 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
             endpoint = Endpoint.from_url(llm, key_env=api_key_env, timeout=timeout, retries=retries, backoff=backoff)
         except LLMFailure as failure:
             raise UsageError(f"--llm {llm}: {failure.reason}") from None
+    settings = load_config(config)
+    root = curated if curated is not None else default_root(settings.path)
+    link_hosts = {up.slug.lower(): up.draft_link_hosts for up in settings.upstreams.values()}
     if entry_id is not None:
         from crawler.curate.draft import draft
         from crawler.curate.ids import resolve_id
 
-        root = _root(curated)
-        echo(f"drafted {draft(root, data, resolve_id(data, root, entry_id), endpoint, model, repo)}")
+        echo(f"drafted {draft(root, data, resolve_id(data, root, entry_id), endpoint, model, repo, link_hosts=link_hosts)}")
         return
     from crawler.curate.draft_all import Outcome, draft_all
 
@@ -214,7 +224,8 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
             echo(f"{outcome.status:<8} {outcome.id}: {outcome.reason}", err=True)
 
     try:
-        draft_all(_root(curated), data, endpoint, model=model, limit=limit, concurrency=concurrency, repo=repo, report=report)
+        draft_all(root, data, endpoint, model=model, limit=limit, concurrency=concurrency, repo=repo, report=report,
+                  link_hosts=link_hosts)
     except LLMFailure as failure:
         raise UsageError(f"--llm {endpoint.base}: {failure.reason}") from None
     echo(f"drafts: {counts.get('drafted', 0)} written, {counts.get('rejected', 0)} rejected, {counts.get('failed', 0)} failed"

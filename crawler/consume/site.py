@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterator
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 
 from crawler.base.errors import UsageError
+from crawler.base.markdown import safe_link
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
@@ -67,7 +68,6 @@ from crawler.consume.site_markdown import (
     md_code,
     md_inline,
     md_text,
-    safe_link,
 )
 from crawler.consume.site_markdown import (
     md_indent as _indent,

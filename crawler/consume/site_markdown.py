@@ -1,10 +1,10 @@
 """Curated Markdown as HTML for the site, and the language of a code block.
 
 Curated explanations are written in Markdown (backticks around names, fenced examples). They are
-reviewed, but still read as hostile: markdown-it-py (a CommonMark parser) renders them with raw
-HTML off (``<script>`` shows as text), images off (the page's CSP loads nothing from elsewhere
-anyway) and links kept only when they are https or relative (``javascript:``, ``data:``, ``//host``
-and every other scheme stay text). Fenced code is highlighted by its language.
+reviewed, but still read as hostile: they are parsed as ``base.markdown`` says (raw HTML off, so
+``<script>`` shows as text; images off, as the page's CSP loads nothing from elsewhere anyway;
+links kept only when they are https or relative: ``javascript:``, ``data:``, ``//host`` and every
+other scheme stay text). Fenced code is highlighted by its language.
 """
 
 from __future__ import annotations
@@ -17,20 +17,12 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 
+from crawler.base.markdown import markdown_parser
 from crawler.base.sink import visible
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: First words of a line that make a code block a shell session (``vllm serve ...``).
 _COMMANDS = re.compile(r"^(?:\$ |# )?(?:[A-Z_][A-Z0-9_]*=\S* )*(?:vllm|python3?|pip3?|uv|export|docker|curl|git|cd|nvidia-smi|"
                        r"torchrun|ray|huggingface-cli|hf|conda|apt(?:-get)?|sudo|bash|sh|echo|ls|CUDA_VISIBLE_DEVICES=\S*)\b")
-
-
-def safe_link(url: str) -> bool:
-    """A link curated text may carry: https, or relative to the page (no scheme, no ``//host``)."""
-    url = url.strip()
-    if url.lower().startswith("https://"):
-        return True
-    return not _SCHEME.match(url) and not url.startswith(("//", "\\\\", "/\\", "\\/"))
 
 
 def code_language(code: str) -> str:
@@ -84,9 +76,7 @@ def _fence(code: str, lang: str, _attrs: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _md() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False, "highlight": _fence})
-    md.disable("image")
-    md.validateLink = safe_link  # type: ignore[method-assign]
+    md = markdown_parser(_fence)
     # an indented block is code too: highlighted by the language it reads as, like an untagged fence
     md.add_render_rule("code_block", lambda _self, tokens, idx, _options, _env: highlight_block(tokens[idx].content, "") + "\n")
     return md

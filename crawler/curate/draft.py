@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from crawler.base.errors import UsageError
@@ -15,10 +16,11 @@ from crawler.curate.yamlio import dump_yaml
 
 
 def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = None, model: str | None = None,
-          repo: str | None = None, cache_dir: Path | None = None) -> Path:
+          repo: str | None = None, cache_dir: Path | None = None, link_hosts: Mapping[str, Sequence[str]] | None = None) -> Path:
     """Write ``<id>.yaml`` as a draft (from the facts, or by ``endpoint``'s model, checked like
-    ``draft --all``'s: no invented names); never over a reviewed or retired file."""
-    from crawler.curate.draft_all import draft_one, draft_text, vocabulary_of
+    ``draft --all``'s: no key, no invented names, no foreign links, a file the crawl reads);
+    never over a reviewed or retired file."""
+    from crawler.curate.draft_all import draft_one, links_of, vocabulary_of
 
     ds = dataset_with(data, entry_id)
     path = _file(root, ds, entry_id)
@@ -38,8 +40,8 @@ def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = Non
     try:
         model = model or endpoint.first_model()
         vocabulary = vocabulary_of(repo, ds.manifest.commit, ds.manifest.repo, cache_dir)
-        entry = draft_one(record, ds.commit, endpoint, model, vocabulary)
+        text = draft_one(record, ds.commit, endpoint, model, vocabulary, path, links_of(ds.manifest.repo, link_hosts or {}))
     except LLMFailure as failure:
         raise UsageError(f"--llm {endpoint.base}: {failure.reason}") from None
-    write_text_atomic(path, draft_text(entry, record["title"]))
+    write_text_atomic(path, text)
     return path

@@ -5,10 +5,18 @@ first.
 Each prompt is grounded in what the dataset knows of the entry: the code around the raise, the
 derived facts (guards, handler, loops), the meaning (trigger, settings, fix direction, test
 reproductions, callers) and how users reported it. Each answer is validated before anything is
-written: the curated schema, then no invented names (``curate.names``: every flag, setting,
-environment variable and function it mentions must exist in the crawled commit). A draft that
-passes is written as ``status: draft`` with the model's name (``review.model``): records and
-pages say "machine-written, not reviewed" until ``errcat curate review ID``.
+written: no API key in it (``curate.secret``: in any form a model may echo it), the curated
+schema, no invented names (``curate.names``: every flag, setting, environment variable and
+function it mentions must exist in the crawled commit), links only to the upstream's own pages and
+the hosts its configuration names (``curate.links``), and the very bytes about to be written read
+back by the crawl's own reader (``explanations.parse_bytes``: its size, depth and shape limits),
+so no draft leaves a file a crawl refuses. A draft that passes is written as ``status: draft``
+with the model's name (``review.model``): records and pages say "machine-written, not reviewed"
+until ``errcat curate review ID``. Where it is written is the catalogue's business, never the
+answer's: ``<curated>/<owner>/<name>/<id>.yaml`` of the dataset's checked identity and the
+record's id (an answer's ``id``, ``review`` or ``related`` are not sections, and are dropped).
+Every check runs inside the endpoint's check of the answer, so every reason leaves through the
+one place that masks the key (``Endpoint.with_retries``).
 
 The run is resumable: an entry that has a file (draft, reviewed or retired) is never asked for
 again, and each file is written whole (renamed into place) as its answer arrives, so an
@@ -20,14 +28,18 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from crawler.base.errors import UsageError
+from crawler.catalogue.explanations import CuratedError, parse_bytes
 from crawler.curate.from_facts import draft_from_facts
+from crawler.curate.links import LinkRule
 from crawler.curate.llm import Endpoint, LLMFailure
 from crawler.curate.names import Vocabulary, invented
 from crawler.curate.unedited import stamped
@@ -78,11 +90,19 @@ def parse_sections(content: str) -> dict[str, Any]:
         keep = {k: v for k, v in sections.items() if k in Explanation.model_fields and k not in ("evidence", "model")}
         explanation = Explanation.model_validate(keep)
     except (ValueError, RecursionError) as exc:  # RecursionError: JSON nested past the decoder's recursion
-        reason = " ".join(str(exc).split())[:160]
+        reason = problems(exc) if isinstance(exc, ValidationError) else " ".join(str(exc).split())
         raise LLMFailure(f"the model's answer is not the requested JSON object: {reason}", retryable=True, rejected=True) from None
     if not explanation.what_it_means.strip():
         raise LLMFailure("the model's answer has no what_it_means", retryable=True, rejected=True)
     return explanation.model_dump(mode="json", exclude_defaults=True)
+
+
+def problems(exc: ValidationError) -> str:
+    """A validation error's first problems, where and what, without the values (an answer's: they
+    would carry its words, cut at pydantic's length, into the line)."""
+    errors = exc.errors(include_url=False, include_input=False, include_context=False)
+    shown = "; ".join(f"{'.'.join(map(str, e['loc'])) or '(answer)'}: {e['msg'].removeprefix('Value error, ')}" for e in errors[:3])
+    return shown + (f" (+{len(errors) - 3} more)" if len(errors) > 3 else "")
 
 
 def _meaning_text(record: dict[str, Any]) -> str:
@@ -127,23 +147,50 @@ def text_of(entry: CuratedFile) -> tuple[list[str], list[str]]:
     return prose, code
 
 
-def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: str, vocabulary: Vocabulary | None) -> CuratedFile:
-    """The checked draft for one record; LLMFailure with the reason it was not made."""
+def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: str, vocabulary: Vocabulary | None,
+              path: Path, links: LinkRule) -> str:
+    """The text of the checked draft for one record, as it is to be written at ``path``;
+    LLMFailure with the reason it was not made (masked: every check runs inside ``endpoint``'s)."""
     base = draft_from_facts(record, commit)
-    sections = endpoint.chat(model, SYSTEM, prompt_for(record), parse_sections)
-    body = {**base.model_dump(mode="json"), **sections}
-    body["review"] = {**body["review"], "model": model}
-    try:
-        entry = CuratedFile.model_validate(body)
-    except ValueError as exc:
-        raise LLMFailure(f"the draft does not validate: {' '.join(str(exc).split())[:160]}", rejected=True) from None
-    if vocabulary is not None:
-        missing = invented(vocabulary, *text_of(entry))
-        if missing:
-            shown = ", ".join(missing[:8]) + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
-            raise LLMFailure(f"invented names (not in {record['repo']['owner']}/{record['repo']['name']} at {commit[:12]}): {shown}",
-                             rejected=True)
-    return entry
+    where = f"{record['repo']['owner']}/{record['repo']['name']}"
+
+    def checked(content: str) -> str:
+        sections = parse_sections(content)
+        body = {**base.model_dump(mode="json"), **sections}
+        body["review"] = {**body["review"], "model": model}
+        try:
+            entry = CuratedFile.model_validate(body)
+        except ValidationError as exc:
+            raise LLMFailure(f"the draft does not validate: {problems(exc)}", rejected=True) from None
+        if vocabulary is not None:
+            missing = invented(vocabulary, *text_of(entry))
+            if missing:
+                raise LLMFailure(f"invented names (not in {where} at {commit[:12]}): {_some(missing)}", rejected=True)
+        foreign = links.foreign(*text_of(entry))
+        if foreign:
+            allowed = ", ".join([f"https://{links.host}/{links.owner}/{links.name}", *(f"https://{h}" for h in links.hosts)])
+            raise LLMFailure(f"links off the upstream's pages (allowed: {allowed}; see draft_link_hosts): {_some(foreign)}", rejected=True)
+        text = draft_text(entry, record["title"])
+        if endpoint.quotes_key(text):
+            raise LLMFailure("the draft would quote the API key; nothing of it is written", rejected=True)
+        try:  # the crawl's own reader, on the very bytes: a file it refuses would stop every crawl
+            parse_bytes(path, text.encode())
+        except CuratedError as exc:
+            raise LLMFailure(f"the crawl would refuse the draft: {exc.problems[0]}", rejected=True) from None
+        return text
+
+    return endpoint.chat(model, SYSTEM, prompt_for(record), checked)
+
+
+def _some(items: list[str]) -> str:
+    return ", ".join(items[:8]) + (f" (+{len(items) - 8} more)" if len(items) > 8 else "")
+
+
+def links_of(repo: RepoRef, link_hosts: Mapping[str, Sequence[str]]) -> LinkRule:
+    """Where ``repo``'s drafts may link: its own pages, and the hosts the upstream of that
+    identity names (``draft_link_hosts``, by ``owner/name`` in any case)."""
+    return LinkRule(host=repo.host, owner=repo.owner, name=repo.name,
+                    hosts=tuple(link_hosts.get(f"{repo.owner}/{repo.name}".lower(), ())))
 
 
 def draft_text(entry: CuratedFile, title: str) -> str:
@@ -175,9 +222,11 @@ def vocabulary_of(repo: str | None, commit: str, crawled: RepoRef, cache_dir: Pa
 
 
 def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, limit: int | None, concurrency: int,
-              repo: str | None, cache_dir: Path | None = None, report: Callable[[Outcome], None] = lambda o: None) -> list[Outcome]:
+              repo: str | None, cache_dir: Path | None = None, report: Callable[[Outcome], None] = lambda o: None,
+              link_hosts: Mapping[str, Sequence[str]] | None = None) -> list[Outcome]:
     """Draft up to ``limit`` entries of every dataset under ``data``; each outcome is reported as
-    it happens. Files already there are left alone (resumable)."""
+    it happens. Files already there are left alone (resumable). ``link_hosts``: the hosts drafts
+    may link to besides the repository's own pages, by lowercase ``owner/name`` (:func:`links_of`)."""
     from crawler.catalogue.explanations import load_set
     from crawler.curate.check import datasets_under
     from crawler.curate.edit import _file, write_text_atomic
@@ -204,13 +253,15 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
         if not todo:
             continue
         vocabulary = vocabulary_of(repo, ds.manifest.commit, ds.manifest.repo, cache_dir)
+        links = links_of(ds.manifest.repo, link_hosts or {})
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            futures = {pool.submit(draft_one, r.model_dump(mode="json"), ds.commit, endpoint, model, vocabulary): r for r in todo}
+            futures = {pool.submit(draft_one, r.model_dump(mode="json"), ds.commit, endpoint, model, vocabulary,
+                                   _file(root, ds, r.id), links): r for r in todo}
             try:
                 for future in as_completed(futures):
                     record = futures[future]
                     try:
-                        entry = future.result()
+                        text = future.result()
                     except LLMFailure as failure:
                         outcome = Outcome(record.id, "rejected" if failure.rejected else "failed", failure.reason)
                     else:
@@ -218,7 +269,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
                         if path.exists():  # written meanwhile by someone else: theirs stays
                             outcome = Outcome(record.id, "skipped", f"{path} appeared meanwhile")
                         else:
-                            write_text_atomic(path, draft_text(entry, record.title))
+                            write_text_atomic(path, text)  # the bytes checked, no others
                             outcome = Outcome(record.id, "drafted", path=path)
                     outcomes.append(outcome)
                     report(outcome)

@@ -6,27 +6,40 @@ bring httpcore, h11, anyio and sniffio for nothing the standard library lacks he
 
 What the client promises:
 
-* a timeout per request (connect and each read), and bounded retries with exponential backoff
-  (honouring ``Retry-After``, capped) on what may pass: 429, 5xx, timeouts, refused connections,
-  an answer that is not the JSON asked for;
-* the API key comes from an environment variable and goes only into the Authorization header:
-  no message, error or log line carries it, and redirects are never followed (urllib would
-  replay the header to whatever host a redirect names);
-* every failure is one :class:`LLMFailure` with a short reason, never a traceback.
+* each attempt ends within its timeout, all of it: connecting, the status line and headers and
+  the body (a watchdog shuts the connection down at the deadline, so a server that drips a byte
+  a second holds an attempt no longer than one that says nothing); bounded retries with
+  exponential backoff (honouring ``Retry-After``, capped) on what may pass: 429, 5xx, timeouts,
+  refused connections, an answer that is not the JSON asked for;
+* the API key comes from an environment variable and goes only into the Authorization header;
+  redirects are never followed (urllib would replay the header to whatever host a redirect names);
+* an answer that quotes the key, in any form ``curate.secret`` knows (any case, spaced out,
+  reversed, ROT13, escaped, percent-encoded, hex, base64 at any alignment), is refused before its
+  content reaches the caller's check, and so before anything is written; so is a model name that
+  quotes it;
+* every failure is one :class:`LLMFailure` with a short reason, never a traceback, and every
+  failure leaves through :meth:`Endpoint.with_retries`, the one place its reason is masked
+  (:meth:`Endpoint.masked`): the caller's own check (a validation error, invented names that
+  quote the answer) included, so no message, error or log line carries the key.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
 import re
+import socket
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from crawler.curate.secret import KeyScreen
 
 #: The environment variable read for the key unless ``--api-key-env`` names another.
 KEY_ENV = "ERRCAT_LLM_API_KEY"
@@ -34,6 +47,8 @@ KEY_ENV = "ERRCAT_LLM_API_KEY"
 MAX_ANSWER = 4_000_000
 #: Longest wait between attempts, whatever Retry-After says.
 MAX_WAIT = 60.0
+#: The longest reason a failure gives (after masking: a key is never cut in two).
+MAX_REASON = 400
 
 
 class LLMFailure(Exception):
@@ -48,23 +63,105 @@ class LLMFailure(Exception):
         self.retry_after: float | None = None
 
 
+class _Deadline:
+    """One attempt's deadline: at ``expire`` every socket it watches is shut down (through a
+    duplicate of its descriptor, ours to close, so a socket closed meanwhile is never confused
+    with another that took its number), which ends any read blocked on it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.lock = threading.Lock()
+        self.guards: list[socket.socket] = []
+        self.expired = False
+        self.done = False
+        self.timer = threading.Timer(seconds, self.expire)
+        self.timer.daemon = True
+
+    def watch(self, sock: socket.socket) -> socket.socket:
+        with self.lock:
+            guard = sock.dup()
+            if self.done:
+                guard.close()
+                return sock
+            self.guards.append(guard)
+            if self.expired:
+                _shut(guard)
+        return sock
+
+    def expire(self) -> None:
+        with self.lock:
+            if self.done:
+                return
+            self.expired = True
+            for guard in self.guards:
+                _shut(guard)
+
+    def finish(self) -> None:
+        self.timer.cancel()
+        with self.lock:
+            self.done = True
+            for guard in self.guards:
+                guard.close()
+            self.guards = []
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:  # not connected (yet, or any more)
+        pass
+
+
+class _Request(urllib.request.Request):
+    deadline: _Deadline | None = None
+
+
+def _watched(http_class: Any, req: Any) -> Callable[..., Any]:
+    """``http_class`` whose sockets ``req``'s deadline watches from the moment they exist (before
+    a TLS handshake, which may drip too)."""
+
+    def connection(host: str, **kw: Any) -> Any:
+        conn = http_class(host, **kw)
+        deadline = getattr(req, "deadline", None)
+        if deadline is not None:
+            create = conn._create_connection
+            conn._create_connection = lambda *a, **k: deadline.watch(create(*a, **k))
+        return conn
+
+    return connection
+
+
+class _HTTP(urllib.request.HTTPHandler):
+    def do_open(self, http_class: Any, req: Any, **kw: Any) -> Any:
+        return super().do_open(_watched(http_class, req), req, **kw)
+
+
+class _HTTPS(urllib.request.HTTPSHandler):
+    def do_open(self, http_class: Any, req: Any, **kw: Any) -> Any:
+        return super().do_open(_watched(http_class, req), req, **kw)
+
+
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, req: Any, fp: Any, code: int, msg: str, headers: Any, newurl: str) -> None:
         raise LLMFailure(f"HTTP {code}: the endpoint redirects; give its final URL (redirects are not followed, so the key stays put)")
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+_OPENER = urllib.request.build_opener(_NoRedirect, _HTTP, _HTTPS)
 
 
 @dataclass(frozen=True)
 class Endpoint:
-    """Where and how to ask: ``base`` is the URL without ``/v1/...``."""
+    """Where and how to ask: ``base`` is the URL without ``/v1/...``; ``timeout`` bounds each
+    attempt, all of it."""
 
     base: str
     key: str | None = None
     timeout: float = 120.0
     retries: int = 3
     backoff: float = 2.0
+    screen: KeyScreen = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "screen", KeyScreen(self.key))
 
     @classmethod
     def from_url(cls, url: str, *, key_env: str = KEY_ENV, **kw: Any) -> Endpoint:
@@ -79,24 +176,33 @@ class Endpoint:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.key:
             headers["Authorization"] = f"Bearer {self.key}"
-        req = urllib.request.Request(self.base + path, data=data, headers=headers, method="POST" if body is not None else "GET")
+        req = _Request(self.base + path, data=data, headers=headers, method="POST" if body is not None else "GET")
+        req.deadline = deadline = _Deadline(self.timeout)
+        late = LLMFailure(f"no answer within {self.timeout:g}s", retryable=True)
+        deadline.timer.start()
         try:
             with _OPENER.open(req, timeout=self.timeout) as resp:  # the URL is the user's own endpoint
                 raw = resp.read(MAX_ANSWER + 1)
         except urllib.error.HTTPError as exc:
-            failure = LLMFailure(f"HTTP {exc.code} {self._shown(str(exc.reason))}", retryable=exc.code == 429 or exc.code >= 500)
+            failure = LLMFailure(f"HTTP {exc.code} {self.masked(str(exc.reason))}", retryable=exc.code == 429 or exc.code >= 500)
             failure.retry_after = _retry_after(exc.headers.get("Retry-After") if exc.headers else None)
             exc.close()  # an HTTPError is the open response: left to the collector, its socket outlives every retry
             raise failure from None
         except urllib.error.URLError as exc:
             reason = exc.reason
-            if isinstance(reason, TimeoutError):
-                raise LLMFailure(f"no answer within {self.timeout:g}s", retryable=True) from None
-            raise LLMFailure(f"cannot connect: {self._shown(str(reason))}", retryable=True) from None
+            if isinstance(reason, TimeoutError) or deadline.expired:
+                raise late from None
+            raise LLMFailure(f"cannot connect: {self.masked(str(reason))}", retryable=True) from None
         except TimeoutError:
-            raise LLMFailure(f"no answer within {self.timeout:g}s", retryable=True) from None
-        except (OSError, ValueError) as exc:  # a connection reset mid-answer, a malformed status line
-            raise LLMFailure(f"the connection failed: {self._shown(str(exc))}", retryable=True) from None
+            raise late from None
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # a reset mid-answer, a malformed status line
+            if deadline.expired:
+                raise late from None
+            raise LLMFailure(f"the connection failed: {self.masked(str(exc))}", retryable=True) from None
+        finally:
+            deadline.finish()
+        if deadline.expired:  # shut down mid-body: what was read is a part of the answer
+            raise late
         if len(raw) > MAX_ANSWER:
             raise LLMFailure(f"an answer over {MAX_ANSWER} bytes")
         try:
@@ -104,10 +210,14 @@ class Endpoint:
         except (ValueError, RecursionError):  # arrays nested past the decoder's recursion too
             raise LLMFailure("the endpoint's answer is not JSON", retryable=True) from None
 
-    def _shown(self, text: str) -> str:
-        """A server's or the network's words as one short line, without the key (a server may
-        echo the request's headers back)."""
-        return _plain(text.replace(self.key, "***") if self.key else text)
+    def masked(self, text: str) -> str:
+        """Words that may quote what was sent or answered (a server's, the network's, a check's)
+        as one short line without the key, in any form :class:`KeyScreen` knows."""
+        return _plain(self.screen.mask(text))
+
+    def quotes_key(self, text: str) -> bool:
+        """Whether ``text`` (an answer, or what is about to be written) holds the key."""
+        return self.screen.holds(text)
 
     def first_model(self) -> str:
         """The first model the server lists (``GET /v1/models``)."""
@@ -118,11 +228,15 @@ class Endpoint:
             raise LLMFailure("/v1/models lists no model; pass --model") from None
         if not isinstance(model, str) or not model:
             raise LLMFailure("/v1/models lists no model; pass --model")
+        if self.quotes_key(model):  # it would be written into every draft, as review.model
+            raise LLMFailure("/v1/models names a model that quotes the API key; pass --model")
         return model
 
     def chat(self, model: str, system: str, prompt: str, check: Callable[[str], Any]) -> Any:
         """``check(content)`` of the model's answer: retried (with the transport's failures) when
-        ``check`` raises a retryable LLMFailure, e.g. for an answer that is not the JSON asked for."""
+        ``check`` raises a retryable LLMFailure, e.g. for an answer that is not the JSON asked for.
+        An answer that quotes the key never reaches ``check``; what ``check`` raises is masked
+        like every other failure (:meth:`with_retries`)."""
         body = {"model": model, "temperature": 0.2,
                 "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
 
@@ -134,6 +248,8 @@ class Endpoint:
                 raise LLMFailure("not an OpenAI-compatible answer (no choices[0].message.content)", retryable=True) from None
             if not isinstance(content, str):
                 raise LLMFailure("not an OpenAI-compatible answer (content is not text)", retryable=True)
+            if self.quotes_key(content):  # a proxy, or a model the crawled text in its prompt talked round
+                raise LLMFailure("the answer quotes the API key; nothing of it is written", rejected=True)
             return check(content)
 
         return self.with_retries(once)
@@ -146,8 +262,9 @@ class Endpoint:
             except LLMFailure as failure:
                 attempt += 1
                 if not failure.retryable or attempt > self.retries:
-                    if self.key:  # an answer's words may quote what was sent
-                        failure.reason = failure.reason.replace(self.key, "***")
+                    # the one place a failure's words are masked: a server's, the network's and
+                    # the caller's check's (which may quote the answer) all leave through here
+                    failure.reason = self.masked(failure.reason)
                     if attempt > 1:
                         failure.reason += f" (after {attempt} attempts)"
                     raise
@@ -165,4 +282,4 @@ def _retry_after(value: str | None) -> float | None:
 
 
 def _plain(text: str) -> str:
-    return re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", text)[:200]
+    return re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", text)[:MAX_REASON]

@@ -22,6 +22,8 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     max_file_bytes = 2000000
     knob_kwargs = ["get_kwargs"]          # the meaning section: get_kwargs(ConfigClass)[field] -> an option
     request_models = ["vllm/sampling_params.py"]   # files whose classes' fields are request parameters
+    draft_link_hosts = ["docs.vllm.ai"]   # hosts a machine draft (curate draft --llm) may link to, besides
+                                          #   the repository's own pages (default: none)
 
     [[upstreams.vllm.responses]]          # a call that builds an HTTP error response (kind "response")
     call = "create_error_response"        # the callee's name
@@ -163,6 +165,19 @@ class Upstream(BaseModel):
     request_models: list[str] = Field(default_factory=list)  # globs of the files whose classes are requests
     # the calls that build error responses (kind "response")
     responses: list[ResponseBuilder] = Field(default_factory=list)
+    #: Hosts a machine-written draft may link to (https, any path) besides the repository's own
+    #: pages (``curate.links``): the upstream's documentation, say.
+    draft_link_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("draft_link_hosts")
+    @classmethod
+    def _check_link_hosts(cls, hosts: list[str]) -> list[str]:
+        from crawler.source.policy import is_host
+
+        bad = [h for h in hosts if not is_host(h)]
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not a host name (e.g. \"docs.vllm.ai\": no scheme, port or path)")
+        return [h.lower() for h in hosts]
 
     @model_validator(mode="before")
     @classmethod
@@ -224,6 +239,7 @@ VLLM = Upstream(
     knob_kwargs=["get_kwargs"],
     request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py",
                     "vllm/sampling_params.py", "vllm/pooling_params.py"],
+    draft_link_hosts=["docs.vllm.ai"],
     # The OpenAI-compatible server answers errors with create_error_response(message, err_type,
     # status_code) (a function, and a static method of every serving class) or builds the body
     # itself: ErrorResponse(error=ErrorInfo(message=..., type=..., code=...)).

@@ -32,6 +32,11 @@ class RemoteURL:
     name: str
 
 
+def is_host(name: str) -> bool:
+    """Whether ``name`` is a DNS host name, nothing more (no scheme, user, port or path)."""
+    return isinstance(name, str) and len(name) <= 253 and _HOST.fullmatch(name) is not None
+
+
 def parse_https_url(url: str) -> RemoteURL:
     """Validate an https repository URL and split it into host/owner/name; SourceError otherwise."""
     if not url or url.startswith("-"):

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from crawler.base.markdown import safe_link
 from crawler.base.sink import visible
 from crawler.consume.highlight import highlight_native, highlight_python
-from crawler.consume.site_markdown import code_language, markdown_html, safe_link
+from crawler.consume.site_markdown import code_language, markdown_html
 
 
 @pytest.fixture(scope="module")
