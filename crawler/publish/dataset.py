@@ -146,14 +146,16 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
 
     Lines are split on ``\\n`` only (a message may hold U+2028); blank lines are skipped.
     """
-    repo = (manifest or load_manifest(dataset)).repo
-    seen: set[str] = set()
+    manifest = manifest or load_manifest(dataset)
+    tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
         record = _parse(Record, line, where, "record")
-        if record.repo != repo:
+        if record.repo != manifest.repo:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
-        _once(record.id, seen, where)
+        p = record.provenance
+        tally.add(record.id, record.history is not None and record.history.retired, p.repo, p.commit, p.commit_date, where)
         yield record
+    tally.check(dataset)
 
 
 def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set[bytes] | None = None) -> Iterator[RecordData]:
@@ -164,9 +166,10 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
     repository must be the manifest's, and its links on that repository
     (``records.off_repository``, the record model's own check). ``valid``: filled with the
     ``jsonl.line_digest`` of each line found valid against the record schema (``writer.Reuse.valid_lines``)."""
-    repo = (manifest or load_manifest(dataset)).repo
+    manifest = manifest or load_manifest(dataset)
+    repo = manifest.repo
     expected = repo.model_dump(mode="json")
-    seen: set[str] = set()
+    tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
         try:
             data = orjson.loads(line)
@@ -185,8 +188,10 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
                              (ev["url"] for ev in (data.get("explanation") or {}).get("evidence", ())))
         if why:
             raise DataError(f"{where}: not a valid record: {_shown(why, 200)}")
-        _once(data["id"], seen, where)
+        p = data["provenance"]
+        tally.add(data["id"], bool((data.get("history") or {}).get("retired")), p["repo"], p["commit"], p["commit_date"], where)
         yield cast("RecordData", data)  # of the record schema, checked above
+    tally.check(dataset)
 
 
 def record_model(data: RecordData, where: str) -> Record:
@@ -205,10 +210,42 @@ def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
                 yield f"{named(path)}:{n}", line
 
 
-def _once(rid: str, seen: set[str], where: str) -> None:
-    if rid in seen:
-        raise DataError(f"{where}: id {rid} occurs twice")
-    seen.add(rid)
+class _Tally:
+    """What the records of ``errors.jsonl.gz`` say of the manifest, gathered as they are read, so
+    that a reader of every record (``render``, ``history``, ``sync``, ``adopt``) refuses a manifest
+    that lies about them: no id twice; each record's provenance of the manifest's repository, and
+    one pinned at the manifest's commit of its date (a crawl pins fresh records there); and once
+    all are read (:meth:`check`), the manifest's counts those the records make."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        self.slug = f"{manifest.repo.owner}/{manifest.repo.name}"
+        self.seen: set[str] = set()
+        self.retired = 0
+
+    def add(self, rid: str, retired: bool, repo: str, commit: str, commit_date: str, where: str) -> None:
+        if rid in self.seen:
+            raise DataError(f"{where}: id {rid} occurs twice")
+        self.seen.add(rid)
+        self.retired += retired
+        if repo != self.slug:
+            raise DataError(f"{where}: the record's provenance names {_shown(repo)}, not the manifest's {self.slug}")
+        if commit == self.manifest.commit and commit_date != self.manifest.commit_date:
+            raise DataError(f"{where}: the record's commit {commit} is dated {_shown(commit_date)}, "
+                            f"the manifest's {_shown(self.manifest.commit_date)}")
+
+    def check(self, dataset: Path) -> None:
+        """Every count of the manifest the records make: ``entries`` (the live ones) and
+        ``retired``; and ``skipped``, the manifest's own list. (``files``, ``parsed``, ``sites``,
+        ``bare_asserts``, ``reraises`` and ``omitted`` count what the crawl read or left out: no
+        record holds them.)"""
+        counts = self.manifest.counts
+        found = {"entries": len(self.seen) - self.retired, "retired": self.retired, "skipped": len(self.manifest.skipped)}
+        for name, count in found.items():
+            if getattr(counts, name) != count:
+                held = f"its skipped lists {count:,}" if name == "skipped" else \
+                    f"{RECORDS} holds {count:,} {'retired' if name == 'retired' else 'live'} record(s)"
+                raise DataError(f"{named(dataset / MANIFEST)}: counts.{name} is {getattr(counts, name):,}, but {held}")
 
 
 def load_records(dataset: Path, manifest: Manifest | None = None, progress: Progress = quiet,
