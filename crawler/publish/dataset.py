@@ -260,16 +260,17 @@ def load_records(dataset: Path, manifest: Manifest | None = None, progress: Prog
     return records
 
 
-def load_search_index(dataset: Path) -> SearchIndex:
+def load_search_index(dataset: Path, read: tuple[Manifest, list[Record]] | None = None) -> SearchIndex:
     """The dataset's search.json; built from errors.jsonl.gz when it has none (``errcat history``
-    writes none)."""
+    writes none), or from ``read``, its manifest and records when the caller has them."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():
         return _parse(SearchIndex, _read(path), named(path), "search index")
     from crawler.catalogue.search import build_search_index
 
-    manifest = load_manifest(dataset)
-    return build_search_index(load_records(dataset, manifest), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    manifest, records = read or (load_manifest(dataset), None)
+    records = records if records is not None else load_records(dataset, manifest)
+    return build_search_index(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
 
 
 # --------------------------------------------------------------------------- whole datasets
@@ -301,6 +302,76 @@ def open_dataset(path: Path, progress: Progress = quiet, label: str | None = Non
     """One dataset directory: the manifest, then every record, each validated."""
     manifest = load_manifest(path)
     return Dataset(path, manifest, load_records(path, manifest, progress, label))
+
+
+# A page links to its record's file "as JSON", so that file must be the very record the page shows.
+def check_record_files(dataset: Path) -> int:
+    """The number of record files checked; a DataError naming the first ``errors/<id>.json`` of a
+    line of ``errors.jsonl.gz`` that is missing, not a regular file (a symlink included), not
+    JSON, or another record than the line's (compared as JSON values, not bytes: layout is no
+    part of a record). The lines themselves are validated by whoever read them first."""
+    count = 0
+    for where, line in _record_lines(dataset):
+        try:
+            record = orjson.loads(line)
+            rid = record["id"]
+        except (orjson.JSONDecodeError, TypeError, KeyError):
+            raise DataError(f"{where}: not a valid record") from None
+        path = dataset / ERRORS / f"{rid}.json"
+        found = _read_record(str(path))
+        if found is None:
+            raise DataError(f"{named(path)}: missing, not a regular file or too large, where {where} has its record")
+        try:
+            same = orjson.loads(found[0]) == record
+        except orjson.JSONDecodeError:
+            raise DataError(f"{named(path)}: not valid JSON; {where} has its record") from None
+        if not same:
+            raise DataError(f"{named(path)}: not the record {where} holds (edited or left over from another crawl)")
+        count += 1
+    return count
+
+
+@dataclass
+class Consumed:
+    """A dataset as ``render`` reads it (see :func:`read_consumed`)."""
+
+    manifest: Manifest
+    records: list[Record]
+    search: SearchIndex
+    foreign: list[Any]
+
+
+def read_consumed(dataset: Path, progress: Progress = quiet) -> Consumed:
+    """Every document of a dataset read as the consumer commands read them, and held to each other:
+    the manifest; every record of ``errors.jsonl.gz`` as the model (``iter_records``: of the
+    manifest's repository, links on it, no id twice, the manifest's counts and commit as they
+    make them); each ``errors/<id>.json`` the record of its line (:func:`check_record_files`); index.json
+    and search.json of the manifest's repository and commit, the index listing the manifest's
+    count of entries; foreign.json. ``render`` reads a dataset with this, and ``adopt`` checks an
+    artifact with it: whatever a consumer would refuse, adopt has refused first. A DataError
+    names the file (and the line) of the first problem."""
+    manifest = load_manifest(dataset)
+    records = load_records(dataset, manifest, progress)
+    check_record_files(dataset)
+    slug, counts = f"{manifest.repo.owner}/{manifest.repo.name}", manifest.counts
+    index = load_index(dataset)
+    _agrees(dataset / INDEX, slug, manifest.commit, index.repo, index.commit)
+    rows = (len(index.entries), sum(row.retired for row in index.entries))
+    if rows != (counts.entries + counts.retired, counts.retired):
+        raise DataError(f"{named(dataset / INDEX)}: lists {rows[0]:,} entries ({rows[1]:,} retired), the manifest "
+                        f"{counts.entries + counts.retired:,} ({counts.retired:,} retired)")
+    search = load_search_index(dataset, (manifest, records))
+    if (dataset / SEARCH).exists():
+        _agrees(dataset / SEARCH, slug, manifest.commit, search.repo, search.commit)
+    return Consumed(manifest, records, search, load_foreign(dataset))
+
+
+def _agrees(path: Path, slug: str, commit: str, repo: str, named_commit: str) -> None:
+    """A document's repository and commit are the manifest's."""
+    if repo != slug:
+        raise DataError(f"{named(path)}: its repository {_shown(repo)} is not the manifest's {slug}")
+    if named_commit != commit:
+        raise DataError(f"{named(path)}: its commit {named_commit[:12]} is not the manifest's {commit[:12]}")
 
 
 def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
