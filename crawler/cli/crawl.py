@@ -131,15 +131,17 @@ def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, con
     ARTIFACT holds output/<owner>/<name>/ as a crawl writes it and changelog.md, as the sync
     workflow's read-only job uploads them. Nothing in it is trusted: anything but that layout
     (a symlink, a FIFO, another file or dataset), a document that fails the schemas, files that
-    do not hash to the manifest's digest, or a changelog that is not plain text is refused (exit 1)
-    and nothing is written. Prints commit=<40 hex>, also to $GITHUB_OUTPUT when set.
+    do not hash to the manifest's digest, anything render, match or show would refuse (a record
+    of another repository, a link off it, a manifest whose counts or commit its records and
+    documents contradict), or a changelog that is not plain text is refused (exit 1) and
+    nothing is written. Prints commit=<40 hex>, also to $GITHUB_OUTPUT when set.
     """
     from crawler.source.config import identify, load_config
     from crawler.versions.adopt import adopt as run_adopt
     from crawler.versions.sync import check_output_commit
 
     up = identify(None, upstream, name, load_config(config))
-    result = run_adopt(artifact, out, up.owner, up.repo, changelog, REPORTER)
+    result = run_adopt(artifact, out, up.owner, up.repo, changelog, REPORTER, url=up.url)
     commit = check_output_commit(result.commit)
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:

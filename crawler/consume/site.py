@@ -74,7 +74,6 @@ from crawler.consume.site_markdown import (
 )
 from crawler.model.records import ID_RE
 from crawler.model.search import SearchIndex
-from crawler.publish.dataset import load_foreign
 
 NOT_EXPLAINED = "Not yet explained."
 
@@ -1273,23 +1272,23 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     :func:`may_replace`. ``changelog`` (the Markdown ``errcat sync --changelog`` wrote) is shown
     on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
-    from crawler.publish.dataset import MANIFEST, iter_records, load_manifest, load_search_index
-    from crawler.publish.record_files import check_record_files
+    from crawler.publish.dataset import MANIFEST, read_consumed
     from crawler.publish.writer import write_tree
 
     if not (dataset / MANIFEST).is_file():
         raise UsageError(f"not a dataset (no manifest.json): {dataset}")
     changes = read_changelog(changelog) if changelog is not None else None
-    # Validated before use: ids become file names below, permalinks become links.
-    valid = load_manifest(dataset)
+    # Validated before use, as `adopt` validates an artifact: ids become file names below,
+    # permalinks become links, and each page links to its record's file "as JSON".
+    read = read_consumed(dataset)
+    valid = read.manifest
     manifest = valid.model_dump(mode="json")
     repo = f"{valid.repo.owner}/{valid.repo.name}"
-    records = sorted((r.model_dump(mode="json") for r in iter_records(dataset, valid)), key=lambda r: r["id"])
-    check_record_files(dataset)  # each page links to its record's file "as JSON": it must be that record
+    records = sorted((r.model_dump(mode="json") for r in read.records), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
     by_id = {r["id"]: r for r in records}  # a replacement's page says how the other record differs
-    index = load_search_index(dataset) if fmt == "html" else None
-    foreign = load_foreign(dataset) if fmt == "html" else []
+    index = read.search
+    foreign = read.foreign
     out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
     real_out, real_data = out.resolve(), dataset.resolve()
     if real_out == real_data or real_data in real_out.parents:

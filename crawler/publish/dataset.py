@@ -146,14 +146,16 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
 
     Lines are split on ``\\n`` only (a message may hold U+2028); blank lines are skipped.
     """
-    repo = (manifest or load_manifest(dataset)).repo
-    seen: set[str] = set()
+    manifest = manifest or load_manifest(dataset)
+    tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
         record = _parse(Record, line, where, "record")
-        if record.repo != repo:
+        if record.repo != manifest.repo:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
-        _once(record.id, seen, where)
+        p = record.provenance
+        tally.add(record.id, record.history is not None and record.history.retired, p.repo, p.commit, p.commit_date, where)
         yield record
+    tally.check(dataset)
 
 
 def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set[bytes] | None = None) -> Iterator[RecordData]:
@@ -164,9 +166,10 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
     repository must be the manifest's, and its links on that repository
     (``records.off_repository``, the record model's own check). ``valid``: filled with the
     ``jsonl.line_digest`` of each line found valid against the record schema (``writer.Reuse.valid_lines``)."""
-    repo = (manifest or load_manifest(dataset)).repo
+    manifest = manifest or load_manifest(dataset)
+    repo = manifest.repo
     expected = repo.model_dump(mode="json")
-    seen: set[str] = set()
+    tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
         try:
             data = orjson.loads(line)
@@ -185,8 +188,10 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
                              (ev["url"] for ev in (data.get("explanation") or {}).get("evidence", ())))
         if why:
             raise DataError(f"{where}: not a valid record: {_shown(why, 200)}")
-        _once(data["id"], seen, where)
+        p = data["provenance"]
+        tally.add(data["id"], bool((data.get("history") or {}).get("retired")), p["repo"], p["commit"], p["commit_date"], where)
         yield cast("RecordData", data)  # of the record schema, checked above
+    tally.check(dataset)
 
 
 def record_model(data: RecordData, where: str) -> Record:
@@ -205,10 +210,42 @@ def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
                 yield f"{named(path)}:{n}", line
 
 
-def _once(rid: str, seen: set[str], where: str) -> None:
-    if rid in seen:
-        raise DataError(f"{where}: id {rid} occurs twice")
-    seen.add(rid)
+class _Tally:
+    """What the records of ``errors.jsonl.gz`` say of the manifest, gathered as they are read, so
+    that a reader of every record (``render``, ``history``, ``sync``, ``adopt``) refuses a manifest
+    that lies about them: no id twice; each record's provenance of the manifest's repository, and
+    one pinned at the manifest's commit of its date (a crawl pins fresh records there); and once
+    all are read (:meth:`check`), the manifest's counts those the records make."""
+
+    def __init__(self, manifest: Manifest) -> None:
+        self.manifest = manifest
+        self.slug = f"{manifest.repo.owner}/{manifest.repo.name}"
+        self.seen: set[str] = set()
+        self.retired = 0
+
+    def add(self, rid: str, retired: bool, repo: str, commit: str, commit_date: str, where: str) -> None:
+        if rid in self.seen:
+            raise DataError(f"{where}: id {rid} occurs twice")
+        self.seen.add(rid)
+        self.retired += retired
+        if repo != self.slug:
+            raise DataError(f"{where}: the record's provenance names {_shown(repo)}, not the manifest's {self.slug}")
+        if commit == self.manifest.commit and commit_date != self.manifest.commit_date:
+            raise DataError(f"{where}: the record's commit {commit} is dated {_shown(commit_date)}, "
+                            f"the manifest's {_shown(self.manifest.commit_date)}")
+
+    def check(self, dataset: Path) -> None:
+        """Every count of the manifest the records make: ``entries`` (the live ones) and
+        ``retired``; and ``skipped``, the manifest's own list. (``files``, ``parsed``, ``sites``,
+        ``bare_asserts``, ``reraises`` and ``omitted`` count what the crawl read or left out: no
+        record holds them.)"""
+        counts = self.manifest.counts
+        found = {"entries": len(self.seen) - self.retired, "retired": self.retired, "skipped": len(self.manifest.skipped)}
+        for name, count in found.items():
+            if getattr(counts, name) != count:
+                held = f"its skipped lists {count:,}" if name == "skipped" else \
+                    f"{RECORDS} holds {count:,} {'retired' if name == 'retired' else 'live'} record(s)"
+                raise DataError(f"{named(dataset / MANIFEST)}: counts.{name} is {getattr(counts, name):,}, but {held}")
 
 
 def load_records(dataset: Path, manifest: Manifest | None = None, progress: Progress = quiet,
@@ -223,16 +260,17 @@ def load_records(dataset: Path, manifest: Manifest | None = None, progress: Prog
     return records
 
 
-def load_search_index(dataset: Path) -> SearchIndex:
+def load_search_index(dataset: Path, read: tuple[Manifest, list[Record]] | None = None) -> SearchIndex:
     """The dataset's search.json; built from errors.jsonl.gz when it has none (``errcat history``
-    writes none)."""
+    writes none), or from ``read``, its manifest and records when the caller has them."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():
         return _parse(SearchIndex, _read(path), named(path), "search index")
     from crawler.catalogue.search import build_search_index
 
-    manifest = load_manifest(dataset)
-    return build_search_index(load_records(dataset, manifest), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    manifest, records = read or (load_manifest(dataset), None)
+    records = records if records is not None else load_records(dataset, manifest)
+    return build_search_index(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
 
 
 # --------------------------------------------------------------------------- whole datasets
@@ -264,6 +302,76 @@ def open_dataset(path: Path, progress: Progress = quiet, label: str | None = Non
     """One dataset directory: the manifest, then every record, each validated."""
     manifest = load_manifest(path)
     return Dataset(path, manifest, load_records(path, manifest, progress, label))
+
+
+# A page links to its record's file "as JSON", so that file must be the very record the page shows.
+def check_record_files(dataset: Path) -> int:
+    """The number of record files checked; a DataError naming the first ``errors/<id>.json`` of a
+    line of ``errors.jsonl.gz`` that is missing, not a regular file (a symlink included), not
+    JSON, or another record than the line's (compared as JSON values, not bytes: layout is no
+    part of a record). The lines themselves are validated by whoever read them first."""
+    count = 0
+    for where, line in _record_lines(dataset):
+        try:
+            record = orjson.loads(line)
+            rid = record["id"]
+        except (orjson.JSONDecodeError, TypeError, KeyError):
+            raise DataError(f"{where}: not a valid record") from None
+        path = dataset / ERRORS / f"{rid}.json"
+        found = _read_record(str(path))
+        if found is None:
+            raise DataError(f"{named(path)}: missing, not a regular file or too large, where {where} has its record")
+        try:
+            same = orjson.loads(found[0]) == record
+        except orjson.JSONDecodeError:
+            raise DataError(f"{named(path)}: not valid JSON; {where} has its record") from None
+        if not same:
+            raise DataError(f"{named(path)}: not the record {where} holds (edited or left over from another crawl)")
+        count += 1
+    return count
+
+
+@dataclass
+class Consumed:
+    """A dataset as ``render`` reads it (see :func:`read_consumed`)."""
+
+    manifest: Manifest
+    records: list[Record]
+    search: SearchIndex
+    foreign: list[Any]
+
+
+def read_consumed(dataset: Path, progress: Progress = quiet) -> Consumed:
+    """Every document of a dataset read as the consumer commands read them, and held to each other:
+    the manifest; every record of ``errors.jsonl.gz`` as the model (``iter_records``: of the
+    manifest's repository, links on it, no id twice, the manifest's counts and commit as they
+    make them); each ``errors/<id>.json`` the record of its line (:func:`check_record_files`); index.json
+    and search.json of the manifest's repository and commit, the index listing the manifest's
+    count of entries; foreign.json. ``render`` reads a dataset with this, and ``adopt`` checks an
+    artifact with it: whatever a consumer would refuse, adopt has refused first. A DataError
+    names the file (and the line) of the first problem."""
+    manifest = load_manifest(dataset)
+    records = load_records(dataset, manifest, progress)
+    check_record_files(dataset)
+    slug, counts = f"{manifest.repo.owner}/{manifest.repo.name}", manifest.counts
+    index = load_index(dataset)
+    _agrees(dataset / INDEX, slug, manifest.commit, index.repo, index.commit)
+    rows = (len(index.entries), sum(row.retired for row in index.entries))
+    if rows != (counts.entries + counts.retired, counts.retired):
+        raise DataError(f"{named(dataset / INDEX)}: lists {rows[0]:,} entries ({rows[1]:,} retired), the manifest "
+                        f"{counts.entries + counts.retired:,} ({counts.retired:,} retired)")
+    search = load_search_index(dataset, (manifest, records))
+    if (dataset / SEARCH).exists():
+        _agrees(dataset / SEARCH, slug, manifest.commit, search.repo, search.commit)
+    return Consumed(manifest, records, search, load_foreign(dataset))
+
+
+def _agrees(path: Path, slug: str, commit: str, repo: str, named_commit: str) -> None:
+    """A document's repository and commit are the manifest's."""
+    if repo != slug:
+        raise DataError(f"{named(path)}: its repository {_shown(repo)} is not the manifest's {slug}")
+    if named_commit != commit:
+        raise DataError(f"{named(path)}: its commit {named_commit[:12]} is not the manifest's {commit[:12]}")
 
 
 def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:

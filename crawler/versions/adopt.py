@@ -12,7 +12,12 @@ and follows nothing from it:
   symlink, FIFO or device is refused before anything is read), sizes and counts bounded;
 * exactly one dataset, and it must be the configured upstream's (its directory and its manifest);
 * every document must pass the schemas and the dataset's own cross-checks (``validate``), and
-  its files must hash to the manifest's ``content_digest``;
+  its files must hash to the manifest's ``content_digest`` (which a forger can make again, so:);
+* the manifest must name the configured upstream's URL, and the dataset must read as the
+  consumer commands read it (``dataset.read_consumed``, the one reader ``render`` uses too):
+  every record of the manifest's repository with its links on it, no id twice, each record file
+  its line's record, index.json and search.json of the manifest's repository and commit, and
+  the manifest's counts those the records make;
 * the changelog must be UTF-8 text without control characters, short enough for a pull request
   body (GitHub takes 65,536 characters);
 * the dataset is written only to ``OUT/<owner>/<name>/`` (the name checked above), through the
@@ -34,8 +39,10 @@ from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
 from crawler.base.sink import BIDI_CHARS, visible
 from crawler.model.records import ID_HEX
+from crawler.publish.dataset import read_consumed
 from crawler.publish.validate import validate_dataset
 from crawler.publish.writer import content_digest, write_dataset
+from crawler.versions.sync import check_output_commit
 
 _PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
 DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/"
@@ -104,8 +111,9 @@ def _text(data: bytes, what: str) -> str:
 
 
 def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | None = None,
-          progress: Progress = quiet) -> Adopted:
-    """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog)."""
+          progress: Progress = quiet, url: str | None = None) -> Adopted:
+    """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog);
+    ``url``: the upstream's, which the manifest must name (its permalinks' host is that one's)."""
     if not artifact.is_dir() or artifact.is_symlink():
         raise DataError(f"refusing the artifact: {visible(str(artifact))} is not a directory")
     files = scan(artifact)
@@ -124,11 +132,19 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
     prefix = f"output/{owner}/{name}/"
     data = {rel[len(prefix):]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
     manifest = orjson.loads(data["manifest.json"])  # schema-valid: the fields below exist and are typed
-    if (manifest["repo"]["owner"], manifest["repo"]["name"]) != (owner, name):
-        raise DataError(f"refusing the artifact: its manifest names {manifest['repo']['owner']}/{manifest['repo']['name']}, "
-                        f"not {owner}/{name}")
+    repo = manifest["repo"]
+    if (repo["owner"], repo["name"]) != (owner, name) or (url is not None and repo["url"] != url):
+        raise DataError(f"refusing the artifact: its manifest names {visible(repo['url'])} ({repo['owner']}/{repo['name']}), "
+                        f"not {url or f'{owner}/{name}'}")
     if manifest.get("content_digest") != content_digest(data):
         raise DataError("refusing the artifact: its files do not hash to the manifest's content_digest")
+    try:
+        # What render, match and show would refuse in it, refused now (the one reader they use).
+        read_consumed(source, progress)
+        # The commit goes to $GITHUB_OUTPUT and the commit message: checked before anything is written.
+        check_output_commit(manifest["commit"])
+    except DataError as exc:
+        raise DataError(f"refusing the artifact: {exc}") from None
     target = dataset_dir(out, owner, name)
     progress(f"writing {target}")
     write_dataset(target, data)

@@ -557,6 +557,11 @@ def _read_alike(base: _Side, new: _Side) -> tuple[_Side, int]:
 
 
 def check_output_commit(value: str) -> str:
-    if not COMMIT_RE.fullmatch(value):
-        raise DataError(f"not a commit id: {value!r}")
+    """A commit id fit for $GITHUB_OUTPUT and a commit message: 40 hex, and not git's null id
+    (all zeros: git's "no object", never a commit a crawl read)."""
+    if not COMMIT_RE.fullmatch(value) or value == NULL_COMMIT:
+        raise DataError(f"not a commit id: {value!r}" + (" (git's null id)" if value == NULL_COMMIT else ""))
     return value
+
+
+NULL_COMMIT = "0" * 40
