@@ -148,8 +148,9 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/" + site["path"], site
 
 
-def classify(record: dict[str, Any]) -> tuple[str, str]:
-    """(actor, basis): who must act, and what in the record says so. First rule that applies."""
+def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
+    """(actor, basis): who must act, and what in the record says so. First rule that applies.
+    ``found``: the message's remedy (:func:`remedy`)."""
     meaning = record["meaning"]
     knobs = meaning.get("knobs") or []
     path, site = _where(record)
@@ -217,7 +218,7 @@ def classify(record: dict[str, Any]) -> tuple[str, str]:
         return "model", "raised in the code for the model it loads"
     if kind == "native" and re.search(r"not supported|unsupported|only supports?|must be one of", text, re.I):
         return "model", "a kernel that does not support the model's shapes or data types"
-    if remedy(record):
+    if found:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         return "setting", "the message says what to change"
@@ -329,8 +330,8 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
 def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
     """``models.Action`` as plain data, for a record whose meaning is joined."""
     data = cast(dict[str, Any], record)
-    actor, basis = classify(data)
     found = remedy(data)
+    actor, basis = classify(data, found)
     key = "log" if actor == "internal" and data["kind"] == "log" else actor
     says = _SAYS[key].format(what=_what(data, actor, basis), project=_project(data), noun=_noun(data))
     return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found)}
