@@ -120,7 +120,7 @@ def cli_page() -> str:
     lines = ["# Command line", "", NOTE.strip(), "",
              "Every command prints its results to stdout and its progress to stderr. Exit codes: 0 ok, "
              "1 findings or invalid data, 2 a usage or source error, always as one line starting `errcat:`. "
-             "`errcat COMMAND --help` prints the same text as this page.", ""]
+             "`errcat COMMAND --help` prints the same help texts.", ""]
     lines += ["Commands: " + ", ".join(f"[`{n}`](#errcat-{n})" for n in main.list_commands(ctx)) + ".", ""]
     for name in main.list_commands(ctx):
         command = main.get_command(ctx, name)
