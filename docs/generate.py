@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
+import re
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +40,18 @@ def prose(text: str) -> str:
     return "`".join(parts) if len(parts) % 2 else "`".join(parts[:-1]) + "\\`" + parts[-1]
 
 
+def wrap(text: str) -> str:
+    """A paragraph of Markdown as lines of at most 100 characters; no line starts with what would
+    begin a heading, a list or a quote."""
+    lines: list[str] = []
+    for line in textwrap.wrap(text, 100, break_long_words=False, break_on_hyphens=False):
+        if lines and re.match(r"(#|[-*+] |>|\d+\. )", line):
+            lines[-1] += " " + line
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def cell(text: str) -> str:
     """Text for one cell of a Markdown table: one line, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")
@@ -54,7 +68,7 @@ def _help_text(command: click.Command) -> str:
         if para.startswith("\b\n"):
             out.append("```text\n" + para[2:].rstrip() + "\n```")
         else:
-            out.append(prose(" ".join(para.split())))
+            out.append(wrap(prose(" ".join(para.split()))))
     return "\n\n".join(out)
 
 
@@ -118,10 +132,10 @@ def cli_page() -> str:
 
     ctx = click.Context(main, info_name="errcat")
     lines = ["# Command line", "", NOTE.strip(), "",
-             "Every command prints its results to stdout and its progress to stderr. Exit codes: 0 ok, "
-             "1 findings or invalid data, 2 a usage or source error, always as one line starting `errcat:`. "
-             "`errcat COMMAND --help` prints the same help texts.", ""]
-    lines += ["Commands: " + ", ".join(f"[`{n}`](#errcat-{n})" for n in main.list_commands(ctx)) + ".", ""]
+             wrap("Every command prints its results to stdout and its progress to stderr. Exit codes: 0 ok, "
+                  "1 findings or invalid data, 2 a usage or source error, always as one line starting `errcat:`. "
+                  "`errcat COMMAND --help` prints the same help texts."), ""]
+    lines += [wrap("Commands: " + ", ".join(f"[`{n}`](#errcat-{n})" for n in main.list_commands(ctx)) + "."), ""]
     for name in main.list_commands(ctx):
         command = main.get_command(ctx, name)
         assert command is not None
@@ -222,12 +236,12 @@ def _schema_section(name: str) -> list[str]:
     lines = [f"## `{name}.schema.json`", "", f"JSON Schema: `schema/{name}.schema.json` (`$id` `{schema['$id']}`).", ""]
     title = schema.get("title", name)
     if schema.get("description"):
-        lines += [prose(" ".join(schema["description"].split())), ""]
+        lines += [wrap(prose(" ".join(schema["description"].split()))), ""]
     lines += [f'### {title} {{ #{_anchor(name, title)} }}', ""] + _object_table(schema, name)
     for def_name, node in sorted(schema.get("$defs", {}).items()):
         lines += [f"### {def_name} {{ #{_anchor(name, def_name)} }}", ""]
         if node.get("description"):
-            lines += [prose(" ".join(node["description"].split())), ""]
+            lines += [wrap(prose(" ".join(node["description"].split()))), ""]
         if "enum" in node:
             lines += ["One of " + _type_of(node, name) + ".", ""]
         lines += _object_table(node, name)
@@ -239,11 +253,11 @@ def dataset_page() -> str:
     from crawler.model.schemas import MODELS
 
     lines = ["# Dataset files and fields", "", NOTE.strip(), "",
-             f"A crawl writes one dataset per upstream under `<out>/<owner>/<name>/`. Every file is validated against its "
+             wrap(f"A crawl writes one dataset per upstream under `<out>/<owner>/<name>/`. Every file is validated against its "
              f"JSON Schema (2020-12, schema version {SCHEMA_VERSION}) before it is written, and every command that reads "
              f"a dataset validates it again. The schemas are generated from the pydantic models in `crawler/model/` "
              f"(`errcat schema` writes them to `schema/`), and so is this page: a field's description here is the "
-             f"model's.", "",
+             f"model's."), "",
              "| file | what it holds | schema |", "| --- | --- | --- |"]
     for path, name, what in DATASET_FILES:
         lines.append(f"| `{path}` | {cell(what)} | [`{name}`](#{name}schemajson) |")
@@ -328,16 +342,16 @@ def configuration_page() -> str:
     from crawler.source.config import Config, ResponseBuilder, Upstream
 
     lines = ["# Configuration: errcat.toml", "", NOTE.strip(), "",
-             "errcat reads its upstreams from `errcat.toml`, or from `[tool.errcat]` in `pyproject.toml` "
+             wrap("errcat reads its upstreams from `errcat.toml`, or from `[tool.errcat]` in `pyproject.toml` "
              "(`[tool.errcat.upstreams.NAME]`), in the working directory or the file `--config` names. "
              "A crawl's option wins over the file's setting. Paths and globs are the repository's: a wheel's files are "
-             "matched as `path_prefix` + their path in the wheel.", "",
+             "matched as `path_prefix` + their path in the wheel."), "",
              "## Top level", ""]
     lines += _fields_table(Config, {"path"})
     lines += ["## `[upstreams.NAME]`", "", "One table per upstream. The built-in `vllm` upstream is always present "
               "unless the file redefines it.", ""]
     lines += _fields_table(Upstream, {"name"})
-    lines += ["## `[[upstreams.NAME.responses]]`", "", prose(" ".join((ResponseBuilder.__doc__ or "").split())), ""]
+    lines += ["## `[[upstreams.NAME.responses]]`", "", wrap(prose(" ".join((ResponseBuilder.__doc__ or "").split()))), ""]
     lines += _fields_table(ResponseBuilder, set())
     lines += ["## The built-in vLLM upstream", "",
               "As `errcat.toml` would spell it (the keys that differ from the defaults above). A file that "
