@@ -341,3 +341,34 @@ def is_umbrella(text: str, exception: str) -> bool:
     low = text.lower()
     return (exception == "EngineDeadError" or "root cause" in low or "see stack trace" in low
             or "check the logs for more details" in low or low.startswith("error raised in subprocess"))
+
+
+# The release a paste names: a server's or an engine's startup line, a path with the release in
+# it, a pin. ``{name}`` is the project's package name, escaped; each pattern is tried with
+# ``finditer`` over the text once, bounded runs only.
+_RELEASE = r"(v?\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?)(?:\+[A-Za-z0-9.]{1,40})?"
+_NAMED_VERSION = (
+    # "vLLM API server version 0.6.3", "vLLM version: 0.6.3", "vLLM Version: 0.6.3" (collect_env)
+    r"\b{name}\b[\w ]{{0,40}}? version:? {release}(?![\w.])",
+    # "Initializing an LLM engine (v0.6.3) with config", "Initializing a V1 LLM engine (v0.8.5) ..."
+    r"\bLLM engine \({release}\)",
+    # site-packages/vllm-0.6.3.dist-info, vllm-0.6.3+cu118-cp38-abi3..., vllm==0.6.3, /vllm/0.6.3/
+    r"(?<![\w-]){name}(?:-|==|/){release}(?=[./\s,;)\]'\"-]|$)",
+)
+
+
+def named_version(text: str, name: str) -> str | None:
+    """The one release of project ``name`` (its package name, ``vllm``) that a paste names, as it
+    writes it without a local tag (``0.6.3``, ``v0.8.5``): a server's startup line, an engine's,
+    a wheel's path or a pin. None when it names none, or several that differ (a log of an
+    upgrade is no single release)."""
+    if not name or not re.fullmatch(r"[\w.-]{1,100}", name):
+        return None
+    escaped = re.escape(name)
+    found: dict[tuple[int, ...], str] = {}
+    for pattern in _NAMED_VERSION:
+        compiled = re.compile(pattern.format(name=escaped, release=_RELEASE), re.IGNORECASE)
+        for m in compiled.finditer(text):
+            release = m.group(1)
+            found.setdefault(tuple(int(n) for n in re.findall(r"\d+", release)), release)
+    return next(iter(found.values())) if len(found) == 1 else None
