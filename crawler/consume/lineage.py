@@ -180,7 +180,7 @@ def _history(value: Any) -> dict[str, Any] | None:
         raise ValueError("a move")
     return {"first_seen": _lifetime(value.get("first_seen")), "last_seen": _lifetime(value.get("last_seen")),
             "removed_in": _lifetime(value.get("removed_in")), "retired": value.get("retired", False), "replaced_by": nxt,
-            "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": _lifetime(m)["version"] if m.get("commit") else None}
+            "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": _version(_lifetime(m) if m.get("commit") else None)}
                       for m in moved]}
 
 
