@@ -296,14 +296,22 @@ def _replacements(path: Path, record: Any) -> dict[str, Any]:
     dataset, for its page to say how the error changed; one that cannot be read is left out
     (the page then says only that it was reworded or re-typed)."""
     from crawler.base.errors import DataError, UsageError
+    from crawler.consume.lineage import chain
     from crawler.publish.dataset import load_record
 
     history = record.history
     ids = [*history.replaces, *([history.replaced_by] if history.replaced_by else [])] if history is not None else []
-    others = {}
-    for eid in ids:  # EntryId: 16 hex digits, a safe file name
-        try:
-            others[eid] = load_record(path.parent / f"{eid}.json").model_dump(mode="json")
-        except (DataError, UsageError, OSError):
-            continue
+    others: dict[str, Any] = {}
+
+    def read(eid: str) -> dict[str, Any] | None:  # EntryId: 16 hex digits, a safe file name
+        if eid not in others:
+            try:
+                others[eid] = load_record(path.parent / f"{eid}.json").model_dump(mode="json")
+            except (DataError, UsageError, OSError):
+                return None
+        return others[eid]
+
+    for eid in ids:
+        read(eid)
+    chain(record.model_dump(mode="json"), read)  # its successors down to today's, for its page to name and explain
     return others
