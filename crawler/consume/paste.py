@@ -152,9 +152,15 @@ def logged(line: str) -> tuple[str, str] | None:
     return (level, line) if level and line.strip() else None
 
 
+# Xinference puts its actor's address and process before the message of an error it passes on:
+# "ValueError: [address=127.0.0.1:37657, pid=3125985] User-specified max_model_len ...".
+_ACTOR_TAG = re.compile(r"(?<=: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] ")
+
+
 def clean(text: str) -> str:
-    """The paste with known line prefixes removed from every line."""
-    return "\n".join(strip_line(line) for line in text.replace("\r\n", "\n").split("\n"))
+    """The paste with known line prefixes removed from every line, and a product's actor tag
+    after an exception's name (``_ACTOR_TAG``)."""
+    return "\n".join(_ACTOR_TAG.sub("", strip_line(line)) for line in text.replace("\r\n", "\n").split("\n"))
 
 
 # What a web page, a chat tool or a word processor puts for ASCII: typographic quotes, primes and

@@ -305,7 +305,10 @@ SEARCH_JS = r"""
     }
     return [line, level];
   }
-  function cleanLine(line) { return stripLine(line)[0].replace(/[│┃]$/, "").replace(/\s+$/, ""); }
+  // and a product's actor tag after an exception's name, as paste.clean drops it (_ACTOR_TAG)
+  function cleanLine(line) {
+    return stripLine(line)[0].replace(/[│┃]$/, "").replace(/\s+$/, "").replace(/(: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] /g, "$1");
+  }
   function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
   function exceptionLine(line) {
     var t = line.trim(), m;

@@ -264,7 +264,8 @@ def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
 
     out, _ = site
     browser.get((out / "index.html").as_uri())
-    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[1] / "data" / "pastes.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for name in ("pastes.jsonl", "pastes_old.jsonl")
+            for line in (Path(__file__).resolve().parents[1] / "data" / name).read_text().splitlines()]
     texts = [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
     got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
                                  " return [r.m, r.x, r.src, r.f, r.t, r.ln]; }); });", texts)

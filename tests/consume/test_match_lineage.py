@@ -253,3 +253,12 @@ def test_a_forged_record_gives_no_lineage_and_no_traceback(cli, history):
         top = answer(cli, history, "ValueError: widget size must be positive, got -3")["matches"][0]
         assert top["id"] == rid and "lineage" not in top  # still the match its search row makes it
     assert read_record(errors, "../" + rid[3:]) is None
+
+
+def test_a_product_actor_tag_before_an_old_message_is_read_past(cli, history):
+    """Xinference passes vLLM's error on as "ValueError: [address=..., pid=...] <message>"."""
+    records = by_template(history)
+    paste = "LookupError: [address=127.0.0.1:37657, pid=3125985] unknown paint for the widget frame: teal"
+    top = answer(cli, history, paste)["matches"][0]
+    assert top["strength"] == "match" and top["match"] == "full" and top["id"] == records["unknown paint for the widget frame: {colour}"]["id"]
+    assert top["fields"][0]["value"] == "teal"
