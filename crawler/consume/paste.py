@@ -116,6 +116,9 @@ def _unmarked(line: str) -> str:
             if inner and inner.strip() == inner and (mark not in inner or _EXC_HEAD.match(inner)):
                 return inner
             break
+    # an exception line a reporter put in double quotes: "ValueError: ... engine."
+    if len(line) > 2 and line[0] == line[-1] == '"' and line[1:-1].strip() == line[1:-1] and _EXC_HEAD.match(line[1:-1]):
+        return line[1:-1]
     return line
 
 

@@ -275,6 +275,11 @@ SEARCH_JS = r"""
       if (inner && inner.trim() === inner && (inner.indexOf(mark) < 0 || EXC_HEAD.test(inner))) return inner;
       break;
     }
+    // an exception line a reporter put in double quotes, as paste._unmarked reads it
+    if (line.length > 2 && line[0] === '"' && line[line.length - 1] === '"') {
+      var quoted = line.slice(1, -1);
+      if (quoted.trim() === quoted && EXC_HEAD.test(quoted)) return quoted;
+    }
     return line;
   }
   // paste.plain_typography: typographic quotes, primes, dashes, an ellipsis and fixed-width

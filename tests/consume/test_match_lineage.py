@@ -262,3 +262,18 @@ def test_a_product_actor_tag_before_an_old_message_is_read_past(cli, history):
     top = answer(cli, history, paste)["matches"][0]
     assert top["strength"] == "match" and top["match"] == "full" and top["id"] == records["unknown paint for the widget frame: {colour}"]["id"]
     assert top["fields"][0]["value"] == "teal"
+
+
+@pytest.mark.parametrize("paste", ['"LookupError: unknown paint for the widget frame: teal"',
+                                   '> "LookupError: unknown paint for the widget frame: teal"'])
+def test_an_exception_line_in_double_quotes_is_read_inside_them(cli, history, paste):
+    records = by_template(history)
+    top = answer(cli, history, paste)["matches"][0]
+    assert top["id"] == records["unknown paint for the widget frame: {colour}"]["id"] and top["fields"][0]["value"] == "teal"
+    assert top["strength"] == "match"
+
+
+def test_a_quoted_line_that_is_no_exception_line_keeps_its_quotes():
+    from crawler.consume.paste import clean
+
+    assert clean('"unknown paint"') == '"unknown paint"' and clean('" ValueError: x"') == '" ValueError: x"'
