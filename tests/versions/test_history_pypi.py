@@ -49,3 +49,50 @@ def test_a_plan_refuses_what_is_no_release(cli):
 def test_releases_fold_in_pep_440_order():
     versions = ["v0.10.0", "0.9.2", "0.6.6.post1", "0.6.6", "0.7.0rc1", "0.7.0", "0.10.1.1", "weird"]
     assert sorted(versions, key=release_order) == ["weird", "0.6.6", "0.6.6.post1", "0.7.0rc1", "0.7.0", "0.9.2", "v0.10.0", "0.10.1.1"]
+
+
+@pytest.fixture
+def released(tmp_path, monkeypatch, cli):
+    """Three releases of relpkg crawled from a package index on localhost, one dataset each."""
+    import os
+
+    from tests.package_index import _Index, release_wheel, serving
+
+    with serving(tmp_path / "index") as url:
+        for n, version in enumerate(["1.0", "1.2", "1.10"]):
+            wheel = release_wheel(tmp_path / "index" / "files", version, None, f"bad value {n}")
+            _Index.times[wheel.name] = f"2025-0{n + 1}-01T00:00:00Z"
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        result = cli("history", "--pypi", "--per-release", tmp_path / "releases", "--include", "relpkg/**/*.py",
+                     "relpkg==1.10", "relpkg==1.0", "relpkg==1.2")  # given in any order: the directory names say which
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "releases").iterdir()) == ["1.0", "1.10", "1.2"]
+    return tmp_path / "releases"
+
+
+def test_a_fold_of_release_datasets_goes_by_pep_440_and_names_the_releases(released, cli, tmp_path):
+    result = cli("history", "--fold", released, "--out", tmp_path / "out", "--changelog", tmp_path / "changelog.md")
+    assert result.exit_code == 0, result.output
+    assert "versions 3 (1.0, 1.2, 1.10)" in result.stdout
+    changelog = (tmp_path / "changelog.md").read_text()
+    assert "up to `relpkg==1.10`" in changelog  # the release, never its file digest as a commit
+    manifest = json.loads((tmp_path / "out" / "acme" / "relpkg" / "manifest.json").read_text())
+    assert manifest["commit"][:12] not in changelog and manifest["release"]["version"] == "1.10"
+
+
+def test_a_catalogue_in_place_of_an_older_release_is_refused_by_its_version(released, cli, tmp_path):
+    import shutil
+
+    shutil.copytree(released / "1.2", tmp_path / "in-place")
+    result = cli("history", "--fold", released, "--catalogue", tmp_path / "in-place", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert "(relpkg==1.2, uploaded 2025-02-01T00:00:00+00:00) is older than 1.10" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    shutil.rmtree(tmp_path / "in-place")
+    shutil.copytree(released / "1.10", tmp_path / "in-place")
+    result = cli("history", "--fold", released, "--catalogue", tmp_path / "in-place", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
