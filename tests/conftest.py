@@ -14,6 +14,9 @@ from crawler.cli.main import main
 
 # Tests never touch the user's cache or git configuration.
 os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
+# Nor a package index: a crawl of a wheel asks pip's index when it was uploaded, and a test that
+# means it to starts its own (a local server) and names it.
+os.environ["PIP_NO_INDEX"] = "1"
 
 
 class FixtureRepo:

@@ -485,7 +485,10 @@ def run_backfill(main: Path, runs: Path, env: dict[str, str], inputs: dict[str, 
     run = runs / "backfill"
     artifacts = run / "artifacts"
     artifacts.mkdir(parents=True)
-    context = {f"inputs.{k}": v for k, v in inputs.items()}
+    data = load(WORKFLOWS / "backfill.yml")
+    dispatch = data.get("on", data.get(True))["workflow_dispatch"]["inputs"]  # (YAML 1.1 reads a bare `on` as True)
+    defaults = {k: str(v["default"]) for k, v in dispatch.items() if "default" in v}
+    context = {f"inputs.{k}": v for k, v in {**defaults, **inputs}.items()}
     plan = run_job("backfill.yml", "plan", _job_checkout(main, run / "plan"), run / "plan-temp", env, {}, artifacts, context)
     assert plan is not None
     groups = json.loads(plan[0]["groups"])
@@ -566,3 +569,47 @@ def test_a_backfill_merged_after_the_syncs_keeps_their_catalogue_the_newest(fixt
 
     again = run_workflow(main, runs, env, upstreams)
     assert again["vllm"] == {"crawl": ({}, ["Sync with the upstream"]), "pull-request": ({}, PR_UNCHANGED)}
+
+
+RELPKG = """
+[upstreams.relpkg]
+url = "https://github.com/acme/relpkg"
+pypi = "relpkg"
+include = ["relpkg/**/*.py"]
+tag = "v{version}"
+"""
+
+
+def test_the_backfill_workflow_crawls_released_wheels_and_folds_them_in_release_order(runner, cli, tmp_path, monkeypatch):
+    """from: pypi. The releases are the index's (a pre-release left out), spread over the jobs in
+    PEP 440 order (1.9 before 1.10, 1.0.post1 after 1.0), each crawled from its wheel, and folded
+    into the catalogue one `errcat history --pypi` run writes."""
+    from tests.package_index import _Index, release_wheel, serving
+
+    main, runs, env = runner
+    (main / "errcat.toml").write_text(CONFIG + RELPKG)
+    messages = {"1.0": "bad value", "1.0.post1": "bad value!", "1.9": "a bad value", "1.10rc1": "rc", "1.10": "a bad value"}
+    with serving(tmp_path / "index") as url:
+        for n, (version, message) in enumerate(messages.items()):
+            wheel = release_wheel(tmp_path / "index" / "files", version, None, message)
+            _Index.times[wheel.name] = f"2025-01-0{n + 1}T00:00:00Z"
+        pip = {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": url, "PIP_NO_CACHE_DIR": "1"}
+        result = run_backfill(main, runs, {**env, **pip}, {"upstream": "relpkg", "range": "1.0..1.10", "jobs": "2", "from": "pypi"})
+        assert result["groups"] == ["1.0 1.0.post1", "1.9 1.10"]
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        for name, value in pip.items():
+            monkeypatch.setenv(name, value)
+        alone = cli("history", "--pypi", "--config", main / "errcat.toml", "--upstream", "relpkg", "--out", tmp_path / "alone",
+                    "1.0", "1.0.post1", "1.9", "1.10")
+    assert alone.exit_code == 0, alone.output
+    checkout = result["checkout"]
+    assert tree(checkout / "output") == tree(tmp_path / "alone")
+    dataset = checkout / "output" / "acme" / "relpkg"
+    manifest = json.loads((dataset / "manifest.json").read_text())
+    assert manifest["release"]["version"] == "1.10" and manifest["release"]["uploaded"] == "2025-01-05T00:00:00+00:00"
+    records = [json.loads(line) for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines()]
+    retired = sorted((r["message"]["text"], r["history"]["removed_in"]["version"]) for r in records if r["history"]["retired"])
+    assert retired == [("bad value", "1.0.post1"), ("bad value!", "1.9")]
+    (live,) = [r for r in records if not r["history"]["retired"]]
+    assert live["history"]["first_seen"]["version"] == "1.9" and live["provenance"]["permalinks"]["basis"] == "tag"

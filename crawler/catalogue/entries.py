@@ -40,7 +40,7 @@ class Identity:
 
     repo: RepoRef
     commit: str
-    commit_date: str
+    commit_date: str | None
     upstream_commit: str | None
     source: str
     #: ``models.Permalinks`` as data: the revision permalinks name, or why there are none

@@ -143,11 +143,14 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @click.option("--plan", type=click.IntRange(min=1), metavar="N",
               help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
                    "each a space-separated string (a workflow's matrix); also to $GITHUB_OUTPUT as groups=.")
+@click.option("--pypi", is_flag=True, help="The REFs are releases on the package index (NAME==VERSION, or VERSION of the upstream's "
+                                           "package), each crawled from its wheel; --range OLD..NEW is every final release between "
+                                           "as the index lists them. No git needed.")
 @source_options
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
 @_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
-            catalogue: Path | None, changelog: Path | None, plan: int | None, out: Path, **kw: Any) -> None:
+            catalogue: Path | None, changelog: Path | None, plan: int | None, pypi: bool, out: Path, **kw: Any) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
@@ -163,6 +166,8 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
       errcat history --repo ../vllm --per-release releases/ v0.31.0 v0.32.0
       errcat history --fold releases/ more-releases/ --out output
       errcat history --fold releases/ --catalogue output --out backfill/output
+      errcat history --pypi 0.4.3 0.5.5 0.6.6.post1 --out output
+      errcat history --pypi --range 0.32.0..0.33.0 --per-release releases/
     """
     from crawler.base.jsonio import dumps_line as dumps
     from crawler.versions.history import summary
@@ -173,6 +178,8 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
     from crawler.versions.tags import tags_in_range
 
     source = _source(kw)
+    if pypi and fold:
+        raise UsageError("--fold reads datasets: --pypi names releases to crawl")
     if fold:
         if span or per_release is not None or plan is not None:
             raise UsageError("--fold reads datasets: give neither --range nor --per-release")
@@ -186,14 +193,28 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
         if catalogue is not None:
             raise UsageError("--catalogue goes with --fold")
         chosen = list(refs)
-        if span:
-            if chosen:
-                raise UsageError("give either REFs or --range, not both")
+        if span and chosen:
+            raise UsageError("give either REFs or --range, not both")
+        specs: list[str] = []
+        if pypi:
+            from crawler.source.config import identify, load_config
+            from crawler.versions.sides import release_specs
+            from crawler.versions.tags import releases_in_range
+
+            if tag_pattern is not None:
+                raise UsageError("--tag-pattern picks git tags: --pypi releases are the index's")
+            if span:
+                upstream = identify(None, source.upstream, source.name, load_config(source.config))
+                if upstream.pypi is None:
+                    raise UsageError(f"--range with --pypi: upstream {upstream.name!r} names no package (errcat.toml: pypi = ...)")
+                chosen = releases_in_range(upstream.pypi, span)
+            specs = [s for s in release_specs(chosen, source, directories=False) if s is not None]
+        elif span:
             chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
         if plan is not None:
             from crawler.versions.tags import plan_groups
 
-            groups = dumps(plan_groups(chosen, plan)).decode("utf-8").strip()
+            groups = dumps(plan_groups(chosen, plan, pypi)).decode("utf-8").strip()
             github_output = os.environ.get("GITHUB_OUTPUT")
             if github_output:
                 with open(github_output, "a", encoding="utf-8") as f:
@@ -203,15 +224,19 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
         if per_release is not None:
             if changelog is not None:
                 raise UsageError("--per-release folds nothing: --changelog goes with the fold")
-            for written in run_per_release(source, chosen, per_release, progress=REPORTER):
+            for written in run_per_release(source, specs or chosen, per_release, progress=REPORTER, pypi=pypi):
                 REPORTER(f"wrote {written}")
             echo(f"versions {len(chosen)} ({', '.join(chosen)}) written under {per_release}")
             return
-        if not span:
+        if pypi:
+            from crawler.versions.tags import refuse_releases_out_of_order
+
+            refuse_releases_out_of_order(specs)
+        elif not span:
             from crawler.versions.tags import refuse_newest_first
 
             refuse_newest_first(source, chosen, tag_pattern or DEFAULT_TAG_PATTERN)
-        target, state = run_history(source, chosen, out, progress=REPORTER)
+        target, state = run_history(source, specs or chosen, out, progress=REPORTER, pypi=pypi)
     REPORTER(f"wrote {target}")
     if changelog is not None:
         from crawler.publish.dataset import load_manifest

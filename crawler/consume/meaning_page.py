@@ -12,6 +12,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from crawler.model.records import shown_source
+
 REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
 CALLERS = "Where it is reached from (derived from the code)"
 FACTS_TITLE = "How the code gets there (derived from the code)"
@@ -380,11 +382,11 @@ def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
     action = (r.get("meaning") or {}).get("action") or {}
     if action.get("actor") == "internal" and r["kind"] != "log":
         loc, prov = r["location"], r.get("provenance") or {}
-        commit = prov.get("upstream_commit") or prov.get("commit") or ""
+        commit = shown_source(prov)[0] if prov.get("commit") else ""
         title = f"{r['exception']['name']}: {' '.join((r['message'].get('text') or '').split())}"[:200]
         body = "\n".join([
             f"I hit this error (errcat entry `{r['id']}`):", "", "```", title, "```", "",
-            f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at commit `{commit}`.", "",
+            f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at {'commit ' if prov.get('commit_date') else ''}`{commit}`.", "",
             "Version I run:", "", "The full traceback:", "", "```", "", "```", "", "The command or code that led to it:", ""])
         out.append(("Report it", f"{base}/issues/new?title={quote(title, safe='')}&body={quote(body, safe='')}"))
     return out

@@ -34,6 +34,7 @@ from crawler.consume.meaning_page import (
     tracker_links,
 )
 from crawler.consume.meaning_page import rows as meaning_rows
+from crawler.model.records import shown_source
 
 Span = tuple[str, str]
 Line = list[Span]
@@ -247,9 +248,9 @@ def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
         for s in sites:
             page.line("  ", ("where", f"{s['path']}:{s['line']}"), f" in {s['qualname']}")
     prov = data["provenance"]
-    commit = prov.get("upstream_commit") or prov["commit"]
+    commit, dated = shown_source(prov)
     page.blank()
-    page.line(("muted", f"Last changed in {prov['repo']} at {commit} ({SINCE}), committed {prov['commit_date']}."))
+    page.line(("muted", f"Last changed in {prov['repo']} at {commit} ({SINCE}){dated}."))
     return page.lines
 
 

@@ -72,7 +72,7 @@ from crawler.consume.site_markdown import (
 from crawler.consume.site_markdown import (
     md_indent as _indent,
 )
-from crawler.model.records import ID_RE
+from crawler.model.records import ID_RE, shown_source
 from crawler.model.search import SearchIndex
 
 NOT_EXPLAINED = "Not yet explained."
@@ -1191,9 +1191,9 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
             "<li>" + (f'<a href="{esc(safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
                       else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
             for s in r["sites"]) + "</ul>"))
-    commit = prov.get("upstream_commit") or prov["commit"]
+    commit, dated = shown_source(prov)
     parts.append(_section("provenance", "Last changed",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> ({SINCE}), committed {esc(prov["commit_date"])}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
+                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> ({SINCE}){esc(dated)}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
     what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
     return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
@@ -1266,8 +1266,8 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", o
     rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
            for x in r.get("related", [])]
     sec("Related errors", "\n".join(rel))
-    commit = prov.get("upstream_commit") or prov["commit"]
-    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({SINCE}), committed {md_text(prov['commit_date'])}. "
+    commit, dated = shown_source(prov)
+    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({SINCE}){md_text(dated)}. "
             f"[This entry as JSON](<{record_href(data, r['id'])}>)", ""]
     return "\n".join(out)
 

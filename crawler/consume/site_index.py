@@ -15,6 +15,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from crawler.model.records import shown_source
+
 #: Directories of the module tree an area keeps (vllm/v1/core/sched/x.py is in vllm/v1/core).
 AREA_DEPTH = 3
 #: Characters of a sync changelog the index shows (what ``errcat adopt`` allows a changelog).
@@ -141,8 +143,8 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
     exceptions = Counter(r["exception"]["name"] for r in records)
     by_exc = "".join(f"<li><code>{esc(name)}</code> <span class=count>{n}</span></li>"
                      for name, n in sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0])))
-    commit = manifest.get("upstream_commit") or manifest["commit"]
-    ref = f'{esc(manifest["ref"])}, ' if manifest.get("ref") else ""
+    commit, dated = shown_source(manifest)
+    about = ", ".join(part for part in (manifest.get("ref") or "", dated.removeprefix(", ")) if part)
     filters = "".join(
         f'<label><input type="radio" name="show" value="{key}"{" checked" if key == "all" else ""}> {label} '
         f'<span class="count">{n}</span></label>'
@@ -150,7 +152,7 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
                               *((key, STATUS_LABEL[key], counts[key]) for key in STATUS_LABEL
                                 if key != "drafted" or counts[key])))
     body = (f"<h1>{esc(repo)}: {len(live):,} errors</h1>"
-            f'<p id="analysed">Analysed at <code>{esc(commit)}</code> ({ref}committed {esc(manifest["commit_date"])})'
+            f'<p id="analysed">Analysed at <code>{esc(commit)}</code>' + (f" ({esc(about)})" if about else "")
             + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ". "
             'Paste an error message, a traceback or a log into the search box to find its entry.</p>'
             + chart_html(records) + changelog_html(changelog)

@@ -982,7 +982,13 @@ class _Extractor:
             return
         if "assert" not in self.kinds:
             return
-        form, parts = self.builder.build(node.msg)
+        msg = node.msg
+        # ``assert ok, ValueError("...")`` (older vLLM): Python prints the str of the exception,
+        # which for one argument is that argument; a call of anything else may return anything.
+        if (type(msg) is ast.Call and len(msg.args) == 1 and not msg.keywords and type(msg.args[0]) is not ast.Starred
+                and (_last_name(msg.func) or "").endswith(("Error", "Exception", "Warning"))):
+            msg = msg.args[0]
+        form, parts = self.builder.build(msg)
         guards = [*self.guards, f"not ({self.seg(node.test)})"]
         self._site(node, "assert", "AssertionError", make_template(parts, form), None, guards)
 

@@ -8,8 +8,8 @@ catalogue page, so the files read top to bottom like the page they feed.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
-from typing import Annotated, Final, Literal
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, SerializerFunctionWrapHandler, model_serializer, model_validator
 
@@ -20,9 +20,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, Se
 #: last changed (provenance, permalinks), no longer repeats its primary site's snippet and facts
 #: nor names the errcat version, and a live record's history.last_seen is null (the manifest's
 #: commit); explanation evidence and model; errors.jsonl.gz. 4: meaning.action, what to do about
-#: the error (who acts, the message's own remedy, the steps), derived on every record.
-SCHEMA_VERSION: Final = "4"
-SchemaVersion = Literal["4"]
+#: the error (who acts, the message's own remedy, the steps), derived on every record. 5: a
+#: dataset made from a released package names the release (manifest.release: package, version,
+#: upload time, what its commit is) and no commit date (manifest and provenance commit_date null):
+#: a wheel has none, and a content hash is said to be one.
+SCHEMA_VERSION: Final = "5"
+SchemaVersion = Literal["5"]
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
@@ -90,6 +93,23 @@ def identity_problem(owner: str, name: str) -> str | None:
     if re.fullmatch(NAME_PATTERN, name) is None:
         return f"{name!r} is not a GitHub repository name (1-100 letters, digits, '.', '_', '-'; not '.' or '..')"
     return None
+
+
+def shown_source(prov: Mapping[str, Any]) -> tuple[str, str]:
+    """What a page names a record's provenance or a manifest by, and its date in words: the
+    upstream commit a release records, else the commit and ", committed <date>"; a dataset made
+    from a released package that records no commit is named by its release (its commit is a
+    digest of its files, never shown as one), with ", uploaded <time>" when the manifest knows it."""
+    upstream = prov.get("upstream_commit")
+    release = prov.get("release")
+    source = str(prov.get("source") or "")
+    if prov.get("commit_date") is None and (release is not None or source.startswith("pypi:")):
+        spec = (f"{release['package']}=={release['version']}" if isinstance(release, Mapping)
+                else source.removeprefix("pypi:").split(" ", 1)[0])
+        uploaded = release.get("uploaded") if isinstance(release, Mapping) else None
+        named = f"{spec} (upstream commit {upstream})" if upstream else spec
+        return named, f", uploaded {uploaded}" if uploaded else ""
+    return str(upstream or prov["commit"]), f", committed {prov['commit_date']}"
 
 
 def _full_match(pattern: str, what: str) -> Callable[[str], str]:
@@ -344,7 +364,7 @@ class Provenance(Model):
 
     repo: RepoSlug = Field(description="owner/name")
     commit: Commit = Field(description="The commit at which this record's content last changed (its permalinks name the same code at the same lines there); the manifest names the crawled commit.")
-    commit_date: str = Field(description="Committer date of the commit, ISO 8601.")
+    commit_date: str | None = Field(description="Committer date of the commit, ISO 8601; null when the files were read from a released package (source pypi:...), which dates no commit.")
     upstream_commit: ShortCommit | None = Field(default=None, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it. Pinned with commit.")
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
     permalinks: Permalinks
@@ -525,15 +545,52 @@ class Limits(Model):
     max_output_bytes: int = Field(default=50 * 1024 * 1024, ge=1, description="No file of the dataset is larger than this (GitHub warns above 50 MiB and refuses files above 100 MiB): the source files whose entries would make one larger are skipped, the largest share first.")
 
 
+#: A PEP 440 version as the package index spells a release (0.6.6.post1, 1.0rc2, 2!1.0+local).
+RELEASE_VERSION_PATTERN = rf"^[0-9][0-9A-Za-z.!+_-]{{0,63}}{_END}"
+#: A package's one spelling on the index (PEP 503: lowercase, runs of -_. as one hyphen).
+PACKAGE_PATTERN = rf"^[a-z0-9](?:[a-z0-9-]{{0,98}}[a-z0-9])?{_END}"
+#: An upload time as errcat writes it: ISO 8601 in UTC, to the second or finer.
+UTC_TIME_PATTERN = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}T[0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}(?:\.[0-9]{{1,6}})?\+00:00{_END}"
+#: A wheel's file name as an index serves it.
+WHEEL_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,251}}\.whl{_END}"
+
+
+ReleaseVersion = Annotated[str, AfterValidator(_full_match(RELEASE_VERSION_PATTERN, "a release version")),
+                          Field(json_schema_extra={"pattern": RELEASE_VERSION_PATTERN})]
+PackageName = Annotated[str, AfterValidator(_full_match(PACKAGE_PATTERN, "a normalized package name")),
+                       Field(json_schema_extra={"pattern": PACKAGE_PATTERN})]
+UtcTime = Annotated[str, AfterValidator(_full_match(UTC_TIME_PATTERN, "an ISO 8601 time in UTC")),
+                   Field(json_schema_extra={"pattern": UTC_TIME_PATTERN})]
+WheelName = Annotated[str, AfterValidator(_full_match(WHEEL_NAME_PATTERN, "a wheel's file name")),
+                     Field(json_schema_extra={"pattern": WHEEL_NAME_PATTERN})]
+
+
+class Release(Model):
+    """What a dataset made from a released package (``errcat crawl --pypi``) is: the release, when
+    the package index says it was uploaded, and what the manifest's ``commit`` is. A wheel holds
+    no git history: it names no commit date, and only the upstream commit the release records
+    (vllm/_version.py) is a commit of the repository."""
+
+    package: PackageName = Field(description="The package's name on the index, PEP 503 normalized (vllm).")
+    version: ReleaseVersion = Field(description="The release's version as the index spells it (0.6.6.post1); histories order releases by it (PEP 440).")
+    uploaded: UtcTime | None = Field(default=None, description="When the crawled wheel was uploaded, as the package index reports it (the JSON simple API's upload-time), ISO 8601 in UTC; null when the index reports none (a find-links directory, an index without PEP 700).")
+    wheel: WheelName = Field(description="The file name of the wheel the files were read from.")
+    commit: Literal["recorded", "files"] = Field(
+        description="What the manifest's commit is: recorded, the full upstream commit the release records; files, no commit at all but a SHA-1 "
+                    "over the wheel's selected paths and blob ids (the release records none, or only an abbreviated one: see upstream_commit), "
+                    "which keys the dataset and its caches and is never shown as a commit.")
+
+
 class Manifest(Model):
     schema_version: SchemaVersion = SCHEMA_VERSION
     errcat_version: str
     extractor_version: str
     repo: RepoRef
-    commit: Commit
-    commit_date: str
+    commit: Commit = Field(description="The crawled commit; for a released package, see release.commit for what it is.")
+    commit_date: str | None = Field(description="The crawled commit's committer date, ISO 8601; null for a released package (a wheel dates no commit: see release.uploaded).")
     upstream_commit: ShortCommit | None = None
     ref: str | None = None
+    release: Release | None = Field(default=None, description="The release a dataset made from a released package is of; absent for a dataset made from git.")
     source: str
     include: list[str]
     exclude: list[str]

@@ -126,7 +126,7 @@ class RepoData(TypedDict):
 class ProvenanceData(TypedDict):
     repo: str
     commit: str
-    commit_date: str
+    commit_date: str | None
     upstream_commit: str | None
     source: str
     #: ``records.Permalinked`` or ``records.NoPermalinks`` as data

@@ -223,7 +223,7 @@ class _Tally:
         self.seen: set[str] = set()
         self.retired = 0
 
-    def add(self, rid: str, retired: bool, repo: str, commit: str, commit_date: str, where: str) -> None:
+    def add(self, rid: str, retired: bool, repo: str, commit: str, commit_date: str | None, where: str) -> None:
         if rid in self.seen:
             raise DataError(f"{where}: id {rid} occurs twice")
         self.seen.add(rid)
@@ -231,8 +231,8 @@ class _Tally:
         if repo != self.slug:
             raise DataError(f"{where}: the record's provenance names {_shown(repo)}, not the manifest's {self.slug}")
         if commit == self.manifest.commit and commit_date != self.manifest.commit_date:
-            raise DataError(f"{where}: the record's commit {commit} is dated {_shown(commit_date)}, "
-                            f"the manifest's {_shown(self.manifest.commit_date)}")
+            raise DataError(f"{where}: the record's commit {commit} is dated {_shown(str(commit_date))}, "
+                            f"the manifest's {_shown(str(self.manifest.commit_date))}")
 
     def check(self, dataset: Path) -> None:
         """Every count of the manifest the records make: ``entries`` (the live ones) and

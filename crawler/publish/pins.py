@@ -43,7 +43,7 @@ def _links_of(identity: Identity, commit: str) -> dict[str, str]:
     return links
 
 
-def repin(record: RecordData, identity: Identity, commit: str, commit_date: str,
+def repin(record: RecordData, identity: Identity, commit: str, commit_date: str | None,
           at: Identity | None = None) -> RecordData:
     """A copy of a fresh record pinned at ``commit``: its provenance and every permalink name it.
     Nothing is shared with ``record`` that this changes. ``at``: :func:`pinned` of the two, when
@@ -106,7 +106,7 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
     out = list(records)
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
-    pins: list[tuple[str, str]] = [(identity.commit, identity.commit_date)]
+    pins: list[tuple[str, str | None]] = [(identity.commit, identity.commit_date)]
     identities: dict[str, Identity] = {}
     for i, record in enumerate(records):
         old = previous.get(record["id"])
@@ -173,7 +173,7 @@ def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[byt
     return True
 
 
-def _at(record: RecordData, identity: Identity, commit: str, date: str,
+def _at(record: RecordData, identity: Identity, commit: str, date: str | None,
         identities: dict[str, Identity]) -> RecordData:
     if commit == identity.commit:
         return record
@@ -182,7 +182,7 @@ def _at(record: RecordData, identity: Identity, commit: str, date: str,
     return repin(record, identity, commit, date, identities[commit])
 
 
-def _own_pin(record_id: str, old: PreviousRecord, identity: Identity, verify: Verifier | None) -> tuple[str, str] | None:
+def _own_pin(record_id: str, old: PreviousRecord, identity: Identity, verify: Verifier | None) -> tuple[str, str | None] | None:
     """The (commit, date) a previous record's file states, when it may be kept at it."""
     prov = old.provenance(record_id)
     if prov is None or prov.source != identity.source or prov.repo != identity.slug or prov.upstream_commit is not None:

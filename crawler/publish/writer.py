@@ -424,8 +424,9 @@ def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: li
 
 def manifest_document(manifest: Manifest) -> dict[str, Any]:
     """The manifest as manifest.json holds it, less its content digest. Of the counts, only those
-    its maker set: ``retired`` and ``omitted`` are a history's, and a crawl's manifest has none."""
-    document = manifest.model_dump(mode="json", exclude={"content_digest"})
+    its maker set: ``retired`` and ``omitted`` are a history's, and a crawl's manifest has none.
+    ``release`` only when the dataset is of a released package: a git dataset's has none to name."""
+    document = manifest.model_dump(mode="json", exclude={"content_digest"} | ({"release"} if manifest.release is None else set()))
     document["counts"] = manifest.counts.model_dump(mode="json", exclude_unset=True)
     return document
 

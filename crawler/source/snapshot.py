@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from crawler.base.errors import SourceError
-from crawler.model.records import COMMIT_RE, UPSTREAM_COMMIT_RE, RepoRef, Skipped
+from crawler.model.records import COMMIT_RE, UPSTREAM_COMMIT_RE, Release, RepoRef, Skipped
 from crawler.source.git import GIT_TIMEOUT, Git, _first_line, _git_cmd
 from crawler.source.globs import PathFilter, Selection
 from crawler.source.policy import _has_control
@@ -61,7 +61,8 @@ class FileEntry:
 class Snapshot:
     repo: RepoRef
     commit: str
-    commit_date: str
+    #: The commit's committer date; None for a wheel, which dates no commit (see ``release``).
+    commit_date: str | None
     upstream_commit: str | None
     ref: str | None
     source: str
@@ -76,6 +77,8 @@ class Snapshot:
     permalinks: dict[str, str] | None = None
     #: What the repository puts before a path of this source (``path_prefix`` for a wheel).
     link_prefix: str = ""
+    #: What a wheel's snapshot is of: the release, its upload time, what ``commit`` is. None from git.
+    release: Release | None = None
     #: A commit's committer date when the repository has it as an ancestor of (or as) ``commit``,
     #: else None; None for a source with no history (a wheel). See ``publish.pins``.
     vouch: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)

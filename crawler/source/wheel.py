@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import hashlib
 import os
 import re
@@ -20,7 +19,7 @@ from crawler.base.cachedir import move_aside
 from crawler.base.errors import SourceError
 from crawler.base.progress import Progress, quiet, task
 from crawler.base.scratch import run_dir
-from crawler.model.records import COMMIT_RE, RepoRef, Skipped
+from crawler.model.records import COMMIT_RE, Release, RepoRef, Skipped
 from crawler.source.globs import PathFilter
 from crawler.source.policy import _has_control
 from crawler.source.remote import _safe_name, cache_root
@@ -171,17 +170,6 @@ def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
         raise WheelError(wheel, reason) from None
 
 
-#: The earliest time a zip archive can record: the date of a wheel that records none that is valid.
-_ZIP_EPOCH = "1980-01-01T00:00:00+00:00"
-
-
-def _zip_date(info: zipfile.ZipInfo) -> str:
-    try:
-        return _dt.datetime(*info.date_time, tzinfo=_dt.UTC).isoformat()
-    except ValueError:  # the archive's DOS fields are stored unchecked: month 0, day 0, second 62
-        return _ZIP_EPOCH
-
-
 def _open_zip(path: Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
@@ -189,12 +177,21 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
         raise WheelError(path, str(e)) from None
 
 
+_WHEEL_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,251}\.whl")
+
+
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
-               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None) -> Snapshot:
+               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None,
+               package: str | None = None, uploaded: str | None = None) -> Snapshot:
     """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
 
     Globs and the version file are the repository's paths: a file is selected as
-    ``upstream.path_prefix`` + its path in the wheel (``src/`` + ``pkg/a.py``)."""
+    ``upstream.path_prefix`` + its path in the wheel (``src/`` + ``pkg/a.py``).
+
+    With ``package`` and ``version``, the snapshot names its release (``Snapshot.release``, with
+    ``uploaded``, the index's upload time): its commit is the upstream commit the release records
+    when it records a full one, else a digest of its files that the release says is no commit;
+    it has no commit date (a wheel dates none)."""
     zf = _open_zip(path)
     prefix = upstream.path_prefix
     try:
@@ -249,18 +246,21 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
         if recorded is not None and COMMIT_RE.fullmatch(recorded):
             commit, upstream_commit, short = recorded, recorded, None
         else:
+            # No commit of the repository is known: the dataset is keyed by what it holds, and
+            # its release says so (``Release.commit``), so nothing shows this as a commit.
             listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")
             commit, upstream_commit, short = hashlib.sha1(listing).hexdigest(), None, recorded
-            if recorded:
-                source += f" (the release records upstream commit {recorded} abbreviated; commit is a content hash of the files)"
-            else:
-                source += " (no upstream commit recorded: commit is a content hash of the files)"
+        release = None
+        if package is not None and version is not None:
+            if not _WHEEL_NAME.fullmatch(path.name):
+                raise SourceError(f"the wheel's file name {_escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
+                                  "is not one a package index gives")
+            release = Release(package=canonical_package(package), version=version, uploaded=uploaded, wheel=path.name,
+                              commit="recorded" if upstream_commit else "files")
         permalinks = permalinks_of(
             repo, upstream_commit or short, tag,
             "the release records no upstream commit and no tag pattern is configured for its repository "
             "(errcat.toml: tag = \"v{version}\"), so no revision of the repository is known to hold these files")
-        dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
-        commit_date = _zip_date(dated) if dated is not None else _ZIP_EPOCH
     except BaseException:
         zf.close()
         raise
@@ -275,12 +275,48 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
                 raise SourceError(f"{e.path}: contents changed in {path.name}")
             yield e, data
 
-    return Snapshot(repo=repo, commit=commit, commit_date=commit_date, upstream_commit=upstream_commit, ref=None,
+    return Snapshot(repo=repo, commit=commit, commit_date=None, upstream_commit=upstream_commit, ref=None,
                     source=source, files=files, skipped=skipped, upstream_recorded=short, permalinks=permalinks,
-                    link_prefix=prefix, _reader=read, _closers=[zf.close])
+                    link_prefix=prefix, release=release, _reader=read, _closers=[zf.close])
 
 
 T = TypeVar("T")
+
+#: Beside a cached wheel: the index's upload time of it, or "none" when the index reported none.
+UPLOAD_TIME = "upload-time"
+
+
+def _upload_time(package: str, wheel: Path, progress: Progress) -> str | None:
+    """When the package index says ``wheel`` was uploaded, asked once and kept beside it in the
+    cache; None when there is no index to ask (find-links only) or it reports none. An index
+    that cannot be asked now is said in one line and the time left unknown (and asked again)."""
+    from crawler.source.index import project_page, upload_time, utc_time
+
+    kept = wheel.parent / UPLOAD_TIME
+    try:
+        text = kept.read_bytes()[:64].decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    if text == "none":
+        return None
+    if text and utc_time(text) == text:
+        return text
+    try:
+        page = project_page(canonical_package(package))
+    except SourceError as e:
+        progress(f"the upload time of {wheel.name} is not known: {e}")
+        return None
+    if page is None:
+        return None
+    when = upload_time(page, wheel.name)
+    from crawler.base.errors import OutputError
+    from crawler.base.files import write_file
+
+    try:
+        write_file(kept, (when or "none").encode("ascii") + b"\n")
+    except (OSError, OutputError):
+        pass  # asked again next time
+    return when
 
 
 def _with_wheel(spec: str, cache_dir: Path | None, progress: Progress, use: Callable[[Path, str], T]) -> T:
@@ -310,7 +346,8 @@ def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = 
     """A snapshot of NAME==VERSION's wheel (see ``_with_wheel`` for a damaged one)."""
     name, _ = parse_pypi_spec(spec)
     return _with_wheel(spec, cache_dir, progress,
-                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw))
+                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, package=name,
+                                                         uploaded=_upload_time(name, wheel, progress), **kw))
 
 
 @dataclass(frozen=True)

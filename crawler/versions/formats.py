@@ -19,7 +19,7 @@ from crawler.base.sink import (
     md_link,
     single_line,
 )
-from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport
+from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport, Side
 from crawler.versions.diff import answer
 
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
@@ -79,12 +79,20 @@ def _entry(c: Change) -> str:
     return f"- {head} — {detail}{ident}"
 
 
+def _revision(side: Side) -> str:
+    """A side's commit, abbreviated; a release's name when it records no commit (its dataset's
+    commit is then a digest of its files, no commit)."""
+    if side.release is not None and side.upstream_commit is None:
+        return side.release
+    return side.commit[:12]
+
+
 def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
     """The changelog: a heading, the counts, then each class's entries, most telling first."""
     old, new = report.old, report.new
     out = [f"## Error catalogue: {md_code(report.repo)} {md_code(old.label)} → {md_code(new.label)}", ""]
     out.append(
-        f"{md_code(old.commit[:12])} → {md_code(new.commit[:12])}: "
+        f"{md_code(_revision(old))} → {md_code(_revision(new))}: "
         f"{old.entries} → {new.entries} entries, {len(report.changes)} change{'s' if len(report.changes) != 1 else ''}, "
         f"{report.counts.unchanged} unchanged."
     )

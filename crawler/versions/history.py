@@ -61,6 +61,34 @@ def version_of(ref: str | None) -> str | None:
     return ref if ref and _VERSION_LIKE.fullmatch(ref) else None
 
 
+def release_version(manifest: Manifest) -> str | None:
+    """The release a dataset is of: its package's version (made from a wheel), else its ref when
+    that names one (v0.33.0); None for a branch or a bare commit."""
+    if manifest.release is not None:
+        return manifest.release.version
+    return version_of(manifest.ref)
+
+
+def revision(manifest: Manifest) -> str:
+    """What a summary names a dataset's source by: its commit, abbreviated, or the release of a
+    package that records no commit (whose ``commit`` is a digest of its files, no commit)."""
+    release = manifest.release
+    if release is not None and release.commit == "files":
+        return f"{release.package}=={release.version}"
+    return manifest.commit[:12]
+
+
+def release_order(version: str) -> tuple[Any, str]:
+    """A sort key putting releases in PEP 440 order (0.6.6 < 0.6.6.post1 < 0.7.0rc1 < 0.7.0; a
+    tag's leading v read as PEP 440 does); a version PEP 440 cannot read goes by its numbers."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version), version
+    except InvalidVersion:
+        return Version(".".join(re.findall(r"\d+", version)[:8]) or "0"), version
+
+
 def label(when: Lifetime) -> str:
     return when.version or when.commit[:12]
 
@@ -508,12 +536,12 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
     span = versions[0] if len(versions) == 1 else f"{versions[0]} … {versions[-1]}"
     head = (
         f"## Error catalogue: {md_code(manifest.repo.owner + '/' + manifest.repo.name)} history\n\n"
-        f"{len(versions)} version(s), {md_code(span)}, up to {md_code(manifest.commit[:12])}: "
+        f"{len(versions)} version(s), {md_code(span)}, up to {md_code(revision(manifest))}: "
         f"{len(fold) - fold.retired} entries, {fold.retired} retired.\n"
     )
     if fold.steps and manifest.commit not in {step.commit for step in fold.steps}:  # folded under a catalogue (``Fold.under``)
-        head += (f"\nFolded behind the catalogue in place at {md_code(manifest.ref or manifest.commit[:12])} "
-                 f"({md_code(manifest.commit[:12])}): its records stay as they are, with these releases' history behind them.\n")
+        head += (f"\nFolded behind the catalogue in place at {md_code(release_version(manifest) or revision(manifest))} "
+                 f"({md_code(revision(manifest))}): its records stay as they are, with these releases' history behind them.\n")
     if not fold.steps:
         return head
     # What each version brought, so a reviewer of the whole history sees where it changed.

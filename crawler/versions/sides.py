@@ -115,10 +115,11 @@ def load_dataset(path: Path, name: str | None = None, progress: Progress = _quie
     return open_dataset(found[0], progress)
 
 
-def release_specs(args: list[str], source: SourceOptions) -> list[str | None]:
+def release_specs(args: list[str], source: SourceOptions, directories: bool = True) -> list[str | None]:
     """``diff --pypi``: each argument as the release NAME==VERSION it names (a bare VERSION is of
-    the upstream's package), None for a directory (a written dataset). Checked before anything
-    is downloaded: one package, no git repository."""
+    the upstream's package), None for a directory (a written dataset; ``directories`` False:
+    ``history --pypi``, every argument is a release). Checked before anything is downloaded:
+    one package, no git repository."""
     from crawler.source.config import identify, load_config
     from crawler.source.wheel import canonical_package, parse_pypi_spec
 
@@ -127,7 +128,7 @@ def release_specs(args: list[str], source: SourceOptions) -> list[str | None]:
     upstream = identify(None, source.upstream, source.name, load_config(source.config))
     specs: list[str | None] = []
     for arg in args:
-        if Path(arg).is_dir():
+        if directories and Path(arg).is_dir():
             specs.append(None)
             continue
         if "==" not in arg:

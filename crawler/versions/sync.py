@@ -28,7 +28,7 @@ from crawler.publish.dataset import PreviousRecord, previous_records, record_mod
 from crawler.publish.writer import MANIFEST, OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_data, live_data, side_with
-from crawler.versions.history import Fold, render_state, seed, skipped_paths, version_of
+from crawler.versions.history import Fold, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -40,8 +40,10 @@ from crawler.versions.tags import resolve
 # --------------------------------------------------------------------------- history
 
 
-def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> tuple[Path, Fold]:
+def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet,
+            pypi: bool = False) -> tuple[Path, Fold]:
     """Crawl each ref (oldest first), fold the history, write the newest catalogue with it.
+    With ``pypi``, each is a release NAME==VERSION crawled from its wheel (``crawl --pypi``).
 
     One release at a time: each is crawled in memory (nothing written, read back or deleted),
     added to the fold and dropped before the next, so memory does not grow with the releases.
@@ -49,7 +51,18 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
     if not refs:
         raise UsageError("history needs at least one ref (or --range OLD..NEW)")
     with _no_cycle_collection():
-        return _history(source, refs, out, progress)
+        return _history(source, refs, out, progress, pypi)
+
+
+def _release_options(source: SourceOptions, ref: str, out: Path, pypi: bool, in_memory: bool = False) -> Any:
+    """The crawl of one ref, or with ``pypi`` of the release NAME==VERSION."""
+    return source.crawl_options(None, out, pypi=ref, in_memory=in_memory) if pypi else \
+        source.crawl_options(ref, out, in_memory=in_memory)
+
+
+def _label(ref: str, pypi: bool) -> str:
+    """What a history calls a ref or release: the ref, or the release's version (0.10.2)."""
+    return ref.split("==", 1)[1] if pypi else (version_of(ref) or ref)
 
 
 @contextmanager
@@ -66,7 +79,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progress) -> tuple[Path, Fold]:
+def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progress, pypi: bool) -> tuple[Path, Fold]:
     fold = Fold()
     newest: Manifest | None = None
     previous = _previous(source, out)
@@ -76,7 +89,7 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
             out_dir = Path(tempfile.mkdtemp(prefix="crawl-", dir=tmp))  # the crawl's lock lives there
-            options = source.crawl_options(ref, out_dir, in_memory=True)
+            options = _release_options(source, ref, out_dir, pypi, in_memory=True)
             last = n == len(refs)
             if last:
                 options.vouch = _pinned_at(previous)
@@ -87,9 +100,9 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             if result.records is None:
                 assert result.kept is not None
-                fold.add_lines(result.kept, version_of(ref) or ref, result.manifest.commit, skipped_paths(result.manifest))
+                fold.add_lines(result.kept, _label(ref, pypi), result.manifest.commit, skipped_paths(result.manifest))
             else:
-                fold.add(result.records, version_of(ref) or ref, result.manifest.commit, last=last, kept=result.kept,
+                fold.add(result.records, _label(ref, pypi), result.manifest.commit, last=last, kept=result.kept,
                          skipped=skipped_paths(result.manifest))
             newest = result.manifest
             del result
@@ -99,20 +112,24 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
                        cache_dir, documents), fold
 
 
-def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet) -> list[Path]:
+def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet,
+                pypi: bool = False) -> list[Path]:
     """Each ref's own dataset, under ``out/<ref>/`` (a backfill's matrix job: a later
-    ``fold`` makes the history of them all)."""
+    ``fold`` makes the history of them all); with ``pypi``, each release NAME==VERSION's, under
+    ``out/<VERSION>/``."""
     from crawler.source.policy import check_ref
 
     if not refs:
         raise UsageError("history --per-release needs at least one ref")
     written = []
     for n, ref in enumerate(refs, start=1):
-        check_ref(ref)
-        if "/" in ref or ref.startswith("."):
-            raise UsageError(f"--per-release: {ref!r} cannot name a directory; give release tags")
+        where = _label(ref, True) if pypi else ref  # a release spec is checked (parse_pypi_spec) by the caller
+        if not pypi:
+            check_ref(ref)
+        if "/" in where or where.startswith("."):
+            raise UsageError(f"--per-release: {where!r} cannot name a directory; give release tags")
         progress(f"history: crawling {ref} ({n}/{len(refs)})")
-        written.append(crawl(source.crawl_options(ref, out / ref), progress=progress).target)
+        written.append(crawl(_release_options(source, ref, out / where, pypi), progress=progress).target)
     return written
 
 
@@ -131,7 +148,6 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
     from crawler.publish.dataset import iter_record_data, load_manifest, named
     from crawler.publish.dataset_dirs import find_datasets
     from crawler.versions.fold_check import check_release, matching, refuse_links
-    from crawler.versions.tags import version_key
 
     refuse_links(paths)
     found = sorted({d for path in paths for d in find_datasets(path)})
@@ -141,11 +157,14 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
     repos = {(m.repo.owner, m.repo.name) for _, m in manifests}
     if len(repos) > 1:
         raise UsageError("cannot fold datasets of several repositories: " + ", ".join(sorted(named("/".join(r)) for r in repos)))
+    versions = {}
     for d, m in manifests:
-        if version_of(m.ref) is None:
+        versions[d] = release_version(m)
+        if versions[d] is None:
             raise UsageError(f"{named(d)}: made from {named(repr(m.ref or m.commit[:12]))}, no release: a fold orders datasets by release")
-    manifests.sort(key=lambda dm: (version_key(dm[1].ref or ""), dm[1].ref or ""))
-    labels = [m.ref or "" for _, m in manifests]
+    # PEP 440 order: 0.6.6 < 0.6.6.post1 < 0.7.0rc1 < 0.7.0, tags (v0.7.0) and wheels (0.7.0) alike
+    manifests.sort(key=lambda dm: release_order(versions[dm[0]] or ""))
+    labels = [versions[d] or "" for d, _ in manifests]
     twice = sorted({v for v in labels if labels.count(v) > 1})
     if twice:
         raise UsageError(f"two datasets of {named(twice[0])}")
@@ -154,17 +173,18 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
     fold = Fold()
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
-            progress(f"history: folding {manifest.ref} ({n}/{len(manifests)}) from {d}")
+            version = versions[d]
+            progress(f"history: folding {version} ({n}/{len(manifests)}) from {d}")
             files = check_release(d, manifest)  # another job's: held to its own manifest first
-            lines = matching(iter_record_data(d, manifest), files, manifest.ref or "", d)
+            lines = matching(iter_record_data(d, manifest), files, version or "", d)
             # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
-            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), manifest.ref, manifest.commit,
+            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), version, manifest.commit,
                      skipped=skipped_paths(manifest))
         newest_dir = manifests[-1][0]
         if in_place is not None:
             newest_dir, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
-            fold.under(iter_record_data(newest_dir, newest), Lifetime(version=version_of(newest.ref), commit=newest.commit),
+            fold.under(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
                        skipped_paths(newest))
         # the newest state's curated list of foreign errors goes with it, validated as read
         return _write_fold(fold, newest, out, progress, documents=_foreign_of(newest_dir)), fold, labels
@@ -198,16 +218,38 @@ def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tupl
         raise UsageError(f"{named(where)} is a catalogue of {named(manifest.repo.url)}, the releases are of {named(newest.repo.url)}")
     if manifest.commit == newest.commit:
         return where, manifest
-    shown = f"{named(where)} ({named(manifest.ref or manifest.commit[:12])}, {manifest.commit[:12]}, committed {manifest.commit_date})"
-    older = next((m.ref for _, m in manifests if m.commit == manifest.commit), None)
-    try:
-        before = older is not None or datetime.fromisoformat(manifest.commit_date) < datetime.fromisoformat(newest.commit_date)
-    except (TypeError, ValueError):
-        raise UsageError(f"the catalogue in place {shown}: cannot tell whether it is older than {named(newest.ref or '')}") from None
+    newest_version = release_version(newest) or ""
+    shown = f"{named(where)} ({named(_what(manifest))})"
+    older = next((release_version(m) for _, m in manifests if m.commit == manifest.commit), None)
+    if older is None and (in_place := release_version(manifest)) is not None and manifest.release is not None:
+        # a release's dataset (its upload time is no commit's): its version says where it stands
+        before = release_order(in_place) < release_order(newest_version)
+    else:
+        mine, theirs = _dated(manifest), _dated(newest)
+        try:
+            before = older is not None or datetime.fromisoformat(mine or "") < datetime.fromisoformat(theirs or "")
+        except (TypeError, ValueError):
+            raise UsageError(f"the catalogue in place {shown}: cannot tell whether it is older than {named(newest_version)}") from None
     if before:
-        raise UsageError(f"the catalogue in place {shown} is older than {named(newest.ref or '')}, the range's newest release "
-                         f"(committed {newest.commit_date}): sync it past that release first, or end the range at or before it")
+        raise UsageError(f"the catalogue in place {shown} is older than {named(newest_version)}, the range's newest release "
+                         f"({named(_what(newest))}): sync it past that release first, or end the range at or before it")
     return where, manifest
+
+
+def _dated(manifest: Manifest) -> str | None:
+    """When a dataset's source was made: the commit's committer date, or a release's upload time."""
+    return manifest.commit_date or (manifest.release.uploaded if manifest.release is not None else None)
+
+
+def _what(manifest: Manifest) -> str:
+    """A dataset's source in words: the release and when it was uploaded, or the ref, commit and
+    committer date; a content digest is never named as a commit."""
+    release = manifest.release
+    if release is not None:
+        when = f"uploaded {release.uploaded}" if release.uploaded else "upload time not known"
+        at = f", upstream commit {manifest.commit[:12]}" if release.commit == "recorded" else ""
+        return f"{release.package}=={release.version}{at}, {when}"
+    return f"{manifest.ref or manifest.commit[:12]}, {manifest.commit[:12]}, committed {manifest.commit_date}"
 
 
 def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
@@ -374,10 +416,10 @@ def _history_data(history: Any, made: dict[bytes, Any], where: str) -> Any:
 def _initial_changelog(manifest: Manifest, entries: int) -> str:
     from crawler.base.sink import md_code
 
-    label = manifest.ref or manifest.commit[:12]
+    label = release_version(manifest) or manifest.commit[:12]
     return (
         f"## Error catalogue: {md_code(manifest.repo.owner + '/' + manifest.repo.name)} {md_code(label)}\n\n"
-        f"First catalogue of {md_code(manifest.commit[:12])}: {entries} entries.\n"
+        f"First catalogue of {md_code(revision(manifest))}: {entries} entries.\n"
     )
 
 

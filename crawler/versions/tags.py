@@ -148,13 +148,22 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
     return want, (shas[0] if shas and COMMIT_RE.fullmatch(shas[0]) else None)
 
 
-def plan_groups(refs: list[str], groups: int) -> list[str]:
+#: A release of the package index as a plan hands it on: NAME==VERSION or VERSION, PEP 440's
+#: characters only (they reach a workflow's scripts).
+_RELEASE_ARG = re.compile(r"(?:[A-Za-z0-9][A-Za-z0-9._-]{0,99}==)?[0-9][0-9A-Za-z.!+_-]{0,63}")
+
+
+def plan_groups(refs: list[str], groups: int, pypi: bool = False) -> list[str]:
     """``refs`` in at most ``groups`` contiguous runs, each a space-separated string (one matrix
-    job's releases), as even as can be. Every ref must be a release tag of the default pattern:
-    they reach a workflow's scripts."""
+    job's releases), as even as can be. Every ref must be a release tag of the default pattern,
+    or with ``pypi`` a release (VERSION or NAME==VERSION): they reach a workflow's scripts."""
     from crawler.source.policy import check_ref
 
     for ref in refs:
+        if pypi:
+            if not _RELEASE_ARG.fullmatch(ref):
+                raise UsageError(f"--plan: {ref!r} is not a release (VERSION or NAME==VERSION)")
+            continue
         check_ref(ref)
         if not re.fullmatch(DEFAULT_TAG_PATTERN, ref):
             raise UsageError(f"--plan: {ref!r} is not a release tag (v1.2.3 style)")
@@ -168,3 +177,48 @@ def plan_groups(refs: list[str], groups: int) -> list[str]:
         out.append(" ".join(refs[at:at + take]))
         at += take
     return out
+
+
+def releases_in_range(package: str, spec: str) -> list[str]:
+    """``A..B`` of a package on the index: every final release (no pre-, dev- or yanked-only
+    release) from A to B inclusive, in PEP 440 order, as the index spells them (0.6.6.post1)."""
+    from packaging.version import InvalidVersion, Version
+
+    from crawler.source.index import project_page, versions
+    from crawler.source.wheel import canonical_package
+
+    start, sep, end = spec.partition("..")
+    if not sep or not start or not end:
+        raise UsageError(f"--range {spec!r}: expected OLD..NEW, e.g. 0.4.0..0.33.0")
+    try:
+        low, high = Version(start), Version(end)
+    except InvalidVersion:
+        raise UsageError(f"--range {spec!r}: OLD and NEW must be versions (0.4.0..0.33.0)") from None
+    if low > high:
+        raise UsageError(f"--range {spec!r}: {start} comes after {end}; give the older release first")
+    page = project_page(canonical_package(package))
+    if page is None:
+        raise SourceError(f"the package index lists no releases of {package} (or speaks no JSON simple API)")
+    found = sorted((Version(v), v) for v in versions(page))
+    chosen = [v for parsed, v in found if low <= parsed <= high and not parsed.is_prerelease]
+    if not chosen:
+        raise SourceError(f"the package index lists no release of {package} from {start} to {end}")
+    return chosen
+
+
+def refuse_releases_out_of_order(specs: list[str]) -> None:
+    """``history --pypi`` folds releases in the order given: refuse one given after a newer one,
+    or twice (PEP 440 order, as a fold of their datasets sorts them)."""
+    from packaging.version import InvalidVersion, Version
+
+    seen: list[tuple[Version, str]] = []
+    for spec in specs:
+        version = spec.split("==", 1)[1]
+        try:
+            parsed = Version(version)
+        except InvalidVersion:
+            raise UsageError(f"--pypi: {version!r} is not a PEP 440 version") from None
+        if seen and parsed <= seen[-1][0]:
+            raise UsageError(f"--pypi: {version} comes {'twice' if parsed == seen[-1][0] else 'after ' + seen[-1][1]}; "
+                             "give the releases oldest first")
+        seen.append((parsed, version))

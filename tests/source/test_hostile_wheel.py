@@ -1,6 +1,7 @@
 """A wheel whose zip entries record a DOS date no calendar has (month 0, day 0: the fields are
-stored unchecked, and some tools write zeros) is crawled like any other, its date the earliest a
-zip can record; it once ended the crawl in a traceback from ``datetime``."""
+stored unchecked, and some tools write zeros) is crawled like any other; it once ended the crawl
+in a traceback from ``datetime``. No date is taken from the archive at all now: a wheel dates no
+commit, and its dataset names the release instead (``manifest.release``)."""
 
 from __future__ import annotations
 
@@ -26,5 +27,7 @@ def test_a_wheel_with_dates_no_calendar_has_is_crawled(cli, cache_dir, tmp_path,
     result = cli("crawl", "--pypi", "oddzip==1.0", "--out", out)
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "acme" / "oddzip" / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["commit_date"] == "1980-01-01T00:00:00+00:00"
+    assert manifest["commit_date"] is None
+    assert manifest["release"] == {"package": "oddzip", "version": "1.0", "uploaded": None,
+                                   "wheel": "oddzip-1.0-py3-none-any.whl", "commit": "files"}
     assert manifest["counts"]["entries"] == 1

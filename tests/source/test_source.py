@@ -516,15 +516,19 @@ def make_wheel(path: Path, version_line: str | None) -> Path:
 
 def wheel_snap(path: Path, **kw) -> source_snapshot.Snapshot:
     return open_wheel(path, source="pypi:pkg==1.0", repo=source_opener._repo_ref(PKG), upstream=PKG,
-                      include=kw.get("include", ["pkg/**/*.py"]), exclude=[], max_blob_bytes=1000)
+                      include=kw.get("include", ["pkg/**/*.py"]), exclude=[], max_blob_bytes=1000,
+                      version=kw.get("version"), package=kw.get("package"), uploaded=kw.get("uploaded"))
 
 
 def test_wheel_with_recorded_commit(tmp_path: Path) -> None:
     w = make_wheel(tmp_path / "pkg-1.0-py3-none-any.whl", f"__commit_id__ = commit_id = '{UPSTREAM_SHA}'\n")
-    s = wheel_snap(w)
+    s = wheel_snap(w, package="Pkg", version="1.0", uploaded="2025-02-04T00:00:00+00:00")
     assert [f.path for f in s.files] == ["pkg/__init__.py", "pkg/_version.py", "pkg/sub/m.py"]
     assert s.commit == s.upstream_commit == UPSTREAM_SHA
-    assert s.commit_date == "2025-02-03T04:05:06+00:00" and s.source == "pypi:pkg==1.0"
+    # no date read off the archive: a wheel dates no commit; the release names its upload time
+    assert s.commit_date is None and s.source == "pypi:pkg==1.0"
+    assert s.release is not None and s.release.model_dump() == {
+        "package": "pkg", "version": "1.0", "uploaded": "2025-02-04T00:00:00+00:00", "wheel": w.name, "commit": "recorded"}
     assert {k.path: k.reason for k in s.skipped} == {
         "pkg/link.py": "symlink",
         "pkg/huge.py": "over size limit (5000 > 1000 bytes)",
@@ -543,13 +547,15 @@ def test_wheel_with_recorded_commit(tmp_path: Path) -> None:
 def test_wheel_without_recorded_commit_uses_a_content_hash(tmp_path: Path) -> None:
     w1 = make_wheel(tmp_path / "a.whl", None)
     w2 = make_wheel(tmp_path / "b.whl", "__commit_id__ = commit_id = 'g4ba787ec9'\n")
-    s1, s1b, s2 = wheel_snap(w1), wheel_snap(w1), wheel_snap(w2)
+    s1, s1b, s2 = (wheel_snap(w, package="pkg", version="1.0") for w in (w1, w1, w2))
     assert s1.commit == s1b.commit and len(s1.commit) == 40 and s1.upstream_commit is None
     listing = "".join(f"{e.path}\0{e.blob}\n" for e in s1.files).encode()
     assert s1.commit == hashlib.sha1(listing).hexdigest()
-    assert "content hash" in s1.source and s1.source.startswith("pypi:pkg==1.0")
-    assert s1.commit_date == "2025-03-04T05:06:08+00:00"  # newest selected file
+    # the release says its commit is a digest of its files, no commit; no date is made up
+    assert s1.source == "pypi:pkg==1.0" and s1.commit_date is None
+    assert s1.release is not None and s1.release.commit == "files" and s1.release.uploaded is None
     assert s2.upstream_recorded == "4ba787ec9" and s2.commit != s1.commit
+    assert s2.release is not None and s2.release.commit == "files"  # an abbreviated commit is no commit
 
 
 def test_pypi_uses_the_cached_wheel_without_pip(tmp_path: Path, no_git: None) -> None:

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""A backfill of vLLM's releases from their wheels, measured as a maintainer runs it: each release
+crawled into its own dataset (``errcat history --pypi --per-release``, one process a release, as
+a matrix job runs them one after another), cold (an empty cache directory: every wheel downloaded,
+every file parsed) and warm (the same cache again: the wheels and the per-file results kept);
+then the fold of every dataset into one catalogue (``history --fold``), that catalogue's size,
+and the daily sync's one-file commit over it next to the same sync over one release's catalogue.
+
+    python bench/backfill_bench.py --repo /work/vllm --work /work/scratch-history/bench \\
+        0.4.3 0.5.5 0.6.6.post1 ... 0.33.0
+
+Every command is the real CLI in a child process under ``/usr/bin/time`` (wall seconds, and the
+peak RSS of the largest process of its tree, which is what the machine must hold). The sync's
+one-file commit is made with git plumbing in a bare clone (nothing checked out): v0.33.0 with a
+comment put first in one file. Prints a Markdown table for bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GITHUB_WARNING = 50 * 1024 * 1024
+
+
+def errcat(args: list[str], log: Path, env: dict[str, str]) -> tuple[float, int]:
+    """Run ``errcat ARGS``: (wall seconds, peak RSS in MiB of the largest process)."""
+    timing = log.with_suffix(".time")
+    cmd = ["/usr/bin/time", "-f", "%e %M", "-o", str(timing), sys.executable, "-m", "crawler", *args]
+    with open(log, "wb") as out:
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+    if proc.returncode != 0:
+        raise SystemExit(f"errcat {' '.join(args)} failed ({proc.returncode}): see {log}")
+    wall, rss = timing.read_text().split()[-2:]
+    return float(wall), int(rss) // 1024
+
+
+def size_of(dataset: Path) -> tuple[int, int, str, int]:
+    files = [p for p in dataset.rglob("*") if p.is_file()]
+    biggest = max(files, key=lambda p: p.stat().st_size)
+    return len(files), sum(p.stat().st_size for p in files), biggest.name, biggest.stat().st_size
+
+
+def contents(root: Path) -> dict[str, bytes]:
+    """Each file's SHA-256 under ``root``: what a commit of the sync's output would change."""
+    import hashlib
+
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).digest() for p in root.rglob("*") if p.is_file()}
+
+
+def one_file_commit(repo: Path, clone: Path, ref: str, path: str) -> str:
+    """``ref`` with a comment put first in ``path``, committed in a bare clone of ``repo``."""
+    if not clone.exists():
+        subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(repo), str(clone)], check=True)
+    git = ["git", "--git-dir", str(clone)]
+    env = dict(os.environ, GIT_INDEX_FILE=str(clone / "bench-index"), GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.invalid",
+               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.invalid", GIT_AUTHOR_DATE="1767323045 +0000",
+               GIT_COMMITTER_DATE="1767323045 +0000")
+    subprocess.run([*git, "read-tree", ref], check=True, env=env)
+    old = subprocess.run([*git, "show", f"{ref}:{path}"], check=True, capture_output=True).stdout
+    blob = subprocess.run([*git, "hash-object", "-w", "--stdin"], input=b"# bench: one file changed\n" + old,
+                          check=True, capture_output=True).stdout.decode().strip()
+    mode = subprocess.run([*git, "ls-tree", ref, "--", path], check=True, capture_output=True, text=True).stdout.split()[0]
+    subprocess.run([*git, "update-index", "--cacheinfo", f"{mode},{blob},{path}"], check=True, env=env)
+    tree = subprocess.run([*git, "write-tree"], check=True, capture_output=True, text=True, env=env).stdout.strip()
+    parent = subprocess.run([*git, "rev-parse", f"{ref}^{{commit}}"], check=True, capture_output=True, text=True).stdout.strip()
+    return subprocess.run([*git, "commit-tree", tree, "-p", parent, "-m", "bench: one file"], check=True, capture_output=True,
+                          text=True, env=env).stdout.strip()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("versions", nargs="+", help="releases, oldest first (e.g. the last patch of each minor)")
+    ap.add_argument("--repo", type=Path, required=True, help="a local vLLM repository with the newest release's tag (for the sync)")
+    ap.add_argument("--work", type=Path, required=True, help="scratch directory (caches, datasets, logs)")
+    ap.add_argument("--sync-ref", default="v0.33.0", help="the git tag of the newest release (the sync's starting point)")
+    ap.add_argument("--sync-file", default="vllm/config/__init__.py", help="the file the one-file commit changes")
+    ap.add_argument("--skip-cold", action="store_true", help="keep the cache (the cold pass was run before)")
+    ap.add_argument("--sync-only", action="store_true", help="only the syncs, over the fold a previous run left in --work")
+    args = ap.parse_args()
+    work = args.work.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    cache, logs = work / "cache", work / "logs"
+    logs.mkdir(exist_ok=True)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), ERRCAT_CACHE_DIR=str(cache), ERRCAT_PROGRESS_INTERVAL="60")
+    load = os.getloadavg()
+    print(f"load average at start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; {os.cpu_count()} cores", flush=True)
+    rows: dict[str, dict[str, tuple[float, int]]] = {}
+    passes = [] if args.sync_only else ["warm"] if args.skip_cold else ["cold", "warm"]
+    if passes == ["cold", "warm"] and cache.exists():
+        shutil.rmtree(cache)
+    for name in passes:
+        out = work / f"releases-{name}"
+        shutil.rmtree(out, ignore_errors=True)
+        for version in args.versions:
+            rows.setdefault(version, {})[name] = errcat(
+                ["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
+            wall, rss = rows[version][name]
+            print(f"{name} {version}: {wall:.1f}s, {rss} MiB", flush=True)
+    releases = work / "releases-warm"
+    folded = work / "folded"
+    fold = (float("nan"), 0)
+    if not args.sync_only:
+        shutil.rmtree(folded, ignore_errors=True)
+        fold = errcat(["history", "--fold", str(releases), "--out", str(folded)], logs / "fold.log", env)
+    dataset = next(p.parent for p in folded.rglob("manifest.json"))
+    files, total, biggest, biggest_bytes = size_of(dataset)
+    print(f"fold of {len(args.versions)}: {fold[0]:.1f}s, {fold[1]} MiB; {files} files, {total / 1e6:.1f} MB, "
+          f"biggest {biggest} {biggest_bytes / 1e6:.1f} MB", flush=True)
+
+    # The daily sync: the folded catalogue taken to the newest tag in git once (not timed: the
+    # switch from a wheel's dataset to git's), then a one-file commit (timed), against the same
+    # two syncs over one release's catalogue.
+    commit = one_file_commit(args.repo.resolve(), work / "vllm.git", args.sync_ref, args.sync_file)
+    synced: dict[str, tuple[float, int]] = {}
+    churn: dict[str, tuple[int, int]] = {}
+    for label, start in (("one release", None), ("history", dataset)):
+        out = work / f"sync-{label.replace(' ', '-')}"
+        shutil.rmtree(out, ignore_errors=True)
+        if start is not None:
+            shutil.copytree(start, out / start.relative_to(folded))
+        errcat(["sync", "--repo", str(work / "vllm.git"), "--ref", args.sync_ref, "--out", str(out)], logs / f"sync0-{label}.log", env)
+        time.sleep(1)
+        os.sync()
+        before = contents(out)
+        synced[label] = errcat(["sync", "--repo", str(work / "vllm.git"), "--ref", commit, "--out", str(out)],
+                               logs / f"sync1-{label}.log", env)
+        after = contents(out)
+        changed = [rel for rel in after if before.get(rel) != after[rel]]
+        churn[label] = (len(changed), sum((out / rel).stat().st_size for rel in changed))
+        print(f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {synced[label][1]} MiB; "
+              f"{churn[label][0]} files changed, {churn[label][1]:,} bytes", flush=True)
+
+    load = os.getloadavg()
+    print(f"\nload average at end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n")
+    if rows:
+        print("| release | cold s | cold MiB | warm s | warm MiB |\n| --- | ---: | ---: | ---: | ---: |")
+    for version in rows:
+        cold = rows[version].get("cold", (float("nan"), 0))
+        warm = rows[version]["warm"]
+        print(f"| {version} | {cold[0]:.1f} | {cold[1]} | {warm[0]:.1f} | {warm[1]} |")
+    for name in passes:
+        print(f"| **all {len(args.versions)}, {name}** | {sum(r[name][0] for r in rows.values()):.0f} s | "
+              f"max {max(r[name][1] for r in rows.values())} MiB | | |")
+    if not args.sync_only:
+        print(f"\nfold: {fold[0]:.1f} s, peak {fold[1]} MiB; catalogue {files} files, {total:,} bytes; biggest {biggest} "
+              f"{biggest_bytes:,} bytes ({'under' if biggest_bytes < GITHUB_WARNING else 'OVER'} GitHub's 50 MiB warning)")
+    for label, (wall, rss) in synced.items():
+        print(f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, peak {rss} MiB; a commit of it changes "
+              f"{churn[label][0]} files, {churn[label][1]:,} bytes")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,139 @@
+"""What the package index says of a release: its versions and when each wheel was uploaded.
+
+pip downloads the wheel; this module asks the same index its JSON simple API (PEP 691, with
+PEP 700's ``upload-time`` and ``versions``), so that a dataset made from a wheel can name when
+the release was published instead of a date it would have to invent. The index is pip's own
+(``PIP_INDEX_URL``, else pip's configuration, else PyPI). Its answer is untrusted: it is read
+within a size limit, and only a file name that equals the wheel's and a time that parses are
+taken from it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from urllib.parse import urljoin, urlsplit
+
+from crawler.base.errors import SourceError
+
+PYPI_SIMPLE = "https://pypi.org/simple/"
+INDEX_TIMEOUT = 60.0
+#: vLLM's page lists about 300 files (3 kB each at most); a page past this is no index's.
+MAX_PAGE_BYTES = 64 << 20
+_JSON = "application/vnd.pypi.simple.v1+json"
+
+
+def index_url() -> str | None:
+    """The index pip downloads from: ``PIP_INDEX_URL``, pip's configured ``index-url``, else PyPI;
+    None when pip is told to use no index (``PIP_NO_INDEX``: find-links only)."""
+    if os.environ.get("PIP_NO_INDEX", "").strip().lower() in ("1", "true", "yes", "on"):
+        return None
+    url = os.environ.get("PIP_INDEX_URL", "").strip()
+    if url:
+        return url.split()[0]
+    try:
+        proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
+                              stdin=subprocess.DEVNULL, timeout=60, env=dict(os.environ, PIP_NO_INPUT="1"))
+    except (OSError, subprocess.TimeoutExpired):
+        return PYPI_SIMPLE
+    found = {}
+    for line in proc.stdout.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.endswith(".index-url"):
+            found[key.split(".", 1)[0]] = value.strip().strip("'\"")
+    for scope in ("download", "global"):
+        if found.get(scope):
+            return found[scope].split()[0]
+    return PYPI_SIMPLE
+
+
+def project_page(package: str, url: str | None = None) -> dict[str, object] | None:
+    """The index's JSON page of ``package`` (canonical name), or None when there is no index to
+    ask, it is not one spoken over http(s), or it has no JSON page. A page that is not JSON, or
+    over the size limit, is a SourceError."""
+    base = index_url() if url is None else url
+    if base is None or urlsplit(base).scheme not in ("http", "https"):
+        return None
+    page = urljoin(base.rstrip("/") + "/", f"{package}/")
+    request = urllib.request.Request(page, headers={"Accept": _JSON, "User-Agent": "errcat"})
+    try:
+        with urllib.request.urlopen(request, timeout=INDEX_TIMEOUT) as response:  # http(s) only, checked above
+            kind = response.headers.get("Content-Type", "")
+            raw = response.read(MAX_PAGE_BYTES + 1)
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return None
+        raise SourceError(f"the package index answered {e.code} for {package}'s page") from None
+    except (urllib.error.URLError, OSError, ValueError) as e:
+        reason = getattr(e, "reason", None) or e
+        raise SourceError(f"the package index could not be asked about {package}: {reason}") from None
+    if len(raw) > MAX_PAGE_BYTES:
+        raise SourceError(f"the package index's page of {package} is over {MAX_PAGE_BYTES} bytes")
+    if _JSON not in kind and "json" not in kind:
+        return None  # an index of HTML pages only (PEP 503): it reports no upload times
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        raise SourceError(f"the package index's page of {package} is not JSON") from None
+    return data if isinstance(data, dict) else None
+
+
+def utc_time(value: object) -> str | None:
+    """An ISO 8601 time with an offset, as errcat writes it (UTC, microseconds at most), else None."""
+    if not isinstance(value, str) or len(value) > 40 or not re.fullmatch(r"[0-9T:.+\-Z]+", value):
+        return None
+    try:
+        when = _dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if when.tzinfo is None:
+        return None
+    return when.astimezone(_dt.UTC).isoformat()
+
+
+def upload_time(page: dict[str, object] | None, wheel: str) -> str | None:
+    """When the file named ``wheel`` was uploaded, as ``page`` (``project_page``) says; None when
+    the page names no such file or no time for it."""
+    files = page.get("files") if page else None
+    if not isinstance(files, list):
+        return None
+    for item in files:
+        if isinstance(item, dict) and item.get("filename") == wheel:
+            return utc_time(item.get("upload-time"))
+    return None
+
+
+def versions(page: dict[str, object] | None) -> list[str]:
+    """The release versions ``page`` lists (PEP 700 ``versions``; else read off its wheels' names),
+    each a PEP 440 version, not yanked away: as the index spells them, unsorted."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename
+    from packaging.version import InvalidVersion, Version
+
+    if not page:
+        return []
+    listed = page.get("versions")
+    found: set[str] = set()
+    if isinstance(listed, list):
+        for v in listed:
+            if isinstance(v, str) and len(v) <= 64:
+                try:
+                    Version(v)
+                except InvalidVersion:
+                    continue
+                found.add(v)
+        return sorted(found)
+    files = page.get("files")
+    for item in files if isinstance(files, list) else []:
+        name = item.get("filename") if isinstance(item, dict) else None
+        if isinstance(name, str) and name.endswith(".whl") and len(name) <= 255:
+            try:
+                found.add(str(parse_wheel_filename(name)[1]))
+            except (InvalidWheelFilename, InvalidVersion):
+                continue
+    return sorted(found)

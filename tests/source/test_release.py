@@ -1,0 +1,136 @@
+"""A wheel's dataset names its release and never passes a content hash off as a commit: the
+release (package, version), its upload time as the package index reports it (a local index
+server here, speaking the JSON simple API as PyPI does), what its commit is, and no date made up."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
+from tests.package_index import _Index, release_wheel, serving
+
+UPSTREAM_SHA = "4ba787ec9c0d8e3f5e1a2b3c4d5e6f7a8b9c0d1e"
+
+
+@pytest.fixture
+def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A package index on localhost that pip downloads from and errcat asks; nothing else."""
+    with serving(tmp_path / "index") as url:
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        yield tmp_path / "index" / "files"
+
+
+def crawl(cli, version: str, out: Path):
+    return cli("crawl", "--pypi", f"relpkg=={version}", "--include", "relpkg/**/*.py", "--out", out)
+
+
+def manifest_of(out: Path) -> dict:
+    return json.loads((out / "acme" / "relpkg" / "manifest.json").read_text(encoding="utf-8"))
+
+
+def record_of(out: Path) -> dict:
+    (path,) = (out / "acme" / "relpkg" / "errors").glob("*.json")
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_a_release_that_records_no_commit_is_named_by_its_release_and_upload_time(index, cli, cache_dir, tmp_path):
+    wheel = release_wheel(index, "1.0", None)
+    _Index.times[wheel.name] = "2024-06-01T04:29:44.284977Z"
+    result = crawl(cli, "1.0", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    manifest = manifest_of(tmp_path / "out")
+    assert manifest["schema_version"] == "5"
+    assert manifest["release"] == {"package": "relpkg", "version": "1.0", "uploaded": "2024-06-01T04:29:44.284977+00:00",
+                                   "wheel": wheel.name, "commit": "files"}
+    assert manifest["commit_date"] is None and manifest["upstream_commit"] is None
+    assert manifest["source"] == "pypi:relpkg==1.0"  # no note about hashes: the release says what the commit is
+    assert any("json" in accept for accept in _Index.asked)
+    record = record_of(tmp_path / "out")
+    assert record["provenance"]["commit_date"] is None
+    assert record["provenance"]["permalinks"] == {"basis": "none", "reason": record["provenance"]["permalinks"]["reason"]}
+    # the page names the release, never the digest as a commit
+    shown = cli("show", record["id"], "--data", tmp_path / "out", "--no-pager", "--color", "never")
+    assert shown.exit_code == 0, shown.output
+    assert "at relpkg==1.0 (" in shown.output and manifest["commit"][:12] not in shown.output
+    # asked once: the upload time is kept beside the cached wheel, and a second crawl is the same
+    asked = len(_Index.asked)
+    again = crawl(cli, "1.0", tmp_path / "again")
+    assert again.exit_code == 0, again.output
+    assert len(_Index.asked) == asked
+    assert (tmp_path / "again" / "acme" / "relpkg" / "manifest.json").read_bytes() == \
+        (tmp_path / "out" / "acme" / "relpkg" / "manifest.json").read_bytes()
+
+
+def test_a_release_that_records_its_commit_names_it(index, cli, cache_dir, tmp_path):
+    wheel = release_wheel(index, "2.0", f"__commit_id__ = commit_id = '{UPSTREAM_SHA}'\n")
+    _Index.times[wheel.name] = "2025-01-02T03:04:05+00:00"
+    (tmp_path / "errcat.toml").write_text(
+        '[upstreams.relpkg]\nurl = "https://github.com/acme/relpkg"\npypi = "relpkg"\ninclude = ["relpkg/**/*.py"]\n'
+        'version_file = "relpkg/_version.py"\ntag = "v{version}"\n', encoding="utf-8")
+    result = cli("crawl", "--config", tmp_path / "errcat.toml", "--upstream", "relpkg", "--pypi", "relpkg==2.0",
+                 "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    manifest = manifest_of(tmp_path / "out")
+    assert manifest["commit"] == UPSTREAM_SHA and manifest["release"]["commit"] == "recorded"
+    assert manifest["release"]["uploaded"] == "2025-01-02T03:04:05+00:00" and manifest["commit_date"] is None
+    assert record_of(tmp_path / "out")["provenance"]["permalinks"] == {"basis": "commit", "rev": UPSTREAM_SHA}
+
+
+@pytest.mark.parametrize("said", [None, "yesterday", "2024-06-01T04:29:44", 12, "2024-06-01T04:29:44Z\n<script>"])
+def test_an_upload_time_the_index_does_not_give_is_not_invented(index, cli, cache_dir, tmp_path, said):
+    """No time, one that does not parse, one with no offset, a number, one with more after it:
+    the release's upload time is null, never a date taken from elsewhere."""
+    wheel = release_wheel(index, "1.0", None)
+    _Index.told_errcat[wheel.name] = said
+    result = crawl(cli, "1.0", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    manifest = manifest_of(tmp_path / "out")
+    assert manifest["release"]["uploaded"] is None and manifest["commit_date"] is None
+
+
+def test_without_an_index_to_ask_the_upload_time_is_unknown(cli, cache_dir, tmp_path, monkeypatch):
+    """A find-links directory (PIP_NO_INDEX) has no upload times: none is asked for, none made up."""
+    release_wheel(tmp_path / "links", "1.0", None)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path / "links"))
+    result = crawl(cli, "1.0", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert manifest_of(tmp_path / "out")["release"]["uploaded"] is None
+
+
+def test_a_git_dataset_names_no_release(fixture_repo, cli, tmp_path):
+    fixture_repo.commit({"pkg/a.py": "raise ValueError('x')\n"})
+    result = cli("crawl", "--repo", fixture_repo.path, "--name", "acme/pkg", "--include", "pkg/**/*.py", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "out" / "acme" / "pkg" / "manifest.json").read_text(encoding="utf-8"))
+    assert "release" not in manifest and manifest["commit_date"] == "2026-01-02T03:04:05+00:00"
+
+
+@pytest.mark.parametrize(("field", "good"), [("package", "vllm"), ("version", "0.6.6.post1"),
+                                              ("uploaded", "2024-06-01T04:29:44.284977+00:00"),
+                                              ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl")])
+def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good):
+    from jsonschema import Draft202012Validator
+    from pydantic import ValidationError
+
+    from crawler.model.schemas import schema_for
+
+    base = {"package": "vllm", "version": "1.0", "uploaded": None, "wheel": "vllm-1.0-py3-none-any.whl", "commit": "files"}
+    assert Release.model_validate({**base, field: good})
+    validator = Draft202012Validator(schema_for("manifest"))
+    pattern = {"package": PACKAGE_PATTERN, "version": RELEASE_VERSION_PATTERN, "uploaded": UTC_TIME_PATTERN,
+               "wheel": WHEEL_NAME_PATTERN}[field]
+    for bad in (good + "\n", "\n" + good, good + " x", "../" + good):
+        with pytest.raises(ValidationError):
+            Release.model_validate({**base, field: bad})
+        assert not validator.evolve(schema={"type": "string", "pattern": pattern}).is_valid(bad)

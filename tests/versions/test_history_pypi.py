@@ -1,0 +1,98 @@
+"""``errcat history --pypi``: releases of the package index, refused in one line before anything
+is downloaded when they cannot make a history (the crawl itself: tests/test_workflows.py's
+backfill from the index, tests/source/test_release.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from crawler.versions.history import release_order
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["0.5.5", "0.4.3"], "errcat: --pypi: 0.4.3 comes after 0.5.5; give the releases oldest first"),
+    (["0.4.3", "vllm==0.4.3"], "errcat: --pypi: 0.4.3 comes twice; give the releases oldest first"),
+    (["0.4.3", "six==1.16.0"], "errcat: --pypi: OLD and NEW name two packages (six, vllm); a diff is of one"),
+    (["0.4.3", "--tag-pattern", "v.*"], "errcat: --tag-pattern picks git tags: --pypi releases are the index's"),
+    (["vllm==0.4.3;rm"], "errcat: refusing --pypi 'vllm==0.4.3;rm': expected NAME==VERSION, e.g. vllm==0.33.0"),
+    (["--fold", "x"], "errcat: --fold reads datasets: --pypi names releases to crawl"),
+    (["--range", "0.33.0..0.4.0"], "errcat: --range '0.33.0..0.4.0': 0.33.0 comes after 0.4.0; give the older release first"),
+    (["--range", "0.4..latest"], "errcat: --range '0.4..latest': OLD and NEW must be versions (0.4.0..0.33.0)"),
+])
+def test_a_history_of_releases_that_cannot_be_made_is_one_line(cli, tmp_path, args, said):
+    result = cli("history", "--pypi", *args, "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip() == said and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_plan_of_releases_keeps_their_spelling(cli):
+    result = cli("history", "--pypi", "--plan", "2", "0.4.3", "0.5.5", "0.6.6.post1")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == ["0.4.3 0.5.5", "0.6.6.post1"]
+
+
+def test_a_plan_refuses_what_is_no_release(cli):
+    """What a plan prints reaches a workflow's scripts: only a release's characters pass."""
+    from crawler.base.errors import UsageError
+    from crawler.versions.tags import plan_groups
+
+    result = cli("history", "--pypi", "--plan", "2", "0.4.3", "0.5;rm -rf")
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr == "errcat: refusing --pypi 'vllm==0.5;rm -rf': expected NAME==VERSION, e.g. vllm==0.33.0\n"
+    with pytest.raises(UsageError, match="is not a release"):
+        plan_groups(["0.4.3", "$(id)"], 2, pypi=True)
+
+
+def test_releases_fold_in_pep_440_order():
+    versions = ["v0.10.0", "0.9.2", "0.6.6.post1", "0.6.6", "0.7.0rc1", "0.7.0", "0.10.1.1", "weird"]
+    assert sorted(versions, key=release_order) == ["weird", "0.6.6", "0.6.6.post1", "0.7.0rc1", "0.7.0", "0.9.2", "v0.10.0", "0.10.1.1"]
+
+
+@pytest.fixture
+def released(tmp_path, monkeypatch, cli):
+    """Three releases of relpkg crawled from a package index on localhost, one dataset each."""
+    import os
+
+    from tests.package_index import _Index, release_wheel, serving
+
+    with serving(tmp_path / "index") as url:
+        for n, version in enumerate(["1.0", "1.2", "1.10"]):
+            wheel = release_wheel(tmp_path / "index" / "files", version, None, f"bad value {n}")
+            _Index.times[wheel.name] = f"2025-0{n + 1}-01T00:00:00Z"
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        result = cli("history", "--pypi", "--per-release", tmp_path / "releases", "--include", "relpkg/**/*.py",
+                     "relpkg==1.10", "relpkg==1.0", "relpkg==1.2")  # given in any order: the directory names say which
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (tmp_path / "releases").iterdir()) == ["1.0", "1.10", "1.2"]
+    return tmp_path / "releases"
+
+
+def test_a_fold_of_release_datasets_goes_by_pep_440_and_names_the_releases(released, cli, tmp_path):
+    result = cli("history", "--fold", released, "--out", tmp_path / "out", "--changelog", tmp_path / "changelog.md")
+    assert result.exit_code == 0, result.output
+    assert "versions 3 (1.0, 1.2, 1.10)" in result.stdout
+    changelog = (tmp_path / "changelog.md").read_text()
+    assert "up to `relpkg==1.10`" in changelog  # the release, never its file digest as a commit
+    manifest = json.loads((tmp_path / "out" / "acme" / "relpkg" / "manifest.json").read_text())
+    assert manifest["commit"][:12] not in changelog and manifest["release"]["version"] == "1.10"
+
+
+def test_a_catalogue_in_place_of_an_older_release_is_refused_by_its_version(released, cli, tmp_path):
+    import shutil
+
+    shutil.copytree(released / "1.2", tmp_path / "in-place")
+    result = cli("history", "--fold", released, "--catalogue", tmp_path / "in-place", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert "(relpkg==1.2, uploaded 2025-02-01T00:00:00+00:00) is older than 1.10" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    shutil.rmtree(tmp_path / "in-place")
+    shutil.copytree(released / "1.10", tmp_path / "in-place")
+    result = cli("history", "--fold", released, "--catalogue", tmp_path / "in-place", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
