@@ -446,7 +446,7 @@ def test_a_sync_takes_over_what_the_last_one_saved(fixture_repo, gadgets, runner
     run_workflow(main, runs, env, upstreams)
     fixture_repo.commit({"vllm/extra.py": "LIMIT = 1\n"})  # no error in it: every record's row stays the same
     result = run_workflow(main, runs, env, upstreams)
-    assert result["vllm"]["crawl"] == ({}, CRAWL_STEPS)  # a new commit: a new catalogue
+    assert result["vllm"]["crawl"] == ({}, ["Sync with the upstream"])  # no error changed: no pull request
     log = (runs / "run-1" / "crawl-vllm-temp" / "log-sync").read_text()
     assert re.search(r"^extracting \(2 cached\): 1 files$", log, re.M), log
     first, second = (runs / f"run-{n}" / "crawl-vllm-temp" / "errcat-cache" / "search" for n in (0, 1))
