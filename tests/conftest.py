@@ -54,6 +54,7 @@ def fixture_repo(tmp_path: Path) -> FixtureRepo:
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "cache"
     monkeypatch.setenv("ERRCAT_CACHE_DIR", str(path))
+    monkeypatch.delenv("ERRCAT_HOME", raising=False)  # a developer's own home reaches no test
     return path
 
 

@@ -19,7 +19,7 @@ import click
 from crawler.base.errors import UsageError, invalid_data
 from crawler.base.progress import REPORTER
 from crawler.base.sink import KINDS, echo, output_lines
-from crawler.cli.options import DEFAULT_OUT, RegistryChoice, source_options
+from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, RegistryChoice, source_options
 
 if TYPE_CHECKING:
     from crawler.model.diff import ChangeKind
@@ -144,7 +144,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
               help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
                    "each a space-separated string (a workflow's matrix); also to $GITHUB_OUTPUT as groups=.")
 @source_options
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
             catalogue: Path | None, changelog: Path | None, plan: int | None, out: Path, **kw: Any) -> None:
@@ -226,7 +226,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
 @click.option("--ref", metavar="REF", help="Branch, tag or commit to follow (default: the upstream's branch, or HEAD of a local repo).")
 @click.option("--latest-tag", is_flag=True, help="Follow the newest release tag instead of a branch.")
 @click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the markdown changelog (the pull request body) here.")
 @click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the JSON diff report here.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")

@@ -297,8 +297,13 @@ def _find(start: Path) -> tuple[Path | None, dict[str, Any] | None]:
 
 
 def load_config(path: Path | str | None = None) -> Config:
-    """Read errcat.toml (or [tool.errcat] of pyproject.toml) from ``path`` (file or dir; default cwd)."""
-    src, data = _find(Path(path) if path is not None else Path.cwd())
+    """Read errcat.toml (or [tool.errcat] of pyproject.toml) from ``path`` (file or dir; default
+    the errcat home, ``base.home``)."""
+    from crawler.base.home import home
+
+    if path is None and not home().is_dir():  # a home not made yet holds no config
+        return Config()
+    src, data = _find(Path(path) if path is not None else home())
     if src is None or data is None:
         return Config()
     where = f"{src}" + (" [tool.errcat]" if src.name == "pyproject.toml" else "")
@@ -435,6 +440,12 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
                         raise UsageError(f"{repo_arg}: its origin remote names no GitHub repository ({problem}): "
                                          "say which with --name OWNER/NAME")
                     up = _new_upstream(f"https://{host}/{owner}/{name}", owner, name)
+    if up is None and override is not None and repo_arg is not None:
+        # A local repository named with --name and configured nowhere is its own project: a
+        # plain Python repository's globs, not the default upstream's (vLLM's found nothing of
+        # it). Without --repo, --name renames the default upstream (a fork of it) and keeps its globs.
+        owner, name = override
+        return _match(config, "github.com", owner, name) or _new_upstream(f"https://github.com/{owner}/{name}", owner, name)
     if up is None:
         up = config.default_upstream
     if override is not None:

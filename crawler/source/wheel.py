@@ -135,9 +135,7 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
         env = dict(os.environ, PIP_NO_INPUT="1")
         returncode, stderr = _run_pip(cmd, env, f"downloading {name}=={version}", progress, tmp)
         if returncode != 0:
-            lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-            errs = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["failed"]
-            raise SourceError(f"pip download {name}=={version}: {errs[0]}")
+            raise SourceError(_pip_failure(name, version, stderr.decode("utf-8", "replace")))
         wheels = sorted(tmp.glob("*.whl"))
         if not wheels:
             raise SourceError(f"pip download {name}=={version}: no wheel was downloaded")
@@ -147,6 +145,30 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
             if not dest.is_dir():
                 raise
         return dest / wheels[0].name, False
+
+
+_NO_VERSION = re.compile(r"Could not find a version that satisfies the requirement .*?\(from versions: (.*)\)\s*$")
+
+
+def _pip_failure(name: str, version: str, stderr: str) -> str:
+    """The one line a failed ``pip download`` comes to: "no such release" when the index has no
+    such version (with the newest it has), else pip's first error that is not a note about
+    yanked versions. pip's text is the index's: only its version list is taken, as words."""
+    from crawler.base.sink import visible
+
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    for line in lines:
+        m = _NO_VERSION.search(line)
+        if m is None:
+            continue
+        versions = [v.strip() for v in m.group(1).split(",") if re.fullmatch(r"[\w.!+-]{1,40}", v.strip())]
+        if not versions or m.group(1).strip() == "none":
+            return (f"no such package on the package index: {name} (or no wheel of it: errcat reads released wheels); "
+                    "check the name, e.g. with `pip index versions NAME`")
+        return (f"no such release: {name}=={version} is not on the package index (the newest is {visible(versions[-1])}); "
+                f"see them all with `pip index versions {name}`")
+    errs = [ln for ln in lines if ln.startswith("ERROR") and "Ignored the following yanked versions" not in ln] or lines or ["failed"]
+    return f"pip download {name}=={version}: {visible(errs[0])}"
 
 
 class WheelError(SourceError):
@@ -190,7 +212,8 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
 
 
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
-               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None) -> Snapshot:
+               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None,
+               progress: Progress = quiet) -> Snapshot:
     """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
 
     Globs and the version file are the repository's paths: a file is selected as
@@ -257,8 +280,13 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
                 source += " (no upstream commit recorded: commit is a content hash of the files)"
         permalinks = permalinks_of(
             repo, upstream_commit or short, tag,
-            "the release records no upstream commit and no tag pattern is configured for its repository "
-            "(errcat.toml: tag = \"v{version}\"), so no revision of the repository is known to hold these files")
+            f"this release of the package ({version}) names no commit or tag of {repo.owner}/{repo.name}, so these "
+            "lines are not linked to the repository: the code shown is the released package's own")
+        if permalinks["basis"] == "none" and tag is None and version is not None:
+            progress(f"note: the pages will have no links to {repo.url}: the release names no commit or tag of it. If its "
+                     f"release tags are like v{version}, say so in errcat.toml (tag = \"v{{version}}\" under the upstream, "
+                     f"with url = \"{repo.url}\" and pypi = \"...\"), or crawl the repository's tag instead "
+                     "(errcat crawl --repo URL --ref TAG)")
         dated = vinfo or max((infos[e.path] for e in files), key=lambda i: i.date_time, default=None)
         commit_date = _zip_date(dated) if dated is not None else _ZIP_EPOCH
     except BaseException:
@@ -310,7 +338,8 @@ def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = 
     """A snapshot of NAME==VERSION's wheel (see ``_with_wheel`` for a damaged one)."""
     name, _ = parse_pypi_spec(spec)
     return _with_wheel(spec, cache_dir, progress,
-                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, **kw))
+                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version,
+                                                         progress=progress, **kw))
 
 
 @dataclass(frozen=True)
