@@ -47,14 +47,14 @@ def _checkout() -> Path | None:
 
 
 def home() -> Path:
-    """The errcat home (see the module's docs); ``Path()`` when it is the working directory, so
-    that paths under it read as they did (``output``, not an absolute path)."""
+    """The errcat home (see the module's docs), an absolute path: what is read from it may be
+    remembered by path, and a relative one would name another directory after a chdir."""
     env = os.environ.get(ENV)
     if env:
-        return Path(env)
+        return Path(env).absolute()
     cwd = Path.cwd()
     if _is_home(cwd):
-        return Path()
+        return cwd
     for parent in cwd.parents:
         if _is_home(parent):
             return parent
@@ -66,7 +66,7 @@ def where() -> str:
     if os.environ.get(ENV):
         return f"${ENV}"
     found = home()
-    if found == Path():
+    if found == Path.cwd():
         return "the working directory"
     if found == _checkout():
         return "the errcat checkout"
@@ -74,5 +74,7 @@ def where() -> str:
 
 
 def default_out() -> Path:
-    """``output/`` of the errcat home: where catalogues are written and read by default."""
-    return home() / "output"
+    """``output/`` of the errcat home: where catalogues are written and read by default; relative
+    (``output``) when the home is the working directory, so that messages read as they did."""
+    found = home()
+    return Path("output") if found == Path.cwd() else found / "output"
