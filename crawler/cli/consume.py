@@ -90,7 +90,8 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         REPORTER(f"input longer than {MAX_INPUT // 1024} KiB: matching its last {MAX_INPUT // 1024} KiB")
         message = message[-MAX_INPUT:]
     if not message.strip():
-        raise UsageError("the message is empty")
+        raise UsageError("the message is empty: give it as an argument (errcat match 'ValueError: ...'), "
+                         "a log file, or pipe a log in (python serve.py 2>&1 | errcat match)")
     matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
     try:
         result = run_match(message, matchers, limit)

@@ -98,10 +98,12 @@ def validate(directory: Path, engine: str) -> None:
     from crawler.publish.validate import validate_dataset
 
     if not directory.is_dir():
-        raise UsageError(f"no such directory: {directory}")
+        raise UsageError(f"no such directory: {directory}: name the directory a crawl wrote (errcat validate DIR), "
+                         "or make one with `errcat crawl`")
     datasets = list(find_datasets(directory))
     if not datasets:
-        raise UsageError(f"no dataset (manifest.json) under {directory}")
+        raise UsageError(f"no dataset (manifest.json) under {directory}: name the directory a crawl wrote "
+                         "(errcat validate DIR), or make one with `errcat crawl`")
     bad = 0
     for dataset in datasets:
         problems = validate_dataset(dataset, engine, progress=REPORTER)
