@@ -9,7 +9,7 @@ from helpers import CHECK_CODE
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_a_crawl_with_no_curated_directory_says_so(fixture_repo, cli, tmp_path, monkeypatch):
+def test_a_crawl_with_no_curated_directory_says_so(fixture_repo, cli, tmp_path, monkeypatch, checkout_home):
     """The README's quick start run in an empty directory gave a catalogue without the curated
     explanations and foreign errors errcat ships, and said nothing of it. Run away from any errcat
     home, the crawl reads the curated/ of errcat's checkout (``base.home``), and says where it looked."""

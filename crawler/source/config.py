@@ -440,12 +440,6 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
                         raise UsageError(f"{repo_arg}: its origin remote names no GitHub repository ({problem}): "
                                          "say which with --name OWNER/NAME")
                     up = _new_upstream(f"https://{host}/{owner}/{name}", owner, name)
-    if up is None and override is not None and repo_arg is not None:
-        # A local repository named with --name and configured nowhere is its own project: a
-        # plain Python repository's globs, not the default upstream's (vLLM's found nothing of
-        # it). Without --repo, --name renames the default upstream (a fork of it) and keeps its globs.
-        owner, name = override
-        return _match(config, "github.com", owner, name) or _new_upstream(f"https://github.com/{owner}/{name}", owner, name)
     if up is None:
         up = config.default_upstream
     if override is not None:
@@ -459,6 +453,15 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
 
 def _distribution(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def own_project(config: Config, upstream: Upstream) -> Upstream | None:
+    """For a local repository named with --name that selects no file under the default upstream's
+    globs (``upstream``, renamed): the project of its own it is, with a plain Python repository's
+    globs; None when the name is a configured upstream's, whose globs are meant."""
+    if _match(config, "github.com", upstream.owner, upstream.repo) is not None:
+        return None
+    return _new_upstream(upstream.url, upstream.owner, upstream.repo)
 
 
 def identify_package(spec: str, upstream_name: str | None, name_override: str | None, config: Config,

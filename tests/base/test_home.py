@@ -24,7 +24,8 @@ def elsewhere(tmp_path, monkeypatch):
     return where
 
 
-def test_the_home_is_the_env_var_else_the_project_here_or_above_else_errcats_checkout(elsewhere, tmp_path, monkeypatch):
+def test_the_home_is_the_env_var_else_the_project_here_or_above_else_errcats_checkout(elsewhere, tmp_path, monkeypatch,
+                                                                                     checkout_home):
     # this test runs from errcat's checkout: the package finds it, so output/ is the checkout's
     assert home() == ROOT and default_out() == ROOT / "output"
     project = tmp_path / "nowhere"
@@ -34,6 +35,10 @@ def test_the_home_is_the_env_var_else_the_project_here_or_above_else_errcats_che
     assert home() == project and default_out() == Path("output")  # paths read as they always did
     monkeypatch.setenv("ERRCAT_HOME", str(tmp_path / "mine"))
     assert home() == tmp_path / "mine"
+
+
+def test_outside_any_home_and_checkout_the_home_is_the_user_data_directory(elsewhere, tmp_path):
+    assert home() == tmp_path / "xdg-data" / "errcat"  # (conftest: XDG_DATA_HOME, and no checkout to fall back to)
 
 
 @pytest.mark.parametrize("marker", ["output", "curated", "pyproject"])

@@ -128,7 +128,8 @@ def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_reposito
 def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cli, tmp_path, monkeypatch):
     """The daily sync after a maintainer merged a curated explanation: the upstream commit is the
     one in place, but the catalogue must carry the new text (and its pull request show it)."""
-    monkeypatch.chdir(tmp_path)  # curated/ next to the (absent) config: the working directory
+    (tmp_path / "curated").mkdir()  # the working directory holds curated/: it is the errcat home
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
     assert sync(cli, upstream, out).exit_code == 0
     eid = json.loads(jsonl_bytes(out / "acme" / "widgets").splitlines()[0])["id"]
