@@ -245,6 +245,23 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
         max_blob_bytes=limits.max_file_bytes,
         progress=progress,
     )
+    if (not snapshot.files and not snapshot.skipped and options.pypi is None and options.repo is not None
+            and options.name is not None and options.upstream is None and not options.include and not options.exclude
+            and upstream.name == config.default_upstream.name):
+        # A local repository named with --name, none of whose files the default upstream's globs
+        # select, is a project of its own (vLLM's globs found nothing of `--name me/toy`).
+        from crawler.source.config import own_project
+
+        own = own_project(config, upstream)
+        if own is not None:
+            snapshot.close()
+            progress(f"note: no file of {options.repo} is under {' '.join(include)} (the default upstream's): "
+                     f"crawled as a project of its own, {' '.join(own.include)} (--include says otherwise)")
+            upstream, include, exclude = own, list(own.include), list(own.exclude)
+            limits = crawl_limits(options, upstream)
+            snapshot = open_snapshot(repo=options.repo, ref=options.ref, pypi=None, upstream=upstream, include=include,
+                                     exclude=exclude, cache_dir=options.cache_dir, max_blob_bytes=limits.max_file_bytes,
+                                     progress=progress)
     try:
         if not snapshot.files and not snapshot.skipped:
             # An empty dataset would replace the one in place: a crawl of nothing publishes nothing.

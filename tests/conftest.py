@@ -10,6 +10,7 @@ import git
 import pytest
 from click.testing import CliRunner
 
+from crawler.base.home import _checkout as checkout_of_this_errcat
 from crawler.cli.main import main
 
 # Tests never touch the user's cache or git configuration.
@@ -53,10 +54,31 @@ def fixture_repo(tmp_path: Path) -> FixtureRepo:
     return FixtureRepo(tmp_path / "upstream")
 
 
+@pytest.fixture(autouse=True)
+def no_shared_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test falls back to errcat's checkout or the user's data directory as its errcat home
+    (``crawler.base.home``): a command run from a directory that is no home would read and write
+    curated/ and output/ there (a test's draft once landed in the checkout's curated/). A test
+    of that fallback asks for ``checkout_home``."""
+    from crawler.base import home
+
+    monkeypatch.setattr(home, "_checkout", lambda: None)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+
+
+@pytest.fixture
+def checkout_home(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The errcat home falls back to this checkout again, as it does outside the tests."""
+    from crawler.base import home
+
+    monkeypatch.setattr(home, "_checkout", checkout_of_this_errcat)
+
+
 @pytest.fixture
 def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "cache"
     monkeypatch.setenv("ERRCAT_CACHE_DIR", str(path))
+    monkeypatch.delenv("ERRCAT_HOME", raising=False)  # a developer's own home reaches no test
     return path
 
 

@@ -317,6 +317,7 @@ def _restore_cache(previous: Path, runner_temp: Path) -> None:
 
 
 def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[str, tuple[dict[str, str], str]],
+                 workflow: str = "sync.yml", inputs: dict[str, str] | None = None,
                  ) -> dict[str, dict[str, tuple[dict[str, str], list[str]] | None]]:
     """One run of sync.yml: the upstreams job, then for each upstream it lists, its crawl leg and
     its pull-request leg, each in its own fresh checkout of ``main`` and its own runner temp; each
@@ -327,7 +328,9 @@ def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[st
     run = runs / f"run-{n}"
     artifacts = run / "artifacts"
     artifacts.mkdir(parents=True)
-    listed = run_job("sync.yml", "upstreams", _job_checkout(main, run / "upstreams"), run / "upstreams-temp", env, {}, artifacts)
+    given = {f"inputs.{k}": v for k, v in (inputs or {}).items()}
+    listed = run_job(workflow, "upstreams", _job_checkout(main, run / "upstreams"), run / "upstreams-temp", env, {}, artifacts,
+                     given)
     assert listed is not None
     names = json.loads(listed[0]["upstreams"])
     assert names == sorted(upstreams)
@@ -335,14 +338,15 @@ def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[st
     for name in names:
         leg_env = {**env, **upstreams[name][0]}
         _restore_cache(runs / f"run-{n - 1}" / f"crawl-{name}-temp", run / f"crawl-{name}-temp")
-        context = {"matrix.upstream": name}
-        crawl = run_job("sync.yml", "crawl", _job_checkout(main, run / f"crawl-{name}"), run / f"crawl-{name}-temp", leg_env,
+        context = {"matrix.upstream": name, **given}
+        crawl = run_job(workflow, "crawl", _job_checkout(main, run / f"crawl-{name}"), run / f"crawl-{name}-temp", leg_env,
                         {"upstreams": {**listed[0], "result": "success"}}, artifacts, context)
         legs[name] = {"crawl": crawl}
     for name in names:
         pr_checkout = _job_checkout(main, run / f"pull-request-{name}")
-        pr = run_job("sync.yml", "pull-request", pr_checkout, run / f"pr-{name}-temp", {**env, **upstreams[name][0]},
-                     {"upstreams": {**listed[0], "result": "success"}, "crawl": {"result": "success"}}, artifacts, context={"matrix.upstream": name})
+        pr = run_job(workflow, "pull-request", pr_checkout, run / f"pr-{name}-temp", {**env, **upstreams[name][0]},
+                     {"upstreams": {**listed[0], "result": "success"}, "crawl": {"result": "success"}}, artifacts,
+                     context={"matrix.upstream": name, **given})
         assert pr is not None
         if pr[1][-1] == "Stage the catalogue":
             _merge(main, pr_checkout, upstreams[name][1])
@@ -446,7 +450,7 @@ def test_a_sync_takes_over_what_the_last_one_saved(fixture_repo, gadgets, runner
     run_workflow(main, runs, env, upstreams)
     fixture_repo.commit({"vllm/extra.py": "LIMIT = 1\n"})  # no error in it: every record's row stays the same
     result = run_workflow(main, runs, env, upstreams)
-    assert result["vllm"]["crawl"] == ({}, CRAWL_STEPS)  # a new commit: a new catalogue
+    assert result["vllm"]["crawl"] == ({}, ["Sync with the upstream"])  # no error changed: no pull request
     log = (runs / "run-1" / "crawl-vllm-temp" / "log-sync").read_text()
     assert re.search(r"^extracting \(2 cached\): 1 files$", log, re.M), log
     first, second = (runs / f"run-{n}" / "crawl-vllm-temp" / "errcat-cache" / "search" for n in (0, 1))
@@ -613,3 +617,127 @@ def test_the_backfill_workflow_crawls_released_wheels_and_folds_them_in_release_
     assert retired == [("bad value", "1.0.post1"), ("bad value!", "1.9")]
     (live,) = [r for r in records if not r["history"]["retired"]]
     assert live["history"]["first_seen"]["version"] == "1.9" and live["provenance"]["permalinks"]["basis"] == "tag"
+
+
+# --------------------------------------------------------------------------- adoption by another repository
+
+REUSABLE = ["reusable-sync.yml", "reusable-pages.yml"]
+#: What a caller passes: errcat pinned by commit (here any 40 hex: the checkout is the runner's).
+INPUTS = {"errcat-repository": "acme/errcat", "errcat-ref": "c" * 40, "python-version": "3.11", "catch-up": "false"}
+
+
+@pytest.mark.parametrize("workflow", REUSABLE)
+def test_the_reusable_workflows_state_their_inputs_and_install_errcat_at_the_pinned_commit(workflow):
+    data = load(WORKFLOWS / workflow)
+    assert set(data["on"]) == {"workflow_call"}
+    inputs = data["on"]["workflow_call"]["inputs"]
+    assert inputs["errcat-repository"]["required"] is True and inputs["errcat-ref"]["required"] is True
+    assert all(spec.get("description") for spec in inputs.values())
+    for name, job in data["jobs"].items():
+        steps = job["steps"]
+        errcat = [s for s in steps if s.get("with", {}).get("repository") == "${{ inputs.errcat-repository }}"]
+        installs = [s for s in steps if "pip install" in s.get("run", "")]
+        if installs:  # errcat is checked out at the pinned commit, beside the caller's tree, and installed from there
+            assert [s["with"]["ref"] for s in errcat] == ["${{ inputs.errcat-ref }}"] and errcat[0]["with"]["path"] == ".errcat"
+            assert [s.get("working-directory") for s in installs] == [".errcat"], name
+    first = data["jobs"][next(iter(data["jobs"]))]["steps"][0]
+    assert first["name"] == "Check that errcat is pinned to a commit"  # before anything is checked out
+
+
+def test_the_reusable_sync_keeps_the_split_and_states_its_secret():
+    _split("reusable-sync.yml", ["upstreams", "crawl"], "pull-request", ("errcat sync", "errcat validate"))
+    call = load(WORKFLOWS / "reusable-sync.yml")["on"]["workflow_call"]
+    assert call["secrets"] == {"PULL_REQUEST_TOKEN": {"description": call["secrets"]["PULL_REQUEST_TOKEN"]["description"],
+                                                      "required": False}}
+    (create,) = [s for s in jobs("reusable-sync.yml")["pull-request"]["steps"] if "create-pull-request" in s.get("uses", "")]
+    assert create["with"]["token"] == "${{ secrets.PULL_REQUEST_TOKEN || github.token }}"
+    # the same cache as sync.yml's, so a repository moving from one to the other keeps it
+    assert [s for s in jobs("reusable-sync.yml")["crawl"]["steps"] if "actions/cache@" in s.get("uses", "")][0]["with"] == \
+        [s for s in jobs()["crawl"]["steps"] if "actions/cache@" in s.get("uses", "")][0]["with"]
+
+
+def test_the_pages_workflow_renders_with_read_only_rights_and_deploys_with_the_pages_action_alone():
+    render, deploy = jobs("reusable-pages.yml")["render"], jobs("reusable-pages.yml")["deploy"]
+    assert render["permissions"] == {"contents": "read"}
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"} and deploy["needs"] == "render"
+    assert deploy["environment"]["name"] == "github-pages"
+    assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
+    (upload,) = [s for s in render["steps"] if s.get("uses", "").startswith("actions/upload-pages-artifact@")]
+    assert upload["with"]["path"] == "${{ runner.temp }}/site"
+    names = [s.get("name") for s in render["steps"]]
+    assert names.index("Validate the catalogue") < names.index("Render the site with the dataset beside it") < names.index("Upload the site")
+
+
+def test_another_repository_adopts_the_sync_and_gets_a_pull_request_only_when_an_error_changed(fixture_repo, gadgets, runner):
+    """The reusable sync's own steps, run for a repository of its own (errcat.toml, two upstreams):
+    a pull request for the first catalogue, none for a commit that changes no error, one for a
+    reworded message; with catch-up, one for a commit that changes no error too."""
+    main, runs, env = runner
+    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
+    gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
+                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    crawled = ["Sync with the upstream", "Validate the catalogue", "Gather the catalogue", "Upload the catalogue"]
+
+    def sync(**inputs: str):
+        return run_workflow(main, runs, env, upstreams, "reusable-sync.yml", {**INPUTS, **inputs})
+
+    first = sync()
+    assert all(first[name]["crawl"] == ({}, crawled) and first[name]["pull-request"][1] == PR_STEPS for name in upstreams)
+    assert (main / "output" / "acme" / "widgets" / "manifest.json").is_file()
+    pinned = json.loads((main / "output" / "acme" / "widgets" / "manifest.json").read_text())["commit"]
+
+    fixture_repo.commit({"vllm/notes.py": "LIMIT = 1\n", "vllm/config.py": CODE + "# a comment\n"})
+    quiet = sync()
+    assert quiet["vllm"] == {"crawl": ({}, ["Sync with the upstream"]), "pull-request": ({}, PR_UNCHANGED)}
+    assert json.loads((main / "output" / "acme" / "widgets" / "manifest.json").read_text())["commit"] == pinned
+
+    caught_up = sync(**{"catch-up": "true"})
+    assert caught_up["vllm"]["pull-request"][1] == PR_STEPS
+    assert caught_up["gadgets"]["pull-request"] == ({}, PR_UNCHANGED)  # its commit is the one in place
+    changelog = (runs / "run-2" / "pr-vllm-temp" / "changelog.md").read_text()
+    assert "No changes." in changelog and "no error changed" in changelog
+
+    reworded = fixture_repo.commit({"vllm/config.py": CODE.replace("far too large", "much too large")})
+    moved = sync()
+    assert moved["vllm"]["pull-request"][1] == PR_STEPS and moved["gadgets"]["pull-request"] == ({}, PR_UNCHANGED)
+    assert (runs / "run-3" / "pr-vllm-temp" / "output-2").read_text() == f"commit={reworded}\n"
+
+
+def test_a_reusable_workflow_refuses_errcat_pinned_by_a_branch(runner):
+    main, runs, env = runner
+    with pytest.raises(AssertionError, match="Check that errcat is pinned to a commit: ::error::errcat-ref must be a commit id"):
+        run_workflow(main, runs, env, {}, "reusable-sync.yml", {**INPUTS, "errcat-ref": "main"})
+
+
+def test_the_pages_workflow_publishes_the_site_with_the_dataset_as_its_json_api(fixture_repo, gadgets, runner, tmp_path):
+    """The render job's own steps over a repository whose sync pull requests were merged: the
+    site, and beside it under api/ the dataset byte for byte, which the pages' JSON links reach."""
+    main, runs, env = runner
+    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
+    gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
+    run_workflow(main, runs, env, {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
+                                   "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")})
+    context = {f"inputs.{k}": v for k, v in {**INPUTS, "dataset": ""}.items()}
+
+    def render(checkout: Path, temp: Path, **inputs: str):
+        return run_job("reusable-pages.yml", "render", checkout, temp, env, {}, tmp_path / "no-artifacts",
+                       {**context, **{f"inputs.{k}": v for k, v in inputs.items()}})
+
+    with pytest.raises(AssertionError, match="holds no catalogue or more than one: name the one to publish"):
+        render(_job_checkout(main, tmp_path / "pages-1"), tmp_path / "temp-1")
+    named = render(_job_checkout(main, tmp_path / "pages-2"), tmp_path / "temp-2", dataset="acme/gadgets")
+    assert named == ({}, ["Check that errcat is pinned to a commit", "Validate the catalogue",
+                          "Render the site with the dataset beside it"])
+    assert tree(tmp_path / "temp-2" / "site" / "api" / "acme" / "gadgets") == tree(main / "output" / "acme" / "gadgets")
+
+    alone = _job_checkout(main, tmp_path / "pages-3")  # a repository of one upstream: no input needed
+    shutil.rmtree(alone / "output" / "acme" / "gadgets")
+    assert render(alone, tmp_path / "temp-3") is not None
+    site = tmp_path / "temp-3" / "site"
+    assert (site / "index.html").is_file() and (site / ".nojekyll").is_file()
+    assert tree(site / "api" / "acme" / "widgets") == tree(main / "output" / "acme" / "widgets")
+    page = next((site / "errors").glob("*.html"))
+    links = re.findall(r'href="([^"]*\.json)"', page.read_text())
+    assert links and all((page.parent / link).resolve().is_file() for link in links), links
+    assert all((page.parent / link).resolve().is_relative_to(site.resolve() / "api") for link in links)

@@ -415,8 +415,10 @@ def _schema_digest() -> str:
 
 
 def default_root(config_path: Path | None) -> Path:
-    """``curated/`` next to the config file in use, else in the working directory."""
-    base = config_path.parent if config_path is not None else Path.cwd()
+    """``curated/`` next to the config file in use, else in the errcat home (``base.home``)."""
+    from crawler.base.home import home
+
+    base = config_path.parent if config_path is not None else home()
     return base / DEFAULT_DIR
 
 

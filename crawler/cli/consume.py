@@ -19,7 +19,7 @@ import click
 from crawler.base.errors import UsageError
 from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
-from crawler.cli.options import DEFAULT_OUT, cache_dir_option
+from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, cache_dir_option
 from crawler.cli.pager import COLOR_CHOICES
 
 
@@ -52,7 +52,7 @@ def _one_line(text: str, width: int = 100) -> str:
 
 @click.command()
 @click.argument("message", required=False)
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN,
               help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show (ties with the last are shown too).")
@@ -97,7 +97,8 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, release: s
         REPORTER(f"input longer than {MAX_INPUT // 1024} KiB: matching its last {MAX_INPUT // 1024} KiB")
         message = message[-MAX_INPUT:]
     if not message.strip():
-        raise UsageError("the message is empty")
+        raise UsageError("the message is empty: give it as an argument (errcat match 'ValueError: ...'), "
+                         "a log file, or pipe a log in (python serve.py 2>&1 | errcat match)")
     matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
     try:
         result = run_match(message, matchers, limit, release)
@@ -115,7 +116,7 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, release: s
         umbrellas = bool(result.matches) and all(m.role == "umbrella" for m in result.matches)
         first, whose = (result.matches[0], "its") if result.matches and not (umbrellas and near) else (near, "the nearest one's")
         if first is not None:
-            where = "" if data == DEFAULT_OUT else f" --data {shlex.quote(str(data))}"
+            where = "" if data == DEFAULT_OUT() else f" --data {shlex.quote(str(data))}"
             echo(f"{whose} page: errcat show {first.entry.id}{where}")
             today = (getattr(first, "lineage", None) or {}).get("today")
             if today and today != first.entry.id:
@@ -237,7 +238,7 @@ def _print_text(result) -> None:
 
 
 @click.command()
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN,
               help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.")
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True, help="Where to write the site.")
 @click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
@@ -269,7 +270,7 @@ def render(data: Path, out: Path, fmt: str, changelog: Path | None, data_url: st
 
 @click.command()
 @click.argument("entry_id", metavar="ID")
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Dataset directory or output root.")
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the record's JSON instead of the page.")
 @click.option("--color", "color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
               help="Colour the page: auto colours on a terminal unless NO_COLOR is set.")

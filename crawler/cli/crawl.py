@@ -12,7 +12,7 @@ import click
 
 from crawler.base.progress import REPORTER, Progress
 from crawler.base.sink import echo
-from crawler.cli.options import DEFAULT_OUT, RegistryChoice, UpstreamOption
+from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, RegistryChoice, UpstreamOption
 
 if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never warms it never loads it
     from crawler.consume.match_store import Written
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never
 @click.option("--name", metavar="OWNER/NAME", help="Override the repository identity used for output paths and permalinks.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Leave out files matching GLOB (repeatable).")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count).")
 @click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir).")
@@ -98,10 +98,12 @@ def validate(directory: Path, engine: str) -> None:
     from crawler.publish.validate import validate_dataset
 
     if not directory.is_dir():
-        raise UsageError(f"no such directory: {directory}")
+        raise UsageError(f"no such directory: {directory}: name the directory a crawl wrote (errcat validate DIR), "
+                         "or make one with `errcat crawl`")
     datasets = list(find_datasets(directory))
     if not datasets:
-        raise UsageError(f"no dataset (manifest.json) under {directory}")
+        raise UsageError(f"no dataset (manifest.json) under {directory}: name the directory a crawl wrote "
+                         "(errcat validate DIR), or make one with `errcat crawl`")
     bad = 0
     for dataset in datasets:
         problems = validate_dataset(dataset, engine, progress=REPORTER)
@@ -120,7 +122,7 @@ def validate(directory: Path, engine: str) -> None:
 
 @click.command()
 @click.argument("artifact", type=click.Path(path_type=Path, file_okay=False))
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @click.option("--upstream", cls=UpstreamOption, metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml).")
 @click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="The dataset to expect (default: the upstream's).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")

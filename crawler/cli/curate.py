@@ -10,14 +10,14 @@ import click
 from crawler.base.errors import UsageError
 from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
-from crawler.cli.options import DEFAULT_OUT
+from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN
 
 _curated_option = click.option(
     "--curated", type=click.Path(path_type=Path, file_okay=False),
     help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).",
 )
 _data_option = click.option(
-    "--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True,
+    "--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN,
     help="Dataset directory or output root.",
 )
 
@@ -71,7 +71,7 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
     from crawler.curate.check import check, datasets_under, format_report
 
     if data is not None:
-        if output_dir != DEFAULT_OUT:
+        if output_dir != DEFAULT_OUT():
             raise UsageError(f"give the datasets once: OUTPUT_DIR {output_dir} or --data {data}")
         output_dir = data
     root = _root(curated)

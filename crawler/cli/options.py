@@ -12,7 +12,16 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-DEFAULT_OUT = Path("output")
+#: The default of every --out and --data: ``output/`` of the errcat home (``base.home``), read
+#: when a command runs (a callable default), so that it is the same wherever the command runs.
+def DEFAULT_OUT() -> Path:
+    from crawler.base.home import default_out
+
+    return default_out()
+
+
+#: What --help shows as the default of --out and --data.
+OUT_SHOWN = "output/ of the errcat home: $ERRCAT_HOME, else the errcat project here or above, else errcat's checkout"
 
 
 class RegistryChoice(click.Choice[str]):

@@ -19,7 +19,7 @@ import click
 from crawler.base.errors import UsageError, invalid_data
 from crawler.base.progress import REPORTER
 from crawler.base.sink import KINDS, echo, output_lines
-from crawler.cli.options import DEFAULT_OUT, RegistryChoice, source_options
+from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, RegistryChoice, source_options
 
 if TYPE_CHECKING:
     from crawler.model.diff import ChangeKind
@@ -147,7 +147,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
                                            "package), each crawled from its wheel; --range OLD..NEW is every final release between "
                                            "as the index lists them. No git needed.")
 @source_options
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
             catalogue: Path | None, changelog: Path | None, plan: int | None, pypi: bool, out: Path, **kw: Any) -> None:
@@ -251,19 +251,23 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
 @click.option("--ref", metavar="REF", help="Branch, tag or commit to follow (default: the upstream's branch, or HEAD of a local repo).")
 @click.option("--latest-tag", is_flag=True, help="Follow the newest release tag instead of a branch.")
 @click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=True, help="Output root.")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the markdown changelog (the pull request body) here.")
 @click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the JSON diff report here.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")
+@click.option("--catch-up", is_flag=True,
+              help="Write the new commit's catalogue even when no entry, explanation or errcat version changed.")
 @_invalid_data_is_one_line
 def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, changelog: Path | None,
-         report_path: Path | None, exit_code: bool, **kw: Any) -> None:
+         report_path: Path | None, exit_code: bool, catch_up: bool, **kw: Any) -> None:
     """Bring the catalogue up to the upstream: resolve, crawl, diff, write, say if it changed.
 
     Resolves the upstream's branch head (or, with --latest-tag, its newest release tag) to a
     commit; when that is the commit already in OUT's manifest (crawled by this errcat), nothing
     is crawled. Otherwise it crawls it, carries history forward (new entries first seen now,
-    vanished ones retired), diffs against the previous catalogue and writes both.
+    vanished ones retired), diffs against the previous catalogue and writes both. A commit that
+    changes no entry, explanation or errcat version writes nothing and says changed=false: the
+    manifest names the newer commit with the next change (or now, with --catch-up).
 
     Prints changed=true|false; when $GITHUB_OUTPUT is set, appends changed=..., commit=... and
     dataset=OWNER/NAME (its directory under OUT) to it for the workflow's later steps.
@@ -277,7 +281,7 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
         raise UsageError("give either --ref or --latest-tag, not both")
     source = _source(kw)
     result = run_sync(source, out, ref=ref, latest_tag=latest_tag, tag_pattern=tag_pattern or DEFAULT_TAG_PATTERN,
-                      progress=REPORTER)
+                      progress=REPORTER, catch_up=catch_up)
     for note in result.notes:
         REPORTER(f"note: {note}")
     if changelog is not None:

@@ -156,6 +156,15 @@ ul.entries{list-style:none;padding-left:.75rem;margin:.25rem 0}
 ul.entries li{padding:.2rem 0;border-bottom:1px solid #f4f4f4}
 ul.entries .meta{display:block;font-size:.8rem;color:#555}
 ul.exceptions{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.25rem 1rem}
+.lead{font-size:1.05rem}
+#results mark{background:#fff3b0;color:inherit}
+#results .check{font-size:.85rem;padding-left:1rem}
+ol.reported li{padding:.15rem 0}
+ol.reported .meta{display:block;font-size:.8rem;color:#555}
+.facets{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:.5rem 1.5rem}
+.facet h3{font-size:1rem;margin:.5rem 0 .25rem}
+.facet ul{list-style:none;padding:0;margin:0}
+.facet li{padding:.1rem 0}
 .st-explained{color:#1b5e20}.st-drafted{color:#8a5a00}.st-derived{color:#0d47a1}.retired{color:#8a1c1c}
 .chart-box{overflow:hidden}
 svg.chart{max-width:100%;height:auto}
@@ -934,6 +943,33 @@ SEARCH_JS = r"""
     if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
     return s;
   }
+  // A result's title: the entry's title, or where the title is cut at a field ("Total number
+  // of attention heads (…"), its message template on one line, as errcat match prints it, around
+  // the first word of the query it holds; the query's words marked. Text nodes only.
+  var SHOWN_CHARS = 120;
+  function shownTitle(a, e, qw) {
+    var text = visible(e.title);
+    if (/\u2026$/.test(e.title) && e.text) {
+      text = visible(e.text.replace(/\s+/g, " "));
+      var words = qw.map(function (w) { return w[0].trim(); }).filter(function (w) { return w.length > 2; });
+      var lower = text.toLowerCase(), at = -1;
+      words.forEach(function (w) { var i = lower.indexOf(w); if (i >= 0 && (at < 0 || i < at)) at = i; });
+      if (text.length > SHOWN_CHARS) {
+        var start = at > SHOWN_CHARS - 30 ? Math.max(0, at - 30) : 0, space = text.indexOf(" ", start);
+        if (start && space >= 0 && space < at) start = space + 1;  // from a word's beginning
+        text = (start ? "\u2026" : "") + text.slice(start, start + SHOWN_CHARS) + (start + SHOWN_CHARS < text.length ? "\u2026" : "");
+      }
+    }
+    var marks = qw.map(function (w) { return w[0].trim(); }).filter(function (w) { return w.length > 2; }), low = text.toLowerCase(), i = 0;
+    while (i < text.length) {
+      var next = -1, len = 0;
+      marks.forEach(function (w) { var j = low.indexOf(w, i); if (j >= 0 && (next < 0 || j < next || (j === next && w.length > len))) { next = j; len = w.length; } });
+      if (next < 0) { a.appendChild(document.createTextNode(text.slice(i))); break; }
+      if (next > i) a.appendChild(document.createTextNode(text.slice(i, next)));
+      var m = document.createElement("mark"); m.textContent = text.slice(next, next + len); a.appendChild(m);
+      i = next + len;
+    }
+  }
   function run() {
     var raw = box.value.slice(0, MAX_QUERY).trim();
     list.textContent = "";
@@ -947,32 +983,45 @@ SEARCH_JS = r"""
       var li = document.createElement("li");
       li.className = "foreign";
       li.textContent = visible("Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation);
+      // what to check, as errcat match prints it under the line
+      if ((f.check || []).length) {
+        f.check.forEach(function (c) { var item = document.createElement("div"); item.className = "check"; item.textContent = visible("Check: " + c); li.appendChild(item); });
+      }
       list.appendChild(li);
     });
     var got = answer(read, foreign, foreignMsgs), shown = new Set(), rows = [];
-    // a match of the paste as the start of the entry's message is not a full match: errcat match
-    // says "no full match; entries this message is the beginning of"
+    // As errcat match answers: the entries that match and nothing else; weak candidates (worded
+    // alike, not a match) only when none does; and for words that are no paste ("kv cache"),
+    // the entries that share them, labelled so, only when nothing matched.
     got.strong.forEach(function (m) {
       if (shown.has(m.e.id)) return;
       shown.add(m.e.id);
       rows.push([m.e, (m.full ? " \u00b7 matches" : " \u00b7 " + BEGINNING) + (m.role ? " \u00b7 " + m.role : "")]);
     });
-    got.weak.forEach(function (w) { if (!shown.has(w.e.id)) { shown.add(w.e.id); rows.push([w.e, " \u00b7 weak"]); } });
+    // (and under umbrellas alone, as errcat match offers the nearest wording: the root cause may be reworded)
+    var umbrellasOnly = got.strong.length && got.strong.every(function (m) { return m.role === "umbrella"; });
+    if (!rows.length || umbrellasOnly) got.weak.forEach(function (w) { if (!shown.has(w.e.id)) { shown.add(w.e.id); rows.push([w.e, " \u00b7 weak"]); } });
     var q = read.readings.length ? read.readings[read.readings.length - 1].m : raw, qw = queryWords(read.cleaned);
-    data.entries.map(function (e) { return [shown.has(e.id) ? 0 : wordScore(e, q, qw), e]; })
+    if (!got.strong.length && !foreign.length) data.entries.map(function (e) { return [shown.has(e.id) ? 0 : wordScore(e, q, qw), e]; })
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
-      .slice(0, Math.max(0, 25 - rows.length)).forEach(function (p) { rows.push([p[1], ""]); });
-    rows.slice(0, 25).forEach(function (row) {
+      .slice(0, Math.max(0, LIMIT - rows.length)).forEach(function (p) { rows.push([p[1], " \u00b7 shares words"]); });
+    var more = rows.length - LIMIT;
+    rows.slice(0, LIMIT).forEach(function (row) {
       var e = row[0], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
-      a.textContent = visible(e.title);
+      shownTitle(a, e, qw);
       var small = document.createElement("span");
       small.className = "badge";
       small.textContent = visible(e.exception + row[1]);
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
       list.appendChild(li);
     });
+    if (more > 0) {
+      var rest = document.createElement("li"); rest.className = "muted";
+      rest.textContent = more + " more entr" + (more === 1 ? "y matches" : "ies match") + ": paste more of the message to narrow them down.";
+      list.appendChild(rest);
+    }
     if (!rows.length && !foreign.length) {
       var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
       list.appendChild(li);
@@ -1402,4 +1451,5 @@ def _search_payload(index: SearchIndex, foreign: Sequence[Any] = ()) -> dict[str
          # only where there are some: few entries are assembled messages
          **({"alternatives": [{"fragments": a.fragments, "anchors": a.anchors} for a in e.alternatives]} if e.alternatives else {})}
         for e in index.entries],
-        "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation} for f in foreign]}
+        "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation, "check": list(f.check)}
+                    for f in foreign]}

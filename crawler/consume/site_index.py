@@ -1,10 +1,13 @@
-"""The site's index page: entries grouped by area and by exception, a chart of each release's
-added and removed entries, and the changelog of the last sync.
+"""The site's front page: the search box first (the header's), the errors people report most
+(the curated evidence), the entries counted by kind, by who must act (``meaning.action.actor``)
+and by area, each count a way into the list; then a chart of each release's added and removed
+entries, the changelog of the last sync, and every entry grouped by area and by exception.
 
-Without JavaScript the index is the entries grouped by area (the module tree, ``vllm/v1/core``),
+Without JavaScript the list is the entries grouped by area (the module tree, ``vllm/v1/core``),
 each group a ``<details>`` with its count, and the exceptions with their counts. index.js adds
-the filter (explained / derived / unexplained), grouping by exception and sorting, by moving
-the same list items (no text is built from the dataset in JS but with ``textContent``).
+the filter (explained / derived / unexplained), grouping by exception, kind or who must act and
+sorting, by moving the same list items (no text is built from the dataset in JS but with
+``textContent``); a count's link (``?by=k&open=raise#browse``) groups the list so and opens that group.
 Everything from the dataset is escaped with ``site_html.esc``; the chart is an inline SVG drawn here,
 at render time (no script, no style attribute: the page's CSP stays as strict as the pages').
 """
@@ -51,6 +54,25 @@ def label(r: dict[str, Any], st: str) -> str:
     if st == "explained" and (r.get("explanation") or {}).get("accepted_as_is"):
         return "explained by a machine draft a person accepted as is"
     return STATUS_LABEL[st]
+
+
+#: What the front page calls each kind of entry.
+KIND_LABEL = {"raise": "raised exceptions", "assert": "assertions with a message", "log": "logged warnings and errors",
+              "response": "HTTP error responses", "native": "checks in native code (C++/CUDA, Rust)"}
+#: Who must act on an entry (``meaning.action.actor``), as the front page says it.
+ACTOR_LABEL = {"setting": "you, in a setting: a flag, a config field or an environment variable",
+               "request": "the client, in its request", "model": "the model: its files or its configuration",
+               "environment": "the environment: hardware, drivers, installed packages",
+               "caller": "the code that calls it", "internal": "nobody outside the project: likely a bug",
+               "unknown": "not said by the code"}
+#: Areas the front page counts before "and N more" (the list below has them all).
+TOP_AREAS = 12
+#: Entries the "reported most" list shows.
+TOP_REPORTED = 10
+
+
+def actor(r: dict[str, Any]) -> str:
+    return str(((r.get("meaning") or {}).get("action") or {}).get("actor") or "unknown")
 
 
 def _version_key(v: str) -> tuple:
@@ -118,6 +140,66 @@ def changelog_html(text: str | None) -> str:
     return f'<section id="changelog"><h2>Changes in the last sync</h2><div class="changelog">{markdown_html(text)}</div></section>'
 
 
+#: Characters of a message template a list shows where the title is cut at a field (errcat match's 90).
+SHOWN_CHARS = 90
+
+
+def shown_title(r: dict[str, Any]) -> str:
+    """The title, or where it is cut at a field ("Total number of attention heads (…"), the
+    message template on one line as errcat match prints it."""
+    title = str(r["title"])
+    text = " ".join(str((r.get("message") or {}).get("text") or "").split())
+    if not title.endswith("\u2026") or not text:
+        return title
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "\u2026"
+
+
+def _reported_html(records: list[dict[str, Any]]) -> str:
+    """The entries with the most public reports (curated evidence), most first; none: no section."""
+    from crawler.consume.site_html import esc, safe_url
+
+    reported = sorted(((len((r.get("explanation") or {}).get("evidence") or []), r) for r in records
+                       if (r.get("explanation") or {}).get("evidence") and not (r.get("history") or {}).get("retired")),
+                      key=lambda nr: (-nr[0], nr[1]["title"], nr[1]["id"]))[:TOP_REPORTED]
+    if not reported:
+        return ""
+    items = []
+    for n, r in reported:
+        first = r["explanation"]["evidence"][0]
+        number = first["url"].rstrip("/").rsplit("/", 1)[-1]
+        items.append(f'<li><a href="errors/{esc(r["id"])}.html">{esc(shown_title(r))}</a> <span class="meta"><code>{esc(r["exception"]["name"])}</code>'
+                     f' · reported {n} time{"s" if n != 1 else ""}, first in <a href="{esc(safe_url(first["url"]))}">#{esc(number)}</a></span></li>')
+    return ('<section id="most-reported"><h2>Errors people report most</h2>'
+            '<p>From the reports reviewers linked to each entry (issues and discussions of the repository).</p>'
+            f'<ol class="reported">{"".join(items)}</ol></section>')
+
+
+def _counts_html(title: str, key: str, counts: Counter[str], labels: dict[str, str], order: list[str], rest: int = 0) -> str:
+    from urllib.parse import quote
+
+    from crawler.consume.site_html import esc
+
+    items = "".join(f'<li><a href="?by={key}&amp;open={esc(quote(name, safe="/"))}#browse">{esc(labels.get(name, name))}</a> '
+                    f'<span class="count">{counts[name]:,}</span></li>' for name in order if counts[name])
+    more = f'<li class="muted">and {rest:,} more areas below</li>' if rest else ""
+    return f'<div class="facet" id="by-{key}"><h3>{esc(title)}</h3><ul>{items}{more}</ul></div>'
+
+
+def overview_html(live: list[dict[str, Any]]) -> str:
+    """The live entries counted by kind, by who must act and by area, each count a link into the list."""
+    kinds = Counter(r["kind"] for r in live)
+    actors = Counter(actor(r) for r in live)
+    areas = Counter(area(r["location"]["path"]) for r in live)
+    top = sorted(areas, key=lambda a: (-areas[a], a))
+    kind_order = [k for k in KIND_LABEL if kinds[k]] + sorted(k for k in kinds if k not in KIND_LABEL)
+    actor_order = sorted(actors, key=lambda a: (-actors[a], a))
+    return ('<section id="overview"><h2>The catalogue at a glance</h2><div class="facets">'
+            + _counts_html("By kind", "k", kinds, KIND_LABEL, kind_order)
+            + _counts_html("Who must act", "w", actors, ACTOR_LABEL, actor_order)
+            + _counts_html("By area", "a", areas, {}, top[:TOP_AREAS], max(0, len(top) - TOP_AREAS))
+            + "</div></section>")
+
+
 def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str, changelog: str | None = None) -> str:
     from crawler.consume.site_html import esc, layout
 
@@ -132,6 +214,7 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
     for key in sorted(groups):
         rows = "".join(
             f'<li data-s="{statuses[r["id"]]}" data-x="{esc(r["exception"]["name"])}" data-a="{esc(key)}"'
+            f' data-k="{esc(r["kind"])}" data-w="{esc(actor(r))}"'
             + (' data-r="1"' if (r.get("history") or {}).get("retired") else "") + ">"
             f'<a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a>'
             f'<span class="meta"><code>{esc(r["exception"]["name"])}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
@@ -151,14 +234,21 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
         for key, label, n in (("all", "all", len(records)),
                               *((key, STATUS_LABEL[key], counts[key]) for key in STATUS_LABEL
                                 if key != "drafted" or counts[key])))
+    explained = sum(1 for r in live if statuses[r["id"]] == "explained")
+    derived = sum(1 for r in live if statuses[r["id"]] == "derived")
     body = (f"<h1>{esc(repo)}: {len(live):,} errors</h1>"
-            f'<p id="analysed">Analysed at <code>{esc(commit)}</code>' + (f" ({esc(about)})" if about else "")
-            + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ". "
-            'Paste an error message, a traceback or a log into the search box to find its entry.</p>'
+            '<p class="lead">Paste an error message, a traceback or a log into the search box above: it finds the entry '
+            "as <code>errcat match</code> does, on this page, with no network.</p>"
+            f'<p id="counts">{len(live):,} entries: {explained:,} explained by a person, {derived:,} with what the code says '
+            f"derived from it" + (f", {other:,} not explained yet" if (other := len(live) - explained - derived) else "") + ".</p>"
+            + _reported_html(records) + overview_html(live)
+            + f'<p id="analysed">Analysed at <code>{esc(commit)}</code>' + (f" ({esc(about)})" if about else "")
+            + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ".</p>"
             + chart_html(records) + changelog_html(changelog)
-            + '<section id="browse"><h2>Browse</h2>'
+            + '<section id="browse"><h2>Every entry</h2>'
             f'<form id="controls" class="controls" hidden><fieldset><legend>Show</legend>{filters}</fieldset>'
-            '<label>Group by <select id="group-by"><option value="a">area</option><option value="x">exception</option></select></label> '
+            '<label>Group by <select id="group-by"><option value="a">area</option><option value="x">exception</option>'
+            '<option value="k">kind</option><option value="w">who must act</option></select></label> '
             '<label>Sort groups <select id="sort-by"><option value="name">by name</option><option value="count">most entries first</option>'
             '</select></label></form>'
             f'<div id="groups">{"".join(blocks)}</div></section>'
@@ -203,5 +293,15 @@ INDEX_JS = r"""
     box.appendChild(frag);
   }
   form.addEventListener("change", draw);
+  // A count's link on this page (?by=k&open=raise#browse): the list grouped so, that group open.
+  var params = new URLSearchParams(window.location.search), by = params.get("by"), open = params.get("open");
+  var select = document.getElementById("group-by");
+  if (by && Array.prototype.some.call(select.options, function (o) { return o.value === by; })) {
+    select.value = by;
+    draw();
+    if (open !== null) Array.prototype.forEach.call(box.querySelectorAll("details.group"), function (d) {
+      if (d.querySelector("summary code").textContent === open) { d.open = true; d.scrollIntoView(); }
+    });
+  }
 })();
 """

@@ -25,10 +25,12 @@ def find_datasets(root: Path) -> list[Path]:
 def datasets_under(root: Path) -> list[Path]:
     """``find_datasets``, refusing a missing directory or one with no dataset (``UsageError``)."""
     if not root.is_dir():
-        raise UsageError(f"no such directory: {root}")
+        raise UsageError(f"no such directory: {root}: no catalogue there; make one with `errcat crawl` "
+                         "(it writes under the same place), or name one with --data DIR or $ERRCAT_HOME")
     found = find_datasets(root)
     if not found:
-        raise UsageError(f"no dataset ({MANIFEST}) under {root}; run `errcat crawl` first")
+        raise UsageError(f"no dataset ({MANIFEST}) under {root}: make one with `errcat crawl`, "
+                         "or name one with --data DIR or $ERRCAT_HOME")
     return found
 
 

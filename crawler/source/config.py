@@ -298,8 +298,13 @@ def _find(start: Path) -> tuple[Path | None, dict[str, Any] | None]:
 
 
 def load_config(path: Path | str | None = None) -> Config:
-    """Read errcat.toml (or [tool.errcat] of pyproject.toml) from ``path`` (file or dir; default cwd)."""
-    src, data = _find(Path(path) if path is not None else Path.cwd())
+    """Read errcat.toml (or [tool.errcat] of pyproject.toml) from ``path`` (file or dir; default
+    the errcat home, ``base.home``)."""
+    from crawler.base.home import home
+
+    if path is None and not home().is_dir():  # a home not made yet holds no config
+        return Config()
+    src, data = _find(Path(path) if path is not None else home())
     if src is None or data is None:
         return Config()
     where = f"{src}" + (" [tool.errcat]" if src.name == "pyproject.toml" else "")
@@ -449,6 +454,15 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
 
 def _distribution(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()  # PEP 503
+
+
+def own_project(config: Config, upstream: Upstream) -> Upstream | None:
+    """For a local repository named with --name that selects no file under the default upstream's
+    globs (``upstream``, renamed): the project of its own it is, with a plain Python repository's
+    globs; None when the name is a configured upstream's, whose globs are meant."""
+    if _match(config, "github.com", upstream.owner, upstream.repo) is not None:
+        return None
+    return _new_upstream(upstream.url, upstream.owner, upstream.repo)
 
 
 def identify_package(spec: str, upstream_name: str | None, name_override: str | None, config: Config,

@@ -330,7 +330,7 @@ def permalinks_of(repo: RepoRef, commit: str | None, tag: str | None = None, why
 
 def _local_git_dir(path: Path, shown: str) -> Path:
     if not path.exists():
-        raise SourceError(f"{shown}: no such directory")
+        raise SourceError(f"{shown}: no such directory (--repo takes a local git repository or an https:// git URL)")
     if not path.is_dir():
         raise SourceError(f"{shown}: not a directory")
     path = path.resolve()

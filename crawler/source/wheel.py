@@ -134,9 +134,7 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
         env = dict(os.environ, PIP_NO_INPUT="1")
         returncode, stderr = _run_pip(cmd, env, f"downloading {name}=={version}", progress, tmp)
         if returncode != 0:
-            lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
-            errs = [ln for ln in lines if ln.startswith("ERROR")] or lines or ["failed"]
-            raise SourceError(f"pip download {name}=={version}: {errs[0]}")
+            raise SourceError(_pip_failure(name, version, stderr.decode("utf-8", "replace")))
         wheels = sorted(tmp.glob("*.whl"))
         if not wheels:
             raise SourceError(f"pip download {name}=={version}: no wheel was downloaded")
@@ -146,6 +144,30 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
             if not dest.is_dir():
                 raise
         return dest / wheels[0].name, False
+
+
+_NO_VERSION = re.compile(r"Could not find a version that satisfies the requirement .*?\(from versions: (.*)\)\s*$")
+
+
+def _pip_failure(name: str, version: str, stderr: str) -> str:
+    """The one line a failed ``pip download`` comes to: "no such release" when the index has no
+    such version (with the newest it has), else pip's first error that is not a note about
+    yanked versions. pip's text is the index's: only its version list is taken, as words."""
+    from crawler.base.sink import visible
+
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    for line in lines:
+        m = _NO_VERSION.search(line)
+        if m is None:
+            continue
+        versions = [v.strip() for v in m.group(1).split(",") if re.fullmatch(r"[\w.!+-]{1,40}", v.strip())]
+        if not versions or m.group(1).strip() == "none":
+            return (f"no such package on the package index: {name} (or no wheel of it: errcat reads released wheels); "
+                    "check the name, e.g. with `pip index versions NAME`")
+        return (f"no such release: {name}=={version} is not on the package index (the newest is {visible(versions[-1])}); "
+                f"see them all with `pip index versions {name}`")
+    errs = [ln for ln in lines if ln.startswith("ERROR") and "Ignored the following yanked versions" not in ln] or lines or ["failed"]
+    return f"pip download {name}=={version}: {visible(errs[0])}"
 
 
 class WheelError(SourceError):
@@ -182,7 +204,7 @@ _WHEEL_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,251}\.whl")
 
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
                exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None,
-               package: str | None = None, uploaded: str | None = None) -> Snapshot:
+               package: str | None = None, uploaded: str | None = None, progress: Progress = quiet) -> Snapshot:
     """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
 
     Globs and the version file are the repository's paths: a file is selected as
@@ -259,8 +281,13 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
                               commit="recorded" if upstream_commit else "files")
         permalinks = permalinks_of(
             repo, upstream_commit or short, tag,
-            "the release records no upstream commit and no tag pattern is configured for its repository "
-            "(errcat.toml: tag = \"v{version}\"), so no revision of the repository is known to hold these files")
+            f"this release of the package ({version}) names no commit or tag of {repo.owner}/{repo.name}, so these "
+            "lines are not linked to the repository: the code shown is the released package's own")
+        if permalinks["basis"] == "none" and tag is None and version is not None:
+            progress(f"note: the pages will have no links to {repo.url}: the release names no commit or tag of it. If its "
+                     f"release tags are like v{version}, say so in errcat.toml (tag = \"v{{version}}\" under the upstream, "
+                     f"with url = \"{repo.url}\" and pypi = \"...\"), or crawl the repository's tag instead "
+                     "(errcat crawl --repo URL --ref TAG)")
     except BaseException:
         zf.close()
         raise
@@ -347,7 +374,7 @@ def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = 
     name, _ = parse_pypi_spec(spec)
     return _with_wheel(spec, cache_dir, progress,
                        lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, package=name,
-                                                         uploaded=_upload_time(name, wheel, progress), **kw))
+                                                         uploaded=_upload_time(name, wheel, progress), progress=progress, **kw))
 
 
 @dataclass(frozen=True)

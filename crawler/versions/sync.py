@@ -274,7 +274,7 @@ def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress
                   previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
                   memo: RowMemo | None = None, cache_dir: Path | None = None, omit: bool = True,
                   remember_bare: bool = True, valid: frozenset[bytes] = frozenset(),
-                  documents: dict[str, tuple[str, Any]] | None = None) -> bool:
+                  documents: dict[str, tuple[str, Any]] | None = None, hold: bool = False) -> bool:
     """Render the fold's dataset into ``target`` and say whether anything was written; with
     ``cache_dir`` (see ``history_reuse``), what was validated and compressed before is taken as
     it is. A dataset in place with exactly these bytes is left alone. ``omit``: see
@@ -282,7 +282,7 @@ def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress
     digest of every record file with no history too (``render_state``'s ``bare``), which only a
     history of the same releases finds again: a sync of a new commit has none to find. ``valid``:
     lines of records found valid as they were read (``writer.Reuse.valid_lines``). ``documents``:
-    see ``render_state``."""
+    see ``render_state``. ``hold``: see ``_write_unless_in_place``."""
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
@@ -294,7 +294,7 @@ def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress
         written = True
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents)
-        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None)
+        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
     fold.rendered()
     if cache_dir is not None and reuse is not None:
         history_reuse.finish(cache_dir, newest.repo, reuse, files, bare or ())
@@ -314,11 +314,62 @@ def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_roo
     return files
 
 
+#: What a manifest says of where upstream stood when it was made: fields that move with every
+#: upstream commit (``content_digest`` with them, as the index and search files name the commit;
+#: ``counts`` files and parsed with any file added). A dataset that differs from the one in place
+#: only in these has no news for its readers.
+_POSITION = frozenset({"commit", "commit_date", "upstream_commit", "ref", "input_digest", "content_digest"})
+_POSITION_COUNTS = frozenset({"files", "parsed"})
+#: The files besides the manifest that name the dataset's commit, at their top level.
+_NAMING_COMMIT = frozenset({"index.json", "search.json"})
+
+
+def _without_position(rel: str, data: bytes) -> object:
+    """A dataset file as compared by :func:`only_upstream_moved`: the manifest and the files
+    that name the commit as JSON without their position fields, every other file as its bytes."""
+    if rel != MANIFEST and rel not in _NAMING_COMMIT:
+        return data
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return data
+    if not isinstance(doc, dict):
+        return data
+    doc.pop("commit", None)
+    if rel == MANIFEST:
+        for key in _POSITION:
+            doc.pop(key, None)
+        if isinstance(doc.get("counts"), dict):
+            doc["counts"] = {k: v for k, v in doc["counts"].items() if k not in _POSITION_COUNTS}
+    return doc
+
+
+def only_upstream_moved(target: Path, files: dict[str, bytes]) -> bool:
+    """Whether ``files`` differ from the dataset in place only in where upstream stood: every
+    record file, the record lines and the foreign list byte for byte the same; the manifest,
+    index and search index the same but for their commit (so the same errcat, extractor,
+    curated files, settings, entries and skips)."""
+    from crawler.publish.writer import read_dataset
+
+    try:
+        held = read_dataset(target)
+    except OSError:
+        return False
+    if held.keys() != files.keys():
+        return False
+    return all(_without_position(rel, held[rel]) == _without_position(rel, data) for rel, data in files.items())
+
+
 def _write_unless_in_place(target: Path, files: dict[str, bytes], progress: Progress, said: str, spare_root: Path | None,
-                           previous: dict[str, PreviousRecord] | None, link: bool) -> bool:
-    """Write ``files`` over the dataset in place, unless it holds exactly them already; whether written."""
+                           previous: dict[str, PreviousRecord] | None, link: bool, hold: bool = False) -> bool:
+    """Write ``files`` over the dataset in place, unless it holds exactly them already, or
+    (``hold``) differs from them only in where upstream stood; whether written."""
     if history_reuse.in_place(target, files):
         progress(f"{said}{target} holds these files already")
+        return False
+    if hold and only_upstream_moved(target, files):
+        progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is "
+                 "(its manifest catches up with the next change)")
         return False
     else:
         progress(f"{said}writing {target}")
@@ -465,7 +516,7 @@ def _why_changed(before: Manifest, after: Manifest, old_records: list[RecordData
 
 
 def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag: bool = False,
-         tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = _quiet) -> SyncResult:
+         tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = _quiet, catch_up: bool = False) -> SyncResult:
     """Bring the catalogue under ``out`` to the upstream's head (or newest release tag).
 
     Each piece of work is done once: the catalogue in place is read once, as plain data checked
@@ -476,13 +527,18 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
     taken as it is), and compared with the one in place by its manifest, which names the digest
     of every other file. When the rendered dataset would be over ``max_output_bytes``, the crawl
     is done again as ``errcat crawl`` writes one (leaving out source files to keep within the
-    limit) and the dataset rendered from that, as before."""
+    limit) and the dataset rendered from that, as before.
+
+    An upstream commit that changes no entry, no explanation and nothing of errcat's leaves the
+    catalogue in place as it is (``changed`` False, nothing written), so that a daily sync opens
+    no pull request that only moves the manifest's commit; the manifest names the newer commit
+    with the next real change. ``catch_up`` writes it anyway (a maintainer's scheduled catch-up)."""
     with _no_cycle_collection():
-        return _sync(source, out, ref, latest_tag, tag_pattern, progress)
+        return _sync(source, out, ref, latest_tag, tag_pattern, progress, catch_up)
 
 
 def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, tag_pattern: str,
-          progress: Progress) -> SyncResult:
+          progress: Progress, catch_up: bool = False) -> SyncResult:
     from crawler.crawl import planned_digest
     from crawler.source.config import identify, load_config
     from crawler.versions.formats import markdown
@@ -548,7 +604,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                 # no spare directory (a sync's dataset is replaced in place, as before), no bare digests
                 changed = _render_write(fold, new.manifest, target, progress, "", None, previous, crawled.vouched,
                                         _row_memo(source, new.manifest), cache_dir, omit=not in_memory, remember_bare=False,
-                                        valid=old.valid if old is not None else frozenset(), documents=crawled.documents)
+                                        valid=old.valid if old is not None else frozenset(), documents=crawled.documents,
+                                        hold=old is not None and not catch_up)
                 break
             except OverLimit as over:
                 if not in_memory:

@@ -82,6 +82,16 @@ KV_LOGGED = (
 )
 
 
+def shown_title(record: dict) -> str:
+    """A search result's link text (search.js shownTitle): the title, or where the title is cut at
+    a field, the message template on one line, its first 120 characters (a paste of the whole
+    message holds its first word: the window starts at the beginning)."""
+    if not record["title"].endswith("\u2026"):
+        return record["title"]
+    text = visible(" ".join(record["message"]["text"].split()))
+    return text[:120] + ("\u2026" if len(text) > 120 else "")
+
+
 def _errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
@@ -137,7 +147,7 @@ def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
     box = browser.find_element(By.ID, "search")
     box.send_keys("ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: sliding.")
     first = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
-    assert first.text == kv["title"]
+    assert first.text == shown_title(kv)
     badge = browser.find_element(By.CSS_SELECTOR, "#results li .badge").text
     assert badge == "ValueError \u00b7 matches"  # the pattern itself matched, in JS
     first.click()
@@ -168,7 +178,7 @@ def test_a_link_with_a_hostile_query_answers(browser, site):
         shown = {li.find_element(By.TAG_NAME, "a").text: li.find_element(By.CSS_SELECTOR, ".badge").text
                  for li in browser.find_elements(By.CSS_SELECTOR, "#results li")}
         # not a full match: shown (weak, by its wording, as errcat match's nearest), never as a match
-        assert shown[adjacent["title"]] == "ValueError \u00b7 " + ("matches" if full else "weak")
+        assert shown[shown_title(adjacent)] == "ValueError \u00b7 " + ("matches" if full else "weak")
     assert _errors(browser) == []
 
 
@@ -233,11 +243,11 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
     exception line a candidate, a match only with real literal support, foreign errors named."""
     out, records = site
     shown = _paste(browser, out, KV_LOGGED)
-    assert shown[0] == ("", f"{records[cd.KV['text']]['title']} ValueError \u00b7 matches")
+    assert shown[0] == ("", f"{shown_title(records[cd.KV['text']])} ValueError \u00b7 matches")
     shown = _paste(browser, out, "vllm serve: error: argument --x: Unknown KV cache group kind 'full' in backend_per_kind. "
                                  "Valid kinds are: a.")
-    assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(records[cd.KV["text"]]["title"])
-    kv = records[cd.KV["text"]]["title"]
+    assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(shown_title(records[cd.KV["text"]]))
+    kv = shown_title(records[cd.KV["text"]])
     cut = "ValueError: Unknown KV cache group kind 'full' in backend_per"  # cut inside a literal: the start of the message
     assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 no full match: the message is its beginning")
     body = ("""openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
@@ -248,7 +258,7 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
     suffixed = ('{"error": {"message": "The model\'s max seq len (4096) is larger than the maximum number of tokens that can be '
                 'stored in KV cache (2048). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing '
                 'the engine. (parameter=max_model_len, value=4096)", "type": "BadRequestError", "param": "max_model_len", "code": 400}}')
-    assert _paste(browser, out, suffixed)[0] == ("", f"{seq['title']} ValueError \u00b7 matches")
+    assert _paste(browser, out, suffixed)[0] == ("", f"{shown_title(seq)} ValueError \u00b7 matches")
     shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
     assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
     assert not any(text.endswith("matches") for _, text in shown)
@@ -430,11 +440,11 @@ def test_a_pasted_traceback_found_and_opened_with_the_keyboard_only(browser, ric
     WebDriverWait(browser, 30).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
     box.send_keys(Keys.ARROW_DOWN)
     first = browser.switch_to.active_element
-    assert first.tag_name == "a" and first.text == kv["title"]
+    assert first.tag_name == "a" and first.text == shown_title(kv)
     first.send_keys(Keys.ARROW_DOWN)
-    assert browser.switch_to.active_element.text != kv["title"]
+    assert browser.switch_to.active_element.text != shown_title(kv)
     browser.switch_to.active_element.send_keys(Keys.ARROW_UP)
-    assert browser.switch_to.active_element.text == kv["title"]
+    assert browser.switch_to.active_element.text == shown_title(kv)
     browser.switch_to.active_element.send_keys(Keys.ESCAPE)
     assert browser.switch_to.active_element.get_attribute("id") == "search"
     browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
@@ -483,6 +493,50 @@ def test_the_index_filters_groups_and_sorts(browser, rich_site):
     keys = [s.text for s in browser.find_elements(By.CSS_SELECTOR, "#groups summary code")]
     counts = [int(c.get_attribute("textContent")) for c in browser.find_elements(By.CSS_SELECTOR, "#groups summary .count")]
     assert "ValueError" in keys and counts == sorted(counts, reverse=True) and sum(counts) == total
+    assert _errors(browser) == []
+
+
+def test_the_front_page_puts_the_search_box_first_and_its_counts_lead_into_the_list(browser, rich_site):
+    """A count of the front page (by kind, who must act, area) is a link: followed, the list is
+    grouped by it and that group is open, holding as many entries as the count says."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    out, records = rich_site
+    _viewport(browser, 1280)
+    browser.get((out / "index.html").as_uri())
+    box, title = browser.find_element(By.ID, "search"), browser.find_element(By.TAG_NAME, "h1")
+    assert box.location["y"] < title.location["y"] and box.is_displayed()
+    live = [r for r in records["_ordered"] if not r["history"].get("retired")]
+    for facet in ("by-k", "by-w", "by-a"):
+        counts = [int(c.text.replace(",", "")) for c in browser.find_elements(By.CSS_SELECTOR, f"#{facet} .count")]
+        assert counts and (sum(counts) == len(live) or facet == "by-a"), facet
+    link = browser.find_element(By.CSS_SELECTOR, "#by-k li a")
+    want = int(browser.find_element(By.CSS_SELECTOR, "#by-k li .count").text)
+    link.click()
+    opened = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#groups details[open]")))
+    kind = opened.find_element(By.CSS_SELECTOR, "summary code").text
+    assert browser.find_element(By.ID, "group-by").get_attribute("value") == "k"
+    assert {li.get_attribute("data-k") for li in opened.find_elements(By.CSS_SELECTOR, "li")} == {kind}
+    assert len([li for li in opened.find_elements(By.CSS_SELECTOR, "li") if not li.get_attribute("data-r")]) == want
+    assert _errors(browser) == []
+
+
+def test_search_results_are_labelled_and_stop_at_what_matches(browser, site):
+    """A paste that matches shows its matches and nothing worded alike below them, as errcat
+    match does; words that are no paste show the entries sharing them, labelled so, the words marked."""
+    out, records = site
+    kv = records[cd.KV["text"]]
+    shown = _paste(browser, out, "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: sliding.")
+    assert shown == [("", f"{shown_title(kv)} ValueError \u00b7 matches")]
+    words = _paste(browser, out, "backend kinds")  # worded alike (weak) first, then the entries sharing a word
+    labels = [text.rsplit(" \u00b7 ", 1)[-1] for _, text in words]
+    assert "shares words" in labels and set(labels) <= {"weak", "shares words"}, words
+    assert labels == sorted(labels, key=["weak", "shares words"].index)
+    marked = browser.execute_script("return Array.prototype.map.call(document.querySelectorAll('#results li a mark'),"
+                                    " function (m) { return m.textContent.toLowerCase(); });")
+    assert marked and set(marked) <= {"backend", "kinds"}, marked
     assert _errors(browser) == []
 
 

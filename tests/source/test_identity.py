@@ -245,7 +245,8 @@ def test_a_permalink_names_the_recorded_commit_else_the_configured_tag(cli, cach
 def test_without_a_recorded_commit_or_a_tag_pattern_there_is_no_permalink_and_the_page_says_why(cli, cache_dir, tmp_path):
     dataset, record = crawl_release(cli, cache_dir, tmp_path, extra='path_prefix = "src/"')
     links = record["provenance"]["permalinks"]
-    assert links["basis"] == "none" and "no upstream commit" in links["reason"] and "tag" in links["reason"]
+    assert links["basis"] == "none" and "names no commit or tag of acme/pkg" in links["reason"]
+    assert "errcat.toml" not in links["reason"] and "the code shown is the released package's own" in links["reason"]
     assert record["location"]["permalink"] is None and all(s["permalink"] is None for s in record["sites"])
     assert cli("validate", dataset).exit_code == 0
     shown = cli("show", record["id"], "--data", dataset)
@@ -254,7 +255,37 @@ def test_without_a_recorded_commit_or_a_tag_pattern_there_is_no_permalink_and_th
         site = tmp_path / f"site-{fmt}"
         assert cli("render", "--data", dataset, "--out", site, "--format", fmt).exit_code == 0
         text = (site / page.format(record["id"])).read_text()
-        assert "no permalink" in text and "no upstream commit" in text and "view on GitHub" not in text
+        assert "no permalink" in text and "names no commit or tag" in text and "view on GitHub" not in text
+        assert "errcat.toml" not in text
+
+
+def test_a_release_without_permalinks_says_how_to_get_them_on_the_command_line(cli, cache_dir, tmp_path):
+    """The fix is the maintainer's to make, so the hint goes to the command line, not the page."""
+    files = {"pkg/__init__.py": "", "pkg/core.py": CODE}
+    cached_wheel(cache_dir, files, name="pkg", version="1.0")
+    config = tmp_path / "errcat.toml"
+    config.write_text(CONFIG.format(extra='path_prefix = "src/"'))
+    result = cli("crawl", "--pypi", "pkg==1.0", "--config", config, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    (note,) = [line for line in result.stderr.splitlines() if line.startswith("note: the pages will have no links")]
+    assert "https://github.com/acme/pkg" in note and 'tag = "v{version}"' in note and "like v1.0" in note
+    assert "errcat crawl --repo URL --ref TAG" in note
+    tagged = tmp_path / "tagged.toml"
+    tagged.write_text(CONFIG.format(extra='path_prefix = "src/"\ntag = "v{version}"'))
+    again = cli("crawl", "--pypi", "pkg==1.0", "--config", tagged, "--out", tmp_path / "out2")
+    assert again.exit_code == 0 and "no links" not in again.stderr
+
+
+def test_a_local_repository_named_with_name_gets_a_plain_python_projects_globs(cli, fixture_repo, tmp_path):
+    """vLLM's globs (vllm/**/*.py) found nothing of a project of one's own: --name makes it its own."""
+    fixture_repo.commit({"toy/__init__.py": "", "toy/core.py": CODE}, tag="t1")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "t1", "--name", "me/toy", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((tmp_path / "out" / "me" / "toy" / "manifest.json").read_text())
+    assert manifest["include"] == ["**/*.py"] and manifest["exclude"] == [] and manifest["counts"]["entries"] == 1
+    # naming the configured upstream's repository keeps its globs
+    named = cli("crawl", "--repo", fixture_repo.path, "--ref", "t1", "--name", "vllm-project/vllm", "--out", tmp_path / "v")
+    assert named.exit_code == 2 and "no file of " in one_line_error(named) and "--include vllm/**/*.py" in one_line_error(named)
 
 
 def test_the_same_inputs_with_another_tag_pattern_are_crawled_again(cli, cache_dir, tmp_path):

@@ -715,6 +715,36 @@ def test_a_wheel_with_a_bad_crc_is_one_line_and_is_not_kept(package_index: Path,
     assert pypi_crawl(cli, tmp_path / "out").exit_code == 0
 
 
+def _one_line(result) -> str:
+    """The one line of a refused command, without its ``errcat: `` prefix."""
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 2 and "Traceback" not in result.stderr, result.output
+    assert [line for line in lines if line.startswith("errcat: ")] == lines[-1:], result.stderr
+    return lines[-1].removeprefix("errcat: ")
+
+
+def test_a_release_the_index_does_not_have_is_no_such_release(package_index: Path, cli, tmp_path: Path) -> None:
+    demo_wheel(package_index)
+    result = cli("crawl", "--pypi", "errcat-demo-pkg==9.9", "--name", "acme/demo", "--out", tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    assert _one_line(result) == ("no such release: errcat-demo-pkg==9.9 is not on the package index (the newest "
+                                      "is 1.0); see them all with `pip index versions errcat-demo-pkg`")
+    unknown = cli("crawl", "--pypi", "errcat-no-such-pkg==1.0", "--name", "acme/demo", "--out", tmp_path / "out")
+    assert _one_line(unknown).startswith("no such package on the package index: errcat-no-such-pkg")
+
+
+def test_pips_note_on_yanked_versions_is_not_taken_for_its_error() -> None:
+    """pip's real stderr for vllm==0.99.0 starts with a note on a yanked version, also as ERROR."""
+    from crawler.source.wheel import _pip_failure
+
+    stderr = ("ERROR: Ignored the following yanked versions: 0.2.1\n"
+              "ERROR: Could not find a version that satisfies the requirement vllm==0.99.0 (from versions: 0.1.4, 0.2.0, 0.33.0)\n"
+              "ERROR: No matching distribution found for vllm==0.99.0\n")
+    assert _pip_failure("vllm", "0.99.0", stderr).startswith("no such release: vllm==0.99.0 is not on the package index (the newest is 0.33.0)")
+    assert _pip_failure("x", "1", "ERROR: Ignored the following yanked versions: 0.2.1\nERROR: HTTP error 503\n") == \
+        "pip download x==1: ERROR: HTTP error 503"
+
+
 @pytest.mark.parametrize("damage", ["truncated", "bad CRC"])
 def test_a_damaged_cached_wheel_is_downloaded_again(package_index: Path, cli, cache_dir: Path, tmp_path: Path,
                                                     damage: str) -> None:

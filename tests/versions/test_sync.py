@@ -128,7 +128,8 @@ def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_reposito
 def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cli, tmp_path, monkeypatch):
     """The daily sync after a maintainer merged a curated explanation: the upstream commit is the
     one in place, but the catalogue must carry the new text (and its pull request show it)."""
-    monkeypatch.chdir(tmp_path)  # curated/ next to the (absent) config: the working directory
+    (tmp_path / "curated").mkdir()  # the working directory holds curated/: it is the errcat home
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "out"
     assert sync(cli, upstream, out).exit_code == 0
     eid = json.loads(jsonl_bytes(out / "acme" / "widgets").splitlines()[0])["id"]
@@ -146,16 +147,40 @@ def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cl
     assert sync(cli, upstream, out, "--exit-code").stdout.startswith("changed=false")  # and then it is up to date
 
 
-def test_a_commit_that_changes_no_error_says_so_in_the_changelog(upstream, cli, tmp_path):
-    """An upstream commit that only adds a comment: the pull request changes the commit the
-    catalogue names (manifest, index, search index) and its body says that, not that errcat made
-    the catalogue again (it said "The catalogue was regenerated (errcat 0.1.0, extractor 3)")."""
+def test_a_commit_that_changes_no_error_opens_no_pull_request(upstream, cli, tmp_path, monkeypatch):
+    """An upstream commit that only adds a comment changes no entry: the sync says changed=false
+    and writes nothing (a daily pull request that only moves the manifest's commit is noise),
+    and the next real change brings the manifest to the newest commit."""
+    out = tmp_path / "out"
+    github_output = tmp_path / "github_output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(github_output))
+    first = upstream.repo.head.commit.hexsha
+    assert sync(cli, upstream, out).exit_code == 0
+    before = files_of(out / "acme" / "widgets")
+    second = upstream.commit({"pkg/a.py": CODE + "# only a comment\n"})
+    result = sync(cli, upstream, out, "--exit-code")
+    assert result.exit_code == 0 and result.stdout.startswith(f"changed=false commit={second} (0 change(s)"), result.output
+    assert "no entry, explanation or errcat version changed" in result.stderr
+    assert github_output.read_text().endswith(f"changed=false\ncommit={second}\ndataset=acme/widgets\n")
+    assert files_of(out / "acme" / "widgets") == before
+    assert json.loads(before["manifest.json"])["commit"] == first
+
+    third = upstream.commit({"pkg/a.py": CODE.replace("far too large", "much too large") + "# only a comment\n"})
+    moved = sync(cli, upstream, out, "--exit-code")
+    assert moved.exit_code == 1 and moved.stdout.startswith(f"changed=true commit={third} (1 change(s)"), moved.output
+    assert json.loads(files_of(out / "acme" / "widgets")["manifest.json"])["commit"] == third
+
+
+def test_catch_up_writes_a_commit_that_changes_no_error_and_says_so_in_the_changelog(upstream, cli, tmp_path):
+    """With --catch-up (a maintainer's weekly schedule, say) the commit is written anyway: the
+    manifest, index and search index name it, and the changelog says that is all that changed
+    (not that errcat made the catalogue again)."""
     out, changelog = tmp_path / "out", tmp_path / "changelog.md"
     first = upstream.repo.head.commit.hexsha
     assert sync(cli, upstream, out).exit_code == 0
     before = files_of(out / "acme" / "widgets")
     second = upstream.commit({"pkg/a.py": CODE + "# only a comment\n"})
-    result = sync(cli, upstream, out, "--changelog", changelog)
+    result = sync(cli, upstream, out, "--changelog", changelog, "--catch-up")
     assert result.exit_code == 0 and result.stdout.startswith(f"changed=true commit={second} (0 change(s)")
     after = files_of(out / "acme" / "widgets")
     assert sorted(p for p in after if after[p] != before.get(p)) == ["index.json", "manifest.json", "search.json"]
