@@ -53,7 +53,7 @@ _HARDWARE = re.compile(
     r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
-    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL|NVLink|ulimit|disk space)", re.I)
+    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space)", re.I)
 _HARDWARE_GUARD = re.compile(r"\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
                              r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
                              r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
@@ -68,6 +68,8 @@ _REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pool
 _SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py")
 #: A method that checks the inputs of one call at run time (not the model's configuration).
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
+#: A message that says what goes with what ("X is not supported with Y", "only supports X for Y").
+_COMBINATION = re.compile(r"\b(?:with|for|when|together|alongside|on|in|by|without|unless|while)\b", re.I)
 _PARALLEL = re.compile(r"\b(?:tp|pp|dp|ep|pcp|dcp)_size\b|\btensor[- ]parallel(?:ism| size)?\b|\bpipeline[- ]parallel(?:ism| size)?\b|"
                        r"\bdata[- ]parallel size\b", re.I)
 #: What torch's TORCH_CHECK appends to a message: no advice of the check's own.
@@ -115,7 +117,7 @@ def remedy(record: dict[str, Any]) -> str | None:
         sentence = sentence.strip()
         for m in _INTRO.finditer(sentence):
             rest = sentence[m.end():]
-            if _REMEDY_START.match(rest) and not _looks_like_condition(rest) and not _NEGATED.search(sentence[:m.start()]):
+            if _REMEDY_START.match(rest) and not _looks_like_condition(rest) and not (m.group(0).strip() in ("and", "or") and _NEGATED.search(sentence[:m.start()])):
                 found.append(_cap(rest[0].upper() + rest[1:]))
                 break
         if len(found) == 2:
@@ -283,7 +285,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
     if kind != "assert" and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
-    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model:
+    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
     if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
         return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
@@ -303,6 +305,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "setting", "the message says what to change"
     if kind == "assert":
         return "internal", "an assert with no setting, request or model a user controls"
+    if kind == "native" and path.endswith(".rs"):
+        return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
     if kind == "native":
         return "internal", "a check inside a kernel, on what the project's own code passes it"
     return "internal", "no setting, request, model or environment a user controls leads to it"
@@ -334,8 +338,9 @@ _SAYS = {
     "model_output": "What the model generated does not have the form the tool or reasoning parser expects ({what}).",
     "model_code": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint, "
                   "or the input you give it, does not fit what that code expects.",
-    "internal_unseen": "No setting, request field, model or environment check of yours shows on the way to this {noun} in the code: "
-                       "{project} most likely reached a state its code does not expect; this is likely a bug.",
+    "internal_unseen": "The code shows no setting, request field, model or environment check of yours on the way to this {noun}, "
+                       "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
+                       "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -347,7 +352,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
     steps: list[str] = []
     if found:
         steps.append(f"Do what the message says: {found}")
-    if fix and (not knobs or any(_settable(k) for k in knobs)):
+    if fix and actor != "internal" and (not knobs or any(_settable(k) for k in knobs)):
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, "cli_flag", "config_field", "env_var")
     requests = _settings(knobs, "request_param")
