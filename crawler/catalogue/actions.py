@@ -65,7 +65,7 @@ _MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "trans
 _PARSER_PATHS = ("tool_parsers/", "reasoning/")
 _REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
                   "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
-_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py")
+_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
 #: A method that checks the inputs of one call at run time (not the model's configuration).
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
 #: A message that says what goes with what ("X is not supported with Y", "only supports X for Y").
@@ -83,7 +83,11 @@ _MEDIA = re.compile(r"\bframes?\b|\bdecod|\bcorrupt|\bcodec\b|\bsample rate\b", 
 _DEVICE = re.compile(r"\bcuda\w+ failed\b|\bcudaGetErrorString\b|\bdriver\b|\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
                      r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b", re.I)
 _DRIVER_HANDLER = re.compile(r"\bAmdSmi\w*|\bNVMLError\w*|\bpynvml\b|\bOSError\b|\bPermissionError\b|\bCudaError\b|\bCUDAError\b")
-_FROM_REQUEST = re.compile(r"\b(?:from|in|of) (?:the |this |your )?request\b|\brequest's\b", re.I)
+_FROM_REQUEST = re.compile(r"\b(?:from|in|of) (?:the |this |your )?request\b|\brequest's\b|\binvalid request\b", re.I)
+#: "Unsupported mode: {mode}": a dispatch on the code's own values, no combination a user chose.
+_DISPATCH = re.compile(r"^(?:Unsupported|Unknown|Invalid) [\w .-]{1,40}: ?[{'\"]", re.I)
+#: What a serving method finds missing in its own state (not in the request it handles).
+_OWN_STATE = re.compile(r"\bnot available\b|\bnot initiali[sz]ed\b|\bwas not (?:set|prepared|created|allocated)\b", re.I)
 _REQUEST_GUARD = re.compile(r"\b(?:chat_template_kwargs|kv_transfer_params|mm_processor_kwargs|extra_body|structural_tag|tool_choice|"
                             r"response_format|constrained_tools)\b")
 #: A message that states an invariant of the code's own order ("must be set by this point").
@@ -253,12 +257,17 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
-    if any(p in path for p in _REQUEST_PATHS) and kind != "assert" and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I):
+    if any(p in path for p in _REQUEST_PATHS) and kind != "assert" and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
+            and not _OWN_STATE.search(text):
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
     method = site["qualname"].rpartition(".")[2]
     in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method)
     # a model file's check on its own state at run time says nothing about the model loaded
-    model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text))
+    model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
+    if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
+        return "request", "the input the request carries is of a kind this model does not take"
+    if kind != "native" and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
+        return "setting", "the message says the backend chosen does not support it"
     if kind != "assert" and _REQUEST_INPUT.search(text):
         return "request", "the check limits the media or prompt one request carries"
     if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):
@@ -285,7 +294,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
     if kind != "assert" and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
-    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text):
+    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
     if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
         return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
@@ -334,6 +343,8 @@ _SAYS = {
     "model": "The model or checkpoint you load leads to this {noun} ({what}).",
     "environment": "Your environment ({what}) leads to this {noun}.",
     "caller": "Your code ({what}) leads to this {noun}.",
+    "log_error": "{project} logs this {noun}; the code shows no setting, request, model or environment of yours that leads "
+                 "to it: if it comes with a failure, it is likely a bug.",
     "log": "Nobody has to act: {project} logs this {noun} and goes on ({what}); act only if what it reports is not what you meant.",
     "model_output": "What the model generated does not have the form the tool or reasoning parser expects ({what}).",
     "model_code": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint, "
@@ -424,11 +435,17 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
             return "the options of the command you ran: " + basis.rpartition("arguments ")[2]
         if "parser" in basis:
             return "the tool or reasoning parser you chose for this model"
+        if "/benchmarks/" in "/" + record["sites"][0]["path"] and "configuration is checked" in basis:
+            return "the options of the benchmark command you ran"
+        if "backend chosen" in basis:
+            return "the backend you chose, or the one chosen for you"
         if "combination" in basis:
             return "the combination of options, features and model you chose"
         return "what the message names" if basis.startswith("the message says") else "an option or config value"
     if actor == "request":
         requests = _settings(knobs, "request_param")
+        if not requests and "kind this model does not take" in basis:
+            return "the kind of input it carries"
         if not requests and "media" in basis:
             return "the media or prompt it carries"
         return f"its field {_names(requests)}" if requests else "its fields or parameters"
@@ -457,6 +474,8 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
     found = remedy(data)
     actor, basis = classify(data, found)
     key = "log" if actor == "internal" and data["kind"] == "log" else actor
+    if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
+        key = "log_error"
     if key == "internal" and basis.startswith("no setting, request"):
         key = "internal_unseen"
     elif key == "model" and "what the model generated" in basis:
