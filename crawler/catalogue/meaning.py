@@ -73,6 +73,7 @@ class _Tables:
     forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
     returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
     env_aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = envs.X
+    getter_env: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> environment variables it reads
 
 
 def _request_fields(t: _Tables) -> dict[str, list[str]]:
@@ -136,6 +137,8 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.forwards.setdefault((path, call["callee"]), []).append(call)
         for fn in d.get("returns", ()):
             t.returns[(path, fn["function"])] = fn["reads"]
+        for fn in d.get("getter_env", ()):
+            t.getter_env[(path, fn["function"])] = fn["env"]
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
         for alias in d.get("env_aliases", ()):
@@ -252,6 +255,13 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+#: ``name.attr`` read (not called, not itself an attribute of something)
+_ATTR_READ = re.compile(r"(?<![\w.])([a-z_]\w*)\.([a-z_]\w*)\b(?!\s*\()")
+
+
+def _snake(name: str) -> str:
+    """``SamplingParams`` -> ``sampling_params``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 _SUBJECT = re.compile(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s")  # a message's first word, when a field's name
 _SPELLED = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*")  # a flag or a dotted name
 _CAPWORDS = re.compile(r"[A-Z][A-Za-z0-9]*")
@@ -363,6 +373,31 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
     return knob, used
 
 
+def _behind_property(t: _Tables, owner: str, chain: list[str]) -> list[dict[str, Any]]:
+    """The settings a property (a method taking no argument) of a settings class stands for, when
+    ``chain`` on ``owner`` ends in one past its fields: ``self.parallel_config.use_ray`` is the
+    field ``use_ray`` returns a test of (``distributed_executor_backend``), ``self.use_v2`` the
+    environment variables it reads (``envs.VLLM_USE_V2_MODEL_RUNNER``)."""
+    cls = owner
+    for i, name in enumerate(chain):
+        declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
+        if declared is None:
+            key = (t.classes[cls]["path"], f"{t.classes[cls]['name']}.{name}")
+            # (only what a user sets: a property over fields no option sets, ``is_moe`` over
+            # ``num_experts`` read from the checkpoint, is something the config computes)
+            found = [k for read in t.returns.get(key, ()) for k in [_field_knob(t, cls, read.split(".")[1])] if k and k["flags"]]
+            found += [_knob("env_var", env, path=t.env[env][0], line=t.env[env][1])
+                      for env in t.getter_env.get(key, ()) if env in t.env]
+            return found
+        if i == len(chain) - 1:
+            return []
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ()) if q in t.settings and q != cls]
+        if len(held) != 1:
+            return []
+        cls = held[0]
+    return []
+
+
 def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
     """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
     for name in chain:
@@ -468,6 +503,8 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
             for after in named_at(name, where):
                 suffix = after.split(".")[1:] if exact else []
                 knob, used = _chain_knob(t, cls, [*stands_for, *suffix])
+                found += [(behind, None) for behind in _behind_property(t, cls, [*stands_for, *suffix])
+                          if behind["kind"] == "env_var" or behind["owner"] in _user_facing(t)]
                 if knob is not None and knob["owner"] in _user_facing(t):
                     whole = alone and exact and used >= len(stands_for)
                     found.append((knob, ".".join([name, *suffix[:used - len(stands_for)]]) if whole else None))
@@ -659,6 +696,8 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
             knob, used = _chain_knob(t, owner, chain.split("."))
             name = ".".join(chain.split(".")[:used])
             add(knob, f"self.{name}", f"cls.{name}")
+            for behind in _behind_property(t, owner, chain.split(".")):
+                add(behind)
         # a field the message names ("custom_ops can contain only ...") is the setting it is about
         own = {f["name"] for f in t.classes[owner]["fields"]}
         for name in dict.fromkeys(_WORD.findall(site["template"]["text"])):
@@ -682,6 +721,14 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         if name in t.env and _pattern(rf"\b{re.escape(var)}\b").search(text_of_site):
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line), var)
+    # a request's fields read where it is handled (``request.stream`` in a serving method): the
+    # variable holding it is named for the request, or for its class (``sampling_params``)
+    for root, name in dict.fromkeys(_ATTR_READ.findall(text_of_site)):
+        holders = _request_fields(t).get(name, [])
+        named = [q for q in holders if _snake(t.classes[q]["name"]) == root]
+        if holders and (named or root in ("request", "req") or root.endswith("_request")):
+            pick = named or holders
+            add(_field_knob(t, pick[0], name) if len(pick) == 1 else _knob("request_param", name, field=name), f"{root}.{name}")
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
