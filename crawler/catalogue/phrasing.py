@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from crawler.catalogue import asks
-from crawler.extract.native import CLOSURE_OF
+from crawler.extract.native import CLOSURE_OF, SWITCH_DEFAULT
 
 MAX_CODE = 80
 MAX_CONDITIONS = 4
@@ -283,6 +283,9 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     item_names = _loop_names(loops, names)
     said = []
     for guard in guards:
+        if guard.startswith(SWITCH_DEFAULT):  # (a default: whose cases macros write: see ``extract.native``)
+            said.append(f"`{whole_code(guard[len(SWITCH_DEFAULT):])}` is none of the values its `switch` has a case for")
+            continue
         if guard.startswith(CLOSURE_OF):  # (a native walker's closure: see ``extract.native``)
             said.append(f"`{whole_code(guard[len(CLOSURE_OF):])}` calls the closure it is given")
             continue

@@ -799,12 +799,14 @@ class _Rust(_Walker):
 def _case_guards(switch: Any) -> dict[int, str]:
     """The condition each ``case_statement`` of a C/C++ ``switch`` holds its statements under, by
     node id: ``k == 1 || k == 2`` for ``case 1: case 2: ...`` (a label with no statements falls
-    through to the next), ``!(k == 1 || k == 2)`` for ``default:``; none for a default that labels
-    fall into, or in a switch with no valued label."""
+    through to the next), ``!(k == 1 || k == 2)`` for ``default:``, or ``SWITCH_DEFAULT`` and the
+    subject when the cases are written by macros; none for a default that labels fall into, or
+    alone in its switch."""
     cond = switch.child_by_field_name("condition")
     subject = _flat(_text(cond)) if cond is not None else ""
     subject = subject[1:-1].strip() if subject.startswith("(") and subject.endswith(")") else subject
-    cases = [c for c in switch.child_by_field_name("body").named_children if c.type == "case_statement"]
+    body = switch.child_by_field_name("body")
+    cases = [c for c in body.named_children if c.type == "case_statement"]
     values = [_flat(_text(v)) for c in cases for v in [c.child_by_field_name("value")] if v is not None]
     out: dict[int, str] = {}
     pending: list[str] = []
@@ -814,6 +816,8 @@ def _case_guards(switch: Any) -> dict[int, str]:
         if value is None:
             if values and not pending:
                 out[case.id] = "!(" + " || ".join(f"{subject} == {v}" for v in values) + ")"
+            elif not pending and len(body.named_children) > 1:  # (its cases are macros: ``AG_CASE(6)``)
+                out[case.id] = f"{SWITCH_DEFAULT}{subject}"
             pending = []
             continue
         pending.append(_flat(_text(value)))
@@ -821,6 +825,11 @@ def _case_guards(switch: Any) -> dict[int, str]:
             out[case.id] = " || ".join(f"{subject} == {v}" for v in pending)
             pending = []
     return out
+
+
+#: How the guard of a ``default:`` starts whose switch's cases macros write (``AG_CASE(6)``): what
+#: follows is the switch's subject (see ``phrasing.conditions``).
+SWITCH_DEFAULT = "default of switch "
 
 
 #: How a guard a closure adds starts (see ``phrasing.conditions``): the call it is passed to runs

@@ -35,6 +35,17 @@ void topk(int experts, int k, torch::Tensor& t) {
   }
 }
 
+#define AG_CASE(n) case n: run<n>(); break;
+
+void by_macro(int world_size) {
+  switch (world_size) {
+    AG_CASE(2)
+    AG_CASE(4)
+    default:
+      throw std::runtime_error("world size not supported");
+  }
+}
+
 void only_default(int k) {
   switch (k) {
     default:
@@ -83,6 +94,12 @@ def test_a_default_label_is_none_of_the_cases():
     assert found["unsupported k {k} for 256 experts"] == ["experts == 256", "!(k == 6 || k == 7)"]
     assert found["unsupported expert count"] == ["!(experts == 256 || experts == 384)"]
     assert found["Unsupported type {T}"] == ["!(T == 1)"]  # (in a dispatch macro's body too)
+
+
+def test_a_default_whose_cases_macros_write_is_none_of_them(native_case_records):
+    assert guards()["world size not supported"] == ["default of switch world_size"]
+    trigger = native_case_records["world size not supported"]["meaning"]["trigger"]
+    assert trigger == "Raised in `by_macro`, when `world_size` is none of the values its `switch` has a case for."
 
 
 def test_a_default_with_no_case_or_that_a_label_falls_into_adds_no_condition():
