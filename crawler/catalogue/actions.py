@@ -345,6 +345,9 @@ _SAYS = {
     "caller": "Your code ({what}) leads to this {noun}.",
     "log_error": "{project} logs this {noun}; the code shows no setting, request, model or environment of yours that leads "
                  "to it: if it comes with a failure, it is likely a bug.",
+    "log_unseen": "{project} logs this {noun} and goes on; the code shows no setting, request field, model or environment check "
+                  "of yours on the way to it, so errcat cannot tell whose it is: if the message names something you set, sent or "
+                  "load, check that it is what you meant.",
     "log": "Nobody has to act: {project} logs this {noun} and goes on ({what}); act only if what it reports is not what you meant.",
     "model_output": "What the model generated does not have the form the tool or reasoning parser expects ({what}).",
     "model_code": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint, "
@@ -476,6 +479,8 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
     key = "log" if actor == "internal" and data["kind"] == "log" else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
+    elif key == "log" and basis.startswith("no setting, request"):
+        key = "log_unseen"
     if key == "internal" and basis.startswith("no setting, request"):
         key = "internal_unseen"
     elif key == "model" and "what the model generated" in basis:

@@ -35,6 +35,12 @@ logger = logging.getLogger(__name__)
 
 def fetch(url, attempt):
     logger.warning("HTTP fetch failed for %s (attempt %d) -- retrying", url, attempt)
+
+
+def tools(entries):
+    for name in entries:
+        if name is None:
+            logger.warning("a tool entry has no name")
 '''
 
 LORA = '''
@@ -117,3 +123,9 @@ def test_where_the_code_shows_no_actor_the_page_says_errcat_cannot_tell(records)
     got = action(records, "the step produced nothing")
     assert got["actor"] == "internal"
     assert "cannot tell whose move it is" in got["says"] and "Nobody outside" not in got["says"]
+
+
+def test_a_warning_where_the_code_shows_no_actor_claims_none(records):
+    got = action(records, "a tool entry has no name")
+    assert got["actor"] == "internal" and "cannot tell whose it is" in got["says"]
+    assert "Nobody has to act" not in got["says"] and "leads to it" not in got["says"]
