@@ -228,8 +228,6 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
             or _INSTALL.search(text):
         return "environment", "a package that is not installed (or cannot be imported) leads to it"
-    if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):
-        return "environment", f"raised or logged while handling `{short_code(handler)}`: a service it connects to did not answer"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
     if settings:
@@ -237,6 +235,9 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in _CONFIG_READ.findall(guards)))
     if read and kind != "assert":
         return "setting", "the check reads the configuration " + _joined(read)
+    # (after the settings: a timeout a setting bounds is that setting's)
+    if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):
+        return "environment", f"raised or logged while handling `{short_code(handler)}`: a service it connects to did not answer"
     cli_args = list(dict.fromkeys(_CLI_ARGS.findall(guards)))
     if cli_args:
         return "setting", "the check tests the command's arguments " + _joined([f"`args.{a}`" for a in cli_args])
