@@ -47,14 +47,15 @@ _PLUGIN = re.compile(r"\bmust (?:accept|implement|override|subclass|inherit|retu
                      r"\bmust be (?:a )?(?:subclass|callable|registered)\b", re.I)
 _RETRY = re.compile(r"\b(?:try again|retry|retrying|later|temporarily)\b", re.I)
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b|(?<![\w-])--[a-z]{3,}\b")
-_INSTALL = re.compile(r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b", re.I)
+_INSTALL = re.compile(r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b|"
+                      r"\brequires? (?:a |an )?(?:usable |working |compatible )?`?[\w.-]+`? installation\b", re.I)
 _HARDWARE = re.compile(
     r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
     r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
     r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space)", re.I)
-_HARDWARE_GUARD = re.compile(r"\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
+_HARDWARE_GUARD = re.compile(r"\bdevice\.type\b|\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
                              r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
                              r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
 _MODEL_WORDS = re.compile(r"\b(?:model config(?:uration)?|(?:in|of|for) the model\b|a model with|BOS|decoder start token|(?:bos|eos|pad) token|checkpoint|safetensors|state[_ ]dict|config\.json|hf_config|hf_text_config|model type|model_type|"
@@ -70,6 +71,10 @@ _SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "e
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
 #: A message that says what goes with what ("X is not supported with Y", "only supports X for Y").
 _COMBINATION = re.compile(r"\b(?:with|for|when|together|alongside|on|in|by|without|unless|while)\b", re.I)
+#: A guard on the number of ranks the deployment runs (a size a model's dimension must divide by).
+_PARALLEL_GUARD = re.compile(r"\b(?:world_size|tp_size|tensor_parallel_size|pipeline_parallel_size|pp_size)\b")
+#: A message addressed to the user about what they gave ("you forgot to include ... in the prompt").
+_YOU_GAVE = re.compile(r"\byou (?:forgot|provided|passed|sent|gave|supplied)\b|\bthe (?:images|videos|audios?|prompts?) you\b", re.I)
 _PARALLEL = re.compile(r"\b(?:tp|pp|dp|ep|pcp|dcp)_size\b|\btensor[- ]parallel(?:ism| size)?\b|\bpipeline[- ]parallel(?:ism| size)?\b|"
                        r"\bdata[- ]parallel size\b", re.I)
 #: What torch's TORCH_CHECK appends to a message: no advice of the check's own.
@@ -269,13 +274,17 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "request", "the input the request carries is of a kind this model does not take"
     if kind != "native" and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
         return "setting", "the message says the backend chosen does not support it"
+    if kind != "assert" and _YOU_GAVE.search(text):
+        return "request", "the message says what the input you gave lacks"
     if kind != "assert" and _REQUEST_INPUT.search(text):
         return "request", "the check limits the media or prompt one request carries"
     if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):
         return "request", "the media a request carries did not decode as the check expects"
     if kind == "raise" and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
         return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
-    if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards):
+    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
+    if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
+            and (library or not in_model):
         return "caller", "the check tests what an object passed in is or can do"
     if any(p in path for p in _PARSER_PATHS) and kind != "assert" and not _PLUGIN.search(text):
         if re.search(r"\btokenizer\b|\bparser\b", text, re.I):
@@ -285,8 +294,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     owner = site["qualname"].partition(".")[0]
     if kind == "assert" and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
         return "model", "the check reads the quantization config the checkpoint carries"
-    if kind != "assert" and _PARALLEL.search(text):
-        return "setting", "the message names the parallel sizes the deployment is set to"
+    if kind != "assert" and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(guards)):
+        return "setting", "the message or the check names the parallel sizes the deployment is set to"
     if _MODEL_WORDS.search(text) or (in_model and kind != "assert" and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
     if "/lora/" in path and kind != "assert" and _LORA.search(text):
@@ -299,7 +308,6 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "setting", "the message says a combination of features, settings or model is not supported"
     if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
         return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
-    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
     if library and exception in ("ValueError", "TypeError", "KeyError", "IndexError") and kind == "raise":
         return "caller", f"raised for the arguments of `{short_code(library[0]['qualname'])}`, part of the library's API"
     if in_model and model_setup and kind != "assert" and (exception in ("ValueError", "NotImplementedError", "TypeError")
@@ -448,6 +456,8 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
         return "what the message names" if basis.startswith("the message says") else "an option or config value"
     if actor == "request":
         requests = _settings(knobs, "request_param")
+        if not requests and "input you gave" in basis:
+            return "the prompt or media you gave"
         if not requests and "kind this model does not take" in basis:
             return "the kind of input it carries"
         if not requests and "media" in basis:

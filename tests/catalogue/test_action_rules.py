@@ -43,6 +43,27 @@ def tools(entries):
             logger.warning("a tool entry has no name")
 '''
 
+MODEL = '''
+class Shard:
+    def __init__(self, hidden_size, world_size):
+        if hidden_size % world_size != 0:
+            raise ValueError("hidden size must split evenly")
+
+    def fuse(self, weight):
+        if weight.device.type != "cuda":
+            raise ValueError("this fusion runs on CUDA only")
+
+
+def check_prompt(placeholders, items):
+    if len(placeholders) != items:
+        raise RuntimeError("Found too few placeholders: you forgot to include <image> in the prompt.")
+
+
+def kernels():
+    if fastkern is None:
+        raise RuntimeError("This layer requires a usable fastkern installation")
+'''
+
 LORA = '''
 class LoRAModel:
     @classmethod
@@ -75,7 +96,7 @@ def records(fixture_repo, cli, tmp_path) -> dict[str, dict]:
     found = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
         "pkg/__init__.py": "", "pkg/benchmarks/__init__.py": "", "pkg/benchmarks/throughput.py": BENCH,
         "pkg/weights.py": FIELDS, "pkg/connections.py": NET, "pkg/lora/__init__.py": "", "pkg/lora/model.py": LORA,
-        "pkg/engine.py": ENGINE})
+        "pkg/engine.py": ENGINE, "pkg/models/__init__.py": "", "pkg/models/shard.py": MODEL})
     return {r["message"]["text"] or f"{r['kind']} {r['location']['qualname']}": r for r in found}
 
 
@@ -129,3 +150,16 @@ def test_a_warning_where_the_code_shows_no_actor_claims_none(records):
     got = action(records, "a tool entry has no name")
     assert got["actor"] == "internal" and "cannot tell whose it is" in got["says"]
     assert "Nobody has to act" not in got["says"] and "leads to it" not in got["says"]
+
+
+def test_a_model_files_check_on_the_rank_count_or_the_device_is_not_the_model(records):
+    assert action(records, "hidden size must split evenly")["actor"] == "setting"
+    assert action(records, "this fusion runs on CUDA only")["actor"] == "environment"
+
+
+def test_a_message_saying_what_you_gave_is_the_request(records):
+    assert action(records, "Found too few placeholders")["actor"] == "request"
+
+
+def test_a_missing_installation_is_the_environment(records):
+    assert action(records, "This layer requires a usable")["actor"] == "environment"
