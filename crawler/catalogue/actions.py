@@ -413,9 +413,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
         steps.append("Check the packages, driver and hardware this runs on against what the message names; "
                      "install or upgrade what is missing, or run where it is supported.")
     elif actor == "caller":
-        if record["exception"]["name"] == "NotImplementedError":
+        if record["exception"]["name"] == "NotImplementedError" and "implement" in basis:
             steps.append(f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; "
                          "otherwise report it, with the traceback.")
+        elif record["exception"]["name"] == "NotImplementedError":  # (the message names what to implement, not this method)
+            steps.append("If you wrote a plugin or subclass, implement what the message names; otherwise report it, with the traceback.")
         else:
             steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
     if actor == "internal" and record["kind"] == "log":

@@ -722,11 +722,12 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line), var)
     # a request's fields read where it is handled (``request.stream`` in a serving method): the
-    # variable holding it is named for the request, or for its class (``sampling_params``)
+    # variable holding it is named ``request``, or for its class (``sampling_params``)
     for root, name in dict.fromkeys(_ATTR_READ.findall(text_of_site)):
         holders = _request_fields(t).get(name, [])
         named = [q for q in holders if _snake(t.classes[q]["name"]) == root]
-        if holders and (named or root in ("request", "req") or root.endswith("_request")):
+        # (only ``request`` itself: ``req`` and ``raw_request`` are as often the web framework's)
+        if holders and (named or root == "request"):
             pick = named or holders
             add(_field_knob(t, pick[0], name) if len(pick) == 1 else _knob("request_param", name, field=name), f"{root}.{name}")
     if not knobs:

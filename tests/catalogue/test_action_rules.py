@@ -85,6 +85,10 @@ class Engine:
         if f"+{name}" in ops and f"-{name}" in ops:
             raise ValueError(f"Cannot enable and disable {name}")
 
+    def build(self, method):
+        if not hasattr(method, "embedding"):
+            raise NotImplementedError(f"The class {type(method).__name__} must implement the 'embedding' method")
+
     def step(self, result):
         if result is None:
             raise ValueError("the step produced nothing")
@@ -163,3 +167,10 @@ def test_a_message_saying_what_you_gave_is_the_request(records):
 
 def test_a_missing_installation_is_the_environment(records):
     assert action(records, "This layer requires a usable")["actor"] == "environment"
+
+
+def test_a_method_the_message_names_to_implement_is_not_the_one_raising(records):
+    got = action(records, "The class {type(method).__name__} must implement")
+    assert got["actor"] == "caller"
+    assert not any("`Engine.build`" in step for step in got["steps"])
+    assert any("implement what the message names" in step for step in got["steps"])

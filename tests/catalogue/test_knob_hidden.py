@@ -82,6 +82,11 @@ class Serving:
             raise ValueError("beam search does not stream")
         if request.stop and len(request.stop) > 4:
             raise ValueError("at most 4 stop strings")
+
+
+def on_error(req, exc):
+    if req.stream is None:
+        raise RuntimeError(f"failed while serving {req.url}")
 '''
 
 SHAPES = '''
@@ -126,6 +131,8 @@ def test_an_environment_variable_a_property_returns(meanings):
 def test_request_fields_read_in_a_serving_method(meanings):
     assert {("request_param", "stream"), ("request_param", "use_beam_search")} <= set(names(meanings["beam search does not stream"]))
     assert ("request_param", "stop") in names(meanings["at most 4 stop strings"])
+    # (``req`` is as often the web framework's request: its ``stream`` is no field of the user's)
+    assert names(meanings["failed while serving {req.url}"]) == []
 
 
 def test_a_field_of_an_object_the_code_builds_is_no_setting_of_the_users(meanings):
