@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, sets_itself, short_code
+from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, sets_itself, short_code, whole_code
 from crawler.model.shapes import FileResult, RecordData, SiteData
 
 
@@ -821,7 +821,7 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
         caller = _guarded_caller(tables, record, callers)
         meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s, tables))
     except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
-        qualname = short_code(record["sites"][0]["qualname"])
+        qualname = whole_code(record["sites"][0]["qualname"])
         meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
     verb = _VERBS.get(record["kind"])
     native = record["sites"][0]["native"]  # the primary site's: what the memo keys a meaning by
@@ -852,7 +852,7 @@ def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tupl
     alone: Any = {"sites": [scene]}
     names = site_meaning(t, alone, 1).names
     words = conditions(call["guards"], names, [])
-    return f"; `{short_code(call['function'])}` calls it only when {words}" if words else None
+    return f"; `{whole_code(call['function'])}` calls it only when {words}" if words else None
 
 
 #: What the trigger sentence says an entry that is not raised does.
@@ -869,22 +869,22 @@ def _context(s: _Site, t: _Tables) -> str:
     if s.validated and cls:
         flags = [k for k in s.knobs if k["flags"]]
         if flags:
-            return f"raised while `{short_code(flags[0]['flags'][0])}` is parsed"
+            return f"raised while `{whole_code(flags[0]['flags'][0])}` is parsed"
         return f"raised while `{cls}.{s.validated[0]}` is validated"
     if cls and s.method in ("__post_init__", "__init__") or (cls and s.method.startswith("validate") and not s.validated):
         return f"raised while building a `{cls}`"
     if s.qualname == "<module>":
-        return f"raised when `{short_code(s.module)}` is imported"
+        return f"raised when `{whole_code(s.module)}` is imported"
     if t.converters.get((s.path, s.qualname)):
-        return f"raised while `{short_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
+        return f"raised while `{whole_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
     if (s.path, s.qualname) in t.converters:  # (no knob: the option is whichever was given this type)
-        return (f"raised while parsing a command-line option whose value `{short_code(s.qualname)}` converts "
+        return (f"raised while parsing a command-line option whose value `{whole_code(s.qualname)}` converts "
                 "(which option is known only at run time)")
     if s.by_key is not None:
         held, mapping = s.by_key
-        return (f"raised in `{short_code(s.qualname)}` for the attribute of `{short_code(held)}` that a key of "
-                f"`{short_code(mapping)}` names (which attribute is known only at run time)")
-    return f"raised in `{short_code(s.qualname)}`"
+        return (f"raised in `{whole_code(s.qualname)}` for the attribute of `{whole_code(held)}` that a key of "
+                f"`{whole_code(mapping)}` names (which attribute is known only at run time)")
+    return f"raised in `{whole_code(s.qualname)}`"
 
 
 _FOR = re.compile(r"(?:async )?for (.+?) in (.+)", re.S)
@@ -897,9 +897,9 @@ def _in_loop(loop: str) -> str:
     loop = loop[len("else: "):] if after else loop
     m = _FOR.fullmatch(loop)
     if m:
-        over = f"its loop over `{short_code(m.group(2))}`"
+        over = f"its loop over `{whole_code(m.group(2))}`"
         return f"after {over} ran to its end (no `break`)" if after else f"in {over}"
-    return f"in its loop `{short_code(loop)}`"
+    return f"in its loop `{whole_code(loop)}`"
 
 
 def trigger(s: _Site, t: _Tables) -> str:
@@ -907,7 +907,7 @@ def trigger(s: _Site, t: _Tables) -> str:
     words = conditions(s.guards, s.names, s.loops)
     ended = [loop for loop in s.loops if loop.startswith("else: ")]
     if s.variant:  # (declared, never run: when is up to the code that builds it)
-        sentence = f"raised wherever the code builds the error variant `{short_code(s.qualname)}`"
+        sentence = f"raised wherever the code builds the error variant `{whole_code(s.qualname)}`"
     elif words:
         sentence = f"{context}, when {words}"
     elif s.loops and context.startswith("raised in "):
@@ -915,13 +915,13 @@ def trigger(s: _Site, t: _Tables) -> str:
         sentence = f"{context}, {_in_loop(s.loops[-1])}"
         ended = []
     elif context.startswith("raised in ") and s.by_key is None:  # (a module's top level is run once: no "whenever")
-        sentence = f"raised whenever `{short_code(s.qualname)}` is called"
+        sentence = f"raised whenever `{whole_code(s.qualname)}` is called"
     else:
         sentence = context
     if ended and not s.variant:
         sentence += f", {_in_loop(ended[-1])}"
     if s.handler:
-        sentence += f", while handling `{short_code(s.handler[len('except'):].strip() or 'an exception')}`"
+        sentence += f", while handling `{whole_code(s.handler[len('except'):].strip() or 'an exception')}`"
     return _sentence(sentence)
 
 

@@ -111,10 +111,10 @@ _OPEN, _CLOSE = "([{", ")]}"
 
 
 def whole_code(text: str) -> str:
-    """Code a trigger quotes, on one line with no backtick of its own, never cut inside an
-    expression: past ``MAX_CODE`` the operands of its outermost ``&&``/``and`` (inside
-    ``!(...)`` or ``(...)`` when those wrap it) that fit, then "…" for the rest; whole when no
-    whole operand fits."""
+    """Code a trigger quotes (a condition, a loop, a handler, a qualname), on one line with no
+    backtick of its own, never cut inside an expression: past ``MAX_CODE`` the operands of its
+    outermost ``&&``/``and`` (inside ``!(...)`` or ``(...)`` when those wrap it) that fit, then
+    "…" for the rest; whole when no whole operand fits."""
     text = " ".join(text.split()).replace("`", "'")
     if len(text) <= MAX_CODE:
         return text
