@@ -259,6 +259,11 @@ _NAME = re.compile(r"[A-Za-z_]\w*")
 _ATTR_READ = re.compile(r"(?<![\w.])([a-z_]\w*)\.([a-z_]\w*)\b(?!\s*\()")
 
 
+def _home(path: str) -> str:
+    """The part of the tree a file's classes serve: its first two directories (``vllm/entrypoints/``)."""
+    return "".join(d + "/" for d in path.split("/")[:-1][:2])
+
+
 def _snake(name: str) -> str:
     """``SamplingParams`` -> ``sampling_params``."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
@@ -726,7 +731,11 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     for root, name in dict.fromkeys(_ATTR_READ.findall(text_of_site)):
         holders = _request_fields(t).get(name, [])
         named = [q for q in holders if _snake(t.classes[q]["name"]) == root]
-        # (only ``request`` itself: ``req`` and ``raw_request`` are as often the web framework's)
+        # (only ``request`` itself: ``req`` and ``raw_request`` are as often the web framework's;
+        # and only where the request models live: the engine's own ``request.status`` is no field
+        # of ``ResponsesResponse``)
+        holders = [q for q in holders if not t.classes[q]["name"].endswith("Response")
+                   and site["path"].startswith(_home(t.classes[q]["path"]))]
         if holders and (named or root == "request"):
             pick = named or holders
             add(_field_knob(t, pick[0], name) if len(pick) == 1 else _knob("request_param", name, field=name), f"{root}.{name}")

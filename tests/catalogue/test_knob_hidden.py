@@ -70,6 +70,10 @@ class CompletionRequest(BaseModel):
     stream: bool = False
     use_beam_search: bool = False
     stop: list[str] | None = None
+
+
+class CompletionResponse(BaseModel):
+    status: str = "ok"
 '''
 
 SERVING = '''
@@ -82,6 +86,12 @@ class Serving:
             raise ValueError("beam search does not stream")
         if request.stop and len(request.stop) > 4:
             raise ValueError("at most 4 stop strings")
+
+
+class Scheduler:
+    def finish(self, request):
+        if request.status == "done":
+            raise RuntimeError("the request is already done")
 
 
 def on_error(req, exc):
@@ -133,6 +143,8 @@ def test_request_fields_read_in_a_serving_method(meanings):
     assert ("request_param", "stop") in names(meanings["at most 4 stop strings"])
     # (``req`` is as often the web framework's request: its ``stream`` is no field of the user's)
     assert names(meanings["failed while serving {req.url}"]) == []
+    # (a field only a response model declares is no field of a request)
+    assert names(meanings["the request is already done"]) == []
 
 
 def test_a_field_of_an_object_the_code_builds_is_no_setting_of_the_users(meanings):
