@@ -70,6 +70,8 @@ def main() -> int:
     done = total - why[None]
     print(f"entries {total:,}; who acts on {total - actors[None]:,} ({(total - actors[None]) / total:.1%})")
     print("who acts: " + ", ".join(f"{k} {v:,} ({v / total:.1%})" for k, v in actors.most_common()))
+    unseen = sum("cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "") for r in records)
+    print(f"who acts left open (the page says errcat cannot tell, no actor claimed): {unseen:,} ({unseen / total:.1%})")
     print(f"says what to do: {done:,} ({done / total:.1%}): "
           + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
     if args.sample:

@@ -43,38 +43,73 @@ _ENV_NAME = re.compile(r"(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,}(?![\w(])")
 _UNSUPPORTED = re.compile(r"\bnot (?:yet |currently )?(?:supported|implemented for|compatible)|\bunsupported\b|\bonly supports?\b|"
                           r"\bdoes(?: not|n't) (?:yet )?support\b|\bincompatible\b|\bcannot be (?:used|combined|enabled) (?:with|together)|"
                           r"\bcan only be used (?:with|when)\b|\b(?:is|are) only supported\b|\bmutually exclusive\b", re.I)
-_PLUGIN = re.compile(r"\bmust (?:accept|implement|override|subclass|inherit|return)\b|\bsubclass(?:es)? of\b|\bplugin\b|"
+_PLUGIN = re.compile(r"\bmust (?:accept|implement|override|subclass|inherit|return)\b|\b(?:is|are) implemented\b|\bin subclass(?:es)?\b|\bshould initiali[sz]e\b|\bsubclass(?:es)? of\b|\bplugin\b|"
                      r"\bmust be (?:a )?(?:subclass|callable|registered)\b", re.I)
 _RETRY = re.compile(r"\b(?:try again|retry|retrying|later|temporarily)\b", re.I)
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b|(?<![\w-])--[a-z]{3,}\b")
-_INSTALL = re.compile(r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b", re.I)
+_INSTALL = re.compile(r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b|"
+                      r"\brequires? (?:a |an )?(?:usable |working |compatible )?`?[\w.-]+`? installation\b", re.I)
 _HARDWARE = re.compile(
     r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
     r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
-    r"(?:on )?(?:the |this )current platform|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
-    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL|NVLink|ulimit|disk space)", re.I)
-_HARDWARE_GUARD = re.compile(r"\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
+    r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
+    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space)", re.I)
+_HARDWARE_GUARD = re.compile(r"\bdevice\.type\b|\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
                              r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
                              r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
-_MODEL_WORDS = re.compile(r"\b(?:checkpoint|safetensors|state[_ ]dict|config\.json|hf_config|hf_text_config|model type|model_type|"
+_MODEL_WORDS = re.compile(r"\b(?:model config(?:uration)?|(?:in|of|for) the model\b|a model with|BOS|decoder start token|(?:bos|eos|pad) token|checkpoint|safetensors|state[_ ]dict|config\.json|hf_config|hf_text_config|model type|model_type|"
                           r"architectures?|tokenizer|chat template|weights? (?:file|name|shape)|this model|the model's|"
                           r"model (?:does not|doesn't) support|not supported (?:for|by) (?:this |the )?model|processor)\b", re.I)
 _MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "transformers_utils/", "/models/",
                 "model_executor/layers/quantization/", "multimodal/", "tokenizers/", "reasoning/", "tool_parsers/")
+_PARSER_PATHS = ("tool_parsers/", "reasoning/")
 _REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
                   "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
-_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py")
+_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
 #: A method that checks the inputs of one call at run time (not the model's configuration).
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
+#: A message that says what goes with what ("X is not supported with Y", "only supports X for Y").
+_COMBINATION = re.compile(r"\b(?:with|for|when|together|alongside|on|in|by|without|unless|while)\b", re.I)
+#: A guard on the number of ranks the deployment runs (a size a model's dimension must divide by).
+_PARALLEL_GUARD = re.compile(r"\b(?:world_size|tp_size|tensor_parallel_size|pipeline_parallel_size|pp_size)\b")
+#: A message addressed to the user about what they gave ("you forgot to include ... in the prompt").
+_YOU_GAVE = re.compile(r"\byou (?:forgot|provided|passed|sent|gave|supplied)\b|\bthe (?:images|videos|audios?|prompts?) you\b", re.I)
+_PARALLEL = re.compile(r"\b(?:tp|pp|dp|ep|pcp|dcp)_size\b|\btensor[- ]parallel(?:ism| size)?\b|\bpipeline[- ]parallel(?:ism| size)?\b|"
+                       r"\bdata[- ]parallel size\b", re.I)
+#: What torch's TORCH_CHECK appends to a message: no advice of the check's own.
+_TORCH_BOILERPLATE = re.compile(r"\s*\(Could this error message be improved\?.*?\)", re.S)
+_MODEL_SETUP = re.compile(r"__init__|__post_init__|<module>|\w*weights?\w*|_map_name|from_pretrained|\w*config\w*|verify\w*|"
+                          r"validate\w*|_init\w*|get_\w*_config|\w*quant\w*|create_\w*")
+_MODEL_TEXT = re.compile(r"\bnot (?:yet )?supported\b|\bunsupported\b|\bonly supports?\b|\bdoes not support\b|\bweights?\b|\bcheckpoint\b|"
+                         r"\bconfig\b|quantiz|\barchitecture\b|\bmodel\b|\bexpected one of\b|\bmust be one of\b|\bunknown\b", re.I)
 _MEDIA_PATHS = ("multimodal/video", "multimodal/media", "multimodal/audio", "multimodal/image", "video_decoders/")
 _MEDIA = re.compile(r"\bframes?\b|\bdecod|\bcorrupt|\bcodec\b|\bsample rate\b", re.I)
-_DEVICE = re.compile(r"\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
+_DEVICE = re.compile(r"\bcuda\w+ failed\b|\bcudaGetErrorString\b|\bdriver\b|\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
                      r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b", re.I)
 _DRIVER_HANDLER = re.compile(r"\bAmdSmi\w*|\bNVMLError\w*|\bpynvml\b|\bOSError\b|\bPermissionError\b|\bCudaError\b|\bCUDAError\b")
-_FROM_REQUEST = re.compile(r"\b(?:from|in|of) (?:the |this |your )?request\b|\brequest's\b", re.I)
-_REQUEST_GUARD = re.compile(r"\b(?:chat_template_kwargs|kv_transfer_params|mm_processor_kwargs|extra_body)\b")
+_FROM_REQUEST = re.compile(r"\b(?:from|in|of) (?:the |this |your )?request\b|\brequest's\b|\binvalid request\b", re.I)
+#: "Unsupported mode: {mode}": a dispatch on the code's own values, no combination a user chose.
+_DISPATCH = re.compile(r"^(?:Unsupported|Unknown|Invalid) [\w .-]{1,40}: ?[{'\"]", re.I)
+#: What a serving method finds missing in its own state (not in the request it handles).
+_OWN_STATE = re.compile(r"\bnot available\b|\bnot initiali[sz]ed\b|\bwas not (?:set|prepared|created|allocated)\b", re.I)
+_REQUEST_GUARD = re.compile(r"\b(?:chat_template_kwargs|kv_transfer_params|mm_processor_kwargs|extra_body|structural_tag|tool_choice|"
+                            r"response_format|constrained_tools)\b")
+#: A message that states an invariant of the code's own order ("must be set by this point").
+_INVARIANT = re.compile(r"\bby this point\b|\bby now\b|\bshould have been (?:set|initiali[sz]ed|called|created)\b|\bat this point\b", re.I)
+#: A guard reading a field of one of the engine's configs: a setting the knob readers did not resolve.
+_CONFIG_READ = re.compile(r"\b((?:parallel|cache|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
+                          r"structured_outputs|attention|kernel|ec_transfer)_config)\.([a-z_][a-z0-9_]*)\b(?!\s*\()")
 _PASSED_IN = re.compile(r"\b(?:not )?(?:isinstance|hasattr|callable)\((?!self\b)\w+|\b(?!self\b)\w+\.implements_\w+\(")
+#: A command's parsed arguments (``args.backend``): the options of the command the user ran.
+_CLI_ARGS = re.compile(r"(?<![\w.])args\.([a-z_][a-z0-9_]*)\b(?!\s*\()")
+#: A network fetch that failed: the network, or the server the URL names.
+_FETCH = re.compile(r"\b(?:HTTP|fetch(?:ing)?|download(?:ing)?|connect(?:ion|ing)?)\b[^.]{0,80}?\b(?:failed|error|timed out|timeout|refused|unreachable)\b|"
+                    r"\b(?:failed|unable) to (?:fetch|download|connect|reach)\b", re.I)
+_LORA = re.compile(r"\blora\b|\badapter\b", re.I)
+#: What one request carries into a model's processor: its media, its prompt.
+_REQUEST_INPUT = re.compile(r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
+                            r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b", re.I)
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
                    "OutOfMemoryError", "TimeoutError", "ConnectionError"}
@@ -87,11 +122,11 @@ def remedy(record: dict[str, Any]) -> str | None:
     if template.get("opaque") or not template["text"]:
         return None
     found: list[str] = []
-    for sentence in _SENTENCES.split(template["text"]):
+    for sentence in _SENTENCES.split(_TORCH_BOILERPLATE.sub("", template["text"])):
         sentence = sentence.strip()
         for m in _INTRO.finditer(sentence):
             rest = sentence[m.end():]
-            if _REMEDY_START.match(rest) and not _looks_like_condition(rest):
+            if _REMEDY_START.match(rest) and not _looks_like_condition(rest) and not (m.group(0).strip() in ("and", "or") and _NEGATED.search(sentence[:m.start()])):
                 found.append(_cap(rest[0].upper() + rest[1:]))
                 break
         if len(found) == 2:
@@ -102,9 +137,15 @@ def remedy(record: dict[str, Any]) -> str | None:
     return _resolved(_cap(text), record["meaning"].get("knobs") or [])
 
 
+#: "Cannot enable and disable X": a verb after "and"/"or" that goes on a negated clause is no advice.
+_NEGATED = re.compile(r"\b(?:cannot|can't|can not|not|unable to|failed to|neither|nor|no longer)\b[^,;:.]*$", re.I)
+
+
 def _looks_like_condition(text: str) -> bool:
     """"Set ... is not allowed", "use of X is deprecated": the verb is a noun there, no advice."""
     head = text.split(" ", 3)[:3]
+    if head[0].lower() in ("you", "please"):
+        return False
     return len(head) > 1 and head[1].lower() in ("of", "is", "are", "was", "must", "cannot", "can't", "to")
 
 
@@ -135,11 +176,26 @@ def _display(knob: dict[str, Any]) -> str:
 
 
 def _settings(knobs: list[dict[str, Any]], *kinds: str) -> list[dict[str, Any]]:
-    return [k for k in knobs if k["kind"] in kinds]
+    return [k for k in knobs if k["kind"] in kinds and _settable(k)]
+
+
+def _settable(knob: dict[str, Any]) -> bool:
+    """A config field is a user's setting only when an option sets it: a field of an object the code builds (``ParamMeta.shape``,
+    ``MultiModalFieldConfig.dim``, ``ModelArchitectureConfig.total_num_hidden_layers`` read from the
+    checkpoint) is read like one but no user sets it."""
+    if knob["kind"] == "env_var":  # (a dict key read as one: ``video_embeds`` is no environment variable)
+        return bool(_ENV_NAME.fullmatch(knob["name"]))
+    if knob["kind"] != "config_field":
+        return True
+    return bool(knob.get("flags"))
 
 
 def _names(knobs: list[dict[str, Any]]) -> str:
-    shown = list(dict.fromkeys(_display(k) for k in knobs))[:3]
+    return _joined(list(dict.fromkeys(_display(k) for k in knobs)))
+
+
+def _joined(shown: list[str]) -> str:
+    shown = shown[:3]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
@@ -164,8 +220,12 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     kind = record["kind"]
     if _REPORT.search(text):
         return "internal", "the message itself says to report it"
+    if _INVARIANT.search(text):
+        return "internal", "the message states what the code's own order should have done by then"
     if kind == "response":
         return "request", "the server answers a request with this error response"
+    if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
+        return "setting", f"the message says to change the setting {_names(settings)}"
     if requests and not settings:
         return "request", f"the request field {_names(requests)} leads to it"
     if exception in _REQUEST_EXCEPTIONS:
@@ -177,6 +237,15 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
+    read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in _CONFIG_READ.findall(guards)))
+    if read and kind != "assert":
+        return "setting", "the check reads the configuration " + _joined(read)
+    # (after the settings: a timeout a setting bounds is that setting's)
+    if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):
+        return "environment", f"raised or logged while handling `{short_code(handler)}`: a service it connects to did not answer"
+    cli_args = list(dict.fromkeys(_CLI_ARGS.findall(guards)))
+    if cli_args:
+        return "setting", "the check tests the command's arguments " + _joined([f"`args.{a}`" for a in cli_args])
     if _FROM_REQUEST.search(text) or _REQUEST_GUARD.search(guards):
         return "request", "the message or the check names what the request carries"
     if requests:
@@ -187,36 +256,66 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     env = _ENV_NAME.search(text)
     if env and env.group(0).startswith(_env_prefixes(record)):
         return "setting", f"the message names the environment variable `{env.group(0)}`"
+    if kind in ("raise", "log") and (_FETCH.search(text) or _FETCH.search(handler)):
+        return "environment", "a network fetch failed: the network, or the server the URL names"
     hardware = _DEVICE.search(text) if kind == "native" else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
     if hardware or (kind != "native" and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
-    if any(p in path for p in _REQUEST_PATHS) and kind != "assert":
+    if re.search(r"\balready registered\b", text):
+        return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
+    if any(p in path for p in _REQUEST_PATHS) and kind != "assert" and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
+            and not _OWN_STATE.search(text):
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
     method = site["qualname"].rpartition(".")[2]
     in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method)
+    # a model file's check on its own state at run time says nothing about the model loaded
+    model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
+    if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
+        return "request", "the input the request carries is of a kind this model does not take"
+    if kind != "native" and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
+        return "setting", "the message says the backend chosen does not support it"
+    if kind != "assert" and _YOU_GAVE.search(text):
+        return "request", "the message says what the input you gave lacks"
+    if kind != "assert" and _REQUEST_INPUT.search(text):
+        return "request", "the check limits the media or prompt one request carries"
     if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):
         return "request", "the media a request carries did not decode as the check expects"
     if kind == "raise" and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
         return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
-    if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards):
+    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
+    if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
+            and (library or not in_model):
         return "caller", "the check tests what an object passed in is or can do"
+    if any(p in path for p in _PARSER_PATHS) and kind != "assert" and not _PLUGIN.search(text):
+        if re.search(r"\btokenizer\b|\bparser\b", text, re.I):
+            return "setting", "the tool or reasoning parser chosen does not fit the model or its tokenizer"
+    if any(p in path for p in _PARSER_PATHS) and kind != "assert" and re.search(r"pars|extract", method):
+        return "model", "the tool or reasoning parser could not read what the model generated"
+    owner = site["qualname"].partition(".")[0]
+    if kind == "assert" and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
+        return "model", "the check reads the quantization config the checkpoint carries"
+    if kind != "assert" and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(guards)):
+        return "setting", "the message or the check names the parallel sizes the deployment is set to"
     if _MODEL_WORDS.search(text) or (in_model and kind != "assert" and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
-    if exception == "NotImplementedError" and not text:
+    if "/lora/" in path and kind != "assert" and _LORA.search(text):
+        return "model", "the check reads the LoRA adapter it loads"
+    if exception == "NotImplementedError" and not text and not facts.get("guards"):
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
     if kind != "assert" and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
-    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model:
+    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
     if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
         return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
-    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
     if library and exception in ("ValueError", "TypeError", "KeyError", "IndexError") and kind == "raise":
         return "caller", f"raised for the arguments of `{short_code(library[0]['qualname'])}`, part of the library's API"
-    if in_model and kind != "assert" and (exception in ("ValueError", "NotImplementedError", "TypeError")
+    if in_model and model_setup and kind != "assert" and (exception in ("ValueError", "NotImplementedError", "TypeError")
                                           or re.search(r"not supported|unsupported|only supports?", text, re.I)):
         return "model", "raised in the code for the model it loads"
     if kind == "native" and re.search(r"not supported|unsupported|only supports?|must be one of", text, re.I):
+        if path.endswith(".rs"):
+            return "model", "the message says what it does not support of what the model provides"
         return "model", "a kernel that does not support the model's shapes or data types"
     if found:
         if _RETRY.search(text):
@@ -224,6 +323,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "setting", "the message says what to change"
     if kind == "assert":
         return "internal", "an assert with no setting, request or model a user controls"
+    if kind == "native" and path.endswith(".rs"):
+        return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
     if kind == "native":
         return "internal", "a check inside a kernel, on what the project's own code passes it"
     return "internal", "no setting, request, model or environment a user controls leads to it"
@@ -251,7 +352,18 @@ _SAYS = {
     "model": "The model or checkpoint you load leads to this {noun} ({what}).",
     "environment": "Your environment ({what}) leads to this {noun}.",
     "caller": "Your code ({what}) leads to this {noun}.",
+    "log_error": "{project} logs this {noun}; the code shows no setting, request, model or environment of yours that leads "
+                 "to it: if it comes with a failure, it is likely a bug.",
+    "log_unseen": "{project} logs this {noun} and goes on; the code shows no setting, request field, model or environment check "
+                  "of yours on the way to it, so errcat cannot tell whose it is: if the message names something you set, sent or "
+                  "load, check that it is what you meant.",
     "log": "Nobody has to act: {project} logs this {noun} and goes on ({what}); act only if what it reports is not what you meant.",
+    "model_output": "What the model generated does not have the form the tool or reasoning parser expects ({what}).",
+    "model_code": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint, "
+                  "or the input you give it, does not fit what that code expects.",
+    "internal_unseen": "The code shows no setting, request field, model or environment check of yours on the way to this {noun}, "
+                       "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
+                       "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -263,7 +375,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
     steps: list[str] = []
     if found:
         steps.append(f"Do what the message says: {found}")
-    if fix:
+    if fix and actor != "internal" and (not knobs or any(_settable(k) for k in knobs)):
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, "cli_flag", "config_field", "env_var")
     requests = _settings(knobs, "request_param")
@@ -276,9 +388,24 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
         if requests and not fix:
             steps.append(f"Check {_names(requests)} in your request against the condition under \"When it is raised\".")
         steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
+    elif actor == "model" and "what the model generated" in basis:
+        steps.append("Check that the tool or reasoning parser you chose is the one for this model; if it is, the model "
+                     "wrote output the parser cannot read: send the request again, or adjust the prompt or the tools.")
+    elif actor == "environment" and "service it connects to" in basis:
+        steps.append("Check that the service or process it connects to is running and reachable, then try again.")
+    elif actor == "model" and "LoRA" in basis:
+        steps.append("Check the LoRA adapter you load (its `adapter_config.json` and weights) against the base model "
+                     "and the condition under \"When it is raised\"; use an adapter trained for this base model.")
+    elif actor == "model" and basis.startswith("raised in the code"):
+        steps.append("Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
+                     "under \"When it is raised\"; if the model is one this version supports, check the inputs you give it "
+                     "(prompt, images, audio, video) against the same condition.")
     elif actor == "model":
         steps.append("Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
                      "under \"When it is raised\"; use a model, revision or checkpoint this version supports.")
+    elif actor == "environment" and "network" in basis:
+        steps.append("Check that the URL is right and that this machine reaches it (proxy, firewall, DNS); "
+                     "a fetch that only failed once may pass when it is tried again.")
     elif actor == "environment" and "passing" in basis:
         steps.append("Wait and send it again, or spread the load over more instances; if it keeps coming, check the "
                      "services it depends on.")
@@ -286,9 +413,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
         steps.append("Check the packages, driver and hardware this runs on against what the message names; "
                      "install or upgrade what is missing, or run where it is supported.")
     elif actor == "caller":
-        if record["exception"]["name"] == "NotImplementedError":
+        if record["exception"]["name"] == "NotImplementedError" and "implement" in basis:
             steps.append(f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; "
                          "otherwise report it, with the traceback.")
+        elif record["exception"]["name"] == "NotImplementedError":  # (the message names what to implement, not this method)
+            steps.append("If you wrote a plugin or subclass, implement what the message names; otherwise report it, with the traceback.")
         else:
             steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
     if actor == "internal" and record["kind"] == "log":
@@ -312,15 +441,43 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
         env = _ENV_NAME.search("" if record["message"].get("opaque") else record["message"]["text"])
         if env and env.group(0).startswith(_env_prefixes(record)):
             return f"the environment variable `{env.group(0)}`"
+        if "parallel sizes" in basis:
+            return "the parallel sizes you set: tensor, pipeline or data parallel"
+        if "reads the configuration" in basis:
+            return basis.rpartition("configuration ")[2]
+        if "command's arguments" in basis:
+            return "the options of the command you ran: " + basis.rpartition("arguments ")[2]
+        if "parser" in basis:
+            return "the tool or reasoning parser you chose for this model"
+        if "/benchmarks/" in "/" + record["sites"][0]["path"] and "configuration is checked" in basis:
+            return "the options of the benchmark command you ran"
+        if "backend chosen" in basis:
+            return "the backend you chose, or the one chosen for you"
         if "combination" in basis:
             return "the combination of options, features and model you chose"
         return "what the message names" if basis.startswith("the message says") else "an option or config value"
     if actor == "request":
         requests = _settings(knobs, "request_param")
+        if not requests and "input you gave" in basis:
+            return "the prompt or media you gave"
+        if not requests and "kind this model does not take" in basis:
+            return "the kind of input it carries"
+        if not requests and "media" in basis:
+            return "the media or prompt it carries"
         return f"its field {_names(requests)}" if requests else "its fields or parameters"
     if actor == "model":
+        if "what the model generated" in basis:
+            return f"`{short_code(record['sites'][0]['qualname'])}`"
+        if "LoRA" in basis:
+            return "the LoRA adapter: its configuration or weights, against the base model"
+        if basis.startswith("raised in the code"):
+            return f"`{short_code(record['sites'][0]['path'])}`"
         return "its configuration, weights or the architecture's code"
     if actor == "environment":
+        if "network" in basis:
+            return "the network, or the server the URL names"
+        if "service it connects to" in basis:
+            return "a service or process it connects to"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
@@ -333,5 +490,15 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
     found = remedy(data)
     actor, basis = classify(data, found)
     key = "log" if actor == "internal" and data["kind"] == "log" else actor
+    if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
+        key = "log_error"
+    elif key == "log" and basis.startswith("no setting, request"):
+        key = "log_unseen"
+    if key == "internal" and basis.startswith("no setting, request"):
+        key = "internal_unseen"
+    elif key == "model" and "what the model generated" in basis:
+        key = "model_output"
+    elif key == "model" and basis.startswith("raised in the code"):
+        key = "model_code"
     says = _SAYS[key].format(what=_what(data, actor, basis), project=_project(data), noun=_noun(data))
     return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found)}

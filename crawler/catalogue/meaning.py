@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from typing import Any, TypedDict
 
-from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, sets_itself, short_code
+from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, sets_itself, short_code, whole_code
 from crawler.model.shapes import FileResult, RecordData, SiteData
 
 
@@ -73,6 +73,7 @@ class _Tables:
     forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
     returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
     env_aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = envs.X
+    getter_env: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> environment variables it reads
 
 
 def _request_fields(t: _Tables) -> dict[str, list[str]]:
@@ -136,6 +137,8 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.forwards.setdefault((path, call["callee"]), []).append(call)
         for fn in d.get("returns", ()):
             t.returns[(path, fn["function"])] = fn["reads"]
+        for fn in d.get("getter_env", ()):
+            t.getter_env[(path, fn["function"])] = fn["env"]
         for fn in d.get("typed_params", ()):
             t.typed_params[(path, fn["function"])] = fn["params"]
         for alias in d.get("env_aliases", ()):
@@ -252,6 +255,18 @@ def _pattern(source: str) -> re.Pattern[str]:
 
 _QUOTED = re.compile(r"`([^`\s]{2,60})`")
 _NAME = re.compile(r"[A-Za-z_]\w*")
+#: ``name.attr`` read (not called, not itself an attribute of something)
+_ATTR_READ = re.compile(r"(?<![\w.])([a-z_]\w*)\.([a-z_]\w*)\b(?!\s*\()")
+
+
+def _home(path: str) -> str:
+    """The part of the tree a file's classes serve: its first two directories (``vllm/entrypoints/``)."""
+    return "".join(d + "/" for d in path.split("/")[:-1][:2])
+
+
+def _snake(name: str) -> str:
+    """``SamplingParams`` -> ``sampling_params``."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 _SUBJECT = re.compile(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s")  # a message's first word, when a field's name
 _SPELLED = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*")  # a flag or a dotted name
 _CAPWORDS = re.compile(r"[A-Z][A-Za-z0-9]*")
@@ -363,6 +378,31 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
     return knob, used
 
 
+def _behind_property(t: _Tables, owner: str, chain: list[str]) -> list[dict[str, Any]]:
+    """The settings a property (a method taking no argument) of a settings class stands for, when
+    ``chain`` on ``owner`` ends in one past its fields: ``self.parallel_config.use_ray`` is the
+    field ``use_ray`` returns a test of (``distributed_executor_backend``), ``self.use_v2`` the
+    environment variables it reads (``envs.VLLM_USE_V2_MODEL_RUNNER``)."""
+    cls = owner
+    for i, name in enumerate(chain):
+        declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
+        if declared is None:
+            key = (t.classes[cls]["path"], f"{t.classes[cls]['name']}.{name}")
+            # (only what a user sets: a property over fields no option sets, ``is_moe`` over
+            # ``num_experts`` read from the checkpoint, is something the config computes)
+            found = [k for read in t.returns.get(key, ()) for k in [_field_knob(t, cls, read.split(".")[1])] if k and k["flags"]]
+            found += [_knob("env_var", env, path=t.env[env][0], line=t.env[env][1])
+                      for env in t.getter_env.get(key, ()) if env in t.env]
+            return found
+        if i == len(chain) - 1:
+            return []
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ()) if q in t.settings and q != cls]
+        if len(held) != 1:
+            return []
+        cls = held[0]
+    return []
+
+
 def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
     """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
     for name in chain:
@@ -468,6 +508,8 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
             for after in named_at(name, where):
                 suffix = after.split(".")[1:] if exact else []
                 knob, used = _chain_knob(t, cls, [*stands_for, *suffix])
+                found += [(behind, None) for behind in _behind_property(t, cls, [*stands_for, *suffix])
+                          if behind["kind"] == "env_var" or behind["owner"] in _user_facing(t)]
                 if knob is not None and knob["owner"] in _user_facing(t):
                     whole = alone and exact and used >= len(stands_for)
                     found.append((knob, ".".join([name, *suffix[:used - len(stands_for)]]) if whole else None))
@@ -659,6 +701,8 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
             knob, used = _chain_knob(t, owner, chain.split("."))
             name = ".".join(chain.split(".")[:used])
             add(knob, f"self.{name}", f"cls.{name}")
+            for behind in _behind_property(t, owner, chain.split(".")):
+                add(behind)
         # a field the message names ("custom_ops can contain only ...") is the setting it is about
         own = {f["name"] for f in t.classes[owner]["fields"]}
         for name in dict.fromkeys(_WORD.findall(site["template"]["text"])):
@@ -682,6 +726,19 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
         if name in t.env and _pattern(rf"\b{re.escape(var)}\b").search(text_of_site):
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line), var)
+    # a request's fields read where it is handled (``request.stream`` in a serving method): the
+    # variable holding it is named ``request``, or for its class (``sampling_params``)
+    for root, name in dict.fromkeys(_ATTR_READ.findall(text_of_site)):
+        holders = _request_fields(t).get(name, [])
+        named = [q for q in holders if _snake(t.classes[q]["name"]) == root]
+        # (only ``request`` itself: ``req`` and ``raw_request`` are as often the web framework's;
+        # and only where the request models live: the engine's own ``request.status`` is no field
+        # of ``ResponsesResponse``)
+        holders = [q for q in holders if not t.classes[q]["name"].endswith("Response")
+                   and site["path"].startswith(_home(t.classes[q]["path"]))]
+        if holders and (named or root == "request"):
+            pick = named or holders
+            add(_field_knob(t, pick[0], name) if len(pick) == 1 else _knob("request_param", name, field=name), f"{root}.{name}")
     if not knobs:
         for knob in [*_listed_features(t, site, inner, depth), *_called_under(t, site, depth)]:
             add(knob)
@@ -773,7 +830,7 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
         caller = _guarded_caller(tables, record, callers)
         meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s, tables))
     except RecursionError:  # a guard nested past what the sentences can walk: the plain fallback
-        qualname = short_code(record["sites"][0]["qualname"])
+        qualname = whole_code(record["sites"][0]["qualname"])
         meaning = SiteMeaning(knobs=[], trigger=f"Raised whenever `{qualname}` is called.", fix=None)
     verb = _VERBS.get(record["kind"])
     native = record["sites"][0]["native"]  # the primary site's: what the memo keys a meaning by
@@ -804,7 +861,7 @@ def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tupl
     alone: Any = {"sites": [scene]}
     names = site_meaning(t, alone, 1).names
     words = conditions(call["guards"], names, [])
-    return f"; `{short_code(call['function'])}` calls it only when {words}" if words else None
+    return f"; `{whole_code(call['function'])}` calls it only when {words}" if words else None
 
 
 #: What the trigger sentence says an entry that is not raised does.
@@ -821,22 +878,22 @@ def _context(s: _Site, t: _Tables) -> str:
     if s.validated and cls:
         flags = [k for k in s.knobs if k["flags"]]
         if flags:
-            return f"raised while `{short_code(flags[0]['flags'][0])}` is parsed"
+            return f"raised while `{whole_code(flags[0]['flags'][0])}` is parsed"
         return f"raised while `{cls}.{s.validated[0]}` is validated"
     if cls and s.method in ("__post_init__", "__init__") or (cls and s.method.startswith("validate") and not s.validated):
         return f"raised while building a `{cls}`"
     if s.qualname == "<module>":
-        return f"raised when `{short_code(s.module)}` is imported"
+        return f"raised when `{whole_code(s.module)}` is imported"
     if t.converters.get((s.path, s.qualname)):
-        return f"raised while `{short_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
+        return f"raised while `{whole_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
     if (s.path, s.qualname) in t.converters:  # (no knob: the option is whichever was given this type)
-        return (f"raised while parsing a command-line option whose value `{short_code(s.qualname)}` converts "
+        return (f"raised while parsing a command-line option whose value `{whole_code(s.qualname)}` converts "
                 "(which option is known only at run time)")
     if s.by_key is not None:
         held, mapping = s.by_key
-        return (f"raised in `{short_code(s.qualname)}` for the attribute of `{short_code(held)}` that a key of "
-                f"`{short_code(mapping)}` names (which attribute is known only at run time)")
-    return f"raised in `{short_code(s.qualname)}`"
+        return (f"raised in `{whole_code(s.qualname)}` for the attribute of `{whole_code(held)}` that a key of "
+                f"`{whole_code(mapping)}` names (which attribute is known only at run time)")
+    return f"raised in `{whole_code(s.qualname)}`"
 
 
 _FOR = re.compile(r"(?:async )?for (.+?) in (.+)", re.S)
@@ -849,9 +906,9 @@ def _in_loop(loop: str) -> str:
     loop = loop[len("else: "):] if after else loop
     m = _FOR.fullmatch(loop)
     if m:
-        over = f"its loop over `{short_code(m.group(2))}`"
+        over = f"its loop over `{whole_code(m.group(2))}`"
         return f"after {over} ran to its end (no `break`)" if after else f"in {over}"
-    return f"in its loop `{short_code(loop)}`"
+    return f"in its loop `{whole_code(loop)}`"
 
 
 def trigger(s: _Site, t: _Tables) -> str:
@@ -859,7 +916,7 @@ def trigger(s: _Site, t: _Tables) -> str:
     words = conditions(s.guards, s.names, s.loops)
     ended = [loop for loop in s.loops if loop.startswith("else: ")]
     if s.variant:  # (declared, never run: when is up to the code that builds it)
-        sentence = f"raised wherever the code builds the error variant `{short_code(s.qualname)}`"
+        sentence = f"raised wherever the code builds the error variant `{whole_code(s.qualname)}`"
     elif words:
         sentence = f"{context}, when {words}"
     elif s.loops and context.startswith("raised in "):
@@ -867,13 +924,13 @@ def trigger(s: _Site, t: _Tables) -> str:
         sentence = f"{context}, {_in_loop(s.loops[-1])}"
         ended = []
     elif context.startswith("raised in ") and s.by_key is None:  # (a module's top level is run once: no "whenever")
-        sentence = f"raised whenever `{short_code(s.qualname)}` is called"
+        sentence = f"raised whenever `{whole_code(s.qualname)}` is called"
     else:
         sentence = context
     if ended and not s.variant:
         sentence += f", {_in_loop(ended[-1])}"
     if s.handler:
-        sentence += f", while handling `{short_code(s.handler[len('except'):].strip() or 'an exception')}`"
+        sentence += f", while handling `{whole_code(s.handler[len('except'):].strip() or 'an exception')}`"
     return _sentence(sentence)
 
 

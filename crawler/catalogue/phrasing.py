@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from crawler.catalogue import asks
-from crawler.extract.native import CLOSURE_OF
+from crawler.extract.native import CLOSURE_OF, SWITCH_DEFAULT
 
 MAX_CODE = 80
 MAX_CONDITIONS = 4
@@ -104,11 +104,70 @@ def short_code(text: str) -> str:
     return text if len(text) <= MAX_CODE else text[: MAX_CODE - 1].rstrip() + "…"
 
 
+#: Where a condition may be cut: between the operands of its outermost ``and``/``or`` (``&&``/``||``
+#: in native code), never inside one (a comma may sit in a C++ template's ``<...>``).
+_SEPARATORS = (" && ", " || ", " and ", " or ")
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def whole_code(text: str) -> str:
+    """Code a trigger quotes (a condition, a loop, a handler, a qualname), on one line with no
+    backtick of its own, never cut inside an expression: past ``MAX_CODE`` the operands of its
+    outermost ``&&``/``and`` (inside ``!(...)`` or ``(...)`` when those wrap it) that fit, then
+    "…" for the rest; whole when no whole operand fits."""
+    text = " ".join(text.split()).replace("`", "'")
+    if len(text) <= MAX_CODE:
+        return text
+    head, inner, tail = "", text, ""
+    for opener in ("!(", "not (", "("):
+        if text.startswith(opener) and text.endswith(")") and _closes_at_end(text, len(opener) - 1):
+            head, inner, tail = opener, text[len(opener):-1], ")"
+            break
+    cut = None
+    depth, quote, i = 0, "", 0
+    while i < len(inner):
+        c = inner[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "'\"":
+            quote = c
+        elif c in _OPEN:
+            depth += 1
+        elif c in _CLOSE:
+            depth -= 1
+        elif depth == 0:
+            sep = next((x for x in _SEPARATORS if inner.startswith(x, i)), None)
+            if sep is not None:
+                if len(head) + i + len(sep) + 1 + len(tail) > MAX_CODE:
+                    break
+                cut = i + len(sep)
+        i += 1
+    if cut is None:
+        return text
+    return head + inner[:cut] + "…" + tail
+
+
+def _closes_at_end(text: str, start: int) -> bool:
+    """Whether the bracket at ``start`` is closed by the text's last character (``!(a) && (b)`` is not wrapped)."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] in _OPEN:
+            depth += 1
+        elif text[i] in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                return i == len(text) - 1
+    return False
+
+
 def _code(node: ast.expr, names: dict[str, str]) -> str:
     text = _text(node)
     if text in names:
         return names[text]
-    text = short_code(text)
+    text = whole_code(text)
     number = node.operand if type(node) is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd) else node
     if type(number) is ast.Constant and (number.value is None or isinstance(number.value, (bool, int, float))):
         return text
@@ -224,13 +283,16 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     item_names = _loop_names(loops, names)
     said = []
     for guard in guards:
+        if guard.startswith(SWITCH_DEFAULT):  # (a default: whose cases macros write: see ``extract.native``)
+            said.append(f"`{whole_code(guard[len(SWITCH_DEFAULT):])}` is none of the values its `switch` has a case for")
+            continue
         if guard.startswith(CLOSURE_OF):  # (a native walker's closure: see ``extract.native``)
-            said.append(f"`{short_code(guard[len(CLOSURE_OF):])}` calls the closure it is given")
+            said.append(f"`{whole_code(guard[len(CLOSURE_OF):])}` calls the closure it is given")
             continue
         node = parse_guard(guard)
         if constant_true(node):  # (``while True:``: always)
             continue
-        said.append(words(node, names, item_names) if node is not None else f"`{short_code(guard)}`")
+        said.append(words(node, names, item_names) if node is not None else f"`{whole_code(guard)}`")
     said = list(dict.fromkeys(said))
     extra = len(said) > MAX_CONDITIONS
     said = said[-MAX_CONDITIONS:]

@@ -65,7 +65,7 @@ def empty() -> dict[str, Any]:
     """Every key the join reads (:func:`crawler.catalogue.meaning.build_tables`), knob_helpers'
     too: a file whose reading failed declares nothing, rather than lacking keys."""
     return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": [],
-            "forwards": [], "returns": [], "env_aliases": [], **knob_helpers.empty()}
+            "forwards": [], "returns": [], "getter_env": [], "env_aliases": [], **knob_helpers.empty()}
 
 
 def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
@@ -274,15 +274,26 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
         # (only the helpers its text calls: walking every statement for calls cost more than the rest)
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if params else ""
         called = {name: helper for name, helper in helpers.items() if name + "(" in text} if text else {}
+        getter = "." in qual and len(fn.args.args) == 1 and not fn.args.kwonlyargs
         knob_flow.function_flow(qual, statements, roots, params if called else [], called,
                                 {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"]
-                                 for a in out["aliases"][known:]}, out,
-                                getter="." in qual and len(fn.args.args) == 1 and not fn.args.kwonlyargs)
+                                 for a in out["aliases"][known:]}, out, getter=getter)
+        if getter and "envs." in _text_of(fn, lines):
+            # a property whose value an environment variable decides (vLLM's ``use_v2_model_runner``
+            # reads ``envs.VLLM_USE_V2_MODEL_RUNNER``): a check on it is a check on the variable
+            env = sorted({name for node in nodes_under(fn, ast.Attribute) for name in [_env_read(node)] if name})
+            if env:
+                out["getter_env"].append({"function": qual, "env": env})
     out["aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
     out["helper_args"].sort(key=lambda h: (h["callee"], h["line"]))
     out["typed_params"].sort(key=lambda f: f["function"])
     out["forwards"].sort(key=lambda f: (f["callee"], f["line"]))
     out["returns"].sort(key=lambda f: f["function"])
+    out["getter_env"].sort(key=lambda f: f["function"])
+
+
+def _text_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
+    return "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno])
 
 
 def _env(text: str) -> list[dict[str, Any]]:

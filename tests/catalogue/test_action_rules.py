@@ -1,0 +1,176 @@
+"""Who acts, for the patterns a blind hand check of vLLM found wrong (#32 item 1): each rule on a
+fixture upstream whose code is written here, crawled through the real CLI; and that where the code
+shows no actor the page says so instead of guessing."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import crawl_meaning_upstream
+
+BENCH = '''
+def validate_args(args):
+    if args.backend == "hf" and args.hf_max_batch_size is None:
+        raise ValueError("HF max batch size is required for HF backend")
+'''
+
+FIELDS = '''
+from dataclasses import dataclass
+
+
+@dataclass
+class ParamMeta:
+    name: str
+    shape: tuple
+
+    def __post_init__(self):
+        if len(self.shape) > 8:
+            raise ValueError(f"parameter {self.name!r} has too many dims: {len(self.shape)}")
+'''
+
+NET = '''
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def fetch(url, attempt):
+    logger.warning("HTTP fetch failed for %s (attempt %d) -- retrying", url, attempt)
+
+
+def tools(entries):
+    for name in entries:
+        if name is None:
+            logger.warning("a tool entry has no name")
+'''
+
+MODEL = '''
+class Shard:
+    def __init__(self, hidden_size, world_size):
+        if hidden_size % world_size != 0:
+            raise ValueError("hidden size must split evenly")
+
+    def fuse(self, weight):
+        if weight.device.type != "cuda":
+            raise ValueError("this fusion runs on CUDA only")
+
+
+def check_prompt(placeholders, items):
+    if len(placeholders) != items:
+        raise RuntimeError("Found too few placeholders: you forgot to include <image> in the prompt.")
+
+
+def kernels():
+    if fastkern is None:
+        raise RuntimeError("This layer requires a usable fastkern installation")
+'''
+
+LORA = '''
+class LoRAModel:
+    @classmethod
+    def from_tensors(cls, tensor, vocab):
+        if tensor.shape[1] != vocab:
+            raise RuntimeError(f"The embedding LoRA size({tensor.shape[1]}) must match the vocabulary size({vocab}).")
+'''
+
+ENGINE = '''
+class Engine:
+    def create(self):
+        assert self.max_seqs is not None, "max_seqs must be set by this point"
+
+    def embed(self, x, size):
+        if x > size:
+            raise NotImplementedError
+
+    def toggle(self, ops, name):
+        if f"+{name}" in ops and f"-{name}" in ops:
+            raise ValueError(f"Cannot enable and disable {name}")
+
+    def build(self, method):
+        if not hasattr(method, "embedding"):
+            raise NotImplementedError(f"The class {type(method).__name__} must implement the 'embedding' method")
+
+    def step(self, result):
+        if result is None:
+            raise ValueError("the step produced nothing")
+'''
+
+
+@pytest.fixture
+def records(fixture_repo, cli, tmp_path) -> dict[str, dict]:
+    found = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
+        "pkg/__init__.py": "", "pkg/benchmarks/__init__.py": "", "pkg/benchmarks/throughput.py": BENCH,
+        "pkg/weights.py": FIELDS, "pkg/connections.py": NET, "pkg/lora/__init__.py": "", "pkg/lora/model.py": LORA,
+        "pkg/engine.py": ENGINE, "pkg/models/__init__.py": "", "pkg/models/shard.py": MODEL})
+    return {r["message"]["text"] or f"{r['kind']} {r['location']['qualname']}": r for r in found}
+
+
+def action(records: dict[str, dict], start: str) -> dict:
+    (record,) = [r for text, r in records.items() if text.startswith(start)]
+    return record["meaning"]["action"]
+
+
+def test_a_benchmark_scripts_args_are_the_options_of_the_command_run(records):
+    got = action(records, "HF max batch size")
+    assert got["actor"] == "setting"
+    assert "`args.backend`" in got["says"] and "`args.hf_max_batch_size`" in got["says"]
+
+
+def test_a_field_of_an_object_the_code_builds_is_no_setting(records):
+    got = action(records, "parameter {self.name!r} has too many dims")
+    assert got["actor"] != "setting"
+    assert "`shape`" not in got["says"] and not any("`shape`" in step for step in got["steps"])
+
+
+def test_a_network_fetch_that_failed_is_the_environment(records):
+    got = action(records, "HTTP fetch failed")
+    assert (got["actor"], "network" in got["says"]) == ("environment", True)
+
+
+def test_a_lora_adapters_check_is_the_adapter(records):
+    got = action(records, "The embedding LoRA size")
+    assert got["actor"] == "model" and "LoRA adapter" in got["says"]
+
+
+def test_an_invariant_of_the_codes_own_order_is_internal(records):
+    assert action(records, "max_seqs must be set by this point")["actor"] == "internal"
+
+
+def test_a_not_implemented_error_in_a_branch_is_no_method_to_implement(records):
+    got = action(records, "raise Engine.embed")
+    assert got["actor"] != "caller" and not any("implement `" in step for step in got["steps"])
+
+
+def test_a_verb_on_a_negated_clause_is_no_remedy(records):
+    assert action(records, "Cannot enable and disable")["remedy"] is None
+
+
+def test_where_the_code_shows_no_actor_the_page_says_errcat_cannot_tell(records):
+    got = action(records, "the step produced nothing")
+    assert got["actor"] == "internal"
+    assert "cannot tell whose move it is" in got["says"] and "Nobody outside" not in got["says"]
+
+
+def test_a_warning_where_the_code_shows_no_actor_claims_none(records):
+    got = action(records, "a tool entry has no name")
+    assert got["actor"] == "internal" and "cannot tell whose it is" in got["says"]
+    assert "Nobody has to act" not in got["says"] and "leads to it" not in got["says"]
+
+
+def test_a_model_files_check_on_the_rank_count_or_the_device_is_not_the_model(records):
+    assert action(records, "hidden size must split evenly")["actor"] == "setting"
+    assert action(records, "this fusion runs on CUDA only")["actor"] == "environment"
+
+
+def test_a_message_saying_what_you_gave_is_the_request(records):
+    assert action(records, "Found too few placeholders")["actor"] == "request"
+
+
+def test_a_missing_installation_is_the_environment(records):
+    assert action(records, "This layer requires a usable")["actor"] == "environment"
+
+
+def test_a_method_the_message_names_to_implement_is_not_the_one_raising(records):
+    got = action(records, "The class {type(method).__name__} must implement")
+    assert got["actor"] == "caller"
+    assert not any("`Engine.build`" in step for step in got["steps"])
+    assert any("implement what the message names" in step for step in got["steps"])
