@@ -68,6 +68,27 @@ def cli(cache_dir: Path):
     return invoke
 
 
+@pytest.fixture(scope="module")
+def crawl_once(tmp_path_factory: pytest.TempPathFactory):
+    """Crawl a fixture repository once for a whole module: ``crawl_once(files, *crawl_args)`` commits
+    ``files`` (tagged v1) to a new repository, runs the real ``errcat crawl`` of it with the given
+    options and its own cache, and returns the ``--out`` directory. For datasets the module's
+    tests only read: a test that changes its dataset builds its own."""
+
+    def crawl(files: dict[str, str | bytes | None], *args: object) -> Path:
+        tmp = tmp_path_factory.mktemp("crawl")
+        repo = FixtureRepo(tmp / "upstream")
+        repo.commit(files, tag="v1")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ERRCAT_CACHE_DIR", str(tmp / "cache"))
+            run = CliRunner().invoke(main, ["crawl", "--repo", str(repo.path), "--ref", "v1", *map(str, args), "--out", str(tmp / "out")],
+                                     catch_exceptions=False)
+        assert run.exit_code == 0, run.output
+        return tmp / "out"
+
+    return crawl
+
+
 @pytest.fixture
 def no_git(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any attempt to run git fails the test: for refusals that must come before git runs."""

@@ -33,12 +33,9 @@ def check_name(name):
 """
 
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> Path:
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG}, tag="v1")
-    out = tmp_path / "out"
-    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
-    assert run.exit_code == 0, run.output
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> Path:
+    out = crawl_once({"pkg/__init__.py": "", "pkg/config.py": CONFIG}, "--name", "acme/widgets", "--include", "pkg/**/*.py")
     return out / "acme" / "widgets"
 
 
@@ -121,13 +118,10 @@ class ModelConfig:
 FIELDS_LINE, MAX_LEN_LINE, KIND_LINE, BARE_LINE, ASSERT_LINE, HELPER_LINE = 4, 6, 10, 14, 17, 20  # the file's lines
 
 
-@pytest.fixture
-def vdataset(fixture_repo, cli, tmp_path) -> Path:
-    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": MODEL}, tag="v1")
-    out = tmp_path / "out"
-    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--include", "vllm/**/*.py",
-              "--out", out)
-    assert run.exit_code == 0, run.output
+@pytest.fixture(scope="module")
+def vdataset(crawl_once) -> Path:
+    out = crawl_once({"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": MODEL},
+                     "--name", "vllm-project/vllm", "--include", "vllm/**/*.py")
     return out / "vllm-project" / "vllm"
 
 
