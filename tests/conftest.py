@@ -72,13 +72,17 @@ def cli(cache_dir: Path):
 def crawl_once(tmp_path_factory: pytest.TempPathFactory):
     """Crawl a fixture repository once for a whole module: ``crawl_once(files, *crawl_args)`` commits
     ``files`` (tagged v1) to a new repository, runs the real ``errcat crawl`` of it with the given
-    options and its own cache, and returns the ``--out`` directory. For datasets the module's
-    tests only read: a test that changes its dataset builds its own."""
+    options (and ``--config`` of an errcat.toml holding ``config``, when given) and its own cache,
+    and returns the ``--out`` directory. For datasets the module's tests only read: a test that
+    changes its dataset, or crawls its repository again, builds its own."""
 
-    def crawl(files: dict[str, str | bytes | None], *args: object) -> Path:
+    def crawl(files: dict[str, str | bytes | None], *args: object, config: str | None = None) -> Path:
         tmp = tmp_path_factory.mktemp("crawl")
         repo = FixtureRepo(tmp / "upstream")
         repo.commit(files, tag="v1")
+        if config is not None:
+            (tmp / "errcat.toml").write_text(config, encoding="utf-8")
+            args = (*args, "--config", tmp / "errcat.toml")
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("ERRCAT_CACHE_DIR", str(tmp / "cache"))
             run = CliRunner().invoke(main, ["crawl", "--repo", str(repo.path), "--ref", "v1", *map(str, args), "--out", str(tmp / "out")],

@@ -6,7 +6,7 @@ the code set, a field of a class no user sets, "give an option a class"."""
 from __future__ import annotations
 
 import pytest
-from helpers import crawl_meaning_upstream
+from helpers import meaning_records
 
 from crawler.catalogue.phrasing import fix_for
 
@@ -108,11 +108,9 @@ def add_cli_args(parser):
 """
 
 
-@pytest.fixture
-def fixes(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(
-        fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS}
-    )
+@pytest.fixture(scope="module")
+def fixes(crawl_once) -> dict[str, dict]:
+    records = meaning_records(crawl_once, {"pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
     return {r["message"]["text"].split(" ")[0] + ":" + r["message"]["text"].split(" ")[-1]: r["meaning"] for r in records}
 
 

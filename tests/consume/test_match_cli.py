@@ -49,14 +49,10 @@ LOGGED_THEN_TRACEBACK = """\
 """
 
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> Path:
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n')
-    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out")
-    assert run.exit_code == 0, run.output
-    return tmp_path / "out" / "acme" / "widgets"
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> Path:
+    config = 'default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
+    return crawl_once({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, config=config) / "acme" / "widgets"
 
 
 def _ids(dataset: Path) -> dict[str, str]:
