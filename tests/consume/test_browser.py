@@ -22,6 +22,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bi
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+#: How long a page load, a script or a wait for an element may take: a hang guard, not a speed
+#: check (a wait ends as soon as its element is there). 10 s fired on a loaded machine.
+WAIT = 180
 
 
 def _missing() -> str | None:
@@ -51,7 +54,7 @@ def browser():
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=DRIVER), options=options)
-    driver.set_page_load_timeout(30)
+    driver.set_page_load_timeout(WAIT)
     try:
         yield driver
     finally:
@@ -136,17 +139,17 @@ def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
     assert len(browser.find_elements(By.CSS_SELECTOR, "#groups li")) == len(list((out / "errors").glob("*.html")))
     box = browser.find_element(By.ID, "search")
     box.send_keys("ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: sliding.")
-    first = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+    first = WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
     assert first.text == kv["title"]
     badge = browser.find_element(By.CSS_SELECTOR, "#results li .badge").text
     assert badge == "ValueError \u00b7 matches"  # the pattern itself matched, in JS
     first.click()
-    WebDriverWait(browser, 10).until(ec.url_contains(f"{kv['id']}.html"))
+    WebDriverWait(browser, WAIT).until(ec.url_contains(f"{kv['id']}.html"))
     assert browser.find_element(By.ID, "title").text == kv["title"]
 
     box = browser.find_element(By.ID, "search")  # the box on an entry page searches too
     box.send_keys("json")
-    hit = WebDriverWait(browser, 10).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+    hit = WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
     assert "not json" in hit.text
     assert _errors(browser) == []
 
@@ -164,7 +167,7 @@ def test_a_link_with_a_hostile_query_answers(browser, site):
     adjacent = records[cd.ADJACENT["text"]]
     for message, full in (("ValueError: Bad " + " " * 48 + " end x", False), ("ValueError: Bad " + " " * 48 + " end", True)):
         browser.get((out / "index.html").as_uri() + "?q=" + quote(message))  # the page-load timeout is the hang guard
-        WebDriverWait(browser, 60).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+        WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
         shown = {li.find_element(By.TAG_NAME, "a").text: li.find_element(By.CSS_SELECTOR, ".badge").text
                  for li in browser.find_elements(By.CSS_SELECTOR, "#results li")}
         # not a full match: shown (weak, by its wording, as errcat match's nearest), never as a match
@@ -224,7 +227,7 @@ def _paste(browser, out, text):
     browser.get((out / "index.html").as_uri())
     browser.execute_script("var b = document.getElementById('search'); b.value = arguments[0];"
                            " b.dispatchEvent(new Event('input'));", text)
-    WebDriverWait(browser, 30).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li")))
+    WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li")))
     return [(li.get_attribute("class"), li.text) for li in browser.find_elements(By.CSS_SELECTOR, "#results li")]
 
 
@@ -367,9 +370,17 @@ def _axe_source() -> str:
         npm = shutil.which("npm")
         reason = "npm is missing" if npm is None else None
         if npm is not None:
+            import tempfile
+
             cache.mkdir(parents=True, exist_ok=True)
-            done = subprocess.run([npm, "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(cache)],
-                                  capture_output=True, text=True, timeout=180, cwd=cache)
+            # packed into a folder of its own, then moved into place: another run packing at the
+            # same time (pytest-xdist, a second checkout) never reads a half-written tarball
+            with tempfile.TemporaryDirectory(dir=cache) as part:
+                done = subprocess.run([npm, "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", part],
+                                      capture_output=True, text=True, timeout=600, cwd=part)
+                packed = os.path.join(part, tarball.name)
+                if done.returncode == 0 and os.path.isfile(packed):
+                    os.replace(packed, tarball)
             reason = None if done.returncode == 0 and tarball.is_file() else f"npm pack failed: {done.stderr.strip()[-300:]}"
         if reason:
             if os.environ.get("CI") == "true":
@@ -426,7 +437,7 @@ def test_a_pasted_traceback_found_and_opened_with_the_keyboard_only(browser, ric
     box = browser.switch_to.active_element
     assert box.get_attribute("id") == "search"
     box.send_keys(KV_LOGGED)
-    WebDriverWait(browser, 30).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
+    WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
     box.send_keys(Keys.ARROW_DOWN)
     first = browser.switch_to.active_element
     assert first.tag_name == "a" and first.text == kv["title"]
@@ -438,7 +449,7 @@ def test_a_pasted_traceback_found_and_opened_with_the_keyboard_only(browser, ric
     assert browser.switch_to.active_element.get_attribute("id") == "search"
     browser.switch_to.active_element.send_keys(Keys.ARROW_DOWN)
     browser.switch_to.active_element.send_keys(Keys.ENTER)
-    WebDriverWait(browser, 10).until(ec.url_contains(f"{kv['id']}.html"))
+    WebDriverWait(browser, WAIT).until(ec.url_contains(f"{kv['id']}.html"))
     assert browser.find_element(By.ID, "title").text == kv["title"]
     assert "<code>kind</code>" in browser.find_element(By.ID, "what-it-means").get_attribute("innerHTML")
     assert _errors(browser) == []
@@ -500,7 +511,7 @@ def test_axe_finds_no_serious_accessibility_violations(browser, rich_site):
             browser.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
             assert _errors(browser) == [], url
             browser.execute_script(axe)
-            browser.set_script_timeout(60)
+            browser.set_script_timeout(WAIT)
             result = browser.execute_async_script(
                 "var done = arguments[arguments.length - 1];"
                 "axe.run(document, {resultTypes: ['violations']}).then(function (r) { done(r.violations.map(function (v) {"

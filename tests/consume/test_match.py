@@ -389,7 +389,7 @@ def test_reading_hostile_input_is_linear(name, text, expected):
             "rs = read_query(sys.stdin.read())\n"
             "print(json.dumps([dict(source=r.source, message=r.message, exception=r.exception,"
             " frame=r.frame and [r.frame.path, r.frame.line, r.frame.function]) for r in rs]))")
-    done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, timeout=30)
+    done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     readings = json.loads(done.stdout)
     if expected is None:
@@ -464,7 +464,7 @@ for name, message in (("long", "q alpha " + "\U0001f600" * N + "X"), ("short", "
     out[name] = [[m.how, m.covered] for m in match(message, [matcher]).matches]
 print(json.dumps(out))
 '''
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["long"] == []

@@ -146,7 +146,7 @@ def _on_a_terminal(argv: list[str], env: dict[str, str], rows: int = 500, keys: 
             elif keys and not sent:
                 os.write(master, keys)
                 sent = True
-        assert proc.wait(timeout=30) == 0, b"".join(chunks)
+        assert proc.wait(timeout=120) == 0, b"".join(chunks)
     finally:
         if proc.poll() is None:
             proc.kill()
