@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from helpers import CHECK_CODE
 
 
+@pytest.mark.slow
 def test_a_crawl_with_no_curated_directory_says_so(fixture_repo, cli, tmp_path, monkeypatch):
     """The README's quick start run in an empty directory gave a catalogue without the curated
     explanations and foreign errors errcat ships, and said nothing of it."""

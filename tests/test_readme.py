@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import consumer_data as cd
+import pytest
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -20,6 +21,7 @@ def snippet() -> str:
     return code
 
 
+@pytest.mark.slow
 def test_readme_lookup_snippet_finds_the_entry(tmp_path):
     dataset = cd.write(tmp_path)
     script = tmp_path / "lookup.py"

@@ -114,6 +114,7 @@ def fixes(crawl_once) -> dict[str, dict]:
     return {r["message"]["text"].split(" ")[0] + ":" + r["message"]["text"].split(" ")[-1]: r["meaning"] for r in records}
 
 
+@pytest.mark.slow
 def test_an_option_given_its_fields_keywords_with_some_replaced_is_that_fields_option(fixes):
     # (``**{**kw["f"], "default": None}``: vLLM's --enable-prefix-caching, --mamba-cache-mode)
     m = fixes["Cache:caching"]

@@ -256,6 +256,7 @@ def names(meaning: dict) -> list[tuple[str, str]]:
     return [(k["kind"], k["name"]) for k in meaning["knobs"]]
 
 
+@pytest.mark.slow
 def test_an_entry_of_a_dict_setting_through_locals(dataset):
     m = dataset["HiSparse pool_gib"]
     assert ("config_field", "extra_config") in names(m)

@@ -217,6 +217,7 @@ def names(meaning: dict) -> list[tuple[str, str]]:
     return [(k["kind"], k["name"]) for k in meaning["knobs"]]
 
 
+@pytest.mark.slow
 def test_a_function_an_annotated_field_runs_validates_that_field(dataset):
     # through an alias whose GetPydanticSchema lambda calls it, and a BeforeValidator written in place
     assert names(dataset["_coerce_key:expected"]) == [("cli_flag", "--quant-weight")]

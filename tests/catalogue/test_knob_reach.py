@@ -127,6 +127,7 @@ def names(meaning: dict) -> list[tuple[str, str]]:
     return [(k["kind"], k["name"]) for k in meaning["knobs"]]
 
 
+@pytest.mark.slow
 def test_local_aliases_of_fields(dataset):
     m = dataset["ParallelConfig._verify:tp_size={tp}"]
     assert names(m) == [("cli_flag", "--tensor-parallel-size"), ("cli_flag", "--decode-context-parallel-size")]

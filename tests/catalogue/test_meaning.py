@@ -216,6 +216,7 @@ def knobs(record: dict) -> list[tuple]:
     return [(k["kind"], k["name"], k["flags"], k["field"]) for k in record["meaning"]["knobs"]]
 
 
+@pytest.mark.slow
 def test_argparse_flag_through_the_upstreams_kwargs_convention(dataset):
     m = dataset["gpu:CacheConfig.__post_init__"]["meaning"]
     assert knobs(dataset["gpu:CacheConfig.__post_init__"]) == [
@@ -357,6 +358,7 @@ def test_pages_show_the_derived_meaning_escaped(dataset, meaning_out, cli, tmp_p
     assert "- **When it is raised:** Raised while building a `EvilConfig`, when `mode` is" in md
 
 
+@pytest.mark.slow
 def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(fixture_repo, cli, tmp_path):
     """The join runs after extraction: config.py's result comes from the cache, yet its entry
     follows the flag renamed in arg_utils.py."""
@@ -395,6 +397,7 @@ def test_attributes_of_a_plain_class_and_class_names_are_no_settings(dataset):
 _NAME_TEXT = st.text(alphabet="ab_.1 (é℘", max_size=24)
 
 
+@pytest.mark.slow
 @given(name=st.one_of(st.sampled_from(["a", "ab", "a_1", "_", "é", "℘", "a.b", ""]), _NAME_TEXT), text=_NAME_TEXT)
 def test_named_at_finds_what_the_pattern_per_name_found(name, text):
     """``named_at`` scans a text once for every name; it finds what a pattern compiled per name
@@ -459,6 +462,7 @@ def modes(crawl_once) -> dict[str, dict]:
     return {r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
 
 
+@pytest.mark.slow
 def test_a_fix_that_switches_a_setting_off_is_said_only_where_the_message_names_it(modes):
     """vLLM's "HiSparse does not support pipeline parallelism." under
     ``pipeline_parallel_size > 1`` said "Set `--pipeline-parallel-size` to at most 1." (turn

@@ -89,6 +89,7 @@ def _errors(driver) -> list[str]:
     return [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
 
 
+@pytest.mark.slow
 def test_entry_page_renders_every_section(browser, site):
     from selenium.webdriver.common.by import By
 
@@ -128,6 +129,7 @@ def test_hostile_text_is_shown_not_run(browser, site):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
@@ -154,6 +156,7 @@ def test_search_box_finds_a_pasted_message_and_follows_it(browser, site):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_a_link_with_a_hostile_query_answers(browser, site):
     """index.html?q=... runs the search as the page loads: twelve adjacent fields and 48 spaces make
     the entry's regex backtrack for minutes, hanging the tab for anyone who opened the link."""
@@ -175,6 +178,7 @@ def test_a_link_with_a_hostile_query_answers(browser, site):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
     """errcatGaps (search.js) and fragment_gaps (crawler/consume/match.py) are one function in two languages."""
     import random
@@ -231,6 +235,7 @@ def _paste(browser, out, text):
     return [(li.get_attribute("class"), li.text) for li in browser.find_elements(By.CSS_SELECTOR, "#results li")]
 
 
+@pytest.mark.slow
 def test_a_pasted_traceback_puts_its_entry_first(browser, site):
     """The search box reads a paste as errcat match does: vLLM's log prefixes stripped, each
     exception line a candidate, a match only with real literal support, foreign errors named."""
@@ -288,6 +293,7 @@ def _assert_both_match_first(browser, cli, data, cases, strength="match"):
         assert top.get("strength", "weak") == strength and f"\u00b7 {strength}" in text, (paste, text)
 
 
+@pytest.mark.slow
 def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
     """Entries one paste matches equally well by wording come in errcat match's order in the box
     too: the one raised in the traceback frame's function first, a logged warning for a log line
@@ -319,6 +325,7 @@ def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_search_box_names_the_exception_and_the_frame_as_errcat_match_does(browser, site, cli):
     """Of two entries of one wording the one raising the exception the paste names comes first,
     and an entry with no literal text (``raise RuntimeError(msg)``) matches where the traceback's
@@ -418,6 +425,7 @@ def _viewport(browser, width: int) -> None:
     assert browser.execute_script("return window.innerWidth") == width
 
 
+@pytest.mark.slow
 def test_a_pasted_traceback_found_and_opened_with_the_keyboard_only(browser, rich_site):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -459,6 +467,7 @@ def _pages(out):
     return [out / "index.html", *sorted((out / "errors").glob("*.html"))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("width", [375, 1280])
 def test_no_page_scrolls_sideways(browser, rich_site, width):
     from selenium.webdriver.common.by import By
@@ -475,6 +484,7 @@ def test_no_page_scrolls_sideways(browser, rich_site, width):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_index_filters_groups_and_sorts(browser, rich_site):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -496,6 +506,7 @@ def test_the_index_filters_groups_and_sorts(browser, rich_site):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_axe_finds_no_serious_accessibility_violations(browser, rich_site):
     """axe-core (pinned above) run in the same browser over the index (search results shown,
     groups open), an entry with curated text and a retired one, at phone and desktop width."""
@@ -551,6 +562,7 @@ def _crawled_site(browser, fixture_repo, cli, tmp_path, package: str, files: dic
     return data
 
 
+@pytest.mark.slow
 def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_repo, cli, tmp_path):
     """A message joined from pieces ("\\n".join(errors)) has no literal text of its own: the box
     matches its pieces (SearchEntry.alternatives), each anywhere in the message, as errcat match does."""
@@ -622,6 +634,7 @@ def test_the_search_box_shows_controls_as_the_pages_do(browser, site):
     assert sum("\\u202e" in w for w in got) > 100 and sum(w == t for w, t in zip(got, texts, strict=True)) > 100
 
 
+@pytest.mark.slow
 def test_bidi_overrides_in_a_template_do_not_reorder_the_search_results(browser, cli, fixture_repo, tmp_path):
     """Trojan Source in the results: a right-to-left override in a raised message, shown raw in the
     list, reversed everything after it on the line (the title and the badge); the box shows it as
@@ -645,6 +658,7 @@ def test_bidi_overrides_in_a_template_do_not_reorder_the_search_results(browser,
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_search_box_calls_a_log_line_before_a_traceback_an_umbrella_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
     """logger.exception's line, then the traceback it prints: the line is an umbrella in the box
     too, and what the box offers next is errcat match's nearest entry, not the umbrella again."""
@@ -679,6 +693,7 @@ def test_the_search_box_reads_a_key_errors_repr_as_errcat_match_does(browser, si
     assert ["plain", "KeyError"] in want[0] and ["no adapter named 'x'", "KeyError"] in want[-1]
 
 
+@pytest.mark.slow
 def test_an_entry_page_reads_the_code_as_show_does(browser, fixture_repo, cli, tmp_path):
     """A message field wrapped over lines is one line under "Message"; a ``while`` test is listed
     once; a raise the function always catches is said never to reach a caller (derived)."""
@@ -705,6 +720,7 @@ def test_an_entry_page_reads_the_code_as_show_does(browser, fixture_repo, cli, t
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_search_box_reads_a_pydantic_line_and_an_older_full_stop_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
     """A pydantic error's last line alone, and an older wording that stopped where today's message
     goes on: a match in the box as in errcat match; a full stop elsewhere is no match in either."""
@@ -727,6 +743,7 @@ def test_the_search_box_reads_a_pydantic_line_and_an_older_full_stop_as_errcat_m
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
     """Issue #31's pasted forms in the box: Markdown, typographic quotes, another letter case, a
     traceback's last frame, a bare raise, a tuple of arguments, a product's prefixes; each the

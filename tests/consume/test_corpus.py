@@ -67,20 +67,9 @@ PASTES = [
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory) -> tuple[Path, Path]:
+def corpus(crawl_once, tmp_path_factory) -> tuple[Path, Path]:
     """A crawl of the fixture (by the real CLI) with a foreign list, and the pastes as a corpus file."""
-    from click.testing import CliRunner
-    from conftest import FixtureRepo
-
-    from crawler.cli.main import main
-
-    tmp = tmp_path_factory.mktemp("corpus")
-    repo = FixtureRepo(tmp / "upstream")
-    repo.commit({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, tag="v1")
-    run = CliRunner().invoke(main, ["crawl", "--repo", str(repo.path), "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                                    "--out", str(tmp / "out"), "--cache-dir", str(tmp / "cache")], catch_exceptions=False)
-    assert run.exit_code == 0, run.output
-    dataset = tmp / "out" / "acme" / "widgets"
+    dataset = crawl_once({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, "--name", "acme/widgets", "--include", "pkg/**/*.py") / "acme" / "widgets"
     (dataset / "foreign.json").write_text(json.dumps(FOREIGN), encoding="utf-8")
     ids = {e["text"]: e["id"] for e in json.loads((dataset / "search.json").read_text(encoding="utf-8"))["entries"]}
     rows = []
@@ -89,7 +78,7 @@ def corpus(tmp_path_factory) -> tuple[Path, Path]:
             (entry,) = [i for text, i in ids.items() if row["expect"] in text]
             row = dict(row, expect=entry)
         rows.append(row)
-    path = tmp / "pastes.jsonl"
+    path = tmp_path_factory.mktemp("corpus") / "pastes.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return dataset, path
 
@@ -164,6 +153,7 @@ def test_the_bench_prints_the_figures_and_fails_on_a_false_claim(corpus, tmp_pat
     assert _bench(str(dataset), "--corpus", str(claimed)).returncode == 1
 
 
+@pytest.mark.slow
 def test_the_bench_without_a_dataset_or_its_tool_says_what_to_give(tmp_path):
     import os
 

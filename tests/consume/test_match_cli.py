@@ -60,6 +60,7 @@ def _ids(dataset: Path) -> dict[str, str]:
     return {e["text"].split(" ")[1]: e["id"] for e in index["entries"]}
 
 
+@pytest.mark.slow
 def test_a_log_line_a_traceback_follows_is_not_the_answer(dataset, cli):
     """logger.exception's message says something failed; the traceback printed after it says
     what. Matched alone, the log line was the answer (covers 100%) and the error it points at

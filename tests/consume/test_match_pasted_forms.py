@@ -48,6 +48,7 @@ def _answer(cli, dataset: Path, paste: str) -> dict:
     return json.loads(cli("match", "--json", "--data", dataset, paste).stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("paste", "start", "exception"),
     [
@@ -144,6 +145,7 @@ FIELDS_TB = ("Traceback (most recent call last):\n" + _frame(99, "<module>", "ma
              + "ValueError: transcription: the model 'openai/whisper-large-v3' supports only the transcription task\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", [
     FIELDS_TB,
     FIELDS_TB.replace(f"line {FIELDS_LINE},", f"line {FIELDS_LINE - 2},"),  # a release a few lines apart
@@ -278,6 +280,7 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     assert out and out[0] == (_entry_at(vdataset, want), "match"), out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", [
     "ValueError: ('" + "\\x" * 60000 + "', 3)",  # a tuple's first element, escapes that are no repr's
     "ValueError: (" * 20000 + ")" * 20000,

@@ -20,6 +20,7 @@ def test_a_models_answer_nested_too_deeply_is_a_rejected_answer():
     assert info.value.retryable
 
 
+@pytest.mark.slow
 def test_an_endpoint_answering_json_nested_too_deeply_is_a_failed_request():
     class Deep(BaseHTTPRequestHandler):
         def log_message(self, *args):
