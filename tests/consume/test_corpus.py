@@ -154,7 +154,6 @@ def test_the_bench_prints_the_figures_and_fails_on_a_false_claim(corpus, tmp_pat
     assert _bench(str(dataset), "--corpus", str(claimed)).returncode == 1
 
 
-@pytest.mark.slow
 @pytest.mark.slow  # runs the bench as a process
 def test_the_bench_without_a_dataset_or_its_tool_says_what_to_give(tmp_path):
     import os
