@@ -785,5 +785,5 @@ def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browse
     hostile = forms.test_hostile_pastes_are_read_in_linear_time.pytestmark[0].args[1]
     took = browser.execute_script("var t0 = performance.now(); arguments[0].forEach(function (t) { window.errcatReadings(t); });"
                                   " return performance.now() - t0;", [t[:65536] for t in hostile])
-    assert took < 10000, took
+    assert took < 30000, took  # a hang guard on a loaded machine, not a speed check
     assert _errors(browser) == []

@@ -306,5 +306,5 @@ def test_hostile_pastes_are_read_in_linear_time(vdataset, paste):
     matcher = Matcher.load(vdataset)
     start = time.monotonic()
     result = match(paste, [matcher])
-    assert time.monotonic() - start < 10, len(paste)
+    assert time.monotonic() - start < 30, len(paste)  # a hang guard (quadratic took minutes), not a speed check
     assert not any(m.entry.id == _entry_at(vdataset, FIELDS_LINE) for m in result.matches)

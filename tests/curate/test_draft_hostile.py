@@ -242,12 +242,13 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline(where):
     client = threading.Thread(target=ask, daemon=True)
     try:
         client.start()
-        client.join(10)  # a hang guard, not a benchmark: the drip would last 60 s
+        client.join(30)  # a hang guard, not a benchmark: the drip would last 60 s
         assert not client.is_alive(), "the attempt outlived its deadline"
     finally:
         server.close()
     (reason, took), = outcome
-    assert reason == "no answer within 1s" and took < 5
+    # cut off at its deadline, not at the drip's end (60 s): the margin is a loaded machine's
+    assert reason == "no answer within 1s" and took < 20
 
 
 @pytest.mark.slow
