@@ -4,11 +4,12 @@
     python bench/match_corpus.py output/vllm-project/vllm [--corpus tests/data/pastes.jsonl] [-v]
     python bench/match_corpus.py --vllm-releases ../shared/tools/vllm-releases --work /tmp/corpus --floors
     ERRCAT_VLLM_RELEASES=../shared/tools/vllm-releases python bench/match_corpus.py --floors
+    python bench/match_corpus.py history-root/ --old [--old-corpus tests/data/pastes_old.jsonl] [-v]
 
-Given no dataset, the bench builds its own: a git repository of vLLM v0.33.0 (the release the
-corpus's entry ids were taken from) made by the shared ``vllm-releases`` tool (its path from
-``--vllm-releases`` or ``$ERRCAT_VLLM_RELEASES``), crawled with the real CLI into ``--work``
-(kept there, so a second run crawls nothing; ``--cache-dir`` shares an extraction cache).
+Given no dataset (and no --old), the bench builds its own: a git repository of vLLM v0.33.0 (the
+release the corpus's entry ids were taken from) made by the shared ``vllm-releases`` tool (its
+path from ``--vllm-releases`` or ``$ERRCAT_VLLM_RELEASES``), crawled with the real CLI into
+``--work`` (kept there, so a second run crawls nothing; ``--cache-dir`` shares an extraction cache).
 
 The corpus holds texts vLLM users pasted into the issue tracker (log prefixes, tracebacks, cut
 excerpts), each with the entry it should find, or "foreign" (raised by torch, CUDA, ...) or
@@ -26,6 +27,16 @@ current wording where the wording changed"). Exits 1 when the latter's top-1 is 
 there is a false claim on a foreign/none paste. ``--floors`` (on v0.33.0) also holds the floors
 below and that a root cause comes before the umbrella error pointing at it; these were the
 figures tests/consume/test_corpus.py checked when it needed a vLLM repository of its own.
+there is a false claim on a foreign/none paste.
+
+``--old`` measures the older-wordings part instead (tests/data/pastes_old.jsonl): real texts in the
+wording of an older vLLM release (V0-engine messages, messages reworded since), each with the
+ids of the entries that raised that wording (several when two releases' templates print it
+alike). Ids are hashes of the error, so an entry keeps its id in every catalogue that holds it:
+DATA is a history catalogue, or an output root of several (a history plus old releases' wheel
+datasets). Reported: found at full strength (the first answer is a match to an expected id), only
+weakly (the first weak candidate is one), and false claims (a match to another id). Exits 1 on a
+false claim.
 """
 
 from __future__ import annotations
@@ -110,6 +121,24 @@ def build_dataset(tool: Path, work: Path, cache_dir: Path | None) -> Path:
     subprocess.run(crawl + (["--cache-dir", str(cache_dir)] if cache_dir else []), check=True, cwd=ROOT, env=env,
                    stdout=subprocess.DEVNULL)
     return dataset
+def evaluate_old(rows: list[dict], matchers: list) -> dict:
+    """Figures over the older-wordings corpus (see the module)."""
+    from crawler.consume.match import match
+
+    out = {"rows": 0, "strong": 0, "weak": 0, "false_claims": 0, "misses": []}
+    for row in rows:
+        result = match(row["text"], matchers, 3)
+        out["rows"] += 1
+        top = result.matches[0] if result.matches else None
+        if top is not None and top.entry.id in row["expect"]:
+            out["strong"] += 1
+            continue
+        if top is not None:
+            out["false_claims"] += 1
+        elif result.weak and result.weak[0].entry.id in row["expect"]:
+            out["weak"] += 1
+        out["misses"].append((row["url"], row["expect"], top.entry.id if top else (result.weak[0].entry.id if result.weak else None)))
+    return out
 
 
 def main() -> int:
@@ -124,13 +153,27 @@ def main() -> int:
                     help="Where the built repository and its crawl are kept.")
     ap.add_argument("--cache-dir", type=Path, help="The extraction cache for the crawl.")
     ap.add_argument("-v", "--verbose", action="store_true", help="List the misses.")
+    ap.add_argument("--old", action="store_true", help="Measure the older-wordings corpus (DATA: a history catalogue, or a root of several).")
+    ap.add_argument("--old-corpus", type=Path, default=CORPUS.with_name("pastes_old.jsonl"))
     args = ap.parse_args()
     from crawler.cli.consume import _matchers
 
+    if args.data is None and args.old:
+        ap.error("--old reads a history catalogue, or a root of several: give its path")
     if args.data is None:
         if args.vllm_releases is None or not args.vllm_releases.is_file():
             ap.error("give a dataset, or the vllm-releases tool with --vllm-releases or $ERRCAT_VLLM_RELEASES")
         args.data = build_dataset(args.vllm_releases, args.work, args.cache_dir)
+    if args.old:
+        rows = [json.loads(line) for line in args.old_corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+        r = evaluate_old(rows, _matchers(args.data))
+        print(f"older wordings: at full strength {r['strong']}/{r['rows']} ({r['strong'] / max(r['rows'], 1):.1%}), "
+              f"only weakly {r['weak']}, false claims {r['false_claims']}")
+        if args.verbose:
+            for url, expect, got in r["misses"]:
+                print(f"  {url}  expected {' or '.join(expect)}  got {got}")
+        return 1 if r["false_claims"] else 0
+
     rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
     matchers = _matchers(args.data)
     worst, failed = 1.0, False

@@ -56,8 +56,11 @@ def _one_line(text: str, width: int = 100) -> str:
               help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show (ties with the last are shown too).")
+@click.option("--version", "release", metavar="RELEASE",
+              help="The release you run (0.6.3): of a history catalogue's entries, those it raised come first. "
+                   "Default: the one release the paste names (a server's startup line, a path like vllm-0.6.3).")
 @cache_dir_option
-def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir: Path | None) -> None:
+def match(message: str | None, data: Path, as_json: bool, limit: int, release: str | None, cache_dir: Path | None) -> None:
     """Find the entry for an error message or a whole traceback.
 
     MESSAGE is the error as you saw it: a message, "SomeError: message", a traceback (chained
@@ -71,11 +74,15 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
       errcat match "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."
       python serve.py 2>&1 | errcat match --data output/vllm-project/vllm
       errcat match server.log
+      errcat match --version 0.6.3 "ValueError: The model's max seq len (4096) is larger than ..."
     """
+    from crawler.consume.lineage import VERSION
     from crawler.consume.match import MAX_INPUT
     from crawler.consume.match import match as run_match
     from crawler.consume.match_store import DamagedStore
 
+    if release is not None and not VERSION.fullmatch(release):
+        raise UsageError(f"--version: not a release such as 0.6.3 or v0.8.5: {_one_line(release, 40)!r}")
     if message is None or message == "-":
         if sys.stdin is None or (hasattr(sys.stdin, "isatty") and sys.stdin.isatty()):
             raise UsageError("give a MESSAGE or pipe the error into stdin")
@@ -93,11 +100,11 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         raise UsageError("the message is empty")
     matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
     try:
-        result = run_match(message, matchers, limit)
+        result = run_match(message, matchers, limit, release)
     except DamagedStore as e:  # a damaged cache is an optimisation lost: built again from the dataset
         REPORTER(f"{e}: building it again")
         matchers = _matchers(data, cache_dir, fresh=True, report=lambda _: None)  # (said once above)
-        result = run_match(message, matchers, limit)
+        result = run_match(message, matchers, limit, release)
     if as_json:
         echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False), kind="json")
     else:
@@ -110,6 +117,9 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, cache_dir:
         if first is not None:
             where = "" if data == DEFAULT_OUT else f" --data {shlex.quote(str(data))}"
             echo(f"{whose} page: errcat show {first.entry.id}{where}")
+            today = (getattr(first, "lineage", None) or {}).get("today")
+            if today and today != first.entry.id:
+                echo(f"what raises it today: errcat show {today}{where}")
     if not result.matches:
         sys.exit(1)
 
@@ -149,12 +159,37 @@ def _print_weak(weak: list, title: str) -> None:
             echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
 
 
+def _print_lineage(lineage: dict[str, Any] | None) -> None:
+    """Which releases raised a matched entry, its moves, and what succeeds it today."""
+    if not lineage:
+        return
+    raised = lineage.get("raised_in")
+    removed = (lineage.get("releases") or {}).get("removed_in")
+    if lineage.get("retired"):
+        echo("   retired: " + (f"raised in {_one_line(raised, 60)}" if raised else "no longer raised")
+             + (f", removed in {_one_line(removed, 40)}" if removed else ""))
+    elif raised:
+        echo(f"   raised {_one_line(raised, 60)}")
+    for move in lineage.get("moved") or []:
+        at = f" in {_one_line(move['version'], 40)}" if move.get("version") else ""
+        echo(f"   moved: {_one_line(move['from_path'], 80)} -> {_one_line(move['to_path'], 80)}{at}")
+    succeeded = lineage.get("succeeded_by") or []
+    for n, s in enumerate(succeeded, start=1):
+        last = n == len(succeeded)
+        state = "retired since" if s.get("retired") else "raised today" if last else "live"
+        echo(f"   {'succeeded by' if n == 1 else 'then by'} {s['id']} ({s['how']}; {state}"
+             + (f", {_one_line(s['raised_in'], 40)}" if s.get("raised_in") and not s.get("retired") else "")
+             + f"): {_one_line(s['exception'], 60)}: {_one_line(s['template'], 80)}")
+
+
 def _print_text(result) -> None:
     from crawler.consume.match import field_groups
 
     if result.readings:
         r = result.matches[0].reading if result.matches else result.readings[0]
         echo(f"message: {_one_line(r.message)}" + (f"  ({r.exception})" if r.exception else ""))
+    if result.version_from == "paste":
+        echo(f"release: {_one_line(result.version, 40)} (named by the paste; --version says otherwise)")
     for hit in result.foreign:
         e = hit.error
         echo(f"not raised by {hit.project}: raised by {e.origin} ({e.name}). {e.explanation}")
@@ -180,6 +215,8 @@ def _print_text(result) -> None:
             flags.append("tied")
         if m.role:
             flags.append(m.role)
+        if m.live_in:
+            flags.append(f"{'raised' if m.live_in > 0 else 'not raised'} by {_one_line(result.version or '', 40)}")
         echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
         echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
         for exprs, value in field_groups(m):
@@ -188,6 +225,7 @@ def _print_text(result) -> None:
                 name = "".join("{" + re.sub(r"\s*\n\s*", " ", expr) + "}" for expr in exprs)
                 together = "  (these fields together)" if len(exprs) > 1 else ""
                 echo(f"   {_one_line(name, 80)} = {_one_line(value, 80)}{together}")
+        _print_lineage(m.lineage)
     if all(m.role == "umbrella" for m in result.matches):
         # only umbrellas: what they point at is elsewhere in the log, maybe reworded since; of
         # the entries nearest the paste's other lines, those worded at least half alike
@@ -258,14 +296,22 @@ def _replacements(path: Path, record: Any) -> dict[str, Any]:
     dataset, for its page to say how the error changed; one that cannot be read is left out
     (the page then says only that it was reworded or re-typed)."""
     from crawler.base.errors import DataError, UsageError
+    from crawler.consume.lineage import chain
     from crawler.publish.dataset import load_record
 
     history = record.history
     ids = [*history.replaces, *([history.replaced_by] if history.replaced_by else [])] if history is not None else []
-    others = {}
-    for eid in ids:  # EntryId: 16 hex digits, a safe file name
-        try:
-            others[eid] = load_record(path.parent / f"{eid}.json").model_dump(mode="json")
-        except (DataError, UsageError, OSError):
-            continue
+    others: dict[str, Any] = {}
+
+    def read(eid: str) -> dict[str, Any] | None:  # EntryId: 16 hex digits, a safe file name
+        if eid not in others:
+            try:
+                others[eid] = load_record(path.parent / f"{eid}.json").model_dump(mode="json")
+            except (DataError, UsageError, OSError):
+                return None
+        return others[eid]
+
+    for eid in ids:
+        read(eid)
+    chain(record.model_dump(mode="json"), read)  # its successors down to today's, for its page to name and explain
     return others

@@ -24,6 +24,8 @@ Row = tuple[str, list[Piece]]
 TITLE = "History"
 #: Keys read into the rows below; any other is shown by its name.
 _KNOWN = {"first_seen", "last_seen", "moved", "retired", "retired_note", "removed_in", "replaces", "replaced_by"}
+#: The row naming the entry that raises a retired entry's error today, when it is not the one it names as "Replaced by".
+TODAY = "Raised today by"
 
 
 def when(lifetime: Any) -> list[Piece]:
@@ -81,6 +83,44 @@ def _replaces(ids: list[Any], record: Mapping[str, Any] | None, others: Others) 
     return pieces
 
 
+def _read(others: Others) -> Any:
+    return lambda eid: others.get(eid)
+
+
+def successors(record: Mapping[str, Any] | None, others: Others | None) -> list[Mapping[str, Any]]:
+    """The records that succeeded this one, in order, as far as ``others`` holds them (``lineage.chain``)."""
+    from crawler.consume.lineage import chain
+
+    return chain(record, _read(others)) if record is not None and others else []
+
+
+def inherited(record: Mapping[str, Any], others: Others | None) -> tuple[Mapping[str, Any], str, str] | None:
+    """For a page whose record has no curated explanation: the nearest successor that has one
+    (an explanation written for an entry serves its earlier wordings), with that successor's
+    message and this record's, so the page can say which wording differs; None otherwise."""
+    if record.get("explanation_status") == "curated":
+        return None
+    for nxt in successors(record, others):
+        if nxt.get("explanation_status") == "curated" and nxt.get("explanation"):
+            return nxt, _message(nxt) or "", _message(record) or ""
+    return None
+
+
+def inherited_note(found: tuple[Mapping[str, Any], str, str]) -> list[Piece]:
+    """"Written for 0123456789abcdef, which raises this error today as `...`; this entry's message read `...`."."""
+    nxt, now, was = found
+    live = not (nxt.get("history") or {}).get("retired")
+    pieces: list[Piece] = [("text", "Written for its successor "), ("entry", str(nxt.get("id")))]
+    if now and now != was:
+        pieces += [("text", ", whose message reads " if live else ", whose message read "), ("code", _first_line(now)),
+                   ("text", "; this entry's read "), ("code", _first_line(was))]
+    return pieces + [("text", ".")]
+
+
+def _first_line(text: str) -> str:
+    return text.strip("\n").split("\n", 1)[0] + (" …" if "\n" in text.strip("\n") else "")
+
+
 def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = None, others: Others | None = None) -> list[Row]:
     """First seen, last seen, moves, removal and rewording, in that order, then unknown keys.
 
@@ -91,7 +131,12 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
     replacement changed the error (see the module's docstring)."""
     if not h:
         return []
+    from crawler.consume.lineage import releases
+
     rows: list[Row] = []
+    span = releases(h)
+    if span is not None and span.text():
+        rows.append(("Raised in", [("text", span.text())]))
     if h.get("first_seen"):
         rows.append(("First seen", when(h["first_seen"])))
     if h.get("last_seen") and not h.get("retired"):
@@ -116,6 +161,13 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
     if h.get("replaced_by"):
         new = others.get(str(h["replaced_by"]))
         rows.append(("Replaced by", [("entry", str(h["replaced_by"])), ("text", ": "), *_how(record, new, new)]))
+        chain = successors(record, others)
+        if len(chain) > 1:
+            last = chain[-1]
+            gone = bool((last.get("history") or {}).get("retired"))
+            rows.append((TODAY if not gone else "Last successor", [("entry", str(last.get("id"))),
+                         *([("text", " (retired too)")] if gone else []),
+                         *([("text", ": "), ("code", _first_line(_message(last) or ""))] if _message(last) else [])]))
     for key, value in h.items():
         if key not in _KNOWN and value not in (None, False, [], {}, ""):
             rows.append((key.replace("_", " ").capitalize(), [("text", _plain(value))]))

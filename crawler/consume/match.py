@@ -41,7 +41,7 @@ import itertools
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
@@ -443,6 +443,8 @@ class Match:
     anchored: bool = False  # a whole word of the entry's literal text is in the message
     role: str = ""  # "root cause" or "umbrella" when the paste holds both
     framed: bool = False  # the whole template fits and the traceback's last frame raised it (``Matcher._score``)
+    live_in: int = 0  # 1: release asked for (``match``'s version) raised the entry, -1: it did not, 0: unknown or none asked
+    lineage: dict[str, Any] | None = None  # the releases that raised it and its successors (``lineage_of``)
 
     @property
     def strong(self) -> bool:
@@ -450,7 +452,7 @@ class Match:
 
     @property
     def key(self) -> tuple:
-        return (self.strong, self.how == "full", round(self.coverage, 6), self.exception_match, self.site_match,
+        return (self.strong, self.how == "full", self.live_in, round(self.coverage, 6), self.exception_match, self.site_match,
                 _server_rank(self.entry, self.reading), _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
@@ -474,7 +476,7 @@ class Match:
             "role": self.role or None,
             "fields": [{"expr": expr, "value": self.values.get(f"f{i}")} for i, expr in enumerate(e.fields)],
             "reading": {"source": self.reading.source, "exception": self.reading.exception, "message": self.reading.message},
-        }
+        } | ({"raised_by_release": self.live_in > 0} if self.live_in else {}) | ({"lineage": self.lineage} if self.lineage is not None else {})
 
 
 @dataclass
@@ -497,11 +499,14 @@ class Result:
     nearest: list[Near]
     weak: list = field(default_factory=list)  # weak matches and near entries, best first: never a match
     foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign.py)
+    version: str | None = None  # the release the answer prefers (``match``'s version, or the one the paste names)
+    version_from: str | None = None  # "option" or "paste"
 
     def as_dict(self) -> dict[str, Any]:
         r = self.readings[0] if self.readings else Reading("")
         return {
-            "query": {"message": r.message, "exception": r.exception, "source": r.source},
+            "query": {"message": r.message, "exception": r.exception, "source": r.source,
+                      "version": self.version, "version_from": self.version_from},
             "matches": [m.as_dict() for m in self.matches],
             "nearest": [n.as_dict() for n in self.nearest],
             "weak": [w.as_dict() for w in self.weak],
@@ -926,6 +931,16 @@ class Matcher:
     def _numbered(self, numbers: list[int]) -> list[_Prepared]:
         return [self.entries[n] for n in numbers]
 
+    def record(self, entry_id: str) -> dict[str, Any] | None:
+        """The part of an entry's record its lineage reads (``lineage.read_record``); None when
+        the matcher has no dataset on disk or the record cannot be read."""
+        from crawler.consume.lineage import read_record
+
+        records: dict[str, dict[str, Any] | None] = self.__dict__.setdefault("_records", {})
+        if entry_id not in records:
+            records[entry_id] = read_record(Path(self.dataset) / "errors", entry_id) if self.dataset else None
+        return records[entry_id]
+
     # -- full matches
 
     def _candidates(self, reading: Reading) -> list[_Prepared]:
@@ -1174,10 +1189,75 @@ def _before_traceback(text: str) -> set[str]:
     return {line for line, nxt in zip(lines, lines[1:]) if nxt == _TB_HEADER}
 
 
-def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
-    from crawler.consume.foreign import foreign_hits
-    from crawler.consume.paste import is_umbrella
+#: Strong matches whose records are read for their lineage when a release is preferred (the
+#: others keep their place): more than any paste matches but a template of fields alone.
+MAX_LINEAGE = 200
 
+
+def lineage_of(record: Mapping[str, Any], read: Callable[[str], dict[str, Any] | None]) -> dict[str, Any] | None:
+    """What an answer says of an entry's lineage (``lineage.py``): the releases that raised it,
+    its moves, the entries that succeeded it in order (``read`` gives a record by id) and the
+    one that raises its error today; None when its record has no history."""
+    from crawler.consume.lineage import chain, releases
+
+    history = record.get("history")
+    if not isinstance(history, dict):
+        return None
+    span = releases(history)
+    after = chain(record, read)
+    succeeded = []
+    before: Mapping[str, Any] = record
+    for nxt in after:
+        was, now = before["exception"]["name"], nxt["exception"]["name"]
+        succeeded.append({"id": nxt["id"], "exception": now, "template": nxt["message"]["text"],
+                          "how": "reworded" if was == now else "raised as another exception",
+                          "retired": bool((nxt.get("history") or {}).get("retired")),
+                          "raised_in": _raised_in(nxt.get("history"))})
+        before = nxt
+    last = after[-1] if after else record
+    live = not (last.get("history") or {}).get("retired")
+    return {"raised_in": _raised_in(history), "releases": span.as_dict() if span else None,
+            "retired": bool(history.get("retired")),
+            "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": m.get("version")}
+                      for m in history.get("moved") or []],
+            "succeeded_by": succeeded, "today": last["id"] if live else None}
+
+
+def _raised_in(history: Any) -> str | None:
+    from crawler.consume.lineage import releases
+
+    span = releases(history)
+    return (span.text() or None) if span is not None else None
+
+
+def _prefer_release(strong: list[Match], matchers: list[Matcher], version: str | None, shown: int) -> list[Match]:
+    """The strong matches with their lineage, those the release ``version`` raised first (then
+    those whose history does not say, then those it did not raise): read for every strong match
+    when a release is asked for, else for the ``shown`` first only."""
+    from crawler.consume.lineage import live_in
+
+    by_dataset = {m.dataset: m for m in matchers}
+    for m in strong[: MAX_LINEAGE if version else shown]:
+        matcher = by_dataset.get(m.dataset)
+        record = matcher.record(m.entry.id) if matcher is not None else None
+        if record is None:
+            continue
+        m.lineage = lineage_of(record, matcher.record) if matcher is not None else None
+        if version:
+            m.live_in = {True: 1, False: -1, None: 0}[live_in(record.get("history"), version)]
+    return rank(strong, len(strong) or 1) if version else strong
+
+
+def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | None = None) -> Result:
+    """The answer to a paste; ``version``: the release the user runs (``errcat match --version``),
+    whose entries come first; without it, the one release the paste names (``paste.named_version``)."""
+    from crawler.consume.foreign import foreign_hits
+    from crawler.consume.paste import is_umbrella, named_version
+
+    version_from = "option" if version else None
+    if not version:
+        named = {v for v in (named_version(text[-MAX_INPUT:], mt.repo.rpartition("/")[2]) for mt in matchers) if v}
+        version, version_from = (named.pop(), "paste") if len(named) == 1 else (None, None)
     readings = paste_readings(text)
     before_traceback = _before_traceback(text)
     hits = foreign_hits(text, [r.message for r in readings], matchers)
@@ -1199,7 +1279,7 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
         if m.reading.message in foreign_lines:
             m.anchored = m.framed = False  # a line vLLM does not raise: whatever it resembles is only weak
     ranked = rank(found, len(found) or 1)
-    strong = [m for m in ranked if m.strong]
+    strong = _prefer_release([m for m in ranked if m.strong], matchers, version, limit)
     weak = [m for m in ranked if not m.strong]
     umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)
                  or (m.entry.kind == "log" and m.reading.message in before_traceback)]
@@ -1236,7 +1316,7 @@ def match(text: str, matchers: list[Matcher], limit: int = 10) -> Result:
                 best[n.entry.id] = n
         nearest = sorted(best.values(), key=lambda n: (-n.similarity, n.entry.id))[:5]
     weak_all: list = _repeated_first(sorted([*weak[:limit], *nearest], key=lambda w: (-_weak_score(w), w.entry.id)))[:limit]
-    return Result(readings, _cap(strong, limit), nearest, weak_all, hits)
+    return Result(readings, _cap(strong, limit), nearest, weak_all, hits, version, version_from)
 
 
 def _weak_score(w: "Match | Near") -> float:

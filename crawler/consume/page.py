@@ -17,7 +17,7 @@ from typing import Any
 from crawler.base.sink import styled
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
-from crawler.consume.history_page import Others, history_note, history_rows
+from crawler.consume.history_page import Others, history_note, history_rows, inherited, inherited_note
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import (
     CALLERS,
@@ -229,7 +229,11 @@ def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
         if caught:
             page.line(f"  {caught}")
 
-    _explanation(page, data.get("explanation") or {})
+    got = inherited(data, others)
+    if got:  # a retired entry's page: the explanation written for its successor, said as such
+        page.blank()
+        page.line(*(("id" if k == "entry" else "derived", t) for k, t in inherited_note(got)))
+    _explanation(page, dict(got[0]["explanation"]) if got else data.get("explanation") or {})
     _meaning(page, data.get("meaning") or {}, trigger_label(data))
     _history(page, data.get("history"), data, others)
     related = data.get("related") or []

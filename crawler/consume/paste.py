@@ -116,6 +116,9 @@ def _unmarked(line: str) -> str:
             if inner and inner.strip() == inner and (mark not in inner or _EXC_HEAD.match(inner)):
                 return inner
             break
+    # an exception line a reporter put in double quotes: "ValueError: ... engine."
+    if len(line) > 2 and line[0] == line[-1] == '"' and line[1:-1].strip() == line[1:-1] and _EXC_HEAD.match(line[1:-1]):
+        return line[1:-1]
     return line
 
 
@@ -152,9 +155,15 @@ def logged(line: str) -> tuple[str, str] | None:
     return (level, line) if level and line.strip() else None
 
 
+# Xinference puts its actor's address and process before the message of an error it passes on:
+# "ValueError: [address=127.0.0.1:37657, pid=3125985] User-specified max_model_len ...".
+_ACTOR_TAG = re.compile(r"(?<=: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] ")
+
+
 def clean(text: str) -> str:
-    """The paste with known line prefixes removed from every line."""
-    return "\n".join(strip_line(line) for line in text.replace("\r\n", "\n").split("\n"))
+    """The paste with known line prefixes removed from every line, and a product's actor tag
+    after an exception's name (``_ACTOR_TAG``)."""
+    return "\n".join(_ACTOR_TAG.sub("", strip_line(line)) for line in text.replace("\r\n", "\n").split("\n"))
 
 
 # What a web page, a chat tool or a word processor puts for ASCII: typographic quotes, primes and
@@ -341,3 +350,34 @@ def is_umbrella(text: str, exception: str) -> bool:
     low = text.lower()
     return (exception == "EngineDeadError" or "root cause" in low or "see stack trace" in low
             or "check the logs for more details" in low or low.startswith("error raised in subprocess"))
+
+
+# The release a paste names: a server's or an engine's startup line, a path with the release in
+# it, a pin. ``{name}`` is the project's package name, escaped; each pattern is tried with
+# ``finditer`` over the text once, bounded runs only.
+_RELEASE = r"(v?\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?)(?:\+[A-Za-z0-9.]{1,40})?"
+_NAMED_VERSION = (
+    # "vLLM API server version 0.6.3", "vLLM version: 0.6.3", "vLLM Version: 0.6.3" (collect_env)
+    r"\b{name}\b[\w ]{{0,40}}? version:? {release}(?![\w.])",
+    # "Initializing an LLM engine (v0.6.3) with config", "Initializing a V1 LLM engine (v0.8.5) ..."
+    r"\bLLM engine \({release}\)",
+    # site-packages/vllm-0.6.3.dist-info, vllm-0.6.3+cu118-cp38-abi3..., vllm==0.6.3, /vllm/0.6.3/
+    r"(?<![\w-]){name}(?:-|==|/){release}(?=[./\s,;)\]'\"-]|$)",
+)
+
+
+def named_version(text: str, name: str) -> str | None:
+    """The one release of project ``name`` (its package name, ``vllm``) that a paste names, as it
+    writes it without a local tag (``0.6.3``, ``v0.8.5``): a server's startup line, an engine's,
+    a wheel's path or a pin. None when it names none, or several that differ (a log of an
+    upgrade is no single release)."""
+    if not name or not re.fullmatch(r"[\w.-]{1,100}", name):
+        return None
+    escaped = re.escape(name)
+    found: dict[tuple[int, ...], str] = {}
+    for pattern in _NAMED_VERSION:
+        compiled = re.compile(pattern.format(name=escaped, release=_RELEASE), re.IGNORECASE)
+        for m in compiled.finditer(text):
+            release = m.group(1)
+            found.setdefault(tuple(int(n) for n in re.findall(r"\d+", release)), release)
+    return next(iter(found.values())) if len(found) == 1 else None

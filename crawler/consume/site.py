@@ -39,7 +39,7 @@ from crawler.base.markdown import safe_link
 from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
-from crawler.consume.history_page import Others, history_note, history_rows
+from crawler.consume.history_page import Others, Piece, history_note, history_rows, inherited, inherited_note
 from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import (
     DO_NOTE,
@@ -275,6 +275,11 @@ SEARCH_JS = r"""
       if (inner && inner.trim() === inner && (inner.indexOf(mark) < 0 || EXC_HEAD.test(inner))) return inner;
       break;
     }
+    // an exception line a reporter put in double quotes, as paste._unmarked reads it
+    if (line.length > 2 && line[0] === '"' && line[line.length - 1] === '"') {
+      var quoted = line.slice(1, -1);
+      if (quoted.trim() === quoted && EXC_HEAD.test(quoted)) return quoted;
+    }
     return line;
   }
   // paste.plain_typography: typographic quotes, primes, dashes, an ellipsis and fixed-width
@@ -305,7 +310,10 @@ SEARCH_JS = r"""
     }
     return [line, level];
   }
-  function cleanLine(line) { return stripLine(line)[0].replace(/[│┃]$/, "").replace(/\s+$/, ""); }
+  // and a product's actor tag after an exception's name, as paste.clean drops it (_ACTOR_TAG)
+  function cleanLine(line) {
+    return stripLine(line)[0].replace(/[│┃]$/, "").replace(/\s+$/, "").replace(/(: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] /g, "$1");
+  }
   function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
   function exceptionLine(line) {
     var t = line.trim(), m;
@@ -1015,7 +1023,13 @@ def _history_html(r: dict[str, Any], titles: dict[str, str], others: Others | No
     rows = history_rows(r.get("history"), r, others)
     if not rows:
         return ""
+    note = history_note(r.get("history"))
+    return _section("history", HISTORY, (f'<p class="retired">{esc(note)}</p>' if note else "") + '<dl class="facts">' + "".join(
+        f"<dt>{esc(label)}</dt><dd>{_pieces_html(pieces, titles)}</dd>" for label, pieces in rows) + "</dl>")
 
+
+def _pieces_html(pieces: list[Piece], titles: dict[str, str]) -> str:
+    """A history row's pieces (``history_page.Piece``) as HTML, every text escaped."""
     def piece(kind: str, text: str) -> str:
         if kind == "entry":
             return _entry_link(text, titles)
@@ -1023,9 +1037,7 @@ def _history_html(r: dict[str, Any], titles: dict[str, str], others: Others | No
             return f"<code>{esc(text)}</code>"
         return " &rarr; " if kind == "arrow" else esc(text)
 
-    note = history_note(r.get("history"))
-    return _section("history", HISTORY, (f'<p class="retired">{esc(note)}</p>' if note else "") + '<dl class="facts">' + "".join(
-        f"<dt>{esc(label)}</dt><dd>{''.join(piece(k, t) for k, t in pieces)}</dd>" for label, pieces in rows) + "</dl>")
+    return "".join(piece(k, t) for k, t in pieces)
 
 
 def _history_markdown(r: dict[str, Any], titles: dict[str, str], others: Others | None = None) -> list[str]:
@@ -1034,14 +1046,8 @@ def _history_markdown(r: dict[str, Any], titles: dict[str, str], others: Others 
         return []
     note = history_note(r.get("history"))
     lines = [f"## {HISTORY}", ""] + ([md_text(note), ""] if note else [])
-
-    def piece(kind: str, text: str) -> str:
-        if kind == "entry":  # linked as the HTML page links it, when the site has its page
-            return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
-        return md_inline(text) if kind == "code" else " → " if kind == "arrow" else md_text(text)
-
     for label, pieces in rows:
-        text = "".join(piece(k, t) for k, t in pieces)
+        text = _pieces_markdown(pieces, titles)
         lines.append(f"- **{md_text(label)}:** {text}")
     return lines + [""]
 
@@ -1051,6 +1057,15 @@ def _entry_link(eid: str, titles: dict[str, str]) -> str:
     if eid in titles and ID_RE.fullmatch(eid):
         return f'<a href="{esc(eid)}.html">{esc(titles[eid])}</a> <code>{esc(eid)}</code>'
     return f"<code>{esc(eid)}</code>"
+
+
+def _pieces_markdown(pieces: list[Piece], titles: dict[str, str]) -> str:
+    def piece(kind: str, text: str) -> str:
+        if kind == "entry":  # linked as the HTML page links it, when the site has its page
+            return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
+        return md_inline(text) if kind == "code" else " → " if kind == "arrow" else md_text(text)
+
+    return "".join(piece(k, t) for k, t in pieces)
 
 
 def _curated_html(ex: dict[str, Any]) -> list[str]:
@@ -1134,7 +1149,11 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
     parts.append(_what_to_do_html(r))
     parts.append(_history_html(r, titles, others))
-    curated = _curated_html(ex)
+    # a retired entry's page shows the explanation written for its successor, said as such
+    got = inherited(r, others)
+    curated = _curated_html(dict(got[0]["explanation"]) if got else ex)
+    if got:
+        parts.append(f'<p class="inherited" id="inherited">{_pieces_html(inherited_note(got), titles)}</p>')
     parts += curated[:1]  # what it means, before the code
     snippet = site["snippet"]
     source = (
@@ -1204,6 +1223,10 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", o
                 *([" · ".join(f"[{label}](<{safe_url(url)}>)" for label, url in tracker_links(r))] if tracker_links(r) else []),
                 "", f"*{md_text(DO_NOTE)}*", ""]
     out += _history_markdown(r, titles, others)
+    got = inherited(r, others)
+    if got:  # the explanation written for its successor, said as such
+        ex = dict(got[0]["explanation"])
+        out += [f"*{_pieces_markdown(inherited_note(got), titles)}*", ""]
 
     def sec(title: str, body: str) -> None:
         if body:  # as on the HTML page, a section with nothing in it is left out

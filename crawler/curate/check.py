@@ -9,6 +9,10 @@ problem before reporting:
   template;
 * stale: the template text or the guards leading to the raise differ from what the file was
   reviewed for (the review metadata stores both, so no git access is needed);
+* succeeded: a file whose entry a history catalogue retired with a successor (``history.replaced_by``,
+  followed to the live entry at the end of the chain, or a live entry's ``history.replaces``): the
+  error was reworded or re-typed, so the text is no orphan; the successor's page shows it as
+  written for the earlier wording until ``move`` relinks it (listed, not a failure);
 * dangling: a curated see-also id that is not in the dataset;
 * coverage: entries with a curated (reviewed, fresh) explanation over all entries (machine drafts a
   reviewer accepted as is counted apart among them), overall and per
@@ -93,6 +97,7 @@ class Report:
     stale: list[tuple[Path, CuratedFile, list[str]]] = field(default_factory=list)
     dangling: list[tuple[Path, str]] = field(default_factory=list)
     retired: list[Path] = field(default_factory=list)
+    succeeded: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live successor's id
     curated_ids: set[str] = field(default_factory=set)
     draft_ids: set[str] = field(default_factory=set)
     accepted_ids: set[str] = field(default_factory=set)  # of curated_ids: machine drafts accepted as is, not a person's text
@@ -125,6 +130,7 @@ class Report:
             "stale": [{"file": str(p), "id": e.id, "changed": what} for p, e, what in self.stale],
             "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
             "retired": [str(p) for p in self.retired],
+            "succeeded": [{"file": str(p), "id": e.id, "successor": new} for p, e, new in self.succeeded],
             "evidence": {"file": str(self.evidence) if self.evidence else None, "entries": len(self.evidence_ids),
                          "stale": self.evidence_stale},
             "hot": [{"id": eid, "title": title, "reports": links, "status": status} for eid, title, links, status in self.hot],
@@ -155,15 +161,46 @@ def candidates_for(entry: CuratedFile, ds: Dataset, taken: set[str], limit: int 
     return scored[:limit]
 
 
+def live_successors(ds: Dataset) -> dict[str, str]:
+    """Each id a history catalogue records as succeeded (reworded, re-typed), with the live entry
+    its chain of successors ends at: ``history.replaced_by`` followed, and a live entry's
+    ``history.replaces`` for ids the catalogue no longer holds. Ids whose chain ends retired are left out."""
+    after: dict[str, str] = {}
+    for r in ds.records:
+        h = r.history
+        if h is None:
+            continue
+        if h.replaced_by:
+            after[r.id] = h.replaced_by
+        for old in h.replaces:
+            after.setdefault(old, r.id)
+    out: dict[str, str] = {}
+    for start in after:
+        current, seen = start, {start}
+        while current in after and after[current] not in seen:
+            current = after[current]
+            seen.add(current)
+        record = ds.by_id.get(current)
+        if current != start and record is not None and not (record.history and record.history.retired):
+            out[start] = current
+    return out
+
+
 def check(ds: Dataset, curated_root: Path) -> Report:
     owner, name = ds.manifest.repo.owner, ds.manifest.repo.name
     cset = load_set(curated_root, owner, name, strict=False)
     report = Report(dataset=ds.path, curated=cset.directory, entries=len(ds.records), invalid=list(cset.problems))
+    succeeded = live_successors(ds)
     for eid, entry in sorted(cset.entries.items()):
         path = cset.paths[eid]
         record = ds.by_id.get(eid)
         if entry.review.status == "retired":
             report.retired.append(path)
+            continue
+        if eid in succeeded and (record is None or (record.history is not None and record.history.retired)):
+            # reworded or re-typed: the text serves its successor's page (as written for the
+            # earlier wording) until it is relinked; no orphan
+            report.succeeded.append((path, entry, succeeded[eid]))
             continue
         if record is None:
             report.orphans.append((path, entry, candidates_for(entry, ds, set(cset.entries))))
@@ -224,6 +261,9 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
             lines.append(f"           candidate {c.id}  {c.title}  ({c.why}); relink: errcat curate move {entry.id} {c.id}")
         if not cands:
             lines.append("           no candidate: retire it with `errcat curate retire " + entry.id + "` if the error is gone")
+    for path, entry, new in report.succeeded:
+        lines.append(f"reworded {path}: {entry.id} was succeeded by {new}; its page shows this text as written for the "
+                     f"earlier wording: re-read it for the new one, then `errcat curate move {entry.id} {new}`")
     for path, entry, changed in report.stale:
         lines.append(f"stale    {path}: {' and '.join(changed)} changed since the review at {entry.review.commit[:12]}; "
                      f"re-read it, then `errcat curate review {entry.id}`")
@@ -235,7 +275,7 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
     curated, drafts = len(report.curated_ids), len(report.draft_ids)
     accepted = f"; {len(report.accepted_ids)} of them machine drafts accepted as is" if report.accepted_ids else ""
     lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
-                 f"{len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
+                 f"{len(report.succeeded)} reworded, {len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
     if report.evidence is not None:
         reported_curated = len(report.evidence_ids & report.curated_ids)
         lines.append(f"evidence {len(report.evidence_ids)} entries with reports ({reported_curated} curated, {len(report.hot)} not yet), "

@@ -666,6 +666,44 @@ class _MatchEntry(Model):
     line: int
 
 
+class LineageReleases(Model):
+    """The covered releases that raised an entry (``consume.lineage.Releases``)."""
+
+    first: str | None = Field(description="The first covered release with the entry.")
+    last: str | None = Field(description="The last one, when retired; null while live (to the catalogue's newest).")
+    retired: bool
+    removed_in: str | None = Field(description="The first covered release without it, when retired.")
+
+
+class LineageMove(Model):
+    from_path: str
+    to_path: str
+    version: str | None
+
+
+class LineageSuccessor(Model):
+    """An entry that succeeded the matched one (``history.replaced_by``, followed in order)."""
+
+    id: EntryId
+    exception: str
+    template: str
+    how: Literal["reworded", "raised as another exception"]
+    retired: bool
+    raised_in: str | None = Field(description="Its releases as text ('since v0.33.0', 'v0.32.0 to v0.32.1').")
+
+
+class MatchLineage(Model):
+    """What a history catalogue's record says of a matched entry: which releases raised it, where
+    it moved, and the entries that succeeded it down to the one raising the error today."""
+
+    raised_in: str | None = Field(description="'v0.32.0', 'v0.32.0 to v0.32.5' (retired), 'since v0.32.0' (live); null when its history names no release.")
+    releases: LineageReleases | None
+    retired: bool
+    moved: list[LineageMove]
+    succeeded_by: list[LineageSuccessor] = Field(description="Successors in order; the last is what raises the error today when it is live.")
+    today: EntryId | None = Field(description="The live entry that raises this error today (this one when live); null when the whole chain is retired.")
+
+
 class MatchedEntry(_MatchEntry):
     """An entry that fits the message (``strength`` says whether it is a match or only weak)."""
 
@@ -679,6 +717,8 @@ class MatchedEntry(_MatchEntry):
     role: Literal["root cause", "umbrella"] | None = Field(description="When the paste holds an umbrella error (one pointing at a root cause logged before it) and another: which is which.")
     fields: list[MatchField]
     reading: MatchReading
+    raised_by_release: bool | None = Field(default=None, description="Whether the release the answer prefers (query.version) raised this entry, when its history says; absent otherwise.")
+    lineage: MatchLineage | None = Field(default=None, description="Absent when the entry's record has no history (a crawl of one commit).")
 
 
 class NearEntry(_MatchEntry):
@@ -703,6 +743,8 @@ class MatchQuery(Model):
     message: str
     exception: str | None
     source: str
+    version: str | None = Field(default=None, description="The release whose entries come first: --version, or the one release the paste names.")
+    version_from: Literal["option", "paste"] | None = Field(default=None, description="Where version came from.")
 
 
 class MatchResult(Model):

@@ -80,37 +80,38 @@ class ResponseBuilder(BaseModel):
 
     call: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,99}$", description="The callee's name (its last dotted part).")
     params: list[str] = Field(default_factory=list, description="Its parameters in order, to read positional arguments.")
-    message: str = "message"
-    error_type: str | None = None
-    status_code: str | None = None
-    default_error_type: str | None = None
-    default_status_code: int | None = Field(default=None, ge=100, le=599)
+    message: str = Field(default="message", description="The parameter that holds the message.")
+    error_type: str | None = Field(default=None, description="The parameter that holds the body's error type, read when static.")
+    status_code: str | None = Field(default=None, description="The parameter that holds the HTTP status code, read when static.")
+    default_error_type: str | None = Field(default=None, description="The error type the builder uses when a call leaves it out.")
+    default_status_code: int | None = Field(default=None, ge=100, le=599, description="The status code the builder uses when a call leaves it out.")
 
 
 class Upstream(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     name: str
-    url: str
-    owner: Owner
-    repo: RepoName
-    branch: str | None = None
-    include: list[str] = Field(default_factory=lambda: ["**/*.py"])
-    exclude: list[str] = Field(default_factory=list)
-    pypi: str | None = None
-    version_file: str | None = None
-    version_pattern: str = DEFAULT_VERSION_PATTERN
-    tag: str | None = None
-    path_prefix: str = ""
+    url: str = Field(description="The repository's https:// URL; a crawl without --repo fetches it.")
+    owner: Owner = Field(description="The identity's owner: the URL's first path segment unless given.")
+    repo: RepoName = Field(description="The identity's name: the URL's second path segment unless given.")
+    branch: str | None = Field(default=None, description="The branch `errcat sync` follows (default: the remote's HEAD).")
+    include: list[str] = Field(default_factory=lambda: ["**/*.py"], description="Globs of the source files read (gitwildmatch, the repository's paths).")
+    exclude: list[str] = Field(default_factory=list, description="Globs of files left out of every tree read (source, tests, native).")
+    pypi: str | None = Field(default=None, description="The package's name on the package index: `errcat crawl --pypi NAME==VERSION` crawls this upstream.")
+    version_file: str | None = Field(default=None, description="The file where a release records its upstream commit (permalinks of a wheel's records point there).")
+    version_pattern: str = Field(default=DEFAULT_VERSION_PATTERN, description="The regular expression whose first group is the commit in `version_file`.")
+    tag: str | None = Field(default=None, description="How release tags are named, e.g. `v{version}`: the permalinks of a release that records no commit.")
+    path_prefix: str = Field(default="", description="Where the packages sit in the repository (`src/` for a src layout): a wheel's paths are matched as this prefix + their path.")
     #: The repository's test files, read for reproductions of its errors (never for entries).
     #: None by default: an unknown repository's tests may sit anywhere, and a glob that caught
     #: source files would take their entries away.
-    tests: list[str] = Field(default_factory=list)
+    tests: list[str] = Field(default_factory=list, description="Globs of the upstream's test files, read for reproductions only, never for entries (default: none).")
     #: The kinds of sites read (``models.SiteKind``); a plain Python repository: raises and logs.
-    kinds: list[str] = Field(default_factory=lambda: ["raise", "assert", "log"])
+    kinds: list[str] = Field(default_factory=lambda: ["raise", "assert", "log"],
+                             description="The kinds of sites that become entries: raise, assert, log, response, native.")
     #: Globs of the native trees whose C++/CUDA and Rust files are read for kind ``native``
     #: (only files of those languages, by suffix; ``exclude`` applies to them too).
-    native: list[str] = Field(default_factory=list)
+    native: list[str] = Field(default_factory=list, description="Globs of the native trees whose C++/CUDA and Rust files give kind `native` (with `native` in `kinds`).")
 
     @field_validator("kinds")
     @classmethod
@@ -157,17 +158,17 @@ class Upstream(BaseModel):
         """The release's tag, when the config says how tags are named."""
         return self.tag.replace("{version}", version) if self.tag is not None else None
     # limits (models.Limits): None is the default; a crawl option overrides either
-    max_file_bytes: int | None = Field(default=None, ge=1)
-    max_file_sites: int | None = Field(default=None, ge=1)
-    max_output_bytes: int | None = Field(default=None, ge=1)
+    max_file_bytes: int | None = Field(default=None, ge=1, description="A source file larger is skipped, never read (default 2,000,000; --max-file-bytes wins).")
+    max_file_sites: int | None = Field(default=None, ge=1, description="A source file with more sites is skipped (default 1,000; --max-file-sites wins).")
+    max_output_bytes: int | None = Field(default=None, ge=1, description="No file of the dataset is larger (default 52,428,800; --max-output-bytes wins).")
     # the meaning section (crawler.meaning): an upstream's conventions for its settings
-    knob_kwargs: list[str] = Field(default_factory=list)  # f(ConfigClass) -> an option's keywords per field
-    request_models: list[str] = Field(default_factory=list)  # globs of the files whose classes are requests
-    # the calls that build error responses (kind "response")
-    responses: list[ResponseBuilder] = Field(default_factory=list)
+    knob_kwargs: list[str] = Field(default_factory=list, description="Functions f(ConfigClass) that return an option's keywords per field, "
+                                   "so `add_argument(\"--flag\", **kwargs[\"field\"])` maps the flag to that field.")
+    request_models: list[str] = Field(default_factory=list, description="Globs of the files whose classes' fields are request parameters.")
+    responses: list[ResponseBuilder] = Field(default_factory=list, description="The calls that build HTTP error responses (kind `response`).")
     #: Hosts a machine-written draft may link to (https, any path) besides the repository's own
     #: pages (``curate.links``): the upstream's documentation, say.
-    draft_link_hosts: list[str] = Field(default_factory=list)
+    draft_link_hosts: list[str] = Field(default_factory=list, description="Hosts a machine-written draft may link to besides the repository's own pages.")
 
     @field_validator("draft_link_hosts")
     @classmethod
@@ -256,8 +257,8 @@ VLLM = Upstream(
 class Config(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    default: str = "vllm"
-    upstreams: dict[str, Upstream] = Field(default_factory=lambda: {"vllm": VLLM})
+    default: str = Field(default="vllm", description="The upstream a command uses when nothing names one.")
+    upstreams: dict[str, Upstream] = Field(default_factory=lambda: {"vllm": VLLM}, description="The upstreams by name: `[upstreams.NAME]` tables.")
     path: Path | None = None  # the file it came from, for messages
 
     @property

@@ -272,7 +272,8 @@ def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
 
     out, _ = site
     browser.get((out / "index.html").as_uri())
-    rows = [json.loads(line) for line in (Path(__file__).resolve().parents[1] / "data" / "pastes.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for name in ("pastes.jsonl", "pastes_old.jsonl")
+            for line in (Path(__file__).resolve().parents[1] / "data" / name).read_text().splitlines()]
     texts = [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
     got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
                                  " return [r.m, r.x, r.src, r.f, r.t, r.ln]; }); });", texts)
@@ -786,4 +787,31 @@ def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browse
     took = browser.execute_script("var t0 = performance.now(); arguments[0].forEach(function (t) { window.errcatReadings(t); });"
                                   " return performance.now() - t0;", [t[:65536] for t in hostile])
     assert took < 30000, took  # a hang guard on a loaded machine, not a speed check
+    assert _errors(browser) == []
+
+
+def test_the_search_box_finds_an_old_wording_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
+    """Over a history catalogue the box answers a paste in an older release's wording with the
+    retired entry that raised it, as a match, as errcat match does; and that page says which
+    releases raised it and what raises the error today."""
+    from test_match_lineage import ARGS, V1, V2, V11
+
+    fixture_repo.commit(V1, tag="v1.0")
+    fixture_repo.commit(V11, tag="v1.1")
+    fixture_repo.commit(V2, tag="v2.0")
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0").exit_code == 0
+    data = tmp_path / "out" / "acme" / "widgets"
+    assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
+    browser.get((tmp_path / "site" / "index.html").as_uri())
+    for paste in ("ValueError: widget size must be positive, got -3", "ValueError: widget size must be strictly positive, got -1",
+                  "OverflowError: widget size is far too large for the frame"):
+        answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
+        top = answer["matches"][0]
+        assert top["lineage"]["retired"], paste
+        href, text = browser.execute_script(FIRST, paste)
+        assert href.endswith(f"errors/{top['id']}.html") and "\u00b7 matches" in text, (paste, text)
+        browser.get((tmp_path / "site" / "errors" / f"{top['id']}.html").as_uri())
+        history = browser.find_element("id", "history").text
+        assert "Raised in" in history and top["lineage"]["raised_in"] in history, history
+        browser.get((tmp_path / "site" / "index.html").as_uri())
     assert _errors(browser) == []

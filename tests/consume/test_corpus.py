@@ -175,3 +175,23 @@ def test_the_bench_floors_hold_v0_33_0s_umbrella_pair_and_fail_elsewhere(corpus)
     assert run.returncode == 1, run.stdout
     assert "below the floor" not in run.stdout
     assert run.stdout.splitlines()[-1] == "root cause before the umbrella: no, []"
+
+
+def test_the_older_wordings_corpus_is_well_formed_and_read_alike_by_the_benchmark(tmp_path):
+    """tests/data/pastes_old.jsonl: real texts in older vLLM wordings, each with its link and the
+    ids of the entries that raised it; the benchmark's --old part counts a match to one of those
+    ids as found, another match as a false claim (measured against a real history in
+    bench/RESULTS.md: the data is not in the tests)."""
+    import re
+
+    from match_corpus import CORPUS, evaluate_old
+
+    rows = [json.loads(line) for line in CORPUS.with_name("pastes_old.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert len(rows) >= 20
+    for r in rows:
+        assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+", r["url"]), r
+        assert r["text"].strip() and r["expect"] and all(re.fullmatch(r"[0-9a-f]{16}", e) for e in r["expect"]), r
+        assert r["release"] is None or re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", r["release"]), r
+    assert len({r["url"] for r in rows}) == len(rows)
+    assert evaluate_old(rows, []) == {"rows": len(rows), "strong": 0, "weak": 0, "false_claims": 0,
+                                      "misses": [(r["url"], r["expect"], None) for r in rows]}

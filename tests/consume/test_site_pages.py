@@ -246,18 +246,19 @@ def test_every_page_reads_the_history_the_same_way():
                          "moved": [{"version": "v0.10.0", "commit": "b" * 40, "from_path": "pkg/a.py", "to_path": "pkg/<b>.py"}],
                          "renamed_by": "<script>x</script>"}
     labels = [label for label, _ in history_rows(record["history"])]
-    assert labels == ["First seen", "Last seen", "Moved", "Renamed by"]
+    assert labels == ["Raised in", "First seen", "Last seen", "Moved", "Renamed by"]
     page = entry_html(record, "acme/widgets", {})
     section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
     assert re.findall(r"<dt>([^<]*)</dt>", section) == labels
     assert "<dd>still present</dd>" in section and "<code>pkg/&lt;b&gt;.py</code>" in section
+    assert "<dt>Raised in</dt><dd>since v0.9.0</dd>" in section
     assert "&lt;script&gt;x&lt;/script&gt;" in section and "<script>" not in section
     md = entry_markdown(record, {})
     assert re.findall(r"^- \*\*([^*]*):\*\*", md[md.index("## History"):md.index("## Source")], re.M) == labels
     assert "`pkg/<b>.py`" in md and "&lt;script&gt;x&lt;/script&gt;" in md
     text = render_text(record)
     block = text[text.index("History\n"):]
-    assert [line.split(":")[0].strip() for line in block.splitlines()[2:6]] == labels
+    assert [line.split(":")[0].strip() for line in block.splitlines()[2:7]] == labels
     assert "Moved: pkg/a.py -> pkg/<b>.py in v0.10.0 (bbbbbbbbbbbb)" in text and "Renamed by: <script>x</script>" in text
 
 
