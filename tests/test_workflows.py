@@ -67,6 +67,7 @@ def jobs(workflow: str = "sync.yml") -> dict:
     return load(WORKFLOWS / workflow)["jobs"]
 
 
+@pytest.mark.slow
 def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request_per_upstream():
     data = load(WORKFLOWS / "sync.yml")
     assert set(data["on"]) == {"schedule", "workflow_dispatch"} and data["on"]["schedule"][0]["cron"]

@@ -226,6 +226,7 @@ def test_argparse_flag_through_the_upstreams_kwargs_convention(dataset):
     assert m["derived"] == "machine"
 
 
+@pytest.mark.slow
 def test_field_validator_of_a_nested_config_early_return_and_loop(dataset):
     record = dataset["Unknown:AttentionConfig._check"]
     assert knobs(record) == [("config_field", "backend_per_kind", ["--attention-config", "-ac"], "backend_per_kind")]

@@ -17,6 +17,9 @@ from helpers import jsonl_bytes
 from crawler.base.sink import visible
 from crawler.consume.site import render_site
 
+# Every test here drives a real browser, whose start alone takes seconds: none is in the quick subset.
+pytestmark = pytest.mark.slow
+
 # Debian's chromium here and in this project's CI; GitHub's hosted runners ship Google Chrome.
 CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -115,6 +118,7 @@ def test_entry_page_renders_every_section(browser, site):
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_hostile_text_is_shown_not_run(browser, site):
     from selenium.webdriver.common.by import By
 
@@ -790,6 +794,7 @@ def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browse
     assert _errors(browser) == []
 
 
+@pytest.mark.slow
 def test_the_search_box_finds_an_old_wording_as_errcat_match_does(browser, fixture_repo, cli, tmp_path):
     """Over a history catalogue the box answers a paste in an older release's wording with the
     retired entry that raised it, as a match, as errcat match does; and that page says which
