@@ -2,7 +2,14 @@
 """How often does ``errcat match`` answer real pasted errors right?
 
     python bench/match_corpus.py output/vllm-project/vllm [--corpus tests/data/pastes.jsonl] [-v]
+    python bench/match_corpus.py --vllm-releases ../shared/tools/vllm-releases --work /tmp/corpus --floors
+    ERRCAT_VLLM_RELEASES=../shared/tools/vllm-releases python bench/match_corpus.py --floors
     python bench/match_corpus.py history-root/ --old [--old-corpus tests/data/pastes_old.jsonl] [-v]
+
+Given no dataset (and no --old), the bench builds its own: a git repository of vLLM v0.33.0 (the
+release the corpus's entry ids were taken from) made by the shared ``vllm-releases`` tool (its
+path from ``--vllm-releases`` or ``$ERRCAT_VLLM_RELEASES``), crawled with the real CLI into
+``--work`` (kept there, so a second run crawls nothing; ``--cache-dir`` shares an extraction cache).
 
 The corpus holds texts vLLM users pasted into the issue tracker (log prefixes, tracebacks, cut
 excerpts), each with the entry it should find, or "foreign" (raised by torch, CUDA, ...) or
@@ -17,6 +24,9 @@ excerpts), each with the entry it should find, or "foreign" (raised by torch, CU
 Both figures are given: as pasted, and with the pastes vLLM has reworded since read in the
 current words (their ``current`` field: the issue asks for the corpus "rendered against the
 current wording where the wording changed"). Exits 1 when the latter's top-1 is under --min or
+there is a false claim on a foreign/none paste. ``--floors`` (on v0.33.0) also holds the floors
+below and that a root cause comes before the umbrella error pointing at it; these were the
+figures tests/consume/test_corpus.py checked when it needed a vLLM repository of its own.
 there is a false claim on a foreign/none paste.
 
 ``--old`` measures the older-wordings part instead (tests/data/pastes_old.jsonl): real texts in the
@@ -33,12 +43,33 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "pastes.jsonl"
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "data" / "pastes.jsonl"
+RELEASE = "0.33.0"
+
+#: ``--floors``: the lowest top-1 share over the pastes expecting an entry, as pasted and in current
+#: words: what the matcher reached on v0.33.0 less one paste (97/102 as pasted; 102/102 in current words).
+MIN_TOP1 = {False: 0.92, True: 0.98}
+#: ``--floors``: the lowest share answered with their entry as a match (not a weak candidate):
+#: 66/102 as pasted, 73/102 in current words.
+MIN_MATCHED = {False: 0.63, True: 0.70}
+#: ``--floors``: a v0.33.0 log holding a root cause and the umbrella error pointing at it, and the
+#: two entries it must be answered with, root cause first.
+UMBRELLA_PASTE = (
+    "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] ValueError: Total number of attention heads (64) "
+    "must be divisible by tensor parallel size (3).\n"
+    "(APIServer pid=1) ERROR 11-30 10:01:03 [utils.py:785] RuntimeError: Engine core initialization failed. "
+    "See root cause above. Failed core proc(s): {}\n"
+)
+UMBRELLA_ANSWER = [("4a4993d3387af5b8", "root cause"), ("100ad1acf3003567", "umbrella")]
 
 
 def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
@@ -75,6 +106,21 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
     return out
 
 
+def build_dataset(tool: Path, work: Path, cache_dir: Path | None) -> Path:
+    """vLLM v0.33.0 as a git repository made by the shared tool, crawled by the real CLI; kept in ``work``."""
+    dataset = work / "out" / "vllm-project" / "vllm"
+    if (dataset / "manifest.json").is_file():
+        return dataset
+    repo = work / "vllm"
+    if not (repo / ".git").is_dir():
+        print(f"building {repo} with {tool} {RELEASE}", flush=True)
+        subprocess.run([sys.executable, str(tool), str(repo), RELEASE], check=True, stdout=subprocess.DEVNULL)
+    print(f"crawling v{RELEASE} into {work / 'out'}", flush=True)
+    crawl = [sys.executable, "-m", "crawler", "crawl", "--repo", str(repo), "--ref", f"v{RELEASE}", "--out", str(work / "out")]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run(crawl + (["--cache-dir", str(cache_dir)] if cache_dir else []), check=True, cwd=ROOT, env=env,
+                   stdout=subprocess.DEVNULL)
+    return dataset
 def evaluate_old(rows: list[dict], matchers: list) -> dict:
     """Figures over the older-wordings corpus (see the module)."""
     from crawler.consume.match import match
@@ -97,15 +143,27 @@ def evaluate_old(rows: list[dict], matchers: list) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("data", type=Path)
+    ap.add_argument("data", type=Path, nargs="?", help="A dataset; without it, one of vLLM v0.33.0 is built (--vllm-releases).")
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--min", type=float, default=0.0, help="Lowest acceptable top-1 share.")
+    ap.add_argument("--floors", action="store_true", help="Also hold v0.33.0's floors and its root cause before the umbrella.")
+    ap.add_argument("--vllm-releases", type=Path, default=os.environ.get("ERRCAT_VLLM_RELEASES"),
+                    help="The shared tool that builds a repository of vLLM releases (default: $ERRCAT_VLLM_RELEASES).")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "errcat-match-corpus",
+                    help="Where the built repository and its crawl are kept.")
+    ap.add_argument("--cache-dir", type=Path, help="The extraction cache for the crawl.")
     ap.add_argument("-v", "--verbose", action="store_true", help="List the misses.")
     ap.add_argument("--old", action="store_true", help="Measure the older-wordings corpus (DATA: a history catalogue, or a root of several).")
     ap.add_argument("--old-corpus", type=Path, default=CORPUS.with_name("pastes_old.jsonl"))
     args = ap.parse_args()
     from crawler.cli.consume import _matchers
 
+    if args.data is None and args.old:
+        ap.error("--old reads a history catalogue, or a root of several: give its path")
+    if args.data is None:
+        if args.vllm_releases is None or not args.vllm_releases.is_file():
+            ap.error("give a dataset, or the vllm-releases tool with --vllm-releases or $ERRCAT_VLLM_RELEASES")
+        args.data = build_dataset(args.vllm_releases, args.work, args.cache_dir)
     if args.old:
         rows = [json.loads(line) for line in args.old_corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
         r = evaluate_old(rows, _matchers(args.data))
@@ -118,7 +176,7 @@ def main() -> int:
 
     rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
     matchers = _matchers(args.data)
-    worst = 1.0
+    worst, failed = 1.0, False
     for label, current in (("as pasted", False), ("reworded ones in current words", True)):
         r = evaluate(rows, matchers, current)
         share = r["top1"] / max(r["entry"], 1)
@@ -131,7 +189,21 @@ def main() -> int:
                 print(f"  {url}  expected {expect}  got {got}")
         if r["false_claims_foreign_none"]:
             return 1
-    return 1 if worst < args.min else 0
+        if args.floors:
+            for name, got, floor in (("top-1", r["top1"], MIN_TOP1[current]), ("as a match", r["matched"], MIN_MATCHED[current])):
+                if got / max(r["entry"], 1) < floor:
+                    print(f"  below the floor: {name} {got}/{r['entry']} < {floor:.0%}")
+                    failed = True
+            if r["foreign_answered"] != r["foreign"]:
+                print(f"  foreign pastes not answered 'not raised by': {r['foreign'] - r['foreign_answered']}")
+                failed = True
+    if args.floors:
+        from crawler.consume.match import match
+
+        answer = [(m.entry.id, m.role) for m in match(UMBRELLA_PASTE, matchers).matches[:2]]
+        print(f"root cause before the umbrella: {'yes' if answer == UMBRELLA_ANSWER else f'no, {answer}'}")
+        failed = failed or answer != UMBRELLA_ANSWER
+    return 1 if failed or worst < args.min else 0
 
 
 if __name__ == "__main__":

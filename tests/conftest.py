@@ -9,6 +9,7 @@ from pathlib import Path
 import git
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
 from crawler.base.home import _checkout as checkout_of_this_errcat
 from crawler.cli.main import main
@@ -18,6 +19,12 @@ os.environ["GIT_CONFIG_NOSYSTEM"] = "1"
 # Nor a package index: a crawl of a wheel asks pip's index when it was uploaded, and a test that
 # means it to starts its own (a local server) and names it.
 os.environ["PIP_NO_INDEX"] = "1"
+
+# Property tests assert what holds of every example, never how fast one runs: on a loaded machine
+# (CI beside other jobs, pytest-xdist's workers on every core) hypothesis's 200 ms deadline per
+# example and its too-slow health check fail tests whose code is right. Speed is bench/'s.
+settings.register_profile("errcat", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("errcat")
 
 
 class FixtureRepo:
@@ -91,6 +98,31 @@ def cli(cache_dir: Path):
         return runner.invoke(main, [str(a) for a in args], input=input, catch_exceptions=False)
 
     return invoke
+
+
+@pytest.fixture(scope="module")
+def crawl_once(tmp_path_factory: pytest.TempPathFactory):
+    """Crawl a fixture repository once for a whole module: ``crawl_once(files, *crawl_args)`` commits
+    ``files`` (tagged v1) to a new repository, runs the real ``errcat crawl`` of it with the given
+    options (and ``--config`` of an errcat.toml holding ``config``, when given) and its own cache,
+    and returns the ``--out`` directory. For datasets the module's tests only read: a test that
+    changes its dataset, or crawls its repository again, builds its own."""
+
+    def crawl(files: dict[str, str | bytes | None], *args: object, config: str | None = None) -> Path:
+        tmp = tmp_path_factory.mktemp("crawl")
+        repo = FixtureRepo(tmp / "upstream")
+        repo.commit(files, tag="v1")
+        if config is not None:
+            (tmp / "errcat.toml").write_text(config, encoding="utf-8")
+            args = (*args, "--config", tmp / "errcat.toml")
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("ERRCAT_CACHE_DIR", str(tmp / "cache"))
+            run = CliRunner().invoke(main, ["crawl", "--repo", str(repo.path), "--ref", "v1", *map(str, args), "--out", str(tmp / "out")],
+                                     catch_exceptions=False)
+        assert run.exit_code == 0, run.output
+        return tmp / "out"
+
+    return crawl
 
 
 @pytest.fixture

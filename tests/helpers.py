@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import resource
 import shutil
@@ -318,6 +319,12 @@ def crawl_meaning_upstream(fixture_repo, cli, tmp_path: Path, files: dict[str, s
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
                  "--config", tmp_path / "errcat.toml", "--out", out)
     assert result.exit_code == 0, result.output
+    return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
+
+
+def meaning_records(crawl_once, files: dict[str, str]) -> list[dict]:
+    """``crawl_meaning_upstream`` once for a module (the ``crawl_once`` fixture): the records."""
+    out = crawl_once(files, "--upstream", "widgets", config=MEANING_TOML)
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
 

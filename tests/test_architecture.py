@@ -35,6 +35,7 @@ def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, check=False)
 
 
+@pytest.mark.slow
 def test_stage_layering_contract_is_kept():
     proc = _run(_tool("lint-imports"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -44,6 +45,7 @@ def test_stage_layering_contract_is_kept():
     assert f"Contracts: {len(contracts)} kept, 0 broken." in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_errors_and_exempts_no_module():
     proc = _run(_tool("mypy"))
     assert proc.returncode == 0 and proc.stdout.startswith("Success: no issues found"), proc.stdout + proc.stderr
@@ -60,6 +62,7 @@ def test_strict_typing_is_per_module():
     assert "crawler.model.*" in strict["module"] and "crawler.extract.runner" in strict["module"]
 
 
+@pytest.mark.slow
 def test_ruff_finds_nothing_and_every_per_file_exemption_is_still_needed():
     ruff = _tool("ruff")
     proc = _run(ruff, "check", "--no-cache")

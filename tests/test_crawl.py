@@ -72,6 +72,7 @@ def upstream(fixture_repo):
     return fixture_repo
 
 
+@pytest.mark.slow
 def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
     out = tmp_path / "out"
     result = cli(*crawl_args(upstream, out))
@@ -98,6 +99,7 @@ def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
     assert entry["id"] in {row["id"] for row in index["entries"]}
 
 
+@pytest.mark.slow
 def test_assert_messages_and_bare_raises_are_entries(upstream, cli, tmp_path):
     out = tmp_path / "out"
     cli(*crawl_args(upstream, out))
@@ -108,12 +110,14 @@ def test_assert_messages_and_bare_raises_are_entries(upstream, cli, tmp_path):
     assert len(bare) == 1 and bare[0]["message"]["opaque"] and bare[0]["title"] == "NotImplementedError in load"
 
 
+@pytest.mark.slow
 def test_two_crawls_give_identical_bytes(upstream, cli, tmp_path):
     cli(*crawl_args(upstream, tmp_path / "a"))
     cli(*crawl_args(upstream, tmp_path / "b", "v1", "--no-cache"))
     assert read_tree(tmp_path / "a") == read_tree(tmp_path / "b")
 
 
+@pytest.mark.slow
 def test_a_moved_line_keeps_the_id(upstream, cli, tmp_path):
     cli(*crawl_args(upstream, tmp_path / "a"))
     upstream.commit({"pkg/config.py": "# moved\n\n\n" + CONFIG.replace("valid_kinds", "allowed")}, tag="v2")
@@ -124,6 +128,7 @@ def test_a_moved_line_keeps_the_id(upstream, cli, tmp_path):
     assert new["sites"][0]["template"]["text"] == MESSAGE.replace("valid_kinds", "allowed")
 
 
+@pytest.mark.slow
 def test_a_file_that_does_not_parse_is_skipped_with_its_reason(upstream, cli, tmp_path):
     upstream.commit({"pkg/broken.py": "def f(:\n", "pkg/nul.py": b"x = 1\x00\n"}, tag="v2")
     out = tmp_path / "out"
@@ -136,6 +141,7 @@ def test_a_file_that_does_not_parse_is_skipped_with_its_reason(upstream, cli, tm
     assert manifest["counts"]["parsed"] == 3 and manifest["counts"]["skipped"] == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -158,6 +164,7 @@ def test_bad_repos_exit_2_with_one_line(cli, tmp_path, repo):
     assert result.stderr.startswith("errcat: ") and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_failed_crawl_leaves_the_last_good_output(upstream, cli, tmp_path):
     out = tmp_path / "out"
     cli(*crawl_args(upstream, out))
@@ -166,6 +173,7 @@ def test_a_failed_crawl_leaves_the_last_good_output(upstream, cli, tmp_path):
     assert read_tree(out) == before
 
 
+@pytest.mark.slow
 def test_show_lays_out_the_page(upstream, cli, tmp_path):
     out = tmp_path / "out"
     cli(*crawl_args(upstream, out))
@@ -180,6 +188,7 @@ def test_show_lays_out_the_page(upstream, cli, tmp_path):
     assert cli("show", "../etc", "--data", out).exit_code == 2
 
 
+@pytest.mark.slow
 def test_validate_exit_codes(upstream, cli, tmp_path):
     out = tmp_path / "out"
     cli(*crawl_args(upstream, out))
@@ -195,6 +204,7 @@ def test_validate_exit_codes(upstream, cli, tmp_path):
     assert cli("validate", tmp_path / "nowhere").exit_code == 2
 
 
+@pytest.mark.slow
 def test_an_up_to_date_dataset_is_left_alone_and_a_damaged_one_rewritten(upstream, cli, tmp_path):
     out = tmp_path / "out"
     cli(*crawl_args(upstream, out))
@@ -239,6 +249,7 @@ def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path)
         runner.cache_version.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_crawl_command_warms_the_match_store_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path,
                                                                                                monkeypatch):
     """The crawl leaves its search index alive for the match store: a collection started there

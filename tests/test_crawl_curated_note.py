@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from helpers import CHECK_CODE
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_a_crawl_with_no_curated_directory_says_so(fixture_repo, cli, tmp_path, monkeypatch, checkout_home):
     """The README's quick start run in an empty directory gave a catalogue without the curated
     explanations and foreign errors errcat ships, and said nothing of it. Run away from any errcat

@@ -36,6 +36,7 @@ def pages() -> list[Path]:
 # --------------------------------------------------------------------------- the site
 
 
+@pytest.mark.slow
 def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     try:
         import material  # noqa: F401
@@ -55,6 +56,7 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
     assert not list((tmp_path / "site").rglob("*.py")), "docs/generate.py is no page of the site"
 
 
+@pytest.mark.slow
 def test_the_reference_pages_are_what_the_generator_writes() -> None:
     result = subprocess.run([sys.executable, str(DOCS / "generate.py"), "--check"], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -120,6 +122,7 @@ def tutorial_steps(text: str) -> list[tuple[str, str, str]]:
     return steps
 
 
+@pytest.mark.slow
 def test_the_tutorial_prints_what_it_shows(tmp_path: Path) -> None:
     """Each command of the tutorial, run in order in an empty directory, prints what the page shows
     (commits, dates and seconds aside): the crawl's counts, the match, the page, the render."""
@@ -202,6 +205,7 @@ def test_every_toml_example_is_a_config_errcat_loads(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- guarantees
 
 
+@pytest.mark.slow
 def test_guarantees_name_existing_tests() -> None:
     text = (DOCS / "explanation" / "guarantees.md").read_text(encoding="utf-8")
     named = re.findall(r"`(tests/(?:\w+/)?test_\w+\.py)::(test_\w+)(?:\[[^\]`]*\])?`", text)

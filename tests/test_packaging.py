@@ -90,6 +90,7 @@ def test_pyproject_names_no_missing_files_and_no_deprecated_license():
             assert list((ROOT / package.replace(".", "/")).glob(pattern)), f"package-data {package}: {pattern} matches nothing"
 
 
+@pytest.mark.slow
 def test_building_errcat_prints_no_warning(tmp_path):
     """The wheel and the editable wheel, built by the pinned setuptools as pip would."""
     setuptools = pytest.importorskip("setuptools")

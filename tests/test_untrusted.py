@@ -143,6 +143,7 @@ def test_lone_surrogates_are_escaped_in_records_and_patterns_still_match() -> No
     json.dumps(site, ensure_ascii=False).encode("utf-8")  # no lone surrogate anywhere
 
 
+@pytest.mark.slow
 def test_warnings_as_errors_lose_nothing(tmp_path: Path) -> None:
     """``python -W error`` / ``PYTHONWARNINGS=error``: invalid escapes in crawled code warn at parse time."""
     repo = make_repo(tmp_path / "up", {
@@ -213,6 +214,7 @@ EXPECTED_SKIPPED = [
 ]
 
 
+@pytest.mark.slow
 def test_a_repository_of_every_bad_file_at_once(hostile_repo: Path, cli, tmp_path: Path) -> None:
     out = tmp_path / "out"
     # --jobs 2: the extraction runs in worker processes (deep input must not kill them)
@@ -245,6 +247,7 @@ def test_max_file_bytes_is_a_crawl_option(tmp_path: Path, cli) -> None:
     assert cli(*crawl_args(repo, out, "v1", "--max-file-bytes", "0")).exit_code == 2
 
 
+@pytest.mark.slow
 def test_a_worker_process_that_dies_loses_only_its_file(tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """A crash no ``except`` can catch (a segfault in C code, the OOM killer) inside a worker."""
     from crawler.extract import runner as engine
@@ -494,6 +497,7 @@ def crawl_and_kill(repo: Path, out: Path, cache: Path, *, delay: float | None) -
                         started=lambda: any(".widgets.tmp-" in name for name in os.listdir(out / "acme")))
 
 
+@pytest.mark.slow
 def test_sigkill_while_writing_leaves_the_previous_dataset(two_versions, cache_dir: Path, cli) -> None:
     repo, out, old, new = two_versions
     seen = crawl_and_kill(repo, out, cache_dir, delay=None)
@@ -504,6 +508,7 @@ def test_sigkill_while_writing_leaves_the_previous_dataset(two_versions, cache_d
     assert read_tree(out / "acme" / "widgets") == new and strays(out) == []
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_leaves_a_partial_dataset(two_versions, cache_dir: Path, cli) -> None:
     repo, out, old, new = two_versions
     started = time.monotonic()

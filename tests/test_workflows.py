@@ -67,6 +67,7 @@ def jobs(workflow: str = "sync.yml") -> dict:
     return load(WORKFLOWS / workflow)["jobs"]
 
 
+@pytest.mark.slow
 def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request_per_upstream():
     data = load(WORKFLOWS / "sync.yml")
     assert set(data["on"]) == {"schedule", "workflow_dispatch"} and data["on"]["schedule"][0]["cron"]
@@ -114,10 +115,12 @@ def _split(workflow: str, readers: list[str], writer: str, reads: tuple[str, ...
         assert set(jobs(workflow)[name].get("outputs", {})) <= {"upstreams", "groups"}, name
 
 
+@pytest.mark.slow
 def test_the_job_that_reads_the_upstream_cannot_write_and_the_one_that_writes_runs_none_of_it():
     _split("sync.yml", ["upstreams", "crawl"], "pull-request", ("errcat sync", "errcat validate", "pytest"))
 
 
+@pytest.mark.slow
 def test_the_backfill_keeps_the_same_split():
     _split("backfill.yml", ["plan", "crawl", "fold"], "pull-request",
            ("errcat history --per-release", "errcat history --fold", "errcat validate", "pytest"))
@@ -400,6 +403,7 @@ PR_STEPS = ["Download the catalogue", "See whether the upstream changed", "Check
 PR_UNCHANGED = ["Download the catalogue", "See whether the upstream changed"]
 
 
+@pytest.mark.slow
 def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runner):
     main, runs, env = runner
     first = fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
@@ -437,6 +441,7 @@ def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runn
     assert "| Message reworded | 1 |" in changelog and "| Error moved | 1 |" in changelog
 
 
+@pytest.mark.slow
 def test_a_sync_takes_over_what_the_last_one_saved(fixture_repo, gadgets, runner):
     """The next day's sync, its cache restored from exactly the paths the workflow lists as the
     last run left them, parses only the file upstream added and takes every search row from the
@@ -461,6 +466,7 @@ def test_a_sync_takes_over_what_the_last_one_saved(fixture_repo, gadgets, runner
         assert (second / name).stat().st_mtime_ns == (first / name).stat().st_mtime_ns, name
 
 
+@pytest.mark.slow
 def test_a_tampered_artifact_stops_the_pull_request_job(fixture_repo, gadgets, runner, monkeypatch):
     """Whatever a crawl job uploads, the write job takes nothing that is not its dataset as written."""
     main, runs, env = runner
@@ -509,6 +515,7 @@ def run_backfill(main: Path, runs: Path, env: dict[str, str], inputs: dict[str, 
     return {"groups": groups, "fold": fold[1], "pull-request": pr[1], "checkout": pr_checkout}
 
 
+@pytest.mark.slow
 def test_the_backfill_workflow_spreads_releases_over_jobs_and_folds_them(fixture_repo, runner, cli, tmp_path):
     main, runs, env = runner
     versions = ["v1.8", "v1.9", "v1.10", "v2.0"]
@@ -539,6 +546,7 @@ def tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_backfill_merged_after_the_syncs_keeps_their_catalogue_the_newest(fixture_repo, gadgets, runner, cli, tmp_path):
     """Syncs moved the catalogue past the range's newest release; the backfill's pull request,
     merged, keeps it there (the releases' history behind it) and the next sync has nothing to do.

@@ -133,6 +133,7 @@ def _errcat_in_a_terminal(args: list[str], columns: int = 100) -> tuple[bytes, b
 DOCUMENTS = 3 + 2 * len(cd.records())
 
 
+@pytest.mark.slow
 def test_validate_draws_a_bar_on_a_terminal_and_keeps_results_on_stdout(tmp_path):
     dataset = cd.write(tmp_path)
     screen, stdout, code = _errcat_in_a_terminal(["validate", str(dataset)], columns=len(str(dataset)) + 100)
@@ -145,6 +146,7 @@ def test_validate_draws_a_bar_on_a_terminal_and_keeps_results_on_stdout(tmp_path
     assert re.search(rf": {docs} documents in \d+\.\ds\r?\n$", text)
 
 
+@pytest.mark.slow
 def test_validate_writes_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     dataset = cd.write(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ERRCAT_PROGRESS_INTERVAL": "0"}
@@ -199,6 +201,7 @@ def package_index(tmp_path):
         server.server_close()
 
 
+@pytest.mark.slow
 def test_the_wheel_download_shows_its_bytes(package_index, tmp_path):
     if not source_wheel._pip_has_raw_progress():
         pytest.skip("pip older than 24.1 prints no progress lines (install requirements/bootstrap.txt)")

@@ -134,6 +134,7 @@ def env(hostile, monkeypatch):
     return hostile
 
 
+@pytest.mark.slow
 def test_the_fixture_carries_every_trick_into_the_dataset(env):
     """The dataset itself keeps the text as upstream wrote it: only its display is escaped."""
     _, out, ids, _ = env
@@ -146,6 +147,7 @@ def test_the_fixture_carries_every_trick_into_the_dataset(env):
     assert {s["path"] for s in manifest["skipped"]} == {"pkg/bad\\x1b]0;PATH\\x07.py"}
 
 
+@pytest.mark.slow
 def test_crawl_progress_and_summary_are_inert(env, tmp_path):
     repo = env[0]
     result = run("crawl", "--repo", repo, "--ref", TAG, *NAME, "--include", "*.py", "--out", tmp_path / "o")
@@ -211,6 +213,7 @@ def test_match_shows_the_entry_without_running_it(env):
     inert_result(nothing)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["oneline", "markdown", "github", "json"])
 def test_diff_in_every_format_is_inert(env, fmt, tmp_path):
     repo = env[0]
@@ -244,6 +247,7 @@ def test_the_markdown_changelog_cannot_inject_markup(env):
     assert "/pkg/%23%23%5Badd-mask%5Dleak.py#L2>)" in leak  # quoted where the permalink is made; no "##[" for a runner
 
 
+@pytest.mark.slow
 def test_history_prints_crawled_tag_names_escaped(env, tmp_path):
     repo = env[0]
     result = run("history", "--repo", repo, *NAME, "--include", "*.py", "--range", "v1..v3", "--tag-pattern", "v.*",
@@ -253,6 +257,7 @@ def test_history_prints_crawled_tag_names_escaped(env, tmp_path):
     assert "versions 3 (v1, v2-\\u202eevil, v3)" in result.stdout
 
 
+@pytest.mark.slow
 def test_sync_changelog_stdout_and_github_output_are_inert(env, tmp_path, monkeypatch):
     repo = env[0]
     out, changelog, report = tmp_path / "out", tmp_path / "changelog.md", tmp_path / "diff.json"
@@ -324,6 +329,7 @@ def test_error_lines_quoting_a_dataset_are_inert(env, tmp_path):
 TRICKY = st.text(st.sampled_from(list(":#[]vsoVSO \t\n\r\x0b\x0c\x1b\x07\x7f\x85\x9b\xa0\u2028\u3000\u202e\u2066\ud800a"))) | st.text()
 
 
+@pytest.mark.slow
 @given(TRICKY)
 @settings(max_examples=300, deadline=None)
 def test_terminal_text_is_inert_whatever_comes_in(text):
@@ -336,6 +342,7 @@ def test_terminal_text_is_inert_whatever_comes_in(text):
     inert(commands("::notice file=a,line=1::" + text.replace("\n", " ")), own_commands=True)
 
 
+@pytest.mark.slow
 @given(st.recursive(st.none() | st.booleans() | st.integers() | TRICKY,
                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3), max_leaves=8))
 @settings(max_examples=300, deadline=None)
@@ -347,6 +354,7 @@ def test_json_text_keeps_the_value(value):
         assert json.loads(text) == value
 
 
+@pytest.mark.slow
 @given(st.dictionaries(st.sampled_from(["template", "guards", "path"]), TRICKY.filter(lambda t: "\ud800" not in t), min_size=1))
 @settings(max_examples=200, deadline=None)
 def test_curated_yaml_round_trips_without_raw_bidi(data):
@@ -357,6 +365,7 @@ def test_curated_yaml_round_trips_without_raw_bidi(data):
     assert yaml.safe_load(text) == data
 
 
+@pytest.mark.slow
 @given(TRICKY, st.sampled_from(["https://github.com/o/n/blob/c/p.py#L1", "https://x/a b<c>\\d\n[e]", "javascript:alert(1)"]))
 @settings(max_examples=200, deadline=None)
 def test_markdown_code_spans_and_links_stay_one_inert_span(text, url):
@@ -384,6 +393,7 @@ def test_github_output_refuses_what_could_start_a_line():
             output_lines([(name, value)])
 
 
+@pytest.mark.slow
 def test_every_print_goes_through_the_sink():
     """No module prints but ``sink``: a new command cannot forget to escape what it prints."""
     import ast

@@ -99,6 +99,7 @@ def action(records: dict[str, dict], start: str) -> dict:
     return record["meaning"]["action"]
 
 
+@pytest.mark.slow
 def test_every_entry_says_whose_move_it_is(records):
     assert all(r["meaning"]["action"]["says"] and r["meaning"]["action"]["steps"] for r in records.values())
     assert action(records, "gpu_memory_utilization must")["actor"] == "setting"
@@ -114,6 +115,7 @@ def test_every_entry_says_whose_move_it_is(records):
     assert action(records, "device query failed")["actor"] == "environment"  # the system refused
 
 
+@pytest.mark.slow
 def test_the_messages_own_remedy_is_lifted_with_its_setting_resolved_to_the_flag(records):
     got = action(records, "No room for the KV cache")
     assert got["remedy"] == "Try increasing gpu_memory_utilization (`--gpu-memory-utilization`) or lowering the batch."
@@ -124,6 +126,7 @@ def test_the_messages_own_remedy_is_lifted_with_its_setting_resolved_to_the_flag
     assert action(records, "scheduler reached")["remedy"] is None
 
 
+@pytest.mark.slow
 def test_the_record_validates_and_the_action_is_labelled_derived(records, tmp_path, cli):
     out = tmp_path / "out"
     assert cli("validate", out / "acme" / "widgets").exit_code == 0
@@ -159,6 +162,7 @@ def test_pages_link_the_tracker_searched_and_a_report_for_an_internal_check(reco
         assert "## What to do" in markdown.read_text()
 
 
+@pytest.mark.slow
 def test_a_repository_off_github_gets_no_tracker_links(fixture_repo, cli, tmp_path):
     from helpers import git
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from crawler.catalogue.callers import Graph
 from crawler.extract.visitor import extract_file
 from tests.helpers import MEANING_CONFIG, MEANING_TREE, jsonl_bytes
@@ -25,6 +27,7 @@ def shown(callers):
     return [(c["qualname"], c["path"], c["line"], c["entry_point"]) for c in callers]
 
 
+@pytest.mark.slow
 def test_callers_follow_imports_up_to_an_entry_point(fixture_repo, cli, tmp_path):
     callers = crawl(cli, fixture_repo, tmp_path)
     # check_size <- core.build (an import) <- Engine.start (pkg re-exports Engine: a library entry point)
@@ -41,6 +44,7 @@ def test_callers_follow_imports_up_to_an_entry_point(fixture_repo, cli, tmp_path
     ]
 
 
+@pytest.mark.slow
 def test_a_call_the_graph_cannot_resolve_is_no_edge(fixture_repo, cli, tmp_path):
     callers = crawl(cli, fixture_repo, tmp_path)
     names = {c["qualname"] for c in callers["size must be at least 0, got {size}"]}
@@ -55,6 +59,7 @@ def test_a_local_name_shadows_an_import():
     assert graph.callers.get("pkg.config.check_size") is None
 
 
+@pytest.mark.slow
 def test_errors_on_the_same_call_path_are_the_most_related(fixture_repo, cli, tmp_path):
     fixture_repo.commit(MEANING_TREE, tag="v1")
     config = tmp_path / "errcat.toml"

@@ -107,6 +107,7 @@ def _vllm():
     return RepoRef(url="https://github.com/vllm-project/vllm", owner="vllm-project", name="vllm")
 
 
+@pytest.mark.slow
 def test_the_evidence_and_foreign_list_are_read_from_the_memo_beside_the_curated_files(root, beside, tmp_path, yaml_parsed):
     """They are parsed once; the next read takes the same models from the memo, and the curated
     files' rows in the same memo file stay (each reader keeps its own rows only)."""
@@ -128,6 +129,7 @@ def test_the_evidence_and_foreign_list_are_read_from_the_memo_beside_the_curated
     assert len(yaml_parsed) == 1  # the edited file, and only it, parsed again
 
 
+@pytest.mark.slow
 def test_an_evidence_problem_found_on_a_memo_hit_still_names_its_line(root, beside, tmp_path):
     """A link that is not the crawled repository's is refused at its line, parsed or remembered
     (the memo holds the model, valid alone; the link is checked against each crawl's repository)."""

@@ -6,7 +6,7 @@ the code set, a field of a class no user sets, "give an option a class"."""
 from __future__ import annotations
 
 import pytest
-from helpers import crawl_meaning_upstream
+from helpers import meaning_records
 
 from crawler.catalogue.phrasing import fix_for
 
@@ -108,14 +108,13 @@ def add_cli_args(parser):
 """
 
 
-@pytest.fixture
-def fixes(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(
-        fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS}
-    )
+@pytest.fixture(scope="module")
+def fixes(crawl_once) -> dict[str, dict]:
+    records = meaning_records(crawl_once, {"pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
     return {r["message"]["text"].split(" ")[0] + ":" + r["message"]["text"].split(" ")[-1]: r["meaning"] for r in records}
 
 
+@pytest.mark.slow
 def test_an_option_given_its_fields_keywords_with_some_replaced_is_that_fields_option(fixes):
     # (``**{**kw["f"], "default": None}``: vLLM's --enable-prefix-caching, --mamba-cache-mode)
     m = fixes["Cache:caching"]
@@ -178,4 +177,4 @@ def test_a_message_of_any_length_is_read_in_bounded_time():
     started = time.monotonic()
     for message in ["mode " + "use the --x " * 20000, "mode " + "use the word " * 20000, "{" * 3000 + "}" * 3000]:
         fix_for("self.mode > 3", {"self.mode": "`mode`"}, set(), (), message, [], "raise")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 30  # a hang guard (it took minutes), not a speed check

@@ -106,6 +106,7 @@ def crawled(fixture_repo, cli, tmp_path):
     return data, records
 
 
+@pytest.mark.slow
 def test_each_form_takes_the_imported_functions_pieces(crawled):
     _, records = crawled
     reasons = ["DCP not supported", "pipeline parallel size {cfg.pp} not supported"]
@@ -123,6 +124,7 @@ def test_each_form_takes_the_imported_functions_pieces(crawled):
     assert records['{", ".join(reasons)}']["kind"] == "log"
 
 
+@pytest.mark.slow
 def test_a_function_errcat_cannot_see_leaves_the_message_as_its_file_gives_it(crawled):
     _, records = crawled
     unseen = records["External check failed: {', '.join(reasons)}"]
@@ -131,6 +133,7 @@ def test_a_function_errcat_cannot_see_leaves_the_message_as_its_file_gives_it(cr
     assert not any(r["kind"] == "log" and r["sites"][0]["qualname"] == "unseen_logged" for r in records.values())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste, text", [
     ("ValueError: Unsupported configuration: DCP not supported, pipeline parallel size 2 not supported",
      "Unsupported configuration: {', '.join(reasons)}"),
@@ -147,6 +150,7 @@ def test_match_finds_the_message_a_user_sees(crawled, cli, paste, text):
     assert best_match(cli, data, paste) == records[text]["id"]
 
 
+@pytest.mark.slow
 def test_the_pattern_claims_no_piece_the_imported_function_does_not_build(crawled):
     _, records = crawled
     pattern = records["Unsupported configuration: {', '.join(reasons)}"]["message"]["pattern"]
@@ -154,6 +158,7 @@ def test_the_pattern_claims_no_piece_the_imported_function_does_not_build(crawle
     assert re.match(pattern, "Unsupported configuration: GPU on fire") is None
 
 
+@pytest.mark.slow
 def test_an_edit_of_the_imported_function_reaches_the_unchanged_callers_entry(crawled, fixture_repo, cli, tmp_path):
     """The caller's file is unchanged, so its result comes from the cache; the join runs anew."""
     fixture_repo.commit({"srv/checks.py": CHECKS.replace("DCP not supported", "decode context parallel is not supported")},
@@ -166,6 +171,7 @@ def test_an_edit_of_the_imported_function_reaches_the_unchanged_callers_entry(cr
         "decode context parallel is not supported", "pipeline parallel size {cfg.pp} not supported"]
 
 
+@pytest.mark.slow
 def test_a_crawl_of_the_same_files_takes_the_join_from_the_cache(crawled, fixture_repo, cli, tmp_path, monkeypatch):
     from crawler.catalogue import imported
 
@@ -181,6 +187,7 @@ def test_a_crawl_of_the_same_files_takes_the_join_from_the_cache(crawled, fixtur
     assert jsonl_bytes(out / "acme" / "server") == jsonl_bytes(data)
 
 
+@pytest.mark.slow
 def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_crawls_bytes(crawled, fixture_repo, cli, tmp_path,
                                                                                       monkeypatch):
     """A comment put first in the imported function's file and in the caller's (the daily sync's

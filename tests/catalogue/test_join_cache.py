@@ -48,6 +48,7 @@ def records(data: bytes) -> dict[str, dict]:
     return {r["message"]["text"]: r for r in map(json.loads, data.splitlines())}
 
 
+@pytest.mark.slow
 def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(parsing_meaning_repo, cli, tmp_path, joins_run):
     repo, config = parsing_meaning_repo
     first = crawl(cli, repo, config, tmp_path / "a")
@@ -62,6 +63,7 @@ def test_a_crawl_with_the_same_inputs_takes_every_join_from_the_cache(parsing_me
     assert size["reproductions"] and size["callers"] and size["trigger"]
 
 
+@pytest.mark.slow
 def test_the_joins_run_aside_give_the_records_they_give_run_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
     """The test join and the source join's meanings run in forked helpers while this process
     finds the callers and related errors (a crawl's tail was one core's work): the records are
@@ -96,6 +98,7 @@ def test_the_joins_run_aside_give_the_records_they_give_run_here(parsing_meaning
     assert size["reproductions"] and size["trigger"].startswith("Raised in `check_size`, when")
 
 
+@pytest.mark.slow
 def test_a_failed_aside_helper_runs_the_joins_here(parsing_meaning_repo, cli, tmp_path, monkeypatch):
     repo, config = parsing_meaning_repo
     here = crawl(cli, repo, config, tmp_path / "a", "v1", "--no-cache")
@@ -106,6 +109,7 @@ def test_a_failed_aside_helper_runs_the_joins_here(parsing_meaning_repo, cli, tm
     assert size["reproductions"] and size["trigger"].startswith("Raised in `check_size`, when")
 
 
+@pytest.mark.slow
 def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(parsing_meaning_repo, cli, tmp_path, joins_run):
     repo, config = parsing_meaning_repo
     crawl(cli, repo, config, tmp_path / "a")
@@ -132,6 +136,7 @@ def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_b
     assert "a new source file" in data
 
 
+@pytest.mark.slow
 def test_reproductions_from_the_cache_link_to_the_commit_crawled(parsing_meaning_repo, cli, tmp_path, joins_run):
     repo, config = parsing_meaning_repo
     crawl(cli, repo, config, tmp_path / "a")
@@ -143,6 +148,7 @@ def test_reproductions_from_the_cache_link_to_the_commit_crawled(parsing_meaning
     assert reps and all(f"/blob/{v2}/" in r["permalink"] for r in reps)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [b"not zlib at all", b"x\x9c\x03\x00\x00\x00\x00\x01",  # zlib of nothing
                                     "json"])
 def test_a_damaged_join_row_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run, damage):
@@ -158,6 +164,7 @@ def test_a_damaged_join_row_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache
     assert joins_run == ["graph", "reproductions"]
 
 
+@pytest.mark.slow
 def test_the_store_keeps_the_last_few_outputs_of_each_join(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run):
     repo, config = parsing_meaning_repo
     for n in range(meaning_join.KEEP + 2):
@@ -172,6 +179,7 @@ def test_the_store_keeps_the_last_few_outputs_of_each_join(parsing_meaning_repo,
     assert joins_run == []
 
 
+@pytest.mark.slow
 def test_other_kinds_of_sites_never_take_the_joins_of_another_crawl(parsing_meaning_repo, cli, tmp_path, joins_run):
     """The kinds read change the records the joins see though no file changed: no hit across them."""
     repo, config = parsing_meaning_repo
@@ -197,6 +205,7 @@ def full_and_incremental(cli, repo, config, tmp_path: Path, ref: str) -> tuple[d
     return files_of(tmp_path / "incremental"), files_of(tmp_path / "full")
 
 
+@pytest.mark.slow
 def test_code_moved_down_a_file_reuses_the_joins_with_its_lines_moved(parsing_meaning_repo, cli, tmp_path, joins_run):
     """A comment and a blank line put first in two files move every line of each (the daily
     sync's usual change): no join runs, and the dataset is byte for byte a full crawl's."""
@@ -216,6 +225,7 @@ def test_code_moved_down_a_file_reuses_the_joins_with_its_lines_moved(parsing_me
     assert callers["pkg/core.py"] == {c["path"]: c["line"] for c in size_before["meaning"]["callers"]}["pkg/core.py"] + 1
 
 
+@pytest.mark.slow
 def test_a_kept_output_whose_files_did_not_just_move_is_not_decoded(parsing_meaning_repo, cli, tmp_path, monkeypatch):
     """A kept output is tried for a move by its inputs alone: one whose changed files did more
     than move is passed over before its output (vLLM's: a tenth of a second) is decoded."""
@@ -237,6 +247,7 @@ def test_a_kept_output_whose_files_did_not_just_move_is_not_decoded(parsing_mean
     assert ("moved", False) not in decoded
 
 
+@pytest.mark.slow
 def test_lines_moved_unevenly_run_the_joins_again(parsing_meaning_repo, cli, tmp_path, joins_run):
     """A blank line between two functions moves one raise and not the other: not a move of the
     whole file, so the joins run again (and give a full crawl's bytes)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-from helpers import crawl_meaning_upstream
+from helpers import meaning_records
 
 from crawler.catalogue.meaning import build_tables
 from crawler.extract import knobs
@@ -244,9 +244,9 @@ def add_args(parser):
 '''
 
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> dict[str, dict]:
+    records = meaning_records(crawl_once, {
         "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/api.py": API,
         "pkg/cli.py": CLI})
     return {r["message"]["text"].split(" ")[0] + " " + r["message"]["text"].split(" ")[1]: r["meaning"] for r in records}
@@ -256,6 +256,7 @@ def names(meaning: dict) -> list[tuple[str, str]]:
     return [(k["kind"], k["name"]) for k in meaning["knobs"]]
 
 
+@pytest.mark.slow
 def test_an_entry_of_a_dict_setting_through_locals(dataset):
     m = dataset["HiSparse pool_gib"]
     assert ("config_field", "extra_config") in names(m)

@@ -7,7 +7,7 @@ does."""
 from __future__ import annotations
 
 import pytest
-from helpers import crawl_meaning_upstream
+from helpers import meaning_records
 
 CONFIG = '''
 from dataclasses import dataclass, field
@@ -206,9 +206,9 @@ def add_cli_args(parser):
 '''
 
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> dict[str, dict]:
+    records = meaning_records(crawl_once, {
         "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
     return {r["location"]["qualname"] + ":" + r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
 
@@ -217,6 +217,7 @@ def names(meaning: dict) -> list[tuple[str, str]]:
     return [(k["kind"], k["name"]) for k in meaning["knobs"]]
 
 
+@pytest.mark.slow
 def test_a_function_an_annotated_field_runs_validates_that_field(dataset):
     # through an alias whose GetPydanticSchema lambda calls it, and a BeforeValidator written in place
     assert names(dataset["_coerce_key:expected"]) == [("cli_flag", "--quant-weight")]

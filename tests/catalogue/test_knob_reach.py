@@ -5,7 +5,7 @@ called with a field; never a field of a class no user sets."""
 from __future__ import annotations
 
 import pytest
-from helpers import crawl_meaning_upstream
+from helpers import meaning_records
 
 CONFIG = '''
 from dataclasses import dataclass
@@ -115,9 +115,9 @@ class BatchMetadata:  # a dataclass no option sets and no user-facing class hold
             raise ValueError("a batch has queries")
 '''
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> dict[str, dict]:
+    records = meaning_records(crawl_once, {
         "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/sampling.py": SAMPLING,
         "pkg/internal.py": INTERNAL})
     return {r["location"]["qualname"] + ":" + r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
@@ -127,6 +127,7 @@ def names(meaning: dict) -> list[tuple[str, str]]:
     return [(k["kind"], k["name"]) for k in meaning["knobs"]]
 
 
+@pytest.mark.slow
 def test_local_aliases_of_fields(dataset):
     m = dataset["ParallelConfig._verify:tp_size={tp}"]
     assert names(m) == [("cli_flag", "--tensor-parallel-size"), ("cli_flag", "--decode-context-parallel-size")]

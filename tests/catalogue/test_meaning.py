@@ -7,9 +7,10 @@ from __future__ import annotations
 import ast
 import json
 import re
+from pathlib import Path
 
 import pytest
-from helpers import crawl_meaning_upstream, jsonl_bytes
+from helpers import MEANING_TOML, crawl_meaning_upstream, jsonl_bytes, meaning_records
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -192,18 +193,30 @@ class Group:  # annotates its attributes, but they are no settings
             raise ValueError("`Phi3Rope` cannot start at rank 0")
 '''
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI, "pkg/envs.py": ENVS,
-        "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL, "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE, "pkg/aaa.py": PLAIN})
+FILES = {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI, "pkg/envs.py": ENVS,
+         "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL, "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE, "pkg/aaa.py": PLAIN}
+
+
+def by_name(records: list[dict]) -> dict[str, dict]:
     return {r["message"]["text"].split(" ")[0] + ":" + r["location"]["qualname"]: r for r in records}
+
+
+@pytest.fixture(scope="module")
+def meaning_out(crawl_once) -> Path:
+    """The crawl the module's tests read (the --out directory)."""
+    return crawl_once(FILES, "--upstream", "widgets", config=MEANING_TOML)
+
+
+@pytest.fixture(scope="module")
+def dataset(meaning_out) -> dict[str, dict]:
+    return by_name([json.loads(line) for line in jsonl_bytes(meaning_out / "acme" / "widgets").splitlines()])
 
 
 def knobs(record: dict) -> list[tuple]:
     return [(k["kind"], k["name"], k["flags"], k["field"]) for k in record["meaning"]["knobs"]]
 
 
+@pytest.mark.slow
 def test_argparse_flag_through_the_upstreams_kwargs_convention(dataset):
     m = dataset["gpu:CacheConfig.__post_init__"]["meaning"]
     assert knobs(dataset["gpu:CacheConfig.__post_init__"]) == [
@@ -213,6 +226,7 @@ def test_argparse_flag_through_the_upstreams_kwargs_convention(dataset):
     assert m["derived"] == "machine"
 
 
+@pytest.mark.slow
 def test_field_validator_of_a_nested_config_early_return_and_loop(dataset):
     record = dataset["Unknown:AttentionConfig._check"]
     assert knobs(record) == [("config_field", "backend_per_kind", ["--attention-config", "-ac"], "backend_per_kind")]
@@ -286,10 +300,10 @@ def test_a_name_the_message_quotes(dataset):
     assert record["meaning"]["trigger"] == "Raised in `size`, when `n` is not None and `n` is less than 0."
 
 
-def test_every_entry_has_a_trigger_and_pages_label_it_derived(dataset, cli, tmp_path):
+def test_every_entry_has_a_trigger_and_pages_label_it_derived(dataset, meaning_out, cli):
     assert all(r["meaning"]["trigger"].startswith("Raised ") for r in dataset.values())
     record = dataset["gpu:CacheConfig.__post_init__"]
-    shown = cli("show", record["id"], "--data", tmp_path / "out" / "acme" / "widgets")
+    shown = cli("show", record["id"], "--data", meaning_out / "acme" / "widgets")
     assert shown.exit_code == 0, shown.output
     assert "Derived from the code" in shown.output and "Fix direction: Set `--gpu-memory-utilization`" in shown.output
 
@@ -329,12 +343,12 @@ def test_conditions_quote_what_does_not_parse_and_keep_backticks_out_of_code():
     assert said == "`match x: case 1` and `f(''')` is true"
 
 
-def test_pages_show_the_derived_meaning_escaped(dataset, cli, tmp_path):
+def test_pages_show_the_derived_meaning_escaped(dataset, meaning_out, cli, tmp_path):
     record = dataset["bad:EvilConfig.__post_init__"]
     assert record["meaning"]["trigger"] == (
         "Raised while building a `EvilConfig`, when `mode` is `'<script>alert(1)</script>'*'`.")
     for fmt in ("html", "markdown"):
-        result = cli("render", "--data", tmp_path / "out", "--out", tmp_path / fmt, "--format", fmt)
+        result = cli("render", "--data", meaning_out, "--out", tmp_path / fmt, "--format", fmt)
         assert result.exit_code == 0, result.output
     page = (tmp_path / "html" / "errors" / f"{record['id']}.html").read_text(encoding="utf-8")
     assert '<section id="derived">' in page and "Derived from the code" in page
@@ -345,9 +359,12 @@ def test_pages_show_the_derived_meaning_escaped(dataset, cli, tmp_path):
     assert "- **When it is raised:** Raised while building a `EvilConfig`, when `mode` is" in md
 
 
-def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(dataset, fixture_repo, cli, tmp_path):
+@pytest.mark.slow
+def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(fixture_repo, cli, tmp_path):
     """The join runs after extraction: config.py's result comes from the cache, yet its entry
     follows the flag renamed in arg_utils.py."""
+    before = by_name(crawl_meaning_upstream(fixture_repo, cli, tmp_path, FILES))  # v1, into this test's cache
+    assert before["gpu:CacheConfig.__post_init__"]["meaning"]["fix"] == "Set `--gpu-memory-utilization` to at most 1.0."
     fixture_repo.commit({"pkg/arg_utils.py": ARGS.replace("--gpu-memory-utilization", "--gpu-mem")}, tag="v2")
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--upstream", "widgets",
                  "--config", tmp_path / "errcat.toml", "--out", tmp_path / "out2")
@@ -381,6 +398,7 @@ def test_attributes_of_a_plain_class_and_class_names_are_no_settings(dataset):
 _NAME_TEXT = st.text(alphabet="ab_.1 (é℘", max_size=24)
 
 
+@pytest.mark.slow
 @given(name=st.one_of(st.sampled_from(["a", "ab", "a_1", "_", "é", "℘", "a.b", ""]), _NAME_TEXT), text=_NAME_TEXT)
 def test_named_at_finds_what_the_pattern_per_name_found(name, text):
     """``named_at`` scans a text once for every name; it finds what a pattern compiled per name
@@ -439,12 +457,13 @@ class ModeConfig:
 '''
 
 
-@pytest.fixture
-def modes(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/modes.py": MODES})
+@pytest.fixture(scope="module")
+def modes(crawl_once) -> dict[str, dict]:
+    records = meaning_records(crawl_once, {"pkg/__init__.py": "", "pkg/modes.py": MODES})
     return {r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
 
 
+@pytest.mark.slow
 def test_a_fix_that_switches_a_setting_off_is_said_only_where_the_message_names_it(modes):
     """vLLM's "HiSparse does not support pipeline parallelism." under
     ``pipeline_parallel_size > 1`` said "Set `--pipeline-parallel-size` to at most 1." (turn

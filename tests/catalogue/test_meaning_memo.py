@@ -88,6 +88,7 @@ def by_text(data: bytes) -> dict[str, dict]:
     return {r["message"]["text"]: r for r in map(json.loads, data.splitlines())}
 
 
+@pytest.mark.slow
 def test_a_changed_lookup_or_site_makes_its_meaning_anew_and_the_rest_are_taken(fixture_repo, cli, tmp_path, made):
     fixture_repo.commit(TREE, tag="v1")
     config = tmp_path / "errcat.toml"
@@ -116,6 +117,7 @@ def test_a_changed_lookup_or_site_makes_its_meaning_anew_and_the_rest_are_taken(
         cli, fixture_repo, config, tmp_path / "out", "v2")  # (up to date: the incremental crawl's bytes)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b'{"reads": [], "sites": {"x": 1}}'),
                                     "every row kept for the sites of another repository"])
 def test_a_damaged_memo_in_the_cache_is_a_miss(fixture_repo, cli, tmp_path, cache_dir, made, damage):
@@ -175,6 +177,7 @@ def test_the_tables_log_every_lookup_and_walk():
     assert list(dict.fromkeys(log)) == [("t", "a"), ("t", ("p", 2)), ("t", "zz"), ("s", "x"), ("t*", None), ("s*", None)]
 
 
+@pytest.mark.slow
 def test_a_crawl_far_from_the_last_makes_the_meanings_without_a_memo(fixture_repo, cli, tmp_path, made, monkeypatch):
     """Keeping the meanings costs about half of making them: a crawl that changed more files than
     ``MEMO_FILES`` and ``MEMO_SHARE`` of them since the join last ran (a new release) neither

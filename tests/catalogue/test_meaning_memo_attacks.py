@@ -150,6 +150,7 @@ def warm(fixture_repo, cli, tmp_path: Path, toml: str = MEANING_TOML) -> Path:
     return config
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("attack", sorted(ATTACKS))
 def test_a_lookup_changed_in_another_file_gives_the_fresh_bytes(fixture_repo, cli, tmp_path, in_process, attack):
     config = warm(fixture_repo, cli, tmp_path)
@@ -162,6 +163,7 @@ def test_a_lookup_changed_in_another_file_gives_the_fresh_bytes(fixture_repo, cl
     assert changed  # the attack changed some record's meaning (else it tested nothing)
 
 
+@pytest.mark.slow
 def test_changed_conventions_in_errcat_toml_give_the_fresh_bytes(fixture_repo, cli, tmp_path, in_process):
     config = warm(fixture_repo, cli, tmp_path)
     config.write_text(MEANING_TOML.replace('knob_kwargs = ["get_kwargs"]', "knob_kwargs = []")
@@ -170,6 +172,7 @@ def test_changed_conventions_in_errcat_toml_give_the_fresh_bytes(fixture_repo, c
     same_as_fresh(cli, fixture_repo.path, config, tmp_path / "out", "v2", tmp_path)
 
 
+@pytest.mark.slow
 def test_two_repositories_of_one_identity_sharing_a_cache_give_the_fresh_bytes(fixture_repo, cli, tmp_path, in_process):
     """Another clone, whose declarations differ, crawled into the same cache between two crawls of
     the first: each crawl's meanings are its own repository's."""
@@ -205,6 +208,7 @@ def _knobs_the_schema_refuses(kept: dict) -> None:
         row[0] = [{"kind": "no such kind", "name": 5}]
 
 
+@pytest.mark.slow
 def test_a_memo_row_the_schema_refuses_gives_the_fresh_bytes(fixture_repo, cli, tmp_path, cache_dir, in_process):
     """A row that fits the memo's shape but whose knobs are no knobs: the records the schema
     refuses are found before anything is written, and the crawl runs its joins again."""
@@ -215,6 +219,7 @@ def test_a_memo_row_the_schema_refuses_gives_the_fresh_bytes(fixture_repo, cli, 
     same_as_fresh(cli, fixture_repo.path, config, tmp_path / "out", "v2", tmp_path)
 
 
+@pytest.mark.slow
 def test_a_memo_kept_by_other_code_is_not_read(fixture_repo, cli, tmp_path, in_process, monkeypatch):
     config = warm(fixture_repo, cli, tmp_path)
     monkeypatch.setattr(crawler.crawl, "code_digest", lambda: "another errcat")

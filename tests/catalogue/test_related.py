@@ -121,6 +121,7 @@ def _on_one_path(n: int, functions: int = 2, seed: int = 0, spread: bool = False
     return recs, callers
 
 
+@pytest.mark.slow
 def test_a_record_on_a_long_call_path_looks_at_a_few_of_it():
     """Every record of a caller function was looked at for every record it calls: 6,000 records
     on one path took 9-16 s. Now a handful of each, plus those sharing a term or a place."""
@@ -166,6 +167,7 @@ def test_related_on_random_call_graphs_is_what_walking_every_path_gives(seed):
     assert compute(recs, callers) == compute(recs, callers, every_path=True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(25))
 @pytest.mark.parametrize(
     ("n", "functions", "spread"), [(40, 2, False), (150, 6, False), (12, 2, True), (25, 3, True), (40, 1, True), (60, 5, True), (90, 8, True)]

@@ -7,6 +7,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from crawler.catalogue.reproductions import _hits
 from crawler.extract.codefacts import pattern_fragments, read_test_file
 from tests.helpers import jsonl_bytes
@@ -20,6 +22,7 @@ def crawl(cli, repo, config, out):
     return {r["message"]["text"]: r for r in records}, json.loads((dataset / "manifest.json").read_text())
 
 
+@pytest.mark.slow
 def test_tests_link_to_the_entries_their_patterns_and_calls_name(meaning_repo, cli, tmp_path):
     repo, config = meaning_repo
     records, _ = crawl(cli, repo, config, tmp_path / "out")
@@ -38,6 +41,7 @@ def test_tests_link_to_the_entries_their_patterns_and_calls_name(meaning_repo, c
                                                           ("test_name_plain", None)]
 
 
+@pytest.mark.slow
 def test_test_files_give_no_entries_and_a_bad_one_is_skipped(meaning_repo, cli, tmp_path):
     repo, config = meaning_repo
     records, manifest = crawl(cli, repo, config, tmp_path / "out")
@@ -48,6 +52,7 @@ def test_test_files_give_no_entries_and_a_bad_one_is_skipped(meaning_repo, cli, 
     assert records["lonely failure that no test reproduces"]["meaning"]["reproductions"] == []
 
 
+@pytest.mark.slow
 def test_a_hostile_pattern_is_never_run(meaning_repo, tmp_path):
     """``^(a+)+$`` against the entry's 69 a's and a '!' would backtrack for ages; the crawl
     only parses it (it has no literal text, so it links nothing)."""
@@ -63,6 +68,7 @@ def test_a_hostile_pattern_is_never_run(meaning_repo, tmp_path):
     assert shout["meaning"]["reproductions"] == []
 
 
+@pytest.mark.slow
 def test_unchanged_test_files_come_from_the_cache(meaning_repo, tmp_path):
     from crawler.extract.runner import extract_all
     from crawler.source.config import load_config
@@ -109,6 +115,7 @@ def test_a_test_file_is_read_not_run(tmp_path):
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_pages_show_them_as_derived_and_escaped(meaning_repo, cli, tmp_path):
     repo, config = meaning_repo
     records, _ = crawl(cli, repo, config, tmp_path / "out")

@@ -30,6 +30,7 @@ def crawl(cli, repo, config, out: Path, ref: str = "v1", *extra: str) -> bytes:
     return (out / "acme" / "widgets" / "search.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_crawl_makes_only_the_rows_of_changed_records(parsing_meaning_repo, cli, tmp_path, rows_made):
     repo, config = parsing_meaning_repo
     first = crawl(cli, repo, config, tmp_path / "a")
@@ -48,6 +49,7 @@ def test_a_crawl_makes_only_the_rows_of_changed_records(parsing_meaning_repo, cl
     assert len(rows_made) == total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [b"not json", b"[]", "salt", "ids"])
 def test_a_damaged_memo_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir, rows_made, damage):
     repo, config = parsing_meaning_repo
@@ -65,6 +67,7 @@ def test_a_damaged_memo_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir
     assert len(rows_made) == len(json.loads(first)["entries"])
 
 
+@pytest.mark.slow
 def test_a_memo_a_read_only_mount_refuses_is_no_error(tmp_path):
     """On a read-only mount even removing a file that is not there fails (EROFS): the memo's
     clean-up after a refused write must not fail the crawl (it did, now and then, in

@@ -66,6 +66,7 @@ def _cut_points_char_by_char(text, end):
     return points
 
 
+@pytest.mark.slow
 @given(st.text(alphabet="{} a}{", max_size=90), st.integers(min_value=0, max_value=100))
 def test_cut_points_are_those_read_one_character_at_a_time(text, end):
     """Braces doubled across the end (``…{{`` at ``end - 1``), fields never closed, runs of braces."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
 from helpers import crawl_meaning_upstream
 
 from crawler.catalogue.phrasing import conditions, fix_for
@@ -51,6 +52,7 @@ def check_keys(criteria):
 """
 
 
+@pytest.mark.slow
 def test_python_triggers_say_nothing_false_of_loops_and_sets(fixture_repo, cli, tmp_path):
     records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/loops.py": LOOPS})
     said = {r["message"]["text"]: r["meaning"] for r in records}
@@ -110,6 +112,7 @@ pub fn run(args: Args, reason: Reason) -> anyhow::Result<()> {
 """
 
 
+@pytest.mark.slow
 def test_rust_triggers_read_ifs_matches_let_else_and_closures(fixture_repo, cli, tmp_path):
     config = tmp_path / "errcat.toml"
     config.write_text(CONFIG, encoding="utf-8")
@@ -166,6 +169,7 @@ def shadowed(pack_strategy):
 """
 
 
+@pytest.mark.slow
 def test_a_local_holding_an_environment_variable_stands_for_it(fixture_repo, cli, tmp_path):
     records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {"pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/place.py": PLACE})
     said = {r["message"]["text"]: r["meaning"] for r in records}
@@ -197,6 +201,7 @@ class SamplingParams:
 """
 
 
+@pytest.mark.slow
 def test_a_name_is_not_found_inside_a_longer_one(fixture_repo, cli, tmp_path):
     """``n = len(self.logprob_token_ids)`` made every check whose text has a word starting with
     "n" (``not``, ``num_prompt_logprobs``) a check on ``logprob_token_ids``."""

@@ -39,6 +39,7 @@ def test_usage_errors_are_one_line_with_a_hint_and_exit_2(cli, args, line):
         assert only == line
 
 
+@pytest.mark.slow
 def test_the_installed_command_prints_the_readme_line(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "crawler", "frobnicate"], capture_output=True, text=True, timeout=60,
                           cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
@@ -91,6 +92,7 @@ def _places(stdout: str) -> set[tuple[str, str]]:
     return places
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", DATASET_CORRUPTIONS)
 def test_both_engines_give_the_same_verdicts_on_corrupted_datasets(cli, tmp_path, name):
     dataset = cd.write(tmp_path)
@@ -116,6 +118,7 @@ def test_validate_prints_problems_and_verdict_on_stdout(cli, tmp_path):
     assert "problem(s)" not in result.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, option, module, registry", [
     ("diff", "--format", "crawler.versions.formats", "FORMATS"),
     ("validate", "--engine", "crawler.publish.validate", "ENGINES"),

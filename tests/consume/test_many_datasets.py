@@ -53,6 +53,7 @@ def _id(dataset: Path) -> str:
     return json.loads((dataset / "search.json").read_text(encoding="utf-8"))["entries"][0]["id"]
 
 
+@pytest.mark.slow
 def test_match_answers_from_the_good_datasets_and_names_each_skipped_one(root, tmp_path):
     _damage(root, "two", "three", "four")
     good = _id(root / "acme" / "one")
@@ -69,6 +70,7 @@ def test_match_answers_from_the_good_datasets_and_names_each_skipped_one(root, t
         assert why in line, line
 
 
+@pytest.mark.slow
 def test_match_refuses_in_one_line_when_no_dataset_can_be_read(root, tmp_path):
     _damage(root, "two", "three", "four")
     import shutil
@@ -79,6 +81,7 @@ def test_match_refuses_in_one_line_when_no_dataset_can_be_read(root, tmp_path):
     assert result.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_manifest_edited_after_the_store_was_built_is_still_refused(root, tmp_path):
     """The crawl built the store; editing only the manifest made match copy that store (the
     sites' lines alone looked changed), reading no manifest: it answered from a dataset of
@@ -89,6 +92,7 @@ def test_a_manifest_edited_after_the_store_was_built_is_still_refused(root, tmp_
     assert "manifest.json: not a valid manifest: schema_version" in result.stderr and result.stdout == ""
 
 
+@pytest.mark.slow
 def test_show_finds_an_entry_of_a_good_dataset_beside_bad_ones(root, tmp_path):
     _damage(root, "two", "three", "four")
     result = run_errcat(["show", _id(root / "acme" / "one"), "--data", root, "--no-pager"], "as is", tmp_path)
@@ -99,6 +103,7 @@ def test_show_finds_an_entry_of_a_good_dataset_beside_bad_ones(root, tmp_path):
     assert "three/manifest.json" in result.stderr
 
 
+@pytest.mark.slow
 def test_curate_check_reports_the_good_datasets_and_fails_on_a_skipped_one(root, tmp_path):
     _damage(root, "four")
     curated = tmp_path / "curated"

@@ -49,14 +49,10 @@ LOGGED_THEN_TRACEBACK = """\
 """
 
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> Path:
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, tag="v1")
-    config = tmp_path / "errcat.toml"
-    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n')
-    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out")
-    assert run.exit_code == 0, run.output
-    return tmp_path / "out" / "acme" / "widgets"
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> Path:
+    config = 'default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
+    return crawl_once({"pkg/__init__.py": "", "pkg/engine.py": ENGINE}, config=config) / "acme" / "widgets"
 
 
 def _ids(dataset: Path) -> dict[str, str]:
@@ -64,6 +60,7 @@ def _ids(dataset: Path) -> dict[str, str]:
     return {e["text"].split(" ")[1]: e["id"] for e in index["entries"]}
 
 
+@pytest.mark.slow
 def test_a_log_line_a_traceback_follows_is_not_the_answer(dataset, cli):
     """logger.exception's message says something failed; the traceback printed after it says
     what. Matched alone, the log line was the answer (covers 100%) and the error it points at

@@ -93,6 +93,7 @@ def answer(cli, out: Path, paste: str, *more: str) -> dict:
     return got
 
 
+@pytest.mark.slow
 def test_the_oldest_wording_names_its_entry_and_the_whole_chain(cli, history):
     records = by_template(history)
     first = records["widget size must be positive, got {x}"]
@@ -117,6 +118,7 @@ def test_the_oldest_wording_names_its_entry_and_the_whole_chain(cli, history):
     assert f"what raises it today: errcat show {today['id']}" in text
 
 
+@pytest.mark.slow
 def test_a_middle_wording_and_a_retired_error_say_their_releases(cli, history):
     records = by_template(history)
     middle = answer(cli, history, "ValueError: widget size must be strictly positive, got -1")["matches"][0]
@@ -132,6 +134,7 @@ def test_a_middle_wording_and_a_retired_error_say_their_releases(cli, history):
     assert "retired: raised in v1.0 to v1.1, removed in v2.0" in text and "what raises it today" not in text
 
 
+@pytest.mark.slow
 def test_a_moved_error_found_by_its_old_traceback_says_where_it_went(cli, history):
     paste = ('Traceback (most recent call last):\n  File "/srv/pkg/a.py", line 10, in load\n'
              '    raise FileNotFoundError(f"no widget file at {path}")\nFileNotFoundError: no widget file at /tmp/w.bin')
@@ -145,6 +148,7 @@ def test_a_moved_error_found_by_its_old_traceback_says_where_it_went(cli, histor
 PAINT = "LookupError: unknown paint for the widget frame: teal (try red or blue)"
 
 
+@pytest.mark.slow
 def test_the_release_asked_for_puts_what_it_raised_first(cli, history):
     records = by_template(history)
     old, new = records["unknown paint for the widget frame: {colour}"]["id"], records["unknown paint for the widget frame: {colour} (try red or blue)"]["id"]
@@ -161,6 +165,7 @@ def test_the_release_asked_for_puts_what_it_raised_first(cli, history):
     assert "raised by 1.0]" in text and "not raised by 1.0]" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("named", [
     "INFO 03-01 10:00:00 [api_server.py:12] widgets API server version 1.1\n",
     'File "/usr/lib/python3.12/site-packages/widgets-1.1.dist-info/RECORD"\n',
@@ -176,6 +181,7 @@ def test_a_paste_that_names_its_release_is_read_for_it(cli, history, named):
     assert answer(cli, history, named + PAINT, "--version", "2.0")["matches"][0]["id"] == records["unknown paint for the widget frame: {colour} (try red or blue)"]["id"]
 
 
+@pytest.mark.slow
 def test_a_bad_release_is_one_line(cli, history):
     result = cli("match", "--data", history, "--version", "latest; rm -rf", PAINT)
     assert result.exit_code == 2
@@ -237,6 +243,7 @@ def test_lineage_reads_releases_and_stops_at_loops_and_unreadable_records():
     assert predecessors(records, "c" * 16) == ["b" * 16, "a" * 16]
 
 
+@pytest.mark.slow
 def test_a_forged_record_gives_no_lineage_and_no_traceback(cli, history):
     from crawler.consume.lineage import read_record
 
@@ -255,6 +262,7 @@ def test_a_forged_record_gives_no_lineage_and_no_traceback(cli, history):
     assert read_record(errors, "../" + rid[3:]) is None
 
 
+@pytest.mark.slow
 def test_a_product_actor_tag_before_an_old_message_is_read_past(cli, history):
     """Xinference passes vLLM's error on as "ValueError: [address=..., pid=...] <message>"."""
     records = by_template(history)
@@ -264,6 +272,7 @@ def test_a_product_actor_tag_before_an_old_message_is_read_past(cli, history):
     assert top["fields"][0]["value"] == "teal"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", ['"LookupError: unknown paint for the widget frame: teal"',
                                    '> "LookupError: unknown paint for the widget frame: teal"'])
 def test_an_exception_line_in_double_quotes_is_read_inside_them(cli, history, paste):

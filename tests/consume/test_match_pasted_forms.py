@@ -33,12 +33,9 @@ def check_name(name):
 """
 
 
-@pytest.fixture
-def dataset(fixture_repo, cli, tmp_path) -> Path:
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG}, tag="v1")
-    out = tmp_path / "out"
-    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
-    assert run.exit_code == 0, run.output
+@pytest.fixture(scope="module")
+def dataset(crawl_once) -> Path:
+    out = crawl_once({"pkg/__init__.py": "", "pkg/config.py": CONFIG}, "--name", "acme/widgets", "--include", "pkg/**/*.py")
     return out / "acme" / "widgets"
 
 
@@ -51,6 +48,7 @@ def _answer(cli, dataset: Path, paste: str) -> dict:
     return json.loads(cli("match", "--json", "--data", dataset, paste).stdout)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("paste", "start", "exception"),
     [
@@ -121,13 +119,10 @@ class ModelConfig:
 FIELDS_LINE, MAX_LEN_LINE, KIND_LINE, BARE_LINE, ASSERT_LINE, HELPER_LINE = 4, 6, 10, 14, 17, 20  # the file's lines
 
 
-@pytest.fixture
-def vdataset(fixture_repo, cli, tmp_path) -> Path:
-    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": MODEL}, tag="v1")
-    out = tmp_path / "out"
-    run = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--include", "vllm/**/*.py",
-              "--out", out)
-    assert run.exit_code == 0, run.output
+@pytest.fixture(scope="module")
+def vdataset(crawl_once) -> Path:
+    out = crawl_once({"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": MODEL},
+                     "--name", "vllm-project/vllm", "--include", "vllm/**/*.py")
     return out / "vllm-project" / "vllm"
 
 
@@ -150,6 +145,7 @@ FIELDS_TB = ("Traceback (most recent call last):\n" + _frame(99, "<module>", "ma
              + "ValueError: transcription: the model 'openai/whisper-large-v3' supports only the transcription task\n")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", [
     FIELDS_TB,
     FIELDS_TB.replace(f"line {FIELDS_LINE},", f"line {FIELDS_LINE - 2},"),  # a release a few lines apart
@@ -284,6 +280,7 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     assert out and out[0] == (_entry_at(vdataset, want), "match"), out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", [
     "ValueError: ('" + "\\x" * 60000 + "', 3)",  # a tuple's first element, escapes that are no repr's
     "ValueError: (" * 20000 + ")" * 20000,
@@ -309,5 +306,5 @@ def test_hostile_pastes_are_read_in_linear_time(vdataset, paste):
     matcher = Matcher.load(vdataset)
     start = time.monotonic()
     result = match(paste, [matcher])
-    assert time.monotonic() - start < 10, len(paste)
+    assert time.monotonic() - start < 30, len(paste)  # a hang guard (quadratic took minutes), not a speed check
     assert not any(m.entry.id == _entry_at(vdataset, FIELDS_LINE) for m in result.matches)

@@ -30,6 +30,7 @@ def _answers(result) -> list:
             [w.entry.id for w in result.weak], [f.error.name for f in result.foreign])
 
 
+@pytest.mark.slow
 def test_store_answers_as_the_index_does(dataset, tmp_path):
     memory, stored = Matcher.load(dataset), open_matcher(dataset, tmp_path / "cache")
     rng = random.Random(5)
@@ -65,6 +66,7 @@ def test_a_damaged_store_is_set_aside_and_rebuilt(dataset, tmp_path):
     assert path.with_name(path.name + ".damaged").exists()
 
 
+@pytest.mark.slow
 def test_match_imports_no_models(dataset, tmp_path):
     """The match path must not pay for pydantic: it reads the store, built by an earlier run."""
     code = (
@@ -82,6 +84,7 @@ def test_match_imports_no_models(dataset, tmp_path):
     assert run.stdout.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow
 def test_match_reads_the_store_the_crawl_built_in_the_cache_dir_it_was_given(fixture_repo, cli, cache_dir, tmp_path):
     """``errcat crawl --cache-dir A`` builds the match store in A; ``errcat match --cache-dir A``
     must read that one, not build another in the default cache (its first match was slow)."""

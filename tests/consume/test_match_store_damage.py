@@ -20,6 +20,7 @@ DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", DAMAGE)
 def test_a_damaged_match_index_is_built_again_and_the_query_answered(cli, fixture_repo, cache_dir, tmp_path, damage):
     fixture_repo.commit({"pkg/a.py": "def f(x):\n    if x < 0:\n        raise ValueError(f'" + MESSAGE + "')\n"}, tag="v1")

@@ -48,6 +48,7 @@ def crawled_then_moved(cli, repo, tmp_path: Path) -> tuple[Path, Path]:
     return dataset, config
 
 
+@pytest.mark.slow
 def test_moved_code_moves_the_store(fixture_repo, cli, tmp_path, cache_dir, loads):
     tree = {k: v for k, v in MEANING_TREE.items() if k != "tests/test_broken.py"}
     fixture_repo.commit(tree, tag="v1")
@@ -75,6 +76,7 @@ def test_moved_code_moves_the_store(fixture_repo, cli, tmp_path, cache_dir, load
     assert match_store.store_path(dataset, cache_dir).is_file() and not moved.exists()
 
 
+@pytest.mark.slow
 def test_moved_code_reads_no_search_index_and_a_forged_line_is_validated(fixture_repo, cli, tmp_path, cache_dir, loads, monkeypatch):
     """The previous store's rows were validated when it was built: a store of the same shape takes
     them with only the sites' lines new, without validating the whole index again; a line that is
@@ -106,6 +108,7 @@ def test_moved_code_reads_no_search_index_and_a_forged_line_is_validated(fixture
         assert not (tmp_path / "forged.sqlite").exists()
 
 
+@pytest.mark.slow
 def test_the_crawl_hands_over_the_search_index_it_wrote(fixture_repo, cli, tmp_path, cache_dir, loads, monkeypatch):
     """The crawl gives the store search.json as it wrote it (the document and the SHA-256 of its
     bytes), so the store's shape is read without parsing the file again: the same shape as read

@@ -146,7 +146,7 @@ def _on_a_terminal(argv: list[str], env: dict[str, str], rows: int = 500, keys: 
             elif keys and not sent:
                 os.write(master, keys)
                 sent = True
-        assert proc.wait(timeout=30) == 0, b"".join(chunks)
+        assert proc.wait(timeout=120) == 0, b"".join(chunks)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -169,6 +169,7 @@ sys.stdout.buffer.write(b"PAGED\\n")
 """
 
 
+@pytest.mark.slow
 def test_on_a_terminal_the_page_is_coloured_and_goes_to_the_pager(dataset, tmp_path):
     data, eid = dataset
     recorder, got = tmp_path / "pager.py", tmp_path / "paged"
@@ -181,6 +182,7 @@ def test_on_a_terminal_the_page_is_coloured_and_goes_to_the_pager(dataset, tmp_p
     assert SGR.sub("", page).startswith(consumer_data.KV["text"].replace("  ", " ")[:30])
 
 
+@pytest.mark.slow
 def test_errcat_pager_wins_and_the_users_less_settings_are_kept(dataset, tmp_path):
     data, eid = dataset
     recorder, got = tmp_path / "pager.py", tmp_path / "paged"
@@ -190,6 +192,7 @@ def test_errcat_pager_wins_and_the_users_less_settings_are_kept(dataset, tmp_pat
     assert got.read_bytes().startswith(b"-S\n")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("less") is None, reason="no less here")
 def test_real_less_shows_the_coloured_page(dataset, tmp_path):
     data, eid = dataset
@@ -198,6 +201,7 @@ def test_real_less_shows_the_coloured_page(dataset, tmp_path):
     assert "First seen: v0.31.0" in SGR.sub("", seen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", [{"NO_COLOR": "1"}, {"TERM": "dumb"}, {"argv": "--color=never"}])
 def test_no_color_and_no_pager_on_a_terminal(dataset, tmp_path, how):
     data, eid = dataset
@@ -206,6 +210,7 @@ def test_no_color_and_no_pager_on_a_terminal(dataset, tmp_path, how):
     assert ESC not in seen and "First seen: v0.31.0" in seen
 
 
+@pytest.mark.slow
 def test_an_empty_or_missing_pager_prints_the_page(dataset, tmp_path):
     data, eid = dataset
     for pager in ("", "cat", "/nonexistent/pager"):
@@ -213,6 +218,7 @@ def test_an_empty_or_missing_pager_prints_the_page(dataset, tmp_path):
         assert "\x1b[1;33mHistory" in seen, pager
 
 
+@pytest.mark.slow
 def test_piped_the_pager_never_runs(dataset, tmp_path):
     data, eid = dataset
     recorder, got = tmp_path / "pager.py", tmp_path / "paged"
@@ -234,6 +240,7 @@ CHECKS = '''def parse_map(value):
 '''
 
 
+@pytest.mark.slow
 def test_a_guard_after_an_early_return_reads_as_the_condition_it_leaves(fixture_repo, cli, tmp_path):
     """The code after ``if not isinstance(v, dict): return v`` runs when ``isinstance(v, dict)``:
     every page kind says that; the record keeps the recorded ``not (not ...)`` that reviews compare."""
@@ -274,6 +281,7 @@ def _guards(draw, depth=2):
     return f"({draw(inner)})"
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(_guards(), st.sampled_from([0, 1, None]), st.sampled_from([0, 1, None]))
 def test_a_guard_shown_means_what_the_recorded_one_means(body, a, b):

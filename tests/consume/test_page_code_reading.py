@@ -142,16 +142,19 @@ def _facts(page: str) -> list[str]:
     return [line.strip() for line in lines[at + 2 : lines.index("", at)]]
 
 
+@pytest.mark.slow
 def test_show_puts_a_wrapped_field_on_one_line(crawled, cli):
     data, ids = crawled
     assert f"Message:    {ONE_LINE}\n" in _show(cli, data, ids["kind"])
 
 
+@pytest.mark.slow
 def test_show_lists_a_while_test_once(crawled, cli):
     data, ids = crawled
     assert _facts(_show(cli, data, ids["queue"])) == ["if queue.broken", "in while queue.pending"]
 
 
+@pytest.mark.slow
 def test_show_says_a_raise_the_function_always_catches_never_reaches_a_caller(crawled, cli):
     data, ids = crawled
     assert _facts(_show(cli, data, ids["device"])) == ["if device.free < 0", CAUGHT]
@@ -162,6 +165,7 @@ def test_show_says_a_raise_the_function_always_catches_never_reaches_a_caller(cr
         assert "never reaches a caller" not in _show(cli, data, ids[name]), name
 
 
+@pytest.mark.slow
 def test_markdown_pages_say_the_same(crawled, cli, tmp_path):
     data, ids = crawled
     assert cli("render", "--data", data, "--out", tmp_path / "md", "--format", "markdown").exit_code == 0
@@ -175,6 +179,7 @@ def test_markdown_pages_say_the_same(crawled, cli, tmp_path):
     assert "never reaches a caller" not in page("empty")
 
 
+@pytest.mark.slow
 def test_a_hostile_snippet_is_read_for_nothing(crawled):
     """The snippet is the dataset's text: nested past the parser, far longer than a snippet, or not
     code at all, it says nothing (and is not parsed a hundred ways when far too long)."""

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 WRAPPED = """def choose(request, parsing_unavailable):
     if parsing_unavailable and request.tool_choice not in (
         None,
@@ -13,6 +15,7 @@ WRAPPED = """def choose(request, parsing_unavailable):
 """
 
 
+@pytest.mark.slow
 def test_a_guard_wrapped_over_lines_is_listed_on_one(fixture_repo, cli, tmp_path):
     """A condition vLLM's formatter wraps was listed with its line breaks and the source's
     indentation, a ragged block under 'How the code gets there'; Python reads the one line alike."""

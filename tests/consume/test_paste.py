@@ -167,6 +167,7 @@ def _traceback(code: str, call: str) -> str:
     return run.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("call", ["adapter(\"it's\")", "variant('x\\x1b[2J')"])
 def test_a_key_errors_traceback_finds_its_entry(fixture_repo, cli, tmp_path, call):
     # Python prints a KeyError's message as its repr (KeyError: 'no LoRA adapter ...'), quoted and

@@ -36,6 +36,7 @@ BREAKS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["html", "markdown"])
 @pytest.mark.parametrize("how", sorted(BREAKS))
 def test_a_record_file_that_is_not_the_datasets_record_stops_render(cli, rendered, how, fmt):
@@ -50,6 +51,7 @@ def test_a_record_file_that_is_not_the_datasets_record_stops_render(cli, rendere
     assert _tree(site) == before  # the last good site, whole
 
 
+@pytest.mark.slow
 def test_a_record_file_laid_out_otherwise_is_the_same_record(cli, rendered):
     """The files are compared as records, not bytes: layout is no part of a record."""
     data, site = rendered

@@ -58,6 +58,7 @@ def _ids(records: dict) -> tuple[str, str, str]:
             records["widget size must be strictly positive and whole, got {x}"]["id"])
 
 
+@pytest.mark.slow
 def test_the_terminal_page_of_the_oldest_wording(cli, explained):
     out, records, _ = explained
     first, second, today = _ids(records)
@@ -72,6 +73,7 @@ def test_the_terminal_page_of_the_oldest_wording(cli, explained):
     assert "Raised in: since v2.0" in live and "Written for its successor" not in live and WHAT in live
 
 
+@pytest.mark.slow
 def test_the_html_and_markdown_pages_of_a_retired_wording(cli, explained, tmp_path):
     out, records, _ = explained
     first, second, today = _ids(records)
@@ -92,6 +94,7 @@ def test_the_html_and_markdown_pages_of_a_retired_wording(cli, explained, tmp_pa
     assert "*Written for its successor [" in md and "checked before it is framed" in md
 
 
+@pytest.mark.slow
 def test_a_hostile_successor_chain_is_escaped_and_ends(cli, explained, tmp_path):
     """A record whose successor names itself back (a loop) and a message with markup: the page
     ends the chain and escapes the text."""
@@ -108,6 +111,7 @@ def test_a_hostile_successor_chain_is_escaped_and_ends(cli, explained, tmp_path)
     assert "Last successor" in page  # the chain's end is retired too
 
 
+@pytest.mark.slow
 def test_curate_check_follows_the_lineage(cli, explained, tmp_path):
     out, records, curated = explained
     first, second, today = _ids(records)

@@ -19,6 +19,7 @@ def old_dataset(tmp_path):
     return data
 
 
+@pytest.mark.slow
 def test_show_and_match_refuse_a_dataset_of_another_schema_version(old_dataset, tmp_path):
     from tests.helpers import run_errcat
 

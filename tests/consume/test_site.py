@@ -170,6 +170,7 @@ def test_render_refuses_to_replace_what_it_did_not_make(tmp_path, cli, monkeypat
     assert tree(tmp_path) == before
 
 
+@pytest.mark.slow
 def test_render_takes_a_new_or_empty_directory_and_its_own_site(tmp_path, cli):
     dataset = cd.write_many(tmp_path / "data", 3, "v1")
     empty = tmp_path / "empty"
@@ -190,6 +191,7 @@ def render_and_kill(data, site, *, delay):
                                             for name in os.listdir(site.parent)))
 
 
+@pytest.mark.slow
 def test_sigkill_while_rendering_leaves_the_previous_site_or_the_whole_new_one(tmp_path, cli):
     old_data, new_data = cd.write_many(tmp_path / "old", 200, "old"), cd.write_many(tmp_path / "new", 200, "new")
     # all three side by side, so the pages' links to the dataset's records are the same
@@ -219,6 +221,7 @@ def test_sigkill_while_rendering_leaves_the_previous_site_or_the_whole_new_one(t
     assert tree(site) == new and strays(site.parent) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["read-only", "file-size-limit", "file-for-a-directory"])
 def test_a_render_the_system_refuses_is_one_line_and_keeps_the_last_site(tmp_path, cli, how):
     www = tmp_path / "www"

@@ -18,6 +18,7 @@ SOURCE = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["html", "markdown"])
 def test_a_hostile_message_and_code_show_their_controls_as_escapes(cli, fixture_repo, tmp_path, fmt):
     fixture_repo.commit({"pkg/a.py": SOURCE}, tag="v1")

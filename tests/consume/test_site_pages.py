@@ -42,6 +42,7 @@ def _page(tmp: Path, record: dict) -> str:
     return (tmp / "html" / "errors" / f"{record['id']}.html").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_curated_markdown_is_rendered_with_only_safe_links(site):
     tmp, records = site
     page = _page(tmp, records[cd.KV["text"]])
@@ -173,6 +174,7 @@ def test_the_changelog_is_on_the_index_without_live_markup(site):
     assert "javascript" not in "".join(re.findall(r'href="([^"]*)"', section)) and "<img" not in section
 
 
+@pytest.mark.slow
 def test_a_changelog_that_is_not_text_is_one_line(tmp_path):
     from helpers import run_errcat
 
@@ -184,6 +186,7 @@ def test_a_changelog_that_is_not_text_is_one_line(tmp_path):
     assert not (tmp_path / "site").exists()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([*"ab1 ._\n\t\"'#@&<>()[]{}=:\\fr", "def ", "class ", "\'\'\'", '"""', "None", "\u2028"]),
                 max_size=60).map("".join), st.integers(1, 5000))
@@ -211,6 +214,7 @@ def test_the_json_link_is_the_record(site):
         assert json.loads((tmp / fmt / "errors" / href).read_bytes())["explanation"]["solutions"] == cd.CURATED_MD["solutions"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["a", " ", "\n", "\n\n", "- ", "+ ", "1. ", "2) ", "> ", "`x`", "``", " *a* ", " **b** ", " _c_ ", " * ", "snake_case", "===", "\t",
                                  "[t](https://a.b/c)", "[t](javascript:x)", "[t](rel.html)", "![i](https://a.b/i.png)", "<script>",
@@ -344,6 +348,7 @@ def test_a_machine_draft_no_one_reviewed_is_never_filed_as_explained_by_a_person
     assert counts["explained"] == "1" and counts["drafted"] == "1"
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([*"ab1 ._\n\t\"'#&<>()[]{}=:\\*/", "//", "/*", "*/", "fn ", "'a", "0x1F", "u8", "\u202e"]),
                 max_size=60).map("".join), st.integers(1, 5000))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from test_stale_label import CODE, drafted_at_v1
 
 NOTE = "(drafted by errcat from the code's facts, accepted as is by a reviewer: not written by a person)"
@@ -44,6 +45,7 @@ def _check(cli, data, curated) -> tuple[str, dict]:
     return text.stdout, reports[0]
 
 
+@pytest.mark.slow
 def test_an_accepted_draft_is_labelled_as_such_until_a_person_edits_it(cli, fixture_repo, tmp_path):
     crawl, data, curated, eid, path = drafted_at_v1(cli, fixture_repo, tmp_path)
     assert cli("curate", "review", eid, "--read-and-accept-as-is", "--data", data, "--curated", curated).exit_code == 0
@@ -76,6 +78,7 @@ def test_an_accepted_draft_is_labelled_as_such_until_a_person_edits_it(cli, fixt
     assert "1/1 entries curated (100.00%)" in text and report["accepted_as_is_entries"] == 0
 
 
+@pytest.mark.slow
 def test_re_reviewing_a_stale_accepted_draft_keeps_the_mark_while_the_text_is_the_draft(cli, fixture_repo, tmp_path):
     crawl, data, curated, eid, path = drafted_at_v1(cli, fixture_repo, tmp_path)
     assert cli("curate", "review", eid, "--read-and-accept-as-is", "--data", data, "--curated", curated).exit_code == 0

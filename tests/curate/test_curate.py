@@ -107,6 +107,7 @@ def curate_first_error(cli, repo, tmp_path: Path) -> tuple[Path, Path, str, Path
     return out, curated, eid, write_curated(curated, eid)
 
 
+@pytest.mark.slow
 def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
@@ -158,6 +159,7 @@ def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tm
     assert records(out)[MESSAGE_B]["explanation_status"] == "curated"
 
 
+@pytest.mark.slow
 def test_editing_curated_text_reaches_an_otherwise_unchanged_dataset(upstream, cli, tmp_path):
     out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
     crawl(cli, upstream, out, "v1", curated)
@@ -168,6 +170,7 @@ def test_editing_curated_text_reaches_an_otherwise_unchanged_dataset(upstream, c
     assert "unchanged" in crawl(cli, upstream, out, "v1", curated).stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "edit, line, words",
     [
@@ -200,6 +203,7 @@ def test_an_invalid_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_p
     assert check.exit_code == 1 and f"invalid  {path}:{line}:" in check.stdout
 
 
+@pytest.mark.slow
 def test_an_issue_number_in_quoted_text_or_a_comment_line_is_kept_and_review_refuses_a_lost_one(upstream, cli, tmp_path):
     """Curated prose cites issues ("#2248"); quoted, the number is part of the text, and a
     comment on a line of its own is still a comment. Unquoted, the rest of the line would be
@@ -220,6 +224,7 @@ def test_an_issue_number_in_quoted_text_or_a_comment_line_is_kept_and_review_ref
     assert result.exit_code == 2 and len(err.splitlines()) == 1 and f"{path}:23:" in err and "starts a YAML comment" in err, err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"),
                                              ("0123456789abcdef.yaml", "does not match the file name")])
 def test_malformed_or_mismatched_ids_are_refused(upstream, cli, tmp_path, filename, words):
@@ -229,6 +234,7 @@ def test_malformed_or_mismatched_ids_are_refused(upstream, cli, tmp_path, filena
     assert result.exit_code == 2 and words in result.stderr and filename in result.stderr
 
 
+@pytest.mark.slow
 def test_a_changed_guard_makes_the_file_stale_and_the_record_a_draft(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/connector.py": CONNECTORS}, tag="v1")
     fixture_repo.commit({"pkg/connector.py": CONNECTORS.replace("if vllm_config.kv_transfer_config is None:",
@@ -247,6 +253,7 @@ def test_a_changed_guard_makes_the_file_stale_and_the_record_a_draft(fixture_rep
     assert report["packages"] == {"pkg.connector": {"curated": 1, "drafts": 0, "entries": 3}}
 
 
+@pytest.mark.slow
 def test_retire_keeps_the_text_and_clears_the_orphan(upstream, cli, tmp_path):
     out, curated, eid, path = curate_first_error(cli, upstream, tmp_path)
     crawl(cli, upstream, out, "v2", curated)
@@ -259,6 +266,7 @@ def test_retire_keeps_the_text_and_clears_the_orphan(upstream, cli, tmp_path):
     assert result.exit_code == 0 and "1 retired" in result.stdout
 
 
+@pytest.mark.slow
 def test_move_refuses_to_overwrite_and_to_move_to_an_unknown_id(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)
@@ -273,6 +281,7 @@ def test_move_refuses_to_overwrite_and_to_move_to_an_unknown_id(upstream, cli, t
     assert (curated / "acme/widgets" / f"{a}.yaml").is_file()
 
 
+@pytest.mark.slow
 def test_related_errors_share_rare_terms_and_place(upstream, cli, tmp_path):
     out = tmp_path / "out"
     crawl(cli, upstream, out, "v1", tmp_path / "curated")
@@ -297,6 +306,7 @@ def _synthetic(n: int) -> list[dict]:
     return recs
 
 
+@pytest.mark.slow
 def test_related_is_bounded_and_deterministic():
     recs = _synthetic(8300)
     first = compute(recs)
@@ -305,6 +315,7 @@ def test_related_is_bounded_and_deterministic():
     assert compute(list(reversed(recs))) == first  # input order does not matter
 
 
+@pytest.mark.slow
 def test_draft_from_facts_then_never_over_a_reviewed_file(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)
@@ -377,6 +388,7 @@ def stub_server():
     server.server_close()
 
 
+@pytest.mark.slow
 def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_path, stub_server):
     server, url = stub_server
     out, curated = tmp_path / "out", tmp_path / "curated"
@@ -404,6 +416,7 @@ def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_pat
     assert gone.exit_code == 2 and "cannot connect" in gone.stderr
 
 
+@pytest.mark.slow
 def test_default_curated_dir_is_next_to_the_config(upstream, cli, tmp_path, monkeypatch):
     project = tmp_path / "project"
     project.mkdir()
@@ -436,6 +449,7 @@ def test_the_shipped_evidence_validates_and_names_at_least_58_errors():
     assert all(ev["url"].startswith("https://github.com/vllm-project/vllm/") for reports in evidence.reports.values() for ev in reports)
 
 
+@pytest.mark.slow
 def test_every_shipped_file_validates_and_is_reviewed_text():
     files = shipped_files()
     assert len(files) >= 115
@@ -502,6 +516,7 @@ def _fixture_modules(entries: list[CuratedFile]) -> dict[str, str]:
     return out
 
 
+@pytest.mark.slow
 def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fixture_repo, cli, tmp_path):
     """CI has no vLLM: rebuild each reviewed raise (exception, template, guards, file and function)
     in a fixture repo named vllm-project/vllm, crawl it, and run the real check over the shipped files."""
@@ -517,6 +532,7 @@ def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fi
     assert report["curated_entries"] == len(entries)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body, words", [
     ("what_it_means: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested deeper than 32 levels"),
     ("what_it_means: " + "{a: " * 5_000 + "b" + "}" * 5_000 + "\n", "nested deeper than 32 levels"),
@@ -559,6 +575,7 @@ errors:
 """
 
 
+@pytest.mark.slow
 def test_the_foreign_list_is_carried_into_the_dataset_and_answers_match(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     path = curated / "acme" / "widgets" / "foreign" / "errors.yaml"
@@ -575,6 +592,7 @@ def test_the_foreign_list_is_carried_into_the_dataset_and_answers_match(upstream
     assert json.loads((out / "acme" / "widgets" / "foreign.json").read_text())["errors"][0]["origin"] == "nvidia"
 
 
+@pytest.mark.slow
 def test_a_catalogue_with_a_foreign_list_is_adopted_whole(upstream, cli, tmp_path):
     """The sync's write job takes the crawl job's artifact: foreign.json is part of the dataset."""
     import shutil
@@ -597,6 +615,7 @@ def test_a_catalogue_with_a_foreign_list_is_adopted_whole(upstream, cli, tmp_pat
     assert bad.exit_code == 1 and "foreign.json" in bad.output, bad.output
 
 
+@pytest.mark.slow
 def test_the_foreign_list_goes_with_every_dataset_a_sync_or_a_history_writes(upstream, cli, tmp_path, monkeypatch):
     """sync, history and a backfill's fold write foreign.json as a crawl does (they render the
     records themselves): the daily sync's catalogue kept its manifest's claim to the list (its

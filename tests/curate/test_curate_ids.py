@@ -3,11 +3,13 @@ least 4 digits; an ambiguous prefix is refused in one line listing its candidate
 
 from __future__ import annotations
 
+import pytest
 from test_curate import MESSAGE_A, crawl, records, upstream, write_curated  # noqa: F401 (the fixture)
 
 from crawler.catalogue.explanations import parse_file
 
 
+@pytest.mark.slow
 def test_a_unique_prefix_is_the_entry_and_an_ambiguous_one_lists_its_candidates(cli, upstream, tmp_path):  # noqa: F811
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)

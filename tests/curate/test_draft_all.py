@@ -149,6 +149,7 @@ def _records(out: Path) -> dict[str, dict]:
     return {r["message"]["text"]: r for r in map(json.loads, gzip.decompress((out / "acme/widgets/errors.jsonl.gz").read_bytes()).splitlines())}
 
 
+@pytest.mark.slow
 def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monkeypatch):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/config.py": CONFIG}, tag="v1")
     out, curated = tmp_path / "out", tmp_path / "curated"
@@ -235,6 +236,7 @@ def test_draft_refuses_bad_combinations_in_one_line(cli, tmp_path, argv, words):
     assert result.exit_code == 2 and words in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_a_redirect_is_not_followed_so_the_key_stays(cli, tmp_path, monkeypatch):
     from crawler.curate.llm import Endpoint, LLMFailure
 
@@ -264,6 +266,7 @@ def test_a_redirect_is_not_followed_so_the_key_stays(cli, tmp_path, monkeypatch)
         server.server_close()
 
 
+@pytest.mark.slow
 def test_an_error_answer_closes_its_connection_before_the_failure_is_raised():
     """urllib's HTTPError is the open response: a failure that keeps it (as its context) kept the
     socket open through every retry, until the collector found it."""

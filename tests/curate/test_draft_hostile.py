@@ -119,6 +119,7 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file()) if root.exists() else []
 
 
+@pytest.mark.slow
 def test_an_answer_quoting_the_key_in_any_encoding_is_rejected_and_nothing_written(crawled, endpoint, monkeypatch):
     for name, form in ENCODED.items():
         monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt, form=form: json.dumps(good(prevention=[f"Your key is {form}."]))))
@@ -132,6 +133,7 @@ def test_an_answer_quoting_the_key_in_any_encoding_is_rejected_and_nothing_writt
     assert crawled.draft(endpoint).exit_code == 0 and len(_files(crawled.curated)) == 1  # the same answer without it is drafted
 
 
+@pytest.mark.slow
 def test_a_model_name_quoting_the_key_is_refused_in_one_line(crawled, endpoint, monkeypatch):
     monkeypatch.setattr(Answers, "model", base64.b64encode(f"m-{KEY}".encode()).decode())
     run = crawled.draft(endpoint)
@@ -140,6 +142,7 @@ def test_a_model_name_quoting_the_key_is_refused_in_one_line(crawled, endpoint, 
     assert _files(crawled.curated) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("answer", [
     pytest.param(lambda: good(solutions=[f"Pass --{KEY} to the server."]), id="the key as a flag name"),
     # valid sections of a record, not of a curated file: refused by the curated model, whose error quotes the value
@@ -159,6 +162,7 @@ def test_no_line_and_no_file_carries_the_key(crawled, endpoint, monkeypatch, cli
     assert _files(crawled.curated) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ENCODED))
 def test_every_failure_leaving_the_endpoint_is_masked(endpoint, name):
     """What the caller's check raises (a validation error, a rejection quoting the answer) is
@@ -222,6 +226,7 @@ class _Drip:
         self.sock.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", ["headers", "body"])
 def test_a_server_that_drips_is_cut_off_at_the_deadline(where):
     server = _Drip(where)
@@ -237,14 +242,16 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline(where):
     client = threading.Thread(target=ask, daemon=True)
     try:
         client.start()
-        client.join(10)  # a hang guard, not a benchmark: the drip would last 60 s
+        client.join(30)  # a hang guard, not a benchmark: the drip would last 60 s
         assert not client.is_alive(), "the attempt outlived its deadline"
     finally:
         server.close()
     (reason, took), = outcome
-    assert reason == "no answer within 1s" and took < 5
+    # cut off at its deadline, not at the drip's end (60 s): the margin is a loaded machine's
+    assert reason == "no answer within 1s" and took < 20
 
 
+@pytest.mark.slow
 def test_an_answer_too_long_for_the_reader_is_rejected_and_the_crawl_goes_on(crawled, endpoint, monkeypatch):
     prose = "The prompt does not fit the model's context, so it is refused. " * 4800  # 300 KB, over 256 KiB
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(good(what_it_means=prose))))
@@ -261,6 +268,7 @@ def _acme_config(tmp_path: Path, hosts: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("text", [
     "See [the guide](https://evil.example/fix) first.",
     "See <https://evil.example/fix>.",
@@ -278,6 +286,7 @@ def test_links_to_other_hosts_reject_the_draft(crawled, endpoint, monkeypatch, t
     assert _files(crawled.curated) == []
 
 
+@pytest.mark.slow
 def test_a_bare_link_in_code_rejects_the_draft_too(crawled, endpoint, monkeypatch):
     code = "path = 'https://evil.example/x'\nload(path)\n"
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(good(defensive_patterns=[{"strategy": "Check", "code": code}]))))
@@ -286,6 +295,7 @@ def test_a_bare_link_in_code_rejects_the_draft_too(crawled, endpoint, monkeypatc
     assert _files(crawled.curated) == []
 
 
+@pytest.mark.slow
 def test_links_to_the_upstreams_pages_and_its_draft_link_hosts_are_kept(crawled, endpoint, monkeypatch, tmp_path):
     from crawler.catalogue.explanations import parse_file
 
@@ -305,6 +315,7 @@ def test_links_to_the_upstreams_pages_and_its_draft_link_hosts_are_kept(crawled,
     assert parse_file(path).prevention == [text]
 
 
+@pytest.mark.slow
 def test_an_answer_cannot_choose_where_the_draft_goes(crawled, endpoint, monkeypatch, tmp_path):
     """The file's place and id are the catalogue's: an answer's ``id``, ``review``, ``related`` or
     ``path`` are no sections, and are dropped."""

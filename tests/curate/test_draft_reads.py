@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from crawler.catalogue.explanations import parse_file
 
 CODE = '''
@@ -22,6 +24,7 @@ def validate_token_ids(token_ids, min_input_id):
 '''
 
 
+@pytest.mark.slow
 def test_a_draft_from_the_facts_reads_as_written_by_a_person(cli, fixture_repo, tmp_path):
     fixture_repo.commit({"pkg/render.py": CODE}, tag="v1")
     out, curated = tmp_path / "out", tmp_path / "curated"

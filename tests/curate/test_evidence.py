@@ -44,6 +44,7 @@ def crawled_with_evidence(cli, upstream, tmp_path: Path) -> tuple[Path, Path, st
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
     return out, curated, a, b
 
+@pytest.mark.slow
 def test_evidence_reaches_every_named_record_and_check_ranks_the_uncurated(upstream, cli, tmp_path):
     out, curated, a, b = crawled_with_evidence(cli, upstream, tmp_path)
     recs = records(out)
@@ -75,6 +76,7 @@ def test_evidence_reaches_every_named_record_and_check_ranks_the_uncurated(upstr
     assert records(out)[OTHER]["explanation"]["evidence"][0]["title"] == "Fix the kv_role check"
 
 
+@pytest.mark.slow
 def test_evidence_for_an_id_gone_from_the_dataset_is_reported_stale(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)
@@ -86,6 +88,7 @@ def test_evidence_for_an_id_gone_from_the_dataset_is_reported_stale(upstream, cl
     assert cli("curate", "check", out, "--curated", curated, "--strict").exit_code == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit, line, words", [
     (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/widgets/issues/2248"), 3,
      "is not an issue, pull request or discussion of https://github.com/acme/widgets"),
@@ -116,6 +119,7 @@ def test_an_invalid_evidence_file_stops_the_crawl_with_file_and_line(upstream, c
     assert check.exit_code == 1 and f"invalid  {path}:{line}:" in check.stdout
 
 
+@pytest.mark.slow
 def test_a_dataset_whose_evidence_links_elsewhere_is_refused_when_read(upstream, cli, tmp_path):
     out, curated, a, b = crawled_with_evidence(cli, upstream, tmp_path)
     for path in (out / "acme" / "widgets").rglob("*.json"):

@@ -20,6 +20,7 @@ def test_a_models_answer_nested_too_deeply_is_a_rejected_answer():
     assert info.value.retryable
 
 
+@pytest.mark.slow
 def test_an_endpoint_answering_json_nested_too_deeply_is_a_failed_request():
     class Deep(BaseHTTPRequestHandler):
         def log_message(self, *args):
@@ -37,7 +38,7 @@ def test_an_endpoint_answering_json_nested_too_deeply_is_a_failed_request():
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}", timeout=5, retries=0)
+        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}", timeout=60, retries=0)
         with pytest.raises(LLMFailure, match="not JSON"):
             endpoint.first_model()
     finally:

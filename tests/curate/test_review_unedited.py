@@ -3,6 +3,7 @@ rewrote the draft, or says they read the drafter's text and accept it as is."""
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from test_curate import MESSAGE_A, MESSAGE_B, crawl, records, upstream  # noqa: F401 (the fixture)
 
@@ -17,6 +18,7 @@ def _drafted(cli, upstream, tmp_path):  # noqa: F811
     return out, curated, eid, curated / "acme/widgets" / f"{eid}.yaml"
 
 
+@pytest.mark.slow
 def test_a_draft_nobody_rewrote_is_not_reviewed_without_saying_so(cli, upstream, tmp_path):  # noqa: F811
     out, curated, eid, path = _drafted(cli, upstream, tmp_path)
     drafted = path.read_bytes()
@@ -40,6 +42,7 @@ def test_a_draft_nobody_rewrote_is_not_reviewed_without_saying_so(cli, upstream,
     assert records(out)[MESSAGE_A]["explanation_status"] == "curated"
 
 
+@pytest.mark.slow
 def test_a_rewritten_draft_is_reviewed_and_not_marked_accepted_as_is(cli, upstream, tmp_path):  # noqa: F811
     out, curated, eid, path = _drafted(cli, upstream, tmp_path)
     assert parse_file(path).review.drafted  # the digest of what the drafter wrote
@@ -51,6 +54,7 @@ def test_a_rewritten_draft_is_reviewed_and_not_marked_accepted_as_is(cli, upstre
     assert "accepted_as_is" not in path.read_text()
 
 
+@pytest.mark.slow
 def test_a_draft_from_facts_without_a_digest_is_still_known_as_the_drafters(cli, upstream, tmp_path):  # noqa: F811
     """A draft written before drafts carried their digest: compared with today's draft from the facts."""
     out, curated, eid, path = _drafted(cli, upstream, tmp_path)
@@ -60,6 +64,7 @@ def test_a_draft_from_facts_without_a_digest_is_still_known_as_the_drafters(cli,
     assert refused.exit_code == 2 and "unedited" in refused.stderr
 
 
+@pytest.mark.slow
 def test_moving_an_accepted_draft_keeps_it_labelled_a_machine_draft(cli, upstream, tmp_path):  # noqa: F811
     """Upstream rewords the message; the text moves to the new entry unchanged, so it is still
     the machine draft a reviewer accepted as is, not a person's text."""
@@ -85,6 +90,7 @@ def _reflowed(text: str) -> str:
     return changed + review
 
 
+@pytest.mark.slow
 def test_a_white_space_edit_is_not_a_rewrite(cli, upstream, tmp_path):  # noqa: F811
     """The check was an exact digest: a doubled space passed as a person's text."""
     out, curated, eid, path = _drafted(cli, upstream, tmp_path)
@@ -99,6 +105,7 @@ def test_a_white_space_edit_is_not_a_rewrite(cli, upstream, tmp_path):  # noqa: 
     assert cli("curate", "review", eid, "--curated", curated, "--data", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_draft_stamped_with_the_exact_digest_is_still_known(cli, upstream, tmp_path):  # noqa: F811
     """Files drafted before the digest was of the text's words carry the digest of its exact
     strings: still the drafter's while unedited, and an accepted one stays labelled so."""

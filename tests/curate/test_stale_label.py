@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 CODE = "def f(x):\n    if x {op} 0:\n        raise ValueError(f'x must be positive, got {{x}}')\n"
 
 
@@ -22,6 +24,7 @@ def drafted_at_v1(cli, fixture_repo, tmp_path):
     return crawl, data, curated, eid, curated / "acme" / "widgets" / f"{eid}.yaml"
 
 
+@pytest.mark.slow
 def test_a_reviewed_text_whose_code_moved_on_says_so_on_every_page(cli, fixture_repo, tmp_path):
     crawl, data, curated, eid, _ = drafted_at_v1(cli, fixture_repo, tmp_path)
     assert cli("curate", "review", eid, "--read-and-accept-as-is", "--data", data, "--curated", curated).exit_code == 0

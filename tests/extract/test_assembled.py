@@ -194,6 +194,7 @@ def crawled(fixture_repo, cli, tmp_path):
     return data, records
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste, text", [
     ("ValueError: No backend was selected.", "Backend B needs compute capability {v} or newer."),
     ("ValueError: Backend B needs compute capability 9.0 or newer.", "Backend B needs compute capability {v} or newer."),
@@ -209,6 +210,7 @@ def test_match_finds_each_branch_and_each_helper_piece(crawled, cli, paste, text
     assert best_match(cli, data, paste) == records[text]["id"]
 
 
+@pytest.mark.slow
 def test_match_claims_no_text_the_branches_do_not_set(crawled, cli):
     data, records = crawled
     got = json.loads(cli("match", "--data", data, "--json", "ValueError: Backend C is broken.").stdout)

@@ -96,6 +96,7 @@ def foreign_table(db: Path) -> None:
         con.execute("INSERT INTO results VALUES ('k', x'00')")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", [garble_header, truncate, garble_pages, foreign_table])
 def test_a_damaged_cache_file_is_moved_aside(upstream, cli, cache_dir, tmp_path, no_cache_output, damage):
     db = warm(cli, upstream, tmp_path, cache_dir)
@@ -136,6 +137,7 @@ ROW_EDITS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("edit", list(ROW_EDITS))
 def test_a_row_that_decodes_but_is_not_a_result(upstream, cli, cache_dir, tmp_path, no_cache_output, edit):
     db = warm(cli, upstream, tmp_path, cache_dir)
@@ -156,6 +158,7 @@ def run_crawl(upstream, out: Path, cache: Path, *, prefix: list[str] = (), preex
                           capture_output=True, text=True, timeout=300, preexec_fn=preexec)
 
 
+@pytest.mark.slow
 def test_a_full_disk_while_saving_results(fixture_repo, tmp_path):
     """The cache cannot grow (RLIMIT_FSIZE: writes past the size fail as on a full disk) while
     the dataset, much smaller, can: the crawl says so once and writes what --no-cache writes."""
@@ -193,6 +196,7 @@ def _read_only(directory: Path) -> list[str]:
             str(directory)]
 
 
+@pytest.mark.slow
 def test_a_read_only_cache_directory(upstream, cli, cache_dir, tmp_path, no_cache_output):
     warm(cli, upstream, tmp_path, cache_dir)
     prefix = _read_only(cache_dir)

@@ -8,9 +8,11 @@ import sqlite3
 import zlib
 
 import orjson
+import pytest
 from test_cache import cache_lines, crawl_args, no_cache_output, tree, upstream, warm  # noqa: F401 - the fixtures
 
 
+@pytest.mark.slow
 def test_a_cached_row_nested_past_the_decoders_is_a_miss(upstream, cli, cache_dir, tmp_path, no_cache_output):  # noqa: F811
     db = warm(cli, upstream, tmp_path, cache_dir)
     deep = b'{"path": "pkg/widgets.py", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"

@@ -93,6 +93,7 @@ class _PlainWalker(codefacts._Walker):
                         self.pending.append((scope.qualname, dotted(node.func), node.lineno, self.chain, scope.cls))
 
 
+@pytest.mark.slow
 def test_the_call_graph_finds_the_calls_ast_walk_finds_in_its_order():
     # this package's own modules and the cases above: every statement and expression kind it uses
     sources = [CODE, MATCH, *(path.read_text(encoding="utf-8") for path in sorted(Path(codefacts.__file__).parents[1].rglob("*.py")))]

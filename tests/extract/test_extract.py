@@ -173,6 +173,7 @@ def test_module_name(path, module):
     assert module_name(path)[0] == module
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "data,reason",
     [
@@ -308,6 +309,7 @@ def test_parity_ast_vs_libcst(code):
     assert a == c
 
 
+@pytest.mark.slow
 def test_newer_syntax_falls_back_to_libcst():
     code = textwrap.dedent(
         '''
@@ -328,6 +330,7 @@ def test_newer_syntax_falls_back_to_libcst():
     assert s["facts"]["guards"] == ["not xs"]
 
 
+@pytest.mark.slow
 def test_a_libcst_child_that_cannot_finish_is_never_cached(tmp_path, monkeypatch):
     """A timeout says nothing about the file: the skip is reported, not cached, and the dataset
     is provisional; the next crawl decides again."""
@@ -353,6 +356,7 @@ def test_a_libcst_child_that_cannot_finish_is_never_cached(tmp_path, monkeypatch
     assert second[0]["status"] == "ok" and len(second[0]["sites"]) == 1
 
 
+@pytest.mark.slow
 def test_extraction_leaves_no_cyclic_garbage():
     """Each file's syntax tree must be freed by reference counting when extraction ends: the
     crawl runs with the cycle collector off, so a cycle would keep every tree alive (it once
@@ -437,6 +441,7 @@ def test_inert_functions_are_skipped():
     assert {"Widget.loud", "Widget.nests", "Widget.mentions", "Widget.__init__", "make_error"} <= set(walked)
 
 
+@pytest.mark.slow
 def test_skipping_changes_nothing_on_real_code(monkeypatch):
     """errcat's own modules and tests: every kind of statement, thousands of functions."""
     root = Path(__file__).resolve().parents[2]

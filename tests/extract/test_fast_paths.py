@@ -10,6 +10,7 @@ import re
 import textwrap
 import unicodedata
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -69,6 +70,7 @@ def _plain_word_lines(words: list[str], text: str) -> list[int]:
     return sorted({text.count("\n", 0, start) + 1 for start in starts})
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(TEXTS)
 def test_word_lines_find_each_word_not_inside_a_longer_one(text):
@@ -76,6 +78,7 @@ def test_word_lines_find_each_word_not_inside_a_longer_one(text):
     assert _word_lines(tuple(_word_pattern(w) for w in words), text) == _plain_word_lines(words, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(TEXTS, st.lists(st.sampled_from(["warn", "warning", "warning_once", "error", "error_once", "err", "x.y", "ErrorInfo",
                                         "create_error_response", "_"]), min_size=1, max_size=6))
@@ -93,6 +96,7 @@ def test_word_lines_on_the_edges():
 _PLAIN_TYPE_GIVEN = re.compile(r"""(?<![\w.])type\s*=\s*[A-Za-z_]|\[["']type["']\]\s*=\s*[A-Za-z_]""")
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(TEXTS)
 def test_type_lines_are_the_lines_the_per_line_pattern_matches(text):
@@ -105,6 +109,7 @@ def test_type_lines_on_the_edges():
     assert knob_helpers._type_lines(text) == [1, 4, 9]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(TEXTS, st.integers(1, 5))
 def test_lines_naming_are_the_lines_whose_text_names_a_word(text, first):
@@ -248,6 +253,7 @@ def _plain_anchor_tokens(segs):
     return tokens
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.just(("var", None)), st.tuples(st.just("lit"), st.text("ab_é1 .:{}", max_size=8))), max_size=6))
 def test_anchor_tokens_leave_out_the_words_that_touch_a_field(segs):
@@ -276,6 +282,7 @@ BLOCK_CALLEES = ["pytest.raises", "raises", "(pytest.raises)", "((pytest).raises
 GAPS = ["", " ", "\t", "\\\n", "  # a comment (with a paren\n", "\n", "\f"]
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(BLOCK_CALLEES), st.lists(st.sampled_from(GAPS), max_size=3), st.booleans(),
        st.sampled_from(["", ', match="bad"', ', "bad", make']))

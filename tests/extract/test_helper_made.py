@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from crawler.extract.ids import entry_id
 from crawler.extract.visitor import extract_file
 from tests.helpers import MEANING_CONFIG, jsonl_bytes
@@ -213,6 +215,7 @@ FETCH_ALTERNATIVES = [
 ]
 
 
+@pytest.mark.slow
 def test_a_raised_value_a_helper_made_has_the_helpers_messages(cli, fixture_repo, tmp_path):
     records, data = crawl(cli, fixture_repo, tmp_path)
     got = by_function(records)
@@ -245,6 +248,7 @@ def test_a_raised_value_a_helper_made_has_the_helpers_messages(cli, fixture_repo
     assert "OtherError" not in page.stdout and "another class" not in page.stdout
 
 
+@pytest.mark.slow
 def test_no_message_is_claimed_from_what_the_helper_does_not_make(cli, fixture_repo, tmp_path):
     records, _ = crawl(cli, fixture_repo, tmp_path)
     got = by_function(records)
@@ -259,6 +263,7 @@ def test_no_message_is_claimed_from_what_the_helper_does_not_make(cli, fixture_r
     assert got["other_class"][0]["id"] == entry_id("acme/widgets", ("site", "FetchError", "pkg.api", "Connector.other_class"))
 
 
+@pytest.mark.slow
 def test_mixed_classes_without_a_test_claim_no_class_but_every_message(cli, fixture_repo, tmp_path):
     """``err = _either(flag); raise err``: the helper makes a FetchError or an OtherError, so no
     one class is claimed (as before); each message it constructs is one the raise gives a user."""
@@ -270,6 +275,7 @@ def test_mixed_classes_without_a_test_claim_no_class_but_every_message(cli, fixt
     assert json.loads(result.stdout)["matches"][0]["id"] == entry["id"]
 
 
+@pytest.mark.slow
 def test_a_raised_call_of_a_helper_has_its_message_with_the_arguments_put_in(cli, fixture_repo, tmp_path):
     records, data = crawl(cli, fixture_repo, tmp_path)
     got = by_function(records)
@@ -329,6 +335,7 @@ def wrap(url, e):
     assert site["template"]["alternatives"] == ["no media at {url}"]
 
 
+@pytest.mark.slow
 def test_a_property_that_constructs_the_exception_gives_its_message(cli, fixture_repo, tmp_path):
     """``raise self.dead_error`` with ``dead_error`` a property returning ``DeadError()``: the same
     error as ``raise DeadError()``, whose ``__init__`` says the message: one entry."""

@@ -15,6 +15,7 @@ COOKIES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cookie", COOKIES)
 def test_a_file_whose_codec_decodes_nothing_is_skipped_and_the_crawl_goes_on(cli, fixture_repo, tmp_path, cookie):
     test_file = COOKIES[cookie].replace(b"raise ValueError('never read')", b"import pytest\nwith pytest.raises(ValueError):\n    pass")

@@ -247,6 +247,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_path):
     dataset = crawl(cli, native_repo, tmp_path / "out", tmp_path / "errcat.toml")
     assert cli("validate", dataset).exit_code == 0
@@ -281,6 +282,7 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert manifest["skipped"] == [{"path": "csrc/nul.cu", "reason": "invalid source: null bytes"}]
 
 
+@pytest.mark.slow
 def test_a_wrapper_use_is_a_site_where_it_is_used_and_a_header_edit_reaches_it(native_repo, cli, tmp_path):
     config = tmp_path / "errcat.toml"
     found = records(crawl(cli, native_repo, tmp_path / "out", config))
@@ -296,6 +298,7 @@ def test_a_wrapper_use_is_a_site_where_it_is_used_and_a_header_edit_reaches_it(n
     assert "query must live on the CPU" in again and "query must be a CPU tensor" not in again
 
 
+@pytest.mark.slow
 def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_macro(native_repo, tmp_path, monkeypatch):
     from crawler.extract import native
     from crawler.extract.native import language_of, parse_tree
@@ -348,6 +351,7 @@ def test_a_damaged_row_of_header_macros_is_a_miss(row):
         ("M", ("x", "..."), (("f", False), ("(", False))),)
 
 
+@pytest.mark.slow
 def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
     dataset = crawl(cli, native_repo, tmp_path / "out", tmp_path / "errcat.toml")
     result = cli("match", "--data", dataset, "--json", "RuntimeError: Unsupported head size: 80")
@@ -375,6 +379,7 @@ def test_match_show_and_render_read_a_native_entry(native_repo, cli, tmp_path):
         assert (tmp_path / "site-html" / "errors" / href).read_bytes() == (dataset / "errors" / f"{record}.json").read_bytes()
 
 
+@pytest.mark.slow
 def test_diff_sees_a_native_message_reworded_and_a_moved_check(native_repo, cli, tmp_path):
     old = crawl(cli, native_repo, tmp_path / "old", tmp_path / "errcat.toml")
     cpp = OPS_CPP.replace('"index ", dim, " out of range"', '"index ", dim, " is out of range"')
@@ -387,6 +392,7 @@ def test_diff_sees_a_native_message_reworded_and_a_moved_check(native_repo, cli,
     assert ("moved", "dim must be non-negative, got {dim}") in kinds
 
 
+@pytest.mark.slow
 def test_kinds_without_native_read_no_native_file(fixture_repo, cli, tmp_path):
     config = tmp_path / "errcat.toml"
     config.write_text(CONFIG.replace('"response", "native"]', '"response"]'), encoding="utf-8")
@@ -486,6 +492,7 @@ def test_a_check_in_a_macros_body_is_one_site_where_its_message_is_written():
     assert re.fullmatch(by_line[6]["pattern"], "bias.value() must be contiguous")
 
 
+@pytest.mark.slow
 def test_a_plain_python_upstream_reads_raises_asserts_and_logs_and_no_native_tree(fixture_repo, cli, tmp_path):
     """An upstream that names no kinds and no native trees (a plain Python repository), in a
     repository that has csrc/ and rust/ all the same: its Python raises and logs, nothing else."""
@@ -512,6 +519,7 @@ def test_the_cache_key_parts_of_headers_and_macros_are_whole_digests():
         assert tag.startswith(mark) and re.fullmatch(r"[0-9a-f]{64}", tag[2:])
 
 
+@pytest.mark.slow
 def test_in_parallel_the_native_files_are_extracted_with_the_macros_read_while_the_python_files_are(native_repo, tmp_path):
     from crawler.extract.runner import extract_all
     from crawler.extract.surface import Settings
@@ -542,6 +550,7 @@ def test_in_parallel_the_native_files_are_extracted_with_the_macros_read_while_t
     assert again.results == alone.results and sorted(again.served) == sorted(r["path"] for r in [*alone.results, *alone.tests])
 
 
+@pytest.mark.slow
 def test_a_pool_that_breaks_before_the_native_files_are_handed_out_still_extracts_them(native_repo, tmp_path, monkeypatch):
     from concurrent.futures.process import BrokenProcessPool
 

@@ -59,6 +59,7 @@ def exits_repo(fixture_repo, tmp_path):
     return fixture_repo
 
 
+@pytest.mark.slow
 def test_a_macro_that_prints_and_exits_is_a_check_whose_uses_are_sites(exits_repo, cli, tmp_path):
     found = records(crawl(cli, exits_repo, tmp_path / "out", tmp_path / "errcat.toml"))
     cuda = found[TEXT]
@@ -75,6 +76,7 @@ def test_a_macro_that_prints_and_exits_is_a_check_whose_uses_are_sites(exits_rep
     assert not [t for t in found if "warning" in t] and len([r for r in found.values() if r["kind"] == "native"]) == 2
 
 
+@pytest.mark.slow
 def test_match_finds_the_printed_line_and_pages_say_the_process_ends(exits_repo, cli, tmp_path):
     dataset = crawl(cli, exits_repo, tmp_path / "out", tmp_path / "errcat.toml")
     eid = records(dataset)[TEXT]["id"]

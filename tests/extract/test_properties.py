@@ -58,6 +58,7 @@ def publishable(result: dict) -> None:
     render_dataset(records, manifest)
 
 
+@pytest.mark.slow
 @settings.get_profile(PROFILE)
 @given(code=st.one_of(hypothesmith.from_grammar(), hypothesmith.from_node()))
 def test_extractor_never_raises_on_a_valid_program(code: str) -> None:
@@ -74,6 +75,7 @@ def _break(code: str, cut: int, junk: str) -> str:
     return code[:cut] + junk + code[cut:]
 
 
+@pytest.mark.slow
 @settings.get_profile(PROFILE)
 @given(code=hypothesmith.from_grammar(), cut=st.integers(min_value=0), junk=st.sampled_from(["(", ")", ":", "def", "\n  x", "'''", "@", "\\\n\\"]))
 def test_an_invalid_program_emits_nothing(code: str, cut: int, junk: str) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from crawler.extract.visitor import extract_file
 from tests.helpers import MEANING_CONFIG, jsonl_bytes
 
@@ -171,6 +173,7 @@ def by_function(records):
     return out
 
 
+@pytest.mark.slow
 def test_values_name_the_class_the_code_shows(cli, fixture_repo, tmp_path):
     records, manifest = crawl(cli, fixture_repo, tmp_path)
     got = {fn: [(r["exception"]["name"], r["exception"]["qualname"]) for r in rs] for fn, rs in by_function(records).items()}
@@ -212,6 +215,7 @@ def test_values_name_the_class_the_code_shows(cli, fixture_repo, tmp_path):
     assert call["sites"][0]["exception"] == "res.error.to_exception"  # the site keeps what is written
 
 
+@pytest.mark.slow
 def test_ids_stay_unless_the_exception_changed(cli, fixture_repo, tmp_path):
     """An entry whose class is unknown keeps the id it had when it was named by the variable
     (keyed by the name as written, as before); a resolved one is keyed by its class."""
@@ -232,6 +236,7 @@ def test_ids_stay_unless_the_exception_changed(cli, fixture_repo, tmp_path):
     assert dead["id"] == entry_id("acme/widgets", ("site", "EngineDeadError", "pkg.api", "Result.prop"))
 
 
+@pytest.mark.slow
 def test_diff_says_the_exception_changed_to_unknown(cli, fixture_repo, tmp_path):
     old = CODE.replace("raise res.error.to_exception()", "raise RetryableRequestError(res.message)")
     crawl(cli, fixture_repo, tmp_path, code=old, tag="v0", out="old")
@@ -306,6 +311,7 @@ def check(size):
     assert [(s["exception"], s["exception_qualname"]) for s in sites] == [("WidgetError", "pkg.api.WidgetError")]
 
 
+@pytest.mark.slow
 def test_pages_say_the_class_is_not_known(cli, fixture_repo, tmp_path):
     records, _ = crawl(cli, fixture_repo, tmp_path)
     entry = by_function(records)["call_unknown"][0]
@@ -323,6 +329,7 @@ def test_pages_say_the_class_is_not_known(cli, fixture_repo, tmp_path):
         assert "res.error.to_exception" not in text.split("Exception", 1)[1].split("\n", 2)[0]
 
 
+@pytest.mark.slow
 def test_a_kept_id_whose_exception_became_unknown_is_an_exception_change(cli, fixture_repo, tmp_path):
     """The id of ``raise res.error.to_exception()`` keeps (keyed by the name as written), so the
     diff against a dataset written before, which named it ``to_exception``, pairs it by id: it

@@ -93,6 +93,7 @@ def records(out: Path) -> list[dict]:
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
 
+@pytest.mark.slow
 def test_a_python_file_of_52000_raises_stops_at_the_limit(fixture_repo, cli, tmp_path, monkeypatch):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": CHECK_CODE, "pkg/big.py": many_raises(52_000) + WIDGET_ERROR},
                         tag="v1")
@@ -114,6 +115,7 @@ def test_a_python_file_of_52000_raises_stops_at_the_limit(fixture_repo, cli, tmp
     assert "Traceback" not in result.output + again.output
 
 
+@pytest.mark.slow
 def test_a_cpp_file_of_64000_checks_stops_at_the_limit(fixture_repo, cli, tmp_path, monkeypatch):
     fixture_repo.commit({"csrc/ops.cpp": 'void g(int x) { TORCH_CHECK(x > 0, "x must be positive, got ", x); }\n',
                          "csrc/big.cpp": many_checks(64_192)}, tag="v1")
@@ -128,6 +130,7 @@ def test_a_cpp_file_of_64000_checks_stops_at_the_limit(fixture_repo, cli, tmp_pa
     assert [r["message"]["text"] for r in records(tmp_path / "out")] == ["x must be positive, got {x}"]
 
 
+@pytest.mark.slow
 def test_the_classes_of_a_file_over_the_limit_still_count(fixture_repo, cli, tmp_path):
     """A class defined past the limit still bases another file's exception, and its ``__init__``
     still builds that exception's message."""
@@ -150,6 +153,7 @@ def own_modules() -> list[Path]:
     return sorted(p for p in (ROOT / "crawler").rglob("*.py") if p.parent.name not in ("extract", "catalogue", "consume"))
 
 
+@pytest.mark.slow
 def test_a_file_within_the_limit_gives_what_it_gives_unbounded_and_one_over_it_its_classes():
     """On real code (errcat's own modules): at a limit of exactly a file's sites its result is
     the unbounded one, unchanged; at one site fewer it is over the limit, with the classes the

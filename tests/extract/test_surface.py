@@ -319,6 +319,7 @@ def crawled(fixture_repo, cli, tmp_path):
     return data, records, tmp_path / "errcat.toml"
 
 
+@pytest.mark.slow
 def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):
     data, records, _ = crawled
     assert cli("validate", data.parent.parent).exit_code == 0
@@ -337,6 +338,7 @@ def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):
     assert row["alternatives"] == [{"fragments": ["item ", " is negative"], "anchors": ["is"]}]  # the words at its ends may touch the next piece
 
 
+@pytest.mark.slow
 def test_show_and_render_say_how_the_error_reaches_users_escaped(crawled, cli, tmp_path):
     data, records, _ = crawled
     shown = cli("show", "--data", data, records["Response with id '{response_id}' not found."]["id"]).output
@@ -356,6 +358,7 @@ def test_show_and_render_say_how_the_error_reaches_users_escaped(crawled, cli, t
     assert "- **Logged:** `at ERROR by logger`" in md
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", [
     "WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
     "(APIServer pid=123) WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
@@ -366,6 +369,7 @@ def test_match_finds_a_log_line_with_its_prefix(crawled, cli, paste):
     assert got["matches"][0]["id"] == records["Address already in use. Retrying with a new port."]["id"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste", [
     '{"error": {"message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}}',
     '{"object": "error", "message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}',
@@ -376,6 +380,7 @@ def test_match_finds_a_json_error_body(crawled, cli, paste):
     assert got["matches"][0]["id"] == records["Response with id '{response_id}' not found."]["id"]
 
 
+@pytest.mark.slow
 def test_match_finds_an_assembled_message_by_its_pieces(crawled, cli):
     data, records, _ = crawled
     paste = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: item -3 is negative\nitem -1 is negative"
@@ -383,6 +388,7 @@ def test_match_finds_an_assembled_message_by_its_pieces(crawled, cli):
     assert got["matches"][0]["id"] == records['{"\\n".join(errors)}']["id"]
 
 
+@pytest.mark.slow
 def test_diff_reports_a_changed_log_like_a_raise(crawled, fixture_repo, cli, tmp_path):
     data, records, config = crawled
     fixture_repo.commit({"srv/server.py": SERVER_CODE.replace("Retrying with a new port.", "Retrying with another port.")}, tag="v2")
@@ -392,6 +398,7 @@ def test_diff_reports_a_changed_log_like_a_raise(crawled, fixture_repo, cli, tmp
     assert changes["reworded"]["old_id"] == records["Address already in use. Retrying with a new port."]["id"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paste, kind", [
     ("(APIServer pid=7) WARNING 11-30 14:21:45 [server.py:20] Unknown setting detected: OLD_X", "log"),
     ("ValueError: Unknown setting detected: X", "raise"),

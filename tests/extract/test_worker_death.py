@@ -9,6 +9,8 @@ import json
 import os
 import signal
 
+import pytest
+
 from crawler.extract import runner
 
 FILES = {f"pkg/m{i:03}.py": f"def f{i}(x):\n    raise ValueError('m{i}: bad x')\n" for i in range(200)}
@@ -24,6 +26,7 @@ def _crawl(cli, repo, out):
     return json.loads((dataset / "manifest.json").read_bytes()), {r["id"]: r for r in rows}
 
 
+@pytest.mark.slow
 def test_the_files_left_after_a_worker_died_take_a_bounded_number_of_processes(fixture_repo, cli, tmp_path, monkeypatch):
     fixture_repo.commit({"pkg/__init__.py": "", **FILES}, tag="v1")
     _, whole = _crawl(cli, fixture_repo, tmp_path / "whole")  # no worker dies

@@ -41,6 +41,7 @@ def test_committed_schemas_match_the_models():
         assert path.read_text(encoding="utf-8") == schema_text(name), f"{path} is out of date: run `errcat schema`"
 
 
+@pytest.mark.slow
 def test_schemas_are_valid_2020_12_with_ids():
     for name in MODELS:
         schema = json.loads((SCHEMA_DIR / f"{name}.schema.json").read_text())

@@ -203,6 +203,7 @@ def link_ok(url: str) -> bool:
     return not url.startswith("//") and ":" not in url.split("/", 1)[0] and not any(ord(c) < 32 for c in url)
 
 
+@pytest.mark.slow
 def test_the_crawl_writes_links_a_reader_accepts_on_any_host(tmp_path: Path, cli) -> None:
     """Permalinks have the path percent-encoded, so what a crawl writes is what the reader lets
     through; a host errcat cannot link into (not GitHub) gets no permalinks, and pages say why."""
@@ -323,6 +324,7 @@ def test_a_malformed_dataset_is_one_line_on_render(tmp_path: Path, cli, name: st
     assert not (tmp_path / "site").exists()
 
 
+@pytest.mark.slow
 def test_a_fifo_in_a_dataset_is_refused_not_waited_for(tmp_path: Path) -> None:
     data = dataset(tmp_path)
     (data / "errors.jsonl.gz").unlink()
@@ -470,6 +472,7 @@ def hang_guard(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(crafted())
 def test_crafted_datasets_never_crash_or_escape_any_consumer(changes: list[tuple[str, tuple[Any, ...], Any]]) -> None:

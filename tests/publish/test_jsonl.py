@@ -68,6 +68,7 @@ def test_a_stream_of_blank_lines_stops_at_the_first_ones():
     assert few == [b"\n"] * 1000 + [LINES[0]]  # (a few are read, and skipped by the dataset reader)
 
 
+@pytest.mark.slow
 def test_a_damaged_errors_jsonl_gz_in_place_gives_the_fresh_one(releases, cli, tmp_path):  # noqa: F811
     repo, _ = releases
     out = tmp_path / "out"

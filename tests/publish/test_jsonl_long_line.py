@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 #: Reads a 32 MiB line that arrives one compressed byte at a time (pieces of about 1 KiB, as a
 #: stream of incompressible bytes arrives in small pieces): joined piece by piece into one bytes
 #: object, that copies the line so far 32,000 times (about 512 GiB of copying, hours); joined
@@ -37,6 +39,7 @@ READER = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_long_line_arriving_in_small_pieces_is_joined_once():
     # the timeout is a hang guard only (the reader takes about a second): the assertion is the result
     try:

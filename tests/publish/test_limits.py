@@ -44,6 +44,7 @@ def templates(dataset: Path) -> set[str]:
     return {json.loads(line)["message"]["text"] for line in jsonl_bytes(dataset).splitlines()}
 
 
+@pytest.mark.slow
 def test_a_file_with_more_sites_than_the_limit_is_skipped(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL, "pkg/gen.py": generated(30)}, tag="v1")
     out = tmp_path / "out"
@@ -63,6 +64,7 @@ def test_a_file_with_more_sites_than_the_limit_is_skipped(fixture_repo, cli, tmp
     assert cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_limits_come_from_the_upstream_unless_the_crawl_says_otherwise(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL, "pkg/gen.py": generated(30)}, tag="v1")
     config = tmp_path / "errcat.toml"
@@ -80,6 +82,7 @@ def test_limits_come_from_the_upstream_unless_the_crawl_says_otherwise(fixture_r
     assert bad.exit_code == 2 and "max_file_bytes" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_no_file_of_the_dataset_is_over_the_output_limit(fixture_repo, cli, tmp_path, monkeypatch, jobs):
     """One generated file holds most of the bytes: it, and only it, is left out."""
@@ -106,6 +109,7 @@ def test_no_file_of_the_dataset_is_over_the_output_limit(fixture_repo, cli, tmp_
     assert cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_one_record_over_the_output_limit(fixture_repo, cli, tmp_path):
     """A message long enough that its record alone is over the limit: its file is skipped."""
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL, "pkg/long.py": generated(1, words=3000)}, tag="v1")
@@ -119,6 +123,7 @@ def test_one_record_over_the_output_limit(fixture_repo, cli, tmp_path):
     assert templates(dataset) == SMALL_TEMPLATES
 
 
+@pytest.mark.slow
 def test_what_no_skip_can_shrink_is_one_line(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL}, tag="v1")
     result = crawl(cli, fixture_repo, tmp_path / "out", "v1", "--max-output-bytes", "100")
@@ -128,6 +133,7 @@ def test_what_no_skip_can_shrink_is_one_line(fixture_repo, cli, tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_history_leaves_out_retired_entries_first(fixture_repo, cli, tmp_path):
     """Retired records pile up over releases: a history over the limit drops the largest retired
     ones first and counts them; every live entry stays."""

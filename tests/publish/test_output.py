@@ -76,6 +76,7 @@ def test_written_dataset_validates_and_is_deterministic(tmp_path):
     assert first["errors.jsonl.gz"][4:8] == b"\0\0\0\0" and not first["errors.jsonl.gz"][3] & 0x08
 
 
+@pytest.mark.slow
 def test_validate_reports_every_problem_with_its_pointer(tmp_path):
     records, files = dataset_files([site("boom", 3)])
     target = write_dataset(tmp_path / "o" / "n", files)
@@ -98,6 +99,7 @@ def test_validate_reports_missing_and_unlisted_records(tmp_path):
     assert any(p.startswith("errors/0000000000000000.json#/id") for p in problems)
 
 
+@pytest.mark.slow
 def test_validate_never_opens_a_fifo_or_a_device_and_never_follows_a_symlink(tmp_path):
     """A FIFO blocked validate forever and a symlink to /dev/zero never ended: each is now one
     problem, and the subprocess timeout is only a hang guard."""
@@ -531,7 +533,7 @@ def test_a_helper_dies_with_its_parent(tmp_path):
         helper = int(proc.stdout.readline())
     proc.send_signal(signal.SIGKILL)
     proc.wait()
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60  # a hang guard: a loaded machine may take seconds to deliver the signal
     while time.monotonic() < deadline:
         try:
             with open(f"/proc/{helper}/stat") as fh:

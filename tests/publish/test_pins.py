@@ -69,6 +69,7 @@ def releases(fixture_repo):
     return fixture_repo, {"v1": v1, "v2": v2, "v3": v3}
 
 
+@pytest.mark.slow
 def test_a_comment_changes_no_record_file(releases, cli, tmp_path):
     repo, commits = releases
     out = tmp_path / "out"
@@ -87,6 +88,7 @@ def test_a_comment_changes_no_record_file(releases, cli, tmp_path):
     assert cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_moving_one_raise_changes_exactly_its_record(releases, cli, tmp_path):
     repo, commits = releases
     out = tmp_path / "out"
@@ -105,6 +107,7 @@ def test_moving_one_raise_changes_exactly_its_record(releases, cli, tmp_path):
     assert cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_kept_record_validates_and_links_to_its_commit(releases, cli, tmp_path):
     """A record kept from an older commit is what a crawl of that commit wrote: valid, with every
     permalink on the older commit, where the code it shows is at the lines it names."""
@@ -166,6 +169,7 @@ DAMAGES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", list(DAMAGES))
 def test_a_damaged_previous_record_gives_the_fresh_one(releases, cli, tmp_path, damage):
     repo, commits = releases
@@ -183,6 +187,7 @@ def test_a_damaged_previous_record_gives_the_fresh_one(releases, cli, tmp_path, 
     assert not os.path.islink(target) and cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_damaged_previous_manifest_gives_fresh_records(releases, cli, tmp_path):
     repo, commits = releases
     out, fresh = tmp_path / "out", tmp_path / "fresh"
@@ -192,6 +197,7 @@ def test_a_damaged_previous_manifest_gives_fresh_records(releases, cli, tmp_path
     assert record_files(dataset) == record_files(crawl(cli, repo, fresh, "v2"))
 
 
+@pytest.mark.slow
 def test_kept_records_are_the_same_whatever_the_jobs_and_cache(releases, cli, tmp_path, monkeypatch):
     """The forked writers and the serial one keep the same records; --no-cache writes them anew
     (no file linked from the previous dataset) with the same bytes: every file of the dataset is
@@ -219,6 +225,7 @@ def test_kept_records_are_the_same_whatever_the_jobs_and_cache(releases, cli, tm
     assert results[0] == results[1] == results[2]
 
 
+@pytest.mark.slow
 def test_sync_changes_only_the_records_whose_error_changed(fixture_repo, cli, tmp_path):
     """The scheduled sync: a comment upstream changes no record file; a moved raise changes its
     record alone; a live record's history does not name the newest commit (the manifest does)."""
@@ -244,6 +251,7 @@ def test_sync_changes_only_the_records_whose_error_changed(fixture_repo, cli, tm
     assert cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_history_keeps_the_records_of_the_dataset_in_place(releases, cli, tmp_path):
     repo, commits = releases
     out = tmp_path / "out"
@@ -302,6 +310,7 @@ def test_a_changed_record_does_not_keep_the_unchanged_ones_after_it_from_their_p
     assert [dumps_record(p) for p in pinned[1:]] == files[1:]
 
 
+@pytest.mark.slow
 def test_a_record_file_edited_in_place_after_it_was_compared_is_not_linked(releases, cli, tmp_path, monkeypatch):
     """A kept record's file is compared when the crawl starts and linked when it writes: one
     edited in place in between (the same inode, new bytes) is written afresh, not linked with its

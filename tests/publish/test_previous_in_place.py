@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from helpers import crawl_widgets as _crawl
 
 from crawler.publish import writer
@@ -17,6 +18,7 @@ def check(x):
 '''
 
 
+@pytest.mark.slow
 def test_an_errors_directory_that_is_a_symlink_lends_no_file(fixture_repo, cli, cache_dir, tmp_path):
     """errors/ of the dataset in place a symlink to a directory elsewhere holding the very files:
     none of them is linked into the new dataset (it would share its inodes with files outside it,

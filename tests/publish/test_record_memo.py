@@ -8,6 +8,7 @@ import hashlib
 import os
 
 import orjson
+import pytest
 
 from crawler.model.records import RepoRef
 from crawler.publish import jsonl, record_memo
@@ -31,6 +32,7 @@ def _crawled(fixture_repo, cli, tmp_path):
     return out / "acme" / "widgets"
 
 
+@pytest.mark.slow
 def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli, cache_dir, tmp_path):
     dataset = _crawled(fixture_repo, cli, tmp_path)
     files = sorted((dataset / "errors").iterdir())
@@ -68,6 +70,7 @@ def test_a_damaged_memo_vouches_for_nothing(fixture_repo, cli, cache_dir, tmp_pa
     assert record_memo.load(cache_dir, dataset) == record_memo.EMPTY
 
 
+@pytest.mark.slow
 def test_a_file_replaced_after_the_memo_read_is_not_taken_for_it(fixture_repo, cli, cache_dir, tmp_path):
     """Between the memo check and a read of its provenance, the file was replaced: read() says so."""
     dataset = _crawled(fixture_repo, cli, tmp_path)
@@ -80,6 +83,7 @@ def test_a_file_replaced_after_the_memo_read_is_not_taken_for_it(fixture_repo, c
     assert vouched.read() is None and vouched.provenance(rid) is None
 
 
+@pytest.mark.slow
 def test_a_file_edited_between_the_swap_and_the_memo_is_not_vouched_for(fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
     """The memo records each file's identity after the dataset is swapped in; a file edited in
     place in between (same size, its modification time put back) must not get the digest of the
@@ -113,6 +117,7 @@ def _crawl(cli, fixture_repo, out, *more):
     assert result.exit_code == 0, result.output
 
 
+@pytest.mark.slow
 def test_a_record_the_memo_vouches_for_is_kept_unserialized_and_its_gzip_member_undecompressed(
         fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
     """A crawl of a commit that changed nothing of a record compares it with its file by the
@@ -151,6 +156,7 @@ def test_a_record_the_memo_vouches_for_is_kept_unserialized_and_its_gzip_member_
     assert writer.read_dataset(dataset) == writer.read_dataset(plain)
 
 
+@pytest.mark.slow
 def test_an_errors_jsonl_edited_in_place_is_decompressed_and_compared(fixture_repo, cli, cache_dir, tmp_path):
     """errors.jsonl.gz rewritten since the memo (another member in place of one of errcat's, same
     size): the memo vouches for none of its members, and the crawl writes what it would without it."""
@@ -167,6 +173,7 @@ def test_an_errors_jsonl_edited_in_place_is_decompressed_and_compared(fixture_re
     assert gz.decompress(path.read_bytes()) == lines
 
 
+@pytest.mark.slow
 def test_a_copy_of_the_files_errcat_wrote_is_vouched_for_by_their_bytes(fixture_repo, cli, cache_dir, tmp_path):
     """A dataset checked out of git or restored by CI is new files (new inodes, change times)
     holding the bytes errcat wrote: each is read, and when its SHA-256 is the memo's, the memo's
@@ -191,6 +198,7 @@ def test_a_copy_of_the_files_errcat_wrote_is_vouched_for_by_their_bytes(fixture_
     assert vouched.read() == files[1].read_bytes()
 
 
+@pytest.mark.slow
 def test_a_restored_dataset_is_compared_by_lines_and_its_members_cut_out(fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
     """The daily sync's case: the dataset in place is a copy of the one errcat wrote (a checkout),
     the cache restored. The crawl of a commit that changed none of its errors serializes no record

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 
+import pytest
 from helpers import crawl_widgets as _crawl
 
 from crawler.publish import writer
@@ -25,6 +26,7 @@ def _inodes(directory):
     return {p.name: (p.lstat().st_dev, p.lstat().st_ino) for p in (directory / "errors").iterdir()}
 
 
+@pytest.mark.slow
 def test_a_spare_whose_files_are_not_the_kept_ones_is_left_alone(fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
     """A dataset in place that is a copy (a checkout, a restored artifact) holds other inodes than
     the spare the last crawl left: linking each kept record into that spare would unlink every

@@ -8,6 +8,7 @@ import sys
 import textwrap
 import zlib
 
+import pytest
 from helpers import CHECK_CODE
 
 from crawler.publish import validate
@@ -31,6 +32,7 @@ def _zeros(path, size):
         fh.write(packer.flush())
 
 
+@pytest.mark.slow
 def test_validate_of_a_quarter_gib_of_bad_lines_keeps_the_first_problems_and_stops(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE}, tag="v1.9")
     args = ["--name", "acme/widgets", "--include", "pkg/**/*.py", "--ref", "v1.9", "--out", tmp_path / "o"]

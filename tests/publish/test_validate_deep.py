@@ -11,6 +11,7 @@ import pytest
 DEEP = "[" * 100_000 + "]" * 100_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("engine", ["fast", "reference"])
 @pytest.mark.parametrize("where", ["a record file", "a line of errors.jsonl.gz", "the index"])
 def test_validate_reports_json_nested_too_deeply_as_a_problem(cli, fixture_repo, tmp_path, engine, where):

@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 
 def dated_repo(path: Path, date: str) -> Path:
     path.mkdir()
@@ -27,6 +29,7 @@ def crawl(cli, repo: Path, out: Path):
     return cli("crawl", "--repo", repo, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
 
 
+@pytest.mark.slow
 def test_an_offset_no_clock_has_is_the_instant_in_utc(cli, tmp_path):
     repo = dated_repo(tmp_path / "repo", "@1700000000 +9959")
     result = crawl(cli, repo, tmp_path / "out")

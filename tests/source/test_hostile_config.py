@@ -62,6 +62,7 @@ def test_a_config_nested_past_the_parsers_recursion_is_one_line(cli, upstream, t
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_a_pyproject_whose_tool_is_no_table_is_no_crash(cli, upstream, tmp_path):
     pyproject = tmp_path / "pyproject.toml"
     pyproject.write_text("tool = 3\n")

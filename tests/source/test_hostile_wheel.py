@@ -11,6 +11,7 @@ import zipfile
 import pytest
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("date_time", [(1980, 0, 0, 0, 0, 0), (2020, 13, 32, 25, 61, 62)])
 def test_a_wheel_with_dates_no_calendar_has_is_crawled(cli, cache_dir, tmp_path, date_time):
     wheel = cache_dir / "pypi" / "oddzip-1.0" / "oddzip-1.0-py3-none-any.whl"

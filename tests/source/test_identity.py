@@ -59,6 +59,7 @@ def two_datasets(fixture_repo, cli, tmp_path):
     return fixture_repo, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["acme/.", "./.", "acme/..", "../acme", "acme/alpha/..", "a--b/c", "-acme/x", "acme-/x",
                                   "a" * 40 + "/x", "acme/" + "x" * 101, "acme/x\n", "acme/x y"])
 @pytest.mark.parametrize("no_cache", [False, True])
@@ -149,6 +150,7 @@ def vllm_dataset(fixture_repo, cli, tmp_path):
 FUNDING = "Project-URL: Funding, https://github.com/sponsors/someone"
 
 
+@pytest.mark.slow
 def test_a_package_that_is_not_the_upstream_leaves_the_upstreams_dataset(vllm_dataset, cli, cache_dir, tmp_path):
     out = vllm_dataset
     before = read_tree(out / "vllm-project")
@@ -166,6 +168,7 @@ def test_a_package_that_is_not_the_upstream_leaves_the_upstreams_dataset(vllm_da
     assert manifest["counts"]["files"] == 3
 
 
+@pytest.mark.slow
 def test_a_package_whose_metadata_names_no_github_repository_asks_for_a_name(vllm_dataset, cli, cache_dir, tmp_path):
     out = vllm_dataset
     before = read_tree(out)
@@ -181,6 +184,7 @@ def test_a_package_whose_metadata_names_no_github_repository_asks_for_a_name(vll
     assert read_tree(out / "vllm-project") == upstreams
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["include", "pypi"])
 def test_a_crawl_that_selects_no_file_publishes_nothing(vllm_dataset, cli, cache_dir, fixture_repo, how):
     out = vllm_dataset
@@ -324,6 +328,7 @@ def test_the_built_in_vllm_upstream_leaves_out_vendored_and_generated_code():
     assert [p for p in VENDORED if select(p)] == [] and [p for p in OWN if select(p)] == OWN
 
 
+@pytest.mark.slow
 def test_a_vllm_wheel_and_its_git_tag_give_the_same_catalogue(fixture_repo, cli, cache_dir, tmp_path):
     tree = {"vllm/__init__.py": "", "vllm/config.py": CODE, "vllm/third_party/pynvml.py": CODE.replace("no value", "nvml"),
             "vllm/models/k/ops/third_party/kda.py": CODE.replace("no value", "kda"),

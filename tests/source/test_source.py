@@ -82,6 +82,7 @@ def tree_state(path: Path) -> dict[str, tuple[int, int]]:
 # --------------------------------------------------------------------------- local repositories
 
 
+@pytest.mark.slow
 def test_lists_selected_files_sorted_with_git_blob_ids(repo: Path) -> None:
     s = snap(str(repo), "v1", max_blob_bytes=200)
     assert [f.path for f in s.files] == ["pkg/_version.py", "pkg/a.py", "pkg/sub/b.py"]
@@ -93,6 +94,7 @@ def test_lists_selected_files_sorted_with_git_blob_ids(repo: Path) -> None:
     assert s.repo.owner == "acme" and s.repo.name == "pkg"
 
 
+@pytest.mark.slow
 def test_odd_entries_are_skipped_with_reasons(repo: Path) -> None:
     s = snap(str(repo), "v1", max_blob_bytes=200)
     reasons = {k.path: k.reason for k in s.skipped}
@@ -128,6 +130,7 @@ def test_a_tree_entry_named_dot_or_dot_dot_is_skipped_not_crawled(tmp_path: Path
     assert {k.path: k.reason for k in s.skipped} == {"pkg/../up.py": "unsafe path in the tree", "pkg/./up.py": "unsafe path in the tree"}
 
 
+@pytest.mark.slow
 def test_read_streams_in_given_order(repo: Path) -> None:
     s = snap(str(repo), "v1")
     order = list(reversed(s.files)) + s.files[:1]
@@ -145,11 +148,13 @@ def test_read_streams_in_given_order(repo: Path) -> None:
         s.read(s.files)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("ref", ["v1", "main", "refs/tags/v1", "HEAD", None])
 def test_refs_resolve_to_the_full_commit(repo: Path, ref: str | None) -> None:
     assert snap(str(repo), ref).commit == git(repo, "rev-parse", "main")
 
 
+@pytest.mark.slow
 def test_branch_and_short_and_full_sha(repo: Path) -> None:
     feature = git(repo, "rev-parse", "feature")
     assert snap(str(repo), "feature").commit == feature
@@ -159,11 +164,13 @@ def test_branch_and_short_and_full_sha(repo: Path) -> None:
     assert data["pkg/a.py"] == b"raise ValueError('a2')\n"  # read from the commit, not the work tree
 
 
+@pytest.mark.slow
 def test_commit_date_is_the_committer_date_with_offset(repo: Path) -> None:
     assert snap(str(repo), "v1").commit_date == "2023-11-15T00:13:20+02:00"
     assert snap(str(repo), "feature").commit_date == "2023-11-14T18:13:20-05:00"
 
 
+@pytest.mark.slow
 def test_upstream_commit_from_version_file(repo: Path) -> None:
     s = snap(str(repo), "v1")
     assert s.upstream_commit == UPSTREAM_SHA
@@ -218,6 +225,7 @@ def test_unknown_ref_missing_path_not_a_repo(repo: Path, tmp_path: Path) -> None
         snap(str(repo / "pkg"))
 
 
+@pytest.mark.slow
 def test_bare_repository_and_no_writes(repo: Path, tmp_path: Path) -> None:
     bare = tmp_path / "bare.git"
     git(tmp_path, "clone", "-q", "--bare", str(repo), str(bare))
@@ -343,6 +351,7 @@ def cache_git(cache: Path) -> Path:
     return d
 
 
+@pytest.mark.slow
 def test_fetch_tag_then_reuse_cache_offline(repo: Path, remote: RemoteURL, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     s = remote_snap(remote, "v1", cache)
@@ -359,6 +368,7 @@ def test_fetch_tag_then_reuse_cache_offline(repo: Path, remote: RemoteURL, tmp_p
         remote_snap(remote, "main", cache)  # branches move: always fetched
 
 
+@pytest.mark.slow
 def test_fetch_branch_and_full_sha(repo: Path, remote: RemoteURL, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     feature = git(repo, "rev-parse", "feature")
@@ -368,6 +378,7 @@ def test_fetch_branch_and_full_sha(repo: Path, remote: RemoteURL, tmp_path: Path
     assert remote_snap(remote, None, cache).commit == main  # upstream branch, else HEAD
 
 
+@pytest.mark.slow
 def test_fetch_errors(remote: RemoteURL, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     with pytest.raises(SourceError, match="cannot fetch 'nope'") as ei:
@@ -416,6 +427,7 @@ DAMAGE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", list(DAMAGE))
 def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, remote: RemoteURL, tmp_path: Path,
                                                                      damage: str) -> None:
@@ -463,6 +475,7 @@ def test_file_transport_is_refused_without_the_test_switch(remote: RemoteURL, tm
                             include=["**"], exclude=[], max_blob_bytes=10)
 
 
+@pytest.mark.slow
 def test_hooks_in_the_cache_repo_do_not_run(remote: RemoteURL, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     remote_snap(remote, "v1", cache)
@@ -476,6 +489,7 @@ def test_hooks_in_the_cache_repo_do_not_run(remote: RemoteURL, tmp_path: Path) -
     assert not marker.exists()
 
 
+@pytest.mark.slow
 def test_cache_dir_from_environment(remote: RemoteURL, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ERRCAT_CACHE_DIR", str(tmp_path / "envcache"))
     assert source_remote.cache_root(None) == tmp_path / "envcache"
@@ -520,6 +534,7 @@ def wheel_snap(path: Path, **kw) -> source_snapshot.Snapshot:
                       version=kw.get("version"), package=kw.get("package"), uploaded=kw.get("uploaded"))
 
 
+@pytest.mark.slow
 def test_wheel_with_recorded_commit(tmp_path: Path) -> None:
     w = make_wheel(tmp_path / "pkg-1.0-py3-none-any.whl", f"__commit_id__ = commit_id = '{UPSTREAM_SHA}'\n")
     s = wheel_snap(w, package="Pkg", version="1.0", uploaded="2025-02-04T00:00:00+00:00")
@@ -566,6 +581,7 @@ def test_pypi_uses_the_cached_wheel_without_pip(tmp_path: Path, no_git: None) ->
     assert s.commit == UPSTREAM_SHA and s.source == "pypi:pkg==1.0" and s.ref is None
 
 
+@pytest.mark.slow
 def test_pypi_download_needs_network(tmp_path: Path) -> None:
     """Downloads one tiny pure-Python wheel; skips cleanly when the index is unreachable."""
     up = Upstream(name="six", url="https://github.com/benjaminp/six", include=["*.py"])
@@ -643,6 +659,7 @@ def test_exclude_wins() -> None:
     assert not PathFilter([], [])("a.py")
 
 
+@pytest.mark.slow
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_globs_agree_with_pathspec() -> None:
     pathspec = pytest.importorskip("pathspec")
@@ -698,6 +715,7 @@ def pypi_crawl(cli, out: Path):
                "--out", out)
 
 
+@pytest.mark.slow
 def test_a_wheel_with_a_bad_crc_is_one_line_and_is_not_kept(package_index: Path, cli, cache_dir: Path,
                                                             tmp_path: Path) -> None:
     wheel = demo_wheel(package_index)
@@ -745,6 +763,7 @@ def test_pips_note_on_yanked_versions_is_not_taken_for_its_error() -> None:
         "pip download x==1: ERROR: HTTP error 503"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "bad CRC"])
 def test_a_damaged_cached_wheel_is_downloaded_again(package_index: Path, cli, cache_dir: Path, tmp_path: Path,
                                                     damage: str) -> None:
@@ -765,6 +784,7 @@ def read_tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_running_pip_leaves_no_pipe_open(tmp_path):
     """The download's progress pipe is closed when pip is done, not left to the collector (which
     warned about it in whichever later test it ran)."""

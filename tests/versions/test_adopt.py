@@ -110,6 +110,7 @@ HOSTILE = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", HOSTILE)
 def test_a_hostile_artifact_is_refused_with_one_line_and_nothing_written(cli, artifact, checkout, tmp_path, name):
     corrupt, words = HOSTILE[name]

@@ -33,6 +33,7 @@ def releases(fixture_repo):
     return fixture_repo
 
 
+@pytest.mark.slow
 def test_per_release_datasets_folded_anywhere_give_the_history_of_one_run(fixture_repo, cli, tmp_path):
     repo = releases(fixture_repo)
     one = cli("history", "--repo", repo.path, *ARGS, "--out", tmp_path / "one", *TAGS)
@@ -52,6 +53,7 @@ def test_per_release_datasets_folded_anywhere_give_the_history_of_one_run(fixtur
     assert changelog.startswith("## Error catalogue: `acme/widgets` history") and "3 version(s), `v1.9 … v2.0`" in changelog
 
 
+@pytest.mark.slow
 def test_a_fold_refuses_what_it_cannot_order_or_join(fixture_repo, cli, tmp_path):
     repo = releases(fixture_repo)
     assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", "v1.9", "v2.0").exit_code == 0
@@ -74,6 +76,7 @@ def test_a_fold_refuses_what_it_cannot_order_or_join(fixture_repo, cli, tmp_path
     assert result.exit_code == 2 and "no such directory" in result.output
 
 
+@pytest.mark.slow
 def test_plan_splits_the_releases_into_matrix_groups(fixture_repo, cli, tmp_path, monkeypatch):
     repo = releases(fixture_repo)
     output = tmp_path / "github_output"
@@ -115,6 +118,7 @@ def test_a_remote_range_is_the_release_tags_between_by_version(monkeypatch):
         tags.tags_in_range(source, "v0.9.0..v0.12.0")
 
 
+@pytest.mark.slow
 def test_a_fold_reads_records_as_checked_data_not_models(fixture_repo, cli, tmp_path, monkeypatch):
     """A fold reads every record of every release: as schema-checked dicts (what the crawl passes),
     never a model built per record and dumped again (1.7 s of CPU per vLLM release, against 0.5 s)."""
@@ -136,6 +140,7 @@ def test_a_fold_reads_records_as_checked_data_not_models(fixture_repo, cli, tmp_
     assert built == [] and tree(tmp_path / "folded") == tree(tmp_path / "one")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda line: line.replace(b'"permalink":"https://github.com/', b'"permalink":"https://github.evil.example/', 1),
      "is not on the repository's host github.com"),
@@ -228,6 +233,7 @@ def _a_name_with_a_newline(ds, records):
     records[0].rename(records[0].with_name(records[0].name + "\n::error::x\x1b[2J"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tamper", "message"), [
     (_a_fifo_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not a regular file, not a file a dataset has"),
     (_a_directory_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is a directory, not a file a dataset has"),
@@ -261,6 +267,7 @@ def test_a_fold_holds_each_release_to_its_own_manifest(fixture_repo, cli, tmp_pa
     assert tree(tmp_path / "o") == before
 
 
+@pytest.mark.slow
 def test_a_fold_goes_by_the_manifest_it_checked(fixture_repo, cli, tmp_path):
     """The fold reads the manifests first (to order the releases), then checks each dataset's files:
     a manifest.json changed between the two (another process, a second artifact unpacked over the
@@ -279,6 +286,7 @@ def test_a_fold_goes_by_the_manifest_it_checked(fixture_repo, cli, tmp_path):
         check_release(ds, claimed)
 
 
+@pytest.mark.slow
 def test_a_fold_reads_a_release_within_bounds(fixture_repo, cli, tmp_path, monkeypatch):
     """A release is read whole (hashed) before any of it is folded: a record file larger than the
     dataset reader takes one, or files larger than a release's together (sparse files cost no
@@ -309,6 +317,7 @@ def _live_and_retired(dataset):
     return {r["id"]: r for r in records}
 
 
+@pytest.mark.slow
 def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixture_repo, cli, tmp_path):
     """A backfill merged after daily syncs: the catalogue the syncs made stays the newest state
     (its records, what they retired, its commit), with the releases' history behind it; the next
@@ -364,6 +373,7 @@ def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixtu
     assert again.exit_code == 0 and "changed=false" in again.stdout, again.output
 
 
+@pytest.mark.slow
 def test_a_fold_refuses_a_catalogue_in_place_older_than_its_newest_release(fixture_repo, cli, tmp_path):
     repo = releases(fixture_repo)
     out = tmp_path / "output"

@@ -49,6 +49,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("old, new, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_each_class_of_change(fixture_repo, cli, old, new, expected):
     fixture_repo.commit({"pkg/__init__.py": "", **old}, tag="v1")
@@ -59,6 +60,7 @@ def test_each_class_of_change(fixture_repo, cli, old, new, expected):
     assert report["old"]["ref"] == "v1" and report["new"]["ref"] == "v2"
 
 
+@pytest.mark.slow
 def test_reworded_links_the_old_id(fixture_repo, cli):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE}, tag="v1")
     fixture_repo.commit({"pkg/a.py": BASE.replace("must be positive", "must be strictly positive")}, tag="v2")
@@ -69,6 +71,7 @@ def test_reworded_links_the_old_id(fixture_repo, cli):
     assert 0.6 <= change["similarity"] < 1
 
 
+@pytest.mark.slow
 def test_a_move_names_both_lines(fixture_repo, cli):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE}, tag="v1")
     fixture_repo.commit({"pkg/a.py": "# moved\n" * 4 + BASE}, tag="v2")
@@ -87,6 +90,7 @@ def two_versions(fixture_repo):
     return fixture_repo
 
 
+@pytest.mark.slow
 def test_markdown_is_a_changelog(two_versions, cli):
     result = cli("diff", "v1", "v2", "--repo", two_versions.path, *ARGS, "--format", "markdown")
     assert result.exit_code == 0
@@ -104,6 +108,7 @@ def test_markdown_is_a_changelog(two_versions, cli):
     assert "was `x must be positive, got {x}`" in reworded
 
 
+@pytest.mark.slow
 def test_github_annotations_are_escaped(two_versions, cli):
     result = cli("diff", "v1", "v2", "--repo", two_versions.path, *ARGS, "--format", "github")
     assert result.exit_code == 0
@@ -116,6 +121,7 @@ def test_github_annotations_are_escaped(two_versions, cli):
     assert command_property("x:1,y") == "x%3A1%2Cy"
 
 
+@pytest.mark.slow
 def test_fail_on_sets_the_exit_code(two_versions, cli):
     base = ["diff", "v1", "v2", "--repo", two_versions.path, *ARGS]
     assert cli(*base, "--fail-on", "moved,sites-added").exit_code == 0
@@ -125,6 +131,7 @@ def test_fail_on_sets_the_exit_code(two_versions, cli):
     assert bad.exit_code == 2 and bad.stderr.startswith("errcat: --fail-on 'gone'")
 
 
+@pytest.mark.slow
 def test_output_directories_diff_like_refs(two_versions, cli, tmp_path):
     for tag in ("v1", "v2"):
         assert cli("crawl", "--repo", two_versions.path, "--ref", tag, *ARGS, "--out", tmp_path / tag).exit_code == 0
@@ -208,6 +215,7 @@ def check_release_report(report: dict) -> None:
     assert all(f"/blob/{NEW_SHORT}/vllm/check.py#L" in c["location"]["permalink"] for c in report["changes"])
 
 
+@pytest.mark.slow
 def test_release_datasets_diff_with_their_abbreviated_upstream_commits(releases, cli, tmp_path):
     """The report's sides once took only 40-digit upstream commits, so any diff of releases
     (even of a dataset with itself) ended in pydantic's traceback."""
@@ -227,6 +235,7 @@ def test_release_datasets_diff_with_their_abbreviated_upstream_commits(releases,
     assert json.loads(from_dirs.stdout) == json.loads(from_refs.stdout)
 
 
+@pytest.mark.slow
 def test_a_dataset_without_its_records_is_one_line(releases, cli, tmp_path):
     assert cli("crawl", "--repo", releases.path, "--ref", "v0.32.0", "--name", "acme/widgets", "--out", tmp_path).exit_code == 0
     dataset = tmp_path / "acme" / "widgets"
@@ -236,6 +245,7 @@ def test_a_dataset_without_its_records_is_one_line(releases, cli, tmp_path):
     assert result.stderr.endswith(f"\nerrcat: {dataset}/errors.jsonl.gz: cannot read: No such file or directory\n")
 
 
+@pytest.mark.slow
 def test_two_releases_from_the_package_index_diff_without_git(cli, cache_dir, no_git):
     for version, short, code in (("0.32.0", OLD_SHORT, CHECK_CODE), ("0.33.0", NEW_SHORT, MOVED)):
         write_wheel(cache_dir / "pypi" / f"vllm-{version}" / f"vllm-{version}-py3-none-any.whl", release_tree(short, code))
@@ -274,6 +284,7 @@ class NoVersionLifetime(Lifetime):
     version: None = None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command, model, expected", [
     ("diff", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
     ("sync", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
@@ -297,6 +308,7 @@ def test_data_a_model_refuses_is_one_line_in_every_versions_command(releases, cl
     assert result.stderr.rstrip().endswith(expected) and "validation error" not in result.output
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["read-only", "file-size-limit", "file-for-a-directory"])
 def test_a_report_the_system_refuses_is_one_line_and_keeps_the_last_one(tmp_path, how):
     old, new = cd.write_many(tmp_path / "v1", 30, "v1"), cd.write_many(tmp_path / "v2", 30, "v2")
@@ -368,6 +380,7 @@ def test_link_pairs_exactly_what_comparing_every_removed_with_every_added_record
     assert got == pairs and {kind.value for kind, *_ in link(removed, added)} == {"exception-changed", "reworded"}
 
 
+@pytest.mark.slow
 def test_a_rewording_past_the_title_is_shown(fixture_repo, cli):
     """The titles are a message's first 60 characters: a change further on gave a summary of two
     equal titles ('... pairs are…' -> '... pairs are…'), telling a maintainer nothing."""
@@ -383,6 +396,7 @@ def test_a_rewording_past_the_title_is_shown(fixture_repo, cli):
     assert f"now `{head}(3072, 256), (6144, 128) and (5120, 256)`" in text
 
 
+@pytest.mark.slow
 def test_an_unknown_ref_or_a_missing_directory_is_refused_before_anything_is_crawled(fixture_repo, cli, tmp_path):
     """'errcat diff v0.32.0 v9.9.9' crawled v0.32.0 (40 s on vLLM) before saying v9.9.9 was
     unknown; a mistyped dataset path was taken for a ref ("refusing ref", or a git refspec error
@@ -427,6 +441,7 @@ class Serving:
 '''
 
 
+@pytest.mark.slow
 def test_a_log_level_or_an_http_answer_that_changed_is_said_in_its_own_words(fixture_repo, cli, tmp_path):
     """A log's level is no exception, nor a response's error type; and a response answered with
     another status (same id) is a change: the diff said 'exception changed (WARNING -> ERROR)',
@@ -452,6 +467,7 @@ def test_a_log_level_or_an_http_answer_that_changed_is_said_in_its_own_words(fix
     assert f"· `HTTP 410 NotFoundError` — `pkg/serving.py:10`, answered `HTTP 404 NotFoundError` before (`{answered['id']}`)" in text
 
 
+@pytest.mark.slow
 def test_a_dataset_whose_manifest_names_a_ref_of_several_lines_is_named_on_one(two_versions, cli, tmp_path):
     """A dataset's ref is its manifest's word: ``v9\\n::error::forged`` split the summary line a CI
     log shows (and the sync's ``changed=`` line) in two; now the label is one line, its controls shown."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from helpers import CHECK_CODE, jsonl_bytes
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
@@ -36,6 +37,7 @@ def lineage(record: dict) -> dict:
     }
 
 
+@pytest.mark.slow
 def test_the_gap_between_the_releases_and_the_catalogue_is_a_step_of_the_history(fixture_repo, cli, tmp_path):
     """v1.9 and v2.0 are backfilled behind a catalogue first synced at v2.5 and synced again at
     head. Between v2.0 and v2.5, check() went from pkg/a.py to pkg/checks.py and load's message
@@ -102,6 +104,7 @@ def skipped(dataset: Path) -> list[str]:
     return [s["path"] for s in json.loads((dataset / "manifest.json").read_text())["skipped"]]
 
 
+@pytest.mark.slow
 def test_a_release_that_skipped_a_file_for_size_leaves_its_entries_unread_not_removed(fixture_repo, cli, tmp_path):
     """v1.1's dataset left pkg/gen.py out (max_output_bytes): its entries are unread at v1.1, not
     removed there. Before, the fold retired them at v1.1 (one v1.2 removed for real read
@@ -145,6 +148,7 @@ def test_a_release_that_skipped_a_file_for_size_leaves_its_entries_unread_not_re
     assert "| `v1.1` | 1 | 0 | 0 | 0 |" in table and "| `v1.2` | 0 | 0 | 1 | 0 |" in table
 
 
+@pytest.mark.slow
 def test_the_newest_state_that_skipped_a_file_keeps_its_entries_unread(fixture_repo, cli, tmp_path):
     """A sync, and a fold behind a catalogue, whose crawl did not read pkg/gen.py (too many sites):
     its entries stay live, last seen where they were read, and the page says so; the next sync
@@ -225,6 +229,7 @@ def test_the_newest_state_that_skipped_a_file_keeps_its_entries_unread(fixture_r
     assert [r["message"]["text"] for r in now.values() if r["history"]["retired"]] == ["x is far too large"]
 
 
+@pytest.mark.slow
 def test_a_successor_across_the_gap_comes_after_the_releases(fixture_repo, cli, tmp_path):
     """A catalogue whose own history reaches back before the range (a history of v1.0 and v3.0)
     holds v1.0's wording, retired by v3.0: v2.0's wording, which only v2.0 had, was not succeeded

@@ -20,6 +20,7 @@ def _no_release(manifest):
     manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "ref": "main"}))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("tamper", "says"), [
     (_not_json, "manifest.json: not a valid manifest"),  # load_manifest's error
     (_no_release, "made from 'main', no release"),  # fold_datasets' own
@@ -37,6 +38,7 @@ def test_a_folds_error_line_shows_a_dataset_path_escaped(fixture_repo, cli, tmp_
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.slow
 def test_validate_shows_a_record_files_name_escaped(fixture_repo, cli, tmp_path):
     repo = releases(fixture_repo)
     assert cli("crawl", "--repo", repo.path, *ARGS, "--ref", "v1.9", "--out", tmp_path / "o").exit_code == 0

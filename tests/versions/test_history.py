@@ -38,6 +38,7 @@ def tree(directory: Path) -> dict[str, bytes]:
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_history_over_tags(upstream, cli, tmp_path):
     out = tmp_path / "out"
     result = cli("history", "--repo", upstream.path, *ARGS, "--out", out, "v1.0", "v1.1", "v2.0")
@@ -73,6 +74,7 @@ def test_history_over_tags(upstream, cli, tmp_path):
     assert (manifest["counts"]["entries"], manifest["counts"]["retired"]) == (2, 2)
 
 
+@pytest.mark.slow
 def test_range_and_list_give_the_same_bytes(upstream, cli, tmp_path):
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "a", "v1.0", "v1.1", "v2.0").exit_code == 0
     result = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "b", "--range", "v1.0..v2.0", "--no-cache")
@@ -80,6 +82,7 @@ def test_range_and_list_give_the_same_bytes(upstream, cli, tmp_path):
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
 
 
+@pytest.mark.slow
 def test_a_retired_error_that_comes_back_keeps_its_id_and_first_seen(upstream, cli, tmp_path):
     upstream.commit({"pkg/a.py": V1}, tag="v3.0")
     out = tmp_path / "out"
@@ -111,6 +114,7 @@ def test_version_of(ref, version):
     assert version_of(ref) == version
 
 
+@pytest.mark.slow
 def test_a_history_dataset_has_its_search_index_and_validates_and_matches(upstream, cli, tmp_path):
     """history (and sync, which writes through it) wrote no search.json: match and render fell
     back to rebuilding it from errors.jsonl on every use. Its entries, retired ones too, are there."""
@@ -126,6 +130,7 @@ def test_a_history_dataset_has_its_search_index_and_validates_and_matches(upstre
     assert by_template(dataset)["no such widget file: {p}"]["id"] in result.stdout
 
 
+@pytest.mark.slow
 def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstream, cli, tmp_path, monkeypatch):
     """Each release was crawled into a scratch dataset (~8,000 files for vLLM), read back and
     deleted: most of a history run's time. Now a release is folded from memory and the one
@@ -154,6 +159,7 @@ def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstre
     assert [last for _, last, _ in folds] == [False, False, True] and [bool(kept) for _, _, kept in folds] == [False, False, True]
 
 
+@pytest.mark.slow
 def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstream, cli, tmp_path, cache_dir):
     first = cli("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "a", "v1.0", "v1.1", "v2.0")
     assert first.exit_code == 0, first.output
@@ -182,6 +188,7 @@ def test_a_history_run_again_folds_the_releases_it_has_seen_from_the_cache(upstr
     assert not stale.exists() and len(list((cache_dir / "releases").glob("*/*.jsonl.gz"))) == 1
 
 
+@pytest.mark.slow
 def test_history_with_its_search_rows_kept_writes_what_one_without_the_cache_writes(upstream, cli, cache_dir, tmp_path):
     """History keeps its search rows in the cache (``search.RowMemo``, apart from a crawl's):
     a second run takes them, and both write the bytes a run without the cache writes."""
@@ -200,6 +207,7 @@ TEST = "import pytest\nfrom pkg.a import check\n\ndef test_big():\n    with pyte
 LOGS = 'import logging\nlogger = logging.getLogger(__name__)\n\ndef g(n):\n    assert n, "n must be set"\n    logger.warning("n is odd: %s", n)\n'
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("setting", "changes"), [
     ('kinds = ["raise"]', True),
     ('kinds = ["raise", "assert", "log", "native"]\nnative = ["csrc/**"]', True),
@@ -249,6 +257,7 @@ def _fold_records(sites: list[dict]) -> list[dict]:
     return [Record.model_validate(r).model_dump(mode="json") for r in build_records(IDENTITY, sites, {})]
 
 
+@pytest.mark.slow
 def test_only_entries_that_can_pair_become_models_when_a_release_is_added(monkeypatch):
     """A release's gone and come entries are linked (reworded, another exception) only when their
     keys share the kind and the exception or the rest: the others, most of a release's, are never
@@ -314,6 +323,7 @@ def test_entries_that_carry_the_same_history_forward_share_one_made_once_per_rel
         assert history["moved"] == [] and history["replaces"] == [] and not history["retired"]
 
 
+@pytest.mark.slow
 def test_the_history_changelog_says_what_each_version_brought(upstream, cli, tmp_path):
     """A backfill's pull request body is this summary: it said only "3 version(s) ...: 2 entries, 2
     retired", so its reviewer could not tell which release reworded, retired or added what."""

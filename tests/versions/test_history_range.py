@@ -3,7 +3,10 @@ error the newer release added retired in the older one."""
 
 from __future__ import annotations
 
+import pytest
 
+
+@pytest.mark.slow
 def test_a_reversed_range_is_refused_and_writes_nothing(cli, fixture_repo, tmp_path):
     fixture_repo.commit({"pkg/a.py": "def f():\n    raise ValueError('old error')\n"}, tag="v1.0.0")
     fixture_repo.commit({"pkg/b.py": "def g():\n    raise ValueError('new error')\n"}, tag="v1.1.0")
@@ -20,6 +23,7 @@ def test_a_reversed_range_is_refused_and_writes_nothing(cli, fixture_repo, tmp_p
     assert "versions 2 (v1.0.0, v1.1.0)" in result.stdout and "retired 0" in result.stdout
 
 
+@pytest.mark.slow
 def test_a_range_of_one_release_is_that_release(cli, fixture_repo, tmp_path):
     fixture_repo.commit({"pkg/a.py": "def f():\n    raise ValueError('old error')\n"}, tag="v1.0.0")
     result = cli("history", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py",
@@ -28,6 +32,7 @@ def test_a_range_of_one_release_is_that_release(cli, fixture_repo, tmp_path):
     assert "versions 1 (v1.0.0)" in result.stdout
 
 
+@pytest.mark.slow
 def test_refs_given_newest_first_are_refused(cli, fixture_repo, tmp_path):
     old = fixture_repo.commit({"pkg/a.py": "def f():\n    raise ValueError('old error')\n"}, tag="v1.0.0")
     new = fixture_repo.commit({"pkg/b.py": "def g():\n    raise ValueError('new error')\n"}, tag="v1.1.0")

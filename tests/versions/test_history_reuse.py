@@ -57,6 +57,7 @@ def counted(monkeypatch):
     return counts
 
 
+@pytest.mark.slow
 def test_a_history_run_again_redoes_none_of_the_work_and_writes_the_same_bytes(upstream, cli, tmp_path, counted):  # noqa: F811
     run(cli, upstream, tmp_path / "first")
     assert counted["record checks"] > 0 and counted["members"] > 0 and counted["from lines"] == 0
@@ -72,6 +73,7 @@ def test_a_history_run_again_redoes_none_of_the_work_and_writes_the_same_bytes(u
     assert tree(tmp_path / "first") == tree(tmp_path / "again") == tree(tmp_path / "none")
 
 
+@pytest.mark.slow
 def test_a_dataset_in_place_that_differs_is_written_again(upstream, cli, tmp_path, counted):  # noqa: F811
     run(cli, upstream, tmp_path / "out")
     expected = tree(tmp_path / "out")
@@ -83,6 +85,7 @@ def test_a_dataset_in_place_that_differs_is_written_again(upstream, cli, tmp_pat
     assert counted["writes"] == 1 and tree(tmp_path / "out") == expected
 
 
+@pytest.mark.slow
 def test_damaged_reuse_files_cost_only_the_work(upstream, cli, tmp_path, cache_dir, counted):  # noqa: F811
     """A cached release whose fold rows are not rows, a validated-digests file or a members copy
     that is damaged: each is a miss, and the bytes are those of a run without the cache."""
@@ -102,6 +105,7 @@ def test_damaged_reuse_files_cost_only_the_work(upstream, cli, tmp_path, cache_d
     assert tree(tmp_path / "first") == tree(tmp_path / "again")
 
 
+@pytest.mark.slow
 def test_cached_lines_that_are_not_the_ones_saved_are_a_miss(upstream, cli, tmp_path, cache_dir):  # noqa: F811
     """The lines of a release before the last are folded unparsed: a cached release whose gzip is
     intact but whose lines are not the ones saved (edited by hand, recompressed) is a miss like a
@@ -118,6 +122,7 @@ def test_cached_lines_that_are_not_the_ones_saved_are_a_miss(upstream, cli, tmp_
     assert tree(tmp_path / "first") == tree(tmp_path / "third")
 
 
+@pytest.mark.slow
 def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
     """The records are acyclic and freed by reference counting: a collection only walks them
     (half of a one-release vLLM history's time). Off while history folds and renders, on after."""
@@ -141,6 +146,7 @@ def test_the_fold_runs_without_the_cycle_collector_and_gives_it_back(upstream, c
     assert seen == [False] * 4 and gc.isenabled()
 
 
+@pytest.mark.slow
 def test_record_files_kept_in_the_cache_are_completed_not_serialized_again(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
     """A release kept in the cache holds each record as its file with no history: the final
     render puts the history in (``history._with_history``) and serializes no record again, and
@@ -173,6 +179,7 @@ def test_a_record_file_is_completed_only_where_the_cache_left_its_history_out():
     assert history_module._with_history(dumps_record({**record, "history": history}), None) is None
 
 
+@pytest.mark.slow
 def test_a_history_written_again_links_the_record_files_in_place_that_it_would_write(upstream, cli, tmp_path):  # noqa: F811
     """A history written over one in place (a release added at the end) links the record files
     whose bytes did not change instead of writing them again; the files are those of a run into
@@ -190,6 +197,7 @@ def test_a_history_written_again_links_the_record_files_in_place_that_it_would_w
     assert all(after[name][0] != before.get(name, (None,))[0] for name in after.keys() - same)
 
 
+@pytest.mark.slow
 def test_a_record_file_edited_in_place_during_the_run_is_not_taken_over(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
     """The dataset in place is read when a history starts and its unchanged record files are
     linked when it ends (all its releases later): a file edited in place meanwhile (the same
@@ -213,6 +221,7 @@ def test_a_record_file_edited_in_place_during_the_run_is_not_taken_over(upstream
     assert tree(tmp_path / "out") == tree(tmp_path / "fresh")
 
 
+@pytest.mark.slow
 def test_cached_fold_rows_that_are_not_the_ones_saved_are_a_miss(upstream, cli, tmp_path, cache_dir):  # noqa: F811
     """The fold takes a cached release's rows (id, error key, sites' paths) as they are, like its
     lines: rows edited by hand (still rows; here, other paths, which the fold reads as moves) make
@@ -228,6 +237,7 @@ def test_cached_fold_rows_that_are_not_the_ones_saved_are_a_miss(upstream, cli, 
     assert "its records from the cache" not in result.stderr
 
 
+@pytest.mark.slow
 def test_a_history_with_no_cache_links_no_file_in_place(upstream, cli, tmp_path):  # noqa: F811
     """``--no-cache`` writes fresh files and links none (README, Output), as a crawl's does: the
     way out when anything kept is in doubt. The bytes are the same."""
@@ -246,6 +256,7 @@ def test_a_history_with_no_cache_links_no_file_in_place(upstream, cli, tmp_path)
     assert not [p.name for p in errors.iterdir() if p.stat().st_ino == before.get(p.name)]
 
 
+@pytest.mark.slow
 def test_a_gzip_bomb_in_the_cache_is_a_miss_in_bounded_memory(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
     """A kept release is read only up to what a release can be (``release_cache.MAX_BYTES``
     decompressed, here made 1 MiB): a file planted in the cache that decompresses to far more
@@ -275,6 +286,7 @@ def test_a_gzip_bomb_in_the_cache_is_a_miss_in_bounded_memory(upstream, cli, tmp
     assert tree(tmp_path / "first") == tree(tmp_path / "again")
 
 
+@pytest.mark.slow
 def test_a_release_larger_than_one_can_be_is_not_kept(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
     """``save`` keeps no release that ``load`` would refuse as too large."""
     real = getattr(release_cache, "MAX_BYTES", None)
@@ -287,6 +299,7 @@ def test_a_release_larger_than_one_can_be_is_not_kept(upstream, cli, tmp_path, c
     assert tree(tmp_path / "out") == tree(tmp_path / "kept")
 
 
+@pytest.mark.slow
 def test_a_history_over_other_releases_validates_each_history_not_each_record(upstream, cli, tmp_path, counted):  # noqa: F811
     """A history over other releases writes record files never written before (their histories
     differ), but each is a bare record file validated before with a history put in: only the
@@ -331,6 +344,7 @@ def test_a_record_is_vouched_for_only_by_a_bare_file_validated_and_a_valid_histo
         history_reuse._history_validator.cache_clear()
 
 
+@pytest.mark.slow
 def test_the_kept_members_are_cut_out_where_their_layout_says_only_from_that_very_file(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
     """The copy of the last errors.jsonl.gz is not decompressed to find its members when the
     layout kept beside it names its SHA-256; a copy that is not that file (edited, here one
@@ -352,6 +366,7 @@ def test_the_kept_members_are_cut_out_where_their_layout_says_only_from_that_ver
     assert tree(tmp_path / "first") == tree(tmp_path / "third")
 
 
+@pytest.mark.slow
 def test_a_history_of_fewer_releases_takes_its_search_rows_and_leaves_the_memo(upstream, cli, tmp_path, cache_dir, monkeypatch):  # noqa: F811
     """The search rows of a history over fewer releases are all in the memo a longer one left
     (retired entries' rows too): none is made, the memo is not rewritten to drop rows the longer
@@ -374,6 +389,7 @@ def test_a_history_of_fewer_releases_takes_its_search_rows_and_leaves_the_memo(u
     assert memo.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_new_history_is_written_as_rendered_with_its_lines_packed_alongside(upstream, cli, tmp_path, monkeypatch):  # noqa: F811
     """With no dataset in place, the files go to the writer as they are rendered (not a mapping
     of them all) and errors.jsonl.gz's lines are made beside the render, not by the writer; the
@@ -393,6 +409,7 @@ def test_a_new_history_is_written_as_rendered_with_its_lines_packed_alongside(up
     assert tree(tmp_path / "new") == tree(tmp_path / "over")
 
 
+@pytest.mark.slow
 def test_a_first_render_of_a_history_from_cached_releases_is_the_bytes_of_a_run_without_the_cache(upstream, cli, tmp_path, cache_dir, counted):  # noqa: F811
     """What the bench times: every release from the cache, but no copy of the last history's
     errors.jsonl.gz to take members from (removed, as a history over other releases would leave

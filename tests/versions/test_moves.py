@@ -28,6 +28,7 @@ def renamed(fixture_repo):
     return fixture_repo
 
 
+@pytest.mark.slow
 def test_a_renamed_file_is_a_move_kept_over_releases_and_a_line_shift_is_none(renamed, cli, tmp_path):
     commits = {t.name: t.commit.hexsha for t in renamed.repo.tags}
     shifted = tmp_path / "shifted"
@@ -67,6 +68,7 @@ def test_a_renamed_file_is_a_move_kept_over_releases_and_a_line_shift_is_none(re
     assert f"- **First seen:** `v1.0` \\(`{commits['v1.0'][:12]}`\\)" in md and "- **Last seen:** still present" in md
 
 
+@pytest.mark.slow
 def test_a_site_added_or_dropped_beside_another_is_no_move(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE, "pkg/b.py": CHECK_CODE}, tag="v1.0")
     fixture_repo.commit({"pkg/c.py": CHECK_CODE}, tag="v2.0")  # raised in one more file
@@ -78,6 +80,7 @@ def test_a_site_added_or_dropped_beside_another_is_no_move(fixture_repo, cli, tm
     assert record["history"]["moved"] == []
 
 
+@pytest.mark.slow
 def test_a_moved_path_is_inert_on_the_page(fixture_repo, cli, tmp_path):
     hostile = "pkg/x<img src=x onerror=alert(1)>.py"
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE}, tag="v1.0")

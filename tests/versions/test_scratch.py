@@ -38,6 +38,7 @@ def tagged(fixture_repo):
     return fixture_repo
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["history", "diff"])
 def test_a_killed_run_leaves_no_scratch_once_the_next_has_run(tagged, tmp_path, command):
     cache, tmp = tmp_path / "cache", tmp_path / "tmp"
@@ -118,6 +119,7 @@ def test_a_live_runs_scratch_is_never_taken(tmp_path):
     assert not first.exists()
 
 
+@pytest.mark.slow
 def test_a_crawl_removes_what_killed_runs_left_and_keeps_a_live_one(fixture_repo, cli, cache_dir, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE}, tag="v1")
     dead = cache_dir / ROOT / "run-killed"
@@ -128,6 +130,7 @@ def test_a_crawl_removes_what_killed_runs_left_and_keeps_a_live_one(fixture_repo
         assert not dead.exists() and live.is_dir()
 
 
+@pytest.mark.slow
 def test_crawls_into_scratch_leave_no_record_memo_behind(tagged, cli, cache_dir, tmp_path):
     """The record memo is of the directory a dataset was written to; a crawl into a run's scratch
     (diff, sync) writes where no later run writes again, so its memo (1.3 MB for vLLM) would

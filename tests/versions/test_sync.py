@@ -22,6 +22,7 @@ def sync(cli, upstream, out, *extra):
     return cli("sync", "--repo", upstream.path, *ARGS, "--out", out, *extra)
 
 
+@pytest.mark.slow
 def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
     out, changelog = tmp_path / "out", tmp_path / "changelog.md"
     github_output = tmp_path / "github_output"
@@ -62,6 +63,7 @@ def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
     assert records["x is far too large"]["history"]["replaced_by"] == records["x is much too large"]["id"]
 
 
+@pytest.mark.slow
 def test_latest_tag_follows_releases(upstream, cli, tmp_path):
     upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('v1 key')\n"}, tag="v1.9.0")
     upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('v10 key')\n"}, tag="v1.10.0")
@@ -81,6 +83,7 @@ def test_sync_refuses_ref_with_latest_tag(upstream, cli, tmp_path):
     assert result.exit_code == 2 and result.stderr.startswith("errcat: ")
 
 
+@pytest.mark.slow
 def test_sync_drops_cached_results_an_older_errcat_made(upstream, cli, cache_dir, tmp_path):
     """The workflow keeps the cache across errcat upgrades: what another version made is dead weight."""
     import sqlite3
@@ -105,6 +108,7 @@ def files_of(directory):
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_repository(fixture_repo, cli, tmp_path):
     """Releases record their upstream commit abbreviated ('5df63a720'): sync once failed on the
     diff and wrote no changelog. The local repository is only read."""
@@ -125,6 +129,7 @@ def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_reposito
     assert files_of(fixture_repo.path) == before
 
 
+@pytest.mark.slow
 def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cli, tmp_path, monkeypatch):
     """The daily sync after a maintainer merged a curated explanation: the upstream commit is the
     one in place, but the catalogue must carry the new text (and its pull request show it)."""
@@ -147,6 +152,7 @@ def test_sync_publishes_a_curated_change_when_upstream_did_not_move(upstream, cl
     assert sync(cli, upstream, out, "--exit-code").stdout.startswith("changed=false")  # and then it is up to date
 
 
+@pytest.mark.slow
 def test_a_commit_that_changes_no_error_opens_no_pull_request(upstream, cli, tmp_path, monkeypatch):
     """An upstream commit that only adds a comment changes no entry: the sync says changed=false
     and writes nothing (a daily pull request that only moves the manifest's commit is noise),
@@ -171,6 +177,7 @@ def test_a_commit_that_changes_no_error_opens_no_pull_request(upstream, cli, tmp
     assert json.loads(files_of(out / "acme" / "widgets")["manifest.json"])["commit"] == third
 
 
+@pytest.mark.slow
 def test_catch_up_writes_a_commit_that_changes_no_error_and_says_so_in_the_changelog(upstream, cli, tmp_path):
     """With --catch-up (a maintainer's weekly schedule, say) the commit is written anyway: the
     manifest, index and search index name it, and the changelog says that is all that changed

@@ -11,6 +11,7 @@ import json
 import re
 
 import orjson
+import pytest
 from helpers import CHECK_CODE, jsonl_bytes, write_jsonl
 
 from crawler.base.jsonio import dumps_record, record_field
@@ -25,6 +26,7 @@ def sync(cli, repo, out, *extra):
     return cli("sync", "--repo", repo.path, *ARGS, "--out", out, *extra)
 
 
+@pytest.mark.slow
 def test_a_sync_writes_no_scratch_dataset_and_reads_nothing_back(fixture_repo, cli, tmp_path, monkeypatch):
     """The crawl's records are handed over in memory: no dataset is published by the crawl (the
     scratch directory main's sync crawled into) and none is opened with the models afterwards;
@@ -63,6 +65,7 @@ def test_a_sync_writes_no_scratch_dataset_and_reads_nothing_back(fixture_repo, c
     assert cli("validate", out).exit_code == 0
 
 
+@pytest.mark.slow
 def test_a_damaged_record_in_place_is_one_line_and_the_catalogue_stays(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE})
     out = tmp_path / "out"
@@ -83,6 +86,7 @@ def test_a_damaged_record_in_place_is_one_line_and_the_catalogue_stays(fixture_r
     assert {p.relative_to(dataset): p.read_bytes() for p in dataset.rglob("*") if p.is_file()} == before
 
 
+@pytest.mark.slow
 def test_a_history_the_model_completes_is_read_as_the_model_reads_it(fixture_repo, cli, tmp_path):
     """A history of no fields is valid (every field has a default): read as plain data it must
     still be the model's, not a KeyError further on."""
@@ -105,6 +109,7 @@ def generated(count: int, words: int) -> str:
     return "".join(f"def f{i}(x):\n    raise ValueError(f'case {i}: {filler} {{x}}')\n\n\n" for i in range(count))
 
 
+@pytest.mark.slow
 def test_a_sync_over_the_output_limit_leaves_out_source_files_as_a_crawl_does(fixture_repo, cli, tmp_path):
     """The crawl in memory holds no file to max_output_bytes: when the sync's dataset would be
     over it, the commit is crawled again as ``errcat crawl`` writes one, and the generated file
@@ -161,6 +166,7 @@ def test_key_inputs_do_not_depend_on_key_order():
     assert history._key_inputs({"sites": [site]}) == history._key_inputs({"sites": [reordered]})
 
 
+@pytest.mark.slow
 def test_a_catalogue_another_errcat_made_is_diffed_against_its_commit_crawled_again(fixture_repo, cli, tmp_path):
     """The stored records came from another errcat: the previous commit is crawled again by this
     one (handed back, not read back), so the changelog shows upstream's change alone."""
