@@ -184,18 +184,20 @@ _CONFIG_CLASS = re.compile(r"(?:Config|Settings|Options|Args|Arguments)$")
 
 
 def _validated(record: dict[str, Any]) -> str | None:
-    """The class whose own field validator raises the error (``CacheConfig`` for a
-    ``@field_validator`` method, a ``__post_init__`` or a ``validate*`` method of it), else None."""
+    """The settings class (named ``...Config``, ``...Settings``, ``...Options``, ``...Args``) whose
+    own validator raises the error (``CacheConfig`` for a ``@field_validator`` method, a
+    ``__post_init__`` or a ``validate*`` method of it), else None."""
     site = record["sites"][0]
     qualname = site.get("qualname") or ""
     owner, _, function = qualname.rpartition(".")
     if not owner or "." in owner or "<" in qualname:
         return None
+    if not _CONFIG_CLASS.search(owner):
+        return None  # a dataclass the code builds (``ParamMeta``), a manifest it reads, a metrics model
     decorators = (site.get("facts") or {}).get("decorators") or []
-    if any(re.match(r"(?:\w+\.)*(?:(?:field|model|root)_)?validator\b", d) for d in decorators):
-        return owner  # a pydantic validator: the model validates what it was given
-    if (function in _VALIDATOR_NAMES or function.lstrip("_").startswith("validate")) and _CONFIG_CLASS.search(owner):
-        return owner  # a settings class checking itself (not a dataclass the code builds, ``ParamMeta``)
+    if function in _VALIDATOR_NAMES or function.lstrip("_").startswith("validate") \
+            or any(re.match(r"(?:\w+\.)*(?:(?:field|model|root)_)?validator\b", d) for d in decorators):
+        return owner  # a settings class checking what it was given
     return None
 
 
