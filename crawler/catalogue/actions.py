@@ -175,19 +175,43 @@ def _display(knob: dict[str, Any]) -> str:
     return f"`{short_code(flags[0] if flags else knob['name'])}`"
 
 
-def _settings(knobs: list[dict[str, Any]], *kinds: str) -> list[dict[str, Any]]:
-    return [k for k in knobs if k["kind"] in kinds and _settable(k)]
+def _settings(knobs: list[dict[str, Any]], validated: str | None, *kinds: str) -> list[dict[str, Any]]:
+    return [k for k in knobs if k["kind"] in kinds and _settable(k, validated)]
 
 
-def _settable(knob: dict[str, Any]) -> bool:
-    """A config field is a user's setting only when an option sets it: a field of an object the code builds (``ParamMeta.shape``,
-    ``MultiModalFieldConfig.dim``, ``ModelArchitectureConfig.total_num_hidden_layers`` read from the
-    checkpoint) is read like one but no user sets it."""
+_VALIDATOR_NAMES = frozenset({"__post_init__", "model_post_init"})
+_CONFIG_CLASS = re.compile(r"(?:Config|Settings|Options|Args|Arguments)$")
+
+
+def _validated(record: dict[str, Any]) -> str | None:
+    """The settings class (named ``...Config``, ``...Settings``, ``...Options``, ``...Args``) whose
+    own validator raises the error (``CacheConfig`` for a ``@field_validator`` method, a
+    ``__post_init__`` or a ``validate*`` method of it), else None."""
+    site = record["sites"][0]
+    qualname = site.get("qualname") or ""
+    owner, _, function = qualname.rpartition(".")
+    if not owner or "." in owner or "<" in qualname:
+        return None
+    if not _CONFIG_CLASS.search(owner):
+        return None  # a dataclass the code builds (``ParamMeta``), a manifest it reads, a metrics model
+    decorators = (site.get("facts") or {}).get("decorators") or []
+    if function in _VALIDATOR_NAMES or function.lstrip("_").startswith("validate") \
+            or any(re.match(r"(?:\w+\.)*(?:(?:field|model|root)_)?validator\b", d) for d in decorators):
+        return owner  # a settings class checking what it was given
+    return None
+
+
+def _settable(knob: dict[str, Any], validated: str | None = None) -> bool:
+    """A config field is a user's setting when an option sets it, or when its own class's validator
+    is what raises (the user builds that config: a project with no command line sets its fields in
+    code): a field of an object the code builds (``ParamMeta.shape``, ``MultiModalFieldConfig.dim``,
+    ``ModelArchitectureConfig.total_num_hidden_layers`` read from the checkpoint) is read like one
+    but no user sets it."""
     if knob["kind"] == "env_var":  # (a dict key read as one: ``video_embeds`` is no environment variable)
         return bool(_ENV_NAME.fullmatch(knob["name"]))
     if knob["kind"] != "config_field":
         return True
-    return bool(knob.get("flags"))
+    return bool(knob.get("flags")) or (validated is not None and (knob.get("owner") or "").rpartition(".")[2] == validated)
 
 
 def _names(knobs: list[dict[str, Any]]) -> str:
@@ -215,8 +239,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     exception = record["exception"]["name"]
     handler = facts.get("handler") or ""
     guards = " ".join(facts.get("guards") or [])
-    requests = _settings(knobs, "request_param")
-    settings = _settings(knobs, "cli_flag", "config_field", "env_var")
+    requests = _settings(knobs, _validated(record), "request_param")
+    settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     kind = record["kind"]
     if _REPORT.search(text):
         return "internal", "the message itself says to report it"
@@ -375,10 +399,10 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
     steps: list[str] = []
     if found:
         steps.append(f"Do what the message says: {found}")
-    if fix and actor != "internal" and (not knobs or any(_settable(k) for k in knobs)):
+    if fix and actor != "internal" and (not knobs or any(_settable(k, _validated(record)) for k in knobs)):
         steps.append(f"Change what the check tests: {fix}")
-    settings = _settings(knobs, "cli_flag", "config_field", "env_var")
-    requests = _settings(knobs, "request_param")
+    settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
+    requests = _settings(knobs, _validated(record), "request_param")
     if actor == "setting":
         if settings and not fix:
             steps.append(f"Check the value you give {_names(settings)}: the condition under \"When it is raised\" is what it fails.")
@@ -432,7 +456,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
 def _what(record: dict[str, Any], actor: str, basis: str) -> str:
     knobs = record["meaning"].get("knobs") or []
     if actor == "setting":
-        settings = _settings(knobs, "cli_flag", "config_field", "env_var")
+        settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
         if settings:
             return _names(settings)
         flag = _FLAG.search("" if record["message"].get("opaque") else record["message"]["text"])
@@ -457,7 +481,7 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
             return "the combination of options, features and model you chose"
         return "what the message names" if basis.startswith("the message says") else "an option or config value"
     if actor == "request":
-        requests = _settings(knobs, "request_param")
+        requests = _settings(knobs, _validated(record), "request_param")
         if not requests and "input you gave" in basis:
             return "the prompt or media you gave"
         if not requests and "kind this model does not take" in basis:
