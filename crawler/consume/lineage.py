@@ -25,24 +25,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from packaging.version import Version
+
+from crawler.base.releases import has_numbers, release_key
+
 #: How many successors ``chain`` follows: a longer chain than any history makes is a loop or a
 #: forged dataset, and the chain stops there.
 MAX_CHAIN = 64
 
-_NUMBERS = re.compile(r"\d+")
 #: A release as a user writes it: 0.6.3, v0.6.3, 0.6.3.post1, 0.7.0rc1, 0.6.3+cu118.
 VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d+)?(?:\+[A-Za-z0-9.]{1,40})?")
 
 Read = Callable[[str], "Mapping[str, Any] | None"]
 
 
-def version_key(version: str | None) -> tuple[int, ...] | None:
-    """A release's numbers, for ordering (``v0.6.3`` and ``0.6.3`` alike; a local tag such as
-    ``+cu118`` is no part of the release); None when it has none."""
+def version_key(version: str | None) -> Version | None:
+    """A release's place among the releases (``crawler.base.releases``: ``v0.6.3`` and ``0.6.3``
+    alike; a local tag such as ``+cu118`` is no part of the release); None when it has no numbers."""
     if not isinstance(version, str):
         return None
-    numbers = tuple(int(n[:9]) for n in _NUMBERS.findall(version.partition("+")[0]))
-    return numbers or None
+    release = version.partition("+")[0]
+    return release_key(release) if has_numbers(release) else None
 
 
 def _version(lifetime: Any) -> str | None:

@@ -14,7 +14,6 @@ at render time (no script, no style attribute: the page's CSP stays as strict as
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from typing import Any
 
@@ -76,7 +75,9 @@ def actor(r: dict[str, Any]) -> str:
 
 
 def _version_key(v: str) -> tuple:
-    return tuple((0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", v) if p)
+    from crawler.base.releases import release_key
+
+    return release_key(v), v
 
 
 def releases(records: list[dict[str, Any]]) -> tuple[list[str], Counter[str], Counter[str]]:

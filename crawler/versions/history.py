@@ -81,12 +81,9 @@ def revision(manifest: Manifest) -> str:
 def release_order(version: str) -> tuple[Any, str]:
     """A sort key putting releases in PEP 440 order (0.6.6 < 0.6.6.post1 < 0.7.0rc1 < 0.7.0; a
     tag's leading v read as PEP 440 does); a version PEP 440 cannot read goes by its numbers."""
-    from packaging.version import InvalidVersion, Version
+    from crawler.base.releases import release_key
 
-    try:
-        return Version(version), version
-    except InvalidVersion:
-        return Version(".".join(re.findall(r"\d+", version)[:8]) or "0"), version
+    return release_key(version), version
 
 
 def label(when: Lifetime) -> str:
@@ -482,13 +479,11 @@ def _gap_move(before: tuple[str, ...], paths: tuple[str, ...], theirs: History, 
 def _older(a: Lifetime | None, b: Lifetime | None) -> bool:
     """Whether ``a`` (a release the fold covered) comes before ``b`` (what a catalogue says): by
     version when both name one; a catalogue's commit of no version is a sync's, after the releases."""
-    from crawler.versions.tags import version_key
-
     if a is None:
         return False
     if b is None or b.version is None:
         return True
-    return a.version is not None and version_key(a.version) < version_key(b.version)
+    return a.version is not None and release_order(a.version) < release_order(b.version)
 
 
 def _behind(ours: History | None, theirs: History, gap: Move | None = None) -> History:

@@ -6,7 +6,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from packaging.version import Version
+
 from crawler.base.errors import SourceError, UsageError
+from crawler.base.releases import release_key
 from crawler.model.records import COMMIT_RE
 from crawler.versions.sides import DEFAULT_TAG_PATTERN, SourceOptions
 
@@ -17,8 +20,9 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- refs and tags
 
 
-def version_key(tag: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in re.findall(r"\d+", tag))
+def version_key(tag: str) -> Version:
+    """A tag's place among the releases (``crawler.base.releases``: v0.7.0rc1 before v0.7.0)."""
+    return release_key(tag)
 
 
 def _git_for(source: SourceOptions) -> tuple[Git, str | None, Upstream]:

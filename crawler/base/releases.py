@@ -1,0 +1,27 @@
+"""Release versions in one order everywhere: PEP 440's, as pip and the package index order them
+(0.6.6 < 0.6.6.post1 < 0.7.0rc1 < 0.7.0; a tag's leading ``v`` read as PEP 440 reads it). The
+fold, the tags a history takes, a match's ``--version`` and the site's chart all sort by it."""
+
+from __future__ import annotations
+
+import re
+
+from packaging.version import InvalidVersion, Version
+
+_NUMBERS = re.compile(r"\d+")
+
+
+def release_key(version: str) -> Version:
+    """``version`` as PEP 440 reads it; a version it cannot read (``release-1.2``) goes by its
+    numbers (at most eight, each cut to nine digits: a hostile tag is no huge integer)."""
+    numbers = _NUMBERS.findall(version)
+    if all(len(n) <= 9 for n in numbers):
+        try:
+            return Version(version)
+        except InvalidVersion:
+            pass
+    return Version(".".join(n[:9] for n in numbers[:8]) or "0")
+
+
+def has_numbers(version: str) -> bool:
+    return _NUMBERS.search(version) is not None
