@@ -272,7 +272,7 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                     out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,
                                                "line": stmt.lineno})
         # (only the helpers its text calls: walking every statement for calls cost more than the rest)
-        text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if params else ""
+        text = _text_of(fn, lines) if params else ""
         called = {name: helper for name, helper in helpers.items() if name + "(" in text} if text else {}
         getter = "." in qual and len(fn.args.args) == 1 and not fn.args.kwonlyargs
         knob_flow.function_flow(qual, statements, roots, params if called else [], called,
