@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from crawler.extract.templates import Field, parts_from_template
+from crawler.model.kinds import KINDS
 from crawler.model.shapes import RecordData
 
 #: Each record's callers by id (``callers.callers_by_id``), what the call paths are made of.
@@ -52,7 +53,7 @@ _TERMS = 3
 _CALLER = ("raised by a caller", 12.0)
 _CALLEE = ("raised by a function it calls", 6.0)
 #: What a related entry that is not raised does, in a call path's label ("logged by a caller").
-_DONE = {"log": "logged", "response": "answered"}
+_DONE = {name: spec.done for name, spec in KINDS.items() if spec.done is not None}
 _PLACE = (("same function", 8.0), ("same class", 4.0), ("same module", 2.0), ("same package", 1.0))
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 #: Words too plain to relate two errors even when rare in one repository.

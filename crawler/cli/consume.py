@@ -21,6 +21,7 @@ from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, cache_dir_option
 from crawler.cli.pager import COLOR_CHOICES
+from crawler.model.kinds import LOG
 
 
 def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False, report=REPORTER):
@@ -156,7 +157,7 @@ def _print_weak(weak: list, title: str) -> None:
             score = f"{w.similarity:.0%} alike" if hasattr(w, "similarity") else f"covers {w.support:.0%}"
             # what ranks it beside its likeness: the exception (or log level) the paste names
             if agreement(w.entry, w.reading) > 0:
-                score += ", same level" if w.entry.kind == "log" else ", same exception"
+                score += ", same level" if w.entry.kind == LOG else ", same exception"
             echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
 
 

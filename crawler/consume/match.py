@@ -46,6 +46,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
+from crawler.model.kinds import KINDS, LOG, NATIVE, exception_word
+
 if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand in for entries
     from crawler.model.search import SearchEntry, SearchIndex
 
@@ -424,7 +426,7 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
 
 #: Among answers alike in every other way, a raised error before an error response before a
 #: log line: a bare message pasted is most often an exception's (logs carry a level prefix).
-_KIND_RANK = {"log": 0, "response": 1}
+_KIND_RANK = {name: spec.match_rank for name, spec in KINDS.items()}
 
 
 @dataclass
@@ -453,7 +455,7 @@ class Match:
     @property
     def key(self) -> tuple:
         return (self.strong, self.how == "full", self.live_in, round(self.coverage, 6), self.exception_match, self.site_match,
-                _server_rank(self.entry, self.reading), _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
+                _server_rank(self.entry, self.reading), _KIND_RANK[self.entry.kind], -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -563,7 +565,7 @@ class _Prepared:
 def _rust(entry: MatchEntry) -> bool:
     """A check in a Rust frontend: its errors reach a user as a JSON body or its own log, never
     in a Python traceback."""
-    return entry.kind == "native" and any(s.path.endswith(".rs") for s in entry.sites)
+    return entry.kind == NATIVE and any(s.path.endswith(".rs") for s in entry.sites)
 
 
 def _python(reading: Reading) -> bool:
@@ -621,8 +623,8 @@ def agreement(entry: MatchEntry, reading: Reading | None) -> float:
     if reading is None:
         return 0.0
     if reading.source == "log":
-        return 1.0 if entry.kind == "log" and entry.exception == reading.exception else 0.0
-    if entry.kind == "log":
+        return 1.0 if entry.kind == LOG and entry.exception == reading.exception else 0.0
+    if entry.kind == LOG:
         return -1.0
     if _rust(entry) and _python(reading):
         return -1.0
@@ -999,7 +1001,7 @@ class Matcher:
         msg = reading.message
         pool = [p for p in self._sharing_words(msg, CASELESS_POOL) if p.wordy] if fold else self._candidates(reading)
         for p in pool:
-            if reading.exception and p.entry.kind == "log" and reading.source != "log":
+            if reading.exception and p.entry.kind == LOG and reading.source != "log":
                 continue  # the text names an exception: it was raised, not logged
             if not p.frags:
                 # an opaque entry matches anything: only offered where the traceback points at it,
@@ -1075,7 +1077,7 @@ class Matcher:
         # up to a word's end (see ``_stops_where_it_goes_on``)
         stopped = msg[:-1] if msg.endswith(".") and not msg.endswith("..") and not reading.truncated else None
         for p in self._sharing_words(msg, 200):
-            if reading.exception and p.entry.kind == "log" and reading.source != "log":
+            if reading.exception and p.entry.kind == LOG and reading.source != "log":
                 continue
             frags, segs = p.folded() if fold else (p.frags, p.segs)
             found = _prefix_cover(segs, fold_case(msg) if fold else msg)
@@ -1208,7 +1210,7 @@ def lineage_of(record: Mapping[str, Any], read: Callable[[str], dict[str, Any] |
     succeeded = []
     before: Mapping[str, Any] = record
     for nxt in after:
-        was, now = before["exception"]["name"], nxt["exception"]["name"]
+        was, now = exception_word(before), exception_word(nxt)
         succeeded.append({"id": nxt["id"], "exception": now, "template": nxt["message"]["text"],
                           "how": "reworded" if was == now else "raised as another exception",
                           "retired": bool((nxt.get("history") or {}).get("retired")),
@@ -1282,7 +1284,7 @@ def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | No
     strong = _prefer_release([m for m in ranked if m.strong], matchers, version, limit)
     weak = [m for m in ranked if not m.strong]
     umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)
-                 or (m.entry.kind == "log" and m.reading.message in before_traceback)]
+                 or (m.entry.kind == LOG and m.reading.message in before_traceback)]
     causes = [m for m in strong if m not in umbrellas]
     if umbrellas and (causes or hits):
         for m in causes:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from crawler.model.kinds import ASSERT, LOG, RAISE
 from crawler.model.records import shown_source
 
 REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
@@ -89,7 +90,7 @@ def swallowed(record: dict[str, Any]) -> str | None:
     alone: said only when all of that is in it (a handler whose end the snippet does not show is
     not said to swallow). The snippet is the crawled repository's text: parsed, never run."""
     site = record["sites"][0]
-    if record.get("kind") not in ("raise", "assert") or (site.get("facts") or {}).get("reraise"):
+    if record.get("kind") not in (RAISE, ASSERT) or (site.get("facts") or {}).get("reraise"):
         return None
     snippet = site.get("snippet") or {}
     code, start = snippet.get("code") or "", snippet.get("start_line")
@@ -380,7 +381,7 @@ def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
     if literal:
         out.append(("Search the tracker", f"{base}/issues?q={quote(chr(34) + literal + chr(34), safe='')}"))
     action = (r.get("meaning") or {}).get("action") or {}
-    if action.get("actor") == "internal" and r["kind"] != "log":
+    if action.get("actor") == "internal" and r["kind"] != LOG:
         loc, prov = r["location"], r.get("provenance") or {}
         commit = shown_source(prov)[0] if prov.get("commit") else ""
         title = f"{r['exception']['name']}: {' '.join((r['message'].get('text') or '').split())}"[:200]

@@ -192,7 +192,7 @@ def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
     page.line(("title", title))
     page.line(("rule", "=" * min(len(title), 80)))
     page.blank()
-    exc = data["exception"]
+    exc = data["exception"] or {}
     ancestor = exc.get("builtin_ancestor")
     ancestry = f" ({article(ancestor)} {ancestor})" if ancestor and ancestor != exc["name"] else ""
     if shows_exception(data):

@@ -72,6 +72,7 @@ from crawler.consume.site_markdown import (
 from crawler.consume.site_markdown import (
     md_indent as _indent,
 )
+from crawler.model.kinds import RESPONSE, exception_word
 from crawler.model.records import ID_RE, shown_source
 from crawler.model.search import SearchIndex
 
@@ -1173,7 +1174,7 @@ def _what_to_do_html(r: dict[str, Any]) -> str:
 
 
 def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
-    exc = r["exception"]
+    exc = r["exception"] or {}  # (none for a log or a response)
     loc = r["location"]
     ex = r.get("explanation") or {}
     prov = r["provenance"]
@@ -1243,7 +1244,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     commit, dated = shown_source(prov)
     parts.append(_section("provenance", "Last changed",
                           f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> ({SINCE}){esc(dated)}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
-    what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
+    what = exception_word(r) if r["kind"] != RESPONSE else "error response"  # not its error type alone
     return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
 

@@ -153,7 +153,7 @@ def candidates_for(entry: CuratedFile, ds: Dataset, taken: set[str], limit: int 
         ratio = difflib.SequenceMatcher(None, rv.template, r.message.text, autojunk=False).ratio()
         # similarity dominates; place and exception break near-ties (a reworded message stays put)
         score = 1.5 * ratio + (1.0 if same_fn and same_file else 0.6 if same_fn else 0.0) + (0.3 if same_file else 0.0)
-        score += 0.2 if r.exception.name == rv.exception else 0.0
+        score += 0.2 if r.exception_word == rv.exception else 0.0
         score -= 0.5 if r.id in taken else 0.0  # already explained by another file
         where = "same function" if same_fn and same_file else "same function name" if same_fn else "same file" if same_file else "shared terms"
         scored.append(Candidate(r.id, r.title, round(score, 4), f"{where}, template {ratio:.0%} similar"))

@@ -13,8 +13,9 @@ Choices (the contract leaves them to us):
 - **re-raises** (bare ``raise``; ``raise e`` where ``e`` is an enclosing handler's name; a raise
   of a value the function caught, was handed or read, whose class the code does not show) are
   not new messages: they are not sites, only counted in ``reraises``.
-- **bare asserts** (no message) are not sites, only counted in ``bare_asserts``. Asserts with a
-  message are sites of kind ``assert`` whose last guard is the failing condition ``not (test)``.
+- **bare asserts** (no message) are sites of kind ``assert`` with no message and their condition
+  (``condition``, white space collapsed), which the entry is keyed by; they are counted in
+  ``bare_asserts`` too. Every assert's last guard is the failing condition ``not (test)``.
 - **message argument**: keyword ``message=`` / ``msg=`` / ``detail=`` when given, else the first
   positional argument.
 - **constructor vs helper**: a call whose callee's last name starts with an upper-case letter
@@ -87,7 +88,7 @@ from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, File
 if TYPE_CHECKING:  # the extraction workers need no pydantic
     from crawler.model.records import LogLevel
 
-EXTRACTOR_VERSION = "5"
+EXTRACTOR_VERSION = "6"  # 6: bare asserts are sites
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -979,6 +980,10 @@ class _Extractor:
     def _assert(self, node) -> None:
         if node.msg is None:
             self.bare_asserts += 1
+            if "assert" in self.kinds:  # Python prints no message: the condition is what tells it apart
+                test = self.seg(node.test)
+                site = self._site(node, "assert", "AssertionError", none_template(), None, [*self.guards, f"not ({test})"])
+                site["condition"] = " ".join(test.split())
             return
         if "assert" not in self.kinds:
             return

@@ -60,6 +60,7 @@ class ResponseInfoData(TypedDict):
     status_code: int | None
     error_type: str | None
     builder: str
+    builder_qualname: str
 
 
 class NativeInfoData(TypedDict):
@@ -78,8 +79,6 @@ class _SiteCore(TypedDict):
     module: str
     qualname: str
     kind: SiteKind
-    exception: str
-    exception_qualname: str
     template: TemplateData
     snippet: SnippetData
     #: (the catalogue still fills in ``records.Facts``' defaults, for a site made by hand)
@@ -89,6 +88,9 @@ class _SiteCore(TypedDict):
 class SiteData(_SiteCore):
     """A record's site (``records.Site``)."""
 
+    exception: str | None
+    exception_qualname: str | None
+    condition: str | None
     permalink: str | None
     log: LogInfoData | None
     response: ResponseInfoData | None
@@ -141,7 +143,8 @@ class RecordData(TypedDict):
     title: str
     repo: RepoData
     kind: SiteKind
-    exception: ExceptionData
+    keyed_by: str
+    exception: ExceptionData | None
     log: LogInfoData | None
     response: ResponseInfoData | None
     native: NativeInfoData | None
@@ -165,6 +168,12 @@ class ExtractedSite(_SiteCore):
     """A site as extraction makes it: a record's site less its permalink (the catalogue names the
     revision), with what only the later stages read."""
 
+    #: what the site raises, as written and resolved; a log's level and a response's error type
+    #: too (a record's site names them in log and response instead: ``catalogue.entries``)
+    exception: str
+    exception_qualname: str
+    #: an assert with no message: its condition, normalized (``records.Site.condition``)
+    condition: NotRequired[str]
     log: NotRequired[LogInfoData | None]
     response: NotRequired[ResponseInfoData | None]
     native: NotRequired[NativeInfoData | None]
