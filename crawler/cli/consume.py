@@ -287,7 +287,13 @@ def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -
 
     path, record = find_record(data, entry_id)
     if as_json:
-        echo(path.read_text(encoding="utf-8"), nl=False, kind="json")
+        from crawler.base.jsonio import dumps_record
+        from crawler.publish.migrate import is_previous
+
+        text = path.read_text(encoding="utf-8")
+        if is_previous({"schema_version": json.loads(text).get("schema_version")}):  # as read: the record of this schema
+            text = dumps_record(record.model_dump(mode="json")).decode()
+        echo(text, nl=False, kind="json")
         return
     use_color = color_wanted(color, sys.stdout)
     show_page(layout(record.model_dump(mode="json"), _replacements(path, record)), STYLES if use_color else None, paging=not no_pager)

@@ -32,6 +32,7 @@ from crawler.base.sink import visible
 from crawler.model.records import (
     ID_PATTERN,
     ID_PREFIX_PATTERN,
+    PREVIOUS_SCHEMA_VERSION,
     Index,
     Manifest,
     Provenance,
@@ -41,7 +42,7 @@ from crawler.model.records import (
 )
 from crawler.model.search import SearchIndex
 from crawler.model.shapes import RecordData
-from crawler.publish import jsonl
+from crawler.publish import jsonl, migrate
 from crawler.publish.dataset_dirs import datasets_under
 from crawler.publish.record_memo import Identity, identity
 from crawler.publish.validate import check
@@ -122,18 +123,31 @@ def _parse(model: type[M], data: bytes, where: str, what: str) -> M:
 
 
 def load_manifest(dataset: Path) -> Manifest:
+    """The manifest; one of the previous schema is read as this one (``migrate``), as is every
+    document of its dataset."""
     path = dataset / MANIFEST
-    return _parse(Manifest, _read(path), named(path), "manifest")
+    return _parse(Manifest, migrate.document_bytes(_read(path)), named(path), "manifest")
+
+
+def schema_of(dataset: Path) -> str | None:
+    """The schema version the dataset's manifest says it is of, as written (None when it cannot
+    be read): a reader that keeps files as they are keeps none of another schema."""
+    try:
+        document = orjson.loads(_read(dataset / MANIFEST))
+    except (DataError, orjson.JSONDecodeError):
+        return None
+    version = document.get("schema_version") if isinstance(document, dict) else None
+    return version if isinstance(version, str) else None
 
 
 def load_index(dataset: Path) -> Index:
     path = dataset / INDEX
-    return _parse(Index, _read(path), named(path), "index")
+    return _parse(Index, migrate.document_bytes(_read(path)), named(path), "index")
 
 
 def load_record(path: Path) -> Record:
     """One ``errors/<id>.json``; its id must be its file name."""
-    record = _parse(Record, _read(path), named(path), "record")
+    record = _parse(Record, migrate.record_bytes(_read(path)), named(path), "record")
     if record.id != path.stem:
         raise DataError(f"{named(path)}: the record's id is {record.id}, not the file's name")
     return record
@@ -149,7 +163,7 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
     manifest = manifest or load_manifest(dataset)
     tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
-        record = _parse(Record, line, where, "record")
+        record = _parse(Record, migrate.record_bytes(line), where, "record")
         if record.repo != manifest.repo:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
         p = record.provenance
@@ -175,12 +189,15 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
             data = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             raise DataError(f"{where}: not a valid record: {_shown(str(exc), 200)}") from None
+        migrated = migrate.is_previous(data)
+        if migrated:
+            data = migrate.record(data)
         problems = check("record", data, where, engine="fast")
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             first = problems[0]
             raise DataError(f"{where}: not a valid record: {_shown(first.pointer)}: {_shown(first.message, 200)}{more}")
-        if valid is not None:
+        if valid is not None and not migrated:
             valid.add(jsonl.line_digest(line))
         if data["repo"] != expected:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
@@ -265,7 +282,7 @@ def load_search_index(dataset: Path, read: tuple[Manifest, list[Record]] | None 
     writes none), or from ``read``, its manifest and records when the caller has them."""
     path = dataset / SEARCH
     if path.exists() or path.is_symlink():
-        return _parse(SearchIndex, _read(path), named(path), "search index")
+        return _parse(SearchIndex, migrate.document_bytes(_read(path)), named(path), "search index")
     from crawler.catalogue.search import build_search_index
 
     manifest, records = read or (load_manifest(dataset), None)
@@ -480,6 +497,8 @@ def previous_records(dataset: Path, repo: RepoRef,
         names = os.listdir(dataset / ERRORS)
     except (DataError, OSError):
         return {}
+    if schema_of(dataset) == PREVIOUS_SCHEMA_VERSION:
+        return _migrated_records(dataset, names)
     found: dict[str, PreviousRecord] = {}
     for name in names:
         stem, dot, ext = name.partition(".")
@@ -504,6 +523,32 @@ def previous_records(dataset: Path, repo: RepoRef,
             found[stem] = PreviousRecord(None, identity(read[1]), known[1], path, known[2], len(read[0]))
         else:
             found[stem] = PreviousRecord(read[0], identity(read[1]))
+    return found
+
+
+#: The file identity of a record migrated from the previous schema: no file has it, so none is linked.
+_NO_FILE: Identity = (-1, -1, -1, -1, -1)
+
+
+def _migrated_records(dataset: Path, names: list[str]) -> dict[str, PreviousRecord]:
+    """:func:`previous_records` of a dataset of the previous schema: each file's record as this
+    schema has it, in the bytes errcat writes it in (``dumps_record``), so that a record whose
+    content is unchanged keeps its pin (its provenance); written anew, never linked (``_NO_FILE``)."""
+    from crawler.base.jsonio import dumps_record
+
+    found: dict[str, PreviousRecord] = {}
+    for name in names:
+        stem, dot, ext = name.partition(".")
+        if ext != "json" or not dot or not _ID.fullmatch(stem):
+            continue
+        read = _read_record(f"{dataset}/{ERRORS}/{name}")
+        if read is None:
+            continue
+        try:
+            document = orjson.loads(read[0])
+            found[stem] = PreviousRecord(dumps_record(migrate.record(document)) if migrate.is_previous(document) else read[0], _NO_FILE)
+        except (orjson.JSONDecodeError, TypeError):
+            continue
     return found
 
 

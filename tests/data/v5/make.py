@@ -22,8 +22,8 @@ with tempfile.TemporaryDirectory() as tmp:
     repo = FixtureRepo(Path(tmp) / "upstream")
     repo.commit(TREE, tag="v1")
     (Path(tmp) / "errcat.toml").write_text(TOML)
-    run = CliRunner().invoke(main, ["crawl", "--repo", str(repo.path), "--ref", "v1", "--upstream", "acme", "--config",
-                                    str(Path(tmp) / "errcat.toml"), "--out", str(Path(tmp) / "out"), "--cache-dir", str(Path(tmp) / "cache")],
+    run = CliRunner().invoke(main, ["sync", "--repo", str(repo.path), "--ref", "v1", "--upstream", "acme", "--config",
+                                    str(Path(tmp) / "errcat.toml"), "--out", str(Path(tmp) / "out"), "--catch-up", "--cache-dir", str(Path(tmp) / "cache")],
                              catch_exceptions=False)
     assert run.exit_code == 0, run.output
     print(run.output)

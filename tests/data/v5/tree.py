@@ -3,7 +3,7 @@ test_migrate.py): every kind of entry, so a reader of schema 6 migrates each fie
 
 ``make.py`` wrote ``acme/server/`` with errcat as it was at schema 5 (commit cc8d7b5), from
 this tree committed by ``tests/conftest.FixtureRepo`` (fixed author and date: the same commit
-every time) and crawled with ``TOML``."""
+every time) and synced (``errcat sync``: every record has a history) with ``TOML``."""
 
 TREE = {
     "pkg/__init__.py": "",
@@ -47,6 +47,13 @@ TREE = {
                 return create_error_response(f"the model {request.name} does not exist", status_code=404,
                                              err_type="NotFoundError")
             return None
+        ''',
+    "pkg/far/__init__.py": "",
+    "pkg/far/away.py": '''
+        def quantize(bits):
+            if bits not in (4, 8):
+                raise RuntimeError(f"quantization with {bits} bits is unsupported")
+            return bits
         ''',
     "pkg/errors.py": '''
         def create_error_response(message, err_type="BadRequestError", status_code=400):
