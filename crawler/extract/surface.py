@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
+from crawler.model.kinds import LOG, RESPONSE
 from crawler.model.shapes import ResponseInfoData
 
 if TYPE_CHECKING:  # the extraction workers need no pydantic
@@ -82,9 +83,9 @@ class Settings:
     def words(self) -> tuple[str, ...]:
         """The words without which a function body holds no log or response site."""
         out: list[str] = []
-        if "log" in self.kinds:
+        if LOG in self.kinds:
             out += LOG_METHODS
-        if "response" in self.kinds:
+        if RESPONSE in self.kinds:
             out += self.by_call
         return tuple(out)
 
