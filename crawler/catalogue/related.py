@@ -194,7 +194,20 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
 
 def compute(records: Sequence[RecordData], callers: Callers | None = None, limit: int = LIMIT, every_path: bool = False) -> dict[str, list[dict[str, str]]]:
     """id -> related list (``models.Related`` as dicts), for every record. ``every_path``: walk
-    every record on a call path (``call_paths``), for the tests that hold the answer the same."""
+    every record on a call path (``call_paths``), for the tests that hold the answer the same.
+
+    An assert with no message (keyed by its condition) has related entries, but is related to no
+    other entry: vLLM has thousands, internal checks a user rarely meets, which would crowd out
+    the errors a page links to, and shift every other entry's terms and neighbours."""
+    told = [r for r in records if r.get("keyed_by") != "condition"]
+    if len(told) == len(records):
+        return _compute(records, callers, limit, every_path)
+    out = _compute(records, callers, limit, every_path)
+    out.update(_compute(told, callers, limit, every_path))
+    return out
+
+
+def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int, every_path: bool) -> dict[str, list[dict[str, str]]]:
     n = len(records)
     if n < 2:
         return {r["id"]: [] for r in records}

@@ -119,7 +119,8 @@ def _row(record: RecordData, frags: list[str], starts: bool, ends: bool, anchors
         "alternatives": alternative_rows(message.get("alternatives") or [], message),
         "explanation_status": record.get("explanation_status", "absent"),
         "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
-    } | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {})
+    } | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {}) \
+      | ({"condition": condition} if (condition := record["sites"][0].get("condition")) is not None else {})
 
 
 def entry_for(record: RecordData | Record) -> SearchEntry:

@@ -126,6 +126,9 @@ class Frame:
     path: str
     line: int
     function: str
+    #: the frame's code line as the traceback prints it (stripped): an assert with no message is
+    #: told from another in its function by it (``site_match``); not part of what a reading is
+    code: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -180,9 +183,11 @@ def _last_traceback(text: str) -> tuple[str | None, str, Frame | None]:
     for last in _FRAME.finditer(block):
         pass
     if last is not None:
-        frame = Frame(last.group(1), int(last.group(2)), last.group(3))
         block = block[last.end():]
     lines = block.split("\n")
+    if last is not None:
+        code = lines[1].strip() if len(lines) > 1 and lines[1][:1] in (" ", "\t") else ""
+        frame = Frame(last.group(1), int(last.group(2)), last.group(3), code)
     # skip the frame's code line and carets: indented lines (or blank ones) after the last frame
     i = 1 if last is not None else 0
     while i < len(lines) and (not lines[i].strip() or lines[i][:1] in (" ", "\t")):
@@ -651,6 +656,9 @@ def site_match(frame: Frame | None, entry: MatchEntry) -> int:
     lines of it (a release a few lines apart), 1 in its function (the line moved further), else 0."""
     if frame is None:
         return 0
+    said = _condition_said(frame, entry)
+    if said is False:
+        return 0  # the frame's line asserts another condition: another entry's
     fpath = frame.path.replace("\\", "/")
     site = 0
     for s in entry.sites:
@@ -661,7 +669,26 @@ def site_match(frame: Frame | None, entry: MatchEntry) -> int:
                 site = 2
             elif _leaf(s.qualname) == _leaf(frame.function):
                 site = max(site, 1)
+    if said and (site or _in_named_function(frame, entry)):
+        return 3 if site else 2  # its very check: in its file (lines moved), or in a function of its name (the file moved)
     return site
+
+
+def _condition_said(frame: Frame, entry: MatchEntry) -> bool | None:
+    """For an assert with no message (``SearchEntry.condition``) and a frame whose code line is an
+    assert: whether that line asserts the entry's condition; None when either has none, or the
+    line is the first of a condition spread over lines that may begin the entry's (its opening
+    parentheses aside: the condition is read without them), which tells no two such apart."""
+    condition = getattr(entry, "condition", None)
+    code = " ".join(frame.code.split())
+    if condition is None or not code.startswith("assert "):
+        return None
+    if code == f"assert {condition}":
+        return True
+    if not code.endswith(("(", "[", "{", "\\", ",")):
+        return False
+    begun = code[len("assert "):].rstrip("\\ ").lstrip("( ")
+    return None if condition.lstrip("( ").startswith(begun) else False
 
 
 def _in_named_function(frame: Frame, entry: MatchEntry) -> bool:

@@ -77,7 +77,7 @@ class Candidate:
     message: str
     line: int  # index in the cleaned lines; later lines are nearer the end of the paste
     continued: str = ""  # the message with the lines that follow it
-    frame: tuple[str, int, str] | None = None  # (path, line, function) of the frame printed just before it
+    frame: tuple[str, int, str, str] | None = None  # (path, line, function, code line) of the frame printed just before it
     source: str = "line"  # "line", or "raise": the string literals of a raise statement a cut traceback ends in
 
 
@@ -296,11 +296,13 @@ def candidates(text: str) -> list[Candidate]:
     ``raise`` it was cut at (its string literals), with its frame."""
     lines = text.split("\n")
     found: list[Candidate] = []
-    frame: tuple[int, tuple[str, int, str]] | None = None  # the last frame since the last exception line
+    frame: tuple[int, tuple[str, int, str, str]] | None = None  # the last frame since the last exception line
     for i, line in enumerate(lines):
         f = _FRAME_PARTS.match(line)
         if f:
-            frame = (i, (f.group(1), int(f.group(2)), f.group(3)))
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            code = after.strip() if after[:1] in (" ", "\t") and not _FRAME_PARTS.match(after) else ""
+            frame = (i, (f.group(1), int(f.group(2)), f.group(3), code))
             continue
         parsed = exception_line(line)
         if parsed is None:
