@@ -219,7 +219,9 @@ def _print_text(result) -> None:
             flags.append(m.role)
         if m.live_in:
             flags.append(f"{'raised' if m.live_in > 0 else 'not raised'} by {_one_line(result.version or '', 40)}")
-        echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
+        condition = getattr(e, "condition", None)  # an assert with no message: what it checks
+        said = f" (no message): assert {_one_line(condition, 80)}" if condition is not None and not e.text else f": {_one_line(e.text, 90)}"
+        echo(f"{i}. {e.id}  {e.exception}{said}")
         echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
         for exprs, value in field_groups(m):
             if value is not None:

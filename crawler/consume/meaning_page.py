@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from crawler.model.kinds import ASSERT, LOG, RAISE
+from crawler.model.kinds import ASSERT, LOG, RAISE, exception_word
 from crawler.model.records import shown_source
 
 REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
@@ -195,6 +195,15 @@ def _catches(handler_type: ast.expr | None, exc: dict[str, Any]) -> bool | None:
                 continue
         answer = None
     return answer
+
+
+def shown_message(record: dict[str, Any]) -> str:
+    """The message a page shows for a record: its template (:func:`message_text`), or for an
+    assert with no message the check that failed, as its traceback's line shows it."""
+    condition = (record.get("sites") or [{}])[0].get("condition")
+    if record.get("keyed_by") == "condition" and condition is not None:
+        return f"assert {condition}"
+    return message_text(record["message"])
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -384,7 +393,7 @@ def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
     if action.get("actor") == "internal" and r["kind"] != LOG:
         loc, prov = r["location"], r.get("provenance") or {}
         commit = shown_source(prov)[0] if prov.get("commit") else ""
-        title = f"{r['exception']['name']}: {' '.join((r['message'].get('text') or '').split())}"[:200]
+        title = f"{exception_word(r)}: {' '.join(shown_message(r).split())}"[:200]
         body = "\n".join([
             f"I hit this error (errcat entry `{r['id']}`):", "", "```", title, "```", "",
             f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at {'commit ' if prov.get('commit_date') else ''}`{commit}`.", "",

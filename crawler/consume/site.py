@@ -51,7 +51,7 @@ from crawler.consume.meaning_page import (
     fact_lines,
     meaning_html,
     meaning_markdown,
-    message_text,
+    shown_message,
     split_code,
     swallowed,
     tracker_links,
@@ -1195,8 +1195,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         + _reported_html(ex)
         + "</dl>"
     )
-    msg = r["message"]
-    parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_section("message", "Message", f'<pre class="message">{esc(shown_message(r)) or "<span class=muted>(no message)</span>"}</pre>'))
     parts.append(_what_to_do_html(r))
     parts.append(_history_html(r, titles, others))
     # a retired entry's page shows the explanation written for its successor, said as such
@@ -1266,7 +1265,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", o
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
-           "", "## Message", "", md_code(message_text(r["message"])), ""]
+           "", "## Message", "", md_code(shown_message(r)), ""]
     todo = action_rows(r.get("meaning"))
     if todo:
         out += [f"## {DO_TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in todo),
