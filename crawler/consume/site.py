@@ -1325,7 +1325,7 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
     lines = [f"# {md_text(repo)}: {len(records)} errors", "", "| Error | Exception | Where |", "| --- | --- | --- |"]
     for r in records:
         title = md_text(r["title"]).replace("|", "\\|")
-        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(r['exception']['name'])} | "
+        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(exception_word(r))} | "
                      f"{md_inline(r['location']['path'] + ':' + str(r['location']['line']))} |")
     return "\n".join(lines) + "\n"
 
