@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
-from crawler.model.kinds import KINDS, LOG, NATIVE, exception_word
+from crawler.model.kinds import KINDS, LOG, NATIVE, RAISE, exception_word
 
 if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand in for entries
     from crawler.model.search import SearchEntry, SearchIndex
@@ -675,14 +675,19 @@ def site_match(frame: Frame | None, entry: MatchEntry) -> int:
 
 
 def _condition_said(frame: Frame, entry: MatchEntry) -> bool | None:
-    """For an assert with no message (``SearchEntry.condition``) and a frame whose code line is an
-    assert: whether that line asserts the entry's condition; None when either has none, or the
+    """For a frame that shows its code line: whether that line asserts the condition of an assert
+    with no message (``SearchEntry.condition``); False too for a raise at a line that asserts;
+    None when the frame shows no line, for any other entry, or the
     line is the first of a condition spread over lines that may begin the entry's (its opening
     parentheses aside: the condition is read without them), which tells no two such apart."""
     condition = getattr(entry, "condition", None)
     code = " ".join(frame.code.split())
-    if condition is None or not code.startswith("assert "):
+    if not code:
         return None
+    if condition is None:  # a raise is not raised at a line that asserts
+        return False if entry.kind == RAISE and code.startswith("assert ") else None
+    if not code.startswith("assert "):
+        return False  # the line is no assert (a ``raise AssertionError`` beside one)
     if code == f"assert {condition}":
         return True
     if not code.endswith(("(", "[", "{", "\\", ",")):

@@ -192,11 +192,13 @@ def test_a_bare_raise_is_found_at_its_frames_line_alone(vdataset, cli, paste):
     assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, BARE_LINE), "match")]
 
 
-def test_a_bare_assert_is_no_entry_today(vdataset):
-    """A message-less ``assert`` is not catalogued (the extraction keys no site without a message):
-    nothing is at its line, so its traceback can only find the bare raise near it."""
+def test_a_bare_assert_is_found_by_the_condition_its_frame_shows(vdataset, cli):
+    """A message-less ``assert`` is an entry keyed by its condition: its traceback finds it, and the
+    bare raise beside it in the function (also AssertionError, no message) is no match for it."""
     lines = {s["line"] for e in json.loads((vdataset / "search.json").read_text())["entries"] for s in e["sites"]}
-    assert ASSERT_LINE not in lines and BARE_LINE in lines
+    assert {ASSERT_LINE, BARE_LINE} <= lines
+    moved = "Traceback (most recent call last):\n" + _frame(ASSERT_LINE + 30, "check", "assert workers > 0") + "AssertionError\n"
+    assert _matched(cli, vdataset, moved) == [(_entry_at(vdataset, ASSERT_LINE), "match")]
 
 
 @pytest.mark.parametrize("paste", [
