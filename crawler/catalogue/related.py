@@ -202,12 +202,14 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
     told = [r for r in records if r.get("keyed_by") != "condition"]
     if len(told) == len(records):
         return _compute(records, callers, limit, every_path)
-    out = _compute(records, callers, limit, every_path)
+    out = _compute(records, callers, limit, every_path, [i for i, r in enumerate(records) if r.get("keyed_by") == "condition"])
     out.update(_compute(told, callers, limit, every_path))
     return out
 
 
-def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int, every_path: bool) -> dict[str, list[dict[str, str]]]:
+def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int, every_path: bool,
+             of: Sequence[int] | None = None) -> dict[str, list[dict[str, str]]]:
+    """:func:`compute` over ``records``, for those at the positions ``of`` (default: all)."""
     n = len(records)
     if n < 2:
         return {r["id"]: [] for r in records}
@@ -243,7 +245,7 @@ def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int,
     ids = [r["id"] for r in records]
     paths = call_paths(records, keys, callers or {}, limit, every_path)
     out: dict[str, list[dict[str, str]]] = {}
-    for i in range(n):
+    for i in range(n) if of is None else of:
         me = rank[i]
         near: list[list[int]] = []  # each place's members near i (ranks), in _PLACE's order
         for key in keys[i]:

@@ -36,31 +36,31 @@ def is_previous(document: Any) -> bool:
     return isinstance(document, dict) and document.get("schema_version") == PREVIOUS_SCHEMA_VERSION
 
 
-def document_bytes(data: bytes) -> bytes:
-    """A manifest, index or search index of the previous schema as one of this one (only the
-    version changed between them); any other bytes as they are."""
+def _previous(data: bytes) -> dict[str, Any] | None:
+    """The document ``data`` holds when it is one of the previous schema, else None."""
     if _PREVIOUS.search(data) is None:
-        return data
+        return None
     try:
         document = orjson.loads(data)
     except orjson.JSONDecodeError:
+        return None
+    return document if is_previous(document) else None
+
+
+def document_bytes(data: bytes) -> bytes:
+    """A manifest, index or search index of the previous schema as one of this one (only the
+    version changed between them); any other bytes as they are."""
+    document = _previous(data)
+    if document is None:
         return data
-    if not is_previous(document):
-        return data
-    document["schema_version"] = SCHEMA_VERSION
-    return orjson.dumps(document)
+    return orjson.dumps({**document, "schema_version": SCHEMA_VERSION})
 
 
 def record_bytes(data: bytes) -> bytes:
     """A record (a line of errors.jsonl.gz, an ``errors/<id>.json``) of the previous schema as one
     of this one; any other bytes as they are."""
-    if _PREVIOUS.search(data) is None:
-        return data
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return data
-    return orjson.dumps(record(document)) if is_previous(document) else data
+    document = _previous(data)
+    return data if document is None else orjson.dumps(record(document))
 
 
 def record(data: Any) -> Any:
