@@ -20,9 +20,9 @@ from tree import TOML, TREE  # noqa: E402
 
 with tempfile.TemporaryDirectory() as tmp:
     repo = FixtureRepo(Path(tmp) / "upstream")
-    repo.commit(TREE, tag="v1")
+    repo.commit(TREE, tag="v1.0")
     (Path(tmp) / "errcat.toml").write_text(TOML)
-    run = CliRunner().invoke(main, ["sync", "--repo", str(repo.path), "--ref", "v1", "--upstream", "acme", "--config",
+    run = CliRunner().invoke(main, ["sync", "--repo", str(repo.path), "--ref", "v1.0", "--upstream", "acme", "--config",
                                     str(Path(tmp) / "errcat.toml"), "--out", str(Path(tmp) / "out"), "--catch-up", "--cache-dir", str(Path(tmp) / "cache")],
                              catch_exceptions=False)
     assert run.exit_code == 0, run.output
