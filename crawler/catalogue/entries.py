@@ -28,6 +28,7 @@ from crawler.model.shapes import (
     ProvenanceData,
     RecordData,
     RepoData,
+    ResponseInfoData,
     SiteData,
     TemplateData,
 )
@@ -194,9 +195,10 @@ def _template(template: TemplateData) -> TemplateData:
 
 def _site(identity: Identity, s: ExtractedSite) -> SiteData:
     raises = KINDS[s["kind"]].raises
-    response = s.get("response")
-    if response is not None and s["kind"] == RESPONSE:  # the builder as resolved, where schema 5 had it as the exception
-        response = {**response, "builder_qualname": s["exception_qualname"]}
+    found = s.get("response")
+    response: ResponseInfoData | None = None
+    if found is not None and s["kind"] == RESPONSE:  # the builder as resolved, where schema 5 had it as the exception
+        response = {**found, "builder_qualname": s["exception_qualname"]}
     return {
         "path": s["path"],
         "line": s["line"],

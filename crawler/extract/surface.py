@@ -31,7 +31,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
 from crawler.model.kinds import LOG, RESPONSE
-from crawler.model.shapes import ResponseInfoData
+from crawler.model.shapes import ExtractedResponseData
 
 if TYPE_CHECKING:  # the extraction workers need no pydantic
     from crawler.model.records import LogLevel
@@ -159,7 +159,7 @@ def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.e
     return None
 
 
-def response_info(call: ast.Call, builder: dict[str, Any]) -> ResponseInfoData:
+def response_info(call: ast.Call, builder: dict[str, Any]) -> ExtractedResponseData:
     """``models.ResponseInfo`` as data: the static status code and error type, or the builder's
     defaults when the call leaves them out."""
     status = argument(call, builder, builder.get("status_code"))

@@ -56,10 +56,16 @@ class LogInfoData(TypedDict):
     once: bool
 
 
-class ResponseInfoData(TypedDict):
+class ExtractedResponseData(TypedDict):
+    """A response site's facts as extraction reads them: the builder's resolved name is the
+    site's ``exception_qualname`` until the record takes it (``catalogue.entries``)."""
+
     status_code: int | None
     error_type: str | None
     builder: str
+
+
+class ResponseInfoData(ExtractedResponseData):
     builder_qualname: str
 
 
@@ -175,7 +181,7 @@ class ExtractedSite(_SiteCore):
     #: an assert with no message: its condition, normalized (``records.Site.condition``)
     condition: NotRequired[str]
     log: NotRequired[LogInfoData | None]
-    response: NotRequired[ResponseInfoData | None]
+    response: NotRequired[ExtractedResponseData | None]
     native: NotRequired[NativeInfoData | None]
     #: a native check's title template: its message less what the macro puts before every message
     title_template: NotRequired[TemplateData]
