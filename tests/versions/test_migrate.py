@@ -93,6 +93,10 @@ def test_show_and_match_read_a_schema_5_dataset(v5, cli):
     assert page.exit_code == 0 and "at WARNING by logger" in page.stdout, page.output
     got = json.loads(cli("match", "--data", data, "--json", "WARNING 12-02 06:30:00 config.py:10] size 12 is large; it may be slow").stdout)
     assert got["matches"][0]["id"] == logged["id"] and got["matches"][0]["exception"] == "WARNING"
+    site = data.parent.parent.parent / "site"
+    rendered = cli("render", "--data", data, "--out", site)
+    assert rendered.exit_code == 0, rendered.output
+    assert "at WARNING by logger" in (site / "errors" / f"{logged['id']}.html").read_text()
 
 
 def test_a_sync_over_a_schema_5_dataset_keeps_each_unchanged_record_pinned_where_it_was(v5, v6, fixture_repo, cli):
