@@ -82,6 +82,13 @@ def test_a_diff_of_a_schema_5_and_a_schema_6_dataset_of_one_commit_shows_only_th
     assert report["counts"]["unchanged"] == len(_records(v5 / "acme" / "server"))
 
 
+def test_validate_says_a_schema_5_dataset_is_one_that_every_command_reads(v5, cli):
+    result = cli("validate", v5)
+    assert result.exit_code == 1
+    assert result.stdout.rstrip().splitlines()[-1].endswith(
+        "made at schema 5, which every command still reads; `errcat sync` or `errcat crawl` writes it anew at schema 6")
+
+
 def test_show_and_match_read_a_schema_5_dataset(v5, cli):
     data = v5 / "acme" / "server"
     logged = next(r for r in _records(data).values() if r["kind"] == "log" and "large; it" in r["message"]["text"])
