@@ -387,6 +387,8 @@ def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
         return []  # (GitHub's issue search and new-issue form; another host's tracker is not known)
     out = []
     literal = _literal(r["message"])
+    if not literal and r.get("keyed_by") == "condition":  # users title such issues by the check that failed
+        literal = shown_message(r)[:MAX_SEARCH]
     if literal:
         out.append(("Search the tracker", f"{base}/issues?q={quote(chr(34) + literal + chr(34), safe='')}"))
     action = (r.get("meaning") or {}).get("action") or {}

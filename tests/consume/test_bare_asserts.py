@@ -146,3 +146,5 @@ def test_match_and_the_page_show_the_condition_as_its_message(cli, data):
     assert f"{entry['id']}  AssertionError (no message): assert device_fn is not None" in said.stdout, said.output
     page = cli("show", entry["id"], "--data", data, "--no-pager", "--color", "never")
     assert "Message:    assert device_fn is not None" in page.stdout and page.stdout.startswith("assert device_fn is not None\n")
+    # the tracker is searched for the check, as users title such reports ("AssertionError: assert device_fn is not None")
+    assert "issues?q=%22assert%20device_fn%20is%20not%20None%22" in page.stdout
