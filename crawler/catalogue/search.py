@@ -27,6 +27,7 @@ from crawler.extract.segments import (
     template_segments_of,
 )
 from crawler.extract.templates import Field, parts_from_template, text_parts
+from crawler.model.dataset_files import SEARCH
 from crawler.model.records import SCHEMA_VERSION, Manifest, Record
 from crawler.model.search import SearchEntry, SearchIndex
 from crawler.model.shapes import ExtractedSite, RecordData, record_data
@@ -148,7 +149,7 @@ def search_file(records: Sequence[RecordData], manifest: Manifest,
                 primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = f"{manifest.repo.owner}/{manifest.repo.name}"
-    return {"search.json": ("search", search_document(records, repo, manifest.commit, primaries, memo))}
+    return {SEARCH: ("search", search_document(records, repo, manifest.commit, primaries, memo))}
 
 
 class RowMemo:

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from crawler.base.errors import DataError, ErrcatError, UsageError
+from crawler.model.dataset_files import MANIFEST
 
 T = TypeVar("T")
-
-MANIFEST = "manifest.json"
 
 
 def find_datasets(root: Path) -> list[Path]:
