@@ -21,6 +21,7 @@ from typing import Any, Callable, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
+from crawler.base.dataset_files import FOREIGN, SEARCH, record_id_of
 from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
@@ -30,7 +31,6 @@ from crawler.extract.limit import reason as limit_reason
 from crawler.extract.runner import cache_version, default_jobs, extract_all
 from crawler.extract.surface import Settings
 from crawler.extract.visitor import EXTRACTOR_VERSION
-from crawler.model.dataset_files import FOREIGN, SEARCH, record_id_of
 from crawler.model.records import SCHEMA_VERSION, Counts, Limits, Manifest, Skipped
 from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, RecordData
 from crawler.publish import release_cache

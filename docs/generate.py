@@ -235,7 +235,7 @@ def _schema_section(name: str) -> list[str]:
 
 def _written(file: Any) -> str:
     """When a dataset has the file (a ``dataset_files.DatasetFile``)."""
-    from crawler.model.dataset_files import Maker
+    from crawler.base.dataset_files import Maker
 
     if file.maker is Maker.CURATED:
         return "with a curated list"
@@ -243,7 +243,7 @@ def _written(file: Any) -> str:
 
 
 def dataset_page() -> str:
-    from crawler.model.dataset_files import FILES
+    from crawler.base.dataset_files import FILES
     from crawler.model.records import SCHEMA_VERSION
     from crawler.model.schemas import MODELS
 
@@ -254,7 +254,7 @@ def dataset_page() -> str:
              f"(`errcat schema` writes them to `schema/`), and so is this page: a field's description here is the "
              f"model's."), "",
              "| file | what it holds | written | schema |", "| --- | --- | --- | --- |"]
-    for file in FILES:  # what a dataset directory holds: crawler/model/dataset_files.py's table
+    for file in FILES:  # what a dataset directory holds: crawler/base/dataset_files.py's table
         path = file.name.replace("{id}", "<id>")
         lines.append(f"| `{path}` | {cell(file.about)} | {_written(file)} | [`{file.schema}`](#{file.schema}schemajson) |")
     lines += ["", "Other files with a schema:", "", "| file | what it holds | schema |", "| --- | --- | --- |"]

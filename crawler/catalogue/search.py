@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from crawler.base.cachedir import keep
+from crawler.base.dataset_files import SEARCH
 from crawler.extract.segments import (
     anchor_tokens,
     fragments,
@@ -27,7 +28,6 @@ from crawler.extract.segments import (
     template_segments_of,
 )
 from crawler.extract.templates import Field, parts_from_template, text_parts
-from crawler.model.dataset_files import SEARCH
 from crawler.model.records import SCHEMA_VERSION, Manifest, Record
 from crawler.model.search import SearchEntry, SearchIndex
 from crawler.model.shapes import ExtractedSite, RecordData, record_data

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from crawler.base.dataset_files import FOREIGN, MATCHED, SEARCH
 from crawler.consume.match import Matcher, _Prepared
-from crawler.model.dataset_files import FOREIGN, MATCHED, SEARCH
 
 #: Bumped when the tables or rows change, or what a build checks: a store of another format is
 #: never read (3: a build refuses a manifest of another schema_version; a store built before

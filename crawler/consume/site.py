@@ -1344,7 +1344,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     :func:`may_replace`. ``changelog`` (the Markdown ``errcat sync --changelog`` wrote) is shown
     on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
-    from crawler.model.dataset_files import MANIFEST
+    from crawler.base.dataset_files import MANIFEST
     from crawler.publish.dataset import read_consumed
     from crawler.publish.writer import write_tree
 

@@ -26,10 +26,10 @@ from typing import IO, Any, TypeVar, cast
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from crawler.base.dataset_files import CARRIED, ERRORS, FOREIGN, INDEX, MANIFEST, RECORDS, SEARCH
 from crawler.base.errors import DataError, UsageError
 from crawler.base.progress import Progress, quiet, task
 from crawler.base.sink import visible
-from crawler.model.dataset_files import CARRIED, ERRORS, FOREIGN, INDEX, MANIFEST, RECORDS, SEARCH
 from crawler.model.records import (
     ID_PATTERN,
     ID_PREFIX_PATTERN,

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from crawler.base.dataset_files import MANIFEST
 from crawler.base.errors import DataError, ErrcatError, UsageError
-from crawler.model.dataset_files import MANIFEST
 
 T = TypeVar("T")
 

@@ -25,10 +25,10 @@ from typing import Any, Self
 
 import jsonschema_rs
 
+from crawler.base.dataset_files import BY_NAME, ERRORS, FILES, INDEX, RECORD_FILE, RECORDS, record_file
 from crawler.base.errors import DataError
 from crawler.base.progress import Progress, quiet, task
 from crawler.base.sink import visible
-from crawler.model.dataset_files import BY_NAME, ERRORS, FILES, INDEX, RECORD_FILE, RECORDS, record_file
 from crawler.model.records import ID_RE
 from crawler.model.schemas import schema_for
 from crawler.publish import jsonl

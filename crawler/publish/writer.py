@@ -8,7 +8,7 @@ Layout of ``<out>/<owner>/<name>/``::
     errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
     errors.jsonl.gz    every record, one per line, gzip-compressed (``jsonl``)
 
-and the documents the caller makes (search.json, foreign.json): ``model.dataset_files`` holds the
+and the documents the caller makes (search.json, foreign.json): ``base.dataset_files`` holds the
 table of them all, and the writer refuses a further document the table does not name.
 
 ``render_dataset`` turns records into the bytes of every file and checks each document against
@@ -41,11 +41,11 @@ from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
+from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
 from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
-from crawler.model.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.model.records import SCHEMA_VERSION, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish import forked, jsonl
@@ -296,7 +296,7 @@ def _documents(index: dict[str, Any], extra: Extra | None) -> dict[str, tuple[st
     files has its caller make (``dataset_files.SUPPLIED``), with the table's schema."""
     for name, (schema, _) in (extra or {}).items():
         if name not in SUPPLIED:
-            what = "the writer's own" if name in BY_NAME else "not a file of a dataset (model.dataset_files)"
+            what = "the writer's own" if name in BY_NAME else "not a file of a dataset (base.dataset_files)"
             raise DataError(f"a further document named {name}: {what}; nothing was written")
         if schema != BY_NAME[name].schema:
             raise DataError(f"{name} checked against the {schema} schema, not its own {BY_NAME[name].schema}; nothing was written")

@@ -34,11 +34,11 @@ from pathlib import Path
 
 import orjson
 
+from crawler.base.dataset_files import ERRORS, MANIFEST, RECORD_FILE, TOP_LEVEL
 from crawler.base.errors import DataError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
 from crawler.base.sink import BIDI_CHARS, visible
-from crawler.model.dataset_files import ERRORS, MANIFEST, RECORD_FILE, TOP_LEVEL
 from crawler.model.records import ID_HEX
 from crawler.publish.dataset import read_consumed
 from crawler.publish.validate import validate_dataset
@@ -46,7 +46,7 @@ from crawler.publish.writer import content_digest, write_dataset
 from crawler.versions.sync import check_output_commit
 
 _PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
-#: A file of a dataset in an artifact: one of ``model.dataset_files``'s, a record's named by an id.
+#: A file of a dataset in an artifact: one of ``base.dataset_files``'s, a record's named by an id.
 _FILES = "|".join([*(re.escape(name) for name in sorted(TOP_LEVEL)), re.escape(RECORD_FILE).replace(re.escape("{id}"), ID_HEX)])
 DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/(?:{_FILES})")
 DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/{re.escape(ERRORS)})?)?)?")

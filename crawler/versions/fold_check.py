@@ -3,7 +3,7 @@
 The datasets a fold reads come from other machines (the backfill's matrix jobs, as artifacts),
 so each is hostile until checked, as a whole and before anything of it is folded:
 
-* the tree is the one layout a crawl writes (the files of ``model.dataset_files``: ``manifest.json``,
+* the tree is the one layout a crawl writes (the files of ``base.dataset_files``: ``manifest.json``,
   ``index.json``, ``search.json``, ``foreign.json``, ``errors.jsonl.gz``, ``errors/<id>.json``),
   directories and regular files only, read without following a symlink (the dataset directory
   itself neither);
@@ -27,8 +27,8 @@ from pathlib import Path
 
 import orjson
 
+from crawler.base.dataset_files import ERRORS, MANIFEST, RECORDS, TOP_LEVEL, record_file
 from crawler.base.errors import DataError
-from crawler.model.dataset_files import ERRORS, MANIFEST, RECORDS, TOP_LEVEL, record_file
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import _shown as shown

@@ -39,7 +39,7 @@ import jsonschema_rs
 import orjson
 
 from crawler.base.cachedir import keep
-from crawler.model.dataset_files import MANIFEST, record_id_of
+from crawler.base.dataset_files import MANIFEST, record_id_of
 from crawler.model.records import RepoRef
 from crawler.model.schemas import schema_for
 from crawler.publish import jsonl, validated

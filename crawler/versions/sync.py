@@ -15,13 +15,13 @@ from pydantic import ValidationError
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
+from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
 from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
-from crawler.model.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file
 from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Lifetime, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData

@@ -1,5 +1,5 @@
 """Every command that writes a dataset writes the files of the one table of them
-(``crawler/model/dataset_files.py``): crawl of a git ref and of a wheel, sync (first and over its
+(``crawler/base/dataset_files.py``): crawl of a git ref and of a wheel, sync (first and over its
 own catalogue), history, a backfill's per-release datasets and their fold (alone and under the
 catalogue in place), each with the curated list of foreign errors and without it. sync, history
 and the fold once dropped foreign.json: they render the records themselves, and each spelled the
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import FOREIGN_YAML
 
-from crawler.model.dataset_files import BY_NAME, CARRIED, FILES, MATCHED, SUPPLIED, TOP_LEVEL, Maker, expected_files, record_id_of
+from crawler.base.dataset_files import BY_NAME, CARRIED, FILES, MATCHED, SUPPLIED, TOP_LEVEL, Maker, expected_files, record_id_of
 from crawler.model.schemas import MODELS
 from tests.package_index import pip_uses, release_wheel
 
