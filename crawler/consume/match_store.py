@@ -61,7 +61,7 @@ class StoredEntry:
 
 @dataclass(slots=True)
 class StoredForeign:
-    """``models.ForeignError``, as the match path reads it."""
+    """``records.ForeignError``, as the match path reads it."""
 
     name: str
     origin: str

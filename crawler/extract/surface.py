@@ -159,7 +159,7 @@ def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.e
 
 
 def response_info(call: ast.Call, builder: dict[str, Any]) -> ResponseInfoData:
-    """``models.ResponseInfo`` as data: the static status code and error type, or the builder's
+    """``records.ResponseInfo`` as data: the static status code and error type, or the builder's
     defaults when the call leaves them out."""
     status = argument(call, builder, builder.get("status_code"))
     etype = argument(call, builder, builder.get("error_type"))

@@ -1,7 +1,7 @@
 """Reading a written dataset back: the one reader every consumer command uses.
 
 A dataset directory is input like any other: whoever wrote it may not be errcat, so nothing of it
-is used before the pydantic models (``models``, ``search``) have validated it. Ids then match
+is used before the pydantic models (``records``, ``search``) have validated it. Ids then match
 ``ID_PATTERN`` (they become file names and links), owners and names are single path segments,
 and every permalink is https on the repository's own host. Anything else is a ``DataError``: one
 line naming the file (and the line, for ``errors.jsonl.gz``), exit 1, never a traceback.

@@ -324,7 +324,7 @@ def _check_ids(records: Sequence[RecordData]) -> None:
 class Reuse(NamedTuple):
     """What a crawl takes over from the dataset it replaces (see ``publish.pins``): the bytes of
     each record it kept unchanged (by id), the digests of record files this errcat has validated
-    against the record schema before (``validated.ValidatedDigests``), and the files already in
+    against the record schema before (``validated.load``), and the files already in
     place in the directory being written (by relative path) and the digest of every file written
     (by relative path), both filled in by the writer."""
 
