@@ -1,7 +1,8 @@
 """Every command that writes a dataset writes the files of the one table of them
 (``crawler/base/dataset_files.py``): crawl of a git ref and of a wheel, sync (first and over its
 own catalogue), history, a backfill's per-release datasets and their fold (alone and under the
-catalogue in place), each with the curated list of foreign errors and without it. sync, history
+catalogue in place), adopt of a job's artifact, each with the curated list of foreign errors and
+without it. sync, history
 and the fold once dropped foreign.json: they render the records themselves, and each spelled the
 dataset's files on its own."""
 
@@ -72,7 +73,7 @@ def test_the_writer_refuses_a_document_the_table_does_not_name(tmp_path):
 
 
 def _commands(cli, repo: Path, tmp_path: Path) -> dict[str, Path]:
-    """Each git command that writes a dataset, run over ``repo`` (tags v1.0, v2.0): its dataset."""
+    """Each command that writes a dataset of a git repository, run over ``repo`` (tags v1.0, v2.0): its dataset."""
     out = {}
 
     def run(name: str, *args: object, dataset: Path) -> None:
@@ -95,6 +96,12 @@ def _commands(cli, repo: Path, tmp_path: Path) -> dict[str, Path]:
         dataset=tmp_path / "folded" / "acme" / "widgets")
     run("history --fold --catalogue", "history", "--fold", tmp_path / "releases", "--catalogue", tmp_path / "synced",
         "--out", tmp_path / "folded-under", dataset=tmp_path / "folded-under" / "acme" / "widgets")
+    # the backfill's and the sync's last step: the artifact of a job adopted into the checkout's output/
+    artifact = tmp_path / "artifact"
+    shutil.copytree(tmp_path / "folded-under", artifact / "output")
+    (artifact / "changelog.md").write_text("## Error catalogue: acme/widgets\n\nA history.\n", encoding="utf-8")
+    run("adopt", "adopt", artifact, "--out", tmp_path / "checkout" / "output", "--name", "acme/widgets",
+        "--changelog", tmp_path / "changelog.md", dataset=tmp_path / "checkout" / "output" / "acme" / "widgets")
     return out
 
 
