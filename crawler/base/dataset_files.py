@@ -9,11 +9,13 @@ checks each against its schema and reports a required one that is missing; the r
 and history all take their names from here. A new document is a new row, and
 ``tests/publish/test_dataset_files.py`` then fails for every command that does not write it.
 
-Standard library only: ``errcat match`` imports this before it knows whether it needs pydantic.
+Standard library only, in ``base`` rather than ``model``: ``errcat match`` imports it, and the match
+path imports neither pydantic nor the model package (``tests/consume/test_match_store.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
@@ -24,7 +26,7 @@ class Maker(Enum):
     #: The writer, from the records and the manifest it is given.
     WRITER = "writer"
     #: The writer's caller, from the records (``catalogue.search.search_file``), in every dataset.
-    RECORDS = "records"
+    CALLER = "caller"
     #: The writer's caller, from curated input: written only when there is some. A sync or a fold
     #: that renders records itself carries it over from the newest dataset it read
     #: (``publish.dataset.carried_documents``).
@@ -82,7 +84,7 @@ FILES: tuple[DatasetFile, ...] = (
                 about="Every record, one per line, gzip-compressed: several gzip members, which every gzip reader "
                       "reads as one stream. Split on `\\n` only: a message may contain U+2028, which `str.splitlines()` "
                       "also splits on."),
-    DatasetFile(SEARCH, "search", Maker.RECORDS, required=False, of_records=True, rows=True, names_commit=True, matched=True,
+    DatasetFile(SEARCH, "search", Maker.CALLER, required=False, of_records=True, rows=True, names_commit=True, matched=True,
                 about="The search index: per entry its literal fragments, anchors and tokens (see "
                       "[Use the dataset](../how-to/use-the-dataset.md))."),
     DatasetFile(FOREIGN, "foreign", Maker.CURATED, required=False, matched=True,
@@ -119,7 +121,7 @@ def record_id_of(rel: str) -> str | None:
     return None
 
 
-def expected_files(record_ids: list[str] | set[str] | frozenset[str], curated: frozenset[str] = frozenset()) -> set[str]:
+def expected_files(record_ids: Iterable[str], curated: frozenset[str] = frozenset()) -> set[str]:
     """The relative paths of every file a dataset of these records holds: each file of the table
     errcat always writes, the curated ones named in ``curated``, and a record file per id."""
     top = {f.name for f in FILES if not f.per_record and (f.maker is not Maker.CURATED or f.name in curated)}
