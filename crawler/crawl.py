@@ -21,6 +21,7 @@ from typing import Any, Callable, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
+from crawler.base.dataset_files import FOREIGN, SEARCH, record_id_of
 from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.scratch import sweep
@@ -33,7 +34,7 @@ from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.records import SCHEMA_VERSION, Counts, Limits, Manifest, Skipped
 from crawler.model.shapes import ExceptionData, ExtractedSite, FileResult, RecordData
 from crawler.publish import release_cache
-from crawler.publish.dataset import FOREIGN, load_manifest
+from crawler.publish.dataset import load_manifest
 from crawler.publish.writer import (
     Extra,
     OverLimit,
@@ -506,7 +507,7 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
             made = search_file(records, assembled.manifest, assembled.primaries, memo)
-            searched[:] = [made["search.json"][1]]
+            searched[:] = [made[SEARCH][1]]
             return {**made, **documents}
 
         try:
@@ -522,11 +523,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             progress(f"{over}: leaving out the entries of {len(more)} more source file(s)")
             left_out.update(more)
     if options.use_cache:
-        validated.remember(cache_dir, known, [d for rel, d in reuse.digests.items() if rel.startswith("errors/")])
-        record_memo.remember(cache_dir, target, {rel[len("errors/"):-len(".json")]: d for rel, d in reuse.digests.items()
-                                                 if rel.startswith("errors/")}, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
+        files = {rid: d for rel, d in reuse.digests.items() if (rid := record_id_of(rel)) is not None}
+        validated.remember(cache_dir, known, list(files.values()))
+        record_memo.remember(cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
     _report_curated(records, curated, assembled.merged, progress)
-    written = reuse.digests.get("search.json")
+    written = reuse.digests.get(SEARCH)
     return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started,
                        search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
                        records=records if options.hand_back else None, documents=documents)

@@ -145,21 +145,6 @@ def cli_page() -> str:
 
 # --------------------------------------------------------------------------- dataset
 
-#: What a dataset directory holds: (file, schema name, what it is). The files are the writer's
-#: (crawler/publish/writer.py); the schemas are crawler/model/schemas.py's MODELS.
-DATASET_FILES = [
-    ("manifest.json", "manifest", "What was crawled (repository, commit, date, ref), the counts, the limits it was made under, "
-                                  "the files skipped with their reasons, the errcat that made it and the digest of every other file."),
-    ("index.json", "index", "One summary row per entry: id, title, exception, template, path, line."),
-    ("errors/<id>.json", "record", "One full record per entry: the `/api/errors/<id>` payload."),
-    ("errors.jsonl.gz", "record", "Every record, one per line, gzip-compressed: several gzip members, which every gzip reader "
-                                  "reads as one stream. Split on `\\n` only: a message may contain U+2028, which `str.splitlines()` "
-                                  "also splits on."),
-    ("search.json", "search", "The search index: per entry its literal fragments, anchors and tokens (see "
-                              "[Use the dataset](../how-to/use-the-dataset.md))."),
-    ("foreign.json", "foreign", "The errors people paste that the upstream does not raise (torch's, CUDA's), from the curated list."),
-]
-
 #: Files that are not part of a dataset but have a schema: what a person writes, or a command prints.
 OTHER_FILES = [
     ("curated/<owner>/<name>/<id>.yaml", "curated", "A curated explanation (see [Curate and review](../how-to/curate.md))."),
@@ -248,7 +233,17 @@ def _schema_section(name: str) -> list[str]:
     return lines
 
 
+def _written(file: Any) -> str:
+    """When a dataset has the file (a ``dataset_files.DatasetFile``)."""
+    from crawler.base.dataset_files import Maker
+
+    if file.maker is Maker.CURATED:
+        return "with a curated list"
+    return "always" if file.required else "always (a reader builds it when missing)"
+
+
 def dataset_page() -> str:
+    from crawler.base.dataset_files import FILES
     from crawler.model.records import SCHEMA_VERSION
     from crawler.model.schemas import MODELS
 
@@ -258,15 +253,16 @@ def dataset_page() -> str:
              f"a dataset validates it again. The schemas are generated from the pydantic models in `crawler/model/` "
              f"(`errcat schema` writes them to `schema/`), and so is this page: a field's description here is the "
              f"model's."), "",
-             "| file | what it holds | schema |", "| --- | --- | --- |"]
-    for path, name, what in DATASET_FILES:
-        lines.append(f"| `{path}` | {cell(what)} | [`{name}`](#{name}schemajson) |")
+             "| file | what it holds | written | schema |", "| --- | --- | --- | --- |"]
+    for file in FILES:  # what a dataset directory holds: crawler/base/dataset_files.py's table
+        path = file.name.replace("{id}", "<id>")
+        lines.append(f"| `{path}` | {cell(file.about)} | {_written(file)} | [`{file.schema}`](#{file.schema}schemajson) |")
     lines += ["", "Other files with a schema:", "", "| file | what it holds | schema |", "| --- | --- | --- |"]
     for path, name, what in OTHER_FILES:
         shown = path if path.startswith("`") else f"`{path}`"
         lines.append(f"| {shown} | {cell(what)} | [`{name}`](#{name}schemajson) |")
     lines.append("")
-    named = {name for _, name, _ in DATASET_FILES + OTHER_FILES}
+    named = {file.schema for file in FILES} | {name for _, name, _ in OTHER_FILES}
     assert named == set(MODELS), f"dataset page lists {sorted(named)}, the models are {sorted(MODELS)}"
     for name in MODELS:
         lines += _schema_section(name)

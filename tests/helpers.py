@@ -38,6 +38,22 @@ def check(x):
 '''
 
 
+#: A curated list of one foreign error (``curated/<owner>/<name>/foreign/errors.yaml``).
+FOREIGN_YAML = """\
+errors:
+- name: cuda-illegal-memory-access
+  origin: cuda
+  match:
+  - 'CUDA error: an illegal memory access was encountered'
+  example: 'RuntimeError: CUDA error: an illegal memory access was encountered'
+  urls:
+  - https://github.com/vllm-project/vllm/issues/6976
+  explanation: A GPU kernel read or wrote outside its memory.
+  check:
+  - rerun with CUDA_LAUNCH_BLOCKING=1
+"""
+
+
 def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "1700000000 +0200") -> str:
     """Run git as a test author would, isolated from the machine's git configuration."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}

@@ -6,11 +6,14 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
 import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 
 def release_wheel(directory: Path, version: str, commit_line: str | None, message: str = "bad value") -> Path:
@@ -71,3 +74,14 @@ def serving(root: Path) -> Iterator[str]:
         server.server_close()
 
 
+@contextmanager
+def pip_uses(root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """:func:`serving` as the only index pip and errcat ask (``monkeypatch``, pytest's, sets the
+    environment for the test); yields the directory of the wheels it serves."""
+    with serving(root) as url:
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        yield root / "files"

@@ -73,3 +73,13 @@ def test_ruff_finds_nothing_and_every_per_file_exemption_is_still_needed():
     exempt = PYPROJECT["tool"]["ruff"]["lint"]["per-file-ignores"]
     unneeded = sorted((path, code) for path, codes in exempt.items() for code in codes if (path, code) not in found)
     assert not unneeded, f"clean now, take them off [tool.ruff.lint.per-file-ignores] in pyproject.toml: {unneeded}"
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="until the tree is formatted once: `ruff format` at the repository root (then take this mark off)")
+def test_ruff_format_holds_for_the_tree():
+    """One format, ruff's, at the lint's line length ([tool.ruff] in pyproject.toml), Python files
+    only. Strictly expected to fail until the one commit that formats the tree: once it passes, the
+    mark above fails the test, so it cannot outlive its reason."""
+    proc = _run(_tool("ruff"), "format", "--check", "--no-cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -4,7 +4,7 @@ Each run works in its own directory, ``<cache>/scratch/run-*``, and holds an flo
 it lives. The kernel drops the lock when the process ends, however it ends (SIGKILL, the OOM
 killer), so a directory whose lock is free belongs to no live run: every run (a crawl too)
 removes those first, as a crawl removes the hidden siblings a killed crawl left next to its
-dataset (``output.recover``). A killed run's scratch holds whole datasets (or a partly downloaded
+dataset (``writer.recover``). A killed run's scratch holds whole datasets (or a partly downloaded
 wheel); under ``$TMPDIR`` nothing would ever take it away.
 
 A sweep and the creation of a directory both hold the lock of ``scratch/`` itself, so a sweep

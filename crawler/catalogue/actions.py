@@ -510,7 +510,7 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
 
 
 def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
-    """``models.Action`` as plain data, for a record whose meaning is joined."""
+    """``records.Action`` as plain data, for a record whose meaning is joined."""
     data = cast(dict[str, Any], record)
     found = remedy(data)
     actor, basis = classify(data, found)

@@ -181,7 +181,7 @@ class Graph(Names):
 
     def callers_of(self, fq: str) -> list[dict[str, Any]]:
         """The nearest callers (at most ``MAX_CALLERS``), then a shortest path on to an entry
-        point when none of them is one; each as ``models.Caller`` data."""
+        point when none of them is one; each as ``records.Caller`` data."""
         parents: dict[str, tuple[str, str, int]] = {}  # a caller -> (what it calls, path, line)
         order: list[tuple[str, str, int]] = []
         queue = deque([(fq, 0)])
@@ -221,7 +221,7 @@ class Graph(Names):
 
 
 def callers_by_id(records: Sequence[RecordData], primaries: Mapping[str, ExtractedSite], graph: Graph) -> dict[str, list[dict[str, Any]]]:
-    """Each record's ``meaning.callers`` (``models.Caller`` as dicts, nearest first), by id: those
+    """Each record's ``meaning.callers`` (``records.Caller`` as dicts, nearest first), by id: those
     whose primary site's function the graph knows."""
     memo: dict[str, list[dict[str, Any]]] = {}
     out: dict[str, list[dict[str, Any]]] = {}

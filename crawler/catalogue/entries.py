@@ -45,7 +45,7 @@ class Identity:
     commit_date: str | None
     upstream_commit: str | None
     source: str
-    #: ``models.Permalinks`` as data: the revision permalinks name, or why there are none
+    #: ``records.Permalinks`` as data: the revision permalinks name, or why there are none
     #: (default: the upstream commit the release records, else the crawled commit).
     permalinks: dict[str, str] | None = None
     #: What the repository puts before a path of the source (a wheel's ``src/``).
@@ -160,12 +160,12 @@ def _exception_info(site: ExtractedSite, exceptions: Mapping[str, ExceptionData]
 
 
 def empty_meaning() -> dict[str, Any]:
-    """The derived meaning before anything is read into it (``models.Meaning``)."""
+    """The derived meaning before anything is read into it (``records.Meaning``)."""
     return {"derived": "machine", "trigger": "", "fix": None, "knobs": [], "reproductions": [], "callers": [], "action": None}
 
 
 def empty_explanation() -> dict[str, Any]:
-    """``models.Explanation()`` as plain data (a test holds the two equal)."""
+    """``records.Explanation()`` as plain data (a test holds the two equal)."""
     return {
         "what_it_means": "",
         "solutions": [],
@@ -242,7 +242,7 @@ def build_entries(
     sites: Iterable[ExtractedSite],
     exceptions: Mapping[str, ExceptionData] | None = None,
 ) -> Entries:
-    """One record per distinct error, sorted by id, as plain data shaped like ``models.Record``,
+    """One record per distinct error, sorted by id, as plain data shaped like ``records.Record``,
     with each one's primary site.
 
     The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on

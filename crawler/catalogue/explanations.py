@@ -1,6 +1,6 @@
 """Curated explanations: ``curated/<owner>/<name>/<id>.yaml``, read, validated and merged.
 
-Each file is one ``models.CuratedFile``: the prose sections of a catalogue page plus review
+Each file is one ``records.CuratedFile``: the prose sections of a catalogue page plus review
 metadata (the template, guards and place the text was written for, and the commit it was checked
 at). Files are parsed with a strict YAML loader (a duplicate key is an error, with its line) and
 validated by the model (unknown keys, wrong types, a malformed id: the file and the line of the

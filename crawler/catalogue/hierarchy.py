@@ -1,6 +1,6 @@
 """Repo-wide pass over extraction results: exception hierarchy and ``__init__`` templates.
 
-- :func:`resolve_exceptions` maps every raised ``exception_qualname`` to a ``models.ExceptionInfo``
+- :func:`resolve_exceptions` maps every raised ``exception_qualname`` to a ``records.ExceptionInfo``
   dict, following repo-defined classes through their (resolved) bases across modules down to a
   builtin exception. A qualname that names a re-export (``vllm.Foo`` for a class defined in
   ``vllm.errors``) is matched to the unique repo class of that name under the same package.

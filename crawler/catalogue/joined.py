@@ -33,7 +33,7 @@ class SourcePart(TypedDict):
 
 class Joined(NamedTuple):
     """The whole-repository joins' parts, by id: ``source`` holds every record's,
-    ``reproductions`` those of the records some test reproduces (``models.Reproduction`` dicts)."""
+    ``reproductions`` those of the records some test reproduces (``records.Reproduction`` dicts)."""
 
     source: dict[str, SourcePart]
     reproductions: dict[str, list[dict[str, Any]]]

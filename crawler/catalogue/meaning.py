@@ -1,7 +1,7 @@
 """The derived meaning of each entry: the setting behind it, the trigger in words, a fix direction.
 
 Runs in the catalogue stage, over the per-file declarations the extraction workers cached
-(:mod:`crawler.knobs`) and each entry's primary site: the repository-wide join (which option sets
+(:mod:`crawler.extract.knobs`) and each entry's primary site: the repository-wide join (which option sets
 which config field, which setting a raise site is about) needs every file, so it is done here,
 from cached data, and a warm crawl reads no source file for it.
 
@@ -803,7 +803,7 @@ def _quoted_setting(t: _Tables, name: str) -> dict[str, Any] | None:
 
 
 class SiteMeaning(TypedDict):
-    """What the code around a record's primary site says (its part of ``models.Meaning``)."""
+    """What the code around a record's primary site says (its part of ``records.Meaning``)."""
 
     knobs: list[dict[str, Any]]
     trigger: str

@@ -193,7 +193,7 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
 
 
 def compute(records: Sequence[RecordData], callers: Callers | None = None, limit: int = LIMIT, every_path: bool = False) -> dict[str, list[dict[str, str]]]:
-    """id -> related list (``models.Related`` as dicts), for every record. ``every_path``: walk
+    """id -> related list (``records.Related`` as dicts), for every record. ``every_path``: walk
     every record on a call path (``call_paths``), for the tests that hold the answer the same.
 
     An assert with no message (keyed by its condition) has related entries, but is related to no

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from crawler.base.cachedir import keep
+from crawler.base.dataset_files import SEARCH
 from crawler.extract.segments import (
     anchor_tokens,
     fragments,
@@ -150,7 +151,7 @@ def search_file(records: Sequence[RecordData], manifest: Manifest,
                 primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = f"{manifest.repo.owner}/{manifest.repo.name}"
-    return {"search.json": ("search", search_document(records, repo, manifest.commit, primaries, memo))}
+    return {SEARCH: ("search", search_document(records, repo, manifest.commit, primaries, memo))}
 
 
 class RowMemo:

@@ -1,6 +1,6 @@
 """``errcat diff``, ``errcat history`` and ``errcat sync``: options in, ``versions`` called.
 
-Registered in ``cli.py``. Conventions as there: results on stdout, progress on stderr, usage and
+Registered in ``main.py``. Conventions as there: results on stdout, progress on stderr, usage and
 source errors exit 2 with one line; ``diff --fail-on`` and ``sync --exit-code`` exit 1.
 """
 

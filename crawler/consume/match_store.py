@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from crawler.base.dataset_files import FOREIGN, MATCHED, SEARCH
 from crawler.consume.match import Matcher, _Prepared
 
 #: Bumped when the tables or rows change, or what a build checks: a store of another format is
 #: never read (3: a build refuses a manifest of another schema_version; a store built before
 #: did not look, so it is built again).
 FORMAT = "4"  # 4: an entry's condition (a bare assert's), the row's last column
-_SOURCES = ("manifest.json", "search.json", "foreign.json")
 _CHUNK = 500  # words per query: under every sqlite build's limit on bound parameters
 
 
@@ -62,7 +62,7 @@ class StoredEntry:
 
 @dataclass(slots=True)
 class StoredForeign:
-    """``models.ForeignError``, as the match path reads it."""
+    """``records.ForeignError``, as the match path reads it."""
 
     name: str
     origin: str
@@ -76,7 +76,7 @@ def store_path(dataset: Path, cache_dir: Path | None = None) -> Path:
     from crawler.base.cachedir import default_cache_dir
 
     h = hashlib.sha256(f"{FORMAT}\0{dataset.resolve()}".encode())
-    for name in _SOURCES:
+    for name in MATCHED:
         try:
             st = (dataset / name).stat()
             h.update(f"\0{name}:{st.st_size}:{st.st_mtime_ns}:{st.st_ino}".encode())
@@ -120,9 +120,9 @@ def _shape(dataset: Path, written: Written | None = None) -> _Shape | None:
     lines: list[list[int]] = []
     alternatives: list[int] = []
     try:
-        data = (dataset / "search.json").read_bytes()
+        data = (dataset / SEARCH).read_bytes()
         document = written[1] if written is not None and hashlib.sha256(data).digest() == written[0] else orjson.loads(data)
-        foreign = (dataset / "foreign.json").read_bytes() if (dataset / "foreign.json").is_file() else b""
+        foreign = (dataset / FOREIGN).read_bytes() if (dataset / FOREIGN).is_file() else b""
         entries = document["entries"]
         # (not in the store: the commit, for a commit that moved code names another)
         rest = {key: value for key, value in document.items() if key not in ("entries", "commit")}

@@ -2,7 +2,7 @@
 
 Labelled "derived from the code" everywhere: they are errcat's reading of the crawled commit,
 never curated text. Every string in them comes from the crawled repository and is escaped by
-the page kind's own helpers (``site_html.esc``, ``site_markdown.md_*``; the terminal's ``page.write``).
+the page kind's own helpers (``site_html.esc``, ``site_markdown.md_*``; the terminal's ``sink.styled``).
 """
 
 from __future__ import annotations

@@ -1337,14 +1337,15 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
                 changelog: Path | None = None, data: str | None = None) -> int:
     """Make ``out`` the site of one dataset; returns the number of entry pages.
 
-    The site is written the way a dataset is (:func:`output.write_tree`): into a hidden sibling,
+    The site is written the way a dataset is (:func:`writer.write_tree`): into a hidden sibling,
     then swapped in whole, so ``out`` is always the previous site or the complete new one, and
     holds nothing else (no page of an entry that is gone, nothing planted in it). What is
     replaced must be a site errcat render made, an empty directory, or nothing: see
     :func:`may_replace`. ``changelog`` (the Markdown ``errcat sync --changelog`` wrote) is shown
     on the index. ``data`` is where the site's readers reach the dataset (see :func:`data_url`).
     """
-    from crawler.publish.dataset import MANIFEST, read_consumed
+    from crawler.base.dataset_files import MANIFEST
+    from crawler.publish.dataset import read_consumed
     from crawler.publish.writer import write_tree
 
     if not (dataset / MANIFEST).is_file():

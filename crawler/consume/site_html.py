@@ -19,7 +19,7 @@ def esc(text: Any) -> str:
 
 
 def safe_url(url: str) -> str:
-    """A link of a validated record (https on the repository's host, ``models.URL_PATTERN``);
+    """A link of a validated record (https on the repository's host, ``records.URL_PATTERN``);
     anything else becomes a dead link rather than a live one."""
     return url if re.fullmatch(URL_PATTERN, url) else "#"
 

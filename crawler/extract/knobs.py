@@ -1,7 +1,7 @@
 """Per-file declarations of user-facing settings, read from a parsed file in the extraction workers.
 
 What a file declares, never what it means to the whole repository (that join is
-:mod:`crawler.meaning`'s, after extraction): so the facts are cached with the file's result and a
+:mod:`crawler.catalogue.meaning`'s, after extraction): so the facts are cached with the file's result and a
 warm crawl never reads the file again. Generic mechanisms only:
 
 - ``options``: command-line options: argparse ``add_argument("--flag", "-f", dest=...)`` calls

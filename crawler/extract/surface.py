@@ -160,7 +160,7 @@ def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.e
 
 
 def response_info(call: ast.Call, builder: dict[str, Any]) -> ExtractedResponseData:
-    """``models.ResponseInfo`` as data: the static status code and error type, or the builder's
+    """``records.ResponseInfo`` as data: the static status code and error type, or the builder's
     defaults when the call leaves them out."""
     status = argument(call, builder, builder.get("status_code"))
     etype = argument(call, builder, builder.get("error_type"))

@@ -2,7 +2,7 @@
 
 A template is built from *parts*: a list whose items are either ``str`` (literal text, already
 decoded: escapes resolved, ``{{`` collapsed) or :class:`Field` (an expression's source text).
-:func:`make_template` turns parts into a ``models.Template`` dict:
+:func:`make_template` turns parts into a ``records.Template`` dict:
 
 - ``text``: literal text with ``{`` / ``}`` doubled, each field as ``{expr}``;
 - ``fields``: ``{"expr", "name"}`` per field, in order (``name`` when the expression is a name);
@@ -10,7 +10,7 @@ decoded: escapes resolved, ``{{`` collapsed) or :class:`Field` (an expression's 
 - ``opaque``: no literal text at all (the message is one unresolved field, or there is none).
 
 f-string fields are recovered from the *source text* of the string tokens (see
-:func:`fstring_parts`), not from the AST: Python 3.11 gives no usable positions inside f-strings,
+:func:`string_parts`), not from the AST: Python 3.11 gives no usable positions inside f-strings,
 and the source text is what we want to show anyway (``{x!r}``, ``{v:.2f}``, ``{x=}`` kept as
 written). The scanner also understands PEP 701 nesting (same quotes inside fields), so it serves
 the libcst fallback for newer syntax too.

@@ -2,7 +2,7 @@
 
 ``extract_file(path, data)`` is pure and deterministic, never raises and never imports or runs
 the analysed code. It parses once (stdlib ``ast``; libcst in a child process for syntax newer
-than the running Python, see :mod:`crawler.parse`) and walks the *statements* once, keeping the
+than the running Python, see :mod:`crawler.extract.parse`) and walks the *statements* once, keeping the
 state a site needs on stacks: enclosing scopes, ``if``/``while`` guards, loop headers, except
 handlers, and an environment of string values held in local names.
 

@@ -1,7 +1,7 @@
 """Reading a written dataset back: the one reader every consumer command uses.
 
 A dataset directory is input like any other: whoever wrote it may not be errcat, so nothing of it
-is used before the pydantic models (``models``, ``search``) have validated it. Ids then match
+is used before the pydantic models (``records``, ``search``) have validated it. Ids then match
 ``ID_PATTERN`` (they become file names and links), owners and names are single path segments,
 and every permalink is https on the repository's own host. Anything else is a ``DataError``: one
 line naming the file (and the line, for ``errors.jsonl.gz``), exit 1, never a traceback.
@@ -26,6 +26,7 @@ from typing import IO, Any, TypeVar, cast
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from crawler.base.dataset_files import CARRIED, ERRORS, FOREIGN, INDEX, MANIFEST, RECORDS, SEARCH
 from crawler.base.errors import DataError, UsageError
 from crawler.base.progress import Progress, quiet, task
 from crawler.base.sink import visible
@@ -46,12 +47,6 @@ from crawler.publish import jsonl, migrate
 from crawler.publish.dataset_dirs import datasets_under
 from crawler.publish.record_memo import Identity, identity
 from crawler.publish.validate import check
-
-MANIFEST = "manifest.json"
-INDEX = "index.json"
-RECORDS = jsonl.NAME
-SEARCH = "search.json"
-ERRORS = "errors"
 
 #: The largest document (or ``errors.jsonl`` line) read: vLLM's largest is search.json, 11 MB.
 MAX_DOCUMENT_BYTES = 256 * 1024 * 1024
@@ -410,9 +405,6 @@ def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
     return matches[0], load_record(matches[0])
 
 
-FOREIGN = "foreign.json"
-
-
 def load_foreign(dataset: Path) -> list[Any]:
     """The dataset's foreign errors (``foreign.json``), validated like its other documents ([]
     when it has none); DataError naming the file when it is not a valid list."""
@@ -422,6 +414,21 @@ def load_foreign(dataset: Path) -> list[Any]:
     if not path.is_file():
         return []
     return _parse(ForeignList, _read(path), named(path), "foreign error list").errors
+
+
+def carried_documents(dataset: Path) -> dict[str, tuple[str, Any]]:
+    """The curated documents of a written dataset (``dataset_files.CARRIED``: foreign.json) that
+    it has, each validated as its reader validates it, as the writer's further documents: what a
+    sync or a fold, which render records themselves, writes again beside them."""
+    from crawler.model.records import ForeignList
+
+    carried: dict[str, tuple[str, Any]] = {}
+    for name in sorted(CARRIED):
+        if name == FOREIGN and (dataset / FOREIGN).is_file():
+            carried[FOREIGN] = ("foreign", ForeignList(errors=load_foreign(dataset)).model_dump(mode="json"))
+        elif name != FOREIGN:
+            raise AssertionError(f"no reader of the carried document {name}")  # a row of dataset_files without one here
+    return carried
 
 
 # --------------------------------------------------------------------------- the previous dataset

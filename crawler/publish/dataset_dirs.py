@@ -7,11 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from crawler.base.dataset_files import MANIFEST
 from crawler.base.errors import DataError, ErrcatError, UsageError
 
 T = TypeVar("T")
-
-MANIFEST = "manifest.json"
 
 
 def find_datasets(root: Path) -> list[Path]:

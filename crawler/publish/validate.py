@@ -25,6 +25,7 @@ from typing import Any, Self
 
 import jsonschema_rs
 
+from crawler.base.dataset_files import BY_NAME, ERRORS, FILES, INDEX, RECORD_FILE, RECORDS, record_file
 from crawler.base.errors import DataError
 from crawler.base.progress import Progress, quiet, task
 from crawler.base.sink import visible
@@ -244,20 +245,20 @@ def _record_files(directory: int) -> tuple[int | None, list[str], list[Problem]]
     """An open descriptor of ``errors/`` and the ``*.json`` names in it, in order; or why not
     (a symlinked ``errors`` is not followed)."""
     try:
-        st = os.stat("errors", dir_fd=directory, follow_symlinks=False)
+        st = os.stat(ERRORS, dir_fd=directory, follow_symlinks=False)
         if not stat.S_ISDIR(st.st_mode):
             kind = _KINDS.get(stat.S_IFMT(st.st_mode), "a file")
-            return None, [], [Problem("errors", "", f"{kind}, not a directory; not read")]
-        fd = os.open("errors", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory)
+            return None, [], [Problem(ERRORS, "", f"{kind}, not a directory; not read")]
+        fd = os.open(ERRORS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory)
     except FileNotFoundError:
         return None, [], []
     except OSError as exc:
-        return None, [], [Problem("errors", "", f"cannot be read: {exc.strerror or exc}")]
+        return None, [], [Problem(ERRORS, "", f"cannot be read: {exc.strerror or exc}")]
     try:
         return fd, sorted(name for name in os.listdir(fd) if name.endswith(".json")), []
     except OSError as exc:
         os.close(fd)
-        return None, [], [Problem("errors", "", f"cannot be read: {exc.strerror or exc}")]
+        return None, [], [Problem(ERRORS, "", f"cannot be read: {exc.strerror or exc}")]
 
 
 def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> Problems:
@@ -267,16 +268,15 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> P
     # (a dataset has a line of errors.jsonl.gz per record file: the count of documents is a guess)
     documents = task(progress, f"validating {shown}", 3 + 2 * len(names), "documents")
     with documents:
-        manifest, found = _load(directory, "manifest.json", "manifest.json")
-        problems += found or check("manifest", manifest, "manifest.json", engine)
-        index, found = _load(directory, "index.json", "index.json")
-        problems += found or check("index", index, "index.json", engine)
-        search, found = _load(directory, "search.json", "search.json")
-        if found != [Problem("search.json", "", "missing")]:  # `errcat history` writes none
-            problems += found or check("search", search, "search.json", engine)
-        foreign, found = _load(directory, "foreign.json", "foreign.json")
-        if found != [Problem("foreign.json", "", "missing")]:  # written only with a curated list
-            problems += found or check("foreign", foreign, "foreign.json", engine)
+        loaded: dict[str, Any] = {}
+        for file in FILES:
+            if file.per_record or file.name == RECORDS:  # a file or a line per record: below
+                continue
+            loaded[file.name], found = _load(directory, file.name, file.name)
+            if not file.required and found == [Problem(file.name, "", "missing")]:
+                continue  # (search.json: histories of errcat before it wrote one; foreign.json: only with a curated list)
+            problems += found or check(file.schema, loaded[file.name], file.name, engine)
+        index = loaded[INDEX]
         documents.advance(3)
 
         record_ids: set[str] = set()
@@ -285,13 +285,13 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> P
                 if errors is None:  # (names come only with an open errors/)
                     break
                 documents.advance()
-                label = f"errors/{name}"
+                label = f"{ERRORS}/{name}"
                 data, found = _load(errors, name, label, MAX_RECORD_BYTES)
                 if found:
                     problems += found
                     continue
                 stem = name[: -len(".json")]
-                problems += check("record", data, label, engine)
+                problems += check(BY_NAME[RECORD_FILE].schema, data, label, engine)
                 if not ID_RE.fullmatch(stem) or not isinstance(data, dict) or data.get("id") != stem:
                     problems.append(Problem(label, "/id", "file name is not the record's id"))
                 record_ids.add(stem)
@@ -305,9 +305,9 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> P
 
     if index_ids is not None and problems.stopped is None:
         for eid in sorted(index_ids - record_ids, key=str):
-            problems.append(Problem("index.json", "/entries", f"{eid} has no file errors/{eid}.json"))
+            problems.append(Problem(INDEX, "/entries", f"{eid} has no file {record_file(str(eid))}"))
         for eid in sorted(record_ids - index_ids):
-            problems.append(Problem(f"errors/{eid}.json", "", "not listed in index.json"))
+            problems.append(Problem(record_file(eid), "", f"not listed in {INDEX}"))
         for eid in sorted((index_ids - jsonl_ids) | unlisted, key=str):
             problems.append(Problem(jsonl.NAME, "", f"{eid} is in one of index.json and {jsonl.NAME} only"))
     return problems
@@ -339,7 +339,7 @@ def _check_lines(directory: int, engine: str, problems: Problems, documents: Any
                 except ValueError as exc:
                     problems.append(Problem(where, "", f"not valid JSON: {exc}"))
                     continue
-                problems += check("record", data, where, engine)
+                problems += check(BY_NAME[RECORDS].schema, data, where, engine)
                 if index_ids is not None and isinstance(data, dict) and isinstance(data.get("id"), str):
                     if data["id"] in index_ids:
                         listed.add(data["id"])

@@ -8,6 +8,9 @@ Layout of ``<out>/<owner>/<name>/``::
     errors/<id>.json   one full record per entry (the /api/errors/<id> payload)
     errors.jsonl.gz    every record, one per line, gzip-compressed (``jsonl``)
 
+and the documents the caller makes (search.json, foreign.json): ``base.dataset_files`` holds the
+table of them all, and the writer refuses a further document the table does not name.
+
 ``render_dataset`` turns records into the bytes of every file and checks each document against
 the JSON Schemas; nothing touches the disk unless all of it is valid. ``write_dataset`` writes
 into a fresh hidden sibling directory and only then swaps it in: exchange the two in one atomic
@@ -38,6 +41,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
+from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
 from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
@@ -50,7 +54,6 @@ from crawler.publish.record_memo import Identity, identity
 from crawler.publish.validate import Problem, check
 
 OLD_MARK = ".old-"
-MANIFEST = "manifest.json"
 
 
 def index_for(records: Sequence[RecordData], repo: str, commit: str) -> dict[str, Any]:
@@ -181,11 +184,6 @@ class Published(NamedTuple):
     manifest: Manifest
 
 
-#: The files of a dataset made of every record's bytes (each record's share of index.json and
-#: search.json is taken as proportional to its errors.jsonl line, which it is, roughly).
-AGGREGATES = (jsonl.NAME, "index.json", "search.json")
-
-
 class OverLimit(Exception):
     """Files of the dataset would be larger than ``limit`` bytes. Raised after rendering and before
     anything is swapped in (the temporary directory is removed), so the caller can leave entries
@@ -202,9 +200,10 @@ class OverLimit(Exception):
         out = []
         total = sum(self.lines.values()) or 1
         for name, size in sorted(self.files.items()):
-            if name.startswith("errors/"):
-                weights = {name.removeprefix("errors/").removesuffix(".json"): float(size)}
-            elif name in AGGREGATES:
+            rid = record_id_of(name)
+            if rid is not None:
+                weights = {rid: float(size)}
+            elif name in AGGREGATES:  # each record's share taken as proportional to its errors.jsonl line
                 weights = {rid: line * size / total for rid, line in self.lines.items()}
             else:  # the manifest: no record to leave out
                 weights = {}
@@ -255,8 +254,7 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
         return rel, data
 
     index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
-    documents: dict[str, tuple[str, Any]] = {"index.json": ("index", index), **(extra or {})}
-    for name, (schema, document) in documents.items():
+    for name, (schema, document) in _documents(index, extra).items():
         problems += check(schema, document, name, engine="fast")
         yield emit(name, _dumps(_writer_for(name), document, name))
     lines: list[bytes | None] = []
@@ -294,8 +292,16 @@ def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, byt
         reuse.layout[:] = [(digests[jsonl.NAME], layout)]
 
 
-#: The documents of one row per entry, written a row a line (see ``dumps_rows``).
-ROW_DOCUMENTS = frozenset({"index.json", "search.json"})
+def _documents(index: dict[str, Any], extra: Extra | None) -> dict[str, tuple[str, Any]]:
+    """index.json and the caller's further documents, by name: each one the table of a dataset's
+    files has its caller make (``dataset_files.SUPPLIED``), with the table's schema."""
+    for name, (schema, _) in (extra or {}).items():
+        if name not in SUPPLIED:
+            what = "the writer's own" if name in BY_NAME else "not a file of a dataset (base.dataset_files)"
+            raise DataError(f"a further document named {name}: {what}; nothing was written")
+        if schema != BY_NAME[name].schema:
+            raise DataError(f"{name} checked against the {schema} schema, not its own {BY_NAME[name].schema}; nothing was written")
+    return {INDEX: ("index", index), **(extra or {})}
 
 
 def _writer_for(name: str) -> Callable[[Any], bytes]:
@@ -319,7 +325,7 @@ def _check_ids(records: Sequence[RecordData]) -> None:
 class Reuse(NamedTuple):
     """What a crawl takes over from the dataset it replaces (see ``publish.pins``): the bytes of
     each record it kept unchanged (by id), the digests of record files this errcat has validated
-    against the record schema before (``validated.ValidatedDigests``), and the files already in
+    against the record schema before (``validated.load``), and the files already in
     place in the directory being written (by relative path) and the digest of every file written
     (by relative path), both filled in by the writer."""
 
@@ -377,7 +383,7 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     digest is in ``reuse.validated``, or its line's in ``reuse.valid_lines``): validation is a
     function of the bytes and the schema alone."""
     rid = record["id"]
-    rel = f"errors/{rid}.json"
+    rel = record_file(rid)
     data: bytes | None = None
     digest: bytes | None = None
     size = 0
@@ -406,7 +412,7 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
 
 def _line_maker(records: Sequence[RecordData]) -> Callable[[int], bytes]:
     """The errors.jsonl line of ``records[i]``, for a line the caller did not keep (see ``Reuse.lines``)."""
-    return lambda i: _dumps(dumps_line, records[i], f"errors/{records[i]['id']}.json")
+    return lambda i: _dumps(dumps_line, records[i], record_file(records[i]["id"]))
 
 
 def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem],
@@ -680,7 +686,7 @@ def _adopt(spare: Path, target: Path) -> Path | None:
     try:
         if not (stat.S_ISDIR(os.lstat(spare).st_mode)):
             return None
-        errors_dir = spare / "errors"
+        errors_dir = spare / ERRORS
         if os.path.lexists(errors_dir) and not stat.S_ISDIR(os.lstat(errors_dir).st_mode):
             shutil.rmtree(spare, ignore_errors=True)
             return None
@@ -796,7 +802,7 @@ def _spare_lends(spare: Path, records: Sequence[RecordData], inodes: Mapping[str
     theirs = 0
     for rid in sample:
         try:
-            st = os.lstat(f"{spare}/errors/{rid}.json")
+            st = os.lstat(f"{spare}/{record_file(rid)}")
         except OSError:
             continue
         theirs += (st.st_dev, st.st_ino) == inodes[rid][:2]
@@ -821,12 +827,12 @@ def _link_kept(tmp: Path, target: Path, inodes: Mapping[str, Identity]) -> set[s
     except OSError:
         return linked
     try:
-        (tmp / "errors").mkdir()
+        (tmp / ERRORS).mkdir()
         recycled = False  # made just now, empty: nothing in a place to look at
     except FileExistsError:
         recycled = True
     for rid, inode in inodes.items():
-        rel = f"errors/{rid}.json"
+        rel = record_file(rid)
         source, place = f"{target}/{rel}", f"{tmp}/{rel}"
         try:
             st = os.lstat(source)
@@ -924,7 +930,7 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
                    extra: Callable[[], Extra] | None, jobs: int,
                    max_bytes: int | None, reuse: Reuse | None = None) -> tuple[set[str], Manifest]:
     """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
-    (tmp / "errors").mkdir(exist_ok=True)
+    (tmp / ERRORS).mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork
     # The records go in blocks to whichever process is free: this one first makes index.json and
     # search.json, whose cost depends on the row memo, and a fixed split left one process idle
@@ -938,10 +944,7 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
         index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
-        documents = extra() if extra else {}
-        if "index.json" in documents:
-            raise DataError("two files named index.json; nothing was written")
-        for name, (schema, document) in {"index.json": ("index", index), **documents}.items():
+        for name, (schema, document) in _documents(index, extra() if extra else None).items():
             problems += check(schema, document, name, engine="fast")
             data = _dumps(_writer_for(name), document, name)
             _put(f"{tmp}/{name}", data)
@@ -957,7 +960,7 @@ def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
     parts: list[tuple[bytes, bytes]] = []
     for start, block in sorted(blocks, key=lambda block: block[0]):
         for i, digest in enumerate(block.digests):
-            digests[f"errors/{records[start + i]['id']}.json"] = digest
+            digests[record_file(records[start + i]["id"])] = digest
             line_digests[records[start + i]["id"]] = block.line_digests[i]
         line_sizes += block.line_sizes
         problems += block.problems

@@ -35,7 +35,7 @@ Shape (``errcat.toml`` top level, or ``[tool.errcat]`` in ``pyproject.toml``)::
     default_status_code = 400
 
 ``owner``/``repo`` default to the URL's last two path segments and must be a GitHub identity
-(see ``models.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
+(see ``records.OWNER_PATTERN``). Paths and globs are the repository's: a wheel's files are
 matched as ``path_prefix`` + their path in the wheel. The built-in ``vllm`` upstream is always
 present unless the file redefines it.
 
@@ -107,7 +107,7 @@ class Upstream(BaseModel):
     #: None by default: an unknown repository's tests may sit anywhere, and a glob that caught
     #: source files would take their entries away.
     tests: list[str] = Field(default_factory=list, description="Globs of the upstream's test files, read for reproductions only, never for entries (default: none).")
-    #: The kinds of sites read (``models.SiteKind``); a plain Python repository: raises and logs.
+    #: The kinds of sites read (``records.SiteKind``); a plain Python repository: raises and logs.
     kinds: list[str] = Field(default_factory=lambda: ["raise", "assert", "log"],
                              description="The kinds of sites that become entries: raise, assert, log, response, native.")
     #: Globs of the native trees whose C++/CUDA and Rust files are read for kind ``native``

@@ -96,7 +96,7 @@ class PathFilter:
         return self.include.fullmatch(path) is not None and self.exclude.fullmatch(path) is None
 
 
-#: Suffixes of the native languages (``models.NativeInfo.language``) read in an upstream's native trees.
+#: Suffixes of the native languages (``records.NativeInfo.language``) read in an upstream's native trees.
 NATIVE_SUFFIXES = {
     ".cu": "cuda", ".cuh": "cuda",
     ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".h": "cpp", ".hpp": "cpp", ".hh": "cpp", ".inl": "cpp",

@@ -73,7 +73,7 @@ class Snapshot:
     # What the release records about its upstream commit when that is not a full 40-hex id
     # (e.g. setuptools-scm's 'g4ba787ec9'); informational only.
     upstream_recorded: str | None = None
-    #: ``models.Permalinks`` as data: the revision permalinks name, or why there are none.
+    #: ``records.Permalinks`` as data: the revision permalinks name, or why there are none.
     permalinks: dict[str, str] | None = None
     #: What the repository puts before a path of this source (``path_prefix`` for a wheel).
     link_prefix: str = ""
@@ -316,7 +316,7 @@ def _ancestor_date(git: Git, earlier: str, commit: str) -> str | None:
 
 
 def permalinks_of(repo: RepoRef, commit: str | None, tag: str | None = None, why_not: str = "") -> dict[str, str]:
-    """What permalinks name (``models.Permalinks``): a commit the repository holds, else the
+    """What permalinks name (``records.Permalinks``): a commit the repository holds, else the
     release's tag, else nothing and why. Permalinks are GitHub's pages: elsewhere there are none."""
     host = urlsplit(repo.url).hostname
     if host != "github.com":

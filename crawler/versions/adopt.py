@@ -34,6 +34,7 @@ from pathlib import Path
 
 import orjson
 
+from crawler.base.dataset_files import ERRORS, MANIFEST, RECORD_FILE, TOP_LEVEL
 from crawler.base.errors import DataError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
@@ -45,9 +46,10 @@ from crawler.publish.writer import content_digest, write_dataset
 from crawler.versions.sync import check_output_commit
 
 _PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
-DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/"
-                          rf"(?:manifest\.json|index\.json|search\.json|foreign\.json|errors\.jsonl\.gz|errors/{ID_HEX}\.json)")
-DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/errors)?)?)?")
+#: A file of a dataset in an artifact: one of ``base.dataset_files``'s, a record's named by an id.
+_FILES = "|".join([*(re.escape(name) for name in sorted(TOP_LEVEL)), re.escape(RECORD_FILE).replace(re.escape("{id}"), ID_HEX)])
+DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/(?:{_FILES})")
+DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/{re.escape(ERRORS)})?)?)?")
 TOP_FILES = ("changelog.md", "diff.json")
 
 MAX_FILE_BYTES = 512 * 2**20
@@ -131,7 +133,7 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
         raise DataError(f"refusing the artifact: {problems.total:,} problem(s) in its dataset, the first: {problems[0]}")
     prefix = f"output/{owner}/{name}/"
     data = {rel[len(prefix):]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
-    manifest = orjson.loads(data["manifest.json"])  # schema-valid: the fields below exist and are typed
+    manifest = orjson.loads(data[MANIFEST])  # schema-valid: the fields below exist and are typed
     repo = manifest["repo"]
     if (repo["owner"], repo["name"]) != (owner, name) or (url is not None and repo["url"] != url):
         raise DataError(f"refusing the artifact: its manifest names {visible(repo['url'])} ({repo['owner']}/{repo['name']}), "

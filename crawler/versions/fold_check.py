@@ -3,9 +3,10 @@
 The datasets a fold reads come from other machines (the backfill's matrix jobs, as artifacts),
 so each is hostile until checked, as a whole and before anything of it is folded:
 
-* the tree is the one layout a crawl writes (``manifest.json``, ``index.json``, ``search.json``,
-  ``foreign.json``, ``errors.jsonl.gz``, ``errors/<id>.json``), directories and regular files
-  only, read without following a symlink (the dataset directory itself neither);
+* the tree is the one layout a crawl writes (the files of ``base.dataset_files``: ``manifest.json``,
+  ``index.json``, ``search.json``, ``foreign.json``, ``errors.jsonl.gz``, ``errors/<id>.json``),
+  directories and regular files only, read without following a symlink (the dataset directory
+  itself neither);
 * its files hash to the manifest's ``content_digest`` (a record edited or cut short, a file added
   or removed since the crawl wrote it), the manifest among them the one the fold goes by (read
   before, to order the releases);
@@ -26,15 +27,14 @@ from pathlib import Path
 
 import orjson
 
+from crawler.base.dataset_files import ERRORS, MANIFEST, RECORDS, TOP_LEVEL, record_file
 from crawler.base.errors import DataError
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish import migrate
-from crawler.publish.dataset import MANIFEST, RECORDS
 from crawler.publish.dataset import _shown as shown
 from crawler.publish.writer import content_digest
 
-TOP = frozenset({MANIFEST, "index.json", "search.json", "foreign.json", RECORDS})
 RECORD_FILE = re.compile(rf"{ID_HEX}\.json")
 MAX_FILE_BYTES = 512 * 2**20  # as ``adopt`` bounds a file of an artifact, and its whole
 MAX_TOTAL_BYTES = 2 * 2**30
@@ -103,7 +103,7 @@ def _listing(directory: int, where: str, allowed: re.Pattern[str] | frozenset[st
     names = []
     for entry in sorted(os.scandir(directory), key=lambda e: e.name):
         mode = entry.stat(follow_symlinks=False).st_mode
-        if prefix == "" and entry.name == "errors" and stat.S_ISDIR(mode):
+        if prefix == "" and entry.name == ERRORS and stat.S_ISDIR(mode):
             continue
         if not stat.S_ISREG(mode):
             kind = "a symlink" if stat.S_ISLNK(mode) else "a directory" if stat.S_ISDIR(mode) else "not a regular file"
@@ -125,23 +125,23 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
         raise DataError(f"{where}: the dataset directory cannot be read ({exc.strerror or exc}; a symlink is not followed)") from None
     try:
         budget = _Budget()
-        files = {name: budget.read(top, name, where, MAX_FILE_BYTES) for name in _listing(top, where, TOP)}
+        files = {name: budget.read(top, name, where, MAX_FILE_BYTES) for name in _listing(top, where, TOP_LEVEL)}
         records: dict[str, bytes] = {}
         try:
-            errors = os.open("errors", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
+            errors = os.open(ERRORS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
         except FileNotFoundError:
             errors = None
         except OSError as exc:
-            raise DataError(f"{where}: errors cannot be read ({exc.strerror or exc})") from None
+            raise DataError(f"{where}: {ERRORS} cannot be read ({exc.strerror or exc})") from None
         if errors is not None:
             try:
                 records = {name[: -len(".json")]: budget.read(errors, name, where, MAX_RECORD_BYTES)
-                           for name in _listing(errors, where, RECORD_FILE, "errors/")}
+                           for name in _listing(errors, where, RECORD_FILE, f"{ERRORS}/")}
             finally:
                 os.close(errors)
     finally:
         os.close(top)
-    files.update((f"errors/{rid}.json", data) for rid, data in records.items())
+    files.update((record_file(rid), data) for rid, data in records.items())
     if MANIFEST not in files or RECORDS not in files:
         raise DataError(f"{where}: no {MANIFEST if MANIFEST not in files else RECORDS}")
     if _parsed(files[MANIFEST]) != manifest:  # the fold goes by the manifest read before
@@ -167,15 +167,15 @@ def matching(records: Iterator[RecordData], files: dict[str, bytes], release: st
         rid = record["id"]
         data = files.pop(rid, None)
         if data is None:
-            raise DataError(f"{where}: {RECORDS} holds {rid}, which has no file errors/{rid}.json")
+            raise DataError(f"{where}: {RECORDS} holds {rid}, which has no file {record_file(rid)}")
         try:
             same = migrate.record(orjson.loads(data)) == record  # (both of this schema: the line was migrated as read)
         except orjson.JSONDecodeError:
             same = False
         if not same:
-            raise DataError(f"{where}: errors/{rid}.json is not the record {RECORDS} holds for {rid} "
+            raise DataError(f"{where}: {record_file(rid)} is not the record {RECORDS} holds for {rid} "
                             "(a record file's name is its record's id)")
         yield record
     if files:
         rid = min(files)
-        raise DataError(f"{where}: errors/{rid}.json is a record {RECORDS} does not hold")
+        raise DataError(f"{where}: {record_file(rid)} is a record {RECORDS} does not hold")

@@ -39,11 +39,12 @@ import jsonschema_rs
 import orjson
 
 from crawler.base.cachedir import keep
+from crawler.base.dataset_files import MANIFEST, record_id_of
 from crawler.model.records import RepoRef
 from crawler.model.schemas import schema_for
 from crawler.publish import jsonl, validated
 from crawler.publish.dataset import MAX_DOCUMENT_BYTES
-from crawler.publish.writer import MANIFEST, Reuse, read_dataset
+from crawler.publish.writer import Reuse, read_dataset
 
 DIRECTORY = "history"
 
@@ -166,7 +167,7 @@ def finish(cache_dir: Path, repo: RepoRef, reuse: Reuse, files: dict[str, bytes]
     """Remember, after the dataset was written, the record files validated (and ``bare``: the
     digests of the same records with no history, valid too) and its ``errors.jsonl.gz``; what
     cannot be written is done without."""
-    validated.remember(cache_dir, reuse.validated, [d for rel, d in reuse.digests.items() if rel.startswith("errors/")] + list(bare))
+    validated.remember(cache_dir, reuse.validated, [d for rel, d in reuse.digests.items() if record_id_of(rel) is not None] + list(bare))
     packed = files.get(jsonl.NAME)
     if packed is None:
         return

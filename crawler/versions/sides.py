@@ -1,6 +1,6 @@
 """Versions as a library: crawl refs into scratch datasets, diff them, fold history, sync.
 
-The commands in ``versions_cli`` are thin wrappers over these functions. Every crawl goes through
+The commands in ``cli.versions`` are thin wrappers over these functions. Every crawl goes through
 ``crawl.crawl`` with the result cache, into a scratch directory of the run (``scratch.run_dir``:
 in the cache directory, removed by the next run should this one be killed), so a diff or a
 history run never touches the catalogue it does not mean to write.

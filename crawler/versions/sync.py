@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
+from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress
@@ -25,7 +26,7 @@ from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Lifetime, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord, previous_records, record_model
-from crawler.publish.writer import MANIFEST, OverLimit, Reuse, write_dataset
+from crawler.publish.writer import OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_data, live_data, side_with
 from crawler.versions.history import Fold, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
@@ -145,7 +146,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
     history folded behind it (``Fold.under``), and its manifest the one written; refused in one
     line when it is older than the newest release. None, or no such dataset there: the newest
     release's catalogue, as ``history`` writes it."""
-    from crawler.publish.dataset import iter_record_data, load_manifest, named
+    from crawler.publish.dataset import carried_documents, iter_record_data, load_manifest, named
     from crawler.publish.dataset_dirs import find_datasets
     from crawler.versions.fold_check import check_release, matching, refuse_links
 
@@ -186,18 +187,8 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
             fold.under(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
                        skipped_paths(newest))
-        # the newest state's curated list of foreign errors goes with it, validated as read
-        return _write_fold(fold, newest, out, progress, documents=_foreign_of(newest_dir)), fold, labels
-
-
-def _foreign_of(dataset: Path) -> dict[str, tuple[str, Any]]:
-    """A written dataset's foreign.json as a document to write again (none when it has none)."""
-    from crawler.model.records import ForeignList
-    from crawler.publish.dataset import FOREIGN, load_foreign
-
-    if not (dataset / FOREIGN).is_file():
-        return {}
-    return {FOREIGN: ("foreign", ForeignList(errors=load_foreign(dataset)).model_dump(mode="json"))}
+        # the newest state's curated documents (the list of foreign errors) go with it, validated as read
+        return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
 
 
 def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tuple[Path, Manifest] | None:
@@ -320,14 +311,12 @@ def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_roo
 #: only in these has no news for its readers.
 _POSITION = frozenset({"commit", "commit_date", "upstream_commit", "ref", "input_digest", "content_digest"})
 _POSITION_COUNTS = frozenset({"files", "parsed"})
-#: The files besides the manifest that name the dataset's commit, at their top level.
-_NAMING_COMMIT = frozenset({"index.json", "search.json"})
 
 
 def _without_position(rel: str, data: bytes) -> object:
     """A dataset file as compared by :func:`only_upstream_moved`: the manifest and the files
     that name the commit as JSON without their position fields, every other file as its bytes."""
-    if rel != MANIFEST and rel not in _NAMING_COMMIT:
+    if rel != MANIFEST and rel not in NAMING_COMMIT:
         return data
     try:
         doc = orjson.loads(data)
@@ -376,7 +365,7 @@ def _write_unless_in_place(target: Path, files: dict[str, bytes], progress: Prog
         # the record files in place that hold these very bytes are linked, not written again
         # (with the cache: --no-cache writes fresh files, as a crawl's does)
         links = {rid: old.inode for rid, old in (previous or {}).items()
-                 if (data := files.get(f"errors/{rid}.json")) is not None and old.holds(data)} if link else None
+                 if (data := files.get(record_file(rid))) is not None and old.holds(data)} if link else None
         write_dataset(target, files, spare_root=spare_root, links=links)
         return True
 
@@ -433,7 +422,7 @@ def _read_in_place(target: Path, progress: Progress) -> _Side:
     (``iter_record_data``): a damaged one is a DataError naming its line. Their histories are as
     the model reads them (its defaults filled in), each distinct one validated once."""
     from crawler.base.progress import task
-    from crawler.publish.dataset import RECORDS, iter_record_data, load_manifest, named
+    from crawler.publish.dataset import iter_record_data, load_manifest, named
 
     manifest = load_manifest(target)
     where = named(target / RECORDS)

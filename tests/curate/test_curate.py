@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import FOREIGN_YAML, jsonl_bytes
 
 from crawler.catalogue.explanations import load_set, parse_file
 from crawler.catalogue.related import compute
@@ -559,20 +559,6 @@ def test_a_deeply_nested_or_huge_curated_file_is_one_line(upstream, cli, tmp_pat
 
 
 # --------------------------------------------------------------------------- foreign errors
-
-FOREIGN_YAML = """\
-errors:
-- name: cuda-illegal-memory-access
-  origin: cuda
-  match:
-  - 'CUDA error: an illegal memory access was encountered'
-  example: 'RuntimeError: CUDA error: an illegal memory access was encountered'
-  urls:
-  - https://github.com/vllm-project/vllm/issues/6976
-  explanation: A GPU kernel read or wrote outside its memory.
-  check:
-  - rerun with CUDA_LAUNCH_BLOCKING=1
-"""
 
 
 @pytest.mark.slow

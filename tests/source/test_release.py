@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
-from tests.package_index import _Index, release_wheel, serving
+from tests.package_index import _Index, pip_uses, release_wheel
 
 UPSTREAM_SHA = "4ba787ec9c0d8e3f5e1a2b3c4d5e6f7a8b9c0d1e"
 
@@ -20,13 +20,8 @@ UPSTREAM_SHA = "4ba787ec9c0d8e3f5e1a2b3c4d5e6f7a8b9c0d1e"
 @pytest.fixture
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A package index on localhost that pip downloads from and errcat asks; nothing else."""
-    with serving(tmp_path / "index") as url:
-        for name in [k for k in os.environ if k.startswith("PIP_")]:
-            monkeypatch.delenv(name)
-        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-        monkeypatch.setenv("PIP_INDEX_URL", url)
-        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
-        yield tmp_path / "index" / "files"
+    with pip_uses(tmp_path / "index", monkeypatch) as files:
+        yield files
 
 
 def crawl(cli, version: str, out: Path):
