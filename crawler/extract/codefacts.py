@@ -59,18 +59,31 @@ _BLOCK_CALL = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(sorted(_RAISES | _AS
 
 
 class _Scope:
-    __slots__ = ("kind", "qualname", "names", "cls")
+    __slots__ = ("kind", "qualname", "names", "cls", "statements")
 
-    def __init__(self, kind: str, qualname: str, cls: str | None):
+    def __init__(self, kind: str, qualname: str, cls: str | None, statements: list[ast.stmt] | None = None):
         self.kind = kind  # module, class, function
         self.qualname = qualname
         self.names: dict[str, str | None] = {}  # local imports and definitions -> dotted target; None: shadowed
         self.cls = cls  # the qualname of the class whose method this is
+        # the statements of a module-level function or method, for the knob readers (``GraphWalker.statements``)
+        self.statements = statements
 
 
-class _Walker:
-    """One walk over the statements, scopes kept on a stack; calls resolved at the end, when
-    every module-level name (a function defined below its use) is known."""
+class GraphWalker:
+    """The call graph, read statement by statement: scopes kept on a stack, calls resolved at the
+    end, when every module-level name (a function defined below its use) is known.
+
+    It is a handler of another walk: the extractor's walk (``visitor``) calls :meth:`enter` on
+    each statement it walks, before that statement's own handler, and :meth:`leave` after it
+    when ``enter`` opened a scope. :meth:`walk` walks a block no other walk does (a function
+    body the extractor skips, or a whole tree read alone by :func:`graph_facts`), through the
+    same two methods, so each statement is visited once whichever walk reaches it.
+
+    On the way it keeps, for each module-level function and each method of a module-level
+    class, that function's statements (not those of the functions and classes it defines),
+    in source order: ``statements``, keyed by the function's node, which the knob readers use
+    instead of walking the function again (``knobs.declarations``)."""
 
     def __init__(self, module: str, is_package: bool):
         self.module = module
@@ -80,6 +93,10 @@ class _Walker:
         self.defs: list[list] = []  # [qualname, line, entry kind or None]
         self.classes: list[list] = []  # [qualname, line, [resolved bases]]
         self.pending: list[tuple] = []  # (caller qualname, written callee, line, scopes, self class)
+        self.statements: dict[int, list[ast.stmt]] = {}  # id(function node) -> its own statements
+        # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
+        # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
+        self._opened: list[object] = []
 
     def _qual(self, name: str) -> str:
         top = self.stack[-1]
@@ -93,34 +110,71 @@ class _Walker:
         self.stack.append(scope)
         self.chain = tuple(self.stack)
 
-    def _pop(self) -> None:
-        self.stack.pop()
-        self.chain = tuple(self.stack)
+    def leave(self) -> None:
+        """Close what the last :meth:`enter` that returned True opened, once the statement's
+        blocks are walked."""
+        held = self._opened.pop()
+        if held is _SCOPE:
+            self.stack.pop()
+            self.chain = tuple(self.stack)
+        else:
+            self.stack[-1].statements = held  # type: ignore[assignment]  # (a list or None)
+
+    def enter(self, stmt: ast.stmt) -> bool:
+        """Read one statement's own facts (not its nested blocks'); True when :meth:`leave` is to
+        be called once its blocks are walked: a function or class (whose scope it opened) or a
+        ``match``."""
+        t = type(stmt)
+        if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+            self._function(stmt)
+            self._opened.append(_SCOPE)
+            return True
+        if type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
+            self._class(stmt)
+            self._opened.append(_SCOPE)
+            return True
+        top = self.stack[-1]
+        held = top.statements
+        if held is not None:
+            held.append(stmt)
+        if t is ast.Import or t is ast.ImportFrom:
+            record_import(stmt, self.module, self.is_package, self._names())
+        elif top.kind == "function":
+            spec = _STMT_SPECS.get(t) or _stmt_spec(t)
+            if spec[0]:
+                self._calls_in(stmt, spec[0])
+            if spec[3]:
+                self._bind_locals(stmt)
+        if t is _MATCH:
+            self._opened.append(held)
+            top.statements = None
+            return True
+        return False
 
     def walk(self, body: list[ast.stmt]) -> None:
-        in_function = self.stack[-1].kind == "function"  # (the same after a nested definition: pushed, then popped)
+        """Walk a block, and the blocks it holds, in source order (a ``try``'s handlers before its
+        ``else`` and ``finally``, as the extractor walks them)."""
         for stmt in body:
+            opened = self.enter(stmt)
             t = type(stmt)
-            if t is ast.Import or t is ast.ImportFrom:
-                record_import(stmt, self.module, self.is_package, self._names())
-            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
-                self._function(stmt)
-            elif type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
-                self._class(stmt)
+            if t in _DEFINITIONS:
+                self.walk(stmt.body)  # type: ignore[attr-defined]
+            elif t is ast.If or t is ast.For or t is ast.AsyncFor or t is ast.While or t is ast.With or t is ast.AsyncWith:
+                self.walk(stmt.body)  # type: ignore[attr-defined]
+                orelse = getattr(stmt, "orelse", None)
+                if orelse:
+                    self.walk(orelse)
+            elif t in _TRIES:
+                self.walk(stmt.body)  # type: ignore[attr-defined]
+                for handler in stmt.handlers:  # type: ignore[attr-defined]
+                    self.walk(handler.body)
+                self.walk(stmt.orelse)  # type: ignore[attr-defined]
+                self.walk(stmt.finalbody)  # type: ignore[attr-defined]
             else:
-                spec = _STMT_SPECS.get(t) or _stmt_spec(t)
-                if in_function:
-                    if spec[0]:
-                        self._calls_in(stmt, spec[0])
-                    if spec[3]:
-                        self._bind_locals(stmt)
-                for name in spec[1]:  # (a statement's body, orelse and finalbody are lists of statements)
-                    value = getattr(stmt, name)
-                    if value:
-                        self.walk(value)
-                for name in spec[2]:
-                    for clause in getattr(stmt, name):
-                        self.walk(clause.body)
+                for block in sub_bodies(stmt):
+                    self.walk(block)
+            if opened:
+                self.leave()
 
     def _bind_locals(self, stmt: ast.stmt) -> None:
         # A local name shadows an import of that name: calls through it resolve to nothing.
@@ -160,14 +214,16 @@ class _Walker:
                     entry = "cli"
         self.defs.append([qual, node.lineno, entry])
         cls = top.qualname if top.kind == "class" else None
-        scope = _Scope("function", qual, cls)
+        # (a module-level function's statements, or a module-level class's method's, are kept)
+        kept = top.kind == "module" or (top.kind == "class" and len(self.stack) == 2)
+        scope = _Scope("function", qual, cls, [] if kept else None)
+        if kept:
+            self.statements[id(node)] = scope.statements  # type: ignore[assignment]  # (set just above)
         args = node.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 scope.names[arg.arg] = None
         self._push(scope)
-        self.walk(node.body)
-        self._pop()
 
     def _class(self, node: ast.ClassDef) -> None:
         qual = self._qual(node.name)
@@ -176,8 +232,6 @@ class _Walker:
         bases = [d for d in (dotted(b) for b in node.bases) if d]
         self.classes.append([qual, node.lineno, bases, list(self.stack)])
         self._push(_Scope("class", qual, None))
-        self.walk(node.body)
-        self._pop()
 
     def _calls_in(self, stmt: ast.stmt, fields: tuple[str, ...]) -> None:
         # The statement's own expressions, in field order; nested statement bodies are walked
@@ -215,6 +269,10 @@ class _Walker:
                 return None if target is None else target + dot + rest
         return None
 
+    def facts(self) -> dict:
+        """The graph facts of the walk that ended (:func:`graph_facts`)."""
+        return _facts(self)
+
     def finish(self) -> tuple[list, list]:
         calls = []
         for caller, written, line, chain, cls in self.pending:
@@ -239,6 +297,10 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 #: Expressions that hold no other expression, so no call.
 _CALLLESS = frozenset({ast.Name, ast.Constant})
+_SCOPE = object()  # (``GraphWalker._opened``)
+_MATCH = getattr(ast, "Match", None)
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_TRIES = frozenset({ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else [])})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
 #: Per statement type: its fields that may hold its own expressions (not its nested bodies),
 #: its fields of nested statements, of clauses holding statements, and whether it binds names.
@@ -380,16 +442,21 @@ def empty_graph() -> dict:
 
 
 def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict:
-    """A source file's definitions, classes, module-level aliases and resolved calls."""
-    walker = _Walker(module, is_package)
+    """A source file's definitions, classes, module-level aliases and resolved calls, from a
+    walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes)."""
+    walker = GraphWalker(module, is_package)
     walker.walk(tree.body)
+    return walker.facts()
+
+
+def _facts(walker: GraphWalker) -> dict:
     calls, classes = walker.finish()
     top = walker.stack[0].names
     return {
         "defs": walker.defs,
         "classes": classes,
         # module-level names that stand for something defined elsewhere (re-exports)
-        "aliases": {name: target for name, target in sorted(top.items()) if target != f"{module}.{name}"},
+        "aliases": {name: target for name, target in sorted(top.items()) if target != f"{walker.module}.{name}"},
         "calls": calls,
     }
 

@@ -64,7 +64,7 @@ from typing import TYPE_CHECKING, Any
 
 from crawler.extract import assembled, knobs, limit, parse, raised, surface
 from crawler.extract import imported as imported_facts
-from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
+from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, nodes_under, on_lines
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
 from crawler.extract.templates import (
@@ -177,7 +177,8 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
         return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
     try:
         tree = parse.parse_source(text)
-        ex = _Extractor(path, module, is_package, Source(text), settings)
+        graph = GraphWalker(module, is_package)
+        ex = _Extractor(path, module, is_package, Source(text), settings, graph=graph)
         try:
             ex.run(tree)
         except limit.OverLimit:  # (``settings.max_sites`` is set: the walk stops there)
@@ -205,12 +206,13 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["reraises"] = ex.reraises
     result["calls"] = ex.calls
     # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
-    result["declarations"] = knobs.declarations(tree, text, module, is_package, None if "\r" in text else ex.src.lines)
+    lines = None if "\r" in text else ex.src.lines
+    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, None if ex.graph_failed else graph.statements)
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:
         result["exports"] = ex.exports
-    result["graph"] = _graph(tree, module, is_package)
+    result["graph"] = empty_graph() if ex.graph_failed else _graph(graph)
     return result
 
 
@@ -224,10 +226,11 @@ def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: So
     return ex.classes
 
 
-def _graph(tree: ast.Module, module: str, is_package: bool) -> dict:
-    """The file's facts for the callers join; a file they cannot be read from keeps its sites."""
+def _graph(graph: GraphWalker) -> dict:
+    """The file's facts for the callers join, read by the walk; a file they cannot be read from
+    keeps its sites."""
     try:
-        return graph_facts(tree, module, is_package)
+        return graph.facts()
     except (RecursionError, MemoryError):
         return empty_graph()
     except Exception:  # noqa: BLE001 - a bug there must not cost the file its sites
@@ -316,8 +319,12 @@ class _Frame:
 
 class _Extractor:
     def __init__(self, path: str, module: str, is_package: bool, src: Source,
-                 settings: surface.Settings = surface.DEFAULT, classes_only: bool = False):
+                 settings: surface.Settings = surface.DEFAULT, classes_only: bool = False, graph: GraphWalker | None = None):
         self.path = path
+        # The call graph's handler: told of each statement the walk visits (``_stmts``), it walks
+        # the bodies the walk skips itself (``_function``). None in a dry walk and once it failed.
+        self.graph = graph
+        self.graph_failed = False
         self.settings = settings
         self.classes_only = classes_only  # (``_classes``: a walk for the class records alone)
         self.limit = settings.max_sites
@@ -387,7 +394,7 @@ class _Extractor:
         back at it, and through its frames at the whole syntax tree. Broken here, each file's tree is freed by reference counting the moment extraction ends, so the
         cycle collector never has to walk millions of AST nodes (nor can they pile up when it is
         off). ``tests/test_extract.py`` checks that extraction leaves no cyclic garbage."""
-        self.builder = self.frame = self.module_frame = None  # type: ignore[assignment]
+        self.builder = self.frame = self.module_frame = self.graph = None  # type: ignore[assignment]
         self._pending = []
         self.exception_returns, self._pending_made = {}, []
 
@@ -411,13 +418,36 @@ class _Extractor:
         depth = len(guards)
         try:
             for stmt in body:
+                graph = self.graph
+                opened = False
+                if graph is not None:
+                    try:
+                        opened = graph.enter(stmt)
+                    except Exception:  # noqa: BLE001 - a bug there must not cost the file its sites
+                        self._graph_lost()
                 handler = dispatch.get(type(stmt))
                 if handler is not None:
                     handler(self, stmt)
                     if handler is _Extractor._if:
                         self._early_exit(stmt)
+                if opened and self.graph is graph:
+                    graph.leave()  # type: ignore[union-attr]  # (``opened``: not None)
         finally:
             del guards[depth:]
+
+    def _graph_lost(self) -> None:
+        """A failure of the call graph's handler costs the file its graph and the knobs' reading
+        of its functions' statements, never its sites."""
+        self.graph, self.graph_failed = None, True
+
+    def _graph_walk(self, body: list[ast.stmt]) -> None:
+        """The call graph's own walk of a body the extractor skips."""
+        graph = self.graph
+        if graph is not None:
+            try:
+                graph.walk(body)
+            except Exception:  # noqa: BLE001 - as in ``_stmts``
+                self._graph_lost()
 
     def _early_exit(self, node) -> None:
         """An ``if`` that leaves the block (``return``, ``continue``, ``break``) in one branch
@@ -469,6 +499,8 @@ class _Extractor:
             cls["init"] = {"params": _params(node.args), "template": None}
         if not self._inert(node, parent):  # (most methods are skipped: no frame for them)
             self._scope(_Frame("function", qual, node, parent, cls), node.body)
+        else:
+            self._graph_walk(node.body)
 
     def _inert(self, node, parent: "_Frame") -> bool:
         """Whether walking a function's body cannot change the result, so it is skipped.
@@ -698,10 +730,11 @@ class _Extractor:
             len(self._pending_made),
         )
         counting, self.counting = self.counting, False
+        graph, self.graph = self.graph, None  # (the helper's own walk, if it comes, reads it once)
         try:
             self._scope(_Frame("function", qualname, node, parent), node.body)
         finally:
-            self.counting = counting
+            self.counting, self.graph = counting, graph
             del self.sites[kept[0] :], self.calls[kept[1] :], self.classes[kept[2] :], self._pending[kept[3] :]
             del self._pending_pieces[kept[4] :], self._pending_made[kept[7] :]
             self.bare_asserts, self.reraises = kept[5], kept[6]
