@@ -8,6 +8,7 @@ import gzip
 import json
 import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -33,111 +34,8 @@ def by_text(found: list[dict]) -> dict[str, dict]:
     return {s["template"]["text"]: s for s in found}
 
 
-LOGS = '''
-import logging
-from vllm.logger import init_logger
-
-logger = init_logger(__name__)
-_LOG = logging.getLogger(__name__)
-
-
-def serve(port, n, limit):
-    logger.warning("Address already in use. Retrying with a new port.")
-    logger.warning("Input prompt (%d tokens) is too long and exceeds limit of %d", n, limit)
-    logger.warning_once(f"Port {port} is busy")
-    _LOG.error("transfer %(req)s failed", {"req": n})
-    logging.getLogger("x").critical("disk full at %s", port)
-    logger.exception("Engine loop crashed")
-    logger.info("Started server process on %d", port)
-    logger.debug("debug %s", port)
-    logger.info_once("once")
-    logger.exception(port)
-    logger.error("%s", port)
-    print.warning("not a logger")
-    logger.warning("100%")
-'''
-
-
-def test_logs_of_warning_and_worse_become_log_entries_with_level_logger_and_once():
-    found = by_text(sites(LOGS))
-    assert set(found) == {
-        "Address already in use. Retrying with a new port.",
-        "Input prompt ({n} tokens) is too long and exceeds limit of {limit}",
-        "Port {port} is busy",
-        "transfer {n} failed",
-        "disk full at {port}",
-        "Engine loop crashed",
-        "100%",  # no arguments: logging prints the message as is
-    }  # info, debug, info_once, a message with no literal text and a non-logger are left out
-    addr = found["Address already in use. Retrying with a new port."]
-    assert (addr["kind"], addr["exception"], addr["exception_qualname"]) == ("log", "WARNING", "logging.WARNING")
-    assert addr["log"] == {"level": "warning", "logger": "logger", "once": False}
-    assert found["Input prompt ({n} tokens) is too long and exceeds limit of {limit}"]["template"]["form"] == "percent"
-    assert found["Port {port} is busy"]["log"]["once"] is True
-    assert found["transfer {n} failed"]["log"] == {"level": "error", "logger": "_LOG", "once": False}
-    critical = found["disk full at {port}"]
-    assert (critical["exception"], critical["log"]["logger"]) == ("CRITICAL", 'logging.getLogger("x")')
-    crashed = found["Engine loop crashed"]  # logger.exception logs at ERROR, with the traceback
-    assert (crashed["exception"], crashed["log"]["level"]) == ("ERROR", "exception")
-    pattern = found["Input prompt ({n} tokens) is too long and exceeds limit of {limit}"]["template"]["pattern"]
-    assert re.fullmatch(pattern, "Input prompt (9000 tokens) is too long and exceeds limit of 8192")
-
-
-def test_logs_in_a_method_without_raise_are_found():
-    # the walk skips bodies that cannot give a site; a log call is such a site
-    code = '''
-    import logging
-    logger = logging.getLogger(__name__)
-
-    class Worker:
-        def transfer(self, req):
-            if req.failed:
-                logger.error("NIXL transfer failed for request %s", req.id)
-    '''
-    (site,) = sites(code)
-    assert site["qualname"] == "Worker.transfer"
-    assert site["facts"]["guards"] == ["req.failed"]
-
-
-RESPONSES = '''
-from http import HTTPStatus
-from fastapi import status
-from .errors import create_error_response
-from .protocol import ErrorInfo, ErrorResponse
-
-
-class Serving:
-    def cancel(self, response_id, code, kind):
-        if response_id is None:
-            return self.create_error_response("Cannot cancel a synchronous response.")
-        if code:
-            return self.create_error_response(message=f"Response with id '{response_id}' not found.",
-                                              err_type="NotFoundError", status_code=HTTPStatus.NOT_FOUND)
-        if kind:
-            return create_error_response(f"max_num_seqs is {code}", kind, status.HTTP_422_UNPROCESSABLE_ENTITY)
-        err = ErrorResponse(error=ErrorInfo(message="Model is still loading", type="<script>", code=503))
-        return create_error_response(str(code))
-'''
-
-
-def test_configured_builders_become_response_entries_with_status_and_type():
-    found = by_text(sites(RESPONSES))
-    assert set(found) == {"Cannot cancel a synchronous response.", "Response with id '{response_id}' not found.",
-                          "max_num_seqs is {code}", "Model is still loading"}  # str(code): nothing to match
-    cancel = found["Cannot cancel a synchronous response."]
-    assert cancel["kind"] == "response"
-    assert cancel["response"] == {"status_code": 400, "error_type": "BadRequestError", "builder": "create_error_response"}
-    assert cancel["exception"] == "BadRequestError"
-    assert cancel["exception_qualname"] == "create_error_response"  # self.<builder>: not importable
-    missing = found["Response with id '{response_id}' not found."]
-    assert missing["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response"}
-    dynamic = found["max_num_seqs is {code}"]
-    assert dynamic["response"] == {"status_code": 422, "error_type": None, "builder": "create_error_response"}
-    assert (dynamic["exception"], dynamic["exception_qualname"]) == ("ErrorResponse", "pkg.errors.create_error_response")
-    body = found["Model is still loading"]
-    # an error type that is no name stays data, never the entry's exception name
-    assert body["response"] == {"status_code": 503, "error_type": "<script>", "builder": "ErrorInfo"}
-    assert body["exception"] == "ErrorResponse"
+#: The response builders' case (tests/extract/cases/responses.py), with its settings: ``ALL``.
+RESPONSES = (Path(__file__).parent / "cases" / "responses.py").read_text(encoding="utf-8")
 
 
 def test_the_upstream_chooses_the_kinds():
