@@ -58,15 +58,16 @@ import builtins
 import inspect
 import re
 import warnings
-from collections.abc import Mapping
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 from crawler.extract import assembled, knobs, limit, parse, raised, surface
 from crawler.extract import imported as imported_facts
-from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, nodes_under, on_lines
-from crawler.extract.ids import has_literal_text, normalize_template
+from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
+from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.names import record_import
+from crawler.extract.state import CallMade, Frame, MadeReturn, PendingMade, PendingName, PendingPieces, ScopeFacts
+from crawler.extract.surface_sites import SurfaceSites, says_something
 from crawler.extract.templates import (
     IMPORTED,
     Field,
@@ -77,15 +78,9 @@ from crawler.extract.templates import (
     imported_piece,
     make_template,
     none_template,
-    parts_from_template,
-    piece_text,
-    text_parts,
 )
 from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
-
-if TYPE_CHECKING:  # the extraction workers need no pydantic
-    from crawler.model.records import LogLevel
 
 EXTRACTOR_VERSION = "5"
 SNIPPET_LINES = 25
@@ -296,28 +291,13 @@ def _params(args: ast.arguments) -> list[str]:
     return names
 
 
-class _Frame:
-    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts", "calls")
-
-    def __init__(self, kind, qualname, node, parent, cls=None):
-        self.kind = kind  # module | class | function
-        self.qualname = qualname
-        self.node = node
-        self.parent = parent
-        self.env: dict = {}
-        self.imports: dict = {}
-        self.cls = cls  # for a class frame: its record; for __init__: the class record
-        self.handlers: list = []  # enclosing except-handler names (function-local)
-        self._facts = None
-        # name -> the helper whose return value it was last given (``msg = self._why()``): kept
-        # apart from ``env``, whose branch merge would let it displace a message another branch sets
-        self.calls: dict = {}
-
-
 # ---------------------------------------------------------------------------------------------
 
 
-class _Extractor:
+class _Extractor(HelperMessages, SurfaceSites):
+    """The walk of one file's statements (see the module's doc); helpers' messages are read by
+    :class:`HelperMessages`, logs and responses by :class:`SurfaceSites`."""
+
     def __init__(self, path: str, module: str, is_package: bool, src: Source,
                  settings: surface.Settings = surface.DEFAULT, classes_only: bool = False, graph: GraphWalker | None = None):
         self.path = path
@@ -345,26 +325,26 @@ class _Extractor:
         self.reraises = 0
         self.consts: dict = {}
         self.module_classes: dict[str, str] = {}
-        self._pending: list = []  # (site, written, frame) to resolve at the end
-        self._pending_pieces: list = []  # (site, helper qualname, field expr): messages a helper returns
+        self._pending: list[PendingName] = []  # names to resolve at the end
+        self._pending_pieces: list[PendingPieces] = []  # messages a helper returns
         self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
         self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
         self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
         self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
         # function qualname -> (class as written, template, call args record, frame) per exception its
         # ``return``\s construct (``_made``)
-        self.exception_returns: dict[str, list] = {}
+        self.exception_returns: dict[str, list[MadeReturn]] = {}
         self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
-        self._pending_made: list = []  # (site, helper qualname, frame, classes or None): a raised value a helper made
+        self._pending_made: list[PendingMade] = []  # raised values a helper made
         self.imported: list[dict] = []  # the result's facts for the join across modules (extract.imported)
         self.exports: dict = {}
         # set by ``run`` before any walk; ``_release`` unsets them
-        self.module_frame: _Frame
+        self.module_frame: Frame
         self.guards: list[str] = []
         self.if_tests: list[ast.expr] = []  # the tests of the ``if``\s whose body the walk is in (``raised.narrowed``)
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
-        self.frame: _Frame
+        self.frame: Frame
         self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
 
@@ -383,7 +363,7 @@ class _Extractor:
                 self._hot = sorted(set(self._hot).union(self._surface))
         try:
             self._collect_consts(tree.body)
-            self.frame = self.module_frame = _Frame("module", "<module>", tree, None)
+            self.frame = self.module_frame = Frame("module", "<module>", tree, None)
             self._block(tree.body)
             self._finish()
         finally:
@@ -498,11 +478,11 @@ class _Extractor:
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
         if not self._inert(node, parent):  # (most methods are skipped: no frame for them)
-            self._scope(_Frame("function", qual, node, parent, cls), node.body)
+            self._scope(Frame("function", qual, node, parent, cls), node.body)
         else:
             self._graph_walk(node.body)
 
-    def _inert(self, node, parent: "_Frame") -> bool:
+    def _inert(self, node, parent: Frame) -> bool:
         """Whether walking a function's body cannot change the result, so it is skipped.
 
         A body's sites, counts (raise, assert), classes and ``__init__`` templates need those
@@ -516,7 +496,7 @@ class _Extractor:
             return False
         return not on_lines(hot, node.lineno, node.end_lineno)
 
-    def _scope(self, frame: "_Frame", body: list) -> None:
+    def _scope(self, frame: Frame, body: list) -> None:
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
         handlers (those of the enclosing code do not lead into a nested definition)."""
         parent = self.frame
@@ -540,8 +520,8 @@ class _Extractor:
         self.classes.append(record)
         if parent.kind == "module":
             self.module_classes[node.name] = record["qualname"]
-        self._pending.append((record, [self.seg(b) for b in node.bases], parent))
-        frame = _Frame("class", qual, node, parent, record)
+        self._pending.append(PendingName(record, [self.seg(b) for b in node.bases], parent))
+        frame = Frame("class", qual, node, parent, record)
         self._scope(frame, node.body)
 
     # -- control flow --
@@ -648,7 +628,7 @@ class _Extractor:
     def _lookup(self, key: str):
         frame = self.frame
         form = "constant" if frame.kind == "module" else "variable"
-        got = frame.env.get(key, _MISSING)
+        got: Any = frame.env.get(key, _MISSING)
         if got is _MISSING and frame.kind == "function" and (key.startswith("self.") or key.startswith("cls.")):
             owner = frame.parent
             if owner is not None and owner.kind == "class":
@@ -692,7 +672,7 @@ class _Extractor:
         for value in values:
             if value is None or value[0] != "list":
                 return None
-            pieces = _add_pieces(pieces, value[1])
+            pieces = add_pieces(pieces, value[1])
         self.helper_lists[qualname] = pieces
         return pieces
 
@@ -718,7 +698,7 @@ class _Extractor:
         parent = self.module_frame
         if owner:
             cls = next((c for c in parent.node.body if type(c) is ast.ClassDef and c.name == owner), None)
-            parent = _Frame("class", owner, cls, parent)
+            parent = Frame("class", owner, cls, parent)
         kept = (
             len(self.sites),
             len(self.calls),
@@ -732,7 +712,7 @@ class _Extractor:
         counting, self.counting = self.counting, False
         graph, self.graph = self.graph, None  # (the helper's own walk, if it comes, reads it once)
         try:
-            self._scope(_Frame("function", qualname, node, parent), node.body)
+            self._scope(Frame("function", qualname, node, parent), node.body)
         finally:
             self.counting, self.graph = counting, graph
             del self.sites[kept[0] :], self.calls[kept[1] :], self.classes[kept[2] :], self._pending[kept[3] :]
@@ -767,7 +747,7 @@ class _Extractor:
             got = ("list", [[field(key)]])
         if got is None or got[0] != "list":
             return False
-        env[key] = None if added is None else ("list", _add_pieces(got[1], added))
+        env[key] = None if added is None else ("list", add_pieces(got[1], added))
         return True
 
     def _pieces(self, elts) -> list | None:
@@ -804,7 +784,7 @@ class _Extractor:
         elts = _list_elements(value) if t is ast.Name else None
         if elts is not None:
             pieces = self._pieces(elts)
-            env[key] = None if pieces is None else ("list", _add_pieces([], pieces))
+            env[key] = None if pieces is None else ("list", add_pieces([], pieces))
             return
         if self.builder.is_stringy(value):
             env[key] = ("str", self.builder.build(value)[1])
@@ -833,7 +813,7 @@ class _Extractor:
         held = self.frame.env.get(key)
         if held is not None and held[0] == "list":
             pieces = self._pieces(node.value.elts) if type(node.value) in (ast.List, ast.Tuple) else None
-            self.frame.env[key] = None if pieces is None else ("list", _add_pieces(held[1], pieces))
+            self.frame.env[key] = None if pieces is None else ("list", add_pieces(held[1], pieces))
             return
         got = self._lookup(key)
         before = got[1] if got is not None else [field(key)]
@@ -849,7 +829,7 @@ class _Extractor:
 
     def _imports_dict(self) -> dict:
         frame = self.frame
-        while frame.kind == "class":
+        while frame.kind == "class" and frame.parent is not None:  # (a class is never the top frame)
             frame = frame.parent
         return frame.imports
 
@@ -869,7 +849,7 @@ class _Extractor:
             made = self.exception_returns.setdefault(frame.qualname, [])
             for written, template, args in self._made(value):
                 if len(made) < MAX_PIECES:
-                    made.append((written, template, args, frame))
+                    made.append(MadeReturn(written, template, args, frame))
 
     def _made(self, value) -> list[tuple[str, TemplateData, dict[str, Any] | None]]:
         """The exceptions a returned value constructs here, as ``_from_call`` reads them:
@@ -968,8 +948,8 @@ class _Extractor:
                 written = written if unknown else got[2]
                 if (got is raised.DIFFER or got[:2] == ("class", "returns")) and self._callee_node(func) is not None:
                     helper = self._helper_of(exc)  # (the class its ``return``\s construct: their messages, ``_finish``)
-        elif t is ast.Name and (frame.env.get(exc.id) or ("",))[0] == "exc":
-            written, template, args = frame.env[exc.id][1]
+        elif t is ast.Name and (held := frame.env.get(exc.id)) is not None and held[0] == "exc":
+            written, template, args = held[1]
             if self._raised().instance(exc, self._function_node_here()) is raised.DIFFER:
                 written, unknown = exc.id, True  # branches give different classes: none claimed
         elif t in (ast.Name, ast.Attribute, ast.Subscript) and not _is_class_name(_last_name(exc)):
@@ -1004,8 +984,8 @@ class _Extractor:
             self._helper_message(site, exc.args[0] if exc.args else None)
         if helper is not None and not helper.startswith(IMPORTED):  # one of the messages the helper constructs (``_finish``)
             made_by = exc if t is ast.Call else made_by
-            call = None if made_by is None else (self._call_arguments(made_by, t is not ast.Call), type(made_by.func) is ast.Attribute)
-            self._pending_made.append((site, helper, frame, None if unknown else written, self.seg(exc), call))
+            call = None if made_by is None else CallMade(self._call_arguments(made_by, t is not ast.Call), type(made_by.func) is ast.Attribute)
+            self._pending_made.append(PendingMade(site, helper, frame, None if unknown else written, self.seg(exc), call))
         if args is not None and not unknown:
             self.calls.append({"site": len(self.sites) - 1, **args})
 
@@ -1027,201 +1007,9 @@ class _Extractor:
 
     # -- logs and responses (see crawler.extract.surface) --
 
-    def _surface_sites(self, stmt) -> None:
-        """The log calls and response builders in a statement that holds one of their words."""
-        if not self._surface_all:
-            surf = self._surface
-            if not surf:
-                return
-            if not on_lines(surf, stmt.lineno, stmt.end_lineno):
-                return
-        for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
-            if "log" in self.kinds:
-                logged = surface.log_call(node)
-                if logged is not None:
-                    self._log_site(node, *logged)
-                    continue
-            builder = self.settings.by_call.get(_last_name(node.func) or "") if "response" in self.kinds else None
-            if builder is not None:
-                self._response_site(node, builder)
-
-    def _log_site(self, call: ast.Call, level: LogLevel, once: bool) -> None:
-        args = call.args
-        if not args or type(args[0]) is ast.Starred:
-            return
-        first, rest = args[0], args[1:]
-        parts = None
-        if rest and type(first) is ast.Constant and isinstance(first.value, str) and not any(type(a) is ast.Starred for a in rest):
-            value = rest[0] if len(rest) == 1 else ast.Tuple(elts=list(rest), ctx=ast.Load())
-            parts = self.builder._percent(first.value, value)
-            form = "percent"
-        if parts is None:
-            form, parts = self.builder.build(first)
-        template = make_template(parts, form)
-        helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
-            return
-        name = surface.LEVEL_NAMES[level]
-        site = self._site(call, "log", name, template, None, list(self.guards), resolve=False, pending=helper is not None)
-        site["exception_qualname"] = f"logging.{name}"
-        func = call.func
-        assert type(func) is ast.Attribute  # (``surface.log_call`` takes only ``<logger>.<method>(...)``)
-        site["log"] = {"level": level, "logger": self.seg(func.value), "once": once}
-        if helper is not None:
-            self._pending_pieces.append((site, helper, template["fields"][0]))
-
-    def _response_site(self, call: ast.Call, builder: dict) -> None:
-        value = surface.argument(call, builder, builder.get("message"))
-        if value is None or value is False:
-            return
-        form, parts = self.builder.build(value)
-        template = make_template(parts, form)
-        helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
-            return
-        info = surface.response_info(call, builder)
-        etype = info["error_type"]
-        name = etype if etype is not None and _EXC_NAME.fullmatch(etype) else "ErrorResponse"
-        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False,
-                          pending=helper is not None)
-        site["response"] = info
-        self._pending.append((site, self.seg(call.func), self.frame))
-        if helper is not None:
-            self._pending_pieces.append((site, helper, template["fields"][0]))
 
     # -- messages a helper function returns --
 
-    def _helper_of(self, call: ast.Call) -> str | None:
-        """The qualname of the same-module function (or method of this class) a call names; for
-        an imported function (``check(...)``, ``checks.check(...)``), ``IMPORTED`` and its dotted
-        name, for the catalogue's join (``catalogue.imported``)."""
-        func = call.func
-        imported = _imported_function(func, self.frame)
-        if imported is not None:
-            return IMPORTED + imported
-        if type(func) is ast.Name and not _is_class_name(func.id) and func.id not in _BUILTINS:
-            frame = self.frame  # a function defined in an enclosing one (defined before its use)
-            while frame is not None and frame.kind == "function":
-                nested = f"{frame.qualname}.<locals>.{func.id}"
-                if nested in self.functions:
-                    return nested
-                frame = frame.parent
-            return func.id
-        if type(func) is ast.Attribute and not _is_class_name(func.attr):
-            return self._own_method(func)
-        return None
-
-    def _helper_target(self, node) -> str | None:
-        """The helper whose return value the message is: ``helper(...)`` or a name bound to it."""
-        if node is None:
-            return None
-        if type(node) is ast.Call:
-            return self._helper_of(node)
-        if type(node) is ast.Name:
-            return self.frame.calls.get(node.id)
-        return None
-
-    def _helper_message(self, site: ExtractedSite, node) -> None:
-        helper = self._helper_target(node)
-        if helper is not None:
-            self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
-
-    def _own_method(self, node: ast.Attribute) -> str | None:
-        """The qualname of the method of the enclosing class ``self.<name>``/``cls.<name>`` names."""
-        if type(node.value) is not ast.Name or node.value.id not in ("self", "cls"):
-            return None
-        owner = self.frame
-        while owner is not None and owner.kind != "class":
-            owner = owner.parent
-        return None if owner is None else f"{owner.qualname}.{node.attr}"
-
-    def _maker(self, exc, fn) -> tuple[str | None, ast.Call | None]:
-        """The function of this module (or method of this class) that made the value ``raise
-        <name>`` raises: every value the function gives the name is a call of it (``wrapped =
-        _wrap_error(url, e)``), with that call when there is one; None for anything else (an
-        imported function's, which errcat does not read for exceptions)."""
-        if type(exc) is not ast.Name or fn is None:
-            return None, None
-        values = raised.bound_values(fn, exc.id)
-        calls = [v for v in values or () if type(v) is ast.Call and self._callee_node(v.func) is not None]
-        if not values or len(calls) != len(values):
-            return None, None
-        helpers = {self._helper_of(v) for v in calls}
-        helper = helpers.pop() if len(helpers) == 1 else None
-        if helper is None or helper.startswith(IMPORTED):
-            return None, None
-        return helper, calls[0] if len(calls) == 1 else None
-
-    def _call_arguments(self, call: ast.Call, earlier: bool) -> tuple[list, dict] | None:
-        """The message parts of a call's arguments that build a message (positional, by keyword;
-        None for any other), read where the raise is; None for a call with ``*``/``**``.
-        ``earlier``: the call is an earlier statement's (``err = _error("...")``), so a name it
-        passes may hold another value by now: only what the call writes out is read."""
-        if any(type(a) is ast.Starred for a in call.args) or any(kw.arg is None for kw in call.keywords):
-            return None
-        builder = self.builder
-
-        def message(a):
-            if earlier and type(a) in (ast.Name, ast.Attribute):
-                return None
-            return builder.parts(a) if builder.is_stringy(a) else None
-
-        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords if (got := message(kw.value)) is not None}
-
-    def _argument_values(self, helper: str, arguments: tuple[list, dict] | None, bound_method: bool) -> dict[str, list]:
-        """The messages a call passes a helper's parameters (``_error(node, "Unsupported
-        expression")``: ``reason`` -> its parts), but a parameter the helper gives another value."""
-        node: Any = self._function_node(helper) if "<" not in helper else self.functions.get(helper)
-        if node is None or arguments is None:
-            return {}
-        args = node.args
-        positional = [a.arg for a in (*args.posonlyargs, *args.args)]
-        static = any(_last_name(d) == "staticmethod" for d in node.decorator_list)
-        if bound_method and "." in helper and not static:
-            positional = positional[1:]  # ``self.helper(...)``, ``cls.helper(...)``
-        given, by_keyword = arguments
-        values = dict(zip(positional, given, strict=False))
-        keywords = {a.arg for a in (*args.args, *args.kwonlyargs)}
-        values.update((k, v) for k, v in by_keyword.items() if k in keywords)
-        return {k: v for k, v in values.items() if v is not None and raised.assigned(node, k) == []}
-
-    def _made_pieces(self, helper: str, classes: str | None, frame: _Frame) -> tuple[list, bool] | None:
-        """The exceptions of class ``classes`` (as written where the raise is; None: of any class)
-        a helper's ``return``\\s construct: (their message's pieces, the call's args record or
-        None) each, and whether a piece has text (else the helper adds nothing to what it was
-        handed, unless a class's ``__init__`` does); None when there is none (a helper that
-        returns what it was handed, or another class, says nothing of this raise)."""
-        if helper not in self.walked and "<" not in helper:
-            node = self._function_node(helper)
-            if node is not None:
-                self._dry_walk(helper, node)
-        want = None if classes is None else self._resolve(classes, frame)
-        made: list = []
-        for written, template, args, where in self.exception_returns.get(helper, ()):
-            if want is not None and self._resolve(written, where) != want:
-                continue
-            alternatives = template["alternatives"]
-            made.append(([text_parts(a) for a in alternatives] if alternatives else [parts_from_template(template)], args))
-        if not made:
-            return None
-        return made, any(_piece_says(piece) for pieces, _ in made for piece in pieces)
-
-    def _returned_pieces(self, qualname: str) -> list | None:
-        """What a helper returns: the messages its walk recorded, else read from its returns now
-        (a method with no raise is not walked); None without one with literal text."""
-        pieces = self.string_returns.get(qualname)
-        if pieces is None:
-            node = self.functions.get(qualname)
-            if node is None:
-                return None
-            builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
-            pieces = []
-            for stmt in ast.walk(node):
-                if type(stmt) is ast.Return and stmt.value is not None and builder.is_stringy(stmt.value):
-                    pieces = _add_pieces(pieces, [builder.parts(stmt.value)])
-        if not any(isinstance(p, str) and any(ch.isalnum() for ch in p) for piece in pieces for p in piece):
-            return None
-        return pieces
 
     def _site(self, node, kind, written, template, cause, guards, resolve=True, pending=False) -> ExtractedSite:
         """A site, appended; ``pending``: its message is a helper's, read at the end (``_finish``)."""
@@ -1261,7 +1049,7 @@ class _Extractor:
         }
         self.sites.append(site)
         if resolve:
-            self._pending.append((site, written, frame))
+            self._pending.append(PendingName(cast(dict[str, Any], site), written, frame))
         return site
 
     def _count(self, kind: str, template: TemplateData, pending: bool) -> None:
@@ -1269,7 +1057,7 @@ class _Extractor:
         the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
         when its message is a helper's the end does not find (``_finish``) or an imported list
         the join does not (``catalogue.imported``) and it says nothing without it."""
-        if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not _says_something(template)):
+        if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not says_something(template)):
             return
         self.counted += 1
         if self.counted > self.limit:  # type: ignore[operator]  # (set: see ``_site``)
@@ -1288,7 +1076,7 @@ class _Extractor:
         """The node of the function of this module a callee names (``helper``, a function nested
         in an enclosing one, ``self.method``/``cls.method`` of the enclosing class), or None."""
         if type(func) is ast.Name:
-            frame = self.frame
+            frame: Frame | None = self.frame
             while frame is not None and frame.kind == "function":
                 nested = self.functions.get(f"{frame.qualname}.<locals>.{func.id}")
                 if nested is not None:
@@ -1296,33 +1084,33 @@ class _Extractor:
                 frame = frame.parent
             return self._function_node(func.id)
         if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
-            owner = self.frame
+            owner: Frame | None = self.frame
             while owner is not None and owner.kind != "class":
                 owner = owner.parent
             if owner is not None and owner.parent is not None and owner.parent.kind == "module":
                 return self._function_node(f"{owner.qualname}.{func.attr}")
         return None
 
-    def _function_frame(self) -> _Frame | None:
-        frame = self.frame
+    def _function_frame(self) -> Frame | None:
+        frame: Frame | None = self.frame
         while frame is not None and frame.kind != "function":
             frame = frame.parent
         return frame
 
-    def _scope_facts(self, fn: _Frame | None):
+    def _scope_facts(self, fn: Frame | None):
         if fn is None:
             return [], None, 1, len(self.src.lines)
-        if fn._facts is None:
+        if fn.facts is None:
             node = fn.node
             decorators = [self.seg(d) for d in node.decorator_list]
             lo = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            fn._facts = (decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno)
-        decorators, doc, lo, hi = fn._facts
+            fn.facts = ScopeFacts(decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno)
+        decorators, doc, lo, hi = fn.facts
         return list(decorators), doc, lo, hi
 
     # -- name resolution (at the end: classes and imports may follow their use) --
 
-    def _resolve(self, written: str, frame: _Frame | None) -> str:
+    def _resolve(self, written: str, frame: Frame | None) -> str:
         head, dot, rest = written.partition(".")
         f = frame
         while f is not None:
@@ -1336,46 +1124,7 @@ class _Extractor:
         return written
 
     def _finish(self) -> None:
-        made: set[int] = set()  # the sites given the messages a helper constructs (not its argument's)
-        for site, helper, frame, classes, raised_as, call in list(self._pending_made):
-            got = self._made_pieces(helper, classes, frame)
-            if got is None:
-                continue
-            constructed, says = got
-            values = self._argument_values(helper, *call) if call is not None else {}
-            held: list = []
-            records: list = []
-            for own, args in constructed:
-                own = [_put_in(piece, values) for piece in own]
-                held = _add_pieces(held, own)
-                records.append(
-                    {
-                        "pieces": [piece_text(piece) for piece in own],
-                        "args": None if args is None else [_put_in_template(t, values) for t in args["args"]],
-                        "kwargs": None if args is None else {k: _put_in_template(t, values) for k, t in args["kwargs"].items()},
-                    }
-                )
-            if says:
-                name = raised_as if raised_as.isidentifier() else None
-                site["template"] = make_template([Field(raised_as, name, (None, held))], "assembled")
-                made.add(id(site))
-            if classes is not None and any(r["args"] is not None for r in records):
-                # a class of the repo may build its message in ``__init__``: the catalogue puts
-                # each construction's arguments in (``hierarchy.apply_init_templates``)
-                at = next(i for i, s in enumerate(self.sites) if s is site)
-                self.calls.append({"site": at, "made": records, "field": raised_as})
-        dropped = set()
-        refs: list = []  # (site, what the join needs): messages and lists imported functions return
-        for site, helper, fld in self._pending_pieces:
-            if id(site) in made:
-                continue
-            pieces = self._returned_pieces(helper)
-            if pieces is not None:
-                site["template"] = make_template([Field(fld["expr"], fld["name"], (None, pieces))], "assembled")
-            elif helper.startswith(IMPORTED):  # the join reads what the imported function returns
-                refs.append((site, {"target": helper[1:], "field": fld}))
-            elif site["kind"] != "raise":  # a log or response with nothing to match: no entry
-                dropped.add(id(site))
+        dropped, refs = self._put_helper_messages()
         if dropped:
             renumber = {}
             kept: list[ExtractedSite] = []
@@ -1386,7 +1135,7 @@ class _Extractor:
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
-        self.imported = imported_facts.collect(self.sites, self.calls, self.classes, refs, _says_something)
+        self.imported = imported_facts.collect(self.sites, self.calls, self.classes, refs, says_something)
         self.exports = imported_facts.exports(self, MAX_PIECES)
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
@@ -1401,45 +1150,6 @@ class _Extractor:
 _MISSING = object()
 _NO_SITES = surface.Settings(kinds=())  # (``_classes``)
 _EXITS = (ast.Return, ast.Continue, ast.Break)
-#: Pieces kept per list of messages: a list built in a loop from many branches stays bounded.
-MAX_PIECES = 32
-
-
-def _piece_says(piece: list) -> bool:
-    return any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in piece)
-
-
-def _put_in(piece: list, values: dict[str, list]) -> list:
-    """A piece with each field that is one of ``values``' names as written (``{reason}``; not
-    ``{reason!r}``, no longer the text passed) replaced by the parts given for it."""
-    if not values:
-        return piece
-    out: list = []
-    for p in piece:
-        if isinstance(p, Field) and p.alts is None and p.expr == p.name and p.name in values:
-            out += values[p.name]
-        else:
-            out.append(p)
-    return out
-
-
-def _put_in_template(template: TemplateData, values: dict[str, list]) -> TemplateData:
-    """:func:`_put_in` for an argument's template (a call's args record)."""
-    if not values or not any(f["name"] in values and f["expr"] == f["name"] for f in template["fields"]):
-        return template
-    return make_template(_put_in(parts_from_template(template), values), template["form"])
-
-
-def _add_pieces(held: list, added: list) -> list:
-    out = list(held)
-    for parts in added:
-        if parts not in out and len(out) < MAX_PIECES:
-            out.append(parts)
-    return out
-
-
-_BUILTINS = frozenset(vars(builtins))  # str(e), repr(x), format(...): no helper of the module
-_EXC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
 
 
 def _piece_counts(piece: list) -> bool:
@@ -1447,31 +1157,6 @@ def _piece_counts(piece: list) -> bool:
     (a list of nothing but values errcat cannot read is no list of messages it knows)."""
     return any((isinstance(p, str) and any(ch.isalnum() for ch in p)) or (isinstance(p, Field) and p.expr.startswith(IMPORTED))
                for p in piece)
-
-
-def _imported_function(func: ast.expr, frame: _Frame | None) -> str | None:
-    """The dotted name of the function a call's callee names through an import of an enclosing
-    scope (``check`` from ``from pkg.checks import check``, ``checks.check``), or None."""
-    if type(func) is ast.Name:
-        head, rest = func.id, ""
-    elif type(func) is ast.Attribute and type(func.value) is ast.Name:
-        head, rest = func.value.id, "." + func.attr
-    else:
-        return None
-    if _is_class_name(_last_name(func)):
-        return None
-    while frame is not None:
-        if head in frame.imports:
-            return frame.imports[head] + rest
-        frame = frame.parent
-    return None
-
-
-def _says_something(template: Mapping[str, Any]) -> bool:
-    """A message with literal text to match (letters or digits outside its fields)."""
-    if template["opaque"]:
-        return assembled.says_something_in_alternatives(template)
-    return has_literal_text(normalize_template(template["text"], template["fields"]))
 
 
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no
