@@ -29,7 +29,7 @@ import re._parser as _sre_parse  # type: ignore[import-not-found]
 import unicodedata
 import warnings
 from bisect import bisect_left
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from crawler.extract import parse
 from crawler.extract.names import dotted, record_import
@@ -90,9 +90,9 @@ class GraphWalker:
         self.is_package = is_package
         self.stack = [_Scope("module", "", None)]
         self.chain = tuple(self.stack)  # the stack as each pending call keeps it
-        self.defs: list[list] = []  # [qualname, line, entry kind or None]
-        self.classes: list[list] = []  # [qualname, line, [resolved bases]]
-        self.pending: list[tuple] = []  # (caller qualname, written callee, line, scopes, self class)
+        self.defs: list[list[Any]] = []  # [qualname, line, entry kind or None]
+        self.classes: list[list[Any]] = []  # [qualname, line, [resolved bases]]
+        self.pending: list[tuple[str, str, int, tuple[_Scope, ...], str | None]] = []  # (caller qualname, written callee, line, scopes, self class)
         self.statements: dict[int, list[ast.stmt]] = {}  # id(function node) -> its own statements
         # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
         # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
@@ -125,7 +125,7 @@ class GraphWalker:
         be called once its blocks are walked: a function or class (whose scope it opened) or a
         ``match``."""
         t = type(stmt)
-        if t is ast.FunctionDef or t is ast.AsyncFunctionDef:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self._function(stmt)
             self._opened.append(_SCOPE)
             return True
@@ -199,7 +199,7 @@ class GraphWalker:
                 return scope.names
         return self.stack[0].names  # pragma: no cover - the module scope is never a class
 
-    def _function(self, node) -> None:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         qual = self._qual(node.name)
         top = self.stack[-1]
         if top.kind != "class":
@@ -239,7 +239,7 @@ class GraphWalker:
         scope = self.stack[-1]
         qualname, cls, chain = scope.qualname, scope.cls, self.chain
         pending = self.pending
-        roots: list = []
+        roots: list[ast.AST] = []
         for name in fields:
             value = getattr(stmt, name, None)
             if type(value) is list:
@@ -256,7 +256,7 @@ class GraphWalker:
                 if written:
                     pending.append((qualname, written, node.lineno, chain, cls))
 
-    def resolve(self, written: str, chain: tuple, cls: str | None) -> str | None:
+    def resolve(self, written: str, chain: tuple[_Scope, ...], cls: str | None) -> str | None:
         """The dotted name a written callee refers to, or None when errcat cannot tell."""
         head, dot, rest = written.partition(".")
         if head in ("self", "cls") and dot and cls is not None and "." not in rest:
@@ -269,11 +269,11 @@ class GraphWalker:
                 return None if target is None else target + dot + rest
         return None
 
-    def facts(self) -> dict:
+    def facts(self) -> dict[str, Any]:
         """The graph facts of the walk that ended (:func:`graph_facts`)."""
         return _facts(self)
 
-    def finish(self) -> tuple[list, list]:
+    def finish(self) -> tuple[list[list[Any]], list[list[Any]]]:
         calls = []
         for caller, written, line, chain, cls in self.pending:
             target = self.resolve(written, chain, cls)
@@ -329,7 +329,7 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     calls, keywords) are taken apart by hand, in their fields' order; lists go into the queue
     unfiltered: what is not a node has no fields."""
     found = []
-    todo: list = [root]
+    todo: list[Any] = [root]
     get = _NODE_FIELDS.get
     name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
     for node in todo:  # (the list grows while it is read: breadth first)
@@ -437,11 +437,11 @@ def on_lines(found: list[int], first: int, last: int) -> bool:
     return i < len(found) and found[i] <= last
 
 
-def empty_graph() -> dict:
+def empty_graph() -> dict[str, Any]:
     return {"defs": [], "classes": [], "aliases": {}, "calls": []}
 
 
-def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict:
+def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict[str, Any]:
     """A source file's definitions, classes, module-level aliases and resolved calls, from a
     walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes)."""
     walker = GraphWalker(module, is_package)
@@ -449,7 +449,7 @@ def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict:
     return walker.facts()
 
 
-def _facts(walker: GraphWalker) -> dict:
+def _facts(walker: GraphWalker) -> dict[str, Any]:
     calls, classes = walker.finish()
     top = walker.stack[0].names
     return {
@@ -485,7 +485,7 @@ def pattern_fragments(pattern: str) -> tuple[list[str], bool] | None:
             out.append("".join(run))
             run.clear()
 
-    def walk(items, depth: int) -> None:
+    def walk(items: list[Any], depth: int) -> None:
         nonlocal fold
         if depth > 50:
             flush()
@@ -552,7 +552,7 @@ class _TestWalker:
         #: and what it imports is its own, so its body is not walked (None: every body is)
         self.named = named
         self.imports: dict[str, str] = {}
-        self.found: list[dict] = []
+        self.found: list[dict[str, Any]] = []
         self.scope: list[str] = []
         self.local_names: list[dict[str, str]] = [self.imports]
 

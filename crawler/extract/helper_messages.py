@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from crawler.extract import raised
-from crawler.extract.state import Frame, FunctionNode, MadeReturn, PendingMade, PendingPieces, Piece
+from crawler.extract.state import Arguments, Frame, FunctionNode, MadeReturn, PendingMade, PendingPieces, Piece
 from crawler.extract.templates import (
     IMPORTED,
     Field,
@@ -37,7 +37,7 @@ class HelperMessages:
 
     # (the extractor's state and methods these read; set and defined by ``_Extractor``)
     frame: Frame
-    functions: dict[str, ast.AST]
+    functions: dict[str, FunctionNode]
     walked: set[str]
     string_returns: dict[str, list[Piece]]
     exception_returns: dict[str, list[MadeReturn]]
@@ -76,7 +76,7 @@ class HelperMessages:
             return self._own_method(func)
         return None
 
-    def _helper_target(self, node) -> str | None:
+    def _helper_target(self, node: ast.expr | None) -> str | None:
         """The helper whose return value the message is: ``helper(...)`` or a name bound to it."""
         if node is None:
             return None
@@ -86,7 +86,7 @@ class HelperMessages:
             return self.frame.calls.get(node.id)
         return None
 
-    def _helper_message(self, site: ExtractedSite, node) -> None:
+    def _helper_message(self, site: ExtractedSite, node: ast.expr | None) -> None:
         helper = self._helper_target(node)
         if helper is not None:
             self._pending_pieces.append(PendingPieces(site, helper, site["template"]["fields"][0]))
@@ -100,7 +100,7 @@ class HelperMessages:
             owner = owner.parent
         return None if owner is None else f"{owner.qualname}.{node.attr}"
 
-    def _maker(self, exc, fn) -> tuple[str | None, ast.Call | None]:
+    def _maker(self, exc: ast.expr, fn: FunctionNode | None) -> tuple[str | None, ast.Call | None]:
         """The function of this module (or method of this class) that made the value ``raise
         <name>`` raises: every value the function gives the name is a call of it (``wrapped =
         _wrap_error(url, e)``), with that call when there is one; None for anything else (an
@@ -117,7 +117,7 @@ class HelperMessages:
             return None, None
         return helper, calls[0] if len(calls) == 1 else None
 
-    def _call_arguments(self, call: ast.Call, earlier: bool) -> tuple[list, dict] | None:
+    def _call_arguments(self, call: ast.Call, earlier: bool) -> Arguments | None:
         """The message parts of a call's arguments that build a message (positional, by keyword;
         None for any other), read where the raise is; None for a call with ``*``/``**``.
         ``earlier``: the call is an earlier statement's (``err = _error("...")``), so a name it
@@ -126,14 +126,15 @@ class HelperMessages:
             return None
         builder = self.builder
 
-        def message(a):
+        def message(a: ast.expr) -> Piece | None:
             if earlier and type(a) in (ast.Name, ast.Attribute):
                 return None
             return builder.parts(a) if builder.is_stringy(a) else None
 
-        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords if (got := message(kw.value)) is not None}
+        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords
+                                                if kw.arg is not None and (got := message(kw.value)) is not None}
 
-    def _argument_values(self, helper: str, arguments: tuple[list, dict] | None, bound_method: bool) -> dict[str, list]:
+    def _argument_values(self, helper: str, arguments: Arguments | None, bound_method: bool) -> dict[str, Piece]:
         """The messages a call passes a helper's parameters (``_error(node, "Unsupported
         expression")``: ``reason`` -> its parts), but a parameter the helper gives another value."""
         node: Any = self._function_node(helper) if "<" not in helper else self.functions.get(helper)
@@ -150,7 +151,7 @@ class HelperMessages:
         values.update((k, v) for k, v in by_keyword.items() if k in keywords)
         return {k: v for k, v in values.items() if v is not None and raised.assigned(node, k) == []}
 
-    def _made_pieces(self, helper: str, classes: str | None, frame: Frame) -> tuple[list, bool] | None:
+    def _made_pieces(self, helper: str, classes: str | None, frame: Frame) -> tuple[list[tuple[list[Piece], dict[str, Any] | None]], bool] | None:
         """The exceptions of class ``classes`` (as written where the raise is; None: of any class)
         a helper's ``return``\\s construct: (their message's pieces, the call's args record or
         None) each, and whether a piece has text (else the helper adds nothing to what it was
@@ -161,7 +162,7 @@ class HelperMessages:
             if node is not None:
                 self._dry_walk(helper, node)
         want = None if classes is None else self._resolve(classes, frame)
-        made: list = []
+        made: list[tuple[list[Piece], dict[str, Any] | None]] = []
         for written, template, args, where in self.exception_returns.get(helper, ()):
             if want is not None and self._resolve(written, where) != want:
                 continue
@@ -171,7 +172,7 @@ class HelperMessages:
             return None
         return made, any(_piece_says(piece) for pieces, _ in made for piece in pieces)
 
-    def _returned_pieces(self, qualname: str) -> list | None:
+    def _returned_pieces(self, qualname: str) -> list[Piece] | None:
         """What a helper returns: the messages its walk recorded, else read from its returns now
         (a method with no raise is not walked); None without one with literal text."""
         pieces = self.string_returns.get(qualname)
@@ -239,16 +240,16 @@ class HelperMessages:
 MAX_PIECES = 32
 
 
-def _piece_says(piece: list) -> bool:
+def _piece_says(piece: Piece) -> bool:
     return any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in piece)
 
 
-def _put_in(piece: list, values: dict[str, list]) -> list:
+def _put_in(piece: Piece, values: dict[str, Piece]) -> Piece:
     """A piece with each field that is one of ``values``' names as written (``{reason}``; not
     ``{reason!r}``, no longer the text passed) replaced by the parts given for it."""
     if not values:
         return piece
-    out: list = []
+    out: Piece = []
     for p in piece:
         if isinstance(p, Field) and p.alts is None and p.expr == p.name and p.name in values:
             out += values[p.name]
@@ -257,14 +258,14 @@ def _put_in(piece: list, values: dict[str, list]) -> list:
     return out
 
 
-def _put_in_template(template: TemplateData, values: dict[str, list]) -> TemplateData:
+def _put_in_template(template: TemplateData, values: dict[str, Piece]) -> TemplateData:
     """:func:`_put_in` for an argument's template (a call's args record)."""
     if not values or not any(f["name"] in values and f["expr"] == f["name"] for f in template["fields"]):
         return template
     return make_template(_put_in(parts_from_template(template), values), template["form"])
 
 
-def add_pieces(held: list, added: list) -> list:
+def add_pieces(held: list[Piece], added: list[Piece]) -> list[Piece]:
     out = list(held)
     for parts in added:
         if parts not in out and len(out) < MAX_PIECES:

@@ -47,13 +47,13 @@ class SurfaceSites:
         def _site(self, node: ast.stmt | ast.expr, kind: str, written: str, template: TemplateData, cause: str | None,
                   guards: list[str], resolve: bool = True, pending: bool = False) -> ExtractedSite: ...
 
-    def _surface_sites(self, stmt) -> None:
+    def _surface_sites(self, stmt: ast.stmt) -> None:
         """The log calls and response builders in a statement that holds one of their words."""
         if not self._surface_all:
             surf = self._surface
             if not surf:
                 return
-            if not on_lines(surf, stmt.lineno, stmt.end_lineno):
+            if not on_lines(surf, stmt.lineno, stmt.end_lineno or stmt.lineno):
                 return
         for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
             if "log" in self.kinds:
@@ -90,7 +90,7 @@ class SurfaceSites:
         if helper is not None:
             self._pending_pieces.append(PendingPieces(site, helper, template["fields"][0]))
 
-    def _response_site(self, call: ast.Call, builder: dict) -> None:
+    def _response_site(self, call: ast.Call, builder: dict[str, Any]) -> None:
         value = surface.argument(call, builder, builder.get("message"))
         if value is None or value is False:
             return

@@ -58,6 +58,7 @@ import builtins
 import inspect
 import re
 import warnings
+from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
@@ -66,10 +67,11 @@ from crawler.extract import imported as imported_facts
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.names import record_import
-from crawler.extract.state import CallMade, Frame, MadeReturn, PendingMade, PendingName, PendingPieces, ScopeFacts
+from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
 from crawler.extract.surface_sites import SurfaceSites, says_something
 from crawler.extract.templates import (
     IMPORTED,
+    Built,
     Field,
     MarkedTemplate,
     MessageBuilder,
@@ -126,7 +128,7 @@ _CLASS_WORDS = tuple(_word_pattern(w) for w in ("class", "__init__"))
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
+def _word_lines(patterns: tuple[re.Pattern[str], ...], text: str) -> list[int]:
     """Ascending 1-based numbers, each once, of the lines on which any of the words occurs (``\\n`` ends)."""
     return line_numbers(sorted(match.start() for pattern in patterns for match in pattern.finditer(text)), text)
 
@@ -211,7 +213,7 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     return result
 
 
-def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: Source) -> list[dict]:
+def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: Source) -> list[dict[str, Any]]:
     """The class records of a file over the site limit, as its full extraction gives them, from a
     walk that makes no site and enters only the function bodies that name ``class`` or
     ``__init__``: other files' exceptions may derive from its classes, and their ``__init__``
@@ -221,7 +223,7 @@ def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: So
     return ex.classes
 
 
-def _graph(graph: GraphWalker) -> dict:
+def _graph(graph: GraphWalker) -> dict[str, Any]:
     """The file's facts for the callers join, read by the walk; a file they cannot be read from
     keeps its sites."""
     try:
@@ -270,7 +272,7 @@ def _first_paragraph(doc: str | None) -> str | None:
     return escape_surrogates(" ".join(line.strip() for line in para.splitlines())) or None
 
 
-def _docstring(fn) -> str | None:
+def _docstring(fn: FunctionNode) -> str | None:
     body = fn.body
     if body and type(body[0]) is ast.Expr:
         v = body[0].value
@@ -319,25 +321,25 @@ class _Extractor(HelperMessages, SurfaceSites):
         self.src = src
         self.seg = src.segment
         self.sites: list[ExtractedSite] = []
-        self.classes: list[dict] = []
-        self.calls: list[dict] = []
+        self.classes: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
         self.bare_asserts = 0
         self.reraises = 0
-        self.consts: dict = {}
+        self.consts: dict[str, Any] = {}
         self.module_classes: dict[str, str] = {}
         self._pending: list[PendingName] = []  # names to resolve at the end
         self._pending_pieces: list[PendingPieces] = []  # messages a helper returns
-        self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
-        self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
-        self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
-        self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
+        self.functions: dict[str, FunctionNode] = {}  # qualname -> node, for the helpers above
+        self.string_returns: dict[str, list[Piece]] = {}  # function qualname -> the messages it returns
+        self.named_returns: dict[str, list[Held]] = {}  # function qualname -> the values of the names it returns
+        self.helper_lists: dict[str, list[Piece] | None] = {}  # function qualname -> the list of messages it returns
         # function qualname -> (class as written, template, call args record, frame) per exception its
         # ``return``\s construct (``_made``)
         self.exception_returns: dict[str, list[MadeReturn]] = {}
         self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
         self._pending_made: list[PendingMade] = []  # raised values a helper made
-        self.imported: list[dict] = []  # the result's facts for the join across modules (extract.imported)
-        self.exports: dict = {}
+        self.imported: list[dict[str, Any]] = []  # the result's facts for the join across modules (extract.imported)
+        self.exports: dict[str, Any] = {}
         # set by ``run`` before any walk; ``_release`` unsets them
         self.module_frame: Frame
         self.guards: list[str] = []
@@ -378,9 +380,10 @@ class _Extractor(HelperMessages, SurfaceSites):
         self._pending = []
         self.exception_returns, self._pending_made = {}, []
 
-    def _collect_consts(self, body) -> None:
+    def _collect_consts(self, body: list[ast.stmt]) -> None:
         """Module-level string constants (``ERR = "..."``), visible to every function."""
         builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
+        stmt: Any  # (narrowed by ``type(stmt) is``, which mypy does not follow through ``t``)
         for stmt in body:
             t = type(stmt)
             if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
@@ -392,7 +395,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             if type(value) in (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call) and builder.is_stringy(value):
                 self.consts[target] = ("constant", builder.build(value)[1])
 
-    def _stmts(self, body) -> None:
+    def _stmts(self, body: list[ast.stmt]) -> None:
         dispatch = _DISPATCH
         guards = self.guards
         depth = len(guards)
@@ -409,7 +412,7 @@ class _Extractor(HelperMessages, SurfaceSites):
                 if handler is not None:
                     handler(self, stmt)
                     if handler is _Extractor._if:
-                        self._early_exit(stmt)
+                        self._early_exit(cast(ast.If, stmt))
                 if opened and self.graph is graph:
                     graph.leave()  # type: ignore[union-attr]  # (``opened``: not None)
         finally:
@@ -429,7 +432,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             except Exception:  # noqa: BLE001 - as in ``_stmts``
                 self._graph_lost()
 
-    def _early_exit(self, node) -> None:
+    def _early_exit(self, node: ast.If) -> None:
         """An ``if`` that leaves the block (``return``, ``continue``, ``break``) in one branch
         guards the rest of the block by the other: the code after
         ``if not isinstance(v, dict): return v`` runs only when ``not (not isinstance(v, dict))``.
@@ -443,7 +446,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         elif else_exits and not body_exits:
             self.guards.append(self.seg(node.test))
 
-    def _block(self, body) -> dict:
+    def _block(self, body: list[ast.stmt]) -> dict[str, Held]:
         """Visit a conditional block in a copy of the environment; return the copy."""
         frame = self.frame
         saved = frame.env
@@ -454,7 +457,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         finally:
             frame.env = saved
 
-    def _merge(self, *envs) -> None:
+    def _merge(self, *envs: dict[str, Held]) -> None:
         """After a compound statement: names a branch (re)assigned take the last such value."""
         env = self.frame.env
         base = dict(env)
@@ -465,7 +468,7 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- scopes --
 
-    def _function(self, node) -> None:
+    def _function(self, node: FunctionNode) -> None:
         parent = self.frame
         if parent.kind == "function":
             qual = f"{parent.qualname}.<locals>.{node.name}"
@@ -482,7 +485,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         else:
             self._graph_walk(node.body)
 
-    def _inert(self, node, parent: Frame) -> bool:
+    def _inert(self, node: FunctionNode, parent: Frame) -> bool:
         """Whether walking a function's body cannot change the result, so it is skipped.
 
         A body's sites, counts (raise, assert), classes and ``__init__`` templates need those
@@ -494,9 +497,9 @@ class _Extractor(HelperMessages, SurfaceSites):
         hot = self._hot
         if hot is None or (parent.kind == "module" and not self.classes_only):
             return False
-        return not on_lines(hot, node.lineno, node.end_lineno)
+        return not on_lines(hot, node.lineno, node.end_lineno or node.lineno)
 
-    def _scope(self, frame: Frame, body: list) -> None:
+    def _scope(self, frame: Frame, body: list[ast.stmt]) -> None:
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
         handlers (those of the enclosing code do not lead into a nested definition)."""
         parent = self.frame
@@ -511,12 +514,12 @@ class _Extractor(HelperMessages, SurfaceSites):
             self.frame = parent
             self.guards, self.if_tests, self.loops, self.handler_texts = saved
 
-    def _class(self, node) -> None:
+    def _class(self, node: ast.ClassDef) -> None:
         parent = self.frame
         qual = node.name if parent.kind == "module" else (
             f"{parent.qualname}.<locals>.{node.name}" if parent.kind == "function" else f"{parent.qualname}.{node.name}"
         )
-        record = {"qualname": f"{self.module}.{qual}", "name": node.name, "bases": [], "init": None}
+        record: dict[str, Any] = {"qualname": f"{self.module}.{qual}", "name": node.name, "bases": [], "init": None}
         self.classes.append(record)
         if parent.kind == "module":
             self.module_classes[node.name] = record["qualname"]
@@ -526,7 +529,7 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- control flow --
 
-    def _if(self, node) -> None:
+    def _if(self, node: ast.If) -> None:
         test = self.seg(node.test)
         self.guards.append(test)
         self.if_tests.append(node.test)
@@ -541,7 +544,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         flowing = [e for e, body in zip(envs, (node.body, node.orelse), strict=False) if not assembled.leaves(body)]
         self._merge_paths(envs, flowing, exhaustive=bool(node.orelse))
 
-    def _merge_paths(self, envs: list, flowing: list, exhaustive: bool) -> None:
+    def _merge_paths(self, envs: list[dict[str, Held]], flowing: list[dict[str, Held]], exhaustive: bool) -> None:
         """After an ``if`` or ``match``: a name its branches set to different messages holds any
         of them (``assembled.merged_value``); anything else as ``_merge`` says. ``flowing``: the
         branches that reach the code after it; without ``exhaustive`` the value from before too."""
@@ -558,7 +561,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             if got is not _MISSING:
                 env[k] = got
 
-    def _parameters(self) -> frozenset:
+    def _parameters(self) -> frozenset[str]:
         """The names the enclosing function takes: a value errcat cannot see."""
         fn = self._function_frame()
         if fn is None:
@@ -567,7 +570,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
                          if a is not None)
 
-    def _for(self, node) -> None:
+    def _for(self, node: ast.For | ast.AsyncFor) -> None:
         kw = "async for" if type(node) is ast.AsyncFor else "for"
         loop = f"{kw} {self.seg(node.target)} in {self.seg(node.iter)}"
         self.loops.append(loop)
@@ -580,7 +583,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         self.loops.pop()
         self._merge(body_env, else_env)
 
-    def _while(self, node) -> None:
+    def _while(self, node: ast.While) -> None:
         test = self.seg(node.test)
         self.guards.append(test)
         self.loops.append(f"while {test}")
@@ -589,10 +592,10 @@ class _Extractor(HelperMessages, SurfaceSites):
         self.guards.pop()
         self._merge(body_env, self._block(node.orelse))
 
-    def _with(self, node) -> None:
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
         self._stmts(node.body)
 
-    def _try(self, node) -> None:
+    def _try(self, node: Any) -> None:
         envs = [self._block(node.body)]
         frame = self.frame
         for h in node.handlers:
@@ -610,7 +613,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         self._merge(*envs)
         self._stmts(node.finalbody)
 
-    def _match(self, node) -> None:
+    def _match(self, node: Any) -> None:
         subject = self.seg(node.subject)
         envs = []
         for case in node.cases:
@@ -625,7 +628,7 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- environment --
 
-    def _lookup(self, key: str):
+    def _lookup(self, key: str) -> Built | None:
         frame = self.frame
         form = "constant" if frame.kind == "module" else "variable"
         got: Any = frame.env.get(key, _MISSING)
@@ -639,18 +642,18 @@ class _Extractor(HelperMessages, SurfaceSites):
             return None
         return form, got[1]
 
-    def _lookup_list(self, key: str) -> list | None:
+    def _lookup_list(self, key: str) -> list[Piece] | None:
         """The pieces a local list of messages may hold here (``reasons.append("...")``), or None."""
         got = self.frame.env.get(key)
         if got is None:
             return self._called_list(key) or None
         if got[0] != "list" or not got[1] or not any(map(_piece_counts, got[1])):
             return None
-        return got[1]
+        return cast(list[Piece], got[1])
 
     # -- lists of messages a helper returns (see crawler.extract.assembled) --
 
-    def _called_list(self, key: str) -> list | None:
+    def _called_list(self, key: str) -> list[Piece] | None:
         """The pieces of the list a name was given by a call of a same-module helper, or None; of
         an imported function's, the one piece that stands for them (``templates.imported_piece``)."""
         helper = self.frame.calls.get(key)
@@ -658,7 +661,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             return [imported_piece(helper[1:], key)]
         return None if helper is None else self._helper_list(helper)
 
-    def _helper_list(self, qualname: str) -> list | None:
+    def _helper_list(self, qualname: str) -> list[Piece] | None:
         if qualname in self.helper_lists:
             return self.helper_lists[qualname]
         self.helper_lists[qualname] = None  # a helper that reaches itself gives nothing
@@ -668,7 +671,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         if qualname not in self.named_returns:
             self._dry_walk(qualname, node)
         values = self.named_returns.get(qualname) or []
-        pieces: list = []
+        pieces: list[Piece] = []
         for value in values:
             if value is None or value[0] != "list":
                 return None
@@ -676,7 +679,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         self.helper_lists[qualname] = pieces
         return pieces
 
-    def _function_node(self, qualname: str):
+    def _function_node(self, qualname: str) -> FunctionNode | None:
         """A module-level function or a method of a module-level class, walked or not yet."""
         node = self.functions.get(qualname)
         if node is not None or "<" in qualname or qualname.count(".") > 1:
@@ -690,7 +693,7 @@ class _Extractor(HelperMessages, SurfaceSites):
                 return stmt
         return None
 
-    def _dry_walk(self, qualname: str, node) -> None:
+    def _dry_walk(self, qualname: str, node: FunctionNode) -> None:
         """Walk a helper not walked yet (skipped as holding no site, or defined further down) for
         the values of the names it returns; whatever else the walk finds is dropped (the helper's
         own walk, if it comes, records it once)."""
@@ -719,7 +722,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             del self._pending_pieces[kept[4] :], self._pending_made[kept[7] :]
             self.bare_asserts, self.reraises = kept[5], kept[6]
 
-    def _list_append(self, call) -> bool:
+    def _list_append(self, call: ast.expr) -> bool:
         """``name.append(<message>)`` / ``name.extend([...])`` on a list of messages: one more
         piece (a new list: branch environments share the old one)."""
         if type(call) is not ast.Call or type(call.func) is not ast.Attribute or call.func.attr not in ("append", "extend"):
@@ -750,7 +753,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         env[key] = None if added is None else ("list", add_pieces(got[1], added))
         return True
 
-    def _pieces(self, elts) -> list | None:
+    def _pieces(self, elts: list[ast.expr]) -> list[Piece] | None:
         """Each element's message parts, or None when one of them is not a message."""
         out = []
         for e in elts:
@@ -759,7 +762,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             out.append(self.builder.parts(e))
         return out
 
-    def _bind(self, target, value) -> None:
+    def _bind(self, target: Any, value: ast.expr | None) -> None:  # (``target``: narrowed by ``type(target) is``)
         t = type(target)
         if t is ast.Name:
             key = target.id
@@ -793,17 +796,17 @@ class _Extractor(HelperMessages, SurfaceSites):
         elif key in env or key in self.consts:
             env[key] = None
 
-    def _assign(self, node) -> None:
+    def _assign(self, node: ast.Assign) -> None:
         self._surface_sites(node)
         for target in node.targets:
             self._bind(target, node.value)
 
-    def _annassign(self, node) -> None:
+    def _annassign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self._surface_sites(node)
             self._bind(node.target, node.value)
 
-    def _augassign(self, node) -> None:
+    def _augassign(self, node: ast.AugAssign) -> None:
         if type(node.op) is not ast.Add:
             return
         target = node.target
@@ -812,7 +815,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             return
         held = self.frame.env.get(key)
         if held is not None and held[0] == "list":
-            pieces = self._pieces(node.value.elts) if type(node.value) in (ast.List, ast.Tuple) else None
+            pieces = self._pieces(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else None
             self.frame.env[key] = None if pieces is None else ("list", add_pieces(held[1], pieces))
             return
         got = self._lookup(key)
@@ -821,13 +824,13 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- imports --
 
-    def _import(self, node) -> None:
+    def _import(self, node: ast.Import) -> None:
         record_import(node, self.module, self.is_package, self._imports_dict())
 
-    def _importfrom(self, node) -> None:
+    def _importfrom(self, node: ast.ImportFrom) -> None:
         record_import(node, self.module, self.is_package, self._imports_dict())
 
-    def _imports_dict(self) -> dict:
+    def _imports_dict(self) -> dict[str, str]:
         frame = self.frame
         while frame.kind == "class" and frame.parent is not None:  # (a class is never the top frame)
             frame = frame.parent
@@ -835,7 +838,7 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- returns and super().__init__ --
 
-    def _return(self, node) -> None:
+    def _return(self, node: ast.Return) -> None:
         self._surface_sites(node)
         frame = self.frame
         value = node.value
@@ -851,7 +854,7 @@ class _Extractor(HelperMessages, SurfaceSites):
                 if len(made) < MAX_PIECES:
                     made.append(MadeReturn(written, template, args, frame))
 
-    def _made(self, value) -> list[tuple[str, TemplateData, dict[str, Any] | None]]:
+    def _made(self, value: Any) -> list[Made]:  # (``value``: narrowed by ``type(value) is``)
         """The exceptions a returned value constructs here, as ``_from_call`` reads them:
         ``Error(...)`` (a class named like an exception, as ``_bind`` takes them; either side of
         a conditional expression), a name holding one (``err = Error(...); return err``); none
@@ -867,7 +870,7 @@ class _Extractor(HelperMessages, SurfaceSites):
                 return [held[1]]
         return []
 
-    def _expr(self, node) -> None:
+    def _expr(self, node: ast.Expr) -> None:
         self._surface_sites(node)
         if self._list_append(node.value):
             return
@@ -888,7 +891,7 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- sites --
 
-    def _message(self, args, keywords) -> tuple[str, list]:
+    def _message(self, args: list[ast.expr], keywords: list[ast.keyword]) -> Built:
         for kw in keywords:
             if kw.arg in MESSAGE_KEYWORDS:
                 form, parts = self.builder.build(kw.value)
@@ -899,7 +902,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             return self.builder.build(a)
         return "none", []
 
-    def _from_call(self, call: ast.Call) -> tuple[str, TemplateData, dict[str, Any] | None]:
+    def _from_call(self, call: ast.Call) -> Made:
         """(exception as written, template, call args record or None) for ``raise <call>``."""
         func = call.func
         written = self.seg(func)
@@ -910,10 +913,10 @@ class _Extractor(HelperMessages, SurfaceSites):
             args = None
             if name not in BUILTIN_EXCEPTIONS or "." in written:
                 args = {
-                    "args": [make_template(*reversed(self.builder.build(a))) for a in call.args if type(a) is not ast.Starred],
-                    "kwargs": {kw.arg: make_template(*reversed(self.builder.build(kw.value))) for kw in call.keywords if kw.arg},
+                    "args": [_template_of(self.builder.build(a)) for a in call.args if type(a) is not ast.Starred],
+                    "kwargs": {kw.arg: _template_of(self.builder.build(kw.value)) for kw in call.keywords if kw.arg},
                 }
-            return written, template, args
+            return Made(written, template, args)
         # helper
         if type(func) is ast.Attribute and _is_class_name(_last_name(func.value)):
             written = self.seg(func.value)
@@ -922,11 +925,11 @@ class _Extractor(HelperMessages, SurfaceSites):
         if chosen is None:
             chosen = next((a for a in call.args if type(a) is not ast.Starred), None)
         if chosen is None:
-            return written, none_template(), None
-        return written, make_template(self.builder.parts(chosen), "helper"), None
+            return Made(written, none_template(), None)
+        return Made(written, make_template(self.builder.parts(chosen), "helper"), None)
 
-    def _raise(self, node) -> None:
-        exc = node.exc
+    def _raise(self, node: ast.Raise) -> None:
+        exc: Any = node.exc  # (narrowed by ``type(exc) is``, which mypy does not follow through ``t``)
         frame = self.frame
         if exc is None or (type(exc) is ast.Name and exc.id in frame.handlers):
             self.reraises += 1
@@ -989,7 +992,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         if args is not None and not unknown:
             self.calls.append({"site": len(self.sites) - 1, **args})
 
-    def _assert(self, node) -> None:
+    def _assert(self, node: ast.Assert) -> None:
         if node.msg is None:
             self.bare_asserts += 1
             return
@@ -1011,13 +1014,14 @@ class _Extractor(HelperMessages, SurfaceSites):
     # -- messages a helper function returns --
 
 
-    def _site(self, node, kind, written, template, cause, guards, resolve=True, pending=False) -> ExtractedSite:
+    def _site(self, node: ast.stmt | ast.expr, kind: str, written: str, template: TemplateData, cause: str | None,
+              guards: list[str], resolve: bool = True, pending: bool = False) -> ExtractedSite:
         """A site, appended; ``pending``: its message is a helper's, read at the end (``_finish``)."""
         if self.counting and self.limit is not None:
             self._count(kind, template, pending)
         fn = self._function_frame()
         decorators, docstring, lo, hi = self._scope_facts(fn)
-        line, end = node.lineno, node.end_lineno
+        line, end = node.lineno, node.end_lineno or node.lineno
         if fn is not None and hi - lo + 1 <= SNIPPET_LINES:
             start, stop = lo, hi
         else:
@@ -1031,7 +1035,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             "end_line": end,
             "module": self.module,
             "qualname": frame.qualname,
-            "kind": kind,
+            "kind": kind,  # type: ignore[typeddict-item]  # (one of the kinds: the handlers pass literals)
             "exception": written,
             "exception_qualname": written,
             "template": template,
@@ -1068,11 +1072,11 @@ class _Extractor(HelperMessages, SurfaceSites):
     def _raised(self) -> raised.Resolver:
         return raised.Resolver(self.seg, self._callee_node)
 
-    def _function_node_here(self):
+    def _function_node_here(self) -> Any:
         fn = self._function_frame()
         return None if fn is None else fn.node
 
-    def _callee_node(self, func: ast.expr):
+    def _callee_node(self, func: ast.expr) -> FunctionNode | None:
         """The node of the function of this module a callee names (``helper``, a function nested
         in an enclosing one, ``self.method``/``cls.method`` of the enclosing class), or None."""
         if type(func) is ast.Name:
@@ -1097,16 +1101,16 @@ class _Extractor(HelperMessages, SurfaceSites):
             frame = frame.parent
         return frame
 
-    def _scope_facts(self, fn: Frame | None):
+    def _scope_facts(self, fn: Frame | None) -> ScopeFacts:
         if fn is None:
-            return [], None, 1, len(self.src.lines)
+            return ScopeFacts([], None, 1, len(self.src.lines))
         if fn.facts is None:
             node = fn.node
             decorators = [self.seg(d) for d in node.decorator_list]
             lo = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            fn.facts = ScopeFacts(decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno)
+            fn.facts = ScopeFacts(decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno or node.lineno)
         decorators, doc, lo, hi = fn.facts
-        return list(decorators), doc, lo, hi
+        return ScopeFacts(list(decorators), doc, lo, hi)
 
     # -- name resolution (at the end: classes and imports may follow their use) --
 
@@ -1152,7 +1156,13 @@ _NO_SITES = surface.Settings(kinds=())  # (``_classes``)
 _EXITS = (ast.Return, ast.Continue, ast.Break)
 
 
-def _piece_counts(piece: list) -> bool:
+def _template_of(built: Built) -> TemplateData:
+    """The template of a message as the builder read it."""
+    form, parts = built
+    return make_template(parts, form)
+
+
+def _piece_counts(piece: Piece) -> bool:
     """A piece that makes a list one of messages: literal text, or what an imported function returns
     (a list of nothing but values errcat cannot read is no list of messages it knows)."""
     return any((isinstance(p, str) and any(ch.isalnum() for ch in p)) or (isinstance(p, Field) and p.expr.startswith(IMPORTED))
@@ -1161,7 +1171,7 @@ def _piece_counts(piece: list) -> bool:
 
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no
 #: extractor holds bound methods of itself.
-_DISPATCH = {
+_DISPATCH: dict[type[ast.AST], Callable[[Any, Any], None]] = {
     ast.FunctionDef: _Extractor._function,
     ast.AsyncFunctionDef: _Extractor._function,
     ast.ClassDef: _Extractor._class,
