@@ -280,8 +280,8 @@ class GraphWalker:
             if target is not None:
                 calls.append([caller, target, line])
         classes = []
-        for qual, line, bases, chain in self.classes:
-            resolved = [self.resolve(b, tuple(chain), None) or b for b in bases]
+        for qual, line, bases, scopes in self.classes:  # (not ``chain``: a list here, a tuple above)
+            resolved = [self.resolve(b, tuple(scopes), None) or b for b in bases]
             classes.append([qual, line, resolved])
         return calls, classes
 
