@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from crawler.base.errors import DataError, UsageError
+from crawler.base.errors import UsageError
 from crawler.base.layout import dataset_dir
 from crawler.catalogue.evidence import issue_number
 from crawler.catalogue.explanations import accepted_draft, is_stale, load_set
@@ -40,7 +40,7 @@ from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
 from crawler.model.records import CuratedFile, Manifest
 from crawler.model.shapes import RecordData
-from crawler.publish.dataset import Dataset, iter_record_data, load_manifest, open_dataset
+from crawler.publish.dataset import Dataset, load_manifest, load_record_data, open_dataset
 from crawler.publish.dataset_dirs import each_readable
 
 # --------------------------------------------------------------------------- datasets
@@ -71,15 +71,10 @@ class Entries:
 
 
 def open_entries(path: Path) -> Entries:
-    """The dataset at ``path`` as plain data; a damaged one is refused with the very line the
-    other readers give (``open_dataset``'s, read again on this path only), naming what the model
-    finds wrong."""
+    """The dataset at ``path`` as plain data (``dataset.load_record_data``: a damaged one is
+    refused with the line the other readers give)."""
     manifest = load_manifest(path)
-    try:
-        return Entries(path, manifest, list(iter_record_data(path, manifest)))
-    except DataError:
-        open_dataset(path)  # raises its own DataError for the same damage
-        raise
+    return Entries(path, manifest, load_record_data(path, manifest))
 
 
 def entries_under(root: Path, report: Callable[[str], None] | None = None) -> list[Entries]:
