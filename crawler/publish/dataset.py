@@ -17,7 +17,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -323,11 +323,26 @@ def open_dataset(path: Path, progress: Progress = quiet, label: str | None = Non
 
 
 # A page links to its record's file "as JSON", so that file must be the very record the page shows.
-def check_record_files(dataset: Path) -> int:
+def check_record_files(dataset: Path, lines: Sequence[RecordData] | None = None) -> int:
     """The number of record files checked; a DataError naming the first ``errors/<id>.json`` of a
     line of ``errors.jsonl.gz`` that is missing, not a regular file (a symlink included), not
     JSON, or another record than the line's (compared as JSON values, not bytes: layout is no
-    part of a record). The lines themselves are validated by whoever read them first."""
+    part of a record). The lines themselves are validated by whoever read them first.
+
+    ``lines``: the records of ``errors.jsonl.gz`` as a reader of plain data just read them, every
+    line in file order (:func:`load_record_data`), so they are not decompressed and parsed again
+    (that was 1.2 s of the 1.7 s this took on vLLM's 11,590); on a problem the lines are read
+    again, for the line number the error names."""
+    if lines is not None:
+        for record in lines:
+            found = _read_record(str(dataset / ERRORS / f"{record['id']}.json"))
+            try:
+                same = found is not None and orjson.loads(found[0]) == record
+            except orjson.JSONDecodeError:
+                same = False
+            if not same:
+                return check_record_files(dataset)  # names the line and the file
+        return len(lines)
     count = 0
     for where, line in _record_lines(dataset):
         try:
@@ -373,7 +388,7 @@ def read_consumed(dataset: Path, progress: Progress = quiet, plain: bool = False
     manifest = load_manifest(dataset)
     data = load_record_data(dataset, manifest, progress) if plain else None
     records = load_records(dataset, manifest, progress) if data is None else []
-    check_record_files(dataset)
+    check_record_files(dataset, data)
     slug, counts = f"{manifest.repo.owner}/{manifest.repo.name}", manifest.counts
     index = load_index(dataset)
     _agrees(dataset / INDEX, slug, manifest.commit, index.repo, index.commit)
