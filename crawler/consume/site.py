@@ -30,7 +30,7 @@ import stat
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, cast
 
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 
@@ -1353,11 +1353,11 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     changes = read_changelog(changelog) if changelog is not None else None
     # Validated before use, as `adopt` validates an artifact: ids become file names below,
     # permalinks become links, and each page links to its record's file "as JSON".
-    read = read_consumed(dataset)
+    read = read_consumed(dataset, plain=True)  # (the pages read plain data: no model of each record)
     valid = read.manifest
     manifest = valid.model_dump(mode="json")
     repo = f"{valid.repo.owner}/{valid.repo.name}"
-    records = sorted((r.model_dump(mode="json") for r in read.records), key=lambda r: r["id"])
+    records: list[dict[str, Any]] = sorted(cast("list[dict[str, Any]]", read.data or []), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
     by_id = {r["id"]: r for r in records}  # a replacement's page says how the other record differs
     index = read.search
