@@ -103,6 +103,11 @@ _WRAPPERS = ("```", "**", "__", "`", "*")
 _EXC_HEAD = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): ")
 
 
+# An exception's name marked alone before its message, as an issue title writes it:
+# "`ValueError`: ...", "[Bug]: **ValueError**: ..." (the first such name of the line).
+_MARKED_NAME = re.compile(r"(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )")
+
+
 def _unmarked(line: str) -> str:
     """The line without the Markdown a paste was wrapped in (one pass: each pattern tried once)."""
     m = _QUOTE_OR_HEADING.match(line)
@@ -110,6 +115,9 @@ def _unmarked(line: str) -> str:
         line = line[m.end():]
     if _FENCE.fullmatch(line.strip()):
         return ""
+    m = _MARKED_NAME.search(line) if ("`" in line or "*" in line or "__" in line) else None
+    if m and m.group(2).endswith(_EXC_NAME_END):
+        line = line[:m.start()] + m.group(2) + line[m.end():]
     for mark in _WRAPPERS:
         if line.startswith(mark):
             inner = line[len(mark):-len(mark)] if len(line) > 2 * len(mark) and line.endswith(mark) else None

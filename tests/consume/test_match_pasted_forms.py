@@ -254,6 +254,40 @@ def test_markdown_around_a_paste_is_read_off(vdataset, cli, paste):
 
 
 @pytest.mark.parametrize("paste", [
+    f"`ValueError`: {MESSAGE}",  # an issue title (https://github.com/vllm-project/vllm/issues/1282)
+    f"**ValueError**: {MESSAGE}",
+    f"[Bug]: `ValueError`: {MESSAGE}",
+])
+def test_an_exception_name_marked_alone_is_read_off(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, MAX_LEN_LINE), "match")]
+
+
+@pytest.mark.parametrize("paste", [
+    # a server's startup line above the message pasted alone
+    # (https://github.com/vllm-project/vllm/issues/4202, .../19050)
+    f"INFO 04-19 17:25:10 api_server.py:149] vLLM API server version 0.4.0.post1\n{MESSAGE}",
+    f"some words the reporter wrote first\n\n{MESSAGE}",
+])
+def test_a_message_alone_under_other_lines_is_read_by_itself(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, MAX_LEN_LINE), "match")]
+
+
+@pytest.mark.parametrize("paste", [
+    # pydantic v1, as LangChain's VLLM wrapper printed vLLM's error
+    # (https://github.com/vllm-project/vllm/issues/1711)
+    f"ValidationError: 1 validation error for VLLM\n__root__\n  {MESSAGE} (type=value_error)",
+    f"pydantic.error_wrappers.ValidationError: 1 validation error for VLLM\n__root__\n  {MESSAGE} (type=value_error; a=1)",
+])
+def test_a_pydantic_v1_listing_is_read_for_its_message(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, MAX_LEN_LINE), "match")]
+
+
+def test_a_pydantic_v1_listing_of_another_error_claims_nothing(vdataset, cli):
+    paste = "ValidationError: 1 validation error for VLLM\n__root__\n  Widget pool size must be even (type=value_error)"
+    assert _matched(cli, vdataset, paste) == []
+
+
+@pytest.mark.parametrize("paste", [
     "valueerror: widget max_len must be positive; the engine's - and the pool's - limit is 1.",
     "VALUEERROR: WIDGET MAX_LEN MUST BE POSITIVE; THE ENGINE'S - AND THE POOL'S - LIMIT IS 1",
     "valueerror: unknown kv cache group kind",  # an issue's title: the whole message, another case
@@ -295,6 +329,8 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     "2024-05-01T10:00:00" + ".1" * 60000,
     "valueerror: " + "widget max_len " * 15000,  # another letter case: the caseless fallback runs
     "\u2019\u2013\u200b\u00a0" * 60000,
+    ("  " + "x " * 3000 + "(type=value_error" + "," * 300 + "\n") * 40,  # pydantic v1 lines that never close
+    "`ValueError" * 25000,
 ])
 def test_hostile_pastes_are_read_in_linear_time(vdataset, paste):
     """Every form this part reads is bounded and tried once per line: a 256 KiB paste of each
