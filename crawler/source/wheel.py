@@ -165,7 +165,8 @@ def _sdist_instead(name: str, version: str, into: Path, progress: Progress) -> b
     file, url, digest = found
     if not _SDIST_NAME.fullmatch(file):
         return False
-    progress(f"{name}=={version} has no wheel on the index: reading its source distribution {file}")
+    progress(f"{name}=={version}: no wheel pip can download here (none on the index, or none for this Python): "
+             f"reading its source distribution {file}")
     download_sdist(package, url, digest, into / file)
     return True
 
