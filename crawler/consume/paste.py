@@ -24,8 +24,9 @@ _LINE_PREFIXES = [
     re.compile(r"[\w.-]{1,64}\s{1,8}\|\s?"),  # docker compose: "vllm-1  | "
     re.compile(r"\[rank\d{1,6}\]:\s?"),  # torchrun
     re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: "),  # journald
-    # vLLM/Ray process tag, named or not: "(EngineCore_DP0 pid=42) ", "(pid=1234, ip=10.0.0.1) "
-    re.compile(r"\((?:[\w.-]{1,64} )?pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?"),
+    # vLLM/Ray process tag, named or not, with a product's own tags before the pid:
+    # "(EngineCore_DP0 pid=42) ", "(pid=1234, ip=10.0.0.1) ", "(VllmWorker rank=0 pid=123) ", "(VllmWorker TP0 pid=9) "
+    re.compile(r"\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?"),
     # a Ray actor's task header: "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=..., actor_id=...) "
     re.compile(r"ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?"),
     # vLLM's logger, old and new: "ERROR 11-30 10:01:02 [core.py:1021] ", "ERROR 09-27 06:46:46

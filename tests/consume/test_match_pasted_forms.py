@@ -224,6 +224,8 @@ MESSAGE = "Widget max_len must be positive; the engine's - and the pool's - limi
     "(APIServer pid=123) ERROR 12-01 10:00:01 [serving.py:200] ",
     "[rank0]: ",
     "(EngineCore_DP0 pid=42) ",
+    "(VllmWorker rank=0 pid=123) ERROR 05-01 12:00:00 [core.py:123] ",
+    "(VllmWorker TP0 pid=123) ",
     "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b2c7d1e0a) ",
     "(pid=1234, ip=10.0.0.1) ",
     "INFO:     127.0.0.1:5000 - ",
@@ -325,6 +327,7 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     '  File "/site-packages/vllm/config/model.py", line 4, in __post_init__\n' + "AssertionError\n" * 20000,
     "ray::" + "a." * 60000 + "() (pid=1, " + "ip=" * 30000,
     "(pid=1, " * 30000,
+    "(a=1 " * 50000,
     "INFO:     " + "1." * 60000 + ":80 - x",
     "2024-05-01T10:00:00" + ".1" * 60000,
     "valueerror: " + "widget max_len " * 15000,  # another letter case: the caseless fallback runs
