@@ -57,7 +57,7 @@ _REPR = re.compile(r"""([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])(.*?)\
 # argparse: "vllm serve: error: argument --x: message" / "api_server.py: error: message"
 _ARGPARSE = re.compile(r"[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?(.*)", re.S)
 # multiprocessing executors: "Exception in worker VllmWorkerProcess while processing method m: msg"
-_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method \w{1,100}: (.*)", re.S)
+_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method \w{1,100}: (.*?)(?:, Traceback \(most recent call last\):)?", re.S)
 # VLLMValidationError.__str__ appends the parameter it is about
 _PARAMETER = re.compile(r" \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$")
 _FRAME = re.compile(r'\s*File "[^"\n]+", line \d+')
@@ -197,7 +197,7 @@ def _leaf(name: str) -> str:
 def exception_line(line: str) -> tuple[str | None, str] | None:
     """(exception, message) if the line starts an error, else None."""
     stripped = line.strip()
-    m = _WORKER.match(stripped)
+    m = _WORKER.fullmatch(stripped)
     if m:
         inner = exception_line(m.group(1))
         return inner or (None, m.group(1))

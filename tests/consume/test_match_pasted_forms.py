@@ -275,6 +275,17 @@ def test_a_message_alone_under_other_lines_is_read_by_itself(vdataset, cli, past
 
 
 @pytest.mark.parametrize("paste", [
+    # a V0 multiprocessing worker's log line, its traceback's header after the message
+    # (https://github.com/vllm-project/vllm/issues/8933)
+    "(VllmWorkerProcess pid=7) ERROR 01-12 08:36:38 multiproc_worker_utils.py:233] Exception in worker VllmWorkerProcess "
+    f"while processing method initialize_cache: {MESSAGE}, Traceback (most recent call last):",
+    f"Exception in worker VllmWorkerProcess while processing method load_model: {MESSAGE}",
+])
+def test_a_workers_wrapped_message_is_read_without_what_follows_it(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste)[0] == (_entry_at(vdataset, MAX_LEN_LINE), "match")
+
+
+@pytest.mark.parametrize("paste", [
     # pydantic v1, as LangChain's VLLM wrapper printed vLLM's error
     # (https://github.com/vllm-project/vllm/issues/1711)
     f"ValidationError: 1 validation error for VLLM\n__root__\n  {MESSAGE} (type=value_error)",
@@ -334,6 +345,7 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     "\u2019\u2013\u200b\u00a0" * 60000,
     ("  " + "x " * 3000 + "(type=value_error" + "," * 300 + "\n") * 40,  # pydantic v1 lines that never close
     "`ValueError" * 25000,
+    "Exception in worker w while processing method m: " + ", Traceback (most recent call last)" * 7000,
 ])
 def test_hostile_pastes_are_read_in_linear_time(vdataset, paste):
     """Every form this part reads is bounded and tried once per line: a 256 KiB paste of each
