@@ -1,6 +1,6 @@
 """The corpus of real pastes (tests/data/pastes.jsonl) and the bench that scores ``errcat match`` on it.
 
-The figures on vLLM itself (top-1 and matches over the 147 pastes, the root cause before its
+The figures on vLLM itself (top-1 and matches over the 156 pastes, the root cause before its
 umbrella) need a crawl of vLLM v0.33.0, which no test may assume is on the machine: they are
 ``bench/match_corpus.py --floors``, which builds that crawl with the shared ``vllm-releases`` tool.
 Here the same scoring runs on a crawl of a fixture repository and pastes written for it, and the
