@@ -69,7 +69,8 @@ class _Index(http.server.SimpleHTTPRequestHandler):
             import hashlib
 
             here = Path(self.directory, "files")
-            files = [{"filename": p.name, "url": f"../../files/{p.name}", "hashes": {}, "upload-time": times.get(p.name)}
+            files = [{"filename": p.name, "url": f"../../files/{p.name}", "hashes": {"sha256": hashlib.sha256(p.read_bytes()).hexdigest()},
+                      "upload-time": times.get(p.name)}
                      for p in sorted(here.glob("*.whl"))]
             files += [{"filename": p.name, "url": f"../../files/{p.name}", "upload-time": times.get(p.name),
                        "hashes": {"sha256": self.sdist_hashes.get(p.name) or hashlib.sha256(p.read_bytes()).hexdigest()}}

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
 from crawler.base.errors import SourceError
@@ -89,18 +90,9 @@ MAX_SDIST_BYTES = 256 << 20
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def sdist_of(page: dict[str, object] | None, package: str, version: str) -> tuple[str, str, str] | None:
-    """(file name, URL, sha256) of the source distribution of ``package==version`` that ``page``
-    (``project_page``) lists: a ``NAME-VERSION.tar.gz`` (the name spelled as PEP 625 does or as
-    older sdists did), not yanked, with its SHA-256; None when it lists none."""
-    from packaging.version import InvalidVersion, Version
-
+def _hashed_files(page: dict[str, object] | None) -> Iterator[tuple[str, str, str]]:
+    """(file name, URL, sha256) of each file ``page`` lists that is not yanked and has a SHA-256."""
     files = page.get("files") if page else None
-    try:
-        wanted = Version(version)
-    except InvalidVersion:
-        return None
-    spellings = {package, package.replace("-", "_"), package.replace("_", "-")}
     for item in files if isinstance(files, list) else []:
         if not isinstance(item, dict) or item.get("yanked"):
             continue
@@ -108,7 +100,23 @@ def sdist_of(page: dict[str, object] | None, package: str, version: str) -> tupl
         if not (isinstance(name, str) and isinstance(url, str) and isinstance(hashes, dict)) or len(name) > 255:
             continue
         digest = hashes.get("sha256")
-        if not name.endswith(".tar.gz") or not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+        if isinstance(digest, str) and _SHA256.fullmatch(digest):
+            yield name, url, digest
+
+
+def sdist_of(page: dict[str, object] | None, package: str, version: str) -> tuple[str, str, str] | None:
+    """(file name, URL, sha256) of the source distribution of ``package==version`` that ``page``
+    (``project_page``) lists: a ``NAME-VERSION.tar.gz`` (the name spelled as PEP 625 does or as
+    older sdists did), not yanked, with its SHA-256; None when it lists none."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        wanted = Version(version)
+    except InvalidVersion:
+        return None
+    spellings = {package, package.replace("-", "_"), package.replace("_", "-")}
+    for name, url, digest in _hashed_files(page):
+        if not name.endswith(".tar.gz"):
             continue
         stem, sep, spelled = name[: -len(".tar.gz")].rpartition("-")
         if not sep or stem.lower() not in spellings:
@@ -122,9 +130,37 @@ def sdist_of(page: dict[str, object] | None, package: str, version: str) -> tupl
     return None
 
 
-def download_sdist(package: str, url: str, digest: str, dest: os.PathLike[str]) -> None:
+#: A wheel errcat fetches itself (vLLM's are up to about 500 MB).
+MAX_WHEEL_BYTES = 2 << 30
+
+
+def other_wheel_of(page: dict[str, object] | None, package: str, version: str) -> tuple[str, str, str] | None:
+    """(file name, URL, sha256) of a wheel of ``package==version`` that ``page`` lists, for any
+    interpreter (vLLM 0.1.4 to 0.3.3 have cp38 to cp311 wheels only; their Python files are the
+    same in each): the one whose name sorts last, not yanked, with its SHA-256; None when none."""
+    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        wanted = Version(version)
+    except InvalidVersion:
+        return None
+    found = []
+    for name, url, digest in _hashed_files(page):
+        if not name.endswith(".whl"):
+            continue
+        try:
+            parsed = parse_wheel_filename(name)
+        except (InvalidWheelFilename, InvalidVersion):
+            continue
+        if parsed[0] == canonicalize_name(package) and parsed[1] == wanted:
+            found.append((name, url, digest))
+    return max(found) if found else None
+
+
+def download_sdist(package: str, url: str, digest: str, dest: os.PathLike[str], limit: int = MAX_SDIST_BYTES) -> None:
     """Fetch ``url`` (relative to ``package``'s page on the index) into ``dest``, refused unless
-    it is http(s), at most ``MAX_SDIST_BYTES`` and has the SHA-256 the index gave."""
+    it is http(s), at most ``limit`` bytes and has the SHA-256 the index gave."""
     import hashlib
 
     base = index_url()
@@ -140,8 +176,8 @@ def download_sdist(package: str, url: str, digest: str, dest: os.PathLike[str]) 
                                     timeout=INDEX_TIMEOUT) as response, open(dest, "wb") as out:
             while chunk := response.read(1 << 20):
                 size += len(chunk)
-                if size > MAX_SDIST_BYTES:
-                    raise SourceError(f"the source distribution of {package} is over {MAX_SDIST_BYTES} bytes")
+                if size > limit:
+                    raise SourceError(f"the file of {package} at the index is over {limit} bytes")
                 h.update(chunk)
                 out.write(chunk)
     except urllib.error.HTTPError as e:

@@ -150,23 +150,29 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
 
 
 def _sdist_instead(name: str, version: str, into: Path, progress: Progress) -> bool:
-    """When a release has no wheel (vLLM's before 0.1.4): its source distribution from the index,
-    fetched directly (pip would build it, running its setup.py), checked against the SHA-256 the
-    index lists, into ``into``. False when the index lists no sdist of the release either."""
-    from crawler.source.index import download_sdist, project_page, sdist_of
+    """When pip finds no wheel for this Python: a wheel of the release for another one (its Python
+    files are the same), else, when the release has none (vLLM's before 0.1.4), its source
+    distribution (pip would build it, running its setup.py); fetched from the index directly and
+    checked against the SHA-256 it lists, into ``into``. False when the index lists neither."""
+    from crawler.source.index import MAX_WHEEL_BYTES, download_sdist, other_wheel_of, project_page, sdist_of
 
     package = canonical_package(name)
     try:
-        found = sdist_of(project_page(package), package, version)
+        page = project_page(package)
     except SourceError:
         return False
+    wheel = other_wheel_of(page, package, version)
+    if wheel is not None and _WHEEL_NAME.fullmatch(wheel[0]):
+        progress(f"{name}=={version}: no wheel for this Python; reading {wheel[0]} (its Python files are the same)")
+        download_sdist(package, wheel[1], wheel[2], into / wheel[0], MAX_WHEEL_BYTES)
+        return True
+    found = sdist_of(page, package, version)
     if found is None:
         return False
     file, url, digest = found
     if not _SDIST_NAME.fullmatch(file):
         return False
-    progress(f"{name}=={version}: no wheel pip can download here (none on the index, or none for this Python): "
-             f"reading its source distribution {file}")
+    progress(f"{name}=={version} has no wheel on the index: reading its source distribution {file}")
     download_sdist(package, url, digest, into / file)
     return True
 

@@ -151,8 +151,7 @@ def test_a_release_with_no_wheel_is_read_from_its_source_distribution(index, cli
     release_sdist(index, "0.9", "bad value in an sdist", [link, hard, elsewhere])
     result = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "out")  # the upstream's own globs (relpkg/**)
     assert result.exit_code == 0, result.output
-    assert "relpkg==0.9: no wheel pip can download here (none on the index, or none for this Python): reading its source " \
-        "distribution relpkg-0.9.tar.gz" in result.output
+    assert "relpkg==0.9 has no wheel on the index: reading its source distribution relpkg-0.9.tar.gz" in result.output
     manifest = manifest_of(tmp_path / "out")
     assert manifest["source"] == "pypi:relpkg==0.9 (sdist relpkg-0.9.tar.gz)"
     assert "release" not in manifest and manifest["commit_date"] is None  # no wheel to name (see the report of #31)
@@ -179,3 +178,19 @@ def test_a_release_with_neither_wheel_nor_sdist_is_no_such_release(index, cli, c
     result = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "out")
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert result.stderr.strip().splitlines()[-1].startswith("errcat: no such release: relpkg==0.9 is not on the package index")
+
+
+def test_a_release_whose_wheels_are_for_another_python_is_read_from_one_of_them(index, cli, cache_dir, tmp_path):
+    """vLLM 0.1.4 to 0.3.3 have cp38-cp311 wheels only: pip on another Python finds none, so errcat
+    fetches one itself (checked against the index's SHA-256), and the dataset names it as its release."""
+    built = release_wheel(index, "0.8", None, "bad value in an old wheel")
+    wheel = built.rename(index / "relpkg-0.8-cp27-cp27mu-manylinux1_x86_64.whl")
+    release_sdist(index, "0.8")  # the wheel is taken before the sdist
+    _Index.times[wheel.name] = "2023-08-25T04:12:53Z"
+    result = crawl(cli, "0.8", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "relpkg==0.8: no wheel for this Python; reading relpkg-0.8-cp27-cp27mu-manylinux1_x86_64.whl" in result.output
+    manifest = manifest_of(tmp_path / "out")
+    assert manifest["release"]["wheel"] == wheel.name and manifest["release"]["version"] == "0.8"
+    assert manifest["source"] == "pypi:relpkg==0.8"
+    assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an old wheel"
