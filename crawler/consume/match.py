@@ -218,6 +218,12 @@ def _pydantic_errors(message: str) -> Iterable[tuple[str, str]]:
         pos = end.end()
 
 
+# pydantic v1 (LangChain's wrappers of vLLM, vLLM's own of 2023) lists an error as its message
+# on an indented line with the type after it: "  Quantization is not supported for X. (type=value_error)".
+_PYDANTIC_V1 = re.compile(r"^[^\S\n]{1,8}(\S[^\n]{0,4096}?) \(type=(value_error|assertion_error)[^()\n]{0,200}\)[^\S\n]*$", re.M)
+_PYDANTIC_V1_TYPES = {"value_error": "ValueError", "assertion_error": "AssertionError"}
+# FastAPI's 422 body as the openai client prints it, often cut: "'msg': 'Value error, <message>'".
+_PYDANTIC_MSG = re.compile(r"""['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1""")
 _PYDANTIC_LINE = re.compile(r"[^\S\n]*(Value error|Assertion failed), (.*)", re.S)
 _PYDANTIC_MORE = re.compile(r"[^\S\n]*For further information visit \S*")
 
@@ -399,6 +405,11 @@ def read_query(text: str) -> list[Reading]:
                     add("\n".join([m.group(2), *lines[i + 1:]]), m.group(1), "plain")
                     break
         add(stripped, None, "plain")
+        # a message pasted alone under other lines (a server's startup line, a log line): the
+        # last line by itself too, after the whole text
+        last = stripped.rpartition("\n")[2].strip()
+        if last and last != stripped:
+            add(last, None, "plain")
     return readings
 
 
@@ -407,6 +418,12 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
     for kind, inner in itertools.islice(_pydantic_errors(message), MAX_READINGS):
         inner = inner.strip()
         out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
+    if "(type=" in message:
+        for v1 in itertools.islice(_PYDANTIC_V1.finditer(message), MAX_READINGS):
+            out.append(Reading(v1.group(1).strip(), _PYDANTIC_V1_TYPES[v1.group(2)], "pydantic", outer.frame))
+    if "msg" in message:
+        for listed in itertools.islice(_PYDANTIC_MSG.finditer(message), MAX_READINGS):
+            out.append(Reading(listed.group(3).strip(), _PYDANTIC_TYPES[listed.group(2)], "pydantic", outer.frame))
     unmarked = _pydantic_unmarked(message)
     if unmarked is not None and len(out) < MAX_READINGS:
         kind, inner = unmarked
