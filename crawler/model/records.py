@@ -584,6 +584,8 @@ PACKAGE_PATTERN = rf"^[a-z0-9](?:[a-z0-9-]{{0,98}}[a-z0-9])?{_END}"
 UTC_TIME_PATTERN = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}T[0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}(?:\.[0-9]{{1,6}})?\+00:00{_END}"
 #: A wheel's file name as an index serves it.
 WHEEL_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,251}}\.whl{_END}"
+#: A source distribution's file name as an index serves it (the releases that have no wheel).
+SDIST_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,248}}\.tar\.gz{_END}"
 
 
 ReleaseVersion = Annotated[str, AfterValidator(_full_match(RELEASE_VERSION_PATTERN, "a release version")),
@@ -594,6 +596,8 @@ UtcTime = Annotated[str, AfterValidator(_full_match(UTC_TIME_PATTERN, "an ISO 86
                    Field(json_schema_extra={"pattern": UTC_TIME_PATTERN})]
 WheelName = Annotated[str, AfterValidator(_full_match(WHEEL_NAME_PATTERN, "a wheel's file name")),
                      Field(json_schema_extra={"pattern": WHEEL_NAME_PATTERN})]
+SdistName = Annotated[str, AfterValidator(_full_match(SDIST_NAME_PATTERN, "an sdist's file name")),
+                     Field(json_schema_extra={"pattern": SDIST_NAME_PATTERN})]
 
 
 class Release(Model):
@@ -605,11 +609,26 @@ class Release(Model):
     package: PackageName = Field(description="The package's name on the index, PEP 503 normalized (vllm).")
     version: ReleaseVersion = Field(description="The release's version as the index spells it (0.6.6.post1); histories order releases by it (PEP 440).")
     uploaded: UtcTime | None = Field(default=None, description="When the crawled wheel was uploaded, as the package index reports it (the JSON simple API's upload-time), ISO 8601 in UTC; null when the index reports none (a find-links directory, an index without PEP 700).")
-    wheel: WheelName = Field(description="The file name of the wheel the files were read from.")
+    wheel: WheelName | None = Field(default=None, description="The file name of the wheel the files were read from; null for a release read from its sdist.")
+    sdist: SdistName | None = Field(default=None, description="The file name of the source distribution the files were read from, for a release "
+                                    "that has no wheel (vLLM 0.0.1 to 0.1.3); read as an archive, never built or run. Null when a wheel was read.")
     commit: Literal["recorded", "files"] = Field(
         description="What the manifest's commit is: recorded, the full upstream commit the release records; files, no commit at all but a SHA-1 "
                     "over the wheel's selected paths and blob ids (the release records none, or only an abbreviated one: see upstream_commit), "
                     "which keys the dataset and its caches and is never shown as a commit.")
+
+    @model_serializer(mode="wrap")
+    def _omit_the_other_file(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # the one file read is named, the other absent: a wheel's release reads as it did in schema 5
+        out = handler(self)
+        out.pop("sdist" if self.sdist is None else "wheel", None)
+        return out
+
+    @model_validator(mode="after")
+    def _one_file(self) -> Release:
+        if (self.wheel is None) == (self.sdist is None):
+            raise ValueError("a release names the one file it was read from: a wheel or an sdist")
+        return self
 
 
 class Manifest(Model):

@@ -324,6 +324,7 @@ def _open_archive(path: Path) -> Any:
 
 
 _WHEEL_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,251}\.whl")
+_SDIST_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,248}\.tar\.gz")
 
 
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
@@ -398,13 +399,13 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
             listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")
             commit, upstream_commit, short = hashlib.sha1(listing).hexdigest(), None, recorded
         release = None
-        # An sdist's dataset names no release: a release names the wheel read (schema 5), and a
-        # fold needs one to order it (see the report of #31: the field to widen is Release.wheel).
-        if package is not None and version is not None and not sdist:
-            if not _WHEEL_NAME.fullmatch(path.name):
-                raise SourceError(f"the wheel's file name {_escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
+        # A release names the one file it was read from: its wheel, or the sdist of a release that has none.
+        if package is not None and version is not None:
+            if not (_SDIST_NAME if sdist else _WHEEL_NAME).fullmatch(path.name):
+                raise SourceError(f"the {'sdist' if sdist else 'wheel'}'s file name {_escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
                                   "is not one a package index gives")
-            release = Release(package=canonical_package(package), version=version, uploaded=uploaded, wheel=path.name,
+            release = Release(package=canonical_package(package), version=version, uploaded=uploaded,
+                              **({"sdist": path.name} if sdist else {"wheel": path.name}),
                               commit="recorded" if upstream_commit else "files")
         permalinks = permalinks_of(
             repo, upstream_commit or short, tag,

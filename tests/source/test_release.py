@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
+from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, SDIST_NAME_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
 from tests.package_index import _Index, pip_uses, release_sdist, release_wheel
 
 UPSTREAM_SHA = "4ba787ec9c0d8e3f5e1a2b3c4d5e6f7a8b9c0d1e"
@@ -113,7 +113,8 @@ def test_a_git_dataset_names_no_release(fixture_repo, cli, tmp_path):
 
 @pytest.mark.parametrize(("field", "good"), [("package", "vllm"), ("version", "0.6.6.post1"),
                                               ("uploaded", "2024-06-01T04:29:44.284977+00:00"),
-                                              ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl")])
+                                              ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl"),
+                                              ("sdist", "vllm-0.1.0.tar.gz")])
 def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good):
     from jsonschema import Draft202012Validator
     from pydantic import ValidationError
@@ -121,10 +122,12 @@ def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good
     from crawler.model.schemas import schema_for
 
     base = {"package": "vllm", "version": "1.0", "uploaded": None, "wheel": "vllm-1.0-py3-none-any.whl", "commit": "files"}
+    if field == "sdist":
+        base = {**base, "wheel": None}
     assert Release.model_validate({**base, field: good})
     validator = Draft202012Validator(schema_for("manifest"))
     pattern = {"package": PACKAGE_PATTERN, "version": RELEASE_VERSION_PATTERN, "uploaded": UTC_TIME_PATTERN,
-               "wheel": WHEEL_NAME_PATTERN}[field]
+               "wheel": WHEEL_NAME_PATTERN, "sdist": SDIST_NAME_PATTERN}[field]
     for bad in (good + "\n", "\n" + good, good + " x", "../" + good):
         with pytest.raises(ValidationError):
             Release.model_validate({**base, field: bad})
@@ -149,7 +152,9 @@ def test_a_release_with_no_wheel_is_read_from_its_source_distribution(index, cli
     assert "relpkg==0.9 has no wheel on the index: reading its source distribution relpkg-0.9.tar.gz" in result.output
     manifest = manifest_of(tmp_path / "out")
     assert manifest["source"] == "pypi:relpkg==0.9 (sdist relpkg-0.9.tar.gz)"
-    assert "release" not in manifest and manifest["commit_date"] is None  # no wheel to name (see the report of #31)
+    assert manifest["commit_date"] is None
+    release = manifest["release"]
+    assert release["sdist"] == "relpkg-0.9.tar.gz" and "wheel" not in release  # the one file read, so a fold can order it
     assert {(s["path"], s["reason"]) for s in manifest["skipped"]} == {
         ("relpkg/link.py", "symlink"), ("relpkg/hard.py", "hard link")}
     assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an sdist"
@@ -189,3 +194,13 @@ def test_a_release_whose_wheels_are_for_another_python_is_read_from_one_of_them(
     assert manifest["release"]["wheel"] == wheel.name and manifest["release"]["version"] == "0.8"
     assert manifest["source"] == "pypi:relpkg==0.8"
     assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an old wheel"
+
+
+def test_a_release_names_one_file_a_wheel_or_an_sdist():
+    from pydantic import ValidationError
+
+    base = {"package": "vllm", "version": "0.1.0", "uploaded": None, "commit": "files"}
+    for both_or_none in ({"wheel": "vllm-0.1.0-py3-none-any.whl", "sdist": "vllm-0.1.0.tar.gz"}, {}):
+        with pytest.raises(ValidationError, match="one file"):
+            Release.model_validate({**base, **both_or_none})
+    assert Release.model_validate({**base, "sdist": "vllm-0.1.0.tar.gz"}).model_dump(mode="json") == {**base, "sdist": "vllm-0.1.0.tar.gz"}
