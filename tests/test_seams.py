@@ -31,22 +31,8 @@ EXEMPT: set[tuple[str, str, str]] = {
     ('crawler.curate.check', 'crawler.curate.yamlio', '_block_str'),
     ('crawler.curate.draft', 'crawler.curate.edit', '_file'),
     ('crawler.curate.draft_all', 'crawler.curate.edit', '_file'),
-    ('crawler.source.config', 'crawler.source.snapshot', '_local_git_dir'),
-    ('crawler.source.opener', 'crawler.source.remote', '_open_remote'),
-    ('crawler.source.opener', 'crawler.source.snapshot', '_open_local'),
-    ('crawler.source.remote', 'crawler.source.git', '_first_line'),
-    ('crawler.source.remote', 'crawler.source.snapshot', '_open_git'),
-    ('crawler.source.snapshot', 'crawler.source.git', '_first_line'),
-    ('crawler.source.snapshot', 'crawler.source.git', '_git_cmd'),
-    ('crawler.source.snapshot', 'crawler.source.policy', '_has_control'),
-    ('crawler.source.wheel', 'crawler.source.policy', '_has_control'),
-    ('crawler.source.wheel', 'crawler.source.remote', '_safe_name'),
-    ('crawler.source.wheel', 'crawler.source.snapshot', '_Watchdog'),
-    ('crawler.source.wheel', 'crawler.source.snapshot', '_escape_path'),
-    ('crawler.source.wheel', 'crawler.source.snapshot', '_recorded_commit'),
     ('crawler.versions.fold_check', 'crawler.publish.dataset', '_shown'),
     ('crawler.versions.sync', 'crawler.versions.sides', '_quiet'),
-    ('crawler.versions.tags', 'crawler.source.snapshot', '_local_git_dir'),
 }
 
 
