@@ -27,10 +27,6 @@ PACKAGE = ROOT / "crawler"
 EXEMPT: set[tuple[str, str, str]] = {
     ('crawler.catalogue.evidence', 'crawler.catalogue.explanations', '_line_of'),
     ('crawler.consume.match_store', 'crawler.consume.match', '_Prepared'),
-    ('crawler.curate.check', 'crawler.curate.yamlio', '_Dumper'),
-    ('crawler.curate.check', 'crawler.curate.yamlio', '_block_str'),
-    ('crawler.curate.draft', 'crawler.curate.edit', '_file'),
-    ('crawler.curate.draft_all', 'crawler.curate.edit', '_file'),
     ('crawler.versions.fold_check', 'crawler.publish.dataset', '_shown'),
     ('crawler.versions.sync', 'crawler.versions.sides', '_quiet'),
 }

@@ -229,7 +229,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
     may link to besides the repository's own pages, by lowercase ``owner/name`` (:func:`links_of`)."""
     from crawler.catalogue.explanations import load_set
     from crawler.curate.check import datasets_under
-    from crawler.curate.edit import _file, write_text_atomic
+    from crawler.curate.edit import curated_file, write_text_atomic
 
     datasets = datasets_under(data)
     if not datasets:
@@ -256,7 +256,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
         links = links_of(ds.manifest.repo, link_hosts or {})
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
             futures = {pool.submit(draft_one, r.model_dump(mode="json"), ds.commit, endpoint, model, vocabulary,
-                                   _file(root, ds, r.id), links): r for r in todo}
+                                   curated_file(root, ds, r.id), links): r for r in todo}
             try:
                 for future in as_completed(futures):
                     record = futures[future]
@@ -265,7 +265,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
                     except LLMFailure as failure:
                         outcome = Outcome(record.id, "rejected" if failure.rejected else "failed", failure.reason)
                     else:
-                        path = _file(root, ds, record.id)
+                        path = curated_file(root, ds, record.id)
                         if path.exists():  # written meanwhile by someone else: theirs stays
                             outcome = Outcome(record.id, "skipped", f"{path} appeared meanwhile")
                         else:
