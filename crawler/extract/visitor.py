@@ -62,8 +62,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from crawler.extract import assembled, knobs, limit, parse, raised, surface
-from crawler.extract import imported as imported_facts
+from crawler.extract import assembled, cross_module_facts, knobs, limit, parse, raised, surface
 from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
 from crawler.extract.ids import has_literal_text, normalize_template
 from crawler.extract.names import record_import
@@ -349,7 +348,7 @@ class _Extractor:
         self.exception_returns: dict[str, list] = {}
         self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
         self._pending_made: list = []  # (site, helper qualname, frame, classes or None): a raised value a helper made
-        self.imported: list[dict] = []  # the result's facts for the join across modules (extract.imported)
+        self.imported: list[dict] = []  # the result's facts for the join across modules (extract.cross_module_facts)
         self.exports: dict = {}
         # set by ``run`` before any walk; ``_release`` unsets them
         self.module_frame: _Frame
@@ -1353,8 +1352,8 @@ class _Extractor:
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
-        self.imported = imported_facts.collect(self.sites, self.calls, self.classes, refs, _says_something)
-        self.exports = imported_facts.exports(self, MAX_PIECES)
+        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, _says_something)
+        self.exports = cross_module_facts.exports(self, MAX_PIECES)
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
                 item["bases"] = [self._resolve(b, frame) for b in written]
