@@ -1060,7 +1060,7 @@ class _Extractor:
     def _helper_of(self, call: ast.Call) -> str | None:
         """The qualname of the same-module function (or method of this class) a call names; for
         an imported function (``check(...)``, ``checks.check(...)``), ``IMPORTED`` and its dotted
-        name, for the catalogue's join (``catalogue.imported``)."""
+        name, for the catalogue's join (``catalogue.cross_module_join``)."""
         func = call.func
         imported = _imported_function(func, self.frame)
         if imported is not None:
@@ -1234,7 +1234,7 @@ class _Extractor:
         """Count a site about to be made when no later step can drop it, and stop the walk past
         the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
         when its message is a helper's the end does not find (``_finish``) or an imported list
-        the join does not (``catalogue.imported``) and it says nothing without it."""
+        the join does not (``catalogue.cross_module_join``) and it says nothing without it."""
         if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not _says_something(template)):
             return
         self.counted += 1
