@@ -408,7 +408,7 @@ def _foreign(root: Path | None, owner: str, name: str, memo: Path | None = None)
     ``memo``: the curated files' memo in the cache (``explanations.read_model``)."""
     import hashlib
 
-    from crawler.catalogue.foreign import CURATED, load_curated
+    from crawler.catalogue.foreign_list import CURATED, load_curated
 
     if root is None:
         return None
