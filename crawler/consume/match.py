@@ -498,7 +498,7 @@ class Result:
     matches: list[Match]  # strong matches only: root causes before umbrellas
     nearest: list[Near]
     weak: list = field(default_factory=list)  # weak matches and near entries, best first: never a match
-    foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign.py)
+    foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign_match.py)
     version: str | None = None  # the release the answer prefers (``match``'s version, or the one the paste names)
     version_from: str | None = None  # "option" or "paste"
 
@@ -1251,7 +1251,7 @@ def _prefer_release(strong: list[Match], matchers: list[Matcher], version: str |
 def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | None = None) -> Result:
     """The answer to a paste; ``version``: the release the user runs (``errcat match --version``),
     whose entries come first; without it, the one release the paste names (``paste.named_version``)."""
-    from crawler.consume.foreign import foreign_hits
+    from crawler.consume.foreign_match import foreign_hits
     from crawler.consume.paste import is_umbrella, named_version
 
     version_from = "option" if version else None
