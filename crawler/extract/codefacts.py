@@ -32,7 +32,7 @@ from bisect import bisect_left
 from typing import TypeVar
 
 from crawler.extract import parse
-from crawler.extract.names import dotted, record_import
+from crawler.extract.ast_names import dotted, record_import
 from crawler.extract.templates import escape_surrogates
 from crawler.extract.text import decode_source, module_name
 from crawler.model.shapes import FileResult

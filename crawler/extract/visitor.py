@@ -63,9 +63,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from crawler.extract import assembled, cross_module_facts, knobs, limit, parse, raised, surface
+from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
 from crawler.extract.ids import has_literal_text, normalize_template
-from crawler.extract.names import record_import
 from crawler.extract.templates import (
     IMPORTED,
     Field,
