@@ -6,7 +6,7 @@ Each prompt is grounded in what the dataset knows of the entry: the code around 
 derived facts (guards, handler, loops), the meaning (trigger, settings, fix direction, test
 reproductions, callers) and how users reported it. Each answer is validated before anything is
 written: no API key in it (``curate.secret``: in any form a model may echo it), the curated
-schema, no invented names (``curate.names``: every flag, setting, environment variable and
+schema, no invented names (``curate.invented_names``: every flag, setting, environment variable and
 function it mentions must exist in the crawled commit), links only to the upstream's own pages and
 the hosts its configuration names (``curate.links``), and the very bytes about to be written read
 back by the crawl's own reader (``explanations.parse_bytes``: its size, depth and shape limits),
@@ -39,9 +39,9 @@ from pydantic import ValidationError
 from crawler.base.errors import UsageError
 from crawler.catalogue.explanations import CuratedError, parse_bytes
 from crawler.curate.from_facts import draft_from_facts
+from crawler.curate.invented_names import Vocabulary, invented
 from crawler.curate.links import LinkRule
 from crawler.curate.llm import Endpoint, LLMFailure
-from crawler.curate.names import Vocabulary, invented
 from crawler.curate.unedited import stamped
 from crawler.curate.yamlio import dump_yaml
 from crawler.model.records import CuratedFile, CuratedReview, Explanation, RepoRef
