@@ -344,7 +344,7 @@ class _Extractor:
         self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
         self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
         # function qualname -> (class as written, template, call args record, frame) per exception its
-        # ``return``\s construct (``_made``)
+        # ``return``\s construct (``_exceptions_made``)
         self.exception_returns: dict[str, list] = {}
         self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
         self._pending_made: list = []  # (site, helper qualname, frame, classes or None): a raised value a helper made
@@ -833,18 +833,18 @@ class _Extractor:
                 returned.append(self.builder.parts(value))
         elif value is not None and frame.kind == "function":  # an exception a helper makes (``_raise``)
             made = self.exception_returns.setdefault(frame.qualname, [])
-            for written, template, args in self._made(value):
+            for written, template, args in self._exceptions_made(value):
                 if len(made) < MAX_PIECES:
                     made.append((written, template, args, frame))
 
-    def _made(self, value) -> list[tuple[str, TemplateData, dict[str, Any] | None]]:
+    def _exceptions_made(self, value) -> list[tuple[str, TemplateData, dict[str, Any] | None]]:
         """The exceptions a returned value constructs here, as ``_from_call`` reads them:
         ``Error(...)`` (a class named like an exception, as ``_bind`` takes them; either side of
         a conditional expression), a name holding one (``err = Error(...); return err``); none
         for anything else (an exception handed in or caught is returned as it was made)."""
         t = type(value)
         if t is ast.IfExp:
-            return [*self._made(value.body), *self._made(value.orelse)]
+            return [*self._exceptions_made(value.body), *self._exceptions_made(value.orelse)]
         if t is ast.Call and _is_class_name(_last_name(value.func)) and _looks_like_exception(value):
             return [self._from_call(value)]
         if t is ast.Name:
