@@ -1025,7 +1025,7 @@ class _Extractor:
             form, parts = self.builder.build(first)
         template = make_template(parts, form)
         helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
+        if not _has_text_to_match(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         name = surface.LEVEL_NAMES[level]
         site = self._site(call, "log", name, template, None, list(self.guards), resolve=False, pending=helper is not None)
@@ -1043,7 +1043,7 @@ class _Extractor:
         form, parts = self.builder.build(value)
         template = make_template(parts, form)
         helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
+        if not _has_text_to_match(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         info = surface.response_info(call, builder)
         etype = info["error_type"]
@@ -1235,7 +1235,7 @@ class _Extractor:
         the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
         when its message is a helper's the end does not find (``_finish``) or an imported list
         the join does not (``catalogue.cross_module_join``) and it says nothing without it."""
-        if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not _says_something(template)):
+        if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not _has_text_to_match(template)):
             return
         self.counted += 1
         if self.counted > self.limit:  # type: ignore[operator]  # (set: see ``_site``)
@@ -1352,7 +1352,7 @@ class _Extractor:
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
-        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, _says_something)
+        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, _has_text_to_match)
         self.exports = cross_module_facts.exports(self, MAX_PIECES)
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
@@ -1433,7 +1433,7 @@ def _imported_function(func: ast.expr, frame: _Frame | None) -> str | None:
     return None
 
 
-def _says_something(template: Mapping[str, Any]) -> bool:
+def _has_text_to_match(template: Mapping[str, Any]) -> bool:
     """A message with literal text to match (letters or digits outside its fields)."""
     if template["opaque"]:
         return assembled.says_something_in_alternatives(template)
