@@ -142,7 +142,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet,
 
     ``catalogue``: an output root whose dataset of this repository (the catalogue in place, which
     daily syncs may have moved past the newest release) stays the newest state, the releases'
-    history folded behind it (``Fold.under``), and its manifest the one written; refused in one
+    history folded behind it (``Fold.add_catalogue_as_newest``), and its manifest the one written; refused in one
     line when it is older than the newest release. None, or no such dataset there: the newest
     release's catalogue, as ``history`` writes it."""
     from crawler.publish.dataset import carried_documents, iter_record_data, load_manifest, named
@@ -184,7 +184,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet,
         if in_place is not None:
             newest_dir, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
-            fold.under(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
+            fold.add_catalogue_as_newest(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
                        skipped_paths(newest))
         # the newest state's curated documents (the list of foreign errors) go with it, validated as read
         return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
