@@ -75,10 +75,12 @@ def main() -> int:
     print(f"says what to do: {done:,} ({done / total:.1%}): "
           + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
     if args.sample:
+        from crawler.model.kinds import exception_word
+
         rng = random.Random(args.seed)
         for r in rng.sample(records, min(args.sample, total)):
             a = r["meaning"].get("action") or {}
-            print(f"\n{r['id']}  {r['kind']} {r['exception']['name']}  {r['location']['path']}:{r['location']['line']}"
+            print(f"\n{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}"
                   f"  {r['location']['qualname']}")
             print(f"  message: {r['message']['text'][:240]!r}")
             print(f"  actor:   {a.get('actor')}  ({a.get('basis')})")

@@ -5,7 +5,8 @@ Reads the files a crawl selects (the upstream configuration REPO names, native t
 files included) from git once, then extracts each the way the crawl's workers do (the collector
 off, as there) and prints the CPU seconds (``time.process_time``) each pass took: the parses
 (``ast`` for Python source and test files; a native file's tree-sitter parse is timed alone
-before, as the floor's), the visitor's walk, the knob readers, the call graph, the rest of
+before, as the floor's), the walk (the visitor, with the call graph as its handler), the knob
+readers, the call graph's end (resolving the calls), the rest of
 ``extract_file`` (decoding, the tree's deallocation), native extraction past its parse, the
 headers' macros, the test-file reader past its parse, the derived facts and the cache encoding.
 A pass's time excludes the passes it calls. ``--since OLD`` extracts only the files whose blob
@@ -75,11 +76,12 @@ def main() -> None:
     kind = ["py"]
     plain_parse = parse.parse_source
     parse.parse_source = lambda *a, **kw: timed(f"parse.{kind[0]}", plain_parse)(*a, **kw)
-    visitor._Extractor.run = timed("visitor", visitor._Extractor.run)
+    # (the call graph is a handler of the visitor's walk: its reading of each statement is the walk's)
+    visitor._Extractor.run = timed("walk: visitor + call graph", visitor._Extractor.run)
     visitor.knobs = type(sys)("knobs")  # (the visitor's own reference, so the module's other users are left as they are)
     visitor.knobs.__dict__.update(knobs.__dict__)
     visitor.knobs.declarations = timed("knobs", knobs.declarations)
-    visitor.graph_facts = timed("graph", codefacts.graph_facts)
+    codefacts.GraphWalker.facts = timed("call graph, its end", codefacts.GraphWalker.facts)
     extract_file = timed("extract_file, the rest", visitor.extract_file)
     extract_native = timed("native, past its parse", native.extract_native)
     read_test_file = timed("test files, past their parse", codefacts.read_test_file)

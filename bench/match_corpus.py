@@ -13,7 +13,8 @@ path from ``--vllm-releases`` or ``$ERRCAT_VLLM_RELEASES``), crawled with the re
 
 The corpus holds texts vLLM users pasted into the issue tracker (log prefixes, tracebacks, cut
 excerpts), each with the entry it should find, or "foreign" (raised by torch, CUDA, ...) or
-"none" (vLLM raises no such error today). Reported:
+"none" (vLLM raises no such error today); a "none" paste that an older release raised names that
+release's entry in ``retired``, and a history answering it with that entry makes no false claim. Reported:
 
 - top-1: pastes expecting an entry whose first answer (a match, or a weak candidate when there
   is no match) is that entry; "matched" counts those answered as a match;
@@ -56,11 +57,12 @@ CORPUS = ROOT / "tests" / "data" / "pastes.jsonl"
 RELEASE = "0.33.0"
 
 #: ``--floors``: the lowest top-1 share over the pastes expecting an entry, as pasted and in current
-#: words: what the matcher reached on v0.33.0 less one paste (97/102 as pasted; 102/102 in current words).
-MIN_TOP1 = {False: 0.92, True: 0.98}
+#: words: what the matcher reached on v0.33.0 less one paste (106/111 as pasted; 111/111 in current words).
+MIN_TOP1 = {False: 0.94, True: 0.99}
 #: ``--floors``: the lowest share answered with their entry as a match (not a weak candidate):
-#: 66/102 as pasted, 73/102 in current words.
-MIN_MATCHED = {False: 0.63, True: 0.70}
+#: 76/111 as pasted, 83/111 in current words, less one paste each (two as pasted: 0.66 keeps the
+#: fixture corpus of tests/consume/test_corpus.py, 2 of 3, above it).
+MIN_MATCHED = {False: 0.66, True: 0.73}
 #: ``--floors``: a v0.33.0 log holding a root cause and the umbrella error pointing at it, and the
 #: two entries it must be answered with, root cause first.
 UMBRELLA_PASTE = (
@@ -78,7 +80,7 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
     from crawler.consume.match import match
 
     out = {"entry": 0, "top1": 0, "matched": 0, "false_claims": 0, "false_claims_foreign_none": 0,
-           "foreign": 0, "foreign_answered": 0, "none": 0, "misses": []}
+           "foreign": 0, "foreign_answered": 0, "none": 0, "retired": 0, "misses": []}
     for row in rows:
         result = match(row.get("current", row["text"]) if current else row["text"], matchers, 3)
         expect = row["expect"]
@@ -88,6 +90,9 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
         foreign = getattr(result, "foreign", None)
         if expect in ("foreign", "none"):
             out[expect] += 1
+            if expect == "none" and top is not None and top.entry.id in row.get("retired", ()):
+                out["retired"] += 1  # v0.33.0 raises no such error, an older release did: a history answers it
+                continue
             if top is not None:
                 out["false_claims"] += 1
                 out["false_claims_foreign_none"] += 1
@@ -184,6 +189,8 @@ def main() -> int:
         print(f"{label}: top-1 {r['top1']}/{r['entry']} ({share:.1%}), of them as a match {r['matched']}; "
               f"false claims {r['false_claims']} ({r['false_claims_foreign_none']} on {r['foreign']} foreign + {r['none']} none); "
               f"foreign answered {r['foreign_answered']}/{r['foreign']}")
+        if r["retired"]:
+            print(f"  none in {RELEASE} answered with the retired entry an older release raised it as: {r['retired']}")
         if args.verbose:
             for url, expect, got in r["misses"]:
                 print(f"  {url}  expected {expect}  got {got}")

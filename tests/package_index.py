@@ -32,10 +32,35 @@ def release_wheel(directory: Path, version: str, commit_line: str | None, messag
     return path
 
 
+def release_sdist(directory: Path, version: str, message: str = "bad value", extra: list | None = None) -> Path:
+    """A source distribution of ``relpkg`` (no wheel: vLLM's before 0.1.4), its files under
+    ``relpkg-VERSION/``; ``extra``: more ``tarfile.TarInfo`` members (links, files elsewhere)."""
+    import io
+    import tarfile
+
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"relpkg-{version}.tar.gz"
+    top = f"relpkg-{version}"
+    with tarfile.open(path, "w:gz") as t:
+        for name, text in [("setup.py", "from setuptools import setup\nsetup()\n"),
+                           ("relpkg/__init__.py", f"def f(x):\n    if x:\n        raise ValueError({message!r})\n"),
+                           ("PKG-INFO", f"Metadata-Version: 2.1\nName: relpkg\nVersion: {version}\n"
+                                        "Project-URL: Source, https://github.com/acme/relpkg\n")]:
+            data = text.encode()
+            info = tarfile.TarInfo(f"{top}/{name}")
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+        for info in extra or []:
+            t.addfile(info, io.BytesIO(b"x" * info.size) if info.isreg() else None)
+    return path
+
+
 class _Index(http.server.SimpleHTTPRequestHandler):
     """/simple/relpkg/ as PEP 691 JSON (with PEP 700's upload-time), the wheels under /files/."""
 
     times: dict[str, object] = {}
+    #: The SHA-256 the page gives for an sdist, when not its own (a file changed on the way).
+    sdist_hashes: dict[str, str] = {}
     #: What errcat alone is told (pip refuses a page whose times do not parse before errcat asks).
     told_errcat: dict[str, object] = {}
     asked: list[str] = []
@@ -44,10 +69,17 @@ class _Index(http.server.SimpleHTTPRequestHandler):
         if self.path.rstrip("/") == "/simple/relpkg":
             self.asked.append(self.headers.get("Accept", ""))
             times = {**self.times, **self.told_errcat} if self.headers.get("User-Agent") == "errcat" else self.times
-            files = [{"filename": p.name, "url": f"../../files/{p.name}", "hashes": {}, "upload-time": times.get(p.name)}
-                     for p in sorted(Path(self.directory, "files").glob("*.whl"))]
+            import hashlib
+
+            here = Path(self.directory, "files")
+            files = [{"filename": p.name, "url": f"../../files/{p.name}", "hashes": {"sha256": hashlib.sha256(p.read_bytes()).hexdigest()},
+                      "upload-time": times.get(p.name)}
+                     for p in sorted(here.glob("*.whl"))]
+            files += [{"filename": p.name, "url": f"../../files/{p.name}", "upload-time": times.get(p.name),
+                       "hashes": {"sha256": self.sdist_hashes.get(p.name) or hashlib.sha256(p.read_bytes()).hexdigest()}}
+                      for p in sorted(here.glob("*.tar.gz"))]
             body = json.dumps({"meta": {"api-version": "1.1"}, "name": "relpkg", "files": files,
-                               "versions": sorted({p["filename"].split("-")[1] for p in files})}).encode()
+                               "versions": sorted({p["filename"].removesuffix(".tar.gz").split("-")[1] for p in files})}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
             self.send_header("Content-Length", str(len(body)))
@@ -64,7 +96,7 @@ class _Index(http.server.SimpleHTTPRequestHandler):
 def serving(root: Path) -> Iterator[str]:
     """The index of the wheels in ``root / "files"``, at the URL yielded (pip's PIP_INDEX_URL)."""
     (root / "files").mkdir(parents=True, exist_ok=True)
-    _Index.times, _Index.told_errcat, _Index.asked = {}, {}, []
+    _Index.times, _Index.told_errcat, _Index.asked, _Index.sdist_hashes = {}, {}, [], {}
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Index, directory=str(root)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:

@@ -100,14 +100,18 @@ def test_crawl_writes_a_valid_dataset(upstream, cli, tmp_path):
 
 
 @pytest.mark.slow
-def test_assert_messages_and_bare_raises_are_entries(upstream, cli, tmp_path):
+def test_assert_messages_bare_asserts_and_bare_raises_are_entries(upstream, cli, tmp_path):
     out = tmp_path / "out"
     cli(*crawl_args(upstream, out))
-    records = records_by_message(out / "acme" / "widgets")
-    assertion = records["not json: {path!r}"]
-    assert assertion["kind"] == "assert" and assertion["exception"]["name"] == "AssertionError"
-    bare = [r for r in records.values() if r["exception"]["name"] == "NotImplementedError"]
+    every = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
+    assertion = records_by_message(out / "acme" / "widgets")["not json: {path!r}"]
+    assert assertion["kind"] == "assert" and assertion["exception"]["name"] == "AssertionError" and assertion["keyed_by"] == "message"
+    bare = [r for r in every if r["exception"]["name"] == "NotImplementedError"]
     assert len(bare) == 1 and bare[0]["message"]["opaque"] and bare[0]["title"] == "NotImplementedError in load"
+    assert bare[0]["keyed_by"] == "place"
+    # the assert with no message: keyed by its condition, named by it
+    checked = [r for r in every if r["keyed_by"] == "condition"]
+    assert [(r["title"], r["sites"][0]["condition"], r["message"]["text"]) for r in checked] == [("assert path", "path", "")]
 
 
 @pytest.mark.slow

@@ -25,3 +25,17 @@ def release_key(version: str) -> Version:
 
 def has_numbers(version: str) -> bool:
     return _NUMBERS.search(version) is not None
+
+
+def newest_per_minor(versions: list[str]) -> list[str]:
+    """The newest of each minor release series among ``versions`` (0.6.6.post1 of 0.6.0 ...
+    0.6.6.post1; 0.10.2 of 0.10.1.1 and 0.10.2), in the order they came: what a backfill of
+    "every minor" crawls. Versions of one series are compared in PEP 440 order."""
+    newest: dict[tuple[int, ...], str] = {}
+    for version in versions:
+        series = release_key(version).release[:2]
+        kept = newest.get(series)
+        if kept is None or release_key(version) > release_key(kept):
+            newest[series] = version
+    keep = set(newest.values())
+    return [v for v in versions if v in keep]

@@ -24,6 +24,7 @@ import re
 from typing import Any, cast
 
 from crawler.catalogue.phrasing import short_code
+from crawler.model.kinds import ASSERT, LOG, NATIVE, RAISE, RESPONSE, exception_word
 from crawler.model.shapes import RecordData
 
 #: The longest remedy lifted from a message (a sentence or two; the message is on the page).
@@ -236,7 +237,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     path, site = _where(record)
     facts = site.get("facts") or {}
     text = "" if record["message"].get("opaque") else record["message"]["text"]
-    exception = record["exception"]["name"]
+    exception = exception_word(record)
     handler = facts.get("handler") or ""
     guards = " ".join(facts.get("guards") or [])
     requests = _settings(knobs, _validated(record), "request_param")
@@ -246,7 +247,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "internal", "the message itself says to report it"
     if _INVARIANT.search(text):
         return "internal", "the message states what the code's own order should have done by then"
-    if kind == "response":
+    if kind == RESPONSE:
         return "request", "the server answers a request with this error response"
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
@@ -262,7 +263,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
     read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in _CONFIG_READ.findall(guards)))
-    if read and kind != "assert":
+    if read and kind != ASSERT:
         return "setting", "the check reads the configuration " + _joined(read)
     # (after the settings: a timeout a setting bounds is that setting's)
     if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):
@@ -280,14 +281,14 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     env = _ENV_NAME.search(text)
     if env and env.group(0).startswith(_env_prefixes(record)):
         return "setting", f"the message names the environment variable `{env.group(0)}`"
-    if kind in ("raise", "log") and (_FETCH.search(text) or _FETCH.search(handler)):
+    if kind in (RAISE, LOG) and (_FETCH.search(text) or _FETCH.search(handler)):
         return "environment", "a network fetch failed: the network, or the server the URL names"
-    hardware = _DEVICE.search(text) if kind == "native" else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
-    if hardware or (kind != "native" and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
+    hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
+    if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
-    if any(p in path for p in _REQUEST_PATHS) and kind != "assert" and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
+    if any(p in path for p in _REQUEST_PATHS) and kind != ASSERT and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
             and not _OWN_STATE.search(text):
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
     method = site["qualname"].rpartition(".")[2]
@@ -296,48 +297,48 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
     if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
         return "request", "the input the request carries is of a kind this model does not take"
-    if kind != "native" and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
+    if kind != NATIVE and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
         return "setting", "the message says the backend chosen does not support it"
-    if kind != "assert" and _YOU_GAVE.search(text):
+    if kind != ASSERT and _YOU_GAVE.search(text):
         return "request", "the message says what the input you gave lacks"
-    if kind != "assert" and _REQUEST_INPUT.search(text):
+    if kind != ASSERT and _REQUEST_INPUT.search(text):
         return "request", "the check limits the media or prompt one request carries"
     if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):
         return "request", "the media a request carries did not decode as the check expects"
-    if kind == "raise" and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
+    if kind == RAISE and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
         return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
     library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
-    if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
+    if kind == RAISE and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
             and (library or not in_model):
         return "caller", "the check tests what an object passed in is or can do"
-    if any(p in path for p in _PARSER_PATHS) and kind != "assert" and not _PLUGIN.search(text):
+    if any(p in path for p in _PARSER_PATHS) and kind != ASSERT and not _PLUGIN.search(text):
         if re.search(r"\btokenizer\b|\bparser\b", text, re.I):
             return "setting", "the tool or reasoning parser chosen does not fit the model or its tokenizer"
-    if any(p in path for p in _PARSER_PATHS) and kind != "assert" and re.search(r"pars|extract", method):
+    if any(p in path for p in _PARSER_PATHS) and kind != ASSERT and re.search(r"pars|extract", method):
         return "model", "the tool or reasoning parser could not read what the model generated"
     owner = site["qualname"].partition(".")[0]
-    if kind == "assert" and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
+    if kind == ASSERT and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
         return "model", "the check reads the quantization config the checkpoint carries"
-    if kind != "assert" and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(guards)):
+    if kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(guards)):
         return "setting", "the message or the check names the parallel sizes the deployment is set to"
-    if _MODEL_WORDS.search(text) or (in_model and kind != "assert" and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
+    if _MODEL_WORDS.search(text) or (in_model and kind != ASSERT and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
-    if "/lora/" in path and kind != "assert" and _LORA.search(text):
+    if "/lora/" in path and kind != ASSERT and _LORA.search(text):
         return "model", "the check reads the LoRA adapter it loads"
     if exception == "NotImplementedError" and not text and not facts.get("guards"):
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
-    if kind != "assert" and _PLUGIN.search(text):
+    if kind != ASSERT and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
-    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
+    if kind in (RAISE, LOG) and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
-    if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
+    if any(p in path for p in _SETTING_PATHS) and kind != ASSERT and not in_model:
         return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
-    if library and exception in ("ValueError", "TypeError", "KeyError", "IndexError") and kind == "raise":
+    if library and exception in ("ValueError", "TypeError", "KeyError", "IndexError") and kind == RAISE:
         return "caller", f"raised for the arguments of `{short_code(library[0]['qualname'])}`, part of the library's API"
-    if in_model and model_setup and kind != "assert" and (exception in ("ValueError", "NotImplementedError", "TypeError")
+    if in_model and model_setup and kind != ASSERT and (exception in ("ValueError", "NotImplementedError", "TypeError")
                                           or re.search(r"not supported|unsupported|only supports?", text, re.I)):
         return "model", "raised in the code for the model it loads"
-    if kind == "native" and re.search(r"not supported|unsupported|only supports?|must be one of", text, re.I):
+    if kind == NATIVE and re.search(r"not supported|unsupported|only supports?|must be one of", text, re.I):
         if path.endswith(".rs"):
             return "model", "the message says what it does not support of what the model provides"
         return "model", "a kernel that does not support the model's shapes or data types"
@@ -345,20 +346,20 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         return "setting", "the message says what to change"
-    if kind == "assert":
+    if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
-    if kind == "native" and path.endswith(".rs"):
+    if kind == NATIVE and path.endswith(".rs"):
         return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
-    if kind == "native":
+    if kind == NATIVE:
         return "internal", "a check inside a kernel, on what the project's own code passes it"
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
 def _noun(record: dict[str, Any]) -> str:
     """What the entry is, in the sentence: an error, a warning (a log's level), an error response."""
-    if record["kind"] == "log":
+    if record["kind"] == LOG:
         return "warning" if (record.get("log") or {}).get("level") == "warning" else "logged error"
-    return "error response" if record["kind"] == "response" else "error"
+    return "error response" if record["kind"] == RESPONSE else "error"
 
 
 def _env_prefixes(record: dict[str, Any]) -> tuple[str, ...]:
@@ -437,14 +438,14 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
         steps.append("Check the packages, driver and hardware this runs on against what the message names; "
                      "install or upgrade what is missing, or run where it is supported.")
     elif actor == "caller":
-        if record["exception"]["name"] == "NotImplementedError" and "implement" in basis:
+        if exception_word(record) == "NotImplementedError" and "implement" in basis:
             steps.append(f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; "
                          "otherwise report it, with the traceback.")
-        elif record["exception"]["name"] == "NotImplementedError":  # (the message names what to implement, not this method)
+        elif exception_word(record) == "NotImplementedError":  # (the message names what to implement, not this method)
             steps.append("If you wrote a plugin or subclass, implement what the message names; otherwise report it, with the traceback.")
         else:
             steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
-    if actor == "internal" and record["kind"] == "log":
+    if actor == "internal" and record["kind"] == LOG:
         steps.append("If it comes with a failure, or keeps coming, report it to "
                      f"{_project(record)} with the log around it, the version you run and the command that led to it.")
     elif actor == "internal" or not steps:
@@ -513,7 +514,7 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
     data = cast(dict[str, Any], record)
     found = remedy(data)
     actor, basis = classify(data, found)
-    key = "log" if actor == "internal" and data["kind"] == "log" else actor
+    key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
     elif key == "log" and basis.startswith("no setting, request"):

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from crawler.base.errors import DataError
 from crawler.extract.derive import derived
 from crawler.extract.ids import entry_id
+from crawler.model.kinds import KINDS, RESPONSE
 from crawler.model.records import SCHEMA_VERSION, Facts, RepoRef
 from crawler.model.shapes import (
     UNKNOWN_EXCEPTION_NAME,
@@ -27,6 +28,7 @@ from crawler.model.shapes import (
     ProvenanceData,
     RecordData,
     RepoData,
+    ResponseInfoData,
     SiteData,
     TemplateData,
 )
@@ -112,10 +114,13 @@ def cut_title(text: str, width: int = TITLE_WIDTH) -> str:
     return text[:fits[-1] if fits else width - 1].rstrip() + "…"
 
 
-def title_for(template: TemplateData, exception: str, qualname: str) -> str:
-    """The template cut to 60 characters; a message-less entry is named by where it is raised."""
+def title_for(template: TemplateData, exception: str, qualname: str, condition: str | None = None) -> str:
+    """The template cut to 60 characters; an assert with no message is named by its condition, any
+    other message-less entry by where it is raised."""
     text = " ".join(template["text"].split())
-    if template.get("opaque") or not text:
+    if condition is not None:
+        text = f"assert {condition}"
+    elif template.get("opaque") or not text:
         text = f"{exception} in {qualname}"
     return cut_title(text)
 
@@ -136,10 +141,14 @@ def group_sites(identity: Identity, sites: Iterable[ExtractedSite]) -> dict[str,
     return groups
 
 
-def _exception_info(site: ExtractedSite, exceptions: Mapping[str, ExceptionData]) -> ExceptionData:
+#: What each entry key's first word (``extract.ids.entry_key``) says the entry is keyed by.
+KEYED_BY = {"message": "message", "condition": "condition", "site": "place"}
+
+
+def _exception_info(site: ExtractedSite, exceptions: Mapping[str, ExceptionData]) -> ExceptionData | None:
     qualname = site["exception_qualname"]
-    if site["kind"] in ("log", "response"):  # a level (WARNING) or an error type, no class
-        return {"name": site["exception"], "qualname": qualname, "builtin_ancestor": None, "bases": []}
+    if not KINDS[site["kind"]].raises:  # a level (WARNING) or an error type, no class: log and response say them
+        return None
     if qualname == UNKNOWN_EXCEPTION_QUALNAME:  # a raise of a value whose class the code does not show
         return {"name": UNKNOWN_EXCEPTION_NAME, "qualname": UNKNOWN_EXCEPTION_QUALNAME, "builtin_ancestor": None, "bases": []}
     known = exceptions.get(qualname)
@@ -185,6 +194,11 @@ def _template(template: TemplateData) -> TemplateData:
 
 
 def _site(identity: Identity, s: ExtractedSite) -> SiteData:
+    raises = KINDS[s["kind"]].raises
+    found = s.get("response")
+    response: ResponseInfoData | None = None
+    if found is not None and s["kind"] == RESPONSE:  # the builder as resolved, where schema 5 had it as the exception
+        response = {**found, "builder_qualname": s["exception_qualname"]}
     return {
         "path": s["path"],
         "line": s["line"],
@@ -192,15 +206,16 @@ def _site(identity: Identity, s: ExtractedSite) -> SiteData:
         "module": s["module"],
         "qualname": s["qualname"],
         "kind": s["kind"],
-        "exception": s["exception"],
-        "exception_qualname": s["exception_qualname"],
+        "exception": s["exception"] if raises else None,
+        "exception_qualname": s["exception_qualname"] if raises else None,
         "template": _template(s["template"]),
+        "condition": s.get("condition"),
         "permalink": identity.permalink(s["path"], s["line"]),
         "snippet": s["snippet"],
         "facts": {**_FACTS_DEFAULTS, **s["facts"]},
         # null when absent, as the models write it: a record reads back to the same bytes
         "log": s.get("log"),
-        "response": s.get("response"),
+        "response": response,
         "native": s.get("native"),
     }
 
@@ -252,15 +267,17 @@ def build_entries(
         primaries[eid] = members[0]
         primary = site_dicts[0]
         exception = _exception_info(members[0], exceptions)
+        named = exception["name"] if exception is not None else members[0]["exception"]
         records.append(
             {
                 "schema_version": SCHEMA_VERSION,
                 "id": eid,
                 # a native check's title leaves out what its macro puts before every message
-                "title": title_for(members[0].get("title_template") or members[0]["template"], exception["name"],
-                                   primary["qualname"]),
+                "title": title_for(members[0].get("title_template") or members[0]["template"], named,
+                                   primary["qualname"], primary["condition"]),
                 "repo": repo,
                 "kind": primary["kind"],
+                "keyed_by": KEYED_BY[derived(members[0])["key"][0]],
                 "exception": exception,
                 "log": primary["log"],
                 "response": primary["response"],

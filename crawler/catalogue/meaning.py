@@ -29,6 +29,7 @@ from functools import lru_cache
 from typing import Any, TypedDict
 
 from crawler.catalogue.phrasing import conditions, fix_for, parse_guard, sets_itself, short_code, whole_code
+from crawler.model.kinds import KINDS, LOG
 from crawler.model.shapes import FileResult, RecordData, SiteData
 
 
@@ -865,7 +866,7 @@ def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tupl
 
 
 #: What the trigger sentence says an entry that is not raised does.
-_VERBS = {"log": "Logged", "response": "Answered"}
+_VERBS = {name: spec.verb for name, spec in KINDS.items() if spec.verb is not None}
 #: ... and a native check that prints its message and ends the process (``NativeInfo.surfaces_as``).
 _ENDS = {"exit": "Ends the process", "abort": "Aborts the process"}
 
@@ -939,7 +940,7 @@ def fix(s: _Site, t: _Tables) -> str | None:
         # raised while handling another error: that error is the cause, and the guards around
         # the ``try`` only led to the code that failed ("Leave `regex` unset" for an invalid one)
         return None
-    if s.kind == "log" and sets_itself(s.guards[-1], s.code):
+    if s.kind == LOG and sets_itself(s.guards[-1], s.code):
         return None  # (the code sets what the fix would: the log reports it, no direction)
     found = fix_for(s.guards[-1], s.names, s.listed, s.loops, s.message, s.guards[:-1], s.kind,
                     frozenset(s.internal), lambda name: name in t.by_name, lambda name: name in t.env)

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from crawler.catalogue import asks
 from crawler.extract.native import CLOSURE_OF, SWITCH_DEFAULT
+from crawler.model.kinds import LOG
 
 MAX_CODE = 80
 MAX_CONDITIONS = 4
@@ -459,9 +460,9 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
     spellings = [subject.split("`")[1] if subject.count("`") >= 2 else subject, *_identifier_words(code)]
     if asks.asks_for_another(message, spellings, known):
         return None
-    if kind == "log" and not (names_setting(message, subject, code) or asks.says(message, spellings)):
+    if kind == LOG and not (names_setting(message, subject, code) or asks.says(message, spellings)):
         return None
-    if kind == "log" and switched and text.startswith("leave ") and not (
+    if kind == LOG and switched and text.startswith("leave ") and not (
             asks.retires(message) or _asks_for(message, spellings, known)):
         return None
     if subject in internal and not (names_setting(message, subject, code) and asks.explains(message)):

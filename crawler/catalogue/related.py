@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from crawler.extract.templates import Field, parts_from_template
+from crawler.model.kinds import KINDS
 from crawler.model.shapes import RecordData
 
 #: Each record's callers by id (``callers.callers_by_id``), what the call paths are made of.
@@ -52,7 +53,7 @@ _TERMS = 3
 _CALLER = ("raised by a caller", 12.0)
 _CALLEE = ("raised by a function it calls", 6.0)
 #: What a related entry that is not raised does, in a call path's label ("logged by a caller").
-_DONE = {"log": "logged", "response": "answered"}
+_DONE = {name: spec.done for name, spec in KINDS.items() if spec.done is not None}
 _PLACE = (("same function", 8.0), ("same class", 4.0), ("same module", 2.0), ("same package", 1.0))
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 #: Words too plain to relate two errors even when rare in one repository.
@@ -193,7 +194,22 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
 
 def compute(records: Sequence[RecordData], callers: Callers | None = None, limit: int = LIMIT, every_path: bool = False) -> dict[str, list[dict[str, str]]]:
     """id -> related list (``records.Related`` as dicts), for every record. ``every_path``: walk
-    every record on a call path (``call_paths``), for the tests that hold the answer the same."""
+    every record on a call path (``call_paths``), for the tests that hold the answer the same.
+
+    An assert with no message (keyed by its condition) has related entries, but is related to no
+    other entry: vLLM has thousands, internal checks a user rarely meets, which would crowd out
+    the errors a page links to, and shift every other entry's terms and neighbours."""
+    told = [r for r in records if r.get("keyed_by") != "condition"]
+    if len(told) == len(records):
+        return _compute(records, callers, limit, every_path)
+    out = _compute(records, callers, limit, every_path, [i for i, r in enumerate(records) if r.get("keyed_by") == "condition"])
+    out.update(_compute(told, callers, limit, every_path))
+    return out
+
+
+def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int, every_path: bool,
+             of: Sequence[int] | None = None) -> dict[str, list[dict[str, str]]]:
+    """:func:`compute` over ``records``, for those at the positions ``of`` (default: all)."""
     n = len(records)
     if n < 2:
         return {r["id"]: [] for r in records}
@@ -229,7 +245,7 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
     ids = [r["id"] for r in records]
     paths = call_paths(records, keys, callers or {}, limit, every_path)
     out: dict[str, list[dict[str, str]]] = {}
-    for i in range(n):
+    for i in range(n) if of is None else of:
         me = rank[i]
         near: list[list[int]] = []  # each place's members near i (ranks), in _PLACE's order
         for key in keys[i]:

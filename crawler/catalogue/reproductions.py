@@ -29,6 +29,7 @@ from typing import Any
 from crawler.catalogue.callers import Graph
 from crawler.extract.derive import derived
 from crawler.extract.segments import template_segments
+from crawler.model.kinds import NATIVE, exception_qualname
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
 MIN_LITERAL = 8
@@ -128,7 +129,7 @@ class _Entry:
             self.tail_field = not segs or segs[-1][0] != "lit"
         self.folded = [lit.casefold() for lit in self.lits]
         self.joined = {False: "\0".join(self.lits), True: "\0".join(self.folded)}
-        exc = record["exception"]
+        exc = record["exception"] or {"qualname": exception_qualname(record)}  # (a log or response: its level, its builder)
         self.exceptions = {exc["qualname"], *exc.get("bases", ())}
         if exc.get("builtin_ancestor"):
             self.exceptions.add(f"builtins.{exc['builtin_ancestor']}")
@@ -284,12 +285,12 @@ def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tu
         # entry: only a pattern long enough to name the message alone links (the raise may sit
         # behind a call the graph cannot see), or a native check: the graph never sees the calls
         # into native code (``torch.ops...``).
-        matched = [(e, s) for e, s in matched if s >= STRONG_LITERAL or e.record["kind"] == "native"]
+        matched = [(e, s) for e, s in matched if s >= STRONG_LITERAL or e.record["kind"] == NATIVE]
     if len(matched) > 1:  # the template that gives more of the pattern's text is the likelier
         top = max(s for _, s in matched)
         matched = [(e, s) for e, s in matched if s == top]
     if len(matched) > 1:  # and the error of the very class the test expects
-        exact = [(e, s) for e, s in matched if e.record["exception"]["qualname"] in exceptions]
+        exact = [(e, s) for e, s in matched if exception_qualname(e.record) in exceptions]
         matched = exact or matched
     if len(matched) > MAX_AMBIGUOUS:
         return []

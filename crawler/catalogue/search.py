@@ -28,6 +28,7 @@ from crawler.extract.segments import (
     template_segments_of,
 )
 from crawler.extract.templates import Field, parts_from_template, text_parts
+from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest, Record
 from crawler.model.search import SearchEntry, SearchIndex
 from crawler.model.shapes import ExtractedSite, RecordData, record_data
@@ -60,11 +61,11 @@ def entry_row(record: RecordData, primary: ExtractedSite | None = None) -> dict[
         from crawler.extract.derive import derived
 
         pieces = derived(primary)
-        exc = record["exception"]["name"]
+        exc = exception_word(record)
         tokens = list(dict.fromkeys([*search_tokens(record["title"]), *pieces["tokens"], *search_tokens(exc)]))
         return _row(record, pieces["fragments"], pieces["starts_literal"], pieces["ends_literal"], pieces["anchors"], tokens)
     segs = template_segments(message)
-    tokens = search_tokens(record["title"], "" if opaque else message["text"], record["exception"]["name"])
+    tokens = search_tokens(record["title"], "" if opaque else message["text"], exception_word(record))
     return _row(record, fragments(segs), bool(segs) and segs[0][0] == "lit", bool(segs) and segs[-1][0] == "lit",
                 list(dict.fromkeys(anchor_tokens(segs))), tokens)
 
@@ -104,8 +105,8 @@ def _row(record: RecordData, frags: list[str], starts: bool, ends: bool, anchors
     return {
         "id": record["id"],
         "title": record["title"],
-        "exception": record["exception"]["name"],
-        "catch_as": catch_names(record["exception"]),
+        "exception": exception_word(record),
+        "catch_as": catch_names(record["exception"]) if record["exception"] is not None else [],
         "kind": record["kind"],
         "text": message["text"],
         "fields": [f["expr"] for f in message.get("fields", [])],
@@ -119,7 +120,8 @@ def _row(record: RecordData, frags: list[str], starts: bool, ends: bool, anchors
         "alternatives": alternative_rows(message.get("alternatives") or [], message),
         "explanation_status": record.get("explanation_status", "absent"),
         "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
-    } | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {})
+    } | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {}) \
+      | ({"condition": condition} if (condition := record["sites"][0].get("condition")) is not None else {})
 
 
 def entry_for(record: RecordData | Record) -> SearchEntry:

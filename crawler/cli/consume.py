@@ -21,6 +21,7 @@ from crawler.base.progress import REPORTER
 from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, cache_dir_option
 from crawler.cli.pager import COLOR_CHOICES
+from crawler.model.kinds import LOG
 
 
 def _matchers(data: Path, cache_dir: Path | None = None, fresh: bool = False, report=REPORTER):
@@ -156,7 +157,7 @@ def _print_weak(weak: list, title: str) -> None:
             score = f"{w.similarity:.0%} alike" if hasattr(w, "similarity") else f"covers {w.support:.0%}"
             # what ranks it beside its likeness: the exception (or log level) the paste names
             if agreement(w.entry, w.reading) > 0:
-                score += ", same level" if w.entry.kind == "log" else ", same exception"
+                score += ", same level" if w.entry.kind == LOG else ", same exception"
             echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
 
 
@@ -218,7 +219,9 @@ def _print_text(result) -> None:
             flags.append(m.role)
         if m.live_in:
             flags.append(f"{'raised' if m.live_in > 0 else 'not raised'} by {_one_line(result.version or '', 40)}")
-        echo(f"{i}. {e.id}  {e.exception}: {_one_line(e.text, 90)}")
+        condition = getattr(e, "condition", None)  # an assert with no message: what it checks
+        said = f" (no message): assert {_one_line(condition, 80)}" if condition is not None and not e.text else f": {_one_line(e.text, 90)}"
+        echo(f"{i}. {e.id}  {e.exception}{said}")
         echo(f"   {e.sites[0].path}:{e.sites[0].line} in {e.sites[0].qualname}  [{', '.join(flags)}]")
         for exprs, value in field_groups(m):
             if value is not None:
@@ -286,7 +289,13 @@ def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -
 
     path, record = find_record(data, entry_id)
     if as_json:
-        echo(path.read_text(encoding="utf-8"), nl=False, kind="json")
+        from crawler.base.jsonio import dumps_record
+        from crawler.publish.migrate import is_previous
+
+        text = path.read_text(encoding="utf-8")
+        if is_previous({"schema_version": json.loads(text).get("schema_version")}):  # as read: the record of this schema
+            text = dumps_record(record.model_dump(mode="json")).decode()
+        echo(text, nl=False, kind="json")
         return
     use_color = color_wanted(color, sys.stdout)
     show_page(layout(record.model_dump(mode="json"), _replacements(path, record)), STYLES if use_color else None, paging=not no_pager)

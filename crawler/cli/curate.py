@@ -68,7 +68,7 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
     """
     import json
 
-    from crawler.curate.check import check, datasets_under, format_report
+    from crawler.curate.check import check, entries_under, format_report
 
     if data is not None:
         if output_dir != DEFAULT_OUT():
@@ -82,7 +82,7 @@ def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages
         REPORTER(line)
 
     reports = []
-    datasets = datasets_under(output_dir, skip)
+    datasets = entries_under(output_dir, skip)
     failed = bool(skipped)
     for ds in datasets:
         report = check(ds, root)

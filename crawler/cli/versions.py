@@ -129,9 +129,21 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
         sys.exit(1)
 
 
+def _newest_per_minor(releases: list[str], wanted: bool) -> list[str]:
+    """``releases`` (tags or versions), or with ``wanted`` the newest of each minor series."""
+    if not wanted:
+        return releases
+    from crawler.base.releases import newest_per_minor
+
+    return newest_per_minor(releases)
+
+
 @click.command()
 @click.argument("refs", nargs=-1, metavar="[REF]...")
 @click.option("--range", "span", metavar="OLD..NEW", help="Every release tag from OLD to NEW (a local repository).")
+@click.option("--newest-per-minor", "newest_per_minor", is_flag=True,
+              help="With --range: only the newest release of each minor series (0.6.6.post1 of 0.6.x), in PEP 440 order: "
+                   "a backfill of every minor.")
 @click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
 @click.option("--per-release", "per_release", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
               help="Write each REF's own dataset under DIR/REF/ instead of folding them (a backfill's matrix job).")
@@ -150,7 +162,8 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @_invalid_data_is_one_line
 def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
-            catalogue: Path | None, changelog: Path | None, plan: int | None, pypi: bool, out: Path, **kw: Any) -> None:
+            catalogue: Path | None, changelog: Path | None, plan: int | None, pypi: bool, newest_per_minor: bool, out: Path,
+            **kw: Any) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
@@ -168,6 +181,7 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
       errcat history --fold releases/ --catalogue output --out backfill/output
       errcat history --pypi 0.4.3 0.5.5 0.6.6.post1 --out output
       errcat history --pypi --range 0.32.0..0.33.0 --per-release releases/
+      errcat history --pypi --range 0.1.0..0.33.0 --newest-per-minor --plan 10
     """
     from crawler.base.jsonio import dumps_line as dumps
     from crawler.versions.history import summary
@@ -178,6 +192,8 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
     from crawler.versions.tags import tags_in_range
 
     source = _source(kw)
+    if newest_per_minor and not span:
+        raise UsageError("--newest-per-minor picks from --range OLD..NEW: give the range")
     if pypi and fold:
         raise UsageError("--fold reads datasets: --pypi names releases to crawl")
     if fold:
@@ -207,10 +223,10 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
                 upstream = identify(None, source.upstream, source.name, load_config(source.config))
                 if upstream.pypi is None:
                     raise UsageError(f"--range with --pypi: upstream {upstream.name!r} names no package (errcat.toml: pypi = ...)")
-                chosen = releases_in_range(upstream.pypi, span)
+                chosen = _newest_per_minor(releases_in_range(upstream.pypi, span), newest_per_minor)
             specs = [s for s in release_specs(chosen, source, directories=False) if s is not None]
         elif span:
-            chosen = tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN)
+            chosen = _newest_per_minor(tags_in_range(source, span, tag_pattern or DEFAULT_TAG_PATTERN), newest_per_minor)
         if plan is not None:
             from crawler.versions.tags import plan_groups
 

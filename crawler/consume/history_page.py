@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from crawler.model.kinds import read_exception_word
+
 #: A piece of a row: ("code", text), ("entry", id), ("arrow", "") or ("text", text).
 Piece = tuple[str, str]
 Row = tuple[str, list[Piece]]
@@ -50,8 +52,7 @@ Others = Mapping[str, Mapping[str, Any]]
 
 
 def _exception(record: Mapping[str, Any] | None) -> str | None:
-    exc = (record or {}).get("exception")
-    return str(exc["name"]) if isinstance(exc, dict) and exc.get("name") else None
+    return read_exception_word(record) or None
 
 
 def _message(record: Mapping[str, Any] | None) -> str | None:

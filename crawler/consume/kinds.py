@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from crawler.model.kinds import KINDS, NATIVE, RAISE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME
 
 LANGUAGES = {"cpp": "C++", "cuda": "CUDA", "rust": "Rust"}
@@ -17,7 +18,7 @@ def kind_text(kind: str, native: dict[str, Any] | None) -> str:
     """``native: TORCH_CHECK in CUDA code, seen in Python as RuntimeError`` (a Rust error: its type,
     which is what its text is printed as; where it goes next depends on the upstream's design, so
     nothing here says; a macro that prints and exits: that); any other kind as it is."""
-    if kind != "native" or not native:
+    if kind != NATIVE or not native:
         return kind
     language = LANGUAGES.get(native["language"], native["language"])
     if native["language"] == "rust":
@@ -45,11 +46,11 @@ def article(name: str) -> str:
 def shows_exception(record: dict[str, Any]) -> bool:
     """Whether a page names the entry's exception: not for a logged message, an error response or a
     native check that ends the process, which reach no caller as an exception (their record's
-    ``exception`` is the level, the builder or the libc call, which the Kind and Logged/Answered
+    ``exception`` is null, or for a native check the libc call, which the Kind and Logged/Answered
     rows already say; "Exception: logging.WARNING" read as something raised)."""
-    kind = record.get("kind")
+    kind = str(record.get("kind"))
     native = record.get("native") or {}
-    return kind not in ("log", "response") and not (kind == "native" and native.get("surfaces_as") in ENDS)
+    return KINDS[kind].raises and not (kind == NATIVE and native.get("surfaces_as") in ENDS)
 
 
 #: What a page says for the exception of a raise whose class the code does not show
@@ -60,20 +61,16 @@ UNKNOWN_EXCEPTION_TEXT = "not known (the code raises a value and does not show i
 def unknown_exception(record: dict[str, Any]) -> str | None:
     """For a raise of a value whose class errcat could not read, what a page says in place of a
     class; None for any other entry."""
-    unknown = record.get("kind") == "raise" and record["exception"]["qualname"] == UNKNOWN_EXCEPTION_QUALNAME
+    unknown = record.get("kind") == RAISE and record["exception"]["qualname"] == UNKNOWN_EXCEPTION_QUALNAME
     return UNKNOWN_EXCEPTION_TEXT if unknown else None
 
 
 def trigger_label(record: dict[str, Any]) -> str:
     """The label of the derived trigger sentence, by what the entry does."""
-    kind = record.get("kind")
-    if kind == "log":
-        return "When it is logged"
-    if kind == "response":
-        return "When it is answered"
-    if not shows_exception(record):
+    spec = KINDS[str(record.get("kind"))]
+    if spec.raises and not shows_exception(record):
         return "When it happens"
-    return "When it is raised"
+    return spec.trigger_label
 
 
 def explained_note(explanation: dict[str, Any]) -> str:

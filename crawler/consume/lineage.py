@@ -28,6 +28,7 @@ from typing import Any
 from packaging.version import Version
 
 from crawler.base.releases import has_numbers, release_key
+from crawler.model.kinds import read_exception_word
 
 #: How many successors ``chain`` follows: a longer chain than any history makes is a loop or a
 #: forged dataset, and the chain stops there.
@@ -205,11 +206,11 @@ def read_record(errors: Path, entry_id: str) -> dict[str, Any] | None:
         if len(data) > MAX_RECORD_BYTES:
             return None
         record = orjson.loads(data)
-        if not (isinstance(record, dict) and record.get("id") == entry_id and isinstance(record.get("exception"), dict)
-                and _text(record["exception"].get("name"), 1000) and isinstance(record.get("message"), dict)
+        word = read_exception_word(record)  # (a log's level, a response's error type: schema 6 names no exception)
+        if not (isinstance(record, dict) and record.get("id") == entry_id and _text(word, 1000) and isinstance(record.get("message"), dict)
                 and _text(record["message"].get("text"))):
             return None
-        return {"id": entry_id, "exception": {"name": record["exception"]["name"]},
+        return {"id": entry_id, "exception": {"name": word},
                 "message": {"text": record["message"]["text"]}, "history": _history(record.get("history"))}
     except (OSError, ValueError, TypeError):
         return None

@@ -46,6 +46,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Protocol
 
+from crawler.model.kinds import KINDS, LOG, NATIVE, RAISE, exception_word
+
 if TYPE_CHECKING:  # the match path imports no models: match_store's rows stand in for entries
     from crawler.model.search import SearchEntry, SearchIndex
 
@@ -124,6 +126,9 @@ class Frame:
     path: str
     line: int
     function: str
+    #: the frame's code line as the traceback prints it (stripped): an assert with no message is
+    #: told from another in its function by it (``site_match``); not part of what a reading is
+    code: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -178,9 +183,11 @@ def _last_traceback(text: str) -> tuple[str | None, str, Frame | None]:
     for last in _FRAME.finditer(block):
         pass
     if last is not None:
-        frame = Frame(last.group(1), int(last.group(2)), last.group(3))
         block = block[last.end():]
     lines = block.split("\n")
+    if last is not None:
+        code = lines[1].strip() if len(lines) > 1 and lines[1][:1] in (" ", "\t") else ""
+        frame = Frame(last.group(1), int(last.group(2)), last.group(3), code)
     # skip the frame's code line and carets: indented lines (or blank ones) after the last frame
     i = 1 if last is not None else 0
     while i < len(lines) and (not lines[i].strip() or lines[i][:1] in (" ", "\t")):
@@ -211,6 +218,12 @@ def _pydantic_errors(message: str) -> Iterable[tuple[str, str]]:
         pos = end.end()
 
 
+# pydantic v1 (LangChain's wrappers of vLLM, vLLM's own of 2023) lists an error as its message
+# on an indented line with the type after it: "  Quantization is not supported for X. (type=value_error)".
+_PYDANTIC_V1 = re.compile(r"^[^\S\n]{1,8}(\S[^\n]{0,4096}?) \(type=(value_error|assertion_error)[^()\n]{0,200}\)[^\S\n]*$", re.M)
+_PYDANTIC_V1_TYPES = {"value_error": "ValueError", "assertion_error": "AssertionError"}
+# FastAPI's 422 body as the openai client prints it, often cut: "'msg': 'Value error, <message>'".
+_PYDANTIC_MSG = re.compile(r"""['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1""")
 _PYDANTIC_LINE = re.compile(r"[^\S\n]*(Value error|Assertion failed), (.*)", re.S)
 _PYDANTIC_MORE = re.compile(r"[^\S\n]*For further information visit \S*")
 
@@ -392,6 +405,11 @@ def read_query(text: str) -> list[Reading]:
                     add("\n".join([m.group(2), *lines[i + 1:]]), m.group(1), "plain")
                     break
         add(stripped, None, "plain")
+        # a message pasted alone under other lines (a server's startup line, a log line): the
+        # last line by itself too, after the whole text
+        last = stripped.rpartition("\n")[2].strip()
+        if last and last != stripped:
+            add(last, None, "plain")
     return readings
 
 
@@ -400,6 +418,12 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
     for kind, inner in itertools.islice(_pydantic_errors(message), MAX_READINGS):
         inner = inner.strip()
         out.append(Reading(inner, _PYDANTIC_TYPES[kind], "pydantic", outer.frame, inner.endswith(ELLIPSIS)))
+    if "(type=" in message:
+        for v1 in itertools.islice(_PYDANTIC_V1.finditer(message), MAX_READINGS):
+            out.append(Reading(v1.group(1).strip(), _PYDANTIC_V1_TYPES[v1.group(2)], "pydantic", outer.frame))
+    if "msg" in message:
+        for listed in itertools.islice(_PYDANTIC_MSG.finditer(message), MAX_READINGS):
+            out.append(Reading(listed.group(3).strip(), _PYDANTIC_TYPES[listed.group(2)], "pydantic", outer.frame))
     unmarked = _pydantic_unmarked(message)
     if unmarked is not None and len(out) < MAX_READINGS:
         kind, inner = unmarked
@@ -424,7 +448,7 @@ def _inner_readings(message: str, outer: Reading) -> list[Reading]:
 
 #: Among answers alike in every other way, a raised error before an error response before a
 #: log line: a bare message pasted is most often an exception's (logs carry a level prefix).
-_KIND_RANK = {"log": 0, "response": 1}
+_KIND_RANK = {name: spec.match_rank for name, spec in KINDS.items()}
 
 
 @dataclass
@@ -453,7 +477,7 @@ class Match:
     @property
     def key(self) -> tuple:
         return (self.strong, self.how == "full", self.live_in, round(self.coverage, 6), self.exception_match, self.site_match,
-                _server_rank(self.entry, self.reading), _KIND_RANK.get(self.entry.kind, 2), -len(self.entry.fields))
+                _server_rank(self.entry, self.reading), _KIND_RANK[self.entry.kind], -len(self.entry.fields))
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -563,7 +587,7 @@ class Prepared:
 def _rust(entry: MatchEntry) -> bool:
     """A check in a Rust frontend: its errors reach a user as a JSON body or its own log, never
     in a Python traceback."""
-    return entry.kind == "native" and any(s.path.endswith(".rs") for s in entry.sites)
+    return entry.kind == NATIVE and any(s.path.endswith(".rs") for s in entry.sites)
 
 
 def _python(reading: Reading) -> bool:
@@ -621,8 +645,8 @@ def agreement(entry: MatchEntry, reading: Reading | None) -> float:
     if reading is None:
         return 0.0
     if reading.source == "log":
-        return 1.0 if entry.kind == "log" and entry.exception == reading.exception else 0.0
-    if entry.kind == "log":
+        return 1.0 if entry.kind == LOG and entry.exception == reading.exception else 0.0
+    if entry.kind == LOG:
         return -1.0
     if _rust(entry) and _python(reading):
         return -1.0
@@ -649,6 +673,9 @@ def site_match(frame: Frame | None, entry: MatchEntry) -> int:
     lines of it (a release a few lines apart), 1 in its function (the line moved further), else 0."""
     if frame is None:
         return 0
+    said = _condition_said(frame, entry)
+    if said is False:
+        return 0  # the frame's line asserts another condition: another entry's
     fpath = frame.path.replace("\\", "/")
     site = 0
     for s in entry.sites:
@@ -659,7 +686,31 @@ def site_match(frame: Frame | None, entry: MatchEntry) -> int:
                 site = 2
             elif _leaf(s.qualname) == _leaf(frame.function):
                 site = max(site, 1)
+    if said and (site or _in_named_function(frame, entry)):
+        return 3 if site else 2  # its very check: in its file (lines moved), or in a function of its name (the file moved)
     return site
+
+
+def _condition_said(frame: Frame, entry: MatchEntry) -> bool | None:
+    """For a frame that shows its code line: whether that line asserts the condition of an assert
+    with no message (``SearchEntry.condition``); False too for a raise at a line that asserts;
+    None when the frame shows no line, for any other entry, or the
+    line is the first of a condition spread over lines that may begin the entry's (its opening
+    parentheses aside: the condition is read without them), which tells no two such apart."""
+    condition = getattr(entry, "condition", None)
+    code = " ".join(frame.code.split())
+    if not code:
+        return None
+    if condition is None:  # a raise is not raised at a line that asserts
+        return False if entry.kind == RAISE and code.startswith("assert ") else None
+    if not code.startswith("assert "):
+        return False  # the line is no assert (a ``raise AssertionError`` beside one)
+    if code == f"assert {condition}":
+        return True
+    if not code.endswith(("(", "[", "{", "\\", ",")):
+        return False
+    begun = code[len("assert "):].rstrip("\\ ").lstrip("( ")
+    return None if condition.lstrip("( ").startswith(begun) else False
 
 
 def _in_named_function(frame: Frame, entry: MatchEntry) -> bool:
@@ -999,7 +1050,7 @@ class Matcher:
         msg = reading.message
         pool = [p for p in self._sharing_words(msg, CASELESS_POOL) if p.wordy] if fold else self._candidates(reading)
         for p in pool:
-            if reading.exception and p.entry.kind == "log" and reading.source != "log":
+            if reading.exception and p.entry.kind == LOG and reading.source != "log":
                 continue  # the text names an exception: it was raised, not logged
             if not p.frags:
                 # an opaque entry matches anything: only offered where the traceback points at it,
@@ -1075,7 +1126,7 @@ class Matcher:
         # up to a word's end (see ``_stops_where_it_goes_on``)
         stopped = msg[:-1] if msg.endswith(".") and not msg.endswith("..") and not reading.truncated else None
         for p in self._sharing_words(msg, 200):
-            if reading.exception and p.entry.kind == "log" and reading.source != "log":
+            if reading.exception and p.entry.kind == LOG and reading.source != "log":
                 continue
             frags, segs = p.folded() if fold else (p.frags, p.segs)
             found = _prefix_cover(segs, fold_case(msg) if fold else msg)
@@ -1208,7 +1259,7 @@ def lineage_of(record: Mapping[str, Any], read: Callable[[str], dict[str, Any] |
     succeeded = []
     before: Mapping[str, Any] = record
     for nxt in after:
-        was, now = before["exception"]["name"], nxt["exception"]["name"]
+        was, now = exception_word(before), exception_word(nxt)
         succeeded.append({"id": nxt["id"], "exception": now, "template": nxt["message"]["text"],
                           "how": "reworded" if was == now else "raised as another exception",
                           "retired": bool((nxt.get("history") or {}).get("retired")),
@@ -1282,7 +1333,7 @@ def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | No
     strong = _prefer_release([m for m in ranked if m.strong], matchers, version, limit)
     weak = [m for m in ranked if not m.strong]
     umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)
-                 or (m.entry.kind == "log" and m.reading.message in before_traceback)]
+                 or (m.entry.kind == LOG and m.reading.message in before_traceback)]
     causes = [m for m in strong if m not in umbrellas]
     if umbrellas and (causes or hits):
         for m in causes:

@@ -30,7 +30,7 @@ from crawler.consume.match import Matcher, Prepared
 #: Bumped when the tables or rows change, or what a build checks: a store of another format is
 #: never read (3: a build refuses a manifest of another schema_version; a store built before
 #: did not look, so it is built again).
-FORMAT = "3"
+FORMAT = "4"  # 4: an entry's condition (a bare assert's), the row's last column
 _CHUNK = 500  # words per query: under every sqlite build's limit on bound parameters
 
 
@@ -57,6 +57,7 @@ class StoredEntry:
     opaque: bool
     sites: list[StoredSite]
     kind: str = "raise"
+    condition: str | None = None
 
 
 @dataclass(slots=True)
@@ -269,7 +270,7 @@ _SITES, _LINE = 11, 1
 
 def _row(e: Any) -> list[Any]:
     return [e.id, e.title, e.exception, e.catch_as, e.text, e.fields, e.fragments, e.starts_literal, e.ends_literal,
-            e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites], e.kind]
+            e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites], e.kind, e.condition]
 
 
 class DamagedStore(Exception):
@@ -362,6 +363,6 @@ class StoredMatcher(Matcher):
 
 
 def _entry(row: list[Any]) -> StoredEntry:
-    (id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, sites, kind) = row
+    (id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, sites, kind, condition) = row
     return StoredEntry(id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque,
-                       [StoredSite(*s) for s in sites], kind)
+                       [StoredSite(*s) for s in sites], kind, condition)

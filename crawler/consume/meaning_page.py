@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from crawler.model.kinds import ASSERT, LOG, RAISE, exception_word
 from crawler.model.records import shown_source
 
 REPRODUCTIONS = "Reproduction from the tests (derived from the code)"
@@ -89,7 +90,7 @@ def swallowed(record: dict[str, Any]) -> str | None:
     alone: said only when all of that is in it (a handler whose end the snippet does not show is
     not said to swallow). The snippet is the crawled repository's text: parsed, never run."""
     site = record["sites"][0]
-    if record.get("kind") not in ("raise", "assert") or (site.get("facts") or {}).get("reraise"):
+    if record.get("kind") not in (RAISE, ASSERT) or (site.get("facts") or {}).get("reraise"):
         return None
     snippet = site.get("snippet") or {}
     code, start = snippet.get("code") or "", snippet.get("start_line")
@@ -194,6 +195,15 @@ def _catches(handler_type: ast.expr | None, exc: dict[str, Any]) -> bool | None:
                 continue
         answer = None
     return answer
+
+
+def shown_message(record: dict[str, Any]) -> str:
+    """The message a page shows for a record: its template (:func:`message_text`), or for an
+    assert with no message the check that failed, as its traceback's line shows it."""
+    condition = (record.get("sites") or [{}])[0].get("condition")
+    if record.get("keyed_by") == "condition" and condition is not None:
+        return f"assert {condition}"
+    return message_text(record["message"])
 
 
 def message_text(message: dict[str, Any]) -> str:
@@ -377,13 +387,15 @@ def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
         return []  # (GitHub's issue search and new-issue form; another host's tracker is not known)
     out = []
     literal = _literal(r["message"])
+    if not literal and r.get("keyed_by") == "condition":  # users title such issues by the check that failed
+        literal = shown_message(r)[:MAX_SEARCH]
     if literal:
         out.append(("Search the tracker", f"{base}/issues?q={quote(chr(34) + literal + chr(34), safe='')}"))
     action = (r.get("meaning") or {}).get("action") or {}
-    if action.get("actor") == "internal" and r["kind"] != "log":
+    if action.get("actor") == "internal" and r["kind"] != LOG:
         loc, prov = r["location"], r.get("provenance") or {}
         commit = shown_source(prov)[0] if prov.get("commit") else ""
-        title = f"{r['exception']['name']}: {' '.join((r['message'].get('text') or '').split())}"[:200]
+        title = f"{exception_word(r)}: {' '.join(shown_message(r).split())}"[:200]
         body = "\n".join([
             f"I hit this error (errcat entry `{r['id']}`):", "", "```", title, "```", "",
             f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at {'commit ' if prov.get('commit_date') else ''}`{commit}`.", "",

@@ -29,7 +29,7 @@ from crawler.consume.meaning_page import (
     TITLE,
     action_rows,
     fact_lines,
-    message_text,
+    shown_message,
     swallowed,
     tracker_links,
 )
@@ -192,14 +192,14 @@ def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
     page.line(("title", title))
     page.line(("rule", "=" * min(len(title), 80)))
     page.blank()
-    exc = data["exception"]
+    exc = data["exception"] or {}
     ancestor = exc.get("builtin_ancestor")
     ancestry = f" ({article(ancestor)} {ancestor})" if ancestor and ancestor != exc["name"] else ""
     if shows_exception(data):
         page.line(("label", "Exception:"), "  ",
                   unknown_exception(data) or ("exception", exc["qualname"]), ancestry)
     page.line(("label", "Kind:"), f"       {kind_text(data['kind'], data.get('native'))}")
-    page.line(("label", "Message:"), f"    {message_text(data['message'])}")
+    page.line(("label", "Message:"), f"    {shown_message(data)}")
     for label, text in surface_rows(data):
         page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), text)
     page.line(("label", "Id:"), "         ", ("id", data["id"]))

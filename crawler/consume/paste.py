@@ -24,8 +24,9 @@ _LINE_PREFIXES = [
     re.compile(r"[\w.-]{1,64}\s{1,8}\|\s?"),  # docker compose: "vllm-1  | "
     re.compile(r"\[rank\d{1,6}\]:\s?"),  # torchrun
     re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: "),  # journald
-    # vLLM/Ray process tag, named or not: "(EngineCore_DP0 pid=42) ", "(pid=1234, ip=10.0.0.1) "
-    re.compile(r"\((?:[\w.-]{1,64} )?pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?"),
+    # vLLM/Ray process tag, named or not, with a product's own tags before the pid:
+    # "(EngineCore_DP0 pid=42) ", "(pid=1234, ip=10.0.0.1) ", "(VllmWorker rank=0 pid=123) ", "(VllmWorker TP0 pid=9) "
+    re.compile(r"\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?"),
     # a Ray actor's task header: "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=..., actor_id=...) "
     re.compile(r"ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?"),
     # vLLM's logger, old and new: "ERROR 11-30 10:01:02 [core.py:1021] ", "ERROR 09-27 06:46:46
@@ -56,7 +57,7 @@ _REPR = re.compile(r"""([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])(.*?)\
 # argparse: "vllm serve: error: argument --x: message" / "api_server.py: error: message"
 _ARGPARSE = re.compile(r"[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?(.*)", re.S)
 # multiprocessing executors: "Exception in worker VllmWorkerProcess while processing method m: msg"
-_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method \w{1,100}: (.*)", re.S)
+_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method \w{1,100}: (.*?)(?:, Traceback \(most recent call last\):)?", re.S)
 # VLLMValidationError.__str__ appends the parameter it is about
 _PARAMETER = re.compile(r" \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$")
 _FRAME = re.compile(r'\s*File "[^"\n]+", line \d+')
@@ -77,7 +78,7 @@ class Candidate:
     message: str
     line: int  # index in the cleaned lines; later lines are nearer the end of the paste
     continued: str = ""  # the message with the lines that follow it
-    frame: tuple[str, int, str] | None = None  # (path, line, function) of the frame printed just before it
+    frame: tuple[str, int, str, str] | None = None  # (path, line, function, code line) of the frame printed just before it
     source: str = "line"  # "line", or "raise": the string literals of a raise statement a cut traceback ends in
 
 
@@ -103,6 +104,11 @@ _WRAPPERS = ("```", "**", "__", "`", "*")
 _EXC_HEAD = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): ")
 
 
+# An exception's name marked alone before its message, as an issue title writes it:
+# "`ValueError`: ...", "[Bug]: **ValueError**: ..." (the first such name of the line).
+_MARKED_NAME = re.compile(r"(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )")
+
+
 def _unmarked(line: str) -> str:
     """The line without the Markdown a paste was wrapped in (one pass: each pattern tried once)."""
     m = _QUOTE_OR_HEADING.match(line)
@@ -110,6 +116,9 @@ def _unmarked(line: str) -> str:
         line = line[m.end():]
     if _FENCE.fullmatch(line.strip()):
         return ""
+    m = _MARKED_NAME.search(line) if ("`" in line or "*" in line or "__" in line) else None
+    if m and m.group(2).endswith(_EXC_NAME_END):
+        line = line[:m.start()] + m.group(2) + line[m.end():]
     for mark in _WRAPPERS:
         if line.startswith(mark):
             inner = line[len(mark):-len(mark)] if len(line) > 2 * len(mark) and line.endswith(mark) else None
@@ -188,7 +197,7 @@ def _leaf(name: str) -> str:
 def exception_line(line: str) -> tuple[str | None, str] | None:
     """(exception, message) if the line starts an error, else None."""
     stripped = line.strip()
-    m = _WORKER.match(stripped)
+    m = _WORKER.fullmatch(stripped)
     if m:
         inner = exception_line(m.group(1))
         return inner or (None, m.group(1))
@@ -296,11 +305,13 @@ def candidates(text: str) -> list[Candidate]:
     ``raise`` it was cut at (its string literals), with its frame."""
     lines = text.split("\n")
     found: list[Candidate] = []
-    frame: tuple[int, tuple[str, int, str]] | None = None  # the last frame since the last exception line
+    frame: tuple[int, tuple[str, int, str, str]] | None = None  # the last frame since the last exception line
     for i, line in enumerate(lines):
         f = _FRAME_PARTS.match(line)
         if f:
-            frame = (i, (f.group(1), int(f.group(2)), f.group(3)))
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            code = after.strip() if after[:1] in (" ", "\t") and not _FRAME_PARTS.match(after) else ""
+            frame = (i, (f.group(1), int(f.group(2)), f.group(3), code))
             continue
         parsed = exception_line(line)
         if parsed is None:

@@ -30,7 +30,7 @@ import stat
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, cast
 
 from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 
@@ -51,7 +51,7 @@ from crawler.consume.meaning_page import (
     fact_lines,
     meaning_html,
     meaning_markdown,
-    message_text,
+    shown_message,
     split_code,
     swallowed,
     tracker_links,
@@ -72,6 +72,7 @@ from crawler.consume.site_markdown import (
 from crawler.consume.site_markdown import (
     md_indent as _indent,
 )
+from crawler.model.kinds import RESPONSE, exception_word
 from crawler.model.records import ID_RE, shown_source
 from crawler.model.search import SearchIndex
 
@@ -1173,7 +1174,7 @@ def _what_to_do_html(r: dict[str, Any]) -> str:
 
 
 def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
-    exc = r["exception"]
+    exc = r["exception"] or {}  # (none for a log or a response)
     loc = r["location"]
     ex = r.get("explanation") or {}
     prov = r["provenance"]
@@ -1194,8 +1195,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
         + _reported_html(ex)
         + "</dl>"
     )
-    msg = r["message"]
-    parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
+    parts.append(_section("message", "Message", f'<pre class="message">{esc(shown_message(r)) or "<span class=muted>(no message)</span>"}</pre>'))
     parts.append(_what_to_do_html(r))
     parts.append(_history_html(r, titles, others))
     # a retired entry's page shows the explanation written for its successor, said as such
@@ -1243,7 +1243,7 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
     commit, dated = shown_source(prov)
     parts.append(_section("provenance", "Last changed",
                           f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> ({SINCE}){esc(dated)}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
-    what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
+    what = exception_word(r) if r["kind"] != RESPONSE else "error response"  # not its error type alone
     return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
 
@@ -1265,7 +1265,7 @@ def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", o
            + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
            *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
              if ex.get("evidence") else []),
-           "", "## Message", "", md_code(message_text(r["message"])), ""]
+           "", "## Message", "", md_code(shown_message(r)), ""]
     todo = action_rows(r.get("meaning"))
     if todo:
         out += [f"## {DO_TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in todo),
@@ -1325,7 +1325,7 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
     lines = [f"# {md_text(repo)}: {len(records)} errors", "", "| Error | Exception | Where |", "| --- | --- | --- |"]
     for r in records:
         title = md_text(r["title"]).replace("|", "\\|")
-        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(r['exception']['name'])} | "
+        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(exception_word(r))} | "
                      f"{md_inline(r['location']['path'] + ':' + str(r['location']['line']))} |")
     return "\n".join(lines) + "\n"
 
@@ -1353,11 +1353,11 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     changes = read_changelog(changelog) if changelog is not None else None
     # Validated before use, as `adopt` validates an artifact: ids become file names below,
     # permalinks become links, and each page links to its record's file "as JSON".
-    read = read_consumed(dataset)
+    read = read_consumed(dataset, plain=True)  # (the pages read plain data: no model of each record)
     valid = read.manifest
     manifest = valid.model_dump(mode="json")
     repo = f"{valid.repo.owner}/{valid.repo.name}"
-    records = sorted((r.model_dump(mode="json") for r in read.records), key=lambda r: r["id"])
+    records: list[dict[str, Any]] = sorted(cast("list[dict[str, Any]]", read.data or []), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
     by_id = {r["id"]: r for r in records}  # a replacement's page says how the other record differs
     index = read.search

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from crawler.model.kinds import KINDS, exception_word
 from crawler.model.records import shown_source
 
 #: Directories of the module tree an area keeps (vllm/v1/core/sched/x.py is in vllm/v1/core).
@@ -56,8 +57,7 @@ def label(r: dict[str, Any], st: str) -> str:
 
 
 #: What the front page calls each kind of entry.
-KIND_LABEL = {"raise": "raised exceptions", "assert": "assertions with a message", "log": "logged warnings and errors",
-              "response": "HTTP error responses", "native": "checks in native code (C++/CUDA, Rust)"}
+KIND_LABEL = {name: spec.label for name, spec in KINDS.items()}
 #: Who must act on an entry (``meaning.action.actor``), as the front page says it.
 ACTOR_LABEL = {"setting": "you, in a setting: a flag, a config field or an environment variable",
                "request": "the client, in its request", "model": "the model: its files or its configuration",
@@ -168,7 +168,7 @@ def _reported_html(records: list[dict[str, Any]]) -> str:
     for n, r in reported:
         first = r["explanation"]["evidence"][0]
         number = first["url"].rstrip("/").rsplit("/", 1)[-1]
-        items.append(f'<li><a href="errors/{esc(r["id"])}.html">{esc(shown_title(r))}</a> <span class="meta"><code>{esc(r["exception"]["name"])}</code>'
+        items.append(f'<li><a href="errors/{esc(r["id"])}.html">{esc(shown_title(r))}</a> <span class="meta"><code>{esc(exception_word(r))}</code>'
                      f' · reported {n} time{"s" if n != 1 else ""}, first in <a href="{esc(safe_url(first["url"]))}">#{esc(number)}</a></span></li>')
     return ('<section id="most-reported"><h2>Errors people report most</h2>'
             '<p>From the reports reviewers linked to each entry (issues and discussions of the repository).</p>'
@@ -214,17 +214,17 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
     blocks = []
     for key in sorted(groups):
         rows = "".join(
-            f'<li data-s="{statuses[r["id"]]}" data-x="{esc(r["exception"]["name"])}" data-a="{esc(key)}"'
+            f'<li data-s="{statuses[r["id"]]}" data-x="{esc(exception_word(r))}" data-a="{esc(key)}"'
             f' data-k="{esc(r["kind"])}" data-w="{esc(actor(r))}"'
             + (' data-r="1"' if (r.get("history") or {}).get("retired") else "") + ">"
             f'<a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a>'
-            f'<span class="meta"><code>{esc(r["exception"]["name"])}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
+            f'<span class="meta"><code>{esc(exception_word(r))}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
             f' · <span class="st-{statuses[r["id"]]}">{label(r, statuses[r["id"]])}</span>'
             + (' · <span class="retired">retired</span>' if (r.get("history") or {}).get("retired") else "") + "</span></li>"
             for r in sorted(groups[key], key=lambda r: (r["title"], r["id"])))
         blocks.append(f'<details class="group" data-key="{esc(key)}"><summary><code>{esc(key)}</code> '
                       f'<span class="count">{len(groups[key])}</span></summary><ul class="entries">{rows}</ul></details>')
-    exceptions = Counter(r["exception"]["name"] for r in records)
+    exceptions = Counter(exception_word(r) for r in records)
     by_exc = "".join(f"<li><code>{esc(name)}</code> <span class=count>{n}</span></li>"
                      for name, n in sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0])))
     commit, dated = shown_source(manifest)

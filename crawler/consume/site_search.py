@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from crawler.model.kinds import KINDS, NATIVE
+
 if TYPE_CHECKING:
     from crawler.model.search import SearchEntry, SearchIndex
 
@@ -62,9 +64,9 @@ def _implied_fields(entry: SearchEntry) -> int:
 def ranking_fields(entry: SearchEntry) -> dict[str, Any]:
     """The entry's part of the box's index beyond its wording (see the module's text)."""
     out: dict[str, Any] = site_codes(entry)
-    if entry.kind not in ("raise", "assert"):
+    if KINDS[entry.kind].box_kind:
         # a Rust frontend's check is told apart: its errors never appear in a Python traceback
-        rust = entry.kind == "native" and any(s.path.endswith(".rs") for s in entry.sites)
+        rust = entry.kind == NATIVE and any(s.path.endswith(".rs") for s in entry.sites)
         out["k"] = "rust" if rust else entry.kind
     if len(entry.fields) != _implied_fields(entry):
         out["f"] = len(entry.fields)

@@ -44,6 +44,7 @@ from crawler.curate.links import LinkRule
 from crawler.curate.llm import Endpoint, LLMFailure
 from crawler.curate.unedited import stamped
 from crawler.curate.yamlio import dump_yaml
+from crawler.model.kinds import exception_qualname
 from crawler.model.records import CuratedFile, CuratedReview, Explanation, RepoRef
 
 SYSTEM = "You write precise, concise error documentation as JSON. You only name flags, settings, environment variables and functions that appear in the material you are given."
@@ -130,8 +131,8 @@ def _meaning_text(record: dict[str, Any]) -> str:
 def prompt_for(record: dict[str, Any]) -> str:
     site = record["sites"][0]
     return PROMPT.format(
-        repo=record["repo"]["owner"] + "/" + record["repo"]["name"], exception=record["exception"]["qualname"],
-        ancestor=record["exception"].get("builtin_ancestor"), template=record["message"]["text"],
+        repo=record["repo"]["owner"] + "/" + record["repo"]["name"], exception=exception_qualname(record),
+        ancestor=(record["exception"] or {}).get("builtin_ancestor"), template=record["message"]["text"],
         qualname=site["qualname"], path=site["path"], line=site["line"],
         guards=site["facts"]["guards"] or "none", meaning=_meaning_text(record), code=site["snippet"]["code"],
     )

@@ -9,6 +9,7 @@ from typing import Any
 
 from crawler.catalogue.phrasing import parse_guard
 from crawler.curate.reviews import review_for
+from crawler.model.kinds import exception_qualname, exception_word
 from crawler.model.records import CuratedFile
 
 _FIELD_VALIDATOR = re.compile(r"""^(?:\w+\.)*field_validator\(\s*['"]([^'"]+)['"]""")
@@ -17,7 +18,7 @@ _MODEL_VALIDATOR = re.compile(r"^(?:\w+\.)*model_validator\b")
 
 def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
     """A draft written from machine-derived facts only: for a curator to rewrite, not to ship."""
-    exc = record["exception"]
+    exc = record["exception"] or {"name": exception_word(record), "qualname": exception_qualname(record)}  # (a log, a response)
     facts = record["sites"][0]["facts"]
     loc = record["location"]
     qualname = loc["qualname"]

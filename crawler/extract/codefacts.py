@@ -29,9 +29,9 @@ import re._parser as _sre_parse  # type: ignore[import-not-found]
 import unicodedata
 import warnings
 from bisect import bisect_left
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from crawler.extract import parse
+from crawler.extract import parse, raises_regions
 from crawler.extract.ast_names import dotted, record_import
 from crawler.extract.templates import escape_surrogates
 from crawler.extract.text import decode_source, module_name
@@ -59,27 +59,44 @@ _BLOCK_CALL = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(sorted(_RAISES | _AS
 
 
 class _Scope:
-    __slots__ = ("kind", "qualname", "names", "cls")
+    __slots__ = ("kind", "qualname", "names", "cls", "statements")
 
-    def __init__(self, kind: str, qualname: str, cls: str | None):
+    def __init__(self, kind: str, qualname: str, cls: str | None, statements: list[ast.stmt] | None = None):
         self.kind = kind  # module, class, function
         self.qualname = qualname
         self.names: dict[str, str | None] = {}  # local imports and definitions -> dotted target; None: shadowed
         self.cls = cls  # the qualname of the class whose method this is
+        # the statements of a module-level function or method, for the knob readers (``GraphWalker.statements``)
+        self.statements = statements
 
 
-class _Walker:
-    """One walk over the statements, scopes kept on a stack; calls resolved at the end, when
-    every module-level name (a function defined below its use) is known."""
+class GraphWalker:
+    """The call graph, read statement by statement: scopes kept on a stack, calls resolved at the
+    end, when every module-level name (a function defined below its use) is known.
+
+    It is a handler of another walk: the extractor's walk (``visitor``) calls :meth:`enter` on
+    each statement it walks, before that statement's own handler, and :meth:`leave` after it
+    when ``enter`` opened a scope. :meth:`walk` walks a block no other walk does (a function
+    body the extractor skips, or a whole tree read alone by :func:`graph_facts`), through the
+    same two methods, so each statement is visited once whichever walk reaches it.
+
+    On the way it keeps, for each module-level function and each method of a module-level
+    class, that function's statements (not those of the functions and classes it defines),
+    in source order: ``statements``, keyed by the function's node, which the knob readers use
+    instead of walking the function again (``knobs.declarations``)."""
 
     def __init__(self, module: str, is_package: bool):
         self.module = module
         self.is_package = is_package
         self.stack = [_Scope("module", "", None)]
         self.chain = tuple(self.stack)  # the stack as each pending call keeps it
-        self.defs: list[list] = []  # [qualname, line, entry kind or None]
-        self.classes: list[list] = []  # [qualname, line, [resolved bases]]
-        self.pending: list[tuple] = []  # (caller qualname, written callee, line, scopes, self class)
+        self.defs: list[list[Any]] = []  # [qualname, line, entry kind or None]
+        self.classes: list[list[Any]] = []  # [qualname, line, [resolved bases]]
+        self.pending: list[tuple[str, str, int, tuple[_Scope, ...], str | None]] = []  # (caller qualname, written callee, line, scopes, self class)
+        self.statements: dict[int, list[ast.stmt]] = {}  # id(function node) -> its own statements
+        # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
+        # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
+        self._opened: list[object] = []
 
     def _qual(self, name: str) -> str:
         top = self.stack[-1]
@@ -93,34 +110,71 @@ class _Walker:
         self.stack.append(scope)
         self.chain = tuple(self.stack)
 
-    def _pop(self) -> None:
-        self.stack.pop()
-        self.chain = tuple(self.stack)
+    def leave(self) -> None:
+        """Close what the last :meth:`enter` that returned True opened, once the statement's
+        blocks are walked."""
+        held = self._opened.pop()
+        if held is _SCOPE:
+            self.stack.pop()
+            self.chain = tuple(self.stack)
+        else:
+            self.stack[-1].statements = held  # type: ignore[assignment]  # (a list or None)
+
+    def enter(self, stmt: ast.stmt) -> bool:
+        """Read one statement's own facts (not its nested blocks'); True when :meth:`leave` is to
+        be called once its blocks are walked: a function or class (whose scope it opened) or a
+        ``match``."""
+        t = type(stmt)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._function(stmt)
+            self._opened.append(_SCOPE)
+            return True
+        if type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
+            self._class(stmt)
+            self._opened.append(_SCOPE)
+            return True
+        top = self.stack[-1]
+        held = top.statements
+        if held is not None:
+            held.append(stmt)
+        if t is ast.Import or t is ast.ImportFrom:
+            record_import(stmt, self.module, self.is_package, self._names())
+        elif top.kind == "function":
+            spec = _STMT_SPECS.get(t) or _stmt_spec(t)
+            if spec[0]:
+                self._calls_in(stmt, spec[0])
+            if spec[3]:
+                self._bind_locals(stmt)
+        if t is _MATCH:
+            self._opened.append(held)
+            top.statements = None
+            return True
+        return False
 
     def walk(self, body: list[ast.stmt]) -> None:
-        in_function = self.stack[-1].kind == "function"  # (the same after a nested definition: pushed, then popped)
+        """Walk a block, and the blocks it holds, in source order (a ``try``'s handlers before its
+        ``else`` and ``finally``, as the extractor walks them)."""
         for stmt in body:
+            opened = self.enter(stmt)
             t = type(stmt)
-            if t is ast.Import or t is ast.ImportFrom:
-                record_import(stmt, self.module, self.is_package, self._names())
-            elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
-                self._function(stmt)
-            elif type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
-                self._class(stmt)
+            if t in _DEFINITIONS:
+                self.walk(stmt.body)  # type: ignore[attr-defined]
+            elif t is ast.If or t is ast.For or t is ast.AsyncFor or t is ast.While or t is ast.With or t is ast.AsyncWith:
+                self.walk(stmt.body)  # type: ignore[attr-defined]
+                orelse = getattr(stmt, "orelse", None)
+                if orelse:
+                    self.walk(orelse)
+            elif t in _TRIES:
+                self.walk(stmt.body)  # type: ignore[attr-defined]
+                for handler in stmt.handlers:  # type: ignore[attr-defined]
+                    self.walk(handler.body)
+                self.walk(stmt.orelse)  # type: ignore[attr-defined]
+                self.walk(stmt.finalbody)  # type: ignore[attr-defined]
             else:
-                spec = _STMT_SPECS.get(t) or _stmt_spec(t)
-                if in_function:
-                    if spec[0]:
-                        self._calls_in(stmt, spec[0])
-                    if spec[3]:
-                        self._bind_locals(stmt)
-                for name in spec[1]:  # (a statement's body, orelse and finalbody are lists of statements)
-                    value = getattr(stmt, name)
-                    if value:
-                        self.walk(value)
-                for name in spec[2]:
-                    for clause in getattr(stmt, name):
-                        self.walk(clause.body)
+                for block in sub_bodies(stmt):
+                    self.walk(block)
+            if opened:
+                self.leave()
 
     def _bind_locals(self, stmt: ast.stmt) -> None:
         # A local name shadows an import of that name: calls through it resolve to nothing.
@@ -145,7 +199,7 @@ class _Walker:
                 return scope.names
         return self.stack[0].names  # pragma: no cover - the module scope is never a class
 
-    def _function(self, node) -> None:
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         qual = self._qual(node.name)
         top = self.stack[-1]
         if top.kind != "class":
@@ -160,14 +214,16 @@ class _Walker:
                     entry = "cli"
         self.defs.append([qual, node.lineno, entry])
         cls = top.qualname if top.kind == "class" else None
-        scope = _Scope("function", qual, cls)
+        # (a module-level function's statements, or a module-level class's method's, are kept)
+        kept = top.kind == "module" or (top.kind == "class" and len(self.stack) == 2)
+        scope = _Scope("function", qual, cls, [] if kept else None)
+        if kept:
+            self.statements[id(node)] = scope.statements  # type: ignore[assignment]  # (set just above)
         args = node.args
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 scope.names[arg.arg] = None
         self._push(scope)
-        self.walk(node.body)
-        self._pop()
 
     def _class(self, node: ast.ClassDef) -> None:
         qual = self._qual(node.name)
@@ -176,8 +232,6 @@ class _Walker:
         bases = [d for d in (dotted(b) for b in node.bases) if d]
         self.classes.append([qual, node.lineno, bases, list(self.stack)])
         self._push(_Scope("class", qual, None))
-        self.walk(node.body)
-        self._pop()
 
     def _calls_in(self, stmt: ast.stmt, fields: tuple[str, ...]) -> None:
         # The statement's own expressions, in field order; nested statement bodies are walked
@@ -185,7 +239,7 @@ class _Walker:
         scope = self.stack[-1]
         qualname, cls, chain = scope.qualname, scope.cls, self.chain
         pending = self.pending
-        roots: list = []
+        roots: list[ast.AST] = []
         for name in fields:
             value = getattr(stmt, name, None)
             if type(value) is list:
@@ -202,7 +256,7 @@ class _Walker:
                 if written:
                     pending.append((qualname, written, node.lineno, chain, cls))
 
-    def resolve(self, written: str, chain: tuple, cls: str | None) -> str | None:
+    def resolve(self, written: str, chain: tuple[_Scope, ...], cls: str | None) -> str | None:
         """The dotted name a written callee refers to, or None when errcat cannot tell."""
         head, dot, rest = written.partition(".")
         if head in ("self", "cls") and dot and cls is not None and "." not in rest:
@@ -215,15 +269,19 @@ class _Walker:
                 return None if target is None else target + dot + rest
         return None
 
-    def finish(self) -> tuple[list, list]:
+    def facts(self) -> dict[str, Any]:
+        """The graph facts of the walk that ended (:func:`graph_facts`)."""
+        return _facts(self)
+
+    def finish(self) -> tuple[list[list[Any]], list[list[Any]]]:
         calls = []
         for caller, written, line, chain, cls in self.pending:
             target = self.resolve(written, chain, cls)
             if target is not None:
                 calls.append([caller, target, line])
         classes = []
-        for qual, line, bases, chain in self.classes:
-            resolved = [self.resolve(b, tuple(chain), None) or b for b in bases]
+        for qual, line, bases, scopes in self.classes:  # (not ``chain``: a list here, a tuple above)
+            resolved = [self.resolve(b, tuple(scopes), None) or b for b in bases]
             classes.append([qual, line, resolved])
         return calls, classes
 
@@ -239,6 +297,10 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
 #: Expressions that hold no other expression, so no call.
 _CALLLESS = frozenset({ast.Name, ast.Constant})
+_SCOPE = object()  # (``GraphWalker._opened``)
+_MATCH = getattr(ast, "Match", None)
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_TRIES = frozenset({ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else [])})
 _BINDS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
 #: Per statement type: its fields that may hold its own expressions (not its nested bodies),
 #: its fields of nested statements, of clauses holding statements, and whether it binds names.
@@ -267,7 +329,7 @@ def nodes_under(root: ast.AST, kind: type[_N]) -> list[_N]:
     calls, keywords) are taken apart by hand, in their fields' order; lists go into the queue
     unfiltered: what is not a node has no fields."""
     found = []
-    todo: list = [root]
+    todo: list[Any] = [root]
     get = _NODE_FIELDS.get
     name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
     for node in todo:  # (the list grows while it is read: breadth first)
@@ -375,21 +437,26 @@ def on_lines(found: list[int], first: int, last: int) -> bool:
     return i < len(found) and found[i] <= last
 
 
-def empty_graph() -> dict:
+def empty_graph() -> dict[str, Any]:
     return {"defs": [], "classes": [], "aliases": {}, "calls": []}
 
 
-def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict:
-    """A source file's definitions, classes, module-level aliases and resolved calls."""
-    walker = _Walker(module, is_package)
+def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict[str, Any]:
+    """A source file's definitions, classes, module-level aliases and resolved calls, from a
+    walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes)."""
+    walker = GraphWalker(module, is_package)
     walker.walk(tree.body)
+    return walker.facts()
+
+
+def _facts(walker: GraphWalker) -> dict[str, Any]:
     calls, classes = walker.finish()
     top = walker.stack[0].names
     return {
         "defs": walker.defs,
         "classes": classes,
         # module-level names that stand for something defined elsewhere (re-exports)
-        "aliases": {name: target for name, target in sorted(top.items()) if target != f"{module}.{name}"},
+        "aliases": {name: target for name, target in sorted(top.items()) if target != f"{walker.module}.{name}"},
         "calls": calls,
     }
 
@@ -418,7 +485,7 @@ def pattern_fragments(pattern: str) -> tuple[list[str], bool] | None:
             out.append("".join(run))
             run.clear()
 
-    def walk(items, depth: int) -> None:
+    def walk(items: list[Any], depth: int) -> None:
         nonlocal fold
         if depth > 50:
             flush()
@@ -485,7 +552,7 @@ class _TestWalker:
         #: and what it imports is its own, so its body is not walked (None: every body is)
         self.named = named
         self.imports: dict[str, str] = {}
-        self.found: list[dict] = []
+        self.found: list[dict[str, Any]] = []
         self.scope: list[str] = []
         self.local_names: list[dict[str, str]] = [self.imports]
 
@@ -594,6 +661,23 @@ def _head_end(data: bytes) -> int:
     return len(data) if second < 0 else second
 
 
+def _reduced_tree(text: str, said: str, named: list[int] | None) -> ast.Module | None:
+    """The tree of ``text`` with the top-level functions and classes that hold no raises block
+    left out (``raises_regions``), parsed: the same statements the walker reads, at a fifth of
+    the parse. None when nothing can be left out, or the reduced text does not parse the way
+    its cuts say (then the whole text is parsed, as before)."""
+    if named is None:
+        return None
+    got = raises_regions.reduced(text, named, lines_naming(["import"], said, 1))
+    if got is None:
+        return None
+    try:
+        tree = ast.parse(got[0])
+    except (SyntaxError, ValueError):
+        return None
+    return tree if raises_regions.starts_agree(tree, got[1]) else None
+
+
 def read_test_file(path: str, data: bytes) -> FileResult:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
@@ -626,12 +710,13 @@ def read_test_file(path: str, data: bytes) -> FileResult:
     if _BLOCK_CALL.search(said) is None:
         return result  # no call of a raises function: nothing to parse for
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = parse.parse_source(text)
         lone_cr = "\r" in text and re.search("\r(?!\n)", text)  # (lines the parser counts that "\\n" does not)
         # (NFKC maps no character to or from a "\n": the normalized text's lines are the text's)
-        walker = _TestWalker(module, is_package, text.splitlines(), None if lone_cr else lines_naming(["aises"], said, 1))
+        named = None if lone_cr else lines_naming(["aises"], said, 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = _reduced_tree(text, said, named) or parse.parse_source(text)
+        walker = _TestWalker(module, is_package, text.splitlines(), named)
         walker.walk(tree.body)
     except SyntaxError as e:
         return skipped(f"syntax error: line {e.lineno}: {e.msg}")

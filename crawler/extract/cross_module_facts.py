@@ -28,6 +28,7 @@ from typing import Any, cast
 
 from crawler.extract import assembled
 from crawler.extract.templates import IMPORTED, Field, MarkedTemplate, field, piece_text
+from crawler.model.kinds import RAISE
 from crawler.model.shapes import ExtractedSite, TemplateData
 
 
@@ -50,13 +51,13 @@ def collect(sites: list[ExtractedSite], calls: list[dict[str, Any]], classes: li
     out: list[tuple[int, int, dict[str, Any]]] = []
     for site, ref in refs:
         if id(site) in at:
-            out.append((at[id(site)], 0, {"site": at[id(site)], **ref, "drop": site["kind"] != "raise"}))
+            out.append((at[id(site)], 0, {"site": at[id(site)], **ref, "drop": site["kind"] != RAISE}))
     for i, site in enumerate(sites):
         template: Mapping[str, Any] = site["template"]
         if isinstance(template, MarkedTemplate):
             site["template"] = _plain_template(template)
             out.append((i, 1, {"site": i, "fields": template.imported,
-                               "drop": site["kind"] != "raise" and not says_something(site["template"])}))
+                               "drop": site["kind"] != RAISE and not says_something(site["template"])}))
     for call in calls:
         for made in call.get("made") or (call,):  # (each exception a helper constructs: ``visitor._finish``)
             if made["args"] is not None:

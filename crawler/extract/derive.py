@@ -26,7 +26,7 @@ KEY: Final = "_derived"
 def _stamp(site: ExtractedSite) -> list[Any]:
     template = site["template"]
     fields = [f["expr"] for f in template.get("fields", ())]
-    return [template["text"], fields, bool(template.get("opaque")), site["exception_qualname"]]
+    return [template["text"], fields, bool(template.get("opaque")), site["exception_qualname"], site.get("condition")]
 
 
 def derive(site: ExtractedSite) -> dict[str, Any]:

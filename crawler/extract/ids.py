@@ -6,6 +6,8 @@ template (whitespace collapsed, each field reduced to ``{}``), so moving a line 
 variable keeps the id. A message with no literal text at all (a bare ``raise
 NotImplementedError``, an unresolvable ``raise ValueError(msg)``) carries nothing to key on, so it
 is keyed by module and qualified name instead: such sites do not collapse into one giant entry.
+An assert with no message is keyed by its condition (normalized) and its module: the same check
+in one module is one entry, wherever it moves within the module.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crawler.extract.templates import Field, parts_from_template
+from crawler.model.kinds import KINDS, exception_word
 from crawler.model.records import ID_RE
 
 
@@ -37,15 +40,19 @@ def entry_key(site: Mapping[str, Any]) -> tuple[str, ...]:
     """The identity of the error a site raises (see module docstring)."""
     # (a raise whose class is unknown, ``exception_qualname`` empty, keeps the key of the name
     # it raises as written: its id is the one it had before errcat knew it names no class)
-    exception = (site["exception_qualname"] or site["exception"]).rpartition(".")[2]
-    template = site["template"]
-    normalized = normalize_template(template["text"], template["fields"])
     kind = site.get("kind")
-    if kind in ("log", "response"):  # never one entry with a raise of the same words
-        exception = site["exception"]
+    if kind is not None and KINDS[kind].keyed_apart:  # never one entry with a raise of the same words
+        # (a record's site of schema 6 names no exception: its level or error type is the word)
+        exception = site["exception"] if site["exception"] is not None else exception_word(site)
         tail: tuple[str, ...] = (kind,)
     else:
+        exception = (site["exception_qualname"] or site["exception"]).rpartition(".")[2]
         tail = ()
+    condition = site.get("condition")
+    if condition is not None:
+        return ("condition", exception, site["module"], condition)
+    template = site["template"]
+    normalized = normalize_template(template["text"], template["fields"])
     if not template.get("opaque") and has_literal_text(normalized):
         return ("message", exception, normalized, *tail)
     return ("site", exception, site["module"], site["qualname"], *tail)

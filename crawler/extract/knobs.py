@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers
@@ -68,17 +68,37 @@ def empty() -> dict[str, Any]:
             "forwards": [], "returns": [], "getter_env": [], "env_aliases": [], **knob_helpers.empty()}
 
 
-def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
+def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None,
+                 statements: Mapping[int, list[ast.stmt]] | None = None) -> dict[str, Any]:
     """The file's declarations; empty when reading them fails (a tree from the libcst fallback
     this code did not foresee), since they must never cost the file its raise sites. ``lines``:
-    ``text.split("\\n")`` when the caller has it already."""
+    ``text.split("\\n")`` when the caller has it already. ``statements``: the statements of each
+    module-level function and method as the extractor's walk collected them
+    (``codefacts.GraphWalker.statements``), else they are walked here."""
     try:
-        return _declarations(tree, text, module, is_package, text.split("\n") if lines is None else lines)
+        split = text.split("\n") if lines is None else lines
+        return _declarations(tree, text, module, is_package, split, _Bodies(statements))
     except Exception:  # noqa: BLE001
         return empty()
 
 
-def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str]) -> dict[str, Any]:
+class _Bodies:
+    """A function's own statements (``_statements``'s, in its order), from the walk's collection
+    when there is one."""
+
+    __slots__ = ("collected",)
+
+    def __init__(self, collected: Mapping[int, list[ast.stmt]] | None):
+        self.collected = collected
+
+    def of(self, fn: ast.AST) -> list[ast.stmt]:
+        found = None if self.collected is None else self.collected.get(id(fn))
+        # (the walk keeps them in source order; ``_statements`` pops its blocks from the end, so
+        # statements that share a line come last first: reversed, a sort by line orders them alike)
+        return _statements(fn) if found is None else found[::-1]
+
+
+def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str], bodies: _Bodies) -> dict[str, Any]:
     out = empty()
     imports = _module_imports(tree, module, is_package)
     _classes(tree.body, module, "", imports, out["classes"])
@@ -86,10 +106,10 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, li
         local = {s.name for s in tree.body if type(s) is ast.ClassDef}
         _calls(tree, out, lambda name: _resolve(name, imports, module, local))
     if any(c["fields"] for c in out["classes"]):
-        _aliases_and_helper_args(tree, lines, out)
+        _aliases_and_helper_args(tree, lines, out, bodies)
     out["env"] = _env(text)
     if "envs." in text or "environ" in text or "getenv" in text:
-        _env_aliases(tree, out)
+        _env_aliases(tree, out, bodies)
     out.update(knob_helpers.declarations(tree, module, text, lines))
     return out
 
@@ -223,7 +243,7 @@ def _env_read(node: ast.expr) -> str | None:
     return None
 
 
-def _env_aliases(tree: ast.Module, out: dict[str, Any]) -> None:
+def _env_aliases(tree: ast.Module, out: dict[str, Any], bodies: _Bodies) -> None:
     """``var = envs.X`` in a function or method: a check on ``var`` is a check on the variable
     (``pack_strategy = envs.VLLM_RAY_DP_PACK_STRATEGY``, then ``if pack_strategy == "span"``)."""
     functions: list[tuple[str, ast.AST]] = [(stmt.name, stmt) for stmt in tree.body
@@ -231,7 +251,7 @@ def _env_aliases(tree: ast.Module, out: dict[str, Any]) -> None:
     functions += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef)
                   for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for qual, fn in functions:
-        for stmt in _statements(fn):
+        for stmt in bodies.of(fn):
             if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
                 env = _env_read(stmt.value)
                 if env is not None:
@@ -239,7 +259,7 @@ def _env_aliases(tree: ast.Module, out: dict[str, Any]) -> None:
     out["env_aliases"].sort(key=lambda a: (a["function"], a["line"], a["var"]))
 
 
-def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any]) -> None:
+def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any], bodies: _Bodies) -> None:
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [
         (stmt.name, stmt) for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
     helpers = {}
@@ -256,7 +276,7 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
         params = [] if "." in qual else [p.arg for p in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
         if not roots and not params:
             continue
-        statements = sorted(_statements(fn), key=lambda s: s.lineno)
+        statements = sorted(bodies.of(fn), key=lambda s: s.lineno)
         known = len(out["aliases"])
         for stmt in statements if roots else ():
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):

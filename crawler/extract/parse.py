@@ -19,7 +19,7 @@ import os
 import pickle
 import subprocess
 import sys
-from typing import cast
+from typing import Any, cast
 
 LIBCST_TIMEOUT = 20.0
 
@@ -95,7 +95,7 @@ def libcst_to_ast(text: str) -> ast.Module:
 
 
 class _Converter:
-    def __init__(self, cst, positions, text: str):
+    def __init__(self, cst: Any, positions: Any, text: str) -> None:
         import re
 
         self.cst = cst
@@ -187,7 +187,7 @@ class _Converter:
                 col = self._code_end(self.lines[line - 1])
         return 1, 0
 
-    def loc(self, node, target):
+    def loc(self, node: Any, target: Any) -> Any:
         rng = self.positions[node]
         l0, c0 = rng.start.line, rng.start.column
         l1, c1 = rng.end.line, rng.end.column
@@ -204,10 +204,10 @@ class _Converter:
 
     # -- statements --
 
-    def module(self, node) -> ast.Module:
+    def module(self, node: Any) -> ast.Module:
         return ast.Module(body=self.block(node.body), type_ignores=[])
 
-    def block(self, body) -> list[ast.stmt]:
+    def block(self, body: Any) -> list[ast.stmt]:
         if isinstance(body, (self.cst.IndentedBlock, self.cst.SimpleStatementSuite)):
             body = body.body
         out: list[ast.stmt] = []
@@ -215,20 +215,20 @@ class _Converter:
             out.extend(self.stmt(s))
         return out
 
-    def stmt(self, node) -> list[ast.stmt]:
+    def stmt(self, node: Any) -> list[ast.stmt]:
         handler = self.stmt_table.get(type(node))
         if handler is not None:
             got = handler(node)
             return got if isinstance(got, list) else [got]
         return [self.loc(node, ast.Pass())]
 
-    def s_line(self, node):
+    def s_line(self, node: Any) -> Any:
         out = []
         for s in node.body:
             out.extend(self.stmt(s))
         return out
 
-    def _end_from(self, target, *bodies):
+    def _end_from(self, target: Any, *bodies: Any) -> Any:
         for body in reversed(bodies):
             if body:
                 last = body[-1]
@@ -236,10 +236,10 @@ class _Converter:
                 return target
         return target
 
-    def _params(self, params) -> ast.arguments:
+    def _params(self, params: Any) -> ast.arguments:
         cst = self.cst
 
-        def arg(p):
+        def arg(p: Any) -> Any:
             return ast.arg(arg=p.name.value)
 
         vararg = params.star_arg if isinstance(params.star_arg, cst.Param) else None
@@ -253,7 +253,7 @@ class _Converter:
             defaults=[],
         )
 
-    def s_function(self, node):
+    def s_function(self, node: Any) -> Any:
         cls = ast.AsyncFunctionDef if node.asynchronous else ast.FunctionDef
         body = self.block(node.body)
         fn = cls(
@@ -270,7 +270,7 @@ class _Converter:
         fn.col_offset = 0
         return self._end_from(fn, body)
 
-    def s_class(self, node):
+    def s_class(self, node: Any) -> Any:
         body = self.block(node.body)
         c = ast.ClassDef(
             name=node.name.value,
@@ -283,35 +283,35 @@ class _Converter:
         c.lineno = self.positions[node.name].start.line
         return self._end_from(c, body)
 
-    def _orelse(self, orelse) -> list[ast.stmt]:
+    def _orelse(self, orelse: Any) -> list[ast.stmt]:
         if orelse is None:
             return []
         if isinstance(orelse, self.cst.If):
             return [self.s_if(orelse)]
         return self.block(orelse.body)
 
-    def s_if(self, node):
+    def s_if(self, node: Any) -> Any:
         body, orelse = self.block(node.body), self._orelse(node.orelse)
         n = self.loc(node, ast.If(test=self.expr(node.test), body=body, orelse=orelse))
         return self._end_from(n, body, orelse)
 
-    def s_for(self, node):
+    def s_for(self, node: Any) -> Any:
         cls = ast.AsyncFor if node.asynchronous else ast.For
         body, orelse = self.block(node.body), self._orelse(node.orelse)
         n = cls(target=self.expr(node.target), iter=self.expr(node.iter), body=body, orelse=orelse, type_comment=None)
         return self._end_from(self.loc(node, n), body, orelse)
 
-    def s_while(self, node):
+    def s_while(self, node: Any) -> Any:
         body, orelse = self.block(node.body), self._orelse(node.orelse)
         n = ast.While(test=self.expr(node.test), body=body, orelse=orelse)
         return self._end_from(self.loc(node, n), body, orelse)
 
-    def s_with(self, node):
+    def s_with(self, node: Any) -> Any:
         cls = ast.AsyncWith if node.asynchronous else ast.With
         body = self.block(node.body)
         return self._end_from(self.loc(node, cls(items=[], body=body, type_comment=None)), body)
 
-    def s_try(self, node):
+    def s_try(self, node: Any) -> Any:
         cls = ast.Try if isinstance(node, self.cst.Try) else ast.TryStar
         handlers = []
         for h in node.handlers:
@@ -325,7 +325,7 @@ class _Converter:
         n = self.loc(node, cls(body=body, handlers=handlers, orelse=orelse, finalbody=final))
         return self._end_from(n, body, handlers, orelse, final)
 
-    def s_match(self, node):
+    def s_match(self, node: Any) -> Any:
         cases = []
         for c in node.cases:
             body = self.block(c.body)
@@ -334,67 +334,67 @@ class _Converter:
         n = self.loc(node, ast.Match(subject=self.expr(node.subject), cases=cases))
         return self._end_from(n, *[c.body for c in cases])
 
-    def s_raise(self, node):
+    def s_raise(self, node: Any) -> Any:
         exc = self.expr(node.exc) if node.exc is not None else None
         cause = self.expr(node.cause.item) if node.cause is not None else None
         return self.loc(node, ast.Raise(exc=exc, cause=cause))
 
-    def s_assert(self, node):
+    def s_assert(self, node: Any) -> Any:
         msg = self.expr(node.msg) if node.msg is not None else None
         return self.loc(node, ast.Assert(test=self.expr(node.test), msg=msg))
 
-    def s_assign(self, node):
+    def s_assign(self, node: Any) -> Any:
         n = ast.Assign(targets=[self.expr(t.target) for t in node.targets], value=self.expr(node.value), type_comment=None)
         return self.loc(node, n)
 
-    def s_augassign(self, node):
+    def s_augassign(self, node: Any) -> Any:
         op: ast.operator = ast.Add() if isinstance(node.operator, self.cst.AddAssign) else ast.Sub()
         target = cast("ast.Name | ast.Attribute | ast.Subscript", self.expr(node.target))  # what Python lets one assign to
         return self.loc(node, ast.AugAssign(target=target, op=op, value=self.expr(node.value)))
 
-    def s_annassign(self, node):
+    def s_annassign(self, node: Any) -> Any:
         value = self.expr(node.value) if node.value is not None else None
         target = cast("ast.Name | ast.Attribute | ast.Subscript", self.expr(node.target))
         n = ast.AnnAssign(target=target, annotation=Opaque(), value=value, simple=1)
         return self.loc(node, n)
 
-    def _dotted(self, node) -> str:
+    def _dotted(self, node: Any) -> str:
         if isinstance(node, self.cst.Name):
-            return node.value
+            return cast(str, node.value)
         return f"{self._dotted(node.value)}.{node.attr.value}"
 
-    def _alias(self, a):
+    def _alias(self, a: Any) -> Any:
         asname = a.asname.name.value if a.asname is not None else None
         return ast.alias(name=self._dotted(a.name), asname=asname)
 
-    def s_import(self, node):
+    def s_import(self, node: Any) -> Any:
         return self.loc(node, ast.Import(names=[self._alias(a) for a in node.names]))
 
-    def s_importfrom(self, node):
+    def s_importfrom(self, node: Any) -> Any:
         names = [ast.alias(name="*", asname=None)] if isinstance(node.names, self.cst.ImportStar) else [self._alias(a) for a in node.names]
         module = self._dotted(node.module) if node.module is not None else None
         return self.loc(node, ast.ImportFrom(module=module, names=names, level=len(node.relative)))
 
-    def s_return(self, node):
+    def s_return(self, node: Any) -> Any:
         return self.loc(node, ast.Return(value=self.expr(node.value) if node.value is not None else None))
 
-    def s_expr(self, node):
+    def s_expr(self, node: Any) -> Any:
         return self.loc(node, ast.Expr(value=self.expr(node.value)))
 
     # -- expressions --
 
-    def expr(self, node) -> ast.expr:
+    def expr(self, node: Any) -> ast.expr:
         handler = self.expr_table.get(type(node))
         out = handler(node) if handler is not None else None
-        return self.loc(node, out if out is not None else Opaque())
+        return cast(ast.expr, self.loc(node, out if out is not None else Opaque()))
 
-    def e_name(self, node):
+    def e_name(self, node: Any) -> Any:
         return ast.Name(id=node.value, ctx=ast.Load())
 
-    def e_attribute(self, node):
+    def e_attribute(self, node: Any) -> Any:
         return ast.Attribute(value=self.expr(node.value), attr=node.attr.value, ctx=ast.Load())
 
-    def e_call(self, node):
+    def e_call(self, node: Any) -> Any:
         args, keywords = [], []
         for a in node.args:
             if a.keyword is not None:
@@ -407,7 +407,7 @@ class _Converter:
                 args.append(self.expr(a.value))
         return ast.Call(func=self.expr(node.func), args=args, keywords=keywords)
 
-    def _has_fstring(self, node) -> bool:
+    def _has_fstring(self, node: Any) -> bool:
         cst = self.cst
         if isinstance(node, cst.FormattedString):
             return True
@@ -415,7 +415,7 @@ class _Converter:
             return self._has_fstring(node.left) or self._has_fstring(node.right)
         return not isinstance(node, cst.SimpleString)
 
-    def e_string(self, node):
+    def e_string(self, node: Any) -> Any:
         if self._has_fstring(node):
             if any(p in (node.prefix if hasattr(node, "prefix") else "").lower() for p in "t"):
                 return None
@@ -425,7 +425,7 @@ class _Converter:
             return None
         return ast.Constant(value=value)
 
-    def e_binop(self, node):
+    def e_binop(self, node: Any) -> Any:
         op = node.operator
         o: ast.operator
         if isinstance(op, self.cst.Add):
@@ -436,7 +436,7 @@ class _Converter:
             return None
         return ast.BinOp(left=self.expr(node.left), op=o, right=self.expr(node.right))
 
-    def e_sequence(self, node):
+    def e_sequence(self, node: Any) -> Any:
         elts = []
         for e in node.elements:
             if isinstance(e, self.cst.StarredElement):
@@ -446,7 +446,7 @@ class _Converter:
         cls = ast.Tuple if isinstance(node, self.cst.Tuple) else ast.List
         return cls(elts=elts, ctx=ast.Load())
 
-    def e_dict(self, node):
+    def e_dict(self, node: Any) -> Any:
         keys: list[ast.expr | None] = []
         values: list[ast.expr] = []
         for e in node.elements:

@@ -25,14 +25,17 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeAlias
 
 #: Annotations that say only "an exception of some class".
 GENERIC = frozenset({"Exception", "BaseException"})
 
-UNKNOWN = ("unknown",)
+#: What a resolution found: ``("class", how, name)``, or one of ``UNKNOWN`` and ``DIFFER``.
+Resolved: TypeAlias = tuple[str, ...]
+FunctionNode: TypeAlias = ast.FunctionDef | ast.AsyncFunctionDef
+UNKNOWN: Resolved = ("unknown",)
 CAUGHT = ("caught",)
-DIFFER = ("differ",)  # unknown too: branches give different classes
+DIFFER: Resolved = ("differ",)  # unknown too: branches give different classes
 
 
 def is_class_name(name: str | None) -> bool:
@@ -102,7 +105,7 @@ class Resolver:
         self.seg = seg
         self.function_of = function_of
 
-    def instance(self, node: Any, fn: Any, depth: int = 0) -> tuple:
+    def instance(self, node: Any, fn: Any, depth: int = 0) -> Resolved:
         """What ``raise <node>`` raises: ("class", kind, written), CAUGHT or UNKNOWN."""
         t = type(node)
         if t is ast.Call:
@@ -115,14 +118,14 @@ class Resolver:
                 return self._returns(target, depth)
         return UNKNOWN
 
-    def narrowed(self, tests: list[ast.expr], node: ast.expr) -> tuple:
+    def narrowed(self, tests: list[ast.expr], node: ast.expr) -> Resolved:
         """The class an enclosing ``if isinstance(<node>, X):`` (or a conjunct of its test) holds
         the raised value to: ("class", "isinstance", written), DIFFER for a tuple of classes,
         else UNKNOWN; the innermost such ``if`` decides. ``tests``: the tests of the enclosing ``if`` statements whose
         body the raise is in, outermost first (the visitor keeps them as it walks). ``Exception``/
         ``BaseException`` say nothing."""
         text = self.seg(node)
-        found: tuple = UNKNOWN
+        found: Resolved = UNKNOWN
         for test_ in tests:
             conjuncts = test_.values if type(test_) is ast.BoolOp and type(test_.op) is ast.And else [test_]
             for test in conjuncts:
@@ -134,13 +137,13 @@ class Resolver:
                     found = ("class", "isinstance", self.seg(named[0])) if len(named) == 1 else DIFFER
         return found
 
-    def callee(self, func: ast.expr, fn: Any, depth: int = 0) -> tuple:
+    def callee(self, func: ast.expr, fn: Any, depth: int = 0) -> Resolved:
         """The class ``raise <func>(...)`` constructs when ``func`` is a name holding a class."""
         if type(func) is ast.Name and fn is not None:
             return self._name(func.id, fn, depth, of_type=True)
         return UNKNOWN
 
-    def _call(self, call: ast.Call, fn, depth: int) -> tuple:
+    def _call(self, call: ast.Call, fn: Any, depth: int) -> Resolved:
         if is_class_name(last_name(call.func)):
             return ("class", "local", self.seg(call.func))
         got = self.callee(call.func, fn, depth)
@@ -151,7 +154,7 @@ class Resolver:
             return self._returns(target, depth)
         return UNKNOWN
 
-    def _returns(self, target, depth: int) -> tuple:
+    def _returns(self, target: Any, depth: int) -> Resolved:
         if depth > 2:
             return UNKNOWN
         one = annotated_class(target.returns)
@@ -166,7 +169,7 @@ class Resolver:
             return ("class", "returns", got[2])
         return DIFFER if got is DIFFER else UNKNOWN  # (what it returns that it caught is no re-raise here)
 
-    def _name(self, name: str, fn, depth: int, *, of_type: bool) -> tuple:
+    def _name(self, name: str, fn: Any, depth: int, *, of_type: bool) -> Resolved:
         args = fn.args
         for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
             if a.arg == name:
@@ -177,7 +180,7 @@ class Resolver:
         if any(name in node.names for kind in (ast.Global, ast.Nonlocal) for node in _own_nodes(fn, kind)):
             return UNKNOWN  # given its values outside this function
         handlers = {h.name for h in ast.walk(fn) if isinstance(h, ast.ExceptHandler) and h.name}
-        values: list[tuple] = []
+        values: list[Resolved] = []
         node: Any
         for node in ast.walk(fn):
             t = type(node)
@@ -199,7 +202,7 @@ class Resolver:
                 values.append(UNKNOWN)
         return _combine(values)
 
-    def _bound(self, target, name, value, handlers, fn, depth, of_type) -> list[tuple]:
+    def _bound(self, target: ast.expr, name: str, value: Any, handlers: set[str], fn: Any, depth: int, of_type: bool) -> list[Resolved]:
         if type(target) is ast.Name:
             if target.id != name:
                 return []
@@ -209,7 +212,7 @@ class Resolver:
             return []
         return [self._value(value, handlers, fn, depth, of_type)]
 
-    def _value(self, value, handlers, fn, depth, of_type) -> tuple:
+    def _value(self, value: Any, handlers: set[str], fn: Any, depth: int, of_type: bool) -> Resolved:
         t = type(value)
         if t is ast.Constant and value.value is None:
             return ("none",)
@@ -226,7 +229,7 @@ class Resolver:
         return UNKNOWN
 
 
-def bound_values(fn, name: str) -> list[ast.expr] | None:
+def bound_values(fn: FunctionNode, name: str) -> list[ast.expr] | None:
     """Every value a function gives a name by plain assignment (``name = <value>``), or None when
     it is also given one some other way (a parameter, a handler, a loop, ``with``, unpacking, an
     import, ``global``): then not every value it may hold is one of those."""
@@ -236,7 +239,7 @@ def bound_values(fn, name: str) -> list[ast.expr] | None:
     return assigned(fn, name)
 
 
-def assigned(fn, name: str) -> list[ast.expr] | None:
+def assigned(fn: FunctionNode, name: str) -> list[ast.expr] | None:
     """:func:`bound_values` of a name, a parameter or not (``[]``: the function never assigns it)."""
     values: list[ast.expr] = []
     node: Any
@@ -268,13 +271,13 @@ def assigned(fn, name: str) -> list[ast.expr] | None:
     return values
 
 
-def _is_property(fn) -> bool:
+def _is_property(fn: Any) -> bool:
     return any(last_name(d) in ("property", "cached_property") for d in getattr(fn, "decorator_list", ()))
 
 
-def _own_nodes(fn, kind) -> Iterator:
+def _own_nodes(fn: FunctionNode, kind: Any) -> Iterator[Any]:
     """The nodes of a kind in a function, not in a function or class it defines."""
-    stack = list(fn.body)
+    stack: list[ast.AST] = list(fn.body)
     while stack:
         node = stack.pop()
         if type(node) is kind:
@@ -284,11 +287,11 @@ def _own_nodes(fn, kind) -> Iterator:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _binds(target, name: str) -> bool:
+def _binds(target: ast.expr, name: str) -> bool:
     return any(type(n) is ast.Name and n.id == name for n in ast.walk(target))
 
 
-def _combine(values: list[tuple]) -> tuple:
+def _combine(values: list[Resolved]) -> Resolved:
     """All values one class -> it; all caught -> CAUGHT; anything else (none, two classes, a
     value not followed, caught and constructed mixed) -> UNKNOWN. ``None`` values are left out
     (``err = None`` ... ``if err is not None: raise err``)."""

@@ -28,6 +28,7 @@ from crawler.extract.cache import ResultCache, decode_result, encode_result, res
 from crawler.extract.codefacts import read_test_file
 from crawler.extract.native import extract_native, grammar_versions, language_of
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
+from crawler.model.kinds import NATIVE
 from crawler.model.shapes import FileResult
 from crawler.source.snapshot import FileEntry
 
@@ -205,7 +206,7 @@ def _largest_first(entries: list[FileEntry], test_paths: frozenset[str]) -> list
 
 def _native_headers(snapshot: Files, settings: surface.Settings) -> list[FileEntry]:
     """The C++/CUDA headers whose check macros every native file sees (``native_macros``)."""
-    if "native" not in settings.kinds:
+    if NATIVE not in settings.kinds:
         return []
     return [e for e in snapshot.files if _is_header(e.path)]
 
@@ -315,7 +316,7 @@ def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
     and that decode (a missing or damaged row is left out). A native file is left out too unless
     ``settings`` hold the headers' macros: its result depends on the macros of every header of
     its commit, which a list of some of its files does not say."""
-    native = "native" in settings.kinds and not settings.macros
+    native = NATIVE in settings.kinds and not settings.macros
     tag = _macros_tag(tuple(settings.macros))
     keys = {path: _key(path, blob, False, settings, tag) for path, blob in files if not (native and language_of(path))}
     with ResultCache(cache_dir) as cache:

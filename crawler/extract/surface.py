@@ -30,7 +30,8 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any, Literal
 
-from crawler.model.shapes import ResponseInfoData
+from crawler.model.kinds import LOG, RESPONSE
+from crawler.model.shapes import ExtractedResponseData
 
 if TYPE_CHECKING:  # the extraction workers need no pydantic
     from crawler.model.records import LogLevel
@@ -82,9 +83,9 @@ class Settings:
     def words(self) -> tuple[str, ...]:
         """The words without which a function body holds no log or response site."""
         out: list[str] = []
-        if "log" in self.kinds:
+        if LOG in self.kinds:
             out += LOG_METHODS
-        if "response" in self.kinds:
+        if RESPONSE in self.kinds:
             out += self.by_call
         return tuple(out)
 
@@ -158,7 +159,7 @@ def argument(call: ast.Call, builder: dict[str, Any], name: str | None) -> ast.e
     return None
 
 
-def response_info(call: ast.Call, builder: dict[str, Any]) -> ResponseInfoData:
+def response_info(call: ast.Call, builder: dict[str, Any]) -> ExtractedResponseData:
     """``records.ResponseInfo`` as data: the static status code and error type, or the builder's
     defaults when the call leaves them out."""
     status = argument(call, builder, builder.get("status_code"))

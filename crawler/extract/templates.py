@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Mapping
-from typing import Any, NamedTuple, cast
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple, TypeAlias, cast
 
 from crawler.model.shapes import TemplateData, TemplateFieldData
 
@@ -32,10 +32,13 @@ class Field(NamedTuple):
     #: An assembled message (``sep.join(pieces)``): (separator, the pieces' parts). The field's
     #: value is any of the pieces joined with the separator (none at all included); with
     #: separator None exactly one piece (the strings a helper function returns).
-    alts: tuple[str | None, list] | None = None
+    alts: tuple[str | None, list[Parts]] | None = None
 
 
-Parts = list  # list[str | Field]
+#: A message as literal text and fields, in order.
+Parts: TypeAlias = "list[str | Field]"
+#: A message as a builder reads it: its form (``literal``, ``fstring``, ``opaque`` ...) and parts.
+Built: TypeAlias = "tuple[str, Parts]"
 
 _IDENT = re.compile(r"[^\W\d]\w*\Z")
 
@@ -158,7 +161,8 @@ def _unmarked(parts: Parts, form: str, opaque: bool | None) -> TemplateData:
             sep, pieces = p.alts
             info.append([k, sep, [piece_text(piece) for piece in pieces], p.expr])
             if any(_is_imported(piece) for piece in pieces):
-                kept = [[field(piece[0].expr.rpartition(IMPORTED)[2])] if _is_imported(piece) else piece for piece in pieces]
+                kept: list[Parts] = [[field(cast(Field, piece[0]).expr.rpartition(IMPORTED)[2])] if _is_imported(piece) else piece
+                                     for piece in pieces]
                 alone = len(pieces) == 1
                 p = Field(p.expr, p.name) if alone else Field(p.expr, p.name, (sep, kept))
         plain.append(p)
@@ -352,10 +356,10 @@ def _decode(raw: str, prefix: str, q: str) -> str:
     if "\\" not in raw or "r" in prefix:
         return raw
     try:
-        return ast.literal_eval(q + raw + q)
+        return cast(str, ast.literal_eval(q + raw + q))
     except Exception:  # noqa: BLE001 - odd escapes: keep them as written
         try:
-            return ast.literal_eval(('"""' if q != '"""' else "'''") + raw + ('"""' if q != '"""' else "'''"))
+            return cast(str, ast.literal_eval(('"""' if q != '"""' else "'''") + raw + ('"""' if q != '"""' else "'''")))
         except Exception:  # noqa: BLE001
             return raw
 
@@ -498,7 +502,7 @@ def _split_field(name: str) -> tuple[str, str]:
     return name[:cut], name[cut:]
 
 
-def format_specs(fmt: str):
+def format_specs(fmt: str) -> list[tuple[str, str | None, str | None, str | None]] | None:
     """``string.Formatter().parse`` but never raises (returns None on a malformed format)."""
     import string
 
@@ -520,7 +524,8 @@ class MessageBuilder:
     dotted ``self.attr``), or None.
     """
 
-    def __init__(self, segment, lookup, lookup_list=None):
+    def __init__(self, segment: Callable[[Any], str], lookup: Callable[[str], Built | None],
+                 lookup_list: Callable[[str], list[Parts] | None] | None = None):
         self.segment = segment
         self.lookup = lookup
         self.lookup_list = lookup_list or (lambda key: None)
@@ -567,12 +572,12 @@ class MessageBuilder:
 
     # -- handlers (return None to fall back to an opaque field) --
 
-    def _constant(self, node):
+    def _constant(self, node: ast.Constant) -> Built | None:
         if isinstance(node.value, str):
             return "literal", [node.value]
         return None
 
-    def _joined(self, node):
+    def _joined(self, node: ast.JoinedStr) -> Built | None:
         parts = string_parts(self.segment(node))
         return "fstring", [p if not isinstance(p, Field) else self._assembled(p) if ".join(" in p.expr
                            else self._branches(p) if p.name is not None and p.expr == p.name else p for p in parts]
@@ -580,6 +585,8 @@ class MessageBuilder:
     def _branches(self, f: Field) -> Field:
         """An f-string field ``{msg}`` over a name set to one message per branch keeps the
         branches' texts as its alternatives (the field is still shown as written)."""
+        if f.name is None:  # (taken only for a field that is a name)
+            return f
         got = self.lookup(f.name)
         if got is not None and len(got[1]) == 1 and isinstance(got[1][0], Field) and got[1][0].alts is not None \
                 and got[1][0].alts[0] is None:
@@ -603,7 +610,7 @@ class MessageBuilder:
                 return Field(f.expr, f.name, (node.func.value.value, pieces))
         return f
 
-    def _binop(self, node):
+    def _binop(self, node: ast.BinOp) -> Built | None:
         op = type(node.op)
         if op is ast.Add:
             return self._concat(node)
@@ -613,7 +620,7 @@ class MessageBuilder:
                 return "percent", parts
         return None
 
-    def _concat(self, node):
+    def _concat(self, node: ast.BinOp) -> Built | None:
         """``a + b + c ...``, built in one loop over the chain's left spine (never one frame per term).
 
         Same result as building ``left + right`` recursively: the lowest ``+`` with a string on
@@ -621,7 +628,7 @@ class MessageBuilder:
         ``+`` above it appends its right operand.
         """
         spine = []
-        first = node
+        first: ast.expr = node
         while type(first) is ast.BinOp and type(first.op) is ast.Add:
             spine.append(first)
             first = first.left
@@ -678,7 +685,7 @@ class MessageBuilder:
                 parts.append(field(self.segment(value)))
         return parts
 
-    def _call(self, node):
+    def _call(self, node: ast.Call) -> Built | None:
         f = node.func
         if type(f) is not ast.Attribute or type(f.value) is not ast.Constant or not isinstance(f.value.value, str):
             return None
@@ -692,7 +699,7 @@ class MessageBuilder:
             pieces = self.lookup_list(key) if key is not None else None
             if pieces:
                 return "assembled", [Field(self.segment(node), None, (base, pieces))]
-            if type(seq) in (ast.List, ast.Tuple) and not any(type(e) is ast.Starred for e in seq.elts):
+            if isinstance(seq, (ast.List, ast.Tuple)) and not any(type(e) is ast.Starred for e in seq.elts):
                 joined: Parts = []
                 for i, e in enumerate(seq.elts):
                     if i:
@@ -734,20 +741,20 @@ class MessageBuilder:
         return parts
 
     @staticmethod
-    def _key(node) -> str | None:
+    def _key(node: ast.expr) -> str | None:
         if type(node) is ast.Name:
             return node.id
         if type(node) is ast.Attribute and type(node.value) is ast.Name:
             return node.value.id + "." + node.attr
         return None
 
-    def _name(self, node):
+    def _name(self, node: ast.Name) -> Built | None:
         got = self.lookup(node.id)
         if got is not None:
             return got
         return "variable", [Field(node.id, node.id)]
 
-    def _attribute(self, node):
+    def _attribute(self, node: ast.Attribute) -> Built | None:
         key = self._key(node)
         if key is not None:
             got = self.lookup(key)
@@ -759,7 +766,7 @@ class MessageBuilder:
 #: Expression kind -> builder method: a class-level table, so no builder holds bound methods
 #: of itself (a reference cycle per file, which kept each file's tree alive until the cycle
 #: collector ran).
-_BUILDERS = {
+_BUILDERS: dict[type[ast.AST], Callable[[Any, Any], Built | None]] = {
     ast.Constant: MessageBuilder._constant,
     ast.JoinedStr: MessageBuilder._joined,
     ast.BinOp: MessageBuilder._binop,

@@ -13,8 +13,9 @@ Choices (the contract leaves them to us):
 - **re-raises** (bare ``raise``; ``raise e`` where ``e`` is an enclosing handler's name; a raise
   of a value the function caught, was handed or read, whose class the code does not show) are
   not new messages: they are not sites, only counted in ``reraises``.
-- **bare asserts** (no message) are not sites, only counted in ``bare_asserts``. Asserts with a
-  message are sites of kind ``assert`` whose last guard is the failing condition ``not (test)``.
+- **bare asserts** (no message) are sites of kind ``assert`` with no message and their condition
+  (``condition``, white space collapsed), which the entry is keyed by; they are counted in
+  ``bare_asserts`` too. Every assert's last guard is the failing condition ``not (test)``.
 - **message argument**: keyword ``message=`` / ``msg=`` / ``detail=`` when given, else the first
   positional argument.
 - **constructor vs helper**: a call whose callee's last name starts with an upper-case letter
@@ -58,16 +59,19 @@ import builtins
 import inspect
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
 from crawler.extract import assembled, cross_module_facts, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
-from crawler.extract.codefacts import empty_graph, graph_facts, line_numbers, nodes_under, on_lines
-from crawler.extract.ids import has_literal_text, normalize_template
+from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
+from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
+from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
+from crawler.extract.surface_sites import SurfaceSites, says_something
 from crawler.extract.templates import (
     IMPORTED,
+    Built,
     Field,
     MarkedTemplate,
     MessageBuilder,
@@ -76,17 +80,12 @@ from crawler.extract.templates import (
     imported_piece,
     make_template,
     none_template,
-    parts_from_template,
-    piece_text,
-    text_parts,
 )
 from crawler.extract.text import Source, decode_source, module_name
+from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-if TYPE_CHECKING:  # the extraction workers need no pydantic
-    from crawler.model.records import LogLevel
-
-EXTRACTOR_VERSION = "5"
+EXTRACTOR_VERSION = "6"  # 6: bare asserts are sites
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -130,7 +129,7 @@ _CLASS_WORDS = tuple(_word_pattern(w) for w in ("class", "__init__"))
 _LONE_CR = re.compile(r"\r(?!\n)")
 
 
-def _word_lines(patterns: tuple[re.Pattern, ...], text: str) -> list[int]:
+def _word_lines(patterns: tuple[re.Pattern[str], ...], text: str) -> list[int]:
     """Ascending 1-based numbers, each once, of the lines on which any of the words occurs (``\\n`` ends)."""
     return line_numbers(sorted(match.start() for pattern in patterns for match in pattern.finditer(text)), text)
 
@@ -176,7 +175,8 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
         return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
     try:
         tree = parse.parse_source(text)
-        ex = _Extractor(path, module, is_package, Source(text), settings)
+        graph = GraphWalker(module, is_package)
+        ex = _Extractor(path, module, is_package, Source(text), settings, graph=graph)
         try:
             ex.run(tree)
         except limit.OverLimit:  # (``settings.max_sites`` is set: the walk stops there)
@@ -204,16 +204,17 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["reraises"] = ex.reraises
     result["calls"] = ex.calls
     # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
-    result["declarations"] = knobs.declarations(tree, text, module, is_package, None if "\r" in text else ex.src.lines)
+    lines = None if "\r" in text else ex.src.lines
+    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, None if ex.graph_failed else graph.statements)
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:
         result["exports"] = ex.exports
-    result["graph"] = _graph(tree, module, is_package)
+    result["graph"] = empty_graph() if ex.graph_failed else _graph(graph)
     return result
 
 
-def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: Source) -> list[dict]:
+def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: Source) -> list[dict[str, Any]]:
     """The class records of a file over the site limit, as its full extraction gives them, from a
     walk that makes no site and enters only the function bodies that name ``class`` or
     ``__init__``: other files' exceptions may derive from its classes, and their ``__init__``
@@ -223,10 +224,11 @@ def _classes(tree: ast.Module, path: str, module: str, is_package: bool, src: So
     return ex.classes
 
 
-def _graph(tree: ast.Module, module: str, is_package: bool) -> dict:
-    """The file's facts for the callers join; a file they cannot be read from keeps its sites."""
+def _graph(graph: GraphWalker) -> dict[str, Any]:
+    """The file's facts for the callers join, read by the walk; a file they cannot be read from
+    keeps its sites."""
     try:
-        return graph_facts(tree, module, is_package)
+        return graph.facts()
     except (RecursionError, MemoryError):
         return empty_graph()
     except Exception:  # noqa: BLE001 - a bug there must not cost the file its sites
@@ -271,7 +273,7 @@ def _first_paragraph(doc: str | None) -> str | None:
     return escape_surrogates(" ".join(line.strip() for line in para.splitlines())) or None
 
 
-def _docstring(fn) -> str | None:
+def _docstring(fn: FunctionNode) -> str | None:
     body = fn.body
     if body and type(body[0]) is ast.Expr:
         v = body[0].value
@@ -292,31 +294,20 @@ def _params(args: ast.arguments) -> list[str]:
     return names
 
 
-class _Frame:
-    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "_facts", "calls")
-
-    def __init__(self, kind, qualname, node, parent, cls=None):
-        self.kind = kind  # module | class | function
-        self.qualname = qualname
-        self.node = node
-        self.parent = parent
-        self.env: dict = {}
-        self.imports: dict = {}
-        self.cls = cls  # for a class frame: its record; for __init__: the class record
-        self.handlers: list = []  # enclosing except-handler names (function-local)
-        self._facts = None
-        # name -> the helper whose return value it was last given (``msg = self._why()``): kept
-        # apart from ``env``, whose branch merge would let it displace a message another branch sets
-        self.calls: dict = {}
-
-
 # ---------------------------------------------------------------------------------------------
 
 
-class _Extractor:
+class _Extractor(HelperMessages, SurfaceSites):
+    """The walk of one file's statements (see the module's doc); helpers' messages are read by
+    :class:`HelperMessages`, logs and responses by :class:`SurfaceSites`."""
+
     def __init__(self, path: str, module: str, is_package: bool, src: Source,
-                 settings: surface.Settings = surface.DEFAULT, classes_only: bool = False):
+                 settings: surface.Settings = surface.DEFAULT, classes_only: bool = False, graph: GraphWalker | None = None):
         self.path = path
+        # The call graph's handler: told of each statement the walk visits (``_stmts``), it walks
+        # the bodies the walk skips itself (``_function``). None in a dry walk and once it failed.
+        self.graph = graph
+        self.graph_failed = False
         self.settings = settings
         self.classes_only = classes_only  # (``_classes``: a walk for the class records alone)
         self.limit = settings.max_sites
@@ -331,32 +322,32 @@ class _Extractor:
         self.src = src
         self.seg = src.segment
         self.sites: list[ExtractedSite] = []
-        self.classes: list[dict] = []
-        self.calls: list[dict] = []
+        self.classes: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
         self.bare_asserts = 0
         self.reraises = 0
-        self.consts: dict = {}
+        self.consts: dict[str, Any] = {}
         self.module_classes: dict[str, str] = {}
-        self._pending: list = []  # (site, written, frame) to resolve at the end
-        self._pending_pieces: list = []  # (site, helper qualname, field expr): messages a helper returns
-        self.functions: dict[str, ast.AST] = {}  # qualname -> node, for the helpers above
-        self.string_returns: dict[str, list] = {}  # function qualname -> the messages it returns
-        self.named_returns: dict[str, list] = {}  # function qualname -> the values of the names it returns
-        self.helper_lists: dict[str, list | None] = {}  # function qualname -> the list of messages it returns
+        self._pending: list[PendingName] = []  # names to resolve at the end
+        self._pending_pieces: list[PendingPieces] = []  # messages a helper returns
+        self.functions: dict[str, FunctionNode] = {}  # qualname -> node, for the helpers above
+        self.string_returns: dict[str, list[Piece]] = {}  # function qualname -> the messages it returns
+        self.named_returns: dict[str, list[Held]] = {}  # function qualname -> the values of the names it returns
+        self.helper_lists: dict[str, list[Piece] | None] = {}  # function qualname -> the list of messages it returns
         # function qualname -> (class as written, template, call args record, frame) per exception its
         # ``return``\s construct (``_exceptions_made``)
-        self.exception_returns: dict[str, list] = {}
+        self.exception_returns: dict[str, list[MadeReturn]] = {}
         self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
-        self._pending_made: list = []  # (site, helper qualname, frame, classes or None): a raised value a helper made
-        self.imported: list[dict] = []  # the result's facts for the join across modules (extract.cross_module_facts)
-        self.exports: dict = {}
+        self._pending_made: list[PendingMade] = []  # raised values a helper made
+        self.imported: list[dict[str, Any]] = []  # the result's facts for the join across modules (extract.cross_module_facts)
+        self.exports: dict[str, Any] = {}
         # set by ``run`` before any walk; ``_release`` unsets them
-        self.module_frame: _Frame
+        self.module_frame: Frame
         self.guards: list[str] = []
         self.if_tests: list[ast.expr] = []  # the tests of the ``if``\s whose body the walk is in (``raised.narrowed``)
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
-        self.frame: _Frame
+        self.frame: Frame
         self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
 
@@ -375,7 +366,7 @@ class _Extractor:
                 self._hot = sorted(set(self._hot).union(self._surface))
         try:
             self._collect_consts(tree.body)
-            self.frame = self.module_frame = _Frame("module", "<module>", tree, None)
+            self.frame = self.module_frame = Frame("module", "<module>", tree, None)
             self._block(tree.body)
             self._finish()
         finally:
@@ -386,13 +377,14 @@ class _Extractor:
         back at it, and through its frames at the whole syntax tree. Broken here, each file's tree is freed by reference counting the moment extraction ends, so the
         cycle collector never has to walk millions of AST nodes (nor can they pile up when it is
         off). ``tests/test_extract.py`` checks that extraction leaves no cyclic garbage."""
-        self.builder = self.frame = self.module_frame = None  # type: ignore[assignment]
+        self.builder = self.frame = self.module_frame = self.graph = None  # type: ignore[assignment]
         self._pending = []
         self.exception_returns, self._pending_made = {}, []
 
-    def _collect_consts(self, body) -> None:
+    def _collect_consts(self, body: list[ast.stmt]) -> None:
         """Module-level string constants (``ERR = "..."``), visible to every function."""
         builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
+        stmt: Any  # (narrowed by ``type(stmt) is``, which mypy does not follow through ``t``)
         for stmt in body:
             t = type(stmt)
             if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
@@ -404,21 +396,44 @@ class _Extractor:
             if type(value) in (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Call) and builder.is_stringy(value):
                 self.consts[target] = ("constant", builder.build(value)[1])
 
-    def _stmts(self, body) -> None:
+    def _stmts(self, body: list[ast.stmt]) -> None:
         dispatch = _DISPATCH
         guards = self.guards
         depth = len(guards)
         try:
             for stmt in body:
+                graph = self.graph
+                opened = False
+                if graph is not None:
+                    try:
+                        opened = graph.enter(stmt)
+                    except Exception:  # noqa: BLE001 - a bug there must not cost the file its sites
+                        self._graph_lost()
                 handler = dispatch.get(type(stmt))
                 if handler is not None:
                     handler(self, stmt)
                     if handler is _Extractor._if:
-                        self._early_exit(stmt)
+                        self._early_exit(cast(ast.If, stmt))
+                if opened and self.graph is graph:
+                    graph.leave()  # type: ignore[union-attr]  # (``opened``: not None)
         finally:
             del guards[depth:]
 
-    def _early_exit(self, node) -> None:
+    def _graph_lost(self) -> None:
+        """A failure of the call graph's handler costs the file its graph and the knobs' reading
+        of its functions' statements, never its sites."""
+        self.graph, self.graph_failed = None, True
+
+    def _graph_walk(self, body: list[ast.stmt]) -> None:
+        """The call graph's own walk of a body the extractor skips."""
+        graph = self.graph
+        if graph is not None:
+            try:
+                graph.walk(body)
+            except Exception:  # noqa: BLE001 - as in ``_stmts``
+                self._graph_lost()
+
+    def _early_exit(self, node: ast.If) -> None:
         """An ``if`` that leaves the block (``return``, ``continue``, ``break``) in one branch
         guards the rest of the block by the other: the code after
         ``if not isinstance(v, dict): return v`` runs only when ``not (not isinstance(v, dict))``.
@@ -432,7 +447,7 @@ class _Extractor:
         elif else_exits and not body_exits:
             self.guards.append(self.seg(node.test))
 
-    def _block(self, body) -> dict:
+    def _block(self, body: list[ast.stmt]) -> dict[str, Held]:
         """Visit a conditional block in a copy of the environment; return the copy."""
         frame = self.frame
         saved = frame.env
@@ -443,7 +458,7 @@ class _Extractor:
         finally:
             frame.env = saved
 
-    def _merge(self, *envs) -> None:
+    def _merge(self, *envs: dict[str, Held]) -> None:
         """After a compound statement: names a branch (re)assigned take the last such value."""
         env = self.frame.env
         base = dict(env)
@@ -454,7 +469,7 @@ class _Extractor:
 
     # -- scopes --
 
-    def _function(self, node) -> None:
+    def _function(self, node: FunctionNode) -> None:
         parent = self.frame
         if parent.kind == "function":
             qual = f"{parent.qualname}.<locals>.{node.name}"
@@ -467,9 +482,11 @@ class _Extractor:
         if cls is not None:
             cls["init"] = {"params": _params(node.args), "template": None}
         if not self._inert(node, parent):  # (most methods are skipped: no frame for them)
-            self._scope(_Frame("function", qual, node, parent, cls), node.body)
+            self._scope(Frame("function", qual, node, parent, cls), node.body)
+        else:
+            self._graph_walk(node.body)
 
-    def _inert(self, node, parent: "_Frame") -> bool:
+    def _inert(self, node: FunctionNode, parent: Frame) -> bool:
         """Whether walking a function's body cannot change the result, so it is skipped.
 
         A body's sites, counts (raise, assert), classes and ``__init__`` templates need those
@@ -481,9 +498,9 @@ class _Extractor:
         hot = self._hot
         if hot is None or (parent.kind == "module" and not self.classes_only):
             return False
-        return not on_lines(hot, node.lineno, node.end_lineno)
+        return not on_lines(hot, node.lineno, node.end_lineno or node.lineno)
 
-    def _scope(self, frame: "_Frame", body: list) -> None:
+    def _scope(self, frame: Frame, body: list[ast.stmt]) -> None:
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
         handlers (those of the enclosing code do not lead into a nested definition)."""
         parent = self.frame
@@ -498,22 +515,22 @@ class _Extractor:
             self.frame = parent
             self.guards, self.if_tests, self.loops, self.handler_texts = saved
 
-    def _class(self, node) -> None:
+    def _class(self, node: ast.ClassDef) -> None:
         parent = self.frame
         qual = node.name if parent.kind == "module" else (
             f"{parent.qualname}.<locals>.{node.name}" if parent.kind == "function" else f"{parent.qualname}.{node.name}"
         )
-        record = {"qualname": f"{self.module}.{qual}", "name": node.name, "bases": [], "init": None}
+        record: dict[str, Any] = {"qualname": f"{self.module}.{qual}", "name": node.name, "bases": [], "init": None}
         self.classes.append(record)
         if parent.kind == "module":
             self.module_classes[node.name] = record["qualname"]
-        self._pending.append((record, [self.seg(b) for b in node.bases], parent))
-        frame = _Frame("class", qual, node, parent, record)
+        self._pending.append(PendingName(record, [self.seg(b) for b in node.bases], parent))
+        frame = Frame("class", qual, node, parent, record)
         self._scope(frame, node.body)
 
     # -- control flow --
 
-    def _if(self, node) -> None:
+    def _if(self, node: ast.If) -> None:
         test = self.seg(node.test)
         self.guards.append(test)
         self.if_tests.append(node.test)
@@ -528,7 +545,7 @@ class _Extractor:
         flowing = [e for e, body in zip(envs, (node.body, node.orelse), strict=False) if not assembled.leaves(body)]
         self._merge_paths(envs, flowing, exhaustive=bool(node.orelse))
 
-    def _merge_paths(self, envs: list, flowing: list, exhaustive: bool) -> None:
+    def _merge_paths(self, envs: list[dict[str, Held]], flowing: list[dict[str, Held]], exhaustive: bool) -> None:
         """After an ``if`` or ``match``: a name its branches set to different messages holds any
         of them (``assembled.merged_value``); anything else as ``_merge`` says. ``flowing``: the
         branches that reach the code after it; without ``exhaustive`` the value from before too."""
@@ -545,7 +562,7 @@ class _Extractor:
             if got is not _MISSING:
                 env[k] = got
 
-    def _parameters(self) -> frozenset:
+    def _parameters(self) -> frozenset[str]:
         """The names the enclosing function takes: a value errcat cannot see."""
         fn = self._function_frame()
         if fn is None:
@@ -554,7 +571,7 @@ class _Extractor:
         return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
                          if a is not None)
 
-    def _for(self, node) -> None:
+    def _for(self, node: ast.For | ast.AsyncFor) -> None:
         kw = "async for" if type(node) is ast.AsyncFor else "for"
         loop = f"{kw} {self.seg(node.target)} in {self.seg(node.iter)}"
         self.loops.append(loop)
@@ -567,7 +584,7 @@ class _Extractor:
         self.loops.pop()
         self._merge(body_env, else_env)
 
-    def _while(self, node) -> None:
+    def _while(self, node: ast.While) -> None:
         test = self.seg(node.test)
         self.guards.append(test)
         self.loops.append(f"while {test}")
@@ -576,10 +593,10 @@ class _Extractor:
         self.guards.pop()
         self._merge(body_env, self._block(node.orelse))
 
-    def _with(self, node) -> None:
+    def _with(self, node: ast.With | ast.AsyncWith) -> None:
         self._stmts(node.body)
 
-    def _try(self, node) -> None:
+    def _try(self, node: Any) -> None:
         envs = [self._block(node.body)]
         frame = self.frame
         for h in node.handlers:
@@ -597,7 +614,7 @@ class _Extractor:
         self._merge(*envs)
         self._stmts(node.finalbody)
 
-    def _match(self, node) -> None:
+    def _match(self, node: Any) -> None:
         subject = self.seg(node.subject)
         envs = []
         for case in node.cases:
@@ -612,10 +629,10 @@ class _Extractor:
 
     # -- environment --
 
-    def _lookup(self, key: str):
+    def _lookup(self, key: str) -> Built | None:
         frame = self.frame
         form = "constant" if frame.kind == "module" else "variable"
-        got = frame.env.get(key, _MISSING)
+        got: Any = frame.env.get(key, _MISSING)
         if got is _MISSING and frame.kind == "function" and (key.startswith("self.") or key.startswith("cls.")):
             owner = frame.parent
             if owner is not None and owner.kind == "class":
@@ -626,18 +643,18 @@ class _Extractor:
             return None
         return form, got[1]
 
-    def _lookup_list(self, key: str) -> list | None:
+    def _lookup_list(self, key: str) -> list[Piece] | None:
         """The pieces a local list of messages may hold here (``reasons.append("...")``), or None."""
         got = self.frame.env.get(key)
         if got is None:
             return self._called_list(key) or None
         if got[0] != "list" or not got[1] or not any(map(_piece_counts, got[1])):
             return None
-        return got[1]
+        return cast(list[Piece], got[1])
 
     # -- lists of messages a helper returns (see crawler.extract.assembled) --
 
-    def _called_list(self, key: str) -> list | None:
+    def _called_list(self, key: str) -> list[Piece] | None:
         """The pieces of the list a name was given by a call of a same-module helper, or None; of
         an imported function's, the one piece that stands for them (``templates.imported_piece``)."""
         helper = self.frame.calls.get(key)
@@ -645,7 +662,7 @@ class _Extractor:
             return [imported_piece(helper[1:], key)]
         return None if helper is None else self._helper_list(helper)
 
-    def _helper_list(self, qualname: str) -> list | None:
+    def _helper_list(self, qualname: str) -> list[Piece] | None:
         if qualname in self.helper_lists:
             return self.helper_lists[qualname]
         self.helper_lists[qualname] = None  # a helper that reaches itself gives nothing
@@ -655,15 +672,15 @@ class _Extractor:
         if qualname not in self.named_returns:
             self._dry_walk(qualname, node)
         values = self.named_returns.get(qualname) or []
-        pieces: list = []
+        pieces: list[Piece] = []
         for value in values:
             if value is None or value[0] != "list":
                 return None
-            pieces = _add_pieces(pieces, value[1])
+            pieces = add_pieces(pieces, value[1])
         self.helper_lists[qualname] = pieces
         return pieces
 
-    def _function_node(self, qualname: str):
+    def _function_node(self, qualname: str) -> FunctionNode | None:
         """A module-level function or a method of a module-level class, walked or not yet."""
         node = self.functions.get(qualname)
         if node is not None or "<" in qualname or qualname.count(".") > 1:
@@ -677,7 +694,7 @@ class _Extractor:
                 return stmt
         return None
 
-    def _dry_walk(self, qualname: str, node) -> None:
+    def _dry_walk(self, qualname: str, node: FunctionNode) -> None:
         """Walk a helper not walked yet (skipped as holding no site, or defined further down) for
         the values of the names it returns; whatever else the walk finds is dropped (the helper's
         own walk, if it comes, records it once)."""
@@ -685,7 +702,7 @@ class _Extractor:
         parent = self.module_frame
         if owner:
             cls = next((c for c in parent.node.body if type(c) is ast.ClassDef and c.name == owner), None)
-            parent = _Frame("class", owner, cls, parent)
+            parent = Frame("class", owner, cls, parent)
         kept = (
             len(self.sites),
             len(self.calls),
@@ -697,15 +714,16 @@ class _Extractor:
             len(self._pending_made),
         )
         counting, self.counting = self.counting, False
+        graph, self.graph = self.graph, None  # (the helper's own walk, if it comes, reads it once)
         try:
-            self._scope(_Frame("function", qualname, node, parent), node.body)
+            self._scope(Frame("function", qualname, node, parent), node.body)
         finally:
-            self.counting = counting
+            self.counting, self.graph = counting, graph
             del self.sites[kept[0] :], self.calls[kept[1] :], self.classes[kept[2] :], self._pending[kept[3] :]
             del self._pending_pieces[kept[4] :], self._pending_made[kept[7] :]
             self.bare_asserts, self.reraises = kept[5], kept[6]
 
-    def _list_append(self, call) -> bool:
+    def _list_append(self, call: ast.expr) -> bool:
         """``name.append(<message>)`` / ``name.extend([...])`` on a list of messages: one more
         piece (a new list: branch environments share the old one)."""
         if type(call) is not ast.Call or type(call.func) is not ast.Attribute or call.func.attr not in ("append", "extend"):
@@ -733,10 +751,10 @@ class _Extractor:
             got = ("list", [[field(key)]])
         if got is None or got[0] != "list":
             return False
-        env[key] = None if added is None else ("list", _add_pieces(got[1], added))
+        env[key] = None if added is None else ("list", add_pieces(got[1], added))
         return True
 
-    def _pieces(self, elts) -> list | None:
+    def _pieces(self, elts: list[ast.expr]) -> list[Piece] | None:
         """Each element's message parts, or None when one of them is not a message."""
         out = []
         for e in elts:
@@ -745,7 +763,7 @@ class _Extractor:
             out.append(self.builder.parts(e))
         return out
 
-    def _bind(self, target, value) -> None:
+    def _bind(self, target: Any, value: ast.expr | None) -> None:  # (``target``: narrowed by ``type(target) is``)
         t = type(target)
         if t is ast.Name:
             key = target.id
@@ -770,7 +788,7 @@ class _Extractor:
         elts = _list_elements(value) if t is ast.Name else None
         if elts is not None:
             pieces = self._pieces(elts)
-            env[key] = None if pieces is None else ("list", _add_pieces([], pieces))
+            env[key] = None if pieces is None else ("list", add_pieces([], pieces))
             return
         if self.builder.is_stringy(value):
             env[key] = ("str", self.builder.build(value)[1])
@@ -779,17 +797,17 @@ class _Extractor:
         elif key in env or key in self.consts:
             env[key] = None
 
-    def _assign(self, node) -> None:
+    def _assign(self, node: ast.Assign) -> None:
         self._surface_sites(node)
         for target in node.targets:
             self._bind(target, node.value)
 
-    def _annassign(self, node) -> None:
+    def _annassign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
             self._surface_sites(node)
             self._bind(node.target, node.value)
 
-    def _augassign(self, node) -> None:
+    def _augassign(self, node: ast.AugAssign) -> None:
         if type(node.op) is not ast.Add:
             return
         target = node.target
@@ -798,8 +816,8 @@ class _Extractor:
             return
         held = self.frame.env.get(key)
         if held is not None and held[0] == "list":
-            pieces = self._pieces(node.value.elts) if type(node.value) in (ast.List, ast.Tuple) else None
-            self.frame.env[key] = None if pieces is None else ("list", _add_pieces(held[1], pieces))
+            pieces = self._pieces(node.value.elts) if isinstance(node.value, (ast.List, ast.Tuple)) else None
+            self.frame.env[key] = None if pieces is None else ("list", add_pieces(held[1], pieces))
             return
         got = self._lookup(key)
         before = got[1] if got is not None else [field(key)]
@@ -807,21 +825,21 @@ class _Extractor:
 
     # -- imports --
 
-    def _import(self, node) -> None:
+    def _import(self, node: ast.Import) -> None:
         record_import(node, self.module, self.is_package, self._imports_dict())
 
-    def _importfrom(self, node) -> None:
+    def _importfrom(self, node: ast.ImportFrom) -> None:
         record_import(node, self.module, self.is_package, self._imports_dict())
 
-    def _imports_dict(self) -> dict:
+    def _imports_dict(self) -> dict[str, str]:
         frame = self.frame
-        while frame.kind == "class":
+        while frame.kind == "class" and frame.parent is not None:  # (a class is never the top frame)
             frame = frame.parent
         return frame.imports
 
     # -- returns and super().__init__ --
 
-    def _return(self, node) -> None:
+    def _return(self, node: ast.Return) -> None:
         self._surface_sites(node)
         frame = self.frame
         value = node.value
@@ -835,9 +853,9 @@ class _Extractor:
             made = self.exception_returns.setdefault(frame.qualname, [])
             for written, template, args in self._exceptions_made(value):
                 if len(made) < MAX_PIECES:
-                    made.append((written, template, args, frame))
+                    made.append(MadeReturn(written, template, args, frame))
 
-    def _exceptions_made(self, value) -> list[tuple[str, TemplateData, dict[str, Any] | None]]:
+    def _exceptions_made(self, value: Any) -> list[Made]:  # (``value``: narrowed by ``type(value) is``)
         """The exceptions a returned value constructs here, as ``_from_call`` reads them:
         ``Error(...)`` (a class named like an exception, as ``_bind`` takes them; either side of
         a conditional expression), a name holding one (``err = Error(...); return err``); none
@@ -853,7 +871,7 @@ class _Extractor:
                 return [held[1]]
         return []
 
-    def _expr(self, node) -> None:
+    def _expr(self, node: ast.Expr) -> None:
         self._surface_sites(node)
         if self._list_append(node.value):
             return
@@ -874,7 +892,7 @@ class _Extractor:
 
     # -- sites --
 
-    def _message(self, args, keywords) -> tuple[str, list]:
+    def _message(self, args: list[ast.expr], keywords: list[ast.keyword]) -> Built:
         for kw in keywords:
             if kw.arg in MESSAGE_KEYWORDS:
                 form, parts = self.builder.build(kw.value)
@@ -885,7 +903,7 @@ class _Extractor:
             return self.builder.build(a)
         return "none", []
 
-    def _from_call(self, call: ast.Call) -> tuple[str, TemplateData, dict[str, Any] | None]:
+    def _from_call(self, call: ast.Call) -> Made:
         """(exception as written, template, call args record or None) for ``raise <call>``."""
         func = call.func
         written = self.seg(func)
@@ -896,10 +914,10 @@ class _Extractor:
             args = None
             if name not in BUILTIN_EXCEPTIONS or "." in written:
                 args = {
-                    "args": [make_template(*reversed(self.builder.build(a))) for a in call.args if type(a) is not ast.Starred],
-                    "kwargs": {kw.arg: make_template(*reversed(self.builder.build(kw.value))) for kw in call.keywords if kw.arg},
+                    "args": [_template_of(self.builder.build(a)) for a in call.args if type(a) is not ast.Starred],
+                    "kwargs": {kw.arg: _template_of(self.builder.build(kw.value)) for kw in call.keywords if kw.arg},
                 }
-            return written, template, args
+            return Made(written, template, args)
         # helper
         if type(func) is ast.Attribute and _is_class_name(_last_name(func.value)):
             written = self.seg(func.value)
@@ -908,16 +926,16 @@ class _Extractor:
         if chosen is None:
             chosen = next((a for a in call.args if type(a) is not ast.Starred), None)
         if chosen is None:
-            return written, none_template(), None
-        return written, make_template(self.builder.parts(chosen), "helper"), None
+            return Made(written, none_template(), None)
+        return Made(written, make_template(self.builder.parts(chosen), "helper"), None)
 
-    def _raise(self, node) -> None:
-        exc = node.exc
+    def _raise(self, node: ast.Raise) -> None:
+        exc: Any = node.exc  # (narrowed by ``type(exc) is``, which mypy does not follow through ``t``)
         frame = self.frame
         if exc is None or (type(exc) is ast.Name and exc.id in frame.handlers):
             self.reraises += 1
             return
-        if "raise" not in self.kinds:
+        if RAISE not in self.kinds:
             return
         args = None
         t = type(exc)
@@ -934,8 +952,8 @@ class _Extractor:
                 written = written if unknown else got[2]
                 if (got is raised.DIFFER or got[:2] == ("class", "returns")) and self._callee_node(func) is not None:
                     helper = self._helper_of(exc)  # (the class its ``return``\s construct: their messages, ``_finish``)
-        elif t is ast.Name and (frame.env.get(exc.id) or ("",))[0] == "exc":
-            written, template, args = frame.env[exc.id][1]
+        elif t is ast.Name and (held := frame.env.get(exc.id)) is not None and held[0] == "exc":
+            written, template, args = held[1]
             if self._raised().instance(exc, self._function_node_here()) is raised.DIFFER:
                 written, unknown = exc.id, True  # branches give different classes: none claimed
         elif t in (ast.Name, ast.Attribute, ast.Subscript) and not _is_class_name(_last_name(exc)):
@@ -970,16 +988,20 @@ class _Extractor:
             self._helper_message(site, exc.args[0] if exc.args else None)
         if helper is not None and not helper.startswith(IMPORTED):  # one of the messages the helper constructs (``_finish``)
             made_by = exc if t is ast.Call else made_by
-            call = None if made_by is None else (self._call_arguments(made_by, t is not ast.Call), type(made_by.func) is ast.Attribute)
-            self._pending_made.append((site, helper, frame, None if unknown else written, self.seg(exc), call))
+            call = None if made_by is None else CallMade(self._call_arguments(made_by, t is not ast.Call), type(made_by.func) is ast.Attribute)
+            self._pending_made.append(PendingMade(site, helper, frame, None if unknown else written, self.seg(exc), call))
         if args is not None and not unknown:
             self.calls.append({"site": len(self.sites) - 1, **args})
 
-    def _assert(self, node) -> None:
+    def _assert(self, node: ast.Assert) -> None:
         if node.msg is None:
             self.bare_asserts += 1
+            if ASSERT in self.kinds:  # Python prints no message: the condition is what tells it apart
+                test = self.seg(node.test)
+                site = self._site(node, "assert", "AssertionError", none_template(), None, [*self.guards, f"not ({test})"])
+                site["condition"] = " ".join(test.split())
             return
-        if "assert" not in self.kinds:
+        if ASSERT not in self.kinds:
             return
         msg = node.msg
         # ``assert ok, ValueError("...")`` (older vLLM): Python prints the str of the exception,
@@ -993,209 +1015,18 @@ class _Extractor:
 
     # -- logs and responses (see crawler.extract.surface) --
 
-    def _surface_sites(self, stmt) -> None:
-        """The log calls and response builders in a statement that holds one of their words."""
-        if not self._surface_all:
-            surf = self._surface
-            if not surf:
-                return
-            if not on_lines(surf, stmt.lineno, stmt.end_lineno):
-                return
-        for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
-            if "log" in self.kinds:
-                logged = surface.log_call(node)
-                if logged is not None:
-                    self._log_site(node, *logged)
-                    continue
-            builder = self.settings.by_call.get(_last_name(node.func) or "") if "response" in self.kinds else None
-            if builder is not None:
-                self._response_site(node, builder)
-
-    def _log_site(self, call: ast.Call, level: LogLevel, once: bool) -> None:
-        args = call.args
-        if not args or type(args[0]) is ast.Starred:
-            return
-        first, rest = args[0], args[1:]
-        parts = None
-        if rest and type(first) is ast.Constant and isinstance(first.value, str) and not any(type(a) is ast.Starred for a in rest):
-            value = rest[0] if len(rest) == 1 else ast.Tuple(elts=list(rest), ctx=ast.Load())
-            parts = self.builder._percent(first.value, value)
-            form = "percent"
-        if parts is None:
-            form, parts = self.builder.build(first)
-        template = make_template(parts, form)
-        helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _has_text_to_match(template) and helper is None and not isinstance(template, MarkedTemplate):
-            return
-        name = surface.LEVEL_NAMES[level]
-        site = self._site(call, "log", name, template, None, list(self.guards), resolve=False, pending=helper is not None)
-        site["exception_qualname"] = f"logging.{name}"
-        func = call.func
-        assert type(func) is ast.Attribute  # (``surface.log_call`` takes only ``<logger>.<method>(...)``)
-        site["log"] = {"level": level, "logger": self.seg(func.value), "once": once}
-        if helper is not None:
-            self._pending_pieces.append((site, helper, template["fields"][0]))
-
-    def _response_site(self, call: ast.Call, builder: dict) -> None:
-        value = surface.argument(call, builder, builder.get("message"))
-        if value is None or value is False:
-            return
-        form, parts = self.builder.build(value)
-        template = make_template(parts, form)
-        helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not _has_text_to_match(template) and helper is None and not isinstance(template, MarkedTemplate):
-            return
-        info = surface.response_info(call, builder)
-        etype = info["error_type"]
-        name = etype if etype is not None and _EXC_NAME.fullmatch(etype) else "ErrorResponse"
-        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False,
-                          pending=helper is not None)
-        site["response"] = info
-        self._pending.append((site, self.seg(call.func), self.frame))
-        if helper is not None:
-            self._pending_pieces.append((site, helper, template["fields"][0]))
 
     # -- messages a helper function returns --
 
-    def _helper_of(self, call: ast.Call) -> str | None:
-        """The qualname of the same-module function (or method of this class) a call names; for
-        an imported function (``check(...)``, ``checks.check(...)``), ``IMPORTED`` and its dotted
-        name, for the catalogue's join (``catalogue.cross_module_join``)."""
-        func = call.func
-        imported = _imported_function(func, self.frame)
-        if imported is not None:
-            return IMPORTED + imported
-        if type(func) is ast.Name and not _is_class_name(func.id) and func.id not in _BUILTINS:
-            frame = self.frame  # a function defined in an enclosing one (defined before its use)
-            while frame is not None and frame.kind == "function":
-                nested = f"{frame.qualname}.<locals>.{func.id}"
-                if nested in self.functions:
-                    return nested
-                frame = frame.parent
-            return func.id
-        if type(func) is ast.Attribute and not _is_class_name(func.attr):
-            return self._own_method(func)
-        return None
 
-    def _helper_target(self, node) -> str | None:
-        """The helper whose return value the message is: ``helper(...)`` or a name bound to it."""
-        if node is None:
-            return None
-        if type(node) is ast.Call:
-            return self._helper_of(node)
-        if type(node) is ast.Name:
-            return self.frame.calls.get(node.id)
-        return None
-
-    def _helper_message(self, site: ExtractedSite, node) -> None:
-        helper = self._helper_target(node)
-        if helper is not None:
-            self._pending_pieces.append((site, helper, site["template"]["fields"][0]))
-
-    def _own_method(self, node: ast.Attribute) -> str | None:
-        """The qualname of the method of the enclosing class ``self.<name>``/``cls.<name>`` names."""
-        if type(node.value) is not ast.Name or node.value.id not in ("self", "cls"):
-            return None
-        owner = self.frame
-        while owner is not None and owner.kind != "class":
-            owner = owner.parent
-        return None if owner is None else f"{owner.qualname}.{node.attr}"
-
-    def _maker(self, exc, fn) -> tuple[str | None, ast.Call | None]:
-        """The function of this module (or method of this class) that made the value ``raise
-        <name>`` raises: every value the function gives the name is a call of it (``wrapped =
-        _wrap_error(url, e)``), with that call when there is one; None for anything else (an
-        imported function's, which errcat does not read for exceptions)."""
-        if type(exc) is not ast.Name or fn is None:
-            return None, None
-        values = raised.bound_values(fn, exc.id)
-        calls = [v for v in values or () if type(v) is ast.Call and self._callee_node(v.func) is not None]
-        if not values or len(calls) != len(values):
-            return None, None
-        helpers = {self._helper_of(v) for v in calls}
-        helper = helpers.pop() if len(helpers) == 1 else None
-        if helper is None or helper.startswith(IMPORTED):
-            return None, None
-        return helper, calls[0] if len(calls) == 1 else None
-
-    def _call_arguments(self, call: ast.Call, earlier: bool) -> tuple[list, dict] | None:
-        """The message parts of a call's arguments that build a message (positional, by keyword;
-        None for any other), read where the raise is; None for a call with ``*``/``**``.
-        ``earlier``: the call is an earlier statement's (``err = _error("...")``), so a name it
-        passes may hold another value by now: only what the call writes out is read."""
-        if any(type(a) is ast.Starred for a in call.args) or any(kw.arg is None for kw in call.keywords):
-            return None
-        builder = self.builder
-
-        def message(a):
-            if earlier and type(a) in (ast.Name, ast.Attribute):
-                return None
-            return builder.parts(a) if builder.is_stringy(a) else None
-
-        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords if (got := message(kw.value)) is not None}
-
-    def _argument_values(self, helper: str, arguments: tuple[list, dict] | None, bound_method: bool) -> dict[str, list]:
-        """The messages a call passes a helper's parameters (``_error(node, "Unsupported
-        expression")``: ``reason`` -> its parts), but a parameter the helper gives another value."""
-        node: Any = self._function_node(helper) if "<" not in helper else self.functions.get(helper)
-        if node is None or arguments is None:
-            return {}
-        args = node.args
-        positional = [a.arg for a in (*args.posonlyargs, *args.args)]
-        static = any(_last_name(d) == "staticmethod" for d in node.decorator_list)
-        if bound_method and "." in helper and not static:
-            positional = positional[1:]  # ``self.helper(...)``, ``cls.helper(...)``
-        given, by_keyword = arguments
-        values = dict(zip(positional, given, strict=False))
-        keywords = {a.arg for a in (*args.args, *args.kwonlyargs)}
-        values.update((k, v) for k, v in by_keyword.items() if k in keywords)
-        return {k: v for k, v in values.items() if v is not None and raised.assigned(node, k) == []}
-
-    def _made_pieces(self, helper: str, classes: str | None, frame: _Frame) -> tuple[list, bool] | None:
-        """The exceptions of class ``classes`` (as written where the raise is; None: of any class)
-        a helper's ``return``\\s construct: (their message's pieces, the call's args record or
-        None) each, and whether a piece has text (else the helper adds nothing to what it was
-        handed, unless a class's ``__init__`` does); None when there is none (a helper that
-        returns what it was handed, or another class, says nothing of this raise)."""
-        if helper not in self.walked and "<" not in helper:
-            node = self._function_node(helper)
-            if node is not None:
-                self._dry_walk(helper, node)
-        want = None if classes is None else self._resolve(classes, frame)
-        made: list = []
-        for written, template, args, where in self.exception_returns.get(helper, ()):
-            if want is not None and self._resolve(written, where) != want:
-                continue
-            alternatives = template["alternatives"]
-            made.append(([text_parts(a) for a in alternatives] if alternatives else [parts_from_template(template)], args))
-        if not made:
-            return None
-        return made, any(_piece_says(piece) for pieces, _ in made for piece in pieces)
-
-    def _returned_pieces(self, qualname: str) -> list | None:
-        """What a helper returns: the messages its walk recorded, else read from its returns now
-        (a method with no raise is not walked); None without one with literal text."""
-        pieces = self.string_returns.get(qualname)
-        if pieces is None:
-            node = self.functions.get(qualname)
-            if node is None:
-                return None
-            builder = MessageBuilder(self.seg, lambda k: self.consts.get(k))
-            pieces = []
-            for stmt in ast.walk(node):
-                if type(stmt) is ast.Return and stmt.value is not None and builder.is_stringy(stmt.value):
-                    pieces = _add_pieces(pieces, [builder.parts(stmt.value)])
-        if not any(isinstance(p, str) and any(ch.isalnum() for ch in p) for piece in pieces for p in piece):
-            return None
-        return pieces
-
-    def _site(self, node, kind, written, template, cause, guards, resolve=True, pending=False) -> ExtractedSite:
+    def _site(self, node: ast.stmt | ast.expr, kind: str, written: str, template: TemplateData, cause: str | None,
+              guards: list[str], resolve: bool = True, pending: bool = False) -> ExtractedSite:
         """A site, appended; ``pending``: its message is a helper's, read at the end (``_finish``)."""
         if self.counting and self.limit is not None:
             self._count(kind, template, pending)
         fn = self._function_frame()
         decorators, docstring, lo, hi = self._scope_facts(fn)
-        line, end = node.lineno, node.end_lineno
+        line, end = node.lineno, node.end_lineno or node.lineno
         if fn is not None and hi - lo + 1 <= SNIPPET_LINES:
             start, stop = lo, hi
         else:
@@ -1209,7 +1040,7 @@ class _Extractor:
             "end_line": end,
             "module": self.module,
             "qualname": frame.qualname,
-            "kind": kind,
+            "kind": kind,  # type: ignore[typeddict-item]  # (one of the kinds: the handlers pass literals)
             "exception": written,
             "exception_qualname": written,
             "template": template,
@@ -1227,7 +1058,7 @@ class _Extractor:
         }
         self.sites.append(site)
         if resolve:
-            self._pending.append((site, written, frame))
+            self._pending.append(PendingName(cast(dict[str, Any], site), written, frame))
         return site
 
     def _count(self, kind: str, template: TemplateData, pending: bool) -> None:
@@ -1235,7 +1066,7 @@ class _Extractor:
         the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
         when its message is a helper's the end does not find (``_finish``) or an imported list
         the join does not (``catalogue.cross_module_join``) and it says nothing without it."""
-        if kind != "raise" and (pending or isinstance(template, MarkedTemplate) and not _has_text_to_match(template)):
+        if kind != RAISE and (pending or isinstance(template, MarkedTemplate) and not says_something(template)):
             return
         self.counted += 1
         if self.counted > self.limit:  # type: ignore[operator]  # (set: see ``_site``)
@@ -1246,15 +1077,15 @@ class _Extractor:
     def _raised(self) -> raised.Resolver:
         return raised.Resolver(self.seg, self._callee_node)
 
-    def _function_node_here(self):
+    def _function_node_here(self) -> Any:
         fn = self._function_frame()
         return None if fn is None else fn.node
 
-    def _callee_node(self, func: ast.expr):
+    def _callee_node(self, func: ast.expr) -> FunctionNode | None:
         """The node of the function of this module a callee names (``helper``, a function nested
         in an enclosing one, ``self.method``/``cls.method`` of the enclosing class), or None."""
         if type(func) is ast.Name:
-            frame = self.frame
+            frame: Frame | None = self.frame
             while frame is not None and frame.kind == "function":
                 nested = self.functions.get(f"{frame.qualname}.<locals>.{func.id}")
                 if nested is not None:
@@ -1262,33 +1093,33 @@ class _Extractor:
                 frame = frame.parent
             return self._function_node(func.id)
         if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
-            owner = self.frame
+            owner: Frame | None = self.frame
             while owner is not None and owner.kind != "class":
                 owner = owner.parent
             if owner is not None and owner.parent is not None and owner.parent.kind == "module":
                 return self._function_node(f"{owner.qualname}.{func.attr}")
         return None
 
-    def _function_frame(self) -> _Frame | None:
-        frame = self.frame
+    def _function_frame(self) -> Frame | None:
+        frame: Frame | None = self.frame
         while frame is not None and frame.kind != "function":
             frame = frame.parent
         return frame
 
-    def _scope_facts(self, fn: _Frame | None):
+    def _scope_facts(self, fn: Frame | None) -> ScopeFacts:
         if fn is None:
-            return [], None, 1, len(self.src.lines)
-        if fn._facts is None:
+            return ScopeFacts([], None, 1, len(self.src.lines))
+        if fn.facts is None:
             node = fn.node
             decorators = [self.seg(d) for d in node.decorator_list]
             lo = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            fn._facts = (decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno)
-        decorators, doc, lo, hi = fn._facts
-        return list(decorators), doc, lo, hi
+            fn.facts = ScopeFacts(decorators, _first_paragraph(_docstring(node)), lo, node.end_lineno or node.lineno)
+        decorators, doc, lo, hi = fn.facts
+        return ScopeFacts(list(decorators), doc, lo, hi)
 
     # -- name resolution (at the end: classes and imports may follow their use) --
 
-    def _resolve(self, written: str, frame: _Frame | None) -> str:
+    def _resolve(self, written: str, frame: Frame | None) -> str:
         head, dot, rest = written.partition(".")
         f = frame
         while f is not None:
@@ -1302,46 +1133,7 @@ class _Extractor:
         return written
 
     def _finish(self) -> None:
-        made: set[int] = set()  # the sites given the messages a helper constructs (not its argument's)
-        for site, helper, frame, classes, raised_as, call in list(self._pending_made):
-            got = self._made_pieces(helper, classes, frame)
-            if got is None:
-                continue
-            constructed, says = got
-            values = self._argument_values(helper, *call) if call is not None else {}
-            held: list = []
-            records: list = []
-            for own, args in constructed:
-                own = [_fill_fields(piece, values) for piece in own]
-                held = _add_pieces(held, own)
-                records.append(
-                    {
-                        "pieces": [piece_text(piece) for piece in own],
-                        "args": None if args is None else [_fill_template_fields(t, values) for t in args["args"]],
-                        "kwargs": None if args is None else {k: _fill_template_fields(t, values) for k, t in args["kwargs"].items()},
-                    }
-                )
-            if says:
-                name = raised_as if raised_as.isidentifier() else None
-                site["template"] = make_template([Field(raised_as, name, (None, held))], "assembled")
-                made.add(id(site))
-            if classes is not None and any(r["args"] is not None for r in records):
-                # a class of the repo may build its message in ``__init__``: the catalogue puts
-                # each construction's arguments in (``hierarchy.apply_init_templates``)
-                at = next(i for i, s in enumerate(self.sites) if s is site)
-                self.calls.append({"site": at, "made": records, "field": raised_as})
-        dropped = set()
-        refs: list = []  # (site, what the join needs): messages and lists imported functions return
-        for site, helper, fld in self._pending_pieces:
-            if id(site) in made:
-                continue
-            pieces = self._returned_pieces(helper)
-            if pieces is not None:
-                site["template"] = make_template([Field(fld["expr"], fld["name"], (None, pieces))], "assembled")
-            elif helper.startswith(IMPORTED):  # the join reads what the imported function returns
-                refs.append((site, {"target": helper[1:], "field": fld}))
-            elif site["kind"] != "raise":  # a log or response with nothing to match: no entry
-                dropped.add(id(site))
+        dropped, refs = self._put_helper_messages()
         if dropped:
             renumber = {}
             kept: list[ExtractedSite] = []
@@ -1352,12 +1144,12 @@ class _Extractor:
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
-        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, _has_text_to_match)
+        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, says_something)
         self.exports = cross_module_facts.exports(self, MAX_PIECES)
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
                 item["bases"] = [self._resolve(b, frame) for b in written]
-            elif item["kind"] == "response":  # the builder, resolved where it is imported
+            elif item["kind"] == RESPONSE:  # the builder, resolved where it is imported
                 resolved = self._resolve(written, frame)
                 item["exception_qualname"] = resolved if resolved != written else item["response"]["builder"]
             else:  # (a raise whose class is unknown is not pending: see ``_raise``)
@@ -1367,82 +1159,24 @@ class _Extractor:
 _MISSING = object()
 _NO_SITES = surface.Settings(kinds=())  # (``_classes``)
 _EXITS = (ast.Return, ast.Continue, ast.Break)
-#: Pieces kept per list of messages: a list built in a loop from many branches stays bounded.
-MAX_PIECES = 32
 
 
-def _piece_says(piece: list) -> bool:
-    return any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in piece)
+def _template_of(built: Built) -> TemplateData:
+    """The template of a message as the builder read it."""
+    form, parts = built
+    return make_template(parts, form)
 
 
-def _fill_fields(piece: list, values: dict[str, list]) -> list:
-    """A piece with each field that is one of ``values``' names as written (``{reason}``; not
-    ``{reason!r}``, no longer the text passed) replaced by the parts given for it."""
-    if not values:
-        return piece
-    out: list = []
-    for p in piece:
-        if isinstance(p, Field) and p.alts is None and p.expr == p.name and p.name in values:
-            out += values[p.name]
-        else:
-            out.append(p)
-    return out
-
-
-def _fill_template_fields(template: TemplateData, values: dict[str, list]) -> TemplateData:
-    """:func:`_fill_fields` for an argument's template (a call's args record)."""
-    if not values or not any(f["name"] in values and f["expr"] == f["name"] for f in template["fields"]):
-        return template
-    return make_template(_fill_fields(parts_from_template(template), values), template["form"])
-
-
-def _add_pieces(held: list, added: list) -> list:
-    out = list(held)
-    for parts in added:
-        if parts not in out and len(out) < MAX_PIECES:
-            out.append(parts)
-    return out
-
-
-_BUILTINS = frozenset(vars(builtins))  # str(e), repr(x), format(...): no helper of the module
-_EXC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,99}")
-
-
-def _piece_counts(piece: list) -> bool:
+def _piece_counts(piece: Piece) -> bool:
     """A piece that makes a list one of messages: literal text, or what an imported function returns
     (a list of nothing but values errcat cannot read is no list of messages it knows)."""
     return any((isinstance(p, str) and any(ch.isalnum() for ch in p)) or (isinstance(p, Field) and p.expr.startswith(IMPORTED))
                for p in piece)
 
 
-def _imported_function(func: ast.expr, frame: _Frame | None) -> str | None:
-    """The dotted name of the function a call's callee names through an import of an enclosing
-    scope (``check`` from ``from pkg.checks import check``, ``checks.check``), or None."""
-    if type(func) is ast.Name:
-        head, rest = func.id, ""
-    elif type(func) is ast.Attribute and type(func.value) is ast.Name:
-        head, rest = func.value.id, "." + func.attr
-    else:
-        return None
-    if _is_class_name(_last_name(func)):
-        return None
-    while frame is not None:
-        if head in frame.imports:
-            return frame.imports[head] + rest
-        frame = frame.parent
-    return None
-
-
-def _has_text_to_match(template: Mapping[str, Any]) -> bool:
-    """A message with literal text to match (letters or digits outside its fields)."""
-    if template["opaque"]:
-        return assembled.says_something_in_alternatives(template)
-    return has_literal_text(normalize_template(template["text"], template["fields"]))
-
-
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no
 #: extractor holds bound methods of itself.
-_DISPATCH = {
+_DISPATCH: dict[type[ast.AST], Callable[[Any, Any], None]] = {
     ast.FunctionDef: _Extractor._function,
     ast.AsyncFunctionDef: _Extractor._function,
     ast.ClassDef: _Extractor._class,

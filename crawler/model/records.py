@@ -13,6 +13,8 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, SerializerFunctionWrapHandler, model_serializer, model_validator
 
+from crawler.model.kinds import KINDS, LEVEL_NAMES, LOG, RESPONSE, KeyedBy, response_word
+
 #: Bumped whenever a consumer validating against the previous schemas would notice. 2: meaning,
 #: nullable permalinks and provenance.permalinks, manifest limits and counts.omitted, identity,
 #: link and whole-string id/commit patterns. 3: entry kinds log, response and native with their
@@ -23,9 +25,16 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, RootModel, Se
 #: the error (who acts, the message's own remedy, the steps), derived on every record. 5: a
 #: dataset made from a released package names the release (manifest.release: package, version,
 #: upload time, what its commit is) and no commit date (manifest and provenance commit_date null):
-#: a wheel has none, and a content hash is said to be one.
-SCHEMA_VERSION: Final = "5"
-SchemaVersion = Literal["5"]
+#: a wheel has none, and a content hash is said to be one. 6: a record says what its kind is: a log
+#: line's and an error response's ``exception`` (record and site) is null, where 5 held the level
+#: (WARNING, logging.WARNING) and the error type and builder; a response names its builder as
+#: resolved (response.builder_qualname); ``keyed_by`` says what an entry's id is keyed by, and an
+#: assert with no message is an entry keyed by its condition (site.condition). Readers migrate a
+#: dataset of schema 5 (``crawler.publish.migrate``).
+SCHEMA_VERSION: Final = "6"
+SchemaVersion = Literal["6"]
+#: The schema a reader still reads, migrated to this one as it is read.
+PREVIOUS_SCHEMA_VERSION: Final = "5"
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
@@ -195,6 +204,7 @@ class ResponseInfo(Model):
     status_code: int | None = Field(default=None, ge=100, le=599, description="The HTTP status, when static.")
     error_type: str | None = Field(default=None, description="The error type of the body (BadRequestError, NotFoundError), when static.")
     builder: str = Field(description="The call that builds the response, as configured: create_error_response, ErrorResponse, ...")
+    builder_qualname: str = Field(description="The builder resolved through the module's imports (pkg.errors.create_error_response); the builder as configured when the module does not import it.")
 
 
 class NativeInfo(Model):
@@ -214,9 +224,10 @@ class Site(Model):
     module: str
     qualname: str = Field(description="Enclosing qualified name (Class.method), '<module>' at top level.")
     kind: SiteKind
-    exception: str = Field(description="The exception as written at the site.")
-    exception_qualname: str = Field(description="The exception resolved through the module's imports.")
+    exception: str | None = Field(description="The exception as written at the site; null for a kind that raises none (log, response: see log.level, response.error_type).")
+    exception_qualname: str | None = Field(description="The exception resolved through the module's imports; null when exception is.")
     template: Template
+    condition: str | None = Field(default=None, description="An assert with no message: its condition's source text, white space collapsed (what the entry is keyed by, see keyed_by); null otherwise.")
     permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
     snippet: Snippet
     facts: Facts
@@ -476,7 +487,8 @@ class Record(Model):
     title: str
     repo: RepoRef
     kind: SiteKind
-    exception: ExceptionInfo
+    keyed_by: KeyedBy = Field(description="What the id is keyed by: message, the template's literal text (with the exception); condition, the condition of an assert with no message (the primary site's condition, with its module); place, the module and function, for a raise or an assert whose message has no literal text.")
+    exception: ExceptionInfo | None = Field(description="The exception a caller sees; null for a kind that raises none (log: see log.level; response: response.error_type and builder).")
     log: LogInfo | None = Field(default=None, description="The primary site's log level and logger (kind 'log'); null otherwise.")
     response: ResponseInfo | None = Field(default=None, description="The primary site's status code and error type (kind 'response'); null otherwise.")
     native: NativeInfo | None = Field(default=None, description="Kind native only: the primary site's native facts.")
@@ -489,6 +501,25 @@ class Record(Model):
     meaning: Meaning = Field(default_factory=Meaning, description="Derived from the code (labelled as such on pages): the setting, the trigger, a fix direction, reproductions, callers.")
     history: History | None = None
     provenance: Provenance
+
+    @property
+    def exception_word(self) -> str:
+        """What the entry raises, logs or answers with, as pages and diffs name it
+        (``kinds.exception_word``): its exception's name, a log's level, a response's error type."""
+        if self.kind == LOG and self.log is not None:
+            return LEVEL_NAMES[self.log.level]
+        if self.kind == RESPONSE and self.response is not None:
+            return response_word(self.response.error_type)
+        return self.exception.name if self.exception is not None else ""
+
+    @model_validator(mode="after")
+    def _fields_of_its_kind(self) -> Record:
+        spec = KINDS[self.kind]
+        if (self.exception is not None) != spec.raises:
+            raise ValueError(f"a record of kind {self.kind} {'names' if spec.raises else 'names no'} exception")
+        if self.keyed_by not in spec.keyed_by:
+            raise ValueError(f"a record of kind {self.kind} is not keyed by {self.keyed_by}")
+        return self
 
     @model_validator(mode="after")
     def _links_stay_on_the_repository(self) -> Record:
@@ -553,6 +584,8 @@ PACKAGE_PATTERN = rf"^[a-z0-9](?:[a-z0-9-]{{0,98}}[a-z0-9])?{_END}"
 UTC_TIME_PATTERN = rf"^[0-9]{{4}}-[0-9]{{2}}-[0-9]{{2}}T[0-9]{{2}}:[0-9]{{2}}:[0-9]{{2}}(?:\.[0-9]{{1,6}})?\+00:00{_END}"
 #: A wheel's file name as an index serves it.
 WHEEL_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,251}}\.whl{_END}"
+#: A source distribution's file name as an index serves it (the releases that have no wheel).
+SDIST_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,248}}\.tar\.gz{_END}"
 
 
 ReleaseVersion = Annotated[str, AfterValidator(_full_match(RELEASE_VERSION_PATTERN, "a release version")),
@@ -563,6 +596,8 @@ UtcTime = Annotated[str, AfterValidator(_full_match(UTC_TIME_PATTERN, "an ISO 86
                    Field(json_schema_extra={"pattern": UTC_TIME_PATTERN})]
 WheelName = Annotated[str, AfterValidator(_full_match(WHEEL_NAME_PATTERN, "a wheel's file name")),
                      Field(json_schema_extra={"pattern": WHEEL_NAME_PATTERN})]
+SdistName = Annotated[str, AfterValidator(_full_match(SDIST_NAME_PATTERN, "an sdist's file name")),
+                     Field(json_schema_extra={"pattern": SDIST_NAME_PATTERN})]
 
 
 class Release(Model):
@@ -574,11 +609,26 @@ class Release(Model):
     package: PackageName = Field(description="The package's name on the index, PEP 503 normalized (vllm).")
     version: ReleaseVersion = Field(description="The release's version as the index spells it (0.6.6.post1); histories order releases by it (PEP 440).")
     uploaded: UtcTime | None = Field(default=None, description="When the crawled wheel was uploaded, as the package index reports it (the JSON simple API's upload-time), ISO 8601 in UTC; null when the index reports none (a find-links directory, an index without PEP 700).")
-    wheel: WheelName = Field(description="The file name of the wheel the files were read from.")
+    wheel: WheelName | None = Field(default=None, description="The file name of the wheel the files were read from; null for a release read from its sdist.")
+    sdist: SdistName | None = Field(default=None, description="The file name of the source distribution the files were read from, for a release "
+                                    "that has no wheel (vLLM 0.0.1 to 0.1.3); read as an archive, never built or run. Null when a wheel was read.")
     commit: Literal["recorded", "files"] = Field(
         description="What the manifest's commit is: recorded, the full upstream commit the release records; files, no commit at all but a SHA-1 "
                     "over the wheel's selected paths and blob ids (the release records none, or only an abbreviated one: see upstream_commit), "
                     "which keys the dataset and its caches and is never shown as a commit.")
+
+    @model_serializer(mode="wrap")
+    def _omit_the_other_file(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        # the one file read is named, the other absent: a wheel's release reads as it did in schema 5
+        out = handler(self)
+        out.pop("sdist" if self.sdist is None else "wheel", None)
+        return out
+
+    @model_validator(mode="after")
+    def _one_file(self) -> Release:
+        if (self.wheel is None) == (self.sdist is None):
+            raise ValueError("a release names the one file it was read from: a wheel or an sdist")
+        return self
 
 
 class Manifest(Model):

@@ -51,6 +51,7 @@ class SearchEntry(Model):
     explanation_status: Literal["curated", "draft", "absent"]
     sites: list[SearchSite]
     accepted_as_is: Literal[True] | None = Field(default=None, description="The explanation is a machine draft a reviewer accepted as is (the record's explanation.accepted_as_is): reviewed, not written by a person; absent otherwise.")
+    condition: str | None = Field(default=None, description="An assert with no message (keyed by its condition): the condition, white space collapsed, which a traceback's last frame shows on its code line; absent otherwise.")
 
     @model_serializer(mode="wrap")
     def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
@@ -58,6 +59,8 @@ class SearchEntry(Model):
         out = handler(self)
         if self.accepted_as_is is None:
             out.pop("accepted_as_is", None)
+        if self.condition is None:
+            out.pop("condition", None)
         return out
 
 

@@ -56,10 +56,17 @@ class LogInfoData(TypedDict):
     once: bool
 
 
-class ResponseInfoData(TypedDict):
+class ExtractedResponseData(TypedDict):
+    """A response site's facts as extraction reads them: the builder's resolved name is the
+    site's ``exception_qualname`` until the record takes it (``catalogue.entries``)."""
+
     status_code: int | None
     error_type: str | None
     builder: str
+
+
+class ResponseInfoData(ExtractedResponseData):
+    builder_qualname: str
 
 
 class NativeInfoData(TypedDict):
@@ -78,8 +85,6 @@ class _SiteCore(TypedDict):
     module: str
     qualname: str
     kind: SiteKind
-    exception: str
-    exception_qualname: str
     template: TemplateData
     snippet: SnippetData
     #: (the catalogue still fills in ``records.Facts``' defaults, for a site made by hand)
@@ -89,6 +94,9 @@ class _SiteCore(TypedDict):
 class SiteData(_SiteCore):
     """A record's site (``records.Site``)."""
 
+    exception: str | None
+    exception_qualname: str | None
+    condition: str | None
     permalink: str | None
     log: LogInfoData | None
     response: ResponseInfoData | None
@@ -141,7 +149,8 @@ class RecordData(TypedDict):
     title: str
     repo: RepoData
     kind: SiteKind
-    exception: ExceptionData
+    keyed_by: str
+    exception: ExceptionData | None
     log: LogInfoData | None
     response: ResponseInfoData | None
     native: NativeInfoData | None
@@ -165,8 +174,14 @@ class ExtractedSite(_SiteCore):
     """A site as extraction makes it: a record's site less its permalink (the catalogue names the
     revision), with what only the later stages read."""
 
+    #: what the site raises, as written and resolved; a log's level and a response's error type
+    #: too (a record's site names them in log and response instead: ``catalogue.entries``)
+    exception: str
+    exception_qualname: str
+    #: an assert with no message: its condition, normalized (``records.Site.condition``)
+    condition: NotRequired[str]
     log: NotRequired[LogInfoData | None]
-    response: NotRequired[ResponseInfoData | None]
+    response: NotRequired[ExtractedResponseData | None]
     native: NotRequired[NativeInfoData | None]
     #: a native check's title template: its message less what the macro puts before every message
     title_template: NotRequired[TemplateData]

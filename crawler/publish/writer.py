@@ -46,6 +46,7 @@ from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
 from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
 from crawler.extract.ids import check_id
+from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish import forked, jsonl
@@ -64,7 +65,7 @@ def index_for(records: Sequence[RecordData], repo: str, commit: str) -> dict[str
             {
                 "id": r["id"],
                 "title": r["title"],
-                "exception": r["exception"]["name"],
+                "exception": exception_word(r),
                 "kind": r["kind"],
                 "template": r["message"]["text"],
                 "path": r["location"]["path"],

@@ -62,6 +62,7 @@ from pydantic import (
 )
 
 from crawler.base.errors import ConfigError, SourceError, UsageError
+from crawler.model.kinds import NATIVE
 from crawler.model.records import UPSTREAM_COMMIT_HEX, Owner, RepoName, SiteKind, identity_problem
 
 if TYPE_CHECKING:  # the source stage is imported where it is used, as everywhere in this module
@@ -127,7 +128,7 @@ class Upstream(BaseModel):
     @property
     def native_globs(self) -> list[str]:
         """The native trees read: none unless the upstream reads kind ``native``."""
-        return list(self.native) if "native" in self.kinds else []
+        return list(self.native) if NATIVE in self.kinds else []
 
     @field_validator("tag")
     @classmethod

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from urllib.parse import urljoin, urlsplit
 
 from crawler.base.errors import SourceError
@@ -82,6 +83,111 @@ def project_page(package: str, url: str | None = None) -> dict[str, object] | No
     except (ValueError, UnicodeDecodeError):
         raise SourceError(f"the package index's page of {package} is not JSON") from None
     return data if isinstance(data, dict) else None
+
+
+#: An sdist errcat reads (vLLM's before 0.1.4 are about 100 kB): a bigger download is refused.
+MAX_SDIST_BYTES = 256 << 20
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _hashed_files(page: dict[str, object] | None) -> Iterator[tuple[str, str, str]]:
+    """(file name, URL, sha256) of each file ``page`` lists that is not yanked and has a SHA-256."""
+    files = page.get("files") if page else None
+    for item in files if isinstance(files, list) else []:
+        if not isinstance(item, dict) or item.get("yanked"):
+            continue
+        name, url, hashes = item.get("filename"), item.get("url"), item.get("hashes")
+        if not (isinstance(name, str) and isinstance(url, str) and isinstance(hashes, dict)) or len(name) > 255:
+            continue
+        digest = hashes.get("sha256")
+        if isinstance(digest, str) and _SHA256.fullmatch(digest):
+            yield name, url, digest
+
+
+def sdist_of(page: dict[str, object] | None, package: str, version: str) -> tuple[str, str, str] | None:
+    """(file name, URL, sha256) of the source distribution of ``package==version`` that ``page``
+    (``project_page``) lists: a ``NAME-VERSION.tar.gz`` (the name spelled as PEP 625 does or as
+    older sdists did), not yanked, with its SHA-256; None when it lists none."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        wanted = Version(version)
+    except InvalidVersion:
+        return None
+    spellings = {package, package.replace("-", "_"), package.replace("_", "-")}
+    for name, url, digest in _hashed_files(page):
+        if not name.endswith(".tar.gz"):
+            continue
+        stem, sep, spelled = name[: -len(".tar.gz")].rpartition("-")
+        if not sep or stem.lower() not in spellings:
+            continue
+        try:
+            if Version(spelled) != wanted:
+                continue
+        except InvalidVersion:
+            continue
+        return name, url, digest
+    return None
+
+
+#: A wheel errcat fetches itself (vLLM's are up to about 500 MB).
+MAX_WHEEL_BYTES = 2 << 30
+
+
+def other_wheel_of(page: dict[str, object] | None, package: str, version: str) -> tuple[str, str, str] | None:
+    """(file name, URL, sha256) of a wheel of ``package==version`` that ``page`` lists, for any
+    interpreter (vLLM 0.1.4 to 0.3.3 have cp38 to cp311 wheels only; their Python files are the
+    same in each): the one whose name sorts last, not yanked, with its SHA-256; None when none."""
+    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        wanted = Version(version)
+    except InvalidVersion:
+        return None
+    found = []
+    for name, url, digest in _hashed_files(page):
+        if not name.endswith(".whl"):
+            continue
+        try:
+            parsed = parse_wheel_filename(name)
+        except (InvalidWheelFilename, InvalidVersion):
+            continue
+        if parsed[0] == canonicalize_name(package) and parsed[1] == wanted:
+            found.append((name, url, digest))
+    return max(found) if found else None
+
+
+def download_sdist(package: str, url: str, digest: str, dest: os.PathLike[str], limit: int = MAX_SDIST_BYTES) -> None:
+    """Fetch ``url`` (relative to ``package``'s page on the index) into ``dest``, refused unless
+    it is http(s), at most ``limit`` bytes and has the SHA-256 the index gave."""
+    import hashlib
+
+    base = index_url()
+    if base is None:
+        raise SourceError(f"no package index to download {package}'s source distribution from")
+    full = urljoin(urljoin(base.rstrip("/") + "/", f"{package}/"), url)
+    if urlsplit(full).scheme not in ("http", "https"):
+        raise SourceError(f"refusing the source distribution of {package} at a URL that is not http(s)")
+    h = hashlib.sha256()
+    size = 0
+    try:
+        with urllib.request.urlopen(urllib.request.Request(full, headers={"User-Agent": "errcat"}),
+                                    timeout=INDEX_TIMEOUT) as response, open(dest, "wb") as out:
+            while chunk := response.read(1 << 20):
+                size += len(chunk)
+                if size > limit:
+                    raise SourceError(f"the file of {package} at the index is over {limit} bytes")
+                h.update(chunk)
+                out.write(chunk)
+    except urllib.error.HTTPError as e:
+        raise SourceError(f"the package index answered {e.code} for {package}'s source distribution") from None
+    except (urllib.error.URLError, ValueError) as e:
+        raise SourceError(f"the source distribution of {package} could not be downloaded: {getattr(e, 'reason', None) or e}") from None
+    except OSError as e:
+        raise SourceError(f"the source distribution of {package} could not be written: {e.strerror or e}") from None
+    if h.hexdigest() != digest:
+        raise SourceError(f"the source distribution of {package} does not have the SHA-256 the index gave")
 
 
 def utc_time(value: object) -> str | None:

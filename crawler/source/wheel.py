@@ -7,6 +7,7 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 import zlib
@@ -118,7 +119,7 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
     """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary
     only), and whether it came from the cache."""
     dest = root / "pypi" / safe_name(f"{canonical_package(name)}-{version}")
-    cached = sorted(dest.glob("*.whl")) if dest.is_dir() else []
+    cached = sorted([*dest.glob("*.whl"), *dest.glob("*.tar.gz")]) if dest.is_dir() else []
     if cached:
         return cached[0], True
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -134,8 +135,10 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
         env = dict(os.environ, PIP_NO_INPUT="1")
         returncode, stderr = _run_pip(cmd, env, f"downloading {name}=={version}", progress, tmp)
         if returncode != 0:
-            raise SourceError(_pip_failure(name, version, stderr.decode("utf-8", "replace")))
-        wheels = sorted(tmp.glob("*.whl"))
+            failure = _pip_failure(name, version, stderr.decode("utf-8", "replace"))
+            if not _sdist_instead(name, version, tmp, progress):
+                raise SourceError(failure)
+        wheels = sorted([*tmp.glob("*.whl"), *tmp.glob("*.tar.gz")])
         if not wheels:
             raise SourceError(f"pip download {name}=={version}: no wheel was downloaded")
         try:
@@ -144,6 +147,34 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
             if not dest.is_dir():
                 raise
         return dest / wheels[0].name, False
+
+
+def _sdist_instead(name: str, version: str, into: Path, progress: Progress) -> bool:
+    """When pip finds no wheel for this Python: a wheel of the release for another one (its Python
+    files are the same), else, when the release has none (vLLM's before 0.1.4), its source
+    distribution (pip would build it, running its setup.py); fetched from the index directly and
+    checked against the SHA-256 it lists, into ``into``. False when the index lists neither."""
+    from crawler.source.index import MAX_WHEEL_BYTES, download_sdist, other_wheel_of, project_page, sdist_of
+
+    package = canonical_package(name)
+    try:
+        page = project_page(package)
+    except SourceError:
+        return False
+    wheel = other_wheel_of(page, package, version)
+    if wheel is not None and _WHEEL_NAME.fullmatch(wheel[0]):
+        progress(f"{name}=={version}: no wheel for this Python; reading {wheel[0]} (its Python files are the same)")
+        download_sdist(package, wheel[1], wheel[2], into / wheel[0], MAX_WHEEL_BYTES)
+        return True
+    found = sdist_of(page, package, version)
+    if found is None:
+        return False
+    file, url, digest = found
+    if not _SDIST_NAME.fullmatch(file):
+        return False
+    progress(f"{name}=={version} has no wheel on the index: reading its source distribution {file}")
+    download_sdist(package, url, digest, into / file)
+    return True
 
 
 _NO_VERSION = re.compile(r"Could not find a version that satisfies the requirement .*?\(from versions: (.*)\)\s*$")
@@ -181,10 +212,10 @@ class WheelError(SourceError):
 #: What reading a damaged or odd archive raises: BadZipFile (bad CRC, bad headers), zlib.error
 #: and EOFError (a corrupt or truncated entry), NotImplementedError (an unknown compression),
 #: RuntimeError (an encrypted entry), ValueError and OSError (a damaged file).
-_ZIP_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
+_ZIP_ERRORS = (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError, OSError)
 
 
-def _zread(zf: zipfile.ZipFile, info: zipfile.ZipInfo, wheel: Path) -> bytes:
+def _zread(zf: Any, info: Any, wheel: Path) -> bytes:
     try:
         return zf.read(info)
     except _ZIP_ERRORS as e:
@@ -199,7 +230,101 @@ def _open_zip(path: Path) -> zipfile.ZipFile:
         raise WheelError(path, str(e)) from None
 
 
+_SDIST_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,248}\.tar\.gz")
+#: Members listed of an sdist, and bytes of it read while listing them (a gzip bomb is refused).
+MAX_SDIST_MEMBERS, MAX_SDIST_LISTED = 100_000, 4 << 30
+
+
+@dataclass
+class _Member:
+    """A regular file or directory of an sdist, shaped as ``zipfile.ZipInfo`` is where it is read."""
+
+    filename: str
+    external_attr: int
+    file_size: int
+    member: tarfile.TarInfo
+
+    def is_dir(self) -> bool:
+        return self.member.isdir()
+
+
+class _Sdist:
+    """A source distribution (``NAME-VERSION.tar.gz``) read as a wheel is: its files by path under
+    its one top directory (``vllm-0.1.0/vllm/config.py`` is ``vllm/config.py``), never extracted.
+    What is no regular file (a link, a device) or lies outside that directory is skipped, with why."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.skipped: list[Skipped] = []
+        self._infos: list[_Member] = []
+        try:
+            self._tar = tarfile.open(path, "r:gz")
+        except _ZIP_ERRORS as e:
+            raise WheelError(path, str(e)) from None
+        try:
+            self._list()
+        except BaseException:
+            self._tar.close()
+            raise
+
+    def _list(self) -> None:
+        members: list[tarfile.TarInfo] = []
+        try:
+            for member in self._tar:
+                members.append(member)
+                if len(members) > MAX_SDIST_MEMBERS or member.offset_data > MAX_SDIST_LISTED:
+                    raise WheelError(self.path, f"over {MAX_SDIST_MEMBERS} entries or {MAX_SDIST_LISTED} bytes")
+        except _ZIP_ERRORS as e:
+            raise WheelError(self.path, str(e)) from None
+        top = self.path.name.removesuffix(".tar.gz") + "/"  # an sdist is named for its directory
+        for m in members:
+            name = m.name.removeprefix(top)
+            if m.name.rstrip("/") == top.rstrip("/"):
+                continue
+            if not m.name.startswith(top):
+                self.skipped.append(Skipped(path=escape_path(m.name.encode("utf-8", "surrogateescape")),
+                                            reason="outside the source distribution's top directory"))
+            elif m.isdir():
+                self._infos.append(_Member(name.rstrip("/") + "/", 0o040000 << 16, 0, m))
+            elif m.issym() or m.islnk():
+                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")),
+                                            reason="symlink" if m.issym() else "hard link"))
+            elif not m.isreg():
+                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")),
+                                            reason="not a regular file"))
+            else:
+                self._infos.append(_Member(name, (0o100000 | (m.mode & 0o777)) << 16, m.size, m))
+
+    def infolist(self) -> list[_Member]:
+        return list(self._infos)
+
+    def getinfo(self, name: str) -> _Member:
+        for info in self._infos:
+            if info.filename == name:
+                return info
+        raise KeyError(name)
+
+    def read(self, info: _Member) -> bytes:
+        f = self._tar.extractfile(info.member)
+        if f is None:
+            raise tarfile.TarError(f"{info.filename!r} cannot be read")
+        with f:
+            data = f.read(info.file_size + 1)
+        if len(data) != info.file_size:
+            raise EOFError(f"{info.filename!r} is cut short")
+        return data
+
+    def close(self) -> None:
+        self._tar.close()
+
+
+def _open_archive(path: Path) -> Any:
+    """A wheel as a zip archive, an sdist as ``_Sdist``."""
+    return _Sdist(path) if path.name.endswith(".tar.gz") else _open_zip(path)
+
+
 _WHEEL_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,251}\.whl")
+_SDIST_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,248}\.tar\.gz")
 
 
 def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
@@ -214,7 +339,8 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
     ``uploaded``, the index's upload time): its commit is the upstream commit the release records
     when it records a full one, else a digest of its files that the release says is no commit;
     it has no commit date (a wheel dates none)."""
-    zf = _open_zip(path)
+    zf = _open_archive(path)
+    sdist = isinstance(zf, _Sdist)
     prefix = upstream.path_prefix
     try:
         filter_ = PathFilter(include, exclude)
@@ -222,9 +348,9 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
         def select(name: str) -> bool:
             return filter_(prefix + name)
 
-        infos: dict[str, zipfile.ZipInfo] = {}
+        infos: dict[str, Any] = {}
         files: list[FileEntry] = []
-        skipped: list[Skipped] = []
+        skipped: list[Skipped] = [k for k in zf.skipped if select(k.path)] if sdist else []
         seen: set[str] = set()
         for info in zf.infolist():
             if info.is_dir():
@@ -273,11 +399,13 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
             listing = "".join(f"{e.path}\0{e.blob}\n" for e in files).encode("utf-8")
             commit, upstream_commit, short = hashlib.sha1(listing).hexdigest(), None, recorded
         release = None
+        # A release names the one file it was read from: its wheel, or the sdist of a release that has none.
         if package is not None and version is not None:
-            if not _WHEEL_NAME.fullmatch(path.name):
-                raise SourceError(f"the wheel's file name {escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
+            if not (_SDIST_NAME if sdist else _WHEEL_NAME).fullmatch(path.name):
+                raise SourceError(f"the {'sdist' if sdist else 'wheel'}'s file name {escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
                                   "is not one a package index gives")
-            release = Release(package=canonical_package(package), version=version, uploaded=uploaded, wheel=path.name,
+            release = Release(package=canonical_package(package), version=version, uploaded=uploaded,
+                              **({"sdist": path.name} if sdist else {"wheel": path.name}),
                               commit="recorded" if upstream_commit else "files")
         permalinks = permalinks_of(
             repo, upstream_commit or short, tag,
@@ -372,9 +500,14 @@ def _with_wheel(spec: str, cache_dir: Path | None, progress: Progress, use: Call
 def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = quiet, **kw: Any) -> Snapshot:
     """A snapshot of NAME==VERSION's wheel (see ``_with_wheel`` for a damaged one)."""
     name, _ = parse_pypi_spec(spec)
-    return _with_wheel(spec, cache_dir, progress,
-                       lambda wheel, version: open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, package=name,
-                                                         uploaded=_upload_time(name, wheel, progress), progress=progress, **kw))
+    def use(wheel: Path, version: str) -> Snapshot:
+        if wheel.name.endswith(".tar.gz"):  # no wheel: the source distribution, said in the source
+            return open_wheel(wheel, source=f"pypi:{name}=={version} (sdist {wheel.name})", version=version, package=name,
+                              progress=progress, **kw)
+        return open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, package=name,
+                          uploaded=_upload_time(name, wheel, progress), progress=progress, **kw)
+
+    return _with_wheel(spec, cache_dir, progress, use)
 
 
 @dataclass(frozen=True)
@@ -393,13 +526,20 @@ def wheel_info(path: Path) -> PackageInfo:
     """Read a wheel's ``*.dist-info/METADATA`` and list its top-level packages."""
     from email.parser import HeaderParser
 
-    with _open_zip(path) as zf:
-        infos = [i for i in zf.infolist() if not i.is_dir()]
-        metas = [i for i in infos if re.fullmatch(r"[^/]+\.dist-info/METADATA", i.filename)]
+    archive = _open_archive(path)
+    try:
+        infos = [i for i in archive.infolist() if not i.is_dir()]
+        # a wheel's METADATA, an sdist's PKG-INFO (the same headers) at its top
+        pattern = r"PKG-INFO" if isinstance(archive, _Sdist) else r"[^/]+\.dist-info/METADATA"
+        metas = [i for i in infos if re.fullmatch(pattern, i.filename)]
         if len(metas) != 1:
-            raise SourceError(f"{path.name}: expected one *.dist-info/METADATA, found {len(metas)}")
-        with zf.open(metas[0]) as fh:
-            raw = fh.read(METADATA_MAX_BYTES + 1)
+            raise SourceError(f"{path.name}: expected one {'PKG-INFO' if isinstance(archive, _Sdist) else '*.dist-info/METADATA'}, "
+                              f"found {len(metas)}")
+        if metas[0].file_size > METADATA_MAX_BYTES:
+            raise SourceError(f"{path.name}: METADATA is over {METADATA_MAX_BYTES} bytes")
+        raw = _zread(archive, metas[0], path)
+    finally:
+        archive.close()
     if len(raw) > METADATA_MAX_BYTES:
         raise SourceError(f"{path.name}: METADATA is over {METADATA_MAX_BYTES} bytes")
     headers = HeaderParser().parsestr(raw.decode("utf-8", "replace"))
@@ -411,7 +551,7 @@ def wheel_info(path: Path) -> PackageInfo:
     for info in infos:
         top, sep, _ = info.filename.partition("/")
         # importable names only: a glob never gets a metacharacter from the archive
-        if info.filename.endswith(".py") and (top if sep else top[:-3]).isidentifier():
+        if info.filename.endswith(".py") and (top if sep else top[:-3]).isidentifier() and info.filename != "setup.py":
             packages.add(f"{top}/**/*.py" if sep else f"/{top}")
     return PackageInfo(urls=urls, packages=sorted(packages))
 

@@ -31,6 +31,7 @@ from crawler.model.diff import (
     SiteChange,
     SiteRef,
 )
+from crawler.model.kinds import KINDS, RESPONSE, exception_word
 from crawler.model.records import Manifest, Record, Site
 from crawler.model.shapes import RecordData
 from crawler.source.wheel import release_of
@@ -149,11 +150,11 @@ def _status(record: Record) -> int | None:
 def answer(exception: str, kind: str | None, status: int | None) -> str:
     """What an entry raises, logs or answers with, as a reader says it: ``ValueError``, ``ERROR``,
     ``HTTP 404 NotFoundError``."""
-    return f"HTTP {status} {exception}" if kind == "response" and status is not None else exception
+    return f"HTTP {status} {exception}" if kind == RESPONSE and status is not None else exception
 
 
 #: The words of an exception changed, by the kind of entry: a log's level, a response's answer.
-CHANGED_WORDS = {"log": "log level changed", "response": "error response changed"}
+CHANGED_WORDS = {name: spec.changed for name, spec in KINDS.items()}
 
 
 def _normalized(record: Record) -> str:
@@ -220,13 +221,13 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
 
     def record_change(kind: ChangeKind, record: Record, summary: str, location: SiteRef, *, before: Record | None = None,
                       similarity: float | None = None, sites: list[SiteChange] | None = None) -> None:
-        label = CHANGED_WORDS.get(record.kind, kind.label) if kind is ChangeKind.EXCEPTION_CHANGED else kind.label
+        label = CHANGED_WORDS[record.kind] if kind is ChangeKind.EXCEPTION_CHANGED else kind.label
         changes.append(Change(
             kind=kind, summary=f"{label}: {summary}", id=record.id, entry_kind=record.kind,
             status_code=_status(record), old_status_code=_status(before) if before is not None else None,
             old_id=before.id if before is not None else None,
             title=record.title, old_title=before.title if before is not None else None,
-            exception=record.exception.name, old_exception=before.exception.name if before is not None else None,
+            exception=record.exception_word, old_exception=before.exception_word if before is not None else None,
             template=record.message.text, old_template=before.message.text if before is not None else None,
             location=location, similarity=similarity, sites=sites or [],
         ))
@@ -250,10 +251,10 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
                           _primary(after), sites=[SiteChange(old=r) for r in removed])
         # the same error answered with another HTTP status, or a raise whose class errcat named by
         # the variable it is held in and now knows it cannot tell ("(unknown)"): the id keeps, the answer changed
-        answered = _status(before) != _status(after) or before.exception.name != after.exception.name
+        answered = _status(before) != _status(after) or before.exception_word != after.exception_word
         if answered:
-            summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
-                       f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
+            summary = (f"{after.title} ({answer(before.exception_word, before.kind, _status(before))} -> "
+                       f"{answer(after.exception_word, after.kind, _status(after))}, {_where(_primary(after))})")
             record_change(ChangeKind.EXCEPTION_CHANGED, after, summary, _primary(after), before=before)
         if not (pairs or added_sites or removed_sites or answered):
             counts.unchanged += 1
@@ -266,8 +267,8 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         linked_old.add(before.id)
         linked_new.add(after.id)
         if kind is ChangeKind.EXCEPTION_CHANGED:
-            summary = (f"{after.title} ({answer(before.exception.name, before.kind, _status(before))} -> "
-                       f"{answer(after.exception.name, after.kind, _status(after))}, {_where(_primary(after))})")
+            summary = (f"{after.title} ({answer(before.exception_word, before.kind, _status(before))} -> "
+                       f"{answer(after.exception_word, after.kind, _status(after))}, {_where(_primary(after))})")
             record_change(kind, after, summary, _primary(after), before=before)
         else:
             was, now = changed_wording(before.message.text, after.message.text)
@@ -276,12 +277,12 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
     for after in came:
         if after.id not in linked_new:
             where = _primary(after)
-            record_change(ChangeKind.ADDED, after, f"{after.title} ({after.exception.name}, {_where(where)})", where,
+            record_change(ChangeKind.ADDED, after, f"{after.title} ({after.exception_word}, {_where(where)})", where,
                           sites=[SiteChange(new=_ref(s)) for s in after.sites])
     for before in gone:
         if before.id not in linked_old:
             where = _primary(before)
-            record_change(ChangeKind.REMOVED, before, f"{before.title} ({before.exception.name}, {_where(where)})", where,
+            record_change(ChangeKind.REMOVED, before, f"{before.title} ({before.exception_word}, {_where(where)})", where,
                           sites=[SiteChange(old=_ref(s)) for s in before.sites])
 
     changes.sort(key=lambda c: (KIND_ORDER[c.kind], c.location.path, c.location.line, c.id))
@@ -308,7 +309,7 @@ def _answered(record: RecordData) -> tuple[frozenset[tuple[str, int]], str, int 
     """What :func:`diff_records` compares of an id on both sides: where its sites are, what it
     raises, the HTTP status it answers with. Equal on both sides: the id is unchanged."""
     response = record.get("response")
-    return (frozenset((site["path"], site["line"]) for site in record["sites"]), record["exception"]["name"],
+    return (frozenset((site["path"], site["line"]) for site in record["sites"]), exception_word(record),
             response.get("status_code") if response else None)
 
 

@@ -31,6 +31,7 @@ from crawler.base.dataset_files import ERRORS, MANIFEST, RECORDS, TOP_LEVEL, rec
 from crawler.base.errors import DataError
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
+from crawler.publish import migrate
 from crawler.publish.dataset import printable
 from crawler.publish.writer import content_digest
 
@@ -153,7 +154,7 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
 
 def _parsed(data: bytes) -> Manifest | None:
     try:
-        return Manifest.model_validate_json(data, strict=True)
+        return Manifest.model_validate_json(migrate.document_bytes(data), strict=True)  # (as load_manifest read it)
     except ValueError:  # (pydantic's ValidationError is one)
         return None
 
@@ -168,7 +169,7 @@ def matching(records: Iterator[RecordData], files: dict[str, bytes], release: st
         if data is None:
             raise DataError(f"{where}: {RECORDS} holds {rid}, which has no file {record_file(rid)}")
         try:
-            same = orjson.loads(data) == record
+            same = migrate.record(orjson.loads(data)) == record  # (both of this schema: the line was migrated as read)
         except orjson.JSONDecodeError:
             same = False
         if not same:

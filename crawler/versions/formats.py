@@ -20,6 +20,7 @@ from crawler.base.sink import (
     single_line,
 )
 from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport, Side
+from crawler.model.kinds import KINDS, RAISE
 from crawler.versions.diff import answer
 
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
@@ -64,7 +65,7 @@ def _entry(c: Change) -> str:
     elif kind is ChangeKind.EXCEPTION_CHANGED:
         # the head shows the new answer; a log's is its level, a response's its status and type
         was = md_code(answer(c.old_exception or "", c.entry_kind, c.old_status_code))
-        before = {"log": f"was logged at {was}", "response": f"answered {was} before"}.get(c.entry_kind or "", f"was {was}")
+        before = KINDS[c.entry_kind or RAISE].was.format(was=was)
         ids = md_code(c.id) if c.old_id == c.id else f"{md_code(c.old_id or '')} → {md_code(c.id)}"
         detail = f"{_where(c)}, {before} ({ids})"
     elif kind is ChangeKind.SITES_ADDED:

@@ -101,7 +101,7 @@ def _key_inputs(record: RecordData) -> bytes:
     # keys sorted: a record a crawl made and the same record read from a dataset hold the
     # template's keys in another order (unsorted, no sync's new record matched its old self)
     return orjson.dumps([site["exception_qualname"], site["exception"], site["template"], site.get("kind"),
-                         site["module"], site["qualname"]], option=orjson.OPT_SORT_KEYS)
+                         site["module"], site["qualname"], site.get("condition"), site.get("log"), site.get("response")], option=orjson.OPT_SORT_KEYS)
 
 
 def _paths(record: RecordData) -> tuple[str, ...]:

@@ -13,7 +13,8 @@ MANIFEST = {"commit": "c" * 40, "commit_date": "2026-01-01T00:00:00+00:00", "ref
 def record(n: int, *, kind: str = "raise", actor: str = "setting", path: str = "pkg/config/a.py", reports: int = 0,
            title: str | None = None, text: str | None = None) -> dict:
     evidence = [{"url": f"https://github.com/acme/widgets/issues/{100 * n + i}"} for i in range(reports)]
-    return {"id": f"{n:016x}", "title": title or f"error number {n}", "kind": kind, "exception": {"name": "ValueError"},
+    return {"id": f"{n:016x}", "title": title or f"error number {n}", "kind": kind,
+            "exception": None if kind == "log" else {"name": "ValueError"}, "log": {"level": "warning"} if kind == "log" else None,
             "message": {"text": text or title or f"error number {n}"}, "location": {"path": path, "line": n},
             "meaning": {"action": {"actor": actor}}, "explanation_status": "curated" if reports else "absent",
             "explanation": {"evidence": evidence} if reports else None, "history": {"retired": False}}
@@ -36,7 +37,7 @@ def test_the_search_box_comes_first_then_the_most_reported_then_the_counts():
     overview = page.split('id="overview"')[1].split("</section>")[0]
     facets = {key: re.findall(r'open=([^"#]+)#browse">([^<]+)</a> <span class="count">(\d+)</span>', block)
               for key, block in re.findall(r'<div class="facet" id="by-(\w)">(.*?)</div>', overview)}
-    assert facets["k"] == [("raise", "raised exceptions", "2"), ("assert", "assertions with a message", "1"),
+    assert facets["k"] == [("raise", "raised exceptions", "2"), ("assert", "assertions", "1"),
                            ("log", "logged warnings and errors", "2")]
     assert [(key, n) for key, _, n in facets["w"]] == [("internal", "2"), ("setting", "2"), ("environment", "1")]
     assert dict((key, n) for key, _, n in facets["a"]) == {"pkg/config": "3", "pkg/engine": "1", "pkg": "1"}

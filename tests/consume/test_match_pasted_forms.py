@@ -192,11 +192,13 @@ def test_a_bare_raise_is_found_at_its_frames_line_alone(vdataset, cli, paste):
     assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, BARE_LINE), "match")]
 
 
-def test_a_bare_assert_is_no_entry_today(vdataset):
-    """A message-less ``assert`` is not catalogued (the extraction keys no site without a message):
-    nothing is at its line, so its traceback can only find the bare raise near it."""
+def test_a_bare_assert_is_found_by_the_condition_its_frame_shows(vdataset, cli):
+    """A message-less ``assert`` is an entry keyed by its condition: its traceback finds it, and the
+    bare raise beside it in the function (also AssertionError, no message) is no match for it."""
     lines = {s["line"] for e in json.loads((vdataset / "search.json").read_text())["entries"] for s in e["sites"]}
-    assert ASSERT_LINE not in lines and BARE_LINE in lines
+    assert {ASSERT_LINE, BARE_LINE} <= lines
+    moved = "Traceback (most recent call last):\n" + _frame(ASSERT_LINE + 30, "check", "assert workers > 0") + "AssertionError\n"
+    assert _matched(cli, vdataset, moved) == [(_entry_at(vdataset, ASSERT_LINE), "match")]
 
 
 @pytest.mark.parametrize("paste", [
@@ -224,6 +226,8 @@ MESSAGE = "Widget max_len must be positive; the engine's - and the pool's - limi
     "(APIServer pid=123) ERROR 12-01 10:00:01 [serving.py:200] ",
     "[rank0]: ",
     "(EngineCore_DP0 pid=42) ",
+    "(VllmWorker rank=0 pid=123) ERROR 05-01 12:00:00 [core.py:123] ",
+    "(VllmWorker TP0 pid=123) ",
     "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b2c7d1e0a) ",
     "(pid=1234, ip=10.0.0.1) ",
     "INFO:     127.0.0.1:5000 - ",
@@ -251,6 +255,51 @@ def test_a_products_prefix_before_the_message_is_stripped(vdataset, cli, prefix)
 def test_markdown_around_a_paste_is_read_off(vdataset, cli, paste):
     want = FIELDS_LINE if "runner" in paste else BARE_LINE if "AssertionError" in paste else MAX_LEN_LINE
     assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, want), "match")]
+
+
+@pytest.mark.parametrize("paste", [
+    f"`ValueError`: {MESSAGE}",  # an issue title (https://github.com/vllm-project/vllm/issues/1282)
+    f"**ValueError**: {MESSAGE}",
+    f"[Bug]: `ValueError`: {MESSAGE}",
+])
+def test_an_exception_name_marked_alone_is_read_off(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, MAX_LEN_LINE), "match")]
+
+
+@pytest.mark.parametrize("paste", [
+    # a server's startup line above the message pasted alone
+    # (https://github.com/vllm-project/vllm/issues/4202, .../19050)
+    f"INFO 04-19 17:25:10 api_server.py:149] vLLM API server version 0.4.0.post1\n{MESSAGE}",
+    f"some words the reporter wrote first\n\n{MESSAGE}",
+])
+def test_a_message_alone_under_other_lines_is_read_by_itself(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, MAX_LEN_LINE), "match")]
+
+
+@pytest.mark.parametrize("paste", [
+    # a V0 multiprocessing worker's log line, its traceback's header after the message
+    # (https://github.com/vllm-project/vllm/issues/8933)
+    "(VllmWorkerProcess pid=7) ERROR 01-12 08:36:38 multiproc_worker_utils.py:233] Exception in worker VllmWorkerProcess "
+    f"while processing method initialize_cache: {MESSAGE}, Traceback (most recent call last):",
+    f"Exception in worker VllmWorkerProcess while processing method load_model: {MESSAGE}",
+])
+def test_a_workers_wrapped_message_is_read_without_what_follows_it(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste)[0] == (_entry_at(vdataset, MAX_LEN_LINE), "match")
+
+
+@pytest.mark.parametrize("paste", [
+    # pydantic v1, as LangChain's VLLM wrapper printed vLLM's error
+    # (https://github.com/vllm-project/vllm/issues/1711)
+    f"ValidationError: 1 validation error for VLLM\n__root__\n  {MESSAGE} (type=value_error)",
+    f"pydantic.error_wrappers.ValidationError: 1 validation error for VLLM\n__root__\n  {MESSAGE} (type=value_error; a=1)",
+])
+def test_a_pydantic_v1_listing_is_read_for_its_message(vdataset, cli, paste):
+    assert _matched(cli, vdataset, paste) == [(_entry_at(vdataset, MAX_LEN_LINE), "match")]
+
+
+def test_a_pydantic_v1_listing_of_another_error_claims_nothing(vdataset, cli):
+    paste = "ValidationError: 1 validation error for VLLM\n__root__\n  Widget pool size must be even (type=value_error)"
+    assert _matched(cli, vdataset, paste) == []
 
 
 @pytest.mark.parametrize("paste", [
@@ -291,10 +340,14 @@ def test_typographic_quotes_and_dashes_are_read_as_ascii(vdataset, cli, paste):
     '  File "/site-packages/vllm/config/model.py", line 4, in __post_init__\n' + "AssertionError\n" * 20000,
     "ray::" + "a." * 60000 + "() (pid=1, " + "ip=" * 30000,
     "(pid=1, " * 30000,
+    "(a=1 " * 50000,
     "INFO:     " + "1." * 60000 + ":80 - x",
     "2024-05-01T10:00:00" + ".1" * 60000,
     "valueerror: " + "widget max_len " * 15000,  # another letter case: the caseless fallback runs
     "\u2019\u2013\u200b\u00a0" * 60000,
+    ("  " + "x " * 3000 + "(type=value_error" + "," * 300 + "\n") * 40,  # pydantic v1 lines that never close
+    "`ValueError" * 25000,
+    "Exception in worker w while processing method m: " + ", Traceback (most recent call last)" * 7000,
 ])
 def test_hostile_pastes_are_read_in_linear_time(vdataset, paste):
     """Every form this part reads is bounded and tried once per line: a 256 KiB paste of each

@@ -58,3 +58,23 @@ def test_a_record_file_laid_out_otherwise_is_the_same_record(cli, rendered):
     first = sorted((data / "errors").glob("*.json"))[0]
     first.write_text(json.dumps(json.loads(first.read_text()), indent=4, sort_keys=True))
     assert cli("render", "--data", data, "--out", site).exit_code == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", sorted(BREAKS))
+def test_the_check_given_the_lines_read_refuses_what_it_refuses_reading_them(rendered, how):
+    """``render`` hands the check the records the plain reader just read, so the lines are not
+    parsed twice: the same files are refused, with the same line naming the same line."""
+    from crawler.base.errors import DataError
+    from crawler.publish.dataset import check_record_files, load_manifest, load_record_data
+
+    data, _ = rendered
+    lines = load_record_data(data, load_manifest(data))
+    assert check_record_files(data, lines) == check_record_files(data) == len(lines) == 2
+    first, other = sorted((data / "errors").glob("*.json"))
+    BREAKS[how](first, other)
+    with pytest.raises(DataError) as read_again:
+        check_record_files(data)
+    with pytest.raises(DataError) as given:
+        check_record_files(data, lines)
+    assert str(given.value) == str(read_again.value) and f"errors/{first.name}" in str(given.value)

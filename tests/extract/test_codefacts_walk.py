@@ -78,7 +78,7 @@ def test_nodes_under_walks_type_parameters():
     assert nodes_under(tree, ast.Call) == [node for node in ast.walk(tree) if type(node) is ast.Call]
 
 
-class _PlainWalker(codefacts._Walker):
+class _PlainWalker(codefacts.GraphWalker):
     """The call graph's walk with each of a statement's own expressions searched by ``ast.walk``."""
 
     def _calls_in(self, stmt, fields):
@@ -102,3 +102,95 @@ def test_the_call_graph_finds_the_calls_ast_walk_finds_in_its_order():
         plain = _PlainWalker("pkg.here", False)
         plain.walk(tree.body)
         assert graph_facts(tree, "pkg.here", False)["calls"] == plain.finish()[0]
+
+
+#: Methods the extractor skips (no raise, no assert) and ones it walks, nested definitions, a
+#: ``match`` (its cases are no function's statements for the knobs), a ``try`` with every clause,
+#: statements sharing a line: the merged walk must read each as the call graph's and the knobs'
+#: own walks do.
+SETTINGS = textwrap.dedent('''
+    import os
+    from dataclasses import dataclass
+    from pkg import envs
+
+    def _verify(value, name):
+        if value < 0:
+            raise ValueError(f"{name} must be positive")
+
+    @dataclass
+    class Config:
+        size: int = 1
+        mode: str = "a"
+
+        def check(self):
+            n = self.size; m = self.mode
+            _verify(self.size, "size")
+            match self.mode:
+                case "b":
+                    inner = self.size
+                    os.sep.join(inner)
+            try:
+                os.stat(n)
+            except KeyError as err:
+                os.remove(err)
+            else:
+                os.listdir(m)
+            finally:
+                os.sync()
+
+        def quiet(self):
+            level = envs.VLLM_LEVEL
+            def nested():
+                hidden = self.mode
+                return _verify(hidden, "mode")
+            return nested()
+
+        @property
+        def chosen(self):
+            return self.mode
+
+    def top(cfg: Config):
+        value = cfg.size
+        if value > 2:
+            assert value < 9, "too big"
+        return os.getenv("X")
+    ''')
+
+
+@pytest.mark.parametrize("code", [CODE, MATCH, SETTINGS])
+def test_the_extractors_walk_reads_the_graph_and_the_knobs_as_their_own_walks_do(code):
+    from crawler.extract import knobs
+    from crawler.extract.visitor import extract_file
+
+    tree = ast.parse(code)
+    result = extract_file("pkg/here.py", code.encode())
+    assert result["status"] == "ok"
+    assert result["graph"] == graph_facts(tree, "pkg.here", False)
+    assert result["declarations"] == knobs.declarations(tree, code, "pkg.here", False)
+
+
+def test_the_merged_walk_finds_the_settings_cases_calls_and_aliases():
+    from crawler.extract.visitor import extract_file
+
+    result = extract_file("pkg/here.py", SETTINGS.encode())
+    calls = {(caller, target) for caller, target, _ in result["graph"]["calls"]}
+    # in a walked method, a skipped one, a nested function, a match case and each try clause
+    assert {("Config.check", "pkg.here._verify"), ("Config.check", "os.sep.join"), ("Config.check", "os.stat"),
+            ("Config.check", "os.remove"), ("Config.check", "os.listdir"), ("Config.check", "os.sync"),
+            ("Config.quiet.<locals>.nested", "pkg.here._verify"), ("top", "os.getenv")} <= calls
+    aliases = {(a["function"], a["var"]) for a in result["declarations"]["aliases"]}
+    assert ("Config.check", "n") in aliases and ("Config.check", "m") in aliases
+    assert ("Config.check", "inner") not in aliases  # (a match case's statement: not read by the knobs)
+    assert any(a["var"] == "level" for a in result["declarations"]["env_aliases"])
+
+
+def test_a_failing_graph_handler_costs_the_file_its_graph_not_its_sites(monkeypatch):
+    from crawler.extract.visitor import extract_file
+
+    def broken(self, stmt):
+        raise RuntimeError("a bug in the handler")
+
+    monkeypatch.setattr(codefacts.GraphWalker, "enter", broken)
+    result = extract_file("pkg/here.py", SETTINGS.encode())
+    assert result["status"] == "ok" and len(result["sites"]) == 2
+    assert result["graph"] == codefacts.empty_graph()

@@ -189,25 +189,6 @@ def test_skips_never_raise(data, reason):
     assert r["status"] == "skipped" and r["reason"].startswith(reason) and r["sites"] == []
 
 
-def test_coding_cookie_is_honoured():
-    data = "# -*- coding: latin-1 -*-\nraise ValueError('caf\u00e9 {0}'.format(x))\n".encode("latin-1")
-    s = extract_file("m.py", data)["sites"][0]
-    assert s["template"]["text"] == "caf\u00e9 {x}"
-
-
-def test_raise_of_assigned_exception_and_variable_paths():
-    code = textwrap.dedent(
-        '''
-        def f(a):
-            err = ValueError(f"bad {a}")
-            if a:
-                raise err
-        '''
-    )
-    s = extract_file("m.py", code.encode())["sites"][0]
-    assert s["exception"] == "ValueError" and s["template"]["text"] == "bad {a}"
-
-
 HIER = {
     "pkg/exceptions.py": '''
 class PkgError(Exception):

@@ -12,7 +12,6 @@ import json
 import pytest
 
 from crawler.extract.ids import entry_id
-from crawler.extract.visitor import extract_file
 from tests.helpers import MEANING_CONFIG, jsonl_bytes
 
 ERRORS = """
@@ -300,39 +299,6 @@ def test_a_raised_call_of_a_helper_has_its_message_with_the_arguments_put_in(cli
     result = cli("match", pasted, "--data", data, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["matches"][0]["id"] == got["visit"][0]["id"]
-
-
-def test_a_helper_that_returns_what_it_was_given_keeps_the_argument_as_the_message():
-    """``raise _error("text")`` with ``_error(msg)`` returning ``ValueError(msg)``: the helper adds
-    no text, so the message stays the argument, as it was (form ``helper``, same id)."""
-    code = """
-def _error(msg):
-    return ValueError(msg)
-
-
-def check(x):
-    raise _error(f"bad value {x}")
-"""
-    (site,) = extract_file("pkg/api.py", code.encode())["sites"]
-    assert (site["exception"], site["template"]["form"], site["template"]["text"]) == ("ValueError", "helper", "bad value {x}")
-
-
-def test_a_helper_defined_after_its_caller_is_read():
-    code = """
-def load(url, e):
-    wrapped = wrap(url, e)
-    if isinstance(wrapped, KeyError):
-        raise wrapped
-
-
-def wrap(url, e):
-    if e:
-        return KeyError(f"no media at {url}")
-    return e
-"""
-    (site,) = extract_file("pkg/api.py", code.encode())["sites"]
-    assert site["exception_qualname"] == "builtins.KeyError"
-    assert site["template"]["alternatives"] == ["no media at {url}"]
 
 
 @pytest.mark.slow

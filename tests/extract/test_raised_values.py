@@ -296,21 +296,6 @@ def validate(data):
     assert result["reraises"] == 5 + 2 + 1  # (the five of CODE, two in validate, the bare raise in load)
 
 
-def test_a_class_factory_keeps_its_class():
-    code = """
-class WidgetError(Exception):
-    @classmethod
-    def from_size(cls, size):
-        return cls(f"bad size {size}")
-
-
-def check(size):
-    raise WidgetError.from_size(size)
-"""
-    sites = extract_file("pkg/api.py", code.encode())["sites"]
-    assert [(s["exception"], s["exception_qualname"]) for s in sites] == [("WidgetError", "pkg.api.WidgetError")]
-
-
 @pytest.mark.slow
 def test_pages_say_the_class_is_not_known(cli, fixture_repo, tmp_path):
     records, _ = crawl(cli, fixture_repo, tmp_path)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -33,111 +33,8 @@ def by_text(found: list[dict]) -> dict[str, dict]:
     return {s["template"]["text"]: s for s in found}
 
 
-LOGS = '''
-import logging
-from vllm.logger import init_logger
-
-logger = init_logger(__name__)
-_LOG = logging.getLogger(__name__)
-
-
-def serve(port, n, limit):
-    logger.warning("Address already in use. Retrying with a new port.")
-    logger.warning("Input prompt (%d tokens) is too long and exceeds limit of %d", n, limit)
-    logger.warning_once(f"Port {port} is busy")
-    _LOG.error("transfer %(req)s failed", {"req": n})
-    logging.getLogger("x").critical("disk full at %s", port)
-    logger.exception("Engine loop crashed")
-    logger.info("Started server process on %d", port)
-    logger.debug("debug %s", port)
-    logger.info_once("once")
-    logger.exception(port)
-    logger.error("%s", port)
-    print.warning("not a logger")
-    logger.warning("100%")
-'''
-
-
-def test_logs_of_warning_and_worse_become_log_entries_with_level_logger_and_once():
-    found = by_text(sites(LOGS))
-    assert set(found) == {
-        "Address already in use. Retrying with a new port.",
-        "Input prompt ({n} tokens) is too long and exceeds limit of {limit}",
-        "Port {port} is busy",
-        "transfer {n} failed",
-        "disk full at {port}",
-        "Engine loop crashed",
-        "100%",  # no arguments: logging prints the message as is
-    }  # info, debug, info_once, a message with no literal text and a non-logger are left out
-    addr = found["Address already in use. Retrying with a new port."]
-    assert (addr["kind"], addr["exception"], addr["exception_qualname"]) == ("log", "WARNING", "logging.WARNING")
-    assert addr["log"] == {"level": "warning", "logger": "logger", "once": False}
-    assert found["Input prompt ({n} tokens) is too long and exceeds limit of {limit}"]["template"]["form"] == "percent"
-    assert found["Port {port} is busy"]["log"]["once"] is True
-    assert found["transfer {n} failed"]["log"] == {"level": "error", "logger": "_LOG", "once": False}
-    critical = found["disk full at {port}"]
-    assert (critical["exception"], critical["log"]["logger"]) == ("CRITICAL", 'logging.getLogger("x")')
-    crashed = found["Engine loop crashed"]  # logger.exception logs at ERROR, with the traceback
-    assert (crashed["exception"], crashed["log"]["level"]) == ("ERROR", "exception")
-    pattern = found["Input prompt ({n} tokens) is too long and exceeds limit of {limit}"]["template"]["pattern"]
-    assert re.fullmatch(pattern, "Input prompt (9000 tokens) is too long and exceeds limit of 8192")
-
-
-def test_logs_in_a_method_without_raise_are_found():
-    # the walk skips bodies that cannot give a site; a log call is such a site
-    code = '''
-    import logging
-    logger = logging.getLogger(__name__)
-
-    class Worker:
-        def transfer(self, req):
-            if req.failed:
-                logger.error("NIXL transfer failed for request %s", req.id)
-    '''
-    (site,) = sites(code)
-    assert site["qualname"] == "Worker.transfer"
-    assert site["facts"]["guards"] == ["req.failed"]
-
-
-RESPONSES = '''
-from http import HTTPStatus
-from fastapi import status
-from .errors import create_error_response
-from .protocol import ErrorInfo, ErrorResponse
-
-
-class Serving:
-    def cancel(self, response_id, code, kind):
-        if response_id is None:
-            return self.create_error_response("Cannot cancel a synchronous response.")
-        if code:
-            return self.create_error_response(message=f"Response with id '{response_id}' not found.",
-                                              err_type="NotFoundError", status_code=HTTPStatus.NOT_FOUND)
-        if kind:
-            return create_error_response(f"max_num_seqs is {code}", kind, status.HTTP_422_UNPROCESSABLE_ENTITY)
-        err = ErrorResponse(error=ErrorInfo(message="Model is still loading", type="<script>", code=503))
-        return create_error_response(str(code))
-'''
-
-
-def test_configured_builders_become_response_entries_with_status_and_type():
-    found = by_text(sites(RESPONSES))
-    assert set(found) == {"Cannot cancel a synchronous response.", "Response with id '{response_id}' not found.",
-                          "max_num_seqs is {code}", "Model is still loading"}  # str(code): nothing to match
-    cancel = found["Cannot cancel a synchronous response."]
-    assert cancel["kind"] == "response"
-    assert cancel["response"] == {"status_code": 400, "error_type": "BadRequestError", "builder": "create_error_response"}
-    assert cancel["exception"] == "BadRequestError"
-    assert cancel["exception_qualname"] == "create_error_response"  # self.<builder>: not importable
-    missing = found["Response with id '{response_id}' not found."]
-    assert missing["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response"}
-    dynamic = found["max_num_seqs is {code}"]
-    assert dynamic["response"] == {"status_code": 422, "error_type": None, "builder": "create_error_response"}
-    assert (dynamic["exception"], dynamic["exception_qualname"]) == ("ErrorResponse", "pkg.errors.create_error_response")
-    body = found["Model is still loading"]
-    # an error type that is no name stays data, never the entry's exception name
-    assert body["response"] == {"status_code": 503, "error_type": "<script>", "builder": "ErrorInfo"}
-    assert body["exception"] == "ErrorResponse"
+#: The response builders' case (tests/extract/cases/responses.py), with its settings: ``ALL``.
+RESPONSES = (Path(__file__).parent / "cases" / "responses.py").read_text(encoding="utf-8")
 
 
 def test_the_upstream_chooses_the_kinds():
@@ -149,111 +46,6 @@ def test_the_upstream_chooses_the_kinds():
     assert Upstream(name="x", url="https://github.com/o/n").kinds == ["raise", "assert", "log"]
     with pytest.raises(ValueError):
         Upstream(name="x", url="https://github.com/o/n", kinds=["raise", "shell"])
-
-
-ASSEMBLED = '''
-def check(cfg):
-    invalid_reasons = []
-    if cfg.dcp:
-        invalid_reasons.append("DCP not supported")
-    if cfg.pp > 1:
-        invalid_reasons.append(f"pipeline parallel size {cfg.pp} is not supported")
-    if invalid_reasons:
-        raise ValueError(f"Selected backend is not valid: {', '.join(invalid_reasons)}")
-
-
-def validate(items):
-    errors = ["no items given"] if not items else []
-    for item in items:
-        if item < 0:
-            errors.append(f"item {item} is negative")
-        errors += ["item list changed"]
-    raise RuntimeError("\\n".join(errors))
-
-
-def _why(size):
-    if size > 10:
-        return f"size {size} is over the limit"
-    return "size is not a number"
-
-
-class Loader:
-    def _reason(self, name):
-        return "weights of %s are missing" % name
-
-    def load(self, name, size):
-        if name:
-            raise ValueError(self._reason(name))
-        msg = _why(size)
-        raise TypeError(msg)
-
-    def nested(self, x):
-        def explain(v):
-            return f"nested helper says {v}"
-        raise KeyError(explain(x))
-
-    def unknown(self, x):
-        raise KeyError(make_it(x))
-'''
-
-
-def test_assembled_messages_keep_their_pieces():
-    found = {s["template"]["text"]: s["template"] for s in sites(ASSEMBLED)}
-    joined = found["Selected backend is not valid: {', '.join(invalid_reasons)}"]
-    assert joined["form"] == "assembled"
-    assert joined["alternatives"] == ["DCP not supported", "pipeline parallel size {cfg.pp} is not supported"]
-    assert re.fullmatch(joined["pattern"], "Selected backend is not valid: DCP not supported, pipeline parallel size 2 is not supported")
-    assert not re.fullmatch(joined["pattern"], "Selected backend is not valid: something else entirely")
-
-    errors = found['{"\\n".join(errors)}']
-    assert errors["alternatives"] == ["no items given", "item {item} is negative", "item list changed"]
-    assert errors["opaque"]  # no text of its own: keyed by where it is raised
-    assert re.fullmatch(errors["pattern"], "item -1 is negative\nitem list changed")
-
-
-def test_a_message_a_helper_returns_is_assembled_from_its_returns():
-    found = sites(ASSEMBLED)
-    by_line = {s["line"]: s["template"] for s in found}
-    # shown as the most telling text it may be (a page shows a message, not the call)
-    method = next(t for t in by_line.values() if t["text"] == "weights of {name} are missing")
-    assert method["alternatives"] == ["weights of {name} are missing"]  # a method with no raise of its own
-    bound = next(t for t in by_line.values() if t["text"] == "size {size} is over the limit")  # msg = _why(size); raise TypeError(msg)
-    assert bound["alternatives"] == ["size {size} is over the limit", "size is not a number"]
-    assert re.fullmatch(bound["pattern"], "size 12 is over the limit") and re.fullmatch(bound["pattern"], "size is not a number")
-    assert not re.fullmatch(bound["pattern"], "size 12 is over the limit, twice")  # one piece, not several
-    nested = next(t for t in by_line.values() if t["text"] == "nested helper says {v}")
-    assert nested["alternatives"] == ["nested helper says {v}"]
-    unknown = next(t for t in by_line.values() if t["text"] == "{make_it(x)}")
-    assert unknown["form"] == "opaque" and unknown["alternatives"] == []
-
-
-OPEN_LIST = '''
-class Adapter:
-    def validate(self, limit):
-        error_msg = self._validate_features()
-        if self.r > limit:
-            error_msg.append(f"LoRA rank {self.r} is greater than max_lora_rank {limit}.")
-        if error_msg:
-            raise ValueError(" ".join(error_msg))
-
-
-def check(reasons, x):
-    reasons.append("x is negative")
-    raise ValueError("; ".join(reasons))
-'''
-
-
-def test_a_list_the_function_did_not_start_is_assembled_from_what_it_appends():
-    """``error_msg = self._validate_features(); error_msg.append(f"...")``: the pieces appended
-    are the message's; what the call returned may come before them, so the pattern matches any
-    piece as well."""
-    found = by_text(sites(OPEN_LIST))
-    joined = found['{" ".join(error_msg)}']["template"]
-    assert joined["form"] == "assembled"
-    assert joined["alternatives"] == ["{error_msg}", "LoRA rank {self.r} is greater than max_lora_rank {limit}."]
-    for message in ("LoRA rank 64 is greater than max_lora_rank 16.", "vLLM does not support DoRA. LoRA rank 64 is greater than max_lora_rank 16."):
-        assert re.fullmatch(joined["pattern"], message)
-    assert found['{"; ".join(reasons)}']["template"]["alternatives"] == ["{reasons}", "x is negative"]
 
 
 def test_a_list_of_pieces_stays_bounded():
@@ -325,9 +117,13 @@ def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):
     assert cli("validate", data.parent.parent).exit_code == 0
     log = records["Address already in use. Retrying with a new port."]
     assert (log["kind"], log["log"], log["response"]) == ("log", {"level": "warning", "logger": "logger", "once": False}, None)
-    assert log["exception"] == {"name": "WARNING", "qualname": "logging.WARNING", "builtin_ancestor": None, "bases": []}
+    # schema 6: a log names no exception (its level is log.level), nor its sites
+    assert log["exception"] is None and (log["sites"][0]["exception"], log["sites"][0]["exception_qualname"]) == (None, None)
     response = records["Response with id '{response_id}' not found."]
-    assert response["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response"}
+    assert response["exception"] is None
+    assert response["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response",
+                                    "builder_qualname": response["response"]["builder_qualname"]}
+    assert response["response"]["builder_qualname"].endswith("create_error_response")
     assert response["sites"][0]["response"] == response["response"]
     assert log["meaning"]["trigger"] == "Logged whenever `Server.bind` is called."
     assert response["meaning"]["trigger"] == "Answered whenever `Server.cancel` is called."

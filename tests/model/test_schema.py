@@ -18,6 +18,7 @@ from crawler.model.records import (
     PACKAGE_PATTERN,
     RELEASE_VERSION_PATTERN,
     REPO_PATTERN,
+    SDIST_NAME_PATTERN,
     SHA256_PATTERN,
     UPSTREAM_COMMIT_PATTERN,
     URL_PATTERN,
@@ -106,9 +107,9 @@ def test_every_pattern_means_the_whole_string_in_every_engine(engine):
     # identities and links end in a look-ahead (no length pins them): tests/test_config.py and
     # test_a_link_with_a_newline_after_is_refused hold those
     # test_an_evidence_link_or_line_with_a_newline_is_refused holds the evidence ones
-    # the release's (package, version, upload time, wheel): tests/source/test_release.py
+    # the release's (package, version, upload time, wheel, sdist): tests/source/test_release.py
     by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN, FOREIGN_NAME_PATTERN, EVIDENCE_URL_PATTERN, LINE_PATTERN,
-              PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN}
+              PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, SDIST_NAME_PATTERN}
     assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN, SHA256_PATTERN} | by_end
     for subschema in (s for s in found.values() if s["pattern"] not in by_end):
         if engine == "reference":

@@ -26,7 +26,7 @@ MIRRORS = {
 }
 
 #: extraction's shapes, which no model mirrors (each is checked against a model below)
-EXTRACTION = {shapes.ExtractedSite, shapes.FileResult}
+EXTRACTION = {shapes.ExtractedSite, shapes.FileResult, shapes.ExtractedResponseData}
 
 
 def _typeddicts():
@@ -72,6 +72,8 @@ def _args(annotation):
 def test_extracted_site_is_a_record_site_less_its_permalink():
     extra = {"title_template", "_derived"}
     assert set(_keys(shapes.ExtractedSite)) - extra == set(records.Site.model_fields) - {"permalink"}
+    # a response as extracted: the record's less the resolved builder, which the site's exception_qualname holds till then
+    assert set(_keys(shapes.ExtractedResponseData)) == set(records.ResponseInfo.model_fields) - {"builder_qualname"}
 
 
 def test_a_built_record_has_exactly_the_shape_keys():

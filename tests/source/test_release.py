@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
-from tests.package_index import _Index, pip_uses, release_wheel
+from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, SDIST_NAME_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
+from tests.package_index import _Index, pip_uses, release_sdist, release_wheel
 
 UPSTREAM_SHA = "4ba787ec9c0d8e3f5e1a2b3c4d5e6f7a8b9c0d1e"
 
@@ -43,7 +43,7 @@ def test_a_release_that_records_no_commit_is_named_by_its_release_and_upload_tim
     result = crawl(cli, "1.0", tmp_path / "out")
     assert result.exit_code == 0, result.output
     manifest = manifest_of(tmp_path / "out")
-    assert manifest["schema_version"] == "5"
+    assert manifest["schema_version"] == "6"
     assert manifest["release"] == {"package": "relpkg", "version": "1.0", "uploaded": "2024-06-01T04:29:44.284977+00:00",
                                    "wheel": wheel.name, "commit": "files"}
     assert manifest["commit_date"] is None and manifest["upstream_commit"] is None
@@ -113,7 +113,8 @@ def test_a_git_dataset_names_no_release(fixture_repo, cli, tmp_path):
 
 @pytest.mark.parametrize(("field", "good"), [("package", "vllm"), ("version", "0.6.6.post1"),
                                               ("uploaded", "2024-06-01T04:29:44.284977+00:00"),
-                                              ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl")])
+                                              ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl"),
+                                              ("sdist", "vllm-0.1.0.tar.gz")])
 def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good):
     from jsonschema import Draft202012Validator
     from pydantic import ValidationError
@@ -121,11 +122,85 @@ def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good
     from crawler.model.schemas import schema_for
 
     base = {"package": "vllm", "version": "1.0", "uploaded": None, "wheel": "vllm-1.0-py3-none-any.whl", "commit": "files"}
+    if field == "sdist":
+        base = {**base, "wheel": None}
     assert Release.model_validate({**base, field: good})
     validator = Draft202012Validator(schema_for("manifest"))
     pattern = {"package": PACKAGE_PATTERN, "version": RELEASE_VERSION_PATTERN, "uploaded": UTC_TIME_PATTERN,
-               "wheel": WHEEL_NAME_PATTERN}[field]
+               "wheel": WHEEL_NAME_PATTERN, "sdist": SDIST_NAME_PATTERN}[field]
     for bad in (good + "\n", "\n" + good, good + " x", "../" + good):
         with pytest.raises(ValidationError):
             Release.model_validate({**base, field: bad})
         assert not validator.evolve(schema={"type": "string", "pattern": pattern}).is_valid(bad)
+
+
+def test_a_release_with_no_wheel_is_read_from_its_source_distribution(index, cli, cache_dir, tmp_path):
+    """vLLM 0.0.1 to 0.1.3 have only an sdist: it is fetched from the index itself (pip would build
+    it, running its setup.py), never extracted, and read under its top directory; what is no
+    regular file, or lies outside that directory, is skipped with why."""
+    import tarfile
+
+    link = tarfile.TarInfo("relpkg-0.9/relpkg/link.py")
+    link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    hard = tarfile.TarInfo("relpkg-0.9/relpkg/hard.py")
+    hard.type, hard.linkname = tarfile.LNKTYPE, "relpkg-0.9/relpkg/__init__.py"
+    elsewhere = tarfile.TarInfo("../relpkg/evil.py")
+    elsewhere.size = 3
+    release_sdist(index, "0.9", "bad value in an sdist", [link, hard, elsewhere])
+    result = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "out")  # the upstream's own globs (relpkg/**)
+    assert result.exit_code == 0, result.output
+    assert "relpkg==0.9 has no wheel on the index: reading its source distribution relpkg-0.9.tar.gz" in result.output
+    manifest = manifest_of(tmp_path / "out")
+    assert manifest["source"] == "pypi:relpkg==0.9 (sdist relpkg-0.9.tar.gz)"
+    assert manifest["commit_date"] is None
+    release = manifest["release"]
+    assert release["sdist"] == "relpkg-0.9.tar.gz" and "wheel" not in release  # the one file read, so a fold can order it
+    assert {(s["path"], s["reason"]) for s in manifest["skipped"]} == {
+        ("relpkg/link.py", "symlink"), ("relpkg/hard.py", "hard link")}
+    assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an sdist"
+    # kept in the cache: a second crawl asks the index for nothing
+    again = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "again")
+    assert again.exit_code == 0 and "no wheel" not in again.output, again.output
+
+
+def test_an_sdist_that_is_not_what_the_index_lists_is_refused_in_one_line(index, cli, cache_dir, tmp_path):
+    sdist = release_sdist(index, "0.9")
+    _Index.sdist_hashes[sdist.name] = "0" * 64
+    result = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "out")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.strip().splitlines()[-1] == "errcat: the source distribution of relpkg does not have the SHA-256 the index gave"
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_release_with_neither_wheel_nor_sdist_is_no_such_release(index, cli, cache_dir, tmp_path):
+    release_wheel(index, "1.0", None)
+    result = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "out")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.stderr.strip().splitlines()[-1].startswith("errcat: no such release: relpkg==0.9 is not on the package index")
+
+
+def test_a_release_whose_wheels_are_for_another_python_is_read_from_one_of_them(index, cli, cache_dir, tmp_path):
+    """vLLM 0.1.4 to 0.3.3 have cp38-cp311 wheels only: pip on another Python finds none, so errcat
+    fetches one itself (checked against the index's SHA-256), and the dataset names it as its release."""
+    built = release_wheel(index, "0.8", None, "bad value in an old wheel")
+    wheel = built.rename(index / "relpkg-0.8-cp27-cp27mu-manylinux1_x86_64.whl")
+    release_sdist(index, "0.8")  # the wheel is taken before the sdist
+    _Index.times[wheel.name] = "2023-08-25T04:12:53Z"
+    result = crawl(cli, "0.8", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "relpkg==0.8: no wheel for this Python; reading relpkg-0.8-cp27-cp27mu-manylinux1_x86_64.whl" in result.output
+    manifest = manifest_of(tmp_path / "out")
+    assert manifest["release"]["wheel"] == wheel.name and manifest["release"]["version"] == "0.8"
+    assert manifest["source"] == "pypi:relpkg==0.8"
+    assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an old wheel"
+
+
+def test_a_release_names_one_file_a_wheel_or_an_sdist():
+    from pydantic import ValidationError
+
+    base = {"package": "vllm", "version": "0.1.0", "uploaded": None, "commit": "files"}
+    for both_or_none in ({"wheel": "vllm-0.1.0-py3-none-any.whl", "sdist": "vllm-0.1.0.tar.gz"}, {}):
+        with pytest.raises(ValidationError, match="one file"):
+            Release.model_validate({**base, **both_or_none})
+    assert Release.model_validate({**base, "sdist": "vllm-0.1.0.tar.gz"}).model_dump(mode="json") == {**base, "sdist": "vllm-0.1.0.tar.gz"}

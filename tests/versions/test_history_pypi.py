@@ -96,3 +96,38 @@ def test_a_catalogue_in_place_of_an_older_release_is_refused_by_its_version(rele
     shutil.copytree(released / "1.10", tmp_path / "in-place")
     result = cli("history", "--fold", released, "--catalogue", tmp_path / "in-place", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
+
+
+def test_the_newest_of_each_minor_is_the_last_patch_in_pep_440_order():
+    from crawler.base.releases import newest_per_minor
+
+    versions = ["0.1.7", "0.2.0", "0.2.1.post1", "0.2.7", "0.6.6", "0.6.6.post1", "0.10.1.1", "0.10.2", "1.0"]
+    assert newest_per_minor(versions) == ["0.1.7", "0.2.7", "0.6.6.post1", "0.10.2", "1.0"]
+    assert newest_per_minor(["v0.32.0", "v0.32.1", "v0.33.0"]) == ["v0.32.1", "v0.33.0"]  # tags alike
+
+
+def test_a_plan_of_the_newest_per_minor_takes_the_last_patch_of_each_from_the_index(tmp_path, monkeypatch, cli):
+    import os
+
+    from tests.package_index import release_wheel, serving
+
+    config = tmp_path / "errcat.toml"
+    config.write_text('[upstreams.relpkg]\nurl = "https://github.com/acme/relpkg"\npypi = "relpkg"\ninclude = ["relpkg/**/*.py"]\n')
+    with serving(tmp_path / "index") as url:
+        for version in ["1.0", "1.0.post1", "1.2", "1.9", "1.10rc1", "1.10", "1.10.1", "2.0"]:
+            release_wheel(tmp_path / "index" / "files", version, None)
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        args = ["history", "--pypi", "--config", config, "--upstream", "relpkg", "--range", "1.0..1.10.1", "--plan", "2"]
+        every = cli(*args)
+        newest = cli(*args, "--newest-per-minor")
+    assert every.exit_code == 0 and newest.exit_code == 0, every.output + newest.output
+    assert json.loads(every.stdout) == ["1.0 1.0.post1 1.2", "1.9 1.10 1.10.1"]
+    assert json.loads(newest.stdout) == ["1.0.post1 1.2", "1.9 1.10.1"]  # no pre-release, 2.0 out of range
+
+
+def test_the_newest_per_minor_needs_a_range(cli, tmp_path):
+    result = cli("history", "--pypi", "--newest-per-minor", "0.4.3", "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.stderr == "errcat: --newest-per-minor picks from --range OLD..NEW: give the range\n"

@@ -1,0 +1,153 @@
+"""A dataset of schema 5 (tests/data/v5: made by errcat before schema 6, from the fixture tree in
+tests/data/v5/tree.py) is read by every command that reads datasets as the dataset errcat makes
+of the same code today: the readers migrate each document (``crawler.publish.migrate``).
+
+The dataset is committed as errcat 5 wrote it rather than made here by migrating a new one
+backwards: a reverse migration written for the test would only show that two functions of this
+code agree with each other, not that the files an older errcat wrote are read right."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from crawler.publish.dataset import iter_record_data, iter_records, load_index, load_manifest, load_search_index
+from tests.helpers import jsonl_bytes
+
+pytestmark = pytest.mark.slow
+
+V5 = Path(__file__).resolve().parent.parent / "data" / "v5"
+sys.path.insert(0, str(V5))
+from tree import TOML, TREE  # noqa: E402
+
+#: The one entry schema 5 had no place for: the bare assert of check_name, keyed by its condition.
+BARE_ASSERT = "assert name.isidentifier()"
+
+
+@pytest.fixture
+def v5(tmp_path: Path) -> Path:
+    """A copy of the schema-5 dataset, as an output root (its files are not the test's to change)."""
+    root = tmp_path / "v5"
+    shutil.copytree(V5 / "acme", root / "acme")
+    return root
+
+
+@pytest.fixture
+def v6(fixture_repo, cli, tmp_path: Path) -> tuple[Path, Path]:
+    """The same tree synced by this errcat, as make.py did: (errcat.toml, the output root)."""
+    fixture_repo.commit(TREE, tag="v1.0")
+    config = tmp_path / "errcat.toml"
+    config.write_text(TOML)
+    out = tmp_path / "v6"
+    result = cli("sync", "--repo", fixture_repo.path, "--ref", "v1.0", "--upstream", "acme", "--config", config, "--out", out, "--catch-up")
+    assert result.exit_code == 0, result.output
+    return config, out
+
+
+def _records(dataset: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in map(json.loads, jsonl_bytes(dataset).splitlines())}
+
+
+def test_every_record_of_schema_5_reads_as_the_record_errcat_makes_of_the_same_code(v5, v6):
+    old, new = v5 / "acme" / "server", v6[1] / "acme" / "server"
+    made = _records(new)
+    assert json.loads((old / "manifest.json").read_text())["schema_version"] == "5"
+    assert load_manifest(old).commit == load_manifest(new).commit  # (the fixture repository commits the same commit)
+    read = {r["id"]: r for r in iter_record_data(old)}
+    assert {r["kind"] for r in read.values()} == {"raise", "assert", "log", "response"}
+    extra = {rid for rid, r in made.items() if r["title"] == BARE_ASSERT}
+    assert len(extra) == 1 and set(made) - set(read) == extra
+    for rid, record in read.items():
+        assert record == {**made[rid], "related": record["related"]}, rid
+        # the new entry is related to its neighbours (in the place of a farther one), which schema 5 could not know
+        if made[rid]["related"] != record["related"]:
+            assert any(r["id"] in extra for r in made[rid]["related"]), rid
+    models = {r.id: r.model_dump(mode="json") for r in iter_records(old)}
+    assert models == read
+    logged = [r for r in read.values() if r["kind"] == "log"]
+    assert logged and all(r["exception"] is None and r["sites"][0]["exception"] is None for r in logged)
+    assert {r["response"]["builder_qualname"] for r in read.values() if r["kind"] == "response"} == {"pkg.errors.create_error_response"}
+    assert load_index(old).schema_version == load_search_index(old).schema_version == "6"
+
+
+def test_a_diff_of_a_schema_5_and_a_schema_6_dataset_of_one_commit_shows_only_the_new_entry(v5, v6, cli):
+    result = cli("diff", v5 / "acme" / "server", v6[1] / "acme" / "server", "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [(c["kind"], c["title"]) for c in report["changes"]] == [("added", BARE_ASSERT)]
+    assert report["counts"]["unchanged"] == len(_records(v5 / "acme" / "server"))
+
+
+def test_validate_says_a_schema_5_dataset_is_one_that_every_command_reads(v5, cli):
+    result = cli("validate", v5)
+    assert result.exit_code == 1
+    assert result.stdout.rstrip().splitlines()[-1].endswith(
+        "made at schema 5, which every command still reads; `errcat sync` or `errcat crawl` writes it anew at schema 6")
+
+
+def test_show_and_match_read_a_schema_5_dataset(v5, cli):
+    data = v5 / "acme" / "server"
+    logged = next(r for r in _records(data).values() if r["kind"] == "log" and "large; it" in r["message"]["text"])
+    shown = cli("show", logged["id"], "--data", data, "--json")
+    assert shown.exit_code == 0, shown.output
+    record = json.loads(shown.stdout)
+    assert record["schema_version"] == "6" and record["exception"] is None and record["log"]["level"] == "warning"
+    page = cli("show", logged["id"], "--data", data, "--no-pager", "--color", "never")
+    assert page.exit_code == 0 and "at WARNING by logger" in page.stdout, page.output
+    got = json.loads(cli("match", "--data", data, "--json", "WARNING 12-02 06:30:00 config.py:10] size 12 is large; it may be slow").stdout)
+    assert got["matches"][0]["id"] == logged["id"] and got["matches"][0]["exception"] == "WARNING"
+    site = data.parent.parent.parent / "site"
+    rendered = cli("render", "--data", data, "--out", site)
+    assert rendered.exit_code == 0, rendered.output
+    assert "at WARNING by logger" in (site / "errors" / f"{logged['id']}.html").read_text()
+
+
+def test_a_sync_over_a_schema_5_dataset_keeps_each_unchanged_record_pinned_where_it_was(v5, v6, fixture_repo, cli):
+    config, fresh = v6
+    first = fixture_repo.repo.head.commit.hexsha
+    data = v5 / "acme" / "server"
+    # what errcat makes of the first commit now: a record the same there as the old one migrated is unchanged
+    made = _records(fresh / "acme" / "server")
+    unchanged = {rid for rid, r in iter_record_data_by_id(data).items() if r == made[rid]}
+    assert unchanged and len(unchanged) < len(made)
+    fixture_repo.commit({"README.md": "widgets\n"})
+    result = cli("sync", "--repo", fixture_repo.path, "--ref", "main", "--upstream", "acme", "--config", config, "--out", v5, "--catch-up")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((data / "manifest.json").read_text())
+    assert manifest["schema_version"] == "6" and manifest["commit"] != first
+    records = _records(data)
+    assert all(r["schema_version"] == "6" for r in records.values())
+    assert {rid for rid, r in records.items() if r["provenance"]["commit"] == first} == unchanged
+    assert all(not (data / "errors" / f"{rid}.json").read_bytes().count(b'"schema_version": "5"') for rid in records)
+
+
+def iter_record_data_by_id(dataset: Path) -> dict[str, dict]:
+    return {r["id"]: r for r in iter_record_data(dataset)}
+
+
+def test_a_fold_of_a_schema_5_release_and_a_schema_6_one_is_the_fold_of_two_of_schema_6(v5, fixture_repo, cli, tmp_path):
+    fixture_repo.commit(TREE, tag="v1.0")
+    fixture_repo.commit({"pkg/extra.py": 'def f():\n    raise KeyError("a key that is not there")\n'}, tag="v2.0")
+    config = tmp_path / "errcat.toml"
+    config.write_text(TOML)
+    made = cli("history", "--repo", fixture_repo.path, "--upstream", "acme", "--config", config, "--per-release", tmp_path / "six",
+               "v1.0", "v2.0")
+    assert made.exit_code == 0, made.output
+    # the same releases, v1.0 as errcat wrote it at schema 5
+    shutil.copytree(tmp_path / "six" / "v2.0", tmp_path / "mixed" / "v2.0")
+    shutil.copytree(v5, tmp_path / "mixed" / "v1.0")
+    for job in ("six", "mixed"):
+        result = cli("history", "--fold", tmp_path / job, "--out", tmp_path / f"folded-{job}")
+        assert result.exit_code == 0, result.output
+    six, mixed = (_records(tmp_path / f"folded-{job}" / "acme" / "server") for job in ("six", "mixed"))
+    assert set(six) == set(mixed)
+    differ = {rid for rid in six if six[rid] != mixed[rid]}
+    # only what errcat 5 could not know: the assert with no message, first seen in v1.0 or (unknown to schema 5) v2.0
+    assert [six[rid]["title"] for rid in differ] == [BARE_ASSERT]
+    (rid,) = differ
+    assert (six[rid]["history"]["first_seen"]["version"], mixed[rid]["history"]["first_seen"]["version"]) == ("v1.0", "v2.0")
+    assert {**six[rid], "history": None} == {**mixed[rid], "history": None}
