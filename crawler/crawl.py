@@ -390,7 +390,7 @@ def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[st
 
 
 def _imported_inputs(snapshot: Any, results: Sequence[FileResult], joins: Any) -> Any:
-    """The inputs of the join across modules (``catalogue.imported``), ``meaning_join.JoinInputs``:
+    """The inputs of the join across modules (``catalogue.cross_module_join``), ``meaning_join.JoinInputs``:
     errcat's code, the extractor and its settings (the store's salt), each file's path and blob;
     None when a result is provisional or nothing is kept."""
     from crawler.catalogue.meaning_join import JoinInputs, join_key
@@ -408,7 +408,7 @@ def _foreign(root: Path | None, owner: str, name: str, memo: Path | None = None)
     ``memo``: the curated files' memo in the cache (``explanations.read_model``)."""
     import hashlib
 
-    from crawler.catalogue.foreign import CURATED, load_curated
+    from crawler.catalogue.foreign_list import CURATED, load_curated
 
     if root is None:
         return None
@@ -449,9 +449,9 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     """
     documents = documents or {}
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
+    from crawler.catalogue.cross_module_join import apply as apply_imported
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
-    from crawler.catalogue.imported import apply as apply_imported
     from crawler.catalogue.search import search_file
     from crawler.publish import record_memo, validated
     from crawler.publish.dataset import previous_members, previous_records

@@ -28,7 +28,7 @@ _ALIAS_STEPS = 8
 
 class Names:
     """The repository's definitions and re-exports, to find the definition a dotted name stands
-    for (a callee; an imported function, ``catalogue.imported``): the part of the graph no call needs."""
+    for (a callee; an imported function, ``catalogue.cross_module_join``): the part of the graph no call needs."""
 
     def __init__(self, results: list[FileResult]):
         self.defs: dict[str, tuple[str, int, str | None]] = {}  # fq name -> (path, line, entry kind)

@@ -34,7 +34,7 @@ def load(directory: Path, repo: Any, memo: Path | None = None) -> EvidenceSet:
     """The evidence file under a curated dataset directory, validated against ``repo`` (a
     RepoRef: its host, owner and name); CuratedError naming the file and line of the first problem.
     ``memo``: the curated files' memo in the cache (``explanations.read_model``)."""
-    from crawler.catalogue.explanations import CuratedError, _line_of, node_of, read_model
+    from crawler.catalogue.explanations import CuratedError, line_of, node_of, read_model
     from crawler.model.records import EvidenceFile, on_repository
 
     path = directory / NAME
@@ -44,7 +44,7 @@ def load(directory: Path, repo: Any, memo: Path | None = None) -> EvidenceSet:
     parsed, node, raw = read_model(path, EvidenceFile, memo)
 
     def line(loc: tuple[Any, ...]) -> int:
-        return _line_of(node if node is not None else node_of(raw), loc)
+        return line_of(node if node is not None else node_of(raw), loc)
 
     for eid, reports in parsed.root.items():
         seen = set()

@@ -126,7 +126,7 @@ def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
     return data, node
 
 
-def _line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
+def line_of(node: yaml.Node | None, loc: tuple[Any, ...]) -> int:
     """1-based line of the entry at ``loc`` (a pydantic error location) in the node tree: the key's
     line for a mapping entry, the item's line for a list item, the deepest one that exists."""
     line = node.start_mark.line + 1 if node is not None else 1
@@ -182,7 +182,7 @@ def read_model(path: Path, model: Any, memo: Path | None = None) -> tuple[Any, y
         err = exc.errors()[0]
         where = ".".join(map(str, err["loc"]))
         msg = err["msg"].removeprefix("Value error, ")
-        raise CuratedError([f"{path}:{_line_of(node, err['loc'])}: {where + ': ' if where else ''}{msg}"]) from None
+        raise CuratedError([f"{path}:{line_of(node, err['loc'])}: {where + ': ' if where else ''}{msg}"]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise CuratedError([f"{path}:{mark.line + 1 if mark else 1}: {exc.problem or exc.context}"]) from None
@@ -224,9 +224,9 @@ def parse_file(path: Path, text: str | None = None) -> CuratedFile:
         if err["type"] == "extra_forbidden":
             msg = "unknown key"
         more = f" (+{exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise CuratedError([f"{_where(path, _line_of(node, loc))}: {dotted}: {msg}{more}"]) from None
+        raise CuratedError([f"{_where(path, line_of(node, loc))}: {dotted}: {msg}{more}"]) from None
     if entry.id != stem:
-        raise CuratedError([f"{_where(path, _line_of(node, ('id',)))}: id {entry.id} does not match the file name {stem}"])
+        raise CuratedError([f"{_where(path, line_of(node, ('id',)))}: id {entry.id} does not match the file name {stem}"])
     return entry
 
 

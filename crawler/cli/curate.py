@@ -110,7 +110,7 @@ def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
     The text is kept as written; the review metadata records NEW's template and guards.
     """
     from crawler.curate.edit import move
-    from crawler.curate.ids import resolve_id
+    from crawler.curate.id_prefix import resolve_id
 
     root = _root(curated)
     src, dst, was = move(root, data, resolve_id(data, root, old), resolve_id(data, root, new))
@@ -132,7 +132,7 @@ def review_cmd(entry_id: str, accept_as_is: bool, curated: Path | None, data: Pa
     refused: rewrite it first, or say with --read-and-accept-as-is that you read it and accept it.
     """
     from crawler.curate.edit import mark
-    from crawler.curate.ids import resolve_id
+    from crawler.curate.id_prefix import resolve_id
 
     root = _root(curated)
     echo(f"reviewed {mark(root, data, resolve_id(data, root, entry_id), 'reviewed', accept_as_is=accept_as_is)}")
@@ -146,7 +146,7 @@ def review_cmd(entry_id: str, accept_as_is: bool, curated: Path | None, data: Pa
 def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path) -> None:
     """Mark ID's file retired: the error is gone upstream; the text stays on disk."""
     from crawler.curate.edit import mark
-    from crawler.curate.ids import resolve_id
+    from crawler.curate.id_prefix import resolve_id
 
     root = _root(curated)
     echo(f"retired {mark(root, data, resolve_id(data, root, entry_id), 'retired', note)}")
@@ -207,7 +207,7 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
     link_hosts = {up.slug.lower(): up.draft_link_hosts for up in settings.upstreams.values()}
     if entry_id is not None:
         from crawler.curate.draft import draft
-        from crawler.curate.ids import resolve_id
+        from crawler.curate.id_prefix import resolve_id
 
         echo(f"drafted {draft(root, data, resolve_id(data, root, entry_id), endpoint, model, repo, link_hosts=link_hosts)}")
         return

@@ -522,7 +522,7 @@ class Result:
     matches: list[Match]  # strong matches only: root causes before umbrellas
     nearest: list[Near]
     weak: list = field(default_factory=list)  # weak matches and near entries, best first: never a match
-    foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign.py)
+    foreign: list = field(default_factory=list)  # errors of other projects the paste holds (foreign_match.py)
     version: str | None = None  # the release the answer prefers (``match``'s version, or the one the paste names)
     version_from: str | None = None  # "option" or "paste"
 
@@ -538,7 +538,7 @@ class Result:
         }
 
 
-class _Prepared:
+class Prepared:
     __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs", "_folded")
 
     def __init__(self, entry: MatchEntry) -> None:
@@ -727,7 +727,7 @@ def _same_function(frame: Frame | None, entry: MatchEntry) -> bool:
     return any((fpath.endswith("/" + s.path) or fpath == s.path) and _leaf(s.qualname) == _leaf(frame.function) for s in entry.sites)
 
 
-def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, p: "_Prepared") -> dict[str, Any]:
+def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, p: "Prepared") -> dict[str, Any]:
     """Field values of a message cut with an ellipsis: a value running into the mark ends where
     the cut is (marked "…"), and one wholly inside it (the ``..`` left when the template's final
     period takes the mark's last dot) is unknown (None)."""
@@ -919,17 +919,17 @@ class Matcher:
         self.repo = index.repo
         self.dataset = dataset or index.repo
         self.foreign: list = []  # ForeignError: what the dataset's project does not raise
-        self._prepared = [_Prepared(e) for e in expanded(index)]
+        self._prepared = [Prepared(e) for e in expanded(index)]
         self.total = len(index.entries)
         df: dict[str, int] = {}
         for p in self.entries:
             for tok in p.tokens:
                 df[tok] = df.get(tok, 0) + 1
         self.df = df
-        self.buckets: dict[str, list[_Prepared]] = {}
-        self.loose: list[_Prepared] = []  # literal text, but no whole word to anchor on
-        self.blank: list[_Prepared] = []  # no literal text: opaque or message-less
-        self.by_function: dict[str, list[_Prepared]] = {}
+        self.buckets: dict[str, list[Prepared]] = {}
+        self.loose: list[Prepared] = []  # literal text, but no whole word to anchor on
+        self.blank: list[Prepared] = []  # no literal text: opaque or message-less
+        self.by_function: dict[str, list[Prepared]] = {}
         for p in self.entries:
             if p.tokens:
                 anchor = min(p.tokens, key=lambda t: (df[t], -len(t), t))
@@ -944,7 +944,7 @@ class Matcher:
         self._posting_lists()  # built at load so the first miss costs what every other query does
 
     @property
-    def entries(self) -> list[_Prepared]:
+    def entries(self) -> list[Prepared]:
         """Every entry, in index order (a store loads them all only when asked)."""
         return self._prepared
 
@@ -959,15 +959,15 @@ class Matcher:
 
     # -- the lookups a search needs (match_store.StoredMatcher answers them from disk)
 
-    def _bucket(self, words: set[str]) -> list[_Prepared]:
+    def _bucket(self, words: set[str]) -> list[Prepared]:
         """Entries anchored on one of the words, in index order."""
         return [p for tok in words for p in self.buckets.get(tok, ())]
 
-    def _kind(self, kind: str) -> list[_Prepared]:
+    def _kind(self, kind: str) -> list[Prepared]:
         """"loose": literal text but no whole word to anchor on; "blank": no literal text."""
         return self.loose if kind == "loose" else self.blank
 
-    def _in_function(self, name: str) -> list[_Prepared]:
+    def _in_function(self, name: str) -> list[Prepared]:
         return self.by_function.get(name, [])
 
     def _posting_sizes(self, words: list[str]) -> dict[str, int]:
@@ -979,7 +979,7 @@ class Matcher:
         """The numbers (index positions) of the entries whose literal text has the word, in order."""
         return self._posting_lists()[word]
 
-    def _numbered(self, numbers: list[int]) -> list[_Prepared]:
+    def _numbered(self, numbers: list[int]) -> list[Prepared]:
         return [self.entries[n] for n in numbers]
 
     def record(self, entry_id: str) -> dict[str, Any] | None:
@@ -994,8 +994,8 @@ class Matcher:
 
     # -- full matches
 
-    def _candidates(self, reading: Reading) -> list[_Prepared]:
-        seen: dict[int, _Prepared] = {}
+    def _candidates(self, reading: Reading) -> list[Prepared]:
+        seen: dict[int, Prepared] = {}
         for p in self._bucket(set(WORD.findall(reading.message))):
             seen[id(p)] = p
         for p in self._kind("loose"):
@@ -1008,7 +1008,7 @@ class Matcher:
                 seen[id(p)] = p
         return list(seen.values())
 
-    def _score(self, p: _Prepared, reading: Reading, how: str, covered: int, values: dict[str, str],
+    def _score(self, p: Prepared, reading: Reading, how: str, covered: int, values: dict[str, str],
                gaps: list[tuple[int, int]] | None = None, fold: bool = False) -> Match:
         e = p.entry
         exc = 0
@@ -1099,7 +1099,7 @@ class Matcher:
             self._postings = postings
         return self._postings
 
-    def _sharing_words(self, message: str, limit: int) -> list[_Prepared]:
+    def _sharing_words(self, message: str, limit: int) -> list[Prepared]:
         total = self.total or 1
         scores: dict[int, float] = {}
         sizes = self._posting_sizes(sorted({t.lower() for t in WORD.findall(message)}))
@@ -1302,7 +1302,7 @@ def _prefer_release(strong: list[Match], matchers: list[Matcher], version: str |
 def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | None = None) -> Result:
     """The answer to a paste; ``version``: the release the user runs (``errcat match --version``),
     whose entries come first; without it, the one release the paste names (``paste.named_version``)."""
-    from crawler.consume.foreign import foreign_hits
+    from crawler.consume.foreign_match import foreign_hits
     from crawler.consume.paste import is_umbrella, named_version
 
     version_from = "option" if version else None

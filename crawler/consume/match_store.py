@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from crawler.base.dataset_files import FOREIGN, MATCHED, SEARCH
-from crawler.consume.match import Matcher, _Prepared
+from crawler.consume.match import Matcher, Prepared
 
 #: Bumped when the tables or rows change, or what a build checks: a store of another format is
 #: never read (3: a build refuses a manifest of another schema_version; a store built before
@@ -311,19 +311,19 @@ class StoredMatcher(Matcher):
             self.foreign = [StoredForeign(**f) for f in json.loads(meta["foreign"])]
         except (KeyError, ValueError, TypeError):
             raise sqlite3.DatabaseError("a damaged store") from None
-        self._loaded: dict[int, _Prepared] = {}
+        self._loaded: dict[int, Prepared] = {}
 
     @property
-    def entries(self) -> list[_Prepared]:
+    def entries(self) -> list[Prepared]:
         return self._entries([n for (n,) in self._con.execute("SELECT n FROM entry ORDER BY n")])
 
-    def _entries(self, numbers: list[int]) -> list[_Prepared]:
+    def _entries(self, numbers: list[int]) -> list[Prepared]:
         missing = [n for n in dict.fromkeys(numbers) if n not in self._loaded]
         for i in range(0, len(missing), _CHUNK):
             part = missing[i:i + _CHUNK]
             for n, data in self._con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
                 try:
-                    self._loaded[n] = _Prepared(_entry(json.loads(data)))
+                    self._loaded[n] = Prepared(_entry(json.loads(data)))
                 except (ValueError, TypeError, AttributeError) as e:
                     raise DamagedStore(f"{self.dataset}: entry {n} of its match index: {e}") from None
         try:
@@ -338,13 +338,13 @@ class StoredMatcher(Matcher):
             out += [n for (n,) in self._con.execute(sql.replace("?*", ",".join("?" * len(part))), part)]
         return out
 
-    def _bucket(self, words: set[str]) -> list[_Prepared]:
+    def _bucket(self, words: set[str]) -> list[Prepared]:
         return self._entries(self._numbers("SELECT n FROM anchor WHERE word IN (?*) ORDER BY n", sorted(words)))
 
-    def _kind(self, kind: str) -> list[_Prepared]:
+    def _kind(self, kind: str) -> list[Prepared]:
         return self._entries(self._numbers("SELECT n FROM kind WHERE kind IN (?*) ORDER BY n", [kind]))
 
-    def _in_function(self, name: str) -> list[_Prepared]:
+    def _in_function(self, name: str) -> list[Prepared]:
         return self._entries(self._numbers("SELECT n FROM func WHERE name IN (?*) ORDER BY n", [name]))
 
     def _posting_sizes(self, words: list[str]) -> dict[str, int]:
@@ -358,7 +358,7 @@ class StoredMatcher(Matcher):
     def _posting(self, word: str) -> list[int]:
         return self._numbers("SELECT n FROM posting WHERE word IN (?*) ORDER BY n", [word])
 
-    def _numbered(self, numbers: list[int]) -> list[_Prepared]:
+    def _numbered(self, numbers: list[int]) -> list[Prepared]:
         return self._entries(numbers)
 
 

@@ -1440,7 +1440,7 @@ def may_replace(out: Path) -> None:
 
 def _search_payload(index: SearchIndex, foreign: Sequence[Any] = ()) -> dict[str, Any]:
     """What the search box needs of the index (sites stay in search.json), and the validated
-    foreign errors (foreign.py) it answers "not raised by" with."""
+    foreign errors (foreign_match.py) it answers "not raised by" with."""
     from crawler.consume.site_search import caught_as, own_ancestors, ranking_fields
 
     catch = caught_as(index)

@@ -36,7 +36,6 @@ from crawler.base.layout import dataset_dir
 from crawler.catalogue.evidence import issue_number
 from crawler.catalogue.explanations import accepted_draft, is_stale, load_set
 from crawler.catalogue.related import terms
-from crawler.curate.yamlio import _block_str, _Dumper
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
 from crawler.model.records import CuratedFile, Manifest
@@ -325,6 +324,3 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
     if len(report.hot) > hot:
         lines.append(f"           ... and {len(report.hot) - hot} more reported entries without a reviewed text (--hot N lists more)")
     return lines
-
-
-_Dumper.add_representer(str, _block_str)

@@ -8,7 +8,7 @@ from pathlib import Path
 from crawler.base.errors import UsageError
 from crawler.catalogue.explanations import CuratedError, parse_file
 from crawler.curate.check import dataset_with
-from crawler.curate.edit import _file, write_text_atomic
+from crawler.curate.edit import curated_file, write_text_atomic
 from crawler.curate.from_facts import draft_from_facts
 from crawler.curate.llm import Endpoint, LLMFailure
 from crawler.curate.unedited import stamped
@@ -23,7 +23,7 @@ def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = Non
     from crawler.curate.draft_all import draft_one, links_of, vocabulary_of
 
     ds = dataset_with(data, entry_id)
-    path = _file(root, ds, entry_id)
+    path = curated_file(root, ds, entry_id)
     if path.exists():
         try:
             existing = parse_file(path)

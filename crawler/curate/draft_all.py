@@ -6,7 +6,7 @@ Each prompt is grounded in what the dataset knows of the entry: the code around 
 derived facts (guards, handler, loops), the meaning (trigger, settings, fix direction, test
 reproductions, callers) and how users reported it. Each answer is validated before anything is
 written: no API key in it (``curate.secret``: in any form a model may echo it), the curated
-schema, no invented names (``curate.names``: every flag, setting, environment variable and
+schema, no invented names (``curate.invented_names``: every flag, setting, environment variable and
 function it mentions must exist in the crawled commit), links only to the upstream's own pages and
 the hosts its configuration names (``curate.links``), and the very bytes about to be written read
 back by the crawl's own reader (``explanations.parse_bytes``: its size, depth and shape limits),
@@ -39,9 +39,9 @@ from pydantic import ValidationError
 from crawler.base.errors import UsageError
 from crawler.catalogue.explanations import CuratedError, parse_bytes
 from crawler.curate.from_facts import draft_from_facts
+from crawler.curate.invented_names import Vocabulary, invented
 from crawler.curate.links import LinkRule
 from crawler.curate.llm import Endpoint, LLMFailure
-from crawler.curate.names import Vocabulary, invented
 from crawler.curate.unedited import stamped
 from crawler.curate.yamlio import dump_yaml
 from crawler.model.kinds import exception_qualname
@@ -230,7 +230,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
     may link to besides the repository's own pages, by lowercase ``owner/name`` (:func:`links_of`)."""
     from crawler.catalogue.explanations import load_set
     from crawler.curate.check import datasets_under
-    from crawler.curate.edit import _file, write_text_atomic
+    from crawler.curate.edit import curated_file, write_text_atomic
 
     datasets = datasets_under(data)
     if not datasets:
@@ -257,7 +257,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
         links = links_of(ds.manifest.repo, link_hosts or {})
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
             futures = {pool.submit(draft_one, r.model_dump(mode="json"), ds.commit, endpoint, model, vocabulary,
-                                   _file(root, ds, r.id), links): r for r in todo}
+                                   curated_file(root, ds, r.id), links): r for r in todo}
             try:
                 for future in as_completed(futures):
                     record = futures[future]
@@ -266,7 +266,7 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
                     except LLMFailure as failure:
                         outcome = Outcome(record.id, "rejected" if failure.rejected else "failed", failure.reason)
                     else:
-                        path = _file(root, ds, record.id)
+                        path = curated_file(root, ds, record.id)
                         if path.exists():  # written meanwhile by someone else: theirs stays
                             outcome = Outcome(record.id, "skipped", f"{path} appeared meanwhile")
                         else:

@@ -46,7 +46,8 @@ def splice(text: str, new_id: str | None = None, review: CuratedReview | None = 
     return text
 
 
-def _file(root: Path, ds: Dataset, entry_id: str) -> Path:
+def curated_file(root: Path, ds: Dataset, entry_id: str) -> Path:
+    """Where the curated explanation of an entry of ``ds`` lives under the curated root."""
     return curated_dir(root, ds) / f"{entry_id}{SUFFIX}"
 
 
@@ -55,7 +56,7 @@ def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, Curate
     records the new entry's template and guards. Refuses to overwrite an existing file."""
     check_entry_id(old)
     ds = dataset_with(data, new)
-    src, dst = _file(root, ds, old), _file(root, ds, new)
+    src, dst = curated_file(root, ds, old), curated_file(root, ds, new)
     if not src.is_file():
         raise UsageError(f"no curated file {src}")
     if dst.exists():
@@ -84,10 +85,10 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
     if ds is None:
         if status != "retired":
             raise UsageError(f"no entry {entry_id} in any dataset under {data}; an orphan is moved or retired, not reviewed")
-        ds = next((d for d in datasets if _file(root, d, entry_id).is_file()), None)
+        ds = next((d for d in datasets if curated_file(root, d, entry_id).is_file()), None)
         if ds is None:
             raise UsageError(f"no curated file {entry_id}{SUFFIX} for any dataset under {data}")
-    path = _file(root, ds, entry_id)
+    path = curated_file(root, ds, entry_id)
     if not path.is_file():
         raise UsageError(f"no curated file {path}")
     entry = parse_file(path)

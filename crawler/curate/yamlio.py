@@ -28,6 +28,9 @@ class _Dumper(yaml.SafeDumper):
     pass
 
 
+_Dumper.add_representer(str, _block_str)
+
+
 def dump_yaml(data: dict[str, Any]) -> str:
     """YAML a curator reads and a reviewer diffs: PyYAML escapes controls itself but writes bidi
     controls raw, which would reorder what they see (Trojan Source); here they are escapes."""

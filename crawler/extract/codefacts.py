@@ -32,7 +32,7 @@ from bisect import bisect_left
 from typing import Any, TypeVar
 
 from crawler.extract import parse, raises_regions
-from crawler.extract.names import dotted, record_import
+from crawler.extract.ast_names import dotted, record_import
 from crawler.extract.templates import escape_surrogates
 from crawler.extract.text import decode_source, module_name
 from crawler.model.shapes import FileResult

@@ -60,7 +60,7 @@ class HelperMessages:
     def _helper_of(self, call: ast.Call) -> str | None:
         """The qualname of the same-module function (or method of this class) a call names; for
         an imported function (``check(...)``, ``checks.check(...)``), ``IMPORTED`` and its dotted
-        name, for the catalogue's join (``catalogue.imported``)."""
+        name, for the catalogue's join (``catalogue.cross_module_join``)."""
         func = call.func
         imported = _imported_function(func, self.frame)
         if imported is not None:

@@ -40,8 +40,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers
+from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import child_nodes, nodes_under
-from crawler.extract.names import dotted
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).

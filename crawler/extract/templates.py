@@ -124,7 +124,7 @@ def escape_surrogates(text: str) -> str:
 #: Starts the expression of the field that stands for a list of messages an imported function
 #: returned (``reasons = check(cfg)``, ``check`` from another module): ``IMPORTED + target +
 #: IMPORTED + name``. The extractor cannot see that function; the catalogue's join
-#: (``catalogue.imported``) puts in what it returns. No source text holds a NUL.
+#: (``catalogue.cross_module_join``) puts in what it returns. No source text holds a NUL.
 IMPORTED = "\0"
 
 

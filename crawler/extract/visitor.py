@@ -63,11 +63,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
-from crawler.extract import assembled, knobs, limit, parse, raised, surface
-from crawler.extract import imported as imported_facts
+from crawler.extract import assembled, cross_module_facts, knobs, limit, parse, raised, surface
+from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
-from crawler.extract.names import record_import
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
 from crawler.extract.surface_sites import SurfaceSites, says_something
 from crawler.extract.templates import (
@@ -336,11 +335,11 @@ class _Extractor(HelperMessages, SurfaceSites):
         self.named_returns: dict[str, list[Held]] = {}  # function qualname -> the values of the names it returns
         self.helper_lists: dict[str, list[Piece] | None] = {}  # function qualname -> the list of messages it returns
         # function qualname -> (class as written, template, call args record, frame) per exception its
-        # ``return``\s construct (``_made``)
+        # ``return``\s construct (``_exceptions_made``)
         self.exception_returns: dict[str, list[MadeReturn]] = {}
         self.walked: set[str] = set()  # the functions walked (the rest have no ``exception_returns`` yet)
         self._pending_made: list[PendingMade] = []  # raised values a helper made
-        self.imported: list[dict[str, Any]] = []  # the result's facts for the join across modules (extract.imported)
+        self.imported: list[dict[str, Any]] = []  # the result's facts for the join across modules (extract.cross_module_facts)
         self.exports: dict[str, Any] = {}
         # set by ``run`` before any walk; ``_release`` unsets them
         self.module_frame: Frame
@@ -852,18 +851,18 @@ class _Extractor(HelperMessages, SurfaceSites):
                 returned.append(self.builder.parts(value))
         elif value is not None and frame.kind == "function":  # an exception a helper makes (``_raise``)
             made = self.exception_returns.setdefault(frame.qualname, [])
-            for written, template, args in self._made(value):
+            for written, template, args in self._exceptions_made(value):
                 if len(made) < MAX_PIECES:
                     made.append(MadeReturn(written, template, args, frame))
 
-    def _made(self, value: Any) -> list[Made]:  # (``value``: narrowed by ``type(value) is``)
+    def _exceptions_made(self, value: Any) -> list[Made]:  # (``value``: narrowed by ``type(value) is``)
         """The exceptions a returned value constructs here, as ``_from_call`` reads them:
         ``Error(...)`` (a class named like an exception, as ``_bind`` takes them; either side of
         a conditional expression), a name holding one (``err = Error(...); return err``); none
         for anything else (an exception handed in or caught is returned as it was made)."""
         t = type(value)
         if t is ast.IfExp:
-            return [*self._made(value.body), *self._made(value.orelse)]
+            return [*self._exceptions_made(value.body), *self._exceptions_made(value.orelse)]
         if t is ast.Call and _is_class_name(_last_name(value.func)) and _looks_like_exception(value):
             return [self._from_call(value)]
         if t is ast.Name:
@@ -1066,7 +1065,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         """Count a site about to be made when no later step can drop it, and stop the walk past
         the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
         when its message is a helper's the end does not find (``_finish``) or an imported list
-        the join does not (``catalogue.imported``) and it says nothing without it."""
+        the join does not (``catalogue.cross_module_join``) and it says nothing without it."""
         if kind != RAISE and (pending or isinstance(template, MarkedTemplate) and not says_something(template)):
             return
         self.counted += 1
@@ -1145,8 +1144,8 @@ class _Extractor(HelperMessages, SurfaceSites):
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
-        self.imported = imported_facts.collect(self.sites, self.calls, self.classes, refs, says_something)
-        self.exports = imported_facts.exports(self, MAX_PIECES)
+        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, says_something)
+        self.exports = cross_module_facts.exports(self, MAX_PIECES)
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
                 item["bases"] = [self._resolve(b, frame) for b in written]

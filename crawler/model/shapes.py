@@ -208,7 +208,7 @@ class FileResult(TypedDict):
     #: the file's facts for the callers join (``extract.codefacts.graph_facts``)
     graph: NotRequired[dict[str, Any]]
     #: what the file's functions return as messages, and its sites that take what an imported
-    #: function returns (``extract.imported``; the join: ``catalogue.imported``)
+    #: function returns (``extract.cross_module_facts``; the join: ``catalogue.cross_module_join``)
     exports: NotRequired[dict[str, Any]]
     imported: NotRequired[list[dict[str, Any]]]
     #: a native file's language and whether its parse had errors

@@ -62,7 +62,7 @@ M = TypeVar("M", bound=BaseModel)
 # --------------------------------------------------------------------------- reading files
 
 
-def _shown(text: str, width: int = 80) -> str:
+def printable(text: str, width: int = 80) -> str:
     """Hostile text in an error message: escaped to printable ASCII and cut short."""
     shown = "".join(c if c.isascii() and c.isprintable() else ascii(c)[1:-1] for c in text[:width])
     return shown + ("..." if len(text) > width else "")
@@ -74,7 +74,7 @@ def _why(exc: ValidationError) -> str:
     first = errors[0]
     where = ".".join(str(p) for p in first["loc"])
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return (f"{_shown(where)}: " if where else "") + _shown(first["msg"], 200) + more
+    return (f"{printable(where)}: " if where else "") + printable(first["msg"], 200) + more
 
 
 def named(path: Path | str) -> str:
@@ -183,7 +183,7 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
         try:
             data = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
-            raise DataError(f"{where}: not a valid record: {_shown(str(exc), 200)}") from None
+            raise DataError(f"{where}: not a valid record: {printable(str(exc), 200)}") from None
         migrated = migrate.is_previous(data)
         if migrated:
             data = migrate.record(data)
@@ -191,7 +191,7 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             first = problems[0]
-            raise DataError(f"{where}: not a valid record: {_shown(first.pointer)}: {_shown(first.message, 200)}{more}")
+            raise DataError(f"{where}: not a valid record: {printable(first.pointer)}: {printable(first.message, 200)}{more}")
         if valid is not None and not migrated:
             valid.add(jsonl.line_digest(line))
         if data["repo"] != expected:
@@ -199,7 +199,7 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
         why = off_repository(repo, (data["location"]["permalink"], *(site["permalink"] for site in data["sites"])),
                              (ev["url"] for ev in (data.get("explanation") or {}).get("evidence", ())))
         if why:
-            raise DataError(f"{where}: not a valid record: {_shown(why, 200)}")
+            raise DataError(f"{where}: not a valid record: {printable(why, 200)}")
         p = data["provenance"]
         tally.add(data["id"], bool((data.get("history") or {}).get("retired")), p["repo"], p["commit"], p["commit_date"], where)
         yield cast("RecordData", data)  # of the record schema, checked above
@@ -241,10 +241,10 @@ class _Tally:
         self.seen.add(rid)
         self.retired += retired
         if repo != self.slug:
-            raise DataError(f"{where}: the record's provenance names {_shown(repo)}, not the manifest's {self.slug}")
+            raise DataError(f"{where}: the record's provenance names {printable(repo)}, not the manifest's {self.slug}")
         if commit == self.manifest.commit and commit_date != self.manifest.commit_date:
-            raise DataError(f"{where}: the record's commit {commit} is dated {_shown(str(commit_date))}, "
-                            f"the manifest's {_shown(str(self.manifest.commit_date))}")
+            raise DataError(f"{where}: the record's commit {commit} is dated {printable(str(commit_date))}, "
+                            f"the manifest's {printable(str(self.manifest.commit_date))}")
 
     def check(self, dataset: Path) -> None:
         """Every count of the manifest the records make: ``entries`` (the live ones) and
@@ -417,7 +417,7 @@ def read_consumed(dataset: Path, progress: Progress = quiet, plain: bool = False
 def _agrees(path: Path, slug: str, commit: str, repo: str, named_commit: str) -> None:
     """A document's repository and commit are the manifest's."""
     if repo != slug:
-        raise DataError(f"{named(path)}: its repository {_shown(repo)} is not the manifest's {slug}")
+        raise DataError(f"{named(path)}: its repository {printable(repo)} is not the manifest's {slug}")
     if named_commit != commit:
         raise DataError(f"{named(path)}: its commit {named_commit[:12]} is not the manifest's {commit[:12]}")
 
@@ -425,7 +425,7 @@ def _agrees(path: Path, slug: str, commit: str, repo: str, named_commit: str) ->
 def find_record(root: Path, entry_id: str) -> tuple[Path, Record]:
     """The record with this id, or the one whose id starts with this prefix (at least 4 digits)."""
     if not _PREFIX.fullmatch(entry_id):
-        raise UsageError(f"not an entry id (4 to 16 lowercase hex digits): {_shown(entry_id)}")
+        raise UsageError(f"not an entry id (4 to 16 lowercase hex digits): {printable(entry_id)}")
     matches: list[Path] = []
     for dataset in datasets_under(root):
         exact = dataset / ERRORS / f"{entry_id}.json"

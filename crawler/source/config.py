@@ -383,10 +383,10 @@ def origin_url(path: Path) -> str | None:
     """The ``origin`` remote URL recorded in a local repository's own config, read with the
     hardened git (no global/system config). None when there is none."""
     from crawler.source.git import Git
-    from crawler.source.snapshot import _local_git_dir
+    from crawler.source.snapshot import local_git_dir
 
     try:
-        git = Git(_local_git_dir(path, str(path)), allow_file=True)
+        git = Git(local_git_dir(path, str(path)), allow_file=True)
         proc = git.run("config", "--local", "--get", "remote.origin.url", check=False)
     except SourceError:
         return None

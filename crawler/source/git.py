@@ -48,7 +48,7 @@ _GIT_CONFIG = (
 )
 
 
-def _git_cmd(git_dir: Path | None, allow_file: bool) -> list[str]:
+def git_cmd(git_dir: Path | None, allow_file: bool) -> list[str]:
     cmd = ["git"]
     for item in _GIT_CONFIG:
         cmd += ["-c", item]
@@ -68,7 +68,7 @@ class Git:
         self.env = _git_env(allow_file)
 
     def cmd(self, *args: str) -> list[str]:
-        return [*_git_cmd(self.git_dir, self.allow_file), *args]
+        return [*git_cmd(self.git_dir, self.allow_file), *args]
 
     def run(self, *args: str, timeout: float = GIT_TIMEOUT, check: bool = True, what: str | None = None) -> subprocess.CompletedProcess[bytes]:
         try:
@@ -80,7 +80,7 @@ class Git:
         except FileNotFoundError:
             raise SourceError("git is not installed (or not on PATH)") from None
         if check and proc.returncode != 0:
-            raise SourceError(f"{what or 'git ' + args[0]}: {_first_line(proc.stderr)}")
+            raise SourceError(f"{what or 'git ' + args[0]}: {first_line(proc.stderr)}")
         return proc
 
     def out(self, *args: str, **kw: Any) -> str:
@@ -92,7 +92,7 @@ class Git:
         return sha if proc.returncode == 0 and COMMIT_RE.fullmatch(sha) else None
 
 
-def _first_line(stderr: bytes) -> str:
+def first_line(stderr: bytes) -> str:
     lines = [ln.strip() for ln in stderr.decode("utf-8", "replace").splitlines() if ln.strip()]
     # git prints "fatal: ..." last; prefer it over hints and warnings.
     for ln in reversed(lines):

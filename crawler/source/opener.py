@@ -13,8 +13,8 @@ if TYPE_CHECKING:  # config imports this module for URL checks; avoid the cycle 
     from crawler.source.config import Upstream
 from crawler.source.globs import PathFilter
 from crawler.source.policy import RemoteURL, check_ref, classify_repo_arg
-from crawler.source.remote import _open_remote
-from crawler.source.snapshot import Snapshot, _open_local, check_local_refs
+from crawler.source.remote import open_remote
+from crawler.source.snapshot import Snapshot, check_local_refs, open_local
 from crawler.source.wheel import open_pypi, parse_pypi_spec
 
 # --------------------------------------------------------------------------- entry point
@@ -54,9 +54,9 @@ def open_snapshot(
     kind, target = classify_repo_arg(repo)
     if kind == "url":
         assert isinstance(target, RemoteURL)
-        return _open_remote(target, ref, cache_dir, progress=progress, **kw)
+        return open_remote(target, ref, cache_dir, progress=progress, **kw)
     assert isinstance(target, Path)
-    return _open_local(target, repo, ref, **kw)
+    return open_local(target, repo, ref, **kw)
 
 
 

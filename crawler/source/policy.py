@@ -20,7 +20,7 @@ _SEGMENT = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-def _has_control(s: str) -> bool:
+def has_control(s: str) -> bool:
     return _CONTROL.search(s) is not None
 
 
@@ -41,7 +41,7 @@ def parse_https_url(url: str) -> RemoteURL:
     """Validate an https repository URL and split it into host/owner/name; SourceError otherwise."""
     if not url or url.startswith("-"):
         raise SourceError(f"refusing repository {url!r}: looks like an option")
-    if _has_control(url) or any(c.isspace() for c in url):
+    if has_control(url) or any(c.isspace() for c in url):
         raise SourceError(f"refusing repository {url!r}: control characters or spaces")
     if "::" in url:
         raise SourceError(f"refusing repository {url!r}: git transport helpers (e.g. ext::) are not allowed")
@@ -75,7 +75,7 @@ def classify_repo_arg(arg: str) -> tuple[str, RemoteURL | Path]:
         raise SourceError("empty --repo")
     if arg.startswith("-"):
         raise SourceError(f"refusing repository {arg!r}: looks like an option")
-    if _has_control(arg):
+    if has_control(arg):
         raise SourceError(f"refusing repository {arg!r}: control characters")
     if "::" in arg:
         raise SourceError(f"refusing repository {arg!r}: git transport helpers (e.g. ext::) are not allowed")
@@ -108,7 +108,7 @@ def check_ref(ref: str) -> str:
         or ref.startswith(("-", "/"))
         or ".." in ref
         or "@{" in ref
-        or _has_control(ref)
+        or has_control(ref)
         or any(c in _BAD_REF_CHARS for c in ref)
         or ref.endswith(("/", ".", ".lock"))
         or "//" in ref

@@ -16,9 +16,9 @@ from crawler.base.cachedir import move_aside
 from crawler.base.errors import SourceError
 from crawler.base.progress import Progress, quiet
 from crawler.model.records import ABBREVIATED_COMMIT_RE, COMMIT_RE
-from crawler.source.git import FETCH_TIMEOUT, Git, _first_line
+from crawler.source.git import FETCH_TIMEOUT, Git, first_line
 from crawler.source.policy import RemoteURL
-from crawler.source.snapshot import FileEntry, Snapshot, _open_git
+from crawler.source.snapshot import FileEntry, Snapshot, open_git
 
 # --------------------------------------------------------------------------- remote (cache)
 
@@ -34,13 +34,13 @@ def cache_root(cache_dir: Path | None = None) -> Path:
     return Path(platformdirs.user_cache_dir("errcat"))
 
 
-def _safe_name(text: str) -> str:
+def safe_name(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "x"
 
 
 def _repo_cache(root: Path, remote: RemoteURL) -> Path:
     digest = hashlib.sha256(remote.url.encode()).hexdigest()[:12]
-    return root / "repos" / f"{_safe_name(remote.host)}-{_safe_name(remote.owner)}-{_safe_name(remote.name)}-{digest}.git"
+    return root / "repos" / f"{safe_name(remote.host)}-{safe_name(remote.owner)}-{safe_name(remote.name)}-{digest}.git"
 
 
 def _ensure_bare(dest: Path, allow_file: bool) -> Git:
@@ -68,7 +68,7 @@ def _fetch(git: Git, url: str, ref: str) -> str:
             url, f"+{ref}:{tmp}", timeout=FETCH_TIMEOUT, check=False,
         )
         if proc.returncode != 0:
-            msg = _first_line(proc.stderr)
+            msg = first_line(proc.stderr)
             if ABBREVIATED_COMMIT_RE.fullmatch(ref):
                 msg += " (abbreviated commit ids cannot be fetched from a remote: give the full 40-hex id, a tag or a branch)"
             raise SourceError(f"cannot fetch {ref!r} from {url}: {msg}")
@@ -84,7 +84,7 @@ def _fetch(git: Git, url: str, ref: str) -> str:
         git.run("update-ref", "-d", tmp, check=False)
 
 
-def _open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False,
+def open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False,
                  progress: Progress = quiet, **kw: Any) -> Snapshot:
     """A snapshot from the cache's bare repository of ``remote``, fetching what it lacks.
 
@@ -170,7 +170,7 @@ def _open_remote_in(dest: Path, remote: RemoteURL, ref: str | None, allow_file: 
             else:
                 _rmdir_quietly(path)
         raise
-    return _open_git(git, commit, ref=ref, **kw)
+    return open_git(git, commit, ref=ref, **kw)
 
 
 def _rmdir_quietly(path: Path) -> None:

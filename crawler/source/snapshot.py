@@ -3,7 +3,7 @@
 Files are read straight from git's object database (``ls-tree`` for the listing, one
 ``cat-file --batch`` per read) or from a wheel archive; nothing is ever checked out, so no
 hooks, filters, submodules or LFS smudging run. Every git invocation goes through
-:func:`_git_cmd`, which applies a hardened environment and configuration (see ``_GIT_ENV``).
+:func:`git_cmd`, which applies a hardened environment and configuration (see ``_GIT_ENV``).
 
 User-facing rule: only ``https://`` URLs and explicit local paths are accepted; every other
 transport, option-looking argument or odd ref is refused with one line *before* git runs.
@@ -24,9 +24,9 @@ from urllib.parse import urlsplit
 
 from crawler.base.errors import SourceError
 from crawler.model.records import COMMIT_RE, UPSTREAM_COMMIT_RE, Release, RepoRef, Skipped
-from crawler.source.git import GIT_TIMEOUT, Git, _first_line, _git_cmd
+from crawler.source.git import GIT_TIMEOUT, Git, first_line, git_cmd
 from crawler.source.globs import PathFilter, Selection
-from crawler.source.policy import _has_control
+from crawler.source.policy import has_control
 
 # --------------------------------------------------------------------------- snapshot
 
@@ -103,7 +103,7 @@ class Snapshot:
         self.close()
 
 
-def _escape_path(raw: bytes) -> str:
+def escape_path(raw: bytes) -> str:
     """Printable, surrogate-free rendering of a raw path: bad bytes and controls as \\xNN."""
     text = raw.decode("utf-8", "backslashreplace")
     return "".join(f"\\x{ord(c):02x}" if (ord(c) < 32 or 0x7F <= ord(c) < 0xA0) else c for c in text)
@@ -114,9 +114,9 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return _escape_path(raw), "path is not valid UTF-8"
-    if _has_control(text):
-        return _escape_path(raw), "path contains control characters"
+        return escape_path(raw), "path is not valid UTF-8"
+    if has_control(text):
+        return escape_path(raw), "path contains control characters"
     if any(part in ("", ".", "..") for part in text.split("/")):
         # git's index refuses such a path but a tree object can hold one (git mktree): a "../"
         # would send its permalinks, and the pull request's links, to another file. As a wheel's.
@@ -172,7 +172,7 @@ def _list_tree(git: Git, commit: str, select: PathFilter | Selection, max_blob_b
     return files, skipped, extra, test_files
 
 
-class _Watchdog:
+class Watchdog:
     """Kills a process when one blocking read takes longer than the timeout."""
 
     def __init__(self, proc: subprocess.Popen[bytes], timeout: float) -> None:
@@ -217,7 +217,7 @@ def _cat_file_reader(git: Git, timeout: float = GIT_TIMEOUT) -> Callable[[list[F
 
         writer = threading.Thread(target=feed, daemon=True)
         writer.start()
-        dog = _Watchdog(proc, timeout)
+        dog = Watchdog(proc, timeout)
         try:
             for e in entries:
                 dog.poke()
@@ -266,7 +266,7 @@ def _commit_date(git: Git, commit: str) -> str:
     raise SourceError(f"commit {commit} has no readable committer date")
 
 
-def _recorded_commit(data: bytes, pattern: str) -> str | None:
+def recorded_commit(data: bytes, pattern: str) -> str | None:
     """The commit a release's version file records; None unless it is one (7 to 40 hex digits):
     what a configured ``version_pattern`` captures goes into every record's provenance."""
     m = re.search(pattern, data.decode("utf-8", "replace"), re.MULTILINE)
@@ -285,7 +285,7 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
     return None, recorded
 
 
-def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: UpstreamLayout,
+def open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: UpstreamLayout,
               include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
     select = Selection(include, exclude, upstream.native_globs)
     tests = PathFilter(upstream.tests, exclude) if upstream.tests else None
@@ -294,7 +294,7 @@ def _open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream
     upstream_commit = recorded = None
     if vf is not None and vf.size <= max_blob_bytes:
         for _, data in reader([vf]):
-            upstream_commit, recorded = _upstream_from(_recorded_commit(data, upstream.version_pattern), commit)
+            upstream_commit, recorded = _upstream_from(recorded_commit(data, upstream.version_pattern), commit)
     return Snapshot(
         repo=repo, commit=commit, commit_date=_commit_date(git, commit), upstream_commit=upstream_commit,
         ref=ref, source="git", files=files, skipped=skipped, tests=test_files, upstream_recorded=recorded,
@@ -328,7 +328,7 @@ def permalinks_of(repo: RepoRef, commit: str | None, tag: str | None = None, why
     return {"basis": "none", "reason": why_not}
 
 
-def _local_git_dir(path: Path, shown: str) -> Path:
+def local_git_dir(path: Path, shown: str) -> Path:
     if not path.exists():
         raise SourceError(f"{shown}: no such directory (--repo takes a local git repository or an https:// git URL)")
     if not path.is_dir():
@@ -339,7 +339,7 @@ def _local_git_dir(path: Path, shown: str) -> Path:
     env = dict(probe.env, GIT_CEILING_DIRECTORIES=str(path.parent))
     try:
         proc = subprocess.run(
-            [*_git_cmd(None, True), "-C", str(path), "rev-parse", "--absolute-git-dir"],
+            [*git_cmd(None, True), "-C", str(path), "rev-parse", "--absolute-git-dir"],
             env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT,
         )
     except subprocess.TimeoutExpired:
@@ -347,7 +347,7 @@ def _local_git_dir(path: Path, shown: str) -> Path:
     except FileNotFoundError:
         raise SourceError("git is not installed (or not on PATH)") from None
     if proc.returncode != 0:
-        msg = _first_line(proc.stderr)
+        msg = first_line(proc.stderr)
         if "not a git repository" in msg:
             raise SourceError(f"{shown}: not a git repository")
         raise SourceError(f"{shown}: {msg}")
@@ -356,16 +356,16 @@ def _local_git_dir(path: Path, shown: str) -> Path:
 
 def check_local_refs(path: Path, shown: str, refs: list[str]) -> None:
     """SourceError for the first of ``refs`` the local repository at ``path`` does not have."""
-    git = Git(_local_git_dir(path, shown), allow_file=True)
+    git = Git(local_git_dir(path, shown), allow_file=True)
     for ref in refs:
         if git.commit_of(ref) is None:
             raise SourceError(f"{shown}: unknown ref or commit {ref!r}")
 
 
-def _open_local(path: Path, shown: str, ref: str | None, **kw: Any) -> Snapshot:
-    git = Git(_local_git_dir(path, shown), allow_file=True)
+def open_local(path: Path, shown: str, ref: str | None, **kw: Any) -> Snapshot:
+    git = Git(local_git_dir(path, shown), allow_file=True)
     want = ref or "HEAD"
     commit = git.commit_of(want)
     if commit is None:
         raise SourceError(f"{shown}: unknown ref or commit {want!r}")
-    return _open_git(git, commit, ref=ref, **kw)
+    return open_git(git, commit, ref=ref, **kw)

@@ -22,16 +22,16 @@ from crawler.base.progress import Progress, quiet, task
 from crawler.base.scratch import run_dir
 from crawler.model.records import COMMIT_RE, Release, RepoRef, Skipped
 from crawler.source.globs import PathFilter
-from crawler.source.policy import _has_control
-from crawler.source.remote import _safe_name, cache_root
+from crawler.source.policy import has_control
+from crawler.source.remote import cache_root, safe_name
 from crawler.source.snapshot import (
     FileEntry,
     Snapshot,
     UpstreamLayout,
-    _escape_path,
-    _recorded_commit,
-    _Watchdog,
+    Watchdog,
+    escape_path,
     permalinks_of,
+    recorded_commit,
 )
 
 PIP_TIMEOUT = 1800.0  # a vLLM wheel is several hundred MB
@@ -88,7 +88,7 @@ def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress,
     """Run pip download into ``into``, its byte counts shown as progress; (exit code, stderr)."""
     with tempfile.TemporaryFile() as stderr:
         proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr)
-        watchdog = _Watchdog(proc, PIP_TIMEOUT)  # never poked: the limit is the whole download's
+        watchdog = Watchdog(proc, PIP_TIMEOUT)  # never poked: the limit is the whole download's
         try:
             with task(progress, what, None, "bytes") as download:
                 assert proc.stdout is not None
@@ -118,7 +118,7 @@ def _run_pip(cmd: list[str], env: dict[str, str], what: str, progress: Progress,
 def _download_wheel(name: str, version: str, root: Path, progress: Progress = quiet) -> tuple[Path, bool]:
     """The wheel of NAME==VERSION, from the cache or fetched once with pip (no deps, binary
     only), and whether it came from the cache."""
-    dest = root / "pypi" / _safe_name(f"{canonical_package(name)}-{version}")
+    dest = root / "pypi" / safe_name(f"{canonical_package(name)}-{version}")
     cached = sorted([*dest.glob("*.whl"), *dest.glob("*.tar.gz")]) if dest.is_dir() else []
     if cached:
         return cached[0], True
@@ -282,15 +282,15 @@ class _Sdist:
             if m.name.rstrip("/") == top.rstrip("/"):
                 continue
             if not m.name.startswith(top):
-                self.skipped.append(Skipped(path=_escape_path(m.name.encode("utf-8", "surrogateescape")),
+                self.skipped.append(Skipped(path=escape_path(m.name.encode("utf-8", "surrogateescape")),
                                             reason="outside the source distribution's top directory"))
             elif m.isdir():
                 self._infos.append(_Member(name.rstrip("/") + "/", 0o040000 << 16, 0, m))
             elif m.issym() or m.islnk():
-                self.skipped.append(Skipped(path=_escape_path(name.encode("utf-8", "surrogateescape")),
+                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")),
                                             reason="symlink" if m.issym() else "hard link"))
             elif not m.isreg():
-                self.skipped.append(Skipped(path=_escape_path(name.encode("utf-8", "surrogateescape")),
+                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")),
                                             reason="not a regular file"))
             else:
                 self._infos.append(_Member(name, (0o100000 | (m.mode & 0o777)) << 16, m.size, m))
@@ -356,12 +356,12 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
             if info.is_dir():
                 continue
             name = info.filename
-            shown = _escape_path(name.encode("utf-8", "surrogateescape"))
+            shown = escape_path(name.encode("utf-8", "surrogateescape"))
             if not select(shown):
                 continue
             mode = info.external_attr >> 16
             segs = name.split("/")
-            if _has_control(name) or shown != name:
+            if has_control(name) or shown != name:
                 skipped.append(Skipped(path=shown, reason="path contains control characters or undecodable bytes"))
             elif name.startswith("/") or "\\" in name or any(s in ("", ".", "..") for s in segs):
                 skipped.append(Skipped(path=shown, reason="unsafe path in archive"))
@@ -389,7 +389,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
             except KeyError:
                 vinfo = None
             if vinfo is not None and vinfo.file_size <= max_blob_bytes:
-                recorded = _recorded_commit(_zread(zf, vinfo, path), upstream.version_pattern)
+                recorded = recorded_commit(_zread(zf, vinfo, path), upstream.version_pattern)
         tag = upstream.tag_of(version) if version is not None else None
         if recorded is not None and COMMIT_RE.fullmatch(recorded):
             commit, upstream_commit, short = recorded, recorded, None
@@ -402,7 +402,7 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
         # A release names the one file it was read from: its wheel, or the sdist of a release that has none.
         if package is not None and version is not None:
             if not (_SDIST_NAME if sdist else _WHEEL_NAME).fullmatch(path.name):
-                raise SourceError(f"the {'sdist' if sdist else 'wheel'}'s file name {_escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
+                raise SourceError(f"the {'sdist' if sdist else 'wheel'}'s file name {escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
                                   "is not one a package index gives")
             release = Release(package=canonical_package(package), version=version, uploaded=uploaded,
                               **({"sdist": path.name} if sdist else {"wheel": path.name}),

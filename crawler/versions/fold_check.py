@@ -32,7 +32,7 @@ from crawler.base.errors import DataError
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish import migrate
-from crawler.publish.dataset import _shown as shown
+from crawler.publish.dataset import printable
 from crawler.publish.writer import content_digest
 
 RECORD_FILE = re.compile(rf"{ID_HEX}\.json")
@@ -60,7 +60,7 @@ def _what(release: str, dataset: Path) -> str:
 def _name(text: str) -> str:
     """A name the artifact chose, in the one line an error is: escaped (a newline, a control
     character), not cut short."""
-    return shown(text, len(text))
+    return printable(text, len(text))
 
 
 class _Budget:

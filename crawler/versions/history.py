@@ -375,7 +375,7 @@ class Fold:
         new = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
         return [(old.id, succ.id) for _, old, succ, _ratio in link(gone, new)]
 
-    def under(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str] = frozenset()) -> None:
+    def add_catalogue_as_newest(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str] = frozenset()) -> None:
         """Put a catalogue's records (live and retired, with their histories) over the fold, as
         the newest state: the catalogue at ``now``, a commit at or after the fold's last version
         (a backfill merged after daily syncs). Each of its records stays as it is, with the
@@ -446,7 +446,7 @@ class Fold:
 
 
 class Gap(NamedTuple):
-    """What ``Fold.under`` recorded across the gap from the fold's last version (``since``) to the
+    """What ``Fold.add_catalogue_as_newest`` recorded across the gap from the fold's last version (``since``) to the
     catalogue at ``at``: entries the catalogue has that no release had, of them those replacing a
     release's entry, the release's entries retired there, moved there, and unread (the catalogue's
     crawl skipped one of their files)."""
@@ -534,7 +534,7 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
         f"{len(versions)} version(s), {md_code(span)}, up to {md_code(revision(manifest))}: "
         f"{len(fold) - fold.retired} entries, {fold.retired} retired.\n"
     )
-    if fold.steps and manifest.commit not in {step.commit for step in fold.steps}:  # folded under a catalogue (``Fold.under``)
+    if fold.steps and manifest.commit not in {step.commit for step in fold.steps}:  # folded under a catalogue (``Fold.add_catalogue_as_newest``)
         head += (f"\nFolded behind the catalogue in place at {md_code(release_version(manifest) or revision(manifest))} "
                  f"({md_code(revision(manifest))}): its records stay as they are, with these releases' history behind them.\n")
     if not fold.steps:
@@ -560,7 +560,7 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
         shown = md_code(label(step)) + (" (the first covered: every entry)" if n == 0 else "")
         rows.append(f"| {shown} | {first} | {replacing} | {retired} | {moved} |")
     gap = fold.gap
-    if gap is not None:  # the step from the last release to the catalogue's first state (``Fold.under``)
+    if gap is not None:  # the step from the last release to the catalogue's first state (``Fold.add_catalogue_as_newest``)
         since = f", after {md_code(label(gap.since))}" if gap.since is not None else ""
         rows.append(f"| {md_code(label(gap.at))} (the catalogue in place{since}) | {gap.first_seen} "
                     f"| {gap.replacing} | {gap.retired} | {gap.moved} |")

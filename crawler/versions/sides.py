@@ -15,7 +15,7 @@ from pathlib import Path
 
 from crawler.base.cachedir import default_cache_dir
 from crawler.base.errors import UsageError
-from crawler.base.progress import Progress
+from crawler.base.progress import Progress, quiet
 from crawler.crawl import CrawlOptions, CrawlResult, crawl
 from crawler.model.diff import DiffReport, Side
 from crawler.publish import record_memo
@@ -25,10 +25,6 @@ from crawler.versions.diff import diff_records, side_of
 
 #: Release tags ``--latest-tag`` considers: v1.2.3 / 1.2 (no pre-releases).
 DEFAULT_TAG_PATTERN = r"v?\d+(?:\.\d+)*"
-
-
-def _quiet(_: str) -> None:
-    pass
 
 
 @dataclass
@@ -70,7 +66,7 @@ def _side(data: Dataset) -> Side:
     return side_of(data.manifest, data.records)
 
 
-def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
+def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = quiet,
               pypi: str | None = None) -> Dataset:
     """Crawl one ref (or with ``pypi``, the release NAME==VERSION) into a fresh directory under
     ``scratch`` and load it back."""
@@ -82,7 +78,7 @@ def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: P
     return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}")
 
 
-def crawl_data(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = _quiet,
+def crawl_data(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = quiet,
                vouch: list[str] | None = None, in_memory: bool = True) -> CrawlResult:
     """One ref's records as plain data (``CrawlResult.records``), its manifest and, of the commits
     in ``vouch``, those it descends from (``CrawlResult.vouched``), with nothing read back:
@@ -103,7 +99,7 @@ def crawl_data(source: SourceOptions, ref: str | None, scratch: Path, progress: 
     return result
 
 
-def load_dataset(path: Path, name: str | None = None, progress: Progress = _quiet) -> Dataset:
+def load_dataset(path: Path, name: str | None = None, progress: Progress = quiet) -> Dataset:
     """A written dataset: ``path`` itself, or the one dataset under an output root (``--name`` picks)."""
     found = list(find_datasets(path))
     if name is not None:
@@ -157,7 +153,7 @@ def check_sides(args: list[str], source: SourceOptions) -> None:
         check_refs(source.repo, refs, identify(source.repo, source.upstream, source.name, load_config(source.config)))
 
 
-def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = _quiet,
+def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = quiet,
               pypi: str | None = None) -> Dataset:
     """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to
     crawl, or with ``pypi`` the release it names."""

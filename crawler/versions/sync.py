@@ -18,7 +18,7 @@ from crawler.base.cachedir import default_cache_dir
 from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
-from crawler.base.progress import Progress
+from crawler.base.progress import Progress, quiet
 from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
@@ -33,7 +33,6 @@ from crawler.versions.history import Fold, release_order, release_version, rende
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
-    _quiet,
     crawl_data,
 )
 from crawler.versions.tags import resolve
@@ -41,7 +40,7 @@ from crawler.versions.tags import resolve
 # --------------------------------------------------------------------------- history
 
 
-def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet,
+def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet,
             pypi: bool = False) -> tuple[Path, Fold]:
     """Crawl each ref (oldest first), fold the history, write the newest catalogue with it.
     With ``pypi``, each is a release NAME==VERSION crawled from its wheel (``crawl --pypi``).
@@ -113,7 +112,7 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
                        cache_dir, documents), fold
 
 
-def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = _quiet,
+def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet,
                 pypi: bool = False) -> list[Path]:
     """Each ref's own dataset, under ``out/<ref>/`` (a backfill's matrix job: a later
     ``fold`` makes the history of them all); with ``pypi``, each release NAME==VERSION's, under
@@ -134,7 +133,7 @@ def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Pro
     return written
 
 
-def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
+def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet,
                   catalogue: Path | None = None) -> tuple[Path, Fold, list[str]]:
     """The history of per-release datasets (as ``per_release`` writes them), oldest release first
     by the version their manifests name, written like ``history``'s. Each dataset is read and
@@ -143,7 +142,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
 
     ``catalogue``: an output root whose dataset of this repository (the catalogue in place, which
     daily syncs may have moved past the newest release) stays the newest state, the releases'
-    history folded behind it (``Fold.under``), and its manifest the one written; refused in one
+    history folded behind it (``Fold.add_catalogue_as_newest``), and its manifest the one written; refused in one
     line when it is older than the newest release. None, or no such dataset there: the newest
     release's catalogue, as ``history`` writes it."""
     from crawler.publish.dataset import carried_documents, iter_record_data, load_manifest, named
@@ -185,7 +184,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = _quiet,
         if in_place is not None:
             newest_dir, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
-            fold.under(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
+            fold.add_catalogue_as_newest(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
                        skipped_paths(newest))
         # the newest state's curated documents (the list of foreign errors) go with it, validated as read
         return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
@@ -505,7 +504,7 @@ def _why_changed(before: Manifest, after: Manifest, old_records: list[RecordData
 
 
 def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag: bool = False,
-         tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = _quiet, catch_up: bool = False) -> SyncResult:
+         tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = quiet, catch_up: bool = False) -> SyncResult:
     """Bring the catalogue under ``out`` to the upstream's head (or newest release tag).
 
     Each piece of work is done once: the catalogue in place is read once, as plain data checked

@@ -30,7 +30,7 @@ def _git_for(source: SourceOptions) -> tuple[Git, str | None, Upstream]:
     from crawler.source.config import identify, load_config
     from crawler.source.git import Git
     from crawler.source.policy import RemoteURL, classify_repo_arg
-    from crawler.source.snapshot import _local_git_dir
+    from crawler.source.snapshot import local_git_dir
 
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     arg = source.repo or upstream.url
@@ -39,7 +39,7 @@ def _git_for(source: SourceOptions) -> tuple[Git, str | None, Upstream]:
         assert isinstance(target, RemoteURL)
         return Git(None), target.url, upstream
     assert isinstance(target, Path)
-    return Git(_local_git_dir(target, arg), allow_file=True), None, upstream
+    return Git(local_git_dir(target, arg), allow_file=True), None, upstream
 
 
 def list_tags(source: SourceOptions, pattern: str = DEFAULT_TAG_PATTERN) -> list[tuple[str, str]]:

@@ -111,18 +111,18 @@ def _vllm():
 def test_the_evidence_and_foreign_list_are_read_from_the_memo_beside_the_curated_files(root, beside, tmp_path, yaml_parsed):
     """They are parsed once; the next read takes the same models from the memo, and the curated
     files' rows in the same memo file stay (each reader keeps its own rows only)."""
-    from crawler.catalogue import evidence, foreign
+    from crawler.catalogue import evidence, foreign_list
 
     memo = tmp_path / "cache" / "curated.json"
     files = curated.load_set(root, "o", "n", memo=memo)
-    ev, fl = evidence.load(beside, _vllm(), memo), foreign.load_curated(beside, memo)
+    ev, fl = evidence.load(beside, _vllm(), memo), foreign_list.load_curated(beside, memo)
     assert ev.reports and fl is not None
     yaml_parsed.clear()
     assert evidence.load(beside, _vllm(), memo) == ev
-    assert foreign.load_curated(beside, memo) == fl
+    assert foreign_list.load_curated(beside, memo) == fl
     assert curated.load_set(root, "o", "n", memo=memo).entries == files.entries
     assert yaml_parsed == []  # nothing parsed again: every reader's rows were kept by the others
-    assert evidence.load(beside, _vllm()) == ev and foreign.load_curated(beside) == fl  # as without a memo
+    assert evidence.load(beside, _vllm()) == ev and foreign_list.load_curated(beside) == fl  # as without a memo
     yaml_parsed.clear()
     (beside / "evidence.yaml").write_bytes((beside / "evidence.yaml").read_bytes() + b"\n# edited\n")
     assert evidence.load(beside, _vllm(), memo).reports == ev.reports

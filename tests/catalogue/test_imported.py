@@ -173,14 +173,14 @@ def test_an_edit_of_the_imported_function_reaches_the_unchanged_callers_entry(cr
 
 @pytest.mark.slow
 def test_a_crawl_of_the_same_files_takes_the_join_from_the_cache(crawled, fixture_repo, cli, tmp_path, monkeypatch):
-    from crawler.catalogue import imported
+    from crawler.catalogue import cross_module_join
 
     data, _ = crawled
 
     def no_join(*args):
         raise AssertionError("the join ran again for the same inputs")
 
-    monkeypatch.setattr(imported, "_join", no_join)
+    monkeypatch.setattr(cross_module_join, "_join", no_join)
     out = tmp_path / "again"
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", tmp_path / "errcat.toml",
                "--out", out).exit_code == 0
@@ -194,18 +194,18 @@ def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_craw
     usual change) moves every line of each: the join's kept changes hold no line and still fit,
     so it does not run; the dataset is byte for byte a full crawl's. A file changed otherwise
     runs it again."""
-    from crawler.catalogue import imported
+    from crawler.catalogue import cross_module_join
 
     tree = fixture_repo.path
     fixture_repo.commit({"srv/checks.py": "# moved down\n" + (tree / "srv/checks.py").read_text(),
                          "srv/run.py": "# moved\n\n" + (tree / "srv/run.py").read_text()}, tag="v2")
-    ran, real = [], imported._join
+    ran, real = [], cross_module_join._join
 
     def counted(*args):
         ran.append(True)
         return real(*args)
 
-    monkeypatch.setattr(imported, "_join", counted)
+    monkeypatch.setattr(cross_module_join, "_join", counted)
     config = tmp_path / "errcat.toml"
     for out, extra in (("moved", ()), ("full", ("--no-cache",))):
         assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--config", config, "--out", tmp_path / out,
@@ -226,7 +226,7 @@ def test_the_join_leaves_the_results_it_is_given_as_they_are():
     list, and a second join over the originals does the same again."""
     import copy
 
-    from crawler.catalogue.imported import apply
+    from crawler.catalogue.cross_module_join import apply
     from crawler.extract.visitor import extract_file
 
     results = [extract_file("srv/checks.py", CHECKS.encode()), extract_file("srv/run.py", RUN.encode())]

@@ -343,7 +343,7 @@ def templates_and_messages(draw):
 def test_fragment_matching_is_what_the_pattern_matches_and_captures(case):
     """Leftmost placement of the literal fragments accepts exactly the messages the entry's regex
     accepts, and its gaps are the values the regex's lazy groups capture."""
-    from crawler.consume.match import _Prepared, fragment_gaps
+    from crawler.consume.match import Prepared, fragment_gaps
 
     entry, message = case
     expected = re.fullmatch(entry.pattern, message, re.DOTALL)
@@ -353,7 +353,7 @@ def test_fragment_matching_is_what_the_pattern_matches_and_captures(case):
         return
     assert (gaps is not None) == (expected is not None), (entry.text, message)
     if gaps is not None:
-        assert _Prepared(entry).values(message, gaps) == expected.groupdict()
+        assert Prepared(entry).values(message, gaps) == expected.groupdict()
 
 
 @pytest.mark.slow

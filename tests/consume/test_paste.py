@@ -1,5 +1,5 @@
 """Pastes as people make them: log prefixes, wrappers, weak candidates, foreign errors, cut
-messages (crawler/consume/paste.py, foreign.py, match.py)."""
+messages (crawler/consume/paste.py, foreign_match.py, match.py)."""
 
 from __future__ import annotations
 

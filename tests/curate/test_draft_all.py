@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from crawler.catalogue.explanations import parse_file
-from crawler.curate.names import Vocabulary, invented
+from crawler.curate.invented_names import Vocabulary, invented
 
 KEY = "sk-test-0123456789-do-not-print"
 

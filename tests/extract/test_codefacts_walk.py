@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from crawler.extract import codefacts
+from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import graph_facts, nodes_under
-from crawler.extract.names import dotted
 
 CODE = textwrap.dedent('''
     import os, pkg.mod as m

@@ -303,7 +303,7 @@ def test_hardened_environment_and_options(monkeypatch: pytest.MonkeyPatch) -> No
     assert env["GIT_CONFIG_GLOBAL"] == os.devnull and env["GIT_LFS_SKIP_SMUDGE"] == "1"
     assert "GIT_DIR" not in env and "GIT_SSH_COMMAND" not in env
     assert source_git._git_env(allow_file=True)["GIT_ALLOW_PROTOCOL"] == "https:file"
-    cmd = source_git._git_cmd(None, False)
+    cmd = source_git.git_cmd(None, False)
     for opt in ("core.hooksPath=/dev/null", "protocol.allow=never", "protocol.https.allow=always"):
         assert opt in cmd
     assert "protocol.file.allow=always" not in cmd
@@ -340,7 +340,7 @@ def remote(repo: Path, tmp_path: Path) -> RemoteURL:
 
 
 def remote_snap(remote: RemoteURL, ref: str | None, cache: Path) -> source_snapshot.Snapshot:
-    return source_remote._open_remote(
+    return source_remote.open_remote(
         remote, ref, cache, _allow_file=True, repo=source_opener._repo_ref(PKG), upstream=PKG,
         include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000,
     )
@@ -448,7 +448,7 @@ def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, 
     assert _loose(cached, blob).is_file()  # a small fetch is stored loose
     DAMAGE[damage](cached, blob, git(repo, "rev-parse", "v2^{commit}"))
     said: list[str] = []
-    again = source_remote._open_remote(remote, "v2", cache, _allow_file=True, progress=said.append, repo=source_opener._repo_ref(PKG),
+    again = source_remote.open_remote(remote, "v2", cache, _allow_file=True, progress=said.append, repo=source_opener._repo_ref(PKG),
                                 upstream=PKG, include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000)
     assert any("is damaged" in line for line in said) != damage.endswith("(found while reading)")
     assert {e.path: d for e, d in again.read(again.files)} == want and again.commit == first.commit
@@ -471,7 +471,7 @@ def test_a_sound_cache_repository_is_kept_when_the_network_fails(remote: RemoteU
 
 def test_file_transport_is_refused_without_the_test_switch(remote: RemoteURL, tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="cannot fetch"):
-        source_remote._open_remote(remote, "v1", tmp_path / "c", repo=source_opener._repo_ref(PKG), upstream=PKG,
+        source_remote.open_remote(remote, "v1", tmp_path / "c", repo=source_opener._repo_ref(PKG), upstream=PKG,
                             include=["**"], exclude=[], max_blob_bytes=10)
 
 

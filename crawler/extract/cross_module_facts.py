@@ -1,4 +1,4 @@
-"""The per-file facts of messages that cross modules, for the catalogue's join (``catalogue.imported``).
+"""The per-file facts of messages that cross modules, for the catalogue's join (``catalogue.cross_module_join``).
 
 A message the raise (log, response) of one module builds from what a function of another module
 returns, ``reasons = check_config(cfg)`` then ``raise ValueError(f"... {', '.join(reasons)}")``

@@ -4,7 +4,7 @@ The extractor reads one file at a time; a site whose message joins a list an imp
 returns (``reasons = check_config(cfg)`` ... ``raise ValueError(f"... {', '.join(reasons)}")``)
 or is a message one returns (``raise ValueError(why_invalid(cfg))``) says so in its file's result
 (``imported``), and each file says what its functions return (``exports``; see
-``extract.imported``). Here the imported name is followed to its definition with the call
+``extract.cross_module_facts``). Here the imported name is followed to its definition with the call
 graph's own resolution (``callers.Names``: imports, re-exports, a class's methods), and the
 site's template takes that function's pieces as alternatives, as it would if the function were
 in its own module. A name the join cannot follow to a function that returns messages leaves the

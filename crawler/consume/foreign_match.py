@@ -1,5 +1,5 @@
 """Which of a dataset's foreign errors (errors the project does not raise: torch's, CUDA's, ...;
-``catalogue/foreign.py`` reads the curated list, the crawl writes it as ``foreign.json``) a paste holds."""
+``catalogue/foreign_list.py`` reads the curated list, the crawl writes it as ``foreign.json``) a paste holds."""
 
 from __future__ import annotations
 
