@@ -1,10 +1,9 @@
 (function () {
   "use strict";
+  // The matcher below reads no page: errcatResults answers a paste as plain data, and only the
+  // last part of this file puts that answer on the page. tests/consume/node_search.js runs it
+  // under Node against errcat match (tests/consume/test_search_parity.py).
   var data = window.ERRCAT_SEARCH || {entries: []};
-  var base = document.body.getAttribute("data-root") || "";
-  var box = document.getElementById("search");
-  var list = document.getElementById("results");
-  if (!box || !list) return;
   // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
   var MAX_QUERY = 65536, MAX_WORDS = 256;
   var BEGINNING = "no full match: the message is its beginning";
@@ -438,17 +437,28 @@
     }));
     return e.shapes;
   }
+  // match.expanded: what the word lookups number, as [entry, shape] pairs: every entry, then
+  // every piece of every assembled message (a piece is looked up by its own words, as in match.py)
+  var numbered = null;
+  function items() {
+    if (!numbered) {
+      numbered = data.entries.map(function (e) { return [e, shapes(e)[0]]; });
+      data.entries.forEach(function (e) { shapes(e).slice(1).forEach(function (s) { numbered.push([e, s]); }); });
+    }
+    return numbered;
+  }
   function postingLists() {
     if (postings) return postings;
     postings = new Map();
-    data.entries.forEach(function (e, n) {
-      new Set(words(shapes(e).map(function (s) { return s.fragments.join(" "); }).join(" "))).forEach(function (w) {
+    items().forEach(function (p, n) {
+      new Set(words(p[1].fragments.join(" "))).forEach(function (w) {
         if (!postings.has(w)) postings.set(w, []);
         postings.get(w).push(n);
       });
     });
     return postings;
   }
+  // match.Matcher._sharing_words: the [entry, shape] pairs sharing the message's rarest words
   function sharingWords(message, limit) {
     var lists = postingLists(), total = data.entries.length || 1, scores = new Map();
     var mine = Array.from(new Set(words(message))).sort().filter(function (w) { return lists.has(w); });
@@ -458,21 +468,16 @@
       plist.forEach(function (n) { scores.set(n, (scores.get(n) || 0) + idf); });
     });
     return Array.from(scores.keys()).sort(function (x, y) { return scores.get(y) - scores.get(x); }).slice(0, limit)
-      .map(function (n) { return data.entries[n]; });
+      .map(function (n) { return items()[n]; });
   }
   function nearest(message) {
     message = Array.from(message).slice(0, 500).join("");
     var size = Array.from(message).length;
-    return sharingWords(message, NEAREST_POOL).map(function (e) {
-      var best = 0;
-      shapes(e).forEach(function (s) {
-        if (!s.fragments.length && s !== e) return;
-        var literal = Array.from(s.fragments.length ? s.fragments.join("\u2026") : e.text);
-        var whole = seqMatcher(message, literal.slice(0, 500).join("")).ratio();
-        var cut = seqMatcher(message, literal.slice(0, size + 5).join("")).ratio();
-        best = Math.max(best, whole, 0.95 * cut);
-      });
-      return [e, best];
+    return sharingWords(message, NEAREST_POOL).map(function (p) {
+      var e = p[0], s = p[1], literal = Array.from(s.fragments.length ? s.fragments.join("\u2026") : e.text);
+      var whole = seqMatcher(message, literal.slice(0, 500).join("")).ratio();
+      var cut = seqMatcher(message, literal.slice(0, size + 5).join("")).ratio();
+      return [e, Math.max(whole, 0.95 * cut)];
     });
   }
   window.errcatNearest = function (m) { return nearest(m).map(function (p) { return [p[0].id, p[1]]; }); };
@@ -613,9 +618,7 @@
     var out = [], pool = tried(r);
     if (fold) {
       pool = [];
-      sharingWords(r.m, 200).forEach(function (e) {
-        shapes(e).forEach(function (s) { if (/[\p{L}\p{N}]/u.test(s.fragments.join(""))) pool.push([e, s]); });
-      });
+      sharingWords(r.m, 200).forEach(function (p) { if (/[\p{L}\p{N}]/u.test(p[1].fragments.join(""))) pool.push(p); });
     }
     pool.forEach(function (p) {
       var e = p[0], s = p[1], msg = r.m, frags = s.fragments;
@@ -662,9 +665,10 @@
     var cut = reading(msg, r.x, r.src, r.f, true, r.ln), out = [];
     // an older wording that ended its sentence where today's message goes on
     var stopped = msg.endsWith(".") && !msg.endsWith("..") && !r.t ? msg.slice(0, -1) : null;
-    sharingWords(msg, 200).forEach(function (e) {
+    sharingWords(msg, 200).forEach(function (p) {
+      var e = p[0];
       if (r.x && kind(e) === "log" && r.src !== "log") return;
-      shapes(e).forEach(function (s) {
+      [p[1]].forEach(function (s) {
         var frags = fold ? s.fragments.map(foldCase) : s.fragments, m0 = fold ? foldCase(msg) : msg;
         var st = stopped !== null && fold ? foldCase(stopped) : stopped;
         var covered = prefixCover(frags, s.starts_literal, s.ends_literal, m0);
@@ -795,25 +799,17 @@
       i = next + len;
     }
   }
-  function run() {
-    var raw = box.value.slice(0, MAX_QUERY).trim();
-    list.textContent = "";
-    if (!raw) return;
+  // The box's answer to a paste, as data: the foreign errors it names, then rows of [entry,
+  // badge] (matches, weak candidates when nothing matches, entries sharing its words), at most
+  // LIMIT of them, and how many more matched.
+  function results(raw) {
+    raw = raw.slice(0, MAX_QUERY).trim();
+    if (!raw) return {foreign: [], rows: [], more: 0, qw: []};
     var read = readingsOf(raw), messages = read.readings.map(function (r) { return r.m; });
     var foreign = (data.foreign || []).filter(function (f) {
       return inOrder(f.match, read.cleaned) || messages.some(function (m) { return inOrder(f.match, m); });
     });
     var foreignMsgs = new Set(messages.filter(function (m) { return foreign.some(function (f) { return inOrder(f.match, m); }); }));
-    foreign.forEach(function (f) {
-      var li = document.createElement("li");
-      li.className = "foreign";
-      li.textContent = visible("Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation);
-      // what to check, as errcat match prints it under the line
-      if ((f.check || []).length) {
-        f.check.forEach(function (c) { var item = document.createElement("div"); item.className = "check"; item.textContent = visible("Check: " + c); li.appendChild(item); });
-      }
-      list.appendChild(li);
-    });
     var got = answer(read, foreign, foreignMsgs), shown = new Set(), rows = [];
     // As errcat match answers: the entries that match and nothing else; weak candidates (worded
     // alike, not a match) only when none does; and for words that are no paste ("kv cache"),
@@ -831,8 +827,34 @@
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
       .slice(0, Math.max(0, LIMIT - rows.length)).forEach(function (p) { rows.push([p[1], " \u00b7 shares words"]); });
-    var more = rows.length - LIMIT;
-    rows.slice(0, LIMIT).forEach(function (row) {
+    return {foreign: foreign, rows: rows.slice(0, LIMIT), more: rows.length - LIMIT, qw: qw};
+  }
+  // The answer as ids and badges, as the page shows them (what the Node parity test compares).
+  window.errcatResults = function (raw) {
+    var got = results(raw);
+    return {foreign: got.foreign.map(function (f) { return f.name; }), more: got.more,
+            rows: got.rows.map(function (row) { return [row[0].id, row[0].exception + row[1]]; })};
+  };
+
+  // --------------------------------------------------------------- the page: the box and its list
+  var box = typeof document === "undefined" ? null : document.getElementById("search");
+  var list = box && document.getElementById("results");
+  if (!box || !list) return;
+  var base = document.body.getAttribute("data-root") || "";
+  function run() {
+    list.textContent = "";
+    var got = results(box.value), qw = got.qw;
+    got.foreign.forEach(function (f) {
+      var li = document.createElement("li");
+      li.className = "foreign";
+      li.textContent = visible("Not raised by " + data.repo + ": raised by " + f.origin + " (" + f.name + "). " + f.explanation);
+      // what to check, as errcat match prints it under the line
+      if ((f.check || []).length) {
+        f.check.forEach(function (c) { var item = document.createElement("div"); item.className = "check"; item.textContent = visible("Check: " + c); li.appendChild(item); });
+      }
+      list.appendChild(li);
+    });
+    got.rows.forEach(function (row) {
       var e = row[0], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
       shownTitle(a, e, qw);
@@ -842,12 +864,12 @@
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
       list.appendChild(li);
     });
-    if (more > 0) {
+    if (got.more > 0) {
       var rest = document.createElement("li"); rest.className = "muted";
-      rest.textContent = more + " more entr" + (more === 1 ? "y matches" : "ies match") + ": paste more of the message to narrow them down.";
+      rest.textContent = got.more + " more entr" + (got.more === 1 ? "y matches" : "ies match") + ": paste more of the message to narrow them down.";
       list.appendChild(rest);
     }
-    if (!rows.length && !foreign.length) {
+    if (!got.rows.length && !got.foreign.length && box.value.trim()) {
       var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
       list.appendChild(li);
     }
