@@ -3,7 +3,7 @@
 Layout of the site directory::
 
     index.html            every entry, with the search box
-    errors/<id>.html      one catalogue page per entry (sections in the order of page.py)
+    errors/<id>.html      one catalogue page per entry (page_model's sections, as errcat show has them)
     search-index.js       what the search box needs of the dataset's search index, as a script
                           (file:// pages cannot fetch JSON)
     search.js, style.css  the search box (plain JS, no network) and the styles, copied from the
@@ -38,26 +38,12 @@ from pygments.formatters import HtmlFormatter  # type: ignore[import-untyped]
 from crawler.base.errors import UsageError
 from crawler.base.markdown import safe_link
 from crawler.base.progress import task
-from crawler.catalogue.evidence import issue_number
-from crawler.consume.history_page import TITLE as HISTORY
-from crawler.consume.history_page import Others, Piece, history_note, history_rows, inherited, inherited_note
-from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
-from crawler.consume.meaning_page import (
-    DO_NOTE,
-    DO_TITLE,
-    FACTS_TITLE,
-    NOTE,
-    TITLE,
-    action_rows,
-    fact_lines,
-    meaning_html,
-    meaning_markdown,
-    message_text,
-    split_code,
-    swallowed,
-    tracker_links,
-)
-from crawler.consume.meaning_page import rows as meaning_rows
+from crawler.consume.history_page import Others, Piece
+from crawler.consume.meaning_page import split_code
+from crawler.consume.page_model import NOT_EXPLAINED as NOT_EXPLAINED
+from crawler.consume.page_model import Block, Bullets, Code, Context, Evidence, Items, Links, Markdown, Rows, Section, build, file_digests
+from crawler.consume.page_model import Line as LineBlock
+from crawler.consume.page_model import no_permalink as no_permalink
 from crawler.consume.site_html import code_html, esc, layout, safe_url, static_file
 from crawler.consume.site_index import MAX_CHANGELOG_CHARS, index_html
 from crawler.consume.site_markdown import (
@@ -73,10 +59,8 @@ from crawler.consume.site_markdown import (
 from crawler.consume.site_markdown import (
     md_indent as _indent,
 )
-from crawler.model.records import ID_RE, shown_source
+from crawler.model.records import ID_RE
 from crawler.model.search import SearchIndex
-
-NOT_EXPLAINED = "Not yet explained."
 
 
 def script_json(data: Any) -> str:
@@ -104,20 +88,7 @@ def record_href(base: str, eid: str, up: str = "../") -> str:
     return f"{base if base.lower().startswith('https://') else up + base}/errors/{eid}.json"
 
 
-def no_permalink(record: dict[str, Any]) -> str:
-    """Why a record's permalinks are null, as its provenance says."""
-    return (record["provenance"].get("permalinks") or {}).get("reason") or "none recorded"
-
-
 _FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
-
-
-def _shown_lines(loc: dict[str, Any], snippet: dict[str, Any]) -> list[int]:
-    """The raise's lines that the snippet shows (a record's line numbers are not trusted to be
-    few: the range is cut to the snippet's own lines)."""
-    first = max(loc["line"], snippet["start_line"])
-    last = min(loc.get("end_line", loc["line"]), snippet["start_line"] + snippet["code"].count("\n"))
-    return list(range(first, last + 1))
 
 
 # --------------------------------------------------------------------------- HTML
@@ -137,45 +108,6 @@ def primary(r: dict[str, Any]) -> dict[str, Any]:
     return r["sites"][0]
 
 
-#: "curated" text a reviewer accepted as a machine wrote it: read by a person, not written by one
-ACCEPTED_TEXT = "yes, reviewed by a person"
-STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, not reviewed", "absent": "not yet by a person"}
-
-
-def _history_html(r: dict[str, Any], titles: dict[str, str], others: Others | None = None) -> str:
-    """The history section (absent before a history or sync run covered the entry)."""
-    rows = history_rows(r.get("history"), r, others)
-    if not rows:
-        return ""
-    note = history_note(r.get("history"))
-    return _section("history", HISTORY, (f'<p class="retired">{esc(note)}</p>' if note else "") + '<dl class="facts">' + "".join(
-        f"<dt>{esc(label)}</dt><dd>{_pieces_html(pieces, titles)}</dd>" for label, pieces in rows) + "</dl>")
-
-
-def _pieces_html(pieces: list[Piece], titles: dict[str, str]) -> str:
-    """A history row's pieces (``history_page.Piece``) as HTML, every text escaped."""
-    def piece(kind: str, text: str) -> str:
-        if kind == "entry":
-            return _entry_link(text, titles)
-        if kind == "code":
-            return f"<code>{esc(text)}</code>"
-        return " &rarr; " if kind == "arrow" else esc(text)
-
-    return "".join(piece(k, t) for k, t in pieces)
-
-
-def _history_markdown(r: dict[str, Any], titles: dict[str, str], others: Others | None = None) -> list[str]:
-    rows = history_rows(r.get("history"), r, others)
-    if not rows:
-        return []
-    note = history_note(r.get("history"))
-    lines = [f"## {HISTORY}", ""] + ([md_text(note), ""] if note else [])
-    for label, pieces in rows:
-        text = _pieces_markdown(pieces, titles)
-        lines.append(f"- **{md_text(label)}:** {text}")
-    return lines + [""]
-
-
 def _entry_link(eid: str, titles: dict[str, str]) -> str:
     """Another entry by its title, linked when the site has its page."""
     if eid in titles and ID_RE.fullmatch(eid):
@@ -183,142 +115,115 @@ def _entry_link(eid: str, titles: dict[str, str]) -> str:
     return f"<code>{esc(eid)}</code>"
 
 
-def _pieces_markdown(pieces: list[Piece], titles: dict[str, str]) -> str:
+def _item_href(link: tuple[str, str] | None, titles: dict[str, str], suffix: str) -> str | None:
+    """Where a list item's first piece links: another entry's page when the site has it, a permalink."""
+    if link is None:
+        return None
+    if link[0] == "entry":
+        return f"{link[1]}{suffix}" if link[1] in titles and ID_RE.fullmatch(link[1]) else None
+    return safe_url(link[1])
+
+
+def _linked_items(block: Items, titles: dict[str, str], suffix: str,
+                  pieces: Callable[[list[Piece], dict[str, str]], str]) -> list[tuple[str | None, str, str]]:
+    """Each item of a list as (where its first piece links, that piece, the rest), rendered by ``pieces``."""
+    return [(_item_href(block.links[n] if block.links else None, titles, suffix), pieces(item[:1], titles), pieces(item[1:], titles))
+            for n, item in enumerate(block.items)]
+
+
+def _pieces_html_of(pieces: list[Piece], titles: dict[str, str]) -> str:
+    """page_model's pieces as HTML, every text escaped."""
     def piece(kind: str, text: str) -> str:
-        if kind == "entry":  # linked as the HTML page links it, when the site has its page
-            return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
-        return md_inline(text) if kind == "code" else " → " if kind == "arrow" else md_text(text)
+        if kind == "entry":
+            return _entry_link(text, titles)
+        if kind in ("code", "exception"):
+            return f"<code>{esc(text)}</code>"
+        if kind == "arrow":
+            return " &rarr; "
+        if kind == "prose":
+            return split_code(text, esc, lambda c: f"<code>{esc(c)}</code>")
+        if kind == "muted":
+            return f'<span class="muted">{esc(text)}</span>'
+        if kind == "link":
+            return f'<a class="permalink" href="{esc(safe_url(text))}">view on GitHub</a>'
+        return "" if kind == "status" else esc(text)
 
     return "".join(piece(k, t) for k, t in pieces)
 
 
-def _curated_html(ex: dict[str, Any]) -> list[str]:
-    """The curated sections that have something in them, Markdown rendered (site_markdown)."""
-    parts = []
-    if ex.get("what_it_means"):
-        parts.append(_section("what-it-means", "What it means", markdown_html(ex["what_it_means"])))
-    if ex.get("solutions"):
-        parts.append(_section("solutions", "Solutions", _bullets(ex["solutions"])))
-    fix = ex.get("example_fix") or {}
-    if fix.get("before") or fix.get("after"):
-        lang = code_language(fix.get("before", "") + "\n" + fix.get("after", ""))
-        parts.append(_section("example-fix", "Example fix", "<h3>Before</h3>" + highlight_block(fix.get("before", ""), lang)
-                              + "<h3>After</h3>" + highlight_block(fix.get("after", ""), lang)))
-    patterns = ex.get("defensive_patterns") or []
-    if patterns:
-        parts.append(_section("defensive-patterns", "Defensive patterns", "".join(
-            markdown_html(p["strategy"]) + (highlight_block(p["code"], "") if p.get("code") else "") for p in patterns)))
-    if ex.get("prevention"):
-        parts.append(_section("prevention", "Prevention", _bullets(ex["prevention"])))
-    when = ex.get("when_it_happens") or {}
-    when_html = (markdown_html(when["trigger"]) if when.get("trigger") else "") + (_bullets(when["common_situations"]) if when.get("common_situations") else "")
-    if when_html:
-        parts.append(_section("when-it-happens", "When it happens", when_html))
-    return parts
+#: The class of a row's value, by the rows' style and label.
+_DD_CLASS = {("todo", "Whose move"): "who", ("todo", "Step"): "step"}
+_DD_ID = {"Exception": "exception"}
 
 
-def _drafted_by(ex: dict[str, Any]) -> str:
-    return f" (machine-written by <code>{esc(ex['model'])}</code>, not reviewed)" if ex.get("model") else esc(explained_note(ex))
+def _block_html(block: Block, section: Section, titles: dict[str, str], json_href: str = "") -> str:
+    if isinstance(block, Rows):
+        cells = []
+        for label, pieces in block.rows:
+            status = next((t for k, t in pieces if k == "status"), None)
+            attrs = (f' id="{_DD_ID[label]}"' if block.style == "summary" and label in _DD_ID else "") + (
+                f' class="status-{esc(status)}"' if status else
+                f' class="{_DD_CLASS[block.style, label]}"' if (block.style, label) in _DD_CLASS else "")
+            cells.append(f"<dt>{esc(label)}</dt><dd{attrs}>{_pieces_html_of(pieces, titles)}</dd>")
+        summary = ' id="summary"' if block.style == "summary" else ""
+        return f'<dl class="facts"{summary}>' + "".join(cells) + "</dl>"
+    if isinstance(block, LineBlock):
+        cls = {"inherited": ' class="inherited" id="inherited"', "muted": ' class="muted"', "derived": ' class="muted"',
+               "retired": ' class="retired"', "caught": ' class="caught"'}.get(block.style, "")
+        if section.key == "not-explained":
+            cls = ' class="muted" id="not-explained"'
+        if section.key == "provenance":
+            return f'<p>{_pieces_html_of(block.pieces, titles)} <a id="json-link" href="{esc(json_href)}">This entry as JSON</a>.</p>'
+        return f"<p{cls}>{_pieces_html_of(block.pieces, titles)}</p>"
+    if isinstance(block, Links):
+        return ('<p class="tracker">' + " · ".join(f'<a href="{esc(safe_url(url))}" rel="nofollow noopener">{esc(label)}</a>'
+                                                   for label, url in block.links) + "</p>")
+    if isinstance(block, Markdown):
+        return markdown_html(block.text)
+    if isinstance(block, Bullets):
+        return _bullets(block.items)
+    if isinstance(block, Items):
+        tag = "ol" if block.ordered else "ul"
+        out = [f"<li>{f'<a href={chr(34)}{esc(href)}{chr(34)}>{first}</a>' if href else first}{rest}</li>"
+               for href, first, rest in _linked_items(block, titles, ".html", _pieces_html_of)]
+        return f"<{tag}>" + "".join(out) + f"</{tag}>"
+    if isinstance(block, Code):
+        head = f"<h3>{esc(block.label)}</h3>" if block.label else ""
+        if block.language == "message":
+            return f'<pre class="message">{esc(block.code) or "<span class=muted>(no message)</span>"}</pre>'
+        if block.language == "":
+            # an example fix's two blocks in the one language both read as
+            lang = code_language("\n".join(b.code for b in section.blocks if isinstance(b, Code))) if section.key == "example-fix" else ""
+            return head + highlight_block(block.code, lang)
+        hit = list(range(block.hit[0], block.hit[1] + 1)) if block.hit else None
+        return head + code_html(block.code, block.start, hit, native=block.language in _FENCE)
+    if isinstance(block, Evidence):
+        return ""  # in the summary's list (``_reported_html``)
+    raise TypeError(f"no HTML for {type(block).__name__}")
 
 
-def _reported_html(ex: dict[str, Any]) -> str:
+def _reported_html(block: Evidence) -> str:
     """"Reported in #2248, #10439": the issues where users met the error (curated evidence; each
     link was checked to be the repository's own on reading), the reporter's quote as its tooltip."""
-    evidence = ex.get("evidence") or []
-    if not evidence:
-        return ""
-    links = ", ".join(
-        f'<a href="{esc(safe_url(e["url"]))}" title="{esc(e.get("title") or e.get("quote") or "")}">{esc(issue_number(e["url"]))}</a>'
-        for e in evidence)
+    links = ", ".join(f'<a href="{esc(safe_url(url))}" title="{esc(title or quote or "")}">{esc(number)}</a>'
+                      for url, title, quote, number in block.items)
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
 
-def _what_to_do_html(r: dict[str, Any]) -> str:
-    """Who acts and the steps (``meaning.action``, derived), with the tracker's links."""
-    rows = action_rows(r.get("meaning"))
-    if not rows:
-        return ""
-    links = tracker_links(r)
-    return _section("what-to-do", DO_TITLE, '<dl class="facts">' + "".join(
-        f'<dt>{esc(label)}</dt><dd class="{"who" if label == "Whose move" else "step"}">{split_code(text, esc, lambda c: f"<code>{esc(c)}</code>")}</dd>'
-        for label, text in rows) + "</dl>"
-        + ('<p class="tracker">' + " · ".join(f'<a href="{esc(safe_url(url))}" rel="nofollow noopener">{esc(label)}</a>'
-                                               for label, url in links) + "</p>" if links else "")
-        + f'<p class="muted">{esc(DO_NOTE)}</p>')
-
-
-def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
-    exc = r["exception"]
-    loc = r["location"]
-    ex = r.get("explanation") or {}
-    prov = r["provenance"]
-    site = primary(r)
-    status = r.get("explanation_status", "absent")
-    parts: list[str] = [f'<h1 id="title">{esc(r["title"])}</h1>']
-    ancestor = exc.get("builtin_ancestor")
-    ancestry = f" ({article(ancestor)} <code>{esc(ancestor)}</code>)" if ancestor and ancestor != exc["name"] else ""
-    parts.append(
-        '<dl class="facts" id="summary">'
-        + (f'<dt>Exception</dt><dd id="exception">{esc(unknown_exception(r) or "")}</dd>' if shows_exception(r) and unknown_exception(r)
-           else f'<dt>Exception</dt><dd id="exception"><code>{esc(exc["qualname"])}</code>{ancestry}</dd>'
-           if shows_exception(r) else "")
-        + f'<dt>Kind</dt><dd>{esc(kind_text(r["kind"], r.get("native")))}</dd>'
-        + "".join(f"<dt>{esc(label)}</dt><dd><code>{esc(text)}</code></dd>" for label, text in surface_rows(r))
-        + f'<dt>Id</dt><dd><code>{esc(r["id"])}</code></dd>'
-        f'<dt>Explained</dt><dd class="status-{esc(status)}">{esc(ACCEPTED_TEXT if status == "curated" and ex.get("accepted_as_is") else STATUS_TEXT.get(status, status))}{_drafted_by(ex)}</dd>'
-        + _reported_html(ex)
-        + "</dl>"
-    )
-    msg = r["message"]
-    parts.append(_section("message", "Message", f'<pre class="message">{esc(message_text(msg)) or "<span class=muted>(no message)</span>"}</pre>'))
-    parts.append(_what_to_do_html(r))
-    parts.append(_history_html(r, titles, others))
-    # a retired entry's page shows the explanation written for its successor, said as such
-    got = inherited(r, others)
-    curated = _curated_html(dict(got[0]["explanation"]) if got else ex)
-    if got:
-        parts.append(f'<p class="inherited" id="inherited">{_pieces_html(inherited_note(got), titles)}</p>')
-    parts += curated[:1]  # what it means, before the code
-    snippet = site["snippet"]
-    source = (
-        f'<p><code>{esc(loc["path"])}:{loc["line"]}</code> in <code>{esc(loc["qualname"])}</code> — '
-        + (f'<a class="permalink" href="{esc(safe_url(loc["permalink"]))}">view on GitHub</a></p>' if loc["permalink"]
-           else f'<span class="muted no-permalink">no permalink: {esc(no_permalink(r))}</span></p>')
-        + code_html(snippet["code"], snippet["start_line"], _shown_lines(loc, snippet), native=bool(site.get("native")))
-    )
-    parts.append(_section("source", "Source", source))
-    facts = fact_lines(site.get("facts"))
-    caught = swallowed(r)
-    if facts or caught:
-        parts.append(_section("facts", FACTS_TITLE, ("<ul>" + "".join(f"<li><code>{esc(x)}</code></li>" for x in facts) + "</ul>" if facts else "")
-                              + (f'<p class="caught">{split_code(caught, esc, lambda c: f"<code>{esc(c)}</code>")}</p>' if caught else "")))
-    derived = meaning_rows(r.get("meaning"), trigger_label(r))
-    if derived:
-        parts.append(_section("derived", TITLE, '<dl class="facts">' + "".join(
-            f"<dt>{esc(label)}</dt><dd>{split_code(text, esc, lambda c: f'<code>{esc(c)}</code>')}</dd>"
-            for label, text in derived) + f'</dl><p class="muted">{esc(NOTE)}</p>'))
-    if curated[1:]:
-        parts += curated[1:]
-    elif not curated:
-        parts.append(f'<p class="muted" id="not-explained">{NOT_EXPLAINED}</p>')
-    derived_html = meaning_html(r)
-    if derived_html:
-        parts.append(derived_html)
-    related = [x for x in r.get("related") or []]
-    if related:
-        parts.append(_section("related", "Related errors", "<ul>" + "".join(
-            f'<li><a href="{esc(x["id"])}.html">{esc(x["title"])}</a> <span class="muted">({esc(x["reason"])})</span></li>'
-            if x["id"] in titles else f'<li>{esc(x["title"])} <span class="muted">({esc(x["reason"])})</span></li>'
-            for x in related) + "</ul>"))
-    if len(r["sites"]) > 1:
-        parts.append(_section("sites", f"All {len(r['sites'])} sites", "<ul>" + "".join(
-            "<li>" + (f'<a href="{esc(safe_url(s["permalink"]))}"><code>{esc(s["path"])}:{s["line"]}</code></a>' if s["permalink"]
-                      else f'<code>{esc(s["path"])}:{s["line"]}</code>') + f' in <code>{esc(s["qualname"])}</code></li>'
-            for s in r["sites"]) + "</ul>"))
-    commit, dated = shown_source(prov)
-    parts.append(_section("provenance", "Last changed",
-                          f'<p>{esc(prov["repo"])} at <code>{esc(commit)}</code> ({SINCE}){esc(dated)}. <a id="json-link" href="{esc(record_href(data, r["id"]))}">This entry as JSON</a>.</p>'))
-    what = exc["name"] if r["kind"] != "response" else "error response"  # not its builder's name
+def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None,
+               digests: frozenset[str] = frozenset()) -> str:
+    model = build(r, Context(others, digests))
+    parts: list[str] = [f'<h1 id="title">{esc(model.title)}</h1>']
+    for section in model.sections:
+        inner = "".join(_block_html(b, section, titles, record_href(data, r["id"])) for b in section.blocks)
+        if section.key == "summary":
+            reported = "".join(_reported_html(b) for b in section.blocks if isinstance(b, Evidence))
+            parts.append(inner.replace("</dl>", reported + "</dl>", 1) if reported else inner)
+        elif section.title is None:
+            parts.append(inner)
+        else:
+            parts.append(_section(section.key, section.title, inner))
+    what = r["exception"]["name"] if r["kind"] != "response" else "error response"  # not its builder's name
     return layout(f"{r['title']} — {what}", "\n".join(p for p in parts if p), "../", repo)
 
 
@@ -329,70 +234,71 @@ def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str =
 _FENCE = {"cpp": "cpp", "cuda": "cuda", "rust": "rust"}
 
 
-def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", others: Others | None = None) -> str:
-    exc, loc, ex, prov = r["exception"], r["location"], r.get("explanation") or {}, r["provenance"]
-    out = [f"# {md_text(r['title'])}", "",
-           *([f"- **Exception:** {unknown_exception(r) or md_inline(exc['qualname'])}"]
-             if shows_exception(r) else []),
-           f"- **Kind:** {md_text(kind_text(r['kind'], r.get('native')))}",
-           *(f"- **{label}:** {md_inline(text)}" for label, text in surface_rows(r)), f"- **Id:** {md_inline(r['id'])}",
-           f"- **Explained:** {r.get('explanation_status', 'absent')}"
-           + (f" (machine-written by {md_inline(ex['model'])}, not reviewed)" if ex.get("model") else md_text(explained_note(ex))),
-           *(["- **Reported in:** " + ", ".join(f"[{issue_number(e['url'])}](<{safe_url(e['url'])}>)" for e in ex["evidence"])]
-             if ex.get("evidence") else []),
-           "", "## Message", "", md_code(message_text(r["message"])), ""]
-    todo = action_rows(r.get("meaning"))
-    if todo:
-        out += [f"## {DO_TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in todo),
-                *([" · ".join(f"[{label}](<{safe_url(url)}>)" for label, url in tracker_links(r))] if tracker_links(r) else []),
-                "", f"*{md_text(DO_NOTE)}*", ""]
-    out += _history_markdown(r, titles, others)
-    got = inherited(r, others)
-    if got:  # the explanation written for its successor, said as such
-        ex = dict(got[0]["explanation"])
-        out += [f"*{_pieces_markdown(inherited_note(got), titles)}*", ""]
+def _pieces_md(pieces: list[Piece], titles: dict[str, str]) -> str:
+    """page_model's pieces as Markdown: the dataset's strings escaped (md_text, md_inline)."""
+    def piece(kind: str, text: str) -> str:
+        if kind == "entry":  # linked as the HTML page links it, when the site has its page
+            return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
+        if kind in ("code", "exception"):
+            return md_inline(text)
+        if kind == "arrow":
+            return " → "
+        if kind == "prose":
+            return split_code(text, md_text, md_inline)
+        if kind == "link":
+            return f"[view on GitHub](<{safe_url(text)}>)"
+        return "" if kind == "status" else md_text(text)
 
-    def sec(title: str, body: str) -> None:
-        if body:  # as on the HTML page, a section with nothing in it is left out
-            out.extend([f"## {title}", "", body, ""])
+    return "".join(piece(k, t) for k, t in pieces)
 
+
+def _block_md(block: Block, section: Section, titles: dict[str, str], json_href: str) -> str:
     def bullets(items: list[str]) -> str:
         return "\n".join(_indent(markdown_markdown(s), "- ", "  ") for s in items)
 
-    # curated text is Markdown: passed through as such (markdown_markdown), where the dataset's
-    # other strings are escaped (md_text, md_inline, md_code)
-    sec("What it means", markdown_markdown(ex.get("what_it_means") or ""))
-    snippet = primary(r)["snippet"]
-    link = f"[view on GitHub](<{safe_url(loc['permalink'])}>)" if loc["permalink"] else f"no permalink: {md_text(no_permalink(r))}"
-    out += ["## Source", "", f"{md_inline(loc['path'] + ':' + str(loc['line']))} in {md_inline(loc['qualname'])} — {link}",
-            "", md_code(snippet["code"], _FENCE.get(str((primary(r).get("native") or {}).get("language")), "python")), ""]
-    caught = swallowed(r)
-    sec(FACTS_TITLE, "\n".join([*(f"- {md_inline(x)}" for x in fact_lines(primary(r).get("facts"))),
-                                 *(["", split_code(caught, md_text, md_inline)] if caught else [])]).strip("\n"))
-    derived = meaning_rows(r.get("meaning"), trigger_label(r))
-    if derived:
-        out += [f"## {TITLE}", "", *(f"- **{label}:** {split_code(text, md_text, md_inline)}" for label, text in derived),
-                "", f"*{md_text(NOTE)}*", ""]
-    curated_at = len(out)
-    sec("Solutions", bullets(ex.get("solutions") or []))
-    fix = ex.get("example_fix") or {}
-    fix_lang = code_language(fix.get("before", "") + "\n" + fix.get("after", ""))
-    sec("Example fix", f"Before:\n\n{md_code(fix.get('before', ''), fix_lang)}\n\nAfter:\n\n{md_code(fix.get('after', ''), fix_lang)}"
-        if fix.get("before") or fix.get("after") else "")
-    sec("Defensive patterns", "\n\n".join(markdown_markdown(p["strategy"]) + ("\n\n" + md_code(p["code"], code_language(p["code"])) if p.get("code") else "")
-                                          for p in ex.get("defensive_patterns") or []))
-    sec("Prevention", bullets(ex.get("prevention") or []))
-    when = ex.get("when_it_happens") or {}
-    sec("When it happens", "\n\n".join(filter(None, [markdown_markdown(when.get("trigger") or ""), bullets(when.get("common_situations") or [])])))
-    if len(out) == curated_at and not ex.get("what_it_means"):
-        out += [f"*{NOT_EXPLAINED}*", ""]
-    out += meaning_markdown(r)
-    rel = [f"- [{md_text(x['title'])}]({x['id']}.md) ({md_text(x['reason'])})" if x["id"] in titles else f"- {md_text(x['title'])} ({md_text(x['reason'])})"
-           for x in r.get("related", [])]
-    sec("Related errors", "\n".join(rel))
-    commit, dated = shown_source(prov)
-    out += ["---", "", f"Last changed in {md_text(prov['repo'])} at {md_inline(commit)} ({SINCE}){md_text(dated)}. "
-            f"[This entry as JSON](<{record_href(data, r['id'])}>)", ""]
+    if isinstance(block, Rows):
+        return "\n".join(f"- **{md_text(label)}:** {_pieces_md(pieces, titles)}" for label, pieces in block.rows)
+    if isinstance(block, LineBlock):
+        text = _pieces_md(block.pieces, titles)
+        if section.key == "provenance":
+            return f"{text} [This entry as JSON](<{json_href}>)"
+        if section.key == "not-explained":
+            return f"*{NOT_EXPLAINED}*"
+        return f"*{text}*" if block.style in ("inherited", "muted", "derived") else text
+    # curated text is Markdown: passed through as such, where the dataset's other strings are escaped
+    simple = {Links: lambda b: " · ".join(f"[{label}](<{safe_url(url)}>)" for label, url in b.links),
+              Markdown: lambda b: markdown_markdown(b.text), Bullets: lambda b: bullets(b.items)}
+    if type(block) in simple:
+        return str(simple[type(block)](block))
+    if isinstance(block, Items):
+        mark = "1." if block.ordered else "-"
+        lines = [f"{mark} {f'[{first}](<{href}>)' if href else first}{rest}" for href, first, rest in _linked_items(block, titles, ".md", _pieces_md)]
+        return "\n".join(lines)
+    if isinstance(block, Code):
+        head = f"{block.label}:\n\n" if block.label else ""
+        if block.language == "message":
+            return md_code(block.code)
+        if block.language == "":
+            lang = code_language("\n".join(b.code for b in section.blocks if isinstance(b, Code)) if section.key == "example-fix" else block.code)
+            return head + md_code(block.code, lang)
+        return head + md_code(block.code, _FENCE.get(block.language, "python"))
+    if isinstance(block, Evidence):
+        return "- **Reported in:** " + ", ".join(f"[{number}](<{safe_url(url)}>)" for url, _, _, number in block.items)
+    raise TypeError(f"no Markdown for {type(block).__name__}")
+
+
+def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", others: Others | None = None,
+                   digests: frozenset[str] = frozenset()) -> str:
+    model = build(r, Context(others, digests))
+    out = [f"# {md_text(model.title)}", ""]
+    for section in model.sections:
+        body = "\n\n".join(_block_md(b, section, titles, record_href(data, r["id"])) for b in section.blocks)
+        if section.key == "summary":
+            body = body.replace("\n\n- **Reported in:**", "\n- **Reported in:**")  # one list with the summary's rows
+        if section.title is None:
+            out += [body, ""]
+        else:
+            out += [f"## {md_text(section.title)}", "", body, ""]
     return "\n".join(out)
 
 
@@ -434,6 +340,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
     records = sorted((r.model_dump(mode="json") for r in read.records), key=lambda r: r["id"])
     titles = {r["id"]: r["title"] for r in records}
     by_id = {r["id"]: r for r in records}  # a replacement's page says how the other record differs
+    digests = file_digests(manifest)  # a wheel's files digest, shown as its release, never as a commit
     index = read.search
     foreign = read.foreign
     out = Path(os.path.abspath(out))  # "." and "x/.." name the directory itself, which the swap renames
@@ -449,13 +356,13 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
             yield SITE_MARK, SITE_MARK_TEXT
             if fmt == "markdown":
                 for r in records:
-                    yield f"errors/{r['id']}.md", entry_markdown(r, titles, base, by_id).encode()
+                    yield f"errors/{r['id']}.md", entry_markdown(r, titles, base, by_id, digests).encode()
                     pages.advance()
                 yield "index.md", index_markdown(records, manifest, repo).encode()
             else:
                 assert index is not None
                 for r in records:
-                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles, base, by_id).encode()
+                    yield f"errors/{r['id']}.html", entry_html(r, repo, titles, base, by_id, digests).encode()
                     pages.advance()
                 yield "index.html", index_html(records, manifest, repo, changes).encode()
                 yield "style.css", (static_file("site.css") + _FORMATTER_CSS + "\n").encode()
