@@ -69,7 +69,7 @@ class Page:
 
 
 #: A piece's style on the terminal (page_model's piece kinds).
-_PIECE_STYLE = {"code": "", "exception": "exception", "entry": "id", "derived": "derived", "muted": "muted", "link": "link",
+_PIECE_STYLE = {"code": "", "exception": "exception", "entry": "id", "id": "id", "derived": "derived", "muted": "muted", "link": "link",
                 "text": "", "prose": ""}
 
 

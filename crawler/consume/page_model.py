@@ -52,7 +52,7 @@ STATUS_TEXT = {"curated": "yes, by a person", "draft": "draft: machine-written, 
 
 # --------------------------------------------------------------------------- blocks
 #
-# A Piece is (kind, text): "text", "code" (a name or a value), "entry" (another entry's id),
+# A Piece is (kind, text): "text", "code" (a name or a value), "id" (this entry's id), "entry" (another entry's id),
 # "arrow", "prose" (a derived sentence whose `backticks` are code), "exception" (the class
 # raised), "link" (a URL, shown as itself or behind the row's label), "derived" (a note that says
 # errcat wrote it), "muted".
@@ -205,7 +205,7 @@ def _summary(r: dict[str, Any]) -> Section:
         rows.append(("Exception", [("text", unknown)] if unknown else [("exception", exc["qualname"]), *ancestry]))
     rows.append(("Kind", [("text", kind_text(r["kind"], r.get("native")))]))
     rows += [(label, [("code", text)]) for label, text in surface_rows(r)]
-    rows.append(("Id", [("entry", r["id"])]))
+    rows.append(("Id", [("id", r["id"])]))
     ex = r.get("explanation") or {}
     status = r.get("explanation_status", "absent")
     shown = ACCEPTED_TEXT if status == "curated" and ex.get("accepted_as_is") else STATUS_TEXT.get(status, status)

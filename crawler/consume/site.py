@@ -136,7 +136,7 @@ def _pieces_html_of(pieces: list[Piece], titles: dict[str, str]) -> str:
     def piece(kind: str, text: str) -> str:
         if kind == "entry":
             return _entry_link(text, titles)
-        if kind in ("code", "exception"):
+        if kind in ("code", "exception", "id"):
             return f"<code>{esc(text)}</code>"
         if kind == "arrow":
             return " &rarr; "
@@ -239,7 +239,7 @@ def _pieces_md(pieces: list[Piece], titles: dict[str, str]) -> str:
     def piece(kind: str, text: str) -> str:
         if kind == "entry":  # linked as the HTML page links it, when the site has its page
             return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
-        if kind in ("code", "exception"):
+        if kind in ("code", "exception", "id"):
             return md_inline(text)
         if kind == "arrow":
             return " → "
@@ -368,7 +368,7 @@ def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[
                 yield "style.css", (static_file("site.css") + _FORMATTER_CSS + "\n").encode()
                 yield "search.js", static_file("search.js").encode()
                 yield "index.js", static_file("index.js").encode()
-                yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign))};\n".encode()
+                yield "search-index.js", f"window.ERRCAT_SEARCH = {script_json(_search_payload(index, foreign, by_id))};\n".encode()
 
     write_tree(out, files(), what="site", may_replace=may_replace)
     return len(records)
@@ -419,19 +419,53 @@ def may_replace(out: Path) -> None:
                              f"(no {SITE_MARK} in it); pass a new or empty directory")
 
 
-def _search_payload(index: SearchIndex, foreign: Sequence[Any] = ()) -> dict[str, Any]:
-    """What the search box needs of the index (sites stay in search.json), and the validated
-    foreign errors (foreign.py) it answers "not raised by" with."""
+def _search_payload(index: SearchIndex, foreign: Sequence[Any] = (), records: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What the search box needs of the index (sites stay in search.json), the validated foreign
+    errors (foreign.py) it answers "not raised by" with, and over a history the releases that
+    raised each entry and what raises a retired one's error today (``release_fields``)."""
     from crawler.consume.site_search import caught_as, own_ancestors, ranking_fields
 
     catch = caught_as(index)
+    releases, lineage = release_fields(records or {})
     # pairs, not an object: a name from the crawled code ("__proto__", "constructor") is no key to trust in JS
     return {"repo": index.repo, "commit": index.commit, "catch": list(catch.items()), "entries": [
         {"id": e.id, "title": e.title, "exception": e.exception, "text": e.text, "fragments": e.fragments,
          "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens,
-         **ranking_fields(e), **own_ancestors(e, catch),
+         **ranking_fields(e), **own_ancestors(e, catch), **lineage.get(e.id, {}),
          # only where there are some: few entries are assembled messages
          **({"alternatives": [{"fragments": a.fragments, "anchors": a.anchors} for a in e.alternatives]} if e.alternatives else {})}
         for e in index.entries],
         "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation, "check": list(f.check)}
-                    for f in foreign]}
+                    for f in foreign],
+        **({"releases": releases} if releases else {})}
+
+
+def release_fields(records: dict[str, dict[str, Any]]) -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The releases the catalogue's histories name (``lineage.covered_releases``), and for each
+    entry whose history names some, ``v``: [first, last, removed in] as positions in that list
+    (-1: none) with ``r`` 1 when it is retired, and ``t``: the entry that raises a retired one's
+    error today (``lineage.chain``'s last, when live), so the box answers as ``errcat match``'s
+    lineage and ``--version`` do."""
+    from crawler.consume.lineage import chain, covered_releases, version_key
+    from crawler.consume.lineage import releases as span_of
+
+    covered = covered_releases([r.get("history") for r in records.values()])
+    by_key = {version_key(v): n for n, v in enumerate(covered)}
+
+    def at(version: str | None) -> int:
+        return by_key.get(version_key(version), -1) if version else -1
+
+    out: dict[str, dict[str, Any]] = {}
+    for eid, r in records.items():
+        history = r.get("history")
+        span = span_of(history)
+        retired = isinstance(history, dict) and history.get("retired") is True
+        fields: dict[str, Any] = {"v": [at(span.first), at(span.last), at(span.removed_in)]} if span is not None else {}
+        if retired:
+            fields["r"] = 1
+            after = chain(r, records.get)
+            if after and not (after[-1].get("history") or {}).get("retired"):
+                fields["t"] = str(after[-1]["id"])
+        if fields:
+            out[eid] = fields
+    return covered, out

@@ -66,13 +66,21 @@ def answer_rows(dataset: Path, paste: str, matcher: Matcher) -> dict:
         if m.entry.id not in shown:
             shown.add(m.entry.id)
             how = " \u00b7 matches" if m.how == "full" else f" \u00b7 {BEGINNING}"
-            rows.append([m.entry.id, m.entry.exception + how + (f" \u00b7 {m.role}" if m.role else "")])
+            lineage = m.lineage or {}
+            # the lineage errcat match gives: retired, the releases that raised it, whether the
+            # release the paste names did, and what raises its error today
+            said = (" \u00b7 retired" + (f", raised in {lineage['raised_in']}" if lineage.get("raised_in") else "")
+                    if lineage.get("retired") else "")
+            if result.version and m.live_in:
+                said += f" \u00b7 {'raised by' if m.live_in > 0 else 'not raised by'} {result.version}"
+            today = lineage.get("today") if lineage.get("retired") else None
+            rows.append([m.entry.id, m.entry.exception + how + (f" \u00b7 {m.role}" if m.role else "") + said, today])
     if not rows or all(m.role == "umbrella" for m in result.matches):
         for w in result.weak:
             if w.entry.id not in shown:
                 shown.add(w.entry.id)
-                rows.append([w.entry.id, f"{w.entry.exception} \u00b7 weak"])
-    return {"rows": rows[:LIMIT], "foreign": [h.error.name for h in result.foreign]}
+                rows.append([w.entry.id, f"{w.entry.exception} \u00b7 weak", None])
+    return {"rows": rows[:LIMIT], "foreign": [h.error.name for h in result.foreign], "version": result.version}
 
 
 def assert_parity(node: str, dataset: Path, tmp: Path, pastes: list[str]) -> dict[str, int]:
@@ -82,7 +90,7 @@ def assert_parity(node: str, dataset: Path, tmp: Path, pastes: list[str]) -> dic
     render_site(dataset, site)
     got = box(node, site, pastes)
     matcher = Matcher.load(dataset)
-    seen = {"match": 0, "weak": 0, "foreign": 0}
+    seen = {"match": 0, "weak": 0, "foreign": 0, "retired": 0, "release": 0}
     for paste, answer in zip(pastes, got, strict=True):
         want_readings = [[r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None,
                           r.truncated, r.line] for r in paste_readings(paste)]
@@ -91,9 +99,12 @@ def assert_parity(node: str, dataset: Path, tmp: Path, pastes: list[str]) -> dic
         rows = [row for row in answer["results"]["rows"] if not row[1].endswith("\u00b7 shares words")]
         assert rows == want["rows"][:len(rows)] and len(rows) == min(len(want["rows"]), LIMIT), (paste, rows, want)
         assert answer["results"]["foreign"] == want["foreign"], paste
-        seen["match"] += any("\u00b7 weak" not in b for _, b in rows)
-        seen["weak"] += any(b.endswith("\u00b7 weak") for _, b in rows)
+        assert answer["results"]["version"] == want["version"], paste
+        seen["match"] += any("\u00b7 weak" not in b for _, b, _ in rows)
+        seen["weak"] += any(b.endswith("\u00b7 weak") for _, b, _ in rows)
         seen["foreign"] += bool(want["foreign"])
+        seen["retired"] += any("\u00b7 retired" in b for _, b, _ in rows)
+        seen["release"] += any("raised by " in b for _, b, _ in rows)
     return seen
 
 
@@ -167,5 +178,46 @@ def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli
                          "LookupError: unknown paint for the widget frame: green",
                          'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/a.py", line 9, in load\n'
                          "    raise FileNotFoundError(f\"no widget file at {path}\")\nFileNotFoundError: no widget file at /tmp/w"]
-    seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, pastes)
-    assert seen["match"] >= 5, seen
+    # a paste that names its release: what that release raised comes first, and each says whether it did
+    named = ["widgets version 1.0\nValueError: widget size must be", "widgets version: v1.1\nValueError: widget size must be",
+             "/venv/lib/python3.12/site-packages/widgets-2.0.dist-info\nValueError: widget size must be",
+             "widgets==0.9\nOverflowError: widget size is far too large for the frame",
+             "widgets version 1.0 and widgets version 2.0\nValueError: widget size must be"]
+    seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, pastes + named)
+    assert seen["match"] >= 5 and seen["retired"] >= 3 and seen["release"] >= 3, seen
+
+
+def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node, tmp_path):
+    """search.js's release order (lineage.version_key: PEP 440's, a local tag no part of the
+    release) and its reading of the
+    release a paste names (paste.named_version), on every pair of versions and every line."""
+    import itertools
+
+    from crawler.consume.lineage import version_key
+    from crawler.consume.paste import named_version
+
+    site = tmp_path / "site"
+    render_site(cd.write(tmp_path), site)
+    versions = ["0.6.3", "v0.6.3", "0.6.3.post1", "0.6.3post2", "0.7.0rc1", "0.7.0a2", "0.7.0b1", "0.7.0.dev3", "0.7.0", "0.7",
+                "v0.7.0.0", "1.10.0", "1.9.12", "0.10.2", "2.0rc2", "0.7.0.post", "0.7.0.post1.dev2", "1.0-rc1", "1.0.dev",
+                "1.0-1", "1.0.0a", "V1.0.0", "release-1.2", "1.0.0+cu118"]
+    lines = ["vLLM API server version 0.6.3", "INFO vllm version: v0.8.5", "Initializing an LLM engine (v0.8.5) with config",
+             "/usr/lib/python3/site-packages/vllm-0.6.3.dist-info/METADATA", "pip install vllm==0.10.2", "vllm-0.6.3+cu118-cp38",
+             "vllm version 0.6.3 then vllm version 0.7.0", "vllm version 0.6.3 and vllm==0.6.3", "no version here", "vllmx-0.6.3",
+             "see /opt/vllm/0.9.1/lib"]
+    script = ("globalThis.window = globalThis; const fs = require('fs'), vm = require('vm');"
+              "for (const f of ['search-index.js', 'search.js']) vm.runInThisContext(fs.readFileSync(process.argv[1] + '/' + f, 'utf8'));"
+              "const [vs, ls] = JSON.parse(fs.readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify([vs.map(a => vs.map(b => window.errcatCompareVersions(a, b))),"
+              " ls.map(l => window.errcatNamedVersion(l, 'vllm'))]));")
+    done = subprocess.run([node, "-e", script, str(site)], input=json.dumps([versions, lines]), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    order, named = json.loads(done.stdout)
+    for (i, a), (j, b) in itertools.product(enumerate(versions), repeat=2):
+        ka, kb = version_key(a), version_key(b)
+        assert ka is not None and kb is not None
+        want = (ka > kb) - (ka < kb)
+        assert order[i][j] == want, (a, b)
+    assert named == [named_version(line, "vllm") for line in lines]
+    assert named[0] == "0.6.3" and named[6] is None and named[7] == "0.6.3"

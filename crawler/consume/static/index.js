@@ -15,11 +15,15 @@
     return d;
   }
   function draw() {
-    var show = form.querySelector("input[name=show]:checked").value;
+    var show = form.querySelector("input[name=show]:checked").value, release = document.getElementById("release");
+    var at = release && release.value !== "" ? +release.value : -1;
     var by = document.getElementById("group-by").value, sort = document.getElementById("sort-by").value;
     var groups = new Map();
     items.forEach(function (li) {
       if (show !== "all" && li.getAttribute("data-s") !== show) return;
+      // the release filter: rows whose releases (data-v, "first-last") hold the one chosen
+      var span = at >= 0 ? li.getAttribute("data-v") : null;
+      if (span && (at < +span.split("-")[0] || at > +span.split("-")[1])) return;
       var key = li.getAttribute("data-" + by);
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(li);

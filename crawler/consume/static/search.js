@@ -347,7 +347,7 @@
         push(reading(m, c.x, c.src, c.f, ELLIPSIS.test(m) || c.src === "raise", c.ln));
       });
     });
-    return {readings: out, cleaned: lines.join("\n")};
+    return {readings: out, cleaned: lines.join("\n"), raw: text};
   }
   window.errcatReadings = function (t) { return readingsOf(t).readings; };
   // match.py's _prefix_cover: literal characters matched when the message is the start of one
@@ -482,7 +482,8 @@
   }
   window.errcatNearest = function (m) { return nearest(m).map(function (p) { return [p[0].id, p[1]]; }); };
   // Ranking as match.py's: each (entry, reading) that fits gets match.Match.key, compared
-  // element by element: [strong, full, coverage, exception named (2 same, 1 an ancestor),
+  // element by element: [strong, full, raised by the release the paste names (1, -1 not, 0 not
+  // known: set in answer), coverage, exception named (2 same, 1 an ancestor),
   // frame in the entry's function, not a Rust check in a Python traceback, raise > response >
   // log, fewer fields]; the best per entry, ties in id order.
   var DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", encoder = new TextEncoder();
@@ -575,7 +576,7 @@
     if (foreignMsgs.has(r.m)) anchored = framed = false;  // a line the project does not raise: only weak
     var strong = (anchored && support >= MIN_SUPPORT) || framed;
     return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong,
-            key: [strong ? 1 : 0, how === "full" ? 1 : 0, Math.round(coverage * 1e6) / 1e6, x, site,
+            key: [strong ? 1 : 0, how === "full" ? 1 : 0, 0, Math.round(coverage * 1e6) / 1e6, x, site,
                   rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)], -fieldCount(s)]};
   }
   function keyCmp(a, b) {
@@ -710,6 +711,70 @@
     return out;
   }
   function byId(a, b) { return a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0; }
+  // paste.named_version: the one release of the project (its repository's name) a paste names:
+  // a server's startup line, an engine's, a wheel's path or a pin; null for none or several
+  var RELEASE = "(v?\\d{1,4}(?:\\.\\d{1,6}){1,3}(?:(?:\\.?post|\\.?dev|rc|a|b)\\d{1,6})?)(?:\\+[A-Za-z0-9.]{1,40})?";
+  function namedVersion(text, name) {
+    if (!name || !/^[\w.-]{1,100}$/.test(name)) return null;
+    var n = name.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&"), found = new Map();
+    ["\\b" + n + "\\b[\\w ]{0,40}? version:? " + RELEASE + "(?![\\w.])", "\\bLLM engine \\(" + RELEASE + "\\)",
+     "(?<![\\w-])" + n + "(?:-|==|/)" + RELEASE + "(?=[./\\s,;)\\]'\"-]|$)"].forEach(function (pattern) {
+      var re = new RegExp(pattern, "gi"), m;
+      while ((m = re.exec(text))) {
+        var k = m[1].match(/\d+/g).map(Number).join(".");
+        if (!found.has(k)) found.set(k, m[1]);
+      }
+    });
+    return found.size === 1 ? found.values().next().value : null;
+  }
+  window.errcatNamedVersion = namedVersion;
+  // base.releases.release_key: PEP 440's order for the versions lineage.VERSION reads (a dev
+  // release before its pre-releases, those before the release, its post-releases after it);
+  // anything else by its numbers
+  var PHASE = {a: 0, alpha: 0, b: 1, beta: 1, c: 2, rc: 2, pre: 2, preview: 2};
+  var PEP440 = /^v?(\d{1,9}(?:\.\d{1,9})*)(?:[-_.]?(alpha|beta|preview|pre|rc|a|b|c)[-_.]?(\d{0,9}))?(?:-(\d{1,9})|[-_.]?(?:post|rev|r)[-_.]?(\d{0,9}))?(?:[-_.]?dev[-_.]?(\d{0,9}))?$/i;
+  function versionKey(v) {
+    var m = PEP440.exec(String(v).trim().split("+")[0]);
+    var rel = (m ? m[1].split(".") : (String(v).match(/\d+/g) || ["0"]).slice(0, 8).map(function (d) { return d.slice(0, 9); })).map(Number);
+    while (rel.length > 1 && rel[rel.length - 1] === 0) rel.pop();
+    if (!m) return [rel, [Infinity], -Infinity, Infinity];
+    var post = m[4] !== undefined ? +m[4] : m[5] !== undefined ? +(m[5] || 0) : undefined, dev = m[6] !== undefined ? +(m[6] || 0) : undefined;
+    var pre = m[2] ? [PHASE[m[2].toLowerCase()], +(m[3] || 0)] : (dev !== undefined && post === undefined ? [-Infinity] : [Infinity]);
+    return [rel, pre, post !== undefined ? post : -Infinity, dev !== undefined ? dev : Infinity];
+  }
+  function cmpList(a, b) {
+    for (var i = 0; i < Math.max(a.length, b.length); i++) {
+      var x = i < a.length ? a[i] : 0, y = i < b.length ? b[i] : 0;
+      if (x !== y) return x < y ? -1 : 1;
+    }
+    return 0;
+  }
+  function cmpVersion(a, b) {
+    return cmpList(a[0], b[0]) || cmpList(a[1], b[1]) || (a[2] === b[2] ? 0 : a[2] < b[2] ? -1 : 1) || (a[3] === b[3] ? 0 : a[3] < b[3] ? -1 : 1);
+  }
+  window.errcatCompareVersions = function (a, b) { return cmpVersion(versionKey(a), versionKey(b)); };
+  var releaseKeys = null;
+  function released(e, i) {
+    if (!releaseKeys) releaseKeys = (data.releases || []).map(versionKey);
+    return e.v && e.v[i] >= 0 ? releaseKeys[e.v[i]] : null;
+  }
+  // lineage.live_in: whether the release raised the entry, null when its history does not say
+  function liveIn(e, version) {
+    if (!e.v || !/\d/.test(version)) return null;
+    var want = versionKey(version), first = released(e, 0), last = released(e, 1), gone = released(e, 2);
+    if (!first && !last && !gone) return null;
+    if (first && cmpVersion(want, first) < 0) return false;
+    if (e.r && ((gone && cmpVersion(want, gone) >= 0) || (!gone && last && cmpVersion(want, last) > 0))) return false;
+    return true;
+  }
+  // lineage.Releases.text: "v1.0", "v1.0 to v1.1" (retired), "since v2.0" (live)
+  function raisedIn(e) {
+    var first = e.v && e.v[0] >= 0 ? data.releases[e.v[0]] : null, last = e.r && e.v && e.v[1] >= 0 ? data.releases[e.v[1]] : null;
+    if (!first && !last) return "";
+    if (!e.r) return first ? "since " + first : "";
+    if (first && last && cmpVersion(versionKey(first), versionKey(last)) !== 0) return first + " to " + last;
+    return first || last || "";
+  }
   // match.match: matches (root causes before umbrellas) and weak candidates, best first
   function answer(read, foreign, foreignMsgs) {
     var found = [];
@@ -726,6 +791,12 @@
     found.forEach(function (m) { var b = best.get(m.e.id); if (!b || keyCmp(m.key, b.key) > 0) best.set(m.e.id, m); });
     var ranked = Array.from(best.values()).sort(function (a, b) { return keyCmp(b.key, a.key) || byId(a, b); });
     var strong = ranked.filter(function (m) { return m.strong; }), weak = ranked.filter(function (m) { return !m.strong; });
+    // match._prefer_release: of the strong matches, those the release the paste names raised first
+    var version = namedVersion(read.raw, (data.repo || "").slice((data.repo || "").lastIndexOf("/") + 1));
+    if (version) {
+      strong.forEach(function (m) { var l = liveIn(m.e, version); m.live = l === null ? 0 : l ? 1 : -1; m.key[2] = m.live; });
+      strong.sort(function (a, b) { return keyCmp(b.key, a.key) || byId(a, b); });
+    }
     // match._before_traceback: a line a traceback follows (logger.exception) says only that something failed
     var lines = read.cleaned.split("\n").map(function (l) { return l.trim(); }).filter(function (l) { return l; }), beforeTb = new Set();
     for (var k = 0; k + 1 < lines.length; k++) if (lines[k + 1] === TB) beforeTb.add(lines[k]);
@@ -759,7 +830,7 @@
       near = Array.from(nearBest.values()).sort(function (a, b) { return b.similarity - a.similarity || byId(a, b); }).slice(0, 5);
     }
     var weakAll = repeatedFirst(weak.slice(0, LIMIT).concat(near).sort(function (a, b) { return weakScore(b) - weakScore(a) || byId(a, b); })).slice(0, LIMIT);
-    return {strong: strong, weak: weakAll, causes: causes.length > 0};
+    return {strong: strong, weak: weakAll, causes: causes.length > 0, version: version};
   }
   // A word search for what is not a paste ("kv cache"): the entries whose words the query has.
   function wordScore(e, q, qw) {
@@ -804,7 +875,7 @@
   // LIMIT of them, and how many more matched.
   function results(raw) {
     raw = raw.slice(0, MAX_QUERY).trim();
-    if (!raw) return {foreign: [], rows: [], more: 0, qw: []};
+    if (!raw) return {foreign: [], rows: [], more: 0, qw: [], version: null};
     var read = readingsOf(raw), messages = read.readings.map(function (r) { return r.m; });
     var foreign = (data.foreign || []).filter(function (f) {
       return inOrder(f.match, read.cleaned) || messages.some(function (m) { return inOrder(f.match, m); });
@@ -817,7 +888,11 @@
     got.strong.forEach(function (m) {
       if (shown.has(m.e.id)) return;
       shown.add(m.e.id);
-      rows.push([m.e, (m.full ? " \u00b7 matches" : " \u00b7 " + BEGINNING) + (m.role ? " \u00b7 " + m.role : "")]);
+      // what errcat match says of its lineage: retired, the releases that raised it, whether the
+      // release the paste names did, and (on the page) the entry that raises its error today
+      var said = m.e.r ? " \u00b7 retired" + (raisedIn(m.e) ? ", raised in " + raisedIn(m.e) : "") : "";
+      if (got.version && m.live) said += " \u00b7 " + (m.live > 0 ? "raised by " : "not raised by ") + got.version;
+      rows.push([m.e, (m.full ? " \u00b7 matches" : " \u00b7 " + BEGINNING) + (m.role ? " \u00b7 " + m.role : "") + said, m.e.t || null]);
     });
     // (and under umbrellas alone, as errcat match offers the nearest wording: the root cause may be reworded)
     var umbrellasOnly = got.strong.length && got.strong.every(function (m) { return m.role === "umbrella"; });
@@ -827,13 +902,18 @@
       .filter(function (p) { return p[0] > 0; })
       .sort(function (a, b) { return b[0] - a[0] || (a[1].id < b[1].id ? -1 : 1); })
       .slice(0, Math.max(0, LIMIT - rows.length)).forEach(function (p) { rows.push([p[1], " \u00b7 shares words"]); });
-    return {foreign: foreign, rows: rows.slice(0, LIMIT), more: rows.length - LIMIT, qw: qw};
+    return {foreign: foreign, rows: rows.slice(0, LIMIT), more: rows.length - LIMIT, qw: qw, version: got.version};
+  }
+  var ids = null;
+  function entryById(id) {
+    if (!ids) { ids = new Map(); data.entries.forEach(function (e) { ids.set(e.id, e); }); }
+    return ids.get(id) || null;
   }
   // The answer as ids and badges, as the page shows them (what the Node parity test compares).
   window.errcatResults = function (raw) {
     var got = results(raw);
     return {foreign: got.foreign.map(function (f) { return f.name; }), more: got.more,
-            rows: got.rows.map(function (row) { return [row[0].id, row[0].exception + row[1]]; })};
+            rows: got.rows.map(function (row) { return [row[0].id, row[0].exception + row[1], row[2] || null]; }), version: got.version};
   };
 
   // --------------------------------------------------------------- the page: the box and its list
@@ -854,6 +934,11 @@
       }
       list.appendChild(li);
     });
+    if (got.version && got.rows.length) {
+      var note = document.createElement("li"); note.className = "muted release";
+      note.textContent = visible("Release " + got.version + ", named by the paste: the entries it raised come first.");
+      list.appendChild(note);
+    }
     got.rows.forEach(function (row) {
       var e = row[0], li = document.createElement("li"), a = document.createElement("a");
       a.href = base + "errors/" + e.id + ".html";
@@ -862,6 +947,13 @@
       small.className = "badge";
       small.textContent = visible(e.exception + row[1]);
       li.appendChild(a); li.appendChild(document.createTextNode(" ")); li.appendChild(small);
+      var today = row[2] && entryById(row[2]);
+      if (today) {  // a retired wording: what raises the error today, as errcat match names it
+        var now = document.createElement("a"), line = document.createElement("div");
+        now.href = base + "errors/" + today.id + ".html"; now.className = "today"; now.textContent = visible(today.title);
+        line.className = "check"; line.appendChild(document.createTextNode("Raised today by ")); line.appendChild(now);
+        li.appendChild(line);
+      }
       list.appendChild(li);
     });
     if (got.more > 0) {
