@@ -90,17 +90,23 @@ def test_pyproject_names_no_missing_files_and_no_deprecated_license():
             assert list((ROOT / package.replace(".", "/")).glob(pattern)), f"package-data {package}: {pattern} matches nothing"
 
 
+def _project(tmp_path: Path) -> Path:
+    """What a build reads of this checkout, copied: pyproject, README and the package."""
+    project = tmp_path / "errcat"
+    project.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, project / name)
+    shutil.copytree(ROOT / "crawler", project / "crawler", ignore=shutil.ignore_patterns("__pycache__"))
+    return project
+
+
 @pytest.mark.slow
 def test_building_errcat_prints_no_warning(tmp_path):
     """The wheel and the editable wheel, built by the pinned setuptools as pip would."""
     setuptools = pytest.importorskip("setuptools")
     if setuptools.__version__ != pins("bootstrap.txt")["setuptools"][0]:
         pytest.skip(f"setuptools {setuptools.__version__} is not the pinned build backend (install requirements/bootstrap.txt)")
-    project = tmp_path / "errcat"
-    project.mkdir()
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, project / name)
-    shutil.copytree(ROOT / "crawler", project / "crawler", ignore=shutil.ignore_patterns("__pycache__"))
+    project = _project(tmp_path)
     script = ("import setuptools.build_meta as b, sys\n"
               "print(b.build_wheel(sys.argv[1]), b.build_editable(sys.argv[1]))\n")
     proc = subprocess.run([sys.executable, "-W", "always", "-c", script, str(tmp_path / "dist")], cwd=project,
@@ -110,3 +116,30 @@ def test_building_errcat_prints_no_warning(tmp_path):
     assert wheels[0].startswith("errcat-") and wheels[1].startswith("errcat-") and "editable" in wheels[1]
     warnings = [ln for ln in (proc.stdout + proc.stderr).splitlines() if re.search(r"Warning\b|!!", ln)]
     assert warnings == []
+
+
+#: The site's own files (site_html.static_file reads them as resources): a wheel without them
+#: renders no site.
+STATIC = ("crawler/consume/static/search.js", "crawler/consume/static/index.js", "crawler/consume/static/site.css")
+
+
+@pytest.mark.slow
+def test_the_wheel_and_the_sdist_hold_the_sites_javascript_and_css(tmp_path):
+    import tarfile
+    import zipfile
+
+    pytest.importorskip("setuptools")
+    project = _project(tmp_path)
+    built = {}
+    for how in ("wheel", "sdist"):  # one process each: an sdist built after a wheel went elsewhere
+        script = f"import setuptools.build_meta as b, sys\nprint(b.build_{how}(sys.argv[1]))\n"
+        proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / how)], cwd=project,
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        built[how] = tmp_path / how / proc.stdout.split()[-1]
+    with zipfile.ZipFile(built["wheel"]) as zf:
+        in_wheel = {name: zf.read(name) for name in zf.namelist() if name in STATIC}
+    with tarfile.open(built["sdist"]) as tf:
+        in_sdist = {m.name.partition("/")[2] for m in tf.getmembers()}
+    assert in_wheel == {name: (ROOT / name).read_bytes() for name in STATIC}
+    assert set(STATIC) <= in_sdist

@@ -298,7 +298,19 @@ def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -
         echo(text, nl=False, kind="json")
         return
     use_color = color_wanted(color, sys.stdout)
-    show_page(layout(record.model_dump(mode="json"), _replacements(path, record)), STYLES if use_color else None, paging=not no_pager)
+    show_page(layout(record.model_dump(mode="json"), _replacements(path, record), _digests(path)), STYLES if use_color else None,
+              paging=not no_pager)
+
+
+def _digests(path: Path) -> frozenset[str]:
+    """The commits of the record's dataset that are a wheel's files digest (``page_model.file_digests``)."""
+    from crawler.consume.page_model import file_digests
+
+    try:
+        manifest = json.loads((path.parent.parent / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return frozenset()
+    return file_digests(manifest if isinstance(manifest, dict) else None)
 
 
 def _replacements(path: Path, record: Any) -> dict[str, Any]:

@@ -30,9 +30,14 @@ _KNOWN = {"first_seen", "last_seen", "moved", "retired", "retired_note", "remove
 TODAY = "Raised today by"
 
 
-def when(lifetime: Any) -> list[Piece]:
-    """A version and its commit (``v0.31.0 (4ba787ec9a1b)``), the commit alone when the version is unknown."""
+def when(lifetime: Any, digests: frozenset[str] = frozenset()) -> list[Piece]:
+    """A version and its commit (``v0.31.0 (4ba787ec9a1b)``), the commit alone when the version is
+    unknown, the version alone when its commit is no commit: a wheel that records none, whose
+    dataset is keyed by a digest of its files (``Release.commit`` "files"). ``digests``: the
+    commits the page knows to be such digests; a lifetime may say so itself (``"files": true``)."""
     if isinstance(lifetime, dict) and lifetime.get("commit"):
+        if lifetime.get("version") and (lifetime.get("files") is True or lifetime["commit"] in digests):
+            return [("code", str(lifetime["version"]))]
         commit = [("code", str(lifetime["commit"])[:12])]
         return [("code", str(lifetime["version"])), ("text", " ("), *commit, ("text", ")")] if lifetime.get("version") else commit
     return [("text", "unknown" if lifetime in (None, "", [], {}) else _plain(lifetime))]
@@ -122,14 +127,16 @@ def _first_line(text: str) -> str:
     return text.strip("\n").split("\n", 1)[0] + (" …" if "\n" in text.strip("\n") else "")
 
 
-def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = None, others: Others | None = None) -> list[Row]:
+def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = None, others: Others | None = None,
+                 digests: frozenset[str] = frozenset()) -> list[Row]:
     """First seen, last seen, moves, removal and rewording, in that order, then unknown keys.
 
     A live record leaves ``last_seen`` out (#18: the manifest's commit has it), so it reads
     "still present" (one that has it was not read by the crawls since: one of its files was
     skipped, and it is said so); a retired one says where it was last seen and removed. ``record``: the
     record whose history this is, ``others``: records the page can read, to say how a
-    replacement changed the error (see the module's docstring)."""
+    replacement changed the error (see the module's docstring); ``digests``: commits that are a
+    wheel's files digest (``when``)."""
     if not h:
         return []
     from crawler.consume.lineage import releases
@@ -139,23 +146,23 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
     if span is not None and span.text():
         rows.append(("Raised in", [("text", span.text())]))
     if h.get("first_seen"):
-        rows.append(("First seen", when(h["first_seen"])))
+        rows.append(("First seen", when(h["first_seen"], digests)))
     if h.get("last_seen") and not h.get("retired"):
         # Live, yet last seen before the dataset's commit: a crawl since did not read its file.
-        rows.append(("Last seen", [*when(h["last_seen"]), ("text", "; not read since (a later crawl skipped one of its files)")]))
+        rows.append(("Last seen", [*when(h["last_seen"], digests), ("text", "; not read since (a later crawl skipped one of its files)")]))
     elif h.get("last_seen") or h.get("retired"):
-        rows.append(("Last seen", when(h.get("last_seen"))))
+        rows.append(("Last seen", when(h.get("last_seen"), digests)))
     elif h.get("first_seen"):
         rows.append(("Last seen", [("text", "still present")]))
     moved = h.get("moved")
     for move in moved if isinstance(moved, list) else [moved] if moved else []:
         if isinstance(move, dict) and "from_path" in move and "to_path" in move:
             rows.append(("Moved", [("code", str(move["from_path"])), ("arrow", ""), ("code", str(move["to_path"])),
-                                   ("text", " in "), *when(move)]))
+                                   ("text", " in "), *when(move, digests)]))
         else:
             rows.append(("Moved", [("text", _plain(move))]))
     if h.get("retired"):
-        rows.append(("Removed in", when(h.get("removed_in"))))
+        rows.append(("Removed in", when(h.get("removed_in"), digests)))
     others = others or {}
     if h.get("replaces"):
         rows.append(("Replaces", _replaces(h["replaces"] if isinstance(h["replaces"], list) else [h["replaces"]], record, others)))

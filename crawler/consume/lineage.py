@@ -107,6 +107,30 @@ def live_in(history: Any, version: str) -> bool | None:
     return True
 
 
+def covered_releases(histories: list[Any]) -> list[str]:
+    """The releases a catalogue's histories name (first seen, last seen, removed in, moved in),
+    oldest first, one spelling per release (``v0.6.3`` and ``0.6.3`` are one): the releases the
+    site's filter and search box offer."""
+    found: dict[Version, str] = {}
+    for h in histories:
+        if not isinstance(h, Mapping):
+            continue
+        moved: list[Any] = h["moved"] if isinstance(h.get("moved"), list) else []
+        for lifetime in [h.get("first_seen"), h.get("last_seen"), h.get("removed_in"), *moved]:
+            version = _version(lifetime)
+            key = version_key(version)
+            if version is not None and key is not None:
+                found.setdefault(key, version)
+    return [found[k] for k in sorted(found)]
+
+
+def raised_range(history: Any, covered: list[str]) -> tuple[int, int] | None:
+    """The first and last of ``covered`` (by position) that raised the entry (``live_in``); None
+    when its history does not say, or none of them did."""
+    raised = [n for n, version in enumerate(covered) if live_in(history, version)]
+    return (raised[0], raised[-1]) if raised else None
+
+
 def chain(record: Mapping[str, Any], read: Read) -> list[Mapping[str, Any]]:
     """The entries that succeeded ``record``, in order, following ``history.replaced_by`` (the
     last one is what raises that error today when it is live). ``read`` gives a record by id,

@@ -5,9 +5,8 @@ The page is built as lines of styled spans, ``(style, text)``, and only then wri
 terminal, ``--color=always``), every span's text made inert before a colour code is put around
 it.
 
-The layout reads the record as JSON data, not the model: fields other helpers add to the
-schema (the kind-specific ``log``/``response``/``native`` of a site, ``explanation.evidence``,
-new ``history`` keys) are shown when present, generically, without a change here.
+What the page shows, and in what order, is ``page_model``'s (the site's pages render the same
+model); this module only says how each block looks on a terminal.
 """
 
 from __future__ import annotations
@@ -15,26 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from crawler.base.sink import styled
-from crawler.catalogue.evidence import issue_number
-from crawler.consume.history_page import TITLE as HISTORY
-from crawler.consume.history_page import Others, history_note, history_rows, inherited, inherited_note
-from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
-from crawler.consume.meaning_page import (
-    CALLERS,
-    DO_NOTE,
-    DO_TITLE,
-    FACTS_TITLE,
-    NOTE,
-    REPRODUCTIONS,
-    TITLE,
-    action_rows,
-    fact_lines,
-    shown_message,
-    swallowed,
-    tracker_links,
-)
-from crawler.consume.meaning_page import rows as meaning_rows
-from crawler.model.records import shown_source
+from crawler.consume.history_page import Others, Piece
+from crawler.consume.page_model import Block, Bullets, Code, Context, Evidence, Items, Links, Markdown, Rows, Section, build
+from crawler.consume.page_model import Line as LineBlock
 
 Span = tuple[str, str]
 Line = list[Span]
@@ -86,174 +68,111 @@ class Page:
             self.line(("gutter", f"  {n:>{width}} | "), (style, text))
 
 
-def _history(page: Page, history: dict[str, Any] | None, record: dict[str, Any], others: Others | None) -> None:
-    rows = history_rows(history, record, others)
-    if not rows:
-        return
-    page.section(HISTORY)
-    note = history_note(history)
-    if note:
-        page.line("  ", ("muted", note))
-    style = {"code": "", "entry": "id", "arrow": "", "text": ""}
-    for label, pieces in rows:
-        where = "where" if label == "Moved" else ""
-        page.line("  ", ("label", f"{label}:"), " ", *((style[k] or where, " -> " if k == "arrow" else t) for k, t in pieces))
+#: A piece's style on the terminal (page_model's piece kinds).
+_PIECE_STYLE = {"code": "", "exception": "exception", "entry": "id", "id": "id", "derived": "derived", "muted": "muted", "link": "link",
+                "text": "", "prose": ""}
 
 
-def _evidence(page: Page, evidence: Any) -> None:
-    if not isinstance(evidence, list) or not evidence:
-        return
-    page.section("Reported in")
-    for item in evidence:
-        # a curated report need not have a title: its issue number names it then
-        url = str(item.get("url") or "")
-        page.line("  - ", str(item.get("title") or (issue_number(url) if url.count("/") >= 6 else url)))
-        page.line("    ", ("link", str(item.get("url") or "")))
-        if item.get("quote"):
-            page.line("    ", ("muted", "> "), str(item["quote"]))
+def _spans(pieces: list[Piece], code_style: str = "") -> list[Span]:
+    out: list[Span] = []
+    for kind, text in pieces:
+        if kind == "status":
+            continue
+        if kind == "arrow":
+            out.append(("", " -> "))
+        else:
+            out.append((code_style if kind == "code" else _PIECE_STYLE.get(kind, ""), text))
+    return out
 
 
-def _meaning(page: Page, meaning: dict[str, Any], when: str) -> None:
-    derived = meaning_rows(meaning, when)
-    if derived:
-        page.section(TITLE)
-        for label, text in derived:
-            page.line("  ", ("label", f"{label}:"), f" {text}")
-        page.line("  ", ("derived", NOTE))
-    reps = meaning.get("reproductions") or []
-    if reps:
-        page.section(REPRODUCTIONS)
-        for rep in reps:
-            pattern = f"  (match: {rep['match']})" if rep.get("match") is not None else "  (no message pattern)"
-            page.line("  ", ("where", f"{rep['path']}:{rep['line']}"), f" in {rep['qualname']}", ("muted", pattern))
-            if rep.get("permalink"):
-                page.line("  ", ("link", rep["permalink"]))
-            page.code(rep["code"])
-    callers = meaning.get("callers") or []
-    if callers:
-        page.section(CALLERS)
-        for c in callers:
-            entry = ("muted", f" [entry point: {c['entry_point']}]") if c.get("entry_point") else ("", "")
-            page.line("  ", ("where", f"{c['path']}:{c['line']}"), f" in {c['qualname']}", entry)
+def _lines(pieces: list[Piece]) -> list[list[Piece]]:
+    """A line's pieces, broken where " — " stands (a link after a place goes on a line of its own)."""
+    out: list[list[Piece]] = [[]]
+    for piece in pieces:
+        if piece == ("text", " — "):
+            out.append([])
+        else:
+            out[-1].append(piece)
+    return out
 
 
-def _what_to_do(page: Page, data: dict[str, Any]) -> None:
-    rows = action_rows(data.get("meaning"))
-    if not rows:
-        return
-    page.section(DO_TITLE)
-    for label, text in rows:
-        page.line("  ", ("label", f"{label}:"), f" {text}")
-    for label, url in tracker_links(data):
-        page.line("  ", ("label", f"{label}:"), " ", ("link", url))
-    page.line("  ", ("derived", DO_NOTE))
+def _block(page: Page, section: Section, block: Block) -> None:
+    if isinstance(block, Rows):
+        summary = block.style == "summary"
+        for label, pieces in block.rows:
+            where = "where" if label == "Moved" else ""
+            if summary:
+                page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), *_spans(pieces))
+            else:
+                page.line("  ", ("label", f"{label}:"), " ", *_spans(pieces, where))
+    elif isinstance(block, LineBlock):
+        first = True
+        for part in _lines(block.pieces):
+            if section.key == "source" and first:
+                page.line(*_spans(part, "where"))
+            elif section.key == "source":
+                page.line(*_spans(part))
+            elif section.key == "reproductions":
+                page.line("  ", *_spans(part, "where"))
+            elif block.style == "inherited":
+                page.blank()
+                page.line(*(("id" if k == "entry" else "derived", t) for k, t in part))
+            else:
+                page.line("  ", *_spans(part))
+            first = False
+        if section.key == "source":
+            page.blank()
+    elif isinstance(block, Links):
+        for label, url in block.links:
+            page.line("  ", ("label", f"{label}:"), " ", ("link", url))
+    elif isinstance(block, Markdown):
+        page.line(("", f"  {block.text}" if section.key == "when-it-happens" else block.text))
+    elif isinstance(block, Bullets):
+        for text in block.items:
+            page.line(f"  - {text}")
+    elif isinstance(block, Items):
+        for n, item in enumerate(block.items):
+            link = block.links[n] if block.links else None
+            if link and link[0] == "entry":  # another entry: its id first, as the terminal names entries
+                page.line("  ", ("id", link[1]), "  ", *_spans(item))
+            else:
+                page.line("  ", *_spans(item, "" if block.style == "code" else "where"))
+    elif isinstance(block, Code):
+        if block.label:
+            page.line("  ", ("label", f"{block.label}:"))
+        if block.language == "message":
+            page.code(block.code or "(no message)")
+        else:
+            page.code(block.code, block.start, block.hit)
+    elif isinstance(block, Evidence):
+        page.line(("label", "Reported in:"))
+        for url, title, quote, number in block.items:
+            # a curated report need not have a title: its issue number names it then
+            page.line("  - ", title or (number if url.count("/") >= 6 else url))
+            page.line("    ", ("link", url))
+            if quote:
+                page.line("    ", ("muted", "> "), quote)
 
 
-def _explanation(page: Page, ex: dict[str, Any]) -> None:
-    def bullets(title: str, items: list[str]) -> None:
-        if items:
-            page.section(title)
-            for item in items:
-                page.line(f"  - {item}")
-
-    if ex.get("what_it_means"):
-        page.section("What it means")
-        page.line(ex["what_it_means"])
-    when = ex.get("when_it_happens") or {}
-    if when.get("trigger") or when.get("common_situations"):
-        page.section("When it happens")
-        if when.get("trigger"):
-            page.line(f"  {when['trigger']}")
-        for item in when.get("common_situations") or []:
-            page.line(f"  - {item}")
-    bullets("Solutions", ex.get("solutions") or [])
-    fix = ex.get("example_fix") or {}
-    if fix.get("before") or fix.get("after"):
-        page.section("Example fix")
-        page.line("  ", ("label", "Before:"))
-        page.code(fix.get("before") or "")
-        page.line("  ", ("label", "After:"))
-        page.code(fix.get("after") or "")
-    patterns = ex.get("defensive_patterns") or []
-    if patterns:
-        page.section("Defensive patterns")
-        for p in patterns:
-            page.line(f"  {p['strategy']}")
-            page.code(p.get("code") or "")
-    bullets("Prevention", ex.get("prevention") or [])
-    _evidence(page, ex.get("evidence"))
-
-
-def layout(data: dict[str, Any], others: Others | None = None) -> list[Line]:
-    """The page of one record, given as its JSON data (``Record.model_dump(mode="json")``);
-    ``others``: the records its history names that the caller could read (see ``history_page``)."""
+def layout(data: dict[str, Any], others: Others | None = None, digests: frozenset[str] = frozenset()) -> list[Line]:
+    """The page of one record, given as its JSON data (``Record.model_dump(mode="json")``), as
+    ``page_model`` lays it out; ``others``: the records its history names that the caller could
+    read (see ``history_page``); ``digests``: commits that are a wheel's files digest."""
+    model = build(data, Context(others, digests))
     page = Page()
-    title = data["title"]
-    page.line(("title", title))
-    page.line(("rule", "=" * min(len(title), 80)))
+    page.line(("title", model.title))
+    page.line(("rule", "=" * min(len(model.title), 80)))
     page.blank()
-    exc = data["exception"] or {}
-    ancestor = exc.get("builtin_ancestor")
-    ancestry = f" ({article(ancestor)} {ancestor})" if ancestor and ancestor != exc["name"] else ""
-    if shows_exception(data):
-        page.line(("label", "Exception:"), "  ",
-                  unknown_exception(data) or ("exception", exc["qualname"]), ancestry)
-    page.line(("label", "Kind:"), f"       {kind_text(data['kind'], data.get('native'))}")
-    page.line(("label", "Message:"), f"    {shown_message(data)}")
-    for label, text in surface_rows(data):
-        page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), text)
-    page.line(("label", "Id:"), "         ", ("id", data["id"]))
-    model = (data.get("explanation") or {}).get("model")
-    drafted = f" (machine-written by {model}, not reviewed)" if model else explained_note(data.get("explanation") or {})
-    page.line(("label", "Explained:"), f"  {data['explanation_status']}", ("derived", drafted))
-
-    _what_to_do(page, data)
-    site = data["sites"][0]
-    loc = data["location"]
-    links = data["provenance"]["permalinks"]
-    page.section("Source")
-    page.line(("where", f"{loc['path']}:{loc['line']}"), f" in {loc['qualname']}")
-    if loc.get("permalink"):
-        page.line(("link", loc["permalink"]))
-    else:
-        page.line(("muted", f"(no permalink: {links.get('reason') or 'none recorded'})"))
-    page.blank()
-    snippet = site["snippet"]
-    page.code(snippet["code"], snippet["start_line"], (site["line"], site["end_line"]))
-
-    facts = fact_lines(site.get("facts"))
-    caught = swallowed(data)
-    if facts or caught:
-        page.section(FACTS_TITLE)
-        for text in facts:
-            page.line(f"  {text}")
-        if caught:
-            page.line(f"  {caught}")
-
-    got = inherited(data, others)
-    if got:  # a retired entry's page: the explanation written for its successor, said as such
-        page.blank()
-        page.line(*(("id" if k == "entry" else "derived", t) for k, t in inherited_note(got)))
-    _explanation(page, dict(got[0]["explanation"]) if got else data.get("explanation") or {})
-    _meaning(page, data.get("meaning") or {}, trigger_label(data))
-    _history(page, data.get("history"), data, others)
-    related = data.get("related") or []
-    if related:
-        page.section("Related errors")
-        for r in related:
-            page.line("  ", ("id", r["id"]), f"  {r['title']}  ", ("muted", f"({r['reason']})"))
-    sites = data["sites"]
-    if len(sites) > 1:
-        page.section(f"All {len(sites)} sites")
-        for s in sites:
-            page.line("  ", ("where", f"{s['path']}:{s['line']}"), f" in {s['qualname']}")
-    prov = data["provenance"]
-    commit, dated = shown_source(prov)
-    page.blank()
-    page.line(("muted", f"Last changed in {prov['repo']} at {commit} ({SINCE}){dated}."))
+    for section in model.sections:
+        if section.title is not None:
+            page.section(section.title)
+        elif section.key != "summary" and section.key != "inherited":
+            page.blank()
+        for block in section.blocks:
+            _block(page, section, block)
     return page.lines
 
 
-def render_text(data: dict[str, Any], color: bool = False, others: Others | None = None) -> str:
+def render_text(data: dict[str, Any], color: bool = False, others: Others | None = None, digests: frozenset[str] = frozenset()) -> str:
     """The page as text for a terminal: every dataset string inert, coloured when ``color``."""
-    return styled(layout(data, others), STYLES if color else None)
+    return styled(layout(data, others, digests), STYLES if color else None)

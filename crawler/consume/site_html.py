@@ -30,6 +30,14 @@ def code_html(code: str, start: int | None = None, hl: list[int] | None = None, 
     return (highlight_native if native else highlight_python)(code, start, set(hl or ()))
 
 
+def static_file(name: str) -> str:
+    """One of the site's own files (``crawler/consume/static``: search.js, index.js, site.css), as
+    the package holds it: read as a resource, so an installed wheel serves the same bytes."""
+    from importlib.resources import files
+
+    return files("crawler.consume").joinpath("static", name).read_text(encoding="utf-8")
+
+
 def layout(title: str, body: str, root: str, repo: str, scripts: tuple[str, ...] = ()) -> str:
     extra = "".join(f'<script src="{root}{name}"></script>\n' for name in scripts)
     return f"""<!doctype html>

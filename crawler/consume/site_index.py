@@ -5,7 +5,9 @@ entries, the changelog of the last sync, and every entry grouped by area and by 
 
 Without JavaScript the list is the entries grouped by area (the module tree, ``vllm/v1/core``),
 each group a ``<details>`` with its count, and the exceptions with their counts. index.js adds
-the filter (explained / derived / unexplained), grouping by exception, kind or who must act and
+the filters (explained / derived / unexplained; over a history, the release that raised an
+entry: each row's ``data-v`` is the first and last covered release that did, by position in the
+select's list, and a row whose history does not say stays listed), grouping by exception, kind or who must act and
 sorting, by moving the same list items (no text is built from the dataset in JS but with
 ``textContent``); a count's link (``?by=k&open=raise#browse``) groups the list so and opens that group.
 Everything from the dataset is escaped with ``site_html.esc``; the chart is an inline SVG drawn here,
@@ -202,10 +204,14 @@ def overview_html(live: list[dict[str, Any]]) -> str:
 
 
 def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str, changelog: str | None = None) -> str:
+    from crawler.consume.lineage import covered_releases, raised_range
     from crawler.consume.site_html import esc, layout
 
     live = [r for r in records if not (r.get("history") or {}).get("retired")]
     retired = len(records) - len(live)
+    # the releases a history covers, for the filter by release: each entry's first and last of them
+    covered = covered_releases([r.get("history") for r in records])
+    spans = {r["id"]: raised_range(r.get("history"), covered) for r in records} if len(covered) > 1 else {}
     statuses = {r["id"]: status(r) for r in records}
     counts = Counter(statuses.values())
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -216,7 +222,8 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
         rows = "".join(
             f'<li data-s="{statuses[r["id"]]}" data-x="{esc(exception_word(r))}" data-a="{esc(key)}"'
             f' data-k="{esc(r["kind"])}" data-w="{esc(actor(r))}"'
-            + (' data-r="1"' if (r.get("history") or {}).get("retired") else "") + ">"
+            + (' data-r="1"' if (r.get("history") or {}).get("retired") else "")
+            + (f' data-v="{span[0]}-{span[1]}"' if (span := spans.get(r["id"])) else "") + ">"
             f'<a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a>'
             f'<span class="meta"><code>{esc(exception_word(r))}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
             f' · <span class="st-{statuses[r["id"]]}">{label(r, statuses[r["id"]])}</span>'
@@ -251,58 +258,11 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
             '<label>Group by <select id="group-by"><option value="a">area</option><option value="x">exception</option>'
             '<option value="k">kind</option><option value="w">who must act</option></select></label> '
             '<label>Sort groups <select id="sort-by"><option value="name">by name</option><option value="count">most entries first</option>'
-            '</select></label></form>'
+            '</select></label>'
+            + ('<label>Raised in <select id="release"><option value="">every release</option>'
+               + "".join(f'<option value="{n}">{esc(v)}</option>' for n, v in enumerate(covered)) + "</select></label>"
+               if spans else "")
+            + '</form>'
             f'<div id="groups">{"".join(blocks)}</div></section>'
             f'<section id="by-exception"><h2>By exception</h2><ul class="exceptions">{by_exc}</ul></section>')
     return layout(f"{repo} error catalogue", body, "", repo, scripts=("index.js",))
-
-
-INDEX_JS = r"""
-(function () {
-  "use strict";
-  var form = document.getElementById("controls"), box = document.getElementById("groups");
-  if (!form || !box) return;
-  form.hidden = false;
-  var items = Array.prototype.slice.call(box.querySelectorAll("li"));
-  function group(key, lis) {
-    var d = document.createElement("details"), s = document.createElement("summary"), c = document.createElement("code"),
-        n = document.createElement("span"), ul = document.createElement("ul");
-    d.className = "group"; c.textContent = key; n.className = "count"; n.textContent = String(lis.length);
-    ul.className = "entries";
-    lis.forEach(function (li) { ul.appendChild(li); });
-    s.appendChild(c); s.appendChild(document.createTextNode(" ")); s.appendChild(n);
-    d.appendChild(s); d.appendChild(ul);
-    return d;
-  }
-  function draw() {
-    var show = form.querySelector("input[name=show]:checked").value;
-    var by = document.getElementById("group-by").value, sort = document.getElementById("sort-by").value;
-    var groups = new Map();
-    items.forEach(function (li) {
-      if (show !== "all" && li.getAttribute("data-s") !== show) return;
-      var key = li.getAttribute("data-" + by);
-      if (!groups.has(key)) groups.set(key, []);
-      groups.get(key).push(li);
-    });
-    var keys = Array.from(groups.keys()).sort(function (a, b) {
-      if (sort === "count" && groups.get(a).length !== groups.get(b).length) return groups.get(b).length - groups.get(a).length;
-      return a < b ? -1 : a > b ? 1 : 0;
-    });
-    var frag = document.createDocumentFragment();
-    keys.forEach(function (k) { frag.appendChild(group(k, groups.get(k))); });
-    box.textContent = "";
-    box.appendChild(frag);
-  }
-  form.addEventListener("change", draw);
-  // A count's link on this page (?by=k&open=raise#browse): the list grouped so, that group open.
-  var params = new URLSearchParams(window.location.search), by = params.get("by"), open = params.get("open");
-  var select = document.getElementById("group-by");
-  if (by && Array.prototype.some.call(select.options, function (o) { return o.value === by; })) {
-    select.value = by;
-    draw();
-    if (open !== null) Array.prototype.forEach.call(box.querySelectorAll("details.group"), function (d) {
-      if (d.querySelector("summary code").textContent === open) { d.open = true; d.scrollIntoView(); }
-    });
-  }
-})();
-"""

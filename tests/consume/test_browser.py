@@ -521,6 +521,26 @@ def test_the_index_filters_groups_and_sorts(browser, rich_site):
     assert _errors(browser) == []
 
 
+def test_the_index_filters_by_the_release_that_raised_an_entry(browser, rich_site):
+    """Over a history the index lists each covered release; picking one shows the entries it
+    raised (lineage.live_in), the retired one only in the releases before its removal."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from crawler.consume.lineage import live_in
+
+    out, records = rich_site
+    browser.get((out / "index.html").as_uri())
+    for release in ("v0.9.0", "v0.10.0", "v0.11.0"):
+        Select(browser.find_element(By.ID, "release")).select_by_visible_text(release)
+        shown = {li.find_element(By.TAG_NAME, "a").get_attribute("href").rsplit("/", 1)[-1].removesuffix(".html")
+                 for li in browser.find_elements(By.CSS_SELECTOR, "#groups li")}
+        assert shown == {r["id"] for r in records["_ordered"] if live_in(r["history"], release)}, release
+    Select(browser.find_element(By.ID, "release")).select_by_value("")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#groups li")) == len(records["_ordered"])
+    assert _errors(browser) == []
+
+
 def test_the_front_page_puts_the_search_box_first_and_its_counts_lead_into_the_list(browser, rich_site):
     """A count of the front page (by kind, who must act, area) is a link: followed, the list is
     grouped by it and that group is open, holding as many entries as the count says."""
@@ -869,6 +889,10 @@ def test_the_search_box_finds_an_old_wording_as_errcat_match_does(browser, fixtu
         assert top["lineage"]["retired"], paste
         href, text = browser.execute_script(FIRST, paste)
         assert href.endswith(f"errors/{top['id']}.html") and "\u00b7 matches" in text, (paste, text)
+        assert "\u00b7 retired, raised in " + top["lineage"]["raised_in"] in text, text
+        if top["lineage"]["today"]:  # the row links what raises the error today, as errcat match names it
+            today = browser.find_element("css selector", "#results li a.today").get_attribute("href")
+            assert today.endswith(f"errors/{top['lineage']['today']}.html"), today
         browser.get((tmp_path / "site" / "errors" / f"{top['id']}.html").as_uri())
         history = browser.find_element("id", "history").text
         assert "Raised in" in history and top["lineage"]["raised_in"] in history, history

@@ -145,7 +145,7 @@ def _facts(page: str) -> list[str]:
 @pytest.mark.slow
 def test_show_puts_a_wrapped_field_on_one_line(crawled, cli):
     data, ids = crawled
-    assert f"Message:    {ONE_LINE}\n" in _show(cli, data, ids["kind"])
+    assert f"Message\n-------\n    {ONE_LINE}\n" in _show(cli, data, ids["kind"])
 
 
 @pytest.mark.slow

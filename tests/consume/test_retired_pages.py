@@ -68,7 +68,7 @@ def test_the_terminal_page_of_the_oldest_wording(cli, explained):
     assert f"Raised today by: {today}: widget size must be strictly positive and whole, got {{x}}" in page
     assert (f"Written for its successor {today}, whose message reads widget size must be strictly positive and whole, got {{x}}; "
             "this entry's read widget size must be positive, got {x}.") in page
-    assert WHAT in page and "Explained:  absent" in page  # its own status stays what it is: the text is its successor's
+    assert WHAT in page and "Explained:  not yet by a person" in page  # its own status stays what it is: the text is its successor's
     live = cli("show", today, "--data", out).stdout
     assert "Raised in: since v2.0" in live and "Written for its successor" not in live and WHAT in live
 

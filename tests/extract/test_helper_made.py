@@ -242,7 +242,7 @@ def test_a_raised_value_a_helper_made_has_the_helpers_messages(cli, fixture_repo
     page = cli("show", entry["id"], "--data", data, "--color", "never")
     assert page.exit_code == 0, page.output
     lines = page.stdout.splitlines()
-    assert "Message:    Failed to fetch media from URL: Invalid URL format" in lines
+    assert "    Failed to fetch media from URL: Invalid URL format" in lines  # under the page's Message heading
     assert [line for line in lines if line.startswith("Piece:")] == [f"Piece:      {a}" for a in FETCH_ALTERNATIVES]
     assert "OtherError" not in page.stdout and "another class" not in page.stdout
 

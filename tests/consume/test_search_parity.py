@@ -1,0 +1,223 @@
+"""The site's search box answers as ``errcat match`` does, checked under Node on every run.
+
+The box (crawler/consume/static/search.js) is a second implementation of the matcher. Here the
+search.js and search-index.js a render wrote are loaded into Node (node_search.js, no browser),
+and every paste of the real corpora (tests/data/pastes*.jsonl, their ``current`` wordings too)
+and of the pasted forms the other tests use is answered by both, over fixture datasets of every
+kind (raises, logs, a response, assembled messages, a history catalogue with retired entries):
+the same readings, the same entries in the same order, the same strength. The browser test
+(test_browser.py) keeps what only a browser shows: the page, the keyboard, the layout.
+
+CI installs Node (.ci/run); elsewhere the test is skipped only when node is genuinely absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import consumer_data as cd
+import pytest
+
+from crawler.consume.match import Matcher, match, paste_readings
+from crawler.consume.site import render_site
+
+pytestmark = pytest.mark.slow
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE.parent / "data"
+NODE = shutil.which("node") or shutil.which("nodejs")
+BEGINNING = "no full match: the message is its beginning"
+#: The rows the box shows (search.js LIMIT).
+LIMIT = 10
+
+
+def corpus() -> list[str]:
+    rows = [json.loads(line) for name in ("pastes.jsonl", "pastes_old.jsonl") for line in (DATA / name).read_text().splitlines()]
+    return [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
+
+
+@pytest.fixture(scope="module")
+def node() -> str:
+    if NODE is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("the search box's parity test must run in CI: node is missing (apt-get install nodejs)")
+        pytest.skip("node is not installed (apt-get install nodejs)")
+    return NODE
+
+
+def box(node: str, site: Path, pastes: list[str]) -> list[dict]:
+    """The box's readings and rows for each paste, from the site's own scripts run in Node."""
+    done = subprocess.run([node, str(HERE / "node_search.js"), str(site)], input=json.dumps(pastes), capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def answer_rows(dataset: Path, paste: str, matcher: Matcher) -> dict:
+    """errcat match's answer (``match.match``, as the CLI calls it) as the box shows it: its matches
+    with their badges, then, when none matches or only umbrellas do, its weak candidates."""
+    result = match(paste, [matcher], LIMIT)
+    rows, shown = [], set()
+    for m in result.matches:
+        if m.entry.id not in shown:
+            shown.add(m.entry.id)
+            how = " \u00b7 matches" if m.how == "full" else f" \u00b7 {BEGINNING}"
+            lineage = m.lineage or {}
+            # the lineage errcat match gives: retired, the releases that raised it, whether the
+            # release the paste names did, and what raises its error today
+            said = (" \u00b7 retired" + (f", raised in {lineage['raised_in']}" if lineage.get("raised_in") else "")
+                    if lineage.get("retired") else "")
+            if result.version and m.live_in:
+                said += f" \u00b7 {'raised by' if m.live_in > 0 else 'not raised by'} {result.version}"
+            today = lineage.get("today") if lineage.get("retired") else None
+            rows.append([m.entry.id, m.entry.exception + how + (f" \u00b7 {m.role}" if m.role else "") + said, today])
+    if not rows or all(m.role == "umbrella" for m in result.matches):
+        for w in result.weak:
+            if w.entry.id not in shown:
+                shown.add(w.entry.id)
+                rows.append([w.entry.id, f"{w.entry.exception} \u00b7 weak", None])
+    return {"rows": rows[:LIMIT], "foreign": [h.error.name for h in result.foreign], "version": result.version}
+
+
+def assert_parity(node: str, dataset: Path, tmp: Path, pastes: list[str]) -> dict[str, int]:
+    """Renders the site of ``dataset`` and holds the box to errcat match on every paste; returns
+    how many pastes each answered with a match, a weak candidate or a foreign error."""
+    site = tmp / "site"
+    render_site(dataset, site)
+    got = box(node, site, pastes)
+    matcher = Matcher.load(dataset)
+    seen = {"match": 0, "weak": 0, "foreign": 0, "retired": 0, "release": 0}
+    for paste, answer in zip(pastes, got, strict=True):
+        want_readings = [[r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None,
+                          r.truncated, r.line] for r in paste_readings(paste)]
+        assert answer["readings"] == want_readings, paste
+        want = answer_rows(dataset, paste, matcher)
+        rows = [row for row in answer["results"]["rows"] if not row[1].endswith("\u00b7 shares words")]
+        assert rows == want["rows"][:len(rows)] and len(rows) == min(len(want["rows"]), LIMIT), (paste, rows, want)
+        assert answer["results"]["foreign"] == want["foreign"], paste
+        assert answer["results"]["version"] == want["version"], paste
+        seen["match"] += any("\u00b7 weak" not in b for _, b, _ in rows)
+        seen["weak"] += any(b.endswith("\u00b7 weak") for _, b, _ in rows)
+        seen["foreign"] += bool(want["foreign"])
+        seen["retired"] += any("\u00b7 retired" in b for _, b, _ in rows)
+        seen["release"] += any("raised by " in b for _, b, _ in rows)
+    return seen
+
+
+def test_the_box_answers_the_corpus_as_errcat_match_does_on_the_catalogue_fixture(node, tmp_path):
+    """The consumer fixture: raises, a log, a response, hostile text, a foreign error."""
+    from test_browser import FOREIGN, KV_LOGGED
+
+    dataset = cd.write(tmp_path)
+    (dataset / "foreign.json").write_text(json.dumps(FOREIGN))
+    pastes = corpus() + [KV_LOGGED, "ValueError: Unknown KV cache group kind 'full' in backend_per",
+                         "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3",
+                         "TypeError: Expected 3 items, got 4", "ValueError: Expected 3 items, got 4", "kv cache"]
+    seen = assert_parity(node, dataset, tmp_path, pastes)
+    assert seen["match"] >= 4 and seen["weak"] >= 10 and seen["foreign"] >= 1, seen
+
+
+def test_the_box_ranks_ties_as_errcat_match_does(node, tmp_path):
+    """The ranking fixture: the frame's function, a log's level, a Rust check's repeat."""
+    dataset = cd.write_ranking(tmp_path)
+    frame = ('Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/lora/{}", line 99, in {}\n'
+             "    self.load(name)\nRuntimeError: Loading adapter sql-lora failed")
+    body = "openai.BadRequestError: Error code: 400 - {{'object': 'error', 'message': '{}', 'type': 'BadRequestError'}}"
+    pastes = corpus() + [frame.format("manager.py", "_load_adapter"), frame.format("loader.py", "load_weights"),
+                         "(APIServer pid=3084) WARNING 07-14 08:38:33 [envs.py:2041] Unknown environment variable detected: FOO",
+                         "Unknown environment variable detected: FOO", "ValueError: Unknown environment variable detected: FOO",
+                         body.format("Too many bad words: 120. The max number is 100."),
+                         body.format("At most 1 image(s) may be provided in one request.")]
+    seen = assert_parity(node, dataset, tmp_path, pastes)
+    assert seen["match"] >= 5, seen
+
+
+def test_the_box_reads_the_forms_people_paste_as_errcat_match_does(node, fixture_repo, cli, tmp_path):
+    """A crawl of vLLM-like code (issue #31's pasted forms, an engine's umbrella, an assembled
+    message): Markdown, typographic quotes, letter case, frames, bare raises, prefixes."""
+    import test_match_pasted_forms as forms
+    from test_browser import ASSEMBLED
+    from test_match_cli import ENGINE, LOGGED_THEN_TRACEBACK
+
+    files = {"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": forms.MODEL,
+             "vllm/config/pool.py": forms.CONFIG, "vllm/engine.py": ENGINE, "vllm/check.py": ASSEMBLED}
+    fixture_repo.commit(files, tag="v1")
+    config = tmp_path / "errcat.toml"
+    config.write_text('default = "u"\n[upstreams.u]\nurl = "https://github.com/vllm-project/vllm"\ninclude = ["vllm/**/*.py"]\n')
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
+    m = forms.MESSAGE
+    pastes = corpus() + [
+        f"**ValueError: {m}**", f"> > {m}", "```python\n" + forms.BARE_TB + "```", "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()),
+        f"`{m}`", f"### {m}", m.replace("'", "\u2019").replace(" - ", " \u2013 ").replace(" ", "\u00a0", 2),
+        "ValueError: (\u2018Unknown KV cache group kind\u2019, \u2018full\u2019)", "valueerror: unknown kv cache group kind", m.upper(),
+        forms.FIELDS_TB, forms.BARE_TB, forms.BARE_TB.removeprefix("Traceback (most recent call last):\n"),
+        "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b) " + m, "INFO:     127.0.0.1:5000 - " + m,
+        "worker-3 | 2024-05-01T10:00:00.123Z (pid=42) " + m, LOGGED_THEN_TRACEBACK,
+        "Value error, Widget count must be positive for every pool of this engine.",
+        "ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
+        "ValueError: item 7 exceeds the limit of 5\nitem -1 is negative", "runtimeerror: cuda error: an illegal memory access was encountered"]
+    seen = assert_parity(node, tmp_path / "out" / "vllm-project" / "vllm", tmp_path, pastes)
+    assert seen["match"] >= 15, seen
+
+
+def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli, tmp_path):
+    """A history catalogue over three releases: a paste in a retired wording, with or without the
+    release it names, is answered by the entry that raised it, in errcat match's order."""
+    from test_match_lineage import ARGS, V1, V2, V11
+
+    fixture_repo.commit(V1, tag="v1.0")
+    fixture_repo.commit(V11, tag="v1.1")
+    fixture_repo.commit(V2, tag="v2.0")
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0").exit_code == 0
+    pastes = corpus() + ["ValueError: widget size must be positive, got -3", "ValueError: widget size must be strictly positive, got -1",
+                         "OverflowError: widget size is far too large for the frame", "widget size must be",
+                         "LookupError: unknown paint for the widget frame: green",
+                         'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/a.py", line 9, in load\n'
+                         "    raise FileNotFoundError(f\"no widget file at {path}\")\nFileNotFoundError: no widget file at /tmp/w"]
+    # a paste that names its release: what that release raised comes first, and each says whether it did
+    named = ["widgets version 1.0\nValueError: widget size must be", "widgets version: v1.1\nValueError: widget size must be",
+             "/venv/lib/python3.12/site-packages/widgets-2.0.dist-info\nValueError: widget size must be",
+             "widgets==0.9\nOverflowError: widget size is far too large for the frame",
+             "widgets version 1.0 and widgets version 2.0\nValueError: widget size must be"]
+    seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, pastes + named)
+    assert seen["match"] >= 5 and seen["retired"] >= 3 and seen["release"] >= 3, seen
+
+
+def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node, tmp_path):
+    """search.js's release order (lineage.version_key: PEP 440's, a local tag no part of the
+    release) and its reading of the
+    release a paste names (paste.named_version), on every pair of versions and every line."""
+    import itertools
+
+    from crawler.consume.lineage import version_key
+    from crawler.consume.paste import named_version
+
+    site = tmp_path / "site"
+    render_site(cd.write(tmp_path), site)
+    versions = ["0.6.3", "v0.6.3", "0.6.3.post1", "0.6.3post2", "0.7.0rc1", "0.7.0a2", "0.7.0b1", "0.7.0.dev3", "0.7.0", "0.7",
+                "v0.7.0.0", "1.10.0", "1.9.12", "0.10.2", "2.0rc2", "0.7.0.post", "0.7.0.post1.dev2", "1.0-rc1", "1.0.dev",
+                "1.0-1", "1.0.0a", "V1.0.0", "release-1.2", "1.0.0+cu118"]
+    lines = ["vLLM API server version 0.6.3", "INFO vllm version: v0.8.5", "Initializing an LLM engine (v0.8.5) with config",
+             "/usr/lib/python3/site-packages/vllm-0.6.3.dist-info/METADATA", "pip install vllm==0.10.2", "vllm-0.6.3+cu118-cp38",
+             "vllm version 0.6.3 then vllm version 0.7.0", "vllm version 0.6.3 and vllm==0.6.3", "no version here", "vllmx-0.6.3",
+             "see /opt/vllm/0.9.1/lib"]
+    script = ("globalThis.window = globalThis; const fs = require('fs'), vm = require('vm');"
+              "for (const f of ['search-index.js', 'search.js']) vm.runInThisContext(fs.readFileSync(process.argv[1] + '/' + f, 'utf8'));"
+              "const [vs, ls] = JSON.parse(fs.readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify([vs.map(a => vs.map(b => window.errcatCompareVersions(a, b))),"
+              " ls.map(l => window.errcatNamedVersion(l, 'vllm'))]));")
+    done = subprocess.run([node, "-e", script, str(site)], input=json.dumps([versions, lines]), capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    order, named = json.loads(done.stdout)
+    for (i, a), (j, b) in itertools.product(enumerate(versions), repeat=2):
+        ka, kb = version_key(a), version_key(b)
+        assert ka is not None and kb is not None
+        want = (ka > kb) - (ka < kb)
+        assert order[i][j] == want, (a, b)
+    assert named == [named_version(line, "vllm") for line in lines]
+    assert named[0] == "0.6.3" and named[6] is None and named[7] == "0.6.3"
