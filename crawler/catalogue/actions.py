@@ -110,6 +110,18 @@ _LORA = re.compile(r"\blora\b|\badapter\b", re.I)
 #: What one request carries into a model's processor: its media, its prompt.
 _REQUEST_INPUT = re.compile(r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
                             r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b", re.I)
+#: "Engine core process died unexpectedly", "Publisher is closed": a part that stopped before this
+#: error; whatever stopped it is the cause, reported before it.
+_STOPPED = re.compile(r"\b(?:is|was|has been|already) (?:closed|shut ?down|dead|stopped)\b|\bclosed unexpectedly\b|\bdied\b", re.I)
+#: A remedy that says to update or reinstall a package ("Update hpc-ops to a build with ...").
+_UPGRADE = re.compile(r"(?:update|upgrade|downgrade|reinstall|rebuild)\b[^.]{0,60}?\b(?:to|with)\b[^.]{0,40}?"
+                      r"(?:\bbuild\b|\bversion\b|\brelease\b|\d+\.\d+)", re.I)
+#: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
+_WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
+#: A function that registers a name with a registry (``register_engine``): its checks are on what
+#: its caller passes.
+_REGISTER = re.compile(r"_?register\w*")
+_ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
                    "OutOfMemoryError", "TimeoutError", "ConnectionError"}
@@ -248,6 +260,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "internal", "the message states what the code's own order should have done by then"
     if kind == "response":
         return "request", "the server answers a request with this error response"
+    if exception in _ARGPARSE_EXCEPTIONS:
+        return "setting", f"raised as `{exception}`, while a command-line option's value is parsed"
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     if requests and not settings:
@@ -257,6 +271,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
             or _INSTALL.search(text):
         return "environment", "a package that is not installed (or cannot be imported) leads to it"
+    if found and _UPGRADE.match(found):
+        return "environment", "the message says to update or reinstall a package"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
     if settings:
@@ -345,6 +361,12 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         return "setting", "the message says what to change"
+    if kind == "assert" and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method):
+        return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
+    if kind in ("raise", "native", "log") and _STOPPED.search(text):
+        return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
+    if kind == "raise" and _REGISTER.fullmatch(method) and exception in ("ValueError", "TypeError", "KeyError"):
+        return "caller", f"raised for the arguments given to `{short_code(site['qualname'])}`, which registers a name"
     if kind == "assert":
         return "internal", "an assert with no setting, request or model a user controls"
     if kind == "native" and path.endswith(".rs"):
@@ -388,6 +410,8 @@ _SAYS = {
     "internal_unseen": "The code shows no setting, request field, model or environment check of yours on the way to this {noun}, "
                        "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
                        "what to change; if it names nothing of yours, this is likely a bug in {project}.",
+    "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
+               "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -444,7 +468,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
             steps.append("If you wrote a plugin or subclass, implement what the message names; otherwise report it, with the traceback.")
         else:
             steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
-    if actor == "internal" and record["kind"] == "log":
+    if actor == "internal" and "had already stopped" in basis:
+        steps.append("Look for the first error before this one in the log or the output (a worker or the engine that "
+                     "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
+                     f"{_project(record)} only if nothing came before it.")
+    elif actor == "internal" and record["kind"] == "log":
         steps.append("If it comes with a failure, or keeps coming, report it to "
                      f"{_project(record)} with the log around it, the version you run and the command that led to it.")
     elif actor == "internal" or not steps:
@@ -503,6 +531,8 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
         if "service it connects to" in basis:
             return "a service or process it connects to"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
+    if actor == "internal" and "had already stopped" in basis:
+        return f"`{short_code(record['sites'][0]['qualname'])}` found it so"
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
     return basis
@@ -520,6 +550,8 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
         key = "log_unseen"
     if key == "internal" and basis.startswith("no setting, request"):
         key = "internal_unseen"
+    if actor == "internal" and "had already stopped" in basis:
+        key = "stopped"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
