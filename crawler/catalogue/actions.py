@@ -121,6 +121,7 @@ _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
 #: its caller passes.
 _REGISTER = re.compile(r"_?register\w*")
+_REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
 _ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
@@ -322,7 +323,9 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "request", "the media a request carries did not decode as the check expects"
     if kind == "raise" and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
         return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
-    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
+    # the library's API: the nearest caller is one of its public methods (further up the path the
+    # arguments have passed through the project's own code, settings among them)
+    library = [c for c in (meaning.get("callers") or [])[:1] if c.get("entry_point") == "library"]
     if kind == "raise" and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
             and (library or not in_model):
         return "caller", "the check tests what an object passed in is or can do"
@@ -365,7 +368,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
     if kind in ("raise", "native", "log") and _STOPPED.search(text):
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
-    if kind == "raise" and _REGISTER.fullmatch(method) and exception in ("ValueError", "TypeError", "KeyError"):
+    if kind == "raise" and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) \
+            and exception in ("ValueError", "TypeError", "KeyError"):
         return "caller", f"raised for the arguments given to `{short_code(site['qualname'])}`, which registers a name"
     if kind == "assert":
         return "internal", "an assert with no setting, request or model a user controls"
