@@ -114,8 +114,13 @@ _REQUEST_INPUT = re.compile(r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*
 #: error; whatever stopped it is the cause, reported before it.
 _STOPPED = re.compile(r"\b(?:is|was|has been|already) (?:closed|shut ?down|dead|stopped)\b|\bclosed unexpectedly\b|\bdied\b", re.I)
 #: A remedy that says to update or reinstall a package ("Update hpc-ops to a build with ...").
-_UPGRADE = re.compile(r"(?:update|upgrade|downgrade|reinstall|rebuild)\b[^.]{0,60}?\b(?:to|with)\b[^.]{0,40}?"
-                      r"(?:\bbuild\b|\bversion\b|\brelease\b|\d+\.\d+)", re.I)
+_UPGRADE = re.compile(r"(?:update|upgrade|downgrade|reinstall|rebuild)\b[^.]{0,80}?(?:\bbuild\b|\bversion\b|\brelease\b|\d+\.\d+|"
+                      r"\bPR\b|\bpast\b|\bnewer\b|\blatest\b|>=)", re.I)
+#: "The installed Triton Proton does not support ...": a package there, but not one that has what it needs.
+_OLD_PACKAGE = re.compile(r"\bthe installed [`'\w. -]{1,40}? (?:does not|doesn't|do not|is too old|lacks|is missing)\b", re.I)
+#: "NIXL is not available", with a guard ``TransferEngine is None``: an optional import that failed.
+_UNAVAILABLE = re.compile(r"^`?(?!The\b)(?:[A-Z][\w-]*|[a-z]\w*(?:\.\w+)+)`? (?:is|are) (?:not available|unavailable)\b")
+_NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
 _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
@@ -272,14 +277,19 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
             or _INSTALL.search(text):
         return "environment", "a package that is not installed (or cannot be imported) leads to it"
-    if found and _UPGRADE.match(found):
-        return "environment", "the message says to update or reinstall a package"
+    if (found and _UPGRADE.match(found)) or _OLD_PACKAGE.search(text):
+        return "environment", "the installed package lacks what it needs, or the message says to update it"
+    if _UNAVAILABLE.match(text) and _NONE_GUARD.fullmatch(guards.strip()):
+        return "environment", "a package that is not installed (or cannot be imported) leads to it: the check finds it missing"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
-    read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in _CONFIG_READ.findall(guards)))
-    if read and kind != "assert":
+    found_read = _CONFIG_READ.findall(guards)
+    if kind == "assert":  # (an assert's guard selects a case, unless its message names the field it read)
+        found_read = [(c, f) for c, f in found_read if re.search(rf"\b{f}\b", text)]
+    read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in found_read))
+    if read:
         return "setting", "the check reads the configuration " + _joined(read)
     # (after the settings: a timeout a setting bounds is that setting's)
     if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):

@@ -124,6 +124,26 @@ def kwargs_arg(value):
     return loaded
 '''
 
+OPTIONAL = '''
+try:
+    from fastkern.engine import TransferEngine
+except ImportError:
+    TransferEngine = None
+
+
+class Worker:
+    def __init__(self, parallel_config, worker_class, profiler):
+        if TransferEngine is None:
+            raise RuntimeError("Fastkern is not available")
+        if profiler.formats is None:
+            raise RuntimeError("The installed Fastkern profiler does not support selecting an output format")
+        if parallel_config.worker_extension_cls:
+            for attr in dir(worker_class):
+                assert not hasattr(parallel_config, attr), f"{attr} conflicts with the worker_extension_cls given"
+        if profiler.fused is None:
+            logger.warning("Fusion disabled: fastkern is missing fused_ar. Upgrade fastkern past PR #2823 to enable it.")
+'''
+
 LOADER = '''
 import math
 
@@ -144,7 +164,7 @@ def records(crawl_once) -> dict[str, dict]:
         "pkg/__init__.py": "", "pkg/benchmarks/__init__.py": "", "pkg/benchmarks/throughput.py": BENCH,
         "pkg/weights.py": FIELDS, "pkg/connections.py": NET, "pkg/lora/__init__.py": "", "pkg/lora/model.py": LORA,
         "pkg/engine.py": ENGINE, "pkg/models/__init__.py": "", "pkg/models/shard.py": MODEL,
-        "pkg/cli.py": CLI, "pkg/models/widget_moe.py": LOADER})
+        "pkg/cli.py": CLI, "pkg/models/widget_moe.py": LOADER, "pkg/worker.py": "import logging\n\nlogger = logging.getLogger(__name__)\n" + OPTIONAL})
     return {r["message"]["text"] or f"{r['kind']} {r['location']['qualname']}": r for r in found}
 
 
@@ -246,3 +266,14 @@ def test_a_part_that_already_stopped_points_to_the_error_before_it(records):
 def test_a_registers_check_on_its_arguments_is_the_caller(records):
     got = action(records, "class_name is required when registering")
     assert got["actor"] == "caller" and "`Registry.register_engine`" in got["says"]
+
+
+def test_a_package_the_code_finds_missing_or_too_old_is_the_environment(records):
+    assert action(records, "Fastkern is not available")["actor"] == "environment"
+    assert action(records, "The installed Fastkern profiler")["actor"] == "environment"
+    assert action(records, "Fusion disabled: fastkern is missing")["actor"] == "environment"
+
+
+def test_an_assert_whose_message_names_the_setting_its_guard_reads_is_that_setting(records):
+    got = action(records, "{attr} conflicts with the worker_extension_cls")
+    assert got["actor"] == "setting" and "`parallel_config.worker_extension_cls`" in got["says"]
