@@ -32,7 +32,7 @@ MAX_REMEDY = 320
 # What a message says to do: a sentence that starts with one of these (or goes on with one after
 # a comma, "or", a semicolon or a colon).
 _REMEDY_START = re.compile(
-    r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve) |"
+    r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
     r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check )",
     re.I)
@@ -54,7 +54,8 @@ _HARDWARE = re.compile(
     r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
-    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space)", re.I)
+    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"
+    r"NVDEC|nvcuvid|in this (?:torch|pytorch) build|not (?:built|compiled) with)", re.I)
 _HARDWARE_GUARD = re.compile(r"\bdevice\.type\b|\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
                              r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
                              r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
@@ -66,7 +67,7 @@ _MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "trans
 _PARSER_PATHS = ("tool_parsers/", "reasoning/")
 _REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
                   "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
-_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
+_SETTING_PATHS = ("/config/", "/config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
 #: A method that checks the inputs of one call at run time (not the model's configuration).
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
 #: A message that says what goes with what ("X is not supported with Y", "only supports X for Y").
@@ -110,6 +111,10 @@ _LORA = re.compile(r"\blora\b|\badapter\b", re.I)
 #: What one request carries into a model's processor: its media, its prompt.
 _REQUEST_INPUT = re.compile(r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
                             r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b", re.I)
+#: "... is not implemented for xpu_ops": what the platform's own ops lack.
+_PLATFORM_OPS = re.compile(r"\b(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)(?:_ops)?\b", re.I)
+#: A handler of any exception (``except Exception``): what it logs is whatever failed, not one input.
+_BROAD_HANDLER = re.compile(r"^except\s*(?:\(?\s*(?:Exception|BaseException)\b|:)")
 #: "Engine core process died unexpectedly", "Publisher is closed": a part that stopped before this
 #: error; whatever stopped it is the cause, reported before it.
 _STOPPED = re.compile(r"\b(?:is|was|has been|already) (?:closed|shut ?down|dead|stopped)\b|\bclosed unexpectedly\b|\bdied\b", re.I)
@@ -315,10 +320,11 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
     if any(p in path for p in _REQUEST_PATHS) and kind != "assert" and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
-            and not _OWN_STATE.search(text):
+            and not _OWN_STATE.search(text) and not (kind == "log" and _BROAD_HANDLER.match(handler.strip())):
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
     method = site["qualname"].rpartition(".")[2]
-    in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method)
+    in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method) \
+        and not any(p in path for p in _MEDIA_PATHS)  # (a video decoder's options are no model's)
     # a model file's check on its own state at run time says nothing about the model loaded
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
     if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
@@ -357,6 +363,9 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
     if kind != "assert" and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
+    if kind in ("raise", "log") and _UNSUPPORTED.search(text) and _PLATFORM_OPS.search(text) \
+            and re.fullmatch(r"_?(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)_ops\.py", path.rpartition("/")[2]):
+        return "environment", "the platform's own operations lack it: the message names the platform it runs on"
     if kind in ("raise", "log") and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
     if any(p in path for p in _SETTING_PATHS) and kind != "assert" and not in_model:
@@ -387,6 +396,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
     if kind == "native":
         return "internal", "a check inside a kernel, on what the project's own code passes it"
+    if kind == "log" and _BROAD_HANDLER.match(handler.strip()):
+        return "internal", "logged for an exception it caught: the exception printed with it is the cause"
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
@@ -426,6 +437,8 @@ _SAYS = {
                        "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
                "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
+    "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): the exception "
+              "printed with it, and its traceback, is the cause; its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -486,6 +499,10 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
         steps.append("Look for the first error before this one in the log or the output (a worker or the engine that "
                      "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
                      f"{_project(record)} only if nothing came before it.")
+    elif actor == "internal" and "exception it caught" in basis:
+        steps.append("Read the exception logged with it (its type, message and traceback) and look it up: its own page "
+                     f"says whose move it is. Report this one to {_project(record)} only if that exception is one of "
+                     f"{_project(record)}'s own checks with no setting, request or model of yours in it.")
     elif actor == "internal" and record["kind"] == "log":
         steps.append("If it comes with a failure, or keeps coming, report it to "
                      f"{_project(record)} with the log around it, the version you run and the command that led to it.")
@@ -545,8 +562,8 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
         if "service it connects to" in basis:
             return "a service or process it connects to"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
-    if actor == "internal" and "had already stopped" in basis:
-        return f"`{short_code(record['sites'][0]['qualname'])}` found it so"
+    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
     return basis
@@ -566,6 +583,8 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
         key = "internal_unseen"
     if actor == "internal" and "had already stopped" in basis:
         key = "stopped"
+    elif actor == "internal" and "exception it caught" in basis:
+        key = "caught"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):

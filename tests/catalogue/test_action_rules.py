@@ -144,6 +144,47 @@ class Worker:
             logger.warning("Fusion disabled: fastkern is missing fused_ar. Upgrade fastkern past PR #2823 to enable it.")
 '''
 
+KERNEL_CONFIG = '''
+def run_first_valid(configs, key):
+    if not configs:
+        raise RuntimeError(f"No valid config for kernel key={key}")
+'''
+
+DECODER = '''
+def validate_max_dimensions(max_width, max_height):
+    if max_width is None or max_height is None:
+        raise ValueError("max_width and max_height must be set together")
+'''
+
+SERVING = '''
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+async def stream(request, generator):
+    try:
+        async for chunk in generator:
+            yield chunk
+    except Exception:
+        logger.exception("Error in chat completion stream generator.")
+'''
+
+PLATFORM = '''
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def communicator(torch):
+    if not torch.distributed.is_xccl_available():
+        logger.warning("xccl is not enabled in this torch build, communication is not available.")
+
+
+def scheduler_metadata():
+    logger.warning("get_scheduler_metadata is not implemented for xpu_ops, returning None.")
+'''
+
 LOADER = '''
 import math
 
@@ -164,7 +205,9 @@ def records(crawl_once) -> dict[str, dict]:
         "pkg/__init__.py": "", "pkg/benchmarks/__init__.py": "", "pkg/benchmarks/throughput.py": BENCH,
         "pkg/weights.py": FIELDS, "pkg/connections.py": NET, "pkg/lora/__init__.py": "", "pkg/lora/model.py": LORA,
         "pkg/engine.py": ENGINE, "pkg/models/__init__.py": "", "pkg/models/shard.py": MODEL,
-        "pkg/cli.py": CLI, "pkg/models/widget_moe.py": LOADER, "pkg/worker.py": "import logging\n\nlogger = logging.getLogger(__name__)\n" + OPTIONAL})
+        "pkg/cli.py": CLI, "pkg/models/widget_moe.py": LOADER, "pkg/worker.py": "import logging\n\nlogger = logging.getLogger(__name__)\n" + OPTIONAL,
+        "pkg/triton_utils/force_first_config.py": KERNEL_CONFIG, "pkg/multimodal/video_decoders/dec.py": DECODER,
+        "pkg/entrypoints/openai/serving.py": SERVING, "pkg/_xpu_ops.py": PLATFORM})
     return {r["message"]["text"] or f"{r['kind']} {r['location']['qualname']}": r for r in found}
 
 
@@ -277,3 +320,22 @@ def test_a_package_the_code_finds_missing_or_too_old_is_the_environment(records)
 def test_an_assert_whose_message_names_the_setting_its_guard_reads_is_that_setting(records):
     got = action(records, "{attr} conflicts with the worker_extension_cls")
     assert got["actor"] == "setting" and "`parallel_config.worker_extension_cls`" in got["says"]
+
+
+def test_a_file_whose_name_ends_in_config_is_no_configuration_check(records):
+    assert action(records, "No valid config for kernel")["actor"] != "setting"
+
+
+def test_a_media_decoders_check_is_not_the_models(records):
+    assert action(records, "max_width and max_height must be set together")["actor"] != "model"
+
+
+def test_a_log_of_any_exception_caught_points_to_that_exception(records):
+    got = action(records, "Error in chat completion stream generator.")
+    assert got["actor"] == "internal" and "exception it caught" in got["says"]
+    assert "the server is fine" not in got["says"] and "likely a bug" not in got["says"]
+
+
+def test_a_torch_build_or_a_platforms_own_ops_that_lack_it_are_the_environment(records):
+    assert action(records, "xccl is not enabled in this torch build")["actor"] == "environment"
+    assert action(records, "get_scheduler_metadata is not implemented for xpu_ops")["actor"] == "environment"
