@@ -33,7 +33,7 @@ MAX_REMEDY = 320
 # What a message says to do: a sentence that starts with one of these (or goes on with one after
 # a comma, "or", a semicolon or a colon).
 _REMEDY_START = re.compile(
-    r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve) |"
+    r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
     r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check )",
     re.I)
@@ -55,7 +55,8 @@ _HARDWARE = re.compile(
     r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
-    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space)", re.I)
+    r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"
+    r"NVDEC|nvcuvid|in this (?:torch|pytorch) build|not (?:built|compiled) with)", re.I)
 _HARDWARE_GUARD = re.compile(r"\bdevice\.type\b|\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
                              r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
                              r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
@@ -67,7 +68,7 @@ _MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "trans
 _PARSER_PATHS = ("tool_parsers/", "reasoning/")
 _REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
                   "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
-_SETTING_PATHS = ("/config/", "config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
+_SETTING_PATHS = ("/config/", "/config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
 #: A method that checks the inputs of one call at run time (not the model's configuration).
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
 #: A message that says what goes with what ("X is not supported with Y", "only supports X for Y").
@@ -111,6 +112,28 @@ _LORA = re.compile(r"\blora\b|\badapter\b", re.I)
 #: What one request carries into a model's processor: its media, its prompt.
 _REQUEST_INPUT = re.compile(r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
                             r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b", re.I)
+#: "... is not implemented for xpu_ops": what the platform's own ops lack.
+_PLATFORM_OPS = re.compile(r"\b(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)(?:_ops)?\b", re.I)
+#: A handler of any exception (``except Exception``): what it logs is whatever failed, not one input.
+_BROAD_HANDLER = re.compile(r"^except\s*(?:\(?\s*(?:Exception|BaseException)\b|:)")
+#: "Engine core process died unexpectedly", "Publisher is closed": a part that stopped before this
+#: error; whatever stopped it is the cause, reported before it.
+_STOPPED = re.compile(r"\b(?:is|was|has been|already) (?:closed|shut ?down|dead|stopped)\b|\bclosed unexpectedly\b|\bdied\b", re.I)
+#: A remedy that says to update or reinstall a package ("Update hpc-ops to a build with ...").
+_UPGRADE = re.compile(r"(?:update|upgrade|downgrade|reinstall|rebuild)\b[^.]{0,80}?(?:\bbuild\b|\bversion\b|\brelease\b|\d+\.\d+|"
+                      r"\bPR\b|\bpast\b|\bnewer\b|\blatest\b|>=)", re.I)
+#: "The installed Triton Proton does not support ...": a package there, but not one that has what it needs.
+_OLD_PACKAGE = re.compile(r"\bthe installed [`'\w. -]{1,40}? (?:does not|doesn't|do not|is too old|lacks|is missing)\b", re.I)
+#: "NIXL is not available", with a guard ``TransferEngine is None``: an optional import that failed.
+_UNAVAILABLE = re.compile(r"^`?(?!The\b)(?:[A-Z][\w-]*|[a-z]\w*(?:\.\w+)+)`? (?:is|are) (?:not available|unavailable)\b")
+_NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
+#: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
+_WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
+#: A function that registers a name with a registry (``register_engine``): its checks are on what
+#: its caller passes.
+_REGISTER = re.compile(r"_?register\w*")
+_REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
+_ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
                    "OutOfMemoryError", "TimeoutError", "ConnectionError"}
@@ -249,6 +272,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "internal", "the message states what the code's own order should have done by then"
     if kind == RESPONSE:
         return "request", "the server answers a request with this error response"
+    if exception in _ARGPARSE_EXCEPTIONS:
+        return "setting", f"raised as `{exception}`, while a command-line option's value is parsed"
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     if requests and not settings:
@@ -258,12 +283,19 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
             or _INSTALL.search(text):
         return "environment", "a package that is not installed (or cannot be imported) leads to it"
+    if (found and _UPGRADE.match(found)) or _OLD_PACKAGE.search(text):
+        return "environment", "the installed package lacks what it needs, or the message says to update it"
+    if _UNAVAILABLE.match(text) and _NONE_GUARD.fullmatch(guards.strip()):
+        return "environment", "a package that is not installed (or cannot be imported) leads to it: the check finds it missing"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
-    read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in _CONFIG_READ.findall(guards)))
-    if read and kind != ASSERT:
+    found_read = _CONFIG_READ.findall(guards)
+    if kind == ASSERT:  # (an assert's guard selects a case, unless its message names the field it read)
+        found_read = [(c, f) for c, f in found_read if re.search(rf"\b{f}\b", text)]
+    read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in found_read))
+    if read:
         return "setting", "the check reads the configuration " + _joined(read)
     # (after the settings: a timeout a setting bounds is that setting's)
     if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):
@@ -289,10 +321,11 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
     if any(p in path for p in _REQUEST_PATHS) and kind != ASSERT and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
-            and not _OWN_STATE.search(text):
+            and not _OWN_STATE.search(text) and not (kind == LOG and _BROAD_HANDLER.match(handler.strip())):
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
     method = site["qualname"].rpartition(".")[2]
-    in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method)
+    in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method) \
+        and not any(p in path for p in _MEDIA_PATHS)  # (a video decoder's options are no model's)
     # a model file's check on its own state at run time says nothing about the model loaded
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
     if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
@@ -307,7 +340,9 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "request", "the media a request carries did not decode as the check expects"
     if kind == RAISE and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
         return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
-    library = [c for c in meaning.get("callers") or [] if c.get("entry_point") == "library"]
+    # the library's API: the nearest caller is one of its public methods (further up the path the
+    # arguments have passed through the project's own code, settings among them)
+    library = [c for c in (meaning.get("callers") or [])[:1] if c.get("entry_point") == "library"]
     if kind == RAISE and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
             and (library or not in_model):
         return "caller", "the check tests what an object passed in is or can do"
@@ -329,6 +364,9 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
     if kind != ASSERT and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
+    if kind in (RAISE, LOG) and _UNSUPPORTED.search(text) and _PLATFORM_OPS.search(text) \
+            and re.fullmatch(r"_?(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)_ops\.py", path.rpartition("/")[2]):
+        return "environment", "the platform's own operations lack it: the message names the platform it runs on"
     if kind in (RAISE, LOG) and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
     if any(p in path for p in _SETTING_PATHS) and kind != ASSERT and not in_model:
@@ -346,12 +384,21 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         return "setting", "the message says what to change"
+    if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method):
+        return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
+    if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):
+        return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
+    if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) \
+            and exception in ("ValueError", "TypeError", "KeyError"):
+        return "caller", f"raised for the arguments given to `{short_code(site['qualname'])}`, which registers a name"
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
     if kind == NATIVE and path.endswith(".rs"):
         return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
     if kind == NATIVE:
         return "internal", "a check inside a kernel, on what the project's own code passes it"
+    if kind == LOG and _BROAD_HANDLER.match(handler.strip()):
+        return "internal", "logged for an exception it caught: the exception printed with it is the cause"
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
@@ -389,6 +436,10 @@ _SAYS = {
     "internal_unseen": "The code shows no setting, request field, model or environment check of yours on the way to this {noun}, "
                        "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
                        "what to change; if it names nothing of yours, this is likely a bug in {project}.",
+    "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
+               "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
+    "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): the exception "
+              "printed with it, and its traceback, is the cause; its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -445,7 +496,15 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
             steps.append("If you wrote a plugin or subclass, implement what the message names; otherwise report it, with the traceback.")
         else:
             steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
-    if actor == "internal" and record["kind"] == LOG:
+    if actor == "internal" and "had already stopped" in basis:
+        steps.append("Look for the first error before this one in the log or the output (a worker or the engine that "
+                     "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
+                     f"{_project(record)} only if nothing came before it.")
+    elif actor == "internal" and "exception it caught" in basis:
+        steps.append("Read the exception logged with it (its type, message and traceback) and look it up: its own page "
+                     f"says whose move it is. Report this one to {_project(record)} only if that exception is one of "
+                     f"{_project(record)}'s own checks with no setting, request or model of yours in it.")
+    elif actor == "internal" and record["kind"] == LOG:
         steps.append("If it comes with a failure, or keeps coming, report it to "
                      f"{_project(record)} with the log around it, the version you run and the command that led to it.")
     elif actor == "internal" or not steps:
@@ -504,6 +563,8 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
         if "service it connects to" in basis:
             return "a service or process it connects to"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
+    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
     return basis
@@ -521,6 +582,10 @@ def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
         key = "log_unseen"
     if key == "internal" and basis.startswith("no setting, request"):
         key = "internal_unseen"
+    if actor == "internal" and "had already stopped" in basis:
+        key = "stopped"
+    elif actor == "internal" and "exception it caught" in basis:
+        key = "caught"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):

@@ -17,6 +17,7 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crawler.extract.codefacts import TYPED_CALL
 from crawler.extract.text import module_name
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
@@ -24,6 +25,10 @@ MAX_CALLERS = 5
 MAX_DEPTH = 8
 MAX_VISITED = 3000
 _ALIAS_STEPS = 8
+#: A call through a name typed by a base class reaches the base's method and its subclasses'
+#: overrides: at most this many subclasses, nearest first (a base of hundreds, a model's
+#: ``nn.Module``-like root, says too little about which one runs).
+MAX_SUBCLASSES = 64
 
 
 class Names:
@@ -37,6 +42,8 @@ class Names:
         self.tops: set[str] = set()  # top-level packages (their re-exports are the public face)
         #: per file with graph facts: (module, path, calls), which only the call graph reads
         self.raw_calls: list[tuple[str, str, list[Any]]] = []
+        #: a function -> what its return annotation says it returns: ("type" or "inst", class)
+        self.returns: dict[str, tuple[str, str]] = {}
         for result in results:
             graph = result.get("graph")
             if result.get("status") != "ok" or not graph:
@@ -50,6 +57,8 @@ class Names:
                 self.classes.setdefault(f"{module}.{qual}", bases)
             for name, target in graph["aliases"].items():
                 self.aliases.setdefault(f"{module}.{name}", target)
+            for qual, (kind, cls) in (graph.get("returns") or {}).items():
+                self.returns.setdefault(f"{module}.{qual}", (kind, cls))
             self.raw_calls.append((module, path, graph["calls"]))
         self._found: dict[str, str | None] = {}  # the same callee is written in many places
 
@@ -114,13 +123,17 @@ class Graph(Names):
         self._reached: dict[tuple[str, ...], set[str]] = {}
         self.callers: dict[str, list[tuple[str, str, int]]] = {}
         self.callees: dict[str, set[str]] = {}
+        self._subclasses: dict[str, list[str]] | None = None
+        self._expanded: dict[str, list[str]] = {}
         for module, path, calls in self.raw_calls:
             for caller, target, line in calls:
-                callee = self.find(target)
                 caller_fq = f"{module}.{caller}"
-                if callee is not None and callee != caller_fq and caller_fq in self.defs:
-                    self.callers.setdefault(callee, []).append((caller_fq, path, line))
-                    self.callees.setdefault(caller_fq, set()).add(callee)
+                if caller_fq not in self.defs:
+                    continue
+                for callee in self.expand(target) if target.startswith(TYPED_CALL) else filter(None, [self.find(target)]):
+                    if callee != caller_fq:
+                        self.callers.setdefault(callee, []).append((caller_fq, path, line))
+                        self.callees.setdefault(caller_fq, set()).add(callee)
         self.methods: dict[str, list[str]] = {}
         for fq in self.defs:
             owner = fq.rpartition(".")[0]
@@ -128,6 +141,67 @@ class Graph(Names):
                 self.methods.setdefault(owner, []).append(fq)
         for edges in self.callers.values():
             edges.sort(key=lambda e: (e[1], e[2], e[0]))
+
+    def expand(self, target: str) -> list[str]:
+        """The definitions a call through a typed name may run (``codefacts.TYPED_CALL``): the
+        constructor of a class or of its subclasses, a method or its subclasses' overrides, or
+        either of what a function's return annotation says it returns."""
+        if target not in self._expanded:
+            self._expanded[target] = self._expand(target)
+        return self._expanded[target]
+
+    def _expand(self, target: str) -> list[str]:
+        if target.startswith("~ret~"):
+            function, _, rest = target[5:].partition("~")
+            name = self.canonical(function)
+            if name in self.classes:  # ``x = Widget(...)``: an instance of it
+                kind, cls = "inst", name
+            else:
+                found = self.find(function)
+                if found is None or found not in self.returns:
+                    return []
+                kind, cls = self.returns[found]
+            if kind == "type":
+                return self.expand(f"~new~{cls}") if not rest else list(filter(None, [self.find(cls + rest)]))
+            return self.expand(f"~of~{cls}{rest or '.__call__'}")
+        if target.startswith("~new~"):
+            cls, method = target[5:], "__init__"
+        elif target.startswith("~of~"):
+            cls, _, method = target[4:].rpartition(".")
+        else:
+            return []
+        cls = self.canonical(cls)
+        if cls not in self.classes:
+            return []
+        out = [m for m in [self._method(cls, method)] if m]
+        for sub in self.subclasses(cls):
+            own = f"{sub}.{method}"
+            if own in self.defs and own not in out:
+                out.append(own)
+        return out
+
+    def subclasses(self, cls: str) -> list[str]:
+        """The repository's subclasses of ``cls``, nearest first then by name (at most
+        ``MAX_SUBCLASSES``)."""
+        if self._subclasses is None:
+            self._subclasses = {}
+            for name, bases in sorted(self.classes.items()):
+                for base in bases:
+                    if base:
+                        self._subclasses.setdefault(self.canonical(base), []).append(name)
+        out: list[str] = []
+        seen = {cls}
+        frontier = [cls]
+        while frontier and len(out) < MAX_SUBCLASSES:
+            nxt = []
+            for c in frontier:
+                for sub in self._subclasses.get(c, ()):
+                    if sub not in seen:
+                        seen.add(sub)
+                        out.append(sub)
+                        nxt.append(sub)
+            frontier = nxt
+        return out[:MAX_SUBCLASSES]
 
     def reach(self, targets: list[str]) -> set[str]:
         """The definitions the resolved callees ``targets`` run, directly or through the calls

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
@@ -75,6 +75,9 @@ class _Tables:
     returns: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> self.<field>s it returns
     env_aliases: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = envs.X
     getter_env: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, method) -> environment variables it reads
+    passes: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)  # (path, line) -> calls passing a setting
+    signatures: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (path, function) -> its parameters
+    by_snake: dict[str, list[str]] = field(default_factory=dict)  # ``cache_config`` -> the settings classes so named
 
 
 def _request_fields(t: _Tables) -> dict[str, list[str]]:
@@ -144,6 +147,10 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.typed_params[(path, fn["function"])] = fn["params"]
         for alias in d.get("env_aliases", ()):
             t.env_aliases.setdefault((path, alias["function"]), []).append(alias)
+        for call in d.get("passes", ()):
+            t.passes.setdefault((path, call["line"]), []).append(call)
+        for fn in d.get("signatures", ()):
+            t.signatures[(path, fn["function"])] = fn
     for r in results:
         for call in r.get("calls", ()):
             if call.get("kwargs") and call["site"] < len(r["sites"]):
@@ -174,6 +181,8 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
                         t.parent.setdefault(held, []).append((qual, f["name"]))
     t.flag_owners = {owner for owner, _ in t.field_flags}
     t.settings = {q for q in t.classes if q in t.request_classes or _holds_settings(t, q, set())}
+    for q in sorted(t.settings):
+        t.by_snake.setdefault(_snake(t.classes[q]["name"]), []).append(q)
     # a nested config the class builds itself (None until then, no option of its own) is state
     t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
                 and name not in t.dest_flags.get(t.classes[owner]["path"], {})
@@ -517,6 +526,40 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
     return found
 
 
+def _passed(t: _Tables, site: SiteData, inner: str, callers: Mapping[str, Sequence[tuple[str, str, int]]] | None) -> list[tuple[dict[str, Any], str]]:
+    """Settings the function's callers pass it (``knob_passes``): for each call the call graph
+    has to it, the arguments that are a config's field (``self.cache_config.cache_dtype``, the
+    field of the one settings class named ``CacheConfig``) or an environment variable, bound to
+    the parameter the check names (in its innermost guard or its message). Pairs of the knob and
+    the parameter."""
+    sig = t.signatures.get((site["path"], site["qualname"])) if callers is not None else None
+    if not sig:
+        return []
+    owner, _, name = site["qualname"].rpartition(".")
+    # (a constructor is called by its class's name)
+    names = {name, owner.rpartition(".")[2]} if name == "__init__" else {name}
+    found: list[tuple[dict[str, Any], str]] = []
+    for _, path, line in (callers or {}).get(f"{site['module']}.{site['qualname']}", ()):
+        for call in t.passes.get((path, line), ()):
+            if call["callee"] not in names:
+                continue
+            for key, (holder, field_name) in call["args"].items():
+                param = sig["params"][int(key)] if key.isdigit() and int(key) < len(sig["params"]) else \
+                    key if not key.isdigit() and (key in sig["params"] or key in sig["keywords"]) else None
+                if param is None or not named_at(param, inner):
+                    continue
+                if holder == "envs":
+                    knob = _knob("env_var", field_name, path=t.env[field_name][0], line=t.env[field_name][1]) \
+                        if field_name in t.env else None
+                else:
+                    held = t.by_snake.get(holder, [])
+                    knob = _field_knob(t, held[0], field_name) if len(held) == 1 and held[0] in _user_facing(t) \
+                        and any(f["name"] == field_name for f in t.classes[held[0]]["fields"]) else None
+                if knob is not None:
+                    found.append((knob, param))
+    return found
+
+
 #: Where a name may start (no word character or dot before it), and the attributes after it.
 _STARTS = re.compile(r"(?<![\w.])(?=\w)")
 _SUFFIX = re.compile(r"(?:\.[A-Za-z_]\w*)*")
@@ -648,7 +691,8 @@ def _field_by_key(site: SiteData) -> tuple[str, str] | None:
     return None
 
 
-def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
+def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
+                 callers: Mapping[str, Sequence[tuple[str, str, int]]] | None = None) -> _Site:
     site = record["sites"][0]
     facts = site["facts"]
     qualname = site["qualname"]
@@ -712,6 +756,9 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0) -> _Site:
     inner = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"])])
     for knob, expr in [*_reached(t, site, text_of_site, inner), *_field_checked(t, site)]:
         add(knob, *([expr] if expr else []))
+    if not knobs:  # (what the function reads itself comes first; what its callers pass, where it reads none)
+        for knob, param in _passed(t, site, inner, callers):
+            add(knob, param)
     for name in dict.fromkeys(_UPPER.findall(text_of_site)):
         if name in t.env:
             path, line = t.env[name]
@@ -826,7 +873,7 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
     """One record's meaning: a function of its kind and primary site, and of what it looks up
     in ``tables`` and ``callers`` (``meaning_memo`` keeps it by exactly those)."""
     try:
-        s = site_meaning(tables, record)
+        s = site_meaning(tables, record, callers=callers)
         said = trigger(s, tables)
         caller = _guarded_caller(tables, record, callers)
         meaning = SiteMeaning(knobs=s.knobs, trigger=said[:-1] + caller + "." if caller else said, fix=fix(s, tables))

@@ -13,8 +13,11 @@ Two inverted indexes, never all pairs:
   ``kv_role``, ``WNA16``, ``CuTe``) or two words; one plain word counts within a package.
 * in a package of more than ``_BIG_PACKAGE`` entries, being near is no relation by itself.
 
-Each candidate is scored: raised by a caller of the entry's function 12 (see ``meaning.callers``:
-a factory's own checks are what a connector's constructor error is most related to), raised by
+Each candidate is scored: raised by a caller of the entry's function 12, 13 when the caller raises
+it before the line it calls on (see ``meaning.callers``: a factory's own checks are what a
+connector's constructor error is most related to, and those a user meets on the way to it come
+first; the graph follows a call through a name typed by a base class or bound from a registry
+getter, ``connector_cls(config, role)``, to every subclass's constructor), raised by
 a function it calls 6, same function 8, same class 4, same module 2, same package 1, plus for
 every shared rare term 4 x its inverse document frequency relative to log(N) (so one very rare
 shared term outranks a module neighbour, and two outrank a class neighbour). The top ``LIMIT`` by
@@ -51,6 +54,9 @@ _TERMS = 3
 #: Raised on the same call path: in a caller (its own checks, the most related of all), or in
 #: a function this one calls.
 _CALLER = ("raised by a caller", 12.0)
+#: ... and of a caller's own, those it raises before it makes the call: what a user meets on the
+#: way to this one, so first of all.
+_ON_THE_WAY = ("raised on the way here, by a caller", 13.0)
 _CALLEE = ("raised by a function it calls", 6.0)
 #: What a related entry that is not raised does, in a call path's label ("logged by a caller").
 _DONE = {name: spec.done for name, spec in KINDS.items() if spec.done is not None}
@@ -130,14 +136,21 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
         for caller in callers.get(record["id"], ()):
             below.setdefault(caller["path"] + "\0" + caller["qualname"], []).append(j)
     keep = limit + 2  # the limit + 1 first, and i itself, which is never its own
-    first: dict[str, list[int]] = {}  # a function -> its first ``keep`` records by id
+    first: dict[tuple[str, int], list[int]] = {}  # (a function, a call's line) -> its first ``keep`` records
     below_first: dict[str, list[int]] = {}  # a function -> the records it calls, by id
     below_sets: dict[str, set[int]] = {}
 
-    def firsts(fn: str) -> list[int]:
-        if fn not in first:
-            first[fn] = heapq.nsmallest(keep, by_function.get(fn, ()), key=ids.__getitem__)
-        return first[fn]
+    lines = [r["location"]["line"] for r in records]
+
+    def firsts(fn: str, line: int) -> list[int]:
+        """A caller function's first ``keep`` records: those before its call at ``line`` (which
+        score more), then by id."""
+        if (fn, line) not in first:
+            first[(fn, line)] = heapq.nsmallest(keep, by_function.get(fn, ()), key=lambda j: (lines[j] >= line, ids[j]))
+        return first[(fn, line)]
+
+    def caller_label(j: int, line: int) -> tuple[str, float]:
+        return said(j, _ON_THE_WAY if lines[j] < line else _CALLER)
 
     def said(j: int, label: tuple[str, float]) -> tuple[str, float]:
         done = _DONE.get(records[j]["kind"])
@@ -145,24 +158,28 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
 
     def paths(i: int, special: Callable[[], Iterable[int]] = tuple) -> list[tuple[int, tuple[str, float]]]:
         mine = keys[i][0][1]
-        fns = list(dict.fromkeys(c["path"] + "\0" + c["qualname"] for c in callers.get(ids[i], ())))
+        at: dict[str, int] = {}  # each caller function -> the last line it calls on (what comes before is on the way)
+        for c in callers.get(ids[i], ()):
+            fn = c["path"] + "\0" + c["qualname"]
+            at[fn] = max(at.get(fn, 0), c.get("line") or 0)
+        fns = list(at)
         out: list[tuple[int, tuple[str, float]]] = []
         called = below.get(mine, ())
         if not fns and not called:
             return out
-        groups = [by_function.get(fn, ()) for fn in fns]
-        if every or (len(called) <= keep and all(len(g) <= keep for g in groups)):  # (most) nothing to leave out
-            out = [(j, said(j, _CALLER)) for g in groups for j in g]
+        groups = [(fn, by_function.get(fn, ())) for fn in fns]
+        if every or (len(called) <= keep and all(len(g) <= keep for _, g in groups)):  # (most) nothing to leave out
+            out = [(j, caller_label(j, at[fn])) for fn, g in groups for j in g]
             out += [(j, said(j, _CALLEE)) for j in called]
             return out
         seen = {i}
         on_callers = 0  # records of the caller functions, i left out
         for fn in fns:
             on_callers += len(by_function.get(fn, ())) - (fn == mine)
-            for j in firsts(fn):
+            for j in firsts(fn, at[fn]):
                 if j not in seen:
                     seen.add(j)
-                    out.append((j, said(j, _CALLER)))
+                    out.append((j, caller_label(j, at[fn])))
         callers_of = set(fns)
         if called and mine not in below_sets:
             below_sets[mine] = set(called)
@@ -170,7 +187,7 @@ def call_paths(records: Sequence[RecordData], keys: list[PlaceKeys], callers: Ca
             if j not in seen:
                 if keys[j][0][1] in callers_of:
                     seen.add(j)
-                    out.append((j, said(j, _CALLER)))
+                    out.append((j, caller_label(j, at[keys[j][0][1]])))
                 elif called and j in below_sets[mine]:
                     seen.add(j)
                     out.append((j, said(j, _CALLEE)))

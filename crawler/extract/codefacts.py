@@ -59,7 +59,7 @@ _BLOCK_CALL = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(sorted(_RAISES | _AS
 
 
 class _Scope:
-    __slots__ = ("kind", "qualname", "names", "cls", "statements")
+    __slots__ = ("kind", "qualname", "names", "cls", "statements", "typed")
 
     def __init__(self, kind: str, qualname: str, cls: str | None, statements: list[ast.stmt] | None = None):
         self.kind = kind  # module, class, function
@@ -68,6 +68,50 @@ class _Scope:
         self.cls = cls  # the qualname of the class whose method this is
         # the statements of a module-level function or method, for the knob readers (``GraphWalker.statements``)
         self.statements = statements
+        #: a function's parameters and locals whose value the code says the kind of (see ``_typed``)
+        self.typed: dict[str, tuple[str, str]] = {}
+
+
+#: What a parameter or local holds, as far as the code says: ("type", X) a class, X or one of its
+#: subclasses (``connector_cls: type[Base]``); ("inst", X) an instance of X; ("ret", F) what
+#: the call of F returned (``connector_cls = cls.get_connector_class(config)``), which F's
+#: return annotation says (``-> type[Base]``), or an instance of F when F is a class. X and F are
+#: names as written, resolved where the call is (``finish``).
+Typed = tuple[str, str]
+#: A call through such a name: the callee ``finish`` writes, a marker the call graph expands
+#: (``callers.Graph``): ``~new~X`` the constructor of X or of a subclass; ``~of~X.m`` the method m
+#: of X or a subclass's override; ``~ret~F~.m`` what F returns, called (``~ret~F~``) or its m.
+TYPED_CALL = "~"
+
+
+def _typed(annotation: ast.expr | None) -> Typed | None:
+    """("type", X) for ``type[X]``, ("inst", X) for ``X`` (also ``X | None``, ``Optional[X]``, and
+    the same written as a string), else None."""
+    if annotation is None:
+        return None
+    if type(annotation) is ast.Constant and isinstance(annotation.value, str) and len(annotation.value) < 200:
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError):
+            return None
+    if type(annotation) is ast.BinOp and isinstance(annotation.op, ast.BitOr):
+        sides = [a for a in (annotation.left, annotation.right) if not (type(a) is ast.Constant and a.value is None)]
+        return _typed(sides[0]) if len(sides) == 1 else None
+    if type(annotation) is ast.Subscript:
+        head = dotted(annotation.value)
+        if head in ("Optional", "typing.Optional"):
+            return _typed(annotation.slice)
+        if head in ("type", "Type", "typing.Type"):
+            inner = _typed(annotation.slice)
+            return ("type", inner[1]) if inner and inner[0] == "inst" else None
+        return None
+    name = dotted(annotation)
+    return ("inst", name) if name and name not in _PLAIN_TYPES else None
+
+
+#: Annotations that name no class of the repository's (the walk resolves only what it imports or
+#: defines, so these would resolve to nothing anyway; leaving them out saves the work).
+_PLAIN_TYPES = frozenset({"int", "float", "str", "bytes", "bool", "dict", "list", "tuple", "set", "object", "Any", "None"})
 
 
 class GraphWalker:
@@ -92,7 +136,9 @@ class GraphWalker:
         self.chain = tuple(self.stack)  # the stack as each pending call keeps it
         self.defs: list[list[Any]] = []  # [qualname, line, entry kind or None]
         self.classes: list[list[Any]] = []  # [qualname, line, [resolved bases]]
-        self.pending: list[tuple[str, str, int, tuple[_Scope, ...], str | None]] = []  # (caller qualname, written callee, line, scopes, self class)
+        # (caller qualname, written callee or (what a typed name holds, the rest), line, scopes, self class)
+        self.pending: list[tuple[str, str | tuple[Typed, str], int, tuple[_Scope, ...], str | None]] = []
+        self.returns: list[tuple[str, Typed, tuple[_Scope, ...]]] = []  # (qualname, what its return annotation says, scopes)
         self.statements: dict[int, list[ast.stmt]] = {}  # id(function node) -> its own statements
         # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
         # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
@@ -139,6 +185,8 @@ class GraphWalker:
             held.append(stmt)
         if t is ast.Import or t is ast.ImportFrom:
             record_import(stmt, self.module, self.is_package, self._names())
+        elif t is ast.Assign and len(self.stack) == 1:
+            self._module_alias(stmt)  # type: ignore[arg-type]  # (an Assign: its type is tested)
         elif top.kind == "function":
             spec = _STMT_SPECS.get(t) or _stmt_spec(t)
             if spec[0]:
@@ -176,9 +224,22 @@ class GraphWalker:
             if opened:
                 self.leave()
 
+    def _module_alias(self, stmt: ast.Assign) -> None:
+        """``Base = BaseV1`` at module level: ``Base`` stands for what ``BaseV1`` names (an
+        import or a definition above it)."""
+        target = stmt.targets[0] if len(stmt.targets) == 1 else None
+        written = dotted(stmt.value) if type(target) is ast.Name else None
+        if written is None or type(target) is not ast.Name:
+            return
+        head, dot, rest = written.partition(".")
+        found = self.stack[0].names.get(head)
+        if found is not None:
+            self.stack[0].names[target.id] = found + dot + rest
+
     def _bind_locals(self, stmt: ast.stmt) -> None:
         # A local name shadows an import of that name: calls through it resolve to nothing.
         names = self.stack[-1].names
+        typed = self.stack[-1].typed
         targets: list[ast.expr] = []
         if isinstance(stmt, ast.Assign):
             targets = stmt.targets
@@ -189,9 +250,23 @@ class GraphWalker:
         for target in targets:
             if type(target) is ast.Name:
                 names[target.id] = None
+                typed.pop(target.id, None)
             else:
                 for node in nodes_under(target, ast.Name):
                     names[node.id] = None
+                    typed.pop(node.id, None)
+        # what the code says the one name it binds holds (``Typed``)
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
+            value = stmt.value
+            callee = dotted(value.func) if type(value) is ast.Call else None
+            if callee:
+                typed[stmt.targets[0].id] = ("ret", callee)
+            elif type(value) is ast.Name and value.id in typed:
+                typed[stmt.targets[0].id] = typed[value.id]
+        elif type(stmt) is ast.AnnAssign and type(stmt.target) is ast.Name:
+            said = _typed(stmt.annotation)
+            if said:
+                typed[stmt.target.id] = said
 
     def _names(self) -> dict[str, str | None]:
         for scope in reversed(self.stack):
@@ -223,6 +298,12 @@ class GraphWalker:
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
             if arg is not None:
                 scope.names[arg.arg] = None
+                said = _typed(arg.annotation) if arg.annotation is not None else None
+                if said and arg is not args.vararg and arg is not args.kwarg:
+                    scope.typed[arg.arg] = said
+        said = _typed(node.returns)
+        if said:
+            self.returns.append((qual, said, self.chain))
         self._push(scope)
 
     def _class(self, node: ast.ClassDef) -> None:
@@ -254,7 +335,18 @@ class GraphWalker:
             for node in nodes_under(expr, ast.Call):
                 written = dotted(node.func)
                 if written:
-                    pending.append((qualname, written, node.lineno, chain, cls))
+                    pending.append((qualname, self.callee(scope, written), node.lineno, chain, cls))
+
+    @staticmethod
+    def callee(scope: _Scope, written: str) -> str | tuple[Typed, str]:
+        """What a pending call keeps of its callee: the name as written, or for a call through a
+        name the code says the kind of (``_Scope.typed``), that and the method called on it."""
+        if scope.typed:
+            head, dot, rest = written.partition(".")
+            said = scope.typed.get(head) if "." not in rest else None
+            if said is not None:
+                return said, dot + rest
+        return written
 
     def resolve(self, written: str, chain: tuple[_Scope, ...], cls: str | None) -> str | None:
         """The dotted name a written callee refers to, or None when errcat cannot tell."""
@@ -269,6 +361,19 @@ class GraphWalker:
                 return None if target is None else target + dot + rest
         return None
 
+    def typed_target(self, said: Typed, rest: str, chain: tuple[_Scope, ...], cls: str | None) -> str | None:
+        """The marker of a call through a typed name (``TYPED_CALL``), ``rest`` the method called
+        on it ("" for the name itself called), or None when what it names does not resolve."""
+        kind, written = said
+        name = self.resolve(written, chain, cls)
+        if name is None:
+            return None
+        if kind == "type":
+            return f"~new~{name}" if not rest else name + rest  # (a classmethod: the class's own or a base's)
+        if kind == "inst":
+            return f"~of~{name}{rest or '.__call__'}"
+        return f"~ret~{name}~{rest}"
+
     def facts(self) -> dict[str, Any]:
         """The graph facts of the walk that ended (:func:`graph_facts`)."""
         return _facts(self)
@@ -276,7 +381,10 @@ class GraphWalker:
     def finish(self) -> tuple[list[list[Any]], list[list[Any]]]:
         calls = []
         for caller, written, line, chain, cls in self.pending:
-            target = self.resolve(written, chain, cls)
+            if type(written) is tuple:
+                target = self.typed_target(written[0], written[1], chain, cls)
+            else:
+                target = self.resolve(written, chain, cls)  # type: ignore[arg-type]  # (a str: the tuple is tested)
             if target is not None:
                 calls.append([caller, target, line])
         classes = []
@@ -452,12 +560,19 @@ def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict[str, An
 def _facts(walker: GraphWalker) -> dict[str, Any]:
     calls, classes = walker.finish()
     top = walker.stack[0].names
+    returns = {}
+    for qual, (kind, written), chain in walker.returns:
+        name = walker.resolve(written, chain, None)
+        if name is not None:
+            returns[qual] = [kind, name]
     return {
         "defs": walker.defs,
         "classes": classes,
         # module-level names that stand for something defined elsewhere (re-exports)
         "aliases": {name: target for name, target in sorted(top.items()) if target != f"{walker.module}.{name}"},
         "calls": calls,
+        # a function's return annotation, when it names a class: [kind, the class] (``Typed``)
+        "returns": returns,
     }
 
 

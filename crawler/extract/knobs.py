@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from crawler.extract import knob_flow, knob_helpers
+from crawler.extract import knob_flow, knob_helpers, knob_passes
 from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import child_nodes, nodes_under
 
@@ -65,7 +65,7 @@ def empty() -> dict[str, Any]:
     """Every key the join reads (:func:`crawler.catalogue.meaning.build_tables`), knob_helpers'
     too: a file whose reading failed declares nothing, rather than lacking keys."""
     return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": [],
-            "forwards": [], "returns": [], "getter_env": [], "env_aliases": [], **knob_helpers.empty()}
+            "forwards": [], "returns": [], "getter_env": [], "env_aliases": [], **knob_helpers.empty(), **knob_passes.empty()}
 
 
 def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None,
@@ -111,6 +111,7 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, li
     if "envs." in text or "environ" in text or "getenv" in text:
         _env_aliases(tree, out, bodies)
     out.update(knob_helpers.declarations(tree, module, text, lines))
+    out.update(knob_passes.passes(tree))
     return out
 
 

@@ -75,3 +75,74 @@ def test_errors_on_the_same_call_path_are_the_most_related(fixture_repo, cli, tm
     below = [(r["title"], r["reason"].split(";")[0]) for r in records["build refuses the name x"]["related"]][:2]
     assert sorted(below) == [("name is required for a widget", "raised by a function it calls"),
                              ("size must be at least 0, got {size}", "raised by a function it calls")]
+
+
+_BASE = b"from pkg.v1 import BaseV1\n\nBase = BaseV1\n"
+_CONNECTORS = b'''
+class BaseV1:
+    def __init__(self, config):
+        self.config = config
+
+    def start(self):
+        raise NotImplementedError
+
+
+class Nixl(BaseV1):
+    def __init__(self, config):
+        if config is None:
+            raise ValueError("nixl needs a config")
+
+    def start(self):
+        raise RuntimeError("nixl start failed")
+
+
+class Quiet(BaseV1):
+    pass
+'''
+_FACTORY = b'''
+from pkg.base import Base
+from pkg.v1 import Nixl
+
+
+class Factory:
+    _registry = {}
+
+    @classmethod
+    def get_class(cls, name: str) -> "type[Base]":
+        return cls._registry[name]()
+
+    @classmethod
+    def create(cls, config, name):
+        connector_cls = cls.get_class(name)
+        return connector_cls(config)
+
+
+def run(connector: Base | None, make: type[Base]):
+    connector.start()
+    make(None)
+
+
+def rebound(make: type[Base]):
+    make = print
+    make("no constructor")
+
+
+def built():
+    n = Nixl(None)
+    n.start()
+'''
+
+
+def test_a_call_through_a_registry_getter_or_a_typed_parameter_reaches_every_subclass():
+    graph = Graph([extract_file("pkg/base.py", _BASE), extract_file("pkg/v1.py", _CONNECTORS),
+                   extract_file("pkg/factory.py", _FACTORY)])
+    callers = {fq: sorted(c for c, _, _ in edges) for fq, edges in graph.callers.items()}
+    # connector_cls = cls.get_class(name) (-> type[Base], Base an alias of BaseV1); connector_cls(config)
+    # and make(None) (make: type[Base]) run BaseV1's constructor or a subclass's own
+    assert callers["pkg.v1.Nixl.__init__"] == ["pkg.factory.Factory.create", "pkg.factory.built", "pkg.factory.run"]
+    assert callers["pkg.v1.BaseV1.__init__"] == ["pkg.factory.Factory.create", "pkg.factory.run"]
+    # connector.start() (connector: Base | None) runs the base's method or an override
+    assert callers["pkg.v1.BaseV1.start"] == ["pkg.factory.run"]
+    assert callers["pkg.v1.Nixl.start"] == ["pkg.factory.built", "pkg.factory.run"]  # (n = Nixl(None): an instance)
+    # a name bound to something else is no longer what its annotation said
+    assert not any("rebound" in c for cs in callers.values() for c in cs)

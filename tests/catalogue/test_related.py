@@ -156,7 +156,7 @@ def _call_graph(seed: int) -> tuple[list[dict], dict]:
             record["sites"] = [{"module": f"p{f}.m"}]
             record["kind"] = rng.choice(["raise"] * 6 + ["log", "response"])
             recs.append(record)
-            callers[record["id"]] = [{"path": f"p{g}/m.py", "qualname": f"step{g}", "line": 1} for g in calls[f]]
+            callers[record["id"]] = [{"path": f"p{g}/m.py", "qualname": f"step{g}", "line": rng.randrange(1, 500)} for g in calls[f]]
     rng.shuffle(recs)
     return recs, callers
 
@@ -181,3 +181,19 @@ def test_related_on_long_call_paths_is_what_walking_all_of_them_gives(n, functio
         first = "pkg0" if spread else "pkg"
         callers[r["id"]] = [*callers.get(r["id"], []), {"path": f"{first}/engine.py", "qualname": "Engine.step0", "line": 9}]
     assert compute(recs, callers) == compute(recs, callers, every_path=True)
+
+
+def test_a_callers_checks_before_its_call_come_first():
+    """The errors a user meets on the way: a factory's checks raised before the line it calls a
+    connector's constructor on rank above those it raises after that call returns."""
+    recs = _filler(60) + [_record(1, "nixl needs a config", path="pkg/nixl.py"),
+                          _record(2, "kv_transfer_config must be set", path="pkg/factory.py"),
+                          _record(3, "the connector came back empty", path="pkg/factory.py")]
+    for r in recs:
+        r["kind"] = "raise"
+    recs[-2]["location"].update(line=10, qualname="create")
+    recs[-1]["location"].update(line=40, qualname="create")
+    callers = {f"{1:016x}": [{"path": "pkg/factory.py", "qualname": "create", "line": 25}]}
+    related = compute(recs, callers)[f"{1:016x}"]
+    assert [(r["id"], r["reason"].split(";")[0]) for r in related[:2]] == [
+        (f"{2:016x}", "raised on the way here, by a caller"), (f"{3:016x}", "raised by a caller")]

@@ -90,7 +90,7 @@ class _PlainWalker(codefacts.GraphWalker):
             for expr in roots:
                 for node in ast.walk(expr):
                     if type(node) is ast.Call and dotted(node.func):
-                        self.pending.append((scope.qualname, dotted(node.func), node.lineno, self.chain, scope.cls))
+                        self.pending.append((scope.qualname, self.callee(scope, dotted(node.func)), node.lineno, self.chain, scope.cls))
 
 
 @pytest.mark.slow
