@@ -11,15 +11,14 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from crawler.curate.llm import Endpoint, LLMFailure
 from tests.curate.test_draft_all import CONFIG, KEY, _records, good
+from tests.helpers import ChatAnswers, serving
 
 #: The key as a model might echo it: every form ``curate.secret`` promises to find.
 ENCODED = {
@@ -45,43 +44,10 @@ def _leaks(text: str) -> bool:
     return any(form.lower() in low for form in ENCODED.values()) or any(KEY[i : i + 12].lower() in low for i in range(len(KEY) - 11))
 
 
-class Answers(BaseHTTPRequestHandler):
-    """An OpenAI-compatible server whose chat answer is ``answer(prompt)`` and whose model is ``model``."""
+class Answers(ChatAnswers):
+    """The shared chat server, answering a good draft unless a test says otherwise."""
 
     answer: Callable[[str], str] = staticmethod(lambda prompt: json.dumps(good()))
-    model = "fake-model"
-    asked = 0
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self._send({"object": "list", "data": [{"id": type(self).model}]})
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).asked += 1
-        self._send({"choices": [{"message": {"role": "assistant", "content": type(self).answer(body["messages"][-1]["content"])}}]})
-
-
-@contextmanager
-def serving(handler: type) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture
@@ -90,6 +56,7 @@ def endpoint(monkeypatch):
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(good())))
     monkeypatch.setattr(Answers, "model", "fake-model")
     monkeypatch.setattr(Answers, "asked", 0)
+    monkeypatch.setattr(Answers, "seen", [])
     monkeypatch.setenv("ERRCAT_LLM_API_KEY", KEY)
     with serving(Answers) as url:
         yield url
