@@ -395,8 +395,9 @@ class ChatAnswers(BaseHTTPRequestHandler):
 
 
 @contextmanager
-def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
-    """``handler`` served on 127.0.0.1 (a free port) for the block: its base URL."""
+def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` (a handler class, or a factory of one) served on 127.0.0.1, a free port, for
+    the block: its base URL. The one local server of the tests (the package index's too)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
