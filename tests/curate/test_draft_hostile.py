@@ -302,3 +302,36 @@ def test_an_answer_cannot_choose_where_the_draft_goes(crawled, endpoint, monkeyp
     assert entry.id in {r["id"] for r in crawled.records().values()}
     assert entry.review.status == "draft" and "0000000000000000" not in entry.related  # the facts' related, not the answer's
     assert not any("escaped" in str(p) for p in new) and all(crawled.curated in p.parents or "cache" in p.parts for p in new)
+
+
+def test_a_run_stops_asking_when_its_token_budget_is_spent(crawled, endpoint, cli, monkeypatch, fixture_repo):
+    """Each answer costs what the server reports (150 tokens here): with a budget of 200 the
+    first two answers spend it (two requests in flight at most), and every other entry is left
+    unasked, "unstarted", which is no failure; --max-tokens reaches every request."""
+    args = ["curate", "draft", "--all", "--llm", endpoint, "--curated", crawled.curated, "--data", crawled.out,
+            "--repo", fixture_repo.path, "--timeout", "5", "--retries", "0", "--concurrency", "1"]
+    result = cli(*args, "--token-budget", "200", "--max-tokens", "300")
+    assert result.exit_code == 0, result.output
+    assert Answers.asked == 2 and all(body["max_tokens"] == 300 for _, body in Answers.seen)
+    assert "drafts: 2 written, 0 rejected, 0 failed, 4 unstarted" in result.stderr
+    assert "not asked: the run's token budget (200) is spent" in result.stderr
+    again = cli(*args)  # the next run asks what was left, and nothing it drafted
+    assert again.exit_code == 0 and Answers.asked == 6 and "drafts: 4 written" in again.stderr
+
+
+def test_a_run_stops_asking_when_its_time_budget_is_spent(crawled, endpoint, cli, monkeypatch, fixture_repo):
+    """An answer slower than the run's time left is cut off at the budget's end (the attempt's
+    timeout is cut to what is left), and nothing is asked after it."""
+    def slow(prompt):
+        time.sleep(3)
+        return json.dumps(good())
+
+    monkeypatch.setattr(Answers, "answer", staticmethod(slow))
+    started = time.monotonic()
+    result = cli("curate", "draft", "--all", "--llm", endpoint, "--curated", crawled.curated, "--data", crawled.out,
+                 "--repo", fixture_repo.path, "--timeout", "60", "--retries", "2", "--backoff", "0", "--concurrency", "1",
+                 "--time-budget", "1")
+    assert time.monotonic() - started < 30  # not 6 entries x 3 attempts x 3 s
+    assert result.exit_code == 1 and Answers.asked == 1
+    assert "no answer within 1s" in result.stderr or "no answer within 0." in result.stderr
+    assert "drafts: 0 written, 0 rejected, 1 failed, 5 unstarted" in result.stderr
