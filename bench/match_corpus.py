@@ -5,6 +5,7 @@
     python bench/match_corpus.py --vllm-releases ../shared/tools/vllm-releases --work /tmp/corpus --floors
     ERRCAT_VLLM_RELEASES=../shared/tools/vllm-releases python bench/match_corpus.py --floors
     python bench/match_corpus.py history-root/ --old [--old-corpus tests/data/pastes_old.jsonl] [-v]
+    python bench/match_corpus.py output/vllm-project/vllm --curated [--min-curated 1.0] [-v]
 
 Given no dataset (and no --old), the bench builds its own: a git repository of vLLM v0.33.0 (the
 release the corpus's entry ids were taken from) made by the shared ``vllm-releases`` tool (its
@@ -29,6 +30,13 @@ there is a false claim on a foreign/none paste. ``--floors`` (on v0.33.0) also h
 below and that a root cause comes before the umbrella error pointing at it; these were the
 figures tests/consume/test_corpus.py checked when it needed a vLLM repository of its own.
 there is a false claim on a foreign/none paste.
+
+``--curated`` counts instead how many pastes of both corpora (pastes.jsonl and pastes_old.jsonl) land
+on an entry with a reviewed explanation (the record's ``explanation_status`` is ``curated``) in
+DATA: by the page ``errcat match`` offers (``its page:``, the first match, or a weak candidate
+worded almost alike), and by the first entry it answers at all (a match, else the first weak
+candidate: the page a user reads first); ``-v`` lists the entries without one. Exits 1 when the
+second share is under ``--min-curated``.
 
 ``--old`` measures the older-wordings part instead (tests/data/pastes_old.jsonl): real texts in the
 wording of an older vLLM release (V0-engine messages, messages reworded since), each with the
@@ -111,6 +119,37 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
     return out
 
 
+def curated_reach(rows: list[dict], matchers: list, status: dict[str, str]) -> dict:
+    """Of the pastes ``errcat match`` answers with an entry, how many land on one with a reviewed
+    explanation: by the page it offers (as the CLI picks it) and by the first entry it names."""
+    from crawler.cli.consume import NEARLY, _likeness
+    from crawler.consume.match import match
+
+    out: dict = {"offered": [0, 0], "first": [0, 0], "missing": {}}
+    for row in rows:
+        result = match(row["text"], matchers, 3)
+        near = next((w for w in result.weak[:1] if _likeness(w) >= NEARLY), None)
+        umbrellas = bool(result.matches) and all(m.role == "umbrella" for m in result.matches)
+        offered = result.matches[0] if result.matches and not (umbrellas and near) else near
+        first = result.matches[0] if result.matches else (result.weak[0] if result.weak else None)
+        for rule, hit in (("offered", offered), ("first", first)):
+            if hit is None:
+                continue
+            out[rule][1] += 1
+            if status.get(hit.entry.id) == "curated":
+                out[rule][0] += 1
+            elif rule == "first":
+                out["missing"].setdefault(hit.entry.id, []).append(row["url"])
+    return out
+
+
+def _statuses(data: Path) -> dict[str, str]:
+    import gzip
+
+    with gzip.open(data / "errors.jsonl.gz") as f:
+        return {r["id"]: r["explanation_status"] for r in map(json.loads, f)}
+
+
 def build_dataset(tool: Path, work: Path, cache_dir: Path | None) -> Path:
     """vLLM v0.33.0 as a git repository made by the shared tool, crawled by the real CLI; kept in ``work``."""
     dataset = work / "out" / "vllm-project" / "vllm"
@@ -160,6 +199,8 @@ def main() -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="List the misses.")
     ap.add_argument("--old", action="store_true", help="Measure the older-wordings corpus (DATA: a history catalogue, or a root of several).")
     ap.add_argument("--old-corpus", type=Path, default=CORPUS.with_name("pastes_old.jsonl"))
+    ap.add_argument("--curated", action="store_true", help="Count the pastes (both corpora) landing on an entry with a reviewed explanation.")
+    ap.add_argument("--min-curated", type=float, default=0.0, help="With --curated: the lowest acceptable share (first entry answered).")
     args = ap.parse_args()
     from crawler.cli.consume import _matchers
 
@@ -169,6 +210,19 @@ def main() -> int:
         if args.vllm_releases is None or not args.vllm_releases.is_file():
             ap.error("give a dataset, or the vllm-releases tool with --vllm-releases or $ERRCAT_VLLM_RELEASES")
         args.data = build_dataset(args.vllm_releases, args.work, args.cache_dir)
+    if args.curated:
+        rows = [json.loads(line) for corpus in (args.corpus, args.old_corpus)
+                for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+        r = curated_reach(rows, _matchers(args.data), _statuses(args.data))
+        for rule, label in (("offered", "the page errcat match offers"), ("first", "the first entry it answers")):
+            ok, total = r[rule]
+            print(f"pastes landing on a reviewed explanation, by {label}: {ok}/{total} ({ok / max(total, 1):.1%})")
+        print(f"entries answered first without one: {len(r['missing'])}")
+        if args.verbose:
+            for entry, urls in sorted(r["missing"].items()):
+                print(f"  {entry}  {len(urls)} paste(s): {' '.join(urls)}")
+        ok, total = r["first"]
+        return 1 if ok / max(total, 1) < args.min_curated else 0
     if args.old:
         rows = [json.loads(line) for line in args.old_corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
         r = evaluate_old(rows, _matchers(args.data))

@@ -10,8 +10,11 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -372,3 +375,50 @@ def crawl_widgets(cli, fixture_repo, out: Path, ref: str, *more) -> None:
     result = cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--name", "acme/widgets",
                  "--include", "pkg/**/*.py", "--out", out, *more)
     assert result.exit_code == 0, result.output
+
+
+class ChatAnswers(BaseHTTPRequestHandler):
+    """An OpenAI-compatible server on a real socket: ``GET /v1/models`` lists ``model``; each chat
+    answer is ``answer(prompt)``. Set the class attributes per test (monkeypatch); ``asked``
+    counts the chat requests and ``seen`` keeps each one's Authorization header and body."""
+
+    answer: Callable[[str], str] = staticmethod(lambda prompt: "{}")
+    model = "fake-model"
+    asked = 0
+    seen: list[tuple[str | None, dict]] = []
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _send(self, body: dict) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        self._send({"object": "list", "data": [{"id": type(self).model}]})
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).asked += 1
+        type(self).seen.append((self.headers.get("Authorization"), body))
+        content = type(self).answer(body["messages"][-1]["content"])
+        self._send({"choices": [{"message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})
+
+
+@contextmanager
+def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` (a handler class, or a factory of one) served on 127.0.0.1, a free port, for
+    the block: its base URL. The one local server of the tests (the package index's too)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

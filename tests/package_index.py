@@ -7,13 +7,14 @@ import functools
 import http.server
 import json
 import os
-import threading
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import serving as serve
 
 
 def release_wheel(directory: Path, version: str, commit_line: str | None, message: str = "bad value") -> Path:
@@ -97,13 +98,8 @@ def serving(root: Path) -> Iterator[str]:
     """The index of the wheels in ``root / "files"``, at the URL yielded (pip's PIP_INDEX_URL)."""
     (root / "files").mkdir(parents=True, exist_ok=True)
     _Index.times, _Index.told_errcat, _Index.asked, _Index.sdist_hashes = {}, {}, [], {}
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Index, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/simple/"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve(functools.partial(_Index, directory=str(root))) as base:
+        yield f"{base}/simple/"
 
 
 @contextmanager

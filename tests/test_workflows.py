@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from helpers import CHECK_CODE
+from helpers import CHECK_CODE, ChatAnswers, serving
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / ".github" / "workflows"
@@ -76,7 +76,8 @@ def test_sync_runs_daily_and_on_demand_and_opens_one_pull_request_per_upstream()
     assert job["needs"] == ["upstreams", "crawl"] and job["if"] == "${{ !cancelled() && needs.upstreams.result == 'success' }}"
     # one branch per upstream, so one pull request each
     assert pr["with"]["branch"] == "errcat/sync-${{ matrix.upstream }}" and "branch-suffix" not in pr["with"]
-    assert pr["with"]["add-paths"] == "output/"
+    # output/, and curated/ only when the pull request carries drafts (git add fails on a path that is not there)
+    assert pr["with"]["add-paths"] == "${{ steps.adopt.outputs.drafts && 'output/,curated/' || 'output/' }}"
     for name in ("crawl", "pull-request"):
         assert jobs()[name]["strategy"]["matrix"] == {"upstream": "${{ fromJSON(needs.upstreams.outputs.upstreams) }}"}
         assert jobs()[name]["env"] == {"ERRCAT_UPSTREAM": "${{ matrix.upstream }}"}
@@ -134,7 +135,10 @@ def test_each_workflow_labels_its_pull_request_as_its_own(workflow, label):
     """A backfill's pull request (a whole history, reviewed once) is not a daily sync's: each
     workflow labels its own, so a reviewer, a filter or an automation on ``sync`` tells them apart."""
     (create,) = [s for s in jobs(workflow)["pull-request"]["steps"] if s.get("uses", "").startswith("peter-evans/create-pull-request@")]
-    assert create["with"]["labels"] == label
+    if workflow == "sync.yml":  # and machine-written besides when it carries drafts (adopt's drafts=N)
+        assert create["with"]["labels"] == "${{ steps.adopt.outputs.drafts && 'sync,machine-written' || 'sync' }}"
+    else:
+        assert create["with"]["labels"] == label
 
 
 def test_backfills_of_different_upstreams_do_not_cancel_each_other():
@@ -247,6 +251,8 @@ def run_job(workflow: str, name: str, checkout: Path, runner_temp: Path, env: di
             got = re.fullmatch(r"steps\.([\w-]+)\.outputs\.(\w+)", ref)
             if got:
                 return steps.get(got.group(1), {}).get(got.group(2), "")
+            if ref.startswith(("vars.", "secrets.")):  # as GitHub expands one the repository does not set
+                return known.get(ref, "")
             assert ref in known, f"the test does not know {ref!r}"
             return known[ref]
 
@@ -277,6 +283,7 @@ def run_job(workflow: str, name: str, checkout: Path, runner_temp: Path, env: di
                                   capture_output=True, text=True)
             assert proc.returncode == 0, f"{step.get('name')}: {proc.stdout}{proc.stderr}"
             (runner_temp / f"log-{step.get('id', len(ran))}").write_text(proc.stderr)
+            (runner_temp / f"stdout-{step.get('id', len(ran))}").write_text(proc.stdout)
             if "id" in step:
                 steps[step["id"]] = dict(line.split("=", 1) for line in github_output.read_text().splitlines())
         ran.append(step.get("name", step.get("run")))
@@ -295,12 +302,19 @@ def _job_checkout(main: Path, where: Path) -> Path:
 
 
 def _merge(main: Path, pr_checkout: Path, dataset: str) -> None:
-    """The pull request is merged: it changed this upstream's dataset and nothing else."""
-    staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=pr_checkout, capture_output=True, text=True, check=True)
-    assert staged.stdout.split() and all(p.startswith(f"output/{dataset}/") for p in staged.stdout.split()), staged.stdout
+    """The pull request is merged: it changed this upstream's dataset (and added its drafts) and nothing else."""
+    staged = subprocess.run(["git", "diff", "--cached", "--name-status"], cwd=pr_checkout, capture_output=True, text=True, check=True)
+    rows = [line.split("\t") for line in staged.stdout.splitlines()]
+    assert rows and all(p.startswith(f"output/{dataset}/") or (status == "A" and re.fullmatch(rf"curated/{dataset}/[0-9a-f]{{16}}\.yaml", p))
+                        for status, p in rows), staged.stdout
     shutil.rmtree(main / "output" / dataset, ignore_errors=True)
     shutil.copytree(pr_checkout / "output" / dataset, main / "output" / dataset)
     subprocess.run(["git", "add", "--force", "--", f"output/{dataset}"], cwd=main, check=True)
+    for _, p in rows:
+        if p.startswith("curated/"):
+            (main / p).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(pr_checkout / p, main / p)
+            subprocess.run(["git", "add", "--", p], cwd=main, check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "merge"], cwd=main, check=True)
 
 
@@ -320,18 +334,19 @@ def _restore_cache(previous: Path, runner_temp: Path) -> None:
 
 
 def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[str, tuple[dict[str, str], str]],
-                 workflow: str = "sync.yml", inputs: dict[str, str] | None = None,
+                 workflow: str = "sync.yml", inputs: dict[str, str] | None = None, settings: dict[str, str] | None = None,
                  ) -> dict[str, dict[str, tuple[dict[str, str], list[str]] | None]]:
     """One run of sync.yml: the upstreams job, then for each upstream it lists, its crawl leg and
     its pull-request leg, each in its own fresh checkout of ``main`` and its own runner temp; each
     crawl leg's cache carried over from that upstream's leg of the previous run, as actions/cache
     would. ``upstreams`` maps each name to the env that stands in for its remote repository and
-    its dataset directory. A pull request it opens is merged into main."""
+    its dataset directory; ``settings`` are the repository's ``vars.*`` and ``secrets.*`` (those
+    not given expand to nothing, as on GitHub). A pull request it opens is merged into main."""
     n = len(list(runs.glob("run-*")))
     run = runs / f"run-{n}"
     artifacts = run / "artifacts"
     artifacts.mkdir(parents=True)
-    given = {f"inputs.{k}": v for k, v in (inputs or {}).items()}
+    given = {**{f"inputs.{k}": v for k, v in (inputs or {}).items()}, **(settings or {})}
     listed = run_job(workflow, "upstreams", _job_checkout(main, run / "upstreams"), run / "upstreams-temp", env, {}, artifacts,
                      given)
     assert listed is not None
@@ -397,7 +412,8 @@ def gadgets(tmp_path):
     return FixtureRepo(tmp_path / "gadgets-upstream")
 
 
-CRAWL_STEPS = ["Sync with the upstream", "Validate the catalogue", "Gather the catalogue", "Upload the catalogue"]
+CRAWL_STEPS = ["Sync with the upstream", "Draft new and changed entries through the endpoint", "Validate the catalogue",
+               "Gather the catalogue", "Upload the catalogue"]
 PR_STEPS = ["Download the catalogue", "See whether the upstream changed", "Check the catalogue and take it into output/",
             "Stage the catalogue"]
 PR_UNCHANGED = ["Download the catalogue", "See whether the upstream changed"]
@@ -627,6 +643,105 @@ def test_the_backfill_workflow_crawls_released_wheels_and_folds_them_in_release_
     assert live["history"]["first_seen"]["version"] == "1.9" and live["provenance"]["permalinks"]["basis"] == "tag"
 
 
+# --------------------------------------------------------------------------- drafts through the repository's endpoint
+
+#: The API key the repository's secret holds in the drafting tests: it must reach no file a run leaves.
+LLM_KEY = "sk-sync-drafts-0123456789-never-logged"
+#: A draft that names nothing (no flag, setting or function it could invent).
+ANSWER = json.dumps({"what_it_means": "The value given is outside what this check allows.",
+                     "when_it_happens": {"trigger": "A value outside the allowed range.", "common_situations": ["A typo in a value."]},
+                     "solutions": ["Pass a value inside the allowed range."]})
+
+
+def test_only_the_step_that_drafts_holds_the_endpoints_key():
+    """The secret is in the drafting step's environment alone, in both sync workflows: not the
+    tests', not the sync's, not the write job's; and the reusable one states it as optional."""
+    for workflow in ("sync.yml", "reusable-sync.yml"):
+        holders = [(job, step.get("id")) for job, spec in jobs(workflow).items() for step in spec["steps"]
+                   if "secrets.ERRCAT_LLM_API_KEY" in json.dumps(step)]
+        assert holders == [("crawl", "drafts")], workflow
+        (drafts,) = [st for st in jobs(workflow)["crawl"]["steps"] if st.get("id") == "drafts"]
+        assert drafts["env"]["ERRCAT_LLM_API_KEY"] == "${{ secrets.ERRCAT_LLM_API_KEY }}"
+        assert drafts["env"]["ERRCAT_LLM_URL"] == "${{ vars.ERRCAT_LLM_URL }}" and drafts["timeout-minutes"] <= 30
+        assert "unset ERRCAT_LLM_API_KEY" in drafts["run"]  # before the catalogue is synced again
+        for word in ("--limit", "--time-budget", "--token-budget", "--max-tokens", "--changed"):  # bounded, and only what changed
+            assert word in drafts["run"], (workflow, word)
+    secret = load(WORKFLOWS / "reusable-sync.yml")["on"]["workflow_call"]["secrets"]["ERRCAT_LLM_API_KEY"]
+    assert secret["required"] is False and secret["description"]
+
+
+class _Drafter(ChatAnswers):
+    """The repository's endpoint: a good draft, except for the error whose prompt says
+    "over the limit", answered with the key echoed back (a model talked round by crawled text)."""
+
+    answer = staticmethod(lambda prompt: f"{{\"what_it_means\": \"{LLM_KEY}\"}}" if "over the limit" in prompt else ANSWER)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workflow", ["sync.yml", "reusable-sync.yml"])
+def test_the_sync_drafts_new_and_changed_entries_through_the_repositorys_endpoint(fixture_repo, runner, monkeypatch, workflow):
+    """The crawl job's own steps with a fake OpenAI-compatible server as the repository's endpoint:
+    without the variable nothing is drafted and nothing fails; with it, the entries the sync added
+    or reworded are drafted (the unchanged one is not), bounded by ERRCAT_LLM_MAX_DRAFTS, into the
+    same pull request as `status: draft` files that the dataset's records carry as machine-written,
+    labelled so; an answer quoting the key is rejected with a warning and fails nothing; and the
+    key reaches no file, log or output of any run."""
+    main, runs, env = runner
+    monkeypatch.setattr(_Drafter, "asked", 0)
+    monkeypatch.setattr(_Drafter, "seen", [])
+    upstream = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets")}
+    (main / "errcat.toml").write_text(CONFIG.split("[upstreams.gadgets]")[0])
+    inputs = INPUTS if workflow == "reusable-sync.yml" else None
+    fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
+    first = run_workflow(main, runs, env, upstream, workflow, inputs)  # no endpoint configured
+    assert first["vllm"]["crawl"] == ({}, CRAWL_STEPS) and first["vllm"]["pull-request"][1] == PR_STEPS
+    assert "nothing drafted" in (runs / "run-0" / "crawl-vllm-temp" / "stdout-drafts").read_text()
+    assert not (main / "curated").exists() and "drafts=" not in (runs / "run-0" / "pr-vllm-temp" / "output-2").read_text()
+
+    limit = "def limit(n):\n    if n > 5:\n        raise KeyError(f'{n} is over the limit')\n"
+    fixture_repo.commit({"vllm/config.py": CODE.replace("far too large", "much too large") + "\n\n" + limit})
+    with serving(_Drafter) as url:
+        settings = {"vars.ERRCAT_LLM_URL": url, "secrets.ERRCAT_LLM_API_KEY": LLM_KEY}
+        second = run_workflow(main, runs, env, upstream, workflow, inputs, settings)
+        assert second["vllm"]["crawl"] == ({}, CRAWL_STEPS) and second["vllm"]["pull-request"][1] == PR_STEPS
+        asked = [re.search(r"^Message template: (.*)$", body["messages"][-1]["content"], re.M).group(1) for _, body in _Drafter.seen]
+        assert len(asked) == 2 and {auth for auth, _ in _Drafter.seen} == {f"Bearer {LLM_KEY}"}
+        assert sum("much too large" in p for p in asked) == 1 and sum("over the limit" in p for p in asked) == 1
+        assert not any("must be positive" in p for p in asked)  # unchanged: not drafted
+        assert all(body["max_tokens"] == 2000 for _, body in _Drafter.seen)
+        log = (runs / "run-1" / "crawl-vllm-temp" / "stdout-drafts").read_text()
+        assert "::warning::some entries were not drafted" in log and "the answer quotes the API key" in \
+            (runs / "run-1" / "crawl-vllm-temp" / "log-drafts").read_text()
+        assert (runs / "run-1" / "pr-vllm-temp" / "output-2").read_text().endswith("drafts=1\n")  # the label's flag
+
+        records = {r["message"]["text"]: r for r in map(json.loads, gzip.decompress(
+            (main / "output" / "acme" / "widgets" / "errors.jsonl.gz").read_bytes()).splitlines())}
+        reworded = records["x is much too large"]
+        (draft,) = (main / "curated" / "acme" / "widgets").iterdir()
+        assert draft.name == f"{reworded['id']}.yaml"
+        assert draft.read_text().startswith("# Machine-written by fake-model, not reviewed")
+        assert reworded["explanation_status"] == "draft" and reworded["explanation"]["model"] == "fake-model"
+        assert reworded["explanation"]["what_it_means"] == "The value given is outside what this check allows."
+        assert records["{n} is over the limit"]["explanation_status"] == "absent"
+        assert records["x must be positive, got {x}"]["explanation_status"] == "absent"
+        changelog = (runs / "run-1" / "pr-vllm-temp" / "changelog.md").read_text()
+        assert "| Message reworded | 1 |" in changelog  # the sync's changelog, then the drafts'
+        assert "## Machine-written drafts, not reviewed" in changelog and f"| `{reworded['id']}` | `curated/acme/widgets/{draft.name}` |" in changelog
+
+        # Two more errors; the repository drafts at most one a run.
+        more = "def a(n):\n    raise LookupError('no such alpha')\n\n\ndef b(n):\n    raise LookupError('no such beta')\n"
+        fixture_repo.commit({"vllm/more.py": more})
+        settings["vars.ERRCAT_LLM_MAX_DRAFTS"] = "1"
+        third = run_workflow(main, runs, env, upstream, workflow, inputs, settings)
+        assert third["vllm"]["pull-request"][1] == PR_STEPS
+        asked = [re.search(r"^Message template: (.*)$", body["messages"][-1]["content"], re.M).group(1) for _, body in _Drafter.seen[2:]]
+        assert len(asked) == 1 and "no such" in asked[0]  # neither the rejected one nor a drafted one again
+        assert len(list((main / "curated" / "acme" / "widgets").iterdir())) == 2
+
+    leaked = [p for p in [*runs.rglob("*"), *main.rglob("*")] if p.is_file() and LLM_KEY.encode() in p.read_bytes()]
+    assert not leaked, leaked
+
+
 # --------------------------------------------------------------------------- adoption by another repository
 
 REUSABLE = ["reusable-sync.yml", "reusable-pages.yml"]
@@ -655,8 +770,9 @@ def test_the_reusable_workflows_state_their_inputs_and_install_errcat_at_the_pin
 def test_the_reusable_sync_keeps_the_split_and_states_its_secret():
     _split("reusable-sync.yml", ["upstreams", "crawl"], "pull-request", ("errcat sync", "errcat validate"))
     call = load(WORKFLOWS / "reusable-sync.yml")["on"]["workflow_call"]
-    assert call["secrets"] == {"PULL_REQUEST_TOKEN": {"description": call["secrets"]["PULL_REQUEST_TOKEN"]["description"],
-                                                      "required": False}}
+    # both optional: a token for the pull request, and the model endpoint's key for drafts
+    assert call["secrets"] == {name: {"description": call["secrets"][name]["description"], "required": False}
+                               for name in ("PULL_REQUEST_TOKEN", "ERRCAT_LLM_API_KEY")}
     (create,) = [s for s in jobs("reusable-sync.yml")["pull-request"]["steps"] if "create-pull-request" in s.get("uses", "")]
     assert create["with"]["token"] == "${{ secrets.PULL_REQUEST_TOKEN || github.token }}"
     # the same cache as sync.yml's, so a repository moving from one to the other keeps it
@@ -685,7 +801,7 @@ def test_another_repository_adopts_the_sync_and_gets_a_pull_request_only_when_an
     gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
     upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
                  "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
-    crawled = ["Sync with the upstream", "Validate the catalogue", "Gather the catalogue", "Upload the catalogue"]
+    crawled = CRAWL_STEPS
 
     def sync(**inputs: str):
         return run_workflow(main, runs, env, upstreams, "reusable-sync.yml", {**INPUTS, **inputs})

@@ -132,7 +132,10 @@ def validate(directory: Path, engine: str) -> None:
 @click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="The dataset to expect (default: the upstream's).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the artifact's changelog here, once checked.")
-def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, config: Path | None, changelog: Path | None) -> None:
+@click.option("--curated", type=click.Path(path_type=Path, file_okay=False),
+              help="Where the artifact's drafts go, once checked (default: curated/ next to errcat.toml).")
+def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, config: Path | None, changelog: Path | None,
+          curated: Path | None) -> None:
     """Check a catalogue made by another job and write it under OUT/<owner>/<name>/.
 
     ARTIFACT holds output/<owner>/<name>/ as a crawl writes it and changelog.md, as the sync
@@ -141,19 +144,27 @@ def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, con
     do not hash to the manifest's digest, anything render, match or show would refuse (a record
     of another repository, a link off it, a manifest whose counts or commit its records and
     documents contradict), or a changelog that is not plain text is refused (exit 1) and
-    nothing is written. Prints commit=<40 hex>, also to $GITHUB_OUTPUT when set.
+    nothing is written. Drafts the sync wrote through an endpoint (curated/<owner>/<name>/<id>.yaml)
+    are taken into CURATED when each is a draft the dataset's record carries, and no file is there.
+    Prints commit=<40 hex>, also to $GITHUB_OUTPUT when set, with drafts=<how many> when it took some.
     """
+    from crawler.catalogue.explanations import default_root
     from crawler.source.config import identify, load_config
     from crawler.versions.adopt import adopt as run_adopt
     from crawler.versions.sync import check_output_commit
 
-    up = identify(None, upstream, name, load_config(config))
-    result = run_adopt(artifact, out, up.owner, up.repo, changelog, REPORTER, url=up.url)
+    settings = load_config(config)
+    up = identify(None, upstream, name, settings)
+    root = curated if curated is not None else default_root(settings.path)
+    result = run_adopt(artifact, out, up.owner, up.repo, changelog, REPORTER, url=up.url, curated=root)
     commit = check_output_commit(result.commit)
     github_output = os.environ.get("GITHUB_OUTPUT")
     if github_output:
         with open(github_output, "a", encoding="utf-8") as f:
-            f.write(f"commit={commit}\n")
+            # drafts= only when some were taken: the pull request's labels read it as a flag
+            f.write(f"commit={commit}\n" + (f"drafts={len(result.drafts)}\n" if result.drafts else ""))
+    for path in result.drafts:
+        REPORTER(f"took the draft {path}")
     REPORTER(f"wrote {result.target}")
     echo(f"commit={commit}")
 

@@ -168,12 +168,23 @@ def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path
 @click.option("--backoff", type=click.FloatRange(min=0), default=2.0, show_default=True, help="Seconds before the first retry; doubled each time.")
 @click.option("--api-key-env", default="ERRCAT_LLM_API_KEY", show_default=True, metavar="NAME",
               help="Environment variable holding the endpoint's API key (sent as a bearer token, never printed).")
-@click.option("--repo", help="The repository the dataset was crawled from, for the names check (default: the dataset's repository URL).")
+@click.option("--repo", envvar="ERRCAT_REPO",
+              help="The repository the dataset was crawled from, for the names check (default: the dataset's repository URL).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
               help="errcat.toml naming the upstreams' draft_link_hosts (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
+@click.option("--changed", "changed_report", type=click.Path(path_type=Path, dir_okay=False), metavar="REPORT",
+              help="With --all: only the entries this diff report (errcat sync --report) lists as added or changed.")
+@click.option("--time-budget", type=click.FloatRange(min=1), metavar="SECONDS",
+              help="With --all: start no request after this many seconds of the run (each attempt's timeout is cut to what is left).")
+@click.option("--token-budget", type=click.IntRange(min=1), metavar="TOKENS",
+              help="With --all: start no request once the answers' tokens (usage.total_tokens, as the server counts) reach this.")
+@click.option("--max-tokens", type=click.IntRange(min=1), metavar="TOKENS", help="Cap each answer (max_tokens in the request).")
+@click.option("--summary", type=click.Path(path_type=Path, dir_okay=False),
+              help="With --all: write a Markdown section listing the drafts written (a pull request's), when there are any.")
 def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Path, llm: str | None, model: str | None, limit: int | None,
               concurrency: int, timeout: float, retries: int, backoff: float, api_key_env: str, repo: str | None,
-              config: Path | None) -> None:
+              config: Path | None, changed_report: Path | None, time_budget: float | None, token_budget: int | None,
+              max_tokens: int | None, summary: Path | None) -> None:
     """Write a draft explanation for ID from the machine-derived facts (or --llm), or with
     --all for every entry without a curated file; never over a curated file.
 
@@ -184,6 +195,11 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
     own pages and the upstream's draft_link_hosts (errcat.toml), nor be a file the crawl would
     refuse. It is written as `status: draft` with the model's name; records and pages say
     "machine-written, not reviewed" until `errcat curate review ID`.
+
+    \b
+    With --all the run is bounded: --limit entries, --time-budget seconds, --token-budget tokens
+    (and --max-tokens an answer); what a budget leaves unasked is "unstarted", no failure, and
+    the next run picks it up. Exit 1 when an entry was rejected or failed.
     """
     from crawler.base.errors import UsageError
     from crawler.catalogue.explanations import default_root
@@ -194,12 +210,19 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
         raise UsageError("give one ID or --all")
     if every and not llm:
         raise UsageError("--all needs --llm URL (a draft from the facts alone is written one ID at a time)")
-    if not every and (limit is not None):
-        raise UsageError("--limit goes with --all")
+    if not every:
+        given = [name for name, value in (("--limit", limit), ("--changed", changed_report), ("--time-budget", time_budget),
+                                          ("--token-budget", token_budget), ("--summary", summary)) if value is not None]
+        if given:
+            raise UsageError(f"{given[0]} goes with --all")
     endpoint = None
     if llm:
+        from crawler.curate.llm import Budget
+
+        budget = Budget(time_budget, token_budget) if every else None
         try:
-            endpoint = Endpoint.from_url(llm, key_env=api_key_env, timeout=timeout, retries=retries, backoff=backoff)
+            endpoint = Endpoint.from_url(llm, key_env=api_key_env, timeout=timeout, retries=retries, backoff=backoff,
+                                         max_tokens=max_tokens, budget=budget)
         except LLMFailure as failure:
             raise UsageError(f"--llm {llm}: {failure.reason}") from None
     settings = load_config(config)
@@ -211,13 +234,17 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
 
         echo(f"drafted {draft(root, data, resolve_id(data, root, entry_id), endpoint, model, repo, link_hosts=link_hosts)}")
         return
-    from crawler.curate.draft_all import Outcome, draft_all
+    from crawler.base.cachedir import default_cache_dir
+    from crawler.curate.draft_all import Outcome, changed_ids, draft_all, drafts_summary
 
     assert endpoint is not None
+    only = changed_ids(changed_report) if changed_report is not None else None
     counts: dict[str, int] = {}
+    outcomes: list[Outcome] = []
 
     def report(outcome: Outcome) -> None:
         counts[outcome.status] = counts.get(outcome.status, 0) + 1
+        outcomes.append(outcome)
         if outcome.status == "drafted":
             echo(f"drafted  {outcome.path}")
         else:
@@ -225,10 +252,13 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
 
     try:
         draft_all(root, data, endpoint, model=model, limit=limit, concurrency=concurrency, repo=repo, report=report,
-                  link_hosts=link_hosts)
+                  link_hosts=link_hosts, only=only, cache_dir=default_cache_dir())
     except LLMFailure as failure:
         raise UsageError(f"--llm {endpoint.base}: {failure.reason}") from None
     echo(f"drafts: {counts.get('drafted', 0)} written, {counts.get('rejected', 0)} rejected, {counts.get('failed', 0)} failed"
-         + (f", {counts['skipped']} skipped" if counts.get("skipped") else ""), err=True)
+         + "".join(f", {counts[k]} {k}" for k in ("skipped", "unstarted") if counts.get(k)), err=True)
+    if summary is not None and counts.get("drafted"):
+        summary.parent.mkdir(parents=True, exist_ok=True)
+        summary.write_text(drafts_summary(outcomes, root), encoding="utf-8")
     if counts.get("rejected") or counts.get("failed"):
         sys.exit(1)

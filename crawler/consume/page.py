@@ -15,7 +15,7 @@ from typing import Any
 
 from crawler.base.sink import styled
 from crawler.consume.history_page import Others, Piece
-from crawler.consume.page_model import Block, Bullets, Code, Context, Evidence, Items, Links, Markdown, Rows, Section, build
+from crawler.consume.page_model import Block, Bullets, Code, Context, Evidence, Items, Links, Markdown, Rows, Section, build, status_word
 from crawler.consume.page_model import Line as LineBlock
 
 Span = tuple[str, str]
@@ -102,7 +102,7 @@ def _block(page: Page, section: Section, block: Block) -> None:
         for label, pieces in block.rows:
             where = "where" if label == "Moved" else ""
             if summary:
-                page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), *_spans(pieces))
+                page.line(("label", f"{label}:"), " " * max(1, 11 - len(label)), *_spans(status_word(pieces)))
             else:
                 page.line("  ", ("label", f"{label}:"), " ", *_spans(pieces, where))
     elif isinstance(block, LineBlock):

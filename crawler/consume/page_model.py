@@ -351,3 +351,13 @@ def _provenance(r: dict[str, Any]) -> Section:
     commit, dated = shown_source(prov)
     return Section("provenance", "Last changed", [Line([("text", f"{prov['repo']} at "), ("code", commit),
                                                         ("text", f" ({SINCE}){dated}.")])])
+
+
+def status_word(pieces: list[Piece]) -> list[Piece]:
+    """A summary row with its explanation's status said as its word (``curated``, ``draft``: what
+    ``errcat curate`` and the dataset call it), as the terminal and Markdown pages say it; the
+    HTML page says it in words for a reader."""
+    for i, (kind, text) in enumerate(pieces):
+        if kind == "status" and i + 1 < len(pieces) and pieces[i + 1][0] == "text":
+            return [*pieces[:i], ("text", text), *pieces[i + 2:]]
+    return pieces

@@ -41,7 +41,7 @@ from crawler.base.progress import task
 from crawler.consume.history_page import Others, Piece
 from crawler.consume.meaning_page import split_code
 from crawler.consume.page_model import NOT_EXPLAINED as NOT_EXPLAINED
-from crawler.consume.page_model import Block, Bullets, Code, Context, Evidence, Items, Links, Markdown, Rows, Section, build, file_digests
+from crawler.consume.page_model import Block, Bullets, Code, Context, Evidence, Items, Links, Markdown, Rows, Section, build, file_digests, status_word
 from crawler.consume.page_model import Line as LineBlock
 from crawler.consume.page_model import no_permalink as no_permalink
 from crawler.consume.site_html import code_html, esc, layout, safe_url, static_file
@@ -258,7 +258,7 @@ def _block_md(block: Block, section: Section, titles: dict[str, str], json_href:
         return "\n".join(_indent(markdown_markdown(s), "- ", "  ") for s in items)
 
     if isinstance(block, Rows):
-        return "\n".join(f"- **{md_text(label)}:** {_pieces_md(pieces, titles)}" for label, pieces in block.rows)
+        return "\n".join(f"- **{md_text(label)}:** {_pieces_md(status_word(pieces), titles)}" for label, pieces in block.rows)
     if isinstance(block, LineBlock):
         text = _pieces_md(block.pieces, titles)
         if section.key == "provenance":

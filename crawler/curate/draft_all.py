@@ -21,7 +21,10 @@ one place that masks the key (``Endpoint.with_retries``).
 The run is resumable: an entry that has a file (draft, reviewed or retired) is never asked for
 again, and each file is written whole (renamed into place) as its answer arrives, so an
 interrupted run keeps every draft it finished. Requests run ``concurrency`` at a time, each with
-its timeout and retries (``curate.llm``).
+its timeout and retries (``curate.llm``), within the run's budget of time and tokens
+(``llm.Budget``): what the budget leaves unasked is "unstarted", for the next run. ``only``
+narrows the run to some entries: the scheduled sync drafts the ones its diff report lists as
+added or changed (:func:`changed_ids`).
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ Code around the raise:
 
 @dataclass
 class Outcome:
-    """What became of one entry: drafted (``path``), rejected or failed (``reason``)."""
+    """What became of one entry: drafted (``path``), rejected, failed or unstarted (``reason``)."""
 
     id: str
     status: str
@@ -200,10 +203,26 @@ def draft_text(entry: CuratedFile, title: str) -> str:
     return header + dump_yaml(stamped(entry).model_dump(mode="json", exclude_none=True))
 
 
-def hot_first(records: list[Any], taken: set[str]) -> list[Any]:
-    """The live entries without a curated file: most reported first, then most sites, then id."""
-    todo = [r for r in records if r.id not in taken and not (r.history is not None and r.history.retired)]
+def hot_first(records: list[Any], taken: set[str], only: set[str] | None = None) -> list[Any]:
+    """The live entries without a curated file (of ``only``, when given): most reported first,
+    then most sites, then id."""
+    todo = [r for r in records if r.id not in taken and not (r.history is not None and r.history.retired)
+            and (only is None or r.id in only)]
     return sorted(todo, key=lambda r: (-len(r.explanation.evidence), -len(r.sites), r.id))
+
+
+def changed_ids(report: Path) -> set[str]:
+    """The entries a diff report (``errcat sync --report``, ``errcat diff --format json``) lists
+    as added or changed: every change but a removal, by its id on the new side."""
+    from crawler.model.diff import ChangeKind, DiffReport
+
+    try:
+        parsed = DiffReport.model_validate_json(report.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"--changed {report}: cannot read it ({exc.strerror})") from None
+    except ValidationError as exc:
+        raise UsageError(f"--changed {report}: not a diff report ({problems(exc)})") from None
+    return {c.id for c in parsed.changes if c.kind != ChangeKind.REMOVED}
 
 
 def vocabulary_of(repo: str | None, commit: str, crawled: RepoRef, cache_dir: Path | None = None) -> Vocabulary:
@@ -222,12 +241,21 @@ def vocabulary_of(repo: str | None, commit: str, crawled: RepoRef, cache_dir: Pa
     return vocabulary
 
 
+def _check_model(model: str) -> str:
+    try:
+        CuratedReview(status="draft", commit="0" * 40, exception="E", template="", path="p", qualname="q", model=model)
+    except ValueError:
+        raise UsageError(f"--model {model!r} is not a model name (one line, at most 200 characters)") from None
+    return model
+
+
 def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, limit: int | None, concurrency: int,
               repo: str | None, cache_dir: Path | None = None, report: Callable[[Outcome], None] = lambda o: None,
-              link_hosts: Mapping[str, Sequence[str]] | None = None) -> list[Outcome]:
-    """Draft up to ``limit`` entries of every dataset under ``data``; each outcome is reported as
-    it happens. Files already there are left alone (resumable). ``link_hosts``: the hosts drafts
-    may link to besides the repository's own pages, by lowercase ``owner/name`` (:func:`links_of`)."""
+              link_hosts: Mapping[str, Sequence[str]] | None = None, only: set[str] | None = None) -> list[Outcome]:
+    """Draft up to ``limit`` entries of every dataset under ``data`` (of ``only``, when given);
+    each outcome is reported as it happens. Files already there are left alone (resumable).
+    ``link_hosts``: the hosts drafts may link to besides the repository's own pages, by
+    lowercase ``owner/name`` (:func:`links_of`)."""
     from crawler.catalogue.explanations import load_set
     from crawler.curate.check import datasets_under
     from crawler.curate.edit import curated_file, write_text_atomic
@@ -235,12 +263,8 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
     datasets = datasets_under(data)
     if not datasets:
         raise UsageError(f"no dataset under {data}; run `errcat crawl` first")
-    if model is None:
-        model = endpoint.first_model()
-    try:
-        CuratedReview(status="draft", commit="0" * 40, exception="E", template="", path="p", qualname="q", model=model)
-    except ValueError:
-        raise UsageError(f"--model {model!r} is not a model name (one line, at most 200 characters)") from None
+    if model is not None:
+        _check_model(model)
     outcomes: list[Outcome] = []
     left = limit
     for ds in datasets:
@@ -249,10 +273,12 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
         cset = load_set(root, ds.manifest.repo.owner, ds.manifest.repo.name, strict=False)
         # a file that does not parse is a curator's too: never drafted over
         taken = set(cset.entries) | ({p.name.removesuffix(".yaml") for p in cset.directory.glob("*.yaml")} if cset.directory.is_dir() else set())
-        todo = hot_first(ds.records, taken)
+        todo = hot_first(ds.records, taken, only)
         todo = todo[:left] if left is not None else todo
         if not todo:
             continue
+        if model is None:  # asked only when there is something to draft
+            model = _check_model(endpoint.first_model())
         vocabulary = vocabulary_of(repo, ds.manifest.commit, ds.manifest.repo, cache_dir)
         links = links_of(ds.manifest.repo, link_hosts or {})
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
@@ -264,7 +290,8 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
                     try:
                         text = future.result()
                     except LLMFailure as failure:
-                        outcome = Outcome(record.id, "rejected" if failure.rejected else "failed", failure.reason)
+                        status = "unstarted" if failure.unstarted else "rejected" if failure.rejected else "failed"
+                        outcome = Outcome(record.id, status, failure.reason)
                     else:
                         path = curated_file(root, ds, record.id)
                         if path.exists():  # written meanwhile by someone else: theirs stays
@@ -280,3 +307,43 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
         if left is not None:
             left -= len(todo)
     return outcomes
+
+
+def drafts_summary(outcomes: Sequence[Outcome], root: Path) -> str:
+    """A Markdown section for a pull request's body: the drafts written (by id and file, nothing
+    of the answers: they were made from crawled text), labelled machine-written, not reviewed."""
+    from crawler.catalogue.explanations import parse_file
+
+    drafted = sorted((o for o in outcomes if o.status == "drafted" and o.path is not None), key=lambda o: o.id)
+    models = sorted({parse_file(o.path).review.model or "" for o in drafted if o.path is not None} - {""})
+    left = {s: sum(o.status == s for o in outcomes) for s in ("rejected", "failed", "unstarted")}
+    lines = [
+        "## Machine-written drafts, not reviewed",
+        "",
+        f"{len(drafted)} new or changed entr{'y' if len(drafted) == 1 else 'ies'} without an explanation "
+        f"{'was' if len(drafted) == 1 else 'were'} drafted through the repository's endpoint"
+        + (f" (model {', '.join(f'`{_plain(m)}`' for m in models)})" if models else "") + ". "
+        "Each file is `status: draft` and its page says machine-written, not reviewed: check every line against "
+        "the code, then `errcat curate review ID`.",
+        "",
+        "| Entry | Draft |",
+        "|---|---|",
+        *(f"| `{o.id}` | `{_relative(o.path, root)}` |" for o in drafted if o.path is not None),
+    ]
+    if any(left.values()):
+        lines += ["", "Not drafted this time: " + ", ".join(f"{n} {s}" for s, n in left.items() if n) + " (see the sync's log)."]
+    return "\n".join(lines) + "\n"
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root.parent).as_posix()
+    except ValueError:
+        return path.name
+
+
+def _plain(text: str) -> str:
+    """A model name as Markdown code: one line, no backtick (it would end the span), no bidi control."""
+    from crawler.base.sink import BIDI_CHARS
+
+    return re.sub(f"[`\x00-\x1f\x7f-\x9f\u2028\u2029{BIDI_CHARS}]", " ", text)[:200]

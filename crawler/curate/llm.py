@@ -17,6 +17,11 @@ What the client promises:
   reversed, ROT13, escaped, percent-encoded, hex, base64 at any alignment), is refused before its
   content reaches the caller's check, and so before anything is written; so is a model name that
   quotes it;
+* a :class:`Budget` bounds a whole run, shared by every request of it: no attempt starts once
+  its seconds are gone (an attempt's timeout is cut to what is left) or once the tokens its
+  answers reported (``usage.total_tokens``; the characters over four where a server reports
+  none) reach its cap, and ``max_tokens`` caps each answer; what is left undone is an
+  :class:`LLMFailure` with ``unstarted`` set, not an error (a scheduled run picks it up next time);
 * every failure is one :class:`LLMFailure` with a short reason, never a traceback, and every
   failure leaves through :meth:`Endpoint.with_retries`, the one place its reason is masked
   (:meth:`Endpoint.masked`): the caller's own check (a validation error, invented names that
@@ -54,13 +59,57 @@ MAX_REASON = 400
 class LLMFailure(Exception):
     """One request that failed for good (after its retries): ``reason`` is one line."""
 
-    def __init__(self, reason: str, retryable: bool = False, rejected: bool = False) -> None:
+    def __init__(self, reason: str, retryable: bool = False, rejected: bool = False, unstarted: bool = False) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retryable = retryable
         #: the endpoint answered, but not with something that may be written
         self.rejected = rejected
+        #: not asked (again): the run's budget was spent first
+        self.unstarted = unstarted
         self.retry_after: float | None = None
+
+
+class Budget:
+    """What one run may spend, across its threads: ``seconds`` of wall time from its creation and
+    ``tokens`` of answers (as the server counts them); None is no bound."""
+
+    def __init__(self, seconds: float | None = None, tokens: int | None = None) -> None:
+        self.seconds = seconds
+        self.tokens = tokens
+        self.started = time.monotonic()
+        self.spent = 0
+        self.lock = threading.Lock()
+
+    def left(self) -> float | None:
+        """Seconds left (None: unbounded); LLMFailure(unstarted) when none are, or no tokens."""
+        with self.lock:
+            if self.tokens is not None and self.spent >= self.tokens:
+                raise LLMFailure(f"not asked: the run's token budget ({self.tokens:,}) is spent", unstarted=True)
+        if self.seconds is None:
+            return None
+        left = self.seconds - (time.monotonic() - self.started)
+        if left <= 0:
+            raise LLMFailure(f"not asked: the run's time budget ({self.seconds:g}s) is spent", unstarted=True)
+        return left
+
+    def remaining(self) -> float:
+        """Seconds left, without raising (infinite when unbounded, 0 when spent)."""
+        try:
+            left = self.left()
+        except LLMFailure:
+            return 0.0
+        return float("inf") if left is None else left
+
+    def charge(self, reply: Any, sent: int) -> None:
+        """Count an answer's tokens: its ``usage.total_tokens``, else the characters sent and
+        received over four (a bound a server that reports nothing is still held to)."""
+        usage = reply.get("usage") if isinstance(reply, dict) else None
+        total = usage.get("total_tokens") if isinstance(usage, dict) else None
+        if not isinstance(total, int) or isinstance(total, bool) or total < 0:
+            total = (sent + len(json.dumps(reply))) // 4
+        with self.lock:
+            self.spent += total
 
 
 class _Deadline:
@@ -158,6 +207,9 @@ class Endpoint:
     timeout: float = 120.0
     retries: int = 3
     backoff: float = 2.0
+    #: each answer's cap (``max_tokens`` in the request), None for the server's own
+    max_tokens: int | None = None
+    budget: Budget | None = field(default=None, compare=False)
     screen: KeyScreen = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -172,16 +224,20 @@ class Endpoint:
         return cls(base=base, key=os.environ.get(key_env) or None, **kw)
 
     def _request(self, path: str, body: dict[str, Any] | None) -> Any:
+        timeout = self.timeout
+        left = self.budget.left() if self.budget is not None else None
+        if left is not None:
+            timeout = min(timeout, left)
         data = json.dumps(body).encode() if body is not None else None
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.key:
             headers["Authorization"] = f"Bearer {self.key}"
         req = _Request(self.base + path, data=data, headers=headers, method="POST" if body is not None else "GET")
-        req.deadline = deadline = _Deadline(self.timeout)
-        late = LLMFailure(f"no answer within {self.timeout:g}s", retryable=True)
+        req.deadline = deadline = _Deadline(timeout)
+        late = LLMFailure(f"no answer within {timeout:g}s", retryable=True)
         deadline.timer.start()
         try:
-            with _OPENER.open(req, timeout=self.timeout) as resp:  # the URL is the user's own endpoint
+            with _OPENER.open(req, timeout=timeout) as resp:  # the URL is the user's own endpoint
                 raw = resp.read(MAX_ANSWER + 1)
         except urllib.error.HTTPError as exc:
             failure = LLMFailure(f"HTTP {exc.code} {self.masked(str(exc.reason))}", retryable=exc.code == 429 or exc.code >= 500)
@@ -206,9 +262,12 @@ class Endpoint:
         if len(raw) > MAX_ANSWER:
             raise LLMFailure(f"an answer over {MAX_ANSWER} bytes")
         try:
-            return json.loads(raw)
+            reply = json.loads(raw)
         except (ValueError, RecursionError):  # arrays nested past the decoder's recursion too
             raise LLMFailure("the endpoint's answer is not JSON", retryable=True) from None
+        if self.budget is not None and body is not None:
+            self.budget.charge(reply, len(data or b""))
+        return reply
 
     def masked(self, text: str) -> str:
         """Words that may quote what was sent or answered (a server's, the network's, a check's)
@@ -237,8 +296,10 @@ class Endpoint:
         ``check`` raises a retryable LLMFailure, e.g. for an answer that is not the JSON asked for.
         An answer that quotes the key never reaches ``check``; what ``check`` raises is masked
         like every other failure (:meth:`with_retries`)."""
-        body = {"model": model, "temperature": 0.2,
-                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+        body: dict[str, Any] = {"model": model, "temperature": 0.2,
+                                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
 
         def once() -> Any:
             reply = self._request("/v1/chat/completions", body)
@@ -271,7 +332,11 @@ class Endpoint:
                 wait = self.backoff * 2 ** (attempt - 1) * (1 + random.random() / 4)  # jitter: workers do not retry in step
                 if failure.retry_after is not None:
                     wait = max(wait, failure.retry_after)
-                time.sleep(min(wait, MAX_WAIT))
+                wait = min(wait, MAX_WAIT)
+                if self.budget is not None and wait >= self.budget.remaining():  # no time for the next attempt: this one's failure stands
+                    failure.reason = self.masked(failure.reason) + f" (after {attempt} attempts; the time budget ends before another)"
+                    raise
+                time.sleep(wait)
 
 
 def _retry_after(value: str | None) -> float | None:

@@ -20,6 +20,12 @@ and follows nothing from it:
   the manifest's counts those the records make;
 * the changelog must be UTF-8 text without control characters, short enough for a pull request
   body (GitHub takes 65,536 characters);
+* the drafts a sync wrote through the repository's endpoint (``curated/<owner>/<name>/<id>.yaml``,
+  of the same dataset only) must each be what a crawl reads as a curated file
+  (``explanations.parse_bytes``: size, depth, the model, its id its name's), ``status: draft``
+  with the model that wrote it, of an entry of the dataset whose record carries it as a draft;
+  each is written to ``CURATED/<owner>/<name>/<id>.yaml`` only where no file is (a curated text
+  merged meanwhile stays; the next sync's catalogue follows it);
 * the dataset is written only to ``OUT/<owner>/<name>/`` (the name checked above), through the
   same atomic writer as a crawl; the changelog only where the caller says.
 """
@@ -29,8 +35,9 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -49,7 +56,11 @@ _PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}"
 #: A file of a dataset in an artifact: one of ``base.dataset_files``'s, a record's named by an id.
 _FILES = "|".join([*(re.escape(name) for name in sorted(TOP_LEVEL)), re.escape(RECORD_FILE).replace(re.escape("{id}"), ID_HEX)])
 DATASET_FILE = re.compile(rf"output/(?P<owner>{_PART})/(?P<name>{_PART})/(?:{_FILES})")
-DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/{re.escape(ERRORS)})?)?)?")
+DATASET_DIR = re.compile(rf"output(?:/{_PART}(?:/{_PART}(?:/{re.escape(ERRORS)})?)?)?|curated(?:/{_PART}(?:/{_PART})?)?")
+DRAFT_FILE = re.compile(rf"curated/(?P<owner>{_PART})/(?P<name>{_PART})/(?P<id>{ID_HEX})\.yaml")
+#: A draft is a page of prose; a sync drafts a bounded number.
+MAX_DRAFT_BYTES = 256 * 1024
+MAX_DRAFTS = 1_000
 TOP_FILES = ("changelog.md", "diff.json")
 
 MAX_FILE_BYTES = 512 * 2**20
@@ -64,6 +75,9 @@ class Adopted:
     target: Path
     commit: str
     changelog: str
+    #: the drafts written under CURATED, and those left out because a file was there
+    drafts: list[Path] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
 
 
 def _refuse(rel: str, why: str) -> DataError:
@@ -88,7 +102,7 @@ def scan(artifact: Path) -> dict[str, int]:
                     stack.append(rel)
                 elif not stat.S_ISREG(mode):
                     raise _refuse(rel, "is not a regular file (a symlink, FIFO or device)")
-                elif not (DATASET_FILE.fullmatch(rel) or rel in TOP_FILES):
+                elif not (DATASET_FILE.fullmatch(rel) or DRAFT_FILE.fullmatch(rel) or rel in TOP_FILES):
                     raise _refuse(rel, "is not a file a dataset has")
                 else:
                     size = entry.stat(follow_symlinks=False).st_size
@@ -112,10 +126,40 @@ def _text(data: bytes, what: str) -> str:
     return text
 
 
+def _drafts(artifact: Path, files: dict[str, int], owner: str, name: str, records: dict[str, Any]) -> dict[str, bytes]:
+    """The artifact's drafts by id, each checked (see the module); DataError at the first that is not one."""
+    from crawler.catalogue.explanations import CuratedError, parse_bytes
+
+    found = {rel: m for rel, m in ((rel, DRAFT_FILE.fullmatch(rel)) for rel in sorted(files)) if m}
+    if len(found) > MAX_DRAFTS:
+        raise DataError(f"refusing the artifact: {len(found):,} drafts, more than a sync writes ({MAX_DRAFTS:,})")
+    drafts: dict[str, bytes] = {}
+    for rel, m in found.items():
+        if m.group("owner", "name") != (owner, name):
+            raise _refuse(rel, f"is a draft for another dataset than {owner}/{name}")
+        if files[rel] > MAX_DRAFT_BYTES:
+            raise _refuse(rel, f"is larger than a draft ({files[rel]:,} > {MAX_DRAFT_BYTES:,} bytes)")
+        data = (artifact / rel).read_bytes()
+        try:
+            entry = parse_bytes(Path(rel), data)
+        except CuratedError as exc:
+            raise _refuse(rel, f"is not a curated file a crawl reads: {exc.problems[0]}") from None
+        if entry.review.status != "draft" or not entry.review.model:
+            raise _refuse(rel, f"is not a machine-written draft (status {entry.review.status}): only drafts travel with a sync")
+        record = records.get(m.group("id"))
+        if record is None:
+            raise _refuse(rel, "drafts no entry of the dataset")
+        if record.explanation_status != "draft" or record.explanation is None or record.explanation.model != entry.review.model:
+            raise _refuse(rel, "is not the draft the dataset's record carries")
+        drafts[m.group("id")] = data
+    return drafts
+
+
 def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | None = None,
-          progress: Progress = quiet, url: str | None = None) -> Adopted:
-    """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog);
-    ``url``: the upstream's, which the manifest must name (its permalinks' host is that one's)."""
+          progress: Progress = quiet, url: str | None = None, curated: Path | None = None) -> Adopted:
+    """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog,
+    and its drafts to ``CURATED/<owner>/<name>/``); ``url``: the upstream's, which the manifest
+    must name (its permalinks' host is that one's)."""
     if not artifact.is_dir() or artifact.is_symlink():
         raise DataError(f"refusing the artifact: {visible(str(artifact))} is not a directory")
     files = scan(artifact)
@@ -142,15 +186,30 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
         raise DataError("refusing the artifact: its files do not hash to the manifest's content_digest")
     try:
         # What render, match and show would refuse in it, refused now (the one reader they use).
-        read_consumed(source, progress)
+        consumed = read_consumed(source, progress)
         # The commit goes to $GITHUB_OUTPUT and the commit message: checked before anything is written.
         check_output_commit(manifest["commit"])
     except DataError as exc:
         raise DataError(f"refusing the artifact: {exc}") from None
+    drafts = _drafts(artifact, files, owner, name, {r.id: r for r in consumed.records})
+    if drafts and curated is None:
+        raise DataError("refusing the artifact: it holds drafts and no curated directory was given for them")
     target = dataset_dir(out, owner, name)
     progress(f"writing {target}")
     write_dataset(target, data)
+    adopted = Adopted(target, manifest["commit"], text)
+    if drafts and curated is not None:
+        from crawler.base.files import write_file
+
+        for entry_id, body in sorted(drafts.items()):
+            path = curated / owner / name / f"{entry_id}.yaml"
+            if path.exists() or path.is_symlink():
+                adopted.kept.append(entry_id)
+                progress(f"kept {path}: a file is there (the draft of {entry_id} is not taken)")
+                continue
+            write_file(path, body)
+            adopted.drafts.append(path)
     if changelog is not None:
         changelog.parent.mkdir(parents=True, exist_ok=True)
         changelog.write_text(text, encoding="utf-8")
-    return Adopted(target, manifest["commit"], text)
+    return adopted

