@@ -25,6 +25,7 @@ import re
 from typing import Any
 
 from crawler.extract.ast_names import dotted
+from crawler.extract.codefacts import nodes_under
 
 #: The name of a holder of settings as code spells it (``cache_config``, ``parallel_config``).
 _HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
@@ -80,8 +81,11 @@ def _checks(statements: list[ast.stmt]) -> bool:
     return False
 
 
-def passes(tree: ast.Module) -> dict[str, Any]:
+def passes(tree: ast.Module, text: str) -> dict[str, Any]:
+    """The file's passes and signatures; ``text`` its source (a file that names no config's field
+    and no ``envs`` passes none, and its calls are not walked)."""
     out = empty()
+    scan = "_config." in text or "envs." in text
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -98,13 +102,13 @@ def passes(tree: ast.Module) -> dict[str, Any]:
         if named and _checks(statements):
             out["signatures"].append({"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs]})
         held: dict[str, list[str]] = {}
-        for stmt in statements:
+        for stmt in statements if scan else ():
             if type(stmt) not in _SIMPLE or len(out["passes"]) >= MAX_PASSES:
                 continue
             value = getattr(stmt, "value", None)
             if value is None:
                 continue
-            for call in (n for n in ast.walk(value) if type(n) is ast.Call):
+            for call in nodes_under(value, ast.Call):
                 callee = dotted(call.func)
                 if not callee:
                     continue

@@ -111,7 +111,7 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, li
     if "envs." in text or "environ" in text or "getenv" in text:
         _env_aliases(tree, out, bodies)
     out.update(knob_helpers.declarations(tree, module, text, lines))
-    out.update(knob_passes.passes(tree))
+    out.update(knob_passes.passes(tree, text))
     return out
 
 
