@@ -128,28 +128,31 @@ def _item_href(link: tuple[str, str] | None, titles: dict[str, str], suffix: str
 def _linked_items(block: Items, titles: dict[str, str], suffix: str,
                   pieces: Callable[[list[Piece], dict[str, str]], str]) -> list[tuple[str | None, str, str]]:
     """Each item of a list as (where its first piece links, that piece, the rest), rendered by ``pieces``."""
-    return [(_item_href(block.links[n] if block.links else None, titles, suffix), pieces(item[:1], titles), pieces(item[1:], titles))
+    if not block.links:  # (most lists link nothing: one call per item)
+        return [(None, "", pieces(item, titles)) for item in block.items]
+    return [(_item_href(block.links[n], titles, suffix), pieces(item[:1], titles), pieces(item[1:], titles))
             for n, item in enumerate(block.items)]
+
+
+def _code_html(text: str) -> str:
+    return f"<code>{esc(text)}</code>"
+
+
+#: How each kind of page_model piece reads in HTML, every text escaped ("status" is the row's class).
+_HTML_PIECES: dict[str, Callable[[str, dict[str, str]], str]] = {
+    "text": lambda t, _: esc(t), "code": lambda t, _: _code_html(t), "exception": lambda t, _: _code_html(t),
+    "id": lambda t, _: _code_html(t), "entry": lambda t, titles: _entry_link(t, titles), "arrow": lambda t, _: " &rarr; ",
+    "prose": lambda t, _: split_code(t, esc, _code_html), "muted": lambda t, _: f'<span class="muted">{esc(t)}</span>',
+    "link": lambda t, _: f'<a class="permalink" href="{esc(safe_url(t))}">view on GitHub</a>', "status": lambda t, _: ""}
+
+
+def _piece_html(kind: str, text: str, titles: dict[str, str]) -> str:
+    return _HTML_PIECES.get(kind, _HTML_PIECES["text"])(text, titles)
 
 
 def _pieces_html_of(pieces: list[Piece], titles: dict[str, str]) -> str:
     """page_model's pieces as HTML, every text escaped."""
-    def piece(kind: str, text: str) -> str:
-        if kind == "entry":
-            return _entry_link(text, titles)
-        if kind in ("code", "exception", "id"):
-            return f"<code>{esc(text)}</code>"
-        if kind == "arrow":
-            return " &rarr; "
-        if kind == "prose":
-            return split_code(text, esc, lambda c: f"<code>{esc(c)}</code>")
-        if kind == "muted":
-            return f'<span class="muted">{esc(text)}</span>'
-        if kind == "link":
-            return f'<a class="permalink" href="{esc(safe_url(text))}">view on GitHub</a>'
-        return "" if kind == "status" else esc(text)
-
-    return "".join(piece(k, t) for k, t in pieces)
+    return "".join([_piece_html(k, t, titles) for k, t in pieces])
 
 
 #: The class of a row's value, by the rows' style and label.
@@ -214,9 +217,10 @@ def _reported_html(block: Evidence) -> str:
 def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None,
                digests: frozenset[str] = frozenset()) -> str:
     model = build(r, Context(others, digests))
+    json_href = record_href(data, r["id"])
     parts: list[str] = [f'<h1 id="title">{esc(model.title)}</h1>']
     for section in model.sections:
-        inner = "".join(_block_html(b, section, titles, record_href(data, r["id"])) for b in section.blocks)
+        inner = "".join([_block_html(b, section, titles, json_href) for b in section.blocks])
         if section.key == "summary":
             reported = "".join(_reported_html(b) for b in section.blocks if isinstance(b, Evidence))
             parts.append(inner.replace("</dl>", reported + "</dl>", 1) if reported else inner)
@@ -237,20 +241,19 @@ _FENCE = {"cpp": "cpp", "cuda": "cuda", "rust": "rust"}
 
 def _pieces_md(pieces: list[Piece], titles: dict[str, str]) -> str:
     """page_model's pieces as Markdown: the dataset's strings escaped (md_text, md_inline)."""
-    def piece(kind: str, text: str) -> str:
-        if kind == "entry":  # linked as the HTML page links it, when the site has its page
-            return f"[{md_text(titles[text])}]({text}.md) {md_inline(text)}" if text in titles and ID_RE.fullmatch(text) else md_inline(text)
-        if kind in ("code", "exception", "id"):
-            return md_inline(text)
-        if kind == "arrow":
-            return " → "
-        if kind == "prose":
-            return split_code(text, md_text, md_inline)
-        if kind == "link":
-            return f"[view on GitHub](<{safe_url(text)}>)"
-        return "" if kind == "status" else md_text(text)
+    return "".join([_MD_PIECES.get(k, _MD_PIECES["text"])(t, titles) for k, t in pieces])
 
-    return "".join(piece(k, t) for k, t in pieces)
+
+def _md_entry(eid: str, titles: dict[str, str]) -> str:
+    """Another entry, linked as the HTML page links it when the site has its page."""
+    return f"[{md_text(titles[eid])}]({eid}.md) {md_inline(eid)}" if eid in titles and ID_RE.fullmatch(eid) else md_inline(eid)
+
+
+_MD_PIECES: dict[str, Callable[[str, dict[str, str]], str]] = {
+    "text": lambda t, _: md_text(t), "code": lambda t, _: md_inline(t), "exception": lambda t, _: md_inline(t),
+    "id": lambda t, _: md_inline(t), "entry": _md_entry, "arrow": lambda t, _: " → ",
+    "prose": lambda t, _: split_code(t, md_text, md_inline), "link": lambda t, _: f"[view on GitHub](<{safe_url(t)}>)",
+    "status": lambda t, _: ""}
 
 
 def _block_md(block: Block, section: Section, titles: dict[str, str], json_href: str) -> str:
