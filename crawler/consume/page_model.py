@@ -358,6 +358,6 @@ def status_word(pieces: list[Piece]) -> list[Piece]:
     ``errcat curate`` and the dataset call it), as the terminal and Markdown pages say it; the
     HTML page says it in words for a reader."""
     for i, (kind, text) in enumerate(pieces):
-        if kind == "status" and i + 1 < len(pieces) and pieces[i + 1][0] == "text":
+        if kind == "status" and text != "absent" and i + 1 < len(pieces) and pieces[i + 1][0] == "text":  # (absent: "not yet by a person")
             return [*pieces[:i], ("text", text), *pieces[i + 2:]]
     return pieces

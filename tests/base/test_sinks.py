@@ -168,8 +168,8 @@ def test_show_makes_every_trick_visible(env):
     raise_line = next(line for line in page.stdout.split("\n") if "raise RuntimeError" in line)
     assert re.match(r" +6 \| ", raise_line) and "pkg/evil.py:6 in evil" in page.stdout  # the form feed is shown, not a line
     lines = inert(run("show", ids["first line"], "--data", data).stdout).split("\n")
-    assert "\\x3a:error title=Forged::from a message" in lines  # a message line that was a command
-    assert "  \\x3a:stop-commands::tok" in lines
+    assert "    \\x3a:error title=Forged::from a message" in lines  # a message line that was a command (in the page's Message block)
+    assert "      \\x3a:stop-commands::tok" in lines
     forged = inert(run("show", ids["::add-mask::hidden"], "--data", data).stdout)
     assert forged.startswith("\\x3a:add-mask::hidden\n")  # the title is the first line
     assert "\\x3a:error title=Forged::pwned.py:2 in pwn" in forged.split("\n")
