@@ -40,7 +40,7 @@ from crawler.base.progress import task
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import Others, Piece, history_note, history_rows, inherited, inherited_note
-from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
+from crawler.consume.kind_words import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import (
     DO_NOTE,
     DO_TITLE,
