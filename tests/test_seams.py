@@ -275,7 +275,6 @@ SAME_CONCEPT = {
     "crawl": {"crawler.crawl", "crawler.cli.crawl"},  # the crawl, and its command
     "diff": {"crawler.model.diff", "crawler.versions.diff"},  # the diff report's model, and the diff
     "search": {"crawler.model.search", "crawler.catalogue.search"},  # search.json's model, and its rows
-    "kinds": {"crawler.model.kinds", "crawler.consume.kinds"},  # the kind registry, and how a page says a kind
 }
 
 

@@ -27,7 +27,7 @@ from typing import Any
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import Others, Piece, history_note, history_rows, inherited, inherited_note
-from crawler.consume.kinds import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
+from crawler.consume.kind_words import SINCE, article, explained_note, kind_text, shows_exception, surface_rows, trigger_label, unknown_exception
 from crawler.consume.meaning_page import (
     CALLERS,
     DO_NOTE,
