@@ -79,7 +79,7 @@
     /^[\w.-]{1,64}\s{1,8}\|\s?/,
     /^\[rank\d{1,6}\]:\s?/,
     /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: /,
-    /^\((?:[\w.-]{1,64} )?pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/,
+    /^\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/
     /^ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?/,
     /^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?\[?[\w.\/-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?/,
     /^(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
@@ -97,10 +97,14 @@
   var QUOTE_OR_HEADING = /^(?:[ \t]{0,8}(?:>[ \t]?){1,16}|[ \t]{0,3}#{1,6}[ \t]{1,8})/, FENCE = /^(?:```|~~~)[\w+.-]{0,32}$/;
   var WRAPPERS = ["```", "**", "__", "`", "*"];
   var EXC_HEAD = /^[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): /;
+  var MARKED_NAME = /(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )/;
   function unmarked(line) {
     var m = QUOTE_OR_HEADING.exec(line);
     if (m && m[0].length) line = line.slice(m[0].length);
     if (FENCE.test(line.trim())) return "";
+    // paste._MARKED_NAME: an exception's name marked alone before its message ("`ValueError`: ...")
+    var mk = (line.indexOf("`") >= 0 || line.indexOf("*") >= 0 || line.indexOf("__") >= 0) ? MARKED_NAME.exec(line) : null;
+    if (mk && EXC_END.test(mk[2])) line = line.slice(0, mk.index) + mk[2] + line.slice(mk.index + mk[0].length);
     for (var i = 0; i < WRAPPERS.length; i++) {
       var mark = WRAPPERS[i];
       if (!line.startsWith(mark)) continue;
@@ -150,7 +154,7 @@
   function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
   function exceptionLine(line) {
     var t = line.trim(), m;
-    if ((m = /^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*)$/.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
+    if ((m = /^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*?)(?:, Traceback \(most recent call last\):)?$/.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])([\s\S]*?)\2?\)?$/.exec(t))) return [leaf(m[1]), m[3]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: ([\s\S]*)$/.exec(t))) {
       if (m[2] && leaf(m[1]).indexOf("RayTaskError") === 0) return [m[2], m[3]];
