@@ -276,6 +276,16 @@
       out.push(reading(inner, h[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(inner)));
       pos = e.index + e[0].length;
     }
+    // match._PYDANTIC_V1: pydantic v1's "  <message> (type=value_error)" lines
+    if (message.indexOf("(type=") >= 0) {
+      var v1re = /^[^\S\n]{1,8}(\S[^\n]{0,4096}?) \(type=(value_error|assertion_error)[^()\n]{0,200}\)[^\S\n]*$/gm, v1, nv1 = 0;
+      while ((v1 = v1re.exec(message)) && nv1++ < MAX_READINGS) out.push(reading(v1[1].trim(), v1[2] === "value_error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
+    }
+    // match._PYDANTIC_MSG: FastAPI's 422 body, cut: "'msg': 'Value error, <message>'"
+    if (message.indexOf("msg") >= 0) {
+      var msgre = /['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1/g, mg, nmg = 0;
+      while ((mg = msgre.exec(message)) && nmg++ < MAX_READINGS) out.push(reading(mg[3].trim(), mg[2] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
+    }
     // match._pydantic_unmarked: the last line alone, without its [type=...] marker
     var lines = message.replace(/\s+$/, "").split("\n");
     if (lines.length > 1 && /^[^\S\n]*For further information visit \S*$/.test(lines[lines.length - 1])) lines.pop();
@@ -338,6 +348,9 @@
         }
       }
       add(stripped, null, "plain");
+      // match.read_query: a message pasted alone under other lines, read by the last line too
+      var lastLine = stripped.slice(stripped.lastIndexOf("\n") + 1).trim();
+      if (lastLine && lastLine !== stripped) add(lastLine, null, "plain");
     }
     // a log line's level says what it is: the message of a log entry of that level
     raw.filter(function (l) { return l.trim(); }).slice(-MAX_LOG_LINES).reverse().forEach(function (l) {
