@@ -79,7 +79,7 @@
     /^[\w.-]{1,64}\s{1,8}\|\s?/,
     /^\[rank\d{1,6}\]:\s?/,
     /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: /,
-    /^\((?:[\w.-]{1,64} )?pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/,
+    /^\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/,
     /^ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?/,
     /^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?\[?[\w.\/-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?/,
     /^(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
@@ -97,10 +97,14 @@
   var QUOTE_OR_HEADING = /^(?:[ \t]{0,8}(?:>[ \t]?){1,16}|[ \t]{0,3}#{1,6}[ \t]{1,8})/, FENCE = /^(?:```|~~~)[\w+.-]{0,32}$/;
   var WRAPPERS = ["```", "**", "__", "`", "*"];
   var EXC_HEAD = /^[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): /;
+  var MARKED_NAME = /(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )/;
   function unmarked(line) {
     var m = QUOTE_OR_HEADING.exec(line);
     if (m && m[0].length) line = line.slice(m[0].length);
     if (FENCE.test(line.trim())) return "";
+    // paste._MARKED_NAME: an exception's name marked alone before its message ("`ValueError`: ...")
+    var mk = (line.indexOf("`") >= 0 || line.indexOf("*") >= 0 || line.indexOf("__") >= 0) ? MARKED_NAME.exec(line) : null;
+    if (mk && EXC_END.test(mk[2])) line = line.slice(0, mk.index) + mk[2] + line.slice(mk.index + mk[0].length);
     for (var i = 0; i < WRAPPERS.length; i++) {
       var mark = WRAPPERS[i];
       if (!line.startsWith(mark)) continue;
@@ -150,7 +154,7 @@
   function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
   function exceptionLine(line) {
     var t = line.trim(), m;
-    if ((m = /^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*)$/.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
+    if ((m = /^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*?)(?:, Traceback \(most recent call last\):)?$/.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])([\s\S]*?)\2?\)?$/.exec(t))) return [leaf(m[1]), m[3]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: ([\s\S]*)$/.exec(t))) {
       if (m[2] && leaf(m[1]).indexOf("RayTaskError") === 0) return [m[2], m[3]];
@@ -272,6 +276,16 @@
       out.push(reading(inner, h[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(inner)));
       pos = e.index + e[0].length;
     }
+    // match._PYDANTIC_V1: pydantic v1's "  <message> (type=value_error)" lines
+    if (message.indexOf("(type=") >= 0) {
+      var v1re = /^[^\S\n]{1,8}(\S[^\n]{0,4096}?) \(type=(value_error|assertion_error)[^()\n]{0,200}\)[^\S\n]*$/gm, v1, nv1 = 0;
+      while ((v1 = v1re.exec(message)) && nv1++ < MAX_READINGS) out.push(reading(v1[1].trim(), v1[2] === "value_error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
+    }
+    // match._PYDANTIC_MSG: FastAPI's 422 body, cut: "'msg': 'Value error, <message>'"
+    if (message.indexOf("msg") >= 0) {
+      var msgre = /['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1/g, mg, nmg = 0;
+      while ((mg = msgre.exec(message)) && nmg++ < MAX_READINGS) out.push(reading(mg[3].trim(), mg[2] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
+    }
     // match._pydantic_unmarked: the last line alone, without its [type=...] marker
     var lines = message.replace(/\s+$/, "").split("\n");
     if (lines.length > 1 && /^[^\S\n]*For further information visit \S*$/.test(lines[lines.length - 1])) lines.pop();
@@ -334,6 +348,9 @@
         }
       }
       add(stripped, null, "plain");
+      // match.read_query: a message pasted alone under other lines, read by the last line too
+      var lastLine = stripped.slice(stripped.lastIndexOf("\n") + 1).trim();
+      if (lastLine && lastLine !== stripped) add(lastLine, null, "plain");
     }
     // a log line's level says what it is: the message of a log entry of that level
     raw.filter(function (l) { return l.trim(); }).slice(-MAX_LOG_LINES).reverse().forEach(function (l) {
