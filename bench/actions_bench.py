@@ -72,16 +72,14 @@ def main() -> int:
     print("who acts: " + ", ".join(f"{k} {v:,} ({v / total:.1%})" for k, v in actors.most_common()))
     unseen = sum("cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "") for r in records)
     print(f"who acts left open (the page says errcat cannot tell, no actor claimed): {unseen:,} ({unseen / total:.1%})")
-    print(f"says what to do: {done:,} ({done / total:.1%}): "
-          + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
+    print(f"says what to do: {done:,} ({done / total:.1%}): " + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
     if args.sample:
         from crawler.model.kinds import exception_word
 
         rng = random.Random(args.seed)
         for r in rng.sample(records, min(args.sample, total)):
             a = r["meaning"].get("action") or {}
-            print(f"\n{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}"
-                  f"  {r['location']['qualname']}")
+            print(f"\n{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}  {r['location']['qualname']}")
             print(f"  message: {r['message']['text'][:240]!r}")
             print(f"  actor:   {a.get('actor')}  ({a.get('basis')})")
             for step in a.get("steps") or []:

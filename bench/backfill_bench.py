@@ -59,19 +59,30 @@ def one_file_commit(repo: Path, clone: Path, ref: str, path: str) -> str:
     if not clone.exists():
         subprocess.run(["git", "clone", "-q", "--bare", "--shared", str(repo), str(clone)], check=True)
     git = ["git", "--git-dir", str(clone)]
-    env = dict(os.environ, GIT_INDEX_FILE=str(clone / "bench-index"), GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.invalid",
-               GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.invalid", GIT_AUTHOR_DATE="1767323045 +0000",
-               GIT_COMMITTER_DATE="1767323045 +0000")
+    env = dict(
+        os.environ,
+        GIT_INDEX_FILE=str(clone / "bench-index"),
+        GIT_AUTHOR_NAME="bench",
+        GIT_AUTHOR_EMAIL="b@example.invalid",
+        GIT_COMMITTER_NAME="bench",
+        GIT_COMMITTER_EMAIL="b@example.invalid",
+        GIT_AUTHOR_DATE="1767323045 +0000",
+        GIT_COMMITTER_DATE="1767323045 +0000",
+    )
     subprocess.run([*git, "read-tree", ref], check=True, env=env)
     old = subprocess.run([*git, "show", f"{ref}:{path}"], check=True, capture_output=True).stdout
-    blob = subprocess.run([*git, "hash-object", "-w", "--stdin"], input=b"# bench: one file changed\n" + old,
-                          check=True, capture_output=True).stdout.decode().strip()
+    blob = (
+        subprocess.run([*git, "hash-object", "-w", "--stdin"], input=b"# bench: one file changed\n" + old, check=True, capture_output=True)
+        .stdout.decode()
+        .strip()
+    )
     mode = subprocess.run([*git, "ls-tree", ref, "--", path], check=True, capture_output=True, text=True).stdout.split()[0]
     subprocess.run([*git, "update-index", "--cacheinfo", f"{mode},{blob},{path}"], check=True, env=env)
     tree = subprocess.run([*git, "write-tree"], check=True, capture_output=True, text=True, env=env).stdout.strip()
     parent = subprocess.run([*git, "rev-parse", f"{ref}^{{commit}}"], check=True, capture_output=True, text=True).stdout.strip()
-    return subprocess.run([*git, "commit-tree", tree, "-p", parent, "-m", "bench: one file"], check=True, capture_output=True,
-                          text=True, env=env).stdout.strip()
+    return subprocess.run(
+        [*git, "commit-tree", tree, "-p", parent, "-m", "bench: one file"], check=True, capture_output=True, text=True, env=env
+    ).stdout.strip()
 
 
 def main() -> None:
@@ -99,8 +110,7 @@ def main() -> None:
         out = work / f"releases-{name}"
         shutil.rmtree(out, ignore_errors=True)
         for version in args.versions:
-            rows.setdefault(version, {})[name] = errcat(
-                ["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
+            rows.setdefault(version, {})[name] = errcat(["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
             wall, rss = rows[version][name]
             print(f"{name} {version}: {wall:.1f}s, {rss} MiB", flush=True)
     releases = work / "releases-warm"
@@ -111,8 +121,10 @@ def main() -> None:
         fold = errcat(["history", "--fold", str(releases), "--out", str(folded)], logs / "fold.log", env)
     dataset = next(p.parent for p in folded.rglob("manifest.json"))
     files, total, biggest, biggest_bytes = size_of(dataset)
-    print(f"fold of {len(args.versions)}: {fold[0]:.1f}s, {fold[1]} MiB; {files} files, {total / 1e6:.1f} MB, "
-          f"biggest {biggest} {biggest_bytes / 1e6:.1f} MB", flush=True)
+    print(
+        f"fold of {len(args.versions)}: {fold[0]:.1f}s, {fold[1]} MiB; {files} files, {total / 1e6:.1f} MB, biggest {biggest} {biggest_bytes / 1e6:.1f} MB",
+        flush=True,
+    )
 
     # The daily sync: the folded catalogue taken to the newest tag in git once (not timed: the
     # switch from a wheel's dataset to git's), then a one-file commit (timed), against the same
@@ -129,13 +141,14 @@ def main() -> None:
         time.sleep(1)
         os.sync()
         before = contents(out)
-        synced[label] = errcat(["sync", "--repo", str(work / "vllm.git"), "--ref", commit, "--out", str(out)],
-                               logs / f"sync1-{label}.log", env)
+        synced[label] = errcat(["sync", "--repo", str(work / "vllm.git"), "--ref", commit, "--out", str(out)], logs / f"sync1-{label}.log", env)
         after = contents(out)
         changed = [rel for rel in after if before.get(rel) != after[rel]]
         churn[label] = (len(changed), sum((out / rel).stat().st_size for rel in changed))
-        print(f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {synced[label][1]} MiB; "
-              f"{churn[label][0]} files changed, {churn[label][1]:,} bytes", flush=True)
+        print(
+            f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {synced[label][1]} MiB; {churn[label][0]} files changed, {churn[label][1]:,} bytes",
+            flush=True,
+        )
 
     load = os.getloadavg()
     print(f"\nload average at end: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}\n")
@@ -146,14 +159,19 @@ def main() -> None:
         warm = rows[version]["warm"]
         print(f"| {version} | {cold[0]:.1f} | {cold[1]} | {warm[0]:.1f} | {warm[1]} |")
     for name in passes:
-        print(f"| **all {len(args.versions)}, {name}** | {sum(r[name][0] for r in rows.values()):.0f} s | "
-              f"max {max(r[name][1] for r in rows.values())} MiB | | |")
+        print(
+            f"| **all {len(args.versions)}, {name}** | {sum(r[name][0] for r in rows.values()):.0f} s | max {max(r[name][1] for r in rows.values())} MiB | | |"
+        )
     if not args.sync_only:
-        print(f"\nfold: {fold[0]:.1f} s, peak {fold[1]} MiB; catalogue {files} files, {total:,} bytes; biggest {biggest} "
-              f"{biggest_bytes:,} bytes ({'under' if biggest_bytes < GITHUB_WARNING else 'OVER'} GitHub's 50 MiB warning)")
+        print(
+            f"\nfold: {fold[0]:.1f} s, peak {fold[1]} MiB; catalogue {files} files, {total:,} bytes; biggest {biggest} "
+            f"{biggest_bytes:,} bytes ({'under' if biggest_bytes < GITHUB_WARNING else 'OVER'} GitHub's 50 MiB warning)"
+        )
     for label, (wall, rss) in synced.items():
-        print(f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, peak {rss} MiB; a commit of it changes "
-              f"{churn[label][0]} files, {churn[label][1]:,} bytes")
+        print(
+            f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, peak {rss} MiB; a commit of it changes "
+            f"{churn[label][0]} files, {churn[label][1]:,} bytes"
+        )
 
 
 if __name__ == "__main__":

@@ -75,8 +75,11 @@ def build_releases(dest: Path, versions: list[str]) -> None:
             with tempfile.TemporaryDirectory(dir=cache) as tmp:
                 env = dict(os.environ, TMPDIR=tmp)
                 # pip unpacks the sdist and then fails to build its metadata (it needs torch): --no-clean keeps it.
-                subprocess.run([sys.executable, "-m", "pip", "download", "--no-clean", "--no-deps", "--no-binary", ":all:",
-                                f"vllm=={version}", "-d", f"{tmp}/dl"], env=env, capture_output=True)
+                subprocess.run(
+                    [sys.executable, "-m", "pip", "download", "--no-clean", "--no-deps", "--no-binary", ":all:", f"vllm=={version}", "-d", f"{tmp}/dl"],
+                    env=env,
+                    capture_output=True,
+                )
                 found = sorted(Path(tmp).glob("pip-download-*/vllm_*"))
                 if not found:
                     sys.exit(f"bench: could not fetch the source of vllm=={version}")
@@ -98,14 +101,29 @@ def one_file_commit(repo: Path, work: Path, ref: str, path: str) -> Path:
         return clone
     git(work, "clone", "-q", "--bare", "--shared", str(repo), str(clone))
     text = git(clone, "show", f"{ref}:{path}", capture_output=True).stdout
-    blob = git(clone, "hash-object", "-w", "--stdin", input=b"# edited by bench.py\n" + text,
-               capture_output=True).stdout.decode().strip()
+    blob = git(clone, "hash-object", "-w", "--stdin", input=b"# edited by bench.py\n" + text, capture_output=True).stdout.decode().strip()
     env = dict(os.environ, GIT_INDEX_FILE=str(work / "one-file.index"))
     git(clone, "read-tree", ref, env=env)
     git(clone, "update-index", "--cacheinfo", f"100644,{blob},{path}", env=env)
     tree = git(clone, "write-tree", env=env, capture_output=True).stdout.decode().strip()
-    commit = git(clone, "-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit-tree", tree,
-                 "-p", ref, "-m", f"one file: {path}", capture_output=True).stdout.decode().strip()
+    commit = (
+        git(
+            clone,
+            "-c",
+            "user.name=bench",
+            "-c",
+            "user.email=bench@example.invalid",
+            "commit-tree",
+            tree,
+            "-p",
+            ref,
+            "-m",
+            f"one file: {path}",
+            capture_output=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
     git(clone, "tag", "one-file", commit)
     return clone
 
@@ -146,8 +164,7 @@ def _native_parse(path: str, data: bytes) -> None:
     _parser(_grammar(path, language)).parse(data)
 
 
-def floor(repo: Path, ref: str, include: str, only: set[tuple[str, str]] | None = None,
-          native: bool = True) -> tuple[float, int]:
+def floor(repo: Path, ref: str, include: str, only: set[tuple[str, str]] | None = None, native: bool = True) -> tuple[float, int]:
     """Read every selected file from git in one cat-file session and parse it, in one process:
     Python files with ast.parse, the native trees' files (C++/CUDA, Rust) with tree-sitter
     (with ``only``: just those (path, blob) rows)."""
@@ -234,8 +251,7 @@ def measured(argv: list[str], env: dict[str, str]) -> tuple[float, tuple[int, in
     of the two cores the command runs on."""
     peak = rss_peak = 0
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "crawler", *argv], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-m", "crawler", *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     done = threading.Event()
 
     def sample() -> None:
@@ -305,8 +321,9 @@ def main() -> None:
     parser.add_argument("--new", default="v0.33.0")
     parser.add_argument("--include", default="vllm/", help="path prefix of the files the floor parses")
     parser.add_argument("--jobs", type=int, help="passed to errcat crawl --jobs")
-    parser.add_argument("--no-native", dest="native", action="store_false",
-                        help="leave the native trees (csrc/, rust/) out of the floor and the crawls, as before #19")
+    parser.add_argument(
+        "--no-native", dest="native", action="store_false", help="leave the native trees (csrc/, rust/) out of the floor and the crawls, as before #19"
+    )
     parser.add_argument("--repeat", type=int, default=3, help="runs of each measurement; medians are reported")
     parser.add_argument("--one-file", default="vllm/config/attention.py", help="the file the one-file commit edits")
     opts = parser.parse_args()
@@ -330,15 +347,12 @@ def main() -> None:
         work = Path(tmp)
         # --include names the Python files only: the crawl then reads no native tree
         common = ["--repo", str(repo), "--name", "vllm-project/vllm", *jobs, *([] if opts.native else ["--include", "vllm/**/*.py"])]
-        runs: dict[str, list[tuple[float, int, str]]] = {"cold": [], "warm": [], "incremental": [], "one file": [],
-                                                         "rewrite": []}
+        runs: dict[str, list[tuple[float, int, str]]] = {"cold": [], "warm": [], "incremental": [], "one file": [], "rewrite": []}
         clone = one_file_commit(repo, work, opts.new, opts.one_file)
-        one_file = ["--repo", str(clone), "--name", "vllm-project/vllm", *jobs, "--ref", "one-file",
-                    *([] if opts.native else ["--include", "vllm/**/*.py"])]
+        one_file = ["--repo", str(clone), "--name", "vllm-project/vllm", *jobs, "--ref", "one-file", *([] if opts.native else ["--include", "vllm/**/*.py"])]
         floors, changed_floors = [], []
         # what the incremental crawl extracts: results are cached by path and blob
-        changed = (set(selected_files(repo, opts.new, opts.include, opts.native))
-                   - set(selected_files(repo, opts.old, opts.include, opts.native)))
+        changed = set(selected_files(repo, opts.new, opts.include, opts.native)) - set(selected_files(repo, opts.old, opts.include, opts.native))
         for n in range(opts.repeat):
             floor_s, parsed = floor(repo, opts.new, opts.include, native=opts.native)
             floors.append(floor_s)
@@ -362,32 +376,37 @@ def main() -> None:
 
     # Each figure is the median of the repeats; the floor too, so a ratio compares like with like.
     floor_s = statistics.median(floors)
-    cold, warm, incremental, one, rewrite = (
-        (statistics.median(r[0] for r in rs), max(r[1] for r in rs), rs[-1][2]) for rs in runs.values()
-    )
+    cold, warm, incremental, one, rewrite = ((statistics.median(r[0] for r in rs), max(r[1] for r in rs), rs[-1][2]) for rs in runs.values())
     cpu = platform.processor() or platform.machine()
     print(f"machine: {os.cpu_count()} CPUs ({cpu}), Python {platform.python_version()}, {platform.system()}")
     print(f"files: {parsed} parsed by the floor ({opts.include}{' and the native trees' if opts.native else ''} at {opts.new})")
-    print(f"floor (read + ast.parse{' + tree-sitter' if opts.native else ''}, one process): {floor_s:.2f}s  (median of {opts.repeat}: {', '.join(f'{f:.2f}' for f in floors)})")
+    print(
+        f"floor (read + ast.parse{' + tree-sitter' if opts.native else ''}, one process): {floor_s:.2f}s  (median of {opts.repeat}: {', '.join(f'{f:.2f}' for f in floors)})"
+    )
     ok = True
     peak_all = rewrite[1]
-    for name, (seconds, peak, summary) in (("cold", cold), ("warm", warm), ("incremental", incremental),
-                                           ("one file", one)):
+    for name, (seconds, peak, summary) in (("cold", cold), ("warm", warm), ("incremental", incremental), ("one file", one)):
         ratio = seconds / floor_s
         met = ratio <= TARGETS[name]
         ok &= met
         peak_all = max(peak_all, peak)
-        print(f"{name:<12} {seconds:6.2f}s  {ratio:5.2f}x floor (target <= {TARGETS[name]}x) {'met' if met else 'MISSED'}"
-              f"  peak {peak[0] / 2**20:6.0f} MiB (RSS sum {peak[1] / 2**20:.0f})  [{summary}]")
+        print(
+            f"{name:<12} {seconds:6.2f}s  {ratio:5.2f}x floor (target <= {TARGETS[name]}x) {'met' if met else 'MISSED'}"
+            f"  peak {peak[0] / 2**20:6.0f} MiB (RSS sum {peak[1] / 2**20:.0f})  [{summary}]"
+        )
     mem_ok = peak_all[0] <= MEMORY_TARGET_MIB * 2**20
     ok &= mem_ok
-    print(f"peak memory  {peak_all[0] / 2**20:.0f} MiB PSS of the process tree (target <= {MEMORY_TARGET_MIB} MiB) "
-          f"{'met' if mem_ok else 'MISSED'}; the sum of resident sizes, counting shared pages again: "
-          f"{max(p[1] for p in (cold[1], warm[1], incremental[1], one[1], rewrite[1])) / 2**20:.0f} MiB")
+    print(
+        f"peak memory  {peak_all[0] / 2**20:.0f} MiB PSS of the process tree (target <= {MEMORY_TARGET_MIB} MiB) "
+        f"{'met' if mem_ok else 'MISSED'}; the sum of resident sizes, counting shared pages again: "
+        f"{max(p[1] for p in (cold[1], warm[1], incremental[1], one[1], rewrite[1])) / 2**20:.0f} MiB"
+    )
     changed_s = statistics.median(changed_floors)
     print(f"not targets, what bounds incremental from below (medians of {opts.repeat}):")
-    print(f"  floor over the {len(changed)} files changed since {opts.old}: {changed_s:.2f}s  {changed_s / floor_s:.2f}x floor"
-          f" ({changed_s / floor_s / 2:.2f}x on two cores, were nothing but the parse to run)")
+    print(
+        f"  floor over the {len(changed)} files changed since {opts.old}: {changed_s:.2f}s  {changed_s / floor_s:.2f}x floor"
+        f" ({changed_s / floor_s / 2:.2f}x on two cores, were nothing but the parse to run)"
+    )
     print(f"  rewrite (extraction all cached, no dataset in place): {rewrite[0]:.2f}s  {rewrite[0] / floor_s:.2f}x floor")
     if extract_all is not None and extract_changed is not None:
         # The joins group every file's sites, so what follows extraction starts when the last file
@@ -395,14 +414,17 @@ def main() -> None:
         # that tail, which the rewrite run (every extraction cached, nothing in place) and the
         # one-file run (nearly all cached, the dataset in place) each measure alone.
         cores = os.cpu_count() or 1
-        print(f"not targets, the least this extractor can take on {cores} core(s): its CPU in one process (nothing written)"
-              " shared perfectly over the cores, then what must follow it:")
-        for name, spent, tail, what in (("cold", extract_all, rewrite[0], "the rewrite run"),
-                                        ("incremental", extract_changed, one[0], "the one-file run")):
+        print(
+            f"not targets, the least this extractor can take on {cores} core(s): its CPU in one process (nothing written)"
+            " shared perfectly over the cores, then what must follow it:"
+        )
+        for name, spent, tail, what in (("cold", extract_all, rewrite[0], "the rewrite run"), ("incremental", extract_changed, one[0], "the one-file run")):
             alone = spent / cores / floor_s
             bound = alone + tail / floor_s
-            print(f"  {name:<12} extraction {spent:6.2f}s CPU / {cores} = {alone:.2f}x floor, + {what} {tail / floor_s:.2f}x ="
-                  f" {bound:.2f}x ({'above' if bound > TARGETS[name] else 'within'} the {TARGETS[name]}x target)")
+            print(
+                f"  {name:<12} extraction {spent:6.2f}s CPU / {cores} = {alone:.2f}x floor, + {what} {tail / floor_s:.2f}x ="
+                f" {bound:.2f}x ({'above' if bound > TARGETS[name] else 'within'} the {TARGETS[name]}x target)"
+            )
     if grep_s is not None:
         print(f"ast-grep 'raise $E($$$)' (no templates): {grep_s:.2f}s  {grep_s / floor_s:.2f}x floor")
     else:

@@ -86,8 +86,13 @@ def main() -> None:
         digests: dict[str, set[str]] = {"pure": set(), "compiled": set()}
         for _ in range(opts.rounds):
             for name, side in (("pure", pure), ("compiled", compiled)):
-                run = subprocess.run([sys.executable, "-c", CHILD, str(Path(opts.repo).resolve()), opts.ref], cwd=side,
-                                     env={**os.environ, "PYTHONPATH": str(side)}, capture_output=True, text=True)
+                run = subprocess.run(
+                    [sys.executable, "-c", CHILD, str(Path(opts.repo).resolve()), opts.ref],
+                    cwd=side,
+                    env={**os.environ, "PYTHONPATH": str(side)},
+                    capture_output=True,
+                    text=True,
+                )
                 if run.returncode != 0:
                     sys.exit(f"the {name} run failed:\n{run.stderr[-2000:]}")
                 spent, digest = run.stdout.split()

@@ -83,7 +83,7 @@ def main() -> None:
             if t["opaque"]:
                 opaque[t["form"]] += 1
                 if len(examples[t["form"]]) < args.examples:
-                    examples[t["form"]].append(f'{s["path"]}:{s["line"]}: {s["snippet"]["code"].splitlines()[s["line"] - s["snippet"]["start_line"]].strip()}')
+                    examples[t["form"]].append(f"{s['path']}:{s['line']}: {s['snippet']['code'].splitlines()[s['line'] - s['snippet']['start_line']].strip()}")
             else:
                 rendered += 1
 
@@ -102,7 +102,9 @@ def main() -> None:
             print(f"      {ex}")
     for path, reason in skipped:
         print(f"skipped: {path}: {reason}")
-    print(f"time: extract {total:.2f}s  ast.parse only {parse_only:.2f}s  overhead {total - parse_only:.2f}s ({(total / parse_only - 1) if parse_only else 0:.0%})")
+    print(
+        f"time: extract {total:.2f}s  ast.parse only {parse_only:.2f}s  overhead {total - parse_only:.2f}s ({(total / parse_only - 1) if parse_only else 0:.0%})"
+    )
 
 
 if __name__ == "__main__":

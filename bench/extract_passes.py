@@ -40,6 +40,7 @@ _INNER: list[float] = []
 
 def timed(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn``, its CPU time added to ``TIMES[label]`` less that of the timed calls it makes."""
+
     def run(*args: Any, **kw: Any) -> Any:
         start = time.process_time()
         _INNER.append(0.0)
@@ -51,6 +52,7 @@ def timed(label: str, fn: Callable[..., Any]) -> Callable[..., Any]:
             TIMES[label] += spent - inner
             if _INNER:
                 _INNER[-1] += spent
+
     return run
 
 
@@ -58,17 +60,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("repo")
     ap.add_argument("ref")
-    ap.add_argument("--since", metavar="REF",
-                    help="only the files (and test files) whose blob differs from REF's: what a crawl of ref over REF's cache extracts")
+    ap.add_argument(
+        "--since", metavar="REF", help="only the files (and test files) whose blob differs from REF's: what a crawl of ref over REF's cache extracts"
+    )
     opts = ap.parse_args()
     upstream = identify(opts.repo, None, None, load_config(None))
     kept: set[tuple[str, str]] = set()
     if opts.since:
-        with open_snapshot(repo=opts.repo, ref=opts.since, pypi=None, upstream=upstream, include=list(upstream.include),
-                           exclude=list(upstream.exclude)) as before:
+        with open_snapshot(
+            repo=opts.repo, ref=opts.since, pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)
+        ) as before:
             kept = {(e.path, e.blob) for e in (*before.files, *before.tests)}
-    with open_snapshot(repo=opts.repo, ref=opts.ref, pypi=None, upstream=upstream, include=list(upstream.include),
-                       exclude=list(upstream.exclude)) as snapshot:
+    with open_snapshot(repo=opts.repo, ref=opts.ref, pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)) as snapshot:
         files = [(e.path, data) for e, data in snapshot.read([e for e in snapshot.files if (e.path, e.blob) not in kept])]
         tests = [(e.path, data) for e, data in snapshot.read([e for e in snapshot.tests if (e.path, e.blob) not in kept])]
     settings = Settings.of(upstream)

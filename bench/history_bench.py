@@ -132,17 +132,21 @@ def main() -> None:
             met = per / unit <= RATIO_TARGET
             ok &= met
             verdict = f" (target <= {RATIO_TARGET}x) {'met' if met else 'MISSED'}"
-        print(f"history over {n} release(s): {seconds:7.2f}s  {per:6.2f}s per release  {per / unit:5.2f}x the up-to-date crawl"
-              f"{verdict}  peak {peak / 2**20:5.0f} MiB"
-              f"  | CPU {cpu / n:5.2f}s per release ({system / n:4.2f}s of it system), {cpu / n / unit_cpu:5.2f}x the crawl's")
+        print(
+            f"history over {n} release(s): {seconds:7.2f}s  {per:6.2f}s per release  {per / unit:5.2f}x the up-to-date crawl"
+            f"{verdict}  peak {peak / 2**20:5.0f} MiB"
+            f"  | CPU {cpu / n:5.2f}s per release ({system / n:4.2f}s of it system), {cpu / n / unit_cpu:5.2f}x the crawl's"
+        )
     if len(curve) > 1:
         # A straight line through the curve (least squares): the one-off cost (the dataset
         # written once, the newest state's joins) and what each further release adds, the
         # per-release time a backfill of many releases tends to.
         ns, ss = [c[0] for c in curve], [c[1] for c in curve]
         step, fixed = statistics.linear_regression(ns, ss)
-        print(f"a line through the curve: {fixed:.1f}s once + {step:.2f}s ({step / unit:.2f}x the up-to-date crawl) per release;"
-              f" a backfill of 100 releases by it: {(fixed / 100 + step) / unit:.2f}x per release")
+        print(
+            f"a line through the curve: {fixed:.1f}s once + {step:.2f}s ({step / unit:.2f}x the up-to-date crawl) per release;"
+            f" a backfill of 100 releases by it: {(fixed / 100 + step) / unit:.2f}x per release"
+        )
         growth = curve[-1][2] / curve[0][2]
         print(f"peak memory {curve[-1][0]} releases / 1 release: {growth:.2f}x (flat: <= 1.25x) {'met' if growth <= 1.25 else 'MISSED'}")
         ok &= growth <= 1.25

@@ -35,10 +35,12 @@ def main() -> None:
 
     def count(rows: list[dict], label: str) -> None:
         m = [r["meaning"] for r in rows]
-        print(f"{label}: {len(rows)} entries; knob {sum(1 for x in m if x['knobs'])} "
-              f"(not only a quoted name: {sum(1 for x in m if any(k['kind'] != 'message_name' for k in x['knobs']))}), "
-              f"trigger {sum(1 for x in m if x['trigger'])}, fix {sum(1 for x in m if x['fix'])}, "
-              f"reproduction {sum(1 for x in m if x.get('reproductions'))}, callers {sum(1 for x in m if x.get('callers'))}")
+        print(
+            f"{label}: {len(rows)} entries; knob {sum(1 for x in m if x['knobs'])} "
+            f"(not only a quoted name: {sum(1 for x in m if any(k['kind'] != 'message_name' for k in x['knobs']))}), "
+            f"trigger {sum(1 for x in m if x['trigger'])}, fix {sum(1 for x in m if x['fix'])}, "
+            f"reproduction {sum(1 for x in m if x.get('reproductions'))}, callers {sum(1 for x in m if x.get('callers'))}"
+        )
 
     raised = [r for r in records if r["kind"] in ("raise", "assert")]
     count(records, "all")
@@ -58,13 +60,14 @@ def main() -> None:
         for r in rng.sample(knobbed, min(opts.sample, len(knobbed))):
             s = r["sites"][0]
             k = rng.choice([k for k in r["meaning"]["knobs"] if k["kind"] != "message_name"])
-            print(f"{s['path']}:{s['line']} {s['qualname']} | {k['kind']} {k['name']} ({k['owner']}.{k['field']})"
-                  f"\n    {r['sites'][0]['template']['text'][:100]!r}\n    guard: {(s['facts']['guards'] or ['-'])[-1][:120]}")
+            print(
+                f"{s['path']}:{s['line']} {s['qualname']} | {k['kind']} {k['name']} ({k['owner']}.{k['field']})"
+                f"\n    {r['sites'][0]['template']['text'][:100]!r}\n    guard: {(s['facts']['guards'] or ['-'])[-1][:120]}"
+            )
         print("\n# triggers")
         for r in rng.sample(records, min(opts.sample, len(records))):
             s = r["sites"][0]
-            print(f"{s['path']}:{s['line']} {s['qualname']} [{r['kind']}]\n    {r['meaning']['trigger']}"
-                  f"\n    guards: {s['facts']['guards']}")
+            print(f"{s['path']}:{s['line']} {s['qualname']} [{r['kind']}]\n    {r['meaning']['trigger']}\n    guards: {s['facts']['guards']}")
 
 
 if __name__ == "__main__":

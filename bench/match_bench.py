@@ -59,11 +59,22 @@ def synth_entry(rng: random.Random, n: int, vocab: list[str]) -> SearchEntry:
     segs = template_segments(template)
     text = template["text"]
     return SearchEntry(
-        id=f"{n:016x}", title=text[:60], exception=rng.choice(EXCEPTIONS), catch_as=[], kind="raise", text=text,
-        fields=[f["expr"] for f in template["fields"]], pattern=template["pattern"], fragments=fragments(segs),
-        starts_literal=bool(segs) and segs[0][0] == "lit", ends_literal=bool(segs) and segs[-1][0] == "lit",
-        anchors=list(dict.fromkeys(anchor_tokens(segs))), tokens=search_tokens(text), opaque=template["opaque"],
-        explanation_status="absent", sites=[SearchSite(path=f"pkg/m{n % 300}.py", line=1 + n % 900, qualname=f"f{n}")],
+        id=f"{n:016x}",
+        title=text[:60],
+        exception=rng.choice(EXCEPTIONS),
+        catch_as=[],
+        kind="raise",
+        text=text,
+        fields=[f["expr"] for f in template["fields"]],
+        pattern=template["pattern"],
+        fragments=fragments(segs),
+        starts_literal=bool(segs) and segs[0][0] == "lit",
+        ends_literal=bool(segs) and segs[-1][0] == "lit",
+        anchors=list(dict.fromkeys(anchor_tokens(segs))),
+        tokens=search_tokens(text),
+        opaque=template["opaque"],
+        explanation_status="absent",
+        sites=[SearchSite(path=f"pkg/m{n % 300}.py", line=1 + n % 900, qualname=f"f{n}")],
     )
 
 
@@ -86,8 +97,7 @@ def main() -> None:
             dataset = args.data
         else:
             vocab = [_word(rng) for _ in range(3000)]
-            index = SearchIndex(repo="bench/synthetic", commit="0" * 40,
-                                entries=[synth_entry(rng, n, vocab) for n in range(args.entries)])
+            index = SearchIndex(repo="bench/synthetic", commit="0" * 40, entries=[synth_entry(rng, n, vocab) for n in range(args.entries)])
             dataset = Path(tmp)
             (dataset / "search.json").write_bytes(dumps_line(index))
         size = (dataset / "search.json").stat().st_size if (dataset / "search.json").is_file() else 0

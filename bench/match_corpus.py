@@ -87,8 +87,18 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
     read as its ``current`` rendering (the same values in v0.33.0's words) when it has one."""
     from crawler.consume.match import match
 
-    out = {"entry": 0, "top1": 0, "matched": 0, "false_claims": 0, "false_claims_foreign_none": 0,
-           "foreign": 0, "foreign_answered": 0, "none": 0, "retired": 0, "misses": []}
+    out = {
+        "entry": 0,
+        "top1": 0,
+        "matched": 0,
+        "false_claims": 0,
+        "false_claims_foreign_none": 0,
+        "foreign": 0,
+        "foreign_answered": 0,
+        "none": 0,
+        "retired": 0,
+        "misses": [],
+    }
     for row in rows:
         result = match(row.get("current", row["text"]) if current else row["text"], matchers, 3)
         expect = row["expect"]
@@ -162,9 +172,10 @@ def build_dataset(tool: Path, work: Path, cache_dir: Path | None) -> Path:
     print(f"crawling v{RELEASE} into {work / 'out'}", flush=True)
     crawl = [sys.executable, "-m", "crawler", "crawl", "--repo", str(repo), "--ref", f"v{RELEASE}", "--out", str(work / "out")]
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    subprocess.run(crawl + (["--cache-dir", str(cache_dir)] if cache_dir else []), check=True, cwd=ROOT, env=env,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(crawl + (["--cache-dir", str(cache_dir)] if cache_dir else []), check=True, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
     return dataset
+
+
 def evaluate_old(rows: list[dict], matchers: list) -> dict:
     """Figures over the older-wordings corpus (see the module)."""
     from crawler.consume.match import match
@@ -191,10 +202,13 @@ def main() -> int:
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--min", type=float, default=0.0, help="Lowest acceptable top-1 share.")
     ap.add_argument("--floors", action="store_true", help="Also hold v0.33.0's floors and its root cause before the umbrella.")
-    ap.add_argument("--vllm-releases", type=Path, default=os.environ.get("ERRCAT_VLLM_RELEASES"),
-                    help="The shared tool that builds a repository of vLLM releases (default: $ERRCAT_VLLM_RELEASES).")
-    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "errcat-match-corpus",
-                    help="Where the built repository and its crawl are kept.")
+    ap.add_argument(
+        "--vllm-releases",
+        type=Path,
+        default=os.environ.get("ERRCAT_VLLM_RELEASES"),
+        help="The shared tool that builds a repository of vLLM releases (default: $ERRCAT_VLLM_RELEASES).",
+    )
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "errcat-match-corpus", help="Where the built repository and its crawl are kept.")
     ap.add_argument("--cache-dir", type=Path, help="The extraction cache for the crawl.")
     ap.add_argument("-v", "--verbose", action="store_true", help="List the misses.")
     ap.add_argument("--old", action="store_true", help="Measure the older-wordings corpus (DATA: a history catalogue, or a root of several).")
@@ -211,8 +225,7 @@ def main() -> int:
             ap.error("give a dataset, or the vllm-releases tool with --vllm-releases or $ERRCAT_VLLM_RELEASES")
         args.data = build_dataset(args.vllm_releases, args.work, args.cache_dir)
     if args.curated:
-        rows = [json.loads(line) for corpus in (args.corpus, args.old_corpus)
-                for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+        rows = [json.loads(line) for corpus in (args.corpus, args.old_corpus) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
         r = curated_reach(rows, _matchers(args.data), _statuses(args.data))
         for rule, label in (("offered", "the page errcat match offers"), ("first", "the first entry it answers")):
             ok, total = r[rule]
@@ -226,8 +239,10 @@ def main() -> int:
     if args.old:
         rows = [json.loads(line) for line in args.old_corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
         r = evaluate_old(rows, _matchers(args.data))
-        print(f"older wordings: at full strength {r['strong']}/{r['rows']} ({r['strong'] / max(r['rows'], 1):.1%}), "
-              f"only weakly {r['weak']}, false claims {r['false_claims']}")
+        print(
+            f"older wordings: at full strength {r['strong']}/{r['rows']} ({r['strong'] / max(r['rows'], 1):.1%}), "
+            f"only weakly {r['weak']}, false claims {r['false_claims']}"
+        )
         if args.verbose:
             for url, expect, got in r["misses"]:
                 print(f"  {url}  expected {' or '.join(expect)}  got {got}")
@@ -240,9 +255,11 @@ def main() -> int:
         r = evaluate(rows, matchers, current)
         share = r["top1"] / max(r["entry"], 1)
         worst = min(worst, share) if current else worst
-        print(f"{label}: top-1 {r['top1']}/{r['entry']} ({share:.1%}), of them as a match {r['matched']}; "
-              f"false claims {r['false_claims']} ({r['false_claims_foreign_none']} on {r['foreign']} foreign + {r['none']} none); "
-              f"foreign answered {r['foreign_answered']}/{r['foreign']}")
+        print(
+            f"{label}: top-1 {r['top1']}/{r['entry']} ({share:.1%}), of them as a match {r['matched']}; "
+            f"false claims {r['false_claims']} ({r['false_claims_foreign_none']} on {r['foreign']} foreign + {r['none']} none); "
+            f"foreign answered {r['foreign_answered']}/{r['foreign']}"
+        )
         if r["retired"]:
             print(f"  none in {RELEASE} answered with the retired entry an older release raised it as: {r['retired']}")
         if args.verbose:

@@ -50,16 +50,20 @@ def wrappings(message: str, exception: str, catch_as: list[str]) -> dict[str, st
     out = {
         "bare": message,
         "prefixed": f"{exception}: {message}",
-        "traceback": ('Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    main()\n'
-                      f"  File \"/srv/lib.py\", line 9, in main\n    go()\n    ~~^^\n{exception}: {message}\n"),
+        "traceback": (
+            'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    main()\n'
+            f'  File "/srv/lib.py", line 9, in main\n    go()\n    ~~^^\n{exception}: {message}\n'
+        ),
         "server json": json.dumps({"error": {"message": message, "type": "BadRequestError", "param": None, "code": 400}}),
     }
     kinds = {"ValueError": "Value error", "AssertionError": "Assertion failed"}
     for name in [exception, *catch_as]:
         if name in kinds:
-            out["pydantic"] = (f"pydantic_core._pydantic_core.ValidationError: 1 validation error for Config\nfield\n"
-                               f"  {kinds[name]}, {message} [type={name == 'ValueError' and 'value_error' or 'assertion_error'}, "
-                               "input_value={'a': 1}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.11/v/value_error")
+            out["pydantic"] = (
+                f"pydantic_core._pydantic_core.ValidationError: 1 validation error for Config\nfield\n"
+                f"  {kinds[name]}, {message} [type={name == 'ValueError' and 'value_error' or 'assertion_error'}, "
+                "input_value={'a': 1}, input_type=dict]\n    For further information visit https://errors.pydantic.dev/2.11/v/value_error"
+            )
             break
     return out
 

@@ -15,9 +15,11 @@ import json
 from pathlib import Path
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "pastes.jsonl"
-SHOW = ("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
-        "return Array.from(document.querySelectorAll('#results li')).slice(0, 3).map(function (l) {"
-        " var a = l.querySelector('a'); return [l.className, a ? a.getAttribute('href') : '', l.textContent]; });")
+SHOW = (
+    "var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
+    "return Array.from(document.querySelectorAll('#results li')).slice(0, 3).map(function (l) {"
+    " var a = l.querySelector('a'); return [l.className, a ? a.getAttribute('href') : '', l.textContent]; });"
+)
 
 
 def main() -> None:

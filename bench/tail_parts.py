@@ -53,13 +53,26 @@ def main() -> None:
     mod = importlib.import_module
     crawl, joins, callers = mod("crawler.crawl"), mod("crawler.catalogue.meaning_join"), mod("crawler.catalogue.callers")
     stages = [
-        (crawl, "_inputs"), (crawl, "extract_all"), (mod("crawler.catalogue.cross_module_join"), "apply"),
-        (mod("crawler.catalogue.hierarchy"), "apply_init_templates"), (mod("crawler.catalogue.hierarchy"), "resolve_exceptions"),
-        (mod("crawler.catalogue.entries"), "build_entries"), (joins, "join_meaning"), (joins, "callers_by_id"),
-        (joins, "related_by_id"), (joins, "meanings"), (joins, "memo_meanings"), (joins, "reproductions_by_id"),
-        (mod("crawler.catalogue.explanations"), "curated_parts"), (mod("crawler.catalogue.joined"), "action"),
-        (mod("crawler.catalogue.joined"), "merge"), (crawl, "_assemble"), (mod("crawler.publish.pins"), "pin"),
-        (mod("crawler.catalogue.search"), "search_file"), (crawl, "publish"), (crawl, "_write"),
+        (crawl, "_inputs"),
+        (crawl, "extract_all"),
+        (mod("crawler.catalogue.cross_module_join"), "apply"),
+        (mod("crawler.catalogue.hierarchy"), "apply_init_templates"),
+        (mod("crawler.catalogue.hierarchy"), "resolve_exceptions"),
+        (mod("crawler.catalogue.entries"), "build_entries"),
+        (joins, "join_meaning"),
+        (joins, "callers_by_id"),
+        (joins, "related_by_id"),
+        (joins, "meanings"),
+        (joins, "memo_meanings"),
+        (joins, "reproductions_by_id"),
+        (mod("crawler.catalogue.explanations"), "curated_parts"),
+        (mod("crawler.catalogue.joined"), "action"),
+        (mod("crawler.catalogue.joined"), "merge"),
+        (crawl, "_assemble"),
+        (mod("crawler.publish.pins"), "pin"),
+        (mod("crawler.catalogue.search"), "search_file"),
+        (crawl, "publish"),
+        (crawl, "_write"),
         (mod("crawler.cli.crawl"), "_warm_match_store"),
     ]
     for module, name in stages:

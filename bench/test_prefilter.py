@@ -56,8 +56,7 @@ def main() -> int:
     ap.add_argument("ref")
     opts = ap.parse_args()
     upstream = identify(opts.repo, None, None, load_config(None))
-    with open_snapshot(repo=opts.repo, ref=opts.ref, pypi=None, upstream=upstream, include=list(upstream.include),
-                       exclude=list(upstream.exclude)) as snapshot:
+    with open_snapshot(repo=opts.repo, ref=opts.ref, pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)) as snapshot:
         tests = [(e.path, data) for e, data in snapshot.read(list(snapshot.tests))]
     gc.disable()
     parsed: list[str] = []
@@ -92,15 +91,19 @@ def main() -> int:
             if got["status"] == "ok" and got["tests"]:
                 differ.append(f"{path}: does not parse whole, yet read as {len(got['tests'])} block(s)")
         elif got["status"] != "ok" or got["tests"] != whole:
-            differ.append(f"{path}: {len(whole)} block(s) read whole, {len(got.get('tests') or ())} as the crawl reads it "
-                          f"({got['status']}{': ' + str(got['reason']) if got['reason'] else ''})")
+            differ.append(
+                f"{path}: {len(whole)} block(s) read whole, {len(got.get('tests') or ())} as the crawl reads it "
+                f"({got['status']}{': ' + str(got['reason']) if got['reason'] else ''})"
+            )
     blocks = sum(len(b) for b in full if b)
     with_blocks = sum(1 for b in full if b)
     print(f"{len(tests)} test files, {with_blocks} with raises blocks ({blocks} blocks read whole)")
     print(f"  not parsed (no call of a raises function in the text): {len(tests) - len(parsed)}")
     print(f"  parsed with the functions that cannot hold a block left out: {len(reduced)} of {len(parsed)}")
-    print(f"  CPU: {fast_cpu:.2f} s as the crawl reads them, {whole_cpu:.2f} s with every file that is parsed parsed whole "
-          f"({whole_cpu / fast_cpu:.2f}x), {full_cpu:.2f} s with every file read whole ({full_cpu / fast_cpu:.2f}x)")
+    print(
+        f"  CPU: {fast_cpu:.2f} s as the crawl reads them, {whole_cpu:.2f} s with every file that is parsed parsed whole "
+        f"({whole_cpu / fast_cpu:.2f}x), {full_cpu:.2f} s with every file read whole ({full_cpu / fast_cpu:.2f}x)"
+    )
     for line in differ:
         print(f"  DIFFERS {line}")
     print("every file gives the blocks it gives read whole" if not differ else f"{len(differ)} file(s) differ")

@@ -35,7 +35,7 @@ def _children() -> dict[int, list[int]]:
                 stat = f.read()
         except OSError:
             continue
-        fields = stat[stat.rindex(b")") + 2:].split()
+        fields = stat[stat.rindex(b")") + 2 :].split()
         kids[int(fields[1])].append(int(name))
     return kids
 
@@ -58,7 +58,7 @@ def _stat(pid: int) -> tuple[str, int, str] | None:
             comm = f.read().strip().decode()
     except OSError:
         return None
-    fields = stat[stat.rindex(b")") + 2:].split()
+    fields = stat[stat.rindex(b")") + 2 :].split()
     return fields[0].decode(), int(fields[11]) + int(fields[12]), comm
 
 
@@ -117,14 +117,15 @@ def main() -> None:
             used += cpu / TICK
             dedicated += cpu / TICK / min(2.0, max(runnable, 1.0))
             said = " | ".join(text[:60] for when, text in lines if t <= when < t + args.step)
-            print(f"{t:7.1f} {runnable:8.2f} {cpu / TICK:6.2f}  "
-                  + " ".join(f"{share[p]:5.2f}" if share[p] else "    ." for p in order) + f"  {said}")
+            print(f"{t:7.1f} {runnable:8.2f} {cpu / TICK:6.2f}  " + " ".join(f"{share[p]:5.2f}" if share[p] else "    ." for p in order) + f"  {said}")
         t += args.step
     spent = {p: max((seen[p][1] for _, seen in samples if p in seen), default=0) / TICK for p in order}
     print("CPU by process (s, to the last sample): " + ", ".join(f"{label[p]} {spent[p]:.2f}" for p in order if spent[p] >= 0.01))
     print(f"wall {end:.1f} s; core-seconds a 2-core machine would leave idle (2 - runnable, summed): {total_idle:.1f}")
-    print(f"CPU {used:.1f} s; on an idle 2-core machine, each step's CPU over min(runnable, 2) cores: {dedicated:.1f} s "
-          f"of wall, {used / 2:.1f} s were both cores busy throughout")
+    print(
+        f"CPU {used:.1f} s; on an idle 2-core machine, each step's CPU over min(runnable, 2) cores: {dedicated:.1f} s "
+        f"of wall, {used / 2:.1f} s were both cores busy throughout"
+    )
     sys.exit(proc.returncode)
 
 

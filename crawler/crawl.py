@@ -129,8 +129,15 @@ def _generation() -> str:
     return hashlib.sha256(f"{__version__}:{code_digest()}:{cache_version()}:{EXTRACTOR_VERSION}".encode()).hexdigest()
 
 
-def input_digest(snapshot: Any, include: list[str], exclude: list[str], curated_digest: str | None = None,
-                 limits: Limits | None = None, meaning: Any = None, surface: Any = None) -> str:
+def input_digest(
+    snapshot: Any,
+    include: list[str],
+    exclude: list[str],
+    curated_digest: str | None = None,
+    limits: Limits | None = None,
+    meaning: Any = None,
+    surface: Any = None,
+) -> str:
     """Everything a dataset is made from, hashed: errcat's code, identity, commit, selected blobs,
     curated explanations, limits, the upstream's conventions for the meaning section."""
     payload = {
@@ -226,8 +233,7 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
     config = load_config(options.config)
     if options.pypi is not None:
         pypi = options.pypi
-        upstream = identify_package(pypi, options.upstream, options.name, config,
-                                    lambda: package_info(pypi, options.cache_dir, progress))
+        upstream = identify_package(pypi, options.upstream, options.name, config, lambda: package_info(pypi, options.cache_dir, progress))
     else:
         upstream = identify(options.repo, options.upstream, options.name, config)
     include = options.include or list(upstream.include)
@@ -246,9 +252,17 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
         max_blob_bytes=limits.max_file_bytes,
         progress=progress,
     )
-    if (not snapshot.files and not snapshot.skipped and options.pypi is None and options.repo is not None
-            and options.name is not None and options.upstream is None and not options.include and not options.exclude
-            and upstream.name == config.default_upstream.name):
+    if (
+        not snapshot.files
+        and not snapshot.skipped
+        and options.pypi is None
+        and options.repo is not None
+        and options.name is not None
+        and options.upstream is None
+        and not options.include
+        and not options.exclude
+        and upstream.name == config.default_upstream.name
+    ):
         # A local repository named with --name, none of whose files the default upstream's globs
         # select, is a project of its own (vLLM's globs found nothing of `--name me/toy`).
         from crawler.source.config import own_project
@@ -256,13 +270,23 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
         own = own_project(config, upstream)
         if own is not None:
             snapshot.close()
-            progress(f"note: no file of {options.repo} is under {' '.join(include)} (the default upstream's): "
-                     f"crawled as a project of its own, {' '.join(own.include)} (--include says otherwise)")
+            progress(
+                f"note: no file of {options.repo} is under {' '.join(include)} (the default upstream's): "
+                f"crawled as a project of its own, {' '.join(own.include)} (--include says otherwise)"
+            )
             upstream, include, exclude = own, list(own.include), list(own.exclude)
             limits = crawl_limits(options, upstream)
-            snapshot = open_snapshot(repo=options.repo, ref=options.ref, pypi=None, upstream=upstream, include=include,
-                                     exclude=exclude, cache_dir=options.cache_dir, max_blob_bytes=limits.max_file_bytes,
-                                     progress=progress)
+            snapshot = open_snapshot(
+                repo=options.repo,
+                ref=options.ref,
+                pypi=None,
+                upstream=upstream,
+                include=include,
+                exclude=exclude,
+                cache_dir=options.cache_dir,
+                max_blob_bytes=limits.max_file_bytes,
+                progress=progress,
+            )
     try:
         if not snapshot.files and not snapshot.skipped:
             # An empty dataset would replace the one in place: a crawl of nothing publishes nothing.
@@ -284,8 +308,19 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
     except BaseException:
         snapshot.close()
         raise
-    return _Inputs(upstream, include, exclude, limits, snapshot, curated, foreign, meaning, settings,
-                   dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name), digest)
+    return _Inputs(
+        upstream,
+        include,
+        exclude,
+        limits,
+        snapshot,
+        curated,
+        foreign,
+        meaning,
+        settings,
+        dataset_dir(options.out, snapshot.repo.owner, snapshot.repo.name),
+        digest,
+    )
 
 
 def planned_digest(options: CrawlOptions, progress: Progress = _quiet) -> str:
@@ -311,25 +346,24 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
-            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched,
-                               documents=documents)
+            return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched, documents=documents)
         if options.in_memory and options.use_cache:
             kept = release_cache.load(options.cache_dir or default_cache_dir(), _generation(), digest)
             records = None if kept is None or options.as_lines else kept.records()
             if kept is not None and (options.as_lines or records is not None):
                 progress(f"{snapshot.commit[:12]}: its records from the cache")
-                return CrawlResult(target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records,
-                                   vouched=vouched, kept=kept, documents=documents)
+                return CrawlResult(
+                    target, kept.manifest, time.perf_counter() - started, unchanged=True, records=records, vouched=vouched, kept=kept, documents=documents
+                )
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         if not curated.directory.is_dir():  # a crawl run elsewhere than beside curated/ reads none, and said nothing
-            progress(f"no curated explanations or foreign errors: no directory {curated.directory} (--curated DIR names "
-                     "the one holding <owner>/<name>/)")
-        results, tests, served = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir,
-                                             use_cache=options.use_cache, progress=progress, tests=True, settings=settings)
+            progress(f"no curated explanations or foreign errors: no directory {curated.directory} (--curated DIR names the one holding <owner>/<name>/)")
+        results, tests, served = extract_all(
+            snapshot, jobs=options.jobs, cache_dir=options.cache_dir, use_cache=options.use_cache, progress=progress, tests=True, settings=settings
+        )
         joins = _join_store(options, settings)
         try:
-            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                             documents, tests, meaning, joins)
+            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins)
             written.vouched = vouched
             return written
         except _CACHE_SYMPTOMS as exc:
@@ -340,12 +374,12 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 raise
             shown = (str(exc).splitlines() or [""])[0].rstrip(":")
             progress(f"results from the cache could not be used ({type(exc).__name__}: {shown}); extracting every file again")
-            results, tests, _ = extract_all(snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress,
-                                            tests=True, settings=settings)
+            results, tests, _ = extract_all(
+                snapshot, jobs=options.jobs, cache_dir=options.cache_dir, reuse=False, progress=progress, tests=True, settings=settings
+            )
             if joins is not None:
                 joins.reuse = False  # the joins run again too, and their rows are rewritten
-            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress,
-                             documents, tests, meaning, joins)
+            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins)
             written.vouched = vouched
             return written
     finally:
@@ -372,8 +406,7 @@ def _join_store(options: CrawlOptions, settings: Settings) -> Any:
     return JoinStore(options.cache_dir, salt=settings.digest(), settings=settings) if options.use_cache else None
 
 
-def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str], meaning: Any,
-                 cache_dir: Path | None, settings: Settings) -> Any:
+def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[str, str], meaning: Any, cache_dir: Path | None, settings: Settings) -> Any:
     """What the source join and the test join read (``meaning_join.JoinInputs``): errcat's code,
     the extractor, the repository's identity, each file's path and blob, the files left out and
     the upstream's conventions; None when a result is provisional (it may differ next time)."""
@@ -384,9 +417,12 @@ def _join_inputs(snapshot: Any, results: Sequence[FileResult], left_out: dict[st
         return None
     conventions = [list(meaning.kwargs_functions), list(meaning.request_models)] if meaning else None
     base = join_key(code_digest(), cache_version(), snapshot.repo.model_dump(mode="json"), conventions, sorted(left_out))
-    return JoinInputs(base, [[f.path, f.blob] for f in snapshot.files],
-                      [[f.path, f.blob] for f in getattr(snapshot, "tests", ())],
-                      lambda files: cached_results(cache_dir, files, settings))
+    return JoinInputs(
+        base,
+        [[f.path, f.blob] for f in snapshot.files],
+        [[f.path, f.blob] for f in getattr(snapshot, "tests", ())],
+        lambda files: cached_results(cache_dir, files, settings),
+    )
 
 
 def _imported_inputs(snapshot: Any, results: Sequence[FileResult], joins: Any) -> Any:
@@ -399,8 +435,12 @@ def _imported_inputs(snapshot: Any, results: Sequence[FileResult], joins: Any) -
     if joins is None or any(r.get("transient") for r in results):
         return None
     cache_dir, settings = joins.cache_dir, joins.settings or Settings()
-    return JoinInputs(join_key("imported", code_digest(), cache_version()), [[f.path, f.blob] for f in snapshot.files], [],
-                      lambda files: cached_results(cache_dir, files, settings))
+    return JoinInputs(
+        join_key("imported", code_digest(), cache_version()),
+        [[f.path, f.blob] for f in snapshot.files],
+        [],
+        lambda files: cached_results(cache_dir, files, settings),
+    )
 
 
 def _foreign(root: Path | None, owner: str, name: str, memo: Path | None = None) -> tuple[str, Any] | None:
@@ -433,10 +473,23 @@ def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
     return {} if foreign is None else {FOREIGN: ("foreign", foreign[1].model_dump(mode="json"))}
 
 
-def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], curated: Any, target: Path,
-           digest: str, include: list[str], exclude: list[str], limits: Limits, started: float,
-           progress: Progress, documents: Extra | None = None,
-           tests: list[FileResult] | None = None, meaning: Any = None, joins: Any = None) -> CrawlResult:
+def _write(
+    options: CrawlOptions,
+    snapshot: Any,
+    results: list[FileResult],
+    curated: Any,
+    target: Path,
+    digest: str,
+    include: list[str],
+    exclude: list[str],
+    limits: Limits,
+    started: float,
+    progress: Progress,
+    documents: Extra | None = None,
+    tests: list[FileResult] | None = None,
+    meaning: Any = None,
+    joins: Any = None,
+) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
     A source file with more sites than ``max_file_sites`` is left out (its extraction stopped at the
@@ -473,9 +526,11 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     )
     # Extraction stopped at the limit ("more than" it); a result it did not stop is over when the
     # sites the walk could not count as kept (a log whose message is a helper's) were kept after all.
-    left_out = {r["path"]: r["reason"] or limit_reason(limits.max_file_sites) if r["status"] == OVER_LIMIT
-                else limit_reason(limits.max_file_sites, len(r["sites"]))
-                for r in results if r["status"] == OVER_LIMIT or r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites}
+    left_out = {
+        r["path"]: r["reason"] or limit_reason(limits.max_file_sites) if r["status"] == OVER_LIMIT else limit_reason(limits.max_file_sites, len(r["sites"]))
+        for r in results
+        if r["status"] == OVER_LIMIT or r["status"] == "ok" and len(r["sites"]) > limits.max_file_sites
+    }
     # A record whose content the dataset in place already holds keeps its file, pinned at the
     # commit it names (see publish.pins); the cache remembers which record files were validated.
     cache_dir = options.cache_dir or default_cache_dir()
@@ -486,18 +541,25 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
     memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
     searched: list[Any] = []
     while True:
-        assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out,
-                              limits, digest, include, exclude, tests or [], meaning, joins)
+        assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out, limits, digest, include, exclude, tests or [], meaning, joins)
         records = assembled.records
         if options.in_memory:
             if options.use_cache and options.keep_release and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
-            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records,
-                               documents=documents)
+            return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records, documents=documents)
         records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
-        reuse = Reuse({rid: old.data for rid, old in kept.items() if old.data is not None}, known, set(), {}, members,
-                      {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
-                      lines, {}, [], line_sizes)
+        reuse = Reuse(
+            {rid: old.data for rid, old in kept.items() if old.data is not None},
+            known,
+            set(),
+            {},
+            members,
+            {rid: (old.digest, old.size) for rid, old in kept.items() if old.data is None and old.digest is not None},
+            lines,
+            {},
+            [],
+            line_sizes,
+        )
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
         progress(f"validating {len(records) - len(kept):,} records")
@@ -511,15 +573,22 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
             return {**made, **documents}
 
         try:
-            published = publish(target, records, assembled.manifest, extra, jobs=options.jobs or default_jobs(),
-                                spare_root=spare_root, max_bytes=limits.max_output_bytes, reuse=reuse,
-                                inodes={rid: old.inode for rid, old in kept.items()} if options.use_cache else None)
+            published = publish(
+                target,
+                records,
+                assembled.manifest,
+                extra,
+                jobs=options.jobs or default_jobs(),
+                spare_root=spare_root,
+                max_bytes=limits.max_output_bytes,
+                reuse=reuse,
+                inodes={rid: old.inode for rid, old in kept.items()} if options.use_cache else None,
+            )
             break
         except OverLimit as over:
             more = _leave_out(over, records)
             if not more:
-                raise OutputError(f"{over} (max_output_bytes), and leaving out source files cannot make it smaller; "
-                                  "nothing was written") from None
+                raise OutputError(f"{over} (max_output_bytes), and leaving out source files cannot make it smaller; nothing was written") from None
             progress(f"{over}: leaving out the entries of {len(more)} more source file(s)")
             left_out.update(more)
     if options.use_cache:
@@ -528,9 +597,14 @@ def _write(options: CrawlOptions, snapshot: Any, results: list[FileResult], cura
         record_memo.remember(cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
     _report_curated(records, curated, assembled.merged, progress)
     written = reuse.digests.get(SEARCH)
-    return CrawlResult(target=target, manifest=published.manifest, seconds=time.perf_counter() - started,
-                       search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
-                       records=records if options.hand_back else None, documents=documents)
+    return CrawlResult(
+        target=target,
+        manifest=published.manifest,
+        seconds=time.perf_counter() - started,
+        search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
+        records=records if options.hand_back else None,
+        documents=documents,
+    )
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:
@@ -562,8 +636,7 @@ def _leave_out(over: OverLimit, records: list[RecordData]) -> dict[str, str]:
                 break
             covered += share
             culprits.setdefault(path, []).append(name)
-    return {path: f"its entries would take {' and '.join(names)} over {over.limit} bytes (max_output_bytes)"
-            for path, names in culprits.items()}
+    return {path: f"its entries would take {' and '.join(names)} over {over.limit} bytes (max_output_bytes)" for path, names in culprits.items()}
 
 
 def _aside() -> Any:
@@ -597,10 +670,21 @@ class Assembled(NamedTuple):
     merged: int
 
 
-def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, ExceptionData], identity: Any, curated: Any,
-              left_out: dict[str, str], limits: Limits, digest: str, include: list[str],
-              exclude: list[str], tests: Sequence[FileResult] = (), meaning: Any = None,
-              joins: Any = None) -> Assembled:
+def _assemble(
+    snapshot: Any,
+    results: list[FileResult],
+    exceptions: dict[str, ExceptionData],
+    identity: Any,
+    curated: Any,
+    left_out: dict[str, str],
+    limits: Limits,
+    digest: str,
+    include: list[str],
+    exclude: list[str],
+    tests: Sequence[FileResult] = (),
+    meaning: Any = None,
+    joins: Any = None,
+) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
     from crawler.catalogue.entries import build_entries
@@ -619,10 +703,8 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, Ex
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     records, primaries = build_entries(identity, sites, exceptions)
-    inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) \
-        if joins is not None else None
-    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs,
-                          aside=_aside())
+    inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) if joins is not None else None
+    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs, aside=_aside())
     explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
     merge(records, joined, explained, evidence)
@@ -632,7 +714,10 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, Ex
         schema_version=SCHEMA_VERSION,
         errcat_version=__version__,
         extractor_version=EXTRACTOR_VERSION,
-        repo=snapshot.repo, commit=snapshot.commit, commit_date=snapshot.commit_date, upstream_commit=identity.upstream_commit,
+        repo=snapshot.repo,
+        commit=snapshot.commit,
+        commit_date=snapshot.commit_date,
+        upstream_commit=identity.upstream_commit,
         ref=snapshot.ref,
         release=snapshot.release,
         source=snapshot.source,
@@ -644,7 +729,8 @@ def _assemble(snapshot: Any, results: list[FileResult], exceptions: dict[str, Ex
             skipped=len(skipped),
             sites=len(sites),
             entries=len(records),
-            bare_asserts=bare_asserts, reraises=reraises,
+            bare_asserts=bare_asserts,
+            reraises=reraises,
         ),
         limits=limits,
         skipped=skipped,

@@ -107,8 +107,12 @@ def _command_section(command: click.Command, path: list[str], ctx: click.Context
         lines += [help_md, ""]
     args = [p for p in command.params if isinstance(p, click.Argument)]
     if args:
-        lines += ["Arguments: " + ", ".join(f"`{a.human_readable_name}`" + (" (repeatable)" if a.nargs == -1 else "")
-                                            + ("" if a.required else " (optional)") for a in args) + ".", ""]
+        lines += [
+            "Arguments: "
+            + ", ".join(f"`{a.human_readable_name}`" + (" (repeatable)" if a.nargs == -1 else "") + ("" if a.required else " (optional)") for a in args)
+            + ".",
+            "",
+        ]
     options = [p for p in command.params if isinstance(p, click.Option) and not p.hidden]
     if options:
         lines += ["| option | value | default | what it does |", "| --- | --- | --- | --- |"]
@@ -131,10 +135,18 @@ def cli_page() -> str:
     from crawler.cli import main
 
     ctx = click.Context(main, info_name="errcat")
-    lines = ["# Command line", "", NOTE.strip(), "",
-             wrap("Every command prints its results to stdout and its progress to stderr. Exit codes: 0 ok, "
-                  "1 findings or invalid data, 2 a usage or source error, always as one line starting `errcat:`. "
-                  "`errcat COMMAND --help` prints the same help texts."), ""]
+    lines = [
+        "# Command line",
+        "",
+        NOTE.strip(),
+        "",
+        wrap(
+            "Every command prints its results to stdout and its progress to stderr. Exit codes: 0 ok, "
+            "1 findings or invalid data, 2 a usage or source error, always as one line starting `errcat:`. "
+            "`errcat COMMAND --help` prints the same help texts."
+        ),
+        "",
+    ]
     lines += [wrap("Commands: " + ", ".join(f"[`{n}`](#errcat-{n})" for n in main.list_commands(ctx)) + "."), ""]
     for name in main.list_commands(ctx):
         command = main.get_command(ctx, name)
@@ -222,7 +234,7 @@ def _schema_section(name: str) -> list[str]:
     title = schema.get("title", name)
     if schema.get("description"):
         lines += [wrap(prose(" ".join(schema["description"].split()))), ""]
-    lines += [f'### {title} {{ #{_anchor(name, title)} }}', ""] + _object_table(schema, name)
+    lines += [f"### {title} {{ #{_anchor(name, title)} }}", ""] + _object_table(schema, name)
     for def_name, node in sorted(schema.get("$defs", {}).items()):
         lines += [f"### {def_name} {{ #{_anchor(name, def_name)} }}", ""]
         if node.get("description"):
@@ -247,13 +259,22 @@ def dataset_page() -> str:
     from crawler.model.records import SCHEMA_VERSION
     from crawler.model.schemas import MODELS
 
-    lines = ["# Dataset files and fields", "", NOTE.strip(), "",
-             wrap(f"A crawl writes one dataset per upstream under `<out>/<owner>/<name>/`. Every file is validated against its "
-             f"JSON Schema (2020-12, schema version {SCHEMA_VERSION}) before it is written, and every command that reads "
-             f"a dataset validates it again. The schemas are generated from the pydantic models in `crawler/model/` "
-             f"(`errcat schema` writes them to `schema/`), and so is this page: a field's description here is the "
-             f"model's."), "",
-             "| file | what it holds | written | schema |", "| --- | --- | --- | --- |"]
+    lines = [
+        "# Dataset files and fields",
+        "",
+        NOTE.strip(),
+        "",
+        wrap(
+            f"A crawl writes one dataset per upstream under `<out>/<owner>/<name>/`. Every file is validated against its "
+            f"JSON Schema (2020-12, schema version {SCHEMA_VERSION}) before it is written, and every command that reads "
+            f"a dataset validates it again. The schemas are generated from the pydantic models in `crawler/model/` "
+            f"(`errcat schema` writes them to `schema/`), and so is this page: a field's description here is the "
+            f"model's."
+        ),
+        "",
+        "| file | what it holds | written | schema |",
+        "| --- | --- | --- | --- |",
+    ]
     for file in FILES:  # what a dataset directory holds: crawler/base/dataset_files.py's table
         path = file.name.replace("{id}", "<id>")
         lines.append(f"| `{path}` | {cell(file.about)} | {_written(file)} | [`{file.schema}`](#{file.schema}schemajson) |")
@@ -337,21 +358,35 @@ def vllm_toml() -> str:
 def configuration_page() -> str:
     from crawler.source.config import Config, ResponseBuilder, Upstream
 
-    lines = ["# Configuration: errcat.toml", "", NOTE.strip(), "",
-             wrap("errcat reads its upstreams from `errcat.toml`, or from `[tool.errcat]` in `pyproject.toml` "
-             "(`[tool.errcat.upstreams.NAME]`), in the working directory or the file `--config` names. "
-             "A crawl's option wins over the file's setting. Paths and globs are the repository's: a wheel's files are "
-             "matched as `path_prefix` + their path in the wheel."), "",
-             "## Top level", ""]
+    lines = [
+        "# Configuration: errcat.toml",
+        "",
+        NOTE.strip(),
+        "",
+        wrap(
+            "errcat reads its upstreams from `errcat.toml`, or from `[tool.errcat]` in `pyproject.toml` "
+            "(`[tool.errcat.upstreams.NAME]`), in the working directory or the file `--config` names. "
+            "A crawl's option wins over the file's setting. Paths and globs are the repository's: a wheel's files are "
+            "matched as `path_prefix` + their path in the wheel."
+        ),
+        "",
+        "## Top level",
+        "",
+    ]
     lines += _fields_table(Config, {"path"})
-    lines += ["## `[upstreams.NAME]`", "", "One table per upstream. The built-in `vllm` upstream is always present "
-              "unless the file redefines it.", ""]
+    lines += ["## `[upstreams.NAME]`", "", "One table per upstream. The built-in `vllm` upstream is always present unless the file redefines it.", ""]
     lines += _fields_table(Upstream, {"name"})
     lines += ["## `[[upstreams.NAME.responses]]`", "", wrap(prose(" ".join((ResponseBuilder.__doc__ or "").split()))), ""]
     lines += _fields_table(ResponseBuilder, set())
-    lines += ["## The built-in vLLM upstream", "",
-              "As `errcat.toml` would spell it (the keys that differ from the defaults above). A file that "
-              "redefines `vllm` starts from this:", "", "```toml", vllm_toml().rstrip(), "```"]
+    lines += [
+        "## The built-in vLLM upstream",
+        "",
+        "As `errcat.toml` would spell it (the keys that differ from the defaults above). A file that redefines `vllm` starts from this:",
+        "",
+        "```toml",
+        vllm_toml().rstrip(),
+        "```",
+    ]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -37,8 +37,7 @@ class FixtureRepo:
             cw.set_value("user", "name", "fixture")
             cw.set_value("user", "email", "fixture@example.invalid")
 
-    def commit(self, files: dict[str, str | bytes | None], message: str = "commit", tag: str | None = None,
-               date: str = "1767323045 +0000") -> str:
+    def commit(self, files: dict[str, str | bytes | None], message: str = "commit", tag: str | None = None, date: str = "1767323045 +0000") -> str:
         for rel, content in files.items():
             target = self.path / rel
             if content is None:
@@ -117,8 +116,9 @@ def crawl_once(tmp_path_factory: pytest.TempPathFactory):
             args = (*args, "--config", tmp / "errcat.toml")
         with pytest.MonkeyPatch.context() as mp:
             mp.setenv("ERRCAT_CACHE_DIR", str(tmp / "cache"))
-            run = CliRunner().invoke(main, ["crawl", "--repo", str(repo.path), "--ref", "v1", *map(str, args), "--out", str(tmp / "out")],
-                                     catch_exceptions=False)
+            run = CliRunner().invoke(
+                main, ["crawl", "--repo", str(repo.path), "--ref", "v1", *map(str, args), "--out", str(tmp / "out")], catch_exceptions=False
+            )
         assert run.exit_code == 0, run.output
         return tmp / "out"
 

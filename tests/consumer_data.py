@@ -15,8 +15,7 @@ from crawler.model.records import SCHEMA_VERSION, Manifest, RepoRef
 from crawler.publish.writer import render_dataset, write_dataset
 
 COMMIT = "c" * 40
-IDENTITY = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), COMMIT,
-                    "2026-01-02T03:04:05+00:00", None, "git")
+IDENTITY = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), COMMIT, "2026-01-02T03:04:05+00:00", None, "git")
 
 
 def template(*parts, form: str = "fstring") -> dict:
@@ -39,21 +38,30 @@ def template(*parts, form: str = "fstring") -> dict:
     return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": "none" if not parts else form, "opaque": opaque}
 
 
-def site(tmpl: dict, path: str, line: int, qualname: str, exception: str = "ValueError",
-         qualified: str | None = None, kind: str = "raise", code: str | None = None) -> dict:
+def site(
+    tmpl: dict, path: str, line: int, qualname: str, exception: str = "ValueError", qualified: str | None = None, kind: str = "raise", code: str | None = None
+) -> dict:
     return {
-        "path": path, "line": line, "end_line": line + 1, "module": path[:-3].replace("/", "."), "qualname": qualname,
-        "kind": kind, "exception": exception, "exception_qualname": qualified or f"builtins.{exception}",
+        "path": path,
+        "line": line,
+        "end_line": line + 1,
+        "module": path[:-3].replace("/", "."),
+        "qualname": qualname,
+        "kind": kind,
+        "exception": exception,
+        "exception_qualname": qualified or f"builtins.{exception}",
         "template": tmpl,
-        "snippet": {"start_line": line - 1, "end_line": line + 1,
-                    "code": code or f"def {qualname.rpartition('.')[2]}(x):\n    raise {exception}(f\"{tmpl['text']}\")\n    return x"},
+        "snippet": {
+            "start_line": line - 1,
+            "end_line": line + 1,
+            "code": code or f'def {qualname.rpartition(".")[2]}(x):\n    raise {exception}(f"{tmpl["text"]}")\n    return x',
+        },
         "facts": {"guards": ["x is None"], "decorators": ["classmethod"]},
     }
 
 
-KV = template("Unknown KV cache group kind '", ("kind",), "' in backend_per_kind. Valid kinds are: ",
-              ("', '.join(sorted(valid_kinds))",), ".")
-HOSTILE = template("bad <tag> & \"quote\" '", ("x",), "' </script><script>alert(1)</script> \u2028 end")
+KV = template("Unknown KV cache group kind '", ("kind",), "' in backend_per_kind. Valid kinds are: ", ("', '.join(sorted(valid_kinds))",), ".")
+HOSTILE = template('bad <tag> & "quote" \'', ("x",), "' </script><script>alert(1)</script> \u2028 end")
 # twelve fields apart by single spaces: a backtracking regex of this pattern takes exponential
 # time on a message that almost matches ("Bad " + 36 spaces + " end x")
 ADJACENT = template("Bad ", *[part for i in range(12) for part in ([(f"a{i}",)] if i == 0 else [" ", (f"a{i}",)])], " end")
@@ -64,22 +72,41 @@ SITES = [
     site(template("Invalid value ", ("x",), " for ", ("name",)), "pkg/a.py", 20, "parse_named"),
     site(template("Expected ", ("n",), " items, got ", ("len(items)",)), "pkg/b.py", 5, "check", exception="ValueError"),
     site(template("Expected ", ("n",), " items, got ", ("len(items)",)), "pkg/b.py", 9, "check_type", exception="TypeError"),
-    site(template("Model ", ("name!r",), " is not supported by ", ("backend",), "."), "pkg/models.py", 40, "Registry.resolve",
-         exception="UnsupportedModelError", qualified="pkg.errors.UnsupportedModelError"),
+    site(
+        template("Model ", ("name!r",), " is not supported by ", ("backend",), "."),
+        "pkg/models.py",
+        40,
+        "Registry.resolve",
+        exception="UnsupportedModelError",
+        qualified="pkg.errors.UnsupportedModelError",
+    ),
     site(template("not json: ", ("path!r",)), "pkg/io.py", 3, "load", exception="AssertionError", kind="assert"),
     site(template(), "pkg/io.py", 7, "load", exception="NotImplementedError"),
     site(template(("msg",), form="variable"), "pkg/io.py", 11, "store", exception="RuntimeError"),
     site(HOSTILE, "pkg/evil.py", 2, "render"),
     site(ADJACENT, "pkg/bad.py", 3, "bad"),
     site(template("line one\nline two: ", ("detail",)), "pkg/multi.py", 6, "explain"),
-    site(template("The model's max seq len (", ("max_model_len",), ") is larger than the maximum number of tokens that can be stored in KV cache (",
-                  ("max_tokens",), "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."),
-         "pkg/engine.py", 88, "check_kv"),
+    site(
+        template(
+            "The model's max seq len (",
+            ("max_model_len",),
+            ") is larger than the maximum number of tokens that can be stored in KV cache (",
+            ("max_tokens",),
+            "). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+        ),
+        "pkg/engine.py",
+        88,
+        "check_kv",
+    ),
 ]
 
 EXCEPTIONS = {
-    "pkg.errors.UnsupportedModelError": {"name": "UnsupportedModelError", "qualname": "pkg.errors.UnsupportedModelError",
-                                         "builtin_ancestor": "ValueError", "bases": ["pkg.errors.ModelError", "builtins.ValueError"]},
+    "pkg.errors.UnsupportedModelError": {
+        "name": "UnsupportedModelError",
+        "qualname": "pkg.errors.UnsupportedModelError",
+        "builtin_ancestor": "ValueError",
+        "bases": ["pkg.errors.ModelError", "builtins.ValueError"],
+    },
 }
 
 
@@ -95,19 +122,33 @@ def records() -> list[dict]:
         example_fix={"before": "backend_per_kind={'full': 'x'}", "after": "backend_per_kind={'sliding': 'x'}"},
         prevention=["Validate kinds early."],
     )
-    kv["related"] = [{"id": r["id"], "title": r["title"], "reason": "same package"}
-                     for r in recs if r is not kv and r["message"]["text"].startswith("Invalid value")]
+    kv["related"] = [
+        {"id": r["id"], "title": r["title"], "reason": "same package"} for r in recs if r is not kv and r["message"]["text"].startswith("Invalid value")
+    ]
     return recs
 
 
 def manifest_for(recs: list[dict]) -> Manifest:
-    return Manifest.model_validate({
-        "schema_version": SCHEMA_VERSION, "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
-        "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": "v1", "source": "git",
-        "include": ["pkg/**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
-        "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},
-        "content_digest": "",
-    })
+    return Manifest.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "errcat_version": "0",
+            "extractor_version": "0",
+            "repo": IDENTITY.repo.model_dump(),
+            "commit": COMMIT,
+            "commit_date": IDENTITY.commit_date,
+            "upstream_commit": None,
+            "ref": "v1",
+            "source": "git",
+            "include": ["pkg/**/*.py"],
+            "exclude": [],
+            "skipped": [],
+            "curated_digest": None,
+            "input_digest": "0" * 64,
+            "counts": {"files": 8, "parsed": 8, "skipped": 0, "sites": len(SITES), "entries": len(recs), "bare_asserts": 0, "reraises": 0},
+            "content_digest": "",
+        }
+    )
 
 
 def write(tmp_path: Path) -> Path:
@@ -128,9 +169,11 @@ def write_many(root: Path, n: int, version: str, drop: int = 0) -> Path:
 
 
 CURATED_MD = {
-    "what_it_means": ("The `kind` is not one of the **valid** kinds. See [the docs](https://docs.vllm.ai/x) and "
-                      "[a page](other.html); [bad](javascript:alert(1)) [data](data:text/html,x) [plain](http://evil.example/) "
-                      "[proto](//evil.example/x) ![img](https://evil.example/p.png) <script>alert(2)</script>"),
+    "what_it_means": (
+        "The `kind` is not one of the **valid** kinds. See [the docs](https://docs.vllm.ai/x) and "
+        "[a page](other.html); [bad](javascript:alert(1)) [data](data:text/html,x) [plain](http://evil.example/) "
+        "[proto](//evil.example/x) ![img](https://evil.example/p.png) <script>alert(2)</script>"
+    ),
     "solutions": ["Pass `--kv-cache-dtype auto`.", "Restart & retry <b>now</b>."],
     "example_fix": {"before": "vllm serve m --kv-cache-dtype fp9\n", "after": "vllm serve m --kv-cache-dtype auto\n"},
     "defensive_patterns": [{"strategy": "Check with `assert`:", "code": "assert kind in KINDS\n"}],
@@ -149,8 +192,12 @@ def write_rich(tmp: Path, ref: str | None = "v1") -> tuple[Path, dict]:
         first = "v0.9.0" if n % 3 == 0 else "v0.10.0"
         r["history"] = {"first_seen": {"version": first, "commit": "a" * 40}, "last_seen": {"version": "v0.11.0", "commit": "b" * 40}}
     retired = sorted(recs, key=lambda r: r["id"])[-1]
-    retired["history"].update(retired=True, removed_in={"version": "v0.11.0", "commit": "b" * 40},
-                              retired_note="removed in v0.11.0", last_seen={"version": "v0.10.0", "commit": "a" * 40})
+    retired["history"].update(
+        retired=True,
+        removed_in={"version": "v0.11.0", "commit": "b" * 40},
+        retired_note="removed in v0.11.0",
+        last_seen={"version": "v0.10.0", "commit": "a" * 40},
+    )
     successor = sorted(recs, key=lambda r: r["id"])[0]
     retired["history"]["replaced_by"] = successor["id"]
     successor["history"]["replaces"] = [retired["id"]]
@@ -179,17 +226,29 @@ ENV = template("Unknown environment variable detected: ", ("env",))
 RANKING_SITES = [
     site(ADAPTER, "pkg/lora/manager.py", 30, "WorkerManager._load_adapter", exception="ValueError"),
     site(ADAPTER, "pkg/lora/loader.py", 12, "load_weights", exception="TypeError"),
-    {**site(ENV, "pkg/envs.py", 50, "check_env", exception="WARNING", qualified="logging.WARNING", kind="log"),
-     "log": {"level": "warning", "logger": "logger", "once": False}},
+    {
+        **site(ENV, "pkg/envs.py", 50, "check_env", exception="WARNING", qualified="logging.WARNING", kind="log"),
+        "log": {"level": "warning", "logger": "logger", "once": False},
+    },
     site(ENV, "pkg/envs.py", 60, "strict_env", exception="ValueError"),
     # a Rust frontend's checks repeating the Python server's messages, one of them cut short
-    site(template("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt. Set `--limit-mm-per-prompt` "
-                  "to increase this limit."), "pkg/mm.py", 8, "validate_num_items"),
+    site(
+        template("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt. Set `--limit-mm-per-prompt` to increase this limit."),
+        "pkg/mm.py",
+        8,
+        "validate_num_items",
+    ),
     site(template("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), "pkg/sampling.py", 70, "verify_bad_words"),
-    *({**site(template(*parts), "rust/src/chat/error.rs", line, name, exception="Error", qualified="builtins.Error", kind="native"),
-       "native": {"macro": "#[error]", "language": "rust", "surfaces_as": "Error"}}
-      for parts, line, name in ((("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt."), 5, "MmLimitExceeded"),
-                                (("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), 9, "TooManyBadWords"))),
+    *(
+        {
+            **site(template(*parts), "rust/src/chat/error.rs", line, name, exception="Error", qualified="builtins.Error", kind="native"),
+            "native": {"macro": "#[error]", "language": "rust", "surfaces_as": "Error"},
+        }
+        for parts, line, name in (
+            (("At most ", ("limit",), " ", ("modality",), "(s) may be provided in one prompt."), 5, "MmLimitExceeded"),
+            (("Too many bad words: ", ("n",), ". The max number is ", ("limit",), "."), 9, "TooManyBadWords"),
+        )
+    ),
 ]
 
 

@@ -31,14 +31,14 @@ def write_jsonl(dataset: Path, data: bytes) -> None:
 
 
 #: A module with two raises, used by the history, sync and workflow tests.
-CHECK_CODE = '''
+CHECK_CODE = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
     if x > 10:
         raise OverflowError("x is far too large")
     return x
-'''
+"""
 
 
 #: A curated list of one foreign error (``curated/<owner>/<name>/foreign/errors.yaml``).
@@ -61,12 +61,16 @@ def git(cwd: Path, *args: str | bytes, input: bytes | None = None, date: str = "
     """Run git as a test author would, isolated from the machine's git configuration."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update(
-        GIT_AUTHOR_NAME="T", GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="T",
-        GIT_COMMITTER_EMAIL="t@example.invalid", GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
-        GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_NAME="T",
+        GIT_AUTHOR_EMAIL="t@example.invalid",
+        GIT_COMMITTER_NAME="T",
+        GIT_COMMITTER_EMAIL="t@example.invalid",
+        GIT_AUTHOR_DATE=date,
+        GIT_COMMITTER_DATE=date,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
     )
-    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input,
-                         capture_output=True, check=True)
+    out = subprocess.run(["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, input=input, capture_output=True, check=True)
     return out.stdout.decode().strip()
 
 
@@ -98,16 +102,14 @@ def wheel(path: Path, files: dict[str, str | bytes], *, name: str, version: str,
 def cached_wheel(cache_dir: Path, files: dict[str, str | bytes], *, name: str, version: str, metadata: list[str] = ()) -> Path:
     """A wheel where ``errcat crawl --pypi NAME==VERSION`` finds it already downloaded, so tests
     need no package index."""
-    return wheel(cache_dir / "pypi" / f"{name}-{version}" / f"{name}-{version}-py3-none-any.whl", files,
-                 name=name, version=version, metadata=metadata)
+    return wheel(cache_dir / "pypi" / f"{name}-{version}" / f"{name}-{version}-py3-none-any.whl", files, name=name, version=version, metadata=metadata)
 
 
 def release_tree(short_commit: str, code: str = CHECK_CODE) -> dict[str, str]:
     """A release in vLLM's layout (the default upstream's include and version file): its
     ``vllm/_version.py`` records the upstream commit abbreviated, as vLLM's releases do
     (``'g5df63a720'``), so its manifest's upstream_commit has 9 digits, not 40."""
-    return {"vllm/__init__.py": "", "vllm/_version.py": f"__commit_id__ = commit_id = 'g{short_commit}'\n",
-            "vllm/check.py": code}
+    return {"vllm/__init__.py": "", "vllm/_version.py": f"__commit_id__ = commit_id = 'g{short_commit}'\n", "vllm/check.py": code}
 
 
 def write_wheel(path: Path, files: dict[str, str]) -> Path:
@@ -127,12 +129,10 @@ def readonly(directory: Path, argv: list[str]) -> list[str] | None:
     its own (the mount goes when the process does: nothing to undo, nothing leaks into other
     tests). Root ignores file modes, so this is how a test run as root meets a read-only place.
     None where it cannot be done (no ``unshare``, no CAP_SYS_ADMIN)."""
-    wrap = ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"',
-            str(directory)]
+    wrap = ["unshare", "--mount", "--propagation", "private", "sh", "-c", 'mount --bind -o ro "$0" "$0" && exec "$@"', str(directory)]
     if shutil.which("unshare") is None:
         return None
-    probe = subprocess.run([*wrap, "sh", "-c", 'touch "$0/.probe" 2>/dev/null && exit 1 || exit 0', str(directory)],
-                           capture_output=True, timeout=60)
+    probe = subprocess.run([*wrap, "sh", "-c", 'touch "$0/.probe" 2>/dev/null && exit 1 || exit 0', str(directory)], capture_output=True, timeout=60)
     return [*wrap, *argv] if probe.returncode == 0 else None
 
 
@@ -153,8 +153,7 @@ def run_errcat(argv: list, how: str, place: Path) -> subprocess.CompletedProcess
         command = readonly(place, command)
         if command is None:
             pytest.skip("no read-only bind mount here (needs unshare and CAP_SYS_ADMIN)")
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300,
-                          preexec_fn=_cap_file_size if how == "file-size-limit" else None)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, preexec_fn=_cap_file_size if how == "file-size-limit" else None)
 
 
 def refused_in_one_line(proc: subprocess.CompletedProcess, start: str) -> None:
@@ -194,7 +193,7 @@ def run_and_kill(argv: list[str], env: dict[str, str], *, delay: float | None, s
 #: callable form, a hostile pattern, a file that does not parse), for the derived meaning.
 MEANING_TREE = {
     "pkg/__init__.py": "from .api import Engine\n",
-    "pkg/config.py": '''
+    "pkg/config.py": """
         def check_size(size):
             if size < 0:
                 raise ValueError(f"size must be at least 0, got {size}")
@@ -209,8 +208,8 @@ MEANING_TREE = {
 
         def shout():
             raise ValueError("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!")
-        ''',
-    "pkg/core.py": '''
+        """,
+    "pkg/core.py": """
         from pkg.config import check_size
         from . import config as cfg
 
@@ -225,8 +224,8 @@ MEANING_TREE = {
 
         def mystery(obj):
             return obj.check_size(3)
-        ''',
-    "pkg/api.py": '''
+        """,
+    "pkg/api.py": """
         from .core import build
 
 
@@ -236,8 +235,8 @@ MEANING_TREE = {
 
             def _private(self):
                 return build(1, "")
-        ''',
-    "pkg/server.py": '''
+        """,
+    "pkg/server.py": """
         from fastapi import APIRouter
 
         router = APIRouter()
@@ -251,8 +250,8 @@ MEANING_TREE = {
         @router.post("/v1/widgets")
         def create(size: int):
             validate_route_size(size)
-        ''',
-    "pkg/cli.py": '''
+        """,
+    "pkg/cli.py": """
         import click
 
         from pkg.server import validate_route_size
@@ -261,14 +260,14 @@ MEANING_TREE = {
         @click.command()
         def main():
             validate_route_size(5)
-        ''',
-    "pkg/unrelated.py": '''
+        """,
+    "pkg/unrelated.py": """
         def lonely(x):
             if x:
                 raise RuntimeError("lonely failure that no test reproduces")
             check_size(x)
-        ''',
-    "tests/test_widgets.py": '''
+        """,
+    "tests/test_widgets.py": """
         import unittest
 
         import pytest
@@ -304,28 +303,28 @@ MEANING_TREE = {
 
             def test_callable(self):
                 self.assertRaises(ValueError, check_size, -5)
-        ''',
+        """,
     "tests/test_broken.py": "def test_broken(:\n    with pytest.raises(ValueError):\n        pass\n",
 }
 
-MEANING_CONFIG = '''
+MEANING_CONFIG = """
 default = "acme"
 
 [upstreams.acme]
 url = "https://github.com/acme/widgets"
 include = ["pkg/**/*.py"]
 tests = ["tests/**/*.py"]
-'''
+"""
 
 
 #: An upstream whose meaning conventions (``knob_kwargs``, ``request_models``) come from errcat.toml.
-MEANING_TOML = '''
+MEANING_TOML = """
 [upstreams.widgets]
 url = "https://github.com/acme/widgets"
 include = ["pkg/**/*.py"]
 knob_kwargs = ["get_kwargs"]
 request_models = ["pkg/sampling.py"]
-'''
+"""
 
 
 def crawl_meaning_upstream(fixture_repo, cli, tmp_path: Path, files: dict[str, str]) -> list[dict]:
@@ -335,8 +334,7 @@ def crawl_meaning_upstream(fixture_repo, cli, tmp_path: Path, files: dict[str, s
     fixture_repo.commit(files, tag="v1")
     (tmp_path / "errcat.toml").write_text(MEANING_TOML)
     out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets",
-                 "--config", tmp_path / "errcat.toml", "--out", out)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "widgets", "--config", tmp_path / "errcat.toml", "--out", out)
     assert result.exit_code == 0, result.output
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
@@ -372,8 +370,7 @@ def best_match(cli, data: Path, paste: str) -> str | None:
 
 def crawl_widgets(cli, fixture_repo, out: Path, ref: str, *more) -> None:
     """``errcat crawl`` of the fixture repository's pkg/ as acme/widgets at ``ref`` into ``out``."""
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--name", "acme/widgets",
-                 "--include", "pkg/**/*.py", "--out", out, *more)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, *more)
     assert result.exit_code == 0, result.output
 
 
@@ -406,8 +403,9 @@ class ChatAnswers(BaseHTTPRequestHandler):
         type(self).asked += 1
         type(self).seen.append((self.headers.get("Authorization"), body))
         content = type(self).answer(body["messages"][-1]["content"])
-        self._send({"choices": [{"message": {"role": "assistant", "content": content}}],
-                    "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}})
+        self._send(
+            {"choices": [{"message": {"role": "assistant", "content": content}}], "usage": {"prompt_tokens": 100, "completion_tokens": 50, "total_tokens": 150}}
+        )
 
 
 @contextmanager

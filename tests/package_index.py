@@ -26,8 +26,7 @@ def release_wheel(directory: Path, version: str, commit_line: str | None, messag
         z.writestr("relpkg/__init__.py", f"def f(x):\n    if x:\n        raise ValueError({message!r})\n")
         if commit_line is not None:
             z.writestr("relpkg/_version.py", commit_line)
-        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: relpkg\nVersion: {version}\n"
-                                       "Project-URL: Source, https://github.com/acme/relpkg\n")
+        z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\nName: relpkg\nVersion: {version}\nProject-URL: Source, https://github.com/acme/relpkg\n")
         z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         z.writestr(f"{info}/RECORD", "")
     return path
@@ -43,10 +42,11 @@ def release_sdist(directory: Path, version: str, message: str = "bad value", ext
     path = directory / f"relpkg-{version}.tar.gz"
     top = f"relpkg-{version}"
     with tarfile.open(path, "w:gz") as t:
-        for name, text in [("setup.py", "from setuptools import setup\nsetup()\n"),
-                           ("relpkg/__init__.py", f"def f(x):\n    if x:\n        raise ValueError({message!r})\n"),
-                           ("PKG-INFO", f"Metadata-Version: 2.1\nName: relpkg\nVersion: {version}\n"
-                                        "Project-URL: Source, https://github.com/acme/relpkg\n")]:
+        for name, text in [
+            ("setup.py", "from setuptools import setup\nsetup()\n"),
+            ("relpkg/__init__.py", f"def f(x):\n    if x:\n        raise ValueError({message!r})\n"),
+            ("PKG-INFO", f"Metadata-Version: 2.1\nName: relpkg\nVersion: {version}\nProject-URL: Source, https://github.com/acme/relpkg\n"),
+        ]:
             data = text.encode()
             info = tarfile.TarInfo(f"{top}/{name}")
             info.size = len(data)
@@ -73,14 +73,32 @@ class _Index(http.server.SimpleHTTPRequestHandler):
             import hashlib
 
             here = Path(self.directory, "files")
-            files = [{"filename": p.name, "url": f"../../files/{p.name}", "hashes": {"sha256": hashlib.sha256(p.read_bytes()).hexdigest()},
-                      "upload-time": times.get(p.name)}
-                     for p in sorted(here.glob("*.whl"))]
-            files += [{"filename": p.name, "url": f"../../files/{p.name}", "upload-time": times.get(p.name),
-                       "hashes": {"sha256": self.sdist_hashes.get(p.name) or hashlib.sha256(p.read_bytes()).hexdigest()}}
-                      for p in sorted(here.glob("*.tar.gz"))]
-            body = json.dumps({"meta": {"api-version": "1.1"}, "name": "relpkg", "files": files,
-                               "versions": sorted({p["filename"].removesuffix(".tar.gz").split("-")[1] for p in files})}).encode()
+            files = [
+                {
+                    "filename": p.name,
+                    "url": f"../../files/{p.name}",
+                    "hashes": {"sha256": hashlib.sha256(p.read_bytes()).hexdigest()},
+                    "upload-time": times.get(p.name),
+                }
+                for p in sorted(here.glob("*.whl"))
+            ]
+            files += [
+                {
+                    "filename": p.name,
+                    "url": f"../../files/{p.name}",
+                    "upload-time": times.get(p.name),
+                    "hashes": {"sha256": self.sdist_hashes.get(p.name) or hashlib.sha256(p.read_bytes()).hexdigest()},
+                }
+                for p in sorted(here.glob("*.tar.gz"))
+            ]
+            body = json.dumps(
+                {
+                    "meta": {"api-version": "1.1"},
+                    "name": "relpkg",
+                    "files": files,
+                    "versions": sorted({p["filename"].removesuffix(".tar.gz").split("-")[1] for p in files}),
+                }
+            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
             self.send_header("Content-Length", str(len(body)))

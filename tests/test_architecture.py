@@ -76,7 +76,6 @@ def test_ruff_finds_nothing_and_every_per_file_exemption_is_still_needed():
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="until the tree is formatted once: `ruff format` at the repository root (then take this mark off)")
 def test_ruff_format_holds_for_the_tree():
     """One format, ruff's, at the lint's line length ([tool.ruff] in pyproject.toml), Python files
     only. Strictly expected to fail until the one commit that formats the tree: once it passes, the

@@ -40,7 +40,7 @@ def load(path):
     return path
 '''
 
-OTHER = '''
+OTHER = """
 from .config import AttentionConfig
 
 
@@ -48,7 +48,7 @@ def pick(kind):
     valid_kinds = ("a",)
     if kind not in valid_kinds:
         raise ValueError(f"Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: {', '.join(sorted(valid_kinds))}.")
-'''
+"""
 
 MESSAGE = "Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: {', '.join(sorted(valid_kinds))}."
 
@@ -185,8 +185,14 @@ def test_show_lays_out_the_page(upstream, cli, tmp_path):
     result = cli("show", entry["id"][:8], "--data", out)
     assert result.exit_code == 0
     text = result.stdout
-    for part in ["Exception:  builtins.ValueError", MESSAGE, "pkg/config.py:17 in AttentionConfig._check",
-                 entry["location"]["permalink"], "if kind not in valid_kinds", "@field_validator(\"backend_per_kind\", mode=\"before\")"]:
+    for part in [
+        "Exception:  builtins.ValueError",
+        MESSAGE,
+        "pkg/config.py:17 in AttentionConfig._check",
+        entry["location"]["permalink"],
+        "if kind not in valid_kinds",
+        '@field_validator("backend_per_kind", mode="before")',
+    ]:
         assert part in text
     assert cli("show", "0123456789abcdef", "--data", out).exit_code == 2
     assert cli("show", "../etc", "--data", out).exit_code == 2
@@ -204,7 +210,7 @@ def test_validate_exit_codes(upstream, cli, tmp_path):
     record.write_text(json.dumps(data))
     result = cli("validate", out)
     assert result.exit_code == 1
-    assert f"errors/{record.name}: \"exception\" is a required property" in result.stdout
+    assert f'errors/{record.name}: "exception" is a required property' in result.stdout
     assert cli("validate", tmp_path / "nowhere").exit_code == 2
 
 
@@ -254,8 +260,7 @@ def test_the_result_cache_is_keyed_by_the_extraction_code(monkeypatch, tmp_path)
 
 
 @pytest.mark.slow
-def test_the_crawl_command_warms_the_match_store_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path,
-                                                                                               monkeypatch):
+def test_the_crawl_command_warms_the_match_store_without_the_cycle_collector_and_gives_it_back(upstream, cli, tmp_path, monkeypatch):
     """The crawl leaves its search index alive for the match store: a collection started there
     (the store's import, its first allocations) would walk it all, for no cycle in it. Off until
     the store is warm, on again after, for a caller that runs the command in its own process."""

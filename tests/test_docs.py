@@ -46,8 +46,14 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
             raise
         pytest.skip("mkdocs-material is not installed (pip install -e '.[docs]')")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")],
-                            capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(ROOT / "mkdocs.yml"), "-d", str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "WARNING" not in result.stderr, result.stderr[-3000:]
     # every page of the nav was built, the generated reference among them
@@ -58,8 +64,9 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_reference_pages_are_what_the_generator_writes() -> None:
-    result = subprocess.run([sys.executable, str(DOCS / "generate.py"), "--check"], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    result = subprocess.run(
+        [sys.executable, str(DOCS / "generate.py"), "--check"], capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)}
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -97,8 +104,12 @@ def test_the_configuration_reference_names_every_key_and_its_example_loads(tmp_p
 # --------------------------------------------------------------------------- the tutorial
 
 # What differs from run to run: commit ids (full and abbreviated), dates, seconds.
-VOLATILE = [(re.compile(r"\b[0-9a-f]{40}\b"), "<commit>"), (re.compile(r"\b[0-9a-f]{12}\b"), "<commit>"),
-            (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"), "<date>"), (re.compile(r"\b\d+\.\ds$", re.M), "<seconds>")]
+VOLATILE = [
+    (re.compile(r"\b[0-9a-f]{40}\b"), "<commit>"),
+    (re.compile(r"\b[0-9a-f]{12}\b"), "<commit>"),
+    (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d"), "<date>"),
+    (re.compile(r"\b\d+\.\ds$", re.M), "<seconds>"),
+]
 
 
 def normalized(text: str) -> str:
@@ -130,10 +141,21 @@ def test_the_tutorial_prints_what_it_shows(tmp_path: Path) -> None:
     assert sum(kind == "run" for kind, _, _ in steps) >= 8 and any(kind == "file" for kind, _, _ in steps)
     work = tmp_path / "work"
     work.mkdir()
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "ERRCAT_CACHE_DIR": str(tmp_path / "cache"), "LC_ALL": "C", "NO_COLOR": "1",
-           "GIT_AUTHOR_NAME": "A", "GIT_AUTHOR_EMAIL": "a@example.com", "GIT_COMMITTER_NAME": "A", "GIT_COMMITTER_EMAIL": "a@example.com",
-           "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1", "ERRCAT_PROGRESS": "lines"}
-    errcat = f"errcat() {{ {shlex.quote(sys.executable)} -m crawler \"$@\"; }}\n"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "ERRCAT_CACHE_DIR": str(tmp_path / "cache"),
+        "LC_ALL": "C",
+        "NO_COLOR": "1",
+        "GIT_AUTHOR_NAME": "A",
+        "GIT_AUTHOR_EMAIL": "a@example.com",
+        "GIT_COMMITTER_NAME": "A",
+        "GIT_COMMITTER_EMAIL": "a@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "ERRCAT_PROGRESS": "lines",
+    }
+    errcat = f'errcat() {{ {shlex.quote(sys.executable)} -m crawler "$@"; }}\n'
     ran = []
     for kind, what, text in steps:
         if kind == "file":

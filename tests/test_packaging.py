@@ -73,8 +73,7 @@ def test_the_build_backend_and_installers_are_pinned_in_step():
 
 
 def test_ci_installs_only_hash_checked_files_and_builds_with_the_pinned_backend():
-    steps = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-             if "pip install" in ln and not ln.lstrip().startswith("#")]
+    steps = [ln.strip() for ln in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines() if "pip install" in ln and not ln.lstrip().startswith("#")]
     assert steps == [
         "python -m pip install --quiet --require-hashes --no-deps -r requirements/bootstrap.txt",
         "python -m pip install --quiet --require-hashes --no-deps -r requirements/test.txt",
@@ -107,10 +106,8 @@ def test_building_errcat_prints_no_warning(tmp_path):
     if setuptools.__version__ != pins("bootstrap.txt")["setuptools"][0]:
         pytest.skip(f"setuptools {setuptools.__version__} is not the pinned build backend (install requirements/bootstrap.txt)")
     project = _project(tmp_path)
-    script = ("import setuptools.build_meta as b, sys\n"
-              "print(b.build_wheel(sys.argv[1]), b.build_editable(sys.argv[1]))\n")
-    proc = subprocess.run([sys.executable, "-W", "always", "-c", script, str(tmp_path / "dist")], cwd=project,
-                          capture_output=True, text=True, timeout=300)
+    script = "import setuptools.build_meta as b, sys\nprint(b.build_wheel(sys.argv[1]), b.build_editable(sys.argv[1]))\n"
+    proc = subprocess.run([sys.executable, "-W", "always", "-c", script, str(tmp_path / "dist")], cwd=project, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     wheels = proc.stdout.split()[-2:]
     assert wheels[0].startswith("errcat-") and wheels[1].startswith("errcat-") and "editable" in wheels[1]
@@ -133,8 +130,7 @@ def test_the_wheel_and_the_sdist_hold_the_sites_javascript_and_css(tmp_path):
     built = {}
     for how in ("wheel", "sdist"):  # one process each: an sdist built after a wheel went elsewhere
         script = f"import setuptools.build_meta as b, sys\nprint(b.build_{how}(sys.argv[1]))\n"
-        proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / how)], cwd=project,
-                              capture_output=True, text=True, timeout=300)
+        proc = subprocess.run([sys.executable, "-c", script, str(tmp_path / how)], cwd=project, capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         built[how] = tmp_path / how / proc.stdout.split()[-1]
     with zipfile.ZipFile(built["wheel"]) as zf:

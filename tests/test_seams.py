@@ -71,8 +71,13 @@ def reaches(module: str, tree: ast.Module, known: set[str] | dict[str, object], 
                 if alias.name.split(".")[0] == "crawler" and alias.asname:
                     imported[alias.asname] = alias.name
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and _private(node.attr) and isinstance(node.value, ast.Name)
-                and node.value.id in imported and imported[node.value.id] != module):
+        if (
+            isinstance(node, ast.Attribute)
+            and _private(node.attr)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in imported
+            and imported[node.value.id] != module
+        ):
             found.add((module, imported[node.value.id], node.attr))
     return found
 
@@ -88,8 +93,7 @@ def test_no_module_takes_another_modules_private_names():
     on it, so it can change with only its own module looked at."""
     found = private_reaches()
     new = sorted(found - EXEMPT)
-    assert not new, "private names taken from another module (make them public there): " + \
-        ", ".join(f"{m} takes {src}.{name}" for m, src, name in new)
+    assert not new, "private names taken from another module (make them public there): " + ", ".join(f"{m} takes {src}.{name}" for m, src, name in new)
     stale = sorted(EXEMPT - found)
     assert not stale, f"no longer taken, take them off EXEMPT in tests/test_seams.py: {stale}"
 
@@ -119,8 +123,7 @@ def _defined(module: str) -> frozenset[str]:
             for member in node.body:
                 if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     names.add(f"{node.name}.{member.name}")
-                for target in member.targets if isinstance(member, ast.Assign) else \
-                        [member.target] if isinstance(member, ast.AnnAssign) else []:
+                for target in member.targets if isinstance(member, ast.Assign) else [member.target] if isinstance(member, ast.AnnAssign) else []:
                     if isinstance(target, ast.Name):
                         names.add(f"{node.name}.{target.id}")
         elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -186,8 +189,7 @@ def _field_names() -> frozenset[str]:
 
 #: The modules errcat once had, before the stages became packages: a dotted name starting with
 #: one (``models.Record``, ``output.write_tree``) names something that has moved.
-FORMER = frozenset({"models", "output", "pysource", "record_files", "surface_rows", "diff_render", "migrate",
-                    "versions_cli", "consume_cli", "curate_cli"})
+FORMER = frozenset({"models", "output", "pysource", "record_files", "surface_rows", "diff_render", "migrate", "versions_cli", "consume_cli", "curate_cli"})
 
 
 @cache
@@ -256,12 +258,15 @@ def test_every_reference_in_a_docstring_or_comment_resolves():
 def test_the_checks_see_what_they_are_for():
     """Each check finds its case: a private name imported or read off a module, and references
     that name nothing; and lets pass what is fine."""
-    code = ast.parse("from crawler.publish import jsonl\nfrom crawler.publish.writer import _render, Reuse\n"
-                     "from .dataset import _read\nfrom ._x import y\nprint(jsonl._GZIP, jsonl.NAME)\n")
+    code = ast.parse(
+        "from crawler.publish import jsonl\nfrom crawler.publish.writer import _render, Reuse\n"
+        "from .dataset import _read\nfrom ._x import y\nprint(jsonl._GZIP, jsonl.NAME)\n"
+    )
     assert reaches("crawler.publish.validate", code, _modules()) == {
         ("crawler.publish.validate", "crawler.publish.writer", "_render"),
         ("crawler.publish.validate", "crawler.publish.dataset", "_read"),
-        ("crawler.publish.validate", "crawler.publish.jsonl", "_GZIP")}
+        ("crawler.publish.validate", "crawler.publish.jsonl", "_GZIP"),
+    }
     here = "crawler.publish.writer"
     assert _resolves("publish.pins", here) and _resolves("jsonl.pack_members", here) and _resolves("Reuse.linked", here)
     assert not _resolves("publish.nothing", here) and not _resolves("jsonl.no_such_function", here)

@@ -36,8 +36,6 @@ PYTHON = sys.executable
 # --------------------------------------------------------------------------- helpers
 
 
-
-
 def make_repo(path: Path, files: dict[str, bytes | str], tag: str = "v1") -> Path:
     path.mkdir(parents=True, exist_ok=True)
     if not (path / ".git").exists():
@@ -53,8 +51,7 @@ def make_repo(path: Path, files: dict[str, bytes | str], tag: str = "v1") -> Pat
 
 
 def crawl_args(repo: Path, out: Path, ref: str = "v1", *extra: str) -> list[str]:
-    return ["crawl", "--repo", str(repo), "--ref", ref, "--name", "acme/widgets", "--include", "pkg/**/*.py",
-            "--out", str(out), *extra]
+    return ["crawl", "--repo", str(repo), "--ref", ref, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", str(out), *extra]
 
 
 def read_tree(directory: Path) -> dict[str, bytes]:
@@ -74,8 +71,7 @@ def records(dataset: Path) -> dict[str, dict]:
 
 
 def subprocess_env(cache: Path, **extra: str) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               ERRCAT_CACHE_DIR=str(cache))
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), ERRCAT_CACHE_DIR=str(cache))
     env.update(extra)
     return env
 
@@ -146,15 +142,21 @@ def test_lone_surrogates_are_escaped_in_records_and_patterns_still_match() -> No
 @pytest.mark.slow
 def test_warnings_as_errors_lose_nothing(tmp_path: Path) -> None:
     """``python -W error`` / ``PYTHONWARNINGS=error``: invalid escapes in crawled code warn at parse time."""
-    repo = make_repo(tmp_path / "up", {
-        "pkg/__init__.py": "",
-        "pkg/escapes.py": 'import re\n\ndef f(x):\n    if not re.match("\\d+", x):\n        raise ValueError("bad \\d value %s" % x)\n',
-        "pkg/generic.py": "type Alias = int\n\n\ndef g[T](x: T) -> T:\n    raise TypeError(f'no {x!r} \\d')\n",
-    })
-    plain = subprocess.run([PYTHON, "-m", "crawler", *crawl_args(repo, tmp_path / "a")], env=subprocess_env(tmp_path / "c1"),
-                           capture_output=True, timeout=120)
-    strict = subprocess.run([PYTHON, "-W", "error", "-m", "crawler", *crawl_args(repo, tmp_path / "b")],
-                            env=subprocess_env(tmp_path / "c2", PYTHONWARNINGS="error"), capture_output=True, timeout=120)
+    repo = make_repo(
+        tmp_path / "up",
+        {
+            "pkg/__init__.py": "",
+            "pkg/escapes.py": 'import re\n\ndef f(x):\n    if not re.match("\\d+", x):\n        raise ValueError("bad \\d value %s" % x)\n',
+            "pkg/generic.py": "type Alias = int\n\n\ndef g[T](x: T) -> T:\n    raise TypeError(f'no {x!r} \\d')\n",
+        },
+    )
+    plain = subprocess.run([PYTHON, "-m", "crawler", *crawl_args(repo, tmp_path / "a")], env=subprocess_env(tmp_path / "c1"), capture_output=True, timeout=120)
+    strict = subprocess.run(
+        [PYTHON, "-W", "error", "-m", "crawler", *crawl_args(repo, tmp_path / "b")],
+        env=subprocess_env(tmp_path / "c2", PYTHONWARNINGS="error"),
+        capture_output=True,
+        timeout=120,
+    )
     assert plain.returncode == 0 and strict.returncode == 0, strict.stderr.decode()
     assert strict.stdout.decode().startswith("files 3, parsed 3, skipped 0, sites 2")
     assert read_tree(tmp_path / "a") == read_tree(tmp_path / "b")
@@ -171,12 +173,14 @@ def hostile_repo(tmp_path: Path) -> Path:
     (tmp_path / "secret.py").write_text(f"raise ValueError('{SECRET}')\n")
     r = tmp_path / "up"
     files: dict[str, bytes | str] = {f"pkg/{name}.py": data for name, (data, _) in BAD_FILES.items()}
-    files.update({
-        "pkg/__init__.py": "",
-        "pkg/good.py": "def ok(x):\n    if x < 0:\n        raise ValueError(f'negative: {x}')\n",
-        "pkg/newer_syntax.py": "type Alias = int\n\n\ndef g[T](x: T) -> T:\n    raise TypeError('generic')\n",
-        "pkg/big.py": "x = 1\n" * 40_000,
-    })
+    files.update(
+        {
+            "pkg/__init__.py": "",
+            "pkg/good.py": "def ok(x):\n    if x < 0:\n        raise ValueError(f'negative: {x}')\n",
+            "pkg/newer_syntax.py": "type Alias = int\n\n\ndef g[T](x: T) -> T:\n    raise TypeError('generic')\n",
+            "pkg/big.py": "x = 1\n" * 40_000,
+        }
+    )
     make_repo(r, files, tag="base")
     os.symlink("good.py", r / "pkg" / "link.py")
     os.symlink(str(tmp_path / "secret.py"), r / "pkg" / "outside.py")
@@ -226,8 +230,15 @@ def test_a_repository_of_every_bad_file_at_once(hostile_repo: Path, cli, tmp_pat
     counts = manifest["counts"]
     assert counts["files"] == 20 and counts["skipped"] == len(EXPECTED_SKIPPED) and counts["parsed"] == 7
     by_text = records(dataset)
-    for text in ["negative: {x}", "generic", "caf\u00e9", "no \\d here", "bad \\udc80 here", "next to the long one",
-                 "start" + "".join(f"t{i}{{x}}" for i in range(CONCAT_TERMS // 2))]:
+    for text in [
+        "negative: {x}",
+        "generic",
+        "caf\u00e9",
+        "no \\d here",
+        "bad \\udc80 here",
+        "next to the long one",
+        "start" + "".join(f"t{i}{{x}}" for i in range(CONCAT_TERMS // 2)),
+    ]:
         assert text in by_text, text
     for path in dataset.rglob("*"):
         if path.is_file():
@@ -274,8 +285,6 @@ def test_a_worker_process_that_dies_loses_only_its_file(tmp_path: Path, cli, mon
 # --------------------------------------------------------------------------- git: refuse early, run nothing
 
 
-
-
 @pytest.mark.parametrize(
     "args",
     [
@@ -301,8 +310,7 @@ def test_refused_before_git_runs_with_one_line(args: list[str], cli, no_git: Non
 def test_the_crawler_never_uses_gitpython_and_pins_its_newest_line() -> None:
     for path in sorted((ROOT / "crawler").glob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
-                [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else ([node.module or ""] if isinstance(node, ast.ImportFrom) else [])
             assert not any(n == "git" or n.startswith("git.") for n in names), path
     for path in [*ROOT.glob("crawler/*.py"), *ROOT.glob("tests/*.py"), *ROOT.glob("bench/*.py")]:
         text = path.read_text()
@@ -368,10 +376,10 @@ def test_hostile_repository_config_runs_nothing(tmp_path: Path, cli) -> None:
         fh.write(
             f"[core]\n\tfsmonitor = {script}\n\thooksPath = {hooks}\n\tsshCommand = {script}\n\tpager = {script}\n"
             f"\talternateRefsCommand = {script}\n\tgitProxy = {script}\n"
-            f"[filter \"evil\"]\n\tsmudge = {script}\n\tclean = {script}\n\tprocess = {script}\n\trequired = true\n"
-            f"[diff \"evil\"]\n\ttextconv = {script}\n[uploadpack]\n\tpackObjectsHook = {script}\n"
+            f'[filter "evil"]\n\tsmudge = {script}\n\tclean = {script}\n\tprocess = {script}\n\trequired = true\n'
+            f'[diff "evil"]\n\ttextconv = {script}\n[uploadpack]\n\tpackObjectsHook = {script}\n'
             f"[gpg]\n\tprogram = {script}\n[log]\n\tshowSignature = true\n[credential]\n\thelper = !{script}\n"
-            f"[protocol \"ext\"]\n\tallow = always\n"
+            f'[protocol "ext"]\n\tallow = always\n'
         )
     out = tmp_path / "out"
     result = cli(*crawl_args(repo, out, "v2"))
@@ -404,8 +412,7 @@ def test_network_failure_or_unknown_commit_touches_nothing(crawled, cli, cache_d
     repo, out = crawled
     before_out, before_cache = read_tree(out), read_tree(cache_dir)
     assert before_cache  # the result cache is there to be damaged
-    result = cli("crawl", "--repo", repo_arg or repo, "--ref", ref, "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                 "--out", out)
+    result = cli("crawl", "--repo", repo_arg or repo, "--ref", ref, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
     assert message in one_line_error(result)
     assert read_tree(out) == before_out and read_tree(cache_dir) == before_cache
     assert strays(out) == []
@@ -493,8 +500,12 @@ def two_versions(tmp_path: Path, cli):
 def crawl_and_kill(repo: Path, out: Path, cache: Path, *, delay: float | None) -> bool:
     """Start ``errcat crawl`` (v2) as a process and SIGKILL it: after ``delay`` seconds, or as soon as its
     hidden temporary dataset appears (delay None). True if the temporary directory was seen."""
-    return run_and_kill([PYTHON, "-m", "crawler", *crawl_args(repo, out, "v2")], subprocess_env(cache), delay=delay,
-                        started=lambda: any(".widgets.tmp-" in name for name in os.listdir(out / "acme")))
+    return run_and_kill(
+        [PYTHON, "-m", "crawler", *crawl_args(repo, out, "v2")],
+        subprocess_env(cache),
+        delay=delay,
+        started=lambda: any(".widgets.tmp-" in name for name in os.listdir(out / "acme")),
+    )
 
 
 @pytest.mark.slow

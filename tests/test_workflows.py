@@ -123,8 +123,7 @@ def test_the_job_that_reads_the_upstream_cannot_write_and_the_one_that_writes_ru
 
 @pytest.mark.slow
 def test_the_backfill_keeps_the_same_split():
-    _split("backfill.yml", ["plan", "crawl", "fold"], "pull-request",
-           ("errcat history --per-release", "errcat history --fold", "errcat validate", "pytest"))
+    _split("backfill.yml", ["plan", "crawl", "fold"], "pull-request", ("errcat history --per-release", "errcat history --fold", "errcat validate", "pytest"))
     data = load(WORKFLOWS / "backfill.yml")
     assert set(data["on"]) == {"workflow_dispatch"}
     assert jobs("backfill.yml")["crawl"]["strategy"]["matrix"] == {"releases": "${{ fromJSON(needs.plan.outputs.groups) }}"}
@@ -157,8 +156,10 @@ def test_everything_the_workflows_install_is_pinned_by_hash():
                 commands += [ln.strip() for ln in step.get("run", "").splitlines() if "pip install" in ln]
     assert commands
     for command in commands:
-        assert re.fullmatch(r"python -m pip install --require-hashes --no-deps -r requirements/(bootstrap|run|test)\.txt", command) \
-            or command == "python -m pip install --no-deps --no-build-isolation .", command
+        assert (
+            re.fullmatch(r"python -m pip install --require-hashes --no-deps -r requirements/(bootstrap|run|test)\.txt", command)
+            or command == "python -m pip install --no-deps --no-build-isolation ."
+        ), command
     assert "bash .ci/run" in (WORKFLOWS / "ci.yml").read_text()  # which installs the same way (tests/test_packaging.py)
 
 
@@ -189,7 +190,6 @@ def test_sync_restores_the_extraction_cache_errcat_writes():
     assert cache["with"]["restore-keys"].endswith("${{ matrix.upstream }}+")
 
 
-
 def test_backfill_crawl_jobs_restore_and_save_the_extraction_cache():
     job = jobs("backfill.yml")["crawl"]
     names = [s.get("name") for s in job["steps"]]
@@ -206,6 +206,7 @@ def test_backfill_crawl_jobs_restore_and_save_the_extraction_cache():
     assert then == sync["with"]["restore-keys"].replace("matrix.upstream", "inputs.upstream")
     # and with the sync's paths, in its order: actions/cache restores a key only for the paths it was saved with
     assert cache["with"]["path"] == sync["with"]["path"]
+
 
 # --------------------------------------------------------------------------- running the steps
 
@@ -228,9 +229,16 @@ def _condition_holds(condition: str | None, outputs: dict[str, dict[str, str]]) 
     return True
 
 
-def run_job(workflow: str, name: str, checkout: Path, runner_temp: Path, env: dict[str, str],
-            needs: dict[str, dict[str, str]], artifacts: Path, context: dict[str, str] | None = None,
-            ) -> tuple[dict[str, str], list[str]] | None:
+def run_job(
+    workflow: str,
+    name: str,
+    checkout: Path,
+    runner_temp: Path,
+    env: dict[str, str],
+    needs: dict[str, dict[str, str]],
+    artifacts: Path,
+    context: dict[str, str] | None = None,
+) -> tuple[dict[str, str], list[str]] | None:
     """Run one job (one matrix leg: ``context`` holds ``matrix.*`` and ``inputs.*``) as the runner
     would: its `run:` steps in order (bash -e), the workflow's and the job's env, the artifact
     actions as copies through ``artifacts``; the install and the cache actions are skipped
@@ -278,9 +286,13 @@ def run_job(workflow: str, name: str, checkout: Path, runner_temp: Path, env: di
             github_output = runner_temp / f"output-{len(ran)}"
             github_output.write_text("")
             step_env = {k: expand(v) for k, v in {**data.get("env", {}), **job.get("env", {}), **step.get("env", {})}.items()}
-            proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]], cwd=checkout,
-                                  env={**env, **step_env, "GITHUB_OUTPUT": str(github_output), "RUNNER_TEMP": str(runner_temp)},
-                                  capture_output=True, text=True)
+            proc = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+                cwd=checkout,
+                env={**env, **step_env, "GITHUB_OUTPUT": str(github_output), "RUNNER_TEMP": str(runner_temp)},
+                capture_output=True,
+                text=True,
+            )
             assert proc.returncode == 0, f"{step.get('name')}: {proc.stdout}{proc.stderr}"
             (runner_temp / f"log-{step.get('id', len(ran))}").write_text(proc.stderr)
             (runner_temp / f"stdout-{step.get('id', len(ran))}").write_text(proc.stdout)
@@ -305,8 +317,9 @@ def _merge(main: Path, pr_checkout: Path, dataset: str) -> None:
     """The pull request is merged: it changed this upstream's dataset (and added its drafts) and nothing else."""
     staged = subprocess.run(["git", "diff", "--cached", "--name-status"], cwd=pr_checkout, capture_output=True, text=True, check=True)
     rows = [line.split("\t") for line in staged.stdout.splitlines()]
-    assert rows and all(p.startswith(f"output/{dataset}/") or (status == "A" and re.fullmatch(rf"curated/{dataset}/[0-9a-f]{{16}}\.yaml", p))
-                        for status, p in rows), staged.stdout
+    assert rows and all(
+        p.startswith(f"output/{dataset}/") or (status == "A" and re.fullmatch(rf"curated/{dataset}/[0-9a-f]{{16}}\.yaml", p)) for status, p in rows
+    ), staged.stdout
     shutil.rmtree(main / "output" / dataset, ignore_errors=True)
     shutil.copytree(pr_checkout / "output" / dataset, main / "output" / dataset)
     subprocess.run(["git", "add", "--force", "--", f"output/{dataset}"], cwd=main, check=True)
@@ -333,9 +346,15 @@ def _restore_cache(previous: Path, runner_temp: Path) -> None:
             shutil.copy2(src, dst)
 
 
-def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[str, tuple[dict[str, str], str]],
-                 workflow: str = "sync.yml", inputs: dict[str, str] | None = None, settings: dict[str, str] | None = None,
-                 ) -> dict[str, dict[str, tuple[dict[str, str], list[str]] | None]]:
+def run_workflow(
+    main: Path,
+    runs: Path,
+    env: dict[str, str],
+    upstreams: dict[str, tuple[dict[str, str], str]],
+    workflow: str = "sync.yml",
+    inputs: dict[str, str] | None = None,
+    settings: dict[str, str] | None = None,
+) -> dict[str, dict[str, tuple[dict[str, str], list[str]] | None]]:
     """One run of sync.yml: the upstreams job, then for each upstream it lists, its crawl leg and
     its pull-request leg, each in its own fresh checkout of ``main`` and its own runner temp; each
     crawl leg's cache carried over from that upstream's leg of the previous run, as actions/cache
@@ -347,8 +366,7 @@ def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[st
     artifacts = run / "artifacts"
     artifacts.mkdir(parents=True)
     given = {**{f"inputs.{k}": v for k, v in (inputs or {}).items()}, **(settings or {})}
-    listed = run_job(workflow, "upstreams", _job_checkout(main, run / "upstreams"), run / "upstreams-temp", env, {}, artifacts,
-                     given)
+    listed = run_job(workflow, "upstreams", _job_checkout(main, run / "upstreams"), run / "upstreams-temp", env, {}, artifacts, given)
     assert listed is not None
     names = json.loads(listed[0]["upstreams"])
     assert names == sorted(upstreams)
@@ -357,14 +375,29 @@ def run_workflow(main: Path, runs: Path, env: dict[str, str], upstreams: dict[st
         leg_env = {**env, **upstreams[name][0]}
         _restore_cache(runs / f"run-{n - 1}" / f"crawl-{name}-temp", run / f"crawl-{name}-temp")
         context = {"matrix.upstream": name, **given}
-        crawl = run_job(workflow, "crawl", _job_checkout(main, run / f"crawl-{name}"), run / f"crawl-{name}-temp", leg_env,
-                        {"upstreams": {**listed[0], "result": "success"}}, artifacts, context)
+        crawl = run_job(
+            workflow,
+            "crawl",
+            _job_checkout(main, run / f"crawl-{name}"),
+            run / f"crawl-{name}-temp",
+            leg_env,
+            {"upstreams": {**listed[0], "result": "success"}},
+            artifacts,
+            context,
+        )
         legs[name] = {"crawl": crawl}
     for name in names:
         pr_checkout = _job_checkout(main, run / f"pull-request-{name}")
-        pr = run_job(workflow, "pull-request", pr_checkout, run / f"pr-{name}-temp", {**env, **upstreams[name][0]},
-                     {"upstreams": {**listed[0], "result": "success"}, "crawl": {"result": "success"}}, artifacts,
-                     context={"matrix.upstream": name, **given})
+        pr = run_job(
+            workflow,
+            "pull-request",
+            pr_checkout,
+            run / f"pr-{name}-temp",
+            {**env, **upstreams[name][0]},
+            {"upstreams": {**listed[0], "result": "success"}, "crawl": {"result": "success"}},
+            artifacts,
+            context={"matrix.upstream": name, **given},
+        )
         assert pr is not None
         if pr[1][-1] == "Stage the catalogue":
             _merge(main, pr_checkout, upstreams[name][1])
@@ -398,8 +431,11 @@ def runner(tmp_path, cache_dir):
     shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m crawler "$@"\n')
     shim.chmod(0o755)
     env = {
-        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}", "HOME": str(tmp_path), "PYTHONPATH": str(ROOT),
-        "ERRCAT_CACHE_DIR": str(cache_dir), "GIT_CONFIG_NOSYSTEM": "1",
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+        "ERRCAT_CACHE_DIR": str(cache_dir),
+        "GIT_CONFIG_NOSYSTEM": "1",
     }
     return main, tmp_path / "runs", env
 
@@ -412,10 +448,14 @@ def gadgets(tmp_path):
     return FixtureRepo(tmp_path / "gadgets-upstream")
 
 
-CRAWL_STEPS = ["Sync with the upstream", "Draft new and changed entries through the endpoint", "Validate the catalogue",
-               "Gather the catalogue", "Upload the catalogue"]
-PR_STEPS = ["Download the catalogue", "See whether the upstream changed", "Check the catalogue and take it into output/",
-            "Stage the catalogue"]
+CRAWL_STEPS = [
+    "Sync with the upstream",
+    "Draft new and changed entries through the endpoint",
+    "Validate the catalogue",
+    "Gather the catalogue",
+    "Upload the catalogue",
+]
+PR_STEPS = ["Download the catalogue", "See whether the upstream changed", "Check the catalogue and take it into output/", "Stage the catalogue"]
 PR_UNCHANGED = ["Download the catalogue", "See whether the upstream changed"]
 
 
@@ -425,8 +465,7 @@ def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runn
     first = fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
     gadget = gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
     # The workflow follows the configured upstreams; here local repositories stand in for them.
-    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
-                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"), "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
 
     result = run_workflow(main, runs, env, upstreams)
     for name in ("vllm", "gadgets"):
@@ -437,10 +476,17 @@ def test_the_sync_workflow_runs_one_job_per_upstream(fixture_repo, gadgets, runn
     for name in ("vllm", "gadgets"):  # each upstream's own cache, carried to its own next run
         assert (runs / "run-0" / f"crawl-{name}-temp" / "errcat-cache" / "results.sqlite3").is_file()
     assert sorted(p.name for p in (main / "output" / "acme" / "widgets").iterdir()) == [
-        "errors", "errors.jsonl.gz", "index.json", "manifest.json", "search.json"]
+        "errors",
+        "errors.jsonl.gz",
+        "index.json",
+        "manifest.json",
+        "search.json",
+    ]
     assert (main / "output" / "acme" / "gadgets" / "manifest.json").is_file()
-    assert sorted((runs / "run-0" / "artifacts").iterdir()) == [runs / "run-0" / "artifacts" / "catalogue-gadgets",
-                                                                 runs / "run-0" / "artifacts" / "catalogue-vllm"]
+    assert sorted((runs / "run-0" / "artifacts").iterdir()) == [
+        runs / "run-0" / "artifacts" / "catalogue-gadgets",
+        runs / "run-0" / "artifacts" / "catalogue-vllm",
+    ]
 
     result = run_workflow(main, runs, env, upstreams)
     for name in ("vllm", "gadgets"):
@@ -466,8 +512,7 @@ def test_a_sync_takes_over_what_the_last_one_saved(fixture_repo, gadgets, runner
     main, runs, env = runner
     fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
     gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
-    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
-                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"), "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
     run_workflow(main, runs, env, upstreams)
     fixture_repo.commit({"vllm/extra.py": "LIMIT = 1\n"})  # no error in it: every record's row stays the same
     result = run_workflow(main, runs, env, upstreams)
@@ -488,8 +533,7 @@ def test_a_tampered_artifact_stops_the_pull_request_job(fixture_repo, gadgets, r
     main, runs, env = runner
     fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
     gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
-    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
-                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"), "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
     real_copytree = shutil.copytree
 
     def tampering_upload(src, dst, *a, **k):
@@ -520,8 +564,16 @@ def run_backfill(main: Path, runs: Path, env: dict[str, str], inputs: dict[str, 
     groups = json.loads(plan[0]["groups"])
     for n, group in enumerate(groups):
         leg = {**context, "matrix.releases": group, "strategy.job-index": str(n)}
-        crawl = run_job("backfill.yml", "crawl", _job_checkout(main, run / f"crawl-{n}"), run / f"crawl-{n}-temp",
-                        {**env, "ERRCAT_CACHE_DIR": str(run / f"cache-{n}")}, {"plan": plan[0]}, artifacts, leg)
+        crawl = run_job(
+            "backfill.yml",
+            "crawl",
+            _job_checkout(main, run / f"crawl-{n}"),
+            run / f"crawl-{n}-temp",
+            {**env, "ERRCAT_CACHE_DIR": str(run / f"cache-{n}")},
+            {"plan": plan[0]},
+            artifacts,
+            leg,
+        )
         assert crawl is not None
     fold = run_job("backfill.yml", "fold", _job_checkout(main, run / "fold"), run / "fold-temp", env, {}, artifacts, context)
     assert fold is not None
@@ -543,10 +595,8 @@ def test_the_backfill_workflow_spreads_releases_over_jobs_and_folds_them(fixture
 
     result = run_backfill(main, runs, env, {"upstream": "vllm", "range": "v1.8..v2.0", "jobs": "3"})
     assert result["groups"] == ["v1.8 v1.9", "v1.10", "v2.0"]
-    assert result["fold"] == ["Download the releases", "Fold the releases into the history", "Validate the catalogue",
-                              "Upload the catalogue"]
-    assert result["pull-request"] == ["Download the catalogue", "Check the catalogue and take it into output/",
-                                      "Stage the catalogue"]
+    assert result["fold"] == ["Download the releases", "Fold the releases into the history", "Validate the catalogue", "Upload the catalogue"]
+    assert result["pull-request"] == ["Download the catalogue", "Check the catalogue and take it into output/", "Stage the catalogue"]
     checkout = result["checkout"]
     staged = subprocess.run(["git", "diff", "--cached", "--name-only"], cwd=checkout, capture_output=True, text=True, check=True)
     assert staged.stdout.split() and all(p.startswith("output/acme/widgets/") for p in staged.stdout.split())
@@ -572,15 +622,13 @@ def test_a_backfill_merged_after_the_syncs_keeps_their_catalogue_the_newest(fixt
     fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE}, tag="v1.9")
     fixture_repo.commit({"vllm/config.py": CODE.replace("far too large", "much too large")}, tag="v2.0")
     gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
-    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
-                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"), "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
     head = fixture_repo.commit({"vllm/config.py": CODE.replace("far too large", "way too large")})
     run_workflow(main, runs, env, upstreams)  # the branch head, past v2.0
     synced = tree(main / "output" / "acme" / "widgets")
     assert json.loads(synced["manifest.json"])["commit"] == head
 
-    result = run_backfill(main, runs, {**env, "ERRCAT_REPO": str(fixture_repo.path)},
-                          {"upstream": "vllm", "range": "v1.9..v2.0", "jobs": "2"})
+    result = run_backfill(main, runs, {**env, "ERRCAT_REPO": str(fixture_repo.path)}, {"upstream": "vllm", "range": "v1.9..v2.0", "jobs": "2"})
     assert result["groups"] == versions
     _merge(main, result["checkout"], "acme/widgets")
     backfilled = tree(main / "output" / "acme" / "widgets")
@@ -590,8 +638,11 @@ def test_a_backfill_merged_after_the_syncs_keeps_their_catalogue_the_newest(fixt
     live = sorted(r["message"]["text"] for r in records if not r["history"]["retired"])
     assert live == ["x is way too large", "x must be positive, got {x}"]
     assert {r["message"]["text"]: r["history"]["first_seen"]["version"] for r in records} == {
-        "x is far too large": "v1.9", "x is much too large": "v2.0", "x must be positive, got {x}": "v1.9",
-        "x is way too large": None}
+        "x is far too large": "v1.9",
+        "x is much too large": "v2.0",
+        "x must be positive, got {x}": "v1.9",
+        "x is way too large": None,
+    }
     changelog = (runs / "backfill" / "pr-temp" / "changelog.md").read_text()
     assert "Folded behind the catalogue in place" in changelog
 
@@ -628,8 +679,9 @@ def test_the_backfill_workflow_crawls_released_wheels_and_folds_them_in_release_
             monkeypatch.delenv(name)
         for name, value in pip.items():
             monkeypatch.setenv(name, value)
-        alone = cli("history", "--pypi", "--config", main / "errcat.toml", "--upstream", "relpkg", "--out", tmp_path / "alone",
-                    "1.0", "1.0.post1", "1.9", "1.10")
+        alone = cli(
+            "history", "--pypi", "--config", main / "errcat.toml", "--upstream", "relpkg", "--out", tmp_path / "alone", "1.0", "1.0.post1", "1.9", "1.10"
+        )
     assert alone.exit_code == 0, alone.output
     checkout = result["checkout"]
     assert tree(checkout / "output") == tree(tmp_path / "alone")
@@ -648,17 +700,20 @@ def test_the_backfill_workflow_crawls_released_wheels_and_folds_them_in_release_
 #: The API key the repository's secret holds in the drafting tests: it must reach no file a run leaves.
 LLM_KEY = "sk-sync-drafts-0123456789-never-logged"
 #: A draft that names nothing (no flag, setting or function it could invent).
-ANSWER = json.dumps({"what_it_means": "The value given is outside what this check allows.",
-                     "when_it_happens": {"trigger": "A value outside the allowed range.", "common_situations": ["A typo in a value."]},
-                     "solutions": ["Pass a value inside the allowed range."]})
+ANSWER = json.dumps(
+    {
+        "what_it_means": "The value given is outside what this check allows.",
+        "when_it_happens": {"trigger": "A value outside the allowed range.", "common_situations": ["A typo in a value."]},
+        "solutions": ["Pass a value inside the allowed range."],
+    }
+)
 
 
 def test_only_the_step_that_drafts_holds_the_endpoints_key():
     """The secret is in the drafting step's environment alone, in both sync workflows: not the
     tests', not the sync's, not the write job's; and the reusable one states it as optional."""
     for workflow in ("sync.yml", "reusable-sync.yml"):
-        holders = [(job, step.get("id")) for job, spec in jobs(workflow).items() for step in spec["steps"]
-                   if "secrets.ERRCAT_LLM_API_KEY" in json.dumps(step)]
+        holders = [(job, step.get("id")) for job, spec in jobs(workflow).items() for step in spec["steps"] if "secrets.ERRCAT_LLM_API_KEY" in json.dumps(step)]
         assert holders == [("crawl", "drafts")], workflow
         (drafts,) = [st for st in jobs(workflow)["crawl"]["steps"] if st.get("id") == "drafts"]
         assert drafts["env"]["ERRCAT_LLM_API_KEY"] == "${{ secrets.ERRCAT_LLM_API_KEY }}"
@@ -674,7 +729,7 @@ class _Drafter(ChatAnswers):
     """The repository's endpoint: a good draft, except for the error whose prompt says
     "over the limit", answered with the key echoed back (a model talked round by crawled text)."""
 
-    answer = staticmethod(lambda prompt: f"{{\"what_it_means\": \"{LLM_KEY}\"}}" if "over the limit" in prompt else ANSWER)
+    answer = staticmethod(lambda prompt: f'{{"what_it_means": "{LLM_KEY}"}}' if "over the limit" in prompt else ANSWER)
 
 
 @pytest.mark.slow
@@ -710,12 +765,16 @@ def test_the_sync_drafts_new_and_changed_entries_through_the_repositorys_endpoin
         assert not any("must be positive" in p for p in asked)  # unchanged: not drafted
         assert all(body["max_tokens"] == 2000 for _, body in _Drafter.seen)
         log = (runs / "run-1" / "crawl-vllm-temp" / "stdout-drafts").read_text()
-        assert "::warning::some entries were not drafted" in log and "the answer quotes the API key" in \
-            (runs / "run-1" / "crawl-vllm-temp" / "log-drafts").read_text()
+        assert (
+            "::warning::some entries were not drafted" in log
+            and "the answer quotes the API key" in (runs / "run-1" / "crawl-vllm-temp" / "log-drafts").read_text()
+        )
         assert (runs / "run-1" / "pr-vllm-temp" / "output-2").read_text().endswith("drafts=1\n")  # the label's flag
 
-        records = {r["message"]["text"]: r for r in map(json.loads, gzip.decompress(
-            (main / "output" / "acme" / "widgets" / "errors.jsonl.gz").read_bytes()).splitlines())}
+        records = {
+            r["message"]["text"]: r
+            for r in map(json.loads, gzip.decompress((main / "output" / "acme" / "widgets" / "errors.jsonl.gz").read_bytes()).splitlines())
+        }
         reworded = records["x is much too large"]
         (draft,) = (main / "curated" / "acme" / "widgets").iterdir()
         assert draft.name == f"{reworded['id']}.yaml"
@@ -771,13 +830,15 @@ def test_the_reusable_sync_keeps_the_split_and_states_its_secret():
     _split("reusable-sync.yml", ["upstreams", "crawl"], "pull-request", ("errcat sync", "errcat validate"))
     call = load(WORKFLOWS / "reusable-sync.yml")["on"]["workflow_call"]
     # both optional: a token for the pull request, and the model endpoint's key for drafts
-    assert call["secrets"] == {name: {"description": call["secrets"][name]["description"], "required": False}
-                               for name in ("PULL_REQUEST_TOKEN", "ERRCAT_LLM_API_KEY")}
+    assert call["secrets"] == {
+        name: {"description": call["secrets"][name]["description"], "required": False} for name in ("PULL_REQUEST_TOKEN", "ERRCAT_LLM_API_KEY")
+    }
     (create,) = [s for s in jobs("reusable-sync.yml")["pull-request"]["steps"] if "create-pull-request" in s.get("uses", "")]
     assert create["with"]["token"] == "${{ secrets.PULL_REQUEST_TOKEN || github.token }}"
     # the same cache as sync.yml's, so a repository moving from one to the other keeps it
-    assert [s for s in jobs("reusable-sync.yml")["crawl"]["steps"] if "actions/cache@" in s.get("uses", "")][0]["with"] == \
-        [s for s in jobs()["crawl"]["steps"] if "actions/cache@" in s.get("uses", "")][0]["with"]
+    assert [s for s in jobs("reusable-sync.yml")["crawl"]["steps"] if "actions/cache@" in s.get("uses", "")][0]["with"] == [
+        s for s in jobs()["crawl"]["steps"] if "actions/cache@" in s.get("uses", "")
+    ][0]["with"]
 
 
 def test_the_pages_workflow_renders_with_read_only_rights_and_deploys_with_the_pages_action_alone():
@@ -799,8 +860,7 @@ def test_another_repository_adopts_the_sync_and_gets_a_pull_request_only_when_an
     main, runs, env = runner
     fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
     gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
-    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
-                 "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    upstreams = {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"), "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
     crawled = CRAWL_STEPS
 
     def sync(**inputs: str):
@@ -840,19 +900,20 @@ def test_the_pages_workflow_publishes_the_site_with_the_dataset_as_its_json_api(
     main, runs, env = runner
     fixture_repo.commit({"vllm/__init__.py": "", "vllm/config.py": CODE})
     gadgets.commit({"gadgets/__init__.py": "", "gadgets/g.py": "def g(n):\n    raise KeyError(f'no gadget {n}')\n"})
-    run_workflow(main, runs, env, {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"),
-                                   "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")})
+    run_workflow(
+        main, runs, env, {"vllm": ({"ERRCAT_REPO": str(fixture_repo.path)}, "acme/widgets"), "gadgets": ({"ERRCAT_REPO": str(gadgets.path)}, "acme/gadgets")}
+    )
     context = {f"inputs.{k}": v for k, v in {**INPUTS, "dataset": ""}.items()}
 
     def render(checkout: Path, temp: Path, **inputs: str):
-        return run_job("reusable-pages.yml", "render", checkout, temp, env, {}, tmp_path / "no-artifacts",
-                       {**context, **{f"inputs.{k}": v for k, v in inputs.items()}})
+        return run_job(
+            "reusable-pages.yml", "render", checkout, temp, env, {}, tmp_path / "no-artifacts", {**context, **{f"inputs.{k}": v for k, v in inputs.items()}}
+        )
 
     with pytest.raises(AssertionError, match="holds no catalogue or more than one: name the one to publish"):
         render(_job_checkout(main, tmp_path / "pages-1"), tmp_path / "temp-1")
     named = render(_job_checkout(main, tmp_path / "pages-2"), tmp_path / "temp-2", dataset="acme/gadgets")
-    assert named == ({}, ["Check that errcat is pinned to a commit", "Validate the catalogue",
-                          "Render the site with the dataset beside it"])
+    assert named == ({}, ["Check that errcat is pinned to a commit", "Validate the catalogue", "Render the site with the dataset beside it"])
     assert tree(tmp_path / "temp-2" / "site" / "api" / "acme" / "gadgets") == tree(main / "output" / "acme" / "gadgets")
 
     alone = _job_checkout(main, tmp_path / "pages-3")  # a repository of one upstream: no input needed

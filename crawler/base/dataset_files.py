@@ -73,22 +73,53 @@ RECORD_FILE = f"{ERRORS}/{{id}}.json"
 
 #: Every file of a dataset, in the order the reference page lists them (docs/reference/dataset.md).
 FILES: tuple[DatasetFile, ...] = (
-    DatasetFile(MANIFEST, "manifest", Maker.WRITER, names_commit=True, matched=True,
-                about="What was crawled (repository, commit, date, ref), the counts, the limits it was made under, "
-                      "the files skipped with their reasons, the errcat that made it and the digest of every other file."),
-    DatasetFile(INDEX, "index", Maker.WRITER, of_records=True, rows=True, names_commit=True,
-                about="One summary row per entry: id, title, exception, template, path, line."),
-    DatasetFile(RECORD_FILE, "record", Maker.WRITER, per_record=True,
-                about="One full record per entry: the `/api/errors/<id>` payload."),
-    DatasetFile(RECORDS, "record", Maker.WRITER, of_records=True,
-                about="Every record, one per line, gzip-compressed: several gzip members, which every gzip reader "
-                      "reads as one stream. Split on `\\n` only: a message may contain U+2028, which `str.splitlines()` "
-                      "also splits on."),
-    DatasetFile(SEARCH, "search", Maker.CALLER, required=False, of_records=True, rows=True, names_commit=True, matched=True,
-                about="The search index: per entry its literal fragments, anchors and tokens (see "
-                      "[Use the dataset](../how-to/use-the-dataset.md))."),
-    DatasetFile(FOREIGN, "foreign", Maker.CURATED, required=False, matched=True,
-                about="The errors people paste that the upstream does not raise (torch's, CUDA's), from the curated list."),
+    DatasetFile(
+        MANIFEST,
+        "manifest",
+        Maker.WRITER,
+        names_commit=True,
+        matched=True,
+        about="What was crawled (repository, commit, date, ref), the counts, the limits it was made under, "
+        "the files skipped with their reasons, the errcat that made it and the digest of every other file.",
+    ),
+    DatasetFile(
+        INDEX,
+        "index",
+        Maker.WRITER,
+        of_records=True,
+        rows=True,
+        names_commit=True,
+        about="One summary row per entry: id, title, exception, template, path, line.",
+    ),
+    DatasetFile(RECORD_FILE, "record", Maker.WRITER, per_record=True, about="One full record per entry: the `/api/errors/<id>` payload."),
+    DatasetFile(
+        RECORDS,
+        "record",
+        Maker.WRITER,
+        of_records=True,
+        about="Every record, one per line, gzip-compressed: several gzip members, which every gzip reader "
+        "reads as one stream. Split on `\\n` only: a message may contain U+2028, which `str.splitlines()` "
+        "also splits on.",
+    ),
+    DatasetFile(
+        SEARCH,
+        "search",
+        Maker.CALLER,
+        required=False,
+        of_records=True,
+        rows=True,
+        names_commit=True,
+        matched=True,
+        about="The search index: per entry its literal fragments, anchors and tokens (see [Use the dataset](../how-to/use-the-dataset.md)).",
+    ),
+    DatasetFile(
+        FOREIGN,
+        "foreign",
+        Maker.CURATED,
+        required=False,
+        matched=True,
+        about="The errors people paste that the upstream does not raise (torch's, CUDA's), from the curated list.",
+    ),
 )
 
 #: The files of a dataset by name.
@@ -117,7 +148,7 @@ def record_id_of(rel: str) -> str | None:
     """The id a relative path names when it is a record file's (``errors/<id>.json``), else None."""
     head, _, tail = RECORD_FILE.partition("{id}")
     if rel.startswith(head) and rel.endswith(tail) and len(rel) > len(head) + len(tail):
-        return rel[len(head):-len(tail)]
+        return rel[len(head) : -len(tail)]
     return None
 
 

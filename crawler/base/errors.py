@@ -8,7 +8,6 @@ if TYPE_CHECKING:
     from pydantic import ValidationError
 
 
-
 class ErrcatError(Exception):
     """Root of every error errcat reports to a user (exit code 2 unless said otherwise)."""
 
@@ -38,7 +37,6 @@ class OutputError(ErrcatError):
     the last good dataset is left as it was."""
 
     exit_code = 1
-
 
 
 def invalid_data(exc: ValidationError) -> DataError:

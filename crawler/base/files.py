@@ -21,7 +21,6 @@ def mkdirs(directory: Path) -> None:
         raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(directory)) from None
 
 
-
 def write_file(path: Path, data: bytes) -> None:
     """Replace one file atomically (a report, a changelog, a curated file): the bytes go to a
     hidden sibling that is renamed over ``path``, so ``path`` is the old file or the whole new
@@ -36,7 +35,7 @@ def write_file(path: Path, data: bytes) -> None:
         try:
             view = memoryview(data)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
         os.replace(tmp, path)

@@ -137,17 +137,21 @@ class Task:
         counts = self.counts() if self.total and self.done != self.total else f"{_amount(self.done, self.unit)} {_unit(self.unit)}"
         return f"{self.what}: {counts} in {self.elapsed():.1f}s"
 
-
     def frame(self, width: int, fancy: bool) -> str:
         """One frame of the bar, at most ``width`` characters."""
         eta = self.eta()
-        tail = "  ".join(filter(None, [
-            self.counts(),
-            f"{100 * self.done // self.total:3d}%" if self.total else "",
-            self.rate(),
-            _clock(self.elapsed()),
-            f"ETA {_clock(eta)}" if eta is not None else ("" if not self.total else "ETA 0:00" if self.done >= self.total else "ETA -:--"),
-        ]))
+        tail = "  ".join(
+            filter(
+                None,
+                [
+                    self.counts(),
+                    f"{100 * self.done // self.total:3d}%" if self.total else "",
+                    self.rate(),
+                    _clock(self.elapsed()),
+                    f"ETA {_clock(eta)}" if eta is not None else ("" if not self.total else "ETA 0:00" if self.done >= self.total else "ETA -:--"),
+                ],
+            )
+        )
         what = self.what
         room = width - len(tail) - 4
         if self.total and room >= len(what) + 12:
@@ -162,8 +166,9 @@ class Task:
 class Reporter:
     """Writes notes and tasks to stderr (looked up at each write: a test runner swaps it)."""
 
-    def __init__(self, stream: TextIO | None = None, mode: str | None = None, interval: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, stream: TextIO | None = None, mode: str | None = None, interval: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._stream = stream
         self._mode = mode
         self._interval = interval

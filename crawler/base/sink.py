@@ -74,7 +74,7 @@ def _not_a_command(line: str, own_prefix: bool = False) -> str:
     body = line.lstrip()  # the runner trims Unicode white space before looking for '::'
     if body.startswith("::") and not own_prefix:
         at = len(line) - len(body)
-        line = f"{line[:at]}\\x3a{line[at + 1:]}"
+        line = f"{line[:at]}\\x3a{line[at + 1 :]}"
     return _CI_MARKER.sub(r"\\x23", line)
 
 
@@ -137,8 +137,7 @@ def styled(lines: Iterable[StyledLine], styles: Mapping[str, str] | None) -> str
         if styles is None:
             out.append(terminal("".join(text for _, text in line)))
         else:
-            out.append("".join(f"\x1b[{styles[style]}m{terminal(text)}{RESET}" if style else terminal(text)
-                               for style, text in _merged(line)))
+            out.append("".join(f"\x1b[{styles[style]}m{terminal(text)}{RESET}" if style else terminal(text) for style, text in _merged(line)))
     return "\n".join(out) + "\n"
 
 

@@ -36,38 +36,75 @@ _REMEDY_START = re.compile(
     r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
     r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check )",
-    re.I)
+    re.I,
+)
 _INTRO = re.compile(r"(?:^|[,;:]\s+|\s+(?:or|and|then)\s+|\s+[-–—]\s+)(?=\S)")
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(])|\n+")
-_REPORT = re.compile(r"\b(?:file|open|report|raise|submit) (?:an? |this as an? )?(?:issue|bug)|\bthis is (?:likely |probably )?a bug\b|\bshould not happen\b|\bshould never happen\b", re.I)
+_REPORT = re.compile(
+    r"\b(?:file|open|report|raise|submit) (?:an? |this as an? )?(?:issue|bug)|\bthis is (?:likely |probably )?a bug\b|\bshould not happen\b|\bshould never happen\b",
+    re.I,
+)
 _ENV_NAME = re.compile(r"(?<![\w$])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){1,}(?![\w(])")
-_UNSUPPORTED = re.compile(r"\bnot (?:yet |currently )?(?:supported|implemented for|compatible)|\bunsupported\b|\bonly supports?\b|"
-                          r"\bdoes(?: not|n't) (?:yet )?support\b|\bincompatible\b|\bcannot be (?:used|combined|enabled) (?:with|together)|"
-                          r"\bcan only be used (?:with|when)\b|\b(?:is|are) only supported\b|\bmutually exclusive\b", re.I)
-_PLUGIN = re.compile(r"\bmust (?:accept|implement|override|subclass|inherit|return)\b|\b(?:is|are) implemented\b|\bin subclass(?:es)?\b|\bshould initiali[sz]e\b|\bsubclass(?:es)? of\b|\bplugin\b|"
-                     r"\bmust be (?:a )?(?:subclass|callable|registered)\b", re.I)
+_UNSUPPORTED = re.compile(
+    r"\bnot (?:yet |currently )?(?:supported|implemented for|compatible)|\bunsupported\b|\bonly supports?\b|"
+    r"\bdoes(?: not|n't) (?:yet )?support\b|\bincompatible\b|\bcannot be (?:used|combined|enabled) (?:with|together)|"
+    r"\bcan only be used (?:with|when)\b|\b(?:is|are) only supported\b|\bmutually exclusive\b",
+    re.I,
+)
+_PLUGIN = re.compile(
+    r"\bmust (?:accept|implement|override|subclass|inherit|return)\b|\b(?:is|are) implemented\b|\bin subclass(?:es)?\b|\bshould initiali[sz]e\b|\bsubclass(?:es)? of\b|\bplugin\b|"
+    r"\bmust be (?:a )?(?:subclass|callable|registered)\b",
+    re.I,
+)
 _RETRY = re.compile(r"\b(?:try again|retry|retrying|later|temporarily)\b", re.I)
 _FLAG = re.compile(r"(?<![\w-])--[a-z][a-z0-9]*(?:-[a-z0-9]+)+\b|(?<![\w-])--[a-z]{3,}\b")
-_INSTALL = re.compile(r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b|"
-                      r"\brequires? (?:a |an )?(?:usable |working |compatible )?`?[\w.-]+`? installation\b", re.I)
+_INSTALL = re.compile(
+    r"\bpip install\b|\b(?:is|are) not installed\b|\bplease install\b|\binstall (?:it|them|the|a|an)\b|\bnot (?:found|available)\. ?install\b|\brequires? (?:the )?`?[\w.-]+`? (?:package|library|to be installed)\b|\bmodule named\b|"
+    r"\brequires? (?:a |an )?(?:usable |working |compatible )?`?[\w.-]+`? installation\b",
+    re.I,
+)
 _HARDWARE = re.compile(
     r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
     r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
     r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"
-    r"NVDEC|nvcuvid|in this (?:torch|pytorch) build|not (?:built|compiled) with)", re.I)
-_HARDWARE_GUARD = re.compile(r"\bdevice\.type\b|\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
-                             r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
-                             r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b")
-_MODEL_WORDS = re.compile(r"\b(?:model config(?:uration)?|(?:in|of|for) the model\b|a model with|BOS|decoder start token|(?:bos|eos|pad) token|checkpoint|safetensors|state[_ ]dict|config\.json|hf_config|hf_text_config|model type|model_type|"
-                          r"architectures?|tokenizer|chat template|weights? (?:file|name|shape)|this model|the model's|"
-                          r"model (?:does not|doesn't) support|not supported (?:for|by) (?:this |the )?model|processor)\b", re.I)
-_MODEL_PATHS = ("model_executor/models/", "model_executor/model_loader/", "transformers_utils/", "/models/",
-                "model_executor/layers/quantization/", "multimodal/", "tokenizers/", "reasoning/", "tool_parsers/")
+    r"NVDEC|nvcuvid|in this (?:torch|pytorch) build|not (?:built|compiled) with)",
+    re.I,
+)
+_HARDWARE_GUARD = re.compile(
+    r"\bdevice\.type\b|\b(?:current_platform|torch\.cuda\.is_available|is_cuda|is_rocm|is_xpu|is_tpu|is_cpu|"
+    r"has_device_capability|get_device_capability|is_device_capability|device_count|sys\.platform|"
+    r"platform\.system|find_spec|importlib\.util|cuda_get_device_properties)\b"
+)
+_MODEL_WORDS = re.compile(
+    r"\b(?:model config(?:uration)?|(?:in|of|for) the model\b|a model with|BOS|decoder start token|(?:bos|eos|pad) token|checkpoint|safetensors|state[_ ]dict|config\.json|hf_config|hf_text_config|model type|model_type|"
+    r"architectures?|tokenizer|chat template|weights? (?:file|name|shape)|this model|the model's|"
+    r"model (?:does not|doesn't) support|not supported (?:for|by) (?:this |the )?model|processor)\b",
+    re.I,
+)
+_MODEL_PATHS = (
+    "model_executor/models/",
+    "model_executor/model_loader/",
+    "transformers_utils/",
+    "/models/",
+    "model_executor/layers/quantization/",
+    "multimodal/",
+    "tokenizers/",
+    "reasoning/",
+    "tool_parsers/",
+)
 _PARSER_PATHS = ("tool_parsers/", "reasoning/")
-_REQUEST_PATHS = ("entrypoints/openai/", "entrypoints/serve/", "entrypoints/pooling/", "entrypoints/anthropic/",
-                  "sampling_params.py", "pooling_params.py", "entrypoints/chat_utils.py", "entrypoints/renderer.py")
+_REQUEST_PATHS = (
+    "entrypoints/openai/",
+    "entrypoints/serve/",
+    "entrypoints/pooling/",
+    "entrypoints/anthropic/",
+    "sampling_params.py",
+    "pooling_params.py",
+    "entrypoints/chat_utils.py",
+    "entrypoints/renderer.py",
+)
 _SETTING_PATHS = ("/config/", "/config.py", "engine/arg_utils.py", "/envs.py", "entrypoints/cli/", "argparse_utils.py", "/benchmarks/")
 #: A method that checks the inputs of one call at run time (not the model's configuration).
 _RUNTIME_INPUT = re.compile(r"forward|_parse_and_validate\w*|_pad\w*|_process\w*_input\w*|_validate\w*_input\w*")
@@ -77,41 +114,62 @@ _COMBINATION = re.compile(r"\b(?:with|for|when|together|alongside|on|in|by|witho
 _PARALLEL_GUARD = re.compile(r"\b(?:world_size|tp_size|tensor_parallel_size|pipeline_parallel_size|pp_size)\b")
 #: A message addressed to the user about what they gave ("you forgot to include ... in the prompt").
 _YOU_GAVE = re.compile(r"\byou (?:forgot|provided|passed|sent|gave|supplied)\b|\bthe (?:images|videos|audios?|prompts?) you\b", re.I)
-_PARALLEL = re.compile(r"\b(?:tp|pp|dp|ep|pcp|dcp)_size\b|\btensor[- ]parallel(?:ism| size)?\b|\bpipeline[- ]parallel(?:ism| size)?\b|"
-                       r"\bdata[- ]parallel size\b", re.I)
+_PARALLEL = re.compile(
+    r"\b(?:tp|pp|dp|ep|pcp|dcp)_size\b|\btensor[- ]parallel(?:ism| size)?\b|\bpipeline[- ]parallel(?:ism| size)?\b|"
+    r"\bdata[- ]parallel size\b",
+    re.I,
+)
 #: What torch's TORCH_CHECK appends to a message: no advice of the check's own.
 _TORCH_BOILERPLATE = re.compile(r"\s*\(Could this error message be improved\?.*?\)", re.S)
-_MODEL_SETUP = re.compile(r"__init__|__post_init__|<module>|\w*weights?\w*|_map_name|from_pretrained|\w*config\w*|verify\w*|"
-                          r"validate\w*|_init\w*|get_\w*_config|\w*quant\w*|create_\w*")
-_MODEL_TEXT = re.compile(r"\bnot (?:yet )?supported\b|\bunsupported\b|\bonly supports?\b|\bdoes not support\b|\bweights?\b|\bcheckpoint\b|"
-                         r"\bconfig\b|quantiz|\barchitecture\b|\bmodel\b|\bexpected one of\b|\bmust be one of\b|\bunknown\b", re.I)
+_MODEL_SETUP = re.compile(
+    r"__init__|__post_init__|<module>|\w*weights?\w*|_map_name|from_pretrained|\w*config\w*|verify\w*|"
+    r"validate\w*|_init\w*|get_\w*_config|\w*quant\w*|create_\w*"
+)
+_MODEL_TEXT = re.compile(
+    r"\bnot (?:yet )?supported\b|\bunsupported\b|\bonly supports?\b|\bdoes not support\b|\bweights?\b|\bcheckpoint\b|"
+    r"\bconfig\b|quantiz|\barchitecture\b|\bmodel\b|\bexpected one of\b|\bmust be one of\b|\bunknown\b",
+    re.I,
+)
 _MEDIA_PATHS = ("multimodal/video", "multimodal/media", "multimodal/audio", "multimodal/image", "video_decoders/")
 _MEDIA = re.compile(r"\bframes?\b|\bdecod|\bcorrupt|\bcodec\b|\bsample rate\b", re.I)
-_DEVICE = re.compile(r"\bcuda\w+ failed\b|\bcudaGetErrorString\b|\bdriver\b|\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
-                     r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b", re.I)
+_DEVICE = re.compile(
+    r"\bcuda\w+ failed\b|\bcudaGetErrorString\b|\bdriver\b|\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
+    r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b",
+    re.I,
+)
 _DRIVER_HANDLER = re.compile(r"\bAmdSmi\w*|\bNVMLError\w*|\bpynvml\b|\bOSError\b|\bPermissionError\b|\bCudaError\b|\bCUDAError\b")
 _FROM_REQUEST = re.compile(r"\b(?:from|in|of) (?:the |this |your )?request\b|\brequest's\b|\binvalid request\b", re.I)
 #: "Unsupported mode: {mode}": a dispatch on the code's own values, no combination a user chose.
 _DISPATCH = re.compile(r"^(?:Unsupported|Unknown|Invalid) [\w .-]{1,40}: ?[{'\"]", re.I)
 #: What a serving method finds missing in its own state (not in the request it handles).
 _OWN_STATE = re.compile(r"\bnot available\b|\bnot initiali[sz]ed\b|\bwas not (?:set|prepared|created|allocated)\b", re.I)
-_REQUEST_GUARD = re.compile(r"\b(?:chat_template_kwargs|kv_transfer_params|mm_processor_kwargs|extra_body|structural_tag|tool_choice|"
-                            r"response_format|constrained_tools)\b")
+_REQUEST_GUARD = re.compile(
+    r"\b(?:chat_template_kwargs|kv_transfer_params|mm_processor_kwargs|extra_body|structural_tag|tool_choice|"
+    r"response_format|constrained_tools)\b"
+)
 #: A message that states an invariant of the code's own order ("must be set by this point").
 _INVARIANT = re.compile(r"\bby this point\b|\bby now\b|\bshould have been (?:set|initiali[sz]ed|called|created)\b|\bat this point\b", re.I)
 #: A guard reading a field of one of the engine's configs: a setting the knob readers did not resolve.
-_CONFIG_READ = re.compile(r"\b((?:parallel|cache|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
-                          r"structured_outputs|attention|kernel|ec_transfer)_config)\.([a-z_][a-z0-9_]*)\b(?!\s*\()")
+_CONFIG_READ = re.compile(
+    r"\b((?:parallel|cache|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
+    r"structured_outputs|attention|kernel|ec_transfer)_config)\.([a-z_][a-z0-9_]*)\b(?!\s*\()"
+)
 _PASSED_IN = re.compile(r"\b(?:not )?(?:isinstance|hasattr|callable)\((?!self\b)\w+|\b(?!self\b)\w+\.implements_\w+\(")
 #: A command's parsed arguments (``args.backend``): the options of the command the user ran.
 _CLI_ARGS = re.compile(r"(?<![\w.])args\.([a-z_][a-z0-9_]*)\b(?!\s*\()")
 #: A network fetch that failed: the network, or the server the URL names.
-_FETCH = re.compile(r"\b(?:HTTP|fetch(?:ing)?|download(?:ing)?|connect(?:ion|ing)?)\b[^.]{0,80}?\b(?:failed|error|timed out|timeout|refused|unreachable)\b|"
-                    r"\b(?:failed|unable) to (?:fetch|download|connect|reach)\b", re.I)
+_FETCH = re.compile(
+    r"\b(?:HTTP|fetch(?:ing)?|download(?:ing)?|connect(?:ion|ing)?)\b[^.]{0,80}?\b(?:failed|error|timed out|timeout|refused|unreachable)\b|"
+    r"\b(?:failed|unable) to (?:fetch|download|connect|reach)\b",
+    re.I,
+)
 _LORA = re.compile(r"\blora\b|\badapter\b", re.I)
 #: What one request carries into a model's processor: its media, its prompt.
-_REQUEST_INPUT = re.compile(r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
-                            r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b", re.I)
+_REQUEST_INPUT = re.compile(
+    r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
+    r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b",
+    re.I,
+)
 #: "... is not implemented for xpu_ops": what the platform's own ops lack.
 _PLATFORM_OPS = re.compile(r"\b(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)(?:_ops)?\b", re.I)
 #: A handler of any exception (``except Exception``): what it logs is whatever failed, not one input.
@@ -120,8 +178,11 @@ _BROAD_HANDLER = re.compile(r"^except\s*(?:\(?\s*(?:Exception|BaseException)\b|:
 #: error; whatever stopped it is the cause, reported before it.
 _STOPPED = re.compile(r"\b(?:is|was|has been|already) (?:closed|shut ?down|dead|stopped)\b|\bclosed unexpectedly\b|\bdied\b", re.I)
 #: A remedy that says to update or reinstall a package ("Update hpc-ops to a build with ...").
-_UPGRADE = re.compile(r"(?:update|upgrade|downgrade|reinstall|rebuild)\b[^.]{0,80}?(?:\bbuild\b|\bversion\b|\brelease\b|\d+\.\d+|"
-                      r"\bPR\b|\bpast\b|\bnewer\b|\blatest\b|>=)", re.I)
+_UPGRADE = re.compile(
+    r"(?:update|upgrade|downgrade|reinstall|rebuild)\b[^.]{0,80}?(?:\bbuild\b|\bversion\b|\brelease\b|\d+\.\d+|"
+    r"\bPR\b|\bpast\b|\bnewer\b|\blatest\b|>=)",
+    re.I,
+)
 #: "The installed Triton Proton does not support ...": a package there, but not one that has what it needs.
 _OLD_PACKAGE = re.compile(r"\bthe installed [`'\w. -]{1,40}? (?:does not|doesn't|do not|is too old|lacks|is missing)\b", re.I)
 #: "NIXL is not available", with a guard ``TransferEngine is None``: an optional import that failed.
@@ -135,8 +196,17 @@ _REGISTER = re.compile(r"_?register\w*")
 _REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
 _ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
-_ENV_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "OSError", "PermissionError", "FileNotFoundError", "MemoryError",
-                   "OutOfMemoryError", "TimeoutError", "ConnectionError"}
+_ENV_EXCEPTIONS = {
+    "ImportError",
+    "ModuleNotFoundError",
+    "OSError",
+    "PermissionError",
+    "FileNotFoundError",
+    "MemoryError",
+    "OutOfMemoryError",
+    "TimeoutError",
+    "ConnectionError",
+}
 
 
 def remedy(record: dict[str, Any]) -> str | None:
@@ -149,8 +219,12 @@ def remedy(record: dict[str, Any]) -> str | None:
     for sentence in _SENTENCES.split(_TORCH_BOILERPLATE.sub("", template["text"])):
         sentence = sentence.strip()
         for m in _INTRO.finditer(sentence):
-            rest = sentence[m.end():]
-            if _REMEDY_START.match(rest) and not _looks_like_condition(rest) and not (m.group(0).strip() in ("and", "or") and _NEGATED.search(sentence[:m.start()])):
+            rest = sentence[m.end() :]
+            if (
+                _REMEDY_START.match(rest)
+                and not _looks_like_condition(rest)
+                and not (m.group(0).strip() in ("and", "or") and _NEGATED.search(sentence[: m.start()]))
+            ):
                 found.append(_cap(rest[0].upper() + rest[1:]))
                 break
         if len(found) == 2:
@@ -166,7 +240,7 @@ _NEGATED = re.compile(r"\b(?:cannot|can't|can not|not|unable to|failed to|neithe
 
 
 def _looks_like_condition(text: str) -> bool:
-    """"Set ... is not allowed", "use of X is deprecated": the verb is a noun there, no advice."""
+    """ "Set ... is not allowed", "use of X is deprecated": the verb is a noun there, no advice."""
     head = text.split(" ", 3)[:3]
     if head[0].lower() in ("you", "please"):
         return False
@@ -189,7 +263,7 @@ def _resolved(text: str, knobs: list[dict[str, Any]]) -> str:
             m = re.search(rf"`?(?<![\w.-]){re.escape(name)}(?![\w-])`?", text)
             if m:
                 flag = short_code(flags[0])
-                text = text[: m.end()] + f" (`{flag}`)" + text[m.end():]
+                text = text[: m.end()] + f" (`{flag}`)" + text[m.end() :]
                 break
     return text
 
@@ -219,8 +293,11 @@ def _validated(record: dict[str, Any]) -> str | None:
     if not _CONFIG_CLASS.search(owner):
         return None  # a dataclass the code builds (``ParamMeta``), a manifest it reads, a metrics model
     decorators = (site.get("facts") or {}).get("decorators") or []
-    if function in _VALIDATOR_NAMES or function.lstrip("_").startswith("validate") \
-            or any(re.match(r"(?:\w+\.)*(?:(?:field|model|root)_)?validator\b", d) for d in decorators):
+    if (
+        function in _VALIDATOR_NAMES
+        or function.lstrip("_").startswith("validate")
+        or any(re.match(r"(?:\w+\.)*(?:(?:field|model|root)_)?validator\b", d) for d in decorators)
+    ):
         return owner  # a settings class checking what it was given
     return None
 
@@ -280,8 +357,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "request", f"the request field {_names(requests)} leads to it"
     if exception in _REQUEST_EXCEPTIONS:
         return "request", f"raised as `{exception}`, the error a server answers an invalid request with"
-    if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) \
-            or _INSTALL.search(text):
+    if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) or _INSTALL.search(text):
         return "environment", "a package that is not installed (or cannot be imported) leads to it"
     if (found and _UPGRADE.match(found)) or _OLD_PACKAGE.search(text):
         return "environment", "the installed package lacks what it needs, or the message says to update it"
@@ -320,12 +396,18 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
-    if any(p in path for p in _REQUEST_PATHS) and kind != ASSERT and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I) \
-            and not _OWN_STATE.search(text) and not (kind == LOG and _BROAD_HANDLER.match(handler.strip())):
+    if (
+        any(p in path for p in _REQUEST_PATHS)
+        and kind != ASSERT
+        and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I)
+        and not _OWN_STATE.search(text)
+        and not (kind == LOG and _BROAD_HANDLER.match(handler.strip()))
+    ):
         return "request", f"raised while `{short_code(site['qualname'])}` handles a request"
     method = site["qualname"].rpartition(".")[2]
-    in_model = any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method) \
-        and not any(p in path for p in _MEDIA_PATHS)  # (a video decoder's options are no model's)
+    in_model = (
+        any(p in path for p in _MODEL_PATHS) and not _RUNTIME_INPUT.match(method) and not any(p in path for p in _MEDIA_PATHS)
+    )  # (a video decoder's options are no model's)
     # a model file's check on its own state at run time says nothing about the model loaded
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
     if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
@@ -343,8 +425,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     # the library's API: the nearest caller is one of its public methods (further up the path the
     # arguments have passed through the project's own code, settings among them)
     library = [c for c in (meaning.get("callers") or [])[:1] if c.get("entry_point") == "library"]
-    if kind == RAISE and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) \
-            and (library or not in_model):
+    if kind == RAISE and (exception == "TypeError" or ".implements_" in guards) and _PASSED_IN.search(guards) and (library or not in_model):
         return "caller", "the check tests what an object passed in is or can do"
     if any(p in path for p in _PARSER_PATHS) and kind != ASSERT and not _PLUGIN.search(text):
         if re.search(r"\btokenizer\b|\bparser\b", text, re.I):
@@ -364,8 +445,12 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "caller", f"`{short_code(site['qualname'])}` is left for a subclass or plugin to implement"
     if kind != ASSERT and _PLUGIN.search(text):
         return "caller", "the message says what a class or function passed in must be"
-    if kind in (RAISE, LOG) and _UNSUPPORTED.search(text) and _PLATFORM_OPS.search(text) \
-            and re.fullmatch(r"_?(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)_ops\.py", path.rpartition("/")[2]):
+    if (
+        kind in (RAISE, LOG)
+        and _UNSUPPORTED.search(text)
+        and _PLATFORM_OPS.search(text)
+        and re.fullmatch(r"_?(?:xpu|rocm|hip|tpu|hpu|neuron|cpu|mps)_ops\.py", path.rpartition("/")[2])
+    ):
         return "environment", "the platform's own operations lack it: the message names the platform it runs on"
     if kind in (RAISE, LOG) and _UNSUPPORTED.search(text) and not in_model and _COMBINATION.search(text) and not _DISPATCH.search(text):
         return "setting", "the message says a combination of features, settings or model is not supported"
@@ -373,8 +458,12 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "setting", f"raised while the configuration is checked (`{short_code(site['path'])}`)"
     if library and exception in ("ValueError", "TypeError", "KeyError", "IndexError") and kind == RAISE:
         return "caller", f"raised for the arguments of `{short_code(library[0]['qualname'])}`, part of the library's API"
-    if in_model and model_setup and kind != ASSERT and (exception in ("ValueError", "NotImplementedError", "TypeError")
-                                          or re.search(r"not supported|unsupported|only supports?", text, re.I)):
+    if (
+        in_model
+        and model_setup
+        and kind != ASSERT
+        and (exception in ("ValueError", "NotImplementedError", "TypeError") or re.search(r"not supported|unsupported|only supports?", text, re.I))
+    ):
         return "model", "raised in the code for the model it loads"
     if kind == NATIVE and re.search(r"not supported|unsupported|only supports?|must be one of", text, re.I):
         if path.endswith(".rs"):
@@ -388,8 +477,7 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
     if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
-    if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) \
-            and exception in ("ValueError", "TypeError", "KeyError"):
+    if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) and exception in ("ValueError", "TypeError", "KeyError"):
         return "caller", f"raised for the arguments given to `{short_code(site['qualname'])}`, which registers a name"
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
@@ -425,21 +513,21 @@ _SAYS = {
     "environment": "Your environment ({what}) leads to this {noun}.",
     "caller": "Your code ({what}) leads to this {noun}.",
     "log_error": "{project} logs this {noun}; the code shows no setting, request, model or environment of yours that leads "
-                 "to it: if it comes with a failure, it is likely a bug.",
+    "to it: if it comes with a failure, it is likely a bug.",
     "log_unseen": "{project} logs this {noun} and goes on; the code shows no setting, request field, model or environment check "
-                  "of yours on the way to it, so errcat cannot tell whose it is: if the message names something you set, sent or "
-                  "load, check that it is what you meant.",
+    "of yours on the way to it, so errcat cannot tell whose it is: if the message names something you set, sent or "
+    "load, check that it is what you meant.",
     "log": "Nobody has to act: {project} logs this {noun} and goes on ({what}); act only if what it reports is not what you meant.",
     "model_output": "What the model generated does not have the form the tool or reasoning parser expects ({what}).",
     "model_code": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint, "
-                  "or the input you give it, does not fit what that code expects.",
+    "or the input you give it, does not fit what that code expects.",
     "internal_unseen": "The code shows no setting, request field, model or environment check of yours on the way to this {noun}, "
-                       "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
-                       "what to change; if it names nothing of yours, this is likely a bug in {project}.",
+    "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
+    "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
-               "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
+    "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
     "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): the exception "
-              "printed with it, and its traceback, is the cause; its own message says whose move it is.",
+    "printed with it, and its traceback, is the cause; its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -457,59 +545,79 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
     requests = _settings(knobs, _validated(record), "request_param")
     if actor == "setting":
         if settings and not fix:
-            steps.append(f"Check the value you give {_names(settings)}: the condition under \"When it is raised\" is what it fails.")
+            steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
         elif not settings:
-            steps.append("Check the options and config values you pass against the condition under \"When it is raised\".")
+            steps.append('Check the options and config values you pass against the condition under "When it is raised".')
     elif actor == "request":
         if requests and not fix:
-            steps.append(f"Check {_names(requests)} in your request against the condition under \"When it is raised\".")
+            steps.append(f'Check {_names(requests)} in your request against the condition under "When it is raised".')
         steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
     elif actor == "model" and "what the model generated" in basis:
-        steps.append("Check that the tool or reasoning parser you chose is the one for this model; if it is, the model "
-                     "wrote output the parser cannot read: send the request again, or adjust the prompt or the tools.")
+        steps.append(
+            "Check that the tool or reasoning parser you chose is the one for this model; if it is, the model "
+            "wrote output the parser cannot read: send the request again, or adjust the prompt or the tools."
+        )
     elif actor == "environment" and "service it connects to" in basis:
         steps.append("Check that the service or process it connects to is running and reachable, then try again.")
     elif actor == "model" and "LoRA" in basis:
-        steps.append("Check the LoRA adapter you load (its `adapter_config.json` and weights) against the base model "
-                     "and the condition under \"When it is raised\"; use an adapter trained for this base model.")
+        steps.append(
+            "Check the LoRA adapter you load (its `adapter_config.json` and weights) against the base model "
+            'and the condition under "When it is raised"; use an adapter trained for this base model.'
+        )
     elif actor == "model" and basis.startswith("raised in the code"):
-        steps.append("Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
-                     "under \"When it is raised\"; if the model is one this version supports, check the inputs you give it "
-                     "(prompt, images, audio, video) against the same condition.")
+        steps.append(
+            "Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
+            'under "When it is raised"; if the model is one this version supports, check the inputs you give it '
+            "(prompt, images, audio, video) against the same condition."
+        )
     elif actor == "model":
-        steps.append("Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
-                     "under \"When it is raised\"; use a model, revision or checkpoint this version supports.")
+        steps.append(
+            "Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
+            'under "When it is raised"; use a model, revision or checkpoint this version supports.'
+        )
     elif actor == "environment" and "network" in basis:
-        steps.append("Check that the URL is right and that this machine reaches it (proxy, firewall, DNS); "
-                     "a fetch that only failed once may pass when it is tried again.")
+        steps.append(
+            "Check that the URL is right and that this machine reaches it (proxy, firewall, DNS); "
+            "a fetch that only failed once may pass when it is tried again."
+        )
     elif actor == "environment" and "passing" in basis:
-        steps.append("Wait and send it again, or spread the load over more instances; if it keeps coming, check the "
-                     "services it depends on.")
+        steps.append("Wait and send it again, or spread the load over more instances; if it keeps coming, check the services it depends on.")
     elif actor == "environment":
-        steps.append("Check the packages, driver and hardware this runs on against what the message names; "
-                     "install or upgrade what is missing, or run where it is supported.")
+        steps.append(
+            "Check the packages, driver and hardware this runs on against what the message names; "
+            "install or upgrade what is missing, or run where it is supported."
+        )
     elif actor == "caller":
         if exception_word(record) == "NotImplementedError" and "implement" in basis:
-            steps.append(f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; "
-                         "otherwise report it, with the traceback.")
+            steps.append(
+                f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; otherwise report it, with the traceback."
+            )
         elif exception_word(record) == "NotImplementedError":  # (the message names what to implement, not this method)
             steps.append("If you wrote a plugin or subclass, implement what the message names; otherwise report it, with the traceback.")
         else:
-            steps.append("Check the arguments your code passes against the condition under \"When it is raised\".")
+            steps.append('Check the arguments your code passes against the condition under "When it is raised".')
     if actor == "internal" and "had already stopped" in basis:
-        steps.append("Look for the first error before this one in the log or the output (a worker or the engine that "
-                     "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
-                     f"{_project(record)} only if nothing came before it.")
+        steps.append(
+            "Look for the first error before this one in the log or the output (a worker or the engine that "
+            "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
+            f"{_project(record)} only if nothing came before it."
+        )
     elif actor == "internal" and "exception it caught" in basis:
-        steps.append("Read the exception logged with it (its type, message and traceback) and look it up: its own page "
-                     f"says whose move it is. Report this one to {_project(record)} only if that exception is one of "
-                     f"{_project(record)}'s own checks with no setting, request or model of yours in it.")
+        steps.append(
+            "Read the exception logged with it (its type, message and traceback) and look it up: its own page "
+            f"says whose move it is. Report this one to {_project(record)} only if that exception is one of "
+            f"{_project(record)}'s own checks with no setting, request or model of yours in it."
+        )
     elif actor == "internal" and record["kind"] == LOG:
-        steps.append("If it comes with a failure, or keeps coming, report it to "
-                     f"{_project(record)} with the log around it, the version you run and the command that led to it.")
+        steps.append(
+            "If it comes with a failure, or keeps coming, report it to "
+            f"{_project(record)} with the log around it, the version you run and the command that led to it."
+        )
     elif actor == "internal" or not steps:
-        steps.append(f"Report it to {_project(record)} with the full traceback, the version you run and the command "
-                     "or code that led to it; search the tracker first for the message.")
+        steps.append(
+            f"Report it to {_project(record)} with the full traceback, the version you run and the command "
+            "or code that led to it; search the tracker first for the message."
+        )
     return steps
 
 

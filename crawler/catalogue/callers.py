@@ -290,8 +290,12 @@ class Graph(Names):
     def _caller(self, edge: tuple[str, str, int]) -> dict[str, Any]:
         fq, path, line = edge
         module = module_name(path)[0]
-        return {"qualname": fq[len(module) + 1:] if module and fq.startswith(module + ".") else fq,
-                "path": path, "line": line, "entry_point": self.entry_kind(fq)}
+        return {
+            "qualname": fq[len(module) + 1 :] if module and fq.startswith(module + ".") else fq,
+            "path": path,
+            "line": line,
+            "entry_point": self.entry_kind(fq),
+        }
 
 
 def callers_by_id(records: Sequence[RecordData], primaries: Mapping[str, ExtractedSite], graph: Graph) -> dict[str, list[dict[str, Any]]]:

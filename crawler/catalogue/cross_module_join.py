@@ -59,15 +59,22 @@ def _changes(kept: Any, pending: list[FileResult]) -> list[list[Any]] | None:
         return None
     sizes = {r["path"]: len(r["sites"]) for r in pending}
     for change in kept:
-        if not (type(change) is list and len(change) == 3 and type(change[0]) is str and type(change[1]) is int
-                and 0 <= change[1] < sizes.get(change[0], 0) and (change[2] is None or _is_template(change[2]))):
+        if not (
+            type(change) is list
+            and len(change) == 3
+            and type(change[0]) is str
+            and type(change[1]) is int
+            and 0 <= change[1] < sizes.get(change[0], 0)
+            and (change[2] is None or _is_template(change[2]))
+        ):
             return None
     return kept
 
 
 def _is_template(value: Any) -> bool:
-    return type(value) is dict and all(type(value.get(k)) is t for k, t in (
-        ("text", str), ("fields", list), ("pattern", str), ("form", str), ("opaque", bool), ("alternatives", list)))
+    return type(value) is dict and all(
+        type(value.get(k)) is t for k, t in (("text", str), ("fields", list), ("pattern", str), ("form", str), ("opaque", bool), ("alternatives", list))
+    )
 
 
 def _applied(results: list[FileResult], changes: list[list[Any]]) -> list[FileResult]:

@@ -111,7 +111,7 @@ def cut_title(text: str, width: int = TITLE_WIDTH) -> str:
     if len(text) <= width:
         return text
     fits = [p for p in _cut_points(text, width) if width // 2 <= p <= width - 1]
-    return text[:fits[-1] if fits else width - 1].rstrip() + "…"
+    return text[: fits[-1] if fits else width - 1].rstrip() + "…"
 
 
 def title_for(template: TemplateData, exception: str, qualname: str, condition: str | None = None) -> str:
@@ -273,8 +273,7 @@ def build_entries(
                 "schema_version": SCHEMA_VERSION,
                 "id": eid,
                 # a native check's title leaves out what its macro puts before every message
-                "title": title_for(members[0].get("title_template") or members[0]["template"], named,
-                                   primary["qualname"], primary["condition"]),
+                "title": title_for(members[0].get("title_template") or members[0]["template"], named, primary["qualname"], primary["condition"]),
                 "repo": repo,
                 "kind": primary["kind"],
                 "keyed_by": KEYED_BY[derived(members[0])["key"][0]],

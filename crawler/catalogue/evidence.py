@@ -50,8 +50,7 @@ def load(directory: Path, repo: Any, memo: Path | None = None) -> EvidenceSet:
         seen = set()
         for i, ev in enumerate(reports):
             if not on_repository(ev.url, repo):
-                raise CuratedError([f"{path}:{line((eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is not an issue, "
-                                    f"pull request or discussion of {repo.url}"])
+                raise CuratedError([f"{path}:{line((eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is not an issue, pull request or discussion of {repo.url}"])
             if ev.url in seen:
                 raise CuratedError([f"{path}:{line((eid, i, 'url'))}: {eid}.{i}.url: {ev.url} is listed twice"])
             seen.add(ev.url)

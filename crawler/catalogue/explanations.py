@@ -62,8 +62,7 @@ class _StrictLoader(yaml.SafeLoader):
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_DEPTH} levels", self.peek_event().start_mark)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
@@ -78,7 +77,8 @@ class _StrictLoader(yaml.SafeLoader):
                 raise yaml.constructor.ConstructorError(None, None, "a mapping key must be a plain value", key_node.start_mark) from None
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None,
+                    None,
+                    None,
                     f"duplicate key {key!r} (first on line {seen[key].start_mark.line + 1})",
                     key_node.start_mark,
                 )
@@ -487,8 +487,7 @@ def status_for(entry: CuratedFile, record: RecordData) -> str:
     return "draft"
 
 
-def curated_parts(records: Sequence[RecordData], curated: CuratedSet,
-                  related: Mapping[str, list[dict[str, Any]]]) -> dict[str, CuratedPart]:
+def curated_parts(records: Sequence[RecordData], curated: CuratedSet, related: Mapping[str, list[dict[str, Any]]]) -> dict[str, CuratedPart]:
     """What each curated file gives its record, by id (the records of this commit a file
     explains, retired files left out); curated see-also links go before the computed ``related``
     errors (still at most ``related.LIMIT``)."""
@@ -509,8 +508,7 @@ def curated_parts(records: Sequence[RecordData], curated: CuratedSet,
         accepted = accepted_draft(entry) if entry.review.status == "reviewed" else None
         if accepted is not None:
             part["explanation"]["accepted_as_is"] = accepted  # reviewed, but a machine's text
-        links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"}
-                 for rid in entry.related if rid in by_id and rid != eid]
+        links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"} for rid in entry.related if rid in by_id and rid != eid]
         if links:
             chosen = {link["id"] for link in links}
             part["related"] = (links + [r for r in related[eid] if r["id"] not in chosen])[:LIMIT]

@@ -227,7 +227,7 @@ def _made_template(index: _Index, site: ExtractedSite, call: dict[str, Any]) -> 
 
 def _with_suffix(f: Field, name: str, arg: TemplateData) -> Field:
     """``{param!r}`` with ``param`` (``name``) bound to ``arg``: move the conversion/spec onto the argument."""
-    suffix = f.expr[len(name):]
+    suffix = f.expr[len(name) :]
     arg_parts = parts_from_template(arg)
     if len(arg_parts) == 1 and isinstance(arg_parts[0], Field):
         return Field(arg_parts[0].expr + suffix, arg_parts[0].name)

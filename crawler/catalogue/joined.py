@@ -48,15 +48,13 @@ class CuratedPart(TypedDict):
     related: NotRequired[list[dict[str, Any]]]
 
 
-def merge(records: list[RecordData], joined: Joined, curated: Mapping[str, CuratedPart],
-          evidence: Mapping[str, list[dict[str, Any]]]) -> None:
+def merge(records: list[RecordData], joined: Joined, curated: Mapping[str, CuratedPart], evidence: Mapping[str, list[dict[str, Any]]]) -> None:
     """Put every join's part into its record (records are built once, then completed here)."""
     for record in records:
         rid = record["id"]
         part = joined.source[rid]
         meaning = record["meaning"]
-        meaning["callers"], meaning["knobs"], meaning["trigger"], meaning["fix"] = \
-            part["callers"], part["knobs"], part["trigger"], part["fix"]
+        meaning["callers"], meaning["knobs"], meaning["trigger"], meaning["fix"] = part["callers"], part["knobs"], part["trigger"], part["fix"]
         record["related"] = part["related"]
         reproductions = joined.reproductions.get(rid)
         if reproductions:

@@ -117,8 +117,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
         for cls in d.get("classes", ()):
             t.classes.setdefault(cls["qualname"], {**cls, "path": path})
             t.by_name.setdefault(cls["name"], []).append(cls["qualname"])
-            if any(fnmatchcase(path, pattern) for pattern in settings.request_models) \
-                    or cls["name"] in d.get("route_models", ()):
+            if any(fnmatchcase(path, pattern) for pattern in settings.request_models) or cls["name"] in d.get("route_models", ()):
                 t.request_classes.add(cls["qualname"])
         for env in d.get("env", ()):
             t.env.setdefault(env["name"], (path, env["line"]))
@@ -184,10 +183,16 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
     for q in sorted(t.settings):
         t.by_snake.setdefault(_snake(t.classes[q]["name"]), []).append(q)
     # a nested config the class builds itself (None until then, no option of its own) is state
-    t.state |= {(owner, name) for owner, name in built if owner in t.classes and (owner, name) not in t.field_flags
-                and name not in t.dest_flags.get(t.classes[owner]["path"], {})
-                and any(q in t.settings for f in t.classes[owner]["fields"] if f["name"] == name
-                        for word in _names_in(f["annotation"]) for q in t.by_name.get(word, ()))}
+    t.state |= {
+        (owner, name)
+        for owner, name in built
+        if owner in t.classes
+        and (owner, name) not in t.field_flags
+        and name not in t.dest_flags.get(t.classes[owner]["path"], {})
+        and any(
+            q in t.settings for f in t.classes[owner]["fields"] if f["name"] == name for word in _names_in(f["annotation"]) for q in t.by_name.get(word, ())
+        )
+    }
     return t
 
 
@@ -277,6 +282,8 @@ def _home(path: str) -> str:
 def _snake(name: str) -> str:
     """``SamplingParams`` -> ``sampling_params``."""
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
+
+
 _SUBJECT = re.compile(r"`?([a-z][a-z0-9]*_[a-z0-9_]+)`?\s")  # a message's first word, when a field's name
 _SPELLED = re.compile(r"--?[A-Za-z][\w-]*|[A-Za-z_][\w.]*")  # a flag or a dotted name
 _CAPWORDS = re.compile(r"[A-Z][A-Za-z0-9]*")
@@ -286,6 +293,8 @@ _CAPWORDS = re.compile(r"[A-Z][A-Za-z0-9]*")
 def _names_in(annotation: str) -> tuple[str, ...]:
     """The names an annotation is written with (``Optional[ModelConfig]``: Optional, ModelConfig)."""
     return tuple(_NAME.findall(annotation))
+
+
 _FLAG_IN_TEXT = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]+)")
 _WORD = re.compile(r"(?<![\w.{])[a-z][a-z0-9_]*(?![\w(])")
 _UPPER = re.compile(r"\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b")
@@ -333,8 +342,15 @@ def _owner(t: _Tables, module: str, qualname: str, validator: bool) -> str | Non
 
 
 def _knob(kind: str, name: str, **rest: Any) -> dict[str, Any]:
-    return {"kind": kind, "name": name, "flags": rest.get("flags", []), "owner": rest.get("owner"),
-            "field": rest.get("field"), "path": rest.get("path"), "line": rest.get("line")}
+    return {
+        "kind": kind,
+        "name": name,
+        "flags": rest.get("flags", []),
+        "owner": rest.get("owner"),
+        "field": rest.get("field"),
+        "path": rest.get("path"),
+        "line": rest.get("line"),
+    }
 
 
 #: Array types (the last part of a dotted name in an annotation): values a computation produces,
@@ -348,9 +364,12 @@ def _holds_data(t: _Tables, owner: str) -> bool:
     class a user sets may hold one (a tensor a config computes); its fields stay settings."""
     if t.data_classes is None:
         facing = _user_facing(t)
-        t.data_classes = {q for q, cls in t.classes.items() if q not in facing and any(
-            word.rpartition(".")[2] in _DATA_TYPES for f in cls["fields"]
-            for word in re.findall(r"[A-Za-z_][\w.]*", f["annotation"]))}
+        t.data_classes = {
+            q
+            for q, cls in t.classes.items()
+            if q not in facing
+            and any(word.rpartition(".")[2] in _DATA_TYPES for f in cls["fields"] for word in re.findall(r"[A-Za-z_][\w.]*", f["annotation"]))
+        }
     return owner in t.data_classes
 
 
@@ -361,13 +380,11 @@ def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
         return None
     own = t.field_flags.get((owner, name)) or t.dest_flags.get(cls["path"], {}).get(name)
     if own is not None:
-        return _knob("cli_flag", own["flags"][0], flags=list(own["flags"]), owner=owner, field=name,
-                     path=own["path"], line=own["line"])
+        return _knob("cli_flag", own["flags"][0], flags=list(own["flags"]), owner=owner, field=name, path=own["path"], line=own["line"])
     if owner in t.request_classes:
         return _knob("request_param", name, owner=owner, field=name, path=cls["path"], line=declared["line"])
     held = _option_of(t, owner, name)
-    return _knob("config_field", name, flags=list(held["flags"]) if held else [], owner=owner, field=name,
-                 path=cls["path"], line=declared["line"])
+    return _knob("config_field", name, flags=list(held["flags"]) if held else [], owner=owner, field=name, path=cls["path"], line=declared["line"])
 
 
 def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any] | None, int]:
@@ -380,8 +397,7 @@ def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any
         if declared is None:
             break
         knob, used = _field_knob(t, cls, name), i + 1
-        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ())
-                if q in t.settings and q != cls]
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ()) if q in t.settings and q != cls]
         if len(held) != 1:
             break
         cls = held[0]
@@ -401,8 +417,7 @@ def _behind_property(t: _Tables, owner: str, chain: list[str]) -> list[dict[str,
             # (only what a user sets: a property over fields no option sets, ``is_moe`` over
             # ``num_experts`` read from the checkpoint, is something the config computes)
             found = [k for read in t.returns.get(key, ()) for k in [_field_knob(t, cls, read.split(".")[1])] if k and k["flags"]]
-            found += [_knob("env_var", env, path=t.env[env][0], line=t.env[env][1])
-                      for env in t.getter_env.get(key, ()) if env in t.env]
+            found += [_knob("env_var", env, path=t.env[env][0], line=t.env[env][1]) for env in t.getter_env.get(key, ()) if env in t.env]
             return found
         if i == len(chain) - 1:
             return []
@@ -417,8 +432,7 @@ def _held_class(t: _Tables, cls: str, chain: list[str]) -> str | None:
     """The settings class ``self.a.b`` holds on a method of ``cls`` (``cls`` itself for no chain)."""
     for name in chain:
         declared = next((f for f in t.classes[cls]["fields"] if f["name"] == name), None)
-        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ())
-                if q in t.settings and q != cls] if declared else []
+        held = [q for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ()) if q in t.settings and q != cls] if declared else []
         if len(held) != 1:
             return None
         cls = held[0]
@@ -498,8 +512,7 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
                 head, dot, suffix = passed.partition(".")
                 for call in t.helper_args.get((path, forward["function"]), ()):
                     if head in call["params"]:
-                        bind(param, call["function"], call["params"][head] + dot + suffix, inner,
-                             exact=given["exact"] and not dot)
+                        bind(param, call["function"], call["params"][head] + dot + suffix, inner, exact=given["exact"] and not dot)
     for alias in t.aliases.get((path, function), ()):  # ``var = self.a.getter()``: the fields it returns
         if alias.get("call") and alias["line"] < site["line"]:
             root, *chain = alias["call"].split(".")
@@ -518,11 +531,14 @@ def _reached(t: _Tables, site: SiteData, text: str, inner: str) -> list[tuple[di
             for after in named_at(name, where):
                 suffix = after.split(".")[1:] if exact else []
                 knob, used = _chain_knob(t, cls, [*stands_for, *suffix])
-                found += [(behind, None) for behind in _behind_property(t, cls, [*stands_for, *suffix])
-                          if behind["kind"] == "env_var" or behind["owner"] in _user_facing(t)]
+                found += [
+                    (behind, None)
+                    for behind in _behind_property(t, cls, [*stands_for, *suffix])
+                    if behind["kind"] == "env_var" or behind["owner"] in _user_facing(t)
+                ]
                 if knob is not None and knob["owner"] in _user_facing(t):
                     whole = alone and exact and used >= len(stands_for)
-                    found.append((knob, ".".join([name, *suffix[:used - len(stands_for)]]) if whole else None))
+                    found.append((knob, ".".join([name, *suffix[: used - len(stands_for)]]) if whole else None))
     return found
 
 
@@ -544,17 +560,24 @@ def _passed(t: _Tables, site: SiteData, inner: str, callers: Mapping[str, Sequen
             if call["callee"] not in names:
                 continue
             for key, (holder, field_name) in call["args"].items():
-                param = sig["params"][int(key)] if key.isdigit() and int(key) < len(sig["params"]) else \
-                    key if not key.isdigit() and (key in sig["params"] or key in sig["keywords"]) else None
+                param = (
+                    sig["params"][int(key)]
+                    if key.isdigit() and int(key) < len(sig["params"])
+                    else key
+                    if not key.isdigit() and (key in sig["params"] or key in sig["keywords"])
+                    else None
+                )
                 if param is None or not named_at(param, inner):
                     continue
                 if holder == "envs":
-                    knob = _knob("env_var", field_name, path=t.env[field_name][0], line=t.env[field_name][1]) \
-                        if field_name in t.env else None
+                    knob = _knob("env_var", field_name, path=t.env[field_name][0], line=t.env[field_name][1]) if field_name in t.env else None
                 else:
                     held = t.by_snake.get(holder, [])
-                    knob = _field_knob(t, held[0], field_name) if len(held) == 1 and held[0] in _user_facing(t) \
-                        and any(f["name"] == field_name for f in t.classes[held[0]]["fields"]) else None
+                    knob = (
+                        _field_knob(t, held[0], field_name)
+                        if len(held) == 1 and held[0] in _user_facing(t) and any(f["name"] == field_name for f in t.classes[held[0]]["fields"])
+                        else None
+                    )
                 if knob is not None:
                     found.append((knob, param))
     return found
@@ -581,8 +604,11 @@ def named_at(name: str, text: str) -> list[str]:
     if not (name.isidentifier() and name.isascii()):  # (so it starts with a word character)
         return [m.group(1) for m in _pattern(rf"(?<![\w.]){re.escape(name)}(?!\w)((?:\.[A-Za-z_]\w*)*)").finditer(text)]
     end = len(name)
-    return [_SUFFIX.match(text, at + end).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
-            for at in _starts(text) if text.startswith(name, at) and not _WORD_AT.match(text, at + end)]
+    return [
+        _SUFFIX.match(text, at + end).group(0)  # type: ignore[union-attr]  # (it matches "" anywhere)
+        for at in _starts(text)
+        if text.startswith(name, at) and not _WORD_AT.match(text, at + end)
+    ]
 
 
 def _display(knob: dict[str, Any]) -> str:
@@ -596,12 +622,10 @@ def _field_checked(t: _Tables, site: SiteData) -> list[tuple[dict[str, Any], str
     ``BeforeValidator(f)``, a ``field_validator`` calling it with its value, ``Enum[value]``
     through a metaclass's ``__getitem__``), with the parameter that holds the value when it
     holds one field's."""
-    checked = [(owner, name) for owner, name in t.field_checks.get((site["path"], site["qualname"]), ())
-               if owner in t.classes and owner in _user_facing(t)]
+    checked = [(owner, name) for owner, name in t.field_checks.get((site["path"], site["qualname"]), ()) if owner in t.classes and owner in _user_facing(t)]
     if not checked:  # (most sites: the pattern below is the site's own, compiled anew each time)
         return []
-    m = _pattern(rf"def {re.escape(site['qualname'].rpartition('.')[2])}\(\s*(\w+)(?:\s*[:=][^,)]*)?(?:\s*,\s*(\w+))?").search(
-        site["snippet"]["code"])
+    m = _pattern(rf"def {re.escape(site['qualname'].rpartition('.')[2])}\(\s*(\w+)(?:\s*[:=][^,)]*)?(?:\s*,\s*(\w+))?").search(site["snippet"]["code"])
     param = m and (m.group(2) if "." in site["qualname"] else m.group(1))
     found = []
     for owner, name in checked:
@@ -636,12 +660,16 @@ def _knobs_of_tests(t: _Tables, site: SiteData, leads: list[tuple[str, int, str]
     """The settings each test names, read as a guard of its own function at its line."""
     found: list[dict[str, Any]] = []
     for function, line, test in leads if depth < 2 else ():
-        caller: Any = {**site, "qualname": function, "line": line,
-                       "facts": {"guards": [test], "loops": [], "decorators": []},
-                       "snippet": {"code": ""}, "template": {"text": "", "fields": []}}
+        caller: Any = {
+            **site,
+            "qualname": function,
+            "line": line,
+            "facts": {"guards": [test], "loops": [], "decorators": []},
+            "snippet": {"code": ""},
+            "template": {"text": "", "fields": []},
+        }
         record: Any = {"sites": [caller]}
-        found += [k for k in site_meaning(t, record, depth + 1).knobs
-                  if k["kind"] != "message_name" and not _whole_config(t, k)]
+        found += [k for k in site_meaning(t, record, depth + 1).knobs if k["kind"] != "message_name" and not _whole_config(t, k)]
     return found
 
 
@@ -652,8 +680,7 @@ def _whole_config(t: _Tables, knob: dict[str, Any]) -> bool:
     if knob["kind"] != "config_field" or knob["owner"] not in t.classes:
         return False
     declared = next((f for f in t.classes[knob["owner"]]["fields"] if f["name"] == knob["field"]), None)
-    return declared is not None and any(q in t.settings for word in _names_in(declared["annotation"])
-                                        for q in t.by_name.get(word, ()))
+    return declared is not None and any(q in t.settings for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ()))
 
 
 def _passed_in(t: _Tables, knob: dict[str, Any]) -> bool:
@@ -666,14 +693,15 @@ def _passed_in(t: _Tables, knob: dict[str, Any]) -> bool:
     if (owner, name) in t.field_flags or name in t.dest_flags.get(t.classes[owner]["path"], {}):
         return False
     declared = next(f for f in t.classes[owner]["fields"] if f["name"] == name)
-    return any(q in t.flag_owners and q != owner for word in _names_in(declared["annotation"])
-               for q in t.by_name.get(word, ()))
+    return any(q in t.flag_owners and q != owner for word in _names_in(declared["annotation"]) for q in t.by_name.get(word, ()))
 
 
 #: ``for k, v in m.items()``, ``for k in m.keys()``, ``for k in m`` (a pair's first of a list of
 #: pairs is no key of a mapping)
-_KEY_LOOP = re.compile(r"for\s+(?:\(?\s*([A-Za-z_]\w*)\s*,\s*[A-Za-z_]\w*\s*\)?\s+in\s+([A-Za-z_][\w.]*)\.items\(\)"
-                       r"|([A-Za-z_]\w*)\s+in\s+([A-Za-z_][\w.]*?)(?:\.keys\(\))?)\s*$")
+_KEY_LOOP = re.compile(
+    r"for\s+(?:\(?\s*([A-Za-z_]\w*)\s*,\s*[A-Za-z_]\w*\s*\)?\s+in\s+([A-Za-z_][\w.]*)\.items\(\)"
+    r"|([A-Za-z_]\w*)\s+in\s+([A-Za-z_][\w.]*?)(?:\.keys\(\))?)\s*$"
+)
 
 
 def _field_by_key(site: SiteData) -> tuple[str, str] | None:
@@ -691,8 +719,7 @@ def _field_by_key(site: SiteData) -> tuple[str, str] | None:
     return None
 
 
-def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
-                 callers: Mapping[str, Sequence[tuple[str, str, int]]] | None = None) -> _Site:
+def site_meaning(t: _Tables, record: RecordData, depth: int = 0, callers: Mapping[str, Sequence[tuple[str, str, int]]] | None = None) -> _Site:
     site = record["sites"][0]
     facts = site["facts"]
     qualname = site["qualname"]
@@ -705,8 +732,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
     if validated:
         m = _pattern(rf"def {re.escape(method)}\(\s*\w+\s*,\s*(\w+)").search(site["snippet"]["code"])
         # a long validator's snippet may not show its signature: pydantic's own names then
-        value_param = m.group(1) if m else next((n for n in ("value", "v") if re.search(
-            rf"\b{n}\b", " ".join(facts.get("guards", ())))), None)
+        value_param = m.group(1) if m else next((n for n in ("value", "v") if re.search(rf"\b{n}\b", " ".join(facts.get("guards", ())))), None)
     knobs: list[dict[str, Any]] = []
     names: dict[str, str] = {}
 
@@ -725,8 +751,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
     # The innermost guard first, then what the message shows, then the outer guards: the
     # setting the raise is most about comes first.
     guards = list(facts.get("guards", ()))
-    text_of_site = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"]),
-                             *reversed(guards[:-1]), *facts.get("loops", ())])
+    text_of_site = " ".join([*guards[-1:], *(f["expr"] for f in site["template"]["fields"]), *reversed(guards[:-1]), *facts.get("loops", ())])
     if param and not param.get("opaque") and not param.get("fields") and _NAME.fullmatch(param["text"]):
         # the request's field, however the code reaches it (``request.temperature``)
         name = param["text"]
@@ -735,8 +760,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
     for option in t.function_options.get((site["path"], qualname), ()):
         dest = _dest(option)  # the parameter or attribute the option's function receives it as
         if dest and _pattern(rf"\b{re.escape(dest)}\b").search(text_of_site):
-            add(_knob("cli_flag", option["flags"][0], flags=list(option["flags"]), path=option["path"],
-                      line=option["line"]), dest, f"args.{dest}")
+            add(_knob("cli_flag", option["flags"][0], flags=list(option["flags"]), path=option["path"], line=option["line"]), dest, f"args.{dest}")
     if owner is not None:
         for name in validated:
             add(_field_knob(t, owner, name), *([value_param] if value_param and len(validated) == 1 else []))
@@ -782,8 +806,7 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
         # (only ``request`` itself: ``req`` and ``raw_request`` are as often the web framework's;
         # and only where the request models live: the engine's own ``request.status`` is no field
         # of ``ResponsesResponse``)
-        holders = [q for q in holders if not t.classes[q]["name"].endswith("Response")
-                   and site["path"].startswith(_home(t.classes[q]["path"]))]
+        holders = [q for q in holders if not t.classes[q]["name"].endswith("Response") and site["path"].startswith(_home(t.classes[q]["path"]))]
         if holders and (named or root == "request"):
             pick = named or holders
             add(_field_knob(t, pick[0], name) if len(pick) == 1 else _knob("request_param", name, field=name), f"{root}.{name}")
@@ -811,19 +834,33 @@ def site_meaning(t: _Tables, record: RecordData, depth: int = 0,
         elif name in t.env:
             path, line = t.env[name]
             add(_knob("env_var", name, path=path, line=line))
-        elif _SPELLED.fullmatch(name) and not _CAPWORDS.fullmatch(name) \
-                and not any(k["name"] == name for k in knobs):  # (a CapWords name is a class, no setting)
+        elif (
+            _SPELLED.fullmatch(name) and not _CAPWORDS.fullmatch(name) and not any(k["name"] == name for k in knobs)
+        ):  # (a CapWords name is a class, no setting)
             quoted_knob = _quoted_setting(t, name)
             if quoted_knob is not None:
                 add(quoted_knob)
-    return _Site(owner=owner, method=method, qualname=qualname, module=site["module"], guards=list(facts.get("guards", ())),
-                 loops=list(facts.get("loops", ())), handler=facts.get("handler"), validated=validated,
-                 value_param=value_param, knobs=knobs, names=names,
-                 listed={f["expr"] for f in site["template"]["fields"]}, path=site["path"],
-                 by_key=None if knobs else _field_by_key(site),
-                 variant=_is_variant(site), message=message, kind=record.get("kind"),
-                 internal={_display(k) for k in knobs if k["kind"] == "config_field" and not k["flags"]
-                           and k["owner"] not in _user_facing(t)}, code=site["snippet"]["code"])
+    return _Site(
+        owner=owner,
+        method=method,
+        qualname=qualname,
+        module=site["module"],
+        guards=list(facts.get("guards", ())),
+        loops=list(facts.get("loops", ())),
+        handler=facts.get("handler"),
+        validated=validated,
+        value_param=value_param,
+        knobs=knobs,
+        names=names,
+        listed={f["expr"] for f in site["template"]["fields"]},
+        path=site["path"],
+        by_key=None if knobs else _field_by_key(site),
+        variant=_is_variant(site),
+        message=message,
+        kind=record.get("kind"),
+        internal={_display(k) for k in knobs if k["kind"] == "config_field" and not k["flags"] and k["owner"] not in _user_facing(t)},
+        code=site["snippet"]["code"],
+    )
 
 
 def _is_variant(site: SiteData) -> bool:
@@ -857,8 +894,9 @@ class SiteMeaning(TypedDict):
     fix: str | None
 
 
-def meanings(records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings,
-             callers: dict[str, list[tuple[str, str, int]]] | None = None) -> dict[str, SiteMeaning]:
+def meanings(
+    records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings, callers: dict[str, list[tuple[str, str, int]]] | None = None
+) -> dict[str, SiteMeaning]:
     """Every record's ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix``, by id.
     ``callers``: each function's direct callers (``callers.Graph.callers``), for a trigger that
     says the test its one caller makes before calling it."""
@@ -885,7 +923,7 @@ def record_meaning(tables: _Tables, record: RecordData, callers: dict[str, list[
     if native is not None and native["surfaces_as"] in _ENDS:
         verb = _ENDS[native["surfaces_as"]]
     if verb is not None and meaning["trigger"].startswith("Raised"):
-        meaning["trigger"] = verb + meaning["trigger"][len("Raised"):]
+        meaning["trigger"] = verb + meaning["trigger"][len("Raised") :]
     return meaning
 
 
@@ -898,14 +936,18 @@ def _guarded_caller(t: _Tables, record: RecordData, callers: dict[str, list[tupl
     if len(edges) != 1 or edges[0][1] != site["path"]:
         return None
     caller_fq, path, line = edges[0]
-    guarded = [c for c in t.guarded_calls.get((path, site["qualname"]), ())
-               if c["line"] == line and caller_fq == f"{site['module']}.{c['function']}"]
+    guarded = [c for c in t.guarded_calls.get((path, site["qualname"]), ()) if c["line"] == line and caller_fq == f"{site['module']}.{c['function']}"]
     if len(guarded) != 1:
         return None
     call = guarded[0]
-    scene: Any = {**site, "qualname": call["function"], "line": line,
-                  "facts": {"guards": call["guards"], "loops": [], "decorators": []},
-                  "snippet": {"code": ""}, "template": {"text": "", "fields": []}}
+    scene: Any = {
+        **site,
+        "qualname": call["function"],
+        "line": line,
+        "facts": {"guards": call["guards"], "loops": [], "decorators": []},
+        "snippet": {"code": ""},
+        "template": {"text": "", "fields": []},
+    }
     alone: Any = {"sites": [scene]}
     names = site_meaning(t, alone, 1).names
     words = conditions(call["guards"], names, [])
@@ -935,12 +977,13 @@ def _context(s: _Site, t: _Tables) -> str:
     if t.converters.get((s.path, s.qualname)):
         return f"raised while `{whole_code(t.converters[(s.path, s.qualname)][0])}` is parsed"
     if (s.path, s.qualname) in t.converters:  # (no knob: the option is whichever was given this type)
-        return (f"raised while parsing a command-line option whose value `{whole_code(s.qualname)}` converts "
-                "(which option is known only at run time)")
+        return f"raised while parsing a command-line option whose value `{whole_code(s.qualname)}` converts (which option is known only at run time)"
     if s.by_key is not None:
         held, mapping = s.by_key
-        return (f"raised in `{whole_code(s.qualname)}` for the attribute of `{whole_code(held)}` that a key of "
-                f"`{whole_code(mapping)}` names (which attribute is known only at run time)")
+        return (
+            f"raised in `{whole_code(s.qualname)}` for the attribute of `{whole_code(held)}` that a key of "
+            f"`{whole_code(mapping)}` names (which attribute is known only at run time)"
+        )
     return f"raised in `{whole_code(s.qualname)}`"
 
 
@@ -951,7 +994,7 @@ def _in_loop(loop: str) -> str:
     """Where a loop puts a site, in words: ``for x in X`` -> "in its loop over `X`"; a ``for``
     loop's ``else`` (``else: for ...``, see the visitor) runs only when the loop ran to its end."""
     after = loop.startswith("else: ")
-    loop = loop[len("else: "):] if after else loop
+    loop = loop[len("else: ") :] if after else loop
     m = _FOR.fullmatch(loop)
     if m:
         over = f"its loop over `{whole_code(m.group(2))}`"
@@ -978,7 +1021,7 @@ def trigger(s: _Site, t: _Tables) -> str:
     if ended and not s.variant:
         sentence += f", {_in_loop(ended[-1])}"
     if s.handler:
-        sentence += f", while handling `{whole_code(s.handler[len('except'):].strip() or 'an exception')}`"
+        sentence += f", while handling `{whole_code(s.handler[len('except') :].strip() or 'an exception')}`"
     return _sentence(sentence)
 
 
@@ -989,8 +1032,18 @@ def fix(s: _Site, t: _Tables) -> str | None:
         return None
     if s.kind == LOG and sets_itself(s.guards[-1], s.code):
         return None  # (the code sets what the fix would: the log reports it, no direction)
-    found = fix_for(s.guards[-1], s.names, s.listed, s.loops, s.message, s.guards[:-1], s.kind,
-                    frozenset(s.internal), lambda name: name in t.by_name, lambda name: name in t.env)
+    found = fix_for(
+        s.guards[-1],
+        s.names,
+        s.listed,
+        s.loops,
+        s.message,
+        s.guards[:-1],
+        s.kind,
+        frozenset(s.internal),
+        lambda name: name in t.by_name,
+        lambda name: name in t.env,
+    )
     return _sentence(found) if found else None
 
 

@@ -128,8 +128,7 @@ class JoinStore:
         files: dict[str, str] = {path: blob for path, blob in inputs.files}
         for raw in values:
             head = _decoded(raw, header=True)  # (the inputs alone: the outputs are decoded once they fit)
-            if type(head) is not dict or head.get("base") != [inputs.base, self.salt] \
-                    or (name == "tests" and head.get("tests") != inputs.tests):
+            if type(head) is not dict or head.get("base") != [inputs.base, self.salt] or (name == "tests" and head.get("tests") != inputs.tests):
                 continue
             try:
                 before: dict[str, str] = {path: blob for path, blob in head["files"]}
@@ -170,8 +169,7 @@ class JoinStore:
 
     def put(self, name: str, key: str, value: Any, inputs: JoinInputs | None = None) -> None:
         """Keep a join's output, after the inputs it was made of (see :func:`_decoded`)."""
-        head = {} if inputs is None else {"base": [inputs.base, self.salt], "files": inputs.files,
-                                          **({"tests": inputs.tests} if name == "tests" else {})}
+        head = {} if inputs is None else {"base": [inputs.base, self.salt], "files": inputs.files, **({"tests": inputs.tests} if name == "tests" else {})}
         try:
             packed = zlib.compress(orjson.dumps(head), 1)
             raw = len(packed).to_bytes(4, "big") + packed + zlib.compress(orjson.dumps(value), 1)
@@ -196,7 +194,7 @@ def _decoded(raw: bytes, header: bool = False) -> Any:
     compressed output: a crawl reads the inputs of several rows to find one that fits."""
     try:
         size = int.from_bytes(raw[:4], "big")
-        return orjson.loads(zlib.decompress(raw[4:4 + size] if header else raw[4 + size:]))
+        return orjson.loads(zlib.decompress(raw[4 : 4 + size] if header else raw[4 + size :]))
     except (zlib.error, orjson.JSONDecodeError, TypeError):
         return None
 
@@ -228,10 +226,16 @@ def _shifted(value: Any, by: int) -> Any:
             if k in LINE_KEYS and type(v) is int:
                 out[k] = v + by
             elif k == "graph" and type(v) is dict:
-                out[k] = {table: [[*row[:at], row[at] + by, *row[at + 1:]]
-                                  if at is not None and type(row) is list and len(row) > at and type(row[at]) is int
-                                  else row for row in rows] if type(rows) is list else rows
-                          for table, rows in v.items() for at in (_GRAPH_LINES.get(table),)}
+                out[k] = {
+                    table: [
+                        [*row[:at], row[at] + by, *row[at + 1 :]] if at is not None and type(row) is list and len(row) > at and type(row[at]) is int else row
+                        for row in rows
+                    ]
+                    if type(rows) is list
+                    else rows
+                    for table, rows in v.items()
+                    for at in (_GRAPH_LINES.get(table),)
+                }
             else:
                 out[k] = _shifted(v, by)
         return out
@@ -272,10 +276,17 @@ def _moved(value: Any, shifts: dict[str, int]) -> Any:
 Aside = Callable[[Callable[[], Any]], Callable[[], Any]]
 
 
-def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
-                 tests: Sequence[FileResult], permalink: Callable[[str, int], str | None],
-                 settings: MeaningSettings | None = None, store: JoinStore | None = None,
-                 inputs: JoinInputs | None = None, aside: Aside | None = None) -> Joined:
+def join_meaning(
+    records: list[RecordData],
+    primaries: dict[str, ExtractedSite],
+    results: list[FileResult],
+    tests: Sequence[FileResult],
+    permalink: Callable[[str, int], str | None],
+    settings: MeaningSettings | None = None,
+    store: JoinStore | None = None,
+    inputs: JoinInputs | None = None,
+    aside: Aside | None = None,
+) -> Joined:
     """The parts of ``meaning`` (callers, knobs, trigger, fix, reproductions) and the ``related``
     of ``records``, by id (``joined.merge`` puts them in). With a ``store`` and ``inputs``, each
     join it holds an output of for these inputs (see :meth:`JoinStore.output`) is taken from it,
@@ -294,8 +305,10 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
         waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink, primaries))
     try:
         if store is not None and rows is not None:
-            source = {rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
-                      for rid, parts in zip(ids, rows, strict=True)}
+            source = {
+                rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
+                for rid, parts in zip(ids, rows, strict=True)
+            }
             store.served.append("source")
         else:
             graph = graph or Graph(results)
@@ -303,21 +316,30 @@ def join_meaning(records: list[RecordData], primaries: dict[str, ExtractedSite],
             callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo)
             source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
             if store is not None and inputs is not None:
-                store.put("source", inputs.key("source"), {"ids": ids, "records": [
-                    _source_row(source[rid]) for rid in ids]}, inputs)
+                store.put("source", inputs.key("source"), {"ids": ids, "records": [_source_row(source[rid]) for rid in ids]}, inputs)
     finally:
         found = waiting() if waiting is not None else None  # (waited for whatever happened here)
     if store is not None and reps is not None:
         store.served.append("tests")
-        return Joined(source, {rid: [{**rep, "permalink": permalink(rep["path"], rep["line"])} for rep in found_here]
-                               for rid, found_here in zip(ids, reps, strict=True) if found_here})
+        return Joined(
+            source,
+            {
+                rid: [{**rep, "permalink": permalink(rep["path"], rep["line"])} for rep in found_here]
+                for rid, found_here in zip(ids, reps, strict=True)
+                if found_here
+            },
+        )
     if type(found) is dict:
         reproductions: dict[str, Any] = found
     else:  # not run aside, or the helper failed: run here
         reproductions = reproductions_by_id(records, list(tests), graph or Graph(results), permalink, primaries)
     if store is not None and inputs is not None:
-        store.put("tests", inputs.key("tests"), {"ids": ids, "records": [
-            [{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]}, inputs)
+        store.put(
+            "tests",
+            inputs.key("tests"),
+            {"ids": ids, "records": [[{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]},
+            inputs,
+        )
     return Joined(source, reproductions)
 
 
@@ -333,6 +355,7 @@ MEMO_SHARE = 0.1
 def _memo(store: JoinStore, inputs: JoinInputs) -> Memo:
     """The kept meanings of the last source join run with these conventions and this code (one
     row, replaced by each run: ``meaning_memo`` checks each meaning against what it read)."""
+
     def near() -> bool:
         changed = store.changed("source", inputs)
         return changed is not None and changed <= max(MEMO_FILES, int(len(inputs.files) * MEMO_SHARE))
@@ -340,9 +363,15 @@ def _memo(store: JoinStore, inputs: JoinInputs) -> Memo:
     return Memo(lambda: store.get("meanings", inputs.base), lambda value: store.put("meanings", inputs.base, value), near)
 
 
-def _source_join(records: list[RecordData], primaries: dict[str, ExtractedSite], results: list[FileResult],
-                 settings: MeaningSettings, graph: Graph, aside: Aside | None, memo: Memo | None = None
-                 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
+def _source_join(
+    records: list[RecordData],
+    primaries: dict[str, ExtractedSite],
+    results: list[FileResult],
+    settings: MeaningSettings,
+    graph: Graph,
+    aside: Aside | None,
+    memo: Memo | None = None,
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
     """The source join's callers, related errors and meanings. With ``aside``, the meanings (the
     largest share, reading only the results, the entries and the call graph built before the
     fork) are made there while this process finds the callers and scores the related errors.
@@ -380,17 +409,18 @@ def _rows(cached: Any, ids: list[str]) -> list[Any] | None:
 
 def _source_rows(cached: Any, ids: list[str]) -> list[list[Any]] | None:
     rows = _rows(cached, ids)
-    if rows is None or not all(type(parts) is list and len(parts) == len(_SOURCE_TYPES)
-                               and all(isinstance(part, kinds) for part, kinds in zip(parts, _SOURCE_TYPES, strict=True))
-                               for parts in rows):
+    if rows is None or not all(
+        type(parts) is list and len(parts) == len(_SOURCE_TYPES) and all(isinstance(part, kinds) for part, kinds in zip(parts, _SOURCE_TYPES, strict=True))
+        for parts in rows
+    ):
         return None
     return rows
 
 
 def _test_rows(cached: Any, ids: list[str]) -> list[list[dict[str, Any]]] | None:
     rows = _rows(cached, ids)
-    if rows is None or not all(type(found) is list and all(type(rep) is dict and type(rep.get("path")) is str
-                                                           and type(rep.get("line")) is int for rep in found)
-                               for found in rows):
+    if rows is None or not all(
+        type(found) is list and all(type(rep) is dict and type(rep.get("path")) is str and type(rep.get("line")) is int for rep in found) for found in rows
+    ):
         return None
     return rows

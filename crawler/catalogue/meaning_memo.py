@@ -149,9 +149,31 @@ def _read_whole(method: str) -> Any:
 
 # (the C operations and methods read the members without ``__iter__``; a reflected operator is
 # tried first when the right operand is a TracedSet, so ``plain & traced`` is traced too)
-for _method in ("__len__", "__eq__", "__ne__", "__le__", "__lt__", "__ge__", "__gt__", "__and__", "__rand__",
-                "__or__", "__ror__", "__sub__", "__rsub__", "__xor__", "__rxor__", "isdisjoint", "issubset",
-                "issuperset", "intersection", "union", "difference", "symmetric_difference", "copy"):
+for _method in (
+    "__len__",
+    "__eq__",
+    "__ne__",
+    "__le__",
+    "__lt__",
+    "__ge__",
+    "__gt__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__sub__",
+    "__rsub__",
+    "__xor__",
+    "__rxor__",
+    "isdisjoint",
+    "issubset",
+    "issuperset",
+    "intersection",
+    "union",
+    "difference",
+    "symmetric_difference",
+    "copy",
+):
     setattr(TracedSet, _method, _read_whole(_method))
 
 
@@ -187,7 +209,7 @@ def _digest(value: Any) -> str | None:
 def fingerprint(named: dict[str, Any], name: str, key: Any) -> str | None:
     """What a lookup gives in these tables, as a digest; None when it cannot be told."""
     if name.endswith(WHOLE):
-        table = named.get(name[:-len(WHOLE)])
+        table = named.get(name[: -len(WHOLE)])
         if isinstance(table, set):
             try:
                 return _digest(sorted(set.__iter__(table)))
@@ -251,8 +273,7 @@ class _Kept:
             return
         try:
             for read in reads:
-                if not (type(read) is list and len(read) == 3 and type(read[0]) is str
-                        and type(read[2]) in (str, type(None))):
+                if not (type(read) is list and len(read) == 3 and type(read[0]) is str and type(read[2]) in (str, type(None))):
                     raise TypeError
                 key = read[1]  # (the tables' keys are names and flat tuples: a nested list is no key)
                 self.reads.append((read[0], tuple(key) if type(key) is list else key))
@@ -269,8 +290,15 @@ class _Kept:
 
 def _row(row: Any, n: int) -> bool:
     """Whether a kept row is [knobs, trigger, fix, indexes of the ``n`` kept lookups]."""
-    if not (type(row) is list and len(row) == 4 and type(row[0]) is list and all(type(k) is dict for k in row[0])
-            and type(row[1]) is str and type(row[2]) in (str, type(None)) and type(row[3]) is list):
+    if not (
+        type(row) is list
+        and len(row) == 4
+        and type(row[0]) is list
+        and all(type(k) is dict for k in row[0])
+        and type(row[1]) is str
+        and type(row[2]) in (str, type(None))
+        and type(row[3]) is list
+    ):
         return False
     used = row[3]  # (checked by type at C speed: a record reads ~16 lookups, a crawl ~180k)
     return not used or set(map(type, used)) == {int} and min(used) >= 0 and max(used) < n
@@ -286,8 +314,9 @@ class Memo:
         self.taken = self.made = 0
 
 
-def meanings(records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings,
-             callers: dict[str, list[tuple[str, str, int]]] | None, memo: Memo) -> dict[str, SiteMeaning]:
+def meanings(
+    records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings, callers: dict[str, list[tuple[str, str, int]]] | None, memo: Memo
+) -> dict[str, SiteMeaning]:
     """``meaning.meanings``, taking each kept meaning whose site and lookups are the same, and
     keeping what this run read for the next.
 
@@ -359,5 +388,4 @@ def _kept(reads: list[tuple[str, Any]], prints: list[str | None], rows: dict[str
     if len(used) * 3 >= len(reads) * 2:
         return {"reads": [[name, key, was] for (name, key), was in zip(reads, prints, strict=True)], "sites": rows}
     renumber = {i: k for k, i in enumerate(used)}
-    return {"reads": [[*reads[i], prints[i]] for i in used],
-            "sites": {d: [*row[:3], [renumber[i] for i in row[3]]] for d, row in rows.items()}}
+    return {"reads": [[*reads[i], prints[i]] for i in used], "sites": {d: [*row[:3], [renumber[i] for i in row[3]]] for d, row in rows.items()}}

@@ -22,13 +22,28 @@ MAX_CODE = 80
 MAX_CONDITIONS = 4
 
 _NEGATED = {
-    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
-    ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.Lt: ast.GtE,
+    ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE,
+    ast.LtE: ast.Gt,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 _WORDS = {
-    ast.Eq: "is", ast.NotEq: "is not", ast.Lt: "is less than", ast.LtE: "is at most",
-    ast.Gt: "is greater than", ast.GtE: "is at least", ast.In: "is one of", ast.NotIn: "is not one of",
-    ast.Is: "is", ast.IsNot: "is not",
+    ast.Eq: "is",
+    ast.NotEq: "is not",
+    ast.Lt: "is less than",
+    ast.LtE: "is at most",
+    ast.Gt: "is greater than",
+    ast.GtE: "is at least",
+    ast.In: "is one of",
+    ast.NotIn: "is not one of",
+    ast.Is: "is",
+    ast.IsNot: "is not",
 }
 
 
@@ -45,8 +60,10 @@ def _text(node: ast.AST) -> str:
 #: ``<=`` is "is a subset of", and ``not (a <= b)`` is not ``a > b`` (a set that is neither's
 #: subset is neither), so such a comparison is never negated into another operator.
 _SET_WORDS = {
-    ast.Lt: "is a proper subset of", ast.LtE: "is a subset of",
-    ast.Gt: "is a proper superset of", ast.GtE: "is a superset of",
+    ast.Lt: "is a proper subset of",
+    ast.LtE: "is a subset of",
+    ast.Gt: "is a proper superset of",
+    ast.GtE: "is a superset of",
 }
 _SET_CALLS = ("set", "frozenset")
 _SET_VIEWS = ("keys", "items")
@@ -59,8 +76,7 @@ def _set_like(node: ast.expr) -> bool:
         return True
     if type(node) is ast.Call:
         func = node.func
-        return (type(func) is ast.Name and func.id in _SET_CALLS) or \
-            (type(func) is ast.Attribute and func.attr in _SET_VIEWS and not node.args)
+        return (type(func) is ast.Name and func.id in _SET_CALLS) or (type(func) is ast.Attribute and func.attr in _SET_VIEWS and not node.args)
     if type(node) is ast.BinOp and type(node.op) in (ast.BitOr, ast.BitAnd, ast.Sub, ast.BitXor):
         return _set_like(node.left) or _set_like(node.right)
     return False
@@ -68,8 +84,7 @@ def _set_like(node: ast.expr) -> bool:
 
 def _set_order(node: ast.Compare) -> bool:
     """An order comparison of sets (see ``_SET_WORDS``)."""
-    return len(node.ops) == 1 and type(node.ops[0]) in _SET_WORDS and (
-        _set_like(node.left) or _set_like(node.comparators[0]))
+    return len(node.ops) == 1 and type(node.ops[0]) in _SET_WORDS and (_set_like(node.left) or _set_like(node.comparators[0]))
 
 
 def constant_true(node: ast.expr | None) -> bool:
@@ -122,7 +137,7 @@ def whole_code(text: str) -> str:
     head, inner, tail = "", text, ""
     for opener in ("!(", "not (", "("):
         if text.startswith(opener) and text.endswith(")") and _closes_at_end(text, len(opener) - 1):
-            head, inner, tail = opener, text[len(opener):-1], ")"
+            head, inner, tail = opener, text[len(opener) : -1], ")"
             break
     cut = None
     depth, quote, i = 0, "", 0
@@ -263,8 +278,9 @@ def _loop_names(loops: list[str], names: dict[str, str]) -> dict[str, str]:
         if node is None:
             continue
         it = node.iter
-        mapping = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
-            and it.func.attr == "items" and not it.args else None  # ``for k, v in X.items()``
+        mapping = (
+            it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items" and not it.args else None
+        )  # ``for k, v in X.items()``
         items = mapping is not None
         source = _code(mapping if mapping is not None else it, names)
         if type(node.target) is ast.Name:
@@ -285,10 +301,10 @@ def conditions(guards: list[str], names: dict[str, str], loops: list[str]) -> st
     said = []
     for guard in guards:
         if guard.startswith(SWITCH_DEFAULT):  # (a default: whose cases macros write: see ``extract.native``)
-            said.append(f"`{whole_code(guard[len(SWITCH_DEFAULT):])}` is none of the values its `switch` has a case for")
+            said.append(f"`{whole_code(guard[len(SWITCH_DEFAULT) :])}` is none of the values its `switch` has a case for")
             continue
         if guard.startswith(CLOSURE_OF):  # (a native walker's closure: see ``extract.native``)
-            said.append(f"`{whole_code(guard[len(CLOSURE_OF):])}` calls the closure it is given")
+            said.append(f"`{whole_code(guard[len(CLOSURE_OF) :])}` calls the closure it is given")
             continue
         node = parse_guard(guard)
         if constant_true(node):  # (``while True:``: always)
@@ -329,16 +345,20 @@ def _excludes(node: ast.expr | None, left: str) -> bool:
     as a part of an ``and``: a case of an ``if``/``elif`` chain on it that did not match."""
     if type(node) is ast.BoolOp and type(node.op) is ast.And:
         return any(_excludes(v, left) for v in node.values)
-    return type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.NotEq, ast.NotIn) \
-        and _text(node.left) == left
+    return type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) in (ast.NotEq, ast.NotIn) and _text(node.left) == left
 
 
 def _unset(node: ast.expr | None) -> str | None:
     """The expression a guard finds unset (``not x``, ``x is None``), or None."""
     if type(node) is ast.UnaryOp and type(node.op) is ast.Not and type(node.operand) in (ast.Name, ast.Attribute):
         return _text(node.operand)
-    if type(node) is ast.Compare and len(node.ops) == 1 and type(node.ops[0]) is ast.Is \
-            and type(node.comparators[0]) is ast.Constant and node.comparators[0].value is None:
+    if (
+        type(node) is ast.Compare
+        and len(node.ops) == 1
+        and type(node.ops[0]) is ast.Is
+        and type(node.comparators[0]) is ast.Constant
+        and node.comparators[0].value is None
+    ):
         return _text(node.left)
     return None
 
@@ -393,8 +413,7 @@ def _negated_or(guard: str) -> bool:
     of ``if a or b``, which any one of the alternatives would have passed."""
     tree = _parse(guard.strip(), "eval")
     body = tree.body if isinstance(tree, ast.Expression) else None
-    return type(body) is ast.UnaryOp and type(body.op) is ast.Not and type(body.operand) is ast.BoolOp \
-        and type(body.operand.op) is ast.Or
+    return type(body) is ast.UnaryOp and type(body.op) is ast.Not and type(body.operand) is ast.BoolOp and type(body.operand.op) is ast.Or
 
 
 def _switches_off(op: type[ast.cmpop] | None, other: ast.expr | None) -> bool:
@@ -411,10 +430,18 @@ def _switches_off(op: type[ast.cmpop] | None, other: ast.expr | None) -> bool:
     return (op is ast.Gt and value in _OFF_AT_MOST) or (op is ast.GtE and value == 1)
 
 
-def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, loops: Sequence[str] = (),
-            message: str | None = None, earlier: Sequence[str] = (), kind: str | None = None,
-            internal: frozenset[str] = frozenset(), built: Callable[[str], bool] | None = None,
-            known: Callable[[str], bool] | None = None) -> str | None:
+def fix_for(
+    guard: str,
+    names: dict[str, str],
+    listed: set[str] | None = None,
+    loops: Sequence[str] = (),
+    message: str | None = None,
+    earlier: Sequence[str] = (),
+    kind: str | None = None,
+    internal: frozenset[str] = frozenset(),
+    built: Callable[[str], bool] | None = None,
+    known: Callable[[str], bool] | None = None,
+) -> str | None:
     """A fix direction from the guard that leads to the raise, when its subject is a setting
     (or every item of one, in a loop over it).
 
@@ -462,8 +489,7 @@ def fix_for(guard: str, names: dict[str, str], listed: set[str] | None = None, l
         return None
     if kind == LOG and not (names_setting(message, subject, code) or asks.says(message, spellings)):
         return None
-    if kind == LOG and switched and text.startswith("leave ") and not (
-            asks.retires(message) or _asks_for(message, spellings, known)):
+    if kind == LOG and switched and text.startswith("leave ") and not (asks.retires(message) or _asks_for(message, spellings, known)):
         return None
     if subject in internal and not (names_setting(message, subject, code) and asks.explains(message)):
         return None
@@ -490,13 +516,13 @@ def _asks_for(message: str, spellings: list[str], known: Callable[[str], bool] |
     return any(asks.says(region, spellings) for region, _ in asks.asked(message, spellings, known))
 
 
-def _fix_for(guard: str, names: dict[str, str], listed: set[str] | None, loops: Sequence[str],
-             earlier: Sequence[str], built: Callable[[str], bool] | None = None) -> tuple[str, str, str, bool] | None:
+def _fix_for(
+    guard: str, names: dict[str, str], listed: set[str] | None, loops: Sequence[str], earlier: Sequence[str], built: Callable[[str], bool] | None = None
+) -> tuple[str, str, str, bool] | None:
     """The fix, its subject (as the sentence names it), the code it stands for, and whether it is
     said only where the message names the setting (it switches the setting off, or it is the last
     of several alternatives)."""
-    items = {k: v for k, v in _loop_names(list(loops), names).items() if "`" in v and v.split("`")[1] and
-             any(v.endswith(shown) for shown in names.values())}
+    items = {k: v for k, v in _loop_names(list(loops), names).items() if "`" in v and v.split("`")[1] and any(v.endswith(shown) for shown in names.values())}
     node = parse_guard(guard)
     if node is None:
         return None
@@ -513,8 +539,12 @@ def _fix_for(guard: str, names: dict[str, str], listed: set[str] | None, loops: 
         if subject is None:
             return None
         op, other = type(node.ops[0]), node.comparators[0]
-        if op in (ast.NotEq, ast.NotIn) and type(other) is not ast.Name and guard.strip().startswith("not (") \
-                and any(_excludes(parse_guard(g), left) for g in earlier):
+        if (
+            op in (ast.NotEq, ast.NotIn)
+            and type(other) is not ast.Name
+            and guard.strip().startswith("not (")
+            and any(_excludes(parse_guard(g), left) for g in earlier)
+        ):
             return None  # (the last case of a chain over the subject: see fix_for)
         value = _code(other, names)
         off = _switches_off(op, other)

@@ -224,8 +224,9 @@ def compute(records: Sequence[RecordData], callers: Callers | None = None, limit
     return out
 
 
-def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int, every_path: bool,
-             of: Sequence[int] | None = None) -> dict[str, list[dict[str, str]]]:
+def _compute(
+    records: Sequence[RecordData], callers: Callers | None, limit: int, every_path: bool, of: Sequence[int] | None = None
+) -> dict[str, list[dict[str, str]]]:
     """:func:`compute` over ``records``, for those at the positions ``of`` (default: all)."""
     n = len(records)
     if n < 2:
@@ -274,6 +275,7 @@ def _compute(records: Sequence[RecordData], callers: Callers | None, limit: int,
                 k = bisect_left(members, me)
                 members = members[max(0, k - _WINDOW) : k + _WINDOW + 1]
             near.append(members)
+
         # what may score more than a call path alone: a shared term, a place
         def special(i: int = i, near: list[list[int]] = near) -> Iterable[int]:
             return itertools.chain((j for t in chosen[i] for j in postings[t]), (order[m] for members in near for m in members))

@@ -68,7 +68,7 @@ def _hits(frag: str, lits: list[str], head_field: bool = True, tail_field: bool 
         starts = []  # (where the rest begins, characters covered): the end of lit, then a field
         p = lit.find(frag[0], max(0, len(lit) - n + 1))
         while p >= 0:
-            if lit.endswith(frag[:len(lit) - p]):
+            if lit.endswith(frag[: len(lit) - p]):
                 starts.append((len(lit) - p, len(lit) - p))
             p = lit.find(frag[0], p + 1)
         if head_field or i > 0:  # the fragment may begin in the value of the field before lits[i]
@@ -145,8 +145,7 @@ class _Index:
         self.by_function: dict[str, list[int]] = {}
         self.by_exception: dict[str, list[int]] = {}
         for record in records:
-            entry = _Entry(record, {f"{s['module']}.{s['qualname']}" for s in record["sites"]},
-                           primaries.get(record["id"]) if primaries is not None else None)
+            entry = _Entry(record, {f"{s['module']}.{s['qualname']}" for s in record["sites"]}, primaries.get(record["id"]) if primaries is not None else None)
             for fq in entry.functions:
                 self.by_function.setdefault(fq, []).append(len(self.entries))
             for name in entry.exceptions:
@@ -201,8 +200,9 @@ class _Index:
         return {k for fq in functions for k in self.by_function.get(fq, ())}
 
 
-def reproductions_by_id(records: list[RecordData], tests: list[FileResult], graph: Graph | None,
-                        permalink: Any, primaries: Mapping[str, ExtractedSite] | None = None) -> dict[str, list[dict[str, Any]]]:
+def reproductions_by_id(
+    records: list[RecordData], tests: list[FileResult], graph: Graph | None, permalink: Any, primaries: Mapping[str, ExtractedSite] | None = None
+) -> dict[str, list[dict[str, Any]]]:
     """The ``meaning.reproductions`` of each record some test reproduces, by id; deterministic.
     ``primaries``: each record's primary site as extracted (``entries.Entries``), whose derived
     facts hold the message's literal runs (else they are read from the message again)."""
@@ -216,8 +216,13 @@ def reproductions_by_id(records: list[RecordData], tests: list[FileResult], grap
             continue
         for block in result.get("tests", ()):
             frags = block.get("fragments")
-            asked = (tuple(frags) if frags is not None else None, block.get("fold", False), tuple(block["exceptions"]),
-                   tuple(block["calls"]), block["match"] is None)
+            asked = (
+                tuple(frags) if frags is not None else None,
+                block.get("fold", False),
+                tuple(block["exceptions"]),
+                tuple(block["calls"]),
+                block["match"] is None,
+            )
             links = linked.get(asked)
             if links is None:
                 links = linked[asked] = _links(block, index, graph)
@@ -259,8 +264,7 @@ def _links(block: dict[str, Any], index: _Index, graph: Graph | None) -> list[tu
     longest = max(frags, key=len)
     q = max(ANCHOR, len(longest) // 4)
     expected = frozenset(exceptions)
-    pool = index.holding(longest[:q], fold, expected) | index.holding(longest[-q:], fold, expected) \
-        | (index.in_functions(reach) & index.compatible(expected))
+    pool = index.holding(longest[:q], fold, expected) | index.holding(longest[-q:], fold, expected) | (index.in_functions(reach) & index.compatible(expected))
     matched = []
     for k in sorted(pool):
         entry = index.entries[k]

@@ -66,8 +66,9 @@ def entry_row(record: RecordData, primary: ExtractedSite | None = None) -> dict[
         return _row(record, pieces["fragments"], pieces["starts_literal"], pieces["ends_literal"], pieces["anchors"], tokens)
     segs = template_segments(message)
     tokens = search_tokens(record["title"], "" if opaque else message["text"], exception_word(record))
-    return _row(record, fragments(segs), bool(segs) and segs[0][0] == "lit", bool(segs) and segs[-1][0] == "lit",
-                list(dict.fromkeys(anchor_tokens(segs))), tokens)
+    return _row(
+        record, fragments(segs), bool(segs) and segs[0][0] == "lit", bool(segs) and segs[-1][0] == "lit", list(dict.fromkeys(anchor_tokens(segs))), tokens
+    )
 
 
 def alternative_rows(alternatives: list[str], message: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -97,31 +98,34 @@ def _around_assembled(message: Mapping[str, Any]) -> tuple[list[Any], list[Any]]
     assembled = [at for k, at in enumerate(fields) if f"(?P<f{k}>.*?)" not in pattern]
     if len(assembled) != 1:
         return [], []
-    return parts[:assembled[0]], parts[assembled[0] + 1:]
+    return parts[: assembled[0]], parts[assembled[0] + 1 :]
 
 
 def _row(record: RecordData, frags: list[str], starts: bool, ends: bool, anchors: list[str], tokens: list[str]) -> dict[str, Any]:
     message = record["message"]
-    return {
-        "id": record["id"],
-        "title": record["title"],
-        "exception": exception_word(record),
-        "catch_as": catch_names(record["exception"]) if record["exception"] is not None else [],
-        "kind": record["kind"],
-        "text": message["text"],
-        "fields": [f["expr"] for f in message.get("fields", [])],
-        "pattern": message["pattern"],
-        "fragments": frags,
-        "starts_literal": starts,
-        "ends_literal": ends,
-        "anchors": anchors,
-        "tokens": tokens,
-        "opaque": bool(message.get("opaque")),
-        "alternatives": alternative_rows(message.get("alternatives") or [], message),
-        "explanation_status": record.get("explanation_status", "absent"),
-        "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
-    } | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {}) \
-      | ({"condition": condition} if (condition := record["sites"][0].get("condition")) is not None else {})
+    return (
+        {
+            "id": record["id"],
+            "title": record["title"],
+            "exception": exception_word(record),
+            "catch_as": catch_names(record["exception"]) if record["exception"] is not None else [],
+            "kind": record["kind"],
+            "text": message["text"],
+            "fields": [f["expr"] for f in message.get("fields", [])],
+            "pattern": message["pattern"],
+            "fragments": frags,
+            "starts_literal": starts,
+            "ends_literal": ends,
+            "anchors": anchors,
+            "tokens": tokens,
+            "opaque": bool(message.get("opaque")),
+            "alternatives": alternative_rows(message.get("alternatives") or [], message),
+            "explanation_status": record.get("explanation_status", "absent"),
+            "sites": [{"path": s["path"], "line": s["line"], "qualname": s["qualname"]} for s in record["sites"]],
+        }
+        | ({"accepted_as_is": True} if (record.get("explanation") or {}).get("accepted_as_is") else {})
+        | ({"condition": condition} if (condition := record["sites"][0].get("condition")) is not None else {})
+    )
 
 
 def entry_for(record: RecordData | Record) -> SearchEntry:
@@ -135,8 +139,9 @@ def build_search_index(records: Sequence[RecordData] | Sequence[Record], repo: s
     return SearchIndex(repo=repo, commit=commit, entries=entries)
 
 
-def search_document(records: Sequence[RecordData], repo: str, commit: str,
-                    primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, Any]:
+def search_document(
+    records: Sequence[RecordData], repo: str, commit: str, primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None
+) -> dict[str, Any]:
     """search.json as plain data (``SearchIndex`` shape), from record dicts; ``memo`` keeps rows
     made before (see :class:`RowMemo`)."""
     primaries = primaries or {}
@@ -147,8 +152,9 @@ def search_document(records: Sequence[RecordData], repo: str, commit: str,
     return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": rows}
 
 
-def search_file(records: Sequence[RecordData], manifest: Manifest,
-                primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None) -> dict[str, tuple[str, Any]]:
+def search_file(
+    records: Sequence[RecordData], manifest: Manifest, primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None
+) -> dict[str, tuple[str, Any]]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = f"{manifest.repo.owner}/{manifest.repo.name}"
     return {SEARCH: ("search", search_document(records, repo, manifest.commit, primaries, memo))}
@@ -176,10 +182,17 @@ class RowMemo:
             self.rows = found["rows"]
 
     def row(self, record: RecordData, primary: ExtractedSite | None = None) -> dict[str, Any]:
-        made_of = [record["id"], record["title"], record["exception"], record["kind"], record["message"],
-                   record.get("explanation_status", "absent"), bool((record.get("explanation") or {}).get("accepted_as_is")),
-                   [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
-                   None if primary is None else [primary["template"], primary["exception_qualname"]]]
+        made_of = [
+            record["id"],
+            record["title"],
+            record["exception"],
+            record["kind"],
+            record["message"],
+            record.get("explanation_status", "absent"),
+            bool((record.get("explanation") or {}).get("accepted_as_is")),
+            [[s["path"], s["line"], s["qualname"]] for s in record["sites"]],
+            None if primary is None else [primary["template"], primary["exception_qualname"]],
+        ]
         try:
             # keys sorted: a record made by a crawl and the same record read back from JSON have
             # their fields in another order, and are the same row

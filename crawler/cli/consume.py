@@ -53,13 +53,16 @@ def _one_line(text: str, width: int = 100) -> str:
 
 @click.command()
 @click.argument("message", required=False)
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN,
-              help="Dataset directory or output root.")
+@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--limit", type=click.IntRange(min=1), default=10, show_default=True, help="Entries to show (ties with the last are shown too).")
-@click.option("--version", "release", metavar="RELEASE",
-              help="The release you run (0.6.3): of a history catalogue's entries, those it raised come first. "
-                   "Default: the one release the paste names (a server's startup line, a path like vllm-0.6.3).")
+@click.option(
+    "--version",
+    "release",
+    metavar="RELEASE",
+    help="The release you run (0.6.3): of a history catalogue's entries, those it raised come first. "
+    "Default: the one release the paste names (a server's startup line, a path like vllm-0.6.3).",
+)
 @cache_dir_option
 def match(message: str | None, data: Path, as_json: bool, limit: int, release: str | None, cache_dir: Path | None) -> None:
     """Find the entry for an error message or a whole traceback.
@@ -98,8 +101,9 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, release: s
         REPORTER(f"input longer than {MAX_INPUT // 1024} KiB: matching its last {MAX_INPUT // 1024} KiB")
         message = message[-MAX_INPUT:]
     if not message.strip():
-        raise UsageError("the message is empty: give it as an argument (errcat match 'ValueError: ...'), "
-                         "a log file, or pipe a log in (python serve.py 2>&1 | errcat match)")
+        raise UsageError(
+            "the message is empty: give it as an argument (errcat match 'ValueError: ...'), a log file, or pipe a log in (python serve.py 2>&1 | errcat match)"
+        )
     matchers = _matchers(data, cache_dir)  # the store the crawl built in the same cache directory
     try:
         result = run_match(message, matchers, limit, release)
@@ -168,8 +172,11 @@ def _print_lineage(lineage: dict[str, Any] | None) -> None:
     raised = lineage.get("raised_in")
     removed = (lineage.get("releases") or {}).get("removed_in")
     if lineage.get("retired"):
-        echo("   retired: " + (f"raised in {_one_line(raised, 60)}" if raised else "no longer raised")
-             + (f", removed in {_one_line(removed, 40)}" if removed else ""))
+        echo(
+            "   retired: "
+            + (f"raised in {_one_line(raised, 60)}" if raised else "no longer raised")
+            + (f", removed in {_one_line(removed, 40)}" if removed else "")
+        )
     elif raised:
         echo(f"   raised {_one_line(raised, 60)}")
     for move in lineage.get("moved") or []:
@@ -179,9 +186,11 @@ def _print_lineage(lineage: dict[str, Any] | None) -> None:
     for n, s in enumerate(succeeded, start=1):
         last = n == len(succeeded)
         state = "retired since" if s.get("retired") else "raised today" if last else "live"
-        echo(f"   {'succeeded by' if n == 1 else 'then by'} {s['id']} ({s['how']}; {state}"
-             + (f", {_one_line(s['raised_in'], 40)}" if s.get("raised_in") and not s.get("retired") else "")
-             + f"): {_one_line(s['exception'], 60)}: {_one_line(s['template'], 80)}")
+        echo(
+            f"   {'succeeded by' if n == 1 else 'then by'} {s['id']} ({s['how']}; {state}"
+            + (f", {_one_line(s['raised_in'], 40)}" if s.get("raised_in") and not s.get("retired") else "")
+            + f"): {_one_line(s['exception'], 60)}: {_one_line(s['template'], 80)}"
+        )
 
 
 def _print_text(result) -> None:
@@ -241,15 +250,25 @@ def _print_text(result) -> None:
 
 
 @click.command()
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN,
-              help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.")
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_OUT,
+    show_default=OUT_SHOWN,
+    help="Dataset directory (the one holding manifest.json), or an output root holding exactly one.",
+)
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("site"), show_default=True, help="Where to write the site.")
 @click.option("--format", "fmt", type=click.Choice(["html", "markdown"]), default="html", show_default=True)
-@click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False),
-              help="The Markdown changelog of the last sync (errcat sync --changelog), shown on the index.")
-@click.option("--data-url", metavar="URL",
-              help="Where readers of the site reach the dataset (https://..., or a path relative to the site); "
-                   "default: the dataset's path relative to OUT.")
+@click.option(
+    "--changelog",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="The Markdown changelog of the last sync (errcat sync --changelog), shown on the index.",
+)
+@click.option(
+    "--data-url",
+    metavar="URL",
+    help="Where readers of the site reach the dataset (https://..., or a path relative to the site); default: the dataset's path relative to OUT.",
+)
 def render(data: Path, out: Path, fmt: str, changelog: Path | None, data_url: str | None) -> None:
     """Write the catalogue as a static site: one page per entry, an index, offline search.
 
@@ -275,8 +294,14 @@ def render(data: Path, out: Path, fmt: str, changelog: Path | None, data_url: st
 @click.argument("entry_id", metavar="ID")
 @click.option("--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Dataset directory or output root.")
 @click.option("--json", "as_json", is_flag=True, help="Print the record's JSON instead of the page.")
-@click.option("--color", "color", type=click.Choice(COLOR_CHOICES), default="auto", show_default=True,
-              help="Colour the page: auto colours on a terminal unless NO_COLOR is set.")
+@click.option(
+    "--color",
+    "color",
+    type=click.Choice(COLOR_CHOICES),
+    default="auto",
+    show_default=True,
+    help="Colour the page: auto colours on a terminal unless NO_COLOR is set.",
+)
 @click.option("--no-pager", is_flag=True, help="Never page; by default a page on a terminal goes to $ERRCAT_PAGER, $PAGER or less.")
 def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -> None:
     """Show one entry laid out like its catalogue page.
@@ -298,8 +323,7 @@ def show(entry_id: str, data: Path, as_json: bool, color: str, no_pager: bool) -
         echo(text, nl=False, kind="json")
         return
     use_color = color_wanted(color, sys.stdout)
-    show_page(layout(record.model_dump(mode="json"), _replacements(path, record), _digests(path)), STYLES if use_color else None,
-              paging=not no_pager)
+    show_page(layout(record.model_dump(mode="json"), _replacements(path, record), _digests(path)), STYLES if use_color else None, paging=not no_pager)
 
 
 def _digests(path: Path) -> frozenset[str]:

@@ -21,7 +21,11 @@ if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never
 @click.command()
 @click.option("--repo", metavar="URL_OR_PATH", help="An https:// git URL or a local git repository (default: the upstream's URL).")
 @click.option("--ref", metavar="REF", help="Tag, branch or commit to crawl (default: the upstream's branch, or HEAD of a local repo).")
-@click.option("--pypi", metavar="NAME==VERSION", help="Crawl a released package from the package index instead of git: the upstream whose `pypi` it is, else the GitHub repository its metadata names.")
+@click.option(
+    "--pypi",
+    metavar="NAME==VERSION",
+    help="Crawl a released package from the package index instead of git: the upstream whose `pypi` it is, else the GitHub repository its metadata names.",
+)
 @click.option("--upstream", cls=UpstreamOption, metavar="NAME", help="A configured upstream (errcat.toml).")
 @click.option("--name", metavar="OWNER/NAME", help="Override the repository identity used for output paths and permalinks.")
 @click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream).")
@@ -30,17 +34,36 @@ if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never
 @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Worker processes (default: CPU count).")
 @click.option("--no-cache", is_flag=True, help="Parse every file again; do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir).")
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
-@click.option("--curated", type=click.Path(path_type=Path, file_okay=False), help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).")
-@click.option("--max-file-bytes", type=click.IntRange(min=1), show_default="2000000, or the upstream's max_file_bytes",
-              help="Skip (and list in the manifest) files larger than this; they are never read.")
-@click.option("--max-file-sites", type=click.IntRange(min=1), show_default="1000, or the upstream's max_file_sites",
-              help="Skip (and list in the manifest) files with more raise and assert sites than this.")
-@click.option("--max-output-bytes", type=click.IntRange(min=1), show_default="52428800 (50 MiB), or the upstream's max_output_bytes",
-              help="Keep every file of the dataset at most this large: the source files whose entries would make one "
-                   "larger are skipped (and listed in the manifest), the largest share first.")
-def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated,
-          max_file_bytes, max_file_sites, max_output_bytes) -> None:
+@click.option(
+    "--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml)."
+)
+@click.option(
+    "--curated",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).",
+)
+@click.option(
+    "--max-file-bytes",
+    type=click.IntRange(min=1),
+    show_default="2000000, or the upstream's max_file_bytes",
+    help="Skip (and list in the manifest) files larger than this; they are never read.",
+)
+@click.option(
+    "--max-file-sites",
+    type=click.IntRange(min=1),
+    show_default="1000, or the upstream's max_file_sites",
+    help="Skip (and list in the manifest) files with more raise and assert sites than this.",
+)
+@click.option(
+    "--max-output-bytes",
+    type=click.IntRange(min=1),
+    show_default="52428800 (50 MiB), or the upstream's max_output_bytes",
+    help="Keep every file of the dataset at most this large: the source files whose entries would make one "
+    "larger are skipped (and listed in the manifest), the largest share first.",
+)
+def crawl(
+    repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache, cache_dir, config, curated, max_file_bytes, max_file_sites, max_output_bytes
+) -> None:
     """Crawl a pinned commit and write its catalogue under OUT/<owner>/<name>/.
 
     \b
@@ -57,9 +80,22 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
     if pypi and (repo or ref):
         raise UsageError("--pypi reads a released package; it cannot be combined with --repo or --ref")
     options = CrawlOptions(
-        repo=repo, ref=ref, pypi=pypi, upstream=upstream, name=name, include=list(include),
-        exclude=list(exclude), out=out, jobs=jobs, cache_dir=cache_dir, use_cache=not no_cache, config=config,
-        curated=curated, max_blob_bytes=max_file_bytes, max_file_sites=max_file_sites, max_output_bytes=max_output_bytes,
+        repo=repo,
+        ref=ref,
+        pypi=pypi,
+        upstream=upstream,
+        name=name,
+        include=list(include),
+        exclude=list(exclude),
+        out=out,
+        jobs=jobs,
+        cache_dir=cache_dir,
+        use_cache=not no_cache,
+        config=config,
+        curated=curated,
+        max_blob_bytes=max_file_bytes,
+        max_file_sites=max_file_sites,
+        max_output_bytes=max_output_bytes,
     )
     # The crawl runs without the cycle collector (see ``crawl.crawl``), and so does the match
     # store's build: turned on again in between, its first pass (the store's import) would walk
@@ -77,16 +113,18 @@ def crawl(repo, ref, pypi, upstream, name, include, exclude, out, jobs, no_cache
             gc.enable()
     c = result.manifest.counts
     REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")
-    echo(
-        f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, "
-        f"entries {c.entries}, {result.seconds:.1f}s"
-    )
+    echo(f"files {c.files}, parsed {c.parsed}, skipped {c.skipped}, sites {c.sites}, entries {c.entries}, {result.seconds:.1f}s")
 
 
 @click.command()
 @click.argument("directory", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT)
-@click.option("--engine", type=RegistryChoice("crawler.publish.validate", "ENGINES"), default="fast", show_default=True,
-              help="fast: jsonschema-rs; reference: the Python jsonschema library (same verdicts, ~20x slower).")
+@click.option(
+    "--engine",
+    type=RegistryChoice("crawler.publish.validate", "ENGINES"),
+    default="fast",
+    show_default=True,
+    help="fast: jsonschema-rs; reference: the Python jsonschema library (same verdicts, ~20x slower).",
+)
 def validate(directory: Path, engine: str) -> None:
     """Validate every dataset under DIRECTORY against the JSON Schemas (default: output/).
 
@@ -100,12 +138,12 @@ def validate(directory: Path, engine: str) -> None:
     from crawler.publish.validate import validate_dataset
 
     if not directory.is_dir():
-        raise UsageError(f"no such directory: {directory}: name the directory a crawl wrote (errcat validate DIR), "
-                         "or make one with `errcat crawl`")
+        raise UsageError(f"no such directory: {directory}: name the directory a crawl wrote (errcat validate DIR), or make one with `errcat crawl`")
     datasets = list(find_datasets(directory))
     if not datasets:
-        raise UsageError(f"no dataset (manifest.json) under {directory}: name the directory a crawl wrote "
-                         "(errcat validate DIR), or make one with `errcat crawl`")
+        raise UsageError(
+            f"no dataset (manifest.json) under {directory}: name the directory a crawl wrote (errcat validate DIR), or make one with `errcat crawl`"
+        )
     bad = 0
     for dataset in datasets:
         problems = validate_dataset(dataset, engine, progress=REPORTER)
@@ -119,8 +157,10 @@ def validate(directory: Path, engine: str) -> None:
         state = f"{problems.total:,} problem(s)" if problems.total else "valid"
         echo(f"{dataset}: {state}")
         if problems.total and schema_of(dataset) == PREVIOUS_SCHEMA_VERSION:
-            echo(f"{dataset}: made at schema {PREVIOUS_SCHEMA_VERSION}, which every command still reads; "
-                 f"`errcat sync` or `errcat crawl` writes it anew at schema {SCHEMA_VERSION}")
+            echo(
+                f"{dataset}: made at schema {PREVIOUS_SCHEMA_VERSION}, which every command still reads; "
+                f"`errcat sync` or `errcat crawl` writes it anew at schema {SCHEMA_VERSION}"
+            )
     if bad:
         sys.exit(1)
 
@@ -132,10 +172,10 @@ def validate(directory: Path, engine: str) -> None:
 @click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="The dataset to expect (default: the upstream's).")
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="errcat.toml to use.")
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the artifact's changelog here, once checked.")
-@click.option("--curated", type=click.Path(path_type=Path, file_okay=False),
-              help="Where the artifact's drafts go, once checked (default: curated/ next to errcat.toml).")
-def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, config: Path | None, changelog: Path | None,
-          curated: Path | None) -> None:
+@click.option(
+    "--curated", type=click.Path(path_type=Path, file_okay=False), help="Where the artifact's drafts go, once checked (default: curated/ next to errcat.toml)."
+)
+def adopt(artifact: Path, out: Path, upstream: str | None, name: str | None, config: Path | None, changelog: Path | None, curated: Path | None) -> None:
     """Check a catalogue made by another job and write it under OUT/<owner>/<name>/.
 
     ARTIFACT holds output/<owner>/<name>/ as a crawl writes it and changelog.md, as the sync

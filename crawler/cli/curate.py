@@ -13,11 +13,15 @@ from crawler.base.sink import echo
 from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN
 
 _curated_option = click.option(
-    "--curated", type=click.Path(path_type=Path, file_okay=False),
+    "--curated",
+    type=click.Path(path_type=Path, file_okay=False),
     help="Curated explanations root, holding <owner>/<name>/<id>.yaml (default: curated/ next to the config).",
 )
 _data_option = click.option(
-    "--data", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN,
+    "--data",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=DEFAULT_OUT,
+    show_default=OUT_SHOWN,
     help="Dataset directory or output root.",
 )
 
@@ -51,13 +55,20 @@ def curate() -> None:
 @_curated_option
 @click.option("--strict", is_flag=True, help="Also fail on stale files and dangling related ids.")
 @click.option("--all-packages", is_flag=True, help="List coverage for every top-level package, not only covered ones.")
-@click.option("--hot", type=click.IntRange(min=0), default=10, show_default=True,
-              help="How many reported entries without a reviewed text to list, most reported first (evidence.yaml).")
+@click.option(
+    "--hot",
+    type=click.IntRange(min=0),
+    default=10,
+    show_default=True,
+    help="How many reported entries without a reviewed text to list, most reported first (evidence.yaml).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.option("--data", type=click.Path(path_type=Path, file_okay=False),
-              help="The dataset directory or output root, as the other commands take it (instead of OUTPUT_DIR).")
-def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, hot: int, as_json: bool,
-              data: Path | None) -> None:
+@click.option(
+    "--data",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="The dataset directory or output root, as the other commands take it (instead of OUTPUT_DIR).",
+)
+def check_cmd(output_dir: Path, curated: Path | None, strict: bool, all_packages: bool, hot: int, as_json: bool, data: Path | None) -> None:
     """Check curated files against the dataset(s) under OUTPUT_DIR (default: output/; or --data).
 
     Reports every invalid file, orphan (with the entry it should probably move to), stale file
@@ -120,9 +131,12 @@ def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
 
 @curate.command("review")
 @click.argument("entry_id", metavar="ID")
-@click.option("--read-and-accept-as-is", "accept_as_is", is_flag=True,
-              help="Review a draft whose text is still the drafter's: you read it against the code and accept it unedited "
-                   "(recorded in the review as accepted_as_is).")
+@click.option(
+    "--read-and-accept-as-is",
+    "accept_as_is",
+    is_flag=True,
+    help="Review a draft whose text is still the drafter's: you read it against the code and accept it unedited (recorded in the review as accepted_as_is).",
+)
 @_curated_option
 @_data_option
 def review_cmd(entry_id: str, accept_as_is: bool, curated: Path | None, data: Path) -> None:
@@ -161,30 +175,80 @@ def retire_cmd(entry_id: str, note: str | None, curated: Path | None, data: Path
 @click.option("--model", help="Model name for --llm (default: the first of URL/v1/models).")
 @click.option("--limit", type=click.IntRange(min=1), help="With --all: draft at most N entries this run.")
 @click.option("--concurrency", type=click.IntRange(min=1, max=64), default=4, show_default=True, help="With --all: requests at a time.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=120.0, show_default=True,
-              help="Seconds each attempt of a request may take, all of it (connecting, headers, body).")
-@click.option("--retries", type=click.IntRange(min=0, max=10), default=3, show_default=True,
-              help="Retries of a request that failed in a way that may pass (429, 5xx, timeout, malformed answer).")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.1),
+    default=120.0,
+    show_default=True,
+    help="Seconds each attempt of a request may take, all of it (connecting, headers, body).",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0, max=10),
+    default=3,
+    show_default=True,
+    help="Retries of a request that failed in a way that may pass (429, 5xx, timeout, malformed answer).",
+)
 @click.option("--backoff", type=click.FloatRange(min=0), default=2.0, show_default=True, help="Seconds before the first retry; doubled each time.")
-@click.option("--api-key-env", default="ERRCAT_LLM_API_KEY", show_default=True, metavar="NAME",
-              help="Environment variable holding the endpoint's API key (sent as a bearer token, never printed).")
-@click.option("--repo", envvar="ERRCAT_REPO",
-              help="The repository the dataset was crawled from, for the names check (default: the dataset's repository URL).")
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False),
-              help="errcat.toml naming the upstreams' draft_link_hosts (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).")
-@click.option("--changed", "changed_report", type=click.Path(path_type=Path, dir_okay=False), metavar="REPORT",
-              help="With --all: only the entries this diff report (errcat sync --report) lists as added or changed.")
-@click.option("--time-budget", type=click.FloatRange(min=1), metavar="SECONDS",
-              help="With --all: start no request after this many seconds of the run (each attempt's timeout is cut to what is left).")
-@click.option("--token-budget", type=click.IntRange(min=1), metavar="TOKENS",
-              help="With --all: start no request once the answers' tokens (usage.total_tokens, as the server counts) reach this.")
+@click.option(
+    "--api-key-env",
+    default="ERRCAT_LLM_API_KEY",
+    show_default=True,
+    metavar="NAME",
+    help="Environment variable holding the endpoint's API key (sent as a bearer token, never printed).",
+)
+@click.option("--repo", envvar="ERRCAT_REPO", help="The repository the dataset was crawled from, for the names check (default: the dataset's repository URL).")
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="errcat.toml naming the upstreams' draft_link_hosts (default: ./errcat.toml or [tool.errcat] in ./pyproject.toml).",
+)
+@click.option(
+    "--changed",
+    "changed_report",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="REPORT",
+    help="With --all: only the entries this diff report (errcat sync --report) lists as added or changed.",
+)
+@click.option(
+    "--time-budget",
+    type=click.FloatRange(min=1),
+    metavar="SECONDS",
+    help="With --all: start no request after this many seconds of the run (each attempt's timeout is cut to what is left).",
+)
+@click.option(
+    "--token-budget",
+    type=click.IntRange(min=1),
+    metavar="TOKENS",
+    help="With --all: start no request once the answers' tokens (usage.total_tokens, as the server counts) reach this.",
+)
 @click.option("--max-tokens", type=click.IntRange(min=1), metavar="TOKENS", help="Cap each answer (max_tokens in the request).")
-@click.option("--summary", type=click.Path(path_type=Path, dir_okay=False),
-              help="With --all: write a Markdown section listing the drafts written (a pull request's), when there are any.")
-def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Path, llm: str | None, model: str | None, limit: int | None,
-              concurrency: int, timeout: float, retries: int, backoff: float, api_key_env: str, repo: str | None,
-              config: Path | None, changed_report: Path | None, time_budget: float | None, token_budget: int | None,
-              max_tokens: int | None, summary: Path | None) -> None:
+@click.option(
+    "--summary",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="With --all: write a Markdown section listing the drafts written (a pull request's), when there are any.",
+)
+def draft_cmd(
+    entry_id: str | None,
+    every: bool,
+    curated: Path | None,
+    data: Path,
+    llm: str | None,
+    model: str | None,
+    limit: int | None,
+    concurrency: int,
+    timeout: float,
+    retries: int,
+    backoff: float,
+    api_key_env: str,
+    repo: str | None,
+    config: Path | None,
+    changed_report: Path | None,
+    time_budget: float | None,
+    token_budget: int | None,
+    max_tokens: int | None,
+    summary: Path | None,
+) -> None:
     """Write a draft explanation for ID from the machine-derived facts (or --llm), or with
     --all for every entry without a curated file; never over a curated file.
 
@@ -211,8 +275,17 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
     if every and not llm:
         raise UsageError("--all needs --llm URL (a draft from the facts alone is written one ID at a time)")
     if not every:
-        given = [name for name, value in (("--limit", limit), ("--changed", changed_report), ("--time-budget", time_budget),
-                                          ("--token-budget", token_budget), ("--summary", summary)) if value is not None]
+        given = [
+            name
+            for name, value in (
+                ("--limit", limit),
+                ("--changed", changed_report),
+                ("--time-budget", time_budget),
+                ("--token-budget", token_budget),
+                ("--summary", summary),
+            )
+            if value is not None
+        ]
         if given:
             raise UsageError(f"{given[0]} goes with --all")
     endpoint = None
@@ -221,8 +294,7 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
 
         budget = Budget(time_budget, token_budget) if every else None
         try:
-            endpoint = Endpoint.from_url(llm, key_env=api_key_env, timeout=timeout, retries=retries, backoff=backoff,
-                                         max_tokens=max_tokens, budget=budget)
+            endpoint = Endpoint.from_url(llm, key_env=api_key_env, timeout=timeout, retries=retries, backoff=backoff, max_tokens=max_tokens, budget=budget)
         except LLMFailure as failure:
             raise UsageError(f"--llm {llm}: {failure.reason}") from None
     settings = load_config(config)
@@ -251,12 +323,26 @@ def draft_cmd(entry_id: str | None, every: bool, curated: Path | None, data: Pat
             echo(f"{outcome.status:<8} {outcome.id}: {outcome.reason}", err=True)
 
     try:
-        draft_all(root, data, endpoint, model=model, limit=limit, concurrency=concurrency, repo=repo, report=report,
-                  link_hosts=link_hosts, only=only, cache_dir=default_cache_dir())
+        draft_all(
+            root,
+            data,
+            endpoint,
+            model=model,
+            limit=limit,
+            concurrency=concurrency,
+            repo=repo,
+            report=report,
+            link_hosts=link_hosts,
+            only=only,
+            cache_dir=default_cache_dir(),
+        )
     except LLMFailure as failure:
         raise UsageError(f"--llm {endpoint.base}: {failure.reason}") from None
-    echo(f"drafts: {counts.get('drafted', 0)} written, {counts.get('rejected', 0)} rejected, {counts.get('failed', 0)} failed"
-         + "".join(f", {counts[k]} {k}" for k in ("skipped", "unstarted") if counts.get(k)), err=True)
+    echo(
+        f"drafts: {counts.get('drafted', 0)} written, {counts.get('rejected', 0)} rejected, {counts.get('failed', 0)} failed"
+        + "".join(f", {counts[k]} {k}" for k in ("skipped", "unstarted") if counts.get(k)),
+        err=True,
+    )
     if summary is not None and counts.get("drafted"):
         summary.parent.mkdir(parents=True, exist_ok=True)
         summary.write_text(drafts_summary(outcomes, root), encoding="utf-8")

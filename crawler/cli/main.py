@@ -44,8 +44,9 @@ class ErrcatGroup(click.Group):
     The message may quote a crawled repository or a dataset (a path, a name, a ref): it is
     printed through ``sink`` like every other line, the last line of defence."""
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(
+        self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None, standalone_mode: bool = True, **extra: Any
+    ) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         # Click's standalone mode prints a usage block for a usage error; errcat prints one line,

@@ -12,6 +12,7 @@ import click
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
 #: The default of every --out and --data: ``output/`` of the errcat home (``base.home``), read
 #: when a command runs (a callable default), so that it is the same wherever the command runs.
 def DEFAULT_OUT() -> Path:
@@ -45,10 +46,12 @@ class RegistryChoice(click.Choice[str]):
     def choices(self, value: tuple[str, ...]) -> None:
         pass  # click's constructor assigns its argument; the registry is the one source
 
+
 #: Where the caches live, for every command that reads or fills one (the crawl's extraction
 #: cache, the match store): the same directory by flag or environment for all of them.
-cache_dir_option = click.option("--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR",
-                                help="Cache directory (default: the user cache dir).")
+cache_dir_option = click.option(
+    "--cache-dir", type=click.Path(path_type=Path, file_okay=False), envvar="ERRCAT_CACHE_DIR", help="Cache directory (default: the user cache dir)."
+)
 
 
 class UpstreamOption(click.Option):
@@ -65,8 +68,9 @@ class UpstreamOption(click.Option):
         except ConfigError:
             default = "the `default` of errcat.toml (which does not load here), else vllm"
         else:
-            default = (f"{config.default}, the `default` of {visible(str(config.path))}" if config.path is not None
-                       else f"{config.default} (no errcat.toml here)")
+            default = (
+                f"{config.default}, the `default` of {visible(str(config.path))}" if config.path is not None else f"{config.default} (no errcat.toml here)"
+            )
         self.help = f"A configured upstream (errcat.toml); default: {default}; with --config FILE, that file's `default`."
         return super().get_help_record(ctx)
 
@@ -74,7 +78,9 @@ class UpstreamOption(click.Option):
 def source_options(func: F) -> F:
     """The repository options of ``errcat crawl``, for commands that crawl refs themselves."""
     options = [
-        click.option("--repo", metavar="URL_OR_PATH", envvar="ERRCAT_REPO", help="An https:// git URL or a local git repository (default: the upstream's URL)."),
+        click.option(
+            "--repo", metavar="URL_OR_PATH", envvar="ERRCAT_REPO", help="An https:// git URL or a local git repository (default: the upstream's URL)."
+        ),
         click.option("--upstream", cls=UpstreamOption, metavar="NAME", envvar="ERRCAT_UPSTREAM", help="A configured upstream (errcat.toml)."),
         click.option("--name", metavar="OWNER/NAME", envvar="ERRCAT_NAME", help="Override the repository identity used for output paths and permalinks."),
         click.option("--include", multiple=True, metavar="GLOB", help="Only files matching GLOB (repeatable; default from the upstream)."),

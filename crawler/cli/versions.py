@@ -33,9 +33,15 @@ def _source(kw: dict[str, Any]) -> SourceOptions:
     from crawler.versions.sides import SourceOptions
 
     return SourceOptions(
-        repo=kw.pop("repo"), upstream=kw.pop("upstream"), name=kw.pop("name"), include=list(kw.pop("include")),
-        exclude=list(kw.pop("exclude")), jobs=kw.pop("jobs"), use_cache=not kw.pop("no_cache"),
-        cache_dir=kw.pop("cache_dir"), config=kw.pop("config"),
+        repo=kw.pop("repo"),
+        upstream=kw.pop("upstream"),
+        name=kw.pop("name"),
+        include=list(kw.pop("include")),
+        exclude=list(kw.pop("exclude")),
+        jobs=kw.pop("jobs"),
+        use_cache=not kw.pop("no_cache"),
+        cache_dir=kw.pop("cache_dir"),
+        config=kw.pop("config"),
     )
 
 
@@ -86,13 +92,26 @@ def _write(text: str, output: Path | None, kind: str = "lines") -> None:
 @click.argument("old", metavar="OLD")
 @click.argument("new", metavar="NEW")
 @source_options
-@click.option("--format", "fmt", type=RegistryChoice("crawler.versions.formats", "FORMATS"), default="oneline", show_default=True,
-              help="oneline: one change a line; markdown: a changelog; github: workflow annotations; json: the diff schema.")
-@click.option("--fail-on", "fail_on", multiple=True, metavar="KINDS",
-              help="Exit 1 when a change of these kinds is found: comma-separated, or 'any' "
-                   "(added, removed, moved, reworded, exception-changed, sites-added, sites-removed).")
+@click.option(
+    "--format",
+    "fmt",
+    type=RegistryChoice("crawler.versions.formats", "FORMATS"),
+    default="oneline",
+    show_default=True,
+    help="oneline: one change a line; markdown: a changelog; github: workflow annotations; json: the diff schema.",
+)
+@click.option(
+    "--fail-on",
+    "fail_on",
+    multiple=True,
+    metavar="KINDS",
+    help="Exit 1 when a change of these kinds is found: comma-separated, or 'any' "
+    "(added, removed, moved, reworded, exception-changed, sites-added, sites-removed).",
+)
 @click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False), help="Write the report here instead of stdout.")
-@click.option("--pypi", is_flag=True, help="OLD and NEW are releases on the package index (NAME==VERSION, or VERSION of the upstream's package): no git needed.")
+@click.option(
+    "--pypi", is_flag=True, help="OLD and NEW are releases on the package index (NAME==VERSION, or VERSION of the upstream's package): no git needed."
+)
 @_invalid_data_is_one_line
 def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | None, pypi: bool, **kw: Any) -> None:
     """What changed between two catalogues: OLD and NEW are refs, releases or output directories.
@@ -121,8 +140,7 @@ def diff(old: str, new: str, fmt: str, fail_on: tuple[str, ...], output: Path | 
         report = diff_datasets(open_side(old, source, tmp, REPORTER, specs[0]), open_side(new, source, tmp, REPORTER, specs[1]))
     _write(format_report(report, fmt), output, {"json": "json", "github": "commands"}.get(fmt, "lines"))
     c = report.counts
-    REPORTER(f"{report.old.label} -> {report.new.label}: " + ", ".join(
-        f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))
+    REPORTER(f"{report.old.label} -> {report.new.label}: " + ", ".join(f"{name.replace('_', ' ')} {getattr(c, name)}" for name in type(c).model_fields))
     hit = sorted(report.kinds() & kinds)
     if hit:
         REPORTER(f"failing on: {', '.join(hit)}")
@@ -141,29 +159,60 @@ def _newest_per_minor(releases: list[str], wanted: bool) -> list[str]:
 @click.command()
 @click.argument("refs", nargs=-1, metavar="[REF]...")
 @click.option("--range", "span", metavar="OLD..NEW", help="Every release tag from OLD to NEW (a local repository).")
-@click.option("--newest-per-minor", "newest_per_minor", is_flag=True,
-              help="With --range: only the newest release of each minor series (0.6.6.post1 of 0.6.x), in PEP 440 order: "
-                   "a backfill of every minor.")
+@click.option(
+    "--newest-per-minor",
+    "newest_per_minor",
+    is_flag=True,
+    help="With --range: only the newest release of each minor series (0.6.6.post1 of 0.6.x), in PEP 440 order: a backfill of every minor.",
+)
 @click.option("--tag-pattern", default=None, metavar="REGEX", help="Which tags are releases (default: v1.2.3 style, no pre-releases).")
-@click.option("--per-release", "per_release", type=click.Path(path_type=Path, file_okay=False), metavar="DIR",
-              help="Write each REF's own dataset under DIR/REF/ instead of folding them (a backfill's matrix job).")
+@click.option(
+    "--per-release",
+    "per_release",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="DIR",
+    help="Write each REF's own dataset under DIR/REF/ instead of folding them (a backfill's matrix job).",
+)
 @click.option("--fold", is_flag=True, help="The arguments are datasets (as --per-release writes them), not refs: fold them, oldest release first.")
-@click.option("--catalogue", type=click.Path(path_type=Path, file_okay=False), metavar="ROOT",
-              help="With --fold: an output root whose catalogue of this repository (moved past the releases by syncs) "
-                   "stays the newest state, the releases' history folded behind it; refused when it is older than the newest release.")
+@click.option(
+    "--catalogue",
+    type=click.Path(path_type=Path, file_okay=False),
+    metavar="ROOT",
+    help="With --fold: an output root whose catalogue of this repository (moved past the releases by syncs) "
+    "stays the newest state, the releases' history folded behind it; refused when it is older than the newest release.",
+)
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write a markdown summary (a pull request body) here.")
-@click.option("--plan", type=click.IntRange(min=1), metavar="N",
-              help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
-                   "each a space-separated string (a workflow's matrix); also to $GITHUB_OUTPUT as groups=.")
-@click.option("--pypi", is_flag=True, help="The REFs are releases on the package index (NAME==VERSION, or VERSION of the upstream's "
-                                           "package), each crawled from its wheel; --range OLD..NEW is every final release between "
-                                           "as the index lists them. No git needed.")
+@click.option(
+    "--plan",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Crawl nothing: print the REFs (or --range) as a JSON list of at most N groups, oldest first, "
+    "each a space-separated string (a workflow's matrix); also to $GITHUB_OUTPUT as groups=.",
+)
+@click.option(
+    "--pypi",
+    is_flag=True,
+    help="The REFs are releases on the package index (NAME==VERSION, or VERSION of the upstream's "
+    "package), each crawled from its wheel; --range OLD..NEW is every final release between "
+    "as the index lists them. No git needed.",
+)
 @source_options
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=DEFAULT_OUT, show_default=OUT_SHOWN, help="Output root.")
 @_invalid_data_is_one_line
-def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, per_release: Path | None, fold: bool,
-            catalogue: Path | None, changelog: Path | None, plan: int | None, pypi: bool, newest_per_minor: bool, out: Path,
-            **kw: Any) -> None:
+def history(
+    refs: tuple[str, ...],
+    span: str | None,
+    tag_pattern: str | None,
+    per_release: Path | None,
+    fold: bool,
+    catalogue: Path | None,
+    changelog: Path | None,
+    plan: int | None,
+    pypi: bool,
+    newest_per_minor: bool,
+    out: Path,
+    **kw: Any,
+) -> None:
     """Crawl REFs oldest first and write the newest catalogue with every entry's history.
 
     Each record gets first_seen and last_seen (version and commit); entries gone by the last
@@ -258,8 +307,10 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
         from crawler.publish.dataset import load_manifest
 
         _write(summary(state, load_manifest(target), chosen), changelog)
-    echo(f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - state.retired}, retired {state.retired}, "
-               f"first_seen {state.first_seen}/{len(state)}")
+    echo(
+        f"versions {len(chosen)} ({', '.join(chosen)}), entries {len(state) - state.retired}, retired {state.retired}, "
+        f"first_seen {state.first_seen}/{len(state)}"
+    )
 
 
 @click.command()
@@ -271,11 +322,19 @@ def history(refs: tuple[str, ...], span: str | None, tag_pattern: str | None, pe
 @click.option("--changelog", type=click.Path(path_type=Path, dir_okay=False), help="Write the markdown changelog (the pull request body) here.")
 @click.option("--report", "report_path", type=click.Path(path_type=Path, dir_okay=False), help="Write the JSON diff report here.")
 @click.option("--exit-code", is_flag=True, help="Exit 1 when the catalogue changed (like git diff --exit-code).")
-@click.option("--catch-up", is_flag=True,
-              help="Write the new commit's catalogue even when no entry, explanation or errcat version changed.")
+@click.option("--catch-up", is_flag=True, help="Write the new commit's catalogue even when no entry, explanation or errcat version changed.")
 @_invalid_data_is_one_line
-def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, changelog: Path | None,
-         report_path: Path | None, exit_code: bool, catch_up: bool, **kw: Any) -> None:
+def sync(
+    ref: str | None,
+    latest_tag: bool,
+    tag_pattern: str | None,
+    out: Path,
+    changelog: Path | None,
+    report_path: Path | None,
+    exit_code: bool,
+    catch_up: bool,
+    **kw: Any,
+) -> None:
     """Bring the catalogue up to the upstream: resolve, crawl, diff, write, say if it changed.
 
     Resolves the upstream's branch head (or, with --latest-tag, its newest release tag) to a
@@ -296,8 +355,7 @@ def sync(ref: str | None, latest_tag: bool, tag_pattern: str | None, out: Path, 
     if ref and latest_tag:
         raise UsageError("give either --ref or --latest-tag, not both")
     source = _source(kw)
-    result = run_sync(source, out, ref=ref, latest_tag=latest_tag, tag_pattern=tag_pattern or DEFAULT_TAG_PATTERN,
-                      progress=REPORTER, catch_up=catch_up)
+    result = run_sync(source, out, ref=ref, latest_tag=latest_tag, tag_pattern=tag_pattern or DEFAULT_TAG_PATTERN, progress=REPORTER, catch_up=catch_up)
     for note in result.notes:
         REPORTER(f"note: {note}")
     if changelog is not None:

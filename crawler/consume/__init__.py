@@ -1,2 +1,1 @@
-"""Consumers of a written dataset: match a pasted error, the terminal page, the static site.
-"""
+"""Consumers of a written dataset: match a pasted error, the terminal page, the static site."""

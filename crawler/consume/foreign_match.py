@@ -16,8 +16,15 @@ class ForeignHit:
 
     def as_dict(self) -> dict[str, Any]:
         e = self.error
-        return {"name": e.name, "origin": e.origin, "explanation": e.explanation, "check": list(e.check),
-                "urls": list(e.urls), "message": self.message, "project": self.project}
+        return {
+            "name": e.name,
+            "origin": e.origin,
+            "explanation": e.explanation,
+            "check": list(e.check),
+            "urls": list(e.urls),
+            "message": self.message,
+            "project": self.project,
+        }
 
 
 def found_in(pieces: list[str], text: str) -> bool:

@@ -31,9 +31,18 @@ _KEYWORDS = sorted((set(keyword.kwlist) | set(keyword.softkwlist)) - set(_CONSTA
 
 #: The colour of a name, by the name: one dict lookup per name (alternations of every builtin
 #: in the pattern, tried at each position, were twice as slow).
-_CLASS = {**{w: "nb" for w in _BUILTINS}, **{w: "ne" for w in _EXCEPTIONS}, **{w: "k" for w in _KEYWORDS},
-          **{w: "kn" for w in _NAMESPACE}, **{w: "ow" for w in _WORD_OPS}, **{w: "kc" for w in _CONSTANTS},
-          "self": "bp", "cls": "bp", "def": "k", "class": "k"}
+_CLASS = {
+    **{w: "nb" for w in _BUILTINS},
+    **{w: "ne" for w in _EXCEPTIONS},
+    **{w: "k" for w in _KEYWORDS},
+    **{w: "kn" for w in _NAMESPACE},
+    **{w: "ow" for w in _WORD_OPS},
+    **{w: "kc" for w in _CONSTANTS},
+    "self": "bp",
+    "cls": "bp",
+    "def": "k",
+    "class": "k",
+}
 _STRING = r"""(?:'''(?:[^\\]|\\[\s\S])*?(?:'''|\Z)|\"\"\"(?:[^\\]|\\[\s\S])*?(?:\"\"\"|\Z)|'(?:[^'\\\n]|\\[\s\S])*'?|"(?:[^"\\\n]|\\[\s\S])*"?)"""
 _TOKEN = re.compile(
     r"(?P<c1>\#[^\n]*)"
@@ -90,8 +99,11 @@ bool char double float int long short signed unsigned void size_t int8_t int16_t
 uint8_t uint16_t uint32_t uint64_t i8 i16 i32 i64 i128 isize u8 u16 u32 u64 u128 usize f32 f64 str
 String Vec Option Result Box
 """.split()
-_NATIVE_CLASS = {**{w: "k" for w in _NATIVE_KEYWORDS}, **{w: "kt" for w in _NATIVE_TYPES},
-                 **{w: "kc" for w in ("true", "false", "nullptr", "NULL", "None", "Some", "Ok", "Err")}}
+_NATIVE_CLASS = {
+    **{w: "k" for w in _NATIVE_KEYWORDS},
+    **{w: "kt" for w in _NATIVE_TYPES},
+    **{w: "kc" for w in ("true", "false", "nullptr", "NULL", "None", "Some", "Ok", "Err")},
+}
 _NATIVE_TOKEN = re.compile(
     r"(?P<c1>//[^\n]*)"
     r"|(?P<cm>/\*[\s\S]*?(?:\*/|\Z))"

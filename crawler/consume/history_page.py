@@ -113,13 +113,17 @@ def inherited(record: Mapping[str, Any], others: Others | None) -> tuple[Mapping
 
 
 def inherited_note(found: tuple[Mapping[str, Any], str, str]) -> list[Piece]:
-    """"Written for 0123456789abcdef, which raises this error today as `...`; this entry's message read `...`."."""
+    """ "Written for 0123456789abcdef, which raises this error today as `...`; this entry's message read `...`."."""
     nxt, now, was = found
     live = not (nxt.get("history") or {}).get("retired")
     pieces: list[Piece] = [("text", "Written for its successor "), ("entry", str(nxt.get("id")))]
     if now and now != was:
-        pieces += [("text", ", whose message reads " if live else ", whose message read "), ("code", _first_line(now)),
-                   ("text", "; this entry's read "), ("code", _first_line(was))]
+        pieces += [
+            ("text", ", whose message reads " if live else ", whose message read "),
+            ("code", _first_line(now)),
+            ("text", "; this entry's read "),
+            ("code", _first_line(was)),
+        ]
     return pieces + [("text", ".")]
 
 
@@ -127,8 +131,9 @@ def _first_line(text: str) -> str:
     return text.strip("\n").split("\n", 1)[0] + (" …" if "\n" in text.strip("\n") else "")
 
 
-def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = None, others: Others | None = None,
-                 digests: frozenset[str] = frozenset()) -> list[Row]:
+def history_rows(
+    h: dict[str, Any] | None, record: Mapping[str, Any] | None = None, others: Others | None = None, digests: frozenset[str] = frozenset()
+) -> list[Row]:
     """First seen, last seen, moves, removal and rewording, in that order, then unknown keys.
 
     A live record leaves ``last_seen`` out (#18: the manifest's commit has it), so it reads
@@ -157,8 +162,7 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
     moved = h.get("moved")
     for move in moved if isinstance(moved, list) else [moved] if moved else []:
         if isinstance(move, dict) and "from_path" in move and "to_path" in move:
-            rows.append(("Moved", [("code", str(move["from_path"])), ("arrow", ""), ("code", str(move["to_path"])),
-                                   ("text", " in "), *when(move, digests)]))
+            rows.append(("Moved", [("code", str(move["from_path"])), ("arrow", ""), ("code", str(move["to_path"])), ("text", " in "), *when(move, digests)]))
         else:
             rows.append(("Moved", [("text", _plain(move))]))
     if h.get("retired"):
@@ -173,9 +177,16 @@ def history_rows(h: dict[str, Any] | None, record: Mapping[str, Any] | None = No
         if len(chain) > 1:
             last = chain[-1]
             gone = bool((last.get("history") or {}).get("retired"))
-            rows.append((TODAY if not gone else "Last successor", [("entry", str(last.get("id"))),
-                         *([("text", " (retired too)")] if gone else []),
-                         *([("text", ": "), ("code", _first_line(_message(last) or ""))] if _message(last) else [])]))
+            rows.append(
+                (
+                    TODAY if not gone else "Last successor",
+                    [
+                        ("entry", str(last.get("id"))),
+                        *([("text", " (retired too)")] if gone else []),
+                        *([("text", ": "), ("code", _first_line(_message(last) or ""))] if _message(last) else []),
+                    ],
+                )
+            )
     for key, value in h.items():
         if key not in _KNOWN and value not in (None, False, [], {}, ""):
             rows.append((key.replace("_", " ").capitalize(), [("text", _plain(value))]))
@@ -189,7 +200,6 @@ def history_note(h: dict[str, Any] | None) -> str:
     h = h or {}
     note = str(h.get("retired_note") or "")
     removed = h.get("removed_in")
-    if isinstance(removed, dict) and note.strip() in {f"removed in {removed.get('version') or ''}",
-                                                      f"removed in {str(removed.get('commit') or '')[:12]}"}:
+    if isinstance(removed, dict) and note.strip() in {f"removed in {removed.get('version') or ''}", f"removed in {str(removed.get('commit') or '')[:12]}"}:
         return ""
     return note

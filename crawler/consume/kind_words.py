@@ -102,8 +102,7 @@ def surface_rows(record: dict[str, Any]) -> list[tuple[str, str]]:
     if response:
         status = response.get("status_code")
         etype = response.get("error_type")
-        said = " ".join(x for x in (f"HTTP {status}" if status is not None else "HTTP status set at run time",
-                                    etype or "(error type set at run time)"))
+        said = " ".join(x for x in (f"HTTP {status}" if status is not None else "HTTP status set at run time", etype or "(error type set at run time)"))
         rows.append(("Answered", f"{said}, built by {response['builder']}"))
     alternatives = (record.get("message") or {}).get("alternatives") or []
     for alt in alternatives:

@@ -85,8 +85,12 @@ def releases(history: Any) -> Releases | None:
     if not isinstance(history, Mapping):
         return None
     retired = history.get("retired") is True
-    got = Releases(_version(history.get("first_seen")), _version(history.get("last_seen")) if retired else None,
-                   retired, _version(history.get("removed_in")) if retired else None)
+    got = Releases(
+        _version(history.get("first_seen")),
+        _version(history.get("last_seen")) if retired else None,
+        retired,
+        _version(history.get("removed_in")) if retired else None,
+    )
     return got if got.first or got.last or got.removed_in else None
 
 
@@ -188,8 +192,12 @@ def _text(value: Any, limit: int = 100_000) -> bool:
 def _lifetime(value: Any) -> dict[str, Any] | None:
     if value is None:
         return None
-    if not (isinstance(value, dict) and _text(value.get("commit"), 64) and _COMMIT.fullmatch(value["commit"])
-            and (value.get("version") is None or _text(value.get("version"), 200))):
+    if not (
+        isinstance(value, dict)
+        and _text(value.get("commit"), 64)
+        and _COMMIT.fullmatch(value["commit"])
+        and (value.get("version") is None or _text(value.get("version"), 200))
+    ):
         raise ValueError("a lifetime")
     return {"version": value.get("version"), "commit": value["commit"]}
 
@@ -203,13 +211,16 @@ def _history(value: Any) -> dict[str, Any] | None:
     if not (nxt is None or (_text(nxt, 16) and _ID.fullmatch(nxt))) or not isinstance(value.get("retired", False), bool):
         raise ValueError("a history")
     moved = value.get("moved") or []
-    if not (isinstance(moved, list) and all(isinstance(m, dict) and _text(m.get("from_path"), 4096)
-                                            and _text(m.get("to_path"), 4096) for m in moved)):
+    if not (isinstance(moved, list) and all(isinstance(m, dict) and _text(m.get("from_path"), 4096) and _text(m.get("to_path"), 4096) for m in moved)):
         raise ValueError("a move")
-    return {"first_seen": _lifetime(value.get("first_seen")), "last_seen": _lifetime(value.get("last_seen")),
-            "removed_in": _lifetime(value.get("removed_in")), "retired": value.get("retired", False), "replaced_by": nxt,
-            "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": _version(_lifetime(m) if m.get("commit") else None)}
-                      for m in moved]}
+    return {
+        "first_seen": _lifetime(value.get("first_seen")),
+        "last_seen": _lifetime(value.get("last_seen")),
+        "removed_in": _lifetime(value.get("removed_in")),
+        "retired": value.get("retired", False),
+        "replaced_by": nxt,
+        "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": _version(_lifetime(m) if m.get("commit") else None)} for m in moved],
+    }
 
 
 def read_record(errors: Path, entry_id: str) -> dict[str, Any] | None:
@@ -231,10 +242,14 @@ def read_record(errors: Path, entry_id: str) -> dict[str, Any] | None:
             return None
         record = orjson.loads(data)
         word = read_exception_word(record)  # (a log's level, a response's error type: schema 6 names no exception)
-        if not (isinstance(record, dict) and record.get("id") == entry_id and _text(word, 1000) and isinstance(record.get("message"), dict)
-                and _text(record["message"].get("text"))):
+        if not (
+            isinstance(record, dict)
+            and record.get("id") == entry_id
+            and _text(word, 1000)
+            and isinstance(record.get("message"), dict)
+            and _text(record["message"].get("text"))
+        ):
             return None
-        return {"id": entry_id, "exception": {"name": word},
-                "message": {"text": record["message"]["text"]}, "history": _history(record.get("history"))}
+        return {"id": entry_id, "exception": {"name": word}, "message": {"text": record["message"]["text"]}, "history": _history(record.get("history"))}
     except (OSError, ValueError, TypeError):
         return None

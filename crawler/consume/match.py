@@ -94,6 +94,7 @@ class MatchEntry(Protocol):
     @property
     def sites(self) -> Sequence[MatchSite]: ...
 
+
 WORD = re.compile(r"\w+")  # the same as search.WORD
 
 ELLIPSIS = ("...", "…")
@@ -177,13 +178,13 @@ def _last_traceback(text: str) -> tuple[str | None, str, Frame | None]:
     start = text.rfind(_TB_HEADER)
     if start < 0:
         return None, text, None
-    block = text[start + len(_TB_HEADER):]
+    block = text[start + len(_TB_HEADER) :]
     frame = None
     last = None
     for last in _FRAME.finditer(block):
         pass
     if last is not None:
-        block = block[last.end():]
+        block = block[last.end() :]
     lines = block.split("\n")
     if last is not None:
         code = lines[1].strip() if len(lines) > 1 and lines[1][:1] in (" ", "\t") else ""
@@ -214,7 +215,7 @@ def _pydantic_errors(message: str) -> Iterable[tuple[str, str]]:
             end = next(ends, None)
         if end is None:
             return
-        yield head.group(1), message[head.end():end.start()]
+        yield head.group(1), message[head.end() : end.start()]
         pos = end.end()
 
 
@@ -263,7 +264,7 @@ def _json_bodies(text: str) -> Iterable[dict[str, Any]]:
         end = ends.get(k) if ch == "{" else None
         if end is None:
             continue
-        candidate = text[start:marks[end][0] + 1]
+        candidate = text[start : marks[end][0] + 1]
         tried, chars = tried + 1, chars + len(candidate)
         if tried > MAX_BODIES or chars > MAX_BODY_CHARS:
             return
@@ -402,7 +403,7 @@ def read_query(text: str) -> list[Reading]:
             for i in range(len(lines) - 1, 0, -1):
                 m = _EXC_PREFIX.match(lines[i])  # the line alone: joining the rest for every line is quadratic
                 if m:
-                    add("\n".join([m.group(2), *lines[i + 1:]]), m.group(1), "plain")
+                    add("\n".join([m.group(2), *lines[i + 1 :]]), m.group(1), "plain")
                     break
         add(stripped, None, "plain")
         # a message pasted alone under other lines (a server's startup line, a log line): the
@@ -476,31 +477,44 @@ class Match:
 
     @property
     def key(self) -> tuple:
-        return (self.strong, self.how == "full", self.live_in, round(self.coverage, 6), self.exception_match, self.site_match,
-                _server_rank(self.entry, self.reading), _KIND_RANK[self.entry.kind], -len(self.entry.fields))
+        return (
+            self.strong,
+            self.how == "full",
+            self.live_in,
+            round(self.coverage, 6),
+            self.exception_match,
+            self.site_match,
+            _server_rank(self.entry, self.reading),
+            _KIND_RANK[self.entry.kind],
+            -len(self.entry.fields),
+        )
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
         site = e.sites[0]
-        return {
-            "id": e.id,
-            "dataset": self.dataset,
-            "title": e.title,
-            "exception": e.exception,
-            "template": e.text,
-            "path": site.path,
-            "line": site.line,
-            "match": self.how,
-            "coverage": round(self.coverage, 4),
-            "exception_match": ["none", "ancestor", "same"][self.exception_match],
-            "site_match": self.site_match > 0,
-            "tied": self.tied,
-            "strength": "match" if self.strong else "weak",
-            "support": round(self.support, 4),
-            "role": self.role or None,
-            "fields": [{"expr": expr, "value": self.values.get(f"f{i}")} for i, expr in enumerate(e.fields)],
-            "reading": {"source": self.reading.source, "exception": self.reading.exception, "message": self.reading.message},
-        } | ({"raised_by_release": self.live_in > 0} if self.live_in else {}) | ({"lineage": self.lineage} if self.lineage is not None else {})
+        return (
+            {
+                "id": e.id,
+                "dataset": self.dataset,
+                "title": e.title,
+                "exception": e.exception,
+                "template": e.text,
+                "path": site.path,
+                "line": site.line,
+                "match": self.how,
+                "coverage": round(self.coverage, 4),
+                "exception_match": ["none", "ancestor", "same"][self.exception_match],
+                "site_match": self.site_match > 0,
+                "tied": self.tied,
+                "strength": "match" if self.strong else "weak",
+                "support": round(self.support, 4),
+                "role": self.role or None,
+                "fields": [{"expr": expr, "value": self.values.get(f"f{i}")} for i, expr in enumerate(e.fields)],
+                "reading": {"source": self.reading.source, "exception": self.reading.exception, "message": self.reading.message},
+            }
+            | ({"raised_by_release": self.live_in > 0} if self.live_in else {})
+            | ({"lineage": self.lineage} if self.lineage is not None else {})
+        )
 
 
 @dataclass
@@ -512,8 +526,16 @@ class Near:
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
-        return {"id": e.id, "dataset": self.dataset, "title": e.title, "exception": e.exception, "template": e.text,
-                "path": e.sites[0].path, "line": e.sites[0].line, "similarity": round(self.similarity, 4)}
+        return {
+            "id": e.id,
+            "dataset": self.dataset,
+            "title": e.title,
+            "exception": e.exception,
+            "template": e.text,
+            "path": e.sites[0].path,
+            "line": e.sites[0].line,
+            "similarity": round(self.similarity, 4),
+        }
 
 
 @dataclass
@@ -529,8 +551,7 @@ class Result:
     def as_dict(self) -> dict[str, Any]:
         r = self.readings[0] if self.readings else Reading("")
         return {
-            "query": {"message": r.message, "exception": r.exception, "source": r.source,
-                      "version": self.version, "version_from": self.version_from},
+            "query": {"message": r.message, "exception": r.exception, "source": r.source, "version": self.version, "version_from": self.version_from},
             "matches": [m.as_dict() for m in self.matches],
             "nearest": [n.as_dict() for n in self.nearest],
             "weak": [w.as_dict() for w in self.weak],
@@ -612,8 +633,7 @@ def _repeats(rust: MatchEntry, other: MatchEntry) -> bool:
     fragments alone: a message set per branch is one of its pieces whole."""
     r, o = rust.fragments, other.fragments
     same_start = rust.starts_literal == other.starts_literal or not (other.fields or other.starts_literal)
-    return (bool(r) and not _rust(other) and same_start and len(o) >= len(r)
-            and list(o[:len(r) - 1]) == list(r[:-1]) and o[len(r) - 1].startswith(r[-1]))
+    return bool(r) and not _rust(other) and same_start and len(o) >= len(r) and list(o[: len(r) - 1]) == list(r[:-1]) and o[len(r) - 1].startswith(r[-1])
 
 
 def _repeated_first(weak: list) -> list:
@@ -709,7 +729,7 @@ def _condition_said(frame: Frame, entry: MatchEntry) -> bool | None:
         return True
     if not code.endswith(("(", "[", "{", "\\", ",")):
         return False
-    begun = code[len("assert "):].rstrip("\\ ").lstrip("( ")
+    begun = code[len("assert ") :].rstrip("\\ ").lstrip("( ")
     return None if condition.lstrip("( ").startswith(begun) else False
 
 
@@ -738,7 +758,7 @@ def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, 
     for (start, end), run in zip(gaps, runs):
         k += run
         if end > cut_at:
-            kept = text[start:max(start, cut_at)].rstrip()
+            kept = text[start : max(start, cut_at)].rstrip()
             values[f"f{k - 1}"] = kept + "…" if kept else None
     return values
 
@@ -772,7 +792,7 @@ def field_groups(m: "Match") -> list[tuple[list[str], str | None]]:
         runs = [1] * len(fields)
     out, k = [], 0
     for run in runs:
-        out.append((fields[k:k + run], m.values.get(f"f{k + run - 1}")))
+        out.append((fields[k : k + run], m.values.get(f"f{k + run - 1}")))
         k += run
     return out
 
@@ -784,7 +804,7 @@ def _dropped_tail(fragment: str) -> str:
     bare = fragment.rstrip()
     if bare.endswith(".") and not bare.endswith(".."):
         bare = bare[:-1]
-    return fragment[len(bare):]
+    return fragment[len(bare) :]
 
 
 def fragment_gaps(frags: list[str], starts_literal: bool, ends_literal: bool, message: str) -> list[tuple[int, int]] | None:
@@ -893,7 +913,7 @@ def _stops_where_it_goes_on(frags: list[str], stopped: str) -> bool:
     for frag in frags:
         i = frag.find(tail)
         while i >= 0:
-            rest = frag[i + len(tail):]
+            rest = frag[i + len(tail) :]
             # (more words of the fragment, not a field's value next: "... the name {name}" may
             # have printed an empty one)
             if rest[:1] and not rest[:1].isalnum() and rest[:1] != "." and rest.strip():
@@ -906,9 +926,16 @@ def expanded(index: SearchIndex) -> list[SearchEntry]:
     """The entries a matcher matches, numbered as its store numbers them: every entry, then one
     per piece of an assembled message with no literal text of its own ("\\n".join(errors)),
     matched by its pieces, each placed anywhere (the message may hold several)."""
-    return [*index.entries, *(e.model_copy(update={"fragments": alt.fragments, "anchors": alt.anchors, "fields": [],
-                                                   "starts_literal": False, "ends_literal": False, "alternatives": []})
-                              for e in index.entries for alt in e.alternatives)]
+    return [
+        *index.entries,
+        *(
+            e.model_copy(
+                update={"fragments": alt.fragments, "anchors": alt.anchors, "fields": [], "starts_literal": False, "ends_literal": False, "alternatives": []}
+            )
+            for e in index.entries
+            for alt in e.alternatives
+        ),
+    ]
 
 
 class Matcher:
@@ -964,7 +991,7 @@ class Matcher:
         return [p for tok in words for p in self.buckets.get(tok, ())]
 
     def _kind(self, kind: str) -> list[Prepared]:
-        """"loose": literal text but no whole word to anchor on; "blank": no literal text."""
+        """ "loose": literal text but no whole word to anchor on; "blank": no literal text."""
         return self.loose if kind == "loose" else self.blank
 
     def _in_function(self, name: str) -> list[Prepared]:
@@ -1008,8 +1035,9 @@ class Matcher:
                 seen[id(p)] = p
         return list(seen.values())
 
-    def _score(self, p: Prepared, reading: Reading, how: str, covered: int, values: dict[str, str],
-               gaps: list[tuple[int, int]] | None = None, fold: bool = False) -> Match:
+    def _score(
+        self, p: Prepared, reading: Reading, how: str, covered: int, values: dict[str, str], gaps: list[tuple[int, int]] | None = None, fold: bool = False
+    ) -> Match:
         e = p.entry
         exc = 0
         if reading.exception:
@@ -1022,8 +1050,11 @@ class Matcher:
         n = len(reading.message)
         coverage = covered / n if n else 1.0
         weighed = n - sum(max(0, end - start - FIELD_WEIGHT) for start, end in gaps or ())
-        places = [len(values.get(f"f{i}") or "") for i, expr in enumerate(e.fields)
-                  if expr in _PLACE_FIELDS and _PLACE_FIELDS[expr].fullmatch(values.get(f"f{i}") or "")]
+        places = [
+            len(values.get(f"f{i}") or "")
+            for i, expr in enumerate(e.fields)
+            if expr in _PLACE_FIELDS and _PLACE_FIELDS[expr].fullmatch(values.get(f"f{i}") or "")
+        ]
         covered_places = covered + sum(places)
         weighed += sum(max(0, k - FIELD_WEIGHT) for k in places)
         support = covered_places / weighed if weighed > 0 else 0.0
@@ -1031,8 +1062,7 @@ class Matcher:
             anchored = bool(p.tokens) and not {fold_case(t) for t in p.tokens}.isdisjoint(WORD.findall(fold_case(reading.message)))
         else:
             anchored = bool(p.tokens) and not set(p.tokens).isdisjoint(WORD.findall(reading.message))
-        if not p.frags and ((not n and (reading.frame is None or site) and (exc or not reading.exception or site == 3))
-                            or (site and exc)):
+        if not p.frags and ((not n and (reading.frame is None or site) and (exc or not reading.exception or site == 3)) or (site and exc)):
             # nothing to cover: a bare raise for an empty message (where the traceback points,
             # when it gives a frame, and raising what it names unless at the frame's very line:
             # renamed since), or where the traceback points and with the exception it names
@@ -1040,8 +1070,7 @@ class Matcher:
         # the last frame is evidence: the whole template fits, the exception agrees and the
         # frame is one of the entry's sites (its line, near it, or its function)
         framed = how == "full" and bool(site) and bool(exc)
-        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored,
-                     framed=framed)
+        return Match(e, reading, how, covered, coverage, exc, site, values, self.dataset, support=support, anchored=anchored, framed=framed)
 
     def full_matches(self, reading: Reading, fold: bool = False) -> list[Match]:
         """Entries whose whole template fits the reading's message; ``fold``: ignoring the case of
@@ -1059,8 +1088,12 @@ class Matcher:
                     continue
                 if not msg and reading.frame is not None and not site_match(reading.frame, p.entry):
                     continue  # a message-less error raised elsewhere than this entry's sites
-                if (reading.exception and reading.exception != p.entry.exception and reading.exception not in p.entry.catch_as
-                        and not _same_function(reading.frame, p.entry)):
+                if (
+                    reading.exception
+                    and reading.exception != p.entry.exception
+                    and reading.exception not in p.entry.catch_as
+                    and not _same_function(reading.frame, p.entry)
+                ):
                     continue  # a traceback's frame in that very function may name an exception since renamed
             if p.frags and not p.wordy and not (reading.frame and _in_named_function(reading.frame, p.entry)):
                 # no letter or digit in the literal text ("{a} {b}"): matches most messages, so only
@@ -1159,8 +1192,7 @@ class Matcher:
             # the template as a message would show it (fields as "…"), whole and cut to the
             # message's length: a pasted message may be a typo'd or truncated one
             literal = "…".join(p.frags) if p.frags else p.entry.text
-            pair = (difflib.SequenceMatcher(None, message, literal[:500]),
-                    difflib.SequenceMatcher(None, message, literal[: len(message) + 5]))
+            pair = (difflib.SequenceMatcher(None, message, literal[:500]), difflib.SequenceMatcher(None, message, literal[: len(message) + 5]))
             bounded.append((max(pair[0].quick_ratio(), 0.95 * pair[1].quick_ratio()), p, pair))
         bounded.sort(key=lambda b: -b[0])
         out: list[Near] = []
@@ -1260,18 +1292,27 @@ def lineage_of(record: Mapping[str, Any], read: Callable[[str], dict[str, Any] |
     before: Mapping[str, Any] = record
     for nxt in after:
         was, now = exception_word(before), exception_word(nxt)
-        succeeded.append({"id": nxt["id"], "exception": now, "template": nxt["message"]["text"],
-                          "how": "reworded" if was == now else "raised as another exception",
-                          "retired": bool((nxt.get("history") or {}).get("retired")),
-                          "raised_in": _raised_in(nxt.get("history"))})
+        succeeded.append(
+            {
+                "id": nxt["id"],
+                "exception": now,
+                "template": nxt["message"]["text"],
+                "how": "reworded" if was == now else "raised as another exception",
+                "retired": bool((nxt.get("history") or {}).get("retired")),
+                "raised_in": _raised_in(nxt.get("history")),
+            }
+        )
         before = nxt
     last = after[-1] if after else record
     live = not (last.get("history") or {}).get("retired")
-    return {"raised_in": _raised_in(history), "releases": span.as_dict() if span else None,
-            "retired": bool(history.get("retired")),
-            "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": m.get("version")}
-                      for m in history.get("moved") or []],
-            "succeeded_by": succeeded, "today": last["id"] if live else None}
+    return {
+        "raised_in": _raised_in(history),
+        "releases": span.as_dict() if span else None,
+        "retired": bool(history.get("retired")),
+        "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": m.get("version")} for m in history.get("moved") or []],
+        "succeeded_by": succeeded,
+        "today": last["id"] if live else None,
+    }
 
 
 def _raised_in(history: Any) -> str | None:
@@ -1332,8 +1373,7 @@ def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | No
     ranked = rank(found, len(found) or 1)
     strong = _prefer_release([m for m in ranked if m.strong], matchers, version, limit)
     weak = [m for m in ranked if not m.strong]
-    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception)
-                 or (m.entry.kind == LOG and m.reading.message in before_traceback)]
+    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception) or (m.entry.kind == LOG and m.reading.message in before_traceback)]
     causes = [m for m in strong if m not in umbrellas]
     if umbrellas and (causes or hits):
         for m in causes:
@@ -1375,8 +1415,7 @@ def _weak_score(w: "Match | Near") -> float:
     if isinstance(w, Near):
         return w.similarity + AGREE * agreement(w.entry, w.reading)
     # a traceback frame in the entry's own function outweighs any likeness of wording
-    return ((1.0 if w.site_match else 0.0) + (max(w.support, w.coverage) if w.how == "full" else w.coverage)
-            + AGREE * agreement(w.entry, w.reading))
+    return (1.0 if w.site_match else 0.0) + (max(w.support, w.coverage) if w.how == "full" else w.coverage) + AGREE * agreement(w.entry, w.reading)
 
 
 def _cap(matches: list[Match], limit: int) -> list[Match]:

@@ -214,7 +214,7 @@ def _moved(previous: Path, tmp: Path, shape: _Shape) -> bool:
                 return False
             changed = []
             for i in range(0, len(moved), _CHUNK):
-                part = moved[i:i + _CHUNK]
+                part = moved[i : i + _CHUNK]
                 for n, data in con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
                     row = json.loads(data)
                     if len(row[_SITES]) != len(lines[n]):
@@ -244,23 +244,31 @@ def _write(dataset: Path, tmp: Path, shape: str | None) -> None:
             "CREATE TABLE anchor (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;"
             "CREATE TABLE kind (kind TEXT, n INTEGER, PRIMARY KEY (kind, n)) WITHOUT ROWID;"
             "CREATE TABLE func (name TEXT, n INTEGER, PRIMARY KEY (name, n)) WITHOUT ROWID;"
-            "CREATE TABLE posting (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;")
+            "CREATE TABLE posting (word TEXT, n INTEGER, PRIMARY KEY (word, n)) WITHOUT ROWID;"
+        )
         number = {id(p): n for n, p in enumerate(matcher.entries)}
-        con.executemany("INSERT INTO entry VALUES (?, ?)", ((n, json.dumps(_row(p.entry), ensure_ascii=False))
-                                                              for n, p in enumerate(matcher.entries)))
+        con.executemany("INSERT INTO entry VALUES (?, ?)", ((n, json.dumps(_row(p.entry), ensure_ascii=False)) for n, p in enumerate(matcher.entries)))
         con.executemany("INSERT INTO anchor VALUES (?, ?)", ((w, number[id(p)]) for w, ps in matcher.buckets.items() for p in ps))
-        con.executemany("INSERT INTO kind VALUES (?, ?)", [*(("loose", number[id(p)]) for p in matcher.loose),
-                                                           *(("blank", number[id(p)]) for p in matcher.blank)])
-        con.executemany("INSERT OR IGNORE INTO func VALUES (?, ?)",
-                        ((w, number[id(p)]) for w, ps in matcher.by_function.items() for p in ps))
-        con.executemany("INSERT INTO posting VALUES (?, ?)",
-                        ((w, n) for w, ns in matcher._posting_lists().items() for n in ns))
-        foreign = [{"name": f.name, "origin": f.origin, "match": list(f.match), "explanation": f.explanation,
-                    "check": list(f.check), "urls": list(f.urls)} for f in matcher.foreign]
-        con.executemany("INSERT INTO meta VALUES (?, ?)", [("format", FORMAT), ("repo", matcher.repo),
-                                                          ("total", str(matcher.total)), ("foreign", json.dumps(foreign)),
-                                                          ("lines", json.dumps([[s.line for s in p.entry.sites] for p in matcher.entries])),
-                                                          *([("shape", shape)] if shape is not None else [])])
+        con.executemany(
+            "INSERT INTO kind VALUES (?, ?)", [*(("loose", number[id(p)]) for p in matcher.loose), *(("blank", number[id(p)]) for p in matcher.blank)]
+        )
+        con.executemany("INSERT OR IGNORE INTO func VALUES (?, ?)", ((w, number[id(p)]) for w, ps in matcher.by_function.items() for p in ps))
+        con.executemany("INSERT INTO posting VALUES (?, ?)", ((w, n) for w, ns in matcher._posting_lists().items() for n in ns))
+        foreign = [
+            {"name": f.name, "origin": f.origin, "match": list(f.match), "explanation": f.explanation, "check": list(f.check), "urls": list(f.urls)}
+            for f in matcher.foreign
+        ]
+        con.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [
+                ("format", FORMAT),
+                ("repo", matcher.repo),
+                ("total", str(matcher.total)),
+                ("foreign", json.dumps(foreign)),
+                ("lines", json.dumps([[s.line for s in p.entry.sites] for p in matcher.entries])),
+                *([("shape", shape)] if shape is not None else []),
+            ],
+        )
     con.close()
 
 
@@ -269,8 +277,22 @@ _SITES, _LINE = 11, 1
 
 
 def _row(e: Any) -> list[Any]:
-    return [e.id, e.title, e.exception, e.catch_as, e.text, e.fields, e.fragments, e.starts_literal, e.ends_literal,
-            e.anchors, e.opaque, [[s.path, s.line, s.qualname] for s in e.sites], e.kind, e.condition]
+    return [
+        e.id,
+        e.title,
+        e.exception,
+        e.catch_as,
+        e.text,
+        e.fields,
+        e.fragments,
+        e.starts_literal,
+        e.ends_literal,
+        e.anchors,
+        e.opaque,
+        [[s.path, s.line, s.qualname] for s in e.sites],
+        e.kind,
+        e.condition,
+    ]
 
 
 class DamagedStore(Exception):
@@ -320,7 +342,7 @@ class StoredMatcher(Matcher):
     def _entries(self, numbers: list[int]) -> list[Prepared]:
         missing = [n for n in dict.fromkeys(numbers) if n not in self._loaded]
         for i in range(0, len(missing), _CHUNK):
-            part = missing[i:i + _CHUNK]
+            part = missing[i : i + _CHUNK]
             for n, data in self._con.execute(f"SELECT n, data FROM entry WHERE n IN ({','.join('?' * len(part))})", part):
                 try:
                     self._loaded[n] = Prepared(_entry(json.loads(data)))
@@ -334,7 +356,7 @@ class StoredMatcher(Matcher):
     def _numbers(self, sql: str, keys: list[str]) -> list[int]:
         out: list[int] = []
         for i in range(0, len(keys), _CHUNK):
-            part = keys[i:i + _CHUNK]
+            part = keys[i : i + _CHUNK]
             out += [n for (n,) in self._con.execute(sql.replace("?*", ",".join("?" * len(part))), part)]
         return out
 
@@ -350,9 +372,8 @@ class StoredMatcher(Matcher):
     def _posting_sizes(self, words: list[str]) -> dict[str, int]:
         out: dict[str, int] = {}
         for i in range(0, len(words), _CHUNK):
-            part = words[i:i + _CHUNK]
-            out.update(self._con.execute(
-                f"SELECT word, COUNT(*) FROM posting WHERE word IN ({','.join('?' * len(part))}) GROUP BY word", part))
+            part = words[i : i + _CHUNK]
+            out.update(self._con.execute(f"SELECT word, COUNT(*) FROM posting WHERE word IN ({','.join('?' * len(part))}) GROUP BY word", part))
         return {w: out[w] for w in words if w in out}
 
     def _posting(self, word: str) -> list[int]:
@@ -364,5 +385,6 @@ class StoredMatcher(Matcher):
 
 def _entry(row: list[Any]) -> StoredEntry:
     (id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, sites, kind, condition) = row
-    return StoredEntry(id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque,
-                       [StoredSite(*s) for s in sites], kind, condition)
+    return StoredEntry(
+        id_, title, exception, catch_as, text, fields, fragments, starts, ends, anchors, opaque, [StoredSite(*s) for s in sites], kind, condition
+    )

@@ -24,9 +24,10 @@ def fact_lines(facts: dict[str, Any] | None) -> list[str]:
     """The primary site's facts as code lines: its guards, loops, handler, cause and decorators."""
     facts = facts or {}
     # a ``while`` test is a guard of what the loop holds, and its loop says it already ("in while X")
-    whiles = {x[len("while "):] for x in facts.get("loops") or [] if x.startswith("while ")}
+    whiles = {x[len("while ") :] for x in facts.get("loops") or [] if x.startswith("while ")}
     lines = [f"if {one_line(shown_guard(g))}" for g in facts.get("guards") or [] if g not in whiles] + [
-        f"after {x[len('else: '):]}" if x.startswith("else: ") else f"in {x}" for x in facts.get("loops") or []]
+        f"after {x[len('else: ') :]}" if x.startswith("else: ") else f"in {x}" for x in facts.get("loops") or []
+    ]
     if facts.get("handler"):
         lines.append(f"in {facts['handler']}")
     if facts.get("cause"):
@@ -131,8 +132,7 @@ def swallowed(record: dict[str, Any]) -> str | None:
                         clause += " " + one_line(ast.get_source_segment("\n".join(lines), handler.type) or "...")
                     if handler.name:
                         clause += f" as {handler.name}"
-                    return (f"It never reaches a caller: `{clause}` (line {handler.lineno + offset}) in this function "
-                            "catches it and does not raise again.")
+                    return f"It never reaches a caller: `{clause}` (line {handler.lineno + offset}) in this function catches it and does not raise again."
         node = up
     return None
 
@@ -161,7 +161,7 @@ def _ends_before(lines: list[str], handler: ast.ExceptHandler) -> bool:
     """The handler's block visibly ends in these lines: a later line of code is indented no
     deeper than its ``except``."""
     indent = len(lines[handler.lineno - 1]) - len(lines[handler.lineno - 1].lstrip())
-    for line in lines[handler.end_lineno or handler.lineno:]:
+    for line in lines[handler.end_lineno or handler.lineno :]:
         if line.strip() and not line.lstrip().startswith("#"):
             return len(line) - len(line.lstrip()) <= indent
     return False
@@ -259,19 +259,24 @@ def meaning_html(r: dict[str, Any]) -> str:
     if reps:
         items = []
         for rep in reps:
-            where = f'<code>{esc(rep["path"])}:{rep["line"]}</code>'
+            where = f"<code>{esc(rep['path'])}:{rep['line']}</code>"
             if rep.get("permalink"):
                 where = f'<a class="permalink" href="{esc(safe_url(rep["permalink"]))}">{where}</a>'
-            pattern = (f' <span class="muted">match: <code>{esc(rep["match"])}</code></span>' if rep.get("match") is not None
-                       else ' <span class="muted">(no message pattern)</span>')
-            items.append(f'<p>{where} in <code>{esc(rep["qualname"])}</code>{pattern}</p>' + code_html(rep["code"]))
+            pattern = (
+                f' <span class="muted">match: <code>{esc(rep["match"])}</code></span>'
+                if rep.get("match") is not None
+                else ' <span class="muted">(no message pattern)</span>'
+            )
+            items.append(f"<p>{where} in <code>{esc(rep['qualname'])}</code>{pattern}</p>" + code_html(rep["code"]))
         parts.append(f'<section id="reproductions">\n<h2>{esc(REPRODUCTIONS)}</h2>\n{"".join(items)}\n</section>\n')
     callers = meaning.get("callers") or []
     if callers:
         rows = "".join(
-            f'<li><code>{esc(c["path"])}:{c["line"]}</code> in <code>{esc(c["qualname"])}</code>'
-            + (f' <span class="muted">entry point: {esc(c["entry_point"])}</span>' if c.get("entry_point") else "") + "</li>"
-            for c in callers)
+            f"<li><code>{esc(c['path'])}:{c['line']}</code> in <code>{esc(c['qualname'])}</code>"
+            + (f' <span class="muted">entry point: {esc(c["entry_point"])}</span>' if c.get("entry_point") else "")
+            + "</li>"
+            for c in callers
+        )
         parts.append(f'<section id="callers">\n<h2>{esc(CALLERS)}</h2>\n<ol>{rows}</ol>\n</section>\n')
     return "".join(parts)
 
@@ -295,8 +300,11 @@ def meaning_markdown(r: dict[str, Any]) -> list[str]:
     callers = meaning.get("callers") or []
     if callers:
         out += [f"## {md_text(CALLERS)}", ""]
-        out += [f"1. {md_inline(c['path'] + ':' + str(c['line']))} in {md_inline(c['qualname'])}"
-                + (f" (entry point: {md_text(c['entry_point'])})" if c.get("entry_point") else "") for c in callers]
+        out += [
+            f"1. {md_inline(c['path'] + ':' + str(c['line']))} in {md_inline(c['qualname'])}"
+            + (f" (entry point: {md_text(c['entry_point'])})" if c.get("entry_point") else "")
+            for c in callers
+        ]
         out.append("")
     return out
 
@@ -317,8 +325,13 @@ def knob_text(knob: dict[str, Any]) -> str:
         text += f", field `{knob['field']}` of `{knob['owner'].rpartition('.')[2]}`"
     elif knob.get("owner"):
         text += f" of `{knob['owner'].rpartition('.')[2]}`"
-    kind = {"cli_flag": "command-line option", "config_field": "config field", "request_param": "request parameter",
-            "env_var": "environment variable", "message_name": "named in the message"}.get(knob["kind"], knob["kind"])
+    kind = {
+        "cli_flag": "command-line option",
+        "config_field": "config field",
+        "request_param": "request parameter",
+        "env_var": "environment variable",
+        "message_name": "named in the message",
+    }.get(knob["kind"], knob["kind"])
     return f"{text} ({kind})"
 
 
@@ -331,8 +344,7 @@ def rows(meaning: dict[str, Any] | None, when: str = "When it is raised") -> lis
     if meaning.get("trigger"):
         out.append((when, meaning["trigger"]))
     for knob in meaning.get("knobs") or []:
-        out.append(("Setting", knob_text({**knob, "name": knob["name"].replace("`", "'"),
-                                          "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})))
+        out.append(("Setting", knob_text({**knob, "name": knob["name"].replace("`", "'"), "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})))
     if meaning.get("fix"):
         out.append(("Fix direction", meaning["fix"]))
     return out
@@ -396,9 +408,27 @@ def tracker_links(r: dict[str, Any]) -> list[tuple[str, str]]:
         loc, prov = r["location"], r.get("provenance") or {}
         commit = shown_source(prov)[0] if prov.get("commit") else ""
         title = f"{exception_word(r)}: {' '.join(shown_message(r).split())}"[:200]
-        body = "\n".join([
-            f"I hit this error (errcat entry `{r['id']}`):", "", "```", title, "```", "",
-            f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at {'commit ' if prov.get('commit_date') else ''}`{commit}`.", "",
-            "Version I run:", "", "The full traceback:", "", "```", "", "```", "", "The command or code that led to it:", ""])
+        body = "\n".join(
+            [
+                f"I hit this error (errcat entry `{r['id']}`):",
+                "",
+                "```",
+                title,
+                "```",
+                "",
+                f"Raised at `{loc['path']}:{loc['line']}` in `{loc['qualname']}`, at {'commit ' if prov.get('commit_date') else ''}`{commit}`.",
+                "",
+                "Version I run:",
+                "",
+                "The full traceback:",
+                "",
+                "```",
+                "",
+                "```",
+                "",
+                "The command or code that led to it:",
+                "",
+            ]
+        )
         out.append(("Report it", f"{base}/issues/new?title={quote(title, safe='')}&body={quote(body, safe='')}"))
     return out

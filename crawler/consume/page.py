@@ -37,6 +37,7 @@ STYLES = {
     "derived": "2;3",
 }
 
+
 class Page:
     def __init__(self) -> None:
         self.lines: list[Line] = []
@@ -69,8 +70,17 @@ class Page:
 
 
 #: A piece's style on the terminal (page_model's piece kinds).
-_PIECE_STYLE = {"code": "", "exception": "exception", "entry": "id", "id": "id", "derived": "derived", "muted": "muted", "link": "link",
-                "text": "", "prose": ""}
+_PIECE_STYLE = {
+    "code": "",
+    "exception": "exception",
+    "entry": "id",
+    "id": "id",
+    "derived": "derived",
+    "muted": "muted",
+    "link": "link",
+    "text": "",
+    "prose": "",
+}
 
 
 def _spans(pieces: list[Piece], code_style: str = "") -> list[Span]:

@@ -200,8 +200,7 @@ def _summary(r: dict[str, Any]) -> Section:
     if shows_exception(r):
         unknown = unknown_exception(r)
         ancestor = exc.get("builtin_ancestor")
-        ancestry: list[Piece] = ([("text", f" ({article(ancestor)} "), ("code", ancestor), ("text", ")")]
-                                 if ancestor and ancestor != exc["name"] else [])
+        ancestry: list[Piece] = [("text", f" ({article(ancestor)} "), ("code", ancestor), ("text", ")")] if ancestor and ancestor != exc["name"] else []
         rows.append(("Exception", [("text", unknown)] if unknown else [("exception", exc["qualname"]), *ancestry]))
     rows.append(("Kind", [("text", kind_text(r["kind"], r.get("native")))]))
     rows += [(label, [("code", text)]) for label, text in surface_rows(r)]
@@ -209,14 +208,20 @@ def _summary(r: dict[str, Any]) -> Section:
     ex = r.get("explanation") or {}
     status = r.get("explanation_status", "absent")
     shown = ACCEPTED_TEXT if status == "curated" and ex.get("accepted_as_is") else STATUS_TEXT.get(status, status)
-    drafted: list[Piece] = ([("derived", " (machine-written by "), ("code", ex["model"]), ("derived", ", not reviewed)")] if ex.get("model")
-                            else [("derived", explained_note(ex))] if explained_note(ex) else [])
+    drafted: list[Piece] = (
+        [("derived", " (machine-written by "), ("code", ex["model"]), ("derived", ", not reviewed)")]
+        if ex.get("model")
+        else [("derived", explained_note(ex))]
+        if explained_note(ex)
+        else []
+    )
     rows.append(("Explained", [("status", status), ("text", shown), *drafted]))
     blocks: list[Block] = [Rows(rows, "summary")]
     evidence = ex.get("evidence") or []
     if isinstance(evidence, list) and evidence:
-        blocks.append(Evidence([(str(e.get("url") or ""), e.get("title") or None, e.get("quote") or None,
-                                 issue_number(str(e.get("url") or ""))) for e in evidence]))
+        blocks.append(
+            Evidence([(str(e.get("url") or ""), e.get("title") or None, e.get("quote") or None, issue_number(str(e.get("url") or ""))) for e in evidence])
+        )
     return Section("summary", None, blocks)
 
 
@@ -260,8 +265,7 @@ def _curated(ex: dict[str, Any]) -> list[Section]:
         out.append(Section("solutions", "Solutions", [Bullets(list(ex["solutions"]))]))
     fix = ex.get("example_fix") or {}
     if fix.get("before") or fix.get("after"):
-        out.append(Section("example-fix", "Example fix", [Code(fix.get("before") or "", "", label="Before"),
-                                                          Code(fix.get("after") or "", "", label="After")]))
+        out.append(Section("example-fix", "Example fix", [Code(fix.get("before") or "", "", label="Before"), Code(fix.get("after") or "", "", label="After")]))
     patterns = ex.get("defensive_patterns") or []
     if patterns:
         blocks: list[Block] = []
@@ -299,7 +303,7 @@ def no_permalink(record: Mapping[str, Any]) -> str:
 def _facts(r: dict[str, Any]) -> Section:
     facts = fact_lines(r["sites"][0].get("facts"))
     caught = swallowed(r)
-    blocks: list[Block] = ([Items([[("code", x)] for x in facts], style="code")] if facts else [])
+    blocks: list[Block] = [Items([[("code", x)] for x in facts], style="code")] if facts else []
     if caught:
         blocks.append(Line([("prose", caught)], "caught"))
     return Section("facts", FACTS_TITLE, blocks)
@@ -309,8 +313,7 @@ def _derived(r: dict[str, Any]) -> Section:
     rows = meaning_rows(r.get("meaning"), trigger_label(r))
     if not rows:
         return Section("derived", TITLE)
-    return Section("derived", TITLE, [Rows([(label, [("prose", text)]) for label, text in rows], "derived"),
-                                      Line([("derived", NOTE)], "derived")])
+    return Section("derived", TITLE, [Rows([(label, [("prose", text)]) for label, text in rows], "derived"), Line([("derived", NOTE)], "derived")])
 
 
 def _reproductions(r: dict[str, Any]) -> Section:
@@ -325,9 +328,15 @@ def _reproductions(r: dict[str, Any]) -> Section:
 
 
 def _callers(r: dict[str, Any]) -> Section:
-    items = [[("code", f"{c['path']}:{c['line']}"), ("text", " in "), ("code", c["qualname"]),
-              *([("muted", f" [entry point: {c['entry_point']}]")] if c.get("entry_point") else [])]
-             for c in (r.get("meaning") or {}).get("callers") or []]
+    items = [
+        [
+            ("code", f"{c['path']}:{c['line']}"),
+            ("text", " in "),
+            ("code", c["qualname"]),
+            *([("muted", f" [entry point: {c['entry_point']}]")] if c.get("entry_point") else []),
+        ]
+        for c in (r.get("meaning") or {}).get("callers") or []
+    ]
     return Section("callers", CALLERS, [Items(items, ordered=True)] if items else [])
 
 
@@ -342,15 +351,13 @@ def _sites(r: dict[str, Any]) -> Section:
     if len(sites) < 2:
         return Section("sites", None)
     items: list[list[Piece]] = [[("code", f"{s['path']}:{s['line']}"), ("text", " in "), ("code", s["qualname"])] for s in sites]
-    return Section("sites", f"All {len(sites)} sites", [Items(items, links=[("url", s["permalink"]) if s.get("permalink") else None
-                                                                           for s in sites])])
+    return Section("sites", f"All {len(sites)} sites", [Items(items, links=[("url", s["permalink"]) if s.get("permalink") else None for s in sites])])
 
 
 def _provenance(r: dict[str, Any]) -> Section:
     prov = r["provenance"]
     commit, dated = shown_source(prov)
-    return Section("provenance", "Last changed", [Line([("text", f"{prov['repo']} at "), ("code", commit),
-                                                        ("text", f" ({SINCE}){dated}.")])])
+    return Section("provenance", "Last changed", [Line([("text", f"{prov['repo']} at "), ("code", commit), ("text", f" ({SINCE}){dated}.")])])
 
 
 def status_word(pieces: list[Piece]) -> list[Piece]:
@@ -359,5 +366,5 @@ def status_word(pieces: list[Piece]) -> list[Piece]:
     HTML page says it in words for a reader."""
     for i, (kind, text) in enumerate(pieces):
         if kind == "status" and text != "absent" and i + 1 < len(pieces) and pieces[i + 1][0] == "text":  # (absent: "not yet by a person")
-            return [*pieces[:i], ("text", text), *pieces[i + 2:]]
+            return [*pieces[:i], ("text", text), *pieces[i + 2 :]]
     return pieces

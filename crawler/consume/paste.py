@@ -31,9 +31,11 @@ _LINE_PREFIXES = [
     re.compile(r"ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?"),
     # vLLM's logger, old and new: "ERROR 11-30 10:01:02 [core.py:1021] ", "ERROR 09-27 06:46:46
     # engine.py:157] ", "2024-12-19 21:40:35 ERROR 56542 [x.py:64] ", "[x.py:485[] ", "[a/.../b.py:1] "
-    re.compile(r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?"
-               r"(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?"
-               r"\[?[\w./-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?"),
+    re.compile(
+        r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?"
+        r"(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?"
+        r"\[?[\w./-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?"
+    ),
     re.compile(r"(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}"),  # uvicorn
     re.compile(r"\[?[0-9A-Fa-f.:]{2,45}\]?:\d{1,5} - "),  # uvicorn's access log: "127.0.0.1:5000 - "
     # a bare timestamp, ISO 8601's zone too: "2024-05-01T10:00:00.123Z ", "... 10:00:00+02:00 "
@@ -113,15 +115,15 @@ def _unmarked(line: str) -> str:
     """The line without the Markdown a paste was wrapped in (one pass: each pattern tried once)."""
     m = _QUOTE_OR_HEADING.match(line)
     if m and m.end():
-        line = line[m.end():]
+        line = line[m.end() :]
     if _FENCE.fullmatch(line.strip()):
         return ""
     m = _MARKED_NAME.search(line) if ("`" in line or "*" in line or "__" in line) else None
     if m and m.group(2).endswith(_EXC_NAME_END):
-        line = line[:m.start()] + m.group(2) + line[m.end():]
+        line = line[: m.start()] + m.group(2) + line[m.end() :]
     for mark in _WRAPPERS:
         if line.startswith(mark):
-            inner = line[len(mark):-len(mark)] if len(line) > 2 * len(mark) and line.endswith(mark) else None
+            inner = line[len(mark) : -len(mark)] if len(line) > 2 * len(mark) and line.endswith(mark) else None
             if inner and inner.strip() == inner and (mark not in inner or _EXC_HEAD.match(inner)):
                 return inner
             break
@@ -177,12 +179,14 @@ def clean(text: str) -> str:
 
 # What a web page, a chat tool or a word processor puts for ASCII: typographic quotes, primes and
 # dashes, an ellipsis, non-breaking and other fixed-width spaces; zero-width characters dropped.
-TYPOGRAPHY = {**dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b\u2032\u02bc"), "'"),
-              **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f\u2033"), '"'),
-              **dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-"),
-              ord("\u2026"): "...",
-              **dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u2002\u2003\u2009\u200a\u3000"), " "),
-              **dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None)}
+TYPOGRAPHY = {
+    **dict.fromkeys(map(ord, "\u2018\u2019\u201a\u201b\u2032\u02bc"), "'"),
+    **dict.fromkeys(map(ord, "\u201c\u201d\u201e\u201f\u2033"), '"'),
+    **dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"), "-"),
+    ord("\u2026"): "...",
+    **dict.fromkeys(map(ord, "\u00a0\u2007\u202f\u2002\u2003\u2009\u200a\u3000"), " "),
+    **dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff\u00ad"), None),
+}
 
 
 def plain_typography(text: str) -> str:
@@ -218,9 +222,9 @@ def exception_line(line: str) -> tuple[str | None, str] | None:
         # a prefix no pattern knows ("pod-7 stderr F ValueError: ..."): the first exception named
         name, wrapped = _leaf(m.group(1)), m.group(2)
         if wrapped and name.startswith("RayTaskError"):
-            return wrapped, stripped[m.end():]
+            return wrapped, stripped[m.end() :]
         if not wrapped and name.endswith(_EXC_NAME_END):
-            return name, stripped[m.end():]
+            return name, stripped[m.end() :]
     return None
 
 
@@ -246,13 +250,13 @@ def unrepr(message: str) -> str:
             out.append(c)
             i += 1
             continue
-        nxt = body[i + 1:i + 2]
+        nxt = body[i + 1 : i + 2]
         if nxt in _REPR_ESCAPES:
             out.append(_REPR_ESCAPES[nxt])
             i += 2
             continue
         width = _REPR_WIDTHS.get(nxt, 0)
-        digits = body[i + 2:i + 2 + width]
+        digits = body[i + 2 : i + 2 + width]
         if not width or len(digits) != width or any(d not in "0123456789abcdefABCDEF" for d in digits):
             return message
         code = int(digits, 16)
@@ -323,15 +327,14 @@ def candidates(text: str) -> list[Candidate]:
             parsed = (_leaf(bare.group(1)), "")
         exc, message = parsed
         more: list[str] = []
-        for nxt in lines[i + 1:i + 1 + MAX_CONTINUATION]:
+        for nxt in lines[i + 1 : i + 1 + MAX_CONTINUATION]:
             if not nxt.strip() or _FRAME.match(nxt) or nxt.startswith(_CHAIN) or exception_line(nxt):
                 break
             more.append(nxt)
-        found.append(Candidate(exc, message.strip(), i, "\n".join([message, *more]).strip() if more else "",
-                               frame[1] if frame else None))
+        found.append(Candidate(exc, message.strip(), i, "\n".join([message, *more]).strip() if more else "", frame[1] if frame else None))
         frame = None
     if frame is not None:
-        raised = _raise_message(lines[frame[0] + 1:frame[0] + 2 + MAX_RAISE_LINES])
+        raised = _raise_message(lines[frame[0] + 1 : frame[0] + 2 + MAX_RAISE_LINES])
         if raised:
             found.append(Candidate(raised[0], raised[1], frame[0], "", frame[1], "raise"))
     return found[::-1][:MAX_CANDIDATES]
@@ -345,7 +348,7 @@ def _raise_message(lines: list[str]) -> tuple[str, str] | None:
     if not m:
         return None
     parts: list[str] = []
-    first = lines[0][m.end():]
+    first = lines[0][m.end() :]
     for line in [first, *lines[1:]]:
         stripped = line.strip()
         if line is not first and not stripped.startswith(("'", '"', "f'", 'f"', "r'", 'r"')):
@@ -359,8 +362,13 @@ def _raise_message(lines: list[str]) -> tuple[str, str] | None:
 def is_umbrella(text: str, exception: str) -> bool:
     """An error whose message points at another one (the root cause logged before it)."""
     low = text.lower()
-    return (exception == "EngineDeadError" or "root cause" in low or "see stack trace" in low
-            or "check the logs for more details" in low or low.startswith("error raised in subprocess"))
+    return (
+        exception == "EngineDeadError"
+        or "root cause" in low
+        or "see stack trace" in low
+        or "check the logs for more details" in low
+        or low.startswith("error raised in subprocess")
+    )
 
 
 # The release a paste names: a server's or an engine's startup line, a path with the release in

@@ -94,6 +94,7 @@ _FORMATTER_CSS = HtmlFormatter(style="default").get_style_defs(".highlight")
 
 # --------------------------------------------------------------------------- HTML
 
+
 def _section(key: str, title: str, inner: str) -> str:
     return f'<section id="{key}">\n<h2>{esc(title)}</h2>\n{inner}\n</section>\n'
 
@@ -125,13 +126,11 @@ def _item_href(link: tuple[str, str] | None, titles: dict[str, str], suffix: str
     return safe_url(link[1])
 
 
-def _linked_items(block: Items, titles: dict[str, str], suffix: str,
-                  pieces: Callable[[list[Piece], dict[str, str]], str]) -> list[tuple[str | None, str, str]]:
+def _linked_items(block: Items, titles: dict[str, str], suffix: str, pieces: Callable[[list[Piece], dict[str, str]], str]) -> list[tuple[str | None, str, str]]:
     """Each item of a list as (where its first piece links, that piece, the rest), rendered by ``pieces``."""
     if not block.links:  # (most lists link nothing: one call per item)
         return [(None, "", pieces(item, titles)) for item in block.items]
-    return [(_item_href(block.links[n], titles, suffix), pieces(item[:1], titles), pieces(item[1:], titles))
-            for n, item in enumerate(block.items)]
+    return [(_item_href(block.links[n], titles, suffix), pieces(item[:1], titles), pieces(item[1:], titles)) for n, item in enumerate(block.items)]
 
 
 def _code_html(text: str) -> str:
@@ -140,10 +139,17 @@ def _code_html(text: str) -> str:
 
 #: How each kind of page_model piece reads in HTML, every text escaped ("status" is the row's class).
 _HTML_PIECES: dict[str, Callable[[str, dict[str, str]], str]] = {
-    "text": lambda t, _: esc(t), "code": lambda t, _: _code_html(t), "exception": lambda t, _: _code_html(t),
-    "id": lambda t, _: _code_html(t), "entry": lambda t, titles: _entry_link(t, titles), "arrow": lambda t, _: " &rarr; ",
-    "prose": lambda t, _: split_code(t, esc, _code_html), "muted": lambda t, _: f'<span class="muted">{esc(t)}</span>',
-    "link": lambda t, _: f'<a class="permalink" href="{esc(safe_url(t))}">view on GitHub</a>', "status": lambda t, _: ""}
+    "text": lambda t, _: esc(t),
+    "code": lambda t, _: _code_html(t),
+    "exception": lambda t, _: _code_html(t),
+    "id": lambda t, _: _code_html(t),
+    "entry": lambda t, titles: _entry_link(t, titles),
+    "arrow": lambda t, _: " &rarr; ",
+    "prose": lambda t, _: split_code(t, esc, _code_html),
+    "muted": lambda t, _: f'<span class="muted">{esc(t)}</span>',
+    "link": lambda t, _: f'<a class="permalink" href="{esc(safe_url(t))}">view on GitHub</a>',
+    "status": lambda t, _: "",
+}
 
 
 def _piece_html(kind: str, text: str, titles: dict[str, str]) -> str:
@@ -166,30 +172,40 @@ def _block_html(block: Block, section: Section, titles: dict[str, str], json_hre
         for label, pieces in block.rows:
             status = next((t for k, t in pieces if k == "status"), None)
             attrs = (f' id="{_DD_ID[label]}"' if block.style == "summary" and label in _DD_ID else "") + (
-                f' class="status-{esc(status)}"' if status else
-                f' class="{_DD_CLASS[block.style, label]}"' if (block.style, label) in _DD_CLASS else "")
+                f' class="status-{esc(status)}"' if status else f' class="{_DD_CLASS[block.style, label]}"' if (block.style, label) in _DD_CLASS else ""
+            )
             cells.append(f"<dt>{esc(label)}</dt><dd{attrs}>{_pieces_html_of(pieces, titles)}</dd>")
         summary = ' id="summary"' if block.style == "summary" else ""
         return f'<dl class="facts"{summary}>' + "".join(cells) + "</dl>"
     if isinstance(block, LineBlock):
-        cls = {"inherited": ' class="inherited" id="inherited"', "muted": ' class="muted"', "derived": ' class="muted"',
-               "retired": ' class="retired"', "caught": ' class="caught"'}.get(block.style, "")
+        cls = {
+            "inherited": ' class="inherited" id="inherited"',
+            "muted": ' class="muted"',
+            "derived": ' class="muted"',
+            "retired": ' class="retired"',
+            "caught": ' class="caught"',
+        }.get(block.style, "")
         if section.key == "not-explained":
             cls = ' class="muted" id="not-explained"'
         if section.key == "provenance":
             return f'<p>{_pieces_html_of(block.pieces, titles)} <a id="json-link" href="{esc(json_href)}">This entry as JSON</a>.</p>'
         return f"<p{cls}>{_pieces_html_of(block.pieces, titles)}</p>"
     if isinstance(block, Links):
-        return ('<p class="tracker">' + " · ".join(f'<a href="{esc(safe_url(url))}" rel="nofollow noopener">{esc(label)}</a>'
-                                                   for label, url in block.links) + "</p>")
+        return (
+            '<p class="tracker">'
+            + " · ".join(f'<a href="{esc(safe_url(url))}" rel="nofollow noopener">{esc(label)}</a>' for label, url in block.links)
+            + "</p>"
+        )
     if isinstance(block, Markdown):
         return markdown_html(block.text)
     if isinstance(block, Bullets):
         return _bullets(block.items)
     if isinstance(block, Items):
         tag = "ol" if block.ordered else "ul"
-        out = [f"<li>{f'<a href={chr(34)}{esc(href)}{chr(34)}>{first}</a>' if href else first}{rest}</li>"
-               for href, first, rest in _linked_items(block, titles, ".html", _pieces_html_of)]
+        out = [
+            f"<li>{f'<a href={chr(34)}{esc(href)}{chr(34)}>{first}</a>' if href else first}{rest}</li>"
+            for href, first, rest in _linked_items(block, titles, ".html", _pieces_html_of)
+        ]
         return f"<{tag}>" + "".join(out) + f"</{tag}>"
     if isinstance(block, Code):
         head = f"<h3>{esc(block.label)}</h3>" if block.label else ""
@@ -207,15 +223,15 @@ def _block_html(block: Block, section: Section, titles: dict[str, str], json_hre
 
 
 def _reported_html(block: Evidence) -> str:
-    """"Reported in #2248, #10439": the issues where users met the error (curated evidence; each
+    """ "Reported in #2248, #10439": the issues where users met the error (curated evidence; each
     link was checked to be the repository's own on reading), the reporter's quote as its tooltip."""
-    links = ", ".join(f'<a href="{esc(safe_url(url))}" title="{esc(title or quote or "")}">{esc(number)}</a>'
-                      for url, title, quote, number in block.items)
+    links = ", ".join(f'<a href="{esc(safe_url(url))}" title="{esc(title or quote or "")}">{esc(number)}</a>' for url, title, quote, number in block.items)
     return f'<dt>Reported in</dt><dd id="reported">{links}</dd>'
 
 
-def entry_html(r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None,
-               digests: frozenset[str] = frozenset()) -> str:
+def entry_html(
+    r: dict[str, Any], repo: str, titles: dict[str, str], data: str = ".", others: Others | None = None, digests: frozenset[str] = frozenset()
+) -> str:
     model = build(r, Context(others, digests))
     json_href = record_href(data, r["id"])
     parts: list[str] = [f'<h1 id="title">{esc(model.title)}</h1>']
@@ -250,10 +266,16 @@ def _md_entry(eid: str, titles: dict[str, str]) -> str:
 
 
 _MD_PIECES: dict[str, Callable[[str, dict[str, str]], str]] = {
-    "text": lambda t, _: md_text(t), "code": lambda t, _: md_inline(t), "exception": lambda t, _: md_inline(t),
-    "id": lambda t, _: md_inline(t), "entry": _md_entry, "arrow": lambda t, _: " → ",
-    "prose": lambda t, _: split_code(t, md_text, md_inline), "link": lambda t, _: f"[view on GitHub](<{safe_url(t)}>)",
-    "status": lambda t, _: ""}
+    "text": lambda t, _: md_text(t),
+    "code": lambda t, _: md_inline(t),
+    "exception": lambda t, _: md_inline(t),
+    "id": lambda t, _: md_inline(t),
+    "entry": _md_entry,
+    "arrow": lambda t, _: " → ",
+    "prose": lambda t, _: split_code(t, md_text, md_inline),
+    "link": lambda t, _: f"[view on GitHub](<{safe_url(t)}>)",
+    "status": lambda t, _: "",
+}
 
 
 def _block_md(block: Block, section: Section, titles: dict[str, str], json_href: str) -> str:
@@ -270,8 +292,11 @@ def _block_md(block: Block, section: Section, titles: dict[str, str], json_href:
             return f"*{NOT_EXPLAINED}*"
         return f"*{text}*" if block.style in ("inherited", "muted", "derived") else text
     # curated text is Markdown: passed through as such, where the dataset's other strings are escaped
-    simple = {Links: lambda b: " · ".join(f"[{label}](<{safe_url(url)}>)" for label, url in b.links),
-              Markdown: lambda b: markdown_markdown(b.text), Bullets: lambda b: bullets(b.items)}
+    simple = {
+        Links: lambda b: " · ".join(f"[{label}](<{safe_url(url)}>)" for label, url in b.links),
+        Markdown: lambda b: markdown_markdown(b.text),
+        Bullets: lambda b: bullets(b.items),
+    }
     if type(block) in simple:
         return str(simple[type(block)](block))
     if isinstance(block, Items):
@@ -291,8 +316,7 @@ def _block_md(block: Block, section: Section, titles: dict[str, str], json_href:
     raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
-def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", others: Others | None = None,
-                   digests: frozenset[str] = frozenset()) -> str:
+def entry_markdown(r: dict[str, Any], titles: dict[str, str], data: str = ".", others: Others | None = None, digests: frozenset[str] = frozenset()) -> str:
     model = build(r, Context(others, digests))
     out = [f"# {md_text(model.title)}", ""]
     for section in model.sections:
@@ -310,16 +334,18 @@ def index_markdown(records: list[dict[str, Any]], manifest: dict[str, Any], repo
     lines = [f"# {md_text(repo)}: {len(records)} errors", "", "| Error | Exception | Where |", "| --- | --- | --- |"]
     for r in records:
         title = md_text(r["title"]).replace("|", "\\|")
-        lines.append(f"| [{title}](errors/{r['id']}.md) | {md_inline(exception_word(r))} | "
-                     f"{md_inline(r['location']['path'] + ':' + str(r['location']['line']))} |")
+        lines.append(
+            f"| [{title}](errors/{r['id']}.md) | {md_inline(exception_word(r))} | {md_inline(r['location']['path'] + ':' + str(r['location']['line']))} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 # --------------------------------------------------------------------------- writing
 
 
-def render_site(dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None,
-                changelog: Path | None = None, data: str | None = None) -> int:
+def render_site(
+    dataset: Path, out: Path, fmt: str = "html", progress: Callable[[str], None] = lambda _: None, changelog: Path | None = None, data: str | None = None
+) -> int:
     """Make ``out`` the site of one dataset; returns the number of entry pages.
 
     The site is written the way a dataset is (:func:`writer.write_tree`): into a hidden sibling,
@@ -420,8 +446,7 @@ def may_replace(out: Path) -> None:
         pass
     with os.scandir(out) as entries:
         if next(entries, None) is not None:
-            raise UsageError(f"refusing to replace {out}: not empty and not a site errcat render made "
-                             f"(no {SITE_MARK} in it); pass a new or empty directory")
+            raise UsageError(f"refusing to replace {out}: not empty and not a site errcat render made (no {SITE_MARK} in it); pass a new or empty directory")
 
 
 def _search_payload(index: SearchIndex, foreign: Sequence[Any] = (), records: dict[str, dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -433,16 +458,32 @@ def _search_payload(index: SearchIndex, foreign: Sequence[Any] = (), records: di
     catch = caught_as(index)
     releases, lineage = release_fields(records or {})
     # pairs, not an object: a name from the crawled code ("__proto__", "constructor") is no key to trust in JS
-    return {"repo": index.repo, "commit": index.commit, "catch": list(catch.items()), "entries": [
-        {"id": e.id, "title": e.title, "exception": e.exception, "text": e.text, "fragments": e.fragments,
-         "starts_literal": e.starts_literal, "ends_literal": e.ends_literal, "anchors": e.anchors, "tokens": e.tokens,
-         **ranking_fields(e), **own_ancestors(e, catch), **lineage.get(e.id, {}),
-         # only where there are some: few entries are assembled messages
-         **({"alternatives": [{"fragments": a.fragments, "anchors": a.anchors} for a in e.alternatives]} if e.alternatives else {})}
-        for e in index.entries],
-        "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation, "check": list(f.check)}
-                    for f in foreign],
-        **({"releases": releases} if releases else {})}
+    return {
+        "repo": index.repo,
+        "commit": index.commit,
+        "catch": list(catch.items()),
+        "entries": [
+            {
+                "id": e.id,
+                "title": e.title,
+                "exception": e.exception,
+                "text": e.text,
+                "fragments": e.fragments,
+                "starts_literal": e.starts_literal,
+                "ends_literal": e.ends_literal,
+                "anchors": e.anchors,
+                "tokens": e.tokens,
+                **ranking_fields(e),
+                **own_ancestors(e, catch),
+                **lineage.get(e.id, {}),
+                # only where there are some: few entries are assembled messages
+                **({"alternatives": [{"fragments": a.fragments, "anchors": a.anchors} for a in e.alternatives]} if e.alternatives else {}),
+            }
+            for e in index.entries
+        ],
+        "foreign": [{"name": f.name, "origin": f.origin, "match": f.match, "explanation": f.explanation, "check": list(f.check)} for f in foreign],
+        **({"releases": releases} if releases else {}),
+    }
 
 
 def release_fields(records: dict[str, dict[str, Any]]) -> tuple[list[str], dict[str, dict[str, Any]]]:

@@ -46,8 +46,12 @@ def status(r: dict[str, Any]) -> str:
     return "derived" if rows(r.get("meaning")) else "unexplained"
 
 
-STATUS_LABEL = {"explained": "explained by a person", "drafted": "machine draft, not reviewed",
-                "derived": "derived from the code", "unexplained": "unexplained"}
+STATUS_LABEL = {
+    "explained": "explained by a person",
+    "drafted": "machine draft, not reviewed",
+    "derived": "derived from the code",
+    "unexplained": "unexplained",
+}
 
 
 def label(r: dict[str, Any], st: str) -> str:
@@ -61,11 +65,15 @@ def label(r: dict[str, Any], st: str) -> str:
 #: What the front page calls each kind of entry.
 KIND_LABEL = {name: spec.label for name, spec in KINDS.items()}
 #: Who must act on an entry (``meaning.action.actor``), as the front page says it.
-ACTOR_LABEL = {"setting": "you, in a setting: a flag, a config field or an environment variable",
-               "request": "the client, in its request", "model": "the model: its files or its configuration",
-               "environment": "the environment: hardware, drivers, installed packages",
-               "caller": "the code that calls it", "internal": "nobody outside the project: likely a bug",
-               "unknown": "not said by the code"}
+ACTOR_LABEL = {
+    "setting": "you, in a setting: a flag, a config field or an environment variable",
+    "request": "the client, in its request",
+    "model": "the model: its files or its configuration",
+    "environment": "the environment: hardware, drivers, installed packages",
+    "caller": "the code that calls it",
+    "internal": "nobody outside the project: likely a bug",
+    "unknown": "not said by the code",
+}
 #: Areas the front page counts before "and N more" (the list below has them all).
 TOP_AREAS = 12
 #: Entries the "reported most" list shows.
@@ -120,19 +128,26 @@ def chart_html(records: list[dict[str, Any]]) -> str:
             f'<rect class="removed" x="{x:.1f}" y="{mid:.1f}" width="{bar}" height="{down:.1f}" fill="#c62828"/>'
             f'<text x="{cx:.1f}" y="{mid - up - 3:.1f}" text-anchor="middle" font-size="11">+{added[v]}</text>'
             f'<text x="{cx:.1f}" y="{mid + down + 12:.1f}" text-anchor="middle" font-size="11">\u2212{removed[v]}</text>'
-            f'<text x="{cx:.1f}" y="{height + 20:.1f}" text-anchor="middle" font-size="12">{esc(v)}</text>')
+            f'<text x="{cx:.1f}" y="{height + 20:.1f}" text-anchor="middle" font-size="12">{esc(v)}</text>'
+        )
     summary = ", ".join(f"{v}: {added[v]} added, {removed[v]} removed" for v in shown)
-    svg = (f'<svg class="chart" viewBox="0 0 {width} {height + label_h}" width="{width}" height="{height + label_h}" '
-           f'role="img" aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">'
-           f'<title id="chart-title">Entries added and removed per release</title><desc id="chart-desc">{esc(summary)}</desc>'
-           f'<line x1="0" x2="{width}" y1="{mid:.1f}" y2="{mid:.1f}" stroke="#888"/>{"".join(items)}</svg>')
-    table = ("<details><summary>The numbers</summary><table class=numbers><thead><tr><th scope=col>Release</th>"
-             "<th scope=col>Added</th><th scope=col>Removed</th></tr></thead><tbody>"
-             + "".join(f"<tr><td>{esc(v)}</td><td>{added[v]}</td><td>{removed[v]}</td></tr>" for v in versions)
-             + "</tbody></table></details>")
-    return (f'<section id="releases"><h2>Entries added and removed per release</h2>'
-            f'<p>{added[first]} entries in <code>{esc(first)}</code>, the first release covered; then each release:</p>'
-            f'<div class="chart-box">{svg}</div>{table}</section>')
+    svg = (
+        f'<svg class="chart" viewBox="0 0 {width} {height + label_h}" width="{width}" height="{height + label_h}" '
+        f'role="img" aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">'
+        f'<title id="chart-title">Entries added and removed per release</title><desc id="chart-desc">{esc(summary)}</desc>'
+        f'<line x1="0" x2="{width}" y1="{mid:.1f}" y2="{mid:.1f}" stroke="#888"/>{"".join(items)}</svg>'
+    )
+    table = (
+        "<details><summary>The numbers</summary><table class=numbers><thead><tr><th scope=col>Release</th>"
+        "<th scope=col>Added</th><th scope=col>Removed</th></tr></thead><tbody>"
+        + "".join(f"<tr><td>{esc(v)}</td><td>{added[v]}</td><td>{removed[v]}</td></tr>" for v in versions)
+        + "</tbody></table></details>"
+    )
+    return (
+        f'<section id="releases"><h2>Entries added and removed per release</h2>'
+        f"<p>{added[first]} entries in <code>{esc(first)}</code>, the first release covered; then each release:</p>"
+        f'<div class="chart-box">{svg}</div>{table}</section>'
+    )
 
 
 def changelog_html(text: str | None) -> str:
@@ -161,20 +176,29 @@ def _reported_html(records: list[dict[str, Any]]) -> str:
     """The entries with the most public reports (curated evidence), most first; none: no section."""
     from crawler.consume.site_html import esc, safe_url
 
-    reported = sorted(((len((r.get("explanation") or {}).get("evidence") or []), r) for r in records
-                       if (r.get("explanation") or {}).get("evidence") and not (r.get("history") or {}).get("retired")),
-                      key=lambda nr: (-nr[0], nr[1]["title"], nr[1]["id"]))[:TOP_REPORTED]
+    reported = sorted(
+        (
+            (len((r.get("explanation") or {}).get("evidence") or []), r)
+            for r in records
+            if (r.get("explanation") or {}).get("evidence") and not (r.get("history") or {}).get("retired")
+        ),
+        key=lambda nr: (-nr[0], nr[1]["title"], nr[1]["id"]),
+    )[:TOP_REPORTED]
     if not reported:
         return ""
     items = []
     for n, r in reported:
         first = r["explanation"]["evidence"][0]
         number = first["url"].rstrip("/").rsplit("/", 1)[-1]
-        items.append(f'<li><a href="errors/{esc(r["id"])}.html">{esc(shown_title(r))}</a> <span class="meta"><code>{esc(exception_word(r))}</code>'
-                     f' · reported {n} time{"s" if n != 1 else ""}, first in <a href="{esc(safe_url(first["url"]))}">#{esc(number)}</a></span></li>')
-    return ('<section id="most-reported"><h2>Errors people report most</h2>'
-            '<p>From the reports reviewers linked to each entry (issues and discussions of the repository).</p>'
-            f'<ol class="reported">{"".join(items)}</ol></section>')
+        items.append(
+            f'<li><a href="errors/{esc(r["id"])}.html">{esc(shown_title(r))}</a> <span class="meta"><code>{esc(exception_word(r))}</code>'
+            f' · reported {n} time{"s" if n != 1 else ""}, first in <a href="{esc(safe_url(first["url"]))}">#{esc(number)}</a></span></li>'
+        )
+    return (
+        '<section id="most-reported"><h2>Errors people report most</h2>'
+        "<p>From the reports reviewers linked to each entry (issues and discussions of the repository).</p>"
+        f'<ol class="reported">{"".join(items)}</ol></section>'
+    )
 
 
 def _counts_html(title: str, key: str, counts: Counter[str], labels: dict[str, str], order: list[str], rest: int = 0) -> str:
@@ -182,8 +206,12 @@ def _counts_html(title: str, key: str, counts: Counter[str], labels: dict[str, s
 
     from crawler.consume.site_html import esc
 
-    items = "".join(f'<li><a href="?by={key}&amp;open={esc(quote(name, safe="/"))}#browse">{esc(labels.get(name, name))}</a> '
-                    f'<span class="count">{counts[name]:,}</span></li>' for name in order if counts[name])
+    items = "".join(
+        f'<li><a href="?by={key}&amp;open={esc(quote(name, safe="/"))}#browse">{esc(labels.get(name, name))}</a> '
+        f'<span class="count">{counts[name]:,}</span></li>'
+        for name in order
+        if counts[name]
+    )
     more = f'<li class="muted">and {rest:,} more areas below</li>' if rest else ""
     return f'<div class="facet" id="by-{key}"><h3>{esc(title)}</h3><ul>{items}{more}</ul></div>'
 
@@ -196,11 +224,13 @@ def overview_html(live: list[dict[str, Any]]) -> str:
     top = sorted(areas, key=lambda a: (-areas[a], a))
     kind_order = [k for k in KIND_LABEL if kinds[k]] + sorted(k for k in kinds if k not in KIND_LABEL)
     actor_order = sorted(actors, key=lambda a: (-actors[a], a))
-    return ('<section id="overview"><h2>The catalogue at a glance</h2><div class="facets">'
-            + _counts_html("By kind", "k", kinds, KIND_LABEL, kind_order)
-            + _counts_html("Who must act", "w", actors, ACTOR_LABEL, actor_order)
-            + _counts_html("By area", "a", areas, {}, top[:TOP_AREAS], max(0, len(top) - TOP_AREAS))
-            + "</div></section>")
+    return (
+        '<section id="overview"><h2>The catalogue at a glance</h2><div class="facets">'
+        + _counts_html("By kind", "k", kinds, KIND_LABEL, kind_order)
+        + _counts_html("Who must act", "w", actors, ACTOR_LABEL, actor_order)
+        + _counts_html("By area", "a", areas, {}, top[:TOP_AREAS], max(0, len(top) - TOP_AREAS))
+        + "</div></section>"
+    )
 
 
 def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: str, changelog: str | None = None) -> str:
@@ -223,46 +253,62 @@ def index_html(records: list[dict[str, Any]], manifest: dict[str, Any], repo: st
             f'<li data-s="{statuses[r["id"]]}" data-x="{esc(exception_word(r))}" data-a="{esc(key)}"'
             f' data-k="{esc(r["kind"])}" data-w="{esc(actor(r))}"'
             + (' data-r="1"' if (r.get("history") or {}).get("retired") else "")
-            + (f' data-v="{span[0]}-{span[1]}"' if (span := spans.get(r["id"])) else "") + ">"
+            + (f' data-v="{span[0]}-{span[1]}"' if (span := spans.get(r["id"])) else "")
+            + ">"
             f'<a href="errors/{esc(r["id"])}.html">{esc(r["title"])}</a>'
             f'<span class="meta"><code>{esc(exception_word(r))}</code> · <code>{esc(r["location"]["path"])}:{r["location"]["line"]}</code>'
             f' · <span class="st-{statuses[r["id"]]}">{label(r, statuses[r["id"]])}</span>'
-            + (' · <span class="retired">retired</span>' if (r.get("history") or {}).get("retired") else "") + "</span></li>"
-            for r in sorted(groups[key], key=lambda r: (r["title"], r["id"])))
-        blocks.append(f'<details class="group" data-key="{esc(key)}"><summary><code>{esc(key)}</code> '
-                      f'<span class="count">{len(groups[key])}</span></summary><ul class="entries">{rows}</ul></details>')
+            + (' · <span class="retired">retired</span>' if (r.get("history") or {}).get("retired") else "")
+            + "</span></li>"
+            for r in sorted(groups[key], key=lambda r: (r["title"], r["id"]))
+        )
+        blocks.append(
+            f'<details class="group" data-key="{esc(key)}"><summary><code>{esc(key)}</code> '
+            f'<span class="count">{len(groups[key])}</span></summary><ul class="entries">{rows}</ul></details>'
+        )
     exceptions = Counter(exception_word(r) for r in records)
-    by_exc = "".join(f"<li><code>{esc(name)}</code> <span class=count>{n}</span></li>"
-                     for name, n in sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0])))
+    by_exc = "".join(
+        f"<li><code>{esc(name)}</code> <span class=count>{n}</span></li>" for name, n in sorted(exceptions.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
     commit, dated = shown_source(manifest)
     about = ", ".join(part for part in (manifest.get("ref") or "", dated.removeprefix(", ")) if part)
     filters = "".join(
-        f'<label><input type="radio" name="show" value="{key}"{" checked" if key == "all" else ""}> {label} '
-        f'<span class="count">{n}</span></label>'
-        for key, label, n in (("all", "all", len(records)),
-                              *((key, STATUS_LABEL[key], counts[key]) for key in STATUS_LABEL
-                                if key != "drafted" or counts[key])))
+        f'<label><input type="radio" name="show" value="{key}"{" checked" if key == "all" else ""}> {label} <span class="count">{n}</span></label>'
+        for key, label, n in (("all", "all", len(records)), *((key, STATUS_LABEL[key], counts[key]) for key in STATUS_LABEL if key != "drafted" or counts[key]))
+    )
     explained = sum(1 for r in live if statuses[r["id"]] == "explained")
     derived = sum(1 for r in live if statuses[r["id"]] == "derived")
-    body = (f"<h1>{esc(repo)}: {len(live):,} errors</h1>"
-            '<p class="lead">Paste an error message, a traceback or a log into the search box above: it finds the entry '
-            "as <code>errcat match</code> does, on this page, with no network.</p>"
-            f'<p id="counts">{len(live):,} entries: {explained:,} explained by a person, {derived:,} with what the code says '
-            f"derived from it" + (f", {other:,} not explained yet" if (other := len(live) - explained - derived) else "") + ".</p>"
-            + _reported_html(records) + overview_html(live)
-            + f'<p id="analysed">Analysed at <code>{esc(commit)}</code>' + (f" ({esc(about)})" if about else "")
-            + (f"; {retired} retired entries kept so their ids stay" if retired else "") + ".</p>"
-            + chart_html(records) + changelog_html(changelog)
-            + '<section id="browse"><h2>Every entry</h2>'
-            f'<form id="controls" class="controls" hidden><fieldset><legend>Show</legend>{filters}</fieldset>'
-            '<label>Group by <select id="group-by"><option value="a">area</option><option value="x">exception</option>'
-            '<option value="k">kind</option><option value="w">who must act</option></select></label> '
-            '<label>Sort groups <select id="sort-by"><option value="name">by name</option><option value="count">most entries first</option>'
-            '</select></label>'
-            + ('<label>Raised in <select id="release"><option value="">every release</option>'
-               + "".join(f'<option value="{n}">{esc(v)}</option>' for n, v in enumerate(covered)) + "</select></label>"
-               if spans else "")
-            + '</form>'
-            f'<div id="groups">{"".join(blocks)}</div></section>'
-            f'<section id="by-exception"><h2>By exception</h2><ul class="exceptions">{by_exc}</ul></section>')
+    body = (
+        f"<h1>{esc(repo)}: {len(live):,} errors</h1>"
+        '<p class="lead">Paste an error message, a traceback or a log into the search box above: it finds the entry '
+        "as <code>errcat match</code> does, on this page, with no network.</p>"
+        f'<p id="counts">{len(live):,} entries: {explained:,} explained by a person, {derived:,} with what the code says '
+        f"derived from it"
+        + (f", {other:,} not explained yet" if (other := len(live) - explained - derived) else "")
+        + ".</p>"
+        + _reported_html(records)
+        + overview_html(live)
+        + f'<p id="analysed">Analysed at <code>{esc(commit)}</code>'
+        + (f" ({esc(about)})" if about else "")
+        + (f"; {retired} retired entries kept so their ids stay" if retired else "")
+        + ".</p>"
+        + chart_html(records)
+        + changelog_html(changelog)
+        + '<section id="browse"><h2>Every entry</h2>'
+        f'<form id="controls" class="controls" hidden><fieldset><legend>Show</legend>{filters}</fieldset>'
+        '<label>Group by <select id="group-by"><option value="a">area</option><option value="x">exception</option>'
+        '<option value="k">kind</option><option value="w">who must act</option></select></label> '
+        '<label>Sort groups <select id="sort-by"><option value="name">by name</option><option value="count">most entries first</option>'
+        "</select></label>"
+        + (
+            '<label>Raised in <select id="release"><option value="">every release</option>'
+            + "".join(f'<option value="{n}">{esc(v)}</option>' for n, v in enumerate(covered))
+            + "</select></label>"
+            if spans
+            else ""
+        )
+        + "</form>"
+        f'<div id="groups">{"".join(blocks)}</div></section>'
+        f'<section id="by-exception"><h2>By exception</h2><ul class="exceptions">{by_exc}</ul></section>'
+    )
     return layout(f"{repo} error catalogue", body, "", repo, scripts=("index.js",))

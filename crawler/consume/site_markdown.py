@@ -21,8 +21,10 @@ from crawler.base.markdown import markdown_parser
 from crawler.base.sink import visible
 
 #: First words of a line that make a code block a shell session (``vllm serve ...``).
-_COMMANDS = re.compile(r"^(?:\$ |# )?(?:[A-Z_][A-Z0-9_]*=\S* )*(?:vllm|python3?|pip3?|uv|export|docker|curl|git|cd|nvidia-smi|"
-                       r"torchrun|ray|huggingface-cli|hf|conda|apt(?:-get)?|sudo|bash|sh|echo|ls|CUDA_VISIBLE_DEVICES=\S*)\b")
+_COMMANDS = re.compile(
+    r"^(?:\$ |# )?(?:[A-Z_][A-Z0-9_]*=\S* )*(?:vllm|python3?|pip3?|uv|export|docker|curl|git|cd|nvidia-smi|"
+    r"torchrun|ray|huggingface-cli|hf|conda|apt(?:-get)?|sudo|bash|sh|echo|ls|CUDA_VISIBLE_DEVICES=\S*)\b"
+)
 
 
 def code_language(code: str) -> str:

@@ -1,2 +1,1 @@
-"""Curated explanations kept true as upstream moves: check, move/review/retire, drafts.
-"""
+"""Curated explanations kept true as upstream moves: check, move/review/retire, drafts."""

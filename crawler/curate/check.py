@@ -160,14 +160,12 @@ class Report:
             "coverage": round(self.coverage, 6),
             "packages": {k: {"curated": v[0], "drafts": v[1], "entries": v[2]} for k, v in sorted(self.packages.items())},
             "invalid": self.invalid,
-            "orphans": [{"file": str(p), "id": e.id, "template": e.review.template,
-                         "candidates": [c.__dict__ for c in cands]} for p, e, cands in self.orphans],
+            "orphans": [{"file": str(p), "id": e.id, "template": e.review.template, "candidates": [c.__dict__ for c in cands]} for p, e, cands in self.orphans],
             "stale": [{"file": str(p), "id": e.id, "changed": what} for p, e, what in self.stale],
             "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
             "retired": [str(p) for p in self.retired],
             "succeeded": [{"file": str(p), "id": e.id, "successor": new} for p, e, new in self.succeeded],
-            "evidence": {"file": str(self.evidence) if self.evidence else None, "entries": len(self.evidence_ids),
-                         "stale": self.evidence_stale},
+            "evidence": {"file": str(self.evidence) if self.evidence else None, "entries": len(self.evidence_ids), "stale": self.evidence_stale},
             "hot": [{"id": eid, "title": title, "reports": links, "status": status} for eid, title, links, status in self.hot],
         }
 
@@ -297,24 +295,34 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
         if not cands:
             lines.append("           no candidate: retire it with `errcat curate retire " + entry.id + "` if the error is gone")
     for path, entry, new in report.succeeded:
-        lines.append(f"reworded {path}: {entry.id} was succeeded by {new}; its page shows this text as written for the "
-                     f"earlier wording: re-read it for the new one, then `errcat curate move {entry.id} {new}`")
+        lines.append(
+            f"reworded {path}: {entry.id} was succeeded by {new}; its page shows this text as written for the "
+            f"earlier wording: re-read it for the new one, then `errcat curate move {entry.id} {new}`"
+        )
     for path, entry, changed in report.stale:
-        lines.append(f"stale    {path}: {' and '.join(changed)} changed since the review at {entry.review.commit[:12]}; "
-                     f"re-read it, then `errcat curate review {entry.id}`")
+        lines.append(
+            f"stale    {path}: {' and '.join(changed)} changed since the review at {entry.review.commit[:12]}; "
+            f"re-read it, then `errcat curate review {entry.id}`"
+        )
     for path, rid in report.dangling:
         lines.append(f"dangling {path}: related id {rid} is not in this dataset")
     for eid in report.evidence_stale:
-        lines.append(f"stale    {report.evidence}: evidence for {eid}, which is not in this dataset: relink its reports to the entry "
-                     f"that raises the error now (`errcat match` on the quote finds it) or drop them")
+        lines.append(
+            f"stale    {report.evidence}: evidence for {eid}, which is not in this dataset: relink its reports to the entry "
+            f"that raises the error now (`errcat match` on the quote finds it) or drop them"
+        )
     curated, drafts = len(report.curated_ids), len(report.draft_ids)
     accepted = f"; {len(report.accepted_ids)} of them machine drafts accepted as is" if report.accepted_ids else ""
-    lines.append(f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
-                 f"{len(report.succeeded)} reworded, {len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid")
+    lines.append(
+        f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
+        f"{len(report.succeeded)} reworded, {len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid"
+    )
     if report.evidence is not None:
         reported_curated = len(report.evidence_ids & report.curated_ids)
-        lines.append(f"evidence {len(report.evidence_ids)} entries with reports ({reported_curated} curated, {len(report.hot)} not yet), "
-                     f"{len(report.evidence_stale)} stale")
+        lines.append(
+            f"evidence {len(report.evidence_ids)} entries with reports ({reported_curated} curated, {len(report.hot)} not yet), "
+            f"{len(report.evidence_stale)} stale"
+        )
     for pkg, (pc, pd, pn) in sorted(report.packages.items(), key=lambda kv: (-kv[1][0], -kv[1][2], kv[0])):
         if pc or pd or all_packages:
             lines.append(f"  {pkg:<40} {pc:>4}/{pn:<5} curated ({pc / pn:.1%}), {pd} draft(s)")

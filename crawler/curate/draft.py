@@ -15,8 +15,16 @@ from crawler.curate.unedited import stamped
 from crawler.curate.yamlio import dump_yaml
 
 
-def draft(root: Path, data: Path, entry_id: str, endpoint: Endpoint | None = None, model: str | None = None,
-          repo: str | None = None, cache_dir: Path | None = None, link_hosts: Mapping[str, Sequence[str]] | None = None) -> Path:
+def draft(
+    root: Path,
+    data: Path,
+    entry_id: str,
+    endpoint: Endpoint | None = None,
+    model: str | None = None,
+    repo: str | None = None,
+    cache_dir: Path | None = None,
+    link_hosts: Mapping[str, Sequence[str]] | None = None,
+) -> Path:
     """Write ``<id>.yaml`` as a draft (from the facts, or by ``endpoint``'s model, checked like
     ``draft --all``'s: no key, no invented names, no foreign links, a file the crawl reads);
     never over a reviewed or retired file."""

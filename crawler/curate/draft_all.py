@@ -134,25 +134,36 @@ def _meaning_text(record: dict[str, Any]) -> str:
 def prompt_for(record: dict[str, Any]) -> str:
     site = record["sites"][0]
     return PROMPT.format(
-        repo=record["repo"]["owner"] + "/" + record["repo"]["name"], exception=exception_qualname(record),
-        ancestor=(record["exception"] or {}).get("builtin_ancestor"), template=record["message"]["text"],
-        qualname=site["qualname"], path=site["path"], line=site["line"],
-        guards=site["facts"]["guards"] or "none", meaning=_meaning_text(record), code=site["snippet"]["code"],
+        repo=record["repo"]["owner"] + "/" + record["repo"]["name"],
+        exception=exception_qualname(record),
+        ancestor=(record["exception"] or {}).get("builtin_ancestor"),
+        template=record["message"]["text"],
+        qualname=site["qualname"],
+        path=site["path"],
+        line=site["line"],
+        guards=site["facts"]["guards"] or "none",
+        meaning=_meaning_text(record),
+        code=site["snippet"]["code"],
     )
 
 
 def text_of(entry: CuratedFile) -> tuple[list[str], list[str]]:
     """(prose, code) of a draft: what the names check reads."""
-    prose = [entry.what_it_means, entry.when_it_happens.trigger, *entry.when_it_happens.common_situations,
-             *entry.solutions, *entry.prevention, *(p.strategy for p in entry.defensive_patterns)]
+    prose = [
+        entry.what_it_means,
+        entry.when_it_happens.trigger,
+        *entry.when_it_happens.common_situations,
+        *entry.solutions,
+        *entry.prevention,
+        *(p.strategy for p in entry.defensive_patterns),
+    ]
     code = [p.code for p in entry.defensive_patterns]
     if entry.example_fix is not None:
         code += [entry.example_fix.before, entry.example_fix.after]
     return prose, code
 
 
-def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: str, vocabulary: Vocabulary | None,
-              path: Path, links: LinkRule) -> str:
+def draft_one(record: dict[str, Any], commit: str, endpoint: Endpoint, model: str, vocabulary: Vocabulary | None, path: Path, links: LinkRule) -> str:
     """The text of the checked draft for one record, as it is to be written at ``path``;
     LLMFailure with the reason it was not made (masked: every check runs inside ``endpoint``'s)."""
     base = draft_from_facts(record, commit)
@@ -193,21 +204,20 @@ def _some(items: list[str]) -> str:
 def links_of(repo: RepoRef, link_hosts: Mapping[str, Sequence[str]]) -> LinkRule:
     """Where ``repo``'s drafts may link: its own pages, and the hosts the upstream of that
     identity names (``draft_link_hosts``, by ``owner/name`` in any case)."""
-    return LinkRule(host=repo.host, owner=repo.owner, name=repo.name,
-                    hosts=tuple(link_hosts.get(f"{repo.owner}/{repo.name}".lower(), ())))
+    return LinkRule(host=repo.host, owner=repo.owner, name=repo.name, hosts=tuple(link_hosts.get(f"{repo.owner}/{repo.name}".lower(), ())))
 
 
 def draft_text(entry: CuratedFile, title: str) -> str:
-    header = (f"# Machine-written by {entry.review.model}, not reviewed ({title!r}): check every line against the code,\n"
-              f"# then `errcat curate review {entry.id}`.\n")
+    header = (
+        f"# Machine-written by {entry.review.model}, not reviewed ({title!r}): check every line against the code,\n# then `errcat curate review {entry.id}`.\n"
+    )
     return header + dump_yaml(stamped(entry).model_dump(mode="json", exclude_none=True))
 
 
 def hot_first(records: list[Any], taken: set[str], only: set[str] | None = None) -> list[Any]:
     """The live entries without a curated file (of ``only``, when given): most reported first,
     then most sites, then id."""
-    todo = [r for r in records if r.id not in taken and not (r.history is not None and r.history.retired)
-            and (only is None or r.id in only)]
+    todo = [r for r in records if r.id not in taken and not (r.history is not None and r.history.retired) and (only is None or r.id in only)]
     return sorted(todo, key=lambda r: (-len(r.explanation.evidence), -len(r.sites), r.id))
 
 
@@ -232,8 +242,7 @@ def vocabulary_of(repo: str | None, commit: str, crawled: RepoRef, cache_dir: Pa
 
     upstream = Upstream(name="drafts", url=crawled.url, owner=crawled.owner, repo=crawled.name)
     vocabulary = Vocabulary()
-    with open_snapshot(repo=repo or crawled.url, ref=commit, pypi=None, upstream=upstream, include=["**/*.py"], exclude=[],
-                       cache_dir=cache_dir) as snapshot:
+    with open_snapshot(repo=repo or crawled.url, ref=commit, pypi=None, upstream=upstream, include=["**/*.py"], exclude=[], cache_dir=cache_dir) as snapshot:
         if snapshot.commit != commit:
             raise UsageError(f"{repo or crawled.url} at {commit[:12]} is {snapshot.commit[:12]}, not the crawled commit")
         for _, data in snapshot.read(snapshot.files + snapshot.tests):
@@ -249,9 +258,20 @@ def _check_model(model: str) -> str:
     return model
 
 
-def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, limit: int | None, concurrency: int,
-              repo: str | None, cache_dir: Path | None = None, report: Callable[[Outcome], None] = lambda o: None,
-              link_hosts: Mapping[str, Sequence[str]] | None = None, only: set[str] | None = None) -> list[Outcome]:
+def draft_all(
+    root: Path,
+    data: Path,
+    endpoint: Endpoint,
+    *,
+    model: str | None,
+    limit: int | None,
+    concurrency: int,
+    repo: str | None,
+    cache_dir: Path | None = None,
+    report: Callable[[Outcome], None] = lambda o: None,
+    link_hosts: Mapping[str, Sequence[str]] | None = None,
+    only: set[str] | None = None,
+) -> list[Outcome]:
     """Draft up to ``limit`` entries of every dataset under ``data`` (of ``only``, when given);
     each outcome is reported as it happens. Files already there are left alone (resumable).
     ``link_hosts``: the hosts drafts may link to besides the repository's own pages, by
@@ -282,8 +302,9 @@ def draft_all(root: Path, data: Path, endpoint: Endpoint, *, model: str | None, 
         vocabulary = vocabulary_of(repo, ds.manifest.commit, ds.manifest.repo, cache_dir)
         links = links_of(ds.manifest.repo, link_hosts or {})
         with ThreadPoolExecutor(max_workers=concurrency) as pool:
-            futures = {pool.submit(draft_one, r.model_dump(mode="json"), ds.commit, endpoint, model, vocabulary,
-                                   curated_file(root, ds, r.id), links): r for r in todo}
+            futures = {
+                pool.submit(draft_one, r.model_dump(mode="json"), ds.commit, endpoint, model, vocabulary, curated_file(root, ds, r.id), links): r for r in todo
+            }
             try:
                 for future in as_completed(futures):
                     record = futures[future]
@@ -322,7 +343,8 @@ def drafts_summary(outcomes: Sequence[Outcome], root: Path) -> str:
         "",
         f"{len(drafted)} new or changed entr{'y' if len(drafted) == 1 else 'ies'} without an explanation "
         f"{'was' if len(drafted) == 1 else 'were'} drafted through the repository's endpoint"
-        + (f" (model {', '.join(f'`{_plain(m)}`' for m in models)})" if models else "") + ". "
+        + (f" (model {', '.join(f'`{_plain(m)}`' for m in models)})" if models else "")
+        + ". "
         "Each file is `status: draft` and its page says machine-written, not reviewed: check every line against "
         "the code, then `errcat curate review ID`.",
         "",

@@ -98,8 +98,10 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
         record = ds.by_id[entry_id].model_dump(mode="json")
         drafter = unedited(entry, record, ds.commit)
         if drafter is not None and not accept_as_is:
-            raise UsageError(f"{path} is still the text {drafter} wrote, unedited: rewrite it against the code first, "
-                             "or pass --read-and-accept-as-is if you read it and accept it as written")
+            raise UsageError(
+                f"{path} is still the text {drafter} wrote, unedited: rewrite it against the code first, "
+                "or pass --read-and-accept-as-is if you read it and accept it as written"
+            )
         review = review_for(record, ds.commit, "reviewed", note or entry.review.note)
         if drafter is not None:  # who drafted it and the digest of the text accepted stay, so an edit after it shows
             review = review.model_copy(update={"accepted_as_is": True, "model": entry.review.model, "drafted": sections_digest(entry)})
@@ -127,5 +129,5 @@ def without_draft_header(text: str) -> str:
         if not line.startswith("#"):
             break
         if "errcat curate review" in line:
-            return "".join(lines[end + 1:])
+            return "".join(lines[end + 1 :])
     return text

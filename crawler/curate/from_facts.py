@@ -36,7 +36,7 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
             situations.append(f"Validating `{cls}` as a whole (a model validator): pydantic reports it wrapped in a ValidationError.")
     for loop in facts["loops"]:
         if loop.startswith("else: "):  # (a ``for`` loop's ``else``: see the visitor)
-            situations.append(f"After `{loop[len('else: '):]}` ran to its end (no `break`).")
+            situations.append(f"After `{loop[len('else: ') :]}` ran to its end (no `break`).")
         else:
             situations.append(f"For an item of `{loop}`.")
     if facts.get("handler"):
@@ -47,7 +47,12 @@ def draft_from_facts(record: dict[str, Any], commit: str) -> CuratedFile:
         what += f" The function's purpose: {facts['docstring']}"
     # the builtin a caller can catch without an import, unless that is every error there is
     catch = ancestor if ancestor and ancestor not in ("Exception", "BaseException") else exc["name"]
-    patterns = [{"strategy": f"Catch {catch}", "code": f"try:\n    ...  # the call that reaches {qualname}\nexcept {catch} as exc:\n    ...  # report str(exc) to the user\n"}]
+    patterns = [
+        {
+            "strategy": f"Catch {catch}",
+            "code": f"try:\n    ...  # the call that reaches {qualname}\nexcept {catch} as exc:\n    ...  # report str(exc) to the user\n",
+        }
+    ]
     if guards:
         patterns.insert(0, {"strategy": "Validate before calling", "code": f"if {guards[-1]}:\n    ...  # fix the input before it reaches {qualname}\n"})
     return CuratedFile(

@@ -296,8 +296,7 @@ class Endpoint:
         ``check`` raises a retryable LLMFailure, e.g. for an answer that is not the JSON asked for.
         An answer that quotes the key never reaches ``check``; what ``check`` raises is masked
         like every other failure (:meth:`with_retries`)."""
-        body: dict[str, Any] = {"model": model, "temperature": 0.2,
-                                "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
+        body: dict[str, Any] = {"model": model, "temperature": 0.2, "messages": [{"role": "system", "content": system}, {"role": "user", "content": prompt}]}
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
 

@@ -97,9 +97,17 @@ class KeyScreen:
         self._hex = raw.hex()
         self._b64 = _b64_cores(raw)
         # what ``mask`` replaces, longest first: the forms a text shows the key in as written
-        forms = {key, key[::-1], codecs.encode(key, "rot13"), urllib.parse.quote(key, safe=""), self._hex,
-                 base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode(), *self._b64,
-                 *(core.replace("+", "-").replace("/", "_") for core in self._b64)}
+        forms = {
+            key,
+            key[::-1],
+            codecs.encode(key, "rot13"),
+            urllib.parse.quote(key, safe=""),
+            self._hex,
+            base64.b64encode(raw).decode(),
+            base64.urlsafe_b64encode(raw).decode(),
+            *self._b64,
+            *(core.replace("+", "-").replace("/", "_") for core in self._b64),
+        }
         self._replace = re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.I)
 
     def _candidates(self, text: str) -> set[str]:

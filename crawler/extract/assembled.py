@@ -47,8 +47,7 @@ def alternatives_of(key: str, value: Any) -> list[list[Any]] | None:
     if type(value) is not tuple or value[0] != "str":
         return None
     parts = value[1]
-    if len(parts) == 1 and isinstance(parts[0], Field) and parts[0].alts is not None and parts[0].alts[0] is None \
-            and parts[0].expr == key:
+    if len(parts) == 1 and isinstance(parts[0], Field) and parts[0].alts is not None and parts[0].alts[0] is None and parts[0].expr == key:
         return list(parts[0].alts[1])
     return [parts]
 
@@ -98,8 +97,7 @@ def exhaustive_match(node: ast.Match) -> bool:
 def says_something_in_alternatives(template: Mapping[str, Any]) -> bool:
     """An assembled message with no text of its own says something when one of its pieces has
     letters or digits outside its fields (a log of ``msg`` set to one text per branch)."""
-    return any(any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in text_parts(alt))
-               for alt in template.get("alternatives") or ())
+    return any(any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in text_parts(alt)) for alt in template.get("alternatives") or ())
 
 
 def returned_list(node: ast.AST) -> str | None:

@@ -98,11 +98,9 @@ class ResultCache:
                 if companion.exists():
                     os.replace(companion, aside.with_name(aside.name + suffix))
         except OSError as e:
-            self._progress(f"the result cache {self.path} is damaged ({what}) and cannot be moved aside "
-                           f"({e.strerror or e}); going on without it")
+            self._progress(f"the result cache {self.path} is damaged ({what}) and cannot be moved aside ({e.strerror or e}); going on without it")
             return
-        self._progress(f"the result cache {self.path} is damaged ({what}): moved aside to {aside.name}, "
-                       "going on with a new one")
+        self._progress(f"the result cache {self.path} is damaged ({what}): moved aside to {aside.name}, going on with a new one")
         if not self._replaced:  # once: a new file that fails too is not replaced again
             self._replaced = True
             try:
@@ -151,8 +149,9 @@ class ResultCache:
             return 0
         prefix, tests = f"{version}:", f"test.{version}:"  # (a test file's row: see ``runner._key``)
         try:
-            dropped = self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) != ? AND substr(key, 1, ?) != ?",
-                                       (len(prefix), prefix, len(tests), tests)).rowcount
+            dropped = self._db.execute(
+                "DELETE FROM results WHERE substr(key, 1, ?) != ? AND substr(key, 1, ?) != ?", (len(prefix), prefix, len(tests), tests)
+            ).rowcount
             if dropped:
                 self._db.execute("VACUUM")
         except sqlite3.Error as e:
@@ -165,9 +164,11 @@ class ResultCache:
         if self._db is None:
             return
         try:
-            self._db.execute("DELETE FROM results WHERE substr(key, 1, ?) = ? AND rowid NOT IN (SELECT rowid FROM results "
-                             "WHERE substr(key, 1, ?) = ? ORDER BY rowid DESC LIMIT ?)",
-                             (len(prefix), prefix, len(prefix), prefix, count))
+            self._db.execute(
+                "DELETE FROM results WHERE substr(key, 1, ?) = ? AND rowid NOT IN (SELECT rowid FROM results "
+                "WHERE substr(key, 1, ?) = ? ORDER BY rowid DESC LIMIT ?)",
+                (len(prefix), prefix, len(prefix), prefix, count),
+            )
         except sqlite3.Error as e:
             self._failed(e, "pruning")
 
@@ -176,8 +177,9 @@ class ResultCache:
         if self._db is None:
             return []
         try:
-            rows = self._db.execute("SELECT value FROM results WHERE substr(key, 1, ?) = ? ORDER BY rowid DESC LIMIT ?",
-                                    (len(prefix), prefix, count)).fetchall()
+            rows = self._db.execute(
+                "SELECT value FROM results WHERE substr(key, 1, ?) = ? ORDER BY rowid DESC LIMIT ?", (len(prefix), prefix, count)
+            ).fetchall()
         except sqlite3.Error as e:
             self._failed(e, "reading")
             return []
@@ -200,8 +202,7 @@ class ResultCache:
 #: A per-file result's own keys and their types: a row that decodes to anything else (a key
 #: missing, a list where a count belongs) is damage, a miss like a row that does not decode.
 #: Deeper damage (inside a site) is found when the crawl cannot use the results (see crawl).
-_RESULT_KEYS = {"path": str, "module": str, "status": str, "sites": list, "classes": list, "calls": list,
-                "bare_asserts": int, "reraises": int}
+_RESULT_KEYS = {"path": str, "module": str, "status": str, "sites": list, "classes": list, "calls": list, "bare_asserts": int, "reraises": int}
 
 
 def decode_result(value: Any, path: str) -> FileResult | None:
@@ -221,8 +222,7 @@ def _is_result(result: Any, path: str) -> TypeGuard[FileResult]:
         return False
     if any(type(result.get(key)) is not kind for key, kind in _RESULT_KEYS.items()):
         return False
-    return (result["status"] == "ok" and result.get("reason", 0) is None
-            or result["status"] in ("skipped", "over_limit") and type(result.get("reason")) is str)
+    return result["status"] == "ok" and result.get("reason", 0) is None or result["status"] in ("skipped", "over_limit") and type(result.get("reason")) is str
 
 
 def _decode(raw: bytes) -> Any:

@@ -397,8 +397,9 @@ class GraphWalker:
 #: Fields that never hold a node looked for (names, flags, an expression's ``ctx`` and an
 #: operator's singletons, which hold nothing either), and per node type the fields that may (a
 #: constant's value is never one).
-_LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "conversion", "is_async", "type_comment", "level",
-                          "module", "simple", "tag", "op", "ops"})  # (not "name": a 3.12 type alias's is a node)
+_LEAF_FIELDS = frozenset(
+    {"ctx", "id", "attr", "arg", "kind", "conversion", "is_async", "type_comment", "level", "module", "simple", "tag", "op", "ops"}
+)  # (not "name": a 3.12 type alias's is a node)
 _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
@@ -416,10 +417,12 @@ _STMT_SPECS: dict[type[ast.AST], tuple[tuple[str, ...], tuple[str, ...], tuple[s
 
 
 def _stmt_spec(t: type[ast.AST]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], bool]:
-    spec = _STMT_SPECS[t] = (tuple(f for f in t._fields if f not in _BODIES and f not in _LEAF_FIELDS),
-                             tuple(f for f in ("body", "orelse", "finalbody") if f in t._fields),
-                             tuple(f for f in ("handlers", "cases") if f in t._fields),
-                             t in _BINDS)
+    spec = _STMT_SPECS[t] = (
+        tuple(f for f in t._fields if f not in _BODIES and f not in _LEAF_FIELDS),
+        tuple(f for f in ("body", "orelse", "finalbody") if f in t._fields),
+        tuple(f for f in ("handlers", "cases") if f in t._fields),
+        t in _BINDS,
+    )
     return spec
 
 
@@ -722,8 +725,13 @@ class _TestWalker:
             if not call.args:
                 return
             regex = name != "assertRaises"
-            pattern_node = call.args[1] if regex and len(call.args) > 1 else next(
-                (k.value for k in call.keywords if k.arg in ("expected_regex", "expected_regexp")), None) if regex else None
+            pattern_node = (
+                call.args[1]
+                if regex and len(call.args) > 1
+                else next((k.value for k in call.keywords if k.arg in ("expected_regex", "expected_regexp")), None)
+                if regex
+                else None
+            )
             rest = call.args[2:] if regex else call.args[1:]
         else:
             return
@@ -748,24 +756,26 @@ class _TestWalker:
                 if len(calls) >= MAX_BLOCK_CALLS:
                     break
         line, end = block.lineno, block.end_lineno or block.lineno
-        self.found.append({
-            "line": line,
-            "end_line": end,
-            "qualname": ".".join(self.scope) or "<module>",
-            "exceptions": exceptions,
-            "match": escape_surrogates(shown[:SHOWN_MATCH]) if shown is not None else None,
-            "fragments": [escape_surrogates(f) for f in frags] if frags is not None else None,
-            "fold": fold,
-            "calls": calls,
-            "code": self._code(line, end),
-        })
+        self.found.append(
+            {
+                "line": line,
+                "end_line": end,
+                "qualname": ".".join(self.scope) or "<module>",
+                "exceptions": exceptions,
+                "match": escape_surrogates(shown[:SHOWN_MATCH]) if shown is not None else None,
+                "fragments": [escape_surrogates(f) for f in frags] if frags is not None else None,
+                "fold": fold,
+                "calls": calls,
+                "code": self._code(line, end),
+            }
+        )
 
     def _code(self, line: int, end: int) -> str:
         lo = max(1, line - CODE_BEFORE)
         hi = min(len(self.lines), end + 1, lo + CODE_LINES - 1)
-        text = "\n".join(self.lines[lo - 1:hi])
+        text = "\n".join(self.lines[lo - 1 : hi])
         if len(text) > CODE_CHARS:
-            text = text[:CODE_CHARS - 1] + "…"
+            text = text[: CODE_CHARS - 1] + "…"
         return escape_surrogates(text)
 
 
@@ -797,8 +807,18 @@ def read_test_file(path: str, data: bytes) -> FileResult:
     """A test file's result: shaped like an extraction result with no sites (a test file gives
     no catalogue entry), its raises blocks under ``tests``. Never raises."""
     module, is_package = module_name(path)
-    result: FileResult = {"path": path, "module": module, "status": "ok", "reason": None, "sites": [], "classes": [],
-                          "bare_asserts": 0, "reraises": 0, "calls": [], "tests": []}
+    result: FileResult = {
+        "path": path,
+        "module": module,
+        "status": "ok",
+        "reason": None,
+        "sites": [],
+        "classes": [],
+        "bare_asserts": 0,
+        "reraises": 0,
+        "calls": [],
+        "tests": [],
+    }
 
     def skipped(reason: str) -> FileResult:
         result["status"] = "skipped"
@@ -809,7 +829,7 @@ def read_test_file(path: str, data: bytes) -> FileResult:
     # "raises" in bytes that do not say it. A file that cannot be decoded and does not say it
     # is no test file's concern. (ASCII with no cookie, which only its first two lines may hold,
     # is its own text.)
-    if b"aises" not in data and data.isascii() and b"coding" not in data[:_head_end(data)]:
+    if b"aises" not in data and data.isascii() and b"coding" not in data[: _head_end(data)]:
         return result
     if b"\0" in data:
         return skipped("invalid source: null bytes") if b"aises" in data else result

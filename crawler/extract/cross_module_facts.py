@@ -42,9 +42,13 @@ def _plain_template(template: MarkedTemplate) -> TemplateData:
     return cast(TemplateData, dict(template))
 
 
-def collect(sites: list[ExtractedSite], calls: list[dict[str, Any]], classes: list[dict[str, Any]],
-            refs: list[tuple[ExtractedSite, dict[str, Any]]],
-            says_something: Callable[[Mapping[str, Any]], bool]) -> list[dict[str, Any]]:
+def collect(
+    sites: list[ExtractedSite],
+    calls: list[dict[str, Any]],
+    classes: list[dict[str, Any]],
+    refs: list[tuple[ExtractedSite, dict[str, Any]]],
+    says_something: Callable[[Mapping[str, Any]], bool],
+) -> list[dict[str, Any]]:
     """The file's ``imported`` facts (see the module docstring), in site order; every template
     left as a plain dict (``templates.MarkedTemplate`` is the extractor's own)."""
     at = {id(site): i for i, site in enumerate(sites)}
@@ -56,8 +60,7 @@ def collect(sites: list[ExtractedSite], calls: list[dict[str, Any]], classes: li
         template: Mapping[str, Any] = site["template"]
         if isinstance(template, MarkedTemplate):
             site["template"] = _plain_template(template)
-            out.append((i, 1, {"site": i, "fields": template.imported,
-                               "drop": site["kind"] != RAISE and not says_something(site["template"])}))
+            out.append((i, 1, {"site": i, "fields": template.imported, "drop": site["kind"] != RAISE and not says_something(site["template"])}))
     for call in calls:
         for made in call.get("made") or (call,):  # (each exception a helper constructs: ``visitor._finish``)
             if made["args"] is not None:
@@ -73,8 +76,7 @@ def collect(sites: list[ExtractedSite], calls: list[dict[str, Any]], classes: li
 
 def _plain(piece: list[Any]) -> list[Any]:
     """A piece with an imported list's own piece as the unknown it is here (no chain is followed)."""
-    return [field(q.expr.rpartition(IMPORTED)[2]) if isinstance(q, Field) and q.expr.startswith(IMPORTED) else q
-            for q in piece]
+    return [field(q.expr.rpartition(IMPORTED)[2]) if isinstance(q, Field) and q.expr.startswith(IMPORTED) else q for q in piece]
 
 
 #: A method builds a list of messages only where one of these is written (found as text).

@@ -52,6 +52,7 @@ class HelperMessages:
     seg: Callable[[ast.expr | ast.stmt], str]
 
     if TYPE_CHECKING:
+
         def _function_node(self, qualname: str) -> FunctionNode | None: ...
         def _dry_walk(self, qualname: str, node: FunctionNode) -> None: ...
         def _resolve(self, written: str, frame: Frame | None) -> str: ...
@@ -132,8 +133,7 @@ class HelperMessages:
                 return None
             return builder.parts(a) if builder.is_stringy(a) else None
 
-        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords
-                                                if kw.arg is not None and (got := message(kw.value)) is not None}
+        return [message(a) for a in call.args], {kw.arg: got for kw in call.keywords if kw.arg is not None and (got := message(kw.value)) is not None}
 
     def _argument_values(self, helper: str, arguments: Arguments | None, bound_method: bool) -> dict[str, Piece]:
         """The messages a call passes a helper's parameters (``_error(node, "Unsupported

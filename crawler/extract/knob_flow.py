@@ -49,8 +49,7 @@ def carried(node: ast.expr, roots: set[str], held: dict[str, list[str]], lookups
     while True:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ACCESSORS:
             node = node.func.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CONVERSIONS \
-                and len(node.args) == 1 and not node.keywords:
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CONVERSIONS and len(node.args) == 1 and not node.keywords:
             node = node.args[0]
         elif isinstance(node, ast.Subscript):
             if lookups and isinstance(node.value, ast.Name) and node.value.id not in held:
@@ -67,9 +66,16 @@ def carried(node: ast.expr, roots: set[str], held: dict[str, list[str]], lookups
     return [chain] if chain else []
 
 
-def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params: list[str],
-                  helpers: dict[str, tuple[list[str], set[str]]], known: dict[tuple[str, int], list[str]],
-                  out: dict[str, Any], getter: bool = False) -> None:
+def function_flow(
+    qual: str,
+    statements: list[ast.stmt],
+    roots: set[str],
+    params: list[str],
+    helpers: dict[str, tuple[list[str], set[str]]],
+    known: dict[tuple[str, int], list[str]],
+    out: dict[str, Any],
+    getter: bool = False,
+) -> None:
     """The aliases (beyond ``known``: (var, line) -> what it reads, the ones :mod:`knobs` found), getter calls, returns
     (of a ``getter``: a method taking no argument) and forwards of one function, its ``statements`` in source order."""
     held: dict[str, list[str]] = {}  # local -> fields on roots it holds part of
@@ -80,15 +86,13 @@ def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params
             var, value = stmt.targets[0].id, stmt.value
             if roots:
                 reads = carried(value, roots, held)
-                called = _chain(value.func, roots) if isinstance(value, ast.Call) and not value.args \
-                    and not value.keywords else None
+                called = _chain(value.func, roots) if isinstance(value, ast.Call) and not value.args and not value.keywords else None
                 if (var, stmt.lineno) in known:
                     reads = known[(var, stmt.lineno)]
                 elif reads:
                     out["aliases"].append({"function": qual, "var": var, "expr": None, "reads": reads, "line": stmt.lineno})
                 elif called:
-                    out["aliases"].append({"function": qual, "var": var, "expr": None, "reads": [], "call": called,
-                                           "line": stmt.lineno})
+                    out["aliases"].append({"function": qual, "var": var, "expr": None, "reads": [], "call": called, "line": stmt.lineno})
                 held.pop(var, None)
                 if reads:
                     held[var] = reads
@@ -97,15 +101,13 @@ def function_flow(qual: str, statements: list[ast.stmt], roots: set[str], params
                 if carries:
                     given[var] = list(dict.fromkeys([*given.get(var, []), *carries]))
         elif getter and isinstance(stmt, ast.Return) and stmt.value is not None:
-            returned += [c for node in nodes_under(stmt.value, ast.Attribute)
-                         for c in [_chain(node, {"self"})] if c and c.count(".") == 1]
+            returned += [c for node in nodes_under(stmt.value, ast.Attribute) for c in [_chain(node, {"self"})] if c and c.count(".") == 1]
         if params and isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return)):
             for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
                 if type(node.func) is ast.Name and node.func.id in helpers:
                     bound = _forwarded(node, helpers[node.func.id], given)
                     if bound:
-                        out["forwards"].append({"function": qual, "callee": node.func.id, "params": bound,
-                                                "line": stmt.lineno})
+                        out["forwards"].append({"function": qual, "callee": node.func.id, "params": bound, "line": stmt.lineno})
     returned = list(dict.fromkeys(returned))
     if returned and len(returned) <= _MAX_RETURNED:
         out["returns"].append({"function": qual, "reads": returned})

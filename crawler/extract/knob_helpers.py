@@ -59,16 +59,30 @@ _VALIDATOR_WRAPPERS = ("BeforeValidator", "AfterValidator", "PlainValidator", "W
 
 
 def empty() -> dict[str, Any]:
-    return {"field_checks": [], "guarded_calls": [], "method_helper_args": [], "state_fields": [], "built_fields": [], "route_models": [], "converters": [], "appends": [],
-            "list_calls": []}
+    return {
+        "field_checks": [],
+        "guarded_calls": [],
+        "method_helper_args": [],
+        "state_fields": [],
+        "built_fields": [],
+        "route_models": [],
+        "converters": [],
+        "appends": [],
+        "list_calls": [],
+    }
 
 
 def _keep_returned_lists(out: dict[str, Any], functions: list[tuple[str, Any]]) -> None:
     """Only appends to a list the function returns (``unsupported.append("x")`` ...
     ``return unsupported``), and only the calls that take such a list."""
     appending = {a["function"] for a in out["appends"]}  # (walking every function cost more than the rest)
-    returned = {(qual, node.value.id) for qual, fn in functions if qual in appending for node in statements_under(fn)
-                if type(node) is ast.Return and type(node.value) is ast.Name}
+    returned = {
+        (qual, node.value.id)
+        for qual, fn in functions
+        if qual in appending
+        for node in statements_under(fn)
+        if type(node) is ast.Return and type(node.value) is ast.Name
+    }
     out["appends"] = [a for a in out["appends"] if (a["function"], a["list"]) in returned]
     built = {a["function"] for a in out["appends"]}
     out["list_calls"] = [c for c in out["list_calls"] if c["callee"] in built]
@@ -93,10 +107,17 @@ def _declarations(tree: ast.Module, module: str, text: str, lines: list[str]) ->
         out["converters"] = _converters(tree, functions, typed)
     if not classes:
         return out
-    out["route_models"] = sorted({name.id for fn in functions.values() if any(_route(d) for d in fn.decorator_list)
-                                  for p in [*fn.args.args, *fn.args.kwonlyargs] if p.annotation is not None
-                                  for name in ast.walk(p.annotation) if isinstance(name, ast.Name)
-                                  and name.id in {c.name for c in classes}})
+    out["route_models"] = sorted(
+        {
+            name.id
+            for fn in functions.values()
+            if any(_route(d) for d in fn.decorator_list)
+            for p in [*fn.args.args, *fn.args.kwonlyargs]
+            if p.annotation is not None
+            for name in ast.walk(p.annotation)
+            if isinstance(name, ast.Name) and name.id in {c.name for c in classes}
+        }
+    )
     if "Annotated" in text or "field_validator" in text:  # (else nothing to find: not walked)
         _field_checks(tree, module, functions, classes, out["field_checks"])
     for cls in classes:
@@ -117,7 +138,7 @@ def _declarations(tree: ast.Module, module: str, text: str, lines: list[str]) ->
             # A body whose text holds none of the words has no statement that does: one test
             # (from its first statement: the ``def`` line names the function itself) skips it.
             first = fn.body[0].lineno
-            body = "\n".join(lines[first - 1:fn.end_lineno or first])
+            body = "\n".join(lines[first - 1 : fn.end_lineno or first])
             if any(w in body for w in wanted):
                 _walk(fn.body, [], qual, callees, out, partial(_names_any, lines_naming(wanted, body, first)))
         _keep_returned_lists(out, [*functions.items(), *methods.items()])
@@ -131,8 +152,7 @@ _ROUTE_VERBS = frozenset({"get", "post", "put", "delete", "patch", "api_route", 
 
 
 def _route(decorator: ast.expr) -> bool:
-    return isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) \
-        and decorator.func.attr in _ROUTE_VERBS
+    return isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr in _ROUTE_VERBS
 
 
 #: An option's ``type`` given a function (``type=f``, ``["type"] = f``) on one line, found in the
@@ -184,20 +204,23 @@ def _converters(tree: ast.Module, functions: dict[str, Any], typed: list[int]) -
             found.setdefault(name, set()).update(flags)
 
     todo: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [(s.name, s) for s in tree.body if isinstance(s, _FUNCTIONS)]
-    todo += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body
-             if isinstance(f, _FUNCTIONS)]
+    todo += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body if isinstance(f, _FUNCTIONS)]
     while todo:
         qual, fn = todo.pop()
         if not on_lines(typed, fn.lineno, fn.end_lineno or fn.lineno):
             continue
         local = fn
         for node in ast.walk(fn):
-            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant)
-                                                    and t.slice.value == "type" for t in node.targets):
+            if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and t.slice.value == "type" for t in node.targets
+            ):
                 given(node.value, qual, local, [])
             elif isinstance(node, ast.Call):
-                flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                         and a.value.startswith("-")] if getattr(node.func, "attr", None) == "add_argument" else []
+                flags = (
+                    [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("-")]
+                    if getattr(node.func, "attr", None) == "add_argument"
+                    else []
+                )
                 for k in node.keywords:
                     if k.arg == "type":
                         given(k.value, qual, local, flags[:1])
@@ -206,14 +229,22 @@ def _converters(tree: ast.Module, functions: dict[str, Any], typed: list[int]) -
 
 def _built(cls: ast.ClassDef) -> list[str]:
     """The fields of ``cls`` that default to None and that its methods assign on ``self``."""
-    nones = {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
-             and isinstance(s.value, ast.Constant) and s.value.value is None}
+    nones = {
+        s.target.id
+        for s in cls.body
+        if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and isinstance(s.value, ast.Constant) and s.value.value is None
+    }
     if not nones:
         return []
-    assigned = {target.attr for method in cls.body if isinstance(method, _FUNCTIONS) for node in statements_under(method)
-                if isinstance(node, (ast.Assign, ast.AnnAssign))
-                for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
+    assigned = {
+        target.attr
+        for method in cls.body
+        if isinstance(method, _FUNCTIONS)
+        for node in statements_under(method)
+        if isinstance(node, (ast.Assign, ast.AnnAssign))
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
+    }
     return sorted(nones & assigned)
 
 
@@ -231,9 +262,14 @@ def _filled(cls: ast.ClassDef) -> list[str]:
     and that a method of its own, past its set-up, fills or empties in place (``self.renderers[k]
     = v``, ``self.items.append(x)``): the class's own record (a registry's registrations), not a
     setting anyone gives it."""
-    empties = {s.target.id for s in cls.body if type(s) is ast.AnnAssign and type(s.target) is ast.Name
-               and type(s.value) is ast.Call and any(k.arg == "default_factory" and _empty_factory(k.value)
-                                                     for k in s.value.keywords)}
+    empties = {
+        s.target.id
+        for s in cls.body
+        if type(s) is ast.AnnAssign
+        and type(s.target) is ast.Name
+        and type(s.value) is ast.Call
+        and any(k.arg == "default_factory" and _empty_factory(k.value) for k in s.value.keywords)
+    }
     if not empties:
         return []
     filled: set[str] = set()
@@ -242,15 +278,13 @@ def _filled(cls: ast.ClassDef) -> list[str]:
             continue
         for node in ast.walk(method):
             target: ast.expr | None = None
-            written = node.targets if isinstance(node, ast.Assign | ast.Delete) else \
-                [node.target] if isinstance(node, ast.AugAssign) else []
+            written = node.targets if isinstance(node, ast.Assign | ast.Delete) else [node.target] if isinstance(node, ast.AugAssign) else []
             for t in written:
                 if type(t) is ast.Subscript:
                     target = t.value
             if isinstance(node, ast.Call) and type(node.func) is ast.Attribute and node.func.attr in _FILLS:
                 target = node.func.value
-            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self" \
-                    and target.attr in empties:
+            if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self" and target.attr in empties:
                 filled.add(target.attr)
     return sorted(filled)
 
@@ -259,8 +293,9 @@ def _empty_factory(node: ast.expr) -> bool:
     """``dict``, ``collections.OrderedDict``, ``lambda: {}``: a factory of an empty collection."""
     if type(node) is ast.Lambda:
         body = node.body
-        return (type(body) in (ast.Dict, ast.List, ast.Set) and not getattr(body, "keys", getattr(body, "elts", None))) \
-            or (type(body) is ast.Call and not body.args and _empty_factory(body.func))
+        return (type(body) in (ast.Dict, ast.List, ast.Set) and not getattr(body, "keys", getattr(body, "elts", None))) or (
+            type(body) is ast.Call and not body.args and _empty_factory(body.func)
+        )
     name = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else None
     return name in _EMPTY_FACTORIES
 
@@ -271,8 +306,7 @@ def _private(qual: str) -> bool:
 
 
 def _init_false(value: ast.expr | None) -> bool:
-    return type(value) is ast.Call and any(
-        k.arg == "init" and type(k.value) is ast.Constant and k.value.value is False for k in value.keywords)
+    return type(value) is ast.Call and any(k.arg == "init" and type(k.value) is ast.Constant and k.value.value is False for k in value.keywords)
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -291,8 +325,7 @@ def _validator_functions(annotation: ast.AST, functions: dict[str, Any], aliases
     return found
 
 
-def _field_checks(tree: ast.Module, module: str, functions: dict[str, Any], classes: list[ast.ClassDef],
-                  out: list[dict[str, Any]]) -> None:
+def _field_checks(tree: ast.Module, module: str, functions: dict[str, Any], classes: list[ast.ClassDef], out: list[dict[str, Any]]) -> None:
     aliases: dict[str, set[str]] = {}
     for stmt in tree.body:
         if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
@@ -301,8 +334,7 @@ def _field_checks(tree: ast.Module, module: str, functions: dict[str, Any], clas
                 aliases[stmt.targets[0].id] = found
     # classes whose metaclass (of this file) defines __getitem__: ``Cls[name]`` runs it
     getitem = {c.name for c in classes if any(isinstance(f, _FUNCTIONS) and f.name == "__getitem__" for f in c.body)}
-    subscripted = {c.name: k.value.id for c in classes for k in c.keywords
-                   if k.arg == "metaclass" and type(k.value) is ast.Name and k.value.id in getitem}
+    subscripted = {c.name: k.value.id for c in classes for k in c.keywords if k.arg == "metaclass" and type(k.value) is ast.Name and k.value.id in getitem}
     for cls in classes:
         owner = f"{module}.{cls.name}"
         for stmt in cls.body:
@@ -337,11 +369,9 @@ def _is_value(node: ast.expr, value: str) -> bool:
 def _value_callees(fn: ast.AST, value: str, functions: dict[str, Any], subscripted: dict[str, str]) -> set[str]:
     found = set()
     for node in ast.walk(fn):
-        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in functions \
-                and any(_is_value(a, value) for a in node.args):
+        if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in functions and any(_is_value(a, value) for a in node.args):
             found.add(node.func.id)
-        elif type(node) is ast.Subscript and type(node.value) is ast.Name and node.value.id in subscripted \
-                and _is_value(node.slice, value):
+        elif type(node) is ast.Subscript and type(node.value) is ast.Name and node.value.id in subscripted and _is_value(node.slice, value):
             found.add(f"{subscripted[node.value.id]}.__getitem__")
     return found
 
@@ -360,8 +390,7 @@ def _callee(call: ast.Call, caller: str, callees: dict[str, Any]) -> str | None:
 
 
 def _self_field(node: ast.expr) -> str | None:
-    return f"self.{node.attr}" if type(node) is ast.Attribute and type(node.value) is ast.Name \
-        and node.value.id in _RECEIVERS else None
+    return f"self.{node.attr}" if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id in _RECEIVERS else None
 
 
 def _method_params(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
@@ -382,8 +411,9 @@ def _method_params(call: ast.Call, method: ast.FunctionDef | ast.AsyncFunctionDe
     return bound
 
 
-def _walk(body: list[ast.stmt], guards: list[tuple[bool, ast.expr]], caller: str, callees: dict[str, Any],
-          out: dict[str, Any], may_call: Callable[[ast.stmt], bool]) -> None:
+def _walk(
+    body: list[ast.stmt], guards: list[tuple[bool, ast.expr]], caller: str, callees: dict[str, Any], out: dict[str, Any], may_call: Callable[[ast.stmt], bool]
+) -> None:
     """Calls of this file's functions in ``body``, with the tests of the ``if``s they are in (not
     early returns: ``if key in cache: return`` before a call skips a case, it leads nowhere; a statement
     whose text names no callee is not walked: walking every expression cost more than the rest)."""
@@ -402,27 +432,47 @@ def _walk(body: list[ast.stmt], guards: list[tuple[bool, ast.expr]], caller: str
             _walk(handler.body, guards, caller, callees, out, may_call)
         if t not in (ast.Expr, ast.Assign, ast.AnnAssign, ast.Return, ast.AugAssign):
             continue
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
-                and isinstance(stmt.value, ast.Call) and not stmt.value.args:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and isinstance(stmt.value, ast.Call)
+            and not stmt.value.args
+        ):
             callee = _callee(stmt.value, caller, callees)
             if callee is not None:
-                out["list_calls"].append({"function": caller, "var": stmt.targets[0].id, "callee": callee,
-                                          "line": stmt.lineno})
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
-                and stmt.value.func.attr in ("append", "extend") and isinstance(stmt.value.func.value, ast.Name) and guards:
+                out["list_calls"].append({"function": caller, "var": stmt.targets[0].id, "callee": callee, "line": stmt.lineno})
+        if (
+            isinstance(stmt, ast.Expr)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute)
+            and stmt.value.func.attr in ("append", "extend")
+            and isinstance(stmt.value.func.value, ast.Name)
+            and guards
+        ):
             negated, test = guards[-1]
-            out["appends"].append({"function": caller, "list": stmt.value.func.value.id, "line": stmt.lineno,
-                                   "guard": f"not ({ast.unparse(test)})" if negated else ast.unparse(test)})
+            out["appends"].append(
+                {
+                    "function": caller,
+                    "list": stmt.value.func.value.id,
+                    "line": stmt.lineno,
+                    "guard": f"not ({ast.unparse(test)})" if negated else ast.unparse(test),
+                }
+            )
         for node in nodes_under(stmt, ast.Call):  # (``ast.walk``'s order, at a fraction of its cost)
             callee = _callee(node, caller, callees)
             if callee is None or callee == caller:
                 continue
             if guards:
-                out["guarded_calls"].append({"function": caller, "callee": callee, "line": stmt.lineno,
-                                             "guards": [f"not ({ast.unparse(g)})" if negated else ast.unparse(g)
-                                                        for negated, g in guards]})
+                out["guarded_calls"].append(
+                    {
+                        "function": caller,
+                        "callee": callee,
+                        "line": stmt.lineno,
+                        "guards": [f"not ({ast.unparse(g)})" if negated else ast.unparse(g) for negated, g in guards],
+                    }
+                )
             method = callees[callee]
             bound = _method_params(node, method) if method is not None and "." in caller else {}
             if bound:
-                out["method_helper_args"].append({"function": caller, "callee": callee, "params": bound,
-                                                  "line": stmt.lineno})
+                out["method_helper_args"].append({"function": caller, "callee": callee, "params": bound, "line": stmt.lineno})

@@ -75,8 +75,7 @@ def _checks(statements: list[ast.stmt]) -> bool:
     for stmt in statements:
         if type(stmt) in (ast.Raise, ast.Assert):
             return True
-        if type(stmt) is ast.Expr and type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Attribute \
-                and stmt.value.func.attr in _LOG_CALLS:
+        if type(stmt) is ast.Expr and type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Attribute and stmt.value.func.attr in _LOG_CALLS:
             return True
     return False
 

@@ -64,12 +64,26 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 def empty() -> dict[str, Any]:
     """Every key the join reads (:func:`crawler.catalogue.meaning.build_tables`), knob_helpers'
     too: a file whose reading failed declares nothing, rather than lacking keys."""
-    return {"options": [], "kwargs_of": [], "classes": [], "env": [], "aliases": [], "helper_args": [], "typed_params": [],
-            "forwards": [], "returns": [], "getter_env": [], "env_aliases": [], **knob_helpers.empty(), **knob_passes.empty()}
+    return {
+        "options": [],
+        "kwargs_of": [],
+        "classes": [],
+        "env": [],
+        "aliases": [],
+        "helper_args": [],
+        "typed_params": [],
+        "forwards": [],
+        "returns": [],
+        "getter_env": [],
+        "env_aliases": [],
+        **knob_helpers.empty(),
+        **knob_passes.empty(),
+    }
 
 
-def declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None,
-                 statements: Mapping[int, list[ast.stmt]] | None = None) -> dict[str, Any]:
+def declarations(
+    tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None, statements: Mapping[int, list[ast.stmt]] | None = None
+) -> dict[str, Any]:
     """The file's declarations; empty when reading them fails (a tree from the libcst fallback
     this code did not foresee), since they must never cost the file its raise sites. ``lines``:
     ``text.split("\\n")`` when the caller has it already. ``statements``: the statements of each
@@ -155,7 +169,7 @@ def _reads(node: ast.expr, roots: set[str] | dict[str, str]) -> list[str]:
 def _computed_reads(stmt: ast.Assign, roots: set[str] | dict[str, str], lines: list[str]) -> list[str]:
     """``_reads`` of an assigned value, when the statement's text names a root (the text first:
     walking every assigned value cost more than the rest)."""
-    where = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno or stmt.lineno])
+    where = "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno])
     return _reads(stmt.value, roots) if any(f"{root}." in where for root in roots) else []
 
 
@@ -238,8 +252,12 @@ def _env_read(node: ast.expr) -> str | None:
         held = dotted(func.value) if type(func) is ast.Attribute else None
         if name == "getenv" or (name == "get" and held is not None and held.endswith("environ")):
             return node.args[0].value
-    if type(node) is ast.Subscript and dotted(node.value) in ("os.environ", "environ") \
-            and type(node.slice) is ast.Constant and isinstance(node.slice.value, str):
+    if (
+        type(node) is ast.Subscript
+        and dotted(node.value) in ("os.environ", "environ")
+        and type(node.slice) is ast.Constant
+        and isinstance(node.slice.value, str)
+    ):
         return node.slice.value
     return None
 
@@ -247,10 +265,10 @@ def _env_read(node: ast.expr) -> str | None:
 def _env_aliases(tree: ast.Module, out: dict[str, Any], bodies: _Bodies) -> None:
     """``var = envs.X`` in a function or method: a check on ``var`` is a check on the variable
     (``pack_strategy = envs.VLLM_RAY_DP_PACK_STRATEGY``, then ``if pack_strategy == "span"``)."""
-    functions: list[tuple[str, ast.AST]] = [(stmt.name, stmt) for stmt in tree.body
-                                            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef)
-                  for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions: list[tuple[str, ast.AST]] = [(stmt.name, stmt) for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [
+        (f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     for qual, fn in functions:
         for stmt in bodies.of(fn):
             if type(stmt) is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:
@@ -262,13 +280,15 @@ def _env_aliases(tree: ast.Module, out: dict[str, Any], bodies: _Bodies) -> None
 
 def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, Any], bodies: _Bodies) -> None:
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = [
-        (stmt.name, stmt) for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        (stmt.name, stmt) for stmt in tree.body if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     helpers = {}
     for name, fn in functions:
         a = fn.args
         helpers[name] = ([p.arg for p in [*a.posonlyargs, *a.args]], {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]})
-    functions += [(f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef)
-                  for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [
+        (f"{c.name}.{f.name}", f) for c in tree.body if isinstance(c, ast.ClassDef) for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
     for qual, fn in functions:
         typed = _typed(fn)
         if typed:
@@ -285,20 +305,25 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
                 computed = type(stmt.value) in _COMPUTED or type(stmt.value) is ast.Call and type(stmt.value.func) is ast.Name
                 reads = [] if chain or not computed else _computed_reads(stmt, roots, lines)
                 if chain or reads:
-                    out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads,
-                                           "line": stmt.lineno})
+                    out["aliases"].append({"function": qual, "var": stmt.targets[0].id, "expr": chain, "reads": reads, "line": stmt.lineno})
             if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)) and helpers:
                 bound = _helper_call(stmt.value, helpers, roots)
                 if bound and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name):
-                    out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound,
-                                               "line": stmt.lineno})
+                    out["helper_args"].append({"function": qual, "callee": stmt.value.func.id, "params": bound, "line": stmt.lineno})
         # (only the helpers its text calls: walking every statement for calls cost more than the rest)
         text = _text_of(fn, lines) if params else ""
         called = {name: helper for name, helper in helpers.items() if name + "(" in text} if text else {}
         getter = "." in qual and len(fn.args.args) == 1 and not fn.args.kwonlyargs
-        knob_flow.function_flow(qual, statements, roots, params if called else [], called,
-                                {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"]
-                                 for a in out["aliases"][known:]}, out, getter=getter)
+        knob_flow.function_flow(
+            qual,
+            statements,
+            roots,
+            params if called else [],
+            called,
+            {(a["var"], a["line"]): [a["expr"]] if a["expr"] else a["reads"] for a in out["aliases"][known:]},
+            out,
+            getter=getter,
+        )
         if getter and "envs." in _text_of(fn, lines):
             # a property whose value an environment variable decides (vLLM's ``use_v2_model_runner``
             # reads ``envs.VLLM_USE_V2_MODEL_RUNNER``): a check on it is a check on the variable
@@ -314,7 +339,7 @@ def _aliases_and_helper_args(tree: ast.Module, lines: list[str], out: dict[str, 
 
 
 def _text_of(fn: ast.FunctionDef | ast.AsyncFunctionDef, lines: list[str]) -> str:
-    return "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno])
+    return "\n".join(lines[fn.lineno - 1 : fn.end_lineno or fn.lineno])
 
 
 def _env(text: str) -> list[dict[str, Any]]:
@@ -393,14 +418,16 @@ def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, 
             if type(s) is ast.AnnAssign and type(s.target) is ast.Name and not s.target.id.startswith("_")
         ]
         if fields or stmt.bases:  # (a class without fields may still make its subclasses settings)
-            out.append({
-                "qualname": f"{module}.{qual}",
-                "name": stmt.name,
-                "line": stmt.lineno,
-                "bases": [_resolve(_dotted(b), imports, module, local) or _unparse(b) for b in stmt.bases],
-                "decorators": [_unparse(d) for d in stmt.decorator_list],
-                "fields": fields,
-            })
+            out.append(
+                {
+                    "qualname": f"{module}.{qual}",
+                    "name": stmt.name,
+                    "line": stmt.lineno,
+                    "bases": [_resolve(_dotted(b), imports, module, local) or _unparse(b) for b in stmt.bases],
+                    "decorators": [_unparse(d) for d in stmt.decorator_list],
+                    "fields": fields,
+                }
+            )
         _classes(stmt.body, module, qual + ".", imports, out)
 
 
@@ -416,8 +443,7 @@ def _strings(args: list[ast.expr]) -> list[str]:
 def _option(call: ast.Call, kind: str, function: str) -> dict[str, Any] | None:
     flags = [s for s in _strings(call.args) if s.startswith("-")]
     names = _strings(call.args)
-    dest = next((k.value.value for k in call.keywords if k.arg == "dest" and type(k.value) is ast.Constant
-                 and isinstance(k.value.value, str)), None)
+    dest = next((k.value.value for k in call.keywords if k.arg == "dest" and type(k.value) is ast.Constant and isinstance(k.value.value, str)), None)
     kwargs = None
     for k in call.keywords:
         # ``**kw["field"]``, or ``**{**kw["field"], "default": None}`` (the field's keywords with
@@ -433,8 +459,7 @@ def _option(call: ast.Call, kind: str, function: str) -> dict[str, Any] | None:
     if not flags and not (kind == "click_argument" and names):
         if not (kind == "argparse" and names and kwargs):  # a positional: add_argument("model")
             return None
-    return {"kind": kind, "flags": flags or names[:1], "dest": dest, "kwargs": kwargs, "line": call.lineno,
-            "function": function}
+    return {"kind": kind, "flags": flags or names[:1], "dest": dest, "kwargs": kwargs, "line": call.lineno, "function": function}
 
 
 def _calls(tree: ast.Module, out: dict[str, Any], resolve: Callable[[str | None], str | None]) -> None:
@@ -453,14 +478,20 @@ def _calls(tree: ast.Module, out: dict[str, Any], resolve: Callable[[str | None]
                     found = _option(child, "argparse", qual)
                     if found:
                         out["options"].append(found)
-            elif (isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
-                  and isinstance(child.value, ast.Call) and len(child.value.args) == 1 and not child.value.keywords):
+            elif (
+                isinstance(child, ast.Assign)
+                and len(child.targets) == 1
+                and isinstance(child.targets[0], ast.Name)
+                and isinstance(child.value, ast.Call)
+                and len(child.value.args) == 1
+                and not child.value.keywords
+            ):
                 arg = _dotted(child.value.args[0])
                 callee = _dotted(child.value.func)
                 if arg and callee and arg.rpartition(".")[2][:1].isupper():
-                    out["kwargs_of"].append({"function": qual, "var": child.targets[0].id,
-                                             "callee": callee.rpartition(".")[2], "class": resolve(arg),
-                                             "line": child.lineno})
+                    out["kwargs_of"].append(
+                        {"function": qual, "var": child.targets[0].id, "callee": callee.rpartition(".")[2], "class": resolve(arg), "line": child.lineno}
+                    )
             todo.append((here, child))
     out["options"].sort(key=lambda o: (o["line"], o["flags"]))
     out["kwargs_of"].sort(key=lambda o: (o["line"], o["var"]))

@@ -58,11 +58,11 @@ CHECKS: dict[str, tuple[str, str]] = {
 }
 _STD_PREFIX = (("field", "__func__"), ", ", ("field", "__FILE__"), ":", ("field", "__LINE__"), ", ")
 _PREFIXES: dict[str, tuple[Any, ...]] = {"STD_TORCH_CHECK": _STD_PREFIX}
-_TORCH_DEFAULT = ("Expected {} to be true, but got false.  (Could this error message be improved?  "
-                  "If so, please report an enhancement request to PyTorch.)")
+_TORCH_DEFAULT = "Expected {} to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)"
 #: Standard exceptions a ``throw`` makes; through torch's operator bindings each is a RuntimeError.
-THROWN = frozenset({"runtime_error", "invalid_argument", "out_of_range", "logic_error", "domain_error",
-                    "length_error", "range_error", "overflow_error", "underflow_error"})
+THROWN = frozenset(
+    {"runtime_error", "invalid_argument", "out_of_range", "logic_error", "domain_error", "length_error", "range_error", "overflow_error", "underflow_error"}
+)
 
 #: Rust macros that make an error value (anyhow's); ``ensure!`` takes a condition first.
 RUST_MACROS = frozenset({"bail", "anyhow", "ensure"})
@@ -127,14 +127,22 @@ def module_of(path: str) -> str:
 
 def _empty(path: str, language: str) -> FileResult:
     return {
-        "path": path, "module": module_of(path), "status": "ok", "reason": None, "sites": [], "classes": [],
-        "bare_asserts": 0, "reraises": 0, "calls": [], "declarations": knobs.empty(), "graph": empty_graph(),
+        "path": path,
+        "module": module_of(path),
+        "status": "ok",
+        "reason": None,
+        "sites": [],
+        "classes": [],
+        "bare_asserts": 0,
+        "reraises": 0,
+        "calls": [],
+        "declarations": knobs.empty(),
+        "graph": empty_graph(),
         "native": {"language": language, "parse_error": False},
     }
 
 
-def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ...] = (),
-                   max_sites: int | None = None) -> FileResult:
+def extract_native(path: str, data: bytes, macros: tuple[native_macros.Macro, ...] = (), max_sites: int | None = None) -> FileResult:
     """The per-file result of a native file; never raises (a bug here skips the file, with the
     reason). ``macros``: the check macros the native trees' headers define (``native_macros``).
     ``max_sites``: past so many sites the walk stops, and the file is over the limit (``limit``)."""
@@ -182,8 +190,7 @@ def _flat(text: str) -> str:
 
 # ------------------------------------------------------------------------------------ strings
 
-_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"', "?": "?",
-              "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b"}
+_C_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", "'": "'", '"': '"', "?": "?", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b"}
 
 
 def _escape(seq: str) -> str:
@@ -298,22 +305,50 @@ class _Walker:
             start = max(lo, line - SNIPPET_LINES // 2)
             stop = min(hi, max(end, start + SNIPPET_LINES - 1))
             start = max(lo, min(start, stop - SNIPPET_LINES + 1))
-        code = "\n".join(s.rstrip("\r") for s in self.lines[start - 1:stop])
+        code = "\n".join(s.rstrip("\r") for s in self.lines[start - 1 : stop])
         return {"start_line": start, "end_line": stop, "code": escape_surrogates(code)}
 
-    def add(self, *, line: int, end: int, qualname: str, scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
-            template: TemplateData, guards: list[str], loops: list[str] | None = None) -> None:
+    def add(
+        self,
+        *,
+        line: int,
+        end: int,
+        qualname: str,
+        scope: tuple[int, int],
+        macro: str,
+        surfaces: tuple[str, str],
+        template: TemplateData,
+        guards: list[str],
+        loops: list[str] | None = None,
+    ) -> None:
         if self.limit is not None and len(self.sites) >= self.limit:  # (no native site is dropped later)
             raise limit.OverLimit
         name, qualified = surfaces
-        self.sites.append({
-            "path": self.path, "line": line, "end_line": end, "module": self.module, "qualname": qualname or "<file>",
-            "kind": "native", "exception": name, "exception_qualname": qualified, "template": template,
-            "native": {"macro": macro, "language": self.language, "surfaces_as": name},
-            "snippet": self.snippet(line, end, *scope),
-            "facts": {"derived": "machine", "guards": guards, "loops": loops or [], "handler": None, "cause": None,
-                      "reraise": False, "decorators": [], "docstring": None},
-        })
+        self.sites.append(
+            {
+                "path": self.path,
+                "line": line,
+                "end_line": end,
+                "module": self.module,
+                "qualname": qualname or "<file>",
+                "kind": "native",
+                "exception": name,
+                "exception_qualname": qualified,
+                "template": template,
+                "native": {"macro": macro, "language": self.language, "surfaces_as": name},
+                "snippet": self.snippet(line, end, *scope),
+                "facts": {
+                    "derived": "machine",
+                    "guards": guards,
+                    "loops": loops or [],
+                    "handler": None,
+                    "cause": None,
+                    "reraise": False,
+                    "decorators": [],
+                    "docstring": None,
+                },
+            }
+        )
 
 
 def _arguments(call: Any) -> list[Any]:
@@ -330,12 +365,15 @@ def _stringy(node: Any) -> bool:
             return True
         if n.type == "parenthesized_expression" and n.named_child_count == 1:
             stack.append(n.named_children[0])
-        elif n.type == "binary_expression" and n.child_by_field_name("operator") is not None \
-                and _text(n.child_by_field_name("operator")) == "+":
+        elif n.type == "binary_expression" and n.child_by_field_name("operator") is not None and _text(n.child_by_field_name("operator")) == "+":
             stack += [n.child_by_field_name("left"), n.child_by_field_name("right")]
-        elif n.type == "call_expression" and n.child_by_field_name("function") is not None \
-                and _flat(_text(n.child_by_field_name("function"))) in ("std::string", "string") \
-                and len(_arguments(n)) == 1 and _string_value(_arguments(n)[0]) is not None:
+        elif (
+            n.type == "call_expression"
+            and n.child_by_field_name("function") is not None
+            and _flat(_text(n.child_by_field_name("function"))) in ("std::string", "string")
+            and len(_arguments(n)) == 1
+            and _string_value(_arguments(n)[0]) is not None
+        ):
             return True
     return False
 
@@ -343,8 +381,7 @@ def _stringy(node: Any) -> bool:
 def _declarator_name(node: Any) -> str | None:
     """The name a C++ function definition's declarator declares (``ns::Class::f``, ``operator()``)."""
     while node is not None:
-        if node.type in ("identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name",
-                         "template_function"):
+        if node.type in ("identifier", "field_identifier", "qualified_identifier", "destructor_name", "operator_name", "template_function"):
             return _flat(_text(node))
         node = node.child_by_field_name("declarator")
     return None
@@ -367,8 +404,14 @@ class _Cpp(_Walker):
     def walk(self, root: Any, row_offset: int) -> None:
         self.row_offset = row_offset
         last = len(self.lines)
-        spots = _spots(root, (*_CPP_WORDS, *(name.encode() for name in self.wrappers),  # a wrapper's use is a site too
-                              *(_PRINT_WORDS if self.expansion is not None else ())))  # and what an exiting macro prints
+        spots = _spots(
+            root,
+            (
+                *_CPP_WORDS,
+                *(name.encode() for name in self.wrappers),  # a wrapper's use is a site too
+                *(_PRINT_WORDS if self.expansion is not None else ()),
+            ),
+        )  # and what an exiting macro prints
         # (node, names, scope lines, guards): an explicit stack, however deep the file nests
         stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...]]] = [(root, (), (1, last), ())]
         while stack:
@@ -488,8 +531,7 @@ class _Cpp(_Walker):
         args = [a for a in arguments.named_children if a.type != "comment"]
         pieces: list[Any] = self.concat(args[0]) if args else []
         form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
-        self.site(node, names, scope, f"throw std::{name}", ("RuntimeError", "builtins.RuntimeError"),
-                  _site_template(pieces, form), list(guards))
+        self.site(node, names, scope, f"throw std::{name}", ("RuntimeError", "builtins.RuntimeError"), _site_template(pieces, form), list(guards))
 
     def printed(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], guards: tuple[str, ...]) -> None:
         """In an exiting macro's expansion, a statement that prints (``printf(fmt, ...)``,
@@ -577,16 +619,16 @@ class _Cpp(_Walker):
                 out.append(self.piece(n))
         return out
 
-    def site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, surfaces: tuple[str, str],
-             template: TemplateData, guards: list[str]) -> None:
+    def site(
+        self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, surfaces: tuple[str, str], template: TemplateData, guards: list[str]
+    ) -> None:
         line, end = self.lines_of(node)
         if self.expansion is not None:  # a check a wrapper's use expands to: the use's place, and its name
             (line, end), names, scope, outer, macro, _depth = self.expansion
             guards = [*outer, *guards]
         if self.macro_scope is not None:
             scope = self.macro_scope[1]
-        self.add(line=line, end=end, qualname=self.qualname(names), scope=scope, macro=macro, surfaces=surfaces,
-                 template=template, guards=guards)
+        self.add(line=line, end=end, qualname=self.qualname(names), scope=scope, macro=macro, surfaces=surfaces, template=template, guards=guards)
 
     def macro_bodies(self, parser: Any) -> None:
         """Checks inside ``#define`` bodies: each body that names a check is parsed as the body of a
@@ -605,8 +647,7 @@ class _Cpp(_Walker):
             named = define.child_by_field_name("name")
             self.macro_scope = (f"#define {_text(named) if named is not None else '?'}", self.lines_of_define(define))
             params = define.child_by_field_name("parameters")
-            self.macro_params = frozenset(_text(p) for p in params.children if p.type == "identifier") \
-                if params is not None else frozenset()
+            self.macro_params = frozenset(_text(p) for p in params.children if p.type == "identifier") if params is not None else frozenset()
             try:
                 self.walk(tree.root_node, value.start_point[0])
             finally:
@@ -636,8 +677,7 @@ class _Rust(_Walker):
         spots = _spots(root, _RUST_WORDS)
         # (node, names, scope lines, guards, loops): the conditions a site is reached under, read as
         # the C++ walker reads an ``if``'s (a function's ``bail!`` is not raised whenever it runs)
-        stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...], tuple[str, ...]]] = \
-            [(root, (), (1, last), (), ())]
+        stack: list[tuple[Any, tuple[str, ...], tuple[int, int], tuple[str, ...], tuple[str, ...]]] = [(root, (), (1, last), (), ())]
         while stack:
             node, names, scope, guards, loops = stack.pop()
             kind = node.type
@@ -727,8 +767,16 @@ class _Rust(_Walker):
             owner, qualname = variant, "::".join((*names, variant))
         pieces = _rust_format(_string_value(tokens[0]) or "", self.args(self.groups(args)[1:]), thiserror=True)
         line, end = item.start_point[0] + 1, item.end_point[0] + 1
-        self.add(line=line, end=end, qualname=qualname, scope=(line, max(end, target.end_point[0] + 1)),
-                 macro="#[error]", surfaces=(owner, f"{self.module}.{owner}"), template=_rust_template(pieces), guards=[])
+        self.add(
+            line=line,
+            end=end,
+            qualname=qualname,
+            scope=(line, max(end, target.end_point[0] + 1)),
+            macro="#[error]",
+            surfaces=(owner, f"{self.module}.{owner}"),
+            template=_rust_template(pieces),
+            guards=[],
+        )
 
     @staticmethod
     def groups(tree: Any) -> list[list[Any]]:
@@ -743,9 +791,15 @@ class _Rust(_Walker):
 
     @staticmethod
     def source(group: list[Any]) -> str:
-        return _flat(_text(group[0]) if len(group) == 1 else escape_surrogates(
-            group[0].parent.text[group[0].start_byte - group[0].parent.start_byte:
-                                 group[-1].end_byte - group[0].parent.start_byte].decode("utf-8", "replace")))
+        return _flat(
+            _text(group[0])
+            if len(group) == 1
+            else escape_surrogates(
+                group[0]
+                .parent.text[group[0].start_byte - group[0].parent.start_byte : group[-1].end_byte - group[0].parent.start_byte]
+                .decode("utf-8", "replace")
+            )
+        )
 
     def args(self, groups: list[list[Any]]) -> list[tuple[str | None, str]]:
         """(name, source) of each argument: ``name = expr`` is a named one."""
@@ -757,8 +811,7 @@ class _Rust(_Walker):
                 out.append((None, self.source(group)))
         return out
 
-    def macro(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], outer: tuple[str, ...] = (),
-              loops: tuple[str, ...] = ()) -> None:
+    def macro(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], outer: tuple[str, ...] = (), loops: tuple[str, ...] = ()) -> None:
         name_node = node.child_by_field_name("macro")
         if name_node is None:
             return
@@ -788,12 +841,21 @@ class _Rust(_Walker):
             pieces = _rust_format(fmt, self.args(groups[1:]))
         self.rust_site(node, names, scope, name, pieces, guards, loops)
 
-    def rust_site(self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, pieces: list[Any],
-                  guards: list[str], loops: tuple[str, ...] = ()) -> None:
+    def rust_site(
+        self, node: Any, names: tuple[str, ...], scope: tuple[int, int], macro: str, pieces: list[Any], guards: list[str], loops: tuple[str, ...] = ()
+    ) -> None:
         line, end = node.start_point[0] + 1, node.end_point[0] + 1
-        self.add(line=line, end=end, qualname="::".join(names), scope=scope, macro=f"{macro}!",
-                 surfaces=("Error", "anyhow.Error"), template=_rust_template(pieces), guards=guards,
-                 loops=list(loops))
+        self.add(
+            line=line,
+            end=end,
+            qualname="::".join(names),
+            scope=scope,
+            macro=f"{macro}!",
+            surfaces=("Error", "anyhow.Error"),
+            template=_rust_template(pieces),
+            guards=guards,
+            loops=list(loops),
+        )
 
 
 def _case_guards(switch: Any) -> dict[int, str]:
@@ -863,9 +925,13 @@ def _rust_branches(node: Any) -> dict[int, tuple[tuple[str, ...], tuple[str, ...
         if value is None:
             return {}
         subject = _flat(_text(value))
-        return {arm.id: ((f"match {subject}: case {_flat(_text(pattern))}",), ())
-                for arm in node.named_children if arm.type == "match_arm"
-                for pattern in [arm.child_by_field_name("pattern")] if pattern is not None}
+        return {
+            arm.id: ((f"match {subject}: case {_flat(_text(pattern))}",), ())
+            for arm in node.named_children
+            if arm.type == "match_arm"
+            for pattern in [arm.child_by_field_name("pattern")]
+            if pattern is not None
+        }
     if kind == "for_expression":
         pattern, value, body = field("pattern"), field("value"), field("body")
         if body is None or pattern is None or value is None:
@@ -907,7 +973,7 @@ def _c_format(fmt: str, args: list[tuple[Any, str]]) -> list[Any]:
         if c != "%":
             literal.append(c)
             continue
-        if fmt[i:i + 1] == "%":
+        if fmt[i : i + 1] == "%":
             literal.append("%")
             i += 1
             continue

@@ -54,8 +54,7 @@ MAX_FILE_TEXT = 262_144
 Macro = tuple[str, tuple[str, ...], tuple[tuple[str, bool], ...]]
 
 _PUNCT3 = ("...", "<<=", ">>=", "->*")
-_PUNCT2 = ("##", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
-           "%=", "&=", "|=", "^=", ".*")
+_PUNCT2 = ("##", "::", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*")
 #: What an exiting macro's body calls to print its message and then to end the process.
 PRINTS = frozenset({"printf", "fprintf", "cerr"})
 EXITS = frozenset({"exit", "abort", "_exit", "_Exit", "quick_exit"})
@@ -97,7 +96,7 @@ def tokens(text: str) -> list[tuple[str, bool]]:
             while i < n and (text[i].isalnum() or text[i] in "._'" or (text[i] in "+-" and text[i - 1] in "eEpP")):
                 i += 1
         else:
-            i += 3 if text[i:i + 3] in _PUNCT3_SET else 2 if text[i:i + 2] in _PUNCT2_SET else 1
+            i += 3 if text[i : i + 3] in _PUNCT3_SET else 2 if text[i : i + 2] in _PUNCT2_SET else 1
         out.append((text[start:i], space))
         space = False
     return out
@@ -222,8 +221,9 @@ def _resolve(candidates: Mapping[str, tuple[Macro, list[str] | None, bool]], kno
     return dict(sorted(found.items()))
 
 
-def header_macros(files: Iterable[tuple[str, bytes]], parse: Any, known: Iterable[str],
-                  read: Callable[[str, bytes], Iterable[Macro]] | None = None) -> tuple[Macro, ...]:
+def header_macros(
+    files: Iterable[tuple[str, bytes]], parse: Any, known: Iterable[str], read: Callable[[str, bytes], Iterable[Macro]] | None = None
+) -> tuple[Macro, ...]:
     """The wrappers the headers of the native trees define, for every native file: ``files`` are
     (path, bytes) of headers, ``parse(path, data)`` their tree-sitter (root, language); ``read``,
     when given, stands for ``definitions(*parse(path, data))`` (one that keeps them by blob). A name
@@ -284,7 +284,7 @@ def expand(macro: Macro, arguments: list[str], outer: frozenset[str] = frozenset
         arguments = [""]
     values: dict[str, str] = dict(zip(fixed, arguments, strict=False))
     if variadic:
-        values["__VA_ARGS__"] = ", ".join(arguments[len(fixed):])
+        values["__VA_ARGS__"] = ", ".join(arguments[len(fixed) :])
     out: list[str] = []
     i = size = 0
     while i < len(body):
@@ -313,8 +313,7 @@ def expand(macro: Macro, arguments: list[str], outer: frozenset[str] = frozenset
 
 def _stringize(argument: str, outer: frozenset[str] = frozenset()) -> str:
     if outer and any(t in outer for t, _ in tokens(argument)):
-        argument = "".join((" " if space and i else "") + (PARAM + t + PARAM if t in outer else t)
-                           for i, (t, space) in enumerate(tokens(argument)))
+        argument = "".join((" " if space and i else "") + (PARAM + t + PARAM if t in outer else t) for i, (t, space) in enumerate(tokens(argument)))
     return '"' + argument.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 

@@ -33,13 +33,18 @@ from bisect import bisect_left
 
 #: Every comment and string literal, read left to right as the tokenizer reads them (the prefix
 #: letters change nothing of where a literal ends; an unterminated one matches nothing).
-_LITERAL = re.compile("|".join((
-    r"#[^\n]*",
-    r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""',
-    r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''",
-    r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"',
-    r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'",
-)), re.S)
+_LITERAL = re.compile(
+    "|".join(
+        (
+            r"#[^\n]*",
+            r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""',
+            r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''",
+            r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"',
+            r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'",
+        )
+    ),
+    re.S,
+)
 #: A line that begins in column 0 with something (after literals and comments are blanked).
 _COLUMN0 = re.compile(r"^\S", re.M)
 _DEF = re.compile(r"(?:async[ \t]+)?def\b")
@@ -107,19 +112,19 @@ def reduced(text: str, named: list[int], imports: list[int]) -> tuple[str, set[i
         while j < len(starts) and kinds[j] == "@":
             j += 1  # decorators go with what they decorate
         if j == len(starts) or kinds[j] not in ("def", "class"):
-            kept.update(starts[i:j + 1])
+            kept.update(starts[i : j + 1])
             i = j + 1
             continue
         first, last = starts[i], (starts[j + 1] - 1 if j + 1 < len(starts) else total)
         if _on(named, first, last) or (kinds[j] == "class" and _on(imports, first, last)):
-            kept.update(starts[i:j + 1])
+            kept.update(starts[i : j + 1])
         else:
             blank.append((first, last))
         i = j + 1
     if not blank:
         return None
     for first, last in blank:
-        lines[first - 1:last] = [""] * (last - first + 1)
+        lines[first - 1 : last] = [""] * (last - first + 1)
     return "\n".join(lines), kept
 
 

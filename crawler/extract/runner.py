@@ -51,8 +51,9 @@ def _worker_init() -> None:
     gc.disable()
 
 
-def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
-                   settings: surface.Settings = surface.DEFAULT, collect: bool = True) -> list[tuple[FileResult, bytes | None]]:
+def _extract_chunk(
+    chunk: list[tuple[str, bytes]], kind: str = "source", settings: surface.Settings = surface.DEFAULT, collect: bool = True
+) -> list[tuple[FileResult, bytes | None]]:
     """Extract a chunk of files; each result also comes back encoded for the cache, so the
     encoding happens in parallel here rather than serially in the main process. A result that
     only says this machine could not decide (``transient``) comes back with no encoding: it is
@@ -65,9 +66,10 @@ def _extract_chunk(chunk: list[tuple[str, bytes]], kind: str = "source",
     if kind == "test":
         results = (read_test_file(path, data) for path, data in chunk)
     else:
-        results = (derive_result(extract_native(path, data, settings.macros, settings.max_sites) if language_of(path)
-                                 else extract_file(path, data, settings))
-                   for path, data in chunk)
+        results = (
+            derive_result(extract_native(path, data, settings.macros, settings.max_sites) if language_of(path) else extract_file(path, data, settings))
+            for path, data in chunk
+        )
     done = [(result, None if result.get("transient") else encode_result(result)) for result in results]
     if collect:
         gc.collect(0)  # a cheap safety net (young objects only) should a cycle ever slip in
@@ -84,8 +86,9 @@ def _extract_pair(pair: tuple[list[tuple[str, bytes]], str, surface.Settings]) -
 Chunk = tuple[list[tuple[str, bytes]], str, surface.Settings]
 
 
-def _recovered(snapshot: Files, entries: list[FileEntry], jobs: int, test_paths: frozenset[str] = frozenset(),
-               settings: surface.Settings = surface.DEFAULT) -> list[tuple[FileResult, bytes | None]]:
+def _recovered(
+    snapshot: Files, entries: list[FileEntry], jobs: int, test_paths: frozenset[str] = frozenset(), settings: surface.Settings = surface.DEFAULT
+) -> list[tuple[FileResult, bytes | None]]:
     """The files a broken pool did not finish, after a worker died, in bounded work: in a fresh pool
     with no more chunks handed out than it has workers, so that a death loses only those; each
     of those is then run alone, and one that kills its process alone is halved until the very
@@ -176,8 +179,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def _chunks(pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str] = frozenset(),
-            settings: surface.Settings = surface.DEFAULT) -> Iterator[tuple[list[tuple[str, bytes]], str, surface.Settings]]:
+def _chunks(
+    pairs: Iterator[tuple[FileEntry, bytes]], test_paths: frozenset[str] = frozenset(), settings: surface.Settings = surface.DEFAULT
+) -> Iterator[tuple[list[tuple[str, bytes]], str, surface.Settings]]:
     """(chunk, kind, settings): a chunk holds files of one kind (source, test)."""
     chunk: list[tuple[str, bytes]] = []
     size = 0
@@ -252,10 +256,16 @@ def _decode_macros(value: bytes | None) -> tuple[Any, ...] | None:
         rows = orjson.loads(zlib.decompress(value))
     except (zlib.error, orjson.JSONDecodeError):
         return None
-    if type(rows) is not list or not all(type(r) is list and len(r) == 3 and type(r[0]) is str and type(r[1]) is list
-                                         and all(type(p) is str for p in r[1]) and type(r[2]) is list
-                                         and all(type(t) is list and len(t) == 2 and type(t[0]) is str and type(t[1]) is bool
-                                                 for t in r[2]) for r in rows):
+    if type(rows) is not list or not all(
+        type(r) is list
+        and len(r) == 3
+        and type(r[0]) is str
+        and type(r[1]) is list
+        and all(type(p) is str for p in r[1])
+        and type(r[2]) is list
+        and all(type(t) is list and len(t) == 2 and type(t[0]) is str and type(t[1]) is bool for t in r[2])
+        for r in rows
+    ):
         return None
     return tuple((name, tuple(params), tuple((text, space) for text, space in body)) for name, params, body in rows)
 
@@ -310,8 +320,7 @@ def _key(path: str, blob: str, test: bool, settings: surface.Settings, macros: s
     return result_key(blob + tag, path, ("test." if test else "") + cache_version())
 
 
-def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]],
-                   settings: surface.Settings = surface.DEFAULT) -> dict[str, FileResult]:
+def cached_results(cache_dir: Path | None, files: Sequence[tuple[str, str]], settings: surface.Settings = surface.DEFAULT) -> dict[str, FileResult]:
     """The cached results of these source files (path, blob), by path: those the cache holds
     and that decode (a missing or damaged row is left out). A native file is left out too unless
     ``settings`` hold the headers' macros: its result depends on the macros of every header of
@@ -424,6 +433,7 @@ def extract_all(
             # What the workers run, imported before they are forked (derive pulls in pydantic and
             # the models): each would otherwise import it again, on the clock of its first chunk.
             from crawler.extract import derive  # noqa: F401
+
             with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init) as pool:
                 # Fork the workers *before* git's cat-file starts: a worker forked later would
                 # inherit the write end of cat-file's stdin, so cat-file (which buffers its
@@ -438,8 +448,8 @@ def extract_all(
                     running = [pool.map(_extract_pair, _chunks(snapshot.read(sources), test_paths, settings))]
                     natives = native_todo()
                     running.append(pool.map(_extract_pair, _chunks(snapshot.read(natives), test_paths, settings)))
-                    running.append(pool.map(_extract_pair, _chunks(snapshot.read(todo[len(sources):]), test_paths, settings)))
-                    todo = sources + natives + todo[len(sources):]
+                    running.append(pool.map(_extract_pair, _chunks(snapshot.read(todo[len(sources) :]), test_paths, settings)))
+                    todo = sources + natives + todo[len(sources) :]
                     counted = counter(todo)
                     decode_hits()  # while the workers parse: this process would only wait
                     counted.update(counted.done, len(todo) + len(damaged))
@@ -471,5 +481,4 @@ def extract_all(
         if cache is not None:
             cache.close()
     ordered = sorted(results)
-    return Extraction([results[path] for path in ordered if path not in test_paths],
-                      [results[path] for path in ordered if path in test_paths], served)
+    return Extraction([results[path] for path in ordered if path not in test_paths], [results[path] for path in ordered if path in test_paths], served)

@@ -76,8 +76,15 @@ class Settings:
         return cls(tuple(upstream.kinds), tuple(r.model_dump(mode="json") for r in upstream.responses), max_sites=max_sites)
 
     def digest(self) -> str:
-        payload = json.dumps([list(self.kinds), list(self.responses), *([list(self.macros)] if self.macros else []),
-                              *([{"max_sites": self.max_sites}] if self.max_sites is not None else [])], sort_keys=True)
+        payload = json.dumps(
+            [
+                list(self.kinds),
+                list(self.responses),
+                *([list(self.macros)] if self.macros else []),
+                *([{"max_sites": self.max_sites}] if self.max_sites is not None else []),
+            ],
+            sort_keys=True,
+        )
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     def words(self) -> tuple[str, ...]:

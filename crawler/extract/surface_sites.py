@@ -44,9 +44,19 @@ class SurfaceSites:
     seg: Callable[[ast.expr | ast.stmt], str]
 
     if TYPE_CHECKING:
+
         def _helper_target(self, node: ast.expr | None) -> str | None: ...
-        def _site(self, node: ast.stmt | ast.expr, kind: str, written: str, template: TemplateData, cause: str | None,
-                  guards: list[str], resolve: bool = True, pending: bool = False) -> ExtractedSite: ...
+        def _site(
+            self,
+            node: ast.stmt | ast.expr,
+            kind: str,
+            written: str,
+            template: TemplateData,
+            cause: str | None,
+            guards: list[str],
+            resolve: bool = True,
+            pending: bool = False,
+        ) -> ExtractedSite: ...
 
     def _surface_sites(self, stmt: ast.stmt) -> None:
         """The log calls and response builders in a statement that holds one of their words."""
@@ -103,8 +113,7 @@ class SurfaceSites:
         info = surface.response_info(call, builder)
         etype = info["error_type"]
         name = etype if etype is not None and _EXC_NAME.fullmatch(etype) else "ErrorResponse"
-        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False,
-                          pending=helper is not None)
+        site = self._site(call, "response", name, template, None, list(self.guards), resolve=False, pending=helper is not None)
         site["response"] = info
         self._pending.append(PendingName(cast(dict[str, Any], site), self.seg(call.func), self.frame))
         if helper is not None:

@@ -161,8 +161,7 @@ def _unmarked(parts: Parts, form: str, opaque: bool | None) -> TemplateData:
             sep, pieces = p.alts
             info.append([k, sep, [piece_text(piece) for piece in pieces], p.expr])
             if any(_is_imported(piece) for piece in pieces):
-                kept: list[Parts] = [[field(cast(Field, piece[0]).expr.rpartition(IMPORTED)[2])] if _is_imported(piece) else piece
-                                     for piece in pieces]
+                kept: list[Parts] = [[field(cast(Field, piece[0]).expr.rpartition(IMPORTED)[2])] if _is_imported(piece) else piece for piece in pieces]
                 alone = len(pieces) == 1
                 p = Field(p.expr, p.name) if alone else Field(p.expr, p.name, (sep, kept))
         plain.append(p)
@@ -182,8 +181,7 @@ def piece_text(piece: Parts) -> str:
 
 def make_template(parts: Parts, form: str, opaque: bool | None = None) -> TemplateData:
     parts = normalize(parts)
-    if any(isinstance(p, Field) and p.alts is not None and p.alts[0] is not None and any(map(_is_imported, p.alts[1]))
-           for p in parts):
+    if any(isinstance(p, Field) and p.alts is not None and p.alts[0] is not None and any(map(_is_imported, p.alts[1])) for p in parts):
         return _unmarked(parts, form, opaque)
     whole = _one_of(parts)
     if whole is not None:
@@ -217,8 +215,7 @@ def make_template(parts: Parts, form: str, opaque: bool | None = None) -> Templa
         opaque = not any(isinstance(p, str) for p in parts)
     if alternatives:
         form = "assembled"
-    return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": form, "opaque": opaque,
-            "alternatives": alternatives}
+    return {"text": "".join(text), "fields": fields, "pattern": "".join(pattern), "form": form, "opaque": opaque, "alternatives": alternatives}
 
 
 def _one_of(parts: Parts) -> TemplateData | None:
@@ -236,7 +233,7 @@ def _one_of(parts: Parts) -> TemplateData | None:
         return None  # no alternative says anything: the field as written
     template = make_template(shown, "assembled")
     others = "".join("|" + _piece_pattern(piece) for piece in pieces if piece is not shown)
-    template["pattern"] = "(?s)^(?:" + template["pattern"][len("(?s)^"):-1] + others + ")$"
+    template["pattern"] = "(?s)^(?:" + template["pattern"][len("(?s)^") : -1] + others + ")$"
     template["alternatives"] = list(dict.fromkeys(piece_text(piece) for piece in pieces))
     template["form"] = "assembled"
     return template
@@ -472,9 +469,7 @@ def string_parts(src: str) -> Parts:
 # ---------------------------------------------------------------------------------------------
 # printf-style and str.format
 
-_PERCENT = re.compile(
-    r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<type>[diouxXeEfFgGcrsab%])"
-)
+_PERCENT = re.compile(r"%(?:\((?P<key>[^)]*)\))?(?P<flags>[#0\- +]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d+))?[hlL]?(?P<type>[diouxXeEfFgGcrsab%])")
 
 
 def percent_specs(fmt: str) -> list[tuple[str, str | None, str]] | None:
@@ -524,8 +519,7 @@ class MessageBuilder:
     dotted ``self.attr``), or None.
     """
 
-    def __init__(self, segment: Callable[[Any], str], lookup: Callable[[str], Built | None],
-                 lookup_list: Callable[[str], list[Parts] | None] | None = None):
+    def __init__(self, segment: Callable[[Any], str], lookup: Callable[[str], Built | None], lookup_list: Callable[[str], list[Parts] | None] | None = None):
         self.segment = segment
         self.lookup = lookup
         self.lookup_list = lookup_list or (lambda key: None)
@@ -559,12 +553,7 @@ class MessageBuilder:
             return type(node) is not ast.BinOp and self.is_stringy(node)
         if isinstance(node, ast.Call):
             f = node.func
-            return (
-                type(f) is ast.Attribute
-                and f.attr in ("format", "join")
-                and type(f.value) is ast.Constant
-                and isinstance(f.value.value, str)
-            )
+            return type(f) is ast.Attribute and f.attr in ("format", "join") and type(f.value) is ast.Constant and isinstance(f.value.value, str)
         if t in (ast.Name, ast.Attribute):
             key = self._key(node)
             return key is not None and self.lookup(key) is not None
@@ -579,8 +568,10 @@ class MessageBuilder:
 
     def _joined(self, node: ast.JoinedStr) -> Built | None:
         parts = string_parts(self.segment(node))
-        return "fstring", [p if not isinstance(p, Field) else self._assembled(p) if ".join(" in p.expr
-                           else self._branches(p) if p.name is not None and p.expr == p.name else p for p in parts]
+        return "fstring", [
+            p if not isinstance(p, Field) else self._assembled(p) if ".join(" in p.expr else self._branches(p) if p.name is not None and p.expr == p.name else p
+            for p in parts
+        ]
 
     def _branches(self, f: Field) -> Field:
         """An f-string field ``{msg}`` over a name set to one message per branch keeps the
@@ -588,8 +579,7 @@ class MessageBuilder:
         if f.name is None:  # (taken only for a field that is a name)
             return f
         got = self.lookup(f.name)
-        if got is not None and len(got[1]) == 1 and isinstance(got[1][0], Field) and got[1][0].alts is not None \
-                and got[1][0].alts[0] is None:
+        if got is not None and len(got[1]) == 1 and isinstance(got[1][0], Field) and got[1][0].alts is not None and got[1][0].alts[0] is None:
             return Field(f.expr, f.name, got[1][0].alts)
         return f
 
@@ -600,9 +590,13 @@ class MessageBuilder:
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return f
         if (
-            type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "join"
-            and type(node.func.value) is ast.Constant and isinstance(node.func.value.value, str)
-            and len(node.args) == 1 and not node.keywords
+            type(node) is ast.Call
+            and type(node.func) is ast.Attribute
+            and node.func.attr == "join"
+            and type(node.func.value) is ast.Constant
+            and isinstance(node.func.value.value, str)
+            and len(node.args) == 1
+            and not node.keywords
         ):
             key = self._key(node.args[0])
             pieces = self.lookup_list(key) if key is not None else None
@@ -651,9 +645,7 @@ class MessageBuilder:
         used = [s for s in specs if s[2] not in ("", "%")]
         if any(key is not None for _, key, _ in used):
             if type(arg) is ast.Dict:
-                by_key = {
-                    k.value: v for k, v in zip(arg.keys, arg.values) if type(k) is ast.Constant and isinstance(k.value, str)
-                }
+                by_key = {k.value: v for k, v in zip(arg.keys, arg.values) if type(k) is ast.Constant and isinstance(k.value, str)}
                 values = [by_key.get(key) if key is not None else None for _, key, _ in used]
                 texts = [None if v is not None else f"{self.segment(arg)}[{key!r}]" for (_, key, _), v in zip(used, values)]
             else:

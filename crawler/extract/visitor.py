@@ -89,10 +89,9 @@ EXTRACTOR_VERSION = "6"  # 6: bare asserts are sites
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
-BUILTIN_EXCEPTIONS = frozenset(
-    n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException)
-)
+BUILTIN_EXCEPTIONS = frozenset(n for n, v in vars(builtins).items() if isinstance(v, type) and issubclass(v, BaseException))
 _EXC_SUFFIXES = ("Error", "Exception", "Warning", "Exit", "Interrupt")
+
 
 @cache
 def _word_pattern(word: str) -> re.Pattern[str]:
@@ -114,7 +113,7 @@ def _word_patterns(words: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     heads = [w for w in names if not any(w != o and w.startswith(o) for o in names)]
     out = [_word_pattern(w) for w in alone]
     for head in heads:
-        endings = sorted((w[len(head):] for w in names if w != head and w.startswith(head)), key=lambda e: (-len(e), e))
+        endings = sorted((w[len(head) :] for w in names if w != head and w.startswith(head)), key=lambda e: (-len(e), e))
         h = re.escape(head)
         rest = f"(?:{'|'.join(map(re.escape, endings))})?" if endings else ""
         out.append(re.compile(rf"{h}(?<!\w{h}){rest}(?!\w)"))
@@ -301,8 +300,16 @@ class _Extractor(HelperMessages, SurfaceSites):
     """The walk of one file's statements (see the module's doc); helpers' messages are read by
     :class:`HelperMessages`, logs and responses by :class:`SurfaceSites`."""
 
-    def __init__(self, path: str, module: str, is_package: bool, src: Source,
-                 settings: surface.Settings = surface.DEFAULT, classes_only: bool = False, graph: GraphWalker | None = None):
+    def __init__(
+        self,
+        path: str,
+        module: str,
+        is_package: bool,
+        src: Source,
+        settings: surface.Settings = surface.DEFAULT,
+        classes_only: bool = False,
+        graph: GraphWalker | None = None,
+    ):
         self.path = path
         # The call graph's handler: told of each statement the walk visits (``_stmts``), it walks
         # the bodies the walk skips itself (``_function``). None in a dry walk and once it failed.
@@ -517,8 +524,10 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     def _class(self, node: ast.ClassDef) -> None:
         parent = self.frame
-        qual = node.name if parent.kind == "module" else (
-            f"{parent.qualname}.<locals>.{node.name}" if parent.kind == "function" else f"{parent.qualname}.{node.name}"
+        qual = (
+            node.name
+            if parent.kind == "module"
+            else (f"{parent.qualname}.<locals>.{node.name}" if parent.kind == "function" else f"{parent.qualname}.{node.name}")
         )
         record: dict[str, Any] = {"qualname": f"{self.module}.{qual}", "name": node.name, "bases": [], "init": None}
         self.classes.append(record)
@@ -568,8 +577,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         if fn is None:
             return frozenset()
         args = fn.node.args
-        return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
-                         if a is not None)
+        return frozenset(a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a is not None)
 
     def _for(self, node: ast.For | ast.AsyncFor) -> None:
         kw = "async for" if type(node) is ast.AsyncFor else "for"
@@ -688,8 +696,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         owner, _, name = qualname.rpartition(".")
         for stmt in self.module_frame.node.body:
             if owner and type(stmt) is ast.ClassDef and stmt.name == owner:
-                return next((f for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name),
-                            None)
+                return next((f for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == name), None)
             if not owner and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and stmt.name == name:
                 return stmt
         return None
@@ -944,9 +951,11 @@ class _Extractor(HelperMessages, SurfaceSites):
         if t is ast.Call:
             written, template, args = self._from_call(exc)
             func = exc.func
-            if not (_is_class_name(_last_name(func))
-                    or (type(func) is ast.Call and _last_name(func.func) == "type")
-                    or (type(func) is ast.Attribute and _is_class_name(_last_name(func.value)))):  # Error.from_x(...)
+            if not (
+                _is_class_name(_last_name(func))
+                or (type(func) is ast.Call and _last_name(func.func) == "type")
+                or (type(func) is ast.Attribute and _is_class_name(_last_name(func.value)))
+            ):  # Error.from_x(...)
                 got = self._raised().instance(exc, self._function_node_here())
                 unknown = got[0] != "class"
                 written = written if unknown else got[2]
@@ -1006,8 +1015,13 @@ class _Extractor(HelperMessages, SurfaceSites):
         msg = node.msg
         # ``assert ok, ValueError("...")`` (older vLLM): Python prints the str of the exception,
         # which for one argument is that argument; a call of anything else may return anything.
-        if (type(msg) is ast.Call and len(msg.args) == 1 and not msg.keywords and type(msg.args[0]) is not ast.Starred
-                and (_last_name(msg.func) or "").endswith(("Error", "Exception", "Warning"))):
+        if (
+            type(msg) is ast.Call
+            and len(msg.args) == 1
+            and not msg.keywords
+            and type(msg.args[0]) is not ast.Starred
+            and (_last_name(msg.func) or "").endswith(("Error", "Exception", "Warning"))
+        ):
             msg = msg.args[0]
         form, parts = self.builder.build(msg)
         guards = [*self.guards, f"not ({self.seg(node.test)})"]
@@ -1015,12 +1029,19 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     # -- logs and responses (see crawler.extract.surface) --
 
-
     # -- messages a helper function returns --
 
-
-    def _site(self, node: ast.stmt | ast.expr, kind: str, written: str, template: TemplateData, cause: str | None,
-              guards: list[str], resolve: bool = True, pending: bool = False) -> ExtractedSite:
+    def _site(
+        self,
+        node: ast.stmt | ast.expr,
+        kind: str,
+        written: str,
+        template: TemplateData,
+        cause: str | None,
+        guards: list[str],
+        resolve: bool = True,
+        pending: bool = False,
+    ) -> ExtractedSite:
         """A site, appended; ``pending``: its message is a helper's, read at the end (``_finish``)."""
         if self.counting and self.limit is not None:
             self._count(kind, template, pending)
@@ -1170,8 +1191,7 @@ def _template_of(built: Built) -> TemplateData:
 def _piece_counts(piece: Piece) -> bool:
     """A piece that makes a list one of messages: literal text, or what an imported function returns
     (a list of nothing but values errcat cannot read is no list of messages it knows)."""
-    return any((isinstance(p, str) and any(ch.isalnum() for ch in p)) or (isinstance(p, Field) and p.expr.startswith(IMPORTED))
-               for p in piece)
+    return any((isinstance(p, str) and any(ch.isalnum() for ch in p)) or (isinstance(p, Field) and p.expr.startswith(IMPORTED)) for p in piece)
 
 
 #: Statement kind -> handler (a function taking the extractor): a class-level table, so no

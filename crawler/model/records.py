@@ -73,8 +73,10 @@ URL_PATTERN = r"^https://[a-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&()*+,;=
 #: Where users reported an error: an issue, pull request or discussion of a repository, by
 #: number (the record's validator and the evidence loader also hold it to the upstream's own
 #: host, owner and name), with an optional comment anchor.
-EVIDENCE_URL_PATTERN = (rf"^https://[a-z0-9.-]+(?::[0-9]{{1,5}})?/{_OWNER}/{_NAME}/(?:issues|pull|discussions)/[1-9][0-9]{{0,8}}"
-                        rf"(?:#[A-Za-z0-9_-]{{1,80}})?{_END}")
+EVIDENCE_URL_PATTERN = (
+    rf"^https://[a-z0-9.-]+(?::[0-9]{{1,5}})?/{_OWNER}/{_NAME}/(?:issues|pull|discussions)/[1-9][0-9]{{0,8}}"
+    rf"(?:#[A-Za-z0-9_-]{{1,80}})?{_END}"
+)
 #: One line of text a person wrote about an error (an issue title, a pasted message): no control
 #: characters, so it cannot reach a terminal or a CI log as a command.
 LINE_PATTERN = r"^[^\x00-\x1f\x7f\x85\u2028\u2029]*" + _END
@@ -88,8 +90,7 @@ LINE_PATTERN = r"^[^\x00-\x1f\x7f\x85\u2028\u2029]*" + _END
 EntryId = Annotated[str, Field(pattern=ID_PATTERN, min_length=16, max_length=16)]
 Commit = Annotated[str, Field(pattern=COMMIT_PATTERN, min_length=40, max_length=40)]
 Sha256 = Annotated[str, Field(pattern=SHA256_PATTERN, min_length=64, max_length=64)]
-ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40,
-                                   json_schema_extra={"not": {"pattern": r"\n"}})]
+ShortCommit = Annotated[str, Field(pattern=UPSTREAM_COMMIT_PATTERN, min_length=7, max_length=40, json_schema_extra={"not": {"pattern": r"\n"}})]
 
 SiteKind = Literal["raise", "assert", "log", "response", "native"]
 ExplanationStatus = Literal["curated", "draft", "absent"]
@@ -113,8 +114,7 @@ def shown_source(prov: Mapping[str, Any]) -> tuple[str, str]:
     release = prov.get("release")
     source = str(prov.get("source") or "")
     if prov.get("commit_date") is None and (release is not None or source.startswith("pypi:")):
-        spec = (f"{release['package']}=={release['version']}" if isinstance(release, Mapping)
-                else source.removeprefix("pypi:").split(" ", 1)[0])
+        spec = f"{release['package']}=={release['version']}" if isinstance(release, Mapping) else source.removeprefix("pypi:").split(" ", 1)[0]
         uploaded = release.get("uploaded") if isinstance(release, Mapping) else None
         named = f"{spec} (upstream commit {upstream})" if upstream else spec
         return named, f", uploaded {uploaded}" if uploaded else ""
@@ -138,10 +138,12 @@ Owner = Annotated[str, AfterValidator(_full_match(OWNER_PATTERN, "a GitHub owner
 RepoName = Annotated[str, AfterValidator(_full_match(NAME_PATTERN, "a GitHub repository name")), Field(json_schema_extra={"pattern": NAME_PATTERN})]
 RepoSlug = Annotated[str, AfterValidator(_full_match(REPO_PATTERN, "a GitHub OWNER/NAME")), Field(json_schema_extra={"pattern": REPO_PATTERN})]
 Url = Annotated[str, AfterValidator(_full_match(URL_PATTERN, "an https link")), Field(json_schema_extra={"pattern": URL_PATTERN})]
-EvidenceUrl = Annotated[str, AfterValidator(_full_match(EVIDENCE_URL_PATTERN, "an https link to an issue, pull request or discussion")),
-                        Field(json_schema_extra={"pattern": EVIDENCE_URL_PATTERN})]
-Line = Annotated[str, AfterValidator(_full_match(LINE_PATTERN, "one line without control characters")),
-                 Field(json_schema_extra={"pattern": LINE_PATTERN})]
+EvidenceUrl = Annotated[
+    str,
+    AfterValidator(_full_match(EVIDENCE_URL_PATTERN, "an https link to an issue, pull request or discussion")),
+    Field(json_schema_extra={"pattern": EVIDENCE_URL_PATTERN}),
+]
+Line = Annotated[str, AfterValidator(_full_match(LINE_PATTERN, "one line without control characters")), Field(json_schema_extra={"pattern": LINE_PATTERN})]
 
 
 class Model(BaseModel):
@@ -163,9 +165,14 @@ class Template(Model):
     text: str = Field(description="Literal text with each field as {expression}; literal braces doubled, so it round-trips.")
     fields: list[TemplateField] = Field(default_factory=list, description="The fields in order of appearance.")
     pattern: str = Field(description="Anchored regular expression matching a runtime message; one named group per field (f0, f1, ...).")
-    form: str = Field(description="How the message is built in source: literal, fstring, percent, format, concat, variable, constant, join, keyword, helper, init, assembled, opaque, none.")
+    form: str = Field(
+        description="How the message is built in source: literal, fstring, percent, format, concat, variable, constant, join, keyword, helper, init, assembled, opaque, none."
+    )
     opaque: bool = Field(default=False, description="True when the whole message is one unresolved field, or there is no message.")
-    alternatives: list[str] = Field(default_factory=list, description="For form 'assembled': the pieces that may appear in the joined part (each a template text with {expr} fields, literal braces doubled); the pattern matches any of them, joined with the separator.")
+    alternatives: list[str] = Field(
+        default_factory=list,
+        description="For form 'assembled': the pieces that may appear in the joined part (each a template text with {expr} fields, literal braces doubled); the pattern matches any of them, joined with the separator.",
+    )
 
 
 class Snippet(Model):
@@ -204,15 +211,21 @@ class ResponseInfo(Model):
     status_code: int | None = Field(default=None, ge=100, le=599, description="The HTTP status, when static.")
     error_type: str | None = Field(default=None, description="The error type of the body (BadRequestError, NotFoundError), when static.")
     builder: str = Field(description="The call that builds the response, as configured: create_error_response, ErrorResponse, ...")
-    builder_qualname: str = Field(description="The builder resolved through the module's imports (pkg.errors.create_error_response); the builder as configured when the module does not import it.")
+    builder_qualname: str = Field(
+        description="The builder resolved through the module's imports (pkg.errors.create_error_response); the builder as configured when the module does not import it."
+    )
 
 
 class NativeInfo(Model):
     """A check in native code (kind ``native``): how it is written and what a user sees of it."""
 
-    macro: str = Field(description="The check as written: TORCH_CHECK, STD_TORCH_CHECK, throw std::runtime_error, #[error] (a Rust error type's message), bail! ...")
+    macro: str = Field(
+        description="The check as written: TORCH_CHECK, STD_TORCH_CHECK, throw std::runtime_error, #[error] (a Rust error type's message), bail! ..."
+    )
     language: Literal["cpp", "cuda", "rust"]
-    surfaces_as: str = Field(description="The Python exception a user sees (RuntimeError for TORCH_CHECK, ValueError for TORCH_CHECK_VALUE, ...); for Rust, which runs in a process of its own, the error type whose text a user reads; for a macro that prints its message and ends the process (vLLM's CUDACHECK), exit or abort: no Python exception is raised.")
+    surfaces_as: str = Field(
+        description="The Python exception a user sees (RuntimeError for TORCH_CHECK, ValueError for TORCH_CHECK_VALUE, ...); for Rust, which runs in a process of its own, the error type whose text a user reads; for a macro that prints its message and ends the process (vLLM's CUDACHECK), exit or abort: no Python exception is raised."
+    )
 
 
 class Site(Model):
@@ -224,11 +237,18 @@ class Site(Model):
     module: str
     qualname: str = Field(description="Enclosing qualified name (Class.method), '<module>' at top level.")
     kind: SiteKind
-    exception: str | None = Field(description="The exception as written at the site; null for a kind that raises none (log, response: see log.level, response.error_type).")
+    exception: str | None = Field(
+        description="The exception as written at the site; null for a kind that raises none (log, response: see log.level, response.error_type)."
+    )
     exception_qualname: str | None = Field(description="The exception resolved through the module's imports; null when exception is.")
     template: Template
-    condition: str | None = Field(default=None, description="An assert with no message: its condition's source text, white space collapsed (what the entry is keyed by, see keyed_by); null otherwise.")
-    permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
+    condition: str | None = Field(
+        default=None,
+        description="An assert with no message: its condition's source text, white space collapsed (what the entry is keyed by, see keyed_by); null otherwise.",
+    )
+    permalink: Url | None = Field(
+        description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why)."
+    )
     snippet: Snippet
     facts: Facts
     log: LogInfo | None = Field(default=None, description="Kind 'log': the level, logger and once-ness; null otherwise.")
@@ -248,7 +268,9 @@ class Location(Model):
     line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     qualname: str
-    permalink: Url | None = Field(description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why).")
+    permalink: Url | None = Field(
+        description="This line in the repository on GitHub; null when no revision of it can be named (provenance.permalinks says why)."
+    )
 
 
 class ExampleFix(Model):
@@ -270,14 +292,18 @@ class Evidence(Model):
     """A public report of the error: shown as "reported in #N"."""
 
     url: EvidenceUrl = Field(description="The issue, pull request or discussion, on the upstream's own repository.")
-    title: Line | None = Field(default=None, min_length=1, max_length=300, description="Its title as written there (null when not recorded: pages then cite the number alone).")
+    title: Line | None = Field(
+        default=None, min_length=1, max_length=300, description="Its title as written there (null when not recorded: pages then cite the number alone)."
+    )
     quote: Line | None = Field(default=None, min_length=1, max_length=500, description="The message as the reporter pasted it (short).")
 
 
 class AcceptedDraft(Model):
     """A machine draft a reviewer read and accepted without editing it: reviewed, but not written by a person."""
 
-    drafted_by: Literal["facts", "model"] = Field(description="facts: errcat's draft from the machine-derived facts (errcat curate draft); model: the model named in `model`.")
+    drafted_by: Literal["facts", "model"] = Field(
+        description="facts: errcat's draft from the machine-derived facts (errcat curate draft); model: the model named in `model`."
+    )
     model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote the draft (only when drafted_by is model).")
 
 
@@ -288,10 +314,21 @@ class Explanation(Model):
     defensive_patterns: list[DefensivePattern] = Field(default_factory=list)
     prevention: list[str] = Field(default_factory=list)
     when_it_happens: WhenItHappens = Field(default_factory=WhenItHappens)
-    evidence: list[Evidence] = Field(default_factory=list, description="Where users reported this error (reviewed human data, curated/<owner>/<name>/evidence.yaml), with or without a curated text.")
-    model: str | None = Field(default=None, description="Machine-written, not reviewed: the model that drafted this text (only while explanation_status is draft).")
-    stale_since: ShortCommit | None = Field(default=None, description="Reviewed at this commit for code whose message template or guards have changed since: the text may be out of date (only while explanation_status is draft).")
-    accepted_as_is: AcceptedDraft | None = Field(default=None, description="The text is a machine draft a reviewer accepted as is (errcat curate review --read-and-accept-as-is) and nobody has edited since; absent for text a person wrote or edited.")
+    evidence: list[Evidence] = Field(
+        default_factory=list,
+        description="Where users reported this error (reviewed human data, curated/<owner>/<name>/evidence.yaml), with or without a curated text.",
+    )
+    model: str | None = Field(
+        default=None, description="Machine-written, not reviewed: the model that drafted this text (only while explanation_status is draft)."
+    )
+    stale_since: ShortCommit | None = Field(
+        default=None,
+        description="Reviewed at this commit for code whose message template or guards have changed since: the text may be out of date (only while explanation_status is draft).",
+    )
+    accepted_as_is: AcceptedDraft | None = Field(
+        default=None,
+        description="The text is a machine draft a reviewer accepted as is (errcat curate review --read-and-accept-as-is) and nobody has edited since; absent for text a person wrote or edited.",
+    )
 
     @model_serializer(mode="wrap")
     def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
@@ -354,7 +391,9 @@ def off_repository(repo: RepoRef, permalinks: Iterable[str | None], evidence: It
 class Permalinked(Model):
     """The revision every permalink of a record names."""
 
-    basis: Literal["commit", "tag"] = Field(description="commit: the crawled commit, or the upstream commit the release records; tag: the release's tag, named by the upstream's configured tag pattern.")
+    basis: Literal["commit", "tag"] = Field(
+        description="commit: the crawled commit, or the upstream commit the release records; tag: the release's tag, named by the upstream's configured tag pattern."
+    )
     rev: str = Field(min_length=1, description="The commit id (possibly abbreviated) or the tag.")
 
 
@@ -374,9 +413,16 @@ class Provenance(Model):
     manifest names the commit crawled and the errcat that crawled it."""
 
     repo: RepoSlug = Field(description="owner/name")
-    commit: Commit = Field(description="The commit at which this record's content last changed (its permalinks name the same code at the same lines there); the manifest names the crawled commit.")
-    commit_date: str | None = Field(description="Committer date of the commit, ISO 8601; null when the files were read from a released package (source pypi:...), which dates no commit.")
-    upstream_commit: ShortCommit | None = Field(default=None, description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it. Pinned with commit.")
+    commit: Commit = Field(
+        description="The commit at which this record's content last changed (its permalinks name the same code at the same lines there); the manifest names the crawled commit."
+    )
+    commit_date: str | None = Field(
+        description="Committer date of the commit, ISO 8601; null when the files were read from a released package (source pypi:...), which dates no commit."
+    )
+    upstream_commit: ShortCommit | None = Field(
+        default=None,
+        description="The upstream commit the release records (vllm/_version.py; possibly abbreviated), when the crawled commit is not itself upstream's; permalinks use it. Pinned with commit.",
+    )
     source: str = Field(description="Where the files were read from: git, or pypi:<name>==<version>.")
     permalinks: Permalinks
 
@@ -405,8 +451,13 @@ class History(Model):
     """
 
     first_seen: Lifetime | None = Field(default=None, description="The earliest covered version that has this entry.")
-    last_seen: Lifetime | None = Field(default=None, description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does. A live entry the newest crawl did not read (one of its files in the manifest's skipped) keeps the last version that had it.")
-    moved: list[Move] = Field(default_factory=list, description="Each time the file the entry was raised in lost it to another file, oldest first; line shifts are no move.")
+    last_seen: Lifetime | None = Field(
+        default=None,
+        description="The latest covered version that has this entry; null while the entry is live (the manifest's commit has it), so that a record changes only when its error does. A live entry the newest crawl did not read (one of its files in the manifest's skipped) keeps the last version that had it.",
+    )
+    moved: list[Move] = Field(
+        default_factory=list, description="Each time the file the entry was raised in lost it to another file, oldest first; line shifts are no move."
+    )
     retired: bool = Field(default=False, description="True when the newest covered version no longer has this entry.")
     retired_note: str | None = Field(default=None, description="Human-readable, e.g. 'removed in v0.31.0'.")
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
@@ -422,7 +473,9 @@ KnobKind = Literal["cli_flag", "config_field", "request_param", "env_var", "mess
 class Knob(Model):
     """A user-facing setting that leads to the error, read statically from the crawled commit."""
 
-    kind: KnobKind = Field(description="cli_flag: a command-line option; config_field: a field of a config class; request_param: a parameter of a server request; env_var: an environment variable; message_name: a name the message itself quotes.")
+    kind: KnobKind = Field(
+        description="cli_flag: a command-line option; config_field: a field of a config class; request_param: a parameter of a server request; env_var: an environment variable; message_name: a name the message itself quotes."
+    )
     name: str = Field(min_length=1, description="How a user writes it: '--gpu-memory-utilization', 'backend_per_kind', 'temperature', 'VLLM_USE_V1'.")
     flags: list[str] = Field(default_factory=list, description="Command-line spellings that set it, aliases included (['--attention-config', '-ac']).")
     owner: str | None = Field(default=None, description="The class that declares it (a config class, a request model), when there is one.")
@@ -450,7 +503,9 @@ class Caller(Model):
     qualname: str
     path: str
     line: int = Field(ge=1)
-    entry_point: str | None = Field(default=None, description="When the caller is a public entry point: cli, library (a public class such as LLM), route (a server endpoint).")
+    entry_point: str | None = Field(
+        default=None, description="When the caller is a public entry point: cli, library (a public class such as LLM), route (a server endpoint)."
+    )
 
 
 Actor = Literal["setting", "request", "model", "environment", "caller", "internal"]
@@ -460,11 +515,21 @@ class Action(Model):
     """Whose move it is and what to do, derived from the record itself (``catalogue.actions``):
     the page opens with ``says``, then ``steps``. Never curated text: a page labels it derived."""
 
-    actor: Actor = Field(description="Who must act: setting (a setting of the user's: an option, a config field, an environment variable), request (the request sent to the server or the arguments of a request object), model (the model or checkpoint loaded), environment (hardware, driver, platform, an installed package), caller (the user's code calling the library, or a plugin implementing one of its interfaces), internal (nobody outside the project: a state its code does not expect, likely a bug).")
-    basis: str = Field(min_length=1, description="What in the code the actor was read from, in words ('the setting `--max-model-len` leads to it', 'an assert with no user-facing setting').")
+    actor: Actor = Field(
+        description="Who must act: setting (a setting of the user's: an option, a config field, an environment variable), request (the request sent to the server or the arguments of a request object), model (the model or checkpoint loaded), environment (hardware, driver, platform, an installed package), caller (the user's code calling the library, or a plugin implementing one of its interfaces), internal (nobody outside the project: a state its code does not expect, likely a bug)."
+    )
+    basis: str = Field(
+        min_length=1,
+        description="What in the code the actor was read from, in words ('the setting `--max-model-len` leads to it', 'an assert with no user-facing setting').",
+    )
     says: str = Field(min_length=1, description="The opening sentence, in the user's terms: whose move it is.")
-    remedy: str | None = Field(default=None, description="The remedy the message itself gives ('Try increasing `gpu_memory_utilization` (`--gpu-memory-utilization`)'), settings it names resolved to their flags; null when it gives none.")
-    steps: list[str] = Field(default_factory=list, description="What to do, concretely, in order: the message's remedy, the fix direction on the setting, what to check or report.")
+    remedy: str | None = Field(
+        default=None,
+        description="The remedy the message itself gives ('Try increasing `gpu_memory_utilization` (`--gpu-memory-utilization`)'), settings it names resolved to their flags; null when it gives none.",
+    )
+    steps: list[str] = Field(
+        default_factory=list, description="What to do, concretely, in order: the message's remedy, the fix direction on the setting, what to check or report."
+    )
 
 
 class Meaning(Model):
@@ -476,7 +541,10 @@ class Meaning(Model):
     knobs: list[Knob] = Field(default_factory=list)
     reproductions: list[Reproduction] = Field(default_factory=list)
     callers: list[Caller] = Field(default_factory=list, description="Nearest first, up to public entry points.")
-    action: Action | None = Field(default=None, description="Who must act and what to do (every record a crawl writes has one; null only in a record built before its meaning was joined).")
+    action: Action | None = Field(
+        default=None,
+        description="Who must act and what to do (every record a crawl writes has one; null only in a record built before its meaning was joined).",
+    )
 
 
 class Record(Model):
@@ -487,18 +555,27 @@ class Record(Model):
     title: str
     repo: RepoRef
     kind: SiteKind
-    keyed_by: KeyedBy = Field(description="What the id is keyed by: message, the template's literal text (with the exception); condition, the condition of an assert with no message (the primary site's condition, with its module); place, the module and function, for a raise or an assert whose message has no literal text.")
-    exception: ExceptionInfo | None = Field(description="The exception a caller sees; null for a kind that raises none (log: see log.level; response: response.error_type and builder).")
+    keyed_by: KeyedBy = Field(
+        description="What the id is keyed by: message, the template's literal text (with the exception); condition, the condition of an assert with no message (the primary site's condition, with its module); place, the module and function, for a raise or an assert whose message has no literal text."
+    )
+    exception: ExceptionInfo | None = Field(
+        description="The exception a caller sees; null for a kind that raises none (log: see log.level; response: response.error_type and builder)."
+    )
     log: LogInfo | None = Field(default=None, description="The primary site's log level and logger (kind 'log'); null otherwise.")
     response: ResponseInfo | None = Field(default=None, description="The primary site's status code and error type (kind 'response'); null otherwise.")
     native: NativeInfo | None = Field(default=None, description="Kind native only: the primary site's native facts.")
     message: Template
     location: Location
-    sites: list[Site] = Field(min_length=1, description="Every place the error is raised; the first is the primary site (``location``), whose snippet and facts pages show.")
+    sites: list[Site] = Field(
+        min_length=1, description="Every place the error is raised; the first is the primary site (``location``), whose snippet and facts pages show."
+    )
     explanation_status: ExplanationStatus = "absent"
     explanation: Explanation = Field(default_factory=Explanation)
     related: list[Related] = Field(default_factory=list)
-    meaning: Meaning = Field(default_factory=Meaning, description="Derived from the code (labelled as such on pages): the setting, the trigger, a fix direction, reproductions, callers.")
+    meaning: Meaning = Field(
+        default_factory=Meaning,
+        description="Derived from the code (labelled as such on pages): the setting, the trigger, a fix direction, reproductions, callers.",
+    )
     history: History | None = None
     provenance: Provenance
 
@@ -523,8 +600,7 @@ class Record(Model):
 
     @model_validator(mode="after")
     def _links_stay_on_the_repository(self) -> Record:
-        why = off_repository(self.repo, (self.location.permalink, *(s.permalink for s in self.sites)),
-                             (ev.url for ev in self.explanation.evidence))
+        why = off_repository(self.repo, (self.location.permalink, *(s.permalink for s in self.sites)), (ev.url for ev in self.explanation.evidence))
         if why:
             raise ValueError(why)
         return self
@@ -564,7 +640,10 @@ class Counts(Model):
     bare_asserts: int = 0
     reraises: int = 0
     retired: int = Field(default=0, description="Retired entries kept from earlier versions (not counted in entries).")
-    omitted: int = Field(default=0, description="Entries a history left out so that no file of the dataset is larger than limits.max_output_bytes: retired ones first, the largest first (not counted in entries or retired). A crawl leaves out whole source files instead, listed in skipped.")
+    omitted: int = Field(
+        default=0,
+        description="Entries a history left out so that no file of the dataset is larger than limits.max_output_bytes: retired ones first, the largest first (not counted in entries or retired). A crawl leaves out whole source files instead, listed in skipped.",
+    )
 
 
 class Limits(Model):
@@ -572,8 +651,14 @@ class Limits(Model):
     makes a dataset too large to publish. Set per crawl (options) or per upstream (errcat.toml)."""
 
     max_file_bytes: int = Field(default=2_000_000, ge=1, description="Source files larger than this are skipped, never read.")
-    max_file_sites: int = Field(default=1_000, ge=1, description="A source file with more raise and assert sites than this is skipped: none of its sites are entries.")
-    max_output_bytes: int = Field(default=50 * 1024 * 1024, ge=1, description="No file of the dataset is larger than this (GitHub warns above 50 MiB and refuses files above 100 MiB): the source files whose entries would make one larger are skipped, the largest share first.")
+    max_file_sites: int = Field(
+        default=1_000, ge=1, description="A source file with more raise and assert sites than this is skipped: none of its sites are entries."
+    )
+    max_output_bytes: int = Field(
+        default=50 * 1024 * 1024,
+        ge=1,
+        description="No file of the dataset is larger than this (GitHub warns above 50 MiB and refuses files above 100 MiB): the source files whose entries would make one larger are skipped, the largest share first.",
+    )
 
 
 #: A PEP 440 version as the package index spells a release (0.6.6.post1, 1.0rc2, 2!1.0+local).
@@ -588,16 +673,13 @@ WHEEL_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,251}}\.whl{_END}"
 SDIST_NAME_PATTERN = rf"^[A-Za-z0-9._+!-]{{1,248}}\.tar\.gz{_END}"
 
 
-ReleaseVersion = Annotated[str, AfterValidator(_full_match(RELEASE_VERSION_PATTERN, "a release version")),
-                          Field(json_schema_extra={"pattern": RELEASE_VERSION_PATTERN})]
-PackageName = Annotated[str, AfterValidator(_full_match(PACKAGE_PATTERN, "a normalized package name")),
-                       Field(json_schema_extra={"pattern": PACKAGE_PATTERN})]
-UtcTime = Annotated[str, AfterValidator(_full_match(UTC_TIME_PATTERN, "an ISO 8601 time in UTC")),
-                   Field(json_schema_extra={"pattern": UTC_TIME_PATTERN})]
-WheelName = Annotated[str, AfterValidator(_full_match(WHEEL_NAME_PATTERN, "a wheel's file name")),
-                     Field(json_schema_extra={"pattern": WHEEL_NAME_PATTERN})]
-SdistName = Annotated[str, AfterValidator(_full_match(SDIST_NAME_PATTERN, "an sdist's file name")),
-                     Field(json_schema_extra={"pattern": SDIST_NAME_PATTERN})]
+ReleaseVersion = Annotated[
+    str, AfterValidator(_full_match(RELEASE_VERSION_PATTERN, "a release version")), Field(json_schema_extra={"pattern": RELEASE_VERSION_PATTERN})
+]
+PackageName = Annotated[str, AfterValidator(_full_match(PACKAGE_PATTERN, "a normalized package name")), Field(json_schema_extra={"pattern": PACKAGE_PATTERN})]
+UtcTime = Annotated[str, AfterValidator(_full_match(UTC_TIME_PATTERN, "an ISO 8601 time in UTC")), Field(json_schema_extra={"pattern": UTC_TIME_PATTERN})]
+WheelName = Annotated[str, AfterValidator(_full_match(WHEEL_NAME_PATTERN, "a wheel's file name")), Field(json_schema_extra={"pattern": WHEEL_NAME_PATTERN})]
+SdistName = Annotated[str, AfterValidator(_full_match(SDIST_NAME_PATTERN, "an sdist's file name")), Field(json_schema_extra={"pattern": SDIST_NAME_PATTERN})]
 
 
 class Release(Model):
@@ -608,14 +690,21 @@ class Release(Model):
 
     package: PackageName = Field(description="The package's name on the index, PEP 503 normalized (vllm).")
     version: ReleaseVersion = Field(description="The release's version as the index spells it (0.6.6.post1); histories order releases by it (PEP 440).")
-    uploaded: UtcTime | None = Field(default=None, description="When the crawled wheel was uploaded, as the package index reports it (the JSON simple API's upload-time), ISO 8601 in UTC; null when the index reports none (a find-links directory, an index without PEP 700).")
+    uploaded: UtcTime | None = Field(
+        default=None,
+        description="When the crawled wheel was uploaded, as the package index reports it (the JSON simple API's upload-time), ISO 8601 in UTC; null when the index reports none (a find-links directory, an index without PEP 700).",
+    )
     wheel: WheelName | None = Field(default=None, description="The file name of the wheel the files were read from; null for a release read from its sdist.")
-    sdist: SdistName | None = Field(default=None, description="The file name of the source distribution the files were read from, for a release "
-                                    "that has no wheel (vLLM 0.0.1 to 0.1.3); read as an archive, never built or run. Null when a wheel was read.")
+    sdist: SdistName | None = Field(
+        default=None,
+        description="The file name of the source distribution the files were read from, for a release "
+        "that has no wheel (vLLM 0.0.1 to 0.1.3); read as an archive, never built or run. Null when a wheel was read.",
+    )
     commit: Literal["recorded", "files"] = Field(
         description="What the manifest's commit is: recorded, the full upstream commit the release records; files, no commit at all but a SHA-1 "
-                    "over the wheel's selected paths and blob ids (the release records none, or only an abbreviated one: see upstream_commit), "
-                    "which keys the dataset and its caches and is never shown as a commit.")
+        "over the wheel's selected paths and blob ids (the release records none, or only an abbreviated one: see upstream_commit), "
+        "which keys the dataset and its caches and is never shown as a commit."
+    )
 
     @model_serializer(mode="wrap")
     def _omit_the_other_file(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
@@ -637,7 +726,9 @@ class Manifest(Model):
     extractor_version: str
     repo: RepoRef
     commit: Commit = Field(description="The crawled commit; for a released package, see release.commit for what it is.")
-    commit_date: str | None = Field(description="The crawled commit's committer date, ISO 8601; null for a released package (a wheel dates no commit: see release.uploaded).")
+    commit_date: str | None = Field(
+        description="The crawled commit's committer date, ISO 8601; null for a released package (a wheel dates no commit: see release.uploaded)."
+    )
     upstream_commit: ShortCommit | None = None
     ref: str | None = None
     release: Release | None = Field(default=None, description="The release a dataset made from a released package is of; absent for a dataset made from git.")
@@ -648,7 +739,9 @@ class Manifest(Model):
     limits: Limits = Field(default_factory=Limits, description="The bounds the dataset was made under; what they left out is in skipped.")
     skipped: list[Skipped]
     curated_digest: str | None = None
-    input_digest: str = Field(description="SHA-256 over everything the dataset is made from (versions, commit, selected blobs, curated files): a crawl whose inputs match leaves the dataset alone.")
+    input_digest: str = Field(
+        description="SHA-256 over everything the dataset is made from (versions, commit, selected blobs, curated files): a crawl whose inputs match leaves the dataset alone."
+    )
     content_digest: str = Field(description="SHA-256 over every other file of the dataset (see publish.writer.content_digest).")
 
 
@@ -660,7 +753,9 @@ CuratedStatus = Literal["draft", "reviewed", "retired"]
 class CuratedReview(Model):
     """What a curated explanation was written for, so a check can tell when upstream moved on."""
 
-    status: CuratedStatus = Field(description="draft: not yet checked against the code; reviewed: checked at `commit`; retired: the error is gone upstream, the text is kept.")
+    status: CuratedStatus = Field(
+        description="draft: not yet checked against the code; reviewed: checked at `commit`; retired: the error is gone upstream, the text is kept."
+    )
     commit: ShortCommit = Field(description="The commit the text was reviewed (or drafted) at.")
     exception: str = Field(min_length=1, description="Exception class name at that commit.")
     template: str = Field(description="The message template at that commit (Record.message.text).")
@@ -668,14 +763,22 @@ class CuratedReview(Model):
     path: str = Field(min_length=1, description="Primary site's file at that commit.")
     qualname: str = Field(min_length=1, description="Primary site's enclosing function at that commit.")
     note: str | None = Field(default=None, description="Free text, e.g. why an entry was retired.")
-    model: Line | None = Field(default=None, min_length=1, max_length=200, description="The model that wrote a draft (errcat curate draft --llm); cleared by a review, kept by one that accepts the draft as is.")
-    drafted: Sha256 | None = Field(default=None,
-                                   description="SHA-256 of the sections as errcat curate draft wrote them, taken in their words (white space and "
-                                            "invisible characters aside; an older file's, of the exact strings): errcat curate review refuses a text "
-                                            "that still hashes to it (no person rewrote it) unless told it was read and accepted as is; "
-                                            "cleared by a review, kept by one that accepts the text as is (so an edit after it shows).")
-    accepted_as_is: Literal[True] | None = Field(default=None, description="A person read the drafter's text and accepted it unedited "
-                                                                           "(errcat curate review --read-and-accept-as-is); absent otherwise.")
+    model: Line | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="The model that wrote a draft (errcat curate draft --llm); cleared by a review, kept by one that accepts the draft as is.",
+    )
+    drafted: Sha256 | None = Field(
+        default=None,
+        description="SHA-256 of the sections as errcat curate draft wrote them, taken in their words (white space and "
+        "invisible characters aside; an older file's, of the exact strings): errcat curate review refuses a text "
+        "that still hashes to it (no person rewrote it) unless told it was read and accepted as is; "
+        "cleared by a review, kept by one that accepts the text as is (so an edit after it shows).",
+    )
+    accepted_as_is: Literal[True] | None = Field(
+        default=None, description="A person read the drafter's text and accepted it unedited (errcat curate review --read-and-accept-as-is); absent otherwise."
+    )
 
 
 class CuratedFile(Model):
@@ -707,8 +810,9 @@ class CuratedFile(Model):
 
 #: A foreign error's name (torch-cuda-oom): lowercase words joined by hyphens.
 FOREIGN_NAME_PATTERN = rf"^[a-z0-9][a-z0-9-]{{0,63}}{_END}"
-ForeignName = Annotated[str, AfterValidator(_full_match(FOREIGN_NAME_PATTERN, "a lowercase-hyphenated name")),
-                        Field(json_schema_extra={"pattern": FOREIGN_NAME_PATTERN})]
+ForeignName = Annotated[
+    str, AfterValidator(_full_match(FOREIGN_NAME_PATTERN, "a lowercase-hyphenated name")), Field(json_schema_extra={"pattern": FOREIGN_NAME_PATTERN})
+]
 
 
 class ForeignError(Model):
@@ -718,8 +822,10 @@ class ForeignError(Model):
     name: ForeignName = Field(description="A short stable name, e.g. torch-cuda-oom.")
     origin: str = Field(min_length=1, max_length=64, description="Who raises it: torch, cuda, nccl, transformers, ...")
     match: list[Annotated[str, Field(min_length=4, max_length=200)]] = Field(
-        min_length=1, max_length=8,
-        description="Literal text, in order: a paste holding every piece, in this order, shows this error. Never a regular expression.")
+        min_length=1,
+        max_length=8,
+        description="Literal text, in order: a paste holding every piece, in this order, shows this error. Never a regular expression.",
+    )
     example: str = Field(min_length=1, max_length=2000, description="A message as users paste it.")
     urls: list[Url] = Field(default_factory=list, description="Issues where users reported it.")
     explanation: str = Field(min_length=1, max_length=4000, description="What it usually means for the crawled project.")
@@ -752,8 +858,9 @@ class ForeignList(Model):
 class MatchReading(Model):
     source: Literal["plain", "traceback", "pydantic", "json", "line", "raise", "log"] = Field(
         description="Where the message was read: the whole text, a traceback's end, a pydantic listing, a JSON error body, "
-                    "one exception line of a paste, the string literals of the raise a cut traceback ends at, or a log line at "
-                    "WARNING or above (its exception: the level).")
+        "one exception line of a paste, the string literals of the raise a cut traceback ends at, or a log line at "
+        "WARNING or above (its exception: the level)."
+    )
     exception: str | None = Field(description="The exception class the input names, if any.")
     message: str
 
@@ -821,10 +928,14 @@ class MatchedEntry(_MatchEntry):
     tied: bool
     strength: Literal["match", "weak"] = Field(description="match: enough literal support (support >= 0.5 and an anchor word); weak: never a claim.")
     support: float = Field(ge=0, description="Share of the message covered by literal text, each field's value counted as at most 16 characters.")
-    role: Literal["root cause", "umbrella"] | None = Field(description="When the paste holds an umbrella error (one pointing at a root cause logged before it) and another: which is which.")
+    role: Literal["root cause", "umbrella"] | None = Field(
+        description="When the paste holds an umbrella error (one pointing at a root cause logged before it) and another: which is which."
+    )
     fields: list[MatchField]
     reading: MatchReading
-    raised_by_release: bool | None = Field(default=None, description="Whether the release the answer prefers (query.version) raised this entry, when its history says; absent otherwise.")
+    raised_by_release: bool | None = Field(
+        default=None, description="Whether the release the answer prefers (query.version) raised this entry, when its history says; absent otherwise."
+    )
     lineage: MatchLineage | None = Field(default=None, description="Absent when the entry's record has no history (a crawl of one commit).")
 
 

@@ -20,7 +20,17 @@ from crawler.model.search import SearchIndex
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 #: schema name -> model; the file is ``schema/<name>.schema.json``.
-MODELS: dict[str, type[BaseModel]] = {"record": Record, "index": Index, "manifest": Manifest, "search": SearchIndex, "diff": DiffReport, "curated": CuratedFile, "foreign": ForeignList, "evidence": EvidenceFile, "match": MatchResult}
+MODELS: dict[str, type[BaseModel]] = {
+    "record": Record,
+    "index": Index,
+    "manifest": Manifest,
+    "search": SearchIndex,
+    "diff": DiffReport,
+    "curated": CuratedFile,
+    "foreign": ForeignList,
+    "evidence": EvidenceFile,
+    "match": MatchResult,
+}
 
 
 @cache

@@ -44,14 +44,26 @@ class SearchEntry(Model):
     fragments: list[str] = Field(default_factory=list, description="Literal text of the pattern, in order; every one occurs in a matching message.")
     starts_literal: bool = Field(description="The message starts with fragments[0] (no field before it).")
     ends_literal: bool = Field(description="The message ends with the last fragment (no field after it).")
-    anchors: list[str] = Field(default_factory=list, description="Words of the literal text that are whole words in every matching message (case kept): a message lacking one cannot match.")
+    anchors: list[str] = Field(
+        default_factory=list,
+        description="Words of the literal text that are whole words in every matching message (case kept): a message lacking one cannot match.",
+    )
     tokens: list[str] = Field(default_factory=list, description="Lowercase words of the title, template and exception, for a search box.")
     opaque: bool = False
-    alternatives: list[SearchAlternative] = Field(default_factory=list, description="An assembled message's pieces, each matched on its own: in the place of its assembled field when the message has text of its own around one.")
+    alternatives: list[SearchAlternative] = Field(
+        default_factory=list,
+        description="An assembled message's pieces, each matched on its own: in the place of its assembled field when the message has text of its own around one.",
+    )
     explanation_status: Literal["curated", "draft", "absent"]
     sites: list[SearchSite]
-    accepted_as_is: Literal[True] | None = Field(default=None, description="The explanation is a machine draft a reviewer accepted as is (the record's explanation.accepted_as_is): reviewed, not written by a person; absent otherwise.")
-    condition: str | None = Field(default=None, description="An assert with no message (keyed by its condition): the condition, white space collapsed, which a traceback's last frame shows on its code line; absent otherwise.")
+    accepted_as_is: Literal[True] | None = Field(
+        default=None,
+        description="The explanation is a machine draft a reviewer accepted as is (the record's explanation.accepted_as_is): reviewed, not written by a person; absent otherwise.",
+    )
+    condition: str | None = Field(
+        default=None,
+        description="An assert with no message (keyed by its condition): the condition, white space collapsed, which a traceback's last frame shows on its code line; absent otherwise.",
+    )
 
     @model_serializer(mode="wrap")
     def _omit_unused(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]

@@ -165,7 +165,6 @@ class RecordData(TypedDict):
     provenance: ProvenanceData
 
 
-
 # ---------------------------------------------------------------------------------------------
 # extraction's output: no model of its own (the catalogue makes records of it)
 

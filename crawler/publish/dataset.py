@@ -57,8 +57,6 @@ _PREFIX = re.compile(ID_PREFIX_PATTERN)
 M = TypeVar("M", bound=BaseModel)
 
 
-
-
 # --------------------------------------------------------------------------- reading files
 
 
@@ -196,8 +194,11 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
             valid.add(jsonl.line_digest(line))
         if data["repo"] != expected:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
-        why = off_repository(repo, (data["location"]["permalink"], *(site["permalink"] for site in data["sites"])),
-                             (ev["url"] for ev in (data.get("explanation") or {}).get("evidence", ())))
+        why = off_repository(
+            repo,
+            (data["location"]["permalink"], *(site["permalink"] for site in data["sites"])),
+            (ev["url"] for ev in (data.get("explanation") or {}).get("evidence", ())),
+        )
         if why:
             raise DataError(f"{where}: not a valid record: {printable(why, 200)}")
         p = data["provenance"]
@@ -243,8 +244,9 @@ class _Tally:
         if repo != self.slug:
             raise DataError(f"{where}: the record's provenance names {printable(repo)}, not the manifest's {self.slug}")
         if commit == self.manifest.commit and commit_date != self.manifest.commit_date:
-            raise DataError(f"{where}: the record's commit {commit} is dated {printable(str(commit_date))}, "
-                            f"the manifest's {printable(str(self.manifest.commit_date))}")
+            raise DataError(
+                f"{where}: the record's commit {commit} is dated {printable(str(commit_date))}, the manifest's {printable(str(self.manifest.commit_date))}"
+            )
 
     def check(self, dataset: Path) -> None:
         """Every count of the manifest the records make: ``entries`` (the live ones) and
@@ -255,13 +257,13 @@ class _Tally:
         found = {"entries": len(self.seen) - self.retired, "retired": self.retired, "skipped": len(self.manifest.skipped)}
         for name, count in found.items():
             if getattr(counts, name) != count:
-                held = f"its skipped lists {count:,}" if name == "skipped" else \
-                    f"{RECORDS} holds {count:,} {'retired' if name == 'retired' else 'live'} record(s)"
+                held = (
+                    f"its skipped lists {count:,}" if name == "skipped" else f"{RECORDS} holds {count:,} {'retired' if name == 'retired' else 'live'} record(s)"
+                )
                 raise DataError(f"{named(dataset / MANIFEST)}: counts.{name} is {getattr(counts, name):,}, but {held}")
 
 
-def load_records(dataset: Path, manifest: Manifest | None = None, progress: Progress = quiet,
-                 label: str | None = None) -> list[Record]:
+def load_records(dataset: Path, manifest: Manifest | None = None, progress: Progress = quiet, label: str | None = None) -> list[Record]:
     """Every record of a dataset, in file order (see ``iter_records``)."""
     total = manifest.counts.entries + manifest.counts.retired if manifest is not None else None
     records = []
@@ -406,8 +408,10 @@ def read_consumed(dataset: Path, progress: Progress = quiet, plain: bool = False
     _agrees(dataset / INDEX, slug, manifest.commit, index.repo, index.commit)
     rows = (len(index.entries), sum(row.retired for row in index.entries))
     if rows != (counts.entries + counts.retired, counts.retired):
-        raise DataError(f"{named(dataset / INDEX)}: lists {rows[0]:,} entries ({rows[1]:,} retired), the manifest "
-                        f"{counts.entries + counts.retired:,} ({counts.retired:,} retired)")
+        raise DataError(
+            f"{named(dataset / INDEX)}: lists {rows[0]:,} entries ({rows[1]:,} retired), the manifest "
+            f"{counts.entries + counts.retired:,} ({counts.retired:,} retired)"
+        )
     search = load_search_index(dataset, (manifest, records) if data is None else None)
     if (dataset / SEARCH).exists():
         _agrees(dataset / SEARCH, slug, manifest.commit, search.repo, search.commit)
@@ -522,8 +526,9 @@ class PreviousRecord:
             return None
 
 
-def previous_records(dataset: Path, repo: RepoRef,
-                     memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None) -> dict[str, PreviousRecord]:
+def previous_records(
+    dataset: Path, repo: RepoRef, memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None
+) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
     whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
     regular files (never through a symlink) named by an id, at most ``MAX_RECORD_BYTES``; nothing
@@ -629,8 +634,7 @@ def previous_members(dataset: Path, memo: tuple[tuple[int, int, int, int, int], 
             if os.fstat(fh.fileno()).st_size > MAX_DOCUMENT_BYTES:
                 return {}
             data = fh.read()
-            if memo is not None and len(data) == memo[0][2] and (identity(os.fstat(fh.fileno())) == memo[0]
-                                                                 or hashlib.sha256(data).digest() == memo[2]):
+            if memo is not None and len(data) == memo[0][2] and (identity(os.fstat(fh.fileno())) == memo[0] or hashlib.sha256(data).digest() == memo[2]):
                 return jsonl.members_at(data, memo[1])
             return jsonl.split_members(data)
     except (DataError, OSError):

@@ -17,19 +17,19 @@ def find_datasets(root: Path) -> list[Path]:
     """Dataset directories under root (root itself when it holds a manifest); hidden ones skipped."""
     if (root / MANIFEST).is_file():
         return [root]
-    return [m.parent for m in sorted(root.rglob(MANIFEST))
-            if not any(part.startswith(".") for part in m.relative_to(root).parts)]
+    return [m.parent for m in sorted(root.rglob(MANIFEST)) if not any(part.startswith(".") for part in m.relative_to(root).parts)]
 
 
 def datasets_under(root: Path) -> list[Path]:
     """``find_datasets``, refusing a missing directory or one with no dataset (``UsageError``)."""
     if not root.is_dir():
-        raise UsageError(f"no such directory: {root}: no catalogue there; make one with `errcat crawl` "
-                         "(it writes under the same place), or name one with --data DIR or $ERRCAT_HOME")
+        raise UsageError(
+            f"no such directory: {root}: no catalogue there; make one with `errcat crawl` "
+            "(it writes under the same place), or name one with --data DIR or $ERRCAT_HOME"
+        )
     found = find_datasets(root)
     if not found:
-        raise UsageError(f"no dataset ({MANIFEST}) under {root}: make one with `errcat crawl`, "
-                         "or name one with --data DIR or $ERRCAT_HOME")
+        raise UsageError(f"no dataset ({MANIFEST}) under {root}: make one with `errcat crawl`, or name one with --data DIR or $ERRCAT_HOME")
     return found
 
 

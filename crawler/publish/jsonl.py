@@ -83,17 +83,28 @@ def pack(ids: Sequence[str], lines: Sequence[bytes], jobs: int = 1, previous: Ma
     return pack_members(ids, lines, jobs, previous)[0]
 
 
-def pack_members(ids: Sequence[str], lines: Sequence[bytes | None], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
-                 line_digests: Sequence[bytes] | None = None,
-                 make: Callable[[int], bytes] | None = None) -> tuple[bytes, list[tuple[bytes, int, int]]]:
+def pack_members(
+    ids: Sequence[str],
+    lines: Sequence[bytes | None],
+    jobs: int = 1,
+    previous: Mapping[bytes, bytes] | None = None,
+    line_digests: Sequence[bytes] | None = None,
+    make: Callable[[int], bytes] | None = None,
+) -> tuple[bytes, list[tuple[bytes, int, int]]]:
     """:func:`pack`, and each member's (:func:`member_digest`, offset, length) in the file."""
     if not ids:
         return _compress(b""), []
     return join(packed(ids, lines, jobs, previous, line_digests, make))
 
 
-def packed(ids: Sequence[str], lines: Sequence[bytes | None], jobs: int = 1, previous: Mapping[bytes, bytes] | None = None,
-           line_digests: Sequence[bytes] | None = None, make: Callable[[int], bytes] | None = None) -> list[tuple[bytes, bytes]]:
+def packed(
+    ids: Sequence[str],
+    lines: Sequence[bytes | None],
+    jobs: int = 1,
+    previous: Mapping[bytes, bytes] | None = None,
+    line_digests: Sequence[bytes] | None = None,
+    make: Callable[[int], bytes] | None = None,
+) -> list[tuple[bytes, bytes]]:
     """Each member of the lines (see :func:`pack`) as (:func:`member_digest`, its bytes); ``line_digests``:
     each line's :func:`line_digest`, when the caller has them. Lines cut between members give the
     members of the whole, one part after the other. A line the caller did not keep (None; its
@@ -119,8 +130,7 @@ def packed(ids: Sequence[str], lines: Sequence[bytes | None], jobs: int = 1, pre
             raise ValueError("a line not kept needs a maker")
         return make(i)
 
-    todo = [b"".join(map(line_at, range(start, end))) for (start, end), key in zip(where, keys, strict=True)
-            if key not in previous]
+    todo = [b"".join(map(line_at, range(start, end))) for (start, end), key in zip(where, keys, strict=True) if key not in previous]
     if jobs <= 1 or len(todo) <= 1:
         made = list(map(_compress, todo))
     else:
@@ -144,7 +154,7 @@ def join(parts: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, list[tuple[bytes,
 def members_at(data: bytes, layout: Sequence[tuple[bytes, int, int]]) -> dict[bytes, bytes]:
     """The members of a file errcat wrote, by their key (:func:`member_digest`), from where
     :func:`pack_members` said it put them (only for a file known to be that very file)."""
-    return {key: data[at:at + size] for key, at, size in layout if at + size <= len(data)}
+    return {key: data[at : at + size] for key, at, size in layout if at + size <= len(data)}
 
 
 def split_members(data: bytes) -> dict[bytes, bytes]:
@@ -160,7 +170,7 @@ def split_members(data: bytes) -> dict[bytes, bytes]:
             while not unpacker.eof:
                 if pos >= len(view):
                     return found  # cut short
-                piece = view[pos:pos + (1 << 16)]
+                piece = view[pos : pos + (1 << 16)]
                 pos += len(piece)
                 out = unpacker.decompress(piece, MAX_TOTAL_BYTES - total + 1)
                 total += len(out)
@@ -170,7 +180,7 @@ def split_members(data: bytes) -> dict[bytes, bytes]:
             pos -= len(unpacker.unused_data)
             # Only a member framed as errcat frames its own is taken over: a header with a time,
             # a name, a comment or another OS would carry bytes a fresh run does not write.
-            if view[start:start + len(_HEADER)] == _HEADER:
+            if view[start : start + len(_HEADER)] == _HEADER:
                 found[member_digest([line_digest(line) for line in _lines(b"".join(parts))])] = bytes(view[start:pos])
     except zlib.error:
         pass

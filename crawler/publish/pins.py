@@ -43,8 +43,7 @@ def _links_of(identity: Identity, commit: str) -> dict[str, str]:
     return links
 
 
-def repin(record: RecordData, identity: Identity, commit: str, commit_date: str | None,
-          at: Identity | None = None) -> RecordData:
+def repin(record: RecordData, identity: Identity, commit: str, commit_date: str | None, at: Identity | None = None) -> RecordData:
     """A copy of a fresh record pinned at ``commit``: its provenance and every permalink name it.
     Nothing is shared with ``record`` that this changes. ``at``: :func:`pinned` of the two, when
     the caller has it (one per pin rather than one per record)."""
@@ -54,8 +53,7 @@ def repin(record: RecordData, identity: Identity, commit: str, commit_date: str 
     sites: list[SiteData] = [{**s, "permalink": at.permalink(s["path"], s["line"])} for s in record["sites"]]
     meaning = record["meaning"]
     if meaning["reproductions"]:
-        meaning = {**meaning, "reproductions": [{**r, "permalink": at.permalink(r["path"], r["line"])}
-                                                for r in meaning["reproductions"]]}
+        meaning = {**meaning, "reproductions": [{**r, "permalink": at.permalink(r["path"], r["line"])} for r in meaning["reproductions"]]}
     provenance: ProvenanceData = {**record["provenance"], "commit": commit, "commit_date": commit_date, "permalinks": links}
     return {**record, "location": location, "sites": sites, "meaning": meaning, "provenance": provenance}
 
@@ -86,8 +84,7 @@ class Pinned(NamedTuple):
     sizes: dict[str, int] = {}
 
 
-def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity,
-        verify: Verifier | None) -> Pinned:
+def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None) -> Pinned:
     """``records`` with every record whose content is the previous dataset's record of its id
     re-pinned, and the previous records kept so (``records`` itself is left as it is).
 
@@ -151,8 +148,7 @@ def _may_hold(old: PreviousRecord, record: RecordData) -> bool:
         return False
 
 
-def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes | None, bytes]],
-          sizes: dict[str, int]) -> bool:
+def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes | None, bytes]], sizes: dict[str, int]) -> bool:
     """Whether ``old``'s file is exactly what errcat writes for ``candidate``: by the digest of the
     record's errors.jsonl line when the memo vouches for the line written with that file (the
     line's digest and size are kept in ``lines`` and ``sizes``: the writer needs them too), else
@@ -173,8 +169,7 @@ def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[byt
     return True
 
 
-def _at(record: RecordData, identity: Identity, commit: str, date: str | None,
-        identities: dict[str, Identity]) -> RecordData:
+def _at(record: RecordData, identity: Identity, commit: str, date: str | None, identities: dict[str, Identity]) -> RecordData:
     if commit == identity.commit:
         return record
     if commit not in identities:

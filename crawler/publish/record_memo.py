@@ -98,8 +98,10 @@ def load(cache_dir: Path, target: Path) -> Memo:
     at += _HEAD.size
     if mark != bytes.fromhex(stamp()) or len(data) != at + records * _RECORD.size + members * _MEMBER.size:
         return EMPTY
-    found = {rid.hex(): ((dev, ino, size, mtime, ctime), digest, line)
-             for rid, dev, ino, size, mtime, ctime, digest, line in _RECORD.iter_unpack(data[at:at + records * _RECORD.size])}
+    found = {
+        rid.hex(): ((dev, ino, size, mtime, ctime), digest, line)
+        for rid, dev, ino, size, mtime, ctime, digest, line in _RECORD.iter_unpack(data[at : at + records * _RECORD.size])
+    }
     if len(found) != records:
         return EMPTY
     at += records * _RECORD.size
@@ -123,8 +125,9 @@ def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
         os.close(fd)
 
 
-def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines: Mapping[str, bytes] | None = None,
-             members: tuple[bytes, Sequence[Member]] | None = None) -> None:
+def remember(
+    cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines: Mapping[str, bytes] | None = None, members: tuple[bytes, Sequence[Member]] | None = None
+) -> None:
     """After a dataset is swapped in at ``target``: the identity of each of its record files
     (``digests``: by id, the SHA-256 of the bytes the writer wrote; ``lines``: of the errors.jsonl
     line written with it) as it is now, and of its errors.jsonl.gz (``members``: the SHA-256 of the
@@ -165,5 +168,7 @@ def remember(cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines:
                 jsonl, listing, packed = identity(st), members[1], members[0]
         except OSError:
             pass
-    keep(_path(cache_dir, target), b"".join([MAGIC, _HEAD.pack(bytes.fromhex(stamp()), len(rows), len(listing), *jsonl, packed), *rows,
-                                              *(_MEMBER.pack(*member) for member in listing)]))
+    keep(
+        _path(cache_dir, target),
+        b"".join([MAGIC, _HEAD.pack(bytes.fromhex(stamp()), len(rows), len(listing), *jsonl, packed), *rows, *(_MEMBER.pack(*member) for member in listing)]),
+    )

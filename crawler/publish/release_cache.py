@@ -108,8 +108,12 @@ class Kept(NamedTuple):
 
 
 def _row(item: Any) -> FoldRow | None:
-    if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str)
-            and all(isinstance(part, list) and all(isinstance(x, str) for x in part) for part in item[1:])):
+    if not (
+        isinstance(item, list)
+        and len(item) == 3
+        and isinstance(item[0], str)
+        and all(isinstance(part, list) and all(isinstance(x, str) for x in part) for part in item[1:])
+    ):
         return None
     return item[0], tuple(item[1]), tuple(item[2])
 
@@ -126,14 +130,14 @@ def load(root: Path, generation: str, digest: str) -> Kept | None:
         first = data.index(b"\n")
         second = data.index(b"\n", first + 1)
         manifest = orjson.loads(data[:first])
-        index = orjson.loads(data[first + 1:second])
+        index = orjson.loads(data[first + 1 : second])
     except (OSError, EOFError, zlib.error, orjson.JSONDecodeError, ValueError):
         return None
     if not isinstance(manifest, dict) or manifest.get("input_digest") != digest or not isinstance(index, dict):
         return None
     rows = index.get("rows")
     # the body (~40 MB for vLLM) is hashed and cut into record files where it lies, not copied first
-    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), memoryview(data)[second + 1:]):
+    if not isinstance(rows, list) or index.get("sha256") != _digest(orjson.dumps(rows), memoryview(data)[second + 1 :]):
         return None
     records = _record_files(data, second + 1)
     folded = [_row(item) for item in rows]

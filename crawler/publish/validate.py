@@ -92,8 +92,14 @@ MAX_FILE_BYTES = 1 << 30
 #: The most it reads of one record file (vLLM's largest is 0.1 MB).
 MAX_RECORD_BYTES = 16 << 20
 
-_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a directory",
-          stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFSOCK: "a socket"}
+_KINDS = {
+    stat.S_IFLNK: "a symbolic link",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 class NotRead(Exception):
@@ -150,7 +156,7 @@ class _Capped(io.RawIOBase):
         self.left -= len(chunk)
         if not self.left:
             raise NotRead(f"more than the {self.limit:,} bytes validate reads; not read")
-        buffer[:len(chunk)] = chunk
+        buffer[: len(chunk)] = chunk
         return len(chunk)
 
 
@@ -299,8 +305,9 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> P
             if errors is not None:
                 os.close(errors)
 
-        index_ids = ({row.get("id") for row in index["entries"] if isinstance(row, dict)}
-                     if isinstance(index, dict) and isinstance(index.get("entries"), list) else None)
+        index_ids = (
+            {row.get("id") for row in index["entries"] if isinstance(row, dict)} if isinstance(index, dict) and isinstance(index.get("entries"), list) else None
+        )
         jsonl_ids, unlisted = _check_lines(directory, engine, problems, documents, index_ids)
 
     if index_ids is not None and problems.stopped is None:
@@ -313,8 +320,7 @@ def _validate(directory: int, engine: str, progress: Progress, shown: Path) -> P
     return problems
 
 
-def _check_lines(directory: int, engine: str, problems: Problems, documents: Any,
-                 index_ids: set[Any] | None) -> tuple[set[str], set[str]]:
+def _check_lines(directory: int, engine: str, problems: Problems, documents: Any, index_ids: set[Any] | None) -> tuple[set[str], set[str]]:
     """Checks errors.jsonl.gz a line at a time into ``problems``; the ids of its lines that the
     index lists, and those it does not (both bounded: the index's ids, and at most
     ``MAX_PROBLEMS`` others). Once ``problems`` holds ``MAX_PROBLEMS``, the rest is not read:

@@ -33,7 +33,7 @@ def load(cache_dir: Path) -> frozenset[bytes]:
         return frozenset()
     if len(data) % 32 or len(data) > 32 * MAX_DIGESTS:
         return frozenset()
-    return frozenset(data[i:i + 32] for i in range(0, len(data), 32))
+    return frozenset(data[i : i + 32] for i in range(0, len(data), 32))
 
 
 def remember(cache_dir: Path, known: frozenset[bytes], digests: list[bytes]) -> None:

@@ -192,8 +192,7 @@ class OverLimit(Exception):
 
     def __init__(self, limit: int, files: dict[str, int], lines: dict[str, int]) -> None:
         self.limit, self.files, self.lines = limit, files, lines
-        super().__init__(", ".join(f"{name} would be {size} bytes" for name, size in sorted(files.items()))
-                         + f", over the limit of {limit}")
+        super().__init__(", ".join(f"{name} would be {size} bytes" for name, size in sorted(files.items())) + f", over the limit of {limit}")
 
     def shares(self) -> list[tuple[str, int, dict[str, float]]]:
         """Per file over the limit: by how many bytes, and each record's share of the file."""
@@ -221,8 +220,9 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
         raise OverLimit(limit, over, dict(zip(ids, lines, strict=True)))
 
 
-def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
-                 max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1) -> Iterator[tuple[str, bytes]]:
+def render_files(
+    records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None, max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1
+) -> Iterator[tuple[str, bytes]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
     Each document is checked against its schema as it goes; when anything was invalid, the
@@ -237,8 +237,9 @@ def render_files(records: Sequence[RecordData], manifest: Manifest, extra: Extra
     yield from _render(records, manifest, extra, max_bytes, reuse, jobs)
 
 
-def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None,
-            max_bytes: int | None, reuse: Reuse | None = None, jobs: int = 1) -> Generator[tuple[str, bytes], None, Manifest]:
+def _render(
+    records: Sequence[RecordData], manifest: Manifest, extra: Extra | None, max_bytes: int | None, reuse: Reuse | None = None, jobs: int = 1
+) -> Generator[tuple[str, bytes], None, Manifest]:
     """:func:`render_files`, returning the completed manifest once the last file is yielded
     (``jobs``: threads compressing errors.jsonl.gz, which changes none of its bytes)."""
     _check_ids(records)
@@ -270,8 +271,9 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
         line_sizes.append(done.line_size)
         line_digests[record["id"]] = done.line_digest
     ids = [r["id"] for r in records]
-    packed, layout = jsonl.pack_members(ids, lines, jobs, reuse.members if reuse is not None else None,
-                                        [line_digests[rid] for rid in ids], _line_maker(records))
+    packed, layout = jsonl.pack_members(
+        ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records)
+    )
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, line_sizes)
     yield emit(jsonl.NAME, packed)
@@ -282,8 +284,7 @@ def _render(records: Sequence[RecordData], manifest: Manifest, extra: Extra | No
     return completed
 
 
-def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, bytes],
-            layout: list[tuple[bytes, int, int]]) -> None:
+def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, bytes], layout: list[tuple[bytes, int, int]]) -> None:
     """Hand back what the record memo keeps of the files written (see :class:`Reuse`)."""
     reuse.digests.update(digests)
     if reuse.line_digests is not None:
@@ -415,8 +416,7 @@ def _line_maker(records: Sequence[RecordData]) -> Callable[[int], bytes]:
     return lambda i: _dumps(dumps_line, records[i], record_file(records[i]["id"]))
 
 
-def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem],
-                     max_bytes: int | None) -> tuple[bytes, Manifest]:
+def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem], max_bytes: int | None) -> tuple[bytes, Manifest]:
     """(bytes, document) of the manifest with the content digest of every other file; raises
     DataError listing every problem found in the dataset when there is any."""
     document = manifest_document(manifest)
@@ -438,8 +438,9 @@ def manifest_document(manifest: Manifest) -> dict[str, Any]:
     return document
 
 
-def render_dataset(records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None,
-                   max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1) -> dict[str, bytes]:
+def render_dataset(
+    records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None, max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1
+) -> dict[str, bytes]:
     """Every file of the dataset as bytes, by relative path; raises DataError if anything is
     invalid, OverLimit if any file would be larger than ``max_bytes``. ``reuse``: see
     :class:`Reuse` (nothing is linked here: every file is returned); ``jobs``: see ``_render``."""
@@ -504,7 +505,7 @@ def _put(path: str, data: bytes) -> None:
     try:
         view = memoryview(data)
         while view:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         if st is not None and st.st_size > len(data):
             os.ftruncate(fd, len(data))
     finally:
@@ -580,8 +581,9 @@ def _inside(rel: str) -> bool:
     return all(part not in ("", ".", "..") for part in rel.split("/")) and "\0" not in rel
 
 
-def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]],
-                  spare_root: Path | None = None, links: Mapping[str, Identity] | None = None) -> Path:
+def write_dataset(
+    target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], spare_root: Path | None = None, links: Mapping[str, Identity] | None = None
+) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
     a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
     With ``spare_root``, see :func:`_swap_in`. ``links``: the records (by id) whose files in
@@ -597,8 +599,14 @@ def write_dataset(target: Path, files: Mapping[str, bytes] | Iterable[tuple[str,
     return _write_swap(target, fill, spare_root)
 
 
-def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = "dataset",
-               spare_root: Path | None = None, may_replace: Callable[[Path], None] | None = None) -> Path:
+def write_tree(
+    target: Path,
+    items: Iterable[tuple[str, bytes]],
+    *,
+    what: str = "dataset",
+    spare_root: Path | None = None,
+    may_replace: Callable[[Path], None] | None = None,
+) -> Path:
     """Make ``target`` hold exactly ``items`` ((relative path, bytes) pairs, possibly a generator),
     the way a dataset is written: into a hidden sibling, swapped in whole, so a reader sees the
     previous tree or the complete new one; nothing of the previous one survives (a file no longer
@@ -608,9 +616,14 @@ def write_tree(target: Path, items: Iterable[tuple[str, bytes]], *, what: str = 
     return _write_swap(target, lambda tmp: (_write_all(tmp, items), target), spare_root, what, may_replace)
 
 
-def _write_swap(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_root: Path | None = None,
-                what: str = "dataset", may_replace: Callable[[Path], None] | None = None,
-                adopt: Callable[[Path], bool] | None = None) -> T:
+def _write_swap(
+    target: Path,
+    fill: Callable[[Path], tuple[set[str], T]],
+    spare_root: Path | None = None,
+    what: str = "dataset",
+    may_replace: Callable[[Path], None] | None = None,
+    adopt: Callable[[Path], bool] | None = None,
+) -> T:
     """:func:`_swap_in`, with what the system refuses (no space, no permission) as one line."""
     try:
         return _swap_in(target, fill, spare_root, may_replace, adopt)
@@ -619,8 +632,13 @@ def _write_swap(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_
         raise OutputError(f"cannot write the {what} {target}: {e.strerror or e}{where}; the last one is as it was") from None
 
 
-def _swap_in(target: Path, fill: Callable[[Path], tuple[set[str], T]], spare_root: Path | None = None,
-             may_replace: Callable[[Path], None] | None = None, adopt: Callable[[Path], bool] | None = None) -> T:
+def _swap_in(
+    target: Path,
+    fill: Callable[[Path], tuple[set[str], T]],
+    spare_root: Path | None = None,
+    may_replace: Callable[[Path], None] | None = None,
+    adopt: Callable[[Path], bool] | None = None,
+) -> T:
     """Run ``fill`` on a temporary sibling of ``target`` (it returns the names it wrote and a
     result), swap the sibling in, get rid of the dataset it replaced, and return fill's result.
 
@@ -731,10 +749,17 @@ def _retire(old: Path, spare: Path | None) -> None:
 PARALLEL_MIN_RECORDS = 1_000
 
 
-def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
-            extra: Callable[[], Extra] | None = None, jobs: int = 1, spare_root: Path | None = None,
-            max_bytes: int | None = None, reuse: Reuse | None = None,
-            inodes: Mapping[str, Identity] | None = None) -> Published:
+def publish(
+    target: Path,
+    records: Sequence[RecordData],
+    manifest: Manifest,
+    extra: Callable[[], Extra] | None = None,
+    jobs: int = 1,
+    spare_root: Path | None = None,
+    max_bytes: int | None = None,
+    reuse: Reuse | None = None,
+    inodes: Mapping[str, Identity] | None = None,
+) -> Published:
     """``write_dataset(target, render_files(records, manifest, extra()))``, with the records'
     files rendered, validated, hashed and written by ``jobs`` processes; the directory and the
     completed manifest.
@@ -776,8 +801,7 @@ def publish(target: Path, records: Sequence[RecordData], manifest: Manifest,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return Published(target, _write_swap(target, fill, spare_root,
-                                             adopt=lambda spare: _spare_lends(spare, records, inodes or {})))
+        return Published(target, _write_swap(target, fill, spare_root, adopt=lambda spare: _spare_lends(spare, records, inodes or {})))
     finally:
         if collecting:
             gc.enable()
@@ -894,8 +918,7 @@ class _Block(NamedTuple):
     members: list[tuple[bytes, bytes]]
 
 
-def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max_bytes: int | None,
-                  reuse: Reuse | None = None) -> list[tuple[int, _Block]]:
+def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max_bytes: int | None, reuse: Reuse | None = None) -> list[tuple[int, _Block]]:
     """Blocks of records written (:func:`_write_records`) until none is left, with their first index."""
     done: list[tuple[int, _Block]] = []
     while (block := blocks.take()) is not None:
@@ -904,8 +927,7 @@ def _write_blocks(tmp: Path, records: Sequence[RecordData], blocks: _Blocks, max
     return done
 
 
-def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None,
-                   reuse: Reuse | None = None) -> _Block:
+def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | None, reuse: Reuse | None = None) -> _Block:
     """Render, check and write records' files, and compress their errors.jsonl lines (see :class:`_Block`)."""
     digests, lines, line_digests, line_sizes, problems = [], [], [], [], []
     over: dict[str, int] = {}
@@ -921,14 +943,21 @@ def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | No
         problems += done.problems
         if max_bytes is not None and done.size > max_bytes:
             over[done.rel] = done.size
-    members = jsonl.packed([r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None,
-                           line_digests=line_digests, make=_line_maker(records))
+    members = jsonl.packed(
+        [r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None, line_digests=line_digests, make=_line_maker(records)
+    )
     return _Block(digests, line_digests, line_sizes, problems, over, members)
 
 
-def _fill_parallel(tmp: Path, records: Sequence[RecordData], manifest: Manifest,
-                   extra: Callable[[], Extra] | None, jobs: int,
-                   max_bytes: int | None, reuse: Reuse | None = None) -> tuple[set[str], Manifest]:
+def _fill_parallel(
+    tmp: Path,
+    records: Sequence[RecordData],
+    manifest: Manifest,
+    extra: Callable[[], Extra] | None,
+    jobs: int,
+    max_bytes: int | None,
+    reuse: Reuse | None = None,
+) -> tuple[set[str], Manifest]:
     """Write the dataset into ``tmp`` with ``jobs`` processes: the names written and the completed manifest."""
     (tmp / ERRORS).mkdir(exist_ok=True)
     check("record", records[0], "", engine="fast")  # build the validator once, before the fork

@@ -70,7 +70,9 @@ if TYPE_CHECKING:  # the source stage is imported where it is used, as everywher
 
 
 # vcs-versioning / setuptools-scm style: `__commit_id__ = commit_id = 'g4ba787ec9'` or a full id.
-DEFAULT_VERSION_PATTERN = r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?((?i:""" + UPSTREAM_COMMIT_HEX + r"""))['"]"""
+DEFAULT_VERSION_PATTERN = (
+    r"""^\s*(?:__commit_id__|commit_id|__commit__)\b[^=\n]*=\s*(?:[A-Za-z_]\w*\s*=\s*)*['"]g?((?i:""" + UPSTREAM_COMMIT_HEX + r"""))['"]"""
+)
 
 
 class ResponseBuilder(BaseModel):
@@ -99,26 +101,34 @@ class Upstream(BaseModel):
     include: list[str] = Field(default_factory=lambda: ["**/*.py"], description="Globs of the source files read (gitwildmatch, the repository's paths).")
     exclude: list[str] = Field(default_factory=list, description="Globs of files left out of every tree read (source, tests, native).")
     pypi: str | None = Field(default=None, description="The package's name on the package index: `errcat crawl --pypi NAME==VERSION` crawls this upstream.")
-    version_file: str | None = Field(default=None, description="The file where a release records its upstream commit (permalinks of a wheel's records point there).")
+    version_file: str | None = Field(
+        default=None, description="The file where a release records its upstream commit (permalinks of a wheel's records point there)."
+    )
     version_pattern: str = Field(default=DEFAULT_VERSION_PATTERN, description="The regular expression whose first group is the commit in `version_file`.")
     tag: str | None = Field(default=None, description="How release tags are named, e.g. `v{version}`: the permalinks of a release that records no commit.")
-    path_prefix: str = Field(default="", description="Where the packages sit in the repository (`src/` for a src layout): a wheel's paths are matched as this prefix + their path.")
+    path_prefix: str = Field(
+        default="", description="Where the packages sit in the repository (`src/` for a src layout): a wheel's paths are matched as this prefix + their path."
+    )
     #: The repository's test files, read for reproductions of its errors (never for entries).
     #: None by default: an unknown repository's tests may sit anywhere, and a glob that caught
     #: source files would take their entries away.
-    tests: list[str] = Field(default_factory=list, description="Globs of the upstream's test files, read for reproductions only, never for entries (default: none).")
+    tests: list[str] = Field(
+        default_factory=list, description="Globs of the upstream's test files, read for reproductions only, never for entries (default: none)."
+    )
     #: The kinds of sites read (``records.SiteKind``); a plain Python repository: raises and logs.
-    kinds: list[str] = Field(default_factory=lambda: ["raise", "assert", "log"],
-                             description="The kinds of sites that become entries: raise, assert, log, response, native.")
+    kinds: list[str] = Field(
+        default_factory=lambda: ["raise", "assert", "log"], description="The kinds of sites that become entries: raise, assert, log, response, native."
+    )
     #: Globs of the native trees whose C++/CUDA and Rust files are read for kind ``native``
     #: (only files of those languages, by suffix; ``exclude`` applies to them too).
-    native: list[str] = Field(default_factory=list, description="Globs of the native trees whose C++/CUDA and Rust files give kind `native` (with `native` in `kinds`).")
+    native: list[str] = Field(
+        default_factory=list, description="Globs of the native trees whose C++/CUDA and Rust files give kind `native` (with `native` in `kinds`)."
+    )
 
     @field_validator("kinds")
     @classmethod
     def _check_kinds(cls, kinds: list[str]) -> list[str]:
         from typing import get_args
-
 
         unknown = [k for k in kinds if k not in get_args(SiteKind)]
         if unknown:
@@ -138,7 +148,7 @@ class Upstream(BaseModel):
         # Filled in with str.replace, never str.format: a config's braces reach no attribute.
         rest = tag.replace("{version}", "")
         if tag.count("{version}") != 1 or "{" in rest or "}" in rest:
-            raise ValueError("tag needs {version} once and no other braces, e.g. \"v{version}\"")
+            raise ValueError('tag needs {version} once and no other braces, e.g. "v{version}"')
         from crawler.source.policy import check_ref
 
         try:
@@ -152,19 +162,25 @@ class Upstream(BaseModel):
     def _check_prefix(cls, prefix: str) -> str:
         segs = prefix.strip("/").split("/") if prefix.strip("/") else []
         if prefix.startswith("/") or any(s in (".", "..") or not re.fullmatch(r"[A-Za-z0-9._-]+", s) for s in segs):
-            raise ValueError(f"path_prefix {prefix!r} is not a relative directory of the repository, e.g. \"src/\"")
+            raise ValueError(f'path_prefix {prefix!r} is not a relative directory of the repository, e.g. "src/"')
         return "".join(s + "/" for s in segs)
 
     def tag_of(self, version: str) -> str | None:
         """The release's tag, when the config says how tags are named."""
         return self.tag.replace("{version}", version) if self.tag is not None else None
+
     # limits (models.Limits): None is the default; a crawl option overrides either
-    max_file_bytes: int | None = Field(default=None, ge=1, description="A source file larger is skipped, never read (default 2,000,000; --max-file-bytes wins).")
+    max_file_bytes: int | None = Field(
+        default=None, ge=1, description="A source file larger is skipped, never read (default 2,000,000; --max-file-bytes wins)."
+    )
     max_file_sites: int | None = Field(default=None, ge=1, description="A source file with more sites is skipped (default 1,000; --max-file-sites wins).")
     max_output_bytes: int | None = Field(default=None, ge=1, description="No file of the dataset is larger (default 52,428,800; --max-output-bytes wins).")
     # the meaning section (crawler.meaning): an upstream's conventions for its settings
-    knob_kwargs: list[str] = Field(default_factory=list, description="Functions f(ConfigClass) that return an option's keywords per field, "
-                                   "so `add_argument(\"--flag\", **kwargs[\"field\"])` maps the flag to that field.")
+    knob_kwargs: list[str] = Field(
+        default_factory=list,
+        description="Functions f(ConfigClass) that return an option's keywords per field, "
+        'so `add_argument("--flag", **kwargs["field"])` maps the flag to that field.',
+    )
     request_models: list[str] = Field(default_factory=list, description="Globs of the files whose classes' fields are request parameters.")
     responses: list[ResponseBuilder] = Field(default_factory=list, description="The calls that build HTTP error responses (kind `response`).")
     #: Hosts a machine-written draft may link to (https, any path) besides the repository's own
@@ -178,7 +194,7 @@ class Upstream(BaseModel):
 
         bad = [h for h in hosts if not is_host(h)]
         if bad:
-            raise ValueError(f"{bad[0]!r} is not a host name (e.g. \"docs.vllm.ai\": no scheme, port or path)")
+            raise ValueError(f'{bad[0]!r} is not a host name (e.g. "docs.vllm.ai": no scheme, port or path)')
         return [h.lower() for h in hosts]
 
     @model_validator(mode="before")
@@ -228,8 +244,7 @@ VLLM = Upstream(
     # Vendored code is other projects' (a wheel also carries kernels copied in at build time) and
     # _version.py is generated: a release's wheel and its git tag give the same catalogue.
     # Rust tests, examples and build scripts give no error a user of vLLM meets.
-    exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py",
-             "rust/**/tests/", "rust/**/examples/", "rust/**/build.rs"],
+    exclude=["vllm/**/third_party/", "vllm/vllm_flash_attn/", "vllm/_version.py", "rust/**/tests/", "rust/**/examples/", "rust/**/build.rs"],
     pypi="vllm",
     kinds=["raise", "assert", "log", "response", "native"],
     native=["csrc/**", "rust/**"],
@@ -239,18 +254,22 @@ VLLM = Upstream(
     # add_argument("--gpu-memory-utilization", **cache_kwargs["gpu_memory_utilization"]) where
     # cache_kwargs = get_kwargs(CacheConfig): the flag sets that field of that config class.
     knob_kwargs=["get_kwargs"],
-    request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py",
-                    "vllm/sampling_params.py", "vllm/pooling_params.py"],
+    request_models=["vllm/entrypoints/**/protocol.py", "vllm/entrypoints/**/protocol/*.py", "vllm/sampling_params.py", "vllm/pooling_params.py"],
     draft_link_hosts=["docs.vllm.ai"],
     # The OpenAI-compatible server answers errors with create_error_response(message, err_type,
     # status_code) (a function, and a static method of every serving class) or builds the body
     # itself: ErrorResponse(error=ErrorInfo(message=..., type=..., code=...)).
     responses=[
-        ResponseBuilder(call="create_error_response", params=["message", "err_type", "status_code", "param"],
-                        message="message", error_type="err_type", status_code="status_code",
-                        default_error_type="BadRequestError", default_status_code=400),
-        ResponseBuilder(call="ErrorInfo", params=["message", "type", "param", "code"],
-                        message="message", error_type="type", status_code="code"),
+        ResponseBuilder(
+            call="create_error_response",
+            params=["message", "err_type", "status_code", "param"],
+            message="message",
+            error_type="err_type",
+            status_code="status_code",
+            default_error_type="BadRequestError",
+            default_status_code=400,
+        ),
+        ResponseBuilder(call="ErrorInfo", params=["message", "type", "param", "code"], message="message", error_type="type", status_code="code"),
     ],
 )
 
@@ -439,8 +458,7 @@ def identify(repo_arg: str | None, upstream_name: str | None, name_override: str
                     owner, name = override or (owner, name)
                     problem = identity_problem(owner, name)
                     if problem is not None:
-                        raise UsageError(f"{repo_arg}: its origin remote names no GitHub repository ({problem}): "
-                                         "say which with --name OWNER/NAME")
+                        raise UsageError(f"{repo_arg}: its origin remote names no GitHub repository ({problem}): say which with --name OWNER/NAME")
                     up = _new_upstream(f"https://{host}/{owner}/{name}", owner, name)
     if up is None:
         up = config.default_upstream
@@ -466,8 +484,7 @@ def own_project(config: Config, upstream: Upstream) -> Upstream | None:
     return _new_upstream(upstream.url, upstream.owner, upstream.repo)
 
 
-def identify_package(spec: str, upstream_name: str | None, name_override: str | None, config: Config,
-                     package: Callable[[], PackageInfo]) -> Upstream:
+def identify_package(spec: str, upstream_name: str | None, name_override: str | None, config: Config, package: Callable[[], PackageInfo]) -> Upstream:
     """Which upstream a ``--pypi`` crawl is of: the one named with ``--upstream``, else the one
     whose ``pypi`` is this package, else the package's own. The package's own takes its identity
     from ``--name`` or from the GitHub URL its metadata gives (``package()`` reads the wheel), and
@@ -478,8 +495,7 @@ def identify_package(spec: str, upstream_name: str | None, name_override: str | 
     package_name = parse_pypi_spec(spec)[0]
     dist = _distribution(package_name)
     if upstream_name is None:
-        upstream_name = next((key for key, up in sorted(config.upstreams.items())
-                              if up.pypi is not None and _distribution(up.pypi) == dist), None)
+        upstream_name = next((key for key, up in sorted(config.upstreams.items()) if up.pypi is not None and _distribution(up.pypi) == dist), None)
     if upstream_name is not None:
         return identify(None, upstream_name, name_override, config)
     info = package()
@@ -488,18 +504,36 @@ def identify_package(spec: str, upstream_name: str | None, name_override: str | 
     else:
         found = github_identity(info.urls, spec)
         if found is None:
-            raise UsageError(f"{spec} is not a configured upstream and its metadata names no GitHub repository: "
-                             "say which with --name OWNER/NAME")
+            raise UsageError(f"{spec} is not a configured upstream and its metadata names no GitHub repository: say which with --name OWNER/NAME")
         owner, name = found
     return _match(config, "github.com", owner, name) or _new_upstream(
-        f"https://github.com/{owner}/{name}", owner, name, include=list(info.packages), pypi=package_name)
+        f"https://github.com/{owner}/{name}", owner, name, include=list(info.packages), pypi=package_name
+    )
 
 
 #: Labels of project URLs that name the repository, most telling first (PEP 753 normalised).
 _URL_LABELS = (("source", "sourcecode", "repository", "repo", "code", "github", "git"), ("homepage", "home"))
 #: github.com paths that are not repositories (sponsors/someone is a Funding link).
-_NOT_OWNERS = {"sponsors", "orgs", "users", "apps", "marketplace", "topics", "features", "settings", "site", "about",
-               "collections", "explore", "organizations", "login", "join", "enterprise", "pricing", "security"}
+_NOT_OWNERS = {
+    "sponsors",
+    "orgs",
+    "users",
+    "apps",
+    "marketplace",
+    "topics",
+    "features",
+    "settings",
+    "site",
+    "about",
+    "collections",
+    "explore",
+    "organizations",
+    "login",
+    "join",
+    "enterprise",
+    "pricing",
+    "security",
+}
 
 
 def github_identity(urls: list[tuple[str, str]], what: str) -> tuple[str, str] | None:

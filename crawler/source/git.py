@@ -72,9 +72,7 @@ class Git:
 
     def run(self, *args: str, timeout: float = GIT_TIMEOUT, check: bool = True, what: str | None = None) -> subprocess.CompletedProcess[bytes]:
         try:
-            proc = subprocess.run(
-                self.cmd(*args), env=self.env, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout
-            )
+            proc = subprocess.run(self.cmd(*args), env=self.env, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise SourceError(f"{what or 'git ' + args[0]}: timed out after {timeout:g}s") from None
         except FileNotFoundError:

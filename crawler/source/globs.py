@@ -98,8 +98,15 @@ class PathFilter:
 
 #: Suffixes of the native languages (``records.NativeInfo.language``) read in an upstream's native trees.
 NATIVE_SUFFIXES = {
-    ".cu": "cuda", ".cuh": "cuda",
-    ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".h": "cpp", ".hpp": "cpp", ".hh": "cpp", ".inl": "cpp",
+    ".cu": "cuda",
+    ".cuh": "cuda",
+    ".cpp": "cpp",
+    ".cc": "cpp",
+    ".cxx": "cpp",
+    ".h": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".inl": "cpp",
     ".rs": "rust",
 }
 

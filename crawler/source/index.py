@@ -39,8 +39,14 @@ def index_url() -> str | None:
     if url:
         return url.split()[0]
     try:
-        proc = subprocess.run([sys.executable, "-m", "pip", "config", "list"], capture_output=True, text=True,
-                              stdin=subprocess.DEVNULL, timeout=60, env=dict(os.environ, PIP_NO_INPUT="1"))
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "config", "list"],
+            capture_output=True,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+            env=dict(os.environ, PIP_NO_INPUT="1"),
+        )
     except (OSError, subprocess.TimeoutExpired):
         return PYPI_SIMPLE
     found = {}
@@ -172,8 +178,7 @@ def download_sdist(package: str, url: str, digest: str, dest: os.PathLike[str], 
     h = hashlib.sha256()
     size = 0
     try:
-        with urllib.request.urlopen(urllib.request.Request(full, headers={"User-Agent": "errcat"}),
-                                    timeout=INDEX_TIMEOUT) as response, open(dest, "wb") as out:
+        with urllib.request.urlopen(urllib.request.Request(full, headers={"User-Agent": "errcat"}), timeout=INDEX_TIMEOUT) as response, open(dest, "wb") as out:
             while chunk := response.read(1 << 20):
                 size += len(chunk)
                 if size > limit:

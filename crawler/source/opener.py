@@ -59,7 +59,6 @@ def open_snapshot(
     return open_local(target, repo, ref, **kw)
 
 
-
 def check_refs(repo: str | None, refs: list[str], upstream: Upstream) -> None:
     """Refuse, before anything is crawled, a ref that cannot be crawled: one that is no ref at all,
     or, in a local repository, one it does not have (a run crawling several refs would otherwise

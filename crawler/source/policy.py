@@ -83,8 +83,7 @@ def classify_repo_arg(arg: str) -> tuple[str, RemoteURL | Path]:
         return "url", parse_https_url(arg)
     if _SCP.match(arg) and not re.match(r"^[A-Za-z]:[\\/]", arg):
         raise SourceError(
-            f"refusing repository {arg!r}: scp-style (host:path) and ssh remotes are not accepted; "
-            "use an https:// URL, or ./PATH for a local directory"
+            f"refusing repository {arg!r}: scp-style (host:path) and ssh remotes are not accepted; use an https:// URL, or ./PATH for a local directory"
         )
     return "path", Path(arg).expanduser()
 

@@ -64,8 +64,17 @@ def _fetch(git: Git, url: str, ref: str) -> str:
     tmp = f"refs/errcat/tmp/{uuid.uuid4().hex}"
     try:
         proc = git.run(
-            "fetch", "--depth", "1", "--no-tags", "--no-recurse-submodules", "--quiet", "--end-of-options",
-            url, f"+{ref}:{tmp}", timeout=FETCH_TIMEOUT, check=False,
+            "fetch",
+            "--depth",
+            "1",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--quiet",
+            "--end-of-options",
+            url,
+            f"+{ref}:{tmp}",
+            timeout=FETCH_TIMEOUT,
+            check=False,
         )
         if proc.returncode != 0:
             msg = first_line(proc.stderr)
@@ -84,8 +93,7 @@ def _fetch(git: Git, url: str, ref: str) -> str:
         git.run("update-ref", "-d", tmp, check=False)
 
 
-def open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False,
-                 progress: Progress = quiet, **kw: Any) -> Snapshot:
+def open_remote(remote: RemoteURL, ref: str | None, cache_dir: Path | None, *, _allow_file: bool = False, progress: Progress = quiet, **kw: Any) -> Snapshot:
     """A snapshot from the cache's bare repository of ``remote``, fetching what it lacks.
 
     The repository is errcat's own cache, so damage to it (a garbled HEAD or config, a corrupt
@@ -134,8 +142,7 @@ def _set_aside_if_damaged(dest: Path, allow_file: bool, exc: SourceError, progre
     network failure, an unknown ref) stands and is raised."""
     if (dest / "HEAD").is_file():
         try:
-            sound = Git(dest, allow_file=allow_file).run(
-                "fsck", "--no-dangling", "--no-progress", timeout=FETCH_TIMEOUT, check=False).returncode == 0
+            sound = Git(dest, allow_file=allow_file).run("fsck", "--no-dangling", "--no-progress", timeout=FETCH_TIMEOUT, check=False).returncode == 0
         except SourceError:
             sound = True  # fsck could not tell (timed out): nothing is thrown away on a guess
         if sound:
@@ -147,8 +154,7 @@ def _set_aside_if_damaged(dest: Path, allow_file: bool, exc: SourceError, progre
     progress(f"the cached repository {dest.name} is damaged ({exc}): moved aside to {aside.name}, fetching afresh")
 
 
-def _open_remote_in(dest: Path, remote: RemoteURL, ref: str | None, allow_file: bool, progress: Progress,
-                    **kw: Any) -> Snapshot:
+def _open_remote_in(dest: Path, remote: RemoteURL, ref: str | None, allow_file: bool, progress: Progress, **kw: Any) -> Snapshot:
     upstream = kw["upstream"]
     created = [p for p in (dest.parent.parent, dest.parent, dest) if not p.exists()]
     git = _ensure_bare(dest, allow_file)

@@ -31,7 +31,6 @@ from crawler.source.policy import has_control
 # --------------------------------------------------------------------------- snapshot
 
 
-
 class UpstreamLayout(Protocol):
     """What opening a commit or a wheel reads of the upstream's configuration: ``config.Upstream``,
     whose module uses this one and the wheel's (a local repository's git directory, a PyPI
@@ -49,6 +48,7 @@ class UpstreamLayout(Protocol):
     def path_prefix(self) -> str: ...
 
     def tag_of(self, version: str) -> str | None: ...
+
 
 @dataclass(frozen=True)
 class FileEntry:
@@ -124,9 +124,14 @@ def _decode_path(raw: bytes) -> tuple[str, str | None]:
     return text, None
 
 
-def _list_tree(git: Git, commit: str, select: PathFilter | Selection, max_blob_bytes: int,
-               also: str | None = None, tests: PathFilter | None = None,
-               ) -> tuple[list[FileEntry], list[Skipped], FileEntry | None, list[FileEntry]]:
+def _list_tree(
+    git: Git,
+    commit: str,
+    select: PathFilter | Selection,
+    max_blob_bytes: int,
+    also: str | None = None,
+    tests: PathFilter | None = None,
+) -> tuple[list[FileEntry], list[Skipped], FileEntry | None, list[FileEntry]]:
     """Selected files, skipped selected paths, the regular file at ``also`` (selected or not),
     and the test files ``tests`` selects (a test file is never a selected file: it gives no
     entry; a bad one is skipped with a reason that says it is a test file)."""
@@ -152,8 +157,7 @@ def _list_tree(git: Git, commit: str, select: PathFilter | Selection, max_blob_b
         if is_test and not bad and regular and int(size) <= max_blob_bytes:
             test_files.append(FileEntry(path, oid, int(size)))
         elif is_test:
-            skipped.append(Skipped(path=path, reason="test file: " + (bad or "symlink, submodule, other than a regular file "
-                                                                       "or over the size limit")))
+            skipped.append(Skipped(path=path, reason="test file: " + (bad or "symlink, submodule, other than a regular file or over the size limit")))
         elif bad:
             skipped.append(Skipped(path=path, reason=bad))
         elif mode == "120000":
@@ -201,8 +205,12 @@ def _cat_file_reader(git: Git, timeout: float = GIT_TIMEOUT) -> Callable[[list[F
         if not entries:
             return
         proc = subprocess.Popen(
-            git.cmd("cat-file", "--batch", "--buffer"), env=git.env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, bufsize=1 << 20,
+            git.cmd("cat-file", "--batch", "--buffer"),
+            env=git.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            bufsize=1 << 20,
         )
         assert proc.stdin is not None and proc.stdout is not None
         stdin, stdout = proc.stdin, proc.stdout
@@ -261,8 +269,7 @@ def _commit_date(git: Git, commit: str) -> str:
                 try:
                     return _dt.datetime.fromtimestamp(int(m.group(1)), tz).isoformat()
                 except (ValueError, OverflowError, OSError):  # past year 9999: no ISO 8601 date to give
-                    raise SourceError(f"commit {commit} has a committer date past what ISO 8601 writes "
-                                      f"({int(m.group(1))} s after 1970)") from None
+                    raise SourceError(f"commit {commit} has a committer date past what ISO 8601 writes ({int(m.group(1))} s after 1970)") from None
     raise SourceError(f"commit {commit} has no readable committer date")
 
 
@@ -285,8 +292,9 @@ def _upstream_from(recorded: str | None, commit: str) -> tuple[str | None, str |
     return None, recorded
 
 
-def open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: UpstreamLayout,
-              include: list[str], exclude: list[str], max_blob_bytes: int) -> Snapshot:
+def open_git(
+    git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream: UpstreamLayout, include: list[str], exclude: list[str], max_blob_bytes: int
+) -> Snapshot:
     select = Selection(include, exclude, upstream.native_globs)
     tests = PathFilter(upstream.tests, exclude) if upstream.tests else None
     files, skipped, vf, test_files = _list_tree(git, commit, select, max_blob_bytes, upstream.version_file, tests)
@@ -296,9 +304,18 @@ def open_git(git: Git, commit: str, *, repo: RepoRef, ref: str | None, upstream:
         for _, data in reader([vf]):
             upstream_commit, recorded = _upstream_from(recorded_commit(data, upstream.version_pattern), commit)
     return Snapshot(
-        repo=repo, commit=commit, commit_date=_commit_date(git, commit), upstream_commit=upstream_commit,
-        ref=ref, source="git", files=files, skipped=skipped, tests=test_files, upstream_recorded=recorded,
-        permalinks=permalinks_of(repo, upstream_commit or recorded or commit), _reader=reader,
+        repo=repo,
+        commit=commit,
+        commit_date=_commit_date(git, commit),
+        upstream_commit=upstream_commit,
+        ref=ref,
+        source="git",
+        files=files,
+        skipped=skipped,
+        tests=test_files,
+        upstream_recorded=recorded,
+        permalinks=permalinks_of(repo, upstream_commit or recorded or commit),
+        _reader=reader,
         vouch=lambda earlier: _ancestor_date(git, earlier, commit),
     )
 
@@ -340,7 +357,10 @@ def local_git_dir(path: Path, shown: str) -> Path:
     try:
         proc = subprocess.run(
             [*git_cmd(None, True), "-C", str(path), "rev-parse", "--absolute-git-dir"],
-            env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=GIT_TIMEOUT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=GIT_TIMEOUT,
         )
     except subprocess.TimeoutExpired:
         raise SourceError(f"{shown}: git timed out") from None

@@ -130,8 +130,21 @@ def _download_wheel(name: str, version: str, root: Path, progress: Progress = qu
         tmp.mkdir()
         # Not --quiet: pip prints its progress only at its default verbosity (to stdout, read above).
         shows = ["--progress-bar", "raw"] if _pip_has_raw_progress() else ["--quiet"]
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "--no-input",
-               "--disable-pip-version-check", *shows, "-d", str(tmp), f"{name}=={version}"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--no-input",
+            "--disable-pip-version-check",
+            *shows,
+            "-d",
+            str(tmp),
+            f"{name}=={version}",
+        ]
         env = dict(os.environ, PIP_NO_INPUT="1")
         returncode, stderr = _run_pip(cmd, env, f"downloading {name}=={version}", progress, tmp)
         if returncode != 0:
@@ -193,10 +206,14 @@ def _pip_failure(name: str, version: str, stderr: str) -> str:
             continue
         versions = [v.strip() for v in m.group(1).split(",") if re.fullmatch(r"[\w.!+-]{1,40}", v.strip())]
         if not versions or m.group(1).strip() == "none":
-            return (f"no such package on the package index: {name} (or no wheel of it: errcat reads released wheels); "
-                    "check the name, e.g. with `pip index versions NAME`")
-        return (f"no such release: {name}=={version} is not on the package index (the newest is {visible(versions[-1])}); "
-                f"see them all with `pip index versions {name}`")
+            return (
+                f"no such package on the package index: {name} (or no wheel of it: errcat reads released wheels); "
+                "check the name, e.g. with `pip index versions NAME`"
+            )
+        return (
+            f"no such release: {name}=={version} is not on the package index (the newest is {visible(versions[-1])}); "
+            f"see them all with `pip index versions {name}`"
+        )
     errs = [ln for ln in lines if ln.startswith("ERROR") and "Ignored the following yanked versions" not in ln] or lines or ["failed"]
     return f"pip download {name}=={version}: {visible(errs[0])}"
 
@@ -282,16 +299,15 @@ class _Sdist:
             if m.name.rstrip("/") == top.rstrip("/"):
                 continue
             if not m.name.startswith(top):
-                self.skipped.append(Skipped(path=escape_path(m.name.encode("utf-8", "surrogateescape")),
-                                            reason="outside the source distribution's top directory"))
+                self.skipped.append(
+                    Skipped(path=escape_path(m.name.encode("utf-8", "surrogateescape")), reason="outside the source distribution's top directory")
+                )
             elif m.isdir():
                 self._infos.append(_Member(name.rstrip("/") + "/", 0o040000 << 16, 0, m))
             elif m.issym() or m.islnk():
-                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")),
-                                            reason="symlink" if m.issym() else "hard link"))
+                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")), reason="symlink" if m.issym() else "hard link"))
             elif not m.isreg():
-                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")),
-                                            reason="not a regular file"))
+                self.skipped.append(Skipped(path=escape_path(name.encode("utf-8", "surrogateescape")), reason="not a regular file"))
             else:
                 self._infos.append(_Member(name, (0o100000 | (m.mode & 0o777)) << 16, m.size, m))
 
@@ -327,9 +343,20 @@ _WHEEL_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,251}\.whl")
 _SDIST_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,248}\.tar\.gz")
 
 
-def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayout, include: list[str],
-               exclude: list[str], max_blob_bytes: int = 2_000_000, version: str | None = None,
-               package: str | None = None, uploaded: str | None = None, progress: Progress = quiet) -> Snapshot:
+def open_wheel(
+    path: Path,
+    *,
+    source: str,
+    repo: RepoRef,
+    upstream: UpstreamLayout,
+    include: list[str],
+    exclude: list[str],
+    max_blob_bytes: int = 2_000_000,
+    version: str | None = None,
+    package: str | None = None,
+    uploaded: str | None = None,
+    progress: Progress = quiet,
+) -> Snapshot:
     """A snapshot of a wheel's files: paths as in the archive, blob ids as git would give them.
 
     Globs and the version file are the repository's paths: a file is selected as
@@ -402,20 +429,31 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
         # A release names the one file it was read from: its wheel, or the sdist of a release that has none.
         if package is not None and version is not None:
             if not (_SDIST_NAME if sdist else _WHEEL_NAME).fullmatch(path.name):
-                raise SourceError(f"the {'sdist' if sdist else 'wheel'}'s file name {escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
-                                  "is not one a package index gives")
-            release = Release(package=canonical_package(package), version=version, uploaded=uploaded,
-                              **({"sdist": path.name} if sdist else {"wheel": path.name}),
-                              commit="recorded" if upstream_commit else "files")
+                raise SourceError(
+                    f"the {'sdist' if sdist else 'wheel'}'s file name {escape_path(path.name.encode('utf-8', 'surrogateescape'))!r} "
+                    "is not one a package index gives"
+                )
+            release = Release(
+                package=canonical_package(package),
+                version=version,
+                uploaded=uploaded,
+                **({"sdist": path.name} if sdist else {"wheel": path.name}),
+                commit="recorded" if upstream_commit else "files",
+            )
         permalinks = permalinks_of(
-            repo, upstream_commit or short, tag,
+            repo,
+            upstream_commit or short,
+            tag,
             f"this release of the package ({version}) names no commit or tag of {repo.owner}/{repo.name}, so these "
-            "lines are not linked to the repository: the code shown is the released package's own")
+            "lines are not linked to the repository: the code shown is the released package's own",
+        )
         if permalinks["basis"] == "none" and tag is None and version is not None:
-            progress(f"note: the pages will have no links to {repo.url}: the release names no commit or tag of it. If its "
-                     f"release tags are like v{version}, say so in errcat.toml (tag = \"v{{version}}\" under the upstream, "
-                     f"with url = \"{repo.url}\" and pypi = \"...\"), or crawl the repository's tag instead "
-                     "(errcat crawl --repo URL --ref TAG)")
+            progress(
+                f"note: the pages will have no links to {repo.url}: the release names no commit or tag of it. If its "
+                f'release tags are like v{version}, say so in errcat.toml (tag = "v{{version}}" under the upstream, '
+                f'with url = "{repo.url}" and pypi = "..."), or crawl the repository\'s tag instead '
+                "(errcat crawl --repo URL --ref TAG)"
+            )
     except BaseException:
         zf.close()
         raise
@@ -430,9 +468,22 @@ def open_wheel(path: Path, *, source: str, repo: RepoRef, upstream: UpstreamLayo
                 raise SourceError(f"{e.path}: contents changed in {path.name}")
             yield e, data
 
-    return Snapshot(repo=repo, commit=commit, commit_date=None, upstream_commit=upstream_commit, ref=None,
-                    source=source, files=files, skipped=skipped, upstream_recorded=short, permalinks=permalinks,
-                    link_prefix=prefix, release=release, _reader=read, _closers=[zf.close])
+    return Snapshot(
+        repo=repo,
+        commit=commit,
+        commit_date=None,
+        upstream_commit=upstream_commit,
+        ref=None,
+        source=source,
+        files=files,
+        skipped=skipped,
+        upstream_recorded=short,
+        permalinks=permalinks,
+        link_prefix=prefix,
+        release=release,
+        _reader=read,
+        _closers=[zf.close],
+    )
 
 
 T = TypeVar("T")
@@ -491,8 +542,7 @@ def _with_wheel(spec: str, cache_dir: Path | None, progress: Progress, use: Call
             except OSError as e:
                 raise SourceError(f"{exc}; it cannot be moved aside: {e.strerror or e}") from None
             if retry or not cached:
-                raise SourceError(f"the wheel of {name}=={version} from the package index is damaged: {exc.reason} "
-                                  f"(set aside as {aside})") from None
+                raise SourceError(f"the wheel of {name}=={version} from the package index is damaged: {exc.reason} (set aside as {aside})") from None
             progress(f"the cached wheel {wheel.name} is damaged ({exc.reason}): moved aside to {aside.name}, downloading it again")
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -500,12 +550,13 @@ def _with_wheel(spec: str, cache_dir: Path | None, progress: Progress, use: Call
 def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = quiet, **kw: Any) -> Snapshot:
     """A snapshot of NAME==VERSION's wheel (see ``_with_wheel`` for a damaged one)."""
     name, _ = parse_pypi_spec(spec)
+
     def use(wheel: Path, version: str) -> Snapshot:
         if wheel.name.endswith(".tar.gz"):  # no wheel: the source distribution, said in the source
-            return open_wheel(wheel, source=f"pypi:{name}=={version} (sdist {wheel.name})", version=version, package=name,
-                              progress=progress, **kw)
-        return open_wheel(wheel, source=f"pypi:{name}=={version}", version=version, package=name,
-                          uploaded=_upload_time(name, wheel, progress), progress=progress, **kw)
+            return open_wheel(wheel, source=f"pypi:{name}=={version} (sdist {wheel.name})", version=version, package=name, progress=progress, **kw)
+        return open_wheel(
+            wheel, source=f"pypi:{name}=={version}", version=version, package=name, uploaded=_upload_time(name, wheel, progress), progress=progress, **kw
+        )
 
     return _with_wheel(spec, cache_dir, progress, use)
 
@@ -533,8 +584,7 @@ def wheel_info(path: Path) -> PackageInfo:
         pattern = r"PKG-INFO" if isinstance(archive, _Sdist) else r"[^/]+\.dist-info/METADATA"
         metas = [i for i in infos if re.fullmatch(pattern, i.filename)]
         if len(metas) != 1:
-            raise SourceError(f"{path.name}: expected one {'PKG-INFO' if isinstance(archive, _Sdist) else '*.dist-info/METADATA'}, "
-                              f"found {len(metas)}")
+            raise SourceError(f"{path.name}: expected one {'PKG-INFO' if isinstance(archive, _Sdist) else '*.dist-info/METADATA'}, found {len(metas)}")
         if metas[0].file_size > METADATA_MAX_BYTES:
             raise SourceError(f"{path.name}: METADATA is over {METADATA_MAX_BYTES} bytes")
         raw = _zread(archive, metas[0], path)

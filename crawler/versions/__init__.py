@@ -1,2 +1,1 @@
-"""Versions: diff two catalogues, fold history across releases, sync with upstream.
-"""
+"""Versions: diff two catalogues, fold history across releases, sync with upstream."""

@@ -155,8 +155,16 @@ def _drafts(artifact: Path, files: dict[str, int], owner: str, name: str, record
     return drafts
 
 
-def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | None = None,
-          progress: Progress = quiet, url: str | None = None, curated: Path | None = None) -> Adopted:
+def adopt(
+    artifact: Path,
+    out: Path,
+    owner: str,
+    name: str,
+    changelog: Path | None = None,
+    progress: Progress = quiet,
+    url: str | None = None,
+    curated: Path | None = None,
+) -> Adopted:
     """Check the artifact and write its dataset to ``OUT/<owner>/<name>/`` (and its changelog,
     and its drafts to ``CURATED/<owner>/<name>/``); ``url``: the upstream's, which the manifest
     must name (its permalinks' host is that one's)."""
@@ -176,12 +184,11 @@ def adopt(artifact: Path, out: Path, owner: str, name: str, changelog: Path | No
     if problems:
         raise DataError(f"refusing the artifact: {problems.total:,} problem(s) in its dataset, the first: {problems[0]}")
     prefix = f"output/{owner}/{name}/"
-    data = {rel[len(prefix):]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
+    data = {rel[len(prefix) :]: (artifact / rel).read_bytes() for rel in sorted(files) if rel.startswith(prefix)}
     manifest = orjson.loads(data[MANIFEST])  # schema-valid: the fields below exist and are typed
     repo = manifest["repo"]
     if (repo["owner"], repo["name"]) != (owner, name) or (url is not None and repo["url"] != url):
-        raise DataError(f"refusing the artifact: its manifest names {visible(repo['url'])} ({repo['owner']}/{repo['name']}), "
-                        f"not {url or f'{owner}/{name}'}")
+        raise DataError(f"refusing the artifact: its manifest names {visible(repo['url'])} ({repo['owner']}/{repo['name']}), not {url or f'{owner}/{name}'}")
     if manifest.get("content_digest") != content_digest(data):
         raise DataError("refusing the artifact: its files do not hash to the manifest's content_digest")
     try:

@@ -110,6 +110,7 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
             rest.append(s)
     taken = {id(n) for _, n in pairs}
     old_left, new_left = rest, [s for s in new_left if id(s) not in taken]
+
     # 2. the file moved (same file name, same function), when exactly one site on each side fits.
     def spot(s: Site) -> tuple[str, str]:
         return s.path.rpartition("/")[2], s.qualname
@@ -121,6 +122,7 @@ def match_sites(old: list[Site], new: list[Site]) -> tuple[list[tuple[Site, Site
         pairs.append((next(s for s in old_left if spot(s) == k), next(s for s in new_left if spot(s) == k)))
     old_left = [s for s in old_left if spot(s) not in moved]
     new_left = [s for s in new_left if spot(s) not in moved]
+
     # 2b. the function moved to another file (a module split: chat_utils.py to content_parser.py),
     # when it is raised from as often on each side: in line order. Not a module's own function
     # (``__getattr__``, ``<module>``): every module has one, and another's is another site.
@@ -210,8 +212,6 @@ def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, R
     return links
 
 
-
-
 def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *, old_side: Side, new_side: Side) -> DiffReport:
     """Classify every difference between two record sets of one repository."""
     old = {r.id: r for r in live(old_records)}
@@ -219,18 +219,37 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
     changes: list[Change] = []
     counts = DiffCounts()
 
-    def record_change(kind: ChangeKind, record: Record, summary: str, location: SiteRef, *, before: Record | None = None,
-                      similarity: float | None = None, sites: list[SiteChange] | None = None) -> None:
+    def record_change(
+        kind: ChangeKind,
+        record: Record,
+        summary: str,
+        location: SiteRef,
+        *,
+        before: Record | None = None,
+        similarity: float | None = None,
+        sites: list[SiteChange] | None = None,
+    ) -> None:
         label = CHANGED_WORDS[record.kind] if kind is ChangeKind.EXCEPTION_CHANGED else kind.label
-        changes.append(Change(
-            kind=kind, summary=f"{label}: {summary}", id=record.id, entry_kind=record.kind,
-            status_code=_status(record), old_status_code=_status(before) if before is not None else None,
-            old_id=before.id if before is not None else None,
-            title=record.title, old_title=before.title if before is not None else None,
-            exception=record.exception_word, old_exception=before.exception_word if before is not None else None,
-            template=record.message.text, old_template=before.message.text if before is not None else None,
-            location=location, similarity=similarity, sites=sites or [],
-        ))
+        changes.append(
+            Change(
+                kind=kind,
+                summary=f"{label}: {summary}",
+                id=record.id,
+                entry_kind=record.kind,
+                status_code=_status(record),
+                old_status_code=_status(before) if before is not None else None,
+                old_id=before.id if before is not None else None,
+                title=record.title,
+                old_title=before.title if before is not None else None,
+                exception=record.exception_word,
+                old_exception=before.exception_word if before is not None else None,
+                template=record.message.text,
+                old_template=before.message.text if before is not None else None,
+                location=location,
+                similarity=similarity,
+                sites=sites or [],
+            )
+        )
         setattr(counts, kind.name.lower(), counts.of(kind) + 1)
 
     for eid in sorted(old.keys() & new.keys()):
@@ -239,22 +258,33 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         if pairs:
             moved = [(_ref(a), _ref(b)) for a, b in pairs]
             text = ", ".join(f"{_where(o)} -> {n.line if o.path == n.path else _where(n)}" for o, n in moved)
-            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after),
-                          sites=[SiteChange(old=o, new=n) for o, n in moved])
+            record_change(ChangeKind.MOVED, after, f"{after.title} ({text})", _primary(after), sites=[SiteChange(old=o, new=n) for o, n in moved])
         if added_sites:
             added = [_ref(s) for s in added_sites]
-            record_change(ChangeKind.SITES_ADDED, after, f"{after.title} (+{len(added)}: {', '.join(_where(r) for r in added)})",
-                          added[0], sites=[SiteChange(new=r) for r in added])
+            record_change(
+                ChangeKind.SITES_ADDED,
+                after,
+                f"{after.title} (+{len(added)}: {', '.join(_where(r) for r in added)})",
+                added[0],
+                sites=[SiteChange(new=r) for r in added],
+            )
         if removed_sites:
             removed = [_ref(s) for s in removed_sites]
-            record_change(ChangeKind.SITES_REMOVED, after, f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
-                          _primary(after), sites=[SiteChange(old=r) for r in removed])
+            record_change(
+                ChangeKind.SITES_REMOVED,
+                after,
+                f"{after.title} (-{len(removed)}: {', '.join(_where(r) for r in removed)})",
+                _primary(after),
+                sites=[SiteChange(old=r) for r in removed],
+            )
         # the same error answered with another HTTP status, or a raise whose class errcat named by
         # the variable it is held in and now knows it cannot tell ("(unknown)"): the id keeps, the answer changed
         answered = _status(before) != _status(after) or before.exception_word != after.exception_word
         if answered:
-            summary = (f"{after.title} ({answer(before.exception_word, before.kind, _status(before))} -> "
-                       f"{answer(after.exception_word, after.kind, _status(after))}, {_where(_primary(after))})")
+            summary = (
+                f"{after.title} ({answer(before.exception_word, before.kind, _status(before))} -> "
+                f"{answer(after.exception_word, after.kind, _status(after))}, {_where(_primary(after))})"
+            )
             record_change(ChangeKind.EXCEPTION_CHANGED, after, summary, _primary(after), before=before)
         if not (pairs or added_sites or removed_sites or answered):
             counts.unchanged += 1
@@ -267,8 +297,10 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
         linked_old.add(before.id)
         linked_new.add(after.id)
         if kind is ChangeKind.EXCEPTION_CHANGED:
-            summary = (f"{after.title} ({answer(before.exception_word, before.kind, _status(before))} -> "
-                       f"{answer(after.exception_word, after.kind, _status(after))}, {_where(_primary(after))})")
+            summary = (
+                f"{after.title} ({answer(before.exception_word, before.kind, _status(before))} -> "
+                f"{answer(after.exception_word, after.kind, _status(after))}, {_where(_primary(after))})"
+            )
             record_change(kind, after, summary, _primary(after), before=before)
         else:
             was, now = changed_wording(before.message.text, after.message.text)
@@ -277,13 +309,19 @@ def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *
     for after in came:
         if after.id not in linked_new:
             where = _primary(after)
-            record_change(ChangeKind.ADDED, after, f"{after.title} ({after.exception_word}, {_where(where)})", where,
-                          sites=[SiteChange(new=_ref(s)) for s in after.sites])
+            record_change(
+                ChangeKind.ADDED, after, f"{after.title} ({after.exception_word}, {_where(where)})", where, sites=[SiteChange(new=_ref(s)) for s in after.sites]
+            )
     for before in gone:
         if before.id not in linked_old:
             where = _primary(before)
-            record_change(ChangeKind.REMOVED, before, f"{before.title} ({before.exception_word}, {_where(where)})", where,
-                          sites=[SiteChange(old=_ref(s)) for s in before.sites])
+            record_change(
+                ChangeKind.REMOVED,
+                before,
+                f"{before.title} ({before.exception_word}, {_where(where)})",
+                where,
+                sites=[SiteChange(old=_ref(s)) for s in before.sites],
+            )
 
     changes.sort(key=lambda c: (KIND_ORDER[c.kind], c.location.path, c.location.line, c.id))
     return DiffReport(repo=new_side.repo, old=old_side, new=new_side, counts=counts, changes=changes)
@@ -296,8 +334,14 @@ def side_of(manifest: Manifest, records: list[Record]) -> Side:
 
 def side_with(manifest: Manifest, entries: int) -> Side:
     """:func:`side_of`, given the number of live entries."""
-    return Side(repo=f"{manifest.repo.owner}/{manifest.repo.name}", commit=manifest.commit, ref=manifest.ref,
-                release=release_of(manifest.source), upstream_commit=manifest.upstream_commit, entries=entries)
+    return Side(
+        repo=f"{manifest.repo.owner}/{manifest.repo.name}",
+        commit=manifest.commit,
+        ref=manifest.ref,
+        release=release_of(manifest.source),
+        upstream_commit=manifest.upstream_commit,
+        entries=entries,
+    )
 
 
 def live_data(records: Iterable[RecordData]) -> list[RecordData]:
@@ -309,12 +353,17 @@ def _answered(record: RecordData) -> tuple[frozenset[tuple[str, int]], str, int 
     """What :func:`diff_records` compares of an id on both sides: where its sites are, what it
     raises, the HTTP status it answers with. Equal on both sides: the id is unchanged."""
     response = record.get("response")
-    return (frozenset((site["path"], site["line"]) for site in record["sites"]), exception_word(record),
-            response.get("status_code") if response else None)
+    return (frozenset((site["path"], site["line"]) for site in record["sites"]), exception_word(record), response.get("status_code") if response else None)
 
 
-def diff_data(old_records: Iterable[RecordData], new_records: Iterable[RecordData], *, old_side: Side, new_side: Side,
-              models: tuple[Callable[[RecordData], Record], Callable[[RecordData], Record]]) -> DiffReport:
+def diff_data(
+    old_records: Iterable[RecordData],
+    new_records: Iterable[RecordData],
+    *,
+    old_side: Side,
+    new_side: Side,
+    models: tuple[Callable[[RecordData], Record], Callable[[RecordData], Record]],
+) -> DiffReport:
     """:func:`diff_records` of records as plain data (what ``sync`` reads and crawls): an id
     whose sites, exception and status are the same on both sides is unchanged (``diff_records``
     finds no move, no site added or removed, no answer changed), and only the rest become models
@@ -324,7 +373,11 @@ def diff_data(old_records: Iterable[RecordData], new_records: Iterable[RecordDat
     new = {r["id"]: r for r in live_data(new_records)}
     same = {eid for eid in old.keys() & new.keys() if _answered(old[eid]) == _answered(new[eid])}
     old_model, new_model = models
-    report = diff_records([old_model(r) for eid, r in old.items() if eid not in same],
-                          [new_model(r) for eid, r in new.items() if eid not in same], old_side=old_side, new_side=new_side)
+    report = diff_records(
+        [old_model(r) for eid, r in old.items() if eid not in same],
+        [new_model(r) for eid, r in new.items() if eid not in same],
+        old_side=old_side,
+        new_side=new_side,
+    )
     report.counts.unchanged += len(same)
     return report

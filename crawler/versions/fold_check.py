@@ -90,8 +90,7 @@ def _read(directory: int, name: str, where: str, most: int, together: bool = Fal
         with os.fdopen(os.dup(fd), "rb") as fh:
             data = fh.read(most + 1) if st.st_size <= most else b""
         if st.st_size > most or len(data) > most:  # (grown since: read no further)
-            what = "its files are larger than a release's may be together" if together else \
-                f"{_name(name)} is larger than a dataset's file may be"
+            what = "its files are larger than a release's may be together" if together else f"{_name(name)} is larger than a dataset's file may be"
             raise DataError(f"{where}: {what}")
         return data
     finally:
@@ -135,8 +134,9 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
             raise DataError(f"{where}: {ERRORS} cannot be read ({exc.strerror or exc})") from None
         if errors is not None:
             try:
-                records = {name[: -len(".json")]: budget.read(errors, name, where, MAX_RECORD_BYTES)
-                           for name in _listing(errors, where, RECORD_FILE, f"{ERRORS}/")}
+                records = {
+                    name[: -len(".json")]: budget.read(errors, name, where, MAX_RECORD_BYTES) for name in _listing(errors, where, RECORD_FILE, f"{ERRORS}/")
+                }
             finally:
                 os.close(errors)
     finally:
@@ -147,8 +147,7 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
     if _parsed(files[MANIFEST]) != manifest:  # the fold goes by the manifest read before
         raise DataError(f"{where}: its {MANIFEST} is not the one read before it was checked (changed meanwhile)")
     if content_digest(files) != manifest.content_digest:
-        raise DataError(f"{where}: its files do not hash to its manifest's content_digest "
-                        "(a file edited, cut short, added or removed since it was written)")
+        raise DataError(f"{where}: its files do not hash to its manifest's content_digest (a file edited, cut short, added or removed since it was written)")
     return records
 
 
@@ -173,8 +172,7 @@ def matching(records: Iterator[RecordData], files: dict[str, bytes], release: st
         except orjson.JSONDecodeError:
             same = False
         if not same:
-            raise DataError(f"{where}: {record_file(rid)} is not the record {RECORDS} holds for {rid} "
-                            "(a record file's name is its record's id)")
+            raise DataError(f"{where}: {record_file(rid)} is not the record {RECORDS} holds for {rid} (a record file's name is its record's id)")
         yield record
     if files:
         rid = min(files)

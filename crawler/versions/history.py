@@ -100,8 +100,20 @@ def _key_inputs(record: RecordData) -> bytes:
     site = record["sites"][0]
     # keys sorted: a record a crawl made and the same record read from a dataset hold the
     # template's keys in another order (unsorted, no sync's new record matched its old self)
-    return orjson.dumps([site["exception_qualname"], site["exception"], site["template"], site.get("kind"),
-                         site["module"], site["qualname"], site.get("condition"), site.get("log"), site.get("response")], option=orjson.OPT_SORT_KEYS)
+    return orjson.dumps(
+        [
+            site["exception_qualname"],
+            site["exception"],
+            site["template"],
+            site.get("kind"),
+            site["module"],
+            site["qualname"],
+            site.get("condition"),
+            site.get("log"),
+            site.get("response"),
+        ],
+        option=orjson.OPT_SORT_KEYS,
+    )
 
 
 def _paths(record: RecordData) -> tuple[str, ...]:
@@ -258,12 +270,19 @@ class Fold:
         """Take records as they are, history included (a dataset written with history)."""
         for record in records:
             history = record.get("history")
-            self._entries[record["id"]] = _Entry(_record_key(record), _key_inputs(record),
-                                                 History.model_validate(history) if history else None,
-                                                 _paths(record), _pack(record))
+            self._entries[record["id"]] = _Entry(
+                _record_key(record), _key_inputs(record), History.model_validate(history) if history else None, _paths(record), _pack(record)
+            )
 
-    def add(self, records: Iterable[RecordData], version: str | None, commit: str, last: bool = False,
-            kept: Kept | None = None, skipped: frozenset[str] = frozenset()) -> None:
+    def add(
+        self,
+        records: Iterable[RecordData],
+        version: str | None,
+        commit: str,
+        last: bool = False,
+        kept: Kept | None = None,
+        skipped: frozenset[str] = frozenset(),
+    ) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts); ``last``:
         no version follows, so the fold may keep these records as they are (the caller holds
         them anyway) instead of only packed. ``kept``: the same release as the cache holds it
@@ -293,8 +312,7 @@ class Fold:
         items = {row[0]: _Item(row[1], b"", row[2], line) for row, line in zip(kept.rows, kept.lines, strict=True)}
         self._advance(items, Lifetime(version=version, commit=commit), lambda eid: _unpack(items[eid].packed or b""), skipped)
 
-    def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData],
-                 skipped: frozenset[str] = frozenset()) -> None:
+    def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData], skipped: frozenset[str] = frozenset()) -> None:
         """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict,
         ``skipped`` the files this version's crawl did not read."""
         before_now, self.at = self.at, now
@@ -304,8 +322,7 @@ class Fold:
             if known is not None and known.key != item.key:
                 raise DataError(f"id collision: {eid} was {known.key!r} and is now {item.key!r}; ids are never reused")
         # Missing, but raised in a file this crawl did not read: unread, left as it was (not gone).
-        gone_ids = sorted(eid for eid, e in self._entries.items()
-                          if not e.retired and eid not in items and not _unread(e.paths, skipped))
+        gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in items and not _unread(e.paths, skipped))
         came_ids = sorted(items.keys() - self._entries.keys())
         replaces: dict[str, list[str]] = {}
         replaced_by: dict[str, str] = {}
@@ -318,11 +335,14 @@ class Fold:
             # Last seen before the version just before this one (that crawl did not read its file):
             # gone somewhere between, found gone here.
             between = h.last_seen is not None and before_now is not None and h.last_seen != before_now
-            entry.history = h.model_copy(update={
-                "retired": True, "removed_in": now, "replaced_by": replaced_by.get(eid),
-                "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen
-                else f"removed in {label(now)}",
-            })
+            entry.history = h.model_copy(
+                update={
+                    "retired": True,
+                    "removed_in": now,
+                    "replaced_by": replaced_by.get(eid),
+                    "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen else f"removed in {label(now)}",
+                }
+            )
         # An entry with no move and no new link has the history it had, seen now: made once for
         # every entry that had that very history (histories are never changed in place, only
         # replaced), so a release costs a few hundred histories, not one per entry.
@@ -351,9 +371,7 @@ class Fold:
                 paths += tuple(p for p in known.paths if p in skipped and p not in paths)
             self._entries[eid] = _Entry(item.key, item.key_inputs, history, paths, packed)
 
-
-    def _linked(self, gone_ids: list[str], came: dict[str, tuple[str, ...]],
-                record_of: Callable[[str], RecordData]) -> list[tuple[str, str]]:
+    def _linked(self, gone_ids: list[str], came: dict[str, tuple[str, ...]], record_of: Callable[[str], RecordData]) -> list[tuple[str, str]]:
         """(gone id, come id) of each gone entry ``diff.link`` pairs with a come one (``came``:
         their keys by id, ``record_of`` a come id's record): the same error reworded or re-typed."""
         # diff.link pairs a gone and a come entry only when their keys share the kind and either
@@ -367,8 +385,9 @@ class Fold:
         came_keys = {came[eid] for eid in came_ids}
         came_rests = {(k[0], *k[2:]) for k in came_keys}
         came_heads = {k[:2] for k in came_keys}
-        pairable = [eid for eid in gone_ids
-                    if (self._entries[eid].key[0], *self._entries[eid].key[2:]) in came_rests or self._entries[eid].key[:2] in came_heads]
+        pairable = [
+            eid for eid in gone_ids if (self._entries[eid].key[0], *self._entries[eid].key[2:]) in came_rests or self._entries[eid].key[:2] in came_heads
+        ]
         if not (pairable and came_ids):
             return []
         gone = [Record.model_validate(self.record(eid)) for eid in pairable]
@@ -416,8 +435,7 @@ class Fold:
                 came[eid] = record
             move = _gap_move(ours.paths, paths, theirs, last, now, skipped) if ours is not None else None
             moved += move is not None
-            entries[eid] = _Entry(key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs, move),
-                                  paths, _pack(record))
+            entries[eid] = _Entry(key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs, move), paths, _pack(record))
             known.add(eid)
         missing = [eid for eid, e in self._entries.items() if eid not in known and not e.retired]
         gone_ids = sorted(eid for eid in missing if not _unread(self._entries[eid].paths, skipped))
@@ -431,10 +449,14 @@ class Fold:
             # somewhere after the fold's last version, by the catalogue's commit at the latest.
             successor = entries[pairs[eid]].history if eid in pairs else None
             then = successor.first_seen if successor is not None else None
-            note = (f"removed in {label(then)}" if then is not None else
-                    f"removed after {label(last)}, by {label(now)}" if last is not None else f"removed by {label(now)}")
-            entry.history = h.model_copy(update={"retired": True, "removed_in": then or now, "retired_note": note,
-                                                 "replaced_by": pairs.get(eid)})
+            note = (
+                f"removed in {label(then)}"
+                if then is not None
+                else f"removed after {label(last)}, by {label(now)}"
+                if last is not None
+                else f"removed by {label(now)}"
+            )
+            entry.history = h.model_copy(update={"retired": True, "removed_in": then or now, "retired_note": note, "replaced_by": pairs.get(eid)})
         for old_id, new_id in pairs.items():
             later = entries[new_id].history
             assert later is not None  # every catalogue entry's history is set above
@@ -460,8 +482,7 @@ class Gap(NamedTuple):
     unread: int
 
 
-def _gap_move(before: tuple[str, ...], paths: tuple[str, ...], theirs: History, last: Lifetime | None, now: Lifetime,
-              skipped: frozenset[str]) -> Move | None:
+def _gap_move(before: tuple[str, ...], paths: tuple[str, ...], theirs: History, last: Lifetime | None, now: Lifetime, skipped: frozenset[str]) -> Move | None:
     """The move of an entry across the gap between the fold's last version (``last``, where its
     sites were in ``before``) and the catalogue's first state with it (``theirs.first_seen``),
     as ``_move`` finds one between two versions; None when there is no gap (the catalogue's
@@ -495,11 +516,13 @@ def _behind(ours: History | None, theirs: History, gap: Move | None = None) -> H
         return theirs
     mine = [*ours.moved, *([gap] if gap is not None else [])]
     seen = {(m.commit, m.from_path, m.to_path) for m in mine}
-    return theirs.model_copy(update={
-        "first_seen": ours.first_seen if _older(ours.first_seen, theirs.first_seen) else theirs.first_seen,
-        "moved": [*mine, *(m for m in theirs.moved if (m.commit, m.from_path, m.to_path) not in seen)],
-        "replaces": sorted({*ours.replaces, *theirs.replaces}),
-    })
+    return theirs.model_copy(
+        update={
+            "first_seen": ours.first_seen if _older(ours.first_seen, theirs.first_seen) else theirs.first_seen,
+            "moved": [*mine, *(m for m in theirs.moved if (m.commit, m.from_path, m.to_path) not in seen)],
+            "replaces": sorted({*ours.replaces, *theirs.replaces}),
+        }
+    )
 
 
 def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
@@ -535,8 +558,10 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
         f"{len(fold) - fold.retired} entries, {fold.retired} retired.\n"
     )
     if fold.steps and manifest.commit not in {step.commit for step in fold.steps}:  # folded under a catalogue (``Fold.add_catalogue_as_newest``)
-        head += (f"\nFolded behind the catalogue in place at {md_code(release_version(manifest) or revision(manifest))} "
-                 f"({md_code(revision(manifest))}): its records stay as they are, with these releases' history behind them.\n")
+        head += (
+            f"\nFolded behind the catalogue in place at {md_code(release_version(manifest) or revision(manifest))} "
+            f"({md_code(revision(manifest))}): its records stay as they are, with these releases' history behind them.\n"
+        )
     if not fold.steps:
         return head
     # What each version brought, so a reviewer of the whole history sees where it changed.
@@ -553,8 +578,10 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
         count(h.removed_in if h.retired else None, 2)
         for move in h.moved:
             count(Lifetime(version=move.version, commit=move.commit), 3)
-    rows = ["| Version | First seen | Of them replacing an entry (reworded, re-typed) | Retired | Moved to another file |",
-            "| --- | ---: | ---: | ---: | ---: |"]
+    rows = [
+        "| Version | First seen | Of them replacing an entry (reworded, re-typed) | Retired | Moved to another file |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
     for n, step in enumerate(fold.steps):
         first, replacing, retired, moved = counts[(step.version, step.commit)]
         shown = md_code(label(step)) + (" (the first covered: every entry)" if n == 0 else "")
@@ -562,18 +589,27 @@ def summary(fold: Fold, manifest: Manifest, versions: list[str]) -> str:
     gap = fold.gap
     if gap is not None:  # the step from the last release to the catalogue's first state (``Fold.add_catalogue_as_newest``)
         since = f", after {md_code(label(gap.since))}" if gap.since is not None else ""
-        rows.append(f"| {md_code(label(gap.at))} (the catalogue in place{since}) | {gap.first_seen} "
-                    f"| {gap.replacing} | {gap.retired} | {gap.moved} |")
+        rows.append(f"| {md_code(label(gap.at))} (the catalogue in place{since}) | {gap.first_seen} | {gap.replacing} | {gap.retired} | {gap.moved} |")
         if gap.unread:
-            rows.append(f"\n{gap.unread} entr{'y' if gap.unread == 1 else 'ies'} of {md_code(label(gap.since or gap.at))} "
-                        f"the catalogue's crawl did not read (one of their files skipped, see its manifest) stay live as last seen there.")
+            rows.append(
+                f"\n{gap.unread} entr{'y' if gap.unread == 1 else 'ies'} of {md_code(label(gap.since or gap.at))} "
+                f"the catalogue's crawl did not read (one of their files skipped, see its manifest) stay live as last seen there."
+            )
     return head + "\n" + "\n".join(rows) + "\n"
 
 
-def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRecord] | None = None,
-                 vouched: dict[str, str] | None = None, memo: RowMemo | None = None,
-                 reuse: Reuse | None = None, bare: list[bytes] | None = None, write: Write | None = None,
-                 omit: bool = True, documents: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
+def render_state(
+    fold: Fold,
+    manifest: Manifest,
+    previous: dict[str, PreviousRecord] | None = None,
+    vouched: dict[str, str] | None = None,
+    memo: RowMemo | None = None,
+    reuse: Reuse | None = None,
+    bare: list[bytes] | None = None,
+    write: Write | None = None,
+    omit: bool = True,
+    documents: dict[str, tuple[str, Any]] | None = None,
+) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
     The manifest is the newest crawl's (its input digest included, so a plain ``crawl`` of the
@@ -610,10 +646,20 @@ def render_state(fold: Fold, manifest: Manifest, previous: dict[str, PreviousRec
             packing.close()
 
 
-def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], packing: _Packing | None,
-                  previous: dict[str, PreviousRecord] | None, vouched: dict[str, str] | None, memo: RowMemo | None,
-                  reuse: Reuse | None, bare: list[bytes] | None, write: Write | None, omit: bool = True,
-                  documents: dict[str, tuple[str, Any]] | None = None) -> dict[str, bytes]:
+def _render_state(
+    fold: Fold,
+    manifest: Manifest,
+    records: list[RecordData],
+    packing: _Packing | None,
+    previous: dict[str, PreviousRecord] | None,
+    vouched: dict[str, str] | None,
+    memo: RowMemo | None,
+    reuse: Reuse | None,
+    bare: list[bytes] | None,
+    write: Write | None,
+    omit: bool = True,
+    documents: dict[str, tuple[str, Any]] | None = None,
+) -> dict[str, bytes]:
     """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
@@ -626,8 +672,9 @@ def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], pac
             made[r["id"]] = file
     completed = set(made)  # of those, the files completed from the cache's bare record files
     if previous:
-        identity = Identity(repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date,
-                            upstream_commit=manifest.upstream_commit, source=manifest.source)
+        identity = Identity(
+            repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
+        )
         pinned = pin(records, previous, identity, (vouched or {}).get)
         for before, after in zip(records, pinned.records, strict=True):
             if after is not before:
@@ -665,8 +712,7 @@ def _render_state(fold: Fold, manifest: Manifest, records: list[RecordData], pac
                 raise
             drop = _to_omit(over, records)
             if not drop:
-                raise OutputError(f"{over} (max_output_bytes), and leaving out entries cannot make it smaller; "
-                                  "nothing was written") from None
+                raise OutputError(f"{over} (max_output_bytes), and leaving out entries cannot make it smaller; nothing was written") from None
             records = [r for r in records if r["id"] not in drop]
             omitted += len(drop)
 
@@ -727,8 +773,7 @@ class _Packing:
         self._pool.shutdown(wait=True)
 
 
-def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse,
-              packing: _Packing | None) -> dict[str, bytes]:
+def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse, packing: _Packing | None) -> dict[str, bytes]:
     """The files written as they are rendered: the first record file goes to disk while the rest
     are rendered, and errors.jsonl.gz's members are compressed meanwhile (``packing``, started
     as soon as the records were final), rather than the files all rendered before one is

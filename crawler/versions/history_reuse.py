@@ -85,8 +85,7 @@ def _layout(path: Path) -> tuple[bytes, list[tuple[bytes, int, int]]] | None:
         layout = [(bytes.fromhex(key), at, size) for key, at, size in document["members"]]
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
-    if len(digest) != 32 or not all(len(key) == 32 and type(at) is int and type(size) is int and at >= 0 and size > 0
-                                    for key, at, size in layout):
+    if len(digest) != 32 or not all(len(key) == 32 and type(at) is int and type(size) is int and at >= 0 and size > 0 for key, at, size in layout):
         return None
     return digest, layout
 
@@ -126,8 +125,7 @@ def in_place(target: Path, files: dict[str, bytes]) -> bool:
 
 #: The keywords a record schema's top level may have for :func:`vouched` to hold: each constrains
 #: one property at a time (no ``allOf``, ``if``, ``dependentSchemas`` tying history to the rest).
-_PER_PROPERTY = frozenset({"$schema", "$id", "$defs", "additionalProperties", "description", "required", "title",
-                           "type", "properties"})
+_PER_PROPERTY = frozenset({"$schema", "$id", "$defs", "additionalProperties", "description", "required", "title", "type", "properties"})
 
 
 @cache

@@ -43,9 +43,19 @@ class SourceOptions:
 
     def crawl_options(self, ref: str | None, out: Path, pypi: str | None = None, in_memory: bool = False) -> CrawlOptions:
         return CrawlOptions(
-            repo=self.repo, ref=ref, pypi=pypi, upstream=self.upstream, name=self.name, include=list(self.include),
-            exclude=list(self.exclude), out=out, jobs=self.jobs, cache_dir=self.cache_dir,
-            use_cache=self.use_cache, config=self.config, in_memory=in_memory,
+            repo=self.repo,
+            ref=ref,
+            pypi=pypi,
+            upstream=self.upstream,
+            name=self.name,
+            include=list(self.include),
+            exclude=list(self.exclude),
+            out=out,
+            jobs=self.jobs,
+            cache_dir=self.cache_dir,
+            use_cache=self.use_cache,
+            config=self.config,
+            in_memory=in_memory,
         )
 
     def spare_root(self) -> Path | None:
@@ -66,8 +76,7 @@ def _side(data: Dataset) -> Side:
     return side_of(data.manifest, data.records)
 
 
-def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = quiet,
-              pypi: str | None = None) -> Dataset:
+def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = quiet, pypi: str | None = None) -> Dataset:
     """Crawl one ref (or with ``pypi``, the release NAME==VERSION) into a fresh directory under
     ``scratch`` and load it back."""
     out = Path(tempfile.mkdtemp(prefix="crawl-", dir=scratch))
@@ -78,8 +87,9 @@ def crawl_ref(source: SourceOptions, ref: str | None, scratch: Path, progress: P
     return open_dataset(result.target, progress, f"the records of {pypi or ref or 'HEAD'}")
 
 
-def crawl_data(source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = quiet,
-               vouch: list[str] | None = None, in_memory: bool = True) -> CrawlResult:
+def crawl_data(
+    source: SourceOptions, ref: str | None, scratch: Path, progress: Progress = quiet, vouch: list[str] | None = None, in_memory: bool = True
+) -> CrawlResult:
     """One ref's records as plain data (``CrawlResult.records``), its manifest and, of the commits
     in ``vouch``, those it descends from (``CrawlResult.vouched``), with nothing read back:
     crawled in memory (nothing written, and no file held to ``max_output_bytes``: the caller's
@@ -153,8 +163,7 @@ def check_sides(args: list[str], source: SourceOptions) -> None:
         check_refs(source.repo, refs, identify(source.repo, source.upstream, source.name, load_config(source.config)))
 
 
-def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = quiet,
-              pypi: str | None = None) -> Dataset:
+def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress = quiet, pypi: str | None = None) -> Dataset:
     """``diff``'s OLD/NEW: an existing directory is a written dataset, anything else a ref to
     crawl, or with ``pypi`` the release it names."""
     path = Path(arg)
@@ -167,7 +176,6 @@ def open_side(arg: str, source: SourceOptions, scratch: Path, progress: Progress
 def diff_datasets(old: Dataset, new: Dataset) -> DiffReport:
     if (old.manifest.repo.owner, old.manifest.repo.name) != (new.manifest.repo.owner, new.manifest.repo.name):
         raise UsageError(
-            f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} "
-            f"and {new.manifest.repo.owner}/{new.manifest.repo.name}"
+            f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} and {new.manifest.repo.owner}/{new.manifest.repo.name}"
         )
     return diff_records(old.records, new.records, old_side=_side(old), new_side=_side(new))

@@ -40,8 +40,7 @@ from crawler.versions.tags import resolve
 # --------------------------------------------------------------------------- history
 
 
-def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet,
-            pypi: bool = False) -> tuple[Path, Fold]:
+def history(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet, pypi: bool = False) -> tuple[Path, Fold]:
     """Crawl each ref (oldest first), fold the history, write the newest catalogue with it.
     With ``pypi``, each is a release NAME==VERSION crawled from its wheel (``crawl --pypi``).
 
@@ -56,8 +55,7 @@ def history(source: SourceOptions, refs: list[str], out: Path, progress: Progres
 
 def _release_options(source: SourceOptions, ref: str, out: Path, pypi: bool, in_memory: bool = False) -> Any:
     """The crawl of one ref, or with ``pypi`` of the release NAME==VERSION."""
-    return source.crawl_options(None, out, pypi=ref, in_memory=in_memory) if pypi else \
-        source.crawl_options(ref, out, in_memory=in_memory)
+    return source.crawl_options(None, out, pypi=ref, in_memory=in_memory) if pypi else source.crawl_options(ref, out, in_memory=in_memory)
 
 
 def _label(ref: str, pypi: bool) -> str:
@@ -102,18 +100,15 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
                 assert result.kept is not None
                 fold.add_lines(result.kept, _label(ref, pypi), result.manifest.commit, skipped_paths(result.manifest))
             else:
-                fold.add(result.records, _label(ref, pypi), result.manifest.commit, last=last, kept=result.kept,
-                         skipped=skipped_paths(result.manifest))
+                fold.add(result.records, _label(ref, pypi), result.manifest.commit, last=last, kept=result.kept, skipped=skipped_paths(result.manifest))
             newest = result.manifest
             del result
     assert newest is not None
     cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
-    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest),
-                       cache_dir, documents), fold
+    return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest), cache_dir, documents), fold
 
 
-def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet,
-                pypi: bool = False) -> list[Path]:
+def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet, pypi: bool = False) -> list[Path]:
     """Each ref's own dataset, under ``out/<ref>/`` (a backfill's matrix job: a later
     ``fold`` makes the history of them all); with ``pypi``, each release NAME==VERSION's, under
     ``out/<VERSION>/``."""
@@ -133,8 +128,7 @@ def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Pro
     return written
 
 
-def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet,
-                  catalogue: Path | None = None) -> tuple[Path, Fold, list[str]]:
+def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, catalogue: Path | None = None) -> tuple[Path, Fold, list[str]]:
     """The history of per-release datasets (as ``per_release`` writes them), oldest release first
     by the version their manifests name, written like ``history``'s. Each dataset is read and
     validated one at a time (another job wrote them: they are untrusted input like any dataset),
@@ -178,14 +172,14 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet,
             files = check_release(d, manifest)  # another job's: held to its own manifest first
             lines = matching(iter_record_data(d, manifest), files, version or "", d)
             # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
-            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), version, manifest.commit,
-                     skipped=skipped_paths(manifest))
+            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), version, manifest.commit, skipped=skipped_paths(manifest))
         newest_dir = manifests[-1][0]
         if in_place is not None:
             newest_dir, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
-            fold.add_catalogue_as_newest(iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit),
-                       skipped_paths(newest))
+            fold.add_catalogue_as_newest(
+                iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit), skipped_paths(newest)
+            )
         # the newest state's curated documents (the list of foreign errors) go with it, validated as read
         return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
 
@@ -221,8 +215,10 @@ def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tupl
         except (TypeError, ValueError):
             raise UsageError(f"the catalogue in place {shown}: cannot tell whether it is older than {named(newest_version)}") from None
     if before:
-        raise UsageError(f"the catalogue in place {shown} is older than {named(newest_version)}, the range's newest release "
-                         f"({named(_what(newest))}): sync it past that release first, or end the range at or before it")
+        raise UsageError(
+            f"the catalogue in place {shown} is older than {named(newest_version)}, the range's newest release "
+            f"({named(_what(newest))}): sync it past that release first, or end the range at or before it"
+        )
     return where, manifest
 
 
@@ -248,23 +244,42 @@ def _row_memo(source: SourceOptions, manifest: Manifest) -> RowMemo | None:
     return memo
 
 
-def _write_fold(fold: Fold, newest: Manifest, out: Path, progress: Progress, spare_root: Path | None = None,
-                previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
-                memo: RowMemo | None = None, cache_dir: Path | None = None,
-                documents: dict[str, tuple[str, Any]] | None = None) -> Path:
+def _write_fold(
+    fold: Fold,
+    newest: Manifest,
+    out: Path,
+    progress: Progress,
+    spare_root: Path | None = None,
+    previous: dict[str, PreviousRecord] | None = None,
+    vouched: dict[str, str] | None = None,
+    memo: RowMemo | None = None,
+    cache_dir: Path | None = None,
+    documents: dict[str, tuple[str, Any]] | None = None,
+) -> Path:
     """Render and write the fold's dataset (see :func:`_render_write`)."""
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
     progress(f"history: validating {len(fold):,} records, {fold.retired:,} of them retired")
-    _render_write(fold, newest, target, progress, "history: ", spare_root, previous, vouched, memo, cache_dir,
-                  documents=documents)
+    _render_write(fold, newest, target, progress, "history: ", spare_root, previous, vouched, memo, cache_dir, documents=documents)
     return target
 
 
-def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress, said: str, spare_root: Path | None = None,
-                  previous: dict[str, PreviousRecord] | None = None, vouched: dict[str, str] | None = None,
-                  memo: RowMemo | None = None, cache_dir: Path | None = None, omit: bool = True,
-                  remember_bare: bool = True, valid: frozenset[bytes] = frozenset(),
-                  documents: dict[str, tuple[str, Any]] | None = None, hold: bool = False) -> bool:
+def _render_write(
+    fold: Fold,
+    newest: Manifest,
+    target: Path,
+    progress: Progress,
+    said: str,
+    spare_root: Path | None = None,
+    previous: dict[str, PreviousRecord] | None = None,
+    vouched: dict[str, str] | None = None,
+    memo: RowMemo | None = None,
+    cache_dir: Path | None = None,
+    omit: bool = True,
+    remember_bare: bool = True,
+    valid: frozenset[bytes] = frozenset(),
+    documents: dict[str, tuple[str, Any]] | None = None,
+    hold: bool = False,
+) -> bool:
     """Render the fold's dataset into ``target`` and say whether anything was written; with
     ``cache_dir`` (see ``history_reuse``), what was validated and compressed before is taken as
     it is. A dataset in place with exactly these bytes is left alone. ``omit``: see
@@ -279,8 +294,9 @@ def _render_write(fold: Fold, newest: Manifest, target: Path, progress: Progress
     bare: list[bytes] | None = [] if remember_bare else None
     if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
         progress(f"{said}writing {target}")
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents,
-                             write=lambda items: _write_collected(target, items, spare_root))
+        files = render_state(
+            fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, write=lambda items: _write_collected(target, items, spare_root)
+        )
         written = True
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents)
@@ -348,23 +364,31 @@ def only_upstream_moved(target: Path, files: dict[str, bytes]) -> bool:
     return all(_without_position(rel, held[rel]) == _without_position(rel, data) for rel, data in files.items())
 
 
-def _write_unless_in_place(target: Path, files: dict[str, bytes], progress: Progress, said: str, spare_root: Path | None,
-                           previous: dict[str, PreviousRecord] | None, link: bool, hold: bool = False) -> bool:
+def _write_unless_in_place(
+    target: Path,
+    files: dict[str, bytes],
+    progress: Progress,
+    said: str,
+    spare_root: Path | None,
+    previous: dict[str, PreviousRecord] | None,
+    link: bool,
+    hold: bool = False,
+) -> bool:
     """Write ``files`` over the dataset in place, unless it holds exactly them already, or
     (``hold``) differs from them only in where upstream stood; whether written."""
     if history_reuse.in_place(target, files):
         progress(f"{said}{target} holds these files already")
         return False
     if hold and only_upstream_moved(target, files):
-        progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is "
-                 "(its manifest catches up with the next change)")
+        progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is (its manifest catches up with the next change)")
         return False
     else:
         progress(f"{said}writing {target}")
         # the record files in place that hold these very bytes are linked, not written again
         # (with the cache: --no-cache writes fresh files, as a crawl's does)
-        links = {rid: old.inode for rid, old in (previous or {}).items()
-                 if (data := files.get(record_file(rid))) is not None and old.holds(data)} if link else None
+        links = (
+            {rid: old.inode for rid, old in (previous or {}).items() if (data := files.get(record_file(rid))) is not None and old.holds(data)} if link else None
+        )
         write_dataset(target, files, spare_root=spare_root, links=links)
         return True
 
@@ -486,25 +510,40 @@ def _why_changed(before: Manifest, after: Manifest, old_records: list[RecordData
 
     reasons = []
     if before.commit != after.commit:
-        reasons.append(f"Upstream moved from {md_code(before.commit[:12])} to {md_code(after.commit[:12])} and no error "
-                       f"changed: the catalogue now names {md_code(after.commit[:12])}.")
+        reasons.append(
+            f"Upstream moved from {md_code(before.commit[:12])} to {md_code(after.commit[:12])} and no error "
+            f"changed: the catalogue now names {md_code(after.commit[:12])}."
+        )
     if (before.errcat_version, before.extractor_version) != (after.errcat_version, after.extractor_version):
-        reasons.append(f"Made again by errcat {md_code(after.errcat_version)} (extractor {md_code(after.extractor_version)}); the "
-                       f"catalogue in place was made by errcat {md_code(before.errcat_version)} "
-                       f"(extractor {md_code(before.extractor_version)}).")
+        reasons.append(
+            f"Made again by errcat {md_code(after.errcat_version)} (extractor {md_code(after.extractor_version)}); the "
+            f"catalogue in place was made by errcat {md_code(before.errcat_version)} "
+            f"(extractor {md_code(before.extractor_version)})."
+        )
     if before.curated_digest != after.curated_digest:
         was = {r["id"]: r for r in old_records}
         ids = sorted(r["id"] for r in new_records if (old := was.get(r["id"])) is None or not _same_explanation(old, r))
         shown = ", ".join(md_code(i) for i in ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
-        reasons.append(f"The curated files changed, and with them the explanation of {len(ids)} entr{'y' if len(ids) == 1 else 'ies'}: "
-                       f"{shown}." if ids else "The curated files changed; no entry's explanation did.")
+        reasons.append(
+            f"The curated files changed, and with them the explanation of {len(ids)} entr{'y' if len(ids) == 1 else 'ies'}: {shown}."
+            if ids
+            else "The curated files changed; no entry's explanation did."
+        )
     if not reasons:
         reasons.append("The crawl's settings changed (its limits, or the upstream's configuration).")
     return "".join(f"{r}\n" for r in reasons)
 
 
-def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag: bool = False,
-         tag_pattern: str = DEFAULT_TAG_PATTERN, progress: Progress = quiet, catch_up: bool = False) -> SyncResult:
+def sync(
+    source: SourceOptions,
+    out: Path,
+    *,
+    ref: str | None = None,
+    latest_tag: bool = False,
+    tag_pattern: str = DEFAULT_TAG_PATTERN,
+    progress: Progress = quiet,
+    catch_up: bool = False,
+) -> SyncResult:
     """Bring the catalogue under ``out`` to the upstream's head (or newest release tag).
 
     Each piece of work is done once: the catalogue in place is read once, as plain data checked
@@ -525,8 +564,7 @@ def sync(source: SourceOptions, out: Path, *, ref: str | None = None, latest_tag
         return _sync(source, out, ref, latest_tag, tag_pattern, progress, catch_up)
 
 
-def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, tag_pattern: str,
-          progress: Progress, catch_up: bool = False) -> SyncResult:
+def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, tag_pattern: str, progress: Progress, catch_up: bool = False) -> SyncResult:
     from crawler.crawl import planned_digest
     from crawler.source.config import identify, load_config
     from crawler.versions.formats import markdown
@@ -541,8 +579,13 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     def same_tools(m: Manifest) -> bool:
         return (m.errcat_version, m.extractor_version, m.include, m.exclude) == (__version__, EXTRACTOR_VERSION, include, exclude)
 
-    if old is not None and commit is not None and old.manifest.commit == commit and same_tools(old.manifest) \
-            and old.manifest.input_digest == planned_digest(source.crawl_options(want, out)):
+    if (
+        old is not None
+        and commit is not None
+        and old.manifest.commit == commit
+        and same_tools(old.manifest)
+        and old.manifest.input_digest == planned_digest(source.crawl_options(want, out))
+    ):
         # the same commit is not enough: a curated file merged since, or a changed limit or
         # upstream setting, makes another catalogue of it
         progress(f"up to date at {commit[:12]}")
@@ -585,15 +628,27 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                 report = _diff(seen, new)
             fold = Fold() if old is None else seed(old.records, old.manifest)
             # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
-            fold.add(new.records, version_of(want), new.manifest.commit, last=True, kept=crawled.kept,
-                     skipped=skipped_paths(new.manifest))
+            fold.add(new.records, version_of(want), new.manifest.commit, last=True, kept=crawled.kept, skipped=skipped_paths(new.manifest))
             progress(f"validating {len(fold):,} records")
             try:
                 # no spare directory (a sync's dataset is replaced in place, as before), no bare digests
-                changed = _render_write(fold, new.manifest, target, progress, "", None, previous, crawled.vouched,
-                                        _row_memo(source, new.manifest), cache_dir, omit=not in_memory, remember_bare=False,
-                                        valid=old.valid if old is not None else frozenset(), documents=crawled.documents,
-                                        hold=old is not None and not catch_up)
+                changed = _render_write(
+                    fold,
+                    new.manifest,
+                    target,
+                    progress,
+                    "",
+                    None,
+                    previous,
+                    crawled.vouched,
+                    _row_memo(source, new.manifest),
+                    cache_dir,
+                    omit=not in_memory,
+                    remember_bare=False,
+                    valid=old.valid if old is not None else frozenset(),
+                    documents=crawled.documents,
+                    hold=old is not None and not catch_up,
+                )
                 break
             except OverLimit as over:
                 if not in_memory:
@@ -610,9 +665,11 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     else:
         changelog = markdown(report)
         if unread:
-            changelog += (f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
-                          "manifest's `skipped`: too large, too many sites, over max_output_bytes, not parsed) "
-                          f"{'is' if unread == 1 else 'are'} not listed as removed: not known to be gone, kept as before.\n")
+            changelog += (
+                f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
+                "manifest's `skipped`: too large, too many sites, over max_output_bytes, not parsed) "
+                f"{'is' if unread == 1 else 'are'} not listed as removed: not known to be gone, kept as before.\n"
+            )
         if changed and not report.changes:
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
@@ -622,8 +679,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 def _diff(old: _Side, new: _Side) -> DiffReport:
     if (old.manifest.repo.owner, old.manifest.repo.name) != (new.manifest.repo.owner, new.manifest.repo.name):
         raise UsageError(
-            f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} "
-            f"and {new.manifest.repo.owner}/{new.manifest.repo.name}"
+            f"cannot diff two repositories: {old.manifest.repo.owner}/{old.manifest.repo.name} and {new.manifest.repo.owner}/{new.manifest.repo.name}"
         )
     return diff_data(old.records, new.records, old_side=old.side(), new_side=new.side(), models=(old.model, new.model))
 

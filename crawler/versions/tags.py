@@ -146,8 +146,7 @@ def resolve(source: SourceOptions, ref: str | None, latest_tag: bool, pattern: s
     want = check_ref(ref or upstream.branch or "HEAD")
     if COMMIT_RE.fullmatch(want):
         return want, want
-    text = git.out("ls-remote", url, want if want == "HEAD" else f"refs/heads/{want}", f"refs/tags/{want}",
-                   what=f"git ls-remote {url}")
+    text = git.out("ls-remote", url, want if want == "HEAD" else f"refs/heads/{want}", f"refs/tags/{want}", what=f"git ls-remote {url}")
     shas = [line.split("\t", 1)[0] for line in text.splitlines() if line]
     return want, (shas[0] if shas and COMMIT_RE.fullmatch(shas[0]) else None)
 
@@ -178,7 +177,7 @@ def plan_groups(refs: list[str], groups: int, pypi: bool = False) -> list[str]:
     out, at = [], 0
     for i in range(n):
         take = size + (1 if i < extra else 0)
-        out.append(" ".join(refs[at:at + take]))
+        out.append(" ".join(refs[at : at + take]))
         at += take
     return out
 
@@ -223,6 +222,5 @@ def refuse_releases_out_of_order(specs: list[str]) -> None:
         except InvalidVersion:
             raise UsageError(f"--pypi: {version!r} is not a PEP 440 version") from None
         if seen and parsed <= seen[-1][0]:
-            raise UsageError(f"--pypi: {version} comes {'twice' if parsed == seen[-1][0] else 'after ' + seen[-1][1]}; "
-                             "give the releases oldest first")
+            raise UsageError(f"--pypi: {version} comes {'twice' if parsed == seen[-1][0] else 'after ' + seen[-1][1]}; give the releases oldest first")
         seen.append((parsed, version))

@@ -24,8 +24,7 @@ def elsewhere(tmp_path, monkeypatch):
     return where
 
 
-def test_the_home_is_the_env_var_else_the_project_here_or_above_else_errcats_checkout(elsewhere, tmp_path, monkeypatch,
-                                                                                     checkout_home):
+def test_the_home_is_the_env_var_else_the_project_here_or_above_else_errcats_checkout(elsewhere, tmp_path, monkeypatch, checkout_home):
     # this test runs from errcat's checkout: the package finds it, so output/ is the checkout's
     assert home() == ROOT and default_out() == ROOT / "output"
     project = tmp_path / "nowhere"
@@ -78,7 +77,8 @@ def test_a_chdir_between_two_crawls_reads_the_curated_files_of_the_new_home(fixt
     (first / "curated" / "acme" / "widgets" / "foreign").mkdir()
     (first / "curated" / "acme" / "widgets" / "foreign" / "errors.yaml").write_text(
         "errors:\n- name: torch-oom\n  origin: torch\n  match: ['CUDA out of memory']\n"
-        "  example: 'torch.OutOfMemoryError: CUDA out of memory.'\n  explanation: The allocator ran out.\n")
+        "  example: 'torch.OutOfMemoryError: CUDA out of memory.'\n  explanation: The allocator ran out.\n"
+    )
     digests = []
     for home_dir in (first, second):
         monkeypatch.chdir(home_dir)
@@ -93,5 +93,7 @@ def test_a_match_with_no_catalogue_says_what_to_do(cli, elsewhere, tmp_path, mon
     result = cli("match", "ValueError: x")
     assert result.exit_code == 2
     (line,) = [ln for ln in result.stderr.splitlines() if ln.startswith("errcat: ")]
-    assert line == (f"errcat: no such directory: {tmp_path / 'empty' / 'output'}: no catalogue there; make one with "
-                    "`errcat crawl` (it writes under the same place), or name one with --data DIR or $ERRCAT_HOME")
+    assert line == (
+        f"errcat: no such directory: {tmp_path / 'empty' / 'output'}: no catalogue there; make one with "
+        "`errcat crawl` (it writes under the same place), or name one with --data DIR or $ERRCAT_HOME"
+    )

@@ -112,8 +112,7 @@ def _errcat_in_a_terminal(args: list[str], columns: int = 100) -> tuple[bytes, b
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, columns, 0, 0))
     env = {k: v for k, v in os.environ.items() if not k.startswith("ERRCAT_PROGRESS")}
     env.update(TERM="xterm", PYTHONIOENCODING="utf-8", PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-m", "crawler", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=slave, env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "crawler", *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave, env=env)
     os.close(slave)
     screen = b""
     while True:
@@ -151,8 +150,7 @@ def test_validate_writes_plain_lines_when_stderr_is_not_a_terminal(tmp_path):
     dataset = cd.write(tmp_path)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "ERRCAT_PROGRESS_INTERVAL": "0"}
     env.pop("ERRCAT_PROGRESS", None)
-    proc = subprocess.run([sys.executable, "-m", "crawler", "validate", str(dataset)], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "crawler", "validate", str(dataset)], capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0 and proc.stdout == f"{dataset}: valid\n"
     lines = proc.stderr.splitlines()
     assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
@@ -173,8 +171,10 @@ def _wheel(path: Path, payload: bytes) -> Path:
         "pkg-1.0.dist-info/METADATA": b"Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n",
         "pkg-1.0.dist-info/WHEEL": b"Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
-    record = "".join(f"{name},sha256={urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}\n"
-                     for name, data in files.items()) + "pkg-1.0.dist-info/RECORD,,\n"
+    record = (
+        "".join(f"{name},sha256={urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b'=').decode()},{len(data)}\n" for name, data in files.items())
+        + "pkg-1.0.dist-info/RECORD,,\n"
+    )
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED) as z:
         for name, data in files.items():
             z.writestr(name, data)
@@ -207,11 +207,23 @@ def test_the_wheel_download_shows_its_bytes(package_index, tmp_path):
         pytest.skip("pip older than 24.1 prints no progress lines (install requirements/bootstrap.txt)")
     url, size = package_index
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PIP_", "ERRCAT_PROGRESS"))}
-    env.update(PIP_CONFIG_FILE=os.devnull, PIP_INDEX_URL=url, PIP_NO_CACHE_DIR="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
-               ERRCAT_CACHE_DIR=str(tmp_path / "cache"), ERRCAT_PROGRESS_INTERVAL="0", PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-m", "crawler", "crawl", "--pypi", "pkg==1.0", "--name", "acme/pkg",
-                           "--include", "pkg/**/*.py", "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+    env.update(
+        PIP_CONFIG_FILE=os.devnull,
+        PIP_INDEX_URL=url,
+        PIP_NO_CACHE_DIR="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
+        ERRCAT_CACHE_DIR=str(tmp_path / "cache"),
+        ERRCAT_PROGRESS_INTERVAL="0",
+        PYTHONPATH=str(ROOT),
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawler", "crawl", "--pypi", "pkg==1.0", "--name", "acme/pkg", "--include", "pkg/**/*.py", "--out", str(tmp_path / "out")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     mb = f"{size / 1e6:.1f}"

@@ -36,8 +36,10 @@ COMMAND_START = re.compile(r"^\s*::")
 COMMAND_ANYWHERE = re.compile(r"##(?:\[|vso\[)", re.IGNORECASE)
 
 #: The message of the hostile raise: every terminal trick in one string (escapes in the source).
-TRICKS = (r"\x1b[2J\x1b]0;TITLE\x07\x1b]52;c;cHduZWQ=\x07\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07"
-          r" over\rprinted \u202egnp.exe\u202c \x9b31m ##[add-mask]secret ##vso[task.setvariable variable=x]y")
+TRICKS = (
+    r"\x1b[2J\x1b]0;TITLE\x07\x1b]52;c;cHduZWQ=\x07\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07"
+    r" over\rprinted \u202egnp.exe\u202c \x9b31m ##[add-mask]secret ##vso[task.setvariable variable=x]y"
+)
 
 EVIL = (
     "def evil(x):\n"
@@ -75,7 +77,7 @@ def run(*args):
 def visible(text: str) -> str:
     """``text`` holds no character that a terminal would act on or a reader see reordered."""
     found = ACTIVE.search(text)
-    assert found is None, f"{found.group()!r} at {found.start()}: {text[max(0, found.start() - 60):found.start() + 20]!r}"
+    assert found is None, f"{found.group()!r} at {found.start()}: {text[max(0, found.start() - 60) : found.start() + 20]!r}"
     return text
 
 
@@ -250,8 +252,7 @@ def test_the_markdown_changelog_cannot_inject_markup(env):
 @pytest.mark.slow
 def test_history_prints_crawled_tag_names_escaped(env, tmp_path):
     repo = env[0]
-    result = run("history", "--repo", repo, *NAME, "--include", "*.py", "--range", "v1..v3", "--tag-pattern", "v.*",
-                 "--out", tmp_path / "h")
+    result = run("history", "--repo", repo, *NAME, "--include", "*.py", "--range", "v1..v3", "--tag-pattern", "v.*", "--out", tmp_path / "h")
     assert result.exit_code == 0, result.output
     inert_result(result)
     assert "versions 3 (v1, v2-\\u202eevil, v3)" in result.stdout
@@ -282,11 +283,24 @@ def test_curate_check_and_draft_are_inert(env, tmp_path):
     curated = tmp_path / "curated"
     orphan = curated / "acme/widgets" / ("f" * 16 + ".yaml")
     orphan.parent.mkdir(parents=True)
-    orphan.write_text(yaml.safe_dump({
-        "id": "f" * 16, "what_it_means": "x",
-        "review": {"status": "reviewed", "commit": "a" * 40, "exception": "RuntimeError", "template": "clear the screen",
-                   "guards": [], "path": "pkg/evil.py", "qualname": "evil"},
-    }), encoding="utf-8")
+    orphan.write_text(
+        yaml.safe_dump(
+            {
+                "id": "f" * 16,
+                "what_it_means": "x",
+                "review": {
+                    "status": "reviewed",
+                    "commit": "a" * 40,
+                    "exception": "RuntimeError",
+                    "template": "clear the screen",
+                    "guards": [],
+                    "path": "pkg/evil.py",
+                    "qualname": "evil",
+                },
+            }
+        ),
+        encoding="utf-8",
+    )
     check = run("curate", "check", out, "--curated", curated)
     assert check.exit_code == 1  # the orphan
     inert_result(check)
@@ -343,8 +357,11 @@ def test_terminal_text_is_inert_whatever_comes_in(text):
 
 
 @pytest.mark.slow
-@given(st.recursive(st.none() | st.booleans() | st.integers() | TRICKY,
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3), max_leaves=8))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | TRICKY, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TRICKY, inner, max_size=3), max_leaves=8
+    )
+)
 @settings(max_examples=300, deadline=None)
 def test_json_text_keeps_the_value(value):
     from crawler.base.sink import json_text
@@ -409,7 +426,8 @@ def test_every_print_goes_through_the_sink():
             f = node.func
             name = ast.unparse(f)
             if name in ("print", "click.echo", "click.secho", "sys.stdout.write", "sys.stderr.write") or (
-                    isinstance(f, ast.Attribute) and f.attr in ("echo", "secho") and name != "echo"):
+                isinstance(f, ast.Attribute) and f.attr in ("echo", "secho") and name != "echo"
+            ):
                 found.append(f"{path.name}:{node.lineno}: {name}")
     # parse.py's child process answers its parent with a pickle on stdout.buffer, not text for people
     assert found == [], found

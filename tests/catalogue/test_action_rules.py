@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from helpers import meaning_records
 
-BENCH = '''
+BENCH = """
 def validate_args(args):
     if args.backend == "hf" and args.hf_max_batch_size is None:
         raise ValueError("HF max batch size is required for HF backend")
-'''
+"""
 
-FIELDS = '''
+FIELDS = """
 from dataclasses import dataclass
 
 
@@ -25,9 +25,9 @@ class ParamMeta:
     def __post_init__(self):
         if len(self.shape) > 8:
             raise ValueError(f"parameter {self.name!r} has too many dims: {len(self.shape)}")
-'''
+"""
 
-NET = '''
+NET = """
 import logging
 
 logger = logging.getLogger(__name__)
@@ -41,9 +41,9 @@ def tools(entries):
     for name in entries:
         if name is None:
             logger.warning("a tool entry has no name")
-'''
+"""
 
-MODEL = '''
+MODEL = """
 class Shard:
     def __init__(self, hidden_size, world_size):
         if hidden_size % world_size != 0:
@@ -62,17 +62,17 @@ def check_prompt(placeholders, items):
 def kernels():
     if fastkern is None:
         raise RuntimeError("This layer requires a usable fastkern installation")
-'''
+"""
 
-LORA = '''
+LORA = """
 class LoRAModel:
     @classmethod
     def from_tensors(cls, tensor, vocab):
         if tensor.shape[1] != vocab:
             raise RuntimeError(f"The embedding LoRA size({tensor.shape[1]}) must match the vocabulary size({vocab}).")
-'''
+"""
 
-ENGINE = '''
+ENGINE = """
 import logging
 
 logger = logging.getLogger(__name__)
@@ -110,9 +110,9 @@ class Registry:
     def register_engine(cls, name, module_path, class_name=None):
         if class_name is None:
             raise ValueError("class_name is required when registering with module path")
-'''
+"""
 
-CLI = '''
+CLI = """
 import argparse
 import json
 
@@ -122,9 +122,9 @@ def kwargs_arg(value):
     if not isinstance(loaded, dict):
         raise argparse.ArgumentTypeError(f"Not deserializable to dict: {value}")
     return loaded
-'''
+"""
 
-OPTIONAL = '''
+OPTIONAL = """
 try:
     from fastkern.engine import TransferEngine
 except ImportError:
@@ -142,21 +142,21 @@ class Worker:
                 assert not hasattr(parallel_config, attr), f"{attr} conflicts with the worker_extension_cls given"
         if profiler.fused is None:
             logger.warning("Fusion disabled: fastkern is missing fused_ar. Upgrade fastkern past PR #2823 to enable it.")
-'''
+"""
 
-KERNEL_CONFIG = '''
+KERNEL_CONFIG = """
 def run_first_valid(configs, key):
     if not configs:
         raise RuntimeError(f"No valid config for kernel key={key}")
-'''
+"""
 
-DECODER = '''
+DECODER = """
 def validate_max_dimensions(max_width, max_height):
     if max_width is None or max_height is None:
         raise ValueError("max_width and max_height must be set together")
-'''
+"""
 
-SERVING = '''
+SERVING = """
 import logging
 
 logger = logging.getLogger(__name__)
@@ -168,9 +168,9 @@ async def stream(request, generator):
             yield chunk
     except Exception:
         logger.exception("Error in chat completion stream generator.")
-'''
+"""
 
-PLATFORM = '''
+PLATFORM = """
 import logging
 
 logger = logging.getLogger(__name__)
@@ -183,9 +183,9 @@ def communicator(torch):
 
 def scheduler_metadata():
     logger.warning("get_scheduler_metadata is not implemented for xpu_ops, returning None.")
-'''
+"""
 
-LOADER = '''
+LOADER = """
 import math
 
 
@@ -196,18 +196,33 @@ class WidgetMoE:
 
     def forward(self, x):
         assert x.dim() == 2, "x must be two-dimensional"
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def records(crawl_once) -> dict[str, dict]:
-    found = meaning_records(crawl_once, {
-        "pkg/__init__.py": "", "pkg/benchmarks/__init__.py": "", "pkg/benchmarks/throughput.py": BENCH,
-        "pkg/weights.py": FIELDS, "pkg/connections.py": NET, "pkg/lora/__init__.py": "", "pkg/lora/model.py": LORA,
-        "pkg/engine.py": ENGINE, "pkg/models/__init__.py": "", "pkg/models/shard.py": MODEL,
-        "pkg/cli.py": CLI, "pkg/models/widget_moe.py": LOADER, "pkg/worker.py": "import logging\n\nlogger = logging.getLogger(__name__)\n" + OPTIONAL,
-        "pkg/triton_utils/force_first_config.py": KERNEL_CONFIG, "pkg/multimodal/video_decoders/dec.py": DECODER,
-        "pkg/entrypoints/openai/serving.py": SERVING, "pkg/_xpu_ops.py": PLATFORM})
+    found = meaning_records(
+        crawl_once,
+        {
+            "pkg/__init__.py": "",
+            "pkg/benchmarks/__init__.py": "",
+            "pkg/benchmarks/throughput.py": BENCH,
+            "pkg/weights.py": FIELDS,
+            "pkg/connections.py": NET,
+            "pkg/lora/__init__.py": "",
+            "pkg/lora/model.py": LORA,
+            "pkg/engine.py": ENGINE,
+            "pkg/models/__init__.py": "",
+            "pkg/models/shard.py": MODEL,
+            "pkg/cli.py": CLI,
+            "pkg/models/widget_moe.py": LOADER,
+            "pkg/worker.py": "import logging\n\nlogger = logging.getLogger(__name__)\n" + OPTIONAL,
+            "pkg/triton_utils/force_first_config.py": KERNEL_CONFIG,
+            "pkg/multimodal/video_decoders/dec.py": DECODER,
+            "pkg/entrypoints/openai/serving.py": SERVING,
+            "pkg/_xpu_ops.py": PLATFORM,
+        },
+    )
     return {r["message"]["text"] or f"{r['kind']} {r['location']['qualname']}": r for r in found}
 
 

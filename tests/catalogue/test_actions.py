@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from helpers import crawl_meaning_upstream, jsonl_bytes
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass
 
 
@@ -24,18 +24,23 @@ class CacheConfig:
             raise ValueError("gpu_memory_utilization must be at most 1")
         if self.block_size * 1000 > 10**9:
             raise ValueError("No room for the KV cache. Try increasing gpu_memory_utilization or lowering the batch.")
-'''
+"""
 
 FLAGS = {"--gpu-memory-utilization": "gpu_memory_utilization", "--block-size": "block_size"}
-ARGS = "\n".join([
-    "from .config import CacheConfig",
-    "def get_kwargs(cls):",
-    "    return {}",
-    "def add_cli_args(parser):",
-    *(f"    kw = get_kwargs(CacheConfig)\n    parser.add_argument({flag!r}, **kw[{name!r}])" for flag, name in FLAGS.items()),
-]) + "\n"
+ARGS = (
+    "\n".join(
+        [
+            "from .config import CacheConfig",
+            "def get_kwargs(cls):",
+            "    return {}",
+            "def add_cli_args(parser):",
+            *(f"    kw = get_kwargs(CacheConfig)\n    parser.add_argument({flag!r}, **kw[{name!r}])" for flag, name in FLAGS.items()),
+        ]
+    )
+    + "\n"
+)
 
-SAMPLING = '''
+SAMPLING = """
 from pydantic import BaseModel
 
 
@@ -45,9 +50,9 @@ class SamplingParams(BaseModel):
     def verify(self):
         if self.temperature < 0:
             raise ValueError(f"temperature must be non-negative, got {self.temperature}")
-'''
+"""
 
-ENGINE = '''
+ENGINE = """
 import importlib
 
 
@@ -82,16 +87,18 @@ class Scheduler:
     def busy(self, load):
         if load > 100:
             raise RuntimeError("The engine is overloaded. Please try again later.")
-'''
+"""
 
 
 @pytest.fixture
 def records(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    found = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/sampling.py": SAMPLING,
-        "pkg/engine.py": ENGINE})
-    return {r["message"]["text"] if r["kind"] == "raise" and r["message"]["text"] else f"{r['kind']} {r['location']['qualname']}": r
-            for r in found}
+    found = crawl_meaning_upstream(
+        fixture_repo,
+        cli,
+        tmp_path,
+        {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/sampling.py": SAMPLING, "pkg/engine.py": ENGINE},
+    )
+    return {r["message"]["text"] if r["kind"] == "raise" and r["message"]["text"] else f"{r['kind']} {r['location']['qualname']}": r for r in found}
 
 
 def action(records: dict[str, dict], start: str) -> dict:
@@ -157,7 +164,7 @@ def test_pages_link_the_tracker_searched_and_a_report_for_an_internal_check(reco
     setting = records["gpu_memory_utilization must be at most 1"]
     page = (site / "errors" / f"{setting['id']}.html").read_text()
     assert "Search the tracker" in page and "Report it" not in page
-    markdown = (site / "errors" / f"{setting['id']}.md")
+    markdown = site / "errors" / f"{setting['id']}.md"
     if markdown.exists():
         assert "## What to do" in markdown.read_text()
 

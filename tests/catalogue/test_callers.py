@@ -65,20 +65,21 @@ def test_errors_on_the_same_call_path_are_the_most_related(fixture_repo, cli, tm
     config = tmp_path / "errcat.toml"
     config.write_text(MEANING_CONFIG)
     out = tmp_path / "out"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme",
-               "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--upstream", "acme", "--out", out).exit_code == 0
     records = {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
     # check_size's caller build raises its own error: it comes before check_size's module neighbours
     related = records["size must be at least 0, got {size}"]["related"]
     assert (related[0]["title"], related[0]["reason"].split(";")[0]) == ("build refuses the name x", "raised by a caller")
     # and from build, what the functions it calls raise
     below = [(r["title"], r["reason"].split(";")[0]) for r in records["build refuses the name x"]["related"]][:2]
-    assert sorted(below) == [("name is required for a widget", "raised by a function it calls"),
-                             ("size must be at least 0, got {size}", "raised by a function it calls")]
+    assert sorted(below) == [
+        ("name is required for a widget", "raised by a function it calls"),
+        ("size must be at least 0, got {size}", "raised by a function it calls"),
+    ]
 
 
 _BASE = b"from pkg.v1 import BaseV1\n\nBase = BaseV1\n"
-_CONNECTORS = b'''
+_CONNECTORS = b"""
 class BaseV1:
     def __init__(self, config):
         self.config = config
@@ -98,8 +99,8 @@ class Nixl(BaseV1):
 
 class Quiet(BaseV1):
     pass
-'''
-_FACTORY = b'''
+"""
+_FACTORY = b"""
 from pkg.base import Base
 from pkg.v1 import Nixl
 
@@ -130,12 +131,11 @@ def rebound(make: type[Base]):
 def built():
     n = Nixl(None)
     n.start()
-'''
+"""
 
 
 def test_a_call_through_a_registry_getter_or_a_typed_parameter_reaches_every_subclass():
-    graph = Graph([extract_file("pkg/base.py", _BASE), extract_file("pkg/v1.py", _CONNECTORS),
-                   extract_file("pkg/factory.py", _FACTORY)])
+    graph = Graph([extract_file("pkg/base.py", _BASE), extract_file("pkg/v1.py", _CONNECTORS), extract_file("pkg/factory.py", _FACTORY)])
     callers = {fq: sorted(c for c, _, _ in edges) for fq, edges in graph.callers.items()}
     # connector_cls = cls.get_class(name) (-> type[Base], Base an alias of BaseV1); connector_cls(config)
     # and make(None) (make: type[Base]) run BaseV1's constructor or a subclass's own

@@ -13,7 +13,7 @@ import pytest
 from tests.extract.test_assembled import TOML  # acme/server: srv/**/*.py, raises, asserts and logs
 from tests.helpers import best_match, crawl_with_config, jsonl_bytes
 
-CHECKS = '''
+CHECKS = """
 def check_config(cfg):
     reasons = []
     if cfg.dcp:
@@ -37,12 +37,12 @@ def lora_problems(cfg):
     if cfg.lora:
         out.append("LoRA cannot be combined with speculative decoding")
     return out
-'''
+"""
 
-INIT = '''from srv.checks import check_config as check_all
-'''
+INIT = """from srv.checks import check_config as check_all
+"""
 
-RUN = '''
+RUN = """
 import logging
 
 from srv import check_all, checks
@@ -94,7 +94,7 @@ def unseen(cfg):
 def unseen_logged(cfg):
     reasons = external_reasons(cfg)
     logger.error(", ".join(reasons))
-'''
+"""
 
 FILES = {"srv/__init__.py": INIT, "srv/checks.py": CHECKS, "srv/run.py": RUN}
 
@@ -111,11 +111,9 @@ def test_each_form_takes_the_imported_functions_pieces(crawled):
     _, records = crawled
     reasons = ["DCP not supported", "pipeline parallel size {cfg.pp} not supported"]
     assert records["Unsupported configuration: {', '.join(reasons)}"]["message"]["alternatives"] == reasons
-    assert records['Cannot start the engine: {"; ".join(errors)}']["message"]["alternatives"] == [
-        *reasons, "the backend was built without it"]
+    assert records['Cannot start the engine: {"; ".join(errors)}']["message"]["alternatives"] == [*reasons, "the backend was built without it"]
     assert records['{" | ".join(found)}']["message"]["alternatives"] == reasons  # a package's re-export
-    assert records['Bad combination: {", ".join(found)}']["message"]["alternatives"] == [
-        "LoRA cannot be combined with speculative decoding"]
+    assert records['Bad combination: {", ".join(found)}']["message"]["alternatives"] == ["LoRA cannot be combined with speculative decoding"]
     # a message the function returns: the entry shows its most telling text, with every one
     returned = records["y is deprecated; use z"]
     assert returned["message"]["alternatives"] == ["x must be unset, got {cfg.x}", "y is deprecated; use z"]
@@ -134,17 +132,17 @@ def test_a_function_errcat_cannot_see_leaves_the_message_as_its_file_gives_it(cr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paste, text", [
-    ("ValueError: Unsupported configuration: DCP not supported, pipeline parallel size 2 not supported",
-     "Unsupported configuration: {', '.join(reasons)}"),
-    ("RuntimeError: Cannot start the engine: DCP not supported; the backend was built without it",
-     'Cannot start the engine: {"; ".join(errors)}'),
-    ("NotImplementedError: pipeline parallel size 4 not supported", '{" | ".join(found)}'),
-    ("TypeError: Bad combination: LoRA cannot be combined with speculative decoding", 'Bad combination: {", ".join(found)}'),
-    ("ValueError: x must be unset, got 3", "y is deprecated; use z"),
-    ("WARNING 11-30 14:21:45 [run.py:40] DCP not supported, pipeline parallel size 8 not supported",
-     '{", ".join(reasons)}'),
-])
+@pytest.mark.parametrize(
+    "paste, text",
+    [
+        ("ValueError: Unsupported configuration: DCP not supported, pipeline parallel size 2 not supported", "Unsupported configuration: {', '.join(reasons)}"),
+        ("RuntimeError: Cannot start the engine: DCP not supported; the backend was built without it", 'Cannot start the engine: {"; ".join(errors)}'),
+        ("NotImplementedError: pipeline parallel size 4 not supported", '{" | ".join(found)}'),
+        ("TypeError: Bad combination: LoRA cannot be combined with speculative decoding", 'Bad combination: {", ".join(found)}'),
+        ("ValueError: x must be unset, got 3", "y is deprecated; use z"),
+        ("WARNING 11-30 14:21:45 [run.py:40] DCP not supported, pipeline parallel size 8 not supported", '{", ".join(reasons)}'),
+    ],
+)
 def test_match_finds_the_message_a_user_sees(crawled, cli, paste, text):
     data, records = crawled
     assert best_match(cli, data, paste) == records[text]["id"]
@@ -161,14 +159,14 @@ def test_the_pattern_claims_no_piece_the_imported_function_does_not_build(crawle
 @pytest.mark.slow
 def test_an_edit_of_the_imported_function_reaches_the_unchanged_callers_entry(crawled, fixture_repo, cli, tmp_path):
     """The caller's file is unchanged, so its result comes from the cache; the join runs anew."""
-    fixture_repo.commit({"srv/checks.py": CHECKS.replace("DCP not supported", "decode context parallel is not supported")},
-                        tag="v2")
+    fixture_repo.commit({"srv/checks.py": CHECKS.replace("DCP not supported", "decode context parallel is not supported")}, tag="v2")
     out = tmp_path / "out2"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--config", tmp_path / "errcat.toml",
-               "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--config", tmp_path / "errcat.toml", "--out", out).exit_code == 0
     again = {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(out / "acme" / "server").splitlines())}
     assert again["Unsupported configuration: {', '.join(reasons)}"]["message"]["alternatives"] == [
-        "decode context parallel is not supported", "pipeline parallel size {cfg.pp} not supported"]
+        "decode context parallel is not supported",
+        "pipeline parallel size {cfg.pp} not supported",
+    ]
 
 
 @pytest.mark.slow
@@ -182,14 +180,12 @@ def test_a_crawl_of_the_same_files_takes_the_join_from_the_cache(crawled, fixtur
 
     monkeypatch.setattr(cross_module_join, "_join", no_join)
     out = tmp_path / "again"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", tmp_path / "errcat.toml",
-               "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", tmp_path / "errcat.toml", "--out", out).exit_code == 0
     assert jsonl_bytes(out / "acme" / "server") == jsonl_bytes(data)
 
 
 @pytest.mark.slow
-def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_crawls_bytes(crawled, fixture_repo, cli, tmp_path,
-                                                                                      monkeypatch):
+def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_crawls_bytes(crawled, fixture_repo, cli, tmp_path, monkeypatch):
     """A comment put first in the imported function's file and in the caller's (the daily sync's
     usual change) moves every line of each: the join's kept changes hold no line and still fit,
     so it does not run; the dataset is byte for byte a full crawl's. A file changed otherwise
@@ -197,8 +193,9 @@ def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_craw
     from crawler.catalogue import cross_module_join
 
     tree = fixture_repo.path
-    fixture_repo.commit({"srv/checks.py": "# moved down\n" + (tree / "srv/checks.py").read_text(),
-                         "srv/run.py": "# moved\n\n" + (tree / "srv/run.py").read_text()}, tag="v2")
+    fixture_repo.commit(
+        {"srv/checks.py": "# moved down\n" + (tree / "srv/checks.py").read_text(), "srv/run.py": "# moved\n\n" + (tree / "srv/run.py").read_text()}, tag="v2"
+    )
     ran, real = [], cross_module_join._join
 
     def counted(*args):
@@ -208,8 +205,7 @@ def test_files_that_only_moved_take_the_join_from_the_cache_and_give_a_full_craw
     monkeypatch.setattr(cross_module_join, "_join", counted)
     config = tmp_path / "errcat.toml"
     for out, extra in (("moved", ()), ("full", ("--no-cache",))):
-        assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--config", config, "--out", tmp_path / out,
-                   *extra).exit_code == 0
+        assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--config", config, "--out", tmp_path / out, *extra).exit_code == 0
         assert ran == ([] if out == "moved" else [True])
     assert jsonl_bytes(tmp_path / "moved" / "acme" / "server") == jsonl_bytes(tmp_path / "full" / "acme" / "server")
     fixture_repo.commit({"srv/checks.py": (tree / "srv/checks.py").read_text().replace("DCP not", "DCP is not")}, tag="v3")

@@ -84,7 +84,9 @@ def test_the_joins_run_aside_give_the_records_they_give_run_here(parsing_meaning
                 found = waiting()
                 answers.append(type(found).__name__)
                 return found
+
             return answered
+
         return counted_run
 
     monkeypatch.setattr(crawler.crawl, "_aside", counted)
@@ -113,7 +115,9 @@ def test_a_failed_aside_helper_runs_the_joins_here(parsing_meaning_repo, cli, tm
 def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_both(parsing_meaning_repo, cli, tmp_path, joins_run):
     repo, config = parsing_meaning_repo
     crawl(cli, repo, config, tmp_path / "a")
-    repo.commit({"tests/test_more.py": '''
+    repo.commit(
+        {
+            "tests/test_more.py": """
         import pytest
 
         from pkg.unrelated import lonely
@@ -122,7 +126,10 @@ def test_a_changed_test_file_runs_only_the_test_join_and_a_changed_source_file_b
         def test_lonely():
             with pytest.raises(RuntimeError, match="lonely failure that no test"):
                 lonely(1)
-        '''}, tag="v2")
+        """
+        },
+        tag="v2",
+    )
     joins_run.clear()
     data = records(crawl(cli, repo, config, tmp_path / "b", "v2"))
     assert joins_run == ["graph", "reproductions"]  # the graph only for the reproductions
@@ -149,13 +156,18 @@ def test_reproductions_from_the_cache_link_to_the_commit_crawled(parsing_meaning
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("damage", [b"not zlib at all", b"x\x9c\x03\x00\x00\x00\x00\x01",  # zlib of nothing
-                                    "json"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"not zlib at all",
+        b"x\x9c\x03\x00\x00\x00\x00\x01",  # zlib of nothing
+        "json",
+    ],
+)
 def test_a_damaged_join_row_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache_dir, joins_run, damage):
     repo, config = parsing_meaning_repo
     first = crawl(cli, repo, config, tmp_path / "a")
-    value = damage if isinstance(damage, bytes) else zlib.compress(json.dumps(
-        {"ids": ["x"], "records": [["not", "the", "parts"]]}).encode())
+    value = damage if isinstance(damage, bytes) else zlib.compress(json.dumps({"ids": ["x"], "records": [["not", "the", "parts"]]}).encode())
     with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
         rows = db.execute("UPDATE results SET value = ?", (value,)).rowcount
     assert rows == 2  # the source join and the test join (a cold cache keeps no meanings: see test_meaning_memo.py)
@@ -212,8 +224,13 @@ def test_code_moved_down_a_file_reuses_the_joins_with_its_lines_moved(parsing_me
     repo, config = parsing_meaning_repo
     before = records(crawl(cli, repo, config, tmp_path / "v1"))
     tree = repo.path
-    repo.commit({"pkg/config.py": "# moved down by two\n\n" + (tree / "pkg/config.py").read_text(),
-                 "pkg/core.py": "# moved down by one\n" + (tree / "pkg/core.py").read_text()}, tag="v2")
+    repo.commit(
+        {
+            "pkg/config.py": "# moved down by two\n\n" + (tree / "pkg/config.py").read_text(),
+            "pkg/core.py": "# moved down by one\n" + (tree / "pkg/core.py").read_text(),
+        },
+        tag="v2",
+    )
     joins_run.clear()
     incremental, full = full_and_incremental(cli, repo, config, tmp_path, "v2")
     assert joins_run == ["graph", "reproductions"]  # the --no-cache crawl's only

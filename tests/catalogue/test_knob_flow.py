@@ -13,7 +13,7 @@ from helpers import meaning_records
 from crawler.catalogue.meaning import build_tables
 from crawler.extract import knobs
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass, field
 
 
@@ -162,27 +162,37 @@ class ModelConfig:
             limit = self.get_vocab_size()
         if requested > limit:
             raise ValueError(f"requested {requested} logprobs, more than {limit}")
-'''
+"""
 
 #: flag -> (config class, field): the options ``get_kwargs`` makes of config fields
-FLAGS = {"--dtype": ("ModelConfig", "dtype"), "--model-type": ("ModelConfig", "model_type"),
-         "--max-logprobs": ("ModelConfig", "max_logprobs"), "--pruning-method": ("MultiModalConfig", "pruning_method"),
-         "--pruning-rate": ("MultiModalConfig", "pruning_rate"),
-         "--spec-method": ("SpecConfig", "method"), "--speculative-config": ("TopConfig", "spec_config")}
-ARGS = "\n".join([
-    "from .config import ModelConfig, MultiModalConfig, SpecConfig, TopConfig, TransferConfig",
-    "def get_kwargs(cls):",
-    "    return {}",
-    "def add_cli_args(parser):",
-    *(f"    kw = get_kwargs({cls})\n    parser.add_argument({flag!r}, **kw[{name!r}])" for flag, (cls, name) in FLAGS.items()),
-    "    parser.add_argument('--transfer-config', type=TransferConfig)",
-    "class EngineArgs:",
-    "    transfer_config: TransferConfig | None = None",
-]) + "\n"
+FLAGS = {
+    "--dtype": ("ModelConfig", "dtype"),
+    "--model-type": ("ModelConfig", "model_type"),
+    "--max-logprobs": ("ModelConfig", "max_logprobs"),
+    "--pruning-method": ("MultiModalConfig", "pruning_method"),
+    "--pruning-rate": ("MultiModalConfig", "pruning_rate"),
+    "--spec-method": ("SpecConfig", "method"),
+    "--speculative-config": ("TopConfig", "spec_config"),
+}
+ARGS = (
+    "\n".join(
+        [
+            "from .config import ModelConfig, MultiModalConfig, SpecConfig, TopConfig, TransferConfig",
+            "def get_kwargs(cls):",
+            "    return {}",
+            "def add_cli_args(parser):",
+            *(f"    kw = get_kwargs({cls})\n    parser.add_argument({flag!r}, **kw[{name!r}])" for flag, (cls, name) in FLAGS.items()),
+            "    parser.add_argument('--transfer-config', type=TransferConfig)",
+            "class EngineArgs:",
+            "    transfer_config: TransferConfig | None = None",
+        ]
+    )
+    + "\n"
+)
 
 #: A web route's request body (no request_models glob names this file) and the validator its
 #: handler reaches in another file.
-API = '''
+API = """
 from pydantic import BaseModel
 
 router = object()
@@ -208,12 +218,12 @@ class Session:
     def check(self, prefix):
         if prefix is None:
             raise ValueError("profile_prefix of this session is gone")
-'''
+"""
 
 
 #: Converters of options' values: one an option gives directly, one a table of keywords gives
 #: (which option: known only at run time), one a factory makes.
-CLI = '''
+CLI = """
 import json
 
 
@@ -241,14 +251,12 @@ def table_kwargs(names):
 
 def add_args(parser):
     parser.add_argument("--bucket", type=bucket)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def dataset(crawl_once) -> dict[str, dict]:
-    records = meaning_records(crawl_once, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/api.py": API,
-        "pkg/cli.py": CLI})
+    records = meaning_records(crawl_once, {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/api.py": API, "pkg/cli.py": CLI})
     return {r["message"]["text"].split(" ")[0] + " " + r["message"]["text"].split(" ")[1]: r["meaning"] for r in records}
 
 
@@ -306,8 +314,9 @@ def test_a_check_on_the_attribute_a_mappings_key_names_says_it_is_known_only_at_
     for message in ("{where}.{name} is", "override of"):
         m = dataset[message]
         assert m["knobs"] == []
-        assert m["trigger"].startswith("Raised in `apply_overrides` for the attribute of `obj` that a key of "
-                                       "`changes` names (which attribute is known only at run time), when "), m
+        assert m["trigger"].startswith(
+            "Raised in `apply_overrides` for the attribute of `obj` that a key of `changes` names (which attribute is known only at run time), when "
+        ), m
     # a list of pairs is no mapping whose keys are names: nothing of the kind is said
     assert dataset["no slot"]["trigger"].startswith("Raised in `load_pairs`, when ")
 
@@ -318,8 +327,8 @@ def test_a_nested_config_no_option_sets_is_a_group_not_a_setting(dataset):
 
 def test_a_check_whose_one_caller_calls_it_under_a_test_says_the_test(dataset):
     assert dataset["gemma2 is"]["trigger"] == (
-        "Raised in `ModelConfig._verify_half`, when `--model-type` is `'gemma2'`; "
-        "`ModelConfig.__post_init__` calls it only when `--dtype` is `'float16'`.")
+        "Raised in `ModelConfig._verify_half`, when `--model-type` is `'gemma2'`; `ModelConfig.__post_init__` calls it only when `--dtype` is `'float16'`."
+    )
     # (two calls, or one under no test: the caller's tests are not said)
     assert "calls it" not in dataset["too many"]["trigger"]
     assert "calls it" not in dataset["{model_type} does"]["trigger"]
@@ -338,8 +347,9 @@ def test_a_converter_of_an_options_value(dataset):
     # given through a table of keywords: no knob, and the sentence says why
     m = dataset["Value {val}"]
     assert m["knobs"] == []
-    assert m["trigger"].startswith("Raised while parsing a command-line option whose value "
-                                   "`parse_type.<locals>._parse_type` converts (which option is known only at run time)")
+    assert m["trigger"].startswith(
+        "Raised while parsing a command-line option whose value `parse_type.<locals>._parse_type` converts (which option is known only at run time)"
+    )
 
 
 def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
@@ -348,8 +358,7 @@ def test_empty_declarations_hold_every_key_a_file_declares_and_the_join_reads():
     assert declared.keys() == knobs.empty().keys()
     assert declared["forwards"] and declared["returns"]
     # a file whose reading failed still joins (every table the join fills is there, empty)
-    tables = build_tables([{"path": "x.py", "status": "ok", "declarations": knobs.empty(), "sites": []}],
-                          knobs_settings())
+    tables = build_tables([{"path": "x.py", "status": "ok", "declarations": knobs.empty(), "sites": []}], knobs_settings())
     assert tables.classes == {}
 
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 from helpers import crawl_meaning_upstream
 
-ENVS = '''
+ENVS = """
 import os
 
 environment_variables = {
     "PKG_USE_V2": lambda: None if "PKG_USE_V2" not in os.environ else os.environ["PKG_USE_V2"] == "1",
 }
-'''
+"""
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass
 
 from pkg import envs
@@ -54,15 +54,16 @@ class TopConfig:
         use_ray = self.parallel_config.use_ray
         if use_ray:
             raise RuntimeError("this worker does not run under ray")
-'''
+"""
 
 #: the options ``get_kwargs`` makes of ParallelConfig's fields
 FLAGS = {"--backend": "backend", "--world-size": "world_size"}
 ARGS = "from .config import ParallelConfig\n\ndef get_kwargs(cls):\n    return {}\n\ndef add_cli_args(parser):\n" + "".join(
-    f"    kw = get_kwargs(ParallelConfig)\n    parser.add_argument({flag!r}, **kw[{name!r}])\n" for flag, name in FLAGS.items())
+    f"    kw = get_kwargs(ParallelConfig)\n    parser.add_argument({flag!r}, **kw[{name!r}])\n" for flag, name in FLAGS.items()
+)
 
 #: (pkg/sampling.py is the request models' file of the fixture upstream)
-SAMPLING = '''
+SAMPLING = """
 from pydantic import BaseModel
 
 
@@ -74,9 +75,9 @@ class CompletionRequest(BaseModel):
 
 class CompletionResponse(BaseModel):
     status: str = "ok"
-'''
+"""
 
-SERVING = '''
+SERVING = """
 from pkg.sampling import CompletionRequest
 
 
@@ -97,9 +98,9 @@ class Scheduler:
 def on_error(req, exc):
     if req.stream is None:
         raise RuntimeError(f"failed while serving {req.url}")
-'''
+"""
 
-SHAPES = '''
+SHAPES = """
 from dataclasses import dataclass
 
 
@@ -110,14 +111,25 @@ class FieldSpec:
     def reduce(self, batch):
         if self.dim != 0:
             raise ValueError("dim must be 0 to reduce a nested list")
-'''
+"""
 
 
 @pytest.fixture
 def meanings(fixture_repo, cli, tmp_path) -> dict[str, dict]:
-    records = crawl_meaning_upstream(fixture_repo, cli, tmp_path, {
-        "pkg/__init__.py": "", "pkg/envs.py": ENVS, "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS,
-"pkg/sampling.py": SAMPLING, "pkg/serving.py": SERVING, "pkg/shapes.py": SHAPES})
+    records = crawl_meaning_upstream(
+        fixture_repo,
+        cli,
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/envs.py": ENVS,
+            "pkg/config.py": CONFIG,
+            "pkg/arg_utils.py": ARGS,
+            "pkg/sampling.py": SAMPLING,
+            "pkg/serving.py": SERVING,
+            "pkg/shapes.py": SHAPES,
+        },
+    )
     return {r["message"]["text"]: r["meaning"] for r in records}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from helpers import meaning_records
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass, field
 from enum import Enum, EnumMeta
 from typing import Annotated, Any
@@ -164,9 +164,9 @@ class TopConfig:
 
 def check_anything():
     raise ValueError("a public function anyone may call")
-'''
+"""
 
-ARGS = '''
+ARGS = """
 from dataclasses import dataclass
 
 from .config import MambaConfig, ModelConfig, ParallelConfig, QuantSpec, SpecConfig
@@ -203,13 +203,12 @@ def add_cli_args(parser):
     parser.add_argument("--mamba-backend", **mamba_kwargs["backend"])
     spec_kwargs = get_kwargs(SpecConfig)
     parser.add_argument("--spec-max-model-len", **spec_kwargs["max_model_len"])
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def dataset(crawl_once) -> dict[str, dict]:
-    records = meaning_records(crawl_once, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
+    records = meaning_records(crawl_once, {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS})
     return {r["location"]["qualname"] + ":" + r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
 
 
@@ -232,8 +231,7 @@ def test_a_field_validator_reaches_a_helper_and_an_enum_metaclass_getitem(datase
 
 
 def test_the_test_around_a_private_call_is_its_setting(dataset):
-    assert names(dataset["ModelConfig._verify_with_expert_parallelism:expert"]) == [
-        ("cli_flag", "--enable-expert-parallel")]
+    assert names(dataset["ModelConfig._verify_with_expert_parallelism:expert"]) == [("cli_flag", "--enable-expert-parallel")]
     assert names(dataset["_raise_unsupported_error:{feature_name}"]) == [("cli_flag", "--pipeline-parallel-size")]
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers import meaning_records
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass
 
 
@@ -20,9 +20,9 @@ class CacheConfig:
 @dataclass
 class LayerStateConfig:
     width: int = 0
-'''
+"""
 
-ARGS = '''
+ARGS = """
 from .config import CacheConfig
 
 
@@ -33,17 +33,17 @@ def get_kwargs(cls):
 def add_cli_args(parser):
     cache_kwargs = get_kwargs(CacheConfig)
     parser.add_argument("--kv-cache-dtype", **cache_kwargs["cache_dtype"])
-'''
+"""
 
-ENVS = '''
+ENVS = """
 import os
 
 environment_variables = {
     "WIDGETS_USE_FAST_PATH": lambda: os.getenv("WIDGETS_USE_FAST_PATH", "0") == "1",
 }
-'''
+"""
 
-KERNEL = '''
+KERNEL = """
 def prefill(q, kv_cache_dtype, fast):
     if kv_cache_dtype not in ("auto", "fp8"):
         raise ValueError(f"Unsupported FP8 dtype: {kv_cache_dtype}")
@@ -59,9 +59,9 @@ def resize(width):
 def lonely(size):
     if size < 1:
         raise ValueError(f"size must be positive, got {size}")
-'''
+"""
 
-BACKEND = '''
+BACKEND = """
 from pkg import envs
 from pkg.ops.kernel import prefill, resize
 
@@ -75,14 +75,23 @@ class Backend:
         dtype = self.cache_config.cache_dtype
         prefill(q, dtype, envs.WIDGETS_USE_FAST_PATH)
         resize(self.layer_state_config.width)
-'''
+"""
 
 
 @pytest.fixture(scope="module")
 def knobs(crawl_once) -> dict[str, list[dict]]:
-    found = meaning_records(crawl_once, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/args.py": ARGS, "pkg/envs.py": ENVS,
-        "pkg/ops/__init__.py": "", "pkg/ops/kernel.py": KERNEL, "pkg/backend.py": BACKEND})
+    found = meaning_records(
+        crawl_once,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": CONFIG,
+            "pkg/args.py": ARGS,
+            "pkg/envs.py": ENVS,
+            "pkg/ops/__init__.py": "",
+            "pkg/ops/kernel.py": KERNEL,
+            "pkg/backend.py": BACKEND,
+        },
+    )
     return {r["message"]["text"]: r for r in found}
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from helpers import meaning_records
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass
 
 
@@ -45,9 +45,9 @@ class TopConfig:
     def _check_quant(model_config: ModelConfig, supported: list):
         if model_config.dtype not in supported:
             raise ValueError(f"{model_config.dtype} is not supported for this quantization")
-'''
+"""
 
-ARGS = '''
+ARGS = """
 from .config import ModelConfig, ParallelConfig
 
 
@@ -62,9 +62,9 @@ def add_cli_args(parser):
     model_kwargs = get_kwargs(ModelConfig)
     parser.add_argument("--dtype", **model_kwargs["dtype"])
     parser.add_argument("--quantization", "-q", **model_kwargs["quantization"])
-'''
+"""
 
-SAMPLING = '''
+SAMPLING = """
 from dataclasses import dataclass
 
 
@@ -99,9 +99,9 @@ class BeamParams:
 
     def check(self):
         _verify_count(self.beam_width, "beam_width")
-'''
+"""
 
-INTERNAL = '''
+INTERNAL = """
 from dataclasses import dataclass
 
 
@@ -113,13 +113,14 @@ class BatchMetadata:  # a dataclass no option sets and no user-facing class hold
         lens = self.query_lens
         if not lens:
             raise ValueError("a batch has queries")
-'''
+"""
+
 
 @pytest.fixture(scope="module")
 def dataset(crawl_once) -> dict[str, dict]:
-    records = meaning_records(crawl_once, {
-        "pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/sampling.py": SAMPLING,
-        "pkg/internal.py": INTERNAL})
+    records = meaning_records(
+        crawl_once, {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/sampling.py": SAMPLING, "pkg/internal.py": INTERNAL}
+    )
     return {r["location"]["qualname"] + ":" + r["message"]["text"].split(" ")[0]: r["meaning"] for r in records}
 
 
@@ -138,8 +139,7 @@ def test_local_aliases_of_fields(dataset):
 def test_an_alias_of_a_nested_config_reaches_its_fields(dataset):
     m = dataset["TopConfig._check_precision:quantized"]
     assert names(m) == [("cli_flag", "--dtype"), ("cli_flag", "--quantization")]
-    assert m["trigger"] == ("Raised in `TopConfig._check_precision`, when `--quantization` is not None "
-                            "and `--dtype` is `'float32'`.")
+    assert m["trigger"] == ("Raised in `TopConfig._check_precision`, when `--quantization` is not None and `--dtype` is `'float32'`.")
 
 
 def test_a_parameter_annotated_with_a_config_class(dataset):

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from crawler.catalogue.meaning import named_at
 from crawler.catalogue.phrasing import conditions, fix_for, simplify
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass
 
 from pydantic import field_validator
@@ -55,9 +55,9 @@ class TopConfig:
     def need_transfer(self):
         if self.kv_transfer_config is None:
             raise ValueError("this mode needs a KV transfer config")
-'''
+"""
 
-ARGS = '''
+ARGS = """
 from .config import CacheConfig, TopConfig
 
 
@@ -71,9 +71,9 @@ def add_cli_args(parser):
     parser.add_argument("--gpu-memory-utilization", "-gmu", **cache_kwargs["gpu_memory_utilization"])
     parser.add_argument("--attention-config", "-ac", **top_kwargs["attention_config"])
     parser.add_argument("--kv-transfer-config", **top_kwargs["kv_transfer_config"])
-'''
+"""
 
-CLI = '''
+CLI = """
 import click
 
 
@@ -90,17 +90,17 @@ def hostile(value, vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv
 def serve(port):
     if port < 1024:
         raise click.BadParameter("port too low")
-'''
+"""
 
-ENVS = '''
+ENVS = """
 import os
 
 environment_variables = {
     "ACME_DEBUG": lambda: os.getenv("ACME_DEBUG", "0") == "1",
 }
-'''
+"""
 
-RUN = '''
+RUN = """
 from . import envs
 
 LIMIT = 8
@@ -132,9 +132,9 @@ def size(n):
 def tune(n, out):
     if n > out:
         raise ValueError("lower `gpu_memory_utilization` or `kv_transfer_config`, or pass `--mystery-flag`: `forward` gave `out`")
-'''
+"""
 
-PROTOCOL = '''
+PROTOCOL = """
 class RequestError(ValueError):
     def __init__(self, message, parameter=None):
         super().__init__(message)
@@ -144,9 +144,9 @@ class RequestError(ValueError):
 def check_request(request):
     if request.temperature > 2.0:
         raise RequestError("temperature is too high", parameter="temperature")
-'''
+"""
 
-SAMPLING = '''
+SAMPLING = """
 from dataclasses import dataclass
 
 
@@ -157,9 +157,9 @@ class SamplingParams:
     def _verify_args(self):
         if self.top_k < -1:
             raise ValueError(f"top_k must be -1 or at least 0, got {self.top_k}")
-'''
+"""
 
-HOSTILE = '''
+HOSTILE = """
 from dataclasses import dataclass
 
 
@@ -170,9 +170,9 @@ class EvilConfig:
     def __post_init__(self):
         if self.mode == "<script>alert(1)</script>`*":
             raise ValueError("bad mode")
-'''
+"""
 
-PLAIN = '''
+PLAIN = """
 from dataclasses import dataclass
 
 from .config import AttentionConfig
@@ -191,10 +191,20 @@ class Group:  # annotates its attributes, but they are no settings
             raise ValueError("Invalid src rank")
         if src == 0:
             raise ValueError("`Phi3Rope` cannot start at rank 0")
-'''
+"""
 
-FILES = {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/arg_utils.py": ARGS, "pkg/cli.py": CLI, "pkg/envs.py": ENVS,
-         "pkg/run.py": RUN, "pkg/protocol.py": PROTOCOL, "pkg/sampling.py": SAMPLING, "pkg/evil.py": HOSTILE, "pkg/aaa.py": PLAIN}
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/config.py": CONFIG,
+    "pkg/arg_utils.py": ARGS,
+    "pkg/cli.py": CLI,
+    "pkg/envs.py": ENVS,
+    "pkg/run.py": RUN,
+    "pkg/protocol.py": PROTOCOL,
+    "pkg/sampling.py": SAMPLING,
+    "pkg/evil.py": HOSTILE,
+    "pkg/aaa.py": PLAIN,
+}
 
 
 def by_name(records: list[dict]) -> dict[str, dict]:
@@ -220,7 +230,8 @@ def knobs(record: dict) -> list[tuple]:
 def test_argparse_flag_through_the_upstreams_kwargs_convention(dataset):
     m = dataset["gpu:CacheConfig.__post_init__"]["meaning"]
     assert knobs(dataset["gpu:CacheConfig.__post_init__"]) == [
-        ("cli_flag", "--gpu-memory-utilization", ["--gpu-memory-utilization", "-gmu"], "gpu_memory_utilization")]
+        ("cli_flag", "--gpu-memory-utilization", ["--gpu-memory-utilization", "-gmu"], "gpu_memory_utilization")
+    ]
     assert m["trigger"] == "Raised while building a `CacheConfig`, when `--gpu-memory-utilization` is greater than 1.0."
     assert m["fix"] == "Set `--gpu-memory-utilization` to at most 1.0."
     assert m["derived"] == "machine"
@@ -234,9 +245,9 @@ def test_field_validator_of_a_nested_config_early_return_and_loop(dataset):
     assert record["sites"][0]["facts"]["guards"] == ["not (not isinstance(value, dict))", "kind not in valid_kinds"]
     assert record["meaning"]["trigger"] == (
         "Raised while `--attention-config` is parsed, when `backend_per_kind` of `--attention-config` is a `dict` "
-        "and an item of `backend_per_kind` of `--attention-config` is not one of `valid_kinds`.")
-    assert record["meaning"]["fix"] == (
-        "Set every item of `backend_per_kind` of `--attention-config` to one of the values the message lists.")
+        "and an item of `backend_per_kind` of `--attention-config` is not one of `valid_kinds`."
+    )
+    assert record["meaning"]["fix"] == ("Set every item of `backend_per_kind` of `--attention-config` to one of the values the message lists.")
 
 
 def test_is_none_gives_set_the_flag(dataset):
@@ -308,32 +319,38 @@ def test_every_entry_has_a_trigger_and_pages_label_it_derived(dataset, meaning_o
     assert "Derived from the code" in shown.output and "Fix direction: Set `--gpu-memory-utilization`" in shown.output
 
 
-@pytest.mark.parametrize("code, simple", [
-    ("not (x is not None)", "x is None"),
-    ("not (a < b)", "a >= b"),
-    ("not not x", "x"),
-    ("not (a and b is None)", "not a or b is not None"),
-    ("not (k in d or k == 1)", "k not in d and k != 1"),
-])
+@pytest.mark.parametrize(
+    "code, simple",
+    [
+        ("not (x is not None)", "x is None"),
+        ("not (a < b)", "a >= b"),
+        ("not not x", "x"),
+        ("not (a and b is None)", "not a or b is not None"),
+        ("not (k in d or k == 1)", "k not in d and k != 1"),
+    ],
+)
 def test_simplifier(code, simple):
     assert ast.unparse(simplify(ast.parse(code, mode="eval").body)) == simple
 
 
-@pytest.mark.parametrize("guard, fix", [
-    ("self.t > 2.0", "set `t` to at most 2.0"),
-    ("self.t >= 2", "set `t` to less than 2"),
-    ("self.t <= 0", "set `t` to more than 0"),
-    ("self.t == 'x'", "set `t` to something other than `'x'`"),
-    ("self.t != 'auto'", "set `t` to `'auto'`"),
-    ("self.t not in ALLOWED", "set `t` to one of the values the message lists"),
-    ("self.t not in OTHER", "set `t` to one of `OTHER`"),
-    ("self.t in BANNED", "set `t` to a value not in `BANNED`"),
-    ("not (self.t is not None)", "set `t`"),
-    ("self.t is not None", "leave `t` unset"),
-    ("not isinstance(self.t, int)", "give `t` a `int`"),
-    ("not self.t", "set `t`"),
-    ("other > 1", None),
-])
+@pytest.mark.parametrize(
+    "guard, fix",
+    [
+        ("self.t > 2.0", "set `t` to at most 2.0"),
+        ("self.t >= 2", "set `t` to less than 2"),
+        ("self.t <= 0", "set `t` to more than 0"),
+        ("self.t == 'x'", "set `t` to something other than `'x'`"),
+        ("self.t != 'auto'", "set `t` to `'auto'`"),
+        ("self.t not in ALLOWED", "set `t` to one of the values the message lists"),
+        ("self.t not in OTHER", "set `t` to one of `OTHER`"),
+        ("self.t in BANNED", "set `t` to a value not in `BANNED`"),
+        ("not (self.t is not None)", "set `t`"),
+        ("self.t is not None", "leave `t` unset"),
+        ("not isinstance(self.t, int)", "give `t` a `int`"),
+        ("not self.t", "set `t`"),
+        ("other > 1", None),
+    ],
+)
 def test_fix_direction_per_guard_shape(guard, fix):
     assert fix_for(guard, {"self.t": "`t`"}, {"ALLOWED"}) == fix
 
@@ -345,8 +362,7 @@ def test_conditions_quote_what_does_not_parse_and_keep_backticks_out_of_code():
 
 def test_pages_show_the_derived_meaning_escaped(dataset, meaning_out, cli, tmp_path):
     record = dataset["bad:EvilConfig.__post_init__"]
-    assert record["meaning"]["trigger"] == (
-        "Raised while building a `EvilConfig`, when `mode` is `'<script>alert(1)</script>'*'`.")
+    assert record["meaning"]["trigger"] == ("Raised while building a `EvilConfig`, when `mode` is `'<script>alert(1)</script>'*'`.")
     for fmt in ("html", "markdown"):
         result = cli("render", "--data", meaning_out, "--out", tmp_path / fmt, "--format", fmt)
         assert result.exit_code == 0, result.output
@@ -366,8 +382,7 @@ def test_a_changed_declaration_elsewhere_reaches_entries_of_unchanged_files(fixt
     before = by_name(crawl_meaning_upstream(fixture_repo, cli, tmp_path, FILES))  # v1, into this test's cache
     assert before["gpu:CacheConfig.__post_init__"]["meaning"]["fix"] == "Set `--gpu-memory-utilization` to at most 1.0."
     fixture_repo.commit({"pkg/arg_utils.py": ARGS.replace("--gpu-memory-utilization", "--gpu-mem")}, tag="v2")
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--upstream", "widgets",
-                 "--config", tmp_path / "errcat.toml", "--out", tmp_path / "out2")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--upstream", "widgets", "--config", tmp_path / "errcat.toml", "--out", tmp_path / "out2")
     assert result.exit_code == 0, result.output
     assert re.search(r"extracting \(\d+ cached\): 1 files", result.output), result.output  # (the changed file alone is read)
     records = [json.loads(x) for x in jsonl_bytes(tmp_path / "out2" / "acme" / "widgets").splitlines()]
@@ -381,8 +396,7 @@ def test_a_module_level_raise_happens_on_import(dataset):
 
 def test_mixed_and_or_keep_their_grouping():
     assert conditions(["a and (b or c)"], {}, []) == "`a` is set and either `b` is set or `c` is set"
-    assert conditions(["not (a or b)", "c or d and e"], {}, []) == (
-        "`a` is not set and `b` is not set and either `c` is set or both `d` is set and `e` is set")
+    assert conditions(["not (a or b)", "c or d and e"], {}, []) == ("`a` is not set and `b` is not set and either `c` is set or both `d` is set and `e` is set")
 
 
 def test_spellings_that_name_no_setting_are_not_knobs(dataset):
@@ -413,12 +427,15 @@ def test_named_at_reads_each_place_a_name_is():
     assert named_at("tp", "tp.size > tp_max and x.tp or (tp)") == [".size", ""]
 
 
-@pytest.mark.parametrize("guard, said", [
-    ("'EADDRINUSE' in str(e)", "`str(e)` contains `'EADDRINUSE'`"),  # a text looked for in another
-    ("'prompt' not in prompt", "`prompt` does not contain `'prompt'`"),  # a key of a mapping
-    ("kind in valid_kinds", "`kind` is one of `valid_kinds`"),
-    ("mode not in ('none', 'full')", "`mode` is not one of `('none', 'full')`"),
-])
+@pytest.mark.parametrize(
+    "guard, said",
+    [
+        ("'EADDRINUSE' in str(e)", "`str(e)` contains `'EADDRINUSE'`"),  # a text looked for in another
+        ("'prompt' not in prompt", "`prompt` does not contain `'prompt'`"),  # a key of a mapping
+        ("kind in valid_kinds", "`kind` is one of `valid_kinds`"),
+        ("mode not in ('none', 'full')", "`mode` is not one of `('none', 'full')`"),
+    ],
+)
 def test_a_text_looked_for_in_another_is_said_to_be_contained(guard, said):
     from crawler.catalogue.phrasing import words
 
@@ -427,7 +444,7 @@ def test_a_text_looked_for_in_another_is_said_to_be_contained(guard, said):
 
 # -- fixes that would switch a feature off or name the wrong case (the sixth round) ------------
 
-MODES = '''
+MODES = """
 from dataclasses import dataclass
 
 
@@ -454,7 +471,7 @@ class ModeConfig:
             raise ValueError("fancy cannot be used with log_path")
         if self.legacy_path is not None:
             raise ValueError("Old paths are not read any more")
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -490,50 +507,56 @@ def test_the_else_of_a_chain_of_cases_names_no_one_case(modes):
 T = {"self.t": "`t`", "so.a": "`a`", "so.b": "`b`", "self.mode": "`mode`"}
 
 
-@pytest.mark.parametrize("guard, earlier, message, fix", [
-    # switching off: said only where the message names the setting (by its code name or flag)
-    ("self.t > 1", [], "Feature X does not support pipelining", None),
-    ("self.t > 1", [], "Feature X requires t=1", "set `t` to at most 1"),
-    ("self.t > 0", [], "Feature X is not available here", None),
-    ("self.t >= 1", [], "Feature X is not available here", None),
-    ("self.t is not None", [], "Feature X is not available here", None),
-    ("self.t", [], "Cannot specify both `t` and `u`", "leave `t` unset"),
-    ("self.t == 'x'", [], "Feature X is not available here", None),
-    ("self.t in BANNED", [], "Feature X is not available here", None),
-    ("self.t in BANNED", [], "t must not be banned", "set `t` to a value not in `BANNED`"),
-    # a value to set, not a switch: said whatever the message
-    ("self.t > 2.0", [], "too hot", "set `t` to at most 2.0"),
-    ("self.t < 1", [], "too few", "set `t` to at least 1"),
-    ("not self.t", [], "Feature X needs it", "set `t`"),
-    # the else of a chain of cases over `t`: no one case is the value to set
-    ("not (self.t == 'c')", ["not (self.t == 'a')"], "Unknown t", None),
-    ("not (self.t in ['c', 'd'])", ["not (self.t in ['a', 'b'])"], "Unknown t", None),
-    ("not (self.t == 'c')", [], "Unknown t", "set `t` to `'c'`"),  # (no chain: `if t == 'c': ... else: raise`)
-    ("self.t != 'c'", ["not (self.t == 'a')"], "X requires t='c'", "set `t` to `'c'`"),  # (written by the code)
-    ("self.t not in (1, 2)", ["not (self.t == 0)"], "Unknown t", "set `t` to one of `(1, 2)`"),
-    # the last of several alternatives of one object: only where the message names it
-    ("not (so.b)", ["not (so.a)"], "this specification is not supported", None),
-    ("not (so.b)", ["not (so.a)"], "a or b must be given", "set `b`"),
-    ("not (so.b is not None)", ["not (so.a is not None)"], "nothing given", None),
-    # one alternative of an `or` the code asserts: only where the message names it
-    ("not (self.mode == 1 or self.t)", [], "mode should be 1 here", None),
-    ("not (self.mode == 1 or self.t)", [], "t must be set unless mode is 1", "set `t`"),
-    # an isinstance whose class is an attribute holding a tuple: no sentence
-    ("not isinstance(self.t, self.allowed)", [], "unsupported", None),
-    ("not isinstance(self.t, socket.socket)", [], "bad", "give `t` a `socket.socket`"),
-])
+@pytest.mark.parametrize(
+    "guard, earlier, message, fix",
+    [
+        # switching off: said only where the message names the setting (by its code name or flag)
+        ("self.t > 1", [], "Feature X does not support pipelining", None),
+        ("self.t > 1", [], "Feature X requires t=1", "set `t` to at most 1"),
+        ("self.t > 0", [], "Feature X is not available here", None),
+        ("self.t >= 1", [], "Feature X is not available here", None),
+        ("self.t is not None", [], "Feature X is not available here", None),
+        ("self.t", [], "Cannot specify both `t` and `u`", "leave `t` unset"),
+        ("self.t == 'x'", [], "Feature X is not available here", None),
+        ("self.t in BANNED", [], "Feature X is not available here", None),
+        ("self.t in BANNED", [], "t must not be banned", "set `t` to a value not in `BANNED`"),
+        # a value to set, not a switch: said whatever the message
+        ("self.t > 2.0", [], "too hot", "set `t` to at most 2.0"),
+        ("self.t < 1", [], "too few", "set `t` to at least 1"),
+        ("not self.t", [], "Feature X needs it", "set `t`"),
+        # the else of a chain of cases over `t`: no one case is the value to set
+        ("not (self.t == 'c')", ["not (self.t == 'a')"], "Unknown t", None),
+        ("not (self.t in ['c', 'd'])", ["not (self.t in ['a', 'b'])"], "Unknown t", None),
+        ("not (self.t == 'c')", [], "Unknown t", "set `t` to `'c'`"),  # (no chain: `if t == 'c': ... else: raise`)
+        ("self.t != 'c'", ["not (self.t == 'a')"], "X requires t='c'", "set `t` to `'c'`"),  # (written by the code)
+        ("self.t not in (1, 2)", ["not (self.t == 0)"], "Unknown t", "set `t` to one of `(1, 2)`"),
+        # the last of several alternatives of one object: only where the message names it
+        ("not (so.b)", ["not (so.a)"], "this specification is not supported", None),
+        ("not (so.b)", ["not (so.a)"], "a or b must be given", "set `b`"),
+        ("not (so.b is not None)", ["not (so.a is not None)"], "nothing given", None),
+        # one alternative of an `or` the code asserts: only where the message names it
+        ("not (self.mode == 1 or self.t)", [], "mode should be 1 here", None),
+        ("not (self.mode == 1 or self.t)", [], "t must be set unless mode is 1", "set `t`"),
+        # an isinstance whose class is an attribute holding a tuple: no sentence
+        ("not isinstance(self.t, self.allowed)", [], "unsupported", None),
+        ("not isinstance(self.t, socket.socket)", [], "bad", "give `t` a `socket.socket`"),
+    ],
+)
 def test_fix_direction_with_message_and_outer_guards(guard, earlier, message, fix):
     assert fix_for(guard, T, set(), (), message, earlier) == fix
 
 
-@pytest.mark.parametrize("guard, message, fix", [
-    # leaving a `disable_` switch unset turns the feature on: no switch-off, said whatever the message
-    ("self.disable_chunked_input", "Chunked input is required here", "leave `--disable-chunked-input` unset"),
-    # and setting it turns the feature off: only where the message names it
-    ("not self.disable_chunked_input", "This model cannot chunk its input", None),
-    ("not self.disable_chunked_input", "Forcing --disable-chunked-input for this model", "set `--disable-chunked-input`"),
-    ("not self.chunked_input", "This model needs chunked input", "set `--chunked-input`"),
-])
+@pytest.mark.parametrize(
+    "guard, message, fix",
+    [
+        # leaving a `disable_` switch unset turns the feature on: no switch-off, said whatever the message
+        ("self.disable_chunked_input", "Chunked input is required here", "leave `--disable-chunked-input` unset"),
+        # and setting it turns the feature off: only where the message names it
+        ("not self.disable_chunked_input", "This model cannot chunk its input", None),
+        ("not self.disable_chunked_input", "Forcing --disable-chunked-input for this model", "set `--disable-chunked-input`"),
+        ("not self.chunked_input", "This model needs chunked input", "set `--chunked-input`"),
+    ],
+)
 def test_a_switch_named_disable_is_read_the_other_way_round(guard, message, fix):
     """vLLM's "Chunked MM input is required ..." (``assert not disable_chunked_mm_input``) lost
     its right fix "Leave `--disable-chunked-mm-input` unset." to the switch-off rule: leaving a

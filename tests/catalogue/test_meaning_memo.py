@@ -17,26 +17,26 @@ import crawler.catalogue.meaning_memo as meaning_memo
 import crawler.crawl
 from crawler.catalogue.meaning_memo import _LOG, TracedDict, TracedSet, _Kept, _row
 
-CONFIG = '''
+CONFIG = """
 default = "acme"
 
 [upstreams.acme]
 url = "https://github.com/acme/widgets"
 include = ["pkg/**/*.py"]
-'''
+"""
 
-ENVS = '''
+ENVS = """
 import os
 
 environment_variables = {
     "ACME_DEBUG": lambda: os.getenv("ACME_DEBUG", "0") == "1",
 }
-'''
+"""
 
 TREE = {
     "pkg/__init__.py": "",
     "pkg/envs.py": ENVS,
-    "pkg/run.py": '''
+    "pkg/run.py": """
         from pkg import envs
 
 
@@ -48,8 +48,8 @@ TREE = {
         def trace():
             if envs.ACME_TRACE:
                 raise RuntimeError("tracing is on")
-        ''',
-    "pkg/other.py": '''
+        """,
+    "pkg/other.py": """
         def other(x):
             if x > 3:
                 raise ValueError("other failure over three")
@@ -58,7 +58,7 @@ TREE = {
         def third(y):
             if y is None:
                 raise KeyError("third failure without y")
-        ''',
+        """,
 }
 
 
@@ -104,22 +104,25 @@ def test_a_changed_lookup_or_site_makes_its_meaning_anew_and_the_rest_are_taken(
     # another value (one a key that was absent), though run.py did not change; other.py
     # changes one raise's message: its own site.
     made.clear()
-    fixture_repo.commit({
-        "pkg/envs.py": ENVS.replace('    "ACME_DEBUG"', '    "ACME_TRACE": lambda: os.getenv("ACME_TRACE"),\n    "ACME_DEBUG"'),
-        "pkg/other.py": TREE["pkg/other.py"].replace("other failure over three", "other failure above three"),
-    }, tag="v2")
+    fixture_repo.commit(
+        {
+            "pkg/envs.py": ENVS.replace('    "ACME_DEBUG"', '    "ACME_TRACE": lambda: os.getenv("ACME_TRACE"),\n    "ACME_DEBUG"'),
+            "pkg/other.py": TREE["pkg/other.py"].replace("other failure over three", "other failure above three"),
+        },
+        tag="v2",
+    )
     after = by_text(crawl(cli, fixture_repo, config, tmp_path / "out", "v2"))
     assert sorted(made) == ["debug mode is off", "other failure above three", "tracing is on"]
     assert after["debug mode is off"]["meaning"]["knobs"][0]["line"] == 5
     assert [k["name"] for k in after["tracing is on"]["meaning"]["knobs"]] == ["ACME_TRACE"]
     assert after["third failure without y"]["meaning"] == before["third failure without y"]["meaning"]
     assert crawl(cli, fixture_repo, config, tmp_path / "fresh", "v2", "--no-cache") == crawl(
-        cli, fixture_repo, config, tmp_path / "out", "v2")  # (up to date: the incremental crawl's bytes)
+        cli, fixture_repo, config, tmp_path / "out", "v2"
+    )  # (up to date: the incremental crawl's bytes)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b'{"reads": [], "sites": {"x": 1}}'),
-                                    "every row kept for the sites of another repository"])
+@pytest.mark.parametrize("damage", [b"not zlib", zlib.compress(b'{"reads": [], "sites": {"x": 1}}'), "every row kept for the sites of another repository"])
 def test_a_damaged_memo_in_the_cache_is_a_miss(fixture_repo, cli, tmp_path, cache_dir, made, damage):
     fixture_repo.commit(TREE, tag="v1")
     config = tmp_path / "errcat.toml"
@@ -133,9 +136,9 @@ def test_a_damaged_memo_in_the_cache_is_a_miss(fixture_repo, cli, tmp_path, cach
         for key, value in kept_rows:
             damaged = damage
             if isinstance(damage, str):  # a memo that decodes and fits, whose rows name other sites
-                kept = json.loads(zlib.decompress(value[4 + int.from_bytes(value[:4], "big"):]))
+                kept = json.loads(zlib.decompress(value[4 + int.from_bytes(value[:4], "big") :]))
                 kept["sites"] = {digest[::-1]: row for digest, row in kept["sites"].items()}
-                damaged = value[:4 + int.from_bytes(value[:4], "big")] + zlib.compress(json.dumps(kept).encode())
+                damaged = value[: 4 + int.from_bytes(value[:4], "big")] + zlib.compress(json.dumps(kept).encode())
             db.execute("UPDATE results SET value = ? WHERE key = ?", (damaged, key))
     fixture_repo.commit({"pkg/other.py": TREE["pkg/other.py"].replace("over three", "above three")}, tag="v2")
     made.clear()
@@ -144,9 +147,18 @@ def test_a_damaged_memo_in_the_cache_is_a_miss(fixture_repo, cli, tmp_path, cach
     assert after == crawl(cli, fixture_repo, config, tmp_path / "fresh", "v2", "--no-cache")
 
 
-@pytest.mark.parametrize("damaged", [None, [], {"reads": "x", "sites": {}}, {"reads": [["env", ["a", ["b"]], "d"]], "sites": {}},
-                                     {"reads": [["env", "A", "d"], ["env", "A", "d"]], "sites": {}},
-                                     {"reads": [["env", "A", 5]], "sites": {}}, {"reads": [["env", "A", "d"]], "sites": {}}])
+@pytest.mark.parametrize(
+    "damaged",
+    [
+        None,
+        [],
+        {"reads": "x", "sites": {}},
+        {"reads": [["env", ["a", ["b"]], "d"]], "sites": {}},
+        {"reads": [["env", "A", "d"], ["env", "A", "d"]], "sites": {}},
+        {"reads": [["env", "A", 5]], "sites": {}},
+        {"reads": [["env", "A", "d"]], "sites": {}},
+    ],
+)
 def test_a_memo_this_module_did_not_write_holds_nothing(damaged):
     """What the cache holds is checked on the way in: a memo that does not fit is a miss for
     every meaning, never a failure (the crawl's own damaged rows: test_join_cache.py). Its
@@ -156,8 +168,9 @@ def test_a_memo_this_module_did_not_write_holds_nothing(damaged):
     assert (kept.sites, kept.reads, kept.prints, kept.index) == ({}, [], [], {})
 
 
-@pytest.mark.parametrize("row", [[], [[], "Raised.", None, [1]], [["no knob"], "Raised.", None, [0]], [[], 3, None, [0]],
-                                 [[], "Raised.", None, [-1]], [[], "Raised.", None, "0"]])
+@pytest.mark.parametrize(
+    "row", [[], [[], "Raised.", None, [1]], [["no knob"], "Raised.", None, [0]], [[], 3, None, [0]], [[], "Raised.", None, [-1]], [[], "Raised.", None, "0"]]
+)
 def test_a_kept_row_that_does_not_fit_is_not_taken(row):
     assert not _row(row, 1)
     assert _row([[{"kind": "env_var"}], "Raised.", None, [0]], 1)

@@ -18,7 +18,7 @@ from helpers import MEANING_TOML
 import crawler.crawl
 from crawler.catalogue import meaning_join, meaning_memo
 
-CONFIG = '''
+CONFIG = """
 from dataclasses import dataclass
 
 from .shapes import Shape
@@ -40,18 +40,18 @@ class CacheConfig:
     def _verify_swap(self):
         if self.block_size is None:
             raise ValueError("no swap without a block size")
-'''
+"""
 
-SHAPES = '''
+SHAPES = """
 from dataclasses import dataclass
 
 
 @dataclass
 class Shape:
     rank: int = 1
-'''
+"""
 
-ARGS = '''
+ARGS = """
 from .config import CacheConfig
 
 
@@ -62,11 +62,11 @@ def get_kwargs(cls):
 def add_cli_args(parser):
     cache_kwargs = get_kwargs(CacheConfig)
     parser.add_argument("--block-size", **cache_kwargs["block_size"])
-'''
+"""
 
 SAMPLING = SHAPES.replace("class Shape", "class SamplingParams").replace("rank: int = 1", "top_k: int = 0")
 
-HANDLER = '''
+HANDLER = """
 def handle(req):
     if req is None:
         raise ValueError("top_k must be given")
@@ -75,10 +75,16 @@ def handle(req):
 def handle_again(req):
     if not req:
         raise ValueError("top_k must not be empty")
-'''
+"""
 
-TREE = {"pkg/__init__.py": "", "pkg/config.py": CONFIG, "pkg/shapes.py": SHAPES, "pkg/arg_utils.py": ARGS,
-        "pkg/sampling.py": SAMPLING, "pkg/handler.py": HANDLER}
+TREE = {
+    "pkg/__init__.py": "",
+    "pkg/config.py": CONFIG,
+    "pkg/shapes.py": SHAPES,
+    "pkg/arg_utils.py": ARGS,
+    "pkg/sampling.py": SAMPLING,
+    "pkg/handler.py": HANDLER,
+}
 
 #: Each attack: the files of its second commit (none of them raises what they change the meaning of).
 ATTACKS = {
@@ -95,8 +101,7 @@ ATTACKS = {
     # a second request model with that field: which one the message is about is no longer known
     "request field shared": {"pkg/sampling.py": SAMPLING + SAMPLING.replace("SamplingParams", "BeamParams")},
     # a second caller elsewhere: the one guarded caller of _verify_swap is no longer alone
-    "second caller": {"pkg/user.py": "from .config import CacheConfig\n\n\ndef use(c: CacheConfig):\n"
-                                     "    CacheConfig._verify_swap(c)\n"},
+    "second caller": {"pkg/user.py": "from .config import CacheConfig\n\n\ndef use(c: CacheConfig):\n    CacheConfig._verify_swap(c)\n"},
 }
 
 
@@ -123,8 +128,7 @@ def _crawl(cli, repo: Path, config: Path, out: Path, ref: str, *extra: object) -
 
 def files_of(out: Path) -> dict[str, bytes]:
     data = out / "acme" / "widgets"
-    return {p.relative_to(data).as_posix(): p.read_bytes() for p in sorted(data.rglob("*"))
-            if p.is_file() and p.name != "manifest.json"}
+    return {p.relative_to(data).as_posix(): p.read_bytes() for p in sorted(data.rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
 def same_as_fresh(cli, repo: Path, config: Path, out: Path, ref: str, tmp_path: Path) -> dict[str, bytes]:
@@ -166,8 +170,9 @@ def test_a_lookup_changed_in_another_file_gives_the_fresh_bytes(fixture_repo, cl
 @pytest.mark.slow
 def test_changed_conventions_in_errcat_toml_give_the_fresh_bytes(fixture_repo, cli, tmp_path, in_process):
     config = warm(fixture_repo, cli, tmp_path)
-    config.write_text(MEANING_TOML.replace('knob_kwargs = ["get_kwargs"]', "knob_kwargs = []")
-                      .replace('request_models = ["pkg/sampling.py"]', "request_models = []"))
+    config.write_text(
+        MEANING_TOML.replace('knob_kwargs = ["get_kwargs"]', "knob_kwargs = []").replace('request_models = ["pkg/sampling.py"]', "request_models = []")
+    )
     fixture_repo.commit({"pkg/extra.py": 'def extra():\n    raise ValueError("one more, again")\n'}, tag="v2")
     same_as_fresh(cli, fixture_repo.path, config, tmp_path / "out", "v2", tmp_path)
 
@@ -231,7 +236,7 @@ def test_a_memo_kept_by_other_code_is_not_read(fixture_repo, cli, tmp_path, in_p
 
 def _slim(named: dict, log: list) -> dict:
     """The tables with only the keys ``log`` read of each (a table it walked whole)."""
-    whole = {name[:-len(meaning_memo.WHOLE)] for name, _ in log if name.endswith(meaning_memo.WHOLE)}
+    whole = {name[: -len(meaning_memo.WHOLE)] for name, _ in log if name.endswith(meaning_memo.WHOLE)}
     read: dict[str, set] = {name: set() for name in named}
     for name, key in log:
         if name in read:
@@ -241,8 +246,7 @@ def _slim(named: dict, log: list) -> dict:
         if name in whole:
             slim[name] = table
         elif isinstance(table, dict):
-            slim[name] = meaning_memo.TracedDict(name, {k: dict.__getitem__(table, k) for k in read[name]
-                                                        if dict.__contains__(table, k)})
+            slim[name] = meaning_memo.TracedDict(name, {k: dict.__getitem__(table, k) for k in read[name] if dict.__contains__(table, k)})
         else:
             slim[name] = meaning_memo.TracedSet(name, {k for k in read[name] if set.__contains__(table, k)})
     return slim
@@ -268,8 +272,7 @@ def test_each_meaning_is_the_same_over_only_the_lookups_it_logged(fixture_repo, 
                 out[record["id"]] = record_meaning(tables, record, named["callers"])
                 slim = _slim(named, log)
                 meaning_memo._LOG[0] = []
-                again = record_meaning(replace(tables, **{k: v for k, v in slim.items() if k != "callers"}),
-                                       record, slim["callers"])
+                again = record_meaning(replace(tables, **{k: v for k, v in slim.items() if k != "callers"}), record, slim["callers"])
             finally:
                 meaning_memo._LOG[0] = None
             checked.append((out[record["id"]], again))
@@ -289,11 +292,24 @@ def test_a_read_of_a_whole_table_is_logged_however_it_is_made():
     """Its size (``len``, ``if table:``), a comparison, an operation with another set or dict:
     each reads every key, and a kept meaning that did one must be made anew when any changes."""
     table, members = meaning_memo.TracedDict("t", {"a": 1}), meaning_memo.TracedSet("s", {"x"})
-    reads = [lambda: len(table), lambda: bool(table), lambda: table == {}, lambda: {"b": 2} | table,
-             lambda: table | {"b": 2}, lambda: table.copy(), lambda: len(members), lambda: bool(members),
-             lambda: members == {"x"}, lambda: members <= {"x", "y"}, lambda: {"x"} & members, lambda: members - {"y"},
-             lambda: {"y"} | members, lambda: members.isdisjoint({"y"}), lambda: members.issubset({"x"}),
-             lambda: members.union({"y"})]
+    reads = [
+        lambda: len(table),
+        lambda: bool(table),
+        lambda: table == {},
+        lambda: {"b": 2} | table,
+        lambda: table | {"b": 2},
+        lambda: table.copy(),
+        lambda: len(members),
+        lambda: bool(members),
+        lambda: members == {"x"},
+        lambda: members <= {"x", "y"},
+        lambda: {"x"} & members,
+        lambda: members - {"y"},
+        lambda: {"y"} | members,
+        lambda: members.isdisjoint({"y"}),
+        lambda: members.issubset({"x"}),
+        lambda: members.union({"y"}),
+    ]
     for read in reads:
         log: list = []
         meaning_memo._LOG[0] = log

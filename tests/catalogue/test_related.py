@@ -8,9 +8,13 @@ from crawler.catalogue.related import compute, message_terms
 
 
 def _record(i: int, text: str, fields: tuple[str, ...] = (), path: str | None = None) -> dict:
-    return {"id": f"{i:016x}", "title": text[:40], "message": {"text": text, "fields": [{"expr": f} for f in fields]},
-            "location": {"path": path or f"pkg/m{i}.py", "line": 1, "qualname": f"f{i}"},
-            "sites": [{"module": f"pkg{i}.m{i}"}]}
+    return {
+        "id": f"{i:016x}",
+        "title": text[:40],
+        "message": {"text": text, "fields": [{"expr": f} for f in fields]},
+        "location": {"path": path or f"pkg/m{i}.py", "line": 1, "qualname": f"f{i}"},
+        "sites": [{"module": f"pkg{i}.m{i}"}],
+    }
 
 
 def _filler(n: int) -> list[dict]:
@@ -19,8 +23,12 @@ def _filler(n: int) -> list[dict]:
 
 
 def test_a_field_gives_its_names_not_its_plain_words():
-    words, names = message_terms({"text": "bad {self.prefetch.offload_prefetch_step} for {', '.join(sorted(valid_kinds))} in CuTe WNA16 here",
-                                  "fields": [{"expr": "self.prefetch.offload_prefetch_step"}, {"expr": "', '.join(sorted(valid_kinds))"}]})
+    words, names = message_terms(
+        {
+            "text": "bad {self.prefetch.offload_prefetch_step} for {', '.join(sorted(valid_kinds))} in CuTe WNA16 here",
+            "fields": [{"expr": "self.prefetch.offload_prefetch_step"}, {"expr": "', '.join(sorted(valid_kinds))"}],
+        }
+    )
     assert {"offload_prefetch_step", "valid_kinds", "cute", "wna16"} <= names
     assert "here" in words and "here" not in names
     assert not {"self", "prefetch", "join", "sorted"} & words
@@ -79,9 +87,11 @@ def test_in_a_big_package_being_near_relates_nothing_but_a_word_shared_in_it_doe
 
 def test_a_call_path_label_says_what_the_related_entry_does():
     """A log entry on a call path was 'raised by a caller' of the entry it is related to."""
-    recs = _filler(60) + [_record(1, "size must be positive", path="pkg/check.py"),
-                          _record(2, "building without a size", path="pkg/build.py"),
-                          _record(3, "a response refused the size", path="pkg/serve.py")]
+    recs = _filler(60) + [
+        _record(1, "size must be positive", path="pkg/check.py"),
+        _record(2, "building without a size", path="pkg/build.py"),
+        _record(3, "a response refused the size", path="pkg/serve.py"),
+    ]
     for r, kind in zip(recs, ["raise"] * 60 + ["raise", "log", "response"], strict=True):
         r["kind"] = kind
     # build (record 2's function) and serve (record 3's) both call check (record 1's)
@@ -186,9 +196,11 @@ def test_related_on_long_call_paths_is_what_walking_all_of_them_gives(n, functio
 def test_a_callers_checks_before_its_call_come_first():
     """The errors a user meets on the way: a factory's checks raised before the line it calls a
     connector's constructor on rank above those it raises after that call returns."""
-    recs = _filler(60) + [_record(1, "nixl needs a config", path="pkg/nixl.py"),
-                          _record(2, "kv_transfer_config must be set", path="pkg/factory.py"),
-                          _record(3, "the connector came back empty", path="pkg/factory.py")]
+    recs = _filler(60) + [
+        _record(1, "nixl needs a config", path="pkg/nixl.py"),
+        _record(2, "kv_transfer_config must be set", path="pkg/factory.py"),
+        _record(3, "the connector came back empty", path="pkg/factory.py"),
+    ]
     for r in recs:
         r["kind"] = "raise"
     recs[-2]["location"].update(line=10, qualname="create")
@@ -196,4 +208,6 @@ def test_a_callers_checks_before_its_call_come_first():
     callers = {f"{1:016x}": [{"path": "pkg/factory.py", "qualname": "create", "line": 25}]}
     related = compute(recs, callers)[f"{1:016x}"]
     assert [(r["id"], r["reason"].split(";")[0]) for r in related[:2]] == [
-        (f"{2:016x}", "raised on the way here, by a caller"), (f"{3:016x}", "raised by a caller")]
+        (f"{2:016x}", "raised on the way here, by a caller"),
+        (f"{3:016x}", "raised by a caller"),
+    ]

@@ -33,12 +33,10 @@ def test_tests_link_to_the_entries_their_patterns_and_calls_name(meaning_repo, c
     ]
     first = size[0]
     assert first["path"] == "tests/test_widgets.py" and first["line"] == 15 and first["end_line"] == 16
-    assert first["permalink"].startswith("https://github.com/acme/widgets/blob/") and first["permalink"].endswith(
-        "/tests/test_widgets.py#L15")
+    assert first["permalink"].startswith("https://github.com/acme/widgets/blob/") and first["permalink"].endswith("/tests/test_widgets.py#L15")
     assert "check_size(-1)" in first["code"] and "def test_size" in first["code"]
     name = records["name is required for a widget"]["meaning"]["reproductions"]
-    assert [(r["qualname"], r["match"]) for r in name] == [("TestWidgets.test_regex", "required for a widget"),
-                                                          ("test_name_plain", None)]
+    assert [(r["qualname"], r["match"]) for r in name] == [("TestWidgets.test_regex", "required for a widget"), ("test_name_plain", None)]
 
 
 @pytest.mark.slow
@@ -58,10 +56,14 @@ def test_a_hostile_pattern_is_never_run(meaning_repo, tmp_path):
     only parses it (it has no literal text, so it links nothing)."""
     repo, config = meaning_repo
     out = tmp_path / "out"
-    done = subprocess.run([sys.executable, "-m", "crawler", "crawl", "--repo", str(repo.path), "--ref", "v1",
-                           "--config", str(config), "--upstream", "acme", "--out", str(out)],
-                          capture_output=True, text=True, timeout=600, cwd=tmp_path,
-                          env={"ERRCAT_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        [sys.executable, "-m", "crawler", "crawl", "--repo", str(repo.path), "--ref", "v1", "--config", str(config), "--upstream", "acme", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={"ERRCAT_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr
     records = [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").decode("utf-8").splitlines()]
     shout = next(r for r in records if r["message"]["text"].startswith("aaaa"))
@@ -78,8 +80,7 @@ def test_unchanged_test_files_come_from_the_cache(meaning_repo, tmp_path):
     upstream = load_config(config).upstreams["acme"]
     served_each = []
     for _ in range(2):
-        with open_snapshot(repo=str(repo.path), ref="v1", pypi=None, upstream=upstream, include=list(upstream.include),
-                           exclude=[]) as snapshot:
+        with open_snapshot(repo=str(repo.path), ref="v1", pypi=None, upstream=upstream, include=list(upstream.include), exclude=[]) as snapshot:
             assert [f.path for f in snapshot.tests] == ["tests/test_broken.py", "tests/test_widgets.py"]
             assert not any(f.path.startswith("tests/") for f in snapshot.files)
             _, tests, served = extract_all(snapshot, cache_dir=tmp_path / "c", tests=True, jobs=1)
@@ -149,7 +150,7 @@ def test_the_literal_runs_of_the_derived_facts_are_the_messages():
     from crawler.extract.visitor import extract_file
     from crawler.model.records import RepoRef
 
-    source = b'''
+    source = b"""
 def f(a, b, msg):
     if a:
         raise ValueError(f"{a} first, then text")
@@ -160,10 +161,9 @@ def f(a, b, msg):
     if msg:
         raise ValueError(msg)
     raise ValueError("only text, twice: " "joined")
-'''
+"""
     result = derive_result(extract_file("pkg/m.py", source))
-    identity = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), "0" * 40,
-                        "2026-01-01T00:00:00+00:00", None, "git")
+    identity = Identity(RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"), "0" * 40, "2026-01-01T00:00:00+00:00", None, "git")
     records, primaries = build_entries(identity, result["sites"])
     assert len(records) == 4  # (`{a}` and `msg`: one entry, a message known only at run time)
     for record in records:

@@ -82,8 +82,10 @@ def test_a_memo_a_read_only_mount_refuses_is_no_error(tmp_path):
     prefix = _read_only(directory)
     if not prefix:
         pytest.skip("a read-only mount needs root (file modes alone let a missing file's removal say ENOENT)")
-    code = ("import sys; from pathlib import Path; from crawler.catalogue.search import RowMemo; "
-            "memo = RowMemo(Path(sys.argv[1]) / 'search' / 'rows.json', 'salt'); memo.used['x'] = [1]; memo.save(); print('kept')")
+    code = (
+        "import sys; from pathlib import Path; from crawler.catalogue.search import RowMemo; "
+        "memo = RowMemo(Path(sys.argv[1]) / 'search' / 'rows.json', 'salt'); memo.used['x'] = [1]; memo.save(); print('kept')"
+    )
     proc = subprocess.run([*prefix, sys.executable, "-c", code, str(directory)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "kept" and not any((directory / "search").iterdir())

@@ -17,20 +17,19 @@ def test_the_issue_title_ends_at_a_word():
     assert len(title) <= TITLE_WIDTH
 
 
-@pytest.mark.parametrize("text, expected", [
-    # a field is never cut inside, even where it holds spaces
-    ("Expected the number of attention heads in this model {num_heads if x else y} to divide",
-     "Expected the number of attention heads in this model…"),
-    # a field ending just before the limit is a boundary too
-    ("The value given for gpu_memory_utilization must be {a}{b} and this goes on",
-     "The value given for gpu_memory_utilization must be {a}{b}…"),
-    # literal braces are not fields
-    ("A dictionary literal {{ is not a field and the text goes on and on past sixty",
-     "A dictionary literal {{ is not a field and the text goes on…"),
-    # one long word after the first half: cut inside it rather than lose it all
-    ("Could not read /a/very/long/path/that/never/ends/with/any/space/in/it/at/all/ok",
-     "Could not read /a/very/long/path/that/never/ends/with/any/s…"),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a field is never cut inside, even where it holds spaces
+        ("Expected the number of attention heads in this model {num_heads if x else y} to divide", "Expected the number of attention heads in this model…"),
+        # a field ending just before the limit is a boundary too
+        ("The value given for gpu_memory_utilization must be {a}{b} and this goes on", "The value given for gpu_memory_utilization must be {a}{b}…"),
+        # literal braces are not fields
+        ("A dictionary literal {{ is not a field and the text goes on and on past sixty", "A dictionary literal {{ is not a field and the text goes on…"),
+        # one long word after the first half: cut inside it rather than lose it all
+        ("Could not read /a/very/long/path/that/never/ends/with/any/space/in/it/at/all/ok", "Could not read /a/very/long/path/that/never/ends/with/any/s…"),
+    ],
+)
 def test_cut_points(text, expected):
     assert cut_title(text) == expected
     assert len(expected) <= TITLE_WIDTH
@@ -39,7 +38,7 @@ def test_cut_points(text, expected):
 def test_a_title_cut_at_a_space_is_the_cut_it_always_was():
     """Titles are in every record's related list: one already cut between words stays as it was."""
     text = "a" * 50 + " bbbbbbbb cccccccccc"
-    assert cut_title(text) == text[:TITLE_WIDTH - 1].rstrip() + "…" == "a" * 50 + " bbbbbbbb…"
+    assert cut_title(text) == text[: TITLE_WIDTH - 1].rstrip() + "…" == "a" * 50 + " bbbbbbbb…"
 
 
 def test_short_titles_are_whole():

@@ -41,8 +41,14 @@ def test_usage_errors_are_one_line_with_a_hint_and_exit_2(cli, args, line):
 
 @pytest.mark.slow
 def test_the_installed_command_prints_the_readme_line(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "crawler", "frobnicate"], capture_output=True, text=True, timeout=60,
-                          cwd=tmp_path, env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawler", "frobnicate"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+    )
     assert (proc.returncode, proc.stdout, proc.stderr) == (2, "", "errcat: no such command 'frobnicate' (see 'errcat --help')\n")
 
 
@@ -119,10 +125,13 @@ def test_validate_prints_problems_and_verdict_on_stdout(cli, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command, option, module, registry", [
-    ("diff", "--format", "crawler.versions.formats", "FORMATS"),
-    ("validate", "--engine", "crawler.publish.validate", "ENGINES"),
-])
+@pytest.mark.parametrize(
+    "command, option, module, registry",
+    [
+        ("diff", "--format", "crawler.versions.formats", "FORMATS"),
+        ("validate", "--engine", "crawler.publish.validate", "ENGINES"),
+    ],
+)
 def test_a_choice_offers_its_stage_registry_and_importing_the_cli_loads_no_stage(cli, command, option, module, registry):
     import importlib
 

@@ -19,7 +19,7 @@ TREE = {
     "vllm/v1/__init__.py": "",
     "vllm/v1/core/__init__.py": "",
     "vllm/v1/core/sched/__init__.py": "",
-    "vllm/v1/core/sched/scheduler.py": '''
+    "vllm/v1/core/sched/scheduler.py": """
         class Scheduler:
             def schedule(self):
                 num_new_tokens = self.next()
@@ -34,9 +34,9 @@ TREE = {
 
             def other(self):
                 assert  num_new_tokens   > 0
-        ''',
+        """,
     "vllm/v1/worker/__init__.py": "",
-    "vllm/v1/worker/gpu_model_runner.py": '''
+    "vllm/v1/worker/gpu_model_runner.py": """
         class GPUModelRunner:
             def _prepare_inputs(self, scheduler_output):
                 total_num_scheduled_tokens = scheduler_output.total_num_scheduled_tokens
@@ -47,16 +47,16 @@ TREE = {
 
             def check(self, num_new_tokens):
                 assert num_new_tokens > 0
-        ''',
+        """,
     "vllm/utils/__init__.py": "",
-    "vllm/utils/mem_utils.py": '''
+    "vllm/utils/mem_utils.py": """
         class MemorySnapshot:
             def __post_init__(self) -> None:
                 if self.device is None:
                     device_fn = current_platform.current_device
                     assert device_fn is not None
                     self.device_ = device_fn()
-        ''',
+        """,
 }
 
 #: llm-d-router#157 (vLLM's scheduler, as its log printed it): https://github.com/llm-d/llm-d-router/issues/157
@@ -102,8 +102,10 @@ def test_a_bare_assert_is_an_entry_keyed_by_its_condition_in_its_module(data):
     assert entry["kind"] == "assert" and entry["keyed_by"] == "condition" and entry["exception"]["name"] == "AssertionError"
     assert entry["message"]["opaque"] and entry["message"]["text"] == ""
     # the same check twice in one module is one entry (white space aside); in another module, another
-    assert [(s["qualname"], s["condition"]) for s in entry["sites"]] == [("Scheduler.schedule", "num_new_tokens > 0"),
-                                                                           ("Scheduler.other", "num_new_tokens > 0")]
+    assert [(s["qualname"], s["condition"]) for s in entry["sites"]] == [
+        ("Scheduler.schedule", "num_new_tokens > 0"),
+        ("Scheduler.other", "num_new_tokens > 0"),
+    ]
     every = [json.loads(line) for line in jsonl_bytes(data).splitlines()]
     same = [r for r in every if r["sites"][0]["condition"] == "num_new_tokens > 0"]
     assert sorted(r["location"]["path"] for r in same) == ["vllm/v1/core/sched/scheduler.py", "vllm/v1/worker/gpu_model_runner.py"]
@@ -113,8 +115,13 @@ def test_a_bare_assert_is_an_entry_keyed_by_its_condition_in_its_module(data):
 
 
 def test_its_id_keeps_when_lines_move_and_changes_with_the_condition(crawl_once, data):
-    moved = {**TREE, "vllm/v1/core/sched/scheduler.py": "\n        # a comment\n\n" + TREE["vllm/v1/core/sched/scheduler.py"].replace(
-        "assert num_computed_tokens <= self.request.num_tokens", "assert num_computed_tokens < self.request.num_tokens")}
+    moved = {
+        **TREE,
+        "vllm/v1/core/sched/scheduler.py": "\n        # a comment\n\n"
+        + TREE["vllm/v1/core/sched/scheduler.py"].replace(
+            "assert num_computed_tokens <= self.request.num_tokens", "assert num_computed_tokens < self.request.num_tokens"
+        ),
+    }
     again = _records(crawl_once(moved, "--name", "vllm-project/vllm", "--include", "vllm/**/*.py") / "vllm-project" / "vllm")
     before = _records(data)
     assert again["assert num_new_tokens > 0"]["id"] == before["assert num_new_tokens > 0"]["id"]
@@ -123,11 +130,14 @@ def test_its_id_keeps_when_lines_move_and_changes_with_the_condition(crawl_once,
     assert again["assert num_computed_tokens < self.request.num_tokens"]["id"] != before["assert num_computed_tokens <= self.request.num_tokens"]["id"]
 
 
-@pytest.mark.parametrize(("paste", "title"), [
-    (SCHEDULER, "assert num_new_tokens > 0"),
-    (RUNNER, "assert total_num_scheduled_tokens > 0"),
-    (MEMORY, "assert device_fn is not None"),
-])
+@pytest.mark.parametrize(
+    ("paste", "title"),
+    [
+        (SCHEDULER, "assert num_new_tokens > 0"),
+        (RUNNER, "assert total_num_scheduled_tokens > 0"),
+        (MEMORY, "assert device_fn is not None"),
+    ],
+)
 def test_a_real_traceback_of_a_bare_assert_finds_its_entry_at_full_strength_from_its_frame(cli, data, paste, title):
     got = _match(cli, data, paste)
     assert [m["title"] for m in got["matches"]] == [title]  # the one check the frame's line asserts, not its function's others

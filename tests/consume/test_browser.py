@@ -23,8 +23,16 @@ pytestmark = pytest.mark.slow
 # Debian's chromium here and in this project's CI; GitHub's hosted runners ship Google Chrome.
 CHROMIUM = shutil.which("chromium") or shutil.which("google-chrome") or "/usr/bin/chromium"
 DRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 #: How long a page load, a script or a wait for an element may take: a hang guard, not a speed
 #: check (a wait ends as soon as its element is there). 10 s fired on a loaded machine.
 WAIT = 180
@@ -75,9 +83,19 @@ def site(tmp_path_factory):
     return out, records
 
 
-FOREIGN = {"errors": [{"name": "torch-cuda-oom", "origin": "torch", "match": ["CUDA out of memory. Tried to allocate"],
-                       "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.", "urls": [],
-                       "explanation": "PyTorch's allocator ran out of GPU memory.", "check": []}]}
+FOREIGN = {
+    "errors": [
+        {
+            "name": "torch-cuda-oom",
+            "origin": "torch",
+            "match": ["CUDA out of memory. Tried to allocate"],
+            "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.",
+            "urls": [],
+            "explanation": "PyTorch's allocator ran out of GPU memory.",
+            "check": [],
+        }
+    ]
+}
 KV_LOGGED = (
     "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] Traceback (most recent call last):\n"
     '(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021]   File "/x/pkg/config/attention.py", line 17, in _check\n'
@@ -185,8 +203,10 @@ def test_a_link_with_a_hostile_query_answers(browser, site):
     for message, full in (("ValueError: Bad " + " " * 48 + " end x", False), ("ValueError: Bad " + " " * 48 + " end", True)):
         browser.get((out / "index.html").as_uri() + "?q=" + quote(message))  # the page-load timeout is the hang guard
         WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li a")))
-        shown = {li.find_element(By.TAG_NAME, "a").text: li.find_element(By.CSS_SELECTOR, ".badge").text
-                 for li in browser.find_elements(By.CSS_SELECTOR, "#results li")}
+        shown = {
+            li.find_element(By.TAG_NAME, "a").text: li.find_element(By.CSS_SELECTOR, ".badge").text
+            for li in browser.find_elements(By.CSS_SELECTOR, "#results li")
+        }
         # not a full match: shown (weak, by its wording, as errcat match's nearest), never as a match
         assert shown[shown_title(adjacent)] == "ValueError \u00b7 " + ("matches" if full else "weak")
     assert _errors(browser) == []
@@ -215,7 +235,9 @@ def test_the_search_box_places_fragments_as_errcat_match_does(browser, site):
     cases.append([["Bad "] + [" "] * 11 + [" end"], True, True, "Bad " + " " * 36 + " end"])
     got = browser.execute_script(
         "return arguments[0].map(function (c) { var g = window.errcatGaps(c[0], c[1], c[2], c[3]);"
-        " return g && g.map(function (p) { return c[3].slice(p[0], p[1]); }); });", cases)
+        " return g && g.map(function (p) { return c[3].slice(p[0], p[1]); }); });",
+        cases,
+    )
     want = [None if (g := fragment_gaps(f, s, e, m)) is None else [m[a:b] for a, b in g] for f, s, e, m in cases]
     assert got == want
     assert sum(w is not None for w in want) > 500  # both outcomes well represented
@@ -243,8 +265,7 @@ def _paste(browser, out, text):
     from selenium.webdriver.support.ui import WebDriverWait
 
     browser.get((out / "index.html").as_uri())
-    browser.execute_script("var b = document.getElementById('search'); b.value = arguments[0];"
-                           " b.dispatchEvent(new Event('input'));", text)
+    browser.execute_script("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));", text)
     WebDriverWait(browser, WAIT).until(ec.presence_of_element_located((By.CSS_SELECTOR, "#results li")))
     return [(li.get_attribute("class"), li.text) for li in browser.find_elements(By.CSS_SELECTOR, "#results li")]
 
@@ -256,20 +277,23 @@ def test_a_pasted_traceback_puts_its_entry_first(browser, site):
     out, records = site
     shown = _paste(browser, out, KV_LOGGED)
     assert shown[0] == ("", f"{shown_title(records[cd.KV['text']])} ValueError \u00b7 matches")
-    shown = _paste(browser, out, "vllm serve: error: argument --x: Unknown KV cache group kind 'full' in backend_per_kind. "
-                                 "Valid kinds are: a.")
+    shown = _paste(browser, out, "vllm serve: error: argument --x: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: a.")
     assert shown[0][1].endswith("\u00b7 matches") and shown[0][1].startswith(shown_title(records[cd.KV["text"]]))
     kv = shown_title(records[cd.KV["text"]])
     cut = "ValueError: Unknown KV cache group kind 'full' in backend_per"  # cut inside a literal: the start of the message
     assert _paste(browser, out, cut)[0] == ("", f"{kv} ValueError \u00b7 no full match: the message is its beginning")
-    body = ("""openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
-            """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}""")
+    body = (
+        """openai.BadRequestError: Error code: 400 - {'object': 'error', 'message': "Unknown KV cache group kind 'x' in """
+        """backend_per_kind. Valid kinds are: a.", 'type': 'BadRequestError'}"""
+    )
     assert _paste(browser, out, body)[0] == ("", f"{kv} ValueError \u00b7 matches")
     # a server's body with VLLMValidationError's "(parameter=..., value=...)" after the message
     seq = next(r for text, r in records.items() if text.startswith("The model's max seq len"))
-    suffixed = ('{"error": {"message": "The model\'s max seq len (4096) is larger than the maximum number of tokens that can be '
-                'stored in KV cache (2048). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing '
-                'the engine. (parameter=max_model_len, value=4096)", "type": "BadRequestError", "param": "max_model_len", "code": 400}}')
+    suffixed = (
+        '{"error": {"message": "The model\'s max seq len (4096) is larger than the maximum number of tokens that can be '
+        "stored in KV cache (2048). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing "
+        'the engine. (parameter=max_model_len, value=4096)", "type": "BadRequestError", "param": "max_model_len", "code": 400}}'
+    )
     assert _paste(browser, out, suffixed)[0] == ("", f"{shown_title(seq)} ValueError \u00b7 matches")
     shown = _paste(browser, out, "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3")
     assert shown[0] == ("foreign", "Not raised by acme/widgets: raised by torch (torch-cuda-oom). PyTorch's allocator ran out of GPU memory.")
@@ -286,13 +310,22 @@ def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
 
     out, _ = site
     browser.get((out / "index.html").as_uri())
-    rows = [json.loads(line) for name in ("pastes.jsonl", "pastes_old.jsonl")
-            for line in (Path(__file__).resolve().parents[1] / "data" / name).read_text().splitlines()]
+    rows = [
+        json.loads(line)
+        for name in ("pastes.jsonl", "pastes_old.jsonl")
+        for line in (Path(__file__).resolve().parents[1] / "data" / name).read_text().splitlines()
+    ]
     texts = [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
-    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
-                                 " return [r.m, r.x, r.src, r.f, r.t, r.ln]; }); });", texts)
-    want = [[[r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None,
-              r.truncated, r.line] for r in paste_readings(text)] for text in texts]
+    got = browser.execute_script(
+        "return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) { return [r.m, r.x, r.src, r.f, r.t, r.ln]; }); });", texts
+    )
+    want = [
+        [
+            [r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None, r.truncated, r.line]
+            for r in paste_readings(text)
+        ]
+        for text in texts
+    ]
     assert got == want
     assert sum(1 for readings in want for r in readings if r[3]) > 20  # frames, read alike
 
@@ -319,13 +352,14 @@ def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
     render_site(data, out)
     browser.get((out / "index.html").as_uri())
     by = {(r["exception"], r["sites"][0]["qualname"]): r["id"] for r in json.loads((data / "search.json").read_text())["entries"]}
-    frame = ('Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/lora/{}", line 99, in {}\n'
-             "    self.load(name)\nRuntimeError: Loading adapter sql-lora failed")
+    frame = (
+        'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/lora/{}", line 99, in {}\n'
+        "    self.load(name)\nRuntimeError: Loading adapter sql-lora failed"
+    )
     cases = [
         (frame.format("manager.py", "_load_adapter"), by["ValueError", "WorkerManager._load_adapter"]),
         (frame.format("loader.py", "load_weights"), by["TypeError", "load_weights"]),
-        ("(APIServer pid=3084) WARNING 07-14 08:38:33 [envs.py:2041] Unknown environment variable detected: FOO",
-         by["WARNING", "check_env"]),
+        ("(APIServer pid=3084) WARNING 07-14 08:38:33 [envs.py:2041] Unknown environment variable detected: FOO", by["WARNING", "check_env"]),
         ("Unknown environment variable detected: FOO", by["ValueError", "strict_env"]),
         ("ValueError: Unknown environment variable detected: FOO", by["ValueError", "strict_env"]),
     ]
@@ -333,10 +367,10 @@ def test_the_search_box_ranks_ties_as_errcat_match_does(browser, tmp_path, cli):
     # a JSON body says nothing of the server: the Python server's entry before the Rust
     # frontend's repeat of it, when both match, and when the repeat is only worded more like it
     body = "openai.BadRequestError: Error code: 400 - {{'object': 'error', 'message': '{}', 'type': 'BadRequestError'}}"
-    _assert_both_match_first(browser, cli, data, [(body.format("Too many bad words: 120. The max number is 100."),
-                                                   by["ValueError", "verify_bad_words"])])
-    _assert_both_match_first(browser, cli, data, [(body.format("At most 1 image(s) may be provided in one request."),
-                                                   by["ValueError", "validate_num_items"])], strength="weak")
+    _assert_both_match_first(browser, cli, data, [(body.format("Too many bad words: 120. The max number is 100."), by["ValueError", "verify_bad_words"])])
+    _assert_both_match_first(
+        browser, cli, data, [(body.format("At most 1 image(s) may be provided in one request."), by["ValueError", "validate_num_items"])], strength="weak"
+    )
     assert _errors(browser) == []
 
 
@@ -351,10 +385,11 @@ def test_the_search_box_names_the_exception_and_the_frame_as_errcat_match_does(b
     every = [json.loads(x) for x in jsonl_bytes(data).splitlines()]  # records keeps one entry per wording
     exceptions = {r["exception"]["name"]: r["id"] for r in every if r["message"]["text"] == "Expected {n} items, got {len(items)}"}
     store = records["{msg}"]["id"]
-    cases = [("TypeError: Expected 3 items, got 4", exceptions["TypeError"]),
-             ("ValueError: Expected 3 items, got 4", exceptions["ValueError"]),
-             ('Traceback (most recent call last):\n  File "/srv/app/pkg/io.py", line 12, in store\n    self.flush()\n'
-              "RuntimeError: disk full", store)]
+    cases = [
+        ("TypeError: Expected 3 items, got 4", exceptions["TypeError"]),
+        ("ValueError: Expected 3 items, got 4", exceptions["ValueError"]),
+        ('Traceback (most recent call last):\n  File "/srv/app/pkg/io.py", line 12, in store\n    self.flush()\nRuntimeError: disk full', store),
+    ]
     _assert_both_match_first(browser, cli, data, cases)
 
 
@@ -398,8 +433,9 @@ def _axe_source() -> str:
             # packed into a folder of its own, then moved into place: another run packing at the
             # same time (pytest-xdist, a second checkout) never reads a half-written tarball
             with tempfile.TemporaryDirectory(dir=cache) as part:
-                done = subprocess.run([npm, "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", part],
-                                      capture_output=True, text=True, timeout=600, cwd=part)
+                done = subprocess.run(
+                    [npm, "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", part], capture_output=True, text=True, timeout=600, cwd=part
+                )
                 packed = os.path.join(part, tarball.name)
                 if done.returncode == 0 and os.path.isfile(packed):
                     os.replace(packed, tarball)
@@ -533,8 +569,10 @@ def test_the_index_filters_by_the_release_that_raised_an_entry(browser, rich_sit
     browser.get((out / "index.html").as_uri())
     for release in ("v0.9.0", "v0.10.0", "v0.11.0"):
         Select(browser.find_element(By.ID, "release")).select_by_visible_text(release)
-        shown = {li.find_element(By.TAG_NAME, "a").get_attribute("href").rsplit("/", 1)[-1].removesuffix(".html")
-                 for li in browser.find_elements(By.CSS_SELECTOR, "#groups li")}
+        shown = {
+            li.find_element(By.TAG_NAME, "a").get_attribute("href").rsplit("/", 1)[-1].removesuffix(".html")
+            for li in browser.find_elements(By.CSS_SELECTOR, "#groups li")
+        }
         assert shown == {r["id"] for r in records["_ordered"] if live_in(r["history"], release)}, release
     Select(browser.find_element(By.ID, "release")).select_by_value("")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#groups li")) == len(records["_ordered"])
@@ -579,8 +617,9 @@ def test_search_results_are_labelled_and_stop_at_what_matches(browser, site):
     labels = [text.rsplit(" \u00b7 ", 1)[-1] for _, text in words]
     assert "shares words" in labels and set(labels) <= {"weak", "shares words"}, words
     assert labels == sorted(labels, key=["weak", "shares words"].index)
-    marked = browser.execute_script("return Array.prototype.map.call(document.querySelectorAll('#results li a mark'),"
-                                    " function (m) { return m.textContent.toLowerCase(); });")
+    marked = browser.execute_script(
+        "return Array.prototype.map.call(document.querySelectorAll('#results li a mark'), function (m) { return m.textContent.toLowerCase(); });"
+    )
     assert marked and set(marked) <= {"backend", "kinds"}, marked
     assert _errors(browser) == []
 
@@ -595,8 +634,11 @@ def test_axe_finds_no_serious_accessibility_violations(browser, rich_site):
     seen = []
     for width in (375, 1280):
         _viewport(browser, width)
-        for url in ((out / "index.html").as_uri() + "?q=ValueError%3A%20Unknown%20KV%20cache",
-                    (out / "errors" / f"{kv['id']}.html").as_uri(), (out / "errors" / f"{retired['id']}.html").as_uri()):
+        for url in (
+            (out / "index.html").as_uri() + "?q=ValueError%3A%20Unknown%20KV%20cache",
+            (out / "errors" / f"{kv['id']}.html").as_uri(),
+            (out / "errors" / f"{retired['id']}.html").as_uri(),
+        ):
             browser.get(url)
             browser.execute_script("document.querySelectorAll('details').forEach(function (d) { d.open = true; });")
             assert _errors(browser) == [], url
@@ -606,7 +648,8 @@ def test_axe_finds_no_serious_accessibility_violations(browser, rich_site):
                 "var done = arguments[arguments.length - 1];"
                 "axe.run(document, {resultTypes: ['violations']}).then(function (r) { done(r.violations.map(function (v) {"
                 " return [v.id, v.impact, v.nodes.length, v.nodes.slice(0, 2).map(function (n) { return n.html; })]; })); },"
-                " function (e) { done([['axe failed', String(e), 0, []]]); });")
+                " function (e) { done([['axe failed', String(e), 0, []]]); });"
+            )
             seen.append(len(result))
             serious = [v for v in result if v[1] in ("serious", "critical") or v[0] == "axe failed"]
             assert serious == [], (url, width, serious)
@@ -614,7 +657,7 @@ def test_axe_finds_no_serious_accessibility_violations(browser, rich_site):
     assert sum(seen) < 30  # the check ran and answered (its minor findings counted, not asserted)
 
 
-ASSEMBLED = '''
+ASSEMBLED = """
 def check(items, limit):
     errors = []
     for item in items:
@@ -623,10 +666,12 @@ def check(items, limit):
         if item > limit:
             errors.append(f"item {item} exceeds the limit of {limit}")
     raise ValueError("\\\\n".join(errors))
-'''
-FIRST = ("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
-         "var l = document.querySelector('#results li'); var a = l && l.querySelector('a');"
-         "return l ? [a ? a.getAttribute('href') : '', l.textContent] : null;")
+"""
+FIRST = (
+    "var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
+    "var l = document.querySelector('#results li'); var a = l && l.querySelector('a');"
+    "return l ? [a ? a.getAttribute('href') : '', l.textContent] : null;"
+)
 
 
 def _crawled_site(browser, fixture_repo, cli, tmp_path, package: str, files: dict[str, str], slug: str):
@@ -646,9 +691,10 @@ def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_re
     """A message joined from pieces ("\\n".join(errors)) has no literal text of its own: the box
     matches its pieces (SearchEntry.alternatives), each anywhere in the message, as errcat match does."""
     data = _crawled_site(browser, fixture_repo, cli, tmp_path, "srv", {"check.py": ASSEMBLED}, "acme/server")
-    for paste in ("ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
-                  'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    check([9], 5)\n'
-                  "ValueError: item 9 exceeds the limit of 5"):
+    for paste in (
+        "ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
+        'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    check([9], 5)\nValueError: item 9 exceeds the limit of 5',
+    ):
         done = cli("match", "--data", data, "--json", paste)
         answer = json.loads(done.stdout)
         (entry,) = [m["id"] for m in answer["matches"]]
@@ -660,10 +706,12 @@ def test_the_search_box_matches_an_assembled_messages_pieces(browser, fixture_re
     assert _errors(browser) == []
 
 
-ROWS = ("var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
-        "return Array.prototype.map.call(document.querySelectorAll('#results li'), function (l) {"
-        " var a = l.querySelector('a'), s = l.querySelector('.badge');"
-        " return [a ? a.getAttribute('href') : '', s ? s.textContent : '', a ? a.textContent : l.textContent]; });")
+ROWS = (
+    "var b = document.getElementById('search'); b.value = arguments[0]; b.dispatchEvent(new Event('input'));"
+    "return Array.prototype.map.call(document.querySelectorAll('#results li'), function (l) {"
+    " var a = l.querySelector('a'), s = l.querySelector('.badge');"
+    " return [a ? a.getAttribute('href') : '', s ? s.textContent : '', a ? a.textContent : l.textContent]; });"
+)
 
 
 def test_the_search_box_says_no_full_match_for_a_beginning_as_errcat_match_does(browser, site, cli):
@@ -673,22 +721,30 @@ def test_the_search_box_says_no_full_match_for_a_beginning_as_errcat_match_does(
     out, _ = site
     data = out.parent / "out" / "acme" / "widgets"
     browser.get((out / "index.html").as_uri())
-    pastes = ["ValueError: Unknown KV cache group kind 'full' in backend_per",
-              "The model's max seq len (4096) is larger than the maximum number of tokens",
-              "UnsupportedModelError: Model 'opt' is not supported by",
-              "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: a.",
-              "TypeError: Expected 3 items, got 4"]
+    pastes = [
+        "ValueError: Unknown KV cache group kind 'full' in backend_per",
+        "The model's max seq len (4096) is larger than the maximum number of tokens",
+        "UnsupportedModelError: Model 'opt' is not supported by",
+        "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: a.",
+        "TypeError: Expected 3 items, got 4",
+    ]
     hows = set()
     for paste in pastes:
         answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
-        want = [(m["id"], m["exception"] + (" \u00b7 matches" if m["match"] == "full" else
-                                            " \u00b7 no full match: the message is its beginning")
-                 + (f" \u00b7 {m['role']}" if m.get("role") else "")) for m in answer["matches"]]
+        want = [
+            (
+                m["id"],
+                m["exception"]
+                + (" \u00b7 matches" if m["match"] == "full" else " \u00b7 no full match: the message is its beginning")
+                + (f" \u00b7 {m['role']}" if m.get("role") else ""),
+            )
+            for m in answer["matches"]
+        ]
         hows |= {m["match"] for m in answer["matches"]}
         rows = browser.execute_script(ROWS, paste)
-        got = [(href.rsplit("/", 1)[-1].removesuffix(".html"), badge) for href, badge, _ in rows[:len(want)]]
+        got = [(href.rsplit("/", 1)[-1].removesuffix(".html"), badge) for href, badge, _ in rows[: len(want)]]
         assert want and got == want, paste
-        assert not any("\u00b7 matches" in badge for _, badge, _ in rows[len(want):]), paste  # no more matches than errcat match's
+        assert not any("\u00b7 matches" in badge for _, badge, _ in rows[len(want) :]), paste  # no more matches than errcat match's
     assert hows == {"full", "prefix"}  # both answers held equal
     assert _errors(browser) == []
 
@@ -700,14 +756,42 @@ def test_the_search_box_shows_controls_as_the_pages_do(browser, site):
     out, _ = site
     browser.get((out / "index.html").as_uri())
     rng = random.Random(11)
-    alphabet = ["a", " ", "\t", "\n", "\r", "\x00", "\x1b", "\x7f", "\x85", "\x9b", "\xa0", "\u061c", "\u200d", "\u200e",
-                "\u200f", "\u202a", "\u202e", "\u202f", "\u2065", "\u2066", "\u2069", "\u206a", "\u2028", "\u2029", "\u00e9",
-                "\U0001f600", "\\", "\ufff0"]
+    alphabet = [
+        "a",
+        " ",
+        "\t",
+        "\n",
+        "\r",
+        "\x00",
+        "\x1b",
+        "\x7f",
+        "\x85",
+        "\x9b",
+        "\xa0",
+        "\u061c",
+        "\u200d",
+        "\u200e",
+        "\u200f",
+        "\u202a",
+        "\u202e",
+        "\u202f",
+        "\u2065",
+        "\u2066",
+        "\u2069",
+        "\u206a",
+        "\u2028",
+        "\u2029",
+        "\u00e9",
+        "\U0001f600",
+        "\\",
+        "\ufff0",
+    ]
     texts = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8))) for _ in range(3000)] + ["\ufff1a\ufff1"]
     # WebDriver's JSON cannot carry a lone surrogate: U+FFF0 stands for a low one, U+FFF1 for a high
     # one followed by no low one (a pair would be one character in JavaScript, two in Python)
-    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatVisible("
-                                 "t.replace(/\\ufff0/g, '\\udc00').replace(/\\ufff1/g, '\\ud800')); });", texts)
+    got = browser.execute_script(
+        "return arguments[0].map(function (t) { return window.errcatVisible(t.replace(/\\ufff0/g, '\\udc00').replace(/\\ufff1/g, '\\ud800')); });", texts
+    )
     assert got == [visible(t.replace("\ufff0", "\udc00").replace("\ufff1", "\ud800")) for t in texts]
     assert got[-1] == "\\ud800a\\ud800"
     assert sum("\\u202e" in w for w in got) > 100 and sum(w == t for w, t in zip(got, texts, strict=True)) > 100
@@ -723,8 +807,7 @@ def test_bidi_overrides_in_a_template_do_not_reorder_the_search_results(browser,
 
     fixture_repo.commit({"pkg/a.py": SOURCE}, tag="v1")
     out = tmp_path / "out"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-               "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out).exit_code == 0
     site = tmp_path / "site"
     assert cli("render", "--data", out / "acme" / "widgets", "--out", site).exit_code == 0
     browser.get((site / "index.html").as_uri())
@@ -744,13 +827,15 @@ def test_the_search_box_calls_a_log_line_before_a_traceback_an_umbrella_as_errca
     from test_match_cli import ENGINE, LOGGED_THEN_TRACEBACK
 
     data = _crawled_site(browser, fixture_repo, cli, tmp_path, "pkg", {"engine.py": ENGINE}, "acme/widgets")
-    single = ("(EngineCore pid=209) ERROR 05-18 08:21:14 [core.py:1140] RuntimeError: Widget worker failed with error 'x', "
-              "please check the stack trace above for the root cause")
+    single = (
+        "(EngineCore pid=209) ERROR 05-18 08:21:14 [core.py:1140] RuntimeError: Widget worker failed with error 'x', "
+        "please check the stack trace above for the root cause"
+    )
     for paste in (LOGGED_THEN_TRACEBACK, single):
         answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
         want = [m["id"] for m in answer["matches"]] + [w["id"] for w in answer["weak"]][:1]
         rows = browser.execute_script(ROWS, paste)
-        got = [href.rsplit("/", 1)[-1].removesuffix(".html") for href, _, _ in rows[:len(want)]]
+        got = [href.rsplit("/", 1)[-1].removesuffix(".html") for href, _, _ in rows[: len(want)]]
         assert got == want and len(set(got)) == len(got), paste
         assert rows[0][1].endswith("\u00b7 umbrella"), rows[0]
     assert _errors(browser) == []
@@ -762,11 +847,18 @@ def test_the_search_box_reads_a_key_errors_repr_as_errcat_match_does(browser, si
 
     out, _ = site
     browser.get((out / "index.html").as_uri())
-    lines = ["KeyError: 'plain'", 'KeyError: "it\'s"', "KeyError: 'a\\'b\\\\n\\x1b\\u2066\\U0001f600'", "KeyError: 'cut short",
-             "KeyError: 'a' and 'b'", "KeyError: '\\ud800'", "KeyError: 'bad \\q escape'", "ValueError: 'kept'",
-             "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\nKeyError: 'no adapter named \\'x\\''"]
-    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
-                                 " return [r.m, r.x]; }); });", lines)
+    lines = [
+        "KeyError: 'plain'",
+        'KeyError: "it\'s"',
+        "KeyError: 'a\\'b\\\\n\\x1b\\u2066\\U0001f600'",
+        "KeyError: 'cut short",
+        "KeyError: 'a' and 'b'",
+        "KeyError: '\\ud800'",
+        "KeyError: 'bad \\q escape'",
+        "ValueError: 'kept'",
+        "Traceback (most recent call last):\n  File \"x.py\", line 3, in f\nKeyError: 'no adapter named \\'x\\''",
+    ]
+    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) { return [r.m, r.x]; }); });", lines)
     want = [[[r.message, r.exception] for r in paste_readings(text)] for text in lines]
     assert got == want
     assert ["plain", "KeyError"] in want[0] and ["no adapter named 'x'", "KeyError"] in want[-1]
@@ -806,16 +898,25 @@ def test_the_search_box_reads_a_pydantic_line_and_an_older_full_stop_as_errcat_m
     from test_match_pasted_forms import CONFIG
 
     data = _crawled_site(browser, fixture_repo, cli, tmp_path, "pkg", {"config.py": CONFIG}, "acme/widgets")
-    for paste, said in (("Value error, Widget count must be positive for every pool of this engine.", "ValueError \u00b7 matches"),
-                        ("  Assertion failed, Widget pool must hold at least one worker before it starts.\n"
-                         "    For further information visit https://errors.pydantic.dev/2.12/v/assertion_error", "AssertionError \u00b7 matches"),
-                        ("ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
-                         "ValueError \u00b7 no full match: the message is its beginning")):
+    for paste, said in (
+        ("Value error, Widget count must be positive for every pool of this engine.", "ValueError \u00b7 matches"),
+        (
+            "  Assertion failed, Widget pool must hold at least one worker before it starts.\n"
+            "    For further information visit https://errors.pydantic.dev/2.12/v/assertion_error",
+            "AssertionError \u00b7 matches",
+        ),
+        (
+            "ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
+            "ValueError \u00b7 no full match: the message is its beginning",
+        ),
+    ):
         (entry,) = [m["id"] for m in json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"]]
         href, text = browser.execute_script(FIRST, paste)
         assert href.endswith(f"errors/{entry}.html") and text.endswith(said), (paste, text)
-    for paste in ("ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the eng.",
-                  "ValueError: Widget failed to start with the name."):
+    for paste in (
+        "ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the eng.",
+        "ValueError: Widget failed to start with the name.",
+    ):
         assert json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"] == []
         shown = browser.execute_script(FIRST, paste)
         assert shown is None or not ("matches" in shown[1] or "its beginning" in shown[1]), (paste, shown)
@@ -832,19 +933,27 @@ def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browse
 
     from crawler.consume.match import paste_readings
 
-    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "vllm", {"config/__init__.py": "", "config/model.py": forms.MODEL},
-                         "vllm-project/vllm")
+    data = _crawled_site(browser, fixture_repo, cli, tmp_path, "vllm", {"config/__init__.py": "", "config/model.py": forms.MODEL}, "vllm-project/vllm")
     # (the bare-raise tracebacks wait for the box to read a frame's code line: the strict xfail in test_search_parity.py)
-    matched = [f"**ValueError: {forms.MESSAGE}**", f"> > {forms.MESSAGE}",
-               "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()), f"`{forms.MESSAGE}`", f"### {forms.MESSAGE}",
-               forms.MESSAGE.replace("'", "\u2019").replace(" - ", " \u2013 ").replace(" ", "\u00a0", 2),
-               "ValueError: (\u2018Unknown KV cache group kind\u2019, \u2018full\u2019)",
-               "valueerror: unknown kv cache group kind", forms.MESSAGE.upper(), forms.FIELDS_TB,
-               'ValueError: ("Unknown KV cache group kind", 3)',
-               "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b) " + forms.MESSAGE,
-               "INFO:     127.0.0.1:5000 - " + forms.MESSAGE, "worker-3 | 2024-05-01T10:00:00.123Z (pid=42) " + forms.MESSAGE]
-    got = browser.execute_script("return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
-                                 " return [r.m, r.x, r.f ? r.f[1] : null]; }); });", matched)
+    matched = [
+        f"**ValueError: {forms.MESSAGE}**",
+        f"> > {forms.MESSAGE}",
+        "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()),
+        f"`{forms.MESSAGE}`",
+        f"### {forms.MESSAGE}",
+        forms.MESSAGE.replace("'", "\u2019").replace(" - ", " \u2013 ").replace(" ", "\u00a0", 2),
+        "ValueError: (\u2018Unknown KV cache group kind\u2019, \u2018full\u2019)",
+        "valueerror: unknown kv cache group kind",
+        forms.MESSAGE.upper(),
+        forms.FIELDS_TB,
+        'ValueError: ("Unknown KV cache group kind", 3)',
+        "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b) " + forms.MESSAGE,
+        "INFO:     127.0.0.1:5000 - " + forms.MESSAGE,
+        "worker-3 | 2024-05-01T10:00:00.123Z (pid=42) " + forms.MESSAGE,
+    ]
+    got = browser.execute_script(
+        "return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) { return [r.m, r.x, r.f ? r.f[1] : null]; }); });", matched
+    )
     assert got == [[[r.message, r.exception, r.frame.line if r.frame else None] for r in paste_readings(t)] for t in matched]
     for paste in matched:
         answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
@@ -852,19 +961,24 @@ def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browse
         rows = browser.execute_script(ROWS, paste)
         shown = [(href.rsplit("/", 1)[-1].removesuffix(".html"), badge.split(" \u00b7 ")[-1]) for href, badge, _ in rows]
         assert len(want) == 1 and shown[:1] == want and not any(b == "matches" for _, b in shown[1:]), (paste, shown, want)
-    claims_nothing = [forms.FIELDS_TB.replace("ValueError: transcription", "TypeError: transcription"),
-                      "Traceback (most recent call last):\n" + forms._frame(forms.HELPER_LINE, "helper", "return self.runner")
-                      + "ValueError: transcription: the model supports only the transcription task\n",
-                      "runtimeerror: cuda error: an illegal memory access was encountered",
-                      "valueerror: unknown kv cache group kind full"]
+    claims_nothing = [
+        forms.FIELDS_TB.replace("ValueError: transcription", "TypeError: transcription"),
+        "Traceback (most recent call last):\n"
+        + forms._frame(forms.HELPER_LINE, "helper", "return self.runner")
+        + "ValueError: transcription: the model supports only the transcription task\n",
+        "runtimeerror: cuda error: an illegal memory access was encountered",
+        "valueerror: unknown kv cache group kind full",
+    ]
     for paste in claims_nothing:
         assert json.loads(cli("match", "--data", data, "--json", paste).stdout)["matches"] == [], paste
         rows = browser.execute_script(ROWS, paste)
         assert not any(badge.endswith("\u00b7 matches") for _, badge, _ in rows), (paste, rows)
     # the hostile shapes errcat match is timed on, read by the box (its query is cut to 64 KiB)
     hostile = forms.test_hostile_pastes_are_read_in_linear_time.pytestmark[0].args[1]
-    took = browser.execute_script("var t0 = performance.now(); arguments[0].forEach(function (t) { window.errcatReadings(t); });"
-                                  " return performance.now() - t0;", [t[:65536] for t in hostile])
+    took = browser.execute_script(
+        "var t0 = performance.now(); arguments[0].forEach(function (t) { window.errcatReadings(t); }); return performance.now() - t0;",
+        [t[:65536] for t in hostile],
+    )
     assert took < 30000, took  # a hang guard on a loaded machine, not a speed check
     assert _errors(browser) == []
 
@@ -883,8 +997,11 @@ def test_the_search_box_finds_an_old_wording_as_errcat_match_does(browser, fixtu
     data = tmp_path / "out" / "acme" / "widgets"
     assert cli("render", "--data", data, "--out", tmp_path / "site").exit_code == 0
     browser.get((tmp_path / "site" / "index.html").as_uri())
-    for paste in ("ValueError: widget size must be positive, got -3", "ValueError: widget size must be strictly positive, got -1",
-                  "OverflowError: widget size is far too large for the frame"):
+    for paste in (
+        "ValueError: widget size must be positive, got -3",
+        "ValueError: widget size must be strictly positive, got -1",
+        "OverflowError: widget size is far too large for the frame",
+    ):
         answer = json.loads(cli("match", "--data", data, "--json", paste).stdout)
         top = answer["matches"][0]
         assert top["lineage"]["retired"], paste

@@ -43,24 +43,42 @@ def wait_for_startup(procs):
     raise RuntimeError(f"Widget core initialization failed. See root cause above. Failed core proc(s): {procs}")
 """
 
-FOREIGN = {"errors": [{"name": "torch-cuda-oom", "origin": "torch", "match": ["CUDA out of memory. Tried to allocate"],
-                       "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.", "urls": [],
-                       "explanation": "PyTorch's allocator ran out of GPU memory.", "check": []}]}
+FOREIGN = {
+    "errors": [
+        {
+            "name": "torch-cuda-oom",
+            "origin": "torch",
+            "match": ["CUDA out of memory. Tried to allocate"],
+            "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.",
+            "urls": [],
+            "explanation": "PyTorch's allocator ran out of GPU memory.",
+            "check": [],
+        }
+    ]
+}
 
 URL = "https://github.com/acme/widgets/issues/"
 # As the real corpus: pastes with the entry they should find (by the words of its message here,
 # an id once crawled), one in an older wording with its ``current`` rendering, a foreign error
 # and one the fixture does not raise.
 PASTES = [
-    {"url": URL + "1", "expect": "Total number of widget heads",
-     "text": "(Engine pid=7) ERROR 11-30 10:01:02 [core.py:10] ValueError: Total number of widget heads (64) must be divisible by "
-             "the pool size (3)."},
-    {"url": URL + "2", "expect": "To serve at least one request",
-     "text": "ValueError: To serve at least one request with the widget's max len (4096), 24 GiB of cache is needed, which is larger "
-             "than the available cache memory (3 GiB). Try increasing `--cache-share`."},
-    {"url": URL + "3", "expect": "The decoder prompt",
-     "text": "ValueError: The prompt (total length 25938) is too long to fit into the widget (context length 4096).",
-     "current": "ValueError: The decoder prompt (length 25938) is longer than the maximum widget length of 4096."},
+    {
+        "url": URL + "1",
+        "expect": "Total number of widget heads",
+        "text": "(Engine pid=7) ERROR 11-30 10:01:02 [core.py:10] ValueError: Total number of widget heads (64) must be divisible by the pool size (3).",
+    },
+    {
+        "url": URL + "2",
+        "expect": "To serve at least one request",
+        "text": "ValueError: To serve at least one request with the widget's max len (4096), 24 GiB of cache is needed, which is larger "
+        "than the available cache memory (3 GiB). Try increasing `--cache-share`.",
+    },
+    {
+        "url": URL + "3",
+        "expect": "The decoder prompt",
+        "text": "ValueError: The prompt (total length 25938) is too long to fit into the widget (context length 4096).",
+        "current": "ValueError: The decoder prompt (length 25938) is longer than the maximum widget length of 4096.",
+    },
     {"url": URL + "4", "expect": "foreign", "text": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB."},
     {"url": URL + "5", "expect": "none", "text": "ValueError: Sprocket gears are no longer supported by any widget pool."},
 ]
@@ -107,8 +125,7 @@ def test_root_cause_comes_before_the_umbrella(corpus):
 
     dataset, path = corpus
     ids = {r["url"]: r["expect"] for r in map(json.loads, path.read_text(encoding="utf-8").splitlines())}
-    umbrella = [e["id"] for e in json.loads((dataset / "search.json").read_text(encoding="utf-8"))["entries"]
-                if "See root cause above" in e["text"]]
+    umbrella = [e["id"] for e in json.loads((dataset / "search.json").read_text(encoding="utf-8"))["entries"] if "See root cause above" in e["text"]]
     paste = (
         "(EngineCore_DP0 pid=2331) ERROR 11-30 10:01:02 [core.py:1021] ValueError: Total number of widget heads (64) "
         "must be divisible by the pool size (3).\n"
@@ -131,14 +148,12 @@ def test_the_real_corpus_is_what_the_bench_reads():
     assert all(r["expect"] in ("foreign", "none") or re.fullmatch("[0-9a-f]{16}", r["expect"]) for r in rows)
     assert all(r["expect"] not in ("foreign", "none") for r in rows if "current" in r)
     # a "none" paste an older release raised names the retired entry a history answers it with
-    assert all(r["expect"] == "none" and r["retired"] and all(re.fullmatch("[0-9a-f]{16}", i) for i in r["retired"])
-               for r in rows if "retired" in r)
+    assert all(r["expect"] == "none" and r["retired"] and all(re.fullmatch("[0-9a-f]{16}", i) for i in r["retired"]) for r in rows if "retired" in r)
     assert {"foreign", "none"} <= {r["expect"] for r in rows}
 
 
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(ROOT / "bench" / "match_corpus.py"), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=600)
+    return subprocess.run([sys.executable, str(ROOT / "bench" / "match_corpus.py"), *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
 
 
 @pytest.mark.slow  # runs the bench as a process
@@ -148,8 +163,7 @@ def test_the_bench_prints_the_figures_and_fails_on_a_false_claim(corpus, tmp_pat
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == [
         "as pasted: top-1 3/3 (100.0%), of them as a match 2; false claims 0 (0 on 1 foreign + 1 none); foreign answered 1/1",
-        "reworded ones in current words: top-1 3/3 (100.0%), of them as a match 3; false claims 0 (0 on 1 foreign + 1 none); "
-        "foreign answered 1/1",
+        "reworded ones in current words: top-1 3/3 (100.0%), of them as a match 3; false claims 0 (0 on 1 foreign + 1 none); foreign answered 1/1",
     ]
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     claimed = tmp_path / "claimed.jsonl"  # a paste the fixture does raise, said to be raised by no one
@@ -162,8 +176,9 @@ def test_the_bench_without_a_dataset_or_its_tool_says_what_to_give(tmp_path):
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "ERRCAT_VLLM_RELEASES"}
-    run = subprocess.run([sys.executable, str(ROOT / "bench" / "match_corpus.py"), "--work", str(tmp_path)], capture_output=True,
-                         text=True, cwd=ROOT, timeout=600, env=env)
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "match_corpus.py"), "--work", str(tmp_path)], capture_output=True, text=True, cwd=ROOT, timeout=600, env=env
+    )
     assert run.returncode == 2
     assert run.stderr.splitlines()[-1].endswith("give a dataset, or the vllm-releases tool with --vllm-releases or $ERRCAT_VLLM_RELEASES")
     assert "Traceback" not in run.stderr and not any(tmp_path.iterdir())
@@ -196,5 +211,4 @@ def test_the_older_wordings_corpus_is_well_formed_and_read_alike_by_the_benchmar
         assert r["text"].strip() and r["expect"] and all(re.fullmatch(r"[0-9a-f]{16}", e) for e in r["expect"]), r
         assert r["release"] is None or re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", r["release"]), r
     assert len({r["url"] for r in rows}) == len(rows)
-    assert evaluate_old(rows, []) == {"rows": len(rows), "strong": 0, "weak": 0, "false_claims": 0,
-                                      "misses": [(r["url"], r["expect"], None) for r in rows]}
+    assert evaluate_old(rows, []) == {"rows": len(rows), "strong": 0, "weak": 0, "false_claims": 0, "misses": [(r["url"], r["expect"], None) for r in rows]}

@@ -10,35 +10,50 @@ from crawler.consume.site_index import index_html
 MANIFEST = {"commit": "c" * 40, "commit_date": "2026-01-01T00:00:00+00:00", "ref": "v1.0"}
 
 
-def record(n: int, *, kind: str = "raise", actor: str = "setting", path: str = "pkg/config/a.py", reports: int = 0,
-           title: str | None = None, text: str | None = None) -> dict:
+def record(
+    n: int, *, kind: str = "raise", actor: str = "setting", path: str = "pkg/config/a.py", reports: int = 0, title: str | None = None, text: str | None = None
+) -> dict:
     evidence = [{"url": f"https://github.com/acme/widgets/issues/{100 * n + i}"} for i in range(reports)]
-    return {"id": f"{n:016x}", "title": title or f"error number {n}", "kind": kind,
-            "exception": None if kind == "log" else {"name": "ValueError"}, "log": {"level": "warning"} if kind == "log" else None,
-            "message": {"text": text or title or f"error number {n}"}, "location": {"path": path, "line": n},
-            "meaning": {"action": {"actor": actor}}, "explanation_status": "curated" if reports else "absent",
-            "explanation": {"evidence": evidence} if reports else None, "history": {"retired": False}}
+    return {
+        "id": f"{n:016x}",
+        "title": title or f"error number {n}",
+        "kind": kind,
+        "exception": None if kind == "log" else {"name": "ValueError"},
+        "log": {"level": "warning"} if kind == "log" else None,
+        "message": {"text": text or title or f"error number {n}"},
+        "location": {"path": path, "line": n},
+        "meaning": {"action": {"actor": actor}},
+        "explanation_status": "curated" if reports else "absent",
+        "explanation": {"evidence": evidence} if reports else None,
+        "history": {"retired": False},
+    }
 
 
 def test_the_search_box_comes_first_then_the_most_reported_then_the_counts():
     cut = "Total number of attention heads (\u2026"
-    records = [record(1, reports=2), record(2, reports=5, title=cut,
-                                            text="Total number of attention heads ({n}) must be divisible by tensor parallel size ({tp})"),
-               record(3, kind="log", actor="internal", path="pkg/engine/b.py"), record(4, kind="log", actor="internal"),
-               record(5, kind="assert", actor="environment", path="pkg/x.py")]
+    records = [
+        record(1, reports=2),
+        record(2, reports=5, title=cut, text="Total number of attention heads ({n}) must be divisible by tensor parallel size ({tp})"),
+        record(3, kind="log", actor="internal", path="pkg/engine/b.py"),
+        record(4, kind="log", actor="internal"),
+        record(5, kind="assert", actor="environment", path="pkg/x.py"),
+    ]
     page = index_html(records, MANIFEST, "acme/widgets")
     order = [page.index(mark) for mark in ('id="search"', "<h1>", 'id="most-reported"', 'id="overview"', 'id="browse"')]
     assert order == sorted(order)
     reported = re.findall(r'<li><a href="errors/(\w+)\.html">([^<]*)</a>', page.split('id="most-reported"')[1].split("</ol>")[0])
     # most reports first; a title cut at a field is shown as the template, as errcat match prints it
-    assert reported == [(f"{2:016x}", "Total number of attention heads ({n}) must be divisible by tensor parallel size ({tp})"),
-                        (f"{1:016x}", "error number 1")]
-    assert "reported 5 times, first in <a href=\"https://github.com/acme/widgets/issues/200\">#200</a>" in page
+    assert reported == [
+        (f"{2:016x}", "Total number of attention heads ({n}) must be divisible by tensor parallel size ({tp})"),
+        (f"{1:016x}", "error number 1"),
+    ]
+    assert 'reported 5 times, first in <a href="https://github.com/acme/widgets/issues/200">#200</a>' in page
     overview = page.split('id="overview"')[1].split("</section>")[0]
-    facets = {key: re.findall(r'open=([^"#]+)#browse">([^<]+)</a> <span class="count">(\d+)</span>', block)
-              for key, block in re.findall(r'<div class="facet" id="by-(\w)">(.*?)</div>', overview)}
-    assert facets["k"] == [("raise", "raised exceptions", "2"), ("assert", "assertions", "1"),
-                           ("log", "logged warnings and errors", "2")]
+    facets = {
+        key: re.findall(r'open=([^"#]+)#browse">([^<]+)</a> <span class="count">(\d+)</span>', block)
+        for key, block in re.findall(r'<div class="facet" id="by-(\w)">(.*?)</div>', overview)
+    }
+    assert facets["k"] == [("raise", "raised exceptions", "2"), ("assert", "assertions", "1"), ("log", "logged warnings and errors", "2")]
     assert [(key, n) for key, _, n in facets["w"]] == [("internal", "2"), ("setting", "2"), ("environment", "1")]
     assert dict((key, n) for key, _, n in facets["a"]) == {"pkg/config": "3", "pkg/engine": "1", "pkg": "1"}
     # every count links into the list, which index.js groups by it (data-k, data-w on each entry)

@@ -12,7 +12,7 @@ from tests.extract.test_native import ATTN_CU, NESTED_CPP, TORCH_UTILS_H
 from tests.extract.test_surface import TOML as SURFACE_TOML
 from tests.helpers import best_match, crawl_with_config
 
-SERVING = '''
+SERVING = """
 import logging
 from http import HTTPStatus
 
@@ -67,9 +67,9 @@ def _why(cfg):
 
 def start(cfg):
     raise RuntimeError(_why(cfg))
-'''
+"""
 
-CHECKS = '''
+CHECKS = """
 def validate_configuration(cfg):
     invalid_reasons = []
     if not cfg.head_size_ok:
@@ -77,15 +77,20 @@ def validate_configuration(cfg):
     if cfg.dcp:
         invalid_reasons.append("DCP not supported")
     return invalid_reasons
-'''
+"""
 
 #: test_surface's upstream (its response builder) with the native trees read too
-TOML = SURFACE_TOML.replace('kinds = ["raise", "assert", "log", "response"]',
-                            'kinds = ["raise", "assert", "log", "response", "native"]\nnative = ["csrc/**"]')
+TOML = SURFACE_TOML.replace('kinds = ["raise", "assert", "log", "response"]', 'kinds = ["raise", "assert", "log", "response", "native"]\nnative = ["csrc/**"]')
 assert "native = " in TOML
 
-FILES = {"srv/__init__.py": "", "srv/serving.py": SERVING, "srv/checks.py": CHECKS,
-         "csrc/attention/attn.cu": ATTN_CU, "csrc/torch_utils.h": TORCH_UTILS_H, "csrc/cpu/conv.cpp": NESTED_CPP}
+FILES = {
+    "srv/__init__.py": "",
+    "srv/serving.py": SERVING,
+    "srv/checks.py": CHECKS,
+    "csrc/attention/attn.cu": ATTN_CU,
+    "csrc/torch_utils.h": TORCH_UTILS_H,
+    "csrc/cpu/conv.cpp": NESTED_CPP,
+}
 
 LOG = "(APIServer pid=4021) {level} 11-30 14:21:45 [serving.py:20] {message}"
 EXAMPLES = {
@@ -95,27 +100,24 @@ EXAMPLES = {
     '{"object": "error", "message": "Response with id \'resp_67ab\' not found.", "type": "NotFoundError", "param": null, '
     '"code": 404}': "Response with id '{response_id}' not found.",
     '{"error": {"message": "sampling_params.n must be at most the server\'s max_num_seqs (256), got 512.", '
-    '"type": "BadRequestError", "param": null, "code": 400}}':
-        "sampling_params.n must be at most the server's max_num_seqs ({max_num_seqs}), got {sampling_params.n}.",
+    '"type": "BadRequestError", "param": null, "code": 400}}': "sampling_params.n must be at most the server's max_num_seqs ({max_num_seqs}), got {sampling_params.n}.",
     # logged warnings and errors, with the logger's prefix
-    LOG.format(level="WARNING", message="Address already in use. Retrying with a new port."):
-        "Address already in use. Retrying with a new port.",
-    LOG.format(level="ERROR", message="Input prompt (9000 tokens) is too long and exceeds limit of 8192"):
-        "Input prompt ({num_tokens} tokens) is too long and exceeds limit of {limit}",
-    LOG.format(level="ERROR", message="NIXL transfer failure: handshake_failed | Context: {'request_id': 'r1'}"):
-        "NIXL transfer failure: {failure_type} | Context: {context}",
+    LOG.format(level="WARNING", message="Address already in use. Retrying with a new port."): "Address already in use. Retrying with a new port.",
+    LOG.format(
+        level="ERROR", message="Input prompt (9000 tokens) is too long and exceeds limit of 8192"
+    ): "Input prompt ({num_tokens} tokens) is too long and exceeds limit of {limit}",
+    LOG.format(
+        level="ERROR", message="NIXL transfer failure: handshake_failed | Context: {'request_id': 'r1'}"
+    ): "NIXL transfer failure: {failure_type} | Context: {context}",
     # assembled messages: a list another module builds, a list built here, a helper's message
-    "ValueError: Selected backend is not valid for this configuration. Reason: DCP not supported":
-        "Selected backend is not valid for this configuration. Reason: {', '.join(invalid_reasons)}",
-    "Traceback (most recent call last):\n  File \"serving.py\", line 50, in check_items\n"
+    "ValueError: Selected backend is not valid for this configuration. Reason: DCP not supported": "Selected backend is not valid for this configuration. Reason: {', '.join(invalid_reasons)}",
+    'Traceback (most recent call last):\n  File "serving.py", line 50, in check_items\n'
     "ValueError: item -3 is negative\nitem -1 is negative": '{"\\n".join(errors)}',
     "RuntimeError: tensor parallel size 16 is too large": "tensor parallel size {cfg.tp} is too large",
     # native checks, as Python sees them
     "RuntimeError: Unsupported head size: 80": "Unsupported head size: {head_size}",
-    "RuntimeError: launch, /work/csrc/attention/attn.cu:18, NotImplementedError: blocks over 1024 threads":
-        "{__func__}, {__FILE__}:{__LINE__}, NotImplementedError: blocks over 1024 threads",
-    "RuntimeError: CHECK_EQ(state.value().size(0), batch + 1) failed. 3 vs 4":
-        "CHECK_EQ({OPT}.value().size(0), {SIZE}) failed. {OPT.value().size(0)} vs {SIZE}",
+    "RuntimeError: launch, /work/csrc/attention/attn.cu:18, NotImplementedError: blocks over 1024 threads": "{__func__}, {__FILE__}:{__LINE__}, NotImplementedError: blocks over 1024 threads",
+    "RuntimeError: CHECK_EQ(state.value().size(0), batch + 1) failed. 3 vs 4": "CHECK_EQ({OPT}.value().size(0), {SIZE}) failed. {OPT.value().size(0)} vs {SIZE}",
 }
 
 
@@ -143,11 +145,14 @@ def test_match_finds_each_example_of_the_issue_as_a_user_sees_it(crawled, paste)
     assert best_match(cli, data, paste) == records[EXAMPLES[paste]]["id"]
 
 
-@pytest.mark.parametrize(("message", "when", "row"), [
-    ("Address already in use. Retrying with a new port.", "When it is logged", "Logged"),
-    ("Cannot cancel a synchronous response.", "When it is answered", "Answered"),
-    ("Unsupported head size: {head_size}", "When it is raised", "Exception"),
-])
+@pytest.mark.parametrize(
+    ("message", "when", "row"),
+    [
+        ("Address already in use. Retrying with a new port.", "When it is logged", "Logged"),
+        ("Cannot cancel a synchronous response.", "When it is answered", "Answered"),
+        ("Unsupported head size: {head_size}", "When it is raised", "Exception"),
+    ],
+)
 def test_pages_say_what_each_kind_does_and_name_an_exception_only_for_one_raised(crawled, tmp_path, message, when, row):
     """A log entry's page said 'Exception: logging.WARNING' and 'When it is raised'; an error
     response's 'Exception: create_error_response': neither reaches a caller as an exception."""

@@ -132,14 +132,17 @@ def test_anchor_words_never_touch_a_field():
     assert anchor_tokens(segs) == ["whole"]  # "pre" and "fix" run into the fields next to them
 
 
-@pytest.mark.parametrize("text, source, exception", [
-    (KV_MESSAGE, "plain", None),
-    (f"ValueError: {KV_MESSAGE}", "plain", "ValueError"),
-    (PYDANTIC, "pydantic", "ValueError"),
-    (json.dumps({"error": {"message": KV_MESSAGE, "type": "BadRequestError", "param": None, "code": 400}}), "json", None),
-    (json.dumps({"object": "error", "message": KV_MESSAGE, "type": "BadRequestError", "code": 400}), "json", None),
-    ("openai.BadRequestError: Error code: 400 - " + repr({"error": {"message": KV_MESSAGE, "type": "BadRequestError"}}), "json", None),
-])
+@pytest.mark.parametrize(
+    "text, source, exception",
+    [
+        (KV_MESSAGE, "plain", None),
+        (f"ValueError: {KV_MESSAGE}", "plain", "ValueError"),
+        (PYDANTIC, "pydantic", "ValueError"),
+        (json.dumps({"error": {"message": KV_MESSAGE, "type": "BadRequestError", "param": None, "code": 400}}), "json", None),
+        (json.dumps({"object": "error", "message": KV_MESSAGE, "type": "BadRequestError", "code": 400}), "json", None),
+        ("openai.BadRequestError: Error code: 400 - " + repr({"error": {"message": KV_MESSAGE, "type": "BadRequestError"}}), "json", None),
+    ],
+)
 def test_the_kv_cache_error_is_found_however_it_is_pasted(matcher, ids, text, source, exception):
     result = match(text, [matcher])
     best = result.matches[0]
@@ -316,10 +319,20 @@ def _search_entry(parts) -> SearchEntry:
 
     tpl = make_template(parts, "fstring")
     segs = template_segments(tpl)
-    return SearchEntry(id="0" * 16, title="t", exception="ValueError", kind="raise", text=tpl["text"],
-                       fields=[f["expr"] for f in tpl["fields"]], pattern=tpl["pattern"], fragments=fragments(segs),
-                       starts_literal=bool(segs) and segs[0][0] == "lit", ends_literal=bool(segs) and segs[-1][0] == "lit",
-                       explanation_status="absent", sites=[SearchSite(path="a.py", line=1, qualname="f")])
+    return SearchEntry(
+        id="0" * 16,
+        title="t",
+        exception="ValueError",
+        kind="raise",
+        text=tpl["text"],
+        fields=[f["expr"] for f in tpl["fields"]],
+        pattern=tpl["pattern"],
+        fragments=fragments(segs),
+        starts_literal=bool(segs) and segs[0][0] == "lit",
+        ends_literal=bool(segs) and segs[-1][0] == "lit",
+        explanation_status="absent",
+        sites=[SearchSite(path="a.py", line=1, qualname="f")],
+    )
 
 
 @st.composite
@@ -360,9 +373,11 @@ def test_fragment_matching_is_what_the_pattern_matches_and_captures(case):
 def test_twelve_adjacent_fields_match_a_hostile_message_at_once(dataset):
     """A pattern of twelve lazy groups apart by spaces backtracks for minutes on a near miss; the
     CLI answers (a real process, with a timeout as the hang guard)."""
+
     def run(message: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "crawler", "match", "--json", "--data", str(dataset), message],
-                              capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [sys.executable, "-m", "crawler", "match", "--json", "--data", str(dataset), message], capture_output=True, text=True, timeout=120
+        )
 
     miss = run("ValueError: Bad " + " " * 40 + " end x")
     assert miss.returncode == 1 and json.loads(miss.stdout)["matches"] == []
@@ -377,21 +392,29 @@ def test_twelve_adjacent_fields_match_a_hostile_message_at_once(dataset):
 _BIG_BODY = '{"a":' * 50_000 + ' {"error": {"message": "the server said no"}}'
 
 
-@pytest.mark.parametrize("name, text, expected", [
-    ("unclosed JSON, then a body", _BIG_BODY, {"source": "json", "message": "the server said no", "exception": None}),
-    ("escaped quotes outside strings", '{\\"' * 80_000 + ' {"message": "m"}', {"source": "json", "message": "m", "exception": None}),
-    ("a traceback of blank lines", "Traceback (most recent call last):" + "\n" * 250_000 + "ValueError: boom",
-     {"source": "traceback", "message": "boom", "exception": "ValueError", "frame": None}),
-    ("a log tail", "log starts\nValueError: boom\n" + "x\n" * 120_000, {"source": "plain", "exception": "ValueError", "message": "boom" + "\nx" * 120_000}),
-    ("pydantic headers with no type", "Value error, \n" * 18_000, None),
-])
+@pytest.mark.parametrize(
+    "name, text, expected",
+    [
+        ("unclosed JSON, then a body", _BIG_BODY, {"source": "json", "message": "the server said no", "exception": None}),
+        ("escaped quotes outside strings", '{\\"' * 80_000 + ' {"message": "m"}', {"source": "json", "message": "m", "exception": None}),
+        (
+            "a traceback of blank lines",
+            "Traceback (most recent call last):" + "\n" * 250_000 + "ValueError: boom",
+            {"source": "traceback", "message": "boom", "exception": "ValueError", "frame": None},
+        ),
+        ("a log tail", "log starts\nValueError: boom\n" + "x\n" * 120_000, {"source": "plain", "exception": "ValueError", "message": "boom" + "\nx" * 120_000}),
+        ("pydantic headers with no type", "Value error, \n" * 18_000, None),
+    ],
+)
 def test_reading_hostile_input_is_linear(name, text, expected):
     """Each of these took from a minute to hours when a search restarted at every line or brace;
     now well under a second (the timeout only guards against a hang)."""
-    code = ("import json, sys\nfrom crawler.consume.match import read_query\n"
-            "rs = read_query(sys.stdin.read())\n"
-            "print(json.dumps([dict(source=r.source, message=r.message, exception=r.exception,"
-            " frame=r.frame and [r.frame.path, r.frame.line, r.frame.function]) for r in rs]))")
+    code = (
+        "import json, sys\nfrom crawler.consume.match import read_query\n"
+        "rs = read_query(sys.stdin.read())\n"
+        "print(json.dumps([dict(source=r.source, message=r.message, exception=r.exception,"
+        " frame=r.frame and [r.frame.path, r.frame.line, r.frame.function]) for r in rs]))"
+    )
     done = subprocess.run([sys.executable, "-c", code], input=text, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     readings = json.loads(done.stdout)
@@ -441,8 +464,7 @@ def test_input_beyond_the_limit_is_read_from_its_end(dataset):
     from crawler.consume.match import MAX_INPUT
 
     text = "noise\n" * (MAX_INPUT // 5) + f"ValueError: {KV_MESSAGE}\n"
-    done = subprocess.run([sys.executable, "-m", "crawler", "match", "--data", str(dataset)], input=text,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "crawler", "match", "--data", str(dataset)], input=text, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and "{kind} = full" in done.stdout
     assert "longer than 256 KiB: matching its last 256 KiB" in done.stderr
     assert [r.message for r in read_query("x" * 10 + "y" * MAX_INPUT)] == ["y" * MAX_INPUT]
@@ -453,7 +475,7 @@ def test_a_message_cut_inside_a_long_literal_costs_little():
     """Where a truncated message ends inside a literal, each length of the literal's beginning was
     copied and compared: quadratic in a long literal (a hostile upstream's 250,000 characters).
     Only the first MAX_OVERLAP characters of a literal are looked for at the message's end."""
-    code = r'''
+    code = r"""
 import json
 from crawler.consume.match import MAX_OVERLAP, Matcher, match
 from crawler.model.search import SearchEntry, SearchIndex, SearchSite
@@ -468,7 +490,7 @@ out = {}
 for name, message in (("long", "q alpha " + "\U0001f600" * N + "X"), ("short", "q alpha " + "\U0001f600" * (MAX_OVERLAP - 8))):
     out[name] = [[m.how, m.covered] for m in match(message, [matcher]).matches]
 print(json.dumps(out))
-'''
+"""
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
@@ -481,7 +503,12 @@ def test_a_piped_match_says_nothing_on_stderr_but_what_matters(dataset, tmp_path
     """A pipe consumer reads stderr for what went wrong: a plain match writes nothing there (it
     wrote an undocumented timing line, "opened N entries in X ms, matched in Y ms", every run)."""
     for _ in range(2):  # the match store built, then read
-        done = subprocess.run([sys.executable, "-m", "crawler", "match", "--data", str(dataset), "--cache-dir", str(tmp_path)],
-                              input=f"ValueError: {KV_MESSAGE}\n", capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "crawler", "match", "--data", str(dataset), "--cache-dir", str(tmp_path)],
+            input=f"ValueError: {KV_MESSAGE}\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert done.returncode == 0 and "{kind} = full" in done.stdout
         assert done.stderr == ""

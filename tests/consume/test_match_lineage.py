@@ -16,7 +16,7 @@ ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
 V1 = {
     "pkg/__init__.py": "",
-    "pkg/a.py": '''
+    "pkg/a.py": """
         def check(x):
             if x < 0:
                 raise ValueError(f"widget size must be positive, got {x}")
@@ -31,10 +31,10 @@ V1 = {
 
         def paint(colour):
             raise LookupError(f"unknown paint for the widget frame: {colour}")
-        ''',
+        """,
 }
 V11 = {
-    "pkg/a.py": '''
+    "pkg/a.py": """
         def check(x):
             if x < 0:
                 raise ValueError(f"widget size must be strictly positive, got {x}")
@@ -45,14 +45,14 @@ V11 = {
 
         def paint(colour):
             raise LookupError(f"unknown paint for the widget frame: {colour}")
-        ''',
-    "pkg/io.py": '''
+        """,
+    "pkg/io.py": """
         def load(path):
             raise FileNotFoundError(f"no widget file at {path}")
-        ''',
+        """,
 }
 V2 = {
-    "pkg/a.py": '''
+    "pkg/a.py": """
         def check(x):
             if x < 0:
                 raise ValueError(f"widget size must be strictly positive and whole, got {x}")
@@ -61,7 +61,7 @@ V2 = {
 
         def paint(colour):
             raise LookupError(f"unknown paint for the widget frame: {colour} (try red or blue)")
-        ''',
+        """,
 }
 
 
@@ -136,8 +136,10 @@ def test_a_middle_wording_and_a_retired_error_say_their_releases(cli, history):
 
 @pytest.mark.slow
 def test_a_moved_error_found_by_its_old_traceback_says_where_it_went(cli, history):
-    paste = ('Traceback (most recent call last):\n  File "/srv/pkg/a.py", line 10, in load\n'
-             '    raise FileNotFoundError(f"no widget file at {path}")\nFileNotFoundError: no widget file at /tmp/w.bin')
+    paste = (
+        'Traceback (most recent call last):\n  File "/srv/pkg/a.py", line 10, in load\n'
+        '    raise FileNotFoundError(f"no widget file at {path}")\nFileNotFoundError: no widget file at /tmp/w.bin'
+    )
     top = answer(cli, history, paste)["matches"][0]
     assert top["strength"] == "match" and top["path"] == "pkg/io.py"
     assert top["lineage"]["moved"] == [{"from_path": "pkg/a.py", "to_path": "pkg/io.py", "version": "v1.1"}]
@@ -166,11 +168,14 @@ def test_the_release_asked_for_puts_what_it_raised_first(cli, history):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("named", [
-    "INFO 03-01 10:00:00 [api_server.py:12] widgets API server version 1.1\n",
-    'File "/usr/lib/python3.12/site-packages/widgets-1.1.dist-info/RECORD"\n',
-    "installed with pip install widgets==1.1\n",
-])
+@pytest.mark.parametrize(
+    "named",
+    [
+        "INFO 03-01 10:00:00 [api_server.py:12] widgets API server version 1.1\n",
+        'File "/usr/lib/python3.12/site-packages/widgets-1.1.dist-info/RECORD"\n',
+        "installed with pip install widgets==1.1\n",
+    ],
+)
 def test_a_paste_that_names_its_release_is_read_for_it(cli, history, named):
     records = by_template(history)
     got = answer(cli, history, named + PAINT)
@@ -178,7 +183,10 @@ def test_a_paste_that_names_its_release_is_read_for_it(cli, history, named):
     assert got["matches"][0]["id"] == records["unknown paint for the widget frame: {colour}"]["id"]
     assert "release: 1.1 (named by the paste" in cli("match", "--data", history, named + PAINT).stdout
     # the option says otherwise
-    assert answer(cli, history, named + PAINT, "--version", "2.0")["matches"][0]["id"] == records["unknown paint for the widget frame: {colour} (try red or blue)"]["id"]
+    assert (
+        answer(cli, history, named + PAINT, "--version", "2.0")["matches"][0]["id"]
+        == records["unknown paint for the widget frame: {colour} (try red or blue)"]["id"]
+    )
 
 
 @pytest.mark.slow
@@ -198,17 +206,20 @@ def test_a_catalogue_without_history_answers_as_before(cli, fixture_repo, tmp_pa
     assert "raised by" not in cli("match", "--data", out, "--version", "1.0", paste).stdout
 
 
-@pytest.mark.parametrize(("text", "release"), [
-    ("INFO 10-01 12:00:00 api_server.py:527] vLLM API server version 0.6.3.post1", "0.6.3.post1"),
-    ("INFO 09-27 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='m'", "v0.6.3"),
-    ('File "/usr/local/lib/python3.10/site-packages/vllm-0.6.3+cu118.dist-info/x"', "0.6.3"),
-    ("/root/.cache/vllm/0.5.4/torch_compile", "0.5.4"),
-    ("vLLM Version: 0.7.2", "0.7.2"),
-    ("vllm==0.5.4 at first, then vllm==0.6.0", None),  # an upgrade: no one release
-    ('File "/opt/venv/lib/python3.12/site-packages/vllm/engine/llm_engine.py"', None),
-    ("vllm-1  | ERROR something", None),  # docker compose's service name
-    ("myvllm-1.2.3", None),
-])
+@pytest.mark.parametrize(
+    ("text", "release"),
+    [
+        ("INFO 10-01 12:00:00 api_server.py:527] vLLM API server version 0.6.3.post1", "0.6.3.post1"),
+        ("INFO 09-27 llm_engine.py:237] Initializing an LLM engine (v0.6.3) with config: model='m'", "v0.6.3"),
+        ('File "/usr/local/lib/python3.10/site-packages/vllm-0.6.3+cu118.dist-info/x"', "0.6.3"),
+        ("/root/.cache/vllm/0.5.4/torch_compile", "0.5.4"),
+        ("vLLM Version: 0.7.2", "0.7.2"),
+        ("vllm==0.5.4 at first, then vllm==0.6.0", None),  # an upgrade: no one release
+        ('File "/opt/venv/lib/python3.12/site-packages/vllm/engine/llm_engine.py"', None),
+        ("vllm-1  | ERROR something", None),  # docker compose's service name
+        ("myvllm-1.2.3", None),
+    ],
+)
 def test_named_version(text, release):
     assert named_version(text, "vllm") == release
 
@@ -223,7 +234,8 @@ def test_named_version_is_linear_on_hostile_text():
 
 def _h(first=None, last=None, removed=None, retired=False, replaced_by=None):
     def lt(v):
-        return ({"version": v, "commit": "0" * 40} if v else None)
+        return {"version": v, "commit": "0" * 40} if v else None
+
     return {"first_seen": lt(first), "last_seen": lt(last), "removed_in": lt(removed), "retired": retired, "replaced_by": replaced_by}
 
 
@@ -234,9 +246,11 @@ def test_lineage_reads_releases_and_stops_at_loops_and_unreadable_records():
     assert releases(None) is None and releases(_h()) is None
     assert [live_in(old, v) for v in ("0.3.9", "0.4.0", "0.6.6", "0.6.9", "0.7.0", "1.0")] == [False, True, True, True, False, False]
     assert live_in(_h("v1.0"), "9.9") is True and live_in(_h(), "1.0") is None and live_in(old, "main") is None
-    records = {"a" * 16: {"id": "a" * 16, "history": old},
-               "b" * 16: {"id": "b" * 16, "history": _h("v0.7.0", "v0.8.0", "v0.9.0", True, "c" * 16)},
-               "c" * 16: {"id": "c" * 16, "history": _h("v0.9.0", None, None, True, "a" * 16)}}  # a loop back to a
+    records = {
+        "a" * 16: {"id": "a" * 16, "history": old},
+        "b" * 16: {"id": "b" * 16, "history": _h("v0.7.0", "v0.8.0", "v0.9.0", True, "c" * 16)},
+        "c" * 16: {"id": "c" * 16, "history": _h("v0.9.0", None, None, True, "a" * 16)},
+    }  # a loop back to a
     assert [r["id"] for r in chain(records["a" * 16], records.get)] == ["b" * 16, "c" * 16]
     assert chain(records["a" * 16], lambda eid: None) == []
     assert [r["id"] for r in chain(records["a" * 16], lambda eid: {"id": "f" * 16} if eid == "b" * 16 else None)] == []
@@ -252,9 +266,12 @@ def test_a_forged_record_gives_no_lineage_and_no_traceback(cli, history):
     errors = history / "acme" / "widgets" / "errors"
     assert read_record(errors, rid)["history"]["replaced_by"] == records["widget size must be strictly positive, got {x}"]["id"]
     data = json.loads((errors / f"{rid}.json").read_text())
-    for forged in ({**data, "history": {**data["history"], "replaced_by": "../../etc/passwd"}},
-                   {**data, "history": {**data["history"], "first_seen": {"version": 3, "commit": "x"}}},
-                   {**data, "id": "f" * 16}, [data]):
+    for forged in (
+        {**data, "history": {**data["history"], "replaced_by": "../../etc/passwd"}},
+        {**data, "history": {**data["history"], "first_seen": {"version": 3, "commit": "x"}}},
+        {**data, "id": "f" * 16},
+        [data],
+    ):
         (errors / f"{rid}.json").write_text(json.dumps(forged))
         assert read_record(errors, rid) is None
         top = answer(cli, history, "ValueError: widget size must be positive, got -3")["matches"][0]
@@ -273,8 +290,7 @@ def test_a_product_actor_tag_before_an_old_message_is_read_past(cli, history):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paste", ['"LookupError: unknown paint for the widget frame: teal"',
-                                   '> "LookupError: unknown paint for the widget frame: teal"'])
+@pytest.mark.parametrize("paste", ['"LookupError: unknown paint for the widget frame: teal"', '> "LookupError: unknown paint for the widget frame: teal"'])
 def test_an_exception_line_in_double_quotes_is_read_inside_them(cli, history, paste):
     records = by_template(history)
     top = answer(cli, history, paste)["matches"][0]

@@ -26,8 +26,11 @@ def dataset(tmp_path) -> Path:
 
 
 def _answers(result) -> list:
-    return ([(m.entry.id, m.how, round(m.support, 6), m.values, m.role) for m in result.matches],
-            [w.entry.id for w in result.weak], [f.error.name for f in result.foreign])
+    return (
+        [(m.entry.id, m.how, round(m.support, 6), m.values, m.role) for m in result.matches],
+        [w.entry.id for w in result.weak],
+        [f.error.name for f in result.foreign],
+    )
 
 
 @pytest.mark.slow
@@ -94,8 +97,7 @@ def test_match_reads_the_store_the_crawl_built_in_the_cache_dir_it_was_given(fix
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE})
     given = tmp_path / "given-cache"
     out = tmp_path / "out"
-    crawled = cli("crawl", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                  "--out", out, "--cache-dir", given)
+    crawled = cli("crawl", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--cache-dir", given)
     assert crawled.exit_code == 0, crawled.output
     built = sorted((given / "match").iterdir())
     assert built

@@ -25,8 +25,7 @@ DAMAGE = {
 def test_a_damaged_match_index_is_built_again_and_the_query_answered(cli, fixture_repo, cache_dir, tmp_path, damage):
     fixture_repo.commit({"pkg/a.py": "def f(x):\n    if x < 0:\n        raise ValueError(f'" + MESSAGE + "')\n"}, tag="v1")
     out = tmp_path / "out"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
-               "--include", "pkg/**/*.py", "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out).exit_code == 0
     data = out / "acme" / "widgets"
     first = cli("match", "--data", data, "x must be non-negative, got -1")
     assert first.exit_code == 0, first.output

@@ -45,17 +45,32 @@ def dataset(tmp_path: Path) -> tuple[Path, str]:
     recs = consumer_data.records()
     kv = _kv(recs)
     other = next(r for r in recs if r is not kv)
-    kv["history"] = {"first_seen": {"version": "v0.31.0", "commit": OLD}, "last_seen": {"version": "v0.33.0", "commit": NEW},
-                     "replaces": [other["id"]]}
+    kv["history"] = {"first_seen": {"version": "v0.31.0", "commit": OLD}, "last_seen": {"version": "v0.33.0", "commit": NEW}, "replaces": [other["id"]]}
     kv["meaning"].update(
         trigger="Raised while `--attention-config` is parsed, when `kind` is not in `valid_kinds`.",
         fix="Use one of the values the message lists.",
-        knobs=[{"kind": "config_field", "name": "backend_per_kind", "flags": ["--attention-config", "-ac"],
-                "owner": "pkg.config.AttentionConfig", "field": "backend_per_kind"}],
-        reproductions=[{"path": "tests/test_attention.py", "line": 12, "end_line": 13, "qualname": "test_bad_kind",
-                        "match": "Unknown KV", "permalink": None,
-                        "code": "with pytest.raises(ValueError, match='Unknown KV'):\n    AttentionConfig(backend_per_kind={'x': 1})"}],
-        callers=[{"qualname": "EngineArgs.create", "path": "pkg/args.py", "line": 40, "entry_point": "cli"}])
+        knobs=[
+            {
+                "kind": "config_field",
+                "name": "backend_per_kind",
+                "flags": ["--attention-config", "-ac"],
+                "owner": "pkg.config.AttentionConfig",
+                "field": "backend_per_kind",
+            }
+        ],
+        reproductions=[
+            {
+                "path": "tests/test_attention.py",
+                "line": 12,
+                "end_line": 13,
+                "qualname": "test_bad_kind",
+                "match": "Unknown KV",
+                "permalink": None,
+                "code": "with pytest.raises(ValueError, match='Unknown KV'):\n    AttentionConfig(backend_per_kind={'x': 1})",
+            }
+        ],
+        callers=[{"qualname": "EngineArgs.create", "path": "pkg/args.py", "line": 40, "entry_point": "cli"}],
+    )
     manifest = consumer_data.manifest_for(recs)
     out = write_dataset(tmp_path / "out" / "acme" / "widgets", render_dataset(recs, manifest, extra=search_file(recs, manifest)))
     return out, kv["id"]
@@ -67,14 +82,23 @@ def test_show_lays_out_history_meaning_reproductions_and_callers(dataset, cli):
     assert result.exit_code == 0, result.output
     page = result.stdout
     assert ESC not in page  # piped: plain
-    for part in ["History", "First seen: v0.31.0 (aaaaaaaaaaaa)", "Last seen: v0.33.0 (bbbbbbbbbbbb)", "Replaces: ",
-                 "Derived from the code", "When it is raised: Raised while `--attention-config` is parsed",
-                 "Setting: `backend_per_kind` (`--attention-config`, `-ac`) of `AttentionConfig` (config field)",
-                 "Fix direction: Use one of the values the message lists.", "not written by a person",
-                 "Reproduction from the tests (derived from the code)", "tests/test_attention.py:12 in test_bad_kind  (match: Unknown KV)",
-                 "    with pytest.raises(ValueError, match='Unknown KV'):",
-                 "Where it is reached from (derived from the code)", "pkg/args.py:40 in EngineArgs.create [entry point: cli]",
-                 "(the commit since which this entry is as shown), committed "]:
+    for part in [
+        "History",
+        "First seen: v0.31.0 (aaaaaaaaaaaa)",
+        "Last seen: v0.33.0 (bbbbbbbbbbbb)",
+        "Replaces: ",
+        "Derived from the code",
+        "When it is raised: Raised while `--attention-config` is parsed",
+        "Setting: `backend_per_kind` (`--attention-config`, `-ac`) of `AttentionConfig` (config field)",
+        "Fix direction: Use one of the values the message lists.",
+        "not written by a person",
+        "Reproduction from the tests (derived from the code)",
+        "tests/test_attention.py:12 in test_bad_kind  (match: Unknown KV)",
+        "    with pytest.raises(ValueError, match='Unknown KV'):",
+        "Where it is reached from (derived from the code)",
+        "pkg/args.py:40 in EngineArgs.create [entry point: cli]",
+        "(the commit since which this entry is as shown), committed ",
+    ]:
         assert part in page, part
     # the raise line is marked in the source by colour only; the numbered snippet is unchanged
     assert re.search(r"^ +17 \|     raise ValueError", page, re.M)
@@ -85,17 +109,25 @@ def test_fields_other_helpers_add_are_shown_generically_and_escaped():
     from the record's data as they come, with their text made inert."""
     recs = consumer_data.records()
     data = json.loads(json.dumps(_kv(recs)))
-    data["explanation"]["evidence"] = [{"url": "https://github.com/acme/widgets/issues/7", "title": f"Crash {ESC}]0;T\x07 on start",
-                                        "quote": "ValueError: Unknown KV cache group kind 'x'"}]
+    data["explanation"]["evidence"] = [
+        {"url": "https://github.com/acme/widgets/issues/7", "title": f"Crash {ESC}]0;T\x07 on start", "quote": "ValueError: Unknown KV cache group kind 'x'"}
+    ]
     data["sites"][0]["log"] = data["log"] = {"level": "warning", "logger": "logger", "once": True}
-    data["history"] = {"first_seen": {"version": None, "commit": OLD}, "moved": {"from": "pkg/a.py:3", "to": "pkg/b.py:9"},
-                       "new_key": ["x"]}
+    data["history"] = {"first_seen": {"version": None, "commit": OLD}, "moved": {"from": "pkg/a.py:3", "to": "pkg/b.py:9"}, "new_key": ["x"]}
     for color in (False, True):
         page = SGR.sub("", render_text(data, color=color))
         assert ESC not in page and "\x07" not in page
-        for part in ["Reported in", "  - Crash \\x1b]0;T\\x07 on start", "    https://github.com/acme/widgets/issues/7",
-                     "    > ValueError: Unknown KV cache group kind 'x'", "Logged:", "at WARNING by logger (once per process)",
-                     "First seen: aaaaaaaaaaaa", "Moved: from: pkg/a.py:3, to: pkg/b.py:9", "New key: x"]:
+        for part in [
+            "Reported in",
+            "  - Crash \\x1b]0;T\\x07 on start",
+            "    https://github.com/acme/widgets/issues/7",
+            "    > ValueError: Unknown KV cache group kind 'x'",
+            "Logged:",
+            "at WARNING by logger (once per process)",
+            "First seen: aaaaaaaaaaaa",
+            "Moved: from: pkg/a.py:3, to: pkg/b.py:9",
+            "New key: x",
+        ]:
             assert part in page, (color, part)
 
 
@@ -125,8 +157,7 @@ def _on_a_terminal(argv: list[str], env: dict[str, str], rows: int = 500, keys: 
     master, slave = pty.openpty()
     ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", rows, 200, 0, 0))
     env = {**env, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "crawler", *argv], stdin=slave, stdout=slave, stderr=slave, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-m", "crawler", *argv], stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
     os.close(slave)
     chunks, deadline = [], time.monotonic() + 60  # a hang guard, not a timing assertion
     sent = False
@@ -224,20 +255,19 @@ def test_piped_the_pager_never_runs(dataset, tmp_path):
     recorder, got = tmp_path / "pager.py", tmp_path / "paged"
     recorder.write_text(RECORDER)
     env = {**_env(tmp_path, PAGER=f"{sys.executable} {recorder} {got}"), "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run([sys.executable, "-m", "crawler", "show", eid, "--data", str(data)], env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "crawler", "show", eid, "--data", str(data)], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and not got.exists()
     assert ESC not in proc.stdout and "First seen: v0.31.0" in proc.stdout
 
 
-CHECKS = '''def parse_map(value):
+CHECKS = """def parse_map(value):
     if not isinstance(value, dict):
         return value
     for kind in value:
         if kind not in ("full", "sliding"):
             raise ValueError(f"Unknown kind {kind!r}.")
     return value
-'''
+"""
 
 
 @pytest.mark.slow
@@ -246,8 +276,7 @@ def test_a_guard_after_an_early_return_reads_as_the_condition_it_leaves(fixture_
     every page kind says that; the record keeps the recorded ``not (not ...)`` that reviews compare."""
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/checks.py": CHECKS}, tag="v1")
     out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                 "--out", out)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
     assert result.exit_code == 0, result.output
     data = out / "acme" / "widgets"
     (record_file,) = (data / "errors").glob("*.json")
@@ -308,32 +337,36 @@ def test_a_guard_shown_means_what_the_recorded_one_means(body, a, b):
     assert outcome(shown) == outcome(guard), (guard, shown)
 
 
-@pytest.mark.parametrize("guard, shown", [
-    ("not (not isinstance(value, dict))", "isinstance(value, dict)"),
-    ("not (nan_repr != NanRepr.IEEE_754)", "nan_repr == NanRepr.IEEE_754"),
-    ("not (x is None)", "x is not None"),
-    ("not (k not in (1, 2))", "k in (1, 2)"),
-    ("not ((a or b) == c)", "(a or b) != c"),  # an operand looser than == keeps its parentheses
-    ("not ((not a) == b)", "(not a) != b"),
-    ("not (a < b)", "not (a < b)"),  # no complement for an order: NaN
-    ("not (a == b == c)", "not (a == b == c)"),
-    ("not (not x.startswith(\"(\"))", "x.startswith(\"(\")"),  # a parenthesis in a string is no end
-    ("not (not (a or b))", "a or b"),
-    ("not (not a and b)", "not (not a and b)"),  # not a double negation of one thing
-    ("not (not x) or y", "not (not x) or y"),
-    ("not (not a if b else c)", "not (not a if b else c)"),
-    ("not (not " + "(" * 300 + "a" + ")" * 301, "not (not " + "(" * 300 + "a" + ")" * 301),  # too deep for the parser
-    ("not (not x" + " and x" * 400 + ")", "not (not x" + " and x" * 400 + ")"),  # too long to be worth parsing
-    ("not (not ) + (", "not (not ) + ("),
-])
+@pytest.mark.parametrize(
+    "guard, shown",
+    [
+        ("not (not isinstance(value, dict))", "isinstance(value, dict)"),
+        ("not (nan_repr != NanRepr.IEEE_754)", "nan_repr == NanRepr.IEEE_754"),
+        ("not (x is None)", "x is not None"),
+        ("not (k not in (1, 2))", "k in (1, 2)"),
+        ("not ((a or b) == c)", "(a or b) != c"),  # an operand looser than == keeps its parentheses
+        ("not ((not a) == b)", "(not a) != b"),
+        ("not (a < b)", "not (a < b)"),  # no complement for an order: NaN
+        ("not (a == b == c)", "not (a == b == c)"),
+        ('not (not x.startswith("("))', 'x.startswith("(")'),  # a parenthesis in a string is no end
+        ("not (not (a or b))", "a or b"),
+        ("not (not a and b)", "not (not a and b)"),  # not a double negation of one thing
+        ("not (not x) or y", "not (not x) or y"),
+        ("not (not a if b else c)", "not (not a if b else c)"),
+        ("not (not " + "(" * 300 + "a" + ")" * 301, "not (not " + "(" * 300 + "a" + ")" * 301),  # too deep for the parser
+        ("not (not x" + " and x" * 400 + ")", "not (not x" + " and x" * 400 + ")"),  # too long to be worth parsing
+        ("not (not ) + (", "not (not ) + ("),
+    ],
+)
 def test_only_a_whole_double_negation_is_shown_undone(guard, shown):
     from crawler.consume.meaning_page import shown_guard
 
     assert shown_guard(guard) == shown
 
 
-@pytest.mark.parametrize(("ancestor", "said"), [("Exception", "(an Exception)"), ("OSError", "(an OSError)"),
-                                                ("ValueError", "(a ValueError)"), ("UnicodeError", "(a UnicodeError)")])
+@pytest.mark.parametrize(
+    ("ancestor", "said"), [("Exception", "(an Exception)"), ("OSError", "(an OSError)"), ("ValueError", "(a ValueError)"), ("UnicodeError", "(a UnicodeError)")]
+)
 def test_the_builtin_ancestor_takes_the_article_it_is_read_with(ancestor, said):
     """vLLM's VLLMValidationError page said '(a Exception)'."""
     data = json.loads(json.dumps(_kv(consumer_data.records())))

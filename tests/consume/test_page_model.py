@@ -83,13 +83,14 @@ def test_curated_retired_and_many_sited_entries_show_the_same_sections_in_the_sa
     records = by_text["_ordered"]
     successor = records[0]  # the retired entry's (write_rich): its explanation serves the retired page
     successor["explanation_status"] = "curated"
-    successor["explanation"] = {**by_text[cd.KV["text"]]["explanation"],
-                                "when_it_happens": {"trigger": "When a kind is unknown.", "common_situations": ["a typo"]}}
+    successor["explanation"] = {
+        **by_text[cd.KV["text"]]["explanation"],
+        "when_it_happens": {"trigger": "When a kind is unknown.", "common_situations": ["a typo"]},
+    }
     assert any((r.get("history") or {}).get("retired") for r in records)
     assert any(r["explanation_status"] == "curated" for r in records)
     seen = assert_same_sections(records)
-    assert {"history", "inherited", "what-it-means", "when-it-happens", "solutions", "example-fix", "derived",
-            "not-explained", "related"} <= seen, seen
+    assert {"history", "inherited", "what-it-means", "when-it-happens", "solutions", "example-fix", "derived", "not-explained", "related"} <= seen, seen
 
 
 def test_the_sections_come_in_one_order():
@@ -97,8 +98,11 @@ def test_the_sections_come_in_one_order():
     derived, every site and the provenance last: the order the module's docstring gives."""
     records = cd.records()
     rich = json.loads(json.dumps(next(r for r in records if r["explanation_status"] == "curated")))
-    rich["explanation"].update(when_it_happens={"trigger": "When the kind is unknown.", "common_situations": ["a typo"]},
-                               solutions=["Use a known kind."], prevention=["Check the config."])
+    rich["explanation"].update(
+        when_it_happens={"trigger": "When the kind is unknown.", "common_situations": ["a typo"]},
+        solutions=["Use a known kind."],
+        prevention=["Check the config."],
+    )
     keys = [s.key for s in build(rich).sections]
     order = ["summary", "message", "what-it-means", "when-it-happens", "source", "facts", "solutions", "prevention", "provenance"]
     assert [k for k in keys if k in order] == [k for k in order if k in keys] and "when-it-happens" in keys
@@ -110,8 +114,12 @@ def test_a_wheels_files_digest_is_shown_as_its_release_alone():
     from crawler.consume.history_page import history_rows
 
     digest, commit = "1196627" + "6" * 33, "a" * 40
-    history = {"first_seen": {"version": "0.10.2", "commit": digest}, "last_seen": {"version": "0.11.0", "commit": digest},
-               "removed_in": {"version": "0.12.0", "commit": commit, "files": True}, "retired": True}
+    history = {
+        "first_seen": {"version": "0.10.2", "commit": digest},
+        "last_seen": {"version": "0.11.0", "commit": digest},
+        "removed_in": {"version": "0.12.0", "commit": commit, "files": True},
+        "retired": True,
+    }
     rows = dict(history_rows(history, digests=frozenset({digest})))
     assert rows["First seen"] == [("code", "0.10.2")] and rows["Removed in"] == [("code", "0.12.0")]
     git = dict(history_rows({"first_seen": {"version": "v0.31.0", "commit": commit}}))
@@ -120,6 +128,9 @@ def test_a_wheels_files_digest_is_shown_as_its_release_alone():
     assert file_digests(manifest) == {digest} and file_digests({**manifest, "release": None}) == frozenset()
     record = json.loads(json.dumps(cd.records()[0]))
     record["history"] = history
-    for page in (render_text(record, digests=file_digests(manifest)), entry_markdown(record, {}, ".", None, file_digests(manifest)),
-                 entry_html(record, "acme/widgets", {}, ".", None, file_digests(manifest))):
+    for page in (
+        render_text(record, digests=file_digests(manifest)),
+        entry_markdown(record, {}, ".", None, file_digests(manifest)),
+        entry_html(record, "acme/widgets", {}, ".", None, file_digests(manifest)),
+    ):
         assert "0.10.2" in page and digest[:12] not in page

@@ -14,10 +14,19 @@ from crawler.consume.match import Matcher, match
 from crawler.consume.paste import candidates, clean
 
 KV_MESSAGE = "Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: decoder, encoder_only."
-FOREIGN = {"errors": [{"name": "torch-cuda-oom", "origin": "torch", "match": ["CUDA out of memory. Tried to allocate"],
-                       "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.",
-                       "urls": ["https://github.com/vllm-project/vllm/issues/15598"],
-                       "explanation": "PyTorch's allocator ran out of GPU memory.", "check": ["lower --gpu-memory-utilization"]}]}
+FOREIGN = {
+    "errors": [
+        {
+            "name": "torch-cuda-oom",
+            "origin": "torch",
+            "match": ["CUDA out of memory. Tried to allocate"],
+            "example": "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB.",
+            "urls": ["https://github.com/vllm-project/vllm/issues/15598"],
+            "explanation": "PyTorch's allocator ran out of GPU memory.",
+            "check": ["lower --gpu-memory-utilization"],
+        }
+    ]
+}
 
 
 @pytest.fixture(scope="module")
@@ -45,45 +54,51 @@ LOGGED = (
 )
 
 
-@pytest.mark.parametrize("text", [
-    LOGGED,
-    f"vllm-1  | ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}",
-    f"[rank0]: ValueError: {KV_MESSAGE}",
-    f"May 20 14:20:23 host vllm[32308]: ERROR 05-20 14:20:23 [engine.py:160] ValueError('{KV_MESSAGE}')",
-    f"ray.exceptions.RayTaskError(ValueError): {KV_MESSAGE}",
-    f"vllm serve: error: argument --attention-config: {KV_MESSAGE}",
-    f"vllm.exceptions.VLLMValidationError: {KV_MESSAGE} (parameter=kind, value=full)",
-    f"│ ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}   │",
-    # indented before a known prefix, as pasted out of a table or a CI log: the prefix goes
-    f"  vllm-1  | ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}",
-    f"  | [2025-03-10T15:07:20Z] ERROR 03-10 08:07:20 [core.py:302] ValueError: {KV_MESSAGE}",  # Buildkite
-    f"2025-06-27 12:57:51,690 - __main__ - ERROR - ValueError: {KV_MESSAGE}",  # logging.basicConfig
-    f"E       ValueError: {KV_MESSAGE}",  # pytest
-    # a prefix no pattern knows: the first exception named in the line starts the message
-    f"2025-01-01T00:00:00.1234567Z pod-7 stderr F ValueError: {KV_MESSAGE}",
-    f"[worker-3] ray.exceptions.RayTaskError(ValueError): {KV_MESSAGE}",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        LOGGED,
+        f"vllm-1  | ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}",
+        f"[rank0]: ValueError: {KV_MESSAGE}",
+        f"May 20 14:20:23 host vllm[32308]: ERROR 05-20 14:20:23 [engine.py:160] ValueError('{KV_MESSAGE}')",
+        f"ray.exceptions.RayTaskError(ValueError): {KV_MESSAGE}",
+        f"vllm serve: error: argument --attention-config: {KV_MESSAGE}",
+        f"vllm.exceptions.VLLMValidationError: {KV_MESSAGE} (parameter=kind, value=full)",
+        f"│ ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}   │",
+        # indented before a known prefix, as pasted out of a table or a CI log: the prefix goes
+        f"  vllm-1  | ERROR 09-27 06:46:46 engine.py:157] ValueError: {KV_MESSAGE}",
+        f"  | [2025-03-10T15:07:20Z] ERROR 03-10 08:07:20 [core.py:302] ValueError: {KV_MESSAGE}",  # Buildkite
+        f"2025-06-27 12:57:51,690 - __main__ - ERROR - ValueError: {KV_MESSAGE}",  # logging.basicConfig
+        f"E       ValueError: {KV_MESSAGE}",  # pytest
+        # a prefix no pattern knows: the first exception named in the line starts the message
+        f"2025-01-01T00:00:00.1234567Z pod-7 stderr F ValueError: {KV_MESSAGE}",
+        f"[worker-3] ray.exceptions.RayTaskError(ValueError): {KV_MESSAGE}",
+    ],
+)
 def test_wrapped_messages_are_matched(matcher, ids, text):
     result = match(text, [matcher])
     assert result.matches and result.matches[0].entry.id == ids[cd.KV["text"]] and result.matches[0].strong
 
 
-@pytest.mark.parametrize("text", [
-    # the server's error body carries str(exc), VLLMValidationError's suffix and all (its
-    # create_error_response: message = str(exc)); so does a message pasted bare
-    '{"error": {"message": "' + KV_MESSAGE + ' (parameter=kind, value=full)", "type": "BadRequestError", "param": "kind", "code": 400}}',
-    f"{KV_MESSAGE} (parameter=kind, value=full)",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the server's error body carries str(exc), VLLMValidationError's suffix and all (its
+        # create_error_response: message = str(exc)); so does a message pasted bare
+        '{"error": {"message": "' + KV_MESSAGE + ' (parameter=kind, value=full)", "type": "BadRequestError", "param": "kind", "code": 400}}',
+        f"{KV_MESSAGE} (parameter=kind, value=full)",
+    ],
+)
 def test_a_validation_errors_suffix_is_read_off_a_server_body_and_a_bare_message(matcher, ids, text):
     top = match(text, [matcher]).matches[0]
     assert top.entry.id == ids[cd.KV["text"]] and top.how == "full" and top.reading.message == KV_MESSAGE
 
 
 def test_an_unknown_prefix_gives_the_first_exception_named_and_indentation_stays_code():
-    text = clean("node-1 | stderr RuntimeError: Worker failed with error 'AssertionError: x', see above\n"
-                 '  File "/x/pkg/a.py", line 3, in f\n    raise KeyError(k)\n')
-    assert [(c.exception, c.message) for c in candidates(text)] == [
-        ("RuntimeError", "Worker failed with error 'AssertionError: x', see above")]
+    text = clean(
+        "node-1 | stderr RuntimeError: Worker failed with error 'AssertionError: x', see above\n  File \"/x/pkg/a.py\", line 3, in f\n    raise KeyError(k)\n"
+    )
+    assert [(c.exception, c.message) for c in candidates(text)] == [("RuntimeError", "Worker failed with error 'AssertionError: x', see above")]
     assert text.split("\n")[2] == "    raise KeyError(k)"  # a traceback's code line is no prefix
 
 
@@ -114,8 +129,16 @@ def test_cut_message_leaves_the_last_value_unknown(matcher):
     assert values["f0"] == "full" and values.get("f1") is None
 
 
-@pytest.mark.parametrize("text", [LOGGED, "Bad " + " x" * 20 + " end", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 MiB.",
-                                  "nothing like any entry", "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ..."])
+@pytest.mark.parametrize(
+    "text",
+    [
+        LOGGED,
+        "Bad " + " x" * 20 + " end",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2 MiB.",
+        "nothing like any entry",
+        "ValueError: Unknown KV cache group kind 'full' in backend_per_kind. Valid kinds are: ...",
+    ],
+)
 def test_json_output_follows_its_schema(dataset, cli, text):
     import jsonschema
 
@@ -139,22 +162,21 @@ def test_a_hostile_foreign_list_is_refused_in_one_line(tmp_path, cli, error):
 def test_a_log_line_gives_its_level_and_message():
     from crawler.consume.paste import logged
 
-    assert logged("(APIServer pid=123) ERROR 11-30 14:21:45 [api_server.py:123] Engine loop crashed") == (
-        "ERROR", "Engine loop crashed")
+    assert logged("(APIServer pid=123) ERROR 11-30 14:21:45 [api_server.py:123] Engine loop crashed") == ("ERROR", "Engine loop crashed")
     assert logged("vllm-1  | WARNING 11-30 14:21:45 [x.py:1] Address already in use.") == ("WARNING", "Address already in use.")
     assert logged("INFO 11-30 14:21:45 [x.py:1] Started") is None  # info is no error
     assert logged("WARNING in the message itself, no prefix") is None
     assert logged("ERROR 11-30 14:21:45 [x.py:1] ") is None
 
 
-KEY_ERRORS = '''
+KEY_ERRORS = """
 def adapter(name):
     raise KeyError(f"no LoRA adapter named {name!r}; loaded: {sorted(['a', 'b'])}")
 
 
 def variant(kind):
     raise KeyError(f"unknown variant {kind} \\u2066(rtl)\\u2069 <b>bold</b>")
-'''
+"""
 
 
 def _traceback(code: str, call: str) -> str:
@@ -168,7 +190,7 @@ def _traceback(code: str, call: str) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("call", ["adapter(\"it's\")", "variant('x\\x1b[2J')"])
+@pytest.mark.parametrize("call", ['adapter("it\'s")', "variant('x\\x1b[2J')"])
 def test_a_key_errors_traceback_finds_its_entry(fixture_repo, cli, tmp_path, call):
     # Python prints a KeyError's message as its repr (KeyError: 'no LoRA adapter ...'), quoted and
     # escaped: the paste was 'no entry matches' with its own entry a weak candidate at 94%
@@ -184,15 +206,18 @@ def test_a_key_errors_traceback_finds_its_entry(fixture_repo, cli, tmp_path, cal
     assert shown.exit_code == 0 and "\x1b" not in shown.stdout and "\u2066" not in shown.stdout
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ("KeyError: 'plain'", "plain"),
-    ('KeyError: "it\'s"', "it's"),
-    ("KeyError: 'a\\'b\\\\n\\x1b\\u2066\\U0001f600'", "a'b\\n\x1b\u2066\U0001f600"),
-    ("KeyError: 'cut short", "'cut short"),  # no closing quote: as it stands
-    ("KeyError: 'a' and 'b'", "'a' and 'b'"),  # not one string
-    ("KeyError: '\\ud800'", "'\\ud800'"),  # a lone surrogate is no character
-    ("KeyError: 'bad \\q escape'", "'bad \\q escape'"),
-    ("ValueError: 'quoted by the raiser'", "'quoted by the raiser'"),  # only KeyError quotes
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("KeyError: 'plain'", "plain"),
+        ('KeyError: "it\'s"', "it's"),
+        ("KeyError: 'a\\'b\\\\n\\x1b\\u2066\\U0001f600'", "a'b\\n\x1b\u2066\U0001f600"),
+        ("KeyError: 'cut short", "'cut short"),  # no closing quote: as it stands
+        ("KeyError: 'a' and 'b'", "'a' and 'b'"),  # not one string
+        ("KeyError: '\\ud800'", "'\\ud800'"),  # a lone surrogate is no character
+        ("KeyError: 'bad \\q escape'", "'bad \\q escape'"),
+        ("ValueError: 'quoted by the raiser'", "'quoted by the raiser'"),  # only KeyError quotes
+    ],
+)
 def test_a_key_error_line_is_read_as_the_message_raised(line, message):
     assert [c.message for c in candidates(line)] == [message]

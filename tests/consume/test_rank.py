@@ -19,10 +19,22 @@ PY_LIMIT = [*LIMIT[:-1], "(s) may be provided in one prompt. Set `--limit-mm-per
 def entry(n: int, parts: list, exception: str, kind: str, path: str, catch_as: tuple[str, ...] = ()) -> SearchEntry:
     tpl = make_template(parts, "fstring")
     segs = template_segments(tpl)
-    return SearchEntry(id=f"{n:016x}", title="t", exception=exception, catch_as=list(catch_as), kind=kind, text=tpl["text"],
-                       fields=[f["expr"] for f in tpl["fields"]], pattern=tpl["pattern"], fragments=fragments(segs),
-                       starts_literal=segs[0][0] == "lit", ends_literal=segs[-1][0] == "lit", anchors=anchor_tokens(segs),
-                       explanation_status="absent", sites=[SearchSite(path=path, line=1, qualname="f")])
+    return SearchEntry(
+        id=f"{n:016x}",
+        title="t",
+        exception=exception,
+        catch_as=list(catch_as),
+        kind=kind,
+        text=tpl["text"],
+        fields=[f["expr"] for f in tpl["fields"]],
+        pattern=tpl["pattern"],
+        fragments=fragments(segs),
+        starts_literal=segs[0][0] == "lit",
+        ends_literal=segs[-1][0] == "lit",
+        anchors=anchor_tokens(segs),
+        explanation_status="absent",
+        sites=[SearchSite(path=path, line=1, qualname="f")],
+    )
 
 
 def first(text: str, entries: list[SearchEntry]) -> tuple[str, list[str]]:
@@ -51,16 +63,15 @@ def test_the_python_entry_comes_before_the_rust_frontends_repeat_worded_closer()
 
 
 def test_a_python_traceback_prefers_the_python_entry_over_the_rust_frontends():
-    paste = ('Traceback (most recent call last):\n  File "/srv/vllm/entrypoints/serve.py", line 9, in create\n'
-             "    raise exc\n" f"ValueError: {OLD_WORDING}\n")
+    paste = f'Traceback (most recent call last):\n  File "/srv/vllm/entrypoints/serve.py", line 9, in create\n    raise exc\nValueError: {OLD_WORDING}\n'
     assert first(paste, [RUST, PYTHON]) == (PYTHON.id, [])
 
 
 def test_the_exception_a_paste_names_picks_the_native_check_surfacing_as_it():
-    native = entry(3, ["Unsupported head sizes: ", Field("head_size", "head_size")], "RuntimeError", "native",
-                   "csrc/attention/kernels.cu", ("Exception", "BaseException"))
-    python = entry(4, ["Unsupported head size: ", Field("head_size", "head_size")], "ValueError", "raise", "vllm/attention.py",
-                   ("Exception", "BaseException"))
+    native = entry(
+        3, ["Unsupported head sizes: ", Field("head_size", "head_size")], "RuntimeError", "native", "csrc/attention/kernels.cu", ("Exception", "BaseException")
+    )
+    python = entry(4, ["Unsupported head size: ", Field("head_size", "head_size")], "ValueError", "raise", "vllm/attention.py", ("Exception", "BaseException"))
     text = "Unsupported head-size: 80"  # neither's literal text: weak only
     assert first(text, [native, python])[0] == python.id  # wording alone (ties by id aside)
     assert first(f"RuntimeError: {text}", [native, python]) == (native.id, [])
@@ -68,11 +79,22 @@ def test_the_exception_a_paste_names_picks_the_native_check_surfacing_as_it():
 
 
 def test_a_bare_message_prefers_the_raise_to_the_log_line_of_its_first_sentence():
-    sentence = ["The number of required ", Field("d", "device_str"), "s exceeds the total number of available ",
-                Field("d", "device_str"), "s in the placement group."]
+    sentence = [
+        "The number of required ",
+        Field("d", "device_str"),
+        "s exceeds the total number of available ",
+        Field("d", "device_str"),
+        "s in the placement group.",
+    ]
     log = entry(5, sentence, "WARNING", "log", "vllm/v1/executor/ray_utils.py")
-    raised = entry(6, [*sentence, " Required number of devices: ", Field("n", "n"), "."], "ValueError", "raise",
-                   "vllm/v1/executor/ray_utils.py", ("Exception", "BaseException"))
+    raised = entry(
+        6,
+        [*sentence, " Required number of devices: ", Field("n", "n"), "."],
+        "ValueError",
+        "raise",
+        "vllm/v1/executor/ray_utils.py",
+        ("Exception", "BaseException"),
+    )
     text = "The number of required GPUs exceeds the total number of available GPUs in the placement group. For multi-node inference."
     assert first(text, [log, raised])[0] == raised.id
     # the level of a log line names the log entry
@@ -93,9 +115,20 @@ def test_the_python_entry_comes_first_when_its_message_is_set_per_branch():
     tpl = make_template([Field("msg", "msg", (None, [PY_LIMIT, LIMIT]))], "variable")
     assert tpl["form"] == "assembled" and tpl["text"].endswith("to increase this limit.")  # shown as the longer
     segs = template_segments(tpl)
-    assembled = SearchEntry(id=f"{5:016x}", title="t", exception="ValueError", kind="raise", text=tpl["text"],
-                            fields=[f["expr"] for f in tpl["fields"]], pattern=tpl["pattern"], fragments=fragments(segs),
-                            starts_literal=segs[0][0] == "lit", ends_literal=segs[-1][0] == "lit", anchors=anchor_tokens(segs),
-                            alternatives=alternative_rows(tpl["alternatives"], tpl), explanation_status="absent",
-                            sites=[SearchSite(path="vllm/multimodal/processing/context.py", line=1, qualname="f")])
+    assembled = SearchEntry(
+        id=f"{5:016x}",
+        title="t",
+        exception="ValueError",
+        kind="raise",
+        text=tpl["text"],
+        fields=[f["expr"] for f in tpl["fields"]],
+        pattern=tpl["pattern"],
+        fragments=fragments(segs),
+        starts_literal=segs[0][0] == "lit",
+        ends_literal=segs[-1][0] == "lit",
+        anchors=anchor_tokens(segs),
+        alternatives=alternative_rows(tpl["alternatives"], tpl),
+        explanation_status="absent",
+        sites=[SearchSite(path="vllm/multimodal/processing/context.py", line=1, qualname="f")],
+    )
     assert first(OLD_WORDING, [RUST, assembled]) == (assembled.id, [])

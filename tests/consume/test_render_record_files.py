@@ -19,12 +19,10 @@ def _tree(root):
 def rendered(cli, fixture_repo, tmp_path):
     fixture_repo.commit({"pkg/a.py": SOURCE}, tag="v1")
     out = tmp_path / "out"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-               "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out).exit_code == 0
     data, site = out / "acme" / "widgets", tmp_path / "site"
     assert cli("render", "--data", data, "--out", site).exit_code == 0
     return data, site
-
 
 
 BREAKS = {

@@ -23,10 +23,20 @@ def _records(out: Path) -> dict[str, dict]:
 
 def _curated(record: dict) -> dict:
     site = record["sites"][0]
-    return {"id": record["id"], "what_it_means": WHAT, "solutions": ["Pass a size of zero or more."],
-            "review": {"status": "reviewed", "commit": record["provenance"]["commit"][:12], "exception": record["exception"]["name"],
-                       "template": record["message"]["text"], "guards": site["facts"]["guards"], "path": site["path"],
-                       "qualname": site["qualname"]}}
+    return {
+        "id": record["id"],
+        "what_it_means": WHAT,
+        "solutions": ["Pass a size of zero or more."],
+        "review": {
+            "status": "reviewed",
+            "commit": record["provenance"]["commit"][:12],
+            "exception": record["exception"]["name"],
+            "template": record["message"]["text"],
+            "guards": site["facts"]["guards"],
+            "path": site["path"],
+            "qualname": site["qualname"],
+        },
+    }
 
 
 @pytest.fixture
@@ -54,8 +64,11 @@ def explained(fixture_repo, cli, tmp_path, monkeypatch):
 
 
 def _ids(records: dict) -> tuple[str, str, str]:
-    return (records["widget size must be positive, got {x}"]["id"], records["widget size must be strictly positive, got {x}"]["id"],
-            records["widget size must be strictly positive and whole, got {x}"]["id"])
+    return (
+        records["widget size must be positive, got {x}"]["id"],
+        records["widget size must be strictly positive, got {x}"]["id"],
+        records["widget size must be strictly positive and whole, got {x}"]["id"],
+    )
 
 
 @pytest.mark.slow
@@ -66,8 +79,10 @@ def test_the_terminal_page_of_the_oldest_wording(cli, explained):
     assert "Raised in: v1.0" in page and "Removed in: v1.1" in page
     assert f"Replaced by: {second}: reworded, now widget size must be strictly positive, got {{x}}" in page
     assert f"Raised today by: {today}: widget size must be strictly positive and whole, got {{x}}" in page
-    assert (f"Written for its successor {today}, whose message reads widget size must be strictly positive and whole, got {{x}}; "
-            "this entry's read widget size must be positive, got {x}.") in page
+    assert (
+        f"Written for its successor {today}, whose message reads widget size must be strictly positive and whole, got {{x}}; "
+        "this entry's read widget size must be positive, got {x}."
+    ) in page
     assert WHAT in page and "Explained:  not yet by a person" in page  # its own status stays what it is: the text is its successor's
     live = cli("show", today, "--data", out).stdout
     assert "Raised in: since v2.0" in live and "Written for its successor" not in live and WHAT in live
@@ -88,7 +103,7 @@ def test_the_html_and_markdown_pages_of_a_retired_wording(cli, explained, tmp_pa
     assert page.index('id="inherited"') < page.index(WHAT)
     middle = (html_site / "errors" / f"{second}.html").read_text()
     assert "<dt>Raised in</dt><dd>v1.1</dd>" in middle and "Raised today by" not in middle and WHAT in middle  # its successor is today's
-    assert "id=\"inherited\"" not in (html_site / "errors" / f"{today}.html").read_text()
+    assert 'id="inherited"' not in (html_site / "errors" / f"{today}.html").read_text()
     md = (md_site / "errors" / f"{first}.md").read_text()
     assert "- **Raised in:** v1\\.0" in md and "- **Raised today by:** [" in md and f"({today}.md)" in md
     assert "*Written for its successor [" in md and "checked before it is framed" in md
@@ -103,8 +118,11 @@ def test_a_hostile_successor_chain_is_escaped_and_ends(cli, explained, tmp_path)
     out, records, _ = explained
     first, second, today = _ids(records)
     others = {r["id"]: r for r in records.values()}
-    loop = {**others[today], "message": {**others[today]["message"], "text": "<script>alert(1)</script>"},
-            "history": {**(others[today]["history"] or {}), "retired": True, "replaced_by": first}}
+    loop = {
+        **others[today],
+        "message": {**others[today]["message"], "text": "<script>alert(1)</script>"},
+        "history": {**(others[today]["history"] or {}), "retired": True, "replaced_by": first},
+    }
     others[today] = loop
     page = entry_html(others[first], "acme/widgets", {}, ".", others)
     assert "<script>alert(1)</script>" not in page and "&lt;script&gt;" in page
@@ -119,12 +137,15 @@ def test_curate_check_follows_the_lineage(cli, explained, tmp_path):
     (curated / f"{first}.yaml").write_text(yaml.safe_dump({**_curated(records["widget size must be positive, got {x}"])}, sort_keys=False))
     report = cli("curate", "check", out, "--curated", curated.parent.parent)
     assert report.exit_code == 0, report.output
-    assert (f"reworded {curated / (first + '.yaml')}: {first} was succeeded by {today}; its page shows this text as written "
-            f"for the earlier wording: re-read it for the new one, then `errcat curate move {first} {today}`") in report.stdout
+    assert (
+        f"reworded {curated / (first + '.yaml')}: {first} was succeeded by {today}; its page shows this text as written "
+        f"for the earlier wording: re-read it for the new one, then `errcat curate move {first} {today}`"
+    ) in report.stdout
     assert "0 orphan(s)" in report.stdout and "1 reworded" in report.stdout
     got = json.loads(cli("curate", "check", out, "--curated", curated.parent.parent, "--json").stdout)[0]
     assert got["succeeded"] == [{"file": str(curated / f"{first}.yaml"), "id": first, "successor": today}] and got["orphans"] == []
     # an id no history knows stays an orphan
-    (curated / "0123456789abcdef.yaml").write_text(yaml.safe_dump({**_curated(records["widget size must be positive, got {x}"]),
-                                                                     "id": "0123456789abcdef"}, sort_keys=False))
+    (curated / "0123456789abcdef.yaml").write_text(
+        yaml.safe_dump({**_curated(records["widget size must be positive, got {x}"]), "id": "0123456789abcdef"}, sort_keys=False)
+    )
     assert cli("curate", "check", out, "--curated", curated.parent.parent).exit_code == 1

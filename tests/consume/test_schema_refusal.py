@@ -24,9 +24,10 @@ def test_show_and_match_refuse_a_dataset_of_another_schema_version(old_dataset, 
     from tests.helpers import run_errcat
 
     kv = next(r for r in consumer_data.records() if r["message"]["text"].startswith("Unknown KV"))
-    for argv in (["show", kv["id"], "--data", old_dataset, "--no-pager"],
-                 ["match", "Unknown KV cache group kind 'x' in backend_per_kind. Valid kinds are: y", "--data", old_dataset,
-                  "--cache-dir", tmp_path / "cache"]):
+    for argv in (
+        ["show", kv["id"], "--data", old_dataset, "--no-pager"],
+        ["match", "Unknown KV cache group kind 'x' in backend_per_kind. Valid kinds are: y", "--data", old_dataset, "--cache-dir", tmp_path / "cache"],
+    ):
         result = run_errcat(argv, "as is", tmp_path)
         assert result.returncode != 0 and result.stdout == "", (argv[0], result.stdout)
         assert result.stderr.startswith("errcat: ") and result.stderr.count("\n") == 1, result.stderr

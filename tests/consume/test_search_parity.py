@@ -51,8 +51,7 @@ def node() -> str:
 
 def box(node: str, site: Path, pastes: list[str]) -> list[dict]:
     """The box's readings and rows for each paste, from the site's own scripts run in Node."""
-    done = subprocess.run([node, str(HERE / "node_search.js"), str(site)], input=json.dumps(pastes), capture_output=True,
-                          text=True, timeout=600, check=False)
+    done = subprocess.run([node, str(HERE / "node_search.js"), str(site)], input=json.dumps(pastes), capture_output=True, text=True, timeout=600, check=False)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -69,8 +68,7 @@ def answer_rows(dataset: Path, paste: str, matcher: Matcher) -> dict:
             lineage = m.lineage or {}
             # the lineage errcat match gives: retired, the releases that raised it, whether the
             # release the paste names did, and what raises its error today
-            said = (" \u00b7 retired" + (f", raised in {lineage['raised_in']}" if lineage.get("raised_in") else "")
-                    if lineage.get("retired") else "")
+            said = " \u00b7 retired" + (f", raised in {lineage['raised_in']}" if lineage.get("raised_in") else "") if lineage.get("retired") else ""
             if result.version and m.live_in:
                 said += f" \u00b7 {'raised by' if m.live_in > 0 else 'not raised by'} {result.version}"
             today = lineage.get("today") if lineage.get("retired") else None
@@ -92,12 +90,14 @@ def assert_parity(node: str, dataset: Path, tmp: Path, pastes: list[str]) -> dic
     matcher = Matcher.load(dataset)
     seen = {"match": 0, "weak": 0, "foreign": 0, "retired": 0, "release": 0}
     for paste, answer in zip(pastes, got, strict=True):
-        want_readings = [[r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None,
-                          r.truncated, r.line] for r in paste_readings(paste)]
+        want_readings = [
+            [r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None, r.truncated, r.line]
+            for r in paste_readings(paste)
+        ]
         assert answer["readings"] == want_readings, paste
         want = answer_rows(dataset, paste, matcher)
         rows = [row for row in answer["results"]["rows"] if not row[1].endswith("\u00b7 shares words")]
-        assert rows == want["rows"][:len(rows)] and len(rows) == min(len(want["rows"]), LIMIT), (paste, rows, want)
+        assert rows == want["rows"][: len(rows)] and len(rows) == min(len(want["rows"]), LIMIT), (paste, rows, want)
         assert answer["results"]["foreign"] == want["foreign"], paste
         assert answer["results"]["version"] == want["version"], paste
         seen["match"] += any("\u00b7 weak" not in b for _, b, _ in rows)
@@ -114,9 +114,14 @@ def test_the_box_answers_the_corpus_as_errcat_match_does_on_the_catalogue_fixtur
 
     dataset = cd.write(tmp_path)
     (dataset / "foreign.json").write_text(json.dumps(FOREIGN))
-    pastes = corpus() + [KV_LOGGED, "ValueError: Unknown KV cache group kind 'full' in backend_per",
-                         "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3",
-                         "TypeError: Expected 3 items, got 4", "ValueError: Expected 3 items, got 4", "kv cache"]
+    pastes = corpus() + [
+        KV_LOGGED,
+        "ValueError: Unknown KV cache group kind 'full' in backend_per",
+        "[rank0]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. Invalid value 3",
+        "TypeError: Expected 3 items, got 4",
+        "ValueError: Expected 3 items, got 4",
+        "kv cache",
+    ]
     seen = assert_parity(node, dataset, tmp_path, pastes)
     assert seen["match"] >= 4 and seen["weak"] >= 10 and seen["foreign"] >= 1, seen
 
@@ -124,14 +129,20 @@ def test_the_box_answers_the_corpus_as_errcat_match_does_on_the_catalogue_fixtur
 def test_the_box_ranks_ties_as_errcat_match_does(node, tmp_path):
     """The ranking fixture: the frame's function, a log's level, a Rust check's repeat."""
     dataset = cd.write_ranking(tmp_path)
-    frame = ('Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/lora/{}", line 99, in {}\n'
-             "    self.load(name)\nRuntimeError: Loading adapter sql-lora failed")
+    frame = (
+        'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/lora/{}", line 99, in {}\n'
+        "    self.load(name)\nRuntimeError: Loading adapter sql-lora failed"
+    )
     body = "openai.BadRequestError: Error code: 400 - {{'object': 'error', 'message': '{}', 'type': 'BadRequestError'}}"
-    pastes = corpus() + [frame.format("manager.py", "_load_adapter"), frame.format("loader.py", "load_weights"),
-                         "(APIServer pid=3084) WARNING 07-14 08:38:33 [envs.py:2041] Unknown environment variable detected: FOO",
-                         "Unknown environment variable detected: FOO", "ValueError: Unknown environment variable detected: FOO",
-                         body.format("Too many bad words: 120. The max number is 100."),
-                         body.format("At most 1 image(s) may be provided in one request.")]
+    pastes = corpus() + [
+        frame.format("manager.py", "_load_adapter"),
+        frame.format("loader.py", "load_weights"),
+        "(APIServer pid=3084) WARNING 07-14 08:38:33 [envs.py:2041] Unknown environment variable detected: FOO",
+        "Unknown environment variable detected: FOO",
+        "ValueError: Unknown environment variable detected: FOO",
+        body.format("Too many bad words: 120. The max number is 100."),
+        body.format("At most 1 image(s) may be provided in one request."),
+    ]
     seen = assert_parity(node, dataset, tmp_path, pastes)
     assert seen["match"] >= 5, seen
 
@@ -143,31 +154,50 @@ def test_the_box_reads_the_forms_people_paste_as_errcat_match_does(node, fixture
     from test_browser import ASSEMBLED
     from test_match_cli import ENGINE, LOGGED_THEN_TRACEBACK
 
-    files = {"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": forms.MODEL,
-             "vllm/config/pool.py": forms.CONFIG, "vllm/engine.py": ENGINE, "vllm/check.py": ASSEMBLED}
+    files = {
+        "vllm/__init__.py": "",
+        "vllm/config/__init__.py": "",
+        "vllm/config/model.py": forms.MODEL,
+        "vllm/config/pool.py": forms.CONFIG,
+        "vllm/engine.py": ENGINE,
+        "vllm/check.py": ASSEMBLED,
+    }
     fixture_repo.commit(files, tag="v1")
     config = tmp_path / "errcat.toml"
     config.write_text('default = "u"\n[upstreams.u]\nurl = "https://github.com/vllm-project/vllm"\ninclude = ["vllm/**/*.py"]\n')
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
     m = forms.MESSAGE
     pastes = corpus() + [
-        f"**ValueError: {m}**", f"> > {m}", "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()),
-        f"`{m}`", f"### {m}", m.replace("'", "\u2019").replace(" - ", " \u2013 ").replace(" ", "\u00a0", 2),
-        "ValueError: (\u2018Unknown KV cache group kind\u2019, \u2018full\u2019)", "valueerror: unknown kv cache group kind", m.upper(),
+        f"**ValueError: {m}**",
+        f"> > {m}",
+        "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()),
+        f"`{m}`",
+        f"### {m}",
+        m.replace("'", "\u2019").replace(" - ", " \u2013 ").replace(" ", "\u00a0", 2),
+        "ValueError: (\u2018Unknown KV cache group kind\u2019, \u2018full\u2019)",
+        "valueerror: unknown kv cache group kind",
+        m.upper(),
         forms.FIELDS_TB,
-        "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b) " + m, "INFO:     127.0.0.1:5000 - " + m,
-        "worker-3 | 2024-05-01T10:00:00.123Z (pid=42) " + m, LOGGED_THEN_TRACEBACK,
+        "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=10.0.0.1, actor_id=9f3b) " + m,
+        "INFO:     127.0.0.1:5000 - " + m,
+        "worker-3 | 2024-05-01T10:00:00.123Z (pid=42) " + m,
+        LOGGED_THEN_TRACEBACK,
         "Value error, Widget count must be positive for every pool of this engine.",
         "ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
-        "ValueError: item 7 exceeds the limit of 5\nitem -1 is negative", "runtimeerror: cuda error: an illegal memory access was encountered"]
+        "ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
+        "runtimeerror: cuda error: an illegal memory access was encountered",
+    ]
     seen = assert_parity(node, tmp_path / "out" / "vllm-project" / "vllm", tmp_path, pastes)
     assert seen["match"] >= 15, seen
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="the box does not read a traceback frame's code line yet, which errcat match uses to tell "
-                                       "a bare raise from the bare assert beside it (schema 6's condition entries): to port "
-                                       "match.py's _condition_said into search.js; strict, so the mark goes when it holds")
+@pytest.mark.xfail(
+    strict=True,
+    reason="the box does not read a traceback frame's code line yet, which errcat match uses to tell "
+    "a bare raise from the bare assert beside it (schema 6's condition entries): to port "
+    "match.py's _condition_said into search.js; strict, so the mark goes when it holds",
+)
 def test_the_box_reads_a_frame_code_line_as_errcat_match_does(node, fixture_repo, cli, tmp_path):
     import test_match_pasted_forms as forms
 
@@ -189,16 +219,23 @@ def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli
     fixture_repo.commit(V11, tag="v1.1")
     fixture_repo.commit(V2, tag="v2.0")
     assert cli("history", "--repo", fixture_repo.path, *ARGS, "--out", tmp_path / "out", "v1.0", "v1.1", "v2.0").exit_code == 0
-    pastes = corpus() + ["ValueError: widget size must be positive, got -3", "ValueError: widget size must be strictly positive, got -1",
-                         "OverflowError: widget size is far too large for the frame", "widget size must be",
-                         "LookupError: unknown paint for the widget frame: green",
-                         'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/a.py", line 9, in load\n'
-                         "    raise FileNotFoundError(f\"no widget file at {path}\")\nFileNotFoundError: no widget file at /tmp/w"]
+    pastes = corpus() + [
+        "ValueError: widget size must be positive, got -3",
+        "ValueError: widget size must be strictly positive, got -1",
+        "OverflowError: widget size is far too large for the frame",
+        "widget size must be",
+        "LookupError: unknown paint for the widget frame: green",
+        'Traceback (most recent call last):\n  File "/venv/lib/python3.12/site-packages/pkg/a.py", line 9, in load\n'
+        '    raise FileNotFoundError(f"no widget file at {path}")\nFileNotFoundError: no widget file at /tmp/w',
+    ]
     # a paste that names its release: what that release raised comes first, and each says whether it did
-    named = ["widgets version 1.0\nValueError: widget size must be", "widgets version: v1.1\nValueError: widget size must be",
-             "/venv/lib/python3.12/site-packages/widgets-2.0.dist-info\nValueError: widget size must be",
-             "widgets==0.9\nOverflowError: widget size is far too large for the frame",
-             "widgets version 1.0 and widgets version 2.0\nValueError: widget size must be"]
+    named = [
+        "widgets version 1.0\nValueError: widget size must be",
+        "widgets version: v1.1\nValueError: widget size must be",
+        "/venv/lib/python3.12/site-packages/widgets-2.0.dist-info\nValueError: widget size must be",
+        "widgets==0.9\nOverflowError: widget size is far too large for the frame",
+        "widgets version 1.0 and widgets version 2.0\nValueError: widget size must be",
+    ]
     seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, pastes + named)
     assert seen["match"] >= 5 and seen["retired"] >= 3 and seen["release"] >= 3, seen
 
@@ -214,20 +251,53 @@ def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node
 
     site = tmp_path / "site"
     render_site(cd.write(tmp_path), site)
-    versions = ["0.6.3", "v0.6.3", "0.6.3.post1", "0.6.3post2", "0.7.0rc1", "0.7.0a2", "0.7.0b1", "0.7.0.dev3", "0.7.0", "0.7",
-                "v0.7.0.0", "1.10.0", "1.9.12", "0.10.2", "2.0rc2", "0.7.0.post", "0.7.0.post1.dev2", "1.0-rc1", "1.0.dev",
-                "1.0-1", "1.0.0a", "V1.0.0", "release-1.2", "1.0.0+cu118"]
-    lines = ["vLLM API server version 0.6.3", "INFO vllm version: v0.8.5", "Initializing an LLM engine (v0.8.5) with config",
-             "/usr/lib/python3/site-packages/vllm-0.6.3.dist-info/METADATA", "pip install vllm==0.10.2", "vllm-0.6.3+cu118-cp38",
-             "vllm version 0.6.3 then vllm version 0.7.0", "vllm version 0.6.3 and vllm==0.6.3", "no version here", "vllmx-0.6.3",
-             "see /opt/vllm/0.9.1/lib"]
-    script = ("globalThis.window = globalThis; const fs = require('fs'), vm = require('vm');"
-              "for (const f of ['search-index.js', 'search.js']) vm.runInThisContext(fs.readFileSync(process.argv[1] + '/' + f, 'utf8'));"
-              "const [vs, ls] = JSON.parse(fs.readFileSync(0, 'utf8'));"
-              "process.stdout.write(JSON.stringify([vs.map(a => vs.map(b => window.errcatCompareVersions(a, b))),"
-              " ls.map(l => window.errcatNamedVersion(l, 'vllm'))]));")
-    done = subprocess.run([node, "-e", script, str(site)], input=json.dumps([versions, lines]), capture_output=True, text=True,
-                          timeout=120, check=False)
+    versions = [
+        "0.6.3",
+        "v0.6.3",
+        "0.6.3.post1",
+        "0.6.3post2",
+        "0.7.0rc1",
+        "0.7.0a2",
+        "0.7.0b1",
+        "0.7.0.dev3",
+        "0.7.0",
+        "0.7",
+        "v0.7.0.0",
+        "1.10.0",
+        "1.9.12",
+        "0.10.2",
+        "2.0rc2",
+        "0.7.0.post",
+        "0.7.0.post1.dev2",
+        "1.0-rc1",
+        "1.0.dev",
+        "1.0-1",
+        "1.0.0a",
+        "V1.0.0",
+        "release-1.2",
+        "1.0.0+cu118",
+    ]
+    lines = [
+        "vLLM API server version 0.6.3",
+        "INFO vllm version: v0.8.5",
+        "Initializing an LLM engine (v0.8.5) with config",
+        "/usr/lib/python3/site-packages/vllm-0.6.3.dist-info/METADATA",
+        "pip install vllm==0.10.2",
+        "vllm-0.6.3+cu118-cp38",
+        "vllm version 0.6.3 then vllm version 0.7.0",
+        "vllm version 0.6.3 and vllm==0.6.3",
+        "no version here",
+        "vllmx-0.6.3",
+        "see /opt/vllm/0.9.1/lib",
+    ]
+    script = (
+        "globalThis.window = globalThis; const fs = require('fs'), vm = require('vm');"
+        "for (const f of ['search-index.js', 'search.js']) vm.runInThisContext(fs.readFileSync(process.argv[1] + '/' + f, 'utf8'));"
+        "const [vs, ls] = JSON.parse(fs.readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify([vs.map(a => vs.map(b => window.errcatCompareVersions(a, b))),"
+        " ls.map(l => window.errcatNamedVersion(l, 'vllm'))]));"
+    )
+    done = subprocess.run([node, "-e", script, str(site)], input=json.dumps([versions, lines]), capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     order, named = json.loads(done.stdout)
     for (i, a), (j, b) in itertools.product(enumerate(versions), repeat=2):

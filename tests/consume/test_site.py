@@ -58,16 +58,17 @@ def test_html_site_layout(rendered):
     tmp, dataset, records = rendered
     site = tmp / "html"
     # no copy of the dataset's records or search.json: they were 68 of the 153 MB of vLLM's site
-    assert {p.name for p in site.iterdir()} == {"index.html", "errors", "search.js", "search-index.js", "index.js",
-                                                "style.css", ".errcat-site"}
+    assert {p.name for p in site.iterdir()} == {"index.html", "errors", "search.js", "search-index.js", "index.js", "style.css", ".errcat-site"}
     assert {p.suffix for p in (site / "errors").iterdir()} == {".html"}
     kv = records[cd.KV["text"]]
     page = (site / "errors" / f"{kv['id']}.html").read_text(encoding="utf-8")
     href = re.search(r'id="json-link" href="([^"]*)"', page).group(1)
     assert href == f"../../out/acme/widgets/errors/{kv['id']}.json"  # the dataset's own file, relative: works from disk
     assert (site / "errors" / href).read_bytes() == (dataset / "errors" / f"{kv['id']}.json").read_bytes()
-    order = [page.index(f'id="{s}"') for s in ["title", "exception", "message", "what-it-means", "source", "solutions",
-                                                 "example-fix", "prevention", "related", "provenance"]]
+    order = [
+        page.index(f'id="{s}"')
+        for s in ["title", "exception", "message", "what-it-means", "source", "solutions", "example-fix", "prevention", "related", "provenance"]
+    ]
     assert order == sorted(order)
     assert "http" not in (site / "search.js").read_text() and "fetch(" not in (site / "search.js").read_text()
 
@@ -89,8 +90,10 @@ def test_markdown_pages(rendered):
 def test_data_url_names_where_the_records_are_served(rendered, cli):
     tmp, dataset, records = rendered
     kv = records[cd.KV["text"]]
-    for given, href in (("https://data.example.org/acme/widgets/", f"https://data.example.org/acme/widgets/errors/{kv['id']}.json"),
-                        ("data/widgets", f"../data/widgets/errors/{kv['id']}.json")):
+    for given, href in (
+        ("https://data.example.org/acme/widgets/", f"https://data.example.org/acme/widgets/errors/{kv['id']}.json"),
+        ("data/widgets", f"../data/widgets/errors/{kv['id']}.json"),
+    ):
         result = cli("render", "--data", dataset, "--out", tmp / "served", "--data-url", given)
         assert result.exit_code == 0 and f"JSON links go to the dataset at {given.rstrip('/')}" in result.stdout
         page = (tmp / "served" / "errors" / f"{kv['id']}.html").read_text(encoding="utf-8")
@@ -186,9 +189,12 @@ def render_and_kill(data, site, *, delay):
     """Run ``errcat render`` as a process and SIGKILL it after ``delay`` seconds, or (delay None) as
     soon as its hidden temporary site has pages; True if that was seen."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return run_and_kill([sys.executable, "-m", "crawler", "render", "--data", str(data), "--out", str(site)], env, delay=delay,
-                        started=lambda: any(name.startswith(".site.tmp-") and os.path.exists(site.parent / name / "errors")
-                                            for name in os.listdir(site.parent)))
+    return run_and_kill(
+        [sys.executable, "-m", "crawler", "render", "--data", str(data), "--out", str(site)],
+        env,
+        delay=delay,
+        started=lambda: any(name.startswith(".site.tmp-") and os.path.exists(site.parent / name / "errors") for name in os.listdir(site.parent)),
+    )
 
 
 @pytest.mark.slow
@@ -249,7 +255,7 @@ def test_an_entry_page_cites_its_reports_and_names_a_draft_model():
     record["explanation"]["model"] = "llama<b>"
     page = entry_html(record, "acme/widgets", {})
     assert '<dt>Reported in</dt><dd id="reported"><a href="https://github.com/acme/widgets/issues/2248"' in page
-    assert ">#2248</a>, <a href=\"https://github.com/acme/widgets/pull/10439\" title=\"ValueError: Unknown KV\">#10439</a>" in page
+    assert '>#2248</a>, <a href="https://github.com/acme/widgets/pull/10439" title="ValueError: Unknown KV">#10439</a>' in page
     assert "<script>alert" not in page and "&lt;script&gt;" in page
     assert "machine-written by <code>llama&lt;b&gt;</code>, not reviewed" in page
     md = entry_markdown(record, {})

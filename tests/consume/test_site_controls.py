@@ -23,8 +23,7 @@ SOURCE = (
 def test_a_hostile_message_and_code_show_their_controls_as_escapes(cli, fixture_repo, tmp_path, fmt):
     fixture_repo.commit({"pkg/a.py": SOURCE}, tag="v1")
     out = tmp_path / "out"
-    crawl = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
-                "--include", "pkg/**/*.py", "--out", out)
+    crawl = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
     assert crawl.exit_code == 0, crawl.output
     site = tmp_path / "site"
     result = cli("render", "--data", out / "acme" / "widgets", "--out", site, "--format", fmt)

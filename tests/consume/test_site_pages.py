@@ -63,7 +63,7 @@ def test_curated_markdown_stays_markdown_on_the_markdown_page(site):
     tmp, records = site
     kv = records[cd.KV["text"]]
     page = (tmp / "markdown" / "errors" / f"{kv['id']}.md").read_text(encoding="utf-8")
-    section = page[page.index("## What it means"):page.index("## Source")]
+    section = page[page.index("## What it means") : page.index("## Source")]
     assert "The `kind` is not one of the **valid** kinds" in section
     assert "[the docs](<https://docs.vllm.ai/x>)" in section and "[a page](<other.html>)" in section
     assert not re.search(r"(?<!\\)\]\((?:javascript|data:|http:|//)", section) and "<script>" not in section
@@ -81,11 +81,11 @@ def test_curated_markdown_stays_markdown_on_the_markdown_page(site):
 def test_code_blocks_are_highlighted_by_their_language(site):
     tmp, records = site
     page = _page(tmp, records[cd.KV["text"]])
-    fix = page[page.index('id="example-fix"'):page.index("</section>", page.index('id="example-fix"'))]
+    fix = page[page.index('id="example-fix"') : page.index("</section>", page.index('id="example-fix"'))]
     assert "vllm serve m --kv-cache-dtype" in _text(fix) and '<span class="k">' not in fix  # a shell command, not Python
-    pattern = page[page.index('id="defensive-patterns"'):]
+    pattern = page[page.index('id="defensive-patterns"') :]
     assert '<span class="k">assert</span>' in pattern
-    prevention = page[page.index('id="prevention"'):page.index("</section>", page.index('id="prevention"'))]
+    prevention = page[page.index('id="prevention"') : page.index("</section>", page.index('id="prevention"'))]
     assert 'class="highlight"' in prevention and "vllm serve --help" in _text(prevention)
     md = (tmp / "markdown" / "errors" / f"{records[cd.KV['text']]['id']}.md").read_text(encoding="utf-8")
     assert "```shell\nvllm serve m --kv-cache-dtype fp9" in md and "```python\nvllm" not in md
@@ -135,15 +135,18 @@ def test_history_is_on_the_page(site):
     ordered = records["_ordered"]
     retired, successor = ordered[-1], ordered[0]
     page = _page(tmp, retired)
-    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    section = page[page.index('id="history"') : page.index("</section>", page.index('id="history"'))]
     assert "First seen" in section and "<code>v0.10.0</code>" in section
     # Removed in v0.11.0 said once (the note "removed in v0.11.0" was that row again), and the
     # replacement says how: here the same error raised as another exception.
     assert re.findall(r"<dt>Removed in</dt><dd><code>v0\.11\.0</code>", section) and section.count("v0.11.0") == 1
     assert "removed in" not in section
     assert f'href="{successor["id"]}.html"' in section and "<dt>Replaced by</dt>" in section
-    how = (f"raised as <code>{successor['exception']['name']}</code> instead of <code>{retired['exception']['name']}</code>"
-           if successor["exception"]["name"] != retired["exception"]["name"] else "reworded, now <code>")
+    how = (
+        f"raised as <code>{successor['exception']['name']}</code> instead of <code>{retired['exception']['name']}</code>"
+        if successor["exception"]["name"] != retired["exception"]["name"]
+        else "reworded, now <code>"
+    )
     assert how in section, section
     assert f'href="{retired["id"]}.html"' in _page(tmp, successor)
 
@@ -159,7 +162,7 @@ def test_index_groups_by_area_and_exception_with_counts_and_a_chart(site):
     values = re.findall(r'data-s="(\w+)"', index)
     assert {"explained", "derived"} <= set(values) <= {"explained", "drafted", "derived", "unexplained"}
     assert 'id="by-exception"' in index and "<code>ValueError</code> <span class=count>" in index
-    chart = index[index.index("<svg"):index.index("</svg>")]
+    chart = index[index.index("<svg") : index.index("</svg>")]
     # v0.9.0 is the first release covered; v0.10.0 added two thirds, v0.11.0 removed one
     added = sum(1 for n in range(len(ordered)) if n % 3)
     assert f">+{added}</text>" in chart and ">\u22121</text>" in chart and "<script" not in chart and "style=" not in chart
@@ -169,7 +172,7 @@ def test_index_groups_by_area_and_exception_with_counts_and_a_chart(site):
 def test_the_changelog_is_on_the_index_without_live_markup(site):
     tmp, _ = site
     index = (tmp / "html" / "index.html").read_text(encoding="utf-8")
-    section = index[index.index('id="changelog"'):index.index("</section>", index.index('id="changelog"'))]
+    section = index[index.index('id="changelog"') : index.index("</section>", index.index('id="changelog"'))]
     assert "<h2>vLLM v0.11.0</h2>" in section and "<code>Bad x</code>" in section
     assert "javascript" not in "".join(re.findall(r'href="([^"]*)"', section)) and "<img" not in section
 
@@ -188,8 +191,10 @@ def test_a_changelog_that_is_not_text_is_one_line(tmp_path):
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([*"ab1 ._\n\t\"'#@&<>()[]{}=:\\fr", "def ", "class ", "\'\'\'", '"""', "None", "\u2028"]),
-                max_size=60).map("".join), st.integers(1, 5000))
+@given(
+    st.lists(st.sampled_from([*"ab1 ._\n\t\"'#@&<>()[]{}=:\\fr", "def ", "class ", "'''", '"""', "None", "\u2028"]), max_size=60).map("".join),
+    st.integers(1, 5000),
+)
 def test_highlighting_keeps_every_character(code, start):
     for out in (highlight_python(code), highlight_python(code, start, {start + 1})):
         text = html.unescape(re.sub(r'<span class="ln">[^<]*</span>|<[^>]+>', "", out))
@@ -199,9 +204,15 @@ def test_highlighting_keeps_every_character(code, start):
 
 def test_highlighting_marks_python():
     out = highlight_python("@dec\ndef f(self):\n    raise ValueError(f'x {y}')  # why\n", 10, {12})
-    for piece in ('<span class="nd">@dec</span>', '<span class="k">def</span> <span class="nf">f</span>', '<span class="bp">self</span>',
-                  '<span class="ne">ValueError</span>', "<span class=\"s\">f'x {y}'</span>", '<span class="c1"># why</span>',
-                  '<span class="hll"><span class="ln">12</span>'):
+    for piece in (
+        '<span class="nd">@dec</span>',
+        '<span class="k">def</span> <span class="nf">f</span>',
+        '<span class="bp">self</span>',
+        '<span class="ne">ValueError</span>',
+        "<span class=\"s\">f'x {y}'</span>",
+        '<span class="c1"># why</span>',
+        '<span class="hll"><span class="ln">12</span>',
+    ):
         assert piece in out, piece
 
 
@@ -216,11 +227,58 @@ def test_the_json_link_is_the_record(site):
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from(["a", " ", "\n", "\n\n", "- ", "+ ", "1. ", "2) ", "> ", "`x`", "``", " *a* ", " **b** ", " _c_ ", " * ", "snake_case", "===", "\t",
-                                 "[t](https://a.b/c)", "[t](javascript:x)", "[t](rel.html)", "![i](https://a.b/i.png)", "<script>",
-                                 "&amp;", "&", "\\", "  \n", "```py\nx = 1\n```\n", "```\nvllm serve m\n```\n", "~~~\nq\n~~~\n",
-                                 "    code\n", "# ", "---\n", "<https://a.b/d>", "[x]: https://a.b\n", "[x]", "|", "#", ".", "!",
-                                 "(", ")", "{x}"]), max_size=40).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "a",
+                " ",
+                "\n",
+                "\n\n",
+                "- ",
+                "+ ",
+                "1. ",
+                "2) ",
+                "> ",
+                "`x`",
+                "``",
+                " *a* ",
+                " **b** ",
+                " _c_ ",
+                " * ",
+                "snake_case",
+                "===",
+                "\t",
+                "[t](https://a.b/c)",
+                "[t](javascript:x)",
+                "[t](rel.html)",
+                "![i](https://a.b/i.png)",
+                "<script>",
+                "&amp;",
+                "&",
+                "\\",
+                "  \n",
+                "```py\nx = 1\n```\n",
+                "```\nvllm serve m\n```\n",
+                "~~~\nq\n~~~\n",
+                "    code\n",
+                "# ",
+                "---\n",
+                "<https://a.b/d>",
+                "[x]: https://a.b\n",
+                "[x]",
+                "|",
+                "#",
+                ".",
+                "!",
+                "(",
+                ")",
+                "{x}",
+            ]
+        ),
+        max_size=40,
+    ).map("".join)
+)
 @example("- [x]: https://a.b\n\n    code\n")  # loose only by a link definition the parse keeps out of the tree
 def test_curated_markdown_written_back_renders_as_it_did(text):
     """What the Markdown page writes of curated text renders to the HTML the site shows for it
@@ -242,22 +300,25 @@ def test_every_page_reads_the_history_the_same_way():
     from crawler.consume.site import entry_html, entry_markdown
 
     record = json.loads(json.dumps(cd.records()[0]))
-    record["history"] = {"first_seen": {"version": "v0.9.0", "commit": "a" * 40}, "last_seen": None,
-                         "moved": [{"version": "v0.10.0", "commit": "b" * 40, "from_path": "pkg/a.py", "to_path": "pkg/<b>.py"}],
-                         "renamed_by": "<script>x</script>"}
+    record["history"] = {
+        "first_seen": {"version": "v0.9.0", "commit": "a" * 40},
+        "last_seen": None,
+        "moved": [{"version": "v0.10.0", "commit": "b" * 40, "from_path": "pkg/a.py", "to_path": "pkg/<b>.py"}],
+        "renamed_by": "<script>x</script>",
+    }
     labels = [label for label, _ in history_rows(record["history"])]
     assert labels == ["Raised in", "First seen", "Last seen", "Moved", "Renamed by"]
     page = entry_html(record, "acme/widgets", {})
-    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    section = page[page.index('id="history"') : page.index("</section>", page.index('id="history"'))]
     assert re.findall(r"<dt>([^<]*)</dt>", section) == labels
     assert "<dd>still present</dd>" in section and "<code>pkg/&lt;b&gt;.py</code>" in section
     assert "<dt>Raised in</dt><dd>since v0.9.0</dd>" in section
     assert "&lt;script&gt;x&lt;/script&gt;" in section and "<script>" not in section
     md = entry_markdown(record, {})
-    assert re.findall(r"^- \*\*([^*]*):\*\*", md[md.index("## History"):md.index("## Source")], re.M) == labels
+    assert re.findall(r"^- \*\*([^*]*):\*\*", md[md.index("## History") : md.index("## Source")], re.M) == labels
     assert "`pkg/<b>.py`" in md and "&lt;script&gt;x&lt;/script&gt;" in md
     text = render_text(record)
-    block = text[text.index("History\n"):]
+    block = text[text.index("History\n") :]
     assert [line.split(":")[0].strip() for line in block.splitlines()[2:7]] == labels
     assert "Moved: pkg/a.py -> pkg/<b>.py in v0.10.0 (bbbbbbbbbbbb)" in text and "Renamed by: <script>x</script>" in text
 
@@ -278,18 +339,24 @@ def test_every_page_says_once_when_an_entry_was_removed_and_how_it_was_replaced(
     else:
         new["exception"] = old["exception"]
     when = {"version": "v0.11.0", "commit": "c" * 40}
-    old["history"] = {"first_seen": {"version": "v0.9.0", "commit": "a" * 40}, "last_seen": {"version": "v0.10.0", "commit": "b" * 40},
-                      "retired": True, "removed_in": when, "retired_note": "removed in v0.11.0", "replaced_by": new["id"]}
+    old["history"] = {
+        "first_seen": {"version": "v0.9.0", "commit": "a" * 40},
+        "last_seen": {"version": "v0.10.0", "commit": "b" * 40},
+        "retired": True,
+        "removed_in": when,
+        "retired_note": "removed in v0.11.0",
+        "replaced_by": new["id"],
+    }
     new["history"] = {"first_seen": when, "last_seen": None, "replaces": [old["id"]]}
     others = {old["id"]: old, new["id"]: new}
     titles = {new["id"]: "A <new> title"}
 
     page = entry_html(old, "acme/widgets", titles, others=others)
-    section = page[page.index('id="history"'):page.index("</section>", page.index('id="history"'))]
+    section = page[page.index('id="history"') : page.index("</section>", page.index('id="history"'))]
     md = entry_markdown(old, titles, others=others)
-    md = md[md.index("## History"):md.index("## Source")]
+    md = md[md.index("## History") : md.index("## Source")]
     text = render_text(old, others=others)
-    text = text[text.index("History\n"):]
+    text = text[text.index("History\n") :]
     for shown in (section, md, text):
         assert shown.count("v0.11.0") == 1 and "removed in" not in shown, shown
     assert f'<dt>Replaced by</dt><dd><a href="{new["id"]}.html">A &lt;new&gt; title</a> <code>{new["id"]}</code>: ' in section
@@ -304,14 +371,16 @@ def test_every_page_says_once_when_an_entry_was_removed_and_how_it_was_replaced(
         assert f"raised as Key<Error> instead of {old['exception']['name']}" in text
     # The successor's page says what it replaced, the same way.
     successor = render_text(new, others=others)
-    assert (f"Replaces: {old['id']}: reworded, was {old['message']['text']}" if same_exception else
-            f"Replaces: {old['id']}: raised as Key<Error> instead of {old['exception']['name']}") in successor
+    assert (
+        f"Replaces: {old['id']}: reworded, was {old['message']['text']}"
+        if same_exception
+        else f"Replaces: {old['id']}: raised as Key<Error> instead of {old['exception']['name']}"
+    ) in successor
     # A successor's message of several lines, with terminal escapes: one line on each page, inert.
     new["message"]["text"] = "bad\x1b[2J\n<i>second line"
     new["exception"] = old["exception"]
-    for shown in (render_text(old, others=others), entry_html(old, "acme/widgets", titles, others=others),
-                  entry_markdown(old, titles, others=others)):
-        row = shown[shown.index("Replaced by"):].split("\n", 1)[0]
+    for shown in (render_text(old, others=others), entry_html(old, "acme/widgets", titles, others=others), entry_markdown(old, titles, others=others)):
+        row = shown[shown.index("Replaced by") :].split("\n", 1)[0]
         assert "reworded, now" in row and row.endswith(("bad\\x1b[2J …", "bad\\x1b[2J …</code></dd></dl>", "bad\\x1b[2J …`")), row
         assert "\x1b" not in shown and "second line" not in shown
     # Without the other record (a page of one record alone), it says the two ways it could be.
@@ -338,8 +407,8 @@ def test_a_machine_draft_no_one_reviewed_is_never_filed_as_explained_by_a_person
     result = CliRunner().invoke(main, ["render", "--data", str(dataset), "--out", str(tmp_path / "html")])
     assert result.exit_code == 0, result.output
     index = (tmp_path / "html" / "index.html").read_text(encoding="utf-8")
-    row = index[index.index(f'<a href="errors/{drafted["id"]}.html">'):]
-    row = row[:row.index("</li>")]
+    row = index[index.index(f'<a href="errors/{drafted["id"]}.html">') :]
+    row = row[: row.index("</li>")]
     assert "machine draft, not reviewed" in row and "by a person" not in row
     assert '<li data-s="drafted"' in index
     filters = dict(re.findall(r'value="(\w+)"[^>]*> ([^<]+) <span class="count">', index))
@@ -350,8 +419,10 @@ def test_a_machine_draft_no_one_reviewed_is_never_filed_as_explained_by_a_person
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([*"ab1 ._\n\t\"'#&<>()[]{}=:\\*/", "//", "/*", "*/", "fn ", "'a", "0x1F", "u8", "\u202e"]),
-                max_size=60).map("".join), st.integers(1, 5000))
+@given(
+    st.lists(st.sampled_from([*"ab1 ._\n\t\"'#&<>()[]{}=:\\*/", "//", "/*", "*/", "fn ", "'a", "0x1F", "u8", "\u202e"]), max_size=60).map("".join),
+    st.integers(1, 5000),
+)
 def test_native_highlighting_keeps_every_character(code, start):
     for out in (highlight_native(code), highlight_native(code, start, {start + 1})):
         text = html.unescape(re.sub(r'<span class="ln">[^<]*</span>|<[^>]+>', "", out))
@@ -361,12 +432,23 @@ def test_native_highlighting_keeps_every_character(code, start):
 
 def test_native_snippets_are_coloured_as_cpp_and_rust_not_python():
     """Python's rules coloured 'and'/'with' in a C++ comment and read a Rust lifetime as a string."""
-    out = highlight_native("#include <x.h>\n// checks a and b with care\nfn f<'a>(x: &'a str) { let c = 'x'; }\n"
-                           "TORCH_CHECK(n < 0x1F, \"bad \", n); /* a\nb */ return 1;\n", 17, {18})
-    for piece in ('<span class="cp">#include</span>', '<span class="c1">// checks a and b with care</span>',
-                  '<span class="k">fn</span> f&lt;\'a&gt;(x: &amp;\'a <span class="kt">str</span>)', '<span class="sc">\'x\'</span>',
-                  '<span class="m">0x1F</span>', '<span class="s">"bad "</span>', '<span class="cm">/* a</span>',
-                  '<span class="cm">b */</span>', '<span class="k">return</span>', '<span class="hll"><span class="ln">18</span>'):
+    out = highlight_native(
+        "#include <x.h>\n// checks a and b with care\nfn f<'a>(x: &'a str) { let c = 'x'; }\nTORCH_CHECK(n < 0x1F, \"bad \", n); /* a\nb */ return 1;\n",
+        17,
+        {18},
+    )
+    for piece in (
+        '<span class="cp">#include</span>',
+        '<span class="c1">// checks a and b with care</span>',
+        '<span class="k">fn</span> f&lt;\'a&gt;(x: &amp;\'a <span class="kt">str</span>)',
+        "<span class=\"sc\">'x'</span>",
+        '<span class="m">0x1F</span>',
+        '<span class="s">"bad "</span>',
+        '<span class="cm">/* a</span>',
+        '<span class="cm">b */</span>',
+        '<span class="k">return</span>',
+        '<span class="hll"><span class="ln">18</span>',
+    ):
         assert piece in out, piece
     assert '<span class="ow">and</span>' not in out
 
@@ -382,8 +464,11 @@ def test_errcat_show_reads_the_successor_to_say_how_an_entry_was_replaced(tmp_pa
     retired, successor = records["_ordered"][-1], records["_ordered"][0]
     shown = CliRunner().invoke(main, ["show", retired["id"], "--data", str(dataset), "--no-pager"])
     assert shown.exit_code == 0, shown.output
-    how = (f"raised as {successor['exception']['name']} instead of {retired['exception']['name']}"
-           if successor["exception"]["name"] != retired["exception"]["name"] else f"reworded, now {successor['message']['text']}")
+    how = (
+        f"raised as {successor['exception']['name']} instead of {retired['exception']['name']}"
+        if successor["exception"]["name"] != retired["exception"]["name"]
+        else f"reworded, now {successor['message']['text']}"
+    )
     assert f"Replaced by: {successor['id']}: {how}" in shown.stdout
     assert shown.stdout.count("v0.11.0") == 1 and "removed in" not in shown.stdout
     (dataset / "errors" / f"{successor['id']}.json").write_text("{not json")

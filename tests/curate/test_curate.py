@@ -17,7 +17,7 @@ from crawler.model.records import CuratedFile
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "curated"
 
-CONNECTORS = '''
+CONNECTORS = """
 class KVConnectorBase:
     def __init__(self, vllm_config):
         if vllm_config.kv_transfer_config is None:
@@ -31,7 +31,7 @@ def create_connector(config):
     if config.kv_role not in ("kv_producer", "kv_consumer"):
         raise ValueError(f"Unsupported kv_role: {config.kv_role}")
     return KVConnectorBase(config)
-'''
+"""
 
 MESSAGE_A = "kv_transfer_config must be set for KVConnectorBase"
 MESSAGE_B = "KVConnectorBase needs a kv_transfer_config; pass --kv-transfer-config"
@@ -72,8 +72,7 @@ review:
 
 
 def crawl(cli, repo, out, ref, curated, name="acme/widgets"):
-    return cli("crawl", "--repo", repo.path, "--ref", ref, "--name", name, "--include", "pkg/**/*.py",
-               "--out", out, "--curated", curated)
+    return cli("crawl", "--repo", repo.path, "--ref", ref, "--name", name, "--include", "pkg/**/*.py", "--out", out, "--curated", curated)
 
 
 def records(out: Path, name="acme/widgets") -> dict[str, dict]:
@@ -225,8 +224,7 @@ def test_an_issue_number_in_quoted_text_or_a_comment_line_is_kept_and_review_ref
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"),
-                                             ("0123456789abcdef.yaml", "does not match the file name")])
+@pytest.mark.parametrize("filename, words", [("not-an-id.yaml", "file name must be <id>.yaml"), ("0123456789abcdef.yaml", "does not match the file name")])
 def test_malformed_or_mismatched_ids_are_refused(upstream, cli, tmp_path, filename, words):
     out, curated, eid, good = curate_first_error(cli, upstream, tmp_path)
     good.rename(good.with_name(filename))
@@ -237,8 +235,9 @@ def test_malformed_or_mismatched_ids_are_refused(upstream, cli, tmp_path, filena
 @pytest.mark.slow
 def test_a_changed_guard_makes_the_file_stale_and_the_record_a_draft(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/connector.py": CONNECTORS}, tag="v1")
-    fixture_repo.commit({"pkg/connector.py": CONNECTORS.replace("if vllm_config.kv_transfer_config is None:",
-                                                                "if not vllm_config.kv_transfer_config:")}, tag="v2")
+    fixture_repo.commit(
+        {"pkg/connector.py": CONNECTORS.replace("if vllm_config.kv_transfer_config is None:", "if not vllm_config.kv_transfer_config:")}, tag="v2"
+    )
     out, curated, eid, _ = curate_first_error(cli, fixture_repo, tmp_path)
     crawl(cli, fixture_repo, out, "v2", curated)
     assert records(out)[MESSAGE_A]["explanation_status"] == "draft"  # same id, guard moved on
@@ -300,9 +299,15 @@ def _synthetic(n: int) -> list[dict]:
     for i in range(n):
         path = f"pkg/m{i % 97}.py"
         text = f"option_{i % 311} and flag_{i % 53} of kv_transfer_config {i % 7} must be set"
-        recs.append({"id": f"{i:016x}", "title": text[:60], "message": {"text": text, "fields": []},
-                     "location": {"path": path, "line": i + 1, "qualname": f"C{i % 13}.f{i % 29}"},
-                     "sites": [{"module": f"pkg.m{i % 97}"}]})
+        recs.append(
+            {
+                "id": f"{i:016x}",
+                "title": text[:60],
+                "message": {"text": text, "fields": []},
+                "location": {"path": path, "line": i + 1, "qualname": f"C{i % 13}.f{i % 29}"},
+                "sites": [{"module": f"pkg.m{i % 97}"}],
+            }
+        )
     return recs
 
 
@@ -365,15 +370,21 @@ class _Stub(BaseHTTPRequestHandler):
         if self.mode == "garbage":
             content = "Sure! Here is an explanation."
         else:
-            content = "```json\n" + json.dumps({
-                "what_it_means": "The KV connector needs its transfer config.",
-                "when_it_happens": {"trigger": "no --kv-transfer-config", "common_situations": ["P/D setup"]},
-                "solutions": ["Pass --kv-transfer-config."],
-                "example_fix": {"before": "a", "after": "b"},
-                "defensive_patterns": [{"strategy": "type guard", "code": "assert cfg"}],
-                "prevention": ["Script the launch."],
-                "confidence": "high",
-            }) + "\n```"
+            content = (
+                "```json\n"
+                + json.dumps(
+                    {
+                        "what_it_means": "The KV connector needs its transfer config.",
+                        "when_it_happens": {"trigger": "no --kv-transfer-config", "common_situations": ["P/D setup"]},
+                        "solutions": ["Pass --kv-transfer-config."],
+                        "example_fix": {"before": "a", "after": "b"},
+                        "defensive_patterns": [{"strategy": "type guard", "code": "assert cfg"}],
+                        "prevention": ["Script the launch."],
+                        "confidence": "high",
+                    }
+                )
+                + "\n```"
+            )
         self._send(200, {"choices": [{"message": {"role": "assistant", "content": content}}]})
 
 
@@ -406,13 +417,29 @@ def test_llm_draft_through_a_local_openai_compatible_stub(upstream, cli, tmp_pat
 
     for mode, words in [("500", "HTTP 500"), ("garbage", "not the requested JSON object")]:
         _Stub.mode = mode
-        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out,
-                     "--retries", "0", "--repo", upstream.path)
+        failed = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--curated", curated, "--data", out, "--retries", "0", "--repo", upstream.path)
         assert failed.exit_code == 2 and words in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     server.shutdown()
     server.server_close()
-    gone = cli("curate", "draft", rec["id"], "--llm", url, "--model", "m", "--timeout", "2", "--curated", curated, "--data", out,
-               "--retries", "0", "--repo", upstream.path)
+    gone = cli(
+        "curate",
+        "draft",
+        rec["id"],
+        "--llm",
+        url,
+        "--model",
+        "m",
+        "--timeout",
+        "2",
+        "--curated",
+        curated,
+        "--data",
+        out,
+        "--retries",
+        "0",
+        "--repo",
+        upstream.path,
+    )
     assert gone.exit_code == 2 and "cannot connect" in gone.stderr
 
 
@@ -423,12 +450,14 @@ def test_default_curated_dir_is_next_to_the_config(upstream, cli, tmp_path, monk
     (project / "errcat.toml").write_text('default = "vllm"\n')
     out = tmp_path / "out"
     monkeypatch.chdir(tmp_path)
-    cli("crawl", "--repo", upstream.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-        "--out", out, "--config", project / "errcat.toml")
+    cli(
+        "crawl", "--repo", upstream.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--config", project / "errcat.toml"
+    )
     eid = records(out)[MESSAGE_A]["id"]
     write_curated(project / "curated", eid)
-    cli("crawl", "--repo", upstream.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-        "--out", out, "--config", project / "errcat.toml")
+    cli(
+        "crawl", "--repo", upstream.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--config", project / "errcat.toml"
+    )
     assert records(out)[MESSAGE_A]["explanation_status"] == "curated"
 
 
@@ -478,7 +507,7 @@ def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
     for guard in entry.review.guards:
         lines.append("    " * depth + f"if (\n{guard}\n" + "    " * depth + "):")
         depth += 1
-    literal = f"f'\'\'{template}\'\''" if ("\n" in template or '"' in template) and "\'\'\'" not in template else f"f{json.dumps(template)}"
+    literal = f"f'''{template}'''" if ("\n" in template or '"' in template) and "'''" not in template else f"f{json.dumps(template)}"
     exception = entry.review.exception
     if exception in RESPONSE_TYPES or exception.islower():
         lines.append("    " * depth + f"return create_error_response({literal}, err_type={json.dumps(exception)})")
@@ -523,8 +552,9 @@ def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fi
     entries = load_set(SHIPPED, "vllm-project", "vllm").entries
     fixture_repo.commit(_fixture_modules(list(entries.values())), tag="v1")
     out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm",
-                 "--include", "vllm/**/*.py", "--out", out, "--curated", SHIPPED)
+    result = cli(
+        "crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--include", "vllm/**/*.py", "--out", out, "--curated", SHIPPED
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(cli("curate", "check", out, "--curated", SHIPPED, "--json").stdout)[0]
     assert report["invalid"] == [] and report["orphans"] == []
@@ -533,11 +563,14 @@ def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fi
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("body, words", [
-    ("what_it_means: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested deeper than 32 levels"),
-    ("what_it_means: " + "{a: " * 5_000 + "b" + "}" * 5_000 + "\n", "nested deeper than 32 levels"),
-    ("what_it_means: >-\n" + "  a curated page is prose, not this\n" * 250_000, "over the limit of 262144 bytes"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ("what_it_means: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested deeper than 32 levels"),
+        ("what_it_means: " + "{a: " * 5_000 + "b" + "}" * 5_000 + "\n", "nested deeper than 32 levels"),
+        ("what_it_means: >-\n" + "  a curated page is prose, not this\n" * 250_000, "over the limit of 262144 bytes"),
+    ],
+)
 def test_a_deeply_nested_or_huge_curated_file_is_one_line(upstream, cli, tmp_path, body, words):
     """Curated files are a page of prose: a file nested 20,000 deep was a RecursionError and an
     85 MB one took 200 s and 1.7 GB. Through the real CLI in its own process (a timeout guards
@@ -549,9 +582,29 @@ def test_a_deeply_nested_or_huge_curated_file_is_one_line(upstream, cli, tmp_pat
     before = tree(out)
     path.write_text(f"id: {eid}\n{body}", encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "crawler", "crawl", "--repo", str(upstream.path), "--ref", "v1", "--name", "acme/widgets",
-         "--include", "pkg/**/*.py", "--out", str(out), "--curated", str(curated)],
-        capture_output=True, text=True, timeout=120, cwd=ROOT)
+        [
+            sys.executable,
+            "-m",
+            "crawler",
+            "crawl",
+            "--repo",
+            str(upstream.path),
+            "--ref",
+            "v1",
+            "--name",
+            "acme/widgets",
+            "--include",
+            "pkg/**/*.py",
+            "--out",
+            str(out),
+            "--curated",
+            str(curated),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"errcat: {path}:") and words in lines[0], proc.stderr
@@ -590,8 +643,7 @@ def test_a_catalogue_with_a_foreign_list_is_adopted_whole(upstream, cli, tmp_pat
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
     shutil.copytree(out / "acme" / "widgets", artifact / "output" / "acme" / "widgets")
     (artifact / "changelog.md").write_text("## Error catalogue\n", encoding="utf-8")
-    result = cli("adopt", artifact, "--out", tmp_path / "checkout", "--name", "acme/widgets",
-                 "--changelog", tmp_path / "changelog.md")
+    result = cli("adopt", artifact, "--out", tmp_path / "checkout", "--name", "acme/widgets", "--changelog", tmp_path / "changelog.md")
     assert result.exit_code == 0, result.output
     assert tree(tmp_path / "checkout" / "acme" / "widgets") == tree(out / "acme" / "widgets")
     assert cli("validate", out).exit_code == 0
@@ -632,12 +684,15 @@ def test_the_foreign_list_goes_with_every_dataset_a_sync_or_a_history_writes(ups
     assert "raised by cuda (cuda-illegal-memory-access)" in run.stdout, run.stdout
 
 
-@pytest.mark.parametrize("edit, line, words", [
-    (lambda t: t.replace("- name: cuda-illegal-memory-access", "- name: ../x"), 2, "errors.0.name"),
-    (lambda t: t.replace("  origin: cuda\n", "  origin: cuda\n  origin: torch\n"), 4, "duplicate"),
-    (lambda t: t.replace("  - 'CUDA error", "  - !!python/object 'CUDA error"), 5, ""),
-    (lambda t: t.replace("https://github.com", "javascript://github.com"), 8, "errors.0.urls.0"),
-])
+@pytest.mark.parametrize(
+    "edit, line, words",
+    [
+        (lambda t: t.replace("- name: cuda-illegal-memory-access", "- name: ../x"), 2, "errors.0.name"),
+        (lambda t: t.replace("  origin: cuda\n", "  origin: cuda\n  origin: torch\n"), 4, "duplicate"),
+        (lambda t: t.replace("  - 'CUDA error", "  - !!python/object 'CUDA error"), 5, ""),
+        (lambda t: t.replace("https://github.com", "javascript://github.com"), 8, "errors.0.urls.0"),
+    ],
+)
 def test_an_invalid_foreign_list_stops_the_crawl_with_file_and_line(upstream, cli, tmp_path, edit, line, words):
     out, curated = tmp_path / "out", tmp_path / "curated"
     path = curated / "acme" / "widgets" / "foreign" / "errors.yaml"
@@ -647,4 +702,3 @@ def test_an_invalid_foreign_list_stops_the_crawl_with_file_and_line(upstream, cl
     err = result.stderr.strip()
     assert result.exit_code == 2 and len(err.splitlines()) == 1 and f"{path}:{line}:" in err and words in err, err
     assert not out.exists() or not any(out.rglob("foreign.json"))
-

@@ -17,7 +17,7 @@ from crawler.curate.invented_names import Vocabulary, invented
 
 KEY = "sk-test-0123456789-do-not-print"
 
-CONFIG = '''
+CONFIG = """
 import os
 from dataclasses import dataclass
 
@@ -57,7 +57,7 @@ def tokenizer(name):
 
 def plugin(name):
     raise NotImplementedError(f"plugin {name} is not available")
-'''
+"""
 
 
 def good(**extra) -> dict:
@@ -122,7 +122,7 @@ class Fake(BaseHTTPRequestHandler):
             if which == "no model path":  # a hostile 5xx echoing the request's key back
                 return self._send(503, {"error": "down"}, reason=f"Unavailable {self.headers.get('Authorization')}")
             if which == "world_size":
-                return self._chat("Sure! {\"what_it_means\": ")
+                return self._chat('Sure! {"what_it_means": ')
             if which == "tokenizer name":
                 return self._chat(json.dumps(good(solutions=["Pass --turbo-tokenizer or set ACME_MAGIC_TOKENIZER=1."])))
             if which == "plugin" and n == 1:
@@ -155,21 +155,41 @@ def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monk
     out, curated = tmp_path / "out", tmp_path / "curated"
 
     def crawl():
-        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                     "--out", out, "--curated", curated)
+        result = cli(
+            "crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--curated", curated
+        )
         assert result.exit_code == 0, result.output
         return _records(out)
 
     recs = crawl()
-    by_word = {w: next(r for t, r in recs.items() if w in t) for w in
-               ("longer than", "gpu_memory", "no model path", "world_size", "tokenizer name", "plugin")}
+    by_word = {w: next(r for t, r in recs.items() if w in t) for w in ("longer than", "gpu_memory", "no model path", "world_size", "tokenizer name", "plugin")}
     (curated / "acme/widgets").mkdir(parents=True)
     (curated / "acme/widgets/evidence.yaml").write_text(
-        f"{by_word['plugin']['id']}:\n- url: https://github.com/acme/widgets/issues/7\n  quote: 'NotImplementedError: plugin x is not available'\n")
+        f"{by_word['plugin']['id']}:\n- url: https://github.com/acme/widgets/issues/7\n  quote: 'NotImplementedError: plugin x is not available'\n"
+    )
     recs = crawl()
     monkeypatch.setenv("ERRCAT_LLM_API_KEY", KEY)
-    args = ["curate", "draft", "--all", "--llm", fake, "--curated", curated, "--data", out, "--repo", fixture_repo.path,
-            "--timeout", "1", "--retries", "2", "--backoff", "0.01", "--concurrency", "2"]
+    args = [
+        "curate",
+        "draft",
+        "--all",
+        "--llm",
+        fake,
+        "--curated",
+        curated,
+        "--data",
+        out,
+        "--repo",
+        fixture_repo.path,
+        "--timeout",
+        "1",
+        "--retries",
+        "2",
+        "--backoff",
+        "0.01",
+        "--concurrency",
+        "2",
+    ]
 
     # hot first: the one reported entry is the one --limit 1 drafts; the slow first answer timed out and was asked again
     first = cli(*args, "--limit", "1")
@@ -191,8 +211,10 @@ def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monk
     err = run.stderr
     assert f"failed   {by_word['no model path']['id']}: HTTP 503 Unavailable Bearer *** (after 3 attempts)" in err
     assert f"rejected {by_word['world_size']['id']}: the model's answer is not the requested JSON object" in err
-    assert (f"rejected {by_word['tokenizer name']['id']}: invented names (not in acme/widgets at {recs['gpu_memory_utilization must be at most 1']['provenance']['commit'][:12]}): "
-            "--turbo-tokenizer, ACME_MAGIC_TOKENIZER") in err
+    assert (
+        f"rejected {by_word['tokenizer name']['id']}: invented names (not in acme/widgets at {recs['gpu_memory_utilization must be at most 1']['provenance']['commit'][:12]}): "
+        "--turbo-tokenizer, ACME_MAGIC_TOKENIZER"
+    ) in err
     assert "drafts: 2 written, 2 rejected, 1 failed" in err
     assert KEY not in run.output + first.output
 
@@ -224,13 +246,16 @@ def test_draft_all_against_a_fake_server(fixture_repo, cli, tmp_path, fake, monk
     assert recs["gpu_memory_utilization must be at most 1"]["explanation"]["accepted_as_is"] == {"drafted_by": "model", "model": "fake-model"}
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--all"], "--all needs --llm"),
-    ([], "give one ID or --all"),
-    (["0123456789abcdef", "--all", "--llm", "http://127.0.0.1:9"], "give one ID or --all"),
-    (["--all", "--llm", "ftp://x"], "expected an http:// or https:// URL"),
-    (["0123456789abcdef", "--limit", "3"], "--limit goes with --all"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--all"], "--all needs --llm"),
+        ([], "give one ID or --all"),
+        (["0123456789abcdef", "--all", "--llm", "http://127.0.0.1:9"], "give one ID or --all"),
+        (["--all", "--llm", "ftp://x"], "expected an http:// or https:// URL"),
+        (["0123456789abcdef", "--limit", "3"], "--limit goes with --all"),
+    ],
+)
 def test_draft_refuses_bad_combinations_in_one_line(cli, tmp_path, argv, words):
     result = cli("curate", "draft", *argv, "--curated", tmp_path / "c", "--data", tmp_path / "o")
     assert result.exit_code == 2 and words in result.stderr and len(result.stderr.strip().splitlines()) == 1
@@ -305,7 +330,9 @@ def test_an_error_answer_closes_its_connection_before_the_failure_is_raised():
 def test_invented_names_are_every_kind_the_commit_lacks():
     vocabulary = Vocabulary()
     vocabulary.add(b'max_model_len = 1\nos.environ["VLLM_USE_V1"]\nparser.add_argument("--kv-role")\nclass LLM:\n    def generate(self): ...\n')
-    prose = ["Pass `--max-model-len 4096`, --kv-role, --no-max-model-len or --turbo-mode; set VLLM_USE_V1=0 or VLLM_MAGIC=1; "
-             "see `model_config.max_model_len` and call `fast_path()`."]
+    prose = [
+        "Pass `--max-model-len 4096`, --kv-role, --no-max-model-len or --turbo-mode; set VLLM_USE_V1=0 or VLLM_MAGIC=1; "
+        "see `model_config.max_model_len` and call `fast_path()`."
+    ]
     code = ["llm = LLM(max_model_len=4096, speedup=2)\nout = llm.generate(p)\ndef helper(x):\n    return len(x)\nhelper(out)\n"]
     assert invented(vocabulary, prose, code) == ["--turbo-mode", "VLLM_MAGIC", "fast_path", "model_config", "speedup"]

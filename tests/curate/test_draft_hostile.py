@@ -69,17 +69,39 @@ def crawled(fixture_repo, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
 
     def crawl():
-        return cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                   "--out", out, "--curated", curated)
+        return cli(
+            "crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--curated", curated
+        )
 
     assert crawl().exit_code == 0
 
     def draft(url: str, *more: str):
-        return cli("curate", "draft", "--all", "--llm", url, "--curated", curated, "--data", out, "--repo", fixture_repo.path,
-                   "--timeout", "5", "--retries", "0", "--limit", "1", *more)
+        return cli(
+            "curate",
+            "draft",
+            "--all",
+            "--llm",
+            url,
+            "--curated",
+            curated,
+            "--data",
+            out,
+            "--repo",
+            fixture_repo.path,
+            "--timeout",
+            "5",
+            "--retries",
+            "0",
+            "--limit",
+            "1",
+            *more,
+        )
 
-    return type("Crawled", (), {"out": out, "curated": curated, "crawl": staticmethod(crawl), "draft": staticmethod(draft),
-                                "records": staticmethod(lambda: _records(out))})
+    return type(
+        "Crawled",
+        (),
+        {"out": out, "curated": curated, "crawl": staticmethod(crawl), "draft": staticmethod(draft), "records": staticmethod(lambda: _records(out))},
+    )
 
 
 def _files(root: Path) -> list[Path]:
@@ -110,12 +132,15 @@ def test_a_model_name_quoting_the_key_is_refused_in_one_line(crawled, endpoint, 
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("answer", [
-    pytest.param(lambda: good(solutions=[f"Pass --{KEY} to the server."]), id="the key as a flag name"),
-    # valid sections of a record, not of a curated file: refused by the curated model, whose error quotes the value
-    pytest.param(lambda: good(accepted_as_is={"drafted_by": "model", "model": KEY}), id="the key in a value the curated model refuses"),
-    pytest.param(lambda: good(when_it_happens={"trigger": "t", KEY: ["x"]}), id="the key as a key the schema refuses"),
-])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        pytest.param(lambda: good(solutions=[f"Pass --{KEY} to the server."]), id="the key as a flag name"),
+        # valid sections of a record, not of a curated file: refused by the curated model, whose error quotes the value
+        pytest.param(lambda: good(accepted_as_is={"drafted_by": "model", "model": KEY}), id="the key in a value the curated model refuses"),
+        pytest.param(lambda: good(when_it_happens={"trigger": "t", KEY: ["x"]}), id="the key as a key the schema refuses"),
+    ],
+)
 def test_no_line_and_no_file_carries_the_key(crawled, endpoint, monkeypatch, cli, answer):
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(answer())))
     for mode in ([], ["--concurrency", "1"]):
@@ -213,7 +238,7 @@ def test_a_server_that_drips_is_cut_off_at_the_deadline(where):
         assert not client.is_alive(), "the attempt outlived its deadline"
     finally:
         server.close()
-    (reason, took), = outcome
+    ((reason, took),) = outcome
     # cut off at its deadline, not at the drip's end (60 s): the margin is a loaded machine's
     assert reason == "no answer within 1s" and took < 20
 
@@ -236,16 +261,19 @@ def _acme_config(tmp_path: Path, hosts: str) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("text", [
-    "See [the guide](https://evil.example/fix) first.",
-    "See <https://evil.example/fix>.",
-    "See [the guide][g].\n\n[g]: https://evil.example/fix",
-    "See [the guide](https&#58;//evil.example/fix).",
-    "See [the issue](https://evil.example\\@github.com/acme/widgets/issues/1).",
-    "See [another fork](https://github.com/acme/widgets-fork/issues/1).",
-    "See [the docs](https://docs.acme.dev.evil.example/x).",
-    "Read https://evil.example/fix for more.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See [the guide](https://evil.example/fix) first.",
+        "See <https://evil.example/fix>.",
+        "See [the guide][g].\n\n[g]: https://evil.example/fix",
+        "See [the guide](https&#58;//evil.example/fix).",
+        "See [the issue](https://evil.example\\@github.com/acme/widgets/issues/1).",
+        "See [another fork](https://github.com/acme/widgets-fork/issues/1).",
+        "See [the docs](https://docs.acme.dev.evil.example/x).",
+        "Read https://evil.example/fix for more.",
+    ],
+)
 def test_links_to_other_hosts_reject_the_draft(crawled, endpoint, monkeypatch, tmp_path, text):
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(good(prevention=[text]))))
     run = crawled.draft(endpoint, "--config", _acme_config(tmp_path, 'draft_link_hosts = ["docs.acme.dev"]\n'))
@@ -266,11 +294,14 @@ def test_a_bare_link_in_code_rejects_the_draft_too(crawled, endpoint, monkeypatc
 def test_links_to_the_upstreams_pages_and_its_draft_link_hosts_are_kept(crawled, endpoint, monkeypatch, tmp_path):
     from crawler.catalogue.explanations import parse_file
 
-    text = ("Reported in [#7](https://github.com/acme/widgets/issues/7) and <https://GitHub.com/Acme/Widgets/pull/8>; "
-            "see [the docs](https://docs.acme.dev/en/latest/config.html#max-model-len).")
+    text = (
+        "Reported in [#7](https://github.com/acme/widgets/issues/7) and <https://GitHub.com/Acme/Widgets/pull/8>; "
+        "see [the docs](https://docs.acme.dev/en/latest/config.html#max-model-len)."
+    )
     code = "path = 'http://localhost:8000/v1/models'\nload(path)\n"
-    monkeypatch.setattr(Answers, "answer", staticmethod(
-        lambda prompt: json.dumps(good(prevention=[text], defensive_patterns=[{"strategy": "Ask the server", "code": code}]))))
+    monkeypatch.setattr(
+        Answers, "answer", staticmethod(lambda prompt: json.dumps(good(prevention=[text], defensive_patterns=[{"strategy": "Ask the server", "code": code}])))
+    )
     without = crawled.draft(endpoint, "--config", _acme_config(tmp_path, ""))
     assert without.exit_code == 1 and "https://docs.acme.dev/en/latest/config.html#max-model-len" in without.stderr
     assert "github.com/acme/widgets/issues/7" not in without.stderr.split("):", 1)[-1]  # the repository's own pages pass
@@ -288,8 +319,7 @@ def test_an_answer_cannot_choose_where_the_draft_goes(crawled, endpoint, monkeyp
     ``path`` are no sections, and are dropped."""
     from crawler.catalogue.explanations import parse_file
 
-    evil = good(id="../../../escaped", path="../../../escaped.yaml", related=["0000000000000000"],
-                review={"status": "reviewed", "commit": "0" * 40})
+    evil = good(id="../../../escaped", path="../../../escaped.yaml", related=["0000000000000000"], review={"status": "reviewed", "commit": "0" * 40})
     monkeypatch.setattr(Answers, "answer", staticmethod(lambda prompt: json.dumps(evil)))
     before = set(_files(tmp_path))
     run = crawled.draft(endpoint)
@@ -308,8 +338,25 @@ def test_a_run_stops_asking_when_its_token_budget_is_spent(crawled, endpoint, cl
     """Each answer costs what the server reports (150 tokens here): with a budget of 200 the
     first two answers spend it (two requests in flight at most), and every other entry is left
     unasked, "unstarted", which is no failure; --max-tokens reaches every request."""
-    args = ["curate", "draft", "--all", "--llm", endpoint, "--curated", crawled.curated, "--data", crawled.out,
-            "--repo", fixture_repo.path, "--timeout", "5", "--retries", "0", "--concurrency", "1"]
+    args = [
+        "curate",
+        "draft",
+        "--all",
+        "--llm",
+        endpoint,
+        "--curated",
+        crawled.curated,
+        "--data",
+        crawled.out,
+        "--repo",
+        fixture_repo.path,
+        "--timeout",
+        "5",
+        "--retries",
+        "0",
+        "--concurrency",
+        "1",
+    ]
     result = cli(*args, "--token-budget", "200", "--max-tokens", "300")
     assert result.exit_code == 0, result.output
     assert Answers.asked == 2 and all(body["max_tokens"] == 300 for _, body in Answers.seen)
@@ -322,15 +369,36 @@ def test_a_run_stops_asking_when_its_token_budget_is_spent(crawled, endpoint, cl
 def test_a_run_stops_asking_when_its_time_budget_is_spent(crawled, endpoint, cli, monkeypatch, fixture_repo):
     """An answer slower than the run's time left is cut off at the budget's end (the attempt's
     timeout is cut to what is left), and nothing is asked after it."""
+
     def slow(prompt):
         time.sleep(3)
         return json.dumps(good())
 
     monkeypatch.setattr(Answers, "answer", staticmethod(slow))
     started = time.monotonic()
-    result = cli("curate", "draft", "--all", "--llm", endpoint, "--curated", crawled.curated, "--data", crawled.out,
-                 "--repo", fixture_repo.path, "--timeout", "60", "--retries", "2", "--backoff", "0", "--concurrency", "1",
-                 "--time-budget", "1")
+    result = cli(
+        "curate",
+        "draft",
+        "--all",
+        "--llm",
+        endpoint,
+        "--curated",
+        crawled.curated,
+        "--data",
+        crawled.out,
+        "--repo",
+        fixture_repo.path,
+        "--timeout",
+        "60",
+        "--retries",
+        "2",
+        "--backoff",
+        "0",
+        "--concurrency",
+        "1",
+        "--time-budget",
+        "1",
+    )
     assert time.monotonic() - started < 30  # not 6 entries x 3 attempts x 3 s
     assert result.exit_code == 1 and Answers.asked == 1
     assert "no answer within 1s" in result.stderr or "no answer within 0." in result.stderr

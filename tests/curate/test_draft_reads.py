@@ -11,7 +11,7 @@ import pytest
 
 from crawler.catalogue.explanations import parse_file
 
-CODE = '''
+CODE = """
 class ValidationProblem(Exception):
     pass
 
@@ -21,15 +21,19 @@ def validate_token_ids(token_ids, min_input_id):
         return
     if min_input_id < 0:
         raise ValidationProblem(f"Token id {min_input_id} is out of vocabulary")
-'''
+"""
 
 
 @pytest.mark.slow
 def test_a_draft_from_the_facts_reads_as_written_by_a_person(cli, fixture_repo, tmp_path):
     fixture_repo.commit({"pkg/render.py": CODE}, tag="v1")
     out, curated = tmp_path / "out", tmp_path / "curated"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-               "--out", out, "--curated", curated).exit_code == 0
+    assert (
+        cli(
+            "crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--curated", curated
+        ).exit_code
+        == 0
+    )
     data = out / "acme" / "widgets"
     eid = json.loads((data / "index.json").read_text(encoding="utf-8"))["entries"][0]["id"]
     assert cli("curate", "draft", eid, "--data", data, "--curated", curated).exit_code == 0

@@ -44,14 +44,14 @@ def crawled_with_evidence(cli, upstream, tmp_path: Path) -> tuple[Path, Path, st
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
     return out, curated, a, b
 
+
 @pytest.mark.slow
 def test_evidence_reaches_every_named_record_and_check_ranks_the_uncurated(upstream, cli, tmp_path):
     out, curated, a, b = crawled_with_evidence(cli, upstream, tmp_path)
     recs = records(out)
     assert [e["url"][-4:] for e in recs[MESSAGE_A]["explanation"]["evidence"]] == ["2248", "t-12"]
     assert recs[MESSAGE_A]["explanation_status"] == "absent"  # evidence alone is no explanation
-    assert recs[OTHER]["explanation"]["evidence"] == [
-        {"url": "https://github.com/acme/widgets/pull/10439", "title": "Fix kv_role", "quote": None}]
+    assert recs[OTHER]["explanation"]["evidence"] == [{"url": "https://github.com/acme/widgets/pull/10439", "title": "Fix kv_role", "quote": None}]
     assert all(not r["explanation"].get("evidence") for t, r in recs.items() if t not in (MESSAGE_A, OTHER))
     assert cli("validate", out).exit_code == 0  # the records hold to schema/record.schema.json
 
@@ -89,23 +89,31 @@ def test_evidence_for_an_id_gone_from_the_dataset_is_reported_stale(upstream, cl
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("edit, line, words", [
-    (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/widgets/issues/2248"), 3,
-     "is not an issue, pull request or discussion of https://github.com/acme/widgets"),
-    (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "https://evil.example/acme/widgets/issues/2248"), 3,
-     "is not an issue, pull request or discussion"),
-    (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "javascript://github.com/acme/widgets/issues/1"), 3,
-     "url"),
-    (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "http://github.com/acme/widgets/issues/2248"), 3, "url"),
-    (lambda t: t.replace("issues/2248", "blob/main/setup.py"), 3, "url"),
-    (lambda t: t.replace("issues/2248", "issues/2248\"onmouseover=\"x"), 3, "url"),
-    (lambda t: t.replace("title: Fix kv_role", "title: \"Fix\\e]0;pwned\\a\""), 9, "control characters"),
-    (lambda t: t.replace("discussions/7#discussioncomment-12", "issues/2248"), 6, "listed twice"),
-    (lambda t: t.replace("  title: Fix kv_role", "  title: Fix kv_role\n  title: again"), 10, "duplicate"),
-    (lambda t: t.replace("  title: Fix kv_role", "  note: x"), 9, "Extra inputs"),
-    (lambda t: "../etc:\n- url: https://github.com/acme/widgets/issues/1\n", 1, "../etc"),
-    (lambda t: t.replace("  quote: 'ValueError", "  quote: !!python/object 'ValueError"), 5, ""),
-])
+@pytest.mark.parametrize(
+    "edit, line, words",
+    [
+        (
+            lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/widgets/issues/2248"),
+            3,
+            "is not an issue, pull request or discussion of https://github.com/acme/widgets",
+        ),
+        (
+            lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "https://evil.example/acme/widgets/issues/2248"),
+            3,
+            "is not an issue, pull request or discussion",
+        ),
+        (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "javascript://github.com/acme/widgets/issues/1"), 3, "url"),
+        (lambda t: t.replace("https://github.com/acme/widgets/issues/2248", "http://github.com/acme/widgets/issues/2248"), 3, "url"),
+        (lambda t: t.replace("issues/2248", "blob/main/setup.py"), 3, "url"),
+        (lambda t: t.replace("issues/2248", 'issues/2248"onmouseover="x'), 3, "url"),
+        (lambda t: t.replace("title: Fix kv_role", 'title: "Fix\\e]0;pwned\\a"'), 9, "control characters"),
+        (lambda t: t.replace("discussions/7#discussioncomment-12", "issues/2248"), 6, "listed twice"),
+        (lambda t: t.replace("  title: Fix kv_role", "  title: Fix kv_role\n  title: again"), 10, "duplicate"),
+        (lambda t: t.replace("  title: Fix kv_role", "  note: x"), 9, "Extra inputs"),
+        (lambda t: "../etc:\n- url: https://github.com/acme/widgets/issues/1\n", 1, "../etc"),
+        (lambda t: t.replace("  quote: 'ValueError", "  quote: !!python/object 'ValueError"), 5, ""),
+    ],
+)
 def test_an_invalid_evidence_file_stops_the_crawl_with_file_and_line(upstream, cli, tmp_path, edit, line, words):
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)
@@ -124,8 +132,7 @@ def test_a_dataset_whose_evidence_links_elsewhere_is_refused_when_read(upstream,
     out, curated, a, b = crawled_with_evidence(cli, upstream, tmp_path)
     for path in (out / "acme" / "widgets").rglob("*.json"):
         text = path.read_text(encoding="utf-8")
-        path.write_text(text.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/phish/issues/2248"),
-                        encoding="utf-8")
+        path.write_text(text.replace("https://github.com/acme/widgets/issues/2248", "https://github.com/evil/phish/issues/2248"), encoding="utf-8")
     shown = cli("show", a, "--data", out)
     err = shown.stderr.strip()
     assert shown.exit_code == 1 and len(err.splitlines()) == 1 and "evidence" in err and "is not an issue, pull request or discussion of" in err, err

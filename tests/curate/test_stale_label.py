@@ -15,8 +15,7 @@ def drafted_at_v1(cli, fixture_repo, tmp_path):
     """One entry at tag v1 with a draft from the facts: (crawl argv without --ref, dataset, curated root, id, file)."""
     fixture_repo.commit({"pkg/a.py": CODE.format(op="<")}, tag="v1")
     out, curated = tmp_path / "out", tmp_path / "curated"
-    crawl = ["crawl", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py",
-             "--out", out, "--curated", curated]
+    crawl = ["crawl", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--curated", curated]
     assert cli(*crawl, "--ref", "v1").exit_code == 0
     data = out / "acme" / "widgets"
     eid = json.loads((data / "index.json").read_text(encoding="utf-8"))["entries"][0]["id"]

@@ -18,14 +18,14 @@ BRANCHES = (CASES / "branch_alternatives.py").read_text(encoding="utf-8")
 HELPERS = (CASES / "helper_lists.py").read_text(encoding="utf-8")
 
 
-TOML = '''
+TOML = """
 default = "acme"
 
 [upstreams.acme]
 url = "https://github.com/acme/server"
 include = ["srv/**/*.py"]
 kinds = ["raise", "assert", "log"]
-'''
+"""
 
 
 @pytest.fixture
@@ -37,16 +37,23 @@ def crawled(fixture_repo, cli, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paste, text", [
-    ("ValueError: No backend was selected.", "Backend B needs compute capability {v} or newer."),
-    ("ValueError: Backend B needs compute capability 9.0 or newer.", "Backend B needs compute capability {v} or newer."),
-    ("ValueError: Cannot load: Unknown model foo.", "Cannot load: {msg}"),
-    ("ERROR 11-30 14:21:45 [branches.py:21] Transfer failure: handshake_failed | Context: {'id': 1}",
-     "Transfer failure: {failure_type} | Context: {context}"),
-    ("ValueError: Adapter rank 64 is greater than max_rank 16.", "{' '.join(error_msg)}"),
-    ("RuntimeError: Cannot use the backend: tensor parallel size 2 is not supported; the backend was built without it",
-     'Cannot use the backend: {"; ".join(why)}'),
-])
+@pytest.mark.parametrize(
+    "paste, text",
+    [
+        ("ValueError: No backend was selected.", "Backend B needs compute capability {v} or newer."),
+        ("ValueError: Backend B needs compute capability 9.0 or newer.", "Backend B needs compute capability {v} or newer."),
+        ("ValueError: Cannot load: Unknown model foo.", "Cannot load: {msg}"),
+        (
+            "ERROR 11-30 14:21:45 [branches.py:21] Transfer failure: handshake_failed | Context: {'id': 1}",
+            "Transfer failure: {failure_type} | Context: {context}",
+        ),
+        ("ValueError: Adapter rank 64 is greater than max_rank 16.", "{' '.join(error_msg)}"),
+        (
+            "RuntimeError: Cannot use the backend: tensor parallel size 2 is not supported; the backend was built without it",
+            'Cannot use the backend: {"; ".join(why)}',
+        ),
+    ],
+)
 def test_match_finds_each_branch_and_each_helper_piece(crawled, cli, paste, text):
     data, records = crawled
     assert best_match(cli, data, paste) == records[text]["id"]
@@ -57,5 +64,3 @@ def test_match_claims_no_text_the_branches_do_not_set(crawled, cli):
     data, records = crawled
     got = json.loads(cli("match", "--data", data, "--json", "ValueError: Backend C is broken.").stdout)
     assert records["Backend B needs compute capability {v} or newer."]["id"] not in [m["id"] for m in got["matches"]]
-
-

@@ -21,7 +21,7 @@ import orjson
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-CODE = '''
+CODE = """
 class WidgetError(ValueError):
     def __init__(self, name):
         super().__init__(f"no widget named {name!r}")
@@ -33,20 +33,19 @@ def find(name, widgets):
     if len(name) > 40:
         raise ValueError(f"name too long: {len(name)} characters")
     return widgets[name]
-'''
+"""
 
 
 @pytest.fixture
 def upstream(fixture_repo):
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/widgets.py": CODE,
-                         **{f"pkg/m{i}.py": f"def f(x):\n    raise KeyError(f'm{i}: {{x}}')\n" for i in range(10)}},
-                        tag="v1")
+    fixture_repo.commit(
+        {"pkg/__init__.py": "", "pkg/widgets.py": CODE, **{f"pkg/m{i}.py": f"def f(x):\n    raise KeyError(f'm{i}: {{x}}')\n" for i in range(10)}}, tag="v1"
+    )
     return fixture_repo
 
 
 def crawl_args(repo, out, *extra):
-    return ["crawl", "--repo", str(repo.path), "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-            "--out", str(out), *extra]
+    return ["crawl", "--repo", str(repo.path), "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", str(out), *extra]
 
 
 def tree(directory: Path) -> dict[str, bytes]:
@@ -56,8 +55,7 @@ def tree(directory: Path) -> dict[str, bytes]:
 def cache_lines(stderr: str) -> list[str]:
     """What a crawl said about its result cache (and no traceback)."""
     assert "Traceback" not in stderr, stderr
-    return [line for line in stderr.splitlines()
-            if any(words in line for words in ("the result cache", "from the cache", "cached result(s)"))]
+    return [line for line in stderr.splitlines() if any(words in line for words in ("the result cache", "from the cache", "cached result(s)"))]
 
 
 @pytest.fixture
@@ -154,8 +152,15 @@ def test_a_row_that_decodes_but_is_not_a_result(upstream, cli, cache_dir, tmp_pa
 
 def run_crawl(upstream, out: Path, cache: Path, *, prefix: list[str] = (), preexec=None):
     env = dict(os.environ, ERRCAT_CACHE_DIR=str(cache), PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1")
-    return subprocess.run([*prefix, sys.executable, "-m", "crawler", *crawl_args(upstream, out)], env=env, cwd=ROOT,
-                          capture_output=True, text=True, timeout=300, preexec_fn=preexec)
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "crawler", *crawl_args(upstream, out)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=preexec,
+    )
 
 
 @pytest.mark.slow
@@ -188,12 +193,10 @@ def _read_only(directory: Path) -> list[str]:
         return []
     if shutil.which("unshare") is None:
         pytest.skip("unshare is not installed")
-    probe = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0"',
-                            str(directory)], capture_output=True)
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0"', str(directory)], capture_output=True)
     if probe.returncode != 0:
         pytest.skip(f"no private read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
-    return ["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"',
-            str(directory)]
+    return ["unshare", "-m", "sh", "-c", 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"', str(directory)]
 
 
 @pytest.mark.slow
@@ -221,8 +224,7 @@ def test_pruning_keeps_every_row_of_this_version_test_files_and_header_macros_to
     from crawler.extract.runner import _macros_row, cache_version
 
     version = cache_version()
-    kept = [result_key("b1", "pkg/a.py", version), result_key("b2", "tests/test_a.py", f"test.{version}"),
-            _macros_row([("csrc/a.h", "b3")])]
+    kept = [result_key("b1", "pkg/a.py", version), result_key("b2", "tests/test_a.py", f"test.{version}"), _macros_row([("csrc/a.h", "b3")])]
     gone = [result_key("b1", "pkg/a.py", "2.0123456789abcdef"), result_key("b2", "tests/test_a.py", "test.2.0123456789abcdef")]
     with ResultCache(tmp_path) as cache:
         cache.put_encoded((key, b"x") for key in kept + gone)

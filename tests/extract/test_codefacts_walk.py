@@ -15,7 +15,7 @@ from crawler.extract import codefacts
 from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import graph_facts, nodes_under
 
-CODE = textwrap.dedent('''
+CODE = textwrap.dedent("""
     import os, pkg.mod as m
     from . import sibling
 
@@ -40,8 +40,8 @@ CODE = textwrap.dedent('''
             finally:
                 close()
             return await later(x=kw["a"](), y=args[slice_of()]) or os.path.join(*parts())
-    ''')
-MATCH = textwrap.dedent('''
+    """)
+MATCH = textwrap.dedent("""
     def f(cmd):
         match parse(cmd):
             case Point(x=0, y=y) if check(y):
@@ -50,7 +50,7 @@ MATCH = textwrap.dedent('''
                 stop(first)
             case {"k": value, **rest}:
                 other(value)
-    ''')
+    """)
 
 
 @pytest.mark.parametrize("code", [CODE, MATCH])
@@ -85,8 +85,13 @@ class _PlainWalker(codefacts.GraphWalker):
         scope = self.stack[-1]
         for name in fields:
             value = getattr(stmt, name, None)
-            roots = [value] if isinstance(value, ast.AST) else \
-                [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)] if type(value) is list else []
+            roots = (
+                [value]
+                if isinstance(value, ast.AST)
+                else [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
+                if type(value) is list
+                else []
+            )
             for expr in roots:
                 for node in ast.walk(expr):
                     if type(node) is ast.Call and dotted(node.func):
@@ -108,7 +113,7 @@ def test_the_call_graph_finds_the_calls_ast_walk_finds_in_its_order():
 #: ``match`` (its cases are no function's statements for the knobs), a ``try`` with every clause,
 #: statements sharing a line: the merged walk must read each as the call graph's and the knobs'
 #: own walks do.
-SETTINGS = textwrap.dedent('''
+SETTINGS = textwrap.dedent("""
     import os
     from dataclasses import dataclass
     from pkg import envs
@@ -154,7 +159,7 @@ SETTINGS = textwrap.dedent('''
         if value > 2:
             assert value < 9, "too big"
         return os.getenv("X")
-    ''')
+    """)
 
 
 @pytest.mark.parametrize("code", [CODE, MATCH, SETTINGS])
@@ -175,9 +180,16 @@ def test_the_merged_walk_finds_the_settings_cases_calls_and_aliases():
     result = extract_file("pkg/here.py", SETTINGS.encode())
     calls = {(caller, target) for caller, target, _ in result["graph"]["calls"]}
     # in a walked method, a skipped one, a nested function, a match case and each try clause
-    assert {("Config.check", "pkg.here._verify"), ("Config.check", "os.sep.join"), ("Config.check", "os.stat"),
-            ("Config.check", "os.remove"), ("Config.check", "os.listdir"), ("Config.check", "os.sync"),
-            ("Config.quiet.<locals>.nested", "pkg.here._verify"), ("top", "os.getenv")} <= calls
+    assert {
+        ("Config.check", "pkg.here._verify"),
+        ("Config.check", "os.sep.join"),
+        ("Config.check", "os.stat"),
+        ("Config.check", "os.remove"),
+        ("Config.check", "os.listdir"),
+        ("Config.check", "os.sync"),
+        ("Config.quiet.<locals>.nested", "pkg.here._verify"),
+        ("top", "os.getenv"),
+    } <= calls
     aliases = {(a["function"], a["var"]) for a in result["declarations"]["aliases"]}
     assert ("Config.check", "n") in aliases and ("Config.check", "m") in aliases
     assert ("Config.check", "inner") not in aliases  # (a match case's statement: not read by the knobs)

@@ -190,7 +190,7 @@ def test_skips_never_raise(data, reason):
 
 
 HIER = {
-    "pkg/exceptions.py": '''
+    "pkg/exceptions.py": """
 class PkgError(Exception):
     pass
 
@@ -201,9 +201,9 @@ class ValidationError(PkgError, ValueError):
 class LimitError(ValidationError):
     def __init__(self, limit):
         super().__init__(f"limit {limit} exceeded")
-''',
+""",
     "pkg/__init__.py": "from pkg.exceptions import ValidationError\n",
-    "pkg/use.py": '''
+    "pkg/use.py": """
 from pkg import ValidationError
 from .exceptions import LimitError
 
@@ -212,7 +212,7 @@ def f(n, x):
 
 def g(n):
     raise LimitError(n)
-''',
+""",
 }
 
 
@@ -244,7 +244,7 @@ def test_hierarchy_and_init_templates():
 PARITY_CORPUS = [
     FIXTURE,
     HIER["pkg/use.py"],
-    '''
+    """
 def f(x, y):
     assert (
         x is not None
@@ -261,8 +261,8 @@ def f(x, y):
     msg = "é"
     msg += " ü"
     raise OSError(msg + f" {x}")
-''',
-    '''
+""",
+    """
 async def g():
     async with lock:
         async for item in stream():
@@ -270,7 +270,7 @@ async def g():
                 pass
             except* (ValueError, TypeError) as eg:
                 raise RuntimeError(", ".join(["a", str(eg)])) from eg
-''',
+""",
 ]
 
 
@@ -293,14 +293,14 @@ def test_parity_ast_vs_libcst(code):
 @pytest.mark.slow
 def test_newer_syntax_falls_back_to_libcst():
     code = textwrap.dedent(
-        '''
+        """
         type Alias = list[int]
 
         def first[T](xs: list[T]) -> T:
             if not xs:
                 raise IndexError(f"empty {xs!r}")
             return xs[0]
-        '''
+        """
     )
     with pytest.raises(SyntaxError):
         ast.parse(code)  # this test is about Python 3.11
@@ -360,7 +360,7 @@ def test_extraction_leaves_no_cyclic_garbage():
         gc.garbage.clear()
 
 
-SKIPPABLE = '''\
+SKIPPABLE = """\
 import errors as top_errors
 
 def make_error(msg):
@@ -392,7 +392,7 @@ class Widget:
 
 def helper_user(x):
     raise make_error("built by a helper")
-'''
+"""
 
 
 def _extract_walking_everything(path, code, monkeypatch):

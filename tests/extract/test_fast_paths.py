@@ -19,7 +19,7 @@ from crawler.extract.codefacts import child_nodes, lines_naming, statements_unde
 from crawler.extract.segments import anchor_tokens
 from crawler.extract.visitor import _word_lines, _word_pattern, _word_patterns
 
-CODE = textwrap.dedent('''
+CODE = textwrap.dedent("""
     import os
     class Config:
         x: int = 0
@@ -49,13 +49,43 @@ CODE = textwrap.dedent('''
             else:
                 pass
             return a or os.path.join(*args) + x @ y
-    ''')
+    """)
 
 #: Text pieces a generated file is made of: the words, what may stand before and after them
 #: (a word character, a non-ASCII letter, a dot, a quote, a bracket) and line ends.
-FRAGMENTS = ["raise", "assert", "class", "__init__", "type", "error", "error_once", "_", "x", "é", "1", ".", " ", "\t",
-             "warn", "ing", "_once", "err", "ErrorInfo", "y",
-             "=", "\"", "'", "[", "]", "(", "\n", "\r\n", "\r", "f", "Z"]
+FRAGMENTS = [
+    "raise",
+    "assert",
+    "class",
+    "__init__",
+    "type",
+    "error",
+    "error_once",
+    "_",
+    "x",
+    "é",
+    "1",
+    ".",
+    " ",
+    "\t",
+    "warn",
+    "ing",
+    "_once",
+    "err",
+    "ErrorInfo",
+    "y",
+    "=",
+    '"',
+    "'",
+    "[",
+    "]",
+    "(",
+    "\n",
+    "\r\n",
+    "\r",
+    "f",
+    "Z",
+]
 TEXTS = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join)
 
 
@@ -80,8 +110,14 @@ def test_word_lines_find_each_word_not_inside_a_longer_one(text):
 
 @pytest.mark.slow
 @settings(max_examples=500, deadline=None)
-@given(TEXTS, st.lists(st.sampled_from(["warn", "warning", "warning_once", "error", "error_once", "err", "x.y", "ErrorInfo",
-                                        "create_error_response", "_"]), min_size=1, max_size=6))
+@given(
+    TEXTS,
+    st.lists(
+        st.sampled_from(["warn", "warning", "warning_once", "error", "error_once", "err", "x.y", "ErrorInfo", "create_error_response", "_"]),
+        min_size=1,
+        max_size=6,
+    ),
+)
 def test_words_that_begin_with_another_are_found_in_its_scan(text, words):
     # (one pattern per word no other begins: "warn" finds "warning" and "warning_once" as well)
     assert _word_lines(_word_patterns(tuple(words)), text) == _plain_word_lines(words, text)
@@ -148,7 +184,7 @@ def _plain_returned_list(node: ast.AST) -> str | None:
 
 
 def test_returned_list_reads_the_returns_of_every_block_but_nested_definitions():
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         def a(x):
             out = []
             try:
@@ -179,7 +215,7 @@ def test_returned_list_reads_the_returns_of_every_block_but_nested_definitions()
                     for i in x:
                         return None
             return out
-        ''')
+        """)
     functions = [s for s in ast.parse(code).body if isinstance(s, ast.FunctionDef)]
     assert [assembled.returned_list(f) for f in functions] == ["out", None, "out", None]
     for node in ast.walk(ast.parse(CODE)):
@@ -191,7 +227,7 @@ def test_the_knobs_read_the_lines_they_read_when_they_split_the_text_themselves(
     """The extractor hands the knobs' readers its own lines only where they are the text's
     ``split("\\n")``: a file with old Mac line ends (which ``Source.lines`` splits, and a plain
     split does not) gives the declarations it gave before, whatever they are worth."""
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         def _check(v):
             if v > 1:
                 raise ValueError("too big")
@@ -203,7 +239,7 @@ def test_the_knobs_read_the_lines_they_read_when_they_split_the_text_themselves(
             def f(self):
                 y = self.x
                 _check(y)
-        ''')
+        """)
     for end in ("\n", "\r\n", "\r"):
         text = code.replace("\n", end)
         got = visitor.extract_file("pkg/m.py", text.encode())["declarations"]
@@ -212,7 +248,7 @@ def test_the_knobs_read_the_lines_they_read_when_they_split_the_text_themselves(
 
 
 def test_a_test_file_gives_the_same_blocks_when_functions_that_never_say_raises_are_not_walked():
-    code = textwrap.dedent('''
+    code = textwrap.dedent("""
         import pytest
         def helper():
             from pkg import errors as pytest
@@ -229,14 +265,17 @@ def test_a_test_file_gives_the_same_blocks_when_functions_that_never_say_raises_
                 self.assertRaises(ValueError, make, 1)
             with pytest.raises(ValueError, match=r"no \\w+ here"):
                 inner()
-        ''')
+        """)
     for text in (code, code.replace("\n", "\r")):
         tree = ast.parse(text)
         plain = codefacts._TestWalker("tests.t", False, text.splitlines())
         plain.walk(tree.body)
         result = codefacts.read_test_file("tests/t.py", text.encode())
         assert result["tests"] == plain.found and [b["exceptions"] for b in plain.found] == [
-            ["pkg.errors.BadThing"], ["builtins.ValueError"], ["builtins.ValueError"]]
+            ["pkg.errors.BadThing"],
+            ["builtins.ValueError"],
+            ["builtins.ValueError"],
+        ]
 
 
 def _plain_anchor_tokens(segs):
@@ -277,17 +316,24 @@ def _plain_blocks(text):
     return walker.found
 
 
-BLOCK_CALLEES = ["pytest.raises", "raises", "(pytest.raises)", "((pytest).raises)", "pytest . raises", "self.assertRaises",
-                 "self.assertRaisesRegex", "self.assertRaisesRegexp", "(self\n.assertRaisesRegex)"]
+BLOCK_CALLEES = [
+    "pytest.raises",
+    "raises",
+    "(pytest.raises)",
+    "((pytest).raises)",
+    "pytest . raises",
+    "self.assertRaises",
+    "self.assertRaisesRegex",
+    "self.assertRaisesRegexp",
+    "(self\n.assertRaisesRegex)",
+]
 GAPS = ["", " ", "\t", "\\\n", "  # a comment (with a paren\n", "\n", "\f"]
 
 
 @pytest.mark.slow
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(BLOCK_CALLEES), st.lists(st.sampled_from(GAPS), max_size=3), st.booleans(),
-       st.sampled_from(["", ', match="bad"', ', "bad", make']))
-def test_a_test_file_with_no_call_of_a_raises_function_in_its_text_is_not_parsed_and_gives_what_a_parse_gives(
-        callee, gaps, as_block, rest):
+@given(st.sampled_from(BLOCK_CALLEES), st.lists(st.sampled_from(GAPS), max_size=3), st.booleans(), st.sampled_from(["", ', match="bad"', ', "bad", make']))
+def test_a_test_file_with_no_call_of_a_raises_function_in_its_text_is_not_parsed_and_gives_what_a_parse_gives(callee, gaps, as_block, rest):
     call = f"{callee}{''.join(gaps)}(ValueError{rest})"
     body = f"with ({call}):\n        make()" if as_block else f"({call})"
     text = f"import pytest\ndef test_x(self):\n    {body}\n"

@@ -19,8 +19,9 @@ COOKIES = {
 @pytest.mark.parametrize("cookie", COOKIES)
 def test_a_file_whose_codec_decodes_nothing_is_skipped_and_the_crawl_goes_on(cli, fixture_repo, tmp_path, cookie):
     test_file = COOKIES[cookie].replace(b"raise ValueError('never read')", b"import pytest\nwith pytest.raises(ValueError):\n    pass")
-    fixture_repo.commit({"pkg/bad.py": COOKIES[cookie], "pkg/good.py": "def f():\n    raise ValueError('still catalogued')\n",
-                         "tests/test_bad.py": test_file}, tag="v1")
+    fixture_repo.commit(
+        {"pkg/bad.py": COOKIES[cookie], "pkg/good.py": "def f():\n    raise ValueError('still catalogued')\n", "tests/test_bad.py": test_file}, tag="v1"
+    )
     config = tmp_path / "errcat.toml"
     config.write_text("[upstreams.w]\nurl = 'https://github.com/acme/widgets'\ninclude = ['pkg/**/*.py']\ntests = ['tests/**/*.py']\n")
     out = tmp_path / "out"

@@ -14,7 +14,7 @@ import pytest
 
 from crawler.extract.native import extract_native
 
-CONFIG = '''
+CONFIG = """
 [upstreams.acme]
 url = "https://github.com/acme/widgets"
 include = ["pkg/**/*.py"]
@@ -22,9 +22,9 @@ exclude = ["rust/**/tests/"]
 tests = ["tests/**/*.py"]
 kinds = ["raise", "assert", "log", "response", "native"]
 native = ["csrc/**", "rust/**"]
-'''
+"""
 
-OPS_CPP = r'''
+OPS_CPP = r"""
 #include <torch/all.h>
 
 namespace vllm {
@@ -42,9 +42,9 @@ void check_all(torch::Tensor& t, int64_t dim, const std::string& dtype) {
 }
 
 }  // namespace vllm
-'''
+"""
 
-ATTN_CU = r'''
+ATTN_CU = r"""
 #include "torch_utils.h"
 
 #define HEAD_SWITCH(head_size, FN)                                  \
@@ -64,9 +64,9 @@ void launch(torch::stable::Tensor& out, int block) {
   STD_TORCH_CHECK_NOT_IMPLEMENTED(block < 1024, "blocks over 1024 threads");
   kernel<<<1, block>>>(out.data_ptr<float>());
 }
-'''
+"""
 
-UTIL_H = r'''
+UTIL_H = r"""
 #pragma once
 // a wrapper's definition is no check of its own
 #define MY_CHECK(cond, ...) STD_TORCH_CHECK(cond, "NotImplementedError: ", __VA_ARGS__)
@@ -75,17 +75,17 @@ inline void check_rank(int rank, int err) {
   TORCH_CHECK_LINALG(rank > 0, "matrix is singular");
   STD_TORCH_CHECK(err == 0, "cudaGetDevice failed: " + std::string(cudaGetErrorString(err)), " (rank ", rank + 1, ")");
 }
-'''
+"""
 
 #: A file tree-sitter cannot wholly parse (an unknown macro before a function): its check is still found.
-BROKEN_CU = r'''
+BROKEN_CU = r"""
 VLLM_DISPATCH_WEIRD(()) {{{ )
 void still_read(int n) {
   TORCH_CHECK(n > 0, "n must be positive, got ", n);
 }
-'''
+"""
 
-ERROR_RS = r'''
+ERROR_RS = r"""
 use thiserror::Error;
 
 #[derive(Debug, Error)]
@@ -120,22 +120,22 @@ mod tests {
         anyhow::bail!("test helper error is not an entry")
     }
 }
-'''
+"""
 
-TEST_RS = r'''
+TEST_RS = r"""
 fn t() -> anyhow::Result<()> { anyhow::bail!("an integration test, excluded by the config") }
-'''
+"""
 
 
-TORCH_UTILS_H = r'''
+TORCH_UTILS_H = r"""
 #pragma once
 // Stable ABI equivalent of TORCH_CHECK_NOT_IMPLEMENTED.
 #define STD_TORCH_CHECK_NOT_IMPLEMENTED(cond, ...) \
   STD_TORCH_CHECK(cond, "NotImplementedError: ", __VA_ARGS__)
-'''
+"""
 
 #: Wrappers of torch's checks in a header every native file sees, one of them over the others.
-COMMON_H = r'''
+COMMON_H = r"""
 #pragma once
 #define CHECK_CPU(x) TORCH_CHECK(x.device().type() == at::kCPU, #x " must be a CPU tensor")
 #define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
@@ -144,15 +144,15 @@ COMMON_H = r'''
   CHECK_CONTIGUOUS(x)
 #define CHECK_DIM(d, x) TORCH_CHECK(x.dim() == d, #x " must be a " #d "D tensor")
 #define CHECK_SHAPE(x) TORCH_CHECK(x.dim() > 0, #x " has no shape")
-'''
+"""
 
 #: The same name defined otherwise in another header: which one a file includes is not read.
-OTHER_H = r'''
+OTHER_H = r"""
 #define CHECK_SHAPE(x) TORCH_CHECK(x.numel() > 0, #x " is empty")
-'''
+"""
 
 #: Uses of the headers' wrappers and of one the file defines itself.
-GEMM_CPP = r'''
+GEMM_CPP = r"""
 #include "common.h"
 
 #define CHECK_TH_CUDA(x, m) STD_TORCH_CHECK(x.is_cuda(), m, ": must be a CUDA tensor.")
@@ -165,18 +165,18 @@ void gemm(at::Tensor& query, at::Tensor& out, bool strict) {
   CHECK_TH_CUDA(out, "out");
   CHECK_SHAPE(query);
 }
-'''
+"""
 
 
 def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
     tree: dict[str, str | bytes | None] = {
         "pkg/__init__.py": "",
         "pkg/ops.py": "import torch\n\n\ndef head(n):\n    if n not in (64,):\n        raise ValueError(f'bad head {n}')\n"
-                      "\n\ndef attention(x):\n    return torch.ops._C.attention(x)\n",
+        "\n\ndef attention(x):\n    return torch.ops._C.attention(x)\n",
         # the upstream's test of the native check, through the Python function that calls it
         "tests/test_attention.py": "import pytest\n\nfrom pkg.ops import attention\n\n\ndef test_head_size():\n"
-                                   "    with pytest.raises(RuntimeError, match='Unsupported head size'):\n"
-                                   "        attention(80)\n",
+        "    with pytest.raises(RuntimeError, match='Unsupported head size'):\n"
+        "        attention(80)\n",
         "csrc/ops.cpp": OPS_CPP,
         "csrc/attention/attn.cu": ATTN_CU,
         "csrc/util.h": UTIL_H,
@@ -188,8 +188,8 @@ def native_tree(**changes: str | None) -> dict[str, str | bytes | None]:
         "csrc/CMakeLists.txt": "add_library(x ops.cpp)\n",
         "rust/src/error.rs": ERROR_RS,
         "rust/tests/it.rs": TEST_RS,
-        "rust/Cargo.toml": "[package]\nname = \"x\"\n",
-        "csrc/nul.cu": b"TORCH_CHECK(x, \"a\");\0\n",  # not source: skipped with its reason, the crawl goes on
+        "rust/Cargo.toml": '[package]\nname = "x"\n',
+        "csrc/nul.cu": b'TORCH_CHECK(x, "a");\0\n',  # not source: skipped with its reason, the crawl goes on
     }
     tree.update(changes)
     return tree
@@ -216,22 +216,23 @@ def records(dataset: Path) -> dict[str, dict]:
 STD = "{__func__}, {__FILE__}:{__LINE__}, "
 EXPECTED = {
     # template -> (macro, language, surfaces as, exception qualname)
-    "Expected t.is_cuda() to be true, but got false.  (Could this error message be improved?  If so, please report an "
-    "enhancement request to PyTorch.)": ("TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    "Expected t.is_cuda() to be true, but got false.  (Could this error message be improved?  If so, please report an enhancement request to PyTorch.)": (
+        "TORCH_CHECK",
+        "cpp",
+        "RuntimeError",
+        "builtins.RuntimeError",
+    ),
     "expected a 2-D tensor, got {t.dim()} dims": ("TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
     "dim must be non-negative, got {dim}": ("TORCH_CHECK_VALUE", "cpp", "ValueError", "builtins.ValueError"),
     'unsupported dtype "{dtype}"': ("TORCH_CHECK_TYPE", "cpp", "TypeError", "builtins.TypeError"),
     "index {dim} out of range": ("TORCH_CHECK_INDEX", "cpp", "IndexError", "builtins.IndexError"),
-    "fp8 is not implemented on this device": ("TORCH_CHECK_NOT_IMPLEMENTED", "cpp", "NotImplementedError",
-                                              "builtins.NotImplementedError"),
+    "fp8 is not implemented on this device": ("TORCH_CHECK_NOT_IMPLEMENTED", "cpp", "NotImplementedError", "builtins.NotImplementedError"),
     "empty tensor: {std::to_string(t.numel())}": ("throw std::invalid_argument", "cpp", "RuntimeError", "builtins.RuntimeError"),
     "Unsupported head size: {head_size}": ("TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
     STD + "block size must be a multiple of 16, got {block}": ("STD_TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
-    STD + "NotImplementedError: blocks over 1024 threads": ("STD_TORCH_CHECK_NOT_IMPLEMENTED", "cuda", "RuntimeError",
-                                                           "builtins.RuntimeError"),
+    STD + "NotImplementedError: blocks over 1024 threads": ("STD_TORCH_CHECK_NOT_IMPLEMENTED", "cuda", "RuntimeError", "builtins.RuntimeError"),
     "matrix is singular": ("TORCH_CHECK_LINALG", "cpp", "LinAlgError", "torch.linalg.LinAlgError"),
-    STD + "cudaGetDevice failed: {std::string(cudaGetErrorString(err))} (rank {rank + 1})": (
-        "STD_TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
+    STD + "cudaGetDevice failed: {std::string(cudaGetErrorString(err))} (rank {rank + 1})": ("STD_TORCH_CHECK", "cpp", "RuntimeError", "builtins.RuntimeError"),
     "n must be positive, got {n}": ("TORCH_CHECK", "cuda", "RuntimeError", "builtins.RuntimeError"),
     # wrappers read from the #defines: each use a site, named as written, surfacing as its inner check
     "query must be a CPU tensor": ("CHECK_INPUT", "cpp", "RuntimeError", "builtins.RuntimeError"),
@@ -253,8 +254,9 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert cli("validate", dataset).exit_code == 0
     found = records(dataset)
     native = {text: r for text, r in found.items() if r["kind"] == "native"}
-    assert {text: (r["native"]["macro"], r["native"]["language"], r["native"]["surfaces_as"], r["exception"]["qualname"])
-            for text, r in native.items()} == EXPECTED
+    assert {
+        text: (r["native"]["macro"], r["native"]["language"], r["native"]["surfaces_as"], r["exception"]["qualname"]) for text, r in native.items()
+    } == EXPECTED
     for r in native.values():
         assert r["exception"]["name"] == r["native"]["surfaces_as"] and r["sites"][0]["native"] == r["native"]
     # a Python raise beside them is unchanged, and has no native facts
@@ -272,8 +274,20 @@ def test_every_macro_becomes_an_entry_with_its_surface(native_repo, cli, tmp_pat
     assert native["expected a 2-D tensor, got {t.dim()} dims"]["sites"][0]["facts"]["guards"] == ["!(t.dim() == 2)"]
     assert native["empty tensor: {std::to_string(t.numel())}"]["sites"][0]["facts"]["guards"] == ["t.numel() == 0"]
     # the same commit gives the same bytes, whether the native results come from the cache or not
-    again = cli("crawl", "--repo", native_repo.path, "--ref", "v1", "--upstream", "acme", "--config", tmp_path / "errcat.toml",
-                "--out", tmp_path / "again", "--no-cache")
+    again = cli(
+        "crawl",
+        "--repo",
+        native_repo.path,
+        "--ref",
+        "v1",
+        "--upstream",
+        "acme",
+        "--config",
+        tmp_path / "errcat.toml",
+        "--out",
+        tmp_path / "again",
+        "--no-cache",
+    )
     assert again.exit_code == 0
     assert (tmp_path / "again" / "acme" / "widgets" / "errors.jsonl.gz").read_bytes() == (dataset / "errors.jsonl.gz").read_bytes()
     manifest = json.loads((dataset / "manifest.json").read_text())
@@ -311,8 +325,9 @@ def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_mac
     upstream = load_config(tmp_path / "errcat.toml").upstreams["acme"]
 
     def extract(ref: str, **kw):
-        with open_snapshot(repo=str(native_repo.path), ref=ref, pypi=None, upstream=upstream, include=list(upstream.include),
-                           exclude=list(upstream.exclude)) as snapshot:
+        with open_snapshot(
+            repo=str(native_repo.path), ref=ref, pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)
+        ) as snapshot:
             done = extract_all(snapshot, jobs=1, settings=Settings.of(upstream), **kw)
             return done, {f.path for f in snapshot.files}
 
@@ -334,21 +349,22 @@ def test_a_header_edit_re_extracts_other_native_files_only_when_it_changes_a_mac
     assert "query must live on the CPU" in [s["template"]["text"] for s in gemm["sites"]]
     # what the joins read of an earlier commit's files: no native result, whose headers a list of
     # some files does not say (v1's gemm.cpp is v3's blob, but it read other macros at v1)
-    with open_snapshot(repo=str(native_repo.path), ref="v1", pypi=None, upstream=upstream, include=list(upstream.include),
-                       exclude=list(upstream.exclude)) as snapshot:
+    with open_snapshot(
+        repo=str(native_repo.path), ref="v1", pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)
+    ) as snapshot:
         rows = [(f.path, f.blob) for f in snapshot.files if f.path != "csrc/cpu/common.h"]
     kept = cached_results(tmp_path / "c", rows, Settings.of(upstream))
     assert sorted(kept) == sorted(path for path, _ in rows if not language_of(path)) and "pkg/ops.py" in kept
 
 
-@pytest.mark.parametrize("row", [b"garbage", zlib.compress(b"{}"), zlib.compress(b'[["M", ["x"], [["x", 1]]]]'),
-                                 zlib.compress(b'[["M", [1], []]]'), zlib.compress(b'[["M"]]')])
+@pytest.mark.parametrize(
+    "row", [b"garbage", zlib.compress(b"{}"), zlib.compress(b'[["M", ["x"], [["x", 1]]]]'), zlib.compress(b'[["M", [1], []]]'), zlib.compress(b'[["M"]]')]
+)
 def test_a_damaged_row_of_header_macros_is_a_miss(row):
     from crawler.extract.runner import _decode_macros
 
     assert _decode_macros(row) is None
-    assert _decode_macros(zlib.compress(b'[["M", ["x", "..."], [["f", false], ["(", false]]]]')) == (
-        ("M", ("x", "..."), (("f", False), ("(", False))),)
+    assert _decode_macros(zlib.compress(b'[["M", ["x", "..."], [["f", false], ["(", false]]]]')) == (("M", ("x", "..."), (("f", False), ("(", False))),)
 
 
 @pytest.mark.slow
@@ -400,22 +416,29 @@ def test_kinds_without_native_read_no_native_file(fixture_repo, cli, tmp_path):
     dataset = crawl(cli, fixture_repo, tmp_path / "out", config)
     assert {r["kind"] for r in records(dataset).values()} == {"raise"}
     config.write_text(CONFIG.replace('"native"]', '"natve"]'), encoding="utf-8")
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "acme", "--config", config,
-                 "--out", tmp_path / "out2")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "acme", "--config", config, "--out", tmp_path / "out2")
     assert result.exit_code == 2 and "unknown kind(s) 'natve'" in result.output
 
 
-@pytest.mark.parametrize("path,data,reason", [
-    ("csrc/a.cu", b"TORCH_CHECK(x, \"a\");\0", "invalid source: null bytes"),
-    ("csrc/b.cpp", b"\xff\xfe" + "(".join(["f"] * 5000).encode() + b"TORCH_CHECK(x, \"deep\");", None),
-    ("rust/c.rs", b"fn f() { bail!(\"" + b"{" * 3000 + b"\"); }", None),
-    ("csrc/d.h", b"#define X(a) \\\n TORCH_CHECK(a, \"in a define\"); \\\n", None),
-    # wrappers that repeat their argument, nested: the expansion would grow as a power of the depth
-    ("csrc/e.cpp", b"#define W0(x) TORCH_CHECK(x, #x)\n" + b"".join(
-        b"#define W%d(x) W%d(x + x + x + x + x + x + x + x)\n" % (i + 1, i) for i in range(9)) + b"void f(){ W9(a); W0(b); }\n", None),
-    # wrappers of each other only: never a check
-    ("csrc/f.cpp", b"#define A(x) B(x)\n#define B(x) A(x)\nvoid f(){ A(1); }\n", None),
-])
+@pytest.mark.parametrize(
+    "path,data,reason",
+    [
+        ("csrc/a.cu", b'TORCH_CHECK(x, "a");\0', "invalid source: null bytes"),
+        ("csrc/b.cpp", b"\xff\xfe" + "(".join(["f"] * 5000).encode() + b'TORCH_CHECK(x, "deep");', None),
+        ("rust/c.rs", b'fn f() { bail!("' + b"{" * 3000 + b'"); }', None),
+        ("csrc/d.h", b'#define X(a) \\\n TORCH_CHECK(a, "in a define"); \\\n', None),
+        # wrappers that repeat their argument, nested: the expansion would grow as a power of the depth
+        (
+            "csrc/e.cpp",
+            b"#define W0(x) TORCH_CHECK(x, #x)\n"
+            + b"".join(b"#define W%d(x) W%d(x + x + x + x + x + x + x + x)\n" % (i + 1, i) for i in range(9))
+            + b"void f(){ W9(a); W0(b); }\n",
+            None,
+        ),
+        # wrappers of each other only: never a check
+        ("csrc/f.cpp", b"#define A(x) B(x)\n#define B(x) A(x)\nvoid f(){ A(1); }\n", None),
+    ],
+)
 def test_hostile_native_files_never_raise(path, data, reason):
     result = extract_native(path, data)
     assert result["reason"] == reason
@@ -429,9 +452,17 @@ def test_an_unparsable_native_file_is_read_as_far_as_it_parses_and_says_so():
     assert [s["template"]["text"] for s in result["sites"]] == ["n must be positive, got {n}"]
 
 
-@pytest.mark.parametrize("path, code", [("csrc/ops.cpp", OPS_CPP), ("csrc/attn.cu", ATTN_CU), ("csrc/util.h", UTIL_H),
-                                        ("csrc/broken.cu", BROKEN_CU), ("rust/src/error.rs", ERROR_RS),
-                                        ("rust/src/lib.rs", TEST_RS)])
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        ("csrc/ops.cpp", OPS_CPP),
+        ("csrc/attn.cu", ATTN_CU),
+        ("csrc/util.h", UTIL_H),
+        ("csrc/broken.cu", BROKEN_CU),
+        ("rust/src/error.rs", ERROR_RS),
+        ("rust/src/lib.rs", TEST_RS),
+    ],
+)
 def test_the_walk_skips_only_subtrees_that_hold_no_site(monkeypatch, path, code):
     # The walks leave out every subtree without a check's (or a macro's) name in its text; walking
     # every node must find the same sites with the same names, scopes and guards.
@@ -443,8 +474,11 @@ def test_the_walk_skips_only_subtrees_that_hold_no_site(monkeypatch, path, code)
 
 
 def test_nested_wrappers_that_grow_their_argument_stop_at_a_bound():
-    data = b"#define W0(x) TORCH_CHECK(x, #x)\n" + b"".join(
-        b"#define W%d(x) W%d(x + x + x + x + x + x + x + x)\n" % (i + 1, i) for i in range(9)) + b"void f(){ W9(a); W2(c); W0(b); }\n"
+    data = (
+        b"#define W0(x) TORCH_CHECK(x, #x)\n"
+        + b"".join(b"#define W%d(x) W%d(x + x + x + x + x + x + x + x)\n" % (i + 1, i) for i in range(9))
+        + b"void f(){ W9(a); W2(c); W0(b); }\n"
+    )
     result = extract_native("csrc/e.cpp", data)
     texts = [s["template"]["text"] for s in result["sites"]]
     assert texts == ["c" + " + c" * 63, "b"]  # W2 expands (64 copies); W9 would be 8**9: no site, and no hang
@@ -452,7 +486,7 @@ def test_nested_wrappers_that_grow_their_argument_stop_at_a_bound():
 
 #: Checks inside a dispatch macro's body, the body using wrappers with the macro's own
 #: parameters, the macro used many times (vLLM's sgl-kernels conv.cpp CHECK_OPTIONAL_SHAPE_DTYPE).
-NESTED_CPP = rb'''
+NESTED_CPP = rb"""
 #define CHECK_CONTIGUOUS(x) TORCH_CHECK(x.is_contiguous(), #x " must be contiguous")
 #define CHECK_EQ(a, b) TORCH_CHECK((a) == (b), "CHECK_EQ(" #a ", " #b ") failed. ", a, " vs ", b)
 #define CHECK_OPTIONAL_SHAPE_DTYPE(OPT, SIZE) \
@@ -470,7 +504,7 @@ void conv(at::Tensor& x, std::optional<at::Tensor> bias, std::optional<at::Tenso
   DISPATCH(t + 1, run(x));
   CHECK_CONTIGUOUS(x);
 }
-'''
+"""
 
 
 def test_a_check_in_a_macros_body_is_one_site_where_its_message_is_written():
@@ -481,8 +515,7 @@ def test_a_check_in_a_macros_body_is_one_site_where_its_message_is_written():
     sites = sorted((s["line"], s["qualname"], s["native"]["macro"], s["template"]["text"]) for s in result["sites"])
     assert sites == [
         (6, "#define CHECK_OPTIONAL_SHAPE_DTYPE", "CHECK_CONTIGUOUS", "{OPT}.value() must be contiguous"),
-        (7, "#define CHECK_OPTIONAL_SHAPE_DTYPE", "CHECK_EQ",
-         "CHECK_EQ({OPT}.value().size(0), {SIZE}) failed. {OPT.value().size(0)} vs {SIZE}"),
+        (7, "#define CHECK_OPTIONAL_SHAPE_DTYPE", "CHECK_EQ", "CHECK_EQ({OPT}.value().size(0), {SIZE}) failed. {OPT.value().size(0)} vs {SIZE}"),
         (10, "#define DISPATCH", "TORCH_CHECK", "Unsupported type {T}"),
         (17, "conv", "CHECK_CONTIGUOUS", "x must be contiguous"),
     ]
@@ -498,14 +531,17 @@ def test_a_plain_python_upstream_reads_raises_asserts_and_logs_and_no_native_tre
     repository that has csrc/ and rust/ all the same: its Python raises and logs, nothing else."""
     config = tmp_path / "errcat.toml"
     config.write_text('[upstreams.acme]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n', encoding="utf-8")
-    tree = native_tree(**{"pkg/log.py": "import logging\n\nlogger = logging.getLogger(__name__)\n\n\ndef f(n):\n"
-                                        "    logger.warning('slow path for %s', n)\n    logger.info('never an entry')\n"
-                                        "    assert n, 'n must be set'\n"})
+    tree = native_tree(
+        **{
+            "pkg/log.py": "import logging\n\nlogger = logging.getLogger(__name__)\n\n\ndef f(n):\n"
+            "    logger.warning('slow path for %s', n)\n    logger.info('never an entry')\n"
+            "    assert n, 'n must be set'\n"
+        }
+    )
     fixture_repo.commit(tree, tag="v1")
     dataset = crawl(cli, fixture_repo, tmp_path / "out", config)
     found = records(dataset)
-    assert {text: r["kind"] for text, r in found.items()} == {"bad head {n}": "raise", "slow path for {n}": "log",
-                                                              "n must be set": "assert"}
+    assert {text: r["kind"] for text, r in found.items()} == {"bad head {n}": "raise", "slow path for {n}": "log", "n must be set": "assert"}
     manifest = json.loads((dataset / "manifest.json").read_text())
     assert manifest["counts"]["files"] == 3  # the Python files only: no native file was read
 
@@ -528,15 +564,14 @@ def test_in_parallel_the_native_files_are_extracted_with_the_macros_read_while_t
 
     upstream = load_config(tmp_path / "errcat.toml").upstreams["acme"]
     # enough Python files for the workers (a crawl with fewer extracts them in its own process)
-    native_repo.commit({f"pkg/many/m{i}.py": f"def f{i}(x):\n    if x:\n        raise ValueError('bad {i}')\n" for i in range(12)},
-                       tag="many")
-    tests = {"tests/test_m.py": "import pytest\nfrom pkg.many.m1 import f1\ndef test_f():\n"
-                                "    with pytest.raises(ValueError, match='bad 1'):\n        f1(1)\n"}
+    native_repo.commit({f"pkg/many/m{i}.py": f"def f{i}(x):\n    if x:\n        raise ValueError('bad {i}')\n" for i in range(12)}, tag="many")
+    tests = {"tests/test_m.py": "import pytest\nfrom pkg.many.m1 import f1\ndef test_f():\n    with pytest.raises(ValueError, match='bad 1'):\n        f1(1)\n"}
     native_repo.commit(tests, tag="many2")
 
     def extract(jobs: int, **kw):
-        with open_snapshot(repo=str(native_repo.path), ref="many2", pypi=None, upstream=upstream, include=list(upstream.include),
-                           exclude=list(upstream.exclude)) as snapshot:
+        with open_snapshot(
+            repo=str(native_repo.path), ref="many2", pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)
+        ) as snapshot:
             return extract_all(snapshot, jobs=jobs, settings=Settings.of(upstream), tests=True, **kw)
 
     alone = extract(1, use_cache=False)
@@ -562,10 +597,10 @@ def test_a_pool_that_breaks_before_the_native_files_are_handed_out_still_extract
     native_repo.commit({f"pkg/many/m{i}.py": f"raise ValueError('bad {i}')\n" for i in range(10)}, tag="many")
 
     def extract(jobs: int):
-        with open_snapshot(repo=str(native_repo.path), ref="many", pypi=None, upstream=upstream, include=list(upstream.include),
-                           exclude=list(upstream.exclude)) as snapshot:
-            return runner.extract_all(snapshot, jobs=jobs, settings=runner.surface.Settings.of(upstream), tests=True,
-                                      use_cache=False)
+        with open_snapshot(
+            repo=str(native_repo.path), ref="many", pypi=None, upstream=upstream, include=list(upstream.include), exclude=list(upstream.exclude)
+        ) as snapshot:
+            return runner.extract_all(snapshot, jobs=jobs, settings=runner.surface.Settings.of(upstream), tests=True, use_cache=False)
 
     alone = extract(1)
     real, calls = runner._header_macros, []

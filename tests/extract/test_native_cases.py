@@ -13,7 +13,7 @@ from crawler.extract.native import extract_native
 #: an upstream of Python and C++ checks, the C++ under csrc/
 CONFIG = '[upstreams.acme]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\nkinds = ["raise", "native"]\nnative = ["csrc/**"]\n'
 
-DISPATCH_CPP = rb'''
+DISPATCH_CPP = rb"""
 void topk(int experts, int k, torch::Tensor& t) {
   switch (experts) {
     case 256:
@@ -63,7 +63,7 @@ void fall_into_default(int k) {
 
 #define DISPATCH(T, ...) \
   switch (T) { case 1: __VA_ARGS__; break; default: TORCH_CHECK(false, "Unsupported type ", T); }
-'''
+"""
 
 
 @pytest.fixture
@@ -71,8 +71,7 @@ def native_case_records(fixture_repo, cli, tmp_path) -> dict[str, dict]:
     (tmp_path / "errcat.toml").write_text(CONFIG, encoding="utf-8")
     fixture_repo.commit({"pkg/__init__.py": "", "csrc/topk.cpp": DISPATCH_CPP.decode()}, tag="v1")
     out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "acme", "--config", tmp_path / "errcat.toml",
-                 "--out", out)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--upstream", "acme", "--config", tmp_path / "errcat.toml", "--out", out)
     assert result.exit_code == 0, result.output
     rows = gzip.decompress((out / "acme" / "widgets" / "errors.jsonl.gz").read_bytes()).splitlines()
     return {r["message"]["text"]: r for r in map(json.loads, rows)}

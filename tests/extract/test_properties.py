@@ -31,8 +31,13 @@ PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 # hypothesmith compiles candidates such as ``1()``: their SyntaxWarnings are its, not ours
 pytestmark = pytest.mark.filterwarnings("ignore::SyntaxWarning")
 
-IDENTITY = Identity(repo=RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"),
-                    commit="0" * 40, commit_date="2026-01-01T00:00:00+00:00", upstream_commit=None, source="git")
+IDENTITY = Identity(
+    repo=RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets"),
+    commit="0" * 40,
+    commit_date="2026-01-01T00:00:00+00:00",
+    upstream_commit=None,
+    source="git",
+)
 
 
 def parses(code: str) -> bool:
@@ -47,13 +52,26 @@ def parses(code: str) -> bool:
 
 def publishable(result: dict) -> None:
     """The result builds records that pass the schema and serialize (no lone surrogates, no NaN)."""
-    manifest = Manifest.model_validate({
-        "schema_version": SCHEMA_VERSION, "errcat_version": "0", "extractor_version": "1",
-        "repo": IDENTITY.repo.model_dump(mode="json"), "commit": IDENTITY.commit, "commit_date": IDENTITY.commit_date,
-        "upstream_commit": None, "ref": None, "source": "git", "include": [], "exclude": [],
-        "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": 0, "entries": 0, "bare_asserts": 0, "reraises": 0},
-        "skipped": [], "curated_digest": None, "input_digest": "0" * 64, "content_digest": "",
-    })
+    manifest = Manifest.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "errcat_version": "0",
+            "extractor_version": "1",
+            "repo": IDENTITY.repo.model_dump(mode="json"),
+            "commit": IDENTITY.commit,
+            "commit_date": IDENTITY.commit_date,
+            "upstream_commit": None,
+            "ref": None,
+            "source": "git",
+            "include": [],
+            "exclude": [],
+            "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": 0, "entries": 0, "bare_asserts": 0, "reraises": 0},
+            "skipped": [],
+            "curated_digest": None,
+            "input_digest": "0" * 64,
+            "content_digest": "",
+        }
+    )
     records = build_records(IDENTITY, result["sites"])
     render_dataset(records, manifest)
 

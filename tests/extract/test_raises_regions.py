@@ -36,9 +36,9 @@ FORMS = [
     'with pytest.raises(ValueError, match=f"bad {name} widget"):\n    make()',
     "with pytest.raises(KeyError):\n    errors.make()",
     'with raises(ValueError, match="bad widget"):\n    make()',
-    'pytest.raises(ValueError, make, 1)',
-    'self.assertRaises(ValueError, make, 1)',
-    'with self.assertRaises(errors.BadWidget):\n    make()',
+    "pytest.raises(ValueError, make, 1)",
+    "self.assertRaises(ValueError, make, 1)",
+    "with self.assertRaises(errors.BadWidget):\n    make()",
     'self.assertRaisesRegex(ValueError, "bad widget", make)',
     'with self.assertRaisesRegexp(ValueError, "bad widget"):\n    make()',
     'with self.assertRaisesRegex(ValueError, expected_regex="bad widget"):\n    make()',
@@ -87,7 +87,7 @@ def test_what_is_left_out_yields_nothing_read_whole():
     dropped = [old if new != old else "" for old, new in zip(lines, kept_lines, strict=True)]
     assert any(dropped) and len(lines) == len(kept_lines)
     # the statements left out, with the file's imports, as a file of their own: no block
-    alone = HEAD + "\n".join(dropped[HEAD.count("\n"):])
+    alone = HEAD + "\n".join(dropped[HEAD.count("\n") :])
     assert ast.parse(alone) and _whole(alone) == []
     assert len(_whole(text)) == len(FORMS)
     assert read_test_file("tests/t.py", text.encode())["tests"] == _whole(text)
@@ -102,15 +102,16 @@ def test_the_cuts_are_where_the_tokenizer_sees_statements_begin():
 
 
 def test_a_class_that_imports_is_kept_and_its_import_resolves_later_blocks():
-    text = ("import pytest\nclass Names:\n    from pkg.errors import BadWidget\n"
-            "def test_x():\n    with pytest.raises(BadWidget, match='bad widget'):\n        make()\n")
+    text = (
+        "import pytest\nclass Names:\n    from pkg.errors import BadWidget\n"
+        "def test_x():\n    with pytest.raises(BadWidget, match='bad widget'):\n        make()\n"
+    )
     found = read_test_file("tests/t.py", text.encode())["tests"]
     assert found == _whole(text) and found[0]["exceptions"] == ["pkg.errors.BadWidget"]
 
 
 def test_an_import_after_a_left_out_function_still_resolves():
-    text = ("import pytest\ndef helper():\n    return 1\nfrom pkg.errors import BadWidget\n"
-            "def test_x():\n    with pytest.raises(BadWidget):\n        make()\n")
+    text = "import pytest\ndef helper():\n    return 1\nfrom pkg.errors import BadWidget\ndef test_x():\n    with pytest.raises(BadWidget):\n        make()\n"
     assert _reduced(text) is not None
     found = read_test_file("tests/t.py", text.encode())["tests"]
     assert found == _whole(text) and found[0]["exceptions"] == ["pkg.errors.BadWidget"]
@@ -133,8 +134,7 @@ def test_a_syntax_error_where_blocks_are_is_still_refused():
 
 def test_a_cut_the_parser_does_not_confirm_falls_back_to_the_whole_text():
     # an "@" in column 0 inside brackets is a matrix product, not a decorator: no cut is made there
-    text = ("import pytest\nX = (a\n@ b)\ndef helper():\n    return 1\n"
-            "def test_x():\n    with pytest.raises(ValueError):\n        make()\n")
+    text = "import pytest\nX = (a\n@ b)\ndef helper():\n    return 1\ndef test_x():\n    with pytest.raises(ValueError):\n        make()\n"
     assert 3 not in raises_regions.statement_lines(text)
     assert read_test_file("tests/t.py", text.encode())["tests"] == _whole(text)
 

@@ -26,14 +26,14 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: Defined after the limit is reached (the end of the generated module): its class record must
 #: come from the walk of classes alone. Its ``__init__`` builds the message other files' raises get.
-WIDGET_ERROR = '''
+WIDGET_ERROR = """
 
 class WidgetError(KeyError):
     def __init__(self, name):
         super().__init__(f"no widget named {name}")
-'''
+"""
 
-USES_WIDGET_ERROR = '''
+USES_WIDGET_ERROR = """
 from pkg.big import WidgetError
 
 
@@ -43,7 +43,7 @@ class MissingWidget(WidgetError):
 
 def find(name):
     raise MissingWidget(name)
-'''
+"""
 
 
 def many_raises(count: int) -> str:
@@ -81,8 +81,24 @@ class Spy:
 
 def crawl(cli, repo, out: Path, include: str, *extra: str):
     # --jobs 1: extraction in this process, where the spies are
-    return cli("crawl", "--repo", repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", include,
-               "--out", out, "--jobs", "1", "--max-file-sites", str(LIMIT), *extra)
+    return cli(
+        "crawl",
+        "--repo",
+        repo.path,
+        "--ref",
+        "v1",
+        "--name",
+        "acme/widgets",
+        "--include",
+        include,
+        "--out",
+        out,
+        "--jobs",
+        "1",
+        "--max-file-sites",
+        str(LIMIT),
+        *extra,
+    )
 
 
 def manifest(out: Path) -> dict:
@@ -95,8 +111,7 @@ def records(out: Path) -> list[dict]:
 
 @pytest.mark.slow
 def test_a_python_file_of_52000_raises_stops_at_the_limit(fixture_repo, cli, tmp_path, monkeypatch):
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": CHECK_CODE, "pkg/big.py": many_raises(52_000) + WIDGET_ERROR},
-                        tag="v1")
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": CHECK_CODE, "pkg/big.py": many_raises(52_000) + WIDGET_ERROR}, tag="v1")
     made = Spy(monkeypatch, visitor._Extractor, "_site")
     derived = Spy(monkeypatch, derive, "derive")
     result = crawl(cli, fixture_repo, tmp_path / "out", "pkg/**/*.py")
@@ -106,8 +121,7 @@ def test_a_python_file_of_52000_raises_stops_at_the_limit(fixture_repo, cli, tmp
     assert made.calls == LIMIT + 1 + 2 and derived.calls == 2
     m = manifest(tmp_path / "out")
     assert m["skipped"] == [{"path": "pkg/big.py", "reason": OVER}]
-    assert {k: m["counts"][k] for k in ("files", "parsed", "skipped", "sites")} == {"files": 3, "parsed": 2, "skipped": 1,
-                                                                                     "sites": 2}
+    assert {k: m["counts"][k] for k in ("files", "parsed", "skipped", "sites")} == {"files": 3, "parsed": 2, "skipped": 1, "sites": 2}
     # Its result is cached as over the limit: a crawl from the cache makes no site of it.
     made.calls = 0
     again = crawl(cli, fixture_repo, tmp_path / "again", "pkg/**/*.py")
@@ -117,8 +131,9 @@ def test_a_python_file_of_52000_raises_stops_at_the_limit(fixture_repo, cli, tmp
 
 @pytest.mark.slow
 def test_a_cpp_file_of_64000_checks_stops_at_the_limit(fixture_repo, cli, tmp_path, monkeypatch):
-    fixture_repo.commit({"csrc/ops.cpp": 'void g(int x) { TORCH_CHECK(x > 0, "x must be positive, got ", x); }\n',
-                         "csrc/big.cpp": many_checks(64_192)}, tag="v1")
+    fixture_repo.commit(
+        {"csrc/ops.cpp": 'void g(int x) { TORCH_CHECK(x > 0, "x must be positive, got ", x); }\n', "csrc/big.cpp": many_checks(64_192)}, tag="v1"
+    )
     made = Spy(monkeypatch, native._Walker, "add")
     derived = Spy(monkeypatch, derive, "derive")
     result = crawl(cli, fixture_repo, tmp_path / "out", "csrc/**")
@@ -134,16 +149,14 @@ def test_a_cpp_file_of_64000_checks_stops_at_the_limit(fixture_repo, cli, tmp_pa
 def test_the_classes_of_a_file_over_the_limit_still_count(fixture_repo, cli, tmp_path):
     """A class defined past the limit still bases another file's exception, and its ``__init__``
     still builds that exception's message."""
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/use.py": USES_WIDGET_ERROR,
-                         "pkg/big.py": many_raises(LIMIT + 100) + WIDGET_ERROR}, tag="v1")
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/use.py": USES_WIDGET_ERROR, "pkg/big.py": many_raises(LIMIT + 100) + WIDGET_ERROR}, tag="v1")
     result = crawl(cli, fixture_repo, tmp_path / "out", "pkg/**/*.py")
     assert result.exit_code == 0, result.output
     assert manifest(tmp_path / "out")["skipped"] == [{"path": "pkg/big.py", "reason": OVER}]
     (record,) = records(tmp_path / "out")
     assert record["message"]["text"] == "no widget named {name}"
     assert record["exception"]["qualname"] == "pkg.use.MissingWidget"
-    assert record["exception"]["bases"] == ["pkg.big.WidgetError", "builtins.KeyError", "builtins.LookupError",
-                                            "builtins.Exception", "builtins.BaseException"]
+    assert record["exception"]["bases"] == ["pkg.big.WidgetError", "builtins.KeyError", "builtins.LookupError", "builtins.Exception", "builtins.BaseException"]
     assert record["exception"]["builtin_ancestor"] == "KeyError"
 
 
@@ -179,5 +192,8 @@ def test_a_native_file_is_over_the_limit_at_one_check_more():
     assert len(full["sites"]) == 192
     assert extract_native("csrc/a.cpp", code, (), 192) == full
     bounded = extract_native("csrc/a.cpp", code, (), 191)
-    assert bounded["status"] == "over_limit" and bounded["sites"] == [] and bounded["reason"] == (
-        "more than 191 raise and assert sites, over the limit of 191 per file (max_file_sites)")
+    assert (
+        bounded["status"] == "over_limit"
+        and bounded["sites"] == []
+        and bounded["reason"] == ("more than 191 raise and assert sites, over the limit of 191 per file (max_file_sites)")
+    )

@@ -16,9 +16,14 @@ from crawler.extract.visitor import extract_file
 from crawler.source.config import ResponseBuilder, Upstream
 from tests.helpers import crawl_with_config
 
-SERVER = ResponseBuilder(call="create_error_response", params=["message", "err_type", "status_code"],
-                         error_type="err_type", status_code="status_code",
-                         default_error_type="BadRequestError", default_status_code=400)
+SERVER = ResponseBuilder(
+    call="create_error_response",
+    params=["message", "err_type", "status_code"],
+    error_type="err_type",
+    status_code="status_code",
+    default_error_type="BadRequestError",
+    default_status_code=400,
+)
 BODY = ResponseBuilder(call="ErrorInfo", params=["message", "type", "code"], error_type="type", status_code="code")
 ALL = surface.Settings(("raise", "assert", "log", "response"), (SERVER.model_dump(), BODY.model_dump()))
 
@@ -56,7 +61,7 @@ def test_a_list_of_pieces_stays_bounded():
 
 # --------------------------------------------------------------------------- a crawl, and its consumers
 
-TOML = '''
+TOML = """
 default = "acme"
 
 [upstreams.acme]
@@ -71,9 +76,9 @@ error_type = "err_type"
 status_code = "status_code"
 default_error_type = "BadRequestError"
 default_status_code = 400
-'''
+"""
 
-SERVER_CODE = '''
+SERVER_CODE = """
 import logging
 from http import HTTPStatus
 
@@ -102,7 +107,7 @@ def check(items):
     for item in items:
         errors.append(f"item {item} is negative")
     raise ValueError("\\n".join(errors))
-'''
+"""
 
 
 @pytest.fixture
@@ -121,8 +126,12 @@ def test_a_crawl_writes_valid_records_of_each_kind(crawled, cli):
     assert log["exception"] is None and (log["sites"][0]["exception"], log["sites"][0]["exception_qualname"]) == (None, None)
     response = records["Response with id '{response_id}' not found."]
     assert response["exception"] is None
-    assert response["response"] == {"status_code": 404, "error_type": "NotFoundError", "builder": "create_error_response",
-                                    "builder_qualname": response["response"]["builder_qualname"]}
+    assert response["response"] == {
+        "status_code": 404,
+        "error_type": "NotFoundError",
+        "builder": "create_error_response",
+        "builder_qualname": response["response"]["builder_qualname"],
+    }
     assert response["response"]["builder_qualname"].endswith("create_error_response")
     assert response["sites"][0]["response"] == response["response"]
     assert log["meaning"]["trigger"] == "Logged whenever `Server.bind` is called."
@@ -155,10 +164,13 @@ def test_show_and_render_say_how_the_error_reaches_users_escaped(crawled, cli, t
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paste", [
-    "WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
-    "(APIServer pid=123) WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
-])
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
+        "(APIServer pid=123) WARNING 11-30 14:21:45 [server.py:10] Address already in use. Retrying with a new port.",
+    ],
+)
 def test_match_finds_a_log_line_with_its_prefix(crawled, cli, paste):
     data, records, _ = crawled
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
@@ -166,10 +178,13 @@ def test_match_finds_a_log_line_with_its_prefix(crawled, cli, paste):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paste", [
-    '{"error": {"message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}}',
-    '{"object": "error", "message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}',
-])
+@pytest.mark.parametrize(
+    "paste",
+    [
+        '{"error": {"message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}}',
+        '{"object": "error", "message": "Response with id \'resp_1\' not found.", "type": "NotFoundError", "code": 404}',
+    ],
+)
 def test_match_finds_a_json_error_body(crawled, cli, paste):
     data, records, _ = crawled
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
@@ -179,7 +194,7 @@ def test_match_finds_a_json_error_body(crawled, cli, paste):
 @pytest.mark.slow
 def test_match_finds_an_assembled_message_by_its_pieces(crawled, cli):
     data, records, _ = crawled
-    paste = "Traceback (most recent call last):\n  File \"x.py\", line 1, in <module>\nValueError: item -3 is negative\nitem -1 is negative"
+    paste = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: item -3 is negative\nitem -1 is negative'
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
     assert got["matches"][0]["id"] == records['{"\\n".join(errors)}']["id"]
 
@@ -195,16 +210,22 @@ def test_diff_reports_a_changed_log_like_a_raise(crawled, fixture_repo, cli, tmp
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("paste, kind", [
-    ("(APIServer pid=7) WARNING 11-30 14:21:45 [server.py:20] Unknown setting detected: OLD_X", "log"),
-    ("ValueError: Unknown setting detected: X", "raise"),
-    ("ERROR 11-30 14:21:45 [server.py:20] ValueError: Unknown setting detected: X", "raise"),
-    ("Unknown setting detected: X", "raise"),  # a bare message: a raise before a log of the same words
-])
+@pytest.mark.parametrize(
+    "paste, kind",
+    [
+        ("(APIServer pid=7) WARNING 11-30 14:21:45 [server.py:20] Unknown setting detected: OLD_X", "log"),
+        ("ValueError: Unknown setting detected: X", "raise"),
+        ("ERROR 11-30 14:21:45 [server.py:20] ValueError: Unknown setting detected: X", "raise"),
+        ("Unknown setting detected: X", "raise"),  # a bare message: a raise before a log of the same words
+    ],
+)
 def test_a_log_prefix_picks_the_log_entry_and_an_exception_the_raise(crawled, cli, paste, kind):
     data, _, _ = crawled
-    ids = {r["kind"]: r["id"] for r in map(json.loads, gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines())
-           if r["message"]["text"] == "Unknown setting detected: {key}"}
+    ids = {
+        r["kind"]: r["id"]
+        for r in map(json.loads, gzip.decompress((data / "errors.jsonl.gz").read_bytes()).splitlines())
+        if r["message"]["text"] == "Unknown setting detected: {key}"
+    }
     assert set(ids) == {"log", "raise"}
     got = json.loads(cli("match", "--data", data, "--json", paste).stdout)
     assert got["matches"][0]["id"] == ids[kind]
@@ -224,13 +245,13 @@ def test_a_bad_response_builder_is_one_line(fixture_repo, cli, tmp_path, bad):
 
 def test_a_branch_that_calls_a_builtin_keeps_the_message_another_branch_sets():
     # err = str(e) in one branch is no helper, and must not hide "blocked." set in the other
-    code = '''
+    code = """
     def guard(e):
         if "No GPUs" in str(e):
             err_msg = "CUDA initialization is blocked."
         else:
             err_msg = str(e)
         raise RuntimeError(err_msg) from e
-    '''
+    """
     (site,) = sites(code)
     assert site["template"]["text"] == "CUDA initialization is blocked."

@@ -25,20 +25,20 @@ CASES = [
     ('raise ValueError(f"v={v:.2f}")', "v={v:.2f}", ["v:.2f"], "fstring"),
     ('raise ValueError(f"{x=}")', "{x=}", ["x="], "fstring"),
     ('raise ValueError(f"{x = !s:>4}")', "{x = !s:>4}", ["x = !s:>4"], "fstring"),
-    ('raise ValueError(f"a {f\'{y}\'} b")', "a {f'{y}'} b", ["f'{y}'"], "fstring"),
-    ('raise ValueError(f"{{lit}} {d[\'k\']} {a != b}")', "{{lit}} {d['k']} {a != b}", ["d['k']", "a != b"], "fstring"),
+    ("raise ValueError(f\"a {f'{y}'} b\")", "a {f'{y}'} b", ["f'{y}'"], "fstring"),
+    ("raise ValueError(f\"{{lit}} {d['k']} {a != b}\")", "{{lit}} {d['k']} {a != b}", ["d['k']", "a != b"], "fstring"),
     ('raise ValueError(f"{x:{width}}")', "{x:{width}}", ["x:{width}"], "fstring"),
     # a quoted brace inside a nested field of a format spec is a string, not a brace
-    ('raise ValueError(f"x {x:{\'{\'}>5} y")', "x {x:{'{'}>5} y", ["x:{'{'}>5"], "fstring"),
+    ("raise ValueError(f\"x {x:{'{'}>5} y\")", "x {x:{'{'}>5} y", ["x:{'{'}>5"], "fstring"),
     ('raise ValueError(f"\\N{BULLET} {x}\\n")', "\u2022 {x}\n", ["x"], "fstring"),
     (
-        '''
+        """
         raise ValueError(
             f"Unknown kind '{kind}' in "  # comment
             "backend_per_kind. Valid kinds are: "
             f"{', '.join(sorted(valid))}."
         )
-        ''',
+        """,
         "Unknown kind '{kind}' in backend_per_kind. Valid kinds are: {', '.join(sorted(valid))}.",
         ["kind", "', '.join(sorted(valid))"],
         "fstring",
@@ -54,50 +54,50 @@ CASES = [
     ('raise ValueError("{1}-{0}".format(a, b))', "{b}-{a}", ["b", "a"], "format"),
     ('raise ValueError("{k!r:>3} {o.attr}".format(k=v, o=obj))', "{v!r:>3} {obj.attr}", ["v!r:>3", "obj.attr"], "format"),
     ('raise ValueError(", ".join(["a", f"b{x}", "c"]))', "a, b{x}, c", ["x"], "join"),
-    ('raise ValueError(", ".join(items))', "{\", \".join(items)}", ['", ".join(items)'], "opaque"),
+    ('raise ValueError(", ".join(items))', '{", ".join(items)}', ['", ".join(items)'], "opaque"),
     (
-        '''
+        """
         def f(x):
             msg = "bad: "
             msg += f"{x}"
             if x:
                 msg += " (set)"
             raise ValueError(msg)
-        ''',
+        """,
         # either path reaches the raise: both texts are the message's alternatives, the longer shown
         "bad: {x} (set)",
         ["x"],
         "assembled",
     ),
     (
-        '''
+        """
         def f(x):
             msg = "first"
             msg = f"second {x}"
             raise ValueError(msg)
-        ''',
+        """,
         "second {x}",
         ["x"],
         "variable",
     ),
     (
-        '''
+        """
         def f(x):
             if x:
                 msg = "in branch"
                 raise ValueError(msg)
             msg = "other"
-        ''',
+        """,
         "in branch",
         [],
         "variable",
     ),
     (
-        '''
+        """
         ERR = "module constant {x}"
         def f():
             raise ValueError(ERR)
-        ''',
+        """,
         "module constant {{x}}",
         [],
         "constant",

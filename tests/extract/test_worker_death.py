@@ -18,8 +18,7 @@ CULPRIT = "pkg/m037.py"
 
 
 def _crawl(cli, repo, out):
-    result = cli("crawl", "--repo", repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                 "--out", out, "--jobs", "2", "--no-cache")
+    result = cli("crawl", "--repo", repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, "--jobs", "2", "--no-cache")
     assert result.exit_code == 0, result.output
     dataset = out / "acme" / "widgets"
     rows = [json.loads(line) for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines()]

@@ -55,8 +55,9 @@ def _kind_literals(tree: ast.AST, source: str) -> list[int]:
         if not isinstance(node, ast.Compare):
             continue
         sides = [node.left, *node.comparators]
-        spelled = [c for s in sides for c in ([s] if isinstance(s, ast.Constant) else getattr(s, "elts", []))
-                   if isinstance(c, ast.Constant) and c.value in names]
+        spelled = [
+            c for s in sides for c in ([s] if isinstance(s, ast.Constant) else getattr(s, "elts", [])) if isinstance(c, ast.Constant) and c.value in names
+        ]
         others = " ".join(ast.get_source_segment(source, s) or "" for s in sides if not isinstance(s, (ast.Constant, ast.Tuple, ast.Set)))
         if spelled and "kind" in others:
             found.append(node.lineno)
@@ -82,13 +83,16 @@ def test_the_scan_finds_a_kind_spelled_as_a_string():
     assert _kind_literals(ast.parse(source), source) == [1]
 
 
-@pytest.mark.parametrize(("data", "word", "qualname"), [
-    ({"kind": "raise", "exception": {"name": "ValueError", "qualname": "builtins.ValueError"}}, "ValueError", "builtins.ValueError"),
-    ({"kind": "log", "exception": None, "log": {"level": "exception"}}, "ERROR", "logging.ERROR"),
-    ({"kind": "response", "exception": None, "response": {"error_type": "NotFoundError", "builder_qualname": "a.b"}}, "NotFoundError", "a.b"),
-    ({"kind": "response", "exception": None, "response": {"error_type": "not a name", "builder_qualname": "a.b"}}, "ErrorResponse", "a.b"),
-    ({"kind": "response", "exception": None, "response": {"error_type": None, "builder_qualname": "a.b"}}, "ErrorResponse", "a.b"),
-])
+@pytest.mark.parametrize(
+    ("data", "word", "qualname"),
+    [
+        ({"kind": "raise", "exception": {"name": "ValueError", "qualname": "builtins.ValueError"}}, "ValueError", "builtins.ValueError"),
+        ({"kind": "log", "exception": None, "log": {"level": "exception"}}, "ERROR", "logging.ERROR"),
+        ({"kind": "response", "exception": None, "response": {"error_type": "NotFoundError", "builder_qualname": "a.b"}}, "NotFoundError", "a.b"),
+        ({"kind": "response", "exception": None, "response": {"error_type": "not a name", "builder_qualname": "a.b"}}, "ErrorResponse", "a.b"),
+        ({"kind": "response", "exception": None, "response": {"error_type": None, "builder_qualname": "a.b"}}, "ErrorResponse", "a.b"),
+    ],
+)
 def test_the_exception_word_of_each_kind_is_what_schema_5_held_in_exception(data, word, qualname):
     assert exception_word(data) == word == read_exception_word(data)
     assert exception_qualname(data) == qualname

@@ -79,8 +79,11 @@ def test_every_file_format_checks_ids_and_commits_alike():
 def test_id_and_commit_patterns_are_written_once():
     """crawler/models.py holds them; a copy anywhere else could drift from the schemas."""
     hand_written = re.compile(r"\[0-9a-f(?:A-F)?\]\{")
-    copies = [path.name for path in sorted((SCHEMA_DIR.parent / "crawler").glob("*.py"))
-              if path.name != "models.py" and hand_written.search(path.read_text(encoding="utf-8"))]
+    copies = [
+        path.name
+        for path in sorted((SCHEMA_DIR.parent / "crawler").glob("*.py"))
+        if path.name != "models.py" and hand_written.search(path.read_text(encoding="utf-8"))
+    ]
     assert copies == []
 
 
@@ -108,8 +111,20 @@ def test_every_pattern_means_the_whole_string_in_every_engine(engine):
     # test_a_link_with_a_newline_after_is_refused hold those
     # test_an_evidence_link_or_line_with_a_newline_is_refused holds the evidence ones
     # the release's (package, version, upload time, wheel, sdist): tests/source/test_release.py
-    by_end = {OWNER_PATTERN, NAME_PATTERN, REPO_PATTERN, URL_PATTERN, FOREIGN_NAME_PATTERN, EVIDENCE_URL_PATTERN, LINE_PATTERN,
-              PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, SDIST_NAME_PATTERN}
+    by_end = {
+        OWNER_PATTERN,
+        NAME_PATTERN,
+        REPO_PATTERN,
+        URL_PATTERN,
+        FOREIGN_NAME_PATTERN,
+        EVIDENCE_URL_PATTERN,
+        LINE_PATTERN,
+        PACKAGE_PATTERN,
+        RELEASE_VERSION_PATTERN,
+        UTC_TIME_PATTERN,
+        WHEEL_NAME_PATTERN,
+        SDIST_NAME_PATTERN,
+    }
     assert {s["pattern"] for s in found.values()} == {ID_PATTERN, COMMIT_PATTERN, UPSTREAM_COMMIT_PATTERN, SHA256_PATTERN} | by_end
     for subschema in (s for s in found.values() if s["pattern"] not in by_end):
         if engine == "reference":
@@ -117,8 +132,9 @@ def test_every_pattern_means_the_whole_string_in_every_engine(engine):
         elif engine == "fast":
             accepts = jsonschema_rs.validator_for(subschema).is_valid
         else:
-            adapter = TypeAdapter({ID_PATTERN: EntryId, COMMIT_PATTERN: Commit, UPSTREAM_COMMIT_PATTERN: ShortCommit,
-                                   SHA256_PATTERN: Sha256}[subschema["pattern"]])
+            adapter = TypeAdapter(
+                {ID_PATTERN: EntryId, COMMIT_PATTERN: Commit, UPSTREAM_COMMIT_PATTERN: ShortCommit, SHA256_PATTERN: Sha256}[subschema["pattern"]]
+            )
             assert adapter.json_schema() == {k: v for k, v in subschema.items() if k not in ("title", "description")}
 
             def accepts(value, adapter=adapter):
@@ -175,10 +191,19 @@ def test_an_evidence_link_or_line_with_a_newline_is_refused(engine):
 
     props = schema_for("evidence")["$defs"]["Evidence"]["properties"]
     url, title = "https://github.com/acme/widgets/issues/2248", "ValueError: it broke"
-    cases = [("url", url, True), ("url", url + "#issuecomment-1", True), ("url", url + "\n", False), ("url", "\n" + url, False),
-             ("url", url + " x", False), ("url", url.replace("issues", "blob"), False), ("url", url.replace("https", "http"), False),
-             ("title", title, True), ("title", title + "\n", False), ("title", "\x1b]0;x\x07" + title, False),
-             ("title", title + "\u2028x", False)]
+    cases = [
+        ("url", url, True),
+        ("url", url + "#issuecomment-1", True),
+        ("url", url + "\n", False),
+        ("url", "\n" + url, False),
+        ("url", url + " x", False),
+        ("url", url.replace("issues", "blob"), False),
+        ("url", url.replace("https", "http"), False),
+        ("title", title, True),
+        ("title", title + "\n", False),
+        ("title", "\x1b]0;x\x07" + title, False),
+        ("title", title + "\u2028x", False),
+    ]
     for field, value, ok in cases:
         schema = props[field]
         if engine == "reference":

@@ -30,8 +30,7 @@ EXTRACTION = {shapes.ExtractedSite, shapes.FileResult, shapes.ExtractedResponseD
 
 
 def _typeddicts():
-    return {obj for name, obj in inspect.getmembers(shapes, typing.is_typeddict)
-            if obj.__module__ == shapes.__name__ and not name.startswith("_")}
+    return {obj for name, obj in inspect.getmembers(shapes, typing.is_typeddict) if obj.__module__ == shapes.__name__ and not name.startswith("_")}
 
 
 def _keys(shape):
@@ -83,12 +82,22 @@ def test_a_built_record_has_exactly_the_shape_keys():
 
     source = b"def f(x):\n    if x < 0:\n        raise ValueError(f'negative: {x}')\n"
     result = extract_file("pkg/mod.py", source)
-    identity = Identity(repo=records.RepoRef(url="https://github.com/o/r", owner="o", name="r"), commit="a" * 40,
-                        commit_date="2026-01-01T00:00:00+00:00", upstream_commit=None, source="git")
+    identity = Identity(
+        repo=records.RepoRef(url="https://github.com/o/r", owner="o", name="r"),
+        commit="a" * 40,
+        commit_date="2026-01-01T00:00:00+00:00",
+        upstream_commit=None,
+        source="git",
+    )
     (record,) = build_entries(identity, result["sites"]).records
     assert set(record) == set(_keys(shapes.RecordData))
-    for key, shape in [("exception", shapes.ExceptionData), ("location", shapes.LocationData),
-                       ("message", shapes.TemplateData), ("provenance", shapes.ProvenanceData), ("repo", shapes.RepoData)]:
+    for key, shape in [
+        ("exception", shapes.ExceptionData),
+        ("location", shapes.LocationData),
+        ("message", shapes.TemplateData),
+        ("provenance", shapes.ProvenanceData),
+        ("repo", shapes.RepoData),
+    ]:
         assert set(record[key]) == set(_keys(shape)), key
     (site,) = record["sites"]
     assert set(site) == set(_keys(shapes.SiteData))

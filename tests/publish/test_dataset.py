@@ -77,6 +77,7 @@ def tree(directory: Path, skip: Path | None = None) -> dict[str, bytes]:
 def set_id(value: str) -> Callable[[dict[str, Any]], None]:
     def change(record: dict[str, Any]) -> None:
         record["id"] = value
+
     return change
 
 
@@ -287,29 +288,46 @@ MALFORMED: dict[str, tuple[Callable[[Path], None], str]] = {
     # name: (how the dataset is broken, what the one line says); today's tracebacks in comments
     "manifest_missing_repo": (  # KeyError
         lambda d: edit_json(d / "manifest.json", lambda m: {k: v for k, v in m.items() if k != "repo"}),
-        "manifest.json: not a valid manifest: repo: Field required"),
+        "manifest.json: not a valid manifest: repo: Field required",
+    ),
     "manifest_not_json": (  # JSONDecodeError
-        lambda d: (d / "manifest.json").write_text("{not json"), "manifest.json: not a valid manifest: Invalid JSON"),
+        lambda d: (d / "manifest.json").write_text("{not json"),
+        "manifest.json: not a valid manifest: Invalid JSON",
+    ),
     "manifest_repo_is_text": (  # TypeError
-        lambda d: edit_json(d / "manifest.json", lambda m: {**m, "repo": "acme/widgets"}), "manifest.json: not a valid manifest: repo: "),
+        lambda d: edit_json(d / "manifest.json", lambda m: {**m, "repo": "acme/widgets"}),
+        "manifest.json: not a valid manifest: repo: ",
+    ),
     "manifest_a_list": (  # TypeError
-        lambda d: (d / "manifest.json").write_text("[]"), "manifest.json: not a valid manifest: Input should be an object"),
+        lambda d: (d / "manifest.json").write_text("[]"),
+        "manifest.json: not a valid manifest: Input should be an object",
+    ),
     "no_records_file": (  # FileNotFoundError
-        lambda d: (d / "errors.jsonl.gz").unlink(), "errors.jsonl.gz: cannot read: No such file or directory"),
+        lambda d: (d / "errors.jsonl.gz").unlink(),
+        "errors.jsonl.gz: cannot read: No such file or directory",
+    ),
     "records_a_directory": (  # IsADirectoryError
-        lambda d: ((d / "errors.jsonl.gz").unlink(), (d / "errors.jsonl.gz").mkdir()), "errors.jsonl.gz: "),
+        lambda d: ((d / "errors.jsonl.gz").unlink(), (d / "errors.jsonl.gz").mkdir()),
+        "errors.jsonl.gz: ",
+    ),
     "record_not_json": (  # JSONDecodeError
-        lambda d: write_jsonl(d, jsonl_bytes(d) + b"{oops\n"), f"errors.jsonl.gz:{len(consumer_data.records()) + 1}: not a valid record: Invalid JSON"),
+        lambda d: write_jsonl(d, jsonl_bytes(d) + b"{oops\n"),
+        f"errors.jsonl.gz:{len(consumer_data.records()) + 1}: not a valid record: Invalid JSON",
+    ),
     "record_missing_message": (  # KeyError
-        lambda d: edit_record(d, lambda r: r.pop("message"), n=2), "errors.jsonl.gz:3: not a valid record: message: Field required"),
+        lambda d: edit_record(d, lambda r: r.pop("message"), n=2),
+        "errors.jsonl.gz:3: not a valid record: message: Field required",
+    ),
     "record_sites_not_a_list": (  # TypeError
-        lambda d: edit_record(d, lambda r: r.update(sites=7), n=2), "errors.jsonl.gz:3: not a valid record: sites: "),
+        lambda d: edit_record(d, lambda r: r.update(sites=7), n=2),
+        "errors.jsonl.gz:3: not a valid record: sites: ",
+    ),
     "record_id_with_nul": (  # ValueError: embedded null byte
-        lambda d: edit_record(d, set_id("0123456789abcde\0")), "errors.jsonl.gz:1: not a valid record: id: "),
-    "record_twice": (
-        lambda d: write_rows(d, rows(d) + rows(d)[:1]), f"errors.jsonl.gz:{len(consumer_data.records()) + 1}: id "),
-    "record_an_array": (
-        lambda d: write_jsonl(d, b"[1, 2]\n"), "errors.jsonl.gz:1: not a valid record: Input should be an object"),
+        lambda d: edit_record(d, set_id("0123456789abcde\0")),
+        "errors.jsonl.gz:1: not a valid record: id: ",
+    ),
+    "record_twice": (lambda d: write_rows(d, rows(d) + rows(d)[:1]), f"errors.jsonl.gz:{len(consumer_data.records()) + 1}: id "),
+    "record_an_array": (lambda d: write_jsonl(d, b"[1, 2]\n"), "errors.jsonl.gz:1: not a valid record: Input should be an object"),
 }
 
 
@@ -329,8 +347,13 @@ def test_a_fifo_in_a_dataset_is_refused_not_waited_for(tmp_path: Path) -> None:
     data = dataset(tmp_path)
     (data / "errors.jsonl.gz").unlink()
     os.mkfifo(data / "errors.jsonl.gz")
-    proc = subprocess.run([sys.executable, "-m", "crawler", "render", "--data", str(data), "--out", str(tmp_path / "site")],
-                          capture_output=True, text=True, timeout=120, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawler", "render", "--data", str(data), "--out", str(tmp_path / "site")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     assert proc.returncode == 1 and proc.stderr.strip() == f"errcat: {data}/errors.jsonl.gz: not a regular file", proc.stderr
 
 
@@ -390,11 +413,29 @@ def test_show_checks_the_record_file_is_the_entry_it_names(tmp_path: Path, cli) 
 TEXT = st.one_of(
     st.text(max_size=30),
     st.text(st.characters(max_codepoint=0x9F), max_size=30),  # control characters, C1 included
-    st.sampled_from([
-        "../../../pwned", "../../../../../pwned", "javascript:alert(1)", "<script>alert(1)</script>", "]]>", "\x1b[2J\x1b]0;t\x07",
-        "a\0b", "\u2028\u2029", "{{}}{", "`" * 3000, "x" * 200_000, "\n" * 20_000, "%00", "|", "::error::x",
-        "https://evil.example/x", HOST + "blob/c/a.py#L1", "0123456789abcdef", "0123456789abcdef\n",
-    ]),
+    st.sampled_from(
+        [
+            "../../../pwned",
+            "../../../../../pwned",
+            "javascript:alert(1)",
+            "<script>alert(1)</script>",
+            "]]>",
+            "\x1b[2J\x1b]0;t\x07",
+            "a\0b",
+            "\u2028\u2029",
+            "{{}}{",
+            "`" * 3000,
+            "x" * 200_000,
+            "\n" * 20_000,
+            "%00",
+            "|",
+            "::error::x",
+            "https://evil.example/x",
+            HOST + "blob/c/a.py#L1",
+            "0123456789abcdef",
+            "0123456789abcdef\n",
+        ]
+    ),
     st.from_regex(r"[0-9a-f]{16}", fullmatch=True),
 )
 NUMBER = st.one_of(st.integers(-3, 5), st.integers(10**15, 10**18), st.sampled_from([0, -1, 2**63, 1.5, "7", None, True]))
@@ -460,6 +501,7 @@ def put(document: Any, path: tuple[Any, ...], value: Any) -> None:
 @contextmanager
 def hang_guard(seconds: int) -> Iterator[None]:
     """A generous limit that turns a hang into a failure (not a timing assertion)."""
+
     def expire(*_: Any) -> None:
         raise TimeoutError(f"still running after {seconds}s")
 
@@ -481,8 +523,11 @@ def test_crafted_datasets_never_crash_or_escape_any_consumer(changes: list[tuple
         pristine = consumer_data.write(root / "pristine")
         data = root / "work" / "dataset"
         data.mkdir(parents=True)
-        docs = {"manifest": json.loads((pristine / "manifest.json").read_bytes()), "record": rows(pristine)[0],
-                "search": json.loads((pristine / "search.json").read_bytes())}
+        docs = {
+            "manifest": json.loads((pristine / "manifest.json").read_bytes()),
+            "record": rows(pristine)[0],
+            "search": json.loads((pristine / "search.json").read_bytes()),
+        }
         eid = docs["record"]["id"]
         docs = copy.deepcopy(docs)
         for document, path, value in changes:
@@ -503,8 +548,7 @@ def test_crafted_datasets_never_crash_or_escape_any_consumer(changes: list[tuple
             assert "Traceback" not in result.output and len(errors) <= 1, (name, result.stderr)
             assert result.exit_code == 0 or errors or name in ("match", "curate-check"), (name, result.output)
             assert tree(root, skip=out) == before, name  # nothing written outside its output directory
-        written = [p.relative_to(site).as_posix() for site in (out / "html", out / "md") if site.exists()
-                   for p in site.rglob("*") if p.is_file()]
+        written = [p.relative_to(site).as_posix() for site in (out / "html", out / "md") if site.exists() for p in site.rglob("*") if p.is_file()]
         assert all(SITE_FILES.fullmatch(name) for name in written), written
         links = site_links(out) if out.exists() else []
         assert all(link_ok(u) for u in links), [u for u in links if not link_ok(u)]

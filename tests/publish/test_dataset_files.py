@@ -20,12 +20,12 @@ from crawler.base.dataset_files import BY_NAME, CARRIED, FILES, MATCHED, SUPPLIE
 from crawler.model.schemas import MODELS
 from tests.package_index import pip_uses, release_wheel
 
-CODE = '''
+CODE = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
     return x
-'''
+"""
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
 
@@ -65,9 +65,11 @@ def test_the_writer_refuses_a_document_the_table_does_not_name(tmp_path):
     from tests.publish.test_output import manifest_for, many_records
 
     records = many_records(2)
-    for extra, words in (({"notes.json": ("index", {})}, "not a file of a dataset"),
-                         ({"index.json": ("index", {})}, "the writer's own"),
-                         ({"foreign.json": ("search", {})}, "not its own foreign")):
+    for extra, words in (
+        ({"notes.json": ("index", {})}, "not a file of a dataset"),
+        ({"index.json": ("index", {})}, "the writer's own"),
+        ({"foreign.json": ("search", {})}, "not its own foreign"),
+    ):
         with pytest.raises(DataError, match=words):
             render_dataset(records, manifest_for(records), extra)
 
@@ -81,27 +83,66 @@ def _commands(cli, repo: Path, tmp_path: Path) -> dict[str, Path]:
         assert result.exit_code == 0, f"{name}: {result.output}"
         out[name] = dataset
 
-    run("crawl", "crawl", "--repo", repo, "--ref", "v2.0", *ARGS, "--out", tmp_path / "crawled", "--curated", tmp_path / "curated",
-        dataset=tmp_path / "crawled" / "acme" / "widgets")
+    run(
+        "crawl",
+        "crawl",
+        "--repo",
+        repo,
+        "--ref",
+        "v2.0",
+        *ARGS,
+        "--out",
+        tmp_path / "crawled",
+        "--curated",
+        tmp_path / "curated",
+        dataset=tmp_path / "crawled" / "acme" / "widgets",
+    )
     for n, ref in enumerate(("v1.0", "v2.0"), start=1):  # the first sync, then one over the catalogue it wrote
         run(f"sync {n}", "sync", "--repo", repo, *ARGS, "--ref", ref, "--out", tmp_path / "synced", dataset=tmp_path / "synced" / "acme" / "widgets")
         if n == 1:  # kept as it was, before the second sync replaces it
             out["sync 1"] = Path(shutil.copytree(out["sync 1"], tmp_path / "first-sync"))
-    run("history", "history", "--repo", repo, *ARGS, "--out", tmp_path / "history", "v1.0", "v2.0",
-        dataset=tmp_path / "history" / "acme" / "widgets")
-    run("history --per-release", "history", "--repo", repo, *ARGS, "--per-release", tmp_path / "releases", "v1.0", "v2.0",
-        dataset=tmp_path / "releases" / "v1.0" / "acme" / "widgets")
+    run("history", "history", "--repo", repo, *ARGS, "--out", tmp_path / "history", "v1.0", "v2.0", dataset=tmp_path / "history" / "acme" / "widgets")
+    run(
+        "history --per-release",
+        "history",
+        "--repo",
+        repo,
+        *ARGS,
+        "--per-release",
+        tmp_path / "releases",
+        "v1.0",
+        "v2.0",
+        dataset=tmp_path / "releases" / "v1.0" / "acme" / "widgets",
+    )
     out["history --per-release (v2.0)"] = tmp_path / "releases" / "v2.0" / "acme" / "widgets"
-    run("history --fold", "history", "--fold", tmp_path / "releases", "--out", tmp_path / "folded",
-        dataset=tmp_path / "folded" / "acme" / "widgets")
-    run("history --fold --catalogue", "history", "--fold", tmp_path / "releases", "--catalogue", tmp_path / "synced",
-        "--out", tmp_path / "folded-under", dataset=tmp_path / "folded-under" / "acme" / "widgets")
+    run("history --fold", "history", "--fold", tmp_path / "releases", "--out", tmp_path / "folded", dataset=tmp_path / "folded" / "acme" / "widgets")
+    run(
+        "history --fold --catalogue",
+        "history",
+        "--fold",
+        tmp_path / "releases",
+        "--catalogue",
+        tmp_path / "synced",
+        "--out",
+        tmp_path / "folded-under",
+        dataset=tmp_path / "folded-under" / "acme" / "widgets",
+    )
     # the backfill's and the sync's last step: the artifact of a job adopted into the checkout's output/
     artifact = tmp_path / "artifact"
     shutil.copytree(tmp_path / "folded-under", artifact / "output")
     (artifact / "changelog.md").write_text("## Error catalogue: acme/widgets\n\nA history.\n", encoding="utf-8")
-    run("adopt", "adopt", artifact, "--out", tmp_path / "checkout" / "output", "--name", "acme/widgets",
-        "--changelog", tmp_path / "changelog.md", dataset=tmp_path / "checkout" / "output" / "acme" / "widgets")
+    run(
+        "adopt",
+        "adopt",
+        artifact,
+        "--out",
+        tmp_path / "checkout" / "output",
+        "--name",
+        "acme/widgets",
+        "--changelog",
+        tmp_path / "changelog.md",
+        dataset=tmp_path / "checkout" / "output" / "acme" / "widgets",
+    )
     return out
 
 
@@ -140,8 +181,10 @@ def test_a_crawl_and_a_history_of_wheels_write_the_tables_files(index, cli, tmp_
     release_wheel(index, "1.0", None)
     release_wheel(index, "2.0", None, message="worse value")
     datasets = {}
-    for name, args, out in (("crawl --pypi", ["crawl", "--pypi", "relpkg==2.0"], "crawled"),
-                            ("history --pypi", ["history", "--pypi", "relpkg==1.0", "relpkg==2.0"], "history")):
+    for name, args, out in (
+        ("crawl --pypi", ["crawl", "--pypi", "relpkg==2.0"], "crawled"),
+        ("history --pypi", ["history", "--pypi", "relpkg==1.0", "relpkg==2.0"], "history"),
+    ):
         result = cli(*args, "--include", "relpkg/**/*.py", "--out", tmp_path / out)
         assert result.exit_code == 0, f"{name}: {result.output}"
         datasets[name] = tmp_path / out / "acme" / "relpkg"

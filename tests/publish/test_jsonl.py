@@ -36,11 +36,20 @@ def test_unchanged_members_are_taken_over_and_changed_ones_made_anew():
     assert jsonl.split_members(b"not gzip at all") == {}
 
 
-@pytest.mark.parametrize("data, message", [
-    (b"junk", "not a valid gzip stream"),
-    (jsonl.pack(IDS, LINES)[:-6], "cut short"),
-    (zlib.compress(b"x" * 2000, 9, ), "not a valid gzip stream"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (b"junk", "not a valid gzip stream"),
+        (jsonl.pack(IDS, LINES)[:-6], "cut short"),
+        (
+            zlib.compress(
+                b"x" * 2000,
+                9,
+            ),
+            "not a valid gzip stream",
+        ),
+    ],
+)
 def test_a_damaged_file_is_one_data_error(data, message):
     with pytest.raises(DataError, match=message):
         list(jsonl.iter_lines(io.BytesIO(data), "f", 1000))
@@ -111,8 +120,7 @@ def test_a_line_not_kept_is_made_only_for_a_member_compressed_anew():
         return changed[i]
 
     not_kept = [None, None, None, changed[3]]
-    assert jsonl.pack_members(ids, not_kept, previous=before, line_digests=[*digests[:3], jsonl.line_digest(changed[3])],
-                              make=make) == whole
+    assert jsonl.pack_members(ids, not_kept, previous=before, line_digests=[*digests[:3], jsonl.line_digest(changed[3])], make=make) == whole
     assert made == [2]  # the bb member changed: its other line is made again; the aa member is taken over
     with pytest.raises(ValueError):
         jsonl.packed(ids, not_kept)  # no digests for the lines not kept

@@ -55,11 +55,9 @@ def test_a_file_with_more_sites_than_the_limit_is_skipped(fixture_repo, cli, tmp
     assert result.exit_code == 0 and "wrote" in result.stderr, result.output  # other limits: not up to date
     m = manifest(dataset)
     # (extraction stops at the 11th site: how many more the file holds is not counted)
-    assert m["skipped"] == [{"path": "pkg/gen.py",
-                             "reason": "more than 10 raise and assert sites, over the limit of 10 per file (max_file_sites)"}]
+    assert m["skipped"] == [{"path": "pkg/gen.py", "reason": "more than 10 raise and assert sites, over the limit of 10 per file (max_file_sites)"}]
     assert m["limits"]["max_file_sites"] == 10
-    assert {k: m["counts"][k] for k in ("files", "parsed", "skipped", "sites", "entries")} == {
-        "files": 3, "parsed": 2, "skipped": 1, "sites": 2, "entries": 2}
+    assert {k: m["counts"][k] for k in ("files", "parsed", "skipped", "sites", "entries")} == {"files": 3, "parsed": 2, "skipped": 1, "sites": 2, "entries": 2}
     assert templates(dataset) == SMALL_TEMPLATES
     assert cli("validate", out).exit_code == 0
 
@@ -68,8 +66,9 @@ def test_a_file_with_more_sites_than_the_limit_is_skipped(fixture_repo, cli, tmp
 def test_limits_come_from_the_upstream_unless_the_crawl_says_otherwise(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL, "pkg/gen.py": generated(30)}, tag="v1")
     config = tmp_path / "errcat.toml"
-    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
-                      "max_file_sites = 10\nmax_output_bytes = 900000\n")
+    config.write_text(
+        'default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\nmax_file_sites = 10\nmax_output_bytes = 900000\n'
+    )
     out = tmp_path / "out"
     dataset = out / "acme" / "widgets"
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", out).exit_code == 0
@@ -103,8 +102,7 @@ def test_no_file_of_the_dataset_is_over_the_output_limit(fixture_repo, cli, tmp_
     dataset = out / "acme" / "widgets"
     assert max(dataset_files(dataset).values()) <= limit
     m = manifest(dataset)
-    assert m["skipped"] == [{"path": "pkg/gen.py",
-                             "reason": f"its entries would take search.json over {limit} bytes (max_output_bytes)"}]
+    assert m["skipped"] == [{"path": "pkg/gen.py", "reason": f"its entries would take search.json over {limit} bytes (max_output_bytes)"}]
     assert templates(dataset) == {f"x must be positive ({i}), got {{x}}" for i in range(8)} | {"x is far too large"}
     assert m["counts"]["entries"] == 9 and m["counts"]["parsed"] == 9 and m["counts"]["skipped"] == 1
     assert cli("validate", out).exit_code == 0
@@ -138,16 +136,14 @@ def test_what_no_skip_can_shrink_is_one_line(fixture_repo, cli, tmp_path):
 def test_history_leaves_out_retired_entries_first(fixture_repo, cli, tmp_path):
     """Retired records pile up over releases: a history over the limit drops the largest retired
     ones first and counts them; every live entry stays."""
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL, "pkg/gen.py": generated(40, words=40, tag="old ")},
-                        tag="v1.0")
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/ok.py": SMALL, "pkg/gen.py": generated(40, words=40, tag="old ")}, tag="v1.0")
     fixture_repo.commit({"pkg/gen.py": generated(40, words=40, tag="new ")}, tag="v2.0")
     scratch = tmp_path / "scratch"
     assert crawl(cli, fixture_repo, scratch, "v2.0").exit_code == 0
     crawled = dataset_files(scratch / "acme" / "widgets")["search.json"]
     limit = crawled + crawled // 2  # room for v2.0's entries with their history, not for all of v1.0's too
     config = tmp_path / "errcat.toml"
-    config.write_text('default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\n'
-                      f"max_output_bytes = {limit}\n")
+    config.write_text(f'default = "w"\n[upstreams.w]\nurl = "https://github.com/acme/widgets"\ninclude = ["pkg/**/*.py"]\nmax_output_bytes = {limit}\n')
     out = tmp_path / "out"
     result = cli("history", "--repo", fixture_repo.path, "--config", config, "--out", out, "v1.0", "v2.0")
     assert result.exit_code == 0, result.output

@@ -17,8 +17,14 @@ IDENTITY = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), 
 
 def site(text, line, path="pkg/mod.py", exception="ValueError", qualname="f"):
     return {
-        "path": path, "line": line, "end_line": line, "module": "pkg.mod", "qualname": qualname, "kind": "raise",
-        "exception": exception, "exception_qualname": f"builtins.{exception}",
+        "path": path,
+        "line": line,
+        "end_line": line,
+        "module": "pkg.mod",
+        "qualname": qualname,
+        "kind": "raise",
+        "exception": exception,
+        "exception_qualname": f"builtins.{exception}",
         "template": {"text": text, "fields": [], "pattern": "^x$", "form": "literal", "opaque": False},
         "snippet": {"start_line": line, "end_line": line, "code": f"raise {exception}({text!r})"},
         "facts": {"guards": ["x < 0"]},
@@ -26,13 +32,26 @@ def site(text, line, path="pkg/mod.py", exception="ValueError", qualname="f"):
 
 
 def manifest_for(records, sites=0):
-    return Manifest.model_validate({
-        "schema_version": SCHEMA_VERSION, "errcat_version": "0", "extractor_version": "0", "repo": IDENTITY.repo.model_dump(),
-        "commit": COMMIT, "commit_date": IDENTITY.commit_date, "upstream_commit": None, "ref": None, "source": "git",
-        "include": ["**/*.py"], "exclude": [], "skipped": [], "curated_digest": None, "input_digest": "0" * 64,
-        "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": sites, "entries": len(records), "bare_asserts": 0, "reraises": 0},
-        "content_digest": "",
-    })
+    return Manifest.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "errcat_version": "0",
+            "extractor_version": "0",
+            "repo": IDENTITY.repo.model_dump(),
+            "commit": COMMIT,
+            "commit_date": IDENTITY.commit_date,
+            "upstream_commit": None,
+            "ref": None,
+            "source": "git",
+            "include": ["**/*.py"],
+            "exclude": [],
+            "skipped": [],
+            "curated_digest": None,
+            "input_digest": "0" * 64,
+            "counts": {"files": 1, "parsed": 1, "skipped": 0, "sites": sites, "entries": len(records), "bare_asserts": 0, "reraises": 0},
+            "content_digest": "",
+        }
+    )
 
 
 def dataset_files(sites):
@@ -123,12 +142,24 @@ def test_validate_never_opens_a_fifo_or_a_device_and_never_follows_a_symlink(tmp
     (target / "errors.jsonl.gz").unlink()
     (target / "errors.jsonl.gz").symlink_to("/dev/zero")
     (target / "search.json").mkdir()
-    proc = subprocess.run([sys.executable, "-m", "crawler", "validate", str(target)], capture_output=True, text=True,
-                          timeout=120, env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])))
+    proc = subprocess.run(
+        [sys.executable, "-m", "crawler", "validate", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2])),
+    )
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     lines = proc.stdout.splitlines()
-    for rel, kind in [(first, "a symbolic link"), (second, "a symbolic link"), (third, "a FIFO"), ("errors/dangling.json", "a symbolic link"),
-                      ("index.json", "a FIFO"), ("errors.jsonl.gz", "a symbolic link"), ("search.json", "a directory")]:
+    for rel, kind in [
+        (first, "a symbolic link"),
+        (second, "a symbolic link"),
+        (third, "a FIFO"),
+        ("errors/dangling.json", "a symbolic link"),
+        ("index.json", "a FIFO"),
+        ("errors.jsonl.gz", "a symbolic link"),
+        ("search.json", "a directory"),
+    ]:
         assert f"{target}/{rel}: {kind}, not a regular file; not read" in lines, (rel, proc.stdout)
     other = write_dataset(tmp_path / "o" / "m", files)
     os.replace(other / "errors", elsewhere / "errors")
@@ -576,10 +607,10 @@ def test_a_publish_that_keeps_its_records_forks_no_helper(tmp_path, monkeypatch)
     real = forked.start
     monkeypatch.setattr(forked, "start", lambda fn: starts.append(fn) or real(fn))
     most = {r["id"]: dumps_record(r) for r in records[5:]}
-    kept, _ = output.publish(tmp_path / "k" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2,
-                             reuse=Reuse(most, frozenset(), set(), {}, {}))
+    kept, _ = output.publish(
+        tmp_path / "k" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2, reuse=Reuse(most, frozenset(), set(), {}, {})
+    )
     assert not starts
     assert snapshot(kept) == snapshot(forked_publish)
-    output.publish(tmp_path / "n" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2,
-                   reuse=Reuse({}, frozenset(), set(), {}, {}))
+    output.publish(tmp_path / "n" / "o" / "n", records, manifest, lambda: search_file(records, manifest), jobs=2, reuse=Reuse({}, frozenset(), set(), {}, {}))
     assert starts  # with nothing kept, the helper writes as before

@@ -17,7 +17,7 @@ from helpers import git
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
-A = '''
+A = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
@@ -26,9 +26,9 @@ def check(x):
 
 def other(y):
     raise KeyError(f"no such key {y}")
-'''
+"""
 
-B = '''
+B = """
 def load(name):
     if not name:
         raise RuntimeError("a name is needed")
@@ -39,7 +39,7 @@ def store(value):
     if value is None:
         raise TypeError("nothing to store")
     return value
-'''
+"""
 
 #: ``store``'s raise one line further down; ``load`` and its raise as they were.
 B_MOVED = B.replace("def store(value):\n", "def store(value):\n    value = value or None\n")
@@ -63,8 +63,7 @@ def by_template(dataset: Path) -> dict[str, dict]:
 def releases(fixture_repo):
     """v1; v2 adds a comment line at the end of a file (no raise or snippet moves); v3 moves one raise."""
     v1 = fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": A, "pkg/b.py": B}, tag="v1", date="1767323045 +0000")
-    v2 = fixture_repo.commit({"pkg/a.py": A + "\n\n\n\n\n\n\n\n# a comment, far from every raise\n"}, tag="v2",
-                             date="1767409445 +0000")
+    v2 = fixture_repo.commit({"pkg/a.py": A + "\n\n\n\n\n\n\n\n# a comment, far from every raise\n"}, tag="v2", date="1767409445 +0000")
     v3 = fixture_repo.commit({"pkg/b.py": B_MOVED}, tag="v3", date="1767495845 +0000")
     return fixture_repo, {"v1": v1, "v2": v2, "v3": v3}
 
@@ -126,7 +125,7 @@ def test_a_kept_record_validates_and_links_to_its_commit(releases, cli, tmp_path
         site = record["sites"][0]
         shown = git(repo.path, "show", f"{commits['v1']}:{site['path']}").splitlines()
         snippet = site["snippet"]
-        assert "\n".join(shown[snippet["start_line"] - 1:snippet["end_line"]]) == snippet["code"]
+        assert "\n".join(shown[snippet["start_line"] - 1 : snippet["end_line"]]) == snippet["code"]
     assert cli("validate", out).exit_code == 0
     assert cli("show", "--data", out, json.loads(next(iter(record_files(dataset).values())))["id"]).exit_code == 0
 
@@ -145,6 +144,7 @@ def _set_commit(commit_of):
         record["provenance"]["commit"] = commit_of(repo, commits)
         record["provenance"]["permalinks"]["rev"] = record["provenance"]["commit"]
         path.write_bytes(json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False).encode() + b"\n")
+
     return damage
 
 

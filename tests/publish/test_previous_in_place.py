@@ -10,12 +10,12 @@ from helpers import crawl_widgets as _crawl
 
 from crawler.publish import writer
 
-SOURCE = '''
+SOURCE = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
     raise KeyError(f"no such key {x}")
-'''
+"""
 
 
 @pytest.mark.slow

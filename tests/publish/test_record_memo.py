@@ -15,19 +15,18 @@ from crawler.publish import jsonl, record_memo
 from crawler.publish.dataset import previous_records
 
 REPO = RepoRef(url="https://github.com/acme/widgets", owner="acme", name="widgets")
-SOURCE = '''
+SOURCE = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
     raise KeyError(f"no such key {x}")
-'''
+"""
 
 
 def _crawled(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": SOURCE}, tag="v1")
     out = tmp_path / "out"
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
-                 "--include", "pkg/**/*.py", "--out", out)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out)
     assert result.exit_code == 0, result.output
     return out / "acme" / "widgets"
 
@@ -39,8 +38,10 @@ def test_untouched_files_are_vouched_for_and_touched_ones_read(fixture_repo, cli
     assert len(files) == 2
     memo = record_memo.load(cache_dir, dataset).records
     assert {rid: digest for rid, (_, digest, _) in memo.items()} == {p.stem: hashlib.sha256(p.read_bytes()).digest() for p in files}
-    lines = {orjson.loads(line)["id"]: hashlib.sha256(line).digest()
-             for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines(keepends=True)}
+    lines = {
+        orjson.loads(line)["id"]: hashlib.sha256(line).digest()
+        for line in gzip.decompress((dataset / "errors.jsonl.gz").read_bytes()).splitlines(keepends=True)
+    }
     assert {rid: line for rid, (_, _, line) in memo.items()} == lines
     touched = files[0]
     touched.write_bytes(touched.read_bytes().replace(b'"raise"', b'"RAISE"', 1))  # edited: the memo knows nothing of it
@@ -60,9 +61,15 @@ def test_a_damaged_memo_vouches_for_nothing(fixture_repo, cli, cache_dir, tmp_pa
     memo = record_memo.load(cache_dir, dataset)
     assert len(memo.records) == 2 and memo.members is not None
     head = len(record_memo.MAGIC)
-    damages = [b"", b"{not json", record_memo.MAGIC, good[:-1], good + b"\0",  # cut short, or longer than it says
-               good[:head] + b"\0" * 32 + good[head + 32:],  # of another serializer: its line digests stand for nothing
-               b"errcat-record-memo-0\n" + good[head:]]
+    damages = [
+        b"",
+        b"{not json",
+        record_memo.MAGIC,
+        good[:-1],
+        good + b"\0",  # cut short, or longer than it says
+        good[:head] + b"\0" * 32 + good[head + 32 :],  # of another serializer: its line digests stand for nothing
+        b"errcat-record-memo-0\n" + good[head:],
+    ]
     for damage in damages:
         path.write_bytes(damage)
         assert record_memo.load(cache_dir, dataset) == record_memo.EMPTY
@@ -105,21 +112,18 @@ def test_a_file_edited_between_the_swap_and_the_memo_is_not_vouched_for(fixture_
     monkeypatch.setattr(record_memo, "remember", remember)
     [path] = edited
     assert b'"RAISE"' in path.read_bytes()
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
-                 "--include", "pkg/**/*.py", "--out", tmp_path / "out")
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert b'"RAISE"' not in path.read_bytes()
 
 
 def _crawl(cli, fixture_repo, out, *more):
-    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--name", "acme/widgets",
-                 "--include", "pkg/**/*.py", "--out", out, *more)
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v2", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out, *more)
     assert result.exit_code == 0, result.output
 
 
 @pytest.mark.slow
-def test_a_record_the_memo_vouches_for_is_kept_unserialized_and_its_gzip_member_undecompressed(
-        fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
+def test_a_record_the_memo_vouches_for_is_kept_unserialized_and_its_gzip_member_undecompressed(fixture_repo, cli, cache_dir, tmp_path, monkeypatch):
     """A crawl of a commit that changed nothing of a record compares it with its file by the
     digest of its errors.jsonl line alone (the memo holds the one written with the file), links the
     file, and takes its gzip member over where the memo says it is: the same bytes as a crawl that
@@ -242,13 +246,11 @@ def test_a_restored_dataset_is_compared_by_lines_and_its_members_cut_out(fixture
     path = dataset / "errors.jsonl.gz"
     lines = gz.decompress(path.read_bytes())
     path.unlink()
-    path.write_bytes(jsonl.pack([orjson.loads(line)["id"] for line in lines.splitlines()],
-                                lines.replace(b"positive", b"POSITIVE").splitlines(keepends=True)))
+    path.write_bytes(jsonl.pack([orjson.loads(line)["id"] for line in lines.splitlines()], lines.replace(b"positive", b"POSITIVE").splitlines(keepends=True)))
     fixture_repo.commit({"pkg/c.py": "# another comment\n"}, tag="v3")
     with monkeypatch.context() as m:
         m.setattr(jsonl, "split_members", splitting)
-        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v3", "--name", "acme/widgets",
-                     "--include", "pkg/**/*.py", "--out", tmp_path / "out")
+        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v3", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", tmp_path / "out")
         assert result.exit_code == 0, result.output
     assert len(decompressed) == 1
     assert gz.decompress(path.read_bytes()) == lines

@@ -11,15 +11,14 @@ from helpers import crawl_widgets as _crawl
 
 from crawler.publish import writer
 
-SOURCE = '''
+SOURCE = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
     if x > 9:
         raise KeyError(f"no such key {x}")
     raise TypeError(f"not a number: {x}")
-'''
-
+"""
 
 
 def _inodes(directory):

@@ -17,8 +17,7 @@ DEEP = "[" * 100_000 + "]" * 100_000
 def test_validate_reports_json_nested_too_deeply_as_a_problem(cli, fixture_repo, tmp_path, engine, where):
     fixture_repo.commit({"pkg/a.py": "def f():\n    raise ValueError('boom')\n"}, tag="v1")
     out = tmp_path / "out"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets",
-               "--include", "pkg/**/*.py", "--out", out).exit_code == 0
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", out).exit_code == 0
     data = out / "acme" / "widgets"
     if where == "a record file":
         path = next((data / "errors").glob("*.json"))

@@ -15,9 +15,16 @@ import pytest
 def dated_repo(path: Path, date: str) -> Path:
     path.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env.update(GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date,
-               GIT_AUTHOR_NAME="a", GIT_AUTHOR_EMAIL="a@example.invalid", GIT_COMMITTER_NAME="a",
-               GIT_COMMITTER_EMAIL="a@example.invalid")
+    env.update(
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+        GIT_AUTHOR_DATE=date,
+        GIT_COMMITTER_DATE=date,
+        GIT_AUTHOR_NAME="a",
+        GIT_AUTHOR_EMAIL="a@example.invalid",
+        GIT_COMMITTER_NAME="a",
+        GIT_COMMITTER_EMAIL="a@example.invalid",
+    )
     (path / "pkg").mkdir()
     (path / "pkg" / "a.py").write_text("def f():\n    raise ValueError('dated')\n")
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"], ["tag", "v1"]):

@@ -183,10 +183,27 @@ def test_name_override(cfg: Config) -> None:
 # --------------------------------------------------------------------------- GitHub identities
 
 IDENTITIES = [
-    ("a", "b", True), ("A-b-C9", "x.y_z-1", True), ("a" * 39, "n" * 100, True), ("acme", "...", True), ("acme", ".github", True),
-    ("a" * 40, "n", False), ("acme", "n" * 101, False), ("-acme", "n", False), ("acme-", "n", False), ("ac--me", "n", False),
-    ("a_b", "n", False), ("a.b", "n", False), ("", "n", False), ("acme", "", False), ("acme", ".", False), ("acme", "..", False),
-    ("acme", "a/b", False), ("acme", "a b", False), ("acme", "n\n", False), ("ácme", "n", False), ("acme", "ñ", False),
+    ("a", "b", True),
+    ("A-b-C9", "x.y_z-1", True),
+    ("a" * 39, "n" * 100, True),
+    ("acme", "...", True),
+    ("acme", ".github", True),
+    ("a" * 40, "n", False),
+    ("acme", "n" * 101, False),
+    ("-acme", "n", False),
+    ("acme-", "n", False),
+    ("ac--me", "n", False),
+    ("a_b", "n", False),
+    ("a.b", "n", False),
+    ("", "n", False),
+    ("acme", "", False),
+    ("acme", ".", False),
+    ("acme", "..", False),
+    ("acme", "a/b", False),
+    ("acme", "a b", False),
+    ("acme", "n\n", False),
+    ("ácme", "n", False),
+    ("acme", "ñ", False),
 ]
 
 

@@ -55,8 +55,7 @@ def test_a_sane_range_still_selects(upstream):
 def test_a_config_nested_past_the_parsers_recursion_is_one_line(cli, upstream, tmp_path):
     # tomllib reads nested arrays recursively: 20,000 levels is a RecursionError inside it
     config = tmp_path / "errcat.toml"
-    config.write_text("[upstreams.w]\nurl = 'https://github.com/acme/widgets'\ninclude = "
-                      + "[" * 20_000 + "]" * 20_000 + "\n")
+    config.write_text("[upstreams.w]\nurl = 'https://github.com/acme/widgets'\ninclude = " + "[" * 20_000 + "]" * 20_000 + "\n")
     out = tmp_path / "out"
     assert_one_line(crawl(cli, upstream.path, out, "--config", config), str(config), "not valid TOML")
     assert not out.exists()

@@ -19,8 +19,7 @@ def test_a_wheel_with_dates_no_calendar_has_is_crawled(cli, cache_dir, tmp_path,
     with zipfile.ZipFile(wheel, "w") as zf:
         for name, text in {
             "oddzip/__init__.py": "def f():\n    raise ValueError('from an odd zip')\n",
-            "oddzip-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: oddzip\nVersion: 1.0\n"
-                                             "Project-URL: Source, https://github.com/acme/oddzip\n",
+            "oddzip-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: oddzip\nVersion: 1.0\nProject-URL: Source, https://github.com/acme/oddzip\n",
             "oddzip-1.0.dist-info/top_level.txt": "oddzip\n",
         }.items():
             zf.writestr(zipfile.ZipInfo(name, date_time=date_time), text)
@@ -29,8 +28,7 @@ def test_a_wheel_with_dates_no_calendar_has_is_crawled(cli, cache_dir, tmp_path,
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "acme" / "oddzip" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["commit_date"] is None
-    assert manifest["release"] == {"package": "oddzip", "version": "1.0", "uploaded": None,
-                                   "wheel": "oddzip-1.0-py3-none-any.whl", "commit": "files"}
+    assert manifest["release"] == {"package": "oddzip", "version": "1.0", "uploaded": None, "wheel": "oddzip-1.0-py3-none-any.whl", "commit": "files"}
     assert manifest["counts"]["entries"] == 1
 
 
@@ -63,7 +61,14 @@ def test_a_damaged_sdist_is_one_clear_error(tmp_path, damage):
 def test_an_sdists_files_outside_its_directory_are_not_read(tmp_path):
     from crawler.source.wheel import wheel_info
 
-    path = _sdist(tmp_path / "odd-1.0.tar.gz", [("odd-1.0/PKG-INFO", b"Name: odd\nProject-URL: Source, https://github.com/acme/odd\n"),
-                                                ("odd-1.0/odd/__init__.py", b""), ("odd-1.0/setup.py", b""), ("other/evil.py", b"")])
+    path = _sdist(
+        tmp_path / "odd-1.0.tar.gz",
+        [
+            ("odd-1.0/PKG-INFO", b"Name: odd\nProject-URL: Source, https://github.com/acme/odd\n"),
+            ("odd-1.0/odd/__init__.py", b""),
+            ("odd-1.0/setup.py", b""),
+            ("other/evil.py", b""),
+        ],
+    )
     info = wheel_info(path)
     assert info.packages == ["odd/**/*.py"] and info.urls == [("Source", "https://github.com/acme/odd")]

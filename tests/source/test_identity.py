@@ -53,21 +53,21 @@ def two_datasets(fixture_repo, cli, tmp_path):
     fixture_repo.commit({"pkg/a.py": CODE}, tag="v1")
     out = tmp_path / "out"
     for name in ("alpha", "beta"):
-        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", f"acme/{name}",
-                     "--include", "pkg/**/*.py", "--out", out)
+        result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", f"acme/{name}", "--include", "pkg/**/*.py", "--out", out)
         assert result.exit_code == 0, result.output
     return fixture_repo, out
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["acme/.", "./.", "acme/..", "../acme", "acme/alpha/..", "a--b/c", "-acme/x", "acme-/x",
-                                  "a" * 40 + "/x", "acme/" + "x" * 101, "acme/x\n", "acme/x y"])
+@pytest.mark.parametrize(
+    "name",
+    ["acme/.", "./.", "acme/..", "../acme", "acme/alpha/..", "a--b/c", "-acme/x", "acme-/x", "a" * 40 + "/x", "acme/" + "x" * 101, "acme/x\n", "acme/x y"],
+)
 @pytest.mark.parametrize("no_cache", [False, True])
 def test_name_cannot_reach_outside_its_own_dataset(two_datasets, cli, tmp_path, name, no_cache):
     repo, out = two_datasets
     before = read_tree(tmp_path)
-    result = cli("crawl", "--repo", repo.path, "--ref", "v1", "--name", name, "--include", "pkg/**/*.py",
-                 "--out", out, *(["--no-cache"] if no_cache else []))
+    result = cli("crawl", "--repo", repo.path, "--ref", "v1", "--name", name, "--include", "pkg/**/*.py", "--out", out, *(["--no-cache"] if no_cache else []))
     assert "--name" in one_line_error(result) and "OWNER/NAME" in result.stderr
     assert read_tree(tmp_path) == before
 
@@ -75,7 +75,10 @@ def test_name_cannot_reach_outside_its_own_dataset(two_datasets, cli, tmp_path, 
 @pytest.mark.parametrize("key, value", [("owner", "../../escaped"), ("repo", ".."), ("owner", "acme/../.."), ("repo", "x/../../y")])
 def test_a_hostile_config_identity_is_refused_before_anything_is_written(fixture_repo, cli, tmp_path, monkeypatch, key, value):
     """A checkout's own pyproject.toml names its identity; crawled with `--repo .` as the README shows."""
-    fixture_repo.commit({"pkg/a.py": CODE, "pyproject.toml": f'''
+    fixture_repo.commit(
+        {
+            "pkg/a.py": CODE,
+            "pyproject.toml": f'''
         [tool.errcat]
         default = "x"
 
@@ -83,7 +86,10 @@ def test_a_hostile_config_identity_is_refused_before_anything_is_written(fixture
         url = "https://github.com/acme/x"
         {key} = "{value}"
         include = ["pkg/**/*.py"]
-        '''}, tag="v1")
+        ''',
+        },
+        tag="v1",
+    )
     monkeypatch.chdir(fixture_repo.path)
     before = read_tree(tmp_path)
     error = one_line_error(cli("crawl", "--repo", ".", "--out", tmp_path / "out"))
@@ -154,11 +160,13 @@ FUNDING = "Project-URL: Funding, https://github.com/sponsors/someone"
 def test_a_package_that_is_not_the_upstream_leaves_the_upstreams_dataset(vllm_dataset, cli, cache_dir, tmp_path):
     out = vllm_dataset
     before = read_tree(out / "vllm-project")
-    cached_wheel(cache_dir, {"other/__init__.py": CODE, "other/sub/m.py": "raise KeyError('k')\n", "single.py": CODE,
-                             "other-1.0.data/scripts/tool.py": CODE},
-                 name="other", version="1.0",
-                 metadata=[FUNDING, "Project-URL: Homepage, https://other.example.com",
-                           "Project-URL: Source, https://github.com/Some-One/other.py"])
+    cached_wheel(
+        cache_dir,
+        {"other/__init__.py": CODE, "other/sub/m.py": "raise KeyError('k')\n", "single.py": CODE, "other-1.0.data/scripts/tool.py": CODE},
+        name="other",
+        version="1.0",
+        metadata=[FUNDING, "Project-URL: Homepage, https://other.example.com", "Project-URL: Source, https://github.com/Some-One/other.py"],
+    )
     result = cli("crawl", "--pypi", "other==1.0", "--out", out)
     assert result.exit_code == 0, result.output
     assert read_tree(out / "vllm-project") == before
@@ -173,8 +181,13 @@ def test_a_package_whose_metadata_names_no_github_repository_asks_for_a_name(vll
     out = vllm_dataset
     before = read_tree(out)
     upstreams = read_tree(out / "vllm-project")
-    cached_wheel(cache_dir, {"tool/__init__.py": CODE}, name="tool", version="2.0",
-                 metadata=["Home-page: https://gitlab.com/group/tool", FUNDING, "Project-URL: Source, https://github.com/a_b/tool"])
+    cached_wheel(
+        cache_dir,
+        {"tool/__init__.py": CODE},
+        name="tool",
+        version="2.0",
+        metadata=["Home-page: https://gitlab.com/group/tool", FUNDING, "Project-URL: Source, https://github.com/a_b/tool"],
+    )
     error = one_line_error(cli("crawl", "--pypi", "tool==2.0", "--out", out))
     assert "tool==2.0 is not a configured upstream" in error and "--name OWNER/NAME" in error
     assert read_tree(out) == before
@@ -233,8 +246,13 @@ def crawl_release(cli, cache_dir, tmp_path, *, extra: str = "", version_line: st
     "extra, version_line, basis, rev, link",
     [
         ('tag = "v{version}"\npath_prefix = "src/"', None, "tag", "v1.0", "https://github.com/acme/pkg/blob/v1.0/src/pkg/core.py#L3"),
-        ('tag = "release-{version}"\npath_prefix = "src"', f"commit_id = '{SHA}'\n", "commit", SHA,
-         f"https://github.com/acme/pkg/blob/{SHA}/src/pkg/core.py#L3"),
+        (
+            'tag = "release-{version}"\npath_prefix = "src"',
+            f"commit_id = '{SHA}'\n",
+            "commit",
+            SHA,
+            f"https://github.com/acme/pkg/blob/{SHA}/src/pkg/core.py#L3",
+        ),
         ('path_prefix = "src/"', "commit_id = 'g4ba787ec9'\n", "commit", "4ba787ec9", "https://github.com/acme/pkg/blob/4ba787ec9/src/pkg/core.py#L3"),
     ],
 )
@@ -314,13 +332,21 @@ def test_permalinks_quote_the_path_and_exist_only_on_github():
 # --------------------------------------------------------------------------- #13.4 vendored and generated code
 
 #: The trees a vLLM 0.33.0 wheel and its git tag differ by, and the vendored ones both hold.
-VENDORED = ["vllm/third_party/fmha_sm100/interface.py", "vllm/third_party/tml_fa4/a.py", "vllm/third_party/triton_kernels/b.py",
-            "vllm/third_party/deep_gemm/c.py", "vllm/third_party/flashmla/flash_mla_interface.py",
-            "vllm/third_party/flash_linear_attention/ops/chunk.py", "vllm/third_party/pynvml.py",
-            "vllm/models/kimi_k3/amd/ops/third_party/kda/chunk.py", "vllm/vllm_flash_attn/cute/interface.py",
-            "vllm/vllm_flash_attn/flash_attn_interface.py", "vllm/vllm_flash_attn/__init__.py", "vllm/_version.py"]
-OWN = ["vllm/config.py", "vllm/model_executor/kernels/linear/mxfp4/rdna3_hip.py", "vllm/third_party_utils.py",
-       "vllm/utils/third_party.py"]
+VENDORED = [
+    "vllm/third_party/fmha_sm100/interface.py",
+    "vllm/third_party/tml_fa4/a.py",
+    "vllm/third_party/triton_kernels/b.py",
+    "vllm/third_party/deep_gemm/c.py",
+    "vllm/third_party/flashmla/flash_mla_interface.py",
+    "vllm/third_party/flash_linear_attention/ops/chunk.py",
+    "vllm/third_party/pynvml.py",
+    "vllm/models/kimi_k3/amd/ops/third_party/kda/chunk.py",
+    "vllm/vllm_flash_attn/cute/interface.py",
+    "vllm/vllm_flash_attn/flash_attn_interface.py",
+    "vllm/vllm_flash_attn/__init__.py",
+    "vllm/_version.py",
+]
+OWN = ["vllm/config.py", "vllm/model_executor/kernels/linear/mxfp4/rdna3_hip.py", "vllm/third_party_utils.py", "vllm/utils/third_party.py"]
 
 
 def test_the_built_in_vllm_upstream_leaves_out_vendored_and_generated_code():
@@ -330,13 +356,19 @@ def test_the_built_in_vllm_upstream_leaves_out_vendored_and_generated_code():
 
 @pytest.mark.slow
 def test_a_vllm_wheel_and_its_git_tag_give_the_same_catalogue(fixture_repo, cli, cache_dir, tmp_path):
-    tree = {"vllm/__init__.py": "", "vllm/config.py": CODE, "vllm/third_party/pynvml.py": CODE.replace("no value", "nvml"),
-            "vllm/models/k/ops/third_party/kda.py": CODE.replace("no value", "kda"),
-            "vllm/vllm_flash_attn/flash_attn_interface.py": CODE.replace("no value", "fa")}
+    tree = {
+        "vllm/__init__.py": "",
+        "vllm/config.py": CODE,
+        "vllm/third_party/pynvml.py": CODE.replace("no value", "nvml"),
+        "vllm/models/k/ops/third_party/kda.py": CODE.replace("no value", "kda"),
+        "vllm/vllm_flash_attn/flash_attn_interface.py": CODE.replace("no value", "fa"),
+    }
     fixture_repo.commit(tree, tag="v0.0.1")
-    built = {"vllm/third_party/fmha_sm100/x.py": CODE.replace("no value", "fmha"),
-             "vllm/vllm_flash_attn/cute/y.py": CODE.replace("no value", "cute"),
-             "vllm/_version.py": "__commit_id__ = commit_id = 'g4ba787ec9'\nraise ValueError('generated')\n"}
+    built = {
+        "vllm/third_party/fmha_sm100/x.py": CODE.replace("no value", "fmha"),
+        "vllm/vllm_flash_attn/cute/y.py": CODE.replace("no value", "cute"),
+        "vllm/_version.py": "__commit_id__ = commit_id = 'g4ba787ec9'\nraise ValueError('generated')\n",
+    }
     cached_wheel(cache_dir, {**tree, **built}, name="vllm", version="0.0.1")
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v0.0.1", "--out", tmp_path / "git").exit_code == 0
     assert cli("crawl", "--pypi", "vllm==0.0.1", "--out", tmp_path / "pypi").exit_code == 0

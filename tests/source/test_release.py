@@ -44,8 +44,13 @@ def test_a_release_that_records_no_commit_is_named_by_its_release_and_upload_tim
     assert result.exit_code == 0, result.output
     manifest = manifest_of(tmp_path / "out")
     assert manifest["schema_version"] == "6"
-    assert manifest["release"] == {"package": "relpkg", "version": "1.0", "uploaded": "2024-06-01T04:29:44.284977+00:00",
-                                   "wheel": wheel.name, "commit": "files"}
+    assert manifest["release"] == {
+        "package": "relpkg",
+        "version": "1.0",
+        "uploaded": "2024-06-01T04:29:44.284977+00:00",
+        "wheel": wheel.name,
+        "commit": "files",
+    }
     assert manifest["commit_date"] is None and manifest["upstream_commit"] is None
     assert manifest["source"] == "pypi:relpkg==1.0"  # no note about hashes: the release says what the commit is
     assert any("json" in accept for accept in _Index.asked)
@@ -61,8 +66,7 @@ def test_a_release_that_records_no_commit_is_named_by_its_release_and_upload_tim
     again = crawl(cli, "1.0", tmp_path / "again")
     assert again.exit_code == 0, again.output
     assert len(_Index.asked) == asked
-    assert (tmp_path / "again" / "acme" / "relpkg" / "manifest.json").read_bytes() == \
-        (tmp_path / "out" / "acme" / "relpkg" / "manifest.json").read_bytes()
+    assert (tmp_path / "again" / "acme" / "relpkg" / "manifest.json").read_bytes() == (tmp_path / "out" / "acme" / "relpkg" / "manifest.json").read_bytes()
 
 
 def test_a_release_that_records_its_commit_names_it(index, cli, cache_dir, tmp_path):
@@ -70,9 +74,10 @@ def test_a_release_that_records_its_commit_names_it(index, cli, cache_dir, tmp_p
     _Index.times[wheel.name] = "2025-01-02T03:04:05+00:00"
     (tmp_path / "errcat.toml").write_text(
         '[upstreams.relpkg]\nurl = "https://github.com/acme/relpkg"\npypi = "relpkg"\ninclude = ["relpkg/**/*.py"]\n'
-        'version_file = "relpkg/_version.py"\ntag = "v{version}"\n', encoding="utf-8")
-    result = cli("crawl", "--config", tmp_path / "errcat.toml", "--upstream", "relpkg", "--pypi", "relpkg==2.0",
-                 "--out", tmp_path / "out")
+        'version_file = "relpkg/_version.py"\ntag = "v{version}"\n',
+        encoding="utf-8",
+    )
+    result = cli("crawl", "--config", tmp_path / "errcat.toml", "--upstream", "relpkg", "--pypi", "relpkg==2.0", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     manifest = manifest_of(tmp_path / "out")
     assert manifest["commit"] == UPSTREAM_SHA and manifest["release"]["commit"] == "recorded"
@@ -111,10 +116,16 @@ def test_a_git_dataset_names_no_release(fixture_repo, cli, tmp_path):
     assert "release" not in manifest and manifest["commit_date"] == "2026-01-02T03:04:05+00:00"
 
 
-@pytest.mark.parametrize(("field", "good"), [("package", "vllm"), ("version", "0.6.6.post1"),
-                                              ("uploaded", "2024-06-01T04:29:44.284977+00:00"),
-                                              ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl"),
-                                              ("sdist", "vllm-0.1.0.tar.gz")])
+@pytest.mark.parametrize(
+    ("field", "good"),
+    [
+        ("package", "vllm"),
+        ("version", "0.6.6.post1"),
+        ("uploaded", "2024-06-01T04:29:44.284977+00:00"),
+        ("wheel", "vllm-0.4.3-cp310-cp310-manylinux1_x86_64.whl"),
+        ("sdist", "vllm-0.1.0.tar.gz"),
+    ],
+)
 def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good):
     from jsonschema import Draft202012Validator
     from pydantic import ValidationError
@@ -126,8 +137,13 @@ def test_a_release_field_with_a_newline_or_more_around_it_is_refused(field, good
         base = {**base, "wheel": None}
     assert Release.model_validate({**base, field: good})
     validator = Draft202012Validator(schema_for("manifest"))
-    pattern = {"package": PACKAGE_PATTERN, "version": RELEASE_VERSION_PATTERN, "uploaded": UTC_TIME_PATTERN,
-               "wheel": WHEEL_NAME_PATTERN, "sdist": SDIST_NAME_PATTERN}[field]
+    pattern = {
+        "package": PACKAGE_PATTERN,
+        "version": RELEASE_VERSION_PATTERN,
+        "uploaded": UTC_TIME_PATTERN,
+        "wheel": WHEEL_NAME_PATTERN,
+        "sdist": SDIST_NAME_PATTERN,
+    }[field]
     for bad in (good + "\n", "\n" + good, good + " x", "../" + good):
         with pytest.raises(ValidationError):
             Release.model_validate({**base, field: bad})
@@ -155,8 +171,7 @@ def test_a_release_with_no_wheel_is_read_from_its_source_distribution(index, cli
     assert manifest["commit_date"] is None
     release = manifest["release"]
     assert release["sdist"] == "relpkg-0.9.tar.gz" and "wheel" not in release  # the one file read, so a fold can order it
-    assert {(s["path"], s["reason"]) for s in manifest["skipped"]} == {
-        ("relpkg/link.py", "symlink"), ("relpkg/hard.py", "hard link")}
+    assert {(s["path"], s["reason"]) for s in manifest["skipped"]} == {("relpkg/link.py", "symlink"), ("relpkg/hard.py", "hard link")}
     assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an sdist"
     # kept in the cache: a second crawl asks the index for nothing
     again = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "again")

@@ -27,8 +27,6 @@ PKG = Upstream(name="pkg", url="https://example.invalid/acme/pkg", include=["pkg
 UPSTREAM_SHA = "4ba787ec9" + "a" * 31
 
 
-
-
 def hash_object(repo: Path, data: bytes) -> str:
     return git(repo, "hash-object", "-w", "--stdin", input=data)
 
@@ -262,8 +260,6 @@ BAD_REPOS = [
 BAD_REFS = ["--upload-pack=touch /tmp/x", "-uevil", "-", "a..b", "main\n", "v1\x00", "a b", "HEAD~1", "x^{tree}", "@{-1}", "/abs", "x:y", "refs/heads/x.lock"]
 
 
-
-
 @pytest.mark.parametrize("bad", BAD_REPOS)
 def test_bad_repo_refused_before_git(bad: str, no_git: None, tmp_path: Path) -> None:
     with pytest.raises(SourceError) as ei:
@@ -341,8 +337,15 @@ def remote(repo: Path, tmp_path: Path) -> RemoteURL:
 
 def remote_snap(remote: RemoteURL, ref: str | None, cache: Path) -> source_snapshot.Snapshot:
     return source_remote.open_remote(
-        remote, ref, cache, _allow_file=True, repo=source_opener._repo_ref(PKG), upstream=PKG,
-        include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000,
+        remote,
+        ref,
+        cache,
+        _allow_file=True,
+        repo=source_opener._repo_ref(PKG),
+        upstream=PKG,
+        include=["pkg/**/*.py"],
+        exclude=[],
+        max_blob_bytes=2_000_000,
     )
 
 
@@ -429,8 +432,7 @@ DAMAGE = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", list(DAMAGE))
-def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, remote: RemoteURL, tmp_path: Path,
-                                                                     damage: str) -> None:
+def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, remote: RemoteURL, tmp_path: Path, damage: str) -> None:
     """The cache's bare repository is errcat's own: damage to it must not fail every later run.
     One line says so, the repository is moved aside, and the same commit is fetched afresh."""
     # a blob long enough that its header reads without its last bytes
@@ -448,8 +450,18 @@ def test_a_damaged_cache_repository_is_set_aside_and_fetched_afresh(repo: Path, 
     assert _loose(cached, blob).is_file()  # a small fetch is stored loose
     DAMAGE[damage](cached, blob, git(repo, "rev-parse", "v2^{commit}"))
     said: list[str] = []
-    again = source_remote.open_remote(remote, "v2", cache, _allow_file=True, progress=said.append, repo=source_opener._repo_ref(PKG),
-                                upstream=PKG, include=["pkg/**/*.py"], exclude=[], max_blob_bytes=2_000_000)
+    again = source_remote.open_remote(
+        remote,
+        "v2",
+        cache,
+        _allow_file=True,
+        progress=said.append,
+        repo=source_opener._repo_ref(PKG),
+        upstream=PKG,
+        include=["pkg/**/*.py"],
+        exclude=[],
+        max_blob_bytes=2_000_000,
+    )
     assert any("is damaged" in line for line in said) != damage.endswith("(found while reading)")
     assert {e.path: d for e, d in again.read(again.files)} == want and again.commit == first.commit
     again.close()
@@ -471,8 +483,7 @@ def test_a_sound_cache_repository_is_kept_when_the_network_fails(remote: RemoteU
 
 def test_file_transport_is_refused_without_the_test_switch(remote: RemoteURL, tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="cannot fetch"):
-        source_remote.open_remote(remote, "v1", tmp_path / "c", repo=source_opener._repo_ref(PKG), upstream=PKG,
-                            include=["**"], exclude=[], max_blob_bytes=10)
+        source_remote.open_remote(remote, "v1", tmp_path / "c", repo=source_opener._repo_ref(PKG), upstream=PKG, include=["**"], exclude=[], max_blob_bytes=10)
 
 
 @pytest.mark.slow
@@ -510,6 +521,7 @@ def test_cache_dir_name_is_safe(tmp_path: Path) -> None:
 
 def make_wheel(path: Path, version_line: str | None) -> Path:
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as z:
+
         def add(name: str, data: bytes, mode: int = 0o100644, when=(2025, 3, 4, 5, 6, 8)) -> None:
             info = zipfile.ZipInfo(name, date_time=when)
             info.external_attr = mode << 16
@@ -529,9 +541,18 @@ def make_wheel(path: Path, version_line: str | None) -> Path:
 
 
 def wheel_snap(path: Path, **kw) -> source_snapshot.Snapshot:
-    return open_wheel(path, source="pypi:pkg==1.0", repo=source_opener._repo_ref(PKG), upstream=PKG,
-                      include=kw.get("include", ["pkg/**/*.py"]), exclude=[], max_blob_bytes=1000,
-                      version=kw.get("version"), package=kw.get("package"), uploaded=kw.get("uploaded"))
+    return open_wheel(
+        path,
+        source="pypi:pkg==1.0",
+        repo=source_opener._repo_ref(PKG),
+        upstream=PKG,
+        include=kw.get("include", ["pkg/**/*.py"]),
+        exclude=[],
+        max_blob_bytes=1000,
+        version=kw.get("version"),
+        package=kw.get("package"),
+        uploaded=kw.get("uploaded"),
+    )
 
 
 @pytest.mark.slow
@@ -543,7 +564,12 @@ def test_wheel_with_recorded_commit(tmp_path: Path) -> None:
     # no date read off the archive: a wheel dates no commit; the release names its upload time
     assert s.commit_date is None and s.source == "pypi:pkg==1.0"
     assert s.release is not None and s.release.model_dump() == {
-        "package": "pkg", "version": "1.0", "uploaded": "2025-02-04T00:00:00+00:00", "wheel": w.name, "commit": "recorded"}
+        "package": "pkg",
+        "version": "1.0",
+        "uploaded": "2025-02-04T00:00:00+00:00",
+        "wheel": w.name,
+        "commit": "recorded",
+    }
     assert {k.path: k.reason for k in s.skipped} == {
         "pkg/link.py": "symlink",
         "pkg/huge.py": "over size limit (5000 > 1000 bytes)",
@@ -598,10 +624,22 @@ def test_wheel_info_reads_project_urls_and_importable_top_level_names(tmp_path: 
 
     from crawler.source.wheel import wheel_info
 
-    w = wheel(tmp_path / "w.whl", {"pkg/__init__.py": "", "pkg/sub/m.py": "", "mod.py": "", "we*ird/x.py": "", "-x.py": "",
-                                   "pkg-1.0.data/purelib/hidden.py": "", "notes.txt": "", "data/x.json": "{}"},
-              name="pkg", version="1.0", metadata=["Home-page: https://example.com", "Project-URL: Source , https://github.com/o/n",
-                                                    "Project-URL: no comma here"])
+    w = wheel(
+        tmp_path / "w.whl",
+        {
+            "pkg/__init__.py": "",
+            "pkg/sub/m.py": "",
+            "mod.py": "",
+            "we*ird/x.py": "",
+            "-x.py": "",
+            "pkg-1.0.data/purelib/hidden.py": "",
+            "notes.txt": "",
+            "data/x.json": "{}",
+        },
+        name="pkg",
+        version="1.0",
+        metadata=["Home-page: https://example.com", "Project-URL: Source , https://github.com/o/n", "Project-URL: no comma here"],
+    )
     info = wheel_info(w)
     assert info.packages == ["/mod.py", "pkg/**/*.py"]
     assert info.urls == [("Home-page", "https://example.com"), ("Source", "https://github.com/o/n"), ("no comma here", "")]
@@ -711,13 +749,11 @@ def package_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def pypi_crawl(cli, out: Path):
-    return cli("crawl", "--pypi", "errcat-demo-pkg==1.0", "--name", "acme/demo", "--include", f"{DEMO}/**/*.py",
-               "--out", out)
+    return cli("crawl", "--pypi", "errcat-demo-pkg==1.0", "--name", "acme/demo", "--include", f"{DEMO}/**/*.py", "--out", out)
 
 
 @pytest.mark.slow
-def test_a_wheel_with_a_bad_crc_is_one_line_and_is_not_kept(package_index: Path, cli, cache_dir: Path,
-                                                            tmp_path: Path) -> None:
+def test_a_wheel_with_a_bad_crc_is_one_line_and_is_not_kept(package_index: Path, cli, cache_dir: Path, tmp_path: Path) -> None:
     wheel = demo_wheel(package_index)
     wheel.write_bytes(wheel.read_bytes().replace(b"raise ValueError('demo')", b"raise ValueError('DEMO')"))
     result = pypi_crawl(cli, tmp_path / "out")
@@ -745,8 +781,9 @@ def test_a_release_the_index_does_not_have_is_no_such_release(package_index: Pat
     demo_wheel(package_index)
     result = cli("crawl", "--pypi", "errcat-demo-pkg==9.9", "--name", "acme/demo", "--out", tmp_path / "out")
     assert not (tmp_path / "out").exists()
-    assert _one_line(result) == ("no such release: errcat-demo-pkg==9.9 is not on the package index (the newest "
-                                      "is 1.0); see them all with `pip index versions errcat-demo-pkg`")
+    assert _one_line(result) == (
+        "no such release: errcat-demo-pkg==9.9 is not on the package index (the newest is 1.0); see them all with `pip index versions errcat-demo-pkg`"
+    )
     unknown = cli("crawl", "--pypi", "errcat-no-such-pkg==1.0", "--name", "acme/demo", "--out", tmp_path / "out")
     assert _one_line(unknown).startswith("no such package on the package index: errcat-no-such-pkg")
 
@@ -755,18 +792,18 @@ def test_pips_note_on_yanked_versions_is_not_taken_for_its_error() -> None:
     """pip's real stderr for vllm==0.99.0 starts with a note on a yanked version, also as ERROR."""
     from crawler.source.wheel import _pip_failure
 
-    stderr = ("ERROR: Ignored the following yanked versions: 0.2.1\n"
-              "ERROR: Could not find a version that satisfies the requirement vllm==0.99.0 (from versions: 0.1.4, 0.2.0, 0.33.0)\n"
-              "ERROR: No matching distribution found for vllm==0.99.0\n")
+    stderr = (
+        "ERROR: Ignored the following yanked versions: 0.2.1\n"
+        "ERROR: Could not find a version that satisfies the requirement vllm==0.99.0 (from versions: 0.1.4, 0.2.0, 0.33.0)\n"
+        "ERROR: No matching distribution found for vllm==0.99.0\n"
+    )
     assert _pip_failure("vllm", "0.99.0", stderr).startswith("no such release: vllm==0.99.0 is not on the package index (the newest is 0.33.0)")
-    assert _pip_failure("x", "1", "ERROR: Ignored the following yanked versions: 0.2.1\nERROR: HTTP error 503\n") == \
-        "pip download x==1: ERROR: HTTP error 503"
+    assert _pip_failure("x", "1", "ERROR: Ignored the following yanked versions: 0.2.1\nERROR: HTTP error 503\n") == "pip download x==1: ERROR: HTTP error 503"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "bad CRC"])
-def test_a_damaged_cached_wheel_is_downloaded_again(package_index: Path, cli, cache_dir: Path, tmp_path: Path,
-                                                    damage: str) -> None:
+def test_a_damaged_cached_wheel_is_downloaded_again(package_index: Path, cli, cache_dir: Path, tmp_path: Path, damage: str) -> None:
     demo_wheel(package_index)
     assert pypi_crawl(cli, tmp_path / "first").exit_code == 0
     (cached,) = (cache_dir / "pypi").glob("*/*.whl")
@@ -798,8 +835,7 @@ def test_running_pip_leaves_no_pipe_open(tmp_path):
     gc.collect()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        code, stderr = _run_pip([sys.executable, "-c", "print('Progress 5 of 10')"], dict(os.environ),
-                                "downloading pkg==1.0", quiet, tmp_path)
+        code, stderr = _run_pip([sys.executable, "-c", "print('Progress 5 of 10')"], dict(os.environ), "downloading pkg==1.0", quiet, tmp_path)
         gc.collect()
     assert code == 0 and stderr == b""
     assert not [w for w in caught if issubclass(w.category, ResourceWarning)]

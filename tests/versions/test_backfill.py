@@ -44,8 +44,7 @@ def test_per_release_datasets_folded_anywhere_give_the_history_of_one_run(fixtur
         assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "job-a").iterdir()) == ["v1.10", "v1.9"]
     assert (tmp_path / "job-a" / "v1.9" / "acme" / "widgets" / "manifest.json").is_file()
-    folded = cli("history", "--fold", tmp_path / "job-b", tmp_path / "job-a", "--out", tmp_path / "folded",
-                 "--changelog", tmp_path / "changelog.md")
+    folded = cli("history", "--fold", tmp_path / "job-b", tmp_path / "job-a", "--out", tmp_path / "folded", "--changelog", tmp_path / "changelog.md")
     assert folded.exit_code == 0, folded.output
     assert folded.stdout == one.stdout
     assert tree(tmp_path / "folded") == tree(tmp_path / "one")
@@ -92,8 +91,7 @@ def test_plan_splits_the_releases_into_matrix_groups(fixture_repo, cli, tmp_path
 
 def test_upstreams_lists_the_configured_upstreams_for_the_matrix(cli, tmp_path, monkeypatch):
     config = tmp_path / "errcat.toml"
-    config.write_text('[upstreams.widgets]\nurl = "https://github.com/acme/widgets"\n'
-                      '[upstreams.gadgets]\nurl = "https://github.com/acme/gadgets"\n')
+    config.write_text('[upstreams.widgets]\nurl = "https://github.com/acme/widgets"\n[upstreams.gadgets]\nurl = "https://github.com/acme/gadgets"\n')
     result = cli("upstreams", "--config", config, "--json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout) == ["gadgets", "vllm", "widgets"]
@@ -141,14 +139,19 @@ def test_a_fold_reads_records_as_checked_data_not_models(fixture_repo, cli, tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda line: line.replace(b'"permalink":"https://github.com/', b'"permalink":"https://github.evil.example/', 1),
-     "is not on the repository's host github.com"),
-    (lambda line: line.replace(b'"owner":"acme"', b'"owner":"other"', 1), "of another repository than the manifest's"),
-    (lambda line: line.replace(b'"sites":[', b'"sites":7,"x":[', 1), "not a valid record"),
-    (lambda line: line[:-5], "not a valid record"),
-    (lambda line: line + b"\n" + line, "errors.jsonl.gz:2: id "),  # occurs twice
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda line: line.replace(b'"permalink":"https://github.com/', b'"permalink":"https://github.evil.example/', 1),
+            "is not on the repository's host github.com",
+        ),
+        (lambda line: line.replace(b'"owner":"acme"', b'"owner":"other"', 1), "of another repository than the manifest's"),
+        (lambda line: line.replace(b'"sites":[', b'"sites":7,"x":[', 1), "not a valid record"),
+        (lambda line: line[:-5], "not a valid record"),
+        (lambda line: line + b"\n" + line, "errors.jsonl.gz:2: id "),  # occurs twice
+    ],
+)
 def test_a_fold_holds_each_record_line_to_the_record_rules(fixture_repo, cli, tmp_path, edit, message):
     """Read as data, a per-release dataset (another job's, untrusted) is still held to what the
     record model holds: the schema, its repository, links on that repository, ids once."""
@@ -234,19 +237,23 @@ def _a_name_with_a_newline(ds, records):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("tamper", "message"), [
-    (_a_fifo_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not a regular file, not a file a dataset has"),
-    (_a_directory_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is a directory, not a file a dataset has"),
-    (_a_line_twice, r"v1.10/acme/widgets/errors.jsonl.gz:\d+: id [0-9a-f]{16} occurs twice"),
-    (_a_name_with_a_newline, r"v1.10 (.*): errors/[0-9a-f]{16}.json\\n::error::x\\x1b\[2J is not a file a dataset has$"),
-    (_edit_a_record, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
-    (_cut_the_records_short, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
-    (_add_a_file, r"v1.10 (.*): evil.sh is not a file a dataset has"),
-    (_add_a_record_file, r"v1.10 (.*): errors/ffffffffffffffff.json is a record errors.jsonl.gz does not hold"),
-    (_a_symlinked_record, r"errors/[0-9a-f]{16}.json is a symlink; a fold reads only directories and regular files"),
-    (_a_symlinked_dataset, r"v1.10/acme/widgets is a symlink; a fold reads only directories and regular files"),
-    (_swap_two_records, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not the record errors.jsonl.gz holds for"),
-], ids=lambda v: getattr(v, "__name__", "")[1:] or None)
+@pytest.mark.parametrize(
+    ("tamper", "message"),
+    [
+        (_a_fifo_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not a regular file, not a file a dataset has"),
+        (_a_directory_for_a_record, r"v1.10 (.*): errors/[0-9a-f]{16}.json is a directory, not a file a dataset has"),
+        (_a_line_twice, r"v1.10/acme/widgets/errors.jsonl.gz:\d+: id [0-9a-f]{16} occurs twice"),
+        (_a_name_with_a_newline, r"v1.10 (.*): errors/[0-9a-f]{16}.json\\n::error::x\\x1b\[2J is not a file a dataset has$"),
+        (_edit_a_record, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
+        (_cut_the_records_short, "v1.10 (.*): its files do not hash to its manifest's content_digest"),
+        (_add_a_file, r"v1.10 (.*): evil.sh is not a file a dataset has"),
+        (_add_a_record_file, r"v1.10 (.*): errors/ffffffffffffffff.json is a record errors.jsonl.gz does not hold"),
+        (_a_symlinked_record, r"errors/[0-9a-f]{16}.json is a symlink; a fold reads only directories and regular files"),
+        (_a_symlinked_dataset, r"v1.10/acme/widgets is a symlink; a fold reads only directories and regular files"),
+        (_swap_two_records, r"v1.10 (.*): errors/[0-9a-f]{16}.json is not the record errors.jsonl.gz holds for"),
+    ],
+    ids=lambda v: getattr(v, "__name__", "")[1:] or None,
+)
 def test_a_fold_holds_each_release_to_its_own_manifest(fixture_repo, cli, tmp_path, tamper, message):
     """A per-release dataset is another machine's (a backfill job's artifact): before it is folded,
     its files must be the ones its manifest's digest names, in the layout a crawl writes (regular
@@ -300,12 +307,10 @@ def test_a_fold_reads_a_release_within_bounds(fixture_repo, cli, tmp_path, monke
     with record.open("r+b") as fh:
         fh.truncate(32 * 2**20)  # sparse: 32 MiB of nothing on disk
     result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
-    assert result.exit_code == 1 and re.search(rf"v1.10 \(.*\): {record.name} is larger than a dataset's file may be$",
-                                               result.output.strip()), result.output
+    assert result.exit_code == 1 and re.search(rf"v1.10 \(.*\): {record.name} is larger than a dataset's file may be$", result.output.strip()), result.output
     record.unlink()
     first = tmp_path / "r" / "v1.9" / "acme" / "widgets"
-    monkeypatch.setattr(fold_check, "MAX_TOTAL_BYTES", sum(p.stat().st_size for p in first.rglob("*") if p.is_file()) - 1,
-                        raising=False)
+    monkeypatch.setattr(fold_check, "MAX_TOTAL_BYTES", sum(p.stat().st_size for p in first.rglob("*") if p.is_file()) - 1, raising=False)
     result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / "o")
     assert result.exit_code == 1, result.output
     assert re.search(r"release v1.9 \(.*\): its files are larger than a release's may be together$", result.output.strip())
@@ -336,8 +341,7 @@ def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixtu
     before = _live_and_retired(catalogue)
     assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
 
-    folded = cli("history", "--fold", tmp_path / "r", "--catalogue", out, "--out", tmp_path / "backfill",
-                 "--changelog", tmp_path / "changelog.md")
+    folded = cli("history", "--fold", tmp_path / "r", "--catalogue", out, "--out", tmp_path / "backfill", "--changelog", tmp_path / "changelog.md")
     assert folded.exit_code == 0, folded.output
     after = _live_and_retired(tmp_path / "backfill" / "acme" / "widgets")
     manifest = json.loads((tmp_path / "backfill" / "acme" / "widgets" / "manifest.json").read_text())
@@ -347,8 +351,9 @@ def test_a_fold_goes_behind_the_catalogue_in_place_and_never_rolls_it_back(fixtu
     for rid, record in before.items():  # every record the syncs wrote, as they wrote it but for its history
         assert {k: v for k, v in after[rid].items() if k != "history"} == {k: v for k, v in record.items() if k != "history"}
         mine, theirs = after[rid]["history"], record["history"]
-        assert {k: mine[k] for k in ("retired", "removed_in", "replaced_by", "last_seen")} == \
-               {k: theirs[k] for k in ("retired", "removed_in", "replaced_by", "last_seen")}
+        assert {k: mine[k] for k in ("retired", "removed_in", "replaced_by", "last_seen")} == {
+            k: theirs[k] for k in ("retired", "removed_in", "replaced_by", "last_seen")
+        }
     by_message = {r["message"]["text"]: r for r in after.values()}
     # First seen in the releases now, not at the syncs' first commit.
     assert by_message["x is far too large"]["history"]["first_seen"]["version"] == "v1.9"

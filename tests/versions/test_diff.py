@@ -19,12 +19,12 @@ from crawler.versions import history as history_module
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
-BASE = '''
+BASE = """
 def check(x):
     if x < 0:
         raise ValueError(f"x must be positive, got {x}")
     return x
-'''
+"""
 
 
 def run_diff(cli, repo, *extra):
@@ -42,8 +42,12 @@ CASES = [
     ("reworded", {"pkg/a.py": BASE}, {"pkg/a.py": BASE.replace("must be positive", "must be strictly positive")}, {"reworded"}),
     ("exception changed", {"pkg/a.py": BASE}, {"pkg/a.py": BASE.replace("ValueError", "TypeError")}, {"exception-changed"}),
     ("rewritten, not reworded", {"pkg/a.py": BASE}, {"pkg/a.py": BASE.replace("x must be positive, got {x}", "negative input rejected")}, {"added", "removed"}),
-    ("same words in another function", {"pkg/a.py": BASE},
-     {"pkg/a.py": BASE.replace("def check", "def other").replace("must be positive", "must be strictly positive")}, {"added", "removed"}),
+    (
+        "same words in another function",
+        {"pkg/a.py": BASE},
+        {"pkg/a.py": BASE.replace("def check", "def other").replace("must be positive", "must be strictly positive")},
+        {"added", "removed"},
+    ),
     ("sites added", {"pkg/a.py": BASE}, {"pkg/a.py": BASE + BASE.replace("def check", "def check2")}, {"sites-added"}),
     ("sites removed", {"pkg/a.py": BASE + BASE.replace("def check", "def check2")}, {"pkg/a.py": BASE}, {"sites-removed"}),
 ]
@@ -85,8 +89,14 @@ def test_a_move_names_both_lines(fixture_repo, cli):
 @pytest.fixture
 def two_versions(fixture_repo):
     fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": BASE + "\n\ndef g():\n    raise KeyError('gone soon')\n"}, tag="v1")
-    fixture_repo.commit({"pkg/a.py": "# v2\n" + BASE.replace("must be positive", "must be strictly positive")
-                         + "\n\ndef h(name):\n    raise LookupError(f'no widget | named `{name}` @team <b>,%: 100%')\n"}, tag="v2")
+    fixture_repo.commit(
+        {
+            "pkg/a.py": "# v2\n"
+            + BASE.replace("must be positive", "must be strictly positive")
+            + "\n\ndef h(name):\n    raise LookupError(f'no widget | named `{name}` @team <b>,%: 100%')\n"
+        },
+        tag="v2",
+    )
     return fixture_repo
 
 
@@ -159,33 +169,54 @@ def _record(*spots):
     from crawler.model.records import Record, RepoRef
 
     identity = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), "a" * 40, "2026-01-01T00:00:00+00:00", None, "git")
-    sites = [{
-        "path": path, "line": line, "end_line": line, "module": path[:-3].replace("/", "."), "qualname": qualname,
-        "kind": "raise", "exception": "AttributeError", "exception_qualname": "builtins.AttributeError",
-        "template": {"text": "module has no attribute {name}", "fields": [{"expr": "name", "name": "name"}], "pattern": "^x$", "form": "fstring"},
-        "snippet": {"start_line": line, "end_line": line, "code": "raise AttributeError(...)"}, "facts": {},
-    } for path, line, qualname in spots]
+    sites = [
+        {
+            "path": path,
+            "line": line,
+            "end_line": line,
+            "module": path[:-3].replace("/", "."),
+            "qualname": qualname,
+            "kind": "raise",
+            "exception": "AttributeError",
+            "exception_qualname": "builtins.AttributeError",
+            "template": {"text": "module has no attribute {name}", "fields": [{"expr": "name", "name": "name"}], "pattern": "^x$", "form": "fstring"},
+            "snippet": {"start_line": line, "end_line": line, "code": "raise AttributeError(...)"},
+            "facts": {},
+        }
+        for path, line, qualname in spots
+    ]
     (record,) = build_records(identity, sites)
     return Record.model_validate(record)
 
 
-@pytest.mark.parametrize("old, new, moves, added, removed", [
-    # A generic name in another module is another site, not the same one moved.
-    ([("p/a.py", 5, "__getattr__"), ("p/b.py", 9, "__getattr__")], [("p/a.py", 6, "__getattr__"), ("p/c.py", 3, "__getattr__")],
-     [("p/a.py", 5, "p/a.py", 6)], ["p/c.py"], ["p/b.py"]),
-    # The same file under another package is the site moved.
-    ([("p/a.py", 5, "f"), ("p/old/b.py", 9, "g")], [("p/a.py", 5, "f"), ("p/new/b.py", 12, "g")],
-     [("p/old/b.py", 9, "p/new/b.py", 12)], [], []),
-    # A lone site anywhere else is the error moved.
-    ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
-    # A module split: its functions, and their raises, went to another file. The diff said the
-    # checks were dropped ("sites removed") and others added ("sites added").
-    ([("p/chat_utils.py", 5, "P.parse"), ("p/chat_utils.py", 9, "A.parse"), ("p/x.py", 2, "f")],
-     [("p/parser.py", 7, "P.parse"), ("p/parser.py", 11, "A.parse"), ("p/x.py", 2, "f")],
-     [("p/chat_utils.py", 5, "p/parser.py", 7), ("p/chat_utils.py", 9, "p/parser.py", 11)], [], []),
-    # ... but not when the function raises it more often on one side: which went where is unknown.
-    ([("p/a.py", 5, "f"), ("p/x.py", 2, "g")], [("p/b.py", 7, "f"), ("p/b.py", 9, "f"), ("p/x.py", 2, "g")], [], ["p/b.py", "p/b.py"], ["p/a.py"]),
-])
+@pytest.mark.parametrize(
+    "old, new, moves, added, removed",
+    [
+        # A generic name in another module is another site, not the same one moved.
+        (
+            [("p/a.py", 5, "__getattr__"), ("p/b.py", 9, "__getattr__")],
+            [("p/a.py", 6, "__getattr__"), ("p/c.py", 3, "__getattr__")],
+            [("p/a.py", 5, "p/a.py", 6)],
+            ["p/c.py"],
+            ["p/b.py"],
+        ),
+        # The same file under another package is the site moved.
+        ([("p/a.py", 5, "f"), ("p/old/b.py", 9, "g")], [("p/a.py", 5, "f"), ("p/new/b.py", 12, "g")], [("p/old/b.py", 9, "p/new/b.py", 12)], [], []),
+        # A lone site anywhere else is the error moved.
+        ([("p/a.py", 5, "f")], [("p/z.py", 1, "h")], [("p/a.py", 5, "p/z.py", 1)], [], []),
+        # A module split: its functions, and their raises, went to another file. The diff said the
+        # checks were dropped ("sites removed") and others added ("sites added").
+        (
+            [("p/chat_utils.py", 5, "P.parse"), ("p/chat_utils.py", 9, "A.parse"), ("p/x.py", 2, "f")],
+            [("p/parser.py", 7, "P.parse"), ("p/parser.py", 11, "A.parse"), ("p/x.py", 2, "f")],
+            [("p/chat_utils.py", 5, "p/parser.py", 7), ("p/chat_utils.py", 9, "p/parser.py", 11)],
+            [],
+            [],
+        ),
+        # ... but not when the function raises it more often on one side: which went where is unknown.
+        ([("p/a.py", 5, "f"), ("p/x.py", 2, "g")], [("p/b.py", 7, "f"), ("p/b.py", 9, "f"), ("p/x.py", 2, "g")], [], ["p/b.py", "p/b.py"], ["p/a.py"]),
+    ],
+)
 def test_site_matching(old, new, moves, added, removed):
     from crawler.versions.diff import match_sites
 
@@ -262,11 +293,14 @@ def test_two_releases_from_the_package_index_diff_without_git(cli, cache_dir, no
     assert changelog.startswith("## Error catalogue: `vllm-project/vllm` `vllm==0.32.0` → `vllm==0.33.0`\n")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["vllm==0.32.0", "six==1.16.0"], "errcat: --pypi: OLD and NEW name two packages (six, vllm); a diff is of one"),
-    (["0.32.0", "0.33.0", "--repo", "https://github.com/vllm-project/vllm"], "errcat: --pypi reads releases from the package index: leave out --repo"),
-    (["vllm==0.32.0", "vllm==--index-url=http://x"], "errcat: refusing --pypi 'vllm==--index-url=http://x'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["vllm==0.32.0", "six==1.16.0"], "errcat: --pypi: OLD and NEW name two packages (six, vllm); a diff is of one"),
+        (["0.32.0", "0.33.0", "--repo", "https://github.com/vllm-project/vllm"], "errcat: --pypi reads releases from the package index: leave out --repo"),
+        (["vllm==0.32.0", "vllm==--index-url=http://x"], "errcat: refusing --pypi 'vllm==--index-url=http://x'"),
+    ],
+)
 def test_pypi_diff_refusals_come_before_any_download(cli, no_git, args, message):
     result = cli("diff", *args, "--pypi")
     assert result.exit_code == 2
@@ -285,11 +319,14 @@ class NoVersionLifetime(Lifetime):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("command, model, expected", [
-    ("diff", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
-    ("sync", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
-    ("history", NoVersionLifetime, "errcat: invalid NoVersionLifetime: version: Input should be None, got 'v0.32.0'"),
-])
+@pytest.mark.parametrize(
+    "command, model, expected",
+    [
+        ("diff", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
+        ("sync", FortyDigitSide, "errcat: invalid FortyDigitSide: upstream_commit: String should match pattern '^[0-9a-f]{40}$', got '5df63a720'"),
+        ("history", NoVersionLifetime, "errcat: invalid NoVersionLifetime: version: Input should be None, got 'v0.32.0'"),
+    ],
+)
 def test_data_a_model_refuses_is_one_line_in_every_versions_command(releases, cli, tmp_path, monkeypatch, command, model, expected):
     """Whatever model refuses data on the way (here a stricter one swapped in), the user gets
     errcat's one line and exit 1, not a traceback."""
@@ -353,8 +390,10 @@ def test_link_pairs_exactly_what_comparing_every_removed_with_every_added_record
 
     texts = ["the block size ", "the block size of the cache ", "no such device ", "no such devices ", "unknown kind "]
     where = [("pkg/a.py", "f"), ("pkg/a.py", "g"), ("pkg/b.py", "f")]
-    sites = [cd.site(cd.template(text, ("x",)), path, 10 + n, fn, exc)
-             for n, (text, (path, fn), exc) in enumerate((t, w, e) for t in texts for w in where for e in ("ValueError", "KeyError"))]
+    sites = [
+        cd.site(cd.template(text, ("x",)), path, 10 + n, fn, exc)
+        for n, (text, (path, fn), exc) in enumerate((t, w, e) for t in texts for w in where for e in ("ValueError", "KeyError"))
+    ]
     sites.append(cd.site(cd.template(("msg",)), "pkg/c.py", 3, "h", "RuntimeError"))  # no text: keyed by its function
     sites.append(cd.site(cd.template(("msg",)), "pkg/c.py", 3, "h", "TypeError"))
     records = [Record.model_validate(r) for r in cd.build_records(cd.IDENTITY, sites, {})]
@@ -390,8 +429,7 @@ def test_a_rewording_past_the_title_is_shown(fixture_repo, cli):
     fixture_repo.commit({"pkg/a.py": code.replace("{}", "(3072, 256), (6144, 128) and (5120, 256)")}, tag="v2")
     (change,) = run_diff(cli, fixture_repo)["changes"]
     assert change["kind"] == "reworded"
-    assert change["summary"] == ("message reworded: '…are (3072, 256) and (6144, 128)' -> "
-                                 "'…are (3072, 256), (6144, 128) and (5120, 256)' (pkg/a.py:3)")
+    assert change["summary"] == ("message reworded: '…are (3072, 256) and (6144, 128)' -> '…are (3072, 256), (6144, 128) and (5120, 256)' (pkg/a.py:3)")
     text = cli("diff", "v1", "v2", "--repo", fixture_repo.path, *ARGS, "--format", "markdown").stdout
     assert f"now `{head}(3072, 256), (6144, 128) and (5120, 256)`" in text
 
@@ -427,7 +465,7 @@ error_type = "err_type"
 status_code = "status_code"
 """
 
-SERVING = '''
+SERVING = """
 import logging
 logger = logging.getLogger(__name__)
 
@@ -438,7 +476,7 @@ class Serving:
             logger.warning("cache is full: %d items", req.n)
         if req.missing:
             return self.create_error_response("model not found", err_type="NotFoundError", status_code=404)
-'''
+"""
 
 
 @pytest.mark.slow

@@ -21,10 +21,14 @@ def _no_release(manifest):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("tamper", "says"), [
-    (_not_json, "manifest.json: not a valid manifest"),  # load_manifest's error
-    (_no_release, "made from 'main', no release"),  # fold_datasets' own
-], ids=["load_manifest", "fold_datasets"])
+@pytest.mark.parametrize(
+    ("tamper", "says"),
+    [
+        (_not_json, "manifest.json: not a valid manifest"),  # load_manifest's error
+        (_no_release, "made from 'main', no release"),  # fold_datasets' own
+    ],
+    ids=["load_manifest", "fold_datasets"],
+)
 def test_a_folds_error_line_shows_a_dataset_path_escaped(fixture_repo, cli, tmp_path, tamper, says):
     repo = releases(fixture_repo)
     assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", "v1.9").exit_code == 0

@@ -17,9 +17,15 @@ ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
 V1 = CHECK_CODE
 V2 = V1.replace("must be positive", "must be strictly positive")  # reworded
-V3 = V2.replace('''    if x > 10:
+V3 = (
+    V2.replace(
+        """    if x > 10:
         raise OverflowError("x is far too large")
-''', "") + "\n\ndef load(p):\n    raise FileNotFoundError(f'no such widget file: {p}')\n"
+""",
+        "",
+    )
+    + "\n\ndef load(p):\n    raise FileNotFoundError(f'no such widget file: {p}')\n"
+)
 
 
 @pytest.fixture
@@ -95,10 +101,17 @@ def test_a_retired_error_that_comes_back_keeps_its_id_and_first_seen(upstream, c
 def test_an_id_is_never_reused_for_another_error():
     identity = Identity(RepoRef(url="https://github.com/o/n", owner="o", name="n"), "a" * 40, "2026-01-01T00:00:00+00:00", None, "git")
     site = {
-        "path": "pkg/m.py", "line": 3, "end_line": 3, "module": "pkg.m", "qualname": "f", "kind": "raise",
-        "exception": "ValueError", "exception_qualname": "builtins.ValueError",
+        "path": "pkg/m.py",
+        "line": 3,
+        "end_line": 3,
+        "module": "pkg.m",
+        "qualname": "f",
+        "kind": "raise",
+        "exception": "ValueError",
+        "exception_qualname": "builtins.ValueError",
         "template": {"text": "bad", "fields": [], "pattern": "^bad$", "form": "literal"},
-        "snippet": {"start_line": 3, "end_line": 3, "code": "raise ValueError('bad')"}, "facts": {},
+        "snippet": {"start_line": 3, "end_line": 3, "code": "raise ValueError('bad')"},
+        "facts": {},
     }
     (record,) = [Record.model_validate(r).model_dump(mode="json") for r in build_records(identity, [site])]
     fold = Fold()
@@ -208,22 +221,24 @@ LOGS = 'import logging\nlogger = logging.getLogger(__name__)\n\ndef g(n):\n    a
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("setting", "changes"), [
-    ('kinds = ["raise"]', True),
-    ('kinds = ["raise", "assert", "log", "native"]\nnative = ["csrc/**"]', True),
-    ('tests = ["tests/**/*.py"]', True),
-    ('exclude = ["pkg/b.py"]', True),
-    ("max_file_sites = 1", True),
-    ("curated", True),
-    ('branch = "main"\npypi = "widgets"\ntag = "v{version}"', False),  # nothing a record of a git commit says
-])
+@pytest.mark.parametrize(
+    ("setting", "changes"),
+    [
+        ('kinds = ["raise"]', True),
+        ('kinds = ["raise", "assert", "log", "native"]\nnative = ["csrc/**"]', True),
+        ('tests = ["tests/**/*.py"]', True),
+        ('exclude = ["pkg/b.py"]', True),
+        ("max_file_sites = 1", True),
+        ("curated", True),
+        ('branch = "main"\npypi = "widgets"\ntag = "v{version}"', False),  # nothing a record of a git commit says
+    ],
+)
 def test_the_release_cache_follows_the_configuration_not_the_directory(fixture_repo, cli, tmp_path, monkeypatch, setting, changes):
     """A release kept under one configuration is served under another exactly when that gives the
     same records: the same errcat.toml read from another directory (--config) is a hit, a setting
     that changes the records (kinds, native trees, tests, include/exclude, limits, curated files; the
     meaning's conventions: tests/catalogue/test_meaning_memo_attacks.py) a miss whose output is the one without the cache, and one that changes none a hit."""
-    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": V1, "pkg/b.py": LOGS, "csrc/k.cpp": NATIVE,
-                         "tests/test_a.py": TEST}, tag="v1.0")
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": V1, "pkg/b.py": LOGS, "csrc/k.cpp": NATIVE, "tests/test_a.py": TEST}, tag="v1.0")
     base, other, elsewhere = tmp_path / "base", tmp_path / "other", tmp_path / "elsewhere"
     for d in (base, other, elsewhere):
         d.mkdir()
@@ -284,8 +299,14 @@ def test_only_entries_that_can_pair_become_models_when_a_release_is_added(monkey
 
     monkeypatch.setattr(Record, "model_validate", counted)
     fold.add(second, "v2", "b" * 40)
-    assert sorted(made) == sorted([reworded_before["template"]["text"], reworded_after["template"]["text"],
-                                   other_exception["template"]["text"], other_exception_after["template"]["text"]])
+    assert sorted(made) == sorted(
+        [
+            reworded_before["template"]["text"],
+            reworded_after["template"]["text"],
+            other_exception["template"]["text"],
+            other_exception_after["template"]["text"],
+        ]
+    )
     by_text = {fold.record(eid)["message"]["text"]: fold.record(eid) for eid in [r["id"] for r in first + second]}
     new, old = by_text[reworded_after["template"]["text"]], by_text[reworded_before["template"]["text"]]
     assert old["history"]["replaced_by"] == new["id"] and new["history"]["replaces"] == [old["id"]]
@@ -337,7 +358,8 @@ def test_the_history_changelog_says_what_each_version_brought(upstream, cli, tmp
         "| --- | ---: | ---: | ---: | ---: |\n"
         "| `v1.0` (the first covered: every entry) | 2 | 0 | 0 | 0 |\n"
         "| `v1.1` | 1 | 1 | 1 | 0 |\n"
-        "| `v2.0` | 1 | 0 | 1 | 0 |\n"), text
+        "| `v2.0` | 1 | 0 | 1 | 0 |\n"
+    ), text
     # the same words from the per-release datasets a backfill folds
     releases, folded = tmp_path / "releases", tmp_path / "folded.md"
     assert cli("history", "--repo", upstream.path, *ARGS, "--per-release", releases, "v1.0", "v1.1", "v2.0").exit_code == 0

@@ -11,16 +11,19 @@ import pytest
 from crawler.versions.history import release_order
 
 
-@pytest.mark.parametrize(("args", "said"), [
-    (["0.5.5", "0.4.3"], "errcat: --pypi: 0.4.3 comes after 0.5.5; give the releases oldest first"),
-    (["0.4.3", "vllm==0.4.3"], "errcat: --pypi: 0.4.3 comes twice; give the releases oldest first"),
-    (["0.4.3", "six==1.16.0"], "errcat: --pypi: OLD and NEW name two packages (six, vllm); a diff is of one"),
-    (["0.4.3", "--tag-pattern", "v.*"], "errcat: --tag-pattern picks git tags: --pypi releases are the index's"),
-    (["vllm==0.4.3;rm"], "errcat: refusing --pypi 'vllm==0.4.3;rm': expected NAME==VERSION, e.g. vllm==0.33.0"),
-    (["--fold", "x"], "errcat: --fold reads datasets: --pypi names releases to crawl"),
-    (["--range", "0.33.0..0.4.0"], "errcat: --range '0.33.0..0.4.0': 0.33.0 comes after 0.4.0; give the older release first"),
-    (["--range", "0.4..latest"], "errcat: --range '0.4..latest': OLD and NEW must be versions (0.4.0..0.33.0)"),
-])
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["0.5.5", "0.4.3"], "errcat: --pypi: 0.4.3 comes after 0.5.5; give the releases oldest first"),
+        (["0.4.3", "vllm==0.4.3"], "errcat: --pypi: 0.4.3 comes twice; give the releases oldest first"),
+        (["0.4.3", "six==1.16.0"], "errcat: --pypi: OLD and NEW name two packages (six, vllm); a diff is of one"),
+        (["0.4.3", "--tag-pattern", "v.*"], "errcat: --tag-pattern picks git tags: --pypi releases are the index's"),
+        (["vllm==0.4.3;rm"], "errcat: refusing --pypi 'vllm==0.4.3;rm': expected NAME==VERSION, e.g. vllm==0.33.0"),
+        (["--fold", "x"], "errcat: --fold reads datasets: --pypi names releases to crawl"),
+        (["--range", "0.33.0..0.4.0"], "errcat: --range '0.33.0..0.4.0': 0.33.0 comes after 0.4.0; give the older release first"),
+        (["--range", "0.4..latest"], "errcat: --range '0.4..latest': OLD and NEW must be versions (0.4.0..0.33.0)"),
+    ],
+)
 def test_a_history_of_releases_that_cannot_be_made_is_one_line(cli, tmp_path, args, said):
     result = cli("history", "--pypi", *args, "--out", tmp_path / "out")
     assert result.exit_code == 2, result.output
@@ -67,8 +70,9 @@ def released(tmp_path, monkeypatch, cli):
         monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
         monkeypatch.setenv("PIP_INDEX_URL", url)
         monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
-        result = cli("history", "--pypi", "--per-release", tmp_path / "releases", "--include", "relpkg/**/*.py",
-                     "relpkg==1.10", "relpkg==1.0", "relpkg==1.2")  # given in any order: the directory names say which
+        result = cli(
+            "history", "--pypi", "--per-release", tmp_path / "releases", "--include", "relpkg/**/*.py", "relpkg==1.10", "relpkg==1.0", "relpkg==1.2"
+        )  # given in any order: the directory names say which
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in (tmp_path / "releases").iterdir()) == ["1.0", "1.10", "1.2"]
     return tmp_path / "releases"

@@ -26,8 +26,9 @@ def test_a_reversed_range_is_refused_and_writes_nothing(cli, fixture_repo, tmp_p
 @pytest.mark.slow
 def test_a_range_of_one_release_is_that_release(cli, fixture_repo, tmp_path):
     fixture_repo.commit({"pkg/a.py": "def f():\n    raise ValueError('old error')\n"}, tag="v1.0.0")
-    result = cli("history", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py",
-                 "--out", tmp_path / "out", "--range", "v1.0.0..v1.0.0")
+    result = cli(
+        "history", "--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", tmp_path / "out", "--range", "v1.0.0..v1.0.0"
+    )
     assert result.exit_code == 0, result.output
     assert "versions 1 (v1.0.0)" in result.stdout
 

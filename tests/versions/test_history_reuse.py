@@ -171,7 +171,7 @@ def test_a_record_file_is_completed_only_where_the_cache_left_its_history_out():
     serialized as usual; the completed file is the record's ``dumps_record``."""
     from crawler.base.jsonio import dumps_record
 
-    record = {"id": "0123456789abcdef", "sites": [{"path": "a.py"}, {"path": "b.py"}], "title": "x: \"history\": null"}
+    record = {"id": "0123456789abcdef", "sites": [{"path": "a.py"}, {"path": "b.py"}], "title": 'x: "history": null'}
     history = {"first_seen": {"version": "v1", "commit": "0" * 40}, "retired": False}
     packed = release_cache.record_file(record)
     assert history_module._with_history(packed, history) == dumps_record({**record, "history": history})

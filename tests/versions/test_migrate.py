@@ -85,8 +85,11 @@ def test_a_diff_of_a_schema_5_and_a_schema_6_dataset_of_one_commit_shows_only_th
 def test_validate_says_a_schema_5_dataset_is_one_that_every_command_reads(v5, cli):
     result = cli("validate", v5)
     assert result.exit_code == 1
-    assert result.stdout.rstrip().splitlines()[-1].endswith(
-        "made at schema 5, which every command still reads; `errcat sync` or `errcat crawl` writes it anew at schema 6")
+    assert (
+        result.stdout.rstrip()
+        .splitlines()[-1]
+        .endswith("made at schema 5, which every command still reads; `errcat sync` or `errcat crawl` writes it anew at schema 6")
+    )
 
 
 def test_show_and_match_read_a_schema_5_dataset(v5, cli):
@@ -134,8 +137,7 @@ def test_a_fold_of_a_schema_5_release_and_a_schema_6_one_is_the_fold_of_two_of_s
     fixture_repo.commit({"pkg/extra.py": 'def f():\n    raise KeyError("a key that is not there")\n'}, tag="v2.0")
     config = tmp_path / "errcat.toml"
     config.write_text(TOML)
-    made = cli("history", "--repo", fixture_repo.path, "--upstream", "acme", "--config", config, "--per-release", tmp_path / "six",
-               "v1.0", "v2.0")
+    made = cli("history", "--repo", fixture_repo.path, "--upstream", "acme", "--config", config, "--per-release", tmp_path / "six", "v1.0", "v2.0")
     assert made.exit_code == 0, made.output
     # the same releases, v1.0 as errcat wrote it at schema 5
     shutil.copytree(tmp_path / "six" / "v2.0", tmp_path / "mixed" / "v2.0")

@@ -57,7 +57,7 @@ def test_a_renamed_file_is_a_move_kept_over_releases_and_a_line_shift_is_none(re
     site = tmp_path / "site"
     assert cli("render", "--data", out, "--out", site).exit_code == 0
     html = (site / "errors" / f"{after[MESSAGE]['id']}.html").read_text(encoding="utf-8")
-    section = html[html.index('id="history"'):html.index("</section>", html.index('id="history"'))]
+    section = html[html.index('id="history"') : html.index("</section>", html.index('id="history"'))]
     v2 = commits["v2.0"][:12]
     assert f"<dt>Moved</dt><dd><code>pkg/a.py</code> &rarr; <code>pkg/checks.py</code> in <code>v2.0</code> (<code>{v2}</code>)</dd>" in section
     assert "<dt>Last seen</dt><dd>still present</dd>" in section

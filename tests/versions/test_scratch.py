@@ -21,8 +21,7 @@ TAGS = [f"v1.{n}" for n in range(6)]
 
 
 def env_for(cache: Path, tmp: Path) -> dict[str, str]:
-    return dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-                ERRCAT_CACHE_DIR=str(cache), TMPDIR=str(tmp))
+    return dict(os.environ, PYTHONPATH=str(REPO_ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""), ERRCAT_CACHE_DIR=str(cache), TMPDIR=str(tmp))
 
 
 def scratch_left(cache: Path, tmp: Path) -> list[Path]:
@@ -85,8 +84,7 @@ with run_dir(Path(sys.argv[1])) as scratch:
 
 def test_scratch_of_a_dead_run_goes_even_while_its_forked_helper_lives(tmp_path):
     cache = tmp_path / "cache"
-    proc = subprocess.Popen([sys.executable, "-c", ORPHANING_RUN, str(cache)], env=env_for(cache, tmp_path),
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", ORPHANING_RUN, str(cache)], env=env_for(cache, tmp_path), stdout=subprocess.PIPE, text=True)
     helper = None
     try:
         with proc.stdout:

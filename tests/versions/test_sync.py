@@ -41,8 +41,12 @@ def test_sync_follows_the_upstream(upstream, cli, tmp_path, monkeypatch):
     assert github_output.read_text().endswith(f"changed=false\ncommit={first}\ndataset=acme/widgets\n")
     assert "No changes." in changelog.read_text()
 
-    second = upstream.commit({"pkg/a.py": "import os\n" + CODE.replace("far too large", "much too large")
-                              .replace('raise ValueError(f"x must be positive, got {x}")', 'raise ValueError("negative")')})
+    second = upstream.commit(
+        {
+            "pkg/a.py": "import os\n"
+            + CODE.replace("far too large", "much too large").replace('raise ValueError(f"x must be positive, got {x}")', 'raise ValueError("negative")')
+        }
+    )
     report = tmp_path / "diff.json"
     moved = sync(cli, upstream, out, "--changelog", changelog, "--report", report, "--exit-code")
     assert moved.exit_code == 1 and moved.stdout.startswith(f"changed=true commit={second}")
@@ -192,6 +196,7 @@ def test_catch_up_writes_a_commit_that_changes_no_error_and_says_so_in_the_chang
     after = files_of(out / "acme" / "widgets")
     assert sorted(p for p in after if after[p] != before.get(p)) == ["index.json", "manifest.json", "search.json"]
     text = changelog.read_text()
-    assert text.endswith(f"No changes.\n\nUpstream moved from `{first[:12]}` to `{second[:12]}` and no error changed: "
-                         f"the catalogue now names `{second[:12]}`.\n"), text
+    assert text.endswith(
+        f"No changes.\n\nUpstream moved from `{first[:12]}` to `{second[:12]}` and no error changed: the catalogue now names `{second[:12]}`.\n"
+    ), text
     assert "errcat" not in text.split("No changes.")[1]

@@ -131,8 +131,7 @@ def test_a_sync_over_the_output_limit_leaves_out_source_files_as_a_crawl_does(fi
     got = json.loads((synced / "acme" / "widgets" / "manifest.json").read_bytes())
     # (which files the generated entries take over the limit depends on how long each record is)
     assert got["skipped"] == want["skipped"] and [s["path"] for s in got["skipped"]] == ["pkg/gen.py"]
-    assert re.fullmatch(rf"its entries would take (errors\.jsonl\.gz and )?search\.json over {limit} bytes \(max_output_bytes\)",
-                        got["skipped"][0]["reason"])
+    assert re.fullmatch(rf"its entries would take (errors\.jsonl\.gz and )?search\.json over {limit} bytes \(max_output_bytes\)", got["skipped"][0]["reason"])
     assert got["counts"]["entries"] == want["counts"]["entries"] == 9 and got["counts"]["omitted"] == 0
     texts = {json.loads(line)["message"]["text"] for line in gzip.decompress((synced / "acme" / "widgets" / "errors.jsonl.gz").read_bytes()).splitlines()}
     assert len(texts) == 9 and not any(t.startswith("case ") for t in texts)

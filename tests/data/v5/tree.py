@@ -7,7 +7,7 @@ every time) and synced (``errcat sync``: every record has a history) with ``TOML
 
 TREE = {
     "pkg/__init__.py": "",
-    "pkg/config.py": '''
+    "pkg/config.py": """
         import logging
 
         logger = logging.getLogger(__name__)
@@ -35,8 +35,8 @@ TREE = {
             if not path:
                 raise error
             return path
-        ''',
-    "pkg/server.py": '''
+        """,
+    "pkg/server.py": """
         from pkg.errors import create_error_response
 
 
@@ -47,18 +47,18 @@ TREE = {
                 return create_error_response(f"the model {request.name} does not exist", status_code=404,
                                              err_type="NotFoundError")
             return None
-        ''',
+        """,
     "pkg/far/__init__.py": "",
-    "pkg/far/away.py": '''
+    "pkg/far/away.py": """
         def quantize(bits):
             if bits not in (4, 8):
                 raise RuntimeError(f"quantization with {bits} bits is unsupported")
             return bits
-        ''',
-    "pkg/errors.py": '''
+        """,
+    "pkg/errors.py": """
         def create_error_response(message, err_type="BadRequestError", status_code=400):
             return {"message": message, "type": err_type, "code": status_code}
-        ''',
+        """,
 }
 
 TOML = """
