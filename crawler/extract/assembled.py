@@ -94,7 +94,7 @@ def exhaustive_match(node: ast.Match) -> bool:
     return last is not None and last.guard is None and type(last.pattern) is ast.MatchAs and last.pattern.pattern is None
 
 
-def says_something_in_alternatives(template: Mapping[str, Any]) -> bool:
+def has_text_to_match_in_alternatives(template: Mapping[str, Any]) -> bool:
     """An assembled message with no text of its own says something when one of its pieces has
     letters or digits outside its fields (a log of ``msg`` set to one text per branch)."""
     return any(any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in text_parts(alt)) for alt in template.get("alternatives") or ())

@@ -47,7 +47,7 @@ def collect(
     calls: list[dict[str, Any]],
     classes: list[dict[str, Any]],
     refs: list[tuple[ExtractedSite, dict[str, Any]]],
-    says_something: Callable[[Mapping[str, Any]], bool],
+    has_text_to_match: Callable[[Mapping[str, Any]], bool],
 ) -> list[dict[str, Any]]:
     """The file's ``imported`` facts (see the module docstring), in site order; every template
     left as a plain dict (``templates.MarkedTemplate`` is the extractor's own)."""
@@ -60,7 +60,7 @@ def collect(
         template: Mapping[str, Any] = site["template"]
         if isinstance(template, MarkedTemplate):
             site["template"] = _plain_template(template)
-            out.append((i, 1, {"site": i, "fields": template.imported, "drop": site["kind"] != RAISE and not says_something(site["template"])}))
+            out.append((i, 1, {"site": i, "fields": template.imported, "drop": site["kind"] != RAISE and not has_text_to_match(site["template"])}))
     for call in calls:
         for made in call.get("made") or (call,):  # (each exception a helper constructs: ``visitor._finish``)
             if made["args"] is not None:

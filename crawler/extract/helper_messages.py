@@ -204,13 +204,13 @@ class HelperMessages:
             held: list[Piece] = []
             records: list[dict[str, Any]] = []
             for own, args in constructed:
-                own = [_put_in(piece, values) for piece in own]
+                own = [_fill_fields(piece, values) for piece in own]
                 held = add_pieces(held, own)
                 records.append(
                     {
                         "pieces": [piece_text(piece) for piece in own],
-                        "args": None if args is None else [_put_in_template(t, values) for t in args["args"]],
-                        "kwargs": None if args is None else {k: _put_in_template(t, values) for k, t in args["kwargs"].items()},
+                        "args": None if args is None else [_fill_template_fields(t, values) for t in args["args"]],
+                        "kwargs": None if args is None else {k: _fill_template_fields(t, values) for k, t in args["kwargs"].items()},
                     }
                 )
             if says:
@@ -245,7 +245,7 @@ def _piece_says(piece: Piece) -> bool:
     return any(isinstance(p, str) and any(ch.isalnum() for ch in p) for p in piece)
 
 
-def _put_in(piece: Piece, values: dict[str, Piece]) -> Piece:
+def _fill_fields(piece: Piece, values: dict[str, Piece]) -> Piece:
     """A piece with each field that is one of ``values``' names as written (``{reason}``; not
     ``{reason!r}``, no longer the text passed) replaced by the parts given for it."""
     if not values:
@@ -259,11 +259,11 @@ def _put_in(piece: Piece, values: dict[str, Piece]) -> Piece:
     return out
 
 
-def _put_in_template(template: TemplateData, values: dict[str, Piece]) -> TemplateData:
-    """:func:`_put_in` for an argument's template (a call's args record)."""
+def _fill_template_fields(template: TemplateData, values: dict[str, Piece]) -> TemplateData:
+    """:func:`_fill_fields` for an argument's template (a call's args record)."""
     if not values or not any(f["name"] in values and f["expr"] == f["name"] for f in template["fields"]):
         return template
-    return make_template(_put_in(parts_from_template(template), values), template["form"])
+    return make_template(_fill_fields(parts_from_template(template), values), template["form"])
 
 
 def add_pieces(held: list[Piece], added: list[Piece]) -> list[Piece]:

@@ -90,7 +90,7 @@ class SurfaceSites:
             form, parts = self.builder.build(first)
         template = make_template(parts, form)
         helper = self._helper_target(first) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
+        if not has_text_to_match(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         name = surface.LEVEL_NAMES[level]
         site = self._site(call, "log", name, template, None, list(self.guards), resolve=False, pending=helper is not None)
@@ -108,7 +108,7 @@ class SurfaceSites:
         form, parts = self.builder.build(value)
         template = make_template(parts, form)
         helper = self._helper_target(value) if template["opaque"] and len(template["fields"]) == 1 else None
-        if not says_something(template) and helper is None and not isinstance(template, MarkedTemplate):
+        if not has_text_to_match(template) and helper is None and not isinstance(template, MarkedTemplate):
             return
         info = surface.response_info(call, builder)
         etype = info["error_type"]
@@ -120,8 +120,8 @@ class SurfaceSites:
             self._pending_pieces.append(PendingPieces(site, helper, template["fields"][0]))
 
 
-def says_something(template: Mapping[str, Any]) -> bool:
+def has_text_to_match(template: Mapping[str, Any]) -> bool:
     """A message with literal text to match (letters or digits outside its fields)."""
     if template["opaque"]:
-        return assembled.says_something_in_alternatives(template)
+        return assembled.has_text_to_match_in_alternatives(template)
     return has_literal_text(normalize_template(template["text"], template["fields"]))

@@ -68,7 +68,7 @@ from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
-from crawler.extract.surface_sites import SurfaceSites, says_something
+from crawler.extract.surface_sites import SurfaceSites, has_text_to_match
 from crawler.extract.templates import (
     IMPORTED,
     Built,
@@ -1087,7 +1087,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         the limit (``limit.OverLimit``). A raise is never dropped; a log, response or assert is
         when its message is a helper's the end does not find (``_finish``) or an imported list
         the join does not (``catalogue.cross_module_join``) and it says nothing without it."""
-        if kind != RAISE and (pending or isinstance(template, MarkedTemplate) and not says_something(template)):
+        if kind != RAISE and (pending or isinstance(template, MarkedTemplate) and not has_text_to_match(template)):
             return
         self.counted += 1
         if self.counted > self.limit:  # type: ignore[operator]  # (set: see ``_site``)
@@ -1165,7 +1165,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             self.sites = kept
             for call in self.calls:  # (only raises have calls, and none is dropped)
                 call["site"] = renumber[call["site"]]
-        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, says_something)
+        self.imported = cross_module_facts.collect(self.sites, self.calls, self.classes, refs, has_text_to_match)
         self.exports = cross_module_facts.exports(self, MAX_PIECES)
         for item, written, frame in self._pending:
             if "bases" in item:  # class record
