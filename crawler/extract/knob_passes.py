@@ -25,7 +25,7 @@ import re
 from typing import Any
 
 from crawler.extract.ast_names import dotted
-from crawler.extract.codefacts import nodes_under
+from crawler.extract.codefacts import function_statements, nodes_under
 
 #: The name of a holder of settings as code spells it (``cache_config``, ``parallel_config``).
 _HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
@@ -54,23 +54,6 @@ def _setting(node: ast.expr, held: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
-def _statements(fn: ast.AST) -> list[ast.stmt]:
-    """A function's statements, in compound statements too, not in nested functions or classes."""
-    out, todo = [], list(getattr(fn, "body", ()))
-    while todo:
-        stmt = todo.pop()
-        if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            continue
-        out.append(stmt)
-        for attr in ("body", "orelse", "finalbody"):
-            todo += getattr(stmt, attr, ())
-        for handler in getattr(stmt, "handlers", ()):
-            todo += handler.body
-        for case in getattr(stmt, "cases", ()):
-            todo += case.body
-    return sorted(out, key=lambda s: (s.lineno, s.col_offset))
-
-
 def _checks(statements: list[ast.stmt]) -> bool:
     for stmt in statements:
         if type(stmt) in (ast.Raise, ast.Assert):
@@ -92,7 +75,7 @@ def passes(tree: ast.Module, text: str) -> dict[str, Any]:
         elif isinstance(stmt, ast.ClassDef):
             functions += [(f"{stmt.name}.{f.name}", f) for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for qual, fn in functions:
-        statements = _statements(fn)
+        statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
         a = fn.args
         params = [p.arg for p in [*a.posonlyargs, *a.args]]
         if params and params[0] in _RECEIVERS and "." in qual:

@@ -41,7 +41,7 @@ from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers, knob_passes
 from crawler.extract.ast_names import dotted
-from crawler.extract.codefacts import child_nodes, nodes_under
+from crawler.extract.codefacts import child_nodes, function_statements, nodes_under
 
 #: A file none of these match declares no option: its body is not walked (walking every file's
 #: whole tree cost a fifth of the parse).
@@ -97,7 +97,7 @@ def declarations(
 
 
 class _Bodies:
-    """A function's own statements (``_statements``'s, in its order), from the walk's collection
+    """A function's own statements (``codefacts.function_statements``'s, in its order), from the walk's collection
     when there is one."""
 
     __slots__ = ("collected",)
@@ -107,9 +107,9 @@ class _Bodies:
 
     def of(self, fn: ast.AST) -> list[ast.stmt]:
         found = None if self.collected is None else self.collected.get(id(fn))
-        # (the walk keeps them in source order; ``_statements`` pops its blocks from the end, so
+        # (the walk keeps them in source order; ``codefacts.function_statements`` pops its blocks from the end, so
         # statements that share a line come last first: reversed, a sort by line orders them alike)
-        return _statements(fn) if found is None else found[::-1]
+        return function_statements(fn) if found is None else found[::-1]
 
 
 def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str], bodies: _Bodies) -> dict[str, Any]:
@@ -171,22 +171,6 @@ def _computed_reads(stmt: ast.Assign, roots: set[str] | dict[str, str], lines: l
     walking every assigned value cost more than the rest)."""
     where = "\n".join(lines[stmt.lineno - 1 : stmt.end_lineno or stmt.lineno])
     return _reads(stmt.value, roots) if any(f"{root}." in where for root in roots) else []
-
-
-def _statements(fn: ast.AST) -> list[ast.stmt]:
-    """A function's statements, in compound statements too, not in nested functions and classes
-    (statements only: walking every expression of every method cost four times the rest)."""
-    out, todo = [], list(getattr(fn, "body", ()))
-    while todo:
-        stmt = todo.pop()
-        if type(stmt) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            continue
-        out.append(stmt)
-        for attr in ("body", "orelse", "finalbody"):
-            todo += getattr(stmt, attr, ())
-        for handler in getattr(stmt, "handlers", ()):
-            todo += handler.body
-    return out
 
 
 def _class_words(node: ast.expr | None) -> str | None:

@@ -1027,10 +1027,6 @@ class _Extractor(HelperMessages, SurfaceSites):
         guards = [*self.guards, f"not ({self.seg(node.test)})"]
         self._site(node, "assert", "AssertionError", make_template(parts, form), None, guards)
 
-    # -- logs and responses (see crawler.extract.surface) --
-
-    # -- messages a helper function returns --
-
     def _site(
         self,
         node: ast.stmt | ast.expr,
