@@ -456,16 +456,16 @@ def load_foreign(dataset: Path) -> list[Any]:
     return _parse(ForeignList, _read(path), named(path), "foreign error list").errors
 
 
-def carried_documents(dataset: Path) -> dict[str, tuple[str, Any]]:
+def carried_documents(dataset: Path) -> dict[str, Any]:
     """The curated documents of a written dataset (``dataset_files.CARRIED``: foreign.json) that
     it has, each validated as its reader validates it, as the writer's further documents: what a
     sync or a fold, which render records themselves, writes again beside them."""
     from crawler.model.records import ForeignList
 
-    carried: dict[str, tuple[str, Any]] = {}
+    carried: dict[str, Any] = {}
     for name in sorted(CARRIED):
         if name == FOREIGN and (dataset / FOREIGN).is_file():
-            carried[FOREIGN] = ("foreign", ForeignList(errors=load_foreign(dataset)).model_dump(mode="json"))
+            carried[FOREIGN] = ForeignList(errors=load_foreign(dataset)).model_dump(mode="json")
         elif name != FOREIGN:
             raise AssertionError(f"no reader of the carried document {name}")  # a row of dataset_files without one here
     return carried
