@@ -191,23 +191,59 @@ def test_the_box_reads_the_forms_people_paste_as_errcat_match_does(node, fixture
     assert seen["match"] >= 15, seen
 
 
+#: Asserts with no message beside a bare raise and an assert with one: a condition over two lines
+#: (a frame shows its first), one too long for the title (the box reads it from ``q``).
+PLAN = """
+def plan(blocks, size, table):
+    assert (blocks
+            and size > 0)
+    assert blocks % size == 0 and size <= 4096 and table is not None and len(table) == blocks // size
+    assert table, "the block table is empty: allocate it before planning"
+    if size > 8192:
+        raise AssertionError
+    return blocks // size
+"""
+LONG = "assert blocks % size == 0 and size <= 4096 and table is not None and len(table) == blocks // size"
+
+
+def _tb(line: int, code: str, last: str = "AssertionError", path: str = "/usr/lib/python3.12/site-packages/vllm/plan.py", function: str = "plan") -> str:
+    return f'Traceback (most recent call last):\n  File "{path}", line {line}, in {function}\n    {code}\n{last}\n'
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the box does not read a traceback frame's code line yet, which errcat match uses to tell "
-    "a bare raise from the bare assert beside it (schema 6's condition entries): to port "
-    "match.py's _condition_said into search.js; strict, so the mark goes when it holds",
-)
 def test_the_box_reads_a_frame_code_line_as_errcat_match_does(node, fixture_repo, cli, tmp_path):
+    """A frame's code line tells a bare assert from the bare raise beside it, and an assert's
+    condition from another's, in the box as in errcat match (``match._condition_said``)."""
     import test_match_pasted_forms as forms
 
-    files = {"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": forms.MODEL}
+    files = {"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": forms.MODEL, "vllm/plan.py": PLAN}
     fixture_repo.commit(files, tag="v1")
     config = tmp_path / "errcat.toml"
     config.write_text('default = "u"\n[upstreams.u]\nurl = "https://github.com/vllm-project/vllm"\ninclude = ["vllm/**/*.py"]\n')
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
-    pastes = ["```python\n" + forms.BARE_TB + "```", forms.BARE_TB, forms.BARE_TB.removeprefix("Traceback (most recent call last):\n")]
-    assert_parity(node, tmp_path / "out" / "vllm-project" / "vllm", tmp_path, pastes)
+    dataset = tmp_path / "out" / "vllm-project" / "vllm"
+    entries = json.loads((dataset / "search.json").read_text())["entries"]
+    assert sum(e.get("condition") is not None for e in entries) == 3  # workers > 0, the two of plan
+    moved = forms.BARE_TB.replace("raise AssertionError", "assert workers > 0").replace(f"line {forms.BARE_LINE},", f"line {forms.ASSERT_LINE + 30},")
+    pastes = [
+        "```python\n" + forms.BARE_TB + "```",
+        forms.BARE_TB,
+        forms.BARE_TB.removeprefix("Traceback (most recent call last):\n"),
+        moved,
+        moved.replace("workers > 0", "workers > 1"),  # another condition: no claim
+        _tb(3, "assert (blocks"),  # the first line of a condition over two
+        _tb(3, "assert (size"),
+        _tb(4, LONG),
+        _tb(4, LONG.replace(" % ", "  %\t") + "\u00a0"),  # white space as Python collapses it
+        _tb(4, LONG, path="/home/me/src/old/planner.py"),  # the file moved: a function of its name
+        _tb(
+            5, 'assert table, "the block table is empty: allocate it before planning"', "AssertionError: the block table is empty: allocate it before planning"
+        ),
+        _tb(7, "raise AssertionError"),
+        _tb(forms.KIND_LINE, "assert kind", "ValueError: ('Unknown KV cache group kind', 'full')", forms._frame(0, "", "").split('"')[1], "verify"),
+    ]
+    seen = assert_parity(node, dataset, tmp_path, pastes)
+    assert seen["match"] >= 8, seen
 
 
 def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli, tmp_path):

@@ -224,7 +224,12 @@
     var found = [], frame = null;
     for (var i = 0; i < lines.length; i++) {
       var f = FRAME.exec(lines[i]);
-      if (f) { frame = [i, [f[1], +f[2], f[3]]]; continue; }
+      if (f) {
+        // paste.candidates: the frame's code line, the next line when indented and no frame itself
+        var after = i + 1 < lines.length ? lines[i + 1] : "";
+        frame = [i, [f[1], +f[2], f[3], (after[0] === " " || after[0] === "\t") && !FRAME.test(after) ? pyStrip(after) : ""]];
+        continue;
+      }
       var c = exceptionLine(lines[i]), bare = /^([A-Za-z_][\w.]{0,200})$/.exec(lines[i]);
       // a bare "raise X" or "assert" prints the exception's name alone, just after its frame
       if (!c && bare && frame && i - frame[0] <= 3 && EXC_END.test(bare[1])) c = [leaf(bare[1]), ""];
@@ -258,7 +263,9 @@
     var rest = lines.slice(i).join("\n").replace(/\s+$/, ""), nl = rest.indexOf("\n");
     var m = /^([A-Za-z_][\w.]*)(?::(?: ([\s\S]*))?)?$/.exec(nl < 0 ? rest : rest.slice(0, nl));
     if (!m) return null;
-    return [m[1], (m[2] || "") + (nl < 0 ? "" : "\n" + rest.slice(nl + 1)), last ? [last[1], +last[2], last[3]] : null];
+    // the frame's code line (match.Frame.code): the line after it, when indented
+    var code = last && lines.length > 1 && (lines[1][0] === " " || lines[1][0] === "\t") ? pyStrip(lines[1]) : "";
+    return [m[1], (m[2] || "") + (nl < 0 ? "" : "\n" + rest.slice(nl + 1)), last ? [last[1], +last[2], last[3], code] : null];
   }
   var EXC_PREFIX = /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?([\s\S]*)$/;
   var ANY_PREFIX = /^([A-Za-z_][\w.]*): ([\s\S]*)$/;
@@ -317,7 +324,8 @@
     readingsAsPasted(plain, MAX_READINGS / 2).readings.forEach(function (r) { if (!seen.has(key(r))) { seen.add(key(r)); half.readings.push(r); } });
     return half;
   }
-  function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f, r.t, r.ln]); }
+  // (a frame's code line is no part of what a reading is: match.Frame.code, compare=False)
+  function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f ? r.f.slice(0, 3) : null, r.t, r.ln]); }
   function readingsAsPasted(text, most) {
     var raw = text.replace(/\r\n/g, "\n").split("\n").slice(-MAX_LINES), lines = raw.map(cleanLine);
     var out = [], seen = new Set();
@@ -541,6 +549,36 @@
   function functionCodes(e) { if (!e.fnCodes) e.fnCodes = codes(e.n); return e.fnCodes; }
   function inNamedFunction(f, e) { var c = frameCodes(f); return !!c && functionCodes(e).indexOf(c.fn) >= 0; }
   function sameFunction(f, e) { var c = frameCodes(f); return !!c && siteCodes(e).some(function (code) { return c.at.has(code); }); }
+  // Python's str.strip() and str.split(): its white space, which is not JS's \s
+  var PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var PY_STRIP = new RegExp("^[" + PY_SPACE + "]+|[" + PY_SPACE + "]+$", "g"), PY_RUNS = new RegExp("[" + PY_SPACE + "]+", "g");
+  function pyStrip(t) { return t.replace(PY_STRIP, ""); }
+  function pyCollapse(t) { return pyStrip(t).replace(PY_RUNS, " "); }
+  // An assert with no message is keyed by its condition: q true when the title ("assert <condition>") holds it whole
+  function conditionOf(e) { return e.q === undefined ? null : (e.q === true ? e.title.slice("assert ".length) : e.q); }
+  // match._condition_said: for a frame that shows its code line, whether that line asserts the
+  // entry's condition; false too for a raise at a line that asserts; null when it cannot tell
+  function conditionSaid(f, e) {
+    var code = pyCollapse(f[3] || ""), condition = conditionOf(e);
+    if (!code) return null;
+    if (condition === null) return kind(e) === "raise" && code.startsWith("assert ") ? false : null;
+    if (!code.startsWith("assert ")) return false;  // no assert (a `raise AssertionError` beside one)
+    if (code === "assert " + condition) return true;
+    if (!/[(\[{\\,]$/.test(code)) return false;
+    var begun = code.slice("assert ".length).replace(/[\\ ]+$/, "").replace(/^[( ]+/, "");
+    return condition.replace(/^[( ]+/, "").startsWith(begun) ? null : false;
+  }
+  // match.site_match as far as the box sees (sites have no lines here): 1 in the entry's function
+  // (its file), 0 not; an assert's frame showing its very condition 3 in its file, 2 in a
+  // function of its name elsewhere (the file moved); 0 at a line that asserts another condition
+  function siteMatch(f, e) {
+    if (!f) return 0;
+    var said = conditionSaid(f, e);
+    if (said === false) return 0;
+    var site = sameFunction(f, e) ? 1 : 0;
+    if (said && (site || inNamedFunction(f, e))) return site ? 3 : 2;
+    return site;
+  }
   function rust(e) { return kind(e) === "rust"; }
   function python(r) { return r.src === "traceback" || r.src === "raise" || !!r.f; }
   function exceptionMatch(e, r, fold) {
@@ -577,7 +615,7 @@
   function wordSet(r) { if (!r.words) r.words = new Set(r.m.match(/[\p{L}\p{N}_]+/gu) || []); return r.words; }
   // match.Matcher._score: a fit of shape s (the entry or one of its pieces) to reading r
   function scored(e, s, r, how, covered, gaps, foreignMsgs, fold) {
-    var x = exceptionMatch(e, r, fold), site = r.f && sameFunction(r.f, e) ? 1 : 0, n = r.m.length, weighed = n;
+    var x = exceptionMatch(e, r, fold), site = siteMatch(r.f, e), n = r.m.length, weighed = n;
     (gaps || []).forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
     var coverage = n ? covered / n : 1, support = weighed > 0 ? covered / weighed : 0, anchored;
     if (fold) {
@@ -587,7 +625,7 @@
       var have = wordSet(r);
       anchored = s.anchors.some(function (a) { return have.has(a); });
     }
-    if (!s.fragments.length && ((!n && (!r.f || site) && (x || !r.x)) || (site && x))) { support = 1; anchored = true; }
+    if (!s.fragments.length && ((!n && (!r.f || site) && (x || !r.x || site === 3)) || (site && x))) { support = 1; anchored = true; }
     // the last frame is evidence: the whole template fits, the exception agrees, the frame is in its function
     var framed = how === "full" && !!site && !!x;
     if (foreignMsgs.has(r.m)) anchored = framed = false;  // a line the project does not raise: only weak
@@ -646,7 +684,7 @@
         // an opaque entry matches anything: only where the traceback points, for the exception it names
         if (msg && !named) return;
         if (r.x && !agrees && !sameFunction(r.f, e)) return;
-        if (!msg && r.f && !sameFunction(r.f, e)) return;  // a message-less error raised elsewhere
+        if (!msg && r.f && !siteMatch(r.f, e)) return;  // a message-less error raised elsewhere
       }
       if (frags.length && !/[\p{L}\p{N}]/u.test(frags.join("")) && !named && !(r.x && agrees)) return;
       if (frags.length && s.ends_literal) {
