@@ -184,6 +184,17 @@ def test_the_box_reads_the_forms_people_paste_as_errcat_match_does(node, fixture
         LOGGED_THEN_TRACEBACK,
         "Value error, Widget count must be positive for every pool of this engine.",
         "ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
+        # backticks a tracker's Markdown dropped, whole, stopped and cut; one kept
+        "ValueError: No room left for the widget cache. Try increasing --pool-size when starting the engine "
+        "(this flag also sets how much the cache may spill to disk).",
+        "No room left for the widget cache. Try increasing --pool-size when starting the engine.",
+        "ValueError: No room left for the widget cache. Try increasing --pool-size when",
+        "ValueError: No room left for the widget cache. Try increasing `--pool-size when starting the engine.",
+        # a warning run on after the message (an issue title), and text that is no warning's head
+        "[Bug]: ValueError: Widget count must be positive for every pool of this engine. "
+        "/root/envs/vllm/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracke",
+        "ValueError: Widget count must be positive for every pool of this engine. see config.py:12: UserNotice: x",
+        "Widget count must be positive for every pool of this engine. a.py:1: UserWarning: b.py:2: DeprecationWarning: c",
         "ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
         "runtimeerror: cuda error: an illegal memory access was encountered",
     ]

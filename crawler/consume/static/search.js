@@ -201,6 +201,19 @@
     return first === t[1] ? m : first;
   }
   function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
+  // paste.without_warning: the message without a Python warning run on after it on its line
+  // ("<file>.py:<line>: <Category>Warning: ..."), read at the first 8 "Warning: " only
+  var WARNING_HEAD = / (?:[^\s:]{1,1000}\.py):\d{1,9}: [A-Z]\w{0,100}Warning$/;
+  function withoutWarning(m) {
+    var at = -1;
+    for (var k = 0; k < 8; k++) {
+      at = m.indexOf("Warning: ", at + 1);
+      if (at < 0) return m;
+      var from = Math.max(0, at - 1120), head = WARNING_HEAD.exec(m.slice(from, at + "Warning".length));
+      if (head && pyStrip(m.slice(0, from + head.index))) return m.slice(0, from + head.index).replace(PY_TRAIL, "");
+    }
+    return m;
+  }
   // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
   // `raise X("...", "...")` holds the message as string literals.
   var FRAME = /^\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/, RAISE = /^\s*raise ([A-Za-z_][\w.]{0,200})\(/;
@@ -366,9 +379,9 @@
       if (s[1] && s[0].trim() && !exceptionLine(s[0])) push(reading(s[0].trim(), s[1], "log"));
     });
     lineCandidates(lines).forEach(function (c) {
-      var bare = withoutParameter(c.m);
+      var bare = withoutParameter(c.m), unwarned = withoutWarning(c.m);
       // (an empty message: a bare name after its frame, a message-less raise)
-      [c.m, bare, c.cont].filter(function (m, k, all) { return (m || (!k && c.f)) && all.indexOf(m) === k; }).forEach(function (m) {
+      [c.m, bare, unwarned, c.cont].filter(function (m, k, all) { return (m || (!k && c.f)) && all.indexOf(m) === k; }).forEach(function (m) {
         push(reading(m, c.x, c.src, c.f, ELLIPSIS.test(m) || c.src === "raise", c.ln));
       });
     });
@@ -456,6 +469,17 @@
   var NEAREST_POOL = 12, postings = null;
   // An assembled message with no literal text of its own ("\n".join(errors)) is matched by its
   // pieces, as match.py's Matcher does: each piece's fragments in order, anywhere in the message.
+  // match.Prepared.as_pasted: for a paste with no backtick at all, the shape with its template's
+  // backticks read as absent (a tracker's Markdown drops a pair of them), unless a fragment empties
+  function asPasted(s, msg) {
+    if (msg.indexOf("`") >= 0) return s;
+    if (s.unticked === undefined) {
+      var bare = s.fragments.map(function (f) { return f.split("`").join(""); });
+      var differs = bare.some(function (f, i) { return f !== s.fragments[i]; }), empty = bare.some(function (f) { return !f; });
+      s.unticked = differs && !empty ? {fragments: bare, anchors: s.anchors, starts_literal: s.starts_literal, ends_literal: s.ends_literal, f: fieldCount(s), unticked: null} : null;
+    }
+    return s.unticked || s;
+  }
   function shapes(e) {
     if (!e.shapes) e.shapes = [e].concat((e.alternatives || []).map(function (a) {
       return {fragments: a.fragments, anchors: a.anchors, starts_literal: false, ends_literal: false};
@@ -552,6 +576,7 @@
   // Python's str.strip() and str.split(): its white space, which is not JS's \s
   var PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
   var PY_STRIP = new RegExp("^[" + PY_SPACE + "]+|[" + PY_SPACE + "]+$", "g"), PY_RUNS = new RegExp("[" + PY_SPACE + "]+", "g");
+  var PY_TRAIL = new RegExp("[" + PY_SPACE + "]+$");
   function pyStrip(t) { return t.replace(PY_STRIP, ""); }
   function pyCollapse(t) { return pyStrip(t).replace(PY_RUNS, " "); }
   // An assert with no message is keyed by its condition: q true when the title ("assert <condition>") holds it whole
@@ -677,7 +702,7 @@
       sharingWords(r.m, 200).forEach(function (p) { if (/[\p{L}\p{N}]/u.test(p[1].fragments.join(""))) pool.push(p); });
     }
     pool.forEach(function (p) {
-      var e = p[0], s = p[1], msg = r.m, frags = s.fragments;
+      var e = p[0], s = asPasted(p[1], r.m), msg = r.m, frags = s.fragments;
       if (r.x && kind(e) === "log" && r.src !== "log") return;  // named an exception: raised, not logged
       var named = r.f && inNamedFunction(r.f, e), agrees = r.x === e.exception || catchAs(e).indexOf(r.x) >= 0;
       if (!frags.length) {
@@ -724,7 +749,7 @@
     sharingWords(msg, 200).forEach(function (p) {
       var e = p[0];
       if (r.x && kind(e) === "log" && r.src !== "log") return;
-      [p[1]].forEach(function (s) {
+      [asPasted(p[1], msg)].forEach(function (s) {
         var frags = fold ? s.fragments.map(foldCase) : s.fragments, m0 = fold ? foldCase(msg) : msg;
         var st = stopped !== null && fold ? foldCase(stopped) : stopped;
         var covered = prefixCover(frags, s.starts_literal, s.ends_literal, m0);
