@@ -287,6 +287,25 @@ def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli
     assert seen["match"] >= 5 and seen["retired"] >= 3 and seen["release"] >= 3, seen
 
 
+def test_the_box_ranks_a_piece_of_an_assembled_message_by_the_entrys_fields(node, fixture_repo, cli, tmp_path):
+    """A message raised alone in one release and as a piece of an assembled one in the next (vLLM
+    0.5's LoRA rank check, in PEFTHelper.validate_legal since): both match; the piece counts no
+    fields of its own (``match.expanded``), so the live entry comes first in both, as errcat match ranks them."""
+    alone = 'def check(rank, most):\n    if rank > most:\n        raise ValueError(f"LoRA rank {rank} is greater than max_lora_rank {most}.")\n'
+    pieces = (
+        "def check(rank, most, bias):\n    errors = []\n    if rank > most:\n"
+        '        errors.append(f"LoRA rank {rank} is greater than max_lora_rank {most}.")\n'
+        '    if bias:\n        errors.append("Adapter bias is not supported.")\n    raise ValueError(" ".join(errors))\n'
+    )
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/lora.py": alone}, tag="v1.0")
+    fixture_repo.commit({"pkg/lora.py": pieces}, tag="v2.0")
+    args = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
+    assert cli("history", "--repo", fixture_repo.path, *args, "--out", tmp_path / "out", "v1.0", "v2.0").exit_code == 0
+    paste = "ValueError: LoRA rank 64 is greater than max_lora_rank 16."
+    seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, [paste, "LoRA rank 64 is greater than max_lora_rank 16."])
+    assert seen["match"] == 2 and seen["retired"] == 2, seen
+
+
 def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node, tmp_path):
     """search.js's release order (lineage.version_key: PEP 440's, a local tag no part of the
     release) and its reading of the

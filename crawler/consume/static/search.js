@@ -482,7 +482,8 @@
   }
   function shapes(e) {
     if (!e.shapes) e.shapes = [e].concat((e.alternatives || []).map(function (a) {
-      return {fragments: a.fragments, anchors: a.anchors, starts_literal: false, ends_literal: false};
+      // (match.expanded: a piece has no fields of its own, its key's field count is 0)
+      return {fragments: a.fragments, anchors: a.anchors, starts_literal: false, ends_literal: false, f: 0};
     }));
     return e.shapes;
   }
