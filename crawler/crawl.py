@@ -590,7 +590,7 @@ def _write(
         files = {rid: d for rel, d in reuse.digests.items() if (rid := record_id_of(rel)) is not None}
         validated.remember(cache_dir, known, list(files.values()))
         record_memo.remember(cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
-    _report_curated(records, curated, assembled.merged, progress)
+    _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, snapshot.release is not None)
     written = reuse.digests.get(SEARCH)
     return CrawlResult(
         target=target,
@@ -738,12 +738,51 @@ def _assemble(
     return Assembled(records, manifest, primaries, len(explained))
 
 
-def _report_curated(records: list[RecordData], curated: Any, merged: int, progress: Progress) -> None:
+def _report_curated(
+    records: list[RecordData],
+    curated: Any,
+    merged: int,
+    progress: Progress,
+    vouch: Callable[[str], str | None] | None = None,
+    released: bool = False,
+) -> None:
+    """The curated files merged, and those naming no entry of this commit (kept on disk, never
+    touched: ``errcat curate check`` says where each should move). Such a file is a problem only
+    when it was reviewed at this commit or one of its ancestors (``vouch`` dates it: the snapshot's
+    history says so): its entry went away since. One reviewed at a commit this one's history does
+    not hold is of a later commit (this is an older release: its error came, or was reworded,
+    after it) or of another branch, and is said as such, apart; so is every one of a release read
+    from its package (``released``), which has no history to place a review in."""
     if not curated.entries:
         return
     progress(f"merged {merged} curated explanation(s) from {curated.directory}")
     known = {r["id"] for r in records}
     orphans = sorted(eid for eid, entry in curated.entries.items() if eid not in known and entry.review.status != "retired")
-    if orphans:  # kept on disk, never touched: `errcat curate check` says where each should move
-        shown = ", ".join(f"{eid}.yaml" for eid in orphans[:5]) + (" ..." if len(orphans) > 5 else "")
-        progress(f"{len(orphans)} curated file(s) name no entry of this commit ({shown}): run `errcat curate check`")
+    before: dict[str, bool] = {}
+
+    def reviewed_here_or_before(eid: str) -> bool:
+        commit = curated.entries[eid].review.commit
+        if commit not in before:
+            before[commit] = vouch is not None and vouch(commit) is not None
+        return before[commit]
+
+    due = [eid for eid in orphans if reviewed_here_or_before(eid)]
+    later = [eid for eid in orphans if eid not in due]
+    if due:
+        progress(f"{len(due)} curated file(s) reviewed at this commit or before it name no entry of it ({_some_files(due)}): run `errcat curate check`")
+    if later and released:
+        progress(
+            f"{len(later)} curated file(s) name no entry of this release ({_some_files(later)}): expected if it is older "
+            "than their reviews (the errors they explain came, or were reworded, later); a package has no history to "
+            "say which, and `errcat curate check` over the catalogue they were reviewed for finds any orphaned"
+        )
+    elif later:
+        progress(
+            f"{len(later)} curated file(s) name no entry of this commit, as expected: they were reviewed at commits "
+            f"its history does not hold, later ones (the errors they explain came, or were reworded, after it) or "
+            f"another branch's ({_some_files(later)})"
+        )
+
+
+def _some_files(ids: list[str]) -> str:
+    return ", ".join(f"{eid}.yaml" for eid in ids[:5]) + (" ..." if len(ids) > 5 else "")
