@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
 from crawler.base.dataset_files import FOREIGN, SEARCH, record_id_of
 from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
+from crawler.base.progress import Progress, quiet
 from crawler.base.scratch import sweep
 from crawler.catalogue.explanations import default_root, load_set
 from crawler.extract.limit import OVER_LIMIT
@@ -47,8 +48,6 @@ from crawler.publish.writer import (
 from crawler.source.config import identify, identify_package, load_config
 from crawler.source.opener import open_snapshot
 from crawler.source.wheel import package_info
-
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -107,11 +106,7 @@ class CrawlResult:
     search: tuple[bytes, dict[str, Any]] | None = None
     #: The dataset's documents besides the records, the index and search.json (foreign.json, from
     #: the curated list), for a caller that writes the records itself (``history``, ``sync``).
-    documents: dict[str, tuple[str, Any]] = field(default_factory=dict)
-
-
-def _quiet(_: str) -> None:
-    pass
+    documents: dict[str, Any] = field(default_factory=dict)
 
 
 @cache
@@ -199,7 +194,7 @@ def crawl_limits(options: CrawlOptions, upstream: Any) -> Limits:
     return Limits(**{name: value for name, value in chosen.items() if value is not None})
 
 
-def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
+def crawl(options: CrawlOptions, progress: Progress = quiet) -> CrawlResult:
     # A crawl allocates millions of small, acyclic objects (trees, site dicts) and frees them by
     # reference counting; the cycle collector would only walk them again and again.
     enabled = gc.isenabled()
@@ -323,7 +318,7 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
     )
 
 
-def planned_digest(options: CrawlOptions, progress: Progress = _quiet) -> str:
+def planned_digest(options: CrawlOptions, progress: Progress = quiet) -> str:
     """The input digest a crawl with ``options`` would record, without extracting anything: a
     dataset whose manifest holds it was made from exactly these inputs (the commit, errcat, the
     curated files, the limits, the upstream's settings)."""
@@ -470,7 +465,7 @@ def _evidence(root: Path | None, repo: Any, memo: Path | None = None) -> Any:
 
 def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
     """``render_dataset``'s ``extra`` entry for foreign.json (none without a curated list)."""
-    return {} if foreign is None else {FOREIGN: ("foreign", foreign[1].model_dump(mode="json"))}
+    return {} if foreign is None else {FOREIGN: foreign[1].model_dump(mode="json")}
 
 
 def _write(
@@ -569,7 +564,7 @@ def _write(
         def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
             made = search_file(records, assembled.manifest, assembled.primaries, memo)
-            searched[:] = [made[SEARCH][1]]
+            searched[:] = [made[SEARCH]]
             return {**made, **documents}
 
         try:
@@ -595,7 +590,7 @@ def _write(
         files = {rid: d for rel, d in reuse.digests.items() if (rid := record_id_of(rel)) is not None}
         validated.remember(cache_dir, known, list(files.values()))
         record_memo.remember(cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
-    _report_curated(records, curated, assembled.merged, progress)
+    _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, snapshot.release is not None)
     written = reuse.digests.get(SEARCH)
     return CrawlResult(
         target=target,
@@ -743,12 +738,51 @@ def _assemble(
     return Assembled(records, manifest, primaries, len(explained))
 
 
-def _report_curated(records: list[RecordData], curated: Any, merged: int, progress: Progress) -> None:
+def _report_curated(
+    records: list[RecordData],
+    curated: Any,
+    merged: int,
+    progress: Progress,
+    vouch: Callable[[str], str | None] | None = None,
+    released: bool = False,
+) -> None:
+    """The curated files merged, and those naming no entry of this commit (kept on disk, never
+    touched: ``errcat curate check`` says where each should move). Such a file is a problem only
+    when it was reviewed at this commit or one of its ancestors (``vouch`` dates it: the snapshot's
+    history says so): its entry went away since. One reviewed at a commit this one's history does
+    not hold is of a later commit (this is an older release: its error came, or was reworded,
+    after it) or of another branch, and is said as such, apart; so is every one of a release read
+    from its package (``released``), which has no history to place a review in."""
     if not curated.entries:
         return
     progress(f"merged {merged} curated explanation(s) from {curated.directory}")
     known = {r["id"] for r in records}
     orphans = sorted(eid for eid, entry in curated.entries.items() if eid not in known and entry.review.status != "retired")
-    if orphans:  # kept on disk, never touched: `errcat curate check` says where each should move
-        shown = ", ".join(f"{eid}.yaml" for eid in orphans[:5]) + (" ..." if len(orphans) > 5 else "")
-        progress(f"{len(orphans)} curated file(s) name no entry of this commit ({shown}): run `errcat curate check`")
+    before: dict[str, bool] = {}
+
+    def reviewed_here_or_before(eid: str) -> bool:
+        commit = curated.entries[eid].review.commit
+        if commit not in before:
+            before[commit] = vouch is not None and vouch(commit) is not None
+        return before[commit]
+
+    due = [eid for eid in orphans if reviewed_here_or_before(eid)]
+    later = [eid for eid in orphans if eid not in due]
+    if due:
+        progress(f"{len(due)} curated file(s) reviewed at this commit or before it name no entry of it ({_some_files(due)}): run `errcat curate check`")
+    if later and released:
+        progress(
+            f"{len(later)} curated file(s) name no entry of this release ({_some_files(later)}): expected if it is older "
+            "than their reviews (the errors they explain came, or were reworded, later); a package has no history to "
+            "say which, and `errcat curate check` over the catalogue they were reviewed for finds any orphaned"
+        )
+    elif later:
+        progress(
+            f"{len(later)} curated file(s) name no entry of this commit, as expected: they were reviewed at commits "
+            f"its history does not hold, later ones (the errors they explain came, or were reworded, after it) or "
+            f"another branch's ({_some_files(later)})"
+        )
+
+
+def _some_files(ids: list[str]) -> str:
+    return ", ".join(f"{eid}.yaml" for eid in ids[:5]) + (" ..." if len(ids) > 5 else "")

@@ -560,18 +560,32 @@ class Result:
 
 
 class Prepared:
-    __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs", "_folded")
+    __slots__ = ("entry", "segs", "frags", "literal_len", "names", "sites", "tokens", "wordy", "_runs", "_folded", "_unticked")
 
-    def __init__(self, entry: MatchEntry) -> None:
+    def __init__(self, entry: MatchEntry, fragments: list[str] | None = None) -> None:
         self.entry = entry
-        self.segs = _segments_of(entry)
-        self.frags = list(entry.fragments)
+        self.frags = list(entry.fragments if fragments is None else fragments)
+        self.segs = _segments_of(self.frags, entry.starts_literal, entry.ends_literal)
         self.literal_len = sum(map(len, self.frags))
         self.names = {entry.exception}
         self.tokens = entry.anchors
         self.wordy = any(ch.isalnum() for frag in self.frags for ch in frag)
         self._runs: list[int] | None = None
         self._folded: tuple[list[str], list] | None = None
+        self._unticked: Prepared | None = self if fragments is not None else None  # None: not made yet; a variant is its own
+
+    def as_pasted(self, message: str) -> Prepared:
+        """The entry as a paste with no backtick at all may show it: an issue tracker's Markdown
+        takes a pair of backticks for code and drops them (a template's ``max_model_len`` in
+        backticks shows as plain max_model_len), so the template's backticks are read as absent;
+        itself otherwise, and when dropping them would leave a fragment empty (two fields would
+        run together). search.js's ``asPasted``."""
+        if "`" in message:
+            return self
+        if self._unticked is None:
+            bare = [f.replace("`", "") for f in self.frags]
+            self._unticked = Prepared(self.entry, bare) if bare != self.frags and all(bare) else self
+        return self._unticked
 
     def folded(self) -> tuple[list[str], list]:
         """The fragments and segments with ASCII letters in lower case (``fold_case``)."""
@@ -843,16 +857,16 @@ def fragment_gaps(frags: list[str], starts_literal: bool, ends_literal: bool, me
     return gaps
 
 
-def _segments_of(entry: MatchEntry) -> list:
+def _segments_of(fragments: list[str], starts_literal: bool, ends_literal: bool) -> list:
     """The pattern's literal/variable sequence, rebuilt from the index (no regex parsing at load)."""
-    if not entry.fragments:
+    if not fragments:
         return [("var", None)]
-    segs: list = [] if entry.starts_literal else [("var", None)]
-    for i, frag in enumerate(entry.fragments):
+    segs: list = [] if starts_literal else [("var", None)]
+    for i, frag in enumerate(fragments):
         if i:
             segs.append(("var", None))
         segs.append(("lit", frag))
-    if not entry.ends_literal:
+    if not ends_literal:
         segs.append(("var", None))
     return segs
 
@@ -1078,7 +1092,7 @@ class Matcher:
         out = []
         msg = reading.message
         pool = [p for p in self._sharing_words(msg, CASELESS_POOL) if p.wordy] if fold else self._candidates(reading)
-        for p in pool:
+        for p in (p.as_pasted(msg) for p in pool):
             if reading.exception and p.entry.kind == LOG and reading.source != "log":
                 continue  # the text names an exception: it was raised, not logged
             if not p.frags:
@@ -1158,7 +1172,7 @@ class Matcher:
         # message without its full stop, when that is the beginning of an entry's literal text
         # up to a word's end (see ``_stops_where_it_goes_on``)
         stopped = msg[:-1] if msg.endswith(".") and not msg.endswith("..") and not reading.truncated else None
-        for p in self._sharing_words(msg, 200):
+        for p in (p.as_pasted(msg) for p in self._sharing_words(msg, 200)):
             if reading.exception and p.entry.kind == LOG and reading.source != "log":
                 continue
             frags, segs = p.folded() if fold else (p.frags, p.segs)
@@ -1240,7 +1254,7 @@ def paste_readings(text: str) -> list[Reading]:
 
 
 def _readings_of(text: str) -> list[Reading]:
-    from crawler.consume.paste import candidates, clean, exception_line, logged, without_parameter
+    from crawler.consume.paste import candidates, clean, exception_line, logged, without_parameter, without_warning
 
     cleaned = clean(text[-MAX_INPUT:])
     readings = read_query(cleaned)
@@ -1253,7 +1267,7 @@ def _readings_of(text: str) -> list[Reading]:
             if r not in readings:
                 readings.append(r)
     for c in candidates(cleaned):
-        for message in dict.fromkeys([c.message, without_parameter(c.message), c.continued]):
+        for message in dict.fromkeys([c.message, without_parameter(c.message), without_warning(c.message), c.continued]):
             if message or (c.frame and message is c.message):  # a bare name after its frame: a message-less raise
                 frame = Frame(*c.frame) if c.frame else None
                 r = Reading(message, c.exception, c.source, frame, message.endswith(ELLIPSIS) or c.source == "raise", c.line)

@@ -294,6 +294,31 @@ def without_parameter(message: str) -> str:
     return _PARAMETER.sub("", message)
 
 
+#: Before a category's ": ": a Python warning's head as ``warnings`` prints it (``<file>.py:<line>:
+#: <Category>``), ending the text (bounded: at most 1,000 characters of path, 100 of category).
+_WARNING_HEAD = re.compile(r" (?:[^\s:]{1,1000}\.py):\d{1,9}: [A-Z]\w{0,100}Warning$")
+#: "Warning: " looked at per message, the first ones (each costs a bounded match at its left).
+MAX_WARNING_MARKS = 8
+
+
+def without_warning(message: str) -> str:
+    """The message without a Python warning run on after it on the same line: an issue title
+    whose newlines were lost (``... for the root cause. /x/resource_tracker.py:224: UserWarning:
+    ...``). The message as it stands when no warning's head (``warnings``' format, a file, its
+    line and a category ending in Warning) follows text of its own. Linear: only the first
+    ``MAX_WARNING_MARKS`` occurrences of "Warning: " are read, each over a bounded window.
+    search.js's ``withoutWarning`` alike."""
+    at = -1
+    for _ in range(MAX_WARNING_MARKS):
+        at = message.find("Warning: ", at + 1)
+        if at < 0:
+            return message
+        head = _WARNING_HEAD.search(message, max(0, at - 1120), at + len("Warning"))
+        if head is not None and message[: head.start()].strip():
+            return message[: head.start()].rstrip()
+    return message
+
+
 _FRAME_PARTS = re.compile(r'\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})')
 _RAISE = re.compile(r"\s*raise ([A-Za-z_][\w.]{0,200})\(")
 # A string literal on a source line: the unrolled form, linear whatever the line; an unclosed

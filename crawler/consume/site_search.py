@@ -14,7 +14,9 @@ is offered where a frame is in a function of that name in any file
 a fingerprint, not a name (a name table would cost twice the bytes): a frame's code is another
 function's once in 16 million for each entry it is compared with, and only entries whose wording
 the paste already has (or opaque ones, whose exception it must name) are compared. The line is
-left out: a paste's line numbers come from the user's release, rarely this one.
+left out: a paste's line numbers come from the user's release, rarely this one. An assert with
+no message has its condition (``q``; ``true`` when its title is ``assert <condition>`` whole),
+which tells it from the bare raise beside it by the frame's code line (``match._condition_said``).
 """
 
 from __future__ import annotations
@@ -70,6 +72,10 @@ def ranking_fields(entry: SearchEntry) -> dict[str, Any]:
         out["k"] = "rust" if rust else entry.kind
     if len(entry.fields) != _implied_fields(entry):
         out["f"] = len(entry.fields)
+    if entry.condition is not None:
+        # an assert with no message: the condition a frame's code line shows (match._condition_said),
+        # true when the title ("assert <condition>", not cut) holds it whole
+        out["q"] = True if entry.title == f"assert {entry.condition}" else entry.condition
     return out
 
 

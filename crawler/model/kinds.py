@@ -61,7 +61,9 @@ class KindSpec:
     trigger_label: str
     #: What an entry of the kind may be keyed by (``KeyedBy``).
     keyed_by: tuple[str, ...]
-    #: The site index's ``k`` (the search box's kind): None for a kind the box treats as raised.
+    #: Whether the site index names the kind (``k``, the search box's kind); a raise is not named.
+    #: An assert is: the box tells a raise from an assert by a frame's code line (``assert ...``
+    #: is no raise's: ``match._condition_said``).
     box_kind: bool
 
 
@@ -96,7 +98,7 @@ KINDS: Final[Mapping[str, KindSpec]] = {
             keyed_apart=False,
             trigger_label="When it is raised",
             keyed_by=("message", "condition", "place"),
-            box_kind=False,
+            box_kind=True,
         ),
         KindSpec(
             LOG,

@@ -934,9 +934,13 @@ def test_the_search_box_reads_the_forms_people_paste_as_errcat_match_does(browse
     from crawler.consume.match import paste_readings
 
     data = _crawled_site(browser, fixture_repo, cli, tmp_path, "vllm", {"config/__init__.py": "", "config/model.py": forms.MODEL}, "vllm-project/vllm")
-    # (the bare-raise tracebacks wait for the box to read a frame's code line: the strict xfail in test_search_parity.py)
     matched = [
         f"**ValueError: {forms.MESSAGE}**",
+        "```python\n" + forms.BARE_TB + "```",
+        "> " + "\n> ".join(forms.BARE_TB.rstrip().splitlines()),
+        forms.BARE_TB,
+        forms.BARE_TB.removeprefix("Traceback (most recent call last):\n"),
+        forms.BARE_TB.replace("raise AssertionError", "assert workers > 0").replace(f"line {forms.BARE_LINE},", f"line {forms.ASSERT_LINE},"),
         f"> > {forms.MESSAGE}",
         "> " + "\n> ".join(forms.FIELDS_TB.rstrip().splitlines()),
         f"`{forms.MESSAGE}`",

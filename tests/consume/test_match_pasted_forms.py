@@ -92,6 +92,53 @@ def test_a_full_stop_elsewhere_is_no_claim(dataset, cli, paste):
     assert _answer(cli, dataset, paste)["matches"] == []
 
 
+@pytest.mark.parametrize(
+    ("paste", "how"),
+    [
+        # the backticks a tracker's Markdown took for code and dropped (basalam/product-catalog-generator#10)
+        (
+            "ValueError: No room left for the widget cache. Try increasing --pool-size when starting the engine "
+            "(this flag also sets how much the cache may spill to disk).",
+            "full",
+        ),
+        ("No room left for the widget cache. Try increasing --pool-size when starting the engine.", "prefix"),  # an older wording's full stop too
+        ("ValueError: No room left for the widget cache. Try increasing --pool-size when", "prefix"),  # and cut (deepseek-ai/DeepSeek-V2#83)
+    ],
+    ids=["whole", "stopped", "cut"],
+)
+def test_a_paste_that_lost_its_backticks_is_a_match(dataset, cli, paste, how):
+    out = _answer(cli, dataset, paste)
+    assert [(m["id"], m["match"], m["strength"]) for m in out["matches"]] == [(_id(dataset, "No room"), how, "match")], out
+
+
+@pytest.mark.parametrize(
+    "paste",
+    [
+        "ValueError: No room left for the widget cache. Try increasing -pool-size when starting the engine.",  # not a lost backtick: another word
+        "ValueError: No room left for the widget cache. Try increasing `--pool-size when starting the engine.",  # one backtick kept: read as pasted
+    ],
+)
+def test_backticks_are_read_as_lost_only_when_the_paste_has_none(dataset, cli, paste):
+    assert [m["strength"] for m in _answer(cli, dataset, paste)["matches"]] != ["match"]
+
+
+@pytest.mark.parametrize(
+    "tail",
+    [
+        " /root/miniforge3/envs/vllm/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracke",
+        " /usr/lib/python3.12/warnings.py:110: DeprecationWarning: the pool is old",
+    ],
+)
+def test_a_warning_run_on_after_the_message_is_read_off(dataset, cli, tail):
+    """An issue title whose newlines were lost (vllm-project/vllm#20465): the warning after the message is no part of it."""
+    paste = "[Bug]: ValueError: Widget count must be positive for every pool of this engine." + tail
+    out = _answer(cli, dataset, paste)
+    assert [(m["id"], m["match"], m["strength"]) for m in out["matches"]] == [(_id(dataset, "Widget count"), "full", "match")], out
+    # only a warning's own head (file.py:line: SomethingWarning:) is read off: text after the message stays part of it
+    other = "ValueError: Widget count must be positive for every pool of this engine. see config.py:12: UserNotice: x"
+    assert _answer(cli, dataset, other)["matches"] == []
+
+
 # Issue #31, part 4: the forms people paste that still missed. A package named vllm, so that a
 # traceback's ".../site-packages/vllm/config/model.py" is the crawl's "vllm/config/model.py".
 MODEL = """

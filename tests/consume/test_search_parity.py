@@ -184,6 +184,17 @@ def test_the_box_reads_the_forms_people_paste_as_errcat_match_does(node, fixture
         LOGGED_THEN_TRACEBACK,
         "Value error, Widget count must be positive for every pool of this engine.",
         "ValueError: No room left for the widget cache. Try increasing `--pool-size` when starting the engine.",
+        # backticks a tracker's Markdown dropped, whole, stopped and cut; one kept
+        "ValueError: No room left for the widget cache. Try increasing --pool-size when starting the engine "
+        "(this flag also sets how much the cache may spill to disk).",
+        "No room left for the widget cache. Try increasing --pool-size when starting the engine.",
+        "ValueError: No room left for the widget cache. Try increasing --pool-size when",
+        "ValueError: No room left for the widget cache. Try increasing `--pool-size when starting the engine.",
+        # a warning run on after the message (an issue title), and text that is no warning's head
+        "[Bug]: ValueError: Widget count must be positive for every pool of this engine. "
+        "/root/envs/vllm/lib/python3.10/multiprocessing/resource_tracker.py:224: UserWarning: resource_tracke",
+        "ValueError: Widget count must be positive for every pool of this engine. see config.py:12: UserNotice: x",
+        "Widget count must be positive for every pool of this engine. a.py:1: UserWarning: b.py:2: DeprecationWarning: c",
         "ValueError: item 7 exceeds the limit of 5\nitem -1 is negative",
         "runtimeerror: cuda error: an illegal memory access was encountered",
     ]
@@ -191,23 +202,59 @@ def test_the_box_reads_the_forms_people_paste_as_errcat_match_does(node, fixture
     assert seen["match"] >= 15, seen
 
 
+#: Asserts with no message beside a bare raise and an assert with one: a condition over two lines
+#: (a frame shows its first), one too long for the title (the box reads it from ``q``).
+PLAN = """
+def plan(blocks, size, table):
+    assert (blocks
+            and size > 0)
+    assert blocks % size == 0 and size <= 4096 and table is not None and len(table) == blocks // size
+    assert table, "the block table is empty: allocate it before planning"
+    if size > 8192:
+        raise AssertionError
+    return blocks // size
+"""
+LONG = "assert blocks % size == 0 and size <= 4096 and table is not None and len(table) == blocks // size"
+
+
+def _tb(line: int, code: str, last: str = "AssertionError", path: str = "/usr/lib/python3.12/site-packages/vllm/plan.py", function: str = "plan") -> str:
+    return f'Traceback (most recent call last):\n  File "{path}", line {line}, in {function}\n    {code}\n{last}\n'
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="the box does not read a traceback frame's code line yet, which errcat match uses to tell "
-    "a bare raise from the bare assert beside it (schema 6's condition entries): to port "
-    "match.py's _condition_said into search.js; strict, so the mark goes when it holds",
-)
 def test_the_box_reads_a_frame_code_line_as_errcat_match_does(node, fixture_repo, cli, tmp_path):
+    """A frame's code line tells a bare assert from the bare raise beside it, and an assert's
+    condition from another's, in the box as in errcat match (``match._condition_said``)."""
     import test_match_pasted_forms as forms
 
-    files = {"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": forms.MODEL}
+    files = {"vllm/__init__.py": "", "vllm/config/__init__.py": "", "vllm/config/model.py": forms.MODEL, "vllm/plan.py": PLAN}
     fixture_repo.commit(files, tag="v1")
     config = tmp_path / "errcat.toml"
     config.write_text('default = "u"\n[upstreams.u]\nurl = "https://github.com/vllm-project/vllm"\ninclude = ["vllm/**/*.py"]\n')
     assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--config", config, "--out", tmp_path / "out").exit_code == 0
-    pastes = ["```python\n" + forms.BARE_TB + "```", forms.BARE_TB, forms.BARE_TB.removeprefix("Traceback (most recent call last):\n")]
-    assert_parity(node, tmp_path / "out" / "vllm-project" / "vllm", tmp_path, pastes)
+    dataset = tmp_path / "out" / "vllm-project" / "vllm"
+    entries = json.loads((dataset / "search.json").read_text())["entries"]
+    assert sum(e.get("condition") is not None for e in entries) == 3  # workers > 0, the two of plan
+    moved = forms.BARE_TB.replace("raise AssertionError", "assert workers > 0").replace(f"line {forms.BARE_LINE},", f"line {forms.ASSERT_LINE + 30},")
+    pastes = [
+        "```python\n" + forms.BARE_TB + "```",
+        forms.BARE_TB,
+        forms.BARE_TB.removeprefix("Traceback (most recent call last):\n"),
+        moved,
+        moved.replace("workers > 0", "workers > 1"),  # another condition: no claim
+        _tb(3, "assert (blocks"),  # the first line of a condition over two
+        _tb(3, "assert (size"),
+        _tb(4, LONG),
+        _tb(4, LONG.replace(" % ", "  %\t") + "\u00a0"),  # white space as Python collapses it
+        _tb(4, LONG, path="/home/me/src/old/planner.py"),  # the file moved: a function of its name
+        _tb(
+            5, 'assert table, "the block table is empty: allocate it before planning"', "AssertionError: the block table is empty: allocate it before planning"
+        ),
+        _tb(7, "raise AssertionError"),
+        _tb(forms.KIND_LINE, "assert kind", "ValueError: ('Unknown KV cache group kind', 'full')", forms._frame(0, "", "").split('"')[1], "verify"),
+    ]
+    seen = assert_parity(node, dataset, tmp_path, pastes)
+    assert seen["match"] >= 8, seen
 
 
 def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli, tmp_path):
@@ -238,6 +285,25 @@ def test_the_box_finds_old_wordings_as_errcat_match_does(node, fixture_repo, cli
     ]
     seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, pastes + named)
     assert seen["match"] >= 5 and seen["retired"] >= 3 and seen["release"] >= 3, seen
+
+
+def test_the_box_ranks_a_piece_of_an_assembled_message_by_the_entrys_fields(node, fixture_repo, cli, tmp_path):
+    """A message raised alone in one release and as a piece of an assembled one in the next (vLLM
+    0.5's LoRA rank check, in PEFTHelper.validate_legal since): both match; the piece counts no
+    fields of its own (``match.expanded``), so the live entry comes first in both, as errcat match ranks them."""
+    alone = 'def check(rank, most):\n    if rank > most:\n        raise ValueError(f"LoRA rank {rank} is greater than max_lora_rank {most}.")\n'
+    pieces = (
+        "def check(rank, most, bias):\n    errors = []\n    if rank > most:\n"
+        '        errors.append(f"LoRA rank {rank} is greater than max_lora_rank {most}.")\n'
+        '    if bias:\n        errors.append("Adapter bias is not supported.")\n    raise ValueError(" ".join(errors))\n'
+    )
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/lora.py": alone}, tag="v1.0")
+    fixture_repo.commit({"pkg/lora.py": pieces}, tag="v2.0")
+    args = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
+    assert cli("history", "--repo", fixture_repo.path, *args, "--out", tmp_path / "out", "v1.0", "v2.0").exit_code == 0
+    paste = "ValueError: LoRA rank 64 is greater than max_lora_rank 16."
+    seen = assert_parity(node, tmp_path / "out" / "acme" / "widgets", tmp_path, [paste, "LoRA rank 64 is greater than max_lora_rank 16."])
+    assert seen["match"] == 2 and seen["retired"] == 2, seen
 
 
 def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node, tmp_path):

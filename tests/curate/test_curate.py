@@ -102,6 +102,52 @@ def write_curated(curated: Path, eid: str, status="reviewed", template=MESSAGE_A
     return path
 
 
+@pytest.mark.slow
+def test_a_curated_file_reviewed_after_the_commit_crawled_is_said_to_be_expected(upstream, cli, tmp_path):
+    """Crawling an older release than the one a file was reviewed at: its entry is not there yet,
+    which is no orphan (told by the repository's history, not by the file's age or name)."""
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    assert crawl(cli, upstream, out, "v2", curated).exit_code == 0
+    later = records(out)[MESSAGE_B]["id"]
+    write_curated(curated, later, template=MESSAGE_B, commit=upstream.repo.commit("v2").hexsha)
+    older = crawl(cli, upstream, tmp_path / "old", "v1", curated)
+    assert older.exit_code == 0, older.output
+    assert (
+        f"1 curated file(s) name no entry of this commit, as expected: they were reviewed at commits its history does not hold, "
+        f"later ones (the errors they explain came, or were reworded, after it) or another branch's ({later}.yaml)"
+    ) in older.stderr
+    assert "curate check" not in older.stderr
+    # the same file, reviewed at the older commit: now an orphan of the newer one, said as a problem
+    write_curated(curated, later, template=MESSAGE_B, commit=upstream.repo.commit("v1").hexsha)
+    upstream.commit({"pkg/connector.py": CONNECTORS.replace(MESSAGE_B, "a third wording of it")}, tag="v3")
+    newer = crawl(cli, upstream, tmp_path / "new", "v3", curated)
+    assert newer.exit_code == 0, newer.output
+    assert f"1 curated file(s) reviewed at this commit or before it name no entry of it ({later}.yaml): run `errcat curate check`" in newer.stderr
+
+
+@pytest.mark.slow
+def test_a_curated_file_a_release_read_from_its_package_lacks_is_said_to_be_undecided(tmp_path, monkeypatch, cli):
+    """A wheel has no history: the file's review cannot be placed before or after it, and the
+    line says what that means rather than calling it a problem."""
+    import os
+
+    from tests.package_index import release_wheel, serving
+
+    curated = tmp_path / "curated"
+    write_curated(curated, "0123456789abcdef", name="acme/relpkg")
+    with serving(tmp_path / "index") as url:
+        release_wheel(tmp_path / "index" / "files", "1.0", None)
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        result = cli("crawl", "--pypi", "relpkg==1.0", "--include", "relpkg/**/*.py", "--out", tmp_path / "out", "--curated", curated)
+    assert result.exit_code == 0, result.output
+    assert "1 curated file(s) name no entry of this release (0123456789abcdef.yaml): expected if it is older than their reviews" in result.stderr
+    assert "run `errcat curate check`" not in result.stderr
+
+
 def curate_first_error(cli, repo, tmp_path: Path) -> tuple[Path, Path, str, Path]:
     """Crawl v1, then write a reviewed file for MESSAGE_A's entry: (out, curated, id, file)."""
     out, curated = tmp_path / "out", tmp_path / "curated"
@@ -116,7 +162,7 @@ def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tm
     assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
     old = records(out)[MESSAGE_A]
     assert old["explanation_status"] == "absent"
-    path = write_curated(curated, old["id"])
+    path = write_curated(curated, old["id"], commit=upstream.repo.commit("v1").hexsha)  # reviewed at v1
     original = path.read_text()
 
     result = crawl(cli, upstream, out, "v1", curated)
@@ -134,7 +180,7 @@ def test_reworded_upstream_orphan_is_found_relinked_and_merged(upstream, cli, tm
     # upstream rewords the message: a new id, the file is now an orphan
     reworded = crawl(cli, upstream, out, "v2", curated)
     assert reworded.exit_code == 0
-    assert f"1 curated file(s) name no entry of this commit ({old['id']}.yaml)" in reworded.stderr
+    assert f"1 curated file(s) reviewed at this commit or before it name no entry of it ({old['id']}.yaml): run `errcat curate check`" in reworded.stderr
     new = records(out)[MESSAGE_B]
     assert new["id"] != old["id"] and new["explanation_status"] == "absent"
     report = cli("curate", "check", out, "--curated", curated)

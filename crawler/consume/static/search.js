@@ -201,6 +201,19 @@
     return first === t[1] ? m : first;
   }
   function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
+  // paste.without_warning: the message without a Python warning run on after it on its line
+  // ("<file>.py:<line>: <Category>Warning: ..."), read at the first 8 "Warning: " only
+  var WARNING_HEAD = / (?:[^\s:]{1,1000}\.py):\d{1,9}: [A-Z]\w{0,100}Warning$/;
+  function withoutWarning(m) {
+    var at = -1;
+    for (var k = 0; k < 8; k++) {
+      at = m.indexOf("Warning: ", at + 1);
+      if (at < 0) return m;
+      var from = Math.max(0, at - 1120), head = WARNING_HEAD.exec(m.slice(from, at + "Warning".length));
+      if (head && pyStrip(m.slice(0, from + head.index))) return m.slice(0, from + head.index).replace(PY_TRAIL, "");
+    }
+    return m;
+  }
   // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
   // `raise X("...", "...")` holds the message as string literals.
   var FRAME = /^\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/, RAISE = /^\s*raise ([A-Za-z_][\w.]{0,200})\(/;
@@ -224,7 +237,12 @@
     var found = [], frame = null;
     for (var i = 0; i < lines.length; i++) {
       var f = FRAME.exec(lines[i]);
-      if (f) { frame = [i, [f[1], +f[2], f[3]]]; continue; }
+      if (f) {
+        // paste.candidates: the frame's code line, the next line when indented and no frame itself
+        var after = i + 1 < lines.length ? lines[i + 1] : "";
+        frame = [i, [f[1], +f[2], f[3], (after[0] === " " || after[0] === "\t") && !FRAME.test(after) ? pyStrip(after) : ""]];
+        continue;
+      }
       var c = exceptionLine(lines[i]), bare = /^([A-Za-z_][\w.]{0,200})$/.exec(lines[i]);
       // a bare "raise X" or "assert" prints the exception's name alone, just after its frame
       if (!c && bare && frame && i - frame[0] <= 3 && EXC_END.test(bare[1])) c = [leaf(bare[1]), ""];
@@ -258,7 +276,9 @@
     var rest = lines.slice(i).join("\n").replace(/\s+$/, ""), nl = rest.indexOf("\n");
     var m = /^([A-Za-z_][\w.]*)(?::(?: ([\s\S]*))?)?$/.exec(nl < 0 ? rest : rest.slice(0, nl));
     if (!m) return null;
-    return [m[1], (m[2] || "") + (nl < 0 ? "" : "\n" + rest.slice(nl + 1)), last ? [last[1], +last[2], last[3]] : null];
+    // the frame's code line (match.Frame.code): the line after it, when indented
+    var code = last && lines.length > 1 && (lines[1][0] === " " || lines[1][0] === "\t") ? pyStrip(lines[1]) : "";
+    return [m[1], (m[2] || "") + (nl < 0 ? "" : "\n" + rest.slice(nl + 1)), last ? [last[1], +last[2], last[3], code] : null];
   }
   var EXC_PREFIX = /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?([\s\S]*)$/;
   var ANY_PREFIX = /^([A-Za-z_][\w.]*): ([\s\S]*)$/;
@@ -317,7 +337,8 @@
     readingsAsPasted(plain, MAX_READINGS / 2).readings.forEach(function (r) { if (!seen.has(key(r))) { seen.add(key(r)); half.readings.push(r); } });
     return half;
   }
-  function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f, r.t, r.ln]); }
+  // (a frame's code line is no part of what a reading is: match.Frame.code, compare=False)
+  function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f ? r.f.slice(0, 3) : null, r.t, r.ln]); }
   function readingsAsPasted(text, most) {
     var raw = text.replace(/\r\n/g, "\n").split("\n").slice(-MAX_LINES), lines = raw.map(cleanLine);
     var out = [], seen = new Set();
@@ -358,9 +379,9 @@
       if (s[1] && s[0].trim() && !exceptionLine(s[0])) push(reading(s[0].trim(), s[1], "log"));
     });
     lineCandidates(lines).forEach(function (c) {
-      var bare = withoutParameter(c.m);
+      var bare = withoutParameter(c.m), unwarned = withoutWarning(c.m);
       // (an empty message: a bare name after its frame, a message-less raise)
-      [c.m, bare, c.cont].filter(function (m, k, all) { return (m || (!k && c.f)) && all.indexOf(m) === k; }).forEach(function (m) {
+      [c.m, bare, unwarned, c.cont].filter(function (m, k, all) { return (m || (!k && c.f)) && all.indexOf(m) === k; }).forEach(function (m) {
         push(reading(m, c.x, c.src, c.f, ELLIPSIS.test(m) || c.src === "raise", c.ln));
       });
     });
@@ -448,9 +469,21 @@
   var NEAREST_POOL = 12, postings = null;
   // An assembled message with no literal text of its own ("\n".join(errors)) is matched by its
   // pieces, as match.py's Matcher does: each piece's fragments in order, anywhere in the message.
+  // match.Prepared.as_pasted: for a paste with no backtick at all, the shape with its template's
+  // backticks read as absent (a tracker's Markdown drops a pair of them), unless a fragment empties
+  function asPasted(s, msg) {
+    if (msg.indexOf("`") >= 0) return s;
+    if (s.unticked === undefined) {
+      var bare = s.fragments.map(function (f) { return f.split("`").join(""); });
+      var differs = bare.some(function (f, i) { return f !== s.fragments[i]; }), empty = bare.some(function (f) { return !f; });
+      s.unticked = differs && !empty ? {fragments: bare, anchors: s.anchors, starts_literal: s.starts_literal, ends_literal: s.ends_literal, f: fieldCount(s), unticked: null} : null;
+    }
+    return s.unticked || s;
+  }
   function shapes(e) {
     if (!e.shapes) e.shapes = [e].concat((e.alternatives || []).map(function (a) {
-      return {fragments: a.fragments, anchors: a.anchors, starts_literal: false, ends_literal: false};
+      // (match.expanded: a piece has no fields of its own, its key's field count is 0)
+      return {fragments: a.fragments, anchors: a.anchors, starts_literal: false, ends_literal: false, f: 0};
     }));
     return e.shapes;
   }
@@ -541,6 +574,37 @@
   function functionCodes(e) { if (!e.fnCodes) e.fnCodes = codes(e.n); return e.fnCodes; }
   function inNamedFunction(f, e) { var c = frameCodes(f); return !!c && functionCodes(e).indexOf(c.fn) >= 0; }
   function sameFunction(f, e) { var c = frameCodes(f); return !!c && siteCodes(e).some(function (code) { return c.at.has(code); }); }
+  // Python's str.strip() and str.split(): its white space, which is not JS's \s
+  var PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var PY_STRIP = new RegExp("^[" + PY_SPACE + "]+|[" + PY_SPACE + "]+$", "g"), PY_RUNS = new RegExp("[" + PY_SPACE + "]+", "g");
+  var PY_TRAIL = new RegExp("[" + PY_SPACE + "]+$");
+  function pyStrip(t) { return t.replace(PY_STRIP, ""); }
+  function pyCollapse(t) { return pyStrip(t).replace(PY_RUNS, " "); }
+  // An assert with no message is keyed by its condition: q true when the title ("assert <condition>") holds it whole
+  function conditionOf(e) { return e.q === undefined ? null : (e.q === true ? e.title.slice("assert ".length) : e.q); }
+  // match._condition_said: for a frame that shows its code line, whether that line asserts the
+  // entry's condition; false too for a raise at a line that asserts; null when it cannot tell
+  function conditionSaid(f, e) {
+    var code = pyCollapse(f[3] || ""), condition = conditionOf(e);
+    if (!code) return null;
+    if (condition === null) return kind(e) === "raise" && code.startsWith("assert ") ? false : null;
+    if (!code.startsWith("assert ")) return false;  // no assert (a `raise AssertionError` beside one)
+    if (code === "assert " + condition) return true;
+    if (!/[(\[{\\,]$/.test(code)) return false;
+    var begun = code.slice("assert ".length).replace(/[\\ ]+$/, "").replace(/^[( ]+/, "");
+    return condition.replace(/^[( ]+/, "").startsWith(begun) ? null : false;
+  }
+  // match.site_match as far as the box sees (sites have no lines here): 1 in the entry's function
+  // (its file), 0 not; an assert's frame showing its very condition 3 in its file, 2 in a
+  // function of its name elsewhere (the file moved); 0 at a line that asserts another condition
+  function siteMatch(f, e) {
+    if (!f) return 0;
+    var said = conditionSaid(f, e);
+    if (said === false) return 0;
+    var site = sameFunction(f, e) ? 1 : 0;
+    if (said && (site || inNamedFunction(f, e))) return site ? 3 : 2;
+    return site;
+  }
   function rust(e) { return kind(e) === "rust"; }
   function python(r) { return r.src === "traceback" || r.src === "raise" || !!r.f; }
   function exceptionMatch(e, r, fold) {
@@ -577,7 +641,7 @@
   function wordSet(r) { if (!r.words) r.words = new Set(r.m.match(/[\p{L}\p{N}_]+/gu) || []); return r.words; }
   // match.Matcher._score: a fit of shape s (the entry or one of its pieces) to reading r
   function scored(e, s, r, how, covered, gaps, foreignMsgs, fold) {
-    var x = exceptionMatch(e, r, fold), site = r.f && sameFunction(r.f, e) ? 1 : 0, n = r.m.length, weighed = n;
+    var x = exceptionMatch(e, r, fold), site = siteMatch(r.f, e), n = r.m.length, weighed = n;
     (gaps || []).forEach(function (g) { weighed -= Math.max(0, g[1] - g[0] - FIELD_WEIGHT); });
     var coverage = n ? covered / n : 1, support = weighed > 0 ? covered / weighed : 0, anchored;
     if (fold) {
@@ -587,7 +651,7 @@
       var have = wordSet(r);
       anchored = s.anchors.some(function (a) { return have.has(a); });
     }
-    if (!s.fragments.length && ((!n && (!r.f || site) && (x || !r.x)) || (site && x))) { support = 1; anchored = true; }
+    if (!s.fragments.length && ((!n && (!r.f || site) && (x || !r.x || site === 3)) || (site && x))) { support = 1; anchored = true; }
     // the last frame is evidence: the whole template fits, the exception agrees, the frame is in its function
     var framed = how === "full" && !!site && !!x;
     if (foreignMsgs.has(r.m)) anchored = framed = false;  // a line the project does not raise: only weak
@@ -639,14 +703,14 @@
       sharingWords(r.m, 200).forEach(function (p) { if (/[\p{L}\p{N}]/u.test(p[1].fragments.join(""))) pool.push(p); });
     }
     pool.forEach(function (p) {
-      var e = p[0], s = p[1], msg = r.m, frags = s.fragments;
+      var e = p[0], s = asPasted(p[1], r.m), msg = r.m, frags = s.fragments;
       if (r.x && kind(e) === "log" && r.src !== "log") return;  // named an exception: raised, not logged
       var named = r.f && inNamedFunction(r.f, e), agrees = r.x === e.exception || catchAs(e).indexOf(r.x) >= 0;
       if (!frags.length) {
         // an opaque entry matches anything: only where the traceback points, for the exception it names
         if (msg && !named) return;
         if (r.x && !agrees && !sameFunction(r.f, e)) return;
-        if (!msg && r.f && !sameFunction(r.f, e)) return;  // a message-less error raised elsewhere
+        if (!msg && r.f && !siteMatch(r.f, e)) return;  // a message-less error raised elsewhere
       }
       if (frags.length && !/[\p{L}\p{N}]/u.test(frags.join("")) && !named && !(r.x && agrees)) return;
       if (frags.length && s.ends_literal) {
@@ -686,7 +750,7 @@
     sharingWords(msg, 200).forEach(function (p) {
       var e = p[0];
       if (r.x && kind(e) === "log" && r.src !== "log") return;
-      [p[1]].forEach(function (s) {
+      [asPasted(p[1], msg)].forEach(function (s) {
         var frags = fold ? s.fragments.map(foldCase) : s.fragments, m0 = fold ? foldCase(msg) : msg;
         var st = stopped !== null && fold ? foldCase(stopped) : stopped;
         var covered = prefixCover(frags, s.starts_literal, s.ends_literal, m0);
