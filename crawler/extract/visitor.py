@@ -174,8 +174,9 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
         return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
     try:
         tree = parse.parse_source(text)
-        graph = GraphWalker(module, is_package)
-        ex = _Extractor(path, module, is_package, Source(text), settings, graph=graph)
+        src = Source(text)
+        graph = GraphWalker(module, is_package, src.lines if text.isascii() else None)
+        ex = _Extractor(path, module, is_package, src, settings, graph=graph)
         try:
             ex.run(tree)
         except limit.OverLimit:  # (``settings.max_sites`` is set: the walk stops there)
