@@ -143,6 +143,8 @@ class GraphWalker:
         self.pending: list[tuple[str, str | tuple[Typed, str], int, tuple[_Scope, ...], str | None]] = []
         self.returns: list[tuple[str, Typed, tuple[_Scope, ...]]] = []  # (qualname, what its return annotation says, scopes)
         self.statements: dict[int, list[ast.stmt]] = {}  # id(function node) -> its own statements
+        #: the ids of those lists whose function holds a ``match`` (its cases' statements are not in them)
+        self.cased: set[int] = set()
         # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
         # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
         self._opened: list[object] = []
@@ -197,6 +199,8 @@ class GraphWalker:
             if spec[3]:
                 self._bind_locals(stmt)
         if t is _MATCH:
+            if held is not None:
+                self.cased.add(id(held))
             self._opened.append(held)
             top.statements = None
             return True

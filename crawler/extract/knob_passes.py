@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from crawler.extract.ast_names import dotted
@@ -66,9 +67,11 @@ def _checks(statements: list[ast.stmt]) -> bool:
     return False
 
 
-def passes(tree: ast.Module, text: str) -> dict[str, Any]:
+def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None) -> dict[str, Any]:
     """The file's passes and signatures; ``text`` its source (a file that names no config's field
-    and no ``envs`` passes none, and its calls are not walked)."""
+    and no ``envs`` passes none, and its calls are not walked); ``collected``: a function's
+    statements, its ``match`` cases' too, in source order, as a walk already collected them (or
+    None: they are walked here)."""
     out = empty()
     scan = "_config." in text or "envs." in text
     # Per function, what its lines can hold: a pass names a config holder (``x_config``) or
@@ -97,7 +100,9 @@ def passes(tree: ast.Module, text: str) -> dict[str, Any]:
         may_pass = scan and (not plain or on_lines(holders, first, last))
         if not may_check and not may_pass:
             continue
-        statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
+        statements = collected(fn) if collected is not None else None
+        if statements is None:
+            statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
         if may_check and _checks(statements):
             out["signatures"].append({"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs]})
         held: dict[str, list[str]] = {}

@@ -205,7 +205,7 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["calls"] = ex.calls
     # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
     lines = None if "\r" in text else ex.src.lines
-    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, None if ex.graph_failed else graph.statements)
+    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, *((None, None) if ex.graph_failed else (graph.statements, graph.cased)))
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:
