@@ -323,33 +323,33 @@ class GraphWalker:
 
     def _calls_in(self, stmt: ast.stmt, fields: tuple[str, ...]) -> None:
         # The statement's own expressions, in field order; nested statement bodies are walked
-        # on their own.
+        # on their own. (A statement's own fields hold expressions and a ``with``'s items, never
+        # a statement; ``Global`` names are strings, which hold nothing: they are no roots.)
         scope = self.stack[-1]
         qualname, cls, chain = scope.qualname, scope.cls, self.chain
         pending = self.pending
-        roots: list[ast.AST] = []
+        typed = scope.typed
+        lines = self.lines
+        callless = _CALLLESS
         for name in fields:
             value = getattr(stmt, name, None)
-            if type(value) is list:
-                roots += [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
-            elif isinstance(value, ast.AST):
-                roots.append(value)
-        lines = self.lines
-        for expr in roots:
-            if len(pending) >= MAX_CALLS_PER_FILE:
-                return
-            if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
+            if value is None:
                 continue
-            if lines is not None:
-                # (a call's text holds its "(", and a node's text is inside its parent's: two in
-                # five of the other roots are one line with none, a quarter of the nodes walked)
-                first = getattr(expr, "lineno", None)  # (a ``with``'s items have none)
-                if first is not None and first == expr.end_lineno and "(" not in lines[first - 1][expr.col_offset : expr.end_col_offset]:  # type: ignore[attr-defined]
+            for expr in value if type(value) is list else (value,):
+                if len(pending) >= MAX_CALLS_PER_FILE:
+                    return
+                if type(expr) in callless:  # (a third of the roots: no walk to start)
                     continue
-            for node in nodes_under(expr, ast.Call):
-                written = dotted(node.func)
-                if written:
-                    pending.append((qualname, self.callee(scope, written), node.lineno, chain, cls))
+                if lines is not None:
+                    # (a call's text holds its "(", and a node's text is inside its parent's: two in
+                    # five of the other roots are one line with none, a quarter of the nodes walked)
+                    first = getattr(expr, "lineno", None)  # (a ``with``'s items have none)
+                    if first is not None and first == expr.end_lineno and "(" not in lines[first - 1][expr.col_offset : expr.end_col_offset]:
+                        continue
+                for node in nodes_under(expr, ast.Call):
+                    written = dotted(node.func)
+                    if written:
+                        pending.append((qualname, self.callee(scope, written) if typed else written, node.lineno, chain, cls))
 
     @staticmethod
     def callee(scope: _Scope, written: str) -> str | tuple[Typed, str]:
@@ -418,8 +418,8 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-#: Expressions that hold no other expression, so no call.
-_CALLLESS = frozenset({ast.Name, ast.Constant})
+#: Expressions that hold no other expression, so no call (and the strings of a ``global``).
+_CALLLESS = frozenset({ast.Name, ast.Constant, str})
 _SCOPE = object()  # (``GraphWalker._opened``)
 _MATCH = getattr(ast, "Match", None)
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
