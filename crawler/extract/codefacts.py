@@ -129,9 +129,12 @@ class GraphWalker:
     in source order: ``statements``, keyed by the function's node, which the knob readers use
     instead of walking the function again (``knobs.declarations``)."""
 
-    def __init__(self, module: str, is_package: bool):
+    def __init__(self, module: str, is_package: bool, lines: list[str] | None = None):
         self.module = module
         self.is_package = is_package
+        #: the file's lines when its text is ASCII (columns are then characters): an expression on
+        #: one line whose text has no "(" holds no call, and is not walked for one (``_calls_in``)
+        self.lines = lines
         self.stack = [_Scope("module", "", None)]
         self.chain = tuple(self.stack)  # the stack as each pending call keeps it
         self.defs: list[list[Any]] = []  # [qualname, line, entry kind or None]
@@ -140,6 +143,8 @@ class GraphWalker:
         self.pending: list[tuple[str, str | tuple[Typed, str], int, tuple[_Scope, ...], str | None]] = []
         self.returns: list[tuple[str, Typed, tuple[_Scope, ...]]] = []  # (qualname, what its return annotation says, scopes)
         self.statements: dict[int, list[ast.stmt]] = {}  # id(function node) -> its own statements
+        #: the ids of those lists whose function holds a ``match`` (its cases' statements are not in them)
+        self.cased: set[int] = set()
         # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
         # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
         self._opened: list[object] = []
@@ -194,6 +199,8 @@ class GraphWalker:
             if spec[3]:
                 self._bind_locals(stmt)
         if t is _MATCH:
+            if held is not None:
+                self.cased.add(id(held))
             self._opened.append(held)
             top.statements = None
             return True
@@ -316,26 +323,33 @@ class GraphWalker:
 
     def _calls_in(self, stmt: ast.stmt, fields: tuple[str, ...]) -> None:
         # The statement's own expressions, in field order; nested statement bodies are walked
-        # on their own.
+        # on their own. (A statement's own fields hold expressions and a ``with``'s items, never
+        # a statement; ``Global`` names are strings, which hold nothing: they are no roots.)
         scope = self.stack[-1]
         qualname, cls, chain = scope.qualname, scope.cls, self.chain
         pending = self.pending
-        roots: list[ast.AST] = []
+        typed = scope.typed
+        lines = self.lines
+        callless = _CALLLESS
         for name in fields:
             value = getattr(stmt, name, None)
-            if type(value) is list:
-                roots += [item for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
-            elif isinstance(value, ast.AST):
-                roots.append(value)
-        for expr in roots:
-            if len(pending) >= MAX_CALLS_PER_FILE:
-                return
-            if type(expr) in _CALLLESS:  # (a third of the roots: no walk to start)
+            if value is None:
                 continue
-            for node in nodes_under(expr, ast.Call):
-                written = dotted(node.func)
-                if written:
-                    pending.append((qualname, self.callee(scope, written), node.lineno, chain, cls))
+            for expr in value if type(value) is list else (value,):
+                if len(pending) >= MAX_CALLS_PER_FILE:
+                    return
+                if type(expr) in callless:  # (a third of the roots: no walk to start)
+                    continue
+                if lines is not None:
+                    # (a call's text holds its "(", and a node's text is inside its parent's: two in
+                    # five of the other roots are one line with none, a quarter of the nodes walked)
+                    first = getattr(expr, "lineno", None)  # (a ``with``'s items have none)
+                    if first is not None and first == expr.end_lineno and "(" not in lines[first - 1][expr.col_offset : expr.end_col_offset]:
+                        continue
+                for node in nodes_under(expr, ast.Call):
+                    written = dotted(node.func)
+                    if written:
+                        pending.append((qualname, self.callee(scope, written) if typed else written, node.lineno, chain, cls))
 
     @staticmethod
     def callee(scope: _Scope, written: str) -> str | tuple[Typed, str]:
@@ -404,8 +418,8 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-#: Expressions that hold no other expression, so no call.
-_CALLLESS = frozenset({ast.Name, ast.Constant})
+#: Expressions that hold no other expression, so no call (and the strings of a ``global``).
+_CALLLESS = frozenset({ast.Name, ast.Constant, str})
 _SCOPE = object()  # (``GraphWalker._opened``)
 _MATCH = getattr(ast, "Match", None)
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -574,10 +588,11 @@ def empty_graph() -> dict[str, Any]:
     return {"defs": [], "classes": [], "aliases": {}, "calls": []}
 
 
-def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict[str, Any]:
+def graph_facts(tree: ast.Module, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
     """A source file's definitions, classes, module-level aliases and resolved calls, from a
-    walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes)."""
-    walker = GraphWalker(module, is_package)
+    walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes);
+    ``lines``: the file's lines, when its text is ASCII (:class:`GraphWalker`)."""
+    walker = GraphWalker(module, is_package, lines)
     walker.walk(tree.body)
     return walker.facts()
 

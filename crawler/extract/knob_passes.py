@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from crawler.extract.ast_names import dotted
-from crawler.extract.codefacts import function_statements, nodes_under
+from crawler.extract.codefacts import function_statements, lines_naming, nodes_under, on_lines
 
 #: The name of a holder of settings as code spells it (``cache_config``, ``parallel_config``).
 _HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
@@ -33,6 +34,9 @@ _ENV_HOLDERS = ("envs",)
 _RECEIVERS = ("self", "cls")
 _LOG_CALLS = frozenset({"warning", "warning_once", "error", "error_once", "critical", "exception", "warn", "info_once"})
 _SIMPLE = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return, ast.AugAssign)
+#: Words a raise, an assert or a log call of ``_LOG_CALLS`` shows on its lines (``warn`` is in
+#: ``warning`` and ``warning_once``, ``error`` in ``error_once``).
+_CHECK_WORDS = ["raise", "assert", "warn", "error", "critical", "exception", "info_once"]
 #: At most this many passes per file (a generated file of thousands of calls says nothing more).
 MAX_PASSES = 5000
 
@@ -63,11 +67,22 @@ def _checks(statements: list[ast.stmt]) -> bool:
     return False
 
 
-def passes(tree: ast.Module, text: str) -> dict[str, Any]:
+def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None) -> dict[str, Any]:
     """The file's passes and signatures; ``text`` its source (a file that names no config's field
-    and no ``envs`` passes none, and its calls are not walked)."""
+    and no ``envs`` passes none, and its calls are not walked); ``collected``: a function's
+    statements, its ``match`` cases' too, in source order, as a walk already collected them (or
+    None: they are walked here)."""
     out = empty()
     scan = "_config." in text or "envs." in text
+    # Per function, what its lines can hold: a pass names a config holder (``x_config``) or
+    # ``envs``, a local holding one is assigned in the function, and a signature is kept only for
+    # a function with a raise, an assert or a log call of its own; each of those shows its word
+    # on one of the function's lines. A function whose lines show none is not walked (found once
+    # per file; not for a text with non-ASCII letters, which an identifier may hold in another
+    # form than the one it is read as).
+    plain = text.isascii()
+    holders = lines_naming(["_config", "envs"], text, 1) if plain and scan else []
+    checked = lines_naming(_CHECK_WORDS, text, 1) if plain else []
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -75,16 +90,23 @@ def passes(tree: ast.Module, text: str) -> dict[str, Any]:
         elif isinstance(stmt, ast.ClassDef):
             functions += [(f"{stmt.name}.{f.name}", f) for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for qual, fn in functions:
-        statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
         a = fn.args
         params = [p.arg for p in [*a.posonlyargs, *a.args]]
         if params and params[0] in _RECEIVERS and "." in qual:
             params = params[1:]
         named = params + [p.arg for p in a.kwonlyargs]
-        if named and _checks(statements):
+        first, last = fn.lineno, fn.end_lineno or fn.lineno
+        may_check = bool(named) and (not plain or on_lines(checked, first, last))
+        may_pass = scan and (not plain or on_lines(holders, first, last))
+        if not may_check and not may_pass:
+            continue
+        statements = collected(fn) if collected is not None else None
+        if statements is None:
+            statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
+        if may_check and _checks(statements):
             out["signatures"].append({"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs]})
         held: dict[str, list[str]] = {}
-        for stmt in statements if scan else ():
+        for stmt in statements if may_pass else ():
             if type(stmt) not in _SIMPLE or len(out["passes"]) >= MAX_PASSES:
                 continue
             value = getattr(stmt, "value", None)

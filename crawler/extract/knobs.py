@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from crawler.extract import knob_flow, knob_helpers, knob_passes
@@ -82,16 +82,23 @@ def empty() -> dict[str, Any]:
 
 
 def declarations(
-    tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str] | None = None, statements: Mapping[int, list[ast.stmt]] | None = None
+    tree: ast.Module,
+    text: str,
+    module: str,
+    is_package: bool,
+    lines: list[str] | None = None,
+    statements: Mapping[int, list[ast.stmt]] | None = None,
+    cased: Collection[int] | None = None,
 ) -> dict[str, Any]:
     """The file's declarations; empty when reading them fails (a tree from the libcst fallback
     this code did not foresee), since they must never cost the file its raise sites. ``lines``:
     ``text.split("\\n")`` when the caller has it already. ``statements``: the statements of each
     module-level function and method as the extractor's walk collected them
-    (``codefacts.GraphWalker.statements``), else they are walked here."""
+    (``codefacts.GraphWalker.statements``), else they are walked here; ``cased``: the ids of
+    those lists whose function holds a ``match`` (``GraphWalker.cased``), when known."""
     try:
         split = text.split("\n") if lines is None else lines
-        return _declarations(tree, text, module, is_package, split, _Bodies(statements))
+        return _declarations(tree, text, module, is_package, split, _Bodies(statements, cased))
     except Exception:  # noqa: BLE001
         return empty()
 
@@ -100,10 +107,21 @@ class _Bodies:
     """A function's own statements (``codefacts.function_statements``'s, in its order), from the walk's collection
     when there is one."""
 
-    __slots__ = ("collected",)
+    __slots__ = ("collected", "cased")
 
-    def __init__(self, collected: Mapping[int, list[ast.stmt]] | None):
+    def __init__(self, collected: Mapping[int, list[ast.stmt]] | None, cased: Collection[int] | None = None):
         self.collected = collected
+        self.cased = cased
+
+    def with_cases(self, fn: ast.AST) -> list[ast.stmt] | None:
+        """The function's own statements and its ``match`` cases', in source order (what
+        ``function_statements(fn, cases=True)`` sorted by position gives: a walk in source order
+        meets each statement after those that begin before it), when the walk collected them and
+        the function holds no ``match``; else None."""
+        if self.collected is None or self.cased is None:
+            return None
+        found = self.collected.get(id(fn))
+        return None if found is None or id(found) in self.cased else found
 
     def of(self, fn: ast.AST) -> list[ast.stmt]:
         found = None if self.collected is None else self.collected.get(id(fn))
@@ -125,7 +143,7 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, li
     if "envs." in text or "environ" in text or "getenv" in text:
         _env_aliases(tree, out, bodies)
     out.update(knob_helpers.declarations(tree, module, text, lines))
-    out.update(knob_passes.passes(tree, text))
+    out.update(knob_passes.passes(tree, text, bodies.with_cases))
     return out
 
 

@@ -174,8 +174,9 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
         return _skipped(result, f"decode error: {getattr(e, 'msg', None) or e}")
     try:
         tree = parse.parse_source(text)
-        graph = GraphWalker(module, is_package)
-        ex = _Extractor(path, module, is_package, Source(text), settings, graph=graph)
+        src = Source(text)
+        graph = GraphWalker(module, is_package, src.lines if text.isascii() else None)
+        ex = _Extractor(path, module, is_package, src, settings, graph=graph)
         try:
             ex.run(tree)
         except limit.OverLimit:  # (``settings.max_sites`` is set: the walk stops there)
@@ -204,7 +205,7 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["calls"] = ex.calls
     # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
     lines = None if "\r" in text else ex.src.lines
-    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, None if ex.graph_failed else graph.statements)
+    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, *((None, None) if ex.graph_failed else (graph.statements, graph.cased)))
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:

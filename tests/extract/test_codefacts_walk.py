@@ -206,3 +206,47 @@ def test_a_failing_graph_handler_costs_the_file_its_graph_not_its_sites(monkeypa
     result = extract_file("pkg/here.py", SETTINGS.encode())
     assert result["status"] == "ok" and len(result["sites"]) == 2
     assert result["graph"] == codefacts.empty_graph()
+
+
+#: Calls whose "(" stands where a one-line expression's columns may not seem to hold it: inside an
+#: f-string, a parenthesized callee, a call split over lines, a subscript of a call, a string that
+#: only looks like a call, tabs before the code.
+PARENS = textwrap.dedent("""
+    def f(self, a):
+        self.x = f"{fmt(a)!r}"
+        self.y = (pick)(a)
+        self.z = build \\
+            (a)
+        self.w[key()] = a.b.c
+        self.v = "no(call)"
+        self.u, (q, r) = first(), (a, a)
+        with opened() as h, self.lock: pass
+        if a.b and self.c[0]:
+        \tgo(a)
+        return [v for v in a if v.ok()]
+    """)
+
+
+def _pending(code: str, lines: list[str] | None) -> list[tuple[str, object, int]]:
+    walker = codefacts.GraphWalker("pkg.here", False, lines)
+    walker.walk(ast.parse(code).body)
+    return [(caller, written, line) for caller, written, line, _, _ in walker.pending]
+
+
+@pytest.mark.parametrize("code", [CODE, MATCH, PARENS])
+def test_the_graph_finds_the_same_calls_when_it_skips_one_line_expressions_with_no_paren(code):
+    skipping = _pending(code, code.split("\n"))
+    assert skipping == _pending(code, None)
+    written = sorted(dotted(n.func) for n in ast.walk(ast.parse(code)) if type(n) is ast.Call and dotted(n.func))
+    # every call of a function's statements (not a decorator's or a default's: no function's own)
+    assert sorted(w for _, w, _ in skipping) == written if code is PARENS else skipping
+    if code is PARENS:
+        assert sorted(w for _, w, _ in skipping) == ["build", "first", "fmt", "go", "key", "opened", "pick", "v.ok"]
+
+
+@pytest.mark.slow
+def test_the_graph_finds_the_same_calls_in_this_package_when_it_skips_expressions_with_no_paren():
+    for path in sorted(Path(codefacts.__file__).parents[1].rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        lines = code.split("\n") if code.isascii() else None
+        assert _pending(code, lines) == _pending(code, None), path

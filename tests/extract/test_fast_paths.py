@@ -9,6 +9,7 @@ import ast
 import re
 import textwrap
 import unicodedata
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -383,3 +384,52 @@ def test_a_test_file_spelling_raises_only_as_the_parser_reads_it_is_parsed_and_w
     assert b"aises" not in seven
     found = codefacts.read_test_file("tests/t.py", seven)["tests"]
     assert found == _plain_blocks(seven.decode("utf-7")) and found[0]["exceptions"] == ["builtins.ValueError"]
+
+
+PASSES = textwrap.dedent("""
+    from pkg import envs
+
+    def plain(a, b):
+        return a + b
+
+    def logs(x):
+        logger.warning_once("odd %s", x)
+
+    def takes(self_config, n):
+        held = self_config.cache_config.block_size
+        other = envs.VLLM_FLAG
+        build(held, n, flag=other, size=self_config.model_config.max_len)
+
+    class Runner:
+        def run(self, k):
+            if k:
+                assert k > 1
+            go(self.parallel_config.world_size, k)
+
+        def quiet(self):
+            return self.x
+    """)
+
+
+@pytest.mark.parametrize("code", [PASSES, CODE])
+def test_the_passes_skip_only_functions_whose_lines_cannot_hold_a_pass_or_a_check(code):
+    from crawler.extract import knob_passes
+
+    tree = ast.parse(code)
+    # (a text with a non-ASCII letter is read with no skipping: the plain definition)
+    assert knob_passes.passes(tree, code) == knob_passes.passes(tree, code + "\n# é\n")
+    if code is PASSES:
+        found = knob_passes.passes(tree, code)
+        assert {s["function"] for s in found["signatures"]} == {"logs", "Runner.run"}
+        assert {(p["function"], p["callee"]) for p in found["passes"]} == {("takes", "build"), ("Runner.run", "go")}
+
+
+@pytest.mark.slow
+def test_the_passes_of_this_package_are_the_same_with_the_skipping():
+    from crawler.extract import knob_passes
+
+    for path in sorted(Path(codefacts.__file__).parents[1].rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        if code.isascii():
+            tree = ast.parse(code)
+            assert knob_passes.passes(tree, code) == knob_passes.passes(tree, code + "\n# é\n"), path
