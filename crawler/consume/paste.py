@@ -296,7 +296,9 @@ def without_parameter(message: str) -> str:
 
 #: Before a category's ": ": a Python warning's head as ``warnings`` prints it (``<file>.py:<line>:
 #: <Category>``), ending the text (bounded: at most 1,000 characters of path, 100 of category).
-_WARNING_HEAD = re.compile(r" (?:[^\s:]{1,1000}\.py):\d{1,9}: [A-Z]\w{0,100}Warning$")
+#: ASCII classes spelled out, no ``\s``/``\d``/``\w``: Python's are Unicode and ECMA-262's are
+#: not (nor alike in their spaces), and search.js's ``WARNING_HEAD`` is this very pattern.
+_WARNING_HEAD = re.compile(r" (?:[^ \t\n\r\f\v:]{1,1000}\.py):[0-9]{1,9}: [A-Z][A-Za-z0-9_]{0,100}Warning$")
 #: "Warning: " looked at per message, the first ones (each costs a bounded match at its left).
 MAX_WARNING_MARKS = 8
 

@@ -373,3 +373,18 @@ def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node
         assert order[i][j] == want, (a, b)
     assert named == [named_version(line, "vllm") for line in lines]
     assert named[0] == "0.6.3" and named[6] is None and named[7] == "0.6.3"
+
+
+def test_the_box_reads_a_warning_run_on_after_a_message_with_pythons_classes(node, tmp_path):
+    """paste.without_warning's classes read alike in both: a warning head whose line number is
+    in other digits (Python's \\d is Unicode, ECMA-262's ASCII), whose category holds a letter
+    beyond ASCII (\\w likewise), or whose path holds a space JS takes for one and Python not
+    (\\s): the same readings, the same rows."""
+    dataset = cd.write(tmp_path)
+    pastes = [
+        "ValueError: Expected 3 items, got 4 /x/resource_tracker.py:\u0662\u0662\u0664: UserWarning: leaked semaphores",
+        "ValueError: Expected 3 items, got 4 /x/resource_tracker.py:224: Us\u00e9rWarning: leaked semaphores",
+        "ValueError: Expected 3 items, got 4 /x/re\ufeffsource.py:224: UserWarning: leaked semaphores",
+        "ValueError: Expected 3 items, got 4 /x/re\u00a0source.py:224: UserWarning: leaked semaphores",
+    ]
+    assert_parity(node, dataset, tmp_path, pastes)
