@@ -321,9 +321,17 @@ def open_git(
 
 
 def _ancestor_date(git: Git, earlier: str, commit: str) -> str | None:
-    """``earlier``'s committer date when it is ``commit`` or one of its ancestors, else None."""
+    """``earlier``'s committer date when it is ``commit`` or one of its ancestors, else None.
+    ``earlier`` may be abbreviated (7 hex digits or more, as a curated review's commit may be):
+    it names the one commit whose id begins with it (a ref of that name that points elsewhere, or
+    an ambiguous abbreviation, names none)."""
     if not COMMIT_RE.fullmatch(earlier):
-        return None
+        if not UPSTREAM_COMMIT_RE.fullmatch(earlier):
+            return None
+        full = git.commit_of(earlier)
+        if full is None or not full.startswith(earlier):
+            return None
+        earlier = full
     if earlier != commit and git.run("merge-base", "--is-ancestor", earlier, commit, check=False).returncode != 0:
         return None
     try:

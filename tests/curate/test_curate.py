@@ -122,6 +122,21 @@ def test_a_curated_file_reviewed_after_the_commit_crawled_is_said_to_be_expected
 
 
 @pytest.mark.slow
+def test_a_curated_file_reviewed_at_an_abbreviated_commit_before_it_is_an_orphan(upstream, cli, tmp_path):
+    """A review's commit may be abbreviated (the schema takes 7 to 40 hex digits, as ``curate
+    check`` reads them): one reviewed at an ancestor of the crawled commit, named by its first 12
+    digits, is an orphan to check like one named in full, not "expected"."""
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    old = records(out)[MESSAGE_A]["id"]
+    write_curated(curated, old, commit=upstream.repo.commit("v1").hexsha[:12])
+    newer = crawl(cli, upstream, tmp_path / "new", "v2", curated)
+    assert newer.exit_code == 0, newer.output
+    assert f"1 curated file(s) reviewed at this commit or before it name no entry of it ({old}.yaml): run `errcat curate check`" in newer.stderr
+    assert "as expected" not in newer.stderr
+
+
+@pytest.mark.slow
 def test_a_curated_file_a_release_read_from_its_package_lacks_is_said_to_be_undecided(tmp_path, monkeypatch, cli):
     """A wheel has no history: the file's review cannot be placed before or after it, and the
     line says what that means rather than calling it a problem."""
