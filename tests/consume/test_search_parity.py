@@ -388,3 +388,17 @@ def test_the_box_reads_a_warning_run_on_after_a_message_with_pythons_classes(nod
         "ValueError: Expected 3 items, got 4 /x/re\u00a0source.py:224: UserWarning: leaked semaphores",
     ]
     assert_parity(node, dataset, tmp_path, pastes)
+
+
+def test_the_box_reads_pythons_digits_as_errcat_match_does(node, tmp_path):
+    """Every paste class with a digit: a frame's line, a log's time stamp, a rank prefix, in
+    digits of another script (Python's \\d takes them, ECMA-262's does not)."""
+    dataset = cd.write(tmp_path)
+    other = "\u0661\u0662"
+    pastes = [
+        f'Traceback (most recent call last):\n  File "/x/vllm/a.py", line {other}, in f\n    raise ValueError("x")\nValueError: Expected 3 items, got 4\n',
+        f"INFO 0{other}-01 12:00:00 [a.py:{other}] Expected 3 items, got 4",
+        f"[rank{other}]: ValueError: Expected 3 items, got 4",
+        f"ValueError: Expected {other} items, got 4",
+    ]
+    assert_parity(node, dataset, tmp_path, pastes)
