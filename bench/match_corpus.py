@@ -35,8 +35,9 @@ there is a false claim on a foreign/none paste.
 on an entry with a reviewed explanation (the record's ``explanation_status`` is ``curated``) in
 DATA: by the page ``errcat match`` offers (``its page:``, the first match, or a weak candidate
 worded almost alike), and by the first entry it answers at all (a match, else the first weak
-candidate: the page a user reads first); ``-v`` lists the entries without one. Exits 1 when the
-second share is under ``--min-curated``.
+candidate: the page a user reads first), and by that entry's page, where a retired entry of a
+history shows its successor's text; ``-v`` lists the entries whose page shows none. Exits 1 when
+the third share is under ``--min-curated``.
 
 ``--old`` measures the older-wordings part instead (tests/data/pastes_old.jsonl): real texts in the
 wording of an older vLLM release (V0-engine messages, messages reworded since), each with the
@@ -129,35 +130,39 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
     return out
 
 
-def curated_reach(rows: list[dict], matchers: list, status: dict[str, str]) -> dict:
+def curated_reach(rows: list[dict], matchers: list, records: dict[str, dict]) -> dict:
     """Of the pastes ``errcat match`` answers with an entry, how many land on one with a reviewed
-    explanation: by the page it offers (as the CLI picks it) and by the first entry it names."""
+    explanation: by the page it offers (as the CLI picks it) and by the first entry it names; and
+    by that first entry's page, which for a retired entry of a history shows the text written for
+    its successor (``history_page.inherited``: an older wording reaches today's explanation)."""
     from crawler.cli.consume import NEARLY, _likeness
+    from crawler.consume.history_page import inherited
     from crawler.consume.match import match
 
-    out: dict = {"offered": [0, 0], "first": [0, 0], "missing": {}}
+    out: dict = {"offered": [0, 0], "first": [0, 0], "page": [0, 0], "missing": {}}
     for row in rows:
         result = match(row["text"], matchers, 3)
         near = next((w for w in result.weak[:1] if _likeness(w) >= NEARLY), None)
         umbrellas = bool(result.matches) and all(m.role == "umbrella" for m in result.matches)
         offered = result.matches[0] if result.matches and not (umbrellas and near) else near
         first = result.matches[0] if result.matches else (result.weak[0] if result.weak else None)
-        for rule, hit in (("offered", offered), ("first", first)):
+        for rule, hit in (("offered", offered), ("first", first), ("page", first)):
             if hit is None:
                 continue
             out[rule][1] += 1
-            if status.get(hit.entry.id) == "curated":
+            record = records.get(hit.entry.id, {})
+            if record.get("explanation_status") == "curated" or (rule == "page" and inherited(record, records) is not None):
                 out[rule][0] += 1
-            elif rule == "first":
+            elif rule == "page":
                 out["missing"].setdefault(hit.entry.id, []).append(row["url"])
     return out
 
 
-def _statuses(data: Path) -> dict[str, str]:
+def records_of(data: Path) -> dict[str, dict]:
     import gzip
 
     with gzip.open(data / "errors.jsonl.gz") as f:
-        return {r["id"]: r["explanation_status"] for r in map(json.loads, f)}
+        return {r["id"]: r for r in map(json.loads, f)}
 
 
 def build_dataset(tool: Path, work: Path, cache_dir: Path | None) -> Path:
@@ -214,7 +219,7 @@ def main() -> int:
     ap.add_argument("--old", action="store_true", help="Measure the older-wordings corpus (DATA: a history catalogue, or a root of several).")
     ap.add_argument("--old-corpus", type=Path, default=CORPUS.with_name("pastes_old.jsonl"))
     ap.add_argument("--curated", action="store_true", help="Count the pastes (both corpora) landing on an entry with a reviewed explanation.")
-    ap.add_argument("--min-curated", type=float, default=0.0, help="With --curated: the lowest acceptable share (first entry answered).")
+    ap.add_argument("--min-curated", type=float, default=0.0, help="With --curated: the lowest acceptable share (the first entry answered, by its page).")
     args = ap.parse_args()
     from crawler.cli.consume import _matchers
 
@@ -226,15 +231,20 @@ def main() -> int:
         args.data = build_dataset(args.vllm_releases, args.work, args.cache_dir)
     if args.curated:
         rows = [json.loads(line) for corpus in (args.corpus, args.old_corpus) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-        r = curated_reach(rows, _matchers(args.data), _statuses(args.data))
-        for rule, label in (("offered", "the page errcat match offers"), ("first", "the first entry it answers")):
+        r = curated_reach(rows, _matchers(args.data), records_of(args.data))
+        labels = (
+            ("offered", "the page errcat match offers"),
+            ("first", "the first entry it answers"),
+            ("page", "the first entry's page (a retired one's successor text)"),
+        )
+        for rule, label in labels:
             ok, total = r[rule]
             print(f"pastes landing on a reviewed explanation, by {label}: {ok}/{total} ({ok / max(total, 1):.1%})")
-        print(f"entries answered first without one: {len(r['missing'])}")
+        print(f"entries answered first whose page shows none: {len(r['missing'])}")
         if args.verbose:
             for entry, urls in sorted(r["missing"].items()):
                 print(f"  {entry}  {len(urls)} paste(s): {' '.join(urls)}")
-        ok, total = r["first"]
+        ok, total = r["page"]
         return 1 if ok / max(total, 1) < args.min_curated else 0
     if args.old:
         rows = [json.loads(line) for line in args.old_corpus.read_text(encoding="utf-8").splitlines() if line.strip()]

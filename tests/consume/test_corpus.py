@@ -212,3 +212,36 @@ def test_the_older_wordings_corpus_is_well_formed_and_read_alike_by_the_benchmar
         assert r["release"] is None or re.fullmatch(r"\d+\.\d+\.\d+(\.post\d+)?", r["release"]), r
     assert len({r["url"] for r in rows}) == len(rows)
     assert evaluate_old(rows, []) == {"rows": len(rows), "strong": 0, "weak": 0, "false_claims": 0, "misses": [(r["url"], r["expect"], None) for r in rows]}
+
+
+@pytest.mark.slow
+def test_the_bench_counts_an_older_wording_that_reaches_its_successors_text(fixture_repo, cli, tmp_path, monkeypatch):
+    """``--curated``: a paste in a retired wording lands on the retired entry, which has no text of
+    its own; its page shows the text written for its successor, and the bench counts it by the
+    page (not by the first entry's own status), as it does not when the successor has none."""
+    from match_corpus import curated_reach, records_of
+
+    from crawler.consume.match import Matcher
+
+    old, new = "Widget pool is full: wait for a slot", "Widget pool is full ({size} slots): wait for one"
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/pool.py": f"def admit(size):\n    raise ValueError(f{old!r})\n"}, tag="v1")
+    fixture_repo.commit({"pkg/pool.py": f"def admit(size):\n    raise ValueError(f{new!r})\n"}, tag="v2")
+    args = ["--repo", fixture_repo.path, "--name", "acme/widgets", "--include", "pkg/**/*.py"]
+    monkeypatch.chdir(tmp_path)  # curated/ next to the (absent) config: the working directory
+    rows = [{"url": URL + "9", "text": f"ValueError: {old}"}]
+
+    def reach() -> dict:
+        assert cli("history", *args, "--out", tmp_path / "out", "v1", "v2").exit_code == 0
+        dataset = tmp_path / "out" / "acme" / "widgets"
+        return curated_reach(rows, [Matcher.load(dataset)], records_of(dataset))
+
+    before = reach()
+    assert (before["first"], before["page"]) == ([0, 1], [0, 1]) and len(before["missing"]) == 1
+    (retired,) = before["missing"]
+    successor = records_of(tmp_path / "out" / "acme" / "widgets")[retired]["history"]["replaced_by"]
+    text = tmp_path / "curated" / "acme" / "widgets" / f"{successor}.yaml"
+    text.parent.mkdir(parents=True)
+    review = {"status": "reviewed", "commit": "a" * 40, "exception": "ValueError", "template": new, "guards": [], "path": "pkg/pool.py", "qualname": "admit"}
+    text.write_text(json.dumps({"id": successor, "what_it_means": "The pool has no free slot.", "review": review}), encoding="utf-8")
+    after = reach()
+    assert (after["first"], after["page"], after["missing"]) == ([0, 1], [1, 1], {})

@@ -12,7 +12,11 @@ from helpers import FOREIGN_YAML, jsonl_bytes
 
 from crawler.catalogue.explanations import load_set, parse_file
 from crawler.catalogue.related import compute
+from crawler.extract.native import CHECKS
+from crawler.extract.templates import text_parts
+from crawler.model.kinds import NATIVE
 from crawler.model.records import CuratedFile
+from crawler.source.globs import native_language
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "curated"
@@ -579,12 +583,69 @@ def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
     return lines
 
 
+#: What a native review's exception says of the torch check that raised it (``native.CHECKS``);
+#: ``STD_TORCH_CHECK`` is told by its template's prefix, as it surfaces as a RuntimeError too.
+NATIVE_CHECKS = {exception: macro for macro, (exception, _) in CHECKS.items() if macro.startswith("TORCH_CHECK")}
+STD_PREFIX = "{__func__}, {__FILE__}:{__LINE__}, "
+
+
+def _native_check(entry: CuratedFile, depth: int) -> list[str]:
+    """This native entry's torch check behind its reviewed guards, in C++: the last guard
+    ``!(cond)`` is the check's own condition (``TORCH_CHECK(cond, ...)``), the others ``if``s
+    around it; the template's text pieces are string literals streamed between its fields'
+    expressions, ``STD_TORCH_CHECK`` when it opens with that macro's function, file and line. A
+    review no torch check can give (a process exit, a Rust error) is refused, naming the entry."""
+    review = entry.review
+    template, guards = review.template, list(review.guards)
+    if review.exception == CHECKS["STD_TORCH_CHECK"][0] and template.startswith(STD_PREFIX):
+        macro, template = "STD_TORCH_CHECK", template[len(STD_PREFIX) :]
+    elif review.exception in NATIVE_CHECKS and native_language(review.path) in ("cpp", "cuda"):
+        macro = NATIVE_CHECKS[review.exception]
+    else:
+        raise ValueError(f"{entry.id}: no torch check raises {review.exception} in {review.path}; the fixture cannot rebuild it")
+    last = guards[-1] if guards else ""
+    cond = last[2:-1] if last.startswith("!(") and last.endswith(")") else "false"
+    if cond != "false":
+        guards.pop()
+    args = [json.dumps(p, ensure_ascii=False) if isinstance(p, str) else p.expr for p in text_parts(template) if p != ""]
+    lines = []
+    for guard in guards:
+        lines.append("  " * depth + f"if ({guard}) {{")
+        depth += 1
+    lines.append("  " * depth + f"{macro}({', '.join([cond, *args])});")
+    lines.extend("  " * d + "}" for d in range(depth - 1, depth - 1 - len(guards), -1))
+    return lines
+
+
+def _native_file(entries: list[CuratedFile]) -> str:
+    """One C++/CUDA file of these native entries' checks, each in its reviewed function
+    (``ns::f``: ``f`` in namespace ``ns``, which a class's name is to the extractor too)."""
+    chunks = []
+    by_function: dict[str, list[CuratedFile]] = {}
+    for entry in entries:
+        by_function.setdefault(entry.review.qualname, []).append(entry)
+    for qualname, members in sorted(by_function.items()):
+        *spaces, name = qualname.split("::")
+        if not all(part.isidentifier() for part in (*spaces, name)):
+            raise ValueError(f"{members[0].id}: the fixture cannot write a function named {qualname!r}")
+        depth = len(spaces)
+        body = [line for entry in members for line in _native_check(entry, depth + 1)]
+        head = [f"namespace {space} {{" for space in spaces] + ["  " * depth + f"void {name}() {{", *body, "  " * depth + "}"]
+        chunks.append("\n".join(head + ["}" for _ in spaces]))
+    return "\n\n".join(chunks) + "\n"
+
+
 def _fixture_modules(entries: list[CuratedFile]) -> dict[str, str]:
     """Each reviewed raise rebuilt at its reviewed file and function (``Class.method`` as a method):
     an entry whose message has no literal text is keyed by module and function, so only the
-    same place gives the same id. Raises of one function share its body."""
+    same place gives the same id. Raises of one function share its body. A native review (a
+    C++/CUDA file) is rebuilt as its torch check (``_native_file``), read by the real extractor."""
     files: dict[str, dict[str, list[str]]] = {}
+    native: dict[str, list[CuratedFile]] = {}
     for entry in entries:
+        if native_language(entry.review.path) is not None:
+            native.setdefault(entry.review.path, []).append(entry)
+            continue
         parts = entry.review.qualname.split(".")
         if len(parts) > 2 or not all(p.isidentifier() for p in parts):
             parts = [f"f_{entry.id}"]
@@ -603,7 +664,74 @@ def _fixture_modules(entries: list[CuratedFile]) -> dict[str, str]:
         for cls, methods in sorted(classes.items()):
             chunks.append(f"class {cls}:\n" + "\n\n".join(methods))
         out[path] = "\n\n\n".join(chunks) + "\n"
+    for path, members in native.items():
+        out[path] = _native_file(members)
     return out
+
+
+KERNEL = r"""
+#include <torch/all.h>
+
+namespace vllm {
+namespace attention {
+
+void paged_attention(torch::Tensor& out, int64_t head_size, bool use_alibi) {
+  if (use_alibi) {
+    TORCH_CHECK(head_size == 64 || head_size == 128, "Unsupported head size: ", head_size, " (with \"alibi\")");
+  } else {
+    TORCH_CHECK_VALUE(false, "alibi is required here");
+  }
+  TORCH_CHECK(out.is_cuda());
+}
+
+}  // namespace attention
+}  // namespace vllm
+
+void fp8_insert(torch::stable::Tensor const& q_scale_inv, torch::stable::Tensor const& cache_scale_inv) {
+  auto check_scale = [&](torch::stable::Tensor const& s, char const* n) {
+    STD_TORCH_CHECK(s.device().is_cuda() && s.size(0) == 1, n);
+  };
+  check_scale(q_scale_inv, "q_scale_inv must be scalar float32 CUDA");
+  STD_TORCH_CHECK(cache_scale_inv.dim() == 1, "cache_scale_inv has ", cache_scale_inv.dim(), " dims");
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_native_review_is_rebuilt_as_the_check_the_extractor_read(fixture_repo, cli, tmp_path):
+    """The shipped-files fixture rebuilds a C++/CUDA review as a torch check: every check of a
+    kernel the real extractor read (torch's macros, STD_TORCH_CHECK's function/file/line prefix,
+    a message from a parameter, keyed by its place, nested namespaces, an else branch's guard, a
+    check with no message), reviewed as its record says, comes back with the same id, template
+    and guards; a Rust error, which no torch check raises, is refused by name."""
+    fixture_repo.commit({"vllm/__init__.py": "", "csrc/attention/kernel.cu": KERNEL}, tag="v1")
+    out = tmp_path / "out"
+    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--out", out).exit_code == 0
+    read = [r for r in records(out, "vllm-project/vllm").values() if r["kind"] == NATIVE]
+    assert len(read) == 5, [r["message"]["text"] for r in read]
+
+    def reviewed(r: dict) -> CuratedFile:
+        site = r["sites"][0]
+        review = {"status": "reviewed", "commit": "a" * 40, "exception": r["exception"]["name"], "template": r["message"]["text"]}
+        review |= {"guards": site["facts"]["guards"], "path": site["path"], "qualname": site["qualname"]}
+        return CuratedFile.model_validate({"id": r["id"], "what_it_means": "x", "review": review})
+
+    def shape(r: dict) -> tuple:
+        return r["id"], r["message"]["text"], tuple(r["sites"][0]["facts"]["guards"]), r["sites"][0]["qualname"], r["native"]["macro"]
+
+    from tests.conftest import FixtureRepo
+
+    rebuilt = FixtureRepo(tmp_path / "rebuilt")
+    rebuilt.commit({"vllm/__init__.py": "", **_fixture_modules([reviewed(r) for r in read])}, tag="v1")
+    again = tmp_path / "again"
+    assert cli("crawl", "--repo", rebuilt.path, "--ref", "v1", "--name", "vllm-project/vllm", "--out", again).exit_code == 0
+    back = [r for r in records(again, "vllm-project/vllm").values() if r["kind"] == NATIVE]
+    assert sorted(map(shape, back)) == sorted(map(shape, read))
+    assert {r["keyed_by"] for r in read} == {"message", "place"}
+    rust = reviewed(read[0]).model_copy(update={"id": "0" * 16})
+    rust.review.path, rust.review.exception = "rust/src/error.rs", "Error"
+    with pytest.raises(ValueError, match="0000000000000000: no torch check raises Error in rust/src/error.rs"):
+        _fixture_modules([rust])
 
 
 @pytest.mark.slow
@@ -614,8 +742,8 @@ def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fi
     fixture_repo.commit(_fixture_modules(list(entries.values())), tag="v1")
     out = tmp_path / "out"
     result = cli(
-        "crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--include", "vllm/**/*.py", "--out", out, "--curated", SHIPPED
-    )
+        "crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--out", out, "--curated", SHIPPED
+    )  # vLLM's own selection: vllm/**/*.py and the native trees (csrc/**), which --include would drop
     assert result.exit_code == 0, result.output
     report = json.loads(cli("curate", "check", out, "--curated", SHIPPED, "--json").stdout)[0]
     assert report["invalid"] == [] and report["orphans"] == []
