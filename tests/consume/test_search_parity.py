@@ -400,5 +400,7 @@ def test_the_box_reads_pythons_digits_as_errcat_match_does(node, tmp_path):
         f"INFO 0{other}-01 12:00:00 [a.py:{other}] Expected 3 items, got 4",
         f"[rank{other}]: ValueError: Expected 3 items, got 4",
         f"ValueError: Expected {other} items, got 4",
+        "INFO 01-01 12:00:00 [mod\u00e8le.py:12] Expected 3 items, got 4",
+        "[rank0]: ray::Mod\u00e8le.run() (pid=12) ValueError: Expected 3 items, got 4",
     ]
     assert_parity(node, dataset, tmp_path, pastes)
