@@ -82,6 +82,9 @@ class Snapshot:
     #: A commit's committer date when the repository has it as an ancestor of (or as) ``commit``,
     #: else None; None for a source with no history (a wheel). See ``publish.pins``.
     vouch: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
+    #: The repository holds ``commit`` without its history (a remote is fetched one commit deep):
+    #: ``vouch`` says yes for ``commit`` itself only, and its no means "cannot tell".
+    shallow: bool = False
     _reader: Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]] | None = field(default=None, repr=False, compare=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
 
@@ -317,6 +320,7 @@ def open_git(
         permalinks=permalinks_of(repo, upstream_commit or recorded or commit),
         _reader=reader,
         vouch=lambda earlier: _ancestor_date(git, earlier, commit),
+        shallow=git.git_dir is not None and (Path(git.git_dir) / "shallow").is_file(),
     )
 
 
