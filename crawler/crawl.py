@@ -590,7 +590,8 @@ def _write(
         files = {rid: d for rel, d in reuse.digests.items() if (rid := record_id_of(rel)) is not None}
         validated.remember(cache_dir, known, list(files.values()))
         record_memo.remember(cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
-    _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, snapshot.release is not None)
+    history_less = "a package" if snapshot.release is not None else "a shallow fetch" if snapshot.shallow else None
+    _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, history_less)
     written = reuse.digests.get(SEARCH)
     return CrawlResult(
         target=target,
@@ -744,15 +745,16 @@ def _report_curated(
     merged: int,
     progress: Progress,
     vouch: Callable[[str], str | None] | None = None,
-    released: bool = False,
+    history_less: str | None = None,
 ) -> None:
     """The curated files merged, and those naming no entry of this commit (kept on disk, never
     touched: ``errcat curate check`` says where each should move). Such a file is a problem only
     when it was reviewed at this commit or one of its ancestors (``vouch`` dates it: the snapshot's
     history says so): its entry went away since. One reviewed at a commit this one's history does
     not hold is of a later commit (this is an older release: its error came, or was reworded,
-    after it) or of another branch, and is said as such, apart; so is every one of a release read
-    from its package (``released``), which has no history to place a review in."""
+    after it) or of another branch, and is said as such, apart; so is every one of a source with no
+    history to place a review in (``history_less`` says which: a release read from its package, a
+    remote fetched one commit deep), as undecided: no there means "cannot tell"."""
     if not curated.entries:
         return
     progress(f"merged {merged} curated explanation(s) from {curated.directory}")
@@ -770,11 +772,12 @@ def _report_curated(
     later = [eid for eid in orphans if eid not in due]
     if due:
         progress(f"{len(due)} curated file(s) reviewed at this commit or before it name no entry of it ({_some_files(due)}): run `errcat curate check`")
-    if later and released:
+    if later and history_less:
         progress(
-            f"{len(later)} curated file(s) name no entry of this release ({_some_files(later)}): expected if it is older "
-            "than their reviews (the errors they explain came, or were reworded, later); a package has no history to "
-            "say which, and `errcat curate check` over the catalogue they were reviewed for finds any orphaned"
+            f"{len(later)} curated file(s) name no entry of this {'release' if history_less == 'a package' else 'commit'} "
+            f"({_some_files(later)}): expected if it is older than their reviews (the errors they explain came, or were "
+            f"reworded, later); {history_less} has no history to say which, and `errcat curate check` over the catalogue "
+            "they were reviewed for finds any orphaned"
         )
     elif later:
         progress(

@@ -8,7 +8,8 @@ import re
 
 from packaging.version import InvalidVersion, Version
 
-_NUMBERS = re.compile(r"\d+")
+#: ASCII digits: PEP 440 reads no others, and Python's \d takes every script's (v\u0661.\u0662 is no version).
+_NUMBERS = re.compile(r"[0-9]+")
 
 
 def release_key(version: str) -> Version:

@@ -35,7 +35,7 @@ from crawler.model.kinds import read_exception_word
 MAX_CHAIN = 64
 
 #: A release as a user writes it: 0.6.3, v0.6.3, 0.6.3.post1, 0.7.0rc1, 0.6.3+cu118.
-VERSION = re.compile(r"v?\d+(?:\.\d+){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d+)?(?:\+[A-Za-z0-9.]{1,40})?")
+VERSION = re.compile(r"v?[0-9]+(?:\.[0-9]+){1,3}(?:(?:\.?post|\.?dev|rc|a|b)[0-9]+)?(?:\+[A-Za-z0-9.]{1,40})?")  # ASCII digits: PEP 440 reads no others
 
 Read = Callable[[str], "Mapping[str, Any] | None"]
 

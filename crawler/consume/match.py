@@ -116,7 +116,7 @@ FIELD_WEIGHT = 16
 #: Fields whose value says what it is (a native check's ``__FILE__``/``__LINE__``: the source
 #: path and line the compiler put in, a path with no space, digits): a value of that shape is
 #: the entry's text as much as its literal words are, however long the path (``Match.support``).
-_PLACE_FIELDS = {"__FILE__": re.compile(r"[^\s:'\"]+"), "__LINE__": re.compile(r"\d+")}
+_PLACE_FIELDS = {"__FILE__": re.compile(r"[^\s:'\"]+"), "__LINE__": re.compile(r"[0-9]+")}
 
 
 # --------------------------------------------------------------------------- reading the input
@@ -147,10 +147,10 @@ class Reading:
 _TB_HEADER = "Traceback (most recent call last):"
 # Horizontal space only before "File" and no newline inside the path: a pattern that can run
 # across lines is tried again from every line start, quadratic on a text of blank lines.
-_FRAME = re.compile(r'^[^\S\n]*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})', re.M)
-_EXC_LINE = re.compile(r"^([A-Za-z_][\w.]*)(?::(?: (.*))?)?$", re.S)
-_EXC_PREFIX = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?(.*)$", re.S)
-_ANY_PREFIX = re.compile(r"^([A-Za-z_][\w.]*): (.*)$", re.S)  # exception classes need not end in Error
+_FRAME = re.compile(r'^[^\S\n]*File "([^"\n]{1,1000})", line ([0-9]{1,9}), in (\S{1,200})', re.M)
+_EXC_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*)(?::(?: (.*))?)?$", re.S)
+_EXC_PREFIX = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?(.*)$", re.S)
+_ANY_PREFIX = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*): (.*)$", re.S)  # exception classes need not end in Error
 # A pydantic listing: "  Value error, <message> [type=value_error, ...": the message runs to the
 # first type marker after its header, and may span lines.
 _PYDANTIC_HEAD = re.compile(r"^[^\S\n]*(Value error|Assertion failed), ", re.M)

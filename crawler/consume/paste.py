@@ -21,51 +21,51 @@ from dataclasses import dataclass
 # once per line (re.match), so a line costs its own length at most a few times over.
 _LINE_PREFIXES = [
     re.compile(r"[│|┃]\s?"),  # a box border (rich, docker logs pasted from a table)
-    re.compile(r"[\w.-]{1,64}\s{1,8}\|\s?"),  # docker compose: "vllm-1  | "
-    re.compile(r"\[rank\d{1,6}\]:\s?"),  # torchrun
-    re.compile(r"[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: "),  # journald
+    re.compile(r"[A-Za-z0-9_.-]{1,64}\s{1,8}\|\s?"),  # docker compose: "vllm-1  | "
+    re.compile(r"\[rank[0-9]{1,6}\]:\s?"),  # torchrun
+    re.compile(r"[A-Z][a-z]{2} [ 0-9][0-9] [0-9][0-9]:[0-9][0-9]:[0-9][0-9] \S{1,64} [A-Za-z0-9_.-]{1,64}\[[0-9]{1,10}\]: "),  # journald
     # vLLM/Ray process tag, named or not, with a product's own tags before the pid:
     # "(EngineCore_DP0 pid=42) ", "(pid=1234, ip=10.0.0.1) ", "(VllmWorker rank=0 pid=123) ", "(VllmWorker TP0 pid=9) "
-    re.compile(r"\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?"),
+    re.compile(r"\((?:[A-Za-z0-9_.=:-]{1,64} ){0,4}pid=[0-9]{1,10}(?:, [^()\n]{0,200})?\)\s?"),
     # a Ray actor's task header: "ray::RayWorkerWrapper.execute_method() (pid=1234, ip=..., actor_id=...) "
-    re.compile(r"ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?"),
+    re.compile(r"ray::[A-Za-z0-9_.]{1,200}\(\)(?: \(pid=[0-9]{1,10}(?:, [^()\n]{0,500})?\))?:?\s?"),
     # vLLM's logger, old and new: "ERROR 11-30 10:01:02 [core.py:1021] ", "ERROR 09-27 06:46:46
     # engine.py:157] ", "2024-12-19 21:40:35 ERROR 56542 [x.py:64] ", "[x.py:485[] ", "[a/.../b.py:1] "
     re.compile(
-        r"(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?"
-        r"(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?"
-        r"\[?[\w./-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?"
+        r"(?:[0-9]{4}-[0-9][0-9]-[0-9][0-9][ T][0-9][0-9]:[0-9][0-9]:[0-9][0-9](?:[.,][0-9]{1,6})? )?"
+        r"(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: [0-9]{1,10})?(?: [0-9][0-9]-[0-9][0-9])?(?: [0-9][0-9]:[0-9][0-9]:[0-9][0-9](?:\.[0-9]{1,6})?)? )?"
+        r"\[?[A-Za-z0-9_./-]{1,200}\.py:[0-9]{1,7}(?:\]|\[\]) ?"
     ),
     re.compile(r"(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}"),  # uvicorn
-    re.compile(r"\[?[0-9A-Fa-f.:]{2,45}\]?:\d{1,5} - "),  # uvicorn's access log: "127.0.0.1:5000 - "
+    re.compile(r"\[?[0-9A-Fa-f.:]{2,45}\]?:[0-9]{1,5} - "),  # uvicorn's access log: "127.0.0.1:5000 - "
     # a bare timestamp, ISO 8601's zone too: "2024-05-01T10:00:00.123Z ", "... 10:00:00+02:00 "
-    re.compile(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? "),
+    re.compile(r"[0-9]{4}-[0-9][0-9]-[0-9][0-9][ T][0-9][0-9]:[0-9][0-9]:[0-9][0-9](?:[.,][0-9]{1,9})?(?:Z|[+-][0-9][0-9]:?[0-9][0-9])? "),
     # a CI log's (Buildkite) "[2025-03-10T15:07:20Z] ", any bracketed timestamp alike
-    re.compile(r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]\s?"),
+    re.compile(r"\[[0-9]{4}-[0-9][0-9]-[0-9][0-9][ T][0-9][0-9]:[0-9][0-9]:[0-9][0-9](?:[.,][0-9]{1,9})?(?:Z|[+-][0-9][0-9]:?[0-9][0-9])?\]\s?"),
     # Python's logging.basicConfig format after its timestamp: "- __main__ - ERROR - "
-    re.compile(r"(?:- )?[\w.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - "),
+    re.compile(r"(?:- )?[A-Za-z0-9_.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - "),
     re.compile(r"E {3,16}"),  # pytest's failure lines: "E       ValueError: ..."
 ]
 _MAX_PREFIXES = 8  # prefixes stripped from one line (they nest: docker, then process, then logger)
 
 # "SomeError: message", "pkg.mod.SomeError: message", "RayTaskError(ValueError): ...".
-_EXC = re.compile(r"([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: (.*)", re.S)
+_EXC = re.compile(r"([A-Za-z_][A-Za-z0-9_.]{0,200}?)(?:\(([A-Za-z_][A-Za-z0-9_]{0,100})\))?: (.*)", re.S)
 _EXC_NAME_END = ("Error", "Exception", "Exit", "Interrupt", "Warning", "Failure", "Fault")
 # "SomeError: message" after a prefix no pattern strips: a dotted name after a space, "]", "|"
 # or ")", before ": " (or "(Wrapped): "); names start only after those, so a line is read once.
-_INNER_EXC = re.compile(r"(?<=[ \t\]|)])([A-Za-z_][\w.]*)(?:\(([A-Za-z_]\w{0,100})\))?: ", re.ASCII)
+_INNER_EXC = re.compile(r"(?<=[ \t\]|)])([A-Za-z_][A-Za-z0-9_.]*)(?:\(([A-Za-z_][A-Za-z0-9_]{0,100})\))?: ", re.ASCII)
 # A logged repr: "ValueError('message')" / OutOfMemoryError("message")
-_REPR = re.compile(r"""([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])(.*?)\2?\)?$""", re.S)
+_REPR = re.compile(r"""([A-Za-z_][A-Za-z0-9_.]{0,200}?(?:Error|Exception))\((['"])(.*?)\2?\)?$""", re.S)
 # argparse: "vllm serve: error: argument --x: message" / "api_server.py: error: message"
-_ARGPARSE = re.compile(r"[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?(.*)", re.S)
+_ARGPARSE = re.compile(r"[A-Za-z0-9_.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?(.*)", re.S)
 # multiprocessing executors: "Exception in worker VllmWorkerProcess while processing method m: msg"
-_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method \w{1,100}: (.*?)(?:, Traceback \(most recent call last\):)?", re.S)
+_WORKER = re.compile(r"Exception in worker \S{1,100} while processing method [A-Za-z0-9_]{1,100}: (.*?)(?:, Traceback \(most recent call last\):)?", re.S)
 # VLLMValidationError.__str__ appends the parameter it is about
 _PARAMETER = re.compile(r" \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$")
-_FRAME = re.compile(r'\s*File "[^"\n]+", line \d+')
+_FRAME = re.compile(r'\s*File "[^"\n]+", line [0-9]+')
 _CHAIN = ("The above exception was the direct cause", "During handling of the above exception", "Traceback (most recent call last)")
 
-_BARE_EXC = re.compile(r"([A-Za-z_][\w.]{0,200})")
+_BARE_EXC = re.compile(r"([A-Za-z_][A-Za-z0-9_.]{0,200})")
 #: Exception lines taken from one paste (the last ones: the error is at the end of a log).
 MAX_CANDIDATES = 12
 #: Lines after an exception line read as its continuation.
@@ -100,15 +100,15 @@ def _prefix_end(line: str) -> int:
 # ("> ", nested), a heading's "### ", a code fence's line (```, ```python, ~~~) read as blank, and
 # a pair of emphasis marks or backticks around the rest (**...**, `...`, ```...```).
 _QUOTE_OR_HEADING = re.compile(r"[ \t]{0,8}(?:>[ \t]?){1,16}|[ \t]{0,3}#{1,6}[ \t]{1,8}")
-_FENCE = re.compile(r"(?:```|~~~)[\w+.-]{0,32}")
+_FENCE = re.compile(r"(?:```|~~~)[A-Za-z0-9_+.-]{0,32}")
 _WRAPPERS = ("```", "**", "__", "`", "*")
 # "SomeError: ..." inside a wrapper whose mark the message uses too (`ValueError: `x` is bad`)
-_EXC_HEAD = re.compile(r"[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): ")
+_EXC_HEAD = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): ")
 
 
 # An exception's name marked alone before its message, as an issue title writes it:
 # "`ValueError`: ...", "[Bug]: **ValueError**: ..." (the first such name of the line).
-_MARKED_NAME = re.compile(r"(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )")
+_MARKED_NAME = re.compile(r"(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][A-Za-z0-9_.]{0,200})\1(?=: )")
 
 
 def _unmarked(line: str) -> str:
@@ -168,7 +168,7 @@ def logged(line: str) -> tuple[str, str] | None:
 
 # Xinference puts its actor's address and process before the message of an error it passes on:
 # "ValueError: [address=127.0.0.1:37657, pid=3125985] User-specified max_model_len ...".
-_ACTOR_TAG = re.compile(r"(?<=: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] ")
+_ACTOR_TAG = re.compile(r"(?<=: )\[address=[^\]\s]{1,100}, pid=[0-9]{1,10}\] ")
 
 
 def clean(text: str) -> str:
@@ -296,7 +296,9 @@ def without_parameter(message: str) -> str:
 
 #: Before a category's ": ": a Python warning's head as ``warnings`` prints it (``<file>.py:<line>:
 #: <Category>``), ending the text (bounded: at most 1,000 characters of path, 100 of category).
-_WARNING_HEAD = re.compile(r" (?:[^\s:]{1,1000}\.py):\d{1,9}: [A-Z]\w{0,100}Warning$")
+#: ASCII classes spelled out, no ``\s``/``\d``/``\w``: Python's are Unicode and ECMA-262's are
+#: not (nor alike in their spaces), and search.js's ``WARNING_HEAD`` is this very pattern.
+_WARNING_HEAD = re.compile(r" (?:[^ \t\n\r\f\v:]{1,1000}\.py):[0-9]{1,9}: [A-Z][A-Za-z0-9_]{0,100}Warning$")
 #: "Warning: " looked at per message, the first ones (each costs a bounded match at its left).
 MAX_WARNING_MARKS = 8
 
@@ -319,8 +321,9 @@ def without_warning(message: str) -> str:
     return message
 
 
-_FRAME_PARTS = re.compile(r'\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})')
-_RAISE = re.compile(r"\s*raise ([A-Za-z_][\w.]{0,200})\(")
+#: Digits are ASCII ([0-9]) in every pattern here, never \d (Unicode in Python, ASCII in search.js).
+_FRAME_PARTS = re.compile(r'\s*File "([^"\n]{1,1000})", line ([0-9]{1,9}), in (\S{1,200})')
+_RAISE = re.compile(r"\s*raise ([A-Za-z_][A-Za-z0-9_.]{0,200})\(")
 # A string literal on a source line: the unrolled form, linear whatever the line; an unclosed
 # one (a line cut in the middle) runs to the line's end.
 _LITERAL = re.compile(r"""[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)""")
@@ -399,14 +402,14 @@ def is_umbrella(text: str, exception: str) -> bool:
 # The release a paste names: a server's or an engine's startup line, a path with the release in
 # it, a pin. ``{name}`` is the project's package name, escaped; each pattern is tried with
 # ``finditer`` over the text once, bounded runs only.
-_RELEASE = r"(v?\d{1,4}(?:\.\d{1,6}){1,3}(?:(?:\.?post|\.?dev|rc|a|b)\d{1,6})?)(?:\+[A-Za-z0-9.]{1,40})?"
+_RELEASE = r"(v?[0-9]{1,4}(?:\.[0-9]{1,6}){1,3}(?:(?:\.?post|\.?dev|rc|a|b)[0-9]{1,6})?)(?:\+[A-Za-z0-9.]{1,40})?"
 _NAMED_VERSION = (
     # "vLLM API server version 0.6.3", "vLLM version: 0.6.3", "vLLM Version: 0.6.3" (collect_env)
-    r"\b{name}\b[\w ]{{0,40}}? version:? {release}(?![\w.])",
+    r"\b{name}\b[A-Za-z0-9_ ]{{0,40}}? version:? {release}(?![A-Za-z0-9_.])",
     # "Initializing an LLM engine (v0.6.3) with config", "Initializing a V1 LLM engine (v0.8.5) ..."
     r"\bLLM engine \({release}\)",
     # site-packages/vllm-0.6.3.dist-info, vllm-0.6.3+cu118-cp38-abi3..., vllm==0.6.3, /vllm/0.6.3/
-    r"(?<![\w-]){name}(?:-|==|/){release}(?=[./\s,;)\]'\"-]|$)",
+    r"(?<![A-Za-z0-9_-]){name}(?:-|==|/){release}(?=[./\s,;)\]'\"-]|$)",
 )
 
 
@@ -415,7 +418,7 @@ def named_version(text: str, name: str) -> str | None:
     writes it without a local tag (``0.6.3``, ``v0.8.5``): a server's startup line, an engine's,
     a wheel's path or a pin. None when it names none, or several that differ (a log of an
     upgrade is no single release)."""
-    if not name or not re.fullmatch(r"[\w.-]{1,100}", name):
+    if not name or not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", name):
         return None
     escaped = re.escape(name)
     found: dict[tuple[int, ...], str] = {}
@@ -423,5 +426,5 @@ def named_version(text: str, name: str) -> str | None:
         compiled = re.compile(pattern.format(name=escaped, release=_RELEASE), re.IGNORECASE)
         for m in compiled.finditer(text):
             release = m.group(1)
-            found.setdefault(tuple(int(n) for n in re.findall(r"\d+", release)), release)
+            found.setdefault(tuple(int(n) for n in re.findall(r"[0-9]+", release)), release)
     return next(iter(found.values())) if len(found) == 1 else None

@@ -205,7 +205,10 @@ def utc_time(value: object) -> str | None:
         return None
     if when.tzinfo is None:
         return None
-    return when.astimezone(_dt.UTC).isoformat()
+    try:
+        return when.astimezone(_dt.UTC).isoformat()
+    except OverflowError:  # no time in UTC: year 1 east of Greenwich, 9999 west of it
+        return None
 
 
 def upload_time(page: dict[str, object] | None, wheel: str) -> str | None:

@@ -82,6 +82,9 @@ class Snapshot:
     #: A commit's committer date when the repository has it as an ancestor of (or as) ``commit``,
     #: else None; None for a source with no history (a wheel). See ``publish.pins``.
     vouch: Callable[[str], str | None] | None = field(default=None, repr=False, compare=False)
+    #: The repository holds ``commit`` without its history (a remote is fetched one commit deep):
+    #: ``vouch`` says yes for ``commit`` itself only, and its no means "cannot tell".
+    shallow: bool = False
     _reader: Callable[[list[FileEntry]], Iterator[tuple[FileEntry, bytes]]] | None = field(default=None, repr=False, compare=False)
     _closers: list[Callable[[], None]] = field(default_factory=list, repr=False, compare=False)
 
@@ -317,13 +320,22 @@ def open_git(
         permalinks=permalinks_of(repo, upstream_commit or recorded or commit),
         _reader=reader,
         vouch=lambda earlier: _ancestor_date(git, earlier, commit),
+        shallow=git.git_dir is not None and (Path(git.git_dir) / "shallow").is_file(),
     )
 
 
 def _ancestor_date(git: Git, earlier: str, commit: str) -> str | None:
-    """``earlier``'s committer date when it is ``commit`` or one of its ancestors, else None."""
+    """``earlier``'s committer date when it is ``commit`` or one of its ancestors, else None.
+    ``earlier`` may be abbreviated (7 hex digits or more, as a curated review's commit may be):
+    it names the one commit whose id begins with it (a ref of that name that points elsewhere, or
+    an ambiguous abbreviation, names none)."""
     if not COMMIT_RE.fullmatch(earlier):
-        return None
+        if not UPSTREAM_COMMIT_RE.fullmatch(earlier):
+            return None
+        full = git.commit_of(earlier)
+        if full is None or not full.startswith(earlier):
+            return None
+        earlier = full
     if earlier != commit and git.run("merge-base", "--is-ancestor", earlier, commit, check=False).returncode != 0:
         return None
     try:

@@ -53,7 +53,7 @@ from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_file
 from crawler.versions import history_reuse
 from crawler.versions.diff import link
 
-_VERSION_LIKE = re.compile(r"^v?\d+(?:\.\d+)+(?:[.-]?[A-Za-z0-9]+)*$")
+_VERSION_LIKE = re.compile(r"^v?[0-9]+(?:\.[0-9]+)+(?:[.-]?[A-Za-z0-9]+)*$")  # ASCII digits, as PEP 440 reads
 
 
 def version_of(ref: str | None) -> str | None:

@@ -24,7 +24,7 @@ from crawler.publish.dataset_dirs import find_datasets
 from crawler.versions.diff import diff_records, side_of
 
 #: Release tags ``--latest-tag`` considers: v1.2.3 / 1.2 (no pre-releases).
-DEFAULT_TAG_PATTERN = r"v?\d+(?:\.\d+)*"
+DEFAULT_TAG_PATTERN = r"v?[0-9]+(?:\.[0-9]+)*"
 
 
 @dataclass

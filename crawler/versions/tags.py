@@ -45,7 +45,7 @@ def _git_for(source: SourceOptions) -> tuple[Git, str | None, Upstream]:
 def list_tags(source: SourceOptions, pattern: str = DEFAULT_TAG_PATTERN) -> list[tuple[str, str]]:
     """(tag, commit) of the release tags, oldest version first."""
     git, url, _ = _git_for(source)
-    wanted = re.compile(pattern)
+    wanted = re.compile(pattern, re.ASCII)  # a release tag's \d is 0-9: PEP 440 reads no other digits
     tags: dict[str, str] = {}
     if url is None:
         text = git.out("for-each-ref", "--format=%(refname:strip=2) %(objectname) %(*objectname)", "refs/tags")
@@ -107,7 +107,7 @@ def refuse_newest_first(source: SourceOptions, refs: list[str], pattern: str = D
     in a local repository, or, for release tags anywhere, a lower version."""
     if len(refs) < 2:
         return
-    tags = re.compile(pattern)
+    tags = re.compile(pattern, re.ASCII)
     git, url, _ = _git_for(source)
     if url is None:
         from crawler.source.policy import check_ref

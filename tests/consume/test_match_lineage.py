@@ -194,6 +194,10 @@ def test_a_bad_release_is_one_line(cli, history):
     result = cli("match", "--data", history, "--version", "latest; rm -rf", PAINT)
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == ["errcat: --version: not a release such as 0.6.3 or v0.8.5: 'latest; rm -rf'"]
+    # digits of another script are digits to Python's \d, not to PEP 440 (once an InvalidVersion traceback)
+    other = cli("match", "--data", history, "--version", "\u0661.\u0662", PAINT)
+    assert other.exit_code == 2
+    assert other.output.strip().splitlines() == ["errcat: --version: not a release such as 0.6.3 or v0.8.5: '\u0661.\u0662'"]
 
 
 def test_a_catalogue_without_history_answers_as_before(cli, fixture_repo, tmp_path):

@@ -373,3 +373,34 @@ def test_the_box_orders_releases_and_reads_a_named_one_as_errcat_match_does(node
         assert order[i][j] == want, (a, b)
     assert named == [named_version(line, "vllm") for line in lines]
     assert named[0] == "0.6.3" and named[6] is None and named[7] == "0.6.3"
+
+
+def test_the_box_reads_a_warning_run_on_after_a_message_with_pythons_classes(node, tmp_path):
+    """paste.without_warning's classes read alike in both: a warning head whose line number is
+    in other digits (Python's \\d is Unicode, ECMA-262's ASCII), whose category holds a letter
+    beyond ASCII (\\w likewise), or whose path holds a space JS takes for one and Python not
+    (\\s): the same readings, the same rows."""
+    dataset = cd.write(tmp_path)
+    pastes = [
+        "ValueError: Expected 3 items, got 4 /x/resource_tracker.py:\u0662\u0662\u0664: UserWarning: leaked semaphores",
+        "ValueError: Expected 3 items, got 4 /x/resource_tracker.py:224: Us\u00e9rWarning: leaked semaphores",
+        "ValueError: Expected 3 items, got 4 /x/re\ufeffsource.py:224: UserWarning: leaked semaphores",
+        "ValueError: Expected 3 items, got 4 /x/re\u00a0source.py:224: UserWarning: leaked semaphores",
+    ]
+    assert_parity(node, dataset, tmp_path, pastes)
+
+
+def test_the_box_reads_pythons_digits_as_errcat_match_does(node, tmp_path):
+    """Every paste class with a digit: a frame's line, a log's time stamp, a rank prefix, in
+    digits of another script (Python's \\d takes them, ECMA-262's does not)."""
+    dataset = cd.write(tmp_path)
+    other = "\u0661\u0662"
+    pastes = [
+        f'Traceback (most recent call last):\n  File "/x/vllm/a.py", line {other}, in f\n    raise ValueError("x")\nValueError: Expected 3 items, got 4\n',
+        f"INFO 0{other}-01 12:00:00 [a.py:{other}] Expected 3 items, got 4",
+        f"[rank{other}]: ValueError: Expected 3 items, got 4",
+        f"ValueError: Expected {other} items, got 4",
+        "INFO 01-01 12:00:00 [mod\u00e8le.py:12] Expected 3 items, got 4",
+        "[rank0]: ray::Mod\u00e8le.run() (pid=12) ValueError: Expected 3 items, got 4",
+    ]
+    assert_parity(node, dataset, tmp_path, pastes)

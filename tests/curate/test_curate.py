@@ -126,6 +126,49 @@ def test_a_curated_file_reviewed_after_the_commit_crawled_is_said_to_be_expected
 
 
 @pytest.mark.slow
+def test_a_curated_file_reviewed_at_an_abbreviated_commit_before_it_is_an_orphan(upstream, cli, tmp_path):
+    """A review's commit may be abbreviated (the schema takes 7 to 40 hex digits, as ``curate
+    check`` reads them): one reviewed at an ancestor of the crawled commit, named by its first 12
+    digits, is an orphan to check like one named in full, not "expected"."""
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    old = records(out)[MESSAGE_A]["id"]
+    write_curated(curated, old, commit=upstream.repo.commit("v1").hexsha[:12])
+    newer = crawl(cli, upstream, tmp_path / "new", "v2", curated)
+    assert newer.exit_code == 0, newer.output
+    assert f"1 curated file(s) reviewed at this commit or before it name no entry of it ({old}.yaml): run `errcat curate check`" in newer.stderr
+    assert "as expected" not in newer.stderr
+
+
+@pytest.mark.slow
+def test_a_curated_file_a_shallow_fetch_cannot_place_is_said_to_be_undecided(upstream, cli, tmp_path, monkeypatch):
+    """A remote repository is fetched one commit deep: its history holds no ancestor, so a file
+    reviewed at an older commit cannot be told from one of a later commit. The line says so, as
+    for a package, rather than calling the file expected (which would hide every orphan of the
+    scheduled sync, which fetches the upstream's URL)."""
+    import subprocess
+
+    import crawler.source.opener as opener
+    from crawler.source.policy import RemoteURL
+    from crawler.source.remote import open_remote
+
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    assert crawl(cli, upstream, out, "v1", curated).exit_code == 0
+    old = records(out)[MESSAGE_A]["id"]
+    write_curated(curated, old, commit=upstream.repo.commit("v1").hexsha)  # reviewed at v1, reworded in v2
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(upstream.path), str(bare)], check=True)
+    remote = RemoteURL(url=bare.as_uri(), host="example.invalid", owner="acme", name="widgets")
+    # the remote path, at the depth it fetches (a file URL is refused on the command line)
+    monkeypatch.setattr(opener, "open_local", lambda path, shown, ref, **kw: open_remote(remote, ref, tmp_path / "repos", _allow_file=True, **kw))
+    fetched = crawl(cli, upstream, tmp_path / "new", "v2", curated)
+    assert fetched.exit_code == 0, fetched.output
+    assert (next((tmp_path / "repos" / "repos").iterdir()) / "shallow").is_file()
+    assert "as expected" not in fetched.stderr
+    assert f"1 curated file(s) name no entry of this commit ({old}.yaml): expected if it is older than their reviews" in fetched.stderr
+
+
+@pytest.mark.slow
 def test_a_curated_file_a_release_read_from_its_package_lacks_is_said_to_be_undecided(tmp_path, monkeypatch, cli):
     """A wheel has no history: the file's review cannot be placed before or after it, and the
     line says what that means rather than calling it a problem."""

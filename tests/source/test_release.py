@@ -85,10 +85,14 @@ def test_a_release_that_records_its_commit_names_it(index, cli, cache_dir, tmp_p
     assert record_of(tmp_path / "out")["provenance"]["permalinks"] == {"basis": "commit", "rev": UPSTREAM_SHA}
 
 
-@pytest.mark.parametrize("said", [None, "yesterday", "2024-06-01T04:29:44", 12, "2024-06-01T04:29:44Z\n<script>"])
+@pytest.mark.parametrize(
+    "said", [None, "yesterday", "2024-06-01T04:29:44", 12, "2024-06-01T04:29:44Z\n<script>", "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"]
+)
 def test_an_upload_time_the_index_does_not_give_is_not_invented(index, cli, cache_dir, tmp_path, said):
-    """No time, one that does not parse, one with no offset, a number, one with more after it:
-    the release's upload time is null, never a date taken from elsewhere."""
+    """No time, one that does not parse, one with no offset, a number, one with more after it,
+    one that is no time in UTC (the first hour of year 1 east of Greenwich, the last of 9999 west
+    of it: an OverflowError to convert): the release's upload time is null, never a date taken
+    from elsewhere, never a traceback."""
     wheel = release_wheel(index, "1.0", None)
     _Index.told_errcat[wheel.name] = said
     result = crawl(cli, "1.0", tmp_path / "out")

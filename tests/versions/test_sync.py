@@ -82,6 +82,19 @@ def test_latest_tag_follows_releases(upstream, cli, tmp_path):
     assert {r["history"]["first_seen"]["version"] for r in records} == {"v1.10.0"}
 
 
+@pytest.mark.slow
+def test_latest_tag_passes_over_a_tag_in_other_digits(upstream, cli, tmp_path):
+    """A hostile upstream's tag whose digits are no ASCII (v\u0661.\u0662.\u0663: Python's \\d
+    reads them as digits, PEP 440 does not) is no release tag: the latest release is the real
+    one's, never a traceback (InvalidVersion)."""
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('v1 key')\n"}, tag="v1.9.0")
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('odd key')\n"}, tag="v\u0661.\u0662.\u0663")
+    out = tmp_path / "out"
+    result = sync(cli, upstream, out, "--latest-tag")
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "acme" / "widgets" / "manifest.json").read_text())["ref"] == "v1.9.0"
+
+
 def test_sync_refuses_ref_with_latest_tag(upstream, cli, tmp_path):
     result = sync(cli, upstream, tmp_path / "out", "--ref", "main", "--latest-tag")
     assert result.exit_code == 2 and result.stderr.startswith("errcat: ")

@@ -203,7 +203,7 @@
   function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
   // paste.without_warning: the message without a Python warning run on after it on its line
   // ("<file>.py:<line>: <Category>Warning: ..."), read at the first 8 "Warning: " only
-  var WARNING_HEAD = / (?:[^\s:]{1,1000}\.py):\d{1,9}: [A-Z]\w{0,100}Warning$/;
+  var WARNING_HEAD = / (?:[^ \t\n\r\f\v:]{1,1000}\.py):[0-9]{1,9}: [A-Z][A-Za-z0-9_]{0,100}Warning$/;  // ASCII classes, as paste.py spells them
   function withoutWarning(m) {
     var at = -1;
     for (var k = 0; k < 8; k++) {
