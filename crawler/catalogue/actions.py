@@ -360,22 +360,18 @@ def _word(name: str, text: str) -> bool:
     return bool(re.search(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b", text))
 
 
-def _leads(knob: dict[str, Any], own: str, guards: str) -> bool:
-    """Whether a setting leads to an assert: its own condition names the setting, or no guard on
-    the way does (it came through a caller or a property); a setting named only in the guards
-    around it selects the case the assert is in, it is not what the assert tests."""
-    name = knob.get("field") or knob["name"].lstrip("-").replace("-", "_")
-    return _word(name, own) or not _word(name, guards)
+def _asserted(settings: list[dict[str, Any]], own: str, around: list[str]) -> list[dict[str, Any]]:
+    """The settings that lead to an assert: those its own condition names; when it names none,
+    those that came through a caller or a property, unless a guard around it reads a config
+    (then the settings select the case the assert is in: it tests something else)."""
+    named = [k for k in settings if _word(_field_name(k), own)]
+    if named or any(re.search(r"\w_config\b|\benvs\.", g) or any(_word(_field_name(k), g) for k in settings) for g in around):
+        return named
+    return settings
 
 
-def _request_read(knob: dict[str, Any], path: str, guards: str) -> bool:
-    """Whether a request field is read as one: not a string the guard compares a value with
-    (``response_format.type == "json_object"``), and in a tool or reasoning parser only where
-    the guard reads the request (a parser's ``function.arguments`` are the model's output)."""
-    unquoted = re.sub(r"([\"'])(?:(?!\1).)*\1", "''", guards)
-    if not _word(knob["name"], unquoted) and _word(knob["name"], guards):
-        return False
-    return not any(p in path for p in _PARSER_PATHS) or bool(re.search(r"\brequest\b", guards))
+def _field_name(knob: dict[str, Any]) -> str:
+    return str(knob.get("field") or knob["name"].lstrip("-").replace("-", "_"))
 
 
 def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -398,8 +394,10 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     guards = " ".join(facts.get("guards") or [])
     kind = record["kind"]
     own = guard_reads.own_condition(site) or ""
-    requests = [k for k in _settings(knobs, _validated(record), "request_param") if _request_read(k, path, guards)]
-    settings = [k for k in _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var") if kind != ASSERT or _leads(k, own, guards)]
+    requests = _settings(knobs, _validated(record), "request_param")
+    settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
+    if kind == ASSERT:
+        settings = _asserted(settings, own, [g for g in facts.get("guards") or []][:-1])
     if _REPORT.search(text):
         return "internal", "the message itself says to report it"
     if _INVARIANT.search(text):

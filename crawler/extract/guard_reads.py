@@ -45,7 +45,9 @@ _TENSOR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "is_cp
 _TENSOR_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous", "element_size", "nelement", "get_device", "data_ptr", "storage_offset"})
 _PLATFORM_CALL = re.compile(r"is_\w+_(?:available|supported|installed)|has_\w+_(?:support|installed)|find_spec|is_\w+_platform")
 _PLATFORM_NAME = re.compile(r"_?(?:HAS|has)_\w+|_?\w+_(?:AVAILABLE|available|INSTALLED|installed)|_?(?:IS|is)_\w+_(?:AVAILABLE|available)")
-_PARALLEL_CALL = re.compile(r"get_\w*world_size|get_\w*_(?:tp|pp|dp|ep)_\w*size|get_(?:tp|pp|dp|ep|dcp|pcp)_group")
+_PARALLEL_CALL = re.compile(r"get_\w*world_size|get_\w*_(?:tp|pp|dp|ep)_\w*size")
+#: The rank count of a group (``get_tp_group().world_size``, ``self.tp_size``).
+_PARALLEL_ATTR = re.compile(r"world_size|(?:tp|pp|dp|ep|dcp|pcp)_(?:world_)?size")
 #: A config object a user sets (the engine's configs, which options and config files fill; a
 #: connector's extra config; ``envs``): its field is a setting. Other ``*_config`` objects are
 #: built by the code (a layer's, a fused kernel's) and are traced as any name.
@@ -222,6 +224,8 @@ class _Trace:
                 return
         if name in self.params:
             self.add("param", node)
+        elif name == "self":
+            self.add("state", node)  # (what a method of its own computes: ``self._read_pid(path)``)
         elif _PLATFORM_NAME.fullmatch(name):
             self.add("platform", node)  # (``HAS_TRITON``, ``_flashinfer_available``: what an import found)
         elif name.isupper() or name[:1].isupper() or name in ("True", "False", "None"):
@@ -240,6 +244,9 @@ class _Trace:
         if isinstance(node, ast.Attribute):
             if node.attr in _TENSOR_ATTRS:
                 self.add("tensor", node)
+                return
+            if _PARALLEL_ATTR.fullmatch(node.attr):
+                self.add("parallel", node)
                 return
             chain = _chain(node)
             if chain is not None:

@@ -59,6 +59,7 @@ class Runner:
         self.reserved = envs.WIDGETS_RESERVED_CPUS
         self._attached = False
         self._heap = []
+        self._multicast = None
 
     def get_model(self):
         if not hasattr(self, "model"):
@@ -87,6 +88,10 @@ class Runner:
     def grow(self, n):
         if n > self.limit:
             raise ValueError("grown past the limit")
+
+    def two_shot(self):
+        if self._multicast is None:
+            raise RuntimeError("the two-shot all-reduce needs multicast memory")
 
     def pinned(self):
         if self.backend_buffers is None:
@@ -119,12 +124,20 @@ def gemm(hidden_states, weight):
 """
 
 
+PICTURES = """
+def to_picture(image_array):
+    if image_array.ndim not in (2, 3):
+        raise ValueError("image arrays must have 2 or 3 dimensions")
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/envs.py": "import os\nWIDGETS_RESERVED_CPUS = int(os.environ.get('WIDGETS_RESERVED_CPUS', '1'))\n",
     "pkg/config.py": CONFIG,
     "pkg/arg_utils.py": ARGS,
     "pkg/runner.py": RUNNER,
+    "pkg/processors/__init__.py": "",
+    "pkg/processors/pictures.py": PICTURES,
 }
 
 
@@ -151,9 +164,14 @@ def test_a_check_of_the_tensors_an_op_is_passed_is_internal(records):
     assert got["actor"] == "internal" and "`hidden_states.dim()`" in got["basis"]
 
 
-def test_a_message_naming_what_is_not_supported_is_not_called_internal(records):
-    got = action(records, "the weight does not support a strided layout")
-    assert "holds or computes" not in got["basis"]
+def test_a_message_naming_what_is_not_supported_or_the_media_processed_is_not_called_internal(records):
+    for text in ("the weight does not support a strided layout", "image arrays must have 2 or 3 dimensions"):
+        got = action(records, text)
+        assert "holds or computes" not in got["basis"], (text, got)
+
+
+def test_a_state_that_holds_what_the_hardware_gives_is_the_environment(records):
+    assert action(records, "the two-shot all-reduce needs multicast memory")["actor"] == "environment"
 
 
 def test_a_local_read_from_a_config_is_a_setting(records):
@@ -204,9 +222,13 @@ def test_the_trace_follows_locals_parameters_and_the_state_a_class_assigns():
             raise ValueError("too wide")
         if self.block > 4 and not self.ready:
             raise ValueError("x")
+        if get_tp_group().world_size > 1 and get_pp_group().is_first_rank and self._pid(limit):
+            raise ValueError("y")
 """
     text, klass = FunctionText(cls, 1), ClassText(cls, 1)
     assert trace(text, 10, "width > limit", klass) == {"param": ["limit"], "tensor": ["q.shape"]}
     assert trace(text, 12, "self.block > 4 and not self.ready", klass) == {"config": ["config.cache_config.block_size"], "state": ["self.ready"]}
     assert trace(text, 12, "self.n", klass) == {"param": ["n"]}
     assert trace(text, 12, "not (", klass) == {}  # (a condition that does not parse reads nothing)
+    got = trace(text, 14, "get_tp_group().world_size > 1 and get_pp_group().is_first_rank and self._pid(limit)", klass)
+    assert got == {"other": ["get_pp_group()"], "parallel": ["get_tp_group().world_size"], "param": ["limit"], "state": ["self"]}
