@@ -492,7 +492,8 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     owner = site["qualname"].partition(".")[0]
     if kind == ASSERT and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
         return "model", "the check reads the quantization config the checkpoint carries"
-    if (kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(guards))) or (kind != NATIVE and reads.get("parallel")):
+    # (the check's own condition: a rank count in a guard around it selects the case it is in)
+    if (kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(own))) or (kind != NATIVE and reads.get("parallel")):
         return "setting", "the message or the check names the parallel sizes the deployment is set to"
     if _MODEL_WORDS.search(text) or (in_model and kind != ASSERT and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"

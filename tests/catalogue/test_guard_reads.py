@@ -115,6 +115,19 @@ class Attention:
         self.num_local_heads = num_heads // tp_size
 
 
+class Communicator:
+    def __init__(self, world_size, comm):
+        self.world_size = world_size
+        self.comm = comm
+
+    def broadcast(self, tensor):
+        if self.world_size == 1:
+            return tensor
+        if self.comm is None:
+            raise ValueError("no communicator was made")
+        return self.comm.broadcast(tensor)
+
+
 def gemm(hidden_states, weight):
     if hidden_states.dim() != 2 or weight.dim() != 2:
         raise ValueError("hidden_states and weight must be 2D tensors")
@@ -232,3 +245,8 @@ def test_the_trace_follows_locals_parameters_and_the_state_a_class_assigns():
     assert trace(text, 12, "not (", klass) == {}  # (a condition that does not parse reads nothing)
     got = trace(text, 14, "get_tp_group().world_size > 1 and get_pp_group().is_first_rank and self._pid(limit)", klass)
     assert got == {"other": ["get_pp_group()"], "parallel": ["get_tp_group().world_size"], "param": ["limit"], "state": ["self"]}
+
+
+def test_a_rank_count_in_a_guard_around_a_check_is_not_what_it_tests(records):
+    got = action(records, "no communicator was made")
+    assert got["actor"] != "setting", got
