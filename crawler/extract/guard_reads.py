@@ -115,7 +115,8 @@ class FunctionText:
     def __init__(self, code: str, start: int):
         self.start = start
         self.lines = code.splitlines()
-        self.indents = [len(t) - len(t.lstrip()) if t.strip() and not t.lstrip().startswith("#") else None for t in self.lines]
+        # (a comment, a blank line or a closing bracket, a multi-line signature's ``) -> X:``, is no block's edge)
+        self.indents = [len(t) - len(t.lstrip()) if t.strip() and not t.lstrip().startswith(("#", ")", "]", "}")) else None for t in self.lines]
         #: (index, indent, names, the code assigned)
         self.assignments: list[tuple[int, int, list[str], str]] = []
         i = 0

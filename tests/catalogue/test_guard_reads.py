@@ -239,6 +239,8 @@ def test_the_trace_follows_locals_parameters_and_the_state_a_class_assigns():
             raise ValueError("y")
 """
     text, klass = FunctionText(cls, 1), ClassText(cls, 1)
+    signature = "def make(\n    self, name: str, meta: Meta\n) -> Any:\n    if isinstance(meta, A):\n        return 1\n    raise ValueError(meta)\n"
+    assert trace(FunctionText(signature, 1), 6, "not (isinstance(meta, A))") == {"param": ["meta"]}  # (a signature over lines)
     assert trace(text, 10, "width > limit", klass) == {"param": ["limit"], "tensor": ["q.shape"]}
     assert trace(text, 12, "self.block > 4 and not self.ready", klass) == {"config": ["config.cache_config.block_size"], "state": ["self.ready"]}
     assert trace(text, 12, "self.n", klass) == {"param": ["n"]}
