@@ -43,7 +43,10 @@ MAX_DEPTH = 4
 
 _TENSOR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "is_cpu", "layout", "T", "mT"})
 _TENSOR_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous", "element_size", "nelement", "get_device", "data_ptr", "storage_offset"})
-_PLATFORM_CALL = re.compile(r"is_\w+_(?:available|supported|installed)|has_\w+_(?:support|installed)|find_spec|is_\w+_platform")
+_PLATFORM_CALL = re.compile(
+    r"is_\w+_(?:available|supported|installed)|has_\w+_(?:support|installed)|find_spec|is_\w+_platform|"
+    r"(?:on|is)_(?:gfx|sm_?)\d+\w*|(?:on|is)_(?:hopper|blackwell|ampere|cdna\d*|rdna\d*)\w*|\w*device_capability\w*"
+)
 _PLATFORM_NAME = re.compile(r"_?(?:HAS|has)_\w+|_?\w+_(?:AVAILABLE|available|INSTALLED|installed)|_?(?:IS|is)_\w+_(?:AVAILABLE|available)")
 _PARALLEL_CALL = re.compile(r"get_\w*world_size|get_\w*_(?:tp|pp|dp|ep)_\w*size")
 #: The rank count of a group (``get_tp_group().world_size``, ``self.tp_size``).

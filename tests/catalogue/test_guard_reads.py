@@ -103,6 +103,15 @@ def host_order():
         raise RuntimeError("this conversion needs a little-endian host")
 
 
+def on_gfx950():
+    return False
+
+
+def mega_moe():
+    if not on_gfx950():
+        raise ValueError("the mega MoE kernels run on one GPU generation only")
+
+
 def ngram():
     if not HAS_TRITON:
         raise RuntimeError("ngram drafting needs the GPU kernels")
@@ -204,7 +213,7 @@ def test_a_state_assigned_from_a_parameter_or_never_assigned_is_not_the_codes_ow
 
 
 def test_a_probe_of_the_machine_or_an_optional_import_is_the_environment(records):
-    for text in ("this conversion needs a little-endian host", "ngram drafting needs the GPU kernels"):
+    for text in ("this conversion needs a little-endian host", "ngram drafting needs the GPU kernels", "the mega MoE kernels run on one"):
         got = action(records, text)
         assert got["actor"] == "environment", (text, got)
 
