@@ -449,7 +449,7 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
     if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
-    if reads.get("platform") and kind != NATIVE:
+    if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
         return "environment", "the check probes the machine or a package it runs with: " + _shown(reads["platform"])
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"

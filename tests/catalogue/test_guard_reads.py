@@ -107,9 +107,11 @@ def on_gfx950():
     return False
 
 
-def mega_moe():
+def mega_moe(head_size):
     if not on_gfx950():
         raise ValueError("the mega MoE kernels run on one GPU generation only")
+    if not (on_gfx950() and head_size in (64, 128)):
+        raise ValueError("the segmented kernels need this GPU generation and a head size of 64 or 128")
 
 
 def ngram():
@@ -216,6 +218,7 @@ def test_a_probe_of_the_machine_or_an_optional_import_is_the_environment(records
     for text in ("this conversion needs a little-endian host", "ngram drafting needs the GPU kernels", "the mega MoE kernels run on one"):
         got = action(records, text)
         assert got["actor"] == "environment", (text, got)
+    assert action(records, "the segmented kernels need")["actor"] != "environment"  # (the probe is one condition of two)
 
 
 def test_an_assert_on_the_ranks_a_size_must_divide_is_the_parallel_setting(records):
