@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 import warnings
 from collections.abc import Mapping
 from functools import lru_cache
@@ -103,12 +102,10 @@ def _parse(text: str, mode: str) -> ast.AST | None:
             return None
 
 
-def _balanced(text: str) -> bool:
-    depth = 0
-    for ch in text:
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-    return depth <= 0
+def _depth(text: str) -> int:
+    """How many brackets ``text`` leaves open (strings not told apart: a continuation is joined
+    until the count closes, at most 40 lines)."""
+    return text.count("(") + text.count("[") + text.count("{") - text.count(")") - text.count("]") - text.count("}")
 
 
 class FunctionText:
@@ -118,28 +115,49 @@ class FunctionText:
     def __init__(self, code: str, start: int):
         self.start = start
         self.lines = code.splitlines()
-        # (a comment, a blank line or a closing bracket, a multi-line signature's ``) -> X:``, is no block's edge)
-        self.indents = [len(t) - len(t.lstrip()) if t.strip() and not t.lstrip().startswith(("#", ")", "]", "}")) else None for t in self.lines]
+        #: each line's indent, None for a comment, a blank line or a closing bracket (a multi-line
+        #: signature's ``) -> X:`` is no block's edge); read as far as a site asks (``_scan``)
+        self.indents: list[int | None] = []
         #: (index, indent, names, the code assigned)
         self.assignments: list[tuple[int, int, list[str], str]] = []
-        i = 0
-        while i < len(self.lines):
-            m = _ASSIGN.match(self.lines[i]) or _FOR.match(self.lines[i])
+        self._at: dict[int, tuple[set[str], dict[str, str]]] = {}
+        self._params: dict[int, set[str]] = {}
+        self._next = 0  # the first line not yet scanned for assignments
+
+    def _scan(self, upto: int) -> None:
+        """Read the lines before ``upto`` (and an assignment's continuation past it)."""
+        lines = self.lines
+        for t in lines[len(self.indents) : upto + 1]:
+            body = t.lstrip()
+            self.indents.append(len(t) - len(body) if body and body[0] not in "#)]}" else None)
+        i = self._next
+        while i < min(upto, len(lines)):
+            text = lines[i]
+            m = (_ASSIGN.match(text) if "=" in text else None) or (_FOR.match(text) if "for " in text else None)
             if m:
-                rhs, j = m.group(3), i
-                while not _balanced(rhs) and j + 1 < len(self.lines) and j - i < 40:
+                rhs, j, depth = m.group(3), i, _depth(m.group(3))
+                while depth > 0 and j + 1 < len(lines) and j - i < 40:
                     j += 1
-                    rhs += "\n" + self.lines[j]
+                    rhs += "\n" + lines[j]
+                    depth += _depth(lines[j])
                 names = [n.strip() for n in m.group(2).split(",")]
                 self.assignments.append((i, len(m.group(1)), names, rhs.strip().rstrip(":")))
                 i = j
             i += 1
+        self._next = max(self._next, i)
 
     def at(self, line: int) -> tuple[set[str], dict[str, str]]:
         """The parameters and the locals (name -> the code last assigned to it) at ``line``."""
+        found = self._at.get(line)
+        if found is None:
+            found = self._at[line] = self._find(line)
+        return set(found[0]), dict(found[1])
+
+    def _find(self, line: int) -> tuple[set[str], dict[str, str]]:
         if not self.lines:
             return set(), {}
         here = max(0, min(len(self.lines) - 1, line - self.start))
+        self._scan(here)
         floor: int = self.indents[here] or 0
         first, params = 0, set()
         for i in range(here - 1, -1, -1):  # the enclosing def: the nearest one above, indented less than all between
@@ -147,7 +165,9 @@ class FunctionText:
             if indent is None or indent >= floor:
                 continue
             if _DEF.match(self.lines[i]):
-                first, params = i, _params(self.lines, i)
+                if i not in self._params:
+                    self._params[i] = _params(self.lines, i)
+                first, params = i, set(self._params[i])
                 break
             floor = indent
         site_indent = self.indents[here] or 0
@@ -168,27 +188,51 @@ class ClassText:
         self.assigned: dict[str, list[tuple[int, str]]] = {}
         lines = self.text.lines
         for i, line in enumerate(lines):
-            m = _SELF_ASSIGN.match(line)
+            m = _SELF_ASSIGN.match(line) if "self." in line and "=" in line else None
             if m:
-                rhs, j = m.group(2), i
-                while not _balanced(rhs) and j + 1 < len(lines) and j - i < 40:
+                rhs, j, depth = m.group(2), i, _depth(m.group(2))
+                while depth > 0 and j + 1 < len(lines) and j - i < 40:
                     j += 1
                     rhs += "\n" + lines[j]
+                    depth += _depth(lines[j])
                 self.assigned.setdefault(m.group(1), []).append((start + i, rhs.strip()))
 
 
+_PARAM = re.compile(r"\s*\**\s*([A-Za-z_]\w*)")
+
+
 def _params(lines: list[str], i: int) -> set[str]:
-    header = lines[i]
-    j = i
-    while not re.search(r"\)\s*(?:->[^:]*)?:\s*(?:#.*)?$", header) and j + 1 < len(lines) and j - i < 40:
-        j += 1
-        header += "\n" + lines[j]
-    tree = _parse(textwrap.dedent(header) + "\n    pass", "exec")
-    if not isinstance(tree, ast.Module) or not tree.body or not isinstance(tree.body[0], ast.FunctionDef | ast.AsyncFunctionDef):
-        return set()
-    a = tree.body[0].args
-    names = {p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]} | {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-    return names - {"self", "cls"}
+    """The parameter names of the ``def`` at line ``i`` (its signature over lines), read between
+    its brackets without parsing: each top-level comma starts one (``*args``, ``b: int = 1``)."""
+    start = lines[i].index("(") + 1
+    names: set[str] = set()
+    depth, piece, j, col = 0, "", i, start
+    while j < len(lines) and j - i < 40:
+        text = lines[j]
+        while col < len(text):
+            ch = text[col]
+            col += 1
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                if depth == 0:
+                    m = _PARAM.match(piece)
+                    if m:
+                        names.add(m.group(1))
+                    return names - {"self", "cls"}
+                depth -= 1
+            elif ch == "," and depth == 0:
+                m = _PARAM.match(piece)
+                if m:
+                    names.add(m.group(1))
+                piece = ""
+                continue
+            elif ch == "#":
+                break
+            piece += ch
+        piece += " "
+        j, col = j + 1, 0
+    return set()  # (a signature that does not close: no parameters known)
 
 
 @lru_cache(maxsize=4096)
