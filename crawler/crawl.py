@@ -703,7 +703,7 @@ def _assemble(
     joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs, aside=_aside())
     explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
-    merge(records, joined, explained, evidence)
+    merge(records, joined, explained, evidence, primaries)
     skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]
     skipped.sort(key=lambda s: (s.path, s.reason))
     manifest = Manifest(

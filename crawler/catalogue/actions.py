@@ -24,6 +24,7 @@ import re
 from typing import Any, cast
 
 from crawler.catalogue.phrasing import short_code
+from crawler.extract import guard_reads
 from crawler.model.kinds import ASSERT, LOG, NATIVE, RAISE, RESPONSE, exception_word
 from crawler.model.shapes import RecordData
 
@@ -69,7 +70,7 @@ _HARDWARE = re.compile(
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
     r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"
-    r"NVDEC|nvcuvid|in this (?:torch|pytorch) build|not (?:built|compiled) with)",
+    r"NVDEC|nvcuvid|in this (?:torch|pytorch) build|not (?:built|compiled) with|multicast memory)",
     re.I,
 )
 _HARDWARE_GUARD = re.compile(
@@ -324,14 +325,65 @@ def _joined(shown: list[str]) -> str:
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
+#: What a check reads that no user gives (``extract.guard_reads``): the object's own state, the
+#: tensors the project's code passes, constants.
+_OWN_SOURCES = frozenset({"state", "tensor", "constant"})
+#: A message that names a choice a user makes (``mm_encoder_attn_dtype='fp8'``, a backend, what is
+#: not supported) or an operation that failed (its cause is elsewhere): the state the check tests
+#: may hold it, so it is not called the code's own.
+_SAYS_CHOICE = re.compile(
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+ ?=|\bbackend\b|\bnot (?:yet )?supported\b|\bunsupported\b|\bonly supports?\b|\bdoes(?: not|n't) (?:yet )?support\b|\bnot available\b|"
+    r"\bincompatible\b|\bnot compatible\b|\bfail(?:ed|s|ure)?\b|\berror\b|\btimed? ?out\b|\bonly (?:be )?supported\b|\brequires?\b",
+    re.I,
+)
+#: What a request's media or prompt is, checked as tensors in the code that processes it.
+_MEDIA_WORDS = re.compile(r"\b(?:image|video|audio|pixel|frame|prompt|clip|patch)", re.I)
+
+
+def _own_state(record: dict[str, Any], reads: dict[str, list[str]], text: str, path: str) -> bool:
+    """Whether the check tests only the code's own state, tensors and constants, in code that no
+    public entry point is seen to reach (an object a user's code drives, a value object it builds,
+    says nothing of a bug), with a message that names no choice of the user's and no media."""
+    if not reads or not set(reads) <= _OWN_SOURCES or _SAYS_CHOICE.search(text):
+        return False
+    if _MEDIA_WORDS.search(text) and ("tensor" in reads or "processor" in path or any(p in path for p in _MEDIA_PATHS)):
+        return False
+    method = record["sites"][0]["qualname"].rpartition(".")[2]
+    return method != "__post_init__" and not any(c.get("entry_point") for c in record["meaning"].get("callers") or [])
+
+
+def _shown(code: list[str]) -> str:
+    return _joined([f"`{short_code(c)}`" for c in dict.fromkeys(code)])
+
+
+def _word(name: str, text: str) -> bool:
+    return bool(re.search(rf"(?<![\w.]){re.escape(name)}\b|\.{re.escape(name)}\b", text))
+
+
+def _asserted(settings: list[dict[str, Any]], own: str, around: list[str]) -> list[dict[str, Any]]:
+    """The settings that lead to an assert: those its own condition names; when it names none,
+    those that came through a caller or a property, unless a guard around it reads a config
+    (then the settings select the case the assert is in: it tests something else)."""
+    named = [k for k in settings if _word(_field_name(k), own)]
+    if named or any(re.search(r"\w_config\b|\benvs\.", g) or any(_word(_field_name(k), g) for k in settings) for g in around):
+        return named
+    return settings
+
+
+def _field_name(knob: dict[str, Any]) -> str:
+    return str(knob.get("field") or knob["name"].lstrip("-").replace("-", "_"))
+
+
 def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     site = record["sites"][0]
     return "/" + site["path"], site
 
 
-def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
+def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
-    ``found``: the message's remedy (:func:`remedy`)."""
+    ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
+    reads, by source (``extract.guard_reads``)."""
+    reads = reads or {}
     meaning = record["meaning"]
     knobs = meaning.get("knobs") or []
     path, site = _where(record)
@@ -340,9 +392,12 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     exception = exception_word(record)
     handler = facts.get("handler") or ""
     guards = " ".join(facts.get("guards") or [])
+    kind = record["kind"]
+    own = guard_reads.own_condition(site) or ""
     requests = _settings(knobs, _validated(record), "request_param")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
-    kind = record["kind"]
+    if kind == ASSERT:
+        settings = _asserted(settings, own, [g for g in facts.get("guards") or []][:-1])
     if _REPORT.search(text):
         return "internal", "the message itself says to report it"
     if _INVARIANT.search(text):
@@ -394,6 +449,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
     if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
+    if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
+        return "environment", "the check probes the machine or a package it runs with: " + _shown(reads["platform"])
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
     if (
@@ -435,7 +492,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
     owner = site["qualname"].partition(".")[0]
     if kind == ASSERT and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
         return "model", "the check reads the quantization config the checkpoint carries"
-    if kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(guards)):
+    # (the check's own condition: a rank count in a guard around it selects the case it is in)
+    if (kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(own))) or (kind != NATIVE and reads.get("parallel")):
         return "setting", "the message or the check names the parallel sizes the deployment is set to"
     if _MODEL_WORDS.search(text) or (in_model and kind != ASSERT and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
@@ -469,6 +527,8 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         if path.endswith(".rs"):
             return "model", "the message says what it does not support of what the model provides"
         return "model", "a kernel that does not support the model's shapes or data types"
+    if reads.get("model") and kind not in (ASSERT, NATIVE) and not _DISPATCH.search(text):
+        return "model", "the check reads the model's own configuration " + _shown(reads["model"])
     if found:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
@@ -479,6 +539,10 @@ def classify(record: dict[str, Any], found: str | None) -> tuple[str, str]:
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
     if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) and exception in ("ValueError", "TypeError", "KeyError"):
         return "caller", f"raised for the arguments given to `{short_code(site['qualname'])}`, which registers a name"
+    if reads.get("config") and kind in (RAISE, LOG):  # (a local or an attribute the check's own condition reads a config through)
+        return "setting", "the check reads the configuration " + _shown(reads["config"])
+    if kind in (RAISE, LOG) and _own_state(record, reads, text, path):
+        return "internal", "the check tests only what the code itself holds or computes: " + _shown([c for source in sorted(reads) for c in reads[source]])
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
     if kind == NATIVE and path.endswith(".rs"):
@@ -678,11 +742,12 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
     return basis
 
 
-def action(record: RecordData | dict[str, Any]) -> dict[str, Any]:
-    """``records.Action`` as plain data, for a record whose meaning is joined."""
+def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None) -> dict[str, Any]:
+    """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
+    check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet."""
     data = cast(dict[str, Any], record)
     found = remedy(data)
-    actor, basis = classify(data, found)
+    actor, basis = classify(data, found, guard_reads.reads(data["sites"][0]) if reads is None else reads)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"

@@ -17,7 +17,8 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from crawler.catalogue.actions import action
-from crawler.model.shapes import RecordData
+from crawler.extract.guard_reads import reads
+from crawler.model.shapes import ExtractedSite, RecordData
 
 
 class SourcePart(TypedDict):
@@ -48,8 +49,16 @@ class CuratedPart(TypedDict):
     related: NotRequired[list[dict[str, Any]]]
 
 
-def merge(records: list[RecordData], joined: Joined, curated: Mapping[str, CuratedPart], evidence: Mapping[str, list[dict[str, Any]]]) -> None:
-    """Put every join's part into its record (records are built once, then completed here)."""
+def merge(
+    records: list[RecordData],
+    joined: Joined,
+    curated: Mapping[str, CuratedPart],
+    evidence: Mapping[str, list[dict[str, Any]]],
+    primaries: Mapping[str, ExtractedSite] | None = None,
+) -> None:
+    """Put every join's part into its record (records are built once, then completed here);
+    ``primaries``: each record's primary site as extracted, whose traced reads who acts takes
+    (without them, the record's snippet is traced)."""
     for record in records:
         rid = record["id"]
         part = joined.source[rid]
@@ -59,7 +68,8 @@ def merge(records: list[RecordData], joined: Joined, curated: Mapping[str, Curat
         reproductions = joined.reproductions.get(rid)
         if reproductions:
             meaning["reproductions"] = reproductions
-        meaning["action"] = action(record)  # (reads the meaning and related just put in)
+        primary = primaries.get(rid) if primaries is not None else None
+        meaning["action"] = action(record, reads(primary) if primary is not None else None)  # (reads the meaning and related just put in)
         explained = curated.get(rid)
         if explained is not None:
             record["explanation"] = explained["explanation"]

@@ -46,7 +46,7 @@ class ScopeFacts(NamedTuple):
 class Frame:
     """One scope of the walk: the module, a class or a function."""
 
-    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "facts", "calls")
+    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "facts", "calls", "text")
 
     def __init__(self, kind: str, qualname: str, node: Any, parent: Frame | None, cls: dict[str, Any] | None = None):
         self.kind = kind  # module | class | function
@@ -58,6 +58,8 @@ class Frame:
         self.cls = cls  # for a class frame: its record; for __init__: the class record
         self.handlers: list[str | None] = []  # enclosing except-handler names (function-local)
         self.facts: ScopeFacts | None = None
+        #: the function's text, for what its checks read (``guard_reads``), made at its first site
+        self.text: Any = None
         # name -> the helper whose return value it was last given (``msg = self._why()``): kept
         # apart from ``env``, whose branch merge would let it displace a message another branch sets
         self.calls: dict[str, str] = {}

@@ -66,6 +66,7 @@ from typing import Any, cast
 from crawler.extract import assembled, cross_module_facts, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
+from crawler.extract.guard_reads import READS, ClassText, FunctionText, trace
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
 from crawler.extract.surface_sites import SurfaceSites, has_text_to_match
@@ -85,7 +86,7 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "6"  # 6: bare asserts are sites
+EXTRACTOR_VERSION = "7"  # 6: bare asserts are sites; 7: what each check reads (guard_reads)
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -1074,6 +1075,16 @@ class _Extractor(HelperMessages, SurfaceSites):
                 "docstring": docstring,
             },
         }
+        if guards:
+            if fn is not None and fn.text is None:
+                fn.text = FunctionText(self.src.span(lo, hi), lo)
+            text = fn.text if fn is not None else FunctionText(site["snippet"]["code"], start)
+            owner = fn.parent if fn is not None else None
+            if owner is not None and owner.kind == "class" and owner.text is None:
+                owner.text = ClassText(self.src.span(owner.node.lineno, owner.node.end_lineno or owner.node.lineno), owner.node.lineno)
+            site[READS] = trace(
+                text, line, guards[-1], owner.text if owner is not None and owner.kind == "class" else None
+            )  # (kept off the record: catalogue.entries)
         self.sites.append(site)
         if resolve:
             self._pending.append(PendingName(cast(dict[str, Any], site), written, frame))

@@ -186,6 +186,8 @@ class ExtractedSite(_SiteCore):
     title_template: NotRequired[TemplateData]
     #: ``extract.derive``'s facts of the template (entry key, search tokens), stamped
     _derived: NotRequired[dict[str, Any]]
+    #: what the check's own condition reads, by source (``extract.guard_reads``)
+    _reads: NotRequired[dict[str, list[str]]]
 
 
 class FileResult(TypedDict):
