@@ -103,6 +103,7 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; {os.cpu_count()} cores", flush=True)
     rows: dict[str, dict[str, tuple[float, int]]] = {}
+    failures: list[str] = []
     passes = [] if args.sync_only else ["warm"] if args.skip_cold else ["cold", "warm"]
     if passes == ["cold", "warm"] and cache.exists():
         shutil.rmtree(cache)
@@ -110,9 +111,16 @@ def main() -> None:
         out = work / f"releases-{name}"
         shutil.rmtree(out, ignore_errors=True)
         for version in args.versions:
-            rows.setdefault(version, {})[name] = errcat(["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
+            try:
+                rows.setdefault(version, {})[name] = errcat(["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
+            except SystemExit as failed:  # one release failing must not cost the hour the others take: said, and the run goes on
+                failures.append(f"{name} {version}: {failed}")
+                print(f"{name} {version}: FAILED ({failed})", flush=True)
+                continue
             wall, rss = rows[version][name]
             print(f"{name} {version}: {wall:.1f}s, {rss} MiB", flush=True)
+    if failures:
+        raise SystemExit("releases that failed:\n" + "\n".join(failures))
     releases = work / "releases-warm"
     folded = work / "folded"
     fold = (float("nan"), 0)
