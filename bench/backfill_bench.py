@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from packaging.version import Version
+
 ROOT = Path(__file__).resolve().parent.parent
 GITHUB_WARNING = 50 * 1024 * 1024
 
@@ -137,10 +139,24 @@ def main() -> None:
     # The daily sync: the folded catalogue taken to the newest tag in git once (not timed: the
     # switch from a wheel's dataset to git's), then a one-file commit (timed), against the same
     # two syncs over one release's catalogue.
+    # The sync starts from a git tag: a catalogue folded past it (a release the tag predates, e.g.
+    # 0.34.0 over a repository whose newest tag is v0.33.0) would be synced backwards, its newest
+    # release's entries retired "in v0.33.0". The sync starts from the fold of the releases up to
+    # the tag then, folded apart (and timed: a second fold, said so).
+    upto = [v for v in args.versions if Version(v) <= Version(args.sync_ref.lstrip("v"))]
+    start_dataset = dataset
+    if len(upto) < len(args.versions):
+        behind = work / "folded-sync"
+        if not (args.sync_only and behind.is_dir()):
+            shutil.rmtree(behind, ignore_errors=True)
+            again = errcat(["history", "--fold", *(str(releases / v) for v in upto), "--out", str(behind)], logs / "fold-sync.log", env)
+            print(f"fold of the {len(upto)} releases up to {args.sync_ref} (the sync's start): {again[0]:.1f}s, {again[1]} MiB", flush=True)
+        start_dataset = next(p.parent for p in behind.rglob("manifest.json"))
+        folded = behind
     commit = one_file_commit(args.repo.resolve(), work / "vllm.git", args.sync_ref, args.sync_file)
     synced: dict[str, tuple[float, int]] = {}
     churn: dict[str, tuple[int, int]] = {}
-    for label, start in (("one release", None), ("history", dataset)):
+    for label, start in (("one release", None), ("history", start_dataset)):
         out = work / f"sync-{label.replace(' ', '-')}"
         shutil.rmtree(out, ignore_errors=True)
         if start is not None:
