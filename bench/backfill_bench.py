@@ -56,6 +56,22 @@ def contents(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).digest() for p in root.rglob("*") if p.is_file()}
 
 
+def packed_bytes(root: Path, message: str) -> int:
+    """Commit ``root`` as it is into a git repository kept beside it (``root``.git, made on the
+    first call) and repack: the bytes of its packs after that commit, so the difference between two
+    calls is what a repository holding the catalogue pays for the second, after git's deltas and
+    compression."""
+    git = ["git", "--git-dir", str(root.with_name(root.name + ".git")), "--work-tree", str(root)]
+    env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.invalid", GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.invalid")
+    if not root.with_name(root.name + ".git").exists():
+        subprocess.run(["git", "init", "-q", "--bare", str(root.with_name(root.name + ".git"))], check=True)
+    subprocess.run([*git, "add", "-A", "."], check=True, env=env)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", message], check=True, env=env)
+    subprocess.run([*git, "repack", "-a", "-d", "-q"], check=True, env=env)
+    packs = root.with_name(root.name + ".git") / "objects" / "pack"
+    return sum(p.stat().st_size for p in packs.glob("*.pack"))
+
+
 def one_file_commit(repo: Path, clone: Path, ref: str, path: str) -> str:
     """``ref`` with a comment put first in ``path``, committed in a bare clone of ``repo``."""
     if not clone.exists():
@@ -156,6 +172,7 @@ def main() -> None:
     commit = one_file_commit(args.repo.resolve(), work / "vllm.git", args.sync_ref, args.sync_file)
     synced: dict[str, tuple[float, int]] = {}
     churn: dict[str, tuple[int, int]] = {}
+    packs: dict[str, tuple[int, int]] = {}  # (the catalogue packed in git, what the day's commit adds to the pack)
     for label, start in (("one release", None), ("history", start_dataset)):
         out = work / f"sync-{label.replace(' ', '-')}"
         shutil.rmtree(out, ignore_errors=True)
@@ -165,10 +182,12 @@ def main() -> None:
         time.sleep(1)
         os.sync()
         before = contents(out)
+        stored = packed_bytes(out, "the catalogue")
         synced[label] = errcat(["sync", "--repo", str(work / "vllm.git"), "--ref", commit, "--out", str(out)], logs / f"sync1-{label}.log", env)
         after = contents(out)
         changed = [rel for rel in after if before.get(rel) != after[rel]]
         churn[label] = (len(changed), sum((out / rel).stat().st_size for rel in changed))
+        packs[label] = (stored, packed_bytes(out, "a day's sync") - stored)
         print(
             f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {synced[label][1]} MiB; {churn[label][0]} files changed, {churn[label][1]:,} bytes",
             flush=True,
@@ -194,7 +213,7 @@ def main() -> None:
     for label, (wall, rss) in synced.items():
         print(
             f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, peak {rss} MiB; a commit of it changes "
-            f"{churn[label][0]} files, {churn[label][1]:,} bytes"
+            f"{churn[label][0]} files, {churn[label][1]:,} bytes; in git (packed) the catalogue is {packs[label][0]:,} bytes and the day's commit adds {packs[label][1]:,}"
         )
 
 
