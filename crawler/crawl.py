@@ -17,13 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
 from crawler.base.dataset_files import FOREIGN, SEARCH, record_id_of
 from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
+from crawler.base.progress import Progress, quiet
 from crawler.base.scratch import sweep
 from crawler.catalogue.explanations import default_root, load_set
 from crawler.extract.limit import OVER_LIMIT
@@ -47,8 +48,6 @@ from crawler.publish.writer import (
 from crawler.source.config import identify, identify_package, load_config
 from crawler.source.opener import open_snapshot
 from crawler.source.wheel import package_info
-
-Progress = Callable[[str], None]
 
 
 @dataclass
@@ -107,11 +106,7 @@ class CrawlResult:
     search: tuple[bytes, dict[str, Any]] | None = None
     #: The dataset's documents besides the records, the index and search.json (foreign.json, from
     #: the curated list), for a caller that writes the records itself (``history``, ``sync``).
-    documents: dict[str, tuple[str, Any]] = field(default_factory=dict)
-
-
-def _quiet(_: str) -> None:
-    pass
+    documents: dict[str, Any] = field(default_factory=dict)
 
 
 @cache
@@ -199,7 +194,7 @@ def crawl_limits(options: CrawlOptions, upstream: Any) -> Limits:
     return Limits(**{name: value for name, value in chosen.items() if value is not None})
 
 
-def crawl(options: CrawlOptions, progress: Progress = _quiet) -> CrawlResult:
+def crawl(options: CrawlOptions, progress: Progress = quiet) -> CrawlResult:
     # A crawl allocates millions of small, acyclic objects (trees, site dicts) and frees them by
     # reference counting; the cycle collector would only walk them again and again.
     enabled = gc.isenabled()
@@ -323,7 +318,7 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
     )
 
 
-def planned_digest(options: CrawlOptions, progress: Progress = _quiet) -> str:
+def planned_digest(options: CrawlOptions, progress: Progress = quiet) -> str:
     """The input digest a crawl with ``options`` would record, without extracting anything: a
     dataset whose manifest holds it was made from exactly these inputs (the commit, errcat, the
     curated files, the limits, the upstream's settings)."""
@@ -470,7 +465,7 @@ def _evidence(root: Path | None, repo: Any, memo: Path | None = None) -> Any:
 
 def foreign_file(foreign: tuple[str, Any] | None) -> Extra:
     """``render_dataset``'s ``extra`` entry for foreign.json (none without a curated list)."""
-    return {} if foreign is None else {FOREIGN: ("foreign", foreign[1].model_dump(mode="json"))}
+    return {} if foreign is None else {FOREIGN: foreign[1].model_dump(mode="json")}
 
 
 def _write(
@@ -569,7 +564,7 @@ def _write(
         def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
             made = search_file(records, assembled.manifest, assembled.primaries, memo)
-            searched[:] = [made[SEARCH][1]]
+            searched[:] = [made[SEARCH]]
             return {**made, **documents}
 
         try:

@@ -154,10 +154,10 @@ def search_document(
 
 def search_file(
     records: Sequence[RecordData], manifest: Manifest, primaries: Mapping[str, ExtractedSite] | None = None, memo: RowMemo | None = None
-) -> dict[str, tuple[str, Any]]:
+) -> dict[str, Any]:
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = f"{manifest.repo.owner}/{manifest.repo.name}"
-    return {SEARCH: ("search", search_document(records, repo, manifest.commit, primaries, memo))}
+    return {SEARCH: search_document(records, repo, manifest.commit, primaries, memo)}
 
 
 class RowMemo:

@@ -132,7 +132,7 @@ def validate(directory: Path, engine: str) -> None:
     exit 1 if any.
     """
     from crawler.base.errors import UsageError
-    from crawler.model.records import PREVIOUS_SCHEMA_VERSION, SCHEMA_VERSION
+    from crawler.model.records import OLDER_SCHEMA_VERSIONS, SCHEMA_VERSION
     from crawler.publish.dataset import schema_of
     from crawler.publish.dataset_dirs import find_datasets
     from crawler.publish.validate import validate_dataset
@@ -156,10 +156,10 @@ def validate(directory: Path, engine: str) -> None:
         bad += problems.total
         state = f"{problems.total:,} problem(s)" if problems.total else "valid"
         echo(f"{dataset}: {state}")
-        if problems.total and schema_of(dataset) == PREVIOUS_SCHEMA_VERSION:
+        older = schema_of(dataset)
+        if problems.total and older in OLDER_SCHEMA_VERSIONS:
             echo(
-                f"{dataset}: made at schema {PREVIOUS_SCHEMA_VERSION}, which every command still reads; "
-                f"`errcat sync` or `errcat crawl` writes it anew at schema {SCHEMA_VERSION}"
+                f"{dataset}: made at schema {older}, which every command still reads; `errcat sync` or `errcat crawl` writes it anew at schema {SCHEMA_VERSION}"
             )
     if bad:
         sys.exit(1)

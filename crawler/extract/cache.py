@@ -16,13 +16,14 @@ import json
 import os
 import sqlite3
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, TypeGuard
 
 import orjson
 
 from crawler.base.cachedir import default_cache_dir, move_aside
+from crawler.base.progress import Progress, quiet
 from crawler.model.shapes import FileResult
 
 _SCHEMA = """
@@ -50,10 +51,6 @@ def _is_damage(error: Exception) -> bool:
     return not isinstance(error, OSError)  # a row of the wrong width (ValueError)
 
 
-def _quiet(_: str) -> None:
-    pass
-
-
 class ResultCache:
     """The cache file. It is an optimisation, so it never fails a crawl: a damaged file is moved
     aside (``results.sqlite3.damaged``) and replaced by a new one; a file the system will not
@@ -61,7 +58,7 @@ class ResultCache:
     on without it. Either way ``progress`` hears one line, and the crawl's output is what
     ``--no-cache`` gives."""
 
-    def __init__(self, directory: Path | None = None, progress: Callable[[str], None] = _quiet) -> None:
+    def __init__(self, directory: Path | None = None, progress: Progress = quiet) -> None:
         directory = directory or default_cache_dir()
         self.path = directory / "results.sqlite3"
         self._progress = progress

@@ -30,11 +30,15 @@ from crawler.model.kinds import KINDS, LEVEL_NAMES, LOG, RESPONSE, KeyedBy, resp
 #: (WARNING, logging.WARNING) and the error type and builder; a response names its builder as
 #: resolved (response.builder_qualname); ``keyed_by`` says what an entry's id is keyed by, and an
 #: assert with no message is an entry keyed by its condition (site.condition). Readers migrate a
-#: dataset of schema 5 (``crawler.publish.migrate``).
-SCHEMA_VERSION: Final = "6"
-SchemaVersion = Literal["6"]
-#: The schema a reader still reads, migrated to this one as it is read.
-PREVIOUS_SCHEMA_VERSION: Final = "5"
+#: dataset of schema 5 (``crawler.publish.migrate``). 7: a lifetime or move of a release read
+#: from a package that records no commit says so (``"files": true``, absent otherwise): its commit
+#: is a digest of the release's files, never shown as a commit (a fold of wheel releases had only
+#: the newest manifest to tell it by). Readers migrate datasets of schema 5 and 6, one step at a
+#: time (``crawler.publish.migrate``).
+SCHEMA_VERSION: Final = "7"
+SchemaVersion = Literal["7"]
+#: The schemas a reader still reads, oldest first, each migrated to this one as it is read.
+OLDER_SCHEMA_VERSIONS: Final = ("5", "6")
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
@@ -427,12 +431,33 @@ class Provenance(Model):
     permalinks: Permalinks
 
 
-class Lifetime(Model):
+#: What a lifetime's or move's ``files`` says, written once for both.
+_FILES = (
+    "True when the commit is no commit but a digest of the release's files: the release was read from a package that "
+    "records no commit (its manifest's release.commit is files), so a page shows the release alone and links nothing "
+    "by it. Absent when false (a commit of the repository, or one the release records)."
+)
+
+
+class _OmitNoFiles(Model):
+    """A lifetime or move: ``files`` is written only when true, so that every record of a
+    repository's history (and of a release that records its commit) reads as in schema 6."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_files(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        out = handler(self)
+        if not out.get("files"):
+            out.pop("files", None)
+        return out
+
+
+class Lifetime(_OmitNoFiles):
     version: str | None = None
     commit: Commit
+    files: bool = Field(default=False, description=_FILES)
 
 
-class Move(Model):
+class Move(_OmitNoFiles):
     """The error left the file it was raised in for another between two covered versions (a file
     renamed, the raise moved to another module). Lines shifting within a file are no move: a
     record changes only when its error does."""
@@ -441,6 +466,7 @@ class Move(Model):
     commit: Commit
     from_path: str = Field(description="The primary site's path before, where the error no longer is.")
     to_path: str = Field(description="Where it is raised now: the first of its sites, by path, in a file it was not raised in before.")
+    files: bool = Field(default=False, description=_FILES)
 
 
 class History(Model):

@@ -33,7 +33,7 @@ from crawler.base.sink import visible
 from crawler.model.records import (
     ID_PATTERN,
     ID_PREFIX_PATTERN,
-    PREVIOUS_SCHEMA_VERSION,
+    OLDER_SCHEMA_VERSIONS,
     Index,
     Manifest,
     Provenance,
@@ -116,7 +116,7 @@ def _parse(model: type[M], data: bytes, where: str, what: str) -> M:
 
 
 def load_manifest(dataset: Path) -> Manifest:
-    """The manifest; one of the previous schema is read as this one (``migrate``), as is every
+    """The manifest; one of an older schema is read as this one (``migrate``), as is every
     document of its dataset."""
     path = dataset / MANIFEST
     return _parse(Manifest, migrate.document_bytes(_read(path)), named(path), "manifest")
@@ -456,16 +456,16 @@ def load_foreign(dataset: Path) -> list[Any]:
     return _parse(ForeignList, _read(path), named(path), "foreign error list").errors
 
 
-def carried_documents(dataset: Path) -> dict[str, tuple[str, Any]]:
+def carried_documents(dataset: Path) -> dict[str, Any]:
     """The curated documents of a written dataset (``dataset_files.CARRIED``: foreign.json) that
     it has, each validated as its reader validates it, as the writer's further documents: what a
     sync or a fold, which render records themselves, writes again beside them."""
     from crawler.model.records import ForeignList
 
-    carried: dict[str, tuple[str, Any]] = {}
+    carried: dict[str, Any] = {}
     for name in sorted(CARRIED):
         if name == FOREIGN and (dataset / FOREIGN).is_file():
-            carried[FOREIGN] = ("foreign", ForeignList(errors=load_foreign(dataset)).model_dump(mode="json"))
+            carried[FOREIGN] = ForeignList(errors=load_foreign(dataset)).model_dump(mode="json")
         elif name != FOREIGN:
             raise AssertionError(f"no reader of the carried document {name}")  # a row of dataset_files without one here
     return carried
@@ -545,7 +545,7 @@ def previous_records(
         names = os.listdir(dataset / ERRORS)
     except (DataError, OSError):
         return {}
-    if schema_of(dataset) == PREVIOUS_SCHEMA_VERSION:
+    if schema_of(dataset) in OLDER_SCHEMA_VERSIONS:
         return _migrated_records(dataset, names)
     found: dict[str, PreviousRecord] = {}
     for name in names:
@@ -574,12 +574,12 @@ def previous_records(
     return found
 
 
-#: The file identity of a record migrated from the previous schema: no file has it, so none is linked.
+#: The file identity of a record migrated from an older schema: no file has it, so none is linked.
 _NO_FILE: Identity = (-1, -1, -1, -1, -1)
 
 
 def _migrated_records(dataset: Path, names: list[str]) -> dict[str, PreviousRecord]:
-    """:func:`previous_records` of a dataset of the previous schema: each file's record as this
+    """:func:`previous_records` of a dataset of an older schema: each file's record as this
     schema has it, in the bytes errcat writes it in (``dumps_record``), so that a record whose
     content is unchanged keeps its pin (its provenance); written anew, never linked (``_NO_FILE``)."""
     from crawler.base.jsonio import dumps_record

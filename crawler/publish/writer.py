@@ -170,8 +170,8 @@ def _dumps(fn: Callable[[Any], bytes], document: Any, name: str) -> bytes:
         raise DataError(f"{name}: not serializable as JSON ({e}); nothing was written") from None
 
 
-#: Further documents of a dataset: file name -> (schema name, document).
-Extra = dict[str, tuple[str, Any]]
+#: Further documents of a dataset: file name -> document (its schema is the table's: ``base.dataset_files``).
+Extra = dict[str, Any]
 
 #: What a fill of a temporary directory hands back through :func:`_swap_in`.
 T = TypeVar("T")
@@ -296,13 +296,11 @@ def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, byt
 def _documents(index: dict[str, Any], extra: Extra | None) -> dict[str, tuple[str, Any]]:
     """index.json and the caller's further documents, by name: each one the table of a dataset's
     files has its caller make (``dataset_files.SUPPLIED``), with the table's schema."""
-    for name, (schema, _) in (extra or {}).items():
+    for name in extra or {}:
         if name not in SUPPLIED:
             what = "the writer's own" if name in BY_NAME else "not a file of a dataset (base.dataset_files)"
             raise DataError(f"a further document named {name}: {what}; nothing was written")
-        if schema != BY_NAME[name].schema:
-            raise DataError(f"{name} checked against the {schema} schema, not its own {BY_NAME[name].schema}; nothing was written")
-    return {INDEX: ("index", index), **(extra or {})}
+    return {INDEX: (BY_NAME[INDEX].schema, index), **{name: (BY_NAME[name].schema, document) for name, document in (extra or {}).items()}}
 
 
 def _writer_for(name: str) -> Callable[[Any], bytes]:

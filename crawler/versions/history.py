@@ -69,6 +69,18 @@ def release_version(manifest: Manifest) -> str | None:
     return version_of(manifest.ref)
 
 
+def files_digest(manifest: Manifest) -> bool:
+    """Whether a dataset's commit is no commit but a digest of its release's files (a package that
+    records none): a lifetime or move of it says so (``"files": true``), so no page shows it as one."""
+    return manifest.release is not None and manifest.release.commit == "files"
+
+
+def lifetime(manifest: Manifest, version: str | None) -> Lifetime:
+    """A dataset's state as a history names it: ``version`` (what the caller reads the dataset's
+    release as) at its commit, marked when that commit is a files digest."""
+    return Lifetime(version=version, commit=manifest.commit, files=files_digest(manifest))
+
+
 def revision(manifest: Manifest) -> str:
     """What a summary names a dataset's source by: its commit, abbreviated, or the release of a
     package that records no commit (whose ``commit`` is a digest of its files, no commit)."""
@@ -127,7 +139,7 @@ def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime, unread
     new = [path for path in after if path not in before]
     if not before or before[0] in after or not new or before[0] in unread:
         return None
-    return Move(version=now.version, commit=now.commit, from_path=before[0], to_path=new[0])
+    return Move(version=now.version, commit=now.commit, from_path=before[0], to_path=new[0], files=now.files)
 
 
 def _unread(paths: tuple[str, ...], skipped: frozenset[str]) -> bool:
@@ -282,13 +294,15 @@ class Fold:
         last: bool = False,
         kept: Kept | None = None,
         skipped: frozenset[str] = frozenset(),
+        files: bool = False,
     ) -> None:
         """Move to the next version, whose crawl produced ``records`` (plain JSON dicts); ``last``:
         no version follows, so the fold may keep these records as they are (the caller holds
         them anyway) instead of only packed. ``kept``: the same release as the cache holds it
         (``release_cache.Kept``), whose fold rows and lines spare computing keys and packing.
         ``skipped``: the source files that crawl did not read (``skipped_paths``): an entry
-        raised in one of them and missing is unread there, not gone (see the module)."""
+        raised in one of them and missing is unread there, not gone (see the module). ``files``:
+        ``commit`` is a digest of the release's files, no commit (``files_digest``)."""
         current = {r["id"]: r for r in records}
         self._last = current if last else {}
         given = {row[0]: (row, line) for row, line in zip(kept.rows, kept.lines, strict=True)} if kept is not None else {}
@@ -303,14 +317,14 @@ class Fold:
             known = self._entries.get(eid)
             key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
             items[eid] = _Item(key, inputs, _paths(r), None)
-        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: current[eid], skipped)
+        self._advance(items, Lifetime(version=version, commit=commit, files=files), lambda eid: current[eid], skipped)
 
-    def add_lines(self, kept: Kept, version: str | None, commit: str, skipped: frozenset[str] = frozenset()) -> None:
+    def add_lines(self, kept: Kept, version: str | None, commit: str, skipped: frozenset[str] = frozenset(), files: bool = False) -> None:
         """``add`` for a release kept in the cache, from its fold rows and lines: no record is
         parsed but those ``diff.link`` compares."""
         self._last = {}
         items = {row[0]: _Item(row[1], b"", row[2], line) for row, line in zip(kept.rows, kept.lines, strict=True)}
-        self._advance(items, Lifetime(version=version, commit=commit), lambda eid: _unpack(items[eid].packed or b""), skipped)
+        self._advance(items, Lifetime(version=version, commit=commit, files=files), lambda eid: _unpack(items[eid].packed or b""), skipped)
 
     def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData], skipped: frozenset[str] = frozenset()) -> None:
         """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict,
@@ -530,12 +544,12 @@ def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
     dataset's commit), or (written without history) as first seen at its own commit."""
     records = list(records)
     fold = Fold()
-    fold.at = Lifetime(version=version_of(manifest.ref), commit=manifest.commit)
+    fold.at = lifetime(manifest, version_of(manifest.ref))
     if all(r.get("history") is not None for r in records):
-        now = Lifetime(version=version_of(manifest.ref), commit=manifest.commit).model_dump(mode="json")
+        now = fold.at.model_dump(mode="json")
         fold.keep(_seen_at(r, now) for r in records)
     else:
-        fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit)
+        fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit, files=files_digest(manifest))
     return fold
 
 

@@ -23,13 +23,13 @@ from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport, Side
-from crawler.model.records import COMMIT_RE, Explanation, History, Lifetime, Manifest, Record, RepoRef
+from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord, previous_records, record_model
 from crawler.publish.writer import OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_data, live_data, side_with
-from crawler.versions.history import Fold, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
+from crawler.versions.history import Fold, files_digest, lifetime, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -98,9 +98,17 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
             progress(f"history: carrying {len(fold):,} entries forward to {ref}")
             if result.records is None:
                 assert result.kept is not None
-                fold.add_lines(result.kept, _label(ref, pypi), result.manifest.commit, skipped_paths(result.manifest))
+                fold.add_lines(result.kept, _label(ref, pypi), result.manifest.commit, skipped_paths(result.manifest), files=files_digest(result.manifest))
             else:
-                fold.add(result.records, _label(ref, pypi), result.manifest.commit, last=last, kept=result.kept, skipped=skipped_paths(result.manifest))
+                fold.add(
+                    result.records,
+                    _label(ref, pypi),
+                    result.manifest.commit,
+                    last=last,
+                    kept=result.kept,
+                    skipped=skipped_paths(result.manifest),
+                    files=files_digest(result.manifest),
+                )
             newest = result.manifest
             del result
     assert newest is not None
@@ -172,14 +180,18 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
             files = check_release(d, manifest)  # another job's: held to its own manifest first
             lines = matching(iter_record_data(d, manifest), files, version or "", d)
             # A file the release's crawl skipped (max_output_bytes, ...) leaves its entries unread there, not gone.
-            fold.add((r for r in lines if not (r.get("history") or {}).get("retired")), version, manifest.commit, skipped=skipped_paths(manifest))
+            fold.add(
+                (r for r in lines if not (r.get("history") or {}).get("retired")),
+                version,
+                manifest.commit,
+                skipped=skipped_paths(manifest),
+                files=files_digest(manifest),
+            )
         newest_dir = manifests[-1][0]
         if in_place is not None:
             newest_dir, newest = in_place
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
-            fold.add_catalogue_as_newest(
-                iter_record_data(newest_dir, newest), Lifetime(version=release_version(newest), commit=newest.commit), skipped_paths(newest)
-            )
+            fold.add_catalogue_as_newest(iter_record_data(newest_dir, newest), lifetime(newest, release_version(newest)), skipped_paths(newest))
         # the newest state's curated documents (the list of foreign errors) go with it, validated as read
         return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
 
@@ -632,7 +644,15 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                 report = _diff(seen, new)
             fold = Fold() if old is None else seed(old.records, old.manifest)
             # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
-            fold.add(new.records, version_of(want), new.manifest.commit, last=True, kept=crawled.kept, skipped=skipped_paths(new.manifest))
+            fold.add(
+                new.records,
+                version_of(want),
+                new.manifest.commit,
+                last=True,
+                kept=crawled.kept,
+                skipped=skipped_paths(new.manifest),
+                files=files_digest(new.manifest),
+            )
             progress(f"validating {len(fold):,} records")
             try:
                 # no spare directory (a sync's dataset is replaced in place, as before), no bare digests

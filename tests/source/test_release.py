@@ -43,7 +43,7 @@ def test_a_release_that_records_no_commit_is_named_by_its_release_and_upload_tim
     result = crawl(cli, "1.0", tmp_path / "out")
     assert result.exit_code == 0, result.output
     manifest = manifest_of(tmp_path / "out")
-    assert manifest["schema_version"] == "6"
+    assert manifest["schema_version"] == "7"
     assert manifest["release"] == {
         "package": "relpkg",
         "version": "1.0",

@@ -158,8 +158,8 @@ def test_history_writes_no_dataset_per_release_and_keeps_records_as_bytes(upstre
     folds = []
     real_add = history_module.Fold.add
 
-    def spy(self, records, version, commit, last=False, kept=None, skipped=frozenset()):
-        real_add(self, records, version, commit, last, kept, skipped)
+    def spy(self, records, version, commit, last=False, kept=None, skipped=frozenset(), files=False):
+        real_add(self, records, version, commit, last, kept, skipped, files)
         folds.append((self, last, dict(self._last)))
 
     monkeypatch.setattr(history_module.Fold, "add", spy)

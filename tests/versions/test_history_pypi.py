@@ -135,3 +135,57 @@ def test_the_newest_per_minor_needs_a_range(cli, tmp_path):
     result = cli("history", "--pypi", "--newest-per-minor", "0.4.3", "--out", tmp_path / "out")
     assert result.exit_code == 2
     assert result.stderr == "errcat: --newest-per-minor picks from --range OLD..NEW: give the range\n"
+
+
+def test_a_fold_of_releases_that_record_no_commit_marks_every_release_and_no_page_shows_a_digest(released, cli, tmp_path):
+    """Schema 7: each release's lifetime says its commit is a files digest (``"files": true``), so an
+    older release's page shows the release alone, not only the newest one the manifest names."""
+    result = cli("history", "--fold", released, "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    data = tmp_path / "out" / "acme" / "relpkg"
+    digests = {json.loads((released / v / "acme" / "relpkg" / "manifest.json").read_text())["commit"] for v in ("1.0", "1.2", "1.10")}
+    assert len(digests) == 3
+    records = [json.loads(p.read_text()) for p in sorted((data / "errors").glob("*.json"))]
+    oldest = next(r for r in records if r["message"]["text"] == "bad value 0")
+    h = oldest["history"]
+    assert h["retired"] and h["first_seen"]["version"] == "1.0" and h["removed_in"]["version"] == "1.2"
+    assert h["first_seen"]["files"] is True and h["last_seen"]["files"] is True and h["removed_in"]["files"] is True
+    assert h["first_seen"]["commit"] in digests - {json.loads((data / "manifest.json").read_text())["commit"]}
+    page = cli("show", oldest["id"], "--data", data, "--no-pager", "--color", "never")
+    assert page.exit_code == 0, page.output
+    assert "First seen: 1.0\n" in page.stdout and "Removed in: 1.2\n" in page.stdout, page.stdout
+    assert not any(d[:12] in page.stdout for d in digests)
+    for fmt in ("html", "markdown"):
+        site = tmp_path / f"site-{fmt}"
+        assert cli("render", "--data", data, "--out", site, "--format", fmt).exit_code == 0
+        for path in (site / "errors").iterdir():
+            text = path.read_text()
+            assert not any(d[:12] in text for d in digests), (path.name, text)
+
+
+def test_a_fold_of_releases_that_record_their_commit_marks_none(tmp_path, monkeypatch, cli):
+    """A release whose _version.py records its full commit is named by that commit: no ``files``."""
+    import os
+
+    from tests.package_index import release_wheel, serving
+
+    commits = ["a" * 40, "b" * 40]
+    config = tmp_path / "errcat.toml"
+    config.write_text(
+        '[upstreams.relpkg]\nurl = "https://github.com/acme/relpkg"\npypi = "relpkg"\ninclude = ["relpkg/**/*.py"]\n'
+        'version_file = "relpkg/_version.py"\ntag = "v{version}"\n'
+    )
+    with serving(tmp_path / "index") as url:
+        for n, version in enumerate(["1.0", "1.2"]):
+            release_wheel(tmp_path / "index" / "files", version, f"__commit_id__ = commit_id = '{commits[n]}'\n", f"bad value {n}")
+        for name in [k for k in os.environ if k.startswith("PIP_")]:
+            monkeypatch.delenv(name)
+        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+        monkeypatch.setenv("PIP_INDEX_URL", url)
+        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
+        result = cli("history", "--pypi", "--config", config, "--upstream", "relpkg", "--out", tmp_path / "out", "relpkg==1.0", "relpkg==1.2")
+    assert result.exit_code == 0, result.output
+    records = [json.loads(p.read_text()) for p in (tmp_path / "out" / "acme" / "relpkg" / "errors").glob("*.json")]
+    oldest = next(r for r in records if r["message"]["text"] == "bad value 0")
+    assert oldest["history"]["first_seen"] == {"version": "1.0", "commit": commits[0]}
+    assert oldest["history"]["removed_in"] == {"version": "1.2", "commit": commits[1]}
