@@ -67,7 +67,7 @@ def packed_bytes(root: Path, message: str) -> int:
         subprocess.run(["git", "init", "-q", "--bare", str(root.with_name(root.name + ".git"))], check=True)
     subprocess.run([*git, "add", "-A", "."], check=True, env=env)
     subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", message], check=True, env=env)
-    subprocess.run([*git, "repack", "-a", "-d", "-q"], check=True, env=env)
+    subprocess.run([*git, "repack", "-a", "-d", "-f", "-q"], check=True, env=env)
     packs = root.with_name(root.name + ".git") / "objects" / "pack"
     return sum(p.stat().st_size for p in packs.glob("*.pack"))
 
