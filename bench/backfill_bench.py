@@ -25,6 +25,8 @@ import sys
 import time
 from pathlib import Path
 
+from packaging.version import Version
+
 ROOT = Path(__file__).resolve().parent.parent
 GITHUB_WARNING = 50 * 1024 * 1024
 
@@ -52,6 +54,22 @@ def contents(root: Path) -> dict[str, bytes]:
     import hashlib
 
     return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).digest() for p in root.rglob("*") if p.is_file()}
+
+
+def packed_bytes(root: Path, message: str) -> int:
+    """Commit ``root`` as it is into a git repository kept beside it (``root``.git, made on the
+    first call) and repack: the bytes of its packs after that commit, so the difference between two
+    calls is what a repository holding the catalogue pays for the second, after git's deltas and
+    compression."""
+    git = ["git", "--git-dir", str(root.with_name(root.name + ".git")), "--work-tree", str(root)]
+    env = dict(os.environ, GIT_AUTHOR_NAME="bench", GIT_AUTHOR_EMAIL="b@example.invalid", GIT_COMMITTER_NAME="bench", GIT_COMMITTER_EMAIL="b@example.invalid")
+    if not root.with_name(root.name + ".git").exists():
+        subprocess.run(["git", "init", "-q", "--bare", str(root.with_name(root.name + ".git"))], check=True)
+    subprocess.run([*git, "add", "-A", "."], check=True, env=env)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", message], check=True, env=env)
+    subprocess.run([*git, "repack", "-a", "-d", "-f", "-q"], check=True, env=env)
+    packs = root.with_name(root.name + ".git") / "objects" / "pack"
+    return sum(p.stat().st_size for p in packs.glob("*.pack"))
 
 
 def one_file_commit(repo: Path, clone: Path, ref: str, path: str) -> str:
@@ -103,6 +121,7 @@ def main() -> None:
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}; {os.cpu_count()} cores", flush=True)
     rows: dict[str, dict[str, tuple[float, int]]] = {}
+    failures: list[str] = []
     passes = [] if args.sync_only else ["warm"] if args.skip_cold else ["cold", "warm"]
     if passes == ["cold", "warm"] and cache.exists():
         shutil.rmtree(cache)
@@ -110,9 +129,16 @@ def main() -> None:
         out = work / f"releases-{name}"
         shutil.rmtree(out, ignore_errors=True)
         for version in args.versions:
-            rows.setdefault(version, {})[name] = errcat(["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
+            try:
+                rows.setdefault(version, {})[name] = errcat(["history", "--pypi", "--per-release", str(out), version], logs / f"{name}-{version}.log", env)
+            except SystemExit as failed:  # one release failing must not cost the hour the others take: said, and the run goes on
+                failures.append(f"{name} {version}: {failed}")
+                print(f"{name} {version}: FAILED ({failed})", flush=True)
+                continue
             wall, rss = rows[version][name]
             print(f"{name} {version}: {wall:.1f}s, {rss} MiB", flush=True)
+    if failures:
+        raise SystemExit("releases that failed:\n" + "\n".join(failures))
     releases = work / "releases-warm"
     folded = work / "folded"
     fold = (float("nan"), 0)
@@ -129,10 +155,25 @@ def main() -> None:
     # The daily sync: the folded catalogue taken to the newest tag in git once (not timed: the
     # switch from a wheel's dataset to git's), then a one-file commit (timed), against the same
     # two syncs over one release's catalogue.
+    # The sync starts from a git tag: a catalogue folded past it (a release the tag predates, e.g.
+    # 0.34.0 over a repository whose newest tag is v0.33.0) would be synced backwards, its newest
+    # release's entries retired "in v0.33.0". The sync starts from the fold of the releases up to
+    # the tag then, folded apart (and timed: a second fold, said so).
+    upto = [v for v in args.versions if Version(v) <= Version(args.sync_ref.lstrip("v"))]
+    start_dataset = dataset
+    if len(upto) < len(args.versions):
+        behind = work / "folded-sync"
+        if not (args.sync_only and behind.is_dir()):
+            shutil.rmtree(behind, ignore_errors=True)
+            again = errcat(["history", "--fold", *(str(releases / v) for v in upto), "--out", str(behind)], logs / "fold-sync.log", env)
+            print(f"fold of the {len(upto)} releases up to {args.sync_ref} (the sync's start): {again[0]:.1f}s, {again[1]} MiB", flush=True)
+        start_dataset = next(p.parent for p in behind.rglob("manifest.json"))
+        folded = behind
     commit = one_file_commit(args.repo.resolve(), work / "vllm.git", args.sync_ref, args.sync_file)
     synced: dict[str, tuple[float, int]] = {}
     churn: dict[str, tuple[int, int]] = {}
-    for label, start in (("one release", None), ("history", dataset)):
+    packs: dict[str, tuple[int, int]] = {}  # (the catalogue packed in git, what the day's commit adds to the pack)
+    for label, start in (("one release", None), ("history", start_dataset)):
         out = work / f"sync-{label.replace(' ', '-')}"
         shutil.rmtree(out, ignore_errors=True)
         if start is not None:
@@ -141,10 +182,12 @@ def main() -> None:
         time.sleep(1)
         os.sync()
         before = contents(out)
+        stored = packed_bytes(out, "the catalogue")
         synced[label] = errcat(["sync", "--repo", str(work / "vllm.git"), "--ref", commit, "--out", str(out)], logs / f"sync1-{label}.log", env)
         after = contents(out)
         changed = [rel for rel in after if before.get(rel) != after[rel]]
         churn[label] = (len(changed), sum((out / rel).stat().st_size for rel in changed))
+        packs[label] = (stored, packed_bytes(out, "a day's sync") - stored)
         print(
             f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {synced[label][1]} MiB; {churn[label][0]} files changed, {churn[label][1]:,} bytes",
             flush=True,
@@ -170,7 +213,7 @@ def main() -> None:
     for label, (wall, rss) in synced.items():
         print(
             f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, peak {rss} MiB; a commit of it changes "
-            f"{churn[label][0]} files, {churn[label][1]:,} bytes"
+            f"{churn[label][0]} files, {churn[label][1]:,} bytes; in git (packed) the catalogue is {packs[label][0]:,} bytes and the day's commit adds {packs[label][1]:,}"
         )
 
 

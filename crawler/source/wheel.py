@@ -552,11 +552,9 @@ def open_pypi(spec: str, *, cache_dir: Path | None = None, progress: Progress = 
     name, _ = parse_pypi_spec(spec)
 
     def use(wheel: Path, version: str) -> Snapshot:
-        if wheel.name.endswith(".tar.gz"):  # no wheel: the source distribution, said in the source
-            return open_wheel(wheel, source=f"pypi:{name}=={version} (sdist {wheel.name})", version=version, package=name, progress=progress, **kw)
-        return open_wheel(
-            wheel, source=f"pypi:{name}=={version}", version=version, package=name, uploaded=_upload_time(name, wheel, progress), progress=progress, **kw
-        )
+        # no wheel: the source distribution, said in the source; its upload time is the index's as a wheel's is
+        source = f"pypi:{name}=={version} (sdist {wheel.name})" if wheel.name.endswith(".tar.gz") else f"pypi:{name}=={version}"
+        return open_wheel(wheel, source=source, version=version, package=name, uploaded=_upload_time(name, wheel, progress), progress=progress, **kw)
 
     return _with_wheel(spec, cache_dir, progress, use)
 

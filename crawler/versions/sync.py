@@ -584,6 +584,10 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     want, commit = resolve(source, ref, latest_tag, tag_pattern)
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
+    if (target / MANIFEST).is_file():
+        from crawler.publish.dataset import load_manifest
+
+        _refuse_backwards(load_manifest(target), want, target)  # before its records are read
     old = _read_in_place(target, progress) if (target / MANIFEST).is_file() else None
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
@@ -694,6 +698,21 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
+
+
+def _refuse_backwards(manifest: Manifest, want: str | None, target: Path) -> None:
+    """A sync moves a catalogue forward: to a release older than the one the catalogue is at
+    (a history folded up to the wheel of 0.34.0, synced to the git tag v0.33.0), it would retire
+    every entry the newer release added "in v0.33.0". Refused in one line, nothing written; a
+    branch or a bare commit names no release and is not compared (git ancestry is not asked)."""
+    from crawler.publish.dataset import named
+
+    at, to = release_version(manifest), version_of(want)
+    if at is not None and to is not None and release_order(to) < release_order(at):
+        raise UsageError(
+            f"{named(target)} is at {named(at)}, newer than {named(to)}: a sync moves a catalogue forward "
+            f"(sync to {named(at)} or later, or fold the releases up to {named(to)} only)"
+        )
 
 
 def _diff(old: _Side, new: _Side) -> DiffReport:

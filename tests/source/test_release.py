@@ -166,7 +166,8 @@ def test_a_release_with_no_wheel_is_read_from_its_source_distribution(index, cli
     hard.type, hard.linkname = tarfile.LNKTYPE, "relpkg-0.9/relpkg/__init__.py"
     elsewhere = tarfile.TarInfo("../relpkg/evil.py")
     elsewhere.size = 3
-    release_sdist(index, "0.9", "bad value in an sdist", [link, hard, elsewhere])
+    sdist = release_sdist(index, "0.9", "bad value in an sdist", [link, hard, elsewhere])
+    _Index.times[sdist.name] = "2023-06-20T17:49:37.112235Z"
     result = cli("crawl", "--pypi", "relpkg==0.9", "--out", tmp_path / "out")  # the upstream's own globs (relpkg/**)
     assert result.exit_code == 0, result.output
     assert "relpkg==0.9 has no wheel on the index: reading its source distribution relpkg-0.9.tar.gz" in result.output
@@ -175,6 +176,7 @@ def test_a_release_with_no_wheel_is_read_from_its_source_distribution(index, cli
     assert manifest["commit_date"] is None
     release = manifest["release"]
     assert release["sdist"] == "relpkg-0.9.tar.gz" and "wheel" not in release  # the one file read, so a fold can order it
+    assert release["uploaded"] == "2023-06-20T17:49:37.112235+00:00"  # the index's time of that file, as for a wheel
     assert {(s["path"], s["reason"]) for s in manifest["skipped"]} == {("relpkg/link.py", "symlink"), ("relpkg/hard.py", "hard link")}
     assert record_of(tmp_path / "out")["message"]["text"] == "bad value in an sdist"
     # kept in the cache: a second crawl asks the index for nothing

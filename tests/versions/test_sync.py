@@ -125,6 +125,24 @@ def files_of(directory):
     return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
+def test_sync_refuses_to_move_a_catalogue_back_to_an_older_release(upstream, cli, tmp_path):
+    """A history folded up to a newer release (the wheel of 0.34.0) synced to an older tag would
+    retire the newer release's entries "in" the older one: refused in one line, nothing written;
+    a newer tag, a branch or a bare commit are synced as before."""
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('one')\n"}, tag="v1.9.0")
+    upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('two')\n"}, tag="v1.10.0")
+    out = tmp_path / "out"
+    assert sync(cli, upstream, out, "--ref", "v1.10.0").exit_code == 0
+    before = files_of(out)
+    back = sync(cli, upstream, out, "--ref", "v1.9.0")
+    assert back.exit_code != 0 and "Traceback" not in back.output
+    assert back.stderr.startswith("errcat: ") and back.stderr.count("\n") == 1
+    assert "is at v1.10.0, newer than v1.9.0: a sync moves a catalogue forward" in back.stderr
+    assert files_of(out) == before
+    newer = upstream.commit({"pkg/b.py": "def f():\n    raise KeyError('three')\n"})
+    assert sync(cli, upstream, out, "--ref", newer).exit_code == 0
+
+
 @pytest.mark.slow
 def test_sync_over_release_tags_writes_a_changelog_and_never_writes_the_repository(fixture_repo, cli, tmp_path):
     """Releases record their upstream commit abbreviated ('5df63a720'): sync once failed on the
