@@ -121,7 +121,14 @@ def _site(site: dict[str, Any], raises: bool) -> dict[str, Any]:
 
 def _six_to_seven(data: dict[str, Any]) -> dict[str, Any]:
     """A record of schema 6 as schema 7 has it: the same record (``files`` absent is false; see
-    the module's docstring for what a schema-6 record cannot say)."""
+    the module's docstring for what a schema-6 record cannot say). A record that already says
+    ``files`` is not of schema 6, which had no such key: it is left as it is, for the validation
+    against schema 7 to refuse, as schema 6 would have."""
+    history = data.get("history")
+    if isinstance(history, dict):
+        lifetimes = [history.get(k) for k in ("first_seen", "last_seen", "removed_in")] + list(history.get("moved") or [])
+        if any(isinstance(t, dict) and "files" in t for t in lifetimes):
+            return data
     return {**data, "schema_version": "7"}
 
 

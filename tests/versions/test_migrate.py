@@ -10,6 +10,7 @@ code agree with each other, not that the files an older errcat wrote are read ri
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import sys
@@ -236,3 +237,22 @@ def test_every_command_reads_a_schema_6_history(v6_history, v7_history, cli, tmp
     assert "698cd284b2f2" in (tmp_path / "site" / "errors" / f"{retired['id']}.html").read_text()
     folded = cli("history", "--fold", v6_history, "--out", tmp_path / "folded")
     assert folded.exit_code == 0, folded.output
+
+
+def test_a_schema_6_record_that_already_says_files_is_refused_as_schema_6_would(v6_history):
+    """Schema 6 had no ``files`` on a lifetime: a record of schema 6 that carries one is not
+    migrated into a valid record of schema 7, but left for the validation to refuse."""
+    from crawler.base.errors import DataError
+
+    data = v6_history / "acme" / "server"
+    path = next(p for p in sorted((data / "errors").glob("*.json")) if json.loads(p.read_text())["history"]["first_seen"])
+    record = json.loads(path.read_text())
+    assert migrate.STEPS["6"](record)["schema_version"] == SCHEMA_VERSION  # as written: migrated
+    record["history"]["first_seen"]["files"] = True
+    assert migrate.STEPS["6"](record) == record  # left as it is
+    path.write_text(json.dumps(record))
+    lines = gzip.decompress((data / "errors.jsonl.gz").read_bytes()).decode().splitlines()
+    lines = [json.dumps(record) if json.loads(line)["id"] == record["id"] else line for line in lines]
+    (data / "errors.jsonl.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(DataError, match="not a valid record"):
+        list(iter_records(data))
