@@ -170,6 +170,12 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
     twice = sorted({v for v in labels if labels.count(v) > 1})
     if twice:
         raise UsageError(f"two datasets of {named(twice[0])}")
+    if catalogue is not None and len(manifests) > 1 and _of_the_newest_release(catalogue, manifests):
+        # a crawl of the newest release's tag (the git catalogue a backfill's fold goes behind) is that
+        # release, newer in what it reads (native trees, tests) though committed before the upload
+        left, _ = manifests.pop()
+        labels.pop()
+        progress(f"history: {versions[left]}'s dataset left out: the catalogue in place is of the same release and stands for it")
     newest = manifests[-1][1]
     in_place = _catalogue_above(catalogue, manifests) if catalogue is not None else None
     fold = Fold()
@@ -217,9 +223,10 @@ def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tupl
     newest_version = release_version(newest) or ""
     shown = f"{named(where)} ({named(_what(manifest))})"
     older = next((release_version(m) for _, m in manifests if m.commit == manifest.commit), None)
-    if older is None and (in_place := release_version(manifest)) is not None and manifest.release is not None:
-        # a release's dataset (its upload time is no commit's): its version says where it stands
-        before = release_order(in_place) < release_order(newest_version)
+    if older is None and (in_place := release_version(manifest)) is not None:
+        # a release's dataset (its upload time is no commit's), or a crawl of a release's tag (committed
+        # before the wheels were uploaded): its version says where it stands
+        before = release_order(in_place)[0] < release_order(newest_version)[0]
     else:
         mine, theirs = _dated(manifest), _dated(newest)
         try:
@@ -232,6 +239,22 @@ def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tupl
             f"({named(_what(newest))}): sync it past that release first, or end the range at or before it"
         )
     return where, manifest
+
+
+def _of_the_newest_release(root: Path, manifests: list[tuple[Path, Manifest]]) -> bool:
+    """Whether the dataset in place under ``root`` is of the range's newest release by another
+    source: the same version (a git crawl of its tag, a release's wheel) at another commit."""
+    from crawler.publish.dataset import load_manifest
+
+    newest = manifests[-1][1]
+    where = dataset_dir(root, newest.repo.owner, newest.repo.name)
+    if not (where / MANIFEST).is_file():
+        return False
+    manifest = load_manifest(where)
+    version, newest_version = release_version(manifest), release_version(newest)
+    if manifest.repo != newest.repo or manifest.commit == newest.commit or version is None or newest_version is None:
+        return False
+    return bool(release_order(version)[0] == release_order(newest_version)[0])  # v1.10 (a tag) and 1.10 (a wheel) alike
 
 
 def _dated(manifest: Manifest) -> str | None:

@@ -189,3 +189,38 @@ def test_a_fold_of_releases_that_record_their_commit_marks_none(tmp_path, monkey
     oldest = next(r for r in records if r["message"]["text"] == "bad value 0")
     assert oldest["history"]["first_seen"] == {"version": "1.0", "commit": commits[0]}
     assert oldest["history"]["removed_in"] == {"version": "1.2", "commit": commits[1]}
+
+
+def test_a_git_catalogue_of_the_newest_release_stands_for_its_wheel(released, cli, tmp_path):
+    """A backfill folds the wheels behind the catalogue crawled from git at the newest release's
+    tag: committed before that wheel was uploaded, yet the same release (what a maintainer
+    publishes: the wheels' history, the tag's native checks and tests). Its wheel's dataset is
+    left out, not the fold refused for the dates."""
+    from tests.helpers import git
+
+    repo = tmp_path / "upstream"
+    (repo / "relpkg").mkdir(parents=True)
+    (repo / "relpkg" / "__init__.py").write_text(
+        "def f(x):\n    if x:\n        raise ValueError('bad value 2')\n    assert x is None, 'only git has this one'\n"
+    )
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "1.10", date="1700000000 +0000")  # 2023: before every upload
+    git(repo, "tag", "v1.10")
+    crawled = cli("crawl", "--repo", repo, "--ref", "v1.10", "--name", "acme/relpkg", "--include", "relpkg/**/*.py", "--out", tmp_path / "in-place")
+    assert crawled.exit_code == 0, crawled.output
+    result = cli("history", "--fold", released, "--catalogue", tmp_path / "in-place", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "1.10's dataset left out: the catalogue in place is of the same release" in result.stderr
+    records = [json.loads(p.read_text()) for p in (tmp_path / "out" / "acme" / "relpkg" / "errors").glob("*.json")]
+    live = {r["title"] for r in records if not r["history"]["retired"]}
+    assert "only git has this one" in " ".join(live) and any("bad value 2" in t for t in live)
+    assert json.loads((tmp_path / "out" / "acme" / "relpkg" / "manifest.json").read_text())["ref"] == "v1.10"  # the catalogue's
+    # a catalogue of an older release than the range's newest is still refused
+    older = cli("crawl", "--repo", repo, "--ref", "v1.10", "--name", "acme/relpkg", "--include", "relpkg/**/*.py", "--out", tmp_path / "older")
+    assert older.exit_code == 0
+    git(repo, "tag", "v1.2")
+    again = cli("crawl", "--repo", repo, "--ref", "v1.2", "--name", "acme/relpkg", "--include", "relpkg/**/*.py", "--out", tmp_path / "v12")
+    assert again.exit_code == 0, again.output
+    refused = cli("history", "--fold", released, "--catalogue", tmp_path / "v12", "--out", tmp_path / "out2")
+    assert refused.exit_code == 2 and "is older than 1.10" in refused.stderr, refused.output
