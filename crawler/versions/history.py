@@ -622,7 +622,7 @@ def render_state(
     bare: list[bytes] | None = None,
     write: Write | None = None,
     omit: bool = True,
-    documents: dict[str, tuple[str, Any]] | None = None,
+    documents: dict[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
@@ -672,7 +672,7 @@ def _render_state(
     bare: list[bytes] | None,
     write: Write | None,
     omit: bool = True,
-    documents: dict[str, tuple[str, Any]] | None = None,
+    documents: dict[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
     # Record files made without serializing the record: those kept by the release cache with the

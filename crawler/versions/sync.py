@@ -82,7 +82,7 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
     newest: Manifest | None = None
     previous = _previous(source, out)
     vouched: dict[str, str] = {}
-    documents: dict[str, tuple[str, Any]] = {}
+    documents: dict[str, Any] = {}
     with source.scratch() as tmp:
         for n, ref in enumerate(refs, start=1):
             progress(f"history: crawling {ref} ({n}/{len(refs)})")
@@ -289,7 +289,7 @@ def _write_fold(
     vouched: dict[str, str] | None = None,
     memo: RowMemo | None = None,
     cache_dir: Path | None = None,
-    documents: dict[str, tuple[str, Any]] | None = None,
+    documents: dict[str, Any] | None = None,
 ) -> Path:
     """Render and write the fold's dataset (see :func:`_render_write`)."""
     target = dataset_dir(out, newest.repo.owner, newest.repo.name)
@@ -312,7 +312,7 @@ def _render_write(
     omit: bool = True,
     remember_bare: bool = True,
     valid: frozenset[bytes] = frozenset(),
-    documents: dict[str, tuple[str, Any]] | None = None,
+    documents: dict[str, Any] | None = None,
     hold: bool = False,
 ) -> bool:
     """Render the fold's dataset into ``target`` and say whether anything was written; with
