@@ -317,17 +317,27 @@ def test_the_search_box_reads_pastes_as_errcat_match_does(browser, site):
     ]
     texts = [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
     got = browser.execute_script(
-        "return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) { return [r.m, r.x, r.src, r.f, r.t, r.ln]; }); });", texts
+        "return arguments[0].map(function (t) { return window.errcatReadings(t).map(function (r) {"
+        " return [r.m, r.x, r.src, r.f ? r.f.slice(0, 3) : null, r.f ? r.f[3] || '' : null, r.t, r.ln]; }); });",
+        texts,
     )
     want = [
         [
-            [r.message, r.exception, r.source, [r.frame.path, r.frame.line, r.frame.function] if r.frame else None, r.truncated, r.line]
+            [
+                r.message,
+                r.exception,
+                r.source,
+                [r.frame.path, r.frame.line, r.frame.function] if r.frame else None,
+                r.frame.code if r.frame else None,  # the frame's code line, read alike too
+                r.truncated,
+                r.line,
+            ]
             for r in paste_readings(text)
         ]
         for text in texts
     ]
     assert got == want
-    assert sum(1 for readings in want for r in readings if r[3]) > 20  # frames, read alike
+    assert sum(1 for readings in want for r in readings if r[3]) > 20 and sum(1 for readings in want for r in readings if r[4]) > 10  # frames, read alike
 
 
 def _assert_both_match_first(browser, cli, data, cases, strength="match"):
