@@ -212,6 +212,51 @@ def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, R
     return links
 
 
+#: A twin (``twins``): templates at least this alike, wherever the live entry is raised...
+TWIN_RATIO = 0.85
+#: ...or at least this alike, raised in a function of the same name (module and class aside).
+TWIN_NAMED_RATIO = 0.7
+
+
+def twins(
+    gone: Iterable[tuple[str, tuple[str, ...]]], live: Iterable[tuple[str, tuple[str, ...]]], function: Callable[[str], str]
+) -> list[tuple[str, str, float]]:
+    """(gone id, live id, ratio): each retired entry ``link`` gave no successor, with the live entry
+    that raises the same error today, found among every entry live where it retired, not only
+    those added there (a V1 check added releases before its V0 twin was removed; a check moved to
+    another file or engine). Entries are given as (id, ``entry_key``): a twin has a message key of
+    the same kind and exception, its normalized template at least ``TWIN_RATIO`` alike, or
+    ``TWIN_NAMED_RATIO`` when ``function`` (an id's primary site's function name, its module and
+    class left out) is the same. Best first, ties by id: a gone entry gets at most one, a live
+    entry may succeed several."""
+    by_head: defaultdict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
+    for eid, key in sorted(live):
+        if key[0] == "message":
+            by_head[(key[0], key[1], *key[3:])].append((eid, key[2]))
+    out = []
+    for oid, okey in sorted(gone):
+        if okey[0] != "message":
+            continue
+        best: tuple[float, str] | None = None
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(okey[2])
+        for nid, text in by_head.get((okey[0], okey[1], *okey[3:]), ()):
+            # the cheap bounds first: a ratio is at most 2 * the shorter over both lengths
+            if 2 * min(len(text), len(okey[2])) < TWIN_NAMED_RATIO * (len(text) + len(okey[2])):
+                continue
+            matcher.set_seq1(text)
+            if matcher.real_quick_ratio() < TWIN_NAMED_RATIO or matcher.quick_ratio() < TWIN_NAMED_RATIO:
+                continue
+            ratio = matcher.ratio()
+            if ratio < TWIN_NAMED_RATIO or (best is not None and (-ratio, nid) >= (-best[0], best[1])):
+                continue
+            if ratio >= TWIN_RATIO or function(oid) == function(nid):
+                best = (ratio, nid)
+        if best is not None:
+            out.append((oid, best[1], round(best[0], 3)))
+    return out
+
+
 def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *, old_side: Side, new_side: Side) -> DiffReport:
     """Classify every difference between two record sets of one repository."""
     old = {r.id: r for r in live(old_records)}
