@@ -344,7 +344,7 @@ class Fold:
             replaces.setdefault(new_id, []).append(old_id)
             replaced_by[old_id] = new_id
         # None linked: its twin among every entry live now, not only those come now (``diff.twins``).
-        for old_id, new_id, _ratio in self._twins([e for e in gone_ids if e not in replaced_by], {eid: item.key for eid, item in items.items()}, record_of):
+        for old_id, new_id, _ratio in self._twins([e for e in gone_ids if e not in replaced_by], {eid: item.key for eid, item in items.items()}):
             replaces.setdefault(new_id, []).append(old_id)
             replaced_by[old_id] = new_id
         for eid in gone_ids:
@@ -412,20 +412,9 @@ class Fold:
         new = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
         return [(old.id, succ.id) for _, old, succ, _ratio in link(gone, new)]
 
-    def _twins(self, gone_ids: list[str], live: dict[str, tuple[str, ...]], record_of: Callable[[str], RecordData]) -> list[tuple[str, str, float]]:
-        """``diff.twins`` of the gone entries among ``live`` (keys by id; ``record_of`` a live id's
-        record, read only for a pair that needs its function's name)."""
-        if not gone_ids:
-            return []
-        names: dict[str, str] = {}
-
-        def function(eid: str) -> str:
-            if eid not in names:
-                record = record_of(eid) if eid in live else _unpack(self._entries[eid].packed)
-                names[eid] = str(record["sites"][0]["qualname"]).rpartition(".")[2]
-            return names[eid]
-
-        return twins([(eid, self._entries[eid].key) for eid in gone_ids], live.items(), function)
+    def _twins(self, gone_ids: list[str], live: dict[str, tuple[str, ...]]) -> list[tuple[str, str, float]]:
+        """``diff.twins`` of the gone entries among ``live`` (keys by id)."""
+        return twins([(eid, self._entries[eid].key) for eid in gone_ids], live.items()) if gone_ids else []
 
     def add_catalogue_as_newest(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str] = frozenset()) -> None:
         """Put a catalogue's records (live and retired, with their histories) over the fold, as
@@ -478,7 +467,7 @@ class Fold:
         # None linked: its twin among the catalogue's live entries (``diff.twins``); removed by
         # the catalogue, not where the twin was first seen (it may be older than the fold's end).
         live = {eid: e.key for eid, e in entries.items() if not e.retired}
-        found = {old: new for old, new, _ in self._twins([e for e in gone_ids if e not in pairs], live, lambda eid: _unpack(entries[eid].packed))}
+        found = {old: new for old, new, _ in self._twins([e for e in gone_ids if e not in pairs], live)}
         for eid in gone_ids:
             entry = self._entries[eid]
             h = entry.history or History(first_seen=None, last_seen=None)

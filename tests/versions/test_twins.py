@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from helpers import jsonl_bytes
 
+from crawler.model.schemas import schema_for
 from crawler.versions.diff import twins
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
@@ -26,9 +28,9 @@ def other(x):
 """
 V1 = """
 class GPUWorker:
-    def check_cache(self, blocks):  # the same name in another class and module: a ratio of 0.85 is not needed
+    def check_cache(self, blocks):  # another class, module and file
         if blocks <= 0:
-            raise ValueError(f"No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine, got {blocks}")
+            raise ValueError(f"No available memory for the cache blocks. Try increasing `gpu_memory_utilization`, got {blocks} when initializing the engine")
 
 
 def unrelated(x):
@@ -69,6 +71,16 @@ def test_a_removed_check_is_succeeded_by_its_live_twin_in_another_file(upstream,
     gone = records["the tokenizer mode is not supported here at all"]["history"]
     assert gone["retired"] and gone["replaced_by"] is None
     assert records["the scheduler mode is not supported by the V1 engine"]["history"]["replaces"] == []
+    # the page and errcat match say where the twin is raised, not "reworded" (in the same function)
+    page = cli("show", old["id"], "--data", out).stdout
+    assert f"Replaced by: {new['id']}: a like message raised elsewhere, in pkg/v1/worker.py (GPUWorker.check_cache), now No available memory" in page
+    assert "reworded" not in page
+    got = json.loads(
+        cli("match", "--data", out, "--json", "ValueError: No available memory for the cache blocks. Try increasing gpu_memory_utilization, got 0").stdout
+    )
+    jsonschema.validate(got, schema_for("match"))
+    top = got["matches"][0]
+    assert top["id"] == old["id"] and [(s["id"], s["how"]) for s in top["lineage"]["succeeded_by"]] == [(new["id"], "reworded elsewhere")]
     # the same run again: the same bytes
     again = tmp_path / "again"
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", again, "--no-cache", "v1.0", "v1.1", "v2.0").exit_code == 0
@@ -80,25 +92,46 @@ def key(text: str, exception: str = "ValueError") -> tuple[str, ...]:
 
 
 def test_twins_best_first_one_successor_each_many_retired_to_one():
-    gone = [("a" * 16, key("Free memory on device {} is less than desired")), ("b" * 16, key("Free memory on device {} is less than wanted"))]
-    live = [
-        ("c" * 16, key("Free memory on device {} ({}/{} GiB) is less than desired")),
-        ("d" * 16, key("Not enough memory on device {} for the weights")),
-        ("e" * 16, key("Free memory on device {} is less than desired", "RuntimeError")),  # another exception
+    gone = [
+        ("a" * 16, key("Free memory on device ({}/{} GiB) on startup is less than desired GPU memory utilization")),
+        ("b" * 16, key("Failed to infer device type")),
+        ("f" * 16, key("Failed to infer the device type")),
     ]
-    found = twins(gone, live, lambda eid: "f")
-    assert [(o, n) for o, n, _ in found] == [("a" * 16, "c" * 16), ("b" * 16, "c" * 16)]
-    assert twins(gone, live, {"a" * 16: "f", "b" * 16: "g", "c" * 16: "f"}.__getitem__) == found[:1]  # 0.79 and no same name
-    # input order does not matter
-    assert twins(list(reversed(gone)), list(reversed(live)), lambda eid: "f") == found
+    live = [
+        ("c" * 16, key("Free memory on device {} ({}/{} GiB) on startup is less than desired GPU memory utilization ({}, {} GiB)")),
+        ("d" * 16, key("Failed to infer device type, please set the environment variable `VLLM_LOGGING_LEVEL=DEBUG`")),
+        ("e" * 16, key("Free memory on device {} is less than desired GPU memory utilization", "RuntimeError")),  # another exception
+        ("g" * 16, key("Failed to infer the device type, please set `VLLM_LOGGING_LEVEL=DEBUG`")),
+    ]
+    found = twins(gone, live)
+    assert [(o, n) for o, n, _ in found] == [("a" * 16, "c" * 16), ("b" * 16, "d" * 16), ("f" * 16, "g" * 16)]
+    assert twins(list(reversed(gone)), list(reversed(live))) == found  # input order does not matter
+    # a live entry may succeed several; a word of the retired one missing ("the": 5 of 6) is too many
+    more = [*gone[1:], ("h" * 16, key("Failed to infer device type, please set the environment variable"))]
+    assert twins(more, live[1:2]) == [("b" * 16, "d" * 16, 1.0), ("h" * 16, "d" * 16, 1.0)]
 
 
-def test_a_middling_ratio_needs_the_same_function_name():
-    gone = [("a" * 16, key("Unsupported quantization method {} for this layer"))]
-    live = [("b" * 16, key("Unsupported quantization scheme {} for MoE layers"))]
-    names = {"a" * 16: "get_quant_method", "b" * 16: "get_quant_method"}
-    assert twins(gone, live, names.__getitem__) != []
-    names["b" * 16] = "create_weights"
-    assert twins(gone, live, names.__getitem__) == []
-    # nothing with no message, whatever its function
-    assert twins([("a" * 16, ("site", "ValueError", "m", "f"))], [("b" * 16, ("site", "ValueError", "m", "f"))], lambda e: "f") == []
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Pin memory is not supported on OpenVINO.", "Pin memory is not supported on CPU."),  # another platform
+        ("num_cpu_blocks must be specified in kv_connector_extra_config", "cpu_bytes_to_use must be specified in kv_connector_extra_config"),
+        ("Unknown update type: {}", "Unknown dtype: {}"),
+        ("Multi-step execution is not implemented for HPU", "Speculative decoding is not implemented for HPU"),
+        ("Invalid input {}", "Invalid input {} for the model"),  # too short to be told apart
+        (
+            "Custom allreduce is disabled because this process group spans across nodes.",
+            "Custom quick allreduce is disabled because this process group spans across nodes.",
+        ),
+        ("Sliding window is not supported for this model.", "Disabling sliding window is not supported for this model."),
+        (
+            "Using irope in Ipex is not supported yet, it will fall back to global attention.",
+            "Using irope in Pallas is not supported yet, it will fall back to global attention.",
+        ),
+        ("Chunked prefill is not supported with flashinfer yet.", "Chunked prefill is not supported with rocm_flash_attn yet."),
+        ("Mxfp4 does not support non-batched experts format for EP", "Mxfp4 does not support batched experts format for EP"),
+    ],
+)
+def test_a_different_error_is_no_twin(old, new):
+    assert twins([("a" * 16, key(old))], [("b" * 16, key(new))]) == []
+    assert twins([("a" * 16, ("site", "ValueError", "m", "f"))], [("b" * 16, ("site", "ValueError", "m", "f"))]) == []
