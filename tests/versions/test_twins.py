@@ -135,3 +135,24 @@ def test_twins_best_first_one_successor_each_many_retired_to_one():
 def test_a_different_error_is_no_twin(old, new):
     assert twins([("a" * 16, key(old))], [("b" * 16, key(new))]) == []
     assert twins([("a" * 16, ("site", "ValueError", "m", "f"))], [("b" * 16, ("site", "ValueError", "m", "f"))]) == []
+
+
+@pytest.mark.slow
+def test_a_fold_behind_a_catalogue_links_the_twin_the_catalogue_kept(fixture_repo, cli, tmp_path):
+    """The V0 check gone by the catalogue (a sync past the last release), its V1 twin seen since
+    v1.1: no entry new to the catalogue, so only the twin rule links them, across the gap."""
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/v0/worker.py": V0}, tag="v1.0")
+    fixture_repo.commit({"pkg/v1/worker.py": V1}, tag="v1.1")
+    fixture_repo.commit({"pkg/v0/worker.py": None})
+    out = tmp_path / "output"
+    assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--out", out).exit_code == 0
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--per-release", tmp_path / "r", "v1.0", "v1.1").exit_code == 0
+    folded = cli("history", "--fold", tmp_path / "r", "--catalogue", out, "--out", tmp_path / "backfill")
+    assert folded.exit_code == 0, folded.output
+    records = by_template(tmp_path / "backfill" / "acme" / "widgets")
+    old = next(r for t, r in records.items() if t.startswith("No available memory") and "engine" not in t)
+    new = next(r for t, r in records.items() if t.startswith("No available memory") and "engine" in t)
+    assert old["history"]["retired"] and old["history"]["replaced_by"] == new["id"]
+    assert old["history"]["removed_in"]["version"] != "v1.1"  # removed by the catalogue, not where the twin began
+    assert new["history"]["replaces"] == [old["id"]]
+    assert records["the tokenizer mode is not supported here at all"]["history"]["replaced_by"] is None
