@@ -5,9 +5,10 @@ the rows below their own way, escaping every text there: the rows hold the datas
 as they are. The record is read as JSON data; keys this module does not know (a later schema's)
 are shown by their own name, generically, so that no page drops what a record says.
 
-A replacement says how (``diff.link`` pairs an error with its successor two ways only: the
-message reworded, or the same error raised as another exception) when the page has the other
-record at hand (``others``: the site has every record, ``errcat show`` reads it), and that it
+A replacement says how (``diff.link`` pairs an error with its successor two ways: the
+message reworded in the same function, or the same error raised as another exception; a
+history also links a retired entry to its live twin elsewhere, ``diff.twins``: "a like message
+raised elsewhere", with where) when the page has the other record at hand (``others``: the site has every record, ``errcat show`` reads it), and that it
 was one of the two when not. A retirement is said once: the "Removed in" row, with a note above
 it only when the note says more than that row.
 """
@@ -78,7 +79,30 @@ def _how(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Ma
     text = _message(shown)
     if text and "\n" in text.strip("\n"):  # a row is one line: the message's first, the rest elided
         text = text.strip("\n").split("\n", 1)[0] + " …"
-    return [("text", "reworded")] + ([("text", ", now " if shown is new else ", was "), ("code", text)] if text else [])
+    said = [("text", ", now " if shown is new else ", was "), ("code", text)] if text else []
+    place = _elsewhere(old, new, shown)
+    if place is not None:
+        # a twin (``diff.twins``): a like message in another function, not this one reworded
+        return [("text", "a like message raised elsewhere, in "), ("code", place), *said]
+    return [("text", "reworded"), *said]
+
+
+def _functions(record: Mapping[str, Any] | None) -> set[tuple[str, str]]:
+    sites = (record or {}).get("sites")
+    if not isinstance(sites, list):
+        return set()
+    return {(str(s.get("module")), str(s.get("qualname"))) for s in sites if isinstance(s, dict)}
+
+
+def _elsewhere(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Mapping[str, Any] | None) -> str | None:
+    """Where ``shown`` raised its message (its primary site's path and function) when ``old`` and
+    ``new`` share no function: a successor ``diff.link`` never pairs (it pairs a rewording only in
+    the same function), found as a twin; None when they share one, or a page cannot tell."""
+    before, after = _functions(old), _functions(new)
+    if not before or not after or before & after:
+        return None
+    site = ((shown or {}).get("sites") or [{}])[0]
+    return f"{site.get('path')} ({site.get('qualname')})" if isinstance(site, dict) and site.get("path") else None
 
 
 def _replaces(ids: list[Any], record: Mapping[str, Any] | None, others: Others) -> list[Piece]:

@@ -156,6 +156,13 @@ def chain(record: Mapping[str, Any], read: Read) -> list[Mapping[str, Any]]:
     return out
 
 
+def elsewhere(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """True when ``new`` succeeded ``old`` from another function: both name their sites' functions
+    and share none (a twin, ``diff.twins``; ``diff.link`` pairs a rewording only in one function)."""
+    before, after = ({(s.get("module"), s.get("qualname")) for s in r.get("sites") or [] if isinstance(s, Mapping)} for r in (old, new))
+    return bool(before and after and not before & after)
+
+
 def predecessors(records: Mapping[str, Mapping[str, Any]], entry_id: str) -> list[str]:
     """Every id whose chain of successors reaches ``entry_id`` (its earlier wordings), nearest
     first, among ``records`` (by id)."""
@@ -182,6 +189,8 @@ def predecessors(records: Mapping[str, Mapping[str, Any]], entry_id: str) -> lis
 #: The largest record file read for its lineage (vLLM's largest record is under 1 MB).
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 _ID = re.compile(r"[0-9a-f]{16}")
+#: The sites of a record whose functions a lineage reads (vLLM's most raised entry has a few hundred).
+MAX_SITES_READ = 10_000
 _COMMIT = re.compile(r"[0-9a-f]{7,64}")
 
 
@@ -250,6 +259,23 @@ def read_record(errors: Path, entry_id: str) -> dict[str, Any] | None:
             and _text(record["message"].get("text"))
         ):
             return None
-        return {"id": entry_id, "exception": {"name": word}, "message": {"text": record["message"]["text"]}, "history": _history(record.get("history"))}
+        sites = record.get("sites")
+        # each site's function, for the lineage to tell a rewording from a twin elsewhere
+        functions = (
+            [
+                {"module": s["module"], "qualname": s["qualname"]}
+                for s in sites[:MAX_SITES_READ]
+                if isinstance(s, dict) and _text(s.get("module"), 1000) and _text(s.get("qualname"), 1000)
+            ]
+            if isinstance(sites, list)
+            else []
+        )
+        return {
+            "id": entry_id,
+            "exception": {"name": word},
+            "message": {"text": record["message"]["text"]},
+            "history": _history(record.get("history")),
+            "sites": functions,
+        }
     except (OSError, ValueError, TypeError):
         return None

@@ -927,7 +927,9 @@ class LineageSuccessor(Model):
     id: EntryId
     exception: str
     template: str
-    how: Literal["reworded", "raised as another exception"]
+    how: Literal["reworded", "reworded elsewhere", "raised as another exception"] = Field(
+        description="'reworded': in the same function; 'reworded elsewhere': a like message raised in another function, a twin a history linked (the check moved to another file or engine)."
+    )
     retired: bool
     raised_in: str | None = Field(description="Its releases as text ('since v0.33.0', 'v0.32.0 to v0.32.1').")
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 
@@ -210,6 +211,92 @@ def link(removed: list[Record], added: list[Record]) -> list[tuple[ChangeKind, R
         used_new.add(nid)
         links.append((kind, old, new, round(ratio, 3)))
     return links
+
+
+#: A twin (``twins``): at least this share of the retired template's words, in order, in the live one.
+TWIN_COVERAGE = 0.9
+#: ...and at least this many words (``{}`` aside): a short template is contained in too many.
+TWIN_MIN_WORDS = 5
+_WORD = re.compile(r"\{\}|\w+")
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text)
+
+
+def _named(word: str) -> bool:
+    """A word that names something (``OpenVINO``, ``LoRA``, ``num_cpu_blocks``, ``fp8``): a twin
+    keeps every one; a message that swaps one for another is another error (another platform,
+    another setting), however alike the rest."""
+    return word != "{}" and (any(c.isdigit() or c == "_" for c in word) or any(c.isupper() for c in word[1:]))
+
+
+#: Words whose loss turns a message into its opposite ("non-batched" is not "batched").
+_NEGATIONS = frozenset({"not", "non", "no", "never", "cannot", "without", "unless", "nor"})
+
+
+def _kept_in_place(old: list[str], new: list[str], blocks: list[difflib.Match]) -> bool:
+    """The retired words (``blocks``: (where in ``new``, where in ``old``, how many), the last the
+    ends) kept as they were: words of ``old`` may be dropped (not a negation) and fields and words
+    added after its last one; none put before its first one or between two of them, none in place
+    of one. "Custom quick allreduce", "The encoder sequence length", "not supported with
+    rocm_flash_attn" (was flashinfer), "in Pallas" (was Ipex) are other errors than the words they
+    grew from, however many words they share."""
+    if not blocks or any(w != "{}" for w in new[: blocks[0].a]):
+        return False
+    if any(w in _NEGATIONS for w in old[: blocks[0].b]):
+        return False
+    for one, two in zip(blocks, blocks[1:], strict=False):
+        put = [w for w in new[one.a + one.size : two.a] if w != "{}"]
+        dropped = old[one.b + one.size : two.b]
+        last = two.size == 0  # the ends: words added after the last kept one are a rewording
+        if (put and not last) or (put and dropped) or any(w in _NEGATIONS for w in dropped):
+            return False
+    return True
+
+
+def twins(gone: Iterable[tuple[str, tuple[str, ...]]], live: Iterable[tuple[str, tuple[str, ...]]]) -> list[tuple[str, str, float]]:
+    """(gone id, live id, coverage): each retired entry ``link`` gave no successor, with the live
+    entry that raises the same error today, found among every entry live where it retired, not
+    only those added there (a V1 check added releases before its V0 twin was removed; a check
+    moved to another file or engine). Entries are given as (id, ``entry_key``). A twin has a
+    message key of the same kind and exception, keeps at least ``TWIN_COVERAGE`` of the retired
+    template's words in their order (``{}`` a word; case aside), and every word of it that names
+    something (``_named``): "Failed to infer device type" lives on in "Failed to infer device
+    type, please set ..."; "Pin memory is not supported on OpenVINO" is not "... on CPU". A
+    character ratio does not tell these apart (0.85 for the second: the measure in
+    bench/RESULTS.md). Best first, ties by id: a gone entry gets at most one, a live entry may
+    succeed several."""
+    by_head: defaultdict[tuple[str, ...], list[tuple[str, list[str], set[str], set[str]]]] = defaultdict(list)
+    for eid, key in sorted(live):
+        if key[0] == "message":
+            words = _words(key[2])
+            lowered = [w.lower() for w in words]
+            by_head[(key[0], key[1], *key[3:])].append((eid, lowered, set(words), set(lowered)))
+    out = []
+    for oid, okey in sorted(gone):
+        if okey[0] != "message":
+            continue
+        words = _words(okey[2])
+        if sum(w != "{}" for w in words) < TWIN_MIN_WORDS:
+            continue
+        named = {w for w in words if _named(w)}
+        lower = [w.lower() for w in words]
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(lower)
+        best: tuple[float, str] | None = None
+        for nid, nwords, nset, nlower in by_head.get((okey[0], okey[1], *okey[3:]), ()):
+            # the cheap bound first: the words of the retired template found anywhere in this one
+            if not named <= nset or sum(w in nlower for w in lower) < TWIN_COVERAGE * len(lower):
+                continue
+            matcher.set_seq1(nwords)
+            blocks = matcher.get_matching_blocks()
+            coverage = sum(b.size for b in blocks) / len(lower)
+            if coverage >= TWIN_COVERAGE and _kept_in_place(lower, nwords, blocks) and (best is None or (-coverage, nid) < (-best[0], best[1])):
+                best = (coverage, nid)
+        if best is not None:
+            out.append((oid, best[1], round(best[0], 3)))
+    return out
 
 
 def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *, old_side: Side, new_side: Side) -> DiffReport:

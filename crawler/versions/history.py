@@ -51,7 +51,7 @@ from crawler.publish.pins import pin
 from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
 from crawler.versions import history_reuse
-from crawler.versions.diff import link
+from crawler.versions.diff import link, twins
 
 _VERSION_LIKE = re.compile(r"^v?[0-9]+(?:\.[0-9]+)+(?:[.-]?[A-Za-z0-9]+)*$")  # ASCII digits, as PEP 440 reads
 
@@ -343,6 +343,10 @@ class Fold:
         for old_id, new_id in self._linked(gone_ids, {eid: items[eid].key for eid in came_ids}, record_of):
             replaces.setdefault(new_id, []).append(old_id)
             replaced_by[old_id] = new_id
+        # None linked: its twin among every entry live now, not only those come now (``diff.twins``).
+        for old_id, new_id, _ratio in self._twins([e for e in gone_ids if e not in replaced_by], {eid: item.key for eid, item in items.items()}):
+            replaces.setdefault(new_id, []).append(old_id)
+            replaced_by[old_id] = new_id
         for eid in gone_ids:
             entry = self._entries[eid]
             h = entry.history or History(first_seen=None, last_seen=None)
@@ -408,6 +412,10 @@ class Fold:
         new = [Record.model_validate({**record_of(eid), "history": None}) for eid in came_ids]
         return [(old.id, succ.id) for _, old, succ, _ratio in link(gone, new)]
 
+    def _twins(self, gone_ids: list[str], live: dict[str, tuple[str, ...]]) -> list[tuple[str, str, float]]:
+        """``diff.twins`` of the gone entries among ``live`` (keys by id)."""
+        return twins([(eid, self._entries[eid].key) for eid in gone_ids], live.items()) if gone_ids else []
+
     def add_catalogue_as_newest(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str] = frozenset()) -> None:
         """Put a catalogue's records (live and retired, with their histories) over the fold, as
         the newest state: the catalogue at ``now``, a commit at or after the fold's last version
@@ -456,6 +464,10 @@ class Fold:
         # What the fold's last version had and the catalogue does not know: a successor among the
         # catalogue's entries no release had is linked as a history run links two versions.
         pairs = dict(self._linked(gone_ids, {eid: entries[eid].key for eid in sorted(came)}, lambda eid: came[eid]))
+        # None linked: its twin among the catalogue's live entries (``diff.twins``); removed by
+        # the catalogue, not where the twin was first seen (it may be older than the fold's end).
+        live = {eid: e.key for eid, e in entries.items() if not e.retired}
+        found = {old: new for old, new, _ in self._twins([e for e in gone_ids if e not in pairs], live)}
         for eid in gone_ids:
             entry = self._entries[eid]
             h = entry.history or History(first_seen=None, last_seen=None)
@@ -470,8 +482,10 @@ class Fold:
                 if last is not None
                 else f"removed by {label(now)}"
             )
-            entry.history = h.model_copy(update={"retired": True, "removed_in": then or now, "retired_note": note, "replaced_by": pairs.get(eid)})
-        for old_id, new_id in pairs.items():
+            entry.history = h.model_copy(
+                update={"retired": True, "removed_in": then or now, "retired_note": note, "replaced_by": pairs.get(eid, found.get(eid))}
+            )
+        for old_id, new_id in sorted({**found, **pairs}.items()):
             later = entries[new_id].history
             assert later is not None  # every catalogue entry's history is set above
             entries[new_id].history = later.model_copy(update={"replaces": sorted({*later.replaces, old_id})})

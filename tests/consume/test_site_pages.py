@@ -333,6 +333,8 @@ def test_every_page_says_once_when_an_entry_was_removed_and_how_it_was_replaced(
     from crawler.consume.site import entry_html, entry_markdown
 
     old, new = (json.loads(json.dumps(r)) for r in cd.records()[:2])
+    elsewhere = json.loads(json.dumps(new))
+    new["sites"] = json.loads(json.dumps(old["sites"]))  # reworded: in the same function (diff.link)
     new["message"]["text"] = "<b>x</b> is *far* too large"
     if not same_exception:
         new["exception"] = {**new["exception"], "name": "Key<Error>", "qualname": "Key<Error>"}
@@ -369,6 +371,12 @@ def test_every_page_says_once_when_an_entry_was_removed_and_how_it_was_replaced(
         assert f"raised as <code>Key&lt;Error&gt;</code> instead of <code>{old['exception']['name']}</code>" in section
         assert f"raised as `Key<Error>` instead of `{old['exception']['name']}`" in md
         assert f"raised as Key<Error> instead of {old['exception']['name']}" in text
+    # A twin (diff.twins: no function shared) is not said to be this one reworded: where it is raised instead.
+    site = elsewhere["sites"][0]
+    elsewhere["exception"] = old["exception"]
+    twin = render_text(old, others={**others, new["id"]: elsewhere})
+    assert f"Replaced by: {new['id']}: a like message raised elsewhere, in {site['path']} ({site['qualname']}), now" in twin
+    assert "reworded" not in twin[twin.index("History\n") :]
     # The successor's page says what it replaced, the same way.
     successor = render_text(new, others=others)
     assert (
