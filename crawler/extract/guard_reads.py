@@ -108,6 +108,17 @@ def _depth(text: str) -> int:
     return text.count("(") + text.count("[") + text.count("{") - text.count(")") - text.count("]") - text.count("}")
 
 
+def _joined(first: str, lines: list[str], i: int) -> tuple[str, int]:
+    """An assignment's right-hand side ``first`` (on line ``i``) with the lines its open brackets
+    carry on to (at most 40), and the index of its last line."""
+    rhs, j, depth = first, i, _depth(first)
+    while depth > 0 and j + 1 < len(lines) and j - i < 40:
+        j += 1
+        rhs += "\n" + lines[j]
+        depth += _depth(lines[j])
+    return rhs, j
+
+
 class FunctionText:
     """A function's text (or the snippet shown of it): each line's indent, its assignments, and
     the parameters of the ``def`` that encloses a line."""
@@ -135,11 +146,7 @@ class FunctionText:
             text = lines[i]
             m = (_ASSIGN.match(text) if "=" in text else None) or (_FOR.match(text) if "for " in text else None)
             if m:
-                rhs, j, depth = m.group(3), i, _depth(m.group(3))
-                while depth > 0 and j + 1 < len(lines) and j - i < 40:
-                    j += 1
-                    rhs += "\n" + lines[j]
-                    depth += _depth(lines[j])
+                rhs, j = _joined(m.group(3), lines, i)
                 names = [n.strip() for n in m.group(2).split(",")]
                 self.assignments.append((i, len(m.group(1)), names, rhs.strip().rstrip(":")))
                 i = j
@@ -190,11 +197,7 @@ class ClassText:
         for i, line in enumerate(lines):
             m = _SELF_ASSIGN.match(line) if "self." in line and "=" in line else None
             if m:
-                rhs, j, depth = m.group(2), i, _depth(m.group(2))
-                while depth > 0 and j + 1 < len(lines) and j - i < 40:
-                    j += 1
-                    rhs += "\n" + lines[j]
-                    depth += _depth(lines[j])
+                rhs, _ = _joined(m.group(2), lines, i)
                 self.assigned.setdefault(m.group(1), []).append((start + i, rhs.strip()))
 
 

@@ -4,14 +4,13 @@ removed while its V1 twin, slightly reworded in another file and added releases 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import jsonl_bytes
 
 from crawler.model.schemas import schema_for
 from crawler.versions.diff import twins
+from tests.versions.test_history import by_template, tree
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -45,14 +44,6 @@ def upstream(fixture_repo):
     fixture_repo.commit({"pkg/v1/worker.py": V1}, tag="v1.1")  # the twin comes while V0 lives on
     fixture_repo.commit({"pkg/v0/worker.py": None}, tag="v2.0")  # V0 removed: nothing is added
     return fixture_repo
-
-
-def by_template(dataset: Path) -> dict[str, dict]:
-    return {r["message"]["text"]: r for r in map(json.loads, jsonl_bytes(dataset).splitlines())}
-
-
-def tree(directory: Path) -> dict[str, bytes]:
-    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.slow
