@@ -135,7 +135,7 @@ _MEDIA_PATHS = ("multimodal/video", "multimodal/media", "multimodal/audio", "mul
 _MEDIA = re.compile(r"\bframes?\b|\bdecod|\bcorrupt|\bcodec\b|\bsample rate\b", re.I)
 _DEVICE = re.compile(
     r"\bcuda\w+ failed\b|\bcudaGetErrorString\b|\bdriver\b|\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
-    r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b",
+    r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b|\bno compiled\b|\bnot compiled\b|\brecompile\b",
     re.I,
 )
 _DRIVER_HANDLER = re.compile(r"\bAmdSmi\w*|\bNVMLError\w*|\bpynvml\b|\bOSError\b|\bPermissionError\b|\bCudaError\b|\bCUDAError\b")
@@ -206,6 +206,8 @@ _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 _REGISTER = re.compile(r"_?register\w*")
 _REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
 _HTTP_EXCEPTIONS = {"HTTPException"}
+#: A message about how a function of the library is called ("Passing X to `generate()` is deprecated").
+_API_CHANGE = re.compile(r"\bpassing\b.{0,80}?\bto\b.{0,80}?\w\(\).{0,80}?\b(?:is|are) deprecated\b", re.I)
 _ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {
@@ -395,15 +397,22 @@ _CODE_NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
 _PLAIN_WORDS = frozenset({"not", "and", "or", "is", "None", "in", "True", "False", "len", "isinstance"})
 
 
-def _checkpoint_only(own: str) -> bool:
-    """Whether an assert in a model's code tests only fields of the checkpoint's configuration
-    (``assert not config.tie_word_embeddings``, ``config.kv_lora_rank is not None``), against
-    literals: it fails for a checkpoint of a variant the code does not support, not for a state
-    of the project's own."""
-    if not _CHECKPOINT_FIELD.search(own):
-        return False
+def _checkpoint_fields(own: str, code: str) -> list[str]:
+    """The fields of the checkpoint's configuration an assert in a model's code tests, when it
+    tests only those (``assert not config.tie_word_embeddings``, ``config.kv_lora_rank is not
+    None``, or a local the code shows assigned one: ``mla_use_nope = config.mla_use_nope``)
+    against literals: it fails for a checkpoint of a variant the code does not support, not for a
+    state of the project's own; else none."""
+    fields = _CHECKPOINT_FIELD.findall(own)
     rest = _STRING.sub("", _CHECKPOINT_FIELD.sub("", own))
-    return all(name in _PLAIN_WORDS or name[:1].isupper() for name in _CODE_NAME.findall(rest))
+    for name in _CODE_NAME.findall(rest):
+        if name in _PLAIN_WORDS or name[:1].isupper():
+            continue
+        held = re.search(rf"(?m)^\s*{re.escape(name)}\s*(?::[^=\n]+)?=\s*({_CHECKPOINT_FIELD.pattern})\s*$", code)
+        if held is None:
+            return []
+        fields.append(held.group(1))
+    return list(dict.fromkeys(fields))
 
 
 _OPS_PATHS = ("/ops/", "/kernels/", "/kernel/")
@@ -671,9 +680,14 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     if found:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
+        if _API_CHANGE.search(text):  # ("Passing X to generate() is deprecated ... pass Y instead": the call your code makes)
+            return "caller", "the message says how the code that calls it should call it instead"
         return "setting", "the message says what to change"
-    if kind == ASSERT and any(p in path for p in _ARCHITECTURE_PATHS) and _checkpoint_only(own):
-        return "model", "an assert on the checkpoint's own configuration " + _shown(_CHECKPOINT_FIELD.findall(own)) + ": a variant this code does not support"
+    checkpoint = (
+        _checkpoint_fields(own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT and any(p in path for p in _ARCHITECTURE_PATHS) else []
+    )
+    if checkpoint:
+        return "model", "an assert on the checkpoint's own configuration " + _shown(checkpoint) + ": a variant this code does not support"
     if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method):
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
     if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):

@@ -10,13 +10,16 @@ as its records' ``meaning.action`` (and ``meaning.fix``).
 - a parallel size is named as the one the check tests (``dcp_world_size``);
 - an environment variable's truth test is no "leave it unset" (its default may be on);
 - an assert on a config's value whose message says what it cannot be is the setting;
-- an assert on a field of the checkpoint's configuration in a model's code is the model;
+- an assert on a field of the checkpoint's configuration in a model's code (or a local the code
+  shows holding one) is the model;
+- a kernel entry this build did not compile is the environment;
 - an HTTP error of a server the project runs for its own processes is no request of the user's;
 - ``lora_config is None`` is the feature not enabled;
 - a message that says to select another ``snake_case`` value names the setting;
 - an op wrapper's operand layout check is internal, whatever the operand is called;
 - a route that reads the server's own state (``request.app.state``) is no request field;
-- a log for a caught exception promises no traceback.
+- a log for a caught exception promises no traceback;
+- "Passing X to f() is deprecated" is the caller's code, not a setting.
 """
 
 from __future__ import annotations
@@ -155,6 +158,36 @@ class GPTJForCausalLM:
     def __init__(self, config):
         assert not config.tie_word_embeddings
         self.config = config
+
+
+class KimiDecoderLayer:
+    def __init__(self, config):
+        mla_use_nope = config.mla_use_nope
+        assert mla_use_nope, "this MLA is NoPE-only"
+"""
+
+#: a kernel entry built only for some GPU generations (the fixture's native tree)
+NATIVE_CU = r"""
+#include <torch/all.h>
+
+void scaled_fp4_quant(torch::Tensor& out) {
+#if defined(ENABLE_NVFP4_SM100) && ENABLE_NVFP4_SM100
+  return scaled_fp4_quant_sm100(out);
+#endif
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "No compiled nvfp4 quantization kernel");
+}
+
+void gather(torch::Tensor& counter) {
+  TORCH_CHECK(counter.numel() == 2, "completion counter must be a two-element tensor");
+}
+"""
+
+NATIVE_TOML = """
+[upstreams.widgets]
+url = "https://github.com/acme/widgets"
+include = ["pkg/**/*.py"]
+kinds = ["raise", "assert", "log", "response", "native"]
+native = ["csrc/**"]
 """
 
 OPS = """
@@ -201,7 +234,24 @@ def total_memory(probe):
         return 0
 """
 
+ENGINE = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class CoreRequest:
+    pass
+
+
+class Engine:
+    def add_request(self, request):
+        if isinstance(request, CoreRequest):
+            logger.warning("Passing CoreRequest to Engine.generate() is deprecated. You should instead pass the output of render().")
+"""
+
 FILES = {
+    "pkg/engine.py": ENGINE,
     "pkg/__init__.py": "",
     "pkg/envs.py": ENVS,
     "pkg/sampling.py": SAMPLING,
@@ -285,6 +335,27 @@ def test_an_assert_on_a_configs_value_that_says_what_it_cannot_be_is_the_setting
 
 def test_an_assert_on_the_checkpoints_configuration_in_a_models_code_is_the_model(records):
     claims(records, "assert GPTJForCausalLM.__init__", "model", "`config.tie_word_embeddings`", "likely a bug")
+
+
+def test_an_assert_on_a_local_the_code_shows_holding_a_checkpoint_field_is_the_model(records):
+    claims(records, "this MLA is NoPE-only", "model", "`config.mla_use_nope`", "likely a bug")
+
+
+def test_a_kernel_this_build_did_not_compile_is_the_environment_its_operands_internal(crawl_once):
+    import json
+
+    from helpers import jsonl_bytes
+
+    out = crawl_once({"pkg/__init__.py": "", "csrc/quant.cu": NATIVE_CU}, "--upstream", "widgets", config=NATIVE_TOML)
+    got = {r["message"]["text"]: r["meaning"]["action"] for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
+    (built,) = [a for text, a in got.items() if "No compiled nvfp4" in text]
+    (operand,) = [a for text, a in got.items() if "completion counter" in text]
+    assert built["actor"] == "environment" and operand["actor"] == "internal", got
+
+
+def test_a_deprecated_way_to_call_the_library_is_the_callers_code(records):
+    got = claims(records, "Passing CoreRequest to Engine.generate()", "caller", "Your code", "A setting of yours")
+    assert got["remedy"] == "You should instead pass the output of render()."
 
 
 def test_an_http_error_of_a_server_the_project_runs_for_itself_is_no_request_of_the_users(records):
