@@ -391,7 +391,7 @@ def _parallel_named(record: dict[str, Any], reads: dict[str, list[str]]) -> str 
 
 #: Where the code of each model architecture lives: its ``config`` is the checkpoint's configuration.
 _ARCHITECTURE_PATHS = ("model_executor/models/", "/models/")
-#: A field of the checkpoint's configuration as a model's code reads it (``config.tie_word_embeddings``).
+#: A field of the checkpoint's configuration as a model's code reads it (``not config.tie_word_embeddings``).
 _CHECKPOINT_FIELD = re.compile(r"(?<![\w.])(?:self\.)?(?:config|hf_config|text_config|hf_text_config)(?:\.[A-Za-z_]\w*)+")
 _CODE_NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
 _PLAIN_WORDS = frozenset({"not", "and", "or", "is", "None", "in", "True", "False", "len", "isinstance"})
