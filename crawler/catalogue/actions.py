@@ -36,7 +36,7 @@ MAX_REMEDY = 320
 _REMEDY_START = re.compile(
     r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
-    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check )",
+    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check |select |choose |pick )",
     re.I,
 )
 _INTRO = re.compile(r"(?:^|[,;:]\s+|\s+(?:or|and|then)\s+|\s+[-–—]\s+)(?=\S)")
@@ -135,7 +135,7 @@ _MEDIA_PATHS = ("multimodal/video", "multimodal/media", "multimodal/audio", "mul
 _MEDIA = re.compile(r"\bframes?\b|\bdecod|\bcorrupt|\bcodec\b|\bsample rate\b", re.I)
 _DEVICE = re.compile(
     r"\bcuda\w+ failed\b|\bcudaGetErrorString\b|\bdriver\b|\bcompute capability|\bdevice capability|\bSM ?\d{2,3}\b|\bsm_?\d{2,3}\b|\b(?:built|compiled) (?:for|with|without)\b|"
-    r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b",
+    r"\bout of memory|\bnot enough (?:GPU |device )?memory|\bshared memory\b|\bno compiled\b|\bnot compiled\b|\brecompile\b",
     re.I,
 )
 _DRIVER_HANDLER = re.compile(r"\bAmdSmi\w*|\bNVMLError\w*|\bpynvml\b|\bOSError\b|\bPermissionError\b|\bCudaError\b|\bCUDAError\b")
@@ -154,6 +154,16 @@ _INVARIANT = re.compile(r"\bby this point\b|\bby now\b|\bshould have been (?:set
 _CONFIG_READ = re.compile(
     r"\b((?:parallel|cache|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
     r"structured_outputs|attention|kernel|ec_transfer)_config)\.([a-z_][a-z0-9_]*)\b(?!\s*\()"
+)
+#: ``lora_config is None``, ``not self.speculative_config``: one of the engine's configs of a
+#: feature, which is None when the options started with do not enable the feature.
+_FEATURE_OFF = re.compile(
+    r"(?:not \(?\s*)?(?:(?:self|\w+_config)\.)?((?:lora|speculative|kv_transfer|ec_transfer|structured_outputs|observability|kv_events)_config)"
+    r"\s*(?:is None)?\)?"
+)
+#: A remedy that asks for another value of a setting it names in the code's spelling.
+_CHOOSE_ANOTHER = re.compile(
+    r"(?:please )?(?:select|choose|pick) (?:a different|another|a supported|a compatible|an? other) `?([a-z][a-z0-9]*(?:_[a-z0-9]+)+)`?\b", re.I
 )
 _PASSED_IN = re.compile(r"\b(?:not )?(?:isinstance|hasattr|callable)\((?!self\b)\w+|\b(?!self\b)\w+\.implements_\w+\(")
 #: A command's parsed arguments (``args.backend``): the options of the command the user ran.
@@ -195,6 +205,9 @@ _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 #: its caller passes.
 _REGISTER = re.compile(r"_?register\w*")
 _REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
+_HTTP_EXCEPTIONS = {"HTTPException"}
+#: A message about how a function of the library is called ("Passing X to `generate()` is deprecated").
+_API_CHANGE = re.compile(r"\bpassing\b.{0,80}?\bto\b.{0,80}?\w\(\).{0,80}?\b(?:is|are) deprecated\b", re.I)
 _ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
 _REQUEST_EXCEPTIONS = {"VLLMValidationError", "BadRequestError", "HTTPException", "RequestValidationError"}
 _ENV_EXCEPTIONS = {
@@ -352,6 +365,99 @@ def _own_state(record: dict[str, Any], reads: dict[str, list[str]], text: str, p
     return method != "__post_init__" and not any(c.get("entry_point") for c in record["meaning"].get("callers") or [])
 
 
+#: The parallel sizes a check's code names, by how the code spells them (``dcp_world_size``,
+#: ``get_tensor_model_parallel_world_size()``, ``tp_size``).
+_SIZES = (
+    ("decode context parallel", re.compile(r"\bdcp_|decode_context_parallel", re.I)),
+    ("prefill context parallel", re.compile(r"\bpcp_|prefill_context_parallel", re.I)),
+    ("tensor parallel", re.compile(r"\btp_|\btp\b|tensor_(?:model_)?parallel|_tp_|\btensor[- ]parallel", re.I)),
+    ("pipeline parallel", re.compile(r"\bpp_|\bpp\b|pipeline_(?:model_)?parallel|_pp_|\bpipeline[- ]parallel", re.I)),
+    ("data parallel", re.compile(r"\bdp_|\bdp\b|data_parallel|_dp_|\bdata[- ]parallel", re.I)),
+    ("expert parallel", re.compile(r"\bep_|\bep\b|expert_parallel|_ep_|\bexpert[- ]parallel", re.I)),
+)
+
+
+def _parallel_named(record: dict[str, Any], reads: dict[str, list[str]]) -> str | None:
+    """The parallel size the check tests, in words (``impl.dcp_world_size``: "the decode context
+    parallel size you set"), from the rank counts its own condition reads (or, with none traced,
+    the condition and the message); None when it names none or several the code does not tell apart."""
+    shown = " ".join(reads.get("parallel") or [])
+    if not shown:
+        text = "" if record["message"].get("opaque") else record["message"]["text"]
+        shown = (guard_reads.own_condition(record["sites"][0]) or "") + " " + text
+    named = [words for words, pattern in _SIZES if pattern.search(shown)]
+    return f"the {_joined(named)} size you set" if 0 < len(named) <= 2 else None
+
+
+#: Where the code of each model architecture lives: its ``config`` is the checkpoint's configuration.
+_ARCHITECTURE_PATHS = ("model_executor/models/", "/models/")
+#: A field of the checkpoint's configuration as a model's code reads it (``not config.tie_word_embeddings``).
+_CHECKPOINT_FIELD = re.compile(r"(?<![\w.])(?:self\.)?(?:config|hf_config|text_config|hf_text_config)(?:\.[A-Za-z_]\w*)+")
+_CODE_NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
+_PLAIN_WORDS = frozenset({"not", "and", "or", "is", "None", "in", "True", "False", "len", "isinstance"})
+
+
+def _checkpoint_fields(own: str, code: str) -> list[str]:
+    """The fields of the checkpoint's configuration an assert in a model's code tests, when it
+    tests only those (``assert not config.tie_word_embeddings``, ``config.kv_lora_rank is not
+    None``, or a local the code shows assigned one: ``mla_use_nope = config.mla_use_nope``)
+    against literals: it fails for a checkpoint of a variant the code does not support, not for a
+    state of the project's own; else none."""
+    fields = _CHECKPOINT_FIELD.findall(own)
+    rest = _STRING.sub("", _CHECKPOINT_FIELD.sub("", own))
+    for name in _CODE_NAME.findall(rest):
+        if name in _PLAIN_WORDS or name[:1].isupper():
+            continue
+        held = re.search(rf"(?m)^\s*{re.escape(name)}\s*(?::[^=\n]+)?=\s*({_CHECKPOINT_FIELD.pattern})\s*$", code)
+        if held is None:
+            return []
+        fields.append(held.group(1))
+    return list(dict.fromkeys(fields))
+
+
+_OPS_PATHS = ("/ops/", "/kernels/", "/kernel/")
+_LAYOUT = re.compile(r"\bis_contiguous\(|\.stride\(|\.data_ptr\(|\.shape\s*(?:!=|==)|(?:!=|==)\s*\w+\.shape\b")
+
+
+def _operand_check(path: str, own: str, reads: dict[str, list[str]]) -> bool:
+    """Whether a check in an op or kernel wrapper tests the layout of its operands (contiguity,
+    strides, a shape against the one expected) and nothing a user sets: the project's own code
+    made and passed them, whatever the operand is called (``weight`` too)."""
+    return (
+        any(p in path for p in _OPS_PATHS)
+        and "tensor" in reads
+        and not set(reads) & {"config", "model", "request", "platform", "parallel"}
+        and bool(_LAYOUT.search(own))
+    )
+
+
+_REFUSES = re.compile(r"\bcannot\b|\bmust be one of\b", re.I)
+_CONFIG_PRESENT = re.compile(r"(?:not \(?\s*)*[\w.]+\)*")
+
+
+def _asserts_setting(own: str, reads: dict[str, list[str]], text: str) -> bool:
+    """Whether an assert's own condition tests a value the user's config holds: it reads the config
+    and nothing of the object's own state or tensors, it is no test that a value is there (``is
+    None``, a bare truth test of a config), and its message says what the value cannot be ("Cannot
+    enable and disable {name}", "... is not supported with ...")."""
+    return (
+        bool(_UNSUPPORTED.search(text) or _REFUSES.search(text))
+        and set(reads) <= {"config", "constant", "other"}
+        and "None" not in own
+        and not _CONFIG_PRESENT.fullmatch(own.strip())
+    )
+
+
+def _parses_output(reads: dict[str, list[str]], text: str) -> bool:
+    """Whether a check in a tool or reasoning parser tests what it parsed of the model's output:
+    it reads no setting, request, model configuration or probe, and its message reports no failed
+    operation (whose cause is elsewhere)."""
+    return not set(reads) & {"config", "request", "model", "platform"} and not _FAILED.match(text)
+
+
+_FAILED = re.compile(r"(?:\W*\w+\W+){0,3}?failed\b", re.I)
+
+
 def _shown(code: list[str]) -> str:
     return _joined([f"`{short_code(c)}`" for c in dict.fromkeys(code)])
 
@@ -368,6 +474,32 @@ def _asserted(settings: list[dict[str, Any]], own: str, around: list[str]) -> li
     if named or any(re.search(r"\w_config\b|\benvs\.", g) or any(_word(_field_name(k), g) for k in settings) for g in around):
         return named
     return settings
+
+
+_STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+
+
+def _requests(record: dict[str, Any], reads: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """The request fields that lead to a check: those its own condition names (itself, through the
+    locals it reads, or in the message). A field only a guard around it reads selects the case it
+    is in (``if request.chat_request is None: ... if num_choices > 1``), and in a tool or reasoning
+    parser a protocol object's field is what the parser built from the model's text
+    (``new_call.function.arguments``), not the request, unless the condition reads the request."""
+    path, site = _where(record)
+    requests = _settings(record["meaning"].get("knobs") or [], _validated(record), "request_param")
+    if any(p in path for p in _PARSER_PATHS) and "request" not in reads:
+        return []
+    own = guard_reads.own_condition(site) or ""
+    around = ((site.get("facts") or {}).get("guards") or [])[:-1]
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    said = " ".join([own, text, *(c for shown in reads.values() for c in shown)])
+    # (a name the guards hold only as a string is a value compared with: ``type == "json_object"``)
+    unquoted = _STRING.sub('""', " ".join([own, *around]))
+    requests = [k for k in requests if _word(_field_name(k), unquoted) or not _word(_field_name(k), own + " ".join(around))]
+    named = [k for k in requests if _word(_field_name(k), said)]
+    if named or any(_word(_field_name(k), g) for k in requests for g in around):
+        return named
+    return requests
 
 
 def _field_name(knob: dict[str, Any]) -> str:
@@ -394,7 +526,7 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     guards = " ".join(facts.get("guards") or [])
     kind = record["kind"]
     own = guard_reads.own_condition(site) or ""
-    requests = _settings(knobs, _validated(record), "request_param")
+    requests = _requests(record, reads)
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     if kind == ASSERT:
         settings = _asserted(settings, own, [g for g in facts.get("guards") or []][:-1])
@@ -402,14 +534,22 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
         return "internal", "the message itself says to report it"
     if _INVARIANT.search(text):
         return "internal", "the message states what the code's own order should have done by then"
+    owner = site["qualname"].partition(".")[0]
+    if (kind == RESPONSE or exception in _HTTP_EXCEPTIONS) and owner.endswith("Server") and "entrypoints/" not in path:
+        return "internal", f"answered by a server {_project(record)} runs for its own processes (`{owner}`): the request is its own client's"
     if kind == RESPONSE:
         return "request", "the server answers a request with this error response"
     if exception in _ARGPARSE_EXCEPTIONS:
         return "setting", f"raised as `{exception}`, while a command-line option's value is parsed"
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
+    chosen = _CHOOSE_ANOTHER.match(found or "")
+    if chosen:  # ("Select a different gdn_prefill_backend for this model": the setting, not the model)
+        return "setting", f"the message says to change the setting `{chosen.group(1)}`"
     if requests and not settings:
         return "request", f"the request field {_names(requests)} leads to it"
+    if exception in _REQUEST_EXCEPTIONS and not requests and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
+        return "setting", "the message says the backend chosen does not support it"
     if exception in _REQUEST_EXCEPTIONS:
         return "request", f"raised as `{exception}`, the error a server answers an invalid request with"
     if exception in ("ImportError", "ModuleNotFoundError") or re.search(r"\bImportError\b|\bModuleNotFoundError\b", handler) or _INSTALL.search(text):
@@ -428,6 +568,9 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     read = list(dict.fromkeys(f"`{c}.{f}`" for c, f in found_read))
     if read:
         return "setting", "the check reads the configuration " + _joined(read)
+    off = _FEATURE_OFF.fullmatch(own.strip())
+    if off and own.strip().startswith("not ") != own.strip().endswith("is None") and kind in (RAISE, ASSERT, LOG):
+        return "setting", f"the check finds `{off.group(1)}` unset: the feature it configures is not enabled"
     # (after the settings: a timeout a setting bounds is that setting's)
     if re.search(r"\b(?:ConnectionError|TimeoutError|ConnectionRefusedError)\b", handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: a service it connects to did not answer"
@@ -447,16 +590,20 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     if kind in (RAISE, LOG) and (_FETCH.search(text) or _FETCH.search(handler)):
         return "environment", "a network fetch failed: the network, or the server the URL names"
     hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
-    if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(guards)) or exception in _ENV_EXCEPTIONS:
+    # (the check's own condition: a platform test around it only selects the path it is on)
+    # (``x.dtype in [torch.uint8, current_platform.fp8_dtype()]``: the platform names what the code's own tensor should be)
+    if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(own) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
         return "environment", "the check probes the machine or a package it runs with: " + _shown(reads["platform"])
     if re.search(r"\balready registered\b", text):
         return "caller", "a name is registered twice: a plugin or your code registers a name that is taken"
+    if reads.get("request") and all(re.search(r"\.app\b", c) for c in reads["request"]) and set(reads) <= {"request", "constant"}:
+        return "internal", "the check reads the server's own state (" + _shown(reads["request"]) + "), set when it starts, not what the request carries"
     if (
         any(p in path for p in _REQUEST_PATHS)
         and kind != ASSERT
-        and not re.match(r"(?:\W*\w+\W+){0,3}?failed\b", text, re.I)
+        and not _FAILED.match(text)
         and not _OWN_STATE.search(text)
         and not (kind == LOG and _BROAD_HANDLER.match(handler.strip()))
     ):
@@ -489,9 +636,10 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
             return "setting", "the tool or reasoning parser chosen does not fit the model or its tokenizer"
     if any(p in path for p in _PARSER_PATHS) and kind != ASSERT and re.search(r"pars|extract", method):
         return "model", "the tool or reasoning parser could not read what the model generated"
-    owner = site["qualname"].partition(".")[0]
     if kind == ASSERT and "layers/quantization/" in path and owner.endswith("Config") and "self." in guards:
         return "model", "the check reads the quantization config the checkpoint carries"
+    if kind == RAISE and _operand_check(path, own, reads):
+        return "internal", "the check tests the layout of the tensors the project's own code passes: " + _shown(reads["tensor"])
     # (the check's own condition: a rank count in a guard around it selects the case it is in)
     if (kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(own))) or (kind != NATIVE and reads.get("parallel")):
         return "setting", "the message or the check names the parallel sizes the deployment is set to"
@@ -532,15 +680,29 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     if found:
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
+        if _API_CHANGE.search(text):  # ("Passing X to generate() is deprecated ... pass Y instead": the call your code makes)
+            return "caller", "the message says how the code that calls it should call it instead"
         return "setting", "the message says what to change"
+    checkpoint = (
+        _checkpoint_fields(own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT and any(p in path for p in _ARCHITECTURE_PATHS) else []
+    )
+    if checkpoint:
+        return "model", "an assert on the checkpoint's own configuration " + _shown(checkpoint) + ": a variant this code does not support"
     if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method):
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
     if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
     if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) and exception in ("ValueError", "TypeError", "KeyError"):
         return "caller", f"raised for the arguments given to `{short_code(site['qualname'])}`, which registers a name"
-    if reads.get("config") and kind in (RAISE, LOG):  # (a local or an attribute the check's own condition reads a config through)
+    # (an assert too, when what it tests of the config comes through the config's getter and is no
+    # presence test: ``"+op" in custom_ops`` of ``get_cached_compilation_config()``; an assert that
+    # a config is there, or with the object's state beside it, tests the code's own use of it)
+    if reads.get("config") and (kind in (RAISE, LOG) or (kind == ASSERT and _asserts_setting(own, reads, text))):
         return "setting", "the check reads the configuration " + _shown(reads["config"])
+    # (a parser's whole input is the model's text: what its helpers check came from it, unless the
+    # check reads a setting, the request or the model's configuration)
+    if any(p in path for p in _PARSER_PATHS) and kind in (RAISE, LOG) and _parses_output(reads, text) and not _BROAD_HANDLER.match(handler.strip()):
+        return "model", "the tool or reasoning parser could not read what the model generated"
     if kind in (RAISE, LOG) and _own_state(record, reads, text, path):
         return "internal", "the check tests only what the code itself holds or computes: " + _shown([c for source in sorted(reads) for c in reads[source]])
     if kind == ASSERT:
@@ -550,7 +712,7 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     if kind == NATIVE:
         return "internal", "a check inside a kernel, on what the project's own code passes it"
     if kind == LOG and _BROAD_HANDLER.match(handler.strip()):
-        return "internal", "logged for an exception it caught: the exception printed with it is the cause"
+        return "internal", "logged for an exception it caught: that exception is the cause"
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
@@ -590,13 +752,14 @@ _SAYS = {
     "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
     "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
-    "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): the exception "
-    "printed with it, and its traceback, is the cause; its own message says whose move it is.",
+    "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): that exception "
+    "is the cause (the line may not show it: not every such log prints the exception or its traceback); its own "
+    "message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
 
-def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) -> list[str]:
+def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, reads: dict[str, list[str]]) -> list[str]:
     meaning = record["meaning"]
     knobs = meaning.get("knobs") or []
     fix = meaning.get("fix")
@@ -606,8 +769,13 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
     if fix and actor != "internal" and (not knobs or any(_settable(k, _validated(record)) for k in knobs)):
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
-    requests = _settings(knobs, _validated(record), "request_param")
-    if actor == "setting":
+    requests = _requests(record, reads)
+    if actor == "setting" and "feature it configures" in basis:
+        steps.append(
+            f"Enable the feature `{basis.split('`')[1]}` configures in the options you start with (it is None while the feature "
+            "is off), or leave out what needs it."
+        )
+    elif actor == "setting":
         if settings and not fix:
             steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
         elif not settings:
@@ -668,8 +836,8 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
         )
     elif actor == "internal" and "exception it caught" in basis:
         steps.append(
-            "Read the exception logged with it (its type, message and traceback) and look it up: its own page "
-            f"says whose move it is. Report this one to {_project(record)} only if that exception is one of "
+            "Find the exception it caught (in the line itself, the lines around it, or with debug logging on) and "
+            f"look it up: its own page says whose move it is. Report this one to {_project(record)} only if that exception is one of "
             f"{_project(record)}'s own checks with no setting, request or model of yours in it."
         )
     elif actor == "internal" and record["kind"] == LOG:
@@ -685,7 +853,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None) ->
     return steps
 
 
-def _what(record: dict[str, Any], actor: str, basis: str) -> str:
+def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]]) -> str:
     knobs = record["meaning"].get("knobs") or []
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
@@ -698,9 +866,11 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
         if env and env.group(0).startswith(_env_prefixes(record)):
             return f"the environment variable `{env.group(0)}`"
         if "parallel sizes" in basis:
-            return "the parallel sizes you set: tensor, pipeline or data parallel"
+            return _parallel_named(record, reads) or "the parallel sizes you set: tensor, pipeline or data parallel"
         if "reads the configuration" in basis:
             return basis.rpartition("configuration ")[2]
+        if "feature it configures" in basis:
+            return f"the feature `{basis.split('`')[1]}` configures, not enabled in the options you started with"
         if "command's arguments" in basis:
             return "the options of the command you ran: " + basis.rpartition("arguments ")[2]
         if "parser" in basis:
@@ -711,15 +881,20 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
             return "the backend you chose, or the one chosen for you"
         if "combination" in basis:
             return "the combination of options, features and model you chose"
+        if basis.startswith("the message says to change the setting `"):
+            return "`" + basis.split("`")[1] + "`"
         return "what the message names" if basis.startswith("the message says") else "an option or config value"
     if actor == "request":
-        requests = _settings(knobs, _validated(record), "request_param")
+        requests = _requests(record, reads)
         if not requests and "input you gave" in basis:
             return "the prompt or media you gave"
         if not requests and "kind this model does not take" in basis:
             return "the kind of input it carries"
         if not requests and "media" in basis:
             return "the media or prompt it carries"
+        read = [c.partition(".")[2] for c in reads.get("request") or [] if c.startswith("request.")]
+        if not requests and read:  # (what the check's own condition reads of the request)
+            return "its field " + _shown(read)
         return f"its field {_names(requests)}" if requests else "its fields or parameters"
     if actor == "model":
         if "what the model generated" in basis:
@@ -728,6 +903,8 @@ def _what(record: dict[str, Any], actor: str, basis: str) -> str:
             return "the LoRA adapter: its configuration or weights, against the base model"
         if basis.startswith("raised in the code"):
             return f"`{short_code(record['sites'][0]['path'])}`"
+        if "checkpoint's own configuration" in basis:
+            return "its configuration: " + basis.partition("configuration ")[2].partition(":")[0] + " is not what this code supports"
         return "its configuration, weights or the architecture's code"
     if actor == "environment":
         if "network" in basis:
@@ -747,7 +924,8 @@ def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | No
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet."""
     data = cast(dict[str, Any], record)
     found = remedy(data)
-    actor, basis = classify(data, found, guard_reads.reads(data["sites"][0]) if reads is None else reads)
+    reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
+    actor, basis = classify(data, found, reads)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
@@ -763,5 +941,5 @@ def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | No
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
         key = "model_code"
-    says = _SAYS[key].format(what=_what(data, actor, basis), project=_project(data), noun=_noun(data))
-    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found)}
+    says = _SAYS[key].format(what=_what(data, actor, basis, reads), project=_project(data), noun=_noun(data))
+    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads)}

@@ -487,13 +487,26 @@ def fix_for(
     spellings = [subject.split("`")[1] if subject.count("`") >= 2 else subject, *_identifier_words(code)]
     if asks.asks_for_another(message, spellings, known):
         return None
+    if text == f"leave {subject} unset" and "None" not in guard and _environment(code, known):
+        # (a variable's truth: unset is its default, which may be on: ``VLLM_X`` read as "1" when
+        # unset; the message's own request says the value, else only "off" is known)
+        if _asks_for(message, spellings, known):
+            return None
+        text = f"turn {subject} off"
     if kind == LOG and not (names_setting(message, subject, code) or asks.says(message, spellings)):
         return None
-    if kind == LOG and switched and text.startswith("leave ") and not (asks.retires(message) or _asks_for(message, spellings, known)):
+    if kind == LOG and switched and text.startswith(("leave ", "turn ")) and not (asks.retires(message) or _asks_for(message, spellings, known)):
         return None
     if subject in internal and not (names_setting(message, subject, code) and asks.explains(message)):
         return None
     return text
+
+
+def _environment(code: str, known: Callable[[str], bool] | None) -> bool:
+    """Whether the code a truth test reads is an environment variable (``envs.X``, or a name the
+    code reads from the environment)."""
+    name = code.rpartition(".")[2]
+    return code.startswith(("envs.", "os.environ")) or (known is not None and known(name))
 
 
 def sets_itself(guard: str, code: str) -> bool:

@@ -223,7 +223,7 @@ def test_a_probe_of_the_machine_or_an_optional_import_is_the_environment(records
 
 def test_an_assert_on_the_ranks_a_size_must_divide_is_the_parallel_setting(records):
     got = action(records, "assert Attention.__init__")
-    assert got["actor"] == "setting" and "parallel sizes" in got["says"]
+    assert got["actor"] == "setting" and "the tensor parallel size you set" in got["says"]
 
 
 def test_an_assert_a_setting_only_selects_is_not_that_setting(records):
