@@ -8,7 +8,7 @@ are shown by their own name, generically, so that no page drops what a record sa
 A replacement says how (``diff.link`` pairs an error with its successor two ways: the
 message reworded in the same function, or the same error raised as another exception; a
 history also links a retired entry to its live twin elsewhere, ``diff.twins``: "a like message
-raised elsewhere", with where) when the page has the other record at hand (``others``: the site has every record, ``errcat show`` reads it), and that it
+raised elsewhere", with where; a reviewer may link one by hand, ``lineage_links``: "linked by review") when the page has the other record at hand (``others``: the site has every record, ``errcat show`` reads it), and that it
 was one of the two when not. A retirement is said once: the "Removed in" row, with a note above
 it only when the note says more than that row.
 """
@@ -26,7 +26,7 @@ Row = tuple[str, list[Piece]]
 
 TITLE = "History"
 #: Keys read into the rows below; any other is shown by its name.
-_KNOWN = {"first_seen", "last_seen", "moved", "retired", "retired_note", "removed_in", "replaces", "replaced_by"}
+_KNOWN = {"first_seen", "last_seen", "moved", "retired", "retired_note", "removed_in", "replaces", "replaced_by", "replaced_by_review"}
 #: The row naming the entry that raises a retired entry's error today, when it is not the one it names as "Replaced by".
 TODAY = "Raised today by"
 
@@ -71,6 +71,11 @@ def _message(record: Mapping[str, Any] | None) -> str | None:
 
 def _how(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Mapping[str, Any] | None) -> list[Piece]:
     """How ``new`` succeeded ``old``, with what ``shown`` (the other one, not this page's) said."""
+    from crawler.consume.lineage import reviewed
+
+    review = reviewed(old) if old is not None else None
+    if review is not None:
+        return _by_review(review, new, shown)
     before, after = _exception(old), _exception(new)
     if before is None or after is None:
         return [("text", "reworded or raised as another exception")]
@@ -85,6 +90,23 @@ def _how(old: Mapping[str, Any] | None, new: Mapping[str, Any] | None, shown: Ma
         # a twin (``diff.twins``): a like message in another function, not this one reworded
         return [("text", "a like message raised elsewhere, in "), ("code", place), *said]
     return [("text", "reworded"), *said]
+
+
+def _by_review(review: Mapping[str, Any], new: Mapping[str, Any] | None, shown: Mapping[str, Any] | None) -> list[Piece]:
+    """A successor a person linked (a curated lineage link): said to be a review's, not derived,
+    with its reason, who read which code, and what the other entry says."""
+    text = _message(shown)
+    said = [("text", "; now " if shown is new else "; was "), ("code", _first_line(text))] if text else []
+    return [
+        ("text", "linked by review, not derived from the words: "),
+        ("text", " ".join(str(review.get("why", "")).split())),
+        ("text", f" (read by {review.get('reviewer')} in "),
+        ("code", str(review.get("old_release"))),
+        ("text", " and at "),
+        ("code", str(review.get("commit"))[:12]),
+        ("text", ")"),
+        *said,
+    ]
 
 
 def _functions(record: Mapping[str, Any] | None) -> set[tuple[str, str]]:

@@ -3,7 +3,8 @@ succeeds it today.
 
 A history catalogue keeps every entry it ever saw. A retired entry's ``history.replaced_by``
 names the entry that succeeded it (the same error reworded, or raised as another exception),
-which may itself be retired and succeeded in turn. ``chain`` follows those links to the end, so
+which may itself be retired and succeeded in turn; ``history.replaced_by_review`` says when a
+person linked them (a curated lineage link, ``catalogue.lineage_links``), not a word rule. ``chain`` follows those links to the end, so
 that a paste in any release's wording is answered with the entry that raised it and the entry
 that raises that error today. ``errcat match`` and ``errcat show`` use it, and so do the site's
 pages and ``curate check``'s lineage.
@@ -156,6 +157,14 @@ def chain(record: Mapping[str, Any], read: Read) -> list[Mapping[str, Any]]:
     return out
 
 
+def reviewed(old: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The review that linked ``old`` to its successor (``history.replaced_by_review``), None when
+    the link was derived from the words."""
+    history = old.get("history")
+    review = history.get("replaced_by_review") if isinstance(history, Mapping) else None
+    return review if isinstance(review, Mapping) else None
+
+
 def elsewhere(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     """True when ``new`` succeeded ``old`` from another function: both name their sites' functions
     and share none (a twin, ``diff.twins``; ``diff.link`` pairs a rewording only in one function)."""
@@ -222,12 +231,18 @@ def _history(value: Any) -> dict[str, Any] | None:
     moved = value.get("moved") or []
     if not (isinstance(moved, list) and all(isinstance(m, dict) and _text(m.get("from_path"), 4096) and _text(m.get("to_path"), 4096) for m in moved)):
         raise ValueError("a move")
+    review = value.get("replaced_by_review")
+    if review is not None and not (
+        nxt is not None and isinstance(review, dict) and all(_text(review.get(k), 2000) for k in ("why", "reviewer", "old_release", "commit"))
+    ):
+        raise ValueError("a review")
     return {
         "first_seen": _lifetime(value.get("first_seen")),
         "last_seen": _lifetime(value.get("last_seen")),
         "removed_in": _lifetime(value.get("removed_in")),
         "retired": value.get("retired", False),
         "replaced_by": nxt,
+        "replaced_by_review": {k: review[k] for k in ("why", "reviewer", "old_release", "commit")} if review is not None else None,
         "moved": [{"from_path": m["from_path"], "to_path": m["to_path"], "version": _version(_lifetime(m) if m.get("commit") else None)} for m in moved],
     }
 

@@ -1295,7 +1295,7 @@ def lineage_of(record: Mapping[str, Any], read: Callable[[str], dict[str, Any] |
     """What an answer says of an entry's lineage (``lineage.py``): the releases that raised it,
     its moves, the entries that succeeded it in order (``read`` gives a record by id) and the
     one that raises its error today; None when its record has no history."""
-    from crawler.consume.lineage import chain, elsewhere, releases
+    from crawler.consume.lineage import chain, elsewhere, releases, reviewed
 
     history = record.get("history")
     if not isinstance(history, dict):
@@ -1311,7 +1311,13 @@ def lineage_of(record: Mapping[str, Any], read: Callable[[str], dict[str, Any] |
                 "id": nxt["id"],
                 "exception": now,
                 "template": nxt["message"]["text"],
-                "how": "raised as another exception" if was != now else "reworded elsewhere" if elsewhere(before, nxt) else "reworded",
+                "how": "linked by review"
+                if reviewed(before) is not None
+                else "raised as another exception"
+                if was != now
+                else "reworded elsewhere"
+                if elsewhere(before, nxt)
+                else "reworded",
                 "retired": bool((nxt.get("history") or {}).get("retired")),
                 "raised_in": _raised_in(nxt.get("history")),
             }

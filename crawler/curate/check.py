@@ -13,6 +13,11 @@ problem before reporting:
   followed to the live entry at the end of the chain, or a live entry's ``history.replaces``): the
   error was reworded or re-typed, so the text is no orphan; the successor's page shows it as
   written for the earlier wording until ``move`` relinks it (listed, not a failure);
+* links: the curated lineage links (``lineage/links.yaml``, ``catalogue.lineage_links``), each
+  held to the dataset: an id it does not hold, an old entry that is live, a cycle fail the check
+  (invalid), as does a file that does not parse (a dataset without history, one crawl, is not
+  held to them); the valid ones count as successors above even before a history has written
+  them into the records;
 * dangling: a curated see-also id that is not in the dataset;
 * coverage: entries with a curated (reviewed, fresh) explanation over all entries (machine drafts a
   reviewer accepted as is counted apart among them), overall and per
@@ -133,6 +138,7 @@ class Report:
     dangling: list[tuple[Path, str]] = field(default_factory=list)
     retired: list[Path] = field(default_factory=list)
     succeeded: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live successor's id
+    links: int = 0  # curated lineage links that hold (``lineage_links``)
     curated_ids: set[str] = field(default_factory=set)
     draft_ids: set[str] = field(default_factory=set)
     accepted_ids: set[str] = field(default_factory=set)  # of curated_ids: machine drafts accepted as is, not a person's text
@@ -165,6 +171,7 @@ class Report:
             "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
             "retired": [str(p) for p in self.retired],
             "succeeded": [{"file": str(p), "id": e.id, "successor": new} for p, e, new in self.succeeded],
+            "lineage_links": self.links,
             "evidence": {"file": str(self.evidence) if self.evidence else None, "entries": len(self.evidence_ids), "stale": self.evidence_stale},
             "hot": [{"id": eid, "title": title, "reports": links, "status": status} for eid, title, links, status in self.hot],
         }
@@ -194,10 +201,11 @@ def candidates_for(entry: CuratedFile, ds: Entries, taken: set[str], limit: int 
     return scored[:limit]
 
 
-def live_successors(ds: Entries) -> dict[str, str]:
+def live_successors(ds: Entries, reviewed: dict[str, str] | None = None) -> dict[str, str]:
     """Each id a history catalogue records as succeeded (reworded, re-typed), with the live entry
     its chain of successors ends at: ``history.replaced_by`` followed, and a live entry's
-    ``history.replaces`` for ids the catalogue no longer holds. Ids whose chain ends retired are left out."""
+    ``history.replaces`` for ids the catalogue no longer holds; ``reviewed``: links made by review
+    (old id to successor), over what the records say. Ids whose chain ends retired are left out."""
     after: dict[str, str] = {}
     for r in ds.records:
         h = r.get("history")
@@ -207,6 +215,7 @@ def live_successors(ds: Entries) -> dict[str, str]:
             after[r["id"]] = h["replaced_by"]
         for old in h.get("replaces", ()):
             after.setdefault(old, r["id"])
+    after.update(reviewed or {})
     out: dict[str, str] = {}
     for start in after:
         current, seen = start, {start}
@@ -223,7 +232,7 @@ def check(ds: Entries, curated_root: Path) -> Report:
     owner, name = ds.manifest.repo.owner, ds.manifest.repo.name
     cset = load_set(curated_root, owner, name, strict=False)
     report = Report(dataset=ds.path, curated=cset.directory, entries=len(ds.records), invalid=list(cset.problems))
-    succeeded = live_successors(ds)
+    succeeded = live_successors(ds, _links(report, curated_root, owner, name, ds))
     for eid, entry in sorted(cset.entries.items()):
         path = cset.paths[eid]
         record = ds.by_id.get(eid)
@@ -257,6 +266,25 @@ def check(ds: Entries, curated_root: Path) -> Report:
         counts[1] += r["id"] in report.draft_ids
         counts[2] += 1
     return report
+
+
+def _links(report: Report, root: Path, owner: str, name: str, ds: Entries) -> dict[str, str]:
+    """The curated lineage links held to the dataset (``lineage_links.problems``: each problem
+    invalid), and of them those with no problem, old id to successor."""
+    from crawler.catalogue.explanations import CuratedError
+    from crawler.catalogue.lineage_links import links_path, load_links, problems
+
+    try:
+        links = load_links(root, owner, name)
+    except CuratedError as exc:
+        report.invalid += exc.problems
+        return {}
+    if links is None or not any(r.get("history") for r in ds.records):
+        return {}  # a dataset of one crawl has no retired entries to hold the links to
+    found = problems(links, ds.by_id, links_path(root, owner, name))
+    report.invalid += list(found.values())
+    report.links = len(links.links) - len(found)
+    return {link.old: link.new for link in links.links if link.old not in found}
 
 
 def _check_evidence(report: Report, ds: Entries, directory: Path) -> None:
@@ -317,6 +345,8 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
         f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
         f"{len(report.succeeded)} reworded, {len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid"
     )
+    if report.links:
+        lines.append(f"lineage  {report.links} successor(s) linked by review hold")
     if report.evidence is not None:
         reported_curated = len(report.evidence_ids & report.curated_ids)
         lines.append(

@@ -34,11 +34,14 @@ from crawler.model.kinds import KINDS, LEVEL_NAMES, LOG, RESPONSE, KeyedBy, resp
 #: from a package that records no commit says so (``"files": true``, absent otherwise): its commit
 #: is a digest of the release's files, never shown as a commit (a fold of wheel releases had only
 #: the newest manifest to tell it by). Readers migrate datasets of schema 5 and 6, one step at a
-#: time (``crawler.publish.migrate``).
-SCHEMA_VERSION: Final = "7"
-SchemaVersion = Literal["7"]
+#: time (``crawler.publish.migrate``). 8: a retired entry's successor may be a link made by review
+#: (``history.replaced_by_review``: a curated lineage link, ``curated/<owner>/<name>/lineage/links.yaml``,
+#: when no word rule links a check worded anew), absent otherwise; an answer's successor says so
+#: (``how``: "linked by review"). Readers migrate datasets of schema 5, 6 and 7.
+SCHEMA_VERSION: Final = "8"
+SchemaVersion = Literal["8"]
 #: The schemas a reader still reads, oldest first, each migrated to this one as it is read.
-OLDER_SCHEMA_VERSIONS: Final = ("5", "6")
+OLDER_SCHEMA_VERSIONS: Final = ("5", "6", "7")
 
 # Ids and commits, written once: the models, the JSON Schemas generated from them and every
 # check in code (``*_RE.fullmatch``, never ``match``: ``$`` also matches before a newline) use
@@ -469,7 +472,29 @@ class Move(_OmitNoFiles):
     files: bool = Field(default=False, description=_FILES)
 
 
-class History(Model):
+class LinkReview(Model):
+    """Who linked a retired entry to its successor by review, and on what reading (a curated
+    lineage link): no word rule of ``diff`` links them, a person read both checks' code."""
+
+    why: str = Field(min_length=1, max_length=2000, description="Why the successor raises the same error: what both checks test, in a reviewer's words.")
+    reviewer: Line = Field(min_length=1, max_length=200, description="Who read both checks' code.")
+    old_release: Line = Field(min_length=1, max_length=200, description="The release whose code the retired check was read in (e.g. 0.6.6.post1).")
+    commit: ShortCommit = Field(description="The upstream commit the successor's check was read at.")
+
+
+class _OmitNoReview(Model):
+    """A history: ``replaced_by_review`` is written only when there is one, so that every record
+    whose successor no review linked reads as in schema 7."""
+
+    @model_serializer(mode="wrap")
+    def _omit_no_review(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]
+        out = handler(self)
+        if out.get("replaced_by_review") is None:
+            out.pop("replaced_by_review", None)
+        return out
+
+
+class History(_OmitNoReview):
     """When an entry was seen, over the versions a history run covered (``errcat history``/``sync``).
 
     Ids are never reused: an entry that goes away stays in the catalogue as a retired record
@@ -489,6 +514,10 @@ class History(Model):
     removed_in: Lifetime | None = Field(default=None, description="The first version without the entry, when retired.")
     replaces: list[EntryId] = Field(default_factory=list, description="Ids this entry succeeded: the same error reworded, or raised as another exception.")
     replaced_by: EntryId | None = Field(default=None, description="When retired: the id that succeeded it, if any.")
+    replaced_by_review: LinkReview | None = Field(
+        default=None,
+        description="When ``replaced_by`` is a link made by review (a curated lineage link), not derived from the words: why, who, at what commit; absent otherwise.",
+    )
 
 
 # --------------------------------------------------------------------------- meaning (derived)
@@ -878,6 +907,35 @@ class ForeignList(Model):
         return self
 
 
+class CuratedLink(Model):
+    """One reviewed lineage link: the retired entry ``old`` is succeeded by ``new``."""
+
+    old: EntryId = Field(description="The retired entry (an id of a history catalogue).")
+    new: EntryId = Field(description="The entry that raises its error now (or raised it after it: a chain is followed to today).")
+    review: LinkReview
+
+
+class CuratedLinks(Model):
+    """``curated/<owner>/<name>/lineage/links.yaml``: successors no word rule can find (a check
+    worded anew, such as a V0-engine check and the V1 check that took its place), each read by a
+    person in both releases' code. A history, fold or sync writes each as the retired record's
+    ``history.replaced_by`` (with ``replaced_by_review``) and the successor's ``history.replaces``;
+    ``errcat curate check`` refuses a link whose ids are unknown, whose old entry is live, or
+    that makes a cycle."""
+
+    links: list[CuratedLink] = Field(max_length=10_000)
+
+    @model_validator(mode="after")
+    def _one_successor_each(self) -> CuratedLinks:
+        olds = [link.old for link in self.links]
+        if len(set(olds)) != len(olds):
+            raise ValueError(f"an entry has one successor: {sorted({o for o in olds if olds.count(o) > 1})[0]} is linked twice")
+        same = [link.old for link in self.links if link.old == link.new]
+        if same:
+            raise ValueError(f"{same[0]} is linked to itself")
+        return self
+
+
 # --------------------------------------------------------------------------- errcat match --json
 
 
@@ -927,8 +985,9 @@ class LineageSuccessor(Model):
     id: EntryId
     exception: str
     template: str
-    how: Literal["reworded", "reworded elsewhere", "raised as another exception"] = Field(
-        description="'reworded': in the same function; 'reworded elsewhere': a like message raised in another function, a twin a history linked (the check moved to another file or engine)."
+    how: Literal["reworded", "reworded elsewhere", "raised as another exception", "linked by review"] = Field(
+        description="'reworded': in the same function; 'reworded elsewhere': a like message raised in another function, a twin a history linked (the check moved to another file or engine); "
+        "'linked by review': a person read both checks and linked them (a curated lineage link: the check was worded anew), not derived."
     )
     retired: bool
     raised_in: str | None = Field(description="Its releases as text ('since v0.33.0', 'v0.32.0 to v0.32.1').")

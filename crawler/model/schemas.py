@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from crawler.model.diff import DiffReport
-from crawler.model.records import SCHEMA_VERSION, CuratedFile, EvidenceFile, ForeignList, Index, Manifest, MatchResult, Record
+from crawler.model.records import SCHEMA_VERSION, CuratedFile, CuratedLinks, EvidenceFile, ForeignList, Index, Manifest, MatchResult, Record
 from crawler.model.search import SearchIndex
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -29,6 +29,7 @@ MODELS: dict[str, type[BaseModel]] = {
     "curated": CuratedFile,
     "foreign": ForeignList,
     "evidence": EvidenceFile,
+    "lineage": CuratedLinks,
     "match": MatchResult,
 }
 

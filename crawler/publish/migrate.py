@@ -1,10 +1,10 @@
-"""Reading a dataset of an older schema (5 or 6) as one of this schema (7), one step at a time.
+"""Reading a dataset of an older schema (5, 6 or 7) as one of this schema (8), one step at a time.
 
 Each step takes a document of one schema to the next (:data:`STEPS`); a document of schema 5 goes
-5 to 6, then 6 to 7. The readers call this module only: ``diff``, ``history`` (``--fold`` too),
+5 to 6, then 6 to 7, then 7 to 8. The readers call this module only: ``diff``, ``history`` (``--fold`` too),
 ``sync``, ``show``, ``render`` and the match store read an older dataset through
 :mod:`crawler.publish.dataset`, which migrates each document as it reads it. Nothing is written
-back: the next crawl or sync writes the dataset in schema 7.
+back: the next crawl or sync writes the dataset in schema 8.
 
 * **5 to 6** moved what a record says of its kind: a log line's and an error response's
   ``exception`` (the record's and each site's) is null, where schema 5 held the level (WARNING,
@@ -20,9 +20,13 @@ back: the next crawl or sync writes the dataset in schema 7.
   older release's commit was a digest (the record does not hold it, and only the newest
   manifest survives the fold): its pages still know the newest manifest's digest
   (``page_model.file_digests``), and a fold made again marks every release.
+* **7 to 8** added ``replaced_by_review`` to a history: a retired entry's successor linked by
+  review (a curated lineage link), absent otherwise. Schema 7 had no reviewed links, so a record
+  of schema 7 is the record of schema 8 but for its version; a fold made again over datasets of
+  schema 7 applies the curated links.
 
 The data is hostile like any dataset's: a migration only moves values, and what it gives is then
-validated against schema 7 exactly as a document of schema 7 is. Data not of the shape its schema
+validated against schema 8 exactly as a document of schema 8 is. Data not of the shape its schema
 had is left as it is, for that validation to refuse.
 """
 
@@ -132,5 +136,15 @@ def _six_to_seven(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "schema_version": "7"}
 
 
+def _seven_to_eight(data: dict[str, Any]) -> dict[str, Any]:
+    """A record of schema 7 as schema 8 has it: the same record (no link of schema 7 was made by
+    review). One whose history already says ``replaced_by_review`` is not of schema 7, which had
+    no such key: left as it is, for the validation against schema 8 to refuse, as schema 7 would have."""
+    history = data.get("history")
+    if isinstance(history, dict) and "replaced_by_review" in history:
+        return data
+    return {**data, "schema_version": "8"}
+
+
 #: Each older schema's step to the next, by the schema it reads; the last step gives this one.
-STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"5": _five_to_six, "6": _six_to_seven}
+STEPS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {"5": _five_to_six, "6": _six_to_seven, "7": _seven_to_eight}

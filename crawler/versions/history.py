@@ -39,11 +39,13 @@ import orjson
 
 from crawler.base.errors import DataError, OutputError
 from crawler.base.jsonio import dumps_line
+from crawler.catalogue import lineage_links
 from crawler.catalogue.entries import Identity
+from crawler.catalogue.lineage_links import Applied
 from crawler.catalogue.search import RowMemo, search_file
 from crawler.extract.ids import entry_key
 from crawler.extract.runner import default_jobs
-from crawler.model.records import Counts, History, Lifetime, Manifest, Move, Record
+from crawler.model.records import Counts, CuratedLinks, History, Lifetime, Manifest, Move, Record
 from crawler.model.shapes import RecordData
 from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
@@ -637,6 +639,8 @@ def render_state(
     write: Write | None = None,
     omit: bool = True,
     documents: dict[str, Any] | None = None,
+    links: CuratedLinks | None = None,
+    applied: Applied | None = None,
 ) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
@@ -661,9 +665,13 @@ def render_state(
     returns them all; without it they are rendered into memory first (see :func:`_streamed`).
     ``omit`` False: a file over ``max_output_bytes`` raises ``OverLimit`` (nothing written)
     instead of entries being left out. ``documents``: the newest state's further documents
-    (``CrawlResult.documents``: foreign.json), written beside search.json.
+    (``CrawlResult.documents``: foreign.json), written beside search.json. ``links``: the
+    curated lineage links, written into the records (``lineage_links.apply``; what it did in ``applied``).
     """
     records = [_written(r, manifest.commit) for r in fold.records()]
+    done = lineage_links.apply(records, links)
+    if applied is not None:
+        applied.applied, applied.notes = done.applied, done.notes
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None

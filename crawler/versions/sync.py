@@ -19,6 +19,7 @@ from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
+from crawler.catalogue.lineage_links import Applied, default_links
 from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
@@ -327,15 +328,32 @@ def _render_write(
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
     bare: list[bytes] | None = [] if remember_bare else None
+    # the curated lineage links (successors a reviewer linked), read where a crawl reads curated files
+    links, applied = default_links(newest.repo.owner, newest.repo.name), Applied()
     if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
         progress(f"{said}writing {target}")
         files = render_state(
-            fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, write=lambda items: _write_collected(target, items, spare_root)
+            fold,
+            newest,
+            previous,
+            vouched,
+            memo,
+            reuse,
+            bare,
+            omit=omit,
+            documents=documents,
+            links=links,
+            applied=applied,
+            write=lambda items: _write_collected(target, items, spare_root),
         )
         written = True
     else:
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents)
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied)
         written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+    for note in applied.notes:
+        progress(f"{said}lineage link: {note}")
+    if applied.applied:
+        progress(f"{said}{applied.applied} successor(s) linked by review (curated lineage links)")
     fold.rendered()
     if cache_dir is not None and reuse is not None:
         history_reuse.finish(cache_dir, newest.repo, reuse, files, bare or ())

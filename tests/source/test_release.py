@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, SDIST_NAME_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
+from crawler.model.records import PACKAGE_PATTERN, RELEASE_VERSION_PATTERN, SCHEMA_VERSION, SDIST_NAME_PATTERN, UTC_TIME_PATTERN, WHEEL_NAME_PATTERN, Release
 from tests.package_index import _Index, pip_uses, release_sdist, release_wheel
 
 UPSTREAM_SHA = "4ba787ec9c0d8e3f5e1a2b3c4d5e6f7a8b9c0d1e"
@@ -43,7 +43,7 @@ def test_a_release_that_records_no_commit_is_named_by_its_release_and_upload_tim
     result = crawl(cli, "1.0", tmp_path / "out")
     assert result.exit_code == 0, result.output
     manifest = manifest_of(tmp_path / "out")
-    assert manifest["schema_version"] == "7"
+    assert manifest["schema_version"] == SCHEMA_VERSION
     assert manifest["release"] == {
         "package": "relpkg",
         "version": "1.0",

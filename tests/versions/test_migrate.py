@@ -1,6 +1,7 @@
 """A dataset of schema 5 (tests/data/v5: made by errcat before schema 6, from the fixture tree in
-tests/data/v5/tree.py) and one of schema 6 (tests/data/v6: a history errcat made before schema 7,
-from the trees in tests/data/v6/tree.py) are read by every command that reads datasets as the
+tests/data/v5/tree.py), one of schema 6 (tests/data/v6: a history errcat made before schema 7,
+from the trees in tests/data/v6/tree.py) and one of schema 7 (tests/data/v7: the same history made
+before schema 8) are read by every command that reads datasets as the
 datasets errcat makes of the same code today: the readers migrate each document, one schema at a
 time (``crawler.publish.migrate``).
 
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.slow
 
 V5 = Path(__file__).resolve().parent.parent / "data" / "v5"
 V6 = Path(__file__).resolve().parent.parent / "data" / "v6"
+V7 = Path(__file__).resolve().parent.parent / "data" / "v7"
 sys.path.insert(0, str(V5))
 from tree import TOML, TREE  # noqa: E402
 
@@ -247,10 +249,49 @@ def test_a_schema_6_record_that_already_says_files_is_refused_as_schema_6_would(
     data = v6_history / "acme" / "server"
     path = next(p for p in sorted((data / "errors").glob("*.json")) if json.loads(p.read_text())["history"]["first_seen"])
     record = json.loads(path.read_text())
-    assert migrate.STEPS["6"](record)["schema_version"] == SCHEMA_VERSION  # as written: migrated
+    assert migrate.STEPS["6"](record)["schema_version"] == "7"  # as written: migrated
     record["history"]["first_seen"]["files"] = True
     assert migrate.STEPS["6"](record) == record  # left as it is
     path.write_text(json.dumps(record))
+    lines = gzip.decompress((data / "errors.jsonl.gz").read_bytes()).decode().splitlines()
+    lines = [json.dumps(record) if json.loads(line)["id"] == record["id"] else line for line in lines]
+    (data / "errors.jsonl.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
+    with pytest.raises(DataError, match="not a valid record"):
+        list(iter_records(data))
+
+
+@pytest.fixture
+def v7_data(tmp_path: Path) -> Path:
+    """A copy of the schema-7 history (tests/data/v7/make.py)."""
+    return _copy(V7, tmp_path / "v7-data")
+
+
+def test_every_record_of_a_schema_7_history_reads_as_the_record_errcat_makes_of_the_same_releases(v7_data, v7_history, cli, tmp_path):
+    old, new = v7_data / "acme" / "server", v7_history / "acme" / "server"
+    assert json.loads((old / "manifest.json").read_text())["schema_version"] == "7"
+    assert load_manifest(old).schema_version == SCHEMA_VERSION == "8"
+    read = {r["id"]: r for r in iter_record_data(old)}
+    assert read == _records(new)  # every field: schema 8 adds only a key absent without a reviewed link
+    assert all("replaced_by_review" not in r["history"] for r in read.values())
+    assert {r.id: r.model_dump(mode="json") for r in iter_records(old)} == read
+    assert load_index(old).schema_version == load_search_index(old).schema_version == SCHEMA_VERSION
+    diffed = cli("diff", old, new, "--format", "json")
+    assert diffed.exit_code == 0 and json.loads(diffed.stdout)["changes"] == []
+    folded = cli("history", "--fold", v7_data, "--out", tmp_path / "folded")
+    assert folded.exit_code == 0, folded.output
+
+
+def test_a_schema_7_record_that_already_says_it_was_linked_by_review_is_refused_as_schema_7_would(v7_data):
+    """Schema 7 had no ``replaced_by_review``: a record of schema 7 carrying one is left for the
+    validation against schema 8 to refuse, not migrated into a valid record."""
+    from crawler.base.errors import DataError
+
+    data = v7_data / "acme" / "server"
+    path = next(p for p in sorted((data / "errors").glob("*.json")) if json.loads(p.read_text())["history"]["replaced_by"])
+    record = json.loads(path.read_text())
+    assert migrate.STEPS["7"](record)["schema_version"] == SCHEMA_VERSION
+    record["history"]["replaced_by_review"] = {"why": "x", "reviewer": "y", "old_release": "v1.0", "commit": "0123456"}
+    assert migrate.STEPS["7"](record) == record
     lines = gzip.decompress((data / "errors.jsonl.gz").read_bytes()).decode().splitlines()
     lines = [json.dumps(record) if json.loads(line)["id"] == record["id"] else line for line in lines]
     (data / "errors.jsonl.gz").write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
