@@ -73,6 +73,18 @@ def _records(dataset: Path) -> dict[str, dict]:
     return {r["id"]: r for r in map(json.loads, jsonl_bytes(dataset).splitlines())}
 
 
+def _but_the_action(record: dict) -> dict:
+    """The record without ``meaning.action``: who acts is derived by the rules of the errcat that
+    wrote the record, which change from release to release of errcat; a migration carries it as
+    written (validated against today's schema), so only the rest must read as today's errcat makes it."""
+    meaning = {k: v for k, v in record["meaning"].items() if k != "action"}
+    return {**record, "meaning": meaning}
+
+
+def _all_but_actions(records: dict[str, dict]) -> dict[str, dict]:
+    return {rid: _but_the_action(r) for rid, r in records.items()}
+
+
 def test_every_record_of_schema_5_reads_as_the_record_errcat_makes_of_the_same_code(v5, v6):
     old, new = v5 / "acme" / "server", v6[1] / "acme" / "server"
     made = _records(new)
@@ -83,7 +95,8 @@ def test_every_record_of_schema_5_reads_as_the_record_errcat_makes_of_the_same_c
     extra = {rid for rid, r in made.items() if r["title"] == BARE_ASSERT}
     assert len(extra) == 1 and set(made) - set(read) == extra
     for rid, record in read.items():
-        assert record == {**made[rid], "related": record["related"]}, rid
+        assert _but_the_action(record) == _but_the_action({**made[rid], "related": record["related"]}), rid
+        assert record["meaning"]["action"]["actor"], rid
         # the new entry is related to its neighbours (in the place of a farther one), which schema 5 could not know
         if made[rid]["related"] != record["related"]:
             assert any(r["id"] in extra for r in made[rid]["related"]), rid
@@ -210,7 +223,7 @@ def test_every_record_of_a_schema_6_history_reads_as_the_record_errcat_makes_of_
     assert load_manifest(old).commit == load_manifest(new).commit and load_manifest(old).schema_version == SCHEMA_VERSION
     made = _records(new)
     read = {r["id"]: r for r in iter_record_data(old)}
-    assert read == made  # every field, the histories' lifetimes and moves included
+    assert _all_but_actions(read) == _all_but_actions(made)  # every field, the histories' lifetimes and moves included
     histories = [r["history"] for r in read.values()]
     assert any(h["retired"] and h["replaced_by"] for h in histories) and any(h["retired"] and not h["replaced_by"] for h in histories)
     assert any(h["moved"] for h in histories) and {r["keyed_by"] for r in read.values()} == {"message", "condition"}
@@ -271,7 +284,7 @@ def test_every_record_of_a_schema_7_history_reads_as_the_record_errcat_makes_of_
     assert json.loads((old / "manifest.json").read_text())["schema_version"] == "7"
     assert load_manifest(old).schema_version == SCHEMA_VERSION == "8"
     read = {r["id"]: r for r in iter_record_data(old)}
-    assert read == _records(new)  # every field: schema 8 adds only a key absent without a reviewed link
+    assert _all_but_actions(read) == _all_but_actions(_records(new))  # every field: schema 8 adds only a key absent without a reviewed link
     assert all("replaced_by_review" not in r["history"] for r in read.values())
     assert {r.id: r.model_dump(mode="json") for r in iter_records(old)} == read
     assert load_index(old).schema_version == load_search_index(old).schema_version == SCHEMA_VERSION
