@@ -126,7 +126,16 @@ class _Context:
         self.changed = changed or set()
 
 
-def changed_in_place(statements: list[ast.stmt], root: str | None = None) -> set[str]:
+#: A function's statements in source order, each with the calls its own expressions make (``_Calls``).
+Calls = list[tuple[ast.stmt, list[ast.Call]]]
+
+
+def calls_of(statements: list[ast.stmt]) -> Calls:
+    """Each statement with the calls its own expressions make (not those of its blocks' statements)."""
+    return [(stmt, [call for expr in own_expressions(stmt) for call in nodes_under(expr, ast.Call)]) for stmt in statements]
+
+
+def changed_in_place(calls: Calls, root: str | None = None) -> set[str]:
     """The names (``root``'s attributes, with a root: ``self.x.append(v)``) the statements change
     in place: a method called on one that is no accessor of it, an entry or attribute of one assigned."""
     out: set[str] = set()
@@ -136,14 +145,13 @@ def changed_in_place(statements: list[ast.stmt], root: str | None = None) -> set
             return node.id if type(node) is ast.Name else None
         return node.attr if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == root else None
 
-    for stmt in statements:
-        for expr in own_expressions(stmt):
-            for call in nodes_under(expr, ast.Call):
-                func = call.func
-                if type(func) is ast.Attribute and func.attr not in ACCESSORS:
-                    found = named(func.value)
-                    if found:
-                        out.add(found)
+    for stmt, made in calls:
+        for call in made:
+            func = call.func
+            if type(func) is ast.Attribute and func.attr not in ACCESSORS:
+                found = named(func.value)
+                if found:
+                    out.add(found)
         if type(stmt) in (ast.Assign, ast.AugAssign, ast.AnnAssign):
             for target in stmt.targets if type(stmt) is ast.Assign else [stmt.target]:  # type: ignore[attr-defined]
                 if isinstance(target, (ast.Subscript, ast.Attribute)):
@@ -260,7 +268,7 @@ def _assigned(name: str, found: set[str], ctx: _Context) -> None:
     ctx.held[name] = _union([ctx.held.get(name, {"p:" + name} if name in ctx.params else set()), found])
 
 
-def _state(cls: ast.ClassDef) -> dict[str, set[str]]:
+def _state(cls: ast.ClassDef, calls: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], Calls]) -> dict[str, set[str]]:
     """Each attribute a class's methods assign (``self.x = ...``) -> the sources of every value
     assigned to it; a parameter's value (the constructor's argument) or a value the class changes
     in place (``self.x += 1``) is unknown; what only constants are assigned is its own state."""
@@ -270,10 +278,10 @@ def _state(cls: ast.ClassDef) -> dict[str, set[str]]:
             continue
         a = fn.args
         ctx = _Context({p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]} - set(_RECEIVERS))
-        statements = function_statements(fn)
-        for attr in changed_in_place(statements, "self"):
+        made = calls(fn)
+        for attr in changed_in_place(made, "self"):
             out[attr] = {UNKNOWN}
-        for stmt in statements:
+        for stmt, _ in made:
             targets: list[ast.AST] = []
             value: ast.AST | None = None
             if type(stmt) is ast.Assign:
@@ -289,35 +297,36 @@ def _state(cls: ast.ClassDef) -> dict[str, set[str]]:
     return out
 
 
-def _given(statements: list[ast.stmt], ctx: _Context, out: dict[str, Any]) -> bool:
+def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Callable[[ast.stmt], bool]) -> bool:
     """The calls a function makes (its ``statements``), each argument's sources joined by commas
     (``given``: a call none of whose arguments' sources is known is left out, as is a ``*``'s
     and what follows it); True when one passes a parameter of its own on (its signature is then
     kept: the join follows it to its callers)."""
     forwards = False
-    for stmt in statements:
-        for expr in own_expressions(stmt):
-            for comprehension in nodes_under(expr, ast.comprehension):
-                _items(comprehension.target, comprehension.iter, ctx)  # (a call in it is given its items)
-            for call in nodes_under(expr, ast.Call):
-                callee = dotted(call.func) if call.args or call.keywords else None
-                if not callee or callee.endswith(_EXCEPTION_NAME) or len(out["given"]) >= MAX_GIVEN:
-                    continue
-                positional: list[str] = []
-                for arg in call.args:
-                    if type(arg) is ast.Starred:
-                        positional.append("*")  # (what it binds from here on is unknown)
-                        break
-                    positional.append(",".join(sorted(sources(arg, ctx))))
-                named = {k.arg or "**": ",".join(sorted(sources(k.value, ctx))) if k.arg else UNKNOWN for k in call.keywords}
-                known = [s for s in [*positional, *named.values()] if s not in (UNKNOWN, "*")]
-                if not known:
-                    continue  # (a call it has no row of passes what it cannot tell)
-                forwards = forwards or any(a.startswith("p:") or ",p:" in a for a in known)
-                row = {"line": call.lineno, "callee": callee.rpartition(".")[2], "args": positional, "keywords": named}
-                if callee.count(".") and callee.rpartition(".")[0].rpartition(".")[2][:1].isupper():
-                    row["on_class"] = True  # (``Base.method(self, x)``: a method's receiver may be passed)
-                out["given"].append(row)
+    for stmt, made in calls:
+        if made and comprehended(stmt):
+            for expr in own_expressions(stmt):
+                for comprehension in nodes_under(expr, ast.comprehension):
+                    _items(comprehension.target, comprehension.iter, ctx)  # (a call in it is given its items)
+        for call in made:
+            callee = dotted(call.func) if call.args or call.keywords else None
+            if not callee or callee.endswith(_EXCEPTION_NAME) or len(out["given"]) >= MAX_GIVEN:
+                continue
+            positional: list[str] = []
+            for arg in call.args:
+                if type(arg) is ast.Starred:
+                    positional.append("*")  # (what it binds from here on is unknown)
+                    break
+                positional.append(",".join(sorted(sources(arg, ctx))))
+            named = {k.arg or "**": ",".join(sorted(sources(k.value, ctx))) if k.arg else UNKNOWN for k in call.keywords}
+            known = [s for s in [*positional, *named.values()] if s not in (UNKNOWN, "*")]
+            if not known:
+                continue  # (a call it has no row of passes what it cannot tell)
+            forwards = forwards or any(a.startswith("p:") or ",p:" in a for a in known)
+            row = {"line": call.lineno, "callee": callee.rpartition(".")[2], "args": positional, "keywords": named}
+            if callee.count(".") and callee.rpartition(".")[0].rpartition(".")[2][:1].isupper():
+                row["on_class"] = True  # (``Base.method(self, x)``: a method's receiver may be passed)
+            out["given"].append(row)
         _bind(stmt, ctx)
     return forwards
 
@@ -338,6 +347,7 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
     # per file; not for a text with non-ASCII letters, which an identifier may hold in another
     # form than the one it is read as).
     plain = text.isascii()
+    text_lines = text.split("\n") if plain else []
     holders = lines_naming(["_config", "envs"], text, 1) if plain and scan else []
     checked = lines_naming(_CHECK_WORDS, text, 1) if plain else []
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef | None]] = []
@@ -347,6 +357,24 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
         elif isinstance(stmt, ast.ClassDef):
             functions += [(f"{stmt.name}.{f.name}", f, stmt) for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     states: dict[int, dict[str, set[str]]] = {}
+    made: dict[int, Calls] = {}
+
+    def statements_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+        found = collected(fn) if collected is not None else None
+        return found if found is not None else sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
+
+    def calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Calls:
+        if id(fn) not in made:
+            made[id(fn)] = calls_of(statements_of(fn))
+        return made[id(fn)]
+
+    # (a comprehension's line says `` for `` where no ``for`` statement starts: a statement on no
+    # such line holds none; in a text with non-ASCII letters, every statement is looked in)
+    comprehensions = [n for n in lines_naming([" for "], text, 1) if not text_lines[n - 1].lstrip().startswith(("for ", "async for "))] if plain else []
+
+    def comprehended(stmt: ast.stmt) -> bool:
+        return not plain or on_lines(comprehensions, stmt.lineno, stmt.end_lineno or stmt.lineno)
+
     for qual, fn, cls in functions:
         a = fn.args
         params = [p.arg for p in [*a.posonlyargs, *a.args]]
@@ -357,13 +385,11 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
         first, last = fn.lineno, fn.end_lineno or fn.lineno
         may_check = bool(named) and (not plain or on_lines(checked, first, last))
         may_pass = scan and (not plain or on_lines(holders, first, last))
-        statements = collected(fn) if collected is not None else None
-        if statements is None:
-            statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
+        statements = statements_of(fn)
         if cls is not None and id(cls) not in states:
-            states[id(cls)] = _state(cls)
-        context = _Context(set(named), states.get(id(cls)) if cls is not None else None, changed_in_place(statements))
-        forwards = _given(statements, context, out)
+            states[id(cls)] = _state(cls, calls)
+        context = _Context(set(named), states.get(id(cls)) if cls is not None else None, changed_in_place(calls(fn)))
+        forwards = _given(calls(fn), context, out, comprehended)
         if (may_check and _checks(statements)) or (forwards and named):
             out["signatures"].append(
                 {"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs], "defaults": _defaults(fn, named), "receiver": receiver}
