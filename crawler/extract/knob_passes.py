@@ -347,7 +347,6 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
     # per file; not for a text with non-ASCII letters, which an identifier may hold in another
     # form than the one it is read as).
     plain = text.isascii()
-    text_lines = text.split("\n") if plain else []
     holders = lines_naming(["_config", "envs"], text, 1) if plain and scan else []
     checked = lines_naming(_CHECK_WORDS, text, 1) if plain else []
     functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef | None]] = []
@@ -368,9 +367,9 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
             made[id(fn)] = calls_of(statements_of(fn))
         return made[id(fn)]
 
-    # (a comprehension's line says `` for `` where no ``for`` statement starts: a statement on no
-    # such line holds none; in a text with non-ASCII letters, every statement is looked in)
-    comprehensions = [n for n in lines_naming([" for "], text, 1) if not text_lines[n - 1].lstrip().startswith(("for ", "async for "))] if plain else []
+    # (a comprehension's ``for`` is on a line that says `` for `` or starts with ``for ``: a
+    # statement on no such line holds none; in a text with non-ASCII letters, every one is looked in)
+    comprehensions = lines_naming([" for ", "\nfor ", "\tfor "], text, 1) if plain else []
 
     def comprehended(stmt: ast.stmt) -> bool:
         return not plain or on_lines(comprehensions, stmt.lineno, stmt.end_lineno or stmt.lineno)
