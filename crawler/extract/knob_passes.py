@@ -11,7 +11,7 @@ Per file (read in the extraction workers, cached with the file's result; the joi
 - ``signatures``: the parameters (receivers left out) of each function that raises, asserts or
   logs, or passes a parameter of its own on, in order, so a call's positional argument names the
   parameter it binds; with ``defaults``, where each parameter's default comes from (below).
-- ``given`` (any argument, not only settings: :func:`crawler.catalogue.callers.passed_actors`
+- ``given`` (any argument, not only settings: :func:`crawler.catalogue.callers.passed_by_id`
   joins them): each call a function makes with arguments, each argument as where its value
   comes from (:func:`sources`): a constant, the object's own state, a setting, the model's
   configuration, a request, a parameter of the caller's own (its callers decide), or unknown;
@@ -32,7 +32,6 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from crawler.extract import guard_reads
 from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
 from crawler.extract.knob_flow import ACCESSORS, CONVERSIONS
@@ -59,8 +58,16 @@ MAX_SOURCES = 6
 UNKNOWN = "?"
 CONSTANT = "c"
 STATE = "t"
-#: A request as the code names it (``guard_reads``' names, less ``params``: a model's weights too).
-_REQUEST_ROOTS = guard_reads._REQUEST_ROOT - {"params"}
+#: What the names in a chain stand for, in the words ``guard_reads`` traces a check's reads in (the
+#: same names: a config a user sets, the model's own configuration, a holder of a config no trace
+#: says who fills, a request; less ``params`` for a request, a model's weights too).
+_CONFIG_PART = re.compile(
+    r"(?:vllm|model|cache|parallel|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
+    r"structured_outputs|attention|kernel|ec_transfer|profiler|kv_connector_extra|extra|offload|offloading|multimodal|mm)_config"
+)
+_MODEL_CONFIG_PART = re.compile(r"hf_\w*config|\w*text_config|vision_config|audio_config|quant_config|quantization_config|\w*_model_config")
+_HOLDS_CONFIG = re.compile(r"config|cfg|settings|options", re.I)
+_REQUEST_ROOTS = frozenset({"request", "req", "sampling_params", "body"})
 #: An exception built (``raise ValueError(f"... {x}")``): no function of the repository's called.
 _EXCEPTION_NAME = ("Error", "Exception", "Warning")
 #: Builtins whose result is made of their arguments only.
@@ -211,14 +218,14 @@ def _of_chain(node: ast.AST, chain: list[str], ctx: _Context) -> set[str]:
     code = ".".join(chain)
     if root == "envs" and len(chain) == 2:
         return {"s:" + code}
-    if any(guard_reads._MODEL_CONFIG_PART.fullmatch(part) for part in chain):
+    if any(_MODEL_CONFIG_PART.fullmatch(part) for part in chain):
         return {"m:" + code}
-    if any(guard_reads._CONFIG_PART.fullmatch(part) for part in chain):
+    if any(_CONFIG_PART.fullmatch(part) for part in chain):
         return {"s:" + code}
     if root in _REQUEST_ROOTS:
         return {"r:" + code}
     if root == "self":
-        if any(guard_reads._HOLDS_CONFIG.search(part) for part in rest):
+        if any(_HOLDS_CONFIG.search(part) for part in rest):
             return {UNKNOWN}  # (a config of its own no one says who fills)
         return set(ctx.state.get(rest[0], {UNKNOWN})) if rest[0] in ctx.state else {UNKNOWN}
     if root in ctx.held or root in ctx.params:
