@@ -511,10 +511,11 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/" + site["path"], site
 
 
-def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None) -> tuple[str, str]:
+def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
     ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
-    reads, by source (``extract.guard_reads``)."""
+    reads, by source (``extract.guard_reads``); ``passed``: [actor, basis] from what every call
+    of its function passes the parameters it tests (``catalogue.callers``), when no rule applies."""
     reads = reads or {}
     meaning = record["meaning"]
     knobs = meaning.get("knobs") or []
@@ -713,6 +714,8 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
         return "internal", "a check inside a kernel, on what the project's own code passes it"
     if kind == LOG and _BROAD_HANDLER.match(handler.strip()):
         return "internal", "logged for an exception it caught: that exception is the cause"
+    if passed:
+        return passed[0], passed[1]
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
@@ -919,13 +922,14 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     return basis
 
 
-def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None) -> dict[str, Any]:
+def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
-    check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet."""
+    check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
+    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``)."""
     data = cast(dict[str, Any], record)
     found = remedy(data)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
-    actor, basis = classify(data, found, reads)
+    actor, basis = classify(data, found, reads, passed)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"

@@ -13,10 +13,13 @@ what a user of the library calls.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crawler.catalogue.phrasing import short_code
+from crawler.extract import guard_reads
 from crawler.extract.codefacts import TYPED_CALL
 from crawler.extract.text import module_name
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
@@ -313,4 +316,250 @@ def callers_by_id(records: Sequence[RecordData], primaries: Mapping[str, Extract
         if fq not in memo:
             memo[fq] = graph.callers_of(fq)
         out[record["id"]] = [dict(c) for c in memo[fq]]
+    return out
+
+
+# --------------------------------------------------------------------------- what callers pass
+
+#: A holder of settings as code spells it (``cache_config``): the name of a config class, in snake case.
+_CONFIG_HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
+#: How many calls deep a parameter passed on is followed (the check's function's callers, theirs,
+#: and so on), and how many calls are read for one check at most (more: it stays open).
+MAX_FOLLOW = 3
+MAX_PASSED_CALLS = 64
+#: The sources of an argument (``knob_passes.sources``) and whose move each is.
+_ACTOR_OF = {"s": "setting", "m": "model", "r": "request", "c": "internal", "t": "internal"}
+#: Whose move an entry point's parameter is: a route's is the request it handles, a command's an
+#: option of it, a public method of the library what the user's code passes.
+_ENTRY_ACTOR = {"route": "request", "cli": "setting", "library": "caller"}
+#: What a check may read besides the parameters for what its callers pass them to decide it: what
+#: the code itself holds (``extract.guard_reads``' sources).
+_OWN_READS = frozenset({"param", "constant", "state", "tensor"})
+#: ... and for another's move than nobody's: what the check tests with the parameters is constants
+#: only (a parameter from the request looked up in the object's own state, ``mm_hash in
+#: self._tombstones``, is a test of that state).
+_PARAM_READS = frozenset({"param", "constant"})
+#: Decorators that leave a function called as it is written (another may register it, wrap it
+#: or call it from elsewhere: its callers are not all in the graph).
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+_BASIS = {
+    "setting": "every call of `{fn}` the code makes passes {params} from a setting: the check reads the configuration {shown}",
+    "model": "every call of `{fn}` the code makes passes {params} from the model's own configuration {shown}",
+    "request": "every call of `{fn}` the code makes passes {params} from the request it handles {shown}",
+    "internal": "every call of `{fn}` the code makes passes {params} a constant or a value of the code's own",
+    "caller": "{params} of `{fn}` is what the code calling the library's API passes",
+}
+
+
+class Passed:
+    """What the repository's calls pass (``knob_passes``: ``given``, ``signatures``, ``called``,
+    ``taken``), over the call graph: for a check on a function's parameters, where every caller's
+    argument comes from."""
+
+    def __init__(self, results: Sequence[FileResult], graph: Graph):
+        self.graph = graph
+        self.given: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        self.signatures: dict[str, dict[str, Any]] = {}
+        self.called: dict[str, int] = {}
+        self.taken: set[str] = set()
+        #: ``cache_config`` -> the fields each class so named declares that the class does not set itself
+        self.fields: dict[str, list[set[str]]] = {}
+        state: set[tuple[str, str]] = set()
+        classes: list[tuple[str, str, list[str]]] = []
+        for result in results:
+            d = result.get("declarations") or {}
+            if result.get("status") != "ok":
+                continue
+            path, module = result["path"], result["module"]
+            for row in d.get("given", ()):
+                self.given.setdefault((path, row["line"]), []).append(row)
+            for sig in d.get("signatures", ()):
+                self.signatures.setdefault(f"{module}.{sig['function']}", sig)
+            for name, count in (d.get("called") or {}).items():
+                self.called[name] = self.called.get(name, 0) + count
+            self.taken.update(d.get("taken", ()))
+            state |= {(f["owner"], f["field"]) for f in d.get("state_fields", ())}
+            classes += [(c["qualname"], c["name"], [f["name"] for f in c.get("fields", ())]) for c in d.get("classes", ())]
+        for qual, name, fields in classes:
+            snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+            self.fields.setdefault(snake, []).append({f for f in fields if (qual, f) not in state})
+        self._memo: dict[tuple[str, str, int], set[str] | None] = {}
+
+    def actors(self, fq: str, param: str, depth: int = 0) -> set[str] | None:
+        """Whose move the values every call of ``fq`` passes its ``param`` are (``_ACTOR_OF``),
+        or None when one is not known: a call the graph did not resolve (the function's name is
+        called or taken elsewhere), an argument of unknown source, a parameter followed past
+        ``MAX_FOLLOW``."""
+        key = (fq, param, depth)
+        if key not in self._memo:
+            self._memo[key] = None  # (a cycle: not known)
+            self._memo[key] = self._actors(fq, param, depth)
+        return self._memo[key]
+
+    def _actors(self, fq: str, param: str, depth: int) -> set[str] | None:
+        graph = self.graph
+        sig = self.signatures.get(fq)
+        edges = graph.callers.get(fq, [])
+        entry = graph.entry_kind(fq)
+        found: set[str] = {_ENTRY_ACTOR[entry]} if entry in _ENTRY_ACTOR else set()
+        if sig is None or depth >= MAX_FOLLOW or len(edges) > MAX_PASSED_CALLS or (not edges and not found):
+            return None
+        rows = self._rows(fq, edges)
+        if rows is None:
+            return None
+        for row in rows:
+            for source in self._bound(row, sig, param):
+                kind, _, rest = source.partition(":")
+                if kind == "p":
+                    caller = self._caller_of(row)
+                    up = self.actors(caller, rest, depth + 1) if caller else None
+                    if up is None:
+                        return None
+                    found |= up
+                elif kind == "s" and not self.settable(rest):
+                    return None
+                elif kind in _ACTOR_OF:
+                    found.add(_ACTOR_OF[kind])
+                else:
+                    return None
+        return found
+
+    def _rows(self, fq: str, edges: list[tuple[str, str, int]]) -> list[dict[str, Any]] | None:
+        """The calls of ``fq`` (each with the caller it is in, ``_caller``), one per edge; None when
+        one is not there to read, or when the repository calls or takes a name ``fq`` is called by
+        more often than the graph resolved to it (a call of an object of unknown type, a callback)."""
+        owner, _, name = fq.rpartition(".")
+        names = {name, owner.rpartition(".")[2]} if name == "__init__" else {name}
+        if name == "__init__" and self.graph.subclasses(owner):
+            return None  # (a subclass's ``super().__init__(...)`` is no call the graph resolves)
+        if any(n in self.taken for n in names):
+            return None
+        # (an instance method called on its class is passed its receiver first: not read here)
+        method = (self.signatures.get(fq) or {}).get("receiver") == "self" and name != "__init__"
+        out: list[dict[str, Any]] = []
+        named = 0
+        for caller, path, line in sorted(set(edges)):
+            here = self.given.get((path, line), [])
+            matched = [r for r in here if r["callee"] in names]
+            if not matched and name == "__init__" and len(here) == 1 and here[0]["callee"][:1].islower():
+                matched = here  # (a class called through a name bound to it: ``connector_cls(config, role)``)
+            if not matched or (method and any(r.get("on_class") for r in matched)):
+                return None
+            named += sum(1 for r in matched if r["callee"] in names)
+            out += [{**r, "_caller": caller} for r in matched]
+        if sum(self.called.get(n, 0) for n in names) != named:
+            return None
+        return out
+
+    def settable(self, code: str) -> bool:
+        """Whether the chain ``code`` (``self.vllm_config.cache_config.block_size``) reads what a user
+        sets: each name after a config's (``cache_config``) a field every class of that name
+        declares and does not set itself (``compilation_config.static_forward_context``, filled
+        as the model is built, is no setting); an environment variable through ``envs``."""
+        parts = code.split(".")
+        if parts[0] == "envs":
+            return True
+        for holder, field in zip(parts, parts[1:], strict=False):
+            if not _CONFIG_HOLDER.fullmatch(holder):
+                continue
+            declared = self.fields.get(holder)
+            if not declared or not all(field in fields for fields in declared):
+                return False
+        return True
+
+    @staticmethod
+    def _caller_of(row: dict[str, Any]) -> str:
+        return str(row["_caller"])
+
+    @staticmethod
+    def _bound(row: dict[str, Any], sig: dict[str, Any], param: str) -> list[str]:
+        """The sources of what the call ``row`` binds to ``param`` (its default's when it passes
+        none); ``?`` when that is not known."""
+        args, keywords = row["args"], row["keywords"]
+        if param in keywords:
+            return keywords[param].split(",")
+        params = sig["params"]
+        if param in params:
+            i = params.index(param)
+            if "*" in args[: i + 1]:
+                return ["?"]
+            if i < len(args):
+                return args[i].split(",")
+        elif param not in sig["keywords"]:
+            return ["?"]
+        if "**" in keywords:
+            return ["?"]
+        default = (sig.get("defaults") or {}).get(param)
+        return list(default) if default else ["?"]
+
+    def decide(self, site: ExtractedSite, reads: Mapping[str, list[str]]) -> list[str] | None:
+        """[actor, basis] for a check whose condition reads parameters of its function
+        (``reads``: ``extract.guard_reads``), when every call of it passes each of them values
+        that are one actor's (constants and the code's own state are nobody's when another's are
+        there too), else None."""
+        params = reads.get("param") or []
+        if not params or len(params) >= guard_reads.MAX_SHOWN or not set(reads) <= _OWN_READS:
+            return None
+        if site["qualname"] == "<module>" or "<" in site["qualname"]:
+            return None
+        decorators = (site.get("facts") or {}).get("decorators") or []
+        if any(d.split("(")[0].rpartition(".")[2] not in _PLAIN_DECORATORS for d in decorators):
+            return None
+        fq = f"{site['module']}.{site['qualname']}"
+        if fq not in self.graph.defs or not all(p.isidentifier() for p in params):
+            return None
+        each: list[set[str]] = []
+        for param in params:
+            found = self.actors(fq, param)
+            if not found or len(found) != 1:
+                return None
+            each.append(found)
+        actors = set().union(*each)
+        if len(actors) > 1:
+            actors.discard("internal")
+        if len(actors) != 1:
+            return None
+        actor = actors.pop()
+        if actor != "internal" and not set(reads) <= _PARAM_READS:
+            return None  # (``key in self.failed``: the parameter names what the state says something of)
+        shown = _joined_code(sorted({c for p in params for c in self.shown(fq, p)}))
+        return [actor, _BASIS[actor].format(fn=short_code(site["qualname"]), params=_joined_code(params), shown=shown).rstrip()]
+
+    def shown(self, fq: str, param: str, depth: int = 0) -> list[str]:
+        """The code of the settings, model fields and request fields the calls of ``fq`` pass its ``param``."""
+        sig = self.signatures.get(fq)
+        rows = self._rows(fq, self.graph.callers.get(fq, [])) if sig is not None and depth < MAX_FOLLOW else None
+        out: list[str] = []
+        for row in rows or ():
+            for source in self._bound(row, sig or {}, param):
+                kind, _, rest = source.partition(":")
+                if kind == "p":
+                    out += self.shown(self._caller_of(row), rest, depth + 1)
+                elif kind in ("s", "m", "r") and rest not in out:
+                    out.append(rest.removeprefix("self."))
+        return out
+
+
+def _joined_code(names: list[str]) -> str:
+    shown = [f"`{short_code(n)}`" for n in names[:3]]
+    return "" if not shown else shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def passed_by_id(records: Sequence[RecordData], primaries: Mapping[str, ExtractedSite], results: Sequence[FileResult], graph: Graph) -> dict[str, list[str]]:
+    """[actor, basis] by id, for the records whose check tests parameters that every call of its
+    function passes one actor's values (:meth:`Passed.decide`); ``catalogue.actions.classify``
+    takes it when no rule of its own applies."""
+    passed: Passed | None = None
+    out: dict[str, list[str]] = {}
+    for record in records:
+        site = primaries.get(record["id"])
+        if site is None:
+            continue
+        found_reads = guard_reads.reads(site)
+        if "param" not in found_reads:
+            continue
+        passed = passed or Passed(results, graph)
+        decided = passed.decide(site, found_reads)
+        if decided is not None:
+            out[record["id"]] = decided
     return out

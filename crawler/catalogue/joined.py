@@ -30,6 +30,9 @@ class SourcePart(TypedDict):
     trigger: str
     fix: str | None
     related: list[dict[str, Any]]
+    #: who acts, [actor, basis], from what every call of the check's function passes the
+    #: parameters it tests (``callers.passed_by_id``): kept off the record, ``actions`` reads it
+    passed: list[str] | None
 
 
 class Joined(NamedTuple):
@@ -69,7 +72,8 @@ def merge(
         if reproductions:
             meaning["reproductions"] = reproductions
         primary = primaries.get(rid) if primaries is not None else None
-        meaning["action"] = action(record, reads(primary) if primary is not None else None)  # (reads the meaning and related just put in)
+        # (reads the meaning and related just put in)
+        meaning["action"] = action(record, reads(primary) if primary is not None else None, part.get("passed"))
         explained = curated.get(rid)
         if explained is not None:
             record["explanation"] = explained["explanation"]

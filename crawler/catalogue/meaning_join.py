@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from crawler.base.cachedir import default_cache_dir
-from crawler.catalogue.callers import Graph, callers_by_id
+from crawler.catalogue.callers import Graph, callers_by_id, passed_by_id
 from crawler.catalogue.joined import Joined, SourcePart
 from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings
 from crawler.catalogue.meaning_memo import Memo
@@ -41,7 +41,7 @@ from crawler.extract.runner import cache_version
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
 #: The types of a source join's cached row (:func:`_source_row`).
-_SOURCE_TYPES: tuple[tuple[type, ...], ...] = ((list,), (list,), (str,), (str, type(None)), (list,))
+_SOURCE_TYPES: tuple[tuple[type, ...], ...] = ((list,), (list,), (str,), (str, type(None)), (list,), (list, type(None)))
 
 
 def join_key(*parts: Any) -> str:
@@ -306,7 +306,7 @@ def join_meaning(
     try:
         if store is not None and rows is not None:
             source = {
-                rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4])
+                rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4], passed=parts[5])
                 for rid, parts in zip(ids, rows, strict=True)
             }
             store.served.append("source")
@@ -314,7 +314,8 @@ def join_meaning(
             graph = graph or Graph(results)
             memo = _memo(store, inputs) if store is not None and inputs is not None else None
             callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo)
-            source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid]) for rid in ids}
+            passed = passed_by_id(records, primaries, results, graph)
+            source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid], passed=passed.get(rid)) for rid in ids}
             if store is not None and inputs is not None:
                 store.put("source", inputs.key("source"), {"ids": ids, "records": [_source_row(source[rid]) for rid in ids]}, inputs)
     finally:
@@ -395,8 +396,9 @@ def _source_join(
 
 
 def _source_row(part: SourcePart) -> list[Any]:
-    """A record's part of the source join as the cache keeps it: ``meaning``'s parts, then ``related``."""
-    return [part["callers"], part["knobs"], part["trigger"], part["fix"], part["related"]]
+    """A record's part of the source join as the cache keeps it: ``meaning``'s parts, ``related``,
+    then what its callers pass (who acts, when no rule of ``actions`` decides)."""
+    return [part["callers"], part["knobs"], part["trigger"], part["fix"], part["related"], part["passed"]]
 
 
 def _rows(cached: Any, ids: list[str]) -> list[Any] | None:

@@ -491,6 +491,11 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     fields = _NODE_FIELDS.get(t)
     if fields is None:
         fields = _node_fields(t)
+    return _values(node, fields)
+
+
+def _values(node: ast.AST, fields: tuple[str, ...]) -> list[ast.AST]:
+    """The nodes ``node``'s ``fields`` hold, in their order (a list's items in it)."""
     out: list[ast.AST] = []
     for name in fields:
         value = getattr(node, name, None)
@@ -514,6 +519,63 @@ def sub_bodies(stmt: ast.AST) -> list[list[ast.stmt]]:
         for clause in getattr(stmt, name, None) or ():
             out.append(clause.body)
     return out
+
+
+def names_called(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
+    """How many calls of each name (a called name's last part: ``a.b.check(x)`` is ``check``) the
+    tree makes anywhere (module level, class bodies, nested functions, lambdas), and the names it
+    takes without calling them (``submit(self._check, x)``, ``{"a": f}``: a callback, which a
+    call graph does not see called)."""
+    called: dict[str, int] = {}
+    taken: set[str] = set()
+    funcs: set[int] = set()
+    todo: list[Any] = [tree]
+    name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
+    for node in todo:  # (as ``nodes_under``: breadth first, the node types most of a tree is made of by hand)
+        t = type(node)
+        if t is constant:
+            continue
+        if t is name:
+            if id(node) not in funcs:
+                taken.add(node.id)
+            continue
+        if t is attribute:
+            if id(node) not in funcs:
+                taken.add(node.attr)
+            todo.append(node.value)
+        elif t is call:
+            func = node.func
+            if type(func) is name:
+                called[func.id] = called.get(func.id, 0) + 1
+                funcs.add(id(func))
+            elif type(func) is attribute:
+                called[func.attr] = called.get(func.attr, 0) + 1
+                funcs.add(id(func))
+            todo.append(func)
+            todo += node.args
+            todo += node.keywords
+        elif t is keyword:
+            todo.append(node.value)
+        elif t in _ANNOTATED:  # (a name in an annotation is a type, no value taken)
+            todo += _values(node, _ANNOTATED[t])
+        else:
+            todo += child_nodes(node)
+    return called, taken
+
+
+#: The fields other than annotations of the nodes that have them.
+_ANNOTATED: dict[type, tuple[str, ...]] = {
+    ast.arg: (),
+    ast.AnnAssign: ("target", "value"),
+    ast.FunctionDef: ("args", "body", "decorator_list"),
+    ast.AsyncFunctionDef: ("args", "body", "decorator_list"),
+}
+
+
+def own_expressions(stmt: ast.stmt) -> list[ast.AST]:
+    """A statement's own expressions (an ``if``'s test, an assignment's targets and value, a
+    ``with``'s items), not those of the statements in its blocks, in field order."""
+    return _values(stmt, (_STMT_SPECS.get(type(stmt)) or _stmt_spec(type(stmt)))[0])
 
 
 def function_statements(fn: ast.AST, cases: bool = False) -> list[ast.stmt]:

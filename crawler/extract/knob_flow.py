@@ -25,9 +25,9 @@ from typing import Any
 from crawler.extract.codefacts import nodes_under
 
 #: Methods whose result is part of the value they are called on (a dict's entry, a string's case).
-_ACCESSORS = frozenset({"get", "items", "values", "keys", "copy", "lower", "upper", "strip"})
+ACCESSORS = frozenset({"get", "items", "values", "keys", "copy", "lower", "upper", "strip"})
 #: Builtins whose result is the value converted.
-_CONVERSIONS = frozenset({"float", "int", "str", "bool", "list", "tuple", "set", "sorted", "dict"})
+CONVERSIONS = frozenset({"float", "int", "str", "bool", "list", "tuple", "set", "sorted", "dict"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 #: Fields a getter may return before it is a computation over the whole config.
 _MAX_RETURNED = 4
@@ -47,9 +47,9 @@ def carried(node: ast.expr, roots: set[str], held: dict[str, list[str]], lookups
     """What ``node`` holds part of: chains on ``roots``, or what a local in ``held`` holds; with
     ``lookups``, what the key of a subscript holds too (``table[dtype]``)."""
     while True:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ACCESSORS:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ACCESSORS:
             node = node.func.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CONVERSIONS and len(node.args) == 1 and not node.keywords:
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CONVERSIONS and len(node.args) == 1 and not node.keywords:
             node = node.args[0]
         elif isinstance(node, ast.Subscript):
             if lookups and isinstance(node.value, ast.Name) and node.value.id not in held:

@@ -9,7 +9,14 @@ Per file (read in the extraction workers, cached with the file's result; the joi
   ``envs`` module (``envs.VLLM_USE_V2_MODEL_RUNNER``), or a local assigned one of those before
   the call; each with its line, the called name's last part and the argument's position or keyword.
 - ``signatures``: the parameters (receivers left out) of each function that raises, asserts or
-  logs, in order, so a call's positional argument names the parameter it binds.
+  logs, or passes a parameter of its own on, in order, so a call's positional argument names the
+  parameter it binds; with ``defaults``, where each parameter's default comes from (below).
+- ``given`` (any argument, not only settings: :func:`crawler.catalogue.callers.passed_by_id`
+  joins them): each call a function makes with arguments, each argument as where its value
+  comes from (:func:`sources`): a constant, the object's own state, a setting, the model's
+  configuration, a request, a parameter of the caller's own (its callers decide), or unknown;
+  ``called``: how many calls of each name (the called name's last part) the file makes, so
+  the join can tell a function whose calls the call graph did not all resolve.
 
 The join takes a pass only where the call graph has the same call (same file and line) to the
 function the check is in, and the field only where a settings class of that name declares it: a
@@ -26,7 +33,8 @@ from collections.abc import Callable
 from typing import Any
 
 from crawler.extract.ast_names import dotted
-from crawler.extract.codefacts import function_statements, lines_naming, nodes_under, on_lines
+from crawler.extract.codefacts import function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
+from crawler.extract.knob_flow import ACCESSORS, CONVERSIONS
 
 #: The name of a holder of settings as code spells it (``cache_config``, ``parallel_config``).
 _HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
@@ -39,10 +47,35 @@ _SIMPLE = (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return, ast.AugAssign)
 _CHECK_WORDS = ["raise", "assert", "warn", "error", "critical", "exception", "info_once"]
 #: At most this many passes per file (a generated file of thousands of calls says nothing more).
 MAX_PASSES = 5000
+#: At most this many calls with their arguments per file, and sources per argument (more: unknown).
+MAX_GIVEN = 5000
+MAX_SOURCES = 6
+#: Where an argument's value comes from (:func:`sources`), as the join reads it: ``c`` a constant
+#: (a literal, a module constant, a class or an enum member), ``t`` the object's own state (an
+#: attribute its class assigns only constants), ``s:CODE`` a setting (a field of one of the
+#: engine's configs, an environment variable through ``envs``), ``m:CODE`` the model's own
+#: configuration, ``r:CODE`` a request's field, ``p:NAME`` the caller's own parameter, ``?`` unknown.
+UNKNOWN = "?"
+CONSTANT = "c"
+STATE = "t"
+#: What the names in a chain stand for, in the words ``guard_reads`` traces a check's reads in (the
+#: same names: a config a user sets, the model's own configuration, a holder of a config no trace
+#: says who fills, a request; less ``params`` for a request, a model's weights too).
+_CONFIG_PART = re.compile(
+    r"(?:vllm|model|cache|parallel|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
+    r"structured_outputs|attention|kernel|ec_transfer|profiler|kv_connector_extra|extra|offload|offloading|multimodal|mm)_config"
+)
+_MODEL_CONFIG_PART = re.compile(r"hf_\w*config|\w*text_config|vision_config|audio_config|quant_config|quantization_config|\w*_model_config")
+_HOLDS_CONFIG = re.compile(r"config|cfg|settings|options", re.I)
+_REQUEST_ROOTS = frozenset({"request", "req", "sampling_params", "body"})
+#: An exception built (``raise ValueError(f"... {x}")``): no function of the repository's called.
+_EXCEPTION_NAME = ("Error", "Exception", "Warning")
+#: Builtins whose result is made of their arguments only.
+_OF_ARGS = CONVERSIONS | {"len", "min", "max", "abs", "round", "any", "all", "sum", "frozenset"}
 
 
 def empty() -> dict[str, Any]:
-    return {"passes": [], "signatures": []}
+    return {"passes": [], "signatures": [], "given": [], "called": {}, "taken": []}
 
 
 def _setting(node: ast.expr, held: dict[str, list[str]]) -> list[str] | None:
@@ -58,6 +91,16 @@ def _setting(node: ast.expr, held: dict[str, list[str]]) -> list[str] | None:
     return None
 
 
+def _defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef, named: list[str]) -> dict[str, list[str]]:
+    """Each parameter with a default -> the default's sources (a call that does not pass it)."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
+    pairs += [(p, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    empty = _Context(set())
+    return {p.arg: sorted(sources(d, empty)) for p, d in pairs if p.arg in named}
+
+
 def _checks(statements: list[ast.stmt]) -> bool:
     for stmt in statements:
         if type(stmt) in (ast.Raise, ast.Assert):
@@ -67,12 +110,242 @@ def _checks(statements: list[ast.stmt]) -> bool:
     return False
 
 
+def _chain(node: ast.expr) -> list[str] | None:
+    parts: list[str] = []
+    while type(node) is ast.Attribute:
+        parts.append(node.attr)
+        node = node.value
+    return [node.id, *reversed(parts)] if type(node) is ast.Name else None
+
+
+class _Context:
+    """What a function's argument expressions are read against: its parameters, the locals
+    assigned before (each to the sources of every value it was assigned: a local assigned in two
+    branches is either), and its class's attributes (to the sources of what they are assigned)."""
+
+    __slots__ = ("params", "held", "state", "changed")
+
+    def __init__(self, params: set[str], state: dict[str, set[str]] | None = None, changed: set[str] | None = None):
+        self.params = params
+        self.held: dict[str, set[str]] = {}
+        self.state = state or {}
+        #: the locals the function changes in place (``x.append(v)``, ``x[k] = v``): what they hold is not what they were assigned
+        self.changed = changed or set()
+
+
+#: A function's statements in source order, each with the calls its own expressions make (``_Calls``).
+Calls = list[tuple[ast.stmt, list[ast.Call]]]
+
+
+def calls_of(statements: list[ast.stmt]) -> Calls:
+    """Each statement with the calls its own expressions make (not those of its blocks' statements)."""
+    return [(stmt, [call for expr in own_expressions(stmt) for call in nodes_under(expr, ast.Call)]) for stmt in statements]
+
+
+def changed_in_place(calls: Calls, root: str | None = None) -> set[str]:
+    """The names (``root``'s attributes, with a root: ``self.x.append(v)``) the statements change
+    in place: a method called on one that is no accessor of it, an entry or attribute of one assigned."""
+    out: set[str] = set()
+
+    def named(node: ast.AST) -> str | None:
+        if root is None:
+            return node.id if type(node) is ast.Name else None
+        return node.attr if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == root else None
+
+    for stmt, made in calls:
+        for call in made:
+            func = call.func
+            if type(func) is ast.Attribute and func.attr not in ACCESSORS:
+                found = named(func.value)
+                if found:
+                    out.add(found)
+        if type(stmt) in (ast.Assign, ast.AugAssign, ast.AnnAssign):
+            for target in stmt.targets if type(stmt) is ast.Assign else [stmt.target]:  # type: ignore[attr-defined]
+                if isinstance(target, (ast.Subscript, ast.Attribute)):
+                    found = named(target.value)
+                    if found:
+                        out.add(found)
+    return out
+
+
+def sources(node: ast.AST, ctx: _Context) -> set[str]:
+    """Where the value of ``node`` comes from (``UNKNOWN`` among them when any part of it is not
+    known): a value made of others (arithmetic, a comparison, a tuple, a conversion, an entry or
+    a method of a value: ``x.get("k")``, ``x[0]``) comes from all of them."""
+    t = type(node)
+    if t is ast.Constant:
+        return {CONSTANT}
+    if t is ast.Name:
+        name = node.id  # type: ignore[attr-defined]
+        if name in ctx.held:
+            return set(ctx.held[name])
+        if name in ctx.params:
+            return {"p:" + name}
+        if name.isupper() or name[:1].isupper() or name in ("True", "False", "None"):
+            return {CONSTANT}
+        return {UNKNOWN}
+    if t is ast.Attribute:
+        chain = _chain(node)  # type: ignore[arg-type]
+        return _of_chain(node, chain, ctx) if chain else {UNKNOWN}
+    if t is ast.Call:
+        func = node.func  # type: ignore[attr-defined]
+        args = [*node.args, *(k.value for k in node.keywords)]  # type: ignore[attr-defined]
+        if type(func) is ast.Name and func.id in _OF_ARGS:
+            parts = args
+        elif type(func) is ast.Attribute and func.attr in ACCESSORS:
+            parts = [func.value, *args]
+        else:
+            return {UNKNOWN}
+        return _union([sources(a, ctx) for a in parts]) if parts else {CONSTANT}
+    if t in (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom):
+        return {UNKNOWN}
+    if t is ast.Subscript:
+        return _union([sources(node.value, ctx), sources(node.slice, ctx)])  # type: ignore[attr-defined]
+    parts = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+    return _union([sources(c, ctx) for c in parts]) if parts else {CONSTANT}
+
+
+def _union(found: list[set[str]]) -> set[str]:
+    out: set[str] = set().union(*found)
+    if len(out) > 1:
+        out.discard(CONSTANT)  # (``n * 2`` is what ``n`` is; a constant alone is one)
+    return out if len(out) <= MAX_SOURCES else {UNKNOWN}
+
+
+def _of_chain(node: ast.AST, chain: list[str], ctx: _Context) -> set[str]:
+    """An attribute chain's sources, in the words ``guard_reads`` traces a check's in."""
+    root, rest = chain[0], chain[1:]
+    code = ".".join(chain)
+    if root == "envs" and len(chain) == 2:
+        return {"s:" + code}
+    if any(_MODEL_CONFIG_PART.fullmatch(part) for part in chain):
+        return {"m:" + code}
+    if any(_CONFIG_PART.fullmatch(part) for part in chain):
+        return {"s:" + code}
+    if root in _REQUEST_ROOTS:
+        return {"r:" + code}
+    if root == "self":
+        if any(_HOLDS_CONFIG.search(part) for part in rest):
+            return {UNKNOWN}  # (a config of its own no one says who fills)
+        return set(ctx.state.get(rest[0], {UNKNOWN})) if rest[0] in ctx.state else {UNKNOWN}
+    if root in ctx.held or root in ctx.params:
+        return sources(ast.Name(id=root), ctx)
+    if root[:1].isupper():
+        return {CONSTANT}  # (an enum member, a class attribute)
+    return {UNKNOWN}
+
+
+def _bind(stmt: ast.stmt, ctx: _Context) -> None:
+    """What an assignment (or a loop, a ``with``) puts in the locals it binds."""
+    t = type(stmt)
+    if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:  # type: ignore[attr-defined]
+        _assigned(stmt.targets[0].id, sources(stmt.value, ctx), ctx)  # type: ignore[attr-defined]
+        return
+    if t is ast.AnnAssign and type(stmt.target) is ast.Name and stmt.value is not None:  # type: ignore[attr-defined]
+        _assigned(stmt.target.id, sources(stmt.value, ctx), ctx)  # type: ignore[attr-defined]
+        return
+    if t in (ast.For, ast.AsyncFor):  # (an item of what it loops over is part of it)
+        _items(stmt.target, stmt.iter, ctx)  # type: ignore[attr-defined]
+        return
+    targets: list[ast.AST] = []
+    if t is ast.Assign:
+        targets = list(stmt.targets)  # type: ignore[attr-defined]
+    elif t in (ast.AugAssign, ast.AnnAssign):
+        targets = [stmt.target]  # type: ignore[attr-defined]
+    elif t in (ast.With, ast.AsyncWith):
+        targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]  # type: ignore[attr-defined]
+    for target in targets:
+        for name in nodes_under(target, ast.Name):
+            ctx.held[name.id] = {UNKNOWN}
+
+
+def _items(target: ast.AST, over: ast.AST, ctx: _Context) -> None:
+    """A loop's (or a comprehension's) names: each holds part of what it loops over, a name
+    unpacked from an item (``for k, v in d.items()``) too."""
+    found = sources(over, ctx)
+    for name in nodes_under(target, ast.Name):
+        _assigned(name.id, found, ctx)
+
+
+def _assigned(name: str, found: set[str], ctx: _Context) -> None:
+    """A local assigned: it holds any value it was assigned before too (an assignment in a branch
+    leaves the other's), a parameter its own value; a local changed in place, what is unknown."""
+    if name in ctx.changed:
+        found = {UNKNOWN}
+    ctx.held[name] = _union([ctx.held.get(name, {"p:" + name} if name in ctx.params else set()), found])
+
+
+def _state(cls: ast.ClassDef, calls: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], Calls]) -> dict[str, set[str]]:
+    """Each attribute a class's methods assign (``self.x = ...``) -> the sources of every value
+    assigned to it; a parameter's value (the constructor's argument) or a value the class changes
+    in place (``self.x += 1``) is unknown; what only constants are assigned is its own state."""
+    out: dict[str, set[str]] = {}
+    for fn in cls.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        a = fn.args
+        ctx = _Context({p.arg for p in [*a.posonlyargs, *a.args, *a.kwonlyargs]} - set(_RECEIVERS))
+        made = calls(fn)
+        for attr in changed_in_place(made, "self"):
+            out[attr] = {UNKNOWN}
+        for stmt, _ in made:
+            targets: list[ast.AST] = []
+            value: ast.AST | None = None
+            if type(stmt) is ast.Assign:
+                targets, value = list(stmt.targets), stmt.value
+            elif type(stmt) in (ast.AnnAssign, ast.AugAssign):
+                targets, value = [stmt.target], stmt.value if type(stmt) is ast.AnnAssign else None  # type: ignore[attr-defined]
+            for target in targets:
+                for node in nodes_under(target, ast.Attribute):
+                    if type(node.value) is ast.Name and node.value.id == "self":
+                        found = sources(value, ctx) if value is not None and target is node else {UNKNOWN}
+                        found = {UNKNOWN} if any(s.startswith("p:") for s in found) else {STATE} if found == {CONSTANT} else found
+                        out[node.attr] = _union([out.get(node.attr, set()), found])
+    return out
+
+
+def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Callable[[ast.stmt], bool]) -> bool:
+    """The calls a function makes (its ``statements``), each argument's sources joined by commas
+    (``given``: a call none of whose arguments' sources is known is left out, as is a ``*``'s
+    and what follows it); True when one passes a parameter of its own on (its signature is then
+    kept: the join follows it to its callers)."""
+    forwards = False
+    for stmt, made in calls:
+        if made and comprehended(stmt):
+            for expr in own_expressions(stmt):
+                for comprehension in nodes_under(expr, ast.comprehension):
+                    _items(comprehension.target, comprehension.iter, ctx)  # (a call in it is given its items)
+        for call in made:
+            callee = dotted(call.func) if call.args or call.keywords else None
+            if not callee or callee.endswith(_EXCEPTION_NAME) or len(out["given"]) >= MAX_GIVEN:
+                continue
+            positional: list[str] = []
+            for arg in call.args:
+                if type(arg) is ast.Starred:
+                    positional.append("*")  # (what it binds from here on is unknown)
+                    break
+                positional.append(",".join(sorted(sources(arg, ctx))))
+            named = {k.arg or "**": ",".join(sorted(sources(k.value, ctx))) if k.arg else UNKNOWN for k in call.keywords}
+            known = [s for s in [*positional, *named.values()] if s not in (UNKNOWN, "*")]
+            if not known:
+                continue  # (a call it has no row of passes what it cannot tell)
+            forwards = forwards or any(a.startswith("p:") or ",p:" in a for a in known)
+            row = {"line": call.lineno, "callee": callee.rpartition(".")[2], "args": positional, "keywords": named}
+            if callee.count(".") and callee.rpartition(".")[0].rpartition(".")[2][:1].isupper():
+                row["on_class"] = True  # (``Base.method(self, x)``: a method's receiver may be passed)
+            out["given"].append(row)
+        _bind(stmt, ctx)
+    return forwards
+
+
 def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None) -> dict[str, Any]:
     """The file's passes and signatures; ``text`` its source (a file that names no config's field
     and no ``envs`` passes none, and its calls are not walked); ``collected``: a function's
     statements, its ``match`` cases' too, in source order, as a walk already collected them (or
     None: they are walked here)."""
     out = empty()
+    called, taken = names_called(tree)
+    out["called"], out["taken"] = dict(sorted(called.items())), sorted(taken)
     scan = "_config." in text or "envs." in text
     # Per function, what its lines can hold: a pass names a config holder (``x_config``) or
     # ``envs``, a local holding one is assigned in the function, and a signature is kept only for
@@ -83,28 +356,52 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
     plain = text.isascii()
     holders = lines_naming(["_config", "envs"], text, 1) if plain and scan else []
     checked = lines_naming(_CHECK_WORDS, text, 1) if plain else []
-    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]] = []
+    functions: list[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, ast.ClassDef | None]] = []
     for stmt in tree.body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.append((stmt.name, stmt))
+            functions.append((stmt.name, stmt, None))
         elif isinstance(stmt, ast.ClassDef):
-            functions += [(f"{stmt.name}.{f.name}", f) for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    for qual, fn in functions:
+            functions += [(f"{stmt.name}.{f.name}", f, stmt) for f in stmt.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    states: dict[int, dict[str, set[str]]] = {}
+    made: dict[int, Calls] = {}
+
+    def statements_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+        found = collected(fn) if collected is not None else None
+        return found if found is not None else sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
+
+    def calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Calls:
+        if id(fn) not in made:
+            made[id(fn)] = calls_of(statements_of(fn))
+        return made[id(fn)]
+
+    # (a comprehension's ``for`` is on a line that says `` for `` or starts with ``for ``: a
+    # statement on no such line holds none; in a text with non-ASCII letters, every one is looked in)
+    comprehensions = lines_naming([" for ", "\nfor ", "\tfor "], text, 1) if plain else []
+
+    def comprehended(stmt: ast.stmt) -> bool:
+        return not plain or on_lines(comprehensions, stmt.lineno, stmt.end_lineno or stmt.lineno)
+
+    for qual, fn, cls in functions:
         a = fn.args
         params = [p.arg for p in [*a.posonlyargs, *a.args]]
-        if params and params[0] in _RECEIVERS and "." in qual:
+        receiver = params[0] if params and params[0] in _RECEIVERS and "." in qual else None
+        if receiver:
             params = params[1:]
         named = params + [p.arg for p in a.kwonlyargs]
         first, last = fn.lineno, fn.end_lineno or fn.lineno
         may_check = bool(named) and (not plain or on_lines(checked, first, last))
         may_pass = scan and (not plain or on_lines(holders, first, last))
-        if not may_check and not may_pass:
+        statements = statements_of(fn)
+        if cls is not None and id(cls) not in states:
+            states[id(cls)] = _state(cls, calls)
+        context = _Context(set(named), states.get(id(cls)) if cls is not None else None, changed_in_place(calls(fn)))
+        forwards = _given(calls(fn), context, out, comprehended)
+        if (may_check and _checks(statements)) or (forwards and named):
+            out["signatures"].append(
+                {"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs], "defaults": _defaults(fn, named), "receiver": receiver}
+            )
+        if not may_pass:
             continue
-        statements = collected(fn) if collected is not None else None
-        if statements is None:
-            statements = sorted(function_statements(fn, cases=True), key=lambda s: (s.lineno, s.col_offset))
-        if may_check and _checks(statements):
-            out["signatures"].append({"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs]})
         held: dict[str, list[str]] = {}
         for stmt in statements if may_pass else ():
             if type(stmt) not in _SIMPLE or len(out["passes"]) >= MAX_PASSES:

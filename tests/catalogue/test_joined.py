@@ -25,7 +25,7 @@ def test_merge_puts_each_part_into_its_record_and_nothing_else():
     records = build_records(IDENTITY, SITES[:2], {})
     first, second = (r["id"] for r in records)
     related = [{"id": second, "title": "t", "reason": "shares x"}]
-    source = {rid: SourcePart(callers=[], knobs=[], trigger=f"Raised for {rid}.", fix=None, related=[]) for rid in (first, second)}
+    source = {rid: SourcePart(callers=[], knobs=[], trigger=f"Raised for {rid}.", fix=None, related=[], passed=None) for rid in (first, second)}
     source[first]["related"] = related
     reps = {second: [{"path": "tests/t.py", "line": 3, "end_line": 4, "qualname": "test_x", "match": None, "permalink": None, "code": "x"}]}
     curated = {second: CuratedPart(explanation={"what_it_means": "w"}, explanation_status="draft")}
