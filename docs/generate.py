@@ -162,7 +162,11 @@ OTHER_FILES = [
     ("curated/<owner>/<name>/<id>.yaml", "curated", "A curated explanation (see [Curate and review](../how-to/curate.md))."),
     ("curated/<owner>/<name>/evidence.yaml", "evidence", "The public reports of each error."),
     ("curated/<owner>/<name>/foreign/errors.yaml", "foreign", "The errors the upstream does not raise."),
-    ("curated/<owner>/<name>/lineage/links.yaml", "lineage", "Successors linked by review: a retired entry's successor no word rule finds (a check worded anew)."),
+    (
+        "curated/<owner>/<name>/lineage/links.yaml",
+        "lineage",
+        "Successors linked by review: a retired entry's successor no word rule finds (a check worded anew).",
+    ),
     ("`errcat diff --format json`", "diff", "A diff of two catalogues."),
     ("`errcat match --json`", "match", "What `errcat match` found."),
 ]
