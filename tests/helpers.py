@@ -12,10 +12,12 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -408,15 +410,41 @@ class ChatAnswers(BaseHTTPRequestHandler):
         )
 
 
+class _Server(ThreadingHTTPServer):
+    """The tests' local server. It never writes to the process's stderr, which a test's CLI run
+    reads as its own (Click's runner swaps ``sys.stderr``, and a handler thread writes to
+    whichever is in place): a client that hung up is swallowed, as a real server logs nothing to
+    it, and any other error of a handler is kept for the test that served it (``serving``).
+    Handler threads are not daemons, so ``server_close`` joins them: no request outlives its
+    block into the next test; a socket time-out bounds a client that never sends."""
+
+    daemon_threads = False
+    block_on_close = True
+
+    def __init__(self, handler: Callable[..., BaseHTTPRequestHandler]):
+        super().__init__(("127.0.0.1", 0), handler)
+        self.errors: list[str] = []
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        request.settimeout(10)
+        super().finish_request(request, client_address)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        error = sys.exc_info()[1]
+        if error is not None and not isinstance(error, (ConnectionError, TimeoutError)):  # (BrokenPipe, reset)
+            self.errors.append("".join(traceback.format_exception(error)))
+
+
 @contextmanager
 def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
     """``handler`` (a handler class, or a factory of one) served on 127.0.0.1, a free port, for
-    the block: its base URL. The one local server of the tests (the package index's too)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    the block: its base URL. The one local server of the tests (the package index's too). Every
+    request has ended when the block does; a handler's own error fails the block (``_Server``)."""
+    server = _Server(handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
         server.shutdown()
         server.server_close()
+    assert not server.errors, "the test's HTTP server failed:\n" + "\n".join(server.errors)

@@ -86,7 +86,7 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "7"  # 6: bare asserts are sites; 7: what each check reads (guard_reads)
+EXTRACTOR_VERSION = "8"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -543,18 +543,35 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     def _if(self, node: ast.If) -> None:
         test = self.seg(node.test)
+        unreached = _type_checking(node.test)  # (the branch that never runs: ``_unreached``)
         self.guards.append(test)
         self.if_tests.append(node.test)
-        body_env = self._block(node.body)
+        body_env = self._unreached(node.body) if unreached is True else self._block(node.body)
         self.if_tests.pop()
         self.guards.pop()
         envs = [body_env]
         if node.orelse:
             self.guards.append(f"not ({test})")
-            envs.append(self._block(node.orelse))
+            envs.append(self._unreached(node.orelse) if unreached is False else self._block(node.orelse))
             self.guards.pop()
         flowing = [e for e, body in zip(envs, (node.body, node.orelse), strict=False) if not assembled.leaves(body)]
         self._merge_paths(envs, flowing, exhaustive=bool(node.orelse))
+
+    def _unreached(self, body: list[ast.stmt]) -> dict[str, Held]:
+        """A branch that never runs (``if TYPE_CHECKING:``'s body, ``if not TYPE_CHECKING:``'s
+        ``else``: a type checker's view of the module), walked as any block for its names, classes
+        and helpers, but what could raise or log there is no site: nothing runs it (seed 49 #40)."""
+        sites, calls, counts, counting = len(self.sites), len(self.calls), (self.bare_asserts, self.reraises), self.counting
+        self.counting = False
+        try:
+            return self._block(body)
+        finally:
+            dead = {id(site) for site in self.sites[sites:]}
+            del self.sites[sites:], self.calls[calls:]
+            self._pending = [p for p in self._pending if id(p.item) not in dead]
+            self._pending_pieces = [p for p in self._pending_pieces if id(p.site) not in dead]
+            self._pending_made = [p for p in self._pending_made if id(p.site) not in dead]
+            (self.bare_asserts, self.reraises), self.counting = counts, counting
 
     def _merge_paths(self, envs: list[dict[str, Held]], flowing: list[dict[str, Held]], exhaustive: bool) -> None:
         """After an ``if`` or ``match``: a name its branches set to different messages holds any
@@ -1188,6 +1205,18 @@ class _Extractor(HelperMessages, SurfaceSites):
 _MISSING = object()
 _NO_SITES = surface.Settings(kinds=())  # (``_classes``)
 _EXITS = (ast.Return, ast.Continue, ast.Break)
+
+
+def _type_checking(test: ast.expr) -> bool | None:
+    """True for ``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:`` (its body never runs), False
+    for ``if not TYPE_CHECKING:`` (its ``else`` never runs), None for any other test."""
+    negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    name = test.operand if negated else test  # type: ignore[attr-defined]
+    if (type(name) is ast.Name and name.id == "TYPE_CHECKING") or (
+        type(name) is ast.Attribute and name.attr == "TYPE_CHECKING" and type(name.value) is ast.Name
+    ):
+        return not negated
+    return None
 
 
 def _template_of(built: Built) -> TemplateData:

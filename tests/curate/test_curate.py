@@ -622,7 +622,7 @@ def _native_check(entry: CuratedFile, depth: int) -> list[str]:
     ``!(cond)`` is the check's own condition (``TORCH_CHECK(cond, ...)``), the others ``if``s
     around it; the template's text pieces are string literals streamed between its fields'
     expressions, ``STD_TORCH_CHECK`` when it opens with that macro's function, file and line. A
-    review no torch check can give (a process exit, a Rust error) is refused, naming the entry."""
+    review no torch check can give (a process exit) is refused, naming the entry."""
     review = entry.review
     template, guards = review.template, list(review.guards)
     if review.exception == CHECKS["STD_TORCH_CHECK"][0] and template.startswith(STD_PREFIX):
@@ -663,14 +663,86 @@ def _native_file(entries: list[CuratedFile]) -> str:
     return "\n\n".join(chunks) + "\n"
 
 
+def _rust_literal(text: str) -> str:
+    """A Rust string literal of ``text``."""
+    escapes = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+    return '"' + "".join(escapes.get(c, c if c.isprintable() else f"\\u{{{ord(c):x}}}") for c in text) + '"'
+
+
+def _rust_error(entry: CuratedFile) -> tuple[tuple[str, ...], str, bool, list[str]]:
+    """This Rust entry's thiserror variant as the extractor reads it (``native._Rust.attribute``):
+    (the modules around it, its type, whether the type is an enum, its ``#[error]`` and variant
+    lines). ``m::Error::Variant`` whose exception is ``Error`` is a variant of ``enum Error`` in
+    ``mod m``; ``m::Error`` whose exception is ``Error`` a ``struct Error``. Each field of the
+    template is one of the variant's (``{0}``: a tuple variant's), or a named argument of
+    ``#[error]`` when it is an expression; literal braces are doubled. A Rust review no
+    ``#[error]`` gives (a ``bail!`` in a function, any guard) is refused, naming the entry."""
+    review = entry.review
+    *spaces, last = review.qualname.split("::")
+    if spaces and spaces[-1] == review.exception and not review.guards:
+        *spaces, owner, variant = review.qualname.split("::")
+    elif last == review.exception and not review.guards:
+        owner, variant = last, None
+    else:
+        raise ValueError(f"{entry.id}: no #[error] of {review.exception} is {review.qualname} in {review.path}; the fixture cannot rebuild it")
+    if not all(part.isidentifier() for part in (*spaces, owner, variant or owner)):
+        raise ValueError(f"{entry.id}: the fixture cannot write a Rust item named {review.qualname!r}")
+    fmt, named, fields = [], [], []
+    for part in text_parts(review.template):
+        if isinstance(part, str):
+            fmt.append(part.replace("{", "{{").replace("}", "}}"))
+            continue
+        name, colon, spec = part.expr.partition(":")
+        if name.isidentifier() or name.isdigit():
+            fields.append(name)
+            fmt.append("{" + part.expr + "}")
+        else:
+            named.append(f"f{len(named)} = {part.expr}")
+            fmt.append("{" + f"f{len(named) - 1}" + "}")
+    kept = list(dict.fromkeys(fields))
+    if kept and all(f.isdigit() for f in kept):
+        body = "(" + ", ".join("String" for _ in range(max(map(int, kept)) + 1)) + ")"
+    elif any(f.isdigit() for f in kept):
+        raise ValueError(f"{entry.id}: the fixture cannot write a variant with both numbered and named fields")
+    else:
+        body = " { " + ", ".join(f"{f}: String" for f in kept) + " }" if kept else ""
+    attribute = "#[error(" + ", ".join([_rust_literal("".join(fmt)), *named]) + ")]"
+    return tuple(spaces), owner, variant is not None, [attribute, f"{variant}{body}," if variant else f"pub struct {owner}{body or ';'}"]
+
+
+def _rust_file(entries: list[CuratedFile]) -> str:
+    """One Rust file of these entries' thiserror types (``_rust_error``), each in its modules."""
+    types: dict[tuple[tuple[str, ...], str, bool], list[str]] = {}
+    for entry in entries:
+        spaces, owner, is_enum, lines = _rust_error(entry)
+        types.setdefault((spaces, owner, is_enum), []).extend(lines)
+    chunks = []
+    for (spaces, owner, is_enum), lines in sorted(types.items()):
+        depth = len(spaces)
+        pad = "    " * depth
+        body = (
+            [pad + "#[derive(Debug, Error)]", pad + f"pub enum {owner} {{", *(pad + "    " + line for line in lines), pad + "}"]
+            if is_enum
+            else [pad + line for line in lines]
+        )
+        head = [f"{'    ' * d}mod {space} {{" for d, space in enumerate(spaces)]
+        chunks.append("\n".join(head + body + [f"{'    ' * d}}}" for d in range(depth - 1, -1, -1)]))
+    return "use thiserror::Error;\n\n" + "\n\n".join(chunks) + "\n"
+
+
 def _fixture_modules(entries: list[CuratedFile]) -> dict[str, str]:
     """Each reviewed raise rebuilt at its reviewed file and function (``Class.method`` as a method):
     an entry whose message has no literal text is keyed by module and function, so only the
     same place gives the same id. Raises of one function share its body. A native review (a
-    C++/CUDA file) is rebuilt as its torch check (``_native_file``), read by the real extractor."""
+    C++/CUDA file) is rebuilt as its torch check (``_native_file``), a Rust one as its thiserror
+    variant (``_rust_file``), each read by the real extractor."""
     files: dict[str, dict[str, list[str]]] = {}
     native: dict[str, list[CuratedFile]] = {}
+    rust: dict[str, list[CuratedFile]] = {}
     for entry in entries:
+        if native_language(entry.review.path) == "rust":
+            rust.setdefault(entry.review.path, []).append(entry)
+            continue
         if native_language(entry.review.path) is not None:
             native.setdefault(entry.review.path, []).append(entry)
             continue
@@ -694,7 +766,32 @@ def _fixture_modules(entries: list[CuratedFile]) -> dict[str, str]:
         out[path] = "\n\n\n".join(chunks) + "\n"
     for path, members in native.items():
         out[path] = _native_file(members)
+    for path, members in rust.items():
+        out[path] = _rust_file(members)
     return out
+
+
+def _native_records(cli, repo: Path, out: Path) -> list[dict]:
+    """The native records of a crawl of ``repo``'s v1 as vllm-project/vllm."""
+    assert cli("crawl", "--repo", repo, "--ref", "v1", "--name", "vllm-project/vllm", "--out", out).exit_code == 0
+    return [r for r in records(out, "vllm-project/vllm").values() if r["kind"] == NATIVE]
+
+
+def _reviewed(r: dict) -> CuratedFile:
+    """A review of record ``r`` as the record says it (its template, guards, file and function)."""
+    site = r["sites"][0]
+    review = {"status": "reviewed", "commit": "a" * 40, "exception": r["exception"]["name"], "template": r["message"]["text"]}
+    review |= {"guards": site["facts"]["guards"], "path": site["path"], "qualname": site["qualname"]}
+    return CuratedFile.model_validate({"id": r["id"], "what_it_means": "x", "review": review})
+
+
+def _rebuilt(cli, tmp_path: Path, read: list[dict]) -> list[dict]:
+    """The native records of a crawl of the fixture ``_fixture_modules`` builds from reviews of ``read``."""
+    from tests.conftest import FixtureRepo
+
+    rebuilt = FixtureRepo(tmp_path / "rebuilt")
+    rebuilt.commit({"vllm/__init__.py": "", **_fixture_modules([_reviewed(r) for r in read])}, tag="v1")
+    return _native_records(cli, rebuilt.path, tmp_path / "again")
 
 
 KERNEL = r"""
@@ -731,35 +828,83 @@ def test_a_native_review_is_rebuilt_as_the_check_the_extractor_read(fixture_repo
     kernel the real extractor read (torch's macros, STD_TORCH_CHECK's function/file/line prefix,
     a message from a parameter, keyed by its place, nested namespaces, an else branch's guard, a
     check with no message), reviewed as its record says, comes back with the same id, template
-    and guards; a Rust error, which no torch check raises, is refused by name."""
+    and guards; a process exit, which no torch check raises, is refused by name."""
     fixture_repo.commit({"vllm/__init__.py": "", "csrc/attention/kernel.cu": KERNEL}, tag="v1")
-    out = tmp_path / "out"
-    assert cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "vllm-project/vllm", "--out", out).exit_code == 0
-    read = [r for r in records(out, "vllm-project/vllm").values() if r["kind"] == NATIVE]
+    read = _native_records(cli, fixture_repo.path, tmp_path / "out")
     assert len(read) == 5, [r["message"]["text"] for r in read]
-
-    def reviewed(r: dict) -> CuratedFile:
-        site = r["sites"][0]
-        review = {"status": "reviewed", "commit": "a" * 40, "exception": r["exception"]["name"], "template": r["message"]["text"]}
-        review |= {"guards": site["facts"]["guards"], "path": site["path"], "qualname": site["qualname"]}
-        return CuratedFile.model_validate({"id": r["id"], "what_it_means": "x", "review": review})
 
     def shape(r: dict) -> tuple:
         return r["id"], r["message"]["text"], tuple(r["sites"][0]["facts"]["guards"]), r["sites"][0]["qualname"], r["native"]["macro"]
 
-    from tests.conftest import FixtureRepo
-
-    rebuilt = FixtureRepo(tmp_path / "rebuilt")
-    rebuilt.commit({"vllm/__init__.py": "", **_fixture_modules([reviewed(r) for r in read])}, tag="v1")
-    again = tmp_path / "again"
-    assert cli("crawl", "--repo", rebuilt.path, "--ref", "v1", "--name", "vllm-project/vllm", "--out", again).exit_code == 0
-    back = [r for r in records(again, "vllm-project/vllm").values() if r["kind"] == NATIVE]
+    back = _rebuilt(cli, tmp_path, read)
     assert sorted(map(shape, back)) == sorted(map(shape, read))
     assert {r["keyed_by"] for r in read} == {"message", "place"}
-    rust = reviewed(read[0]).model_copy(update={"id": "0" * 16})
-    rust.review.path, rust.review.exception = "rust/src/error.rs", "Error"
-    with pytest.raises(ValueError, match="0000000000000000: no torch check raises Error in rust/src/error.rs"):
-        _fixture_modules([rust])
+    exit_ = _reviewed(read[0]).model_copy(update={"id": "0" * 16})
+    exit_.review.exception = "SystemExit"
+    with pytest.raises(ValueError, match="0000000000000000: no torch check raises SystemExit in csrc/attention/kernel.cu"):
+        _fixture_modules([exit_])
+
+
+RUST_ERRORS = r"""
+use std::time::Duration;
+use thiserror::Error;
+
+pub mod client {
+    pub mod error {
+        #[derive(Debug, Error)]
+        pub enum Error {
+            #[error("engine core reported fatal failure")]
+            EngineCoreDead,
+            #[error("registration timed out after {timeout:?} (limit {{{limit}}})")]
+            Timeout { timeout: Duration, limit: u64 },
+            #[error(
+                "rank {0} is not connected; \"connected\": {1:?}"
+            )]
+            Rank(u32, Vec<u32>),
+            #[error("queue holds {n} of {cap}", n = items.len())]
+            Full { items: Vec<u8>, cap: usize },
+            #[error(transparent)]
+            Io(#[from] std::io::Error),
+        }
+    }
+}
+
+#[derive(Debug, Error)]
+#[error("invalid configuration: {message}")]
+pub struct ConfigError {
+    message: String,
+}
+
+pub fn start(ready: bool) -> anyhow::Result<()> {
+    if !ready {
+        anyhow::bail!("frontend is not ready");
+    }
+    Ok(())
+}
+"""
+
+
+@pytest.mark.slow
+def test_a_rust_review_is_rebuilt_as_the_error_variant_the_extractor_read(fixture_repo, cli, tmp_path):
+    """The shipped-files fixture rebuilds a Rust review as its thiserror ``#[error]``: every
+    variant the real extractor read (a unit, a struct and a tuple variant, a spec ``:?``, literal
+    braces, a quote, an attribute over lines, a named argument's expression, nested modules, a
+    ``#[error]`` struct), reviewed as its record says, comes back with the same id, template,
+    qualname and macro; a ``bail!`` in a function, which no ``#[error]`` gives, is refused by name."""
+    fixture_repo.commit({"vllm/__init__.py": "", "rust/src/client/error.rs": RUST_ERRORS}, tag="v1")
+    read = _native_records(cli, fixture_repo.path, tmp_path / "out")
+    assert sorted(r["native"]["macro"] for r in read) == ["#[error]"] * 5 + ["bail!"], [r["message"]["text"] for r in read]
+
+    def shape(r: dict) -> tuple:
+        return r["id"], r["message"]["text"], r["sites"][0]["qualname"], r["exception"]["qualname"], r["native"]["macro"]
+
+    errors = [r for r in read if r["native"]["macro"] == "#[error]"]
+    back = _rebuilt(cli, tmp_path, errors)
+    assert sorted(map(shape, back)) == sorted(map(shape, errors))
+    assert {r["sites"][0]["qualname"] for r in errors} >= {"client::error::Error::Rank", "ConfigError"}
+    (bail,) = [r for r in read if r["native"]["macro"] == "bail!"]
+    with pytest.raises(ValueError, match=f"{bail['id']}: no #\\[error\\] of Error is start in rust/src/client/error.rs"):
+        _fixture_modules([_reviewed(bail)])
 
 
 @pytest.mark.slow

@@ -7,13 +7,14 @@ import gzip
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from crawler.catalogue.explanations import parse_file
 from crawler.curate.invented_names import Vocabulary, invented
+from tests.helpers import serving
 
 KEY = "sk-test-0123456789-do-not-print"
 
@@ -135,14 +136,9 @@ class Fake(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def fake():
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Fake)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
     Fake.seen, Fake.attempts, Fake.keys, Fake.in_flight, Fake.most_in_flight = [], {}, set(), 0, 0
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(Fake) as url:
+        yield url
 
 
 def _records(out: Path) -> dict[str, dict]:
@@ -278,17 +274,12 @@ def test_a_redirect_is_not_followed_so_the_key_stays(cli, tmp_path, monkeypatch)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Redirect)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
+    with serving(Redirect) as url:
         monkeypatch.setenv("ERRCAT_LLM_API_KEY", KEY)
-        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}/v1", retries=0)
+        endpoint = Endpoint.from_url(f"{url}/v1", retries=0)
         with pytest.raises(LLMFailure, match="redirects"):
             endpoint.first_model()
         assert seen == [f"Bearer {KEY}"]  # asked once; the redirect's target never got the key
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.mark.slow
@@ -311,10 +302,8 @@ def test_an_error_answer_closes_its_connection_before_the_failure_is_raised():
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}/v1", retries=0)
+    with serving(Busy) as url:
+        endpoint = Endpoint.from_url(f"{url}/v1", retries=0)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ResourceWarning)
             with pytest.raises(LLMFailure, match="HTTP 503") as info:
@@ -322,9 +311,6 @@ def test_an_error_answer_closes_its_connection_before_the_failure_is_raised():
             del info
             gc.collect()
         assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def test_invented_names_are_every_kind_the_commit_lacks():

@@ -3,13 +3,13 @@ refused answer, never a traceback (``json.loads`` recurses)."""
 
 from __future__ import annotations
 
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
 from crawler.curate.draft_all import parse_sections
 from crawler.curate.llm import Endpoint, LLMFailure
+from tests.helpers import serving
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -34,13 +34,7 @@ def test_an_endpoint_answering_json_nested_too_deeply_is_a_failed_request():
             self.end_headers()
             self.wfile.write(body)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Deep)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        endpoint = Endpoint.from_url(f"http://127.0.0.1:{server.server_address[1]}", timeout=60, retries=0)
+    with serving(Deep) as url:
+        endpoint = Endpoint.from_url(url, timeout=60, retries=0)
         with pytest.raises(LLMFailure, match="not JSON"):
             endpoint.first_model()
-    finally:
-        server.shutdown()
-        server.server_close()

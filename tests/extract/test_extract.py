@@ -434,3 +434,51 @@ def test_skipping_changes_nothing_on_real_code(monkeypatch):
         code = file.read_bytes()
         rel = file.relative_to(root).as_posix()
         assert extract_file(rel, code) == _extract_walking_everything(rel, code, monkeypatch), rel
+
+
+TYPING_ONLY = """
+import typing
+from typing import TYPE_CHECKING
+import logging
+
+logger = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    class _Base:
+        def embed(self, ids):
+            assert ids  # dead
+            raise NotImplementedError("stub only")  # dead
+
+    assert False, "checker view"  # dead
+else:
+    _Base = object
+    if typing.TYPE_CHECKING:
+        logger.warning("never logged")  # dead
+    raise ImportError("runtime else")  # live
+
+
+class Model(_Base):
+    def forward(self, x):
+        if not TYPE_CHECKING:
+            raise ValueError("not checking")  # live
+        else:
+            raise TypeError("checking only")  # dead
+        if x:
+            pass
+        elif TYPE_CHECKING:
+            raise KeyError("elif stub")  # dead
+        else:
+            raise LookupError("after elif")  # live
+"""
+
+
+def test_a_site_under_if_type_checking_gives_no_entry():
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) never runs its body, and
+    ``if not TYPE_CHECKING:`` never its ``else``: no site there, while the branch that runs keeps
+    its sites and the stub's class is still recorded (blind judge, seed 49 #40)."""
+    result = extract_file("pkg/typing_only.py", TYPING_ONLY.encode())
+    lines = TYPING_ONLY.splitlines()
+    said = sorted(lines[s["line"] - 1].split("#")[-1].strip() for s in result["sites"])
+    assert said == ["live"] * 3, [lines[s["line"] - 1] for s in result["sites"]]
+    assert result["bare_asserts"] == 0
+    assert "_Base" in {c["name"] for c in result["classes"]}
