@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
-from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file
+from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file, record_id_of
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
@@ -326,7 +326,7 @@ def _render_write(
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
-    bare: list[bytes] | None = [] if remember_bare else None
+    bare: list[bytes] | None = [] if remember_bare and cache_dir is not None else None  # only the cache remembers them
     if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
         progress(f"{said}writing {target}")
         files = render_state(
@@ -343,12 +343,14 @@ def _render_write(
 
 
 def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None) -> dict[str, bytes]:
-    """Write the files as they come, and return them all."""
+    """Write the files as they come, and return all but the record files (what ``history_reuse.finish``
+    reads): a record file is not held once written, so that a history's memory does not grow with them."""
     files: dict[str, bytes] = {}
 
     def collected() -> Iterator[tuple[str, bytes]]:
         for rel, data in items:
-            files[rel] = data
+            if record_id_of(rel) is None:
+                files[rel] = data
             yield rel, data
 
     write_dataset(target, collected(), spare_root=spare_root)
