@@ -420,3 +420,17 @@ def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def calls_of(monkeypatch, module, name: str) -> list:
+    """Count the calls of ``module.name`` (the real function, still run): the first argument of
+    each call, in order."""
+    real = getattr(module, name)
+    seen: list = []
+
+    def counted(first, *args, **kwargs):
+        seen.append(first)
+        return real(first, *args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return seen
