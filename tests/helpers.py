@@ -448,3 +448,17 @@ def serving(handler: Callable[..., BaseHTTPRequestHandler]) -> Iterator[str]:
         server.shutdown()
         server.server_close()
     assert not server.errors, "the test's HTTP server failed:\n" + "\n".join(server.errors)
+
+
+def calls_of(monkeypatch, module, name: str) -> list:
+    """Count the calls of ``module.name`` (the real function, still run): the first argument of
+    each call, in order."""
+    real = getattr(module, name)
+    seen: list = []
+
+    def counted(first, *args, **kwargs):
+        seen.append(first)
+        return real(first, *args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return seen

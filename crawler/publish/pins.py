@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from crawler.base.jsonio import dumps_line, dumps_record, record_field
@@ -85,7 +85,29 @@ class Pinned(NamedTuple):
 
 
 def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None) -> Pinned:
-    """``records`` with every record whose content is the previous dataset's record of its id
+    """``records`` with every record whose content is unchanged re-pinned (see :func:`repinned`)."""
+    changed = repinned(records, previous, identity, verify)
+    out = list(records)
+    for n, record in changed.records.items():
+        out[n] = record
+    return Pinned(out, changed.kept, changed.lines, changed.sizes)
+
+
+class Repinned(NamedTuple):
+    """:class:`Pinned`, with only the records re-pinned at another commit, by index."""
+
+    records: dict[int, RecordData]
+    kept: dict[str, PreviousRecord]
+    lines: dict[str, tuple[bytes | None, bytes]]
+    sizes: dict[str, int]
+
+
+def repinned(records: Sequence[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None) -> Repinned:
+    """Of ``records`` (a list, or a sequence that makes each as it is read: a history's), each
+    whose content is the previous dataset's record of its id re-pinned, by index, and the
+    previous records kept so (``records`` itself is left as it is); one pass over them.
+
+    ``records`` with every record whose content is the previous dataset's record of its id
     re-pinned, and the previous records kept so (``records`` itself is left as it is).
 
     A record is first tried at the pins other records were kept at (most recent first): when its
@@ -99,8 +121,8 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
     sizes: dict[str, int] = {}
     links = identity.links
     if not previous or identity.upstream_commit is not None or (links["basis"] == "commit" and links["rev"] != identity.commit):
-        return Pinned(records, kept, lines, sizes)  # permalinks name another commit than the crawled one: nothing to pin
-    out = list(records)
+        return Repinned({}, kept, lines, sizes)  # permalinks name another commit than the crawled one: nothing to pin
+    out: dict[int, RecordData] = {}
     if verify is not None:
         verify = functools.cache(verify)  # one git question per commit
     pins: list[tuple[str, str | None]] = [(identity.commit, identity.commit_date)]
@@ -130,9 +152,10 @@ def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity
             if not _same(candidate, old, lines, sizes):
                 continue
             found = candidate
-        out[i] = found
+        if found is not record:
+            out[i] = found
         kept[record["id"]] = old
-    return Pinned(out, kept, lines, sizes)
+    return Repinned(out, kept, lines, sizes)
 
 
 def _may_hold(old: PreviousRecord, record: RecordData) -> bool:

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, cast, overload
 
 import orjson
 
@@ -49,7 +49,7 @@ from crawler.model.records import Counts, CuratedLinks, History, Lifetime, Manif
 from crawler.model.shapes import RecordData
 from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
-from crawler.publish.pins import pin
+from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
 from crawler.versions import history_reuse
@@ -114,19 +114,21 @@ def _key_inputs(record: RecordData) -> bytes:
     site = record["sites"][0]
     # keys sorted: a record a crawl made and the same record read from a dataset hold the
     # template's keys in another order (unsorted, no sync's new record matched its old self)
-    return orjson.dumps(
-        [
-            site["exception_qualname"],
-            site["exception"],
-            site["template"],
-            site.get("kind"),
-            site["module"],
-            site["qualname"],
-            site.get("condition"),
-            site.get("log"),
-            site.get("response"),
-        ],
-        option=orjson.OPT_SORT_KEYS,
+    return _exact(
+        orjson.dumps(
+            [
+                site["exception_qualname"],
+                site["exception"],
+                site["template"],
+                site.get("kind"),
+                site["module"],
+                site["qualname"],
+                site.get("condition"),
+                site.get("log"),
+                site.get("response"),
+            ],
+            option=orjson.OPT_SORT_KEYS,
+        )
     )
 
 
@@ -156,8 +158,15 @@ def skipped_paths(manifest: Manifest) -> frozenset[str]:
     return frozenset(s.path for s in manifest.skipped)
 
 
+def _exact(made: bytes) -> bytes:
+    """``made`` (bytes ``orjson.dumps`` returned) as bytes of its own size: orjson's keep the
+    buffer they were written into, 4 KiB at the least (a record of 5 KB held 15 KB), and the
+    fold keeps one of each per id ever seen."""
+    return memoryview(made).tobytes()
+
+
 def _pack(record: RecordData) -> bytes:
-    return orjson.dumps({k: v for k, v in record.items() if k != "history"})
+    return _exact(orjson.dumps({k: v for k, v in record.items() if k != "history"}))
 
 
 def _unpack(packed: bytes) -> RecordData:
@@ -260,11 +269,13 @@ class Fold:
         million objects for vLLM, which the cycle collector, once back on, would walk again."""
         self._last = {}
 
-    def record(self, eid: str) -> RecordData:
-        """One id's latest record with its history."""
+    def record(self, eid: str, history: Any = ...) -> RecordData:
+        """One id's latest record with its history (``history``: that history as data, when the
+        caller has it made)."""
         entry = self._entries[eid]
         added = self._last.get(eid)
-        history = entry.history.model_dump(mode="json") if entry.history is not None else None
+        if history is ...:
+            history = entry.history.model_dump(mode="json") if entry.history is not None else None
         if added is not None:
             return {**added, "history": history}
         record: RecordData = _unpack(entry.packed)
@@ -668,10 +679,15 @@ def render_state(
     (``CrawlResult.documents``: foreign.json), written beside search.json. ``links``: the
     curated lineage links, written into the records (``lineage_links.apply``; what it did in ``applied``).
     """
-    records = [_written(r, manifest.commit) for r in fold.records()]
-    done = lineage_links.apply(records, links)
-    if applied is not None:
-        applied.applied, applied.notes = done.applied, done.notes
+    records = Written(fold, manifest.commit)
+    if links is not None:
+        # the links change a few histories: applied to each id's history alone (shared dicts, never
+        # changed in place: ``apply`` gives a changed one a dict of its own), kept as overrides
+        views: list[Any] = [{"id": eid, "history": records.history(eid)} for eid in records.ids]
+        done = lineage_links.apply(views, links)
+        records.overrides = {v["id"]: v["history"] for v in views if v["history"] is not records.history(v["id"])}
+        if applied is not None:
+            applied.applied, applied.notes = done.applied, done.notes
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
@@ -682,10 +698,102 @@ def render_state(
             packing.close()
 
 
+class Replaced(Sequence[RecordData]):
+    """``base`` with the records ``changed`` (by index) in place of its own: the fold's records
+    with those ``pins.repinned`` re-pinned, still made one at a time as they are read."""
+
+    def __init__(self, base: Written, changed: dict[int, RecordData]) -> None:
+        self.base, self.changed = base, changed
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+    @overload
+    def __getitem__(self, i: int) -> RecordData: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[RecordData]: ...
+    def __getitem__(self, i: int | slice) -> RecordData | Sequence[RecordData]:
+        if isinstance(i, slice):
+            return [self[n] for n in range(*i.indices(len(self)))]
+        n = i % len(self) if i < 0 else i
+        return self.changed.get(n) or self.base[n]
+
+    def __iter__(self) -> Iterator[RecordData]:
+        for n, record in enumerate(self.base):
+            yield self.changed.get(n, record)
+
+
+class Written(Sequence[RecordData]):
+    """The fold's records (``ids``: every id, sorted), live and retired, as the dataset holds
+    them (:func:`_written`), each decoded from the fold's packed store when it is read and
+    dropped by the reader: a pass over them (the index, the search rows, the files, the lines)
+    holds one record at a time, so the render's memory does not grow with the records ever
+    seen. Histories are shared: one dict (and its JSON) for every id of the same ``History``."""
+
+    def __init__(self, fold: Fold, commit: str, ids: list[str] | None = None) -> None:
+        self.fold, self.commit = fold, commit
+        self.ids = sorted(fold._entries) if ids is None else ids
+        self._histories: dict[int, tuple[History, Any, bytes]] = {}
+        #: histories the curated lineage links changed (``lineage_links.apply``), by id
+        self.overrides: dict[str, Any] = {}
+        self._overridden: dict[str, tuple[Any, bytes]] = {}
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, i: int) -> RecordData: ...
+    @overload
+    def __getitem__(self, i: slice) -> Written: ...
+    def __getitem__(self, i: int | slice) -> RecordData | Written:
+        if isinstance(i, slice):
+            return self.without(set(), self.ids[i])
+        return self.record(self.ids[i])
+
+    def __iter__(self) -> Iterator[RecordData]:
+        return map(self.record, self.ids)
+
+    def record(self, eid: str) -> RecordData:
+        return self.fold.record(eid, self.history(eid))
+
+    def _history(self, eid: str) -> tuple[Any, bytes]:
+        if eid in self.overrides:
+            done_here = self._overridden.get(eid)
+            if done_here is None:
+                data = self.overrides[eid]
+                done_here = self._overridden[eid] = (data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
+            return done_here
+        history = self.fold._entries[eid].history
+        if history is None:
+            return None, b"null"
+        done = self._histories.get(id(history))
+        if done is None:
+            data = _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
+            done = self._histories[id(history)] = (history, data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
+        return done[1], done[2]
+
+    def history(self, eid: str) -> Any:
+        """An id's history as its record holds it (shared: not to be changed)."""
+        return self._history(eid)[0]
+
+    def history_json(self, eid: str) -> bytes:
+        """:meth:`history` as JSON, keys sorted (a record file's history line)."""
+        return self._history(eid)[1]
+
+    def retired(self) -> int:
+        return sum(1 for eid in self.ids if self.fold._entries[eid].retired)
+
+    def without(self, drop: set[str], ids: list[str] | None = None) -> Written:
+        """These records less ``drop`` (the histories made so far kept)."""
+        out = Written(self.fold, self.commit, [eid for eid in (self.ids if ids is None else ids) if eid not in drop])
+        out._histories, out.overrides, out._overridden = self._histories, self.overrides, self._overridden
+        return out
+
+
 def _render_state(
     fold: Fold,
     manifest: Manifest,
-    records: list[RecordData],
+    records: Written,
     packing: _Packing | None,
     previous: dict[str, PreviousRecord] | None,
     vouched: dict[str, str] | None,
@@ -700,25 +808,23 @@ def _render_state(
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
     made: dict[str, bytes] = {}
-    histories: dict[str, bytes] = {}
-    for r in records:
-        history = histories[r["id"]] = orjson.dumps(r["history"], option=orjson.OPT_SORT_KEYS)
-        file = _with_history_json(fold.packed(r["id"]), history)
+    for rid in records.ids:
+        file = _with_history_json(fold.packed(rid), records.history_json(rid))
         if file is not None:
-            made[r["id"]] = file
+            made[rid] = file
     completed = set(made)  # of those, the files completed from the cache's bare record files
+    rendered: Sequence[RecordData] = records
     if previous:
         identity = Identity(
             repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
         )
-        pinned = pin(records, previous, identity, (vouched or {}).get)
-        for before, after in zip(records, pinned.records, strict=True):
-            if after is not before:
-                made.pop(before["id"], None)
-                completed.discard(before["id"])
+        pinned = repinned(records, previous, identity, (vouched or {}).get)
+        for rid in (records.ids[n] for n in pinned.records):
+            made.pop(rid, None)
+            completed.discard(rid)
         made.update((rid, old.data) for rid, old in pinned.kept.items() if old.data is not None)
         completed -= pinned.kept.keys()
-        records = pinned.records
+        rendered = Replaced(records, pinned.records) if pinned.records else records
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
     if previous:  # the lines of the records kept, made by ``pin`` to compare them: not made again
         reuse = reuse._replace(lines={**reuse.lines, **pinned.lines}, line_sizes={**reuse.line_sizes, **pinned.sizes})
@@ -726,22 +832,22 @@ def _render_state(
     if reuse.validated:
         # Each completed file hashed once: the writer takes these digests rather than hash the same bytes again.
         digests = {rid: hashlib.sha256(made[rid]).digest() for rid in completed}
-        parts = ((digests[rid], bare_digests[rid], histories[rid]) for rid in completed)
+        parts = ((digests[rid], bare_digests[rid], records.history_json(rid)) for rid in completed)
         reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated), kept_digests=digests)
     omitted = 0
     while True:
-        retired = sum(1 for r in records if (r.get("history") or {}).get("retired"))
+        retired = records.retired()
         # Every count set, retired and omitted too: a history's manifest states them, zero or not.
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            extra = {**search_file(records, data, memo=memo), **(documents or {})}
+            extra = {**search_file(rendered, data, memo=memo), **(documents or {})}
             if write is None:
-                files = render_dataset(records, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
+                files = render_dataset(rendered, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:
-                files = _streamed(write, records, data, extra, reuse, packing)
+                files = _streamed(write, rendered, data, extra, reuse, packing)
             if bare is not None:  # every record rendered is valid, with no history too
-                bare += [bare_digests.get(r["id"]) or hashlib.sha256(record_file(r)).digest() for r in records]
+                bare += [bare_digests.get(rid) or hashlib.sha256(record_file(rendered[n])).digest() for n, rid in enumerate(records.ids)]
             return files
         except OverLimit as over:
             if not omit:
@@ -749,7 +855,9 @@ def _render_state(
             drop = _to_omit(over, records)
             if not drop:
                 raise OutputError(f"{over} (max_output_bytes), and leaving out entries cannot make it smaller; nothing was written") from None
-            records = [r for r in records if r["id"] not in drop]
+            changed = {records.ids[n]: r for n, r in rendered.changed.items()} if isinstance(rendered, Replaced) else {}
+            records = records.without(drop)
+            rendered = Replaced(records, {n: changed[rid] for n, rid in enumerate(records.ids) if rid in changed}) if changed else records
             omitted += len(drop)
 
 
@@ -778,38 +886,43 @@ class _Later(Mapping[Any, Any]):
 
 
 class _Packing:
-    """errors.jsonl.gz's lines and gzip members for ``records``, made on other threads (the
-    members on every core: zlib lets go of the GIL) from the moment the records are final,
-    while this one does the rest of the render (see :func:`_streamed`). ``close`` waits for them."""
+    """errors.jsonl.gz's gzip members for ``records``, made on another thread (zlib lets go of the
+    GIL) from the moment the records are final, while this one does the rest of the render (see
+    :func:`_streamed`). Each member's lines are made, hashed and compressed in turn, and only the
+    members, each line's digest and its size are kept (every line at once held as much again as
+    the records' files). ``close`` waits for it."""
 
-    def __init__(self, records: list[RecordData], previous: Mapping[bytes, bytes]) -> None:
+    def __init__(self, records: Written, previous: Mapping[bytes, bytes]) -> None:
         self.records = records
         self._pool = ThreadPoolExecutor(max_workers=1)
-        self._lines = self._pool.submit(self._make_lines)
-        self._members = self._pool.submit(self._compress, previous)
+        self._made = self._pool.submit(self._pack, previous)
 
-    def _make_lines(self) -> dict[str, tuple[bytes, bytes]]:
+    def _pack(self, previous: Mapping[bytes, bytes]) -> tuple[dict[str, tuple[bytes | None, bytes]], dict[str, int], dict[bytes, bytes]]:
+        lines: dict[str, tuple[bytes | None, bytes]] = {}
+        sizes: dict[str, int] = {}
+        members: dict[bytes, bytes] = {}
+        ids = self.records.ids
         try:
-            return {r["id"]: (line, jsonl.line_digest(line)) for r in self.records for line in [dumps_line(r)]}
+            for start, end in jsonl.spans(ids):
+                block = [dumps_line(self.records[n]) for n in range(start, end)]
+                digests = [jsonl.line_digest(line) for line in block]
+                for rid, line, digest in zip(ids[start:end], block, digests, strict=True):
+                    lines[rid], sizes[rid] = (None, digest), len(line)
+                members.update(jsonl.packed(ids[start:end], block, 1, previous, digests))
         except TypeError:  # not JSON (a lone surrogate): the writer makes them, and says so in one line
-            return {}
-
-    def _compress(self, previous: Mapping[bytes, bytes]) -> dict[bytes, bytes]:
-        lines = self._lines.result()
-        if len(lines) != len(self.records):
-            return {}
-        ids = [r["id"] for r in self.records]
-        made = [lines[rid] for rid in ids]
-        return dict(jsonl.packed(ids, [line for line, _ in made], default_jobs(), previous, [digest for _, digest in made]))
+            return {}, {}, {}
+        return lines, sizes, members
 
     def reuse(self, reuse: Reuse) -> Reuse:
-        return reuse._replace(lines=_Later(self._lines.result), members=_Later(self._members.result))
+        return reuse._replace(
+            lines=_Later(lambda: self._made.result()[0]), line_sizes=_Later(lambda: self._made.result()[1]), members=_Later(lambda: self._made.result()[2])
+        )
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
 
 
-def _streamed(write: Write, records: list[RecordData], manifest: Manifest, extra: Any, reuse: Reuse, packing: _Packing | None) -> dict[str, bytes]:
+def _streamed(write: Write, records: Sequence[RecordData], manifest: Manifest, extra: Any, reuse: Reuse, packing: _Packing | None) -> dict[str, bytes]:
     """The files written as they are rendered: the first record file goes to disk while the rest
     are rendered, and errors.jsonl.gz's members are compressed meanwhile (``packing``, started
     as soon as the records were final), rather than the files all rendered before one is
@@ -831,7 +944,7 @@ def _written(data: RecordData, commit: str) -> RecordData:
     return data
 
 
-def _to_omit(over: OverLimit, records: list[RecordData]) -> set[str]:
+def _to_omit(over: OverLimit, records: Sequence[RecordData]) -> set[str]:
     """The ids that make up each file's excess: unread by the newest crawl first (live, last seen
     before it: when that crawl left their file out for size, they cannot fit, whatever else goes),
     then retired, then live, the largest share first."""

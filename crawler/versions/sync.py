@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from crawler import __version__
 from crawler.base.cachedir import default_cache_dir
-from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file
+from crawler.base.dataset_files import MANIFEST, NAMING_COMMIT, RECORDS, record_file, record_id_of
 from crawler.base.errors import DataError, SourceError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
@@ -171,14 +171,15 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
     twice = sorted({v for v in labels if labels.count(v) > 1})
     if twice:
         raise UsageError(f"two datasets of {named(twice[0])}")
-    if catalogue is not None and len(manifests) > 1 and _of_the_newest_release(catalogue, manifests):
+    placed = _placed(catalogue, manifests[-1][1].repo) if catalogue is not None else None  # its manifest read once, for both questions
+    if placed is not None and len(manifests) > 1 and _of_the_newest_release(placed[1], manifests):
         # a crawl of the newest release's tag (the git catalogue a backfill's fold goes behind) is that
         # release, newer in what it reads (native trees, tests) though committed before the upload
         left, _ = manifests.pop()
         labels.pop()
         progress(f"history: {versions[left]}'s dataset left out: the catalogue in place is of the same release and stands for it")
     newest = manifests[-1][1]
-    in_place = _catalogue_above(catalogue, manifests) if catalogue is not None else None
+    in_place = _catalogue_above(placed, manifests) if placed is not None else None
     fold = Fold()
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
@@ -203,20 +204,28 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
         return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
 
 
-def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tuple[Path, Manifest] | None:
-    """The dataset in place under ``root`` of the releases' repository with its manifest, when
-    there is one, checked to be at or after the newest release: its commit is that release's, or
+def _placed(root: Path, repo: RepoRef) -> tuple[Path, Manifest] | None:
+    """The dataset in place under ``root`` of ``repo`` (by its owner and name) and its manifest, read
+    once; None when there is none."""
+    from crawler.publish.dataset import load_manifest
+
+    where = dataset_dir(root, repo.owner, repo.name)
+    if not (where / MANIFEST).is_file():
+        return None
+    return where, load_manifest(where)
+
+
+def _catalogue_above(placed: tuple[Path, Manifest], manifests: list[tuple[Path, Manifest]]) -> tuple[Path, Manifest]:
+    """The dataset in place (``_placed``) of the releases' repository with its manifest, checked
+    to be at or after the newest release: its commit is that release's, or
     is none of the releases' and was committed no earlier (the fold has no repository to ask
     for ancestry, so it goes by the committer dates the manifests hold)."""
     from datetime import datetime
 
-    from crawler.publish.dataset import load_manifest, named
+    from crawler.publish.dataset import named
 
     newest = manifests[-1][1]
-    where = dataset_dir(root, newest.repo.owner, newest.repo.name)
-    if not (where / MANIFEST).is_file():
-        return None
-    manifest = load_manifest(where)
+    where, manifest = placed
     if manifest.repo != newest.repo:
         raise UsageError(f"{named(where)} is a catalogue of {named(manifest.repo.url)}, the releases are of {named(newest.repo.url)}")
     if manifest.commit == newest.commit:
@@ -242,16 +251,10 @@ def _catalogue_above(root: Path, manifests: list[tuple[Path, Manifest]]) -> tupl
     return where, manifest
 
 
-def _of_the_newest_release(root: Path, manifests: list[tuple[Path, Manifest]]) -> bool:
-    """Whether the dataset in place under ``root`` is of the range's newest release by another
+def _of_the_newest_release(manifest: Manifest, manifests: list[tuple[Path, Manifest]]) -> bool:
+    """Whether the dataset in place (its ``manifest``) is of the range's newest release by another
     source: the same version (a git crawl of its tag, a release's wheel) at another commit."""
-    from crawler.publish.dataset import load_manifest
-
     newest = manifests[-1][1]
-    where = dataset_dir(root, newest.repo.owner, newest.repo.name)
-    if not (where / MANIFEST).is_file():
-        return False
-    manifest = load_manifest(where)
     version, newest_version = release_version(manifest), release_version(newest)
     if manifest.repo != newest.repo or manifest.commit == newest.commit or version is None or newest_version is None:
         return False
@@ -327,7 +330,7 @@ def _render_write(
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
-    bare: list[bytes] | None = [] if remember_bare else None
+    bare: list[bytes] | None = [] if remember_bare and cache_dir is not None else None  # only the cache remembers them
     # the curated lineage links (successors a reviewer linked), read where a crawl reads curated files
     links, applied = default_links(newest.repo.owner, newest.repo.name), Applied()
     if not (target / MANIFEST).exists():  # nothing in place to compare with or link: written as rendered
@@ -361,12 +364,14 @@ def _render_write(
 
 
 def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None) -> dict[str, bytes]:
-    """Write the files as they come, and return them all."""
+    """Write the files as they come, and return all but the record files (what ``history_reuse.finish``
+    reads): a record file is not held once written, so that a history's memory does not grow with them."""
     files: dict[str, bytes] = {}
 
     def collected() -> Iterator[tuple[str, bytes]]:
         for rel, data in items:
-            files[rel] = data
+            if record_id_of(rel) is None:
+                files[rel] = data
             yield rel, data
 
     write_dataset(target, collected(), spare_root=spare_root)
@@ -492,7 +497,7 @@ class _Side:
         return record_model(record, f"{self.where}: record {record['id']}")
 
 
-def _read_in_place(target: Path, progress: Progress) -> _Side:
+def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None = None) -> _Side:
     """The catalogue in place, read once: its manifest, and its records as plain data, each
     checked against the record schema and held to the manifest's repository as it is read
     (``iter_record_data``): a damaged one is a DataError naming its line. Their histories are as
@@ -500,7 +505,7 @@ def _read_in_place(target: Path, progress: Progress) -> _Side:
     from crawler.base.progress import task
     from crawler.publish.dataset import iter_record_data, load_manifest, named
 
-    manifest = load_manifest(target)
+    manifest = manifest or load_manifest(target)
     where = named(target / RECORDS)
     histories: dict[bytes, Any] = {}
     records = []
@@ -625,11 +630,13 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     want, commit = resolve(source, ref, latest_tag, tag_pattern)
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
+    old = None
     if (target / MANIFEST).is_file():
         from crawler.publish.dataset import load_manifest
 
-        _refuse_backwards(load_manifest(target), want, target)  # before its records are read
-    old = _read_in_place(target, progress) if (target / MANIFEST).is_file() else None
+        placed = load_manifest(target)  # read once: checked here, then the records are held to it
+        _refuse_backwards(placed, want, target)  # before its records are read
+        old = _read_in_place(target, progress, placed)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 

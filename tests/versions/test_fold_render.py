@@ -1,0 +1,99 @@
+"""The fold's final render reads its records one at a time (``history.Written``), decoded from the
+fold's packed store by each pass, rather than listed all at once: the files are byte for byte
+those of every record listed and rendered together, as the render did before; the fold's packed
+store holds bytes of their own size; the catalogue in place's manifest is read once."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from helpers import CHECK_CODE, calls_of
+
+from crawler.catalogue.search import search_file
+from crawler.extract.runner import default_jobs
+from crawler.model.records import Counts
+from crawler.publish import dataset as dataset_module
+from crawler.publish.writer import read_dataset, render_dataset
+from crawler.versions import history
+from crawler.versions.sync import fold_datasets
+
+ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
+LOAD = "\n\ndef load(p):\n    raise FileNotFoundError(f'{word}: {{p}}')\n"
+#: Four releases: an entry reworded (retired, linked to its successor), a file renamed (a move),
+#: reworded again, and a wording come back, so the fold holds live and retired records of several kinds.
+RELEASES = {
+    "v1.0": {"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE + LOAD.format(word="no such widget file")},
+    "v1.1": {"pkg/a.py": CHECK_CODE.replace("must be positive", "must be strictly positive") + LOAD.format(word="no such widget file")},
+    "v1.2": {"pkg/a.py": LOAD.format(word="no widget file"), "pkg/checks.py": CHECK_CODE.replace("must be positive", "must be strictly positive")},
+    "v2.0": {"pkg/a.py": LOAD.format(word="no such widget file"), "pkg/checks.py": CHECK_CODE.replace("must be positive", "must not be negative")},
+}
+
+
+def folded(fixture_repo, cli, tmp_path):
+    for tag, files in RELEASES.items():
+        fixture_repo.commit(files, tag=tag)
+    result = cli("history", "--repo", fixture_repo.path, *ARGS, "--per-release", tmp_path / "r", *RELEASES)
+    assert result.exit_code == 0, result.output
+    return fold_datasets([tmp_path / "r"], tmp_path / "folded")
+
+
+def listed_at_once(fold: history.Fold, manifest) -> dict[str, bytes]:
+    """The render as it was: every record of the fold listed as a dict, then rendered together."""
+    records = [history._written(r, manifest.commit) for r in fold.records()]
+    retired = sum(1 for r in records if r["history"]["retired"])
+    counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": 0})
+    data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
+    return render_dataset(records, data, search_file(records, data), max_bytes=manifest.limits.max_output_bytes, jobs=default_jobs())
+
+
+@pytest.mark.slow
+def test_the_render_one_record_at_a_time_writes_what_listing_them_all_wrote(fixture_repo, cli, tmp_path):
+    target, fold, labels = folded(fixture_repo, cli, tmp_path)
+    assert labels == list(RELEASES)
+    records = [fold.record(eid) for eid in sorted(fold._entries)]
+    assert sum(1 for r in records if r["history"]["retired"]) >= 2  # reworded, and gone
+    assert any(r["history"]["moved"] for r in records) and any(r["history"]["replaced_by"] for r in records)
+    manifest = dataset_module.load_manifest(target)
+    newest = dataset_module.load_manifest(tmp_path / "r" / "v2.0" / "acme" / "widgets")
+    expected = listed_at_once(fold, newest)
+    # written as rendered (a new dataset) and rendered into memory (one in place to compare with)
+    assert read_dataset(target) == expected
+    assert history.render_state(fold, newest) == expected
+    assert manifest.counts.retired == sum(1 for r in records if r["history"]["retired"])
+
+
+@pytest.mark.slow
+def test_the_records_are_made_as_read_and_the_store_holds_bytes_of_their_size(fixture_repo, cli, tmp_path):
+    _, fold, _ = folded(fixture_repo, cli, tmp_path)
+    written = history.Written(fold, fold.steps[-1].commit)
+    assert written[0] == written[0] and written[0] is not written[0]  # made anew by each read, held by none
+    assert [r["id"] for r in written] == sorted(fold._entries) == written.ids
+    assert written[1:].ids == written.ids[1:]
+    for entry in fold._entries.values():
+        # orjson's bytes keep the buffer they were written into (4 KiB at the least): copied to their size
+        assert sys.getsizeof(entry.packed) - len(entry.packed) < 64
+        assert sys.getsizeof(entry.key_inputs) - len(entry.key_inputs) < 64
+
+
+@pytest.mark.slow
+def test_the_fold_reads_the_catalogue_in_places_manifest_once(fixture_repo, cli, tmp_path, monkeypatch):
+    for tag, files in list(RELEASES.items())[:2]:
+        fixture_repo.commit(files, tag=tag)
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--per-release", tmp_path / "r", "v1.0", "v1.1").exit_code == 0
+    fixture_repo.commit(RELEASES["v1.2"], tag="v1.2")
+    out = tmp_path / "catalogue"
+    assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--ref", "v1.2", "--out", out).exit_code == 0
+    catalogue = out / "acme" / "widgets"
+    reads = calls_of(monkeypatch, dataset_module, "load_manifest")
+    _, fold, _ = fold_datasets([tmp_path / "r"], tmp_path / "folded", catalogue=out)
+    assert fold.gap is not None and fold.gap.at.version == "v1.2"
+    assert [w for w in reads if str(w) == str(catalogue)] == [catalogue]
+
+    # and the sync: its --ref checked against the manifest its records are then held to, read
+    # once (``previous_records``, the crawl's reader of the record files, reads it for itself)
+    fixture_repo.commit(RELEASES["v2.0"], tag="v2.0")
+    reads.clear()
+    result = cli("sync", "--repo", fixture_repo.path, *ARGS, "--ref", "v2.0", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert [w for w in reads if str(w) == str(catalogue)] == [catalogue, catalogue]
