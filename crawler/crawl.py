@@ -173,13 +173,20 @@ def upstream_commit(snapshot: Any) -> str | None:
     return snapshot.upstream_commit or getattr(snapshot, "upstream_recorded", None)
 
 
-def current_manifest(target: Path, digest: str) -> Manifest | None:
-    """The dataset's manifest when it was made from exactly these inputs and is intact."""
+def current_manifest(target: Path, digest: str, cache_dir: Path | None = None) -> Manifest | None:
+    """The dataset's manifest when it was made from exactly these inputs and is intact. With the
+    cache: the record files the record memo vouches for by identity are not read (reading them
+    was most of an up-to-date crawl)."""
+    from crawler.publish import record_memo
+
     try:
         manifest = load_manifest(target)
     except DataError:
         return None
-    if manifest.input_digest != digest or content_digest(read_dataset(target)) != manifest.content_digest:
+    if manifest.input_digest != digest:
+        return None
+    known = record_memo.vouched(target, record_memo.load(cache_dir, target)) if cache_dir is not None else {}
+    if content_digest(read_dataset(target, skip=known), known) != manifest.content_digest:
         return None
     return manifest
 
@@ -338,7 +345,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         with dataset_lock(target):  # another crawl's temporary directory is not a trace
             recover(target)  # traces of a killed run go first, even when the dataset is up to date
         sweep(options.cache_dir or default_cache_dir())  # and what killed diff/history/sync runs left
-        existing = current_manifest(target, digest) if options.use_cache and not options.in_memory else None
+        existing = current_manifest(target, digest, options.cache_dir or default_cache_dir()) if options.use_cache and not options.in_memory else None
         if existing is not None:
             progress(f"{target} is up to date with {snapshot.commit[:12]}")
             return CrawlResult(target, existing, time.perf_counter() - started, unchanged=True, vouched=vouched, documents=documents)

@@ -34,7 +34,7 @@ import shutil
 import stat
 import tempfile
 import threading
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Generator, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -79,13 +79,16 @@ def index_for(records: Sequence[RecordData], repo: str, commit: str) -> dict[str
     }
 
 
-def content_digest(files: dict[str, bytes]) -> str:
+def content_digest(files: dict[str, bytes], known: Mapping[str, bytes] | None = None) -> str:
     """SHA-256 over every file of a dataset: relative path and content digest, in path order.
 
     The manifest counts as itself without its ``content_digest`` field (re-serialized the one
     deterministic way), so an edit to any file, the manifest included, changes the digest.
+    ``known``: the SHA-256 of files not in ``files``, by relative path (``record_memo.vouched``).
     """
     digests = {rel: hashlib.sha256(data).digest() for rel, data in files.items() if rel != MANIFEST}
+    if known:
+        digests.update((rel, digest) for rel, digest in known.items() if rel != MANIFEST)
     if MANIFEST in files:
         try:
             manifest = orjson.loads(files[MANIFEST])
@@ -107,8 +110,9 @@ def _digest_of(digests: dict[str, bytes]) -> str:
     return h.hexdigest()
 
 
-def read_dataset(directory: Path) -> dict[str, bytes]:
-    """Every regular file of a written dataset by relative path (what ``content_digest`` hashes).
+def read_dataset(directory: Path, skip: Container[str] = ()) -> dict[str, bytes]:
+    """Every regular file of a written dataset by relative path (what ``content_digest`` hashes),
+    but those ``skip`` names.
 
     ``os.scandir`` rather than ``Path.rglob``: half the time on vLLM's 8,000 files, which is
     most of an up-to-date crawl. Symlinks are not followed (nor are they part of a dataset).
@@ -122,8 +126,10 @@ def read_dataset(directory: Path) -> dict[str, bytes]:
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                 elif entry.is_file(follow_symlinks=False):
-                    with open(entry.path, "rb") as fh:
-                        files[entry.path[root:].replace(os.sep, "/")] = fh.read()
+                    rel = entry.path[root:].replace(os.sep, "/")
+                    if rel not in skip:
+                        with open(entry.path, "rb") as fh:
+                            files[rel] = fh.read()
     return files
 
 

@@ -254,3 +254,35 @@ def test_a_restored_dataset_is_compared_by_lines_and_its_members_cut_out(fixture
         assert result.exit_code == 0, result.output
     assert len(decompressed) == 1
     assert gz.decompress(path.read_bytes()) == lines
+
+
+def test_the_up_to_date_check_takes_the_memo_s_digests_and_reads_what_it_cannot_vouch_for(fixture_repo, cli, cache_dir, tmp_path):
+    """An up-to-date crawl checks the dataset in place by its content digest: the record files the
+    memo vouches for by identity are not read for it (the whole of a warm crawl's work was reading
+    them), and the digest is the one every file read gives."""
+    from crawler.crawl import current_manifest
+    from crawler.publish.dataset import load_manifest
+    from crawler.publish.writer import content_digest, read_dataset
+
+    dataset = _crawled(fixture_repo, cli, tmp_path)
+    manifest = load_manifest(dataset)
+    memo = record_memo.load(cache_dir, dataset)
+    vouched = record_memo.vouched(dataset, memo)
+    assert sorted(vouched) == sorted(f"errors/{rid}.json" for rid in memo.records) and len(vouched) == 2
+    files = read_dataset(dataset, skip=vouched)
+    assert not set(files) & set(vouched) and set(files) | set(vouched) == set(read_dataset(dataset))
+    assert content_digest(files, vouched) == content_digest(read_dataset(dataset)) == manifest.content_digest
+    assert current_manifest(dataset, manifest.input_digest, cache_dir) == manifest
+    # a record file edited, its size and modification time put back: its change time moved, so it is read
+    path = dataset / "errors" / f"{sorted(memo.records)[0]}.json"
+    st = path.stat()
+    data = path.read_bytes()
+    path.write_bytes(data.replace(b"positive", b"POSITIVE", 1))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    assert sorted(record_memo.vouched(dataset, memo)) == [f"errors/{sorted(memo.records)[1]}.json"]
+    assert current_manifest(dataset, manifest.input_digest, cache_dir) is None
+    result = cli("crawl", "--repo", fixture_repo.path, "--ref", "v1", "--name", "acme/widgets", "--include", "pkg/**/*.py", "--out", tmp_path / "out")
+    assert result.exit_code == 0 and "wrote " in result.output, result.output
+    assert path.read_bytes() == data  # written again
+    assert current_manifest(dataset, manifest.input_digest, cache_dir) == load_manifest(dataset)
