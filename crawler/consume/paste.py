@@ -415,7 +415,8 @@ _NAMED_VERSION = (
     # "Initializing an LLM engine (v0.6.3) with config", "Initializing a V1 LLM engine (v0.8.5) ..."
     r"\bLLM engine \({release}\)",
     # site-packages/vllm-0.6.3.dist-info, vllm-0.6.3+cu118-cp38-abi3..., vllm==0.6.3, /vllm/0.6.3/
-    r"(?<![A-Za-z0-9_-]){name}(?:-|==|/){release}(?=[./" + SPACE + r",;)\]'\"-]|$)",
+    # (never a release cut short: "vllm==0.6.3+cu!" is not 0.6)
+    r"(?<![A-Za-z0-9_-]){name}(?:-|==|/){release}(?![0-9]|\.[0-9])(?=[./" + SPACE + r",;)\]'\"-]|$)",
 )
 
 

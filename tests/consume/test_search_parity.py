@@ -475,5 +475,6 @@ def test_the_box_reads_pythons_line_starts_word_ends_and_cases_as_errcat_match_d
         "ValueError: Expected 3 items, got 4\n\u00e9widgets version 0.6.3",
         "ValueError: Expected 3 items, got 4\nwidgets version 0.6.3\x85",
         "ValueError: Expected 3 items, got 4\nwidgets==0.6.3\x1c",
+        "ValueError: Expected 3 items, got 4\nwidgets==0.6.3+cu!",
     ]
     assert_parity(node, dataset, tmp_path, pastes)

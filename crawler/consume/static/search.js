@@ -840,7 +840,7 @@
     if (!name || !/^[\w.-]{1,100}$/.test(name)) return null;
     var n = name.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&"), found = new Map();
     ["\\b" + n + "\\b[\\w ]{0,40}? version:? " + RELEASE + "(?![\\w.])", "\\bLLM engine \\(" + RELEASE + "\\)",
-     "(?<![\\w-])" + n + "(?:-|==|/)" + RELEASE + "(?=[./" + SPACE + ",;)\\]'\"-]|$)"].forEach(function (pattern) {
+     "(?<![\\w-])" + n + "(?:-|==|/)" + RELEASE + "(?![0-9]|\\.[0-9])(?=[./" + SPACE + ",;)\\]'\"-]|$)"].forEach(function (pattern) {
       var re = new RegExp(pattern, "gi"), m;
       while ((m = re.exec(text))) {
         var k = m[1].match(/\d+/g).map(Number).join(".");
