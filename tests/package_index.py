@@ -65,8 +65,17 @@ class _Index(http.server.SimpleHTTPRequestHandler):
     #: What errcat alone is told (pip refuses a page whose times do not parse before errcat asks).
     told_errcat: dict[str, object] = {}
     asked: list[str] = []
+    #: The page errcat alone is given instead, as bytes (a hostile index: JSON nested past the decoder).
+    errcat_page: bytes | None = None
 
     def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/simple/relpkg" and self.errcat_page is not None and self.headers.get("User-Agent") == "errcat":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.pypi.simple.v1+json")
+            self.send_header("Content-Length", str(len(self.errcat_page)))
+            self.end_headers()
+            self.wfile.write(self.errcat_page)
+            return
         if self.path.rstrip("/") == "/simple/relpkg":
             self.asked.append(self.headers.get("Accept", ""))
             times = {**self.times, **self.told_errcat} if self.headers.get("User-Agent") == "errcat" else self.times
@@ -115,7 +124,7 @@ class _Index(http.server.SimpleHTTPRequestHandler):
 def serving(root: Path) -> Iterator[str]:
     """The index of the wheels in ``root / "files"``, at the URL yielded (pip's PIP_INDEX_URL)."""
     (root / "files").mkdir(parents=True, exist_ok=True)
-    _Index.times, _Index.told_errcat, _Index.asked, _Index.sdist_hashes = {}, {}, [], {}
+    _Index.times, _Index.told_errcat, _Index.asked, _Index.sdist_hashes, _Index.errcat_page = {}, {}, [], {}, None
     with serve(functools.partial(_Index, directory=str(root))) as base:
         yield f"{base}/simple/"
 

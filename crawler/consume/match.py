@@ -764,8 +764,11 @@ def _same_function(frame: Frame | None, entry: MatchEntry) -> bool:
 def _cut_values(values: dict[str, Any], gaps: list[tuple[int, int]], text: str, p: "Prepared") -> dict[str, Any]:
     """Field values of a message cut with an ellipsis: a value running into the mark ends where
     the cut is (marked "…"), and one wholly inside it (the ``..`` left when the template's final
-    period takes the mark's last dot) is unknown (None)."""
-    mark = next(m for m in ELLIPSIS if text.rstrip().endswith(m))
+    period takes the mark's last dot) is unknown (None). A reading cut with no mark (a cut
+    traceback's ``raise``: the source's literals, ``{pool.free}`` where a value was) knows none."""
+    mark = next((m for m in ELLIPSIS if text.rstrip().endswith(m)), None)
+    if mark is None:
+        return dict.fromkeys(values)
     cut_at = len(text.rstrip()) - len(mark)
     runs = p.field_runs(len(gaps)) or []
     k = 0

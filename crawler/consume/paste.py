@@ -17,6 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+#: White space as Python reads it (``str.isspace``, ``str.strip``, ``re``'s ``\s``), as the text
+#: of a class: search.js's ``SPACE`` is this very text, and every white space the box reads is
+#: it (ECMA-262's ``\s`` and ``trim()`` take \ufeff and leave \x1c-\x1f and \x85: a paste read
+#: apart). tests/consume/test_search_parity.py holds both to ``str.isspace`` over every character.
+SPACE = r"\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+
 # Each is anchored at a line start and made of bounded or possessive-free simple runs: tried
 # once per line (re.match), so a line costs its own length at most a few times over.
 _LINE_PREFIXES = [
@@ -409,7 +415,8 @@ _NAMED_VERSION = (
     # "Initializing an LLM engine (v0.6.3) with config", "Initializing a V1 LLM engine (v0.8.5) ..."
     r"\bLLM engine \({release}\)",
     # site-packages/vllm-0.6.3.dist-info, vllm-0.6.3+cu118-cp38-abi3..., vllm==0.6.3, /vllm/0.6.3/
-    r"(?<![A-Za-z0-9_-]){name}(?:-|==|/){release}(?=[./\s,;)\]'\"-]|$)",
+    # (never a release cut short: "vllm==0.6.3+cu!" is not 0.6)
+    r"(?<![A-Za-z0-9_-]){name}(?:-|==|/){release}(?![0-9]|\.[0-9])(?=[./" + SPACE + r",;)\]'\"-]|$)",
 )
 
 
@@ -423,7 +430,9 @@ def named_version(text: str, name: str) -> str | None:
     escaped = re.escape(name)
     found: dict[tuple[int, ...], str] = {}
     for pattern in _NAMED_VERSION:
-        compiled = re.compile(pattern.format(name=escaped, release=_RELEASE), re.IGNORECASE)
+        # ASCII, as search.js's namedVersion reads it ("gi"): Unicode IGNORECASE folds "ſ" to "s"
+        # and "K" to "k", and Unicode's \b is no ASCII one
+        compiled = re.compile(pattern.format(name=escaped, release=_RELEASE), re.IGNORECASE | re.ASCII)
         for m in compiled.finditer(text):
             release = m.group(1)
             found.setdefault(tuple(int(n) for n in re.findall(r"[0-9]+", release)), release)

@@ -85,9 +85,13 @@ _BUILTIN_CALLS = frozenset(
         "callable",
     }
 )
-_ASSIGN = re.compile(r"^(\s*)([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::\s*[^=]+?)?\s*=(?!=)\s*(.+)$")
-_FOR = re.compile(r"^(\s*)for\s+([A-Za-z_][\w, ]*?)\s+in\s+(.+):\s*$")
-_SELF_ASSIGN = re.compile(r"^\s*self\.([A-Za-z_]\w*)\s*(?::\s*[^=]+?)?\s*=(?!=)\s*(.+)$")
+# Linear in the line (tried on every line above a site, a docstring's too): an annotation is one
+# run up to the "=" (``\s*[^=]+?\s*`` split its spaces three ways: hours on a line of spaces),
+# a ``for``'s targets are names and commas (``[\w, ]*?`` ran over every " in "), what follows a
+# keyword starts at its first non-space (``\s+(.+)`` began at every space).
+_ASSIGN = re.compile(r"^(\s*)([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]+)?=(?!=)\s*(.+)$")
+_FOR = re.compile(r"^(\s*)for\s+([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*,?)\s+in\s+(\S.*):\s*$")
+_SELF_ASSIGN = re.compile(r"^\s*self\.([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)\s*(.+)$")
 #: What a state assigned from makes it no state of the object's own: a state is what it came from.
 _FROM_OUTSIDE = ("param", "config", "platform", "request", "model", "parallel", "other")
 _DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+\w+\s*\(")

@@ -86,7 +86,7 @@ def project_page(package: str, url: str | None = None) -> dict[str, object] | No
         return None  # an index of HTML pages only (PEP 503): it reports no upload times
     try:
         data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):  # (nested past the decoder: a hostile index)
         raise SourceError(f"the package index's page of {package} is not JSON") from None
     return data if isinstance(data, dict) else None
 

@@ -121,3 +121,22 @@ def test_the_answer_says_where_its_page_is_and_why_a_weak_one_ranks_first(datase
     assert "% alike, same exception  ValueError: Widget cache" in line
     assert text.splitlines()[-1] == f"the nearest one's page: errcat show {ids['cache']} --data {dataset}"
     assert "page:" not in cli("match", "--data", dataset, "KeyError: nothing like any entry at all").stdout
+
+
+def test_a_traceback_cut_at_an_f_string_raise_is_answered(dataset, cli):
+    """A traceback cut before its exception line ends in the frame's ``raise X(f"...")``: its
+    literals are the source's text, fields and all, matched in full by the entry with fields.
+    The reading is marked cut, and the values of a cut reading were read at an ellipsis it does
+    not have: StopIteration, a traceback out of errcat match (on vLLM v0.33.0 too, for
+    ``raise ValueError(f"Unknown dtype: {dtype}")``). Its fields' values are unknown."""
+    ids = _ids(dataset)
+    paste = (
+        "Traceback (most recent call last):\n"
+        '  File "/srv/pkg/engine.py", line 15, in start\n'
+        '    raise ValueError(f"Widget cache has no room left ({pool.free} free): increase --pool-size when starting the engine.")\n'
+    )
+    out = json.loads(cli("match", "--json", "--data", dataset, paste).stdout)
+    assert out["matches"][0]["id"] == ids["cache"]
+    assert out["matches"][0]["fields"] == [{"expr": "pool.free", "value": None}]
+    text = cli("match", "--data", dataset, paste).stdout
+    assert ids["cache"] in text and "{pool.free} = {pool.free}" not in text

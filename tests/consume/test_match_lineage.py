@@ -222,6 +222,9 @@ def test_a_catalogue_without_history_answers_as_before(cli, fixture_repo, tmp_pa
         ('File "/opt/venv/lib/python3.12/site-packages/vllm/engine/llm_engine.py"', None),
         ("vllm-1  | ERROR something", None),  # docker compose's service name
         ("myvllm-1.2.3", None),
+        ("pip install vllm==0.6.3+cu!", None),  # a release cut short where a tag is no tag: not 0.6
+        ("pip install vllm==0.6.3+cu\u017f", None),  # (Unicode's IGNORECASE took "\u017f" for s: 0.6.3)
+        ("vLLM ver\u017fion 0.6.3", None),
     ],
 )
 def test_named_version(text, release):

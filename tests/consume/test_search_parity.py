@@ -404,3 +404,77 @@ def test_the_box_reads_pythons_digits_as_errcat_match_does(node, tmp_path):
         "[rank0]: ray::Mod\u00e8le.run() (pid=12) ValueError: Expected 3 items, got 4",
     ]
     assert_parity(node, dataset, tmp_path, pastes)
+
+
+#: White space one language's class has and the other's has not (Python's str.isspace and \s
+#: take \x1c-\x1f and \x85, ECMA-262's \s and trim() take \ufeff), and the ones both take that
+#: end a line for ECMA-262's ^ and $ (\r, \u2028, \u2029), or are rare elsewhere.
+RARE_SPACES = ["\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\ufeff", "\u1680", "\u2028", "\u2029", "\r", "\x0b", "\xa0", "\u3000"]
+#: Every place of a paste where white space is read, with {c} where the rare character goes.
+SPACED_PASTES = [
+    "ValueError: Expected 3 items, got 4{c}",
+    "{c}ValueError: Expected 3 items, got 4",
+    "{c}   ValueError: Expected 3 items, got 4",
+    "vllm-1{c}| ValueError: Expected 3 items, got 4",
+    "[rank0]:{c}ValueError: Expected 3 items, got 4",
+    "\u2502{c}ValueError: Expected 3 items, got 4",
+    "ERROR:{c}Expected 3 items, got 4",
+    "Jan 01 12:00:00 ho{c}st vllm[12]: ValueError: Expected 3 items, got 4",
+    "INFO 01-01 12:00:00 [a.py:1] Expected 3 items, got 4{c}",
+    "WARNING 01-01 12:00:00 [a.py:1]{c}Expected 3 items, got 4",
+    'Traceback (most recent call last):\n{c} File "/x/vllm/a.py", line 12, in f\n    raise ValueError("x")\nValueError: Expected 3 items, got 4',
+    'Traceback (most recent call last):\n  File "/x/vllm/a.py", line 12, in f\n{c}   assert x\nAssertionError',
+    'Traceback (most recent call last):\n  File "/x/vllm/a.py", line 12, in f\n    raise ValueError("x"){c}\n{c}\nValueError: Expected 3 items, got 4',
+    'Traceback (most recent call last):\n  File "/x/vllm/a.py", line 12, in f\n{c}   raise ValueError(\n{c}       "Expected 3 items, "{c}\n        "got 4")',
+    'Traceback (most recent call last):\n  File "/x/vllm/a.py", line 12, in f{c}oo\n    raise ValueError("x")\nValueError: Expected 3 items, got 4',
+    "Exception in worker w{c}1 while processing method m: ValueError: Expected 3 items, got 4",
+    "ValueError: Expected 3 items, got 4\n{c}\nmore of it",
+    "ValueError: Expected 3 items,\n{c}got 4",
+    "1 validation error for X\n{c}Value error, Expected 3 items, got 4 [type=value_error, input_value=1, input_type=int]",
+    "1 validation error for X\n  Value error, Expected 3 items, got 4{c}\n{c}For further information visit https://errors.pydantic.dev",
+    "1 validation error for X\nx\n{c} Expected 3 items, got 4 (type=value_error){c}",
+    "vllm serve: error: argument --a{c}b: Expected 3 items, got 4",
+    "x{c}`ValueError`: Expected 3 items, got 4",
+    "**{c}ValueError: Expected 3 items, got 4**",
+    '"ValueError: Expected 3 items, got 4{c}"',
+    "```{c}\nValueError: Expected 3 items, got 4\n```",
+    "ValueError: [address=1.2.3.4:5{c}, pid=3] Expected 3 items, got 4",
+    "ValueError: Expected 3 items, got 4 (parameter=n, value=4){c}",
+    "Expected 3 items, got 4\nvllm==0.6.3{c}",
+    "ValueError: Expected 3 items, got 4 {c}/x/resource_tracker.py:224: UserWarning: leaked semaphores",
+    "kv{c}cache",
+]
+
+
+def test_the_box_reads_pythons_white_space_as_errcat_match_does(node, tmp_path):
+    """White space is Python's (str.isspace, \\s) in both: each paste with each of the spaces the
+    two languages disagree on (or ECMA-262 reads as a line's end) at every place a paste's
+    white space is read: the same readings, the same rows."""
+    dataset = cd.write(tmp_path)
+    pastes = [p.replace("{c}", c) for p in SPACED_PASTES for c in RARE_SPACES]
+    assert_parity(node, dataset, tmp_path, pastes)
+
+
+def test_the_box_reads_pythons_line_starts_word_ends_and_cases_as_errcat_match_does(node, tmp_path):
+    """The other places ECMA-262's classes are not Python's: a line start of a multi-line pattern
+    after \r or \u2028 (ECMA-262's ^ takes them as a line's end, re.M only \n), \b beside a
+    letter beyond ASCII (Python's word characters are Unicode's), and a release named with "ſ"
+    or "K" (IGNORECASE folds them to s and k where "gi" does not): the same readings, the same
+    rows, the same release."""
+    dataset = cd.write(tmp_path)
+    pastes = [
+        "1 validation error for X\nx\u2028Value error, Expected 3 items, got 4 [type=value_error, input_value=1]",
+        "1 validation error for X\nx\rValue error, Expected 3 items, got 4 [type=value_error, input_value=1]",
+        "1 validation error for X\n  Value error, Expected 3 items, got 4 [type=value_error\u00e9, input_value=1]",
+        "1 validation error for X\nx\u2028  Expected 3 items, got 4 (type=value_error)",
+        'Traceback (most recent call last):\nx\u2028  File "/x/vllm/a.py", line 12, in f\n    raise ValueError("x")\nValueError: Expected 3 items, got 4',
+        "Jan 01 12:00:00 \u00e9ERROR vllm[12]: Expected 3 items, got 4",
+        "Jan 01 12:00:00 ERROR\u00e9 vllm[12]: Expected 3 items, got 4",
+        "ValueError: Expected 3 items, got 4\nwidgets ver\u017fion 0.6.3",
+        "ValueError: Expected 3 items, got 4\nwidgets==0.6.3+cu\u017f",
+        "ValueError: Expected 3 items, got 4\n\u00e9widgets version 0.6.3",
+        "ValueError: Expected 3 items, got 4\nwidgets version 0.6.3\x85",
+        "ValueError: Expected 3 items, got 4\nwidgets==0.6.3\x1c",
+        "ValueError: Expected 3 items, got 4\nwidgets==0.6.3+cu!",
+    ]
+    assert_parity(node, dataset, tmp_path, pastes)

@@ -101,6 +101,19 @@ def test_an_upload_time_the_index_does_not_give_is_not_invented(index, cli, cach
     assert manifest["release"]["uploaded"] is None and manifest["commit_date"] is None
 
 
+def test_an_index_page_nested_past_the_json_decoder_is_no_page(index, cli, cache_dir, tmp_path):
+    """The index's page of the package as 200,000 nested arrays (within the page's size limit):
+    json.loads raised RecursionError, a traceback out of errcat crawl --pypi. It is a page that is
+    no JSON page, as one that does not parse: said in one line, the upload time unknown."""
+    release_wheel(index, "1.0", None)
+    _Index.errcat_page = b'{"files": ' + b"[" * 200_000 + b"]" * 200_000 + b"}"
+    result = crawl(cli, "1.0", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert "the upload time of relpkg-1.0-py3-none-any.whl is not known: the package index's page of relpkg is not JSON\n" in result.stderr
+    assert "Traceback" not in result.output
+    assert manifest_of(tmp_path / "out")["release"]["uploaded"] is None
+
+
 def test_without_an_index_to_ask_the_upload_time_is_unknown(cli, cache_dir, tmp_path, monkeypatch):
     """A find-links directory (PIP_NO_INDEX) has no upload times: none is asked for, none made up."""
     release_wheel(tmp_path / "links", "1.0", None)

@@ -7,6 +7,46 @@
   // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
   var MAX_QUERY = 65536, MAX_WORDS = 256;
   var BEGINNING = "no full match: the message is its beginning";
+  // White space is Python's in every pattern and strip here (str.isspace, re's \s: paste.SPACE,
+  // the very same class text), never ECMA-262's: its \s and trim() take \ufeff and leave
+  // \x1c-\x1f and \x85, so a paste would read otherwise than errcat match reads it.
+  var SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+  var PY_STRIP = new RegExp("^[" + SPACE + "]+|[" + SPACE + "]+$", "gu"), PY_RUNS = new RegExp("[" + SPACE + "]+", "gu");
+  var PY_TRAIL = new RegExp("[" + SPACE + "]+$", "u");
+  function pyStrip(t) { return t.replace(PY_STRIP, ""); }
+  function pyRstrip(t) { return t.replace(PY_TRAIL, ""); }
+  function pyCollapse(t) { return pyStrip(t).replace(PY_RUNS, " "); }
+  // A pattern as Python's re reads the same text (crawler/consume/paste.py, match.py), in
+  // Unicode mode (counts are of code points, as Python's): \s, \S and [^\S\n] of SPACE; \b
+  // between Python's word characters (letters, digits, _) and others; with the m flag, ^ and $
+  // at a \n only (ECMA-262's are at \r, \u2028 and \u2029 too), and . anything but \n.
+  var PY_WORD = "[\\p{L}\\p{N}_]";
+  function py(pattern, flags) {
+    var src = typeof pattern === "string" ? pattern : pattern.source, out = "", inClass = false;
+    flags = flags === undefined ? (typeof pattern === "string" ? "" : pattern.flags) : flags;
+    var multi = flags.indexOf("m") >= 0;
+    src = src.split("[\\s\\S]").join("[^]").split("[^\\S\\n]").join("[" + SPACE.replace("\\n", "") + "]");
+    for (var i = 0; i < src.length; i++) {
+      var c = src[i];
+      if (c === "\\") {
+        var n = src[i + 1];
+        i++;
+        if (n === "s") out += inClass ? SPACE : "[" + SPACE + "]";
+        else if (n === "S" && !inClass) out += "[^" + SPACE + "]";
+        else if (n === "b" && !inClass) out += "(?:(?<=" + PY_WORD + ")(?!" + PY_WORD + ")|(?<!" + PY_WORD + ")(?=" + PY_WORD + "))";
+        else if (n === "S") throw new Error("no Python class for \\S in [...] but [^\\S\\n]: " + src);
+        else out += c + n;
+        continue;
+      }
+      if (inClass) { if (c === "]") inClass = false; out += c; continue; }
+      if (c === "[") inClass = true;
+      if (c === ".") out += "[^\\n]";
+      else if (multi && c === "^") out += "(?<![^\\n])";
+      else if (multi && c === "$") out += "(?![^\\n])";
+      else out += c;
+    }
+    return new RegExp(out, flags.replace("m", "").replace("u", "") + "u");
+  }
   // sink.visible (crawler/base/sink.py) on one line, as every page shows crawled text: C0 and C1
   // controls but tab, bidi controls (a right-to-left override reorders the results after it),
   // line separators and lone surrogates become escapes (\u202e, \x1b, \n), never characters.
@@ -51,7 +91,7 @@
   // What a paste may have lost of a template's last literal: its trailing whitespace and a full
   // stop before it (not an ellipsis). The same function as _dropped_tail in crawler/match.py.
   function droppedTail(fragment) {
-    var bare = fragment.replace(/\s+$/, "");
+    var bare = pyRstrip(fragment);
     if (bare.endsWith(".") && !bare.endsWith("..")) bare = bare.slice(0, -1);
     return fragment.slice(bare.length);
   }
@@ -75,21 +115,21 @@
   // {m: message, x: exception named, src: where it was read, f: [path, line, function] of the
   // traceback frame it follows, t: cut short, ln: its line (a later line is nearer the end)}.
   var PREFIXES = [
-    /^[│|┃]\s?/,
-    /^[\w.-]{1,64}\s{1,8}\|\s?/,
-    /^\[rank\d{1,6}\]:\s?/,
-    /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: /,
-    /^\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/,
-    /^ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?/,
+    py(/^[│|┃]\s?/),
+    py(/^[\w.-]{1,64}\s{1,8}\|\s?/),
+    py(/^\[rank\d{1,6}\]:\s?/),
+    py(/^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S{1,64} [\w.-]{1,64}\[\d{1,10}\]: /),
+    py(/^\((?:[\w.=:-]{1,64} ){0,4}pid=\d{1,10}(?:, [^()\n]{0,200})?\)\s?/),
+    py(/^ray::[\w.]{1,200}\(\)(?: \(pid=\d{1,10}(?:, [^()\n]{0,500})?\))?:?\s?/),
     /^(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,6})? )?(?:(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)(?: \d{1,10})?(?: \d\d-\d\d)?(?: \d\d:\d\d:\d\d(?:\.\d{1,6})?)? )?\[?[\w.\/-]{1,200}\.py:\d{1,7}(?:\]|\[\]) ?/,
-    /^(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}/,
+    py(/^(?:DEBUG|ERROR|INFO|WARNING|CRITICAL):\s{1,8}/),
     /^\[?[0-9A-Fa-f.:]{2,45}\]?:\d{1,5} - /,
     /^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? /,
-    /^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]\s?/,
+    py(/^\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]\s?/),
     /^(?:- )?[\w.<>-]{1,64} - (?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL) - /,
     /^E {3,16}/
   ];
-  var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/, LEVEL = /\b(WARNING|WARN|ERROR|CRITICAL)\b/;
+  var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/, LEVEL = py(/\b(WARNING|WARN|ERROR|CRITICAL)\b/);
   var MAX_LINES = 4096, MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
   var FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5, AGREE = 0.1, LIMIT = 10;
   var ELLIPSIS = /(?:\.\.\.|\u2026)$/;
@@ -97,11 +137,11 @@
   var QUOTE_OR_HEADING = /^(?:[ \t]{0,8}(?:>[ \t]?){1,16}|[ \t]{0,3}#{1,6}[ \t]{1,8})/, FENCE = /^(?:```|~~~)[\w+.-]{0,32}$/;
   var WRAPPERS = ["```", "**", "__", "`", "*"];
   var EXC_HEAD = /^[A-Za-z_][\w.]{0,200}(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault): /;
-  var MARKED_NAME = /(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )/;
+  var MARKED_NAME = py(/(?<![^\s\]:])(`{1,3}|\*{1,2}|_{2})([A-Za-z_][\w.]{0,200})\1(?=: )/);
   function unmarked(line) {
     var m = QUOTE_OR_HEADING.exec(line);
     if (m && m[0].length) line = line.slice(m[0].length);
-    if (FENCE.test(line.trim())) return "";
+    if (FENCE.test(pyStrip(line))) return "";
     // paste._MARKED_NAME: an exception's name marked alone before its message ("`ValueError`: ...")
     var mk = (line.indexOf("`") >= 0 || line.indexOf("*") >= 0 || line.indexOf("__") >= 0) ? MARKED_NAME.exec(line) : null;
     if (mk && EXC_END.test(mk[2])) line = line.slice(0, mk.index) + mk[2] + line.slice(mk.index + mk[0].length);
@@ -109,13 +149,13 @@
       var mark = WRAPPERS[i];
       if (!line.startsWith(mark)) continue;
       var inner = line.length > 2 * mark.length && line.endsWith(mark) ? line.slice(mark.length, -mark.length) : null;
-      if (inner && inner.trim() === inner && (inner.indexOf(mark) < 0 || EXC_HEAD.test(inner))) return inner;
+      if (inner && pyStrip(inner) === inner && (inner.indexOf(mark) < 0 || EXC_HEAD.test(inner))) return inner;
       break;
     }
     // an exception line a reporter put in double quotes, as paste._unmarked reads it
     if (line.length > 2 && line[0] === '"' && line[line.length - 1] === '"') {
       var quoted = line.slice(1, -1);
-      if (quoted.trim() === quoted && EXC_HEAD.test(quoted)) return quoted;
+      if (pyStrip(quoted) === quoted && EXC_HEAD.test(quoted)) return quoted;
     }
     return line;
   }
@@ -131,7 +171,7 @@
   // [the line without its prefixes, the level the prefixes name (paste.logged) or null]
   function stripLine(line) {
     var level = null;
-    line = unmarked(line.replace(/\r$/, "").replace(/\^M$/, "").replace(/\s+$/, ""));
+    line = unmarked(pyRstrip(line.replace(/\r$/, "").replace(/\^M$/, "")));
     for (var n = 0; n < 8; n++) {
       // paste._prefix_end: indentation goes with a prefix after it, and stays before anything else
       var hit = false, rest = line.replace(/^[ \t]*/, "");
@@ -149,18 +189,21 @@
   }
   // and a product's actor tag after an exception's name, as paste.clean drops it (_ACTOR_TAG)
   function cleanLine(line) {
-    return stripLine(line)[0].replace(/[│┃]$/, "").replace(/\s+$/, "").replace(/(: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] /g, "$1");
+    return pyRstrip(stripLine(line)[0].replace(/[│┃]$/, "")).replace(ACTOR_TAG, "$1");
   }
+  var ACTOR_TAG = py(/(: )\[address=[^\]\s]{1,100}, pid=\d{1,10}\] /g);
   function leaf(name) { return name.slice(name.lastIndexOf(".") + 1); }
+  var WORKER = py(/^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*?)(?:, Traceback \(most recent call last\):)?$/);
+  var ARGPARSE = py(/^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/);
   function exceptionLine(line) {
-    var t = line.trim(), m;
-    if ((m = /^Exception in worker \S{1,100} while processing method \w{1,100}: ([\s\S]*?)(?:, Traceback \(most recent call last\):)?$/.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
+    var t = pyStrip(line), m;
+    if ((m = WORKER.exec(t))) return exceptionLine(m[1]) || [null, m[1]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?(?:Error|Exception))\((['"])([\s\S]*?)\2?\)?$/.exec(t))) return [leaf(m[1]), m[3]];
     if ((m = /^([A-Za-z_][\w.]{0,200}?)(?:\(([A-Za-z_]\w{0,100})\))?: ([\s\S]*)$/.exec(t))) {
       if (m[2] && leaf(m[1]).indexOf("RayTaskError") === 0) return [m[2], m[3]];
       if (!m[2] && EXC_END.test(leaf(m[1]))) return [leaf(m[1]), leaf(m[1]) === "KeyError" ? unrepr(m[3]) : firstArgument(m[3])];
     }
-    if ((m = /^[\w.\- ]{1,100}: error: (?:argument [^\s:]{1,100}: )?([\s\S]*)$/.exec(t))) return ["ArgumentError", m[1]];
+    if ((m = ARGPARSE.exec(t))) return ["ArgumentError", m[1]];
     // paste._INNER_EXC: after a prefix no pattern strips, the first exception named
     var inner = /(?<=[ \t\]|)])([A-Za-z_][\w.]*)(?:\(([A-Za-z_]\w{0,100})\))?: /g;
     while ((m = inner.exec(t))) {
@@ -216,7 +259,8 @@
   }
   // paste.py's _raise_message: a traceback cut before its exception line ends in a frame whose
   // `raise X("...", "...")` holds the message as string literals.
-  var FRAME = /^\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/, RAISE = /^\s*raise ([A-Za-z_][\w.]{0,200})\(/;
+  var FRAME = py(/^\s*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/), RAISE = py(/^\s*raise ([A-Za-z_][\w.]{0,200})\(/);
+  var FRAME_START = py(/^\s*File "[^"\n]+", line \d+/);
   var CHAIN = /^(?:The above exception was the direct cause|During handling of the above exception|Traceback \(most recent call last\))/;
   var LITERAL = /[rRbBfFuU]{0,2}(?:"([^"\\\n]*(?:\\.[^"\\\n]*)*)"?|'([^'\\\n]*(?:\\.[^'\\\n]*)*)'?)/g;
   function raiseMessage(lines) {
@@ -224,11 +268,11 @@
     if (!m) return null;
     var parts = [];
     for (var k = 0; k < lines.length; k++) {
-      var line = k ? lines[k].trim() : lines[0].slice(m[0].length).trim();
+      var line = pyStrip(k ? lines[k] : lines[0].slice(m[0].length));
       if (k && !/^(?:'|"|f'|f"|r'|r")/.test(line)) break;
       line.replace(LITERAL, function (all, dq, sq) { parts.push(dq !== undefined ? dq : (sq || "")); return all; });
     }
-    var message = parts.join("").trim();
+    var message = pyStrip(parts.join(""));
     return message.length >= 4 ? [leaf(m[1]), message] : null;
   }
   // paste.candidates: every exception line, the last first, with the lines continuing it and the
@@ -250,10 +294,10 @@
       var more = [];
       for (var j = i + 1; j < lines.length && j <= i + MAX_CONTINUATION; j++) {
         var nxt = lines[j];
-        if (!nxt.trim() || /^\s*File "[^"\n]+", line \d+/.test(nxt) || CHAIN.test(nxt) || exceptionLine(nxt)) break;
+        if (!pyStrip(nxt) || FRAME_START.test(nxt) || CHAIN.test(nxt) || exceptionLine(nxt)) break;
         more.push(nxt);
       }
-      found.push({x: c[0], m: c[1].trim(), ln: i, cont: more.length ? [c[1]].concat(more).join("\n").trim() : "",
+      found.push({x: c[0], m: pyStrip(c[1]), ln: i, cont: more.length ? pyStrip([c[1]].concat(more).join("\n")) : "",
                   f: frame ? frame[1] : null, src: "line"});
       frame = null;
     }
@@ -268,12 +312,12 @@
   function lastTraceback(text) {
     var start = text.lastIndexOf(TB);
     if (start < 0) return null;
-    var block = text.slice(start + TB.length), frames = /^[^\S\n]*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/gm, f, last = null;
+    var block = text.slice(start + TB.length), frames = py(/^[^\S\n]*File "([^"\n]{1,1000})", line (\d{1,9}), in (\S{1,200})/gm), f, last = null;
     while ((f = frames.exec(block))) last = f;
     if (last) block = block.slice(last.index + last[0].length);
     var lines = block.split("\n"), i = last ? 1 : 0;
-    while (i < lines.length && (!lines[i].trim() || lines[i][0] === " " || lines[i][0] === "\t")) i++;
-    var rest = lines.slice(i).join("\n").replace(/\s+$/, ""), nl = rest.indexOf("\n");
+    while (i < lines.length && (!pyStrip(lines[i]) || lines[i][0] === " " || lines[i][0] === "\t")) i++;
+    var rest = pyRstrip(lines.slice(i).join("\n")), nl = rest.indexOf("\n");
     var m = /^([A-Za-z_][\w.]*)(?::(?: ([\s\S]*))?)?$/.exec(nl < 0 ? rest : rest.slice(0, nl));
     if (!m) return null;
     // the frame's code line (match.Frame.code): the line after it, when indented
@@ -282,46 +326,48 @@
   }
   var EXC_PREFIX = /^([A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Failure|Fault)): ?([\s\S]*)$/;
   var ANY_PREFIX = /^([A-Za-z_][\w.]*): ([\s\S]*)$/;
+  var PYDANTIC_MORE = py(/^[^\S\n]*For further information visit \S*$/), PYDANTIC_LINE = py(/^[^\S\n]*(Value error|Assertion failed), ([\s\S]*)$/);
+  var PYDANTIC_END = py(/ \[type=(?:value_error|assertion_error)\b/);
   // match.py's _inner_readings: a pydantic listing's errors, and a server's JSON error body's
   // message (the first "message" of the text, Python's repr of one included)
   function innerReadings(message, outer, depth) {
-    var out = [], head = /^[^\S\n]*(Value error|Assertion failed), /gm, h, pos = 0;
+    var out = [], head = py(/^[^\S\n]*(Value error|Assertion failed), /gm), h, pos = 0;
     while ((h = head.exec(message)) && out.length < 32) {
       if (h.index < pos) continue;
-      var end = / \[type=(?:value_error|assertion_error)\b/g;
+      var end = py(/ \[type=(?:value_error|assertion_error)\b/g);
       end.lastIndex = h.index + h[0].length;
       var e = end.exec(message);
       if (!e) break;
-      var inner = message.slice(h.index + h[0].length, e.index).trim();
+      var inner = pyStrip(message.slice(h.index + h[0].length, e.index));
       out.push(reading(inner, h[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(inner)));
       pos = e.index + e[0].length;
     }
     // match._PYDANTIC_V1: pydantic v1's "  <message> (type=value_error)" lines
     if (message.indexOf("(type=") >= 0) {
-      var v1re = /^[^\S\n]{1,8}(\S[^\n]{0,4096}?) \(type=(value_error|assertion_error)[^()\n]{0,200}\)[^\S\n]*$/gm, v1, nv1 = 0;
-      while ((v1 = v1re.exec(message)) && nv1++ < MAX_READINGS) out.push(reading(v1[1].trim(), v1[2] === "value_error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
+      var v1re = py(/^[^\S\n]{1,8}(\S[^\n]{0,4096}?) \(type=(value_error|assertion_error)[^()\n]{0,200}\)[^\S\n]*$/gm), v1, nv1 = 0;
+      while ((v1 = v1re.exec(message)) && nv1++ < MAX_READINGS) out.push(reading(pyStrip(v1[1]), v1[2] === "value_error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
     }
     // match._PYDANTIC_MSG: FastAPI's 422 body, cut: "'msg': 'Value error, <message>'"
     if (message.indexOf("msg") >= 0) {
       var msgre = /['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1/g, mg, nmg = 0;
-      while ((mg = msgre.exec(message)) && nmg++ < MAX_READINGS) out.push(reading(mg[3].trim(), mg[2] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
+      while ((mg = msgre.exec(message)) && nmg++ < MAX_READINGS) out.push(reading(pyStrip(mg[3]), mg[2] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
     }
     // match._pydantic_unmarked: the last line alone, without its [type=...] marker
-    var lines = message.replace(/\s+$/, "").split("\n");
-    if (lines.length > 1 && /^[^\S\n]*For further information visit \S*$/.test(lines[lines.length - 1])) lines.pop();
-    var u = /^[^\S\n]*(Value error|Assertion failed), ([\s\S]*)$/.exec(lines[lines.length - 1]);
-    if (u && !/ \[type=(?:value_error|assertion_error)\b/.test(u[2]) && u[2].trim() && out.length < 32) {
-      out.push(reading(u[2].trim(), u[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(u[2].trim())));
+    var lines = pyRstrip(message).split("\n");
+    if (lines.length > 1 && PYDANTIC_MORE.test(lines[lines.length - 1])) lines.pop();
+    var u = PYDANTIC_LINE.exec(lines[lines.length - 1]);
+    if (u && !PYDANTIC_END.test(u[2]) && pyStrip(u[2]) && out.length < 32) {
+      out.push(reading(pyStrip(u[2]), u[1] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, ELLIPSIS.test(pyStrip(u[2]))));
     }
     var j = depth < 2 && message.indexOf("{") >= 0 && /['"](?:message|detail)['"]: ?(?:"((?:[^"\\\n]|\\.){0,4096})"|'((?:[^'\\\n]|\\.){0,4096})')/.exec(message);
     if (j) {
       var body = j[1] !== undefined ? j[1] : j[2];
       try { body = j[1] !== undefined ? JSON.parse('"' + body + '"') : body.replace(/\\(['\\])/g, "$1"); } catch (err) { /* kept as written */ }
-      var r = reading(body.trim(), null, "json", outer.f, ELLIPSIS.test(body.trim()));
+      var r = reading(pyStrip(body), null, "json", outer.f, ELLIPSIS.test(pyStrip(body)));
       out.push(r);
       out = out.concat(innerReadings(r.m, r, depth + 1));
       var x = EXC_PREFIX.exec(r.m);
-      if (x) out.push(reading(x[2].trim(), leaf(x[1]), "json", outer.f, false));
+      if (x) out.push(reading(pyStrip(x[2]), leaf(x[1]), "json", outer.f, false));
     }
     return out;
   }
@@ -347,7 +393,7 @@
       if (!seen.has(k) && out.length < most) { seen.add(k); out.push(r); }
     }
     function add(message, x, src, f) {
-      message = message.trim();
+      message = pyStrip(message);
       var r = reading(message, x ? leaf(x) : null, src, f, ELLIPSIS.test(message));
       // each also without VLLMValidationError's "(parameter=..., value=...)" (a server's body has it)
       [r].concat(innerReadings(message, r, 0)).forEach(function (one) {
@@ -359,7 +405,7 @@
     var text2 = lines.join("\n").replace(/^\n+|\n+$/g, ""), tb = lastTraceback(text2);
     if (tb) add(tb[1], tb[0], "traceback", tb[2]);
     else {
-      var stripped = text2.trim(), m = EXC_PREFIX.exec(stripped) || ANY_PREFIX.exec(stripped);
+      var stripped = pyStrip(text2), m = EXC_PREFIX.exec(stripped) || ANY_PREFIX.exec(stripped);
       if (m) add(m[2], m[1], "plain");
       else {
         var ls = stripped.split("\n");
@@ -370,13 +416,13 @@
       }
       add(stripped, null, "plain");
       // match.read_query: a message pasted alone under other lines, read by the last line too
-      var lastLine = stripped.slice(stripped.lastIndexOf("\n") + 1).trim();
+      var lastLine = pyStrip(stripped.slice(stripped.lastIndexOf("\n") + 1));
       if (lastLine && lastLine !== stripped) add(lastLine, null, "plain");
     }
     // a log line's level says what it is: the message of a log entry of that level
-    raw.filter(function (l) { return l.trim(); }).slice(-MAX_LOG_LINES).reverse().forEach(function (l) {
+    raw.filter(function (l) { return pyStrip(l); }).slice(-MAX_LOG_LINES).reverse().forEach(function (l) {
       var s = stripLine(l);
-      if (s[1] && s[0].trim() && !exceptionLine(s[0])) push(reading(s[0].trim(), s[1], "log"));
+      if (s[1] && pyStrip(s[0]) && !exceptionLine(s[0])) push(reading(pyStrip(s[0]), s[1], "log"));
     });
     lineCandidates(lines).forEach(function (c) {
       var bare = withoutParameter(c.m), unwarned = withoutWarning(c.m);
@@ -574,12 +620,6 @@
   function functionCodes(e) { if (!e.fnCodes) e.fnCodes = codes(e.n); return e.fnCodes; }
   function inNamedFunction(f, e) { var c = frameCodes(f); return !!c && functionCodes(e).indexOf(c.fn) >= 0; }
   function sameFunction(f, e) { var c = frameCodes(f); return !!c && siteCodes(e).some(function (code) { return c.at.has(code); }); }
-  // Python's str.strip() and str.split(): its white space, which is not JS's \s
-  var PY_SPACE = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-  var PY_STRIP = new RegExp("^[" + PY_SPACE + "]+|[" + PY_SPACE + "]+$", "g"), PY_RUNS = new RegExp("[" + PY_SPACE + "]+", "g");
-  var PY_TRAIL = new RegExp("[" + PY_SPACE + "]+$");
-  function pyStrip(t) { return t.replace(PY_STRIP, ""); }
-  function pyCollapse(t) { return pyStrip(t).replace(PY_RUNS, " "); }
   // An assert with no message is keyed by its condition: q true when the title ("assert <condition>") holds it whole
   function conditionOf(e) { return e.q === undefined ? null : (e.q === true ? e.title.slice("assert ".length) : e.q); }
   // match._condition_said: for a frame that shows its code line, whether that line asserts the
@@ -715,7 +755,7 @@
       if (frags.length && !/[\p{L}\p{N}]/u.test(frags.join("")) && !named && !(r.x && agrees)) return;
       if (frags.length && s.ends_literal) {
         var tail = droppedTail(frags[frags.length - 1]);
-        if (tail && !msg.endsWith(tail)) msg = msg.replace(/\s+$/, "") + tail;
+        if (tail && !msg.endsWith(tail)) msg = pyRstrip(msg) + tail;
       }
       if (!frags.length && !fieldCount(s) && msg) return;
       var gaps = fold ? errcatGaps(frags.map(foldCase), s.starts_literal, s.ends_literal, foldCase(msg))
@@ -733,7 +773,7 @@
       var i = frags[f].indexOf(tail);
       while (i >= 0) {
         var rest = frags[f].slice(i + tail.length), c = rest ? String.fromCodePoint(rest.codePointAt(0)) : "";
-        if (c && !/[\p{L}\p{N}]/u.test(c) && c !== "." && rest.trim()) return true;
+        if (c && !/[\p{L}\p{N}]/u.test(c) && c !== "." && pyStrip(rest)) return true;
         i = frags[f].indexOf(tail, i + 1);
       }
     }
@@ -742,7 +782,7 @@
   // match.Matcher.prefix_matches: the message as the start of one the template makes
   function prefixMatches(r, foreignMsgs, fold) {
     var msg = r.m;
-    ["...", "\u2026"].forEach(function (mark) { if (msg.endsWith(mark)) msg = msg.slice(0, -mark.length).replace(/\s+$/, ""); });
+    ["...", "\u2026"].forEach(function (mark) { if (msg.endsWith(mark)) msg = pyRstrip(msg.slice(0, -mark.length)); });
     if (msg.length < 4) return [];
     var cut = reading(msg, r.x, r.src, r.f, true, r.ln), out = [];
     // an older wording that ended its sentence where today's message goes on
@@ -794,12 +834,13 @@
   function byId(a, b) { return a.e.id < b.e.id ? -1 : a.e.id > b.e.id ? 1 : 0; }
   // paste.named_version: the one release of the project (its repository's name) a paste names:
   // a server's startup line, an engine's, a wheel's path or a pin; null for none or several
+  // (ASCII letters, digits and \b, as paste.py's re.ASCII reads them; Python's white space)
   var RELEASE = "(v?\\d{1,4}(?:\\.\\d{1,6}){1,3}(?:(?:\\.?post|\\.?dev|rc|a|b)\\d{1,6})?)(?:\\+[A-Za-z0-9.]{1,40})?";
   function namedVersion(text, name) {
     if (!name || !/^[\w.-]{1,100}$/.test(name)) return null;
     var n = name.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&"), found = new Map();
     ["\\b" + n + "\\b[\\w ]{0,40}? version:? " + RELEASE + "(?![\\w.])", "\\bLLM engine \\(" + RELEASE + "\\)",
-     "(?<![\\w-])" + n + "(?:-|==|/)" + RELEASE + "(?=[./\\s,;)\\]'\"-]|$)"].forEach(function (pattern) {
+     "(?<![\\w-])" + n + "(?:-|==|/)" + RELEASE + "(?![0-9]|\\.[0-9])(?=[./" + SPACE + ",;)\\]'\"-]|$)"].forEach(function (pattern) {
       var re = new RegExp(pattern, "gi"), m;
       while ((m = re.exec(text))) {
         var k = m[1].match(/\d+/g).map(Number).join(".");
@@ -815,7 +856,7 @@
   var PHASE = {a: 0, alpha: 0, b: 1, beta: 1, c: 2, rc: 2, pre: 2, preview: 2};
   var PEP440 = /^v?(\d{1,9}(?:\.\d{1,9})*)(?:[-_.]?(alpha|beta|preview|pre|rc|a|b|c)[-_.]?(\d{0,9}))?(?:-(\d{1,9})|[-_.]?(?:post|rev|r)[-_.]?(\d{0,9}))?(?:[-_.]?dev[-_.]?(\d{0,9}))?$/i;
   function versionKey(v) {
-    var m = PEP440.exec(String(v).trim().split("+")[0]);
+    var m = PEP440.exec(pyStrip(String(v)).split("+")[0]);
     var rel = (m ? m[1].split(".") : (String(v).match(/\d+/g) || ["0"]).slice(0, 8).map(function (d) { return d.slice(0, 9); })).map(Number);
     while (rel.length > 1 && rel[rel.length - 1] === 0) rel.pop();
     if (!m) return [rel, [Infinity], -Infinity, Infinity];
@@ -879,7 +920,7 @@
       strong.sort(function (a, b) { return keyCmp(b.key, a.key) || byId(a, b); });
     }
     // match._before_traceback: a line a traceback follows (logger.exception) says only that something failed
-    var lines = read.cleaned.split("\n").map(function (l) { return l.trim(); }).filter(function (l) { return l; }), beforeTb = new Set();
+    var lines = read.cleaned.split("\n").map(pyStrip).filter(function (l) { return l; }), beforeTb = new Set();
     for (var k = 0; k + 1 < lines.length; k++) if (lines[k + 1] === TB) beforeTb.add(lines[k]);
     function umbrellaMatch(m) { return umbrella(m.e) || (kind(m.e) === "log" && beforeTb.has(m.r.m)); }
     var umbrellas = strong.filter(umbrellaMatch), causes = strong.filter(function (m) { return !umbrellaMatch(m); });
@@ -921,7 +962,7 @@
       if (e.spaced.indexOf(w[0]) >= 0) s += 3 * w[2];
       else if (e.spaced.indexOf(w[1]) >= 0) s += w[2];
     });
-    if (e.id.indexOf(q.trim()) === 0 && q.trim().length >= 4) s += 50;
+    if (e.id.indexOf(pyStrip(q)) === 0 && pyStrip(q).length >= 4) s += 50;
     return s;
   }
   // A result's title: the entry's title, or where the title is cut at a field ("Total number
@@ -931,8 +972,8 @@
   function shownTitle(a, e, qw) {
     var text = visible(e.title);
     if (/\u2026$/.test(e.title) && e.text) {
-      text = visible(e.text.replace(/\s+/g, " "));
-      var words = qw.map(function (w) { return w[0].trim(); }).filter(function (w) { return w.length > 2; });
+      text = visible(e.text.replace(PY_RUNS, " "));
+      var words = qw.map(function (w) { return pyStrip(w[0]); }).filter(function (w) { return w.length > 2; });
       var lower = text.toLowerCase(), at = -1;
       words.forEach(function (w) { var i = lower.indexOf(w); if (i >= 0 && (at < 0 || i < at)) at = i; });
       if (text.length > SHOWN_CHARS) {
@@ -941,7 +982,7 @@
         text = (start ? "\u2026" : "") + text.slice(start, start + SHOWN_CHARS) + (start + SHOWN_CHARS < text.length ? "\u2026" : "");
       }
     }
-    var marks = qw.map(function (w) { return w[0].trim(); }).filter(function (w) { return w.length > 2; }), low = text.toLowerCase(), i = 0;
+    var marks = qw.map(function (w) { return pyStrip(w[0]); }).filter(function (w) { return w.length > 2; }), low = text.toLowerCase(), i = 0;
     while (i < text.length) {
       var next = -1, len = 0;
       marks.forEach(function (w) { var j = low.indexOf(w, i); if (j >= 0 && (next < 0 || j < next || (j === next && w.length > len))) { next = j; len = w.length; } });
@@ -955,7 +996,7 @@
   // badge] (matches, weak candidates when nothing matches, entries sharing its words), at most
   // LIMIT of them, and how many more matched.
   function results(raw) {
-    raw = raw.slice(0, MAX_QUERY).trim();
+    raw = pyStrip(raw.slice(0, MAX_QUERY));
     if (!raw) return {foreign: [], rows: [], more: 0, qw: [], version: null};
     var read = readingsOf(raw), messages = read.readings.map(function (r) { return r.m; });
     var foreign = (data.foreign || []).filter(function (f) {
@@ -1042,7 +1083,7 @@
       rest.textContent = got.more + " more entr" + (got.more === 1 ? "y matches" : "ies match") + ": paste more of the message to narrow them down.";
       list.appendChild(rest);
     }
-    if (!got.rows.length && !got.foreign.length && box.value.trim()) {
+    if (!got.rows.length && !got.foreign.length && pyStrip(box.value)) {
       var li = document.createElement("li"); li.className = "muted"; li.textContent = "No entry found.";
       list.appendChild(li);
     }
