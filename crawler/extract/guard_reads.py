@@ -53,13 +53,13 @@ _PARALLEL_ATTR = re.compile(r"world_size|(?:tp|pp|dp|ep|dcp|pcp)_(?:world_)?size
 #: A config object a user sets (the engine's configs, which options and config files fill; a
 #: connector's extra config; ``envs``): its field is a setting. Other ``*_config`` objects are
 #: built by the code (a layer's, a fused kernel's) and are traced as any name.
-_CONFIG_PART = re.compile(
+CONFIG_PART = re.compile(
     r"(?:vllm|model|cache|parallel|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
     r"structured_outputs|attention|kernel|ec_transfer|profiler|kv_connector_extra|extra|offload|offloading|multimodal|mm)_config"
 )
-_HOLDS_CONFIG = re.compile(r"config|cfg|settings|options", re.I)
+HOLDS_CONFIG = re.compile(r"config|cfg|settings|options", re.I)
 #: The model's configuration as the checkpoint gives it (HF config objects, a quantization config).
-_MODEL_CONFIG_PART = re.compile(r"hf_\w*config|\w*text_config|vision_config|audio_config|quant_config|quantization_config|\w*_model_config")
+MODEL_CONFIG_PART = re.compile(r"hf_\w*config|\w*text_config|vision_config|audio_config|quant_config|quantization_config|\w*_model_config")
 _REQUEST_ROOT = frozenset({"request", "req", "sampling_params", "params", "body"})
 _BUILTIN_CALLS = frozenset(
     {
@@ -331,13 +331,13 @@ class _Trace:
             self.add("platform", node)
         elif root == "envs":
             self.add("config", node)
-        elif any(_MODEL_CONFIG_PART.fullmatch(part) for part in chain):
+        elif any(MODEL_CONFIG_PART.fullmatch(part) for part in chain):
             self.add("model", node)
-        elif any(_CONFIG_PART.fullmatch(part) for part in chain):
+        elif any(CONFIG_PART.fullmatch(part) for part in chain):
             self.add("config", node)
         elif root in _REQUEST_ROOT:
             self.add("request", node)
-        elif root == "self" and not any(_HOLDS_CONFIG.search(part) for part in rest):
+        elif root == "self" and not any(HOLDS_CONFIG.search(part) for part in rest):
             self.state(node, rest[0] if rest else "", depth, seen)
         elif root == "self":
             self.add("other", node)  # (a config of its own no trace says who fills: ``self.gen_config``)

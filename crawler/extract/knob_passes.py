@@ -34,6 +34,7 @@ from typing import Any
 
 from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
+from crawler.extract.guard_reads import CONFIG_PART, HOLDS_CONFIG, MODEL_CONFIG_PART
 from crawler.extract.knob_flow import ACCESSORS, CONVERSIONS
 
 #: The name of a holder of settings as code spells it (``cache_config``, ``parallel_config``).
@@ -58,15 +59,9 @@ MAX_SOURCES = 6
 UNKNOWN = "?"
 CONSTANT = "c"
 STATE = "t"
-#: What the names in a chain stand for, in the words ``guard_reads`` traces a check's reads in (the
-#: same names: a config a user sets, the model's own configuration, a holder of a config no trace
-#: says who fills, a request; less ``params`` for a request, a model's weights too).
-_CONFIG_PART = re.compile(
-    r"(?:vllm|model|cache|parallel|scheduler|lora|speculative|compilation|load|device|kv_transfer|observability|"
-    r"structured_outputs|attention|kernel|ec_transfer|profiler|kv_connector_extra|extra|offload|offloading|multimodal|mm)_config"
-)
-_MODEL_CONFIG_PART = re.compile(r"hf_\w*config|\w*text_config|vision_config|audio_config|quant_config|quantization_config|\w*_model_config")
-_HOLDS_CONFIG = re.compile(r"config|cfg|settings|options", re.I)
+#: A request's roots: ``guard_reads``' less ``params`` (a model's weights too). What else the names
+#: in a chain stand for (a config a user sets, the model's own configuration, a holder of a config
+#: no trace says who fills) is read with ``guard_reads``' own patterns.
 _REQUEST_ROOTS = frozenset({"request", "req", "sampling_params", "body"})
 #: An exception built (``raise ValueError(f"... {x}")``): no function of the repository's called.
 _EXCEPTION_NAME = ("Error", "Exception", "Warning")
@@ -218,14 +213,14 @@ def _of_chain(node: ast.AST, chain: list[str], ctx: _Context) -> set[str]:
     code = ".".join(chain)
     if root == "envs" and len(chain) == 2:
         return {"s:" + code}
-    if any(_MODEL_CONFIG_PART.fullmatch(part) for part in chain):
+    if any(MODEL_CONFIG_PART.fullmatch(part) for part in chain):
         return {"m:" + code}
-    if any(_CONFIG_PART.fullmatch(part) for part in chain):
+    if any(CONFIG_PART.fullmatch(part) for part in chain):
         return {"s:" + code}
     if root in _REQUEST_ROOTS:
         return {"r:" + code}
     if root == "self":
-        if any(_HOLDS_CONFIG.search(part) for part in rest):
+        if any(HOLDS_CONFIG.search(part) for part in rest):
             return {UNKNOWN}  # (a config of its own no one says who fills)
         return set(ctx.state.get(rest[0], {UNKNOWN})) if rest[0] in ctx.state else {UNKNOWN}
     if root in ctx.held or root in ctx.params:
