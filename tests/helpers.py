@@ -347,6 +347,12 @@ def meaning_records(crawl_once, files: dict[str, str]) -> list[dict]:
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
 
+def action_starting(records: list[dict], start: str) -> dict:
+    """The ``meaning.action`` of the one record whose message starts with ``start``."""
+    (got,) = [r["meaning"]["action"] for r in records if r["message"]["text"].startswith(start)]
+    return got
+
+
 def crawl_with_config(fixture_repo, cli, tmp_path: Path, files: dict[str, str], toml: str) -> tuple[Path, dict[str, dict]]:
     """Commit ``files`` as v1, crawl them under ``toml`` (an errcat.toml naming one upstream,
     acme/server) and return the dataset with its records by message text."""

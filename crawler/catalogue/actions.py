@@ -448,6 +448,36 @@ def _asserts_setting(own: str, reads: dict[str, list[str]], text: str) -> bool:
     )
 
 
+#: An attention backend's implementation class, built for each attention layer a model makes with
+#: what the model's configuration gives it (ALiBi slopes, a sliding window, a soft cap, the KV
+#: cache's dtype): its refusal is the pair of the model and the backend chosen (``--attention-backend``).
+_BACKEND_PATHS = ("/v1/attention/backends/",)
+_BACKEND_IMPL = re.compile(r"(?:[A-Za-z_]\w*\.)*([A-Za-z_]\w*Impl)\.__init__")
+_REQUIRES = re.compile(r"\b(?:currently )?(?:supports? only|requires?)\b", re.I)
+#: A probe for an optional package or a build's extension (``not has_nixl()``), as the whole condition.
+_PROBED = re.compile(r"not\s+\(?\s*(has_[a-z0-9_]+)\(\)\s*\)?")
+_MISSING = re.compile(r"\brequires?\b|\bunavailable\b|\bnot (?:found|available|installed)\b|\binstall\b", re.I)
+
+
+def _attention_backend_refuses(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> str | None:
+    """The attention backend's class when a check in its ``__init__`` says what the backend does
+    not support or requires (``FlashMLAImpl does not support one of the following: alibi_slopes,
+    ...``) of what it was built with, reading no tensor and no probe of the machine (a tensor's
+    shape is the code's own contract, a probe the environment's), else None."""
+    path, site = _where(record)
+    found = _BACKEND_IMPL.fullmatch(site["qualname"])
+    if (
+        record["kind"] != RAISE
+        or found is None
+        or not any(p in path for p in _BACKEND_PATHS)
+        or not (_UNSUPPORTED.search(text) or _REQUIRES.search(text))
+        or set(reads) & {"tensor", "platform", "request", "state"}
+        or re.search(r"\bhas_\w+\(|\bis_\w+_(?:available|supported)\(", own)
+    ):
+        return None
+    return found.group(1)
+
+
 def _parses_output(reads: dict[str, list[str]], text: str) -> bool:
     """Whether a check in a tool or reasoning parser tests what it parsed of the model's output:
     it reads no setting, request, model configuration or probe, and its message reports no failed
@@ -706,6 +736,20 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     # check reads a setting, the request or the model's configuration)
     if any(p in path for p in _PARSER_PATHS) and kind in (RAISE, LOG) and _parses_output(reads, text) and not _BROAD_HANDLER.match(handler.strip()):
         return "model", "the tool or reasoning parser could not read what the model generated"
+    backend = _attention_backend_refuses(record, reads, own, text)
+    if backend:
+        return (
+            "setting",
+            f"the attention backend's implementation `{backend}` says what it does not support of the layer the model builds: the backend chosen, or the one chosen for you, does not fit this model",
+        )
+    if kind == RAISE and method == "get_placeholder_str" and "modality" in (reads.get("param") or []) and re.search(r"\bmodality\b", text):
+        return "request", "the input the request carries is of a kind this model does not take (the modality of a part of its prompt)"
+    probe = _PROBED.fullmatch(own.strip())
+    if probe and kind in (RAISE, LOG) and _MISSING.search(text):
+        return (
+            "environment",
+            f"the check probes for an optional package or extension (`{probe.group(1)}()`) and finds it missing: a package that is not installed, or too old, leads to it",
+        )
     if kind in (RAISE, LOG) and _own_state(record, reads, text, path):
         return "internal", "the check tests only what the code itself holds or computes: " + _shown([c for source in sorted(reads) for c in reads[source]])
     if kind == ASSERT:
@@ -780,6 +824,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             f"Enable the feature `{basis.split('`')[1]}` configures in the options you start with (it is None while the feature "
             "is off), or leave out what needs it."
         )
+    elif actor == "setting" and basis.startswith("the attention backend's implementation "):
+        steps.append(
+            f"Choose another attention backend with `--attention-backend` (its implementation `{basis.split('`')[1]}` does not support this model's "
+            'attention as the condition under "When it is raised" shows), or run a model this backend supports.'
+        )
     elif actor == "setting":
         if settings and not fix:
             steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
@@ -788,6 +837,8 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "request":
         if requests and not fix:
             steps.append(f'Check {_names(requests)} in your request against the condition under "When it is raised".')
+        if "modality of a part of its prompt" in basis:
+            steps.append("Send only the kinds of input this model takes (the message names them), or use a model that takes this one.")
         steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
     elif actor == "model" and "what the model generated" in basis:
         steps.append(

@@ -1,0 +1,120 @@
+"""Who acts, where the pages said "errcat cannot tell" (#32 items 1 and 3, round 42): a fixture
+upstream whose code is written here, crawled through the real CLI, read back as its records'
+``meaning.action``.
+
+- an attention backend's implementation that refuses what the layer was built with (ALiBi, a
+  sliding window, a KV cache dtype) is the backend chosen, with the flag to choose another; a
+  check there on a tensor's shape, or one outside ``__init__``, is not;
+- a model's ``get_placeholder_str`` refusing a modality is the request's prompt part;
+- a probe for an optional package (``not has_nixl()``) whose message says it is missing is the
+  environment; the probe beside another condition is not.
+"""
+
+from __future__ import annotations
+
+import pytest
+from helpers import action_starting as action
+from helpers import meaning_records
+
+BACKEND = """
+class AttentionImpl:
+    pass
+
+
+class FlashWidgetImpl(AttentionImpl):
+    def __init__(self, num_heads, head_size, alibi_slopes, sliding_window, kv_cache_dtype, sinks=None):
+        self.num_heads = num_heads
+        if alibi_slopes is not None or sliding_window is not None:
+            raise NotImplementedError("FlashWidgetImpl does not support alibi_slopes or sliding_window")
+        if kv_cache_dtype not in ("auto", "fp8"):
+            raise ValueError(f"FlashWidgetImpl currently supports only auto or fp8 KV cache, got {kv_cache_dtype}")
+        if sinks is not None and sinks.shape[0] != num_heads:
+            raise ValueError(f"FlashWidget sinks do not support a shape of {sinks.shape}")
+
+    def forward(self, query, window):
+        if window is not None:
+            raise NotImplementedError("FlashWidgetImpl does not support a window in forward")
+        return query
+"""
+
+MODEL = """
+class WidgetVisionForCausalLM:
+    @classmethod
+    def get_placeholder_str(cls, modality, i):
+        if modality == "image":
+            return "<image>"
+        raise ValueError("Only image modality is supported")
+"""
+
+PROBES = """
+from pkg.imports import has_nixl, has_gloo
+
+
+def make_communicator(name, ranks):
+    if name == "nixl":
+        if not has_nixl():
+            raise RuntimeError("communicator 'nixl' requested but NIXL is unavailable")
+    if ranks > 2 and not has_gloo():
+        raise RuntimeError("communicator for many ranks requires gloo")
+    return name
+"""
+
+IMPORTS = """
+import importlib.util
+
+
+def has_nixl():
+    return importlib.util.find_spec("nixl") is not None
+
+
+def has_gloo():
+    return importlib.util.find_spec("gloo") is not None
+"""
+
+FILES = {
+    "pkg/__init__.py": "",
+    "pkg/v1/__init__.py": "",
+    "pkg/v1/attention/__init__.py": "",
+    "pkg/v1/attention/backends/__init__.py": "",
+    "pkg/v1/attention/backends/flash_widget.py": BACKEND,
+    "pkg/models/__init__.py": "",
+    "pkg/models/widget_vision.py": MODEL,
+    "pkg/imports.py": IMPORTS,
+    "pkg/communicator.py": PROBES,
+}
+
+
+@pytest.fixture(scope="module")
+def records(crawl_once) -> list[dict]:
+    return meaning_records(crawl_once, FILES)
+
+
+@pytest.mark.parametrize("start", ["FlashWidgetImpl does not support alibi", "FlashWidgetImpl currently supports only"])
+def test_an_attention_backend_refusing_what_its_layer_is_built_with_is_the_backend_chosen(records, start):
+    got = action(records, start)
+    assert got["actor"] == "setting" and "`FlashWidgetImpl`" in got["basis"], got
+    assert "the backend you chose, or the one chosen for you" in got["says"]
+    assert any("`--attention-backend`" in step for step in got["steps"]), got["steps"]
+
+
+@pytest.mark.parametrize("start", ["FlashWidget sinks do not support", "FlashWidgetImpl does not support a window in forward"])
+def test_a_backends_tensor_contract_or_a_check_at_run_time_is_not_the_backend_chosen(records, start):
+    got = action(records, start)
+    assert "attention backend" not in got["basis"], got
+    assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
+
+
+def test_a_model_refusing_a_modality_for_its_placeholder_is_the_requests_prompt(records):
+    got = action(records, "Only image modality is supported")
+    assert got["actor"] == "request" and "modality" in got["basis"], got
+    assert any(step.startswith("Send only the kinds of input this model takes") for step in got["steps"]), got["steps"]
+
+
+def test_a_probe_for_an_optional_package_found_missing_is_the_environment(records):
+    got = action(records, "communicator 'nixl' requested")
+    assert got["actor"] == "environment" and "`has_nixl()`" in got["basis"], got
+
+
+def test_a_probe_beside_another_condition_is_not_read_as_the_package_alone(records):
+    got = action(records, "communicator for many ranks requires gloo")
+    assert "has_gloo" not in got["basis"], got
