@@ -459,6 +459,13 @@ _PROBED = re.compile(r"not\s+\(?\s*(has_[a-z0-9_]+)\(\)\s*\)?")
 _MISSING = re.compile(r"\brequires?\b|\bunavailable\b|\bnot (?:found|available|installed)\b|\binstall\b", re.I)
 
 
+#: The weight-transfer API a trainer drives (``vllm/distributed/weight_transfer/``): the info it sends
+#: is built as ``init_info_cls(**init_dict)`` / ``update_info_cls(**update_dict)`` from the dict the
+#: trainer passes, and ``trainer_init`` is the call the trainer's own process makes.
+_TRANSFER_INFO = re.compile(r"\w(?:Update|Init)Info$")
+_TRAINER_CALLS = frozenset({"trainer_init", "parse_update_info", "parse_init_info"})
+
+
 def _attention_backend_refuses(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> str | None:
     """The attention backend's class when a check in its ``__init__`` says what the backend does
     not support or requires (``FlashMLAImpl does not support one of the following: alibi_slopes,
@@ -736,6 +743,11 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     # check reads a setting, the request or the model's configuration)
     if any(p in path for p in _PARSER_PATHS) and kind in (RAISE, LOG) and _parses_output(reads, text) and not _BROAD_HANDLER.match(handler.strip()):
         return "model", "the tool or reasoning parser could not read what the model generated"
+    if kind == RAISE and "/weight_transfer/" in path and (_TRANSFER_INFO.search(owner) or method in _TRAINER_CALLS):
+        return (
+            "caller",
+            f"raised for what the trainer's code passes the weight-transfer API (`{short_code(site['qualname'])}`): the init or update info it sends, or the call it makes",
+        )
     backend = _attention_backend_refuses(record, reads, own, text)
     if backend:
         return (

@@ -6,6 +6,8 @@ upstream whose code is written here, crawled through the real CLI, read back as 
   sliding window, a KV cache dtype) is the backend chosen, with the flag to choose another; a
   check there on a tensor's shape, or one outside ``__init__``, is not;
 - a model's ``get_placeholder_str`` refusing a modality is the request's prompt part;
+- in the weight-transfer API a trainer drives, the init or update info it sends (built from the
+  dict it passes) and its ``trainer_init`` are the trainer's code; the engine's own bookkeeping is not;
 - a probe for an optional package (``not has_nixl()``) whose message says it is missing is the
   environment; the probe beside another condition is not.
 """
@@ -71,6 +73,30 @@ def has_gloo():
     return importlib.util.find_spec("gloo") is not None
 """
 
+TRANSFER = """
+from dataclasses import dataclass
+
+
+@dataclass
+class WidgetWeightTransferUpdateInfo:
+    names: list
+    shapes: list
+
+    def __post_init__(self):
+        if len(self.shapes) != len(self.names):
+            raise ValueError(f"`shapes` should be of the same size as `names`: got {len(self.shapes)}")
+
+
+class WidgetRouter:
+    def __init__(self):
+        self.owners = {}
+
+    def owner_of(self, name):
+        if name not in self.owners:
+            raise KeyError(f"{name!r} has no owner in the router")
+        return self.owners[name]
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/v1/__init__.py": "",
@@ -81,6 +107,9 @@ FILES = {
     "pkg/models/widget_vision.py": MODEL,
     "pkg/imports.py": IMPORTS,
     "pkg/communicator.py": PROBES,
+    "pkg/distributed/__init__.py": "",
+    "pkg/distributed/weight_transfer/__init__.py": "",
+    "pkg/distributed/weight_transfer/widget_engine.py": TRANSFER,
 }
 
 
@@ -118,3 +147,13 @@ def test_a_probe_for_an_optional_package_found_missing_is_the_environment(record
 def test_a_probe_beside_another_condition_is_not_read_as_the_package_alone(records):
     got = action(records, "communicator for many ranks requires gloo")
     assert "has_gloo" not in got["basis"], got
+
+
+def test_the_info_a_trainer_sends_the_weight_transfer_api_is_the_trainers_code(records):
+    got = action(records, "`shapes` should be of the same size")
+    assert got["actor"] == "caller" and "trainer's code" in got["basis"], got
+
+
+def test_the_weight_transfer_engines_own_bookkeeping_is_not_the_trainers(records):
+    got = action(records, "{name!r} has no owner in the router")
+    assert "trainer" not in got["basis"], got
