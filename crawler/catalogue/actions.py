@@ -466,6 +466,17 @@ _TRANSFER_INFO = re.compile(r"\w(?:Update|Init)Info$")
 _TRAINER_CALLS = frozenset({"trainer_init", "parse_update_info", "parse_init_info"})
 
 
+#: A model's chat format as code (``deepseek_v32_encoding.py``): what it renders is the request's messages.
+_CHAT_ENCODING = re.compile(r"/(?:tokenizers|renderers)/\w+_encoding\.py$")
+_MESSAGE_PARAMS = frozenset({"messages", "message", "content", "conversation"})
+
+
+def _reads_only_messages(reads: dict[str, list[str]]) -> bool:
+    """Whether a check reads the messages it was given (and constants) and nothing else."""
+    params = reads.get("param") or []
+    return bool(params) and set(reads) <= {"param", "constant"} and set(params) <= _MESSAGE_PARAMS
+
+
 def _attention_backend_refuses(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> str | None:
     """The attention backend's class when a check in its ``__init__`` says what the backend does
     not support or requires (``FlashMLAImpl does not support one of the following: alibi_slopes,
@@ -748,6 +759,13 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
             "caller",
             f"raised for what the trainer's code passes the weight-transfer API (`{short_code(site['qualname'])}`): the init or update info it sends, or the call it makes",
         )
+    if kind == RAISE and _CHAT_ENCODING.search(path) and _reads_only_messages(reads):
+        return "request", "the chat messages the request carries do not fit this model's chat format (a role, an order or a content part it does not take)"
+    if kind == RAISE and site["qualname"] == "__getattr__" and exception == "AttributeError":
+        return (
+            "caller",
+            "a module's `__getattr__`: the code that imports or reads a name this module does not have (this version may have renamed or removed it)",
+        )
     backend = _attention_backend_refuses(record, reads, own, text)
     if backend:
         return (
@@ -849,6 +867,10 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "request":
         if requests and not fix:
             steps.append(f'Check {_names(requests)} in your request against the condition under "When it is raised".')
+        if basis.startswith("the chat messages"):
+            steps.append(
+                'Check the messages in your request (their roles, their order and the types of their content parts) against the condition under "When it is raised".'
+            )
         if "modality of a part of its prompt" in basis:
             steps.append("Send only the kinds of input this model takes (the message names them), or use a model that takes this one.")
         steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
@@ -888,7 +910,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "install or upgrade what is missing, or run where it is supported."
         )
     elif actor == "caller":
-        if exception_word(record) == "NotImplementedError" and "implement" in basis:
+        if basis.startswith("a module's `__getattr__`"):
+            steps.append(
+                "Check the name your code or a plugin imports from this module: this version does not have it (it may have been "
+                "renamed, moved or removed: the release notes say); use the name this version has, or the version that had it."
+            )
+        elif exception_word(record) == "NotImplementedError" and "implement" in basis:
             steps.append(
                 f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; otherwise report it, with the traceback."
             )
@@ -958,6 +985,8 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
             return "the prompt or media you gave"
         if not requests and "kind this model does not take" in basis:
             return "the kind of input it carries"
+        if not requests and basis.startswith("the chat messages"):
+            return "its messages"
         if not requests and "media" in basis:
             return "the media or prompt it carries"
         read = [c.partition(".")[2] for c in reads.get("request") or [] if c.startswith("request.")]
@@ -982,6 +1011,8 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
     if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
+    if actor == "caller" and basis.startswith("a module's `__getattr__`"):
+        return f"a name it imports from `{short_code(record['sites'][0]['path'])}`"
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
     return basis

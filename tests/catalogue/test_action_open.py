@@ -8,6 +8,9 @@ upstream whose code is written here, crawled through the real CLI, read back as 
 - a model's ``get_placeholder_str`` refusing a modality is the request's prompt part;
 - in the weight-transfer API a trainer drives, the init or update info it sends (built from the
   dict it passes) and its ``trainer_init`` are the trainer's code; the engine's own bookkeeping is not;
+- a model's chat format as code (``*_encoding.py``) refusing a role or a content part of the
+  messages it renders is the request's messages; one on an index it computes is not;
+- a module's ``__getattr__`` refusing a name is the code that imports it;
 - a probe for an optional package (``not has_nixl()``) whose message says it is missing is the
   environment; the probe beside another condition is not.
 """
@@ -97,6 +100,29 @@ class WidgetRouter:
         return self.owners[name]
 """
 
+ENCODING = """
+ROLES = ("system", "user", "assistant")
+
+
+def render_message(index, messages):
+    if not 0 <= index < len(messages):
+        raise IndexError(f"Index {index} out of range for messages list of length {len(messages)}")
+    role = messages[index].get("role")
+    if role not in ROLES:
+        raise ValueError(f"Invalid role: {role}")
+    return role
+"""
+
+LAZY = """
+_EXPORTS = {"Widget": "pkg.widget"}
+
+
+def __getattr__(name):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'pkg.lazy' has no attribute {name!r}")
+    return name
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/v1/__init__.py": "",
@@ -107,6 +133,9 @@ FILES = {
     "pkg/models/widget_vision.py": MODEL,
     "pkg/imports.py": IMPORTS,
     "pkg/communicator.py": PROBES,
+    "pkg/tokenizers/__init__.py": "",
+    "pkg/tokenizers/widget_encoding.py": ENCODING,
+    "pkg/lazy.py": LAZY,
     "pkg/distributed/__init__.py": "",
     "pkg/distributed/weight_transfer/__init__.py": "",
     "pkg/distributed/weight_transfer/widget_engine.py": TRANSFER,
@@ -157,3 +186,20 @@ def test_the_info_a_trainer_sends_the_weight_transfer_api_is_the_trainers_code(r
 def test_the_weight_transfer_engines_own_bookkeeping_is_not_the_trainers(records):
     got = action(records, "{name!r} has no owner in the router")
     assert "trainer" not in got["basis"], got
+
+
+def test_a_chat_format_refusing_a_role_of_the_messages_is_the_requests_messages(records):
+    got = action(records, "Invalid role: {role}")
+    assert got["actor"] == "request" and got["basis"].startswith("the chat messages"), got
+    assert "(its messages)" in got["says"]
+
+
+def test_a_chat_format_checking_an_index_it_computes_is_not_the_requests_messages(records):
+    got = action(records, "Index {index} out of range")
+    assert not got["basis"].startswith("the chat messages"), got
+
+
+def test_a_modules_getattr_refusing_a_name_is_the_code_that_imports_it(records):
+    got = action(records, "module 'pkg.lazy' has no attribute")
+    assert got["actor"] == "caller" and "`__getattr__`" in got["basis"], got
+    assert any("imports from this module" in step for step in got["steps"]), got["steps"]
