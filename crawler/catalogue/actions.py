@@ -466,6 +466,13 @@ _TRANSFER_INFO = re.compile(r"\w(?:Update|Init)Info$")
 _TRAINER_CALLS = frozenset({"trainer_init", "parse_update_info", "parse_init_info"})
 
 
+#: A message that says a process it started failed while starting up, its cause reported before it
+#: ("Engine core initialization failed. See root cause above.").
+_FAILED_EARLIER = re.compile(
+    r"\bsee (?:the )?root cause above\b|\bprocess (?:\w+ ){0,2}failed during (?:\w+ ){0,3}(?:initiali[sz]ation|startup)\b|"
+    r"\bcreator failed during initiali[sz]ation\b",
+    re.I,
+)
 #: A model's chat format as code (``deepseek_v32_encoding.py``): what it renders is the request's messages.
 _CHAT_ENCODING = re.compile(r"/(?:tokenizers|renderers)/\w+_encoding\.py$")
 _MESSAGE_PARAMS = frozenset({"messages", "message", "content", "conversation"})
@@ -759,6 +766,8 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
             "caller",
             f"raised for what the trainer's code passes the weight-transfer API (`{short_code(site['qualname'])}`): the init or update info it sends, or the call it makes",
         )
+    if kind == RAISE and _FAILED_EARLIER.search(text):
+        return "internal", "a process it waits for had already stopped: it failed while starting up, and what stopped it comes earlier"
     if kind == RAISE and _CHAT_ENCODING.search(path) and _reads_only_messages(reads):
         return "request", "the chat messages the request carries do not fit this model's chat format (a role, an order or a content part it does not take)"
     if kind == RAISE and site["qualname"] == "__getattr__" and exception == "AttributeError":

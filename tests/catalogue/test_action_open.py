@@ -11,6 +11,8 @@ upstream whose code is written here, crawled through the real CLI, read back as 
 - a model's chat format as code (``*_encoding.py``) refusing a role or a content part of the
   messages it renders is the request's messages; one on an index it computes is not;
 - a module's ``__getattr__`` refusing a name is the code that imports it;
+- a process it waits for that failed while starting up ("See root cause above") is no bug of
+  this check's: the page sends the reader to the error before it;
 - a probe for an optional package (``not has_nixl()``) whose message says it is missing is the
   environment; the probe beside another condition is not.
 """
@@ -123,6 +125,15 @@ def __getattr__(name):
     return name
 """
 
+STARTUP = """
+def wait_for_engine_startup(procs):
+    finished = [p for p in procs if p.exitcode is not None]
+    if finished:
+        raise RuntimeError(f"Engine core initialization failed. See root cause above. Failed core proc(s): {finished}")
+    if len(procs) > 8:
+        raise RuntimeError(f"Engine core startup waits for {len(procs)} procs, more than it takes")
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/v1/__init__.py": "",
@@ -136,6 +147,7 @@ FILES = {
     "pkg/tokenizers/__init__.py": "",
     "pkg/tokenizers/widget_encoding.py": ENCODING,
     "pkg/lazy.py": LAZY,
+    "pkg/startup.py": STARTUP,
     "pkg/distributed/__init__.py": "",
     "pkg/distributed/weight_transfer/__init__.py": "",
     "pkg/distributed/weight_transfer/widget_engine.py": TRANSFER,
@@ -203,3 +215,11 @@ def test_a_modules_getattr_refusing_a_name_is_the_code_that_imports_it(records):
     got = action(records, "module 'pkg.lazy' has no attribute")
     assert got["actor"] == "caller" and "`__getattr__`" in got["basis"], got
     assert any("imports from this module" in step for step in got["steps"]), got["steps"]
+
+
+def test_a_process_that_failed_while_starting_sends_the_reader_to_the_error_before_it(records):
+    got = action(records, "Engine core initialization failed. See root cause above.")
+    assert got["actor"] == "internal" and "had already stopped" in got["basis"], got
+    assert any(step.startswith("Look for the first error before this one") for step in got["steps"]), got["steps"]
+    other = action(records, "Engine core startup waits for")
+    assert "had already stopped" not in other["basis"], other
