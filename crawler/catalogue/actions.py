@@ -779,7 +779,8 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     if backend:
         return (
             "setting",
-            f"the attention backend's implementation `{backend}` says what it does not support of the layer the model builds: the backend chosen, or the one chosen for you, does not fit this model",
+            f"the attention backend's implementation `{backend}` says what it does not support of what its layer is built with (the model's attention, "
+            "or a KV cache dtype or parallel size you set): the backend chosen, or the one chosen for you, does not fit them",
         )
     if kind == RAISE and method == "get_placeholder_str" and "modality" in (reads.get("param") or []) and re.search(r"\bmodality\b", text):
         return "request", "the input the request carries is of a kind this model does not take (the modality of a part of its prompt)"
@@ -865,8 +866,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         )
     elif actor == "setting" and basis.startswith("the attention backend's implementation "):
         steps.append(
-            f"Choose another attention backend with `--attention-backend` (its implementation `{basis.split('`')[1]}` does not support this model's "
-            'attention as the condition under "When it is raised" shows), or run a model this backend supports.'
+            f"Choose another attention backend with `--attention-backend` (its implementation `{basis.split('`')[1]}` does not support what the "
+            'condition under "When it is raised" tests), or change what it tests if you set it (`--kv-cache-dtype`, a parallel size), '
+            "or run a model this backend supports."
         )
     elif actor == "setting":
         if settings and not fix:
