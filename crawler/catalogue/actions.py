@@ -20,10 +20,11 @@ as "likely a bug: report it", never a guessed setting.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any, cast
 
-from crawler.catalogue.phrasing import short_code
+from crawler.catalogue.phrasing import parse_guard, short_code
 from crawler.extract import guard_reads
 from crawler.model.kinds import ASSERT, LOG, NATIVE, RAISE, RESPONSE, exception_word
 from crawler.model.shapes import RecordData
@@ -206,6 +207,15 @@ _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 _REGISTER = re.compile(r"_?register\w*")
 _REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
 _HTTP_EXCEPTIONS = {"HTTPException"}
+#: A message that names the device or platform it runs on.
+_NAMES_DEVICE = re.compile(r"\b(?:device|platform|hardware|GPUs?|CPU|CUDA|ROCm|XPU|TPU|HPU|NPU|MPS|Neuron)\b", re.I)
+#: A native call to the operating system that failed: ``mmap`` (``MAP_FAILED``), ``errno``.
+_SYSCALL = re.compile(r"\berrno\b|\bstrerror\b|\bMAP_FAILED\b")
+#: A wait that gave up: a poll with a timeout, a deadline or the time since it started.
+_WAITED = re.compile(r"\.poll\(|\btimeout|\bdeadline\b|\belapsed\b|\bremaining\w*\s*<=?\s*0\b|\btime\(\)\s*-\s*start|\bmonotonic\(\)\s*-")
+_WAITED_TEXT = re.compile(r"\btimed? ?out\b|\bin time\b|\bwaiting for\b|\bwithin \S+ seconds\b", re.I)
+#: A remedy that asks for something in the request ("Please request fewer output tokens").
+_ASKS_REQUEST = re.compile(r"(?:please )?request (?:a |an )?(?:smaller|fewer|less|shorter|larger|more|lower|higher)\b", re.I)
 #: A message about how a function of the library is called ("Passing X to `generate()` is deprecated").
 _API_CHANGE = re.compile(r"\bpassing\b.{0,80}?\bto\b.{0,80}?\w\(\).{0,80}?\b(?:is|are) deprecated\b", re.I)
 _ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
@@ -592,10 +602,14 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
         return "setting", f"the message names the environment variable `{env.group(0)}`"
     if kind in (RAISE, LOG) and (_FETCH.search(text) or _FETCH.search(handler)):
         return "environment", "a network fetch failed: the network, or the server the URL names"
+    if kind == NATIVE and (_SYSCALL.search(text) or _SYSCALL.search(guards)):
+        return "environment", "a call to the operating system failed (the `errno` it reports says why)"
+    if exception == "TimeoutError" and kind == RAISE and (_WAITED.search(guards) or _WAITED_TEXT.search(text)):
+        return "internal", "it waited for a process, server or peer that did not answer in time: what held that up comes earlier"
     hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
     # (the check's own condition: a platform test around it only selects the path it is on)
     # (``x.dtype in [torch.uint8, current_platform.fp8_dtype()]``: the platform names what the code's own tensor should be)
-    if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(own) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
+    if hardware or (kind != NATIVE and _probes_platform(own, text) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
         return "environment", "the check probes the machine or a package it runs with: " + _shown(reads["platform"])
@@ -681,6 +695,8 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     if reads.get("model") and kind not in (ASSERT, NATIVE) and not _DISPATCH.search(text):
         return "model", "the check reads the model's own configuration " + _shown(reads["model"])
     if found:
+        if _ASKS_REQUEST.match(found):  # ("Please request a smaller truncation size": what the request asks for)
+            return "request", "the message says what to ask for in the request instead"
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         if _API_CHANGE.search(text):  # ("Passing X to generate() is deprecated ... pass Y instead": the call your code makes)
@@ -721,6 +737,23 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
+def _probes_platform(own: str, text: str) -> bool:
+    """Whether the check's own condition tests the platform or hardware as its cause: a platform
+    test that is negated beside other conditions (``dp > 1 and not current_platform.is_tpu()``),
+    under a message that names no device or platform, only exempts a platform from a check of
+    something else (the setting is the move there)."""
+    if not _HARDWARE_GUARD.search(own):
+        return False
+    if _NAMES_DEVICE.search(text):
+        return True
+    node = parse_guard(own)
+    if not (type(node) is ast.BoolOp and type(node.op) is ast.And):
+        return True
+    probes = [v for v in node.values if _HARDWARE_GUARD.search(ast.unparse(v))]
+    exempts = all(type(v) is ast.UnaryOp and type(v.op) is ast.Not and type(v.operand) is ast.Call for v in probes)
+    return not (exempts and len(probes) < len(node.values))
+
+
 def _noun(record: dict[str, Any]) -> str:
     """What the entry is, in the sentence: an error, a warning (a log's level), an error response."""
     if record["kind"] == LOG:
@@ -757,6 +790,9 @@ _SAYS = {
     "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
     "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
+    "waited": "This {noun} reports that a process, server or peer {project} waits on did not answer (or finish) in time ({what}): "
+    "whatever held it up (a crash, a hang, a slow start on a loaded machine) is the cause, and it is likely reported "
+    "earlier, in the log or the output before this one.",
     "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): that exception "
     "is the cause (the line may not show it: not every such log prints the exception or its traceback); its own "
     "message says whose move it is.",
@@ -817,6 +853,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "Check that the URL is right and that this machine reaches it (proxy, firewall, DNS); "
             "a fetch that only failed once may pass when it is tried again."
         )
+    elif actor == "environment" and "operating system" in basis:
+        steps.append(
+            "Check the limits of the machine or container it runs in for what the call names: the shared memory it maps "
+            "(the size of `/dev/shm`; in a container, its shared-memory size), open files (`ulimit -n`) and memory limits; "
+            "the `errno` in the message names the failure."
+        )
     elif actor == "environment" and "passing" in basis:
         steps.append("Wait and send it again, or spread the load over more instances; if it keeps coming, check the services it depends on.")
     elif actor == "environment":
@@ -838,6 +880,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "Look for the first error before this one in the log or the output (a worker or the engine that "
             "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
             f"{_project(record)} only if nothing came before it."
+        )
+    elif actor == "internal" and "did not answer in time" in basis:
+        steps.append(
+            "Look for the first error before this one in the log or the output (a worker, the engine or a server that "
+            "crashed, hung or was killed): its own page says whose move it is. If nothing came before it, the machine may "
+            f"have been too loaded for the wait: try again on a quieter one, or report it to {_project(record)} with the log."
         )
     elif actor == "internal" and "exception it caught" in basis:
         steps.append(
@@ -916,8 +964,10 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
             return "the network, or the server the URL names"
         if "service it connects to" in basis:
             return "a service or process it connects to"
+        if "operating system" in basis:
+            return "the operating system it runs on: its shared memory, files or memory limits"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
-    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis):
+    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis or "did not answer in time" in basis):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
@@ -941,6 +991,8 @@ def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | No
         key = "internal_unseen"
     if actor == "internal" and "had already stopped" in basis:
         key = "stopped"
+    elif actor == "internal" and "did not answer in time" in basis:
+        key = "waited"
     elif actor == "internal" and "exception it caught" in basis:
         key = "caught"
     elif key == "model" and "what the model generated" in basis:

@@ -20,6 +20,14 @@ as its records' ``meaning.action`` (and ``meaning.fix``).
 - a route that reads the server's own state (``request.app.state``) is no request field;
 - a log for a caught exception promises no traceback;
 - "Passing X to f() is deprecated" is the caller's code, not a setting.
+
+Round 42 (the blind seeds 53-54):
+
+- a negated platform test beside the condition, under a message naming no device, is an exemption,
+  not the environment;
+- a bare ``TimeoutError`` after a poll with a timeout is a peer that did not answer, not the machine;
+- a native system call that failed (``mmap``, ``errno``) is the operating system, not a kernel's operand;
+- a message that says to request less is the request, not a setting.
 """
 
 from __future__ import annotations
@@ -177,6 +185,14 @@ void scaled_fp4_quant(torch::Tensor& out) {
   TORCH_CHECK_NOT_IMPLEMENTED(false, "No compiled nvfp4 quantization kernel");
 }
 
+void* map_shared(int fd, size_t size) {
+  void* ptr = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ptr == MAP_FAILED) {
+    TORCH_CHECK(false, "mmap in SHMManager failed. errno: " + std::to_string(errno));
+  }
+  return ptr;
+}
+
 void gather(torch::Tensor& counter) {
   TORCH_CHECK(counter.numel() == 2, "completion counter must be a two-element tensor");
 }
@@ -250,7 +266,37 @@ class Engine:
             logger.warning("Passing CoreRequest to Engine.generate() is deprecated. You should instead pass the output of render().")
 """
 
+LLM = """
+from pkg.platforms import current_platform
+
+
+class LLM:
+    def __init__(self, **kwargs):
+        dp_size = int(kwargs.get("data_parallel_size", 1))
+        if dp_size > 1 and not current_platform.is_tpu():
+            raise ValueError(f"LLM(data_parallel_size={dp_size}) is not supported for single-process usage. Please use the multi-process example.")
+"""
+
+QUEUE = """
+class MessageQueue:
+    @staticmethod
+    def recv(socket, timeout):
+        timeout_ms = None if timeout is None else int(timeout * 1000)
+        if not socket.poll(timeout=timeout_ms):
+            raise TimeoutError
+        return socket.recv()
+"""
+
+TRUNCATE = """
+def check_truncation(value, max_model_len):
+    if value > max_model_len:
+        raise ValueError(f"truncate_prompt_tokens={value} cannot be greater than max_model_len={max_model_len}. Please request a smaller truncation size.")
+"""
+
 FILES = {
+    "pkg/llm.py": LLM,
+    "pkg/queue.py": QUEUE,
+    "pkg/truncate.py": TRUNCATE,
     "pkg/engine.py": ENGINE,
     "pkg/__init__.py": "",
     "pkg/envs.py": ENVS,
@@ -389,3 +435,32 @@ def test_a_log_for_a_caught_exception_promises_no_traceback(records):
     got = action(records, "Failed to get total memory")
     assert got["actor"] == "internal" and "exception it caught" in got["says"], got
     assert "printed with it" not in got["says"] and not any("traceback)" in step for step in got["steps"])
+
+
+def test_a_negated_platform_test_beside_the_condition_is_an_exemption_not_the_environment(records):
+    got = action(records, "LLM(data_parallel_size=")
+    assert got["actor"] == "setting" and "environment" not in got["says"].lower(), got
+    assert not any("install or upgrade" in step for step in got["steps"]), got
+
+
+def test_a_timeout_after_a_poll_is_a_peer_that_did_not_answer_not_the_machine(records):
+    got = action(records, "raise MessageQueue.recv")
+    assert got["actor"] == "internal" and "did not answer" in got["says"], got
+    assert "Your environment" not in got["says"] and not any("install" in step for step in got["steps"]), got
+
+
+def test_a_system_call_that_failed_is_the_operating_system_not_a_kernels_operand(crawl_once):
+    import json
+
+    from helpers import jsonl_bytes
+
+    out = crawl_once({"pkg/__init__.py": "", "csrc/quant.cu": NATIVE_CU}, "--upstream", "widgets", config=NATIVE_TOML)
+    got = {r["message"]["text"]: r["meaning"]["action"] for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
+    (mapped,) = [a for text, a in got.items() if text.startswith("mmap in SHMManager")]
+    assert mapped["actor"] == "environment" and "operating system" in mapped["says"], mapped
+    assert any("/dev/shm" in step for step in mapped["steps"]) and "likely a bug" not in mapped["says"], mapped
+
+
+def test_a_message_that_says_to_request_less_is_the_request(records):
+    got = action(records, "truncate_prompt_tokens=")
+    assert got["actor"] == "request" and got["remedy"] == "Please request a smaller truncation size.", got
