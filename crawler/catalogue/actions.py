@@ -24,6 +24,7 @@ import ast
 import re
 from typing import Any, cast
 
+from crawler.catalogue.meaning import SettingNames
 from crawler.catalogue.phrasing import parse_guard, short_code
 from crawler.extract import guard_reads
 from crawler.model.kinds import ASSERT, LOG, NATIVE, RAISE, RESPONSE, exception_word
@@ -233,9 +234,10 @@ _ENV_EXCEPTIONS = {
 }
 
 
-def remedy(record: dict[str, Any]) -> str | None:
-    """The remedy the message itself gives, settings it names followed by their flags; None
-    when the message gives none (or is no text errcat can read)."""
+def remedy(record: dict[str, Any], names: SettingNames | None = None) -> str | None:
+    """The remedy the message itself gives, settings it names followed by their flags (those the
+    record reads, else an option's dest ``names`` knows: "Select a different gdn_prefill_backend
+    (`--gdn-prefill-backend`)"); None when the message gives none (or is no text errcat can read)."""
     template = record["message"]
     if template.get("opaque") or not template["text"]:
         return None
@@ -256,7 +258,74 @@ def remedy(record: dict[str, Any]) -> str | None:
     if not found:
         return None
     text = " ".join(s if s.endswith((".", "!", "?")) else s + "." for s in found)
-    return _resolved(_cap(text), record["meaning"].get("knobs") or [])
+    text = _resolved(_cap(text), record["meaning"].get("knobs") or [])
+    return _dests_resolved(text, names) if names is not None else text
+
+
+def _dests_resolved(text: str, names: SettingNames) -> str:
+    """The first snake_case name of ``text`` that is an option's dest, followed by its flag (unless
+    the text names a flag already)."""
+    if _FLAG.search(text):
+        return text
+    for m in _SNAKE_NAME.finditer(text):
+        flag = names.flags.get(m.group(1))
+        if flag:
+            return text[: m.end()] + f" (`{short_code(flag)}`)" + text[m.end() :]
+    return text
+
+
+#: A name in the code's spelling, in a message (``gdn_prefill_backend``, `` `max_loras` ``).
+_SNAKE_NAME = re.compile(r"`?(?<![\w.'\"-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w('\"-])(?!\.\w)`?")
+
+
+def _flag_of(code: str, names: SettingNames | None) -> str | None:
+    """The option that sets the config value ``code`` reads (``self.parallel_config.enable_eplb``:
+    ``--enable-eplb``), or that a bare name is the dest of; None when no option sets it."""
+    if names is None:
+        return None
+    parts = code.split(".")
+    return names.flags.get(".".join(parts[-2:]) if len(parts) >= 2 else code)
+
+
+def _feature_flag(config: str, names: SettingNames | None) -> str | None:
+    """The option that enables the feature a config of it configures: one named for the config
+    (``kv_transfer_config``: ``--kv-transfer-config``), else ``enable_<feature>`` (``lora_config``:
+    ``--enable-lora``)."""
+    if names is None:
+        return None
+    return names.flags.get(config) or names.flags.get("enable_" + config.removesuffix("_config"))
+
+
+def _derived(code: str, names: SettingNames | None) -> bool:
+    """Whether a config read is an attribute the model's config class computes rather than a
+    field anyone sets (``self.model_config.use_mla``: a property, from the checkpoint)."""
+    if names is None:
+        return False
+    parts = code.split(".")
+    if len(parts) < 2 or parts[-2] != "model_config" or parts[-1].startswith("_"):
+        return False
+    declared = names.fields.get("model_config")
+    return declared is not None and parts[-1] not in declared
+
+
+_CODES = re.compile(r"`([^`]+)`")
+
+
+def _also(flag: str | None) -> str:
+    return f" (`{short_code(flag)}`)" if flag else ""
+
+
+def _message_flags(record: dict[str, Any], names: SettingNames | None) -> str:
+    """The options the message names by their dest (``LLM(data_parallel_size=...)``:
+    ``--data-parallel-size``), shown; empty when it names none."""
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    found = [f for m in _SNAKE_NAME.finditer(text) for f in [_flag_of(m.group(1), names)] if f]
+    return _joined([f"`{short_code(f)}`" for f in dict.fromkeys(found)]) if found else ""
+
+
+def _flagged(code: list[str], names: SettingNames | None) -> str:
+    """The config values, each shown as its option where one sets it."""
+    return _joined([f"`{short_code(_flag_of(c, names) or c)}`" for c in dict.fromkeys(code)])
 
 
 #: "Cannot enable and disable X": a verb after "and"/"or" that goes on a negated clause is no advice.
@@ -337,6 +406,12 @@ def _settable(knob: dict[str, Any], validated: str | None = None) -> bool:
     if knob["kind"] != "config_field":
         return True
     return bool(knob.get("flags")) or (validated is not None and (knob.get("owner") or "").rpartition(".")[2] == validated)
+
+
+def settable(record: dict[str, Any], knob: dict[str, Any]) -> bool:
+    """Whether a knob the record reads is a setting a user gives (see ``_settable``): a field of
+    an object the code builds and fills in (``ConsumerXfer.mm_hash``) is read like one, but is none."""
+    return _settable(knob, _validated(record))
 
 
 def _names(knobs: list[dict[str, Any]]) -> str:
@@ -523,7 +598,9 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/" + site["path"], site
 
 
-def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None) -> tuple[str, str]:
+def classify(
+    record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, derived: list[str] | None = None
+) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
     ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
     reads, by source (``extract.guard_reads``); ``passed``: [actor, basis] from what every call
@@ -692,6 +769,8 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
         if path.endswith(".rs"):
             return "model", "the message says what it does not support of what the model provides"
         return "model", "a kernel that does not support the model's shapes or data types"
+    if derived and kind in (RAISE, ASSERT, LOG) and (_UNSUPPORTED.search(text) or _MODEL_WORDS.search(text)):
+        return "model", "the check reads what the project derives from the model's configuration " + _shown(derived)
     if reads.get("model") and kind not in (ASSERT, NATIVE) and not _DISPATCH.search(text):
         return "model", "the check reads the model's own configuration " + _shown(reads["model"])
     if found:
@@ -800,7 +879,7 @@ _SAYS = {
 }
 
 
-def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, reads: dict[str, list[str]]) -> list[str]:
+def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, reads: dict[str, list[str]], names: SettingNames | None = None) -> list[str]:
     meaning = record["meaning"]
     knobs = meaning.get("knobs") or []
     fix = meaning.get("fix")
@@ -813,12 +892,15 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     requests = _requests(record, reads)
     if actor == "setting" and "feature it configures" in basis:
         steps.append(
-            f"Enable the feature `{basis.split('`')[1]}` configures in the options you start with (it is None while the feature "
+            f"Enable the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))} in the options you start with (it is None while the feature "
             "is off), or leave out what needs it."
         )
     elif actor == "setting":
+        shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
             steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
+        elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
+            steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:
             steps.append('Check the options and config values you pass against the condition under "When it is raised".')
     elif actor == "request":
@@ -906,7 +988,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     return steps
 
 
-def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]]) -> str:
+def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
@@ -921,22 +1003,26 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         if "parallel sizes" in basis:
             return _parallel_named(record, reads) or "the parallel sizes you set: tensor, pipeline or data parallel"
         if "reads the configuration" in basis:
-            return basis.rpartition("configuration ")[2]
+            return _flagged(_CODES.findall(basis.rpartition("configuration ")[2]), names)
         if "feature it configures" in basis:
-            return f"the feature `{basis.split('`')[1]}` configures, not enabled in the options you started with"
+            return (
+                f"the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))}, not enabled in the options you started with"
+            )
         if "command's arguments" in basis:
             return "the options of the command you ran: " + basis.rpartition("arguments ")[2]
         if "parser" in basis:
             return "the tool or reasoning parser you chose for this model"
         if "/benchmarks/" in "/" + record["sites"][0]["path"] and "configuration is checked" in basis:
             return "the options of the benchmark command you ran"
-        if "backend chosen" in basis:
-            return "the backend you chose, or the one chosen for you"
-        if "combination" in basis:
-            return "the combination of options, features and model you chose"
         if basis.startswith("the message says to change the setting `"):
-            return "`" + basis.split("`")[1] + "`"
-        return "what the message names" if basis.startswith("the message says") else "an option or config value"
+            return _flagged([basis.split("`")[1]], names)
+        named = _message_flags(record, names)
+        if "backend chosen" in basis:
+            return "the backend you chose, or the one chosen for you" + (f": the message names {named}" if named else "")
+        if "combination" in basis:
+            return "the combination of options, features and model you chose" + (f": the message names {named}" if named else "")
+        said = "what the message names" if basis.startswith("the message says") else "an option or config value"
+        return f"{said}: the message names {named}" if named else said
     if actor == "request":
         requests = _requests(record, reads)
         if not requests and "input you gave" in basis:
@@ -974,14 +1060,23 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     return basis
 
 
-def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None) -> dict[str, Any]:
+def action(
+    record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, names: SettingNames | None = None
+) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
     ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``)."""
     data = cast(dict[str, Any], record)
-    found = remedy(data)
+    found = remedy(data, names)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
-    actor, basis = classify(data, found, reads, passed)
+    derived = [c for c in reads.get("config") or [] if _derived(c, names)]
+    if derived and len(derived) == len(reads["config"]):
+        # (what the model's config computes is no setting: see _derived; with a setting beside it the
+        # setting leads, and with none the message decides whether the model does)
+        reads = {k: v for k, v in reads.items() if k != "config"}
+    else:
+        derived = []
+    actor, basis = classify(data, found, reads, passed, derived)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
@@ -999,5 +1094,5 @@ def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | No
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
         key = "model_code"
-    says = _SAYS[key].format(what=_what(data, actor, basis, reads), project=_project(data), noun=_noun(data))
-    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads)}
+    says = _SAYS[key].format(what=_what(data, actor, basis, reads, names), project=_project(data), noun=_noun(data))
+    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads, names)}

@@ -27,13 +27,17 @@ Round 42 (the blind seeds 53-54):
   not the environment;
 - a bare ``TimeoutError`` after a poll with a timeout is a peer that did not answer, not the machine;
 - a native system call that failed (``mmap``, ``errno``) is the operating system, not a kernel's operand;
-- a message that says to request less is the request, not a setting.
+- a message that says to request less is the request, not a setting;
+- a setting is shown as its option where one sets it (a config read, an option's dest the message
+  names, the option that enables a feature's config);
+- an attribute the model's config computes (a property: ``model_config.use_mla``) is the model;
+- a field of an object the code fills in is shown as what the check reads, not as a setting.
 """
 
 from __future__ import annotations
 
 import pytest
-from helpers import meaning_records
+from helpers import MEANING_TOML, meaning_records
 
 ENVS = """
 import os
@@ -293,7 +297,87 @@ def check_truncation(value, max_model_len):
         raise ValueError(f"truncate_prompt_tokens={value} cannot be greater than max_model_len={max_model_len}. Please request a smaller truncation size.")
 """
 
+CONFIG = """
+from dataclasses import dataclass
+
+
+def get_kwargs(cls):
+    return {}
+
+
+@dataclass
+class ParallelConfig:
+    enable_eplb: bool = False
+
+
+@dataclass
+class ModelConfig:
+    model: str = "m"
+
+    @property
+    def use_mla(self):
+        return self.model.startswith("deepseek")
+
+
+@dataclass
+class VllmConfig:
+    parallel_config: ParallelConfig | None = None
+    model_config: ModelConfig | None = None
+"""
+
+ARGS = """
+from pkg.config import ModelConfig, ParallelConfig, get_kwargs
+
+
+def add_cli_args(parser):
+    parallel_kwargs = get_kwargs(ParallelConfig)
+    model_kwargs = get_kwargs(ModelConfig)
+    parser.add_argument("--enable-eplb", **parallel_kwargs["enable_eplb"])
+    parser.add_argument("--model", **model_kwargs["model"])
+    parser.add_argument("--enable-lora", action="store_true")
+    parser.add_argument("--prefill-backend", dest="prefill_backend")
+"""
+
+LOADER = """
+class IpcLoader:
+    def __init__(self, vllm_config):
+        self.parallel_config = vllm_config.parallel_config
+        self.model_config = vllm_config.model_config
+
+    def load(self):
+        if self.parallel_config.enable_eplb:
+            raise ValueError("The IPC weight cache loader does not support EPLB.")
+
+    def register(self, mixed):
+        if mixed:
+            assert self.model_config.use_mla, "Mixed-device KV registration is only supported for MLA models."
+"""
+
+XFER = """
+import logging
+from dataclasses import dataclass
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ConsumerXfer:
+    mm_hash: str
+    handle: int = 0
+
+    def poll(self, data):
+        try:
+            return data.check(self.handle)
+        except Exception:
+            logger.exception("check_xfer_state failed for mm_hash=%s", self.mm_hash)
+            return None
+"""
+
 FILES = {
+    "pkg/config.py": CONFIG,
+    "pkg/arg_utils.py": ARGS,
+    "pkg/loader.py": LOADER,
+    "pkg/xfer.py": XFER,
     "pkg/llm.py": LLM,
     "pkg/queue.py": QUEUE,
     "pkg/truncate.py": TRUNCATE,
@@ -416,8 +500,8 @@ def test_a_feature_config_that_is_none_is_the_feature_not_enabled(records):
 
 def test_a_message_that_says_to_select_another_value_names_the_setting(records):
     got = action(records, "this builder makes its own chunks")
-    assert got["actor"] == "setting" and "`prefill_backend`" in got["says"], got
-    assert got["remedy"] == "Select a different prefill_backend for this model."
+    assert got["actor"] == "setting" and "`--prefill-backend`" in got["says"], got
+    assert got["remedy"] == "Select a different prefill_backend (`--prefill-backend`) for this model."
 
 
 def test_an_op_wrappers_operand_layout_check_is_internal_whatever_the_operand_is_called(records):
@@ -464,3 +548,29 @@ def test_a_system_call_that_failed_is_the_operating_system_not_a_kernels_operand
 def test_a_message_that_says_to_request_less_is_the_request(records):
     got = action(records, "truncate_prompt_tokens=")
     assert got["actor"] == "request" and got["remedy"] == "Please request a smaller truncation size.", got
+
+
+def test_a_setting_is_shown_as_its_option_where_one_sets_it(records):
+    got = action(records, "The IPC weight cache loader does not support EPLB")
+    assert got["actor"] == "setting" and "`--enable-eplb`" in got["says"] and "parallel_config.enable_eplb`)" not in got["says"], got
+    assert any("`--enable-eplb`" in step for step in got["steps"]), got
+    got = action(records, "LoRA config must be set")
+    assert "`--enable-lora`" in got["says"] and any("`--enable-lora`" in step for step in got["steps"]), got
+
+
+def test_an_attribute_the_models_config_computes_is_the_model_not_a_setting(records):
+    got = action(records, "Mixed-device KV registration")
+    assert got["actor"] == "model" and "A setting of yours" not in got["says"], got
+
+
+def test_a_field_the_code_fills_in_is_no_setting_on_the_page(records, crawl_once):
+    from click.testing import CliRunner
+
+    from crawler.cli import main
+
+    found = record(records, "check_xfer_state failed")
+    assert any(k["name"] == "mm_hash" and k["kind"] == "config_field" for k in found["meaning"]["knobs"]), found["meaning"]["knobs"]
+    out = crawl_once(FILES, "--upstream", "widgets", config=MEANING_TOML)
+    shown = CliRunner().invoke(main, ["show", found["id"], "--data", str(out), "--no-pager", "--color", "never"], catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert "mm_hash" in shown.output and "(config field)" not in shown.output and "no option sets it" in shown.output, shown.output
