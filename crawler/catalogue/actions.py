@@ -201,6 +201,8 @@ _OLD_PACKAGE = re.compile(r"\bthe installed [`'\w. -]{1,40}? (?:does not|doesn't
 #: "NIXL is not available", with a guard ``TransferEngine is None``: an optional import that failed.
 _UNAVAILABLE = re.compile(r"^`?(?!The\b)(?:[A-Z][\w-]*|[a-z]\w*(?:\.\w+)+)`? (?:is|are) (?:not available|unavailable)\b")
 _NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
+#: An assert's condition, negated, that finds a value missing (``not (x is not None)``).
+_PRESENCE = re.compile(r"not \([\w.\[\]'\"]+ is not None\)|[\w.\[\]'\"]+ is None")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
 _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
@@ -769,7 +771,7 @@ def classify(
         if path.endswith(".rs"):
             return "model", "the message says what it does not support of what the model provides"
         return "model", "a kernel that does not support the model's shapes or data types"
-    if derived and kind in (RAISE, ASSERT, LOG) and (_UNSUPPORTED.search(text) or _MODEL_WORDS.search(text)):
+    if derived and kind in (RAISE, ASSERT, LOG) and (_UNSUPPORTED.search(text) or _MODEL_WORDS.search(text) or re.search(r"\bmodels?\b", text, re.I)):
         return "model", "the check reads what the project derives from the model's configuration " + _shown(derived)
     if reads.get("model") and kind not in (ASSERT, NATIVE) and not _DISPATCH.search(text):
         return "model", "the check reads the model's own configuration " + _shown(reads["model"])
@@ -786,7 +788,9 @@ def classify(
     )
     if checkpoint:
         return "model", "an assert on the checkpoint's own configuration " + _shown(checkpoint) + ": a variant this code does not support"
-    if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method):
+    # (a presence test there, ``assert patch.indices is not None`` under ``if sparse:``, narrows the
+    # code's own value: what the checkpoint holds is tested by its shapes, names and values)
+    if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method) and not _PRESENCE.fullmatch(own.strip()):
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
     if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"

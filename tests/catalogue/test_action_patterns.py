@@ -31,7 +31,8 @@ Round 42 (the blind seeds 53-54):
 - a setting is shown as its option where one sets it (a config read, an option's dest the message
   names, the option that enables a feature's config);
 - an attribute the model's config computes (a property: ``model_config.use_mla``) is the model;
-- a field of an object the code fills in is shown as what the check reads, not as a setting.
+- a field of an object the code fills in is shown as what the check reads, not as a setting;
+- a presence assert in a weight loader narrows the code's own value: no checkpoint's.
 """
 
 from __future__ import annotations
@@ -170,6 +171,14 @@ class GPTJForCausalLM:
     def __init__(self, config):
         assert not config.tie_word_embeddings
         self.config = config
+
+
+def load_weight_patches(patches, params):
+    sparse = all(patch.indices is not None for patch in patches)
+    for patch in patches:
+        if sparse:
+            assert patch.indices is not None
+        assert params[patch.name].shape == patch.values.shape
 
 
 class KimiDecoderLayer:
@@ -574,3 +583,9 @@ def test_a_field_the_code_fills_in_is_no_setting_on_the_page(records, crawl_once
     shown = CliRunner().invoke(main, ["show", found["id"], "--data", str(out), "--no-pager", "--color", "never"], catch_exceptions=False)
     assert shown.exit_code == 0, shown.output
     assert "mm_hash" in shown.output and "(config field)" not in shown.output and "no option sets it" in shown.output, shown.output
+
+
+def test_a_presence_assert_in_a_weight_loader_is_the_codes_own_not_the_checkpoints(records):
+    asserts = [r for r in records if r["location"]["qualname"] == "load_weight_patches" and r["kind"] == "assert"]
+    by_line = sorted(asserts, key=lambda r: r["location"]["line"])
+    assert [r["meaning"]["action"]["actor"] for r in by_line] == ["internal", "model"], [r["meaning"]["action"] for r in by_line]
