@@ -201,6 +201,8 @@ _OLD_PACKAGE = re.compile(r"\bthe installed [`'\w. -]{1,40}? (?:does not|doesn't
 #: "NIXL is not available", with a guard ``TransferEngine is None``: an optional import that failed.
 _UNAVAILABLE = re.compile(r"^`?(?!The\b)(?:[A-Z][\w-]*|[a-z]\w*(?:\.\w+)+)`? (?:is|are) (?:not available|unavailable)\b")
 _NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
+#: The checkpoint's tensor as a weight loader names it.
+_LOADED = re.compile(r"\bloaded_weights?\b(?:\.\w+)?")
 #: An assert's condition, negated, that finds a value missing (``not (x is not None)``).
 _PRESENCE = re.compile(r"not \([\w.\[\]'\"]+ is not None\)|[\w.\[\]'\"]+ is None")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
@@ -792,6 +794,9 @@ def classify(
     # code's own value: what the checkpoint holds is tested by its shapes, names and values)
     if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method) and not _PRESENCE.fullmatch(own.strip()):
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
+    if kind in (RAISE, ASSERT) and _WEIGHT_LOADER.fullmatch(method) and _LOADED.search(own) and not _PRESENCE.fullmatch(own.strip()):
+        # (in any layer's loader: ``loaded_weight`` is the checkpoint's tensor, whatever file loads it)
+        return "model", "the check tests the checkpoint's weight it loads (" + _shown(_LOADED.findall(own)) + "): the checkpoint does not fit this code"
     if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
     if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) and exception in ("ValueError", "TypeError", "KeyError"):

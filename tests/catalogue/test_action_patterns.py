@@ -32,7 +32,8 @@ Round 42 (the blind seeds 53-54):
   names, the option that enables a feature's config);
 - an attribute the model's config computes (a property: ``model_config.use_mla``) is the model;
 - a field of an object the code fills in is shown as what the check reads, not as a setting;
-- a presence assert in a weight loader narrows the code's own value: no checkpoint's.
+- a presence assert in a weight loader narrows the code's own value: no checkpoint's; a check of
+  the ``loaded_weight`` a layer's loader is given is the checkpoint's, in any file.
 """
 
 from __future__ import annotations
@@ -382,7 +383,16 @@ class ConsumerXfer:
             return None
 """
 
+LINEAR = """
+class ColumnLinear:
+    def weight_loader(self, param, loaded_weight):
+        assert param.shape == loaded_weight.shape
+        param.copy_(loaded_weight)
+"""
+
 FILES = {
+    "pkg/layers/__init__.py": "",
+    "pkg/layers/linear.py": LINEAR,
     "pkg/config.py": CONFIG,
     "pkg/arg_utils.py": ARGS,
     "pkg/loader.py": LOADER,
@@ -589,3 +599,8 @@ def test_a_presence_assert_in_a_weight_loader_is_the_codes_own_not_the_checkpoin
     asserts = [r for r in records if r["location"]["qualname"] == "load_weight_patches" and r["kind"] == "assert"]
     by_line = sorted(asserts, key=lambda r: r["location"]["line"])
     assert [r["meaning"]["action"]["actor"] for r in by_line] == ["internal", "model"], [r["meaning"]["action"] for r in by_line]
+
+
+def test_a_check_of_the_loaded_weight_in_any_layers_loader_is_the_checkpoint(records):
+    got = action(records, "assert ColumnLinear.weight_loader")
+    assert got["actor"] == "model" and "likely a bug" not in got["says"] and "`loaded_weight.shape`" in got["basis"], got
