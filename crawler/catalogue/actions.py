@@ -68,7 +68,7 @@ _INSTALL = re.compile(
 )
 _HARDWARE = re.compile(
     r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
-    r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
+    r"(?:not|\w+n't) supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|\b(?:RDNA|CDNA)\d*\b|\bgfx\d{3,4}\b|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
     r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"

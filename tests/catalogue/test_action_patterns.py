@@ -33,7 +33,9 @@ Round 42 (the blind seeds 53-54):
 - an attribute the model's config computes (a property: ``model_config.use_mla``) is the model;
 - a field of an object the code fills in is shown as what the check reads, not as a setting;
 - a presence assert in a weight loader narrows the code's own value: no checkpoint's; a check of
-  the ``loaded_weight`` a layer's loader is given is the checkpoint's, in any file.
+  the ``loaded_weight`` a layer's loader is given is the checkpoint's, in any file;
+- a GPU generation named (RDNA3, CDNA3, gfx942) or "isn't supported on CPU" is the hardware, not the
+  model ("architecture" there is the chip's).
 """
 
 from __future__ import annotations
@@ -383,6 +385,18 @@ class ConsumerXfer:
             return None
 """
 
+OCTAVE = """
+def kernel_tier(arch):
+    if arch not in ("gfx1100", "gfx942"):
+        raise NotImplementedError("OCTAVE supports RDNA3 and CDNA3 only; see the architecture contract in the design notes")
+
+
+class GatedAttention:
+    def forward_cpu(self, hidden_states):
+        assert not hasattr(self, "in_proj_qkv"), "lora isn't supported on CPU."
+        return hidden_states
+"""
+
 LINEAR = """
 class ColumnLinear:
     def weight_loader(self, param, loaded_weight):
@@ -391,6 +405,7 @@ class ColumnLinear:
 """
 
 FILES = {
+    "pkg/octave.py": OCTAVE,
     "pkg/layers/__init__.py": "",
     "pkg/layers/linear.py": LINEAR,
     "pkg/config.py": CONFIG,
@@ -604,3 +619,9 @@ def test_a_presence_assert_in_a_weight_loader_is_the_codes_own_not_the_checkpoin
 def test_a_check_of_the_loaded_weight_in_any_layers_loader_is_the_checkpoint(records):
     got = action(records, "assert ColumnLinear.weight_loader")
     assert got["actor"] == "model" and "likely a bug" not in got["says"] and "`loaded_weight.shape`" in got["basis"], got
+
+
+def test_a_gpu_generation_or_a_platform_named_unsupported_is_the_hardware_not_the_model(records):
+    for start in ("OCTAVE supports RDNA3", "lora isn't supported on CPU"):
+        got = action(records, start)
+        assert got["actor"] == "environment" and "model" not in got["says"].lower(), (start, got)
