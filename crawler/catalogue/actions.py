@@ -68,7 +68,7 @@ _INSTALL = re.compile(
 )
 _HARDWARE = re.compile(
     r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
-    r"(?:not|\w+n't) supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|\b(?:RDNA|CDNA)\d*\b|\bgfx\d{3,4}\b|"
+    r"(?:not|\w+n't) supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
     r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"
@@ -212,6 +212,9 @@ _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 _REGISTER = re.compile(r"_?register\w*")
 _REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
 _HTTP_EXCEPTIONS = {"HTTPException"}
+#: A GPU generation a message says it supports or requires ("supports RDNA3 and CDNA3 only",
+#: "requires gfx950", "requires an MI300-series GPU").
+_GENERATION = re.compile(r"\b(?:supports?|requires?) (?:an? |the )?(?:RDNA|CDNA|gfx|MI\d)\w*", re.I)
 #: A message that names the device or platform it runs on.
 _NAMES_DEVICE = re.compile(r"\b(?:device|platform|hardware|GPUs?|CPU|CUDA|ROCm|XPU|TPU|HPU|NPU|MPS|Neuron)\b", re.I)
 #: A native call to the operating system that failed: ``mmap`` (``MAP_FAILED``), ``errno``.
@@ -690,6 +693,8 @@ def classify(
     hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
     # (the check's own condition: a platform test around it only selects the path it is on)
     # (``x.dtype in [torch.uint8, current_platform.fp8_dtype()]``: the platform names what the code's own tensor should be)
+    if kind in (RAISE, LOG) and _GENERATION.search(text):  # (not every message naming one: "gfx942 reads ... only")
+        hardware = _GENERATION.search(text)
     if hardware or (kind != NATIVE and _probes_platform(own, text) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)

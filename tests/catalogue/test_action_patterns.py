@@ -34,7 +34,7 @@ Round 42 (the blind seeds 53-54):
 - a field of an object the code fills in is shown as what the check reads, not as a setting;
 - a presence assert in a weight loader narrows the code's own value: no checkpoint's; a check of
   the ``loaded_weight`` a layer's loader is given is the checkpoint's, in any file;
-- a GPU generation named (RDNA3, CDNA3, gfx942) or "isn't supported on CPU" is the hardware, not the
+- a GPU generation a message supports or requires (RDNA3, gfx950) or "isn't supported on CPU" is the hardware, not the
   model ("architecture" there is the chip's).
 """
 
