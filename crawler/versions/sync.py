@@ -29,7 +29,7 @@ from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord, previous_records, record_model
 from crawler.publish.writer import OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
-from crawler.versions.diff import diff_data, live_data, side_with
+from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
 from crawler.versions.history import Fold, files_digest, lifetime, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
@@ -353,6 +353,12 @@ def _render_write(
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied)
         written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+    if fold.capped:
+        few = ", ".join(sorted(set(fold.capped))[:3])
+        progress(
+            f"{said}{len(set(fold.capped))} retired entr{'y' if len(set(fold.capped)) == 1 else 'ies'} given no twin: more than "
+            f"{MAX_TWIN_CANDIDATES} live entries of their exception hold their words ({few}{', ...' if len(set(fold.capped)) > 3 else ''})"
+        )
     for note in applied.notes:
         progress(f"{said}lineage link: {note}")
     if applied.applied:
