@@ -202,3 +202,35 @@ def test_an_invalid_links_file_is_refused_before_any_crawl_or_fold(upstream, cli
     for name in ("crawled", "history", "each", "folded", "behind"):
         assert not (tmp_path / name / "acme").exists(), name
     assert {root: tree(root) for root in (releases, catalogue)} == before
+
+
+@pytest.mark.slow
+def test_a_weak_answer_names_its_successor_too(fixture_repo, cli, tmp_path, monkeypatch):
+    """A message of fields alone fits its retired entry only weakly; the answer still gives the
+    chain of successors (here one linked by review) and today's page, as weak as it is."""
+    home = tmp_path / "home"
+    (home / "curated").mkdir(parents=True)
+    monkeypatch.setenv("ERRCAT_HOME", str(home))
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/run.py": 'def start(runner, reason):\n    raise ValueError(f"{runner}: {reason}")\n'}, tag="v1.0")
+    fixture_repo.commit(
+        {"pkg/run.py": None, "pkg/core.py": 'def launch(runner, why):\n    raise ValueError(f"The engine core of {runner} failed to start, because {why}")\n'},
+        tag="v2.0",
+    )
+    out = tmp_path / "out"
+    history = ("history", "--repo", fixture_repo.path, *ARGS, "--out", out, "v1.0", "v2.0")
+    assert cli(*history).exit_code == 0
+    records = by_template(out / "acme" / "widgets")
+    old, new = records["{runner}: {reason}"], records["The engine core of {runner} failed to start, because {why}"]
+    _links(home, (old["id"], new["id"]))
+    assert cli(*history).exit_code == 0
+    paste = "ValueError: worker-3: CUDA out of memory"
+    got = json.loads(cli("match", "--data", out, "--json", paste).stdout)
+    jsonschema.validate(got, schema_for("match"))
+    assert got["matches"] == []
+    weak = next(w for w in got["weak"] if w["id"] == old["id"])  # (after the successor itself, worded a little alike)
+    assert weak["strength"] == "weak" and weak["match"] == "full"
+    assert [(s["id"], s["how"]) for s in weak["lineage"]["succeeded_by"]] == [(new["id"], "linked by review")] and weak["lineage"]["today"] == new["id"]
+    text = cli("match", "--data", out, paste)
+    assert text.exit_code == 1  # no match: a weak candidate is none
+    assert f"  {old['id']}  covers 8%, same exception  ValueError: {{runner}}: {{reason}}\n      retired: raised in v1.0, removed in v2.0\n" in text.stdout
+    assert f"      succeeded by {new['id']} (linked by review; raised today" in text.stdout

@@ -72,6 +72,15 @@ def test_a_removed_check_is_succeeded_by_its_live_twin_in_another_file(upstream,
     jsonschema.validate(got, schema_for("match"))
     top = got["matches"][0]
     assert top["id"] == old["id"] and [(s["id"], s["how"]) for s in top["lineage"]["succeeded_by"]] == [(new["id"], "reworded elsewhere")]
+    # worded only like it (a near entry, weak): the answer still leads to what raises it today
+    near = cli("match", "--data", out, "ValueError: No free memory left for the cache blocks. Try to increase gpu_memory_utilization")
+    assert near.exit_code == 1 and f"      succeeded by {new['id']} (reworded elsewhere; raised today" in near.stdout
+    assert f"what raises it today, if the weak candidate is your error: errcat show {new['id']}" in near.stdout
+    weak = json.loads(
+        cli("match", "--data", out, "--json", "ValueError: No free memory left for the cache blocks. Try to increase gpu_memory_utilization").stdout
+    )
+    jsonschema.validate(weak, schema_for("match"))  # a near entry's lineage is not in schema 8's answer
+    assert weak["weak"][0]["id"] == old["id"] and "lineage" not in weak["weak"][0]
     # the same run again: the same bytes
     again = tmp_path / "again"
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", again, "--no-cache", "v1.0", "v1.1", "v2.0").exit_code == 0
