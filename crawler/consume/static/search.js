@@ -4,8 +4,21 @@
   // last part of this file puts that answer on the page. tests/consume/node_search.js runs it
   // under Node against errcat match (tests/consume/test_search_parity.py).
   var data = window.ERRCAT_SEARCH || {entries: []};
-  // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
-  var MAX_QUERY = 65536, MAX_WORDS = 256;
+  // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page:
+  // as errcat match (match.MAX_INPUT), the last MAX_INPUT characters of a paste, where the error
+  // is, counted as Python counts them (code points: a character beyond the BMP is one, not the
+  // two UTF-16 units of its surrogate pair), and never a pair cut in half.
+  var MAX_INPUT = 256 * 1024, MAX_WORDS = 256;
+  function lastChars(text, most) {
+    if (text.length <= most) return text;
+    var i = text.length, n = 0;
+    while (i > 0 && n < most) {
+      var c = text.charCodeAt(i - 1), h = i > 1 ? text.charCodeAt(i - 2) : 0;
+      i -= c >= 0xdc00 && c <= 0xdfff && h >= 0xd800 && h <= 0xdbff ? 2 : 1;
+      n++;
+    }
+    return text.slice(i);
+  }
   var BEGINNING = "no full match: the message is its beginning";
   // White space is Python's in every pattern and strip here (str.isspace, re's \s: paste.SPACE,
   // the very same class text), never ECMA-262's: its \s and trim() take \ufeff and leave
@@ -130,7 +143,7 @@
     /^E {3,16}/
   ];
   var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/, LEVEL = py(/\b(WARNING|WARN|ERROR|CRITICAL)\b/);
-  var MAX_LINES = 4096, MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
+  var MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
   var FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5, AGREE = 0.1, LIMIT = 10;
   var ELLIPSIS = /(?:\.\.\.|\u2026)$/;
   // paste._unmarked: the Markdown a paste was wrapped in, before anything else on the line
@@ -377,6 +390,7 @@
   // match.paste_readings: the paste's readings, then (when it has typographic quotes, dashes or
   // spaces) those of it in ASCII too, each at most half the readings
   function readingsOf(text) {
+    text = lastChars(text, MAX_INPUT);
     var read = readingsAsPasted(text, MAX_READINGS), plain = plainTypography(text);
     if (plain === text) return read;
     var half = readingsAsPasted(text, MAX_READINGS / 2), seen = new Set(half.readings.map(key));
@@ -386,7 +400,7 @@
   // (a frame's code line is no part of what a reading is: match.Frame.code, compare=False)
   function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f ? r.f.slice(0, 3) : null, r.t, r.ln]); }
   function readingsAsPasted(text, most) {
-    var raw = text.replace(/\r\n/g, "\n").split("\n").slice(-MAX_LINES), lines = raw.map(cleanLine);
+    var raw = text.replace(/\r\n/g, "\n").split("\n"), lines = raw.map(cleanLine);
     var out = [], seen = new Set();
     function push(r) {
       var k = key(r);
@@ -996,7 +1010,7 @@
   // badge] (matches, weak candidates when nothing matches, entries sharing its words), at most
   // LIMIT of them, and how many more matched.
   function results(raw) {
-    raw = pyStrip(raw.slice(0, MAX_QUERY));
+    raw = pyStrip(lastChars(raw, MAX_INPUT));
     if (!raw) return {foreign: [], rows: [], more: 0, qw: [], version: null};
     var read = readingsOf(raw), messages = read.readings.map(function (r) { return r.m; });
     var foreign = (data.foreign || []).filter(function (f) {
