@@ -1,10 +1,12 @@
 """Every regular expression the judging modules try on hostile text (a crawled message, a crawled
-source line, a function's code) is linear in that text: a checker over the modules' own patterns.
+source line, a function's code, a user's paste) is linear in that text: a checker over the
+modules' own patterns.
 
 The patterns are found, not listed: every compiled pattern a module holds (at its top level, or in
 a tuple, list or dict there) and every pattern literal its code passes to ``re`` (an f-string's
 pieces filled with a name, or with the module's own value where the piece names one). Each is run
-(``finditer``, every start a search tries) on adversarial texts: a run of one piece (a space, ``=``,
+as the module calls it (``finditer``, every start a search tries; at the start alone for a name
+the module only ever ``match``es or ``fullmatch``es) on adversarial texts: a run of one piece (a space, ``=``,
 ``(``, a quote, a word, ``a_``, each word the pattern itself spells, ...) then an end that fails it.
 A pattern passes when the long text costs it nothing worth measuring, or costs at most a generous
 multiple of its cost on a text an eighth as long: linear is 8 times, quadratic 64, cubic 512."""
@@ -25,13 +27,18 @@ with warnings.catch_warnings():  # the parser re uses, under its old public name
     warnings.simplefilter("ignore", DeprecationWarning)
     import sre_parse
 
-#: The modules whose patterns read hostile text.
+#: The modules whose patterns read hostile text: crawled messages and code (who acts, what to
+#: do, what a check reads, what callers pass), and a user's paste (errcat match's readings).
 MODULES = (
     "crawler.catalogue.actions",
     "crawler.catalogue.phrasing",
     "crawler.catalogue.callers",
+    "crawler.catalogue.asks",
+    "crawler.catalogue.meaning",
     "crawler.extract.knob_passes",
     "crawler.extract.guard_reads",
+    "crawler.consume.paste",
+    "crawler.consume.match",
 )
 
 #: The long text's length (characters): a quadratic pattern costs seconds here, a linear one well
@@ -236,7 +243,7 @@ def superlinear(pattern: re.Pattern, anchored: bool = False, most: int = 1) -> l
 def test_the_checker_finds_the_modules_patterns_and_a_quadratic_one():
     """The checker finds the patterns (compiled at the top level and inline, f-strings too), and
     it fails a pattern quadratic on a run of spaces (round 41's ``_INTRO`` shape) and passes its linear twin."""
-    assert len(PATTERNS) > 100
+    assert len(PATTERNS) > 150
     assert any(":" in k.split(".")[-1] for k in PATTERNS)
     assert any(anchored for _, anchored in PATTERNS.values()) and not all(anchored for _, anchored in PATTERNS.values())
     assert superlinear(re.compile(r"(?:^|\s+(?:or|and)\s+)(?=\S)"))
