@@ -21,6 +21,7 @@ as "likely a bug: report it", never a guessed setting.
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from typing import Any, cast
 
@@ -41,7 +42,10 @@ _REMEDY_START = re.compile(
     r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check |select |choose |pick )",
     re.I,
 )
-_INTRO = re.compile(r"(?:^|[,;:]\s+|\s+(?:or|and|then)\s+|\s+[-–—]\s+)(?=\S)")
+_INTRO = re.compile(r"(?:^|[,;:]\s+|(?<!\s)\s+(?:or|and|then)\s+|(?<!\s)\s+[-–—]\s+)(?=\S)")
+#: Places in one sentence a remedy may start (each is read to the sentence's end, so a sentence of
+#: thousands of "and"s would cost the square of its length).
+MAX_INTROS = 64
 _SENTENCES = re.compile(r"(?<=[.!?])\s+(?=[A-Z`'\"(])|\n+")
 _REPORT = re.compile(
     r"\b(?:file|open|report|raise|submit) (?:an? |this as an? )?(?:issue|bug)|\bthis is (?:likely |probably )?a bug\b|\bshould not happen\b|\bshould never happen\b",
@@ -123,10 +127,10 @@ _PARALLEL = re.compile(
     re.I,
 )
 #: What torch's TORCH_CHECK appends to a message: no advice of the check's own.
-_TORCH_BOILERPLATE = re.compile(r"\s*\(Could this error message be improved\?.*?\)", re.S)
+_TORCH_BOILERPLATE = re.compile(r"(?<!\s)\s*\(Could this error message be improved\?[^)]{0,400}\)")
 _MODEL_SETUP = re.compile(
-    r"__init__|__post_init__|<module>|\w*weights?\w*|_map_name|from_pretrained|\w*config\w*|verify\w*|"
-    r"validate\w*|_init\w*|get_\w*_config|\w*quant\w*|create_\w*"
+    r"__init__|__post_init__|<module>|(?>\w*weights?\w*)|_map_name|from_pretrained|(?>\w*config\w*)|verify\w*|"
+    r"validate\w*|_init\w*|get_\w*_config|(?>\w*quant\w*)|create_\w*"
 )
 _MODEL_TEXT = re.compile(
     r"\bnot (?:yet )?supported\b|\bunsupported\b|\bonly supports?\b|\bdoes not support\b|\bweights?\b|\bcheckpoint\b|"
@@ -179,7 +183,7 @@ _FETCH = re.compile(
 _LORA = re.compile(r"\blora\b|\badapter\b", re.I)
 #: What one request carries into a model's processor: its media, its prompt.
 _REQUEST_INPUT = re.compile(
-    r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]*\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
+    r"\b(?:audio|image|video|clip|frame|prompt)s?\b[^.]{0,400}\b(?:exceed\w*|too (?:long|many|large|short)|at most|maximum)\b|"
     r"\b(?:provide|pass|send) (?:a |an |the )?(?:shorter|smaller|fewer|longer)\b",
     re.I,
 )
@@ -206,7 +210,7 @@ _LOADED = re.compile(r"\bloaded_weights?\b(?:\.\w+)?")
 #: An assert's condition, negated, that finds a value missing (``not (x is not None)``).
 _PRESENCE = re.compile(r"not \([\w.\[\]'\"]+ is not None\)|[\w.\[\]'\"]+ is None")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
-_WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
+_WEIGHT_LOADER = re.compile(r"_?load_(?>\w*weights?\w*)|(?>\w*weight_loader\w*)")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
 #: its caller passes.
 _REGISTER = re.compile(r"_?register\w*")
@@ -251,7 +255,7 @@ def remedy(record: dict[str, Any], names: SettingNames | None = None) -> str | N
     found: list[str] = []
     for sentence in _SENTENCES.split(_TORCH_BOILERPLATE.sub("", template["text"])):
         sentence = sentence.strip()
-        for m in _INTRO.finditer(sentence):
+        for m in itertools.islice(_INTRO.finditer(sentence), MAX_INTROS):
             rest = sentence[m.end() :]
             if (
                 _REMEDY_START.match(rest)
@@ -336,7 +340,7 @@ def _flagged(code: list[str], names: SettingNames | None) -> str:
 
 
 #: "Cannot enable and disable X": a verb after "and"/"or" that goes on a negated clause is no advice.
-_NEGATED = re.compile(r"\b(?:cannot|can't|can not|not|unable to|failed to|neither|nor|no longer)\b[^,;:.]*$", re.I)
+_NEGATED = re.compile(r"(?:^|(?<=[,;:.]))(?=[^,;:.]*$)[^,;:.]*?\b(?:cannot|can't|can not|not|unable to|failed to|neither|nor|no longer)\b", re.I)
 
 
 def _looks_like_condition(text: str) -> bool:
@@ -500,7 +504,7 @@ def _checkpoint_fields(own: str, code: str) -> list[str]:
     for name in _CODE_NAME.findall(rest):
         if name in _PLAIN_WORDS or name[:1].isupper():
             continue
-        held = re.search(rf"(?m)^\s*{re.escape(name)}\s*(?::[^=\n]+)?=\s*({_CHECKPOINT_FIELD.pattern})\s*$", code)
+        held = re.search(rf"(?m)^[^\S\n]*{re.escape(name)}[^\S\n]*(?::[^=\n]+)?=[^\S\n]*({_CHECKPOINT_FIELD.pattern})[^\S\n]*$", code)
         if held is None:
             return []
         fields.append(held.group(1))

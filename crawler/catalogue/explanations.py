@@ -54,11 +54,15 @@ MAX_DEPTH = 32
 
 class _StrictLoader(yaml.SafeLoader):
     """SafeLoader that refuses duplicate mapping keys (PyYAML keeps the last one silently) and
-    collections nested deeper than ``MAX_DEPTH``."""
+    collections nested deeper than ``MAX_DEPTH`` and aliases (``*name``)."""
 
     _depth = 0
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        if self.check_event(yaml.AliasEvent):
+            # aliases of aliases grow as the power of their levels (a billion laughs), in every
+            # walk of the tree; no curated file needs one
+            raise yaml.composer.ComposerError(None, None, "an alias (*name): a curated file spells each value out", self.peek_event().start_mark)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:

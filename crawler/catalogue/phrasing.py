@@ -517,7 +517,7 @@ def sets_itself(guard: str, code: str) -> bool:
     if type(node) is not ast.Compare or len(node.ops) != 1 or type(node.ops[0]) is not ast.NotEq:
         return False
     target, value = _text(node.left), _text(node.comparators[0])
-    for m in re.finditer(rf"(?m)^\s*{re.escape(target)}\s*=(?!=)\s*(.+?)\s*$", code):
+    for m in re.finditer(rf"(?m)^[^\S\n]*{re.escape(target)}[^\S\n]*=(?!=)[^\S\n]*(.*\S)[^\S\n]*$", code):
         assigned = parse_guard(m.group(1))
         if assigned is not None and _text(assigned) == value:
             return True

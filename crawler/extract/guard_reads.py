@@ -44,7 +44,7 @@ _TENSOR_ATTRS = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "is_cp
 _TENSOR_METHODS = frozenset({"size", "dim", "numel", "stride", "is_contiguous", "element_size", "nelement", "get_device", "data_ptr", "storage_offset"})
 _PLATFORM_CALL = re.compile(
     r"is_\w+_(?:available|supported|installed)|has_\w+_(?:support|installed)|find_spec|is_\w+_platform|"
-    r"(?:on|is)_(?:gfx|sm_?)\d+\w*|(?:on|is)_(?:hopper|blackwell|ampere|cdna\d*|rdna\d*)\w*|\w*device_capability\w*"
+    r"(?:on|is)_(?:gfx|sm_?)\d\w*|(?:on|is)_(?:hopper|blackwell|ampere|cdna|rdna)\w*|(?>\w*device_capability\w*)"
 )
 _PLATFORM_NAME = re.compile(r"_?(?:HAS|has)_\w+|_?\w+_(?:AVAILABLE|available|INSTALLED|installed)|_?(?:IS|is)_\w+_(?:AVAILABLE|available)")
 _PARALLEL_CALL = re.compile(r"get_\w*world_size|get_\w*_(?:tp|pp|dp|ep)_\w*size")
@@ -205,7 +205,7 @@ class ClassText:
                 self.assigned.setdefault(m.group(1), []).append((start + i, rhs.strip()))
 
 
-_PARAM = re.compile(r"\s*\**\s*([A-Za-z_]\w*)")
+_PARAM = re.compile(r"\s*(?:\*+\s*)?([A-Za-z_]\w*)")
 
 
 def _params(lines: list[str], i: int) -> set[str]:

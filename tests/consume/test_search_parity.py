@@ -478,3 +478,42 @@ def test_the_box_reads_pythons_line_starts_word_ends_and_cases_as_errcat_match_d
         "ValueError: Expected 3 items, got 4\nwidgets==0.6.3+cu!",
     ]
     assert_parity(node, dataset, tmp_path, pastes)
+
+
+def _cut_pastes() -> list[str]:
+    """Pastes longer than what is read, or whose length Python and JavaScript count apart: an error
+    at the end of a long log (the box read a paste's first 64 Ki UTF-16 units, errcat match its
+    last 256 Ki characters), a paste of characters beyond the BMP (two UTF-16 units each: a cut by
+    units would keep half as many, or split a pair), a traceback over more lines than the box
+    kept (4,096), and the bounds inside a paste in such characters."""
+    from crawler.consume.match import MAX_INPUT
+
+    error = "ValueError: Expected 3 items, got 4"
+    astral = "\U0001f600"
+    return [
+        "INFO: starting\n" * 20000 + error,
+        error + "\n" + "x" * 70000,
+        astral * 100000 + "\n" + error,
+        # the cut falls inside the error line: read as far as the last MAX_INPUT characters reach
+        error + "\n" + astral * (MAX_INPUT - 20),
+        error[:12] + astral * (MAX_INPUT - len(error) + 12) + error[12:],
+        astral * (MAX_INPUT - len(error) + 1) + " " + error,
+        "Traceback (most recent call last):\n" + '  File "/x/vllm/a.py", line 12, in f\n    f()\n' * 3000 + error,
+        # the bounds of what is read inside a paste, in characters beyond the BMP: a tuple's
+        # (8,192), a warning's path (1,000, in a window of 1,120), a pydantic msg (4,096), a
+        # VLLMValidationError value (1,000)
+        "ValueError: ('" + astral * 5000 + " Expected 3 items, got 4', 3)",
+        error + " /x/" + astral * 700 + ".py:224: UserWarning: leaked semaphores",
+        "ValueError: {'msg': 'Value error, " + astral * 3000 + "Expected 3 items, got 4'}",
+        error + " (parameter=n, value=" + astral * 600 + ")",
+    ]
+
+
+def test_the_box_reads_the_part_of_a_long_paste_errcat_match_reads(node, tmp_path):
+    """Both read a paste's last MAX_INPUT characters, counted as Python counts them (code points),
+    every line of them: the same readings, the same rows; a paste cut inside its error line is
+    read from where the cut falls in both."""
+    dataset = cd.write(tmp_path)
+    pastes = _cut_pastes()
+    seen = assert_parity(node, dataset, tmp_path, pastes)
+    assert seen["match"] >= 4, seen

@@ -931,11 +931,19 @@ def test_shipped_files_check_clean_against_a_fixture_built_from_their_reviews(fi
         ("what_it_means: " + "[" * 20_000 + "]" * 20_000 + "\n", "nested deeper than 32 levels"),
         ("what_it_means: " + "{a: " * 5_000 + "b" + "}" * 5_000 + "\n", "nested deeper than 32 levels"),
         ("what_it_means: >-\n" + "  a curated page is prose, not this\n" * 250_000, "over the limit of 262144 bytes"),
+        # a billion laughs: 12 levels of 10 aliases each (700 bytes; each level cost 10 times the
+        # last: the check for comments walked every alias again, 0.46 s at 5 levels)
+        (
+            "x: &a0 [q, q, q, q, q, q, q, q, q, q]\n"
+            + "".join(f"y{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 13))
+            + "what_it_means: a\n",
+            "an alias",
+        ),
     ],
 )
 def test_a_deeply_nested_or_huge_curated_file_is_one_line(upstream, cli, tmp_path, body, words):
-    """Curated files are a page of prose: a file nested 20,000 deep was a RecursionError and an
-    85 MB one took 200 s and 1.7 GB. Through the real CLI in its own process (a timeout guards
+    """Curated files are a page of prose: a file nested 20,000 deep was a RecursionError, an
+    85 MB one took 200 s and 1.7 GB, and one of aliases of aliases hung the crawl (exponential). Through the real CLI in its own process (a timeout guards
     against a hang), each is one line naming the file, exit 2, and nothing is written."""
     import subprocess
     import sys

@@ -4,8 +4,24 @@
   // last part of this file puts that answer on the page. tests/consume/node_search.js runs it
   // under Node against errcat match (tests/consume/test_search_parity.py).
   var data = window.ERRCAT_SEARCH || {entries: []};
-  // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page.
-  var MAX_QUERY = 65536, MAX_WORDS = 256;
+  // Bounds on what one search reads, so that no query (a link's ?q= included) can hang the page:
+  // as errcat match (match.MAX_INPUT), the last MAX_INPUT characters of a paste, where the error
+  // is, counted as Python counts them (code points: a character beyond the BMP is one, not the
+  // two UTF-16 units of its surrogate pair), and never a pair cut in half.
+  var MAX_INPUT = 256 * 1024, MAX_WORDS = 256;
+  function lastChars(text, most) { return text.length <= most ? text : text.slice(back(text, text.length, most)); }
+  // A text's length as Python's len() counts it (a surrogate pair is one character), and the
+  // index ``n`` characters back from ``at`` so counted: every count below is Python's.
+  function chars(text) { return text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g) || []).length; }
+  function back(text, at, n) {
+    var i = at;
+    while (i > 0 && n > 0) {
+      var c = text.charCodeAt(i - 1), h = i > 1 ? text.charCodeAt(i - 2) : 0;
+      i -= c >= 0xdc00 && c <= 0xdfff && h >= 0xd800 && h <= 0xdbff ? 2 : 1;
+      n--;
+    }
+    return i;
+  }
   var BEGINNING = "no full match: the message is its beginning";
   // White space is Python's in every pattern and strip here (str.isspace, re's \s: paste.SPACE,
   // the very same class text), never ECMA-262's: its \s and trim() take \ufeff and leave
@@ -130,7 +146,7 @@
     /^E {3,16}/
   ];
   var EXC_END = /(?:Error|Exception|Exit|Interrupt|Warning|Failure|Fault)$/, LEVEL = py(/\b(WARNING|WARN|ERROR|CRITICAL)\b/);
-  var MAX_LINES = 4096, MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
+  var MAX_CANDIDATES = 12, MAX_CONTINUATION = 12, MAX_LOG_LINES = 12, MAX_READINGS = 64;
   var FIELD_WEIGHT = 16, MIN_SUPPORT = 0.5, AGREE = 0.1, LIMIT = 10;
   var ELLIPSIS = /(?:\.\.\.|\u2026)$/;
   // paste._unmarked: the Markdown a paste was wrapped in, before anything else on the line
@@ -235,24 +251,24 @@
   }
   // paste.first_argument: an exception raised with several arguments prints their tuple; its
   // first element, a string's repr, is the message (read by unrepr, never evaluated)
-  var FIRST_OF_TUPLE = /^\(('[^'\\\n]{0,4096}(?:\\.[^'\\\n]{0,4096}){0,512}'|"[^"\\\n]{0,4096}(?:\\.[^"\\\n]{0,4096}){0,512}"), /;
+  var FIRST_OF_TUPLE = /^\(('[^'\\\n]{0,4096}(?:\\.[^'\\\n]{0,4096}){0,512}'|"[^"\\\n]{0,4096}(?:\\.[^"\\\n]{0,4096}){0,512}"), /u;
   function firstArgument(m) {
-    if (m.charAt(0) !== "(" || m.charAt(m.length - 1) !== ")" || m.length > 8192) return m;
+    if (m.charAt(0) !== "(" || m.charAt(m.length - 1) !== ")" || chars(m) > 8192) return m;
     var t = FIRST_OF_TUPLE.exec(m);
     if (!t) return m;
     var first = unrepr(t[1]);
     return first === t[1] ? m : first;
   }
-  function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/, ""); }
+  function withoutParameter(m) { return m.replace(/ \(parameter=[^()\n]{0,200}, value=[^\n]{0,1000}\)$/u, ""); }
   // paste.without_warning: the message without a Python warning run on after it on its line
   // ("<file>.py:<line>: <Category>Warning: ..."), read at the first 8 "Warning: " only
-  var WARNING_HEAD = / (?:[^ \t\n\r\f\v:]{1,1000}\.py):[0-9]{1,9}: [A-Z][A-Za-z0-9_]{0,100}Warning$/;  // ASCII classes, as paste.py spells them
+  var WARNING_HEAD = / (?:[^ \t\n\r\f\v:]{1,1000}\.py):[0-9]{1,9}: [A-Z][A-Za-z0-9_]{0,100}Warning$/u;  // ASCII classes, as paste.py spells them
   function withoutWarning(m) {
     var at = -1;
     for (var k = 0; k < 8; k++) {
       at = m.indexOf("Warning: ", at + 1);
       if (at < 0) return m;
-      var from = Math.max(0, at - 1120), head = WARNING_HEAD.exec(m.slice(from, at + "Warning".length));
+      var from = back(m, at, 1120), head = WARNING_HEAD.exec(m.slice(from, at + "Warning".length));
       if (head && pyStrip(m.slice(0, from + head.index))) return m.slice(0, from + head.index).replace(PY_TRAIL, "");
     }
     return m;
@@ -349,7 +365,7 @@
     }
     // match._PYDANTIC_MSG: FastAPI's 422 body, cut: "'msg': 'Value error, <message>'"
     if (message.indexOf("msg") >= 0) {
-      var msgre = /['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1/g, mg, nmg = 0;
+      var msgre = /['"]msg['"]: (['"])(Value error|Assertion failed), ([^\n'"]{1,4096})\1/gu, mg, nmg = 0;
       while ((mg = msgre.exec(message)) && nmg++ < MAX_READINGS) out.push(reading(pyStrip(mg[3]), mg[2] === "Value error" ? "ValueError" : "AssertionError", "pydantic", outer.f, false));
     }
     // match._pydantic_unmarked: the last line alone, without its [type=...] marker
@@ -377,6 +393,7 @@
   // match.paste_readings: the paste's readings, then (when it has typographic quotes, dashes or
   // spaces) those of it in ASCII too, each at most half the readings
   function readingsOf(text) {
+    text = lastChars(text, MAX_INPUT);
     var read = readingsAsPasted(text, MAX_READINGS), plain = plainTypography(text);
     if (plain === text) return read;
     var half = readingsAsPasted(text, MAX_READINGS / 2), seen = new Set(half.readings.map(key));
@@ -386,7 +403,7 @@
   // (a frame's code line is no part of what a reading is: match.Frame.code, compare=False)
   function key(r) { return JSON.stringify([r.m, r.x, r.src, r.f ? r.f.slice(0, 3) : null, r.t, r.ln]); }
   function readingsAsPasted(text, most) {
-    var raw = text.replace(/\r\n/g, "\n").split("\n").slice(-MAX_LINES), lines = raw.map(cleanLine);
+    var raw = text.replace(/\r\n/g, "\n").split("\n"), lines = raw.map(cleanLine);
     var out = [], seen = new Set();
     function push(r) {
       var k = key(r);
@@ -996,7 +1013,7 @@
   // badge] (matches, weak candidates when nothing matches, entries sharing its words), at most
   // LIMIT of them, and how many more matched.
   function results(raw) {
-    raw = pyStrip(raw.slice(0, MAX_QUERY));
+    raw = pyStrip(lastChars(raw, MAX_INPUT));
     if (!raw) return {foreign: [], rows: [], more: 0, qw: [], version: null};
     var read = readingsOf(raw), messages = read.readings.map(function (r) { return r.m; });
     var foreign = (data.foreign || []).filter(function (f) {
