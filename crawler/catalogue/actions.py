@@ -457,6 +457,12 @@ _REQUIRES = re.compile(r"\b(?:currently )?(?:supports? only|requires?)\b", re.I)
 #: A probe for an optional package or a build's extension (``not has_nixl()``), as the whole condition.
 _PROBED = re.compile(r"not\s+\(?\s*(has_[a-z0-9_]+)\(\)\s*\)?")
 _MISSING = re.compile(r"\brequires?\b|\bunavailable\b|\bnot (?:found|available|installed)\b|\binstall\b", re.I)
+#: What the layer that builds a backend's implementation holds for it already, whatever backend is
+#: chosen: ``Attention.__init__`` asserts ``num_heads % num_kv_heads == 0`` before it builds one, and an
+#: MLA layer builds its implementation with ``attn_type=AttentionType.DECODER`` always. A refusal of
+#: these is no backend's choice (s42-verify: 3 of the 30 read against v0.33.0's callers).
+_LAYER_HOLDS = re.compile(r"\bnum_heads\s*%\s*num_kv_heads\b")
+_DECODER_ONLY = re.compile(r"\s*\(?\s*attn_type\s*!=\s*(?:\w+\.)*DECODER\s*\)?\s*")
 
 
 #: The weight-transfer API a trainer drives (``vllm/distributed/weight_transfer/``): the info it sends
@@ -498,6 +504,8 @@ def _attention_backend_refuses(record: dict[str, Any], reads: dict[str, list[str
         or not (_UNSUPPORTED.search(text) or _REQUIRES.search(text))
         or set(reads) & {"tensor", "platform", "request", "state"}
         or re.search(r"\bhas_\w+\(|\bis_\w+_(?:available|supported)\(", own)
+        or _LAYER_HOLDS.search(own)
+        or ("/mla/" in path and _DECODER_ONLY.fullmatch(own))
     ):
         return None
     return found.group(1)

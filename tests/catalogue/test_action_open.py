@@ -24,13 +24,21 @@ from helpers import action_starting as action
 from helpers import meaning_records
 
 BACKEND = """
+class AttentionType:
+    DECODER = "decoder"
+
+
 class AttentionImpl:
     pass
 
 
 class FlashWidgetImpl(AttentionImpl):
-    def __init__(self, num_heads, head_size, alibi_slopes, sliding_window, kv_cache_dtype, sinks=None):
+    def __init__(self, num_heads, head_size, num_kv_heads, alibi_slopes, sliding_window, kv_cache_dtype, attn_type="decoder", sinks=None):
         self.num_heads = num_heads
+        if attn_type != AttentionType.DECODER:
+            raise NotImplementedError("FlashWidgetImpl only supports decoder attention")
+        if num_heads % num_kv_heads != 0:
+            raise ValueError("FlashWidgetImpl requires q heads divisible by kv heads")
         if alibi_slopes is not None or sliding_window is not None:
             raise NotImplementedError("FlashWidgetImpl does not support alibi_slopes or sliding_window")
         if kv_cache_dtype not in ("auto", "fp8"):
@@ -42,6 +50,18 @@ class FlashWidgetImpl(AttentionImpl):
         if window is not None:
             raise NotImplementedError("FlashWidgetImpl does not support a window in forward")
         return query
+"""
+
+MLA_BACKEND = """
+from pkg.v1.attention.backends.flash_widget import AttentionImpl, AttentionType
+
+
+class WidgetMLAImpl(AttentionImpl):
+    def __init__(self, num_heads, alibi_slopes, sliding_window, attn_type):
+        if attn_type != AttentionType.DECODER:
+            raise NotImplementedError("WidgetMLAImpl only supports decoder self-attention")
+        if alibi_slopes is not None or sliding_window is not None:
+            raise NotImplementedError("WidgetMLAImpl does not support alibi_slopes or sliding_window")
 """
 
 MODEL = """
@@ -140,6 +160,8 @@ FILES = {
     "pkg/v1/attention/__init__.py": "",
     "pkg/v1/attention/backends/__init__.py": "",
     "pkg/v1/attention/backends/flash_widget.py": BACKEND,
+    "pkg/v1/attention/backends/mla/__init__.py": "",
+    "pkg/v1/attention/backends/mla/widget_mla.py": MLA_BACKEND,
     "pkg/models/__init__.py": "",
     "pkg/models/widget_vision.py": MODEL,
     "pkg/imports.py": IMPORTS,
@@ -159,10 +181,18 @@ def records(crawl_once) -> list[dict]:
     return meaning_records(crawl_once, FILES)
 
 
-@pytest.mark.parametrize("start", ["FlashWidgetImpl does not support alibi", "FlashWidgetImpl currently supports only"])
+@pytest.mark.parametrize(
+    "start",
+    [
+        "FlashWidgetImpl does not support alibi",
+        "FlashWidgetImpl currently supports only",
+        "FlashWidgetImpl only supports decoder attention",
+        "WidgetMLAImpl does not support alibi",
+    ],
+)
 def test_an_attention_backend_refusing_what_its_layer_is_built_with_is_the_backend_chosen(records, start):
     got = action(records, start)
-    assert got["actor"] == "setting" and "`FlashWidgetImpl`" in got["basis"], got
+    assert got["actor"] == "setting" and f"`{start.split()[0]}`" in got["basis"], got
     assert "the backend you chose, or the one chosen for you" in got["says"]
     assert any("`--attention-backend`" in step for step in got["steps"]), got["steps"]
 
@@ -171,6 +201,15 @@ def test_an_attention_backend_refusing_what_its_layer_is_built_with_is_the_backe
 def test_a_backends_tensor_contract_or_a_check_at_run_time_is_not_the_backend_chosen(records, start):
     got = action(records, start)
     assert "attention backend" not in got["basis"], got
+    assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
+
+
+@pytest.mark.parametrize("start", ["FlashWidgetImpl requires q heads divisible", "WidgetMLAImpl only supports decoder self-attention"])
+def test_what_the_layer_holds_for_every_backend_is_not_the_backend_chosen(records, start):
+    # Attention.__init__ asserts the heads divide before it builds any backend's implementation, and
+    # an MLA layer builds its one with attn_type=DECODER always: no backend choice reaches these
+    got = action(records, start)
+    assert got["actor"] != "setting" and "attention backend" not in got["basis"], got
     assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
 
 
