@@ -57,11 +57,14 @@ from pkg.v1.attention.backends.flash_widget import AttentionImpl, AttentionType
 
 
 class WidgetMLAImpl(AttentionImpl):
-    def __init__(self, num_heads, alibi_slopes, sliding_window, attn_type):
+    def __init__(self, num_heads, alibi_slopes, sliding_window, attn_type, kv_cache_dtype):
         if attn_type != AttentionType.DECODER:
             raise NotImplementedError("WidgetMLAImpl only supports decoder self-attention")
-        if alibi_slopes is not None or sliding_window is not None:
+        unsupported_features = [alibi_slopes, sliding_window]
+        if any(unsupported_features):
             raise NotImplementedError("WidgetMLAImpl does not support alibi_slopes or sliding_window")
+        if kv_cache_dtype not in ("auto", "bfloat16"):
+            raise NotImplementedError("WidgetMLAImpl currently supports only BF16 KV cache")
 """
 
 MODEL = """
@@ -110,6 +113,14 @@ class WidgetWeightTransferUpdateInfo:
     def __post_init__(self):
         if len(self.shapes) != len(self.names):
             raise ValueError(f"`shapes` should be of the same size as `names`: got {len(self.shapes)}")
+
+
+class WidgetTrainerWeightTransferEngine:
+    @classmethod
+    def trainer_init(cls, init_info, source=None):
+        if source is None:
+            raise ValueError("widget trainer weight transfer requires a WeightSource.")
+        return cls()
 
 
 class WidgetRouter:
@@ -187,7 +198,7 @@ def records(crawl_once) -> list[dict]:
         "FlashWidgetImpl does not support alibi",
         "FlashWidgetImpl currently supports only",
         "FlashWidgetImpl only supports decoder attention",
-        "WidgetMLAImpl does not support alibi",
+        "WidgetMLAImpl currently supports only",
     ],
 )
 def test_an_attention_backend_refusing_what_its_layer_is_built_with_is_the_backend_chosen(records, start):
@@ -204,10 +215,14 @@ def test_a_backends_tensor_contract_or_a_check_at_run_time_is_not_the_backend_ch
     assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
 
 
-@pytest.mark.parametrize("start", ["FlashWidgetImpl requires q heads divisible", "WidgetMLAImpl only supports decoder self-attention"])
+@pytest.mark.parametrize(
+    "start",
+    ["FlashWidgetImpl requires q heads divisible", "WidgetMLAImpl only supports decoder self-attention", "WidgetMLAImpl does not support alibi"],
+)
 def test_what_the_layer_holds_for_every_backend_is_not_the_backend_chosen(records, start):
     # Attention.__init__ asserts the heads divide before it builds any backend's implementation, and
-    # an MLA layer builds its one with attn_type=DECODER always: no backend choice reaches these
+    # an MLA layer builds its one with no ALiBi, no soft cap and attn_type=DECODER always (no MLA
+    # backend takes a sliding window): no backend choice reaches these; its KV cache dtype is one
     got = action(records, start)
     assert got["actor"] != "setting" and "attention backend" not in got["basis"], got
     assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
@@ -232,6 +247,15 @@ def test_a_probe_beside_another_condition_is_not_read_as_the_package_alone(recor
 def test_the_info_a_trainer_sends_the_weight_transfer_api_is_the_trainers_code(records):
     got = action(records, "`shapes` should be of the same size")
     assert got["actor"] == "caller" and "trainer's code" in got["basis"], got
+    # the page names the info it sends, not the dataclass hook no trainer calls
+    assert "the fields of the `WidgetWeightTransferUpdateInfo` it sends" in got["says"] and "__post_init__" not in got["says"], got
+    assert any(step.startswith("Check what your trainer's code gives the weight-transfer API (the fields of") for step in got["steps"]), got["steps"]
+
+
+def test_the_call_a_trainer_makes_names_its_arguments(records):
+    got = action(records, "widget trainer weight transfer requires a WeightSource")
+    assert got["actor"] == "caller" and "trainer_init" in got["says"], got
+    assert any("(the arguments of `" in step and "trainer_init" in step for step in got["steps"]), got["steps"]
 
 
 def test_the_weight_transfer_engines_own_bookkeeping_is_not_the_trainers(records):
