@@ -1055,6 +1055,8 @@ def _trainer_gives(record: dict[str, Any]) -> str:
     name = owner.rpartition(".")[2]
     if _TRANSFER_INFO.search(name):
         return f"the fields of the `{name}` it sends"
+    if method.startswith("parse_") and method.endswith("_info"):  # the engine reads the dict the trainer sent
+        return f"the {method.removeprefix('parse_').replace('_', ' ')} it sends, as `{short_code(name + '.' + method)}` reads it"
     return f"the arguments of `{short_code(name + '.' + method if name else method)}`"
 
 

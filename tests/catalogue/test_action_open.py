@@ -115,6 +115,16 @@ class WidgetWeightTransferUpdateInfo:
             raise ValueError(f"`shapes` should be of the same size as `names`: got {len(self.shapes)}")
 
 
+class WidgetWeightTransferEngine:
+    update_info_cls = WidgetWeightTransferUpdateInfo
+
+    def parse_update_info(self, update_dict):
+        try:
+            return self.update_info_cls(**update_dict)
+        except TypeError as e:
+            raise ValueError(f"Invalid update_info for {self.__class__.__name__}: {e}") from e
+
+
 class WidgetTrainerWeightTransferEngine:
     @classmethod
     def trainer_init(cls, init_info, source=None):
@@ -250,6 +260,11 @@ def test_the_info_a_trainer_sends_the_weight_transfer_api_is_the_trainers_code(r
     # the page names the info it sends, not the dataclass hook no trainer calls
     assert "the fields of the `WidgetWeightTransferUpdateInfo` it sends" in got["says"] and "__post_init__" not in got["says"], got
     assert any(step.startswith("Check what your trainer's code gives the weight-transfer API (the fields of") for step in got["steps"]), got["steps"]
+
+
+def test_the_info_the_engine_reads_of_what_a_trainer_sent_is_named_so(records):
+    got = action(records, "Invalid update_info for")
+    assert got["actor"] == "caller" and "the update info it sends, as `" in got["says"], got
 
 
 def test_the_call_a_trainer_makes_names_its_arguments(records):
