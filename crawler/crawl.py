@@ -27,6 +27,7 @@ from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
 from crawler.base.scratch import sweep
 from crawler.catalogue.explanations import default_root, load_set
+from crawler.catalogue.lineage_links import load_links
 from crawler.extract.limit import OVER_LIMIT
 from crawler.extract.limit import reason as limit_reason
 from crawler.extract.runner import cache_version, default_jobs, extract_all
@@ -300,6 +301,9 @@ def _inputs(options: CrawlOptions, progress: Progress) -> _Inputs:
         curated = load_set(curated_root, snapshot.repo.owner, snapshot.repo.name, memo=memo)
         foreign = _foreign(curated_root, snapshot.repo.owner, snapshot.repo.name, memo)
         evidence = _evidence(curated_root, snapshot.repo, memo)
+        # the reviewed lineage links are a crawl's curated file too (a history writes them): an
+        # invalid one fails the crawl here, before anything is extracted
+        load_links(curated_root, snapshot.repo.owner, snapshot.repo.name, memo)
         curated_digest = curated.digest if foreign is None else f"{curated.digest}+foreign:{foreign[0]}"
         if evidence.digest is not None:
             curated_digest = f"{curated_digest}+evidence:{evidence.digest}"

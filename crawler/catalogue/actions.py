@@ -20,10 +20,12 @@ as "likely a bug: report it", never a guessed setting.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any, cast
 
-from crawler.catalogue.phrasing import short_code
+from crawler.catalogue.meaning import SettingNames
+from crawler.catalogue.phrasing import parse_guard, short_code
 from crawler.extract import guard_reads
 from crawler.model.kinds import ASSERT, LOG, NATIVE, RAISE, RESPONSE, exception_word
 from crawler.model.shapes import RecordData
@@ -66,7 +68,7 @@ _INSTALL = re.compile(
 )
 _HARDWARE = re.compile(
     r"\b(?:compute capability|device capability|CUDA (?:driver|version|runtime)|driver version|GPUs? (?:is|are) not|no GPU|"
-    r"not supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
+    r"(?:not|\w+n't) supported on (?:this |the )?(?:GPU|device|platform|hardware|CPU|ROCm|XPU|TPU|HPU|Neuron)|"
     r"(?:ROCm|XPU|TPU|HPU|CPU|CUDA|Neuron|MPS) (?:platform|backend|device)s? (?:is|are|does|do) not|"
     r"(?:on )?(?:the |this )current platform|per SM\b|\d+ SMs\b|\bSMs\b|on this platform|SM ?\d{2,3}\b|sm_?\d{2,3}\b|Hopper|Blackwell|Ampere|Volta|Turing|out of memory|not enough (?:GPU |device |CPU )?memory|"
     r"insufficient (?:GPU |device )?memory|free memory|shared memory|/dev/shm|NCCL (?:error|version|library|is not)|NVLink|ulimit|disk space|"
@@ -199,6 +201,10 @@ _OLD_PACKAGE = re.compile(r"\bthe installed [`'\w. -]{1,40}? (?:does not|doesn't
 #: "NIXL is not available", with a guard ``TransferEngine is None``: an optional import that failed.
 _UNAVAILABLE = re.compile(r"^`?(?!The\b)(?:[A-Z][\w-]*|[a-z]\w*(?:\.\w+)+)`? (?:is|are) (?:not available|unavailable)\b")
 _NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
+#: The checkpoint's tensor as a weight loader names it.
+_LOADED = re.compile(r"\bloaded_weights?\b(?:\.\w+)?")
+#: An assert's condition, negated, that finds a value missing (``not (x is not None)``).
+_PRESENCE = re.compile(r"not \([\w.\[\]'\"]+ is not None\)|[\w.\[\]'\"]+ is None")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
 _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
@@ -206,6 +212,18 @@ _WEIGHT_LOADER = re.compile(r"_?load_\w*weights?\w*|\w*weight_loader\w*")
 _REGISTER = re.compile(r"_?register\w*")
 _REGISTRY = re.compile(r"(?:Registry|Factory|Manager|Enum)$")
 _HTTP_EXCEPTIONS = {"HTTPException"}
+#: A GPU generation a message says it supports or requires ("supports RDNA3 and CDNA3 only",
+#: "requires gfx950", "requires an MI300-series GPU").
+_GENERATION = re.compile(r"\b(?:supports?|requires?) (?:an? |the )?(?:RDNA|CDNA|gfx|MI\d)\w*", re.I)
+#: A message that names the device or platform it runs on.
+_NAMES_DEVICE = re.compile(r"\b(?:device|platform|hardware|GPUs?|CPU|CUDA|ROCm|XPU|TPU|HPU|NPU|MPS|Neuron)\b", re.I)
+#: A native call to the operating system that failed: ``mmap`` (``MAP_FAILED``), ``errno``.
+_SYSCALL = re.compile(r"\berrno\b|\bstrerror\b|\bMAP_FAILED\b")
+#: A wait that gave up: a poll with a timeout, a deadline or the time since it started.
+_WAITED = re.compile(r"\.poll\(|\btimeout|\bdeadline\b|\belapsed\b|\bremaining\w*\s*<=?\s*0\b|\btime\(\)\s*-\s*start|\bmonotonic\(\)\s*-")
+_WAITED_TEXT = re.compile(r"\btimed? ?out\b|\bin time\b|\bwaiting for\b|\bwithin \S+ seconds\b", re.I)
+#: A remedy that asks for something in the request ("Please request fewer output tokens").
+_ASKS_REQUEST = re.compile(r"(?:please )?request (?:a |an )?(?:smaller|fewer|less|shorter|larger|more|lower|higher)\b", re.I)
 #: A message about how a function of the library is called ("Passing X to `generate()` is deprecated").
 _API_CHANGE = re.compile(r"\bpassing\b.{0,80}?\bto\b.{0,80}?\w\(\).{0,80}?\b(?:is|are) deprecated\b", re.I)
 _ARGPARSE_EXCEPTIONS = {"ArgumentTypeError", "ArgumentError"}
@@ -223,9 +241,10 @@ _ENV_EXCEPTIONS = {
 }
 
 
-def remedy(record: dict[str, Any]) -> str | None:
-    """The remedy the message itself gives, settings it names followed by their flags; None
-    when the message gives none (or is no text errcat can read)."""
+def remedy(record: dict[str, Any], names: SettingNames | None = None) -> str | None:
+    """The remedy the message itself gives, settings it names followed by their flags (those the
+    record reads, else an option's dest ``names`` knows: "Select a different gdn_prefill_backend
+    (`--gdn-prefill-backend`)"); None when the message gives none (or is no text errcat can read)."""
     template = record["message"]
     if template.get("opaque") or not template["text"]:
         return None
@@ -246,7 +265,74 @@ def remedy(record: dict[str, Any]) -> str | None:
     if not found:
         return None
     text = " ".join(s if s.endswith((".", "!", "?")) else s + "." for s in found)
-    return _resolved(_cap(text), record["meaning"].get("knobs") or [])
+    text = _resolved(_cap(text), record["meaning"].get("knobs") or [])
+    return _dests_resolved(text, names) if names is not None else text
+
+
+def _dests_resolved(text: str, names: SettingNames) -> str:
+    """The first snake_case name of ``text`` that is an option's dest, followed by its flag (unless
+    the text names a flag already)."""
+    if _FLAG.search(text):
+        return text
+    for m in _SNAKE_NAME.finditer(text):
+        flag = names.flags.get(m.group(1))
+        if flag:
+            return text[: m.end()] + f" (`{short_code(flag)}`)" + text[m.end() :]
+    return text
+
+
+#: A name in the code's spelling, in a message (``gdn_prefill_backend``, `` `max_loras` ``).
+_SNAKE_NAME = re.compile(r"`?(?<![\w.'\"-])([a-z][a-z0-9]*(?:_[a-z0-9]+)+)(?![\w('\"-])(?!\.\w)`?")
+
+
+def _flag_of(code: str, names: SettingNames | None) -> str | None:
+    """The option that sets the config value ``code`` reads (``self.parallel_config.enable_eplb``:
+    ``--enable-eplb``), or that a bare name is the dest of; None when no option sets it."""
+    if names is None:
+        return None
+    parts = code.split(".")
+    return names.flags.get(".".join(parts[-2:]) if len(parts) >= 2 else code)
+
+
+def _feature_flag(config: str, names: SettingNames | None) -> str | None:
+    """The option that enables the feature a config of it configures: one named for the config
+    (``kv_transfer_config``: ``--kv-transfer-config``), else ``enable_<feature>`` (``lora_config``:
+    ``--enable-lora``)."""
+    if names is None:
+        return None
+    return names.flags.get(config) or names.flags.get("enable_" + config.removesuffix("_config"))
+
+
+def _derived(code: str, names: SettingNames | None) -> bool:
+    """Whether a config read is an attribute the model's config class computes rather than a
+    field anyone sets (``self.model_config.use_mla``: a property, from the checkpoint)."""
+    if names is None:
+        return False
+    parts = code.split(".")
+    if len(parts) < 2 or parts[-2] != "model_config" or parts[-1].startswith("_"):
+        return False
+    declared = names.fields.get("model_config")
+    return declared is not None and parts[-1] not in declared
+
+
+_CODES = re.compile(r"`([^`]+)`")
+
+
+def _also(flag: str | None) -> str:
+    return f" (`{short_code(flag)}`)" if flag else ""
+
+
+def _message_flags(record: dict[str, Any], names: SettingNames | None) -> str:
+    """The options the message names by their dest (``LLM(data_parallel_size=...)``:
+    ``--data-parallel-size``), shown; empty when it names none."""
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    found = [f for m in _SNAKE_NAME.finditer(text) for f in [_flag_of(m.group(1), names)] if f]
+    return _joined([f"`{short_code(f)}`" for f in dict.fromkeys(found)]) if found else ""
+
+
+def _flagged(code: list[str], names: SettingNames | None) -> str:
+    """The config values, each shown as its option where one sets it."""
+    return _joined([f"`{short_code(_flag_of(c, names) or c)}`" for c in dict.fromkeys(code)])
 
 
 #: "Cannot enable and disable X": a verb after "and"/"or" that goes on a negated clause is no advice.
@@ -327,6 +413,12 @@ def _settable(knob: dict[str, Any], validated: str | None = None) -> bool:
     if knob["kind"] != "config_field":
         return True
     return bool(knob.get("flags")) or (validated is not None and (knob.get("owner") or "").rpartition(".")[2] == validated)
+
+
+def settable(record: dict[str, Any], knob: dict[str, Any]) -> bool:
+    """Whether a knob the record reads is a setting a user gives (see ``_settable``): a field of
+    an object the code builds and fills in (``ConsumerXfer.mm_hash``) is read like one, but is none."""
+    return _settable(knob, _validated(record))
 
 
 def _names(knobs: list[dict[str, Any]]) -> str:
@@ -579,7 +671,9 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "/" + site["path"], site
 
 
-def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None) -> tuple[str, str]:
+def classify(
+    record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, derived: list[str] | None = None
+) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
     ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
     reads, by source (``extract.guard_reads``); ``passed``: [actor, basis] from what every call
@@ -658,10 +752,16 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
         return "setting", f"the message names the environment variable `{env.group(0)}`"
     if kind in (RAISE, LOG) and (_FETCH.search(text) or _FETCH.search(handler)):
         return "environment", "a network fetch failed: the network, or the server the URL names"
+    if kind == NATIVE and (_SYSCALL.search(text) or _SYSCALL.search(guards)):
+        return "environment", "a call to the operating system failed (the `errno` it reports says why)"
+    if exception == "TimeoutError" and kind == RAISE and (_WAITED.search(guards) or _WAITED_TEXT.search(text)):
+        return "internal", "it waited for a process, server or peer that did not answer in time: what held that up comes earlier"
     hardware = _DEVICE.search(text) if kind == NATIVE else _HARDWARE.search(text)  # (a kernel's "must be CUDA" is its argument)
     # (the check's own condition: a platform test around it only selects the path it is on)
     # (``x.dtype in [torch.uint8, current_platform.fp8_dtype()]``: the platform names what the code's own tensor should be)
-    if hardware or (kind != NATIVE and _HARDWARE_GUARD.search(own) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
+    if kind in (RAISE, LOG) and _GENERATION.search(text):  # (not every message naming one: "gfx942 reads ... only")
+        hardware = _GENERATION.search(text)
+    if hardware or (kind != NATIVE and _probes_platform(own, text) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
         return "environment", "the check probes the machine or a package it runs with: " + _shown(reads["platform"])
@@ -744,9 +844,13 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
         if path.endswith(".rs"):
             return "model", "the message says what it does not support of what the model provides"
         return "model", "a kernel that does not support the model's shapes or data types"
+    if derived and kind in (RAISE, ASSERT, LOG) and (_UNSUPPORTED.search(text) or _MODEL_WORDS.search(text) or re.search(r"\bmodels?\b", text, re.I)):
+        return "model", "the check reads what the project derives from the model's configuration " + _shown(derived)
     if reads.get("model") and kind not in (ASSERT, NATIVE) and not _DISPATCH.search(text):
         return "model", "the check reads the model's own configuration " + _shown(reads["model"])
     if found:
+        if _ASKS_REQUEST.match(found):  # ("Please request a smaller truncation size": what the request asks for)
+            return "request", "the message says what to ask for in the request instead"
         if _RETRY.search(text):
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         if _API_CHANGE.search(text):  # ("Passing X to generate() is deprecated ... pass Y instead": the call your code makes)
@@ -757,8 +861,13 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     )
     if checkpoint:
         return "model", "an assert on the checkpoint's own configuration " + _shown(checkpoint) + ": a variant this code does not support"
-    if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method):
+    # (a presence test there, ``assert patch.indices is not None`` under ``if sparse:``, narrows the
+    # code's own value: what the checkpoint holds is tested by its shapes, names and values)
+    if kind == ASSERT and any(p in path for p in _MODEL_PATHS) and _WEIGHT_LOADER.fullmatch(method) and not _PRESENCE.fullmatch(own.strip()):
         return "model", "an assert in the code that loads the checkpoint's weights: the checkpoint does not hold what it expects"
+    if kind in (RAISE, ASSERT) and _WEIGHT_LOADER.fullmatch(method) and _LOADED.search(own) and not _PRESENCE.fullmatch(own.strip()):
+        # (in any layer's loader: ``loaded_weight`` is the checkpoint's tensor, whatever file loads it)
+        return "model", "the check tests the checkpoint's weight it loads (" + _shown(_LOADED.findall(own)) + "): the checkpoint does not fit this code"
     if kind in (RAISE, NATIVE, LOG) and _STOPPED.search(text):
         return "internal", "a process or channel it depends on had already stopped: what stopped it comes earlier"
     if kind == RAISE and _REGISTER.fullmatch(method) and _REGISTRY.search(owner) and exception in ("ValueError", "TypeError", "KeyError"):
@@ -816,6 +925,23 @@ def classify(record: dict[str, Any], found: str | None, reads: dict[str, list[st
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
+def _probes_platform(own: str, text: str) -> bool:
+    """Whether the check's own condition tests the platform or hardware as its cause: a platform
+    test that is negated beside other conditions (``dp > 1 and not current_platform.is_tpu()``),
+    under a message that names no device or platform, only exempts a platform from a check of
+    something else (the setting is the move there)."""
+    if not _HARDWARE_GUARD.search(own):
+        return False
+    if _NAMES_DEVICE.search(text):
+        return True
+    node = parse_guard(own)
+    if not (type(node) is ast.BoolOp and type(node.op) is ast.And):
+        return True
+    probes = [v for v in node.values if _HARDWARE_GUARD.search(ast.unparse(v))]
+    exempts = all(type(v) is ast.UnaryOp and type(v.op) is ast.Not and type(v.operand) is ast.Call for v in probes)
+    return not (exempts and len(probes) < len(node.values))
+
+
 def _noun(record: dict[str, Any]) -> str:
     """What the entry is, in the sentence: an error, a warning (a log's level), an error response."""
     if record["kind"] == LOG:
@@ -852,6 +978,9 @@ _SAYS = {
     "what to change; if it names nothing of yours, this is likely a bug in {project}.",
     "stopped": "This {noun} reports that a process or channel {project} depends on had already stopped ({what}): "
     "whatever stopped it is the cause, and it is reported earlier, in the log or the output before this one.",
+    "waited": "This {noun} reports that a process, server or peer {project} waits on did not answer (or finish) in time ({what}): "
+    "whatever held it up (a crash, a hang, a slow start on a loaded machine) is the cause, and it is likely reported "
+    "earlier, in the log or the output before this one.",
     "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): that exception "
     "is the cause (the line may not show it: not every such log prints the exception or its traceback); its own "
     "message says whose move it is.",
@@ -859,7 +988,7 @@ _SAYS = {
 }
 
 
-def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, reads: dict[str, list[str]]) -> list[str]:
+def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, reads: dict[str, list[str]], names: SettingNames | None = None) -> list[str]:
     meaning = record["meaning"]
     knobs = meaning.get("knobs") or []
     fix = meaning.get("fix")
@@ -872,7 +1001,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     requests = _requests(record, reads)
     if actor == "setting" and "feature it configures" in basis:
         steps.append(
-            f"Enable the feature `{basis.split('`')[1]}` configures in the options you start with (it is None while the feature "
+            f"Enable the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))} in the options you start with (it is None while the feature "
             "is off), or leave out what needs it."
         )
     elif actor == "setting" and basis.startswith("the attention backend's implementation "):
@@ -882,8 +1011,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "or run a model this backend supports."
         )
     elif actor == "setting":
+        shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
             steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
+        elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
+            steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:
             steps.append('Check the options and config values you pass against the condition under "When it is raised".')
     elif actor == "request":
@@ -924,6 +1056,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "Check that the URL is right and that this machine reaches it (proxy, firewall, DNS); "
             "a fetch that only failed once may pass when it is tried again."
         )
+    elif actor == "environment" and "operating system" in basis:
+        steps.append(
+            "Check the limits of the machine or container it runs in for what the call names: the shared memory it maps "
+            "(the size of `/dev/shm`; in a container, its shared-memory size), open files (`ulimit -n`) and memory limits; "
+            "the `errno` in the message names the failure."
+        )
     elif actor == "environment" and "passing" in basis:
         steps.append("Wait and send it again, or spread the load over more instances; if it keeps coming, check the services it depends on.")
     elif actor == "environment":
@@ -956,6 +1094,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "crashed, ran out of memory or was killed): its own page says whose move it is. Report this one to "
             f"{_project(record)} only if nothing came before it."
         )
+    elif actor == "internal" and "did not answer in time" in basis:
+        steps.append(
+            "Look for the first error before this one in the log or the output (a worker, the engine or a server that "
+            "crashed, hung or was killed): its own page says whose move it is. If nothing came before it, the machine may "
+            f"have been too loaded for the wait: try again on a quieter one, or report it to {_project(record)} with the log."
+        )
     elif actor == "internal" and "exception it caught" in basis:
         steps.append(
             "Find the exception it caught (in the line itself, the lines around it, or with debug logging on) and "
@@ -975,7 +1119,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     return steps
 
 
-def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]]) -> str:
+def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
@@ -990,22 +1134,26 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         if "parallel sizes" in basis:
             return _parallel_named(record, reads) or "the parallel sizes you set: tensor, pipeline or data parallel"
         if "reads the configuration" in basis:
-            return basis.rpartition("configuration ")[2]
+            return _flagged(_CODES.findall(basis.rpartition("configuration ")[2]), names)
         if "feature it configures" in basis:
-            return f"the feature `{basis.split('`')[1]}` configures, not enabled in the options you started with"
+            return (
+                f"the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))}, not enabled in the options you started with"
+            )
         if "command's arguments" in basis:
             return "the options of the command you ran: " + basis.rpartition("arguments ")[2]
         if "parser" in basis:
             return "the tool or reasoning parser you chose for this model"
         if "/benchmarks/" in "/" + record["sites"][0]["path"] and "configuration is checked" in basis:
             return "the options of the benchmark command you ran"
-        if "backend chosen" in basis:
-            return "the backend you chose, or the one chosen for you"
-        if "combination" in basis:
-            return "the combination of options, features and model you chose"
         if basis.startswith("the message says to change the setting `"):
-            return "`" + basis.split("`")[1] + "`"
-        return "what the message names" if basis.startswith("the message says") else "an option or config value"
+            return _flagged([basis.split("`")[1]], names)
+        named = _message_flags(record, names)
+        if "backend chosen" in basis:
+            return "the backend you chose, or the one chosen for you" + (f": the message names {named}" if named else "")
+        if "combination" in basis:
+            return "the combination of options, features and model you chose" + (f": the message names {named}" if named else "")
+        said = "what the message names" if basis.startswith("the message says") else "an option or config value"
+        return f"{said}: the message names {named}" if named else said
     if actor == "request":
         requests = _requests(record, reads)
         if not requests and "input you gave" in basis:
@@ -1035,8 +1183,10 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
             return "the network, or the server the URL names"
         if "service it connects to" in basis:
             return "a service or process it connects to"
+        if "operating system" in basis:
+            return "the operating system it runs on: its shared memory, files or memory limits"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
-    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis):
+    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis or "did not answer in time" in basis):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller" and basis.startswith("a module's `__getattr__`"):
         return f"a name it imports from `{short_code(record['sites'][0]['path'])}`"
@@ -1060,14 +1210,23 @@ def _trainer_gives(record: dict[str, Any]) -> str:
     return f"the arguments of `{short_code(name + '.' + method if name else method)}`"
 
 
-def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None) -> dict[str, Any]:
+def action(
+    record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, names: SettingNames | None = None
+) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
     ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``)."""
     data = cast(dict[str, Any], record)
-    found = remedy(data)
+    found = remedy(data, names)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
-    actor, basis = classify(data, found, reads, passed)
+    derived = [c for c in reads.get("config") or [] if _derived(c, names)]
+    if derived and len(derived) == len(reads["config"]):
+        # (what the model's config computes is no setting: see _derived; with a setting beside it the
+        # setting leads, and with none the message decides whether the model does)
+        reads = {k: v for k, v in reads.items() if k != "config"}
+    else:
+        derived = []
+    actor, basis = classify(data, found, reads, passed, derived)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
@@ -1077,11 +1236,13 @@ def action(record: RecordData | dict[str, Any], reads: dict[str, list[str]] | No
         key = "internal_unseen"
     if actor == "internal" and "had already stopped" in basis:
         key = "stopped"
+    elif actor == "internal" and "did not answer in time" in basis:
+        key = "waited"
     elif actor == "internal" and "exception it caught" in basis:
         key = "caught"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
         key = "model_code"
-    says = _SAYS[key].format(what=_what(data, actor, basis, reads), project=_project(data), noun=_noun(data))
-    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads)}
+    says = _SAYS[key].format(what=_what(data, actor, basis, reads, names), project=_project(data), noun=_noun(data))
+    return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads, names)}

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from crawler.catalogue.actions import action
+from crawler.catalogue.meaning import SettingNames
 from crawler.extract.guard_reads import reads
 from crawler.model.shapes import ExtractedSite, RecordData
 
@@ -41,6 +42,9 @@ class Joined(NamedTuple):
 
     source: dict[str, SourcePart]
     reproductions: dict[str, list[dict[str, Any]]]
+    #: how the settings are spelled for the user (``meaning.setting_names``): who acts names a
+    #: setting by its option
+    names: SettingNames | None = None
 
 
 class CuratedPart(TypedDict):
@@ -73,7 +77,7 @@ def merge(
             meaning["reproductions"] = reproductions
         primary = primaries.get(rid) if primaries is not None else None
         # (reads the meaning and related just put in)
-        meaning["action"] = action(record, reads(primary) if primary is not None else None, part.get("passed"))
+        meaning["action"] = action(record, reads(primary) if primary is not None else None, part.get("passed"), joined.names)
         explained = curated.get(rid)
         if explained is not None:
             record["explanation"] = explained["explanation"]

@@ -38,9 +38,14 @@ def links_path(root: Path, owner: str, name: str) -> Path:
     return dataset_dir(root, owner, name) / CURATED
 
 
-def load_links(root: Path | None, owner: str, name: str) -> CuratedLinks | None:
+def load_links(root: Path | None, owner: str, name: str, memo: Path | None = None) -> CuratedLinks | None:
     """The reviewed links of a repository under the curated ``root`` (None without a file);
-    CuratedError naming the file and line of the first problem."""
+    CuratedError naming the file and line of the first problem. ``memo``: the curated files'
+    memo in the cache (``explanations.read_model``).
+
+    Every run that writes the links reads them before it crawls or folds anything (``sync``'s
+    history, fold and sync, ``crawl._inputs`` for each crawl), so that an invalid file fails it
+    at once, in one line, with nothing written: not at the render, after the crawls."""
     from crawler.catalogue.explanations import read_model
 
     if root is None:
@@ -48,7 +53,7 @@ def load_links(root: Path | None, owner: str, name: str) -> CuratedLinks | None:
     path = links_path(root, owner, name)
     if not path.is_file():
         return None
-    found: CuratedLinks = read_model(path, CuratedLinks)[0]
+    found: CuratedLinks = read_model(path, CuratedLinks, memo)[0]
     return found
 
 

@@ -196,6 +196,44 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
     return t
 
 
+@dataclass(frozen=True)
+class SettingNames:
+    """How the settings a check reads are spelled for the person who sets them (``actions`` names
+    a setting by its option where one exists): ``flags``, a settings class's snake name and field
+    (``parallel_config.enable_eplb``) or an option's dest in a file that declares options for
+    config fields (``gdn_prefill_backend``, ``enable_lora``) -> its first long flag; ``fields``,
+    each settings class's snake name (``model_config``) -> its declared fields (an attribute that is
+    none of them is a property: computed, from the checkpoint's config for ``model_config``)."""
+
+    flags: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+def setting_names(results: list[FileResult], settings: MeaningSettings) -> SettingNames:
+    """The :class:`SettingNames` of the repository the results are of."""
+    t = build_tables(results, settings)
+    flags: dict[str, str] = {}
+
+    def long(option: dict[str, Any]) -> str | None:
+        return next((f for f in option["flags"] if f.startswith("--")), None)
+
+    for (owner, name), option in sorted(t.field_flags.items()):
+        flag = long(option)
+        if flag and owner in t.classes:
+            flags.setdefault(f"{_snake(t.classes[owner]['name'])}.{name}", flag)
+    homes = sorted({option["path"] for option in t.field_flags.values()})
+    for path in homes:
+        for dest, option in sorted(t.dest_flags.get(path, {}).items()):
+            flag = long(option)
+            if flag:
+                flags.setdefault(dest, flag)
+    fields: dict[str, set[str]] = {}
+    for snake, quals in t.by_snake.items():
+        for q in quals:
+            fields.setdefault(snake, set()).update(f["name"] for f in t.classes[q]["fields"])
+    return SettingNames(flags, {k: frozenset(v) for k, v in sorted(fields.items())})
+
+
 #: Decorators whose classes are records of settings (dataclasses, attrs, pydantic dataclasses
 #: and an upstream's own ``@config``), and bases that make one (pydantic models).
 _SETTINGS_DECORATORS = ("dataclass", "config", "define", "frozen")

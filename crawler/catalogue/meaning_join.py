@@ -31,7 +31,7 @@ import orjson
 from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph, callers_by_id, passed_by_id
 from crawler.catalogue.joined import Joined, SourcePart
-from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings
+from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings, setting_names
 from crawler.catalogue.meaning_memo import Memo
 from crawler.catalogue.meaning_memo import meanings as memo_meanings
 from crawler.catalogue.related import compute as related_by_id
@@ -294,6 +294,7 @@ def join_meaning(
     the source join: it reads only what the entries are built with (their texts, exceptions and
     sites), never what the source join adds."""
     settings = settings or MeaningSettings()
+    names = setting_names(results, settings)  # (needed whether or not the join is served)
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
@@ -323,8 +324,9 @@ def join_meaning(
     if store is not None and reps is not None:
         store.served.append("tests")
         return Joined(
-            source,
-            {
+            names=names,
+            source=source,
+            reproductions={
                 rid: [{**rep, "permalink": permalink(rep["path"], rep["line"])} for rep in found_here]
                 for rid, found_here in zip(ids, reps, strict=True)
                 if found_here
@@ -341,7 +343,7 @@ def join_meaning(
             {"ids": ids, "records": [[{k: v for k, v in rep.items() if k != "permalink"} for rep in reproductions.get(rid, ())] for rid in ids]},
             inputs,
         )
-    return Joined(source, reproductions)
+    return Joined(source, reproductions, names)
 
 
 #: The meanings are kept (and taken) only when at most this many source files, or this share of

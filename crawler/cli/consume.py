@@ -125,7 +125,8 @@ def match(message: str | None, data: Path, as_json: bool, limit: int, release: s
             echo(f"{whose} page: errcat show {first.entry.id}{where}")
             today = (getattr(first, "lineage", None) or {}).get("today")
             if today and today != first.entry.id:
-                echo(f"what raises it today: errcat show {today}{where}")
+                weakly = "" if first in result.matches else ", if the weak candidate is your error"
+                echo(f"what raises it today{weakly}: errcat show {today}{where}")
     if not result.matches:
         sys.exit(1)
 
@@ -163,31 +164,34 @@ def _print_weak(weak: list, title: str) -> None:
             if agreement(w.entry, w.reading) > 0:
                 score += ", same level" if w.entry.kind == LOG else ", same exception"
             echo(f"  {w.entry.id}  {score}  {w.entry.exception}: {_one_line(w.entry.text, 90)}")
+            if (w.lineage or {}).get("succeeded_by"):
+                _print_lineage(w.lineage, "      ")  # a weak candidate's successors: as weak as it is
 
 
-def _print_lineage(lineage: dict[str, Any] | None) -> None:
-    """Which releases raised a matched entry, its moves, and what succeeds it today."""
+def _print_lineage(lineage: dict[str, Any] | None, indent: str = "   ") -> None:
+    """Which releases raised a matched entry, its moves, and what succeeds it today (``indent``:
+    a weak candidate's under its line)."""
     if not lineage:
         return
     raised = lineage.get("raised_in")
     removed = (lineage.get("releases") or {}).get("removed_in")
     if lineage.get("retired"):
         echo(
-            "   retired: "
+            f"{indent}retired: "
             + (f"raised in {_one_line(raised, 60)}" if raised else "no longer raised")
             + (f", removed in {_one_line(removed, 40)}" if removed else "")
         )
     elif raised:
-        echo(f"   raised {_one_line(raised, 60)}")
+        echo(f"{indent}raised {_one_line(raised, 60)}")
     for move in lineage.get("moved") or []:
         at = f" in {_one_line(move['version'], 40)}" if move.get("version") else ""
-        echo(f"   moved: {_one_line(move['from_path'], 80)} -> {_one_line(move['to_path'], 80)}{at}")
+        echo(f"{indent}moved: {_one_line(move['from_path'], 80)} -> {_one_line(move['to_path'], 80)}{at}")
     succeeded = lineage.get("succeeded_by") or []
     for n, s in enumerate(succeeded, start=1):
         last = n == len(succeeded)
         state = "retired since" if s.get("retired") else "raised today" if last else "live"
         echo(
-            f"   {'succeeded by' if n == 1 else 'then by'} {s['id']} ({s['how']}; {state}"
+            f"{indent}{'succeeded by' if n == 1 else 'then by'} {s['id']} ({s['how']}; {state}"
             + (f", {_one_line(s['raised_in'], 40)}" if s.get("raised_in") and not s.get("retired") else "")
             + f"): {_one_line(s['exception'], 60)}: {_one_line(s['template'], 80)}"
         )

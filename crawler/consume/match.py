@@ -523,6 +523,9 @@ class Near:
     similarity: float
     dataset: str = ""
     reading: Reading | None = None  # the reading whose message it is worded like
+    #: as a weak ``Match``'s (``lineage_of``): what succeeds it today, if the paste is its error;
+    #: not in the JSON answer (schema 8's NearEntry has no such field), said by ``errcat match``'s text
+    lineage: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         e = self.entry
@@ -1430,7 +1433,20 @@ def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | No
                 best[n.entry.id] = n
         nearest = sorted(best.values(), key=lambda n: (-n.similarity, n.entry.id))[:5]
     weak_all: list = _repeated_first(sorted([*weak[:limit], *nearest], key=lambda w: (-_weak_score(w), w.entry.id)))[:limit]
+    _weak_lineage(weak_all, matchers)
     return Result(readings, _cap(strong, limit), nearest, weak_all, hits, version, version_from)
+
+
+def _weak_lineage(weak: list, matchers: list[Matcher]) -> None:
+    """The lineage of each weak candidate shown (as a strong match's, ``_prefer_release``): a
+    retired entry worded like the paste, weakly, still names what raises its error today, so the
+    answer leads to today's page either way; it stays a weak candidate (``strength`` "weak")."""
+    by_dataset = {m.dataset: m for m in matchers}
+    for w in weak:
+        matcher = by_dataset.get(w.dataset)
+        record = matcher.record(w.entry.id) if matcher is not None else None
+        if matcher is not None and record is not None:
+            w.lineage = lineage_of(record, matcher.record)
 
 
 def _weak_score(w: "Match | Near") -> float:

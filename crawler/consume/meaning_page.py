@@ -335,16 +335,26 @@ def knob_text(knob: dict[str, Any]) -> str:
     return f"{text} ({kind})"
 
 
-def rows(meaning: dict[str, Any] | None, when: str = "When it is raised") -> list[tuple[str, str]]:
+#: How a knob that is no setting is labelled (a field of an object the code builds and fills in).
+BUILT_FIELD = "a field the code fills in; no option sets it"
+
+
+def rows(meaning: dict[str, Any] | None, when: str = "When it is raised", settable: Callable[[dict[str, Any]], bool] | None = None) -> list[tuple[str, str]]:
     """(label, sentence) pairs, in page order; none when nothing was derived. ``when`` labels the
-    trigger (``kinds.trigger_label``: a log entry is logged, not raised)."""
+    trigger (``kinds.trigger_label``: a log entry is logged, not raised); ``settable``: whether a
+    knob is a setting a user gives (``actions.settable``), else it is shown as what the check
+    reads, not as a setting."""
     if not meaning:
         return []
     out = []
     if meaning.get("trigger"):
         out.append((when, meaning["trigger"]))
     for knob in meaning.get("knobs") or []:
-        out.append(("Setting", knob_text({**knob, "name": knob["name"].replace("`", "'"), "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})))
+        text = knob_text({**knob, "name": knob["name"].replace("`", "'"), "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})
+        if settable is not None and not settable(knob):
+            out.append(("Reads", text.rpartition(" (")[0] + f" ({BUILT_FIELD})"))
+            continue
+        out.append(("Setting", text))
     if meaning.get("fix"):
         out.append(("Fix direction", meaning["fix"]))
     return out

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from crawler.catalogue.actions import settable
 from crawler.catalogue.evidence import issue_number
 from crawler.consume.history_page import TITLE as HISTORY
 from crawler.consume.history_page import Others, Piece, history_note, history_rows, inherited, inherited_note
@@ -310,7 +311,7 @@ def _facts(r: dict[str, Any]) -> Section:
 
 
 def _derived(r: dict[str, Any]) -> Section:
-    rows = meaning_rows(r.get("meaning"), trigger_label(r))
+    rows = meaning_rows(r.get("meaning"), trigger_label(r), lambda knob: settable(r, knob))
     if not rows:
         return Section("derived", TITLE)
     return Section("derived", TITLE, [Rows([(label, [("prose", text)]) for label, text in rows], "derived"), Line([("derived", NOTE)], "derived")])

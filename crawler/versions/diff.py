@@ -16,6 +16,7 @@ of either side: they are gone already.
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 from collections import Counter, defaultdict
@@ -255,7 +256,15 @@ def _kept_in_place(old: list[str], new: list[str], blocks: list[difflib.Match]) 
     return True
 
 
-def twins(gone: Iterable[tuple[str, tuple[str, ...]]], live: Iterable[tuple[str, tuple[str, ...]]]) -> list[tuple[str, str, float]]:
+#: A retired entry more live entries of its exception hold the words of than this (each one
+#: passing the cheap bound of ``twins``) gets no twin: words that common tell no one apart, and a
+#: hostile repository of thousands of alike messages would make the pairwise comparison quadratic.
+MAX_TWIN_CANDIDATES = 256
+
+
+def twins(
+    gone: Iterable[tuple[str, tuple[str, ...]]], live: Iterable[tuple[str, tuple[str, ...]]], capped: list[str] | None = None
+) -> list[tuple[str, str, float]]:
     """(gone id, live id, coverage): each retired entry ``link`` gave no successor, with the live
     entry that raises the same error today, found among every entry live where it retired, not
     only those added there (a V1 check added releases before its V0 twin was removed; a check
@@ -266,37 +275,111 @@ def twins(gone: Iterable[tuple[str, tuple[str, ...]]], live: Iterable[tuple[str,
     type, please set ..."; "Pin memory is not supported on OpenVINO" is not "... on CPU". A
     character ratio does not tell these apart (0.85 for the second: the measure in
     bench/RESULTS.md). Best first, ties by id: a gone entry gets at most one, a live entry may
-    succeed several."""
-    by_head: defaultdict[tuple[str, ...], list[tuple[str, list[str], set[str], set[str]]]] = defaultdict(list)
-    for eid, key in sorted(live):
-        if key[0] == "message":
-            words = _words(key[2])
-            lowered = [w.lower() for w in words]
-            by_head[(key[0], key[1], *key[3:])].append((eid, lowered, set(words), set(lowered)))
-    out = []
+    succeed several.
+
+    Exact, not pairwise: the live entries of each (kind, exception) a retired entry needs are
+    indexed by word (``_TwinIndex``), and only those holding its rarest words are compared with it
+    (one that holds none of them lacks too many of its words). A retired entry with more than
+    ``MAX_TWIN_CANDIDATES`` candidates left after the word bound gets none; its id is added to
+    ``capped``."""
+    wanted: dict[tuple[str, ...], list[tuple[str, list[str]]]] = defaultdict(list)
     for oid, okey in sorted(gone):
         if okey[0] != "message":
             continue
         words = _words(okey[2])
-        if sum(w != "{}" for w in words) < TWIN_MIN_WORDS:
+        if sum(w != "{}" for w in words) >= TWIN_MIN_WORDS:
+            wanted[(okey[0], okey[1], *okey[3:])].append((oid, words))
+    if not wanted:
+        return []
+    indexes: dict[tuple[str, ...], _TwinIndex] = {}
+    for eid, key in sorted(live):
+        if key[0] == "message":
+            head = (key[0], key[1], *key[3:])
+            if head in wanted:
+                indexes.setdefault(head, _TwinIndex()).add(eid, _words(key[2]))
+    out = []
+    for head, items in sorted(wanted.items()):
+        index = indexes.get(head)
+        if index is None:
             continue
+        for oid, words in items:
+            best = index.best(words, oid, capped)
+            if best is not None:
+                out.append((oid, best[1], round(best[0], 3)))
+    out.sort(key=lambda t: t[0])
+    return out
+
+
+class _TwinIndex:
+    """The live entries of one (kind, exception), in id order, with the entries holding each word
+    (lowered, and as written for the words that name something)."""
+
+    def __init__(self) -> None:
+        self.entries: list[tuple[str, list[str], set[str], set[str]]] = []
+        self.lowered: defaultdict[str, list[int]] = defaultdict(list)
+        self.cased: defaultdict[str, list[int]] = defaultdict(list)
+
+    def add(self, eid: str, words: list[str]) -> None:
+        n = len(self.entries)
+        lowered = [w.lower() for w in words]
+        nset, nlower = set(words), set(lowered)
+        self.entries.append((eid, lowered, nset, nlower))
+        for w in nlower:
+            self.lowered[w].append(n)
+        for w in nset:
+            if _named(w):
+                self.cased[w].append(n)
+
+    def candidates(self, lower: list[str], named: set[str]) -> list[int]:
+        """Every entry that may pass the cheap bound of ``best`` (a superset of them), in order:
+        one that lacks a word naming something fails it, and so does one that lacks all of the
+        rarest words whose occurrences in ``lower`` together are more than the bound lets an
+        entry lack. The smaller of the two sets."""
+        by_name: list[int] | None = None
+        if named:
+            by_name = self.cased.get(min(named, key=lambda w: (len(self.cased.get(w, ())), w)), [])
+        counts = Counter(lower)
+        allowed = len(lower) - math.ceil(TWIN_COVERAGE * len(lower))  # occurrences an entry may lack
+        union: set[int] = set()
+        lacked = 0
+        for w in sorted(counts, key=lambda w: (len(self.lowered.get(w, ())), w)):
+            if by_name is not None and len(by_name) <= len(union):
+                return list(by_name)
+            union.update(self.lowered.get(w, ()))
+            lacked += counts[w]
+            if lacked > allowed:
+                break
+        else:  # (not reached: fewer than all of a template's words are allowed to be lacked)
+            union = set(range(len(self.entries)))
+        if by_name is not None and len(by_name) <= len(union):
+            return list(by_name)
+        return sorted(union)
+
+    def best(self, words: list[str], oid: str, capped: list[str] | None) -> tuple[float, str] | None:
         named = {w for w in words if _named(w)}
         lower = [w.lower() for w in words]
-        matcher = difflib.SequenceMatcher(None, autojunk=False)
-        matcher.set_seq2(lower)
-        best: tuple[float, str] | None = None
-        for nid, nwords, nset, nlower in by_head.get((okey[0], okey[1], *okey[3:]), ()):
+        passing = []
+        for n in self.candidates(lower, named):
+            nid, nwords, nset, nlower = self.entries[n]
             # the cheap bound first: the words of the retired template found anywhere in this one
             if not named <= nset or sum(w in nlower for w in lower) < TWIN_COVERAGE * len(lower):
                 continue
+            passing.append(n)
+            if len(passing) > MAX_TWIN_CANDIDATES:
+                if capped is not None:
+                    capped.append(oid)
+                return None
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(lower)
+        best: tuple[float, str] | None = None
+        for n in passing:
+            nid, nwords, _, _ = self.entries[n]
             matcher.set_seq1(nwords)
             blocks = matcher.get_matching_blocks()
             coverage = sum(b.size for b in blocks) / len(lower)
             if coverage >= TWIN_COVERAGE and _kept_in_place(lower, nwords, blocks) and (best is None or (-coverage, nid) < (-best[0], best[1])):
                 best = (coverage, nid)
-        if best is not None:
-            out.append((oid, best[1], round(best[0], 3)))
-    return out
+        return best
 
 
 def diff_records(old_records: Iterable[Record], new_records: Iterable[Record], *, old_side: Side, new_side: Side) -> DiffReport:

@@ -248,6 +248,8 @@ class Fold:
         #: What ``under`` found across the gap between the last version and the catalogue over
         #: it (``Gap``), for the summary; None when the fold is not under a catalogue.
         self.gap: Gap | None = None
+        #: Retired entries given no twin for having too many candidates (``diff.MAX_TWIN_CANDIDATES``).
+        self.capped: list[str] = []
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -427,7 +429,7 @@ class Fold:
 
     def _twins(self, gone_ids: list[str], live: dict[str, tuple[str, ...]]) -> list[tuple[str, str, float]]:
         """``diff.twins`` of the gone entries among ``live`` (keys by id)."""
-        return twins([(eid, self._entries[eid].key) for eid in gone_ids], live.items()) if gone_ids else []
+        return twins([(eid, self._entries[eid].key) for eid in gone_ids], live.items(), self.capped) if gone_ids else []
 
     def add_catalogue_as_newest(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str] = frozenset()) -> None:
         """Put a catalogue's records (live and retired, with their histories) over the fold, as

@@ -29,7 +29,7 @@ from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord, previous_records, record_model
 from crawler.publish.writer import OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
-from crawler.versions.diff import diff_data, live_data, side_with
+from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
 from crawler.versions.history import Fold, files_digest, lifetime, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
@@ -79,6 +79,7 @@ def _no_cycle_collection() -> Iterator[None]:
 
 
 def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progress, pypi: bool) -> tuple[Path, Fold]:
+    _links_first(source, refs[0] if pypi else None)
     fold = Fold()
     newest: Manifest | None = None
     previous = _previous(source, out)
@@ -117,6 +118,34 @@ def _history(source: SourceOptions, refs: list[str], out: Path, progress: Progre
     return _write_fold(fold, newest, out, progress, source.spare_root(), previous, vouched, _row_memo(source, newest), cache_dir, documents), fold
 
 
+def _links_first(source: SourceOptions, pypi: str | None = None) -> None:
+    """The curated lineage links the history writes at its end (``default_links``, as the render
+    reads them), read before the first release is crawled: an invalid file is refused at once
+    (CuratedError: its file and line), not after every crawl. ``pypi``: a release NAME==VERSION,
+    whose repository is known without its wheel when errcat's configuration names the package
+    (or --name or --upstream does); one known only from its wheel is checked by that crawl, before
+    it extracts anything (``crawl._inputs``)."""
+    from crawler.source.config import identify, identify_package, load_config
+
+    config = load_config(source.config)
+    if pypi is None:
+        upstream = identify(source.repo, source.upstream, source.name, config)
+    else:
+
+        def from_the_wheel() -> Any:
+            raise _NeedsTheWheel
+
+        try:
+            upstream = identify_package(pypi, source.upstream, source.name, config, from_the_wheel)
+        except _NeedsTheWheel:
+            return
+    default_links(upstream.owner, upstream.repo)
+
+
+class _NeedsTheWheel(Exception):
+    """A package's repository is said by its wheel alone (``_links_first``)."""
+
+
 def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Progress = quiet, pypi: bool = False) -> list[Path]:
     """Each ref's own dataset, under ``out/<ref>/`` (a backfill's matrix job: a later
     ``fold`` makes the history of them all); with ``pypi``, each release NAME==VERSION's, under
@@ -125,6 +154,7 @@ def per_release(source: SourceOptions, refs: list[str], out: Path, progress: Pro
 
     if not refs:
         raise UsageError("history --per-release needs at least one ref")
+    _links_first(source, refs[0] if pypi else None)  # each crawl reads them: refused before the first
     written = []
     for n, ref in enumerate(refs, start=1):
         where = _label(ref, True) if pypi else ref  # a release spec is checked (parse_pypi_spec) by the caller
@@ -160,6 +190,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
     repos = {(m.repo.owner, m.repo.name) for _, m in manifests}
     if len(repos) > 1:
         raise UsageError("cannot fold datasets of several repositories: " + ", ".join(sorted(named("/".join(r)) for r in repos)))
+    default_links(*next(iter(repos)))  # the links the render writes, refused now if invalid (``_links_first``)
     versions = {}
     for d, m in manifests:
         versions[d] = release_version(m)
@@ -353,6 +384,12 @@ def _render_write(
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied)
         written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+    if fold.capped:
+        few = ", ".join(sorted(set(fold.capped))[:3])
+        progress(
+            f"{said}{len(set(fold.capped))} retired entr{'y' if len(set(fold.capped)) == 1 else 'ies'} given no twin: more than "
+            f"{MAX_TWIN_CANDIDATES} live entries of their exception hold their words ({few}{', ...' if len(set(fold.capped)) > 3 else ''})"
+        )
     for note in applied.notes:
         progress(f"{said}lineage link: {note}")
     if applied.applied:
@@ -629,6 +666,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
     want, commit = resolve(source, ref, latest_tag, tag_pattern)
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
+    default_links(upstream.owner, upstream.repo)  # the links the render writes, refused now if invalid (``_links_first``)
     target = dataset_dir(out, upstream.owner, upstream.repo)
     old = None
     if (target / MANIFEST).is_file():

@@ -20,12 +20,28 @@ as its records' ``meaning.action`` (and ``meaning.fix``).
 - a route that reads the server's own state (``request.app.state``) is no request field;
 - a log for a caught exception promises no traceback;
 - "Passing X to f() is deprecated" is the caller's code, not a setting.
+
+Round 42 (the blind seeds 53-54):
+
+- a negated platform test beside the condition, under a message naming no device, is an exemption,
+  not the environment;
+- a bare ``TimeoutError`` after a poll with a timeout is a peer that did not answer, not the machine;
+- a native system call that failed (``mmap``, ``errno``) is the operating system, not a kernel's operand;
+- a message that says to request less is the request, not a setting;
+- a setting is shown as its option where one sets it (a config read, an option's dest the message
+  names, the option that enables a feature's config);
+- an attribute the model's config computes (a property: ``model_config.use_mla``) is the model;
+- a field of an object the code fills in is shown as what the check reads, not as a setting;
+- a presence assert in a weight loader narrows the code's own value: no checkpoint's; a check of
+  the ``loaded_weight`` a layer's loader is given is the checkpoint's, in any file;
+- a GPU generation a message supports or requires (RDNA3, gfx950) or "isn't supported on CPU" is the hardware, not the
+  model ("architecture" there is the chip's).
 """
 
 from __future__ import annotations
 
 import pytest
-from helpers import meaning_records
+from helpers import MEANING_TOML, meaning_records
 
 ENVS = """
 import os
@@ -160,6 +176,14 @@ class GPTJForCausalLM:
         self.config = config
 
 
+def load_weight_patches(patches, params):
+    sparse = all(patch.indices is not None for patch in patches)
+    for patch in patches:
+        if sparse:
+            assert patch.indices is not None
+        assert params[patch.name].shape == patch.values.shape
+
+
 class KimiDecoderLayer:
     def __init__(self, config):
         mla_use_nope = config.mla_use_nope
@@ -175,6 +199,14 @@ void scaled_fp4_quant(torch::Tensor& out) {
   return scaled_fp4_quant_sm100(out);
 #endif
   TORCH_CHECK_NOT_IMPLEMENTED(false, "No compiled nvfp4 quantization kernel");
+}
+
+void* map_shared(int fd, size_t size) {
+  void* ptr = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (ptr == MAP_FAILED) {
+    TORCH_CHECK(false, "mmap in SHMManager failed. errno: " + std::to_string(errno));
+  }
+  return ptr;
 }
 
 void gather(torch::Tensor& counter) {
@@ -250,7 +282,139 @@ class Engine:
             logger.warning("Passing CoreRequest to Engine.generate() is deprecated. You should instead pass the output of render().")
 """
 
+LLM = """
+from pkg.platforms import current_platform
+
+
+class LLM:
+    def __init__(self, **kwargs):
+        dp_size = int(kwargs.get("data_parallel_size", 1))
+        if dp_size > 1 and not current_platform.is_tpu():
+            raise ValueError(f"LLM(data_parallel_size={dp_size}) is not supported for single-process usage. Please use the multi-process example.")
+"""
+
+QUEUE = """
+class MessageQueue:
+    @staticmethod
+    def recv(socket, timeout):
+        timeout_ms = None if timeout is None else int(timeout * 1000)
+        if not socket.poll(timeout=timeout_ms):
+            raise TimeoutError
+        return socket.recv()
+"""
+
+TRUNCATE = """
+def check_truncation(value, max_model_len):
+    if value > max_model_len:
+        raise ValueError(f"truncate_prompt_tokens={value} cannot be greater than max_model_len={max_model_len}. Please request a smaller truncation size.")
+"""
+
+CONFIG = """
+from dataclasses import dataclass
+
+
+def get_kwargs(cls):
+    return {}
+
+
+@dataclass
+class ParallelConfig:
+    enable_eplb: bool = False
+
+
+@dataclass
+class ModelConfig:
+    model: str = "m"
+
+    @property
+    def use_mla(self):
+        return self.model.startswith("deepseek")
+
+
+@dataclass
+class VllmConfig:
+    parallel_config: ParallelConfig | None = None
+    model_config: ModelConfig | None = None
+"""
+
+ARGS = """
+from pkg.config import ModelConfig, ParallelConfig, get_kwargs
+
+
+def add_cli_args(parser):
+    parallel_kwargs = get_kwargs(ParallelConfig)
+    model_kwargs = get_kwargs(ModelConfig)
+    parser.add_argument("--enable-eplb", **parallel_kwargs["enable_eplb"])
+    parser.add_argument("--model", **model_kwargs["model"])
+    parser.add_argument("--enable-lora", action="store_true")
+    parser.add_argument("--prefill-backend", dest="prefill_backend")
+"""
+
+LOADER = """
+class IpcLoader:
+    def __init__(self, vllm_config):
+        self.parallel_config = vllm_config.parallel_config
+        self.model_config = vllm_config.model_config
+
+    def load(self):
+        if self.parallel_config.enable_eplb:
+            raise ValueError("The IPC weight cache loader does not support EPLB.")
+
+    def register(self, mixed):
+        if mixed:
+            assert self.model_config.use_mla, "Mixed-device KV registration is only supported for MLA models."
+"""
+
+XFER = """
+import logging
+from dataclasses import dataclass
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ConsumerXfer:
+    mm_hash: str
+    handle: int = 0
+
+    def poll(self, data):
+        try:
+            return data.check(self.handle)
+        except Exception:
+            logger.exception("check_xfer_state failed for mm_hash=%s", self.mm_hash)
+            return None
+"""
+
+OCTAVE = """
+def kernel_tier(arch):
+    if arch not in ("gfx1100", "gfx942"):
+        raise NotImplementedError("OCTAVE supports RDNA3 and CDNA3 only; see the architecture contract in the design notes")
+
+
+class GatedAttention:
+    def forward_cpu(self, hidden_states):
+        assert not hasattr(self, "in_proj_qkv"), "lora isn't supported on CPU."
+        return hidden_states
+"""
+
+LINEAR = """
+class ColumnLinear:
+    def weight_loader(self, param, loaded_weight):
+        assert param.shape == loaded_weight.shape
+        param.copy_(loaded_weight)
+"""
+
 FILES = {
+    "pkg/octave.py": OCTAVE,
+    "pkg/layers/__init__.py": "",
+    "pkg/layers/linear.py": LINEAR,
+    "pkg/config.py": CONFIG,
+    "pkg/arg_utils.py": ARGS,
+    "pkg/loader.py": LOADER,
+    "pkg/xfer.py": XFER,
+    "pkg/llm.py": LLM,
+    "pkg/queue.py": QUEUE,
+    "pkg/truncate.py": TRUNCATE,
     "pkg/engine.py": ENGINE,
     "pkg/__init__.py": "",
     "pkg/envs.py": ENVS,
@@ -370,8 +534,8 @@ def test_a_feature_config_that_is_none_is_the_feature_not_enabled(records):
 
 def test_a_message_that_says_to_select_another_value_names_the_setting(records):
     got = action(records, "this builder makes its own chunks")
-    assert got["actor"] == "setting" and "`prefill_backend`" in got["says"], got
-    assert got["remedy"] == "Select a different prefill_backend for this model."
+    assert got["actor"] == "setting" and "`--prefill-backend`" in got["says"], got
+    assert got["remedy"] == "Select a different prefill_backend (`--prefill-backend`) for this model."
 
 
 def test_an_op_wrappers_operand_layout_check_is_internal_whatever_the_operand_is_called(records):
@@ -389,3 +553,75 @@ def test_a_log_for_a_caught_exception_promises_no_traceback(records):
     got = action(records, "Failed to get total memory")
     assert got["actor"] == "internal" and "exception it caught" in got["says"], got
     assert "printed with it" not in got["says"] and not any("traceback)" in step for step in got["steps"])
+
+
+def test_a_negated_platform_test_beside_the_condition_is_an_exemption_not_the_environment(records):
+    got = action(records, "LLM(data_parallel_size=")
+    assert got["actor"] == "setting" and "environment" not in got["says"].lower(), got
+    assert not any("install or upgrade" in step for step in got["steps"]), got
+
+
+def test_a_timeout_after_a_poll_is_a_peer_that_did_not_answer_not_the_machine(records):
+    got = action(records, "raise MessageQueue.recv")
+    assert got["actor"] == "internal" and "did not answer" in got["says"], got
+    assert "Your environment" not in got["says"] and not any("install" in step for step in got["steps"]), got
+
+
+def test_a_system_call_that_failed_is_the_operating_system_not_a_kernels_operand(crawl_once):
+    import json
+
+    from helpers import jsonl_bytes
+
+    out = crawl_once({"pkg/__init__.py": "", "csrc/quant.cu": NATIVE_CU}, "--upstream", "widgets", config=NATIVE_TOML)
+    got = {r["message"]["text"]: r["meaning"]["action"] for r in map(json.loads, jsonl_bytes(out / "acme" / "widgets").splitlines())}
+    (mapped,) = [a for text, a in got.items() if text.startswith("mmap in SHMManager")]
+    assert mapped["actor"] == "environment" and "operating system" in mapped["says"], mapped
+    assert any("/dev/shm" in step for step in mapped["steps"]) and "likely a bug" not in mapped["says"], mapped
+
+
+def test_a_message_that_says_to_request_less_is_the_request(records):
+    got = action(records, "truncate_prompt_tokens=")
+    assert got["actor"] == "request" and got["remedy"] == "Please request a smaller truncation size.", got
+
+
+def test_a_setting_is_shown_as_its_option_where_one_sets_it(records):
+    got = action(records, "The IPC weight cache loader does not support EPLB")
+    assert got["actor"] == "setting" and "`--enable-eplb`" in got["says"] and "parallel_config.enable_eplb`)" not in got["says"], got
+    assert any("`--enable-eplb`" in step for step in got["steps"]), got
+    got = action(records, "LoRA config must be set")
+    assert "`--enable-lora`" in got["says"] and any("`--enable-lora`" in step for step in got["steps"]), got
+
+
+def test_an_attribute_the_models_config_computes_is_the_model_not_a_setting(records):
+    got = action(records, "Mixed-device KV registration")
+    assert got["actor"] == "model" and "A setting of yours" not in got["says"], got
+
+
+def test_a_field_the_code_fills_in_is_no_setting_on_the_page(records, crawl_once):
+    from click.testing import CliRunner
+
+    from crawler.cli import main
+
+    found = record(records, "check_xfer_state failed")
+    assert any(k["name"] == "mm_hash" and k["kind"] == "config_field" for k in found["meaning"]["knobs"]), found["meaning"]["knobs"]
+    out = crawl_once(FILES, "--upstream", "widgets", config=MEANING_TOML)
+    shown = CliRunner().invoke(main, ["show", found["id"], "--data", str(out), "--no-pager", "--color", "never"], catch_exceptions=False)
+    assert shown.exit_code == 0, shown.output
+    assert "mm_hash" in shown.output and "(config field)" not in shown.output and "no option sets it" in shown.output, shown.output
+
+
+def test_a_presence_assert_in_a_weight_loader_is_the_codes_own_not_the_checkpoints(records):
+    asserts = [r for r in records if r["location"]["qualname"] == "load_weight_patches" and r["kind"] == "assert"]
+    by_line = sorted(asserts, key=lambda r: r["location"]["line"])
+    assert [r["meaning"]["action"]["actor"] for r in by_line] == ["internal", "model"], [r["meaning"]["action"] for r in by_line]
+
+
+def test_a_check_of_the_loaded_weight_in_any_layers_loader_is_the_checkpoint(records):
+    got = action(records, "assert ColumnLinear.weight_loader")
+    assert got["actor"] == "model" and "likely a bug" not in got["says"] and "`loaded_weight.shape`" in got["basis"], got
+
+
+def test_a_gpu_generation_or_a_platform_named_unsupported_is_the_hardware_not_the_model(records):
+    for start in ("OCTAVE supports RDNA3", "lora isn't supported on CPU"):
+        got = action(records, start)
+        assert got["actor"] == "environment" and "model" not in got["says"].lower(), (start, got)

@@ -213,7 +213,8 @@ def test_a_parameter_every_caller_passes_a_setting_is_that_setting(records):
 
 def test_a_parameter_passed_on_is_followed_to_its_callers(records):
     got = action(records, "pages of {page} do not fit")  # (``pages_for`` passes its own ``size`` on)
-    assert got["actor"] == "setting" and "`vllm_config.cache_config.block_size`" in got["says"], got
+    # (the config value the callers pass, shown as the option that sets it; the basis keeps the code)
+    assert got["actor"] == "setting" and "`--block-size`" in got["says"] and "`vllm_config.cache_config.block_size`" in got["basis"], got
 
 
 def test_a_request_field_or_the_models_config_passed_is_the_request_or_the_model(records):

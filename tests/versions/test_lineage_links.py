@@ -169,3 +169,68 @@ def test_a_links_file_names_one_successor_for_each_entry():
         _of((A, B), (A, C))
     with pytest.raises(ValueError, match="linked to itself"):
         _of((A, A))
+
+
+@pytest.mark.slow
+def test_an_invalid_links_file_is_refused_before_any_crawl_or_fold(upstream, cli, tmp_path, monkeypatch):
+    """Each run that reads the links (a crawl, a history, a fold, a sync) refuses an invalid file
+    in one line, file and line, before it crawls or folds a thing, and writes nothing."""
+    home = tmp_path / "home"
+    (home / "curated").mkdir(parents=True)
+    monkeypatch.setenv("ERRCAT_HOME", str(home))
+    releases, catalogue = tmp_path / "releases", tmp_path / "catalogue"
+    assert cli("history", "--repo", upstream.path, *ARGS, "--per-release", releases, "v1.0", "v1.1").exit_code == 0
+    assert cli("sync", "--repo", upstream.path, *ARGS, "--out", catalogue).exit_code == 0
+    path = _links(home)
+    path.write_text("links:\n- old: nothex\n  new: 0123456789abcdef\n")
+    before = {root: tree(root) for root in (releases, catalogue)}
+    runs = {
+        "crawl": ("crawl", "--repo", upstream.path, *ARGS, "--ref", "v2.0", "--out", tmp_path / "crawled"),
+        "history": ("history", "--repo", upstream.path, *ARGS, "--out", tmp_path / "history", "v1.0", "v1.1", "v2.0"),
+        "per-release": ("history", "--repo", upstream.path, *ARGS, "--per-release", tmp_path / "each", "v1.0", "v1.1"),
+        "fold": ("history", "--fold", releases, "--out", tmp_path / "folded"),
+        "fold behind a catalogue": ("history", "--fold", releases, "--catalogue", catalogue, "--out", tmp_path / "behind"),
+        "sync": ("sync", "--repo", upstream.path, *ARGS, "--out", catalogue),
+    }
+    for what, args in runs.items():
+        failed = cli(*args)
+        lines = failed.stderr.splitlines()
+        assert failed.exit_code != 0, what
+        assert lines[-1].startswith(f"errcat: {path}:2: links.0.old:") and "Traceback" not in failed.output, (what, failed.output)
+        # nothing crawled, extracted or folded first
+        assert not any(word in line for line in lines[:-1] for word in ("crawling", "extract", "carrying", "folding", "parsed")), (what, lines)
+    for name in ("crawled", "history", "each", "folded", "behind"):
+        assert not (tmp_path / name / "acme").exists(), name
+    assert {root: tree(root) for root in (releases, catalogue)} == before
+
+
+@pytest.mark.slow
+def test_a_weak_answer_names_its_successor_too(fixture_repo, cli, tmp_path, monkeypatch):
+    """A message of fields alone fits its retired entry only weakly; the answer still gives the
+    chain of successors (here one linked by review) and today's page, as weak as it is."""
+    home = tmp_path / "home"
+    (home / "curated").mkdir(parents=True)
+    monkeypatch.setenv("ERRCAT_HOME", str(home))
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/run.py": 'def start(runner, reason):\n    raise ValueError(f"{runner}: {reason}")\n'}, tag="v1.0")
+    fixture_repo.commit(
+        {"pkg/run.py": None, "pkg/core.py": 'def launch(runner, why):\n    raise ValueError(f"The engine core of {runner} failed to start, because {why}")\n'},
+        tag="v2.0",
+    )
+    out = tmp_path / "out"
+    history = ("history", "--repo", fixture_repo.path, *ARGS, "--out", out, "v1.0", "v2.0")
+    assert cli(*history).exit_code == 0
+    records = by_template(out / "acme" / "widgets")
+    old, new = records["{runner}: {reason}"], records["The engine core of {runner} failed to start, because {why}"]
+    _links(home, (old["id"], new["id"]))
+    assert cli(*history).exit_code == 0
+    paste = "ValueError: worker-3: CUDA out of memory"
+    got = json.loads(cli("match", "--data", out, "--json", paste).stdout)
+    jsonschema.validate(got, schema_for("match"))
+    assert got["matches"] == []
+    weak = next(w for w in got["weak"] if w["id"] == old["id"])  # (after the successor itself, worded a little alike)
+    assert weak["strength"] == "weak" and weak["match"] == "full"
+    assert [(s["id"], s["how"]) for s in weak["lineage"]["succeeded_by"]] == [(new["id"], "linked by review")] and weak["lineage"]["today"] == new["id"]
+    text = cli("match", "--data", out, paste)
+    assert text.exit_code == 1  # no match: a weak candidate is none
+    assert f"  {old['id']}  covers 8%, same exception  ValueError: {{runner}}: {{reason}}\n      retired: raised in v1.0, removed in v2.0\n" in text.stdout
+    assert f"      succeeded by {new['id']} (linked by review; raised today" in text.stdout

@@ -72,6 +72,15 @@ def test_a_removed_check_is_succeeded_by_its_live_twin_in_another_file(upstream,
     jsonschema.validate(got, schema_for("match"))
     top = got["matches"][0]
     assert top["id"] == old["id"] and [(s["id"], s["how"]) for s in top["lineage"]["succeeded_by"]] == [(new["id"], "reworded elsewhere")]
+    # worded only like it (a near entry, weak): the answer still leads to what raises it today
+    near = cli("match", "--data", out, "ValueError: No free memory left for the cache blocks. Try to increase gpu_memory_utilization")
+    assert near.exit_code == 1 and f"      succeeded by {new['id']} (reworded elsewhere; raised today" in near.stdout
+    assert f"what raises it today, if the weak candidate is your error: errcat show {new['id']}" in near.stdout
+    weak = json.loads(
+        cli("match", "--data", out, "--json", "ValueError: No free memory left for the cache blocks. Try to increase gpu_memory_utilization").stdout
+    )
+    jsonschema.validate(weak, schema_for("match"))  # a near entry's lineage is not in schema 8's answer
+    assert weak["weak"][0]["id"] == old["id"] and "lineage" not in weak["weak"][0]
     # the same run again: the same bytes
     again = tmp_path / "again"
     assert cli("history", "--repo", upstream.path, *ARGS, "--out", again, "--no-cache", "v1.0", "v1.1", "v2.0").exit_code == 0
@@ -147,3 +156,31 @@ def test_a_fold_behind_a_catalogue_links_the_twin_the_catalogue_kept(fixture_rep
     assert old["history"]["removed_in"]["version"] != "v1.1"  # removed by the catalogue, not where the twin began
     assert new["history"]["replaces"] == [old["id"]]
     assert records["the tokenizer mode is not supported here at all"]["history"]["replaced_by"] is None
+
+
+@pytest.mark.slow
+def test_a_retired_entry_with_too_many_alike_live_ones_gets_no_twin_and_is_said(fixture_repo, cli, tmp_path, monkeypatch):
+    """Over ``MAX_TWIN_CANDIDATES`` live entries holding a retired one's words (lowered here to 3):
+    no twin is picked among them, and the history says so in one line."""
+    from crawler.versions import diff, sync
+
+    monkeypatch.setattr(diff, "MAX_TWIN_CANDIDATES", 3)
+    monkeypatch.setattr(sync, "MAX_TWIN_CANDIDATES", 3)
+    alike = "".join(
+        f'\n\ndef check{n}(x):\n    if x:\n        raise ValueError(f"the cache mode is not supported on this device {{x}} case {n}")\n' for n in range(4)
+    )
+    fixture_repo.commit(
+        {
+            "pkg/__init__.py": "",
+            "pkg/old.py": 'def check(x):\n    raise ValueError(f"the cache mode is not supported on this device {x}")\n',
+            "pkg/alike.py": alike,
+        },
+        tag="v1.0",
+    )
+    fixture_repo.commit({"pkg/old.py": None}, tag="v2.0")
+    out = tmp_path / "out"
+    result = cli("history", "--repo", fixture_repo.path, *ARGS, "--out", out, "v1.0", "v2.0")
+    assert result.exit_code == 0, result.output
+    old = next(r for t, r in by_template(out / "acme" / "widgets").items() if t.startswith("the cache mode") and "case" not in t)
+    assert old["history"]["retired"] and old["history"]["replaced_by"] is None
+    assert f"history: 1 retired entry given no twin: more than 3 live entries of their exception hold their words ({old['id']})" in result.stderr
