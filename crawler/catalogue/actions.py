@@ -553,6 +553,15 @@ _REQUIRES = re.compile(r"\b(?:currently )?(?:supports? only|requires?)\b", re.I)
 #: A probe for an optional package or a build's extension (``not has_nixl()``), as the whole condition.
 _PROBED = re.compile(r"not\s+\(?\s*(has_[a-z0-9_]+)\(\)\s*\)?")
 _MISSING = re.compile(r"\brequires?\b|\bunavailable\b|\bnot (?:found|available|installed)\b|\binstall\b", re.I)
+#: What the layer that builds a backend's implementation holds for it already, whatever backend is
+#: chosen: ``Attention.__init__`` asserts ``num_heads % num_kv_heads == 0`` before it builds one, and an
+#: MLA layer (``MLAAttention``) builds its one with ``alibi_slopes=None``, ``logits_soft_cap=None`` and
+#: ``attn_type=AttentionType.DECODER`` always, a sliding window only for a model that names its own
+#: backend, and no MLA backend supports one: of an MLA backend's refusals only those of a KV cache
+#: dtype or a parallel size are a choice of the user's (s42-verify: 15 of s42-open's 30 were not).
+_LAYER_HOLDS = re.compile(r"\bnum_heads\s*%\s*num_kv_heads\b")
+_MLA_BACKEND_PATHS = ("/attention/backends/mla/",)
+_USER_SETS = re.compile(r"\bkv_cache_dtype\b|\w*world_size\b")
 
 
 #: The weight-transfer API a trainer drives (``vllm/distributed/weight_transfer/``): the info it sends
@@ -594,6 +603,8 @@ def _attention_backend_refuses(record: dict[str, Any], reads: dict[str, list[str
         or not (_UNSUPPORTED.search(text) or _REQUIRES.search(text))
         or set(reads) & {"tensor", "platform", "request", "state"}
         or re.search(r"\bhas_\w+\(|\bis_\w+_(?:available|supported)\(", own)
+        or _LAYER_HOLDS.search(own)
+        or (any(p in path for p in _MLA_BACKEND_PATHS) and not _USER_SETS.search(own))
     ):
         return None
     return found.group(1)
@@ -1068,6 +1079,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
                 "Check the name your code or a plugin imports from this module: this version does not have it (it may have been "
                 "renamed, moved or removed: the release notes say); use the name this version has, or the version that had it."
             )
+        elif basis.startswith("raised for what the trainer's code passes the weight-transfer API"):
+            steps.append(
+                f"Check what your trainer's code gives the weight-transfer API ({_trainer_gives(record)}) against the condition "
+                'under "When it is raised", and build it the way this version documents it.'
+            )
         elif exception_word(record) == "NotImplementedError" and "implement" in basis:
             steps.append(
                 f"If you wrote a plugin or subclass, implement `{short_code(record['sites'][0]['qualname'])}`; otherwise report it, with the traceback."
@@ -1178,9 +1194,24 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller" and basis.startswith("a module's `__getattr__`"):
         return f"a name it imports from `{short_code(record['sites'][0]['path'])}`"
+    if actor == "caller" and basis.startswith("raised for what the trainer's code passes the weight-transfer API"):
+        return _trainer_gives(record)
     if actor == "caller":
         return f"what it passes to, or implements of, `{short_code(record['sites'][0]['qualname'])}`"
     return basis
+
+
+def _trainer_gives(record: dict[str, Any]) -> str:
+    """What a trainer's code gives the weight-transfer API where this check is: the fields of the
+    init or update info it sends (``SparseNCCLWeightTransferUpdateInfo.__post_init__``), else the
+    arguments of the call it makes (``trainer_init``: the info and the ``WeightSource``)."""
+    owner, _, method = record["sites"][0]["qualname"].rpartition(".")
+    name = owner.rpartition(".")[2]
+    if _TRANSFER_INFO.search(name):
+        return f"the fields of the `{name}` it sends"
+    if method.startswith("parse_") and method.endswith("_info"):  # the engine reads the dict the trainer sent
+        return f"the {method.removeprefix('parse_').replace('_', ' ')} it sends, as `{short_code(name + '.' + method)}` reads it"
+    return f"the arguments of `{short_code(name + '.' + method if name else method)}`"
 
 
 def action(

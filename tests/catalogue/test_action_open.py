@@ -24,13 +24,21 @@ from helpers import action_starting as action
 from helpers import meaning_records
 
 BACKEND = """
+class AttentionType:
+    DECODER = "decoder"
+
+
 class AttentionImpl:
     pass
 
 
 class FlashWidgetImpl(AttentionImpl):
-    def __init__(self, num_heads, head_size, alibi_slopes, sliding_window, kv_cache_dtype, sinks=None):
+    def __init__(self, num_heads, head_size, num_kv_heads, alibi_slopes, sliding_window, kv_cache_dtype, attn_type="decoder", sinks=None):
         self.num_heads = num_heads
+        if attn_type != AttentionType.DECODER:
+            raise NotImplementedError("FlashWidgetImpl only supports decoder attention")
+        if num_heads % num_kv_heads != 0:
+            raise ValueError("FlashWidgetImpl requires q heads divisible by kv heads")
         if alibi_slopes is not None or sliding_window is not None:
             raise NotImplementedError("FlashWidgetImpl does not support alibi_slopes or sliding_window")
         if kv_cache_dtype not in ("auto", "fp8"):
@@ -42,6 +50,21 @@ class FlashWidgetImpl(AttentionImpl):
         if window is not None:
             raise NotImplementedError("FlashWidgetImpl does not support a window in forward")
         return query
+"""
+
+MLA_BACKEND = """
+from pkg.v1.attention.backends.flash_widget import AttentionImpl, AttentionType
+
+
+class WidgetMLAImpl(AttentionImpl):
+    def __init__(self, num_heads, alibi_slopes, sliding_window, attn_type, kv_cache_dtype):
+        if attn_type != AttentionType.DECODER:
+            raise NotImplementedError("WidgetMLAImpl only supports decoder self-attention")
+        unsupported_features = [alibi_slopes, sliding_window]
+        if any(unsupported_features):
+            raise NotImplementedError("WidgetMLAImpl does not support alibi_slopes or sliding_window")
+        if kv_cache_dtype not in ("auto", "bfloat16"):
+            raise NotImplementedError("WidgetMLAImpl currently supports only BF16 KV cache")
 """
 
 MODEL = """
@@ -92,6 +115,24 @@ class WidgetWeightTransferUpdateInfo:
             raise ValueError(f"`shapes` should be of the same size as `names`: got {len(self.shapes)}")
 
 
+class WidgetWeightTransferEngine:
+    update_info_cls = WidgetWeightTransferUpdateInfo
+
+    def parse_update_info(self, update_dict):
+        try:
+            return self.update_info_cls(**update_dict)
+        except TypeError as e:
+            raise ValueError(f"Invalid update_info for {self.__class__.__name__}: {e}") from e
+
+
+class WidgetTrainerWeightTransferEngine:
+    @classmethod
+    def trainer_init(cls, init_info, source=None):
+        if source is None:
+            raise ValueError("widget trainer weight transfer requires a WeightSource.")
+        return cls()
+
+
 class WidgetRouter:
     def __init__(self):
         self.owners = {}
@@ -140,6 +181,8 @@ FILES = {
     "pkg/v1/attention/__init__.py": "",
     "pkg/v1/attention/backends/__init__.py": "",
     "pkg/v1/attention/backends/flash_widget.py": BACKEND,
+    "pkg/v1/attention/backends/mla/__init__.py": "",
+    "pkg/v1/attention/backends/mla/widget_mla.py": MLA_BACKEND,
     "pkg/models/__init__.py": "",
     "pkg/models/widget_vision.py": MODEL,
     "pkg/imports.py": IMPORTS,
@@ -159,10 +202,18 @@ def records(crawl_once) -> list[dict]:
     return meaning_records(crawl_once, FILES)
 
 
-@pytest.mark.parametrize("start", ["FlashWidgetImpl does not support alibi", "FlashWidgetImpl currently supports only"])
+@pytest.mark.parametrize(
+    "start",
+    [
+        "FlashWidgetImpl does not support alibi",
+        "FlashWidgetImpl currently supports only",
+        "FlashWidgetImpl only supports decoder attention",
+        "WidgetMLAImpl currently supports only",
+    ],
+)
 def test_an_attention_backend_refusing_what_its_layer_is_built_with_is_the_backend_chosen(records, start):
     got = action(records, start)
-    assert got["actor"] == "setting" and "`FlashWidgetImpl`" in got["basis"], got
+    assert got["actor"] == "setting" and f"`{start.split()[0]}`" in got["basis"], got
     assert "the backend you chose, or the one chosen for you" in got["says"]
     assert any("`--attention-backend`" in step for step in got["steps"]), got["steps"]
 
@@ -171,6 +222,19 @@ def test_an_attention_backend_refusing_what_its_layer_is_built_with_is_the_backe
 def test_a_backends_tensor_contract_or_a_check_at_run_time_is_not_the_backend_chosen(records, start):
     got = action(records, start)
     assert "attention backend" not in got["basis"], got
+    assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
+
+
+@pytest.mark.parametrize(
+    "start",
+    ["FlashWidgetImpl requires q heads divisible", "WidgetMLAImpl only supports decoder self-attention", "WidgetMLAImpl does not support alibi"],
+)
+def test_what_the_layer_holds_for_every_backend_is_not_the_backend_chosen(records, start):
+    # Attention.__init__ asserts the heads divide before it builds any backend's implementation, and
+    # an MLA layer builds its one with no ALiBi, no soft cap and attn_type=DECODER always (no MLA
+    # backend takes a sliding window): no backend choice reaches these; its KV cache dtype is one
+    got = action(records, start)
+    assert got["actor"] != "setting" and "attention backend" not in got["basis"], got
     assert not any("--attention-backend" in step for step in got["steps"]), got["steps"]
 
 
@@ -193,6 +257,20 @@ def test_a_probe_beside_another_condition_is_not_read_as_the_package_alone(recor
 def test_the_info_a_trainer_sends_the_weight_transfer_api_is_the_trainers_code(records):
     got = action(records, "`shapes` should be of the same size")
     assert got["actor"] == "caller" and "trainer's code" in got["basis"], got
+    # the page names the info it sends, not the dataclass hook no trainer calls
+    assert "the fields of the `WidgetWeightTransferUpdateInfo` it sends" in got["says"] and "__post_init__" not in got["says"], got
+    assert any(step.startswith("Check what your trainer's code gives the weight-transfer API (the fields of") for step in got["steps"]), got["steps"]
+
+
+def test_the_info_the_engine_reads_of_what_a_trainer_sent_is_named_so(records):
+    got = action(records, "Invalid update_info for")
+    assert got["actor"] == "caller" and "the update info it sends, as `" in got["says"], got
+
+
+def test_the_call_a_trainer_makes_names_its_arguments(records):
+    got = action(records, "widget trainer weight transfer requires a WeightSource")
+    assert got["actor"] == "caller" and "trainer_init" in got["says"], got
+    assert any("(the arguments of `" in step and "trainer_init" in step for step in got["steps"]), got["steps"]
 
 
 def test_the_weight_transfer_engines_own_bookkeeping_is_not_the_trainers(records):
