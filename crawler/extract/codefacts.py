@@ -132,8 +132,8 @@ class GraphWalker:
     def __init__(self, module: str, is_package: bool, lines: list[str] | None = None):
         self.module = module
         self.is_package = is_package
-        #: the file's lines when its text is ASCII (columns are then characters): an expression on
-        #: one line whose text has no "(" holds no call, and is not walked for one (``_calls_in``)
+        #: the file's lines when its text is ASCII (no longer read: every expression is walked, for
+        #: the names the file calls and takes, so none is skipped for having no "(")
         self.lines = lines
         self.stack = [_Scope("module", "", None)]
         self.chain = tuple(self.stack)  # the stack as each pending call keeps it
@@ -148,6 +148,13 @@ class GraphWalker:
         # per statement ``enter`` opened: _SCOPE for a scope, else the statements list a ``match``
         # set aside (a ``match``'s cases are not among a function's statements, as ``knobs`` reads them)
         self._opened: list[object] = []
+        #: what :func:`names_called` reads of the tree, read on the way (``Walked``): how many calls of each name the
+        #: file makes, the names it takes without calling them, and per statement of a function
+        #: (by id) the calls its own expressions make, as ``knob_passes.calls_of`` finds them
+        self.called: dict[str, int] = {}
+        self.taken: set[str] = set()
+        self.made: dict[int, list[ast.Call]] = {}
+        self._funcs: set[int] = set()  # (the ids of the called names: no name taken)
 
     def _qual(self, name: str) -> str:
         top = self.stack[-1]
@@ -177,10 +184,15 @@ class GraphWalker:
         ``match``."""
         t = type(stmt)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = stmt.args
+            for expr in (*stmt.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)):
+                self._read(expr, None)  # (no function's own calls: only what the file calls and takes)
             self._function(stmt)
             self._opened.append(_SCOPE)
             return True
         if type(stmt) is ast.ClassDef:  # (written so, mypy narrows the statement)
+            for expr in (*stmt.bases, *stmt.keywords, *stmt.decorator_list, *getattr(stmt, "type_params", ())):
+                self._read(expr, None)
             self._class(stmt)
             self._opened.append(_SCOPE)
             return True
@@ -188,16 +200,24 @@ class GraphWalker:
         held = top.statements
         if held is not None:
             held.append(stmt)
+        spec = _STMT_SPECS.get(t) or _stmt_spec(t)
         if t is ast.Import or t is ast.ImportFrom:
             record_import(stmt, self.module, self.is_package, self._names())
-        elif t is ast.Assign and len(self.stack) == 1:
-            self._module_alias(stmt)  # type: ignore[arg-type]  # (an Assign: its type is tested)
         elif top.kind == "function":
-            spec = _STMT_SPECS.get(t) or _stmt_spec(t)
             if spec[0]:
                 self._calls_in(stmt, spec[0])
             if spec[3]:
                 self._bind_locals(stmt)
+        else:
+            if t is ast.Assign and len(self.stack) == 1:
+                self._module_alias(stmt)  # type: ignore[arg-type]  # (an Assign: its type is tested)
+            for name in spec[0]:
+                if name != "annotation" or t is not ast.AnnAssign:  # (a name in an annotation is a type, no value taken)
+                    self._read_field(getattr(stmt, name, None), None)
+        if spec[2]:  # (an ``except``'s class, a ``case``'s pattern and guard: the file's names, no statement's own)
+            for clause in getattr(stmt, spec[2][0], None) or ():
+                for field in ("type", "pattern", "guard"):
+                    self._read_field(getattr(clause, field, None), None)
         if t is _MATCH:
             if held is not None:
                 self.cased.add(id(held))
@@ -329,27 +349,43 @@ class GraphWalker:
         qualname, cls, chain = scope.qualname, scope.cls, self.chain
         pending = self.pending
         typed = scope.typed
-        lines = self.lines
-        callless = _CALLLESS
+        annotated = type(stmt) is ast.AnnAssign
+        made: list[ast.Call] = []
         for name in fields:
             value = getattr(stmt, name, None)
             if value is None:
                 continue
             for expr in value if type(value) is list else (value,):
-                if len(pending) >= MAX_CALLS_PER_FILE:
-                    return
-                if type(expr) in callless:  # (a third of the roots: no walk to start)
+                if type(expr) is str:
                     continue
-                if lines is not None:
-                    # (a call's text holds its "(", and a node's text is inside its parent's: two in
-                    # five of the other roots are one line with none, a quarter of the nodes walked)
-                    first = getattr(expr, "lineno", None)  # (a ``with``'s items have none)
-                    if first is not None and first == expr.end_lineno and "(" not in lines[first - 1][expr.col_offset : expr.end_col_offset]:
-                        continue
-                for node in nodes_under(expr, ast.Call):
+                first = len(made)
+                if annotated and name == "annotation":
+                    made += nodes_under(expr, ast.Call)  # (a name in an annotation is a type, no value taken)
+                else:
+                    self._read(expr, made)
+                if len(pending) >= MAX_CALLS_PER_FILE:
+                    continue  # (the file's names and the knobs' calls are still read)
+                for node in made[first:]:
                     written = dotted(node.func)
                     if written:
                         pending.append((qualname, self.callee(scope, written) if typed else written, node.lineno, chain, cls))
+        if made:
+            self.made[id(stmt)] = made
+
+    def _read_field(self, value: Any, made: list[ast.Call] | None) -> None:
+        if value is None:
+            return
+        if type(value) is list:
+            for expr in value:
+                if type(expr) is not str:  # (a ``global``'s names)
+                    self._read(expr, made)
+        else:
+            self._read(value, made)
+
+    def _read(self, root: ast.AST, made: list[ast.Call] | None) -> None:
+        """What :func:`names_called` reads of one expression (the names called and taken), and
+        into ``made`` its calls in :func:`nodes_under`'s order."""
+        _read_names(root, self.called, self.taken, self._funcs, made)
 
     @staticmethod
     def callee(scope: _Scope, written: str) -> str | tuple[Typed, str]:
@@ -525,11 +561,20 @@ def names_called(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
     """How many calls of each name (a called name's last part: ``a.b.check(x)`` is ``check``) the
     tree makes anywhere (module level, class bodies, nested functions, lambdas), and the names it
     takes without calling them (``submit(self._check, x)``, ``{"a": f}``: a callback, which a
-    call graph does not see called)."""
+    call graph does not see called). The extractor's walk reads them on its way
+    (``GraphWalker.called``, ``taken``); this is for a tree read alone."""
     called: dict[str, int] = {}
     taken: set[str] = set()
-    funcs: set[int] = set()
-    todo: list[Any] = [tree]
+    _read_names(tree, called, taken, set(), None)
+    return called, taken
+
+
+def _read_names(root: ast.AST, called: dict[str, int], taken: set[str], funcs: set[int], made: list[ast.Call] | None) -> None:
+    """Add to ``called`` and ``taken`` what :func:`names_called` finds under ``root``, and to
+    ``made`` (when given) its calls in :func:`nodes_under`'s order; ``funcs``: the ids of the
+    called names met so far (no name taken)."""
+    todo: list[Any] = [root]
+    get = _NAMES_FIELDS.get
     name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
     for node in todo:  # (as ``nodes_under``: breadth first, the node types most of a tree is made of by hand)
         t = type(node)
@@ -544,6 +589,8 @@ def names_called(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
                 taken.add(node.attr)
             todo.append(node.value)
         elif t is call:
+            if made is not None:
+                made.append(node)
             func = node.func
             if type(func) is name:
                 called[func.id] = called.get(func.id, 0) + 1
@@ -556,13 +603,20 @@ def names_called(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
             todo += node.keywords
         elif t is keyword:
             todo.append(node.value)
-        elif t in _ANNOTATED:  # (a name in an annotation is a type, no value taken)
-            todo += _values(node, _ANNOTATED[t])
-        else:
-            todo += child_nodes(node)
-    return called, taken
+        else:  # (what is not a node, a ``None`` key of a dict, has no fields)
+            fields = get(t)
+            if fields is None:  # (a name in an annotation is a type, no value taken)
+                fields = _NAMES_FIELDS[t] = _ANNOTATED[t] if t in _ANNOTATED else tuple(_node_fields(t))
+            for field in fields:
+                value = getattr(node, field, None)
+                if type(value) is list:
+                    todo += value
+                elif value is not None:
+                    todo.append(value)
 
 
+#: Per node type, the fields :func:`_read_names` walks (``_NODE_FIELDS``', less annotations).
+_NAMES_FIELDS: dict[type, tuple[str, ...]] = {}
 #: The fields other than annotations of the nodes that have them.
 _ANNOTATED: dict[type, tuple[str, ...]] = {
     ast.arg: (),

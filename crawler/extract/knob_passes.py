@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
@@ -132,9 +132,25 @@ class _Context:
 Calls = list[tuple[ast.stmt, list[ast.Call]]]
 
 
-def calls_of(statements: list[ast.stmt]) -> Calls:
-    """Each statement with the calls its own expressions make (not those of its blocks' statements)."""
+def calls_of(statements: list[ast.stmt], made: Mapping[int, list[ast.Call]] | None = None) -> Calls:
+    """Each statement with the calls its own expressions make (not those of its blocks' statements);
+    ``made``: those calls by the statement's id, as a walk of every statement found them
+    (``codefacts.GraphWalker.made``: a statement it holds none for makes none)."""
+    if made is not None:
+        return [(stmt, made.get(id(stmt), _NONE)) for stmt in statements]
     return [(stmt, [call for expr in own_expressions(stmt) for call in nodes_under(expr, ast.Call)]) for stmt in statements]
+
+
+_NONE: list[ast.Call] = []  # (never changed: ``Calls`` are read only)
+
+
+class Walked(NamedTuple):
+    """What a walk of every statement of the tree read on the way (``codefacts.GraphWalker``):
+    :func:`codefacts.names_called`'s two, and each function statement's calls (``calls_of``)."""
+
+    called: dict[str, int]
+    taken: set[str]
+    made: Mapping[int, list[ast.Call]]
 
 
 def changed_in_place(calls: Calls, root: str | None = None) -> set[str]:
@@ -333,13 +349,15 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
     return forwards
 
 
-def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None) -> dict[str, Any]:
+def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None, walked: Walked | None = None) -> dict[str, Any]:
     """The file's passes and signatures; ``text`` its source (a file that names no config's field
     and no ``envs`` passes none, and its calls are not walked); ``collected``: a function's
     statements, its ``match`` cases' too, in source order, as a walk already collected them (or
-    None: they are walked here)."""
+    None: they are walked here); ``walked``: what that walk read of every statement (or None:
+    the tree is walked here for it)."""
     out = empty()
-    called, taken = names_called(tree)
+    called, taken = names_called(tree) if walked is None else (walked.called, walked.taken)
+    made_by = None if walked is None else walked.made
     out["called"], out["taken"] = dict(sorted(called.items())), sorted(taken)
     scan = "_config." in text or "envs." in text
     # Per function, what its lines can hold: a pass names a config holder (``x_config``) or
@@ -366,7 +384,7 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
 
     def calls(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Calls:
         if id(fn) not in made:
-            made[id(fn)] = calls_of(statements_of(fn))
+            made[id(fn)] = calls_of(statements_of(fn), made_by)
         return made[id(fn)]
 
     # (a comprehension's ``for`` is on a line that says `` for `` or starts with ``for ``: a

@@ -89,16 +89,18 @@ def declarations(
     lines: list[str] | None = None,
     statements: Mapping[int, list[ast.stmt]] | None = None,
     cased: Collection[int] | None = None,
+    walked: knob_passes.Walked | None = None,
 ) -> dict[str, Any]:
     """The file's declarations; empty when reading them fails (a tree from the libcst fallback
     this code did not foresee), since they must never cost the file its raise sites. ``lines``:
     ``text.split("\\n")`` when the caller has it already. ``statements``: the statements of each
     module-level function and method as the extractor's walk collected them
     (``codefacts.GraphWalker.statements``), else they are walked here; ``cased``: the ids of
-    those lists whose function holds a ``match`` (``GraphWalker.cased``), when known."""
+    those lists whose function holds a ``match`` (``GraphWalker.cased``), when known; ``walked``:
+    what that walk read of every statement (``knob_passes.Walked``), when it read them all."""
     try:
         split = text.split("\n") if lines is None else lines
-        return _declarations(tree, text, module, is_package, split, _Bodies(statements, cased))
+        return _declarations(tree, text, module, is_package, split, _Bodies(statements, cased), walked)
     except Exception:  # noqa: BLE001
         return empty()
 
@@ -130,7 +132,9 @@ class _Bodies:
         return function_statements(fn) if found is None else found[::-1]
 
 
-def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str], bodies: _Bodies) -> dict[str, Any]:
+def _declarations(
+    tree: ast.Module, text: str, module: str, is_package: bool, lines: list[str], bodies: _Bodies, walked: knob_passes.Walked | None = None
+) -> dict[str, Any]:
     out = empty()
     imports = _module_imports(tree, module, is_package)
     _classes(tree.body, module, "", imports, out["classes"])
@@ -143,7 +147,7 @@ def _declarations(tree: ast.Module, text: str, module: str, is_package: bool, li
     if "envs." in text or "environ" in text or "getenv" in text:
         _env_aliases(tree, out, bodies)
     out.update(knob_helpers.declarations(tree, module, text, lines))
-    out.update(knob_passes.passes(tree, text, bodies.with_cases))
+    out.update(knob_passes.passes(tree, text, bodies.with_cases, walked))
     return out
 
 

@@ -63,7 +63,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any, cast
 
-from crawler.extract import assembled, cross_module_facts, knobs, limit, parse, raised, surface
+from crawler.extract import assembled, cross_module_facts, knob_passes, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
 from crawler.extract.guard_reads import READS, ClassText, FunctionText, trace
@@ -206,7 +206,11 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     result["calls"] = ex.calls
     # (one split of the text for both: ``Source.lines`` is ``text.split("\\n")`` without a "\\r")
     lines = None if "\r" in text else ex.src.lines
-    result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, *((None, None) if ex.graph_failed else (graph.statements, graph.cased)))
+    if ex.graph_failed:  # (the knobs walk the tree themselves)
+        result["declarations"] = knobs.declarations(tree, text, module, is_package, lines)
+    else:
+        walked = knob_passes.Walked(graph.called, graph.taken, graph.made)
+        result["declarations"] = knobs.declarations(tree, text, module, is_package, lines, graph.statements, graph.cased, walked)
     if ex.imported:
         result["imported"] = ex.imported
     if ex.exports:

@@ -250,3 +250,40 @@ def test_the_graph_finds_the_same_calls_in_this_package_when_it_skips_expression
         code = path.read_text(encoding="utf-8")
         lines = code.split("\n") if code.isascii() else None
         assert _pending(code, lines) == _pending(code, None), path
+
+
+def _walked(code: str) -> codefacts.GraphWalker:
+    walker = codefacts.GraphWalker("pkg.here", False)
+    walker.walk(ast.parse(code).body)
+    return walker
+
+
+@pytest.mark.parametrize("code", [CODE, MATCH, SETTINGS])
+def test_the_walk_reads_the_names_the_file_calls_and_takes_as_a_walk_of_the_whole_tree_does(code):
+    # decorators, defaults, bases and keywords, an except's classes, a case's pattern and guard,
+    # lambdas and comprehensions: every name but an annotation's, read once, as names_called reads them
+    walker = _walked(code)
+    assert (walker.called, walker.taken) == codefacts.names_called(ast.parse(code))
+    assert walker.called and walker.taken
+
+
+def test_a_name_only_an_annotation_holds_is_not_taken_nor_called_and_a_call_there_is_still_the_functions():
+    walker = _walked("def f(a: Hint = dflt) -> Ret:\n    x: Ann[mk()] = val\n    cb: Kind\n    return x\n")
+    assert walker.taken == {"dflt", "x", "val", "cb"} and walker.called == {}
+    assert [w for _, w, _, _, _ in walker.pending] == ["mk"]
+
+
+@pytest.mark.slow
+def test_the_walk_reads_the_names_and_each_statements_calls_in_this_package_as_the_knobs_own_walks_do():
+    from crawler.extract.knob_passes import calls_of
+
+    for path in sorted(Path(codefacts.__file__).parents[1].rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        tree = ast.parse(code)
+        walker = codefacts.GraphWalker("pkg.here", False)
+        walker.walk(tree.body)
+        assert (walker.called, walker.taken) == codefacts.names_called(tree), path
+        for fn in ast.walk(tree):
+            if isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                statements = codefacts.function_statements(fn, cases=True)
+                assert calls_of(statements, walker.made) == calls_of(statements), (path, fn.name)
