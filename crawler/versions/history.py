@@ -43,7 +43,7 @@ from crawler.base.jsonio import dumps_line
 from crawler.catalogue import lineage_links
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.lineage_links import Applied
-from crawler.catalogue.search import RowMemo, search_file
+from crawler.catalogue.search import RowMemo, search_rows
 from crawler.extract.ids import entry_key
 from crawler.extract.runner import default_jobs
 from crawler.model.records import Counts, CuratedLinks, History, Lifetime, Manifest, Move, Record
@@ -857,7 +857,7 @@ def _render_state(
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            extra = {**search_file(rendered, data, memo=memo), **(documents or {})}
+            extra = {**search_rows(rendered, data, memo=memo), **(documents or {})}
             if write is None:
                 files = render_dataset(rendered, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:

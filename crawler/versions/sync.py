@@ -377,7 +377,7 @@ def _render_write(
             documents=documents,
             links=links,
             applied=applied,
-            write=lambda items: _write_collected(target, items, spare_root),
+            write=lambda items: _write_collected(target, items, spare_root, keep=cache_dir is not None),
         )
         written = True
     else:
@@ -393,14 +393,17 @@ def _render_write(
     return written
 
 
-def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None) -> dict[str, bytes]:
+def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None, keep: bool = True) -> dict[str, bytes]:
     """Write the files as they come, and return all but the record files (what ``history_reuse.finish``
-    reads): a record file is not held once written, so that a history's memory does not grow with them."""
+    reads): a record file is not held once written, so that a history's memory does not grow with them.
+    ``keep`` False (no cache to remember them): only the manifest is returned, and no whole-dataset
+    file (index.json, search.json, errors.jsonl.gz: tens of MB on a history of every release) is held
+    once written."""
     files: dict[str, bytes] = {}
 
     def collected() -> Iterator[tuple[str, bytes]]:
         for rel, data in items:
-            if record_id_of(rel) is None:
+            if record_id_of(rel) is None and (keep or rel == MANIFEST):
                 files[rel] = data
             yield rel, data
 
