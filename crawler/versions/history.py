@@ -328,7 +328,13 @@ class Fold:
         (``release_cache.Kept``), whose fold rows and lines spare computing keys and packing.
         ``skipped``: the source files that crawl did not read (``skipped_paths``): an entry
         raised in one of them and missing is unread there, not gone (see the module). ``files``:
-        ``commit`` is a digest of the release's files, no commit (``files_digest``)."""
+        ``commit`` is a digest of the release's files, no commit (``files_digest``).
+
+        Not ``last`` and no ``kept``: each record is packed as it comes and dropped, so that a
+        release is never held as dicts (a large release's were ~150 MB) but as its packed bytes."""
+        if not last and kept is None:
+            self._add_packed(records, Lifetime(version=version, commit=commit, files=files), skipped)
+            return
         current = {r["id"]: r for r in records}
         self._last = current if last else {}
         given = {row[0]: (row, line) for row, line in zip(kept.rows, kept.lines, strict=True)} if kept is not None else {}
@@ -344,6 +350,19 @@ class Fold:
             key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
             items[eid] = _Item(key, inputs, _paths(r), None)
         self._advance(items, Lifetime(version=version, commit=commit, files=files), lambda eid: current[eid], skipped)
+
+    def _add_packed(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str]) -> None:
+        """``add`` of records taken one at a time: each one's key, paths and packed bytes (of their
+        own size: they are held until the step is done), the record dropped."""
+        self._last = {}
+        items: dict[str, _Item] = {}
+        for r in records:
+            eid = r["id"]
+            inputs = _key_inputs(r)
+            known = self._entries.get(eid)
+            key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
+            items[eid] = _Item(key, inputs, _paths(r), _exact(_pack(r)))
+        self._advance(items, now, lambda eid: _unpack(items[eid].packed or b""), skipped)
 
     def add_lines(self, kept: Kept, version: str | None, commit: str, skipped: frozenset[str] = frozenset(), files: bool = False) -> None:
         """``add`` for a release kept in the cache, from its fold rows and lines: no record is
