@@ -8,7 +8,8 @@ so every writer produces the same bytes for the same data.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple
 
 import orjson
 from pydantic import BaseModel
@@ -42,11 +43,41 @@ def dumps_rows(data: Any) -> bytes:
     compact row per line, the rest as :func:`dumps`: a third smaller than fully indented, and a
     changed entry is one changed line in a diff."""
     data = _plain(data)
-    head = orjson.dumps({**data, "entries": []}, option=_PRETTY)
-    rows = [orjson.dumps(row, option=orjson.OPT_SORT_KEYS) for row in data["entries"]]
-    if not rows:
-        return head
-    return head.replace(_ROWS_AT, b'\n  "entries": [\n    ' + b",\n    ".join(rows) + b"\n  ]", 1)
+    return rows_document({**data, "entries": []}, (dumps_row(row) for row in data["entries"]))
+
+
+def dumps_row(row: Any) -> bytes:
+    """One row of a row document (:func:`dumps_rows`), as its line holds it."""
+    return orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
+
+
+def rows_document(head: dict[str, Any], rows: Iterable[bytes]) -> bytes:
+    """:func:`dumps_rows` of the document ``head`` (its ``entries`` left out or empty) with the
+    rows ``rows`` (each as :func:`dumps_row` made it), taken one at a time: the rows are never
+    all held, but as the document's bytes."""
+    whole = orjson.dumps({**head, "entries": []}, option=_PRETTY)
+    before, _, after = whole.partition(_ROWS_AT)
+    out = bytearray(before)
+    sep = b'\n  "entries": [\n    '
+    for row in rows:
+        out += sep
+        out += row
+        sep = b",\n    "
+    if len(out) == len(before):  # no row: the document as it is
+        return whole
+    out += b"\n  ]"
+    out += after
+    return bytes(out)
+
+
+class Rows(NamedTuple):
+    """A row document (index.json, search.json) as its head (the document without its entries)
+    and ``rows``, which makes its rows one at a time as plain data: the writer validates and
+    writes them as they come, so that no list of every row is ever held (on a history of every
+    release, ~9 KiB of objects for each entry ever seen)."""
+
+    head: dict[str, Any]
+    rows: Callable[[], Iterator[Any]]
 
 
 def dumps_record(data: Any) -> bytes:

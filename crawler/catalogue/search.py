@@ -12,7 +12,7 @@ the pattern matches: a message matches an entry only if every fragment occurs in
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,8 @@ import orjson
 
 from crawler.base.cachedir import keep
 from crawler.base.dataset_files import SEARCH
+from crawler.base.errors import DataError
+from crawler.base.jsonio import Rows
 from crawler.extract.segments import (
     anchor_tokens,
     fragments,
@@ -158,6 +160,27 @@ def search_file(
     """``render_dataset``'s ``extra`` argument that adds search.json to a dataset."""
     repo = f"{manifest.repo.owner}/{manifest.repo.name}"
     return {SEARCH: search_document(records, repo, manifest.commit, primaries, memo)}
+
+
+def search_rows(records: Sequence[RecordData], manifest: Manifest, memo: RowMemo | None = None) -> dict[str, Rows]:
+    """:func:`search_file` as its rows (``jsonio.Rows``), each made as the writer reads it, of
+    records in id order (a history's ``Written``): no row is held once written. The memo is saved
+    once the last row is made; records out of id order stop the render (search.json is in id order)."""
+    make = memo.row if memo is not None else entry_row
+
+    def rows() -> Iterator[dict[str, Any]]:
+        last = ""
+        for record in records:
+            row = make(record, None)
+            if row["id"] <= last:
+                raise DataError(f"{SEARCH}: the records are not in id order ({row['id']} after {last}); nothing was written")
+            last = row["id"]
+            yield row
+        if memo is not None:
+            memo.save()
+
+    head = {"schema_version": SCHEMA_VERSION, "repo": f"{manifest.repo.owner}/{manifest.repo.name}", "commit": manifest.commit}
+    return {SEARCH: Rows(head, rows)}
 
 
 class RowMemo:

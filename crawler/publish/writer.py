@@ -44,7 +44,7 @@ import orjson
 from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
-from crawler.base.jsonio import dumps, dumps_line, dumps_record, dumps_rows
+from crawler.base.jsonio import Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, rows_document
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest
@@ -57,26 +57,29 @@ OLD_MARK = ".old-"
 
 
 def index_for(records: Sequence[RecordData], repo: str, commit: str) -> dict[str, Any]:
+    """index.json as one document (:func:`index_rows` makes it a row at a time, as it is written)."""
+    return {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit, "entries": [index_row(r) for r in records]}
+
+
+def index_row(r: RecordData) -> dict[str, Any]:
+    """The row of index.json of one record."""
     return {
-        "schema_version": SCHEMA_VERSION,
-        "repo": repo,
-        "commit": commit,
-        "entries": [
-            {
-                "id": r["id"],
-                "title": r["title"],
-                "exception": exception_word(r),
-                "kind": r["kind"],
-                "template": r["message"]["text"],
-                "path": r["location"]["path"],
-                "line": r["location"]["line"],
-                "sites": len(r["sites"]),
-                "explanation_status": r["explanation_status"],
-                "retired": bool((r.get("history") or {}).get("retired")),
-            }
-            for r in records
-        ],
+        "id": r["id"],
+        "title": r["title"],
+        "exception": exception_word(r),
+        "kind": r["kind"],
+        "template": r["message"]["text"],
+        "path": r["location"]["path"],
+        "line": r["location"]["line"],
+        "sites": len(r["sites"]),
+        "explanation_status": r["explanation_status"],
+        "retired": bool((r.get("history") or {}).get("retired")),
     }
+
+
+def index_rows(records: Sequence[RecordData], repo: str, commit: str) -> Rows:
+    """index.json as its rows, made one at a time as the writer reads them (``jsonio.Rows``)."""
+    return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, lambda: map(index_row, records))
 
 
 def content_digest(files: dict[str, bytes], known: Mapping[str, bytes] | None = None) -> str:
@@ -260,10 +263,12 @@ def _render(
         sizes[rel] = len(data) if digest is None else size
         return rel, data
 
-    index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
     for name, (schema, document) in _documents(index, extra).items():
-        problems += check(schema, document, name, engine="fast")
-        yield emit(name, _dumps(_writer_for(name), document, name))
+        data, found = _document(name, schema, document)
+        problems += found
+        yield emit(name, data)
+        del data  # written: not held while the next is made
     lines: list[bytes | None] = []
     line_sizes: list[int] = []
     line_digests = {}
@@ -299,7 +304,7 @@ def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, byt
         reuse.layout[:] = [(digests[jsonl.NAME], layout)]
 
 
-def _documents(index: dict[str, Any], extra: Extra | None) -> dict[str, tuple[str, Any]]:
+def _documents(index: Rows, extra: Extra | None) -> dict[str, tuple[str, Any]]:
     """index.json and the caller's further documents, by name: each one the table of a dataset's
     files has its caller make (``dataset_files.SUPPLIED``), with the table's schema."""
     for name in extra or {}:
@@ -311,6 +316,47 @@ def _documents(index: dict[str, Any], extra: Extra | None) -> dict[str, tuple[st
 
 def _writer_for(name: str) -> Callable[[Any], bytes]:
     return dumps_rows if name in ROW_DOCUMENTS else dumps
+
+
+#: The rows of a row document validated together (``_document``): any number checks the same.
+_ROW_BATCH = 256
+
+
+def _document(name: str, schema: str, document: Any) -> tuple[bytes, list[Problem]]:
+    """One document's bytes and its schema problems, those of the whole document in its order. A
+    row document given as its rows (``jsonio.Rows``) is validated and serialized a batch of rows at
+    a time as they are made: its head alone, then each batch in a document of its own (the
+    schemas put no constraint on ``entries`` as a whole, only on each row), its problems' pointers
+    numbered as in the whole document; so no list of its rows, nor the whole document, is ever
+    held, but its bytes."""
+    if not isinstance(document, Rows):
+        return _dumps(_writer_for(name), document, name), check(schema, document, name, engine="fast")
+    head = {k: v for k, v in document.head.items() if k != "entries"}
+    problems = check(schema, {**head, "entries": []}, name, engine="fast")
+
+    def batches() -> Iterator[list[Any]]:
+        batch: list[Any] = []
+        for row in document.rows():
+            batch.append(row)
+            if len(batch) == _ROW_BATCH:
+                yield batch
+                batch = []
+        if batch:
+            yield batch
+
+    def rows() -> Iterator[bytes]:
+        start = 0
+        for batch in batches():
+            for problem in check(schema, {**head, "entries": batch}, name, engine="fast"):
+                if problem.pointer.startswith("/entries/"):  # (the head's are the head's own, checked above)
+                    _, _, n, *rest = problem.pointer.split("/", 3)
+                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + int(n)), *rest]), problem.message))
+            for row in batch:
+                yield _dumps(dumps_row, row, name)
+            start += len(batch)
+
+    data = rows_document(head, rows())
+    return data, sorted(problems)
 
 
 def _check_ids(records: Sequence[RecordData]) -> None:
@@ -976,10 +1022,10 @@ def _fill_parallel(
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
-        index = index_for(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+        index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
         for name, (schema, document) in _documents(index, extra() if extra else None).items():
-            problems += check(schema, document, name, engine="fast")
-            data = _dumps(_writer_for(name), document, name)
+            data, found = _document(name, schema, document)
+            problems += found
             _put(f"{tmp}/{name}", data)
             digests[name] = hashlib.sha256(data).digest()
             sizes[name] = len(data)

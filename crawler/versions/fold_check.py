@@ -19,6 +19,7 @@ Anything else is one ``DataError`` naming the release; nothing has been written 
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -29,6 +30,7 @@ import orjson
 
 from crawler.base.dataset_files import ERRORS, MANIFEST, RECORDS, TOP_LEVEL, record_file
 from crawler.base.errors import DataError
+from crawler.base.jsonio import dumps_record
 from crawler.model.records import ID_HEX, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish import migrate
@@ -115,8 +117,10 @@ def _listing(directory: int, where: str, allowed: re.Pattern[str] | frozenset[st
 
 
 def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
-    """Check ``dataset`` (see the module) and return its record files' bytes by id, for
-    :func:`matching` to hold the lines to as the fold reads them."""
+    """Check ``dataset`` (see the module) and return the SHA-256 of each of its record files by
+    id, for :func:`matching` to hold the lines to as the fold reads them. Each file is hashed as
+    it is read and dropped (a release's files together were ~100 MB held for its step, the most
+    a fold of vLLM's history held at once), the manifest's bytes only kept."""
     where = _what(manifest.ref or manifest.commit[:12], dataset)
     try:
         top = os.open(dataset, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -124,7 +128,14 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
         raise DataError(f"{where}: the dataset directory cannot be read ({exc.strerror or exc}; a symlink is not followed)") from None
     try:
         budget = _Budget()
-        files = {name: budget.read(top, name, where, MAX_FILE_BYTES) for name in _listing(top, where, TOP_LEVEL)}
+        files: dict[str, bytes] = {}
+        digests: dict[str, bytes] = {}
+        for name in _listing(top, where, TOP_LEVEL):
+            data = budget.read(top, name, where, MAX_FILE_BYTES)
+            if name == MANIFEST:
+                files[name] = data
+            digests[name] = hashlib.sha256(data).digest()
+            del data
         records: dict[str, bytes] = {}
         try:
             errors = os.open(ERRORS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
@@ -135,20 +146,41 @@ def check_release(dataset: Path, manifest: Manifest) -> dict[str, bytes]:
         if errors is not None:
             try:
                 records = {
-                    name[: -len(".json")]: budget.read(errors, name, where, MAX_RECORD_BYTES) for name in _listing(errors, where, RECORD_FILE, f"{ERRORS}/")
+                    name[: -len(".json")]: hashlib.sha256(budget.read(errors, name, where, MAX_RECORD_BYTES)).digest()
+                    for name in _listing(errors, where, RECORD_FILE, f"{ERRORS}/")
                 }
             finally:
                 os.close(errors)
     finally:
         os.close(top)
-    files.update((record_file(rid), data) for rid, data in records.items())
-    if MANIFEST not in files or RECORDS not in files:
+    digests.update((record_file(rid), digest) for rid, digest in records.items())
+    if MANIFEST not in files or RECORDS not in digests:
         raise DataError(f"{where}: no {MANIFEST if MANIFEST not in files else RECORDS}")
     if _parsed(files[MANIFEST]) != manifest:  # the fold goes by the manifest read before
         raise DataError(f"{where}: its {MANIFEST} is not the one read before it was checked (changed meanwhile)")
-    if content_digest(files) != manifest.content_digest:
+    if content_digest(files, digests) != manifest.content_digest:
         raise DataError(f"{where}: its files do not hash to its manifest's content_digest (a file edited, cut short, added or removed since it was written)")
     return records
+
+
+def _reread(dataset: Path, rid: str, digest: bytes, where: str) -> bytes:
+    """A record file's bytes read again (as :func:`check_release` read them: no symlink followed),
+    which must be those it hashed."""
+    try:
+        top = os.open(dataset, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        try:
+            errors = os.open(ERRORS, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=top)
+        finally:
+            os.close(top)
+    except OSError as exc:
+        raise DataError(f"{where}: {ERRORS} cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = _read(errors, f"{rid}.json", where, MAX_RECORD_BYTES)
+    finally:
+        os.close(errors)
+    if hashlib.sha256(data).digest() != digest:
+        raise DataError(f"{where}: {record_file(rid)} changed while the release was folded")
+    return data
 
 
 def _parsed(data: bytes) -> Manifest | None:
@@ -159,18 +191,28 @@ def _parsed(data: bytes) -> Manifest | None:
 
 
 def matching(records: Iterator[RecordData], files: dict[str, bytes], release: str, dataset: Path) -> Iterator[RecordData]:
-    """``records`` (a release's checked lines), each held to the record file of its id; then no
-    record file may be left over."""
+    """``records`` (a release's checked lines), each held to the record file of its id (``files``:
+    their SHA-256 as :func:`check_release` read them); then no record file may be left over.
+
+    A record whose file is the one a crawl writes of it (``dumps_record``: a dataset of this
+    schema) is that file by its digest; any other (a release of an older schema, migrated as
+    read) has its file read again, which must still be the bytes hashed, and compared as data."""
     where = _what(release, dataset)
     for record in records:
         rid = record["id"]
-        data = files.pop(rid, None)
-        if data is None:
+        digest = files.pop(rid, None)
+        if digest is None:
             raise DataError(f"{where}: {RECORDS} holds {rid}, which has no file {record_file(rid)}")
         try:
-            same = migrate.record(orjson.loads(data)) == record  # (both of this schema: the line was migrated as read)
-        except orjson.JSONDecodeError:
+            same = hashlib.sha256(dumps_record(record)).digest() == digest
+        except TypeError:  # (not JSON: read the file, as any other)
             same = False
+        if not same:
+            data = _reread(dataset, rid, digest, where)
+            try:
+                same = migrate.record(orjson.loads(data)) == record  # (both of this schema: the line was migrated as read)
+            except orjson.JSONDecodeError:
+                same = False
         if not same:
             raise DataError(f"{where}: {record_file(rid)} is not the record {RECORDS} holds for {rid} (a record file's name is its record's id)")
         yield record

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, NamedTuple, cast, overload
 
 import orjson
@@ -42,7 +43,7 @@ from crawler.base.jsonio import dumps_line
 from crawler.catalogue import lineage_links
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.lineage_links import Applied
-from crawler.catalogue.search import RowMemo, search_file
+from crawler.catalogue.search import RowMemo, search_rows
 from crawler.extract.ids import entry_key
 from crawler.extract.runner import default_jobs
 from crawler.model.records import Counts, CuratedLinks, History, Lifetime, Manifest, Move, Record
@@ -54,6 +55,7 @@ from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
 from crawler.versions import history_reuse
 from crawler.versions.diff import link, twins
+from crawler.versions.packed_store import PackedStore, Slot
 
 _VERSION_LIKE = re.compile(r"^v?[0-9]+(?:\.[0-9]+)+(?:[.-]?[A-Za-z0-9]+)*$")  # ASCII digits, as PEP 440 reads
 
@@ -109,12 +111,13 @@ def _record_key(record: RecordData) -> tuple[str, ...]:
 
 
 def _key_inputs(record: RecordData) -> bytes:
-    """What ``entry_key`` reads of a record's primary site, as bytes: equal inputs, equal key, so a
-    release's unchanged entries skip normalising their templates again (most of a fold's work)."""
+    """The SHA-256 of what ``entry_key`` reads of a record's primary site: equal inputs, equal key,
+    so a release's unchanged entries skip normalising their templates again (most of a fold's
+    work). A digest, not the inputs (a few hundred bytes for each id ever seen, only ever compared)."""
     site = record["sites"][0]
     # keys sorted: a record a crawl made and the same record read from a dataset hold the
     # template's keys in another order (unsorted, no sync's new record matched its old self)
-    return _exact(
+    return hashlib.sha256(
         orjson.dumps(
             [
                 site["exception_qualname"],
@@ -129,7 +132,7 @@ def _key_inputs(record: RecordData) -> bytes:
             ],
             option=orjson.OPT_SORT_KEYS,
         )
-    )
+    ).digest()
 
 
 def _paths(record: RecordData) -> tuple[str, ...]:
@@ -166,7 +169,7 @@ def _exact(made: bytes) -> bytes:
 
 
 def _pack(record: RecordData) -> bytes:
-    return _exact(orjson.dumps({k: v for k, v in record.items() if k != "history"}))
+    return orjson.dumps({k: v for k, v in record.items() if k != "history"})  # kept in the store: its own size does not matter
 
 
 def _unpack(packed: bytes) -> RecordData:
@@ -213,15 +216,15 @@ class _Item(NamedTuple):
 
 @dataclass(slots=True)
 class _Entry:
-    """What the fold keeps of one id: its error key (for the collision check), its history, its
-    sites' paths (for moves) and its latest record as JSON bytes (a few KB where the dict took
-    tens)."""
+    """What the fold keeps of one id: its error key (for the collision check), the digest of that
+    key's inputs, its history, its sites' paths (for moves) and where its latest record is, as
+    JSON bytes, in the fold's store (``packed_store``: a file, not the heap)."""
 
     key: tuple[str, ...]
     key_inputs: bytes
     history: History | None
     paths: tuple[str, ...]
-    packed: bytes
+    slot: Slot
 
     @property
     def retired(self) -> bool:
@@ -231,13 +234,15 @@ class _Entry:
 class Fold:
     """The history state, one version at a time: every id ever seen with its latest record.
 
-    Memory follows the number of distinct ids, not of versions: records are kept as JSON bytes,
-    and a version's records are needed only while it is added (``errcat history`` crawls, or
-    reads, one release at a time and drops it before the next).
+    Memory follows the number of distinct ids, not of versions, and little of it: records are
+    kept as JSON bytes in a file (``packed_store``; ``scratch``: the directory it is made in, None
+    for the system's temporary one), and a version's records are needed only while it is added
+    (``errcat history`` crawls, or reads, one release at a time and drops it before the next).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, scratch: Path | None = None) -> None:
         self._entries: dict[str, _Entry] = {}
+        self._store = PackedStore(scratch)
         #: The last version's records as added, when the caller said it was the last (``add``'s
         #: ``last``): the final render reads them without unpacking ~10,000 records again.
         self._last: dict[str, RecordData] = {}
@@ -280,13 +285,17 @@ class Fold:
             history = entry.history.model_dump(mode="json") if entry.history is not None else None
         if added is not None:
             return {**added, "history": history}
-        record: RecordData = _unpack(entry.packed)
+        record: RecordData = _unpack(self._store.get(entry.slot))
         record["history"] = history
         return record
 
     def packed(self, eid: str) -> bytes:
         """One id's latest record as the fold keeps it (JSON bytes, without its history)."""
-        return self._entries[eid].packed
+        return self._store.get(self._entries[eid].slot)
+
+    def close(self) -> None:
+        """Let go of the store's file: the fold's records are gone (its histories stay)."""
+        self._store.close()
 
     def records(self) -> Iterator[RecordData]:
         """Every id's record, live and retired, by id."""
@@ -298,7 +307,11 @@ class Fold:
         for record in records:
             history = record.get("history")
             self._entries[record["id"]] = _Entry(
-                _record_key(record), _key_inputs(record), History.model_validate(history) if history else None, _paths(record), _pack(record)
+                _record_key(record),
+                _key_inputs(record),
+                History.model_validate(history) if history else None,
+                _paths(record),
+                self._store.put(_pack(record), self._entries[record["id"]].slot if record["id"] in self._entries else None),
             )
 
     def add(
@@ -317,7 +330,13 @@ class Fold:
         (``release_cache.Kept``), whose fold rows and lines spare computing keys and packing.
         ``skipped``: the source files that crawl did not read (``skipped_paths``): an entry
         raised in one of them and missing is unread there, not gone (see the module). ``files``:
-        ``commit`` is a digest of the release's files, no commit (``files_digest``)."""
+        ``commit`` is a digest of the release's files, no commit (``files_digest``).
+
+        Not ``last`` and no ``kept``: each record is packed as it comes and dropped, so that a
+        release is never held as dicts (a large release's were ~150 MB) but as its packed bytes."""
+        if not last and kept is None:
+            self._add_packed(records, Lifetime(version=version, commit=commit, files=files), skipped)
+            return
         current = {r["id"]: r for r in records}
         self._last = current if last else {}
         given = {row[0]: (row, line) for row, line in zip(kept.rows, kept.lines, strict=True)} if kept is not None else {}
@@ -333,6 +352,19 @@ class Fold:
             key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
             items[eid] = _Item(key, inputs, _paths(r), None)
         self._advance(items, Lifetime(version=version, commit=commit, files=files), lambda eid: current[eid], skipped)
+
+    def _add_packed(self, records: Iterable[RecordData], now: Lifetime, skipped: frozenset[str]) -> None:
+        """``add`` of records taken one at a time: each one's key, paths and packed bytes (of their
+        own size: they are held until the step is done), the record dropped."""
+        self._last = {}
+        items: dict[str, _Item] = {}
+        for r in records:
+            eid = r["id"]
+            inputs = _key_inputs(r)
+            known = self._entries.get(eid)
+            key = known.key if known is not None and known.key_inputs == inputs else _record_key(r)
+            items[eid] = _Item(key, inputs, _paths(r), _exact(_pack(r)))
+        self._advance(items, now, lambda eid: _unpack(items[eid].packed or b""), skipped)
 
     def add_lines(self, kept: Kept, version: str | None, commit: str, skipped: frozenset[str] = frozenset(), files: bool = False) -> None:
         """``add`` for a release kept in the cache, from its fold rows and lines: no record is
@@ -402,7 +434,7 @@ class Fold:
                 # known to have lost it: still its files, so that the next version finds no move
                 # to a file it was raised in all along.
                 paths += tuple(p for p in known.paths if p in skipped and p not in paths)
-            self._entries[eid] = _Entry(item.key, item.key_inputs, history, paths, packed)
+            self._entries[eid] = _Entry(item.key, item.key_inputs, history, paths, self._store.put(packed, known.slot if known is not None else None))
 
     def _linked(self, gone_ids: list[str], came: dict[str, tuple[str, ...]], record_of: Callable[[str], RecordData]) -> list[tuple[str, str]]:
         """(gone id, come id) of each gone entry ``diff.link`` pairs with a come one (``came``:
@@ -472,7 +504,10 @@ class Fold:
                 came[eid] = record
             move = _gap_move(ours.paths, paths, theirs, last, now, skipped) if ours is not None else None
             moved += move is not None
-            entries[eid] = _Entry(key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs, move), paths, _pack(record))
+            # a new slot, not ``ours``'s: the fold's records are read below (the gone ones') before these replace them
+            entries[eid] = _Entry(
+                key, _key_inputs(record), _behind(ours.history if ours is not None else None, theirs, move), paths, self._store.put(_pack(record))
+            )
             known.add(eid)
         missing = [eid for eid, e in self._entries.items() if eid not in known and not e.retired]
         gone_ids = sorted(eid for eid in missing if not _unread(self._entries[eid].paths, skipped))
@@ -843,7 +878,7 @@ def _render_state(
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            extra = {**search_file(rendered, data, memo=memo), **(documents or {})}
+            extra = {**search_rows(rendered, data, memo=memo), **(documents or {})}
             if write is None:
                 files = render_dataset(rendered, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:

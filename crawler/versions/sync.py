@@ -178,9 +178,9 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
     history folded behind it (``Fold.add_catalogue_as_newest``), and its manifest the one written; refused in one
     line when it is older than the newest release. None, or no such dataset there: the newest
     release's catalogue, as ``history`` writes it."""
-    from crawler.publish.dataset import carried_documents, iter_record_data, load_manifest, named
+    from crawler.publish.dataset import load_manifest, named
     from crawler.publish.dataset_dirs import find_datasets
-    from crawler.versions.fold_check import check_release, matching, refuse_links
+    from crawler.versions.fold_check import refuse_links
 
     refuse_links(paths)
     found = sorted({d for path in paths for d in find_datasets(path)})
@@ -209,9 +209,39 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
         left, _ = manifests.pop()
         labels.pop()
         progress(f"history: {versions[left]}'s dataset left out: the catalogue in place is of the same release and stands for it")
-    newest = manifests[-1][1]
     in_place = _catalogue_above(placed, manifests) if placed is not None else None
-    fold = Fold()
+    # the records as folded in a nameless file on the output's disk (``packed_store``): freed with
+    # the fold it is returned in, at once when the fold fails, and by the kernel when the process ends
+    fold = Fold(_nearest_directory(out))
+    try:
+        return _fold_all(fold, manifests, versions, in_place, out, progress), fold, labels
+    except BaseException:
+        fold.close()
+        raise
+
+
+def _nearest_directory(path: Path) -> Path | None:
+    """``path``, or its nearest ancestor that is a directory (where the fold's store goes: nothing
+    is made in the output before it is written); None when there is none."""
+    for where in (path, *path.parents):
+        if where.is_dir():
+            return where
+    return None
+
+
+def _fold_all(
+    fold: Fold,
+    manifests: list[tuple[Path, Manifest]],
+    versions: dict[Path, str | None],
+    in_place: tuple[Path, Manifest] | None,
+    out: Path,
+    progress: Progress,
+) -> Path:
+    """:func:`fold_datasets`'s fold of the datasets (each read and checked in turn) and its write."""
+    from crawler.publish.dataset import carried_documents, iter_record_data
+    from crawler.versions.fold_check import check_release, matching
+
+    newest = manifests[-1][1]
     with _no_cycle_collection():
         for n, (d, manifest) in enumerate(manifests, start=1):
             version = versions[d]
@@ -232,7 +262,7 @@ def fold_datasets(paths: list[Path], out: Path, progress: Progress = quiet, cata
             progress(f"history: folding the releases behind the catalogue in place at {newest.commit[:12]} ({newest_dir})")
             fold.add_catalogue_as_newest(iter_record_data(newest_dir, newest), lifetime(newest, release_version(newest)), skipped_paths(newest))
         # the newest state's curated documents (the list of foreign errors) go with it, validated as read
-        return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir)), fold, labels
+        return _write_fold(fold, newest, out, progress, documents=carried_documents(newest_dir))
 
 
 def _placed(root: Path, repo: RepoRef) -> tuple[Path, Manifest] | None:
@@ -378,7 +408,7 @@ def _render_write(
             documents=documents,
             links=links,
             applied=applied,
-            write=lambda items: _write_collected(target, items, spare_root),
+            write=lambda items: _write_collected(target, items, spare_root, keep=cache_dir is not None),
         )
         written = True
     else:
@@ -400,14 +430,17 @@ def _render_write(
     return written
 
 
-def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None) -> dict[str, bytes]:
+def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None, keep: bool = True) -> dict[str, bytes]:
     """Write the files as they come, and return all but the record files (what ``history_reuse.finish``
-    reads): a record file is not held once written, so that a history's memory does not grow with them."""
+    reads): a record file is not held once written, so that a history's memory does not grow with them.
+    ``keep`` False (no cache to remember them): only the manifest is returned, and no whole-dataset
+    file (index.json, search.json, errors.jsonl.gz: tens of MB on a history of every release) is held
+    once written."""
     files: dict[str, bytes] = {}
 
     def collected() -> Iterator[tuple[str, bytes]]:
         for rel, data in items:
-            if record_id_of(rel) is None:
+            if record_id_of(rel) is None and (keep or rel == MANIFEST):
                 files[rel] = data
             yield rel, data
 

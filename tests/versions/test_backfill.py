@@ -294,6 +294,31 @@ def test_a_fold_goes_by_the_manifest_it_checked(fixture_repo, cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_record_file_read_again_must_be_the_bytes_checked(fixture_repo, cli, tmp_path):
+    """The check keeps a digest of each record file, not its bytes: a line that is its file's
+    record as a crawl writes it is that file by the digest; any other has its file read again,
+    which must be the bytes hashed (a file changed since is refused), and then compared as data."""
+    from crawler.base.errors import DataError
+    from crawler.publish.dataset import iter_record_data, load_manifest
+    from crawler.versions.fold_check import check_release, matching
+
+    repo = releases(fixture_repo)
+    assert cli("history", "--repo", repo.path, *ARGS, "--per-release", tmp_path / "r", *TAGS).exit_code == 0
+    ds = tmp_path / "r" / "v1.10" / "acme" / "widgets"
+    manifest = load_manifest(ds)
+    records = list(iter_record_data(ds, manifest))
+    digests = check_release(ds, manifest)
+    assert all(len(d) == 32 for d in digests.values()) and list(matching(iter(records), dict(digests), "v1.10", ds)) == records
+    changed = {**records[0], "title": records[0]["title"] + " (changed)"}
+    with pytest.raises(DataError, match="is not the record errors.jsonl.gz holds for"):
+        list(matching(iter([changed]), dict(digests), "v1.10", ds))
+    file = ds / "errors" / f"{records[0]['id']}.json"
+    file.write_bytes(file.read_bytes() + b" ")
+    with pytest.raises(DataError, match="changed while the release was folded"):
+        list(matching(iter([changed]), dict(digests), "v1.10", ds))
+
+
+@pytest.mark.slow
 def test_a_fold_reads_a_release_within_bounds(fixture_repo, cli, tmp_path, monkeypatch):
     """A release is read whole (hashed) before any of it is folded: a record file larger than the
     dataset reader takes one, or files larger than a release's together (sparse files cost no
