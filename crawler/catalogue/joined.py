@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
-from crawler.catalogue.actions import action
-from crawler.extract.guard_reads import reads
+from crawler.catalogue.action_memo import Act, plain
 from crawler.model.shapes import ExtractedSite, RecordData
 
 
@@ -58,10 +57,12 @@ def merge(
     curated: Mapping[str, CuratedPart],
     evidence: Mapping[str, list[dict[str, Any]]],
     primaries: Mapping[str, ExtractedSite] | None = None,
+    act: Act = plain,
 ) -> None:
     """Put every join's part into its record (records are built once, then completed here);
     ``primaries``: each record's primary site as extracted, whose traced reads who acts takes
-    (without them, the record's snippet is traced)."""
+    (without them, the record's snippet is traced); ``act`` makes who acts (``action_memo``:
+    ``Memo.action`` takes an unchanged record's from the last crawl)."""
     for record in records:
         rid = record["id"]
         part = joined.source[rid]
@@ -73,7 +74,7 @@ def merge(
             meaning["reproductions"] = reproductions
         primary = primaries.get(rid) if primaries is not None else None
         # (reads the meaning and related just put in)
-        meaning["action"] = action(record, reads(primary) if primary is not None else None, part.get("passed"))
+        meaning["action"] = act(record, primary, part.get("passed"))
         explained = curated.get(rid)
         if explained is not None:
             record["explanation"] = explained["explanation"]
