@@ -9,8 +9,9 @@ provenance's commit, date, source and permalink basis, and the permalinks, which
 crawled commit, so every record of a new commit differs there), so it is made from the record
 without them (:func:`pinless`; a rule that read one would fail on it, and
 ``tests/catalogue/test_action_memo.py`` holds that the actions are those of the whole records).
-The key of a record's action is the SHA-256 of that record, the primary site and ``passed``
-serialized (orjson: the same data gives the same bytes); the memo as a whole is stamped with
+The key of a record's action is the SHA-256 of that record, what the check reads (the primary
+site's stamped reads, which are all ``guard_reads.reads`` takes of a site that has them; else the
+site itself) and ``passed`` serialized (orjson: the same data gives the same bytes); the memo as a whole is stamped with
 errcat's code digest (every module, so a change to any rule, or to anything a rule calls, makes
 every action anew) and the Python that ran it (the regular expressions' engine). A record that
 cannot be serialized is not kept: its action is made each time.
@@ -33,7 +34,7 @@ from typing import Any
 import orjson
 
 from crawler.catalogue.actions import action
-from crawler.extract.guard_reads import reads
+from crawler.extract.guard_reads import READS, reads
 from crawler.model.shapes import ExtractedSite, RecordData
 
 #: An action's fields and the types each may hold (``records.Action``).
@@ -74,8 +75,10 @@ class Memo:
     def action(self, record: RecordData, primary: ExtractedSite | None, passed: list[str] | None) -> dict[str, Any]:
         """``actions.action`` of the record, from the memo when its inputs are the kept ones'."""
         own = pinless(record)
+        stamped = primary.get(READS) if primary is not None else None
         try:
-            key = hashlib.sha256(orjson.dumps([own, primary, passed])).hexdigest()
+            read = ["reads", stamped] if stamped is not None else ["site", primary]
+            key = hashlib.sha256(orjson.dumps([own, read, passed])).hexdigest()
         except TypeError:  # (not JSON data: a lone surrogate, a key that is not text) made each time
             return plain(own, primary, passed)
         found = self.kept.get(key)
