@@ -52,7 +52,7 @@ def main() -> None:
     opts = ap.parse_args()
     mod = importlib.import_module
     crawl, joins, callers = mod("crawler.crawl"), mod("crawler.catalogue.meaning_join"), mod("crawler.catalogue.callers")
-    stages = [
+    stages: list[tuple[Any, ...]] = [
         (crawl, "_inputs"),
         (crawl, "extract_all"),
         (mod("crawler.catalogue.cross_module_join"), "apply"),
@@ -66,7 +66,8 @@ def main() -> None:
         (joins, "memo_meanings"),
         (joins, "reproductions_by_id"),
         (mod("crawler.catalogue.explanations"), "curated_parts"),
-        (mod("crawler.catalogue.joined"), "action"),
+        (mod("crawler.catalogue.action_memo"), "action"),  # (made: the memo's misses)
+        (mod("crawler.catalogue.action_memo").Memo, "action", "Memo.action"),
         (mod("crawler.catalogue.joined"), "merge"),
         (crawl, "_assemble"),
         (mod("crawler.publish.pins"), "pin"),
@@ -75,8 +76,8 @@ def main() -> None:
         (crawl, "_write"),
         (mod("crawler.cli.crawl"), "_warm_match_store"),
     ]
-    for module, name in stages:
-        wrap(module, name)
+    for module, name, *label in stages:
+        wrap(module, name, *label)
     graph_init = callers.Graph.__init__
 
     def timed_graph(self: Any, *args: Any, **kw: Any) -> None:

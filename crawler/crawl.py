@@ -694,6 +694,7 @@ def _assemble(
 ) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
+    from crawler.catalogue import action_memo
     from crawler.catalogue.entries import build_entries
     from crawler.catalogue.evidence import evidence_by_id
     from crawler.catalogue.explanations import curated_parts
@@ -714,7 +715,12 @@ def _assemble(
     joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs, aside=_aside())
     explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
-    merge(records, joined, explained, evidence, primaries)
+    if joins is not None and inputs is not None:  # who acts, kept by its inputs (``action_memo``)
+        memo = action_memo.load(joins, inputs.base, code_digest(), joined.names)
+        merge(records, joined, explained, evidence, primaries, memo.action)
+        action_memo.keep(joins, inputs.base, memo)
+    else:
+        merge(records, joined, explained, evidence, primaries)
     skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]
     skipped.sort(key=lambda s: (s.path, s.reason))
     manifest = Manifest(

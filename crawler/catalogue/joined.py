@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
-from crawler.catalogue.actions import action
+from crawler.catalogue.action_memo import Act, plain
 from crawler.catalogue.meaning import SettingNames
-from crawler.extract.guard_reads import reads
 from crawler.model.shapes import ExtractedSite, RecordData
 
 
@@ -62,10 +61,13 @@ def merge(
     curated: Mapping[str, CuratedPart],
     evidence: Mapping[str, list[dict[str, Any]]],
     primaries: Mapping[str, ExtractedSite] | None = None,
+    act: Act | None = None,
 ) -> None:
     """Put every join's part into its record (records are built once, then completed here);
     ``primaries``: each record's primary site as extracted, whose traced reads who acts takes
-    (without them, the record's snippet is traced)."""
+    (without them, the record's snippet is traced); ``act`` makes who acts (``action_memo``:
+    ``Memo.action`` takes an unchanged record's from the last crawl; without it, ``action_memo.plain``
+    with ``joined.names``)."""
     for record in records:
         rid = record["id"]
         part = joined.source[rid]
@@ -77,7 +79,7 @@ def merge(
             meaning["reproductions"] = reproductions
         primary = primaries.get(rid) if primaries is not None else None
         # (reads the meaning and related just put in)
-        meaning["action"] = action(record, reads(primary) if primary is not None else None, part.get("passed"), joined.names)
+        meaning["action"] = act(record, primary, part.get("passed")) if act is not None else plain(record, primary, part.get("passed"), joined.names)
         explained = curated.get(rid)
         if explained is not None:
             record["explanation"] = explained["explanation"]

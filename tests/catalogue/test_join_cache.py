@@ -170,7 +170,9 @@ def test_a_damaged_join_row_is_a_miss(parsing_meaning_repo, cli, tmp_path, cache
     value = damage if isinstance(damage, bytes) else zlib.compress(json.dumps({"ids": ["x"], "records": [["not", "the", "parts"]]}).encode())
     with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
         rows = db.execute("UPDATE results SET value = ?", (value,)).rowcount
-    assert rows == 2  # the source join and the test join (a cold cache keeps no meanings: see test_meaning_memo.py)
+    # the source join, the test join and who acts (a cold cache keeps no meanings: see
+    # test_meaning_memo.py; who acts: test_action_memo.py)
+    assert rows == 3
     joins_run.clear()
     assert crawl(cli, repo, config, tmp_path / "b") == first
     assert joins_run == ["graph", "reproductions"]
@@ -184,8 +186,8 @@ def test_the_store_keeps_the_last_few_outputs_of_each_join(parsing_meaning_repo,
         crawl(cli, repo, config, tmp_path / f"out{n}", f"x{n}")
     with sqlite3.connect(cache_dir / "joins" / "results.sqlite3") as db:
         keys = [key for (key,) in db.execute("SELECT key FROM results")]
-    # (the kept meanings are one row, replaced by each run: see test_meaning_memo.py)
-    assert sorted(key.split(":")[1] for key in keys) == ["meanings"] + ["source"] * meaning_join.KEEP + ["tests"] * meaning_join.KEEP
+    # (the kept meanings and who acts are one row each, replaced by each run: see test_meaning_memo.py, test_action_memo.py)
+    assert sorted(key.split(":")[1] for key in keys) == ["actions", "meanings"] + ["source"] * meaning_join.KEEP + ["tests"] * meaning_join.KEEP
     joins_run.clear()
     crawl(cli, repo, config, tmp_path / "again", f"x{meaning_join.KEEP + 1}")  # the last one is still there
     assert joins_run == []
