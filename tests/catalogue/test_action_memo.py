@@ -62,9 +62,9 @@ def made(monkeypatch):
     found: list[str] = []
     real = action_memo.action
 
-    def counted(record, reads=None, passed=None):
+    def counted(record, reads=None, passed=None, names=None):
         found.append(record["message"]["text"])
-        return real(record, reads, passed)
+        return real(record, reads, passed, names)
 
     monkeypatch.setattr(action_memo, "action", counted)
     return found
