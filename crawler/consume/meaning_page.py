@@ -337,24 +337,44 @@ def knob_text(knob: dict[str, Any]) -> str:
 
 #: How a knob that is no setting is labelled (a field of an object the code builds and fills in).
 BUILT_FIELD = "a field the code fills in; no option sets it"
+#: ... by who fills it in, as the entry's who-acts says (``meaning.action.actor``): the caller's
+#: code that builds and passes the object (a trainer's weight-transfer info), the request, the
+#: model's files, the project's own code.
+FILLED_BY = {
+    "caller": "a field your code fills in, in what it passes to vLLM; no option sets it",
+    "request": "a field filled in from the request; no option sets it",
+    "model": "a field filled in from the model or its checkpoint; no option sets it",
+    "internal": "a field the project's own code fills in; no option sets it",
+}
+#: How a name the message quotes that errcat resolved to no one option is labelled: named, not a
+#: setting (``rank``, ``--cap-add``, ``gpu_memory_utilization`` where several classes declare it).
+NAMED = "Named in the message"
+NAMED_NOTE = "not resolved to one option"
 
 
 def rows(meaning: dict[str, Any] | None, when: str = "When it is raised", settable: Callable[[dict[str, Any]], bool] | None = None) -> list[tuple[str, str]]:
     """(label, sentence) pairs, in page order; none when nothing was derived. ``when`` labels the
     trigger (``kinds.trigger_label``: a log entry is logged, not raised); ``settable``: whether a
     knob is a setting a user gives (``actions.settable``), else it is shown as what the check
-    reads, not as a setting."""
+    reads, with who fills it in (the entry's who-acts), not as a setting. A row is a "Setting" only
+    when the knob is an option, an environment variable or a config field an option sets: a
+    request's field is a "Request field", a name only the message gives is "Named in the message"."""
     if not meaning:
         return []
     out = []
     if meaning.get("trigger"):
         out.append((when, meaning["trigger"]))
+    actor = (meaning.get("action") or {}).get("actor")
     for knob in meaning.get("knobs") or []:
         text = knob_text({**knob, "name": knob["name"].replace("`", "'"), "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})
-        if settable is not None and not settable(knob):
-            out.append(("Reads", text.rpartition(" (")[0] + f" ({BUILT_FIELD})"))
-            continue
-        out.append(("Setting", text))
+        if knob["kind"] == "message_name":
+            out.append((NAMED, text.rpartition(" (")[0] + f" ({NAMED_NOTE})"))
+        elif knob["kind"] == "request_param":
+            out.append(("Request field", text.rpartition(" (")[0]))
+        elif settable is not None and not settable(knob):
+            out.append(("Reads", text.rpartition(" (")[0] + f" ({FILLED_BY.get(str(actor), BUILT_FIELD)})"))
+        else:
+            out.append(("Setting", text))
     if meaning.get("fix"):
         out.append(("Fix direction", meaning["fix"]))
     return out
