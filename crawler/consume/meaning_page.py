@@ -337,19 +337,21 @@ def knob_text(knob: dict[str, Any]) -> str:
 
 #: How a knob that is no setting is labelled (a field of an object the code builds and fills in).
 BUILT_FIELD = "a field the code fills in; no option sets it"
-#: ... by who fills it in, as the entry's who-acts says (``meaning.action.actor``): the caller's
-#: code that builds and passes the object (a trainer's weight-transfer info), the request, the
-#: model's files, the project's own code.
+#: ... where the entry's who-acts (``meaning.action.actor``) says whose the object is: a field of
+#: what the caller's code passes in (a trainer's weight-transfer info, its weight source), of what
+#: the code builds for a request (``TokenizeParams``). Other actors' checks may read an object
+#: filled from several places: the plain words.
 FILLED_BY = {
-    "caller": "a field your code fills in, in what it passes to vLLM; no option sets it",
-    "request": "a field filled in from the request; no option sets it",
-    "model": "a field filled in from the model or its checkpoint; no option sets it",
-    "internal": "a field the project's own code fills in; no option sets it",
+    "caller": "a field of what your code passes in; no option sets it",
+    "request": "a field of what the code builds for the request; no option sets it",
 }
 #: How a name the message quotes that errcat resolved to no one option is labelled: named, not a
-#: setting (``rank``, ``--cap-add``, ``gpu_memory_utilization`` where several classes declare it).
+#: setting (``rank``, ``gpu_memory_utilization`` where several classes declare it); a flag's
+#: spelling is an option, but whose (``--grpc-port`` is the server's, ``--shm-size`` docker's)
+#: errcat did not find.
 NAMED = "Named in the message"
-NAMED_NOTE = "not resolved to one option"
+NAMED_NOTE = "errcat did not resolve it to one option"
+NAMED_FLAG = "a command-line option; errcat did not find where it is declared"
 
 
 def rows(meaning: dict[str, Any] | None, when: str = "When it is raised", settable: Callable[[dict[str, Any]], bool] | None = None) -> list[tuple[str, str]]:
@@ -368,7 +370,8 @@ def rows(meaning: dict[str, Any] | None, when: str = "When it is raised", settab
     for knob in meaning.get("knobs") or []:
         text = knob_text({**knob, "name": knob["name"].replace("`", "'"), "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})
         if knob["kind"] == "message_name":
-            out.append((NAMED, text.rpartition(" (")[0] + f" ({NAMED_NOTE})"))
+            note = NAMED_FLAG if knob["name"].startswith("-") else NAMED_NOTE
+            out.append((NAMED, text.rpartition(" (")[0] + f" ({note})"))
         elif knob["kind"] == "request_param":
             out.append(("Request field", text.rpartition(" (")[0]))
         elif settable is not None and not settable(knob):

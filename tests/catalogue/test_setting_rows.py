@@ -88,6 +88,8 @@ class TrainerEngine:
     def trainer_init(self, trainer_rank, trainers):
         if trainer_rank >= trainers:
             raise ValueError(f"trainer `rank` ({trainer_rank}) must be below the number of trainers")
+        if trainers > 8:
+            raise ValueError("more than 8 trainers need the gateway: start it with `--trainer-gateway`")
 """
 
 FILES = {
@@ -141,7 +143,7 @@ def test_a_field_of_the_info_the_callers_code_builds_is_read_not_a_setting(datas
     entry = record(records, "`num_updates_list` should be")
     assert entry["meaning"]["action"]["actor"] == "caller", entry["meaning"]["action"]
     assert [k["kind"] for k in entry["meaning"]["knobs"]] == ["config_field", "config_field"], entry["meaning"]["knobs"]
-    filled = "a field your code fills in, in what it passes to vLLM; no option sets it"
+    filled = "a field of what your code passes in; no option sets it"
     want = [("Reads", f"`num_updates_list` of `SparseUpdateInfo` ({filled})"), ("Reads", f"`names` of `SparseUpdateInfo` ({filled})")]
     assert knob_rows(entry) == want
     text = shown(data, entry)
@@ -152,9 +154,9 @@ def test_a_name_only_the_message_quotes_is_named_not_a_setting(dataset):
     data, records = dataset
     entry = record(records, "trainer `rank`")
     assert [(k["kind"], k["name"]) for k in entry["meaning"]["knobs"]] == [("message_name", "rank")]
-    assert knob_rows(entry) == [("Named in the message", "`rank` (not resolved to one option)")]
+    assert knob_rows(entry) == [("Named in the message", "`rank` (errcat did not resolve it to one option)")]
     text = shown(data, entry)
-    assert settings_shown(text) == [] and "Named in the message: `rank` (not resolved to one option)" in text, text
+    assert settings_shown(text) == [] and "Named in the message: `rank` (errcat did not resolve it to one option)" in text, text
 
 
 def test_a_requests_field_is_a_request_row_not_a_setting(dataset):
@@ -178,3 +180,13 @@ def test_an_option_and_its_configs_own_check_stay_settings(dataset):
         "Setting: `--enable-eplb`, field `enable_eplb` of `ParallelConfig` (command-line option)",
         "Setting: `world_size` of `ParallelConfig` (config field)",
     ]
+
+
+def test_a_flag_only_the_message_quotes_is_named_as_an_option_not_a_setting(dataset):
+    data, records = dataset
+    entry = record(records, "more than 8 trainers")
+    assert [(k["kind"], k["name"]) for k in entry["meaning"]["knobs"]] == [("message_name", "--trainer-gateway")]
+    note = "a command-line option; errcat did not find where it is declared"
+    assert knob_rows(entry) == [("Named in the message", f"`--trainer-gateway` ({note})")]
+    text = shown(data, entry)
+    assert settings_shown(text) == [] and f"Named in the message: `--trainer-gateway` ({note})" in text, text
