@@ -339,11 +339,11 @@ def knob_text(knob: dict[str, Any]) -> str:
 BUILT_FIELD = "a field the code fills in; no option sets it"
 #: ... where the entry's who-acts (``meaning.action.actor``) says whose the object is: a field of
 #: what the caller's code passes in (a trainer's weight-transfer info, its weight source), of what
-#: the code builds for a request (``TokenizeParams``). Other actors' checks may read an object
-#: filled from several places: the plain words.
+#: the request carries or the code builds from it (``prompt_embeds``, ``TokenizeParams``). Other
+#: actors' checks may read an object filled from several places: the plain words.
 FILLED_BY = {
     "caller": "a field of what your code passes in; no option sets it",
-    "request": "a field of what the code builds for the request; no option sets it",
+    "request": "a field of the request or of what the code builds from it; no option sets it",
 }
 #: How a name the message quotes that errcat resolved to no one option is labelled: named, not a
 #: setting (``rank``, ``gpu_memory_utilization`` where several classes declare it); a flag's

@@ -70,6 +70,32 @@ class Serving:
         return request
 """
 
+BUDGET = """
+from dataclasses import dataclass
+
+
+@dataclass
+class TokenBudget:
+    max_total_tokens: int
+
+    def __post_init__(self):
+        if self.max_total_tokens < 1:
+            raise ValueError("Please request fewer tokens than the context holds")
+"""
+
+STATE = """
+from dataclasses import dataclass
+
+
+@dataclass
+class StepState:
+    num_tokens: int = 0
+
+    def advance(self, n):
+        self.num_tokens += n
+        assert self.num_tokens >= 0, "the step's token count went negative"
+"""
+
 TRANSFER = """
 from dataclasses import dataclass
 
@@ -98,6 +124,8 @@ FILES = {
     "pkg/arg_utils.py": ARGS,
     "pkg/sampling.py": SAMPLING,
     "pkg/serving.py": SERVING,
+    "pkg/budget.py": BUDGET,
+    "pkg/state.py": STATE,
     "pkg/distributed/__init__.py": "",
     "pkg/distributed/weight_transfer/__init__.py": "",
     "pkg/distributed/weight_transfer/sparse.py": TRANSFER,
@@ -190,3 +218,21 @@ def test_a_flag_only_the_message_quotes_is_named_as_an_option_not_a_setting(data
     assert knob_rows(entry) == [("Named in the message", f"`--trainer-gateway` ({note})")]
     text = shown(data, entry)
     assert settings_shown(text) == [] and f"Named in the message: `--trainer-gateway` ({note})" in text, text
+
+
+def test_a_field_of_what_the_code_builds_for_the_request_is_read_not_a_setting(dataset):
+    data, records = dataset
+    entry = record(records, "Please request fewer tokens")
+    assert entry["meaning"]["action"]["actor"] == "request", entry["meaning"]["action"]
+    filled = "a field of the request or of what the code builds from it; no option sets it"
+    assert knob_rows(entry) == [("Reads", f"`max_total_tokens` of `TokenBudget` ({filled})")]
+    assert settings_shown(shown(data, entry)) == []
+
+
+def test_a_field_of_the_codes_own_object_is_read_in_plain_words(dataset):
+    """Where who acts is nobody outside, the row does not say whose the object is: the code fills it in."""
+    data, records = dataset
+    entry = record(records, "the step's token count went negative")
+    assert entry["meaning"]["action"]["actor"] == "internal", entry["meaning"]["action"]
+    assert knob_rows(entry) == [("Reads", "`num_tokens` of `StepState` (a field the code fills in; no option sets it)")]
+    assert settings_shown(shown(data, entry)) == []
