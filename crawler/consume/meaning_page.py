@@ -337,24 +337,47 @@ def knob_text(knob: dict[str, Any]) -> str:
 
 #: How a knob that is no setting is labelled (a field of an object the code builds and fills in).
 BUILT_FIELD = "a field the code fills in; no option sets it"
+#: ... where the entry's who-acts (``meaning.action.actor``) says whose the object is: a field of
+#: what the caller's code passes in (a trainer's weight-transfer info, its weight source), of what
+#: the request carries or the code builds from it (``prompt_embeds``, ``TokenizeParams``). Other
+#: actors' checks may read an object filled from several places: the plain words.
+FILLED_BY = {
+    "caller": "a field of what your code passes in; no option sets it",
+    "request": "a field of the request or of what the code builds from it; no option sets it",
+}
+#: How a name the message quotes that errcat resolved to no one option is labelled: named, not a
+#: setting (``rank``, ``gpu_memory_utilization`` where several classes declare it); a flag's
+#: spelling is an option, but whose (``--grpc-port`` is the server's, ``--shm-size`` docker's)
+#: errcat did not find.
+NAMED = "Named in the message"
+NAMED_NOTE = "errcat did not resolve it to one option"
+NAMED_FLAG = "a command-line option; errcat did not find where it is declared"
 
 
 def rows(meaning: dict[str, Any] | None, when: str = "When it is raised", settable: Callable[[dict[str, Any]], bool] | None = None) -> list[tuple[str, str]]:
     """(label, sentence) pairs, in page order; none when nothing was derived. ``when`` labels the
     trigger (``kinds.trigger_label``: a log entry is logged, not raised); ``settable``: whether a
     knob is a setting a user gives (``actions.settable``), else it is shown as what the check
-    reads, not as a setting."""
+    reads, with who fills it in (the entry's who-acts), not as a setting. A row is a "Setting" only
+    when the knob is an option, an environment variable or a config field an option sets: a
+    request's field is a "Request field", a name only the message gives is "Named in the message"."""
     if not meaning:
         return []
     out = []
     if meaning.get("trigger"):
         out.append((when, meaning["trigger"]))
+    actor = (meaning.get("action") or {}).get("actor")
     for knob in meaning.get("knobs") or []:
         text = knob_text({**knob, "name": knob["name"].replace("`", "'"), "flags": [f.replace("`", "'") for f in knob.get("flags") or []]})
-        if settable is not None and not settable(knob):
-            out.append(("Reads", text.rpartition(" (")[0] + f" ({BUILT_FIELD})"))
-            continue
-        out.append(("Setting", text))
+        if knob["kind"] == "message_name":
+            note = NAMED_FLAG if knob["name"].startswith("-") else NAMED_NOTE
+            out.append((NAMED, text.rpartition(" (")[0] + f" ({note})"))
+        elif knob["kind"] == "request_param":
+            out.append(("Request field", text.rpartition(" (")[0]))
+        elif settable is not None and not settable(knob):
+            out.append(("Reads", text.rpartition(" (")[0] + f" ({FILLED_BY.get(str(actor), BUILT_FIELD)})"))
+        else:
+            out.append(("Setting", text))
     if meaning.get("fix"):
         out.append(("Fix direction", meaning["fix"]))
     return out
