@@ -241,6 +241,10 @@ class Fold:
         #: The last version's records as added, when the caller said it was the last (``add``'s
         #: ``last``): the final render reads them without unpacking ~10,000 records again.
         self._last: dict[str, RecordData] = {}
+        #: The retired records of the dataset the fold was seeded with (``keep``), by id, as read:
+        #: carried through to the render as they are (not packed, their error key not made) until
+        #: a version names their id again (a revival), when they become an entry like any other.
+        self._held: dict[str, RecordData] = {}
         #: The versions added, oldest first.
         self.steps: list[Lifetime] = []
         #: The state the fold is at: the last version added, or the dataset it was seeded with.
@@ -273,7 +277,7 @@ class Fold:
         """One id's latest record with its history (``history``: that history as data, when the
         caller has it made)."""
         entry = self._entries[eid]
-        added = self._last.get(eid)
+        added = self._last.get(eid) or self._held.get(eid)
         if history is ...:
             history = entry.history.model_dump(mode="json") if entry.history is not None else None
         if added is not None:
@@ -292,12 +296,29 @@ class Fold:
             yield self.record(eid)
 
     def keep(self, records: Iterable[RecordData]) -> None:
-        """Take records as they are, history included (a dataset written with history)."""
+        """Take records as they are, history included (a dataset written with history). A retired
+        one is held as it is (``_held``): no version of a sync changes it unless its id comes back,
+        so it is neither packed nor keyed (its key is made when that id is seen again, ``_key``)."""
         for record in records:
             history = record.get("history")
+            if history and history.get("retired"):
+                self._held[record["id"]] = record
+                self._entries[record["id"]] = _Entry((), b"", History.model_validate(history), _paths(record), b"")
+                continue
             self._entries[record["id"]] = _Entry(
                 _record_key(record), _key_inputs(record), History.model_validate(history) if history else None, _paths(record), _pack(record)
             )
+
+    def _key(self, eid: str) -> tuple[str, ...]:
+        """An id's error key (a held record's made now: only an id seen again asks for it)."""
+        entry = self._entries[eid]
+        if not entry.key and eid in self._held:
+            entry.key = _record_key(self._held[eid])
+        return entry.key
+
+    def held(self, eid: str) -> RecordData | None:
+        """A retired record carried as read (``keep``), None for any other id."""
+        return self._held.get(eid)
 
     def add(
         self,
@@ -346,7 +367,7 @@ class Fold:
         self.steps.append(now)
         for eid, item in items.items():
             known = self._entries.get(eid)
-            if known is not None and known.key != item.key:
+            if known is not None and self._key(eid) != item.key:
                 raise DataError(f"id collision: {eid} was {known.key!r} and is now {item.key!r}; ids are never reused")
         # Missing, but raised in a file this crawl did not read: unread, left as it was (not gone).
         gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in items and not _unread(e.paths, skipped))
@@ -394,6 +415,7 @@ class Fold:
                 if plain:
                     carried[id(before)] = history
             packed = item.packed if item.packed is not None else _pack(record_of(eid))
+            self._held.pop(eid, None)  # seen again: an entry of this version's record
             paths = item.paths
             if skipped and known is not None and not skipped.isdisjoint(known.paths):
                 # Seen in the files read; the files it was raised in that were not read are not
@@ -458,7 +480,7 @@ class Fold:
             eid = record["id"]
             key = _record_key(record)
             ours = self._entries.get(eid)
-            if ours is not None and ours.key != key:
+            if ours is not None and self._key(eid) != key:
                 raise DataError(f"id collision: {eid} was {ours.key!r} and is now {key!r}; ids are never reused")
             history = record.get("history")
             theirs = History.model_validate(history) if history else History(first_seen=now, last_seen=None)
@@ -503,6 +525,8 @@ class Fold:
             assert later is not None  # every catalogue entry's history is set above
             entries[new_id].history = later.model_copy(update={"replaces": sorted({*later.replaces, old_id})})
         self._entries.update(entries)
+        for eid in entries.keys() & self._held.keys():
+            del self._held[eid]
         self._last = {}
         self.at = now
         self.gap = Gap(since=last, at=now, first_seen=fresh, replacing=len(pairs), retired=len(gone_ids), moved=moved, unread=len(missing) - len(gone_ids))
@@ -768,7 +792,9 @@ class Written(Sequence[RecordData]):
             return None, b"null"
         done = self._histories.get(id(history))
         if done is None:
-            data = _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
+            held = self.fold.held(eid)
+            # a retired record carried as read: its history is the model's as read (``sync._history_data``)
+            data = held["history"] if held is not None else _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
             done = self._histories[id(history)] = (history, data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
         return done[1], done[2]
 

@@ -26,7 +26,7 @@ from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
-from crawler.publish.dataset import PreviousRecord, previous_records, record_model
+from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import diff_data, live_data, side_with
@@ -406,20 +406,50 @@ def _without_position(rel: str, data: bytes) -> object:
     return doc
 
 
-def only_upstream_moved(target: Path, files: dict[str, bytes]) -> bool:
+def only_upstream_moved(target: Path, files: dict[str, bytes], previous: dict[str, PreviousRecord] | None = None) -> bool:
     """Whether ``files`` differ from the dataset in place only in where upstream stood: every
     record file, the record lines and the foreign list byte for byte the same; the manifest,
     index and search index the same but for their commit (so the same errcat, extractor,
-    curated files, settings, entries and skips)."""
-    from crawler.publish.writer import read_dataset
-
+    curated files, settings, entries and skips). ``previous``: the record files in place as the
+    sync read them (``previous_records``); one that is still that very file (its identity) is
+    compared with what was read rather than read again."""
     try:
-        held = read_dataset(target)
+        held = _in_place(target, previous or {})
     except OSError:
         return False
     if held.keys() != files.keys():
         return False
-    return all(_without_position(rel, held[rel]) == _without_position(rel, data) for rel, data in files.items())
+    for rel, data in files.items():
+        there = held[rel]
+        if isinstance(there, PreviousRecord):
+            if not there.holds(data):
+                return False
+        elif _without_position(rel, there) != _without_position(rel, data):
+            return False
+    return True
+
+
+def _in_place(target: Path, previous: dict[str, PreviousRecord]) -> dict[str, bytes | PreviousRecord]:
+    """Every regular file of the dataset in place by relative path (as ``writer.read_dataset``
+    reads them), a record file that is the very file ``previous`` read as that record (the same
+    identity, ``record_memo.identity``) as that record, not read again."""
+    import stat
+
+    from crawler.publish.record_memo import identity
+    from crawler.publish.writer import dataset_entries
+
+    found: dict[str, bytes | PreviousRecord] = {}
+    for rel, entry in dataset_entries(target):
+        rid = record_id_of(rel)
+        old = previous.get(rid) if rid is not None else None
+        if old is not None:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and identity(st) == old.inode:
+                found[rel] = old
+                continue
+        with open(entry.path, "rb") as fh:
+            found[rel] = fh.read()
+    return found
 
 
 def _write_unless_in_place(
@@ -437,7 +467,7 @@ def _write_unless_in_place(
     if history_reuse.in_place(target, files):
         progress(f"{said}{target} holds these files already")
         return False
-    if hold and only_upstream_moved(target, files):
+    if hold and only_upstream_moved(target, files, previous):
         progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is (its manifest catches up with the next change)")
         return False
     else:
@@ -451,19 +481,35 @@ def _write_unless_in_place(
         return True
 
 
-def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:
-    """The record files of the upstream's dataset under ``out``, to keep those that do not change."""
+def _previous(source: SourceOptions, out: Path, placed: Placed | None = None) -> dict[str, PreviousRecord]:
+    """The record files of the upstream's dataset under ``out``, to keep those that do not change
+    (``placed``: its manifest, when the caller read it already)."""
     from crawler.source.config import identify, load_config
 
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
-    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo))
+    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo), placed=placed)
+
+
+#: The only source whose crawl vouches for commits (a git repository dates its ancestors): a
+#: record of another source (a wheel's, ``pypi:...``) names a digest of its files or a commit the
+#: release records, and is never kept at it by a crawl of git (``pins._own_pin``).
+_PINNED_SOURCE = "git"
 
 
 def _pinned_at(previous: dict[str, PreviousRecord]) -> list[str]:
-    """The commits the previous records name, for the crawl to vouch for."""
+    """The commits the previous records name that a crawl of git could keep them at, for it to
+    vouch for (a wheel's provenance names no commit git has: not asked)."""
     pinned = (old.provenance(rid) for rid, old in previous.items())
-    return sorted({prov.commit for prov in pinned if prov is not None})
+    return sorted({prov.commit for prov in pinned if prov is not None and prov.source == _PINNED_SOURCE and prov.upstream_commit is None})
+
+
+def _pinned_in(records: list[RecordData]) -> list[str]:
+    """:func:`_pinned_at` of the catalogue in place from its records as read (each checked against
+    the record schema, its line the file's record: ``pins`` keeps a file only when its bytes are
+    exactly a fresh record at the pin), rather than parsing every record file's provenance again."""
+    pinned = (r["provenance"] for r in records)
+    return sorted({p["commit"] for p in pinned if p["source"] == _PINNED_SOURCE and p.get("upstream_commit") is None})
 
 
 # --------------------------------------------------------------------------- sync
@@ -631,12 +677,13 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
     old = None
+    placed = None
     if (target / MANIFEST).is_file():
-        from crawler.publish.dataset import load_manifest
+        from crawler.publish.dataset import load_placed
 
-        placed = load_manifest(target)  # read once: checked here, then the records are held to it
-        _refuse_backwards(placed, want, target)  # before its records are read
-        old = _read_in_place(target, progress, placed)
+        placed = load_placed(target)  # read once: checked here, the records held to it, the record files read by it
+        _refuse_backwards(placed.manifest, want, target)  # before its records are read
+        old = _read_in_place(target, progress, placed.manifest)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 
@@ -659,8 +706,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
     notes: list[str] = []
     unread = 0
-    previous = _previous(source, out)
-    vouch = _pinned_at(previous)
+    previous = _previous(source, out, placed)
+    vouch = _pinned_in(old.records) if old is not None else _pinned_at(previous)
     cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
