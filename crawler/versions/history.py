@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -315,6 +315,10 @@ class Fold:
         if not entry.key and eid in self._held:
             entry.key = _record_key(self._held[eid])
         return entry.key
+
+    def held_ids(self) -> KeysView[str]:
+        """The ids of the retired records carried as read (``keep``)."""
+        return self._held.keys()
 
     def held(self, eid: str) -> RecordData | None:
         """A retired record carried as read (``keep``), None for any other id."""
@@ -844,7 +848,7 @@ def _render_state(
         identity = Identity(
             repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
         )
-        pinned = repinned(records, previous, identity, (vouched or {}).get)
+        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids())
         for rid in (records.ids[n] for n in pinned.records):
             made.pop(rid, None)
             completed.discard(rid)
