@@ -295,19 +295,20 @@ class Fold:
         for eid in sorted(self._entries):
             yield self.record(eid)
 
-    def keep(self, records: Iterable[RecordData]) -> None:
+    def keep(self, records: Iterable[RecordData], histories: Mapping[int, History] | None = None) -> None:
         """Take records as they are, history included (a dataset written with history). A retired
         one is held as it is (``_held``): no version of a sync changes it unless its id comes back,
-        so it is neither packed nor keyed (its key is made when that id is seen again, ``_key``)."""
+        so it is neither packed nor keyed (its key is made when that id is seen again, ``_key``).
+        ``histories``: the model of a history data, by its ``id``, made already (``seed``)."""
+        made = histories or {}
         for record in records:
             history = record.get("history")
-            if history and history.get("retired"):
+            model = (made.get(id(history)) or History.model_validate(history)) if history else None
+            if model is not None and model.retired:
                 self._held[record["id"]] = record
-                self._entries[record["id"]] = _Entry((), b"", History.model_validate(history), _paths(record), b"")
+                self._entries[record["id"]] = _Entry((), b"", model, _paths(record), b"")
                 continue
-            self._entries[record["id"]] = _Entry(
-                _record_key(record), _key_inputs(record), History.model_validate(history) if history else None, _paths(record), _pack(record)
-            )
+            self._entries[record["id"]] = _Entry(_record_key(record), _key_inputs(record), model, _paths(record), _pack(record))
 
     def _key(self, eid: str) -> tuple[str, ...]:
         """An id's error key (a held record's made now: only an id seen again asks for it)."""
@@ -594,15 +595,17 @@ def _behind(ours: History | None, theirs: History, gap: Move | None = None) -> H
     )
 
 
-def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
+def seed(records: Iterable[RecordData], manifest: Manifest, histories: Mapping[int, History] | None = None) -> Fold:
     """The fold of an existing dataset: its records as they are (a live one last seen at the
-    dataset's commit), or (written without history) as first seen at its own commit."""
+    dataset's commit), or (written without history) as first seen at its own commit. The records
+    are as ``sync._read_in_place`` reads them: each history as the model dumps it, ``histories``
+    the model of each history data by its ``id`` (not validated again; the data's own when absent)."""
     records = list(records)
     fold = Fold()
     fold.at = lifetime(manifest, version_of(manifest.ref))
     if all(r.get("history") is not None for r in records):
         now = fold.at.model_dump(mode="json")
-        fold.keep(_seen_at(r, now) for r in records)
+        fold.keep((_seen_at(r, now) for r in records), histories or {})
     else:
         fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit, files=files_digest(manifest))
     return fold

@@ -535,6 +535,8 @@ class _Side:
     where: str
     #: Of the catalogue in place: the digests of its lines found valid as read (``writer.Reuse.valid_lines``).
     valid: frozenset[bytes] = frozenset()
+    #: Of the catalogue in place: each history's model, by the ``id`` of the history data its records share.
+    histories: dict[int, History] = field(default_factory=dict)
 
     def side(self) -> Side:
         return side_with(self.manifest, len(live_data(self.records)))
@@ -553,7 +555,7 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
 
     manifest = manifest or load_manifest(target)
     where = named(target / RECORDS)
-    histories: dict[bytes, Any] = {}
+    histories: dict[bytes, tuple[History, Any]] = {}
     records = []
     valid: set[bytes] = set()
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
@@ -565,19 +567,21 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
             if len(records) % 512 == 0:  # a call a record was a tenth of the read
                 reading.advance(512)
         reading.advance(len(records) % 512)
-    return _Side(manifest, records, where, frozenset(valid))
+    return _Side(manifest, records, where, frozenset(valid), {id(data): model for model, data in histories.values()})
 
 
-def _history_data(history: Any, made: dict[bytes, Any], where: str) -> Any:
-    """A record's history as the model dumps it; ``made``: those done already, by their JSON."""
+def _history_data(history: Any, made: dict[bytes, tuple[History, Any]], where: str) -> Any:
+    """A record's history as the model dumps it; ``made``: those done already (the model and its
+    dump), by their JSON."""
     key = orjson.dumps(history)
     done = made.get(key)
     if done is None:
         try:
-            done = made[key] = History.model_validate_json(key, strict=True).model_dump(mode="json")
+            model = History.model_validate_json(key, strict=True)
         except ValidationError as exc:
             raise DataError(f"{where}: not a valid record: history: {exc.errors()[0]['msg']}") from None
-    return done
+        done = made[key] = (model, model.model_dump(mode="json"))
+    return done[1]
 
 
 def _initial_changelog(manifest: Manifest, entries: int) -> str:
@@ -737,7 +741,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
             if base is not None:
                 seen, unread = _read_alike(base, new)
                 report = _diff(seen, new)
-            fold = Fold() if old is None else seed(old.records, old.manifest)
+            fold = Fold() if old is None else seed(old.records, old.manifest, old.histories)
             # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
             fold.add(
                 new.records,
@@ -830,7 +834,7 @@ def _read_alike(base: _Side, new: _Side) -> tuple[_Side, int]:
     seen = [r for r in alive if r["id"] in present or unread.isdisjoint(site["path"] for site in r["sites"])]
     if len(seen) == len(alive):
         return base, 0
-    return _Side(base.manifest, seen, base.where, base.valid), len(alive) - len(seen)
+    return _Side(base.manifest, seen, base.where, base.valid, base.histories), len(alive) - len(seen)
 
 
 def check_output_commit(value: str) -> str:

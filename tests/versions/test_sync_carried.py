@@ -26,7 +26,7 @@ def synced(cli, repo, out: Path, *refs: str) -> None:
         assert result.exit_code == 0, result.output
 
 
-def decoding_every_record(self, records):
+def decoding_every_record(self, records, histories=None):
     """``Fold.keep`` as it was before retired records were held: every record keyed and packed."""
     for record in records:
         h = record.get("history")
