@@ -545,11 +545,12 @@ class _Side:
         return record_model(record, f"{self.where}: record {record['id']}")
 
 
-def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None = None) -> _Side:
+def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None = None, known: frozenset[bytes] = frozenset()) -> _Side:
     """The catalogue in place, read once: its manifest, and its records as plain data, each
     checked against the record schema and held to the manifest's repository as it is read
     (``iter_record_data``): a damaged one is a DataError naming its line. Their histories are as
-    the model reads them (its defaults filled in), each distinct one validated once."""
+    the model reads them (its defaults filled in), each distinct one validated once. ``known``: see
+    ``iter_record_data`` (a line whose bytes this errcat validated before is not validated again)."""
     from crawler.base.progress import task
     from crawler.publish.dataset import iter_record_data, load_manifest, named
 
@@ -559,7 +560,7 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
     records = []
     valid: set[bytes] = set()
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid):
+        for record in iter_record_data(target, manifest, valid, known):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
@@ -568,6 +569,23 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
                 reading.advance(512)
         reading.advance(len(records) % 512)
     return _Side(manifest, records, where, frozenset(valid), {id(data): model for model, data in histories.values()})
+
+
+def _validated(source: SourceOptions) -> frozenset[bytes]:
+    """The digests of record bytes this errcat validated before (``publish.validated``; none without a cache)."""
+    from crawler.publish import validated
+
+    return validated.load(source.cache_dir or default_cache_dir()) if source.use_cache else frozenset()
+
+
+def _remember_valid(source: SourceOptions, known: frozenset[bytes], valid: frozenset[bytes]) -> None:
+    """Remember the lines of the catalogue in place found valid as read (``known``: those
+    remembered already), so that the next sync (the scheduled sync keeps its cache) does not
+    validate those very bytes again."""
+    from crawler.publish import validated
+
+    if source.use_cache and not valid <= known:
+        validated.remember(source.cache_dir or default_cache_dir(), known, sorted(valid - known))
 
 
 def _history_data(history: Any, made: dict[bytes, tuple[History, Any]], where: str) -> Any:
@@ -687,7 +705,9 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
         placed = load_placed(target)  # read once: checked here, the records held to it, the record files read by it
         _refuse_backwards(placed.manifest, want, target)  # before its records are read
-        old = _read_in_place(target, progress, placed.manifest)
+        known = _validated(source)
+        old = _read_in_place(target, progress, placed.manifest, known)
+        _remember_valid(source, known, old.valid)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import calls_of, jsonl_bytes, write_jsonl
 
 from crawler.versions import history
 from tests.versions.test_history import by_template, tree
@@ -106,3 +106,25 @@ def test_a_sync_that_links_or_revives_a_retired_record_updates_it(upstream, cli,
     assert back["history"]["first_seen"]["version"] == "v1.0"
     assert json.loads((dataset / "errors" / f"{old['id']}.json").read_text())["history"] == back["history"]
     assert cli("validate", out).exit_code == 0
+
+
+@pytest.mark.slow
+def test_a_line_validated_before_is_not_validated_again_and_a_changed_one_is(upstream, cli, tmp_path, monkeypatch, retired):  # noqa: F811
+    from crawler.publish import dataset as dataset_module
+
+    out, old, _ = retired
+    dataset = out / "acme" / "widgets"
+    checked = calls_of(monkeypatch, dataset_module, "check")
+    upstream.commit({"pkg/v1/load.py": OTHER}, tag="v2.1")
+    synced(cli, upstream, out, "v2.1")  # its lines were read (and found valid) by the sync before
+    assert not [schema for schema in checked if schema == "record"]
+
+    # a line whose bytes are not the ones found valid is validated: the sync stops in one line
+    lines = jsonl_bytes(dataset).splitlines(keepends=True)
+    n = next(i for i, ln in enumerate(lines) if json.loads(ln)["id"] == old["id"])
+    lines[n] = lines[n].replace(b'"kind":"', b'"kind":"no such kind ', 1)
+    write_jsonl(dataset, b"".join(lines))
+    upstream.commit({"pkg/v1/load.py": OTHER + "\n"}, tag="v2.2")
+    result = cli("sync", "--repo", upstream.path, *ARGS, "--ref", "v2.2", "--out", out)
+    assert result.exit_code != 0 and "Traceback" not in result.output
+    assert f"errors.jsonl.gz:{n + 1}: not a valid record: /kind" in result.output
