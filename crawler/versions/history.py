@@ -787,7 +787,9 @@ class Written(Sequence[RecordData]):
     def record(self, eid: str) -> RecordData:
         return self.fold.record(eid, self.history(eid))
 
-    def _history(self, eid: str) -> tuple[Any, bytes]:
+    def _history(self, eid: str, json: bool = True) -> tuple[Any, bytes]:
+        """An id's history data and (``json``; else b"" when not made yet) its JSON, each made once
+        per distinct ``History``: a pass that reads only the data (the lineage views) makes no JSON."""
         if eid in self.overrides:
             done_here = self._overridden.get(eid)
             if done_here is None:
@@ -802,12 +804,14 @@ class Written(Sequence[RecordData]):
             held = self.fold.held(eid)
             # a retired record carried as read: its history is the model's as read (``sync._history_data``)
             data = held["history"] if held is not None else _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
-            done = self._histories[id(history)] = (history, data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
+            done = self._histories[id(history)] = (history, data, b"")
+        if json and not done[2]:
+            done = self._histories[id(history)] = (history, done[1], _exact(orjson.dumps(done[1], option=orjson.OPT_SORT_KEYS)))
         return done[1], done[2]
 
     def history(self, eid: str) -> Any:
         """An id's history as its record holds it (shared: not to be changed)."""
-        return self._history(eid)[0]
+        return self._history(eid, json=False)[0]
 
     def history_json(self, eid: str) -> bytes:
         """:meth:`history` as JSON, keys sorted (a record file's history line)."""
@@ -842,7 +846,10 @@ def _render_state(
     # history put in, and those ``pin`` found to be the previous files' bytes.
     made: dict[str, bytes] = {}
     for rid in records.ids:
-        file = _with_history_json(fold.packed(rid), records.history_json(rid))
+        packed = fold.packed(rid)
+        if not packed.startswith(b"{\n"):  # not a record file the cache kept (a retired record held as read: b"")
+            continue
+        file = _with_history_json(packed, records.history_json(rid))
         if file is not None:
             made[rid] = file
     completed = set(made)  # of those, the files completed from the cache's bare record files
