@@ -31,15 +31,21 @@ ROOT = Path(__file__).resolve().parent.parent
 GITHUB_WARNING = 50 * 1024 * 1024
 
 
+#: Each run's user + system CPU seconds, by its log's name (``errcat`` fills it): on a shared
+#: machine wall time follows the load, CPU much less.
+CPU: dict[str, float] = {}
+
+
 def errcat(args: list[str], log: Path, env: dict[str, str]) -> tuple[float, int]:
-    """Run ``errcat ARGS``: (wall seconds, peak RSS in MiB of the largest process)."""
+    """Run ``errcat ARGS``: (wall seconds, peak RSS in MiB of the largest process); its CPU in ``CPU``."""
     timing = log.with_suffix(".time")
-    cmd = ["/usr/bin/time", "-f", "%e %M", "-o", str(timing), sys.executable, "-m", "crawler", *args]
+    cmd = ["/usr/bin/time", "-f", "%U %S %e %M", "-o", str(timing), sys.executable, "-m", "crawler", *args]
     with open(log, "wb") as out:
         proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"errcat {' '.join(args)} failed ({proc.returncode}): see {log}")
-    wall, rss = timing.read_text().split()[-2:]
+    user, system, wall, rss = timing.read_text().split()[-4:]
+    CPU[log.name] = float(user) + float(system)
     return float(wall), int(rss) // 1024
 
 
@@ -189,7 +195,8 @@ def main() -> None:
         churn[label] = (len(changed), sum((out / rel).stat().st_size for rel in changed))
         packs[label] = (stored, packed_bytes(out, "a day's sync") - stored)
         print(
-            f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {synced[label][1]} MiB; {churn[label][0]} files changed, {churn[label][1]:,} bytes",
+            f"sync one-file commit over {label}: {synced[label][0]:.1f}s, {CPU[f'sync1-{label}.log']:.1f}s CPU, {synced[label][1]} MiB; "
+            f"{churn[label][0]} files changed, {churn[label][1]:,} bytes",
             flush=True,
         )
 
@@ -212,9 +219,13 @@ def main() -> None:
         )
     for label, (wall, rss) in synced.items():
         print(
-            f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, peak {rss} MiB; a commit of it changes "
+            f"sync, one-file commit, over {label}'s catalogue: {wall:.1f} s, {CPU[f'sync1-{label}.log']:.1f} s CPU (user + system), peak {rss} MiB; a commit of it changes "
             f"{churn[label][0]} files, {churn[label][1]:,} bytes; in git (packed) the catalogue is {packs[label][0]:,} bytes and the day's commit adds {packs[label][1]:,}"
         )
+    if len(synced) == 2:
+        (_, (wall1, rss1)), (_, (wall2, rss2)) = synced.items()
+        cpu1, cpu2 = (CPU[f"sync1-{label}.log"] for label in synced)
+        print(f"history / one release: wall {wall2 / wall1:.2f}x, CPU {cpu2 / cpu1:.2f}x, peak memory {rss2 / rss1:.2f}x")
 
 
 if __name__ == "__main__":

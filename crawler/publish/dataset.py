@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, TypeVar, cast
+from typing import IO, Any, NamedTuple, TypeVar, cast
 
 import orjson
 from pydantic import BaseModel, ValidationError
@@ -126,11 +126,34 @@ def schema_of(dataset: Path) -> str | None:
     """The schema version the dataset's manifest says it is of, as written (None when it cannot
     be read): a reader that keeps files as they are keeps none of another schema."""
     try:
-        document = orjson.loads(_read(dataset / MANIFEST))
-    except (DataError, orjson.JSONDecodeError):
+        return _written_schema(_read(dataset / MANIFEST))
+    except DataError:
+        return None
+
+
+def _written_schema(data: bytes) -> str | None:
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
         return None
     version = document.get("schema_version") if isinstance(document, dict) else None
     return version if isinstance(version, str) else None
+
+
+class Placed(NamedTuple):
+    """A dataset's manifest read once for every question a sync asks of it: the manifest (read
+    as this schema has it, ``load_manifest``) and the schema version it says it is of, as
+    written (``schema_of``)."""
+
+    manifest: Manifest
+    schema: str | None
+
+
+def load_placed(dataset: Path) -> Placed:
+    """:class:`Placed` of the dataset, from one read of its manifest (a DataError as ``load_manifest``'s)."""
+    path = dataset / MANIFEST
+    data = _read(path)
+    return Placed(_parse(Manifest, migrate.document_bytes(data), named(path), "manifest"), _written_schema(data))
 
 
 def load_index(dataset: Path) -> Index:
@@ -165,14 +188,19 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
     tally.check(dataset)
 
 
-def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set[bytes] | None = None) -> Iterator[RecordData]:
+def iter_record_data(
+    dataset: Path, manifest: Manifest | None = None, valid: set[bytes] | None = None, known: frozenset[bytes] = frozenset()
+) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
     history fold 1.7 s of CPU per vLLM release, against 0.5 s for this. Held to the same rules:
     each line is checked against the record schema (which carries the models' patterns), its
     repository must be the manifest's, and its links on that repository
     (``records.off_repository``, the record model's own check). ``valid``: filled with the
-    ``jsonl.line_digest`` of each line found valid against the record schema (``writer.Reuse.valid_lines``)."""
+    ``jsonl.line_digest`` of each line found valid against the record schema (``writer.Reuse.valid_lines``).
+    ``known``: the digests of bytes this errcat found valid against this record schema before
+    (``validated.load``: validation is a function of the bytes and the schema alone); a line of
+    one of them is not checked against the schema again (the other checks are made)."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
@@ -185,13 +213,14 @@ def iter_record_data(dataset: Path, manifest: Manifest | None = None, valid: set
         migrated = migrate.is_previous(data)
         if migrated:
             data = migrate.record(data)
-        problems = check("record", data, where, engine="fast")
+        digest = jsonl.line_digest(line) if (valid is not None or known) and not migrated else None
+        problems = [] if digest is not None and digest in known else check("record", data, where, engine="fast")
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             first = problems[0]
             raise DataError(f"{where}: not a valid record: {printable(first.pointer)}: {printable(first.message, 200)}{more}")
-        if valid is not None and not migrated:
-            valid.add(jsonl.line_digest(line))
+        if valid is not None and digest is not None:
+            valid.add(digest)
         if data["repo"] != expected:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
         why = off_repository(
@@ -527,7 +556,10 @@ class PreviousRecord:
 
 
 def previous_records(
-    dataset: Path, repo: RepoRef, memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None
+    dataset: Path,
+    repo: RepoRef,
+    memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None,
+    placed: Placed | None = None,
 ) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
     whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
@@ -537,15 +569,17 @@ def previous_records(
     provenance (:meth:`PreviousRecord.provenance`) only when that comparison needs it. A file
     whose identity is the one ``memo`` (``record_memo.Memo.records``) holds for its id is not
     read: the memo's digests stand for its bytes; nor kept in memory when it is another file
-    holding those bytes (their SHA-256 is the memo's)."""
+    holding those bytes (their SHA-256 is the memo's). ``placed``: the dataset's manifest as the
+    caller read it already (``load_placed``), not read again."""
     try:
-        found_repo = load_manifest(dataset).repo
+        placed = placed or load_placed(dataset)
+        found_repo = placed.manifest.repo
         if (found_repo.owner, found_repo.name) != (repo.owner, repo.name):
             return {}
         names = os.listdir(dataset / ERRORS)
     except (DataError, OSError):
         return {}
-    if schema_of(dataset) in OLDER_SCHEMA_VERSIONS:
+    if placed.schema in OLDER_SCHEMA_VERSIONS:
         return _migrated_records(dataset, names)
     found: dict[str, PreviousRecord] = {}
     for name in names:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import NamedTuple
 
 from crawler.base.jsonio import dumps_line, dumps_record, record_field
@@ -102,7 +102,9 @@ class Repinned(NamedTuple):
     sizes: dict[str, int]
 
 
-def repinned(records: Sequence[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None) -> Repinned:
+def repinned(
+    records: Sequence[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None, as_read: Container[str] = ()
+) -> Repinned:
     """Of ``records`` (a list, or a sequence that makes each as it is read: a history's), each
     whose content is the previous dataset's record of its id re-pinned, by index, and the
     previous records kept so (``records`` itself is left as it is); one pass over them.
@@ -115,6 +117,11 @@ def repinned(records: Sequence[RecordData], previous: dict[str, PreviousRecord],
     need not be parsed. Otherwise the file's own provenance is read (``PreviousRecord.provenance``)
     and is a candidate only when it is of the same source, its permalinks named its own commit the
     way the crawled commit's do, and ``verify`` vouches for its commit and date.
+
+    ``as_read``: ids whose record is no fresh record of this crawl but the dataset's own as it was
+    read (a sync's retired records, carried through): pinned where they are, each is compared with
+    its previous file as it is, never tried at another pin (nor moving the pins the fresh records
+    are tried at: a retired record between two fresh ones made each try a pin that was not theirs).
     """
     kept: dict[str, PreviousRecord] = {}
     lines: dict[str, tuple[bytes | None, bytes]] = {}
@@ -130,6 +137,10 @@ def repinned(records: Sequence[RecordData], previous: dict[str, PreviousRecord],
     for i, record in enumerate(records):
         old = previous.get(record["id"])
         if old is None or not _may_hold(old, record):
+            continue
+        if record["id"] in as_read:
+            if _same(record, old, lines, sizes):
+                kept[record["id"]] = old
             continue
         found = None
         for n, (commit, date) in enumerate(pins[:TRIED]):

@@ -121,6 +121,16 @@ def read_dataset(directory: Path, skip: Container[str] = ()) -> dict[str, bytes]
     most of an up-to-date crawl. Symlinks are not followed (nor are they part of a dataset).
     """
     files: dict[str, bytes] = {}
+    for rel, entry in dataset_entries(directory):
+        if rel not in skip:
+            with open(entry.path, "rb") as fh:
+                files[rel] = fh.read()
+    return files
+
+
+def dataset_entries(directory: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """(relative path, directory entry) of every regular file under ``directory``, as
+    :func:`read_dataset` reads them (symlinks not followed)."""
     root = len(str(directory)) + 1
     stack = [str(directory)]
     while stack:
@@ -129,11 +139,7 @@ def read_dataset(directory: Path, skip: Container[str] = ()) -> dict[str, bytes]
                 if entry.is_dir(follow_symlinks=False):
                     stack.append(entry.path)
                 elif entry.is_file(follow_symlinks=False):
-                    rel = entry.path[root:].replace(os.sep, "/")
-                    if rel not in skip:
-                        with open(entry.path, "rb") as fh:
-                            files[rel] = fh.read()
-    return files
+                    yield entry.path[root:].replace(os.sep, "/"), entry
 
 
 @contextmanager

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -231,6 +231,10 @@ class _Entry:
         return bool(self.history and self.history.retired)
 
 
+#: The slot of a retired record carried as read (``Fold.keep``): in no store, its bytes b"".
+HELD = Slot(0, 0, 0)
+
+
 class Fold:
     """The history state, one version at a time: every id ever seen with its latest record.
 
@@ -246,6 +250,10 @@ class Fold:
         #: The last version's records as added, when the caller said it was the last (``add``'s
         #: ``last``): the final render reads them without unpacking ~10,000 records again.
         self._last: dict[str, RecordData] = {}
+        #: The retired records of the dataset the fold was seeded with (``keep``), by id, as read:
+        #: carried through to the render as they are (not packed, their error key not made) until
+        #: a version names their id again (a revival), when they become an entry like any other.
+        self._held: dict[str, RecordData] = {}
         #: The versions added, oldest first.
         self.steps: list[Lifetime] = []
         #: The state the fold is at: the last version added, or the dataset it was seeded with.
@@ -280,7 +288,7 @@ class Fold:
         """One id's latest record with its history (``history``: that history as data, when the
         caller has it made)."""
         entry = self._entries[eid]
-        added = self._last.get(eid)
+        added = self._last.get(eid) or self._held.get(eid)
         if history is ...:
             history = entry.history.model_dump(mode="json") if entry.history is not None else None
         if added is not None:
@@ -302,17 +310,38 @@ class Fold:
         for eid in sorted(self._entries):
             yield self.record(eid)
 
-    def keep(self, records: Iterable[RecordData]) -> None:
-        """Take records as they are, history included (a dataset written with history)."""
+    def keep(self, records: Iterable[RecordData], histories: Mapping[int, History] | None = None) -> None:
+        """Take records as they are, history included (a dataset written with history). A retired
+        one is held as it is (``_held``): no version of a sync changes it unless its id comes back,
+        so it is neither packed nor keyed (its key is made when that id is seen again, ``_key``).
+        ``histories``: the model of a history data, by its ``id``, made already (``seed``)."""
+        made = histories or {}
         for record in records:
             history = record.get("history")
+            model = (made.get(id(history)) or History.model_validate(history)) if history else None
+            if model is not None and model.retired:
+                self._held[record["id"]] = record
+                self._entries[record["id"]] = _Entry((), b"", model, _paths(record), HELD)
+                continue
+            known = self._entries.get(record["id"])
             self._entries[record["id"]] = _Entry(
-                _record_key(record),
-                _key_inputs(record),
-                History.model_validate(history) if history else None,
-                _paths(record),
-                self._store.put(_pack(record), self._entries[record["id"]].slot if record["id"] in self._entries else None),
+                _record_key(record), _key_inputs(record), model, _paths(record), self._store.put(_pack(record), known.slot if known is not None else None)
             )
+
+    def _key(self, eid: str) -> tuple[str, ...]:
+        """An id's error key (a held record's made now: only an id seen again asks for it)."""
+        entry = self._entries[eid]
+        if not entry.key and eid in self._held:
+            entry.key = _record_key(self._held[eid])
+        return entry.key
+
+    def held_ids(self) -> KeysView[str]:
+        """The ids of the retired records carried as read (``keep``)."""
+        return self._held.keys()
+
+    def held(self, eid: str) -> RecordData | None:
+        """A retired record carried as read (``keep``), None for any other id."""
+        return self._held.get(eid)
 
     def add(
         self,
@@ -380,7 +409,7 @@ class Fold:
         self.steps.append(now)
         for eid, item in items.items():
             known = self._entries.get(eid)
-            if known is not None and known.key != item.key:
+            if known is not None and self._key(eid) != item.key:
                 raise DataError(f"id collision: {eid} was {known.key!r} and is now {item.key!r}; ids are never reused")
         # Missing, but raised in a file this crawl did not read: unread, left as it was (not gone).
         gone_ids = sorted(eid for eid, e in self._entries.items() if not e.retired and eid not in items and not _unread(e.paths, skipped))
@@ -428,6 +457,7 @@ class Fold:
                 if plain:
                     carried[id(before)] = history
             packed = item.packed if item.packed is not None else _pack(record_of(eid))
+            self._held.pop(eid, None)  # seen again: an entry of this version's record
             paths = item.paths
             if skipped and known is not None and not skipped.isdisjoint(known.paths):
                 # Seen in the files read; the files it was raised in that were not read are not
@@ -492,7 +522,7 @@ class Fold:
             eid = record["id"]
             key = _record_key(record)
             ours = self._entries.get(eid)
-            if ours is not None and ours.key != key:
+            if ours is not None and self._key(eid) != key:
                 raise DataError(f"id collision: {eid} was {ours.key!r} and is now {key!r}; ids are never reused")
             history = record.get("history")
             theirs = History.model_validate(history) if history else History(first_seen=now, last_seen=None)
@@ -540,6 +570,8 @@ class Fold:
             assert later is not None  # every catalogue entry's history is set above
             entries[new_id].history = later.model_copy(update={"replaces": sorted({*later.replaces, old_id})})
         self._entries.update(entries)
+        for eid in entries.keys() & self._held.keys():
+            del self._held[eid]
         self._last = {}
         self.at = now
         self.gap = Gap(since=last, at=now, first_seen=fresh, replacing=len(pairs), retired=len(gone_ids), moved=moved, unread=len(missing) - len(gone_ids))
@@ -603,15 +635,17 @@ def _behind(ours: History | None, theirs: History, gap: Move | None = None) -> H
     )
 
 
-def seed(records: Iterable[RecordData], manifest: Manifest) -> Fold:
+def seed(records: Iterable[RecordData], manifest: Manifest, histories: Mapping[int, History] | None = None) -> Fold:
     """The fold of an existing dataset: its records as they are (a live one last seen at the
-    dataset's commit), or (written without history) as first seen at its own commit."""
+    dataset's commit), or (written without history) as first seen at its own commit. The records
+    are as ``sync._read_in_place`` reads them: each history as the model dumps it, ``histories``
+    the model of each history data by its ``id`` (not validated again; the data's own when absent)."""
     records = list(records)
     fold = Fold()
     fold.at = lifetime(manifest, version_of(manifest.ref))
     if all(r.get("history") is not None for r in records):
         now = fold.at.model_dump(mode="json")
-        fold.keep(_seen_at(r, now) for r in records)
+        fold.keep((_seen_at(r, now) for r in records), histories or {})
     else:
         fold.add([r for r in records if not (r.get("history") or {}).get("retired")], version_of(manifest.ref), manifest.commit, files=files_digest(manifest))
     return fold
@@ -793,7 +827,9 @@ class Written(Sequence[RecordData]):
     def record(self, eid: str) -> RecordData:
         return self.fold.record(eid, self.history(eid))
 
-    def _history(self, eid: str) -> tuple[Any, bytes]:
+    def _history(self, eid: str, json: bool = True) -> tuple[Any, bytes]:
+        """An id's history data and (``json``; else b"" when not made yet) its JSON, each made once
+        per distinct ``History``: a pass that reads only the data (the lineage views) makes no JSON."""
         if eid in self.overrides:
             done_here = self._overridden.get(eid)
             if done_here is None:
@@ -805,13 +841,17 @@ class Written(Sequence[RecordData]):
             return None, b"null"
         done = self._histories.get(id(history))
         if done is None:
-            data = _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
-            done = self._histories[id(history)] = (history, data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
+            held = self.fold.held(eid)
+            # a retired record carried as read: its history is the model's as read (``sync._history_data``)
+            data = held["history"] if held is not None else _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
+            done = self._histories[id(history)] = (history, data, b"")
+        if json and not done[2]:
+            done = self._histories[id(history)] = (history, done[1], _exact(orjson.dumps(done[1], option=orjson.OPT_SORT_KEYS)))
         return done[1], done[2]
 
     def history(self, eid: str) -> Any:
         """An id's history as its record holds it (shared: not to be changed)."""
-        return self._history(eid)[0]
+        return self._history(eid, json=False)[0]
 
     def history_json(self, eid: str) -> bytes:
         """:meth:`history` as JSON, keys sorted (a record file's history line)."""
@@ -846,7 +886,10 @@ def _render_state(
     # history put in, and those ``pin`` found to be the previous files' bytes.
     made: dict[str, bytes] = {}
     for rid in records.ids:
-        file = _with_history_json(fold.packed(rid), records.history_json(rid))
+        packed = fold.packed(rid)
+        if not packed.startswith(b"{\n"):  # not a record file the cache kept (a retired record held as read: b"")
+            continue
+        file = _with_history_json(packed, records.history_json(rid))
         if file is not None:
             made[rid] = file
     completed = set(made)  # of those, the files completed from the cache's bare record files
@@ -855,7 +898,7 @@ def _render_state(
         identity = Identity(
             repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
         )
-        pinned = repinned(records, previous, identity, (vouched or {}).get)
+        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids())
         for rid in (records.ids[n] for n in pinned.records):
             made.pop(rid, None)
             completed.discard(rid)

@@ -106,7 +106,7 @@ def start(cache_dir: Path, target: Path, repo: RepoRef) -> Reuse:
     members = jsonl.split_members(here) if here is not None and here != cached else {}
     if not members and cached is not None:
         members = _members(cached, _layout(_layout_file(path)))
-    return Reuse({}, validated.load(cache_dir), set(), {}, members, layout=[])
+    return Reuse({}, validated.load(cache_dir), set(), {}, members, layout=[], line_digests={})
 
 
 def in_place(target: Path, files: dict[str, bytes]) -> bool:
@@ -163,9 +163,11 @@ def vouched(parts: Iterable[tuple[bytes, bytes, bytes]], known: frozenset[bytes]
 
 def finish(cache_dir: Path, repo: RepoRef, reuse: Reuse, files: dict[str, bytes], bare: Iterable[bytes] = ()) -> None:
     """Remember, after the dataset was written, the record files validated (and ``bare``: the
-    digests of the same records with no history, valid too) and its ``errors.jsonl.gz``; what
+    digests of the same records with no history, valid too; and the record lines written, which a
+    sync reads next, ``dataset.iter_record_data``'s ``known``) and its ``errors.jsonl.gz``; what
     cannot be written is done without."""
-    validated.remember(cache_dir, reuse.validated, [d for rel, d in reuse.digests.items() if record_id_of(rel) is not None] + list(bare))
+    files_validated = [d for rel, d in reuse.digests.items() if record_id_of(rel) is not None]
+    validated.remember(cache_dir, reuse.validated, files_validated + list(bare) + list((reuse.line_digests or {}).values()))
     packed = files.get(jsonl.NAME)
     if packed is None:
         return

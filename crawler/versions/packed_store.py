@@ -76,7 +76,9 @@ class PackedStore:
         return Slot(at, len(data), room)
 
     def get(self, slot: Slot) -> bytes:
-        """The record in ``slot``."""
+        """The record in ``slot`` (b"" for a slot of no bytes: a record the store does not hold)."""
+        if slot.size == 0:
+            return b""
         data = os.pread(self._fd, slot.size, slot.at)
         if len(data) != slot.size:  # the file shortened under us (no one else holds it)
             raise OutputError("the fold's record store was cut short; nothing was written")

@@ -26,7 +26,7 @@ from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
-from crawler.publish.dataset import PreviousRecord, previous_records, record_model
+from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import OverLimit, Reuse, write_dataset
 from crawler.versions import history_reuse
 from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
@@ -476,20 +476,50 @@ def _without_position(rel: str, data: bytes) -> object:
     return doc
 
 
-def only_upstream_moved(target: Path, files: dict[str, bytes]) -> bool:
+def only_upstream_moved(target: Path, files: dict[str, bytes], previous: dict[str, PreviousRecord] | None = None) -> bool:
     """Whether ``files`` differ from the dataset in place only in where upstream stood: every
     record file, the record lines and the foreign list byte for byte the same; the manifest,
     index and search index the same but for their commit (so the same errcat, extractor,
-    curated files, settings, entries and skips)."""
-    from crawler.publish.writer import read_dataset
-
+    curated files, settings, entries and skips). ``previous``: the record files in place as the
+    sync read them (``previous_records``); one that is still that very file (its identity) is
+    compared with what was read rather than read again."""
     try:
-        held = read_dataset(target)
+        held = _in_place(target, previous or {})
     except OSError:
         return False
     if held.keys() != files.keys():
         return False
-    return all(_without_position(rel, held[rel]) == _without_position(rel, data) for rel, data in files.items())
+    for rel, data in files.items():
+        there = held[rel]
+        if isinstance(there, PreviousRecord):
+            if not there.holds(data):
+                return False
+        elif _without_position(rel, there) != _without_position(rel, data):
+            return False
+    return True
+
+
+def _in_place(target: Path, previous: dict[str, PreviousRecord]) -> dict[str, bytes | PreviousRecord]:
+    """Every regular file of the dataset in place by relative path (as ``writer.read_dataset``
+    reads them), a record file that is the very file ``previous`` read as that record (the same
+    identity, ``record_memo.identity``) as that record, not read again."""
+    import stat
+
+    from crawler.publish.record_memo import identity
+    from crawler.publish.writer import dataset_entries
+
+    found: dict[str, bytes | PreviousRecord] = {}
+    for rel, entry in dataset_entries(target):
+        rid = record_id_of(rel)
+        old = previous.get(rid) if rid is not None else None
+        if old is not None:
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(st.st_mode) and identity(st) == old.inode:
+                found[rel] = old
+                continue
+        with open(entry.path, "rb") as fh:
+            found[rel] = fh.read()
+    return found
 
 
 def _write_unless_in_place(
@@ -507,7 +537,7 @@ def _write_unless_in_place(
     if history_reuse.in_place(target, files):
         progress(f"{said}{target} holds these files already")
         return False
-    if hold and only_upstream_moved(target, files):
+    if hold and only_upstream_moved(target, files, previous):
         progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is (its manifest catches up with the next change)")
         return False
     else:
@@ -521,19 +551,35 @@ def _write_unless_in_place(
         return True
 
 
-def _previous(source: SourceOptions, out: Path) -> dict[str, PreviousRecord]:
-    """The record files of the upstream's dataset under ``out``, to keep those that do not change."""
+def _previous(source: SourceOptions, out: Path, placed: Placed | None = None) -> dict[str, PreviousRecord]:
+    """The record files of the upstream's dataset under ``out``, to keep those that do not change
+    (``placed``: its manifest, when the caller read it already)."""
     from crawler.source.config import identify, load_config
 
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
-    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo))
+    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo), placed=placed)
+
+
+#: The only source whose crawl vouches for commits (a git repository dates its ancestors): a
+#: record of another source (a wheel's, ``pypi:...``) names a digest of its files or a commit the
+#: release records, and is never kept at it by a crawl of git (``pins._own_pin``).
+_PINNED_SOURCE = "git"
 
 
 def _pinned_at(previous: dict[str, PreviousRecord]) -> list[str]:
-    """The commits the previous records name, for the crawl to vouch for."""
+    """The commits the previous records name that a crawl of git could keep them at, for it to
+    vouch for (a wheel's provenance names no commit git has: not asked)."""
     pinned = (old.provenance(rid) for rid, old in previous.items())
-    return sorted({prov.commit for prov in pinned if prov is not None})
+    return sorted({prov.commit for prov in pinned if prov is not None and prov.source == _PINNED_SOURCE and prov.upstream_commit is None})
+
+
+def _pinned_in(records: list[RecordData]) -> list[str]:
+    """:func:`_pinned_at` of the catalogue in place from its records as read (each checked against
+    the record schema, its line the file's record: ``pins`` keeps a file only when its bytes are
+    exactly a fresh record at the pin), rather than parsing every record file's provenance again."""
+    pinned = (r["provenance"] for r in records)
+    return sorted({p["commit"] for p in pinned if p["source"] == _PINNED_SOURCE and p.get("upstream_commit") is None})
 
 
 # --------------------------------------------------------------------------- sync
@@ -559,6 +605,8 @@ class _Side:
     where: str
     #: Of the catalogue in place: the digests of its lines found valid as read (``writer.Reuse.valid_lines``).
     valid: frozenset[bytes] = frozenset()
+    #: Of the catalogue in place: each history's model, by the ``id`` of the history data its records share.
+    histories: dict[int, History] = field(default_factory=dict)
 
     def side(self) -> Side:
         return side_with(self.manifest, len(live_data(self.records)))
@@ -567,21 +615,22 @@ class _Side:
         return record_model(record, f"{self.where}: record {record['id']}")
 
 
-def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None = None) -> _Side:
+def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None = None, known: frozenset[bytes] = frozenset()) -> _Side:
     """The catalogue in place, read once: its manifest, and its records as plain data, each
     checked against the record schema and held to the manifest's repository as it is read
     (``iter_record_data``): a damaged one is a DataError naming its line. Their histories are as
-    the model reads them (its defaults filled in), each distinct one validated once."""
+    the model reads them (its defaults filled in), each distinct one validated once. ``known``: see
+    ``iter_record_data`` (a line whose bytes this errcat validated before is not validated again)."""
     from crawler.base.progress import task
     from crawler.publish.dataset import iter_record_data, load_manifest, named
 
     manifest = manifest or load_manifest(target)
     where = named(target / RECORDS)
-    histories: dict[bytes, Any] = {}
+    histories: dict[bytes, tuple[History, Any]] = {}
     records = []
     valid: set[bytes] = set()
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid):
+        for record in iter_record_data(target, manifest, valid, known):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
@@ -589,19 +638,38 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
             if len(records) % 512 == 0:  # a call a record was a tenth of the read
                 reading.advance(512)
         reading.advance(len(records) % 512)
-    return _Side(manifest, records, where, frozenset(valid))
+    return _Side(manifest, records, where, frozenset(valid), {id(data): model for model, data in histories.values()})
 
 
-def _history_data(history: Any, made: dict[bytes, Any], where: str) -> Any:
-    """A record's history as the model dumps it; ``made``: those done already, by their JSON."""
+def _validated(source: SourceOptions) -> frozenset[bytes]:
+    """The digests of record bytes this errcat validated before (``publish.validated``; none without a cache)."""
+    from crawler.publish import validated
+
+    return validated.load(source.cache_dir or default_cache_dir()) if source.use_cache else frozenset()
+
+
+def _remember_valid(source: SourceOptions, known: frozenset[bytes], valid: frozenset[bytes]) -> None:
+    """Remember the lines of the catalogue in place found valid as read (``known``: those
+    remembered already), so that the next sync (the scheduled sync keeps its cache) does not
+    validate those very bytes again."""
+    from crawler.publish import validated
+
+    if source.use_cache and not valid <= known:
+        validated.remember(source.cache_dir or default_cache_dir(), known, sorted(valid - known))
+
+
+def _history_data(history: Any, made: dict[bytes, tuple[History, Any]], where: str) -> Any:
+    """A record's history as the model dumps it; ``made``: those done already (the model and its
+    dump), by their JSON."""
     key = orjson.dumps(history)
     done = made.get(key)
     if done is None:
         try:
-            done = made[key] = History.model_validate_json(key, strict=True).model_dump(mode="json")
+            model = History.model_validate_json(key, strict=True)
         except ValidationError as exc:
             raise DataError(f"{where}: not a valid record: history: {exc.errors()[0]['msg']}") from None
-    return done
+        done = made[key] = (model, model.model_dump(mode="json"))
+    return done[1]
 
 
 def _initial_changelog(manifest: Manifest, entries: int) -> str:
@@ -702,12 +770,15 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     default_links(upstream.owner, upstream.repo)  # the links the render writes, refused now if invalid (``_links_first``)
     target = dataset_dir(out, upstream.owner, upstream.repo)
     old = None
+    placed = None
     if (target / MANIFEST).is_file():
-        from crawler.publish.dataset import load_manifest
+        from crawler.publish.dataset import load_placed
 
-        placed = load_manifest(target)  # read once: checked here, then the records are held to it
-        _refuse_backwards(placed, want, target)  # before its records are read
-        old = _read_in_place(target, progress, placed)
+        placed = load_placed(target)  # read once: checked here, the records held to it, the record files read by it
+        _refuse_backwards(placed.manifest, want, target)  # before its records are read
+        known = _validated(source)
+        old = _read_in_place(target, progress, placed.manifest, known)
+        _remember_valid(source, known, old.valid)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
 
@@ -730,8 +801,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
     notes: list[str] = []
     unread = 0
-    previous = _previous(source, out)
-    vouch = _pinned_at(previous)
+    previous = _previous(source, out, placed)
+    vouch = _pinned_in(old.records) if old is not None else _pinned_at(previous)
     cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
@@ -761,7 +832,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
             if base is not None:
                 seen, unread = _read_alike(base, new)
                 report = _diff(seen, new)
-            fold = Fold() if old is None else seed(old.records, old.manifest)
+            fold = Fold() if old is None else seed(old.records, old.manifest, old.histories)
             # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
             fold.add(
                 new.records,
@@ -854,7 +925,7 @@ def _read_alike(base: _Side, new: _Side) -> tuple[_Side, int]:
     seen = [r for r in alive if r["id"] in present or unread.isdisjoint(site["path"] for site in r["sites"])]
     if len(seen) == len(alive):
         return base, 0
-    return _Side(base.manifest, seen, base.where, base.valid), len(alive) - len(seen)
+    return _Side(base.manifest, seen, base.where, base.valid, base.histories), len(alive) - len(seen)
 
 
 def check_output_commit(value: str) -> str:
