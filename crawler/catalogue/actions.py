@@ -209,6 +209,21 @@ _NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
 _LOADED = re.compile(r"\bloaded_weights?\b(?:\.\w+)?")
 #: An assert's condition, negated, that finds a value missing (``not (x is not None)``).
 _PRESENCE = re.compile(r"not \([\w.\[\]'\"]+ is not None\)|[\w.\[\]'\"]+ is None")
+#: A feature config's presence asserted in that feature's own package: the code there is built only
+#: when the feature is configured (the factory that picked it read that same config first), so the
+#: assert narrows a type and is no setting a user has left unset.
+_FEATURE_PACKAGES = {
+    "kv_transfer_config": ("/kv_transfer/",),
+    "ec_transfer_config": ("/ec_transfer/",),
+    "lora_config": ("/lora/",),
+    "speculative_config": ("/spec_decode/",),
+}
+_PRESENT = re.compile(r"not \((?:(?:self\.)?vllm_config\.)?(\w+_config)(?: is not None)?\)")
+#: An assert on the type of one bare name (a constructor's parameter): ``isinstance(x, (A, dict))``.
+_TYPE_TEST = re.compile(r"not \(isinstance\([a-z]\w*, [\w.]+\)\)|not \(isinstance\([a-z]\w*, \([\w., ]+\)\)\)")
+#: A function given the web app it builds (``attach_router(app)``): it runs once while the server
+#: starts, not for a request; what it reads of the app's arguments is a setting.
+_APP_BUILD = ("router", "route", "app", "middleware")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
 _WEIGHT_LOADER = re.compile(r"_?load_(?>\w*weights?\w*)|(?>\w*weight_loader\w*)")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
@@ -716,6 +731,13 @@ def classify(
         return "environment", "a package that is not installed (or cannot be imported) leads to it: the check finds it missing"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
+    present = _PRESENT.fullmatch(own.strip()) if kind == ASSERT else None
+    if present and any(p in path for p in _FEATURE_PACKAGES.get(present.group(1), ())):
+        return (
+            "internal",
+            f"an assert that `{present.group(1)}` is set, in that feature's own code: it is built only when the feature is configured, "
+            "so the assert narrows the code's own value",
+        )
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
     found_read = _CONFIG_READ.findall(guards)
@@ -764,6 +786,15 @@ def classify(
         return "internal", "the check reads the server's own state (" + _shown(reads["request"]) + "), set when it starts, not what the request carries"
     if (
         any(p in path for p in _REQUEST_PATHS)
+        and reads.get("param") == ["app"]
+        and "." not in site["qualname"]
+        and any(w in site["qualname"] for w in _APP_BUILD)
+    ):
+        if reads.get("config"):
+            return "setting", "read while the server is built (`" + short_code(site["qualname"]) + "(app)`): the server's option " + _shown(reads["config"])
+        return "internal", f"`{short_code(site['qualname'])}(app)` runs once while the server is built, not for a request"
+    if (
+        any(p in path for p in _REQUEST_PATHS)
         and kind != ASSERT
         and not _FAILED.match(text)
         and not _OWN_STATE.search(text)
@@ -776,6 +807,13 @@ def classify(
     )  # (a video decoder's options are no model's)
     # a model file's check on its own state at run time says nothing about the model loaded
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
+    if kind == RAISE and path.endswith("/multimodal/parse.py") and ("tensor" in reads or "param" in reads):
+        return "request", "the multimodal input the request carries (its items or embeddings) is not of the shape or kind the shared parser takes"
+    if kind == ASSERT and "/transformers_utils/configs/" in path and method == "__init__" and owner.endswith("Config") and _TYPE_TEST.fullmatch(own.strip()):
+        return (
+            "model",
+            f"an assert on the type of a field of the model's configuration (`{owner}`, read from its config.json): the checkpoint's config is not what this class reads",
+        )
     if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
         return "request", "the input the request carries is of a kind this model does not take"
     if kind != NATIVE and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
@@ -903,6 +941,9 @@ def classify(
             "environment",
             f"the check probes for an optional package or extension (`{probe.group(1)}()`) and finds it missing: a package that is not installed, or too old, leads to it",
         )
+    private = _private_state(own)
+    if kind in (RAISE, LOG) and private and not _SAYS_CHOICE.search(text):
+        return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
     if kind in (RAISE, LOG) and _own_state(record, reads, text, path):
         return "internal", "the check tests only what the code itself holds or computes: " + _shown([c for source in sorted(reads) for c in reads[source]])
     if kind == ASSERT:
@@ -916,6 +957,35 @@ def classify(
     if passed:
         return passed[0], passed[1]
     return "internal", "no setting, request, model or environment a user controls leads to it"
+
+
+def _private_state(own: str) -> list[str]:
+    """The private attributes (``self._future``) the condition tests, when it tests nothing else:
+    no other name, no call but a method of one of them with no argument; else []."""
+    try:
+        tree = ast.parse(own, mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    found: list[str] = []
+    chains: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            type(node) is ast.Attribute
+            and type(node.value) is ast.Name
+            and node.value.id == "self"
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append(f"self.{node.attr}")
+            chains.add(id(node.value))
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and id(node) not in chains:
+            return []
+        if type(node) is ast.Call and (node.args or node.keywords or type(node.func) is not ast.Attribute):
+            return []
+        if type(node) in (ast.Subscript, ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.Await):
+            return []
+    return list(dict.fromkeys(found))
 
 
 def _probes_platform(own: str, text: str) -> bool:
