@@ -219,6 +219,18 @@ _FEATURE_PACKAGES = {
     "speculative_config": ("/spec_decode/",),
 }
 _PRESENT = re.compile(r"not \((?:(?:self\.)?vllm_config\.)?(\w+_config)(?: is not None)?\)")
+#: A message on private state that still points outside the object: a call its user makes in the
+#: wrong order ("Call bind() first", driven by a trainer or an HTTP route), a feature switched on or
+#: off, a peer's fault or what it sent, what is supported only with something.
+_NOT_BOOKKEEPING = re.compile(
+    r"\bcall(?:ed|s)?\b|\(\) first\b|\b(?:en|dis)abled\b|\bfault|\breject|\breceiv|\berrored\b|\bunconfirmed\b|\bshutting down\b|\bonly\b|\bpeer\b|\bexpired\b|\btrainer\b",
+    re.I,
+)
+#: The guard just around an assert: a setting compared with a value (``self.load_config.load_format ==
+#: "npcache"``); the assert on a flag the code worked out under it (``use_safetensors is False``) is
+#: where that value of the setting meets what else was chosen, not an invariant of the code's own.
+_CHOSEN_VALUE = re.compile(r"((?:self\.)?(?:\w+\.)?\w+_config\.\w+) (== [\"'][\w.-]+[\"'])")
+_BOOLEAN_LOCAL = re.compile(r"not \(\w+ is (?:False|True)\)")
 #: An assert on the type of one bare name (a constructor's parameter): ``isinstance(x, (A, dict))``.
 _TYPE_TEST = re.compile(r"not \(isinstance\([a-z]\w*, [\w.]+\)\)|not \(isinstance\([a-z]\w*, \([\w., ]+\)\)\)")
 #: A function given the web app it builds (``attach_router(app)``): it runs once while the server
@@ -738,6 +750,13 @@ def classify(
             f"an assert that `{present.group(1)}` is set, in that feature's own code: it is built only when the feature is configured, "
             "so the assert narrows the code's own value",
         )
+    chosen_value = _CHOSEN_VALUE.fullmatch((facts.get("guards") or ["", ""])[-2].strip()) if kind == ASSERT and len(facts.get("guards") or []) >= 2 else None
+    if chosen_value and _BOOLEAN_LOCAL.fullmatch(own.strip()):
+        return (
+            "setting",
+            f"an assert on what the code worked out (`{short_code(own.strip()[5:-1])}`) only under the setting `{chosen_value.group(1)}` "
+            f"{chosen_value.group(2)}: that value of the setting does not go with what the rest of the run chose",
+        )
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
     found_read = _CONFIG_READ.findall(guards)
@@ -807,7 +826,8 @@ def classify(
     )  # (a video decoder's options are no model's)
     # a model file's check on its own state at run time says nothing about the model loaded
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
-    if kind == RAISE and path.endswith("/multimodal/parse.py") and ("tensor" in reads or "param" in reads):
+    # (the fields a model's processor declares, ``required_fields``, are its code's, not the request's)
+    if kind == RAISE and path.endswith("/multimodal/parse.py") and ("tensor" in reads or "param" in reads) and not re.search(r"_fields\b", own):
         return "request", "the multimodal input the request carries (its items or embeddings) is not of the shape or kind the shared parser takes"
     if kind == ASSERT and "/transformers_utils/configs/" in path and method == "__init__" and owner.endswith("Config") and _TYPE_TEST.fullmatch(own.strip()):
         return (
@@ -941,11 +961,11 @@ def classify(
             "environment",
             f"the check probes for an optional package or extension (`{probe.group(1)}()`) and finds it missing: a package that is not installed, or too old, leads to it",
         )
-    private = _private_state(own)
-    if kind in (RAISE, LOG) and private and not _SAYS_CHOICE.search(text):
-        return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
     if kind in (RAISE, LOG) and _own_state(record, reads, text, path):
         return "internal", "the check tests only what the code itself holds or computes: " + _shown([c for source in sorted(reads) for c in reads[source]])
+    private = _private_state(own)
+    if kind == RAISE and private and not _SAYS_CHOICE.search(text) and not _NOT_BOOKKEEPING.search(text) and "/weight_transfer/" not in path:
+        return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
     if kind == NATIVE and path.endswith(".rs"):

@@ -10,7 +10,10 @@ whose code is written here, crawled through the real CLI, read back as its recor
 - an assert on the type of a parameter of a model config class's ``__init__`` is the model's
   config.json (a static helper's assert on what the code passes it is not);
 - a raise on nothing but the object's own private attributes (``self._future``) is internal, the
-  "likely a bug" page; with a parameter beside it, it is not said so.
+  "likely a bug" page; with a parameter beside it, or a message telling its user what to call
+  first, it is not said so;
+- an assert on a flag the code worked out, just under a setting compared with a value
+  (``load_format == "npcache"``), is that setting's value against what else was chosen.
 """
 
 from __future__ import annotations
@@ -51,6 +54,12 @@ PARSE = """
 def validate_embedding_ndim(tensor, modality):
     if tensor.ndim < 2 or tensor.ndim > 3:
         raise ValueError(f"{modality} embedding must be 2D or 3D, got {tensor.ndim}D tensor")
+
+
+def parse_dict_embeddings(data, modality, required_fields):
+    if not required_fields:
+        raise ValueError(f"Cannot parse {modality!r} embeddings: every declared field is optional")
+    return data
 """
 
 CONFIG = """
@@ -84,6 +93,25 @@ class WidgetScaler:
         if self._future is not None and size > 4:
             raise RuntimeError(f"Cannot resize to {size} while scaling")
         return size
+
+    def produce(self):
+        if not self._producers:
+            raise RuntimeError("WidgetScaler has no producers bound; call bind() first.")
+        return self._producers
+"""
+
+LOADER = """
+class WidgetLoader:
+    def __init__(self, load_config):
+        self.load_config = load_config
+
+    def weights(self, patterns, fast):
+        use_safetensors = patterns == ["*.safetensors"]
+        if self.load_config.load_format == "npcache":
+            assert use_safetensors is False
+        if fast:
+            assert use_safetensors is True
+        return use_safetensors
 """
 
 FILES = {
@@ -104,6 +132,7 @@ FILES = {
     "pkg/transformers_utils/configs/widget_vision.py": CONFIG,
     "pkg/engine/__init__.py": "",
     "pkg/engine/scaler.py": SCALER,
+    "pkg/engine/loader.py": LOADER,
 }
 
 
@@ -144,6 +173,11 @@ def test_the_shared_multimodal_parser_checks_the_request(records):
     assert got["actor"] == "request" and "multimodal input the request carries" in got["basis"], got
 
 
+def test_the_fields_a_models_processor_declares_are_not_the_request(records):
+    got = action(records, "Cannot parse {modality!r} embeddings")
+    assert got["actor"] != "request", got
+
+
 def test_a_model_configs_init_asserting_a_fields_type_is_the_model(records):
     got = action(records, "expect `vision_config` to be a config")
     assert got["actor"] == "model" and "config.json" in got["basis"], got
@@ -163,3 +197,14 @@ def test_a_raise_on_the_objects_private_bookkeeping_only_is_internal(records):
 def test_private_state_beside_a_parameter_is_not_called_bookkeeping(records):
     got = action(records, "Cannot resize to {size}")
     assert "private bookkeeping" not in got["basis"], got
+
+
+def test_private_state_under_a_message_that_tells_its_user_what_to_call_is_not_called_bookkeeping(records):
+    got = action(records, "WidgetScaler has no producers bound")
+    assert "private bookkeeping" not in got["basis"], got
+
+
+def test_an_assert_on_a_worked_out_flag_under_a_settings_value_is_the_setting(records):
+    (got, other) = sorted((r["meaning"]["action"] for r in records if r["sites"][0]["path"] == "pkg/engine/loader.py"), key=lambda a: a["actor"], reverse=True)
+    assert got["actor"] == "setting" and '`self.load_config.load_format` == "npcache"' in got["basis"], got
+    assert other["actor"] == "internal", other
