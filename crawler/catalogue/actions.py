@@ -221,9 +221,10 @@ _FEATURE_PACKAGES = {
 _PRESENT = re.compile(r"not \((?:(?:self\.)?vllm_config\.)?(\w+_config)(?: is not None)?\)")
 #: A message on private state that still points outside the object: a call its user makes in the
 #: wrong order ("Call bind() first", driven by a trainer or an HTTP route), a feature switched on or
-#: off, a peer's fault or what it sent, what is supported only with something.
+#: off, something set (wrongly: a priority list a user gives), a peer's fault or what it sent, what is
+#: supported only with something.
 _NOT_BOOKKEEPING = re.compile(
-    r"\bcall(?:ed|s)?\b|\(\) first\b|\b(?:en|dis)abled\b|\bfault|\breject|\breceiv|\berrored\b|\bunconfirmed\b|\bshutting down\b|\bonly\b|\bpeer\b|\bexpired\b|\btrainer\b",
+    r"\bcall(?:ed|s)?\b|\(\) first\b|\b(?:en|dis)abled\b|\bfault|\breject|\breceiv|\berrored\b|\bunconfirmed\b|\bshutting down\b|\bonly\b|\bpeer\b|\bexpired\b|\btrainer\b|\bset\b",
     re.I,
 )
 #: The guard just around an assert: a setting compared with a value (``self.load_config.load_format ==
