@@ -232,6 +232,12 @@ _NOT_BOOKKEEPING = re.compile(
 #: where that value of the setting meets what else was chosen, not an invariant of the code's own.
 _CHOSEN_VALUE = re.compile(r"((?:self\.)?(?:\w+\.)?\w+_config\.\w+) (== [\"'][\w.-]+[\"'])")
 _BOOLEAN_LOCAL = re.compile(r"not \(\w+ is (?:False|True)\)")
+#: A message that pairs the media items of one request (``use_audio_in_video`` with as many audio
+#: as video items): the counts are the request's.
+_PAIRED_ITEMS = re.compile(
+    r"\b(?:equal|same|matching) (?:number|count)s? of (?:audios?|images?|videos?)\b|\bnumber of (?:audios?|images?|videos?)(?: items)? (?:must|should) (?:match|equal)\b",
+    re.I,
+)
 #: An assert on the type of one bare name (a constructor's parameter): ``isinstance(x, (A, dict))``.
 _TYPE_TEST = re.compile(r"not \(isinstance\([a-z]\w*, [\w.]+\)\)|not \(isinstance\([a-z]\w*, \([\w., ]+\)\)\)")
 #: A function given the web app it builds (``attach_router(app)``): it runs once while the server
@@ -841,6 +847,8 @@ def classify(
         return "setting", "the message says the backend chosen does not support it"
     if kind != ASSERT and _YOU_GAVE.search(text):
         return "request", "the message says what the input you gave lacks"
+    if kind != ASSERT and _PAIRED_ITEMS.search(text):
+        return "request", "the check pairs the media items one request carries (as many audio as video items): the request's items do not pair up"
     if kind != ASSERT and _REQUEST_INPUT.search(text):
         return "request", "the check limits the media or prompt one request carries"
     if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):

@@ -13,7 +13,8 @@ whose code is written here, crawled through the real CLI, read back as its recor
   "likely a bug" page; with a parameter beside it, or a message telling its user what to call
   first, it is not said so;
 - an assert on a flag the code worked out, just under a setting compared with a value
-  (``load_format == "npcache"``), is that setting's value against what else was chosen.
+  (``load_format == "npcache"``), is that setting's value against what else was chosen;
+- a message pairing one request's media items ("equal number of audio and video items") is the request.
 """
 
 from __future__ import annotations
@@ -100,6 +101,18 @@ class WidgetScaler:
         return self._producers
 """
 
+OMNI = """
+class WidgetOmniMultiModalProcessor:
+    def _derive_audio_from_video(self, mm_items, use_audio_in_video):
+        num_audios = len(mm_items.get("audio", []))
+        num_videos = len(mm_items.get("video", []))
+        if use_audio_in_video and num_audios != num_videos:
+            raise ValueError(f"use_audio_in_video requires equal number of audio and video items, got {num_audios=}, {num_videos=}")
+        if num_videos > 8:
+            raise ValueError(f"the video placeholder table holds 8 entries, got {num_videos}")
+        return num_audios
+"""
+
 LOADER = """
 class WidgetLoader:
     def __init__(self, load_config):
@@ -133,6 +146,7 @@ FILES = {
     "pkg/engine/__init__.py": "",
     "pkg/engine/scaler.py": SCALER,
     "pkg/engine/loader.py": LOADER,
+    "pkg/engine/omni.py": OMNI,
 }
 
 
@@ -208,3 +222,10 @@ def test_an_assert_on_a_worked_out_flag_under_a_settings_value_is_the_setting(re
     (got, other) = sorted((r["meaning"]["action"] for r in records if r["sites"][0]["path"] == "pkg/engine/loader.py"), key=lambda a: a["actor"], reverse=True)
     assert got["actor"] == "setting" and '`self.load_config.load_format` == "npcache"' in got["basis"], got
     assert other["actor"] == "internal", other
+
+
+def test_a_message_pairing_the_requests_media_items_is_the_request(records):
+    got = action(records, "use_audio_in_video requires equal number")
+    assert got["actor"] == "request" and "pairs the media items" in got["basis"], got
+    other = action(records, "the video placeholder table holds")
+    assert "pairs the media items" not in other["basis"], other
