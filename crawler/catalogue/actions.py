@@ -209,6 +209,40 @@ _NONE_GUARD = re.compile(r"\(?[A-Za-z_]\w* is None\)?")
 _LOADED = re.compile(r"\bloaded_weights?\b(?:\.\w+)?")
 #: An assert's condition, negated, that finds a value missing (``not (x is not None)``).
 _PRESENCE = re.compile(r"not \([\w.\[\]'\"]+ is not None\)|[\w.\[\]'\"]+ is None")
+#: A feature config's presence asserted in that feature's own package: the code there is built only
+#: when the feature is configured (the factory that picked it read that same config first), so the
+#: assert narrows a type and is no setting a user has left unset.
+_FEATURE_PACKAGES = {
+    "kv_transfer_config": ("/kv_transfer/",),
+    "ec_transfer_config": ("/ec_transfer/",),
+    "lora_config": ("/lora/",),
+    "speculative_config": ("/spec_decode/",),
+}
+_PRESENT = re.compile(r"not \((?:(?:self\.)?vllm_config\.)?(\w+_config)(?: is not None)?\)")
+#: A message on private state that still points outside the object: a call its user makes in the
+#: wrong order ("Call bind() first", driven by a trainer or an HTTP route), a feature switched on or
+#: off, something set (wrongly: a priority list a user gives), a peer's fault or what it sent, what is
+#: supported only with something.
+_NOT_BOOKKEEPING = re.compile(
+    r"\bcall(?:ed|s)?\b|\(\) first\b|\b(?:en|dis)abled\b|\bfault|\breject|\breceiv|\berrored\b|\bunconfirmed\b|\bshutting down\b|\bonly\b|\bpeer\b|\bexpired\b|\btrainer\b|\bset\b",
+    re.I,
+)
+#: The guard just around an assert: a setting compared with a value (``self.load_config.load_format ==
+#: "npcache"``); the assert on a flag the code worked out under it (``use_safetensors is False``) is
+#: where that value of the setting meets what else was chosen, not an invariant of the code's own.
+_CHOSEN_VALUE = re.compile(r"((?:self\.)?(?:\w+\.)?\w+_config\.\w+) (== [\"'][\w.-]+[\"'])")
+_BOOLEAN_LOCAL = re.compile(r"not \(\w+ is (?:False|True)\)")
+#: A message that pairs the media items of one request (``use_audio_in_video`` with as many audio
+#: as video items): the counts are the request's.
+_PAIRED_ITEMS = re.compile(
+    r"\b(?:equal|same|matching) (?:number|count)s? of (?:audios?|images?|videos?)\b|\bnumber of (?:audios?|images?|videos?)(?: items)? (?:must|should) (?:match|equal)\b",
+    re.I,
+)
+#: An assert on the type of one bare name (a constructor's parameter): ``isinstance(x, (A, dict))``.
+_TYPE_TEST = re.compile(r"not \(isinstance\([a-z]\w*, [\w.]+\)\)|not \(isinstance\([a-z]\w*, \([\w., ]+\)\)\)")
+#: A function given the web app it builds (``attach_router(app)``): it runs once while the server
+#: starts, not for a request; what it reads of the app's arguments is a setting.
+_APP_BUILD = ("router", "route", "app", "middleware")
 #: A model's function that loads the checkpoint's weights: its asserts check what the checkpoint holds.
 _WEIGHT_LOADER = re.compile(r"_?load_(?>\w*weights?\w*)|(?>\w*weight_loader\w*)")
 #: A function that registers a name with a registry (``register_engine``): its checks are on what
@@ -727,6 +761,20 @@ def classify(
         return "environment", "a package that is not installed (or cannot be imported) leads to it: the check finds it missing"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
+    present = _PRESENT.fullmatch(own.strip()) if kind == ASSERT else None
+    if present and any(p in path for p in _FEATURE_PACKAGES.get(present.group(1), ())):
+        return (
+            "internal",
+            f"an assert that `{present.group(1)}` is set, in that feature's own code: it is built only when the feature is configured, "
+            "so the assert narrows the code's own value",
+        )
+    chosen_value = _CHOSEN_VALUE.fullmatch((facts.get("guards") or ["", ""])[-2].strip()) if kind == ASSERT and len(facts.get("guards") or []) >= 2 else None
+    if chosen_value and _BOOLEAN_LOCAL.fullmatch(own.strip()):
+        return (
+            "setting",
+            f"an assert on what the code worked out (`{short_code(own.strip()[5:-1])}`) only under the setting `{chosen_value.group(1)}` "
+            f"{chosen_value.group(2)}: that value of the setting does not go with what the rest of the run chose",
+        )
     if settings:
         return "setting", f"the setting {_names(settings)} leads to it"
     found_read = _CONFIG_READ.findall(guards)
@@ -775,6 +823,15 @@ def classify(
         return "internal", "the check reads the server's own state (" + _shown(reads["request"]) + "), set when it starts, not what the request carries"
     if (
         any(p in path for p in _REQUEST_PATHS)
+        and reads.get("param") == ["app"]
+        and "." not in site["qualname"]
+        and any(w in site["qualname"] for w in _APP_BUILD)
+    ):
+        if reads.get("config"):
+            return "setting", "read while the server is built (`" + short_code(site["qualname"]) + "(app)`): the server's option " + _shown(reads["config"])
+        return "internal", f"`{short_code(site['qualname'])}(app)` runs once while the server is built, not for a request"
+    if (
+        any(p in path for p in _REQUEST_PATHS)
         and kind != ASSERT
         and not _FAILED.match(text)
         and not _OWN_STATE.search(text)
@@ -787,12 +844,22 @@ def classify(
     )  # (a video decoder's options are no model's)
     # a model file's check on its own state at run time says nothing about the model loaded
     model_setup = bool(_MODEL_SETUP.fullmatch(method) or _MODEL_TEXT.search(text)) and not _DISPATCH.search(text)
+    # (the fields a model's processor declares, ``required_fields``, are its code's, not the request's)
+    if kind == RAISE and path.endswith("/multimodal/parse.py") and ("tensor" in reads or "param" in reads) and not re.search(r"_fields\b", own):
+        return "request", "the multimodal input the request carries (its items or embeddings) is not of the shape or kind the shared parser takes"
+    if kind == ASSERT and "/transformers_utils/configs/" in path and method == "__init__" and owner.endswith("Config") and _TYPE_TEST.fullmatch(own.strip()):
+        return (
+            "model",
+            f"an assert on the type of a field of the model's configuration (`{owner}`, read from its config.json): the checkpoint's config is not what this class reads",
+        )
     if re.match(r"_parse_and_validate\w*", method) and _UNSUPPORTED.search(text):
         return "request", "the input the request carries is of a kind this model does not take"
     if kind != NATIVE and _UNSUPPORTED.search(text) and re.search(r"\bbackend\b", text, re.I):
         return "setting", "the message says the backend chosen does not support it"
     if kind != ASSERT and _YOU_GAVE.search(text):
         return "request", "the message says what the input you gave lacks"
+    if kind != ASSERT and _PAIRED_ITEMS.search(text):
+        return "request", "the check pairs the media items one request carries (as many audio as video items): the request's items do not pair up"
     if kind != ASSERT and _REQUEST_INPUT.search(text):
         return "request", "the check limits the media or prompt one request carries"
     if any(p in path for p in _MEDIA_PATHS) and _MEDIA.search(text):
@@ -916,6 +983,9 @@ def classify(
         )
     if kind in (RAISE, LOG) and _own_state(record, reads, text, path):
         return "internal", "the check tests only what the code itself holds or computes: " + _shown([c for source in sorted(reads) for c in reads[source]])
+    private = _private_state(own)
+    if kind == RAISE and private and not _SAYS_CHOICE.search(text) and not _NOT_BOOKKEEPING.search(text) and "/weight_transfer/" not in path:
+        return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
     if kind == NATIVE and path.endswith(".rs"):
@@ -927,6 +997,35 @@ def classify(
     if passed:
         return passed[0], passed[1]
     return "internal", "no setting, request, model or environment a user controls leads to it"
+
+
+def _private_state(own: str) -> list[str]:
+    """The private attributes (``self._future``) the condition tests, when it tests nothing else:
+    no other name, no call but a method of one of them with no argument; else []."""
+    try:
+        tree = ast.parse(own, mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    found: list[str] = []
+    chains: set[int] = set()
+    for node in ast.walk(tree):
+        if (
+            type(node) is ast.Attribute
+            and type(node.value) is ast.Name
+            and node.value.id == "self"
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append(f"self.{node.attr}")
+            chains.add(id(node.value))
+    for node in ast.walk(tree):
+        if type(node) is ast.Name and id(node) not in chains:
+            return []
+        if type(node) is ast.Call and (node.args or node.keywords or type(node.func) is not ast.Attribute):
+            return []
+        if type(node) in (ast.Subscript, ast.Lambda, ast.GeneratorExp, ast.ListComp, ast.Await):
+            return []
+    return list(dict.fromkeys(found))
 
 
 def _probes_platform(own: str, text: str) -> bool:
