@@ -595,7 +595,7 @@ _MISSING = re.compile(r"\brequires?\b|\bunavailable\b|\bnot (?:found|available|i
 #: dtype or a parallel size are a choice of the user's (s42-verify: 15 of s42-open's 30 were not).
 _LAYER_HOLDS = re.compile(r"\bnum_heads\s*%\s*num_kv_heads\b")
 _MLA_BACKEND_PATHS = ("/attention/backends/mla/",)
-_USER_SETS = re.compile(r"\bkv_cache_dtype\b|\w*world_size\b")
+_USER_SETS = re.compile(r"\bkv_cache_dtype\b|\b\w*world_size\b")
 
 
 #: The weight-transfer API a trainer drives (``vllm/distributed/weight_transfer/``): the info it sends
