@@ -612,7 +612,7 @@ _FAILED_EARLIER = re.compile(
     r"\bcreator failed during initiali[sz]ation\b",
     re.I,
 )
-#: A model's chat format as code (``deepseek_v32_encoding.py``): what it renders is the request's messages.
+#: A model's chat format as code (in vLLM, tokenizers/deepseek_v32_encoding.py): what it renders is the request's messages.
 _CHAT_ENCODING = re.compile(r"/(?:tokenizers|renderers)/\w+_encoding\.py$")
 _MESSAGE_PARAMS = frozenset({"messages", "message", "content", "conversation"})
 
