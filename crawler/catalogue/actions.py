@@ -988,6 +988,15 @@ def classify(
         return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
+    if (
+        kind == NATIVE
+        and path.endswith(".rs")
+        and (site.get("native") or {}).get("macro") == "#[error]"
+        and _CARRIES.search((site.get("snippet") or {}).get("code") or "")
+    ):
+        # (a variant with a source field, a "#[source] error" or a "#[from]" one: it is built from
+        # whatever error it wraps, a parse of the model's output or a file it could not load)
+        return "internal", "an error variant that wraps the error it carries (its source field): that error is the cause"
     if kind == NATIVE and path.endswith(".rs"):
         return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
     if kind == NATIVE:
@@ -997,6 +1006,10 @@ def classify(
     if passed:
         return passed[0], passed[1]
     return "internal", "no setting, request, model or environment a user controls leads to it"
+
+
+# (a field attribute of a thiserror variant that makes it wrap another error: ``#[source]``, ``#[from]``)
+_CARRIES = re.compile(r"#\[(?:source|from)\]")
 
 
 def _private_state(own: str) -> list[str]:
@@ -1087,6 +1100,8 @@ _SAYS = {
     "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): that exception "
     "is the cause (the line may not show it: not every such log prints the exception or its traceback); its own "
     "message says whose move it is.",
+    "wrapped": "This {noun} wraps another error it carries ({what}): that error is the cause (printed after this one, as its "
+    'source or "caused by"), and its own message says whose move it is.',
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1203,6 +1218,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "crashed, hung or was killed): its own page says whose move it is. If nothing came before it, the machine may "
             f"have been too loaded for the wait: try again on a quieter one, or report it to {_project(record)} with the log."
         )
+    elif actor == "internal" and "wraps the error it carries" in basis:
+        steps.append(
+            'Read the error printed with it (its source, the "caused by" part or the lines after it in the log) and look that one up: '
+            f"one of {_project(record)}'s own has its own page that says whose move it is, one of a library it uses says what failed there. Report this one to {_project(record)} only if that error is one of "
+            f"{_project(record)}'s own checks with no setting, request or model of yours in it."
+        )
     elif actor == "internal" and "exception it caught" in basis:
         steps.append(
             "Find the exception it caught (in the line itself, the lines around it, or with debug logging on) and "
@@ -1289,7 +1310,9 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         if "operating system" in basis:
             return "the operating system it runs on: its shared memory, files or memory limits"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
-    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis or "did not answer in time" in basis):
+    if actor == "internal" and (
+        "had already stopped" in basis or "exception it caught" in basis or "did not answer in time" in basis or "wraps the error" in basis
+    ):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller" and basis.startswith("a module's `__getattr__`"):
         return f"a name it imports from `{short_code(record['sites'][0]['path'])}`"
@@ -1343,6 +1366,8 @@ def action(
         key = "waited"
     elif actor == "internal" and "exception it caught" in basis:
         key = "caught"
+    elif actor == "internal" and "wraps the error it carries" in basis:
+        key = "wrapped"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):

@@ -1,0 +1,67 @@
+"""Who acts, the patterns of round 42's blind seeds 62-63 (#32 items 1 and 3): a fixture upstream
+whose code is written here, crawled through the real CLI, read back as its records'
+``meaning.action``.
+
+- a Rust error variant with a source field (``#[source]``, ``#[from]``) wraps another error: that
+  error is the cause, and its own page says whose move it is (a variant with a plain message field
+  is still the project's own check).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import jsonl_bytes
+
+RUST_ERRORS = """
+use thiserror::Error;
+
+pub type BoxedError = Box<dyn std::error::Error + Send + Sync>;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error("widget output parsing failed")]
+    WidgetOutputParsing {
+        #[source]
+        error: BoxedError,
+    },
+    #[error("widget table could not be read")]
+    WidgetTable(#[from] std::io::Error),
+    #[error("widget stream state is inconsistent: {message}")]
+    WidgetStreamInvariant { message: String },
+}
+"""
+
+FILES = {"rust/src/widgets/src/error.rs": RUST_ERRORS}
+
+CONFIG = """
+[upstreams.widgets]
+url = "https://github.com/acme/widgets"
+include = ["rust/**/*.rs"]
+"""
+
+
+@pytest.fixture(scope="module")
+def records(crawl_once) -> list[dict]:
+    out = crawl_once(FILES, "--upstream", "widgets", config=CONFIG)
+    return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
+
+
+def action(records: list[dict], start: str) -> dict:
+    (got,) = [r["meaning"]["action"] for r in records if r["message"]["text"].startswith(start)]
+    return got
+
+
+@pytest.mark.parametrize("start", ["widget output parsing failed", "widget table could not be read"])
+def test_a_rust_variant_that_wraps_a_source_error_points_at_that_error(records, start):
+    got = action(records, start)
+    assert got["actor"] == "internal" and "wraps the error it carries" in got["basis"], got
+    assert "Nobody outside" not in got["says"] and "that error is the cause" in got["says"], got
+    assert any("look that one up" in step for step in got["steps"]), got["steps"]
+
+
+def test_a_rust_variant_with_a_plain_message_field_is_the_projects_own_check(records):
+    got = action(records, "widget stream state is inconsistent")
+    assert got["actor"] == "internal" and "wraps" not in got["basis"], got
+    assert "Nobody outside" in got["says"], got
