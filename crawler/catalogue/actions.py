@@ -813,6 +813,11 @@ def classify(
     # (``x.dtype in [torch.uint8, current_platform.fp8_dtype()]``: the platform names what the code's own tensor should be)
     if kind in (RAISE, LOG) and _GENERATION.search(text):  # (not every message naming one: "gfx942 reads ... only")
         hardware = _GENERATION.search(text)
+    placed = _placed_tensors(own) if kind == ASSERT else []
+    if placed:
+        return "internal", "an assert on the device the project's own code put its tensors on (" + ", ".join(
+            f"`{short_code(c)}`" for c in dict.fromkeys(placed)
+        ) + "): not the machine it runs on"
     if hardware or (kind != NATIVE and _probes_platform(own, text) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
@@ -1010,6 +1015,42 @@ def classify(
 
 # (a field attribute of a thiserror variant that makes it wrap another error: ``#[source]``, ``#[from]``)
 _CARRIES = re.compile(r"#\[(?:source|from)\]")
+
+
+def _placed_tensors(own: str) -> list[str]:
+    """The tensors an assert's whole test places on a device, each conjunct of the form
+    x.device.type == "cuda" (on a name or a chain of names); else []. ``own`` is the assert's own
+    condition, its test negated."""
+    try:
+        tree = ast.parse(own, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):  # (an assert's own condition is its test negated)
+        tree = tree.operand
+    else:
+        return []
+    parts = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
+    found: list[str] = []
+    for part in parts:
+        if not (
+            isinstance(part, ast.Compare)
+            and len(part.ops) == 1
+            and isinstance(part.ops[0], ast.Eq)
+            and isinstance(part.comparators[0], ast.Constant)
+            and isinstance(part.comparators[0].value, str)
+            and isinstance(part.left, ast.Attribute)
+            and part.left.attr == "type"
+            and isinstance(part.left.value, ast.Attribute)
+            and part.left.value.attr == "device"
+        ):
+            return []
+        tensor = part.left.value.value
+        while isinstance(tensor, ast.Attribute):
+            tensor = tensor.value
+        if not isinstance(tensor, ast.Name):
+            return []
+        found.append(ast.unparse(part.left.value.value))
+    return found
 
 
 def _private_state(own: str) -> list[str]:

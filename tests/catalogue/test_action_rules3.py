@@ -4,7 +4,9 @@ whose code is written here, crawled through the real CLI, read back as its recor
 
 - a Rust error variant with a source field (``#[source]``, ``#[from]``) wraps another error: that
   error is the cause, and its own page says whose move it is (a variant with a plain message field
-  is still the project's own check).
+  is still the project's own check);
+- an assert that tensors sit on a device (a.device.type == "cuda") tests where the project's own
+  code put them, not the machine: internal (an assert on the platform itself is still the machine).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import action_of, jsonl_bytes
 
 RUST_ERRORS = """
 use thiserror::Error;
@@ -33,12 +35,28 @@ pub enum Error {
 }
 """
 
-FILES = {"rust/src/widgets/src/error.rs": RUST_ERRORS}
+KERNELS = """
+import torch
+
+from pkg.platforms import current_platform
+
+
+def widget_scaled_mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    assert a.device.type == "cuda" and b.device.type == "cuda"
+    return a @ b
+
+
+def widget_platform_mm(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    assert current_platform.is_cuda()
+    return a @ b
+"""
+
+FILES = {"rust/src/widgets/src/error.rs": RUST_ERRORS, "pkg/utils/widget_kernels.py": KERNELS}
 
 CONFIG = """
 [upstreams.widgets]
 url = "https://github.com/acme/widgets"
-include = ["rust/**/*.rs"]
+include = ["rust/**/*.rs", "pkg/**/*.py"]
 """
 
 
@@ -49,8 +67,7 @@ def records(crawl_once) -> list[dict]:
 
 
 def action(records: list[dict], start: str) -> dict:
-    (got,) = [r["meaning"]["action"] for r in records if r["message"]["text"].startswith(start)]
-    return got
+    return action_of(records, start)
 
 
 @pytest.mark.parametrize("start", ["widget output parsing failed", "widget table could not be read"])
@@ -65,3 +82,10 @@ def test_a_rust_variant_with_a_plain_message_field_is_the_projects_own_check(rec
     got = action(records, "widget stream state is inconsistent")
     assert got["actor"] == "internal" and "wraps" not in got["basis"], got
     assert "Nobody outside" in got["says"], got
+
+
+@pytest.mark.parametrize(("function", "actor"), [("widget_scaled_mm", "internal"), ("widget_platform_mm", "environment")])
+def test_an_assert_on_the_device_of_its_tensors_is_internal_and_one_on_the_platform_the_machine(records, function, actor):
+    got = action(records, f"assert pkg/utils/widget_kernels.py {function}")
+    assert got["actor"] == actor, got
+    assert ("put its tensors on (`a`, `b`)" in got["basis"]) == (actor == "internal"), got
