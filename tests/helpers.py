@@ -347,6 +347,17 @@ def meaning_records(crawl_once, files: dict[str, str]) -> list[dict]:
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
 
+def action_of(records: list[dict], start: str) -> dict:
+    """The ``meaning.action`` of the one record whose message (or, with none, ``kind path qualname``)
+    starts with ``start``."""
+    (got,) = [
+        r["meaning"]["action"]
+        for r in records
+        if (r["message"]["text"] or f"{r['kind']} {r['sites'][0]['path']} {r['sites'][0]['qualname']}").startswith(start)
+    ]
+    return got
+
+
 def action_starting(records: list[dict], start: str) -> dict:
     """The ``meaning.action`` of the one record whose message starts with ``start``."""
     (got,) = [r["meaning"]["action"] for r in records if r["message"]["text"].startswith(start)]

@@ -813,6 +813,11 @@ def classify(
     # (``x.dtype in [torch.uint8, current_platform.fp8_dtype()]``: the platform names what the code's own tensor should be)
     if kind in (RAISE, LOG) and _GENERATION.search(text):  # (not every message naming one: "gfx942 reads ... only")
         hardware = _GENERATION.search(text)
+    placed = _placed_tensors(own) if kind == ASSERT else []
+    if placed:
+        return "internal", "an assert on the device the project's own code put its tensors on (" + ", ".join(
+            f"`{short_code(c)}`" for c in dict.fromkeys(placed)
+        ) + "): not the machine it runs on"
     if hardware or (kind != NATIVE and _probes_platform(own, text) and "tensor" not in reads) or exception in _ENV_EXCEPTIONS:
         return "environment", "the check reads the hardware, platform or system it runs on"
     if reads.get("platform") and set(reads) <= {"platform", "constant"} and kind != NATIVE:  # (with more in it, the probe is one condition of several)
@@ -988,6 +993,15 @@ def classify(
         return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
+    if (
+        kind == NATIVE
+        and path.endswith(".rs")
+        and (site.get("native") or {}).get("macro") == "#[error]"
+        and _CARRIES.search((site.get("snippet") or {}).get("code") or "")
+    ):
+        # (a variant with a source field, a "#[source] error" or a "#[from]" one: it is built from
+        # whatever error it wraps, a parse of the model's output or a file it could not load)
+        return "internal", "an error variant that wraps the error it carries (its source field): that error is the cause"
     if kind == NATIVE and path.endswith(".rs"):
         return "internal", "a check in the project's own Rust code, with no setting, request or model it reads"
     if kind == NATIVE:
@@ -997,6 +1011,46 @@ def classify(
     if passed:
         return passed[0], passed[1]
     return "internal", "no setting, request, model or environment a user controls leads to it"
+
+
+# (a field attribute of a thiserror variant that makes it wrap another error: ``#[source]``, ``#[from]``)
+_CARRIES = re.compile(r"#\[(?:source|from)\]")
+
+
+def _placed_tensors(own: str) -> list[str]:
+    """The tensors an assert's whole test places on a device, each conjunct of the form
+    x.device.type == "cuda" (on a name or a chain of names); else []. ``own`` is the assert's own
+    condition, its test negated."""
+    try:
+        tree = ast.parse(own, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.Not):  # (an assert's own condition is its test negated)
+        tree = tree.operand
+    else:
+        return []
+    parts = tree.values if isinstance(tree, ast.BoolOp) and isinstance(tree.op, ast.And) else [tree]
+    found: list[str] = []
+    for part in parts:
+        if not (
+            isinstance(part, ast.Compare)
+            and len(part.ops) == 1
+            and isinstance(part.ops[0], ast.Eq)
+            and isinstance(part.comparators[0], ast.Constant)
+            and isinstance(part.comparators[0].value, str)
+            and isinstance(part.left, ast.Attribute)
+            and part.left.attr == "type"
+            and isinstance(part.left.value, ast.Attribute)
+            and part.left.value.attr == "device"
+        ):
+            return []
+        tensor = part.left.value.value
+        while isinstance(tensor, ast.Attribute):
+            tensor = tensor.value
+        if not isinstance(tensor, ast.Name):
+            return []
+        found.append(ast.unparse(part.left.value.value))
+    return found
 
 
 def _private_state(own: str) -> list[str]:
@@ -1087,6 +1141,8 @@ _SAYS = {
     "caught": "{project} logs this {noun} for an exception it caught, whatever it was ({what}): that exception "
     "is the cause (the line may not show it: not every such log prints the exception or its traceback); its own "
     "message says whose move it is.",
+    "wrapped": "This {noun} wraps another error it carries ({what}): that error is the cause (printed after this one, as its "
+    'source or "caused by"), and its own message says whose move it is.',
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1203,6 +1259,12 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "crashed, hung or was killed): its own page says whose move it is. If nothing came before it, the machine may "
             f"have been too loaded for the wait: try again on a quieter one, or report it to {_project(record)} with the log."
         )
+    elif actor == "internal" and "wraps the error it carries" in basis:
+        steps.append(
+            'Read the error printed with it (its source, the "caused by" part or the lines after it in the log) and look that one up: '
+            f"one of {_project(record)}'s own has its own page that says whose move it is, one of a library it uses says what failed there. Report this one to {_project(record)} only if that error is one of "
+            f"{_project(record)}'s own checks with no setting, request or model of yours in it."
+        )
     elif actor == "internal" and "exception it caught" in basis:
         steps.append(
             "Find the exception it caught (in the line itself, the lines around it, or with debug logging on) and "
@@ -1289,7 +1351,9 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         if "operating system" in basis:
             return "the operating system it runs on: its shared memory, files or memory limits"
         return "the load on it or a service it depends on" if "passing" in basis else "installed packages, hardware, driver or platform"
-    if actor == "internal" and ("had already stopped" in basis or "exception it caught" in basis or "did not answer in time" in basis):
+    if actor == "internal" and (
+        "had already stopped" in basis or "exception it caught" in basis or "did not answer in time" in basis or "wraps the error" in basis
+    ):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     if actor == "caller" and basis.startswith("a module's `__getattr__`"):
         return f"a name it imports from `{short_code(record['sites'][0]['path'])}`"
@@ -1343,6 +1407,8 @@ def action(
         key = "waited"
     elif actor == "internal" and "exception it caught" in basis:
         key = "caught"
+    elif actor == "internal" and "wraps the error it carries" in basis:
+        key = "wrapped"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):

@@ -20,7 +20,7 @@ whose code is written here, crawled through the real CLI, read back as its recor
 from __future__ import annotations
 
 import pytest
-from helpers import meaning_records
+from helpers import action_of, meaning_records
 
 CONNECTOR = """
 class WidgetConnectorScheduler:
@@ -156,13 +156,7 @@ def records(crawl_once) -> list[dict]:
 
 
 def action(records: list[dict], start: str) -> dict:
-    """The action of the one record whose message (or, with none, ``kind path qualname``) starts so."""
-    (got,) = [
-        r["meaning"]["action"]
-        for r in records
-        if (r["message"]["text"] or f"{r['kind']} {r['sites'][0]['path']} {r['sites'][0]['qualname']}").startswith(start)
-    ]
-    return got
+    return action_of(records, start)
 
 
 def test_a_features_config_asserted_in_its_own_package_is_internal(records):
