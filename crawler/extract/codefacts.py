@@ -129,12 +129,9 @@ class GraphWalker:
     in source order: ``statements``, keyed by the function's node, which the knob readers use
     instead of walking the function again (``knobs.declarations``)."""
 
-    def __init__(self, module: str, is_package: bool, lines: list[str] | None = None):
+    def __init__(self, module: str, is_package: bool):
         self.module = module
         self.is_package = is_package
-        #: the file's lines when its text is ASCII (no longer read: every expression is walked, for
-        #: the names the file calls and takes, so none is skipped for having no "(")
-        self.lines = lines
         self.stack = [_Scope("module", "", None)]
         self.chain = tuple(self.stack)  # the stack as each pending call keeps it
         self.defs: list[list[Any]] = []  # [qualname, line, entry kind or None]
@@ -454,8 +451,6 @@ _NODE_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: ()}
 
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
-#: Expressions that hold no other expression, so no call (and the strings of a ``global``).
-_CALLLESS = frozenset({ast.Name, ast.Constant, str})
 _SCOPE = object()  # (``GraphWalker._opened``)
 _MATCH = getattr(ast, "Match", None)
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -704,11 +699,10 @@ def empty_graph() -> dict[str, Any]:
     return {"defs": [], "classes": [], "aliases": {}, "calls": []}
 
 
-def graph_facts(tree: ast.Module, module: str, is_package: bool, lines: list[str] | None = None) -> dict[str, Any]:
+def graph_facts(tree: ast.Module, module: str, is_package: bool) -> dict[str, Any]:
     """A source file's definitions, classes, module-level aliases and resolved calls, from a
-    walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes);
-    ``lines``: the file's lines, when its text is ASCII (:class:`GraphWalker`)."""
-    walker = GraphWalker(module, is_package, lines)
+    walk of its own (the extractor's walk reads them with a :class:`GraphWalker` as it goes)."""
+    walker = GraphWalker(module, is_package)
     walker.walk(tree.body)
     return walker.facts()
 

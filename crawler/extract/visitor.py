@@ -176,7 +176,7 @@ def _extract_file(path: str, data: bytes, settings: surface.Settings) -> FileRes
     try:
         tree = parse.parse_source(text)
         src = Source(text)
-        graph = GraphWalker(module, is_package, src.lines if text.isascii() else None)
+        graph = GraphWalker(module, is_package)
         ex = _Extractor(path, module, is_package, src, settings, graph=graph)
         try:
             ex.run(tree)
