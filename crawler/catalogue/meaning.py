@@ -209,9 +209,10 @@ class SettingNames:
     fields: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
-def setting_names(results: list[FileResult], settings: MeaningSettings) -> SettingNames:
-    """The :class:`SettingNames` of the repository the results are of."""
-    t = build_tables(results, settings)
+def setting_names(results: list[FileResult], settings: MeaningSettings, tables: _Tables | None = None) -> SettingNames:
+    """The :class:`SettingNames` of the repository the results are of (``tables``: their
+    :func:`build_tables`, when the caller has them made)."""
+    t = build_tables(results, settings) if tables is None else tables
     flags: dict[str, str] = {}
 
     def long(option: dict[str, Any]) -> str | None:
@@ -933,12 +934,17 @@ class SiteMeaning(TypedDict):
 
 
 def meanings(
-    records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings, callers: dict[str, list[tuple[str, str, int]]] | None = None
+    records: Sequence[RecordData],
+    results: list[FileResult],
+    settings: MeaningSettings,
+    callers: dict[str, list[tuple[str, str, int]]] | None = None,
+    tables: _Tables | None = None,
 ) -> dict[str, SiteMeaning]:
     """Every record's ``meaning.knobs``, ``meaning.trigger`` and ``meaning.fix``, by id.
     ``callers``: each function's direct callers (``callers.Graph.callers``), for a trigger that
-    says the test its one caller makes before calling it."""
-    tables = build_tables(results, settings)
+    says the test its one caller makes before calling it; ``tables``: the results'
+    :func:`build_tables`, when the caller has them made (they are read, not changed)."""
+    tables = build_tables(results, settings) if tables is None else tables
     out: dict[str, SiteMeaning] = {}
     for record in records:
         out[record["id"]] = record_meaning(tables, record, callers or {})

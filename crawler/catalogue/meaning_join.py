@@ -31,7 +31,7 @@ import orjson
 from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph, callers_by_id, passed_by_id
 from crawler.catalogue.joined import Joined, SourcePart
-from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, meanings, setting_names
+from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, build_tables, meanings, setting_names
 from crawler.catalogue.meaning_memo import Memo
 from crawler.catalogue.meaning_memo import meanings as memo_meanings
 from crawler.catalogue.related import compute as related_by_id
@@ -294,7 +294,6 @@ def join_meaning(
     the source join: it reads only what the entries are built with (their texts, exceptions and
     sites), never what the source join adds."""
     settings = settings or MeaningSettings()
-    names = setting_names(results, settings)  # (needed whether or not the join is served)
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
@@ -304,6 +303,10 @@ def join_meaning(
     if reps is None and rows is None and aside is not None:
         shared = graph = Graph(results)  # built before the fork: both joins read it
         waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink, primaries))
+    # the settings' spelling is needed whether or not the join is served; when the source join is
+    # made, its meanings read the same tables: built once, here, before any helper is forked
+    tables = build_tables(results, settings) if rows is None else None
+    names = setting_names(results, settings, tables)
     try:
         if store is not None and rows is not None:
             source = {
@@ -314,7 +317,7 @@ def join_meaning(
         else:
             graph = graph or Graph(results)
             memo = _memo(store, inputs) if store is not None and inputs is not None else None
-            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo)
+            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo, tables)
             passed = passed_by_id(records, primaries, results, graph)
             source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid], passed=passed.get(rid)) for rid in ids}
             if store is not None and inputs is not None:
@@ -374,6 +377,7 @@ def _source_join(
     graph: Graph,
     aside: Aside | None,
     memo: Memo | None = None,
+    tables: Any = None,
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
     """The source join's callers, related errors and meanings. With ``aside``, the meanings (the
     largest share, reading only the results, the entries and the call graph built before the
@@ -383,8 +387,8 @@ def _source_join(
 
     def made() -> dict[str, SiteMeaning]:
         if memo is None:
-            return meanings(records, results, settings, graph.callers)
-        return memo_meanings(records, results, settings, graph.callers, memo)
+            return meanings(records, results, settings, graph.callers, tables)
+        return memo_meanings(records, results, settings, graph.callers, memo, tables)
 
     waiting = aside(made) if aside is not None else None
     try:

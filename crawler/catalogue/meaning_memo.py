@@ -315,7 +315,12 @@ class Memo:
 
 
 def meanings(
-    records: Sequence[RecordData], results: list[FileResult], settings: MeaningSettings, callers: dict[str, list[tuple[str, str, int]]] | None, memo: Memo
+    records: Sequence[RecordData],
+    results: list[FileResult],
+    settings: MeaningSettings,
+    callers: dict[str, list[tuple[str, str, int]]] | None,
+    memo: Memo,
+    tables: Any = None,
 ) -> dict[str, SiteMeaning]:
     """``meaning.meanings``, taking each kept meaning whose site and lookups are the same, and
     keeping what this run read for the next.
@@ -325,8 +330,10 @@ def meanings(
     making the meaning does). The lookups keep their numbers, with the digests of now."""
     if not memo.near():  # (the crawl's caller says when keeping them cannot pay: see meaning_join.MEMO_FILES)
         memo.taken, memo.made = 0, len(records)
-        return plain_meanings(records, results, settings, callers)
-    tables, named = traced(build_tables(results, settings), callers or {})
+        return plain_meanings(records, results, settings, callers, tables)
+    # (``traced`` puts traced copies in the tables' fields: the caller's tables, when given, are
+    # read by nothing after this; a crawl makes the meanings in a helper process anyway)
+    tables, named = traced(build_tables(results, settings) if tables is None else tables, callers or {})
     kept = _Kept(memo.get())
     reads = kept.reads
     prints = _fingerprints(named, reads)

@@ -111,8 +111,8 @@ def in_process(monkeypatch):
     taken: list[int] = []
     real = meaning_memo.meanings
 
-    def counting(records, results, settings, callers, memo):
-        out = real(records, results, settings, callers, memo)
+    def counting(records, results, settings, callers, memo, tables=None):
+        out = real(records, results, settings, callers, memo, tables)
         taken.append(memo.taken)
         return out
 
@@ -262,7 +262,7 @@ def test_each_meaning_is_the_same_over_only_the_lookups_it_logged(fixture_repo, 
 
     checked: list[tuple[dict, dict]] = []
 
-    def twice(records, results, settings, callers):
+    def twice(records, results, settings, callers, tables=None):  # (tables: the join's, made anew here)
         tables, named = meaning_memo.traced(build_tables(results, settings), callers or {})
         out = {}
         for record in records:
