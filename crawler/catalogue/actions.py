@@ -39,7 +39,7 @@ MAX_REMEDY = 320
 _REMEDY_START = re.compile(
     r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
-    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check |select |choose |pick )",
+    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |adjust |provide |restart |check |select |choose |pick )",
     re.I,
 )
 _INTRO = re.compile(r"(?:^|[,;:]\s+|(?<!\s)\s+(?:or|and|then)\s+|(?<!\s)\s+[-–—]\s+)(?=\S)")
@@ -459,6 +459,31 @@ def settable(record: dict[str, Any], knob: dict[str, Any]) -> bool:
     return _settable(knob, _validated(record))
 
 
+#: A config's field as the check's own condition reads it (``self.parallel_config.pipeline_parallel_size``).
+_CONDITION_FIELD = re.compile(r"\b([a-z][a-z0-9_]*_config)\.([a-z_][a-z0-9_]*)\b(?!\s*\()")
+#: The most settings a "the setting ... leads to it" list shows.
+MAX_LED = 8
+
+
+def _led_by(settings: list[dict[str, Any]], own: str, names: SettingNames | None) -> str:
+    """The settings that lead to a check, shown: the options of the config fields its own condition
+    reads that the knob readers did not resolve (``self.parallel_config.pipeline_parallel_size`` in a
+    model's ``__init__``: ``--pipeline-parallel-size``; each is an option ``names`` knows for that
+    config's field), in the order the condition reads them, then the settings the record holds."""
+    found = [] if names is None else [names.flags.get(f"{c}.{f}") for c, f in _CONDITION_FIELD.findall(own)]
+    held = {f for k in settings for f in k.get("flags") or []}
+    shown = [f"`{short_code(f)}`" for f in dict.fromkeys(f for f in found if f and f not in held)]
+    shown = list(dict.fromkeys([*shown, *(_display(k) for k in settings)]))[:MAX_LED]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _led(basis: str) -> str | None:
+    """The settings a "the setting ... leads to it" basis names, as it shows them; else None."""
+    if basis.startswith("the setting ") and basis.endswith(" leads to it"):
+        return basis.removeprefix("the setting ").removesuffix(" leads to it")
+    return None
+
+
 def _names(knobs: list[dict[str, Any]]) -> str:
     return _joined(list(dict.fromkeys(_display(k) for k in knobs)))
 
@@ -710,7 +735,12 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def classify(
-    record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, derived: list[str] | None = None
+    record: dict[str, Any],
+    found: str | None,
+    reads: dict[str, list[str]] | None = None,
+    passed: list[str] | None = None,
+    derived: list[str] | None = None,
+    names: SettingNames | None = None,
 ) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
     ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
@@ -776,7 +806,7 @@ def classify(
             f"{chosen_value.group(2)}: that value of the setting does not go with what the rest of the run chose",
         )
     if settings:
-        return "setting", f"the setting {_names(settings)} leads to it"
+        return "setting", f"the setting {_led_by(settings, own, names)} leads to it"
     found_read = _CONFIG_READ.findall(guards)
     if kind == ASSERT:  # (an assert's guard selects a case, unless its message names the field it read)
         found_read = [(c, f) for c, f in found_read if re.search(rf"\b{f}\b", text)]
@@ -1172,7 +1202,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "setting":
         shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
-            steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
+            steps.append(f'Check the value you give {_led(basis) or _names(settings)}: the condition under "When it is raised" is what it fails.')
         elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
             steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:
@@ -1289,7 +1319,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
         if settings:
-            return _names(settings)
+            return _led(basis) or _names(settings)
         flag = _FLAG.search("" if record["message"].get("opaque") else record["message"]["text"])
         if flag:
             return f"`{flag.group(0)}`"
@@ -1364,6 +1394,29 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     return basis
 
 
+def _handled(record: dict[str, Any], caught: str) -> dict[str, Any]:
+    """Who acts on a check whose error its own function catches and does not raise again
+    (``except (ImportError, AssertionError): return None``, ``except Exception: logger.error(...)``):
+    nobody meets this error, so nobody is told to act on it; what they may meet is what the handler
+    does instead (a fallback, a log line of its own, which has its own page)."""
+    where = f"`{short_code(record['sites'][0]['qualname'])}`"
+    handler = f"`{short_code(caught)}`"
+    return {
+        "actor": "internal",
+        "basis": f"caught where it is raised: {handler} in {where} catches it and does not raise it again",
+        "says": (
+            f"{_project(record)} catches this {_noun(record)} in the same function that raises it ({handler} in {where}): it does not "
+            "reach you as this error; what you may see is what that handler does instead (a fallback, or a log line of its own)."
+        ),
+        "remedy": None,
+        "steps": [
+            f"Nothing to do about this {_noun(record)} itself: it never leaves {where}. If what the handler does instead is what you see "
+            "(a log line, a feature left off, a fallback), look that up by its own message; report this one to "
+            f"{_project(record)} only if that behaviour is wrong for what you run."
+        ],
+    }
+
+
 def _trainer_gives(record: dict[str, Any]) -> str:
     """What a trainer's code gives the weight-transfer API where this check is: the fields of the
     init or update info it sends (``SparseNCCLWeightTransferUpdateInfo.__post_init__``), else the
@@ -1378,12 +1431,19 @@ def _trainer_gives(record: dict[str, Any]) -> str:
 
 
 def action(
-    record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, names: SettingNames | None = None
+    record: RecordData | dict[str, Any],
+    reads: dict[str, list[str]] | None = None,
+    passed: list[str] | None = None,
+    names: SettingNames | None = None,
+    caught: str | None = None,
 ) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
-    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``)."""
+    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``);
+    ``caught``: the ``except`` of its own function that catches its error (``guard_reads.caught``)."""
     data = cast(dict[str, Any], record)
+    if caught is not None and data["kind"] in (RAISE, ASSERT):
+        return _handled(data, caught)
     found = remedy(data, names)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
     derived = [c for c in reads.get("config") or [] if _derived(c, names)]
@@ -1393,7 +1453,7 @@ def action(
         reads = {k: v for k, v in reads.items() if k != "config"}
     else:
         derived = []
-    actor, basis = classify(data, found, reads, passed, derived)
+    actor, basis = classify(data, found, reads, passed, derived, names)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"

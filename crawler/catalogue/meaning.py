@@ -423,7 +423,27 @@ def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
     if owner in t.request_classes:
         return _knob("request_param", name, owner=owner, field=name, path=cls["path"], line=declared["line"])
     held = _option_of(t, owner, name)
+    direct = _direct_option(t, owner, name, held) if held else None
+    if direct is not None:
+        return _knob("cli_flag", direct["flags"][0], flags=list(direct["flags"]), owner=owner, field=name, path=direct["path"], line=direct["line"])
     return _knob("config_field", name, flags=list(held["flags"]) if held else [], owner=owner, field=name, path=cls["path"], line=declared["line"])
+
+
+def _direct_option(t: _Tables, owner: str, name: str, held: dict[str, Any]) -> dict[str, Any] | None:
+    """The option of its own a field has beside the one that sets its whole config (``--moe-backend``
+    for ``KernelConfig.moe_backend``, whose ``--kernel-config`` takes the JSON of them all): one the
+    same function declares with the field's name as its dest, that the join tied to no class's field
+    (its keyword arguments pass through a local: ``moe_backend_kwargs = kernel_kwargs["moe_backend"]``),
+    where no other settings class, outside the options' own file, declares a field of that name."""
+    direct = t.dest_flags.get(held["path"], {}).get(name)
+    if direct is None or direct is held or direct.get("function") != held.get("function"):
+        return None
+    if any(option is direct for option in t.field_flags.values()):
+        return None  # (an option the join knows as another field's)
+    for q in t.settings:
+        if q != owner and t.classes[q]["path"] != held["path"] and any(f["name"] == name for f in t.classes[q]["fields"]):
+            return None
+    return direct
 
 
 def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any] | None, int]:
