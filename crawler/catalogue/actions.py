@@ -460,28 +460,45 @@ def settable(record: dict[str, Any], knob: dict[str, Any]) -> bool:
 
 
 #: A config's field as the check's own condition reads it (``self.parallel_config.pipeline_parallel_size``).
-_CONDITION_FIELD = re.compile(r"\b([a-z][a-z0-9_]*_config)\.([a-z_][a-z0-9_]*)\b(?!\s*\()")
-#: The most settings a "the setting ... leads to it" list shows.
-MAX_LED = 8
+_CONDITION_CHAIN = re.compile(r"(?<![\w.])(?>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?!\s*\()")
+#: A presence test after a config's field (``model_config.pooler_config is not None``): vLLM may fill it itself.
+_PRESENCE_AFTER = re.compile(r"\s*(?:is|==|!=)\s*(?:not\s+)?None\b")
 
 
 def _led_by(settings: list[dict[str, Any]], own: str, names: SettingNames | None) -> str:
     """The settings that lead to a check, shown: the options of the config fields its own condition
-    reads that the knob readers did not resolve (``self.parallel_config.pipeline_parallel_size`` in a
-    model's ``__init__``: ``--pipeline-parallel-size``; each is an option ``names`` knows for that
-    config's field), in the order the condition reads them, then the settings the record holds."""
-    found = [] if names is None else [names.flags.get(f"{c}.{f}") for c, f in _CONDITION_FIELD.findall(own)]
+    compares (``self.parallel_config.pipeline_parallel_size != 1`` in a model's ``__init__``:
+    ``--pipeline-parallel-size``; each an option ``names`` knows for that config's field, none only
+    tested for being there) that the knob readers did not resolve, in the order the condition reads
+    them, then the settings the record holds (three of them at most, as before: the condition's
+    own come on top of those)."""
+    found: list[str] = []
+    for m in _CONDITION_CHAIN.finditer(own if names is not None else ""):
+        field = _config_field(m.group(0))
+        flag = names.flags.get(field) if names is not None and field else None
+        if flag and not _PRESENCE_AFTER.match(own, m.end()):
+            found.append(flag)
     held = {f for k in settings for f in k.get("flags") or []}
-    shown = [f"`{short_code(f)}`" for f in dict.fromkeys(f for f in found if f and f not in held)]
-    shown = list(dict.fromkeys([*shown, *(_display(k) for k in settings)]))[:MAX_LED]
+    added = [f"`{short_code(f)}`" for f in dict.fromkeys(f for f in found if f not in held)]
+    shown = list(dict.fromkeys(_display(k) for k in settings))[:3]
+    shown = list(dict.fromkeys([*added, *shown]))
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
 
 
-def _led(basis: str) -> str | None:
-    """The settings a "the setting ... leads to it" basis names, as it shows them; else None."""
+def _settings_shown(record: dict[str, Any], settings: list[dict[str, Any]], basis: str, names: SettingNames | None) -> str:
+    """The settings a setting page names: with the condition's own config fields first when the
+    settings are what leads to it (:func:`_led_by`), else those the record holds."""
     if basis.startswith("the setting ") and basis.endswith(" leads to it"):
-        return basis.removeprefix("the setting ").removesuffix(" leads to it")
-    return None
+        return _led_by(settings, guard_reads.own_condition(record["sites"][0]) or "", names)
+    return _names(settings)
+
+
+def _config_field(chain: str) -> str | None:
+    """``config.field`` of a chain that reads a config's field (``vllm_config.kernel_config.moe_backend``:
+    ``kernel_config.moe_backend``, the last config the chain passes through), else None."""
+    parts = chain.split(".")
+    held = [i for i, part in enumerate(parts[:-1]) if part.endswith("_config")]
+    return f"{parts[held[-1]]}.{parts[held[-1] + 1]}" if held else None
 
 
 def _names(knobs: list[dict[str, Any]]) -> str:
@@ -1202,7 +1219,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "setting":
         shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
-            steps.append(f'Check the value you give {_led(basis) or _names(settings)}: the condition under "When it is raised" is what it fails.')
+            steps.append(f'Check the value you give {_settings_shown(record, settings, basis, names)}: the condition under "When it is raised" is what it fails.')
         elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
             steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:
@@ -1319,7 +1336,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
         if settings:
-            return _led(basis) or _names(settings)
+            return _settings_shown(record, settings, basis, names)
         flag = _FLAG.search("" if record["message"].get("opaque") else record["message"]["text"])
         if flag:
             return f"`{flag.group(0)}`"

@@ -255,6 +255,24 @@ _last_name = raised.last_name
 _BROAD_CATCH = frozenset({"Exception", "BaseException"})
 
 
+#: A logger's methods: a handler that only logs the exception it caught passes it on to nobody.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "debug_once", "info_once", "warning_once"})
+
+
+def _passes_on(body: list[ast.stmt], name: str) -> bool:
+    """Whether a handler's body reads the exception it bound to ``name`` anywhere but in the
+    arguments of a log call (``failure = exc``, ``queue.put(e)``, an error response built from it)."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _LOG_METHODS:
+            continue
+        if type(node) is ast.Name and node.id == name:
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def _raises(body: list[ast.stmt]) -> bool:
     """Whether a handler's body raises (again or anew) anywhere outside a nested definition."""
     todo: list[ast.AST] = list(body)
@@ -669,7 +687,8 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     def _handled(self, h: ast.ExceptHandler) -> tuple[tuple[str, ...] | None, str, bool]:
         """What one ``except`` of a ``try`` catches (the last part of each name it lists; None for
-        a bare one), how it reads with its first statement, and whether its body raises again."""
+        a bare one), how it reads with its first statement, and whether its body raises again or
+        passes the exception on (stores it, sends it, answers with it: anything but a log call)."""
         caught: tuple[str, ...] | None = None
         if h.type is not None:
             types = h.type.elts if type(h.type) is ast.Tuple else [h.type]
@@ -677,7 +696,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         text = "except" + (f" {self.seg(h.type)}" if h.type is not None else "") + ": "
         first = self.seg(h.body[0]).split("\n", 1)[0] if h.body else ""
         text += first if len(first) <= 80 else first[:79] + "…"
-        return caught, text, _raises(h.body)
+        return caught, text, _raises(h.body) or (h.name is not None and _passes_on(h.body, h.name))
 
     def _caught_here(self, exception: str) -> str | None:
         """The ``except`` of an enclosing ``try`` (in this function) that catches ``exception``
