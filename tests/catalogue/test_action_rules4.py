@@ -4,10 +4,13 @@ records' ``meaning.action`` (and the page's knob rows).
 
 - a check whose error its own function catches and does not raise again (``except (ImportError,
   AssertionError): return None``, ``except Exception: logger.error(...)``) never reaches the user:
-  the page says so and tells nobody to act on it (a handler that raises again is no such catch);
+  the page says so and tells nobody to act on it (a handler that raises again, or passes the
+  exception on, ``failure = exc``, is no such catch);
 - "adjust with X" is a remedy the message gives ("adjusted" is no verb);
 - a config field with an option of its own beside its config's whole-JSON option (``--moe-backend``
-  beside ``--kernel-config``, its keyword arguments through a local) is shown as its own option;
+  beside ``--kernel-config``, its keyword arguments through a local, and the engine's arguments'
+  field of that name defaulting to ``KernelConfig.moe_backend``) is shown as its own option (one
+  whose field of that name has a default of its own is not: it may be another config's);
 - a check whose condition reads config fields the knob readers did not resolve (a model's
   ``self.parallel_config.pipeline_parallel_size``) names their options first, with the settings the
   record holds after them, more than three when there are.
@@ -54,7 +57,15 @@ class VllmConfig:
 """
 
 ARGS = """
+from dataclasses import dataclass
+
 from pkg.config import CacheConfig, KernelConfig, ParallelConfig, VllmConfig, get_kwargs
+
+
+@dataclass
+class EngineArgs:
+    moe_backend: str = KernelConfig.moe_backend
+    linear_backend: str = "auto"
 
 
 def add_cli_args(parser):
@@ -72,6 +83,8 @@ def add_cli_args(parser):
     moe_backend_kwargs = kernel_kwargs["moe_backend"]
     moe_backend_kwargs["type"] = str.lower
     parser.add_argument("--moe-backend", **moe_backend_kwargs)
+    linear_backend_kwargs = kernel_kwargs["linear_backend"]
+    parser.add_argument("--linear-backend", **linear_backend_kwargs)
 """
 
 MODEL = """
@@ -125,6 +138,17 @@ def match_widget_tokens(request):
         return 0
 
 
+def push_widget_batch(batch, results):
+    failure = None
+    try:
+        assert batch.reserved is not None
+        results.append(batch.reserved)
+    except Exception as exc:
+        logger.warning("push failed: %s", exc)
+        failure = exc
+    return failure
+
+
 def check_widget_tokens(request):
     try:
         assert request.output_token_ids is not None
@@ -169,8 +193,9 @@ def test_a_check_its_own_try_catches_is_never_met_and_nobody_is_told_to_act(reco
     assert not any(s.startswith(("Report it", "Check")) for s in got["steps"]), got["steps"]
 
 
-def test_a_handler_that_raises_again_is_no_catch(records):
-    got = action_of(records, "assert pkg/caught.py check_widget_tokens")
+@pytest.mark.parametrize("function", ["check_widget_tokens", "push_widget_batch"])
+def test_a_handler_that_raises_again_or_passes_the_exception_on_is_no_catch(records, function):
+    got = action_of(records, f"assert pkg/caught.py {function}")
     assert "caught where it is raised" not in got["basis"], got
 
 
