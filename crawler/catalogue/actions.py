@@ -1422,8 +1422,9 @@ def _handled(record: dict[str, Any], caught: str) -> dict[str, Any]:
         "actor": "internal",
         "basis": f"caught where it is raised: {handler} in {where} catches it and does not raise it again",
         "says": (
-            f"{_project(record)} catches this {_noun(record)} in the same function that raises it ({handler} in {where}): it does not "
-            "reach you as this error; what you may see is what that handler does instead (a fallback, or a log line of its own)."
+            f"{_project(record)} catches this {_noun(record)} in the same function that raises it ({handler} in {where}) and does not "
+            "raise it again: it does not reach you as this error; what you may see is what that handler does instead (a fallback, "
+            "or a log line of its own, which may quote this message)."
         ),
         "remedy": None,
         "steps": [

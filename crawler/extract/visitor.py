@@ -273,6 +273,22 @@ def _passes_on(body: list[ast.stmt], name: str) -> bool:
     return False
 
 
+def _prints(body: list[ast.stmt]) -> bool:
+    """Whether a handler's body prints the exception it caught with its traceback: a logger's
+    ``exception()``, a call with ``exc_info`` (not ``False``), ``traceback.print_exc()``."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Call:
+            name = _last_name(node.func)
+            if name in ("exception", "print_exc", "print_exception", "format_exc"):
+                return True
+            if any(k.arg == "exc_info" and not (type(k.value) is ast.Constant and k.value.value in (False, None)) for k in node.keywords):
+                return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def _raises(body: list[ast.stmt]) -> bool:
     """Whether a handler's body raises (again or anew) anywhere outside a nested definition."""
     todo: list[ast.AST] = list(body)
@@ -687,8 +703,10 @@ class _Extractor(HelperMessages, SurfaceSites):
 
     def _handled(self, h: ast.ExceptHandler) -> tuple[tuple[str, ...] | None, str, bool]:
         """What one ``except`` of a ``try`` catches (the last part of each name it lists; None for
-        a bare one), how it reads with its first statement, and whether its body raises again or
-        passes the exception on (stores it, sends it, answers with it: anything but a log call)."""
+        a bare one), how it reads with its first statement, and whether its body raises again,
+        prints the exception with its traceback (``logger.exception``, ``exc_info=True``: the user
+        sees it in the log) or passes it on (stores it, sends it, answers with it: anything but a
+        log call's argument)."""
         caught: tuple[str, ...] | None = None
         if h.type is not None:
             types = h.type.elts if type(h.type) is ast.Tuple else [h.type]
@@ -696,7 +714,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         text = "except" + (f" {self.seg(h.type)}" if h.type is not None else "") + ": "
         first = self.seg(h.body[0]).split("\n", 1)[0] if h.body else ""
         text += first if len(first) <= 80 else first[:79] + "…"
-        return caught, text, _raises(h.body) or (h.name is not None and _passes_on(h.body, h.name))
+        return caught, text, _raises(h.body) or _prints(h.body) or (h.name is not None and _passes_on(h.body, h.name))
 
     def _caught_here(self, exception: str) -> str | None:
         """The ``except`` of an enclosing ``try`` (in this function) that catches ``exception``

@@ -4,8 +4,9 @@ records' ``meaning.action`` (and the page's knob rows).
 
 - a check whose error its own function catches and does not raise again (``except (ImportError,
   AssertionError): return None``, ``except Exception: logger.error(...)``) never reaches the user:
-  the page says so and tells nobody to act on it (a handler that raises again, or passes the
-  exception on, ``failure = exc``, is no such catch);
+  the page says so and tells nobody to act on it (a handler that raises again, passes the
+  exception on, ``failure = exc``, or prints it with its traceback, ``logger.exception``, is no
+  such catch);
 - "adjust with X" is a remedy the message gives ("adjusted" is no verb);
 - a config field with an option of its own beside its config's whole-JSON option (``--moe-backend``
   beside ``--kernel-config``, its keyword arguments through a local, and the engine's arguments'
@@ -149,6 +150,15 @@ def push_widget_batch(batch, results):
     return failure
 
 
+def parse_widget_calls(output):
+    try:
+        assert output.startswith("<call>")
+        return output[6:]
+    except Exception:
+        logger.exception("Error in extracting widget calls from the output.")
+        return None
+
+
 def check_widget_tokens(request):
     try:
         assert request.output_token_ids is not None
@@ -193,8 +203,8 @@ def test_a_check_its_own_try_catches_is_never_met_and_nobody_is_told_to_act(reco
     assert not any(s.startswith(("Report it", "Check")) for s in got["steps"]), got["steps"]
 
 
-@pytest.mark.parametrize("function", ["check_widget_tokens", "push_widget_batch"])
-def test_a_handler_that_raises_again_or_passes_the_exception_on_is_no_catch(records, function):
+@pytest.mark.parametrize("function", ["check_widget_tokens", "push_widget_batch", "parse_widget_calls"])
+def test_a_handler_that_raises_passes_on_or_prints_the_exception_is_no_catch(records, function):
     got = action_of(records, f"assert pkg/caught.py {function}")
     assert "caught where it is raised" not in got["basis"], got
 
