@@ -494,7 +494,7 @@ def _settings_shown(record: dict[str, Any], settings: list[dict[str, Any]], basi
 
 
 def _config_field(chain: str) -> str | None:
-    """``config.field`` of a chain that reads a config's field (``vllm_config.kernel_config.moe_backend``:
+    """The config and field of a chain that reads a config's field (``vllm_config.kernel_config.moe_backend``:
     ``kernel_config.moe_backend``, the last config the chain passes through), else None."""
     parts = chain.split(".")
     held = [i for i, part in enumerate(parts[:-1]) if part.endswith("_config")]
@@ -1219,7 +1219,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "setting":
         shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
-            steps.append(f'Check the value you give {_settings_shown(record, settings, basis, names)}: the condition under "When it is raised" is what it fails.')
+            steps.append(
+                f'Check the value you give {_settings_shown(record, settings, basis, names)}: the condition under "When it is raised" is what it fails.'
+            )
         elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
             steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:

@@ -246,3 +246,12 @@ def test_the_settings_a_condition_reads_lead_the_list_and_it_is_not_cut_at_three
         assert f"`{flag}`" in got["says"], (flag, got)
     assert got["says"].index("--prefill-context-parallel-size") < got["says"].index("--speculative-config"), got
     assert any("--pipeline-parallel-size" in s for s in got["steps"]), got["steps"]
+
+
+@pytest.mark.parametrize("stamped", [{"caught": "except: pass"}, {"caught": [1]}, {"caught": []}, {"caught": None}])
+def test_a_catch_kept_in_a_hostile_cache_is_none_and_never_a_source_of_what_the_check_reads(stamped):
+    from crawler.extract import guard_reads
+
+    site = {guard_reads.READS: {"param": ["x"], **stamped}, "facts": {"guards": ["x"]}, "snippet": {}, "line": 1}
+    assert guard_reads.caught(site) is None
+    assert guard_reads.reads(site) == {"param": ["x"]}
