@@ -877,7 +877,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     if report is None:
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
-        changelog = markdown(report)
+        had_text = frozenset(r["id"] for r in base.records if r.get("explanation_status") == "curated") if base is not None else frozenset()
+        changelog = markdown(report, curated=had_text)
         if unread:
             changelog += (
                 f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
