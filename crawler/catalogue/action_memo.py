@@ -35,7 +35,7 @@ import orjson
 
 from crawler.catalogue.actions import action
 from crawler.catalogue.meaning import SettingNames
-from crawler.extract.guard_reads import READS, reads
+from crawler.extract.guard_reads import READS, caught, reads
 from crawler.model.shapes import ExtractedSite, RecordData
 
 #: An action's fields and the types each may hold (``records.Action``).
@@ -124,7 +124,9 @@ def pinless(record: RecordData) -> Any:
 
 def plain(record: RecordData, primary: ExtractedSite | None, passed: list[str] | None, names: SettingNames | None = None) -> dict[str, Any]:
     """``actions.action`` with no memo, taking what :meth:`Memo.action` takes and the settings' spelling."""
-    return action(record, reads(primary) if primary is not None else None, passed, names)
+    if primary is None:
+        return action(record, None, passed, names)
+    return action(record, reads(primary), passed, names, caught(primary))
 
 
 #: What :func:`joined.merge` calls for each record's action.

@@ -39,7 +39,7 @@ MAX_REMEDY = 320
 _REMEDY_START = re.compile(
     r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
-    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check |select |choose |pick )",
+    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |adjust |provide |restart |check |select |choose |pick )",
     re.I,
 )
 _INTRO = re.compile(r"(?:^|[,;:]\s+|(?<!\s)\s+(?:or|and|then)\s+|(?<!\s)\s+[-–—]\s+)(?=\S)")
@@ -459,6 +459,48 @@ def settable(record: dict[str, Any], knob: dict[str, Any]) -> bool:
     return _settable(knob, _validated(record))
 
 
+#: A config's field as the check's own condition reads it (``self.parallel_config.pipeline_parallel_size``).
+_CONDITION_CHAIN = re.compile(r"(?<![\w.])(?>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?!\s*\()")
+#: A presence test after a config's field (``model_config.pooler_config is not None``): vLLM may fill it itself.
+_PRESENCE_AFTER = re.compile(r"\s*(?:is|==|!=)\s*(?:not\s+)?None\b")
+
+
+def _led_by(settings: list[dict[str, Any]], own: str, names: SettingNames | None) -> str:
+    """The settings that lead to a check, shown: the options of the config fields its own condition
+    compares (``self.parallel_config.pipeline_parallel_size != 1`` in a model's ``__init__``:
+    ``--pipeline-parallel-size``; each an option ``names`` knows for that config's field, none only
+    tested for being there) that the knob readers did not resolve, in the order the condition reads
+    them, then the settings the record holds (three of them at most, as before: the condition's
+    own come on top of those)."""
+    found: list[str] = []
+    for m in _CONDITION_CHAIN.finditer(own if names is not None else ""):
+        field = _config_field(m.group(0))
+        flag = names.flags.get(field) if names is not None and field else None
+        if flag and not _PRESENCE_AFTER.match(own, m.end()):
+            found.append(flag)
+    held = {f for k in settings for f in k.get("flags") or []}
+    added = [f"`{short_code(f)}`" for f in dict.fromkeys(f for f in found if f not in held)]
+    shown = list(dict.fromkeys(_display(k) for k in settings))[:3]
+    shown = list(dict.fromkeys([*added, *shown]))
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _settings_shown(record: dict[str, Any], settings: list[dict[str, Any]], basis: str, names: SettingNames | None) -> str:
+    """The settings a setting page names: with the condition's own config fields first when the
+    settings are what leads to it (:func:`_led_by`), else those the record holds."""
+    if basis.startswith("the setting ") and basis.endswith(" leads to it"):
+        return _led_by(settings, guard_reads.own_condition(record["sites"][0]) or "", names)
+    return _names(settings)
+
+
+def _config_field(chain: str) -> str | None:
+    """The config and field of a chain that reads a config's field (``vllm_config.kernel_config.moe_backend``:
+    ``kernel_config.moe_backend``, the last config the chain passes through), else None."""
+    parts = chain.split(".")
+    held = [i for i, part in enumerate(parts[:-1]) if part.endswith("_config")]
+    return f"{parts[held[-1]]}.{parts[held[-1] + 1]}" if held else None
+
+
 def _names(knobs: list[dict[str, Any]]) -> str:
     return _joined(list(dict.fromkeys(_display(k) for k in knobs)))
 
@@ -710,7 +752,12 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def classify(
-    record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, derived: list[str] | None = None
+    record: dict[str, Any],
+    found: str | None,
+    reads: dict[str, list[str]] | None = None,
+    passed: list[str] | None = None,
+    derived: list[str] | None = None,
+    names: SettingNames | None = None,
 ) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
     ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
@@ -776,7 +823,7 @@ def classify(
             f"{chosen_value.group(2)}: that value of the setting does not go with what the rest of the run chose",
         )
     if settings:
-        return "setting", f"the setting {_names(settings)} leads to it"
+        return "setting", f"the setting {_led_by(settings, own, names)} leads to it"
     found_read = _CONFIG_READ.findall(guards)
     if kind == ASSERT:  # (an assert's guard selects a case, unless its message names the field it read)
         found_read = [(c, f) for c, f in found_read if re.search(rf"\b{f}\b", text)]
@@ -1172,7 +1219,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "setting":
         shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
-            steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
+            steps.append(
+                f'Check the value you give {_settings_shown(record, settings, basis, names)}: the condition under "When it is raised" is what it fails.'
+            )
         elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
             steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:
@@ -1289,7 +1338,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
         if settings:
-            return _names(settings)
+            return _settings_shown(record, settings, basis, names)
         flag = _FLAG.search("" if record["message"].get("opaque") else record["message"]["text"])
         if flag:
             return f"`{flag.group(0)}`"
@@ -1364,6 +1413,30 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     return basis
 
 
+def _handled(record: dict[str, Any], caught: str) -> dict[str, Any]:
+    """Who acts on a check whose error its own function catches and does not raise again
+    (``except (ImportError, AssertionError): return None``, ``except Exception: logger.error(...)``):
+    nobody meets this error, so nobody is told to act on it; what they may meet is what the handler
+    does instead (a fallback, a log line of its own, which has its own page)."""
+    where = f"`{short_code(record['sites'][0]['qualname'])}`"
+    handler = f"`{short_code(caught)}`"
+    return {
+        "actor": "internal",
+        "basis": f"caught where it is raised: {handler} in {where} catches it and does not raise it again",
+        "says": (
+            f"{_project(record)} catches this {_noun(record)} in the same function that raises it ({handler} in {where}) and does not "
+            "raise it again: it does not reach you as this error; what you may see is what that handler does instead (a fallback, "
+            "or a log line of its own, which may quote this message)."
+        ),
+        "remedy": None,
+        "steps": [
+            f"Nothing to do about this {_noun(record)} itself: it never leaves {where}. If what the handler does instead is what you see "
+            "(a log line, a feature left off, a fallback), look that up by its own message; report this one to "
+            f"{_project(record)} only if that behaviour is wrong for what you run."
+        ],
+    }
+
+
 def _trainer_gives(record: dict[str, Any]) -> str:
     """What a trainer's code gives the weight-transfer API where this check is: the fields of the
     init or update info it sends (``SparseNCCLWeightTransferUpdateInfo.__post_init__``), else the
@@ -1378,12 +1451,19 @@ def _trainer_gives(record: dict[str, Any]) -> str:
 
 
 def action(
-    record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, names: SettingNames | None = None
+    record: RecordData | dict[str, Any],
+    reads: dict[str, list[str]] | None = None,
+    passed: list[str] | None = None,
+    names: SettingNames | None = None,
+    caught: str | None = None,
 ) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
-    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``)."""
+    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``);
+    ``caught``: the ``except`` of its own function that catches its error (``guard_reads.caught``)."""
     data = cast(dict[str, Any], record)
+    if caught is not None and data["kind"] in (RAISE, ASSERT):
+        return _handled(data, caught)
     found = remedy(data, names)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
     derived = [c for c in reads.get("config") or [] if _derived(c, names)]
@@ -1393,7 +1473,7 @@ def action(
         reads = {k: v for k, v in reads.items() if k != "config"}
     else:
         derived = []
-    actor, basis = classify(data, found, reads, passed, derived)
+    actor, basis = classify(data, found, reads, passed, derived, names)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
