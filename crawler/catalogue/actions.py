@@ -1146,6 +1146,9 @@ _SAYS = {
     "message says whose move it is.",
     "wrapped": "This {noun} wraps another error it carries ({what}): that error is the cause (printed after this one, as its "
     'source or "caused by"), and its own message says whose move it is.',
+    "rewrapped": "This {noun} re-raises an error {project} caught ({what}) with that error's own message, or none: the caught error "
+    'is the cause (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
+    "and its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1282,7 +1285,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "If it comes with a failure, or keeps coming, report it to "
             f"{_project(record)} with the log around it, the version you run and the command that led to it."
         )
-    elif actor == "internal" or not steps:
+    elif (actor == "internal" and not basis.startswith("it re-raises what it caught")) or not steps:
         steps.append(
             f"Report it to {_project(record)} with the full traceback, the version you run and the command "
             "or code that led to it; search the tracker first for the message."
@@ -1292,7 +1295,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
-    decided = _decided_what(basis)
+    decided = _decided_what(record, basis)
     if decided:
         return decided
     if actor == "setting":
@@ -1418,6 +1421,8 @@ def action(
         key = "caught"
     elif actor == "internal" and "wraps the error it carries" in basis:
         key = "wrapped"
+    elif actor == "internal" and basis.startswith("it re-raises what it caught"):
+        key = "rewrapped"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
@@ -1460,6 +1465,25 @@ _ASKS = re.compile(
 #: fills, a package or a build it needs, the machine it runs on.
 #: a limit of what it supports ("supports embedding lookup only": a model that needs more may reach it).
 _NOT_BY_DESIGN = re.compile(r"\bimplement\w*|\bsubclass|\brequires?\b|\bnot available\b|\black\w*\b|\binstall\w*|\byet\b|\bsupport\w*|\bonly\b", re.I)
+
+
+#: A message that says two values the code holds do not agree ("QSA main and side metadata token counts disagree").
+_DISAGREE = re.compile(r"\bdisagrees?\b", re.I)
+#: The name a handler binds what it caught to (``except UnidentifiedImageError as e``).
+_CAUGHT_AS = re.compile(r"except\b[^:]{0,200}? as ([A-Za-z_]\w*)\s*:?\s*$")
+
+
+def _rewrapped(site: dict[str, Any], text: str) -> str | None:
+    """The handler, when the check re-raises what it caught as its cause (``raise X(str(e)) from e``)
+    with nothing of its own in the message (empty, or the caught error's text alone) and no test
+    of its own: the caught error is the whole of it."""
+    facts = site.get("facts") or {}
+    handler = (facts.get("handler") or "").strip()
+    bound = _CAUGHT_AS.match(handler)
+    if bound is None or facts.get("guards") or facts.get("cause") != bound.group(1):
+        return None
+    name = bound.group(1)
+    return handler if text.strip() in ("", f"{{{name}}}", f"{{str({name})}}", f"{{{name}!s}}", f"{{{name}!r}}") else None
 
 
 def _presence_of(own: str) -> bool:
@@ -1507,7 +1531,10 @@ def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str,
     environ = [c for c in reads.get("platform") or [] if c.startswith(("os.environ", "os.getenv"))]
     named = list(dict.fromkeys(_ENV_NAME.findall(text)))
     if kind in (RAISE, LOG) and environ and len(named) == 1:
-        return "environment", f"the check reads the environment variable `{named[0]}` itself (from `os.environ`, not through a setting): it is unset, or not what the check needs"
+        return (
+            "environment",
+            f"the check reads the environment variable `{named[0]}` itself (from `os.environ`, not through a setting): it is unset, or not what the check needs",
+        )
     waited = _CONFIG_PATH.search(text) if kind in (RAISE, LOG) and _WAITED_TEXT.search(text) else None
     if waited:
         return (
@@ -1531,8 +1558,28 @@ def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str,
     ):
         return (
             "internal",
-            "the check finds a part of the object's own state missing (" + _shown([c for s in sorted(reads) if s != "constant" for c in reads[s]])
+            "the check finds a part of the object's own state missing ("
+            + _shown([c for s in sorted(reads) if s != "constant" for c in reads[s]])
             + ") that the project's own code sets up before this step (the message says what comes first): the order of its own calls",
+        )
+    # (the message as written: one that is only the caught error's text is opaque, ``text`` holds nothing of it)
+    rewrapped = _rewrapped(site, record["message"]["text"]) if kind == RAISE else None
+    if rewrapped:
+        return (
+            "internal",
+            f"it re-raises what it caught (`{short_code(rewrapped)}`) as its cause, with nothing of its own in the message: the caught error is the cause",
+        )
+    if (
+        kind == RAISE
+        and _DISAGREE.search(text)
+        and reads
+        and set(reads) <= {"state", "other", "tensor", "constant"}
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            "the check compares values the project's own code computed in two places (the message says they disagree), "
+            "reading no setting, request or model of yours",
         )
     if (
         kind == LOG
@@ -1565,8 +1612,10 @@ def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str,
     return None
 
 
-def _decided_what(basis: str) -> str | None:
+def _decided_what(record: dict[str, Any], basis: str) -> str | None:
     """What the page's first sentence names for the rules above that need their own words."""
+    if basis.startswith("it re-raises what it caught (`"):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`, as `{basis.split('`')[1]}`"
     if basis.startswith("the check reads the environment variable `"):
         return f"the environment variable `{basis.split('`')[1]}`"
     if basis.startswith("it waited for a peer or a transfer"):
@@ -1586,8 +1635,18 @@ def _decided_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
             f"are only slow, raise `{basis.split('`')[1]}` (the setting the message names) and start again."
         ]
     if actor == "request" and basis.startswith("raised while the request is validated (`"):
-        what = "its structured-output constraint (the regex, JSON schema or grammar)" if "structured_output" in basis else "what it asks for"
-        return [f'Check {what} in your request against the message and the condition under "When it is raised"; send it again once it is corrected.']
+        what = (
+            "the structured-output constraint in your request (its regex, JSON schema or grammar)"
+            if "structured_output" in basis
+            else "what your request asks for"
+        )
+        return [f'Check {what} against the message and the condition under "When it is raised"; send it again once it is corrected.']
+    if actor == "internal" and basis.startswith("it re-raises what it caught"):
+        return [
+            "Read the error printed above this one in the traceback (the one it was raised from) and look that one up: one of "
+            f"{_project(record)}'s own has its own page that says whose move it is, one of a library it uses says what failed there "
+            "(for a request, what in it that library refused)."
+        ]
     if actor == "internal" and basis.startswith("informational:"):
         return ["Nothing to do: the warning says what the code does, and it goes on."]
     return []

@@ -13,7 +13,10 @@ upstream whose code is written here, crawled through the real CLI, read back as 
 - a warning that states what the code does and asks nothing is nothing to do; one that says it
   may be slower is not;
 - a method a class leaves out by design (it raises ``NotImplementedError`` whenever it is called) is
-  no choice of the user's; one that says it does not support something yet is not.
+  no choice of the user's; one that says it does not support something yet is not;
+- a re-raise of what it caught, with nothing of its own in the message, sends the reader to the
+  caught error; one that says something of its own is not;
+- two values the code computed that disagree are its own state; a value passed in that disagrees is not.
 """
 
 from __future__ import annotations
@@ -138,6 +141,53 @@ class RoutingStrategy:
         raise NotImplementedError("This strategy does not support grouped routing yet")
 """
 
+WRAPPERS = """
+class ImageError(Exception):
+    pass
+
+
+def fetch_image(load, url):
+    try:
+        return load(url)
+    except ImageError as e:
+        raise ValueError(str(e)) from e
+
+
+def fetch_audio(load, url):
+    try:
+        return load(url)
+    except ImageError as e:
+        raise ValueError(f"could not fetch the audio at {url}: {e}") from e
+"""
+
+METADATA = """
+from pkg.context import get_forward_context
+
+
+class SideIndexer:
+    def metadata(self):
+        metadata = get_forward_context()
+        raw = metadata["raw"]
+        compressed = metadata["compressed"]
+        if raw.num_actual_tokens != compressed.num_actual_tokens:
+            raise RuntimeError("side-cache metadata token counts disagree")
+        return raw
+
+    def check_given(self, given):
+        metadata = get_forward_context()
+        if given != metadata["raw"].num_actual_tokens:
+            raise RuntimeError("given token counts disagree")
+        return given
+"""
+
+CONTEXT = """
+_CONTEXT = {}
+
+
+def get_forward_context():
+    return _CONTEXT
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/snapshot.py": SNAPSHOT,
@@ -147,6 +197,9 @@ FILES = {
     "pkg/embedding.py": EMBEDDING,
     "pkg/kernel.py": KERNEL,
     "pkg/strategy.py": STRATEGY,
+    "pkg/wrappers.py": WRAPPERS,
+    "pkg/metadata.py": METADATA,
+    "pkg/context.py": CONTEXT,
 }
 
 
@@ -221,3 +274,25 @@ def test_a_method_a_class_leaves_out_by_design_is_no_choice_of_the_users(records
 def test_a_method_that_does_not_support_something_yet_is_not_called_by_design(records):
     got = action(records, "This strategy does not support grouped routing yet")
     assert "raises whenever it is called" not in got["basis"], got
+
+
+def test_a_reraise_of_what_it_caught_sends_the_reader_to_the_caught_error(records):
+    (got,) = [r["meaning"]["action"] for r in records if r["sites"][0]["qualname"] == "fetch_image"]
+    assert got["actor"] == "internal" and "`except ImageError as e`" in got["basis"], got
+    assert got["says"].startswith("This error re-raises an error") and "The above exception was the direct cause" in got["says"], got["says"]
+    assert got["steps"][0].startswith("Read the error printed above this one") and not any(s.startswith("Report it") for s in got["steps"]), got["steps"]
+
+
+def test_a_reraise_that_says_something_of_its_own_is_not_a_bare_wrapper(records):
+    got = action(records, "could not fetch the audio at")
+    assert not got["basis"].startswith("it re-raises what it caught"), got
+
+
+def test_values_the_code_computed_that_disagree_are_its_own_state(records):
+    got = action(records, "side-cache metadata token counts disagree")
+    assert got["actor"] == "internal" and got["basis"].startswith("the check compares values the project's own code computed"), got
+
+
+def test_a_value_passed_in_that_disagrees_is_not_called_the_codes_own(records):
+    got = action(records, "given token counts disagree")
+    assert not got["basis"].startswith("the check compares values"), got
