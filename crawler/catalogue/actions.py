@@ -1057,6 +1057,9 @@ def classify(
         return "internal", "logged for an exception it caught: that exception is the cause"
     if passed:
         return passed[0], passed[1]
+    decided = _open_decided(record, reads, own, text)
+    if decided is not None:
+        return decided
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
@@ -1190,6 +1193,9 @@ _SAYS = {
     "message says whose move it is.",
     "wrapped": "This {noun} wraps another error it carries ({what}): that error is the cause (printed after this one, as its "
     'source or "caused by"), and its own message says whose move it is.',
+    "rewrapped": "This {noun} re-raises an error {project} caught ({what}) with that error's own message, or none: the caught error "
+    'is the cause (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
+    "and its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1205,7 +1211,10 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
-    if actor == "setting" and "feature it configures" in basis:
+    decided = _decided_steps(record, actor, basis)
+    if decided:
+        steps.extend(decided)
+    elif actor == "setting" and "feature it configures" in basis:
         steps.append(
             f"Enable the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))} in the options you start with (it is None while the feature "
             "is off), or leave out what needs it."
@@ -1325,7 +1334,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "If it comes with a failure, or keeps coming, report it to "
             f"{_project(record)} with the log around it, the version you run and the command that led to it."
         )
-    elif actor == "internal" or not steps:
+    elif (actor == "internal" and not basis.startswith("it re-raises what it caught")) or not steps:
         steps.append(
             f"Report it to {_project(record)} with the full traceback, the version you run and the command "
             "or code that led to it; search the tracker first for the message."
@@ -1335,6 +1344,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
+    decided = _decided_what(record, basis)
+    if decided:
+        return decided
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
         if settings:
@@ -1489,9 +1501,232 @@ def action(
         key = "caught"
     elif actor == "internal" and "wraps the error it carries" in basis:
         key = "wrapped"
+    elif actor == "internal" and basis.startswith("it re-raises what it caught"):
+        key = "rewrapped"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
         key = "model_code"
     says = _SAYS[key].format(what=_what(data, actor, basis, reads, names), project=_project(data), noun=_noun(data))
     return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads, names)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Pages no rule above decides (s43-opens, #32 items 1 and 3): facts of the code that say whose move
+# it is where the pages said "errcat cannot tell". Each runs only after every other rule (and the
+# callers' ``passed``) left the check open; each is narrowed by what a reading of its v0.33.0 pages
+# against the source found (bench/RESULTS.md, s43-opens).
+
+#: A message that says a step of the code's own comes first: a prior call, a buffer another part of
+#: the code fills, something set up before ("requires a prior start_prefetch", "requires top-k
+#: indices from the indexer", "was not allocated", "should always exist").
+#: ("has not been prepared", "is not initialized" are not among them: they are as often a step a
+#: caller outside drives, as ``ExternalElasticEPScaleCoordinator.commit`` before ``prepare``.)
+_WIRING = re.compile(
+    r"\brequires? (?:a |an )?prior\b|\brequires? [\w -]{1,60}? from the (?!request|user|client|caller|config|checkpoint|model\b)\w+|"
+    r"\bwas not (?:allocated|built|wired)\b|\bshould always exist\b",
+    re.I,
+)
+#: What keeps such a message from being the code's own order: a call someone makes ("Call X() first":
+#: a trainer's or a user's code drives the object), a setting it names, a feature switched on or off.
+_WIRING_NOT = re.compile(r"\bcall(?:ed|s|ing)?\b|\(\)|\b(?:en|dis)abled?\b|\binstall|\bconfigur|\bsetting\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+ ?=", re.I)
+#: A dotted setting a message names (``kv_connector_extra_config.transfer_timeout``).
+_CONFIG_PATH = re.compile(r"(?<![\w.])([a-z][a-z0-9]*(?:_[a-z0-9]+)*_config\.[a-z][a-z0-9_]*)\b")
+#: A warning that states what the code does ("Padding num_heads from 8 to 64 for ...").
+_STATES_WHAT_IT_DOES = re.compile(r"(?:Padding|Truncating|Rounding|Initializing|Loading|Using) ")
+#: ... and asks nothing: no failure, doubt, cause, advice or choice in it.
+_ASKS = re.compile(
+    r"\b(?:fail\w*|errors?|not|no|cannot|can't|invalid|unsupported|missing|mismatch\w*|unknown|unexpected|malformed|may|might|could|"
+    r"slow\w*|sub-?optimal|performance|accuracy|because|since|should|deprecated|please|consider|you|your|requested|explicitly|instead|"
+    r"only|ignor\w*|skip\w*|disabl\w*|fall\w*|default\w*|guess\w*|override\w*|assum\w*)\b",
+    re.I,
+)
+#: What a by-design ``NotImplementedError`` message must not say: a contract a subclass or plugin
+#: fills, a package or a build it needs, the machine it runs on.
+#: a limit of what it supports ("supports embedding lookup only": a model that needs more may reach it).
+_NOT_BY_DESIGN = re.compile(r"\bimplement\w*|\bsubclass|\brequires?\b|\bnot available\b|\black\w*\b|\binstall\w*|\byet\b|\bsupport\w*|\bonly\b", re.I)
+
+
+#: A message that says two values the code holds do not agree ("QSA main and side metadata token counts disagree").
+_DISAGREE = re.compile(r"\bdisagrees?\b", re.I)
+#: The name a handler binds what it caught to (``except UnidentifiedImageError as e``).
+_CAUGHT_AS = re.compile(r"except\b[^:]{0,200}? as ([A-Za-z_]\w*)\s*:?\s*$")
+
+
+def _rewrapped(site: dict[str, Any], text: str) -> str | None:
+    """The handler, when the check re-raises what it caught as its cause (``raise X(str(e)) from e``)
+    with nothing of its own in the message (empty, or the caught error's text alone) and no test
+    of its own: the caught error is the whole of it."""
+    facts = site.get("facts") or {}
+    handler = (facts.get("handler") or "").strip()
+    bound = _CAUGHT_AS.match(handler)
+    if bound is None or facts.get("guards") or facts.get("cause") != bound.group(1):
+        return None
+    name = bound.group(1)
+    return handler if text.strip() in ("", f"{{{name}}}", f"{{str({name})}}", f"{{{name}!s}}", f"{{{name}!r}}") else None
+
+
+def _presence_of(own: str) -> bool:
+    """Whether a condition only tests that values are there (``x is None``, ``not x``, joined by ``or``)."""
+    node = parse_guard(own)
+    parts = node.values if type(node) is ast.BoolOp and type(node.op) is ast.Or else [node]
+    for part in parts:
+        if type(part) is ast.Compare and len(part.ops) == 1 and type(part.ops[0]) is ast.Is:
+            value, against = part.left, part.comparators[0]
+        elif type(part) is ast.UnaryOp and type(part.op) is ast.Not:
+            value, against = part.operand, ast.Constant(None)
+        else:
+            return False
+        if not (type(against) is ast.Constant and against.value is None and type(value) in (ast.Name, ast.Attribute)):
+            return False
+    return bool(parts)
+
+
+def _reached_from_outside(record: dict[str, Any], path: str) -> bool:
+    """Whether a check's function is one a user's request, command or code reaches: an entry point
+    among its callers, or code where requests, settings or a trainer's calls are handled."""
+    return (
+        any(c.get("entry_point") for c in record["meaning"].get("callers") or [])
+        or any(p in path for p in (*_REQUEST_PATHS, *_SETTING_PATHS, *_PARSER_PATHS))
+        or "/weight_transfer/" in path
+    )
+
+
+def _request_validator(record: dict[str, Any]) -> str | None:
+    """The caller that validates a request on the way to this check (``validate_structured_output_request_outlines``
+    calls it), if one does."""
+    for c in record["meaning"].get("callers") or []:
+        last = str(c.get("qualname") or "").rpartition(".")[2]
+        if last.lstrip("_").startswith("validate") and "request" in last:
+            return str(c["qualname"])
+    return None
+
+
+def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> tuple[str, str] | None:
+    """(actor, basis) for a check no other rule decides, from a fact of its code; None to leave it open."""
+    path, site = _where(record)
+    kind, exception = record["kind"], exception_word(record)
+    facts = site.get("facts") or {}
+    method = site["qualname"].rpartition(".")[2]
+    environ = [c for c in reads.get("platform") or [] if c.startswith(("os.environ", "os.getenv"))]
+    named = list(dict.fromkeys(_ENV_NAME.findall(text)))
+    if kind in (RAISE, LOG) and environ and len(named) == 1:
+        return (
+            "environment",
+            f"the check reads the environment variable `{named[0]}` itself (from `os.environ`, not through a setting): it is unset, or not what the check needs",
+        )
+    waited = _CONFIG_PATH.search(text) if kind in (RAISE, LOG) and _WAITED_TEXT.search(text) else None
+    if waited:
+        return (
+            "environment",
+            f"it waited for a peer or a transfer that did not finish in time; the message names the setting that bounds the wait, `{waited.group(1)}`",
+        )
+    validator = _request_validator(record) if kind == RAISE else None
+    if validator and "param" in reads and not set(reads) & {"config", "model", "platform", "state"}:
+        return "request", f"raised while the request is validated (`{short_code(validator)}` leads to it): what the request asks for does not pass the check"
+    if (
+        kind == RAISE
+        and _WIRING.search(text)
+        and not _WIRING_NOT.search(text)
+        and not _ENV_NAME.search(text)
+        and method not in ("__init__", "__post_init__")
+        and reads
+        and set(reads) <= {"state", "other", "constant"}
+        and all(c.startswith("self.") for source, shown in reads.items() if source != "constant" for c in shown)
+        and _presence_of(own)
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            "the check finds a part of the object's own state missing ("
+            + _shown([c for s in sorted(reads) if s != "constant" for c in reads[s]])
+            + ") that the project's own code sets up before this step (the message says what comes first): the order of its own calls",
+        )
+    # (the message as written: one that is only the caught error's text is opaque, ``text`` holds nothing of it)
+    rewrapped = _rewrapped(site, record["message"]["text"]) if kind == RAISE else None
+    if rewrapped:
+        return (
+            "internal",
+            f"it re-raises what it caught (`{short_code(rewrapped)}`) as its cause, with nothing of its own in the message: the caught error is the cause",
+        )
+    if (
+        kind == RAISE
+        and _DISAGREE.search(text)
+        and reads
+        and set(reads) <= {"state", "other", "tensor", "constant"}
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            "the check compares values the project's own code computed in two places (the message says they disagree), "
+            "reading no setting, request or model of yours",
+        )
+    if (
+        kind == LOG
+        and (record.get("log") or {}).get("level") in ("warning", "info")
+        and not facts.get("handler")
+        and _STATES_WHAT_IT_DOES.match(text)
+        and not _ASKS.search(text)
+        and not _FLAG.search(text)
+        and not _ENV_NAME.search(text)
+        and not set(reads) & {"config", "request", "model", "platform"}
+    ):
+        return "internal", "informational: the warning states what the code does and asks nothing of anyone; nothing to do"
+    if (
+        kind == RAISE
+        and exception == "NotImplementedError"
+        and text
+        and not facts.get("guards")
+        and "." in site["qualname"]
+        and not record["meaning"].get("callers")  # (a helper the code calls to refuse, ``QuantKeyScheme.reject(role)``, is no method left out)
+        and not _NOT_BY_DESIGN.search(text)
+        and not _PLUGIN.search(text)
+        and not _HARDWARE.search(text)
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            f"`{short_code(site['qualname'])}` raises whenever it is called: its class does not provide it (the message says so), "
+            "so a path that reaches it is the project's own slip, not a choice of yours",
+        )
+    return None
+
+
+def _decided_what(record: dict[str, Any], basis: str) -> str | None:
+    """What the page's first sentence names for the rules above that need their own words."""
+    if basis.startswith("it re-raises what it caught (`"):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`, as `{basis.split('`')[1]}`"
+    if basis.startswith("the check reads the environment variable `"):
+        return f"the environment variable `{basis.split('`')[1]}`"
+    if basis.startswith("it waited for a peer or a transfer"):
+        return f"the network or the peer it waits on, and `{basis.split('`')[1]}`, the setting that bounds the wait"
+    if basis.startswith("raised while the request is validated (`"):
+        return f"what it asks for, as `{basis.split('`')[1]}` validates it"
+    return None
+
+
+def _decided_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
+    """The steps of the rules above that need their own (none: the usual ones)."""
+    if actor == "environment" and basis.startswith("the check reads the environment variable `"):
+        return [f"Set the environment variable `{basis.split('`')[1]}` where it runs (the message says what it must hold), then start it again."]
+    if actor == "environment" and basis.startswith("it waited for a peer or a transfer"):
+        return [
+            "Check that the peer it waits on is up and reachable (its own log, the network, the NIC or RDMA link); if the transfers "
+            f"are only slow, raise `{basis.split('`')[1]}` (the setting the message names) and start again."
+        ]
+    if actor == "request" and basis.startswith("raised while the request is validated (`"):
+        what = (
+            "the structured-output constraint in your request (its regex, JSON schema or grammar)"
+            if "structured_output" in basis
+            else "what your request asks for"
+        )
+        return [f'Check {what} against the message and the condition under "When it is raised"; send it again once it is corrected.']
+    if actor == "internal" and basis.startswith("it re-raises what it caught"):
+        return [
+            "Read the error printed above this one in the traceback (the one it was raised from) and look that one up: one of "
+            f"{_project(record)}'s own has its own page that says whose move it is, one of a library it uses says what failed there "
+            "(for a request, what in it that library refused)."
+        ]
+    if actor == "internal" and basis.startswith("informational:"):
+        return ["Nothing to do: the warning says what the code does, and it goes on."]
+    return []
