@@ -978,6 +978,9 @@ def classify(
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         if _API_CHANGE.search(text):  # ("Passing X to generate() is deprecated ... pass Y instead": the call your code makes)
             return "caller", "the message says how the code that calls it should call it instead"
+        waited = _waited(kind, text)
+        if waited:  # ("Timed out waiting for ...; adjust with X.transfer_timeout": the peer was slow, X bounds the wait)
+            return waited
         return "setting", "the message says what to change"
     checkpoint = (
         _checkpoint_fields(own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT and any(p in path for p in _ARCHITECTURE_PATHS) else []
@@ -1602,6 +1605,18 @@ def _request_validator(record: dict[str, Any]) -> str | None:
     return None
 
 
+def _waited(kind: str, text: str) -> tuple[str, str] | None:
+    """A wait on a peer or a transfer that timed out, whose message names the setting bounding it:
+    the peer (the environment) was slow, and the setting is what to raise."""
+    waited = _CONFIG_PATH.search(text) if kind in (RAISE, LOG) and _WAITED_TEXT.search(text) else None
+    if waited is None:
+        return None
+    return (
+        "environment",
+        f"it waited for a peer or a transfer that did not finish in time; the message names the setting that bounds the wait, `{waited.group(1)}`",
+    )
+
+
 def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> tuple[str, str] | None:
     """(actor, basis) for a check no other rule decides, from a fact of its code; None to leave it open."""
     path, site = _where(record)
@@ -1615,12 +1630,9 @@ def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str,
             "environment",
             f"the check reads the environment variable `{named[0]}` itself (from `os.environ`, not through a setting): it is unset, or not what the check needs",
         )
-    waited = _CONFIG_PATH.search(text) if kind in (RAISE, LOG) and _WAITED_TEXT.search(text) else None
+    waited = _waited(kind, text)
     if waited:
-        return (
-            "environment",
-            f"it waited for a peer or a transfer that did not finish in time; the message names the setting that bounds the wait, `{waited.group(1)}`",
-        )
+        return waited
     validator = _request_validator(record) if kind == RAISE else None
     if validator and "param" in reads and not set(reads) & {"config", "model", "platform", "state"}:
         return "request", f"raised while the request is validated (`{short_code(validator)}` leads to it): what the request asks for does not pass the check"
