@@ -800,7 +800,7 @@ def classify(
     if cli_args:
         return "setting", "the check tests the command's arguments " + _joined([f"`args.{a}`" for a in cli_args])
     transfer = _TRANSFER_PARAMS.search(guards)
-    if transfer:
+    if transfer and _asks_transfer(own, guards):
         return (
             "request",
             f"the check is on what the request's transfer parameters ask for (`{transfer.group(0)}`): "
@@ -1444,8 +1444,29 @@ def action(
 #: of the P/D protocol they carry (``params.get("do_remote_decode")``, ``params`` bound from
 #: ``request.kv_transfer_params`` above the check).
 _TRANSFER_PARAMS = re.compile(r"\b(?:kv|ec)_transfer_params\b|\bdo_remote_(?:prefill|decode)\b")
+#: A connector's own role flag (``self.is_kv_consumer``), as the whole of an assert's condition.
+_ROLE_ONLY = re.compile(r"(?:not \(\s*)*(?:not\s+)?self\.is_kv_(?:consumer|producer|both)\)*")
+_PARAMS_KEY = re.compile(r"(?<![\w.])params\.get\(\s*[\"']do_remote_")
+
+
+def _asks_transfer(own: str, guards: str) -> bool:
+    """Whether a check under a guard on the request's transfer parameters tests what they ask for:
+    its own condition reads them (``request.ec_transfer_params is not None``; ``params``, when the
+    guards read the P/D keys from it: ``params.get("transfer_id")``), or only the instance's own
+    role (``assert not self.is_kv_consumer`` under ``params.get("do_remote_decode")``: the request
+    asks a consumer to send). A check on anything else in that branch (a layout, a peer's groups,
+    the object's state) is not said to be the request's."""
+    stripped = own.strip()
+    return bool(
+        _TRANSFER_PARAMS.search(own)
+        or _ROLE_ONLY.fullmatch(stripped)
+        or (_PARAMS_KEY.search(guards) and re.search(r"(?<![\w.])params\b", own))
+    )
+
+
 #: A loader's loop over the checkpoint's weights (``for name, loaded_weight in weights``): its first
 #: name is a weight's name as the checkpoint gives it.
+_TENSOR_TEST = re.compile(r"\bloaded_weights?\b|\.(?:shape|dtype|ndim|numel|size)\b")
 _WEIGHTS_LOOP = re.compile(r"for \(?([a-z_]\w*), [a-z_]\w*\)? in (?:weights|weights_iter|weights_iterator)")
 
 
@@ -1465,6 +1486,8 @@ def _weight_name(record: dict[str, Any], kind: str, text: str) -> str | None:
             continue
         name = found.group(1)
         shown = re.search(rf"\{{{re.escape(name)}(?:![rs])?\}}", text)
+        if _TENSOR_TEST.search(guard_reads.own_condition(site) or ""):  # (a shape or dtype: the tensor's, said by the rules on it)
+            continue
         if shown and any(_word(name, _STRING.sub('""', g)) for g in facts.get("guards") or []):
             return name
     return None

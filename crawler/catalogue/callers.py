@@ -389,6 +389,7 @@ class Passed:
             snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
             self.fields.setdefault(snake, []).append({f for f in fields if (qual, f) not in state})
         self._memo: dict[tuple[str, str, int], set[str] | None] = {}
+        self._inits: dict[str, list[str]] | None = None
 
     def actors(self, fq: str, param: str, depth: int = 0) -> set[str] | None:
         """Whose move the values every call of ``fq`` passes its ``param`` are (``_ACTOR_OF``),
@@ -455,9 +456,23 @@ class Passed:
                 return None
             out += [{**r, "_caller": caller} for r in matched]
         counted = {owner.rpartition(".")[2]} if constructed and name == "__init__" else names
-        if sum(self.called.get(n, 0) for n in counted) != sum(1 for r in out if r["callee"] in counted):
+        # (a class of the same name elsewhere, ``ImageProjectorMLP`` in two models' files: the calls
+        # the graph resolved to its ``__init__`` are its own, not unresolved ones of this class)
+        elsewhere = self._same_named(fq) if constructed and name == "__init__" else 0
+        if sum(self.called.get(n, 0) for n in counted) != sum(1 for r in out if r["callee"] in counted) + elsewhere:
             return None
         return out
+
+    def _same_named(self, fq: str) -> int:
+        """How many calls the graph resolved to the ``__init__`` of other classes named as ``fq``'s is."""
+        if self._inits is None:
+            self._inits = {}
+            for name in self.graph.defs:
+                owner, _, method = name.rpartition(".")
+                if method == "__init__":
+                    self._inits.setdefault(owner.rpartition(".")[2], []).append(name)
+        cls = fq.rpartition(".")[0].rpartition(".")[2]
+        return sum(len(set(self.graph.callers.get(other, []))) for other in self._inits.get(cls, []) if other != fq)
 
     def settable(self, code: str) -> bool:
         """Whether the chain ``code`` (``self.vllm_config.cache_config.block_size``) reads what a user

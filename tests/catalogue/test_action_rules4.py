@@ -3,7 +3,8 @@ upstream whose code is written here, crawled through the real CLI, read back as 
 ``meaning.action``; beside each rule a near case it must not take.
 
 - an assert on a parameter every call of which, in a model's code, passes a part of the model's
-  configuration (``hidden_act=adapter_config.hidden_act``) is the model's;
+  configuration (``hidden_act=adapter_config.hidden_act``) is the model's, a class of the same name
+  in another model's file notwithstanding;
 - an assert on a field of the tokenizer the model loads (``tokenizer.all_special_ids``) is the model's;
 - a weight loader's check on the checkpoint's tensor, whose rank count only makes a partition's size
   the global one (``local * tp_size``), is the checkpoint's, not the parallel size's;
@@ -80,6 +81,19 @@ class WidgetModel(nn.Module):
                 params[fused].data.copy_(loaded_weight)
 '''
 
+#: Another model's class of the same name (Molmo's and Molmo2's ``ImageProjectorMLP``), given a constant.
+OTHER_MODEL = '''
+class WidgetProjector:
+    def __init__(self, hidden_act: str) -> None:
+        assert hidden_act in ("silu", "gelu")
+        self.hidden_act = hidden_act
+
+
+class WidgetOtherBackbone:
+    def __init__(self) -> None:
+        self.projector = WidgetProjector(hidden_act="gelu")
+'''
+
 UTILS = '''
 class WidgetGate:
     def __init__(self, gate_act: str) -> None:
@@ -135,6 +149,7 @@ class WidgetConnectorScheduler:
 FILES = {
     "pkg/__init__.py": "",
     "pkg/model_executor/models/widget.py": MODEL,
+    "pkg/model_executor/models/widget_other.py": OTHER_MODEL,
     "pkg/utils/widget_gate.py": UTILS,
     "pkg/model_executor/layers/quantization/widget_block.py": QUANT,
     "pkg/distributed/kv_transfer/widget_connector.py": CONNECTOR,
@@ -160,6 +175,11 @@ def test_an_assert_on_what_a_models_code_passes_from_its_config_is_the_models(re
     got = action_of(records, "assert pkg/model_executor/models/widget.py WidgetProjector.__init__")
     assert got["actor"] == "model" and "model's own configuration" in got["basis"], got
     assert "`adapter_config`" in got["basis"] and "Nobody outside" not in got["says"], got
+
+
+def test_a_class_of_the_same_name_given_a_constant_is_not_the_models(records):
+    got = action_of(records, "assert pkg/model_executor/models/widget_other.py WidgetProjector.__init__")
+    assert got["actor"] == "internal", got
 
 
 def test_the_same_assert_outside_a_models_code_is_not_the_models(records):
