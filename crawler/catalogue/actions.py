@@ -1007,7 +1007,7 @@ def classify(
     private = _private_state(own)
     if kind == RAISE and private and not _SAYS_CHOICE.search(text) and not _NOT_BOOKKEEPING.search(text) and "/weight_transfer/" not in path:
         return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
-    if kind == ASSERT and passed and passed[0] == "model":  # (a model's value one call back: ``hidden_act=adapter_config.hidden_act``)
+    if kind == ASSERT and passed and passed[0] == "model" and not _PRESENCE.fullmatch(own.strip()):  # (``hidden_act=adapter_config.hidden_act``)
         return passed[0], passed[1]
     tokenizer = _tokenizer_read(path, own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT else None
     if tokenizer:

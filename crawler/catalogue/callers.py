@@ -328,9 +328,12 @@ _CONFIG_HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
 #: and so on), and how many calls are read for one check at most (more: it stays open).
 MAX_FOLLOW = 3
 #: Where each model architecture's code lives, and a parameter there that holds (part of) the
-#: model's configuration as the checkpoint gives it (``config``, ``adapter_config``, ``text_config``).
+#: model's configuration as the checkpoint gives it (``config``, ``adapter_config``, ``text_config``;
+#: not the configs the project builds for a layer: ``moe_config``, ``quant_config``).
 _ARCHITECTURE_PATHS = ("/model_executor/models/", "/models/")
-_MODEL_CONFIG_PARAM = re.compile(r"(?:[a-z][a-z0-9]*_)*config")
+_MODEL_CONFIG_PARAM = re.compile(
+    r"config|hf_config|(?:[a-z][a-z0-9]*_)?(?:text|vision|audio|adapter|encoder|decoder|projector|vit|speech|image|thinker|talker)_config"
+)
 MAX_PASSED_CALLS = 64
 #: The sources of an argument (``knob_passes.sources``) and whose move each is.
 _ACTOR_OF = {"s": "setting", "m": "model", "r": "request", "c": "internal", "t": "internal"}
@@ -567,7 +570,9 @@ class Passed:
         every call of it passes each one a part of the model's configuration: a field of the HF
         config (``m:``) or a ``*config`` parameter of a model architecture's code
         (``hidden_act=adapter_config.hidden_act``, :meth:`_model_config`), a class's ``__init__``
-        too (its calls counted by the class's name); else None. One call back, no further."""
+        too (its calls counted by the class's name), with at least one such parameter among them (a
+        field read with ``m:`` alone may be a lookup of a constant table by the model's name); in a
+        model architecture's code only; else None. One call back, no further."""
         params = reads.get("param") or []
         if not params or len(params) >= guard_reads.MAX_SHOWN or not set(reads) <= _PARAM_READS:
             return None
@@ -579,20 +584,24 @@ class Passed:
         fq = f"{site['module']}.{site['qualname']}"
         sig = self.signatures.get(fq)
         edges = self.graph.callers.get(fq, [])
-        if sig is None or fq not in self.graph.defs or not edges or len(edges) > MAX_PASSED_CALLS or self.graph.entry_kind(fq) is not None:
+        if not any(p in "/" + site["path"] for p in _ARCHITECTURE_PATHS) or sig is None or fq not in self.graph.defs or not edges or len(edges) > MAX_PASSED_CALLS or self.graph.entry_kind(fq) is not None:
             return None
         rows = self._rows(fq, edges, constructed=True)
         if not rows:
             return None
         shown: list[str] = []
+        passed_on = False
         for param in params:
             for row in rows:
                 for source in self._bound(row, sig, param):
                     kind, _, rest = source.partition(":")
-                    if kind == "m" or (kind == "p" and self._model_config(self._caller_of(row), rest)):
-                        shown.append(rest.removeprefix("self."))
-                    else:
+                    if kind == "p" and self._model_config(self._caller_of(row), rest):
+                        passed_on = True
+                    elif kind != "m":
                         return None
+                    shown.append(rest.removeprefix("self."))
+        if not passed_on:
+            return None
         return ["model", _BASIS["model"].format(fn=short_code(site["qualname"]), params=_joined_code(params), shown=_joined_code(sorted(set(shown)))).rstrip()]
 
     def shown(self, fq: str, param: str, depth: int = 0) -> list[str]:
