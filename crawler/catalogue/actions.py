@@ -803,7 +803,7 @@ def classify(
     if transfer and _asks_transfer(own, guards):
         return (
             "request",
-            f"the check is on what the request's transfer parameters ask for (`{transfer.group(0)}`): "
+            f"{_TRANSFER_BASIS} (`{transfer.group(0)}`): "
             "`kv_transfer_params` and `ec_transfer_params` are fields of the request, set by the client or the P/D router that sends it",
         )
     if _FROM_REQUEST.search(text) or _REQUEST_GUARD.search(guards):
@@ -1207,7 +1207,14 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             )
         if "modality of a part of its prompt" in basis:
             steps.append("Send only the kinds of input this model takes (the message names them), or use a model that takes this one.")
-        steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
+        if basis.startswith(_TRANSFER_BASIS):
+            steps.append(
+                "Check the transfer parameters the client or the P/D router sends with the request (`kv_transfer_params`, `ec_transfer_params`) "
+                "against the condition under \"When it is raised\" and against what this instance is set up to do (`--kv-transfer-config` "
+                "or `--ec-transfer-config`, its role): a request meant for another instance is routed to this one."
+            )
+        else:
+            steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
     elif actor == "model" and "what the model generated" in basis:
         steps.append(
             "Check that the tool or reasoning parser you chose is the one for this model; if it is, the model "
@@ -1348,6 +1355,8 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
             return "the kind of input it carries"
         if not requests and basis.startswith("the chat messages"):
             return "its messages"
+        if basis.startswith(_TRANSFER_BASIS):
+            return "its transfer parameters, set by the client or the P/D router"
         if not requests and "media" in basis:
             return "the media or prompt it carries"
         read = [c.partition(".")[2] for c in reads.get("request") or [] if c.startswith("request.")]
@@ -1443,6 +1452,7 @@ def action(
 #: The request's transfer parameters as a connector reads them: the fields themselves, or the keys
 #: of the P/D protocol they carry (``params.get("do_remote_decode")``, ``params`` bound from
 #: ``request.kv_transfer_params`` above the check).
+_TRANSFER_BASIS = "the check is on what the request's transfer parameters ask for"
 _TRANSFER_PARAMS = re.compile(r"\b(?:kv|ec)_transfer_params\b|\bdo_remote_(?:prefill|decode)\b")
 #: A connector's own role flag (``self.is_kv_consumer``), as the whole of an assert's condition.
 _ROLE_ONLY = re.compile(r"(?:not \(\s*)*(?:not\s+)?self\.is_kv_(?:consumer|producer|both)\)*")

@@ -222,6 +222,7 @@ def test_a_raise_in_the_same_loop_on_the_loaders_own_state_still_asks_for_a_repo
 def test_a_connectors_assert_under_the_requests_transfer_params_is_the_requests(records):
     got = action_of(records, "assert pkg/distributed/kv_transfer/widget_connector.py WidgetConnectorScheduler.update_state_after_alloc")
     assert got["actor"] == "request" and "`do_remote_decode`" in got["basis"], got
+    assert "P/D router" in got["says"] and any("`--kv-transfer-config`" in step for step in got["steps"]), got
 
 
 def test_a_connectors_assert_on_its_own_state_is_not_the_requests(records):
