@@ -1007,7 +1007,7 @@ def classify(
     private = _private_state(own)
     if kind == RAISE and private and not _SAYS_CHOICE.search(text) and not _NOT_BOOKKEEPING.search(text) and "/weight_transfer/" not in path:
         return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
-    if kind == ASSERT and passed and passed[0] == "model" and not _PRESENCE.fullmatch(own.strip()):  # (``hidden_act=adapter_config.hidden_act``)
+    if kind == ASSERT and passed and _MODEL_PASSED in passed[1] and not _PRESENCE.fullmatch(own.strip()):  # (``hidden_act=adapter_config.hidden_act``)
         return passed[0], passed[1]
     tokenizer = _tokenizer_read(path, own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT else None
     if tokenizer:
@@ -1452,6 +1452,8 @@ def action(
 #: The request's transfer parameters as a connector reads them: the fields themselves, or the keys
 #: of the P/D protocol they carry (``params.get("do_remote_decode")``, ``params`` bound from
 #: ``request.kv_transfer_params`` above the check).
+#: What ``callers.Passed.from_model_config``'s basis says (a part of the model's config passed one call back).
+_MODEL_PASSED = "from the model's own configuration, given to the model's code as"
 _TRANSFER_BASIS = "the check is on what the request's transfer parameters ask for"
 _TRANSFER_PARAMS = re.compile(r"\b(?:kv|ec)_transfer_params\b|\bdo_remote_(?:prefill|decode)\b")
 #: A connector's own role flag (``self.is_kv_consumer``), as the whole of an assert's condition.

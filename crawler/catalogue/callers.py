@@ -350,6 +350,8 @@ _PARAM_READS = frozenset({"param", "constant"})
 #: Decorators that leave a function called as it is written (another may register it, wrap it
 #: or call it from elsewhere: its callers are not all in the graph).
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+#: The basis of :meth:`Passed.from_model_config` (``actions.classify`` takes it for an assert too).
+MODEL_PASSED = "every call of `{fn}` the code makes passes {params} from the model's own configuration, given to the model's code as {shown}"
 _BASIS = {
     "setting": "every call of `{fn}` the code makes passes {params} from a setting: the check reads the configuration {shown}",
     "model": "every call of `{fn}` the code makes passes {params} from the model's own configuration {shown}",
@@ -445,7 +447,8 @@ class Passed:
         names = {name, owner.rpartition(".")[2]} if name == "__init__" else {name}
         if name == "__init__" and self.graph.subclasses(owner):
             return None  # (a subclass's ``super().__init__(...)`` is no call the graph resolves)
-        if any(n in self.taken for n in names):
+        counted = {owner.rpartition(".")[2]} if constructed and name == "__init__" else names
+        if any(n in self.taken for n in counted):  # (``__init__`` is taken somewhere in any large repository)
             return None
         # (an instance method called on its class is passed its receiver first: not read here)
         method = (self.signatures.get(fq) or {}).get("receiver") == "self" and name != "__init__"
@@ -458,7 +461,6 @@ class Passed:
             if not matched or (method and any(r.get("on_class") for r in matched)):
                 return None
             out += [{**r, "_caller": caller} for r in matched]
-        counted = {owner.rpartition(".")[2]} if constructed and name == "__init__" else names
         # (a class of the same name elsewhere, ``ImageProjectorMLP`` in two models' files: the calls
         # the graph resolved to its ``__init__`` are its own, not unresolved ones of this class)
         elsewhere = self._same_named(fq) if constructed and name == "__init__" else 0
@@ -602,7 +604,7 @@ class Passed:
                     shown.append(rest.removeprefix("self."))
         if not passed_on:
             return None
-        return ["model", _BASIS["model"].format(fn=short_code(site["qualname"]), params=_joined_code(params), shown=_joined_code(sorted(set(shown)))).rstrip()]
+        return ["model", MODEL_PASSED.format(fn=short_code(site["qualname"]), params=_joined_code(params), shown=_joined_code(sorted(set(shown))))]
 
     def shown(self, fq: str, param: str, depth: int = 0) -> list[str]:
         """The code of the settings, model fields and request fields the calls of ``fq`` pass its ``param``."""
