@@ -799,11 +799,11 @@ def classify(
     cli_args = list(dict.fromkeys(_CLI_ARGS.findall(guards)))
     if cli_args:
         return "setting", "the check tests the command's arguments " + _joined([f"`args.{a}`" for a in cli_args])
-    transfer = _TRANSFER_PARAMS.search(guards)
+    transfer = _TRANSFER_PARAMS.findall(guards)
     if transfer and _asks_transfer(own, guards):
-        return (
+        return (  # (the innermost guard's: ``do_remote_decode`` under ``not params.get("do_remote_prefill")``)
             "request",
-            f"{_TRANSFER_BASIS} (`{transfer.group(0)}`): "
+            f"{_TRANSFER_BASIS} (`{transfer[-1]}`): "
             "`kv_transfer_params` and `ec_transfer_params` are fields of the request, set by the client or the P/D router that sends it",
         )
     if _FROM_REQUEST.search(text) or _REQUEST_GUARD.search(guards):

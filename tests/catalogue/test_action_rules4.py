@@ -136,7 +136,9 @@ class WidgetConnectorScheduler:
         params = request.kv_transfer_params
         if not params:
             return
-        if params.get("do_remote_decode"):
+        if params.get("do_remote_prefill"):
+            self.pending = None
+        elif params.get("do_remote_decode"):
             assert not self.is_kv_consumer
             self.pending = blocks
 
