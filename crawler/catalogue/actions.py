@@ -1011,7 +1011,10 @@ def classify(
         return passed[0], passed[1]
     tokenizer = _tokenizer_read(path, own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT else None
     if tokenizer:
-        return "model", f"an assert on the tokenizer the model loads (`{tokenizer}`): the tokenizer (`--tokenizer`, or the model's own) is not what this code expects"
+        return (
+            "model",
+            f"an assert on the tokenizer the model loads (`{tokenizer}`): the tokenizer (`--tokenizer`, or the model's own) is not what this code expects",
+        )
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
     if (
@@ -1210,7 +1213,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         if basis.startswith(_TRANSFER_BASIS):
             steps.append(
                 "Check the transfer parameters the client or the P/D router sends with the request (`kv_transfer_params`, `ec_transfer_params`) "
-                "against the condition under \"When it is raised\" and against what this instance is set up to do (`--kv-transfer-config` "
+                'against the condition under "When it is raised" and against what this instance is set up to do (`--kv-transfer-config` '
                 "or `--ec-transfer-config`, its role): a request meant for another instance is routed to this one."
             )
         else:
@@ -1469,11 +1472,7 @@ def _asks_transfer(own: str, guards: str) -> bool:
     asks a consumer to send). A check on anything else in that branch (a layout, a peer's groups,
     the object's state) is not said to be the request's."""
     stripped = own.strip()
-    return bool(
-        _TRANSFER_PARAMS.search(own)
-        or _ROLE_ONLY.fullmatch(stripped)
-        or (_PARAMS_KEY.search(guards) and re.search(r"(?<![\w.])params\b", own))
-    )
+    return bool(_TRANSFER_PARAMS.search(own) or _ROLE_ONLY.fullmatch(stripped) or (_PARAMS_KEY.search(guards) and re.search(r"(?<![\w.])params\b", own)))
 
 
 #: A loader's loop over the checkpoint's weights (``for name, loaded_weight in weights``): its first

@@ -586,7 +586,14 @@ class Passed:
         fq = f"{site['module']}.{site['qualname']}"
         sig = self.signatures.get(fq)
         edges = self.graph.callers.get(fq, [])
-        if not any(p in "/" + site["path"] for p in _ARCHITECTURE_PATHS) or sig is None or fq not in self.graph.defs or not edges or len(edges) > MAX_PASSED_CALLS or self.graph.entry_kind(fq) is not None:
+        if (
+            not any(p in "/" + site["path"] for p in _ARCHITECTURE_PATHS)
+            or sig is None
+            or fq not in self.graph.defs
+            or not edges
+            or len(edges) > MAX_PASSED_CALLS
+            or self.graph.entry_kind(fq) is not None
+        ):
             return None
         rows = self._rows(fq, edges, constructed=True)
         if not rows:

@@ -22,7 +22,7 @@ import json
 import pytest
 from helpers import action_of, jsonl_bytes
 
-MODEL = '''
+MODEL = """
 import torch
 from torch import nn
 
@@ -79,10 +79,10 @@ class WidgetModel(nn.Module):
                 else:
                     raise NameError(f"Widget layer {name} contains more than 2 numeric indices. Please open an issue if encountered.")
                 params[fused].data.copy_(loaded_weight)
-'''
+"""
 
 #: Another model's class of the same name (Molmo's and Molmo2's ``ImageProjectorMLP``), given a constant.
-OTHER_MODEL = '''
+OTHER_MODEL = """
 class WidgetProjector:
     def __init__(self, hidden_act: str) -> None:
         assert hidden_act in ("silu", "gelu")
@@ -92,9 +92,9 @@ class WidgetProjector:
 class WidgetOtherBackbone:
     def __init__(self) -> None:
         self.projector = WidgetProjector(hidden_act="gelu")
-'''
+"""
 
-UTILS = '''
+UTILS = """
 class WidgetGate:
     def __init__(self, gate_act: str) -> None:
         assert gate_act == "silu"
@@ -104,9 +104,9 @@ class WidgetGate:
 class WidgetGateHolder:
     def __init__(self, adapter_config) -> None:
         self.gate = WidgetGate(gate_act=adapter_config.gate_act)
-'''
+"""
 
-QUANT = '''
+QUANT = """
 import torch
 
 
@@ -124,9 +124,9 @@ class WidgetBlockQuantMoEMethod:
         if loaded_weight.shape[0] % tp_size != 0:
             raise ValueError(f"widget tensor {weight_name} does not split evenly")
         param.data.copy_(loaded_weight)
-'''
+"""
 
-CONNECTOR = '''
+CONNECTOR = """
 class WidgetConnectorScheduler:
     def __init__(self, is_kv_consumer: bool) -> None:
         self.is_kv_consumer = is_kv_consumer
@@ -146,7 +146,7 @@ class WidgetConnectorScheduler:
         if blocks:
             assert not self._closing
         self.pending = blocks
-'''
+"""
 
 FILES = {
     "pkg/__init__.py": "",
