@@ -1505,7 +1505,7 @@ def _weight_name(record: dict[str, Any], kind: str, text: str) -> str | None:
 
 
 #: A product that turns a per-partition size back into the global one (``local_i * tp_size``).
-_TIMES = r"[\w.]+\s*\*\s*{0}\b|(?<![\w.]){0}\s*\*\s*[\w.(]"
+_TIMES = r"(?<![\w.])[\w.]+\s*\*\s*{0}\b|(?<![\w.]){0}\s*\*\s*[\w.(]"
 
 
 def _global_size_only(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> bool:
