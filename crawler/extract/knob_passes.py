@@ -321,7 +321,7 @@ def sources(node: ast.AST, ctx: _Context) -> set[str]:
         return {CONSTANT}
     if t is ast.Name:
         name = node.id  # type: ignore[attr-defined]
-        held = ctx.held(name)
+        held = ctx.held(name) if name in ctx.bound else None
         if held is not None:
             return set(held)
         if name in ctx.params:
@@ -464,11 +464,12 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
                 continue
             positional: list[str] = []
             for arg in call.args:
-                if type(arg) is ast.Starred:
+                t = type(arg)
+                if t is ast.Starred:
                     positional.append("*")  # (what it binds from here on is unknown)
                     break
-                positional.append(",".join(sorted(sources(arg, ctx))))
-            named = {k.arg or "**": ",".join(sorted(sources(k.value, ctx))) if k.arg else UNKNOWN for k in call.keywords}
+                positional.append(CONSTANT if t is ast.Constant else _shown(sources(arg, ctx)))
+            named = {k.arg or "**": _shown(sources(k.value, ctx)) if k.arg else UNKNOWN for k in call.keywords}
             known = [s for s in [*positional, *named.values()] if s not in (UNKNOWN, "*")]
             if not known:
                 continue  # (a call it has no row of passes what it cannot tell)
@@ -479,6 +480,14 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
             out["given"].append(row)
         _bind(stmt, ctx)
     return forwards
+
+
+def _shown(found: set[str]) -> str:
+    """An argument's sources as a ``given`` row shows them: sorted, joined by commas."""
+    if len(found) == 1:
+        for one in found:
+            return one
+    return ",".join(sorted(found))
 
 
 def passes(
