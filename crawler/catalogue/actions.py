@@ -567,6 +567,9 @@ _ARCHITECTURE_PATHS = ("model_executor/models/", "/models/")
 _CHECKPOINT_FIELD = re.compile(r"(?<![\w.])(?:self\.)?(?:config|hf_config|text_config|hf_text_config)(?:\.[A-Za-z_]\w*)+")
 _CODE_NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
 _PLAIN_WORDS = frozenset({"not", "and", "or", "is", "None", "in", "True", "False", "len", "isinstance"})
+#: A line of a function's code that assigns a local one field of the checkpoint's configuration
+#: (``mla_use_nope = config.mla_use_nope``, an annotation allowed): the local, the field.
+_HELD_FIELD = re.compile(rf"(?m)^[^\S\n]*([A-Za-z_]\w*)[^\S\n]*(?::[^=\n]+)?=[^\S\n]*({_CHECKPOINT_FIELD.pattern})[^\S\n]*$")
 
 
 def _checkpoint_fields(own: str, code: str) -> list[str]:
@@ -577,13 +580,17 @@ def _checkpoint_fields(own: str, code: str) -> list[str]:
     state of the project's own; else none."""
     fields = _CHECKPOINT_FIELD.findall(own)
     rest = _STRING.sub("", _CHECKPOINT_FIELD.sub("", own))
+    held: dict[str, str] | None = None  # (each local the code assigns a field: the first line that does)
     for name in _CODE_NAME.findall(rest):
         if name in _PLAIN_WORDS or name[:1].isupper():
             continue
-        held = re.search(rf"(?m)^[^\S\n]*{re.escape(name)}[^\S\n]*(?::[^=\n]+)?=[^\S\n]*({_CHECKPOINT_FIELD.pattern})[^\S\n]*$", code)
         if held is None:
+            held = {}
+            for found in _HELD_FIELD.finditer(code):
+                held.setdefault(found.group(1), found.group(2))
+        if name not in held:
             return []
-        fields.append(held.group(1))
+        fields.append(held[name])
     return list(dict.fromkeys(fields))
 
 
