@@ -75,6 +75,8 @@ class Memo:
         self.names = names
         self.stamp = code_stamp
         self.now: dict[str, dict[str, Any]] = {}
+        #: By record id, the key its action was kept by (``publish.line_memo`` makes its content key of it).
+        self.keys: dict[str, str] = {}
         self.made = 0
 
     def action(self, record: RecordData, primary: ExtractedSite | None, passed: list[str] | None) -> dict[str, Any]:
@@ -86,6 +88,7 @@ class Memo:
             key = hashlib.sha256(orjson.dumps([own, read, passed])).hexdigest()
         except TypeError:  # (not JSON data: a lone surrogate, a key that is not text) made each time
             return plain(own, primary, passed, self.names)
+        self.keys[record["id"]] = key
         found = self.kept.get(key)
         if found is None:
             found = plain(own, primary, passed, self.names)

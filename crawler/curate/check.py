@@ -239,7 +239,8 @@ def live_successors(ds: Entries, reviewed: dict[str, str] | None = None) -> dict
 
 def check(ds: Entries, curated_root: Path) -> Report:
     owner, name = ds.manifest.repo.owner, ds.manifest.repo.name
-    cset = load_set(curated_root, owner, name, strict=False)
+    # the crawl's memo of the curated files' models (PyYAML in pure Python was half of this check)
+    cset = load_set(curated_root, owner, name, strict=False, memo=_curated_memo())
     report = Report(dataset=ds.path, curated=cset.directory, entries=len(ds.records), invalid=list(cset.problems))
     succeeded = live_successors(ds, _links(report, curated_root, owner, name, ds))
     for eid, entry in sorted(cset.entries.items()):
@@ -279,6 +280,13 @@ def check(ds: Entries, curated_root: Path) -> Report:
         counts[1] += r["id"] in report.draft_ids
         counts[2] += 1
     return report
+
+
+def _curated_memo() -> Path:
+    """The cache file the crawl keeps the valid curated files' models in (``explanations._Memo``)."""
+    from crawler.base.cachedir import default_cache_dir
+
+    return default_cache_dir() / "curated.json"
 
 
 def _links(report: Report, root: Path, owner: str, name: str, ds: Entries) -> dict[str, str]:
@@ -342,7 +350,7 @@ def _check_evidence(report: Report, ds: Entries, directory: Path) -> None:
     from crawler.catalogue.explanations import CuratedError
 
     try:
-        evidence = load(directory, ds.manifest.repo)
+        evidence = load(directory, ds.manifest.repo, _curated_memo())
     except CuratedError as exc:
         report.invalid += exc.problems
         return
