@@ -189,7 +189,11 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
 
 
 def iter_record_data(
-    dataset: Path, manifest: Manifest | None = None, valid: set[bytes] | None = None, known: frozenset[bytes] = frozenset()
+    dataset: Path,
+    manifest: Manifest | None = None,
+    valid: set[bytes] | None = None,
+    known: frozenset[bytes] = frozenset(),
+    lines: dict[str, tuple[bytes, int]] | None = None,
 ) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
@@ -200,7 +204,9 @@ def iter_record_data(
     ``jsonl.line_digest`` of each line found valid against the record schema (``writer.Reuse.valid_lines``).
     ``known``: the digests of bytes this errcat found valid against this record schema before
     (``validated.load``: validation is a function of the bytes and the schema alone); a line of
-    one of them is not checked against the schema again (the other checks are made)."""
+    one of them is not checked against the schema again (the other checks are made). ``lines``:
+    filled with each valid record's line digest and size, by id (a line migrated from an older
+    schema has none: it is not the line errcat writes)."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
@@ -221,6 +227,8 @@ def iter_record_data(
             raise DataError(f"{where}: not a valid record: {printable(first.pointer)}: {printable(first.message, 200)}{more}")
         if valid is not None and digest is not None:
             valid.add(digest)
+        if lines is not None and digest is not None:
+            lines[data["id"]] = (digest, len(line))
         if data["repo"] != expected:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
         why = off_repository(

@@ -103,7 +103,12 @@ class Repinned(NamedTuple):
 
 
 def repinned(
-    records: Sequence[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None, as_read: Container[str] = ()
+    records: Sequence[RecordData],
+    previous: dict[str, PreviousRecord],
+    identity: Identity,
+    verify: Verifier | None,
+    as_read: Container[str] = (),
+    skip: Container[str] = (),
 ) -> Repinned:
     """Of ``records`` (a list, or a sequence that makes each as it is read: a history's), each
     whose content is the previous dataset's record of its id re-pinned, by index, and the
@@ -122,6 +127,8 @@ def repinned(
     read (a sync's retired records, carried through): pinned where they are, each is compared with
     its previous file as it is, never tried at another pin (nor moving the pins the fresh records
     are tried at: a retired record between two fresh ones made each try a pin that was not theirs).
+    ``skip``: ids the caller keeps as their previous files by other means (a sync's retired records
+    carried through, ``versions.carried``): not compared here.
     """
     kept: dict[str, PreviousRecord] = {}
     lines: dict[str, tuple[bytes | None, bytes]] = {}
@@ -135,6 +142,8 @@ def repinned(
     pins: list[tuple[str, str | None]] = [(identity.commit, identity.commit_date)]
     identities: dict[str, Identity] = {}
     for i, record in enumerate(records):
+        if record["id"] in skip:
+            continue
         old = previous.get(record["id"])
         if old is None or not _may_hold(old, record):
             continue

@@ -44,7 +44,7 @@ import orjson
 from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
-from crawler.base.jsonio import Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, rows_document
+from crawler.base.jsonio import RawRow, Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, raw_row, rows_document
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest
@@ -77,9 +77,18 @@ def index_row(r: RecordData) -> dict[str, Any]:
     }
 
 
-def index_rows(records: Sequence[RecordData], repo: str, commit: str) -> Rows:
-    """index.json as its rows, made one at a time as the writer reads them (``jsonio.Rows``)."""
-    return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, lambda: map(index_row, records))
+def index_rows(records: Sequence[RecordData], repo: str, commit: str, carried: Mapping[str, bytes] | None = None) -> Rows:
+    """index.json as its rows, made one at a time as the writer reads them (``jsonio.Rows``);
+    ``carried``: the rows of records carried through as they were written (their bytes, by id)."""
+    if not carried:
+        return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, lambda: map(index_row, records))
+
+    def rows() -> Iterator[Any]:
+        for r in records:
+            held = carried.get(r["id"])
+            yield index_row(r) if held is None else raw_row(held, r["id"])
+
+    return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, rows)
 
 
 def content_digest(files: dict[str, bytes], known: Mapping[str, bytes] | None = None) -> str:
@@ -269,7 +278,7 @@ def _render(
         sizes[rel] = len(data) if digest is None else size
         return rel, data
 
-    index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
     for name, (schema, document) in _documents(index, extra).items():
         data, found = _document(name, schema, document)
         problems += found
@@ -353,12 +362,15 @@ def _document(name: str, schema: str, document: Any) -> tuple[bytes, list[Proble
     def rows() -> Iterator[bytes]:
         start = 0
         for batch in batches():
-            for problem in check(schema, {**head, "entries": batch}, name, engine="fast"):
+            # a row given as its bytes (``jsonio.RawRow``: written and validated before) is taken as it is
+            fresh = [n for n, row in enumerate(batch) if not isinstance(row, RawRow)]
+            checked = batch if len(fresh) == len(batch) else [batch[n] for n in fresh]
+            for problem in check(schema, {**head, "entries": checked}, name, engine="fast") if checked else ():
                 if problem.pointer.startswith("/entries/"):  # (the head's are the head's own, checked above)
                     _, _, n, *rest = problem.pointer.split("/", 3)
-                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + int(n)), *rest]), problem.message))
+                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + fresh[int(n)]), *rest]), problem.message))
             for row in batch:
-                yield _dumps(dumps_row, row, name)
+                yield row if isinstance(row, RawRow) else _dumps(dumps_row, row, name)
             start += len(batch)
 
     data = rows_document(head, rows())
@@ -413,6 +425,9 @@ class Reuse(NamedTuple):
     #: schema as they were read (``dataset.iter_record_data``: a sync's dataset in place): a record
     #: whose line is one of them is that very JSON, and is not validated again.
     valid_lines: frozenset[bytes] = frozenset()
+    #: By id, the index.json row of a record carried through as it was written (``versions.carried``):
+    #: its bytes, taken as they are.
+    index_rows: Mapping[str, bytes] = {}
 
 
 class _Rendered(NamedTuple):
@@ -1028,7 +1043,7 @@ def _fill_parallel(
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
-        index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+        index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
         for name, (schema, document) in _documents(index, extra() if extra else None).items():
             data, found = _document(name, schema, document)
             problems += found

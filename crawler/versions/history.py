@@ -38,8 +38,9 @@ from typing import Any, NamedTuple, cast, overload
 
 import orjson
 
+from crawler.base.dataset_files import record_file as record_path
 from crawler.base.errors import DataError, OutputError
-from crawler.base.jsonio import dumps_line
+from crawler.base.jsonio import dumps_line, dumps_row
 from crawler.catalogue import lineage_links
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.lineage_links import Applied
@@ -52,8 +53,9 @@ from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
-from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
+from crawler.publish.writer import OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
+from crawler.versions.carried import Carried, Carry
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
 
@@ -334,6 +336,10 @@ class Fold:
         if not entry.key and eid in self._held:
             entry.key = _record_key(self._held[eid])
         return entry.key
+
+    def is_retired(self, eid: str) -> bool:
+        """Whether an id's entry is retired."""
+        return self._entries[eid].retired
 
     def held_ids(self) -> KeysView[str]:
         """The ids of the retired records carried as read (``keep``)."""
@@ -723,6 +729,7 @@ def render_state(
     documents: dict[str, Any] | None = None,
     links: CuratedLinks | None = None,
     applied: Applied | None = None,
+    carry: Carry | None = None,
 ) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
@@ -749,6 +756,10 @@ def render_state(
     instead of entries being left out. ``documents``: the newest state's further documents
     (``CrawlResult.documents``: foreign.json), written beside search.json. ``links``: the
     curated lineage links, written into the records (``lineage_links.apply``; what it did in ``applied``).
+    ``carry``: the rows the last render wrote of retired records (``versions.carried``): a retired
+    record held as read whose line has rows there and whose file in place (``previous``) has the
+    digest they name is carried through as it is: not compared, serialized, validated or made
+    rows of again. The rows of every retired record written go back in it.
     """
     records = Written(fold, manifest.commit)
     if links is not None:
@@ -763,7 +774,7 @@ def render_state(
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
     try:
-        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents)
+        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents, carry)
     finally:
         if packing is not None:
             packing.close()
@@ -880,8 +891,10 @@ def _render_state(
     write: Write | None,
     omit: bool = True,
     documents: dict[str, Any] | None = None,
+    carry: Carry | None = None,
 ) -> dict[str, bytes]:
     """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
+    carried = _carried(fold, records, previous, carry)
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
     made: dict[str, bytes] = {}
@@ -893,12 +906,13 @@ def _render_state(
         if file is not None:
             made[rid] = file
     completed = set(made)  # of those, the files completed from the cache's bare record files
+    made.update((rid, old.data) for rid, (old, _, _) in carried.items() if old.data is not None)  # the files in place
     rendered: Sequence[RecordData] = records
     if previous:
         identity = Identity(
             repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
         )
-        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids())
+        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids(), carried)
         for rid in (records.ids[n] for n in pinned.records):
             made.pop(rid, None)
             completed.discard(rid)
@@ -908,12 +922,19 @@ def _render_state(
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
     if previous:  # the lines of the records kept, made by ``pin`` to compare them: not made again
         reuse = reuse._replace(lines={**reuse.lines, **pinned.lines}, line_sizes={**reuse.line_sizes, **pinned.sizes})
+    if carried:  # their files' digests (hashed to find them carried), lines and index rows as written
+        reuse = reuse._replace(
+            lines={**reuse.lines, **{rid: (None, line[0]) for rid, (_, line, _) in carried.items()}},
+            line_sizes={**reuse.line_sizes, **{rid: line[1] for rid, (_, line, _) in carried.items()}},
+            kept_digests={**reuse.kept_digests, **{rid: row.file_digest for rid, (_, _, row) in carried.items()}},
+            index_rows={rid: row.index_row for rid, (_, _, row) in carried.items()},
+        )
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
         # Each completed file hashed once: the writer takes these digests rather than hash the same bytes again.
         digests = {rid: hashlib.sha256(made[rid]).digest() for rid in completed}
         parts = ((digests[rid], bare_digests[rid], records.history_json(rid)) for rid in completed)
-        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated), kept_digests=digests)
+        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated), kept_digests={**reuse.kept_digests, **digests})
     omitted = 0
     while True:
         retired = records.retired()
@@ -921,13 +942,21 @@ def _render_state(
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            extra = {**search_rows(rendered, data, memo=memo), **(documents or {})}
+            rows: dict[str, Any] = {}  # the search rows of the retired records not carried, as made (``carry``)
+            searched = search_rows(
+                rendered, data, memo=memo, carried={rid: row.search_row for rid, (_, _, row) in carried.items()}, capture=rows if carry is not None else None
+            )
+            extra = {**searched, **(documents or {})}
             if write is None:
                 files = render_dataset(rendered, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:
                 files = _streamed(write, rendered, data, extra, reuse, packing)
             if bare is not None:  # every record rendered is valid, with no history too
                 bare += [bare_digests.get(rid) or hashlib.sha256(record_file(rendered[n])).digest() for n, rid in enumerate(records.ids)]
+            if carry is not None:
+                carry.carried = set(carried)
+                if write is None:
+                    carry.written = _carried_rows(fold, records, rendered, files, reuse, carried, rows, pinned.sizes if previous else {})
             return files
         except OverLimit as over:
             if not omit:
@@ -939,6 +968,68 @@ def _render_state(
             records = records.without(drop)
             rendered = Replaced(records, {n: changed[rid] for n, rid in enumerate(records.ids) if rid in changed}) if changed else records
             omitted += len(drop)
+
+
+def _carried(
+    fold: Fold, records: Written, previous: dict[str, PreviousRecord] | None, carry: Carry | None
+) -> dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]]:
+    """The retired records held as read that the render carries through (``render_state``'s
+    ``carry``), by id: each one's file in place, its line's digest and size as read, and the rows
+    written of that line. Not one whose history a curated link changes (``records.overrides``), nor
+    one whose file in place is not the bytes of the digest the rows name (hashed here: a file
+    edited on disk is rendered anew from its line)."""
+    found: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]] = {}
+    if carry is None or not carry.rows or not previous:
+        return found
+    for rid in fold.held_ids():
+        line = carry.lines.get(rid)
+        row = carry.rows.get(line[0]) if line is not None else None
+        old = previous.get(rid)
+        if row is None or old is None or rid in records.overrides or line is None or row.line_size != line[1]:
+            continue
+        if old.data is None or len(old.data) != row.file_size or hashlib.sha256(old.data).digest() != row.file_digest:
+            continue
+        found[rid] = (old, line, row)
+    return found
+
+
+def _carried_rows(
+    fold: Fold,
+    records: Written,
+    rendered: Sequence[RecordData],
+    files: dict[str, bytes],
+    reuse: Reuse,
+    carried: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]],
+    searched: dict[str, Any],
+    sizes: Mapping[str, int],
+) -> dict[bytes, Carried]:
+    """The rows of every retired record of a dataset rendered in memory (``files``), by the digest
+    of its line as written (``reuse.line_digests``, the writer's): the carried ones' as they were,
+    the others' made of the record rendered (its file's digest and size, its index row, its search
+    row as ``searched`` caught it)."""
+    out: dict[bytes, Carried] = {}
+    line_digests = reuse.line_digests or {}
+    for n, rid in enumerate(records.ids):
+        if not fold.is_retired(rid):
+            continue
+        held = carried.get(rid)
+        if held is not None:
+            out[held[1][0]] = held[2]
+            continue
+        rel = record_path(rid)
+        line, data, row = line_digests.get(rid), files.get(rel), searched.get(rid)
+        if line is None or data is None or row is None:
+            continue
+        record = rendered[n]
+        size = sizes.get(rid)
+        out[line] = Carried(
+            reuse.digests.get(rel) or hashlib.sha256(data).digest(),
+            len(data),
+            size if size is not None else len(dumps_line(record)),
+            dumps_row(index_row(record)),
+            dumps_row(row),
+        )
+    return out
 
 
 #: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``).

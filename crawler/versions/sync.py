@@ -28,7 +28,8 @@ from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Rec
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import OverLimit, Reuse, write_dataset
-from crawler.versions import history_reuse
+from crawler.versions import carried, history_reuse
+from crawler.versions.carried import Carry
 from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
 from crawler.versions.history import Fold, files_digest, lifetime, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
 from crawler.versions.sides import (
@@ -379,6 +380,7 @@ def _render_write(
     valid: frozenset[bytes] = frozenset(),
     documents: dict[str, Any] | None = None,
     hold: bool = False,
+    carry: Carry | None = None,
 ) -> bool:
     """Render the fold's dataset into ``target`` and say whether anything was written; with
     ``cache_dir`` (see ``history_reuse``), what was validated and compressed before is taken as
@@ -387,7 +389,8 @@ def _render_write(
     digest of every record file with no history too (``render_state``'s ``bare``), which only a
     history of the same releases finds again: a sync of a new commit has none to find. ``valid``:
     lines of records found valid as they were read (``writer.Reuse.valid_lines``). ``documents``:
-    see ``render_state``. ``hold``: see ``_write_unless_in_place``."""
+    see ``render_state``. ``hold``: see ``_write_unless_in_place``. ``carry``: the retired records
+    carried through (``render_state``'s); the rows written are remembered for the next sync."""
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
@@ -412,8 +415,12 @@ def _render_write(
         )
         written = True
     else:
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied)
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied, carry=carry)
         written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+        if carry is not None and cache_dir is not None:
+            if carry.carried:
+                progress(f"{said}{len(carry.carried):,} retired entries carried through as they were written")
+            carried.remember(cache_dir, newest.repo, carry.written, carry.rows)
     if fold.capped:
         few = ", ".join(sorted(set(fold.capped))[:3])
         progress(
@@ -607,6 +614,8 @@ class _Side:
     valid: frozenset[bytes] = frozenset()
     #: Of the catalogue in place: each history's model, by the ``id`` of the history data its records share.
     histories: dict[int, History] = field(default_factory=dict)
+    #: Of the catalogue in place: each retired record's line digest and size, by id (``versions.carried``).
+    lines: dict[str, tuple[bytes, int]] = field(default_factory=dict)
 
     def side(self) -> Side:
         return side_with(self.manifest, len(live_data(self.records)))
@@ -629,16 +638,19 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
     histories: dict[bytes, tuple[History, Any]] = {}
     records = []
     valid: set[bytes] = set()
+    lines: dict[str, tuple[bytes, int]] = {}
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid, known):
+        for record in iter_record_data(target, manifest, valid, known, lines):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
+            if not (history or {}).get("retired"):
+                lines.pop(record["id"], None)  # only a retired record is carried (``versions.carried``)
             records.append(record)
             if len(records) % 512 == 0:  # a call a record was a tenth of the read
                 reading.advance(512)
         reading.advance(len(records) % 512)
-    return _Side(manifest, records, where, frozenset(valid), {id(data): model for model, data in histories.values()})
+    return _Side(manifest, records, where, frozenset(valid), {id(data): model for model, data in histories.values()}, lines)
 
 
 def _validated(source: SourceOptions) -> frozenset[bytes]:
@@ -862,6 +874,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                     valid=old.valid if old is not None else frozenset(),
                     documents=crawled.documents,
                     hold=old is not None and not catch_up,
+                    carry=carried.Carry(carried.load(cache_dir, new.manifest.repo), old.lines) if old is not None and cache_dir is not None else None,
                 )
                 break
             except OverLimit as over:
