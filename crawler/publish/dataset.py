@@ -17,7 +17,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,6 +194,8 @@ def iter_record_data(
     valid: set[bytes] | None = None,
     known: frozenset[bytes] = frozenset(),
     lines: dict[str, tuple[bytes, int]] | None = None,
+    carried: Callable[[bytes], Mapping[str, Any] | None] | None = None,
+    unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] | None = None,
 ) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
@@ -206,12 +208,26 @@ def iter_record_data(
     (``validated.load``: validation is a function of the bytes and the schema alone); a line of
     one of them is not checked against the schema again (the other checks are made). ``lines``:
     filled with each valid record's line digest and size, by id (a line migrated from an older
-    schema has none: it is not the line errcat writes)."""
+    schema has none: it is not the line errcat writes). ``carried``: for a line of one of the
+    ``known`` digests, what errcat kept of the retired record it rendered that line of
+    (``versions.carried``: its id and provenance), or None; such a line is not parsed nor yielded,
+    but held to the manifest by those facts and put in ``unread`` by id (its digest, its size
+    and the facts)."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
     tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
+        seen: bytes | None = None
+        if carried is not None and unread is not None:
+            seen = jsonl.line_digest(line)
+            facts = carried(seen) if seen in known else None
+            if facts is not None:
+                tally.add(facts["id"], True, facts["repo"], facts["commit"], facts["commit_date"], where)
+                unread[facts["id"]] = (seen, len(line), facts)
+                if valid is not None:
+                    valid.add(seen)
+                continue
         try:
             data = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
@@ -219,7 +235,7 @@ def iter_record_data(
         migrated = migrate.is_previous(data)
         if migrated:
             data = migrate.record(data)
-        digest = jsonl.line_digest(line) if (valid is not None or known) and not migrated else None
+        digest = (seen or jsonl.line_digest(line)) if (valid is not None or known) and not migrated else None
         problems = [] if digest is not None and digest in known else check("record", data, where, engine="fast")
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -249,6 +265,11 @@ def record_model(data: RecordData, where: str) -> Record:
     held to the model's rules as a record read from a file is: a DataError naming ``where``
     when it breaks one."""
     return _parse(Record, orjson.dumps(data), where, "record")
+
+
+def record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
+    """(where, line) of each non-blank line of ``errors.jsonl.gz``, unparsed (bounded as every read is)."""
+    return _record_lines(dataset)
 
 
 def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:

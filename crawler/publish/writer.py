@@ -298,7 +298,7 @@ def _render(
         line_digests[record["id"]] = done.line_digest
     ids = [r["id"] for r in records]
     packed, layout = jsonl.pack_members(
-        ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records)
+        ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse)
     )
     sizes[jsonl.NAME] = len(packed)
     _check_sizes(max_bytes, sizes, ids, line_sizes)
@@ -428,6 +428,9 @@ class Reuse(NamedTuple):
     #: By id, the index.json row of a record carried through as it was written (``versions.carried``):
     #: its bytes, taken as they are.
     index_rows: Mapping[str, bytes] = {}
+    #: The errors.jsonl line of a record carried through that was not read, by id (None for any
+    #: other): read from the dataset in place only for a gzip member compressed anew.
+    line_of: Callable[[str], bytes | None] | None = None
 
 
 class _Rendered(NamedTuple):
@@ -482,9 +485,17 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     return _Rendered(rel, data, digest, size, made[0], made[1], found, line_size)
 
 
-def _line_maker(records: Sequence[RecordData]) -> Callable[[int], bytes]:
-    """The errors.jsonl line of ``records[i]``, for a line the caller did not keep (see ``Reuse.lines``)."""
-    return lambda i: _dumps(dumps_line, records[i], record_file(records[i]["id"]))
+def _line_maker(records: Sequence[RecordData], reuse: Reuse | None = None) -> Callable[[int], bytes]:
+    """The errors.jsonl line of ``records[i]``, for a line the caller did not keep (see ``Reuse.lines``):
+    a record carried through that was not read, its line as it is (``Reuse.line_of``)."""
+    line_of = reuse.line_of if reuse is not None else None
+
+    def make(i: int) -> bytes:
+        record = records[i]
+        line = line_of(record["id"]) if line_of is not None else None
+        return line if line is not None else _dumps(dumps_line, record, record_file(record["id"]))
+
+    return make
 
 
 def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem], max_bytes: int | None) -> tuple[bytes, Manifest]:
@@ -1015,7 +1026,7 @@ def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | No
         if max_bytes is not None and done.size > max_bytes:
             over[done.rel] = done.size
     members = jsonl.packed(
-        [r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None, line_digests=line_digests, make=_line_maker(records)
+        [r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None, line_digests=line_digests, make=_line_maker(records, reuse)
     )
     return _Block(digests, line_digests, line_sizes, problems, over, members)
 

@@ -30,13 +30,14 @@ import orjson
 
 from crawler.base.cachedir import keep
 from crawler.model.records import RepoRef
+from crawler.model.shapes import RecordData
 
 DIRECTORY = "carried"
-MAGIC = b"errcat-carried-1\n"
+MAGIC = b"errcat-carried-2\n"
 #: The head: the stamp (32 bytes), the number of rows; each row's fixed part: the line digest,
-#: the record file's digest, the file's and the line's sizes, the index and search rows' lengths.
+#: the record file's digest, the file's and the line's sizes, the index and search rows' and the facts' lengths.
 _HEAD = struct.Struct("<32sQ")
-_ROW = struct.Struct("<32s32sQQII")
+_ROW = struct.Struct("<32s32sQQIII")
 #: Rows kept at most: far more than any history's retired records (vLLM's whole history: ~10,400).
 MAX_ROWS = 1_000_000
 
@@ -49,6 +50,8 @@ class Carried(NamedTuple):
     line_size: int
     index_row: bytes
     search_row: bytes
+    #: What a sync reads of the record instead of its line (``facts``), as JSON.
+    facts: bytes = b""
 
 
 @functools.cache
@@ -56,6 +59,31 @@ def _stamp(repo_url: str) -> bytes:
     from crawler.crawl import code_digest
 
     return hashlib.sha256(f"{code_digest()}\0{orjson.__version__}\0{repo_url}".encode()).digest()
+
+
+def facts(record: RecordData) -> bytes:
+    """What a sync reading the record's line takes from it when the line is carried (not parsed):
+    its id, what the reader holds its provenance to (``dataset._Tally``), the commit a crawl may be
+    asked to vouch for, and the lineage a curated link reads (``lineage_links.apply``)."""
+    p, h = record["provenance"], record.get("history") or {}
+    return orjson.dumps(
+        {
+            "id": record["id"],
+            "repo": p["repo"],
+            "commit": p["commit"],
+            "commit_date": p["commit_date"],
+            "source": p["source"],
+            "upstream_commit": p.get("upstream_commit"),
+            "replaced_by": h.get("replaced_by"),
+            "reviewed": h.get("replaced_by_review") is not None,
+            "replaces": h.get("replaces") or [],
+        }
+    )
+
+
+def _repo(repo: RepoRef) -> str:
+    """The repository a row was written for, as a record names it (its url, owner and name)."""
+    return f"{repo.url}\0{repo.owner}\0{repo.name}"
 
 
 def _path(cache_dir: Path, repo: RepoRef) -> Path:
@@ -74,17 +102,18 @@ def load(cache_dir: Path, repo: RepoRef) -> dict[bytes, Carried]:
     at = len(MAGIC)
     stamp, count = _HEAD.unpack_from(data, at)
     at += _HEAD.size
-    if stamp != _stamp(repo.url) or count > MAX_ROWS or len(data) < at + count * _ROW.size:
+    if stamp != _stamp(_repo(repo)) or count > MAX_ROWS or len(data) < at + count * _ROW.size:
         return {}
     rows = list(_ROW.iter_unpack(data[at : at + count * _ROW.size]))
     at += count * _ROW.size
     view = memoryview(data)
     found: dict[bytes, Carried] = {}
-    for line, file_digest, file_size, line_size, index_len, search_len in rows:
-        end = at + index_len + search_len
+    for line, file_digest, file_size, line_size, index_len, search_len, facts_len in rows:
+        search_at, facts_at = at + index_len, at + index_len + search_len
+        end = facts_at + facts_len
         if end > len(data):
             return {}
-        found[line] = Carried(file_digest, file_size, line_size, view[at : at + index_len].tobytes(), view[at + index_len : end].tobytes())
+        found[line] = Carried(file_digest, file_size, line_size, view[at:search_at].tobytes(), view[search_at:facts_at].tobytes(), view[facts_at:end].tobytes())
         at = end
     return found if at == len(data) else {}
 
@@ -95,9 +124,12 @@ def remember(cache_dir: Path, repo: RepoRef, rows: Mapping[bytes, Carried], held
     if rows.keys() == held.keys() or len(rows) > MAX_ROWS:
         return
     order = sorted(rows)
-    table = b"".join(_ROW.pack(d, rows[d].file_digest, rows[d].file_size, rows[d].line_size, len(rows[d].index_row), len(rows[d].search_row)) for d in order)
-    blobs = b"".join(rows[d].index_row + rows[d].search_row for d in order)
-    keep(_path(cache_dir, repo), MAGIC + _HEAD.pack(_stamp(repo.url), len(order)) + table + blobs)
+    table = b"".join(
+        _ROW.pack(d, rows[d].file_digest, rows[d].file_size, rows[d].line_size, len(rows[d].index_row), len(rows[d].search_row), len(rows[d].facts))
+        for d in order
+    )
+    blobs = b"".join(rows[d].index_row + rows[d].search_row + rows[d].facts for d in order)
+    keep(_path(cache_dir, repo), MAGIC + _HEAD.pack(_stamp(_repo(repo)), len(order)) + table + blobs)
 
 
 @dataclass

@@ -55,7 +55,7 @@ from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
-from crawler.versions.carried import Carried, Carry
+from crawler.versions.carried import Carried, Carry, facts
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
 
@@ -237,6 +237,15 @@ class _Entry:
 HELD = Slot(0, 0, 0)
 
 
+class Unread(NamedTuple):
+    """A retired record a sync did not read (``Fold.carry``): its errors.jsonl line's digest and
+    size, and the facts errcat kept of it when it rendered that line (``versions.carried.facts``)."""
+
+    line: bytes
+    size: int
+    facts: Mapping[str, Any]
+
+
 class Fold:
     """The history state, one version at a time: every id ever seen with its latest record.
 
@@ -256,6 +265,12 @@ class Fold:
         #: carried through to the render as they are (not packed, their error key not made) until
         #: a version names their id again (a revival), when they become an entry like any other.
         self._held: dict[str, RecordData] = {}
+        #: The retired records of that dataset not even read (``carry``): by id, their line's digest
+        #: and size and the facts kept of them (``versions.carried.facts``); ``_reader`` reads
+        #: those it is asked for from the dataset (``materialize``).
+        self._unread: dict[str, Unread] = {}
+        self._reader: Callable[[Mapping[str, bytes]], dict[str, bytes]] | None = None
+        self._parse: Callable[[dict[str, bytes]], list[RecordData]] | None = None
         #: The versions added, oldest first.
         self.steps: list[Lifetime] = []
         #: The state the fold is at: the last version added, or the dataset it was seeded with.
@@ -265,13 +280,60 @@ class Fold:
         self.gap: Gap | None = None
         #: Retired entries given no twin for having too many candidates (``diff.MAX_TWIN_CANDIDATES``).
         self.capped: list[str] = []
+        self._lines_at: tuple[str, dict[str, bytes]] = ("", {})
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self._unread)
 
     @property
     def retired(self) -> int:
-        return sum(1 for e in self._entries.values() if e.retired)
+        return sum(1 for e in self._entries.values() if e.retired) + len(self._unread)
+
+    def carry(
+        self, unread: Mapping[str, Unread], reader: Callable[[Mapping[str, bytes]], dict[str, bytes]], parse: Callable[[dict[str, bytes]], list[RecordData]]
+    ) -> None:
+        """Take the retired records of the dataset the fold was seeded with that were not read
+        (``Unread``, by id): they are rendered as the lines they are (``render_state``'s
+        ``carry``) unless a version names their id again or a curated link changes them, when
+        they are read and held as read (``materialize``). ``reader``: given line digests by id,
+        those lines of the dataset (their digests checked); ``parse``: lines by id as the records
+        ``keep`` takes."""
+        self._unread.update(unread)
+        self._reader, self._parse = reader, parse
+
+    def unread_ids(self) -> KeysView[str]:
+        return self._unread.keys()
+
+    def unread(self, eid: str) -> Unread | None:
+        return self._unread.get(eid)
+
+    def materialize(self, ids: Iterable[str]) -> None:
+        """Read the records of these ids that were not read (``carry``), and hold them as read."""
+        wanted = {eid: self._unread[eid].line for eid in ids if eid in self._unread}
+        if not wanted:
+            return
+        assert self._reader is not None and self._parse is not None
+        records = self._parse(self._reader(wanted))
+        if {r["id"] for r in records} != wanted.keys():
+            raise DataError("the catalogue in place changed during the sync; run it again")
+        for eid in wanted:
+            del self._unread[eid]
+        self.keep(records)
+
+    def line_of(self, eid: str) -> bytes | None:
+        """The line of a record that was not read, read now (``_reader``); None for any other id."""
+        unread = self._unread.get(eid)
+        if unread is None:
+            return None
+        assert self._reader is not None
+        prefix = eid[:2]  # the lines of one gzip member are asked for one after the other: read them together
+        if self._lines_at[0] != prefix:
+            wanted = {rid: u.line for rid, u in self._unread.items() if rid[:2] == prefix}
+            self._lines_at = (prefix, self._reader(wanted))
+        line = self._lines_at[1].get(eid)
+        if line is None:
+            raise DataError("the catalogue in place changed during the sync; run it again")
+        return line
 
     @property
     def first_seen(self) -> int:
@@ -301,6 +363,8 @@ class Fold:
 
     def packed(self, eid: str) -> bytes:
         """One id's latest record as the fold keeps it (JSON bytes, without its history)."""
+        if eid in self._unread:
+            return b""
         return self._store.get(self._entries[eid].slot)
 
     def close(self) -> None:
@@ -339,7 +403,7 @@ class Fold:
 
     def is_retired(self, eid: str) -> bool:
         """Whether an id's entry is retired."""
-        return self._entries[eid].retired
+        return eid in self._unread or self._entries[eid].retired
 
     def held_ids(self) -> KeysView[str]:
         """The ids of the retired records carried as read (``keep``)."""
@@ -411,6 +475,7 @@ class Fold:
     def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData], skipped: frozenset[str] = frozenset()) -> None:
         """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict,
         ``skipped`` the files this version's crawl did not read."""
+        self.materialize(items.keys() & self._unread.keys())  # an id come back: its record read
         before_now, self.at = self.at, now
         self.steps.append(now)
         for eid, item in items.items():
@@ -519,6 +584,7 @@ class Fold:
         * unless the catalogue's crawl did not read one of its files (``skipped``, its manifest's):
           then it is unread, kept live as the fold last saw it (``last_seen`` that version).
         """
+        self.materialize(list(self._unread))
         last = self.steps[-1] if self.steps else None
         known: set[str] = set()
         came: dict[str, RecordData] = {}  # in the catalogue, never in the fold: the successors it may hold
@@ -762,14 +828,20 @@ def render_state(
     rows of again. The rows of every retired record written go back in it.
     """
     records = Written(fold, manifest.commit)
-    if links is not None:
+    while links is not None:
         # the links change a few histories: applied to each id's history alone (shared dicts, never
         # changed in place: ``apply`` gives a changed one a dict of its own), kept as overrides
         views: list[Any] = [{"id": eid, "history": records.history(eid)} for eid in records.ids]
         done = lineage_links.apply(views, links)
         records.overrides = {v["id"]: v["history"] for v in views if v["history"] is not records.history(v["id"])}
+        touched = records.overrides.keys() & fold.unread_ids()
+        if touched:  # a record not read that a link changes: read, and the links applied again
+            fold.materialize(touched)
+            records = Written(fold, manifest.commit)
+            continue
         if applied is not None:
             applied.applied, applied.notes = done.applied, done.notes
+        break
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
@@ -814,7 +886,7 @@ class Written(Sequence[RecordData]):
 
     def __init__(self, fold: Fold, commit: str, ids: list[str] | None = None) -> None:
         self.fold, self.commit = fold, commit
-        self.ids = sorted(fold._entries) if ids is None else ids
+        self.ids = sorted(fold._entries.keys() | fold._unread.keys()) if ids is None else ids
         self._histories: dict[int, tuple[History, Any, bytes]] = {}
         #: histories the curated lineage links changed (``lineage_links.apply``), by id
         self.overrides: dict[str, Any] = {}
@@ -836,6 +908,10 @@ class Written(Sequence[RecordData]):
         return map(self.record, self.ids)
 
     def record(self, eid: str) -> RecordData:
+        if eid in self.fold._unread:
+            # a record not read (``Fold.carry``): its id and its lineage, what the passes that do not
+            # carry it through ask of it (the render carries it: ``_carried``)
+            return cast("RecordData", {"id": eid, "history": self.history(eid)})
         return self.fold.record(eid, self.history(eid))
 
     def _history(self, eid: str, json: bool = True) -> tuple[Any, bytes]:
@@ -847,6 +923,9 @@ class Written(Sequence[RecordData]):
                 data = self.overrides[eid]
                 done_here = self._overridden[eid] = (data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
             return done_here
+        unread = self.fold._unread.get(eid)
+        if unread is not None:
+            return _lineage(unread.facts), b""
         history = self.fold._entries[eid].history
         if history is None:
             return None, b"null"
@@ -869,13 +948,24 @@ class Written(Sequence[RecordData]):
         return self._history(eid)[1]
 
     def retired(self) -> int:
-        return sum(1 for eid in self.ids if self.fold._entries[eid].retired)
+        return sum(1 for eid in self.ids if self.fold.is_retired(eid))
 
     def without(self, drop: set[str], ids: list[str] | None = None) -> Written:
         """These records less ``drop`` (the histories made so far kept)."""
         out = Written(self.fold, self.commit, [eid for eid in (self.ids if ids is None else ids) if eid not in drop])
         out._histories, out.overrides, out._overridden = self._histories, self.overrides, self._overridden
         return out
+
+
+#: What a record not read says of its curated link (``_lineage``): that it has one, not which.
+_REVIEWED: dict[str, Any] = {"reviewed": True}
+
+
+def _lineage(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The history of a record not read (``Fold.carry``) as far as ``lineage_links.apply`` reads
+    one: retired, its successor, whether a review linked it and whom it replaces. A link that
+    changes it has it read (``render_state``)."""
+    return {"retired": True, "replaced_by": facts["replaced_by"], "replaced_by_review": _REVIEWED if facts["reviewed"] else None, "replaces": facts["replaces"]}
 
 
 def _render_state(
@@ -928,6 +1018,7 @@ def _render_state(
             line_sizes={**reuse.line_sizes, **{rid: line[1] for rid, (_, line, _) in carried.items()}},
             kept_digests={**reuse.kept_digests, **{rid: row.file_digest for rid, (_, _, row) in carried.items()}},
             index_rows={rid: row.index_row for rid, (_, _, row) in carried.items()},
+            line_of=fold.line_of if fold.unread_ids() else None,
         )
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
@@ -980,7 +1071,18 @@ def _carried(
     edited on disk is rendered anew from its line)."""
     found: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]] = {}
     if carry is None or not carry.rows or not previous:
+        fold.materialize(list(fold.unread_ids()))
         return found
+    unfit = []
+    for rid in fold.unread_ids():
+        unread = fold.unread(rid)
+        assert unread is not None
+        row, old = carry.rows.get(unread.line), previous.get(rid)
+        if row is None or old is None or old.data is None or len(old.data) != row.file_size or hashlib.sha256(old.data).digest() != row.file_digest:
+            unfit.append(rid)  # its file in place is not the one written with its line (edited): rendered from its line
+        else:
+            found[rid] = (old, (unread.line, unread.size), row)
+    fold.materialize(unfit)
     for rid in fold.held_ids():
         line = carry.lines.get(rid)
         row = carry.rows.get(line[0]) if line is not None else None
@@ -1028,6 +1130,7 @@ def _carried_rows(
             size if size is not None else len(dumps_line(record)),
             dumps_row(index_row(record)),
             dumps_row(row),
+            facts(record),
         )
     return out
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from crawler.publish import writer
-from crawler.versions import carried
+from crawler.versions import carried, history
 from tests.versions.test_history import tree
 from tests.versions.test_lineage_links import ARGS, upstream  # noqa: F401 (the fixture)
 from tests.versions.test_sync_carried import OTHER, retired, synced  # noqa: F401 (the fixture)
@@ -137,3 +137,46 @@ def test_the_memo_reads_back_what_it_kept_and_nothing_of_other_code(tmp_path, mo
     assert carried.load(tmp_path, other) == {}  # stamped with the repository it was made for
     monkeypatch.setattr(carried, "_stamp", lambda url: b"\0" * 32)
     assert carried.load(tmp_path, repo) == {}  # and with errcat's code
+
+
+@pytest.mark.slow
+def test_an_unread_record_whose_check_comes_back_is_read_and_revived(upstream, cli, tmp_path, monkeypatch, retired):  # noqa: F811
+    from tests.versions.test_lineage_links import V0
+
+    out, old, _ = retired
+    dataset = out / "acme" / "widgets"
+    sync_out(cli, upstream, out, "v2.0")  # the memo holds what a sync reads of it: the next one reads it not
+    upstream.commit({"pkg/v0/cache.py": V0}, tag="v3.0")
+    twin = tmp_path / "twin"
+    shutil.copytree(out, twin)
+    read: list[set[str]] = []
+    real = history.Fold.materialize
+    monkeypatch.setattr(history.Fold, "materialize", lambda self, ids: read.append(set(ids) & self.unread_ids()) or real(self, ids))
+    sync_out(cli, upstream, out, "v3.0")
+    assert {old["id"]} in read  # read when its id came back
+    back = json.loads((dataset / "errors" / f"{old['id']}.json").read_text())
+    assert not back["history"]["retired"] and back["history"]["first_seen"]["version"] == "v1.0"
+
+    monkeypatch.setattr(history.Fold, "materialize", real)
+    rendering_every_record(monkeypatch)
+    sync_out(cli, upstream, twin, "v3.0")
+    assert tree(twin) == tree(out)
+
+
+@pytest.mark.slow
+def test_a_member_compressed_anew_takes_unread_lines_as_they_are(upstream, cli, tmp_path, monkeypatch, retired):  # noqa: F811
+    from crawler.publish import jsonl
+
+    out, dataset, twin = with_twin(upstream, retired[0], tmp_path)
+    monkeypatch.setattr(jsonl, "member_key", lambda record_id: "")  # one member: the day's change compresses it anew
+    asked: list[str] = []
+    real = history.Fold.line_of
+    monkeypatch.setattr(history.Fold, "line_of", lambda self, eid: (asked.append(eid) if eid in self.unread_ids() else None) or real(self, eid))
+    said = sync_out(cli, upstream, out, "v2.1")
+    gone = retired_ids(dataset)
+    assert f"{len(gone)} retired entries carried through" in said
+    assert sorted(asked) == sorted(gone)  # their lines taken from the dataset in place, not made again
+
+    rendering_every_record(monkeypatch)
+    sync_out(cli, upstream, twin, "v2.1")
+    assert tree(twin) == tree(out)
