@@ -208,8 +208,8 @@ def iter_record_data(
     (``validated.load``: validation is a function of the bytes and the schema alone); a line of
     one of them is not checked against the schema again (the other checks are made). ``lines``:
     filled with each valid record's line digest and size, by id (a line migrated from an older
-    schema has none: it is not the line errcat writes). ``carried``: for a line of one of the
-    ``known`` digests, what errcat kept of the retired record it rendered that line of
+    schema has none: it is not the line errcat writes). ``carried``: for a line's digest, what
+    errcat kept of the retired record it rendered and validated that line of
     (``versions.carried``: its id and provenance), or None; such a line is not parsed nor yielded,
     but held to the manifest by those facts and put in ``unread`` by id (its digest, its size
     and the facts)."""
@@ -221,7 +221,7 @@ def iter_record_data(
         seen: bytes | None = None
         if carried is not None and unread is not None:
             seen = jsonl.line_digest(line)
-            facts = carried(seen) if seen in known else None
+            facts = carried(seen)
             if facts is not None:
                 tally.add(facts["id"], True, facts["repo"], facts["commit"], facts["commit_date"], where)
                 unread[facts["id"]] = (seen, len(line), facts)

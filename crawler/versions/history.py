@@ -1066,7 +1066,7 @@ def _carried(
 ) -> dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]]:
     """The retired records held as read that the render carries through (``render_state``'s
     ``carry``), by id: each one's file in place, its line's digest and size as read, and the rows
-    written of that line. Not one whose history a curated link changes (``records.overrides``), nor
+    written of that line. Not one whose history a curated link changes (``Written.overrides``), nor
     one whose file in place is not the bytes of the digest the rows name (hashed here: a file
     edited on disk is rendered anew from its line)."""
     found: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]] = {}
