@@ -891,6 +891,7 @@ class Written(Sequence[RecordData]):
         #: histories the curated lineage links changed (``lineage_links.apply``), by id
         self.overrides: dict[str, Any] = {}
         self._overridden: dict[str, tuple[Any, bytes]] = {}
+        self._lineages: dict[str, dict[str, Any]] = {}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -924,8 +925,11 @@ class Written(Sequence[RecordData]):
                 done_here = self._overridden[eid] = (data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
             return done_here
         unread = self.fold._unread.get(eid)
-        if unread is not None:
-            return _lineage(unread.facts), b""
+        if unread is not None:  # one dict an id, as for any other (``render_state`` tells a changed one by its identity)
+            view = self._lineages.get(eid)
+            if view is None:
+                view = self._lineages[eid] = _lineage(unread.facts)
+            return view, b""
         history = self.fold._entries[eid].history
         if history is None:
             return None, b"null"
@@ -953,7 +957,7 @@ class Written(Sequence[RecordData]):
     def without(self, drop: set[str], ids: list[str] | None = None) -> Written:
         """These records less ``drop`` (the histories made so far kept)."""
         out = Written(self.fold, self.commit, [eid for eid in (self.ids if ids is None else ids) if eid not in drop])
-        out._histories, out.overrides, out._overridden = self._histories, self.overrides, self._overridden
+        out._histories, out.overrides, out._overridden, out._lineages = self._histories, self.overrides, self._overridden, self._lineages
         return out
 
 
