@@ -1006,7 +1006,7 @@ def _render_state(
         identity = Identity(
             repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
         )
-        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids(), carried)
+        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids(), skip=carried)
         for rid in (records.ids[n] for n in pinned.records):
             made.pop(rid, None)
             completed.discard(rid)
