@@ -615,7 +615,8 @@ def test_every_shipped_file_validates_and_is_reviewed_text():
     loaded = load_set(SHIPPED, "vllm-project", "vllm")  # strict: raises on any invalid file
     assert len(loaded) == len(files)
     for entry in loaded.entries.values():
-        assert entry.review.status == "reviewed"
+        # reviewed, or retired: a reviewed text of an error only older releases raise (s43-curate)
+        assert entry.review.status in ("reviewed", "retired")
         assert entry.solutions and entry.when_it_happens.trigger and entry.example_fix and entry.defensive_patterns
 
 
