@@ -484,32 +484,42 @@ def accepted_draft(entry: CuratedFile) -> dict[str, str] | None:
     return {"drafted_by": "model", "model": review.model} if review.model else {"drafted_by": "facts"}
 
 
+#: The review statuses whose text a person checked against the code: ``reviewed``, and ``retired``
+#: (the error is gone upstream, the text kept: it still explains the releases that raise it).
+CHECKED = ("reviewed", "retired")
+
+
 def status_for(entry: CuratedFile, record: RecordData) -> str:
-    """``curated`` only for reviewed text whose code has not moved since; otherwise ``draft``."""
-    if entry.review.status == "reviewed" and not is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"]):
+    """``curated`` only for reviewed (or retired) text whose code has not moved since; otherwise ``draft``."""
+    if entry.review.status in CHECKED and not is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"]):
         return "curated"
     return "draft"
 
 
 def curated_parts(records: Sequence[RecordData], curated: CuratedSet, related: Mapping[str, list[dict[str, Any]]]) -> dict[str, CuratedPart]:
     """What each curated file gives its record, by id (the records of this commit a file
-    explains, retired files left out); curated see-also links go before the computed ``related``
-    errors (still at most ``related.LIMIT``)."""
+    explains); curated see-also links go before the computed ``related`` errors (still at most
+    ``related.LIMIT``). A retired file (the error is gone upstream, its text kept) explains the
+    record of an older release that still raises the error as it was reviewed for (template and
+    guards), and nothing else: a crawl of that release gives it ``curated``, and a history keeps
+    that record as the retired one's, so a paste in the old wording reaches its text."""
     from crawler.catalogue.related import LIMIT
 
     by_id = {r["id"]: r for r in records}
     out: dict[str, CuratedPart] = {}
     for eid, entry in curated.entries.items():
         record = by_id.get(eid)
-        if record is None or entry.review.status == "retired":
+        if record is None:
             continue
         status = status_for(entry, record)
+        if entry.review.status == "retired" and status != "curated":
+            continue  # reviewed for other code than this release's
         part = CuratedPart(explanation=entry.explanation().model_dump(mode="json"), explanation_status=status)
         if status == "draft" and entry.review.status == "draft" and entry.review.model:
             part["explanation"]["model"] = entry.review.model  # machine-written, not reviewed
         elif status == "draft" and entry.review.status == "reviewed":
             part["explanation"]["stale_since"] = entry.review.commit  # reviewed for other code
-        accepted = accepted_draft(entry) if entry.review.status == "reviewed" else None
+        accepted = accepted_draft(entry) if entry.review.status in CHECKED else None
         if accepted is not None:
             part["explanation"]["accepted_as_is"] = accepted  # reviewed, but a machine's text
         links = [{"id": rid, "title": by_id[rid]["title"], "reason": "curated"} for rid in entry.related if rid in by_id and rid != eid]

@@ -23,6 +23,9 @@ problem before reporting:
   check): its page keeps the text for users of the releases that raise it, so it is listed, not
   a failure (``strict`` fails it), with what to do: link a successor that tests the same thing
   (``lineage/links.yaml``) or ``retire`` the file;
+* retired: a file whose error is gone upstream, its text kept (``curate retire``, or written for an
+  older release's error): no orphan; in a dataset that holds its entry (an older release's, or a
+  history's retired record) it is held to that code like a reviewed file (stale, or curated);
 * dangling: a curated see-also id that is not in the dataset;
 * coverage: entries with a curated (reviewed, fresh) explanation over all entries (machine drafts a
   reviewer accepted as is counted apart among them), overall and per
@@ -248,6 +251,13 @@ def check(ds: Entries, curated_root: Path) -> Report:
         record = ds.by_id.get(eid)
         if entry.review.status == "retired":
             report.retired.append(path)
+            if record is not None:
+                # a dataset that holds the gone error (an older release's, a history's retired
+                # record): its text explains it there while the code is the one it was reviewed for
+                if changed := is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"]):
+                    report.stale.append((path, entry, changed))
+                else:
+                    report.curated_ids.add(eid)
             continue
         if eid in succeeded and (record is None or _retired(record)):
             # reworded or re-typed: the text serves its successor's page (as written for the

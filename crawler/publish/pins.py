@@ -113,6 +113,7 @@ def repinned(
     verify: Verifier | None,
     as_read: Container[str] = (),
     known: Known | None = None,
+    skip: Container[str] = (),
 ) -> Repinned:
     """Of ``records`` (a list, or a sequence that makes each as it is read: a history's), each
     whose content is the previous dataset's record of its id re-pinned, by index, and the
@@ -138,6 +139,8 @@ def repinned(
     it: at that pin when it is one of the pins tried (those before it would each give other
     bytes, naming another commit), else when its file's own pin is that one and vouched for. (A
     fresh record's only: ``as_read`` ones are compared as they are.)
+    ``skip``: ids the caller keeps as their previous files by other means (a sync's retired records
+    carried through, ``versions.carried``): not compared here.
     """
     kept: dict[str, PreviousRecord] = {}
     lines: dict[str, tuple[bytes | None, bytes]] = {}
@@ -151,6 +154,8 @@ def repinned(
     pins: list[tuple[str, str | None]] = [(identity.commit, identity.commit_date)]
     identities: dict[str, Identity] = {}
     for i, record in enumerate(records):
+        if record["id"] in skip:
+            continue
         old = previous.get(record["id"])
         if old is None or not _may_hold(old, record):
             continue

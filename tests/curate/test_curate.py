@@ -359,6 +359,43 @@ def test_retire_keeps_the_text_and_clears_the_orphan(upstream, cli, tmp_path):
 
 
 @pytest.mark.slow
+def test_a_retired_text_explains_the_older_release_that_raises_its_error(fixture_repo, cli, tmp_path):
+    """A text kept for an error gone upstream (status retired) is no orphan of today's crawl, and
+    explains the older release that still raises the error as it was reviewed for: its crawl, and
+    a history's retired record, say curated; code that moved on since gets nothing from it."""
+    upstream = fixture_repo
+    upstream.commit({"pkg/__init__.py": "", "pkg/connector.py": CONNECTORS}, tag="v1.0")
+    upstream.commit({"pkg/connector.py": CONNECTORS.replace(MESSAGE_A, MESSAGE_B)}, tag="v2.0")
+    out, curated = tmp_path / "out", tmp_path / "curated"
+    crawl(cli, upstream, out, "v1.0", curated)
+    eid = records(out)[MESSAGE_A]["id"]
+    write_curated(curated, eid, status="retired", commit=upstream.repo.commit("v1.0").hexsha)
+    assert crawl(cli, upstream, out, "v1.0", curated).exit_code == 0
+    old = records(out)[MESSAGE_A]
+    assert old["explanation_status"] == "curated" and old["explanation"]["what_it_means"].startswith("The connector was built")
+    report = json.loads(cli("curate", "check", out, "--curated", curated, "--json").stdout)[0]
+    assert report["curated_entries"] == 1 and report["orphans"] == [] and len(report["retired"]) == 1
+    today = tmp_path / "today"
+    assert crawl(cli, upstream, today, "v2.0", curated).exit_code == 0
+    assert all(r["explanation_status"] == "absent" for r in records(today).values())
+    result = cli("curate", "check", today, "--curated", curated, "--strict")
+    assert result.exit_code == 0 and "1 retired" in result.stdout and "0 orphan(s)" in result.stdout
+    history = tmp_path / "history"
+    folded = cli("history", "--fold", out, today, "--out", history)  # the two crawls, each with the curated files
+    assert folded.exit_code == 0, folded.output
+    kept = records(history)[MESSAGE_A]
+    assert kept["history"]["retired"] and kept["explanation_status"] == "curated"
+    assert cli("curate", "check", history, "--curated", curated, "--strict").exit_code == 0
+    # the same text for a guard that is not v1's: stale there, and v1's record gets nothing
+    path = curated / "acme/widgets" / f"{eid}.yaml"
+    path.write_text(path.read_text().replace("- vllm_config.kv_transfer_config is None", "- vllm_config is None"))
+    assert crawl(cli, upstream, out, "v1.0", curated).exit_code == 0
+    assert records(out)[MESSAGE_A]["explanation_status"] == "absent"
+    stale = cli("curate", "check", out, "--curated", curated, "--strict")
+    assert stale.exit_code == 1 and "guards changed" in stale.stdout
+
+
+@pytest.mark.slow
 def test_move_refuses_to_overwrite_and_to_move_to_an_unknown_id(upstream, cli, tmp_path):
     out, curated = tmp_path / "out", tmp_path / "curated"
     crawl(cli, upstream, out, "v1", curated)
