@@ -21,7 +21,7 @@ from crawler.base.sink import (
 )
 from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport, Side
 from crawler.model.kinds import KINDS, RAISE
-from crawler.versions.diff import answer
+from crawler.versions.diff import WORDING, answer
 
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
 #: class says how many more there are. A pull request body is capped at 65536 characters.
@@ -90,17 +90,25 @@ def _revision(side: Side) -> str:
     return side.commit[:12]
 
 
+def _cut(text: str, width: int = WORDING) -> str:
+    """A text read from a dataset in at most ``width`` characters: a title is the message's first 60
+    as errcat writes it, but the dataset in place is hostile, and the curated section is listed
+    before the budget is shared out (a title of 70,000 characters took the body past GitHub's 65,536)."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _curated_touched(report: DiffReport, curated: frozenset[str]) -> list[str]:
     """The reviewed texts a change leaves for a maintainer to look at: an entry with a curated
     text that upstream removed (its page keeps the text for older releases) or reworded or
     re-typed under a new id (the text follows as written for the earlier wording), with the
     command that settles each. Ids are checked hex; nothing crawled is shown but in code spans."""
     lines = []
+    release = md_code(_cut(report.new.label))
     for c in report.changes:
         if c.kind is ChangeKind.REMOVED and c.id in curated:
             lines.append(
-                f"- {md_code(c.id)} ({md_code(c.title)}) was removed upstream; its page keeps the reviewed text for the "
-                f"releases that raise it. If a check of {md_code(report.new.label)} tests the same thing, link it in "
+                f"- {md_code(c.id)} ({md_code(_cut(c.title))}) was removed upstream; its page keeps the reviewed text for the "
+                f"releases that raise it. If a check of {release} tests the same thing, link it in "
                 f"`lineage/links.yaml`; else `errcat curate retire {c.id}`."
             )
         elif c.kind in (ChangeKind.REWORDED, ChangeKind.EXCEPTION_CHANGED) and c.old_id in curated and c.old_id != c.id:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import CHECK_CODE, jsonl_bytes
+from helpers import CHECK_CODE, jsonl_bytes, write_jsonl
 
 ARGS = ["--name", "acme/widgets", "--include", "pkg/**/*.py"]
 
@@ -65,3 +65,38 @@ def test_a_changelog_names_no_curated_text_when_none_is_touched(fixture_repo, cl
     fixture_repo.commit({"pkg/a.py": CHECK_CODE.replace("far too large", "much too large")})
     assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--out", out, "--changelog", changelog).exit_code == 0
     assert "Curated texts" not in changelog.read_text() and "### Message reworded (1)" in changelog.read_text()
+
+
+@pytest.mark.slow
+def test_a_dataset_title_of_any_length_keeps_the_curated_section_within_the_changelog_budget(fixture_repo, cli, tmp_path, monkeypatch):
+    # the dataset in place is hostile: a title edited to 70,000 characters must not carry the pull
+    # request's body past GitHub's 65,536 (the changelog's budget holds every other section to 60,000)
+    (tmp_path / "curated").mkdir()
+    monkeypatch.chdir(tmp_path)
+    fixture_repo.commit({"pkg/__init__.py": "", "pkg/a.py": CHECK_CODE})
+    out, changelog = tmp_path / "out", tmp_path / "changelog.md"
+    assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--out", out).exit_code == 0
+    data = out / "acme" / "widgets"
+    ids = {r["message"]["text"]: r["id"] for r in map(json.loads, jsonl_bytes(data).splitlines())}
+    positive = ids["x must be positive, got {x}"]
+    _reviewed(cli, out, positive)
+    assert cli("sync", "--repo", fixture_repo.path, *ARGS, "--out", out).exit_code == 0
+    long_title = "A" * 70_000
+    lines = []
+    for line in jsonl_bytes(data).splitlines():
+        record = json.loads(line)
+        if record["id"] == positive:
+            record["title"] = long_title
+            page = data / "errors" / f"{positive}.json"
+            on_disk = json.loads(page.read_text())
+            on_disk["title"] = long_title
+            page.write_text(json.dumps(on_disk))
+        lines.append(json.dumps(record).encode())
+    write_jsonl(data, b"\n".join(lines) + b"\n")
+
+    fixture_repo.commit({"pkg/a.py": CHECK_CODE.replace('raise ValueError(f"x must be positive, got {x}")', "return 0")})
+    synced = cli("sync", "--repo", fixture_repo.path, *ARGS, "--out", out, "--changelog", changelog)
+    assert synced.exit_code == 0, synced.output
+    text = changelog.read_text()
+    assert "### Curated texts to look at (1)" in text and f"`errcat curate retire {positive}`" in text
+    assert len(text) < 65_536, len(text)
