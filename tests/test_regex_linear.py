@@ -39,6 +39,7 @@ MODULES = (
     "crawler.extract.guard_reads",
     "crawler.consume.paste",
     "crawler.consume.match",
+    "crawler.consume.meaning_page",
 )
 
 #: The long text's length (characters): a quadratic pattern costs seconds here, a linear one well

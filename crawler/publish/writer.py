@@ -362,19 +362,32 @@ def _document(name: str, schema: str, document: Any) -> tuple[bytes, list[Proble
     def rows() -> Iterator[bytes]:
         start = 0
         for batch in batches():
-            # a row given as its bytes (``jsonio.RawRow``: written and validated before) is taken as it is
-            fresh = [n for n, row in enumerate(batch) if not isinstance(row, RawRow)]
-            checked = batch if len(fresh) == len(batch) else [batch[n] for n in fresh]
-            for problem in check(schema, {**head, "entries": checked}, name, engine="fast") if checked else ():
+            # a row given as its bytes (``jsonio.RawRow``: read back from a cache, so hostile) is
+            # parsed, held to its entry's id and validated like any other, then written anew
+            checked = [_raw_row(row, name, start + n, problems) if isinstance(row, RawRow) else row for n, row in enumerate(batch)]
+            for problem in check(schema, {**head, "entries": checked}, name, engine="fast"):
                 if problem.pointer.startswith("/entries/"):  # (the head's are the head's own, checked above)
                     _, _, n, *rest = problem.pointer.split("/", 3)
-                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + fresh[int(n)]), *rest]), problem.message))
-            for row in batch:
-                yield row if isinstance(row, RawRow) else _dumps(dumps_row, row, name)
+                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + int(n)), *rest]), problem.message))
+            for row in checked:
+                yield _dumps(dumps_row, row, name)
             start += len(batch)
 
     data = rows_document(head, rows())
     return data, sorted(problems)
+
+
+def _raw_row(row: RawRow, name: str, n: int, problems: list[Problem]) -> Any:
+    """A row given as bytes (``versions.carried``'s memo) as data, or a problem when it is no JSON
+    object of its own entry's id (the schema check then refuses what is left of it too)."""
+    try:
+        data = orjson.loads(bytes(row))  # (orjson takes no subclass of bytes)
+    except orjson.JSONDecodeError:
+        problems.append(Problem(name, f"/entries/{n}", "a carried row that is not JSON"))
+        return None
+    if not isinstance(data, dict) or data.get("id") != row.id:
+        problems.append(Problem(name, f"/entries/{n}", f"a carried row that is not the row of entry {row.id}"))
+    return data
 
 
 def _check_ids(records: Sequence[RecordData]) -> None:
