@@ -52,7 +52,7 @@ from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
-from crawler.publish.writer import OverLimit, Reuse, render_dataset, render_files
+from crawler.publish.writer import Data, OverLimit, Reuse, render_dataset, render_files
 from crawler.versions import history_reuse
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
@@ -300,6 +300,11 @@ class Fold:
     def packed(self, eid: str) -> bytes:
         """One id's latest record as the fold keeps it (JSON bytes, without its history)."""
         return self._store.get(self._entries[eid].slot)
+
+    @property
+    def directory(self) -> Path | None:
+        """Where the fold's files are made (its store's: None, the system's temporary directory)."""
+        return self._store.directory
 
     def close(self) -> None:
         """Let go of the store's file: the fold's records are gone (its histories stay)."""
@@ -755,13 +760,15 @@ def render_state(
         # the links change a few histories: applied to each id's history alone (shared dicts, never
         # changed in place: ``apply`` gives a changed one a dict of its own), kept as overrides
         views: list[Any] = [{"id": eid, "history": records.history(eid)} for eid in records.ids]
+        made = [v["history"] for v in views]  # (a history not shared is made anew each time it is asked for)
         done = lineage_links.apply(views, links)
-        records.overrides = {v["id"]: v["history"] for v in views if v["history"] is not records.history(v["id"])}
+        records.overrides = {v["id"]: v["history"] for v, was in zip(views, made, strict=True) if v["history"] is not was}
+        del views, made
         if applied is not None:
             applied.applied, applied.notes = done.applied, done.notes
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
-    packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
+    packing = _Packing(records, reuse.members if reuse is not None else {}, fold.directory) if write is not None and not previous else None
     try:
         return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents)
     finally:
@@ -799,12 +806,16 @@ class Written(Sequence[RecordData]):
     them (:func:`_written`), each decoded from the fold's packed store when it is read and
     dropped by the reader: a pass over them (the index, the search rows, the files, the lines)
     holds one record at a time, so the render's memory does not grow with the records ever
-    seen. Histories are shared: one dict (and its JSON) for every id of the same ``History``."""
+    seen. Histories are shared: one dict (and its JSON) for every id of the same ``History``; a
+    history of one id alone (a retired one's, most of them) is made each time it is read and not
+    kept, so that the render holds none of them (~2 KB for each retired id ever seen)."""
 
     def __init__(self, fold: Fold, commit: str, ids: list[str] | None = None) -> None:
         self.fold, self.commit = fold, commit
         self.ids = sorted(fold._entries) if ids is None else ids
         self._histories: dict[int, tuple[History, Any, bytes]] = {}
+        #: the ``id`` of each ``History`` more than one id has (those made once and kept)
+        self._shared = _shared(e.history for e in fold._entries.values())
         #: histories the curated lineage links changed (``lineage_links.apply``), by id
         self.overrides: dict[str, Any] = {}
         self._overridden: dict[str, tuple[Any, bytes]] = {}
@@ -844,6 +855,8 @@ class Written(Sequence[RecordData]):
             held = self.fold.held(eid)
             # a retired record carried as read: its history is the model's as read (``sync._history_data``)
             data = held["history"] if held is not None else _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
+            if id(history) not in self._shared:  # this id's alone: made for this read, not kept
+                return data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)) if json else b""
             done = self._histories[id(history)] = (history, data, b"")
         if json and not done[2]:
             done = self._histories[id(history)] = (history, done[1], _exact(orjson.dumps(done[1], option=orjson.OPT_SORT_KEYS)))
@@ -863,8 +876,18 @@ class Written(Sequence[RecordData]):
     def without(self, drop: set[str], ids: list[str] | None = None) -> Written:
         """These records less ``drop`` (the histories made so far kept)."""
         out = Written(self.fold, self.commit, [eid for eid in (self.ids if ids is None else ids) if eid not in drop])
-        out._histories, out.overrides, out._overridden = self._histories, self.overrides, self._overridden
+        out._histories, out.overrides, out._overridden, out._shared = self._histories, self.overrides, self._overridden, self._shared
         return out
+
+
+def _shared(histories: Iterable[History | None]) -> frozenset[int]:
+    """The ``id`` of each history that comes more than once in ``histories``."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for history in histories:
+        if history is not None:
+            (shared if id(history) in seen else seen).add(id(history))
+    return frozenset(shared)
 
 
 def _render_state(
@@ -941,8 +964,10 @@ def _render_state(
             omitted += len(drop)
 
 
-#: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``).
-Write = Callable[[Iterator[tuple[str, bytes]]], dict[str, bytes]]
+#: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``):
+#: index.json, search.json and errors.jsonl.gz come as ``writer.Pieces``, each read to its end
+#: before the next file is asked for.
+Write = Callable[[Iterator[tuple[str, Data]]], dict[str, bytes]]
 
 
 class _Later(Mapping[Any, Any]):
@@ -965,22 +990,48 @@ class _Later(Mapping[Any, Any]):
         return len(self._items)
 
 
+class _Members(Mapping[bytes, bytes]):
+    """gzip members by their key (``jsonl.member_digest``), kept in a nameless file
+    (``packed_store``), not the heap: each read from it when it is asked for."""
+
+    def __init__(self, store: PackedStore) -> None:
+        self._store = store
+        self._slots: dict[bytes, Slot] = {}
+
+    def put(self, key: bytes, member: bytes) -> None:
+        self._slots[key] = self._store.put(member, room=False)
+
+    def __getitem__(self, key: bytes) -> bytes:
+        return self._store.get(self._slots[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._slots
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
 class _Packing:
     """errors.jsonl.gz's gzip members for ``records``, made on another thread (zlib lets go of the
     GIL) from the moment the records are final, while this one does the rest of the render (see
-    :func:`_streamed`). Each member's lines are made, hashed and compressed in turn, and only the
-    members, each line's digest and its size are kept (every line at once held as much again as
-    the records' files). ``close`` waits for it."""
+    :func:`_streamed`). Each member's lines are made, hashed and compressed in turn, and only each
+    line's digest and its size are kept, and the members in a nameless file in ``directory``
+    (``packed_store``: every line at once held as much again as the records' files, the members
+    ~1.4 KB for each record ever seen). ``close`` waits for it and lets go of the file."""
 
-    def __init__(self, records: Written, previous: Mapping[bytes, bytes]) -> None:
+    def __init__(self, records: Written, previous: Mapping[bytes, bytes], directory: Path | None = None) -> None:
         self.records = records
+        self._store = PackedStore(directory)
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._made = self._pool.submit(self._pack, previous)
 
-    def _pack(self, previous: Mapping[bytes, bytes]) -> tuple[dict[str, tuple[bytes | None, bytes]], dict[str, int], dict[bytes, bytes]]:
+    def _pack(self, previous: Mapping[bytes, bytes]) -> tuple[dict[str, tuple[bytes | None, bytes]], dict[str, int], Mapping[bytes, bytes]]:
         lines: dict[str, tuple[bytes | None, bytes]] = {}
         sizes: dict[str, int] = {}
-        members: dict[bytes, bytes] = {}
+        members = _Members(self._store)
         ids = self.records.ids
         try:
             for start, end in jsonl.spans(ids):
@@ -988,7 +1039,8 @@ class _Packing:
                 digests = [jsonl.line_digest(line) for line in block]
                 for rid, line, digest in zip(ids[start:end], block, digests, strict=True):
                     lines[rid], sizes[rid] = (None, digest), len(line)
-                members.update(jsonl.packed(ids[start:end], block, 1, previous, digests))
+                for key, member in jsonl.packed(ids[start:end], block, 1, previous, digests):
+                    members.put(key, member)
         except TypeError:  # not JSON (a lone surrogate): the writer makes them, and says so in one line
             return {}, {}, {}
         return lines, sizes, members
@@ -1000,6 +1052,7 @@ class _Packing:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        self._store.close()
 
 
 def _streamed(write: Write, records: Sequence[RecordData], manifest: Manifest, extra: Any, reuse: Reuse, packing: _Packing | None) -> dict[str, bytes]:
@@ -1010,7 +1063,7 @@ def _streamed(write: Write, records: Sequence[RecordData], manifest: Manifest, e
     rendering and compressing now overlap. Records other than those packed (some left out to
     keep within ``max_output_bytes``) are packed by the writer, as ``render_dataset`` does."""
     made = packing.reuse(reuse) if packing is not None and packing.records is records else reuse
-    return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
+    return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs(), pieces=True))
 
 
 def _written(data: RecordData, commit: str) -> RecordData:
