@@ -587,7 +587,7 @@ def render_dataset(
     :class:`Reuse` (nothing is linked here: every file is returned); ``jobs``: see ``_render``."""
     if reuse is not None:
         reuse.linked.clear()
-    return dict(_render(records, manifest, extra, max_bytes, reuse, jobs))
+    return {rel: joined(data) for rel, data in _render(records, manifest, extra, max_bytes, reuse, jobs)}  # (bytes: no pieces asked for)
 
 
 _RENAME_EXCHANGE = 2

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -136,7 +137,8 @@ def _key_inputs(record: RecordData) -> bytes:
 
 
 def _paths(record: RecordData) -> tuple[str, ...]:
-    return tuple(site["path"] for site in record["sites"])
+    # interned: the ids of one file share its path, rather than one copy each from each release read
+    return tuple(sys.intern(site["path"]) for site in record["sites"])
 
 
 def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime, unread: frozenset[str] = frozenset()) -> Move | None:
@@ -218,17 +220,38 @@ class _Item(NamedTuple):
 class _Entry:
     """What the fold keeps of one id: its error key (for the collision check), the digest of that
     key's inputs, its history, its sites' paths (for moves) and where its latest record is, as
-    JSON bytes, in the fold's store (``packed_store``: a file, not the heap)."""
+    JSON bytes, in the fold's store (``packed_store``: a file, not the heap).
+
+    An id the fold retired keeps less (``Fold._retire``): no key (made again from its record, in
+    the store, if the id is ever seen again) and its history as JSON bytes (``kept``), a model
+    made each time it is read: retired ids pile up release after release, live ones do not."""
 
     key: tuple[str, ...]
     key_inputs: bytes
-    history: History | None
+    kept: History | bytes | None
     paths: tuple[str, ...]
     slot: Slot
 
     @property
+    def history(self) -> History | None:
+        """The history (made anew from its JSON, for a retired id's: not to be told apart by ``id``)."""
+        kept = self.kept
+        return History.model_validate_json(kept) if isinstance(kept, bytes) else kept
+
+    @history.setter
+    def history(self, history: History | None) -> None:
+        self.kept = history
+
+    @property
+    def model(self) -> History | None:
+        """The history as a model the entry holds (None for one kept as JSON): the same object each time."""
+        kept = self.kept
+        return None if isinstance(kept, bytes) else kept
+
+    @property
     def retired(self) -> bool:
-        return bool(self.history and self.history.retired)
+        kept = self.kept
+        return isinstance(kept, bytes) or bool(kept and kept.retired)
 
 
 #: The slot of a retired record carried as read (``Fold.keep``): in no store, its bytes b"".
@@ -334,11 +357,20 @@ class Fold:
             )
 
     def _key(self, eid: str) -> tuple[str, ...]:
-        """An id's error key (a held record's made now: only an id seen again asks for it)."""
+        """An id's error key (a held or retired record's made now: only an id seen again asks for it)."""
         entry = self._entries[eid]
-        if not entry.key and eid in self._held:
-            entry.key = _record_key(self._held[eid])
+        if not entry.key:
+            held = self._held.get(eid)
+            entry.key = _record_key(held if held is not None else _unpack(self._store.get(entry.slot)))
         return entry.key
+
+    @staticmethod
+    def _retire(entry: _Entry, history: History) -> None:
+        """An entry retired by a version (``history``: its history saying so): its key and the digest
+        of its inputs let go (made again from its record if its id comes back, ``_key``), its
+        history kept as JSON (``_Entry``)."""
+        entry.key, entry.key_inputs = (), b""
+        entry.kept = _exact(orjson.dumps(history.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
 
     def held_ids(self) -> KeysView[str]:
         """The ids of the retired records carried as read (``keep``)."""
@@ -434,13 +466,16 @@ class Fold:
             # Last seen before the version just before this one (that crawl did not read its file):
             # gone somewhere between, found gone here.
             between = h.last_seen is not None and before_now is not None and h.last_seen != before_now
-            entry.history = h.model_copy(
-                update={
-                    "retired": True,
-                    "removed_in": now,
-                    "replaced_by": replaced_by.get(eid),
-                    "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen else f"removed in {label(now)}",
-                }
+            self._retire(
+                entry,
+                h.model_copy(
+                    update={
+                        "retired": True,
+                        "removed_in": now,
+                        "replaced_by": replaced_by.get(eid),
+                        "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen else f"removed in {label(now)}",
+                    }
+                ),
             )
         # An entry with no move and no new link has the history it had, seen now: made once for
         # every entry that had that very history (histories are never changed in place, only
@@ -450,7 +485,8 @@ class Fold:
             known = self._entries.get(eid)
             before = known.history if known is not None else None
             move = _move(known.paths, item.paths, now, skipped) if known is not None else None
-            plain = move is None and eid not in replaces
+            # (a retired id's history is made anew as read: no two of them are told apart by ``id``)
+            plain = move is None and eid not in replaces and (known is None or known.model is not None)
             history = carried.get(id(before)) if plain else None
             if history is None:
                 history = History(
@@ -815,7 +851,7 @@ class Written(Sequence[RecordData]):
         self.ids = sorted(fold._entries) if ids is None else ids
         self._histories: dict[int, tuple[History, Any, bytes]] = {}
         #: the ``id`` of each ``History`` more than one id has (those made once and kept)
-        self._shared = _shared(e.history for e in fold._entries.values())
+        self._shared = _shared(e.model for e in fold._entries.values())
         #: histories the curated lineage links changed (``lineage_links.apply``), by id
         self.overrides: dict[str, Any] = {}
         self._overridden: dict[str, tuple[Any, bytes]] = {}
@@ -847,7 +883,10 @@ class Written(Sequence[RecordData]):
                 data = self.overrides[eid]
                 done_here = self._overridden[eid] = (data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
             return done_here
-        history = self.fold._entries[eid].history
+        entry = self.fold._entries[eid]
+        history = entry.model
+        if isinstance(entry.kept, bytes):  # a retired id's, kept as its JSON (keys sorted): its own, made for this read
+            return orjson.loads(entry.kept), entry.kept
         if history is None:
             return None, b"null"
         done = self._histories.get(id(history))
