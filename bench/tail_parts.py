@@ -54,7 +54,10 @@ def main() -> None:
     crawl, joins, callers = mod("crawler.crawl"), mod("crawler.catalogue.meaning_join"), mod("crawler.catalogue.callers")
     stages: list[tuple[Any, ...]] = [
         (crawl, "_inputs"),
+        (crawl, "open_snapshot"),
+        (crawl, "current_manifest"),
         (crawl, "extract_all"),
+        (mod("crawler.extract.runner"), "decode_result", "decode_result (cached results)"),
         (mod("crawler.catalogue.cross_module_join"), "apply"),
         (mod("crawler.catalogue.hierarchy"), "apply_init_templates"),
         (mod("crawler.catalogue.hierarchy"), "resolve_exceptions"),
@@ -65,14 +68,20 @@ def main() -> None:
         (joins, "meanings"),
         (joins, "memo_meanings"),
         (joins, "reproductions_by_id"),
+        (joins, "build_tables"),
+        (joins, "setting_names"),
         (mod("crawler.catalogue.explanations"), "curated_parts"),
         (mod("crawler.catalogue.action_memo"), "action"),  # (made: the memo's misses)
         (mod("crawler.catalogue.action_memo").Memo, "action", "Memo.action"),
         (mod("crawler.catalogue.joined"), "merge"),
         (crawl, "_assemble"),
+        (mod("crawler.publish.dataset"), "previous_records"),
         (mod("crawler.publish.pins"), "pin"),
         (mod("crawler.catalogue.search"), "search_file"),
         (crawl, "publish"),
+        (mod("crawler.publish.writer"), "_link_kept"),
+        (mod("crawler.publish.writer"), "_write_rendered"),
+        (mod("crawler.publish.record_memo"), "remember", "record_memo.remember"),
         (crawl, "_write"),
         (mod("crawler.cli.crawl"), "_warm_match_store"),
     ]

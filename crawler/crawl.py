@@ -512,7 +512,7 @@ def _write(
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
     from crawler.catalogue.search import search_file
-    from crawler.publish import record_memo, validated
+    from crawler.publish import line_memo, record_memo, validated
     from crawler.publish.dataset import previous_members, previous_records
     from crawler.publish.pins import pin
     from crawler.publish.writer import Reuse
@@ -553,7 +553,12 @@ def _write(
             if options.use_cache and options.keep_release and assembled.manifest.input_digest == digest:  # not a provisional one
                 release_cache.save(options.cache_dir or default_cache_dir(), _generation(), digest, assembled.manifest, records)
             return CrawlResult(target, assembled.manifest, time.perf_counter() - started, records=records, documents=documents)
-        records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch)
+        contents = assembled.contents
+        lines_at = line_memo.path(cache_dir, identity.slug)
+        lines_stamp = line_memo.stamp(assembled.action_stamp, _line_identity(identity))
+        known_lines = line_memo.load(lines_at, lines_stamp) if contents and previous else {}
+        line_of = {rid: known_lines[content] for rid, content in contents.items() if content in known_lines}
+        records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None)
         reuse = Reuse(
             {rid: old.data for rid, old in kept.items() if old.data is not None},
             known,
@@ -600,7 +605,17 @@ def _write(
     if options.use_cache:
         files = {rid: d for rel, d in reuse.digests.items() if (rid := record_id_of(rel)) is not None}
         validated.remember(cache_dir, known, list(files.values()))
-        record_memo.remember(cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None)
+        record_memo.remember(
+            cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None, {rid: old.inode for rid, old in kept.items()}
+        )
+        if contents:  # the lines of the records kept, for the next crawl (``line_memo``)
+            now = {
+                contents[rid]: (r["provenance"]["commit"], r["provenance"]["commit_date"], lines[rid][1], line_sizes[rid])
+                for r in records
+                if (rid := r["id"]) in line_sizes and rid in contents and rid in lines
+            }
+            if now != known_lines:
+                line_memo.save(lines_at, lines_stamp, now)
     history_less = "a package" if snapshot.release is not None else "a shallow fetch" if snapshot.shallow else None
     _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, history_less)
     written = reuse.digests.get(SEARCH)
@@ -612,6 +627,18 @@ def _write(
         records=records if options.hand_back else None,
         documents=documents,
     )
+
+
+def _line_identity(identity: Any) -> dict[str, Any]:
+    """What a pinned record's line is made of besides its content and its pin (``line_memo.stamp``)."""
+    links = identity.links
+    return {
+        "repo": identity.repo.model_dump(mode="json"),
+        "source": identity.source,
+        "link_prefix": identity.link_prefix,
+        "upstream_commit": identity.upstream_commit,
+        "links": links["basis"] if links["basis"] == "commit" else links,
+    }
 
 
 def row_memo(cache_dir: Path | None, use_cache: bool, repo: Any, purpose: str = "crawl") -> Any:
@@ -675,6 +702,10 @@ class Assembled(NamedTuple):
     manifest: Manifest  # its content_digest is "" until the writer completes it
     primaries: dict[str, ExtractedSite]
     merged: int
+    #: By id, each record's content key (``publish.line_memo``), and the stamp of who acts they
+    #: stand under (none without the joins' cache).
+    contents: dict[str, bytes] = {}
+    action_stamp: str = ""
 
 
 def _assemble(
@@ -715,10 +746,18 @@ def _assemble(
     joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs, aside=_aside())
     explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
+    contents: dict[str, bytes] = {}
+    action_stamp = ""
     if joins is not None and inputs is not None:  # who acts, kept by its inputs (``action_memo``)
+        from crawler.publish.line_memo import content_key
+
         memo = action_memo.load(joins, inputs.base, code_digest(), joined.names)
         merge(records, joined, explained, evidence, primaries, memo.action)
         action_memo.keep(joins, inputs.base, memo)
+        # (what merge puts in after who acts: the curated part and the evidence)
+        made = ((rid, content_key(key, explained.get(rid), evidence.get(rid))) for rid, key in memo.keys.items())
+        contents = {rid: key for rid, key in made if key is not None}
+        action_stamp = memo.stamp
     else:
         merge(records, joined, explained, evidence, primaries)
     skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]
@@ -753,7 +792,7 @@ def _assemble(
         input_digest=digest if not any(r.get("transient") for r in results) else "provisional",
         content_digest="",  # the writer's, once every other file is made
     )
-    return Assembled(records, manifest, primaries, len(explained))
+    return Assembled(records, manifest, primaries, len(explained), contents, action_stamp)
 
 
 def _report_curated(

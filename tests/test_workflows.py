@@ -174,7 +174,7 @@ def test_the_tests_run_before_the_catalogue_leaves_the_crawl_job(workflow, job):
 
 
 #: What the sync workflow keeps of the cache directory between runs: all a sync reads again.
-SYNC_CACHE = ["results.sqlite3", "joins/results.sqlite3", "search/", "curated.json"]
+SYNC_CACHE = ["results.sqlite3", "joins/results.sqlite3", "search/", "carried/", "curated.json"]
 
 
 def test_sync_restores_the_extraction_cache_errcat_writes():

@@ -51,6 +51,21 @@ def dumps_row(row: Any) -> bytes:
     return orjson.dumps(row, option=orjson.OPT_SORT_KEYS)
 
 
+class RawRow(bytes):
+    """A row of a row document given as its bytes (as :func:`dumps_row` made them) and the id of
+    its entry: a row errcat wrote and validated before, for the same record, which the writer
+    puts in the document as it is (``versions.carried``)."""
+
+    id: str
+
+
+def raw_row(data: bytes, entry_id: str) -> RawRow:
+    """:class:`RawRow` of ``data`` for the entry ``entry_id``."""
+    row = RawRow(data)
+    row.id = entry_id
+    return row
+
+
 def rows_document(head: dict[str, Any], rows: Iterable[bytes]) -> bytes:
     """:func:`dumps_rows` of the document ``head`` (its ``entries`` left out or empty) with the
     rows ``rows`` (each as :func:`dumps_row` made it), taken one at a time: the rows are never

@@ -35,7 +35,7 @@ import orjson
 
 from crawler.catalogue.actions import action
 from crawler.catalogue.meaning import SettingNames
-from crawler.extract.guard_reads import READS, reads
+from crawler.extract.guard_reads import READS, caught, reads
 from crawler.model.shapes import ExtractedSite, RecordData
 
 #: An action's fields and the types each may hold (``records.Action``).
@@ -75,6 +75,8 @@ class Memo:
         self.names = names
         self.stamp = code_stamp
         self.now: dict[str, dict[str, Any]] = {}
+        #: By record id, the key its action was kept by (``publish.line_memo`` makes its content key of it).
+        self.keys: dict[str, str] = {}
         self.made = 0
 
     def action(self, record: RecordData, primary: ExtractedSite | None, passed: list[str] | None) -> dict[str, Any]:
@@ -86,6 +88,7 @@ class Memo:
             key = hashlib.sha256(orjson.dumps([own, read, passed])).hexdigest()
         except TypeError:  # (not JSON data: a lone surrogate, a key that is not text) made each time
             return plain(own, primary, passed, self.names)
+        self.keys[record["id"]] = key
         found = self.kept.get(key)
         if found is None:
             found = plain(own, primary, passed, self.names)
@@ -124,7 +127,9 @@ def pinless(record: RecordData) -> Any:
 
 def plain(record: RecordData, primary: ExtractedSite | None, passed: list[str] | None, names: SettingNames | None = None) -> dict[str, Any]:
     """``actions.action`` with no memo, taking what :meth:`Memo.action` takes and the settings' spelling."""
-    return action(record, reads(primary) if primary is not None else None, passed, names)
+    if primary is None:
+        return action(record, None, passed, names)
+    return action(record, reads(primary), passed, names, caught(primary))
 
 
 #: What :func:`joined.merge` calls for each record's action.

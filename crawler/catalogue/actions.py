@@ -39,7 +39,7 @@ MAX_REMEDY = 320
 _REMEDY_START = re.compile(
     r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
-    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |provide |restart |check |select |choose |pick )",
+    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |adjust |provide |restart |check |select |choose |pick )",
     re.I,
 )
 _INTRO = re.compile(r"(?:^|[,;:]\s+|(?<!\s)\s+(?:or|and|then)\s+|(?<!\s)\s+[-–—]\s+)(?=\S)")
@@ -459,6 +459,48 @@ def settable(record: dict[str, Any], knob: dict[str, Any]) -> bool:
     return _settable(knob, _validated(record))
 
 
+#: A config's field as the check's own condition reads it (``self.parallel_config.pipeline_parallel_size``).
+_CONDITION_CHAIN = re.compile(r"(?<![\w.])(?>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?!\s*\()")
+#: A presence test after a config's field (``model_config.pooler_config is not None``): vLLM may fill it itself.
+_PRESENCE_AFTER = re.compile(r"\s*(?:is|==|!=)\s*(?:not\s+)?None\b")
+
+
+def _led_by(settings: list[dict[str, Any]], own: str, names: SettingNames | None) -> str:
+    """The settings that lead to a check, shown: the options of the config fields its own condition
+    compares (``self.parallel_config.pipeline_parallel_size != 1`` in a model's ``__init__``:
+    ``--pipeline-parallel-size``; each an option ``names`` knows for that config's field, none only
+    tested for being there) that the knob readers did not resolve, in the order the condition reads
+    them, then the settings the record holds (three of them at most, as before: the condition's
+    own come on top of those)."""
+    found: list[str] = []
+    for m in _CONDITION_CHAIN.finditer(own if names is not None else ""):
+        field = _config_field(m.group(0))
+        flag = names.flags.get(field) if names is not None and field else None
+        if flag and not _PRESENCE_AFTER.match(own, m.end()):
+            found.append(flag)
+    held = {f for k in settings for f in k.get("flags") or []}
+    added = [f"`{short_code(f)}`" for f in dict.fromkeys(f for f in found if f not in held)]
+    shown = list(dict.fromkeys(_display(k) for k in settings))[:3]
+    shown = list(dict.fromkeys([*added, *shown]))
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _settings_shown(record: dict[str, Any], settings: list[dict[str, Any]], basis: str, names: SettingNames | None) -> str:
+    """The settings a setting page names: with the condition's own config fields first when the
+    settings are what leads to it (:func:`_led_by`), else those the record holds."""
+    if basis.startswith("the setting ") and basis.endswith(" leads to it"):
+        return _led_by(settings, guard_reads.own_condition(record["sites"][0]) or "", names)
+    return _names(settings)
+
+
+def _config_field(chain: str) -> str | None:
+    """The config and field of a chain that reads a config's field (``vllm_config.kernel_config.moe_backend``:
+    ``kernel_config.moe_backend``, the last config the chain passes through), else None."""
+    parts = chain.split(".")
+    held = [i for i, part in enumerate(parts[:-1]) if part.endswith("_config")]
+    return f"{parts[held[-1]]}.{parts[held[-1] + 1]}" if held else None
+
+
 def _names(knobs: list[dict[str, Any]]) -> str:
     return _joined(list(dict.fromkeys(_display(k) for k in knobs)))
 
@@ -525,6 +567,9 @@ _ARCHITECTURE_PATHS = ("model_executor/models/", "/models/")
 _CHECKPOINT_FIELD = re.compile(r"(?<![\w.])(?:self\.)?(?:config|hf_config|text_config|hf_text_config)(?:\.[A-Za-z_]\w*)+")
 _CODE_NAME = re.compile(r"(?<![\w.'\"])[A-Za-z_]\w*")
 _PLAIN_WORDS = frozenset({"not", "and", "or", "is", "None", "in", "True", "False", "len", "isinstance"})
+#: A line of a function's code that assigns a local one field of the checkpoint's configuration
+#: (``mla_use_nope = config.mla_use_nope``, an annotation allowed): the local, the field.
+_HELD_FIELD = re.compile(rf"(?m)^[^\S\n]*([A-Za-z_]\w*)[^\S\n]*(?::[^=\n]+)?=[^\S\n]*({_CHECKPOINT_FIELD.pattern})[^\S\n]*$")
 
 
 def _checkpoint_fields(own: str, code: str) -> list[str]:
@@ -535,13 +580,17 @@ def _checkpoint_fields(own: str, code: str) -> list[str]:
     state of the project's own; else none."""
     fields = _CHECKPOINT_FIELD.findall(own)
     rest = _STRING.sub("", _CHECKPOINT_FIELD.sub("", own))
+    held: dict[str, str] | None = None  # (each local the code assigns a field: the first line that does)
     for name in _CODE_NAME.findall(rest):
         if name in _PLAIN_WORDS or name[:1].isupper():
             continue
-        held = re.search(rf"(?m)^[^\S\n]*{re.escape(name)}[^\S\n]*(?::[^=\n]+)?=[^\S\n]*({_CHECKPOINT_FIELD.pattern})[^\S\n]*$", code)
         if held is None:
+            held = {}
+            for found in _HELD_FIELD.finditer(code):
+                held.setdefault(found.group(1), found.group(2))
+        if name not in held:
             return []
-        fields.append(held.group(1))
+        fields.append(held[name])
     return list(dict.fromkeys(fields))
 
 
@@ -710,7 +759,12 @@ def _where(record: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 def classify(
-    record: dict[str, Any], found: str | None, reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, derived: list[str] | None = None
+    record: dict[str, Any],
+    found: str | None,
+    reads: dict[str, list[str]] | None = None,
+    passed: list[str] | None = None,
+    derived: list[str] | None = None,
+    names: SettingNames | None = None,
 ) -> tuple[str, str]:
     """(actor, basis): who must act, and what in the record says so. First rule that applies.
     ``found``: the message's remedy (:func:`remedy`); ``reads``: what the check's own condition
@@ -731,6 +785,13 @@ def classify(
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     if kind == ASSERT:
         settings = _asserted(settings, own, [g for g in facts.get("guards") or []][:-1])
+    weight_name = _weight_name(record, kind, text)
+    if weight_name:  # (before "report it": the name is the checkpoint's, whatever the message asks)
+        return (
+            "model",
+            f"the check tests the name of a weight the checkpoint holds (`{weight_name}`, of the loader's loop over the checkpoint's weights): "
+            "a name this loader does not know",
+        )
     if _REPORT.search(text):
         return "internal", "the message itself says to report it"
     if _INVARIANT.search(text):
@@ -776,7 +837,7 @@ def classify(
             f"{chosen_value.group(2)}: that value of the setting does not go with what the rest of the run chose",
         )
     if settings:
-        return "setting", f"the setting {_names(settings)} leads to it"
+        return "setting", f"the setting {_led_by(settings, own, names)} leads to it"
     found_read = _CONFIG_READ.findall(guards)
     if kind == ASSERT:  # (an assert's guard selects a case, unless its message names the field it read)
         found_read = [(c, f) for c, f in found_read if re.search(rf"\b{f}\b", text)]
@@ -792,6 +853,13 @@ def classify(
     cli_args = list(dict.fromkeys(_CLI_ARGS.findall(guards)))
     if cli_args:
         return "setting", "the check tests the command's arguments " + _joined([f"`args.{a}`" for a in cli_args])
+    transfer = _TRANSFER_PARAMS.findall(guards)
+    if transfer and _asks_transfer(own, guards):
+        return (  # (the innermost guard's: ``do_remote_decode`` under ``not params.get("do_remote_prefill")``)
+            "request",
+            f"{_TRANSFER_BASIS} (`{transfer[-1]}`): "
+            "`kv_transfer_params` and `ec_transfer_params` are fields of the request, set by the client or the P/D router that sends it",
+        )
     if _FROM_REQUEST.search(text) or _REQUEST_GUARD.search(guards):
         return "request", "the message or the check names what the request carries"
     if requests:
@@ -886,7 +954,9 @@ def classify(
     if kind == RAISE and _operand_check(path, own, reads):
         return "internal", "the check tests the layout of the tensors the project's own code passes: " + _shown(reads["tensor"])
     # (the check's own condition: a rank count in a guard around it selects the case it is in)
-    if (kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(own))) or (kind != NATIVE and reads.get("parallel")):
+    if ((kind != ASSERT and (_PARALLEL.search(text) or _PARALLEL_GUARD.search(own))) or (kind != NATIVE and reads.get("parallel"))) and not _global_size_only(
+        record, reads, own, text
+    ):
         return "setting", "the message or the check names the parallel sizes the deployment is set to"
     if _MODEL_WORDS.search(text) or (in_model and kind != ASSERT and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
@@ -931,6 +1001,9 @@ def classify(
             return "environment", "a passing condition (load, capacity, a service it depends on): the message says to try again"
         if _API_CHANGE.search(text):  # ("Passing X to generate() is deprecated ... pass Y instead": the call your code makes)
             return "caller", "the message says how the code that calls it should call it instead"
+        waited = _waited(kind, text)
+        if waited:  # ("Timed out waiting for ...; adjust with X.transfer_timeout": the peer was slow, X bounds the wait)
+            return waited
         return "setting", "the message says what to change"
     checkpoint = (
         _checkpoint_fields(own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT and any(p in path for p in _ARCHITECTURE_PATHS) else []
@@ -991,6 +1064,14 @@ def classify(
     private = _private_state(own)
     if kind == RAISE and private and not _SAYS_CHOICE.search(text) and not _NOT_BOOKKEEPING.search(text) and "/weight_transfer/" not in path:
         return "internal", "the check tests only the object's own private bookkeeping (" + _shown(private) + "): the order of its own calls"
+    if kind == ASSERT and passed and _MODEL_PASSED in passed[1] and not _PRESENCE.fullmatch(own.strip()):  # (``hidden_act=adapter_config.hidden_act``)
+        return passed[0], passed[1]
+    tokenizer = _tokenizer_read(path, own, (site.get("snippet") or {}).get("code") or "") if kind == ASSERT else None
+    if tokenizer:
+        return (
+            "model",
+            f"an assert on the tokenizer the model loads (`{tokenizer}`): the tokenizer (`--tokenizer`, or the model's own) is not what this code expects",
+        )
     if kind == ASSERT:
         return "internal", "an assert with no setting, request or model a user controls"
     if (
@@ -1010,6 +1091,9 @@ def classify(
         return "internal", "logged for an exception it caught: that exception is the cause"
     if passed:
         return passed[0], passed[1]
+    decided = _open_decided(record, reads, own, text)
+    if decided is not None:
+        return decided
     return "internal", "no setting, request, model or environment a user controls leads to it"
 
 
@@ -1143,6 +1227,9 @@ _SAYS = {
     "message says whose move it is.",
     "wrapped": "This {noun} wraps another error it carries ({what}): that error is the cause (printed after this one, as its "
     'source or "caused by"), and its own message says whose move it is.',
+    "rewrapped": "This {noun} re-raises an error {project} caught ({what}) with that error's own message, or none: the caught error "
+    'is the cause (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
+    "and its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1158,7 +1245,10 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
-    if actor == "setting" and "feature it configures" in basis:
+    decided = _decided_steps(record, actor, basis)
+    if decided:
+        steps.extend(decided)
+    elif actor == "setting" and "feature it configures" in basis:
         steps.append(
             f"Enable the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))} in the options you start with (it is None while the feature "
             "is off), or leave out what needs it."
@@ -1172,7 +1262,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "setting":
         shown = _what(record, actor, basis, reads, names)
         if settings and not fix:
-            steps.append(f'Check the value you give {_names(settings)}: the condition under "When it is raised" is what it fails.')
+            steps.append(
+                f'Check the value you give {_settings_shown(record, settings, basis, names)}: the condition under "When it is raised" is what it fails.'
+            )
         elif not settings and not fix and shown.startswith("`--") and names is not None and set(_CODES.findall(shown)) <= set(names.flags.values()):
             steps.append(f'Check the value you give {shown}: the condition under "When it is raised" is what it fails.')
         elif not settings:
@@ -1186,7 +1278,14 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             )
         if "modality of a part of its prompt" in basis:
             steps.append("Send only the kinds of input this model takes (the message names them), or use a model that takes this one.")
-        steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
+        if basis.startswith(_TRANSFER_BASIS):
+            steps.append(
+                "Check the transfer parameters the client or the P/D router sends with the request (`kv_transfer_params`, `ec_transfer_params`) "
+                'against the condition under "When it is raised" and against what this instance is set up to do (`--kv-transfer-config` '
+                "or `--ec-transfer-config`, its role): a request meant for another instance is routed to this one."
+            )
+        else:
+            steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
     elif actor == "model" and "what the model generated" in basis:
         steps.append(
             "Check that the tool or reasoning parser you chose is the one for this model; if it is, the model "
@@ -1276,7 +1375,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "If it comes with a failure, or keeps coming, report it to "
             f"{_project(record)} with the log around it, the version you run and the command that led to it."
         )
-    elif actor == "internal" or not steps:
+    elif (actor == "internal" and not basis.startswith("it re-raises what it caught")) or not steps:
         steps.append(
             f"Report it to {_project(record)} with the full traceback, the version you run and the command "
             "or code that led to it; search the tracker first for the message."
@@ -1286,10 +1385,13 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
+    decided = _decided_what(record, basis)
+    if decided:
+        return decided
     if actor == "setting":
         settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
         if settings:
-            return _names(settings)
+            return _settings_shown(record, settings, basis, names)
         flag = _FLAG.search("" if record["message"].get("opaque") else record["message"]["text"])
         if flag:
             return f"`{flag.group(0)}`"
@@ -1327,6 +1429,8 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
             return "the kind of input it carries"
         if not requests and basis.startswith("the chat messages"):
             return "its messages"
+        if basis.startswith(_TRANSFER_BASIS):
+            return "its transfer parameters, set by the client or the P/D router"
         if not requests and "media" in basis:
             return "the media or prompt it carries"
         read = [c.partition(".")[2] for c in reads.get("request") or [] if c.startswith("request.")]
@@ -1364,6 +1468,30 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
     return basis
 
 
+def _handled(record: dict[str, Any], caught: str) -> dict[str, Any]:
+    """Who acts on a check whose error its own function catches and does not raise again
+    (``except (ImportError, AssertionError): return None``, ``except Exception: logger.error(...)``):
+    nobody meets this error, so nobody is told to act on it; what they may meet is what the handler
+    does instead (a fallback, a log line of its own, which has its own page)."""
+    where = f"`{short_code(record['sites'][0]['qualname'])}`"
+    handler = f"`{short_code(caught)}`"
+    return {
+        "actor": "internal",
+        "basis": f"caught where it is raised: {handler} in {where} catches it and does not raise it again",
+        "says": (
+            f"{_project(record)} catches this {_noun(record)} in the same function that raises it ({handler} in {where}) and does not "
+            "raise it again: it does not reach you as this error; what you may see is what that handler does instead (a fallback, "
+            "or a log line of its own, which may quote this message)."
+        ),
+        "remedy": None,
+        "steps": [
+            f"Nothing to do about this {_noun(record)} itself: it never leaves {where}. If what the handler does instead is what you see "
+            "(a log line, a feature left off, a fallback), look that up by its own message; report this one to "
+            f"{_project(record)} only if that behaviour is wrong for what you run."
+        ],
+    }
+
+
 def _trainer_gives(record: dict[str, Any]) -> str:
     """What a trainer's code gives the weight-transfer API where this check is: the fields of the
     init or update info it sends (``SparseNCCLWeightTransferUpdateInfo.__post_init__``), else the
@@ -1378,12 +1506,19 @@ def _trainer_gives(record: dict[str, Any]) -> str:
 
 
 def action(
-    record: RecordData | dict[str, Any], reads: dict[str, list[str]] | None = None, passed: list[str] | None = None, names: SettingNames | None = None
+    record: RecordData | dict[str, Any],
+    reads: dict[str, list[str]] | None = None,
+    passed: list[str] | None = None,
+    names: SettingNames | None = None,
+    caught: str | None = None,
 ) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
-    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``)."""
+    ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``);
+    ``caught``: the ``except`` of its own function that catches its error (``guard_reads.caught``)."""
     data = cast(dict[str, Any], record)
+    if caught is not None and data["kind"] in (RAISE, ASSERT):
+        return _handled(data, caught)
     found = remedy(data, names)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
     derived = [c for c in reads.get("config") or [] if _derived(c, names)]
@@ -1393,7 +1528,7 @@ def action(
         reads = {k: v for k, v in reads.items() if k != "config"}
     else:
         derived = []
-    actor, basis = classify(data, found, reads, passed, derived)
+    actor, basis = classify(data, found, reads, passed, derived, names)
     key = "log" if actor == "internal" and data["kind"] == LOG else actor
     if key == "log" and (data.get("log") or {}).get("level") not in ("warning", "info", "debug"):
         key = "log_error"
@@ -1409,9 +1544,371 @@ def action(
         key = "caught"
     elif actor == "internal" and "wraps the error it carries" in basis:
         key = "wrapped"
+    elif actor == "internal" and basis.startswith("it re-raises what it caught"):
+        key = "rewrapped"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
         key = "model_code"
     says = _SAYS[key].format(what=_what(data, actor, basis, reads, names), project=_project(data), noun=_noun(data))
     return {"actor": actor, "basis": basis, "says": says, "remedy": found, "steps": _steps(data, actor, basis, found, reads, names)}
+
+
+# --------------------------------------------------------------------------------------------------
+# Pages no rule above decides (s43-opens, #32 items 1 and 3): facts of the code that say whose move
+# it is where the pages said "errcat cannot tell". Each runs only after every other rule (and the
+# callers' ``passed``) left the check open; each is narrowed by what a reading of its v0.33.0 pages
+# against the source found (bench/RESULTS.md, s43-opens).
+
+#: A message that says a step of the code's own comes first: a prior call, a buffer another part of
+#: the code fills, something set up before ("requires a prior start_prefetch", "requires top-k
+#: indices from the indexer", "was not allocated", "should always exist").
+#: ("has not been prepared", "is not initialized" are not among them: they are as often a step a
+#: caller outside drives, as ``ExternalElasticEPScaleCoordinator.commit`` before ``prepare``.)
+_WIRING = re.compile(
+    r"\brequires? (?:a |an )?prior\b|\brequires? [\w -]{1,60}? from the (?!request|user|client|caller|config|checkpoint|model\b)\w+|"
+    r"\bwas not (?:allocated|built|wired)\b|\bshould always exist\b",
+    re.I,
+)
+#: What keeps such a message from being the code's own order: a call someone makes ("Call X() first":
+#: a trainer's or a user's code drives the object), a setting it names, a feature switched on or off.
+_WIRING_NOT = re.compile(r"\bcall(?:ed|s|ing)?\b|\(\)|\b(?:en|dis)abled?\b|\binstall|\bconfigur|\bsetting\b|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+ ?=", re.I)
+#: A dotted setting a message names (``kv_connector_extra_config.transfer_timeout``).
+_CONFIG_PATH = re.compile(r"(?<![\w.])([a-z][a-z0-9]*(?:_[a-z0-9]+)*_config\.[a-z][a-z0-9_]*)\b")
+#: A warning that states what the code does ("Padding num_heads from 8 to 64 for ...").
+_STATES_WHAT_IT_DOES = re.compile(r"(?:Padding|Truncating|Rounding|Initializing|Loading|Using) ")
+#: ... and asks nothing: no failure, doubt, cause, advice or choice in it.
+_ASKS = re.compile(
+    r"\b(?:fail\w*|errors?|not|no|cannot|can't|invalid|unsupported|missing|mismatch\w*|unknown|unexpected|malformed|may|might|could|"
+    r"slow\w*|sub-?optimal|performance|accuracy|because|since|should|deprecated|please|consider|you|your|requested|explicitly|instead|"
+    r"only|ignor\w*|skip\w*|disabl\w*|fall\w*|default\w*|guess\w*|override\w*|assum\w*)\b",
+    re.I,
+)
+#: What a by-design ``NotImplementedError`` message must not say: a contract a subclass or plugin
+#: fills, a package or a build it needs, the machine it runs on.
+#: a limit of what it supports ("supports embedding lookup only": a model that needs more may reach it).
+_NOT_BY_DESIGN = re.compile(r"\bimplement\w*|\bsubclass|\brequires?\b|\bnot available\b|\black\w*\b|\binstall\w*|\byet\b|\bsupport\w*|\bonly\b", re.I)
+
+
+#: A message that says two values the code holds do not agree ("QSA main and side metadata token counts disagree").
+_DISAGREE = re.compile(r"\bdisagrees?\b", re.I)
+#: The name a handler binds what it caught to (``except UnidentifiedImageError as e``).
+_CAUGHT_AS = re.compile(r"except\b[^:]{0,200}? as ([A-Za-z_]\w*)\s*:?\s*$")
+
+
+def _rewrapped(site: dict[str, Any], text: str) -> str | None:
+    """The handler, when the check re-raises what it caught as its cause (``raise X(str(e)) from e``)
+    with nothing of its own in the message (empty, or the caught error's text alone) and no test
+    of its own: the caught error is the whole of it."""
+    facts = site.get("facts") or {}
+    handler = (facts.get("handler") or "").strip()
+    bound = _CAUGHT_AS.match(handler)
+    if bound is None or facts.get("guards") or facts.get("cause") != bound.group(1):
+        return None
+    name = bound.group(1)
+    return handler if text.strip() in ("", f"{{{name}}}", f"{{str({name})}}", f"{{{name}!s}}", f"{{{name}!r}}") else None
+
+
+def _presence_of(own: str) -> bool:
+    """Whether a condition only tests that values are there (``x is None``, ``not x``, joined by ``or``)."""
+    node = parse_guard(own)
+    parts = node.values if type(node) is ast.BoolOp and type(node.op) is ast.Or else [node]
+    for part in parts:
+        if type(part) is ast.Compare and len(part.ops) == 1 and type(part.ops[0]) is ast.Is:
+            value, against = part.left, part.comparators[0]
+        elif type(part) is ast.UnaryOp and type(part.op) is ast.Not:
+            value, against = part.operand, ast.Constant(None)
+        else:
+            return False
+        if not (type(against) is ast.Constant and against.value is None and type(value) in (ast.Name, ast.Attribute)):
+            return False
+    return bool(parts)
+
+
+def _reached_from_outside(record: dict[str, Any], path: str) -> bool:
+    """Whether a check's function is one a user's request, command or code reaches: an entry point
+    among its callers, or code where requests, settings or a trainer's calls are handled."""
+    return (
+        any(c.get("entry_point") for c in record["meaning"].get("callers") or [])
+        or any(p in path for p in (*_REQUEST_PATHS, *_SETTING_PATHS, *_PARSER_PATHS))
+        or "/weight_transfer/" in path
+    )
+
+
+def _request_validator(record: dict[str, Any]) -> str | None:
+    """The caller that validates a request on the way to this check (``validate_structured_output_request_outlines``
+    calls it), if one does."""
+    for c in record["meaning"].get("callers") or []:
+        last = str(c.get("qualname") or "").rpartition(".")[2]
+        if last.lstrip("_").startswith("validate") and "request" in last:
+            return str(c["qualname"])
+    return None
+
+
+def _waited(kind: str, text: str) -> tuple[str, str] | None:
+    """A wait on a peer or a transfer that timed out, whose message names the setting bounding it:
+    the peer (the environment) was slow, and the setting is what to raise."""
+    waited = _CONFIG_PATH.search(text) if kind in (RAISE, LOG) and _WAITED_TEXT.search(text) else None
+    if waited is None:
+        return None
+    return (
+        "environment",
+        f"it waited for a peer or a transfer that did not finish in time; the message names the setting that bounds the wait, `{waited.group(1)}`",
+    )
+
+
+def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> tuple[str, str] | None:
+    """(actor, basis) for a check no other rule decides, from a fact of its code; None to leave it open."""
+    path, site = _where(record)
+    kind, exception = record["kind"], exception_word(record)
+    facts = site.get("facts") or {}
+    method = site["qualname"].rpartition(".")[2]
+    environ = [c for c in reads.get("platform") or [] if c.startswith(("os.environ", "os.getenv"))]
+    named = list(dict.fromkeys(_ENV_NAME.findall(text)))
+    if kind in (RAISE, LOG) and environ and len(named) == 1:
+        return (
+            "environment",
+            f"the check reads the environment variable `{named[0]}` itself (from `os.environ`, not through a setting): it is unset, or not what the check needs",
+        )
+    waited = _waited(kind, text)
+    if waited:
+        return waited
+    validator = _request_validator(record) if kind == RAISE else None
+    if validator and "param" in reads and not set(reads) & {"config", "model", "platform", "state"}:
+        return "request", f"raised while the request is validated (`{short_code(validator)}` leads to it): what the request asks for does not pass the check"
+    if (
+        kind == RAISE
+        and _WIRING.search(text)
+        and not _WIRING_NOT.search(text)
+        and not _ENV_NAME.search(text)
+        and method not in ("__init__", "__post_init__")
+        and reads
+        and set(reads) <= {"state", "other", "constant"}
+        and all(c.startswith("self.") for source, shown in reads.items() if source != "constant" for c in shown)
+        and _presence_of(own)
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            "the check finds a part of the object's own state missing ("
+            + _shown([c for s in sorted(reads) if s != "constant" for c in reads[s]])
+            + ") that the project's own code sets up before this step (the message says what comes first): the order of its own calls",
+        )
+    # (the message as written: one that is only the caught error's text is opaque, ``text`` holds nothing of it)
+    rewrapped = _rewrapped(site, record["message"]["text"]) if kind == RAISE else None
+    if rewrapped:
+        return (
+            "internal",
+            f"it re-raises what it caught (`{short_code(rewrapped)}`) as its cause, with nothing of its own in the message: the caught error is the cause",
+        )
+    if (
+        kind == RAISE
+        and _DISAGREE.search(text)
+        and reads
+        and set(reads) <= {"state", "other", "tensor", "constant"}
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            "the check compares values the project's own code computed in two places (the message says they disagree), "
+            "reading no setting, request or model of yours",
+        )
+    if (
+        kind == LOG
+        and (record.get("log") or {}).get("level") in ("warning", "info")
+        and not facts.get("handler")
+        and _STATES_WHAT_IT_DOES.match(text)
+        and not _ASKS.search(text)
+        and not _FLAG.search(text)
+        and not _ENV_NAME.search(text)
+        and not set(reads) & {"config", "request", "model", "platform"}
+    ):
+        return "internal", "informational: the warning states what the code does and asks nothing of anyone; nothing to do"
+    if (
+        kind == RAISE
+        and exception == "NotImplementedError"
+        and text
+        and not facts.get("guards")
+        and "." in site["qualname"]
+        and not record["meaning"].get("callers")  # (a helper the code calls to refuse, ``QuantKeyScheme.reject(role)``, is no method left out)
+        and not _NOT_BY_DESIGN.search(text)
+        and not _PLUGIN.search(text)
+        and not _HARDWARE.search(text)
+        and not _reached_from_outside(record, path)
+    ):
+        return (
+            "internal",
+            f"`{short_code(site['qualname'])}` raises whenever it is called: its class does not provide it (the message says so), "
+            "so a path that reaches it is the project's own slip, not a choice of yours",
+        )
+    return None
+
+
+def _decided_what(record: dict[str, Any], basis: str) -> str | None:
+    """What the page's first sentence names for the rules above that need their own words."""
+    if basis.startswith("it re-raises what it caught (`"):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`, as `{basis.split('`')[1]}`"
+    if basis.startswith("the check reads the environment variable `"):
+        return f"the environment variable `{basis.split('`')[1]}`"
+    if basis.startswith("it waited for a peer or a transfer"):
+        return f"the network or the peer it waits on, and `{basis.split('`')[1]}`, the setting that bounds the wait"
+    if basis.startswith("raised while the request is validated (`"):
+        return f"what it asks for, as `{basis.split('`')[1]}` validates it"
+    return None
+
+
+def _decided_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
+    """The steps of the rules above that need their own (none: the usual ones)."""
+    if actor == "environment" and basis.startswith("the check reads the environment variable `"):
+        return [f"Set the environment variable `{basis.split('`')[1]}` where it runs (the message says what it must hold), then start it again."]
+    if actor == "environment" and basis.startswith("it waited for a peer or a transfer"):
+        return [
+            "Check that the peer it waits on is up and reachable (its own log, the network, the NIC or RDMA link); if the transfers "
+            f"are only slow, raise `{basis.split('`')[1]}` (the setting the message names) and start again."
+        ]
+    if actor == "request" and basis.startswith("raised while the request is validated (`"):
+        what = (
+            "the structured-output constraint in your request (its regex, JSON schema or grammar)"
+            if "structured_output" in basis
+            else "what your request asks for"
+        )
+        return [f'Check {what} against the message and the condition under "When it is raised"; send it again once it is corrected.']
+    if actor == "internal" and basis.startswith("it re-raises what it caught"):
+        return [
+            "Read the error printed above this one in the traceback (the one it was raised from) and look that one up: one of "
+            f"{_project(record)}'s own has its own page that says whose move it is, one of a library it uses says what failed there "
+            "(for a request, what in it that library refused)."
+        ]
+    if actor == "internal" and basis.startswith("informational:"):
+        return ["Nothing to do: the warning says what the code does, and it goes on."]
+    return []
+
+
+# --------------------------------------------------------------------------- s43-rules4: the model's, the checkpoint's, the request's
+
+#: The request's transfer parameters as a connector reads them: the fields themselves, or the keys
+#: of the P/D protocol they carry (``params.get("do_remote_decode")``, ``params`` bound from
+#: ``request.kv_transfer_params`` above the check).
+#: What ``callers.Passed.from_model_config``'s basis says (a part of the model's config passed one call back).
+_MODEL_PASSED = "from the model's own configuration, given to the model's code as"
+_TRANSFER_BASIS = "the check is on what the request's transfer parameters ask for"
+_TRANSFER_PARAMS = re.compile(r"\b(?:kv|ec)_transfer_params\b|\bdo_remote_(?:prefill|decode)\b")
+#: A connector's own role flag (``self.is_kv_consumer``), as the whole of an assert's condition.
+_ROLE_ONLY = re.compile(r"(?:not \(\s*)*(?:not\s+)?self\.is_kv_(?:consumer|producer|both)\)*")
+_PARAMS_KEY = re.compile(r"(?<![\w.])params\.get\(\s*[\"']do_remote_")
+
+
+def _asks_transfer(own: str, guards: str) -> bool:
+    """Whether a check under a guard on the request's transfer parameters tests what they ask for:
+    its own condition reads them (``request.ec_transfer_params is not None``; ``params``, when the
+    guards read the P/D keys from it: ``params.get("transfer_id")``), or only the instance's own
+    role (``assert not self.is_kv_consumer`` under ``params.get("do_remote_decode")``: the request
+    asks a consumer to send). A check on anything else in that branch (a layout, a peer's groups,
+    the object's state) is not said to be the request's."""
+    stripped = own.strip()
+    return bool(_TRANSFER_PARAMS.search(own) or _ROLE_ONLY.fullmatch(stripped) or (_PARAMS_KEY.search(guards) and re.search(r"(?<![\w.])params\b", own)))
+
+
+#: A loader's loop over the checkpoint's weights (``for name, loaded_weight in weights``): its first
+#: name is a weight's name as the checkpoint gives it.
+_TENSOR_TEST = re.compile(r"\bloaded_weights?\b|\.(?:shape|dtype|ndim|numel|size)\b")
+_WEIGHTS_LOOP = re.compile(r"for \(?([a-z_]\w*), [a-z_]\w*\)? in (?:weights|weights_iter|weights_iterator)")
+
+
+def _weight_name(record: dict[str, Any], kind: str, text: str) -> str | None:
+    """The name of the checkpoint's weight a raise in a loader tests, when the loader loops over the
+    checkpoint's weights (``for name, loaded_weight in weights``), a guard around the raise tests that
+    name and the message shows it (``Layer {name} contains ...``): the checkpoint's names are not
+    ones this loader knows. Else None."""
+    site = record["sites"][0]
+    facts = site.get("facts") or {}
+    method = site["qualname"].rpartition(".")[2]
+    if kind != RAISE or not _WEIGHT_LOADER.fullmatch(method) or record["message"].get("opaque"):
+        return None
+    for loop in facts.get("loops") or []:
+        found = _WEIGHTS_LOOP.fullmatch(loop.strip())
+        if found is None:
+            continue
+        name = found.group(1)
+        shown = re.search(rf"\{{{re.escape(name)}(?:![rs])?\}}", text)
+        if _TENSOR_TEST.search(guard_reads.own_condition(site) or ""):  # (a shape or dtype: the tensor's, said by the rules on it)
+            continue
+        if shown and any(_word(name, _STRING.sub('""', g)) for g in facts.get("guards") or []):
+            return name
+    return None
+
+
+#: A product that turns a per-partition size back into the global one (``local_i * tp_size``).
+_TIMES = r"(?<![\w.])[\w.]+\s*\*\s*{0}\b|(?<![\w.]){0}\s*\*\s*[\w.(]"
+
+
+def _global_size_only(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> bool:
+    """Whether a weight loader's check on the checkpoint's tensor (``loaded_weight``) reads a rank
+    count only through a product that makes a partition's size the global one (``global_i = local_i
+    * tp_size``): the expected shape is the checkpoint's whole tensor, whatever the parallel size,
+    so the size does not lead to it (the message and the condition name none of their own)."""
+    site = record["sites"][0]
+    method = site["qualname"].rpartition(".")[2]
+    parallel = reads.get("parallel") or []
+    code = (site.get("snippet") or {}).get("code") or ""
+    if not parallel or not _WEIGHT_LOADER.fullmatch(method) or not _LOADED.search(own) or _PARALLEL.search(text) or _PARALLEL_GUARD.search(own):
+        return False
+    for chain in parallel:
+        if not re.fullmatch(r"[\w.]+", chain):
+            return False
+        spelled = re.escape(chain)
+        uses = len(re.findall(rf"(?<![\w.]){spelled}\b", code))
+        products = len(re.findall(_TIMES.format(spelled), code))
+        if not uses or uses != products:
+            return False
+    return True
+
+
+#: The tokenizer as a model's code reads it: a field of it (``tokenizer.all_special_ids``), not a call.
+_TOKENIZER_FIELD = re.compile(r"(?<![\w.])(?:self\.)?_?tokenizer\.[a-z_]\w*\b(?!\s*\()")
+_LITERAL_LOCAL = r"(?m)^[^\S\n]*{0}[^\S\n]*(?::[^=\n]+)?=[^\S\n]*(?:-?\d+|'[^'\n]*'|\"[^\"\n]*\"|None|True|False)[^\S\n]*$"
+_TOKENIZER_BOUND = r"(?m)^[^\S\n]*{0}[^\S\n]*=[^\S\n]*[\w.]*get_tokenizer\(\)[^\S\n]*$"
+
+
+def _tokenizer_read(path: str, own: str, code: str) -> str | None:
+    """The tokenizer's field an assert in a model's code tests, when it tests only that field
+    against constants (``assert dummy_token_id not in tokenizer.all_special_ids``, with
+    ``dummy_token_id = 0`` and ``tokenizer = self.info.get_tokenizer()`` above it): what the
+    tokenizer holds is the model's (or ``--tokenizer``'s), not a state of the code's own. Else None."""
+    if not any(p in path for p in _MODEL_PATHS):
+        return None
+    fields = _TOKENIZER_FIELD.findall(own)
+    if not fields:
+        return None
+    for chain in fields:
+        root = chain.partition(".")[0]
+        if root != "self" and not re.search(_TOKENIZER_BOUND.format(re.escape(root)), code) and root != "tokenizer":
+            return None
+    rest = _STRING.sub("", _TOKENIZER_FIELD.sub("", own))
+    for name in _CODE_NAME.findall(rest):
+        if name in _PLAIN_WORDS or name[:1].isupper():
+            continue
+        if not re.search(_LITERAL_LOCAL.format(re.escape(name)), code):
+            return None
+    return fields[0]
+
+
+#: A derived who-acts that says nobody outside the project acts, or that errcat cannot tell.
+_NOBODY = re.compile(r"Nobody outside |.{0,300}\berrcat cannot tell\b", re.S)
+REVIEWED_SAYS = (
+    "A person reviewed this error: the explanation on this page says what it means and what to do (its Solutions). "
+    "errcat's own reading of the code found no setting, request, model or environment of yours on the way to it, "
+    "which the reviewed text takes precedence over."
+)
+
+
+def reviewed(action_: dict[str, Any], explanation: dict[str, Any] | None, status: str | None) -> dict[str, Any]:
+    """The derived who-acts of a record with a reviewed (curated) explanation: where the derived one
+    says nobody outside the project acts (or that errcat cannot tell) and the reviewed text gives
+    solutions, the derived sentence is not said beside it (W40 of s43-judge1: the curated Solutions
+    say to re-export the checkpoint, the derived line said nobody has to change anything): the page
+    points at the reviewed Solutions, the derived steps other than the report are kept."""
+    if status != "curated" or action_.get("actor") != "internal" or not (explanation or {}).get("solutions") or not _NOBODY.match(action_["says"]):
+        return action_
+    steps = [s for s in action_["steps"] if not s.startswith(("Report it", "If it comes with a failure"))]
+    return {**action_, "says": REVIEWED_SAYS, "steps": ["Follow the Solutions of the reviewed explanation on this page.", *steps]}

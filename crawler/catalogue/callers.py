@@ -21,6 +21,7 @@ from typing import Any
 from crawler.catalogue.phrasing import short_code
 from crawler.extract import guard_reads
 from crawler.extract.codefacts import TYPED_CALL
+from crawler.extract.guard_reads import CONFIG_PART
 from crawler.extract.text import module_name
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
@@ -326,6 +327,13 @@ _CONFIG_HOLDER = re.compile(r"[a-z][a-z0-9_]*_config")
 #: How many calls deep a parameter passed on is followed (the check's function's callers, theirs,
 #: and so on), and how many calls are read for one check at most (more: it stays open).
 MAX_FOLLOW = 3
+#: Where each model architecture's code lives, and a parameter there that holds (part of) the
+#: model's configuration as the checkpoint gives it (``config``, ``adapter_config``, ``text_config``;
+#: not the configs the project builds for a layer: ``moe_config``, ``quant_config``).
+_ARCHITECTURE_PATHS = ("/model_executor/models/", "/models/")
+_MODEL_CONFIG_PARAM = re.compile(
+    r"config|hf_config|(?:[a-z][a-z0-9]*_)?(?:text|vision|audio|adapter|encoder|decoder|projector|vit|speech|image|thinker|talker)_config"
+)
 MAX_PASSED_CALLS = 64
 #: The sources of an argument (``knob_passes.sources``) and whose move each is.
 _ACTOR_OF = {"s": "setting", "m": "model", "r": "request", "c": "internal", "t": "internal"}
@@ -342,6 +350,8 @@ _PARAM_READS = frozenset({"param", "constant"})
 #: Decorators that leave a function called as it is written (another may register it, wrap it
 #: or call it from elsewhere: its callers are not all in the graph).
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+#: The basis of :meth:`Passed.from_model_config` (``actions.classify`` takes it for an assert too).
+MODEL_PASSED = "every call of `{fn}` the code makes passes {params} from the model's own configuration, given to the model's code as {shown}"
 _BASIS = {
     "setting": "every call of `{fn}` the code makes passes {params} from a setting: the check reads the configuration {shown}",
     "model": "every call of `{fn}` the code makes passes {params} from the model's own configuration {shown}",
@@ -384,6 +394,7 @@ class Passed:
             snake = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
             self.fields.setdefault(snake, []).append({f for f in fields if (qual, f) not in state})
         self._memo: dict[tuple[str, str, int], set[str] | None] = {}
+        self._inits: dict[str, list[str]] | None = None
 
     def actors(self, fq: str, param: str, depth: int = 0) -> set[str] | None:
         """Whose move the values every call of ``fq`` passes its ``param`` are (``_ACTOR_OF``),
@@ -410,7 +421,9 @@ class Passed:
         for row in rows:
             for source in self._bound(row, sig, param):
                 kind, _, rest = source.partition(":")
-                if kind == "p":
+                if kind == "p" and self._model_config(self._caller_of(row), rest):
+                    found.add("model")  # (``hidden_act=adapter_config.hidden_act`` in a model's code)
+                elif kind == "p":
                     caller = self._caller_of(row)
                     up = self.actors(caller, rest, depth + 1) if caller else None
                     if up is None:
@@ -424,20 +437,22 @@ class Passed:
                     return None
         return found
 
-    def _rows(self, fq: str, edges: list[tuple[str, str, int]]) -> list[dict[str, Any]] | None:
+    def _rows(self, fq: str, edges: list[tuple[str, str, int]], constructed: bool = False) -> list[dict[str, Any]] | None:
         """The calls of ``fq`` (each with the caller it is in, ``_caller``), one per edge; None when
         one is not there to read, or when the repository calls or takes a name ``fq`` is called by
-        more often than the graph resolved to it (a call of an object of unknown type, a callback)."""
+        more often than the graph resolved to it (a call of an object of unknown type, a callback);
+        ``constructed``: a class's ``__init__`` counted by the calls of its class alone (with no
+        subclass, what else calls an ``__init__`` is another class's ``super().__init__()``)."""
         owner, _, name = fq.rpartition(".")
         names = {name, owner.rpartition(".")[2]} if name == "__init__" else {name}
         if name == "__init__" and self.graph.subclasses(owner):
             return None  # (a subclass's ``super().__init__(...)`` is no call the graph resolves)
-        if any(n in self.taken for n in names):
+        counted = {owner.rpartition(".")[2]} if constructed and name == "__init__" else names
+        if any(n in self.taken for n in counted):  # (``__init__`` is taken somewhere in any large repository)
             return None
         # (an instance method called on its class is passed its receiver first: not read here)
         method = (self.signatures.get(fq) or {}).get("receiver") == "self" and name != "__init__"
         out: list[dict[str, Any]] = []
-        named = 0
         for caller, path, line in sorted(set(edges)):
             here = self.given.get((path, line), [])
             matched = [r for r in here if r["callee"] in names]
@@ -445,11 +460,24 @@ class Passed:
                 matched = here  # (a class called through a name bound to it: ``connector_cls(config, role)``)
             if not matched or (method and any(r.get("on_class") for r in matched)):
                 return None
-            named += sum(1 for r in matched if r["callee"] in names)
             out += [{**r, "_caller": caller} for r in matched]
-        if sum(self.called.get(n, 0) for n in names) != named:
+        # (a class of the same name elsewhere, ``ImageProjectorMLP`` in two models' files: the calls
+        # the graph resolved to its ``__init__`` are its own, not unresolved ones of this class)
+        elsewhere = self._same_named(fq) if constructed and name == "__init__" else 0
+        if sum(self.called.get(n, 0) for n in counted) != sum(1 for r in out if r["callee"] in counted) + elsewhere:
             return None
         return out
+
+    def _same_named(self, fq: str) -> int:
+        """How many calls the graph resolved to the ``__init__`` of other classes named as ``fq``'s is."""
+        if self._inits is None:
+            self._inits = {}
+            for name in self.graph.defs:
+                owner, _, method = name.rpartition(".")
+                if method == "__init__":
+                    self._inits.setdefault(owner.rpartition(".")[2], []).append(name)
+        cls = fq.rpartition(".")[0].rpartition(".")[2]
+        return sum(len(set(self.graph.callers.get(other, []))) for other in self._inits.get(cls, []) if other != fq)
 
     def settable(self, code: str) -> bool:
         """Whether the chain ``code`` (``self.vllm_config.cache_config.block_size``) reads what a user
@@ -466,6 +494,20 @@ class Passed:
             if not declared or not all(field in fields for fields in declared):
                 return False
         return True
+
+    def _model_config(self, caller: str, param: str) -> bool:
+        """Whether ``param`` of ``caller`` is a part of the model's configuration: a ``*config``
+        parameter (``adapter_config``, ``vision_config``, ``config``) of a function in a model
+        architecture's code that is none of the engine's settings' holders (``vllm_config``,
+        ``cache_config``: ``guard_reads.CONFIG_PART``). What it holds came from the checkpoint's
+        config.json (s43-rules4: Molmo2's ``hidden_act=adapter_config.hidden_act``)."""
+        where = self.graph.defs.get(caller)
+        return (
+            where is not None
+            and any(p in "/" + where[0] for p in _ARCHITECTURE_PATHS)
+            and bool(_MODEL_CONFIG_PARAM.fullmatch(param))
+            and not CONFIG_PART.fullmatch(param)
+        )
 
     @staticmethod
     def _caller_of(row: dict[str, Any]) -> str:
@@ -525,6 +567,52 @@ class Passed:
         shown = _joined_code(sorted({c for p in params for c in self.shown(fq, p)}))
         return [actor, _BASIS[actor].format(fn=short_code(site["qualname"]), params=_joined_code(params), shown=shown).rstrip()]
 
+    def from_model_config(self, site: ExtractedSite, reads: Mapping[str, list[str]]) -> list[str] | None:
+        """[actor, basis] for a check that tests its function's parameters against constants only, when
+        every call of it passes each one a part of the model's configuration: a field of the HF
+        config (``m:``) or a ``*config`` parameter of a model architecture's code
+        (``hidden_act=adapter_config.hidden_act``, :meth:`_model_config`), a class's ``__init__``
+        too (its calls counted by the class's name), with at least one such parameter among them (a
+        field read with ``m:`` alone may be a lookup of a constant table by the model's name); in a
+        model architecture's code only; else None. One call back, no further."""
+        params = reads.get("param") or []
+        if not params or len(params) >= guard_reads.MAX_SHOWN or not set(reads) <= _PARAM_READS:
+            return None
+        if site["qualname"] == "<module>" or "<" in site["qualname"]:
+            return None
+        decorators = (site.get("facts") or {}).get("decorators") or []
+        if any(d.split("(")[0].rpartition(".")[2] not in _PLAIN_DECORATORS for d in decorators):
+            return None
+        fq = f"{site['module']}.{site['qualname']}"
+        sig = self.signatures.get(fq)
+        edges = self.graph.callers.get(fq, [])
+        if (
+            not any(p in "/" + site["path"] for p in _ARCHITECTURE_PATHS)
+            or sig is None
+            or fq not in self.graph.defs
+            or not edges
+            or len(edges) > MAX_PASSED_CALLS
+            or self.graph.entry_kind(fq) is not None
+        ):
+            return None
+        rows = self._rows(fq, edges, constructed=True)
+        if not rows:
+            return None
+        shown: list[str] = []
+        passed_on = False
+        for param in params:
+            for row in rows:
+                for source in self._bound(row, sig, param):
+                    kind, _, rest = source.partition(":")
+                    if kind == "p" and self._model_config(self._caller_of(row), rest):
+                        passed_on = True
+                    elif kind != "m":
+                        return None
+                    shown.append(rest.removeprefix("self."))
+        if not passed_on:
+            return None
+        return ["model", MODEL_PASSED.format(fn=short_code(site["qualname"]), params=_joined_code(params), shown=_joined_code(sorted(set(shown))))]
+
     def shown(self, fq: str, param: str, depth: int = 0) -> list[str]:
         """The code of the settings, model fields and request fields the calls of ``fq`` pass its ``param``."""
         sig = self.signatures.get(fq)
@@ -533,7 +621,9 @@ class Passed:
         for row in rows or ():
             for source in self._bound(row, sig or {}, param):
                 kind, _, rest = source.partition(":")
-                if kind == "p":
+                if kind == "p" and self._model_config(self._caller_of(row), rest):
+                    out.append(rest)
+                elif kind == "p":
                     out += self.shown(self._caller_of(row), rest, depth + 1)
                 elif kind in ("s", "m", "r") and rest not in out:
                     out.append(rest.removeprefix("self."))
@@ -559,7 +649,7 @@ def passed_by_id(records: Sequence[RecordData], primaries: Mapping[str, Extracte
         if "param" not in found_reads:
             continue
         passed = passed or Passed(results, graph)
-        decided = passed.decide(site, found_reads)
+        decided = passed.decide(site, found_reads) or passed.from_model_config(site, found_reads)
         if decided is not None:
             out[record["id"]] = decided
     return out

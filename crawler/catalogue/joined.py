@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple, NotRequired, TypedDict
 
 from crawler.catalogue.action_memo import Act, plain
+from crawler.catalogue.actions import reviewed
 from crawler.catalogue.meaning import SettingNames
 from crawler.model.shapes import ExtractedSite, RecordData
 
@@ -84,6 +85,7 @@ def merge(
         if explained is not None:
             record["explanation"] = explained["explanation"]
             record["explanation_status"] = explained["explanation_status"]
+            meaning["action"] = reviewed(meaning["action"], record["explanation"], record["explanation_status"])
             if "related" in explained:
                 record["related"] = explained["related"]
         reports = evidence.get(rid)

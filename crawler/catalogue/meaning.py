@@ -78,6 +78,7 @@ class _Tables:
     passes: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=dict)  # (path, line) -> calls passing a setting
     signatures: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)  # (path, function) -> its parameters
     by_snake: dict[str, list[str]] = field(default_factory=dict)  # ``cache_config`` -> the settings classes so named
+    defaults: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (path, field) -> ``Class.field`` defaults of that name there
 
 
 def _request_fields(t: _Tables) -> dict[str, list[str]]:
@@ -116,6 +117,9 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
     for path, d in decls:
         for cls in d.get("classes", ()):
             t.classes.setdefault(cls["qualname"], {**cls, "path": path})
+            for f in cls["fields"]:
+                if type(f.get("default")) is str and f["default"] not in t.defaults.get((path, f["name"]), ()):
+                    t.defaults.setdefault((path, f["name"]), []).append(f["default"])
             t.by_name.setdefault(cls["name"], []).append(cls["qualname"])
             if any(fnmatchcase(path, pattern) for pattern in settings.request_models) or cls["name"] in d.get("route_models", ()):
                 t.request_classes.add(cls["qualname"])
@@ -423,7 +427,25 @@ def _field_knob(t: _Tables, owner: str, name: str) -> dict[str, Any] | None:
     if owner in t.request_classes:
         return _knob("request_param", name, owner=owner, field=name, path=cls["path"], line=declared["line"])
     held = _option_of(t, owner, name)
+    direct = _direct_option(t, owner, name, held) if held else None
+    if direct is not None:
+        return _knob("cli_flag", direct["flags"][0], flags=list(direct["flags"]), owner=owner, field=name, path=direct["path"], line=direct["line"])
     return _knob("config_field", name, flags=list(held["flags"]) if held else [], owner=owner, field=name, path=cls["path"], line=declared["line"])
+
+
+def _direct_option(t: _Tables, owner: str, name: str, held: dict[str, Any]) -> dict[str, Any] | None:
+    """The option of its own a field has beside the one that sets its whole config (``--moe-backend``
+    for ``KernelConfig.moe_backend``, whose ``--kernel-config`` takes the JSON of them all): one the
+    same function declares with the field's name as its dest, that the join tied to no class's field
+    (its keyword arguments pass through a local: ``moe_backend_kwargs = kernel_kwargs["moe_backend"]``),
+    when a class of the options' own file declares that dest as a field whose default is this very
+    field (``moe_backend: MoEBackend = KernelConfig.moe_backend``): the option stands for it."""
+    direct = t.dest_flags.get(held["path"], {}).get(name)
+    if direct is None or direct is held or direct.get("function") != held.get("function"):
+        return None
+    if any(option is direct for option in t.field_flags.values()):
+        return None  # (an option the join knows as another field's)
+    return direct if f"{t.classes[owner]['name']}.{name}" in t.defaults.get((held["path"], name), ()) else None
 
 
 def _chain_knob(t: _Tables, owner: str, chain: list[str]) -> tuple[dict[str, Any] | None, int]:

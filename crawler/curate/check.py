@@ -16,8 +16,13 @@ problem before reporting:
 * links: the curated lineage links (``lineage/links.yaml``, ``catalogue.lineage_links``), each
   held to the dataset: an id it does not hold, an old entry that is live, a cycle fail the check
   (invalid), as does a file that does not parse (a dataset without history, one crawl, is not
-  held to them); the valid ones count as successors above even before a history has written
+  held to them, nor is a history to a link whose old release it does not reach back to: a
+  catalogue synced from v0.33.0 on holds no entry of 0.6.6); the valid ones count as successors above even before a history has written
   them into the records;
+* gone: a file whose entry a history catalogue retired with no successor (upstream removed the
+  check): its page keeps the text for users of the releases that raise it, so it is listed, not
+  a failure (``strict`` fails it), with what to do: link a successor that tests the same thing
+  (``lineage/links.yaml``) or ``retire`` the file;
 * dangling: a curated see-also id that is not in the dataset;
 * coverage: entries with a curated (reviewed, fresh) explanation over all entries (machine drafts a
   reviewer accepted as is counted apart among them), overall and per
@@ -138,6 +143,8 @@ class Report:
     dangling: list[tuple[Path, str]] = field(default_factory=list)
     retired: list[Path] = field(default_factory=list)
     succeeded: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live successor's id
+    gone: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the release it was removed in
+    unheld: int = 0  # curated lineage links older than the history this dataset holds (not checked)
     links: int = 0  # curated lineage links that hold (``lineage_links``)
     curated_ids: set[str] = field(default_factory=set)
     draft_ids: set[str] = field(default_factory=set)
@@ -149,7 +156,7 @@ class Report:
     hot: list[tuple[str, str, list[str], str]] = field(default_factory=list)  # id, title, links, status: uncurated, most reported first
 
     def failed(self, strict: bool = False) -> bool:
-        return bool(self.invalid or self.orphans or (strict and (self.stale or self.dangling or self.evidence_stale)))
+        return bool(self.invalid or self.orphans or (strict and (self.stale or self.gone or self.dangling or self.evidence_stale)))
 
     @property
     def coverage(self) -> float:
@@ -171,6 +178,8 @@ class Report:
             "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
             "retired": [str(p) for p in self.retired],
             "succeeded": [{"file": str(p), "id": e.id, "successor": new} for p, e, new in self.succeeded],
+            "gone": [{"file": str(p), "id": e.id, "removed_in": removed} for p, e, removed in self.gone],
+            "lineage_links_not_held": self.unheld,
             "lineage_links": self.links,
             "evidence": {"file": str(self.evidence) if self.evidence else None, "entries": len(self.evidence_ids), "stale": self.evidence_stale},
             "hot": [{"id": eid, "title": title, "reports": links, "status": status} for eid, title, links, status in self.hot],
@@ -230,7 +239,8 @@ def live_successors(ds: Entries, reviewed: dict[str, str] | None = None) -> dict
 
 def check(ds: Entries, curated_root: Path) -> Report:
     owner, name = ds.manifest.repo.owner, ds.manifest.repo.name
-    cset = load_set(curated_root, owner, name, strict=False)
+    # the crawl's memo of the curated files' models (PyYAML in pure Python was half of this check)
+    cset = load_set(curated_root, owner, name, strict=False, memo=_curated_memo())
     report = Report(dataset=ds.path, curated=cset.directory, entries=len(ds.records), invalid=list(cset.problems))
     succeeded = live_successors(ds, _links(report, curated_root, owner, name, ds))
     for eid, entry in sorted(cset.entries.items()):
@@ -247,6 +257,10 @@ def check(ds: Entries, curated_root: Path) -> Report:
         if record is None:
             report.orphans.append((path, entry, candidates_for(entry, ds, set(cset.entries))))
             continue
+        if _retired(record):
+            # removed upstream, no successor: the retired page still shows the text to users of
+            # the releases that raise it; the maintainer decides whether a check of today succeeds it
+            report.gone.append((path, entry, _removed_in(record)))
         changed = is_stale(entry, record["message"]["text"], record["sites"][0]["facts"]["guards"])
         if changed:
             report.stale.append((path, entry, changed))
@@ -268,6 +282,13 @@ def check(ds: Entries, curated_root: Path) -> Report:
     return report
 
 
+def _curated_memo() -> Path:
+    """The cache file the crawl keeps the valid curated files' models in (``explanations._Memo``)."""
+    from crawler.base.cachedir import default_cache_dir
+
+    return default_cache_dir() / "curated.json"
+
+
 def _links(report: Report, root: Path, owner: str, name: str, ds: Entries) -> dict[str, str]:
     """The curated lineage links held to the dataset (``lineage_links.problems``: each problem
     invalid), and of them those with no problem, old id to successor."""
@@ -281,10 +302,45 @@ def _links(report: Report, root: Path, owner: str, name: str, ds: Entries) -> di
         return {}
     if links is None or not any(r.get("history") for r in ds.records):
         return {}  # a dataset of one crawl has no retired entries to hold the links to
-    found = problems(links, ds.by_id, links_path(root, owner, name))
+    oldest = _oldest_release(ds)
+    held = [link for link in links.links if link.old in ds.by_id or not _before(link.review.old_release, oldest)]
+    report.unheld = len(links.links) - len(held)
+    found = problems(links.model_copy(update={"links": held}), ds.by_id, links_path(root, owner, name))
     report.invalid += list(found.values())
-    report.links = len(links.links) - len(found)
-    return {link.old: link.new for link in links.links if link.old not in found}
+    report.links = len(held) - len(found)
+    return {link.old: link.new for link in held if link.old not in found}
+
+
+def _removed_in(record: RecordData) -> str:
+    h = record.get("history") or {}
+    removed = h.get("removed_in") or {}
+    return str(removed.get("version") or str(removed.get("commit") or "")[:12] or "a later release")
+
+
+def _release_key(version: str) -> Any:
+    """A release name as ``packaging`` orders it (``v0.33.0`` and ``0.33.0`` alike), or None for a
+    name that is no release (a branch, a commit)."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(version.removeprefix("v"))
+    except InvalidVersion:
+        return None
+
+
+def _oldest_release(ds: Entries) -> Any:
+    """The oldest release the dataset's histories reach back to (``first_seen``), or None when
+    none names a release."""
+    keys = [_release_key(str(((r.get("history") or {}).get("first_seen") or {}).get("version") or "")) for r in ds.records]
+    found = [k for k in keys if k is not None]
+    return min(found) if found else None
+
+
+def _before(release: str, oldest: Any) -> bool:
+    """A link's old release is older than the history the dataset holds: the dataset cannot
+    hold its old entry, so the link is not held to it (neither applied nor refused)."""
+    key = _release_key(release)
+    return oldest is not None and key is not None and key < oldest
 
 
 def _check_evidence(report: Report, ds: Entries, directory: Path) -> None:
@@ -294,7 +350,7 @@ def _check_evidence(report: Report, ds: Entries, directory: Path) -> None:
     from crawler.catalogue.explanations import CuratedError
 
     try:
-        evidence = load(directory, ds.manifest.repo)
+        evidence = load(directory, ds.manifest.repo, _curated_memo())
     except CuratedError as exc:
         report.invalid += exc.problems
         return
@@ -327,6 +383,12 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
             f"reworded {path}: {entry.id} was succeeded by {new}; its page shows this text as written for the "
             f"earlier wording: re-read it for the new one, then `errcat curate move {entry.id} {new}`"
         )
+    for path, entry, removed in report.gone:
+        lines.append(
+            f"gone     {path}: {entry.id} was removed upstream in {removed} and nothing succeeds it; its page keeps this "
+            f"text for users of the releases that raise it: if a check of today tests the same thing, link it in "
+            f"lineage/links.yaml, else `errcat curate retire {entry.id}`"
+        )
     for path, entry, changed in report.stale:
         lines.append(
             f"stale    {path}: {' and '.join(changed)} changed since the review at {entry.review.commit[:12]}; "
@@ -343,10 +405,13 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
     accepted = f"; {len(report.accepted_ids)} of them machine drafts accepted as is" if report.accepted_ids else ""
     lines.append(
         f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
-        f"{len(report.succeeded)} reworded, {len(report.orphans)} orphan(s), {len(report.stale)} stale, {len(report.invalid)} invalid"
+        f"{len(report.succeeded)} reworded, {len(report.gone)} gone, {len(report.orphans)} orphan(s), {len(report.stale)} stale, "
+        f"{len(report.invalid)} invalid"
     )
     if report.links:
         lines.append(f"lineage  {report.links} successor(s) linked by review hold")
+    if report.unheld:
+        lines.append(f"lineage  {report.unheld} link(s) of releases older than this history reaches back to: not checked")
     if report.evidence is not None:
         reported_curated = len(report.evidence_ids & report.curated_ids)
         lines.append(

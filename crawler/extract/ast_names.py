@@ -15,6 +15,10 @@ class Bindings(Protocol):
 
 def dotted(node: ast.expr) -> str | None:
     """``a.b.c`` for Name/Attribute chains, else None."""
+    if type(node) is ast.Name:  # (most callees, and most of what a call is given: no parts to join)
+        return node.id
+    if type(node) is ast.Attribute and type(node.value) is ast.Name:
+        return f"{node.value.id}.{node.attr}"
     parts = []
     while type(node) is ast.Attribute:
         parts.append(node.attr)

@@ -35,6 +35,10 @@ from typing import Any, Final, cast
 
 #: The key an extracted site keeps it under (never in a record: ``catalogue.entries`` builds the record's site).
 READS: Final = "_reads"
+#: The key, inside what a site reads, of the ``except`` of its own function that catches its
+#: exception and does not raise again (``except (ImportError, AssertionError): return None``): the
+#: check's error never leaves that function (:func:`caught`; never one of the sources of :func:`reads`).
+CAUGHT: Final = "caught"
 #: At most this many pieces of code kept per source.
 MAX_SHOWN = 4
 #: How far a local is followed through other locals (``a = b + 1; b = self.x``).
@@ -433,13 +437,20 @@ def own_condition(site: Mapping[str, Any]) -> str | None:
     return guards[-1] if guards else None
 
 
+def caught(site: Mapping[str, Any]) -> str | None:
+    """The ``except`` that catches the site's error in its own function, as it reads (its first
+    statement after the colon), when the extraction found one; else None."""
+    found = (site.get(READS) or {}).get(CAUGHT)
+    return found[0] if type(found) is list and found and type(found[0]) is str else None
+
+
 def reads(site: Mapping[str, Any]) -> dict[str, list[str]]:
     """What an extracted site's check reads (``visitor`` stamps it as ``READS``); for a record's
     site, which does not keep it, traced over the snippet the record shows (a long function's
     parameters and early locals may be out of it, then ``other``)."""
     found = site.get(READS)
     if found is not None:
-        return cast(dict[str, list[str]], found)
+        return cast(dict[str, list[str]], {k: v for k, v in found.items() if k != CAUGHT} if CAUGHT in found else found)
     condition = own_condition(site)
     snippet = site.get("snippet") or {}
     if not condition:

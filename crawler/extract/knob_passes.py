@@ -116,16 +116,149 @@ def _chain(node: ast.expr) -> list[str] | None:
 class _Context:
     """What a function's argument expressions are read against: its parameters, the locals
     assigned before (each to the sources of every value it was assigned: a local assigned in two
-    branches is either), and its class's attributes (to the sources of what they are assigned)."""
+    branches is either), and its class's attributes (to the sources of what they are assigned).
 
-    __slots__ = ("params", "held", "state", "changed")
+    A local's value is worked out only when an expression read asks for it (:meth:`held`), as of
+    the statement that bound it: most assignments are never read by a call's argument. Each
+    binding (:class:`_Bound`) is numbered in the order the statements make them and linked to the
+    name's binding before it; a read sees the bindings numbered below ``now`` (all of them, but
+    while one binding's value is worked out: those made before it). ``eager``: each binding
+    worked out as it is made (the reference the lazy reading is tested against)."""
 
-    def __init__(self, params: set[str], state: dict[str, set[str]] | None = None, changed: set[str] | None = None):
+    __slots__ = ("params", "bound", "_state", "_changed", "_calls", "now", "order", "swept", "depth", "eager")
+
+    def __init__(
+        self,
+        params: set[str],
+        state: Callable[[], dict[str, set[str]]] | None = None,
+        calls: Calls | None = None,
+        eager: bool = False,
+    ):
         self.params = params
-        self.held: dict[str, set[str]] = {}
-        self.state = state or {}
-        #: the locals the function changes in place (``x.append(v)``, ``x[k] = v``): what they hold is not what they were assigned
-        self.changed = changed or set()
+        #: each local's last binding
+        self.bound: dict[str, _Bound] = {}
+        self._state = state
+        self._changed: set[str] | None = None
+        self._calls = calls
+        self.now = _ALL
+        self.order: list[_Bound] = []
+        self.swept = 0
+        self.depth = 0
+        self.eager = eager
+
+    def state(self) -> dict[str, set[str]]:
+        """The class's attributes (``_state``), worked out when a chain on ``self`` asks."""
+        return self._state() if self._state is not None else _NO_STATE
+
+    def changed(self) -> set[str]:
+        """The locals the function changes in place (``x.append(v)``, ``x[k] = v``): what they
+        hold is not what they were assigned (``changed_in_place``, when a value first asks)."""
+        if self._changed is None:
+            self._changed = changed_in_place(self._calls) if self._calls is not None else set()
+        return self._changed
+
+    def bind(self, name: str, of: ast.AST | _Items | None) -> None:
+        """``name`` bound: to what ``of`` (an expression, a loop's items) holds, with what it
+        held before; None: to what is unknown."""
+        found = _Bound(name, len(self.order), self.bound.get(name), of)
+        if of is None:
+            found.value = {UNKNOWN}
+        self.bound[name] = found
+        self.order.append(found)
+        if self.eager and of is not None:
+            self.value(found)
+
+    def held(self, name: str) -> set[str] | None:
+        """What ``name`` holds as of ``now`` (not to be changed), or None: not bound by then."""
+        found = self.bound.get(name)
+        now = self.now
+        while found is not None and found.seq >= now:
+            found = found.prev
+        if found is None:
+            return None
+        return found.value if found.value is not None else self.value(found)
+
+    def value(self, bound: _Bound) -> set[str]:
+        """A binding's value, worked out as of its statement (bindings made later unseen)."""
+        if self.depth >= _DEEPEST:
+            self._sweep(bound.seq)  # (a long chain of locals each made of the last: no deeper recursion)
+        saved = self.now
+        self.now = bound.seq
+        self.depth += 1
+        try:
+            of, name = bound.of, bound.name
+            if name in self.changed():
+                found = {UNKNOWN}
+            elif type(of) is _Items:
+                found = of.found(self)
+            else:
+                found = sources(of, self)  # type: ignore[arg-type]
+            prev = bound.prev
+            if prev is None:
+                before = {"p:" + name} if name in self.params else set()
+            else:
+                before = prev.value if prev.value is not None else self.value(prev)
+            bound.value = _union([before, found])
+        finally:
+            self.now = saved
+            self.depth -= 1
+        return bound.value
+
+    def _sweep(self, upto: int) -> None:
+        """Every binding numbered below ``upto`` worked out, in order (each reads only those
+        before it, already worked out: one level deep each)."""
+        depth, self.depth = self.depth, 0
+        try:
+            while self.swept < upto:
+                found = self.order[self.swept]
+                if found.value is None:
+                    self.value(found)
+                self.swept += 1
+        finally:
+            self.depth = depth
+
+
+#: What a read sees outside any binding's working out: every binding made so far.
+_ALL = 1 << 62
+#: How many bindings' values may be worked out one inside another before those before are swept.
+_DEEPEST = 24
+_NO_STATE: dict[str, set[str]] = {}
+
+
+class _Bound:
+    """One binding of a local: ``of`` what it was assigned (an expression, a loop's items, None:
+    unknown), ``prev`` the name's binding before, ``value`` its sources once worked out."""
+
+    __slots__ = ("name", "seq", "prev", "of", "value")
+
+    def __init__(self, name: str, seq: int, prev: _Bound | None, of: ast.AST | _Items | None):
+        self.name = name
+        self.seq = seq
+        self.prev = prev
+        self.of = of
+        self.value: set[str] | None = None
+
+
+class _Items:
+    """What a loop (or a comprehension) goes over: one value for every name its target unpacks,
+    worked out once, as of the binding of its first name."""
+
+    __slots__ = ("over", "seq", "_found")
+
+    def __init__(self, over: ast.AST, seq: int):
+        self.over = over
+        self.seq = seq
+        self._found: set[str] | None = None
+
+    def found(self, ctx: _Context) -> set[str]:
+        if self._found is None:
+            saved = ctx.now
+            ctx.now = self.seq
+            try:
+                self._found = sources(self.over, ctx)
+            finally:
+                ctx.now = saved
+        return self._found
 
 
 #: A function's statements in source order, each with the calls its own expressions make (``_Calls``).
@@ -188,8 +321,9 @@ def sources(node: ast.AST, ctx: _Context) -> set[str]:
         return {CONSTANT}
     if t is ast.Name:
         name = node.id  # type: ignore[attr-defined]
-        if name in ctx.held:
-            return set(ctx.held[name])
+        held = ctx.held(name) if name in ctx.bound else None
+        if held is not None:
+            return set(held)
         if name in ctx.params:
             return {"p:" + name}
         if name.isupper() or name[:1].isupper() or name in ("True", "False", "None"):
@@ -238,22 +372,26 @@ def _of_chain(node: ast.AST, chain: list[str], ctx: _Context) -> set[str]:
     if root == "self":
         if any(HOLDS_CONFIG.search(part) for part in rest):
             return {UNKNOWN}  # (a config of its own no one says who fills)
-        return set(ctx.state.get(rest[0], {UNKNOWN})) if rest[0] in ctx.state else {UNKNOWN}
-    if root in ctx.held or root in ctx.params:
-        return sources(ast.Name(id=root), ctx)
+        state = ctx.state()
+        return set(state[rest[0]]) if rest[0] in state else {UNKNOWN}
+    held = ctx.held(root)
+    if held is not None:
+        return set(held)
+    if root in ctx.params:
+        return {"p:" + root}
     if root[:1].isupper():
         return {CONSTANT}  # (an enum member, a class attribute)
     return {UNKNOWN}
 
 
 def _bind(stmt: ast.stmt, ctx: _Context) -> None:
-    """What an assignment (or a loop, a ``with``) puts in the locals it binds."""
+    """What an assignment (or a loop, a ``with``) puts in the locals it binds (worked out when read)."""
     t = type(stmt)
     if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:  # type: ignore[attr-defined]
-        _assigned(stmt.targets[0].id, sources(stmt.value, ctx), ctx)  # type: ignore[attr-defined]
+        ctx.bind(stmt.targets[0].id, stmt.value)  # type: ignore[attr-defined]
         return
     if t is ast.AnnAssign and type(stmt.target) is ast.Name and stmt.value is not None:  # type: ignore[attr-defined]
-        _assigned(stmt.target.id, sources(stmt.value, ctx), ctx)  # type: ignore[attr-defined]
+        ctx.bind(stmt.target.id, stmt.value)  # type: ignore[attr-defined]
         return
     if t in (ast.For, ast.AsyncFor):  # (an item of what it loops over is part of it)
         _items(stmt.target, stmt.iter, ctx)  # type: ignore[attr-defined]
@@ -267,23 +405,17 @@ def _bind(stmt: ast.stmt, ctx: _Context) -> None:
         targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]  # type: ignore[attr-defined]
     for target in targets:
         for name in nodes_under(target, ast.Name):
-            ctx.held[name.id] = {UNKNOWN}
+            ctx.bind(name.id, None)
 
 
 def _items(target: ast.AST, over: ast.AST, ctx: _Context) -> None:
     """A loop's (or a comprehension's) names: each holds part of what it loops over, a name
-    unpacked from an item (``for k, v in d.items()``) too."""
-    found = sources(over, ctx)
+    unpacked from an item (``for k, v in d.items()``) too. (A local assigned holds any value it
+    was assigned before too: an assignment in a branch leaves the other's; a parameter its own
+    value; a local changed in place, what is unknown: :meth:`_Context.value`.)"""
+    items = _Items(over, len(ctx.order))
     for name in nodes_under(target, ast.Name):
-        _assigned(name.id, found, ctx)
-
-
-def _assigned(name: str, found: set[str], ctx: _Context) -> None:
-    """A local assigned: it holds any value it was assigned before too (an assignment in a branch
-    leaves the other's), a parameter its own value; a local changed in place, what is unknown."""
-    if name in ctx.changed:
-        found = {UNKNOWN}
-    ctx.held[name] = _union([ctx.held.get(name, {"p:" + name} if name in ctx.params else set()), found])
+        ctx.bind(name.id, items)
 
 
 def _state(cls: ast.ClassDef, calls: Callable[[ast.FunctionDef | ast.AsyncFunctionDef], Calls]) -> dict[str, set[str]]:
@@ -332,11 +464,12 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
                 continue
             positional: list[str] = []
             for arg in call.args:
-                if type(arg) is ast.Starred:
+                t = type(arg)
+                if t is ast.Starred:
                     positional.append("*")  # (what it binds from here on is unknown)
                     break
-                positional.append(",".join(sorted(sources(arg, ctx))))
-            named = {k.arg or "**": ",".join(sorted(sources(k.value, ctx))) if k.arg else UNKNOWN for k in call.keywords}
+                positional.append(CONSTANT if t is ast.Constant else _shown(sources(arg, ctx)))
+            named = {k.arg or "**": _shown(sources(k.value, ctx)) if k.arg else UNKNOWN for k in call.keywords}
             known = [s for s in [*positional, *named.values()] if s not in (UNKNOWN, "*")]
             if not known:
                 continue  # (a call it has no row of passes what it cannot tell)
@@ -349,12 +482,28 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
     return forwards
 
 
-def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None, walked: Walked | None = None) -> dict[str, Any]:
+def _shown(found: set[str]) -> str:
+    """An argument's sources as a ``given`` row shows them: sorted, joined by commas."""
+    if len(found) == 1:
+        for one in found:
+            return one
+    return ",".join(sorted(found))
+
+
+def passes(
+    tree: ast.Module,
+    text: str,
+    collected: Callable[[ast.AST], list[ast.stmt] | None] | None = None,
+    walked: Walked | None = None,
+    eager: bool = False,
+) -> dict[str, Any]:
     """The file's passes and signatures; ``text`` its source (a file that names no config's field
     and no ``envs`` passes none, and its calls are not walked); ``collected``: a function's
     statements, its ``match`` cases' too, in source order, as a walk already collected them (or
     None: they are walked here); ``walked``: what that walk read of every statement (or None:
-    the tree is walked here for it)."""
+    the tree is walked here for it); ``eager``: every local's value and every class's attributes
+    worked out as they are met, read or not (the same facts, at more cost: what the lazy reading
+    is tested against)."""
     out = empty()
     called, taken = names_called(tree) if walked is None else (walked.called, walked.taken)
     made_by = None if walked is None else walked.made
@@ -394,6 +543,18 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
     def comprehended(stmt: ast.stmt) -> bool:
         return not plain or on_lines(comprehensions, stmt.lineno, stmt.end_lineno or stmt.lineno)
 
+    def state_of(cls: ast.ClassDef) -> Callable[[], dict[str, set[str]]]:
+        """The class's attributes (``_state``), worked out once, when a method's read first asks."""
+
+        def state() -> dict[str, set[str]]:
+            if id(cls) not in states:
+                states[id(cls)] = _state(cls, calls)
+            return states[id(cls)]
+
+        if eager:
+            state()
+        return state
+
     for qual, fn, cls in functions:
         a = fn.args
         params = [p.arg for p in [*a.posonlyargs, *a.args]]
@@ -405,9 +566,7 @@ def passes(tree: ast.Module, text: str, collected: Callable[[ast.AST], list[ast.
         may_check = bool(named) and (not plain or on_lines(checked, first, last))
         may_pass = scan and (not plain or on_lines(holders, first, last))
         statements = statements_of(fn)
-        if cls is not None and id(cls) not in states:
-            states[id(cls)] = _state(cls, calls)
-        context = _Context(set(named), states.get(id(cls)) if cls is not None else None, changed_in_place(calls(fn)))
+        context = _Context(set(named), state_of(cls) if cls is not None else None, calls(fn), eager)
         forwards = _given(calls(fn), context, out, comprehended)
         if (may_check and _checks(statements)) or (forwards and named):
             out["signatures"].append(

@@ -412,6 +412,15 @@ def _resolve(name: str | None, imports: dict[str, str], module: str, local: set[
     return name
 
 
+def _field(name: str, line: int, annotation: str, value: ast.expr | None) -> dict[str, Any]:
+    """A declared field; with ``default`` when its default is another class's field
+    (``moe_backend: MoEBackend = KernelConfig.moe_backend``: the field it stands for)."""
+    default = _dotted(value) if type(value) is ast.Attribute else None
+    if default is not None and default.count(".") == 1 and default[:1].isupper():
+        return {"name": name, "line": line, "annotation": annotation, "default": default}
+    return {"name": name, "line": line, "annotation": annotation}
+
+
 def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, str], out: list[dict[str, Any]]) -> None:
     local = {s.name for s in body if type(s) is ast.ClassDef}
     for stmt in body:
@@ -419,7 +428,7 @@ def _classes(body: list[ast.stmt], module: str, prefix: str, imports: dict[str, 
             continue
         qual = prefix + stmt.name
         fields = [
-            {"name": s.target.id, "line": s.lineno, "annotation": _unparse(s.annotation)}
+            _field(s.target.id, s.lineno, _unparse(s.annotation), s.value)
             for s in stmt.body
             if type(s) is ast.AnnAssign and type(s.target) is ast.Name and not s.target.id.startswith("_")
         ]

@@ -66,7 +66,7 @@ from typing import Any, cast
 from crawler.extract import assembled, cross_module_facts, knob_passes, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
-from crawler.extract.guard_reads import READS, ClassText, FunctionText, trace
+from crawler.extract.guard_reads import CAUGHT, READS, ClassText, FunctionText, trace
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
 from crawler.extract.surface_sites import SurfaceSites, has_text_to_match
@@ -86,7 +86,7 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "8"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`
+EXTRACTOR_VERSION = "9"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT)
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -251,6 +251,55 @@ def _skipped(result: FileResult, reason: str) -> FileResult:
 
 
 _last_name = raised.last_name
+#: The names an ``except`` lists that catch any exception a raise or an assert makes.
+_BROAD_CATCH = frozenset({"Exception", "BaseException"})
+
+
+#: A logger's methods: a handler that only logs the exception it caught passes it on to nobody.
+_LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "debug_once", "info_once", "warning_once"})
+
+
+def _passes_on(body: list[ast.stmt], name: str) -> bool:
+    """Whether a handler's body reads the exception it bound to ``name`` anywhere but in the
+    arguments of a log call (``failure = exc``, ``queue.put(e)``, an error response built from it)."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _LOG_METHODS:
+            continue
+        if type(node) is ast.Name and node.id == name:
+            return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _prints(body: list[ast.stmt]) -> bool:
+    """Whether a handler's body prints the exception it caught with its traceback: a logger's
+    ``exception()``, a call with ``exc_info`` (not ``False``), ``traceback.print_exc()``."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Call:
+            name = _last_name(node.func)
+            if name in ("exception", "print_exc", "print_exception", "format_exc"):
+                return True
+            if any(k.arg == "exc_info" and not (type(k.value) is ast.Constant and k.value.value in (False, None)) for k in node.keywords):
+                return True
+        todo.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _raises(body: list[ast.stmt]) -> bool:
+    """Whether a handler's body raises (again or anew) anywhere outside a nested definition."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        node = todo.pop()
+        if type(node) is ast.Raise:
+            return True
+        if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _list_elements(value: ast.expr) -> list[ast.expr] | None:
@@ -360,6 +409,9 @@ class _Extractor(HelperMessages, SurfaceSites):
         self.if_tests: list[ast.expr] = []  # the tests of the ``if``\s whose body the walk is in (``raised.narrowed``)
         self.loops: list[str] = []
         self.handler_texts: list[str] = []
+        #: the handlers of each ``try`` whose body the walk is in, innermost last: (the names it
+        #: catches, None for every exception; what it does; whether it raises again)
+        self.tries: list[list[tuple[tuple[str, ...] | None, str, bool]]] = []
         self.frame: Frame
         self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
@@ -517,8 +569,8 @@ class _Extractor(HelperMessages, SurfaceSites):
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
         handlers (those of the enclosing code do not lead into a nested definition)."""
         parent = self.frame
-        saved = self.guards, self.if_tests, self.loops, self.handler_texts
-        self.guards, self.if_tests, self.loops, self.handler_texts = [], [], [], []
+        saved = self.guards, self.if_tests, self.loops, self.handler_texts, self.tries
+        self.guards, self.if_tests, self.loops, self.handler_texts, self.tries = [], [], [], [], []
         self.frame = frame
         if frame.kind == "function":
             self.walked.add(frame.qualname)
@@ -526,7 +578,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             self._stmts(body)
         finally:
             self.frame = parent
-            self.guards, self.if_tests, self.loops, self.handler_texts = saved
+            self.guards, self.if_tests, self.loops, self.handler_texts, self.tries = saved
 
     def _class(self, node: ast.ClassDef) -> None:
         parent = self.frame
@@ -628,7 +680,11 @@ class _Extractor(HelperMessages, SurfaceSites):
         self._stmts(node.body)
 
     def _try(self, node: Any) -> None:
-        envs = [self._block(node.body)]
+        self.tries.append([self._handled(h) for h in node.handlers])
+        try:
+            envs = [self._block(node.body)]
+        finally:
+            self.tries.pop()
         frame = self.frame
         for h in node.handlers:
             text = "except"
@@ -644,6 +700,32 @@ class _Extractor(HelperMessages, SurfaceSites):
         envs.append(self._block(node.orelse))
         self._merge(*envs)
         self._stmts(node.finalbody)
+
+    def _handled(self, h: ast.ExceptHandler) -> tuple[tuple[str, ...] | None, str, bool]:
+        """What one ``except`` of a ``try`` catches (the last part of each name it lists; None for
+        a bare one), how it reads with its first statement, and whether its body raises again,
+        prints the exception with its traceback (``logger.exception``, ``exc_info=True``: the user
+        sees it in the log) or passes it on (stores it, sends it, answers with it: anything but a
+        log call's argument)."""
+        caught: tuple[str, ...] | None = None
+        if h.type is not None:
+            types = h.type.elts if type(h.type) is ast.Tuple else [h.type]
+            caught = tuple((_last_name(t) or "?") for t in types)
+        text = "except" + (f" {self.seg(h.type)}" if h.type is not None else "") + ": "
+        first = self.seg(h.body[0]).split("\n", 1)[0] if h.body else ""
+        text += first if len(first) <= 80 else first[:79] + "…"
+        return caught, text, _raises(h.body) or _prints(h.body) or (h.name is not None and _passes_on(h.body, h.name))
+
+    def _caught_here(self, exception: str) -> str | None:
+        """The ``except`` of an enclosing ``try`` (in this function) that catches ``exception``
+        raised in its body and does not raise again, as it reads; None when none does (or the
+        first that catches it raises again: the caller meets that)."""
+        name = exception.rpartition(".")[2]
+        for handlers in reversed(self.tries):
+            for caught, text, again in handlers:
+                if caught is None or name in caught or _BROAD_CATCH.intersection(caught):
+                    return None if again else text
+        return None
 
     def _match(self, node: Any) -> None:
         subject = self.seg(node.subject)
@@ -1096,6 +1178,9 @@ class _Extractor(HelperMessages, SurfaceSites):
                 "docstring": docstring,
             },
         }
+        caught = self._caught_here(written) if kind in (RAISE, ASSERT) and self.tries else None
+        if caught is not None:
+            site[READS] = {CAUGHT: [caught]}
         if guards:
             if fn is not None and fn.text is None:
                 fn.text = FunctionText(self.src.span(lo, hi), lo)
@@ -1106,6 +1191,8 @@ class _Extractor(HelperMessages, SurfaceSites):
             site[READS] = trace(
                 text, line, guards[-1], owner.text if owner is not None and owner.kind == "class" else None
             )  # (kept off the record: catalogue.entries)
+            if caught is not None:
+                site[READS][CAUGHT] = [caught]
         self.sites.append(site)
         if resolve:
             self._pending.append(PendingName(cast(dict[str, Any], site), written, frame))

@@ -17,7 +17,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,7 +189,13 @@ def iter_records(dataset: Path, manifest: Manifest | None = None) -> Iterator[Re
 
 
 def iter_record_data(
-    dataset: Path, manifest: Manifest | None = None, valid: set[bytes] | None = None, known: frozenset[bytes] = frozenset()
+    dataset: Path,
+    manifest: Manifest | None = None,
+    valid: set[bytes] | None = None,
+    known: frozenset[bytes] = frozenset(),
+    lines: dict[str, tuple[bytes, int]] | None = None,
+    carried: Callable[[bytes], Mapping[str, Any] | None] | None = None,
+    unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] | None = None,
 ) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
@@ -200,12 +206,28 @@ def iter_record_data(
     ``jsonl.line_digest`` of each line found valid against the record schema (``writer.Reuse.valid_lines``).
     ``known``: the digests of bytes this errcat found valid against this record schema before
     (``validated.load``: validation is a function of the bytes and the schema alone); a line of
-    one of them is not checked against the schema again (the other checks are made)."""
+    one of them is not checked against the schema again (the other checks are made). ``lines``:
+    filled with each valid record's line digest and size, by id (a line migrated from an older
+    schema has none: it is not the line errcat writes). ``carried``: for a line's digest, what
+    errcat kept of the retired record it rendered and validated that line of
+    (``versions.carried``: its id and provenance), or None; such a line is not parsed nor yielded,
+    but held to the manifest by those facts and put in ``unread`` by id (its digest, its size
+    and the facts)."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
     tally = _Tally(manifest)
     for where, line in _record_lines(dataset):
+        seen: bytes | None = None
+        if carried is not None and unread is not None:
+            seen = jsonl.line_digest(line)
+            facts = carried(seen)
+            if facts is not None:
+                tally.add(facts["id"], True, facts["repo"], facts["commit"], facts["commit_date"], where)
+                unread[facts["id"]] = (seen, len(line), facts)
+                if valid is not None:
+                    valid.add(seen)
+                continue
         try:
             data = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
@@ -213,7 +235,7 @@ def iter_record_data(
         migrated = migrate.is_previous(data)
         if migrated:
             data = migrate.record(data)
-        digest = jsonl.line_digest(line) if (valid is not None or known) and not migrated else None
+        digest = (seen or jsonl.line_digest(line)) if (valid is not None or known) and not migrated else None
         problems = [] if digest is not None and digest in known else check("record", data, where, engine="fast")
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -221,6 +243,8 @@ def iter_record_data(
             raise DataError(f"{where}: not a valid record: {printable(first.pointer)}: {printable(first.message, 200)}{more}")
         if valid is not None and digest is not None:
             valid.add(digest)
+        if lines is not None and digest is not None:
+            lines[data["id"]] = (digest, len(line))
         if data["repo"] != expected:
             raise DataError(f"{where}: the record is of another repository than the manifest's")
         why = off_repository(
@@ -241,6 +265,11 @@ def record_model(data: RecordData, where: str) -> Record:
     held to the model's rules as a record read from a file is: a DataError naming ``where``
     when it breaks one."""
     return _parse(Record, orjson.dumps(data), where, "record")
+
+
+def record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
+    """(where, line) of each non-blank line of ``errors.jsonl.gz``, unparsed (bounded as every read is)."""
+    return _record_lines(dataset)
 
 
 def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Container, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from crawler.base.jsonio import dumps_line, dumps_record, record_field
 from crawler.catalogue.entries import Identity
@@ -32,6 +32,10 @@ from crawler.publish.jsonl import line_digest
 #: A commit's committer date when the crawled repository has it as an ancestor of (or as) the
 #: crawled commit, else None (a source that cannot tell, a wheel, keeps no pin).
 Verifier = Callable[[str], "str | None"]
+
+#: Where the record of this id was kept last (a commit and its date) and the SHA-256 and size of its
+#: errors.jsonl line pinned there, when the caller knows them without serializing it (``line_memo``).
+Known = Callable[[str], "tuple[str, str | None, bytes, int] | None"]
 
 
 def _links_of(identity: Identity, commit: str) -> dict[str, str]:
@@ -84,9 +88,9 @@ class Pinned(NamedTuple):
     sizes: dict[str, int] = {}
 
 
-def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None) -> Pinned:
+def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None, known: Known | None = None) -> Pinned:
     """``records`` with every record whose content is unchanged re-pinned (see :func:`repinned`)."""
-    changed = repinned(records, previous, identity, verify)
+    changed = repinned(records, previous, identity, verify, known=known)
     out = list(records)
     for n, record in changed.records.items():
         out[n] = record
@@ -103,7 +107,13 @@ class Repinned(NamedTuple):
 
 
 def repinned(
-    records: Sequence[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None, as_read: Container[str] = ()
+    records: Sequence[RecordData],
+    previous: dict[str, PreviousRecord],
+    identity: Identity,
+    verify: Verifier | None,
+    as_read: Container[str] = (),
+    known: Known | None = None,
+    skip: Container[str] = (),
 ) -> Repinned:
     """Of ``records`` (a list, or a sequence that makes each as it is read: a history's), each
     whose content is the previous dataset's record of its id re-pinned, by index, and the
@@ -122,6 +132,15 @@ def repinned(
     read (a sync's retired records, carried through): pinned where they are, each is compared with
     its previous file as it is, never tried at another pin (nor moving the pins the fresh records
     are tried at: a retired record between two fresh ones made each try a pin that was not theirs).
+
+    ``known``: a record's pin and its line there, when the caller knows them (``line_memo``): a
+    record whose previous file the record memo vouches for by its line, when the known line is
+    that line, is that file at that pin, unserialized; it is kept as the comparisons would keep
+    it: at that pin when it is one of the pins tried (those before it would each give other
+    bytes, naming another commit), else when its file's own pin is that one and vouched for. (A
+    fresh record's only: ``as_read`` ones are compared as they are.)
+    ``skip``: ids the caller keeps as their previous files by other means (a sync's retired records
+    carried through, ``versions.carried``): not compared here.
     """
     kept: dict[str, PreviousRecord] = {}
     lines: dict[str, tuple[bytes | None, bytes]] = {}
@@ -135,6 +154,8 @@ def repinned(
     pins: list[tuple[str, str | None]] = [(identity.commit, identity.commit_date)]
     identities: dict[str, Identity] = {}
     for i, record in enumerate(records):
+        if record["id"] in skip:
+            continue
         old = previous.get(record["id"])
         if old is None or not _may_hold(old, record):
             continue
@@ -143,12 +164,23 @@ def repinned(
                 kept[record["id"]] = old
             continue
         found = None
-        for n, (commit, date) in enumerate(pins[:TRIED]):
-            candidate = _at(record, identity, commit, date, identities)
-            if _same(candidate, old, lines, sizes):
-                found = candidate
+        hint = known(record["id"]) if known is not None and old.line is not None else None
+        if hint is not None and hint[2] != old.line:
+            hint = None  # (another line: compared as without it)
+        if hint is not None:
+            at = (hint[0], hint[1])
+            n = next((n for n, tried in enumerate(pins[:TRIED]) if tried == at), None)
+            if n is not None:
+                found = _at(record, identity, *at, identities)
+                lines[record["id"]], sizes[record["id"]] = (None, hint[2]), hint[3]
                 pins.insert(0, pins.pop(n))
-                break
+        else:
+            for n, (commit, date) in enumerate(pins[:TRIED]):
+                candidate = _at(record, identity, commit, date, identities)
+                if _same(candidate, old, lines, sizes):
+                    found = candidate
+                    pins.insert(0, pins.pop(n))
+                    break
         if found is None:
             own = _own_pin(record["id"], old, identity, verify)
             if own is None or own in pins[:TRIED]:
@@ -160,7 +192,7 @@ def repinned(
                 pins.remove(own)
             pins.insert(0, own)
             candidate = _at(record, identity, *own, identities)
-            if not _same(candidate, old, lines, sizes):
+            if not _same(candidate, old, lines, sizes, hint[2:] if hint is not None and own == hint[:2] else None):
                 continue
             found = candidate
         if found is not record:
@@ -182,12 +214,20 @@ def _may_hold(old: PreviousRecord, record: RecordData) -> bool:
         return False
 
 
-def _same(candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes | None, bytes]], sizes: dict[str, int]) -> bool:
+def _same(
+    candidate: RecordData, old: PreviousRecord, lines: dict[str, tuple[bytes | None, bytes]], sizes: dict[str, int], hint: tuple[Any, ...] | None = None
+) -> bool:
     """Whether ``old``'s file is exactly what errcat writes for ``candidate``: by the digest of the
     record's errors.jsonl line when the memo vouches for the line written with that file (the
     line's digest and size are kept in ``lines`` and ``sizes``: the writer needs them too), else
     by the file's bytes. Data JSON cannot carry is never the same: the writer says what is wrong
-    with it."""
+    with it. ``hint``: the digest and size of the candidate's line, known without serializing it
+    (``Known``): the same when it is the line the memo vouches for as the file's; any other hint
+    is not taken (the candidate is serialized and compared)."""
+    if hint is not None and old.line is not None and hint[0] == old.line:
+        lines[candidate["id"]] = (None, hint[0])
+        sizes[candidate["id"]] = hint[1]
+        return True
     try:
         line = dumps_line(candidate)
         digest = line_digest(line)

@@ -146,15 +146,25 @@ def _holds(path: str, st: os.stat_result, digest: bytes) -> bool:
 
 
 def remember(
-    cache_dir: Path, target: Path, digests: Mapping[str, bytes], lines: Mapping[str, bytes] | None = None, members: tuple[bytes, Sequence[Member]] | None = None
+    cache_dir: Path,
+    target: Path,
+    digests: Mapping[str, bytes],
+    lines: Mapping[str, bytes] | None = None,
+    members: tuple[bytes, Sequence[Member]] | None = None,
+    kept: Mapping[str, Identity] | None = None,
 ) -> None:
     """After a dataset is swapped in at ``target``: the identity of each of its record files
     (``digests``: by id, the SHA-256 of the bytes the writer wrote; ``lines``: of the errors.jsonl
     line written with it) as it is now, and of its errors.jsonl.gz (``members``: the SHA-256 of the
-    file written, and its members); failures are ignored (the next crawl reads the files)."""
+    file written, and its members); failures are ignored (the next crawl reads the files).
+    ``kept``: by id, the identity a kept record's file had when the crawl compared it (its bytes
+    those of its digest: read, or vouched for by this memo), before the write: a file that still
+    has it is that very file, untouched since (any write, link or rename changes its change time),
+    and is not read again."""
     from crawler.base.cachedir import keep
 
     lines = lines or {}
+    kept = kept or {}
     rows: list[bytes] = []
     where = f"{target}/errors"
     # The digests are of the bytes written before the swap, the identities are read after it: a
@@ -173,7 +183,9 @@ def remember(
             st = os.lstat(f"{where}/{rid}.json")
         except OSError:
             continue
-        if st.st_ctime_ns >= settled and not _holds(f"{where}/{rid}.json", st, digest):
+        # A recycled directory (``writer._swap_in``'s spare) holds the kept files already: no
+        # entry of it is made, so its change time says nothing of theirs (every file was read).
+        if st.st_ctime_ns >= settled and identity(st) != kept.get(rid) and not _holds(f"{where}/{rid}.json", st, digest):
             continue
         rows.append(_RECORD.pack(bytes.fromhex(rid), *identity(st), digest, line))
     jsonl: Identity = (0, 0, 0, 0, 0)

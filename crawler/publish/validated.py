@@ -16,8 +16,10 @@ import orjson
 
 from crawler.model.schemas import schema_for
 
-#: Digests kept at most (32 bytes each): ten vLLM datasets' worth; past it the file starts over.
-MAX_DIGESTS = 100_000
+#: Digests kept at most (32 bytes each, 12.8 MB): a sync of vLLM's whole history remembers ~85,000
+#: (its record files, their bare forms and its lines), so this holds four such histories, or one
+#: growing for years; past it the file starts over from the digests being remembered.
+MAX_DIGESTS = 400_000
 
 
 def _name() -> str:

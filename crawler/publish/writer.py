@@ -44,7 +44,7 @@ import orjson
 from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
-from crawler.base.jsonio import Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, rows_pieces
+from crawler.base.jsonio import RawRow, Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, raw_row, rows_pieces
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest
@@ -77,9 +77,18 @@ def index_row(r: RecordData) -> dict[str, Any]:
     }
 
 
-def index_rows(records: Sequence[RecordData], repo: str, commit: str) -> Rows:
-    """index.json as its rows, made one at a time as the writer reads them (``jsonio.Rows``)."""
-    return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, lambda: map(index_row, records))
+def index_rows(records: Sequence[RecordData], repo: str, commit: str, carried: Mapping[str, bytes] | None = None) -> Rows:
+    """index.json as its rows, made one at a time as the writer reads them (``jsonio.Rows``);
+    ``carried``: the rows of records carried through as they were written (their bytes, by id)."""
+    if not carried:
+        return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, lambda: map(index_row, records))
+
+    def rows() -> Iterator[Any]:
+        for r in records:
+            held = carried.get(r["id"])
+            yield index_row(r) if held is None else raw_row(held, r["id"])
+
+    return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, rows)
 
 
 def content_digest(files: dict[str, bytes], known: Mapping[str, bytes] | None = None) -> str:
@@ -322,7 +331,7 @@ def _render(
             raise DataError(f"two files named {rel}; nothing was written")
         digests[rel], sizes[rel] = data.digest(), data.size
 
-    index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
     for name, (schema, document) in _documents(index, extra).items():
         if pieces and isinstance(document, Rows):
             made, found = _document_pieces(name, schema, document)
@@ -352,14 +361,16 @@ def _render(
         # (the temporary directory is thrown away when it is over the limit, as for any file)
         layout: list[tuple[bytes, int, int]] = []
         members = Pieces(
-            jsonl.iter_members(ids, lines, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records), layout)
+            jsonl.iter_members(
+                ids, lines, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse), layout
+            )
         )
         yield jsonl.NAME, members
         read(jsonl.NAME, members)
         _check_sizes(max_bytes, sizes, ids, line_sizes)
     else:
         packed, layout = jsonl.pack_members(
-            ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records)
+            ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse)
         )
         sizes[jsonl.NAME] = len(packed)
         _check_sizes(max_bytes, sizes, ids, line_sizes)
@@ -439,12 +450,15 @@ def _row_bytes(name: str, schema: str, document: Rows, problems: list[Problem]) 
     def rows() -> Iterator[bytes]:
         start = 0
         for batch in batches():
-            for problem in check(schema, {**head, "entries": batch}, name, engine="fast"):
+            # a row given as its bytes (``jsonio.RawRow``: written and validated before) is taken as it is
+            fresh = [n for n, row in enumerate(batch) if not isinstance(row, RawRow)]
+            checked = batch if len(fresh) == len(batch) else [batch[n] for n in fresh]
+            for problem in check(schema, {**head, "entries": checked}, name, engine="fast") if checked else ():
                 if problem.pointer.startswith("/entries/"):  # (the head's are the head's own, checked above)
                     _, _, n, *rest = problem.pointer.split("/", 3)
-                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + int(n)), *rest]), problem.message))
+                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + fresh[int(n)]), *rest]), problem.message))
             for row in batch:
-                yield _dumps(dumps_row, row, name)
+                yield row if isinstance(row, RawRow) else _dumps(dumps_row, row, name)
             start += len(batch)
 
     return rows_pieces(head, rows())
@@ -498,6 +512,12 @@ class Reuse(NamedTuple):
     #: schema as they were read (``dataset.iter_record_data``: a sync's dataset in place): a record
     #: whose line is one of them is that very JSON, and is not validated again.
     valid_lines: frozenset[bytes] = frozenset()
+    #: By id, the index.json row of a record carried through as it was written (``versions.carried``):
+    #: its bytes, taken as they are.
+    index_rows: Mapping[str, bytes] = {}
+    #: The errors.jsonl line of a record carried through that was not read, by id (None for any
+    #: other): read from the dataset in place only for a gzip member compressed anew.
+    line_of: Callable[[str], bytes | None] | None = None
 
 
 class _Rendered(NamedTuple):
@@ -552,9 +572,17 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
     return _Rendered(rel, data, digest, size, made[0], made[1], found, line_size)
 
 
-def _line_maker(records: Sequence[RecordData]) -> Callable[[int], bytes]:
-    """The errors.jsonl line of ``records[i]``, for a line the caller did not keep (see ``Reuse.lines``)."""
-    return lambda i: _dumps(dumps_line, records[i], record_file(records[i]["id"]))
+def _line_maker(records: Sequence[RecordData], reuse: Reuse | None = None) -> Callable[[int], bytes]:
+    """The errors.jsonl line of ``records[i]``, for a line the caller did not keep (see ``Reuse.lines``):
+    a record carried through that was not read, its line as it is (``Reuse.line_of``)."""
+    line_of = reuse.line_of if reuse is not None else None
+
+    def make(i: int) -> bytes:
+        record = records[i]
+        line = line_of(record["id"]) if line_of is not None else None
+        return line if line is not None else _dumps(dumps_line, record, record_file(record["id"]))
+
+    return make
 
 
 def _finish_manifest(manifest: Manifest, digests: dict[str, bytes], problems: list[Problem], max_bytes: int | None) -> tuple[bytes, Manifest]:
@@ -1097,7 +1125,7 @@ def _write_records(tmp: Path, records: Sequence[RecordData], max_bytes: int | No
         if max_bytes is not None and done.size > max_bytes:
             over[done.rel] = done.size
     members = jsonl.packed(
-        [r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None, line_digests=line_digests, make=_line_maker(records)
+        [r["id"] for r in records], lines, previous=reuse.members if reuse is not None else None, line_digests=line_digests, make=_line_maker(records, reuse)
     )
     return _Block(digests, line_digests, line_sizes, problems, over, members)
 
@@ -1125,7 +1153,7 @@ def _fill_parallel(
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
-        index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+        index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
         for name, (schema, document) in _documents(index, extra() if extra else None).items():
             data, found = _document(name, schema, document)
             problems += found

@@ -28,6 +28,8 @@ from crawler.versions.diff import answer
 MARKDOWN_BUDGET = 60_000
 #: Entries of each class listed before the budget goes to the most telling classes.
 SAMPLE = 10
+#: Curated texts the changelog lists as touched by the change before it says how many more.
+CURATED_SHOWN = 40
 
 
 def format_report(report: DiffReport, fmt: str) -> str:
@@ -88,8 +90,35 @@ def _revision(side: Side) -> str:
     return side.commit[:12]
 
 
-def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
-    """The changelog: a heading, the counts, then each class's entries, most telling first."""
+def _curated_touched(report: DiffReport, curated: frozenset[str]) -> list[str]:
+    """The reviewed texts a change leaves for a maintainer to look at: an entry with a curated
+    text that upstream removed (its page keeps the text for older releases) or reworded or
+    re-typed under a new id (the text follows as written for the earlier wording), with the
+    command that settles each. Ids are checked hex; nothing crawled is shown but in code spans."""
+    lines = []
+    for c in report.changes:
+        if c.kind is ChangeKind.REMOVED and c.id in curated:
+            lines.append(
+                f"- {md_code(c.id)} ({md_code(c.title)}) was removed upstream; its page keeps the reviewed text for the "
+                f"releases that raise it. If a check of {md_code(report.new.label)} tests the same thing, link it in "
+                f"`lineage/links.yaml`; else `errcat curate retire {c.id}`."
+            )
+        elif c.kind in (ChangeKind.REWORDED, ChangeKind.EXCEPTION_CHANGED) and c.old_id in curated and c.old_id != c.id:
+            lines.append(
+                f"- {md_code(c.old_id or '')} → {md_code(c.id)} ({c.kind.label}): the new page shows the reviewed text as "
+                f"written for the earlier one; re-read it, then `errcat curate move {c.old_id} {c.id}`."
+            )
+    if not lines:
+        return []
+    more = len(lines) - CURATED_SHOWN
+    head = ["", f"### Curated texts to look at ({len(lines)})", ""]
+    tail = [f"- … and {more} more: `errcat curate check` lists every one."] if more > 0 else []
+    return head + lines[:CURATED_SHOWN] + tail + ["", "`errcat curate check` also lists the reviewed texts whose message or guards changed (stale)."]
+
+
+def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: frozenset[str] = frozenset()) -> str:
+    """The changelog: a heading, the counts, the curated texts the change touches (``curated``:
+    the ids that had a reviewed text before it), then each class's entries, most telling first."""
     old, new = report.old, report.new
     out = [f"## Error catalogue: {md_code(report.repo)} {md_code(old.label)} → {md_code(new.label)}", ""]
     out.append(
@@ -106,6 +135,9 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET) -> str:
         n = report.counts.of(kind)
         if n:
             out.append(f"| {kind.label.capitalize()} | {n} |")
+    touched = _curated_touched(report, curated)
+    out += touched
+    budget -= sum(len(line) + 1 for line in touched)
     by_kind: dict[ChangeKind, list[Change]] = {}
     for c in report.changes:
         by_kind.setdefault(c.kind, []).append(c)

@@ -39,8 +39,9 @@ from typing import Any, NamedTuple, cast, overload
 
 import orjson
 
+from crawler.base.dataset_files import record_file as record_path
 from crawler.base.errors import DataError, OutputError
-from crawler.base.jsonio import dumps_line
+from crawler.base.jsonio import dumps_line, dumps_row
 from crawler.catalogue import lineage_links
 from crawler.catalogue.entries import Identity
 from crawler.catalogue.lineage_links import Applied
@@ -53,8 +54,9 @@ from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
-from crawler.publish.writer import Data, OverLimit, Reuse, render_dataset, render_files
+from crawler.publish.writer import Data, OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
+from crawler.versions.carried import Carried, Carry, facts
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
 
@@ -258,6 +260,15 @@ class _Entry:
 HELD = Slot(0, 0, 0)
 
 
+class Unread(NamedTuple):
+    """A retired record a sync did not read (``Fold.carry``): its errors.jsonl line's digest and
+    size, and the facts errcat kept of it when it rendered that line (``versions.carried.facts``)."""
+
+    line: bytes
+    size: int
+    facts: Mapping[str, Any]
+
+
 class Fold:
     """The history state, one version at a time: every id ever seen with its latest record.
 
@@ -277,6 +288,12 @@ class Fold:
         #: carried through to the render as they are (not packed, their error key not made) until
         #: a version names their id again (a revival), when they become an entry like any other.
         self._held: dict[str, RecordData] = {}
+        #: The retired records of that dataset not even read (``carry``): by id, their line's digest
+        #: and size and the facts kept of them (``versions.carried.facts``); ``_reader`` reads
+        #: those it is asked for from the dataset (``materialize``).
+        self._unread: dict[str, Unread] = {}
+        self._reader: Callable[[Mapping[str, bytes]], dict[str, bytes]] | None = None
+        self._parse: Callable[[dict[str, bytes]], list[RecordData]] | None = None
         #: The versions added, oldest first.
         self.steps: list[Lifetime] = []
         #: The state the fold is at: the last version added, or the dataset it was seeded with.
@@ -286,13 +303,60 @@ class Fold:
         self.gap: Gap | None = None
         #: Retired entries given no twin for having too many candidates (``diff.MAX_TWIN_CANDIDATES``).
         self.capped: list[str] = []
+        self._lines_at: tuple[str, dict[str, bytes]] = ("", {})
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._entries) + len(self._unread)
 
     @property
     def retired(self) -> int:
-        return sum(1 for e in self._entries.values() if e.retired)
+        return sum(1 for e in self._entries.values() if e.retired) + len(self._unread)
+
+    def carry(
+        self, unread: Mapping[str, Unread], reader: Callable[[Mapping[str, bytes]], dict[str, bytes]], parse: Callable[[dict[str, bytes]], list[RecordData]]
+    ) -> None:
+        """Take the retired records of the dataset the fold was seeded with that were not read
+        (``Unread``, by id): they are rendered as the lines they are (``render_state``'s
+        ``carry``) unless a version names their id again or a curated link changes them, when
+        they are read and held as read (``materialize``). ``reader``: given line digests by id,
+        those lines of the dataset (their digests checked); ``parse``: lines by id as the records
+        ``keep`` takes."""
+        self._unread.update(unread)
+        self._reader, self._parse = reader, parse
+
+    def unread_ids(self) -> KeysView[str]:
+        return self._unread.keys()
+
+    def unread(self, eid: str) -> Unread | None:
+        return self._unread.get(eid)
+
+    def materialize(self, ids: Iterable[str]) -> None:
+        """Read the records of these ids that were not read (``carry``), and hold them as read."""
+        wanted = {eid: self._unread[eid].line for eid in ids if eid in self._unread}
+        if not wanted:
+            return
+        assert self._reader is not None and self._parse is not None
+        records = self._parse(self._reader(wanted))
+        if {r["id"] for r in records} != wanted.keys():
+            raise DataError("the catalogue in place changed during the sync; run it again")
+        for eid in wanted:
+            del self._unread[eid]
+        self.keep(records)
+
+    def line_of(self, eid: str) -> bytes | None:
+        """The line of a record that was not read, read now (``_reader``); None for any other id."""
+        unread = self._unread.get(eid)
+        if unread is None:
+            return None
+        assert self._reader is not None
+        prefix = eid[:2]  # the lines of one gzip member are asked for one after the other: read them together
+        if self._lines_at[0] != prefix:
+            wanted = {rid: u.line for rid, u in self._unread.items() if rid[:2] == prefix}
+            self._lines_at = (prefix, self._reader(wanted))
+        line = self._lines_at[1].get(eid)
+        if line is None:
+            raise DataError("the catalogue in place changed during the sync; run it again")
+        return line
 
     @property
     def first_seen(self) -> int:
@@ -322,6 +386,8 @@ class Fold:
 
     def packed(self, eid: str) -> bytes:
         """One id's latest record as the fold keeps it (JSON bytes, without its history)."""
+        if eid in self._unread:
+            return b""
         return self._store.get(self._entries[eid].slot)
 
     @property
@@ -371,6 +437,10 @@ class Fold:
         history kept as JSON (``_Entry``)."""
         entry.key, entry.key_inputs = (), b""
         entry.kept = _exact(orjson.dumps(history.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
+
+    def is_retired(self, eid: str) -> bool:
+        """Whether an id's entry is retired (an unread one, ``carry``, has no entry: retired)."""
+        return eid in self._unread or self._entries[eid].retired
 
     def held_ids(self) -> KeysView[str]:
         """The ids of the retired records carried as read (``keep``)."""
@@ -442,6 +512,7 @@ class Fold:
     def _advance(self, items: dict[str, _Item], now: Lifetime, record_of: Callable[[str], RecordData], skipped: frozenset[str] = frozenset()) -> None:
         """The fold's step (see ``add``): ``items`` by id, ``record_of`` an id's record as a dict,
         ``skipped`` the files this version's crawl did not read."""
+        self.materialize(items.keys() & self._unread.keys())  # an id come back: its record read
         before_now, self.at = self.at, now
         self.steps.append(now)
         for eid, item in items.items():
@@ -554,6 +625,7 @@ class Fold:
         * unless the catalogue's crawl did not read one of its files (``skipped``, its manifest's):
           then it is unread, kept live as the fold last saw it (``last_seen`` that version).
         """
+        self.materialize(list(self._unread))
         last = self.steps[-1] if self.steps else None
         known: set[str] = set()
         came: dict[str, RecordData] = {}  # in the catalogue, never in the fold: the successors it may hold
@@ -764,6 +836,7 @@ def render_state(
     documents: dict[str, Any] | None = None,
     links: CuratedLinks | None = None,
     applied: Applied | None = None,
+    carry: Carry | None = None,
 ) -> dict[str, bytes]:
     """The files of the newest crawl's dataset with the fold's records, live and retired, by id.
 
@@ -790,9 +863,13 @@ def render_state(
     instead of entries being left out. ``documents``: the newest state's further documents
     (``CrawlResult.documents``: foreign.json), written beside search.json. ``links``: the
     curated lineage links, written into the records (``lineage_links.apply``; what it did in ``applied``).
+    ``carry``: the rows the last render wrote of retired records (``versions.carried``): a retired
+    record held as read whose line has rows there and whose file in place (``previous``) has the
+    digest they name is carried through as it is: not compared, serialized, validated or made
+    rows of again. The rows of every retired record written go back in it.
     """
     records = Written(fold, manifest.commit)
-    if links is not None:
+    while links is not None:
         # the links change a few histories: applied to each id's history alone (shared dicts, never
         # changed in place: ``apply`` gives a changed one a dict of its own), kept as overrides
         views: list[Any] = [{"id": eid, "history": records.history(eid)} for eid in records.ids]
@@ -800,13 +877,19 @@ def render_state(
         done = lineage_links.apply(views, links)
         records.overrides = {v["id"]: v["history"] for v, was in zip(views, made, strict=True) if v["history"] is not was}
         del views, made
+        touched = records.overrides.keys() & fold.unread_ids()
+        if touched:  # a record not read that a link changes: read, and the links applied again
+            fold.materialize(touched)
+            records = Written(fold, manifest.commit)
+            continue
         if applied is not None:
             applied.applied, applied.notes = done.applied, done.notes
+        break
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
     packing = _Packing(records, reuse.members if reuse is not None else {}, fold.directory) if write is not None and not previous else None
     try:
-        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents)
+        return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents, carry)
     finally:
         if packing is not None:
             packing.close()
@@ -848,13 +931,14 @@ class Written(Sequence[RecordData]):
 
     def __init__(self, fold: Fold, commit: str, ids: list[str] | None = None) -> None:
         self.fold, self.commit = fold, commit
-        self.ids = sorted(fold._entries) if ids is None else ids
+        self.ids = sorted(fold._entries.keys() | fold._unread.keys()) if ids is None else ids
         self._histories: dict[int, tuple[History, Any, bytes]] = {}
         #: the ``id`` of each ``History`` more than one id has (those made once and kept)
         self._shared = _shared(e.model for e in fold._entries.values())
         #: histories the curated lineage links changed (``lineage_links.apply``), by id
         self.overrides: dict[str, Any] = {}
         self._overridden: dict[str, tuple[Any, bytes]] = {}
+        self._lineages: dict[str, dict[str, Any]] = {}
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -872,6 +956,10 @@ class Written(Sequence[RecordData]):
         return map(self.record, self.ids)
 
     def record(self, eid: str) -> RecordData:
+        if eid in self.fold._unread:
+            # a record not read (``Fold.carry``): its id and its lineage, what the passes that do not
+            # carry it through ask of it (the render carries it: ``_carried``)
+            return cast("RecordData", {"id": eid, "history": self.history(eid)})
         return self.fold.record(eid, self.history(eid))
 
     def _history(self, eid: str, json: bool = True) -> tuple[Any, bytes]:
@@ -883,6 +971,12 @@ class Written(Sequence[RecordData]):
                 data = self.overrides[eid]
                 done_here = self._overridden[eid] = (data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)))
             return done_here
+        unread = self.fold._unread.get(eid)
+        if unread is not None:  # one dict an id, as for any other (``render_state`` tells a changed one by its identity)
+            view = self._lineages.get(eid)
+            if view is None:
+                view = self._lineages[eid] = _lineage(unread.facts)
+            return view, b""
         entry = self.fold._entries[eid]
         history = entry.model
         if isinstance(entry.kept, bytes):  # a retired id's, kept as its JSON (keys sorted): its own, made for this read
@@ -910,12 +1004,18 @@ class Written(Sequence[RecordData]):
         return self._history(eid)[1]
 
     def retired(self) -> int:
-        return sum(1 for eid in self.ids if self.fold._entries[eid].retired)
+        return sum(1 for eid in self.ids if self.fold.is_retired(eid))
 
     def without(self, drop: set[str], ids: list[str] | None = None) -> Written:
         """These records less ``drop`` (the histories made so far kept)."""
         out = Written(self.fold, self.commit, [eid for eid in (self.ids if ids is None else ids) if eid not in drop])
-        out._histories, out.overrides, out._overridden, out._shared = self._histories, self.overrides, self._overridden, self._shared
+        out._histories, out.overrides, out._overridden, out._shared, out._lineages = (
+            self._histories,
+            self.overrides,
+            self._overridden,
+            self._shared,
+            self._lineages,
+        )
         return out
 
 
@@ -927,6 +1027,17 @@ def _shared(histories: Iterable[History | None]) -> frozenset[int]:
         if history is not None:
             (shared if id(history) in seen else seen).add(id(history))
     return frozenset(shared)
+
+
+#: What a record not read says of its curated link (``_lineage``): that it has one, not which.
+_REVIEWED: dict[str, Any] = {"reviewed": True}
+
+
+def _lineage(facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The history of a record not read (``Fold.carry``) as far as ``lineage_links.apply`` reads
+    one: retired, its successor, whether a review linked it and whom it replaces. A link that
+    changes it has it read (``render_state``)."""
+    return {"retired": True, "replaced_by": facts["replaced_by"], "replaced_by_review": _REVIEWED if facts["reviewed"] else None, "replaces": facts["replaces"]}
 
 
 def _render_state(
@@ -942,8 +1053,10 @@ def _render_state(
     write: Write | None,
     omit: bool = True,
     documents: dict[str, Any] | None = None,
+    carry: Carry | None = None,
 ) -> dict[str, bytes]:
     """:func:`render_state` once the records are listed (``packing``: their lines being packed)."""
+    carried = _carried(fold, records, previous, carry)
     # Record files made without serializing the record: those kept by the release cache with the
     # history put in, and those ``pin`` found to be the previous files' bytes.
     made: dict[str, bytes] = {}
@@ -955,12 +1068,13 @@ def _render_state(
         if file is not None:
             made[rid] = file
     completed = set(made)  # of those, the files completed from the cache's bare record files
+    made.update((rid, old.data) for rid, (old, _, _) in carried.items() if old.data is not None)  # the files in place
     rendered: Sequence[RecordData] = records
     if previous:
         identity = Identity(
             repo=manifest.repo, commit=manifest.commit, commit_date=manifest.commit_date, upstream_commit=manifest.upstream_commit, source=manifest.source
         )
-        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids())
+        pinned = repinned(records, previous, identity, (vouched or {}).get, fold.held_ids(), skip=carried)
         for rid in (records.ids[n] for n in pinned.records):
             made.pop(rid, None)
             completed.discard(rid)
@@ -970,12 +1084,20 @@ def _render_state(
     reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(kept=made)
     if previous:  # the lines of the records kept, made by ``pin`` to compare them: not made again
         reuse = reuse._replace(lines={**reuse.lines, **pinned.lines}, line_sizes={**reuse.line_sizes, **pinned.sizes})
+    if carried:  # their files' digests (hashed to find them carried), lines and index rows as written
+        reuse = reuse._replace(
+            lines={**reuse.lines, **{rid: (None, line[0]) for rid, (_, line, _) in carried.items()}},
+            line_sizes={**reuse.line_sizes, **{rid: line[1] for rid, (_, line, _) in carried.items()}},
+            kept_digests={**reuse.kept_digests, **{rid: row.file_digest for rid, (_, _, row) in carried.items()}},
+            index_rows={rid: row.index_row for rid, (_, _, row) in carried.items()},
+            line_of=fold.line_of if fold.unread_ids() else None,
+        )
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
         # Each completed file hashed once: the writer takes these digests rather than hash the same bytes again.
         digests = {rid: hashlib.sha256(made[rid]).digest() for rid in completed}
         parts = ((digests[rid], bare_digests[rid], records.history_json(rid)) for rid in completed)
-        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated), kept_digests=digests)
+        reuse = reuse._replace(validated=reuse.validated | history_reuse.vouched(parts, reuse.validated), kept_digests={**reuse.kept_digests, **digests})
     omitted = 0
     while True:
         retired = records.retired()
@@ -983,13 +1105,21 @@ def _render_state(
         counts = Counts(**{**manifest.counts.model_dump(), "entries": len(records) - retired, "retired": retired, "omitted": omitted})
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
-            extra = {**search_rows(rendered, data, memo=memo), **(documents or {})}
+            rows: dict[str, Any] = {}  # the search rows of the retired records not carried, as made (``carry``)
+            searched = search_rows(
+                rendered, data, memo=memo, carried={rid: row.search_row for rid, (_, _, row) in carried.items()}, capture=rows if carry is not None else None
+            )
+            extra = {**searched, **(documents or {})}
             if write is None:
                 files = render_dataset(rendered, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
             else:
                 files = _streamed(write, rendered, data, extra, reuse, packing)
             if bare is not None:  # every record rendered is valid, with no history too
                 bare += [bare_digests.get(rid) or hashlib.sha256(record_file(rendered[n])).digest() for n, rid in enumerate(records.ids)]
+            if carry is not None:
+                carry.carried = set(carried)
+                if write is None:
+                    carry.written = _carried_rows(fold, records, rendered, files, reuse, carried, rows, pinned.sizes if previous else {})
             return files
         except OverLimit as over:
             if not omit:
@@ -1001,6 +1131,80 @@ def _render_state(
             records = records.without(drop)
             rendered = Replaced(records, {n: changed[rid] for n, rid in enumerate(records.ids) if rid in changed}) if changed else records
             omitted += len(drop)
+
+
+def _carried(
+    fold: Fold, records: Written, previous: dict[str, PreviousRecord] | None, carry: Carry | None
+) -> dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]]:
+    """The retired records held as read that the render carries through (``render_state``'s
+    ``carry``), by id: each one's file in place, its line's digest and size as read, and the rows
+    written of that line. Not one whose history a curated link changes (``Written.overrides``), nor
+    one whose file in place is not the bytes of the digest the rows name (hashed here: a file
+    edited on disk is rendered anew from its line)."""
+    found: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]] = {}
+    if carry is None or not carry.rows or not previous:
+        fold.materialize(list(fold.unread_ids()))
+        return found
+    unfit = []
+    for rid in fold.unread_ids():
+        unread = fold.unread(rid)
+        assert unread is not None
+        row, old = carry.rows.get(unread.line), previous.get(rid)
+        if row is None or old is None or old.data is None or len(old.data) != row.file_size or hashlib.sha256(old.data).digest() != row.file_digest:
+            unfit.append(rid)  # its file in place is not the one written with its line (edited): rendered from its line
+        else:
+            found[rid] = (old, (unread.line, unread.size), row)
+    fold.materialize(unfit)
+    for rid in fold.held_ids():
+        line = carry.lines.get(rid)
+        row = carry.rows.get(line[0]) if line is not None else None
+        old = previous.get(rid)
+        if row is None or old is None or rid in records.overrides or line is None or row.line_size != line[1]:
+            continue
+        if old.data is None or len(old.data) != row.file_size or hashlib.sha256(old.data).digest() != row.file_digest:
+            continue
+        found[rid] = (old, line, row)
+    return found
+
+
+def _carried_rows(
+    fold: Fold,
+    records: Written,
+    rendered: Sequence[RecordData],
+    files: dict[str, bytes],
+    reuse: Reuse,
+    carried: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]],
+    searched: dict[str, Any],
+    sizes: Mapping[str, int],
+) -> dict[bytes, Carried]:
+    """The rows of every retired record of a dataset rendered in memory (``files``), by the digest
+    of its line as written (``reuse.line_digests``, the writer's): the carried ones' as they were,
+    the others' made of the record rendered (its file's digest and size, its index row, its search
+    row as ``searched`` caught it)."""
+    out: dict[bytes, Carried] = {}
+    line_digests = reuse.line_digests or {}
+    for n, rid in enumerate(records.ids):
+        if not fold.is_retired(rid):
+            continue
+        held = carried.get(rid)
+        if held is not None:
+            out[held[1][0]] = held[2]
+            continue
+        rel = record_path(rid)
+        line, data, row = line_digests.get(rid), files.get(rel), searched.get(rid)
+        if line is None or data is None or row is None:
+            continue
+        record = rendered[n]
+        size = sizes.get(rid)
+        out[line] = Carried(
+            reuse.digests.get(rel) or hashlib.sha256(data).digest(),
+            len(data),
+            size if size is not None else len(dumps_line(record)),
+            dumps_row(index_row(record)),
+            dumps_row(row),
+            facts(record),
+        )
+    return out
 
 
 #: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``):

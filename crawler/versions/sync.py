@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +28,22 @@ from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Rec
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import Data, OverLimit, Pieces, Reuse, write_dataset
-from crawler.versions import history_reuse
+from crawler.versions import carried, history_reuse
+from crawler.versions.carried import Carry
 from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
-from crawler.versions.history import Fold, files_digest, lifetime, release_order, release_version, render_state, revision, seed, skipped_paths, version_of
+from crawler.versions.history import (
+    Fold,
+    Unread,
+    files_digest,
+    lifetime,
+    release_order,
+    release_version,
+    render_state,
+    revision,
+    seed,
+    skipped_paths,
+    version_of,
+)
 from crawler.versions.sides import (
     DEFAULT_TAG_PATTERN,
     SourceOptions,
@@ -379,6 +392,7 @@ def _render_write(
     valid: frozenset[bytes] = frozenset(),
     documents: dict[str, Any] | None = None,
     hold: bool = False,
+    carry: Carry | None = None,
 ) -> bool:
     """Render the fold's dataset into ``target`` and say whether anything was written; with
     ``cache_dir`` (see ``history_reuse``), what was validated and compressed before is taken as
@@ -387,7 +401,8 @@ def _render_write(
     digest of every record file with no history too (``render_state``'s ``bare``), which only a
     history of the same releases finds again: a sync of a new commit has none to find. ``valid``:
     lines of records found valid as they were read (``writer.Reuse.valid_lines``). ``documents``:
-    see ``render_state``. ``hold``: see ``_write_unless_in_place``."""
+    see ``render_state``. ``hold``: see ``_write_unless_in_place``. ``carry``: the retired records
+    carried through (``render_state``'s); the rows written are remembered for the next sync."""
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
@@ -412,8 +427,12 @@ def _render_write(
         )
         written = True
     else:
-        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied)
+        files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied, carry=carry)
         written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+        if carry is not None and cache_dir is not None:
+            if carry.carried:
+                progress(f"{said}{len(carry.carried):,} retired entries carried through as they were written")
+            carried.remember(cache_dir, newest.repo, carry.written, carry.rows)
     if fold.capped:
         few = ", ".join(sorted(set(fold.capped))[:3])
         progress(
@@ -587,12 +606,52 @@ def _pinned_at(previous: dict[str, PreviousRecord]) -> list[str]:
     return sorted({prov.commit for prov in pinned if prov is not None and prov.source == _PINNED_SOURCE and prov.upstream_commit is None})
 
 
-def _pinned_in(records: list[RecordData]) -> list[str]:
+def _pinned_in(records: list[RecordData], unread: Iterable[Unread] = ()) -> list[str]:
     """:func:`_pinned_at` of the catalogue in place from its records as read (each checked against
     the record schema, its line the file's record: ``pins`` keeps a file only when its bytes are
-    exactly a fresh record at the pin), rather than parsing every record file's provenance again."""
-    pinned = (r["provenance"] for r in records)
+    exactly a fresh record at the pin), rather than parsing every record file's provenance again;
+    ``unread``: the records carried through unread, by the facts kept of them (``versions.carried``)."""
+    pinned = [*(r["provenance"] for r in records), *(u.facts for u in unread)]
     return sorted({p["commit"] for p in pinned if p["source"] == _PINNED_SOURCE and p.get("upstream_commit") is None})
+
+
+def _lines_in(target: Path) -> Callable[[Mapping[str, bytes]], dict[str, bytes]]:
+    """The lines of the catalogue in place of the records asked for (their line digests by id),
+    read again from its errors.jsonl.gz: each one found by its digest (so the very line read
+    before), the read stopped once all are found (``Fold.carry``'s ``reader``)."""
+    from crawler.publish.dataset import record_lines
+    from crawler.publish.jsonl import line_digest
+
+    def read(wanted: Mapping[str, bytes]) -> dict[str, bytes]:
+        by_digest = {digest: eid for eid, digest in wanted.items()}
+        found: dict[str, bytes] = {}
+        for _, line in record_lines(target):
+            eid = by_digest.get(line_digest(line))
+            if eid is not None:
+                found[eid] = line
+                if len(found) == len(by_digest):
+                    break
+        if len(found) != len(by_digest):
+            raise DataError(f"{target / RECORDS}: changed during the sync; run it again")
+        return found
+
+    return read
+
+
+def _records_of(side: _Side) -> Callable[[dict[str, bytes]], list[RecordData]]:
+    """Lines of the catalogue in place read before (found valid by their digest) as the records
+    ``_read_in_place`` makes of them, their histories as the model reads them (``Fold.carry``'s ``parse``)."""
+    made: dict[bytes, tuple[History, Any]] = {}
+
+    def parse(lines: dict[str, bytes]) -> list[RecordData]:
+        records = []
+        for eid, line in sorted(lines.items()):
+            record = orjson.loads(line)
+            record["history"] = _history_data(record.get("history"), made, f"{side.where}: record {eid}")
+            records.append(record)
+        return records
+
+    return parse
 
 
 # --------------------------------------------------------------------------- sync
@@ -620,6 +679,10 @@ class _Side:
     valid: frozenset[bytes] = frozenset()
     #: Of the catalogue in place: each history's model, by the ``id`` of the history data its records share.
     histories: dict[int, History] = field(default_factory=dict)
+    #: Of the catalogue in place: each retired record's line digest and size, by id (``versions.carried``).
+    lines: dict[str, tuple[bytes, int]] = field(default_factory=dict)
+    #: Of the catalogue in place: the retired records carried through unread (``Fold.carry``), by id.
+    unread: dict[str, Unread] = field(default_factory=dict)
 
     def side(self) -> Side:
         return side_with(self.manifest, len(live_data(self.records)))
@@ -628,12 +691,22 @@ class _Side:
         return record_model(record, f"{self.where}: record {record['id']}")
 
 
-def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None = None, known: frozenset[bytes] = frozenset()) -> _Side:
+def _read_in_place(
+    target: Path,
+    progress: Progress,
+    manifest: Manifest | None = None,
+    known: frozenset[bytes] = frozenset(),
+    rows: Mapping[bytes, carried.Carried] | None = None,
+    linked: Container[str] = (),
+) -> _Side:
     """The catalogue in place, read once: its manifest, and its records as plain data, each
     checked against the record schema and held to the manifest's repository as it is read
     (``iter_record_data``): a damaged one is a DataError naming its line. Their histories are as
     the model reads them (its defaults filled in), each distinct one validated once. ``known``: see
-    ``iter_record_data`` (a line whose bytes this errcat validated before is not validated again)."""
+    ``iter_record_data`` (a line whose bytes this errcat validated before is not validated again).
+    ``rows``: what the last render wrote of retired records (``versions.carried``): a line of one
+    of them is not even parsed (``_Side.unread``), unless a curated link names its id (``linked``)
+    or a review linked it: those are read, for the links to be applied to them."""
     from crawler.base.progress import task
     from crawler.publish.dataset import iter_record_data, load_manifest, named
 
@@ -642,16 +715,36 @@ def _read_in_place(target: Path, progress: Progress, manifest: Manifest | None =
     histories: dict[bytes, tuple[History, Any]] = {}
     records = []
     valid: set[bytes] = set()
+    lines: dict[str, tuple[bytes, int]] = {}
+    unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] = {}
+
+    def facts(digest: bytes) -> Mapping[str, Any] | None:
+        row = rows.get(digest) if rows else None
+        if row is None or not row.facts:
+            return None
+        found: dict[str, Any] = orjson.loads(row.facts)
+        return None if found["id"] in linked or found["reviewed"] else found
+
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid, known):
+        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
+            if not (history or {}).get("retired"):
+                lines.pop(record["id"], None)  # only a retired record is carried (``versions.carried``)
             records.append(record)
             if len(records) % 512 == 0:  # a call a record was a tenth of the read
                 reading.advance(512)
         reading.advance(len(records) % 512)
-    return _Side(manifest, records, where, frozenset(valid), {id(data): model for model, data in histories.values()})
+    return _Side(
+        manifest,
+        records,
+        where,
+        frozenset(valid),
+        {id(data): model for model, data in histories.values()},
+        lines,
+        {eid: Unread(*u) for eid, u in unread.items()},
+    )
 
 
 def _validated(source: SourceOptions) -> frozenset[bytes]:
@@ -780,17 +873,21 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
     want, commit = resolve(source, ref, latest_tag, tag_pattern)
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
-    default_links(upstream.owner, upstream.repo)  # the links the render writes, refused now if invalid (``_links_first``)
+    links = default_links(upstream.owner, upstream.repo)  # the links the render writes, refused now if invalid (``_links_first``)
     target = dataset_dir(out, upstream.owner, upstream.repo)
     old = None
     placed = None
+    cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
+    rows: dict[bytes, carried.Carried] = {}
     if (target / MANIFEST).is_file():
         from crawler.publish.dataset import load_placed
 
         placed = load_placed(target)  # read once: checked here, the records held to it, the record files read by it
         _refuse_backwards(placed.manifest, want, target)  # before its records are read
         known = _validated(source)
-        old = _read_in_place(target, progress, placed.manifest, known)
+        rows = carried.load(cache_dir, placed.manifest.repo) if cache_dir is not None else {}
+        linked = {eid for link in links.links for eid in (link.old, link.new)} if links is not None else set()
+        old = _read_in_place(target, progress, placed.manifest, known, rows, linked)
         _remember_valid(source, known, old.valid)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
@@ -815,8 +912,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     notes: list[str] = []
     unread = 0
     previous = _previous(source, out, placed)
-    vouch = _pinned_in(old.records) if old is not None else _pinned_at(previous)
-    cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
+    vouch = _pinned_in(old.records, old.unread.values()) if old is not None else _pinned_at(previous)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
         crawled = crawl_data(source, want, tmp, progress, vouch)
@@ -846,6 +942,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                 seen, unread = _read_alike(base, new)
                 report = _diff(seen, new)
             fold = Fold() if old is None else seed(old.records, old.manifest, old.histories)
+            if old is not None and old.unread:
+                fold.carry(old.unread, _lines_in(target), _records_of(old))
             # An entry of a source file this crawl left out (max_output_bytes, ...) is unread, not retired.
             fold.add(
                 new.records,
@@ -875,6 +973,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                     valid=old.valid if old is not None else frozenset(),
                     documents=crawled.documents,
                     hold=old is not None and not catch_up,
+                    carry=carried.Carry(rows, old.lines) if old is not None and cache_dir is not None else None,
                 )
                 break
             except OverLimit as over:
@@ -890,7 +989,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     if report is None:
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
-        changelog = markdown(report)
+        had_text = frozenset(r["id"] for r in base.records if r.get("explanation_status") == "curated") if base is not None else frozenset()
+        changelog = markdown(report, curated=had_text)
         if unread:
             changelog += (
                 f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "

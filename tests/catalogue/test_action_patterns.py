@@ -188,6 +188,15 @@ class KimiDecoderLayer:
     def __init__(self, config):
         mla_use_nope = config.mla_use_nope
         assert mla_use_nope, "this MLA is NoPE-only"
+
+
+class RopeLayer:
+    def __init__(self, config, layer_id):
+        rope: float = config.rope_theta
+        rope_scaling = config.rope_scaling
+        rope_scaling = config.rope_scaling_v2
+        assert rope and rope_scaling, "this rope is scaled-only"
+        assert rope and layer_id, "this layer wants a rope"
 """
 
 #: a kernel entry built only for some GPU generations (the fixture's native tree)
@@ -503,6 +512,14 @@ def test_an_assert_on_the_checkpoints_configuration_in_a_models_code_is_the_mode
 
 def test_an_assert_on_a_local_the_code_shows_holding_a_checkpoint_field_is_the_model(records):
     claims(records, "this MLA is NoPE-only", "model", "`config.mla_use_nope`", "likely a bug")
+
+
+def test_the_locals_of_an_assert_each_held_by_the_first_line_assigning_one_a_checkpoint_field(records):
+    # (an annotated local; a local whose name another's starts with; the first of two assignments)
+    got = claims(records, "this rope is scaled-only", "model", "`config.rope_theta`", "likely a bug")
+    assert "`config.rope_scaling`" in got["says"] and "rope_scaling_v2" not in got["says"], got
+    # (a local no line assigns a field of the checkpoint's: the assert is no checkpoint's)
+    assert "assert on the checkpoint" not in action(records, "this layer wants a rope")["says"]
 
 
 def test_a_kernel_this_build_did_not_compile_is_the_environment_its_operands_internal(crawl_once):

@@ -128,6 +128,39 @@ def test_curate_check_refuses_unknown_live_and_cyclic_links(upstream, cli, tmp_p
     assert tree(out) == before
 
 
+@pytest.mark.slow
+def test_a_history_that_starts_after_a_links_old_release_is_not_held_to_it(upstream, cli, tmp_path, monkeypatch):
+    """A catalogue synced from a later release on (here v1.1) never held the entries of the
+    releases a link was read in (v1.0): the link is neither refused nor applied there; a link
+    read in a release the history does reach is held to it as before."""
+    home = tmp_path / "home"
+    (home / "curated").mkdir(parents=True)
+    monkeypatch.setenv("ERRCAT_HOME", str(home))
+    full, late = tmp_path / "full", tmp_path / "late"
+    assert cli("history", "--repo", upstream.path, *ARGS, "--out", full, "v1.0", "v1.1", "v2.0").exit_code == 0
+    assert cli("history", "--repo", upstream.path, *ARGS, "--out", late, "v1.1", "v2.0").exit_code == 0
+    old, new = by_template(full / "acme" / "widgets")[OLD_TEXT]["id"], by_template(full / "acme" / "widgets")[NEW_TEXT]["id"]
+    path = home / "curated" / "acme" / "widgets" / "lineage" / "links.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        f"links:\n- old: {'e' * 16}\n  new: {new}\n  review:\n"
+        + "".join(f"    {k}: {json.dumps(v if k != 'old_release' else 'v1.0')}\n" for k, v in REVIEW.items())
+    )
+    check = cli("curate", "check", "--data", late)
+    assert check.exit_code == 0, check.output
+    assert "lineage  1 link(s) of releases older than this history reaches back to: not checked" in check.stdout
+    # the full history reaches v1.0: the same link is held to it, and its unknown id refused
+    check = cli("curate", "check", "--data", full)
+    assert check.exit_code == 1 and f"{'e' * 16} is not in this dataset" in check.stdout
+    # a link read in a release the late history holds (v1.1) is held to it: a good one holds, an unknown id is refused
+    _links(home, (old, new))
+    check = cli("curate", "check", "--data", late)
+    assert check.exit_code == 0 and "lineage  1 successor(s) linked by review hold" in check.stdout, check.output
+    _links(home, ("f" * 16, new))
+    check = cli("curate", "check", "--data", late)
+    assert check.exit_code == 1 and f"{'f' * 16} is not in this dataset" in check.stdout
+
+
 def _record(eid: str, retired: bool, replaced_by: str | None = None, replaces: list[str] | None = None) -> dict:
     return {"id": eid, "history": {"retired": retired, "replaced_by": replaced_by, "replaces": replaces or []}}
 

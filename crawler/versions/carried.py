@@ -1,0 +1,145 @@
+"""The rows a sync wrote for each retired record, by the digest of its errors.jsonl line, so that the
+next sync carries a retired record through as it is instead of rendering it again.
+
+A retired record never changes in a sync unless its id comes back or a curated lineage link
+changes it: its record file, its line, its index.json row and its search.json row are the bytes
+the last render made of that line. The render takes them from here, kept in the cache per
+repository: for each line digest, the SHA-256 and size of the record file errcat writes for that
+line, and the index and search rows it writes for it, as their bytes in the document. A row read
+back from the dataset in place would be hostile (edited on disk between syncs); these are
+errcat's own, written only after a render that validated them, and stamped with errcat's code
+(``crawl.code_digest``, which covers the models the schemas are made from) and orjson's version:
+other code vouches for nothing. A record file in place is carried only when its bytes have the
+digest held here for its line (hashed as it is taken), so an edited file is rendered anew.
+
+The file is rewritten with the rows of the last render's retired records alone: it holds what
+one history needs, never more. A damaged or missing file only costs rendering those records.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import struct
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import orjson
+
+from crawler.base.cachedir import keep
+from crawler.model.records import RepoRef
+from crawler.model.shapes import RecordData
+
+DIRECTORY = "carried"
+MAGIC = b"errcat-carried-2\n"
+#: The head: the stamp (32 bytes), the number of rows; each row's fixed part: the line digest,
+#: the record file's digest, the file's and the line's sizes, the index and search rows' and the facts' lengths.
+_HEAD = struct.Struct("<32sQ")
+_ROW = struct.Struct("<32s32sQQIII")
+#: Rows kept at most: far more than any history's retired records (vLLM's whole history: ~10,400).
+MAX_ROWS = 1_000_000
+
+
+class Carried(NamedTuple):
+    """What the last render wrote of one retired record's line (see the module)."""
+
+    file_digest: bytes
+    file_size: int
+    line_size: int
+    index_row: bytes
+    search_row: bytes
+    #: What a sync reads of the record instead of its line (``facts``), as JSON.
+    facts: bytes = b""
+
+
+@functools.cache
+def _stamp(repo_url: str) -> bytes:
+    from crawler.crawl import code_digest
+
+    return hashlib.sha256(f"{code_digest()}\0{orjson.__version__}\0{repo_url}".encode()).digest()
+
+
+def facts(record: RecordData) -> bytes:
+    """What a sync reading the record's line takes from it when the line is carried (not parsed):
+    its id, what the reader holds its provenance to (``dataset._Tally``), the commit a crawl may be
+    asked to vouch for, and the lineage a curated link reads (``lineage_links.apply``)."""
+    p, h = record["provenance"], record.get("history") or {}
+    return orjson.dumps(
+        {
+            "id": record["id"],
+            "repo": p["repo"],
+            "commit": p["commit"],
+            "commit_date": p["commit_date"],
+            "source": p["source"],
+            "upstream_commit": p.get("upstream_commit"),
+            "replaced_by": h.get("replaced_by"),
+            "reviewed": h.get("replaced_by_review") is not None,
+            "replaces": h.get("replaces") or [],
+        }
+    )
+
+
+def _repo(repo: RepoRef) -> str:
+    """The repository a row was written for, as a record names it (its url, owner and name)."""
+    return f"{repo.url}\0{repo.owner}\0{repo.name}"
+
+
+def _path(cache_dir: Path, repo: RepoRef) -> Path:
+    name = hashlib.sha256(f"{repo.owner}/{repo.name}".encode()).hexdigest()[:16]
+    return cache_dir / DIRECTORY / f"{name}.bin"
+
+
+def load(cache_dir: Path, repo: RepoRef) -> dict[bytes, Carried]:
+    """The rows kept for ``repo``, by line digest; none when missing, damaged or of other code."""
+    try:
+        data = _path(cache_dir, repo).read_bytes()
+    except OSError:
+        return {}
+    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEAD.size:
+        return {}
+    at = len(MAGIC)
+    stamp, count = _HEAD.unpack_from(data, at)
+    at += _HEAD.size
+    if stamp != _stamp(_repo(repo)) or count > MAX_ROWS or len(data) < at + count * _ROW.size:
+        return {}
+    rows = list(_ROW.iter_unpack(data[at : at + count * _ROW.size]))
+    at += count * _ROW.size
+    view = memoryview(data)
+    found: dict[bytes, Carried] = {}
+    for line, file_digest, file_size, line_size, index_len, search_len, facts_len in rows:
+        search_at, facts_at = at + index_len, at + index_len + search_len
+        end = facts_at + facts_len
+        if end > len(data):
+            return {}
+        found[line] = Carried(file_digest, file_size, line_size, view[at:search_at].tobytes(), view[search_at:facts_at].tobytes(), view[facts_at:end].tobytes())
+        at = end
+    return found if at == len(data) else {}
+
+
+def remember(cache_dir: Path, repo: RepoRef, rows: Mapping[bytes, Carried], held: Mapping[bytes, Carried]) -> None:
+    """Keep ``rows`` (the last render's retired records) as the repository's, unless they are
+    ``held`` already (what ``load`` gave); a refused write is no error."""
+    if rows.keys() == held.keys() or len(rows) > MAX_ROWS:
+        return
+    order = sorted(rows)
+    table = b"".join(
+        _ROW.pack(d, rows[d].file_digest, rows[d].file_size, rows[d].line_size, len(rows[d].index_row), len(rows[d].search_row), len(rows[d].facts))
+        for d in order
+    )
+    blobs = b"".join(rows[d].index_row + rows[d].search_row + rows[d].facts for d in order)
+    keep(_path(cache_dir, repo), MAGIC + _HEAD.pack(_stamp(_repo(repo)), len(order)) + table + blobs)
+
+
+@dataclass
+class Carry:
+    """A sync's render's use of the rows (``history.render_state``'s ``carry``): ``rows`` the memo
+    as loaded, ``lines`` the line digest and size of each retired record held as read, by id.
+    Filled by the render: ``carried``, the ids it carried through; ``written``, the rows of every
+    retired record it wrote, for the next sync (empty when it wrote no dataset in memory)."""
+
+    rows: Mapping[bytes, Carried]
+    lines: Mapping[str, tuple[bytes, int]]
+    carried: set[str] = field(default_factory=set)
+    written: dict[bytes, Carried] = field(default_factory=dict)
