@@ -70,19 +70,35 @@ def rows_document(head: dict[str, Any], rows: Iterable[bytes]) -> bytes:
     """:func:`dumps_rows` of the document ``head`` (its ``entries`` left out or empty) with the
     rows ``rows`` (each as :func:`dumps_row` made it), taken one at a time: the rows are never
     all held, but as the document's bytes."""
+    return b"".join(rows_pieces(head, rows))
+
+
+#: How large the pieces of :func:`rows_pieces` grow before one is handed on.
+PIECE = 1 << 20
+
+
+def rows_pieces(head: dict[str, Any], rows: Iterable[bytes], piece: int | None = None) -> Iterator[bytes]:
+    """:func:`rows_document`'s bytes as pieces of about ``piece`` bytes (None: ``PIECE``), one after
+    another as the rows come: joined, they are that document (a writer that writes each piece as
+    it is made never holds the document, tens of MB on a history of every release)."""
+    piece = PIECE if piece is None else piece
     whole = orjson.dumps({**head, "entries": []}, option=_PRETTY)
     before, _, after = whole.partition(_ROWS_AT)
     out = bytearray(before)
-    sep = b'\n  "entries": [\n    '
+    sep, first = b'\n  "entries": [\n    ', True
     for row in rows:
         out += sep
         out += row
-        sep = b",\n    "
-    if len(out) == len(before):  # no row: the document as it is
-        return whole
+        sep, first = b",\n    ", False
+        if len(out) >= piece:
+            yield bytes(out)
+            out.clear()
+    if first:  # no row: the document as it is
+        yield whole
+        return
     out += b"\n  ]"
     out += after
-    return bytes(out)
+    yield bytes(out)
 
 
 class Rows(NamedTuple):

@@ -140,6 +140,37 @@ def packed(
     return [(key, previous[key] if key in previous else next(fresh)) for key in keys]
 
 
+def iter_members(
+    ids: Sequence[str],
+    lines: Sequence[bytes | None],
+    previous: Mapping[bytes, bytes] | None,
+    line_digests: Sequence[bytes],
+    make: Callable[[int], bytes],
+    layout: list[tuple[bytes, int, int]],
+) -> Iterator[bytes]:
+    """:func:`pack_members`'s file as its members, one after another, each taken from ``previous``
+    or compressed (on this thread) as it is reached: joined, they are that file, and no more than
+    one is held at a time. ``layout`` is filled with where each member is, as ``pack_members`` says."""
+    if len(ids) != len(lines) or len(ids) != len(line_digests):
+        raise ValueError("as many lines and digests as ids")
+    if not ids:
+        yield _compress(b"")
+        return
+    previous = previous or {}
+    at = 0
+    for start, end in spans(ids):
+        key = member_digest(line_digests[start:end])
+        kept = previous.get(key)
+        member = (
+            kept
+            if kept is not None
+            else _compress(b"".join(line if line is not None else make(i) for i, line in zip(range(start, end), lines[start:end], strict=True)))
+        )
+        layout.append((key, at, len(member)))
+        at += len(member)
+        yield member
+
+
 def join(parts: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, list[tuple[bytes, int, int]]]:
     """The file of members made by :func:`packed`, and where each is in it."""
     if not parts:

@@ -44,7 +44,7 @@ import orjson
 from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
-from crawler.base.jsonio import RawRow, Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, raw_row, rows_document
+from crawler.base.jsonio import RawRow, Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, raw_row, rows_pieces
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest
@@ -245,8 +245,14 @@ def _check_sizes(limit: int | None, sizes: dict[str, int], ids: list[str], lines
 
 
 def render_files(
-    records: Sequence[RecordData], manifest: Manifest, extra: Extra | None = None, max_bytes: int | None = None, reuse: Reuse | None = None, jobs: int = 1
-) -> Iterator[tuple[str, bytes]]:
+    records: Sequence[RecordData],
+    manifest: Manifest,
+    extra: Extra | None = None,
+    max_bytes: int | None = None,
+    reuse: Reuse | None = None,
+    jobs: int = 1,
+    pieces: bool = False,
+) -> Iterator[tuple[str, Data]]:
     """Every file of the dataset as (relative path, bytes), the manifest last.
 
     Each document is checked against its schema as it goes; when anything was invalid, the
@@ -254,16 +260,57 @@ def render_files(
     (the writer then throws the half-written temporary directory away); likewise OverLimit when
     a file would be larger than ``max_bytes``. ``manifest`` is completed with the content digest.
     ``extra`` maps further file names to (schema name, document). ``reuse`` and ``jobs``: as
-    :func:`render_dataset`'s (every file is yielded).
+    :func:`render_dataset`'s (every file is yielded). ``pieces``: the whole-dataset files
+    (index.json, search.json, errors.jsonl.gz) as :class:`Pieces`, made as the consumer reads
+    them (which it does before it asks for the next file), rather than as bytes.
     """
     if reuse is not None:
         reuse.linked.clear()
-    yield from _render(records, manifest, extra, max_bytes, reuse, jobs)
+    yield from _render(records, manifest, extra, max_bytes, reuse, jobs, pieces)
+
+
+class Pieces:
+    """A file's bytes as pieces made one after another as they are read (each once): a
+    whole-dataset file of a history of every release is tens of MB, which a writer that writes
+    each piece as it comes never holds. Its SHA-256 and size are known once it is read to its end."""
+
+    def __init__(self, pieces: Iterable[bytes]) -> None:
+        self._pieces = iter(pieces)
+        self._hash = hashlib.sha256()
+        self.size = 0
+        self.read = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        for piece in self._pieces:
+            self._hash.update(piece)
+            self.size += len(piece)
+            yield piece
+        self.read = True
+
+    def digest(self) -> bytes:
+        if not self.read:
+            raise RuntimeError("a file's pieces were not all read before the next file was asked for")
+        return self._hash.digest()
+
+
+#: A file's content as the renderer hands it on: its bytes, or its :class:`Pieces`.
+Data = bytes | Pieces
+
+
+def joined(data: Data) -> bytes:
+    """A file's bytes, its pieces joined."""
+    return data if isinstance(data, bytes) else b"".join(data)
 
 
 def _render(
-    records: Sequence[RecordData], manifest: Manifest, extra: Extra | None, max_bytes: int | None, reuse: Reuse | None = None, jobs: int = 1
-) -> Generator[tuple[str, bytes], None, Manifest]:
+    records: Sequence[RecordData],
+    manifest: Manifest,
+    extra: Extra | None,
+    max_bytes: int | None,
+    reuse: Reuse | None = None,
+    jobs: int = 1,
+    pieces: bool = False,
+) -> Generator[tuple[str, Data], None, Manifest]:
     """:func:`render_files`, returning the completed manifest once the last file is yielded
     (``jobs``: threads compressing errors.jsonl.gz, which changes none of its bytes)."""
     _check_ids(records)
@@ -278,8 +325,20 @@ def _render(
         sizes[rel] = len(data) if digest is None else size
         return rel, data
 
+    def read(rel: str, data: Pieces) -> None:
+        """A file handed on as pieces, read by now: its digest and size."""
+        if rel in digests:
+            raise DataError(f"two files named {rel}; nothing was written")
+        digests[rel], sizes[rel] = data.digest(), data.size
+
     index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
     for name, (schema, document) in _documents(index, extra).items():
+        if pieces and isinstance(document, Rows):
+            made, found = _document_pieces(name, schema, document)
+            yield name, made
+            read(name, made)
+            problems += sorted(found)  # complete once every row was made
+            continue
         data, found = _document(name, schema, document)
         problems += found
         yield emit(name, data)
@@ -297,12 +356,26 @@ def _render(
         line_sizes.append(done.line_size)
         line_digests[record["id"]] = done.line_digest
     ids = [r["id"] for r in records]
-    packed, layout = jsonl.pack_members(
-        ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse)
-    )
-    sizes[jsonl.NAME] = len(packed)
-    _check_sizes(max_bytes, sizes, ids, line_sizes)
-    yield emit(jsonl.NAME, packed)
+    if pieces:
+        # each member written as it is taken or made, none held; its size checked once written
+        # (the temporary directory is thrown away when it is over the limit, as for any file)
+        layout: list[tuple[bytes, int, int]] = []
+        members = Pieces(
+            jsonl.iter_members(
+                ids, lines, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse), layout
+            )
+        )
+        yield jsonl.NAME, members
+        read(jsonl.NAME, members)
+        _check_sizes(max_bytes, sizes, ids, line_sizes)
+    else:
+        packed, layout = jsonl.pack_members(
+            ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse)
+        )
+        sizes[jsonl.NAME] = len(packed)
+        _check_sizes(max_bytes, sizes, ids, line_sizes)
+        yield emit(jsonl.NAME, packed)
+        del packed
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     if reuse is not None:
         _report(reuse, digests, line_digests, layout)
@@ -346,8 +419,23 @@ def _document(name: str, schema: str, document: Any) -> tuple[bytes, list[Proble
     held, but its bytes."""
     if not isinstance(document, Rows):
         return _dumps(_writer_for(name), document, name), check(schema, document, name, engine="fast")
+    problems: list[Problem] = []
+    data = b"".join(_row_bytes(name, schema, document, problems))
+    return data, sorted(problems)
+
+
+def _document_pieces(name: str, schema: str, document: Rows) -> tuple[Pieces, list[Problem]]:
+    """:func:`_document` of a row document as its :class:`Pieces`: its bytes are made as they are
+    read, and its problems (unsorted) are complete once they are all read."""
+    problems: list[Problem] = []
+    return Pieces(_row_bytes(name, schema, document, problems)), problems
+
+
+def _row_bytes(name: str, schema: str, document: Rows, problems: list[Problem]) -> Iterator[bytes]:
+    """The bytes of a row document (see :func:`_document`) in pieces (``jsonio.rows_pieces``), its
+    schema problems added to ``problems`` as its rows are checked, a batch at a time."""
     head = {k: v for k, v in document.head.items() if k != "entries"}
-    problems = check(schema, {**head, "entries": []}, name, engine="fast")
+    problems += check(schema, {**head, "entries": []}, name, engine="fast")
 
     def batches() -> Iterator[list[Any]]:
         batch: list[Any] = []
@@ -373,8 +461,7 @@ def _document(name: str, schema: str, document: Any) -> tuple[bytes, list[Proble
                 yield _dumps(dumps_row, row, name)
             start += len(batch)
 
-    data = rows_document(head, rows())
-    return data, sorted(problems)
+    return rows_pieces(head, rows())
 
 
 def _raw_row(row: RawRow, name: str, n: int, problems: list[Problem]) -> Any:
@@ -541,7 +628,7 @@ def render_dataset(
     :class:`Reuse` (nothing is linked here: every file is returned); ``jobs``: see ``_render``."""
     if reuse is not None:
         reuse.linked.clear()
-    return dict(_render(records, manifest, extra, max_bytes, reuse, jobs))
+    return {rel: joined(data) for rel, data in _render(records, manifest, extra, max_bytes, reuse, jobs)}  # (bytes: no pieces asked for)
 
 
 _RENAME_EXCHANGE = 2
@@ -576,8 +663,9 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(err, os.strerror(err), str(b))
 
 
-def _put(path: str, data: bytes) -> None:
-    """Write one file of the dataset being made. A file already there (one of a recycled
+def _put(path: str, data: Data) -> None:
+    """Write one file of the dataset being made (``data``: its bytes, or its :class:`Pieces`,
+    each written as it is made). A file already there (one of a recycled
     dataset's, see :func:`_write_swap`) is rewritten in place, over its own blocks, but only when
     it is a plain file with no other link; anything else in its place (a symlink, a hard link to
     someone's ``cp -al`` copy of an old dataset, a FIFO, a directory) is removed and a new file
@@ -598,11 +686,14 @@ def _put(path: str, data: bytes) -> None:
         fd = os.open(path, flags | os.O_EXCL, 0o666)
         st = None
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        if st is not None and st.st_size > len(data):
-            os.ftruncate(fd, len(data))
+        size = 0
+        for piece in (data,) if isinstance(data, bytes) else data:
+            view = memoryview(piece)
+            while view:
+                view = view[os.write(fd, view) :]
+            size += len(piece)
+        if st is not None and st.st_size > size:
+            os.ftruncate(fd, size)
     finally:
         os.close(fd)
 
@@ -618,19 +709,20 @@ def _remove(path: str) -> None:
         pass
 
 
-def _write_all(tmp: Path, items: Iterable[tuple[str, bytes]]) -> set[str]:
+def _write_all(tmp: Path, items: Iterable[tuple[str, Data]]) -> set[str]:
     """The names :func:`_write_rendered` wrote of plain (path, bytes) items."""
     return _write_rendered(tmp, _plain(items))[0]
 
 
-def _plain(items: Iterable[tuple[str, bytes]]) -> Generator[tuple[str, bytes], None, None]:
+def _plain(items: Iterable[tuple[str, Data]]) -> Generator[tuple[str, Data], None, None]:
     yield from items
 
 
-def _write_rendered(tmp: Path, items: Generator[tuple[str, bytes], None, T]) -> tuple[set[str], T]:
+def _write_rendered(tmp: Path, items: Generator[tuple[str, Data], None, T]) -> tuple[set[str], T]:
     """Write (path, bytes) items under tmp from one writer thread, so the kernel's work on the
     files overlaps the rendering that produces them (a generator, on this thread): the names
-    written, and what the generator returned."""
+    written, and what the generator returned. A file given as :class:`Pieces` is written here,
+    on this thread, as its pieces are made (before the generator is asked for the next file)."""
     pending: queue.Queue[tuple[str, bytes] | None] = queue.Queue(maxsize=512)
     failed: list[BaseException] = []
     written: set[str] = set()
@@ -662,7 +754,14 @@ def _write_rendered(tmp: Path, items: Generator[tuple[str, bytes], None, T]) -> 
             if not _inside(item[0]):
                 raise DataError(f"refusing to write {item[0]!r}: not a plain relative path; nothing was written")
             written.add(item[0])
-            pending.put(item)
+            rel, data = item
+            if isinstance(data, Pieces):
+                parent = rel.rpartition("/")[0]
+                if parent:
+                    (tmp / parent).mkdir(parents=True, exist_ok=True)
+                _put(f"{tmp}/{rel}", data)
+                continue
+            pending.put((rel, data))
     finally:
         pending.put(None)
         thread.join()
@@ -677,7 +776,7 @@ def _inside(rel: str) -> bool:
 
 
 def write_dataset(
-    target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], spare_root: Path | None = None, links: Mapping[str, Identity] | None = None
+    target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, Data]], spare_root: Path | None = None, links: Mapping[str, Identity] | None = None
 ) -> Path:
     """Write ``files`` (a mapping, or (path, bytes) pairs such as :func:`render_files` yields) into
     a temporary sibling of ``target``, then swap it in; on any failure the sibling is removed.
@@ -696,7 +795,7 @@ def write_dataset(
 
 def write_tree(
     target: Path,
-    items: Iterable[tuple[str, bytes]],
+    items: Iterable[tuple[str, Data]],
     *,
     what: str = "dataset",
     spare_root: Path | None = None,

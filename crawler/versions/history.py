@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ from crawler.publish import jsonl
 from crawler.publish.dataset import PreviousRecord
 from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
-from crawler.publish.writer import OverLimit, Reuse, index_row, render_dataset, render_files
+from crawler.publish.writer import Data, OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
 from crawler.versions.carried import Carried, Carry, facts
 from crawler.versions.diff import link, twins
@@ -138,7 +139,8 @@ def _key_inputs(record: RecordData) -> bytes:
 
 
 def _paths(record: RecordData) -> tuple[str, ...]:
-    return tuple(site["path"] for site in record["sites"])
+    # interned: the ids of one file share its path, rather than one copy each from each release read
+    return tuple(sys.intern(site["path"]) for site in record["sites"])
 
 
 def _move(before: tuple[str, ...], after: tuple[str, ...], now: Lifetime, unread: frozenset[str] = frozenset()) -> Move | None:
@@ -220,17 +222,38 @@ class _Item(NamedTuple):
 class _Entry:
     """What the fold keeps of one id: its error key (for the collision check), the digest of that
     key's inputs, its history, its sites' paths (for moves) and where its latest record is, as
-    JSON bytes, in the fold's store (``packed_store``: a file, not the heap)."""
+    JSON bytes, in the fold's store (``packed_store``: a file, not the heap).
+
+    An id the fold retired keeps less (``Fold._retire``): no key (made again from its record, in
+    the store, if the id is ever seen again) and its history as JSON bytes (``kept``), a model
+    made each time it is read: retired ids pile up release after release, live ones do not."""
 
     key: tuple[str, ...]
     key_inputs: bytes
-    history: History | None
+    kept: History | bytes | None
     paths: tuple[str, ...]
     slot: Slot
 
     @property
+    def history(self) -> History | None:
+        """The history (made anew from its JSON, for a retired id's: not to be told apart by ``id``)."""
+        kept = self.kept
+        return History.model_validate_json(kept) if isinstance(kept, bytes) else kept
+
+    @history.setter
+    def history(self, history: History | None) -> None:
+        self.kept = history
+
+    @property
+    def model(self) -> History | None:
+        """The history as a model the entry holds (None for one kept as JSON): the same object each time."""
+        kept = self.kept
+        return None if isinstance(kept, bytes) else kept
+
+    @property
     def retired(self) -> bool:
-        return bool(self.history and self.history.retired)
+        kept = self.kept
+        return isinstance(kept, bytes) or bool(kept and kept.retired)
 
 
 #: The slot of a retired record carried as read (``Fold.keep``): in no store, its bytes b"".
@@ -367,6 +390,11 @@ class Fold:
             return b""
         return self._store.get(self._entries[eid].slot)
 
+    @property
+    def directory(self) -> Path | None:
+        """Where the fold's files are made (its store's: None, the system's temporary directory)."""
+        return self._store.directory
+
     def close(self) -> None:
         """Let go of the store's file: the fold's records are gone (its histories stay)."""
         self._store.close()
@@ -395,14 +423,23 @@ class Fold:
             )
 
     def _key(self, eid: str) -> tuple[str, ...]:
-        """An id's error key (a held record's made now: only an id seen again asks for it)."""
+        """An id's error key (a held or retired record's made now: only an id seen again asks for it)."""
         entry = self._entries[eid]
-        if not entry.key and eid in self._held:
-            entry.key = _record_key(self._held[eid])
+        if not entry.key:
+            held = self._held.get(eid)
+            entry.key = _record_key(held if held is not None else _unpack(self._store.get(entry.slot)))
         return entry.key
 
+    @staticmethod
+    def _retire(entry: _Entry, history: History) -> None:
+        """An entry retired by a version (``history``: its history saying so): its key and the digest
+        of its inputs let go (made again from its record if its id comes back, ``_key``), its
+        history kept as JSON (``_Entry``)."""
+        entry.key, entry.key_inputs = (), b""
+        entry.kept = _exact(orjson.dumps(history.model_dump(mode="json"), option=orjson.OPT_SORT_KEYS))
+
     def is_retired(self, eid: str) -> bool:
-        """Whether an id's entry is retired."""
+        """Whether an id's entry is retired (an unread one, ``carry``, has no entry: retired)."""
         return eid in self._unread or self._entries[eid].retired
 
     def held_ids(self) -> KeysView[str]:
@@ -500,13 +537,16 @@ class Fold:
             # Last seen before the version just before this one (that crawl did not read its file):
             # gone somewhere between, found gone here.
             between = h.last_seen is not None and before_now is not None and h.last_seen != before_now
-            entry.history = h.model_copy(
-                update={
-                    "retired": True,
-                    "removed_in": now,
-                    "replaced_by": replaced_by.get(eid),
-                    "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen else f"removed in {label(now)}",
-                }
+            self._retire(
+                entry,
+                h.model_copy(
+                    update={
+                        "retired": True,
+                        "removed_in": now,
+                        "replaced_by": replaced_by.get(eid),
+                        "retired_note": f"removed after {label(h.last_seen)}, by {label(now)}" if between and h.last_seen else f"removed in {label(now)}",
+                    }
+                ),
             )
         # An entry with no move and no new link has the history it had, seen now: made once for
         # every entry that had that very history (histories are never changed in place, only
@@ -516,7 +556,8 @@ class Fold:
             known = self._entries.get(eid)
             before = known.history if known is not None else None
             move = _move(known.paths, item.paths, now, skipped) if known is not None else None
-            plain = move is None and eid not in replaces
+            # (a retired id's history is made anew as read: no two of them are told apart by ``id``)
+            plain = move is None and eid not in replaces and (known is None or known.model is not None)
             history = carried.get(id(before)) if plain else None
             if history is None:
                 history = History(
@@ -832,8 +873,10 @@ def render_state(
         # the links change a few histories: applied to each id's history alone (shared dicts, never
         # changed in place: ``apply`` gives a changed one a dict of its own), kept as overrides
         views: list[Any] = [{"id": eid, "history": records.history(eid)} for eid in records.ids]
+        made = [v["history"] for v in views]  # (a history not shared is made anew each time it is asked for)
         done = lineage_links.apply(views, links)
-        records.overrides = {v["id"]: v["history"] for v in views if v["history"] is not records.history(v["id"])}
+        records.overrides = {v["id"]: v["history"] for v, was in zip(views, made, strict=True) if v["history"] is not was}
+        del views, made
         touched = records.overrides.keys() & fold.unread_ids()
         if touched:  # a record not read that a link changes: read, and the links applied again
             fold.materialize(touched)
@@ -844,7 +887,7 @@ def render_state(
         break
     # Written as rendered, with nothing in place to pin to: the records are final, and their lines
     # are made and compressed from now on, alongside the rest.
-    packing = _Packing(records, reuse.members if reuse is not None else {}) if write is not None and not previous else None
+    packing = _Packing(records, reuse.members if reuse is not None else {}, fold.directory) if write is not None and not previous else None
     try:
         return _render_state(fold, manifest, records, packing, previous, vouched, memo, reuse, bare, write, omit, documents, carry)
     finally:
@@ -882,12 +925,16 @@ class Written(Sequence[RecordData]):
     them (:func:`_written`), each decoded from the fold's packed store when it is read and
     dropped by the reader: a pass over them (the index, the search rows, the files, the lines)
     holds one record at a time, so the render's memory does not grow with the records ever
-    seen. Histories are shared: one dict (and its JSON) for every id of the same ``History``."""
+    seen. Histories are shared: one dict (and its JSON) for every id of the same ``History``; a
+    history of one id alone (a retired one's, most of them) is made each time it is read and not
+    kept, so that the render holds none of them (~2 KB for each retired id ever seen)."""
 
     def __init__(self, fold: Fold, commit: str, ids: list[str] | None = None) -> None:
         self.fold, self.commit = fold, commit
         self.ids = sorted(fold._entries.keys() | fold._unread.keys()) if ids is None else ids
         self._histories: dict[int, tuple[History, Any, bytes]] = {}
+        #: the ``id`` of each ``History`` more than one id has (those made once and kept)
+        self._shared = _shared(e.model for e in fold._entries.values())
         #: histories the curated lineage links changed (``lineage_links.apply``), by id
         self.overrides: dict[str, Any] = {}
         self._overridden: dict[str, tuple[Any, bytes]] = {}
@@ -930,7 +977,10 @@ class Written(Sequence[RecordData]):
             if view is None:
                 view = self._lineages[eid] = _lineage(unread.facts)
             return view, b""
-        history = self.fold._entries[eid].history
+        entry = self.fold._entries[eid]
+        history = entry.model
+        if isinstance(entry.kept, bytes):  # a retired id's, kept as its JSON (keys sorted): its own, made for this read
+            return orjson.loads(entry.kept), entry.kept
         if history is None:
             return None, b"null"
         done = self._histories.get(id(history))
@@ -938,6 +988,8 @@ class Written(Sequence[RecordData]):
             held = self.fold.held(eid)
             # a retired record carried as read: its history is the model's as read (``sync._history_data``)
             data = held["history"] if held is not None else _written({"history": history.model_dump(mode="json")}, self.commit)["history"]  # type: ignore[typeddict-item]
+            if id(history) not in self._shared:  # this id's alone: made for this read, not kept
+                return data, _exact(orjson.dumps(data, option=orjson.OPT_SORT_KEYS)) if json else b""
             done = self._histories[id(history)] = (history, data, b"")
         if json and not done[2]:
             done = self._histories[id(history)] = (history, done[1], _exact(orjson.dumps(done[1], option=orjson.OPT_SORT_KEYS)))
@@ -957,8 +1009,24 @@ class Written(Sequence[RecordData]):
     def without(self, drop: set[str], ids: list[str] | None = None) -> Written:
         """These records less ``drop`` (the histories made so far kept)."""
         out = Written(self.fold, self.commit, [eid for eid in (self.ids if ids is None else ids) if eid not in drop])
-        out._histories, out.overrides, out._overridden, out._lineages = self._histories, self.overrides, self._overridden, self._lineages
+        out._histories, out.overrides, out._overridden, out._shared, out._lineages = (
+            self._histories,
+            self.overrides,
+            self._overridden,
+            self._shared,
+            self._lineages,
+        )
         return out
+
+
+def _shared(histories: Iterable[History | None]) -> frozenset[int]:
+    """The ``id`` of each history that comes more than once in ``histories``."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    for history in histories:
+        if history is not None:
+            (shared if id(history) in seen else seen).add(id(history))
+    return frozenset(shared)
 
 
 #: What a record not read says of its curated link (``_lineage``): that it has one, not which.
@@ -1139,8 +1207,10 @@ def _carried_rows(
     return out
 
 
-#: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``).
-Write = Callable[[Iterator[tuple[str, bytes]]], dict[str, bytes]]
+#: What writes a dataset's files as they are rendered and returns them (``render_state``'s ``write``):
+#: index.json, search.json and errors.jsonl.gz come as ``writer.Pieces``, each read to its end
+#: before the next file is asked for.
+Write = Callable[[Iterator[tuple[str, Data]]], dict[str, bytes]]
 
 
 class _Later(Mapping[Any, Any]):
@@ -1163,22 +1233,48 @@ class _Later(Mapping[Any, Any]):
         return len(self._items)
 
 
+class _Members(Mapping[bytes, bytes]):
+    """gzip members by their key (``jsonl.member_digest``), kept in a nameless file
+    (``packed_store``), not the heap: each read from it when it is asked for."""
+
+    def __init__(self, store: PackedStore) -> None:
+        self._store = store
+        self._slots: dict[bytes, Slot] = {}
+
+    def put(self, key: bytes, member: bytes) -> None:
+        self._slots[key] = self._store.put(member, room=False)
+
+    def __getitem__(self, key: bytes) -> bytes:
+        return self._store.get(self._slots[key])
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._slots
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._slots)
+
+    def __len__(self) -> int:
+        return len(self._slots)
+
+
 class _Packing:
     """errors.jsonl.gz's gzip members for ``records``, made on another thread (zlib lets go of the
     GIL) from the moment the records are final, while this one does the rest of the render (see
-    :func:`_streamed`). Each member's lines are made, hashed and compressed in turn, and only the
-    members, each line's digest and its size are kept (every line at once held as much again as
-    the records' files). ``close`` waits for it."""
+    :func:`_streamed`). Each member's lines are made, hashed and compressed in turn, and only each
+    line's digest and its size are kept, and the members in a nameless file in ``directory``
+    (``packed_store``: every line at once held as much again as the records' files, the members
+    ~1.4 KB for each record ever seen). ``close`` waits for it and lets go of the file."""
 
-    def __init__(self, records: Written, previous: Mapping[bytes, bytes]) -> None:
+    def __init__(self, records: Written, previous: Mapping[bytes, bytes], directory: Path | None = None) -> None:
         self.records = records
+        self._store = PackedStore(directory)
         self._pool = ThreadPoolExecutor(max_workers=1)
         self._made = self._pool.submit(self._pack, previous)
 
-    def _pack(self, previous: Mapping[bytes, bytes]) -> tuple[dict[str, tuple[bytes | None, bytes]], dict[str, int], dict[bytes, bytes]]:
+    def _pack(self, previous: Mapping[bytes, bytes]) -> tuple[dict[str, tuple[bytes | None, bytes]], dict[str, int], Mapping[bytes, bytes]]:
         lines: dict[str, tuple[bytes | None, bytes]] = {}
         sizes: dict[str, int] = {}
-        members: dict[bytes, bytes] = {}
+        members = _Members(self._store)
         ids = self.records.ids
         try:
             for start, end in jsonl.spans(ids):
@@ -1186,7 +1282,8 @@ class _Packing:
                 digests = [jsonl.line_digest(line) for line in block]
                 for rid, line, digest in zip(ids[start:end], block, digests, strict=True):
                     lines[rid], sizes[rid] = (None, digest), len(line)
-                members.update(jsonl.packed(ids[start:end], block, 1, previous, digests))
+                for key, member in jsonl.packed(ids[start:end], block, 1, previous, digests):
+                    members.put(key, member)
         except TypeError:  # not JSON (a lone surrogate): the writer makes them, and says so in one line
             return {}, {}, {}
         return lines, sizes, members
@@ -1198,6 +1295,7 @@ class _Packing:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True)
+        self._store.close()
 
 
 def _streamed(write: Write, records: Sequence[RecordData], manifest: Manifest, extra: Any, reuse: Reuse, packing: _Packing | None) -> dict[str, bytes]:
@@ -1208,7 +1306,7 @@ def _streamed(write: Write, records: Sequence[RecordData], manifest: Manifest, e
     rendering and compressing now overlap. Records other than those packed (some left out to
     keep within ``max_output_bytes``) are packed by the writer, as ``render_dataset`` does."""
     made = packing.reuse(reuse) if packing is not None and packing.records is records else reuse
-    return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs()))
+    return write(render_files(records, manifest, extra, manifest.limits.max_output_bytes, made, default_jobs(), pieces=True))
 
 
 def _written(data: RecordData, commit: str) -> RecordData:

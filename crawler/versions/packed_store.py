@@ -57,14 +57,20 @@ class PackedStore:
         """The bytes of the file (slots, with their room)."""
         return self._end
 
-    def put(self, data: bytes, slot: Slot | None = None) -> Slot:
-        """Keep ``data``, in ``slot`` (the same id's record before) when it fits there; the slot it is in."""
+    @property
+    def directory(self) -> Path | None:
+        """Where the file is made (None: the system's temporary directory)."""
+        return self._directory
+
+    def put(self, data: bytes, slot: Slot | None = None, room: bool = True) -> Slot:
+        """Keep ``data``, in ``slot`` (the same id's record before) when it fits there; the slot it
+        is in. ``room`` False: a new slot of the data's size alone (data never written over)."""
         fd = self._fd if self._fd >= 0 else self._open()
         if slot is not None and len(data) <= slot.room:
-            at, room = slot.at, slot.room
+            at, room_of = slot.at, slot.room
         else:
-            at, room = self._end, len(data) + len(data) // 4
-            self._end += room
+            at, room_of = self._end, len(data) + (len(data) // 4 if room else 0)
+            self._end += room_of
         try:
             view = memoryview(data)
             where = at
@@ -73,7 +79,7 @@ class PackedStore:
                 view, where = view[wrote:], where + wrote
         except OSError as e:
             raise OutputError(f"cannot keep the fold's records in {self._directory or tempfile.gettempdir()}: {e.strerror or e}") from None
-        return Slot(at, len(data), room)
+        return Slot(at, len(data), room_of)
 
     def get(self, slot: Slot) -> bytes:
         """The record in ``slot`` (b"" for a slot of no bytes: a record the store does not hold)."""

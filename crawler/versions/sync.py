@@ -27,7 +27,7 @@ from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
-from crawler.publish.writer import OverLimit, Reuse, write_dataset
+from crawler.publish.writer import Data, OverLimit, Pieces, Reuse, write_dataset
 from crawler.versions import carried, history_reuse
 from crawler.versions.carried import Carry
 from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
@@ -449,22 +449,35 @@ def _render_write(
     return written
 
 
-def _write_collected(target: Path, items: Iterator[tuple[str, bytes]], spare_root: Path | None, keep: bool = True) -> dict[str, bytes]:
+def _write_collected(target: Path, items: Iterator[tuple[str, Data]], spare_root: Path | None, keep: bool = True) -> dict[str, bytes]:
     """Write the files as they come, and return all but the record files (what ``history_reuse.finish``
     reads): a record file is not held once written, so that a history's memory does not grow with them.
     ``keep`` False (no cache to remember them): only the manifest is returned, and no whole-dataset
-    file (index.json, search.json, errors.jsonl.gz: tens of MB on a history of every release) is held
-    once written."""
+    file (index.json, search.json, errors.jsonl.gz: tens of MB on a history of every release) is
+    ever held whole: each is written a piece at a time as it is made (``writer.Pieces``)."""
     files: dict[str, bytes] = {}
 
-    def collected() -> Iterator[tuple[str, bytes]]:
+    def collected() -> Iterator[tuple[str, Data]]:
         for rel, data in items:
-            if record_id_of(rel) is None and (keep or rel == MANIFEST):
+            if record_id_of(rel) is not None or not (keep or rel == MANIFEST):
+                yield rel, data
+            elif isinstance(data, Pieces):
+                parts: list[bytes] = []
+                yield rel, Pieces(_kept_pieces(data, parts))
+                files[rel] = b"".join(parts)  # read by now: the writer reads a file's pieces before the next
+            else:
                 files[rel] = data
-            yield rel, data
+                yield rel, data
 
     write_dataset(target, collected(), spare_root=spare_root)
     return files
+
+
+def _kept_pieces(pieces: Pieces, parts: list[bytes]) -> Iterator[bytes]:
+    """``pieces`` as they are read, each also put in ``parts``."""
+    for piece in pieces:
+        parts.append(piece)
+        yield piece
 
 
 #: What a manifest says of where upstream stood when it was made: fields that move with every

@@ -69,10 +69,19 @@ def test_the_records_are_made_as_read_and_the_fold_holds_none_of_their_bytes(fix
     assert written[0] == written[0] and written[0] is not written[0]  # made anew by each read, held by none
     assert [r["id"] for r in written] == sorted(fold._entries) == written.ids
     assert written[1:].ids == written.ids[1:]
+    retired = 0
     for eid, entry in fold._entries.items():
         # the record is in the store's file, the entry says where; of its key's inputs, a digest
-        assert not any(isinstance(value, bytes) and len(value) > 32 for value in (getattr(entry, f) for f in entry.__slots__))
-        assert len(entry.key_inputs) == 32 and fold.packed(eid) == orjson.dumps({k: v for k, v in fold.record(eid).items() if k != "history"})
+        assert not any(isinstance(value, bytes) and len(value) > 32 for value in (getattr(entry, f) for f in entry.__slots__ if f != "kept"))
+        assert fold.packed(eid) == orjson.dumps({k: v for k, v in fold.record(eid).items() if k != "history"})
+        if entry.retired:
+            # a retired id keeps no key (made again from its record when asked for) and its history as JSON
+            retired += 1
+            assert entry.key == () and entry.key_inputs == b"" and orjson.loads(entry.kept) == fold.record(eid)["history"]
+            assert fold._key(eid) == history._record_key(fold.record(eid)) == entry.key != ()
+        else:
+            assert len(entry.key_inputs) == 32 and entry.history is entry.model is entry.kept
+    assert retired >= 2
 
 
 @pytest.mark.slow
@@ -152,3 +161,79 @@ def test_a_failed_fold_leaves_the_last_good_output_and_no_scratch(fixture_repo, 
     assert tree(out) == before and sorted(p.name for p in tmp_path.iterdir()) == around
     assert sorted(p.name for p in out.rglob("*") if p.name.startswith(".")) == []
     assert deleted_files_open() <= held
+
+
+@pytest.mark.slow
+def test_the_folds_files_are_the_same_whatever_their_pieces(fixture_repo, cli, tmp_path, monkeypatch):
+    """index.json, search.json and errors.jsonl.gz are written a piece at a time as they are made
+    (``writer.Pieces``), never held whole: the fold's catalogue through the CLI is byte for byte the
+    same whatever the pieces' size and the rows' batches, and is what rendering every record
+    listed at once makes; no file of the fold's (its store, its members) is left open."""
+    from test_backfill import tree
+
+    from crawler.base import jsonio
+    from crawler.publish import writer
+
+    for tag, files in RELEASES.items():
+        fixture_repo.commit(files, tag=tag)
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--per-release", tmp_path / "r", *RELEASES).exit_code == 0
+    pieces: list[int] = []
+    whole = writer.rows_pieces
+
+    def counted(*args, **kwargs):
+        made = list(whole(*args, **kwargs))
+        pieces.append(len(made))
+        yield from made
+
+    monkeypatch.setattr(writer, "rows_pieces", counted)
+    held = deleted_files_open()
+    trees = []
+    default = jsonio.PIECE
+    for piece, batch in ((1, 1), (200, 3), (default, writer._ROW_BATCH)):
+        monkeypatch.setattr(jsonio, "PIECE", piece)
+        monkeypatch.setattr(writer, "_ROW_BATCH", batch)
+        pieces.clear()
+        result = cli("history", "--fold", tmp_path / "r", "--out", tmp_path / f"o{piece}")
+        assert result.exit_code == 0, result.output
+        assert len(pieces) == 2  # index.json and search.json, in pieces
+        assert min(pieces) > 2 if piece == 1 else max(pieces) == 1 if piece == default else min(pieces) > 1, (piece, pieces)
+        trees.append(tree(tmp_path / f"o{piece}"))
+        assert deleted_files_open() <= held
+    assert trees[0] == trees[1] == trees[2]
+    target, fold, _ = fold_datasets([tmp_path / "r"], tmp_path / "again")
+    newest = dataset_module.load_manifest(tmp_path / "r" / "v2.0" / "acme" / "widgets")
+    assert listed_at_once(fold, newest) == read_dataset(target)
+    assert {rel.split("/", 2)[2]: data for rel, data in trees[0].items()} == read_dataset(target)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("failure", ["invalid", "over"])
+def test_a_write_that_fails_after_its_pieces_leaves_the_last_good_output_and_nothing_beside(fixture_repo, cli, tmp_path, failure):
+    """A dataset written with its whole-dataset files in pieces that fails once they are written (a
+    record the schema refuses, found at the end; errors.jsonl.gz over the limit, known once
+    written) leaves the dataset in place as it was and nothing beside it."""
+    from test_backfill import tree
+
+    from crawler.base.errors import DataError
+    from crawler.catalogue.search import search_rows
+    from crawler.publish.writer import OverLimit, render_files, write_dataset
+
+    for tag, files in RELEASES.items():
+        fixture_repo.commit(files, tag=tag)
+    assert cli("history", "--repo", fixture_repo.path, *ARGS, "--per-release", tmp_path / "r", *RELEASES).exit_code == 0
+    source = tmp_path / "r" / "v2.0" / "acme" / "widgets"
+    manifest = dataset_module.load_manifest(source)
+    records = list(dataset_module.iter_record_data(source, manifest))
+    target = tmp_path / "o" / "acme" / "widgets"
+    write_dataset(target, render_files(records, manifest, search_rows(records, manifest), pieces=True))
+    assert read_dataset(target) == read_dataset(source)  # the same files as the crawl wrote, made in pieces
+    before, around = tree(tmp_path / "o"), sorted(p.name for p in target.parent.iterdir())
+    limit = None
+    if failure == "invalid":
+        records[-1] = {**records[-1], "kind": 12}
+    else:
+        limit = max(len((target / "errors" / f"{r['id']}.json").read_bytes()) for r in records) + 1
+        assert (target / "errors.jsonl.gz").stat().st_size > limit
+    with pytest.raises(DataError if failure == "invalid" else OverLimit):
+        write_dataset(target, render_files(records, manifest, search_rows(records, manifest), max_bytes=limit, pieces=True))
+    assert tree(tmp_path / "o") == before and sorted(p.name for p in target.parent.iterdir()) == around
