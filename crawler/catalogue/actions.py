@@ -854,6 +854,12 @@ def classify(
     if cli_args:
         return "setting", "the check tests the command's arguments " + _joined([f"`args.{a}`" for a in cli_args])
     transfer = _TRANSFER_PARAMS.findall(guards)
+    if transfer and kind == ASSERT and _PARAMS_PRESENT.fullmatch(own.strip()):
+        # (s43-verify's W on a mooncake page: the request's parameters were read to queue it)
+        return (
+            "internal",
+            "an assert that the request's transfer parameters are there, under a guard on what they ask: it re-checks what the code that queued the request tested",
+        )
     if transfer and _asks_transfer(own, guards):
         return (  # (the innermost guard's: ``do_remote_decode`` under ``not params.get("do_remote_prefill")``)
             "request",
@@ -1795,6 +1801,9 @@ _TRANSFER_BASIS = "the check is on what the request's transfer parameters ask fo
 _TRANSFER_PARAMS = re.compile(r"\b(?:kv|ec)_transfer_params\b|\bdo_remote_(?:prefill|decode)\b")
 #: A connector's own role flag (``self.is_kv_consumer``), as the whole of an assert's condition.
 _ROLE_ONLY = re.compile(r"(?:not \(\s*)*(?:not\s+)?self\.is_kv_(?:consumer|producer|both)\)*")
+#: An assert's whole condition: the request's transfer parameters are there (``req.kv_transfer_params is not None``,
+#: as the raise's own condition reads it: ``not (...)``).
+_PARAMS_PRESENT = re.compile(r"(?:not \()?[\w.]{1,200}\.(?:kv|ec)_transfer_params is not None\)?")
 _PARAMS_KEY = re.compile(r"(?<![\w.])params\.get\(\s*[\"']do_remote_")
 
 

@@ -146,6 +146,11 @@ class WidgetConnectorScheduler:
         if blocks:
             assert not self._closing
         self.pending = blocks
+
+    def start_load(self, queued) -> None:
+        for req in queued:
+            if req.kv_transfer_params.get("do_remote_prefill"):
+                assert req.kv_transfer_params is not None, "kv_transfer_params should not be None"
 """
 
 FILES = {
@@ -225,6 +230,13 @@ def test_a_connectors_assert_under_the_requests_transfer_params_is_the_requests(
     got = action_of(records, "assert pkg/distributed/kv_transfer/widget_connector.py WidgetConnectorScheduler.update_state_after_alloc")
     assert got["actor"] == "request" and "`do_remote_decode`" in got["basis"], got
     assert "P/D router" in got["says"] and any("`--kv-transfer-config`" in step for step in got["steps"]), got
+
+
+def test_an_assert_that_the_requests_transfer_params_are_there_is_the_codes_own(records):
+    """Under a guard on what they ask, an assert that they are there re-checks what the code that
+    queued the request tested (s43-verify's W on mooncake_connector.py's `_reqs_need_recv`)."""
+    got = action_of(records, "kv_transfer_params should not be None")
+    assert got["actor"] == "internal" and "re-checks what the code that queued the request tested" in got["basis"], got
 
 
 def test_a_connectors_assert_on_its_own_state_is_not_the_requests(records):
