@@ -540,15 +540,8 @@ class Passed:
         that are one actor's (constants and the code's own state are nobody's when another's are
         there too), else None."""
         params = reads.get("param") or []
-        if not params or len(params) >= guard_reads.MAX_SHOWN or not set(reads) <= _OWN_READS:
-            return None
-        if site["qualname"] == "<module>" or "<" in site["qualname"]:
-            return None
-        decorators = (site.get("facts") or {}).get("decorators") or []
-        if any(d.split("(")[0].rpartition(".")[2] not in _PLAIN_DECORATORS for d in decorators):
-            return None
-        fq = f"{site['module']}.{site['qualname']}"
-        if fq not in self.graph.defs or not all(p.isidentifier() for p in params):
+        fq = _function_of(site, params, reads, _OWN_READS)
+        if fq is None or fq not in self.graph.defs or not all(p.isidentifier() for p in params):
             return None
         each: list[set[str]] = []
         for param in params:
@@ -576,14 +569,9 @@ class Passed:
         field read with ``m:`` alone may be a lookup of a constant table by the model's name); in a
         model architecture's code only; else None. One call back, no further."""
         params = reads.get("param") or []
-        if not params or len(params) >= guard_reads.MAX_SHOWN or not set(reads) <= _PARAM_READS:
+        fq = _function_of(site, params, reads, _PARAM_READS)
+        if fq is None:
             return None
-        if site["qualname"] == "<module>" or "<" in site["qualname"]:
-            return None
-        decorators = (site.get("facts") or {}).get("decorators") or []
-        if any(d.split("(")[0].rpartition(".")[2] not in _PLAIN_DECORATORS for d in decorators):
-            return None
-        fq = f"{site['module']}.{site['qualname']}"
         sig = self.signatures.get(fq)
         edges = self.graph.callers.get(fq, [])
         if (
@@ -653,3 +641,18 @@ def passed_by_id(records: Sequence[RecordData], primaries: Mapping[str, Extracte
         if decided is not None:
             out[record["id"]] = decided
     return out
+
+
+def _function_of(site: ExtractedSite, params: list[str], reads: Mapping[str, list[str]], allowed: frozenset[str]) -> str | None:
+    """The function (its dotted name) whose calls may decide a check that tests its parameters
+    ``params`` and reads only ``allowed`` sources: None for a check with no parameter or too many,
+    one that reads anything else, one at module level or in a nested function, or one of a
+    function under a decorator that may call it otherwise."""
+    if not params or len(params) >= guard_reads.MAX_SHOWN or not set(reads) <= allowed:
+        return None
+    if site["qualname"] == "<module>" or "<" in site["qualname"]:
+        return None
+    decorators = (site.get("facts") or {}).get("decorators") or []
+    if any(d.split("(")[0].rpartition(".")[2] not in _PLAIN_DECORATORS for d in decorators):
+        return None
+    return f"{site['module']}.{site['qualname']}"
