@@ -1329,7 +1329,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     elif actor == "model" and basis.startswith(_QUANTIZATION_BASIS):
         steps.append(
             "Check the checkpoint's quantization config (`quantization_config` in its `config.json`) against the condition under "
-            '"When it is raised": this code does not support that combination; use a checkpoint quantized in a form this version supports.'
+            '"When it is raised": this code does not support what it holds there; use a checkpoint quantized in a form this version supports.'
         )
     elif actor == "model" and basis.startswith("raised in the code"):
         steps.append(
@@ -1408,7 +1408,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "If it comes with a failure, or keeps coming, report it to "
             f"{_project(record)} with the log around it, the version you run and the command that led to it."
         )
-    elif (actor == "internal" and not basis.startswith("it re-raises what it caught")) or not steps:
+    elif (actor == "internal" and not basis.startswith(("it re-raises what it caught", "informational:"))) or not steps:
         steps.append(
             f"Report it to {_project(record)} with the full traceback, the version you run and the command "
             "or code that led to it; search the tracker first for the message."
@@ -1809,6 +1809,8 @@ def _decided_what(record: dict[str, Any], basis: str) -> str | None:
         return f"the network or the peer it waits on, and `{basis.split('`')[1]}`, the setting that bounds the wait"
     if basis.startswith(_BACKPRESSURE_BASIS):
         return "the peer it sends to, which is not taking its messages"
+    if basis.startswith(_INSTEAD_BASIS):
+        return f"it says what it does instead: {basis[len(_INSTEAD_BASIS) + 2 : -1]}"
     if basis.startswith("raised while the request is validated (`"):
         return f"what it asks for, as `{basis.split('`')[1]}` validates it"
     return None
@@ -2060,7 +2062,7 @@ _INSTEAD = re.compile(
     r"\bskipping\b|\bwill (?:be )?used?\b",
     re.I,
 )
-_CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+")
+_CLAUSES = re.compile(r"(?<=[.!?])\s+|\n+")
 _INSTEAD_BASIS = "informational: the warning says what it does instead and goes on"
 MAX_CLAUSE = 200
 
@@ -2071,7 +2073,7 @@ def _instead(record: dict[str, Any], text: str) -> str | None:
     above warning level (an error is no information)."""
     if (record.get("log") or {}).get("level") != "warning" or not text:
         return None
-    for clause in _CLAUSES.split(text):
+    for clause in [text] if len(text) <= MAX_CLAUSE else _CLAUSES.split(text):  # (a short message whole: "skipping." says nothing alone)
         if _INSTEAD.search(clause):
             clause = clause.strip().replace('"', "'")
             return clause if len(clause) <= MAX_CLAUSE else clause[: MAX_CLAUSE - 1] + "…"
@@ -2130,9 +2132,9 @@ def _stub(record: dict[str, Any], branch: str) -> dict[str, Any]:
         ),
         "remedy": None,
         "steps": [
-            f"Run a build in which {test} does not hold: the prebuilt wheel for your platform, or a build from source with the "
-            "toolkit (or for the platform) that test and the message name; or choose another backend or kernel, one that does not "
-            f"call {where}."
+            f"Run a build in which {test} does not hold (for a toolkit's version: the prebuilt wheel of this release, or a build "
+            "from source with the toolkit that test and the message name; for a platform: that platform's build), or choose another "
+            f"backend or kernel, one that does not call {where}."
         ],
     }
 
