@@ -39,6 +39,16 @@ READS: Final = "_reads"
 #: exception and does not raise again (``except (ImportError, AssertionError): return None``): the
 #: check's error never leaves that function (:func:`caught`; never one of the sources of :func:`reads`).
 CAUGHT: Final = "caught"
+#: The key, inside what a site reads, of the preprocessor branch a native check is the whole body of
+#: a function under, when that branch tests the toolkit or the architecture it is built for
+#: (``#if !defined(CUDA_VERSION) || CUDA_VERSION < 12040``: :func:`preprocessor`; no source either).
+PREPROCESSOR: Final = "preprocessor"
+#: The key, inside what a site reads, of the library call its (nested) function is handed to, when
+#: that library runs it and catches what it raises (``pm.register_replacement(pattern, ...)``:
+#: :func:`handed`; no source either).
+HANDED: Final = "handed"
+#: Keys of what a site reads that are facts beside its sources, not sources.
+_BESIDE: Final = frozenset({CAUGHT, PREPROCESSOR, HANDED})
 #: At most this many pieces of code kept per source.
 MAX_SHOWN = 4
 #: How far a local is followed through other locals (``a = b + 1; b = self.x``).
@@ -444,13 +454,30 @@ def caught(site: Mapping[str, Any]) -> str | None:
     return found[0] if type(found) is list and found and type(found[0]) is str else None
 
 
+def _beside(site: Mapping[str, Any], key: str) -> str | None:
+    found = (site.get(READS) or {}).get(key)
+    return found[0] if type(found) is list and found and type(found[0]) is str else None
+
+
+def preprocessor(site: Mapping[str, Any]) -> str | None:
+    """The toolkit or architecture test of the preprocessor branch a native check is the whole
+    function body under (``!defined(CUDA_VERSION) || CUDA_VERSION < 12040``), as written; else None."""
+    return _beside(site, PREPROCESSOR)
+
+
+def handed(site: Mapping[str, Any]) -> str | None:
+    """The library call a site's function is handed to, which runs it and catches its error
+    (``pm.register_replacement``); else None."""
+    return _beside(site, HANDED)
+
+
 def reads(site: Mapping[str, Any]) -> dict[str, list[str]]:
     """What an extracted site's check reads (``visitor`` stamps it as ``READS``); for a record's
     site, which does not keep it, traced over the snippet the record shows (a long function's
     parameters and early locals may be out of it, then ``other``)."""
     found = site.get(READS)
     if found is not None:
-        return cast(dict[str, list[str]], {k: v for k, v in found.items() if k != CAUGHT} if CAUGHT in found else found)
+        return cast(dict[str, list[str]], {k: v for k, v in found.items() if k not in _BESIDE} if _BESIDE & found.keys() else found)
     condition = own_condition(site)
     snippet = site.get("snippet") or {}
     if not condition:

@@ -33,6 +33,7 @@ from typing import Any
 
 from crawler.extract import knobs, limit, native_macros
 from crawler.extract.codefacts import empty_graph
+from crawler.extract.guard_reads import PREPROCESSOR, READS
 from crawler.extract.templates import escape_surrogates, field, format_specs, make_template
 from crawler.model.shapes import ExtractedSite, FileResult, SnippetData, TemplateData
 from crawler.source.globs import native_language
@@ -351,6 +352,44 @@ class _Walker:
         )
 
 
+#: A preprocessor test of the toolkit or the architecture a file is built for (``CUDA_VERSION``,
+#: ``__CUDA_ARCH__``, ``HIP_VERSION``, a ``gfx`` target) or of a build option (``ENABLE_SCALED_MM_SM90``).
+_TOOLKIT = re.compile(r"\b(?:CUDA_VERSION|CUDART_VERSION|__CUDACC_VER_\w+|__CUDA_ARCH\w*|HIP_VERSION\w*|ROCM_VERSION\w*|__gfx\w+|USE_ROCM|ENABLE_\w+)\b")
+MAX_BRANCH = 300
+
+
+def _toolkit_branch(call: Any) -> str | None:
+    """The preprocessor branch a check is the whole body of a function under, when its tests name
+    the toolkit or architecture it is built for: ``#if !defined(CUDA_VERSION) || CUDA_VERSION <
+    12040`` around a ``TORCH_CHECK(false, ...)`` stub, built when the toolkit lacks what the real
+    function needs (s43-judge2 W32); the tests that name neither are left out. Else None."""
+    statement = call.parent
+    body = statement.parent if statement is not None and statement.type == "expression_statement" else None
+    function = body.parent if body is not None and body.type == "compound_statement" else None
+    if body is None or function is None or function.type != "function_definition":
+        return None
+    if [c.id for c in body.named_children if c.type != "comment"] != [statement.id]:
+        return None
+    tests: list[str] = []
+    child, here = function, function.parent
+    while here is not None:
+        if here.type in ("preproc_if", "preproc_elif", "preproc_ifdef"):
+            if here.type == "preproc_ifdef":
+                named = here.child_by_field_name("name")
+                test = f"{'!' if _text(here.children[0]).strip() == '#ifndef' else ''}defined({_text(named) if named is not None else ''})"
+            else:
+                cond = here.child_by_field_name("condition")
+                test = _flat(_text(cond)) if cond is not None else ""
+            alternative = here.child_by_field_name("alternative")
+            if alternative is not None and alternative.id == child.id:
+                test = f"!({test})"
+            if _TOOLKIT.search(test):
+                tests.append(test)
+        child, here = here, here.parent
+    shown = " && ".join(reversed(tests))
+    return shown if shown and len(shown) <= MAX_BRANCH else None
+
+
 def _arguments(call: Any) -> list[Any]:
     arguments = call.child_by_field_name("arguments")
     return [a for a in arguments.named_children if a.type != "comment"] if arguments is not None else []
@@ -503,6 +542,9 @@ class _Cpp(_Walker):
             form = "concat" if any(isinstance(p, tuple) for p in pieces) else "literal"
         failing = [] if cond in ("false", "0") else [f"!({cond})"]
         self.site(node, names, scope, macro, surfaces, _site_template(pieces, form), [*guards, *failing])
+        branch = _toolkit_branch(node) if not failing and not guards and self.expansion is None and self.macro_scope is None else None
+        if branch is not None:
+            self.sites[-1][READS] = {PREPROCESSOR: [branch]}  # (kept off the record, as the Python sites' reads)
         prefix = len(_STD_PREFIX) if macro in _PREFIXES else 0
         if prefix and len(pieces) > prefix:  # the title: the message after the function, file and line
             self.sites[-1]["title_template"] = _site_template(pieces[prefix:], form)

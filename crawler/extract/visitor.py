@@ -66,7 +66,7 @@ from typing import Any, cast
 from crawler.extract import assembled, cross_module_facts, knob_passes, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
-from crawler.extract.guard_reads import CAUGHT, READS, ClassText, FunctionText, trace
+from crawler.extract.guard_reads import CAUGHT, HANDED, READS, ClassText, FunctionText, trace
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
 from crawler.extract.surface_sites import SurfaceSites, has_text_to_match
@@ -86,7 +86,10 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "9"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT)
+EXTRACTOR_VERSION = "10"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT); 10: a native check under a toolkit's #if, a pattern function handed to register_replacement (guard_reads.PREPROCESSOR, HANDED)
+#: What a library that runs a function handed to it catches of what it raises (torch's
+#: ``register_replacement``: a ``RuntimeError`` is a trace mismatch).
+_LIBRARY_CATCHES = frozenset({"RuntimeError"})
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
@@ -1193,10 +1196,27 @@ class _Extractor(HelperMessages, SurfaceSites):
             )  # (kept off the record: catalogue.entries)
             if caught is not None:
                 site[READS][CAUGHT] = [caught]
+        library = self._handed_to(fn, written) if kind == RAISE else None
+        if library is not None:
+            site.setdefault(READS, {})[HANDED] = [library]
         self.sites.append(site)
         if resolve:
             self._pending.append(PendingName(cast(dict[str, Any], site), written, frame))
         return site
+
+    def _handed_to(self, fn: Frame | None, written: str) -> str | None:
+        """The library call (``pm.register_replacement``) a nested function is handed to in the
+        function it is defined in, when that library catches what the function raises: torch's
+        pattern matcher traces a pattern function given to ``register_replacement`` and takes a
+        ``RuntimeError`` from it as a pattern that does not match (s43-verify, #32)."""
+        parent = fn.parent if fn is not None else None
+        if fn is None or parent is None or parent.kind != "function" or written.rpartition(".")[2] not in _LIBRARY_CATCHES:
+            return None
+        name = fn.qualname.rpartition(".")[2]
+        node = parent.node
+        text = self.src.span(node.lineno, node.end_lineno or node.lineno)
+        found = re.search(rf"(?<![\w.])((?:[A-Za-z_]\w*\.)*register_replacement)\(\s*(?:search_fn\s*=\s*)?{re.escape(name)}\s*[,)]", text)
+        return found.group(1) if found else None
 
     def _count(self, kind: str, template: TemplateData, pending: bool) -> None:
         """Count a site about to be made when no later step can drop it, and stop the walk past
