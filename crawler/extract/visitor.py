@@ -86,7 +86,7 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "9"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT)
+EXTRACTOR_VERSION = "10"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT); 10: defaulted_fields (knob_helpers)
 SNIPPET_LINES = 25
 MESSAGE_KEYWORDS = ("message", "msg", "detail")
 
