@@ -1258,7 +1258,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
-    decided = _decided_steps(record, actor, basis) or _rules2_steps(actor, basis)
+    decided = _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis)
     if decided:
         steps.extend(decided)
     elif actor == "setting" and "feature it configures" in basis:
@@ -1398,7 +1398,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
-    decided = _decided_what(record, basis)
+    decided = _decided_what(record, basis) or _rules2_what(actor, basis)
     if decided:
         return decided
     if actor == "setting":
@@ -2025,9 +2025,40 @@ def _rules2_decided(record: dict[str, Any], reads: dict[str, list[str]], own: st
 
 
 #: A cleanup method (``cleanup``, ``close``, ``shutdown``, ``__del__``) that logs what it could not undo and goes on.
-_CLEANUP = re.compile(r"_?(?:cleanup|clean_up|close|shutdown|shut_down|teardown|tear_down|release|destroy|free|unmap|stop)\w*|__del__|__exit__|__aexit__")
+#: (not ``release``, ``free``, ``stop``: a request's blocks released at run time are no teardown)
+_CLEANUP = re.compile(r"_?(?:cleanup|clean_up|close|shutdown|shut_down|teardown|tear_down|destroy)\w*|__del__|__exit__|__aexit__")
 #: A message that quotes the error another process replied with (``{response.get('message')}``, ``{reply["error"]}``).
 _REPLIED = re.compile(r"\{(\w+(?:\.get\(\s*['\"](?:message|error|detail|reason)['\"]\s*\)|\[['\"](?:message|error|detail|reason)['\"]\]))(?:![rs])?\}")
+
+
+#: "Attention + quant fusion is enabled, but no attention layers were found ...": a feature on that has nothing to act on.
+_ENABLED_BUT = re.compile(r"[^.]{1,120}?\b(?:is|are) enabled,? but\b")
+#: "Round-robin placement requires DeepEP-ll or NIXL backend": what a choice needs of the backend chosen.
+_REQUIRES_BACKEND = re.compile(r"\brequires?\b[^.]{0,80}?\bbackends?\b", re.I)
+#: "Unexpected {status} message for engine {i} in {engine.state} state": a protocol's message the state does not take.
+_UNEXPECTED_MESSAGE = re.compile(r"\bunexpected\b.{0,80}?\bmessage\b.{0,120}?\bstate\b", re.I)
+#: "Request decoded media exceeds VLLM_MAX_MEDIA_REQUEST_DECODE_BYTES": one request over a limit of the server's.
+_REQUEST_OVER = re.compile(r"Request\b[^.]{0,200}?\bexceeds?\b")
+
+
+def _raises_after(site: dict[str, Any]) -> bool:
+    """Whether the block a log line is in goes on to raise (``logger.warning(...)`` then ``raise`` in
+    its ``except``), as far as the snippet shows: a bare ``raise`` (or any ``raise``) at the log's
+    indentation or deeper before the block ends; True when the snippet does not show the line."""
+    snippet = site.get("snippet") or {}
+    lines = str(snippet.get("code") or "").splitlines()
+    at = int(site["line"]) - int(snippet.get("start_line") or site["line"])
+    if not 0 <= at < len(lines):
+        return True
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    for line in lines[at + 1 :]:
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return False
+        if re.match(r"\s*raise\b", line):
+            return True
+    return False
 
 
 def _rules2_open(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
@@ -2042,12 +2073,31 @@ def _rules2_open(record: dict[str, Any], reads: dict[str, list[str]], text: str)
         and handler.startswith("except")
         and _CLEANUP.fullmatch(method)
         and not facts.get("reraise")
+        and not _raises_after(site)
         and not set(reads) & {"config", "request", "model", "platform"}
     ):
         return (  # (O3)
             "internal",
             f"logged while `{short_code(site['qualname'])}` cleans up, for an error it catches (`{short_code(handler)}`) and goes on: "
             "what it could not undo is left as it is, nothing to do",
+        )
+    if record["kind"] == LOG and (record.get("log") or {}).get("level") in ("warning", "info") and _ENABLED_BUT.match(text) and not handler:
+        return (  # (O32)
+            "setting",
+            "the warning says a feature you enabled does not apply to what it runs with (it names what is missing) and goes on without it",
+        )
+    if record["kind"] in (RAISE, LOG) and not handler and _REQUIRES_BACKEND.search(text) and not _HARDWARE.search(text):
+        return "setting", "the message says the backend chosen does not support it"  # (O31: "requires DeepEP-ll or NIXL backend")
+    if (
+        record["kind"] == RAISE
+        and _UNEXPECTED_MESSAGE.search(text)
+        and reads
+        and set(reads) <= {"other", "state", "constant", "param"}  # (``param``: the socket it was received on)
+        and not _reached_from_outside(record, "/" + site["path"])
+    ):
+        return (  # (O18)
+            "internal",
+            "the check finds a message of the code's own protocol that the state it is in does not expect (a message between the project's own processes)",
         )
     replied = _REPLIED.search(text) if record["kind"] == RAISE and not record["message"].get("opaque") else None
     if replied:
@@ -2059,8 +2109,27 @@ def _rules2_open(record: dict[str, Any], reads: dict[str, list[str]], text: str)
     return None
 
 
-def _rules2_steps(actor: str, basis: str) -> list[str]:
+def _rules2_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
     """The steps of seed 66's rules that need their own words."""
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
     if actor == "internal" and basis.startswith("logged while `") and basis.endswith("nothing to do"):
         return ["Nothing to do: it could not undo one thing while cleaning up, says so and goes on."]
+    if actor == "setting" and basis.startswith("the warning says a feature you enabled does not apply"):
+        return [
+            "Nothing breaks: it goes on without the feature (the message says what it found missing). If you meant it to apply, "
+            "check the options that enable it against what the message names; otherwise leave it off to silence the warning."
+        ]
+    env = _ENV_NAME.search(text)
+    if actor == "setting" and _REQUEST_OVER.match(text) and env and env.group(0).startswith(_env_prefixes(record)):
+        return [  # (R*13: the request first, the server's limit second)
+            "If you sent the request: it is over a limit of the server's; send a smaller one (fewer or smaller media items, or a shorter "
+            f"input). If you run the server and such requests should pass, raise `{env.group(0)}` where it runs."
+        ]
     return []
+
+
+def _rules2_what(actor: str, basis: str) -> str | None:
+    """What the page's first sentence names for seed 66's rules that need their own words."""
+    if actor == "setting" and basis.startswith("the warning says a feature you enabled does not apply"):
+        return "a feature you enabled, which the message names"
+    return None

@@ -11,9 +11,14 @@ records' ``meaning.action``; beside each rule a near case it must not take.
   names a model architecture (W34);
 - an assert in a model module's ``__init__`` on a piece of the model's configuration it is built
   with (``cfg.token_pooling``), saying "not supported", is the model's (W35);
-- a warning a cleanup method logs for an error it catches and goes on is harmless (O3);
+- a warning a cleanup method logs for an error it catches and goes on is harmless (O3; one whose
+  handler raises again is not);
 - a raise whose message quotes the error another process replied with wraps that error (O15);
-- "do not pass --X" is a remedy the message gives (R*24).
+- a message of the code's own protocol that its state does not expect is internal (O18);
+- a warning or raise that says a choice requires another backend is the backend's setting (O31);
+- a warning that a feature is enabled but has nothing to act on is that setting, and harmless (O32);
+- "do not pass --X" is a remedy the message gives (R*24); a "Request ... exceeds VLLM_X" names the
+  request first and the server's limit second (R*13).
 """
 
 from __future__ import annotations
@@ -141,6 +146,7 @@ class WidgetVLForCausalLM(nn.Module):
 """
 
 REGION = """
+import asyncio
 import logging
 
 logger = logging.getLogger(__name__)
@@ -153,6 +159,13 @@ class WidgetRegion:
                 self.mmap_obj.close()
             except BufferError:
                 logger.warning("Keeping %s mapped: buffers are still exported", self.path)
+
+    async def close(self) -> None:
+        try:
+            await asyncio.to_thread(self.join)
+        except asyncio.CancelledError:
+            logger.warning("Close of %s was cancelled", self.path)
+            raise
 
     def resize(self, size: int) -> None:
         try:
@@ -184,6 +197,75 @@ def load_widget(path, mode):
         raise ValueError("Widget temporary files are slow; do not use them in production.")
 """
 
+ENVS = """
+import os
+
+environment_variables = {
+    "WIDGETS_MAX_MEDIA_BYTES": lambda: int(os.getenv("WIDGETS_MAX_MEDIA_BYTES", "0")),
+}
+"""
+
+MEDIA = """
+from pkg import envs
+
+
+class WidgetMediaBudget:
+    def settle(self, used: int) -> None:
+        limit = envs.WIDGETS_MAX_MEDIA_BYTES
+        if used > limit:
+            raise ValueError(f"Request decoded widget media exceeds WIDGETS_MAX_MEDIA_BYTES={limit} ({used} bytes).")
+"""
+
+PASSES = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class WidgetFusionPass:
+    def __init__(self, layers) -> None:
+        if len(layers) == 0:
+            logger.warning("Widget fusion is enabled, but no widget layers were found, so no fusion patterns were registered.")
+        self.layers = layers
+
+
+class WidgetNorm:
+    def __init__(self, policy, fallback) -> None:
+        if policy and fallback is None:
+            raise ValueError("Widget norm is enabled but no fallback was supplied")
+        self.fallback = fallback
+
+
+class WidgetPlacement:
+    def choose(self, use_all2all: bool, ranks: int) -> str:
+        if use_all2all:
+            logger.warning("Round-robin widget placement requires the DeepEP-ll or NIXL backend. Falling back to linear.")
+            return "linear"
+        if ranks < 2:
+            logger.warning("Round-robin widget placement needs two ranks. Falling back to linear.")
+            return "linear"
+        return "round_robin"
+"""
+
+HANDSHAKE = """
+import zmq
+
+
+def wait_for_widget_startup(engines, address) -> None:
+    sock = zmq.Context().socket(zmq.ROUTER)
+    sock.bind(address)
+    while any(e.state != 2 for e in engines):
+        identity, status = sock.recv_multipart()
+        engine = next(e for e in engines if e.identity == identity)
+        if status == "HELLO" and engine.state == 0:
+            engine.state = 1
+        elif status == "READY" and engine.state == 1:
+            engine.state = 2
+        else:
+            raise RuntimeError(f"Unexpected {status} message for widget engine {engine.index} in {engine.state} state.")
+"""
+
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/config.py": CONFIG,
@@ -195,6 +277,10 @@ FILES = {
     "pkg/v1/offload/region.py": REGION,
     "pkg/daemon/ipc.py": DAEMON,
     "pkg/widget_loader.py": MISC,
+    "pkg/envs.py": ENVS,
+    "pkg/multimodal/budget.py": MEDIA,
+    "pkg/compilation/widget_fusion.py": PASSES,
+    "pkg/v1/engine/widget_startup.py": HANDSHAKE,
 }
 
 
@@ -252,6 +338,11 @@ def test_a_warning_a_cleanup_logs_for_an_error_it_catches_and_goes_on_is_harmles
     assert got["steps"][0].startswith("Nothing to do"), got["steps"]
 
 
+def test_a_cleanups_warning_whose_handler_raises_again_is_not_harmless(records):
+    got = action_of(records, "Close of {self.path} was cancelled")
+    assert "cleans up" not in got["basis"], got
+
+
 def test_the_same_warning_outside_a_cleanup_is_left_open(records):
     got = action_of(records, "Could not resize {self.path}")
     assert "cleans up" not in got["basis"] and "errcat cannot tell" in got["says"], got
@@ -277,3 +368,37 @@ def test_do_not_pass_an_option_is_the_messages_remedy(records):
 def test_do_not_use_without_an_option_is_no_remedy(records):
     got = action_of(records, "Widget temporary files are slow")
     assert got["remedy"] is None, got
+
+
+def test_a_warning_that_a_feature_enabled_has_nothing_to_act_on_is_that_setting_and_harmless(records):
+    got = action_of(records, "Widget fusion is enabled, but no widget layers")
+    assert got["actor"] == "setting" and "a feature you enabled" in got["says"], got
+    assert got["steps"][0].startswith("Nothing breaks"), got["steps"]
+
+
+def test_a_raise_that_a_feature_is_enabled_but_a_part_was_not_supplied_is_not_that_rule(records):
+    got = action_of(records, "Widget norm is enabled but no fallback")
+    assert "feature you enabled" not in got["basis"], got
+
+
+def test_a_warning_that_a_choice_requires_another_backend_is_the_backend_setting(records):
+    got = action_of(records, "Round-robin widget placement requires the DeepEP-ll")
+    assert got["actor"] == "setting" and got["basis"] == "the message says the backend chosen does not support it", got
+
+
+def test_a_warning_without_a_backend_stays_open(records):
+    got = action_of(records, "Round-robin widget placement needs two ranks")
+    assert "errcat cannot tell" in got["says"], got
+
+
+def test_an_unexpected_protocol_message_for_the_state_is_internal(records):
+    got = action_of(records, "Unexpected {status} message for widget engine")
+    assert got["actor"] == "internal" and "code's own protocol" in got["basis"], got
+    assert "errcat cannot tell" not in got["says"], got
+
+
+def test_a_request_over_a_servers_limit_names_the_request_first_then_the_limit(records):
+    got = action_of(records, "Request decoded widget media exceeds")
+    assert got["actor"] == "setting", got
+    (step,) = got["steps"]
+    assert step.startswith("If you sent the request:") and "raise `WIDGETS_MAX_MEDIA_BYTES`" in step, got["steps"]
