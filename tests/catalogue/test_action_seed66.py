@@ -39,10 +39,14 @@ def get_kwargs(cls):
 class WidgetTransferConfig:
     engine_id: str | None = None
     peer_id: str | None = None
+    role: str | None = None
 
     def __post_init__(self) -> None:
         if self.engine_id is None:
             self.engine_id = str(uuid.uuid4())
+        if self.peer_id is not None:
+            if self.role is None:
+                self.role = "both"
 
 
 @dataclass
@@ -83,6 +87,7 @@ class WidgetConnector:
         assert vllm_config.widget_transfer_config is not None
         assert vllm_config.widget_transfer_config.engine_id is not None, "widget engine id is unset"
         assert vllm_config.widget_transfer_config.peer_id is not None, "widget peer id is unset"
+        assert vllm_config.widget_transfer_config.role is not None, "widget role is unset"
         self.engine_id = vllm_config.widget_transfer_config.engine_id
 """
 
@@ -297,6 +302,11 @@ def test_an_assert_that_a_field_its_config_fills_itself_is_there_is_the_codes_ow
 
 def test_an_assert_on_a_field_its_config_never_fills_stays_the_setting(records):
     got = action_of(records, "widget peer id is unset")
+    assert got["actor"] == "setting" and "`--widget-transfer-config`" in got["says"], got
+
+
+def test_an_assert_on_a_field_its_config_fills_only_under_another_test_stays_the_setting(records):
+    got = action_of(records, "widget role is unset")
     assert got["actor"] == "setting" and "`--widget-transfer-config`" in got["says"], got
 
 
