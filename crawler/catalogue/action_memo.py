@@ -46,7 +46,11 @@ def stamp(code: str, names: SettingNames | None = None) -> str:
     """What a kept action stands for besides its inputs: errcat's code, the Python running it, and
     how the repository spells its settings (``names``: one table per crawl, which who acts reads to
     name a setting by its option, so a commit that adds or renames an option makes every action anew)."""
-    spelled = b"" if names is None else orjson.dumps([names.flags, {k: sorted(v) for k, v in names.fields.items()}], option=orjson.OPT_SORT_KEYS)
+    spelled = (
+        b""
+        if names is None
+        else orjson.dumps([names.flags, {k: sorted(v) for k, v in names.fields.items()}, sorted(names.filled)], option=orjson.OPT_SORT_KEYS)
+    )
     return hashlib.sha256(f"{code}\0{sys.version}\0{orjson.__version__}\0".encode() + spelled).hexdigest()
 
 

@@ -39,7 +39,8 @@ MAX_REMEDY = 320
 _REMEDY_START = re.compile(
     r"(?:please |you (?:can|could|may|should|must|need to|might want to) |try |consider |to (?:fix|avoid|resolve|solve|silence) |"
     r"use |set |unset |make sure |ensure |increase |decrease |reduce |lower |install |run |pass |specify |"
-    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |adjust |provide |restart |check |select |choose |pick )",
+    r"upgrade |downgrade |update |disable |enable |remove |add |switch |change |adjust |provide |restart |check |select |choose |pick |"
+    r"(?:do not|don't) (?:pass|set|use|specify) (?=`?--[a-z]))",  # (s44-rules2, R*24: "...; do not pass --quantization.")
     re.I,
 )
 _INTRO = re.compile(r"(?:^|[,;:]\s+|(?<!\s)\s+(?:or|and|then)\s+|(?<!\s)\s+[-–—]\s+)(?=\S)")
@@ -822,6 +823,9 @@ def classify(
         return "environment", "a package that is not installed (or cannot be imported) leads to it: the check finds it missing"
     if _DRIVER_HANDLER.search(handler):
         return "environment", f"raised or logged while handling `{short_code(handler)}`: the system or a driver refused"
+    filled = _filled_field(record, own, names) if kind == ASSERT else None
+    if filled:
+        return "internal", f"an assert that `{filled}` is there, which its config class gives a value itself when none is set: it narrows the code's own value"
     present = _PRESENT.fullmatch(own.strip()) if kind == ASSERT else None
     if present and any(p in path for p in _FEATURE_PACKAGES.get(present.group(1), ())):
         return (
@@ -974,6 +978,9 @@ def classify(
         record, reads, own, text
     ):
         return "setting", "the message or the check names the parallel sizes the deployment is set to"
+    seed66 = _rules2_decided(record, reads, own, text, handler)
+    if seed66 is not None:
+        return seed66
     if _MODEL_WORDS.search(text) or (in_model and kind != ASSERT and re.search(r"\bconfig\b|\bweight|\bcheckpoint|quant", guards + text)):
         return "model", "the check reads the model, its configuration or its checkpoint"
     if "/lora/" in path and kind != ASSERT and _LORA.search(text):
@@ -1114,7 +1121,7 @@ def classify(
         return "internal", "logged for an exception it caught: that exception is the cause"
     if passed:
         return passed[0], passed[1]
-    decided = _open_decided(record, reads, own, text)
+    decided = _open_decided(record, reads, own, text) or _rules2_open(record, reads, text)
     if decided is not None:
         return decided
     return "internal", "no setting, request, model or environment a user controls leads to it"
@@ -1268,7 +1275,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
-    decided = _decided_steps(record, actor, basis)
+    decided = _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis)
     if decided:
         steps.extend(decided)
     elif actor == "setting" and "feature it configures" in basis:
@@ -1418,7 +1425,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
-    decided = _decided_what(record, basis)
+    decided = _decided_what(record, basis) or _rules2_what(actor, basis)
     if decided:
         return decided
     if actor == "setting":
@@ -2160,3 +2167,208 @@ def _handed_to(record: dict[str, Any], library: str) -> dict[str, Any]:
             f"reaches you anyway (a traceback that ends in {where}), with that traceback and the version you run."
         ],
     }
+
+
+# --------------------------------------------------------------------------- s44-rules2: seed 66's wrong claims and open pages
+# (bench/RESULTS.md, s44-judge: W14 W28 W34 W35, O3 O15, R*24): facts of the code, each a small function
+# of its own that ``classify`` asks at one place.
+
+#: An assert's whole condition: a config's field is there (``not (vllm_config.kv_transfer_config.engine_id is not None)``).
+_FIELD_PRESENT = re.compile(r"not \(((?:[A-Za-z_]\w*\.)*[a-z_]\w*_config\.[a-z_]\w*) is not None\)")
+
+
+def _filled_field(record: dict[str, Any], own: str, names: SettingNames | None) -> str | None:
+    """The config field an assert finds there, when the settings class the record's knob of it names
+    gives it a value itself whenever none is given (``KVTransferConfig.__post_init__``: ``if
+    self.engine_id is None: self.engine_id = str(uuid.uuid4())``; ``SettingNames.filled``): never None
+    once the config is built, so the assert narrows the code's own value and no user has to set it
+    (W14 of s44-judge). Else None."""
+    found = _FIELD_PRESENT.fullmatch(own.strip())
+    if found is None or names is None or not names.filled:
+        return None
+    chain = found.group(1)
+    field = chain.rpartition(".")[2]
+    for knob in record["meaning"].get("knobs") or []:
+        if knob["kind"] == "config_field" and knob.get("field") == field and f"{knob.get('owner')}.{field}" in names.filled:
+            return _config_field(chain) or chain
+    return None
+
+
+#: ``Attention.__init__`` builds its backend's implementation with ``kv_cache_dtype`` from
+#: ``cache_config.cache_dtype`` (``--kv-cache-dtype``), which the base ``AttentionImpl`` stores.
+_IMPL_KV_DTYPE = re.compile(r"(?<![\w.])self\.kv_cache_dtype\b")
+_KV_DTYPE_FIELD = "cache_config.cache_dtype"
+#: A model's own part built from a piece of its configuration (``cfg: MlpProjectorConfig``, ``vision_config``).
+_CONFIG_PARAM = re.compile(r"(?:[a-z][a-z0-9]*_)*(?:config|cfg)")
+
+
+def _caught_log(record: dict[str, Any], handler: str) -> bool:
+    """``logger.exception(...)`` inside ``except Exception:``: what it prints with it is the traceback
+    of whatever failed (W34 of s44-judge: a registry's function of a ``model_arch`` reads no model)."""
+    return record["kind"] == LOG and (record.get("log") or {}).get("level") == "exception" and bool(_BROAD_HANDLER.match(handler.strip()))
+
+
+def _model_part_unsupported(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> list[str]:
+    """The parameters an assert in a model architecture's ``__init__`` tests, when they are pieces of
+    the model's configuration it is built with (``cfg``, ``projector_config``: none of the engine's
+    settings, no quantization config) and it tests their fields against constants only, with a
+    message that says what is not supported (``assert not cfg.token_pooling, "Token pooling is not
+    supported currently."``): the checkpoint's config.json is a variant this code does not take
+    (W35 of s44-judge). Else []."""
+    path, site = _where(record)
+    params = reads.get("param") or []
+    if (
+        record["kind"] != ASSERT
+        or site["qualname"].rpartition(".")[2] != "__init__"
+        or not any(p in path for p in _ARCHITECTURE_PATHS)
+        or not params
+        or not set(reads) <= {"param", "constant"}
+        or not _UNSUPPORTED.search(text)
+    ):
+        return []
+    for param in params:
+        if not _CONFIG_PARAM.fullmatch(param) or guard_reads.CONFIG_PART.fullmatch(param) or "quant" in param:
+            return []
+        if not re.search(rf"(?<![\w.]){re.escape(param)}\.[a-z_]\w*", own):
+            return []
+    return params
+
+
+def _rules2_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, handler: str) -> tuple[str, str] | None:
+    """(actor, basis) of seed 66's rules that come before "a model's directory: the model"."""
+    path, site = _where(record)
+    if _caught_log(record, handler):
+        return "internal", "logged for an exception it caught: that exception is the cause"
+    if (
+        record["kind"] in (RAISE, ASSERT)
+        and _BACKEND_IMPL.fullmatch(site["qualname"])
+        and not any(p in path for p in _BACKEND_PATHS)
+        and _IMPL_KV_DTYPE.search(own)
+        and set(reads) <= {"other", "state", "constant"}
+        and all(_IMPL_KV_DTYPE.fullmatch(c) for source in ("other", "state") for c in reads.get(source) or [])
+    ):
+        return (  # (W28: in a model's own attention implementation the backend is the model's; the cache's dtype is yours)
+            "setting",
+            "the check tests the KV cache dtype its attention implementation is built with (`self.kv_cache_dtype`, which the "
+            f"attention layer passes it from the cache config): the check reads the configuration `{_KV_DTYPE_FIELD}`",
+        )
+    parts = _model_part_unsupported(record, reads, own, text)
+    if parts:
+        return (
+            "model",
+            "an assert on the checkpoint's own configuration, a piece of which the model's module is built with ("
+            + _shown(parts)
+            + "): a variant this code does not support",
+        )
+    return None
+
+
+#: A cleanup method (``cleanup``, ``close``, ``shutdown``, ``__del__``) that logs what it could not undo and goes on.
+#: (not ``release``, ``free``, ``stop``: a request's blocks released at run time are no teardown)
+_CLEANUP = re.compile(r"_?(?:cleanup|clean_up|close|shutdown|shut_down|teardown|tear_down|destroy)\w*|__del__|__exit__|__aexit__")
+#: A message that quotes the error another process replied with (``{response.get('message')}``, ``{reply["error"]}``).
+_REPLIED = re.compile(r"\{(\w+(?:\.get\(\s*['\"](?:message|error|detail|reason)['\"]\s*\)|\[['\"](?:message|error|detail|reason)['\"]\]))(?:![rs])?\}")
+
+
+#: "Attention + quant fusion is enabled, but no attention layers were found ...": a feature on that has nothing to act on.
+_ENABLED_BUT = re.compile(r"[^.]{1,120}?\b(?:is|are) enabled,? but\b")
+#: "Round-robin placement requires DeepEP-ll or NIXL backend": what a choice needs of the backend chosen.
+_REQUIRES_BACKEND = re.compile(r"\brequires?\b[^.]{0,80}?\bbackends?\b", re.I)
+#: "Unexpected {status} message for engine {i} in {engine.state} state": a protocol's message the state does not take.
+_UNEXPECTED_MESSAGE = re.compile(r"\bunexpected\b.{0,80}?\bmessage\b.{0,120}?\bstate\b", re.I)
+#: "Request decoded media exceeds VLLM_MAX_MEDIA_REQUEST_DECODE_BYTES": one request over a limit of the server's.
+_REQUEST_OVER = re.compile(r"Request\b[^.]{0,200}?\bexceeds?\b")
+
+
+def _raises_after(site: dict[str, Any]) -> bool:
+    """Whether the block a log line is in goes on to raise (``logger.warning(...)`` then ``raise`` in
+    its ``except``), as far as the snippet shows: a bare ``raise`` (or any ``raise``) at the log's
+    indentation or deeper before the block ends; True when the snippet does not show the line."""
+    snippet = site.get("snippet") or {}
+    lines = str(snippet.get("code") or "").splitlines()
+    at = int(site["line"]) - int(snippet.get("start_line") or site["line"])
+    if not 0 <= at < len(lines):
+        return True
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    for line in lines[at + 1 :]:
+        if not line.strip():
+            continue
+        if len(line) - len(line.lstrip()) < indent:
+            return False
+        if re.match(r"\s*raise\b", line):
+            return True
+    return False
+
+
+def _rules2_open(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """(actor, basis) of seed 66's rules for a check no other rule decides; None to leave it open."""
+    _, site = _where(record)
+    facts = site.get("facts") or {}
+    handler = (facts.get("handler") or "").strip()
+    method = site["qualname"].rpartition(".")[2]
+    if (
+        record["kind"] == LOG
+        and (record.get("log") or {}).get("level") in ("warning", "info", "debug")
+        and handler.startswith("except")
+        and _CLEANUP.fullmatch(method)
+        and not facts.get("reraise")
+        and not _raises_after(site)
+        and not set(reads) & {"config", "request", "model", "platform"}
+    ):
+        return (  # (O3)
+            "internal",
+            f"logged while `{short_code(site['qualname'])}` cleans up, for an error it catches (`{short_code(handler)}`) and goes on: "
+            "what it could not undo is left as it is, nothing to do",
+        )
+    if record["kind"] == LOG and (record.get("log") or {}).get("level") in ("warning", "info") and _ENABLED_BUT.match(text) and not handler:
+        return (  # (O32)
+            "setting",
+            "the warning says a feature you enabled does not apply to what it runs with (it names what is missing) and goes on without it",
+        )
+    if record["kind"] in (RAISE, LOG) and not handler and _REQUIRES_BACKEND.search(text) and not _HARDWARE.search(text):
+        return "setting", "the message says the backend chosen does not support it"  # (O31: "requires DeepEP-ll or NIXL backend")
+    if (
+        record["kind"] == RAISE
+        and _UNEXPECTED_MESSAGE.search(text)
+        and reads
+        and set(reads) <= {"other", "state", "constant", "param"}  # (``param``: the socket it was received on)
+        and not _reached_from_outside(record, "/" + site["path"])
+    ):
+        return (  # (O18)
+            "internal",
+            "the check finds a message of the code's own protocol that the state it is in does not expect (a message between the project's own processes)",
+        )
+    replied = _REPLIED.search(text) if record["kind"] == RAISE and not record["message"].get("opaque") else None
+    if replied:
+        return (  # (O15)
+            "internal",
+            f"the message quotes the error the process it asked replied with (`{short_code(replied.group(1))}`): it wraps the error it carries, "
+            "and that error is the cause",
+        )
+    return None
+
+
+def _rules2_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
+    """The steps of seed 66's rules that need their own words."""
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    if actor == "internal" and basis.startswith("logged while `") and basis.endswith("nothing to do"):
+        return ["Nothing to do: it could not undo one thing while cleaning up, says so and goes on."]
+    if actor == "setting" and basis.startswith("the warning says a feature you enabled does not apply"):
+        return [
+            "Nothing breaks: it goes on without the feature (the message says what it found missing). If you meant it to apply, "
+            "check the options that enable it against what the message names; otherwise leave it off to silence the warning."
+        ]
+    env = _ENV_NAME.search(text)
+    if actor == "setting" and _REQUEST_OVER.match(text) and env and env.group(0).startswith(_env_prefixes(record)):
+        return [  # (R*13: the request first, the server's limit second)
+            "If you sent the request: it is over a limit of the server's; send a smaller one (fewer or smaller media items, or a shorter "
+            f"input). If you run the server and such requests should pass, raise `{env.group(0)}` where it runs."
+        ]
+    return []
+
+
+def _rules2_what(actor: str, basis: str) -> str | None:
+    """What the page's first sentence names for seed 66's rules that need their own words."""
+    if actor == "setting" and basis.startswith("the warning says a feature you enabled does not apply"):
+        return "a feature you enabled, which the message names"
+    return None

@@ -69,6 +69,7 @@ class _Tables:
     field_checks: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)  # (path, function) -> (class, field)s it validates
     guarded_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls under tests
     state: set[tuple[str, str]] = field(default_factory=set)  # (class, field)s the class sets itself (init=False)
+    defaulted: set[tuple[str, str]] = field(default_factory=set)  # (class, field)s its set-up fills whenever None (knob_helpers)
     appends: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> guarded appends to the list it returns
     list_calls: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, function) -> var = such a function()
     forwards: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)  # (path, callee) -> calls passing a parameter on
@@ -135,6 +136,7 @@ def build_tables(results: list[FileResult], settings: MeaningSettings) -> _Table
             t.guarded_calls.setdefault((path, call["callee"]), []).append(call)
         t.state |= {(f["owner"], f["field"]) for f in d.get("state_fields", ())}
         built += [(f["owner"], f["field"]) for f in d.get("built_fields", ())]
+        t.defaulted.update((f["owner"], f["field"]) for f in d.get("defaulted_fields", ()))
         for append in d.get("appends", ()):
             t.appends.setdefault((path, append["function"]), []).append(append)
         for call in d.get("list_calls", ()):
@@ -211,6 +213,9 @@ class SettingNames:
 
     flags: dict[str, str] = field(default_factory=dict)
     fields: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: ``vllm.config.kv_transfer.KVTransferConfig.engine_id``: a settings class's field its set-up
+    #: gives a value whenever none is given (``__post_init__`` gives ``engine_id`` a uuid when it is None).
+    filled: frozenset[str] = frozenset()
 
 
 def setting_names(results: list[FileResult], settings: MeaningSettings, tables: _Tables | None = None) -> SettingNames:
@@ -236,7 +241,8 @@ def setting_names(results: list[FileResult], settings: MeaningSettings, tables: 
     for snake, quals in t.by_snake.items():
         for q in quals:
             fields.setdefault(snake, set()).update(f["name"] for f in t.classes[q]["fields"])
-    return SettingNames(flags, {k: frozenset(v) for k, v in sorted(fields.items())})
+    filled = frozenset(f"{q}.{name}" for q, name in t.defaulted if q in t.settings)
+    return SettingNames(flags, {k: frozenset(v) for k, v in sorted(fields.items())}, filled)
 
 
 #: Decorators whose classes are records of settings (dataclasses, attrs, pydantic dataclasses

@@ -29,6 +29,9 @@ Generic Python and pydantic mechanisms only:
 - ``built_fields``: fields that default to None and that the class's own methods assign
   (``self.draft_model_config = ...``): the join takes one holding a nested config, with no option
   of its own, for state the class builds (a user sets the nested config's fields, not it).
+- ``defaulted_fields`` (only in a file that has one): fields the class's set-up gives a value
+  whenever none is given (``if self.engine_id is None: self.engine_id = ...`` as a statement of
+  ``__post_init__`` itself): never None once built, so an assert that one is there is the code's own.
 
 Nothing here imports or runs the analysed code.
 """
@@ -126,6 +129,9 @@ def _declarations(tree: ast.Module, module: str, text: str, lines: list[str]) ->
                 out["state_fields"].append({"owner": f"{module}.{cls.name}", "field": stmt.target.id})
         out["state_fields"] += [{"owner": f"{module}.{cls.name}", "field": name} for name in _filled(cls)]
         out["built_fields"] += [{"owner": f"{module}.{cls.name}", "field": name} for name in _built(cls)]
+        defaulted = _defaulted(cls)
+        if defaulted:  # (a key only where there is one: most files have none)
+            out.setdefault("defaulted_fields", []).extend({"owner": f"{module}.{cls.name}", "field": name} for name in defaulted)
     # Private functions and methods only: a public one may be called from anywhere, so the tests
     # leading to it here are not all that leads to it.
     callees = {**{n: None for n in functions if _private(n)}, **{q: m for q, m in methods.items() if _private(q)}}
@@ -246,6 +252,38 @@ def _built(cls: ast.ClassDef) -> list[str]:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
     }
     return sorted(nones & assigned)
+
+
+def _defaulted(cls: ast.ClassDef) -> list[str]:
+    """The fields of ``cls`` its set-up gives a value whenever none is given: a statement of
+    ``__post_init__`` (``model_post_init``, ``__init__``) itself, not one nested under another test,
+    ``if self.F is None: ... self.F = ...`` (``KVTransferConfig.engine_id``, a uuid): once the
+    object is built the field is never None."""
+    found: set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, _FUNCTIONS) or method.name not in ("__post_init__", "model_post_init", "__attrs_post_init__", "__init__"):
+            continue
+        for stmt in method.body:
+            if not isinstance(stmt, ast.If):
+                continue
+            test = stmt.test
+            if not (
+                isinstance(test, ast.Compare)
+                and len(test.ops) == 1
+                and isinstance(test.ops[0], ast.Is)
+                and isinstance(test.comparators[0], ast.Constant)
+                and test.comparators[0].value is None
+                and isinstance(test.left, ast.Attribute)
+                and isinstance(test.left.value, ast.Name)
+                and test.left.value.id == "self"
+            ):
+                continue
+            name = test.left.attr
+            for s in stmt.body:
+                targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, ast.AnnAssign) else []
+                if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" and t.attr == name for t in targets):
+                    found.add(name)
+    return sorted(found)
 
 
 #: A mutable collection a field starts as (``field(default_factory=dict)``), and the calls that
