@@ -1784,7 +1784,9 @@ def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str,
     ):
         return "internal", "informational: the warning states what the code does and asks nothing of anyone; nothing to do"
     instead = _instead(record, text) if kind == LOG and not _BROAD_HANDLER.match((facts.get("handler") or "").strip()) else None
-    if instead:
+    if instead and not (_REQUIRES_BACKEND.search(text) and not _HARDWARE.search(text)):
+        # (a warning that the choice made needs another backend, and falls back, names the setting
+        # to change: s44-rules2's backend rule, below, says which)
         return "internal", f'{_INSTEAD_BASIS} ("{instead}")'
     if (
         kind == RAISE
