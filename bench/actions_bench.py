@@ -11,10 +11,13 @@ concrete to do. A page counts as concrete when it carries
   (``action.remedy``), or a curated explanation (solutions or an example fix), or
 - a who-acts step that names what to act on: a setting or request field by name (the entry's
   settings), a package to install, a method to implement, or, for an internal check, a report
-  with its new-issue link filled in (GitHub upstreams: ``meaning_page.tracker_links``).
+  with its new-issue link filled in (GitHub upstreams: ``meaning_page.tracker_links``), an
+  environment variable to set or a setting bounding a wait, a field of the request to check
+  (``Check `x` in your request``, the structured-output constraint it carries).
 
 ``--sample N`` prints N entries drawn at random (seeded) with their message, place and action,
-for the check by hand against the source that the issue asks for.
+for the check by hand against the source that the issue asks for; ``--open-sample N`` draws them
+from the pages left open ("errcat cannot tell") alone, to group what is still open.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import collections
 import gzip
 import json
 import random
+import re
 import sys
 from pathlib import Path
 
@@ -49,6 +53,13 @@ def concrete(record: dict) -> str | None:
         return "named setting"
     if actor == "environment" and "not installed" in basis:
         return "install"
+    steps = " ".join(action.get("steps") or [])
+    if actor == "environment" and re.search(r"\bSet the environment variable `[A-Z][A-Z0-9_]*`", steps):
+        return "environment variable"
+    if actor == "environment" and re.search(r"\braise `[a-z_]+_config\.[a-z_]+`", steps):
+        return "named setting"
+    if actor == "request" and re.search(r"`[a-z_][a-z0-9_.]*` in your request|\bthe structured-output constraint in your request\b", steps):
+        return "request field"
     if actor == "caller" and "implement" in basis:
         return "implement"
     if actor == "internal" and record["kind"] != "log" and any(label == "Report it" for label, _ in tracker_links(record)):
@@ -60,6 +71,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--sample", type=int, default=0)
+    parser.add_argument("--open-sample", type=int, default=0, help="draw the sample from the pages left open only")
     parser.add_argument("--seed", type=int, default=32)
     args = parser.parse_args()
     with gzip.open(args.dataset / "errors.jsonl.gz", "rt", encoding="utf-8") as f:
@@ -73,11 +85,12 @@ def main() -> int:
     unseen = sum("cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "") for r in records)
     print(f"who acts left open (the page says errcat cannot tell, no actor claimed): {unseen:,} ({unseen / total:.1%})")
     print(f"says what to do: {done:,} ({done / total:.1%}): " + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
-    if args.sample:
+    if args.sample or args.open_sample:
         from crawler.model.kinds import exception_word
 
         rng = random.Random(args.seed)
-        for r in rng.sample(records, min(args.sample, total)):
+        pool = [r for r in records if "cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "")] if args.open_sample else records
+        for r in rng.sample(pool, min(args.open_sample or args.sample, len(pool))):
             a = r["meaning"].get("action") or {}
             print(f"\n{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}  {r['location']['qualname']}")
             print(f"  message: {r['message']['text'][:240]!r}")

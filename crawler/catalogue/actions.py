@@ -1805,7 +1805,42 @@ def _open_decided(record: dict[str, Any], reads: dict[str, list[str]], own: str,
             f"`{short_code(site['qualname'])}` raises whenever it is called: its class does not provide it (the message says so), "
             "so a path that reaches it is the project's own slip, not a choice of yours",
         )
+    metadata = _runner_metadata(record, reads, text) if kind in (RAISE, LOG) and method not in ("__init__", "__post_init__") else None
+    if metadata and not _reached_from_outside(record, path):
+        return (
+            "internal",
+            f"the check tests the attention metadata its function is passed ({_shown(metadata)}), which {_project(record)}'s own model runner "
+            "builds for each step (its metadata builder) and no setting chooses this branch: the runner made it so",
+        )
     return None
+
+
+#: A parameter that holds the attention metadata of a step (``attn_metadata``, ``common_attn_metadata``,
+#: ``swa_metadata``, ``prefill_metadata``), as the model runner's metadata builders hand it on.
+_METADATA_PARAM = re.compile(r"(?:[a-z][a-z0-9]*_){0,3}metadata")
+#: Attention code: a backend's module, or a class that is an attention layer, implementation or metadata builder.
+_ATTENTION_CLASS = re.compile(r"(?:Attention|Impl|MetadataBuilder|PrefillBackend)$")
+#: A guard above the check that reads a setting (then a setting chooses the branch it is in).
+_SETTING_GUARD = re.compile(r"(?<![\w.])envs\.|\w_config\b|(?<![\w.])self\.(?:use|enable)_\w+")
+
+
+def _runner_metadata(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> list[str] | None:
+    """The parameters holding a step's attention metadata that the check tests (with tensors and constants
+    only), in attention code, under no guard on a setting, whose message states no limit or choice; else None."""
+    path, site = _where(record)
+    params = reads.get("param") or []
+    if not params or not set(reads) <= {"param", "tensor", "constant"}:
+        return None
+    if not all(_METADATA_PARAM.fullmatch(p.partition(".")[0]) for p in params):
+        return None
+    if "/attention/" not in path and not _ATTENTION_CLASS.search(site["qualname"].partition(".")[0]):
+        return None
+    guards = (site.get("facts") or {}).get("guards") or []
+    if any(_SETTING_GUARD.search(g) for g in guards) or _UNSUPPORTED.search(text) or re.search(r"\bonly\b|\bsupport", text, re.I):
+        return None
+    if _FLAG.search(text) or _ENV_NAME.search(text) or _PLUGIN.search(text):
+        return None
+    return params
 
 
 def _decided_what(record: dict[str, Any], basis: str) -> str | None:
