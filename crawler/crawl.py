@@ -370,6 +370,10 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             snapshot, jobs=options.jobs, cache_dir=options.cache_dir, use_cache=options.use_cache, progress=progress, tests=True, settings=settings, rest=rest
         )
         joins = _join_store(options, settings)
+        if joins is not None and rest:
+            from crawler.extract.runner import complete
+
+            joins.complete = lambda some: complete(some, rest)
         try:
             written = _write(
                 options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins, rest
@@ -389,6 +393,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             )
             if joins is not None:
                 joins.reuse = False  # the joins run again too, and their rows are rewritten
+                joins.complete = None
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins)
             written.vouched = vouched
             return written

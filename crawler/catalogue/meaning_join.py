@@ -97,6 +97,9 @@ class JoinStore:
     salt: str = ""
     #: The extraction settings (``surface.Settings``) whose cached results ``JoinInputs.earlier`` reads.
     settings: Any = None
+    #: Puts in results what the crawl left undecoded (``runner.complete``): a moved output compares
+    #: the changed files' results whole.
+    complete: Callable[[Sequence[FileResult]], None] | None = None
 
     def _cache(self) -> ResultCache:
         return ResultCache((self.cache_dir or default_cache_dir()) / "joins")
@@ -140,6 +143,8 @@ class JoinStore:
             if not changed or len(changed) > MOVED_FILES:
                 continue
             earlier = inputs.earlier(changed)
+            if self.complete is not None:
+                self.complete([results[path] for path, _ in changed if path in results])
             shifts = {path: shift(earlier.get(path), results.get(path)) for path, _ in changed}
             if any(by is None for by in shifts.values()):
                 continue  # (before its output is decoded: a tenth of a second for vLLM's)

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import crawler.catalogue.meaning_join as meaning_join
 import crawler.extract.runner as runner
 import crawler.publish.dataset as dataset_module
 from crawler.extract.cache import REST_KEYS, completed, decode_part, decode_result, encode_result
@@ -143,6 +144,12 @@ def test_a_crawl_whose_joins_are_served_decodes_none_of_the_rest_and_writes_the_
     assert made == []  # both joins served (moved): no file's declarations, graph or tests decoded
     assert after == without_cache(cli, repo, config, tmp_path / "fresh", "v2")
     assert any((r.get("meaning") or {}).get("reproductions") for r in map(json.loads, after["errors.jsonl.gz"].splitlines()))  # (the test join's output)
+    # back to v1 and to v2 again: other.py's result at v2 now comes from the cache too, and the
+    # moved join compares it whole (a part of it differs from every result: no join was moved)
+    crawl(cli, repo, config, tmp_path / "out", "v1")
+    joined = calls_of(monkeypatch, meaning_join, "callers_by_id")
+    assert files_of(crawl(cli, repo, config, tmp_path / "out", "v2")) == after
+    assert joined == []
 
 
 @pytest.mark.slow
@@ -193,3 +200,25 @@ def test_curate_check_validates_only_the_lines_errcat_did_not_write(widgets, cli
     refused = cli("curate", "check", tmp_path / "out")
     assert refused.exit_code != 0
     assert "not a valid record" in refused.output and "Traceback" not in refused.output
+
+
+@pytest.mark.slow
+def test_the_join_across_modules_made_again_reads_the_rest_of_the_cached_results(fixture_repo, cli, tmp_path):
+    """The join across modules finds an imported function by the call graph's facts: with the
+    caller's and the callee's results from the cache and the join made (another file's message
+    reworded, not moved), their rest is read, and the messages are those of a crawl without it."""
+    from tests.catalogue.test_imported import FILES
+    from tests.extract.test_assembled import TOML
+
+    config = tmp_path / "errcat.toml"
+    config.write_text(TOML)
+    extra = 'def extra(x):\n    raise ValueError("an extra failure")\n'
+    fixture_repo.commit({**FILES, "srv/extra.py": extra}, tag="v1")
+    fixture_repo.commit({"srv/extra.py": extra.replace("extra failure", "extra problem")}, tag="v2")
+    for ref in ("v1", "v2"):
+        assert cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--config", config, "--out", tmp_path / "out").exit_code == 0
+    for ref in ("v1", "v2"):
+        assert cli("crawl", "--repo", fixture_repo.path, "--ref", ref, "--config", config, "--out", tmp_path / "fresh", "--no-cache").exit_code == 0
+    after, fresh = (files_of(tmp_path / out / "acme" / "server") for out in ("out", "fresh"))
+    assert b"DCP not supported" in after["errors.jsonl.gz"]  # (an imported function's piece, joined)
+    assert after == fresh
