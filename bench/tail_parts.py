@@ -58,6 +58,8 @@ def main() -> None:
         (crawl, "current_manifest"),
         (crawl, "extract_all"),
         (mod("crawler.extract.runner"), "decode_result", "decode_result (cached results)"),
+        (mod("crawler.extract.runner"), "decode_part", "decode_part (cached, first part)"),
+        (mod("crawler.extract.runner"), "complete", "complete (the rest, a join made)"),
         (mod("crawler.catalogue.cross_module_join"), "apply"),
         (mod("crawler.catalogue.hierarchy"), "apply_init_templates"),
         (mod("crawler.catalogue.hierarchy"), "resolve_exceptions"),
@@ -85,7 +87,7 @@ def main() -> None:
         (crawl, "_write"),
         (mod("crawler.cli.crawl"), "_warm_match_store"),
     ]
-    for module, name, *label in stages:
+    for module, name, *label in [stage for stage in stages if hasattr(stage[0], stage[1])]:  # (an older tree lacks some)
         wrap(module, name, *label)
     graph_init = callers.Graph.__init__
 

@@ -13,7 +13,7 @@ import gc
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -364,12 +364,20 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
         progress(f"{snapshot.repo.owner}/{snapshot.repo.name} @ {snapshot.commit[:12]}: {len(snapshot.files)} files")
         if not curated.directory.is_dir():  # a crawl run elsewhere than beside curated/ reads none, and said nothing
             progress(f"no curated explanations or foreign errors: no directory {curated.directory} (--curated DIR names the one holding <owner>/<name>/)")
+        # (what only the joins read when they are made stays undecoded until they are: ``complete``)
+        rest: dict[str, bytes] = {}
         results, tests, served = extract_all(
-            snapshot, jobs=options.jobs, cache_dir=options.cache_dir, use_cache=options.use_cache, progress=progress, tests=True, settings=settings
+            snapshot, jobs=options.jobs, cache_dir=options.cache_dir, use_cache=options.use_cache, progress=progress, tests=True, settings=settings, rest=rest
         )
         joins = _join_store(options, settings)
+        if joins is not None and rest:
+            from crawler.extract.runner import complete
+
+            joins.complete = lambda some: complete(some, rest)
         try:
-            written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins)
+            written = _write(
+                options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins, rest
+            )
             written.vouched = vouched
             return written
         except _CACHE_SYMPTOMS as exc:
@@ -385,6 +393,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
             )
             if joins is not None:
                 joins.reuse = False  # the joins run again too, and their rows are rewritten
+                joins.complete = None
             written = _write(options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins)
             written.vouched = vouched
             return written
@@ -495,6 +504,7 @@ def _write(
     tests: list[FileResult] | None = None,
     meaning: Any = None,
     joins: Any = None,
+    rest: Mapping[str, bytes] | None = None,
 ) -> CrawlResult:
     """Entries and records from the per-file results, validated and written within ``limits``.
 
@@ -504,7 +514,8 @@ def _write(
     it: the bound costs nothing until it is reached). Each is listed in the manifest's
     ``skipped`` with the reason. Their classes still count in the exception hierarchy: they
     parsed, and other files' exceptions may derive from them. ``documents``: the dataset's
-    further documents (``foreign_file``).
+    further documents (``foreign_file``). ``rest``: what ``extract_all`` left undecoded of the
+    cached results (``runner.complete``).
     """
     documents = documents or {}
     # What only a crawl that writes needs, imported here: an up-to-date check stays quick.
@@ -547,7 +558,7 @@ def _write(
     memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
     searched: list[Any] = []
     while True:
-        assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out, limits, digest, include, exclude, tests or [], meaning, joins)
+        assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out, limits, digest, include, exclude, tests or [], meaning, joins, rest)
         records = assembled.records
         if options.in_memory:
             if options.use_cache and options.keep_release and assembled.manifest.input_digest == digest:  # not a provisional one
@@ -604,7 +615,9 @@ def _write(
             left_out.update(more)
     if options.use_cache:
         files = {rid: d for rel, d in reuse.digests.items() if (rid := record_id_of(rel)) is not None}
-        validated.remember(cache_dir, known, list(files.values()))
+        # errors.jsonl's lines too (each the JSON of a record file validated): a reader of the
+        # whole dataset (``curate check``) then checks only the lines this errcat never wrote
+        validated.remember(cache_dir, known, [*files.values(), *(reuse.line_digests or {}).values()])
         record_memo.remember(
             cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None, {rid: old.inode for rid, old in kept.items()}
         )
@@ -722,15 +735,18 @@ def _assemble(
     tests: Sequence[FileResult] = (),
     meaning: Any = None,
     joins: Any = None,
+    rest: Mapping[str, bytes] | None = None,
 ) -> Assembled:
     """The records and manifest of the results whose files are not ``left_out``; ``tests`` are the
-    test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore)."""
+    test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore);
+    ``rest``: what the results hold undecoded, put in if a join is made (``runner.complete``)."""
     from crawler.catalogue import action_memo
     from crawler.catalogue.entries import build_entries
     from crawler.catalogue.evidence import evidence_by_id
     from crawler.catalogue.explanations import curated_parts
     from crawler.catalogue.joined import merge
     from crawler.catalogue.meaning_join import join_meaning
+    from crawler.extract.runner import complete
 
     skipped = [*snapshot.skipped, *(Skipped(path=path, reason=reason) for path, reason in left_out.items())]
     kept = [r for r in results if r["path"] not in left_out]
@@ -743,7 +759,18 @@ def _assemble(
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
     records, primaries = build_entries(identity, sites, exceptions)
     inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) if joins is not None else None
-    joined = join_meaning(records, primaries, kept, tests, identity.permalink, meaning, joins if inputs else None, inputs, aside=_aside())
+    joined = join_meaning(
+        records,
+        primaries,
+        kept,
+        tests,
+        identity.permalink,
+        meaning,
+        joins if inputs else None,
+        inputs,
+        aside=_aside(),
+        complete=(lambda some: complete(some, rest)) if rest else None,
+    )
     explained = curated_parts(records, curated, {rid: part["related"] for rid, part in joined.source.items()})
     evidence = evidence_by_id(records, curated.evidence) if curated.evidence is not None else {}
     contents: dict[str, bytes] = {}

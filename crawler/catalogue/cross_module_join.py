@@ -47,6 +47,9 @@ def apply(results: list[FileResult], store: Any = None, inputs: Any = None) -> l
     kept = store.output("imported", inputs, {r["path"]: r for r in results}) if store is not None and inputs else None
     changes = _changes(kept.get("records") if type(kept) is dict else None, pending)
     if changes is None:
+        complete = getattr(store, "complete", None)
+        if complete is not None:  # the repository's names are read from the call graph's facts
+            complete(results)
         changes = _join(results, pending)
         if store is not None and inputs:
             store.put("imported", inputs.key("imported"), {"records": changes}, inputs)

@@ -31,7 +31,7 @@ import orjson
 from crawler.base.cachedir import default_cache_dir
 from crawler.catalogue.callers import Graph, callers_by_id, passed_by_id
 from crawler.catalogue.joined import Joined, SourcePart
-from crawler.catalogue.meaning import MeaningSettings, SiteMeaning, build_tables, meanings, setting_names
+from crawler.catalogue.meaning import MeaningSettings, SettingNames, SiteMeaning, build_tables, meanings, setting_names
 from crawler.catalogue.meaning_memo import Memo
 from crawler.catalogue.meaning_memo import meanings as memo_meanings
 from crawler.catalogue.related import compute as related_by_id
@@ -97,6 +97,9 @@ class JoinStore:
     salt: str = ""
     #: The extraction settings (``surface.Settings``) whose cached results ``JoinInputs.earlier`` reads.
     settings: Any = None
+    #: Puts in results what the crawl left undecoded (``runner.complete``): a moved output compares
+    #: the changed files' results whole.
+    complete: Callable[[Sequence[FileResult]], None] | None = None
 
     def _cache(self) -> ResultCache:
         return ResultCache((self.cache_dir or default_cache_dir()) / "joins")
@@ -140,6 +143,8 @@ class JoinStore:
             if not changed or len(changed) > MOVED_FILES:
                 continue
             earlier = inputs.earlier(changed)
+            if self.complete is not None:
+                self.complete([results[path] for path, _ in changed if path in results])
             shifts = {path: shift(earlier.get(path), results.get(path)) for path, _ in changed}
             if any(by is None for by in shifts.values()):
                 continue  # (before its output is decoded: a tenth of a second for vLLM's)
@@ -286,6 +291,7 @@ def join_meaning(
     store: JoinStore | None = None,
     inputs: JoinInputs | None = None,
     aside: Aside | None = None,
+    complete: Callable[[Sequence[FileResult]], None] | None = None,
 ) -> Joined:
     """The parts of ``meaning`` (callers, knobs, trigger, fix, reproductions) and the ``related``
     of ``records``, by id (``joined.merge`` puts them in). With a ``store`` and ``inputs``, each
@@ -296,18 +302,26 @@ def join_meaning(
     process once the callers and related errors are found, while the helper still makes the
     meanings (this process would only wait): a second helper beside it was a cold crawl's peak
     of memory (each forked helper copies the pages of the results it touches), for no time on
-    two cores."""
+    two cores. ``complete``: puts in the results and tests what the joins read and the crawl left
+    undecoded (``runner.complete``), called before a join is made; a served source join keeps the
+    settings' spelling (``names``), so a crawl whose joins are both served decodes none of it."""
     settings = settings or MeaningSettings()
     ids = [r["id"] for r in records]
     graph: Graph | None = None
     by_path = {r["path"]: r for r in results} if store is not None and inputs is not None else {}
-    rows = _source_rows(store.output("source", inputs, by_path), ids) if store is not None and inputs else None
+    kept = store.output("source", inputs, by_path) if store is not None and inputs else None
+    rows = _source_rows(kept, ids)
+    kept_names = _names(kept) if rows is not None else None
     reps = _test_rows(store.output("tests", inputs, by_path), ids) if store is not None and inputs else None
+    if complete is not None and (rows is None or kept_names is None or reps is None):
+        complete(results)  # (the test join reads the call graph too)
+    if complete is not None and reps is None:
+        complete(tests)
     found: Any = None
     # the settings' spelling is needed whether or not the join is served; when the source join is
     # made, its meanings read the same tables: built once, here, before any helper is forked
     tables = build_tables(results, settings) if rows is None else None
-    names = setting_names(results, settings, tables)
+    names = kept_names if kept_names is not None else setting_names(results, settings, tables)
     if store is not None and rows is not None:
         source = {
             rid: SourcePart(callers=parts[0], knobs=parts[1], trigger=parts[2], fix=parts[3], related=parts[4], passed=parts[5])
@@ -327,7 +341,7 @@ def join_meaning(
         passed = passed_by_id(records, primaries, results, graph)
         source = {rid: SourcePart(callers=callers.get(rid, []), **meaning[rid], related=related[rid], passed=passed.get(rid)) for rid in ids}
         if store is not None and inputs is not None:
-            store.put("source", inputs.key("source"), {"ids": ids, "records": [_source_row(source[rid]) for rid in ids]}, inputs)
+            store.put("source", inputs.key("source"), {"ids": ids, "records": [_source_row(source[rid]) for rid in ids], "names": _names_row(names)}, inputs)
     if store is not None and reps is not None:
         store.served.append("tests")
         return Joined(
@@ -421,6 +435,26 @@ def _rows(cached: Any, ids: list[str]) -> list[Any] | None:
         return None
     rows = cached.get("records")
     return rows if type(rows) is list and len(rows) == len(ids) else None
+
+
+def _names_row(names: SettingNames) -> dict[str, Any]:
+    """The settings' spelling as the source join's row keeps it (made of the same results: the
+    same inputs give the same names, and a moved output's files moved only lines, which names
+    hold none of)."""
+    return {"flags": names.flags, "fields": {key: sorted(value) for key, value in names.fields.items()}}
+
+
+def _names(cached: Any) -> SettingNames | None:
+    """The settings' spelling a kept source join holds (:func:`_names_row`), else None."""
+    row = cached.get("names") if type(cached) is dict else None
+    if type(row) is not dict or type(row.get("flags")) is not dict or type(row.get("fields")) is not dict:
+        return None
+    flags, fields = row["flags"], row["fields"]
+    if not all(type(k) is str and type(v) is str for k, v in flags.items()):
+        return None
+    if not all(type(k) is str and type(v) is list and all(type(n) is str for n in v) for k, v in fields.items()):
+        return None
+    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()})
 
 
 def _source_rows(cached: Any, ids: list[str]) -> list[list[Any]] | None:

@@ -13,18 +13,18 @@ import hashlib
 import os
 import sys
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 import orjson
 
 from crawler.base.progress import task
 from crawler.extract import surface
-from crawler.extract.cache import ResultCache, decode_result, encode_result, result_key
+from crawler.extract.cache import REST_KEYS, ResultCache, completed, decode_part, decode_result, encode_result, result_key
 from crawler.extract.codefacts import read_test_file
 from crawler.extract.native import extract_native, grammar_versions, language_of
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
@@ -355,11 +355,14 @@ def extract_all(
     progress: Callable[[str], None] = lambda _: None,
     tests: bool = False,
     settings: surface.Settings = surface.DEFAULT,
+    rest: dict[str, bytes] | None = None,
 ) -> Extraction:
     """Every selected file's result. With ``use_cache``, results are taken from the cache (unless
     ``reuse`` is False: then every file is extracted and its row rewritten) and stored in it.
     With ``tests``, the snapshot's test files are read too (``codefacts.read_test_file``), through
-    the same reader, workers and cache (under keys of their own)."""
+    the same reader, workers and cache (under keys of their own). With ``rest``, a result taken
+    from the cache is decoded but its ``cache.REST_KEYS`` (what only the joins read when they are
+    made), whose bytes go in ``rest`` by path: :func:`complete` puts them in."""
     test_entries = list(getattr(snapshot, "tests", ())) if tests else []
     test_paths = frozenset(e.path for e in test_entries)
     entries = list(snapshot.files) + test_entries
@@ -404,11 +407,14 @@ def extract_all(
             for entry in entries:
                 value = stored.get(keys[entry.path])
                 if value is not None:
-                    hit = decode_result(value, entry.path)
+                    parted = decode_part(value, entry.path) if rest is not None else None
+                    hit = parted[0] if parted is not None else decode_result(value, entry.path) if rest is None else None
                     if hit is None:
                         damaged.append(entry)
                     else:
                         results[entry.path] = hit
+                        if parted is not None and parted[1] is not None and rest is not None:
+                            rest[entry.path] = parted[1]
             served.extend(results)  # (only hits so far: fresh results come later)
 
         def counter(todo: list[FileEntry]) -> Any:
@@ -467,9 +473,9 @@ def extract_all(
             decode_hits()  # (done already, unless the pool broke first)
             if broken:  # a worker died (a crash in C code, the OOM killer): find the file, keep the rest
                 finished = {r["path"] for r, _ in fresh}
-                rest = [e for e in todo + damaged if e.path not in finished]
-                progress(f"a worker process died; extracting the {len(rest)} files left in fresh processes")
-                fresh += _recovered(snapshot, rest, jobs, test_paths, settings)
+                left = [e for e in todo + damaged if e.path not in finished]
+                progress(f"a worker process died; extracting the {len(left)} files left in fresh processes")
+                fresh += _recovered(snapshot, left, jobs, test_paths, settings)
         counted.close()
         if damaged:
             progress(f"{len(damaged)} cached result(s) were damaged; extracted again")
@@ -482,3 +488,19 @@ def extract_all(
             cache.close()
     ordered = sorted(results)
     return Extraction([results[path] for path in ordered if path not in test_paths], [results[path] for path in ordered if path in test_paths], served)
+
+
+def complete(results: Iterable[FileResult], rest: Mapping[str, bytes]) -> None:
+    """Put in each of ``results`` (in place) the ``cache.REST_KEYS`` that ``extract_all`` left in
+    ``rest``: a result that holds one of them already is whole. A ValueError when the bytes kept
+    do not decode (a damaged row: the crawl extracts every file again)."""
+    for result in results:
+        raw = rest.get(result["path"])
+        if raw is None or any(key in result for key in REST_KEYS):
+            continue
+        whole = completed(result, raw, result["path"])
+        if whole is None:
+            raise ValueError(f"the cached result of {result['path']} is damaged")
+        plain = cast("dict[str, Any]", result)  # (in place: every holder of the result sees it whole)
+        plain.clear()
+        plain.update(whole)

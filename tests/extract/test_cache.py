@@ -14,11 +14,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import zlib
 from pathlib import Path
 
-import orjson
 import pytest
+
+from crawler.extract.cache import decode_result, encode_result
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE = """
@@ -116,10 +116,10 @@ def _rewrite_rows(db: Path, edit) -> int:
         rows = con.execute("SELECT key, value FROM results").fetchall()
         changed = 0
         for key, value in rows:
-            result = orjson.loads(zlib.decompress(value))
-            if result["path"] == "pkg/widgets.py":
+            if key.endswith(":pkg/widgets.py"):  # (a row is in two parts: ``cache.encode_result``)
+                result = decode_result(value, "pkg/widgets.py")
                 edit(result)
-                con.execute("UPDATE results SET value = ? WHERE key = ?", (zlib.compress(orjson.dumps(result)), key))
+                con.execute("UPDATE results SET value = ? WHERE key = ?", (encode_result(result), key))
                 changed += 1
     return changed
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import sqlite3
 import zlib
 
-import orjson
 import pytest
 from test_cache import cache_lines, crawl_args, no_cache_output, tree, upstream, warm  # noqa: F401 - the fixtures
 
@@ -18,7 +17,7 @@ def test_a_cached_row_nested_past_the_decoders_is_a_miss(upstream, cli, cache_di
     deep = b'{"path": "pkg/widgets.py", "x": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with sqlite3.connect(db) as con:
         rows = con.execute("SELECT key, value FROM results").fetchall()
-        keys = [key for key, value in rows if orjson.loads(zlib.decompress(value))["path"] == "pkg/widgets.py"]
+        keys = [key for key, _ in rows if key.endswith(":pkg/widgets.py")]
         assert len(keys) == 1
         con.execute("UPDATE results SET value = ? WHERE key = ?", (zlib.compress(deep), keys[0]))
     result = cli(*crawl_args(upstream, tmp_path / "out"))
