@@ -431,7 +431,10 @@ def default_root(config_path: Path | None) -> Path:
 
 def is_stale(entry: CuratedFile, template: str, guards: list[str]) -> list[str]:
     """What changed since the review of an entry whose template and guards are now these:
-    'template', 'guards' (empty when nothing did)."""
+    'template', 'guards' (empty when nothing did, or when they are an earlier release's code the
+    review says the text still holds for, ``review.also``)."""
+    if any(code.template == template and list(code.guards) == list(guards) for code in entry.review.also or ()):
+        return []
     changed = []
     if entry.review.template != template:
         changed.append("template")

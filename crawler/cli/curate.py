@@ -137,19 +137,27 @@ def move_cmd(old: str, new: str, curated: Path | None, data: Path) -> None:
     is_flag=True,
     help="Review a draft whose text is still the drafter's: you read it against the code and accept it unedited (recorded in the review as accepted_as_is).",
 )
+@click.option(
+    "--still-holds-for-earlier",
+    "keep_earlier",
+    is_flag=True,
+    help="A reviewed text re-read for new code that still holds for the code it was reviewed for: keep that code in the review (review.also), so a crawl of the earlier release shows it curated too.",
+)
 @_curated_option
 @_data_option
-def review_cmd(entry_id: str, accept_as_is: bool, curated: Path | None, data: Path) -> None:
+def review_cmd(entry_id: str, accept_as_is: bool, keep_earlier: bool, curated: Path | None, data: Path) -> None:
     """Mark ID's file reviewed at the dataset's commit (records today's template and guards).
 
     A draft whose text is still exactly what `errcat curate draft` (or its model) wrote is
     refused: rewrite it first, or say with --read-and-accept-as-is that you read it and accept it.
+    After a release changed a reviewed entry's guards, --still-holds-for-earlier keeps the code
+    it was reviewed for as well, when the text is right for both releases.
     """
     from crawler.curate.edit import mark
     from crawler.curate.id_prefix import resolve_id
 
     root = _root(curated)
-    echo(f"reviewed {mark(root, data, resolve_id(data, root, entry_id), 'reviewed', accept_as_is=accept_as_is)}")
+    echo(f"reviewed {mark(root, data, resolve_id(data, root, entry_id), 'reviewed', accept_as_is=accept_as_is, keep_earlier=keep_earlier)}")
 
 
 @curate.command("retire")

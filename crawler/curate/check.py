@@ -26,7 +26,13 @@ problem before reporting:
 * retired: a file whose error is gone upstream, its text kept (``curate retire``, or written for an
   older release's error): no orphan; in a dataset that holds its entry (an older release's, or a
   history's retired record) it is held to that code like a reviewed file (stale, or curated);
-* dangling: a curated see-also id that is not in the dataset;
+* later: a file written for an entry of a later release than the dataset's: a lineage link names
+  it the successor of an entry this dataset holds live (the rewording is after this release), so
+  it is no orphan here; the predecessor keeps its own text (a retired file reviewed for this
+  release's code) and the two releases' pages each show theirs (listed, not a failure);
+* dangling: a curated see-also id that is not in the dataset, nor the entry of a retired or a
+  later file of the set (a see-also list may name both wordings, each release's page shows the
+  one it holds);
 * coverage: entries with a curated (reviewed, fresh) explanation over all entries (machine drafts a
   reviewer accepted as is counted apart among them), overall and per
   top-level package; drafts are counted apart.
@@ -51,7 +57,7 @@ from crawler.catalogue.explanations import accepted_draft, is_stale, load_set
 from crawler.catalogue.related import terms
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
-from crawler.model.records import CuratedFile, Manifest
+from crawler.model.records import CuratedFile, CuratedLinks, Manifest
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import Dataset, load_manifest, load_record_data, open_dataset
 from crawler.publish.dataset_dirs import each_readable
@@ -152,6 +158,7 @@ class Report:
     dangling: list[tuple[Path, str]] = field(default_factory=list)
     retired: list[Path] = field(default_factory=list)
     succeeded: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live successor's id
+    later: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live predecessor's id
     gone: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the release it was removed in
     unheld: int = 0  # curated lineage links older than the history this dataset holds (not checked)
     links: int = 0  # curated lineage links that hold (``lineage_links``)
@@ -187,6 +194,7 @@ class Report:
             "dangling": [{"file": str(p), "related": rid} for p, rid in self.dangling],
             "retired": [str(p) for p in self.retired],
             "succeeded": [{"file": str(p), "id": e.id, "successor": new} for p, e, new in self.succeeded],
+            "later": [{"file": str(p), "id": e.id, "predecessor": old} for p, e, old in self.later],
             "gone": [{"file": str(p), "id": e.id, "removed_in": removed} for p, e, removed in self.gone],
             "lineage_links_not_held": self.unheld,
             "lineage_links": self.links,
@@ -251,7 +259,11 @@ def check(ds: Entries, curated_root: Path) -> Report:
     # the crawl's memo of the curated files' models (PyYAML in pure Python was half of this check)
     cset = load_set(curated_root, owner, name, strict=False, memo=_curated_memo())
     report = Report(dataset=ds.path, curated=cset.directory, entries=len(ds.records), invalid=list(cset.problems))
-    succeeded = live_successors(ds, _links(report, curated_root, owner, name, ds))
+    links = _load_links(report, curated_root, owner, name)
+    succeeded = live_successors(ds, _links(report, curated_root, owner, name, ds, links))
+    later = _later(ds, links)
+    # ids the set accounts for though this dataset lacks them: a retired text's, a later release's
+    known = {eid for eid, e in cset.entries.items() if e.review.status == "retired"} | set(later)
     for eid, entry in sorted(cset.entries.items()):
         path = cset.paths[eid]
         record = ds.by_id.get(eid)
@@ -270,6 +282,11 @@ def check(ds: Entries, curated_root: Path) -> Report:
             # earlier wording) until it is relinked; no orphan
             report.succeeded.append((path, entry, succeeded[eid]))
             continue
+        if record is None and eid in later:
+            # the successor of a live entry of this dataset by a reviewed link: written for the
+            # release that reworded it, later than this one; no orphan
+            report.later.append((path, entry, later[eid]))
+            continue
         if record is None:
             report.orphans.append((path, entry, candidates_for(entry, ds, set(cset.entries))))
             continue
@@ -287,9 +304,9 @@ def check(ds: Entries, curated_root: Path) -> Report:
         else:
             report.draft_ids.add(eid)
         for rid in entry.related:
-            if rid not in ds.by_id:
+            if rid not in ds.by_id and rid not in known:
                 report.dangling.append((path, rid))
-    _check_evidence(report, ds, cset.directory)
+    _check_evidence(report, ds, cset.directory, known)
     for r in ds.records:
         counts = report.packages.setdefault(top_package(r["sites"][0]["module"]), [0, 0, 0])
         counts[0] += r["id"] in report.curated_ids
@@ -305,17 +322,35 @@ def _curated_memo() -> Path:
     return default_cache_dir() / "curated.json"
 
 
-def _links(report: Report, root: Path, owner: str, name: str, ds: Entries) -> dict[str, str]:
-    """The curated lineage links held to the dataset (``lineage_links.problems``: each problem
-    invalid), and of them those with no problem, old id to successor."""
+def _load_links(report: Report, root: Path, owner: str, name: str) -> CuratedLinks | None:
+    """The curated lineage links, or None without a file (a file that does not parse: invalid)."""
     from crawler.catalogue.explanations import CuratedError
-    from crawler.catalogue.lineage_links import links_path, load_links, problems
+    from crawler.catalogue.lineage_links import load_links
 
     try:
-        links = load_links(root, owner, name)
+        return load_links(root, owner, name)
     except CuratedError as exc:
         report.invalid += exc.problems
-        return {}
+        return None
+
+
+def _later(ds: Entries, links: CuratedLinks | None) -> dict[str, str]:
+    """The successors the links name that this dataset lacks while it holds their old entry
+    live, to that old id: the dataset is of a release before the rewording (v0.33.0's crawl, for
+    a link of 0.34.0's successor), so a text written for the successor is a later release's."""
+    out: dict[str, str] = {}
+    for link in links.links if links is not None else ():
+        old = ds.by_id.get(link.old)
+        if link.new not in ds.by_id and old is not None and not _retired(old):
+            out[link.new] = link.old
+    return out
+
+
+def _links(report: Report, root: Path, owner: str, name: str, ds: Entries, links: CuratedLinks | None) -> dict[str, str]:
+    """The curated lineage links held to the dataset (``lineage_links.problems``: each problem
+    invalid), and of them those with no problem, old id to successor."""
+    from crawler.catalogue.lineage_links import links_path, problems
+
     if links is None or not any(r.get("history") for r in ds.records):
         return {}  # a dataset of one crawl has no retired entries to hold the links to
     oldest = _oldest_release(ds)
@@ -359,9 +394,10 @@ def _before(release: str, oldest: Any) -> bool:
     return oldest is not None and key is not None and key < oldest
 
 
-def _check_evidence(report: Report, ds: Entries, directory: Path) -> None:
-    """The evidence file's problems (invalid: fails; ids gone from the dataset: stale) and the
-    hot list: entries without a fresh reviewed text, most reported first."""
+def _check_evidence(report: Report, ds: Entries, directory: Path, known: set[str] | frozenset[str] = frozenset()) -> None:
+    """The evidence file's problems (invalid: fails; ids gone from the dataset: stale, unless
+    ``known``: the entry of a retired or a later text, whose releases' pages carry the reports)
+    and the hot list: entries without a fresh reviewed text, most reported first."""
     from crawler.catalogue.evidence import load
     from crawler.catalogue.explanations import CuratedError
 
@@ -376,7 +412,8 @@ def _check_evidence(report: Report, ds: Entries, directory: Path) -> None:
     for eid, reports in sorted(evidence.reports.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         record = ds.by_id.get(eid)
         if record is None:
-            report.evidence_stale.append(eid)
+            if eid not in known:
+                report.evidence_stale.append(eid)
             continue
         report.evidence_ids.add(eid)
         if eid not in report.curated_ids:
@@ -398,6 +435,10 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
         lines.append(
             f"reworded {path}: {entry.id} was succeeded by {new}; its page shows this text as written for the "
             f"earlier wording: re-read it for the new one, then `errcat curate move {entry.id} {new}`"
+        )
+    for path, entry, old in report.later:
+        lines.append(
+            f"later    {path}: {entry.id} is the successor of {old} by a reviewed lineage link, a later release's entry; {old} keeps its own text here"
         )
     for path, entry, removed in report.gone:
         lines.append(
@@ -421,7 +462,7 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
     accepted = f"; {len(report.accepted_ids)} of them machine drafts accepted as is" if report.accepted_ids else ""
     lines.append(
         f"coverage {curated}/{report.entries} entries curated ({report.coverage:.2%}{accepted}), {drafts} draft(s), {len(report.retired)} retired, "
-        f"{len(report.succeeded)} reworded, {len(report.gone)} gone, {len(report.orphans)} orphan(s), {len(report.stale)} stale, "
+        f"{len(report.succeeded)} reworded, {len(report.later)} of a later release, {len(report.gone)} gone, {len(report.orphans)} orphan(s), {len(report.stale)} stale, "
         f"{len(report.invalid)} invalid"
     )
     if report.links:

@@ -18,7 +18,7 @@ from crawler.curate.check import (
 from crawler.curate.reviews import review_for
 from crawler.curate.unedited import keep_acceptance, unedited
 from crawler.curate.yamlio import dump_yaml
-from crawler.model.records import CuratedReview
+from crawler.model.records import CuratedReview, ReviewedCode
 from crawler.publish.dataset import Dataset
 
 
@@ -74,11 +74,13 @@ def move(root: Path, data: Path, old: str, new: str) -> tuple[Path, Path, Curate
     return src, dst, entry.review
 
 
-def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = None, accept_as_is: bool = False) -> Path:
+def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = None, accept_as_is: bool = False, keep_earlier: bool = False) -> Path:
     """``review``: the file now records the entry's current template, guards and commit, status
     reviewed. ``retire``: status retired (the entry may be gone from the dataset). A draft whose
     text is still the drafter's is reviewed only with ``accept_as_is`` (a person read it and
-    accepts it unedited), which the review records."""
+    accepts it unedited), which the review records. ``keep_earlier``: a reviewed text re-read
+    for changed code that still holds for the code it was reviewed for keeps that code (and any
+    kept before) in ``review.also``, so a crawl of the earlier release shows it curated too."""
     check_entry_id(entry_id)
     datasets = datasets_under(data)
     ds = next((d for d in datasets if entry_id in d.by_id), None)
@@ -107,12 +109,28 @@ def mark(root: Path, data: Path, entry_id: str, status: str, note: str | None = 
             review = review.model_copy(update={"accepted_as_is": True, "model": entry.review.model, "drafted": sections_digest(entry)})
         elif entry.review.status == "reviewed":
             review = keep_acceptance(entry, review)
+        if keep_earlier:
+            review = review.model_copy(update={"also": _earlier_code(entry.review, review)})
     text = splice(path.read_text(encoding="utf-8"), review=review)
     if status == "reviewed":
         text = without_draft_header(text)
     parse_file(path, text)
     write_text_atomic(path, text)
     return path
+
+
+def _earlier_code(was: CuratedReview, now: CuratedReview) -> list[ReviewedCode]:
+    """The code ``was`` reviewed (and kept) for, and not ``now``'s, oldest first, at most 16: what a
+    review that keeps the earlier code records in ``review.also``. Only a reviewed text's code."""
+    if was.status != "reviewed":
+        raise UsageError("--still-holds-for-earlier keeps the code a reviewed text was read for; this file is not reviewed")
+    codes = [*(was.also or ()), ReviewedCode(commit=was.commit, template=was.template, guards=list(was.guards))]
+    kept: list[ReviewedCode] = []
+    for code in codes:
+        same_as_now = code.template == now.template and list(code.guards) == list(now.guards)
+        if not same_as_now and all((k.template, k.guards) != (code.template, code.guards) for k in kept):
+            kept.append(code)
+    return kept[-16:]
 
 
 #: The comment ``curate draft`` puts first in a draft; a review makes it false.

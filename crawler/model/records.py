@@ -805,6 +805,14 @@ class Manifest(Model):
 CuratedStatus = Literal["draft", "reviewed", "retired"]
 
 
+class ReviewedCode(Model):
+    """Code of an earlier release that a curated text was read against and still holds for (``CuratedReview.also``)."""
+
+    commit: ShortCommit = Field(description="The commit that code was reviewed at.")
+    template: str = Field(description="The message template at that commit.")
+    guards: list[str] = Field(default_factory=list, description="The guards leading to the raise at that commit.")
+
+
 class CuratedReview(Model):
     """What a curated explanation was written for, so a check can tell when upstream moved on."""
 
@@ -833,6 +841,12 @@ class CuratedReview(Model):
     )
     accepted_as_is: Literal[True] | None = Field(
         default=None, description="A person read the drafter's text and accepted it unedited (errcat curate review --read-and-accept-as-is); absent otherwise."
+    )
+    also: list[ReviewedCode] | None = Field(
+        default=None,
+        max_length=16,
+        description="Earlier code (an older release's template and guards) the same text was read against and still holds for "
+        "(errcat curate review --still-holds-for-earlier): a crawl of that release gives it curated too, not stale; absent otherwise.",
     )
 
 

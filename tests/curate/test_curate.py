@@ -631,7 +631,8 @@ def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
     """This entry's raise behind its reviewed guards (asserts become ``if not (cond): raise
     AssertionError``, the same id and guards as an assert; an error response is
     ``return create_error_response(...)`` and a log ``logger.<level>(...)``, as their ids differ
-    from a raise of the same words). A template whose fields hold quotes or line breaks (a nested
+    from a raise of the same words; a raise of an expression's type, ``raise type(err)(...)``,
+    is written so, as upstream did). A template whose fields hold quotes or line breaks (a nested
     f-string) is written as a triple-quoted f-string, as upstream did."""
     template = entry.review.template
     lines = []
@@ -640,7 +641,7 @@ def _raise_block(entry: CuratedFile, depth: int) -> list[str]:
         depth += 1
     literal = f"f'''{template}'''" if ("\n" in template or '"' in template) and "'''" not in template else f"f{json.dumps(template)}"
     exception = entry.review.exception
-    if exception in RESPONSE_TYPES or exception.islower():
+    if exception in RESPONSE_TYPES or (exception.isidentifier() and exception.islower()):
         lines.append("    " * depth + f"return create_error_response({literal}, err_type={json.dumps(exception)})")
     elif exception in LOG_LEVELS:
         lines.append("    " * depth + f"logger.{exception.lower()}({literal})")
