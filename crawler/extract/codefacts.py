@@ -151,7 +151,7 @@ class GraphWalker:
         self.called: dict[str, int] = {}
         self.taken: set[str] = set()
         self.made: dict[int, list[ast.Call]] = {}
-        self._funcs: set[int] = set()  # (the ids of the called names: no name taken)
+        self._funcs: set[int] = set()  # (the ids of the called attributes: no name taken)
 
     def _qual(self, name: str) -> str:
         top = self.stack[-1]
@@ -348,6 +348,7 @@ class GraphWalker:
         typed = scope.typed
         annotated = type(stmt) is ast.AnnAssign
         made: list[ast.Call] = []
+        called, taken, funcs = self.called, self.taken, self._funcs  # (``_read``'s, read here without its call)
         for name in fields:
             value = getattr(stmt, name, None)
             if value is None:
@@ -359,8 +360,8 @@ class GraphWalker:
                 if annotated and name == "annotation":
                     made += nodes_under(expr, ast.Call)  # (a name in an annotation is a type, no value taken)
                 else:
-                    self._read(expr, made)
-                if len(pending) >= MAX_CALLS_PER_FILE:
+                    _read_names(expr, called, taken, funcs, made)
+                if len(pending) >= MAX_CALLS_PER_FILE or first == len(made):
                     continue  # (the file's names and the knobs' calls are still read)
                 for node in made[first:]:
                     written = dotted(node.func)
@@ -567,17 +568,16 @@ def names_called(tree: ast.AST) -> tuple[dict[str, int], set[str]]:
 def _read_names(root: ast.AST, called: dict[str, int], taken: set[str], funcs: set[int], made: list[ast.Call] | None) -> None:
     """Add to ``called`` and ``taken`` what :func:`names_called` finds under ``root``, and to
     ``made`` (when given) its calls in :func:`nodes_under`'s order; ``funcs``: the ids of the
-    called names met so far (no name taken)."""
+    called attributes met so far (no name taken)."""
     todo: list[Any] = [root]
     get = _NAMES_FIELDS.get
     name, constant, attribute, call, keyword = ast.Name, ast.Constant, ast.Attribute, ast.Call, ast.keyword
     for node in todo:  # (as ``nodes_under``: breadth first, the node types most of a tree is made of by hand)
         t = type(node)
-        if t is constant:
+        if t is name:  # (never a called one: those are not queued)
+            taken.add(node.id)
             continue
-        if t is name:
-            if id(node) not in funcs:
-                taken.add(node.id)
+        if t is constant:
             continue
         if t is attribute:
             if id(node) not in funcs:
@@ -588,12 +588,14 @@ def _read_names(root: ast.AST, called: dict[str, int], taken: set[str], funcs: s
                 made.append(node)
             func = node.func
             if type(func) is name:
+                # (a called name is not taken and holds nothing: left out of the queue, which
+                # leaves every other node in its place; it is no id to look up for each name)
                 called[func.id] = called.get(func.id, 0) + 1
-                funcs.add(id(func))
-            elif type(func) is attribute:
-                called[func.attr] = called.get(func.attr, 0) + 1
-                funcs.add(id(func))
-            todo.append(func)
+            else:
+                if type(func) is attribute:
+                    called[func.attr] = called.get(func.attr, 0) + 1
+                    funcs.add(id(func))
+                todo.append(func)
             todo += node.args
             todo += node.keywords
         elif t is keyword:

@@ -33,6 +33,8 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Final, cast
 
+from crawler.extract.codefacts import child_nodes
+
 #: The key an extracted site keeps it under (never in a record: ``catalogue.entries`` builds the record's site).
 READS: Final = "_reads"
 #: The key, inside what a site reads, of the ``except`` of its own function that catches its
@@ -288,6 +290,10 @@ def _chain(node: ast.expr) -> list[str] | None:
     return None
 
 
+#: What a trace does not look into: a function or comprehension made there (built once: a ``|`` of types is a new object each time it is written).
+_NOT_FOLLOWED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
 class _Trace:
     def __init__(self, params: set[str], assigned: dict[str, str], cls: ClassText | None = None):
         self.params, self.assigned, self.cls = params, assigned, cls
@@ -346,10 +352,10 @@ class _Trace:
         if isinstance(node, ast.Subscript):
             self.walk(node.value, depth, seen)
             return
-        if isinstance(node, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+        if isinstance(node, _NOT_FOLLOWED):
             self.add("other", node)
             return
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):  # (``iter_child_nodes``' order, without its generators)
             if isinstance(child, ast.expr):
                 self.walk(child, depth, seen)
 

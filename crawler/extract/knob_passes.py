@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from crawler.extract.ast_names import dotted
-from crawler.extract.codefacts import function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
+from crawler.extract.codefacts import child_nodes, function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
 from crawler.extract.guard_reads import CONFIG_PART, HOLDS_CONFIG, MODEL_CONFIG_PART
 from crawler.extract.knob_flow import ACCESSORS, CONVERSIONS
 
@@ -286,6 +286,9 @@ class Walked(NamedTuple):
     made: Mapping[int, list[ast.Call]]
 
 
+_ASSIGNS = frozenset({ast.Assign, ast.AugAssign, ast.AnnAssign})
+
+
 def changed_in_place(calls: Calls, root: str | None = None) -> set[str]:
     """The names (``root``'s attributes, with a root: ``self.x.append(v)``) the statements change
     in place: a method called on one that is no accessor of it, an entry or attribute of one assigned."""
@@ -296,14 +299,18 @@ def changed_in_place(calls: Calls, root: str | None = None) -> set[str]:
             return node.id if type(node) is ast.Name else None
         return node.attr if type(node) is ast.Attribute and type(node.value) is ast.Name and node.value.id == root else None
 
+    name, attribute = ast.Name, ast.Attribute
     for stmt, made in calls:
-        for call in made:
+        for call in made:  # (``named`` written out: this runs for every call of every function read)
             func = call.func
-            if type(func) is ast.Attribute and func.attr not in ACCESSORS:
-                found = named(func.value)
-                if found:
-                    out.add(found)
-        if type(stmt) in (ast.Assign, ast.AugAssign, ast.AnnAssign):
+            if type(func) is attribute and func.attr not in ACCESSORS:
+                held = func.value
+                if root is None:
+                    if type(held) is name:
+                        out.add(held.id)
+                elif type(held) is attribute and type(held.value) is name and held.value.id == root:
+                    out.add(held.attr)
+        if type(stmt) in _ASSIGNS:
             for target in stmt.targets if type(stmt) is ast.Assign else [stmt.target]:  # type: ignore[attr-defined]
                 if isinstance(target, (ast.Subscript, ast.Attribute)):
                     found = named(target.value)
@@ -346,7 +353,7 @@ def sources(node: ast.AST, ctx: _Context) -> set[str]:
         return {UNKNOWN}
     if t is ast.Subscript:
         return _union([sources(node.value, ctx), sources(node.slice, ctx)])  # type: ignore[attr-defined]
-    parts = [child for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)]
+    parts = [child for child in child_nodes(node) if isinstance(child, ast.expr)]  # (``iter_child_nodes``' order, without its generators)
     return _union([sources(c, ctx) for c in parts]) if parts else {CONSTANT}
 
 
@@ -384,9 +391,14 @@ def _of_chain(node: ast.AST, chain: list[str], ctx: _Context) -> set[str]:
     return {UNKNOWN}
 
 
+_BINDERS = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith})
+
+
 def _bind(stmt: ast.stmt, ctx: _Context) -> None:
     """What an assignment (or a loop, a ``with``) puts in the locals it binds (worked out when read)."""
     t = type(stmt)
+    if t not in _BINDERS:  # (most statements bind nothing: each of a function's is given here)
+        return
     if t is ast.Assign and len(stmt.targets) == 1 and type(stmt.targets[0]) is ast.Name:  # type: ignore[attr-defined]
         ctx.bind(stmt.targets[0].id, stmt.value)  # type: ignore[attr-defined]
         return
@@ -453,14 +465,17 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
     and what follows it); True when one passes a parameter of its own on (its signature is then
     kept: the join follows it to its callers)."""
     forwards = False
+    given = out["given"]
     for stmt, made in calls:
         if made and comprehended(stmt):
             for expr in own_expressions(stmt):
                 for comprehension in nodes_under(expr, ast.comprehension):
                     _items(comprehension.target, comprehension.iter, ctx)  # (a call in it is given its items)
         for call in made:
-            callee = dotted(call.func) if call.args or call.keywords else None
-            if not callee or callee.endswith(_EXCEPTION_NAME) or len(out["given"]) >= MAX_GIVEN:
+            if not (call.args or call.keywords) or len(given) >= MAX_GIVEN:
+                continue
+            callee = dotted(call.func)
+            if not callee or callee.endswith(_EXCEPTION_NAME):
                 continue
             positional: list[str] = []
             for arg in call.args:
@@ -477,9 +492,21 @@ def _given(calls: Calls, ctx: _Context, out: dict[str, Any], comprehended: Calla
             row = {"line": call.lineno, "callee": callee.rpartition(".")[2], "args": positional, "keywords": named}
             if callee.count(".") and callee.rpartition(".")[0].rpartition(".")[2][:1].isupper():
                 row["on_class"] = True  # (``Base.method(self, x)``: a method's receiver may be passed)
-            out["given"].append(row)
+            given.append(row)
         _bind(stmt, ctx)
     return forwards
+
+
+def _value_only(stmt: ast.stmt) -> bool:
+    """Whether a simple statement's calls (``calls_of``: those of its own expressions, each
+    in ``nodes_under``'s order, in field order) are its value's: an expression statement, a
+    ``return``, an assignment to names only (an annotation may hold calls: it is read again)."""
+    t = type(stmt)
+    if t is ast.Expr or t is ast.Return:
+        return True
+    if t is ast.Assign:
+        return all(type(target) is ast.Name for target in stmt.targets)  # type: ignore[attr-defined]
+    return t is ast.AugAssign and type(stmt.target) is ast.Name  # type: ignore[attr-defined]
 
 
 def _shown(found: set[str]) -> str:
@@ -575,13 +602,13 @@ def passes(
         if not may_pass:
             continue
         held: dict[str, list[str]] = {}
-        for stmt in statements if may_pass else ():
+        for stmt, made_here in calls(fn):
             if type(stmt) not in _SIMPLE or len(out["passes"]) >= MAX_PASSES:
                 continue
             value = getattr(stmt, "value", None)
             if value is None:
                 continue
-            for call in nodes_under(value, ast.Call):
+            for call in made_here if _value_only(stmt) else nodes_under(value, ast.Call):
                 callee = dotted(call.func)
                 if not callee:
                     continue

@@ -65,7 +65,7 @@ from typing import Any, cast
 
 from crawler.extract import assembled, cross_module_facts, knob_passes, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
-from crawler.extract.codefacts import GraphWalker, empty_graph, line_numbers, on_lines
+from crawler.extract.codefacts import GraphWalker, child_nodes, empty_graph, line_numbers, on_lines
 from crawler.extract.guard_reads import CAUGHT, HANDED, READS, ClassText, FunctionText, trace
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
@@ -272,7 +272,7 @@ def _passes_on(body: list[ast.stmt], name: str) -> bool:
             continue
         if type(node) is ast.Name and node.id == name:
             return True
-        todo.extend(ast.iter_child_nodes(node))
+        todo += child_nodes(node)  # (the leaves left out hold none of what is looked for)
     return False
 
 
@@ -288,7 +288,7 @@ def _prints(body: list[ast.stmt]) -> bool:
                 return True
             if any(k.arg == "exc_info" and not (type(k.value) is ast.Constant and k.value.value in (False, None)) for k in node.keywords):
                 return True
-        todo.extend(ast.iter_child_nodes(node))
+        todo += child_nodes(node)  # (the leaves left out hold none of what is looked for)
     return False
 
 
@@ -301,7 +301,7 @@ def _raises(body: list[ast.stmt]) -> bool:
             return True
         if type(node) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda):
             continue
-        todo.extend(ast.iter_child_nodes(node))
+        todo += child_nodes(node)  # (the leaves left out hold none of what is looked for)
     return False
 
 
