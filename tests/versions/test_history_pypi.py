@@ -5,6 +5,7 @@ backfill from the index, tests/source/test_release.py)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -54,30 +55,52 @@ def test_releases_fold_in_pep_440_order():
     assert sorted(versions, key=release_order) == ["weird", "0.6.6", "0.6.6.post1", "0.7.0rc1", "0.7.0", "0.9.2", "v0.10.0", "0.10.1.1"]
 
 
-@pytest.fixture
-def released(tmp_path, monkeypatch, cli):
-    """Three releases of relpkg crawled from a package index on localhost, one dataset each."""
+def _tree(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """Three releases of relpkg crawled from a package index on localhost, one dataset each: made
+    once for the module (pip downloads each wheel), read by its tests; each test that folds them
+    leaves them byte for byte as they were (checked after the module's last test)."""
     import os
 
+    from click.testing import CliRunner
+
+    from crawler.base import home
+    from crawler.cli.main import main
     from tests.package_index import _Index, release_wheel, serving
 
-    with serving(tmp_path / "index") as url:
+    tmp = tmp_path_factory.mktemp("released")
+    with serving(tmp / "index") as url, pytest.MonkeyPatch.context() as mp:
         for n, version in enumerate(["1.0", "1.2", "1.10"]):
-            wheel = release_wheel(tmp_path / "index" / "files", version, None, f"bad value {n}")
+            wheel = release_wheel(tmp / "index" / "files", version, None, f"bad value {n}")
             _Index.times[wheel.name] = f"2025-0{n + 1}-01T00:00:00Z"
         for name in [k for k in os.environ if k.startswith("PIP_")]:
-            monkeypatch.delenv(name)
-        monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
-        monkeypatch.setenv("PIP_INDEX_URL", url)
-        monkeypatch.setenv("PIP_NO_CACHE_DIR", "1")
-        result = cli(
-            "history", "--pypi", "--per-release", tmp_path / "releases", "--include", "relpkg/**/*.py", "relpkg==1.10", "relpkg==1.0", "relpkg==1.2"
+            mp.delenv(name)
+        mp.setenv("PIP_CONFIG_FILE", os.devnull)
+        mp.setenv("PIP_INDEX_URL", url)
+        mp.setenv("PIP_NO_CACHE_DIR", "1")
+        # what the function-scoped fixtures (cache_dir, no_shared_home) give a test's cli
+        mp.setenv("ERRCAT_CACHE_DIR", str(tmp / "cache"))
+        mp.delenv("ERRCAT_HOME", raising=False)
+        mp.setattr(home, "_checkout", lambda: None)
+        mp.setenv("XDG_DATA_HOME", str(tmp / "xdg-data"))
+        result = CliRunner().invoke(
+            main,
+            ["history", "--pypi", "--per-release", str(tmp / "releases"), "--include", "relpkg/**/*.py", "relpkg==1.10", "relpkg==1.0", "relpkg==1.2"],
+            catch_exceptions=False,
         )  # given in any order: the directory names say which
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in (tmp_path / "releases").iterdir()) == ["1.0", "1.10", "1.2"]
-    return tmp_path / "releases"
+    releases = tmp / "releases"
+    assert sorted(p.name for p in releases.iterdir()) == ["1.0", "1.10", "1.2"]
+    before = _tree(releases)
+    yield releases
+    assert _tree(releases) == before, "a test changed the module's shared release datasets: copy them first"
 
 
+@pytest.mark.slow
 def test_a_fold_of_release_datasets_goes_by_pep_440_and_names_the_releases(released, cli, tmp_path):
     result = cli("history", "--fold", released, "--out", tmp_path / "out", "--changelog", tmp_path / "changelog.md")
     assert result.exit_code == 0, result.output
@@ -88,6 +111,7 @@ def test_a_fold_of_release_datasets_goes_by_pep_440_and_names_the_releases(relea
     assert manifest["commit"][:12] not in changelog and manifest["release"]["version"] == "1.10"
 
 
+@pytest.mark.slow
 def test_a_catalogue_in_place_of_an_older_release_is_refused_by_its_version(released, cli, tmp_path):
     import shutil
 
@@ -137,6 +161,7 @@ def test_the_newest_per_minor_needs_a_range(cli, tmp_path):
     assert result.stderr == "errcat: --newest-per-minor picks from --range OLD..NEW: give the range\n"
 
 
+@pytest.mark.slow
 def test_a_fold_of_releases_that_record_no_commit_marks_every_release_and_no_page_shows_a_digest(released, cli, tmp_path):
     """Schema 7: each release's lifetime says its commit is a files digest (``"files": true``), so an
     older release's page shows the release alone, not only the newest one the manifest names."""
@@ -163,6 +188,7 @@ def test_a_fold_of_releases_that_record_no_commit_marks_every_release_and_no_pag
             assert not any(d[:12] in text for d in digests), (path.name, text)
 
 
+@pytest.mark.slow
 def test_a_fold_of_releases_that_record_their_commit_marks_none(tmp_path, monkeypatch, cli):
     """A release whose _version.py records its full commit is named by that commit: no ``files``."""
     import os
@@ -191,6 +217,7 @@ def test_a_fold_of_releases_that_record_their_commit_marks_none(tmp_path, monkey
     assert oldest["history"]["removed_in"] == {"version": "1.2", "commit": commits[1]}
 
 
+@pytest.mark.slow
 def test_a_git_catalogue_of_the_newest_release_stands_for_its_wheel(released, cli, tmp_path):
     """A backfill folds the wheels behind the catalogue crawled from git at the newest release's
     tag: committed before that wheel was uploaded, yet the same release (what a maintainer
