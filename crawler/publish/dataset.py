@@ -547,7 +547,8 @@ class PreviousRecord:
     digest: bytes | None = None  # with data None: the SHA-256 of the file's bytes
     path: str = ""  # with data None: where it is, to read it (:meth:`read`)
     #: With data None: the SHA-256 of the errors.jsonl line errcat wrote with the file, which
-    #: stands for the file's bytes (``record_memo``), and the file's size.
+    #: stands for the file's bytes (``record_memo``; None for a file hashed as it was read, a
+    #: retired record's the sync carries through, ``previous_records``' ``carried``), and the file's size.
     line: bytes | None = None
     size: int = 0
 
@@ -589,6 +590,7 @@ def previous_records(
     repo: RepoRef,
     memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None,
     placed: Placed | None = None,
+    carried: Mapping[str, tuple[bytes, int]] | None = None,
 ) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
     whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
@@ -599,7 +601,11 @@ def previous_records(
     whose identity is the one ``memo`` (``record_memo.Memo.records``) holds for its id is not
     read: the memo's digests stand for its bytes; nor kept in memory when it is another file
     holding those bytes (their SHA-256 is the memo's). ``placed``: the dataset's manifest as the
-    caller read it already (``load_placed``), not read again."""
+    caller read it already (``load_placed``), not read again. ``carried``: by id, the SHA-256 and
+    size the sync's memo of retired records (``versions.carried``) names for a record file it
+    would carry through unread: a file of those bytes (hashed as it is read) is kept as its digest,
+    not its bytes (``PreviousRecord.data`` None, ``line`` None), so that a history's sync holds
+    none of its retired records' files; any other file is kept as read."""
     try:
         placed = placed or load_placed(dataset)
         found_repo = placed.manifest.repo
@@ -627,6 +633,10 @@ def previous_records(
                 continue
         read = _read_record(path)
         if read is None:
+            continue
+        expected = carried.get(stem) if carried else None
+        if expected is not None and len(read[0]) == expected[1] and hashlib.sha256(read[0]).digest() == expected[0]:
+            found[stem] = PreviousRecord(None, identity(read[1]), expected[0], path, None, expected[1])
             continue
         if known is not None and hashlib.sha256(read[0]).digest() == known[1]:
             # The bytes errcat wrote with that line, as another file (a copy, a checkout): the

@@ -531,6 +531,10 @@ class Reuse(NamedTuple):
     #: The errors.jsonl line of a record carried through that was not read, by id (None for any
     #: other): read from the dataset in place only for a gzip member compressed anew.
     line_of: Callable[[str], bytes | None] | None = None
+    #: By id, the SHA-256 and size of a record file carried through in place (``versions.carried``:
+    #: its bytes hashed as they were read, not held): not rendered nor yielded, only named in the
+    #: manifest's digest; its writer links the file in place (or reads it again).
+    in_place: Mapping[str, tuple[bytes, int]] = {}
 
 
 class _Rendered(NamedTuple):
@@ -567,6 +571,8 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
         data = reuse.kept.get(rid)
         if data is None and rel in reuse.linked and rid in reuse.vouched:
             digest, size = reuse.vouched[rid]
+        elif data is None and rid in reuse.in_place:
+            digest, size = reuse.in_place[rid]
         made = reuse.lines.get(rid)
     if digest is None:
         if data is None:
@@ -788,7 +794,13 @@ def write_dataset(
 
     def fill(tmp: Path) -> tuple[set[str], Path]:
         linked = _link_kept(tmp, target, links)
-        return _write_all(tmp, ((rel, data) for rel, data in items if rel not in linked)) | linked, target
+        # a mapping's value is asked for only when it is written (``sync``'s files in place are read then)
+        rest = (
+            ((rel, files[rel]) for rel in files if rel not in linked)
+            if isinstance(files, Mapping)
+            else ((rel, data) for rel, data in items if rel not in linked)
+        )
+        return _write_all(tmp, rest) | linked, target
 
     return _write_swap(target, fill, spare_root)
 

@@ -31,6 +31,7 @@ import orjson
 from crawler.base.cachedir import keep
 from crawler.model.records import RepoRef
 from crawler.model.shapes import RecordData
+from crawler.publish.dataset import PreviousRecord
 
 DIRECTORY = "carried"
 MAGIC = b"errcat-carried-2\n"
@@ -137,9 +138,13 @@ class Carry:
     """A sync's render's use of the rows (``history.render_state``'s ``carry``): ``rows`` the memo
     as loaded, ``lines`` the line digest and size of each retired record held as read, by id.
     Filled by the render: ``carried``, the ids it carried through; ``written``, the rows of every
-    retired record it wrote, for the next sync (empty when it wrote no dataset in memory)."""
+    retired record it wrote, for the next sync (empty when it wrote no dataset in memory); ``in_place``, see below."""
 
     rows: Mapping[bytes, Carried]
     lines: Mapping[str, tuple[bytes, int]]
     carried: set[str] = field(default_factory=set)
     written: dict[bytes, Carried] = field(default_factory=dict)
+    #: Filled by the render: the carried records whose file in place was vouched for by its digest
+    #: as it was read and is not held (``dataset.previous_records``' ``carried``), by id, each
+    #: ``PreviousRecord`` as read: the render's files leave them out; they are linked, or read again.
+    in_place: dict[str, PreviousRecord] = field(default_factory=dict)

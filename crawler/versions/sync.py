@@ -428,7 +428,8 @@ def _render_write(
         written = True
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied, carry=carry)
-        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+        absent = {record_file(rid): old for rid, old in carry.in_place.items()} if carry is not None else {}
+        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold, absent)
         if carry is not None and cache_dir is not None:
             if carry.carried:
                 progress(f"{said}{len(carry.carried):,} retired entries carried through as they were written")
@@ -508,21 +509,31 @@ def _without_position(rel: str, data: bytes) -> object:
     return doc
 
 
-def only_upstream_moved(target: Path, files: dict[str, bytes], previous: dict[str, PreviousRecord] | None = None) -> bool:
+def only_upstream_moved(
+    target: Path, files: dict[str, bytes], previous: dict[str, PreviousRecord] | None = None, absent: Mapping[str, PreviousRecord] | None = None
+) -> bool:
     """Whether ``files`` differ from the dataset in place only in where upstream stood: every
     record file, the record lines and the foreign list byte for byte the same; the manifest,
     index and search index the same but for their commit (so the same errcat, extractor,
     curated files, settings, entries and skips). ``previous``: the record files in place as the
     sync read them (``previous_records``); one that is still that very file (its identity) is
-    compared with what was read rather than read again."""
+    compared with what was read rather than read again. ``absent``: the record files ``files``
+    leaves out, carried through in place (``Carry.in_place``), by relative path: each the same
+    when it is still that very file, or holds the bytes it was read with."""
+    absent = absent or {}
     try:
         held = _in_place(target, previous or {})
     except OSError:
         return False
-    if held.keys() != files.keys():
+    if held.keys() != files.keys() | absent.keys():
         return False
-    for rel, data in files.items():
-        there = held[rel]
+    for rel, there in held.items():
+        carried_file = absent.get(rel)
+        if carried_file is not None:
+            if there is not carried_file and not (isinstance(there, bytes) and carried_file.holds(there)):
+                return False
+            continue
+        data = files[rel]
         if isinstance(there, PreviousRecord):
             if not there.holds(data):
                 return False
@@ -563,13 +574,18 @@ def _write_unless_in_place(
     previous: dict[str, PreviousRecord] | None,
     link: bool,
     hold: bool = False,
+    absent: Mapping[str, PreviousRecord] | None = None,
 ) -> bool:
     """Write ``files`` over the dataset in place, unless it holds exactly them already, or
-    (``hold``) differs from them only in where upstream stood; whether written."""
-    if history_reuse.in_place(target, files):
+    (``hold``) differs from them only in where upstream stood; whether written. ``absent``: the
+    record files ``files`` leaves out, carried through as the files in place (``Carry.in_place``),
+    by relative path: linked, or (not linkable) read again, their bytes held to the digest they
+    were read with."""
+    absent = absent or {}
+    if history_reuse.in_place(target, files, absent):
         progress(f"{said}{target} holds these files already")
         return False
-    if hold and only_upstream_moved(target, files, previous):
+    if hold and only_upstream_moved(target, files, previous, absent):
         progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is (its manifest catches up with the next change)")
         return False
     else:
@@ -579,18 +595,49 @@ def _write_unless_in_place(
         links = (
             {rid: old.inode for rid, old in (previous or {}).items() if (data := files.get(record_file(rid))) is not None and old.holds(data)} if link else None
         )
-        write_dataset(target, files, spare_root=spare_root, links=links)
+        if absent:
+            links = {**(links or {}), **{record_id_of(rel) or "": old.inode for rel, old in absent.items()}}
+        write_dataset(target, _WithInPlace(files, absent, target) if absent else files, spare_root=spare_root, links=links)
         return True
 
 
-def _previous(source: SourceOptions, out: Path, placed: Placed | None = None) -> dict[str, PreviousRecord]:
+class _WithInPlace(Mapping[str, bytes]):
+    """A dataset's files and the record files it leaves out (``absent``: carried through in
+    place, by relative path), those read from the dataset in place only when asked for (a file
+    the writer could not link): each must still be the file, of the bytes, it was read as
+    (``PreviousRecord.read``), or the sync stops with nothing written."""
+
+    def __init__(self, files: Mapping[str, bytes], absent: Mapping[str, PreviousRecord], target: Path) -> None:
+        self._files, self._absent, self._target = files, absent, target
+
+    def __getitem__(self, rel: str) -> bytes:
+        if rel in self._files:
+            return self._files[rel]
+        data = self._absent[rel].read()
+        if data is None:
+            from crawler.publish.dataset import named
+
+            raise DataError(f"{named(self._target / rel)}: changed during the sync; run it again")
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._files
+        yield from (rel for rel in self._absent if rel not in self._files)
+
+    def __len__(self) -> int:
+        return len(self._files.keys() | self._absent.keys())
+
+
+def _previous(
+    source: SourceOptions, out: Path, placed: Placed | None = None, carried: Mapping[str, tuple[bytes, int]] | None = None
+) -> dict[str, PreviousRecord]:
     """The record files of the upstream's dataset under ``out``, to keep those that do not change
-    (``placed``: its manifest, when the caller read it already)."""
+    (``placed``: its manifest, when the caller read it already; ``carried``: see ``previous_records``)."""
     from crawler.source.config import identify, load_config
 
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
-    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo), placed=placed)
+    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo), placed=placed, carried=carried)
 
 
 #: The only source whose crawl vouches for commits (a git repository dates its ancestors): a
@@ -911,7 +958,10 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
     notes: list[str] = []
     unread = 0
-    previous = _previous(source, out, placed)
+    # the files of the retired records carried through unread: hashed as read, not held (``versions.carried``)
+    previous = _previous(
+        source, out, placed, {eid: (row.file_digest, row.file_size) for eid, u in old.unread.items() if (row := rows.get(u.line))} if old else None
+    )
     vouch = _pinned_in(old.records, old.unread.values()) if old is not None else _pinned_at(previous)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))
