@@ -196,6 +196,7 @@ def iter_record_data(
     lines: dict[str, tuple[bytes, int]] | None = None,
     carried: Callable[[bytes], Mapping[str, Any] | None] | None = None,
     unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] | None = None,
+    skip: Sequence[jsonl.Member] = (),
 ) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
@@ -212,13 +213,25 @@ def iter_record_data(
     errcat kept of the retired record it rendered and validated that line of
     (``versions.carried``: its id and provenance), or None; such a line is not parsed nor yielded,
     but held to the manifest by those facts and put in ``unread`` by id (its digest, its size
-    and the facts)."""
+    and the facts). ``skip``: gzip members of errors.jsonl.gz (its retired part, as ``versions.carried``
+    recorded them) whose lines are all such lines: where their very bytes are, they are not even
+    decompressed (``jsonl.iter_lines_skipping``), each line taken by its recorded digest."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
     tally = _Tally(manifest)
-    for where, line in _record_lines(dataset):
+    for where, line in _record_lines_skipping(dataset, skip if carried is not None and unread is not None else ()):
         seen: bytes | None = None
+        if isinstance(line, jsonl.Skipped):
+            assert carried is not None and unread is not None
+            facts = carried(line.digest)
+            if facts is None:  # (a member is left compressed only when every line of it is carried)
+                raise DataError(f"{where}: the catalogue's memo changed during the sync; run it again")
+            tally.add(facts["id"], True, facts["repo"], facts["commit"], facts["commit_date"], where)
+            unread[facts["id"]] = (line.digest, line.size, facts)
+            if valid is not None:
+                valid.add(line.digest)
+            continue
         if carried is not None and unread is not None:
             seen = jsonl.line_digest(line)
             facts = carried(seen)
@@ -279,6 +292,22 @@ def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
         for n, line in jsonl.iter_lines(fh, named(path), MAX_DOCUMENT_BYTES):
             if line.strip():
                 yield f"{named(path)}:{n}", line
+
+
+def _record_lines_skipping(dataset: Path, skip: Sequence[jsonl.Member]) -> Iterator[tuple[str, bytes | jsonl.Skipped]]:
+    """:func:`_record_lines`, but the lines of the members of ``skip`` left compressed where their
+    very bytes are, each as ``jsonl.Skipped`` (see ``iter_record_data``)."""
+    if not skip:
+        yield from _record_lines(dataset)
+        return
+    path = dataset / RECORDS
+    with _open(path) as fh:
+        data = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise DataError(f"{named(path)}: larger than {MAX_DOCUMENT_BYTES} bytes")
+    for n, line in jsonl.iter_lines_skipping(data, named(path), MAX_DOCUMENT_BYTES, skip):
+        if isinstance(line, jsonl.Skipped) or line.strip():
+            yield f"{named(path)}:{n}", line
 
 
 class _Tally:

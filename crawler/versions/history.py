@@ -1286,10 +1286,12 @@ class _Packing:
         lines: dict[str, tuple[bytes | None, bytes]] = {}
         sizes: dict[str, int] = {}
         members = _Members(self._store)
-        ids = self.records.ids
+        # in the file's order, as the writer cuts its members: the live records', then the retired ones' (``jsonl.in_file_order``)
+        order, cut = jsonl.in_file_order([bool((self.records.history(eid) or {}).get("retired")) for eid in self.records.ids])
+        ids = [self.records.ids[n] for n in order]
         try:
-            for start, end in jsonl.spans(ids):
-                block = [dumps_line(self.records[n]) for n in range(start, end)]
+            for start, end in jsonl.spans(ids, cut):
+                block = [dumps_line(self.records[order[n]]) for n in range(start, end)]
                 digests = [jsonl.line_digest(line) for line in block]
                 for rid, line, digest in zip(ids[start:end], block, digests, strict=True):
                     lines[rid], sizes[rid] = (None, digest), len(line)

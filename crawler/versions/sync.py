@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 import tempfile
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
+from crawler.publish import jsonl
 from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import Data, OverLimit, Pieces, Reuse, write_dataset
 from crawler.versions import carried, history_reuse
@@ -404,6 +406,8 @@ def _render_write(
     see ``render_state``. ``hold``: see ``_write_unless_in_place``. ``carry``: the retired records
     carried through (``render_state``'s); the rows written are remembered for the next sync."""
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
+    if reuse is not None and carry is not None:  # the retired part's members, for the next sync to leave compressed
+        reuse = reuse._replace(retired_members=[])
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
     bare: list[bytes] | None = [] if remember_bare and cache_dir is not None else None  # only the cache remembers them
@@ -434,6 +438,10 @@ def _render_write(
             if carry.carried:
                 progress(f"{said}{len(carry.carried):,} retired entries carried through as they were written")
             carried.remember(cache_dir, newest.repo, carry.written, carry.rows)
+            packed = files.get(RECORDS)
+            if packed is not None and reuse is not None and reuse.retired_members is not None:
+                made = [(at, size, hashlib.sha256(packed[at : at + size]).digest(), digests) for at, size, digests in reuse.retired_members]
+                carried.remember_members(cache_dir, newest.repo, made)
     if fold.capped:
         few = ", ".join(sorted(set(fold.capped))[:3])
         progress(
@@ -745,6 +753,7 @@ def _read_in_place(
     known: frozenset[bytes] = frozenset(),
     rows: Mapping[bytes, carried.Carried] | None = None,
     linked: Container[str] = (),
+    members: Iterable[tuple[int, int, bytes, list[bytes]]] = (),
 ) -> _Side:
     """The catalogue in place, read once: its manifest, and its records as plain data, each
     checked against the record schema and held to the manifest's repository as it is read
@@ -753,7 +762,9 @@ def _read_in_place(
     ``iter_record_data`` (a line whose bytes this errcat validated before is not validated again).
     ``rows``: what the last render wrote of retired records (``versions.carried``): a line of one
     of them is not even parsed (``_Side.unread``), unless a curated link names its id (``linked``)
-    or a review linked it: those are read, for the links to be applied to them."""
+    or a review linked it: those are read, for the links to be applied to them. ``members``: the
+    retired part's gzip members as the last render wrote them (``carried.load_members``): one whose
+    lines are all such lines is not even decompressed where its very bytes are."""
     from crawler.base.progress import task
     from crawler.publish.dataset import iter_record_data, load_manifest, named
 
@@ -765,15 +776,26 @@ def _read_in_place(
     lines: dict[str, tuple[bytes, int]] = {}
     unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] = {}
 
+    made: dict[bytes, Mapping[str, Any] | None] = {}
+
     def facts(digest: bytes) -> Mapping[str, Any] | None:
+        if digest in made:
+            return made.pop(digest)  # (asked for once more: as its line is read)
         row = rows.get(digest) if rows else None
         if row is None or not row.facts:
             return None
         found: dict[str, Any] = orjson.loads(row.facts)
         return None if found["id"] in linked or found["reviewed"] else found
 
+    skip = []
+    for offset, size, sha, digests in members if rows else ():
+        for digest in digests:
+            made[digest] = facts(digest)
+        if all(made[digest] is not None for digest in digests):
+            skip.append(jsonl.Member(offset, size, sha, [(digest, rows[digest].line_size) for digest in digests]))  # type: ignore[index]
+
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread):
+        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread, skip):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
@@ -933,8 +955,9 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
         _refuse_backwards(placed.manifest, want, target)  # before its records are read
         known = _validated(source)
         rows = carried.load(cache_dir, placed.manifest.repo) if cache_dir is not None else {}
+        members = carried.load_members(cache_dir, placed.manifest.repo) if rows and cache_dir is not None else []
         linked = {eid for link in links.links for eid in (link.old, link.new)} if links is not None else set()
-        old = _read_in_place(target, progress, placed.manifest, known, rows, linked)
+        old = _read_in_place(target, progress, placed.manifest, known, rows, linked, members)
         _remember_valid(source, known, old.valid)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)

@@ -2,18 +2,23 @@
 record carried through unread (``versions.carried``) has its file in place hashed as it is read and
 kept as its digest (``dataset.previous_records``' ``carried``), left out of the files the render
 hands the writer and linked into the new dataset (or, not linkable, read again and held to that
-digest). A hostile or stale memo (a wrong digest, cut short, another repository's) only costs
-reading and rendering: the dataset is, byte for byte, a sync's without any memo."""
+digest). errors.jsonl.gz holds the live records' lines, then the retired ones' (``jsonl.in_file_order``),
+so that the retired part's gzip members, recorded as written (``carried.load_members``), are not
+even decompressed by the next sync where their very bytes are. A hostile or stale memo (a wrong
+digest, cut short, another repository's) only costs reading and rendering: the dataset is, byte
+for byte, a sync's without any memo."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from helpers import jsonl_bytes
 
 from crawler.model.records import Manifest, RepoRef
-from crawler.publish import writer
+from crawler.publish import jsonl, writer
 from crawler.versions import carried, sync
 from tests.versions.test_history import tree
 from tests.versions.test_lineage_links import ARGS, upstream  # noqa: F401 (the fixture)
@@ -129,3 +134,63 @@ def test_a_hostile_memo_falls_back_to_reading_and_rendering(upstream, cli, tmp_p
     sync_out(cli, upstream, twin, "v2.1")
     assert tree(twin) == tree(out)
     assert cli("validate", out).exit_code == 0
+
+
+def _left_compressed(monkeypatch) -> list[jsonl.Member]:
+    """Every gzip member a read leaves compressed."""
+    left: list[jsonl.Member] = []
+    real = jsonl._pieces_skipping
+    monkeypatch.setattr(jsonl, "_pieces_skipping", lambda data, where, members: left.extend(members) or real(data, where, members))
+    return left
+
+
+@pytest.mark.slow
+def test_the_retired_part_is_left_compressed_and_the_dataset_is_a_full_render(upstream, cli, tmp_path, monkeypatch, retired):  # noqa: F811
+    records = [json.loads(line) for line in jsonl_bytes(retired[0] / "acme" / "widgets").splitlines()]
+    live, gone = ([r["id"] for r in records if r["history"]["retired"] is was] for was in (False, True))
+    assert [r["id"] for r in records] == sorted(live) + sorted(gone) and live and gone  # the live lines in id order, then the retired ones
+    out = retired[0]
+    upstream.commit({"pkg/v1/load.py": OTHER}, tag="v2.1")
+    twin = _twin(out, tmp_path)
+    left = _left_compressed(monkeypatch)
+    said = sync_out(cli, upstream, out, "v2.1")
+    assert f"{len(gone)} retired entries carried through" in said
+    assert sorted(d for member in left for d, _ in member.lines) == sorted(
+        jsonl.line_digest(line) for line in jsonl_bytes(twin / "acme" / "widgets").splitlines(keepends=True) if json.loads(line)["id"] in gone
+    )
+
+    rendering_every_record(monkeypatch)
+    monkeypatch.setattr(carried, "load_members", lambda cache_dir, repo: [])
+    sync_out(cli, upstream, twin, "v2.1")
+    assert tree(twin) == tree(out)
+    assert cli("validate", out).exit_code == 0
+
+
+def _members_wrong_sha(cache: Path, repo: RepoRef) -> None:
+    carried.remember_members(cache, repo, [(at, size, bytes(32), lines) for at, size, _, lines in carried.load_members(cache, repo)])
+
+
+def _members_moved(cache: Path, repo: RepoRef) -> None:
+    carried.remember_members(cache, repo, [(at + 1, size, sha, lines) for at, size, sha, lines in carried.load_members(cache, repo)])
+
+
+def _members_cut_short(cache: Path, repo: RepoRef) -> None:
+    path = carried._members_path(cache, repo)
+    path.write_bytes(path.read_bytes()[:-5])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spoil", [_members_wrong_sha, _members_moved, _members_cut_short], ids=["wrong-sha", "moved", "cut-short"])
+def test_a_hostile_member_memo_has_the_member_read(upstream, cli, tmp_path, monkeypatch, retired, cache_dir, spoil):  # noqa: F811
+    out, _, _ = retired
+    dataset = out / "acme" / "widgets"
+    assert carried.load_members(cache_dir, _repo(dataset))
+    spoil(cache_dir, _repo(dataset))
+    upstream.commit({"pkg/v1/load.py": OTHER}, tag="v2.1")
+    twin = _twin(out, tmp_path)
+    left = _left_compressed(monkeypatch)
+    assert "retired entries carried through" in sync_out(cli, upstream, out, "v2.1")  # by their lines, read
+    assert not left
+    rendering_every_record(monkeypatch)
+    sync_out(cli, upstream, twin, "v2.1")
+    assert tree(twin) == tree(out)
