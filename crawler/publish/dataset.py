@@ -389,7 +389,8 @@ def load_search_index(dataset: Path, read: tuple[Manifest, list[Record]] | None 
 
     manifest, records = read or (load_manifest(dataset), None)
     records = records if records is not None else load_records(dataset, manifest)
-    return build_search_index(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    # in id order, as search.json is (errors.jsonl.gz holds a history's retired records last)
+    return build_search_index(sorted(records, key=lambda r: r.id), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
 
 
 # --------------------------------------------------------------------------- whole datasets
