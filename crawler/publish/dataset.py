@@ -197,6 +197,7 @@ def iter_record_data(
     carried: Callable[[bytes], Mapping[str, Any] | None] | None = None,
     unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] | None = None,
     skip: Sequence[jsonl.Member] = (),
+    skipped: list[int] | None = None,
 ) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
@@ -215,7 +216,8 @@ def iter_record_data(
     but held to the manifest by those facts and put in ``unread`` by id (its digest, its size
     and the facts). ``skip``: gzip members of errors.jsonl.gz (its retired part, as ``versions.carried``
     recorded them) whose lines are all such lines: where their very bytes are, they are not even
-    decompressed (``jsonl.iter_lines_skipping``), each line taken by its recorded digest."""
+    decompressed (``jsonl.iter_lines_skipping``), each line taken by its recorded digest; ``skipped``:
+    its one number counts those lines."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
@@ -231,6 +233,8 @@ def iter_record_data(
             unread[facts["id"]] = (line.digest, line.size, facts)
             if valid is not None:
                 valid.add(line.digest)
+            if skipped is not None:
+                skipped[0] += 1
             continue
         if carried is not None and unread is not None:
             seen = jsonl.line_digest(line)

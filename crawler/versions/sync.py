@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import sys
 import tempfile
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -746,6 +747,11 @@ class _Side:
         return record_model(record, f"{self.where}: record {record['id']}")
 
 
+#: The facts of a carried record (``carried.facts``) that most records share: their repository, the
+#: commit and date they are pinned at and their source (a release's, or the git crawl's).
+_SHARED_FACTS = ("repo", "commit", "commit_date", "source", "upstream_commit")
+
+
 def _read_in_place(
     target: Path,
     progress: Progress,
@@ -785,6 +791,9 @@ def _read_in_place(
         if row is None or not row.facts:
             return None
         found: dict[str, Any] = orjson.loads(row.facts)
+        for key in _SHARED_FACTS:  # the same few strings for thousands of records: one object each
+            if isinstance(found.get(key), str):
+                found[key] = sys.intern(found[key])
         return None if found["id"] in linked or found["reviewed"] else found
 
     skip = []
@@ -795,7 +804,8 @@ def _read_in_place(
             skip.append(jsonl.Member(offset, size, sha, [(digest, rows[digest].line_size) for digest in digests]))  # type: ignore[index]
 
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread, skip):
+        left = [0]
+        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread, skip, left):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
@@ -805,6 +815,8 @@ def _read_in_place(
             if len(records) % 512 == 0:  # a call a record was a tenth of the read
                 reading.advance(512)
         reading.advance(len(records) % 512)
+    if left[0]:
+        progress(f"{left[0]:,} retired entries' lines left compressed as they were written")
     return _Side(
         manifest,
         records,

@@ -154,7 +154,7 @@ def test_the_retired_part_is_left_compressed_and_the_dataset_is_a_full_render(up
     twin = _twin(out, tmp_path)
     left = _left_compressed(monkeypatch)
     said = sync_out(cli, upstream, out, "v2.1")
-    assert f"{len(gone)} retired entries carried through" in said
+    assert f"{len(gone)} retired entries carried through" in said and f"{len(gone)} retired entries' lines left compressed" in said
     assert sorted(d for member in left for d, _ in member.lines) == sorted(
         jsonl.line_digest(line) for line in jsonl_bytes(twin / "acme" / "widgets").splitlines(keepends=True) if json.loads(line)["id"] in gone
     )
