@@ -98,7 +98,8 @@ FILES: tuple[DatasetFile, ...] = (
         Maker.WRITER,
         of_records=True,
         about="Every record, one per line, gzip-compressed: several gzip members, which every gzip reader "
-        "reads as one stream. Split on `\\n` only: a message may contain U+2028, which `str.splitlines()` "
+        "reads as one stream. The live records come first, in id order, then the retired ones (a history's), "
+        "in id order. Split on `\\n` only: a message may contain U+2028, which `str.splitlines()` "
         "also splits on.",
     ),
     DatasetFile(

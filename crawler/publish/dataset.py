@@ -196,6 +196,8 @@ def iter_record_data(
     lines: dict[str, tuple[bytes, int]] | None = None,
     carried: Callable[[bytes], Mapping[str, Any] | None] | None = None,
     unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] | None = None,
+    skip: Sequence[jsonl.Member] = (),
+    skipped: list[int] | None = None,
 ) -> Iterator[RecordData]:
     """:func:`iter_records` as plain data (what the crawl's and the history's stages pass), for a
     reader of whole datasets: building a model of every record and dumping it again cost a
@@ -212,13 +214,28 @@ def iter_record_data(
     errcat kept of the retired record it rendered and validated that line of
     (``versions.carried``: its id and provenance), or None; such a line is not parsed nor yielded,
     but held to the manifest by those facts and put in ``unread`` by id (its digest, its size
-    and the facts)."""
+    and the facts). ``skip``: gzip members of errors.jsonl.gz (its retired part, as ``versions.carried``
+    recorded them) whose lines are all such lines: where their very bytes are, they are not even
+    decompressed (``jsonl.iter_lines_skipping``), each line taken by its recorded digest; ``skipped``:
+    its one number counts those lines."""
     manifest = manifest or load_manifest(dataset)
     repo = manifest.repo
     expected = repo.model_dump(mode="json")
     tally = _Tally(manifest)
-    for where, line in _record_lines(dataset):
+    for where, line in _record_lines_skipping(dataset, skip if carried is not None and unread is not None else ()):
         seen: bytes | None = None
+        if isinstance(line, jsonl.Skipped):
+            assert carried is not None and unread is not None
+            facts = carried(line.digest)
+            if facts is None:  # (a member is left compressed only when every line of it is carried)
+                raise DataError(f"{where}: the catalogue's memo changed during the sync; run it again")
+            tally.add(facts["id"], True, facts["repo"], facts["commit"], facts["commit_date"], where)
+            unread[facts["id"]] = (line.digest, line.size, facts)
+            if valid is not None:
+                valid.add(line.digest)
+            if skipped is not None:
+                skipped[0] += 1
+            continue
         if carried is not None and unread is not None:
             seen = jsonl.line_digest(line)
             facts = carried(seen)
@@ -279,6 +296,22 @@ def _record_lines(dataset: Path) -> Iterator[tuple[str, bytes]]:
         for n, line in jsonl.iter_lines(fh, named(path), MAX_DOCUMENT_BYTES):
             if line.strip():
                 yield f"{named(path)}:{n}", line
+
+
+def _record_lines_skipping(dataset: Path, skip: Sequence[jsonl.Member]) -> Iterator[tuple[str, bytes | jsonl.Skipped]]:
+    """:func:`_record_lines`, but the lines of the members of ``skip`` left compressed where their
+    very bytes are, each as ``jsonl.Skipped`` (see ``iter_record_data``)."""
+    if not skip:
+        yield from _record_lines(dataset)
+        return
+    path = dataset / RECORDS
+    with _open(path) as fh:
+        data = fh.read(MAX_DOCUMENT_BYTES + 1)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise DataError(f"{named(path)}: larger than {MAX_DOCUMENT_BYTES} bytes")
+    for n, line in jsonl.iter_lines_skipping(data, named(path), MAX_DOCUMENT_BYTES, skip):
+        if isinstance(line, jsonl.Skipped) or line.strip():
+            yield f"{named(path)}:{n}", line
 
 
 class _Tally:
@@ -364,7 +397,8 @@ def load_search_index(dataset: Path, read: tuple[Manifest, list[Record]] | None 
 
     manifest, records = read or (load_manifest(dataset), None)
     records = records if records is not None else load_records(dataset, manifest)
-    return build_search_index(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    # in id order, as search.json is (errors.jsonl.gz holds a history's retired records last)
+    return build_search_index(sorted(records, key=lambda r: r.id), f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
 
 
 # --------------------------------------------------------------------------- whole datasets
@@ -551,7 +585,8 @@ class PreviousRecord:
     digest: bytes | None = None  # with data None: the SHA-256 of the file's bytes
     path: str = ""  # with data None: where it is, to read it (:meth:`read`)
     #: With data None: the SHA-256 of the errors.jsonl line errcat wrote with the file, which
-    #: stands for the file's bytes (``record_memo``), and the file's size.
+    #: stands for the file's bytes (``record_memo``; None for a file hashed as it was read, a
+    #: retired record's the sync carries through, ``previous_records``' ``carried``), and the file's size.
     line: bytes | None = None
     size: int = 0
 
@@ -593,6 +628,7 @@ def previous_records(
     repo: RepoRef,
     memo: Mapping[str, tuple[tuple[int, int, int, int, int], bytes, bytes]] | None = None,
     placed: Placed | None = None,
+    carried: Mapping[str, tuple[bytes, int]] | None = None,
 ) -> dict[str, PreviousRecord]:
     """The record files of the dataset in place, by id, for a crawl of ``repo`` to keep those
     whose content it finds unchanged (``publish.pins``). Hostile input like any dataset: only
@@ -603,7 +639,11 @@ def previous_records(
     whose identity is the one ``memo`` (``record_memo.Memo.records``) holds for its id is not
     read: the memo's digests stand for its bytes; nor kept in memory when it is another file
     holding those bytes (their SHA-256 is the memo's). ``placed``: the dataset's manifest as the
-    caller read it already (``load_placed``), not read again."""
+    caller read it already (``load_placed``), not read again. ``carried``: by id, the SHA-256 and
+    size the sync's memo of retired records (``versions.carried``) names for a record file it
+    would carry through unread: a file of those bytes (hashed as it is read) is kept as its digest,
+    not its bytes (``PreviousRecord.data`` None, ``line`` None), so that a history's sync holds
+    none of its retired records' files; any other file is kept as read."""
     try:
         placed = placed or load_placed(dataset)
         found_repo = placed.manifest.repo
@@ -631,6 +671,10 @@ def previous_records(
                 continue
         read = _read_record(path)
         if read is None:
+            continue
+        expected = carried.get(stem) if carried else None
+        if expected is not None and len(read[0]) == expected[1] and hashlib.sha256(read[0]).digest() == expected[0]:
+            found[stem] = PreviousRecord(None, identity(read[1]), expected[0], path, None, expected[1])
             continue
         if known is not None and hashlib.sha256(read[0]).digest() == known[1]:
             # The bytes errcat wrote with that line, as another file (a copy, a checkout): the

@@ -2,10 +2,13 @@
 
 The lines repeat what ``errors/<id>.json`` hold (one download for a consumer that wants them
 all), so they are stored compressed: on vLLM v0.33.0, 38.7 MB of lines become about 6.5 MB.
-The bytes are deterministic: records in id order, one gzip member per two-digit id prefix
-(so a member's bytes depend only on its records, not on how many processes compressed them),
-each made by zlib at a fixed level with no file name and a zero modification time. Any gzip
-reader reads the members as one stream (RFC 1952 allows several).
+The bytes are deterministic: the live records' lines in id order, then the retired records' in
+id order (a history's: :func:`in_file_order`), one gzip member per two-digit id prefix within
+each part (so a member's bytes depend only on its records, not on how many processes compressed
+them, and a sync that reads the catalogue in place can leave the retired part's members, which a
+day seldom changes, compressed: ``versions.carried``), each made by zlib at a fixed level with no
+file name and a zero modification time. Any gzip reader reads the members as one stream (RFC
+1952 allows several).
 
 Reading is bounded: a line at most ``max_line`` bytes and the whole stream at most
 ``MAX_TOTAL_BYTES`` decompressed, so a hostile file (a "zip bomb") costs bounded memory and time;
@@ -16,9 +19,9 @@ from __future__ import annotations
 
 import hashlib
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO
+from typing import IO, NamedTuple
 
 from crawler.base.dataset_files import RECORDS
 from crawler.base.errors import DataError
@@ -50,12 +53,21 @@ def _compress(data: bytes) -> bytes:
 _HEADER = _compress(b"")[:10]
 
 
-def spans(ids: Sequence[str]) -> list[tuple[int, int]]:
-    """Where each member's lines are, in order: (start, end) of consecutive ids with one prefix."""
+def in_file_order(retired: Sequence[bool]) -> tuple[list[int], int]:
+    """The order of records' lines in the file, given whether each record (in id order) is
+    retired: the indices of the live ones, then of the retired ones; and how many live ones
+    there are (where the retired part begins, a member's end: :func:`spans`' ``cut``)."""
+    live = [i for i, gone in enumerate(retired) if not gone]
+    return live + [i for i, gone in enumerate(retired) if gone], len(live)
+
+
+def spans(ids: Sequence[str], cut: int | None = None) -> list[tuple[int, int]]:
+    """Where each member's lines are, in order: (start, end) of consecutive ids with one prefix;
+    ``cut``: an index where a member ends whatever the prefixes (the retired part's start)."""
     out: list[tuple[int, int]] = []
     start = 0
     for i in range(1, len(ids)):
-        if member_key(ids[i]) != member_key(ids[i - 1]):
+        if i == cut or member_key(ids[i]) != member_key(ids[i - 1]):
             out.append((start, i))
             start = i
     if ids:
@@ -90,11 +102,13 @@ def pack_members(
     previous: Mapping[bytes, bytes] | None = None,
     line_digests: Sequence[bytes] | None = None,
     make: Callable[[int], bytes] | None = None,
+    cut: int | None = None,
 ) -> tuple[bytes, list[tuple[bytes, int, int]]]:
-    """:func:`pack`, and each member's (:func:`member_digest`, offset, length) in the file."""
+    """:func:`pack`, and each member's (:func:`member_digest`, offset, length) in the file
+    (``cut``: see :func:`spans`)."""
     if not ids:
         return _compress(b""), []
-    return join(packed(ids, lines, jobs, previous, line_digests, make))
+    return join(packed(ids, lines, jobs, previous, line_digests, make, cut))
 
 
 def packed(
@@ -104,6 +118,7 @@ def packed(
     previous: Mapping[bytes, bytes] | None = None,
     line_digests: Sequence[bytes] | None = None,
     make: Callable[[int], bytes] | None = None,
+    cut: int | None = None,
 ) -> list[tuple[bytes, bytes]]:
     """Each member of the lines (see :func:`pack`) as (:func:`member_digest`, its bytes); ``line_digests``:
     each line's :func:`line_digest`, when the caller has them. Lines cut between members give the
@@ -118,7 +133,7 @@ def packed(
         digests: Sequence[bytes] = [line_digest(line) for line in lines if line is not None]
     else:
         digests = line_digests
-    where = spans(ids)
+    where = spans(ids, cut)
     keys = [member_digest(digests[start:end]) for start, end in where]
     previous = previous or {}
 
@@ -147,10 +162,12 @@ def iter_members(
     line_digests: Sequence[bytes],
     make: Callable[[int], bytes],
     layout: list[tuple[bytes, int, int]],
+    cut: int | None = None,
 ) -> Iterator[bytes]:
     """:func:`pack_members`'s file as its members, one after another, each taken from ``previous``
     or compressed (on this thread) as it is reached: joined, they are that file, and no more than
-    one is held at a time. ``layout`` is filled with where each member is, as ``pack_members`` says."""
+    one is held at a time. ``layout`` is filled with where each member is, as ``pack_members`` says
+    (``cut``: see :func:`spans`)."""
     if len(ids) != len(lines) or len(ids) != len(line_digests):
         raise ValueError("as many lines and digests as ids")
     if not ids:
@@ -158,7 +175,7 @@ def iter_members(
         return
     previous = previous or {}
     at = 0
-    for start, end in spans(ids):
+    for start, end in spans(ids, cut):
         key = member_digest(line_digests[start:end])
         kept = previous.get(key)
         member = (
@@ -224,11 +241,13 @@ def _lines(content: bytes) -> list[bytes]:
     return [part + b"\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def _decompressed(fh: IO[bytes], where: str) -> Iterator[bytes]:
-    """The decompressed bytes of every member, in pieces of at most 1 MiB."""
+def _decompressed(fh: IO[bytes], where: str, spent: list[int] | None = None) -> Iterator[bytes]:
+    """The decompressed bytes of every member, in pieces of at most 1 MiB (``spent``: the bytes
+    decompressed before, of the same file, which count towards the bound)."""
     unpacker = zlib.decompressobj(_GZIP)
     fed = False  # whether the current member has begun
-    total = 0
+    spent = spent if spent is not None else [0]
+    total = spent[0]
     data = b""
     try:
         while True:
@@ -244,6 +263,7 @@ def _decompressed(fh: IO[bytes], where: str) -> Iterator[bytes]:
             else:
                 data = unpacker.unconsumed_tail
             total += len(out)
+            spent[0] = total
             if total > MAX_TOTAL_BYTES:
                 raise DataError(f"{where}: decompresses to more than {MAX_TOTAL_BYTES} bytes")
             yield out
@@ -253,17 +273,86 @@ def _decompressed(fh: IO[bytes], where: str) -> Iterator[bytes]:
         raise DataError(f"{where}: the gzip stream is cut short")
 
 
+class Skipped(NamedTuple):
+    """A line of a gzip member left compressed (:func:`iter_lines_skipping`): its digest and size,
+    as the one who wrote the member recorded them."""
+
+    digest: bytes
+    size: int
+
+
+class Member(NamedTuple):
+    """A gzip member a reader may leave compressed: where it is in the file, its size, the SHA-256
+    of its compressed bytes, and its lines' digests and sizes, in order, as its writer recorded them."""
+
+    offset: int
+    size: int
+    sha256: bytes
+    lines: Sequence[tuple[bytes, int]]
+
+
 def iter_lines(fh: IO[bytes], where: str, max_line: int) -> Iterator[tuple[int, bytes]]:
     """(line number, line) of a gzip stream of JSON lines, split on ``\\n`` only (a message may
     hold U+2028); a line longer than ``max_line`` bytes is a DataError naming it, and so are more
     than ``MAX_BLANK_LINES`` blank lines."""
+    for n, line in _split(_decompressed(fh, where), where, max_line):
+        assert isinstance(line, bytes)
+        yield n, line
+
+
+def iter_lines_skipping(data: bytes, where: str, max_line: int, members: Sequence[Member]) -> Iterator[tuple[int, bytes | Skipped]]:
+    """:func:`iter_lines` of a file's bytes, but that each of ``members`` (their writer's record
+    of them, hostile as the cache it is kept in) whose bytes are there, at its offset, with its
+    SHA-256, is not decompressed: its lines come as :class:`Skipped` (their digest and size, as
+    recorded), numbered as they would be. Any other member is read as ``iter_lines`` reads it; a
+    stream that does not end where a member left compressed begins (a line or a member cut
+    there: no file errcat wrote) is a DataError."""
+    found: list[Member] = []
+    at = 0
+    for member in sorted(members, key=lambda m: m.offset):
+        if member.offset >= at and member.size > 0 and member.offset + member.size <= len(data):
+            if hashlib.sha256(memoryview(data)[member.offset : member.offset + member.size]).digest() == member.sha256:
+                found.append(member)
+                at = member.offset + member.size
+    return _split(_pieces_skipping(data, where, found), where, max_line)
+
+
+def _pieces_skipping(data: bytes, where: str, members: Sequence[Member]) -> Iterator[bytes | Sequence[Skipped]]:
+    """The decompressed bytes of ``data`` but ``members`` (found at their offsets), each of those
+    as its lines (:class:`Skipped`) in its place."""
+    import io
+
+    spent = [0]
+    at = 0
+    for member in members:
+        if member.offset > at:
+            yield from _decompressed(io.BytesIO(data[at : member.offset]), where, spent)
+        spent[0] += sum(size for _, size in member.lines)
+        if spent[0] > MAX_TOTAL_BYTES:
+            raise DataError(f"{where}: decompresses to more than {MAX_TOTAL_BYTES} bytes")
+        yield [Skipped(digest, size) for digest, size in member.lines]
+        at = member.offset + member.size
+    if at < len(data) or not members:
+        yield from _decompressed(io.BytesIO(data[at:]), where, spent)
+
+
+def _split(pieces: Iterable[bytes | Sequence[Skipped]], where: str, max_line: int) -> Iterator[tuple[int, bytes | Skipped]]:
+    """The lines of decompressed pieces (see :func:`iter_lines`), and of lines left compressed
+    (:class:`Skipped`, each a line of its own: what comes before them must end with a line)."""
     # The pieces of the line not yet ended, joined once its newline comes: adding each piece to
     # one bytes object would copy the line so far each time (a 256 MiB line took 26 s).
     parts: list[bytes] = []
     size = 0
     n = 0
     blank = 0
-    for out in _decompressed(fh, where):
+    for out in pieces:
+        if not isinstance(out, bytes):
+            if size:
+                raise DataError(f"{where}:{n + 1}: a line cut short where a gzip member begins")
+            for skipped in out:
+                n += 1
+                yield n, skipped
+            continue
         parts.append(out)
         size += len(out)
         if b"\n" not in out:

@@ -346,6 +346,7 @@ def _render(
     lines: list[bytes | None] = []
     line_sizes: list[int] = []
     line_digests = {}
+    gone: list[bool] = []
     for record in records:
         done = _render_record(record, reuse)
         problems += done.problems
@@ -355,41 +356,55 @@ def _render(
         lines.append(done.line)
         line_sizes.append(done.line_size)
         line_digests[record["id"]] = done.line_digest
-    ids = [r["id"] for r in records]
+        gone.append(is_retired(record))
+    # the live records' lines, then the retired ones' (``jsonl.in_file_order``)
+    order, cut = jsonl.in_file_order(gone)
+    make = _line_maker(records, reuse)
+    in_order = [r["id"] for r in records]
+    ids = [in_order[i] for i in order]
+    lines = [lines[i] for i in order]
+    previous = reuse.members if reuse is not None else None
     if pieces:
         # each member written as it is taken or made, none held; its size checked once written
         # (the temporary directory is thrown away when it is over the limit, as for any file)
         layout: list[tuple[bytes, int, int]] = []
-        members = Pieces(
-            jsonl.iter_members(
-                ids, lines, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse), layout
-            )
-        )
+        members = Pieces(jsonl.iter_members(ids, lines, previous, [line_digests[rid] for rid in ids], lambda k: make(order[k]), layout, cut))
         yield jsonl.NAME, members
         read(jsonl.NAME, members)
-        _check_sizes(max_bytes, sizes, ids, line_sizes)
+        _check_sizes(max_bytes, sizes, in_order, line_sizes)
     else:
-        packed, layout = jsonl.pack_members(
-            ids, lines, jobs, reuse.members if reuse is not None else None, [line_digests[rid] for rid in ids], _line_maker(records, reuse)
-        )
+        packed, layout = jsonl.pack_members(ids, lines, jobs, previous, [line_digests[rid] for rid in ids], lambda k: make(order[k]), cut)
         sizes[jsonl.NAME] = len(packed)
-        _check_sizes(max_bytes, sizes, ids, line_sizes)
+        _check_sizes(max_bytes, sizes, in_order, line_sizes)
         yield emit(jsonl.NAME, packed)
         del packed
     data, completed = _finish_manifest(manifest, digests, problems, max_bytes)
     if reuse is not None:
-        _report(reuse, digests, line_digests, layout)
+        _report(reuse, digests, line_digests, layout, ids, cut)
     yield MANIFEST, data
     return completed
 
 
-def _report(reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, bytes], layout: list[tuple[bytes, int, int]]) -> None:
+def is_retired(record: RecordData) -> bool:
+    """Whether a record is a retired one (a history's), whose line goes in errors.jsonl.gz's retired part."""
+    return bool((record.get("history") or {}).get("retired"))
+
+
+def _report(
+    reuse: Reuse, digests: dict[str, bytes], line_digests: dict[str, bytes], layout: list[tuple[bytes, int, int]], ids: Sequence[str] = (), cut: int = 0
+) -> None:
     """Hand back what the record memo keeps of the files written (see :class:`Reuse`)."""
     reuse.digests.update(digests)
     if reuse.line_digests is not None:
         reuse.line_digests.update(line_digests)
     if reuse.layout is not None:
         reuse.layout[:] = [(digests[jsonl.NAME], layout)]
+    if reuse.retired_members is not None:
+        reuse.retired_members[:] = [
+            (at, size, [line_digests[rid] for rid in ids[start:end]])
+            for (start, end), (_, at, size) in zip(jsonl.spans(ids, cut), layout, strict=True)
+            if start >= cut
+        ]
 
 
 def _documents(index: Rows, extra: Extra | None) -> dict[str, tuple[str, Any]]:
@@ -531,6 +546,13 @@ class Reuse(NamedTuple):
     #: The errors.jsonl line of a record carried through that was not read, by id (None for any
     #: other): read from the dataset in place only for a gzip member compressed anew.
     line_of: Callable[[str], bytes | None] | None = None
+    #: By id, the SHA-256 and size of a record file carried through in place (``versions.carried``:
+    #: its bytes hashed as they were read, not held): not rendered nor yielded, only named in the
+    #: manifest's digest; its writer links the file in place (or reads it again).
+    in_place: Mapping[str, tuple[bytes, int]] = {}
+    #: Filled in by the writer when given: the gzip members of errors.jsonl.gz's retired part
+    #: (``jsonl.in_file_order``), each as its offset, its size and its lines' digests in order.
+    retired_members: list[tuple[int, int, list[bytes]]] | None = None
 
 
 class _Rendered(NamedTuple):
@@ -567,6 +589,8 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
         data = reuse.kept.get(rid)
         if data is None and rel in reuse.linked and rid in reuse.vouched:
             digest, size = reuse.vouched[rid]
+        elif data is None and rid in reuse.in_place:
+            digest, size = reuse.in_place[rid]
         made = reuse.lines.get(rid)
     if digest is None:
         if data is None:
@@ -788,7 +812,13 @@ def write_dataset(
 
     def fill(tmp: Path) -> tuple[set[str], Path]:
         linked = _link_kept(tmp, target, links)
-        return _write_all(tmp, ((rel, data) for rel, data in items if rel not in linked)) | linked, target
+        # a mapping's value is asked for only when it is written (``sync``'s files in place are read then)
+        rest = (
+            ((rel, files[rel]) for rel in files if rel not in linked)
+            if isinstance(files, Mapping)
+            else ((rel, data) for rel, data in items if rel not in linked)
+        )
+        return _write_all(tmp, rest) | linked, target
 
     return _write_swap(target, fill, spare_root)
 
@@ -973,7 +1003,8 @@ def publish(
     # a crawl that keeps nearly every record, the daily sync's, paid 150-250 MB of pages a forked
     # helper copies, for ~0.1 s, on vLLM.
     fresh = len(records) if reuse is None else sum(1 for r in records if r["id"] not in reuse.kept and r["id"] not in reuse.vouched)
-    parallel = not (jobs <= 1 or fresh < PARALLEL_MIN_RECORDS or not forked.available())
+    # (a crawl's records: none retired, so its lines are in id order, as each block packs them)
+    parallel = not (jobs <= 1 or fresh < PARALLEL_MIN_RECORDS or not forked.available() or any(map(is_retired, records)))
 
     def fill(tmp: Path) -> tuple[set[str], Manifest]:
         if reuse is not None:

@@ -31,6 +31,7 @@ import orjson
 from crawler.base.cachedir import keep
 from crawler.model.records import RepoRef
 from crawler.model.shapes import RecordData
+from crawler.publish.dataset import PreviousRecord
 
 DIRECTORY = "carried"
 MAGIC = b"errcat-carried-2\n"
@@ -137,9 +138,65 @@ class Carry:
     """A sync's render's use of the rows (``history.render_state``'s ``carry``): ``rows`` the memo
     as loaded, ``lines`` the line digest and size of each retired record held as read, by id.
     Filled by the render: ``carried``, the ids it carried through; ``written``, the rows of every
-    retired record it wrote, for the next sync (empty when it wrote no dataset in memory)."""
+    retired record it wrote, for the next sync (empty when it wrote no dataset in memory); ``in_place``, see below."""
 
     rows: Mapping[bytes, Carried]
     lines: Mapping[str, tuple[bytes, int]]
     carried: set[str] = field(default_factory=set)
     written: dict[bytes, Carried] = field(default_factory=dict)
+    #: Filled by the render: the carried records whose file in place was vouched for by its digest
+    #: as it was read and is not held (``dataset.previous_records``' ``carried``), by id, each
+    #: ``PreviousRecord`` as read: the render's files leave them out; they are linked, or read again.
+    in_place: dict[str, PreviousRecord] = field(default_factory=dict)
+
+
+MEMBERS_MAGIC = b"errcat-carried-members-1\n"
+#: Each member's fixed part: its offset and size in errors.jsonl.gz, the SHA-256 of its bytes, its number of lines.
+_MEMBER = struct.Struct("<QQ32sI")
+
+
+def _members_path(cache_dir: Path, repo: RepoRef) -> Path:
+    return _path(cache_dir, repo).with_suffix(".members")
+
+
+def load_members(cache_dir: Path, repo: RepoRef) -> list[tuple[int, int, bytes, list[bytes]]]:
+    """The gzip members of errors.jsonl.gz's retired part (``jsonl.in_file_order``) as the last
+    render wrote them, kept for ``repo``: each one's offset, size, the SHA-256 of its bytes and
+    its lines' digests, in order; none when missing, damaged or of other code. A reader leaves a
+    member compressed only where those very bytes are (``jsonl.iter_lines_skipping``)."""
+    try:
+        data = _members_path(cache_dir, repo).read_bytes()
+    except OSError:
+        return []
+    if not data.startswith(MEMBERS_MAGIC) or len(data) < len(MEMBERS_MAGIC) + _HEAD.size:
+        return []
+    stamp, count = _HEAD.unpack_from(data, len(MEMBERS_MAGIC))
+    at = len(MEMBERS_MAGIC) + _HEAD.size
+    if stamp != _stamp(_repo(repo)) or count > MAX_ROWS:
+        return []
+    found = []
+    for _ in range(count):
+        if at + _MEMBER.size > len(data):
+            return []
+        offset, size, digest, lines = _MEMBER.unpack_from(data, at)
+        at += _MEMBER.size
+        if lines > MAX_ROWS or at + 32 * lines > len(data):
+            return []
+        found.append((offset, size, digest, [data[n : n + 32] for n in range(at, at + 32 * lines, 32)]))
+        at += 32 * lines
+    return found if at == len(data) else []
+
+
+def remember_members(cache_dir: Path, repo: RepoRef, members: list[tuple[int, int, bytes, list[bytes]]]) -> None:
+    """Keep ``members`` (see :func:`load_members`) as the repository's; a refused write is no error."""
+    if len(members) > MAX_ROWS:
+        return
+    body = MEMBERS_MAGIC + _HEAD.pack(_stamp(_repo(repo)), len(members))
+    body += b"".join(_MEMBER.pack(offset, size, digest, len(lines)) + b"".join(lines) for offset, size, digest, lines in members)
+    path = _members_path(cache_dir, repo)
+    try:
+        if path.read_bytes() == body:
+            return
+    except OSError:
+        pass
+    keep(path, body)

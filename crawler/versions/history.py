@@ -1091,6 +1091,8 @@ def _render_state(
             kept_digests={**reuse.kept_digests, **{rid: row.file_digest for rid, (_, _, row) in carried.items()}},
             index_rows={rid: row.index_row for rid, (_, _, row) in carried.items()},
             line_of=fold.line_of if fold.unread_ids() else None,
+            # a file vouched for by its digest as read, not held: left out of the files, linked by the sync
+            in_place={rid: (row.file_digest, row.file_size) for rid, (old, _, row) in carried.items() if old.data is None},
         )
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
@@ -1118,6 +1120,8 @@ def _render_state(
                 bare += [bare_digests.get(rid) or hashlib.sha256(record_file(rendered[n])).digest() for n, rid in enumerate(records.ids)]
             if carry is not None:
                 carry.carried = set(carried)
+                final = set(records.ids)  # (less those left out to keep within max_output_bytes)
+                carry.in_place = {rid: old for rid, (old, _, _) in carried.items() if old.data is None and rid in final}
                 if write is None:
                     carry.written = _carried_rows(fold, records, rendered, files, reuse, carried, rows, pinned.sizes if previous else {})
             return files
@@ -1150,7 +1154,7 @@ def _carried(
         unread = fold.unread(rid)
         assert unread is not None
         row, old = carry.rows.get(unread.line), previous.get(rid)
-        if row is None or old is None or old.data is None or len(old.data) != row.file_size or hashlib.sha256(old.data).digest() != row.file_digest:
+        if row is None or old is None or not _written_with(old, row):
             unfit.append(rid)  # its file in place is not the one written with its line (edited): rendered from its line
         else:
             found[rid] = (old, (unread.line, unread.size), row)
@@ -1159,12 +1163,19 @@ def _carried(
         line = carry.lines.get(rid)
         row = carry.rows.get(line[0]) if line is not None else None
         old = previous.get(rid)
-        if row is None or old is None or rid in records.overrides or line is None or row.line_size != line[1]:
-            continue
-        if old.data is None or len(old.data) != row.file_size or hashlib.sha256(old.data).digest() != row.file_digest:
+        if row is None or old is None or rid in records.overrides or line is None or row.line_size != line[1] or not _written_with(old, row):
             continue
         found[rid] = (old, line, row)
     return found
+
+
+def _written_with(old: PreviousRecord, row: Carried) -> bool:
+    """Whether a record file in place is the one the render wrote with the line of ``row``: its
+    bytes, or (not held: ``dataset.previous_records``' ``carried``, hashed as they were read, or
+    vouched for by the record memo) the SHA-256 and size of its bytes, are the ones ``row`` names."""
+    if old.data is None:
+        return old.digest == row.file_digest and old.size == row.file_size
+    return len(old.data) == row.file_size and hashlib.sha256(old.data).digest() == row.file_digest
 
 
 def _carried_rows(
@@ -1275,10 +1286,12 @@ class _Packing:
         lines: dict[str, tuple[bytes | None, bytes]] = {}
         sizes: dict[str, int] = {}
         members = _Members(self._store)
-        ids = self.records.ids
+        # in the file's order, as the writer cuts its members: the live records', then the retired ones' (``jsonl.in_file_order``)
+        order, cut = jsonl.in_file_order([bool((self.records.history(eid) or {}).get("retired")) for eid in self.records.ids])
+        ids = [self.records.ids[n] for n in order]
         try:
-            for start, end in jsonl.spans(ids):
-                block = [dumps_line(self.records[n]) for n in range(start, end)]
+            for start, end in jsonl.spans(ids, cut):
+                block = [dumps_line(self.records[order[n]]) for n in range(start, end)]
                 digests = [jsonl.line_digest(line) for line in block]
                 for rid, line, digest in zip(ids[start:end], block, digests, strict=True):
                     lines[rid], sizes[rid] = (None, digest), len(line)

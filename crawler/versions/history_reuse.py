@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ from crawler.base.dataset_files import MANIFEST, record_id_of
 from crawler.model.records import RepoRef
 from crawler.model.schemas import schema_for
 from crawler.publish import jsonl, validated
-from crawler.publish.dataset import MAX_DOCUMENT_BYTES
+from crawler.publish.dataset import MAX_DOCUMENT_BYTES, PreviousRecord
 from crawler.publish.writer import Reuse, read_dataset
 
 DIRECTORY = "history"
@@ -109,16 +109,19 @@ def start(cache_dir: Path, target: Path, repo: RepoRef) -> Reuse:
     return Reuse({}, validated.load(cache_dir), set(), {}, members, layout=[], line_digests={})
 
 
-def in_place(target: Path, files: dict[str, bytes]) -> bool:
+def in_place(target: Path, files: dict[str, bytes], absent: Mapping[str, PreviousRecord] | None = None) -> bool:
     """Whether ``target`` holds exactly ``files``, no more, no less (the manifest, which names
-    the digest of all the others, is compared first: a changed history stops there)."""
+    the digest of all the others, is compared first: a changed history stops there). ``absent``:
+    record files ``files`` leaves out, carried through in place (``versions.carried``), by
+    relative path: each must be there, still the file it was read as (``PreviousRecord.read``)."""
+    absent = absent or {}
     try:
         if (target / MANIFEST).read_bytes() != files.get(MANIFEST):
             return False
     except OSError:
         return False
     try:
-        return read_dataset(target) == files
+        return read_dataset(target, skip=absent.keys()) == files and all(old.read() is not None for old in absent.values())
     except OSError:
         return False
 

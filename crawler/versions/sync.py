@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import gc
+import hashlib
+import sys
 import tempfile
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -26,6 +28,7 @@ from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport, Side
 from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
+from crawler.publish import jsonl
 from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import Data, OverLimit, Pieces, Reuse, write_dataset
 from crawler.versions import carried, history_reuse
@@ -404,6 +407,8 @@ def _render_write(
     see ``render_state``. ``hold``: see ``_write_unless_in_place``. ``carry``: the retired records
     carried through (``render_state``'s); the rows written are remembered for the next sync."""
     reuse = history_reuse.start(cache_dir, target, newest.repo) if cache_dir is not None else None
+    if reuse is not None and carry is not None:  # the retired part's members, for the next sync to leave compressed
+        reuse = reuse._replace(retired_members=[])
     if valid:
         reuse = (reuse or Reuse({}, frozenset(), set(), {}, {}))._replace(valid_lines=valid)
     bare: list[bytes] | None = [] if remember_bare and cache_dir is not None else None  # only the cache remembers them
@@ -428,11 +433,16 @@ def _render_write(
         written = True
     else:
         files = render_state(fold, newest, previous, vouched, memo, reuse, bare, omit=omit, documents=documents, links=links, applied=applied, carry=carry)
-        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold)
+        absent = {record_file(rid): old for rid, old in carry.in_place.items()} if carry is not None else {}
+        written = _write_unless_in_place(target, files, progress, said, spare_root, previous, cache_dir is not None, hold, absent)
         if carry is not None and cache_dir is not None:
             if carry.carried:
                 progress(f"{said}{len(carry.carried):,} retired entries carried through as they were written")
             carried.remember(cache_dir, newest.repo, carry.written, carry.rows)
+            packed = files.get(RECORDS)
+            if packed is not None and reuse is not None and reuse.retired_members is not None:
+                made = [(at, size, hashlib.sha256(packed[at : at + size]).digest(), digests) for at, size, digests in reuse.retired_members]
+                carried.remember_members(cache_dir, newest.repo, made)
     if fold.capped:
         few = ", ".join(sorted(set(fold.capped))[:3])
         progress(
@@ -508,21 +518,31 @@ def _without_position(rel: str, data: bytes) -> object:
     return doc
 
 
-def only_upstream_moved(target: Path, files: dict[str, bytes], previous: dict[str, PreviousRecord] | None = None) -> bool:
+def only_upstream_moved(
+    target: Path, files: dict[str, bytes], previous: dict[str, PreviousRecord] | None = None, absent: Mapping[str, PreviousRecord] | None = None
+) -> bool:
     """Whether ``files`` differ from the dataset in place only in where upstream stood: every
     record file, the record lines and the foreign list byte for byte the same; the manifest,
     index and search index the same but for their commit (so the same errcat, extractor,
     curated files, settings, entries and skips). ``previous``: the record files in place as the
     sync read them (``previous_records``); one that is still that very file (its identity) is
-    compared with what was read rather than read again."""
+    compared with what was read rather than read again. ``absent``: the record files ``files``
+    leaves out, carried through in place (``Carry.in_place``), by relative path: each the same
+    when it is still that very file, or holds the bytes it was read with."""
+    absent = absent or {}
     try:
         held = _in_place(target, previous or {})
     except OSError:
         return False
-    if held.keys() != files.keys():
+    if held.keys() != files.keys() | absent.keys():
         return False
-    for rel, data in files.items():
-        there = held[rel]
+    for rel, there in held.items():
+        carried_file = absent.get(rel)
+        if carried_file is not None:
+            if there is not carried_file and not (isinstance(there, bytes) and carried_file.holds(there)):
+                return False
+            continue
+        data = files[rel]
         if isinstance(there, PreviousRecord):
             if not there.holds(data):
                 return False
@@ -563,13 +583,18 @@ def _write_unless_in_place(
     previous: dict[str, PreviousRecord] | None,
     link: bool,
     hold: bool = False,
+    absent: Mapping[str, PreviousRecord] | None = None,
 ) -> bool:
     """Write ``files`` over the dataset in place, unless it holds exactly them already, or
-    (``hold``) differs from them only in where upstream stood; whether written."""
-    if history_reuse.in_place(target, files):
+    (``hold``) differs from them only in where upstream stood; whether written. ``absent``: the
+    record files ``files`` leaves out, carried through as the files in place (``Carry.in_place``),
+    by relative path: linked, or (not linkable) read again, their bytes held to the digest they
+    were read with."""
+    absent = absent or {}
+    if history_reuse.in_place(target, files, absent):
         progress(f"{said}{target} holds these files already")
         return False
-    if hold and only_upstream_moved(target, files, previous):
+    if hold and only_upstream_moved(target, files, previous, absent):
         progress(f"{said}no entry, explanation or errcat version changed: {target} stays as it is (its manifest catches up with the next change)")
         return False
     else:
@@ -579,18 +604,49 @@ def _write_unless_in_place(
         links = (
             {rid: old.inode for rid, old in (previous or {}).items() if (data := files.get(record_file(rid))) is not None and old.holds(data)} if link else None
         )
-        write_dataset(target, files, spare_root=spare_root, links=links)
+        if absent:
+            links = {**(links or {}), **{record_id_of(rel) or "": old.inode for rel, old in absent.items()}}
+        write_dataset(target, _WithInPlace(files, absent, target) if absent else files, spare_root=spare_root, links=links)
         return True
 
 
-def _previous(source: SourceOptions, out: Path, placed: Placed | None = None) -> dict[str, PreviousRecord]:
+class _WithInPlace(Mapping[str, bytes]):
+    """A dataset's files and the record files it leaves out (``absent``: carried through in
+    place, by relative path), those read from the dataset in place only when asked for (a file
+    the writer could not link): each must still be the file, of the bytes, it was read as
+    (``PreviousRecord.read``), or the sync stops with nothing written."""
+
+    def __init__(self, files: Mapping[str, bytes], absent: Mapping[str, PreviousRecord], target: Path) -> None:
+        self._files, self._absent, self._target = files, absent, target
+
+    def __getitem__(self, rel: str) -> bytes:
+        if rel in self._files:
+            return self._files[rel]
+        data = self._absent[rel].read()
+        if data is None:
+            from crawler.publish.dataset import named
+
+            raise DataError(f"{named(self._target / rel)}: changed during the sync; run it again")
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self._files
+        yield from (rel for rel in self._absent if rel not in self._files)
+
+    def __len__(self) -> int:
+        return len(self._files.keys() | self._absent.keys())
+
+
+def _previous(
+    source: SourceOptions, out: Path, placed: Placed | None = None, carried: Mapping[str, tuple[bytes, int]] | None = None
+) -> dict[str, PreviousRecord]:
     """The record files of the upstream's dataset under ``out``, to keep those that do not change
-    (``placed``: its manifest, when the caller read it already)."""
+    (``placed``: its manifest, when the caller read it already; ``carried``: see ``previous_records``)."""
     from crawler.source.config import identify, load_config
 
     upstream = identify(source.repo, source.upstream, source.name, load_config(source.config))
     target = dataset_dir(out, upstream.owner, upstream.repo)
-    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo), placed=placed)
+    return previous_records(target, RepoRef(url=upstream.url, owner=upstream.owner, name=upstream.repo), placed=placed, carried=carried)
 
 
 #: The only source whose crawl vouches for commits (a git repository dates its ancestors): a
@@ -691,6 +747,11 @@ class _Side:
         return record_model(record, f"{self.where}: record {record['id']}")
 
 
+#: The facts of a carried record (``carried.facts``) that most records share: their repository, the
+#: commit and date they are pinned at and their source (a release's, or the git crawl's).
+_SHARED_FACTS = ("repo", "commit", "commit_date", "source", "upstream_commit")
+
+
 def _read_in_place(
     target: Path,
     progress: Progress,
@@ -698,6 +759,7 @@ def _read_in_place(
     known: frozenset[bytes] = frozenset(),
     rows: Mapping[bytes, carried.Carried] | None = None,
     linked: Container[str] = (),
+    members: Iterable[tuple[int, int, bytes, list[bytes]]] = (),
 ) -> _Side:
     """The catalogue in place, read once: its manifest, and its records as plain data, each
     checked against the record schema and held to the manifest's repository as it is read
@@ -706,7 +768,9 @@ def _read_in_place(
     ``iter_record_data`` (a line whose bytes this errcat validated before is not validated again).
     ``rows``: what the last render wrote of retired records (``versions.carried``): a line of one
     of them is not even parsed (``_Side.unread``), unless a curated link names its id (``linked``)
-    or a review linked it: those are read, for the links to be applied to them."""
+    or a review linked it: those are read, for the links to be applied to them. ``members``: the
+    retired part's gzip members as the last render wrote them (``carried.load_members``): one whose
+    lines are all such lines is not even decompressed where its very bytes are."""
     from crawler.base.progress import task
     from crawler.publish.dataset import iter_record_data, load_manifest, named
 
@@ -718,15 +782,30 @@ def _read_in_place(
     lines: dict[str, tuple[bytes, int]] = {}
     unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] = {}
 
+    made: dict[bytes, Mapping[str, Any] | None] = {}
+
     def facts(digest: bytes) -> Mapping[str, Any] | None:
+        if digest in made:
+            return made.pop(digest)  # (asked for once more: as its line is read)
         row = rows.get(digest) if rows else None
         if row is None or not row.facts:
             return None
         found: dict[str, Any] = orjson.loads(row.facts)
+        for key in _SHARED_FACTS:  # the same few strings for thousands of records: one object each
+            if isinstance(found.get(key), str):
+                found[key] = sys.intern(found[key])
         return None if found["id"] in linked or found["reviewed"] else found
 
+    skip = []
+    for offset, size, sha, digests in members if rows else ():
+        for digest in digests:
+            made[digest] = facts(digest)
+        if all(made[digest] is not None for digest in digests):
+            skip.append(jsonl.Member(offset, size, sha, [(digest, rows[digest].line_size) for digest in digests]))  # type: ignore[index]
+
     with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread):
+        left = [0]
+        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread, skip, left):
             history = record.get("history")
             if history is not None:
                 record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
@@ -736,6 +815,8 @@ def _read_in_place(
             if len(records) % 512 == 0:  # a call a record was a tenth of the read
                 reading.advance(512)
         reading.advance(len(records) % 512)
+    if left[0]:
+        progress(f"{left[0]:,} retired entries' lines left compressed as they were written")
     return _Side(
         manifest,
         records,
@@ -886,8 +967,9 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
         _refuse_backwards(placed.manifest, want, target)  # before its records are read
         known = _validated(source)
         rows = carried.load(cache_dir, placed.manifest.repo) if cache_dir is not None else {}
+        members = carried.load_members(cache_dir, placed.manifest.repo) if rows and cache_dir is not None else []
         linked = {eid for link in links.links for eid in (link.old, link.new)} if links is not None else set()
-        old = _read_in_place(target, progress, placed.manifest, known, rows, linked)
+        old = _read_in_place(target, progress, placed.manifest, known, rows, linked, members)
         _remember_valid(source, known, old.valid)
     include = source.include or list(upstream.include)
     exclude = source.exclude or list(upstream.exclude)
@@ -911,7 +993,10 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
 
     notes: list[str] = []
     unread = 0
-    previous = _previous(source, out, placed)
+    # the files of the retired records carried through unread: hashed as read, not held (``versions.carried``)
+    previous = _previous(
+        source, out, placed, {eid: (row.file_digest, row.file_size) for eid, u in old.unread.items() if (row := rows.get(u.line))} if old else None
+    )
     vouch = _pinned_in(old.records, old.unread.values()) if old is not None else _pinned_at(previous)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))

@@ -172,6 +172,7 @@ def test_a_member_compressed_anew_takes_unread_lines_as_they_are(upstream, cli, 
 
     out, dataset, twin = with_twin(upstream, retired[0], tmp_path)
     monkeypatch.setattr(jsonl, "member_key", lambda record_id: "")  # one member: the day's change compresses it anew
+    monkeypatch.setattr(jsonl, "in_file_order", lambda retired: (list(range(len(retired))), len(retired)))  # the retired lines in it too
     asked: list[str] = []
     real = history.Fold.line_of
     monkeypatch.setattr(history.Fold, "line_of", lambda self, eid: (asked.append(eid) if eid in self.unread_ids() else None) or real(self, eid))
