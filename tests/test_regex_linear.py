@@ -237,6 +237,11 @@ def superlinear(pattern: re.Pattern, anchored: bool = False, most: int = 1) -> l
         long_cost = min(long_cost, _cost(pattern, text, anchored))
         short_cost = max(min(_cost(pattern, _text(piece, end, LENGTH // 8), anchored) for _ in range(3)), 1e-6)
         if long_cost / short_cost > RATIO:
+            # (measured again before it is called slow: a pause of the process, a collection or
+            # another job on the core, inflates one measure; a quadratic pattern stays slow every time)
+            long_cost = min(long_cost, *(_cost(pattern, text, anchored) for _ in range(5)))
+            short_cost = max(min(short_cost, *(_cost(pattern, _text(piece, end, LENGTH // 8), anchored) for _ in range(5))), 1e-6)
+        if long_cost / short_cost > RATIO:
             slow.append(f"{piece!r} x{LENGTH // len(piece)} + {end!r}: {long_cost:.4f}s, an eighth of it {short_cost:.5f}s")
     return slow
 
