@@ -407,14 +407,17 @@ def extract_all(
             for entry in entries:
                 value = stored.get(keys[entry.path])
                 if value is not None:
-                    parted = decode_part(value, entry.path) if rest is not None else None
-                    hit = parted[0] if parted is not None else decode_result(value, entry.path) if rest is None else None
+                    if rest is None:
+                        hit = decode_result(value, entry.path)
+                    else:  # (the joins' part left undecoded, kept by path for ``complete``)
+                        parted = decode_part(value, entry.path)
+                        hit = None if parted is None else parted[0]
+                        if parted is not None and parted[1] is not None:
+                            rest[entry.path] = parted[1]
                     if hit is None:
                         damaged.append(entry)
                     else:
                         results[entry.path] = hit
-                        if parted is not None and parted[1] is not None and rest is not None:
-                            rest[entry.path] = parted[1]
             served.extend(results)  # (only hits so far: fresh results come later)
 
         def counter(todo: list[FileEntry]) -> Any:
