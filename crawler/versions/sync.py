@@ -790,7 +790,9 @@ def _read_in_place(
         row = rows.get(digest) if rows else None
         if row is None or not row.facts:
             return None
-        found: dict[str, Any] = orjson.loads(row.facts)
+        found = carried.read_facts(row.facts)
+        if found is None:  # (not what errcat writes: the line is read)
+            return None
         for key in _SHARED_FACTS:  # the same few strings for thousands of records: one object each
             if isinstance(found.get(key), str):
                 found[key] = sys.intern(found[key])
