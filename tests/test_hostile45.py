@@ -5,10 +5,14 @@ cache's memo, a crawled repository) and runs the real CLI or script on it.
   who can write the cache can remake (its stamp is a digest of public facts): facts that are no
   JSON object of the keys and types errcat writes cost reading the line, never a traceback, and the
   sync writes what a sync without the memo writes.
+* Its memo of errors.jsonl.gz's retired members (``carried/<repo>.members``) vouches for a member
+  by the SHA-256 of its bytes, which anyone can compute: a memo that names bytes of the file for
+  lines they do not hold costs reading every line, and the sync writes what it writes with no memo.
 """
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 from pathlib import Path
 
@@ -58,3 +62,37 @@ def test_hostile_facts_in_the_carried_memo_cost_reading_the_line(upstream, cli, 
         result = cli("sync", "--repo", upstream.path, *ARGS, "--ref", "v2.1", "--out", copy)
         assert result.exit_code == 0 and "Traceback" not in result.output, (name, result.output)
         assert tree(copy) == tree(plain), name
+
+
+def _claims_the_live_part(cache: Path, repo: RepoRef, data: bytes) -> None:
+    """The members' memo made anew to name the first bytes of the file (the live records' member)
+    as a member holding the retired lines: their SHA-256 is right, what it says they hold is not."""
+    members = carried.load_members(cache, repo)
+    first = members[0][0]
+    carried.remember_members(cache, repo, [(0, first, hashlib.sha256(data[:first]).digest(), [d for *_, held in members for d in held])])
+
+
+def _claims_too_few_lines(cache: Path, repo: RepoRef, data: bytes) -> None:
+    """The retired member named with its bytes' SHA-256, but none of its lines."""
+    carried.remember_members(cache, repo, [(at, size, sha, []) for at, size, sha, _ in carried.load_members(cache, repo)])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spoil", [_claims_the_live_part, _claims_too_few_lines], ids=["live-part", "too-few-lines"])
+def test_a_members_memo_naming_the_wrong_lines_costs_reading_them(upstream, cli, tmp_path, retired, cache_dir, spoil):  # noqa: F811
+    out, _, _ = retired
+    dataset = out / "acme" / "widgets"
+    repo = _repo(dataset)
+    assert carried.load_members(cache_dir, repo)
+    spoil(cache_dir, repo, (dataset / "errors.jsonl.gz").read_bytes())
+    upstream.commit({"pkg/v1/load.py": OTHER}, tag="v2.1")
+    plain = tmp_path / "plain"
+    shutil.copytree(out, plain)
+    result = cli("sync", "--repo", upstream.path, *ARGS, "--ref", "v2.1", "--out", out)
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    assert "retired members does not hold for the file in place; reading every line" in result.output
+    with pytest.MonkeyPatch.context() as mp:  # the sync as if no memo were there
+        mp.setattr(carried, "load", lambda cache_dir, repo: {})
+        mp.setattr(carried, "load_members", lambda cache_dir, repo: [])
+        assert cli("sync", "--repo", upstream.path, *ARGS, "--ref", "v2.1", "--out", plain).exit_code == 0
+    assert tree(out) == tree(plain)
