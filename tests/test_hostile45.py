@@ -8,12 +8,17 @@ cache's memo, a crawled repository) and runs the real CLI or script on it.
 * Its memo of errors.jsonl.gz's retired members (``carried/<repo>.members``) vouches for a member
   by the SHA-256 of its bytes, which anyone can compute: a memo that names bytes of the file for
   lines they do not hold costs reading every line, and the sync writes what it writes with no memo.
+* ``bench/actions_bench.py --sample``/``--open-sample`` print a page's basis and steps, which since
+  s44-rules quote a crawled warning's text as it was written (``actions._instead``): that text
+  reaches the terminal or CI log with its controls and lines shown, not acting.
 """
 
 from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +28,8 @@ from crawler.versions import carried
 from tests.versions.test_history import tree
 from tests.versions.test_lineage_links import ARGS, upstream  # noqa: F401 (the fixture)
 from tests.versions.test_sync_carried import OTHER, retired  # noqa: F401 (the fixture)
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _repo(dataset: Path) -> RepoRef:
@@ -62,6 +69,29 @@ def test_hostile_facts_in_the_carried_memo_cost_reading_the_line(upstream, cli, 
         result = cli("sync", "--repo", upstream.path, *ARGS, "--ref", "v2.1", "--out", copy)
         assert result.exit_code == 0 and "Traceback" not in result.output, (name, result.output)
         assert tree(copy) == tree(plain), name
+
+
+WARNING = """import logging
+
+logger = logging.getLogger(__name__)
+
+
+def load(name):
+    if name:
+        logger.warning("Backend missing: \\x1b[2J\\x1b]0;owned\\x07 falling back to pickle instead.\\n::error::owned", name)
+"""
+
+
+@pytest.mark.slow
+def test_the_actions_bench_sample_shows_a_warnings_quoted_text_inert(crawl_once):
+    out = crawl_once({"pkg/__init__.py": "", "pkg/mod.py": WARNING}, "--name", "acme/widgets")
+    dataset = out / "acme" / "widgets"
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "actions_bench.py"), str(dataset), "--sample", "1"], capture_output=True, check=True, cwd=ROOT)
+    said = run.stdout.decode()
+    assert "falling back to pickle instead" in said  # the basis quotes it (the test reaches it)
+    assert "\x1b" not in said and "\x07" not in said
+    assert not any(line.lstrip().startswith("::") for line in said.splitlines()), said
+    assert "\\x1b[2J" in said  # shown, as errcat shows a control
 
 
 def _claims_the_live_part(cache: Path, repo: RepoRef, data: bytes) -> None:
