@@ -74,17 +74,21 @@ def main() -> int:
     parser.add_argument("--open-sample", type=int, default=0, help="draw the sample from the pages left open only")
     parser.add_argument("--seed", type=int, default=32)
     args = parser.parse_args()
+    # every line may quote the dataset (a crawled message: a page's basis and steps quote a warning's
+    # text as written): shown as errcat shows it, its controls and runner commands inert
+    from crawler.base.sink import echo as say
+
     with gzip.open(args.dataset / "errors.jsonl.gz", "rt", encoding="utf-8") as f:
         records = [json.loads(line) for line in f]
     actors = collections.Counter((r["meaning"].get("action") or {}).get("actor") for r in records)
     why = collections.Counter(concrete(r) for r in records)
     total = len(records)
     done = total - why[None]
-    print(f"entries {total:,}; who acts on {total - actors[None]:,} ({(total - actors[None]) / total:.1%})")
-    print("who acts: " + ", ".join(f"{k} {v:,} ({v / total:.1%})" for k, v in actors.most_common()))
+    say(f"entries {total:,}; who acts on {total - actors[None]:,} ({(total - actors[None]) / total:.1%})")
+    say("who acts: " + ", ".join(f"{k} {v:,} ({v / total:.1%})" for k, v in actors.most_common()))
     unseen = sum("cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "") for r in records)
-    print(f"who acts left open (the page says errcat cannot tell, no actor claimed): {unseen:,} ({unseen / total:.1%})")
-    print(f"says what to do: {done:,} ({done / total:.1%}): " + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
+    say(f"who acts left open (the page says errcat cannot tell, no actor claimed): {unseen:,} ({unseen / total:.1%})")
+    say(f"says what to do: {done:,} ({done / total:.1%}): " + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
     if args.sample or args.open_sample:
         from crawler.model.kinds import exception_word
 
@@ -92,11 +96,12 @@ def main() -> int:
         pool = [r for r in records if "cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "")] if args.open_sample else records
         for r in rng.sample(pool, min(args.open_sample or args.sample, len(pool))):
             a = r["meaning"].get("action") or {}
-            print(f"\n{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}  {r['location']['qualname']}")
-            print(f"  message: {r['message']['text'][:240]!r}")
-            print(f"  actor:   {a.get('actor')}  ({a.get('basis')})")
+            say("")
+            say(f"{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}  {r['location']['qualname']}")
+            say(f"  message: {r['message']['text'][:240]!r}")
+            say(f"  actor:   {a.get('actor')}  ({a.get('basis')})")
             for step in a.get("steps") or []:
-                print(f"  step:    {step}")
+                say(f"  step:    {step}")
     return 0
 
 

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -80,6 +81,38 @@ def facts(record: RecordData) -> bytes:
             "replaces": h.get("replaces") or [],
         }
     )
+
+
+#: The facts :func:`facts` writes that are strings, or strings and null (the others: ``reviewed`` a
+#: bool, ``replaces`` a list of ids); ``id`` and ``replaced_by`` are ids.
+_STRINGS = ("id", "repo", "commit", "source")
+_OPTIONAL = ("commit_date", "upstream_commit", "replaced_by")
+_FACT_KEYS = frozenset((*_STRINGS, *_OPTIONAL, "reviewed", "replaces"))
+#: A record id (``ids.ID_RE``), as a whole string: ``fullmatch`` it.
+_ID = re.compile(r"[0-9a-f]{16}")
+
+
+def read_facts(raw: bytes) -> dict[str, Any] | None:
+    """A row's facts (:func:`facts`) as a sync takes them, or None when they are not what
+    :func:`facts` writes: the memo is hostile like any file of the cache (its stamp is a digest
+    anyone can make again), so facts that are no JSON object of those keys and types, or whose
+    ids are no record ids, only cost reading the line (it is parsed and validated instead)."""
+    try:
+        found = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return None
+    if type(found) is not dict or found.keys() != _FACT_KEYS or type(found["reviewed"]) is not bool or type(found["replaces"]) is not list:
+        return None
+    for key in _STRINGS:
+        if type(found[key]) is not str:
+            return None
+    for key in _OPTIONAL:
+        if found[key] is not None and type(found[key]) is not str:
+            return None
+    for rid in (found["id"], *found["replaces"], found["replaced_by"] or found["id"]):
+        if type(rid) is not str or _ID.fullmatch(rid) is None:
+            return None
+    return found
 
 
 def _repo(repo: RepoRef) -> str:

@@ -777,7 +777,7 @@ def _read_in_place(
     manifest = manifest or load_manifest(target)
     where = named(target / RECORDS)
     histories: dict[bytes, tuple[History, Any]] = {}
-    records = []
+    records: list[RecordData] = []
     valid: set[bytes] = set()
     lines: dict[str, tuple[bytes, int]] = {}
     unread: dict[str, tuple[bytes, int, Mapping[str, Any]]] = {}
@@ -790,7 +790,9 @@ def _read_in_place(
         row = rows.get(digest) if rows else None
         if row is None or not row.facts:
             return None
-        found: dict[str, Any] = orjson.loads(row.facts)
+        found = carried.read_facts(row.facts)
+        if found is None:  # (not what errcat writes: the line is read)
+            return None
         for key in _SHARED_FACTS:  # the same few strings for thousands of records: one object each
             if isinstance(found.get(key), str):
                 found[key] = sys.intern(found[key])
@@ -803,20 +805,40 @@ def _read_in_place(
         if all(made[digest] is not None for digest in digests):
             skip.append(jsonl.Member(offset, size, sha, [(digest, rows[digest].line_size) for digest in digests]))  # type: ignore[index]
 
-    with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
-        left = [0]
-        for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread, skip, left):
-            history = record.get("history")
-            if history is not None:
-                record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
-            if not (history or {}).get("retired"):
-                lines.pop(record["id"], None)  # only a retired record is carried (``versions.carried``)
-            records.append(record)
-            if len(records) % 512 == 0:  # a call a record was a tenth of the read
-                reading.advance(512)
-        reading.advance(len(records) % 512)
-    if left[0]:
-        progress(f"{left[0]:,} retired entries' lines left compressed as they were written")
+    def read(skip: list[jsonl.Member]) -> int:
+        with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
+            left = [0]
+            for record in iter_record_data(target, manifest, valid, known, lines, facts if rows else None, unread, skip, left):
+                history = record.get("history")
+                if history is not None:
+                    record["history"] = _history_data(history, histories, f"{where}: record {record['id']}")
+                if not (history or {}).get("retired"):
+                    lines.pop(record["id"], None)  # only a retired record is carried (``versions.carried``)
+                records.append(record)
+                if len(records) % 512 == 0:  # a call a record was a tenth of the read
+                    reading.advance(512)
+            reading.advance(len(records) % 512)
+        return left[0]
+
+    try:
+        left = read(skip)
+    except DataError:
+        if not skip:
+            raise
+        # The members' memo is the cache's, hostile like it (its stamp anyone can make again): one
+        # that names bytes of the file in place for lines they do not hold (a member of the live
+        # part, some lines of one) costs reading every line, as with no memo; a damaged file is
+        # refused by that read.
+        progress(f"the memo of {where}'s retired members does not hold for the file in place; reading every line")
+        histories.clear()
+        records.clear()
+        valid.clear()
+        lines.clear()
+        unread.clear()
+        made.clear()
+        left = read([])
+    if left:
+        progress(f"{left:,} retired entries' lines left compressed as they were written")
     return _Side(
         manifest,
         records,
