@@ -205,8 +205,9 @@ def _decoded(raw: bytes, header: bool = False) -> Any:
 
 
 def _lines(value: Any, graph: bool = False) -> Any:
-    """Every line :data:`LINE_KEYS` and the graph's tables name in a per-file result, in order."""
-    if type(value) is dict:
+    """Every line :data:`LINE_KEYS` and the graph's tables name in a per-file result, in order
+    (a result taken from the cache is a ``cache.Part``: a dict, completed by now)."""
+    if isinstance(value, dict):
         for k, v in value.items():
             if k in LINE_KEYS and type(v) is int:
                 yield v
@@ -225,7 +226,7 @@ def _lines(value: Any, graph: bool = False) -> Any:
 
 def _shifted(value: Any, by: int) -> Any:
     """A copy of a per-file result with every line :func:`_lines` finds moved by ``by``."""
-    if type(value) is dict:
+    if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
             if k in LINE_KEYS and type(v) is int:

@@ -4,18 +4,91 @@ A served source join keeps the settings' spelling whole: with the fields a setti
 itself (``SettingNames.filled``), which who acts reads, so a crawl whose joins are served gives
 the actions of one without the cache (vLLM's ``KVTransferConfig.engine_id`` assert was
 "internal" when the join was made and "setting" when it was served).
+
+A cached result decoded but its ``REST_KEYS`` (``cache.decode_part``) is a ``cache.Part``: a reader
+of one of those keys before ``runner.complete`` put them in fails loudly (``HalfDecoded``), where it
+would have taken the empty default of a result without them and written a wrong catalogue.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import pickle
 from pathlib import Path
 
 import pytest
 
+import crawler.crawl as crawl_module
+from crawler.catalogue.callers import Graph
+from crawler.catalogue.cross_module_join import _applied
+from crawler.catalogue.hierarchy import apply_init_templates
+from crawler.catalogue.meaning import MeaningSettings, build_tables
+from crawler.catalogue.meaning_join import shift
+from crawler.extract.cache import REST_KEYS, HalfDecoded, Part, decode_part, decode_result, encode_result
+from crawler.extract.runner import complete
 from tests.catalogue.test_action_seed66 import ARGS, CONFIG, CONNECTOR
 from tests.helpers import MEANING_TOML, action_of
+
+#: A result as the extractor makes it, with each of ``REST_KEYS``: a call graph with one function,
+#: a knob declaration, a test block.
+_OWN = {"path": "pkg/a.py", "module": "pkg.a", "status": "ok", "reason": None, "sites": [], "classes": []}
+_COUNTS = {"bare_asserts": 0, "reraises": 0, "calls": [], "declarations": {"classes": [], "functions": [], "assigns": []}, "exports": {}}
+_JOINS = {"graph": {"defs": [["grow", 2, None]], "classes": [], "aliases": {}, "calls": []}, "tests": [{"line": 4, "raises": "ValueError"}], "imported": []}
+RESULT = _OWN | _COUNTS | _JOINS
+
+
+def half() -> tuple[Part, bytes]:
+    parted = decode_part(encode_result(RESULT), "pkg/a.py")
+    assert parted is not None and parted[1] is not None
+    first, rest = parted
+    assert type(first) is Part
+    return first, rest
+
+
+def test_a_rest_key_read_before_complete_fails_loudly_and_reads_whole_after():
+    first, rest = half()
+    for key in REST_KEYS:
+        assert key not in first  # (what complete tells a half result by)
+        with pytest.raises(HalfDecoded, match=f"'{key}' of the cached result of pkg/a.py"):
+            first.get(key)
+        with pytest.raises(HalfDecoded):
+            first[key]
+    assert first["sites"] == [] and first.get("exports") == {} and first.get("nothing", 1) == 1
+    # the join readers: the call graph's and the knobs' tables, which take a missing key as "none"
+    with pytest.raises(HalfDecoded):
+        Graph([first])
+    with pytest.raises(HalfDecoded):
+        build_tables([first], MeaningSettings())
+    # copies made on the way (the init templates', the join across modules') are guarded alike
+    with pytest.raises(HalfDecoded):
+        first.copy().get("graph")
+    with pytest.raises(HalfDecoded):
+        _applied([Part({**first, "imported": [["x"]]})], [])[0].get("graph")
+    assert apply_init_templates([first])[0] is first
+    # and so is one that crossed a process (a forked helper's answer)
+    with pytest.raises(HalfDecoded):
+        pickle.loads(pickle.dumps(first)).get("graph")
+    complete([first], {"pkg/a.py": rest})
+    assert first == decode_result(encode_result(RESULT), "pkg/a.py") == RESULT and list(first) == list(RESULT)
+    assert first.get("graph") == RESULT["graph"] and first.copy()["tests"] == RESULT["tests"]
+    assert "pkg.a.grow" in Graph([first]).defs
+    assert pickle.loads(pickle.dumps(first))["declarations"] == RESULT["declarations"]
+    # the moved join compares a completed result whole, a Part like any dict
+    assert shift(first, {**RESULT}) == 0
+
+
+def test_a_half_decoded_read_is_no_cache_symptom_the_crawl_would_take_for_damage():
+    # (the crawl extracts every file again on a symptom, which would hide the bug behind a slow run)
+    assert not issubclass(HalfDecoded, crawl_module._CACHE_SYMPTOMS)
+
+
+def test_a_result_of_one_part_or_decoded_whole_is_a_plain_dict():
+    plain = {k: v for k, v in RESULT.items() if k not in REST_KEYS}
+    assert decode_part(encode_result(plain), "pkg/a.py") == (plain, None)
+    assert type(decode_part(encode_result(plain), "pkg/a.py")[0]) is dict  # type: ignore[index]
+    assert type(decode_result(encode_result(RESULT), "pkg/a.py")) is dict
+
 
 #: A settings class that fills ``engine_id`` itself, a connector that asserts it is there, and a
 #: file that v2 moves down by a line (both joins served, moved).
