@@ -8,6 +8,9 @@ the actions of one without the cache (vLLM's ``KVTransferConfig.engine_id`` asse
 A cached result decoded but its ``REST_KEYS`` (``cache.decode_part``) is a ``cache.Part``: a reader
 of one of those keys before ``runner.complete`` put them in fails loudly (``HalfDecoded``), where it
 would have taken the empty default of a result without them and written a wrong catalogue.
+
+The crawl builds its records without their pins and puts them in once the joins are merged: who
+acts is keyed by each record without its pins, which then needs no copy of every site.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 import pickle
 from pathlib import Path
 
+import orjson
 import pytest
 
 import crawler.crawl as crawl_module
@@ -129,3 +133,50 @@ def test_a_served_source_join_gives_who_acts_the_fields_a_settings_class_fills_i
     monkeypatch.undo()
     _records(cli, fixture_repo, config, tmp_path / "fresh", "v1", "--no-cache")
     assert _records(cli, fixture_repo, config, tmp_path / "fresh", "v2", "--no-cache")[1] == files
+
+
+#: Two functions of one file, one error raised at two sites (one record of two sites), a log.
+SOURCE = b"""import logging
+
+logger = logging.getLogger(__name__)
+
+
+def f(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+    logger.warning("odd %s", x)
+
+
+def g(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}")
+"""
+
+
+def test_records_built_without_their_pins_and_pinned_after_are_the_pinned_ones():
+    """The crawl builds its records without the pins (``build_entries(pinned=False)``: who acts is
+    keyed by each record without them, ``action_memo.pinless``, which then copies no site) and
+    puts them in once the joins are merged (``pin_in_place``): the same records and bytes."""
+    from crawler.base.jsonio import dumps_line, dumps_record
+    from crawler.catalogue.action_memo import pinless
+    from crawler.catalogue.entries import Identity, build_entries, pin_in_place
+    from crawler.extract.visitor import extract_file
+    from crawler.model.records import RepoRef
+
+    sites = extract_file("pkg/mod.py", SOURCE)["sites"]
+    repo = RepoRef(url="https://github.com/o/r", owner="o", name="r")
+    for identity in (
+        Identity(repo=repo, commit="a" * 40, commit_date="2026-01-01T00:00:00+00:00", upstream_commit=None, source="git"),
+        Identity(repo=repo, commit="b" * 40, commit_date=None, upstream_commit="c" * 40, source="wheel", link_prefix="src/"),
+        Identity(repo=repo, commit="b" * 40, commit_date=None, upstream_commit=None, source="wheel", permalinks={"basis": "none", "reason": "x"}),
+    ):
+        pinned = build_entries(identity, sites)
+        bare = build_entries(identity, sites, pinned=False)
+        assert sorted(len(r["sites"]) for r in pinned.records) == [1, 2] and bare.primaries == pinned.primaries
+        # who acts' key: the bare record is the pinned one's pinless copy, to the byte
+        assert [orjson.dumps(pinless(r)) for r in bare.records] == [orjson.dumps(pinless(r)) for r in pinned.records]
+        assert all("permalink" not in s for r in bare.records for s in r["sites"]) and all(r["provenance"] == {"repo": "o/r"} for r in bare.records)
+        pin_in_place(bare.records, identity)
+        assert bare.records == pinned.records
+        assert [dumps_record(r) for r in bare.records] == [dumps_record(r) for r in pinned.records]
+        assert [dumps_line(r) for r in bare.records] == [dumps_line(r) for r in pinned.records]
