@@ -741,7 +741,7 @@ def _assemble(
     test files' results, read for reproductions; ``joins`` keeps the joins' outputs (a JoinStore);
     ``rest``: what the results hold undecoded, put in if a join is made (``runner.complete``)."""
     from crawler.catalogue import action_memo
-    from crawler.catalogue.entries import build_entries
+    from crawler.catalogue.entries import build_entries, pin_in_place
     from crawler.catalogue.evidence import evidence_by_id
     from crawler.catalogue.explanations import curated_parts
     from crawler.catalogue.joined import merge
@@ -757,7 +757,8 @@ def _assemble(
         bare_asserts += result.get("bare_asserts", 0)
         reraises += result.get("reraises", 0)
     sites = [site for result in kept if result["status"] == "ok" for site in result["sites"]]
-    records, primaries = build_entries(identity, sites, exceptions)
+    # (pinned once the joins are merged: who acts is keyed by each record without its pins)
+    records, primaries = build_entries(identity, sites, exceptions, pinned=False)
     inputs = _join_inputs(snapshot, [*results, *tests], left_out, meaning, joins.cache_dir, joins.settings or Settings()) if joins is not None else None
     joined = join_meaning(
         records,
@@ -787,6 +788,7 @@ def _assemble(
         action_stamp = memo.stamp
     else:
         merge(records, joined, explained, evidence, primaries)
+    pin_in_place(records, identity)
     skipped += [Skipped(path=r["path"], reason=r["reason"] or "test file: skipped") for r in tests if r["status"] != "ok"]
     skipped.sort(key=lambda s: (s.path, s.reason))
     manifest = Manifest(

@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from crawler.catalogue.callers import Names
+from crawler.extract.cache import copied
 from crawler.extract.templates import IMPORTED, Field, field, make_template, parts_from_template, text_parts
 from crawler.model.shapes import FileResult, TemplateData
 
@@ -89,7 +90,7 @@ def _applied(results: list[FileResult], changes: list[list[Any]]) -> list[FileRe
         if result.get("status") != "ok" or not result.get("imported"):
             out.append(result)
             continue
-        copy = cast("FileResult", {k: v for k, v in result.items() if k != "imported"})
+        copy = cast("FileResult", copied(result, {k: v for k, v in result.items() if k != "imported"}))
         sites = list(copy["sites"])
         dropped: set[int] = set()
         for at, template in by_path.get(result["path"], ()):
@@ -183,4 +184,4 @@ def _drop(result: FileResult, dropped: set[int]) -> FileResult:
             renumber[i] = len(sites)
             sites.append(site)
     calls = [{**call, "site": renumber[call["site"]]} for call in result["calls"] if call["site"] in renumber]
-    return cast("FileResult", {**result, "sites": sites, "calls": calls})
+    return cast("FileResult", copied(result, {**result, "sites": sites, "calls": calls}))

@@ -25,6 +25,7 @@ from crawler.model.shapes import (
     ExceptionData,
     ExtractedSite,
     FactsData,
+    LocationData,
     ProvenanceData,
     RecordData,
     RepoData,
@@ -193,13 +194,14 @@ def _template(template: TemplateData) -> TemplateData:
     }
 
 
-def _site(identity: Identity, s: ExtractedSite) -> SiteData:
+def _site(identity: Identity | None, s: ExtractedSite) -> SiteData:
+    """A record's site of an extracted one; without ``identity``, without its permalink (:func:`pin_in_place`)."""
     raises = KINDS[s["kind"]].raises
     found = s.get("response")
     response: ResponseInfoData | None = None
     if found is not None and s["kind"] == RESPONSE:  # the builder as resolved, where schema 5 had it as the exception
         response = {**found, "builder_qualname": s["exception_qualname"]}
-    return {
+    site: dict[str, Any] = {
         "path": s["path"],
         "line": s["line"],
         "end_line": s["end_line"],
@@ -210,7 +212,10 @@ def _site(identity: Identity, s: ExtractedSite) -> SiteData:
         "exception_qualname": s["exception_qualname"] if raises else None,
         "template": _template(s["template"]),
         "condition": s.get("condition"),
-        "permalink": identity.permalink(s["path"], s["line"]),
+    }
+    if identity is not None:
+        site["permalink"] = identity.permalink(s["path"], s["line"])
+    site |= {
         "snippet": s["snippet"],
         "facts": {**_FACTS_DEFAULTS, **s["facts"]},
         # null when absent, as the models write it: a record reads back to the same bytes
@@ -218,6 +223,7 @@ def _site(identity: Identity, s: ExtractedSite) -> SiteData:
         "response": response,
         "native": s.get("native"),
     }
+    return cast(SiteData, site)
 
 
 class Entries(NamedTuple):
@@ -237,22 +243,8 @@ def build_records(
     return build_entries(identity, sites, exceptions).records
 
 
-def build_entries(
-    identity: Identity,
-    sites: Iterable[ExtractedSite],
-    exceptions: Mapping[str, ExceptionData] | None = None,
-) -> Entries:
-    """One record per distinct error, sorted by id, as plain data shaped like ``records.Record``,
-    with each one's primary site.
-
-    The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on
-    vLLM for nothing, since every record is checked against the schema generated from the
-    models before it is written (and a test holds dict and model to the same shape).
-    """
-    exceptions = exceptions or {}
-    # a boundary, as for _FACTS_DEFAULTS: a model's dump as its TypedDict
-    repo = cast(RepoData, identity.repo.model_dump(mode="json"))
-    provenance: ProvenanceData = {
+def _provenance(identity: Identity) -> ProvenanceData:
+    return {
         "repo": identity.slug,
         "commit": identity.commit,
         "commit_date": identity.commit_date,
@@ -260,10 +252,34 @@ def build_entries(
         "source": identity.source,
         "permalinks": identity.links,
     }
+
+
+def build_entries(
+    identity: Identity,
+    sites: Iterable[ExtractedSite],
+    exceptions: Mapping[str, ExceptionData] | None = None,
+    pinned: bool = True,
+) -> Entries:
+    """One record per distinct error, sorted by id, as plain data shaped like ``records.Record``,
+    with each one's primary site.
+
+    The crawl builds dicts rather than models: pydantic would validate ~100k nested objects on
+    vLLM for nothing, since every record is checked against the schema generated from the
+    models before it is written (and a test holds dict and model to the same shape).
+
+    Not ``pinned``: each record as ``action_memo.pinless`` has it (no provenance but its repo, no
+    permalink), which who acts is keyed by without a copy of every site; :func:`pin_in_place`
+    puts the rest in once the joins are merged (every file the dataset writes sorts its keys).
+    """
+    exceptions = exceptions or {}
+    # a boundary, as for _FACTS_DEFAULTS: a model's dump as its TypedDict
+    repo = cast(RepoData, identity.repo.model_dump(mode="json"))
+    provenance = _provenance(identity) if pinned else cast(ProvenanceData, {"repo": identity.slug})
+    at = identity if pinned else None
     records: list[RecordData] = []
     primaries: dict[str, ExtractedSite] = {}
     for eid, members in sorted(group_sites(identity, sites).items()):
-        site_dicts = [_site(identity, s) for s in members]
+        site_dicts = [_site(at, s) for s in members]
         primaries[eid] = members[0]
         primary = site_dicts[0]
         exception = _exception_info(members[0], exceptions)
@@ -282,13 +298,11 @@ def build_entries(
                 "response": primary["response"],
                 "native": primary["native"],
                 "message": primary["template"],
-                "location": {
-                    "path": primary["path"],
-                    "line": primary["line"],
-                    "end_line": primary["end_line"],
-                    "qualname": primary["qualname"],
-                    "permalink": primary["permalink"],
-                },
+                "location": cast(
+                    LocationData,
+                    {"path": primary["path"], "line": primary["line"], "end_line": primary["end_line"], "qualname": primary["qualname"]}
+                    | ({"permalink": primary["permalink"]} if pinned else {}),
+                ),
                 "sites": site_dicts,
                 "explanation_status": "absent",
                 "explanation": empty_explanation(),
@@ -299,3 +313,17 @@ def build_entries(
             }
         )
     return Entries(records, primaries)
+
+
+def pin_in_place(records: Iterable[RecordData], identity: Identity) -> None:
+    """Put in records built not ``pinned`` (:func:`build_entries`) the provenance and the
+    permalinks of the crawled commit: the records ``pinned`` ones are, but for the order of their
+    keys (one provenance for all, as there)."""
+    provenance = _provenance(identity)
+    permalink = identity.permalink
+    for record in records:
+        record["provenance"] = provenance
+        location = record["location"]
+        location["permalink"] = permalink(location["path"], location["line"])
+        for site in record["sites"]:
+            site["permalink"] = permalink(site["path"], site["line"])

@@ -205,8 +205,9 @@ def _decoded(raw: bytes, header: bool = False) -> Any:
 
 
 def _lines(value: Any, graph: bool = False) -> Any:
-    """Every line :data:`LINE_KEYS` and the graph's tables name in a per-file result, in order."""
-    if type(value) is dict:
+    """Every line :data:`LINE_KEYS` and the graph's tables name in a per-file result, in order
+    (a result taken from the cache is a ``cache.Part``: a dict, completed by now)."""
+    if isinstance(value, dict):
         for k, v in value.items():
             if k in LINE_KEYS and type(v) is int:
                 yield v
@@ -225,7 +226,7 @@ def _lines(value: Any, graph: bool = False) -> Any:
 
 def _shifted(value: Any, by: int) -> Any:
     """A copy of a per-file result with every line :func:`_lines` finds moved by ``by``."""
-    if type(value) is dict:
+    if isinstance(value, dict):
         out: dict[str, Any] = {}
         for k, v in value.items():
             if k in LINE_KEYS and type(v) is int:
@@ -441,7 +442,7 @@ def _names_row(names: SettingNames) -> dict[str, Any]:
     """The settings' spelling as the source join's row keeps it (made of the same results: the
     same inputs give the same names, and a moved output's files moved only lines, which names
     hold none of)."""
-    return {"flags": names.flags, "fields": {key: sorted(value) for key, value in names.fields.items()}}
+    return {"flags": names.flags, "fields": {key: sorted(value) for key, value in names.fields.items()}, "filled": sorted(names.filled)}
 
 
 def _names(cached: Any) -> SettingNames | None:
@@ -449,12 +450,15 @@ def _names(cached: Any) -> SettingNames | None:
     row = cached.get("names") if type(cached) is dict else None
     if type(row) is not dict or type(row.get("flags")) is not dict or type(row.get("fields")) is not dict:
         return None
-    flags, fields = row["flags"], row["fields"]
+    flags, fields, filled = row["flags"], row["fields"], row.get("filled")
     if not all(type(k) is str and type(v) is str for k, v in flags.items()):
         return None
     if not all(type(k) is str and type(v) is list and all(type(n) is str for n in v) for k, v in fields.items()):
         return None
-    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()})
+    # (who acts reads the fields a settings class fills itself: a row without them is made again)
+    if type(filled) is not list or not all(type(n) is str for n in filled):
+        return None
+    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()}, frozenset(filled))
 
 
 def _source_rows(cached: Any, ids: list[str]) -> list[list[Any]] | None:

@@ -207,6 +207,57 @@ _RESULT_KEYS = {"path": str, "module": str, "status": str, "sites": list, "class
 #: counts every crawl reads), so a crawl whose joins are served decodes only the rest: for vLLM
 #: v0.33.0, 51 of the 98 MB of JSON its 5,891 rows hold (``runner.extract_all``'s ``rest``).
 REST_KEYS = ("declarations", "graph", "tests")
+
+
+class HalfDecoded(AssertionError):
+    """One of ``REST_KEYS`` read on a cached result whose rest was not put in (``runner.complete``):
+    a bug of errcat's (the reader would take an empty default for what the row holds), never a
+    damaged cache, so not one of the symptoms that make a crawl extract again."""
+
+
+class Part(dict):  # type: ignore[type-arg]
+    """A cached result decoded but its ``REST_KEYS`` (:func:`decode_part`): reading one of them
+    (``[]`` or ``get``) before ``runner.complete`` put them in raises :class:`HalfDecoded`, rather
+    than giving the empty default a reader of a result that lacks them takes. A copy
+    (:meth:`copy`, :func:`copied`) is guarded alike."""
+
+    __slots__ = ("whole",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.whole = False
+
+    def _guard(self, key: Any) -> None:
+        if not self.whole and key in REST_KEYS:
+            raise HalfDecoded(f"{key!r} of the cached result of {dict.get(self, 'path')} read before runner.complete put it in")
+
+    def __getitem__(self, key: Any) -> Any:
+        self._guard(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._guard(key)
+        return dict.get(self, key, default)
+
+    def copy(self) -> Part:
+        return _part(dict(self), self.whole)
+
+    def __reduce__(self) -> Any:  # (a forked helper's answer may hold one: it pickles as what it is)
+        return (_part, (dict(self), self.whole))
+
+
+def _part(data: dict[str, Any], whole: bool) -> Part:
+    made = Part(data)
+    made.whole = whole
+    return made
+
+
+def copied(result: Any, data: Any) -> Any:
+    """``data`` (a copy of ``result``'s items, some changed) as a :class:`Part` guarded as
+    ``result`` is when it is one; else ``data`` as it is."""
+    return _part(data, result.whole) if type(result) is Part else data
+
+
 #: The start of a row in two parts (a zlib stream starts with 0x78, never with this): the length
 #: of the first part (4 bytes), the first part (the result but ``REST_KEYS``), then the second
 #: (its keys in order, and the values of ``REST_KEYS``), each JSON compressed apart.
@@ -236,7 +287,10 @@ def decode_part(value: Any, path: str) -> tuple[FileResult, bytes | None] | None
             result, rest = _decode(zlib.decompress(value)), None
     except (zlib.error, ValueError, TypeError, RecursionError):  # the fallback decoder recurses
         return None
-    return (result, rest) if _is_result(result, path) and (rest is None or not any(key in result for key in REST_KEYS)) else None
+    if not _is_result(result, path) or rest is not None and any(key in result for key in REST_KEYS):
+        return None
+    # (a result with its rest apart is guarded until the rest is in: ``Part``)
+    return (cast(FileResult, Part(result)), rest) if rest is not None else (result, None)
 
 
 def completed(result: FileResult, rest: bytes, path: str) -> FileResult | None:

@@ -24,7 +24,7 @@ import orjson
 
 from crawler.base.progress import task
 from crawler.extract import surface
-from crawler.extract.cache import REST_KEYS, ResultCache, completed, decode_part, decode_result, encode_result, result_key
+from crawler.extract.cache import REST_KEYS, Part, ResultCache, completed, decode_part, decode_result, encode_result, result_key
 from crawler.extract.codefacts import read_test_file
 from crawler.extract.native import extract_native, grammar_versions, language_of
 from crawler.extract.visitor import EXTRACTOR_VERSION, extract_file, skipped_result
@@ -507,3 +507,5 @@ def complete(results: Iterable[FileResult], rest: Mapping[str, bytes]) -> None:
         plain = cast("dict[str, Any]", result)  # (in place: every holder of the result sees it whole)
         plain.clear()
         plain.update(whole)
+        if type(plain) is Part:
+            plain.whole = True
