@@ -2,6 +2,7 @@
 """How often does ``errcat match`` answer real pasted errors right?
 
     python bench/match_corpus.py output/vllm-project/vllm [--corpus tests/data/pastes.jsonl] [-v]
+    python bench/match_corpus.py out-v0.33.0/vllm-project/vllm out-v0.34.0/vllm-project/vllm --floors
     python bench/match_corpus.py --vllm-releases ../shared/tools/vllm-releases --work /tmp/corpus --floors
     ERRCAT_VLLM_RELEASES=../shared/tools/vllm-releases python bench/match_corpus.py --floors
     python bench/match_corpus.py history-root/ --old [--old-corpus tests/data/pastes_old.jsonl] [-v]
@@ -30,6 +31,16 @@ there is a false claim on a foreign/none paste. ``--floors`` (on v0.33.0) also h
 below and that a root cause comes before the umbrella error pointing at it; these were the
 figures tests/consume/test_corpus.py checked when it needed a vLLM repository of its own.
 there is a false claim on a foreign/none paste.
+
+The corpus's ids are v0.33.0's (``expect``); a paste that means another entry on a later release
+says so in ``expect_on`` (``{"0.34.0": "c8494c722d8a21d5"}``: the entry that raises it there, or
+"none" where that release raises no such error, the v0.33.0 entry then a retired one a history may
+answer with), and ``current_on`` gives its text in that release's words. The release is the
+dataset's (its manifest's tag, or the wheel it was made from); given several datasets, the bench
+prints each one's figures under its path and release (``python bench/match_corpus.py OUT33 OUT34
+--floors``). Over a history, a first answer that is the retired entry that raised the pasted
+wording, whose successors name the expected entry, counts as top-1 (a weak one too: the answer
+names what succeeds it, ``match._weak_lineage``).
 
 ``--curated`` counts instead how many pastes of both corpora (pastes.jsonl and pastes_old.jsonl) land
 on an entry with a reviewed explanation (the record's ``explanation_status`` is ``curated``) in
@@ -89,9 +100,51 @@ def _successors(found: object) -> set[str]:
     return {s["id"] for s in lineage.get("succeeded_by") or []} | ({lineage["today"]} if lineage.get("today") else set())
 
 
-def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
+def release_of(data: Path) -> str | None:
+    """The release a dataset is of: its manifest's tag (``v0.34.0``: a crawl or a history, named by
+    its newest release) or the wheel it was made from (``pypi:vllm==0.10.2``); None when it names none."""
+    import re
+
+    try:
+        manifest = json.loads((data / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict):
+        return None
+    wheel = manifest.get("release")
+    said = [wheel.get("version") if isinstance(wheel, dict) else None, manifest.get("ref"), manifest.get("source")]
+    for text in said:
+        found = re.fullmatch(r"(?:v|pypi:[\w.-]{1,100}==)?(\d{1,9}(?:\.\d{1,9}){0,5}(?:\.post\d{1,9})?)", text) if isinstance(text, str) else None
+        if found:
+            return found.group(1)
+    return None
+
+
+def expected(row: dict, release: str | None) -> tuple[str, list[str]]:
+    """What a paste means on ``release``: its ``expect_on`` for that release when it has one (an
+    entry id, or "none" when that release raises no such error), else ``expect`` (the release the
+    ids were taken from, v0.33.0); and the retired entries an answer may name without a false claim
+    (its ``retired``; and, where an entry of ``expect`` raises nothing on that release, that entry)."""
+    expect = (row.get("expect_on") or {}).get(release, row["expect"]) if release else row["expect"]
+    retired = list(row.get("retired", ()))
+    if expect == "none" and row["expect"] not in ("foreign", "none"):
+        retired.append(row["expect"])
+    return expect, retired
+
+
+def text_of(row: dict, release: str | None, current: bool) -> str:
+    """The paste as pasted, or (``current``) in the words of ``release`` (its ``current_on``), else of
+    v0.33.0 (its ``current``) where vLLM reworded it since."""
+    if not current:
+        return row["text"]
+    on = (row.get("current_on") or {}).get(release) if release else None
+    return on or row.get("current", row["text"])
+
+
+def evaluate(rows: list[dict], matchers: list, current: bool = False, release: str | None = None) -> dict:
     """Figures over the corpus; ``current``: a paste whose message vLLM has reworded since is
-    read as its ``current`` rendering (the same values in v0.33.0's words) when it has one."""
+    read as its ``current`` rendering (the same values in v0.33.0's words) when it has one;
+    ``release``: the release of the dataset, whose expectations count (``expected``)."""
     from crawler.consume.match import match
 
     out = {
@@ -108,16 +161,16 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
         "misses": [],
     }
     for row in rows:
-        result = match(row.get("current", row["text"]) if current else row["text"], matchers, 3)
-        expect = row["expect"]
+        result = match(text_of(row, release, current), matchers, 3)
+        expect, retired = expected(row, release)
         top = result.matches[0] if result.matches else None
         weak = getattr(result, "weak", [])
         first = top.entry.id if top else (weak[0].entry.id if weak else None)
         foreign = getattr(result, "foreign", None)
         if expect in ("foreign", "none"):
             out[expect] += 1
-            if expect == "none" and top is not None and top.entry.id in row.get("retired", ()):
-                out["retired"] += 1  # v0.33.0 raises no such error, an older release did: a history answers it
+            if expect == "none" and top is not None and top.entry.id in retired:
+                out["retired"] += 1  # this release raises no such error, an older one did: a history answers it
                 continue
             if top is not None:
                 out["false_claims"] += 1
@@ -130,11 +183,12 @@ def evaluate(rows: list[dict], matchers: list, current: bool = False) -> dict:
         if first == expect:
             out["top1"] += 1
             out["matched"] += top is not None and top.entry.id == expect
-        elif top is not None and expect in _successors(top):
+        elif (top or (weak[0] if weak else None)) is not None and expect in _successors(top or weak[0]):
             # over a history: the retired entry that raised this (older) wording, whose chain of
-            # successors names the expected entry of today: the answer says so (lineage)
+            # successors names the expected entry of today: the answer says so (lineage), for a
+            # weak first candidate too (``match._weak_lineage``)
             out["top1"] += 1
-            out["matched"] += 1
+            out["matched"] += top is not None
             out["through_successor"] += 1
         else:
             if top is not None:
@@ -216,7 +270,12 @@ def evaluate_old(rows: list[dict], matchers: list) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("data", type=Path, nargs="?", help="A dataset; without it, one of vLLM v0.33.0 is built (--vllm-releases).")
+    ap.add_argument(
+        "data",
+        type=Path,
+        nargs="*",
+        help="A dataset, or several (one release each: each release's expectations, figures for each); without it, one of vLLM v0.33.0 is built (--vllm-releases).",
+    )
     ap.add_argument("--corpus", type=Path, default=CORPUS)
     ap.add_argument("--min", type=float, default=0.0, help="Lowest acceptable top-1 share.")
     ap.add_argument("--floors", action="store_true", help="Also hold v0.33.0's floors and its root cause before the umbrella.")
@@ -236,15 +295,17 @@ def main() -> int:
     args = ap.parse_args()
     from crawler.cli.consume import _matchers
 
-    if args.data is None and args.old:
+    if not args.data and args.old:
         ap.error("--old reads a history catalogue, or a root of several: give its path")
-    if args.data is None:
+    if len(args.data) > 1 and (args.old or args.curated):
+        ap.error("--old and --curated read one catalogue: give one path")
+    if not args.data:
         if args.vllm_releases is None or not args.vllm_releases.is_file():
             ap.error("give a dataset, or the vllm-releases tool with --vllm-releases or $ERRCAT_VLLM_RELEASES")
-        args.data = build_dataset(args.vllm_releases, args.work, args.cache_dir)
+        args.data = [build_dataset(args.vllm_releases, args.work, args.cache_dir)]
     if args.curated:
         rows = [json.loads(line) for corpus in (args.corpus, args.old_corpus) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-        r = curated_reach(rows, _matchers(args.data), records_of(args.data))
+        r = curated_reach(rows, _matchers(args.data[0]), records_of(args.data[0]))
         labels = (
             ("offered", "the page errcat match offers"),
             ("first", "the first entry it answers"),
@@ -261,7 +322,7 @@ def main() -> int:
         return 1 if ok / max(total, 1) < args.min_curated else 0
     if args.old:
         rows = [json.loads(line) for line in args.old_corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-        r = evaluate_old(rows, _matchers(args.data))
+        r = evaluate_old(rows, _matchers(args.data[0]))
         print(
             f"older wordings: at full strength {r['strong']}/{r['rows']} ({r['strong'] / max(r['rows'], 1):.1%}), "
             f"only weakly {r['weak']}, false claims {r['false_claims']}"
@@ -272,10 +333,20 @@ def main() -> int:
         return 1 if r["false_claims"] else 0
 
     rows = [json.loads(line) for line in args.corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
-    matchers = _matchers(args.data)
+    code = 0
+    for data in args.data:
+        release = release_of(data)
+        if len(args.data) > 1:
+            print(f"{data} (release {release or 'unknown'}):")
+        code = max(code, figures(rows, _matchers(data), release, args))
+    return code
+
+
+def figures(rows: list[dict], matchers: list, release: str | None, args: argparse.Namespace) -> int:
+    """Print one dataset's figures (as pasted, in current words; ``--floors``' checks); the exit code."""
     worst, failed = 1.0, False
     for label, current in (("as pasted", False), ("reworded ones in current words", True)):
-        r = evaluate(rows, matchers, current)
+        r = evaluate(rows, matchers, current, release)
         share = r["top1"] / max(r["entry"], 1)
         worst = min(worst, share) if current else worst
         print(
@@ -289,7 +360,7 @@ def main() -> int:
             )
         )
         if r["retired"]:
-            print(f"  none in {RELEASE} answered with the retired entry an older release raised it as: {r['retired']}")
+            print(f"  none in {release or RELEASE} answered with the retired entry an older release raised it as: {r['retired']}")
         if args.verbose:
             for url, expect, got in r["misses"]:
                 print(f"  {url}  expected {expect}  got {got}")

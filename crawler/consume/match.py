@@ -469,6 +469,7 @@ class Match:
     role: str = ""  # "root cause" or "umbrella" when the paste holds both
     framed: bool = False  # the whole template fits and the traceback's last frame raised it (``Matcher._score``)
     live_in: int = 0  # 1: release asked for (``match``'s version) raised the entry, -1: it did not, 0: unknown or none asked
+    current: bool = True  # False: a retired entry of a history (its lineage says so, ``_prefer_release``)
     lineage: dict[str, Any] | None = None  # the releases that raised it and its successors (``lineage_of``)
 
     @property
@@ -486,6 +487,10 @@ class Match:
             self.site_match,
             _server_rank(self.entry, self.reading),
             _KIND_RANK[self.entry.kind],
+            # alike in every way the paste shows, an entry raised today before a retired one of
+            # the same words (a template that only gained a field since): the page of today's
+            # release first, the retired one still answered (its lineage names that page too)
+            self.current,
             -len(self.entry.fields),
         )
 
@@ -1351,19 +1356,25 @@ def _raised_in(history: Any) -> str | None:
 def _prefer_release(strong: list[Match], matchers: list[Matcher], version: str | None, shown: int) -> list[Match]:
     """The strong matches with their lineage, those the release ``version`` raised first (then
     those whose history does not say, then those it did not raise): read for every strong match
-    when a release is asked for, else for the ``shown`` first only."""
+    when a release is asked for, else for the ``shown`` first and those alike with one of them in
+    all but being retired (``Match.current``, which orders them)."""
     from crawler.consume.lineage import live_in
 
     by_dataset = {m.dataset: m for m in matchers}
-    for m in strong[: MAX_LINEAGE if version else shown]:
+    read = strong[: MAX_LINEAGE if version else shown]
+    if not version:
+        alike = {m.key[:-2] for m in read}
+        read += [m for m in strong[shown:] if m.key[:-2] in alike][: max(0, MAX_LINEAGE - len(read))]
+    for m in read:
         matcher = by_dataset.get(m.dataset)
         record = matcher.record(m.entry.id) if matcher is not None else None
         if record is None:
             continue
         m.lineage = lineage_of(record, matcher.record) if matcher is not None else None
+        m.current = not (m.lineage or {}).get("retired")
         if version:
             m.live_in = {True: 1, False: -1, None: 0}[live_in(record.get("history"), version)]
-    return rank(strong, len(strong) or 1) if version else strong
+    return rank(strong, len(strong) or 1) if version or not all(m.current for m in strong) else strong
 
 
 def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | None = None) -> Result:

@@ -2,7 +2,7 @@
 
 The box (crawler/consume/static/search.js) is a second implementation of the matcher. Here the
 search.js and search-index.js a render wrote are loaded into Node (node_search.js, no browser),
-and every paste of the real corpora (tests/data/pastes*.jsonl, their ``current`` wordings too)
+and every paste of the real corpora (tests/data/pastes*.jsonl, their ``current`` and ``current_on`` wordings too)
 and of the pasted forms the other tests use is answered by both, over fixture datasets of every
 kind (raises, logs, a response, assembled messages, a history catalogue with retired entries):
 the same readings, the same entries in the same order, the same strength. The browser test
@@ -37,7 +37,7 @@ LIMIT = 10
 
 def corpus() -> list[str]:
     rows = [json.loads(line) for name in ("pastes.jsonl", "pastes_old.jsonl") for line in (DATA / name).read_text().splitlines()]
-    return [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r]
+    return [r["text"] for r in rows] + [r["current"] for r in rows if "current" in r] + [t for r in rows for t in (r.get("current_on") or {}).values()]
 
 
 @pytest.fixture(scope="module")

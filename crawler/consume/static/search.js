@@ -715,7 +715,9 @@
     var strong = (anchored && support >= MIN_SUPPORT) || framed;
     return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong,
             key: [strong ? 1 : 0, how === "full" ? 1 : 0, 0, Math.round(coverage * 1e6) / 1e6, x, site,
-                  rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)], -fieldCount(s)]};
+                  rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)],
+                  e.r ? 0 : 1,  // match.Match.current: alike in all else, an entry raised today before a retired one
+                  -fieldCount(s)]};
   }
   function keyCmp(a, b) {
     for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i] > b[i] ? 1 : -1;
