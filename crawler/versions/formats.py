@@ -177,6 +177,19 @@ def _succeeded(old: str, new: str, how: str, now: CuratedNow, look: list[str], s
     )
 
 
+def _diff_command(report: DiffReport) -> str:
+    """The command that lists every change of the report, as a maintainer can run it: the two
+    releases from the package index when both sides are one, else the two commits (crawled from
+    the upstream, ``errcat diff``'s default ``--repo``). A bare ``errcat diff --format json`` is no
+    command: it takes the two sides."""
+    old, new = report.old, report.new
+    if old.release and new.release:
+        return md_code(f"errcat diff {_cut(old.release)} {_cut(new.release)} --pypi --format json")
+    if old.release is None and new.release is None:
+        return md_code(f"errcat diff {old.commit} {new.commit} --format json")
+    return "`errcat diff OLD NEW --format json`"
+
+
 def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: CuratedNow | None = None) -> str:
     """The changelog: a heading, the counts, the curated texts the change touches (``curated``:
     what the curated files say now of the texts before it, ``curated_touch``), to look at and
@@ -217,7 +230,7 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: Curated
         out += ["", f"### {kind.label.capitalize()} ({len(entries)})", ""]
         out += lines[: shown[kind]]
         if shown[kind] < len(entries):
-            out.append(f"- … and {len(entries) - shown[kind]} more: `errcat diff --format json` lists every change.")
+            out.append(f"- … and {len(entries) - shown[kind]} more: {_diff_command(report)} lists every change.")
     return "\n".join(out) + "\n"
 
 

@@ -203,3 +203,19 @@ def _commit(main, message):
     committed would travel with the sync's artifact as a draft, and be refused)."""
     subprocess.run(["git", "add", "--", "curated"], cwd=main, check=True)
     subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", message], cwd=main, check=True)
+
+
+@pytest.mark.slow
+def test_the_command_the_changelog_gives_for_every_change_runs_and_lists_them(fixture_repo, cli, tmp_path, monkeypatch):
+    """Past what the pull request's body holds, the changelog names the command that lists every
+    change: the two commits as `errcat diff` takes them (a bare `errcat diff --format json` takes no side)."""
+    out, data, changelog = _first_sync(fixture_repo, cli, tmp_path, monkeypatch)
+    first = json.loads((data / "manifest.json").read_text())["commit"]
+    more = "".join(f"\n\ndef f{i}(x):\n    raise ValueError('the value given to the widget as number {i} is refused')\n" for i in range(300))
+    second = fixture_repo.commit({"pkg/b.py": more})
+    _ok(cli("sync", "--repo", fixture_repo.path, *ARGS, "--out", out, "--changelog", changelog))
+    command = f"errcat diff {first} {second} --format json"
+    (cut,) = [line for line in changelog.read_text().splitlines() if line.startswith("- … and ")]
+    assert cut.endswith(f" more: `{command}` lists every change."), cut
+    listed = json.loads(_ok(cli(*command.split()[1:], "--repo", fixture_repo.path, *ARGS)).stdout)
+    assert sum(c["kind"] == "added" for c in listed["changes"]) == 300
