@@ -11,8 +11,10 @@ problem before reporting:
   reviewed for (the review metadata stores both, so no git access is needed);
 * succeeded: a file whose entry a history catalogue retired with a successor (``history.replaced_by``,
   followed to the live entry at the end of the chain, or a live entry's ``history.replaces``): the
-  error was reworded or re-typed, so the text is no orphan; the successor's page shows it as
-  written for the earlier wording until ``move`` relinks it (listed, not a failure);
+  error was reworded or re-typed, so the text is no orphan; the retired entry's page keeps it, and
+  the successor's shows none of it (a page shows its successor's text, never its predecessor's)
+  until ``move`` relinks it, or a text is written for the successor and this one retired (listed,
+  not a failure);
 * links: the curated lineage links (``lineage/links.yaml``, ``catalogue.lineage_links``), each
   held to the dataset: an id it does not hold, an old entry that is live, a cycle fail the check
   (invalid), as does a file that does not parse (a dataset without history, one crawl, is not
@@ -158,6 +160,7 @@ class Report:
     dangling: list[tuple[Path, str]] = field(default_factory=list)
     retired: list[Path] = field(default_factory=list)
     succeeded: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live successor's id
+    successor_files: set[str] = field(default_factory=set)  # of the successors above, those with a curated file of their own
     later: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the live predecessor's id
     gone: list[tuple[Path, CuratedFile, str]] = field(default_factory=list)  # file, its entry, the release it was removed in
     unheld: int = 0  # curated lineage links older than the history this dataset holds (not checked)
@@ -278,9 +281,11 @@ def check(ds: Entries, curated_root: Path) -> Report:
                     report.curated_ids.add(eid)
             continue
         if eid in succeeded and (record is None or _retired(record)):
-            # reworded or re-typed: the text serves its successor's page (as written for the
-            # earlier wording) until it is relinked; no orphan
+            # reworded or re-typed: the retired page keeps the text, the successor's has none of
+            # it until it is relinked or written for it; no orphan
             report.succeeded.append((path, entry, succeeded[eid]))
+            if succeeded[eid] in cset.entries:
+                report.successor_files.add(succeeded[eid])
             continue
         if record is None and eid in later:
             # the successor of a live entry of this dataset by a reviewed link: written for the
@@ -432,9 +437,16 @@ def format_report(report: Report, all_packages: bool = False, hot: int = 10) -> 
         if not cands:
             lines.append("           no candidate: retire it with `errcat curate retire " + entry.id + "` if the error is gone")
     for path, entry, new in report.succeeded:
+        if new in report.successor_files:
+            lines.append(
+                f"reworded {path}: {entry.id} was succeeded by {new}, which has a curated file of its own; {entry.id}'s "
+                f"page keeps this text for the releases that raise it: `errcat curate retire {entry.id}` says so"
+            )
+            continue
         lines.append(
-            f"reworded {path}: {entry.id} was succeeded by {new}; its page shows this text as written for the "
-            f"earlier wording: re-read it for the new one, then `errcat curate move {entry.id} {new}`"
+            f"reworded {path}: {entry.id} was succeeded by {new}, whose page shows none of this text (a page shows its "
+            f"successor's text, never its predecessor's); {entry.id}'s keeps it: re-read it for the new wording, then "
+            f"`errcat curate move {entry.id} {new}`"
         )
     for path, entry, old in report.later:
         lines.append(

@@ -21,6 +21,7 @@ from crawler.base.sink import (
 )
 from crawler.model.diff import KIND_ORDER, Change, ChangeKind, DiffReport, Side
 from crawler.model.kinds import KINDS, RAISE
+from crawler.versions.curated_touch import CuratedNow
 from crawler.versions.diff import WORDING, answer
 
 #: Characters of entries the markdown changelog lists, most telling classes first; past it each
@@ -97,36 +98,102 @@ def _cut(text: str, width: int = WORDING) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def _curated_touched(report: DiffReport, curated: frozenset[str]) -> list[str]:
-    """The reviewed texts a change leaves for a maintainer to look at: an entry with a curated
-    text that upstream removed (its page keeps the text for older releases) or reworded or
-    re-typed under a new id (the text follows as written for the earlier wording), with the
-    command that settles each. Ids are checked hex; nothing crawled is shown but in code spans."""
-    lines = []
+def _curated_touched(report: DiffReport, now: CuratedNow) -> list[str]:
+    """The reviewed texts a change touches, in two lists: those left for a maintainer to look at,
+    with the command that settles each, and those already settled by review, with what was done
+    (``curated_touch``): an entry with a curated text that upstream removed, or reworded or
+    re-typed under a new id, or whose code changed under its id. What each line says a page shows
+    is what the render shows (a page without a text shows its successor's, never its
+    predecessor's). Ids are checked hex; nothing crawled is shown but in code spans."""
+    look: list[str] = []
+    settled: list[str] = []
     release = md_code(_cut(report.new.label))
     for c in report.changes:
-        if c.kind is ChangeKind.REMOVED and c.id in curated:
-            lines.append(
-                f"- {md_code(c.id)} ({md_code(_cut(c.title))}) was removed upstream; its page keeps the reviewed text for the "
-                f"releases that raise it. If a check of {release} tests the same thing, link it in "
-                f"`lineage/links.yaml`; else `errcat curate retire {c.id}`."
+        if c.kind is ChangeKind.REMOVED and c.id in now.had_text:
+            _removed(c, now, release, look, settled)
+        elif c.kind in (ChangeKind.REWORDED, ChangeKind.EXCEPTION_CHANGED) and c.old_id in now.had_text and c.old_id != c.id:
+            _succeeded(c.old_id or "", c.id, c.kind.label, now, look, settled)
+    for r in now.recoded:
+        what = f"its {' and '.join(r.changed)} changed in {release}"
+        head = f"- {md_code(r.id)} ({md_code(_cut(r.title))}): {what}"
+        if not r.holds:
+            look.append(
+                f"{head}, since the review at {md_code(r.reviewed_at[:12])}: its page shows the text as a draft that may be out of date. "
+                "Re-read it for the new code, "
+                f"then `errcat curate review {r.id}` (with `--still-holds-for-earlier` when it is right for both releases)."
             )
-        elif c.kind in (ChangeKind.REWORDED, ChangeKind.EXCEPTION_CHANGED) and c.old_id in curated and c.old_id != c.id:
-            lines.append(
-                f"- {md_code(c.old_id or '')} → {md_code(c.id)} ({c.kind.label}): the new page shows the reviewed text as "
-                f"written for the earlier one; re-read it, then `errcat curate move {c.old_id} {c.id}`."
-            )
-    if not lines:
+        elif r.earlier:
+            settled.append(f"{head}: re-read for both releases (`errcat curate review --still-holds-for-earlier`: the review keeps the earlier code too).")
+        else:
+            settled.append(f"{head}: re-read and reviewed for the new code.")
+    if not look and not settled:
         return []
+    out: list[str] = []
+    if look:
+        out += ["", f"### Curated texts to look at ({len(look)})", "", *_capped(look, ": `errcat curate check` lists every one")]
+    if settled:
+        if not look:
+            out += ["", "No curated text to look at: each one this change touches was settled by review (below)."]
+        out += ["", f"### Curated texts already settled ({len(settled)})", "", *_capped(settled, "")]
+    return out + ["", "`errcat curate check --strict` on the new catalogue checks every curated text, its see-also ids and evidence."]
+
+
+def _capped(lines: list[str], rest: str) -> list[str]:
     more = len(lines) - CURATED_SHOWN
-    head = ["", f"### Curated texts to look at ({len(lines)})", ""]
-    tail = [f"- … and {more} more: `errcat curate check` lists every one."] if more > 0 else []
-    return head + lines[:CURATED_SHOWN] + tail + ["", "`errcat curate check` also lists the reviewed texts whose message or guards changed (stale)."]
+    return lines[:CURATED_SHOWN] + ([f"- … and {more} more{rest}."] if more > 0 else [])
 
 
-def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: frozenset[str] = frozenset()) -> str:
+def _removed(c: Change, now: CuratedNow, release: str, look: list[str], settled: list[str]) -> None:
+    """An entry with a reviewed text that upstream removed: linked to a successor by review,
+    retired, or still to decide."""
+    if c.id in now.linked:
+        _succeeded(c.id, now.linked[c.id][0], "removed upstream, linked by review", now, look, settled, title=c.title)
+        return
+    head = f"- {md_code(c.id)} ({md_code(_cut(c.title))}) was removed upstream"
+    kept = "its page keeps the reviewed text for the releases that raise it"
+    if c.id in now.retired:
+        settled.append(f"{head}: retired by review (`errcat curate retire`); {kept}.")
+    else:
+        look.append(f"{head}; {kept}. If a check of {release} tests the same thing, link it in `lineage/links.yaml`; else `errcat curate retire {c.id}`.")
+
+
+def _succeeded(old: str, new: str, how: str, now: CuratedNow, look: list[str], settled: list[str], title: str | None = None) -> None:
+    """An entry with a reviewed text and its successor (``new``): settled when the successor has a
+    reviewed text of its own; else its page shows none (a page shows its successor's text, never
+    its predecessor's), and the maintainer moves or copies the text."""
+    named = f" ({md_code(_cut(title))})" if title is not None else ""
+    head = f"- {md_code(old)}{named} → {md_code(new)} ({how})"
+    # the retired record carries the text it had into this catalogue, whatever its file does since
+    old_page = f"{md_code(old)}'s page keeps the text it had{' (retired by review)' if old in now.retired else ''} for the releases that raise it"
+    if new in now.has_text:
+        settled.append(f"{head}: {md_code(new)} has a reviewed text of its own; {old_page}.")
+        return
+    draft = f" ({md_code(new)}'s file is not reviewed for its code yet: `errcat curate review {new}`)" if new in now.files else ""
+    look.append(
+        f"{head}: {md_code(new)}'s page shows no reviewed text{draft}, as a page never shows its predecessor's; {old_page}. "
+        f"Re-read the text for {md_code(new)}'s code, then `errcat curate move {old} {new}` ({md_code(new)}'s page gets it, and a crawl "
+        f"of an earlier release shows none for {md_code(old)}), or copy it to {md_code(new)}'s file, edit and review that, and "
+        f"`errcat curate retire {old}` (each release keeps its own)."
+    )
+
+
+def _diff_command(report: DiffReport) -> str:
+    """The command that lists every change of the report, as a maintainer can run it: the two
+    releases from the package index when both sides are one, else the two commits (crawled from
+    the upstream, ``errcat diff``'s default ``--repo``). A bare ``errcat diff --format json`` is no
+    command: it takes the two sides."""
+    old, new = report.old, report.new
+    if old.release and new.release:
+        return md_code(f"errcat diff {_cut(old.release)} {_cut(new.release)} --pypi --format json")
+    if old.release is None and new.release is None:
+        return md_code(f"errcat diff {old.commit} {new.commit} --format json")
+    return "`errcat diff OLD NEW --format json`"
+
+
+def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: CuratedNow | None = None) -> str:
     """The changelog: a heading, the counts, the curated texts the change touches (``curated``:
-    the ids that had a reviewed text before it), then each class's entries, most telling first."""
+    what the curated files say now of the texts before it, ``curated_touch``), to look at and
+    already settled, then each class's entries, most telling first."""
     old, new = report.old, report.new
     out = [f"## Error catalogue: {md_code(report.repo)} {md_code(old.label)} → {md_code(new.label)}", ""]
     out.append(
@@ -143,7 +210,7 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: frozens
         n = report.counts.of(kind)
         if n:
             out.append(f"| {kind.label.capitalize()} | {n} |")
-    touched = _curated_touched(report, curated)
+    touched = _curated_touched(report, curated or CuratedNow())
     out += touched
     budget -= sum(len(line) + 1 for line in touched)
     by_kind: dict[ChangeKind, list[Change]] = {}
@@ -163,7 +230,7 @@ def markdown(report: DiffReport, budget: int = MARKDOWN_BUDGET, curated: frozens
         out += ["", f"### {kind.label.capitalize()} ({len(entries)})", ""]
         out += lines[: shown[kind]]
         if shown[kind] < len(entries):
-            out.append(f"- … and {len(entries) - shown[kind]} more: `errcat diff --format json` lists every change.")
+            out.append(f"- … and {len(entries) - shown[kind]} more: {_diff_command(report)} lists every change.")
     return "\n".join(out) + "\n"
 
 

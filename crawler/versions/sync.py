@@ -26,13 +26,14 @@ from crawler.catalogue.search import RowMemo
 from crawler.crawl import crawl, row_memo
 from crawler.extract.visitor import EXTRACTOR_VERSION
 from crawler.model.diff import DiffReport, Side
-from crawler.model.records import COMMIT_RE, Explanation, History, Manifest, Record, RepoRef
+from crawler.model.records import COMMIT_RE, CuratedLinks, Explanation, History, Manifest, Record, RepoRef
 from crawler.model.shapes import RecordData
 from crawler.publish import jsonl
 from crawler.publish.dataset import Placed, PreviousRecord, previous_records, record_model
 from crawler.publish.writer import Data, OverLimit, Pieces, Reuse, write_dataset
 from crawler.versions import carried, history_reuse
 from crawler.versions.carried import Carry
+from crawler.versions.curated_touch import CuratedNow, curated_now, curated_root
 from crawler.versions.diff import MAX_TWIN_CANDIDATES, diff_data, live_data, side_with
 from crawler.versions.history import (
     Fold,
@@ -1096,8 +1097,8 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     if report is None:
         changelog = _initial_changelog(new.manifest, len(new.records))
     else:
-        had_text = frozenset(r["id"] for r in base.records if r.get("explanation_status") == "curated") if base is not None else frozenset()
-        changelog = markdown(report, curated=had_text)
+        assert base is not None  # a report is of the records in place
+        changelog = markdown(report, curated=_curated_now(source, upstream.owner, upstream.repo, base.records, new.records, links, cache_dir))
         if unread:
             changelog += (
                 f"\n{unread} entr{'y' if unread == 1 else 'ies'} of source files this crawl did not read (its "
@@ -1108,6 +1109,17 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
             assert old is not None  # a report is of the dataset in place
             changelog += "\n" + _why_changed(old.manifest, new.manifest, old.records, new.records)
     return SyncResult(changed, target, new.manifest.commit, report, changelog, notes)
+
+
+def _curated_now(
+    source: SourceOptions, owner: str, name: str, before: list[RecordData], after: list[RecordData], links: CuratedLinks | None, cache_dir: Path | None
+) -> CuratedNow:
+    """What the curated files the crawl read say now of the reviewed texts the change touches
+    (``curated_touch``), for the changelog to tell a text already settled from one to look at."""
+    from crawler.catalogue.explanations import load_set
+
+    memo = cache_dir / "curated.json" if cache_dir is not None else None  # the crawl's memo of the files' models
+    return curated_now(before, after, load_set(curated_root(source.config), owner, name, strict=False, memo=memo), links)
 
 
 def _refuse_backwards(manifest: Manifest, want: str | None, target: Path) -> None:

@@ -138,8 +138,9 @@ def test_curate_check_follows_the_lineage(cli, explained, tmp_path):
     report = cli("curate", "check", out, "--curated", curated.parent.parent)
     assert report.exit_code == 0, report.output
     assert (
-        f"reworded {curated / (first + '.yaml')}: {first} was succeeded by {today}; its page shows this text as written "
-        f"for the earlier wording: re-read it for the new one, then `errcat curate move {first} {today}`"
+        # the successor has a text of its own (the fixture's): no `move` onto it (it would refuse to overwrite it)
+        f"reworded {curated / (first + '.yaml')}: {first} was succeeded by {today}, which has a curated file of its own; {first}'s "
+        f"page keeps this text for the releases that raise it: `errcat curate retire {first}` says so"
     ) in report.stdout
     assert "0 orphan(s)" in report.stdout and "1 reworded" in report.stdout
     got = json.loads(cli("curate", "check", out, "--curated", curated.parent.parent, "--json").stdout)[0]

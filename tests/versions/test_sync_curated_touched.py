@@ -1,7 +1,7 @@
 """What the sync's pull request and ``errcat curate check`` tell a maintainer about the reviewed
 texts an upstream change touches: an entry with a reviewed text that upstream removed (its page
-keeps the text for the releases that raise it) or reworded (the text follows as written for the
-earlier wording), each with the command that settles it."""
+keeps the text for the releases that raise it) or reworded (its successor's page shows none of it
+until the text is moved or written for it), each with the command that settles it."""
 
 from __future__ import annotations
 
