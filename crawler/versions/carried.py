@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import os
 import re
 import struct
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -30,6 +31,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from crawler.base.cachedir import keep
+from crawler.base.errors import DataError
 from crawler.model.records import RepoRef
 from crawler.model.shapes import RecordData
 from crawler.publish.dataset import PreviousRecord
@@ -125,44 +127,159 @@ def _path(cache_dir: Path, repo: RepoRef) -> Path:
     return cache_dir / DIRECTORY / f"{name}.bin"
 
 
-def load(cache_dir: Path, repo: RepoRef) -> dict[bytes, Carried]:
-    """The rows kept for ``repo``, by line digest; none when missing, damaged or of other code."""
+class Memo(Mapping[bytes, Carried]):
+    """The rows kept for a repository (:func:`load`), by line digest, their variable parts left in
+    the file: what a row's fixed part names (its record file's digest and size, its line's size)
+    is held, ~200 bytes a row; its facts and its index and search rows (~1.4 KB a retired vLLM
+    record) are read from the file when asked for (``facts``, ``index_row``, ``search_row``; a
+    row got whole, ``memo[digest]``, has them read too), so that a sync does not hold a history's
+    rows through its crawl and render beside the documents they are copied into. Read through
+    the file as it was opened (a memo written meanwhile replaces the file, never this one's
+    bytes: ``cachedir.keep``), each read its length or nothing (a memo cut short meanwhile is
+    said so: DataError, "run it again")."""
+
+    def __init__(self, rows: dict[bytes, tuple[bytes, int, int, int, int, int, int]] | None = None, fd: int | None = None, where: str = "") -> None:
+        #: By line digest: the record file's digest and size, the line's size, then where the
+        #: row's index row begins in the file and the lengths of its index row, search row and facts.
+        self._rows = rows or {}
+        self._fd = fd
+        self._where = where
+
+    def __getitem__(self, digest: bytes) -> Carried:
+        file_digest, file_size, line_size, at, index_len, search_len, facts_len = self._rows[digest]
+        blob = self._read(at, index_len + search_len + facts_len)
+        return Carried(file_digest, file_size, line_size, blob[:index_len], blob[index_len : index_len + search_len], blob[index_len + search_len :])
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __contains__(self, digest: object) -> bool:
+        return digest in self._rows
+
+    def file_of(self, digest: bytes) -> tuple[bytes, int] | None:
+        """The SHA-256 and size of the record file written with the line ``digest`` (None: not kept)."""
+        row = self._rows.get(digest)
+        return (row[0], row[1]) if row is not None else None
+
+    def line_size(self, digest: bytes) -> int:
+        """The size of the line ``digest`` (KeyError: not kept)."""
+        return self._rows[digest][2]
+
+    def facts(self, digest: bytes) -> bytes:
+        """The facts kept of the line ``digest`` (``facts``; b"" when none or not kept)."""
+        row = self._rows.get(digest)
+        return self._read(row[3] + row[4] + row[5], row[6]) if row is not None else b""
+
+    def index_row(self, digest: bytes) -> bytes:
+        file_digest, file_size, line_size, at, index_len, search_len, facts_len = self._rows[digest]
+        return self._read(at, index_len)
+
+    def search_row(self, digest: bytes) -> bytes:
+        file_digest, file_size, line_size, at, index_len, search_len, facts_len = self._rows[digest]
+        return self._read(at + index_len, search_len)
+
+    def _read(self, at: int, size: int) -> bytes:
+        if not size:
+            return b""
+        assert self._fd is not None  # (a memo with rows has its file)
+        try:
+            data = os.pread(self._fd, size, at)
+        except OSError as exc:
+            raise DataError(f"{self._where}: the memo of retired records could not be read ({exc.strerror}); run it again") from None
+        if len(data) != size:
+            raise DataError(f"{self._where}: the memo of retired records changed during the sync; run it again")
+        return data
+
+    def close(self) -> None:
+        """Let the file go (its rows can no longer be read)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+class RowsOf(Mapping[str, bytes]):
+    """One kind of row (``Memo.index_row`` or ``Memo.search_row``) of the records carried
+    through, by id, each read from the memo when the writer takes it (``writer.index_rows``'s and
+    ``search.search_rows``' ``carried``): not held, a document's rows taken one at a time."""
+
+    def __init__(self, read: Callable[[bytes], bytes], lines: Mapping[str, bytes]) -> None:
+        self._read = read
+        #: By id, the digest of the record's line (the memo's key).
+        self._lines = lines
+
+    def __getitem__(self, rid: str) -> bytes:
+        return self._read(self._lines[rid])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._lines)
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __contains__(self, rid: object) -> bool:
+        return rid in self._lines
+
+
+def load(cache_dir: Path, repo: RepoRef) -> Memo:
+    """The rows kept for ``repo``, by line digest (:class:`Memo`); none when missing, damaged or of
+    other code. Only the head and the rows' fixed parts are read; the file's size is held to
+    what they say its rows take."""
+    path = _path(cache_dir, repo)
     try:
-        data = _path(cache_dir, repo).read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        return {}
-    if not data.startswith(MAGIC) or len(data) < len(MAGIC) + _HEAD.size:
-        return {}
-    at = len(MAGIC)
-    stamp, count = _HEAD.unpack_from(data, at)
-    at += _HEAD.size
-    if stamp != _stamp(_repo(repo)) or count > MAX_ROWS or len(data) < at + count * _ROW.size:
-        return {}
-    rows = list(_ROW.iter_unpack(data[at : at + count * _ROW.size]))
+        return Memo()
+    try:
+        found = _table(fd, repo)
+    except OSError:
+        found = None
+    if not found:
+        os.close(fd)
+        return Memo()
+    return Memo(found, fd, str(path))
+
+
+def _table(fd: int, repo: RepoRef) -> dict[bytes, tuple[bytes, int, int, int, int, int, int]] | None:
+    """The rows' fixed parts of the memo open as ``fd`` (see :class:`Memo`), or None when it is
+    damaged, of other code or of another repository."""
+    total = os.fstat(fd).st_size
+    head = os.pread(fd, len(MAGIC) + _HEAD.size, 0)
+    if not head.startswith(MAGIC) or len(head) < len(MAGIC) + _HEAD.size:
+        return None
+    stamp, count = _HEAD.unpack_from(head, len(MAGIC))
+    at = len(MAGIC) + _HEAD.size
+    if stamp != _stamp(_repo(repo)) or count > MAX_ROWS or total < at + count * _ROW.size:
+        return None
+    table = os.pread(fd, count * _ROW.size, at)
+    if len(table) != count * _ROW.size:
+        return None
     at += count * _ROW.size
-    view = memoryview(data)
-    found: dict[bytes, Carried] = {}
-    for line, file_digest, file_size, line_size, index_len, search_len, facts_len in rows:
-        search_at, facts_at = at + index_len, at + index_len + search_len
-        end = facts_at + facts_len
-        if end > len(data):
-            return {}
-        found[line] = Carried(file_digest, file_size, line_size, view[at:search_at].tobytes(), view[search_at:facts_at].tobytes(), view[facts_at:end].tobytes())
-        at = end
-    return found if at == len(data) else {}
+    found: dict[bytes, tuple[bytes, int, int, int, int, int, int]] = {}
+    for line, file_digest, file_size, line_size, index_len, search_len, facts_len in _ROW.iter_unpack(table):
+        found[line] = (file_digest, file_size, line_size, at, index_len, search_len, facts_len)
+        at += index_len + search_len + facts_len
+    return found if at == total else None
 
 
-def remember(cache_dir: Path, repo: RepoRef, rows: Mapping[bytes, Carried], held: Mapping[bytes, Carried]) -> None:
+def remember(cache_dir: Path, repo: RepoRef, rows: Mapping[bytes, Carried | None], held: Mapping[bytes, Carried]) -> None:
     """Keep ``rows`` (the last render's retired records) as the repository's, unless they are
-    ``held`` already (what ``load`` gave); a refused write is no error."""
+    ``held`` already (what ``load`` gave); a row given as None is ``held``'s (carried through as
+    it was kept: read from the memo file now). A refused write is no error."""
     if rows.keys() == held.keys() or len(rows) > MAX_ROWS:
         return
     order = sorted(rows)
+    whole = [row if (row := rows[d]) is not None else held[d] for d in order]
     table = b"".join(
-        _ROW.pack(d, rows[d].file_digest, rows[d].file_size, rows[d].line_size, len(rows[d].index_row), len(rows[d].search_row), len(rows[d].facts))
-        for d in order
+        _ROW.pack(d, row.file_digest, row.file_size, row.line_size, len(row.index_row), len(row.search_row), len(row.facts))
+        for d, row in zip(order, whole, strict=True)
     )
-    blobs = b"".join(rows[d].index_row + rows[d].search_row + rows[d].facts for d in order)
+    blobs = b"".join(row.index_row + row.search_row + row.facts for row in whole)
     keep(_path(cache_dir, repo), MAGIC + _HEAD.pack(_stamp(_repo(repo)), len(order)) + table + blobs)
 
 
@@ -171,12 +288,13 @@ class Carry:
     """A sync's render's use of the rows (``history.render_state``'s ``carry``): ``rows`` the memo
     as loaded, ``lines`` the line digest and size of each retired record held as read, by id.
     Filled by the render: ``carried``, the ids it carried through; ``written``, the rows of every
-    retired record it wrote, for the next sync (empty when it wrote no dataset in memory); ``in_place``, see below."""
+    retired record it wrote, for the next sync (empty when it wrote no dataset in memory; None for
+    a row carried through, which is ``rows``' as kept: see ``remember``); ``in_place``, see below."""
 
-    rows: Mapping[bytes, Carried]
+    rows: Memo
     lines: Mapping[str, tuple[bytes, int]]
     carried: set[str] = field(default_factory=set)
-    written: dict[bytes, Carried] = field(default_factory=dict)
+    written: dict[bytes, Carried | None] = field(default_factory=dict)
     #: Filled by the render: the carried records whose file in place was vouched for by its digest
     #: as it was read and is not held (``dataset.previous_records``' ``carried``), by id, each
     #: ``PreviousRecord`` as read: the render's files leave them out; they are linked, or read again.

@@ -56,7 +56,7 @@ from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import Data, OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
-from crawler.versions.carried import Carried, Carry, facts
+from crawler.versions.carried import Carried, Carry, RowsOf, facts
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
 
@@ -1088,11 +1088,12 @@ def _render_state(
         reuse = reuse._replace(
             lines={**reuse.lines, **{rid: (None, line[0]) for rid, (_, line, _) in carried.items()}},
             line_sizes={**reuse.line_sizes, **{rid: line[1] for rid, (_, line, _) in carried.items()}},
-            kept_digests={**reuse.kept_digests, **{rid: row.file_digest for rid, (_, _, row) in carried.items()}},
-            index_rows={rid: row.index_row for rid, (_, _, row) in carried.items()},
+            kept_digests={**reuse.kept_digests, **{rid: file[0] for rid, (_, _, file) in carried.items()}},
+            # read from the memo as the writer takes each (``carried.RowsOf``), not held beside the documents
+            index_rows=RowsOf(carry.rows.index_row, {rid: line[0] for rid, (_, line, _) in carried.items()}) if carry is not None and carried else {},
             line_of=fold.line_of if fold.unread_ids() else None,
             # a file vouched for by its digest as read, not held: left out of the files, linked by the sync
-            in_place={rid: (row.file_digest, row.file_size) for rid, (old, _, row) in carried.items() if old.data is None},
+            in_place={rid: file for rid, (old, _, file) in carried.items() if old.data is None},
         )
     bare_digests = {rid: hashlib.sha256(fold.packed(rid)).digest() for rid in completed} if reuse.validated or bare is not None else {}
     if reuse.validated:
@@ -1108,9 +1109,8 @@ def _render_state(
         data = manifest.model_copy(update={"counts": counts, "content_digest": ""})
         try:
             rows: dict[str, Any] = {}  # the search rows of the retired records not carried, as made (``carry``)
-            searched = search_rows(
-                rendered, data, memo=memo, carried={rid: row.search_row for rid, (_, _, row) in carried.items()}, capture=rows if carry is not None else None
-            )
+            held = RowsOf(carry.rows.search_row, {rid: line[0] for rid, (_, line, _) in carried.items()}) if carry is not None and carried else None
+            searched = search_rows(rendered, data, memo=memo, carried=held, capture=rows if carry is not None else None)
             extra = {**searched, **(documents or {})}
             if write is None:
                 files = render_dataset(rendered, data, extra, max_bytes=manifest.limits.max_output_bytes, reuse=reuse, jobs=default_jobs())
@@ -1139,13 +1139,13 @@ def _render_state(
 
 def _carried(
     fold: Fold, records: Written, previous: dict[str, PreviousRecord] | None, carry: Carry | None
-) -> dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]]:
+) -> dict[str, tuple[PreviousRecord, tuple[bytes, int], tuple[bytes, int]]]:
     """The retired records held as read that the render carries through (``render_state``'s
-    ``carry``), by id: each one's file in place, its line's digest and size as read, and the rows
-    written of that line. Not one whose history a curated link changes (``Written.overrides``), nor
+    ``carry``), by id: each one's file in place, its line's digest and size as read, and the
+    SHA-256 and size of the file written with that line (its rows stay in the memo: ``Memo``). Not one whose history a curated link changes (``Written.overrides``), nor
     one whose file in place is not the bytes of the digest the rows name (hashed here: a file
     edited on disk is rendered anew from its line)."""
-    found: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]] = {}
+    found: dict[str, tuple[PreviousRecord, tuple[bytes, int], tuple[bytes, int]]] = {}
     if carry is None or not carry.rows or not previous:
         fold.materialize(list(fold.unread_ids()))
         return found
@@ -1153,29 +1153,31 @@ def _carried(
     for rid in fold.unread_ids():
         unread = fold.unread(rid)
         assert unread is not None
-        row, old = carry.rows.get(unread.line), previous.get(rid)
-        if row is None or old is None or not _written_with(old, row):
+        file, old = carry.rows.file_of(unread.line), previous.get(rid)
+        if file is None or old is None or not _written_with(old, file):
             unfit.append(rid)  # its file in place is not the one written with its line (edited): rendered from its line
         else:
-            found[rid] = (old, (unread.line, unread.size), row)
+            found[rid] = (old, (unread.line, unread.size), file)
     fold.materialize(unfit)
     for rid in fold.held_ids():
         line = carry.lines.get(rid)
-        row = carry.rows.get(line[0]) if line is not None else None
+        file = carry.rows.file_of(line[0]) if line is not None else None
         old = previous.get(rid)
-        if row is None or old is None or rid in records.overrides or line is None or row.line_size != line[1] or not _written_with(old, row):
+        if file is None or old is None or rid in records.overrides or line is None or carry.rows.line_size(line[0]) != line[1] or not _written_with(old, file):
             continue
-        found[rid] = (old, line, row)
+        found[rid] = (old, line, file)
     return found
 
 
-def _written_with(old: PreviousRecord, row: Carried) -> bool:
-    """Whether a record file in place is the one the render wrote with the line of ``row``: its
-    bytes, or (not held: ``dataset.previous_records``' ``carried``, hashed as they were read, or
-    vouched for by the record memo) the SHA-256 and size of its bytes, are the ones ``row`` names."""
+def _written_with(old: PreviousRecord, file: tuple[bytes, int]) -> bool:
+    """Whether a record file in place is the one the render wrote with a line whose memo names
+    ``file`` (the SHA-256 and size of that file): its bytes, or (not held: ``dataset.previous_records``'
+    ``carried``, hashed as they were read, or vouched for by the record memo) the SHA-256 and size
+    of its bytes, are those."""
+    digest, size = file
     if old.data is None:
-        return old.digest == row.file_digest and old.size == row.file_size
-    return len(old.data) == row.file_size and hashlib.sha256(old.data).digest() == row.file_digest
+        return old.digest == digest and old.size == size
+    return len(old.data) == size and hashlib.sha256(old.data).digest() == digest
 
 
 def _carried_rows(
@@ -1184,22 +1186,22 @@ def _carried_rows(
     rendered: Sequence[RecordData],
     files: dict[str, bytes],
     reuse: Reuse,
-    carried: dict[str, tuple[PreviousRecord, tuple[bytes, int], Carried]],
+    carried: dict[str, tuple[PreviousRecord, tuple[bytes, int], tuple[bytes, int]]],
     searched: dict[str, Any],
     sizes: Mapping[str, int],
-) -> dict[bytes, Carried]:
+) -> dict[bytes, Carried | None]:
     """The rows of every retired record of a dataset rendered in memory (``files``), by the digest
-    of its line as written (``reuse.line_digests``, the writer's): the carried ones' as they were,
+    of its line as written (``reuse.line_digests``, the writer's): the carried ones' as they were (None: the memo's),
     the others' made of the record rendered (its file's digest and size, its index row, its search
     row as ``searched`` caught it)."""
-    out: dict[bytes, Carried] = {}
+    out: dict[bytes, Carried | None] = {}
     line_digests = reuse.line_digests or {}
     for n, rid in enumerate(records.ids):
         if not fold.is_retired(rid):
             continue
         held = carried.get(rid)
         if held is not None:
-            out[held[1][0]] = held[2]
+            out[held[1][0]] = None  # as the memo kept it (``carried.remember``)
             continue
         rel = record_path(rid)
         line, data, row = line_digests.get(rid), files.get(rel), searched.get(rid)

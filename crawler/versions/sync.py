@@ -758,7 +758,7 @@ def _read_in_place(
     progress: Progress,
     manifest: Manifest | None = None,
     known: frozenset[bytes] = frozenset(),
-    rows: Mapping[bytes, carried.Carried] | None = None,
+    rows: carried.Memo | None = None,
     linked: Container[str] = (),
     members: Iterable[tuple[int, int, bytes, list[bytes]]] = (),
 ) -> _Side:
@@ -788,10 +788,10 @@ def _read_in_place(
     def facts(digest: bytes) -> Mapping[str, Any] | None:
         if digest in made:
             return made.pop(digest)  # (asked for once more: as its line is read)
-        row = rows.get(digest) if rows else None
-        if row is None or not row.facts:
+        kept = rows.facts(digest) if rows else b""
+        if not kept:
             return None
-        found = carried.read_facts(row.facts)
+        found = carried.read_facts(kept)
         if found is None:  # (not what errcat writes: the line is read)
             return None
         for key in _SHARED_FACTS:  # the same few strings for thousands of records: one object each
@@ -804,7 +804,7 @@ def _read_in_place(
         for digest in digests:
             made[digest] = facts(digest)
         if all(made[digest] is not None for digest in digests):
-            skip.append(jsonl.Member(offset, size, sha, [(digest, rows[digest].line_size) for digest in digests]))  # type: ignore[index]
+            skip.append(jsonl.Member(offset, size, sha, [(digest, rows.line_size(digest)) for digest in digests]))  # type: ignore[union-attr]
 
     def read(skip: list[jsonl.Member]) -> int:
         with task(progress, f"reading {target}", manifest.counts.entries + manifest.counts.retired, "records") as reading:
@@ -982,14 +982,14 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     old = None
     placed = None
     cache_dir = (source.cache_dir or default_cache_dir()) if source.use_cache else None
-    rows: dict[bytes, carried.Carried] = {}
+    rows = carried.Memo()
     if (target / MANIFEST).is_file():
         from crawler.publish.dataset import load_placed
 
         placed = load_placed(target)  # read once: checked here, the records held to it, the record files read by it
         _refuse_backwards(placed.manifest, want, target)  # before its records are read
         known = _validated(source)
-        rows = carried.load(cache_dir, placed.manifest.repo) if cache_dir is not None else {}
+        rows = carried.load(cache_dir, placed.manifest.repo) if cache_dir is not None else carried.Memo()
         members = carried.load_members(cache_dir, placed.manifest.repo) if rows and cache_dir is not None else []
         linked = {eid for link in links.links for eid in (link.old, link.new)} if links is not None else set()
         old = _read_in_place(target, progress, placed.manifest, known, rows, linked, members)
@@ -1017,9 +1017,7 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
     notes: list[str] = []
     unread = 0
     # the files of the retired records carried through unread: hashed as read, not held (``versions.carried``)
-    previous = _previous(
-        source, out, placed, {eid: (row.file_digest, row.file_size) for eid, u in old.unread.items() if (row := rows.get(u.line))} if old else None
-    )
+    previous = _previous(source, out, placed, {eid: kept for eid, u in old.unread.items() if (kept := rows.file_of(u.line))} if old else None)
     vouch = _pinned_in(old.records, old.unread.values()) if old is not None else _pinned_at(previous)
     with source.scratch() as tmp:
         progress(f"crawling {want or 'HEAD'}" + (f" ({commit[:12]})" if commit else ""))

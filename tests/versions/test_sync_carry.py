@@ -22,7 +22,7 @@ from tests.versions.test_sync_carried import OTHER, retired, synced  # noqa: F40
 
 def rendering_every_record(monkeypatch) -> None:
     """The sync as it was before: no rows to carry a retired record by."""
-    monkeypatch.setattr(carried, "load", lambda cache_dir, repo: {})
+    monkeypatch.setattr(carried, "load", lambda cache_dir, repo: carried.Memo())
 
 
 def retired_ids(dataset: Path) -> list[str]:
