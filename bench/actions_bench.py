@@ -57,7 +57,9 @@ def concrete(record: dict) -> str | None:
     # (a package by name: "Install `x`", the package that provides the import that failed, a build of
     # the project's own extension; s45-rules: a basis saying a package is missing, with a step that
     # names none, "install or upgrade what is missing", no longer counts)
-    if actor == "environment" and re.search(r"\bInstall (?:`[^`]+`|the package that provides `)|\binstall a build of ", steps):
+    if actor == "environment" and re.search(
+        r"\bInstall (?:or upgrade )?(?:`[^`]+`|the package that provides `)|: install the package that provides it\b|\binstall a build of ", steps
+    ):
         return "install"
     if actor == "environment" and re.search(r"\bSet the environment variable `[A-Z][A-Z0-9_]*`", steps):
         return "environment variable"

@@ -2471,7 +2471,9 @@ def _probe_word(probe: str) -> str | None:
 
 
 def _said(word: str, text: str) -> bool:
-    return bool(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text, re.I))
+    """Whether the message names the word as written (``triton``; "NIXL transport" is no ``nixl``: the
+    package it needs there is another, ``nixl_rocm``)."""
+    return bool(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text))
 
 
 def _placeholder(record: dict[str, Any], stub: list[str], names: SettingNames | None) -> dict[str, Any]:
@@ -2539,9 +2541,9 @@ def _install_steps(record: dict[str, Any], steps: list[str], found: str | None, 
         return [*kept, _import_step(record, importing)]
     if found:
         return kept or steps
-    if probes:
-        shown = _joined([f"`{short_code(p)}`" for p in probes])
-        word = next((w for w in (_probe_word(p) for p in probes) if w and _said(w, text)), None)
+    shown = _joined([f"`{short_code(p)}`" for p in probes]) if probes else ""
+    word = next((w for w in (_probe_word(p) for p in probes) if w and _said(w, text)), None)
+    if word or (probes and not named):
         what = f"`{word}` (which {shown} tests for, and the message names)" if word else f"the optional package {shown} tests for"
         return [*kept, f"Install {what} where {project} runs, in a version this release supports, or run without the feature that needs it."]
     if named and "." in named.strip("."):
@@ -2569,29 +2571,29 @@ _EXTENSION = re.compile(r"(?:\w+\.)*_(?:[a-z0-9]+_)?C(?:_\w+)?")
 
 
 def _import_step(record: dict[str, Any], importing: list[str]) -> str:
-    """The step for a check in the ``except ImportError`` of a ``try`` that imports ``importing``."""
+    """The step for a check in the ``except ImportError`` of a ``try`` that imports ``importing``
+    (said as "if that is what failed" where the ``except`` catches other errors too)."""
     project = _project(record)
     modules = _joined([f"`{short_code(m)}`" for m in importing])
     handler = (record["sites"][0].get("facts") or {}).get("handler") or ""
     only = not re.sub(r"\b(?:ImportError|ModuleNotFoundError|except|as\s+\w+)\b|[\s(),:]", "", handler)
-    failed = "which failed" if only else "if that is what failed: the handler catches other errors too"
+    failed = f"The import that failed is {modules}" if only else f"If the import of {modules} is what failed (the `except` catches other errors too)"
     top = record["sites"][0]["module"].split(".")[0]
     own = [m for m in importing if m.split(".")[0] == top]
     if own and len(own) == len(importing) and all(_EXTENSION.fullmatch(m) for m in own):
         return (
-            f"The import that failed is {modules}, {project}'s own compiled extension: install a build of {project} made for this "
-            "platform and this torch (the release's wheel for it), or build it from source; the `ImportError` in the message or "
-            "the log says which library it could not load."
+            f"{failed}, {project}'s own compiled extension: install a build of {project} made for this platform and this torch "
+            "(the release's wheel for it), or build it from source; the `ImportError` in the message or the log says which "
+            "library it could not load."
         )
     if own and len(own) == len(importing):
         return (
-            f"The import that failed is {modules}, a module of {project}'s own: the `ImportError` in the message or the log names "
-            "what it could not import in turn; install that package where it runs, or a build of this release that has it."
+            f"{failed}, a module of {project}'s own: the `ImportError` in the message or the log names what it could not import "
+            "in turn; install that package where it runs, or a build of this release that has the module."
         )
     return (
-        f"Install the package that provides {modules} (the import the `try` around this makes, {failed}) in the Python "
-        f"environment {project} runs in, or upgrade it to a version this release supports; the `ImportError` in the message "
-        "or the log says why it failed."
+        f"{failed}: install the package that provides it in the Python environment {project} runs in, or upgrade it to a "
+        "version this release supports; the `ImportError` in the message or the log says why it failed."
     )
 
 

@@ -133,10 +133,16 @@ HAS_TRITON = importlib.util.find_spec("triton") is not None
 
 def is_numba_available() -> bool:
     return importlib.util.find_spec("numba") is not None
+
+
+def is_gadgetlib_available() -> bool:
+    return importlib.util.find_spec("gadgetlib") is not None
 """
 
 PACKAGES = """
 import logging
+
+from pkg.utils import is_gadgetlib_available
 
 logger = logging.getLogger(__name__)
 
@@ -146,6 +152,13 @@ def load_kernels():
         import gadget_ext._C  # noqa: F401
     except ImportError as e:
         logger.warning("Failed to load the gadget kernels: %r", e)
+
+
+def load_plugins():
+    try:
+        import gadget_plugins  # noqa: F401
+    except (ImportError, KeyError) as e:
+        logger.warning("Failed to load the gadget plugins: %r", e)
 
 
 def load_own():
@@ -158,6 +171,11 @@ def load_own():
 def need_deep(handle):
     if handle is None:
         raise RuntimeError("DeepGadget is not available")
+
+
+def need_transport(name):
+    if not is_gadgetlib_available():
+        raise ImportError(f"The GADGETLIB transport requires {name}")
 
 
 def need_something(spec):
@@ -284,7 +302,7 @@ def test_a_raise_under_an_if_of_the_placeholders_own_or_where_the_probe_is_true_
 def test_a_log_in_except_importerror_names_the_module_its_try_imports(records):
     got = action_of(records, "Failed to load the gadget kernels")
     assert got["actor"] == "environment", got
-    assert any("Install the package that provides `gadget_ext._C`" in s for s in got["steps"]), got["steps"]
+    assert any(s.startswith("The import that failed is `gadget_ext._C`: install the package that provides it") for s in got["steps"]), got["steps"]
     assert not any("install or upgrade what is missing" in s for s in got["steps"]), got["steps"]
 
 
@@ -292,6 +310,8 @@ def test_a_log_in_except_importerror_names_the_module_its_try_imports(records):
 def test_a_failed_import_of_the_projects_own_extension_asks_for_a_build_not_a_package(records):
     got = action_of(records, "Failed to import from pkg._C")
     assert any("`pkg._C`, acme/widgets's own compiled extension" in s for s in got["steps"]), got["steps"]
+    other = action_of(records, "Failed to load the gadget plugins")
+    assert any(s.startswith("If the import of `gadget_plugins` is what failed (the `except` catches other errors too)") for s in other["steps"]), other
 
 
 @pytest.mark.slow
@@ -339,3 +359,10 @@ def test_a_value_checked_in_a_function_only_the_config_files_loader_calls_is_tha
     assert got["steps"][-1].startswith("Check the value in the config file `GadgetStoreConfig.from_file` reads"), got["steps"]
     near = action_of(records, "Invalid gadget count")
     assert "config file" not in near["basis"], near
+
+
+@pytest.mark.slow
+def test_a_probe_names_the_package_only_where_the_message_writes_it_so(records):
+    got = action_of(records, "The GADGETLIB transport requires {name}")
+    assert got["actor"] == "environment", got
+    assert any(s.startswith("Install the optional package `is_gadgetlib_available()` tests for") for s in got["steps"]), got["steps"]
