@@ -441,20 +441,24 @@ def _names_row(names: SettingNames) -> dict[str, Any]:
     """The settings' spelling as the source join's row keeps it (made of the same results: the
     same inputs give the same names, and a moved output's files moved only lines, which names
     hold none of)."""
-    return {"flags": names.flags, "fields": {key: sorted(value) for key, value in names.fields.items()}}
+    return {"flags": names.flags, "fields": {key: sorted(value) for key, value in names.fields.items()}, "filled": sorted(names.filled)}
 
 
 def _names(cached: Any) -> SettingNames | None:
     """The settings' spelling a kept source join holds (:func:`_names_row`), else None."""
     row = cached.get("names") if type(cached) is dict else None
-    if type(row) is not dict or type(row.get("flags")) is not dict or type(row.get("fields")) is not dict:
+    # (``filled`` too: a kept join without it made a warm crawl's who acts differ from a fresh one's, W14 of
+    # s44-judge "setting" again; s45-rules found it comparing two crawls of one commit)
+    if type(row) is not dict or type(row.get("flags")) is not dict or type(row.get("fields")) is not dict or type(row.get("filled")) is not list:
         return None
-    flags, fields = row["flags"], row["fields"]
+    flags, fields, filled = row["flags"], row["fields"], row["filled"]
+    if not all(type(n) is str for n in filled):
+        return None
     if not all(type(k) is str and type(v) is str for k, v in flags.items()):
         return None
     if not all(type(k) is str and type(v) is list and all(type(n) is str for n in v) for k, v in fields.items()):
         return None
-    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()})
+    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()}, frozenset(filled))
 
 
 def _source_rows(cached: Any, ids: list[str]) -> list[list[Any]] | None:

@@ -13,14 +13,22 @@ beside each rule a near case it must not take.
   whenever none is given, has no fix direction "Set it" (item 2); a field it never fills keeps one;
 - a bad value in a function a settings class's config-file loader alone calls is that file's, a
   setting (O33 of s44-judge); one other callers reach too is not decided so;
+- a crawl that keeps the source join gives the who-acts a fresh one gives (the field its config fills
+  when None was "setting" again on a warm crawl);
 - a model's check in the code that builds it or loads its weights asks nothing of the request's inputs
   (its run-time method's still may), and the message's remedy is not cut at "e.g." (seed 67's judge).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
-from helpers import action_of, meaning_records
+from click.testing import CliRunner
+from helpers import MEANING_TOML, action_of, jsonl_bytes, meaning_records
+
+from crawler.cli.main import main
 
 CONFIG = """
 import uuid
@@ -366,3 +374,22 @@ def test_a_probe_names_the_package_only_where_the_message_writes_it_so(records):
     got = action_of(records, "The GADGETLIB transport requires {name}")
     assert got["actor"] == "environment", got
     assert any(s.startswith("Install the optional package `is_gadgetlib_available()` tests for") for s in got["steps"]), got["steps"]
+
+
+@pytest.mark.slow
+def test_a_crawl_that_keeps_the_source_join_gives_the_pages_a_fresh_one_gives(fixture_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    files = {k: FILES[k] for k in ("pkg/__init__.py", "pkg/config.py", "pkg/arg_utils.py", "pkg/distributed/kv_transfer/gadget_connector.py")}
+    repo = fixture_repo
+    repo.commit(files, tag="v1")
+    (tmp_path / "errcat.toml").write_text(MEANING_TOML)
+    monkeypatch.setenv("ERRCAT_CACHE_DIR", str(tmp_path / "cache"))
+    outs = []
+    for n in (1, 2):  # (the second keeps the first's source join: same commit, same code)
+        out = tmp_path / f"out{n}"
+        args = ["crawl", "--repo", str(repo.path), "--ref", "v1", "--upstream", "widgets", "--config", str(tmp_path / "errcat.toml"), "--out", str(out)]
+        run = CliRunner().invoke(main, args, catch_exceptions=False)
+        assert run.exit_code == 0, run.output
+        outs.append(jsonl_bytes(out / "acme" / "widgets"))
+    assert outs[0] == outs[1]
+    (got,) = [r["meaning"]["action"] for r in map(json.loads, outs[1].splitlines()) if r["message"]["text"] == "gadget engine id is unset"]
+    assert got["actor"] == "internal", got
