@@ -11,9 +11,11 @@ concrete to do. A page counts as concrete when it carries
   (``action.remedy``), or a curated explanation (solutions or an example fix), or
 - a who-acts step that names what to act on: a setting or request field by name (the entry's
   settings), a package to install, a method to implement, or, for an internal check, a report
-  with its new-issue link filled in (GitHub upstreams: ``meaning_page.tracker_links``), an
-  environment variable to set or a setting bounding a wait, a field of the request to check
-  (``Check `x` in your request``, the structured-output constraint it carries).
+  with its new-issue link filled in (GitHub upstreams: ``meaning_page.tracker_links``), a package
+  to install by name (``Install `x```, the package that provides the import that failed, a build of
+  the project's own extension), an environment variable to set or a setting bounding a wait, a
+  field of the request to check (``Check `x` in your request``, the structured-output constraint it
+  carries).
 
 ``--sample N`` prints N entries drawn at random (seeded) with their message, place and action,
 for the check by hand against the source that the issue asks for; ``--open-sample N`` draws them
@@ -51,9 +53,14 @@ def concrete(record: dict) -> str | None:
         return "named setting"
     if actor == "setting" and basis.startswith(("the message names", "raised while the configuration")):
         return "named setting"
-    if actor == "environment" and "not installed" in basis:
-        return "install"
     steps = " ".join(action.get("steps") or [])
+    # (a package by name: "Install `x`", the package that provides the import that failed, a build of
+    # the project's own extension; s45-rules: a basis saying a package is missing, with a step that
+    # names none, "install or upgrade what is missing", no longer counts)
+    if actor == "environment" and re.search(
+        r"\bInstall (?:or upgrade )?(?:`[^`]+`|the package that provides `)|: install the package that provides it\b|\binstall a build of ", steps
+    ):
+        return "install"
     if actor == "environment" and re.search(r"\bSet the environment variable `[A-Z][A-Z0-9_]*`", steps):
         return "environment variable"
     if actor == "environment" and re.search(r"\braise `[a-z_]+_config\.[a-z_]+`", steps):

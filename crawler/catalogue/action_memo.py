@@ -35,7 +35,7 @@ import orjson
 
 from crawler.catalogue.actions import action
 from crawler.catalogue.meaning import SettingNames
-from crawler.extract.guard_reads import READS, caught, handed, preprocessor, reads
+from crawler.extract.guard_reads import READS, caught, handed, importing, preprocessor, reads, stub
 from crawler.model.shapes import ExtractedSite, RecordData
 
 #: An action's fields and the types each may hold (``records.Action``).
@@ -146,7 +146,7 @@ def plain(record: RecordData, primary: ExtractedSite | None, passed: list[str] |
     """``actions.action`` with no memo, taking what :meth:`Memo.action` takes and the settings' spelling."""
     if primary is None:
         return action(record, None, passed, names)
-    return action(record, reads(primary), passed, names, caught(primary), preprocessor(primary), handed(primary))
+    return action(record, reads(primary), passed, names, caught(primary), preprocessor(primary), handed(primary), stub(primary), importing(primary))
 
 
 #: What :func:`joined.merge` calls for each record's action.

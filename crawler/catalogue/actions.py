@@ -47,8 +47,8 @@ _INTRO = re.compile(r"(?:^|[,;:]\s+|(?<!\s)\s+(?:or|and|then)\s+|(?<!\s)\s+[-–
 #: Places in one sentence a remedy may start (each is read to the sentence's end, so a sentence of
 #: thousands of "and"s would cost the square of its length).
 MAX_INTROS = 64
-#: (not after an abbreviation: "(e.g. Nvidia Blackwell)" goes on the sentence; s45-rules2, R*38)
-_SENTENCES = re.compile(r"(?<=[.!?])(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=[A-Z`'\"(])|\n+")
+#: (not after an abbreviation: "(e.g. Nvidia Blackwell)" goes on the sentence; s45-rules2 R*38, s45-rules)
+_SENTENCES = re.compile(r"(?<=[.!?])(?<!\b[eE]\.g\.)(?<!\b[iI]\.e\.)(?<!\bvs\.)(?<!\bcf\.)\s+(?=[A-Z`'\"(])|\n+")
 _REPORT = re.compile(
     r"\b(?:file|open|report|raise|submit) (?:an? |this as an? )?(?:issue|bug)|\bthis is (?:likely |probably )?a bug\b|\bshould not happen\b|\bshould never happen\b",
     re.I,
@@ -963,6 +963,9 @@ def classify(
         return "request", "the media a request carries did not decode as the check expects"
     if kind == RAISE and exception == "TypeError" and re.fullmatch(r"__\w+__", method) and method not in ("__init__", "__post_init__"):
         return "caller", f"`{short_code(site['qualname'])}` is given a value of a type it does not take"
+    loader = _config_file_read(record)
+    if loader:  # (s45-rules, O33 of s44-judge: before "an object passed in": the object is the file's value)
+        return "setting", f"{_CONFIG_FILE_BASIS} (`{loader}`): the value it checks is one of that file's"
     # the library's API: the nearest caller is one of its public methods (further up the path the
     # arguments have passed through the project's own code, settings among them)
     library = [c for c in (meaning.get("callers") or [])[:1] if c.get("entry_point") == "library"]
@@ -1251,6 +1254,9 @@ _SAYS = {
     "model_output": "What the model generated does not have the form the tool or reasoning parser expects ({what}).",
     "model_code": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint, "
     "or the input you give it, does not fit what that code expects.",
+    # (in a function that builds the model, reads its config or loads its weights: no input to ask about; seed 67's judge)
+    "model_setup": "This {noun} is raised in the code for the model architecture you load ({what}): the model or checkpoint does "
+    "not fit what that code expects.",
     "internal_unseen": "The code shows no setting, request field, model or environment check of yours on the way to this {noun}, "
     "so errcat cannot tell whose move it is: if the message names something you set, sent or load, that is "
     "what to change; if it names nothing of yours, this is likely a bug in {project}.",
@@ -1282,7 +1288,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
-    decided = _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis) or _s45_steps(record, actor, basis, names)
+    decided = (
+        _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis) or _s45_steps(record, actor, basis, names) or _rules45_steps(actor, basis)
+    )
     if decided:
         steps.extend(decided)
     elif actor == "setting" and "feature it configures" in basis:
@@ -1344,6 +1352,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(
             "Check the checkpoint's quantization config (`quantization_config` in its `config.json`) against the condition under "
             '"When it is raised": this code does not support what it holds there; use a checkpoint quantized in a form this version supports.'
+        )
+    elif actor == "model" and basis.startswith("raised in the code") and _set_up(record):
+        steps.append(  # (seed 67's judge: no step about the request's inputs on a page of weight loading or the model's config)
+            "Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
+            'under "When it is raised"; use a model, revision or checkpoint this version supports.'
         )
     elif actor == "model" and basis.startswith("raised in the code"):
         steps.append(
@@ -1436,7 +1449,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
-    decided = _decided_what(record, basis) or _rules2_what(actor, basis) or _s45_what(record, actor, basis, names)
+    decided = _decided_what(record, basis) or _rules2_what(actor, basis) or _s45_what(record, actor, basis, names) or _rules45_what(actor, basis)
     if decided:
         return decided
     if actor == "setting":
@@ -1568,13 +1581,18 @@ def action(
     caught: str | None = None,
     preprocessor: str | None = None,
     handed: str | None = None,
+    stub: list[str] | None = None,
+    importing: list[str] | None = None,
 ) -> dict[str, Any]:
     """``records.Action`` as plain data, for a record whose meaning is joined; ``reads``: what its
     check reads (``extract.guard_reads``, traced at extraction), else traced over its snippet;
     ``passed``: who acts by what its function's callers pass (``catalogue.callers.passed_by_id``);
     ``caught``: the ``except`` of its own function that catches its error (``guard_reads.caught``);
     ``preprocessor``: the toolkit's ``#if`` a native stub is built under (``guard_reads.preprocessor``);
-    ``handed``: the library call its function is handed to, which catches it (``guard_reads.handed``)."""
+    ``handed``: the library call its function is handed to, which catches it (``guard_reads.handed``);
+    ``stub``: the optional import that failed where its function is defined as a placeholder
+    (``guard_reads.stub``); ``importing``: the modules the ``try`` imports whose ``except ImportError``
+    it is in (``guard_reads.importing``)."""
     data = cast(dict[str, Any], record)
     if preprocessor is not None and data["kind"] == NATIVE:
         return _stub(data, preprocessor)
@@ -1583,6 +1601,8 @@ def action(
     answered = _answers_client(data["sites"][0], caught) if caught is not None and data["kind"] in (RAISE, ASSERT) else None
     if caught is not None and data["kind"] in (RAISE, ASSERT) and answered is None:
         return _handled(data, caught)
+    if stub is not None and data["kind"] in (RAISE, ASSERT):
+        return _placeholder(data, stub, names)
     found = remedy(data, names)
     reads = guard_reads.reads(data["sites"][0]) if reads is None else reads
     derived = [c for c in reads.get("config") or [] if _derived(c, names)]
@@ -1613,9 +1633,11 @@ def action(
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
-        key = "model_code"
+        key = "model_setup" if _set_up(data) else "model_code"
     says = _SAYS[key].format(what=_what(data, actor, basis, reads, names), project=_project(data), noun=_noun(data))
     steps = _steps(data, actor, basis, found, reads, names)
+    if actor == "environment" and basis.startswith(_PACKAGE_BASIS):
+        steps = _install_steps(data, steps, found, reads, importing)
     if answered is not None:  # (s43-verify's W on the realtime "Can't process empty audio")
         steps.append(
             f"The handler that catches it in `{short_code(data['sites'][0]['qualname'])}` (`{short_code(caught or '')}`) answers the client with an error "
@@ -2739,3 +2761,205 @@ def _names_inputs(record: dict[str, Any]) -> bool:
     (R*26 of s45-judge: not for a kernel's stage count against the model's latent size)."""
     text = "" if record["message"].get("opaque") else record["message"]["text"]
     return bool(_MEDIA_WORDS.search(text + " " + (guard_reads.own_condition(record["sites"][0]) or "")))
+
+
+# --------------------------------------------------------------------------- s45-rules: what to install (#32)
+# An import guard's placeholder (brief item 4) and an environment page whose step said "install what is
+# missing" without a name (item 3): the step names what the code or the message names, or says that
+# neither names it and where the name is (bench/RESULTS.md, s45-rules).
+
+#: The basis of a page whose package is missing (``classify``).
+_PACKAGE_BASIS = "a package that is not installed (or cannot be imported) leads to it"
+#: The generic environment step (``_steps``), which names nothing to install.
+_GENERIC_ENV_STEP = "Check the packages, driver and hardware this runs on against what the message names;"
+#: A probe's name around the package it tests for (``HAS_TRITON``, ``is_numba_available()``, ``has_deep_gemm()``).
+_PROBE_WORD = re.compile(r"(?:[A-Za-z_]\w*\.)*_?(?:(?:HAS|has)_(?P<a>\w+?)|(?:is_)?(?P<b>\w+?)_(?:available|AVAILABLE|installed|INSTALLED))(?:\(\))?")
+#: What a message says is missing, by name: "DeepGEMM is not available", "requires the `cohere_melody`
+#: package", "flashinfer is not installed", "No module named 'x'", "pip install x".
+_MISSING_NAMED = (
+    re.compile(r"^`?(?!The\b|This\b|It\b)(?P<n>[A-Za-z][\w.-]*)`? (?:(?:is|are) )?(?:not (?:available|installed)|unavailable)\b"),
+    re.compile(r"`(?P<n>[A-Za-z][\w.-]*)` (?:is|are) not (?:available|installed)\b"),
+    re.compile(
+        r"\brequires? (?:the |a |an )?(?:usable |working |compatible )?`?(?P<n>[A-Za-z][\w.-]*)`? (?:package|library|module|to be installed|installation)\b",
+        re.I,
+    ),
+    re.compile(r"\brequires? (?:the )?installation of `?(?P<n>[A-Za-z][\w.-]*)", re.I),
+    re.compile(r"\brequires? `?(?P<n>[A-Za-z][\w.-]*)`? ?(?:>=|==|<=|~=)", re.I),
+    re.compile(r"\b(?:package|module) [`'\"](?P<n>[A-Za-z][\w.-]*)[`'\"]? (?:is|was) not (?:installed|found)\b", re.I),
+    re.compile(r"\bNo module named [`'\"]?(?P<n>[A-Za-z][\w.]*)", re.I),
+    re.compile(r"\bpip install (?:-U )?[`'\"]?(?!git\+|https?:)(?P<n>[A-Za-z][\w.\[\]-]*)", re.I),
+    re.compile(r"^`?(?P<n>[A-Za-z][\w.-]*)`? (?:[<>=~!]=? ?\S+ )?(?:is|are) required\b"),
+)
+
+
+def _probe_word(probe: str) -> str | None:
+    """The package a probe's name says it tests for (``HAS_TRITON``: triton), lower-cased; None for
+    a name that says none (``torch.cuda.is_available()``)."""
+    m = _PROBE_WORD.fullmatch(probe)
+    word = (m.group("a") or m.group("b") or "") if m else ""
+    word = word.lower().strip("_")
+    return word if len(word) >= 3 and word not in ("is", "available", "installed") else None
+
+
+def _said(word: str, text: str) -> bool:
+    """Whether the message names the word as written (``triton``; "NIXL transport" is no ``nixl``: the
+    package it needs there is another, ``nixl_rocm``)."""
+    return bool(re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", text))
+
+
+def _placeholder(record: dict[str, Any], stub: list[str], names: SettingNames | None) -> dict[str, Any]:
+    """Who acts on a raise in a placeholder: a function or class defined where an optional import
+    failed (in ``except ImportError:`` after ``from flash_attn import ...``; in the branch where
+    ``HAS_TRITON`` / ``is_numba_available()`` is false), with no ``if`` of its own around the raise:
+    it stands in for the real one and raises whenever it is used, so the package is missing from the
+    environment (brief item 4: ``_raise_exception`` "as lack of triton", the numba and flash-attn ones
+    were internal or named no package)."""
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    where = f"`{short_code(record['sites'][0]['qualname'])}`"
+    form, named = stub[0], [short_code(n) for n in stub[1:]]
+    if form == "import":
+        modules = _joined([f"`{m}`" for m in named])
+        failed = f"the import of {modules} failed (its `except ImportError`)"
+        what = f"the package that provides {modules}" if len(named) == 1 else f"the package that provides {modules} (the one this platform imports)"
+    else:
+        probe = f"`{named[0]}`"
+        failed = f"{probe} is false"
+        word = _probe_word(stub[1])
+        what = f"`{word}` (the package {probe} tests for, and the message names)" if word and _said(word, text) else f"the optional package {probe} tests for"
+    found = remedy(record, names)
+    if found and re.search(r"\{[^{}]*\}", found):  # ("Please install {package} first.": the code fills it in)
+        found = None
+    project = _project(record)
+    return {
+        "actor": "environment",
+        "basis": f"raised in {where}, a placeholder defined where {failed}: it raises whenever it is used, in place of code that needs {what}",
+        "says": (
+            f"Your environment (a package missing from the Python environment {project} runs in: {where} is the placeholder "
+            f"{project} defines where {failed}, and it raises whenever it is used) leads to this {_noun(record)}."
+        ),
+        "remedy": found,
+        "steps": ([f"Do what the message says: {found}"] if found else [])
+        + [
+            f"Install {what} in the Python environment {project} runs in (a version this release supports) and start it again; "
+            f"or choose a backend, kernel or feature that does not use {where}."
+        ],
+    }
+
+
+def _message_names(text: str) -> str | None:
+    """The package or module a message names as missing ("DeepGEMM is not available": DeepGEMM), else None."""
+    for pattern in _MISSING_NAMED:
+        m = pattern.search(text)
+        if m and m.group("n").lower() not in ("it", "this", "that", "the", "a", "an", "package", "module"):
+            return m.group("n").rstrip(".")
+    return None
+
+
+def _install_steps(record: dict[str, Any], steps: list[str], found: str | None, reads: dict[str, list[str]], importing: list[str] | None) -> list[str]:
+    """The steps of a page whose package is missing, with the generic one ("install or upgrade what is
+    missing") replaced by one that names what to install: the modules the ``try`` around it imports
+    (``importing``); else, with the message's own remedy, nothing more; else the package a probe of it
+    tests for, or the name the message gives; with none of them, what the page does know and where the
+    name is (brief item 3: a step must name what to install, or say what it knows)."""
+    if not any(step.startswith(_GENERIC_ENV_STEP) for step in steps):
+        return steps
+    kept = [step for step in steps if not step.startswith(_GENERIC_ENV_STEP)]
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    project = _project(record)
+    probes = [p for p in reads.get("platform") or [] if _probe_word(p)]
+    named = _message_names(text)
+    if importing:
+        return [*kept, _import_step(record, importing)]
+    if found:
+        return kept or steps
+    shown = _joined([f"`{short_code(p)}`" for p in probes]) if probes else ""
+    word = next((w for w in (_probe_word(p) for p in probes) if w and _said(w, text)), None)
+    if word or (probes and not named):
+        what = f"`{word}` (which {shown} tests for, and the message names)" if word else f"the optional package {shown} tests for"
+        return [*kept, f"Install {what} where {project} runs, in a version this release supports, or run without the feature that needs it."]
+    if named and "." in named.strip("."):
+        whole = short_code(named)
+        return [
+            *kept,
+            f"Install or upgrade `{short_code(named.split('.')[0])}` where {project} runs, to a build that has `{whole}` (the message names it), "
+            "or run without the feature that needs it.",
+        ]
+    if named:
+        return [
+            *kept,
+            f"Install `{short_code(named)}` (the message names it) where {project} runs, in a version this release supports, or run "
+            "without the feature that needs it.",
+        ]
+    return [
+        *kept,
+        "The code does not show which package this needs: install what the message names, or the module the `ImportError` with it "
+        f'names (in the traceback or the lines before it in the log: "No module named ..."), where {project} runs.',
+    ]
+
+
+#: A module of the project's own that is a compiled extension (``vllm._C``, ``vllm._rocm_C``, ``vllm._C_AVX512``).
+_EXTENSION = re.compile(r"(?:\w+\.)*_(?:[a-z0-9]+_)?C(?:_\w+)?")
+
+
+def _import_step(record: dict[str, Any], importing: list[str]) -> str:
+    """The step for a check in the ``except ImportError`` of a ``try`` that imports ``importing``
+    (said as "if that is what failed" where the ``except`` catches other errors too)."""
+    project = _project(record)
+    modules = _joined([f"`{short_code(m)}`" for m in importing])
+    handler = (record["sites"][0].get("facts") or {}).get("handler") or ""
+    only = not re.sub(r"\b(?:ImportError|ModuleNotFoundError|except|as\s+\w+)\b|[\s(),:]", "", handler)
+    failed = f"The import that failed is {modules}" if only else f"If the import of {modules} is what failed (the `except` catches other errors too)"
+    top = record["sites"][0]["module"].split(".")[0]
+    own = [m for m in importing if m.split(".")[0] == top]
+    if own and len(own) == len(importing) and all(_EXTENSION.fullmatch(m) for m in own):
+        return (
+            f"{failed}, {project}'s own compiled extension: install a build of {project} made for this platform and this torch "
+            "(the release's wheel for it), or build it from source; the `ImportError` in the message or the log says which "
+            "library it could not load."
+        )
+    if own and len(own) == len(importing):
+        return (
+            f"{failed}, a module of {project}'s own: the `ImportError` in the message or the log names what it could not import "
+            "in turn; install that package where it runs, or a build of this release that has the module."
+        )
+    return (
+        f"{failed}: install the package that provides it in the Python environment {project} runs in, or upgrade it to a "
+        "version this release supports; the `ImportError` in the message or the log says why it failed."
+    )
+
+
+def _set_up(record: dict[str, Any]) -> bool:
+    """Whether the site's function builds the model or loads its checkpoint (``__init__``, ``load_weights``,
+    a config's or a quantization method's function: ``_MODEL_SETUP``), where no request has reached it."""
+    return bool(_MODEL_SETUP.fullmatch(record["sites"][0]["qualname"].rpartition(".")[2]))
+
+
+#: A settings class's loader of its own config file (``MooncakeStoreConfig.from_file``): what the
+#: functions it alone calls check is a value of the file the user points it at.
+_FILE_LOADER = re.compile(r"(?:\w+\.)*\w*Config\.(?:from_file|from_\w+_file|load_from_file|load_file|from_path)")
+_CONFIG_FILE_BASIS = "raised for a value of the config file its only caller reads"
+
+
+def _config_file_read(record: dict[str, Any]) -> str | None:
+    """The loader, when a raise of a bad value (``ValueError``, ``TypeError``, ``KeyError``) is in a
+    function every caller of which is a settings class's loader of its config file (``_parse_size``,
+    called only by ``MooncakeStoreConfig.from_file`` on ``json.load``'s fields: O33 of s44-judge);
+    else None. (``TorchAOConfig.from_config``, called by its file's loader and by a JSON dict's, is not.)"""
+    callers = record["meaning"].get("callers") or []
+    if record["kind"] != RAISE or exception_word(record) not in ("ValueError", "TypeError", "KeyError") or not callers:
+        return None
+    loaders = {c.get("qualname") or "" for c in callers}
+    return next(iter(loaders)) if len(loaders) == 1 and all(_FILE_LOADER.fullmatch(q) for q in loaders) else None
+
+
+def _rules45_steps(actor: str, basis: str) -> list[str]:
+    if actor == "setting" and basis.startswith(_CONFIG_FILE_BASIS):
+        loader = basis.split("`")[1]
+        return [f'Check the value in the config file `{loader}` reads (the file your set-up gives it) against the condition under "When it is raised".']
+    return []
+
+
+def _rules45_what(actor: str, basis: str) -> str | None:
+    if actor == "setting" and basis.startswith(_CONFIG_FILE_BASIS):
+        return f"a value in the config file `{basis.split('`')[1]}` reads"
+    return None

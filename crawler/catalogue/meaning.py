@@ -1104,6 +1104,8 @@ def fix(s: _Site, t: _Tables) -> str | None:
         return None
     if s.kind == LOG and sets_itself(s.guards[-1], s.code):
         return None  # (the code sets what the fix would: the log reports it, no direction)
+    if _filled_when_none(s, t):
+        return None  # (the config gives it a value itself when none is given: "set F" asks for what vLLM does)
     found = fix_for(
         s.guards[-1],
         s.names,
@@ -1117,6 +1119,23 @@ def fix(s: _Site, t: _Tables) -> str | None:
         lambda name: name in t.env,
     )
     return _sentence(found) if found else None
+
+
+#: A guard that finds a config's field unset (``vllm_config.kv_transfer_config.engine_id is None``; an
+#: assert's ``not (... is not None)``).
+_FIELD_NONE = re.compile(r"\(?(?:[A-Za-z_]\w*\.)+([a-z_]\w*) is None\)?|not \((?:[A-Za-z_]\w*\.)+([a-z_]\w*) is not None\)")
+
+
+def _filled_when_none(s: _Site, t: _Tables) -> bool:
+    """Whether the guard finds a settings field None that its class's set-up gives a value whenever
+    none is given (``KVTransferConfig.__post_init__``: ``if self.engine_id is None: self.engine_id =
+    str(uuid.uuid4())``; ``_Tables.defaulted``): a user who leaves it unset gets one, so the check is
+    the code's own and there is nothing to set (s44-judge W14; who acts says so too)."""
+    found = _FIELD_NONE.fullmatch(s.guards[-1].strip())
+    if found is None:
+        return False
+    name = found.group(1) or found.group(2)
+    return any(k["kind"] == "config_field" and k.get("field") == name and (k.get("owner"), name) in t.defaulted for k in s.knobs)
 
 
 def _sentence(text: str) -> str:

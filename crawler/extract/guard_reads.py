@@ -49,8 +49,17 @@ PREPROCESSOR: Final = "preprocessor"
 #: that library runs it and catches what it raises (``pm.register_replacement(pattern, ...)``:
 #: :func:`handed`; no source either).
 HANDED: Final = "handed"
+#: The key, inside what a site reads, of the optional import that failed where the site's function
+#: or class is defined: a placeholder that raises when used, defined in ``except ImportError:``
+#: after ``import flash_attn`` (``["import", "flash_attn"]``) or in the branch where a probe of an
+#: optional package is false (``if HAS_TRITON: ... else: def f(): raise``: ``["probe", "HAS_TRITON"]``),
+#: for a check with no ``if`` or loop of its own function around it (:func:`stub`; no source).
+STUB: Final = "stub"
+#: The key, inside what a site reads, of the modules the ``try`` imports whose ``except ImportError``
+#: (or ``ModuleNotFoundError``) the site is in, in its own function (:func:`importing`; no source).
+IMPORTING: Final = "importing"
 #: Keys of what a site reads that are facts beside its sources, not sources.
-_BESIDE: Final = frozenset({CAUGHT, PREPROCESSOR, HANDED})
+_BESIDE: Final = frozenset({CAUGHT, PREPROCESSOR, HANDED, STUB, IMPORTING})
 #: At most this many pieces of code kept per source.
 MAX_SHOWN = 4
 #: How far a local is followed through other locals (``a = b + 1; b = self.x``).
@@ -475,6 +484,23 @@ def handed(site: Mapping[str, Any]) -> str | None:
     """The library call a site's function is handed to, which runs it and catches its error
     (``pm.register_replacement``); else None."""
     return _beside(site, HANDED)
+
+
+def _listed(site: Mapping[str, Any], key: str) -> list[str] | None:
+    found = (site.get(READS) or {}).get(key)
+    return list(found) if type(found) is list and found and all(type(x) is str for x in found) else None
+
+
+def stub(site: Mapping[str, Any]) -> list[str] | None:
+    """What failed where the site's function or class is defined as a placeholder (``["import",
+    module, ...]`` or ``["probe", test]``), when the extraction found it; else None."""
+    found = _listed(site, STUB)
+    return found if found is not None and len(found) >= 2 and found[0] in ("import", "probe") else None
+
+
+def importing(site: Mapping[str, Any]) -> list[str] | None:
+    """The modules the ``try`` imports whose ``except ImportError`` the site is in; else None."""
+    return _listed(site, IMPORTING)
 
 
 def reads(site: Mapping[str, Any]) -> dict[str, list[str]]:

@@ -46,7 +46,7 @@ class ScopeFacts(NamedTuple):
 class Frame:
     """One scope of the walk: the module, a class or a function."""
 
-    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "facts", "calls", "text")
+    __slots__ = ("kind", "qualname", "node", "env", "imports", "parent", "cls", "handlers", "facts", "calls", "text", "stub")
 
     def __init__(self, kind: str, qualname: str, node: Any, parent: Frame | None, cls: dict[str, Any] | None = None):
         self.kind = kind  # module | class | function
@@ -63,6 +63,10 @@ class Frame:
         # name -> the helper whose return value it was last given (``msg = self._why()``): kept
         # apart from ``env``, whose branch merge would let it displace a message another branch sets
         self.calls: dict[str, str] = {}
+        #: for a function or class defined where an optional import failed (in ``except ImportError:``,
+        #: or in the branch of ``if not HAS_X:`` / ``if has_x(): ... else:``), or inside one: what
+        #: failed (``["import", "flash_attn"]``, ``["probe", "HAS_TRITON"]``; ``guard_reads.STUB``)
+        self.stub: list[str] | None = parent.stub if parent is not None else None
 
 
 class PendingName(NamedTuple):

@@ -66,7 +66,7 @@ from typing import Any, cast
 from crawler.extract import assembled, cross_module_facts, knob_passes, knobs, limit, parse, raised, surface
 from crawler.extract.ast_names import record_import
 from crawler.extract.codefacts import GraphWalker, child_nodes, empty_graph, line_numbers, on_lines
-from crawler.extract.guard_reads import CAUGHT, HANDED, READS, ClassText, FunctionText, trace
+from crawler.extract.guard_reads import CAUGHT, HANDED, IMPORTING, READS, STUB, ClassText, FunctionText, trace
 from crawler.extract.helper_messages import MAX_PIECES, HelperMessages, add_pieces
 from crawler.extract.state import CallMade, Frame, FunctionNode, Held, Made, MadeReturn, PendingMade, PendingName, PendingPieces, Piece, ScopeFacts
 from crawler.extract.surface_sites import SurfaceSites, has_text_to_match
@@ -86,7 +86,7 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "10"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT); 10: a native check under a toolkit's #if, a pattern function handed to register_replacement (guard_reads.PREPROCESSOR, HANDED); and a field its config fills when None (knob_helpers.defaulted_fields)
+EXTRACTOR_VERSION = "11"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT); 10: a native check under a toolkit's #if, a pattern function handed to register_replacement (guard_reads.PREPROCESSOR, HANDED); and a field its config fills when None (knob_helpers.defaulted_fields); 11: a placeholder defined where an optional import failed, the imports a check's `except ImportError` is for (guard_reads.STUB, IMPORTING)
 #: What a library that runs a function handed to it catches of what it raises (torch's
 #: ``register_replacement``: a ``RuntimeError`` is a trace mismatch).
 _LIBRARY_CATCHES = frozenset({"RuntimeError"})
@@ -415,6 +415,12 @@ class _Extractor(HelperMessages, SurfaceSites):
         #: the handlers of each ``try`` whose body the walk is in, innermost last: (the names it
         #: catches, None for every exception; what it does; whether it raises again)
         self.tries: list[list[tuple[tuple[str, ...] | None, str, bool]]] = []
+        #: what failed where the walk is, for a definition made there (``Frame.stub``): the imports of
+        #: a ``try`` in its ``except ImportError``, a probe of an optional package where it is false
+        self.stubs: list[list[str]] = []
+        #: per handler the walk is in (innermost last): the modules its ``try`` imports when it
+        #: catches ``ImportError``, else None (``guard_reads.IMPORTING``)
+        self.import_handlers: list[list[str] | None] = []
         self.frame: Frame
         self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
@@ -572,8 +578,10 @@ class _Extractor(HelperMessages, SurfaceSites):
         """Walk a function's or class's body in its own frame, with fresh guards, loops and
         handlers (those of the enclosing code do not lead into a nested definition)."""
         parent = self.frame
-        saved = self.guards, self.if_tests, self.loops, self.handler_texts, self.tries
-        self.guards, self.if_tests, self.loops, self.handler_texts, self.tries = [], [], [], [], []
+        if self.stubs:  # (defined where an optional import failed: a placeholder, ``guard_reads.STUB``)
+            frame.stub = self.stubs[-1]
+        saved = self.guards, self.if_tests, self.loops, self.handler_texts, self.tries, self.stubs, self.import_handlers
+        self.guards, self.if_tests, self.loops, self.handler_texts, self.tries, self.stubs, self.import_handlers = [], [], [], [], [], [], []
         self.frame = frame
         if frame.kind == "function":
             self.walked.add(frame.qualname)
@@ -581,7 +589,7 @@ class _Extractor(HelperMessages, SurfaceSites):
             self._stmts(body)
         finally:
             self.frame = parent
-            self.guards, self.if_tests, self.loops, self.handler_texts, self.tries = saved
+            self.guards, self.if_tests, self.loops, self.handler_texts, self.tries, self.stubs, self.import_handlers = saved
 
     def _class(self, node: ast.ClassDef) -> None:
         parent = self.frame
@@ -603,15 +611,24 @@ class _Extractor(HelperMessages, SurfaceSites):
     def _if(self, node: ast.If) -> None:
         test = self.seg(node.test)
         unreached = _type_checking(node.test)  # (the branch that never runs: ``_unreached``)
+        probe, negated = _probe_of(node.test)
         self.guards.append(test)
         self.if_tests.append(node.test)
+        if probe is not None and negated:
+            self.stubs.append(["probe", probe])
         body_env = self._unreached(node.body) if unreached is True else self._block(node.body)
+        if probe is not None and negated:
+            self.stubs.pop()
         self.if_tests.pop()
         self.guards.pop()
         envs = [body_env]
         if node.orelse:
             self.guards.append(f"not ({test})")
+            if probe is not None and not negated:
+                self.stubs.append(["probe", probe])
             envs.append(self._unreached(node.orelse) if unreached is False else self._block(node.orelse))
+            if probe is not None and not negated:
+                self.stubs.pop()
             self.guards.pop()
         flowing = [e for e, body in zip(envs, (node.body, node.orelse), strict=False) if not assembled.leaves(body)]
         self._merge_paths(envs, flowing, exhaustive=bool(node.orelse))
@@ -689,16 +706,24 @@ class _Extractor(HelperMessages, SurfaceSites):
         finally:
             self.tries.pop()
         frame = self.frame
+        imported = _imported(node.body)
         for h in node.handlers:
             text = "except"
             if h.type is not None:
                 text += " " + self.seg(h.type)
             if h.name:
                 text += " as " + h.name
+            failed = imported if imported and _catches_import(h) else None
             self.handler_texts.append(text)
+            self.import_handlers.append(failed)
+            if failed:
+                self.stubs.append(["import", *failed])
             frame.handlers.append(h.name)
             envs.append(self._block(h.body))
             frame.handlers.pop()
+            if failed:
+                self.stubs.pop()
+            self.import_handlers.pop()
             self.handler_texts.pop()
         envs.append(self._block(node.orelse))
         self._merge(*envs)
@@ -1199,6 +1224,12 @@ class _Extractor(HelperMessages, SurfaceSites):
         library = self._handed_to(fn, written) if kind == RAISE else None
         if library is not None:
             site.setdefault(READS, {})[HANDED] = [library]
+        placeholder = frame.stub if kind in (RAISE, ASSERT) and not self.guards and not self.loops and not self.handler_texts else None
+        if placeholder is not None:
+            site.setdefault(READS, {})[STUB] = list(placeholder)
+        failed = self.import_handlers[-1] if self.import_handlers else None
+        if failed:
+            site.setdefault(READS, {})[IMPORTING] = list(failed)
         self.sites.append(site)
         if resolve:
             self._pending.append(PendingName(cast(dict[str, Any], site), written, frame))
@@ -1316,6 +1347,50 @@ class _Extractor(HelperMessages, SurfaceSites):
 _MISSING = object()
 _NO_SITES = surface.Settings(kinds=())  # (``_classes``)
 _EXITS = (ast.Return, ast.Continue, ast.Break)
+
+
+#: A probe of an optional package or extension, as a name or a call with no arguments (``HAS_TRITON``,
+#: ``is_numba_available()``, ``_ROCM_FLASH_ATTN_AVAILABLE``, ``has_deep_gemm()``).
+_PROBE = re.compile(r"(?:[A-Za-z_]\w*\.)*(?:_?(?:HAS|has)_[A-Za-z0-9_]+|(?:_?is_)?[A-Za-z0-9_]+_(?:available|AVAILABLE|installed|INSTALLED))(?:\(\))?")
+#: At most this many modules kept of what a ``try`` imports.
+_MAX_IMPORTED = 4
+
+
+def _probe_of(test: ast.expr) -> tuple[str | None, bool]:
+    """(the probe, negated) when an ``if``'s whole test is a probe of an optional package or its
+    negation (``not HAS_X``); else (None, False)."""
+    negated = type(test) is ast.UnaryOp and type(test.op) is ast.Not
+    inner = test.operand if negated else test  # type: ignore[attr-defined]
+    if type(inner) is ast.Call and (inner.args or inner.keywords):
+        return None, False
+    if type(inner) not in (ast.Name, ast.Attribute, ast.Call):
+        return None, False
+    text = ast.unparse(inner)
+    return (text, negated) if len(text) <= 80 and _PROBE.fullmatch(text) else (None, False)
+
+
+def _imported(body: list[ast.stmt]) -> list[str]:
+    r"""The modules a ``try``'s body imports (``import a.b``, ``from a.b import c``; in its ``if``\s
+    too, not in a nested definition), in order, each once; relative imports left out."""
+    found: list[str] = []
+    todo = list(body)
+    while todo and len(found) < _MAX_IMPORTED:
+        stmt = todo.pop(0)
+        if type(stmt) is ast.Import:
+            found.extend(a.name for a in stmt.names)
+        elif type(stmt) is ast.ImportFrom and stmt.module and not stmt.level:
+            found.append(stmt.module)
+        elif type(stmt) in (ast.If, ast.Try, ast.With):
+            todo[:0] = [*getattr(stmt, "body", []), *getattr(stmt, "orelse", [])]
+    return list(dict.fromkeys(found))[:_MAX_IMPORTED]
+
+
+def _catches_import(h: ast.ExceptHandler) -> bool:
+    """Whether an ``except`` names ``ImportError`` or ``ModuleNotFoundError`` (alone or in a tuple)."""
+    if h.type is None:
+        return False
+    types = h.type.elts if type(h.type) is ast.Tuple else [h.type]
+    return any(_last_name(t) in ("ImportError", "ModuleNotFoundError") for t in types)
 
 
 def _type_checking(test: ast.expr) -> bool | None:
