@@ -2835,6 +2835,31 @@ def _registered_subclass(record: dict[str, Any], own: str) -> str | None:
     return found.group(2)
 
 
+#: "PyNvVideoCodec decoder slots are not configured": a set-up step of the code's own had not run.
+_NOT_SET_UP = re.compile(r"\b(?:is|are) not (?:yet )?(?:configured|initiali[sz]ed|set up)\b", re.I)
+#: A presence test of a field of a module's own private state (``pool.max_slots is None``, ``pool = _pynv_decoder_pool``).
+_STATE_NONE = re.compile(r"[a-z_]\w*\.[a-z_]\w* is None")
+
+
+def _module_state_unset(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> str | None:
+    """The module's private state a raise finds unset (``_pynv_decoder_pool``: ``if pool.max_slots is
+    None: raise RuntimeError("... slots are not configured")``), when the condition reads nothing else
+    and the message says it is not configured yet: the module's own ``configure()`` had not run
+    before it, an order of the code's own calls, whatever class or media it serves (W28 of
+    s45-judge2). Else None."""
+    state = reads.get("other") or []
+    if (
+        record["kind"] != RAISE
+        or not _NOT_SET_UP.search(text)
+        or not _STATE_NONE.fullmatch(own.strip())
+        or set(reads) != {"other"}
+        or len(state) != 1
+        or not re.fullmatch(r"_[a-z]\w*", state[0])
+    ):
+        return None
+    return state[0]
+
+
 def _rules3_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, handler: str, names: SettingNames | None) -> tuple[str, str] | None:
     """(actor, basis) of seed 68's rules that come before the request's and the settings' rules."""
     filled = _own_field_filled(record, own, names)
@@ -2854,6 +2879,12 @@ def _rules3_early(record: dict[str, Any], reads: dict[str, list[str]], own: str,
             "internal",
             f"the check tests that a tensor the project's own code sized divides evenly (`{short_code(own.strip())}`): "
             "its callers size it, no parallel size of yours",
+        )
+    state = _module_state_unset(record, reads, own, text)
+    if state:
+        return (
+            "internal",
+            f"the check finds the module's own state (`{state}`) not set up yet, which its own set-up call fills before use: the order of the code's own calls",
         )
     base = _registered_subclass(record, own)
     if base:

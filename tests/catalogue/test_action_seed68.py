@@ -10,6 +10,8 @@ records' ``meaning.action``; beside each rule a near case it must not take.
   message names the tensor parallel size is not that rule;
 - ``issubclass`` in a registration decorator's wrapper is the caller's (W15); the same test in a
   function that registers nothing is not that rule;
+- a raise on a module's private state not set up yet ("slots are not configured") is internal (W28),
+  one on a parameter is not that rule;
 - a raise in a function called only from the model's config classes' ``__init__`` is the model's
   (O30); with another caller it is not that rule;
 - a response whose message names a server option its condition finds unset does not say "nothing
@@ -151,6 +153,38 @@ class WidgetOnlineRenderer:
         return {"error": message}
 """
 
+DECODER = """
+import threading
+
+
+class _DecoderPool:
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.max_slots = None
+
+
+_widget_decoder_pool = _DecoderPool()
+
+
+def configure(max_slots: int) -> None:
+    _widget_decoder_pool.max_slots = max_slots
+
+
+class WidgetVideoBackend:
+    @classmethod
+    def _borrow_decoder_slot(cls):
+        pool = _widget_decoder_pool
+        with pool.cond:
+            if pool.max_slots is None:
+                raise RuntimeError("Widget decoder slots are not configured")
+            return pool.max_slots
+
+    def decode(self, frames):
+        if frames is None:
+            raise RuntimeError("Widget video frames are not configured")
+        return frames
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/sampling_params.py": SAMPLING,
@@ -159,6 +193,7 @@ FILES = {
     "pkg/model_executor/layers/quantization/__init__.py": REGISTRY,
     "pkg/transformers_utils/configs/widget_vl.py": HF_CONFIGS,
     "pkg/renderers/online_renderer.py": SERVING,
+    "pkg/multimodal/video_decoders/widget.py": DECODER,
 }
 
 TOML = """
@@ -269,3 +304,15 @@ def test_a_response_naming_a_server_option_it_tests_names_it_in_the_steps(record
 def test_a_response_naming_a_server_option_it_finds_set_does_not_say_start_with_it(records):
     got = _starting(records, "prompt_logprobs is incorrect with --widget-fast-prefill")
     assert got["actor"] == "request" and not any("start the server with" in s for s in got["steps"]), got
+
+
+@pytest.mark.slow
+def test_a_modules_own_state_not_set_up_yet_is_internal(records):
+    got = _starting(records, "Widget decoder slots are not configured")
+    assert got["actor"] == "internal" and "`_widget_decoder_pool`" in got["basis"], got
+
+
+@pytest.mark.slow
+def test_a_parameter_not_set_is_not_that_rule(records):
+    got = _starting(records, "Widget video frames are not configured")
+    assert "module's own state" not in got["basis"], got
