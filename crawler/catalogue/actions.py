@@ -1285,7 +1285,9 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         steps.append(f"Change what the check tests: {fix}")
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
-    decided = _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis) or _s45_steps(record, actor, basis, names)
+    decided = (
+        _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis) or _s45_steps(record, actor, basis, names) or _rules3_steps(actor, basis)
+    )
     if decided:
         steps.extend(decided)
     elif actor == "setting" and "feature it configures" in basis:
@@ -2937,3 +2939,11 @@ def _server_flag_step(record: dict[str, Any]) -> str | None:
                 f"start the server with `{flag}` (the check tests that `{dest}` is not set)."
             )
     return None
+
+
+def _rules3_steps(actor: str, basis: str) -> list[str]:
+    """The steps of seed 68's rules that need their own words."""
+    if actor == "caller" and basis.startswith("a registration decorator requires the class it is applied to to subclass `"):
+        base = basis.split("`")[1]
+        return [f"Make the class your code or plugin registers with this decorator a subclass of `{base}` (it takes no other class)."]
+    return []

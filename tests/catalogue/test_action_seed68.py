@@ -271,6 +271,7 @@ def test_one_whose_message_names_the_tensor_parallel_size_is_not_that_rule(recor
 def test_a_registration_decorators_subclass_check_is_the_callers(records):
     got = _starting(records, "The widget quantization config must be a subclass")
     assert got["actor"] == "caller" and "`WidgetQuantConfig`" in got["basis"] and "registration decorator" in got["basis"], got
+    assert any("a subclass of `WidgetQuantConfig`" in s for s in got["steps"]), got
 
 
 @pytest.mark.slow
