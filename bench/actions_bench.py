@@ -106,7 +106,9 @@ def main() -> int:
             say("")
             say(f"{r['id']}  {r['kind']} {exception_word(r)}  {r['location']['path']}:{r['location']['line']}  {r['location']['qualname']}")
             say(f"  message: {r['message']['text'][:240]!r}")
-            say(f"  actor:   {a.get('actor')}  ({a.get('basis')})")
+            # (an open page stores actor "internal" with the words "errcat cannot tell": shown as the page says it)
+            shown = "open (the page: errcat cannot tell)" if "cannot tell whose" in (a.get("says") or "") else a.get("actor")
+            say(f"  actor:   {shown}  ({a.get('basis')})")
             for step in a.get("steps") or []:
                 say(f"  step:    {step}")
     return 0

@@ -805,6 +805,9 @@ def classify(
         return "request", "the server answers a request with this error response"
     if exception in _ARGPARSE_EXCEPTIONS:
         return "setting", f"raised as `{exception}`, while a command-line option's value is parsed"
+    seed68 = _rules3_early(record, reads, own, text, handler, names)  # (s45-rules3)
+    if seed68 is not None:
+        return seed68
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     chosen = _CHOOSE_ANOTHER.match(found or "")
@@ -1131,7 +1134,7 @@ def classify(
         return "internal", "logged for an exception it caught: that exception is the cause"
     if passed:
         return passed[0], passed[1]
-    decided = _open_decided(record, reads, own, text) or _rules2_open(record, reads, text) or _s45_open(record, reads, text)
+    decided = _open_decided(record, reads, own, text) or _rules2_open(record, reads, text) or _s45_open(record, reads, text) or _rules3_open(record)
     if decided is not None:
         return decided
     return "internal", "no setting, request, model or environment a user controls leads to it"
@@ -1289,7 +1292,11 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
     settings = _settings(knobs, _validated(record), "cli_flag", "config_field", "env_var")
     requests = _requests(record, reads)
     decided = (
-        _decided_steps(record, actor, basis) or _rules2_steps(record, actor, basis) or _s45_steps(record, actor, basis, names) or _rules45_steps(actor, basis)
+        _decided_steps(record, actor, basis)
+        or _rules2_steps(record, actor, basis)
+        or _s45_steps(record, actor, basis, names)
+        or _rules45_steps(actor, basis)
+        or _rules3_steps(actor, basis)
     )
     if decided:
         steps.extend(decided)
@@ -1330,7 +1337,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
                 "or `--ec-transfer-config`, its role): a request meant for another instance is routed to this one."
             )
         else:
-            steps.append("Send the request again once it is corrected; nothing needs to change on the server.")
+            steps.append(_server_flag_step(record) or "Send the request again once it is corrected; nothing needs to change on the server.")
     elif actor == "model" and "what the model generated" in basis:
         steps.append(
             "Check that the tool or reasoning parser you chose is the one for this model; if it is, the model "
@@ -2964,3 +2971,206 @@ def _rules45_what(actor: str, basis: str) -> str | None:
     if actor == "setting" and basis.startswith(_CONFIG_FILE_BASIS):
         return f"a value in the config file `{basis.split('`')[1]}` reads"
     return None
+
+
+# --------------------------------------------------------------------------- s45-rules3: seed 68's wrong claims and open pages
+# (bench/RESULTS.md, s45-judge2: W15 W16 W23 W32 W33, O30): facts of the code, each a small function
+# of its own that ``classify`` (or the steps) asks at one place.
+
+#: An assert's whole condition: the object's own field is there (``not (self.stop_token_ids is not None)``).
+_SELF_PRESENT = re.compile(r"not \(self\.([a-z_]\w*) is not None\)")
+_SETUP_METHODS = frozenset({"__init__", "__post_init__", "__attrs_post_init__", "model_post_init", "__new__"})
+
+
+def _own_field_filled(record: dict[str, Any], own: str, names: SettingNames | None) -> str | None:
+    """``Class.field`` when an assert in a method of a class (past its set-up) finds the object's own
+    field there (``assert self.stop_token_ids is not None``) and the class's set-up gives that field a
+    value whenever none is given (``SamplingParams.__post_init__``: ``if self.stop_token_ids is None:
+    self.stop_token_ids = []``; ``SettingNames.filled``): once built it is never None, whatever a
+    request or a setting gave it (W33 of s45-judge2). Else None."""
+    found = _SELF_PRESENT.fullmatch(own.strip())
+    if record["kind"] != ASSERT or found is None or names is None or not names.filled:
+        return None
+    _, site = _where(record)
+    owner, _, method = site["qualname"].rpartition(".")
+    if not owner or "." in owner or method in _SETUP_METHODS:
+        return None
+    module = site["path"].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+    key = f"{owner}.{found.group(1)}"
+    if any(f == f"{module}.{key}" or (f.endswith("." + key) and module.endswith(f[: -len(key) - 1])) for f in names.filled):
+        return key
+    return None
+
+
+#: A warm-up's function or message ("Multi-modal warmup failed", ``warmup_mm``, ``_warm_up_model``).
+_WARMUP = re.compile(r"warm[_ -]?up", re.I)
+
+
+def _warmup_caught(record: dict[str, Any], handler: str, text: str) -> bool:
+    """A warning (or info) logged in ``except Exception:`` of a warm-up (its function's name or its
+    message says warm-up) that does not raise again: the warm-up runs the code on dummy inputs before
+    serving, the log is all it does with what failed, and serving goes on (W16 of s45-judge2)."""
+    _, site = _where(record)
+    method = site["qualname"].rpartition(".")[2]
+    return (
+        record["kind"] == LOG
+        and (record.get("log") or {}).get("level") in ("warning", "info", "debug")
+        and bool(_BROAD_HANDLER.match(handler.strip()))
+        and bool(_WARMUP.search(method) or _WARMUP.search(text))
+        and not (site.get("facts") or {}).get("reraise")
+        and not _raises_after(site)
+    )
+
+
+#: A divisibility test of a tensor's dimension by the size of a process group (``input_tensor.shape[0] % world_size``).
+_SHAPE_BY_GROUP = re.compile(
+    r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\.(?:shape\[-?\d+\]|size\(-?\d*\))\s*%\s*(?:self\.)?(?:world_size|group_size_of_ranks|num_ranks|tp_size|tp_world_size)\b"
+)
+
+
+def _tensor_divisible(record: dict[str, Any], reads: dict[str, list[str]], own: str) -> bool:
+    """An assert or raise whose own condition is a divisibility test of a runtime tensor's dimension
+    by its process group's size (``input_tensor.shape[0] % world_size == 0`` in a communicator),
+    reading nothing of a setting, a request or the model, and no checkpoint's tensor in a weight
+    loader: the tensor is one the project's code sized (its callers pad it to the group's size), so
+    no parallel size fixes it; only a test on a config value (heads, hidden size, experts) is a
+    setting's (W32 of s45-judge2)."""
+    _, site = _where(record)
+    return (
+        record["kind"] in (RAISE, ASSERT)
+        and bool(_SHAPE_BY_GROUP.search(own))
+        and "tensor" in reads
+        and not set(reads) & {"config", "request", "model", "platform"}
+        and not _WEIGHT_LOADER.fullmatch(site["qualname"].rpartition(".")[2])
+        and not _LOADED.search(own)
+        and not _PARALLEL.search("" if record["message"].get("opaque") else record["message"]["text"])
+    )
+
+
+#: A class decorator's wrapper (``register_quantization_config.<locals>._wrapper``) testing the class it is given.
+_REGISTER_WRAPPER = re.compile(r"_?register\w*\.<locals>\.\w+")
+_SUBCLASS_TEST = re.compile(r"not issubclass\((\w+), ([A-Za-z_][\w.]*)\)")
+
+
+def _registered_subclass(record: dict[str, Any], own: str) -> str | None:
+    """The base class a registration decorator's wrapper requires of the class it is applied to
+    (``def register_quantization_config(name)`` returning ``_wrapper(cls)`` that tests ``not
+    issubclass(cls, QuantizationConfig)``): the plugin or user code that registers its class (W15 of
+    s45-judge2: it reads no model). Else None."""
+    _, site = _where(record)
+    found = _SUBCLASS_TEST.fullmatch(own.strip())
+    if record["kind"] not in (RAISE, ASSERT) or found is None or not _REGISTER_WRAPPER.fullmatch(site["qualname"]):
+        return None
+    return found.group(2)
+
+
+#: "PyNvVideoCodec decoder slots are not configured": a set-up step of the code's own had not run.
+_NOT_SET_UP = re.compile(r"\b(?:is|are) not (?:yet )?(?:configured|initiali[sz]ed|set up)\b", re.I)
+#: A presence test of a field of a module's own private state (``pool.max_slots is None``, ``pool = _pynv_decoder_pool``).
+_STATE_NONE = re.compile(r"[a-z_]\w*\.[a-z_]\w* is None")
+
+
+def _module_state_unset(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str) -> str | None:
+    """The module's private state a raise finds unset (``_pynv_decoder_pool``: ``if pool.max_slots is
+    None: raise RuntimeError("... slots are not configured")``), when the condition reads nothing else
+    and the message says it is not configured yet: the module's own ``configure()`` had not run
+    before it, an order of the code's own calls, whatever class or media it serves (W28 of
+    s45-judge2). Else None."""
+    state = reads.get("other") or []
+    if (
+        record["kind"] != RAISE
+        or not _NOT_SET_UP.search(text)
+        or not _STATE_NONE.fullmatch(own.strip())
+        or set(reads) != {"other"}
+        or len(state) != 1
+        or not re.fullmatch(r"_[a-z]\w*", state[0])
+    ):
+        return None
+    return state[0]
+
+
+def _rules3_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, handler: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 68's rules that come before the request's and the settings' rules."""
+    filled = _own_field_filled(record, own, names)
+    if filled:
+        return (
+            "internal",
+            f"an assert that `{filled}` is there, which the class's own set-up gives a value whenever none is given: "
+            "it narrows the code's own value, whatever was sent or set",
+        )
+    if _warmup_caught(record, handler, text):
+        return (
+            "internal",
+            f"logged when a warm-up with dummy inputs fails (`{short_code(handler)}`), and serving goes on without it: the exception it caught is the cause",
+        )
+    if _tensor_divisible(record, reads, own):
+        return (
+            "internal",
+            f"the check tests that a tensor the project's own code sized divides evenly (`{short_code(own.strip())}`): "
+            "its callers size it, no parallel size of yours",
+        )
+    state = _module_state_unset(record, reads, own, text)
+    if state:
+        return (
+            "internal",
+            f"the check finds the module's own state (`{state}`) not set up yet, which its own set-up call fills before use: the order of the code's own calls",
+        )
+    base = _registered_subclass(record, own)
+    if base:
+        return "caller", f"a registration decorator requires the class it is applied to to subclass `{base}`: the plugin or code that registers it"
+    return None
+
+
+def _built_by_model_config(record: dict[str, Any]) -> list[str]:
+    """The ``__init__`` of the model's config classes (``BailingMoeV3TextConfig.__init__`` in
+    ``transformers_utils/configs/``) when every caller of a raise's function is one: they are built
+    from the checkpoint's config.json, and the function checks what they were given (O30 of
+    s45-judge2). Else []."""
+    path, _ = _where(record)
+    callers = record["meaning"].get("callers") or []
+    if record["kind"] != RAISE or "/transformers_utils/configs/" not in path or not callers:
+        return []
+    inits = [c.get("qualname") or "" for c in callers]
+    if not all(
+        "/transformers_utils/configs/" in "/" + (c.get("path") or "") and re.fullmatch(r"\w*Config\.__init__", q) for c, q in zip(callers, inits, strict=True)
+    ):
+        return []
+    return inits
+
+
+def _rules3_open(record: dict[str, Any]) -> tuple[str, str] | None:
+    """(actor, basis) of seed 68's rules for a check no other rule decides; None to leave it open."""
+    inits = _built_by_model_config(record)
+    if inits:
+        return (
+            "model",
+            "called only while the model's configuration is built (" + _shown(inits) + ", from its config.json): "
+            "the checkpoint's config has values this code does not take",
+        )
+    return None
+
+
+def _server_flag_step(record: dict[str, Any]) -> str | None:
+    """The step for a request's page whose message names a server option (``--trust-request-chat-
+    template``) that the check's own condition finds unset by its name (``not
+    trust_request_chat_template and ...``): the operator may start the server with it, so "nothing
+    needs to change on the server" is wrong (W23 of s45-judge2). Not one the condition finds set
+    (``--kv-sharing-fast-prefill``: "disable it"). Else None."""
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    own = guard_reads.own_condition(record["sites"][0]) or ""
+    for flag in dict.fromkeys(_FLAG.findall(text)):
+        dest = flag[2:].replace("-", "_")
+        if re.search(rf"(?<![\w.])not (?:[A-Za-z_]\w*\.)*{re.escape(dest)}\b", own):
+            return (
+                f"Send the request without what the message says needs `{flag}`, or, if you run the server and mean to allow it, "
+                f"start the server with `{flag}` (the check tests that `{dest}` is not set)."
+            )
+    return None
+
+
+def _rules3_steps(actor: str, basis: str) -> list[str]:
+    """The steps of seed 68's rules that need their own words."""
+    if actor == "caller" and basis.startswith("a registration decorator requires the class it is applied to to subclass `"):
+        base = basis.split("`")[1]
+        return [f"Make the class your code or plugin registers with this decorator a subclass of `{base}` (it takes no other class)."]
+    return []

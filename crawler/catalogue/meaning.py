@@ -213,8 +213,9 @@ class SettingNames:
 
     flags: dict[str, str] = field(default_factory=dict)
     fields: dict[str, frozenset[str]] = field(default_factory=dict)
-    #: ``vllm.config.kv_transfer.KVTransferConfig.engine_id``: a settings class's field its set-up
-    #: gives a value whenever none is given (``__post_init__`` gives ``engine_id`` a uuid when it is None).
+    #: ``vllm.config.kv_transfer.KVTransferConfig.engine_id``: a class's field its set-up gives a value
+    #: whenever none is given (``__post_init__`` gives ``engine_id`` a uuid when it is None); any class's,
+    #: a request's too (``SamplingParams.stop_token_ids``, s45-rules3: the rules key it by the class).
     filled: frozenset[str] = frozenset()
 
 
@@ -241,7 +242,7 @@ def setting_names(results: list[FileResult], settings: MeaningSettings, tables: 
     for snake, quals in t.by_snake.items():
         for q in quals:
             fields.setdefault(snake, set()).update(f["name"] for f in t.classes[q]["fields"])
-    filled = frozenset(f"{q}.{name}" for q, name in t.defaulted if q in t.settings)
+    filled = frozenset(f"{q}.{name}" for q, name in t.defaulted)
     return SettingNames(flags, {k: frozenset(v) for k, v in sorted(fields.items())}, filled)
 
 
