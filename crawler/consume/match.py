@@ -468,13 +468,14 @@ class Match:
     anchored: bool = False  # a whole word of the entry's literal text is in the message
     role: str = ""  # "root cause" or "umbrella" when the paste holds both
     framed: bool = False  # the whole template fits and the traceback's last frame raised it (``Matcher._score``)
+    held: bool = False  # the whole template fits a sentence a strong match's field swallowed (``_swallowed``)
     live_in: int = 0  # 1: release asked for (``match``'s version) raised the entry, -1: it did not, 0: unknown or none asked
     current: bool = True  # False: a retired entry of a history (its lineage says so, ``_prefer_release``)
     lineage: dict[str, Any] | None = None  # the releases that raised it and its successors (``lineage_of``)
 
     @property
     def strong(self) -> bool:
-        return (self.anchored and self.support >= MIN_SUPPORT) or self.framed
+        return (self.anchored and self.support >= MIN_SUPPORT) or self.framed or self.held
 
     @property
     def key(self) -> tuple:
@@ -1408,9 +1409,19 @@ def match(text: str, matchers: list[Matcher], limit: int = 10, version: str | No
         if m.reading.message in foreign_lines:
             m.anchored = m.framed = False  # a line vLLM does not raise: whatever it resembles is only weak
     ranked = rank(found, len(found) or 1)
-    strong = _prefer_release([m for m in ranked if m.strong], matchers, version, limit)
+    strong = [m for m in ranked if m.strong]
+    # a strong match's field swallows a sentence an entry's whole template fits ("Exception in
+    # worker {p} while processing method {method}." around "NCCL error: ..."): that sentence is the
+    # root cause the wrapper reports, the wrapper its umbrella
+    swallowed = _swallowed(strong, [m for m in ranked if not m.strong])
+    strong = _prefer_release(swallowed + strong, matchers, version, limit)
     weak = [m for m in ranked if not m.strong]
-    umbrellas = [m for m in strong if is_umbrella(m.entry.text, m.entry.exception) or (m.entry.kind == LOG and m.reading.message in before_traceback)]
+    wrappers = {id(m) for m in strong if m.how == "full" and any(s.reading.message in v for s in swallowed for v in m.values.values())}
+    umbrellas = [
+        m
+        for m in strong
+        if is_umbrella(m.entry.text, m.entry.exception) or (m.entry.kind == LOG and m.reading.message in before_traceback) or id(m) in wrappers
+    ]
     causes = [m for m in strong if m not in umbrellas]
     if umbrellas and (causes or hits):
         for m in causes:
@@ -1473,3 +1484,17 @@ def _cap(matches: list[Match], limit: int) -> list[Match]:
         return matches
     edge = matches[limit - 1].key
     return [m for i, m in enumerate(matches) if i < limit or m.key == edge]
+
+
+def _swallowed(strong: list[Match], weak: list[Match]) -> list[Match]:
+    """The weak whole-template matches (anchored: a word of their literal text is in it) of a
+    reading that a strong match's field value holds whole: the sentence a wrapper's field swallowed
+    (``errcat match`` and the box alike: search.js ``swallowed``)."""
+    held = [v for m in strong if m.how == "full" for v in m.values.values() if v]
+    out = []
+    for w in weak:
+        message = w.reading.message
+        if w.how == "full" and w.anchored and message and not any(w.entry.id == m.entry.id for m in strong) and any(message in v for v in held):
+            w.held = True
+            out.append(w)
+    return out

@@ -713,7 +713,7 @@
     var framed = how === "full" && !!site && !!x;
     if (foreignMsgs.has(r.m)) anchored = framed = false;  // a line the project does not raise: only weak
     var strong = (anchored && support >= MIN_SUPPORT) || framed;
-    return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong,
+    return {e: e, r: r, full: how === "full", coverage: coverage, support: support, site: site, strong: strong, anchored: anchored,
             key: [strong ? 1 : 0, how === "full" ? 1 : 0, 0, Math.round(coverage * 1e6) / 1e6, x, site,
                   rust(e) ? (python(r) ? 0 : 1) : 2, KIND_RANK[kind(e)] === undefined ? 2 : KIND_RANK[kind(e)],
                   e.r ? 0 : 1,  // match.Match.current: alike in all else, an entry raised today before a retired one
@@ -779,7 +779,10 @@
       if (!frags.length && !fieldCount(s) && msg) return;
       var gaps = fold ? errcatGaps(frags.map(foldCase), s.starts_literal, s.ends_literal, foldCase(msg))
         : errcatGaps(frags, s.starts_literal, s.ends_literal, msg);
-      if (gaps) out.push(scored(e, s, r, "full", frags.join("").length, gaps, foreignMsgs, fold));
+      if (!gaps) return;
+      var m = scored(e, s, r, "full", frags.join("").length, gaps, foreignMsgs, fold);
+      m.values = gaps.map(function (g) { return msg.slice(g[0], g[1]); });  // match.Match.values: what each field holds
+      out.push(m);
     });
     return out;
   }
@@ -931,7 +934,21 @@
     var best = new Map();
     found.forEach(function (m) { var b = best.get(m.e.id); if (!b || keyCmp(m.key, b.key) > 0) best.set(m.e.id, m); });
     var ranked = Array.from(best.values()).sort(function (a, b) { return keyCmp(b.key, a.key) || byId(a, b); });
-    var strong = ranked.filter(function (m) { return m.strong; }), weak = ranked.filter(function (m) { return !m.strong; });
+    var strong = ranked.filter(function (m) { return m.strong; });
+    // match._swallowed: a strong whole-template match's field holding a sentence an entry's whole
+    // template fits (anchored): that sentence is the root cause, the match holding it its umbrella
+    var held = [];
+    strong.forEach(function (m) { if (m.full) (m.values || []).forEach(function (v) { if (v) held.push(v); }); });
+    var swallowed = ranked.filter(function (w) {
+      return !w.strong && w.full && w.anchored && w.r.m && !strong.some(function (m) { return m.e.id === w.e.id; }) &&
+        held.some(function (v) { return v.indexOf(w.r.m) >= 0; });
+    });
+    swallowed.forEach(function (w) { w.strong = true; w.key[0] = 1; });
+    strong = swallowed.concat(strong);
+    var weak = ranked.filter(function (m) { return !m.strong; });
+    var wrappers = new Set(strong.filter(function (m) {
+      return m.full && (m.values || []).some(function (v) { return swallowed.some(function (w) { return v.indexOf(w.r.m) >= 0; }); });
+    }));
     // match._prefer_release: of the strong matches, those the release the paste names raised first
     var version = namedVersion(read.raw, (data.repo || "").slice((data.repo || "").lastIndexOf("/") + 1));
     if (version) {
@@ -941,7 +958,7 @@
     // match._before_traceback: a line a traceback follows (logger.exception) says only that something failed
     var lines = read.cleaned.split("\n").map(pyStrip).filter(function (l) { return l; }), beforeTb = new Set();
     for (var k = 0; k + 1 < lines.length; k++) if (lines[k + 1] === TB) beforeTb.add(lines[k]);
-    function umbrellaMatch(m) { return umbrella(m.e) || (kind(m.e) === "log" && beforeTb.has(m.r.m)); }
+    function umbrellaMatch(m) { return umbrella(m.e) || (kind(m.e) === "log" && beforeTb.has(m.r.m)) || wrappers.has(m); }
     var umbrellas = strong.filter(umbrellaMatch), causes = strong.filter(function (m) { return !umbrellaMatch(m); });
     if (umbrellas.length && (causes.length || foreign.length)) {
       causes.forEach(function (m) { m.role = "root cause"; });
