@@ -3192,7 +3192,7 @@ def _rules4_guards(record: dict[str, Any]) -> str:
 def _rules4_configs_shown(code: list[str], names: SettingNames | None, record: dict[str, Any]) -> str:
     """The config values a check reads, each shown as its option where one sets it, but never a
     config object as if it were a knob (s45-judge2 W16): an object read beside one of its own fields
-    is left out (``config.speculative_config`` beside ``config.speculative_config.num_speculative_tokens``);
+    is left out (`config.speculative_config` beside `config.speculative_config.num_speculative_tokens`);
     one whose field the check's own condition reads is that field (``pass_config.fuse_allreduce_rms``);
     one the condition tests ``is None``/``is not None`` is whether it is set, as its feature's option
     where one enables it (``lora_config``: ``--enable-lora``); the model's config is the model and its
