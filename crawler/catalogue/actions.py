@@ -1473,7 +1473,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         if "parallel sizes" in basis:
             return _parallel_named(record, reads) or "the parallel sizes you set: tensor, pipeline or data parallel"
         if "reads the configuration" in basis:
-            return _flagged(_CODES.findall(basis.rpartition("configuration ")[2]), names)
+            return _rules4_configs_shown(_CODES.findall(basis.rpartition("configuration ")[2]), names, record)
         if "feature it configures" in basis:
             return (
                 f"the feature `{basis.split('`')[1]}` configures{_also(_feature_flag(basis.split('`')[1], names))}, not enabled in the options you started with"
@@ -3174,3 +3174,50 @@ def _rules3_steps(actor: str, basis: str) -> list[str]:
         base = basis.split("`")[1]
         return [f"Make the class your code or plugin registers with this decorator a subclass of `{base}` (it takes no other class)."]
     return []
+
+
+# --------------------------------------------------------------------------- s45-rules4: a setting row names a knob, not an object
+
+#: ``vllm_config.model_config``, ``attention_config.hisparse_config``: a read that ends on a config
+#: object (a dataclass of settings), not on a field anyone sets; ``*extra_config`` is a dict-valued
+#: option itself (``--kv-transfer-config``'s ``kv_connector_extra_config``) and stays.
+_CONFIG_OBJECT = re.compile(r"(?:^|\.)(?!\w*extra_config$)\w*config$")
+
+
+def _rules4_guards(record: dict[str, Any]) -> str:
+    site = record["sites"][0]
+    return "\n".join([*((site.get("facts") or {}).get("guards") or []), site.get("condition") or ""])
+
+
+def _rules4_configs_shown(code: list[str], names: SettingNames | None, record: dict[str, Any]) -> str:
+    """The config values a check reads, each shown as its option where one sets it, but never a
+    config object as if it were a knob (s45-judge2 W16): an object read beside one of its own fields
+    is left out (`config.speculative_config` beside `config.speculative_config.num_speculative_tokens`);
+    one whose field the check's own condition reads is that field (``pass_config.fuse_allreduce_rms``);
+    one the condition tests ``is None``/``is not None`` is whether it is set, as its feature's option
+    where one enables it (``lora_config``: ``--enable-lora``); the model's config is the model and its
+    options; any other is one of the object's values, not a setting of its own."""
+    guards = _rules4_guards(record)
+    code = list(dict.fromkeys(code))
+    kept = [c for c in code if not any(o != c and o.startswith(c + ".") for o in code)]
+    shown: list[str] = []
+    for c in kept:
+        if not _CONFIG_OBJECT.search(c) or _flag_of(c, names):
+            shown.append(f"`{short_code(_flag_of(c, names) or c)}`")
+            continue
+        leaves = [c + "." + m for m in dict.fromkeys(re.findall(re.escape(c) + r"\.([a-z_]\w*)\b(?![\w.]*\s*\()", guards))]
+        if leaves and not any(_CONFIG_OBJECT.search(leaf) for leaf in leaves):
+            shown.extend(f"`{short_code(_flag_of(leaf, names) or leaf)}`" for leaf in leaves)
+            continue
+        last = c.rpartition(".")[2]
+        flag = _feature_flag(last, names) if last not in ("model_config", "vllm_config") else None
+        tested = re.search(re.escape(c) + r"\s+is\s+(?:not\s+)?None\b", guards)
+        if flag:
+            shown.append(f"the feature `{last}` configures (`{short_code(flag)}`)")
+        elif tested:
+            shown.append(f"whether `{short_code(c)}` is set")
+        elif last == "model_config":
+            shown.append(f"the model you load or an option about it, which `{short_code(c)}` holds")
+        else:
+            shown.append(f'one of the values `{short_code(c)}` holds, as the condition under "When it is raised" shows')
+    return _joined(list(dict.fromkeys(shown)))
