@@ -1134,7 +1134,13 @@ def classify(
         return "internal", "logged for an exception it caught: that exception is the cause"
     if passed:
         return passed[0], passed[1]
-    decided = _open_decided(record, reads, own, text) or _rules2_open(record, reads, text) or _s45_open(record, reads, text) or _rules3_open(record)
+    decided = (
+        _open_decided(record, reads, own, text)
+        or _rules2_open(record, reads, text)
+        or _s45_open(record, reads, text)
+        or _rules3_open(record)
+        or _opens46_open(record, reads, text)
+    )
     if decided is not None:
         return decided
     return "internal", "no setting, request, model or environment a user controls leads to it"
@@ -1297,6 +1303,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _s45_steps(record, actor, basis, names)
         or _rules45_steps(actor, basis)
         or _rules3_steps(actor, basis)
+        or _opens46_steps(record, actor, basis)
     )
     if decided:
         steps.extend(decided)
@@ -1457,7 +1464,13 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
 
 def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[str]], names: SettingNames | None = None) -> str:
     knobs = record["meaning"].get("knobs") or []
-    decided = _decided_what(record, basis) or _rules2_what(actor, basis) or _s45_what(record, actor, basis, names) or _rules45_what(actor, basis)
+    decided = (
+        _decided_what(record, basis)
+        or _rules2_what(actor, basis)
+        or _s45_what(record, actor, basis, names)
+        or _rules45_what(actor, basis)
+        or _opens46_what(record, actor, basis)
+    )
     if decided:
         return decided
     if actor == "setting":
@@ -3221,3 +3234,114 @@ def _rules4_configs_shown(code: list[str], names: SettingNames | None, record: d
         else:
             shown.append(f'one of the values `{short_code(c)}` holds, as the condition under "When it is raised" shows')
     return _joined(list(dict.fromkeys(shown)))
+
+
+# --------------------------------------------------------------------------- s46-opens: open groups decided by a fact of the code
+# (#32 items 1-3, bench/RESULTS.md "s46-opens"): groups of v0.33.0's open pages, each rule read against
+# the source on every page it takes. Run only where every rule above left the check open.
+
+#: The JIT warmup's own machinery: it reads the compile keys, dispatch expressions and warmup cases
+#: that the project's kernels declare (from their source) and checks how its kernels are called.
+_JIT_WARMUP = re.compile(r"(?:^|/)warmup/jit_warmup\w*\.py$")
+#: A wait that ran out (the message as written, its ``{...}`` fields left out).
+_TIMED_OUT = re.compile(r"\btimed out\b|\bin time\b|^Timeout waiting for\b", re.I)
+#: ... that is not the wait on a peer: an id it does not know (a late answer), a local process or
+#: child, a shutdown or drain, a wait still going on, a value that must be set.
+_NOT_PEER_WAIT = re.compile(r"\bunknown\b|\bduplicate\b|\bstill\b|\bshut ?down\b|\bprocess\b|\bchild\b|\bnot implemented\b|\bmust\b|\bfailed\b", re.I)
+_SHUTDOWN_METHOD = re.compile(r"shutdown|stop|close|drain|__del__|__exit__", re.I)
+#: Code that waits on peers: the distributed package, the KV/EC transfer connectors, the KV offload tiers.
+_PEER_PATHS = ("vllm/distributed/", "/distributed/", "/kv_transfer/", "/ec_transfer/", "/kv_offload/")
+_PEER_WORDS = re.compile(r"\bpeer\b|\bremote\b|\branks?\b|\bP side\b", re.I)
+#: What the client of the weight-transfer API drives, in this order (``WeightTransferEngine`` in
+#: ``weight_transfer/base.py``: ``init_transfer_engine``, ``start_weight_update``, ``update_weights``;
+#: the client's ``init_weight_transfer_engine``).
+_TRANSFER_CALLS = r"(?:init_transfer_engine|init_weight_transfer_engine|start_weight_update|update_weights)"
+_CALL_FIRST = re.compile(rf"\bCall `?({_TRANSFER_CALLS})\(\)`? first\b|\b({_TRANSFER_CALLS}) must (?:run|be called) before\b", re.I)
+_USER_READS = frozenset({"config", "request", "model", "platform", "parallel"})
+#: A connector's ``register_kv_caches`` refusing what it does not support, finding nothing to handle
+#: ("found no hot-cache handles": the connector chosen for a model without what it serves), or a call
+#: into its transfer library that returned an error code.
+_KV_LIMIT = re.compile(r"\bsupports?\b|\brequires?\b|\bonly\b|\bexited\b|\bfailed\b|\bno\b", re.I)
+_RETURN_CODE = re.compile(r"(?<![\w.])(?:ret|ret_value|rc|status|result(?:\.value)?)\s*(?:!=|<|==)\s*-?\d")
+
+_WARMUP_BASIS = "the check is in the JIT warmup's own machinery"
+_PEER_BASIS = "it waited for a peer it exchanges with (another rank, or the instance at the other end of a transfer)"
+_CALL_ORDER_BASIS = "the message names the weight-transfer call that has to come first"
+_KV_CACHES_BASIS = "the check tests the KV caches the model runner allocated and handed to the connector"
+
+
+def _opens46_open(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """(actor, basis) for a check every rule above left open, from a fact of its code; None to leave it open."""
+    path, site = _where(record)
+    kind, method = record["kind"], site["qualname"].rpartition(".")[2]
+    own = guard_reads.own_condition(site) or ""
+    if set(reads) & _USER_READS:
+        return None
+    if kind == RAISE and _JIT_WARMUP.search(path):
+        return (
+            "internal",
+            f"{_WARMUP_BASIS} (`{short_code(site['path'])}`): what it checks is how {_project(record)}'s own kernels declare their warmup "
+            "(compile keys, dispatch expressions, warmup cases, read from the kernels' source) and how its code calls them, "
+            "no setting, request or model of yours",
+        )
+    plain = re.sub(r"\{[^{}]*\}", " ", text)
+    if (
+        kind in (RAISE, LOG)
+        and _TIMED_OUT.search(plain)
+        and not _NOT_PEER_WAIT.search(plain)
+        and not _SHUTDOWN_METHOD.search(method)
+        and (any(p in "/" + path for p in _PEER_PATHS) or _PEER_WORDS.search(plain))
+        and not _FLAG.search(text)
+        and not _CONFIG_PATH.search(text)
+    ):
+        return "environment", f"{_PEER_BASIS}, and it did not answer in time: that peer, or the network between them"
+    called = _CALL_FIRST.search(text) if kind == RAISE and "/weight_transfer/" in path else None
+    if called:
+        return (
+            "caller",
+            f"{_CALL_ORDER_BASIS} (`{called.group(1) or called.group(2)}()`): the weight-transfer API is driven by the trainer's "
+            "or RL client's code, which made its calls out of that order",
+        )
+    if (
+        kind == RAISE
+        and method == "register_kv_caches"
+        and "/kv_connector/" in path
+        and exception_word(record) != "NotImplementedError"
+        and text
+        and not _KV_LIMIT.search(text)
+        and not _RETURN_CODE.search(own)
+        and not _FLAG.search(text)
+        and not _ENV_NAME.search(text)
+    ):
+        return (
+            "internal",
+            f"{_KV_CACHES_BASIS} at start-up (their layers, blocks and layout) against what the connector planned from the same "
+            "configuration: the two do not agree, and no value of yours is what it tests",
+        )
+    return None
+
+
+def _opens46_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
+    """The steps of this section's rules that need their own words."""
+    if actor == "environment" and basis.startswith(_PEER_BASIS):
+        return [
+            "Check that the peer the message names (the other rank, or the instance at the other end) is up, not stalled or overloaded "
+            "(its own log says), and that this machine reaches it over the network; if it keeps coming with both sides up, report it "
+            f"to {_project(record)} with the logs of both sides."
+        ]
+    if actor == "caller" and basis.startswith(_CALL_ORDER_BASIS):
+        first = basis.split("`")[1]
+        via = " (from the RL API: `init_weight_transfer_engine`)" if first.startswith("init_") else ""
+        return [f"In your trainer's or RL client's code, call `{first}`{via} first, as the message says, then the call that failed."]
+    return []
+
+
+def _opens46_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
+    """What the page's first sentence names for this section's rules that need their own words."""
+    if actor == "environment" and basis.startswith(_PEER_BASIS):
+        return "a peer it waits on, or the network to it"
+    if actor == "caller" and basis.startswith(_CALL_ORDER_BASIS):
+        return f"the order of its calls to the weight-transfer API: `{basis.split('`')[1]}` comes first"
+    if actor == "internal" and basis.startswith((_WARMUP_BASIS, _KV_CACHES_BASIS)):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
+    return None
