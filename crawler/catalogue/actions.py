@@ -1140,6 +1140,7 @@ def classify(
         or _s45_open(record, reads, text)
         or _rules3_open(record)
         or _opens46_open(record, reads, text)
+        or _opens46b_open(record, reads, text)
     )
     if decided is not None:
         return decided
@@ -1304,6 +1305,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _rules45_steps(actor, basis)
         or _rules3_steps(actor, basis)
         or _opens46_steps(record, actor, basis)
+        or _opens46b_steps(record, actor, basis)
     )
     if decided:
         steps.extend(decided)
@@ -1470,6 +1472,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _s45_what(record, actor, basis, names)
         or _rules45_what(actor, basis)
         or _opens46_what(record, actor, basis)
+        or _opens46b_what(record, actor, basis)
     )
     if decided:
         return decided
@@ -3343,5 +3346,78 @@ def _opens46_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
     if actor == "caller" and basis.startswith(_CALL_ORDER_BASIS):
         return f"the order of its calls to the weight-transfer API: `{basis.split('`')[1]}` comes first"
     if actor == "internal" and basis.startswith((_WARMUP_BASIS, _KV_CACHES_BASIS)):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
+    return None
+
+
+# --------------------------------------------------------------------------- s46-opens2: the biggest open groups, second pass
+# (#32, bench/RESULTS.md "s46-opens2"): read against v0.33.0's source on every page each rule takes. Run
+# after s46-opens, only where every rule above left the check open.
+
+#: A message that says the code never gets there ("Should not be reached", "This line should be
+#: unreachable", "{self} should not be called", "... should not be called as prefix caching is
+#: disabled"): the phrase ends its clause, so "should not be called with X" (a caller's) is not one.
+_NEVER_HERE = re.compile(
+    r"\bunreachable\b|\bshould(?:n't| not| never) be (?:called|reached)(?=\s*(?:$|[.;:!,)-]|\bas\b|\bon\b|\bhere\b))",
+    re.I,
+)
+#: What a model's ``_parse_and_validate_*_input`` pops from the keyword arguments the project's
+#: multimodal processor builds (its fields config): a test of a value's type, or that it is there.
+_KWARGS_TEST = re.compile(r"(?:\w+ is not None and )?not isinstance\(\s*\w+,\s*(?:\([\w., ]+\)|[\w.]+)\s*\)|\w+ is None|not \(\w+ is not None\)")
+#: ... and the embeddings a request may carry in place of the media (``image_embeds``): the request's.
+_EMBEDS = re.compile(r"embed", re.I)
+_PROVIDED_EMBEDS = re.compile(r"((?:image|video|audio)_embeds) is not None")
+
+_NEVER_HERE_BASIS = "the message says the code never gets there"
+_MM_KWARGS_BASIS = "the check tests the keyword arguments the project's multimodal processor builds for the model"
+_EMBEDS_BASIS = "the request carries embeddings in place of its media"
+
+
+def _opens46b_open(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """(actor, basis) for a check every rule above left open, from a fact of its code; None to leave it open."""
+    path, site = _where(record)
+    kind, method = record["kind"], site["qualname"].rpartition(".")[2]
+    if kind != RAISE or set(reads) & _USER_READS:
+        return None
+    if _NEVER_HERE.search(text) and not _FLAG.search(text) and not _ENV_NAME.search(text):
+        return "internal", f"{_NEVER_HERE_BASIS} (`{short_code(site['qualname'])}`): reaching it is a fault of {_project(record)}'s own order of calls"
+    if not (re.match(r"_parse_and_validate\w*", method) and any(p in path for p in _ARCHITECTURE_PATHS)):
+        return None
+    if (reads.get("param") or []) != ["kwargs"] or not set(reads) <= {"param", "state"}:
+        return None
+    own = re.sub(r"\s+", " ", guard_reads.own_condition(site) or "").strip()
+    exception = exception_word(record)
+    embeds = _PROVIDED_EMBEDS.fullmatch(own)
+    if exception == "NotImplementedError" and embeds:
+        return "request", f"{_EMBEDS_BASIS} (`{embeds.group(1)}`), which this model's code does not take: it takes only the media itself"
+    if exception == "NotImplementedError":
+        return None
+    if exception == "AssertionError" or (_KWARGS_TEST.fullmatch(own) and not _EMBEDS.search(own + " " + text)):
+        tested = (
+            "the `AssertionError` after every input it handles"
+            if exception == "AssertionError"
+            else "a value it pops from `kwargs`, its type or that it is there"
+        )
+        return (
+            "internal",
+            f"{_MM_KWARGS_BASIS} (`{short_code(site['qualname'])}`: {tested}): "
+            "they are what the processor made of the request's media, declared by the model's own fields config, not the request itself",
+        )
+    return None
+
+
+def _opens46b_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
+    """The steps of this section's rules that need their own words."""
+    if actor == "request" and basis.startswith(_EMBEDS_BASIS):
+        modality = basis.split("`")[1].partition("_")[0]
+        return [f"Send the {modality} itself in the request, not its embeddings: this model's code does not take {modality} embeddings."]
+    return []
+
+
+def _opens46b_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
+    """What the page's first sentence names for this section's rules that need their own words."""
+    if actor == "request" and basis.startswith(_EMBEDS_BASIS):
+        return f"the {basis.split('`')[1].partition('_')[0]} embeddings it carries, which this model does not take"
+    if actor == "internal" and basis.startswith((_NEVER_HERE_BASIS, _MM_KWARGS_BASIS)):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     return None
