@@ -25,6 +25,7 @@ import itertools
 import re
 from typing import Any, cast
 
+from crawler.catalogue.callers import QUIET_BASIS
 from crawler.catalogue.meaning import SettingNames
 from crawler.catalogue.phrasing import parse_guard, short_code
 from crawler.extract import guard_reads
@@ -1619,6 +1620,8 @@ def action(
     answered = _answers_client(data["sites"][0], caught) if caught is not None and data["kind"] in (RAISE, ASSERT) else None
     if caught is not None and data["kind"] in (RAISE, ASSERT) and answered is None:
         return _handled(data, caught)
+    if passed is not None and data["kind"] == RAISE and passed[1].startswith(QUIET_BASIS):  # (s46-rules)
+        return _quietly_handled(data, passed[1])
     if stub is not None and data["kind"] in (RAISE, ASSERT):
         return _placeholder(data, stub, names)
     found = remedy(data, names)
@@ -3421,3 +3424,26 @@ def _rules46_what(actor: str, basis: str) -> str | None:
     if actor == "request" and basis.startswith("the check reads `") and "of an item of the request's `" in basis:
         return f"`{basis.split('`')[1]}` in the request's `{basis.split('`')[3]}`"
     return None
+
+
+def _quietly_handled(record: dict[str, Any], basis: str) -> dict[str, Any]:
+    """Who acts on a raise whose every call catches it and only logs or falls back
+    (``callers.quietly_caught``; O21 of s45-judge3, a fuser's "activation does not directly wrap the
+    gate", which the model's set-up catches and logs at debug, leaving that module unfused): nobody
+    meets this error, so nobody is told to act on it or to report it; what they may meet is what the
+    handler does instead, which has its own page when it is a log line."""
+    name = basis.split("`")[1]
+    return {
+        "actor": "internal",
+        "basis": basis,
+        "says": (
+            f"{_project(record)} catches this {_noun(record)} wherever it calls `{name}` and goes on without raising it again "
+            "(it logs it, or falls back to what it does without this step): it does not reach you as this error."
+        ),
+        "remedy": None,
+        "steps": [
+            f"Nothing to do about this {_noun(record)} itself: every call of `{name}` catches it. If what the handler does instead is what "
+            "you see (a log line, a step left out, a slower fallback), look that up by its own message; report this one to "
+            f"{_project(record)} only if that behaviour is wrong for what you run."
+        ],
+    }

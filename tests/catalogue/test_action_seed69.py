@@ -12,7 +12,10 @@ records' ``meaning.action``; beside each rule a near case it must not take.
   (``tool_calls``) is the request's, not a setting (W19); the same shape over a config's list is not
   that rule;
 - an ``isinstance`` test of the reasoning parser a parser holds, built from the class
-  ``--reasoning-parser`` names, is that option's (O27); one of the parser's private object is not.
+  ``--reasoning-parser`` names, is that option's (O27); one of the parser's private object is not;
+- a raise whose every call is in a ``try`` that catches every exception and only logs at debug is
+  handled, nothing to do (O21); one of a method also called outside such a ``try``, or whose
+  ``try`` re-raises, is not that rule.
 """
 
 from __future__ import annotations
@@ -186,8 +189,62 @@ class WidgetHarmonyParser(DelegatingParser):
             raise ValueError("Widget Harmony's own stream parser is not a StreamableParser")
 """
 
+FUSER = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class WidgetGLUFuser:
+    def update_forward(self, module) -> None:
+        if module.act is not module.gate:
+            raise ValueError("Widget activation does not directly wrap the gate")
+
+
+class WidgetQKVFuser:
+    def rewrite_forward(self, module) -> None:
+        if module.q is None:
+            raise ValueError("Widget q projection is missing")
+
+    def pack_forward(self, module) -> None:
+        if module.k is None:
+            raise ValueError("Widget k projection is missing")
+
+
+def fusers_for(module, fusers):
+    found = []
+    for fuser in fusers:
+        try:
+            fuser.update_forward(module)
+        except Exception as exc:
+            logger.debug("Widget fuse failed: %s", exc)
+            continue
+        found.append(fuser)
+    return found
+
+
+def rewrite_all(module, fusers):
+    for fuser in fusers:
+        try:
+            fuser.rewrite_forward(module)
+        except Exception as exc:
+            logger.debug("Widget rewrite failed: %s", exc)
+            continue
+    fusers[0].rewrite_forward(module)
+
+
+def pack_all(module, fusers):
+    for fuser in fusers:
+        try:
+            fuser.pack_forward(module)
+        except Exception as exc:
+            logger.debug("Widget pack failed: %s", exc)
+            raise
+"""
+
 FILES = {
     "pkg/__init__.py": "",
+    "pkg/model_executor/models/widget/fuser.py": FUSER,
     "pkg/config.py": CONFIG,
     "pkg/engine/arg_utils.py": ARGS,
     "pkg/compilation/passes/widget_fusion.py": FUSION,
@@ -282,3 +339,88 @@ def test_the_class_of_the_reasoning_parser_an_option_chose_is_that_options(recor
 def test_the_class_of_a_parsers_private_object_is_not_that_rule(records):
     got = _starting(records, "Widget Harmony's own stream parser")
     assert "option `--reasoning-parser`" not in got["basis"], got
+
+
+@pytest.mark.slow
+def test_a_raise_every_call_catches_quietly_is_handled(records):
+    got = _starting(records, "Widget activation does not directly wrap the gate")
+    assert got["actor"] == "internal" and "`update_forward`" in got["basis"] and "the one call" in got["basis"], got
+    assert got["steps"][0].startswith("Nothing to do about this error itself"), got
+    assert "does not reach you" in got["says"] and "likely a bug" not in got["says"], got
+
+
+@pytest.mark.slow
+def test_a_raise_also_called_outside_the_try_is_not_that_rule(records):
+    got = _starting(records, "Widget q projection is missing")
+    assert "caught by every call" not in got["basis"], got
+
+
+@pytest.mark.slow
+def test_a_raise_whose_try_raises_again_is_not_that_rule(records):
+    got = _starting(records, "Widget k projection is missing")
+    assert "caught by every call" not in got["basis"], got
+
+
+def test_the_extractor_counts_only_the_calls_a_quiet_try_holds():
+    import ast
+
+    from crawler.extract.knob_passes import passes
+
+    got = passes(ast.parse(FUSER), FUSER)
+    assert got["quiet"] == {"rewrite_forward": 1, "update_forward": 1}, got["quiet"]
+    assert got["called"]["rewrite_forward"] == 2 and "pack_forward" not in got["quiet"], got
+
+
+HANDLERS = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class Runner:
+    def keeps(self, step):
+        try:
+            step.kept_call()
+        except Exception as exc:
+            self._error = exc
+
+    def answers(self, step):
+        try:
+            step.answered_call()
+        except Exception:
+            return self.create_error_response("failed")
+
+    def prints(self, step):
+        try:
+            step.printed_call()
+        except Exception:
+            logger.exception("step failed")
+
+    def narrower(self, step):
+        try:
+            try:
+                step.narrow_call()
+            except (RuntimeError, AssertionError) as error:
+                logger.warning("step failed: %s", error)
+                raise
+        except Exception:
+            logger.debug("outer")
+
+    def falls_back(self, step):
+        try:
+            step.fallback_call()
+        except BaseException:
+            logger.debug("fell back")
+            return None
+"""
+
+
+def test_a_handler_that_keeps_answers_prints_or_is_inside_another_try_is_not_quiet():
+    # what the caught error goes on to (kept for later, answered with, printed with its traceback, or a
+    # narrower try's handler that raises it again) reaches someone: only the last call is quiet, and the
+    # inner handler's own log call, which the outer try's quiet handler catches
+    import ast
+
+    from crawler.extract.knob_passes import passes
+
+    assert passes(ast.parse(HANDLERS), HANDLERS)["quiet"] == {"fallback_call": 1, "warning": 1}
